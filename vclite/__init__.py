@@ -1,0 +1,6 @@
+"""vclite: Volcano's batch system (vcjobs, queues, podgroups, the gang scheduler) and JobFlow, in Python.
+
+Layers (imports point down only; enforced by tests/unit/test_layers.py):
+cli -> runtime -> controllers | scheduler | executor -> apiserver -> admission -> store -> api -> lib
+"""
+__version__ = "0.1.0"

@@ -1,0 +1,23 @@
+"""v1 (core) names: pod phases, restart policies, well-known node labels and resources."""
+from __future__ import annotations
+
+import enum
+
+
+class PodPhase(enum.StrEnum):
+    PENDING = "Pending"
+    RUNNING = "Running"
+    SUCCEEDED = "Succeeded"
+    FAILED = "Failed"
+    UNKNOWN = "Unknown"
+
+
+class RestartPolicy(enum.StrEnum):
+    ALWAYS = "Always"
+    ON_FAILURE = "OnFailure"
+    NEVER = "Never"
+
+
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+DEFAULT_NAMESPACE = "default"
+CPU, MEMORY, PODS = "cpu", "memory", "pods"

@@ -1,0 +1,75 @@
+"""The table of API kinds vclite serves: group, version, kind, plural, short names, scope.
+
+One row per kind. Lookups accept any accepted apiVersion (JobFlow and JobTemplate are also accepted
+under batch.volcano.sh/v1alpha1, as older Volcano documents write them) and normalise to the
+canonical one.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Kind:
+    group: str
+    version: str
+    kind: str
+    plural: str
+    singular: str
+    namespaced: bool
+    short_names: tuple[str, ...] = ()
+    has_status: bool = True
+    also_accepted: tuple[str, ...] = ()  # extra apiVersions accepted on input
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def resource(self) -> str:
+        """`plural.group` as kubectl names it (`jobflows.flow.volcano.sh`)."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+
+JOB = Kind("batch.volcano.sh", "v1alpha1", "Job", "jobs", "job", True, ("vcjob", "vj"))
+JOBFLOW = Kind("flow.volcano.sh", "v1alpha1", "JobFlow", "jobflows", "jobflow", True, ("jf",),
+               also_accepted=("batch.volcano.sh/v1alpha1",))
+JOBTEMPLATE = Kind("flow.volcano.sh", "v1alpha1", "JobTemplate", "jobtemplates", "jobtemplate", True, ("jt",),
+                   also_accepted=("batch.volcano.sh/v1alpha1",))
+QUEUE = Kind("scheduling.volcano.sh", "v1beta1", "Queue", "queues", "queue", False, ("q", "queue-v1beta1"))
+PODGROUP = Kind("scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups", "podgroup", True, ("pg", "podgroup-v1beta1"))
+PRIORITYCLASS = Kind("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", False, ("pc",),
+                     has_status=False)
+POD = Kind("", "v1", "Pod", "pods", "pod", True, ("po",))
+NODE = Kind("", "v1", "Node", "nodes", "node", False, ("no",))
+NAMESPACE = Kind("", "v1", "Namespace", "namespaces", "namespace", False, ("ns",))
+EVENT = Kind("", "v1", "Event", "events", "event", True, ("ev",), has_status=False)
+CONFIGMAP = Kind("", "v1", "ConfigMap", "configmaps", "configmap", True, ("cm",), has_status=False)
+SERVICE = Kind("", "v1", "Service", "services", "service", True, ("svc",))
+
+ALL: tuple[Kind, ...] = (JOB, JOBFLOW, JOBTEMPLATE, QUEUE, PODGROUP, PRIORITYCLASS, POD, NODE, NAMESPACE, EVENT,
+                         CONFIGMAP, SERVICE)
+_BY_KIND = {k.kind: k for k in ALL}
+
+
+def by_kind(kind: str) -> Kind | None:
+    return _BY_KIND.get(kind)
+
+
+def lookup(api_version: str, kind: str) -> Kind | None:
+    """The Kind for an (apiVersion, kind) pair as written in a manifest, or None if not served."""
+    k = _BY_KIND.get(kind)
+    if k is None:
+        return None
+    if api_version == k.api_version or api_version in k.also_accepted:
+        return k
+    return None
+
+
+def by_resource_name(name: str) -> Kind | None:
+    """Resolve a kubectl-style resource name: plural, singular, kind (any case) or short name."""
+    n = name.lower()
+    for k in ALL:
+        if n in (k.plural, k.singular, k.kind.lower(), k.resource) or n in k.short_names:
+            return k
+    return None

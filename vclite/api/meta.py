@@ -1,0 +1,74 @@
+"""Helpers over object metadata (plain dicts): names, keys, labels, owner references.
+
+Pure functions; nothing here mutates its argument unless the name says so (`set_…`).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+Obj = dict[str, Any]
+
+
+def name(obj: Obj) -> str:
+    return obj.get("metadata", {}).get("name", "")
+
+
+def namespace(obj: Obj) -> str:
+    return obj.get("metadata", {}).get("namespace", "") or ""
+
+
+def uid(obj: Obj) -> str:
+    return obj.get("metadata", {}).get("uid", "")
+
+
+def key(obj: Obj) -> str:
+    """`ns/name` for namespaced objects, `name` for cluster-scoped ones."""
+    ns = namespace(obj)
+    return f"{ns}/{name(obj)}" if ns else name(obj)
+
+
+def labels(obj: Obj) -> dict[str, str]:
+    return obj.get("metadata", {}).get("labels") or {}
+
+
+def annotations(obj: Obj) -> dict[str, str]:
+    return obj.get("metadata", {}).get("annotations") or {}
+
+
+def owner_references(obj: Obj) -> list[Obj]:
+    return obj.get("metadata", {}).get("ownerReferences") or []
+
+
+def controller_ref(obj: Obj) -> Obj | None:
+    """The ownerReference with `controller: true`, if any."""
+    for ref in owner_references(obj):
+        if ref.get("controller"):
+            return ref
+    return None
+
+
+def owner_ref(owner: Obj, controller: bool = True) -> Obj:
+    """An ownerReference pointing at `owner` (controller + blockOwnerDeletion, as controllers write them)."""
+    return {
+        "apiVersion": owner["apiVersion"],
+        "kind": owner["kind"],
+        "name": name(owner),
+        "uid": uid(owner),
+        "controller": controller,
+        "blockOwnerDeletion": True,
+    }
+
+
+def is_deleting(obj: Obj) -> bool:
+    return bool(obj.get("metadata", {}).get("deletionTimestamp"))
+
+
+def phase(obj: Obj) -> str:
+    """status.phase for pods/podgroups, status.state.phase for vcjobs/jobflows, status.state for queues."""
+    status = obj.get("status") or {}
+    state = status.get("state")
+    if isinstance(state, dict):
+        return state.get("phase", "") or ""
+    if isinstance(state, str):
+        return state
+    return status.get("phase", "") or ""

@@ -1,0 +1,36 @@
+"""scheduling.volcano.sh/v1beta1 names: PodGroup phases and condition reasons, Queue states."""
+from __future__ import annotations
+
+import enum
+
+
+class PodGroupPhase(enum.StrEnum):
+    PENDING = "Pending"
+    INQUEUE = "Inqueue"
+    RUNNING = "Running"
+    UNKNOWN = "Unknown"
+    COMPLETED = "Completed"
+
+
+class PodGroupConditionType(enum.StrEnum):
+    UNSCHEDULABLE = "Unschedulable"
+    SCHEDULED = "Scheduled"
+
+
+class ConditionReason(enum.StrEnum):
+    NOT_ENOUGH_RESOURCES = "NotEnoughResources"
+    NOT_ENOUGH_TASKS = "NotEnoughTasks"
+    NOT_ENOUGH_PODS_OF_TASK = "NotEnoughPodsOfTask"
+    POD_FAILED = "PodFailed"
+    POD_DELETED = "PodDeleted"
+
+
+class QueueState(enum.StrEnum):
+    OPEN = "Open"
+    CLOSED = "Closed"
+    CLOSING = "Closing"
+    UNKNOWN = "Unknown"
+
+
+ROOT_QUEUE = "root"
+DEFAULT_QUEUE = "default"

@@ -1,0 +1,1 @@
+"""L4: the in-process API: admission composed with the store behind one Client protocol."""

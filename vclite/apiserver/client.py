@@ -1,0 +1,66 @@
+"""The Client protocol every controller, the scheduler and the executor use to reach the API.
+
+The same protocol is implemented in-process (admission ∘ store, `apiserver.inprocess`), over HTTP
+against `vcctl server`, and against a real Kubernetes cluster, which is what lets one controller
+code base run in all three modes.
+
+Contract:
+- Objects are JSON-shaped dicts. Every object returned is the caller's own copy.
+- `create` runs mutating then validating admission; `update` writes spec and metadata (status in
+  the argument is ignored); `update_status` writes only status. A non-empty
+  `metadata.resourceVersion` in the argument must match the stored one, else `Conflict`.
+- Errors are `vclite.lib.errors.ApiError` subclasses (NotFound, AlreadyExists, Conflict, Invalid…).
+- `watch` handlers are called synchronously after each committed write; a handler must only
+  record work (enqueue a key), never write through the client.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any, Callable, Protocol
+
+from vclite.api import kinds
+
+Obj = dict[str, Any]
+
+
+class EventType(enum.StrEnum):
+    ADDED = "ADDED"
+    MODIFIED = "MODIFIED"
+    DELETED = "DELETED"
+    BOOKMARK = "BOOKMARK"
+
+
+@dataclasses.dataclass(frozen=True)
+class WatchEvent:
+    type: EventType
+    kind: kinds.Kind
+    object: Obj          # the object after the change (for DELETED: the last state)
+    old: Obj | None      # the object before the change (None for ADDED)
+
+
+WatchHandler = Callable[[WatchEvent], None]
+
+
+class Subscription(Protocol):
+    def cancel(self) -> None: ...
+
+
+class Client(Protocol):
+    def get(self, kind: kinds.Kind, namespace: str, name: str) -> Obj: ...
+
+    def list(self, kind: kinds.Kind, namespace: str | None = None, label_selector: str | dict | None = None,
+             field_selector: str | None = None) -> list[Obj]: ...
+
+    def create(self, obj: Obj) -> Obj: ...
+
+    def update(self, obj: Obj) -> Obj: ...
+
+    def update_status(self, obj: Obj) -> Obj: ...
+
+    def patch(self, kind: kinds.Kind, namespace: str, name: str, patch: Obj, status: bool = False) -> Obj: ...
+
+    def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background") -> Obj | None: ...
+
+    def watch(self, kind: kinds.Kind | None, handler: WatchHandler,
+              resource_version: str | None = None) -> Subscription: ...

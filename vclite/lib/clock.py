@@ -1,0 +1,111 @@
+"""The injected clock. Nothing in vclite reads wall time directly: it asks a Clock.
+
+RealClock is wall time (for `vcctl run` and the server). VirtualClock starts at a fixed instant
+and only moves when told to (`advance`, `jump_to`); the runtime jumps it to the next timer when
+everything is idle, so a day of cluster time is simulated in milliseconds, deterministically.
+Times are timezone-aware UTC datetimes; `monotonic()` is seconds as a float for durations.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import time as _time
+from typing import Protocol
+
+UTC = _dt.timezone.utc
+
+
+class Clock(Protocol):
+    def now(self) -> _dt.datetime: ...
+
+    def monotonic(self) -> float: ...
+
+
+class RealClock:
+    """Wall time."""
+
+    virtual = False
+
+    def now(self) -> _dt.datetime:
+        return _dt.datetime.now(UTC)
+
+    def monotonic(self) -> float:
+        return _time.monotonic()
+
+
+class VirtualClock:
+    """A clock that moves only when told to. `monotonic()` counts seconds since the start."""
+
+    virtual = True
+
+    def __init__(self, start: _dt.datetime | None = None):
+        self._start = start or _dt.datetime(2026, 1, 1, tzinfo=UTC)
+        self._offset = 0.0
+
+    def now(self) -> _dt.datetime:
+        return self._start + _dt.timedelta(seconds=self._offset)
+
+    def monotonic(self) -> float:
+        return self._offset
+
+    def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError("a clock cannot go backwards")
+        self._offset += seconds
+
+    def jump_to(self, monotonic: float) -> None:
+        if monotonic > self._offset:
+            self._offset = monotonic
+
+
+def format_time(t: _dt.datetime | None) -> str | None:
+    """RFC 3339 with second precision and a `Z`, as Kubernetes writes metav1.Time."""
+    if t is None:
+        return None
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def format_micro_time(t: _dt.datetime) -> str:
+    """RFC 3339 with microseconds (metav1.MicroTime), used where ordering within a second matters."""
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_time(s: str | None) -> _dt.datetime | None:
+    """Parse an RFC 3339 timestamp written by format_time / format_micro_time (or by Kubernetes)."""
+    if not s:
+        return None
+    return _dt.datetime.fromisoformat(s.replace("Z", "+00:00")).astimezone(UTC)
+
+
+def parse_duration(s: str) -> float:
+    """Parse a Go duration (`1h2m3.5s`, `500ms`, `10s`) into seconds; ValueError if malformed."""
+    import re
+
+    if not isinstance(s, str) or not s:
+        raise ValueError(f"invalid duration {s!r}")
+    units = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+    body = s[1:] if s[0] in "+-" else s
+    if body == "0":
+        return 0.0
+    parts = re.findall(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)", body)
+    if not parts or "".join(n + u for n, u in parts) != body:
+        raise ValueError(f"invalid duration {s!r}")
+    total = sum(float(n) * units[u] for n, u in parts)
+    return -total if s[0] == "-" else total
+
+
+def format_duration(seconds: float) -> str:
+    """Format seconds as a Go duration string (`1m30s`, `2.5s`, `0s`)."""
+    if seconds == 0:
+        return "0s"
+    sign = "-" if seconds < 0 else ""
+    seconds = abs(seconds)
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    out = ""
+    if h:
+        out += f"{int(h)}h"
+    if h or m:
+        out += f"{int(m)}m"
+    s_txt = f"{s:.9f}".rstrip("0").rstrip(".")
+    out += f"{s_txt}s"
+    return sign + out

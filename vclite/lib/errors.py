@@ -1,0 +1,77 @@
+"""Error values shared by every layer: field errors (admission) and API errors (store, client).
+
+Errors are data: an Invalid error carries the list of FieldErrors, each with a Kubernetes-style
+field path (`spec.tasks[1].replicas`) and a message (Volcano's wording where Volcano has one).
+This module must not import anything from vclite.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class FieldError:
+    """One problem with one field. `path` like `spec.tasks[0].name`; `message` human text."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class ApiError(Exception):
+    """Base of errors returned by the API (store / client). `code` is the HTTP status code."""
+
+    code = 500
+    reason = "InternalError"
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(ApiError):
+    code = 404
+    reason = "NotFound"
+
+
+class AlreadyExists(ApiError):
+    code = 409
+    reason = "AlreadyExists"
+
+
+class Conflict(ApiError):
+    """Optimistic concurrency failure: the write named a stale resourceVersion."""
+
+    code = 409
+    reason = "Conflict"
+
+
+class BadRequest(ApiError):
+    code = 400
+    reason = "BadRequest"
+
+
+class Gone(ApiError):
+    """A watch asked to resume from a resourceVersion older than the retained history."""
+
+    code = 410
+    reason = "Expired"
+
+
+class Forbidden(ApiError):
+    code = 403
+    reason = "Forbidden"
+
+
+class Invalid(ApiError):
+    """Admission rejected an object; `errors` lists every field problem found."""
+
+    code = 422
+    reason = "Invalid"
+
+    def __init__(self, kind: str, name: str, errors: list[FieldError]):
+        self.kind, self.name, self.errors = kind, name, list(errors)
+        detail = "; ".join(str(e) for e in self.errors)
+        super().__init__(f'{kind} "{name}" is invalid: {detail}')

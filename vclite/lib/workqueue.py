@@ -1,0 +1,77 @@
+"""A de-duplicating work queue with delayed and rate-limited adds, as client-go's, single-threaded.
+
+A controller's watch handlers only `add` keys; its worker pops keys with `get` and reconciles.
+A key added while already queued is queued once. Delays are measured on the injected clock;
+`next_ready_at()` tells the runtime when the earliest delayed key becomes ready, so it can sleep
+(real clock) or jump (virtual clock) exactly that far. `on_add` is called whenever a key becomes
+ready, so the runtime can wake up; it must not do work itself.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import OrderedDict
+from typing import Callable, Hashable
+
+from vclite.lib import clock as clock_mod
+
+
+class WorkQueue:
+    def __init__(self, clock: clock_mod.Clock, base_delay: float = 0.005, max_delay: float = 60.0,
+                 on_add: Callable[[], None] | None = None):
+        self._clock = clock
+        self._ready: OrderedDict[Hashable, None] = OrderedDict()
+        self._delayed: list[tuple[float, int, Hashable]] = []
+        self._seq = itertools.count()
+        self._failures: dict[Hashable, int] = {}
+        self._base, self._max = base_delay, max_delay
+        self.on_add = on_add
+
+    def add(self, key: Hashable) -> None:
+        if key not in self._ready:
+            self._ready[key] = None
+            if self.on_add:
+                self.on_add()
+
+    def add_after(self, key: Hashable, delay: float) -> None:
+        if delay <= 0:
+            self.add(key)
+            return
+        heapq.heappush(self._delayed, (self._clock.monotonic() + delay, next(self._seq), key))
+
+    def add_rate_limited(self, key: Hashable) -> None:
+        """Re-queue after a failure, with per-key exponential back-off."""
+        n = self._failures.get(key, 0)
+        self._failures[key] = n + 1
+        self.add_after(key, min(self._base * (2 ** n), self._max))
+
+    def num_requeues(self, key: Hashable) -> int:
+        return self._failures.get(key, 0)
+
+    def forget(self, key: Hashable) -> None:
+        self._failures.pop(key, None)
+
+    def _promote(self) -> None:
+        now = self._clock.monotonic()
+        while self._delayed and self._delayed[0][0] <= now + 1e-9:
+            _, _, key = heapq.heappop(self._delayed)
+            self.add(key)
+
+    def get(self) -> Hashable | None:
+        """The next ready key (removed from the queue), or None if nothing is ready now."""
+        self._promote()
+        if not self._ready:
+            return None
+        key, _ = self._ready.popitem(last=False)
+        return key
+
+    def has_ready(self) -> bool:
+        self._promote()
+        return bool(self._ready)
+
+    def next_ready_at(self) -> float | None:
+        """Monotonic time at which the earliest delayed key becomes ready (None if none is delayed)."""
+        return self._delayed[0][0] if self._delayed else None
+
+    def __len__(self) -> int:
+        return len(self._ready) + len(self._delayed)
