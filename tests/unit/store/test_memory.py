@@ -1,0 +1,142 @@
+"""Kubernetes storage semantics of the in-memory store."""
+import pytest
+
+from vclite.api import kinds
+from vclite.lib import clock, errors
+from vclite.store import memory
+
+
+def new_store():
+    return memory.MemoryStore(clock.VirtualClock())
+
+
+def pod(name, ns="default", owners=(), finalizers=(), labels=None):
+    md = {"name": name, "namespace": ns, "labels": labels or {}}
+    if owners:
+        md["ownerReferences"] = [{"apiVersion": o["apiVersion"], "kind": o["kind"], "name": o["metadata"]["name"],
+                                  "uid": o["metadata"]["uid"], "controller": True} for o in owners]
+    if finalizers:
+        md["finalizers"] = list(finalizers)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": {"containers": [{"name": "c"}]}}
+
+
+def job(name):
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"tasks": []}}
+
+
+def test_create_sets_server_fields_and_rejects_duplicates():
+    s = new_store()
+    p = s.create(kinds.POD, pod("a"))
+    md = p["metadata"]
+    assert md["uid"] and md["resourceVersion"] == "1" and md["generation"] == 1 and md["creationTimestamp"]
+    with pytest.raises(errors.AlreadyExists):
+        s.create(kinds.POD, pod("a"))
+    assert s.get(kinds.POD, "default", "a")["metadata"]["uid"] == md["uid"]
+
+
+def test_resource_versions_increase_and_stale_writes_conflict():
+    s = new_store()
+    p = s.create(kinds.POD, pod("a"))
+    p2 = dict(p, spec={"containers": [{"name": "c2"}]})
+    out = s.update(kinds.POD, p2)
+    assert int(out["metadata"]["resourceVersion"]) > int(p["metadata"]["resourceVersion"])
+    assert out["metadata"]["generation"] == 2
+    with pytest.raises(errors.Conflict):
+        s.update(kinds.POD, p)  # carries the old resourceVersion
+    assert s.get(kinds.POD, "default", "a")["spec"]["containers"][0]["name"] == "c2"
+
+
+def test_status_is_written_separately_from_spec():
+    s = new_store()
+    p = s.create(kinds.POD, pod("a"))
+    with_status = dict(p, status={"phase": "Running"}, spec={"containers": [{"name": "changed"}]})
+    out = s.update(kinds.POD, with_status, subresource="status")
+    assert out["status"] == {"phase": "Running"}
+    assert out["spec"]["containers"][0]["name"] == "c", "a status write must not change spec"
+    assert out["metadata"]["generation"] == 1
+    out2 = s.update(kinds.POD, dict(out, status={"phase": "Failed"}))
+    assert out2["status"] == {"phase": "Running"}, "a main-resource write must not change status"
+
+
+def test_noop_update_keeps_resource_version():
+    s = new_store()
+    p = s.create(kinds.POD, pod("a"))
+    assert s.update(kinds.POD, p)["metadata"]["resourceVersion"] == p["metadata"]["resourceVersion"]
+
+
+def test_returned_objects_are_copies():
+    s = new_store()
+    p = s.create(kinds.POD, pod("a"))
+    p["metadata"]["labels"]["x"] = "y"
+    assert "x" not in s.get(kinds.POD, "default", "a")["metadata"]["labels"]
+
+
+def test_cascading_deletion_follows_owner_references():
+    s = new_store()
+    j = s.create(kinds.JOB, job("j"))
+    p = s.create(kinds.POD, pod("j-t-0", owners=[j]))
+    s.create(kinds.POD, pod("grandchild", owners=[p]))
+    s.create(kinds.POD, pod("unrelated"))
+    s.delete(kinds.JOB, "default", "j")
+    assert [o["metadata"]["name"] for o in s.list(kinds.POD)] == ["unrelated"]
+
+
+def test_orphan_propagation_keeps_dependents():
+    s = new_store()
+    j = s.create(kinds.JOB, job("j"))
+    s.create(kinds.POD, pod("child", owners=[j]))
+    s.delete(kinds.JOB, "default", "j", propagation="Orphan")
+    assert s.get(kinds.POD, "default", "child")["metadata"]["ownerReferences"] == []
+
+
+def test_finalizers_delay_deletion_until_removed():
+    s = new_store()
+    s.create(kinds.POD, pod("a", finalizers=["example.com/f"]))
+    marked = s.delete(kinds.POD, "default", "a")
+    assert marked["metadata"]["deletionTimestamp"]
+    assert s.get(kinds.POD, "default", "a")  # still there
+    marked["metadata"]["finalizers"] = []
+    s.update(kinds.POD, marked)
+    with pytest.raises(errors.NotFound):
+        s.get(kinds.POD, "default", "a")
+
+
+def test_selectors_filter_lists():
+    s = new_store()
+    s.create(kinds.POD, pod("a", labels={"app": "x"}))
+    s.create(kinds.POD, pod("b", labels={"app": "y"}))
+    s.create(kinds.POD, pod("c", ns="other", labels={"app": "x"}))
+    assert [o["metadata"]["name"] for o in s.list(kinds.POD, label_selector="app=x")] == ["a", "c"]
+    assert [o["metadata"]["name"] for o in s.list(kinds.POD, "default", label_selector="app=x")] == ["a"]
+    assert [o["metadata"]["name"] for o in s.list(kinds.POD, field_selector="metadata.name=b")] == ["b"]
+
+
+def test_watch_delivers_events_and_resumes_from_resource_version():
+    s = new_store()
+    seen = []
+    s.watch(kinds.POD, lambda ev: seen.append((ev.type, ev.object["metadata"]["name"])))
+    a = s.create(kinds.POD, pod("a"))
+    s.create(kinds.JOB, job("j"))  # other kind: not delivered
+    s.update(kinds.POD, dict(a, spec={"containers": [{"name": "z"}]}))
+    s.delete(kinds.POD, "default", "a")
+    assert seen == [("ADDED", "a"), ("MODIFIED", "a"), ("DELETED", "a")]
+    replay = []
+    s.watch(kinds.POD, lambda ev: replay.append(ev.type), resource_version=a["metadata"]["resourceVersion"])
+    assert replay == ["MODIFIED", "DELETED"]
+
+
+def test_watch_from_expired_version_is_gone():
+    s = memory.MemoryStore(clock.VirtualClock(), history=2)
+    for i in range(5):
+        s.create(kinds.POD, pod(f"p{i}"))
+    with pytest.raises(errors.Gone):
+        s.watch(kinds.POD, lambda ev: None, resource_version="1")
+
+
+def test_cluster_scoped_objects_have_no_namespace():
+    s = new_store()
+    q = s.create(kinds.QUEUE, {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+                               "metadata": {"name": "q1", "namespace": "ignored"}, "spec": {"weight": 1}})
+    assert "namespace" not in q["metadata"]
+    assert s.get(kinds.QUEUE, "", "q1")["spec"] == {"weight": 1}

@@ -1,0 +1,130 @@
+"""Kubernetes resource quantities (`500m`, `2`, `1Gi`, `1e3`), held exactly as fractions.Fraction.
+
+`parse` accepts what Kubernetes accepts (a signed decimal number with an optional decimal SI suffix
+n u m "" k M G T P E, a binary suffix Ki Mi Gi Ti Pi Ei, or a decimal exponent e3 / E-2) and keeps
+the exact value: no rounding to nano units as Kubernetes does, so sums and comparisons are exact.
+`format` renders a value back in the form a user would write for the resource; `to_milli` and
+`to_int` round up, as Kubernetes' MilliValue() and Value() do.
+This module does no I/O and knows nothing of pods or resource lists (see resources.py).
+"""
+from __future__ import annotations
+
+import fractions
+import math
+import re
+
+Fraction = fractions.Fraction
+
+# Kubernetes' own wording names this expression in its error message.
+K8S_PATTERN = r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
+
+_QUANTITY = re.compile(
+    r"(?P<sign>[+-]?)"
+    r"(?:(?P<int>[0-9]+)(?:\.(?P<frac>[0-9]*))?|\.(?P<frac_only>[0-9]+))"
+    r"(?:(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE](?P<exp>[+-]?[0-9]+))?",
+    re.ASCII,
+)
+
+_MAX_EXPONENT = 1000  # guards against `1e999999999` building a gigantic integer
+
+SUFFIXES: dict[str, Fraction] = {
+    "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 10**3), "": Fraction(1),
+    "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
+    "P": Fraction(10**15), "E": Fraction(10**18),
+    "Ki": Fraction(2**10), "Mi": Fraction(2**20), "Gi": Fraction(2**30), "Ti": Fraction(2**40),
+    "Pi": Fraction(2**50), "Ei": Fraction(2**60),
+}
+_BINARY = ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki")  # largest first
+_SUB_UNIT = (("m", 10**3), ("u", 10**6), ("n", 10**9))
+_BYTE_RESOURCES = ("memory", "ephemeral-storage", "storage")
+
+
+def _invalid(value: object, why: str = "") -> ValueError:
+    detail = why or f"quantities must match the regular expression '{K8S_PATTERN}'"
+    return ValueError(f"invalid quantity {_show(value)}: {detail}")
+
+
+def _show(value: object) -> str:
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+def parse(value: str | int | float | Fraction) -> Fraction:
+    """The exact value of a quantity. Raises ValueError naming the value when it is not one."""
+    if isinstance(value, bool) or value is None:
+        raise _invalid(value, "expected a string or a number")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise _invalid(value, "must be a finite number")
+        return Fraction(repr(value))  # 0.1 means one tenth, not the nearest binary float
+    if not isinstance(value, str):
+        raise _invalid(value, f"expected a string or a number, got {type(value).__name__}")
+    m = _QUANTITY.fullmatch(value.strip())
+    if m is None:
+        raise _invalid(value)
+    whole = m["int"] or "0"
+    frac = m["frac"] or m["frac_only"] or ""
+    number = Fraction(int(whole + frac), 10 ** len(frac))
+    if m["exp"] is not None:
+        exp = int(m["exp"])
+        if abs(exp) > _MAX_EXPONENT:
+            raise _invalid(value, f"exponent out of range (at most {_MAX_EXPONENT} either way)")
+        number *= Fraction(10) ** exp
+    else:
+        number *= SUFFIXES[m["suffix"] or ""]
+    return -number if m["sign"] == "-" else number
+
+
+def is_valid(value: object) -> bool:
+    """Whether `parse` would accept the value."""
+    try:
+        parse(value)  # type: ignore[arg-type]
+    except ValueError:
+        return False
+    return True
+
+
+def format(value: Fraction | int | str, resource: str = "cpu", *, kind: str | None = None) -> str:
+    """Render a quantity as a user writes it for `resource` (`kind=` is an accepted alias).
+
+    cpu: whole cores as an integer (`2`), otherwise millicores (`500m`), finer if needed (`1500u`).
+    memory / ephemeral-storage / storage: the largest binary suffix that divides it exactly
+    (`1Gi`, `1536Mi`), else plain bytes. Anything else: an integer, or m/u/n when fractional.
+    A value finer than a nano unit is rounded up to the next nano unit (as Kubernetes does).
+    """
+    v = parse(value)
+    name = kind if kind is not None else resource
+    if v.denominator == 1 and v != 0 and _is_bytes(name):
+        n = v.numerator
+        for suffix in _BINARY:
+            unit = int(SUFFIXES[suffix])
+            if n % unit == 0:
+                return f"{n // unit}{suffix}"
+    return _decimal(v)
+
+
+def _is_bytes(resource: str) -> bool:
+    return resource in _BYTE_RESOURCES or resource.startswith("hugepages-")
+
+
+def _decimal(v: Fraction) -> str:
+    if v.denominator == 1:
+        return str(v.numerator)
+    for suffix, scale in _SUB_UNIT:
+        scaled = v * scale
+        if scaled.denominator == 1:
+            return f"{scaled.numerator}{suffix}"
+    return f"{math.ceil(v * 10**9)}n"
+
+
+def to_milli(value: Fraction | int | str) -> int:
+    """The value in thousandths, rounded up (Kubernetes MilliValue): `0.5` -> 500, `1n` -> 1."""
+    return math.ceil(parse(value) * 1000)
+
+
+def to_int(value: Fraction | int | str) -> int:
+    """The value as an integer, rounded up (Kubernetes Value): `500m` -> 1, `1Ki` -> 1024."""
+    return math.ceil(parse(value))

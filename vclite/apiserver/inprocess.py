@@ -1,0 +1,165 @@
+"""The in-process API: admission composed with the store, behind the Client protocol.
+
+Every write goes through admission (mutate, then validate) before it reaches the store; a
+rejected write changes nothing. Input apiVersions accepted as aliases (JobFlow and JobTemplate
+under batch.volcano.sh/v1alpha1) are normalised to the served one. A `default` Namespace and the
+`root` and `default` Queues exist from the start, as in a Volcano cluster; a namespace named by a
+new object is created on demand (embedded mode has no one to create it by hand).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from vclite.admission import admit as admission
+from vclite.api import kinds, meta
+from vclite.apiserver import client as client_mod
+from vclite.lib import clock as clock_mod
+from vclite.lib import errors
+from vclite.store import memory
+
+Obj = dict[str, Any]
+
+
+class _View:
+    """Read-only access to stored objects for admission."""
+
+    def __init__(self, store: memory.MemoryStore, require_command: bool = True):
+        self._store = store
+        self.require_command = require_command  # pods run as local processes: a container needs a command
+
+    def get(self, kind: kinds.Kind, namespace: str, name: str) -> Obj | None:
+        return self._store.peek(kind, namespace, name)
+
+    def list(self, kind: kinds.Kind, namespace: str | None = None) -> list[Obj]:
+        return list(self._store.iter(kind, namespace))
+
+
+def kind_of(obj: Obj) -> kinds.Kind:
+    """The served Kind of a manifest, or BadRequest naming what is wrong."""
+    if not isinstance(obj, dict):
+        raise errors.BadRequest("object must be a mapping")
+    api_version, kind_name = obj.get("apiVersion"), obj.get("kind")
+    kind = kinds.lookup(str(api_version), str(kind_name))
+    if kind is None:
+        raise errors.BadRequest(f'no kind "{kind_name}" is registered for version "{api_version}"')
+    return kind
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch."""
+    if not isinstance(patch, dict):
+        return memory.clone(patch)
+    result = memory.clone(target) if isinstance(target, dict) else {}
+    for k, v in patch.items():
+        if v is None:
+            result.pop(k, None)
+        else:
+            result[k] = merge_patch(result.get(k), v)
+    return result
+
+
+class InProcessClient:
+    """Client protocol over a MemoryStore, with admission on every write."""
+
+    def __init__(self, store: memory.MemoryStore, clock: clock_mod.Clock, require_command: bool = True):
+        self.store, self.clock = store, clock
+        self._view = _View(store, require_command)
+
+    # reads
+    def get(self, kind: kinds.Kind, namespace: str, name: str) -> Obj:
+        return self.store.get(kind, namespace, name)
+
+    def list(self, kind: kinds.Kind, namespace: str | None = None, label_selector: str | dict | None = None,
+             field_selector: str | None = None) -> list[Obj]:
+        return self.store.list(kind, namespace, label_selector, field_selector)
+
+    # writes
+    def _admit(self, op: admission.Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None) -> Obj | None:
+        return admission.admit(op, kind, new, old, self._view)
+
+    def _ensure_namespace(self, kind: kinds.Kind, obj: Obj) -> None:
+        if not kind.namespaced:
+            return
+        ns = obj.setdefault("metadata", {}).get("namespace") or "default"
+        obj["metadata"]["namespace"] = ns
+        if self.store.peek(kinds.NAMESPACE, "", ns) is None:
+            self.store.create(kinds.NAMESPACE, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns},
+                                                "status": {"phase": "Active"}})
+
+    def create(self, obj: Obj) -> Obj:
+        kind = kind_of(obj)
+        obj = memory.clone(obj)
+        obj["apiVersion"] = kind.api_version
+        if kind.namespaced:
+            obj.setdefault("metadata", {}).setdefault("namespace", "default")
+            if not obj["metadata"]["namespace"]:
+                obj["metadata"]["namespace"] = "default"
+        admitted = self._admit(admission.Operation.CREATE, kind, obj, None)
+        self._ensure_namespace(kind, admitted)
+        return self.store.create(kind, admitted)
+
+    def _current(self, kind: kinds.Kind, obj: Obj) -> Obj:
+        md = obj.get("metadata") or {}
+        return self.store.get(kind, md.get("namespace") or "default", md.get("name", ""))
+
+    def update(self, obj: Obj) -> Obj:
+        kind = kind_of(obj)
+        obj = dict(obj, apiVersion=kind.api_version)
+        old = self._current(kind, obj)
+        candidate = memory.clone(obj)
+        if kind.has_status:
+            if "status" in old:
+                candidate["status"] = old["status"]
+            else:
+                candidate.pop("status", None)
+        admitted = self._admit(admission.Operation.UPDATE, kind, candidate, old)
+        return self.store.update(kind, admitted)
+
+    def update_status(self, obj: Obj) -> Obj:
+        kind = kind_of(obj)
+        old = self._current(kind, obj)
+        candidate = memory.clone(old)
+        candidate["status"] = memory.clone(obj.get("status"))
+        if obj.get("metadata", {}).get("resourceVersion"):
+            candidate["metadata"]["resourceVersion"] = obj["metadata"]["resourceVersion"]
+        admitted = self._admit(admission.Operation.UPDATE_STATUS, kind, candidate, old)
+        return self.store.update(kind, admitted, subresource="status")
+
+    def patch(self, kind: kinds.Kind, namespace: str, name: str, patch: Obj, status: bool = False) -> Obj:
+        current = self.store.get(kind, namespace, name)
+        patched = merge_patch(current, patch)
+        patched["metadata"]["resourceVersion"] = (patch.get("metadata") or {}).get("resourceVersion") or \
+            current["metadata"]["resourceVersion"]
+        return self.update_status(patched) if status else self.update(patched)
+
+    def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background") -> Obj | None:
+        old = self.store.get(kind, namespace, name)
+        self._admit(admission.Operation.DELETE, kind, None, old)
+        return self.store.delete(kind, namespace, name, propagation=propagation)
+
+    def watch(self, kind: kinds.Kind | None, handler: client_mod.WatchHandler,
+              resource_version: str | None = None) -> client_mod.Subscription:
+        def deliver(ev: memory.Event) -> None:
+            handler(client_mod.WatchEvent(client_mod.EventType(ev.type), ev.kind, memory.clone(ev.object),
+                                          memory.clone(ev.old) if ev.old is not None else None))
+        return self.store.watch(kind, deliver, resource_version)
+
+
+DEFAULT_OBJECTS: tuple[Obj, ...] = (
+    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}, "status": {"phase": "Active"}},
+    {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "root"},
+     "spec": {"weight": 1, "reclaimable": False}, "status": {"state": "Open"}},
+    {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "default"},
+     "spec": {"weight": 1, "reclaimable": True, "parent": "root"}, "status": {"state": "Open"}},
+)
+
+
+def new_client(clock: clock_mod.Clock | None = None, require_command: bool = True) -> InProcessClient:
+    """A fresh in-memory control plane API with the default namespace and queues."""
+    clock = clock or clock_mod.RealClock()
+    store = memory.MemoryStore(clock)
+    for obj in DEFAULT_OBJECTS:
+        kind = kind_of(obj)
+        store.create(kind, json.loads(json.dumps(obj)))
+    return InProcessClient(store, clock, require_command=require_command)

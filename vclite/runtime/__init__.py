@@ -1,0 +1,1 @@
+"""L6: wires the API, controllers, scheduler and executor into one process; owns the clock."""

@@ -1,0 +1,184 @@
+"""The embedded control plane: one process, one API, every component, an injected clock.
+
+The runtime owns nothing but the loop. Components (vcjob, JobFlow and JobTemplate controllers,
+the scheduler, the local executor) register watches on the API and keep work queues; the runtime
+pops ready keys and calls `sync`, re-queues failures with back-off, and decides how long to wait:
+- `step()` processes every ready key, deterministically (components in a fixed order, keys FIFO),
+  without moving the clock or waiting — the unit tests' handle;
+- `settle()` (virtual clock) repeats step() and jumps the clock to the next timer until nothing is
+  left: a day of cluster time in milliseconds;
+- `run_until(done)` (asyncio, real clock) wakes on new work, on the next timer, or when a pod's
+  process changes state — never on a fixed period.
+
+It must not contain any controller, scheduling or executor logic.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import pathlib
+import tempfile
+from typing import Any, Callable, Hashable
+
+from vclite.api import kinds
+from vclite.apiserver import inprocess
+from vclite.controllers import jobtemplate as jobtemplate_controller
+from vclite.controllers.job import controller as job_controller
+from vclite.controllers.jobflow import controller as jobflow_controller
+from vclite.executor import executor as executor_mod
+from vclite.executor import nodes as nodes_mod
+from vclite.lib import clock as clock_mod
+from vclite.lib import component as component_mod
+from vclite.lib import errors
+from vclite.scheduler import conf as scheduler_conf
+from vclite.scheduler import scheduler as scheduler_mod
+
+log = logging.getLogger("vclite.runtime")
+
+
+@dataclasses.dataclass
+class SyncFailure:
+    component: str
+    key: Hashable
+    error: str
+    attempts: int
+
+
+class Runtime:
+    def __init__(self, clock: clock_mod.Clock | None = None, *, nodes: list[dict] | None = None,
+                 workdir: str | pathlib.Path | None = None, scheduler_config: Any = None, run_pods: bool = True,
+                 require_command: bool = True, max_requeues: int = 15, restart_backoff: float = 10.0):
+        self.clock = clock or clock_mod.RealClock()
+        self.client = inprocess.new_client(self.clock, require_command=require_command)
+        self.max_requeues = max_requeues
+        self.failures: list[SyncFailure] = []
+        self._wake: asyncio.Event | None = None
+        node_objs = nodes if nodes is not None else [nodes_mod.host_node()]
+        for node in node_objs:
+            self.client.create(node)
+        self.node_names = [n["metadata"]["name"] for n in node_objs]
+        self.workdir = pathlib.Path(workdir) if workdir else pathlib.Path(tempfile.mkdtemp(prefix="vclite-"))
+        conf = scheduler_config if scheduler_config is not None else scheduler_conf.default_conf()
+        self.job_controller = job_controller.JobController(self.client, self.clock)
+        self.jobflow_controller = jobflow_controller.JobFlowController(self.client, self.clock)
+        self.jobtemplate_controller = jobtemplate_controller.JobTemplateController(self.client, self.clock)
+        self.scheduler = scheduler_mod.Scheduler(self.client, self.clock, conf)
+        self.components: list[component_mod.Component] = [
+            self.jobflow_controller, self.jobtemplate_controller, self.job_controller, self.scheduler]
+        self.executor = None
+        if run_pods:
+            self.executor = executor_mod.LocalExecutor(self.client, self.clock, self.node_names, self.workdir,
+                                                       restart_backoff=restart_backoff)
+            self.components.append(self.executor)
+        for c in self.components:
+            c.queue.on_add = self._on_add
+        self._started = False
+
+    # ---- driving -----------------------------------------------------------------------------
+    def start(self) -> None:
+        if not self._started:
+            self._started = True
+            for c in self.components:
+                c.start()
+
+    def _on_add(self) -> None:
+        if self._wake is not None:
+            self._wake.set()
+
+    def _sync_one(self, c: component_mod.Component, key: Hashable) -> None:
+        try:
+            c.sync(key)
+            c.queue.forget(key)
+        except errors.Conflict:
+            c.queue.add_rate_limited(key)  # somebody wrote first: re-read and retry
+        except Exception as exc:  # noqa: BLE001 - a failing sync must not stop the control plane
+            attempts = c.queue.num_requeues(key) + 1
+            log.warning("%s: sync %s failed (attempt %d): %s", c.name, key, attempts, exc, exc_info=True)
+            if self.max_requeues >= 0 and attempts > self.max_requeues:
+                c.queue.forget(key)
+                self.failures.append(SyncFailure(c.name, key, f"{type(exc).__name__}: {exc}", attempts))
+            else:
+                c.queue.add_rate_limited(key)
+
+    def step(self) -> int:
+        """Process every ready key of every component; return how many syncs ran."""
+        self.start()
+        done = 0
+        progress = True
+        while progress:
+            progress = False
+            for c in self.components:
+                budget = len(c.queue)
+                while budget > 0:
+                    key = c.queue.get()
+                    if key is None:
+                        break
+                    budget -= 1
+                    self._sync_one(c, key)
+                    done += 1
+                    progress = True
+        return done
+
+    def next_timer(self) -> float | None:
+        times = [t for c in self.components if (t := c.queue.next_ready_at()) is not None]
+        return min(times) if times else None
+
+    def has_ready_work(self) -> bool:
+        return any(c.queue.has_ready() for c in self.components)
+
+    def busy_pods(self) -> int:
+        """Pods whose processes are still alive (0 without an executor)."""
+        return self.executor.running_count() if self.executor is not None else 0
+
+    def settle(self, max_iterations: int = 1_000_000) -> int:
+        """Virtual clock only: step and jump to the next timer until nothing is left to do."""
+        if not getattr(self.clock, "virtual", False):
+            raise RuntimeError("settle() needs a VirtualClock; use run_until() with a real clock")
+        total = 0
+        for _ in range(max_iterations):
+            total += self.step()
+            t = self.next_timer()
+            if t is None:
+                break
+            self.clock.jump_to(t)
+        return total
+
+    async def run_until(self, done: Callable[[], bool], timeout: float | None = None,
+                        on_tick: Callable[[], None] | None = None, tick: float = 0.1) -> bool:
+        """Run until `done()` holds (True), the timeout passes, or nothing can ever change (False).
+
+        `on_tick` (e.g. a live view refresh) is called after each burst of work and at least every
+        `tick` seconds while something runs."""
+        self._wake = asyncio.Event()
+        deadline = None if timeout is None else self.clock.monotonic() + timeout
+        while True:
+            self._wake.clear()
+            self.step()
+            if on_tick:
+                on_tick()
+            if done():
+                return True
+            now = self.clock.monotonic()
+            if deadline is not None and now >= deadline:
+                return False
+            nxt = self.next_timer()
+            if nxt is None and self.busy_pods() == 0 and not self.has_ready_work():
+                return False  # quiescent: nothing running, nothing scheduled to happen
+            waits = [w for w in (None if nxt is None else nxt - now,
+                                 None if deadline is None else deadline - now,
+                                 tick if on_tick else None) if w is not None]
+            wait = max(0.0, min(waits)) if waits else None
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout=wait)
+            except asyncio.TimeoutError:
+                pass
+
+    async def shutdown(self) -> None:
+        """Stop every pod cleanly (process groups terminated, then killed)."""
+        if self.executor is not None:
+            await self.executor.stop_all()
+
+    # ---- queries used by the CLI ----------------------------------------------------------------
+    def objects(self, kind: kinds.Kind) -> list[dict]:
+        return self.client.list(kind)

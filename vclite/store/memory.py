@@ -1,0 +1,272 @@
+"""The in-memory object store: Kubernetes storage semantics without admission.
+
+- Every write gets a new cluster-wide resourceVersion (a decimal string, strictly increasing).
+- create sets uid, generation 1, creationTimestamp; a spec change bumps generation.
+- A write that names a stale resourceVersion raises Conflict.
+- Status is written only through `update(..., subresource="status")`; a main-resource update keeps
+  the stored status.
+- delete of an object with finalizers only sets deletionTimestamp; the update that removes the
+  last finalizer completes the deletion. When an object is removed, dependents whose
+  ownerReferences all point at removed owners are deleted too (background cascading deletion);
+  `propagation="Orphan"` removes the reference instead.
+- watch delivers (ADDED|MODIFIED|DELETED, new, old) to handlers synchronously after each write,
+  and can resume from a resourceVersion still in the retained history (else Gone).
+
+Objects handed out are copies; the store never shares its own dicts. The store does not know
+what a kind means beyond its scope and whether it has a status subresource.
+"""
+from __future__ import annotations
+
+import collections
+import itertools
+import uuid
+from typing import Any, Callable, Iterable
+
+from vclite.api import kinds
+from vclite.lib import clock as clock_mod
+from vclite.lib import errors
+from vclite.store import selectors
+
+Obj = dict[str, Any]
+ObjKey = tuple[str, str, str]  # (kind, namespace, name)
+
+
+def clone(value: Any) -> Any:
+    """Deep copy of JSON-shaped data (much faster than copy.deepcopy)."""
+    if isinstance(value, dict):
+        return {k: clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clone(v) for v in value]
+    return value
+
+
+class Event:
+    __slots__ = ("rv", "type", "kind", "object", "old")
+
+    def __init__(self, rv: int, type_: str, kind: kinds.Kind, obj: Obj, old: Obj | None):
+        self.rv, self.type, self.kind, self.object, self.old = rv, type_, kind, obj, old
+
+
+Handler = Callable[[Event], None]
+
+
+class _Subscription:
+    def __init__(self, store: "MemoryStore", kind: str | None, handler: Handler):
+        self._store, self.kind, self.handler, self.active = store, kind, handler, True
+
+    def cancel(self) -> None:
+        self.active = False
+        if self in self._store._subscribers:
+            self._store._subscribers.remove(self)
+
+
+class MemoryStore:
+    def __init__(self, clock: clock_mod.Clock, history: int = 100_000, uid_factory: Callable[[], str] | None = None):
+        self._clock = clock
+        self._rv = 0
+        self._objects: dict[str, dict[tuple[str, str], Obj]] = collections.defaultdict(dict)
+        self._dependents: dict[str, set[ObjKey]] = collections.defaultdict(set)
+        self._uids: set[str] = set()
+        self._history: collections.deque[Event] = collections.deque(maxlen=history)
+        self._subscribers: list[_Subscription] = []
+        counter = itertools.count(1)
+        self._uid = uid_factory or (lambda: str(uuid.UUID(int=uuid.uuid4().int)))
+        self._seq = counter
+
+    # ---- reads -------------------------------------------------------------------------------
+    @property
+    def resource_version(self) -> str:
+        return str(self._rv)
+
+    def get(self, kind: kinds.Kind, namespace: str, name: str) -> Obj:
+        obj = self._objects[kind.kind].get((namespace if kind.namespaced else "", name))
+        if obj is None:
+            raise errors.NotFound(f'{kind.resource} "{name}" not found')
+        return clone(obj)
+
+    def peek(self, kind: kinds.Kind, namespace: str, name: str) -> Obj | None:
+        """The stored object itself (not a copy) for read-only use by admission, or None."""
+        return self._objects[kind.kind].get((namespace if kind.namespaced else "", name))
+
+    def iter(self, kind: kinds.Kind, namespace: str | None = None) -> Iterable[Obj]:
+        """Stored objects (not copies), for read-only use inside the apiserver."""
+        for (ns, _), obj in self._objects[kind.kind].items():
+            if namespace is None or not kind.namespaced or ns == namespace:
+                yield obj
+
+    def list(self, kind: kinds.Kind, namespace: str | None = None, label_selector: str | dict | None = None,
+             field_selector: str | None = None) -> list[Obj]:
+        lp, fp = selectors.label_predicate(label_selector), selectors.field_predicate(field_selector)
+        return [clone(o) for o in self.iter(kind, namespace) if lp(o) and fp(o)]
+
+    # ---- writes ------------------------------------------------------------------------------
+    def _next_rv(self) -> int:
+        self._rv += 1
+        return self._rv
+
+    def _emit(self, type_: str, kind: kinds.Kind, obj: Obj, old: Obj | None) -> None:
+        ev = Event(self._rv, type_, kind, obj, old)
+        self._history.append(ev)
+        for sub in list(self._subscribers):
+            if sub.active and (sub.kind is None or sub.kind == kind.kind):
+                sub.handler(ev)
+
+    def create(self, kind: kinds.Kind, obj: Obj) -> Obj:
+        obj = clone(obj)
+        md = obj.setdefault("metadata", {})
+        name = md.get("name")
+        if not name and md.get("generateName"):
+            name = md["name"] = f"{md['generateName']}{next(self._seq):05d}"
+        if not name:
+            raise errors.BadRequest("metadata.name: Required value: name or generateName is required")
+        ns = (md.get("namespace") or "default") if kind.namespaced else ""
+        if kind.namespaced:
+            md["namespace"] = ns
+        else:
+            md.pop("namespace", None)
+        bucket = self._objects[kind.kind]
+        if (ns, name) in bucket:
+            raise errors.AlreadyExists(f'{kind.resource} "{name}" already exists')
+        md.pop("deletionTimestamp", None)
+        md["uid"] = self._uid()
+        md["generation"] = 1
+        md["creationTimestamp"] = clock_mod.format_time(self._clock.now())
+        md["resourceVersion"] = str(self._next_rv())
+        obj["apiVersion"], obj["kind"] = kind.api_version, kind.kind
+        bucket[(ns, name)] = obj
+        self._uids.add(md["uid"])
+        for ref in md.get("ownerReferences") or []:
+            if ref.get("uid"):
+                self._dependents[ref["uid"]].add((kind.kind, ns, name))
+        self._emit("ADDED", kind, clone(obj), None)
+        return clone(obj)
+
+    def update(self, kind: kinds.Kind, obj: Obj, subresource: str | None = None) -> Obj:
+        md = obj.get("metadata") or {}
+        ns = (md.get("namespace") or "default") if kind.namespaced else ""
+        name = md.get("name", "")
+        bucket = self._objects[kind.kind]
+        old = bucket.get((ns, name))
+        if old is None:
+            raise errors.NotFound(f'{kind.resource} "{name}" not found')
+        rv = md.get("resourceVersion")
+        if rv and rv != old["metadata"]["resourceVersion"]:
+            raise errors.Conflict(f'Operation cannot be fulfilled on {kind.resource} "{name}": the object has been '
+                                  "modified; please apply your changes to the latest version and try again")
+        new = clone(obj)
+        if subresource == "status":
+            merged = clone(old)
+            if "status" in new:
+                merged["status"] = new["status"]
+            else:
+                merged.pop("status", None)
+            new = merged
+        else:
+            if kind.has_status:
+                if "status" in old:
+                    new["status"] = clone(old["status"])
+                else:
+                    new.pop("status", None)
+            nmd = new.setdefault("metadata", {})
+            for field in ("uid", "creationTimestamp", "namespace", "deletionTimestamp", "generation"):
+                if field in old["metadata"]:
+                    nmd[field] = old["metadata"][field]
+                else:
+                    nmd.pop(field, None)
+            if {k: v for k, v in new.items() if k not in ("metadata", "status")} != \
+                    {k: v for k, v in old.items() if k not in ("metadata", "status")}:
+                nmd["generation"] = old["metadata"].get("generation", 1) + 1
+        new["apiVersion"], new["kind"] = kind.api_version, kind.kind
+        if new == old:
+            return clone(old)  # no-op writes do not bump resourceVersion (as the apiserver)
+        new["metadata"]["resourceVersion"] = str(self._next_rv())
+        self._reindex_owners(kind, ns, name, old, new)
+        bucket[(ns, name)] = new
+        if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
+            return self._remove(kind, ns, name, old_for_event=old)
+        self._emit("MODIFIED", kind, clone(new), clone(old))
+        return clone(new)
+
+    def _reindex_owners(self, kind: kinds.Kind, ns: str, name: str, old: Obj, new: Obj) -> None:
+        before = {r.get("uid") for r in old["metadata"].get("ownerReferences") or []}
+        after = {r.get("uid") for r in new["metadata"].get("ownerReferences") or []}
+        for uid in before - after:
+            self._dependents.get(uid, set()).discard((kind.kind, ns, name))
+        for uid in after - before:
+            if uid:
+                self._dependents[uid].add((kind.kind, ns, name))
+
+    def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background") -> Obj | None:
+        ns = namespace if kind.namespaced else ""
+        obj = self._objects[kind.kind].get((ns, name))
+        if obj is None:
+            raise errors.NotFound(f'{kind.resource} "{name}" not found')
+        if propagation == "Orphan":
+            self._orphan_dependents(obj["metadata"]["uid"])
+        if obj["metadata"].get("finalizers"):
+            if obj["metadata"].get("deletionTimestamp"):
+                return clone(obj)
+            new = clone(obj)
+            new["metadata"]["deletionTimestamp"] = clock_mod.format_time(self._clock.now())
+            new["metadata"]["deletionGracePeriodSeconds"] = 0
+            new["metadata"]["resourceVersion"] = str(self._next_rv())
+            self._objects[kind.kind][(ns, name)] = new
+            self._emit("MODIFIED", kind, clone(new), clone(obj))
+            return clone(new)
+        return self._remove(kind, ns, name, old_for_event=None)
+
+    def _orphan_dependents(self, owner_uid: str) -> None:
+        for kind_name, ns, name in sorted(self._dependents.pop(owner_uid, set())):
+            k = kinds.by_kind(kind_name)
+            dep = self._objects[kind_name].get((ns, name))
+            if k is None or dep is None:
+                continue
+            new = clone(dep)
+            new["metadata"]["ownerReferences"] = [r for r in new["metadata"].get("ownerReferences") or []
+                                                  if r.get("uid") != owner_uid]
+            self.update(k, new)
+
+    def _remove(self, kind: kinds.Kind, ns: str, name: str, old_for_event: Obj | None) -> Obj:
+        obj = self._objects[kind.kind].pop((ns, name))
+        self._uids.discard(obj["metadata"]["uid"])
+        for ref in obj["metadata"].get("ownerReferences") or []:
+            self._dependents.get(ref.get("uid"), set()).discard((kind.kind, ns, name))
+        self._next_rv()
+        gone = clone(obj)
+        gone["metadata"]["resourceVersion"] = str(self._rv)
+        self._emit("DELETED", kind, gone, clone(old_for_event or obj))
+        self._collect_dependents(obj["metadata"]["uid"])
+        return clone(gone)
+
+    def _collect_dependents(self, owner_uid: str) -> None:
+        """Background garbage collection: delete dependents left with no live owner."""
+        for kind_name, ns, name in sorted(self._dependents.pop(owner_uid, set())):
+            k = kinds.by_kind(kind_name)
+            dep = self._objects[kind_name].get((ns, name))
+            if k is None or dep is None:
+                continue
+            live = [r for r in dep["metadata"].get("ownerReferences") or []
+                    if r.get("uid") != owner_uid and self._uid_exists(r.get("uid"))]
+            if not live:
+                try:
+                    self.delete(k, ns, name)
+                except errors.NotFound:
+                    pass
+
+    def _uid_exists(self, uid: str | None) -> bool:
+        return bool(uid) and uid in self._uids
+
+    # ---- watch -------------------------------------------------------------------------------
+    def watch(self, kind: kinds.Kind | None, handler: Handler, resource_version: str | None = None) -> _Subscription:
+        """Subscribe; with `resource_version`, first replay retained events newer than it."""
+        if resource_version not in (None, "", "0"):
+            since = int(resource_version)
+            oldest = self._history[0].rv if self._history else self._rv + 1
+            if since < oldest - 1 and since < self._rv:
+                raise errors.Gone(f"too old resource version: {since} ({oldest - 1})")
+            for ev in list(self._history):
+                if ev.rv > since and (kind is None or ev.kind.kind == kind.kind):
+                    handler(ev)
+        sub = _Subscription(self, kind.kind if kind else None, handler)
+        self._subscribers.append(sub)
+        return sub
