@@ -1,0 +1,37 @@
+"""The vocabulary every admission module shares: the operation being admitted, the read-only View of
+stored objects the apiserver lends, and the switches the apiserver may set.
+
+Kept apart from admit.py so the per-kind modules can use it without importing the dispatcher.
+No logic here.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any, Protocol
+
+from vclite.api import kinds
+
+
+class Operation(enum.StrEnum):
+    CREATE = "CREATE"
+    UPDATE = "UPDATE"
+    UPDATE_STATUS = "UPDATE_STATUS"
+    DELETE = "DELETE"
+
+
+class View(Protocol):
+    """Read-only look at stored objects, given by the apiserver. `get` returns None when absent."""
+
+    def get(self, kind: kinds.Kind, namespace: str, name: str) -> dict[str, Any] | None: ...
+
+    def list(self, kind: kinds.Kind, namespace: str | None = None) -> list[dict[str, Any]]: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """require_command: every container of a vcjob/JobTemplate task must name a command or args, because
+    the embedded executor runs pods as local processes (on by default; server mode in front of a real
+    runtime may turn it off)."""
+
+    require_command: bool = True

@@ -1,0 +1,240 @@
+"""Field checks shared by every kind's admission rules: Kubernetes name formats, typed field reads,
+metadata, resource lists, and the wording Kubernetes uses for field errors.
+
+Messages follow Kubernetes (`Required value`, `Invalid value: "x": …`, `Unsupported value: …`) so a
+user sees what kubectl would show. Pure functions that return lists of FieldErrors; nothing here
+raises for bad input, mutates an argument, or reads the store.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from vclite.api import kinds, quantity
+from vclite.lib import errors
+
+Obj = dict[str, Any]
+FieldError = errors.FieldError
+
+_LABEL_RE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_SUBDOMAIN_RE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_DNS1035_RE = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+_QUALIFIED_RE = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_LABEL_VALUE_RE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+
+LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+             "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+             "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+                 "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+                 "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+DNS1035_MSG = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+               "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
+               "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
+QUALIFIED_MSG = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
+                 "an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+                 "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+LABEL_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+                   "and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or "
+                   "'12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+
+# Kinds whose names Kubernetes validates as labels rather than subdomains.
+_LABEL_NAMED = frozenset({kinds.NAMESPACE.kind})
+_DNS1035_NAMED = frozenset({kinds.SERVICE.kind})
+
+REQUIRED = "Required value"
+
+
+# ---- message wording ---------------------------------------------------------------------------
+
+def show(value: Any) -> str:
+    """A value as Kubernetes prints it in field errors: strings quoted, numbers bare."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def invalid(value: Any, detail: str) -> str:
+    return f"Invalid value: {show(value)}: {detail}"
+
+
+def unsupported(value: Any, supported: list[str] | tuple[str, ...]) -> str:
+    return f"Unsupported value: {show(value)}: supported values: " + ", ".join(show(s) for s in supported)
+
+
+def duplicate(value: Any) -> str:
+    return f"Duplicate value: {show(value)}"
+
+
+def type_error(value: Any, type_name: str) -> str:
+    return invalid(value, f"must be of type {type_name}")
+
+
+# ---- name formats ------------------------------------------------------------------------------
+
+def dns1123_label(value: str) -> list[str]:
+    out = ["must be no more than 63 characters"] if len(value) > 63 else []
+    return out + ([] if _LABEL_RE.fullmatch(value) else [LABEL_MSG])
+
+
+def dns1123_subdomain(value: str) -> list[str]:
+    out = ["must be no more than 253 characters"] if len(value) > 253 else []
+    return out + ([] if _SUBDOMAIN_RE.fullmatch(value) else [SUBDOMAIN_MSG])
+
+
+def dns1035_label(value: str) -> list[str]:
+    out = ["must be no more than 63 characters"] if len(value) > 63 else []
+    return out + ([] if _DNS1035_RE.fullmatch(value) else [DNS1035_MSG])
+
+
+def qualified_name(value: str) -> list[str]:
+    """Kubernetes IsQualifiedName: `[prefix/]name`, name ≤ 63 chars (what Volcano checks job and pod names with)."""
+    parts = value.split("/")
+    if len(parts) > 2:
+        return ["a qualified name " + QUALIFIED_MSG.removeprefix("name part ")]
+    out: list[str] = []
+    name = parts[-1]
+    if len(parts) == 2:
+        if not parts[0]:
+            out.append("prefix part must be non-empty")
+        else:
+            out += ["prefix part " + m for m in dns1123_subdomain(parts[0])]
+    if not name:
+        return out + ["name part must be non-empty"]
+    if len(name) > 63:
+        out.append("name part must be no more than 63 characters")
+    if not _QUALIFIED_RE.fullmatch(name):
+        out.append(QUALIFIED_MSG)
+    return out
+
+
+def label_value(value: str) -> list[str]:
+    out = ["must be no more than 63 characters"] if len(value) > 63 else []
+    return out + ([] if _LABEL_VALUE_RE.fullmatch(value) else [LABEL_VALUE_MSG])
+
+
+def name_errors(kind: kinds.Kind, name: str) -> list[str]:
+    if kind.kind in _LABEL_NAMED:
+        return dns1123_label(name)
+    if kind.kind in _DNS1035_NAMED:
+        return dns1035_label(name)
+    return dns1123_subdomain(name)
+
+
+# ---- typed reads -------------------------------------------------------------------------------
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_int(obj: Obj, key: str, path: str, errs: list[FieldError], minimum: int | None = None,
+              maximum: int | None = None) -> int | None:
+    """obj[key] if it is an integer within bounds; else appends a FieldError. Absent/None -> None, no error."""
+    value = obj.get(key)
+    if value is None:
+        return None
+    if not is_int(value):
+        errs.append(FieldError(path, type_error(value, "integer")))
+        return None
+    if minimum is not None and value < minimum:
+        errs.append(FieldError(path, invalid(value, f"should be greater than or equal to {minimum}")))
+    elif maximum is not None and value > maximum:
+        errs.append(FieldError(path, invalid(value, f"should be less than or equal to {maximum}")))
+    return value
+
+
+def check_type(obj: Obj, key: str, path: str, errs: list[FieldError], typ: type, type_name: str) -> Any:
+    """obj[key] if absent/None or of type `typ`; otherwise appends a type error and returns None."""
+    value = obj.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
+        errs.append(FieldError(path, type_error(value, type_name)))
+        return None
+    return value
+
+
+def dict_at(obj: Any, key: str) -> Obj:
+    """obj[key] when both are dicts, else {} (for reads that must not fail on malformed input)."""
+    if not isinstance(obj, dict):
+        return {}
+    value = obj.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def list_at(obj: Any, key: str) -> list:
+    if not isinstance(obj, dict):
+        return []
+    value = obj.get(key)
+    return value if isinstance(value, list) else []
+
+
+# ---- metadata ----------------------------------------------------------------------------------
+
+def validate_metadata(kind: kinds.Kind, obj: Obj) -> list[FieldError]:
+    """Generic ObjectMeta checks every kind gets: name required and well formed, namespace a DNS label
+    (namespaced kinds) or absent (cluster-scoped), labels and annotations string maps with valid keys."""
+    md = obj.get("metadata")
+    if not isinstance(md, dict):
+        return [FieldError("metadata", REQUIRED if md is None else type_error(md, "object"))]
+    errs: list[FieldError] = []
+    name = md.get("name")
+    if name in (None, ""):
+        errs.append(FieldError("metadata.name", REQUIRED + ": name or generateName is required"))
+    elif not isinstance(name, str):
+        errs.append(FieldError("metadata.name", type_error(name, "string")))
+    else:
+        errs += [FieldError("metadata.name", invalid(name, m)) for m in name_errors(kind, name)]
+    ns = md.get("namespace")
+    if ns not in (None, ""):
+        if not kind.namespaced:
+            errs.append(FieldError("metadata.namespace", "Forbidden: not allowed on this type"))
+        elif not isinstance(ns, str):
+            errs.append(FieldError("metadata.namespace", type_error(ns, "string")))
+        else:
+            errs += [FieldError("metadata.namespace", invalid(ns, m)) for m in dns1123_label(ns)]
+    errs += _string_map(md, "labels", "metadata.labels", value_check=label_value)
+    errs += _string_map(md, "annotations", "metadata.annotations", value_check=None)
+    return errs
+
+
+def _string_map(md: Obj, key: str, path: str, value_check) -> list[FieldError]:
+    m = md.get(key)
+    if m is None:
+        return []
+    if not isinstance(m, dict):
+        return [FieldError(path, type_error(m, "object"))]
+    errs: list[FieldError] = []
+    for k, v in m.items():
+        errs += [FieldError(path, invalid(k, msg)) for msg in qualified_name(str(k))]
+        if not isinstance(v, str):
+            errs.append(FieldError(f"{path}.{k}", type_error(v, "string")))
+        elif value_check is not None:
+            errs += [FieldError(path, invalid(v, msg)) for msg in value_check(v)]
+    return errs
+
+
+# ---- resources ---------------------------------------------------------------------------------
+
+def parse_resource_list(rl: Any, path: str, errs: list[FieldError]) -> dict[str, quantity.Fraction]:
+    """Parse a ResourceList (`{cpu: 500m, memory: 1Gi}`); bad or negative quantities become FieldErrors
+    at `<path>.<resource>` and are left out of the result."""
+    if rl is None:
+        return {}
+    if not isinstance(rl, dict):
+        errs.append(FieldError(path, type_error(rl, "object")))
+        return {}
+    out: dict[str, quantity.Fraction] = {}
+    for name, value in rl.items():
+        try:
+            q = quantity.parse(value)
+        except ValueError as e:
+            errs.append(FieldError(f"{path}.{name}", str(e)))
+            continue
+        if q < 0:
+            errs.append(FieldError(f"{path}.{name}", invalid(value, "must be greater than or equal to 0")))
+            continue
+        out[str(name)] = q
+    return out

@@ -1,0 +1,294 @@
+"""Manifest files in and out: multi-document YAML to located Documents, objects to YAML / JSON.
+
+Loading keeps, for every document, where each field was written, so any later error (admission's
+`spec.tasks[1].replicas: ...`) can be shown as `file:line`. It checks only structure — YAML syntax,
+a mapping per document, a served apiVersion/kind, a metadata.name — collecting every problem in
+every document before raising one ManifestError. Field validation is admission's job, not this
+module's. Timestamps stay strings, as Kubernetes reads them: objects come out JSON-shaped.
+No I/O besides reading the file named to `load_file` / `load_files`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import yaml
+
+from vclite.api import kinds
+from vclite.lib import errors
+
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """Safe loading, except timestamps stay the strings that were written (as in Kubernetes)."""
+
+    yaml_constructors = {**_BaseLoader.yaml_constructors,
+                         "tag:yaml.org,2002:timestamp": yaml.SafeLoader.construct_yaml_str}
+
+
+# A field's place: (line of the field, subtree) where the subtree is None for a scalar,
+# dict key -> place for a mapping, list of places for a sequence.
+_Place = tuple[int, Any]
+
+
+def _places(node: yaml.Node, line: int) -> _Place:
+    if isinstance(node, yaml.MappingNode):
+        sub: dict[str, _Place] = {}
+        for key, value in node.value:  # a repeated key: the last one wins, as in the object
+            sub[str(key.value)] = _places(value, key.start_mark.line + 1)
+        return line, sub
+    if isinstance(node, yaml.SequenceNode):
+        return line, [_places(item, item.start_mark.line + 1) for item in node.value]
+    return line, None
+
+
+_SEGMENT = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
+
+
+def split_path(path: str) -> list[str]:
+    """`spec.tasks[1].template` -> ["spec", "tasks", "1", "template"]; `labels[a.b/c]` keeps `a.b/c`."""
+    return [m[1] if m[1] is not None else m[2] for m in _SEGMENT.finditer(path)]
+
+
+@dataclasses.dataclass
+class Document:
+    """One non-empty YAML document: the object, where it came from, and where its fields are."""
+
+    obj: Any
+    file: str
+    index: int  # 1-based position in the file, counting empty documents too
+    line: int  # 1-based line where the document's content starts
+    places: _Place = dataclasses.field(default=(0, None), repr=False, compare=False)
+
+    @property
+    def kind(self) -> str:
+        k = self.obj.get("kind") if isinstance(self.obj, dict) else None
+        return k if isinstance(k, str) else ""
+
+    @property
+    def name(self) -> str:
+        md = self.obj.get("metadata") if isinstance(self.obj, dict) else None
+        n = md.get("name") if isinstance(md, dict) else None
+        return n if isinstance(n, str) else ""
+
+    def line_of(self, path: str) -> int:
+        """The line of the field at `path` (`spec.tasks[1].replicas`), or of its nearest ancestor
+        that exists; the document's line for "" or a path that matches nothing."""
+        line, sub = self.places
+        line = line or self.line
+        for seg in split_path(path):
+            if isinstance(sub, dict) and seg in sub:
+                line, sub = sub[seg]
+            elif isinstance(sub, list) and seg.isdigit() and int(seg) < len(sub):
+                line, sub = sub[int(seg)]
+            else:
+                break
+        return line
+
+    def problem(self, path: str, message: str) -> Problem:
+        """A Problem about the field at `path` of this document, located."""
+        return Problem(self.file, self.line_of(path), message, self.index, self.kind, self.name, path)
+
+    def locate(self, field_errors: Iterable[errors.FieldError]) -> list[Problem]:
+        """Admission's FieldErrors for this document as located Problems."""
+        return [self.problem(e.path, e.message) for e in field_errors]
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """One located problem: `flow.yaml:12: document 2 (JobFlow/demo): spec.x: message`."""
+
+    file: str
+    line: int  # 1-based; 0 when unknown
+    message: str
+    document: int = 0  # 1-based; 0 when unknown
+    kind: str = ""
+    name: str = ""
+    path: str = ""
+    column: int = 0  # 1-based; 0 when unknown
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line:
+            where += f":{self.line}" + (f":{self.column}" if self.column else "")
+        parts = [where]
+        if self.document:
+            who = "/".join(x for x in (self.kind, self.name) if x)
+            parts.append(f"document {self.document}" + (f" ({who})" if who else ""))
+        if self.path:
+            parts.append(self.path)
+        return ": ".join(parts + [self.message])
+
+
+class ManifestError(ValueError):
+    """Manifests that cannot be used; `problems` lists every problem found, in file order."""
+
+    def __init__(self, problems: Iterable[Problem]):
+        self.problems = list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _served() -> str:
+    return ", ".join(f"{k.kind} ({k.api_version})" for k in kinds.ALL)
+
+
+def _type_problems(doc: Document) -> list[Problem]:
+    obj = doc.obj
+    out: list[Problem] = []
+    for field in ("apiVersion", "kind"):
+        value = obj.get(field)
+        if value is None or value == "":
+            out.append(doc.problem(field, "Required value"))
+        elif not isinstance(value, str):
+            out.append(doc.problem(field, f"must be a string, got {_type_name(value)}"))
+    if out:
+        return out
+    api_version, kind = obj["apiVersion"], obj["kind"]
+    if kinds.lookup(api_version, kind) is not None:
+        return []
+    known = kinds.by_kind(kind)
+    if known is not None:
+        accepted = " or ".join((known.api_version,) + known.also_accepted)
+        return [doc.problem("apiVersion", f'kind {kind} is not served as "{api_version}": use {accepted}')]
+    hint = next((f' (did you mean "{k.kind}"?)' for k in kinds.ALL if k.kind.lower() == kind.lower()), "")
+    return [doc.problem("kind", f'kind "{kind}" of apiVersion "{api_version}" is not served{hint}; '
+                                f"served: {_served()}")]
+
+
+def check(doc: Document) -> list[Problem]:
+    """Structural problems of one document (not admission: only what any object must have)."""
+    if not isinstance(doc.obj, dict):
+        return [doc.problem("", f"a document must be a mapping (an API object), got {_type_name(doc.obj)}")]
+    out = _type_problems(doc)
+    metadata = doc.obj.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        out.append(doc.problem("metadata", f"must be a mapping, got {_type_name(metadata)}"))
+        return out
+    metadata = metadata or {}
+    name = metadata.get("name")
+    if name is not None and name != "" and not isinstance(name, str):
+        out.append(doc.problem("metadata.name", f"must be a string, got {_type_name(name)}"))
+    elif not name and not metadata.get("generateName"):
+        out.append(doc.problem("metadata.name", "Required value: name or generateName is required"))
+    return out
+
+
+def _yaml_problem(filename: str, e: yaml.YAMLError) -> Problem:
+    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+    if isinstance(e, yaml.MarkedYAMLError):
+        message = e.problem or "invalid YAML"
+        if e.context:
+            message += f" ({e.context})"
+    else:
+        message = getattr(e, "reason", None) or str(e)
+    if mark is None:
+        return Problem(filename, 0, f"invalid YAML: {message}")
+    return Problem(filename, mark.line + 1, f"invalid YAML: {message}", column=mark.column + 1)
+
+
+def parse_string(text: str, filename: str = "<string>") -> tuple[list[Document], list[Problem]]:
+    """Every non-empty document of `text` and every problem found (nothing raised for bad input)."""
+    docs: list[Document] = []
+    problems: list[Problem] = []
+    loader = _Loader(text)
+    index = 0
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            index += 1
+            try:
+                obj = loader.construct_document(node)
+            except yaml.constructor.ConstructorError as e:  # bad tag or key: skip this document only
+                problems.append(dataclasses.replace(_yaml_problem(filename, e), document=index))
+                continue
+            if obj is None:
+                continue
+            line = node.start_mark.line + 1
+            doc = Document(obj, filename, index, line, _places(node, line))
+            problems.extend(check(doc))
+            docs.append(doc)
+    except yaml.YAMLError as e:  # syntax: the rest of the file cannot be read
+        problems.append(_yaml_problem(filename, e))
+    finally:
+        loader.dispose()
+    return docs, problems
+
+
+def load_string(text: str, filename: str = "<string>") -> list[Document]:
+    """The documents of `text`; raises ManifestError listing every problem if there is any."""
+    docs, problems = parse_string(text, filename)
+    if problems:
+        raise ManifestError(problems)
+    return docs
+
+
+def _read(path: str) -> tuple[str | None, list[Problem]]:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        return None, [Problem(path, 0, f"cannot read: {e.strerror or e}")]
+    try:
+        return data.decode("utf-8-sig"), []
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        return None, [Problem(path, line, f"not UTF-8 text: {e.reason} at byte {e.start}")]
+
+
+def load_files(paths: Iterable[str]) -> list[Document]:
+    """The documents of every file, in order; raises one ManifestError for all problems in all."""
+    docs: list[Document] = []
+    problems: list[Problem] = []
+    for path in paths:
+        text, read_problems = _read(path)
+        problems.extend(read_problems)
+        if text is not None:
+            file_docs, file_problems = parse_string(text, path)
+            docs.extend(file_docs)
+            problems.extend(file_problems)
+    if problems:
+        raise ManifestError(problems)
+    return docs
+
+
+def load_file(path: str) -> list[Document]:
+    """The documents of one file; raises ManifestError listing every problem if there is any."""
+    return load_files([path])
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in data else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(data), style=style)
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style, insertion order, no anchors/aliases; multi-line strings as `|` blocks, str
+    subclasses (StrEnum values) as plain strings."""
+
+    yaml_representers = {**yaml.SafeDumper.yaml_representers, str: _represent_str}
+    yaml_multi_representers = {**yaml.SafeDumper.yaml_multi_representers, str: _represent_str}
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def dump_yaml(obj: Any) -> str:
+    """YAML as kubectl prints it: block style, keys in insertion order, no aliases."""
+    return yaml.dump(obj, Dumper=_Dumper, sort_keys=False, default_flow_style=False,
+                     allow_unicode=True, width=1 << 30)
+
+
+def dump_json(obj: Any) -> str:
+    """JSON with a 2-space indent, keys in insertion order, ending in a newline."""
+    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"

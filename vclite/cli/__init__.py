@@ -1,0 +1,1 @@
+"""L7: the `vcctl` command line."""

@@ -1,0 +1,117 @@
+"""Load manifest files and validate them whole, before anything runs.
+
+Validation applies every document, in dependency order, to a scratch in-process API (the same
+admission the real run uses), so every error is found at once and reported as
+`file:line: Kind/name: field: message`. Checks that need the whole set of files (a JobFlow naming a
+JobTemplate that no file defines) are done here too. Nothing here starts a component.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from vclite.api import kinds, yamlio
+from vclite.apiserver import inprocess
+from vclite.lib import clock as clock_mod
+from vclite.lib import errors
+
+# Apply order: what other objects refer to comes first.
+APPLY_ORDER = {k.kind: i for i, k in enumerate((
+    kinds.NAMESPACE, kinds.PRIORITYCLASS, kinds.NODE, kinds.QUEUE, kinds.CONFIGMAP, kinds.JOBTEMPLATE,
+    kinds.PODGROUP, kinds.JOB, kinds.POD, kinds.JOBFLOW))}
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    file: str
+    line: int
+    what: str      # "Kind/name" or "document N"
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        field = f"{self.field}: " if self.field else ""
+        return f"{where}: {self.what}: {field}{self.message}"
+
+
+class InvalidManifests(Exception):
+    def __init__(self, problems: list[Any]):
+        super().__init__("\n".join(str(p) for p in problems))
+        self.problems = problems
+
+
+def load(paths: list[str]) -> list[yamlio.Document]:
+    """Every document of every file, or InvalidManifests listing every structural problem."""
+    docs: list[yamlio.Document] = []
+    problems: list[Any] = []
+    for path in paths:
+        try:
+            docs.extend(yamlio.load_file(path))
+        except yamlio.ManifestError as exc:
+            problems.extend(exc.problems)
+        except OSError as exc:
+            problems.append(Problem(path, 0, "file", "", exc.strerror or str(exc)))
+    if problems:
+        raise InvalidManifests(problems)
+    if not docs:
+        raise InvalidManifests([Problem(", ".join(paths), 0, "files", "", "no objects found")])
+    return docs
+
+
+def ordered(docs: list[yamlio.Document]) -> list[yamlio.Document]:
+    return sorted(docs, key=lambda d: APPLY_ORDER.get(d.obj.get("kind"), len(APPLY_ORDER)))
+
+
+def describe(doc: yamlio.Document) -> str:
+    name = (doc.obj.get("metadata") or {}).get("name", "?")
+    return f"{doc.obj.get('kind')}/{name}"
+
+
+def apply_all(client: Any, docs: list[yamlio.Document]) -> list[Problem]:
+    """Create every document through `client` in dependency order; return the problems."""
+    problems: list[Problem] = []
+    seen: dict[tuple[str, str, str], yamlio.Document] = {}
+    for doc in ordered(docs):
+        md = doc.obj.get("metadata") or {}
+        k = kinds.lookup(str(doc.obj.get("apiVersion")), str(doc.obj.get("kind")))
+        ident = (doc.obj.get("kind"), (md.get("namespace") or "default") if k and k.namespaced else "", md.get("name"))
+        if ident in seen:
+            first = seen[ident]
+            problems.append(Problem(doc.file, doc.line, describe(doc), "metadata.name",
+                                    f"defined twice (first at {first.file}:{first.line})"))
+            continue
+        seen[ident] = doc
+        try:
+            client.create(doc.obj)
+        except errors.Invalid as exc:
+            for fe in exc.errors:
+                problems.append(Problem(doc.file, doc.line_of(fe.path), describe(doc), fe.path, fe.message))
+        except errors.ApiError as exc:
+            problems.append(Problem(doc.file, doc.line, describe(doc), "", exc.message))
+    problems.extend(_missing_templates(docs))
+    return problems
+
+
+def _missing_templates(docs: list[yamlio.Document]) -> list[Problem]:
+    templates = {((d.obj.get("metadata") or {}).get("namespace") or "default", d.obj["metadata"].get("name"))
+                 for d in docs if d.obj.get("kind") == "JobTemplate"}
+    problems = []
+    for d in docs:
+        if d.obj.get("kind") != "JobFlow":
+            continue
+        ns = (d.obj.get("metadata") or {}).get("namespace") or "default"
+        for i, flow in enumerate((d.obj.get("spec") or {}).get("flows") or []):
+            name = flow.get("name") if isinstance(flow, dict) else None
+            if name and (ns, name) not in templates:
+                path = f"spec.flows[{i}].name"
+                problems.append(Problem(d.file, d.line_of(path), describe(d), path,
+                                        f'JobTemplate "{name}" not found in namespace "{ns}": no file given '
+                                        "defines it (a flow runs the JobTemplate of the same name)"))
+    return problems
+
+
+def validate(docs: list[yamlio.Document], require_command: bool = True) -> list[Problem]:
+    """Every admission problem of the whole set of documents, found on a scratch API."""
+    scratch = inprocess.new_client(clock_mod.RealClock(), require_command=require_command)
+    return apply_all(scratch, docs)

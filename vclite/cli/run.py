@@ -1,0 +1,194 @@
+"""`vcctl run`: validate every document, start the embedded control plane, apply them, show
+progress, and exit 0 if every JobFlow and standalone vcjob succeeded, 1 if not, 2 if the input
+was invalid (nothing ran), 130 on Ctrl-C (every pod stopped first).
+
+The run ends when every JobFlow and standalone vcjob is finished — or when nothing can change any
+more (no process alive, no timer pending) while some are not: then each unfinished one is
+reported with the reason it waits (e.g. the scheduler's "1/1 tasks in gang unschedulable: …").
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import pathlib
+import signal
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.live import Live
+
+from vclite.api import batch, flow, kinds, meta, yamlio
+from vclite.cli import manifests, view
+from vclite.executor import nodes as nodes_mod
+from vclite.lib import clock as clock_mod
+from vclite.runtime import runtime as runtime_mod
+from vclite.scheduler import conf as scheduler_conf
+
+FLOW_DONE = {flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED}
+JOB_DONE = {batch.JobPhase.COMPLETED, batch.JobPhase.FAILED, batch.JobPhase.TERMINATED, batch.JobPhase.ABORTED}
+LIST_KINDS = (kinds.JOBFLOW, kinds.JOBTEMPLATE, kinds.JOB, kinds.PODGROUP, kinds.POD)
+
+
+def snapshot(client: Any) -> view.Snapshot:
+    return view.Snapshot(client.list(kinds.JOBFLOW), client.list(kinds.JOB), client.list(kinds.PODGROUP),
+                         client.list(kinds.POD))
+
+
+def finished(snap: view.Snapshot) -> bool:
+    return all(meta.phase(jf) in FLOW_DONE for jf in snap.jobflows) and \
+        all(meta.phase(j) in JOB_DONE for j in view.standalone_jobs(snap))
+
+
+def succeeded(snap: view.Snapshot) -> bool:
+    return all(meta.phase(jf) == flow.FlowPhase.SUCCEED for jf in snap.jobflows) and \
+        all(meta.phase(j) == batch.JobPhase.COMPLETED for j in view.standalone_jobs(snap))
+
+
+def as_list(client: Any) -> dict:
+    items = [obj for kind in LIST_KINDS for obj in client.list(kind)]
+    return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
+
+
+def build_runtime(nodes_opt: str | None, conf_path: str | None, workdir: str | None) -> runtime_mod.Runtime:
+    nodes = nodes_mod.parse_nodes_option(nodes_opt) if nodes_opt else None
+    conf = scheduler_conf.load_file(conf_path) if conf_path else None
+    return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, workdir=workdir, scheduler_config=conf)
+
+
+def stuck_report(snap: view.Snapshot) -> list[str]:
+    """Why each unfinished JobFlow / vcjob can make no more progress."""
+    lines = []
+    for jf in snap.jobflows:
+        if meta.phase(jf) in FLOW_DONE:
+            continue
+        for name, job_name, job, targets in view.flow_rows(jf, snap):
+            if job is None:
+                cond = ((jf.get("status") or {}).get("conditions") or {}).get(job_name) or {}
+                reason = cond.get("message") or cond.get("reason") or (
+                    f"waiting on {', '.join(targets)}" if targets else "not created")
+                lines.append(f"JobFlow {meta.key(jf)}: flow {name}: {reason}")
+            elif meta.phase(job) not in JOB_DONE:
+                reason = view.why_waiting(snap, job) or f"vcjob is {meta.phase(job) or 'Pending'}"
+                lines.append(f"JobFlow {meta.key(jf)}: flow {name} (vcjob {job_name}): {reason}")
+    for job in view.standalone_jobs(snap):
+        if meta.phase(job) not in JOB_DONE:
+            reason = view.why_waiting(snap, job) or f"vcjob is {meta.phase(job) or 'Pending'}"
+            lines.append(f"vcjob {meta.key(job)}: {reason}")
+    return lines
+
+
+def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime) -> list[str]:
+    lines = []
+    for job in snap.jobs:
+        if meta.phase(job) in (batch.JobPhase.FAILED, batch.JobPhase.TERMINATED, batch.JobPhase.ABORTED):
+            reason = view.failure_reason(snap, job) or meta.phase(job)
+            lines.append(f"vcjob {meta.key(job)} {meta.phase(job)}: {reason}")
+            for pod in snap.pods_of(job):
+                if (pod.get("status") or {}).get("phase") == "Failed" and rt.executor is not None:
+                    for c in (pod.get("spec") or {}).get("containers") or []:
+                        path = rt.executor.log_path(meta.namespace(pod), meta.name(pod), c.get("name", ""))
+                        tail = _tail(path)
+                        if tail:
+                            lines.append(f"  last lines of {path}:")
+                            lines.extend(f"    {ln}" for ln in tail)
+    for f in rt.failures:
+        lines.append(f"internal: {f.component} gave up on {f.key} after {f.attempts} attempts: {f.error}")
+    return lines
+
+
+def _tail(path: pathlib.Path, n: int = 5) -> list[str]:
+    try:
+        return path.read_text(errors="replace").splitlines()[-n:]
+    except OSError:
+        return []
+
+
+async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Console, live_view: bool,
+               quiet: bool, timeout: float | None) -> tuple[bool, view.Snapshot]:
+    rt.start()
+    problems = manifests.apply_all(rt.client, docs)
+    if problems:  # validated already; only a race with nothing could get here
+        raise manifests.InvalidManifests(problems)
+    last_phases: dict[str, str] = {}
+    start = rt.clock.monotonic()
+    live = Live(console=console, auto_refresh=False, transient=False) if live_view else None
+
+    def tick() -> None:
+        nonlocal last_phases
+        if quiet:
+            return
+        snap = snapshot(rt.client)
+        if live is not None:
+            live.update(view.render(snap, rt.clock.now()), refresh=True)
+        else:
+            now_phases = view.phases(snap)
+            for line in view.transitions(last_phases, now_phases):
+                console.print(f"[{rt.clock.monotonic() - start:7.2f}s] {line}", highlight=False)
+            last_phases = now_phases
+
+    loop = asyncio.get_running_loop()
+    main_task = asyncio.current_task()
+    loop.add_signal_handler(signal.SIGINT, main_task.cancel)
+    loop.add_signal_handler(signal.SIGTERM, main_task.cancel)
+    try:
+        if live is not None:
+            live.start()
+        done = await rt.run_until(lambda: finished(snapshot(rt.client)), timeout=timeout, on_tick=tick)
+        tick()
+        return done, snapshot(rt.client)
+    finally:
+        if live is not None:
+            live.stop()
+        loop.remove_signal_handler(signal.SIGINT)
+        loop.remove_signal_handler(signal.SIGTERM)
+        await rt.shutdown()
+
+
+def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None, conf_path: str | None,
+        workdir: str | None, timeout: float | None) -> int:
+    err = Console(stderr=True, highlight=False)
+    try:
+        docs = manifests.load(files)
+        problems = manifests.validate(docs)
+    except manifests.InvalidManifests as exc:
+        problems = exc.problems
+    if problems:
+        for p in problems:
+            err.print(str(p), markup=False)
+        err.print(f"{len(problems)} problem(s) found; nothing was run.", markup=False)
+        return 2
+    try:
+        rt = build_runtime(nodes_opt, conf_path, workdir)
+    except (ValueError, OSError) as exc:
+        err.print(f"error: {exc}", markup=False)
+        return 2
+    out = Console(highlight=False)
+    live_view = out.is_terminal and not quiet and output is None
+    progress_console = out if output is None else err
+    try:
+        done, snap = asyncio.run(_run(rt, docs, progress_console, live_view, quiet, timeout))
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        err.print("interrupted: every pod was stopped.", markup=False)
+        return 130
+    if output:
+        data = as_list(rt.client)
+        sys.stdout.write(yamlio.dump_yaml(data) if output == "yaml" else json.dumps(data, indent=2) + "\n")
+    if not done:
+        reasons = stuck_report(snap)
+        err.print("stopped: no further progress is possible" if reasons else "stopped: timed out", markup=False)
+        for line in reasons:
+            err.print(f"  {line}", markup=False)
+        for line in failure_report(snap, rt):
+            err.print(f"  {line}", markup=False)
+        return 1
+    ok = succeeded(snap)
+    if not quiet:
+        for line in failure_report(snap, rt):
+            err.print(line, markup=False)
+        summary = ", ".join(f"JobFlow {meta.key(jf)} {meta.phase(jf)}" for jf in snap.jobflows)
+        jobs = view.standalone_jobs(snap)
+        if jobs:
+            summary += (", " if summary else "") + ", ".join(f"vcjob {meta.key(j)} {meta.phase(j)}" for j in jobs)
+        err.print(("succeeded: " if ok else "failed: ") + summary + f" (pod logs under {rt.workdir})", markup=False)
+    return 0 if ok else 1

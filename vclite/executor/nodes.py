@@ -1,0 +1,226 @@
+"""The Node objects the local executor serves, sized from this host or from the `--nodes` option.
+
+`host_node(name)` is a v1 Node as big as this machine (cpu = os.cpu_count(), memory = MemTotal,
+110 pods), Ready. `parse_nodes_option(value)` turns the CLI's `--nodes` value into Node objects;
+it accepts exactly three forms (see NODES_HELP). Every node runs its pods on this same host: the
+sizes are what the scheduler packs against, not a promise of isolation.
+This module builds objects only: it never writes to the API and never starts processes.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import re
+from typing import Any
+
+from vclite.api import core, quantity, yamlio
+
+Obj = dict[str, Any]
+
+DEFAULT_PODS = 110
+NAME_PREFIX = "local"
+MAX_NODES = 100_000
+_STANDARD = ("cpu", "memory", "pods", "ephemeral-storage")
+
+NODES_HELP = """\
+--nodes accepts one of:
+  N                              N nodes named local-0 … local-<N-1>, each the size of this host
+                                 (e.g. --nodes 3)
+  [COUNTx](RES,…)[+[COUNTx](RES,…)…]
+                                 groups of nodes with the given sizes, named local-0, local-1, … in
+                                 order; RES is name=quantity (cpu, memory, pods, ephemeral-storage,
+                                 hugepages-*, or an extended resource such as nvidia.com/gpu);
+                                 cpu and memory default to this host's, pods to 110
+                                 (e.g. --nodes '4x(cpu=8,memory=32Gi)+2x(cpu=32,nvidia.com/gpu=4)')
+  PATH                           a YAML file of Node objects (kind: Node)
+                                 (e.g. --nodes nodes.yaml)"""
+
+
+def _bad(value: str, why: str) -> ValueError:
+    return ValueError(f"invalid --nodes value {value!r}: {why}\n{NODES_HELP}")
+
+
+def host_cpu() -> str:
+    return str(os.cpu_count() or 1)
+
+
+def host_memory() -> str:
+    """Total memory as a quantity: /proc/meminfo MemTotal (`…Ki`), else pages × page size."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemTotal:"):
+                    return f"{int(line.split()[1])}Ki"
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return str(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return "4Gi"
+
+
+def _arch() -> str:
+    m = platform.machine().lower()
+    return {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}.get(m, m or "unknown")
+
+
+def node(name: str, resources: dict[str, str]) -> Obj:
+    """A Ready v1 Node named `name` whose capacity and allocatable are `resources` (strings)."""
+    return {
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "labels": {core.HOSTNAME_LABEL: name, "kubernetes.io/os": "linux",
+                                              "kubernetes.io/arch": _arch()}},
+        "spec": {},
+        "status": {
+            "capacity": dict(resources),
+            "allocatable": dict(resources),
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                            "message": "vclite local executor is ready"}],
+            "addresses": [{"type": "InternalIP", "address": "127.0.0.1"}, {"type": "Hostname", "address": name}],
+            "nodeInfo": {"operatingSystem": "linux", "architecture": _arch(), "kubeletVersion": "vclite"},
+        },
+    }
+
+
+def host_resources() -> dict[str, str]:
+    return {core.CPU: host_cpu(), core.MEMORY: host_memory(), core.PODS: str(DEFAULT_PODS)}
+
+
+def host_node(name: str = "local") -> Obj:
+    """A Node the size of this host: cpu = os.cpu_count(), memory = MemTotal, pods = 110."""
+    return node(name, host_resources())
+
+
+def parse_nodes_option(value: str) -> list[Obj]:
+    """Node objects for `--nodes VALUE`; ValueError (showing the accepted forms) if VALUE is none of them.
+
+    The forms are tried in order: an integer; an existing file; the group grammar (NODES_HELP)."""
+    if not isinstance(value, str) or not value.strip():
+        raise _bad(str(value), "empty")
+    text = value.strip()
+    if text.isdigit():
+        n = int(text)
+        if not 1 <= n <= MAX_NODES:
+            raise _bad(value, f"the number of nodes must be between 1 and {MAX_NODES}")
+        return [host_node(f"{NAME_PREFIX}-{i}") for i in range(n)]
+    if os.path.isfile(text):
+        return _from_file(text)
+    if "(" in text:
+        return _from_groups(value, text)
+    if text.endswith((".yaml", ".yml", ".json")) or os.sep in text:
+        raise _bad(value, "no such file")
+    raise _bad(value, "not a number of nodes, a node group list or a file")
+
+
+_GROUP = re.compile(r"(?:(?P<count>\d+)\s*x\s*)?\((?P<body>[^()]*)\)")
+
+
+def _split_groups(text: str) -> list[str]:
+    """Split on `+` outside parentheses (a quantity such as `1e+3` stays whole)."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "+" and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur).strip())
+    return parts
+
+
+def _is_resource_name(name: str) -> bool:
+    return name in _STANDARD or name.startswith("hugepages-") or (
+        "/" in name and re.fullmatch(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?",
+                                     name) is not None)
+
+
+def _group_resources(value: str, body: str) -> dict[str, str]:
+    res = host_resources()
+    seen: set[str] = set()
+    for item in body.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, eq, amount = item.partition("=")
+        name, amount = name.strip(), amount.strip()
+        if not eq or not name or not amount:
+            raise _bad(value, f"{item!r} is not name=quantity")
+        if not _is_resource_name(name):
+            raise _bad(value, f"unknown resource {name!r}")
+        if name in seen:
+            raise _bad(value, f"resource {name!r} given twice in one group")
+        seen.add(name)
+        try:
+            q = quantity.parse(amount)
+        except ValueError as e:
+            raise _bad(value, str(e)) from None
+        if q < 0:
+            raise _bad(value, f"{name}={amount} is negative")
+        res[name] = amount
+    return res
+
+
+def _from_groups(value: str, text: str) -> list[Obj]:
+    out: list[Obj] = []
+    for group in _split_groups(text):
+        m = _GROUP.fullmatch(group)
+        if m is None:
+            raise _bad(value, f"{group!r} is not [COUNTx](name=quantity,…)")
+        count = int(m["count"]) if m["count"] is not None else 1
+        if count < 1:
+            raise _bad(value, f"{group!r}: a group needs at least one node")
+        resources = _group_resources(value, m["body"])
+        out.extend(node(f"{NAME_PREFIX}-{len(out) + i}", resources) for i in range(count))
+        if len(out) > MAX_NODES:
+            raise _bad(value, f"more than {MAX_NODES} nodes")
+    return out
+
+
+def _from_file(path: str) -> list[Obj]:
+    """Node objects from a YAML file; missing capacity/allocatable are filled from each other (or the
+    host), the hostname label and a Ready condition are added when absent. Other fields are kept."""
+    try:
+        docs = yamlio.load_file(path)
+    except ValueError as e:
+        raise _bad(path, str(e)) from None
+    except OSError as e:
+        raise _bad(path, f"cannot read the file: {e}") from None
+    out: list[Obj] = []
+    names: set[str] = set()
+    for i, doc in enumerate(docs):
+        obj = doc.obj
+        if not isinstance(obj, dict) or obj.get("kind") != "Node" or obj.get("apiVersion") != "v1":
+            raise _bad(path, f"document {i + 1} is not a v1 Node")
+        name = (obj.get("metadata") or {}).get("name")
+        if not name or not isinstance(name, str):
+            raise _bad(path, f"document {i + 1}: a Node needs metadata.name")
+        if name in names:
+            raise _bad(path, f"node {name!r} appears twice")
+        names.add(name)
+        out.append(_complete(path, obj))
+    if not out:
+        raise _bad(path, "the file holds no Node")
+    return out
+
+
+def _complete(path: str, obj: Obj) -> Obj:
+    obj = dict(obj)
+    md = obj["metadata"] = dict(obj["metadata"])
+    md["labels"] = {core.HOSTNAME_LABEL: md["name"], **(md.get("labels") or {})}
+    status = obj["status"] = dict(obj.get("status") or {})
+    cap = status.get("capacity") or status.get("allocatable") or host_resources()
+    status.setdefault("capacity", dict(cap))
+    status.setdefault("allocatable", dict(cap))
+    for field in ("capacity", "allocatable"):
+        for res, amount in (status[field] or {}).items():
+            try:
+                quantity.parse(amount)
+            except ValueError as e:
+                raise _bad(path, f"node {md['name']!r} status.{field}.{res}: {e}") from None
+    if not status.get("conditions"):
+        status["conditions"] = [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                                 "message": "vclite local executor is ready"}]
+    obj.setdefault("spec", {})
+    return obj
