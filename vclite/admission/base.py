@@ -21,7 +21,9 @@ class Operation(enum.StrEnum):
 
 
 class View(Protocol):
-    """Read-only look at stored objects, given by the apiserver. `get` returns None when absent."""
+    """Read-only look at stored objects, given by the apiserver. `get` returns None when absent.
+    A view may also carry a `require_command: bool` attribute (see Options); admit reads it when the
+    caller does not pass `require_command` itself."""
 
     def get(self, kind: kinds.Kind, namespace: str, name: str) -> dict[str, Any] | None: ...
 

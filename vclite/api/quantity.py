@@ -35,6 +35,7 @@ SUFFIXES: dict[str, Fraction] = {
     "Pi": Fraction(2**50), "Ei": Fraction(2**60),
 }
 _BINARY = ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki")  # largest first
+_DECIMAL = ("E", "P", "T", "G", "M", "k")
 _SUB_UNIT = (("m", 10**3), ("u", 10**6), ("n", 10**9))
 _BYTE_RESOURCES = ("memory", "ephemeral-storage", "storage")
 
@@ -91,19 +92,24 @@ def format(value: Fraction | int | str, resource: str = "cpu", *, kind: str | No
     """Render a quantity as a user writes it for `resource` (`kind=` is an accepted alias).
 
     cpu: whole cores as an integer (`2`), otherwise millicores (`500m`), finer if needed (`1500u`).
-    memory / ephemeral-storage / storage: the largest binary suffix that divides it exactly
-    (`1Gi`, `1536Mi`), else plain bytes. Anything else: an integer, or m/u/n when fractional.
+    memory / ephemeral-storage / storage / hugepages-*: whole bytes in the shortest exact form,
+    preferring binary suffixes (`1Gi`, `1536Mi`), then decimal ones (`2G`, not `1953125Ki`), then
+    plain bytes (`1001`). Anything else: an integer, or m/u/n when fractional.
     A value finer than a nano unit is rounded up to the next nano unit (as Kubernetes does).
     """
     v = parse(value)
     name = kind if kind is not None else resource
     if v.denominator == 1 and v != 0 and _is_bytes(name):
         n = v.numerator
-        for suffix in _BINARY:
-            unit = int(SUFFIXES[suffix])
-            if n % unit == 0:
-                return f"{n // unit}{suffix}"
+        forms = [_with_suffix(n, suffix) for suffix in _BINARY + _DECIMAL] + [str(n)]
+        return min((f for f in forms if f), key=len)  # shortest; ties: binary, then decimal SI
     return _decimal(v)
+
+
+def _with_suffix(n: int, suffix: str) -> str:
+    """`n` as a whole number of `suffix` units, or "" when it is not one."""
+    unit = int(SUFFIXES[suffix])
+    return f"{n // unit}{suffix}" if n % unit == 0 else ""
 
 
 def _is_bytes(resource: str) -> bool:

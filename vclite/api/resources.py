@@ -155,10 +155,11 @@ def to_quota_list(r: Mapping[str, Fraction]) -> dict[str, str]:
 def from_resource_list(d: Mapping[str, Any] | None, path: str = "") -> Resources:
     """Parse a ResourceList (node allocatable, queue capability, minResources). Quota-style
     duplicates (`requests.x`, `count/pods`) are ignored when the plain name is present and stand
-    in for it when it is not; `limits.x` entries are ignored."""
+    in for it when it is not; `limits.x` entries are ignored. A bad value raises ValueError
+    naming `path.name`."""
     if not d:
         return {}
-    parsed = _parse_list(d, "resources")
+    parsed = _parse_list(d, path)
     out: Resources = {}
     for name, value in parsed.items():
         if name.startswith(LIMITS_PREFIX):

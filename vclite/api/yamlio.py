@@ -30,20 +30,84 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
                          "tag:yaml.org,2002:timestamp": yaml.SafeLoader.construct_yaml_str}
 
 
-# A field's place: (line of the field, subtree) where the subtree is None for a scalar,
-# dict key -> place for a mapping, list of places for a sequence.
-_Place = tuple[int, Any]
+# A field's place: the line of a scalar field, or (line, subtree) for a collection, where the
+# subtree maps key -> place (mapping) or lists the items' places (sequence). For a mapping entry
+# the line is the key's line; for a sequence item, the item's own line.
+_Place = Any
+_STR, _MAP, _SEQ = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
 
 
-def _places(node: yaml.Node, line: int) -> _Place:
+class _Unusual(Exception):
+    """The fast builder met something only PyYAML's constructor handles (merge keys, a tag, a
+    non-string key): the document is constructed by PyYAML instead."""
+
+
+class _Recursive(Exception):
+    """An alias refers to a node that contains it: no JSON-shaped object can hold that."""
+
+    def __init__(self, node: yaml.Node):
+        super().__init__("an alias refers to a node that contains it (recursive anchors are not allowed)")
+        self.node = node
+
+
+def _build(loader: Any, node: yaml.Node, line: int, memo: dict, active: set) -> tuple[Any, _Place]:
+    """The object and the places of a node, built in one walk (core tags only; aliases shared as
+    PyYAML shares them; non-string scalars constructed by the loader, so they read the same)."""
+    if type(node) is yaml.ScalarNode:
+        return (node.value if node.tag == _STR else loader.construct_document(node)), line
+    hit = memo.get(id(node))
+    if hit is not None:
+        return hit[0], (line, hit[1])
+    if id(node) in active:
+        raise _Recursive(node)
+    active.add(id(node))
+    obj: Any
+    sub: Any
+    if type(node) is yaml.MappingNode and node.tag == _MAP:
+        obj, sub = {}, {}
+        for key, value in node.value:  # a repeated key: the last one wins, as with PyYAML
+            if type(key) is not yaml.ScalarNode or key.tag != _STR:
+                raise _Unusual
+            obj[key.value], sub[key.value] = _build(loader, value, key.start_mark.line + 1, memo, active)
+    elif type(node) is yaml.SequenceNode and node.tag == _SEQ:
+        obj, sub = [], []
+        for item in node.value:
+            o, p = _build(loader, item, item.start_mark.line + 1, memo, active)
+            obj.append(o)
+            sub.append(p)
+    else:
+        raise _Unusual
+    active.discard(id(node))
+    memo[id(node)] = (obj, sub)
+    return obj, (line, sub)
+
+
+def _places(node: yaml.Node, line: int, memo: dict, active: set) -> _Place:
+    """The places of a node PyYAML constructed (merge keys already flattened into the node)."""
+    if isinstance(node, yaml.ScalarNode):
+        return line
+    if id(node) in memo:
+        return line, memo[id(node)]
+    if id(node) in active:
+        raise _Recursive(node)
+    active.add(id(node))
+    sub: Any
     if isinstance(node, yaml.MappingNode):
-        sub: dict[str, _Place] = {}
-        for key, value in node.value:  # a repeated key: the last one wins, as in the object
-            sub[str(key.value)] = _places(value, key.start_mark.line + 1)
-        return line, sub
-    if isinstance(node, yaml.SequenceNode):
-        return line, [_places(item, item.start_mark.line + 1) for item in node.value]
-    return line, None
+        sub = {str(k.value): _places(v, k.start_mark.line + 1, memo, active) for k, v in node.value}
+    else:
+        sub = [_places(item, item.start_mark.line + 1, memo, active) for item in node.value]
+    active.discard(id(node))
+    memo[id(node)] = sub
+    return line, sub
+
+
+def _construct(loader: Any, node: yaml.Node) -> tuple[Any, _Place]:
+    line = node.start_mark.line + 1
+    try:
+        return _build(loader, node, line, {}, set())
+    except _Unusual:
+        obj = loader.construct_document(node)
+        return obj, _places(node, line, {}, set())
 
 
 _SEGMENT = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
@@ -62,7 +126,7 @@ class Document:
     file: str
     index: int  # 1-based position in the file, counting empty documents too
     line: int  # 1-based line where the document's content starts
-    places: _Place = dataclasses.field(default=(0, None), repr=False, compare=False)
+    places: _Place = dataclasses.field(default=0, repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -78,15 +142,17 @@ class Document:
     def line_of(self, path: str) -> int:
         """The line of the field at `path` (`spec.tasks[1].replicas`), or of its nearest ancestor
         that exists; the document's line for "" or a path that matches nothing."""
-        line, sub = self.places
+        place = self.places
+        line, sub = place if isinstance(place, tuple) else (place, None)
         line = line or self.line
         for seg in split_path(path):
             if isinstance(sub, dict) and seg in sub:
-                line, sub = sub[seg]
+                place = sub[seg]
             elif isinstance(sub, list) and seg.isdigit() and int(seg) < len(sub):
-                line, sub = sub[int(seg)]
+                place = sub[int(seg)]
             else:
                 break
+            line, sub = place if isinstance(place, tuple) else (place, None)
         return line
 
     def problem(self, path: str, message: str) -> Problem:
@@ -197,6 +263,12 @@ def _yaml_problem(filename: str, e: yaml.YAMLError) -> Problem:
     return Problem(filename, mark.line + 1, f"invalid YAML: {message}", column=mark.column + 1)
 
 
+def _reset(loader: Any) -> None:
+    """Forget a failed construction (PyYAML clears this state only when a document succeeds)."""
+    loader.constructed_objects, loader.recursive_objects = {}, {}
+    loader.state_generators, loader.deep_construct = [], False
+
+
 def parse_string(text: str, filename: str = "<string>") -> tuple[list[Document], list[Problem]]:
     """Every non-empty document of `text` and every problem found (nothing raised for bad input)."""
     docs: list[Document] = []
@@ -208,14 +280,20 @@ def parse_string(text: str, filename: str = "<string>") -> tuple[list[Document],
             node = loader.get_node()
             index += 1
             try:
-                obj = loader.construct_document(node)
+                obj, places = _construct(loader, node)
             except yaml.constructor.ConstructorError as e:  # bad tag or key: skip this document only
                 problems.append(dataclasses.replace(_yaml_problem(filename, e), document=index))
+                _reset(loader)
+                continue
+            except _Recursive as e:
+                problems.append(Problem(filename, e.node.start_mark.line + 1, str(e), index))
+                continue
+            except RecursionError:
+                problems.append(Problem(filename, node.start_mark.line + 1, "nested too deeply", index))
                 continue
             if obj is None:
                 continue
-            line = node.start_mark.line + 1
-            doc = Document(obj, filename, index, line, _places(node, line))
+            doc = Document(obj, filename, index, node.start_mark.line + 1, places)
             problems.extend(check(doc))
             docs.append(doc)
     except yaml.YAMLError as e:  # syntax: the rest of the file cannot be read

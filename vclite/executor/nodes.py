@@ -171,10 +171,11 @@ def _from_groups(value: str, text: str) -> list[Obj]:
         count = int(m["count"]) if m["count"] is not None else 1
         if count < 1:
             raise _bad(value, f"{group!r}: a group needs at least one node")
-        resources = _group_resources(value, m["body"])
-        out.extend(node(f"{NAME_PREFIX}-{len(out) + i}", resources) for i in range(count))
-        if len(out) > MAX_NODES:
+        if len(out) + count > MAX_NODES:
             raise _bad(value, f"more than {MAX_NODES} nodes")
+        resources = _group_resources(value, m["body"])
+        first = len(out)
+        out.extend(node(f"{NAME_PREFIX}-{first + i}", resources) for i in range(count))
     return out
 
 

@@ -87,11 +87,11 @@ def graph(flows: Sequence[Obj]) -> dict[str, list[str]]:
     return {name: targets(f) for name, f in distinct_flows(flows).items()}
 
 
-def _verdict(name: str, flow: Obj, observed: Observed, defined: Mapping[str, Obj],
+def _verdict(name: str, flow: Obj, observed: Observed, undefined_targets: set[str],
              cycle: tuple[str, ...]) -> Verdict:
     if name in observed:
         return Verdict(name, State.CREATED)
-    undefined = tuple(t for t in dict.fromkeys(targets(flow)) if t not in defined)
+    undefined = tuple(t for t in dict.fromkeys(targets(flow)) if t in undefined_targets)
     if undefined:
         return Verdict(name, State.BLOCKED, undefined=undefined)
     if name in cycle:
@@ -107,9 +107,10 @@ def _verdict(name: str, flow: Obj, observed: Observed, defined: Mapping[str, Obj
 
 def evaluate(flows: Sequence[Obj], observed: Observed) -> list[Verdict]:
     """One verdict per distinct flow name, in spec order."""
-    defined = distinct_flows(flows)
-    cycle = tuple(dag.find_cycle(graph(flows)) or ())
-    return [_verdict(name, f, observed, defined, cycle) for name, f in defined.items()]
+    g = graph(flows)
+    undefined = set(dag.undefined_vertices(g))
+    cycle = tuple(dag.find_cycle(g) or ())
+    return [_verdict(name, f, observed, undefined, cycle) for name, f in distinct_flows(flows).items()]
 
 
 def flows_to_create(flows: Sequence[Obj], observed: Observed) -> list[str]:

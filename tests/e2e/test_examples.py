@@ -1,0 +1,73 @@
+"""Every file in examples/ runs through the real `vcctl run`, with the outcome it documents."""
+import pathlib
+
+import pytest
+
+from vclite.api import meta
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLES = sorted(p.name for p in (ROOT / "examples").glob("*.yaml"))
+EXPECTED_EXIT = {"failing.yaml": 1}
+
+
+def by_kind(items, kind):
+    return {meta.name(o): o for o in items if o["kind"] == kind}
+
+
+def test_every_example_is_covered():
+    assert set(EXAMPLES) >= {"diamond.yaml", "ps-worker.yaml", "retry.yaml", "failing.yaml"}
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_example_runs_with_documented_outcome(vcctl, tmp_path, example):
+    r = vcctl("run", "--quiet", "-o", "json", "--workdir", tmp_path / "work", f"examples/{example}")
+    assert r.code == EXPECTED_EXIT.get(example, 0), r
+    items = r.json()["items"]
+    assert {o["kind"] for o in items} >= {"JobFlow", "JobTemplate", "Job", "PodGroup", "Pod"}, r
+
+
+def test_diamond_runs_in_dependency_order(vcctl, tmp_path):
+    r = vcctl("run", "--quiet", "-o", "json", "--workdir", tmp_path, "examples/diamond.yaml")
+    assert r.code == 0, r
+    items = r.json()["items"]
+    jf = by_kind(items, "JobFlow")["diamond"]
+    assert jf["status"]["state"]["phase"] == "Succeed"
+    assert sorted(jf["status"]["completedJobs"]) == [f"diamond-{x}" for x in "abcde"]
+    jobs = by_kind(items, "Job")
+    created = {n: jobs[n]["metadata"]["creationTimestamp"] for n in jobs}
+    finished = {}
+    for entry in jf["status"]["jobStatusList"]:
+        finished[entry["name"]] = entry["endTimestamp"]
+    for before, after in [("a", "b"), ("b", "c"), ("b", "d"), ("c", "e"), ("d", "e")]:
+        assert finished[f"diamond-{before}"] <= created[f"diamond-{after}"], (before, after)
+    for name, job in jobs.items():
+        assert job["metadata"]["labels"]["volcano.sh/createdByJobFlow"] == "default.diamond"
+        assert job["metadata"]["ownerReferences"][0]["kind"] == "JobFlow"
+
+
+def test_ps_worker_completes_by_policy_and_sees_hosts(vcctl, tmp_path):
+    r = vcctl("run", "--quiet", "-o", "json", "--workdir", tmp_path, "examples/ps-worker.yaml")
+    assert r.code == 0, r
+    jobs = by_kind(r.json()["items"], "Job")
+    assert jobs["ps-worker-train"]["status"]["state"]["phase"] == "Completed"
+    logs = sorted(tmp_path.rglob("worker.log"))
+    assert logs, list(tmp_path.rglob("*"))
+    text = logs[0].read_text()
+    assert "ps-worker-train-ps-0.ps-worker-train" in text, text
+
+
+def test_retry_restarts_the_failed_job_then_succeeds(vcctl, tmp_path):
+    r = vcctl("run", "--quiet", "-o", "json", "--workdir", tmp_path, "examples/retry.yaml")
+    assert r.code == 0, r
+    jobs = by_kind(r.json()["items"], "Job")
+    assert jobs["retry-fetch"]["status"]["retryCount"] == 1
+    assert jobs["retry-fetch"]["status"]["state"]["phase"] == "Completed"
+    assert jobs["retry-train-after-fetch"]["status"]["state"]["phase"] == "Completed"
+
+
+def test_failing_flow_says_why(vcctl, tmp_path):
+    r = vcctl("run", "--workdir", tmp_path, "examples/failing.yaml")
+    assert r.code == 1, r
+    assert "failing-validate-data" in r.err and "exited 3" in r.err, r
+    assert "column price is negative" in r.err, r
+    assert not list(tmp_path.rglob("failing-train-model-*")), "the dependent job must never start"

@@ -1,0 +1,323 @@
+"""JobFlow + JobTemplate controllers against the real in-process API, with a virtual clock.
+
+The test plays the vcjob controller: it writes vcjob phases with `client.update_status` (with the
+vcjob's own `lastTransitionTime`), then drains both controllers' queues. Scripts are tables of steps;
+after each step the set of existing vcjobs and the JobFlow phase are checked.
+Cases: Volcano's example DAG, D1, D5, D6, D12, D13, D15 and the fixed bugs (template created after
+the flow, `flows: []`, deleting a running flow, histories with transition times, rejected vcjobs).
+"""
+from __future__ import annotations
+
+import pytest
+
+from vclite.api import batch, flow, kinds, meta
+from vclite.apiserver import client as client_mod
+from vclite.apiserver import inprocess
+from vclite.controllers import jobtemplate
+from vclite.controllers.jobflow import controller, objects
+from vclite.lib import clock as clock_mod
+from vclite.lib import errors
+
+JP = batch.JobPhase
+NS = "default"
+SPEC = {"minAvailable": 1, "schedulerName": "volcano", "queue": "default",
+        "tasks": [{"name": "default-nginx", "replicas": 1,
+                   "template": {"metadata": {"name": "web"},
+                                "spec": {"containers": [{"name": "nginx", "image": "nginx:1.14.2",
+                                                         "command": ["sh", "-c", "sleep 10s"],
+                                                         "resources": {"requests": {"cpu": "1"}}}],
+                                         "restartPolicy": "OnFailure"}}}]}
+
+
+class Env:
+    def __init__(self):
+        self.clock = clock_mod.VirtualClock()
+        self.client = inprocess.new_client(self.clock)
+        self.flows = controller.JobFlowController(self.client, self.clock)
+        self.templates = jobtemplate.JobTemplateController(self.client, self.clock)
+        self.flows.start()
+        self.templates.start()
+
+    def drain(self) -> None:
+        busy = True
+        while busy:
+            busy = False
+            for ctrl in (self.flows, self.templates):
+                while (key := ctrl.queue.get()) is not None:
+                    ctrl.sync(key)
+                    busy = True
+
+    def template(self, name: str, spec: dict | None = None) -> None:
+        self.client.create({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobTemplate",
+                            "metadata": {"name": name, "namespace": NS, "labels": {"tmpl": name}},
+                            "spec": spec or SPEC})
+
+    def jobflow(self, name: str, flows: list[dict], policy: str | None = None) -> None:
+        spec: dict = {"flows": flows}
+        if policy:
+            spec["jobRetainPolicy"] = policy
+        self.client.create({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+                            "metadata": {"name": name, "namespace": NS}, "spec": spec})
+
+    def set_phase(self, job: str, phase: str) -> None:
+        """What the vcjob controller does: write the new phase with its transition time."""
+        obj = self.client.get(kinds.JOB, NS, job)
+        obj["status"] = {**(obj.get("status") or {}),
+                         "state": {"phase": phase, "lastTransitionTime": clock_mod.format_time(self.clock.now())}}
+        self.client.update_status(obj)
+
+    def jobs(self) -> set[str]:
+        return {meta.name(j) for j in self.client.list(kinds.JOB, NS)}
+
+    def get(self, kind: kinds.Kind, name: str) -> dict | None:
+        try:
+            return self.client.get(kind, NS, name)
+        except errors.NotFound:
+            return None
+
+    def status(self, name: str) -> dict:
+        return (self.get(kinds.JOBFLOW, name) or {}).get("status") or {}
+
+    def phase(self, name: str) -> str:
+        return (self.status(name).get("state") or {}).get("phase", "")
+
+    def events(self, reason: str) -> list[dict]:
+        return [e for e in self.client.list(kinds.EVENT, NS) if e.get("reason") == reason]
+
+
+@pytest.fixture
+def env() -> Env:
+    return Env()
+
+
+def fl(name: str, *targets: str) -> dict:
+    return {"name": name, "dependsOn": {"targets": list(targets)}} if targets else {"name": name}
+
+
+def done(job: str) -> list[tuple]:
+    return [("phase", job, JP.RUNNING), ("phase", job, JP.COMPLETED)]
+
+
+EXAMPLE = [fl("a"), fl("b", "a"), fl("c", "b"), fl("d", "b"), fl("e", "c", "d")]   # V:example/jobflow
+
+# Each script: flows, policy, steps. A step is an action and the expected (vcjobs, phase) after it.
+SCRIPTS = [
+    pytest.param(EXAMPLE, None, [
+        (("start",), {"test-a"}, "Pending"),
+        (("phase", "test-a", JP.RUNNING), {"test-a"}, "Running"),
+        (("phase", "test-a", JP.COMPLETED), {"test-a", "test-b"}, "Running"),
+        (("phase", "test-b", JP.COMPLETED), {"test-a", "test-b", "test-c", "test-d"}, "Running"),
+        (("phase", "test-c", JP.COMPLETED), {"test-a", "test-b", "test-c", "test-d"}, "Running"),
+        (("phase", "test-d", JP.COMPLETED), {"test-a", "test-b", "test-c", "test-d", "test-e"}, "Running"),
+        (("phase", "test-e", JP.COMPLETED), {"test-a", "test-b", "test-c", "test-d", "test-e"}, "Succeed"),
+    ], id="example-dag-runs-in-dependency-order"),
+    pytest.param([fl("a"), fl("b", "a")], None, [
+        (("start",), {"test-a"}, "Pending"),
+        (("phase", "test-a", JP.RUNNING), {"test-a"}, "Running"),
+        (("phase", "test-a", JP.COMPLETING), {"test-a"}, "Running"),
+        (("phase", "test-a", JP.COMPLETED), {"test-a", "test-b"}, "Running"),
+    ], id="D1-completing-is-not-enough"),
+    pytest.param([fl("a"), fl("b", "a")], None, [
+        (("start",), {"test-a"}, "Pending"),
+        (("phase", "test-a", JP.FAILED), {"test-a"}, "Failed"),
+        (("phase", "test-a", JP.RUNNING), {"test-a"}, "Failed"),
+    ], id="D5-failure-fails-flow-and-stops-it"),
+    pytest.param([fl("a"), fl("b", "a")], None, [
+        (("start",), {"test-a"}, "Pending"),
+        (("phase", "test-a", JP.TERMINATED), {"test-a"}, "Failed"),
+    ], id="D6-terminated-while-pending"),
+    pytest.param([fl("a"), fl("b", "a")], flow.RetainPolicy.DELETE, [
+        (("start",), {"test-a"}, "Pending"),
+        (("phase", "test-a", JP.COMPLETED), {"test-a", "test-b"}, "Running"),
+        (("phase", "test-b", JP.COMPLETED), set(), "Succeed"),
+    ], id="D12-delete-policy-removes-jobs-after-success"),
+    pytest.param([fl("a"), fl("b")], flow.RetainPolicy.DELETE, [
+        (("start",), {"test-a", "test-b"}, "Pending"),
+        (("phase", "test-a", JP.COMPLETED), {"test-a", "test-b"}, "Running"),
+        (("phase", "test-b", JP.FAILED), {"test-a", "test-b"}, "Failed"),
+    ], id="D13-delete-policy-keeps-jobs-of-failed-flow"),
+    pytest.param([fl("a"), fl("b", "a")], flow.RetainPolicy.RETAIN, [
+        (("start",), {"test-a"}, "Pending"),
+        (("phase", "test-a", JP.COMPLETED), {"test-a", "test-b"}, "Running"),
+        (("phase", "test-b", JP.COMPLETED), {"test-a", "test-b"}, "Succeed"),
+        (("delete-job", "test-a"), {"test-b"}, "Succeed"),   # deviation: Volcano re-creates it
+    ], id="retain-policy-keeps-jobs"),
+    pytest.param([], None, [(("start",), set(), "Succeed")], id="no-flows-succeeds-at-once"),
+    pytest.param([fl("a"), fl("b", "a")], None, [
+        (("start",), {"test-a"}, "Pending"),
+        (("phase", "test-a", JP.ABORTED), {"test-a"}, "Pending"),
+        (("phase", "test-a", JP.RUNNING), {"test-a"}, "Running"),
+        (("phase", "test-a", JP.ABORTED), {"test-a"}, "Running"),
+        (("phase", "test-a", JP.RESTARTING), {"test-a"}, "Running"),
+        (("phase", "test-a", JP.COMPLETED), {"test-a", "test-b"}, "Running"),
+    ], id="D7-suspend-resume-does-not-fail"),
+    pytest.param([fl("a"), fl("b", "a")], None, [
+        (("start",), {"test-a"}, "Pending"),
+        (("delete-job", "test-a"), {"test-a"}, "Pending"),   # level-triggered: re-created while running
+    ], id="deleted-job-of-running-flow-is-recreated"),
+]
+
+
+@pytest.mark.parametrize("flows, policy, steps", SCRIPTS)
+def test_script(env, flows, policy, steps):
+    for name in "abcde":
+        env.template(name)
+    for action, jobs, phase in steps:
+        env.clock.advance(10)
+        if action[0] == "start":
+            env.jobflow("test", flows, policy)
+        elif action[0] == "phase":
+            env.set_phase(action[1], action[2])
+        elif action[0] == "delete-job":
+            env.client.delete(kinds.JOB, NS, action[1])
+        env.drain()
+        assert (env.jobs(), env.phase("test")) == (jobs, phase), action
+
+
+def test_created_vcjob_is_volcanos(env):
+    env.template("a")
+    env.jobflow("test", [fl("a")])
+    env.drain()
+    jf = env.get(kinds.JOBFLOW, "test")
+    job = env.get(kinds.JOB, "test-a")
+    tags = {"volcano.sh/createdByJobTemplate": "default.a", "volcano.sh/createdByJobFlow": "default.test"}
+    assert job["metadata"]["labels"] == tags and job["metadata"]["annotations"] == tags
+    assert job["metadata"]["ownerReferences"] == [{
+        "apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow", "name": "test", "uid": meta.uid(jf),
+        "controller": True, "blockOwnerDeletion": True}]
+    template = env.get(kinds.JOBTEMPLATE, "a")
+    assert job["spec"] == template["spec"], "D16: spec is the template's (both got the vcjob defaults)"
+    assert [e["message"] for e in env.events("Created")] == ["create a job named test-a!"]
+    assert objects.FINALIZER in jf["metadata"]["finalizers"]
+    assert template["status"] == {"jobDependsOnList": ["test-a"]}
+
+
+def test_histories_record_vcjob_transition_times(env):
+    env.template("a")
+    env.jobflow("test", [fl("a")])
+    env.drain()
+    created = env.get(kinds.JOB, "test-a")["metadata"]["creationTimestamp"]
+    times = []
+    for phase in (JP.PENDING, JP.RUNNING, JP.COMPLETED):
+        env.clock.advance(7)
+        env.set_phase("test-a", phase)
+        times.append(clock_mod.format_time(env.clock.now()))
+        env.clock.advance(100)   # the controller syncs much later than the transition
+        env.drain()
+    entry = env.status("test")["jobStatusList"][0]
+    assert entry["startTimestamp"] == created
+    assert entry["runningHistories"] == [
+        {"startTimestamp": times[0], "endTimestamp": times[1], "state": "Pending"},
+        {"startTimestamp": times[1], "endTimestamp": times[2], "state": "Running"},
+        {"startTimestamp": times[2], "state": "Completed"}]
+    assert env.phase("test") == "Succeed"
+
+
+def test_template_created_after_the_flow_starts_the_waiting_job(env):
+    env.template("a")
+    env.jobflow("test", [fl("a"), fl("b", "a")])
+    env.drain()
+    for phase in (JP.RUNNING, JP.COMPLETED):
+        env.set_phase("test-a", phase)
+        env.drain()
+    assert env.jobs() == {"test-a"}
+    assert env.status("test")["conditions"]["test-b"] == {
+        "phase": "Pending", "reason": "JobTemplateNotFound", "message": 'JobTemplate "b" not found'}
+    assert env.status("test")["pendingJobs"] == ["test-b"]
+    env.set_phase("test-a", JP.COMPLETED)   # another trigger: the warning is not repeated
+    env.client.patch(kinds.JOB, NS, "test-a", {"metadata": {"labels": {"poke": "1"}}})
+    env.drain()
+    warnings = env.events("JobTemplateNotFound")
+    assert [(w["type"], w["message"], w["count"]) for w in warnings] == [("Warning", 'JobTemplate "b" not found', 1)]
+    env.template("b")
+    env.drain()
+    assert env.jobs() == {"test-a", "test-b"}
+    assert "reason" not in env.status("test")["conditions"]["test-b"]
+
+
+def test_two_flows_sharing_templates_d15(env):
+    env.template("a")
+    env.template("b")
+    env.jobflow("x", [fl("a"), fl("b", "a")])
+    env.jobflow("y", [fl("a")])
+    env.drain()
+    assert env.jobs() == {"x-a", "y-a"}
+    env.set_phase("x-a", JP.COMPLETED)
+    env.drain()
+    assert env.status("x")["completedJobs"] == ["x-a"] and env.status("x")["pendingJobs"] == ["x-b"]
+    assert env.status("y")["pendingJobs"] == ["y-a"] and set(env.status("y")["conditions"]) == {"y-a"}
+    assert env.get(kinds.JOBTEMPLATE, "a")["status"]["jobDependsOnList"] == ["x-a", "y-a"]
+    assert env.get(kinds.JOBTEMPLATE, "b")["status"]["jobDependsOnList"] == ["x-b"]
+    env.client.delete(kinds.JOBFLOW, NS, "y")
+    env.drain()
+    assert env.get(kinds.JOBTEMPLATE, "a")["status"]["jobDependsOnList"] == ["x-a"]
+    env.client.delete(kinds.JOBFLOW, NS, "x")
+    env.drain()
+    assert env.get(kinds.JOBTEMPLATE, "a")["status"] == {}, "cleared when no vcjob is left (Volcano keeps it)"
+
+
+def test_deleting_a_running_flow_terminates_it_and_removes_its_jobs(env):
+    env.template("a")
+    env.template("b")
+    env.jobflow("test", [fl("a"), fl("b")])
+    env.drain()
+    env.set_phase("test-a", JP.RUNNING)
+    env.drain()
+    seen: list[tuple[str, str, str]] = []
+
+    def record(ev: client_mod.WatchEvent) -> None:
+        seen.append((ev.type, ev.object["kind"], meta.name(ev.object) if ev.object["kind"] == "Job"
+                     else (ev.object.get("status") or {}).get("state", {}).get("phase", "")))
+    env.client.watch(None, lambda ev: record(ev) if ev.object["kind"] in ("Job", "JobFlow") else None)
+    env.client.delete(kinds.JOBFLOW, NS, "test")
+    assert env.phase("test") == "Running" and env.get(kinds.JOBFLOW, "test")["metadata"]["deletionTimestamp"]
+    env.drain()
+    assert env.get(kinds.JOBFLOW, "test") is None and env.jobs() == set()
+    flow_events = [(t, p) for t, k, p in seen if k == "JobFlow"]
+    assert flow_events[1] == ("MODIFIED", "Terminating")
+    assert flow_events[-1] == ("DELETED", "Terminating")
+    job_deletions = [i for i, (t, k, _) in enumerate(seen) if k == "Job" and t == "DELETED"]
+    assert len(job_deletions) == 2 and max(job_deletions) < len(seen) - 1, "jobs go before the JobFlow"
+
+
+def test_rejected_vcjob_fails_the_flow_with_the_admission_message(env):
+    env.template("a")
+    env.template("b")
+    env.jobflow("test", [fl("a"), fl("b", "a")])
+    env.drain()
+    queue = env.client.get(kinds.QUEUE, "", "default")
+    queue["status"] = {**(queue.get("status") or {}), "state": "Closed"}
+    env.client.update_status(queue)
+    env.set_phase("test-a", JP.COMPLETED)
+    env.drain()
+    cond = env.status("test")["conditions"]["test-b"]
+    assert (cond["phase"], cond["reason"]) == ("Failed", "FailedCreate")
+    assert "can only submit job to queue with state `Open`" in cond["message"]
+    assert env.phase("test") == "Failed" and env.status("test")["failedJobs"] == ["test-b"]
+    assert [w["message"] for w in env.events("FailedCreate")] == [cond["message"]]
+
+
+def test_a_foreign_job_with_the_flow_job_name_blocks_visibly(env):
+    env.template("a")
+    env.client.create({"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+                       "metadata": {"name": "test-a", "namespace": NS}, "spec": SPEC})
+    env.jobflow("test", [fl("a")])
+    env.drain()
+    assert env.status("test")["conditions"]["test-a"]["reason"] == "JobAlreadyExists"
+    assert env.phase("test") == "Pending" and len(env.events("JobAlreadyExists")) == 1
+
+
+def test_a_restarted_controller_changes_nothing(env):
+    env.template("a")
+    env.template("b")
+    env.jobflow("test", [fl("a"), fl("b", "a")])
+    env.drain()
+    env.set_phase("test-a", JP.RUNNING)
+    env.drain()
+    before = (env.get(kinds.JOBFLOW, "test"), env.jobs())
+    env.flows.stop()
+    env.flows = controller.JobFlowController(env.client, env.clock)
+    env.flows.start()
+    env.clock.advance(60)
+    env.drain()
+    assert (env.get(kinds.JOBFLOW, "test"), env.jobs()) == before

@@ -1,0 +1,405 @@
+"""vcjob lifecycle scenarios: the job controller against the real in-process API, with the test
+acting as scheduler (PodGroup status -> Inqueue) and kubelet (pod status), on a virtual clock."""
+from __future__ import annotations
+
+import pytest
+
+from vclite.api import kinds
+from vclite.apiserver import inprocess
+from vclite.controllers.job import commands
+from vclite.controllers.job import controller as job_controller
+from vclite.lib import clock as clock_mod
+from vclite.lib import errors
+
+
+class Cluster:
+    def __init__(self):
+        self.clock = clock_mod.VirtualClock()
+        self.client = inprocess.new_client(self.clock)
+        self.ctrl = job_controller.JobController(self.client, self.clock)
+        self.ctrl.start()
+
+    # the controller
+    def step(self) -> int:
+        n = 0
+        while (k := self.ctrl.queue.get()) is not None:
+            self.ctrl.sync(k)
+            n += 1
+            assert n < 5000, "controller does not converge"
+        return n
+
+    # the scheduler
+    def enqueue(self) -> None:
+        for pg in self.client.list(kinds.PODGROUP):
+            if (pg.get("status") or {}).get("phase", "") in ("", "Pending"):
+                self.client.patch(kinds.PODGROUP, pg["metadata"]["namespace"], pg["metadata"]["name"],
+                                  {"status": {"phase": "Inqueue"}}, status=True)
+        self.step()
+
+    # the kubelet
+    def set_pod(self, name, phase, exit_code=None, ready=True, restarts=0):
+        cs = {"name": "c", "ready": ready and phase == "Running", "restartCount": restarts, "state": {}}
+        if exit_code is not None:
+            cs["state"] = {"terminated": {"exitCode": exit_code}}
+        self.client.patch(kinds.POD, "default", name, {"status": {"phase": phase, "containerStatuses": [cs]}},
+                          status=True)
+
+    def run_all(self, job="j"):
+        for p in self.pods(job):
+            if p["status"].get("phase") == "Pending":
+                self.set_pod(p["metadata"]["name"], "Running")
+        self.step()
+
+    # reading
+    def create(self, job):
+        self.client.create(job)
+        self.step()
+
+    def job(self, name="j"):
+        return self.client.get(kinds.JOB, "default", name)
+
+    def phase(self, name="j"):
+        return self.job(name)["status"]["state"]["phase"]
+
+    def pods(self, job="j"):
+        return sorted((p for p in self.client.list(kinds.POD, "default")
+                       if p["metadata"].get("annotations", {}).get("volcano.sh/job-name") == job),
+                      key=lambda p: p["metadata"]["name"])
+
+    def pod_names(self, job="j"):
+        return [p["metadata"]["name"] for p in self.pods(job)]
+
+    def podgroups(self):
+        return self.client.list(kinds.PODGROUP, "default")
+
+    def events(self, reason):
+        return [e for e in self.client.list(kinds.EVENT, "default") if e["reason"] == reason]
+
+
+def vcjob(name="j", tasks=None, **spec):
+    tasks = tasks or [task("t", 2)]
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": name},
+            "spec": {"tasks": tasks, **spec}}
+
+
+def task(name, replicas, **extra):
+    return {"name": name, "replicas": replicas,
+            "template": {"spec": {"restartPolicy": "Never",
+                                  "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}},
+            **extra}
+
+
+@pytest.fixture
+def c():
+    return Cluster()
+
+
+def test_job_completes(c):
+    c.create(vcjob())
+    assert c.phase() == "Pending"
+    assert c.pod_names() == []  # no pods while the PodGroup is Pending
+    (pg,) = c.podgroups()
+    assert pg["metadata"]["name"] == f"j-{c.job()['metadata']['uid']}"
+    assert pg["spec"]["minMember"] == 2 and pg["spec"]["queue"] == "default"
+    c.enqueue()
+    assert c.pod_names() == ["j-t-0", "j-t-1"]
+    st = c.job()["status"]
+    assert (st["state"]["phase"], st["pending"], st["minAvailable"]) == ("Pending", 2, 2)
+    c.run_all()
+    assert c.phase() == "Running" and c.job()["status"]["running"] == 2
+    for name in c.pod_names():
+        c.set_pod(name, "Succeeded", exit_code=0)
+    c.step()
+    st = c.job()["status"]
+    assert st["state"]["phase"] == "Completed"
+    assert [cond["status"] for cond in st["conditions"]] == ["Pending", "Running", "Completed"]
+    assert c.podgroups() == []                                   # KillJob on the finished job
+    assert [p["status"]["phase"] for p in c.pods()] == ["Succeeded", "Succeeded"]  # retained (Soft)
+    assert st["version"] == 1 and "runningDuration" in st
+    assert (st["succeeded"], st["taskStatusCount"]) == (2, {"t": {"phase": {"Succeeded": 2}}})  # issue #4616
+    assert c.events("Completed")
+
+
+def test_pod_failure_restarts_then_completes(c):
+    c.create(vcjob(policies=[{"event": "PodFailed", "action": "RestartJob"}]))
+    c.enqueue()
+    c.run_all()
+    old_uids = {p["metadata"]["uid"] for p in c.pods()}
+    c.set_pod("j-t-0", "Failed", exit_code=1)
+    c.step()
+    st = c.job()["status"]
+    assert (st["state"]["phase"], st["retryCount"], st["version"]) == ("Restarting", 1, 1)
+    assert c.pod_names() == []                    # every pod killed, the PodGroup too, then recreated
+    assert [pg.get("status", {}).get("phase", "") for pg in c.podgroups()] == [""]
+    c.enqueue()
+    assert c.phase() == "Pending"
+    pods = c.pods()
+    assert {p["metadata"]["uid"] for p in pods}.isdisjoint(old_uids)
+    assert {p["metadata"]["annotations"]["volcano.sh/job-version"] for p in pods} == {"1"}
+    assert {p["metadata"]["annotations"]["volcano.sh/job-retry-count"] for p in pods} == {"1"}
+    c.run_all()
+    for name in c.pod_names():
+        c.set_pod(name, "Succeeded", exit_code=0)
+    c.step()
+    st = c.job()["status"]
+    assert (st["state"]["phase"], st["retryCount"]) == ("Completed", 1)
+
+
+def test_max_retry_exhausted_fails(c):
+    c.create(vcjob(maxRetry=2, policies=[{"event": "PodFailed", "action": "RestartJob"}]))
+    for attempt in (1, 2):
+        c.enqueue()
+        c.run_all()
+        assert c.phase() == "Running"
+        c.set_pod("j-t-1", "Failed", exit_code=2)
+        c.step()
+    st = c.job()["status"]
+    assert (st["state"]["phase"], st["retryCount"]) == ("Failed", 2)
+    # last retry keeps Failed pods (Soft): the failed pod is still there, the running one was killed
+    assert [(p["metadata"]["name"], p["status"]["phase"]) for p in c.pods()] == [("j-t-1", "Failed")]
+    c.enqueue()
+    assert c.phase() == "Failed" and c.pod_names() == ["j-t-1"]  # terminal: nothing restarts
+
+
+def test_task_completed_completes_job_while_ps_runs(c):
+    c.create(vcjob(tasks=[task("ps", 1), task("worker", 2)],
+                   policies=[{"event": "TaskCompleted", "action": "CompleteJob"}]))
+    c.enqueue()
+    c.run_all()
+    assert c.phase() == "Running"
+    c.set_pod("j-worker-0", "Succeeded", exit_code=0)
+    c.step()
+    assert c.phase() == "Running"                  # one worker is not the whole task
+    c.set_pod("j-worker-1", "Succeeded", exit_code=0)
+    c.step()
+    assert c.phase() == "Completed"
+    assert c.pod_names() == ["j-worker-0", "j-worker-1"]   # the running ps was killed
+    assert c.job()["status"]["conditions"][-2]["status"] == "Completing"
+
+
+def test_abort_and_resume_by_command_annotation(c):
+    c.create(vcjob())
+    c.enqueue()
+    c.run_all()
+    c.client.patch(kinds.JOB, "default", "j", commands.set_patch("AbortJob"))
+    c.step()
+    job = c.job()
+    assert job["status"]["state"]["phase"] == "Aborted"
+    assert commands.ANNOTATION not in job["metadata"].get("annotations", {})
+    assert c.pod_names() == [] and c.podgroups() == []
+    assert c.events("CommandIssued")
+    c.client.patch(kinds.JOB, "default", "j", commands.set_patch("ResumeJob"))
+    c.step()
+    st = c.job()["status"]
+    assert (st["state"]["phase"], st["retryCount"]) == ("Pending", 1)  # Restarting -> Pending: nothing left
+    assert c.pod_names() == []
+    c.enqueue()
+    c.run_all()
+    assert c.phase() == "Running" and c.pod_names() == ["j-t-0", "j-t-1"]
+
+
+@pytest.mark.parametrize("value,phase", [
+    pytest.param("Bogus", "Running", id="unknown-command-ignored"),
+    pytest.param("TerminateJob", "Terminated", id="terminate"),
+    pytest.param("RestartJob", "Restarting", id="restart"),
+])
+def test_other_commands(c, value, phase):
+    c.create(vcjob())
+    c.enqueue()
+    c.run_all()
+    c.client.patch(kinds.JOB, "default", "j", {"metadata": {"annotations": {commands.ANNOTATION: value}}})
+    c.step()
+    assert c.phase() == phase
+    assert commands.ANNOTATION not in c.job()["metadata"].get("annotations", {})
+
+
+def test_ttl_seconds_after_finished_deletes_job(c):
+    c.create(vcjob(ttlSecondsAfterFinished=60))
+    c.enqueue()
+    c.run_all()
+    for name in c.pod_names():
+        c.set_pod(name, "Succeeded", exit_code=0)
+    c.step()
+    assert c.phase() == "Completed"
+    c.clock.advance(59)
+    c.step()
+    assert c.phase() == "Completed"
+    c.clock.advance(1)
+    c.step()
+    with pytest.raises(errors.NotFound):
+        c.job()
+    assert c.pod_names() == []   # garbage-collected with their owner
+
+
+def test_min_success(c):
+    c.create(vcjob(tasks=[task("t", 3)], minSuccess=2))
+    c.enqueue()
+    c.run_all()
+    c.set_pod("j-t-0", "Succeeded", exit_code=0)
+    c.step()
+    assert c.phase() == "Running"
+    c.set_pod("j-t-1", "Succeeded", exit_code=0)
+    c.step()
+    assert c.phase() == "Completed"
+    assert c.pod_names() == ["j-t-0", "j-t-1"]    # the still-running pod was killed
+
+
+def test_depends_on_orders_pod_creation(c):
+    c.create(vcjob(tasks=[task("master", 1), task("worker", 2, dependsOn={"name": ["master"]})]))
+    c.enqueue()
+    assert c.pod_names() == ["j-master-0"]
+    c.set_pod("j-master-0", "Running", ready=False)
+    c.step()
+    assert c.pod_names() == ["j-master-0"]        # running but not ready
+    c.set_pod("j-master-0", "Running", ready=True)
+    c.step()
+    assert c.pod_names() == ["j-master-0", "j-worker-0", "j-worker-1"]
+
+
+def test_svc_and_env_plugins(c):
+    c.create(vcjob(tasks=[task("ps", 1), task("my-worker", 2)], plugins={"svc": [], "env": [], "ssh": []}))
+    cm = c.client.get(kinds.CONFIGMAP, "default", "j-svc")
+    assert cm["data"] == {"ps.host": "j-ps-0.j", "VC_PS_HOSTS": "j-ps-0.j", "VC_PS_NUM": "1",
+                          "my_worker.host": "j-my-worker-0.j\nj-my-worker-1.j",
+                          "VC_MY_WORKER_HOSTS": "j-my-worker-0.j,j-my-worker-1.j", "VC_MY_WORKER_NUM": "2"}
+    svc = c.client.get(kinds.SERVICE, "default", "j")
+    assert svc["spec"]["clusterIP"] == "None"
+    assert svc["spec"]["selector"] == {"volcano.sh/job-name": "j", "volcano.sh/job-namespace": "default"}
+    assert c.job()["status"]["controlledResources"] == {"plugin-svc": "svc", "plugin-env": "env"}
+    c.enqueue()
+    pod = c.client.get(kinds.POD, "default", "j-my-worker-1")
+    assert (pod["spec"]["hostname"], pod["spec"]["subdomain"]) == ("j-my-worker-1", "j")
+    env = {e["name"]: e.get("value") or e["valueFrom"]["configMapKeyRef"] for e in pod["spec"]["containers"][0]["env"]}
+    assert env["VC_TASK_INDEX"] == env["VK_TASK_INDEX"] == "1"
+    assert env["VC_MY_WORKER_HOSTS"] == {"name": "j-svc", "key": "VC_MY_WORKER_HOSTS"}
+    assert env["VC_PS_NUM"] == {"name": "j-svc", "key": "VC_PS_NUM"}
+    assert {"mountPath": "/etc/volcano", "name": "j-svc"} in pod["spec"]["containers"][0]["volumeMounts"]
+
+
+def test_pending_timeout_policy_restarts_pod_unless_it_runs(c):
+    c.create(vcjob(policies=[{"event": "PodPending", "action": "RestartPod", "timeout": "60s"}]))
+    c.enqueue()
+    uids = {p["metadata"]["name"]: p["metadata"]["uid"] for p in c.pods()}
+    assert {d.pod_name for d in c.ctrl.delayed_actions("default/j")} == {"j-t-0", "j-t-1"}
+    c.set_pod("j-t-1", "Running")             # j-t-1 runs in time: its timer is cancelled
+    c.step()
+    assert {d.pod_name for d in c.ctrl.delayed_actions("default/j")} == {"j-t-0"}
+    c.clock.advance(59)
+    c.step()
+    assert c.pods()[0]["metadata"]["uid"] == uids["j-t-0"]
+    c.clock.advance(1)
+    c.step()
+    st = c.job()["status"]
+    # Restarting, then Pending again at once: RestartPod is a KillTarget (no version bump, the
+    # PodGroup stays Inqueue) so the pod is recreated in the same round
+    assert (st["state"]["phase"], st["retryCount"], st.get("version", 0)) == ("Pending", 1, 0)
+    assert [cond["status"] for cond in st["conditions"]][-2:] == ["Restarting", "Pending"]
+    now = {p["metadata"]["name"]: p["metadata"]["uid"] for p in c.pods()}
+    assert now["j-t-1"] == uids["j-t-1"] and now["j-t-0"] != uids["j-t-0"]
+
+
+def test_exit_code_restarts_only_the_task(c):
+    c.create(vcjob(tasks=[task("a", 1), task("b", 1, policies=[{"exitCode": 3, "action": "RestartTask"}])]))
+    c.enqueue()
+    c.run_all()
+    a_uid = c.client.get(kinds.POD, "default", "j-a-0")["metadata"]["uid"]
+    c.set_pod("j-b-0", "Failed", exit_code=3)
+    c.step()
+    assert c.client.get(kinds.POD, "default", "j-a-0")["metadata"]["uid"] == a_uid
+    assert c.job()["status"]["retryCount"] == 1
+    c.run_all()
+    assert c.phase() == "Running"
+
+
+@pytest.mark.parametrize("policies_", [
+    pytest.param([{"event": "PodFailed", "exitCode": 1, "action": "RestartJob"}], id="event-and-exitCode"),
+    pytest.param([{"exitCode": 0, "action": "RestartJob"}], id="exitCode-0"),
+    pytest.param([{"event": "*", "action": "AbortJob"}, {"event": "PodFailed", "action": "RestartJob"}],
+                 id="any-not-alone"),
+    pytest.param([{"event": "OutOfSync", "action": "RestartJob"}], id="internal-event"),
+])
+def test_pol_11_invalid_policies_rejected(c, policies_):
+    with pytest.raises(errors.Invalid):
+        c.client.create(vcjob(policies=policies_))
+
+
+def test_abort_keeps_finished_pods(c):
+    """JOB-05: AbortJob kills live pods but keeps Succeeded/Failed ones (Soft)."""
+    c.create(vcjob(tasks=[task("t", 3)], minAvailable=1))
+    c.enqueue()
+    c.run_all()
+    c.set_pod("j-t-0", "Succeeded", exit_code=0)
+    c.set_pod("j-t-1", "Failed", exit_code=1)
+    c.step()
+    c.client.patch(kinds.JOB, "default", "j", commands.set_patch("AbortJob"))
+    c.step()
+    st = c.job()["status"]
+    assert st["state"]["phase"] == "Aborted"
+    assert [(p["metadata"]["name"], p["status"]["phase"]) for p in c.pods()] == [
+        ("j-t-0", "Succeeded"), ("j-t-1", "Failed")]
+    assert (st["succeeded"], st["failed"], st.get("running", 0)) == (1, 1, 0)
+
+
+def test_finished_job_ignores_restart(c):
+    """JOB-24: Completed is terminal, even for RestartJob."""
+    c.create(vcjob())
+    c.enqueue()
+    c.run_all()
+    for name in c.pod_names():
+        c.set_pod(name, "Succeeded", exit_code=0)
+    c.step()
+    version = c.job()["status"]["version"]
+    c.client.patch(kinds.JOB, "default", "j", commands.set_patch("RestartJob"))
+    c.step()
+    st = c.job()["status"]
+    assert (st["state"]["phase"], st.get("retryCount", 0)) == ("Completed", 0)
+    assert st["version"] == version + 1                 # KillJob(Soft) ran, nothing to kill
+    assert c.pod_names() == ["j-t-0", "j-t-1"]
+
+
+def test_restart_task_keeps_version_and_other_tasks(c):
+    """JOB-04: RestartTask kills only the task's pods; status.version is unchanged."""
+    c.create(vcjob(tasks=[task("a", 1), task("b", 2)],
+                   policies=[{"event": "PodEvicted", "action": "RestartTask"}]))
+    c.enqueue()
+    c.run_all()
+    uids = {p["metadata"]["name"]: p["metadata"]["uid"] for p in c.pods()}
+    c.client.delete(kinds.POD, "default", "j-b-1")      # an eviction
+    c.step()
+    st = c.job()["status"]
+    assert (st.get("version", 0), st["retryCount"], st["state"]["phase"]) == (0, 1, "Pending")
+    now = {p["metadata"]["name"]: p["metadata"]["uid"] for p in c.pods()}
+    assert now["j-a-0"] == uids["j-a-0"]
+    assert now["j-b-0"] != uids["j-b-0"] and set(now) == set(uids)
+
+
+def test_scale_up_and_down(c):
+    c.create(vcjob())
+    c.enqueue()
+    c.run_all()
+    job = c.job()
+    job["spec"]["tasks"][0]["replicas"] = 3
+    c.client.update(job)
+    c.step()
+    assert c.pod_names() == ["j-t-0", "j-t-1", "j-t-2"]
+    assert c.podgroups()[0]["spec"]["minResources"]["pods"] == "2"
+    job = c.job()
+    job["spec"]["tasks"][0]["replicas"] = 2
+    c.client.update(job)
+    c.step()
+    assert c.pod_names() == ["j-t-0", "j-t-1"] and c.phase() == "Running"
+
+
+def test_pods_carry_volcano_metadata(c):
+    c.create(vcjob(queue="default", tasks=[task("t", 1)], volumes=[{"mountPath": "/data", "volumeClaimName": "vc"}]))
+    c.enqueue()
+    (pod,) = c.pods()
+    job = c.job()
+    assert job["status"]["controlledResources"] == {"volume-pvc-vc": "vc"}
+    assert pod["spec"]["volumes"] == [{"name": "j-volume-0", "persistentVolumeClaim": {"claimName": "vc"}}]
+    ann = pod["metadata"]["annotations"]
+    assert ann["scheduling.k8s.io/group-name"] == f"j-{job['metadata']['uid']}"
+    assert (ann["volcano.sh/task-spec"], ann["volcano.sh/job-version"], ann["volcano.sh/queue-name"]) == (
+        "t", "0", "default")
+    assert pod["spec"]["schedulerName"] == "volcano"
+    assert pod["metadata"]["ownerReferences"][0]["uid"] == job["metadata"]["uid"]

@@ -1,0 +1,177 @@
+"""Queue admission: Volcano's queue webhook (pkg/webhooks/admission/queues) defaults, checks and delete
+guard; the expected messages are those of Volcano's validate_queue_test.go where it has a case."""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from vclite.admission import admit
+from vclite.api import kinds
+from vclite.lib import errors
+
+from . import views
+
+Op = admit.Operation
+Obj = dict[str, Any]
+
+
+def q(name: str = "q", status: Obj | None = None, annotations: dict[str, str] | None = None, **spec: Any) -> Obj:
+    obj: Obj = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": name},
+                "spec": spec}
+    if annotations:
+        obj["metadata"]["annotations"] = annotations
+    if status is not None:
+        obj["status"] = status
+    return obj
+
+
+VIEW = views.default_view(views.queue("parent"), views.queue("c1", parent="parent"),
+                          views.queue("c2", parent="parent"), views.queue("busy"), views.queue("idle"),
+                          views.podgroup("pg1", "busy"), views.podgroup("pg2", "busy", namespace="team"))
+
+
+def create(obj: Obj) -> Obj | None:
+    return admit.admit(Op.CREATE, kinds.QUEUE, obj, None, VIEW)
+
+
+def refusal(op: Op, new: Obj, old: Obj | None = None) -> list[str]:
+    try:
+        admit.admit(op, kinds.QUEUE, new, old, VIEW)
+    except errors.Invalid as e:
+        return [str(fe) for fe in e.errors]
+    return []
+
+
+DEFAULT_CASES = [
+    pytest.param(q(), {"weight": 1, "reclaimable": True}, None, id="weight-and-reclaimable"),
+    pytest.param(q() | {"spec": None}, {"weight": 1, "reclaimable": True}, None, id="no-spec"),
+    pytest.param(q(weight=0), {"weight": 1, "reclaimable": True}, None, id="weight-0-becomes-1"),
+    pytest.param(q(weight=4, reclaimable=False), {"weight": 4, "reclaimable": False}, None, id="explicit-kept"),
+    pytest.param(q(annotations={"volcano.sh/hierarchy": "sci/dev", "volcano.sh/hierarchy-weights": "2/3"}),
+                 {"weight": 1, "reclaimable": True},
+                 {"volcano.sh/hierarchy": "root/sci/dev", "volcano.sh/hierarchy-weights": "1/2/3"},
+                 id="legacy-hierarchy-rooted"),
+    pytest.param(q(annotations={"volcano.sh/hierarchy": "root/sci", "volcano.sh/hierarchy-weights": "1/2"}),
+                 {"weight": 1, "reclaimable": True},
+                 {"volcano.sh/hierarchy": "root/sci", "volcano.sh/hierarchy-weights": "1/2"},
+                 id="legacy-hierarchy-already-rooted"),
+]
+
+
+@pytest.mark.parametrize("obj, spec, annotations", DEFAULT_CASES)
+def test_create_defaults(obj: Obj, spec: Obj, annotations: dict[str, str] | None) -> None:
+    out = create(obj)
+    assert out["spec"] == spec
+    assert out["metadata"].get("annotations") == annotations
+
+
+def test_update_adds_no_defaults() -> None:
+    old = create(q())
+    new = copy.deepcopy(old)
+    del new["spec"]["reclaimable"]
+    assert "reclaimable" not in admit.admit(Op.UPDATE, kinds.QUEUE, new, old, VIEW)["spec"]
+
+
+REJECT_CASES = [
+    pytest.param(Op.CREATE, q(weight=-1), None,
+                 ["spec.weight: Invalid value: -1: queue weight must be a positive integer"], id="weight-negative"),
+    pytest.param(Op.UPDATE, q(weight=0), q(weight=1),
+                 ["spec.weight: Invalid value: 0: queue weight must be a positive integer"], id="update-weight-0"),
+    pytest.param(Op.CREATE, q(weight=70000), None,
+                 ["spec.weight: Invalid value: 70000: should be less than or equal to 65535"], id="weight-too-big"),
+    pytest.param(Op.CREATE, q(weight="2"), None, ['spec.weight: Invalid value: "2": must be of type integer'],
+                 id="weight-not-integer"),
+    pytest.param(Op.CREATE, q(priority=-1), None,
+                 ["spec.priority: Invalid value: -1: should be greater than or equal to 0"], id="priority-negative"),
+    pytest.param(Op.CREATE, q(status={"state": "Paused"}), None,
+                 ['status.state: Invalid value: "Paused": queue state must be in [Open Closed]'], id="state-unknown"),
+    pytest.param(Op.CREATE, q(state="Closing"), None,
+                 ['spec.state: Invalid value: "Closing": queue state must be in [Open Closed]'], id="spec-state-unknown"),
+    pytest.param(Op.CREATE, q(capability={"cpu": "-10"}), None,
+                 ['spec.capability.cpu: Invalid value: "-10": must be greater than or equal to 0'],
+                 id="capability-negative"),
+    pytest.param(Op.CREATE, q(deserved={"cpu": "-5"}), None,
+                 ['spec.deserved.cpu: Invalid value: "-5": must be greater than or equal to 0'], id="deserved-negative"),
+    pytest.param(Op.CREATE, q(guarantee={"resource": {"cpu": "-2"}}), None,
+                 # (Volcano also reports `deserved[cpu] must be >= guarantee[cpu]=-2`; a bad value is reported once)
+                 ['spec.guarantee.resource.cpu: Invalid value: "-2": must be greater than or equal to 0'],
+                 id="guarantee-negative"),
+    pytest.param(Op.CREATE, q(guarantee={"resource": {"cpu": "1"}}), None,
+                 ['spec.deserved.cpu: Invalid value: "<nil>": deserved[cpu] must be >= guarantee[cpu]=1'],
+                 id="guarantee-without-deserved"),
+    pytest.param(Op.CREATE, q(deserved={"cpu": "2"}, capability={"cpu": "1"}), None,
+                 ['spec.deserved.cpu: Invalid value: "2": deserved[cpu]=2 must be <= capability[cpu]=1'],
+                 id="deserved-above-capability"),
+    pytest.param(Op.CREATE, q(deserved={"memory": "1Gi"}, guarantee={"resource": {"memory": "3Gi"}}), None,
+                 ['spec.deserved.memory: Invalid value: "1Gi": deserved[memory]=1Gi must be >= guarantee[memory]=3Gi'],
+                 id="deserved-below-guarantee"),
+    pytest.param(Op.CREATE, q(capability={"cpu": "ten"}), None,
+                 ["spec.capability.cpu: invalid quantity \"ten\": quantities must match the regular expression "
+                  "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"], id="capability-unparseable"),
+    pytest.param(Op.CREATE, q("self", parent="self"), None, ["spec.parent: queue self cannot use itself as parent"],
+                 id="parent-self"),
+    pytest.param(Op.CREATE, q(parent="ghost"), None,
+                 ['spec.parent: failed to get parent queue of queue q: queues.scheduling.volcano.sh "ghost" not found'],
+                 id="parent-missing"),
+    pytest.param(Op.UPDATE, q(parent="ghost", weight=1), q(weight=1),
+                 ['spec.parent: failed to get parent queue of queue q: queues.scheduling.volcano.sh "ghost" not found'],
+                 id="update-parent-missing"),
+    pytest.param(Op.CREATE, q() | {"metadata": {"name": "q", "namespace": "default"}}, None,
+                 ["metadata.namespace: Forbidden: not allowed on this type"], id="namespace-on-cluster-scoped"),
+    pytest.param(Op.CREATE, q("Team_A"), None,
+                 ['metadata.name: Invalid value: "Team_A": a lowercase RFC 1123 subdomain must consist of lower case '
+                  "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+                  "'example.com', regex used for validation is "
+                  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"], id="name-invalid"),
+]
+
+
+@pytest.mark.parametrize("op, new, old, expected", REJECT_CASES)
+def test_rejects(op: Op, new: Obj, old: Obj | None, expected: list[str]) -> None:
+    assert refusal(op, new, old) == expected
+
+
+ACCEPT_CASES = [
+    pytest.param(Op.CREATE, q(status={"state": "Closed"}), None, id="state-closed"),
+    pytest.param(Op.CREATE, q(status={"state": "Open"}), None, id="state-open"),
+    pytest.param(Op.UPDATE, q(weight=2, status={"state": "Closing"}), q(weight=1, status={"state": "Closing"}),
+                 id="update-keeps-controller-state"),
+    pytest.param(Op.CREATE, q(guarantee={"resource": {"cpu": "1"}}, deserved={"cpu": "1000m", "memory": "2Gi"},
+                              capability={"cpu": "2", "memory": "2Gi", "nvidia.com/gpu": 4}), None,
+                 id="guarantee-le-deserved-le-capability"),
+    pytest.param(Op.CREATE, q(deserved={"cpu": "4"}, capability={"memory": "1Gi"}), None,
+                 id="deserved-beyond-unset-capability"),
+    pytest.param(Op.CREATE, q(parent="parent"), None, id="parent-exists"),
+    pytest.param(Op.CREATE, q(parent="root"), None, id="parent-root"),
+    pytest.param(Op.UPDATE, q(weight=3, parent="gone"), q(weight=1, parent="gone"), id="update-unchanged-parent"),
+    pytest.param(Op.UPDATE_STATUS, q(weight=-1, status={"state": "Unknown"}), q(weight=1), id="status-write"),
+]
+
+
+@pytest.mark.parametrize("op, new, old", ACCEPT_CASES)
+def test_accepts(op: Op, new: Obj, old: Obj | None) -> None:
+    assert refusal(op, new, old) == []
+
+
+DELETE_CASES = [
+    pytest.param("default", "`default` queue can not be deleted", id="default"),
+    pytest.param("root", "`root` queue can not be deleted", id="root"),
+    pytest.param("parent", "queue parent can not be deleted because it has 2 child queues: c1, c2", id="has-children"),
+    pytest.param("busy", "queue busy can not be deleted because it has 2 podgroups: default/pg1, team/pg2",
+                 id="has-podgroups"),
+    pytest.param("idle", None, id="empty-queue"),
+    pytest.param("c1", None, id="leaf-child"),
+]
+
+
+@pytest.mark.parametrize("name, message", DELETE_CASES)
+def test_delete(name: str, message: str | None) -> None:
+    stored = VIEW.get(kinds.QUEUE, "", name)
+    if message is None:
+        assert admit.admit(Op.DELETE, kinds.QUEUE, None, stored, VIEW) is None
+    else:
+        with pytest.raises(errors.Forbidden) as info:
+            admit.admit(Op.DELETE, kinds.QUEUE, None, stored, VIEW)
+        assert info.value.message == message

@@ -1,0 +1,310 @@
+"""Manifest loading (objects, document numbers, field lines, every structural problem at once) and
+YAML / JSON output."""
+from __future__ import annotations
+
+import enum
+import json
+import textwrap
+
+import pytest
+import yaml
+
+from vclite.api import yamlio
+from vclite.lib import errors
+
+
+def y(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+FLOW = y("""
+    # a comment before the document
+    apiVersion: flow.volcano.sh/v1alpha1
+    kind: JobFlow
+    metadata:
+      name: demo
+      labels:
+        volcano.sh/queue-name: default
+      creationTimestamp: 2024-01-01T00:00:00Z
+    spec:
+      jobRetainPolicy: retain
+      flows:
+      - name: a
+      - name: b
+        dependsOn:
+          targets:
+          - a
+""")
+
+
+def test_load_string_one_document():
+    [doc] = yamlio.load_string(FLOW, "flow.yaml")
+    assert (doc.file, doc.index, doc.line, doc.kind, doc.name) == ("flow.yaml", 1, 2, "JobFlow", "demo")
+    assert doc.obj["spec"]["flows"][1] == {"name": "b", "dependsOn": {"targets": ["a"]}}
+    assert list(doc.obj) == ["apiVersion", "kind", "metadata", "spec"]
+
+
+def test_timestamps_stay_strings():
+    [doc] = yamlio.load_string(FLOW + "status:\n  day: 2024-01-01\n")
+    assert doc.obj["metadata"]["creationTimestamp"] == "2024-01-01T00:00:00Z"
+    assert doc.obj["status"]["day"] == "2024-01-01"
+
+
+@pytest.mark.parametrize("path, line", [
+    pytest.param("", 2, id="document"),
+    pytest.param("kind", 3, id="top-level"),
+    pytest.param("metadata.name", 5, id="nested"),
+    pytest.param("metadata.labels[volcano.sh/queue-name]", 7, id="bracket-key-with-dots"),
+    pytest.param("spec.flows", 11, id="sequence-field"),
+    pytest.param("spec.flows[0]", 12, id="first-item"),
+    pytest.param("spec.flows[1].name", 13, id="item-field"),
+    pytest.param("spec.flows[1].dependsOn.targets[0]", 16, id="deep"),
+    pytest.param("spec.flows[1].dependsOn.probe", 14, id="missing-leaf-gives-parent"),
+    pytest.param("spec.flows[7].name", 11, id="index-out-of-range-gives-list"),
+    pytest.param("spec.nothing.here", 9, id="missing-branch-gives-nearest-ancestor"),
+    pytest.param("metadata.name.deeper", 5, id="through-a-scalar"),
+    pytest.param("status", 2, id="missing-top-level-gives-document"),
+])
+def test_line_of(path, line):
+    [doc] = yamlio.load_string(FLOW)
+    assert doc.line_of(path) == line
+
+
+def test_documents_numbered_by_position_and_empties_skipped():
+    text = y("""
+        apiVersion: v1
+        kind: Namespace
+        metadata: {name: one}
+        ---
+        ---
+        # only a comment
+        ---
+        ~
+        ---
+        apiVersion: v1
+        kind: Namespace
+        metadata: {name: two}
+        ---
+    """)
+    docs = yamlio.load_string(text, "ns.yaml")
+    assert [(d.name, d.index, d.line) for d in docs] == [("one", 1, 1), ("two", 5, 10)]
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("", id="empty-file"),
+    pytest.param("# nothing\n", id="comment-only"),
+    pytest.param("---\n---\n", id="separators-only"),
+])
+def test_nothing_to_load(text):
+    assert yamlio.load_string(text) == []
+
+
+CORPUS = [
+    pytest.param("a: 1\nb: 1.5\nc: true\nd: null\ne: yes\nf: '1'\ng: 0x10\nh: [1, two, 3.0]\n", id="scalars"),
+    pytest.param("base: &b {cpu: 1, memory: 2}\nx: *b\ny: [*b, *b]\n", id="aliases"),
+    pytest.param("base: &b {cpu: 1, memory: 2}\nx:\n  <<: *b\n  cpu: 3\n", id="merge-key"),
+    pytest.param("a: 1\na: 2\n", id="duplicate-key-last-wins"),
+    pytest.param("1: one\n2.5: x\n", id="non-string-keys"),
+    pytest.param("s: !!str 123\nn: !!int '7'\n", id="explicit-tags"),
+    pytest.param("cmd: |\n  echo a\n  echo b\nfold: >\n  x\n  y\n", id="block-scalars"),
+    pytest.param("- a\n- {b: [c, {d: e}]}\n", id="sequence-root"),
+    pytest.param("set: !!set {a, b}\n", id="set-tag"),
+]
+
+
+@pytest.mark.parametrize("text", CORPUS)
+def test_objects_read_as_pyyaml_reads_them(text):
+    docs, _ = yamlio.parse_string(text)
+    assert [d.obj for d in docs] == list(yaml.safe_load_all(text))
+
+
+def test_merge_key_fields_are_located():
+    [doc] = yamlio.parse_string("base: &b\n  cpu: 1\n  memory: 2\nx:\n  <<: *b\n  cpu: 3\n")[0]
+    assert doc.obj["x"] == {"cpu": 3, "memory": 2}
+    assert (doc.line_of("x.cpu"), doc.line_of("x.memory")) == (6, 3)
+
+
+def test_aliased_fields_are_located_at_their_definition():
+    [doc] = yamlio.parse_string("a: &r\n  k: v\nb: *r\n")[0]
+    assert (doc.line_of("a.k"), doc.line_of("b"), doc.line_of("b.k")) == (2, 3, 2)
+
+
+JF = "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\n"
+
+
+@pytest.mark.parametrize("text, want", [
+    pytest.param("- 1\n- 2\n", ["f.yaml:1: document 1: a document must be a mapping (an API object), got a list"],
+                 id="not-a-mapping"),
+    pytest.param("hello\n", ["f.yaml:1: document 1: a document must be a mapping (an API object), got a string"],
+                 id="scalar-document"),
+    pytest.param("metadata: {name: x}\n", ["f.yaml:1: document 1 (x): apiVersion: Required value",
+                                           "f.yaml:1: document 1 (x): kind: Required value"], id="no-type"),
+    pytest.param("apiVersion: 1\nkind: [Job]\nmetadata: {name: x}\n",
+                 ["f.yaml:1: document 1 (x): apiVersion: must be a string, got a number",
+                  "f.yaml:2: document 1 (x): kind: must be a string, got a list"], id="type-not-strings"),
+    pytest.param("apiVersion: v1\nkind: JobFlow\nmetadata: {name: x}\n",
+                 ['f.yaml:1: document 1 (JobFlow/x): apiVersion: kind JobFlow is not served as "v1": '
+                  "use flow.volcano.sh/v1alpha1 or batch.volcano.sh/v1alpha1"], id="wrong-api-version"),
+    pytest.param(JF + "metadata: {}\n",
+                 ["f.yaml:3: document 1 (JobFlow): metadata.name: Required value: name or generateName is required"],
+                 id="no-name"),
+    pytest.param(JF, ["f.yaml:1: document 1 (JobFlow): metadata.name: Required value: name or generateName "
+                      "is required"], id="no-metadata"),
+    pytest.param(JF + "metadata: {generateName: x-}\n", [], id="generate-name-is-enough"),
+    pytest.param(JF + "metadata: [x]\n", ["f.yaml:3: document 1 (JobFlow): metadata: must be a mapping, got a list"],
+                 id="metadata-not-mapping"),
+    pytest.param(JF + "metadata: {name: 7}\n",
+                 ["f.yaml:3: document 1 (JobFlow): metadata.name: must be a string, got a number"],
+                 id="name-not-string"),
+    pytest.param("a: 1\n---\n" + JF + "metadata: {name: ok}\n---\n- x\n",
+                 ["f.yaml:1: document 1: apiVersion: Required value", "f.yaml:1: document 1: kind: Required value",
+                  "f.yaml:1: document 1: metadata.name: Required value: name or generateName is required",
+                  "f.yaml:7: document 3: a document must be a mapping (an API object), got a list"],
+                 id="every-problem-in-every-document"),
+    pytest.param("x: !nope 1\n---\n- y\n",
+                 ["f.yaml:1:4: document 1: invalid YAML: could not determine a constructor for the tag '!nope'",
+                  "f.yaml:3: document 2: a document must be a mapping (an API object), got a list"],
+                 id="unknown-tag-skips-only-its-document"),
+    pytest.param("a: &x [*x]\n", ["f.yaml:1: document 1: an alias refers to a node that contains it "
+                                  "(recursive anchors are not allowed)"], id="recursive-alias"),
+])
+def test_problems(text, want):
+    _, problems = yamlio.parse_string(text, "f.yaml")
+    assert [str(p) for p in problems] == want
+
+
+# Syntax messages are libyaml's (PyYAML's pure-Python parser words some differently): prefixes.
+@pytest.mark.parametrize("text, want", [
+    pytest.param("a: b: c\n", ["f.yaml:1:5: invalid YAML: mapping values are not allowed"], id="syntax"),
+    pytest.param(JF + "metadata: {name: x}\n---\nkey: [unclosed\n", ["f.yaml:6:1: invalid YAML: "],
+                 id="syntax-in-second-document"),
+    pytest.param("- x\n---\nk: [\n", ["f.yaml:1: document 1: a document must be a mapping (an API object), got a list",
+                                     "f.yaml:4:1: invalid YAML: "], id="problems-before-a-syntax-error-kept"),
+    pytest.param("a: 1\n\tb: 2\n", ["f.yaml:2:"], id="tab-indent"),
+])
+def test_syntax_problems(text, want):
+    _, problems = yamlio.parse_string(text, "f.yaml")
+    assert len(problems) == len(want)
+    for p, prefix in zip(problems, want):
+        assert str(p).startswith(prefix), str(p)
+
+
+def test_unserved_kind_lists_what_is_served():
+    with pytest.raises(yamlio.ManifestError) as e:
+        yamlio.load_string("apiVersion: v1\nkind: jobflow\nmetadata: {name: x}\n", "f.yaml")
+    [p] = e.value.problems
+    assert (p.line, p.path, p.kind, p.name) == (2, "kind", "jobflow", "x")
+    assert 'kind "jobflow" of apiVersion "v1" is not served (did you mean "JobFlow"?)' in p.message
+    assert "JobFlow (flow.volcano.sh/v1alpha1)" in p.message and "Queue (scheduling.volcano.sh/v1beta1)" in p.message
+
+
+def test_manifest_error_is_a_value_error_listing_every_problem():
+    with pytest.raises(ValueError) as e:
+        yamlio.load_string("- 1\n---\n- 2\n", "f.yaml")
+    assert isinstance(e.value, yamlio.ManifestError)
+    assert [p.document for p in e.value.problems] == [1, 2]
+    assert str(e.value).splitlines() == [str(p) for p in e.value.problems]
+
+
+@pytest.mark.parametrize("problem, text", [
+    pytest.param(yamlio.Problem("flow.yaml", 12, "Required value", 2, "JobFlow", "demo", "spec.flows[0].name"),
+                 "flow.yaml:12: document 2 (JobFlow/demo): spec.flows[0].name: Required value", id="full"),
+    pytest.param(yamlio.Problem("f.yaml", 3, "bad", 1, "Job"), "f.yaml:3: document 1 (Job): bad", id="kind-only"),
+    pytest.param(yamlio.Problem("f.yaml", 3, "bad", column=7), "f.yaml:3:7: bad", id="column"),
+    pytest.param(yamlio.Problem("f.yaml", 0, "cannot read"), "f.yaml: cannot read", id="no-line"),
+])
+def test_problem_str(problem, text):
+    assert str(problem) == text
+
+
+def test_locate_field_errors():
+    [doc] = yamlio.load_string(FLOW, "flow.yaml")
+    [p] = doc.locate([errors.FieldError("spec.flows[1].dependsOn.targets[0]", "vertex is not defined: a")])
+    assert str(p) == "flow.yaml:16: document 1 (JobFlow/demo): spec.flows[1].dependsOn.targets[0]: " \
+                     "vertex is not defined: a"
+
+
+def test_load_file_and_files(tmp_path):
+    a = tmp_path / "a.yaml"
+    a.write_text(FLOW)
+    b = tmp_path / "b.yaml"
+    b.write_bytes("\ufeff".encode() + b"apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n")  # BOM
+    assert [d.name for d in yamlio.load_file(str(a))] == ["demo"]
+    docs = yamlio.load_files([str(a), str(b)])
+    assert [(d.file, d.name) for d in docs] == [(str(a), "demo"), (str(b), "ns")]
+
+
+def test_load_files_collects_problems_of_all_files(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("- 1\n")
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(b"a: 1\nb: caf\xe9\n")
+    missing = tmp_path / "missing.yaml"
+    with pytest.raises(yamlio.ManifestError) as e:
+        yamlio.load_files([str(bad), str(missing), str(latin)])
+    got = [(p.file, p.line) for p in e.value.problems]
+    assert got == [(str(bad), 1), (str(missing), 0), (str(latin), 2)]
+    assert "cannot read: No such file or directory" in e.value.problems[1].message
+    assert "not UTF-8" in e.value.problems[2].message
+
+
+def test_ten_thousand_documents():
+    one = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\ndata:\n  k: v\n"
+    text = "---\n".join(one.format(i=i) for i in range(10_000))
+    docs = yamlio.load_string(text, "big.yaml")
+    assert len(docs) == 10_000
+    last = docs[-1]
+    assert (last.index, last.name, last.line, last.line_of("data.k")) == (10_000, "cm-9999", 69994, 69999)
+
+
+def test_ten_thousand_documents_with_problems_all_reported():
+    text = "---\n".join(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namee: cm-{i}\n" for i in range(10_000))
+    with pytest.raises(yamlio.ManifestError) as e:
+        yamlio.load_string(text)
+    assert len(e.value.problems) == 10_000
+    assert e.value.problems[-1].line == 5 * 9999 + 3
+
+
+class Phase(enum.StrEnum):
+    RUNNING = "Running"
+
+
+def test_dump_yaml_as_kubectl_prints():
+    obj = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+           "metadata": {"name": "test-jobflow", "namespace": "default"}, "spec": {}, "status": {"state": {}}}
+    assert yamlio.dump_yaml(obj) == ("apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n"
+                                     "  name: test-jobflow\n  namespace: default\nspec: {}\nstatus:\n  state: {}\n")
+
+
+@pytest.mark.parametrize("obj, want", [
+    pytest.param({"b": 1, "a": [1, 2]}, "b: 1\na:\n- 1\n- 2\n", id="insertion-order-block-style"),
+    pytest.param({"cmd": "echo a\necho b\n"}, "cmd: |\n  echo a\n  echo b\n", id="multiline-literal"),
+    pytest.param({"phase": Phase.RUNNING}, "phase: Running\n", id="str-enum"),
+    pytest.param({"t": "2024-01-01T00:00:00Z", "n": "1", "b": "true"},
+                 "t: '2024-01-01T00:00:00Z'\nn: '1'\nb: 'true'\n", id="strings-that-look-typed-are-quoted"),
+    pytest.param({"long": "x" * 200}, "long: " + "x" * 200 + "\n", id="no-wrapping"),
+    pytest.param({"u": "café"}, "u: café\n", id="unicode"),
+])
+def test_dump_yaml(obj, want):
+    assert yamlio.dump_yaml(obj) == want
+
+
+def test_dump_yaml_shared_objects_have_no_aliases():
+    shared = {"cpu": "1"}
+    text = yamlio.dump_yaml({"a": shared, "b": [shared, shared]})
+    assert "&" not in text and "*" not in text
+    assert yaml.safe_load(text) == {"a": shared, "b": [shared, shared]}
+
+
+def test_dump_json_two_space_indent_in_order():
+    obj = {"kind": "JobFlow", "apiVersion": "flow.volcano.sh/v1alpha1",
+           "metadata": {"name": "test-jobflow", "namespace": "default"}, "spec": {}, "status": {"state": {}}}
+    text = yamlio.dump_json(obj)
+    assert text == json.dumps(obj, indent=2) + "\n"
+    assert text.splitlines()[:3] == ["{", '  "kind": "JobFlow",', '  "apiVersion": "flow.volcano.sh/v1alpha1",']
+
+
+def test_dump_then_load_round_trips():
+    [doc] = yamlio.load_string(FLOW)
+    [again] = yamlio.load_string(yamlio.dump_yaml(doc.obj))
+    assert again.obj == doc.obj

@@ -1,0 +1,93 @@
+"""The PodGroup of a vcjob: MINRES-01..04 (+ the two further upstream TestCalcPGMinResources rows),
+priority ordering, minTaskMember, and the update rule."""
+from __future__ import annotations
+
+import pytest
+
+from vclite.controllers.job import podgroup
+
+
+def _task(name, replicas, cpu, min_available=None, pc=None, **extra):
+    spec = {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}
+    if pc:
+        spec["priorityClassName"] = pc
+    t = {"name": name, "replicas": replicas, "template": {"spec": spec}, **extra}
+    if min_available is not None:
+        t["minAvailable"] = min_available
+    return t
+
+
+def _job(tasks, min_available, **spec):
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+            "metadata": {"name": "j", "namespace": "ns", "uid": "u-1", "labels": {"l": "1"},
+                         "annotations": {"a": "1", "vclite.volcano.sh/command": "AbortJob"}},
+            "spec": {"minAvailable": min_available, "queue": "q", "tasks": tasks, **spec}}
+
+
+def _quota(cpu, pods):
+    return {"cpu": cpu, "requests.cpu": cpu, "pods": str(pods), "count/pods": str(pods)}
+
+
+@pytest.mark.parametrize("master_min,worker_min,job_min,want", [
+    pytest.param(1, None, 2, _quota("100m", 2), id="MINRES-01"),
+    pytest.param(None, 1, 2, _quota("100m", 2), id="MINRES-02"),
+    pytest.param(None, None, 3, _quota("200m", 3), id="MINRES-03"),
+    pytest.param(1, 1, 3, _quota("200m", 3), id="MINRES-04"),
+    pytest.param(1, None, 3, _quota("250m", 3), id="upstream-equal-sum"),
+    pytest.param(1, 1, 2, _quota("150m", 2), id="upstream-min-per-task"),
+])
+def test_min_resources(master_min, worker_min, job_min, want):
+    job = _job([_task("master", 2, "50m", master_min), _task("worker", 2, "100m", worker_min)], job_min)
+    assert podgroup.min_resources(job, {}) == want
+
+
+@pytest.mark.parametrize("priorities,job_min,want", [
+    pytest.param({}, 1, _quota("50m", 1), id="equal-priority-keeps-spec-order"),
+    pytest.param({"high": 100}, 1, _quota("100m", 1), id="higher-priority-first"),
+    pytest.param({"high": 100}, 3, _quota("250m", 3), id="higher-priority-fills-first"),
+    pytest.param({"high": -5}, 1, _quota("50m", 1), id="negative-priority-last"),
+])
+def test_min_resources_priority_order(priorities, job_min, want):
+    job = _job([_task("master", 2, "50m"), _task("worker", 2, "100m", pc="high")], job_min)
+    assert podgroup.min_resources(job, priorities) == want
+
+
+def test_build():
+    job = _job([_task("a", 3, "1", 2), _task("b", 4, "1", partitionPolicy={"totalPartitions": 2,
+                                                                           "partitionSize": 2, "minPartitions": 1})],
+               3, priorityClassName="pc", networkTopology={"mode": "hard", "highestTierAllowed": 2})
+    pg = podgroup.build(job, {})
+    assert pg["metadata"] == {"name": "j-u-1", "namespace": "ns", "labels": {"l": "1"}, "annotations": {"a": "1"},
+                              "ownerReferences": [{"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+                                                   "name": "j", "uid": "u-1", "controller": True,
+                                                   "blockOwnerDeletion": True}]}
+    spec = pg["spec"]
+    assert spec["minMember"] == 3 and spec["queue"] == "q" and spec["priorityClassName"] == "pc"
+    assert spec["minTaskMember"] == {"a": 2, "b": 2}
+    assert spec["networkTopology"] == {"mode": "hard", "highestTierAllowed": 2}
+    assert spec["subGroupPolicy"] == [{"name": "b", "subGroupSize": 2, "minSubGroups": 1,
+                                       "labelSelector": {"matchLabels": {"volcano.sh/task-spec": "b"}},
+                                       "matchLabelKeys": ["volcano.sh/partition-id"]}]
+    assert spec["minResources"] == {"cpu": "3", "requests.cpu": "3", "pods": "3", "count/pods": "3"}
+
+
+@pytest.mark.parametrize("change,updated", [
+    pytest.param(lambda pg, job: None, False, id="in-sync"),
+    pytest.param(lambda pg, job: job["spec"].update(minAvailable=2), True, id="minAvailable"),
+    pytest.param(lambda pg, job: job["spec"]["tasks"][0].update(minAvailable=1), True, id="task-minAvailable"),
+    pytest.param(lambda pg, job: job["spec"].update(priorityClassName="x"), True, id="priorityClass"),
+    pytest.param(lambda pg, job: pg["spec"].update(minResources={"cpu": "1", "requests.cpu": "1000m",
+                                                                 "pods": "1", "count/pods": "1"}), False,
+                 id="equal-quantities-differently-written"),
+    pytest.param(lambda pg, job: pg["spec"].pop("minTaskMember"), True, id="minTaskMember-missing"),
+])
+def test_reconcile(change, updated):
+    job = _job([_task("a", 2, "1")], 1)
+    pg = podgroup.build(job, {})
+    pg["status"] = {"phase": "Inqueue"}
+    change(pg, job)
+    new = podgroup.reconcile(pg, job, {})
+    assert (new is not None) is updated
+    if new is not None:
+        assert new["spec"] == {**podgroup.build(job, {})["spec"]}
+        assert new["status"] == {"phase": "Inqueue"}

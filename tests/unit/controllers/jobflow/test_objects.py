@@ -1,0 +1,77 @@
+"""The vcjob a flow creates and how a vcjob is traced back to its JobFlow (Volcano U11, U13, U20)."""
+from __future__ import annotations
+
+import pytest
+
+from vclite.api import flow
+from vclite.controllers.jobflow import objects
+
+JOBFLOW = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+           "metadata": {"name": "jobflow", "namespace": "default", "uid": "jf-uid"},
+           "spec": {"flows": [{"name": "jobtemplate", "patch": {"jobSpec": {"queue": "ignored"}}}]}}
+TEMPLATE = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobTemplate",
+            "metadata": {"name": "jobtemplate", "namespace": "default", "uid": "t-uid", "resourceVersion": "3",
+                         "labels": {"team": "ml"}, "annotations": {"a": "b"}},
+            "spec": {"queue": "default", "tasks": [{"name": "t", "replicas": 1, "template": {}}]},
+            "status": {"jobDependsOnList": ["x"]}}
+
+
+def test_u13_build_job():
+    job = objects.build_job(JOBFLOW, TEMPLATE, "jobtemplate")
+    tags = {"volcano.sh/createdByJobTemplate": "default.jobtemplate", "volcano.sh/createdByJobFlow": "default.jobflow"}
+    assert job == {
+        "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+        "metadata": {"name": "jobflow-jobtemplate", "namespace": "default", "labels": tags, "annotations": tags,
+                     "ownerReferences": [{"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+                                          "name": "jobflow", "uid": "jf-uid", "controller": True,
+                                          "blockOwnerDeletion": True}]},
+        "spec": TEMPLATE["spec"],    # verbatim: flows[].patch is ignored, as Volcano
+    }
+    job["spec"]["tasks"][0]["replicas"] = 9
+    assert TEMPLATE["spec"]["tasks"][0]["replicas"] == 1, "the spec is a copy"
+
+
+def vcjob(labels=None, owner=None, namespace="default"):
+    md = {"name": "j", "namespace": namespace, "labels": labels or {}}
+    if owner:
+        md["ownerReferences"] = [owner]
+    return {"metadata": md}
+
+
+FLOW_OWNER = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow", "name": "jobflowtest", "uid": "u",
+              "controller": True}
+
+
+@pytest.mark.parametrize("job, key", [
+    pytest.param(vcjob(owner=FLOW_OWNER), "default/jobflowtest", id="U20-controller-owner-ref"),
+    pytest.param(vcjob({flow.CREATED_BY_JOB_FLOW: "ns1.my.flow"}, namespace="ns1"), "ns1/my.flow",
+                 id="label-name-with-dots"),     # Volcano splits on every dot and skips such names
+    pytest.param(vcjob({flow.CREATED_BY_JOB_FLOW: "nodot"}), None, id="malformed-label"),
+    pytest.param(vcjob(owner={**FLOW_OWNER, "kind": "Deployment"}), None, id="other-owner"),
+    pytest.param(vcjob(owner={**FLOW_OWNER, "controller": False}), None, id="not-controller"),
+    pytest.param(vcjob(), None, id="plain-vcjob"),
+])
+def test_jobflow_key_of(job, key):
+    assert objects.jobflow_key_of(job) == key
+
+
+def test_u20_names():
+    assert flow.job_name("jobFlowA", "jobTemplateA") == "jobFlowA-jobTemplateA"
+    assert flow.object_string("default", "flow") == "default.flow"
+
+
+A_LABEL = {flow.CREATED_BY_JOB_FLOW: "default.JobflowA"}
+B_LABEL = {flow.CREATED_BY_JOB_FLOW: "default.JobflowB"}
+FLOW_A = {"metadata": {"name": "JobflowA", "namespace": "default", "uid": "a-uid"}}
+
+
+@pytest.mark.parametrize("job, belongs", [
+    pytest.param(vcjob(A_LABEL), True, id="U11-labelled-for-A"),
+    pytest.param(vcjob(B_LABEL), False, id="U11-labelled-for-B-same-templates"),
+    pytest.param(vcjob(A_LABEL, {**FLOW_OWNER, "name": "JobflowA", "uid": "a-uid"}), True, id="owner-uid-matches"),
+    pytest.param(vcjob(A_LABEL, {**FLOW_OWNER, "name": "JobflowA", "uid": "old"}), False,
+                 id="left-by-a-deleted-namesake"),
+    pytest.param(vcjob({flow.CREATED_BY_JOB_TEMPLATE: "default.A"}), False, id="template-label-is-not-enough"),
+])
+def test_u11_belongs_to(job, belongs):
+    assert objects.belongs_to(job, FLOW_A) is belongs

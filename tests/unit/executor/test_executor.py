@@ -1,0 +1,162 @@
+"""LocalExecutor against the in-process API: pods bound to its node run and get their status written."""
+import asyncio
+import os
+
+import pytest
+
+from vclite.api import kinds
+from vclite.apiserver import inprocess
+from vclite.executor import executor as executor_mod
+from vclite.lib import clock as clock_mod
+from vclite.lib import errors
+
+
+def make_pod(name, script="true", node="local", restart="Never", **container):
+    c = {"name": "main", "image": "busybox", **({"command": ["sh", "-c", script]} if script is not None else {}),
+         **container}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"nodeName": node, "restartPolicy": restart, "terminationGracePeriodSeconds": 5,
+                     "containers": [c]}}
+
+
+@pytest.fixture
+def env(tmp_path):
+    clock = clock_mod.RealClock()
+    client = inprocess.new_client(clock)
+    ex = executor_mod.LocalExecutor(client, clock, ["local"], tmp_path, restart_backoff=0.05)
+    return client, ex, tmp_path
+
+
+def phase(client, name):
+    try:
+        return (client.get(kinds.POD, "default", name).get("status") or {}).get("phase")
+    except errors.NotFound:
+        return None
+
+
+async def drive(ex, until, limit=1000):
+    """Pop and sync keys, awaiting briefly between rounds, until `until()` holds."""
+    ex.start()
+    for _ in range(limit):
+        while (key := ex.queue.get()) is not None:
+            ex.sync(key)
+        if until():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("condition never held")
+
+
+def test_pod_runs_to_succeeded_with_container_statuses(env):
+    client, ex, workdir = env
+    client.create(make_pod("hello", 'echo hi from $HOSTNAME'))
+    asyncio.run(drive(ex, lambda: phase(client, "hello") == "Succeeded"))
+    status = client.get(kinds.POD, "default", "hello")["status"]
+    (cs,) = status["containerStatuses"]
+    assert cs["name"] == "main" and cs["ready"] is False and cs["restartCount"] == 0
+    assert cs["state"]["terminated"]["exitCode"] == 0 and cs["state"]["terminated"]["reason"] == "Completed"
+    assert status["podIP"] == status["hostIP"] == "127.0.0.1"
+    assert status["startTime"]
+    conds = {c["type"]: c["status"] for c in status["conditions"]}
+    assert conds == {"PodScheduled": "True", "Initialized": "True", "Ready": "False", "ContainersReady": "False"}
+    assert ex.log_path("default", "hello", "main").read_text() == "hi from hello\n"
+    assert ex.log_path("default", "hello", "main") == workdir / "default" / "hello" / "logs" / "main.log"
+    assert ex.running_count() == 0
+
+
+def test_failed_pod_and_other_nodes_pods_are_left_alone(env):
+    client, ex, workdir = env
+    client.create(make_pod("elsewhere", 'touch "$VC_POD_DIR/ran"', node="other-node"))
+    client.create(make_pod("bad", "exit 7"))
+    asyncio.run(drive(ex, lambda: phase(client, "bad") == "Failed"))
+    term = client.get(kinds.POD, "default", "bad")["status"]["containerStatuses"][0]["state"]["terminated"]
+    assert (term["exitCode"], term["reason"]) == (7, "Error")
+    assert "status" not in client.get(kinds.POD, "default", "elsewhere") or \
+        not client.get(kinds.POD, "default", "elsewhere")["status"].get("phase")
+    assert not (workdir / "default" / "elsewhere").exists()
+
+
+def test_finished_pod_is_not_run_again(env):
+    client, ex, workdir = env
+    client.create(make_pod("once", 'echo x >> "$VC_POD_DIR/runs"'))
+    asyncio.run(drive(ex, lambda: phase(client, "once") == "Succeeded"))
+    ex.queue.add("default/once")
+    asyncio.run(drive(ex, lambda: True))
+    assert (workdir / "default" / "once" / "runs").read_text() == "x\n"
+
+
+def test_container_without_command_fails_the_pod_with_nocommand(env):
+    client, ex, _ = env
+    client.create(make_pod("nocmd", script=None, args=["--serve"]))
+    asyncio.run(drive(ex, lambda: phase(client, "nocmd") == "Failed"))
+    status = client.get(kinds.POD, "default", "nocmd")["status"]
+    assert status["reason"] == "NoCommand"
+    assert "cannot run an image's entrypoint" in status["message"]
+    assert any(e["reason"] == "Failed" and e["involvedObject"]["name"] == "nocmd" for e in client.list(kinds.EVENT))
+
+
+def test_pod_waits_for_its_configmap_then_runs(env):
+    client, ex, workdir = env
+    ref = {"configMapKeyRef": {"name": "settings", "key": "greeting"}}
+    pod = make_pod("cfg", 'echo "$GREETING" > "$VC_POD_DIR/out"', env=[{"name": "GREETING", "valueFrom": ref}])
+    client.create(pod)
+    asyncio.run(drive(ex, lambda: phase(client, "cfg") == "Pending"))
+    waiting = client.get(kinds.POD, "default", "cfg")["status"]["containerStatuses"][0]["state"]["waiting"]
+    assert waiting["reason"] == "CreateContainerConfigError" and "settings" in waiting["message"]
+    client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "namespace": "default"},
+                   "data": {"greeting": "hello"}})
+    asyncio.run(drive(ex, lambda: phase(client, "cfg") == "Succeeded"))
+    assert (workdir / "default" / "cfg" / "out").read_text() == "hello\n"
+
+
+def _dead(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_deleting_a_running_pod_kills_its_process_group(env):
+    client, ex, workdir = env
+    client.create(make_pod("long", 'sleep 100 & echo $! > "$VC_POD_DIR/child.pid"; sleep 100', restart="Always"))
+    pid_file = workdir / "default" / "long" / "child.pid"
+
+    async def scenario():
+        await drive(ex, lambda: phase(client, "long") == "Running" and pid_file.exists() and pid_file.read_text())
+        assert ex.running_count() == 1
+        client.delete(kinds.POD, "default", "long")
+        await drive(ex, lambda: ex.running_count() == 0)
+
+    asyncio.run(scenario())
+    grandchild = int(pid_file.read_text())
+    for _ in range(500):
+        if _dead(grandchild):
+            break
+        os.sched_yield()
+    assert _dead(grandchild)
+    assert phase(client, "long") is None
+
+
+def test_stop_all_terminates_every_pod_and_writes_final_status(env):
+    client, ex, _ = env
+    for name in ("a", "b"):
+        client.create(make_pod(name, "sleep 100", restart="Always"))
+
+    async def scenario():
+        await drive(ex, lambda: phase(client, "a") == phase(client, "b") == "Running")
+        await ex.stop_all(grace=2)
+
+    asyncio.run(scenario())
+    assert ex.running_count() == 0
+    for name in ("a", "b"):
+        status = client.get(kinds.POD, "default", name)["status"]
+        assert status["phase"] == "Failed"
+        assert status["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 143
+
+
+def test_sync_outside_an_event_loop_explains_itself(env):
+    client, ex, _ = env
+    client.create(make_pod("p"))
+    ex.start()
+    with pytest.raises(RuntimeError, match="event loop"):
+        ex.sync("default/p")

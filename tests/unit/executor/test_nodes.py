@@ -1,0 +1,109 @@
+"""--nodes parsing and host-sized Node objects."""
+import os
+
+import pytest
+
+from vclite.api import core, quantity
+from vclite.executor import nodes
+
+
+def test_host_node_is_ready_and_sized_from_the_host():
+    n = nodes.host_node("local")
+    assert n["apiVersion"] == "v1" and n["kind"] == "Node"
+    assert n["metadata"]["name"] == "local"
+    assert n["metadata"]["labels"][core.HOSTNAME_LABEL] == "local"
+    assert n["status"]["capacity"] == n["status"]["allocatable"]
+    assert n["status"]["allocatable"]["cpu"] == str(os.cpu_count())
+    assert quantity.parse(n["status"]["allocatable"]["memory"]) > 0
+    assert n["status"]["allocatable"]["pods"] == "110"
+    assert {"type": "Ready", "status": "True"}.items() <= n["status"]["conditions"][0].items()
+
+
+HOST = nodes.host_resources()
+
+
+@pytest.mark.parametrize("value, expected", [
+    pytest.param("1", [("local-0", HOST)], id="one-host-node"),
+    pytest.param(" 3 ", [(f"local-{i}", HOST) for i in range(3)], id="three-host-nodes"),
+    pytest.param("(cpu=2,memory=4Gi)", [("local-0", {**HOST, "cpu": "2", "memory": "4Gi"})], id="one-group-no-count"),
+    pytest.param("2x(cpu=500m)", [(f"local-{i}", {**HOST, "cpu": "500m"}) for i in range(2)],
+                 id="count-default-memory"),
+    pytest.param("1x(cpu=8,memory=32Gi,pods=10)+2x(cpu=32,nvidia.com/gpu=4)",
+                 [("local-0", {"cpu": "8", "memory": "32Gi", "pods": "10"}),
+                  ("local-1", {**HOST, "cpu": "32", "nvidia.com/gpu": "4"}),
+                  ("local-2", {**HOST, "cpu": "32", "nvidia.com/gpu": "4"})], id="two-groups-extended-resource"),
+    pytest.param("(cpu=1e+3)", [("local-0", {**HOST, "cpu": "1e+3"})], id="plus-inside-quantity-not-a-separator"),
+    pytest.param("( cpu = 4 , )", [("local-0", {**HOST, "cpu": "4"})], id="spaces-and-trailing-comma"),
+])
+def test_good_nodes_option(value, expected):
+    got = nodes.parse_nodes_option(value)
+    assert [(n["metadata"]["name"], n["status"]["allocatable"]) for n in got] == expected
+    assert all(n["status"]["capacity"] == n["status"]["allocatable"] for n in got)
+
+
+@pytest.mark.parametrize("value, fragment", [
+    pytest.param("", "empty", id="empty"),
+    pytest.param("0", "between 1 and", id="zero-nodes"),
+    pytest.param("-2", "not a number of nodes", id="negative"),
+    pytest.param("three", "not a number of nodes", id="word"),
+    pytest.param("2x(cpu=two)", "invalid quantity", id="bad-quantity"),
+    pytest.param("2x(cpus=2)", "unknown resource 'cpus'", id="typo-resource"),
+    pytest.param("2x(cpu)", "is not name=quantity", id="missing-value"),
+    pytest.param("2x(cpu=1,cpu=2)", "given twice", id="duplicate-resource"),
+    pytest.param("0x(cpu=1)", "at least one node", id="zero-count"),
+    pytest.param("2*(cpu=1)", "is not [COUNTx]", id="star-is-not-the-grammar"),
+    pytest.param("2x(cpu=1);1x(cpu=2)", "is not [COUNTx]", id="semicolon-separator"),
+    pytest.param("(memory=-1Gi)", "negative", id="negative-quantity"),
+    pytest.param("999999999x(cpu=1)", "more than", id="too-many-nodes"),
+    pytest.param("missing-nodes.yaml", "no such file", id="missing-file"),
+])
+def test_bad_nodes_option_names_the_accepted_forms(value, fragment):
+    with pytest.raises(ValueError) as ei:
+        nodes.parse_nodes_option(value)
+    msg = str(ei.value)
+    assert fragment in msg
+    assert "--nodes accepts one of" in msg and "COUNTx" in msg and "PATH" in msg
+
+
+NODE_FILE = """\
+apiVersion: v1
+kind: Node
+metadata: {name: big, labels: {zone: a}}
+status:
+  capacity: {cpu: "64", memory: 256Gi, pods: "110"}
+  custom: kept
+---
+apiVersion: v1
+kind: Node
+metadata: {name: small}
+status:
+  allocatable: {cpu: "2", memory: 4Gi}
+"""
+
+
+def test_nodes_from_yaml_file(tmp_path):
+    f = tmp_path / "nodes.yaml"
+    f.write_text(NODE_FILE)
+    big, small = nodes.parse_nodes_option(str(f))
+    assert big["metadata"]["labels"] == {core.HOSTNAME_LABEL: "big", "zone": "a"}
+    assert big["status"]["allocatable"] == {"cpu": "64", "memory": "256Gi", "pods": "110"}
+    assert big["status"]["custom"] == "kept"
+    assert small["status"]["capacity"] == {"cpu": "2", "memory": "4Gi"}
+    assert small["status"]["conditions"][0]["type"] == "Ready"
+
+
+@pytest.mark.parametrize("text, fragment", [
+    pytest.param("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n", "is not a v1 Node", id="not-a-node"),
+    pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Node\n"
+                 "metadata: {name: a}\n", "appears twice", id="duplicate-name"),
+    pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {capacity: {cpu: lots}}\n",
+                 "status.capacity.cpu", id="bad-quantity"),
+    pytest.param("a: [1, 2\n", "nodes.yaml", id="yaml-syntax"),
+    pytest.param("", "holds no Node", id="empty-file"),
+])
+def test_bad_node_files(tmp_path, text, fragment):
+    f = tmp_path / "nodes.yaml"
+    f.write_text(text)
+    with pytest.raises(ValueError) as ei:
+        nodes.parse_nodes_option(str(f))
+    assert fragment in str(ei.value)

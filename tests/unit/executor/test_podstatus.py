@@ -1,0 +1,65 @@
+"""Pod phase rule and status building (pure)."""
+import pytest
+
+from vclite.api import core
+from vclite.executor import podstatus
+
+T0, T1 = "2026-01-01T00:00:00Z", "2026-01-01T00:00:05Z"
+
+
+def st(kind, exit_code=None, restarts=0):
+    s = podstatus.ContainerState("c")
+    if kind in ("running", "terminated", "backoff"):
+        s.start(T0, 100)
+    if kind in ("terminated", "backoff"):
+        s.finish(exit_code, T1)
+    if kind == "backoff":
+        s.back_off("back-off 10s")
+    s.restart_count += restarts
+    return s
+
+
+@pytest.mark.parametrize("init, main, finished, phase", [
+    pytest.param([], [st("waiting")], False, core.PodPhase.PENDING, id="not-started"),
+    pytest.param([st("running")], [st("waiting")], False, core.PodPhase.PENDING, id="initializing"),
+    pytest.param([st("backoff", 1)], [st("waiting")], False, core.PodPhase.PENDING, id="init-restarting"),
+    pytest.param([st("terminated", 0)], [st("running")], False, core.PodPhase.RUNNING, id="init-done-running"),
+    pytest.param([], [st("running"), st("waiting")], False, core.PodPhase.PENDING, id="one-not-started"),
+    pytest.param([], [st("terminated", 1), st("running")], False, core.PodPhase.RUNNING, id="one-failed-one-runs"),
+    pytest.param([], [st("backoff", 1)], False, core.PodPhase.RUNNING, id="restarting-counts-as-running"),
+    pytest.param([], [st("terminated", 0), st("terminated", 0)], True, core.PodPhase.SUCCEEDED, id="all-zero"),
+    pytest.param([], [st("terminated", 0), st("terminated", 2)], True, core.PodPhase.FAILED, id="one-nonzero"),
+    pytest.param([st("terminated", 3)], [st("waiting")], True, core.PodPhase.FAILED, id="init-failed"),
+    pytest.param([], [st("waiting")], True, core.PodPhase.FAILED, id="stopped-before-start"),
+])
+def test_pod_phase(init, main, finished, phase):
+    assert podstatus.pod_phase(init, main, finished) == phase
+
+
+def test_backoff_shows_waiting_with_last_termination_then_restart_counts():
+    s = st("backoff", 1)
+    out = s.to_status()
+    assert out["state"] == {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 10s"}}
+    assert out["lastState"]["terminated"]["exitCode"] == 1 and out["restartCount"] == 0
+    s.start(T1, 101)
+    out = s.to_status()
+    assert out["state"] == {"running": {"startedAt": T1}} and out["ready"] and out["started"]
+    assert out["restartCount"] == 1 and out["lastState"]["terminated"]["exitCode"] == 1
+
+
+def test_build_status_keeps_unknown_fields_and_unchanged_transition_times():
+    prev = {"nominatedNodeName": "n1", "conditions": [{"type": "PodScheduled", "status": "True",
+                                                       "lastTransitionTime": "2025-12-31T00:00:00Z"}]}
+    first = podstatus.build_status(prev, core.PodPhase.RUNNING, T0, start_time=T0, init=[], main=[st("running")])
+    assert first["nominatedNodeName"] == "n1"
+    conds = {c["type"]: c for c in first["conditions"]}
+    assert conds["PodScheduled"]["lastTransitionTime"] == "2025-12-31T00:00:00Z"
+    assert conds["Ready"]["status"] == "True" and conds["ContainersReady"]["status"] == "True"
+    again = podstatus.build_status(first, core.PodPhase.RUNNING, T1, start_time=T0, init=[], main=[st("running")])
+    assert again == first
+    done = podstatus.build_status(first, core.PodPhase.SUCCEEDED, T1, start_time=T0, init=[],
+                                  main=[st("terminated", 0)])
+    conds = {c["type"]: c for c in done["conditions"]}
+    assert (conds["Ready"]["status"], conds["Ready"]["reason"], conds["Ready"]["lastTransitionTime"]) == \
+        ("False", "PodCompleted", T1)
+    assert done["phase"] == "Succeeded" and "reason" not in done

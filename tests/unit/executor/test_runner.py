@@ -1,0 +1,224 @@
+"""PodRunner against real processes: phases, restarts, env, volumes, logs, kill, termination messages."""
+import asyncio
+import os
+
+import pytest
+
+from vclite.api import core
+from vclite.executor import envvars, runner
+from vclite.lib import clock
+
+
+def container(name, script, **extra):
+    return {"name": name, "image": "busybox", "command": ["sh", "-c", script], **extra}
+
+
+def make_pod(containers, init=(), restart="Never", **spec):
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "ns", "uid": "uid-1", "labels": {"app": "demo"}},
+            "spec": {"nodeName": "local", "restartPolicy": restart, "containers": list(containers),
+                     "initContainers": list(init), **spec}}
+
+
+def new_runner(tmp_path, pod, config_maps=None, changes=None):
+    return runner.PodRunner(pod, tmp_path / "ns" / "p", config_maps or {}, clock.RealClock(),
+                            (changes if changes is not None else []).append, restart_backoff=0.05)
+
+
+def run(tmp_path, pod, config_maps=None):
+    r = new_runner(tmp_path, pod, config_maps)
+    asyncio.run(r.run())
+    return r
+
+
+def status_of(r, name):
+    return next(c.to_status() for c in r.init + r.main if c.name == name)
+
+
+@pytest.mark.parametrize("script, restart, phase, exit_code, reason, restarts", [
+    pytest.param("exit 0", "Never", core.PodPhase.SUCCEEDED, 0, "Completed", 0, id="true-succeeds"),
+    pytest.param("exit 3", "Never", core.PodPhase.FAILED, 3, "Error", 0, id="exit-3-fails"),
+    pytest.param("kill -9 $$$$", "Never", core.PodPhase.FAILED, 137, "Error", 0,
+                 id="killed-by-signal-dollar-escaped"),
+    pytest.param('[ -e "$VC_POD_DIR/marker" ] && exit 0; touch "$VC_POD_DIR/marker"; exit 1', "OnFailure",
+                 core.PodPhase.SUCCEEDED, 0, "Completed", 1, id="onfailure-restarts-then-succeeds"),
+    pytest.param('n=$(cat "$VC_POD_DIR/n" 2>/dev/null || echo 0); echo $((n+1)) > "$VC_POD_DIR/n"; [ $n -ge 2 ]',
+                 "OnFailure", core.PodPhase.SUCCEEDED, 0, "Completed", 2, id="onfailure-two-restarts"),
+    pytest.param('[ -e "$VC_POD_DIR/marker" ] && exit 0; touch "$VC_POD_DIR/marker"; exit 1', "Never",
+                 core.PodPhase.FAILED, 1, "Error", 0, id="never-does-not-restart"),
+])
+def test_exit_codes_phases_and_restarts(tmp_path, script, restart, phase, exit_code, reason, restarts):
+    r = run(tmp_path, make_pod([container("main", script)], restart=restart))
+    assert r.phase() == phase
+    st = status_of(r, "main")
+    assert st["state"]["terminated"]["exitCode"] == exit_code
+    assert st["state"]["terminated"]["reason"] == reason
+    assert st["restartCount"] == restarts
+    assert st["ready"] is False
+    if restarts:
+        assert st["lastState"]["terminated"]["exitCode"] == 1
+    assert {"startedAt", "finishedAt"} <= set(st["state"]["terminated"])
+
+
+def test_one_failed_container_fails_the_pod_after_all_end(tmp_path):
+    r = run(tmp_path, make_pod([container("ok", "exit 0"), container("bad", "sleep 0.1; exit 4")]))
+    assert r.phase() == core.PodPhase.FAILED
+    assert [c.exit_code for c in r.main] == [0, 4]
+
+
+def test_env_fieldrefs_configmap_and_expansion(tmp_path):
+    env = [{"name": "A", "value": "alpha"},
+           {"name": "B", "value": "$(A)-beta"},
+           {"name": "ESC", "value": "$$(A)"},
+           {"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+           {"name": "NS", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
+           {"name": "APP", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['app']"}}},
+           {"name": "NODE", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+           {"name": "IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}},
+           {"name": "CM", "valueFrom": {"configMapKeyRef": {"name": "cfg", "key": "greeting"}}}]
+    c = {"name": "main", "env": env,
+         "command": ["sh", "-c", 'echo "$* $ESC $POD $NS $APP $NODE $IP $CM" > "$VC_POD_DIR/out"', "sh"],
+         "args": ["$(B)", "$(NOPE)"]}
+    r = run(tmp_path, make_pod([c]), {"cfg": {"data": {"greeting": "hello"}}})
+    assert r.phase() == core.PodPhase.SUCCEEDED
+    out = (tmp_path / "ns" / "p" / "out").read_text()
+    assert out == "alpha-beta $(NOPE) $(A) p ns demo local 127.0.0.1 hello\n"
+
+
+def test_missing_configmap_is_a_config_error(tmp_path):
+    c = container("main", "true", env=[{"name": "X", "valueFrom": {"configMapKeyRef": {"name": "cfg", "key": "k"}}}])
+    r = new_runner(tmp_path, make_pod([c]))
+    with pytest.raises(envvars.ConfigError, match='configmap "cfg" not found'):
+        r.prepare()
+
+
+def test_no_command_is_refused(tmp_path):
+    r = new_runner(tmp_path, make_pod([{"name": "main", "image": "busybox", "args": ["x"]}]))
+    with pytest.raises(runner.NoCommandError) as ei:
+        r.prepare()
+    assert ei.value.reason == envvars.NO_COMMAND
+    assert "cannot run an image's entrypoint" in ei.value.message
+
+
+def test_logs_capture_stdout_and_stderr_and_append_across_restarts(tmp_path):
+    script = 'echo out; echo err >&2; [ -e "$VC_POD_DIR/m" ] && exit 0; touch "$VC_POD_DIR/m"; exit 1'
+    run(tmp_path, make_pod([container("main", script)], restart="OnFailure"))
+    assert (tmp_path / "ns" / "p" / "logs" / "main.log").read_text() == "out\nerr\nout\nerr\n"
+
+
+def test_init_containers_run_first_in_order(tmp_path):
+    record = 'echo {} >> "$VC_POD_DIR/order"'
+    pod = make_pod([container("main", record.format("main"))],
+                   init=[container("init-a", record.format("a")), container("init-b", record.format("b"))])
+    r = run(tmp_path, pod)
+    assert r.phase() == core.PodPhase.SUCCEEDED
+    assert (tmp_path / "ns" / "p" / "order").read_text() == "a\nb\nmain\n"
+    assert [status_of(r, n)["state"]["terminated"]["reason"] for n in ("init-a", "init-b")] == ["Completed"] * 2
+
+
+def test_failed_init_container_with_never_fails_the_pod_and_skips_containers(tmp_path):
+    pod = make_pod([container("main", 'touch "$VC_POD_DIR/ran"')], init=[container("init", "exit 5")])
+    r = run(tmp_path, pod)
+    assert r.phase() == core.PodPhase.FAILED
+    assert status_of(r, "init")["state"]["terminated"]["exitCode"] == 5
+    assert status_of(r, "main")["state"] == {"waiting": {"reason": "PodInitializing"}}
+    assert not (tmp_path / "ns" / "p" / "ran").exists()
+
+
+def test_configmap_volume_is_materialized_under_the_pod_dir(tmp_path):
+    pod = make_pod([container("main", 'cp "$VC_POD_DIR/etc/volcano/worker.host" "$VC_POD_DIR/copy"',
+                              volumeMounts=[{"name": "hosts", "mountPath": "/etc/volcano"}])],
+                   volumes=[{"name": "hosts", "configMap": {"name": "job-svc"}}])
+    r = run(tmp_path, pod, {"job-svc": {"data": {"worker.host": "job-worker-0.job\njob-worker-1.job"}}})
+    assert r.phase() == core.PodPhase.SUCCEEDED
+    assert (tmp_path / "ns" / "p" / "copy").read_text() == "job-worker-0.job\njob-worker-1.job"
+
+
+def test_working_dir_maps_into_the_pod_dir_when_absent_on_the_host(tmp_path):
+    run(tmp_path, make_pod([container("main", "pwd > here", workingDir="/no/such/dir/vclite-test")]))
+    assert (tmp_path / "ns" / "p" / "no/such/dir/vclite-test/here").read_text().strip() == \
+        str(tmp_path / "ns" / "p" / "no/such/dir/vclite-test")
+
+
+@pytest.mark.parametrize("extra, script, message", [
+    pytest.param({}, 'printf "all good" > "$TERMINATION_MESSAGE_PATH"; exit 2', "all good", id="message-file"),
+    pytest.param({"terminationMessagePolicy": "FallbackToLogsOnError"}, "echo boom; exit 1", "boom",
+                 id="fallback-to-logs"),
+    pytest.param({}, "echo boom; exit 1", None, id="no-fallback-by-default"),
+    pytest.param({}, 'head -c 5000 /dev/zero | tr "\\0" x > "$TERMINATION_MESSAGE_PATH"', "x" * 4096,
+                 id="truncated-to-4096"),
+])
+def test_termination_message(tmp_path, extra, script, message):
+    r = run(tmp_path, make_pod([container("main", script, **extra)]))
+    assert status_of(r, "main")["state"]["terminated"].get("message") == message
+
+
+def test_start_error_for_a_missing_executable(tmp_path):
+    r = run(tmp_path, make_pod([{"name": "main", "command": ["/nonexistent/vclite-binary"]}]))
+    term = status_of(r, "main")["state"]["terminated"]
+    assert (term["exitCode"], term["reason"]) == (128, "StartError")
+    assert "vclite-binary" in term["message"]
+    assert r.phase() == core.PodPhase.FAILED
+
+
+def _dead(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+async def _wait_until(cond) -> None:
+    for _ in range(500):
+        if cond():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("condition never held")
+
+
+@pytest.mark.parametrize("script, grace, exit_code", [
+    pytest.param('sleep 100 & echo $! > "$VC_POD_DIR/child.pid"; sleep 100', 5.0, 143, id="sigterm-kills-group"),
+    pytest.param('trap "" TERM; sleep 100 & echo $! > "$VC_POD_DIR/child.pid"; sleep 100', 0.2, 137,
+                 id="sigkill-after-grace"),
+])
+def test_stop_kills_the_whole_process_group(tmp_path, script, grace, exit_code):
+    changes = []
+    r = new_runner(tmp_path, make_pod([container("main", script)], restart="Always"), changes=changes)
+
+    async def scenario():
+        task = asyncio.create_task(r.run())
+        pid_file = tmp_path / "ns" / "p" / "child.pid"
+        await _wait_until(lambda: r.phase() == core.PodPhase.RUNNING and pid_file.exists() and pid_file.read_text())
+        assert r.alive() == 1
+        await r.stop(grace=grace)
+        await task
+        return int(pid_file.read_text())
+
+    grandchild = asyncio.run(scenario())
+    for _ in range(500):  # the orphan is killed at once; wait only for it to be reaped
+        if _dead(grandchild):
+            break
+        os.sched_yield()
+    assert _dead(grandchild)
+    assert r.finished and r.alive() == 0
+    assert status_of(r, "main")["state"]["terminated"]["exitCode"] == exit_code
+    assert status_of(r, "main")["restartCount"] == 0
+    assert r.phase() == core.PodPhase.FAILED
+    assert set(changes) == {"ns/p"}
+
+
+def test_always_restarts_even_after_success_until_stopped(tmp_path):
+    r = new_runner(tmp_path, make_pod([container("main", 'echo x >> "$VC_POD_DIR/runs"')], restart="Always"))
+
+    async def scenario():
+        task = asyncio.create_task(r.run())
+        runs = tmp_path / "ns" / "p" / "runs"
+        await _wait_until(lambda: runs.exists() and len(runs.read_text().split()) >= 2)
+        assert r.phase() == core.PodPhase.RUNNING
+        await r.stop(grace=1)
+        await task
+
+    asyncio.run(scenario())
+    assert status_of(r, "main")["restartCount"] >= 1
+    assert r.phase() == core.PodPhase.SUCCEEDED  # every run exited 0

@@ -1,0 +1,78 @@
+"""The admission entry point the apiserver calls: one table of kind -> (mutate, validate, delete
+guard), generic metadata checks for every kind, and the error raised when an object is refused.
+
+`admit` never changes its arguments: it returns a defaulted deep copy of `new` (CREATE, UPDATE,
+UPDATE_STATUS) or None (DELETE), or raises errors.Invalid listing every problem found /
+errors.Forbidden for a refused delete. Status writes are not admitted (as in Kubernetes, where
+webhooks on a resource do not see its /status subresource). No I/O beyond the View.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import types
+from typing import Any, Callable
+
+from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, priorityclass, queue, vcjob
+from vclite.api import kinds, meta
+from vclite.lib import errors
+
+Operation = base.Operation
+View = base.View
+Options = base.Options
+Obj = dict[str, Any]
+
+Mutate = Callable[[base.Operation, Obj], None]
+Validate = Callable[[base.Operation, Obj, "Obj | None", base.View, base.Options], list[errors.FieldError]]
+DeleteGuard = Callable[[Obj, base.View], "str | None"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    mutate: Mutate | None = None
+    validate: Validate | None = None
+    delete: DeleteGuard | None = None
+
+
+NO_RULES = Rules()
+RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
+    kinds.JOB.kind: Rules(vcjob.mutate, vcjob.validate),
+    kinds.JOBTEMPLATE.kind: Rules(jobtemplate.mutate, jobtemplate.validate),
+    kinds.JOBFLOW.kind: Rules(jobflow.mutate, jobflow.validate),
+    kinds.QUEUE.kind: Rules(queue.mutate, queue.validate, queue.check_delete),
+    kinds.PODGROUP.kind: Rules(podgroup.mutate, podgroup.validate),
+    kinds.POD.kind: Rules(pod.mutate, pod.validate),
+    kinds.PRIORITYCLASS.kind: Rules(priorityclass.mutate, priorityclass.validate),
+})
+
+
+def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, view: View, *,
+          require_command: bool | None = None) -> Obj | None:
+    """Default and validate `new` for `op`. `require_command=False` (server mode in front of a real
+    container runtime) lets vcjob/JobTemplate containers rely on the image's entrypoint; when not
+    given, the view's optional `require_command` attribute decides (default True)."""
+    if require_command is None:
+        require_command = bool(getattr(view, "require_command", True))
+    rules = RULES.get(kind.kind, NO_RULES)
+    if op is Operation.DELETE:
+        target = old if old is not None else new
+        if rules.delete is not None and isinstance(target, dict):
+            refusal = rules.delete(target, view)
+            if refusal:
+                raise errors.Forbidden(refusal)
+        return None
+    if not isinstance(new, dict):
+        raise errors.Invalid(kind.kind, "", [errors.FieldError("", common.type_error(new, "object"))])
+    obj = copy.deepcopy(new)
+    if op is Operation.UPDATE_STATUS:
+        return obj
+    errs = common.validate_metadata(kind, obj)
+    if not isinstance(obj.get("metadata"), dict):
+        raise errors.Invalid(kind.kind, "", errs)
+    if rules.mutate is not None:
+        rules.mutate(op, obj)
+    if rules.validate is not None:
+        errs += rules.validate(op, obj, old, view, Options(require_command=require_command))
+    if errs:
+        raise errors.Invalid(kind.kind, str(meta.name(obj)), errs)
+    return obj

@@ -1,0 +1,124 @@
+"""Admission for Queues (scheduling.volcano.sh): Volcano's defaults (weight 1, reclaimable true, legacy
+hierarchy annotations rooted) and checks (weight, state, guarantee ≤ deserved ≤ capability, parent),
+and the delete guard (`default`/`root`, child queues, PodGroups still in the queue).
+
+Sources: pkg/webhooks/admission/queues/{mutate,validate} and the Queue CRD (weight 1..65535,
+priority ≥ 0). Messages are Volcano's. The PodGroup delete guard is vclite's stand-in for Volcano's
+"has allocated Pods" check. The ancestor capability/guarantee sums of hierarchical queues are the
+scheduler's concern and are not checked here. Pure functions; reads go through View.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from vclite.admission import base, common
+from vclite.api import kinds, meta, scheduling
+from vclite.lib import errors
+
+Obj = dict[str, Any]
+FieldError = errors.FieldError
+
+HIERARCHY = "volcano.sh/hierarchy"
+HIERARCHY_WEIGHTS = "volcano.sh/hierarchy-weights"
+_STATES = (scheduling.QueueState.OPEN.value, scheduling.QueueState.CLOSED.value)
+
+
+def mutate(op: base.Operation, obj: Obj) -> None:
+    if op is not base.Operation.CREATE:
+        return
+    if obj.get("spec") is None:
+        obj["spec"] = {}
+    spec = obj["spec"]
+    if not isinstance(spec, dict):
+        return
+    if spec.get("reclaimable") is None:
+        spec["reclaimable"] = True
+    if spec.get("weight") in (None, 0):
+        spec["weight"] = 1
+    ann = common.dict_at(obj.get("metadata"), "annotations")
+    hierarchy, weights = ann.get(HIERARCHY), ann.get(HIERARCHY_WEIGHTS)
+    if isinstance(hierarchy, str) and isinstance(weights, str) and hierarchy and weights \
+            and not hierarchy.startswith(scheduling.ROOT_QUEUE):
+        ann[HIERARCHY] = f"{scheduling.ROOT_QUEUE}/{hierarchy}"
+        ann[HIERARCHY_WEIGHTS] = f"1/{weights}"
+
+
+def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
+             options: base.Options) -> list[FieldError]:
+    spec = new.get("spec") or {}
+    if not isinstance(spec, dict):
+        return [FieldError("spec", common.type_error(spec, "object"))]
+    errs: list[FieldError] = []
+    weight = spec.get("weight")
+    if weight is not None and not common.is_int(weight):
+        errs.append(FieldError("spec.weight", common.type_error(weight, "integer")))
+    elif weight is not None and weight <= 0:
+        errs.append(FieldError("spec.weight", common.invalid(weight, "queue weight must be a positive integer")))
+    elif weight is not None and weight > 65535:
+        errs.append(FieldError("spec.weight", common.invalid(weight, "should be less than or equal to 65535")))
+    common.check_int(spec, "priority", "spec.priority", errs, minimum=0)
+    common.check_type(spec, "reclaimable", "spec.reclaimable", errs, bool, "boolean")
+    errs += validate_resources(spec)
+    if op is base.Operation.CREATE:
+        # Status is only ever written by the queue controller afterwards (Closing, Unknown…).
+        for path, holder in (("status.state", new.get("status")), ("spec.state", spec)):
+            state = holder.get("state") if isinstance(holder, dict) else None
+            if state not in (None, "") and state not in _STATES:
+                errs.append(FieldError(path, common.invalid(state, f"queue state must be in [{' '.join(_STATES)}]")))
+    old_parent = common.dict_at(old, "spec").get("parent") if old is not None else None
+    if op is base.Operation.CREATE or spec.get("parent") != old_parent:
+        errs += _validate_parent(meta.name(new), spec.get("parent"), view)
+    return errs
+
+
+def validate_resources(spec: Obj) -> list[FieldError]:
+    """validate_queue.go validateResourceQuantityOfQueue: quantities parse and are ≥ 0; every guaranteed
+    resource is deserved at least as much; deserved ≤ capability where a capability is set."""
+    errs: list[FieldError] = []
+    capability = common.parse_resource_list(spec.get("capability"), "spec.capability", errs)
+    deserved = common.parse_resource_list(spec.get("deserved"), "spec.deserved", errs)
+    guarantee_obj = common.dict_at(spec, "guarantee")
+    guarantee = common.parse_resource_list(guarantee_obj.get("resource"), "spec.guarantee.resource", errs)
+    raw_g = common.dict_at(guarantee_obj, "resource")
+    raw_d = common.dict_at(spec, "deserved")
+    raw_c = common.dict_at(spec, "capability")
+    for r, g in guarantee.items():
+        if r not in raw_d:
+            errs.append(FieldError(f"spec.deserved.{r}", common.invalid(
+                "<nil>", f"deserved[{r}] must be >= guarantee[{r}]={raw_g[r]}")))
+        elif r in deserved and deserved[r] < g:
+            errs.append(FieldError(f"spec.deserved.{r}", common.invalid(
+                str(raw_d[r]), f"deserved[{r}]={raw_d[r]} must be >= guarantee[{r}]={raw_g[r]}")))
+    for r, d in deserved.items():
+        if r in capability and d > capability[r]:
+            errs.append(FieldError(f"spec.deserved.{r}", common.invalid(
+                str(raw_d[r]), f"deserved[{r}]={raw_d[r]} must be <= capability[{r}]={raw_c[r]}")))
+    return errs
+
+
+def _validate_parent(name: str, parent: Any, view: base.View) -> list[FieldError]:
+    if parent in (None, "", scheduling.ROOT_QUEUE):
+        return []
+    if not isinstance(parent, str):
+        return [FieldError("spec.parent", common.type_error(parent, "string"))]
+    if parent == name:
+        return [FieldError("spec.parent", f"queue {name} cannot use itself as parent")]
+    if view.get(kinds.QUEUE, "", parent) is None:
+        return [FieldError("spec.parent", f'failed to get parent queue of queue {name}: '
+                                          f'{kinds.QUEUE.resource} "{parent}" not found')]
+    return []
+
+
+def check_delete(obj: Obj, view: base.View) -> str | None:
+    """Why the queue may not be deleted, or None. `default` and `root` never; nor a queue that still
+    has child queues or PodGroups."""
+    name = meta.name(obj)
+    if name in (scheduling.DEFAULT_QUEUE, scheduling.ROOT_QUEUE):
+        return f"`{name}` queue can not be deleted"
+    children = [meta.name(q) for q in view.list(kinds.QUEUE) if common.dict_at(q, "spec").get("parent") == name]
+    if children:
+        return f"queue {name} can not be deleted because it has {len(children)} child queues: {', '.join(children)}"
+    groups = [meta.key(pg) for pg in view.list(kinds.PODGROUP) if common.dict_at(pg, "spec").get("queue") == name]
+    if groups:
+        return f"queue {name} can not be deleted because it has {len(groups)} podgroups: {', '.join(groups)}"
+    return None

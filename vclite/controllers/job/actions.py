@@ -1,0 +1,405 @@
+"""The three primitives of the vcjob state machine, executed through the Client (Volcano's
+`job_controller_actions.go`): KillJob, KillTarget and SyncJob, plus PodGroup and plugin upkeep.
+
+Each primitive takes the job as last read, the Transition `state.decide` chose, and the job's pods
+(task -> name -> pod, from the controller's watch cache); it writes pods, the PodGroup, plugin
+objects and finally the job status — only when the status differs from the stored one — and
+returns the job as written. The phase decision itself is `state.apply`: nothing here decides a
+phase, and nothing here reads a pod's state from anywhere but the pods it is given.
+
+Differences from Volcano, on purpose:
+- after a kill the counters describe every pod of the job (killed ones as terminating, retained or
+  untargeted ones by phase); Volcano counts only pods whose deletion failed, so a Completed job
+  shows succeeded 0 (volcano-sh/volcano#4616, fix proposed in PR #5730). No count rule reads the
+  counters this changes (`drained` and rule S look at terminating/pending/running only);
+- lastTransitionTime and the conditions list move only when the phase transition fires (Volcano
+  also moves them on every counter change during SyncJob);
+- SyncJob keeps status.runningDuration and any status field it does not manage (Volcano's SyncJob
+  rebuilds the status and drops runningDuration);
+- no PVCs are created or checked (vclite has no PersistentVolumeClaim kind) and the legacy
+  PodGroup name `<job>` is not looked up.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import Any, Callable, Mapping
+
+from vclite.api import batch
+from vclite.api import kinds
+from vclite.api import meta
+from vclite.api import scheduling
+from vclite.apiserver import events
+from vclite.controllers.job import podgroup
+from vclite.controllers.job import pods as pods_mod
+from vclite.controllers.job import state
+from vclite.controllers.job import status as status_mod
+from vclite.lib import clock as clock_mod
+from vclite.lib import errors
+
+Obj = dict[str, Any]
+PodsByTask = Mapping[str, Mapping[str, Obj]]
+
+COMPONENT = "vc-controller-manager"
+FAILED_CREATE, FAILED_DELETE = "FailedCreate", "FailedDelete"
+POD_GROUP_PENDING = "PodGroupPending"
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """What KillTarget kills: a task, one pod of it, or one partition of it."""
+
+    task_name: str
+    pod_name: str = ""
+    partition_id: str = ""
+    kind: str = "task"  # task | pod | partition
+
+
+@dataclasses.dataclass
+class Context:
+    client: Any
+    clock: clock_mod.Clock
+
+    def event(self, obj: Obj, type_: str, reason: str, message: str) -> None:
+        events.record(self.client, self.clock, obj, type_, reason, message, component=COMPONENT)
+
+
+class ActionError(Exception):
+    """Some pods could not be created or deleted; the sync is retried."""
+
+
+# ---- status helpers ----------------------------------------------------------------------------
+def _now(ctx: Context) -> str:
+    return clock_mod.format_time(ctx.clock.now())
+
+
+def phase_of(job: Obj) -> batch.JobPhase:
+    """The job's phase; a job without one (or with one vclite does not know) is Pending, as
+    Volcano's NewState defaults it."""
+    try:
+        return batch.JobPhase(meta.phase(job))
+    except ValueError:
+        return batch.JobPhase.PENDING
+
+
+def _append_condition(status: Obj, phase: str, when: str) -> None:
+    conds = [c for c in status.get("conditions") or [] if c.get("status") != phase]
+    conds.append({"status": phase, "lastTransitionTime": when})
+    status["conditions"] = conds
+
+
+def _apply_outcome(ctx: Context, job: Obj, status: Obj, t: state.Transition) -> None:
+    """Evaluate the transition on `status`'s counters and write its phase/retryCount into `status`."""
+    outcome = state.apply(t, phase_of(job), state.counts_of(status), state.summarize(job.get("spec") or {}))
+    if not outcome.changed:
+        return
+    st = status.setdefault("state", {})
+    st["phase"] = str(outcome.phase)
+    now = _now(ctx)
+    st["lastTransitionTime"] = now
+    if outcome.retry_count:
+        status["retryCount"] = outcome.retry_count
+    _append_condition(status, str(outcome.phase), now)
+
+
+def write_status(ctx: Context, job: Obj, status: Obj) -> Obj:
+    """Store `status` unless it equals the stored one; record an event when the phase changes."""
+    if status == (job.get("status") or {}):
+        return job
+    old_phase = meta.phase(job)
+    new = ctx.client.update_status({**job, "status": status})
+    new_phase = meta.phase(new)
+    if new_phase != old_phase and old_phase:
+        kind = "Warning" if new_phase == batch.JobPhase.FAILED else "Normal"
+        ctx.event(new, kind, new_phase, f"Job phase changed from {old_phase} to {new_phase}")
+    return new
+
+
+# ---- plugins -----------------------------------------------------------------------------------
+def _plugins(job: Obj) -> Mapping[str, list]:
+    return (job.get("spec") or {}).get("plugins") or {}
+
+
+def _cr(status: Obj) -> dict[str, str]:
+    return status.setdefault("controlledResources", {})
+
+
+def _create_or_update_configmap(ctx: Context, job: Obj) -> None:
+    want = pods_mod.svc_configmap(job)
+    try:
+        cm = ctx.client.get(kinds.CONFIGMAP, meta.namespace(job), want["metadata"]["name"])
+    except errors.NotFound:
+        try:
+            ctx.client.create(want)
+        except errors.AlreadyExists:
+            pass
+        return
+    if cm.get("data") != want["data"]:
+        ctx.client.update({**cm, "data": want["data"]})
+
+
+def plugins_on_add(ctx: Context, job: Obj, status: Obj) -> None:
+    for name, args in _plugins(job).items():
+        key = f"plugin-{name}"
+        if name == pods_mod.ENV_PLUGIN:
+            _cr(status)[key] = name
+        elif name == pods_mod.SVC_PLUGIN and _cr(status).get(key) != name:
+            _create_or_update_configmap(ctx, job)
+            try:
+                ctx.client.create(pods_mod.svc_service(job, args or []))
+            except errors.AlreadyExists:
+                pass
+            _cr(status)[key] = name
+
+
+def plugins_on_update(ctx: Context, job: Obj) -> None:
+    if pods_mod.SVC_PLUGIN in _plugins(job):
+        _create_or_update_configmap(ctx, job)
+
+
+def _delete(ctx: Context, kind: kinds.Kind, namespace: str, name: str) -> None:
+    try:
+        ctx.client.delete(kind, namespace, name)
+    except errors.NotFound:
+        pass
+
+
+def plugins_on_delete(ctx: Context, job: Obj, status: Obj) -> None:
+    cr = status.get("controlledResources") or {}
+    for name in _plugins(job):
+        key = f"plugin-{name}"
+        if cr.get(key) != name:
+            continue
+        if name == pods_mod.SVC_PLUGIN:
+            _delete(ctx, kinds.CONFIGMAP, meta.namespace(job), pods_mod.svc_configmap_name(job))
+            _delete(ctx, kinds.SERVICE, meta.namespace(job), meta.name(job))
+        if name in pods_mod.IMPLEMENTED_PLUGINS:
+            del cr[key]
+    if "controlledResources" in status and not cr:
+        del status["controlledResources"]
+
+
+# ---- PodGroup ----------------------------------------------------------------------------------
+def _priorities(ctx: Context, job: Obj) -> dict[str, int]:
+    wanted = {((t.get("template") or {}).get("spec") or {}).get("priorityClassName")
+              for t in (job.get("spec") or {}).get("tasks") or []} - {None, ""}
+    if not wanted:
+        return {}
+    return {meta.name(pc): int(pc.get("value", 0) or 0) for pc in ctx.client.list(kinds.PRIORITYCLASS)
+            if meta.name(pc) in wanted}
+
+
+def get_podgroup(ctx: Context, job: Obj) -> Obj | None:
+    try:
+        return ctx.client.get(kinds.PODGROUP, meta.namespace(job), podgroup.name(job))
+    except errors.NotFound:
+        return None
+
+
+def ensure_podgroup(ctx: Context, job: Obj) -> None:
+    prio = _priorities(ctx, job)
+    pg = get_podgroup(ctx, job)
+    if pg is None:
+        try:
+            ctx.client.create(podgroup.build(job, prio))
+        except errors.AlreadyExists:
+            pass
+        return
+    updated = podgroup.reconcile(pg, job, prio)
+    if updated is not None:
+        ctx.client.update(updated)
+
+
+def _record_podgroup_event(ctx: Context, job: Obj, pg: Obj) -> None:
+    latest = None
+    for cond in (pg.get("status") or {}).get("conditions") or []:
+        if cond.get("status") == "True" and (latest is None or (cond.get("lastTransitionTime") or "") >
+                                            (latest.get("lastTransitionTime") or "")):
+            latest = cond
+    if latest is not None and latest.get("type") != scheduling.PodGroupConditionType.SCHEDULED:
+        ctx.event(job, "Warning", POD_GROUP_PENDING,
+                  f"PodGroup {meta.namespace(job)}:{meta.name(job)} {str(latest.get('type', '')).lower()}, "
+                  f"reason: {latest.get('message', '')}")
+
+
+# ---- KillJob / KillTarget ----------------------------------------------------------------------
+def _out_of_sync_then_delete(ctx: Context, pod: Obj) -> Exception | None:
+    ns, name = meta.namespace(pod), meta.name(pod)
+    try:
+        ctx.client.patch(kinds.POD, ns, name, {"metadata": {"annotations": {batch.OUT_OF_SYNC_ANNOTATION: "true"}}})
+    except errors.NotFound:
+        return None
+    except errors.ApiError as exc:
+        return exc
+    try:
+        ctx.client.delete(kinds.POD, ns, name)
+    except errors.NotFound:
+        pass
+    except errors.ApiError as exc:
+        return exc
+    return None
+
+
+def _select_targets(pods: PodsByTask, target: Target) -> dict[str, Obj] | None:
+    task_pods = dict(pods.get(target.task_name) or {})
+    if target.kind == "pod":
+        return {target.pod_name: task_pods[target.pod_name]} if target.pod_name in task_pods else {}
+    if target.kind == "partition":
+        chosen = {n: p for n, p in task_pods.items()
+                  if meta.labels(p).get(batch.PARTITION_ID) == target.partition_id}
+        return chosen or None  # no such partition: Volcano skips the whole action
+    return task_pods
+
+
+def kill(ctx: Context, job: Obj, t: state.Transition, pods: PodsByTask, target: Target | None = None) -> Obj:
+    """KillJob (target None: version++, retain phases, PodGroup deleted) or KillTarget."""
+    if meta.is_deleting(job):
+        return job
+    status = copy.deepcopy(job.get("status") or {})
+    everyone = {name: pod for task_pods in pods.values() for name, pod in task_pods.items()}
+    if target is None:
+        status["version"] = int(status.get("version", 0) or 0) + 1
+        retained = state.RETAINED_POD_PHASES[t.retain or state.Retain.NONE]
+        victims = {n: p for n, p in everyone.items()
+                   if not meta.is_deleting(p) and status_mod.pod_phase(p) not in retained}
+    else:
+        chosen = _select_targets(pods, target)
+        if chosen is None:
+            return job
+        victims = {n: p for n, p in chosen.items() if not meta.is_deleting(p)}
+    tally = status_mod.Tally()
+    for name, pod in everyone.items():
+        if meta.is_deleting(pod):
+            tally.add_terminating()
+        elif name not in victims:
+            tally.add(pod)  # retained or not targeted: counted (Volcano issue #4616 leaves them out)
+    failures = []
+    for name, pod in sorted(victims.items()):
+        err = _out_of_sync_then_delete(ctx, pod)
+        if err is None:
+            tally.add_terminating()
+        else:
+            failures.append(f"{name}: {err}")
+            tally.add(pod)
+    if failures:
+        ctx.event(job, "Warning", FAILED_DELETE, f"Error deleting pods: {failures}")
+        raise ActionError(f"failed to kill {len(failures)} pods of {len(victims)}")
+    status_mod.write_counts(status, tally)
+    _apply_outcome(ctx, job, status, t)
+    ltt = clock_mod.parse_time((status.get("state") or {}).get("lastTransitionTime"))
+    created = clock_mod.parse_time((job.get("metadata") or {}).get("creationTimestamp"))
+    if ltt is not None and created is not None:
+        status["runningDuration"] = clock_mod.format_duration((ltt - created).total_seconds())
+    plugins_on_delete(ctx, job, status)
+    try:
+        new = write_status(ctx, job, status)
+    except errors.NotFound:
+        return job
+    if target is None:
+        _delete(ctx, kinds.PODGROUP, meta.namespace(job), podgroup.name(job))
+    return new
+
+
+# ---- SyncJob -----------------------------------------------------------------------------------
+def _initiate(ctx: Context, job: Obj) -> tuple[Obj, Obj]:
+    """First syncs of a job (phase ""/Pending): init status, plugins' OnJobAdd, PodGroup.
+    Returns the stored job and a draft of its status (with the plugins' controlledResources)."""
+    if not meta.phase(job):
+        status = copy.deepcopy(job.get("status") or {})
+        now = _now(ctx)
+        status["state"] = {**(status.get("state") or {}), "phase": str(batch.JobPhase.PENDING),
+                           "lastTransitionTime": now}
+        min_available = int((job.get("spec") or {}).get("minAvailable", 0) or 0)
+        if min_available:
+            status["minAvailable"] = min_available
+        _append_condition(status, str(batch.JobPhase.PENDING), now)
+        job = ctx.client.update_status({**job, "status": status})
+    draft = copy.deepcopy(job.get("status") or {})
+    plugins_on_add(ctx, job, draft)
+    for vol in (job.get("spec") or {}).get("volumes") or []:
+        if vol.get("volumeClaimName"):  # Volcano's createJobIOIfNotExist bookkeeping (no PVC is checked)
+            _cr(draft)[f"volume-pvc-{vol['volumeClaimName']}"] = vol["volumeClaimName"]
+    ensure_podgroup(ctx, job)
+    return job, draft
+
+
+def _create_pods(ctx: Context, job: Obj, pods: PodsByTask, missing: list[tuple[Obj, int]],
+                 tally: status_mod.Tally) -> None:
+    all_pods = {n: p for task_pods in pods.values() for n, p in task_pods.items()}
+    ready: dict[str, bool] = {}
+    failures = []
+    for task, index in missing:
+        name = task.get("name", "")
+        if name not in ready:
+            ready[name] = status_mod.dependencies_met(job, task, all_pods)
+        if not ready[name]:
+            continue
+        try:
+            created = ctx.client.create(pods_mod.build_pod(job, task, index))
+        except errors.AlreadyExists:
+            continue  # counted when its watch event arrives
+        except errors.ApiError as exc:
+            failures.append(f"{pods_mod.pod_name(meta.name(job), name, index)}: {exc}")
+            continue
+        tally.add(created)
+    if failures:
+        ctx.event(job, "Warning", FAILED_CREATE, f"Error creating pods: {failures}")
+        raise ActionError(f"failed to create {len(failures)} pods")
+
+
+def sync(ctx: Context, job: Obj, t: state.Transition, pods_of: Callable[[Obj], PodsByTask]) -> Obj:
+    """SyncJob: PodGroup upkeep; pods only once the PodGroup left Pending; recount; apply `t`."""
+    if meta.is_deleting(job):
+        return job
+    if phase_of(job) == batch.JobPhase.PENDING:
+        job, status = _initiate(ctx, job)
+    else:
+        plugins_on_update(ctx, job)
+        ensure_podgroup(ctx, job)
+        status = copy.deepcopy(job.get("status") or {})
+    pg = get_podgroup(ctx, job)
+    if pg is not None:
+        _record_podgroup_event(ctx, job, pg)
+    if pg is None or meta.phase(pg) in ("", scheduling.PodGroupPhase.PENDING):
+        _apply_outcome(ctx, job, status, t)  # delay pod creation until the scheduler enqueues the group
+        return write_status(ctx, job, status)
+
+    pods = pods_of(job)
+    tally = status_mod.Tally()
+    missing: list[tuple[Obj, int]] = []
+    doomed: list[Obj] = []
+    for task in (job.get("spec") or {}).get("tasks") or []:
+        existing = dict(pods.get(task.get("name", "")) or {})
+        for i in range(int(task.get("replicas", 0) or 0)):
+            pod = existing.pop(pods_mod.pod_name(meta.name(job), task.get("name", ""), i), None)
+            if pod is None:
+                missing.append((task, i))
+            elif meta.is_deleting(pod):
+                tally.add_terminating()
+            else:
+                if batch.OUT_OF_SYNC_ANNOTATION in meta.annotations(pod):
+                    doomed.append(pod)
+                tally.add(pod)
+        doomed.extend(existing.values())  # beyond replicas
+    _create_pods(ctx, job, pods, missing, tally)
+    failures = []
+    for pod in doomed:
+        try:
+            ctx.client.delete(kinds.POD, meta.namespace(pod), meta.name(pod))
+        except errors.NotFound:
+            pass
+        except errors.ApiError as exc:
+            failures.append(f"{meta.name(pod)}: {exc}")
+            continue
+        tally.add_terminating()
+    if failures:
+        ctx.event(job, "Warning", FAILED_DELETE, f"Error deleting pods: {failures}")
+        raise ActionError(f"failed to delete {len(failures)} pods")
+    status_mod.write_counts(status, tally)
+    min_available = int((job.get("spec") or {}).get("minAvailable", 0) or 0)
+    if min_available:
+        status["minAvailable"] = min_available
+    else:
+        status.pop("minAvailable", None)
+    _apply_outcome(ctx, job, status, t)
+    return write_status(ctx, job, status)

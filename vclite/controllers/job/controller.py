@@ -1,0 +1,389 @@
+"""The vcjob controller (Volcano's `pkg/controllers/job`): watch handlers turn API changes into
+requests, `sync(key)` resolves each request to an action and executes the lifecycle table.
+
+Watch handlers (`job_controller_handler.go`, §1.3) only record work: they keep a watch cache of
+jobs and of the pods each job controls, translate every change into a `policies.Request` appended
+to the job's pending list, and enqueue the job key `ns/name`:
+- job added -> OutOfSync; job updated -> OutOfSync if spec or phase changed; a new command
+  annotation (commands.py) -> CommandIssued;
+- pod added -> PodPending (OutOfSync if marked out-of-sync); pod phase -> Failed: PodFailed with the
+  first container's exit code; -> Succeeded and every replica of its task Succeeded: TaskCompleted;
+  Running/Pending: TaskFailed when the task's restarts reached its maxRetry, but a transition into
+  Running is PodRunning and into Pending is PodPending; otherwise OutOfSync; pod deleted ->
+  PodEvicted (OutOfSync if marked out-of-sync or unknown to the cache);
+- PodGroup status.phase changed -> a request with event Unknown (phase Unknown) or no event.
+
+`sync(key)` pops the job's due delayed actions and its pending requests, in order. Each request is
+resolved by `policies.apply_policies`; a delayed action becomes a timer (`queue.add_after`) with
+Volcano's cancellation rules; consecutive SyncJob resolutions are executed once (a SyncJob is a
+full, idempotent reconcile). `state.decide` picks the table row and `actions` executes it. A sync
+that fails re-queues the unprocessed requests and raises (the runtime retries with back-off); after
+MAX_REQUEUE retries the job is terminated, as Volcano's `--max-requeue-num`. A finished job
+(Completed/Failed/Terminated) with `ttlSecondsAfterFinished` is deleted that long after its
+lastTransitionTime (Volcano's garbage collector).
+
+Differences from Volcano, on purpose: commands arrive as a job annotation (commands.py) instead of
+a bus.volcano.sh Command object; a new delayed action for a pod replaces and cancels the previous
+one of a different action (Volcano overwrites its record but lets the old timer fire anyway);
+requests are processed per job in one sync rather than one queue item each, with consecutive
+SyncJobs coalesced.
+
+It must not talk to other components except through the API, and its watch handlers never write.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+from vclite.api import batch
+from vclite.api import kinds
+from vclite.api import meta
+from vclite.api import scheduling
+from vclite.apiserver import client as client_mod
+from vclite.controllers.job import actions
+from vclite.controllers.job import commands
+from vclite.controllers.job import policies
+from vclite.controllers.job import state
+from vclite.controllers.job import status as status_mod
+from vclite.lib import clock as clock_mod
+from vclite.lib import errors
+from vclite.lib import workqueue
+
+Obj = dict[str, Any]
+Event, Act, PodPhase = batch.Event, batch.Action, status_mod.PodPhase
+MAX_REQUEUE = 15
+EXECUTE_ACTION, COMMAND_ISSUED = "ExecuteAction", "CommandIssued"
+
+
+def _rv(obj: Obj) -> str:
+    return (obj.get("metadata") or {}).get("resourceVersion", "")
+
+
+def _controlling_job(pod: Obj) -> Obj | None:
+    ref = meta.controller_ref(pod)
+    if ref and ref.get("kind") == kinds.JOB.kind and ref.get("apiVersion") == kinds.JOB.api_version:
+        return ref
+    return None
+
+
+def _exit_code(pod: Obj) -> int | None:
+    statuses = (pod.get("status") or {}).get("containerStatuses") or []
+    if statuses:
+        terminated = (statuses[0].get("state") or {}).get("terminated")
+        if terminated is not None:
+            return int(terminated.get("exitCode", 0) or 0)
+    return None
+
+
+def _target(action: Act, task: str, pod: str, partition: str) -> actions.Target | None:
+    kind = {Act.RESTART_TASK: "task", Act.RESTART_POD: "pod", Act.RESTART_PARTITION: "partition"}.get(action)
+    return actions.Target(task, pod, partition, kind) if kind else None
+
+
+class JobController:
+    name = "job-controller"
+
+    def __init__(self, client: Any, clock: clock_mod.Clock):
+        self.client, self.clock = client, clock
+        self.queue = workqueue.WorkQueue(clock)
+        self._ctx = actions.Context(client, clock)
+        self._jobs: dict[str, Obj] = {}                     # watch cache: job key -> job
+        self._pods: dict[str, dict[str, dict[str, Obj]]] = {}  # watch cache: job key -> task -> pod name -> pod
+        self._requests: dict[str, list[policies.Request]] = {}
+        self._delayed: dict[str, dict[str, policies.Delayed]] = {}  # job key -> pod name -> delayed action
+        self._subscriptions: list[Any] = []
+
+    # ---- watch handlers (record work only) -------------------------------------------------------
+    def start(self) -> None:
+        if self._subscriptions:
+            return
+        self._subscriptions = [self.client.watch(kinds.JOB, self._on_job),
+                               self.client.watch(kinds.POD, self._on_pod),
+                               self.client.watch(kinds.PODGROUP, self._on_podgroup)]
+        for pod in self.client.list(kinds.POD):
+            info = self._pod_info(pod)
+            if info is not None:
+                self._pods.setdefault(info[0], {}).setdefault(info[2], {})[meta.name(pod)] = pod
+        for job in self.client.list(kinds.JOB):
+            self._on_job(client_mod.WatchEvent(client_mod.EventType.ADDED, kinds.JOB, job, None))
+
+    def _request(self, key: str, req: policies.Request) -> None:
+        self._requests.setdefault(key, []).append(req)
+        self.queue.add(key)
+
+    def _on_job(self, ev: client_mod.WatchEvent) -> None:
+        job, key = ev.object, meta.key(ev.object)
+        if ev.type == client_mod.EventType.DELETED:
+            for table in (self._jobs, self._requests, self._delayed):
+                table.pop(key, None)
+            return
+        old = ev.old
+        if old is not None and _rv(old) == _rv(job):
+            return
+        self._jobs[key] = job
+        if old is None or old.get("spec") != job.get("spec") or meta.phase(old) != meta.phase(job):
+            self._request(key, policies.Request(event=Event.OUT_OF_SYNC))
+        cmd = commands.requested(job)
+        if cmd is not None and (old is None or commands.requested(old) != cmd):
+            self._request(key, policies.Request(event=Event.COMMAND_ISSUED))
+
+    def _pod_info(self, pod: Obj) -> tuple[str, str, str, int, str] | None:
+        """(job key, job name, task, job version, job uid) of a pod a vcjob controls, else None."""
+        ref = _controlling_job(pod)
+        ann = meta.annotations(pod)
+        if ref is None or batch.JOB_NAME not in ann or batch.TASK_SPEC not in ann:
+            return None
+        try:
+            version = int(ann.get(batch.JOB_VERSION, ""))
+        except ValueError:
+            return None
+        job_name = ann[batch.JOB_NAME]
+        return f"{meta.namespace(pod)}/{job_name}", job_name, ann[batch.TASK_SPEC], version, ref.get("uid", "")
+
+    def _task_pods(self, key: str, task: str) -> list[Obj]:
+        return list(((self._pods.get(key) or {}).get(task) or {}).values())
+
+    def _pod_event(self, key: str, task: str, pod: Obj, old: Obj) -> tuple[Event, int | None]:
+        new_phase, old_phase = status_mod.pod_phase(pod), status_mod.pod_phase(old)
+        event, code = Event.OUT_OF_SYNC, None
+        job = self._jobs.get(key) or {}
+        if new_phase == PodPhase.FAILED and old_phase != PodPhase.FAILED:
+            event, code = Event.POD_FAILED, _exit_code(pod)
+        elif new_phase == PodPhase.SUCCEEDED:
+            if old_phase != PodPhase.SUCCEEDED and status_mod.task_completed(job, task, self._task_pods(key, task)):
+                event = Event.TASK_COMPLETED
+        elif new_phase in (PodPhase.RUNNING, PodPhase.PENDING):
+            if status_mod.task_failed(job, task, self._task_pods(key, task)):
+                event = Event.TASK_FAILED
+            if old_phase != new_phase:
+                event = Event.POD_RUNNING if new_phase == PodPhase.RUNNING else Event.POD_PENDING
+        return event, code
+
+    def _on_pod(self, ev: client_mod.WatchEvent) -> None:
+        pod = ev.object
+        info = self._pod_info(pod)
+        if info is None:
+            return
+        key, _, task, version, uid = info
+        name = meta.name(pod)
+        cache = self._pods.setdefault(key, {}).setdefault(task, {})
+        out_of_sync = batch.OUT_OF_SYNC_ANNOTATION in meta.annotations(pod)
+        code = None
+        if ev.type == client_mod.EventType.ADDED:
+            cache[name] = pod
+            event = Event.OUT_OF_SYNC if out_of_sync else Event.POD_PENDING
+        elif ev.type == client_mod.EventType.DELETED:
+            known = cache.pop(name, None) is not None
+            if not cache:
+                self._pods[key].pop(task, None)
+                if not self._pods[key]:
+                    del self._pods[key]
+            event = Event.OUT_OF_SYNC if out_of_sync or not known else Event.POD_EVICTED
+        else:
+            old = ev.old or {}
+            if _rv(old) == _rv(pod):
+                return
+            cache[name] = pod
+            event, code = self._pod_event(key, task, pod, old)
+            if out_of_sync:
+                event, code = Event.OUT_OF_SYNC, None
+        self._request(key, policies.Request(
+            event=event, exit_code=code, task_name=task, pod_name=name, job_uid=uid, job_version=version,
+            pod_uid=meta.uid(pod), partition_id=meta.labels(pod).get(batch.PARTITION_ID, "")))
+
+    def _on_podgroup(self, ev: client_mod.WatchEvent) -> None:
+        if ev.type != client_mod.EventType.MODIFIED or ev.old is None:
+            return
+        pg = ev.object
+        if meta.phase(pg) == meta.phase(ev.old):
+            return
+        job_name = meta.name(pg)
+        for ref in meta.owner_references(pg):
+            if ref.get("kind") == kinds.JOB.kind:
+                job_name = ref.get("name", job_name)
+        unknown = meta.phase(pg) == scheduling.PodGroupPhase.UNKNOWN
+        self._request(f"{meta.namespace(pg)}/{job_name}",
+                      policies.Request(event=Event.JOB_UNKNOWN if unknown else None))
+
+    # ---- sync ------------------------------------------------------------------------------------
+    def _get(self, key: str) -> Obj | None:
+        ns, _, name = key.partition("/")
+        try:
+            return self.client.get(kinds.JOB, ns, name)
+        except errors.NotFound:
+            return None
+
+    def _pods_of(self, job: Obj) -> dict[str, dict[str, Obj]]:
+        """The job's pods by task, from the watch cache (only pods controlled by this job's UID)."""
+        uid = meta.uid(job)
+        out: dict[str, dict[str, Obj]] = {}
+        for task, task_pods in (self._pods.get(meta.key(job)) or {}).items():
+            mine = {n: p for n, p in task_pods.items() if (_controlling_job(p) or {}).get("uid") == uid}
+            if mine:
+                out[task] = mine
+        return out
+
+    def sync(self, key: Any) -> None:
+        key = str(key)
+        reqs = self._requests.pop(key, [])
+        due = self._pop_due(key)
+        work: list[policies.Request | policies.Delayed] = [*due, *reqs]
+        try:
+            self._process(key, work)
+        except Exception:
+            if self.queue.num_requeues(key) >= MAX_REQUEUE:
+                self._give_up(key)
+                return
+            left = [w for w in work if isinstance(w, policies.Request)] or [policies.Request(event=Event.OUT_OF_SYNC)]
+            self._requests[key] = left + self._requests.get(key, [])
+            for d in (w for w in work if isinstance(w, policies.Delayed)):
+                self._delayed.setdefault(key, {}).setdefault(d.pod_name, d)
+            raise
+        self._ttl(key)
+
+    def _process(self, key: str, work: list[policies.Request | policies.Delayed]) -> None:
+        """Execute `work` in order; `work` is consumed from the front as items complete."""
+        job = self._get(key)
+        if job is None:
+            work.clear()
+            self._delayed.pop(key, None)
+            return
+        pending_sync = False
+        while work and job is not None:
+            item = work[0]
+            if isinstance(item, policies.Delayed):
+                job = self._flush(job, pending_sync)
+                pending_sync = False
+                if job is not None:
+                    job = self._run(job, item.action, item.task_name, item.pod_name, item.partition_id)
+                work.pop(0)
+                continue
+            if item.event == Event.COMMAND_ISSUED and item.action is None:
+                job = self._flush(job, pending_sync)
+                pending_sync = False
+                if job is not None:
+                    job = self._command(job)
+                work.pop(0)
+                continue
+            self._cancel_by_request(key, item)
+            action, delay = policies.apply_policies(job, item)
+            if action == Act.SYNC_JOB and not delay:
+                pending_sync = True
+                work.pop(0)
+                continue
+            if pending_sync:
+                job, pending_sync = self._flush(job, True), False
+                continue  # resolve the same request again against the synced job
+            if delay and delay > 0:
+                self._delay(key, job, item, action, delay)
+            else:
+                job = self._run(job, action, item.task_name, item.pod_name, item.partition_id)
+            work.pop(0)
+        self._flush(job, pending_sync)
+
+    def _flush(self, job: Obj | None, pending_sync: bool) -> Obj | None:
+        return self._run(job, Act.SYNC_JOB, "", "", "") if pending_sync and job is not None else job
+
+    def _run(self, job: Obj, action: Act, task: str, pod: str, partition: str) -> Obj | None:
+        """Execute `action` on the job as it is now; return the job as written (None: gone)."""
+        phase = actions.phase_of(job)
+        st = job.get("status") or {}
+        t = state.decide(phase, action, state.counts_of(st), state.summarize(job.get("spec") or {}))
+        if action != Act.SYNC_JOB:
+            self._ctx.event(job, "Normal", EXECUTE_ACTION, f"Start to execute action {action} ")
+        try:
+            if t.primitive is state.Primitive.SYNC_JOB:
+                new = actions.sync(self._ctx, job, t, self._pods_of)
+            elif t.primitive is state.Primitive.KILL_JOB:
+                new = actions.kill(self._ctx, job, t, self._pods_of(job))
+            else:
+                target = _target(action, task, pod, partition) or actions.Target(task)
+                new = actions.kill(self._ctx, job, t, self._pods_of(job), target)
+        except errors.NotFound:
+            return self._get(meta.key(job))
+        if action not in policies.INTERNAL_ACTIONS:
+            self._cancel_by_action(meta.key(job), action, task, pod, partition)
+        return new
+
+    def _command(self, job: Obj) -> Obj | None:
+        raw = commands.requested(job)
+        if raw is None:
+            return job  # already consumed
+        job = self.client.patch(kinds.JOB, meta.namespace(job), meta.name(job), commands.removal_patch())
+        action = commands.parse(raw)
+        if action is None:
+            self._ctx.event(job, "Warning", COMMAND_ISSUED, f"Ignored unknown command {raw!r}")
+            return job
+        self._ctx.event(job, "Normal", COMMAND_ISSUED, f"Start to execute command {action}, and clean it up "
+                        "to make sure executed not more than once.")
+        req = policies.Request(event=Event.COMMAND_ISSUED, action=action)
+        resolved, _ = policies.apply_policies(job, req)
+        return self._run(job, resolved, "", "", "")
+
+    def _give_up(self, key: str) -> None:
+        """Volcano's handleJobError after --max-requeue-num: terminate the job and drop the work."""
+        self._requests.pop(key, None)
+        job = self._get(key)
+        if job is None:
+            return
+        self._ctx.event(job, "Normal", EXECUTE_ACTION, "Job failed on action for retry limit reached")
+        try:
+            self._run(job, Act.TERMINATE_JOB, "", "", "")
+        except Exception:  # noqa: BLE001 - best effort, as Volcano
+            pass
+
+    # ---- delayed actions -------------------------------------------------------------------------
+    def _delay(self, key: str, job: Obj, req: policies.Request, action: Act, delay: float) -> None:
+        table = self._delayed.setdefault(key, {})
+        current = table.get(req.pod_name)
+        if current is not None and current.action == action:
+            return
+        table[req.pod_name] = policies.Delayed(action, req.event, req.task_name, req.pod_name, req.pod_uid,
+                                               req.partition_id, self.clock.monotonic() + delay)
+        self._ctx.event(job, "Normal", EXECUTE_ACTION,
+                        f"Execute action {action} after {clock_mod.format_duration(delay)}")
+        self.queue.add_after(key, delay)
+
+    def _pop_due(self, key: str) -> list[policies.Delayed]:
+        table = self._delayed.get(key) or {}
+        now = self.clock.monotonic() + 1e-9
+        due = sorted((d for d in table.values() if d.due <= now), key=lambda d: d.due)
+        for d in due:
+            table.pop(d.pod_name, None)
+        return due
+
+    def _cancel_by_request(self, key: str, req: policies.Request) -> None:
+        table = self._delayed.get(key) or {}
+        d = table.get(req.pod_name)
+        if d is not None and policies.cancelled_by_request(d, req):
+            del table[req.pod_name]
+
+    def _cancel_by_action(self, key: str, action: Act, task: str, pod: str, partition: str) -> None:
+        table = self._delayed.get(key) or {}
+        for name, d in list(table.items()):
+            if policies.cancelled_by_action(d, action, task, pod, partition):
+                del table[name]
+
+    def delayed_actions(self, key: str) -> list[policies.Delayed]:
+        """The delayed actions waiting for a job (for `describe` and tests)."""
+        return list((self._delayed.get(key) or {}).values())
+
+    # ---- ttlSecondsAfterFinished -----------------------------------------------------------------
+    def _ttl(self, key: str) -> None:
+        job = self._get(key)
+        if job is None or meta.is_deleting(job):
+            return
+        ttl = (job.get("spec") or {}).get("ttlSecondsAfterFinished")
+        if ttl is None or meta.phase(job) not in batch.TERMINAL_PHASES:
+            return
+        finished = clock_mod.parse_time(((job.get("status") or {}).get("state") or {}).get("lastTransitionTime"))
+        if finished is None:
+            return
+        left = (finished + _dt.timedelta(seconds=int(ttl)) - self.clock.now()).total_seconds()
+        if left > 0:
+            self.queue.add_after(key, left)
+            return
+        try:
+            self.client.delete(kinds.JOB, meta.namespace(job), meta.name(job), propagation="Foreground")
+        except errors.NotFound:
+            pass

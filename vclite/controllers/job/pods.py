@@ -1,0 +1,223 @@
+"""Building the pods of a vcjob and the objects of its job plugins (pure: dicts in, dicts out).
+
+`build_pod(job, task, index)` is Volcano's `createJobPod` followed by the plugins' `OnPodCreate`:
+name `<job>-<task>-<index>`, controller ownerReference to the job, the template's labels and
+annotations plus Volcano's (§1.6), schedulerName / priorityClassName inherited from the job when the
+template has none, the job's volumes mounted into every container, and `status.phase: Pending`
+(what the Kubernetes apiserver sets on create).
+
+Plugins implemented (in the order the job lists them):
+- `env`: VK_TASK_INDEX and VC_TASK_INDEX on every container and initContainer.
+- `svc`: pod hostname/subdomain; env VC_<TASK>_HOSTS / VC_<TASK>_NUM from the `<job>-svc`
+  ConfigMap (unless `--inject-hosts-env=false`); that ConfigMap mounted at /etc/volcano;
+  `svc_configmap` and `svc_service` build the ConfigMap and the headless Service `<job>`.
+  Volcano's NetworkPolicy `<job>` is not created (vclite has no NetworkPolicy kind).
+Not implemented (accepted and ignored): ssh, tensorflow, mpi, pytorch, ray, hcclrank.
+
+Differences from Volcano: job volumes get deterministic pod volume names `<job>-volume-<i>`
+(Volcano: random suffix); a job volume with only `volumeClaim` (a PVC Volcano would generate) is not
+mounted, since vclite has no PersistentVolumeClaim kind.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any, Iterable
+
+from vclite.api import batch
+from vclite.api import core
+from vclite.api import meta
+from vclite.controllers.job import podgroup
+
+Obj = dict[str, Any]
+
+ENV_PLUGIN = "env"
+SVC_PLUGIN = "svc"
+IMPLEMENTED_PLUGINS = (ENV_PLUGIN, SVC_PLUGIN)
+DEFAULT_TASK_SPEC = "default"
+CONFIGMAP_MOUNT_PATH = "/etc/volcano"
+TASK_VK_INDEX_ENV = "VK_TASK_INDEX"
+TASK_INDEX_ENV = "VC_TASK_INDEX"
+
+
+def pod_name(job_name: str, task_name: str, index: int) -> str:
+    return f"{job_name}-{task_name}-{index}"
+
+
+def _copy_job_keys(src: dict[str, str], dst: dict[str, str], keys: Iterable[str]) -> None:
+    for k in keys:
+        if k in src:
+            dst[k] = src[k]
+
+
+def _mount_job_volumes(pod: Obj, job: Obj) -> None:
+    spec = pod["spec"]
+    seen: set[str] = set()
+    for i, vol in enumerate((job.get("spec") or {}).get("volumes") or []):
+        claim = vol.get("volumeClaimName")
+        if not claim or claim in seen:
+            continue
+        seen.add(claim)
+        name = f"{meta.name(job)}-volume-{i}"
+        spec.setdefault("volumes", []).append({"name": name, "persistentVolumeClaim": {"claimName": claim}})
+        for c in spec.get("containers") or []:
+            c.setdefault("volumeMounts", []).append({"mountPath": vol.get("mountPath", ""), "name": name})
+
+
+def build_pod(job: Obj, task: Obj, index: int) -> Obj:
+    """The pod `<job>-<task>-<index>` for `task` (a spec.tasks[] entry) of `job`, plugins applied."""
+    job_name, ns = meta.name(job), meta.namespace(job)
+    jspec, jmd = job.get("spec") or {}, job.get("metadata") or {}
+    template = copy.deepcopy(task.get("template") or {})
+    tmd = template.get("metadata") or {}
+    task_name = task.get("name") or ""
+    ts_key = task_name or DEFAULT_TASK_SPEC
+    spec = template.get("spec") or {}
+    pod: Obj = {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": pod_name(job_name, task_name, index), "namespace": ns,
+                     "ownerReferences": [meta.owner_ref(job)],
+                     "labels": dict(tmd.get("labels") or {}), "annotations": dict(tmd.get("annotations") or {})},
+        "spec": spec,
+        "status": {"phase": core.PodPhase.PENDING.value},
+    }
+    if not spec.get("schedulerName"):
+        spec["schedulerName"] = jspec.get("schedulerName") or batch.DEFAULT_SCHEDULER
+    if not spec.get("priorityClassName") and jspec.get("priorityClassName"):
+        spec["priorityClassName"] = jspec["priorityClassName"]
+    _mount_job_volumes(pod, job)
+
+    ann, labels = pod["metadata"]["annotations"], pod["metadata"]["labels"]
+    status = job.get("status") or {}
+    ann.update({
+        batch.TASK_INDEX: str(index),
+        batch.TASK_SPEC: ts_key,
+        batch.GROUP_NAME: podgroup.name(job),
+        batch.JOB_NAME: job_name,
+        batch.QUEUE_NAME: jspec.get("queue") or batch.DEFAULT_QUEUE,
+        batch.JOB_VERSION: str(int(status.get("version", 0) or 0)),
+        batch.TEMPLATE_UID: f"{job_name}-{task_name}",
+        batch.JOB_RETRY_COUNT: str(int(status.get("retryCount", 0) or 0)),
+    })
+    if task.get("topologyPolicy"):
+        ann[batch.NUMA_POLICY] = str(task["topologyPolicy"])
+    job_ann = jmd.get("annotations") or {}
+    _copy_job_keys(job_ann, ann, (batch.PREEMPTABLE, batch.COOLDOWN_TIME, batch.REVOCABLE_ZONE))
+    _copy_job_keys(job_ann, ann, (batch.JDB_MIN_AVAILABLE,) if batch.JDB_MIN_AVAILABLE in job_ann
+                   else (batch.JDB_MAX_UNAVAILABLE,))
+    labels.update({
+        batch.TASK_INDEX: str(index),
+        batch.JOB_NAME: job_name,
+        batch.TASK_SPEC: ts_key,
+        batch.JOB_NAMESPACE: ns,
+        batch.QUEUE_NAME: jspec.get("queue") or batch.DEFAULT_QUEUE,
+    })
+    _copy_job_keys(jmd.get("labels") or {}, labels, (batch.PREEMPTABLE, batch.COOLDOWN_TIME))
+    partition = task.get("partitionPolicy")
+    if partition is not None:
+        size = int(partition.get("partitionSize", 0) or 0)
+        labels[batch.PARTITION_ID] = str(index // size if size > 0 else 0)
+
+    for plugin, args in (jspec.get("plugins") or {}).items():
+        if plugin == ENV_PLUGIN:
+            apply_env(pod)
+        elif plugin == SVC_PLUGIN:
+            apply_svc(pod, job, args or [])
+    return pod
+
+
+# ---- env plugin --------------------------------------------------------------------------------
+def pod_index(pod: Obj) -> str:
+    """The index from the pod name's last `-` segment (Volcano's GetPodIndexUnderTask)."""
+    parts = meta.name(pod).split("-")
+    return parts[-1] if len(parts) >= 3 else ""
+
+
+def _containers(pod: Obj) -> list[Obj]:
+    spec = pod.get("spec") or {}
+    return list(spec.get("containers") or []) + list(spec.get("initContainers") or [])
+
+
+def apply_env(pod: Obj) -> None:
+    index = pod_index(pod)
+    for c in _containers(pod):
+        c.setdefault("env", []).extend([{"name": TASK_VK_INDEX_ENV, "value": index},
+                                        {"name": TASK_INDEX_ENV, "value": index}])
+
+
+# ---- svc plugin --------------------------------------------------------------------------------
+def svc_flags(args: Iterable[str]) -> dict[str, bool]:
+    """Parse the svc plugin's Go-style bool flags (`--publish-not-ready-addresses`,
+    `--disable-network-policy`, `--inject-hosts-env=false`); unknown flags are ignored, as Volcano
+    logs and ignores a flag-parse error."""
+    flags = {"publish-not-ready-addresses": False, "disable-network-policy": False, "inject-hosts-env": True}
+    for arg in args:
+        name, _, value = str(arg).lstrip("-").partition("=")
+        if name in flags:
+            flags[name] = value.lower() not in ("false", "0", "f") if value else True
+    return flags
+
+
+def svc_configmap_name(job: Obj) -> str:
+    return f"{meta.name(job)}-{SVC_PLUGIN}"
+
+
+def _env_key(task_name: str) -> str:
+    return task_name.replace("-", "_")
+
+
+def svc_hosts(job: Obj) -> dict[str, str]:
+    """The `<job>-svc` ConfigMap data (Volcano's GenerateHosts)."""
+    data: dict[str, str] = {}
+    job_name = meta.name(job)
+    for task in (job.get("spec") or {}).get("tasks") or []:
+        tspec = (task.get("template") or {}).get("spec") or {}
+        hosts = []
+        for i in range(int(task.get("replicas", 0) or 0)):
+            host = tspec.get("hostname") or pod_name(job_name, task.get("name", ""), i)
+            hosts.append(f"{host}.{tspec.get('subdomain') or job_name}")
+            if tspec.get("hostname"):
+                break
+        key = _env_key(task.get("name", ""))
+        data[f"{key}.host"] = "\n".join(hosts)
+        data[f"VC_{key.upper()}_HOSTS"] = ",".join(hosts)
+        data[f"VC_{key.upper()}_NUM"] = str(len(hosts))
+    return data
+
+
+def svc_configmap(job: Obj) -> Obj:
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": svc_configmap_name(job), "namespace": meta.namespace(job),
+                         "ownerReferences": [meta.owner_ref(job)]},
+            "data": svc_hosts(job)}
+
+
+def svc_service(job: Obj, args: Iterable[str] = ()) -> Obj:
+    """The headless Service `<job>` selecting the job's pods."""
+    spec: Obj = {"clusterIP": "None",
+                 "selector": {batch.JOB_NAME: meta.name(job), batch.JOB_NAMESPACE: meta.namespace(job)}}
+    if svc_flags(args)["publish-not-ready-addresses"]:
+        spec["publishNotReadyAddresses"] = True
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": meta.name(job), "namespace": meta.namespace(job),
+                         "ownerReferences": [meta.owner_ref(job)]},
+            "spec": spec}
+
+
+def apply_svc(pod: Obj, job: Obj, args: Iterable[str]) -> None:
+    spec = pod["spec"]
+    if not spec.get("hostname"):
+        spec["hostname"] = meta.name(pod)
+    if not spec.get("subdomain"):
+        spec["subdomain"] = meta.name(job)
+    cm = svc_configmap_name(job)
+    if svc_flags(args)["inject-hosts-env"]:
+        env = []
+        for task in (job.get("spec") or {}).get("tasks") or []:
+            key = _env_key(task.get("name", "")).upper()
+            for name in (f"VC_{key}_HOSTS", f"VC_{key}_NUM"):
+                env.append({"name": name, "valueFrom": {"configMapKeyRef": {"name": cm, "key": name}}})
+        for c in _containers(pod):
+            c.setdefault("env", []).extend(copy.deepcopy(env))
+    spec.setdefault("volumes", []).append({"name": cm, "configMap": {"name": cm}})
+    for c in _containers(pod):
+        c.setdefault("volumeMounts", []).append({"mountPath": CONFIGMAP_MOUNT_PATH, "name": cm})

@@ -1,0 +1,77 @@
+"""The objects the JobFlow controller writes, and how it recognises the ones it owns: pure helpers.
+
+A flow's vcjob is built exactly as Volcano builds it (`loadJobTemplateAndSetJob`): name
+`<jobflow>-<flow>`, the JobFlow's namespace, labels *and* annotations exactly
+`{volcano.sh/createdByJobTemplate: <ns>.<flow>, volcano.sh/createdByJobFlow: <ns>.<jobflow>}` (the
+template's own labels and annotations are not copied), `spec` = a deep copy of the template's spec
+(`flows[].patch` is accepted and ignored, as Volcano), and one ownerReference to the JobFlow with
+`controller: true, blockOwnerDeletion: true`.
+
+No I/O here.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from vclite.api import convert, flow, kinds, meta
+
+Obj = dict[str, Any]
+
+# vclite's own finalizer on JobFlows: deletion moves the flow through Terminating and removes its
+# vcjobs before the JobFlow disappears (Volcano leaves that to garbage collection, no Terminating).
+FINALIZER = "vclite.volcano.sh/jobflow"
+
+
+def owner_labels(jobflow: Obj, flow_name: str) -> dict[str, str]:
+    ns = meta.namespace(jobflow)
+    return {flow.CREATED_BY_JOB_TEMPLATE: flow.object_string(ns, flow_name),
+            flow.CREATED_BY_JOB_FLOW: flow.object_string(ns, meta.name(jobflow))}
+
+
+def build_job(jobflow: Obj, template: Obj, flow_name: str) -> Obj:
+    """The vcjob for flow `flow_name` of `jobflow`, from `template` (a JobTemplate object)."""
+    job = convert.template_to_job(template, flow.job_name(meta.name(jobflow), flow_name))
+    owner = {"apiVersion": kinds.JOBFLOW.api_version, "kind": kinds.JOBFLOW.kind, "name": meta.name(jobflow),
+             "uid": meta.uid(jobflow), "controller": True, "blockOwnerDeletion": True}
+    job["metadata"] = {
+        "name": job["metadata"]["name"],
+        "namespace": meta.namespace(jobflow),
+        "labels": owner_labels(jobflow, flow_name),
+        "annotations": owner_labels(jobflow, flow_name),
+        "ownerReferences": [owner],
+    }
+    return job
+
+
+def flow_selector(jobflow: Obj) -> dict[str, str]:
+    """Label selector for the vcjobs a JobFlow created (by flow label, not template label: #4089)."""
+    return {flow.CREATED_BY_JOB_FLOW: flow.object_string(meta.namespace(jobflow), meta.name(jobflow))}
+
+
+def split_object_string(value: str) -> tuple[str, str] | None:
+    """`<ns>.<name>` -> (ns, name). A namespace is a DNS label (no dots), so the first dot splits;
+    names with dots work (Volcano splits on every dot and skips them)."""
+    ns, dot, name = (value or "").partition(".")
+    return (ns, name) if dot and ns and name else None
+
+
+def jobflow_key_of(job: Obj) -> str | None:
+    """`ns/name` of the JobFlow that controls a vcjob (controller ownerReference first, else the
+    createdByJobFlow label), or None if no JobFlow created it."""
+    ref = meta.controller_ref(job)
+    if ref and ref.get("kind") == kinds.JOBFLOW.kind and \
+            kinds.lookup(ref.get("apiVersion", ""), kinds.JOBFLOW.kind) is not None:
+        return f"{meta.namespace(job)}/{ref.get('name', '')}"
+    parsed = split_object_string(meta.labels(job).get(flow.CREATED_BY_JOB_FLOW, ""))
+    return f"{parsed[0]}/{parsed[1]}" if parsed else None
+
+
+def belongs_to(job: Obj, jobflow: Obj) -> bool:
+    """Whether `job` is one of `jobflow`'s vcjobs: it carries the flow label, and its controller
+    ownerReference (if any) names this JobFlow's uid — not a same-named JobFlow deleted earlier."""
+    if meta.labels(job).get(flow.CREATED_BY_JOB_FLOW) != flow_selector(jobflow)[flow.CREATED_BY_JOB_FLOW]:
+        return False
+    ref = meta.controller_ref(job)
+    if ref is None or ref.get("kind") != kinds.JOBFLOW.kind or not ref.get("uid") or not meta.uid(jobflow):
+        return True
+    return ref.get("uid") == meta.uid(jobflow)

@@ -1,0 +1,291 @@
+"""JobFlowStatus as a pure function of (JobFlow with its previous status, its vcjobs, now, notes).
+
+The shape is Volcano's (`pendingJobs … unKnowJobs`, `jobStatusList` with `runningHistories`,
+`conditions[<vcjob>]` with `createTime`/`runningDuration`/`taskStatusCount`, `state.phase`), and so
+are the rules users depend on; Volcano's bugs are fixed, each on purpose:
+
+Where a job is listed (`BUCKETS`; `conditions[<vcjob>].phase` always carries the exact phase):
+- `Pending` and `""` (just created, no phase yet) -> pendingJobs. Volcano puts `""` in unKnowJobs.
+- `Running` and `Completing` -> runningJobs: a Completing job still has pods at work and does not yet
+  satisfy dependents (only `Completed` does). Volcano reports Completing nowhere.
+- `Completed` -> completedJobs; `Failed` -> failedJobs.
+- `Terminated` and `Terminating` -> terminatedJobs: Terminating only ever ends in Terminated, so it is
+  reported (and fails the flow) as soon as it is seen. Volcano reports Terminating nowhere.
+- `Aborting`, `Aborted` (a suspended job), `Restarting` -> unKnowJobs, as Volcano: they neither fail
+  nor advance the flow; a suspended job keeps its flow Running until it is resumed.
+
+Flows whose vcjob does not exist are visible too (Volcano shows only existing jobs): their future
+vcjob name is listed with a condition `{phase: Pending, reason, message}` — `WaitingForDependencies`,
+`JobTemplateNotFound`, `UndefinedTarget`, … — so "what is this flow waiting for" has an answer. The
+phase stays a valid batch JobPhase (`Pending`, or `Failed` when the generated vcjob was rejected by
+admission) so no Volcano client meets a value outside the enum; such entries have no `createTime`,
+which is how a client tells them from a real vcjob. `reason`/`message` are extra fields: a Volcano
+CRD on a real cluster prunes them, which loses the explanation but breaks nothing.
+
+Phase (`PHASE_RULES`, first match wins): deletionTimestamp -> Terminating; Succeed and Failed are
+final; any job Failed/Terminated/Terminating -> Failed; every distinct flow's job Completed ->
+Succeed (so `flows: []` succeeds at once, duplicates cannot block success, and Pending may go straight
+to Succeed); Running once started (a job Running/Completing/Completed), never back to Pending.
+
+Histories: each phase change closes the last `runningHistories` entry and opens a new one at the
+vcjob's own `status.state.lastTransitionTime` (Volcano uses the controller's sync time); `now` only
+when the vcjob does not say. `endTimestamp` = creationTimestamp + runningDuration, omitted when
+unknown (Volcano writes `null`, which its own CRD rejected: issue #3234). Entries of vanished jobs are
+kept (as Volcano). Once the flow is Succeed/Failed/Terminating no vcjob is (re)created, so a vanished
+job keeps its last condition: with `jobRetainPolicy: delete` the lists still name the deleted jobs.
+
+Pure: no I/O; timestamps come from the jobs or from `now`.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import datetime as dt
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from vclite.api import batch, flow, meta
+from vclite.controllers.jobflow import readiness
+from vclite.lib import clock as clock_mod
+
+Obj = dict[str, Any]
+JP, FP = batch.JobPhase, flow.FlowPhase
+
+PENDING_JOBS, RUNNING_JOBS, FAILED_JOBS = "pendingJobs", "runningJobs", "failedJobs"
+COMPLETED_JOBS, TERMINATED_JOBS, UNKNOWN_JOBS = "completedJobs", "terminatedJobs", "unKnowJobs"
+LISTS = (PENDING_JOBS, RUNNING_JOBS, FAILED_JOBS, COMPLETED_JOBS, TERMINATED_JOBS, UNKNOWN_JOBS)
+KNOWN_FIELDS = frozenset(LISTS) | {"jobStatusList", "conditions", "state"}
+
+BUCKETS: Mapping[str, str] = {
+    "": PENDING_JOBS,               # deviation: Volcano -> unKnowJobs
+    JP.PENDING: PENDING_JOBS,
+    JP.RUNNING: RUNNING_JOBS,
+    JP.COMPLETING: RUNNING_JOBS,    # deviation: Volcano -> nowhere
+    JP.COMPLETED: COMPLETED_JOBS,
+    JP.FAILED: FAILED_JOBS,
+    JP.TERMINATING: TERMINATED_JOBS,  # deviation: Volcano -> nowhere
+    JP.TERMINATED: TERMINATED_JOBS,
+    JP.ABORTING: UNKNOWN_JOBS,
+    JP.ABORTED: UNKNOWN_JOBS,
+    JP.RESTARTING: UNKNOWN_JOBS,
+}
+FAILING = frozenset({JP.FAILED, JP.TERMINATING, JP.TERMINATED})
+STARTED = frozenset({JP.RUNNING, JP.COMPLETING, JP.COMPLETED})
+FINAL = frozenset({FP.SUCCEED, FP.FAILED})
+FROZEN = FINAL | {FP.TERMINATING}   # no vcjob is created in these phases
+
+
+class Reason(enum.StrEnum):
+    """`reason` of a condition for a flow whose vcjob does not exist."""
+
+    WAITING = "WaitingForDependencies"
+    UNDEFINED_TARGET = "UndefinedTarget"
+    CYCLE = "DependencyCycle"
+    CREATING = "Creating"
+    TEMPLATE_NOT_FOUND = "JobTemplateNotFound"
+    JOB_EXISTS = "JobAlreadyExists"
+    FAILED_CREATE = "FailedCreate"
+    NOT_CREATED = "NotCreated"
+
+
+@dataclasses.dataclass(frozen=True)
+class Note:
+    """What the controller learned in this sync about a flow whose vcjob it could not create."""
+
+    phase: batch.JobPhase
+    reason: Reason
+    message: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Facts:
+    previous: str
+    deleting: bool
+    phases: frozenset[str]
+    all_completed: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Rule:
+    name: str
+    when: Callable[[Facts], bool]
+    then: flow.FlowPhase | None   # None: keep the previous phase
+
+
+PHASE_RULES: tuple[Rule, ...] = (
+    Rule("deleting", lambda f: f.deleting, FP.TERMINATING),       # deviation: Volcano never sets it
+    Rule("final", lambda f: f.previous in FINAL, None),
+    Rule("a job failed", lambda f: bool(f.phases & FAILING), FP.FAILED),
+    Rule("every flow completed", lambda f: f.all_completed, FP.SUCCEED),
+    Rule("started", lambda f: f.previous == FP.RUNNING or bool(f.phases & STARTED), FP.RUNNING),
+    Rule("otherwise", lambda f: True, FP.PENDING),
+)
+
+
+def next_phase(facts: Facts) -> flow.FlowPhase:
+    for rule in PHASE_RULES:
+        if rule.when(facts):
+            return rule.then if rule.then is not None else flow.FlowPhase(facts.previous)
+    raise AssertionError("the last rule always matches")
+
+
+# ---- conditions -----------------------------------------------------------------------------------
+def job_condition(job: Obj) -> Obj:
+    status = job.get("status") or {}
+    cond: Obj = {}
+    if meta.phase(job):
+        cond["phase"] = meta.phase(job)
+    if job.get("metadata", {}).get("creationTimestamp"):
+        cond["createTime"] = job["metadata"]["creationTimestamp"]
+    if status.get("runningDuration"):
+        cond["runningDuration"] = status["runningDuration"]
+    if status.get("taskStatusCount"):
+        cond["taskStatusCount"] = copy.deepcopy(status["taskStatusCount"])
+    return cond
+
+
+def _note_condition(note: Note) -> Obj:
+    return {"phase": str(note.phase), "reason": str(note.reason), "message": note.message}
+
+
+def _absent_condition(verdict: readiness.Verdict, phase: flow.FlowPhase, jobflow: str) -> Obj:
+    """Condition of a flow with no vcjob, no note and nothing to carry over."""
+    def names(flows: Sequence[str]) -> str:
+        return ", ".join(flow.job_name(jobflow, f) for f in flows)
+
+    if phase in FROZEN:
+        reason, message = Reason.NOT_CREATED, f"not created: the JobFlow is {phase}"
+    elif verdict.state is readiness.State.WAITING:
+        reason, message = Reason.WAITING, f"waiting for {names(verdict.waiting_for)} to be Completed"
+    elif verdict.undefined:
+        reason = Reason.UNDEFINED_TARGET
+        message = f"dependsOn targets {', '.join(verdict.undefined)} name no flow of this JobFlow"
+    elif verdict.cycle:
+        reason, message = Reason.CYCLE, f"flows {' -> '.join(verdict.cycle)} form a dependency cycle"
+    else:
+        reason, message = Reason.CREATING, "dependencies are met; the job is being created"
+    return {"phase": str(JP.PENDING), "reason": str(reason), "message": message}
+
+
+# ---- jobStatusList ----------------------------------------------------------------------------------
+def histories(previous: Sequence[Obj], phase: str, at: str) -> list[Obj]:
+    """`runningHistories` after observing `phase`, which began at `at` (RFC 3339)."""
+    out = copy.deepcopy(list(previous))
+    if not phase or (out and out[-1].get("state") == phase):
+        return out
+    if out:
+        last_start = clock_mod.parse_time(out[-1].get("startTimestamp"))
+        if last_start and clock_mod.parse_time(at) < last_start:
+            at = out[-1]["startTimestamp"]   # never let a history run backwards
+        out[-1]["endTimestamp"] = at
+    out.append({"startTimestamp": at, "state": phase})
+    return out
+
+
+def _end_timestamp(created: str | None, running_duration: str | None) -> str | None:
+    if not created or not running_duration:
+        return None
+    try:
+        seconds = clock_mod.parse_duration(running_duration)
+    except ValueError:
+        return None
+    return clock_mod.format_time(clock_mod.parse_time(created) + dt.timedelta(seconds=seconds))
+
+
+def job_entry(job: Obj, previous: Obj | None, now: dt.datetime) -> Obj:
+    status = job.get("status") or {}
+    phase = meta.phase(job)
+    created = job.get("metadata", {}).get("creationTimestamp")
+    entry: Obj = {"name": meta.name(job)}
+    if phase:
+        entry["state"] = phase
+    if created:
+        entry["startTimestamp"] = created
+    end = _end_timestamp(created, status.get("runningDuration"))
+    if end:
+        entry["endTimestamp"] = end
+    if status.get("retryCount"):
+        entry["restartCount"] = status["retryCount"]
+    at = (status.get("state") or {}).get("lastTransitionTime") or clock_mod.format_time(now)
+    hist = histories((previous or {}).get("runningHistories") or [], phase, at)
+    if hist:
+        entry["runningHistories"] = hist
+    return entry
+
+
+def job_status_list(previous: Sequence[Obj], jobs: Sequence[Obj], now: dt.datetime) -> list[Obj]:
+    """Previous entries (never pruned, order kept) with each current job's entry replaced or appended."""
+    out = copy.deepcopy(list(previous))
+    index = {e.get("name"): i for i, e in enumerate(out)}
+    for job in jobs:
+        name = meta.name(job)
+        entry = job_entry(job, out[index[name]] if name in index else None, now)
+        if name in index:
+            out[index[name]] = entry
+        else:
+            index[name] = len(out)
+            out.append(entry)
+    return out
+
+
+# ---- the whole status -------------------------------------------------------------------------------
+def _creation_order(job: Obj) -> tuple[str, str]:
+    return job.get("metadata", {}).get("creationTimestamp") or "", meta.name(job)
+
+
+def compute(jobflow: Obj, jobs: Sequence[Obj], now: dt.datetime,
+            notes: Mapping[str, Note] | None = None) -> Obj:
+    """The JobFlow's new status. `jobs` are the vcjobs this JobFlow created (label and owner checked
+    by the caller); `notes` maps flow name -> what stopped its vcjob from being created this sync."""
+    notes = notes or {}
+    name = meta.name(jobflow)
+    previous = jobflow.get("status") or {}
+    prev_phase = (previous.get("state") or {}).get("phase") or ""
+    prev_conditions = previous.get("conditions") or {}
+    flows = (jobflow.get("spec") or {}).get("flows") or []
+    remaining = {meta.name(j): j for j in jobs}
+    frozen = prev_phase in FROZEN
+
+    conditions: dict[str, Obj | None] = {}
+    listed_jobs: list[Obj] = []
+    observed: dict[str, str] = {}
+    for f in readiness.distinct_flows(flows):
+        jn = flow.job_name(name, f)
+        job = remaining.pop(jn, None)
+        if job is not None:
+            conditions[jn], observed[f] = job_condition(job), meta.phase(job)
+            listed_jobs.append(job)
+        elif f in notes:
+            conditions[jn] = _note_condition(notes[f])
+        elif frozen and jn in prev_conditions:
+            conditions[jn] = copy.deepcopy(prev_conditions[jn])   # vanished after the flow stopped
+        else:
+            conditions[jn] = None                                  # filled once the phase is known
+    for job in sorted(remaining.values(), key=_creation_order):    # jobs of flows no longer in spec
+        conditions[meta.name(job)] = job_condition(job)
+        listed_jobs.append(job)
+
+    phases = frozenset(c.get("phase", "") for c in conditions.values() if c is not None)
+    all_completed = all((conditions[flow.job_name(name, f)] or {}).get("phase") == JP.COMPLETED
+                        for f in readiness.distinct_flows(flows))
+    phase = next_phase(Facts(prev_phase, meta.is_deleting(jobflow), phases, all_completed))
+
+    verdicts = {v.flow: v for v in readiness.evaluate(flows, observed)}
+    for f in readiness.distinct_flows(flows):
+        jn = flow.job_name(name, f)
+        if conditions[jn] is None:
+            conditions[jn] = _absent_condition(verdicts[f], phase, name)
+
+    status: Obj = {k: copy.deepcopy(v) for k, v in previous.items() if k not in KNOWN_FIELDS}
+    lists: dict[str, list[str]] = {k: [] for k in LISTS}
+    for jn, cond in conditions.items():
+        lists[BUCKETS.get((cond or {}).get("phase", ""), UNKNOWN_JOBS)].append(jn)
+    status.update({k: v for k, v in lists.items() if v})
+    history = job_status_list(previous.get("jobStatusList") or [], listed_jobs, now)
+    if history:
+        status["jobStatusList"] = history
+    if conditions:
+        status["conditions"] = conditions
+    status["state"] = {**copy.deepcopy(previous.get("state") or {}), "phase": str(phase)}
+    return status

@@ -1,0 +1,226 @@
+"""The local executor: the kubelet of the embedded control plane (a Component named "executor").
+
+It watches pods; a pod bound (spec.nodeName) to one of its nodes is started as host processes by a
+runner.PodRunner in `<workdir>/<namespace>/<pod>/`, and every change the runner reports is written
+back as pod status (phase, conditions, startTime, container statuses, pod and host IP 127.0.0.1).
+- A container without a command cannot run here: the pod goes Failed at once, reason NoCommand.
+- A missing ConfigMap (or key, or an unsupported env source) leaves the pod Pending with its
+  containers waiting in CreateContainerConfigError; it starts when the ConfigMap appears.
+- A pod deleted, being deleted (deletionTimestamp), moved off its node or replaced by a new pod of
+  the same name has its process groups stopped (SIGTERM, SIGKILL after the grace period: a
+  positive metadata.deletionGracePeriodSeconds, else spec.terminationGracePeriodSeconds, default
+  30 s); a pod still present gets its final status, and a pod being deleted without finalizers is
+  then deleted for good (the kubelet's last step of graceful deletion).
+- A pod already Succeeded or Failed is never run again.
+`sync` must run inside a running asyncio event loop (processes are asyncio subprocesses). Watch
+handlers only enqueue keys; the runner's change callback too. This module never imports the
+controllers or the scheduler, and never decides anything a pure module (podstatus) can decide.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import pathlib
+from typing import Any, Hashable
+
+from vclite.api import core, kinds, meta
+from vclite.apiserver import client as client_mod
+from vclite.apiserver import events
+from vclite.executor import envvars, podstatus, runner as runner_mod
+from vclite.lib import clock as clock_mod
+from vclite.lib import errors, workqueue
+
+Obj = dict[str, Any]
+log = logging.getLogger("vclite.executor")
+
+
+@dataclasses.dataclass
+class _Run:
+    uid: str
+    runner: runner_mod.PodRunner
+    task: asyncio.Task
+    stop_task: asyncio.Task | None = None
+
+    @property
+    def settled(self) -> bool:
+        return self.runner.finished and (self.stop_task is None or self.stop_task.done())
+
+
+class LocalExecutor:
+    name = "executor"
+
+    def __init__(self, client: client_mod.Client, clock: clock_mod.Clock, node_names: list[str],
+                 workdir: pathlib.Path, restart_backoff: float = 10.0):
+        self.client, self.clock = client, clock
+        self.node_names = list(node_names)
+        self.workdir = pathlib.Path(workdir)
+        self.restart_backoff = restart_backoff
+        self.queue = workqueue.WorkQueue(clock)
+        self._runs: dict[str, _Run] = {}
+        self._blocked: set[str] = set()       # pods waiting for a ConfigMap
+        self._subs: list[client_mod.Subscription] = []
+
+    # ---- watches: enqueue only ----------------------------------------------------------------
+    def start(self) -> None:
+        if not self._subs:
+            self._subs = [self.client.watch(kinds.POD, self._on_pod),
+                          self.client.watch(kinds.CONFIGMAP, self._on_config_map)]
+            for pod in self.client.list(kinds.POD):  # pods bound before start, as an informer's initial list
+                if self._mine(pod):
+                    self.queue.add(meta.key(pod))
+
+    def _mine(self, pod: Obj | None) -> bool:
+        return bool(pod) and (pod.get("spec") or {}).get("nodeName") in self.node_names
+
+    def _on_pod(self, ev: client_mod.WatchEvent) -> None:
+        key = meta.key(ev.object)
+        if self._mine(ev.object) or self._mine(ev.old) or key in self._runs:
+            self.queue.add(key)
+
+    def _on_config_map(self, ev: client_mod.WatchEvent) -> None:
+        ns = meta.namespace(ev.object)
+        for key in sorted(self._blocked):
+            if key.partition("/")[0] == ns:
+                self.queue.add(key)
+
+    def _on_runner_change(self, key: str) -> None:
+        self.queue.add(key)
+
+    # ---- queries ----------------------------------------------------------------------------------
+    def pod_dir(self, namespace: str, pod: str) -> pathlib.Path:
+        return self.workdir / namespace / pod
+
+    def log_path(self, namespace: str, pod: str, container: str) -> pathlib.Path:
+        return self.pod_dir(namespace, pod) / "logs" / f"{container}.log"
+
+    def running_count(self) -> int:
+        """Pods whose runner has not finished (processes alive, starting, or waiting to restart)."""
+        return sum(1 for r in self._runs.values() if not r.settled)
+
+    # ---- reconcile --------------------------------------------------------------------------------
+    def sync(self, key: Hashable) -> None:
+        key = str(key)
+        ns, _, name = key.partition("/")
+        try:
+            pod: Obj | None = self.client.get(kinds.POD, ns, name)
+        except errors.NotFound:
+            pod = None
+        run = self._runs.get(key)
+        if run is not None:
+            same = pod is not None and meta.uid(pod) == run.uid
+            if not same or meta.is_deleting(pod) or not self._mine(pod):
+                self._request_stop(key, run, pod if same else None)
+            if same:
+                self._write_run_status(pod, run)
+            if not run.settled:
+                return
+            del self._runs[key]
+            if same:
+                self._finish_deletion(pod)
+                return
+        if pod is None or not self._mine(pod) or meta.is_deleting(pod):
+            self._blocked.discard(key)
+            return
+        if meta.phase(pod) in podstatus.TERMINAL:
+            return
+        self._start(key, pod)
+
+    def _start(self, key: str, pod: Obj) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            raise RuntimeError("the local executor runs pods as asyncio subprocesses: call sync() inside a "
+                               "running event loop (Runtime.run_until)") from None
+        try:
+            runner = runner_mod.PodRunner(pod, self.pod_dir(meta.namespace(pod), meta.name(pod)),
+                                          self._config_maps(pod), self.clock, self._on_runner_change,
+                                          self.restart_backoff)
+            runner.prepare()
+        except runner_mod.NoCommandError as e:
+            self._write_not_started(pod, core.PodPhase.FAILED, envvars.NO_COMMAND, e.message, pod_level=True)
+            return
+        except envvars.ConfigError as e:
+            self._blocked.add(key)
+            self._write_not_started(pod, core.PodPhase.PENDING, envvars.CONFIG_ERROR, e.message)
+            return
+        self._blocked.discard(key)
+        task = loop.create_task(runner.run(), name=f"pod {key}")
+        run = _Run(meta.uid(pod), runner, task)
+        task.add_done_callback(lambda t: self._task_done(key, t))
+        self._runs[key] = run
+        self._write_run_status(pod, run)
+
+    def _config_maps(self, pod: Obj) -> dict[str, Obj]:
+        """The ConfigMaps the pod references that exist (the runner reports the missing ones)."""
+        out: dict[str, Obj] = {}
+        for cm_name in envvars.referenced_config_maps(pod):
+            try:
+                out[cm_name] = self.client.get(kinds.CONFIGMAP, meta.namespace(pod), cm_name)
+            except errors.NotFound:
+                pass
+        return out
+
+    def _task_done(self, key: str, task: asyncio.Task) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("pod %s: runner failed", key, exc_info=task.exception())
+        self.queue.add(key)
+
+    def _request_stop(self, key: str, run: _Run, pod: Obj | None, grace: float | None = None) -> asyncio.Task:
+        if run.stop_task is None:
+            if grace is None and pod is not None:
+                dgps = (pod.get("metadata") or {}).get("deletionGracePeriodSeconds")
+                grace = float(dgps) if isinstance(dgps, (int, float)) and dgps > 0 else None
+            run.stop_task = asyncio.get_running_loop().create_task(run.runner.stop(grace), name=f"stop {key}")
+            run.stop_task.add_done_callback(lambda t: self.queue.add(key))
+        return run.stop_task
+
+    def _finish_deletion(self, pod: Obj) -> None:
+        if meta.is_deleting(pod) and not (pod.get("metadata") or {}).get("finalizers"):
+            try:
+                self.client.delete(kinds.POD, meta.namespace(pod), meta.name(pod))
+            except errors.NotFound:
+                pass
+
+    # ---- status -----------------------------------------------------------------------------------
+    def _write_run_status(self, pod: Obj, run: _Run) -> None:
+        r = run.runner
+        reason = message = ""
+        if run.task.done() and not run.task.cancelled() and run.task.exception() is not None:
+            reason, message = "ExecutorError", f"the local executor failed to run the pod: {run.task.exception()}"
+        phase = r.phase()
+        if reason and phase not in podstatus.TERMINAL:
+            phase = core.PodPhase.FAILED
+        self._write(pod, phase, r.start_time, r.init, r.main, reason, message)
+
+    def _write_not_started(self, pod: Obj, phase: core.PodPhase, reason: str, message: str,
+                           pod_level: bool = False) -> None:
+        spec = pod.get("spec") or {}
+        init, main = ([podstatus.ContainerState(c.get("name", ""), c.get("image", "")) for c in spec.get(k) or []]
+                      for k in ("initContainers", "containers"))
+        for st in init + main:
+            st.wait(reason, message)
+        if self._write(pod, phase, None, init, main, reason if pod_level else "", message if pod_level else ""):
+            events.record(self.client, self.clock, pod, "Warning", "Failed", message, component="vclite-executor")
+
+    def _write(self, pod: Obj, phase: core.PodPhase, start_time: str | None, init: list[podstatus.ContainerState],
+               main: list[podstatus.ContainerState], reason: str, message: str) -> bool:
+        now = clock_mod.format_time(self.clock.now()) or ""
+        status = podstatus.build_status(pod.get("status"), phase, now, start_time=start_time, init=init, main=main,
+                                        reason=reason, message=message)
+        if status == pod.get("status"):
+            return False
+        self.client.update_status(dict(pod, status=status))
+        return True
+
+    # ---- shutdown ---------------------------------------------------------------------------------
+    async def stop_all(self, grace: float | None = None) -> None:
+        """Stop every pod (SIGTERM, then SIGKILL after the grace period) and write final statuses."""
+        runs = dict(self._runs)
+        stops = [self._request_stop(key, run, None, grace) for key, run in runs.items()]
+        await asyncio.gather(*stops, *(r.task for r in runs.values()), return_exceptions=True)
+        for key in runs:
+            try:
+                self.sync(key)
+            except errors.ApiError as e:
+                log.warning("pod %s: final status not written: %s", key, e)

@@ -1,0 +1,1 @@
+"""Scheduler actions (Volcano's `actions:` list), each a class with `execute(session)`."""

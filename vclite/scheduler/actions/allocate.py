@@ -1,0 +1,147 @@
+"""allocate: place the pending tasks of admitted jobs on nodes, a gang at a time (§3.4).
+
+Loop: pop the best queue (QueueOrder; an Overused queue is dropped for the session), pop its best
+job (JobOrder), and try that job's pending tasks best first (TaskOrder) in one Statement:
+- skip a task its queue cannot take (Allocatable) or whose role already fit nowhere;
+- feasible nodes = resources fit `future_idle` and every Predicate passes (vector ops, all nodes);
+  none -> remember why (per-node reasons) and go on only if the gang can still be met
+  (NeedContinueAllocating), else stop;
+- candidates: nodes whose idle holds the task first, else those that hold it only once releasing
+  resources are freed; best by NodeOrder score (BestNode may choose), ties -> first node by name;
+- idle fits -> allocate; otherwise pipeline (reserve releasing resources);
+- when the job becomes ready with tasks left, stop: the job goes back in line.
+Then: ready -> commit (binds); pipelined but not ready -> keep the reservations for this session
+(neither committed nor discarded, as Volcano); otherwise discard. The queue goes back in line
+after every job, so shares are re-ranked. Pending jobs are skipped when `enqueue` is configured,
+else admitted here; invalid jobs (JobValid) are skipped with their reason written.
+BestEffort tasks (no cpu/memory/scalar request) and scheduling-gated pods are left to `backfill`.
+
+Must not: write to the API; statements record decisions, the session collects them.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import dataclasses
+
+import numpy as np
+
+from vclite.api import scheduling
+from vclite.scheduler.actions import enqueue
+from vclite.scheduler.framework import fit
+from vclite.scheduler.framework import tasks as tasks_mod
+
+if TYPE_CHECKING:
+    from vclite.scheduler.framework import jobs as jobs_mod
+    from vclite.scheduler.framework import pqueue
+    from vclite.scheduler.framework import session as session_mod
+    from vclite.scheduler.framework import statement as statement_mod
+
+NAME = "allocate"
+
+
+@dataclasses.dataclass(frozen=True)
+class Arguments:
+    # Volcano caches predicate errors per task spec; vclite always does (per role), so this is accepted only.
+    predicateErrorCacheEnable: bool = True
+
+
+class Allocate:
+    name = NAME
+    Arguments = Arguments
+
+    def __init__(self, arguments: Arguments):
+        self.arguments = arguments
+
+    def execute(self, ssn: "session_mod.Session") -> None:
+        queues = ssn.queue_pq()
+        jobs_by_queue: dict[str, "pqueue.PriorityQueue"] = {}
+        with_enqueue = ssn.conf.has_action(enqueue.NAME)
+        for job in ssn.jobs.values():
+            if job.is_pending():
+                if with_enqueue:
+                    continue
+                job.phase = scheduling.PodGroupPhase.INQUEUE
+            invalid = ssn.job_valid(job)
+            if invalid is not None:
+                if job.tasks:
+                    ssn.explain_unschedulable(job, invalid.reason, invalid.message)
+                continue
+            if job.queue not in jobs_by_queue:
+                jobs_by_queue[job.queue] = ssn.job_pq()
+                queues.push(ssn.queues[job.queue])
+            jobs_by_queue[job.queue].push(job)
+        self._allocate(ssn, queues, jobs_by_queue)
+
+    def _allocate(self, ssn: "session_mod.Session", queues: "pqueue.PriorityQueue",
+                  jobs_by_queue: dict[str, "pqueue.PriorityQueue"]) -> None:
+        pending: dict[str, "pqueue.PriorityQueue"] = {}
+        while queues:
+            queue = queues.pop()
+            if ssn.overused(queue):
+                continue
+            jobs = jobs_by_queue.get(queue.name)
+            if not jobs:
+                continue
+            job = jobs.pop()
+            if job.uid not in pending:
+                pending[job.uid] = ssn.task_pq(
+                    t for t in job.tasks_in(tasks_mod.TaskStatus.PENDING) if not t.best_effort and not t.scheduling_gated)
+            tasks = pending[job.uid]
+            if tasks:
+                stmt = allocate_for_job(ssn, job, queue, tasks)
+                if ssn.job_ready(job):
+                    stmt.commit()
+                    if tasks:
+                        jobs.push(job)
+                elif not ssn.job_pipelined(job):
+                    stmt.discard()
+            queues.push(queue)
+
+
+def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
+                     tasks: "pqueue.PriorityQueue") -> "statement_mod.Statement":
+    """Try the job's tasks in order in one statement (see the module docstring)."""
+    stmt = ssn.statement()
+    nodes = ssn.nodes
+    while tasks:
+        task = tasks.pop()
+        if not ssn.allocatable(queue, task) or job.has_role_fit_errors(task):
+            continue
+        reason = ssn.pre_predicate(task)
+        if reason is not None:
+            job.record_fit_errors(task, fit.FitErrors.everywhere(len(nodes), str(reason)))
+            if job.need_continue_allocating():
+                continue
+            break
+        feasible, errors = ssn.predicate_nodes(task)
+        if errors is not None:
+            job.record_fit_errors(task, errors)
+            if job.need_continue_allocating():
+                continue
+            break
+        row = best_node(ssn, task, feasible)
+        if fit.fits(task.req, nodes.idle[row:row + 1])[0]:
+            stmt.allocate(task, row)
+        else:
+            stmt.pipeline(task, row)
+        if ssn.job_ready(job) and tasks:
+            break
+    return stmt
+
+
+def best_node(ssn: "session_mod.Session", task: tasks_mod.TaskInfo, feasible: np.ndarray) -> int:
+    """The chosen row among feasible nodes: idle-fitting nodes first, then future-idle ones."""
+    idle_ok = feasible & fit.fits(task.req, ssn.nodes.idle)
+    for candidates in (idle_ok, feasible & ~idle_ok):
+        rows = np.flatnonzero(candidates)
+        if rows.size == 0:
+            continue
+        if rows.size == 1:
+            return int(rows[0])
+        scores = np.broadcast_to(np.asarray(ssn.node_order(task, rows), dtype=np.float64), rows.shape)
+        chosen = ssn.best_node(task, rows, scores)
+        if chosen is not None:
+            return int(chosen)
+        return int(rows[int(np.argmax(scores))])
+    raise AssertionError("best_node called without a feasible node")

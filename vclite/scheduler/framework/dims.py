@@ -1,0 +1,92 @@
+"""Resource dimensions of one session: resource name -> column, and the unit each column holds.
+
+Node, task, job and queue resources are numpy float64 vectors over the session's dimensions, in
+the integer units Volcano uses: cpu in millicores, memory (and other byte resources) in bytes,
+pods in pods, every other scalar resource in thousandths. Values are rounded up to those units
+(Kubernetes' MilliValue/Value), so they are integers held in floats and add and subtract exactly
+(below 2**53): a discarded statement restores node arrays bit for bit. Queue limits may be +inf.
+
+Must not: know about nodes, pods or queues (callers hand it resource lists).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from vclite.api import quantity
+
+Fraction = quantity.Fraction
+Vec = np.ndarray
+
+CPU, MEMORY, PODS = "cpu", "memory", "pods"
+BASE = (CPU, MEMORY, PODS)
+TOLERANCE = 0.1  # Volcano's minResource: values closer than this compare equal in quota checks
+_BYTES = ("memory", "ephemeral-storage", "storage")
+
+
+def unit(name: str) -> int:
+    """How many stored units make one unit of the resource as users write it."""
+    if name in _BYTES or name.startswith("hugepages-") or name == PODS:
+        return 1
+    return 1000  # cpu -> millicores; scalar resources -> thousandths, as Volcano stores them
+
+
+class Dims:
+    """The ordered resource names of a session (cpu, memory, pods first, then the rest sorted)."""
+
+    def __init__(self, names: Iterable[str] = ()):
+        rest = sorted(set(names) - set(BASE))
+        self.names: tuple[str, ...] = BASE + tuple(rest)
+        self.index: dict[str, int] = {n: i for i, n in enumerate(self.names)}
+        self.units = np.array([unit(n) for n in self.names], dtype=np.float64)
+        self.pods = self.index[PODS]
+        mask = np.ones(len(self.names), dtype=bool)
+        mask[self.pods] = False
+        self.not_pods = mask  # quota checks and BestEffort detection ignore `pods`
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def zeros(self) -> Vec:
+        return np.zeros(len(self.names), dtype=np.float64)
+
+    def vector(self, resources: Mapping[str, Fraction], missing: float = 0.0) -> Vec:
+        """A resource list as a vector; names outside the session are ignored, absent ones get `missing`."""
+        v = np.full(len(self.names), missing, dtype=np.float64)
+        for name, value in resources.items():
+            i = self.index.get(name)
+            if i is not None:
+                v[i] = math.ceil(value * int(self.units[i]))
+        return v
+
+    def resource_list(self, v: Vec, keep_zero: Iterable[str] = (CPU, MEMORY)) -> dict[str, Fraction]:
+        """A vector back as a resource list (zero entries dropped except `keep_zero`)."""
+        keep = set(keep_zero)
+        out: dict[str, Fraction] = {}
+        for i, name in enumerate(self.names):
+            if v[i] != 0 or name in keep:
+                out[name] = Fraction(int(round(v[i]))) / int(self.units[i])
+        return out
+
+    def format(self, name: str, value: float) -> str:
+        """One stored value as a user writes it (`cpu` 8000 -> `8`, memory 2**30 -> `1Gi`)."""
+        if math.isinf(value):
+            return "unlimited"
+        return quantity.format(Fraction(int(round(value))) / unit(name), name)
+
+    def describe(self, v: Vec, which: Iterable[int]) -> str:
+        """`cpu 8, memory 1Gi` for the given columns."""
+        return ", ".join(f"{self.names[i]} {self.format(self.names[i], float(v[i]))}" for i in which)
+
+
+def less_equal(a: Vec, b: Vec, mask: np.ndarray | None = None) -> bool:
+    """a ≤ b on every (masked) dimension, with Volcano's tolerance (+inf on the right always fits)."""
+    ok = a <= b + TOLERANCE
+    return bool(ok.all() if mask is None else ok[mask].all())
+
+
+def is_empty(v: Vec, dims: Dims) -> bool:
+    """Volcano's Resource.IsEmpty: every dimension but pods below the tolerance."""
+    return bool((v[dims.not_pods] < TOLERANCE).all())

@@ -1,0 +1,104 @@
+"""Fit checks over all nodes at once, and the "why not" histogram (Volcano's FitErrors).
+
+A filter's verdict is a `Failure`: reasons, each with the boolean mask of nodes it applies to.
+Resource fit is the action's own check (`req ≤ future_idle`, Volcano's allocate predicate), run
+before the plugins' filters. As in kube-scheduler, a node is charged with the reasons of the
+FIRST filter that rejects it only, so the counts add up to the number of nodes.
+
+Must not: change node state.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from vclite.scheduler.framework import dims as dims_mod
+from vclite.scheduler.framework import nodes as nodes_mod
+
+TOO_MANY_PODS = "Too many pods"
+
+
+@dataclasses.dataclass(frozen=True)
+class Failure:
+    """One filter's rejections: (reason, mask of nodes rejected for it) pairs."""
+    reasons: tuple[tuple[str, np.ndarray], ...]
+
+    def mask(self, n: int) -> np.ndarray:
+        out = np.zeros(n, dtype=bool)
+        for _, m in self.reasons:
+            out |= m
+        return out
+
+
+@dataclasses.dataclass
+class FitErrors:
+    """Why a task fits no node: reason -> number of nodes, plus an optional plain-language hint."""
+    n_nodes: int
+    histogram: dict[str, int]
+    hint: str = ""
+
+    def error(self) -> str:
+        """`0/3 nodes are unavailable: 2 Insufficient cpu, 1 node(s) didn't match node selector.`"""
+        text = f"0/{self.n_nodes} nodes are unavailable"
+        if self.histogram:
+            text += ": " + ", ".join(sorted(f"{v} {k}" for k, v in self.histogram.items()))
+        text += "."
+        if self.hint:
+            text += " " + self.hint
+        return text
+
+    @classmethod
+    def everywhere(cls, n_nodes: int, reason: str) -> "FitErrors":
+        return cls(n_nodes, {reason: n_nodes} if n_nodes else {})
+
+
+def resource_fit(req: np.ndarray, nodes: nodes_mod.NodeState, available: np.ndarray) -> Failure:
+    """Nodes where a requested dimension exceeds `available` (rows = nodes): `Insufficient <r>`."""
+    names = nodes.dims.names
+    reasons = []
+    for j in np.flatnonzero(req > 0):
+        short = req[j] > available[:, j]
+        if short.any():
+            reasons.append((TOO_MANY_PODS if names[j] == dims_mod.PODS else f"Insufficient {names[j]}", short))
+    return Failure(tuple(reasons))
+
+
+def fits(req: np.ndarray, available: np.ndarray) -> np.ndarray:
+    """Mask of rows of `available` that hold `req` on every requested dimension."""
+    cols = req > 0
+    return (available[:, cols] >= req[cols]).all(axis=1)
+
+
+def too_big_hint(req: np.ndarray, nodes: nodes_mod.NodeState) -> str:
+    """`pod needs cpu 64, but the largest node has 4` when no node could ever hold the request."""
+    if len(nodes) == 0:
+        return ""
+    largest = nodes.allocatable.max(axis=0)
+    parts = []
+    for j in np.flatnonzero(req > largest):
+        name = nodes.dims.names[j]
+        parts.append(f"pod needs {name} {nodes.dims.format(name, req[j])}, but the largest node has "
+                     f"{nodes.dims.format(name, largest[j])}")
+    return "; ".join(parts)
+
+
+def feasible(failures: list[Failure], n: int) -> np.ndarray:
+    ok = np.ones(n, dtype=bool)
+    for f in failures:
+        ok &= ~f.mask(n)
+    return ok
+
+
+def fit_errors(failures: list[Failure], n: int, hint: str = "") -> FitErrors:
+    """The histogram, charging each node with the reasons of the first filter that rejected it."""
+    charged = np.zeros(n, dtype=bool)
+    hist: dict[str, int] = {}
+    for f in failures:
+        fresh = ~charged
+        for reason, m in f.reasons:
+            count = int((m & fresh).sum())
+            if count:
+                hist[reason] = hist.get(reason, 0) + count
+        charged |= f.mask(n)
+    return FitErrors(n, hist, hint)

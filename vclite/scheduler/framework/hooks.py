@@ -1,0 +1,271 @@
+"""The extension points, declared once: point -> (combination rule, enable flag), and one dispatcher.
+
+Volcano hand-writes a registrar and a dispatch loop per extension point (session_plugins.go).
+Here every point is a row of TABLE and every combination is one function of RULES, so adding a
+point is one line and every loop honours tiers and enable flags the same way:
+
+- FIRST_NONZERO  orders: the first plugin returning non-zero decides (negative = left first); 0.
+- FIRST_FAILURE  all must pass: the first non-None result (a failure) is returned; None.
+- ALL_PASS       vectorised filters: every plugin's list of failures, concatenated; [].
+- AND / OR       all true (default True) / any true (default False).
+- VOTE_BY_TIER   Vote enum: any Reject -> False; a tier with a Permit -> True; all abstain ->
+                 next tier; default True.
+- AND_BY_TIER    the first tier that has any function decides with AND; default False.
+- SUM            weighted sum of scores (scalars or arrays); 0.
+- INTERSECT_BY_TIER  victims: None = abstain; per tier intersect the lists of non-abstaining
+                 plugins; a plugin returning an empty list leaves its tier undecided (Volcano);
+                 the first decided tier's list (possibly empty after intersecting) is returned.
+- UNION_BY_TIER  the first tier whose plugins return any items: their union.
+- FIRST_RESULT   the first non-None result; None.
+- CALL_ALL       call every function (event handlers, accounting); None.
+
+A function is registered only if its plugin's enable flag for the point is on (points without a
+flag are always on). Must not: know any plugin or action.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import types
+from typing import Any, Callable, Mapping
+
+
+class Rule(enum.Enum):
+    FIRST_NONZERO = "first-nonzero"
+    FIRST_FAILURE = "first-failure"
+    ALL_PASS = "all-pass"
+    AND = "and"
+    OR = "or"
+    VOTE_BY_TIER = "vote-by-tier"
+    AND_BY_TIER = "and-by-tier"
+    SUM = "weighted-sum"
+    INTERSECT_BY_TIER = "intersect-by-tier"
+    UNION_BY_TIER = "union-by-tier"
+    FIRST_RESULT = "first-result"
+    CALL_ALL = "call-all"
+
+
+class Vote(enum.IntEnum):
+    REJECT = -1
+    ABSTAIN = 0
+    PERMIT = 1
+
+
+class Point(enum.StrEnum):
+    JOB_ORDER = "jobOrder"
+    TASK_ORDER = "taskOrder"
+    QUEUE_ORDER = "queueOrder"
+    CLUSTER_ORDER = "clusterOrder"
+    JOB_VALID = "jobValid"
+    PRE_PREDICATE = "prePredicate"
+    PREDICATE = "predicate"
+    NODE_ORDER = "nodeOrder"
+    BEST_NODE = "bestNode"
+    JOB_READY = "jobReady"
+    JOB_PIPELINED = "jobPipelined"
+    JOB_STARVING = "jobStarving"
+    JOB_ENQUEUEABLE = "jobEnqueueable"
+    JOB_ENQUEUED = "jobEnqueued"
+    OVERUSED = "overused"
+    ALLOCATABLE = "allocatable"
+    PREEMPTIVE = "preemptive"
+    PREEMPTABLE = "preemptable"
+    RECLAIMABLE = "reclaimable"
+    VICTIM_TASKS = "victimTasks"
+    TARGET_JOB = "targetJob"
+    RESERVED_NODES = "reservedNodes"
+    ALLOCATE_EVENT = "allocateEvent"
+    DEALLOCATE_EVENT = "deallocateEvent"
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    rule: Rule
+    flag: str | None   # Volcano's enable flag (spelling included); None = always on
+    signature: str     # what registered functions take and return
+
+
+TABLE: Mapping[Point, Spec] = types.MappingProxyType({
+    Point.JOB_ORDER: Spec(Rule.FIRST_NONZERO, "enableJobOrder", "(job, job) -> int"),
+    Point.TASK_ORDER: Spec(Rule.FIRST_NONZERO, "enableTaskOrder", "(task, task) -> int"),
+    Point.QUEUE_ORDER: Spec(Rule.FIRST_NONZERO, "enableQueueOrder", "(queue, queue) -> int"),
+    Point.CLUSTER_ORDER: Spec(Rule.FIRST_NONZERO, "enabledClusterOrder", "(cluster, cluster) -> int"),
+    Point.JOB_VALID: Spec(Rule.FIRST_FAILURE, None, "(job) -> ValidateResult | None"),
+    Point.PRE_PREDICATE: Spec(Rule.FIRST_FAILURE, "enablePredicate", "(task) -> str reason | None"),
+    Point.PREDICATE: Spec(Rule.ALL_PASS, "enablePredicate", "(task, nodes) -> list[fit.Failure]"),
+    Point.NODE_ORDER: Spec(Rule.SUM, "enableNodeOrder", "(task, node rows) -> scores array"),
+    Point.BEST_NODE: Spec(Rule.FIRST_RESULT, "enableBestNode", "(task, node rows, scores) -> row | None"),
+    Point.JOB_READY: Spec(Rule.AND, "enableJobReady", "(job) -> bool"),
+    Point.JOB_PIPELINED: Spec(Rule.VOTE_BY_TIER, "enableJobPipelined", "(job) -> Vote"),
+    Point.JOB_STARVING: Spec(Rule.AND_BY_TIER, "enableJobStarving", "(job) -> bool"),
+    Point.JOB_ENQUEUEABLE: Spec(Rule.VOTE_BY_TIER, "enableJobEnqueued", "(job) -> Vote"),
+    Point.JOB_ENQUEUED: Spec(Rule.CALL_ALL, "enableJobEnqueued", "(job) -> None"),
+    Point.OVERUSED: Spec(Rule.OR, "enabledOverused", "(queue) -> bool"),
+    Point.ALLOCATABLE: Spec(Rule.AND, "enabledAllocatable", "(queue, task) -> bool"),
+    Point.PREEMPTIVE: Spec(Rule.AND, "enablePreemptive", "(queue, task) -> bool"),
+    Point.PREEMPTABLE: Spec(Rule.INTERSECT_BY_TIER, "enablePreemptable", "(preemptor, candidates) -> list | None"),
+    Point.RECLAIMABLE: Spec(Rule.INTERSECT_BY_TIER, "enableReclaimable", "(reclaimer, candidates) -> list | None"),
+    Point.VICTIM_TASKS: Spec(Rule.UNION_BY_TIER, "enabledVictim", "(tasks) -> list"),
+    Point.TARGET_JOB: Spec(Rule.FIRST_RESULT, "enableTargetJob", "(jobs) -> job | None"),
+    Point.RESERVED_NODES: Spec(Rule.CALL_ALL, "enableReservedNodes", "() -> None"),
+    Point.ALLOCATE_EVENT: Spec(Rule.CALL_ALL, None, "(task) -> None"),
+    Point.DEALLOCATE_EVENT: Spec(Rule.CALL_ALL, None, "(task) -> None"),
+})
+
+Fn = Callable[..., Any]
+Tiers = list[list[tuple[Fn, float]]]
+
+
+def _first_nonzero(tiers: Tiers, args: tuple) -> Any:
+    for tier in tiers:
+        for fn, _ in tier:
+            v = fn(*args)
+            if v:
+                return v
+    return 0
+
+
+def _first_non_none(tiers: Tiers, args: tuple) -> Any:
+    """FIRST_FAILURE and FIRST_RESULT: the first non-None result (a failure, a chosen node...)."""
+    for tier in tiers:
+        for fn, _ in tier:
+            v = fn(*args)
+            if v is not None:
+                return v
+    return None
+
+
+def _all_pass(tiers: Tiers, args: tuple) -> list:
+    out: list = []
+    for tier in tiers:
+        for fn, _ in tier:
+            out.extend(fn(*args))
+    return out
+
+
+def _and(tiers: Tiers, args: tuple) -> bool:
+    return all(fn(*args) for tier in tiers for fn, _ in tier)
+
+
+def _or(tiers: Tiers, args: tuple) -> bool:
+    return any(fn(*args) for tier in tiers for fn, _ in tier)
+
+
+def _vote_by_tier(tiers: Tiers, args: tuple) -> bool:
+    for tier in tiers:
+        permitted = False
+        for fn, _ in tier:
+            v = fn(*args)
+            if v < 0:
+                return False
+            if v > 0:
+                permitted = True
+        if permitted:
+            return True
+    return True
+
+
+def _and_by_tier(tiers: Tiers, args: tuple) -> bool:
+    for tier in tiers:
+        if tier:
+            return all(fn(*args) for fn, _ in tier)
+    return False
+
+
+def _sum(tiers: Tiers, args: tuple) -> Any:
+    total: Any = 0
+    for tier in tiers:
+        for fn, weight in tier:
+            total = total + weight * fn(*args)
+    return total
+
+
+def _intersect_by_tier(tiers: Tiers, args: tuple) -> list | None:
+    for tier in tiers:
+        victims: list | None = None
+        for fn, _ in tier:
+            candidates = fn(*args)
+            if candidates is None:       # abstain
+                continue
+            if not candidates:           # Volcano: the tier has no victims; the next tier is asked
+                victims = None
+                break
+            if victims is None:
+                victims = list(candidates)
+            else:
+                keep = {id(c) for c in candidates}
+                victims = [v for v in victims if id(v) in keep]
+        if victims is not None:
+            return victims
+    return None
+
+
+def _union_by_tier(tiers: Tiers, args: tuple) -> list:
+    for tier in tiers:
+        out: list = []
+        seen: set[int] = set()
+        for fn, _ in tier:
+            for item in fn(*args) or ():
+                if id(item) not in seen:
+                    seen.add(id(item))
+                    out.append(item)
+        if out:
+            return out
+    return []
+
+
+def _call_all(tiers: Tiers, args: tuple) -> None:
+    for tier in tiers:
+        for fn, _ in tier:
+            fn(*args)
+
+
+RULES: Mapping[Rule, Callable[[Tiers, tuple], Any]] = types.MappingProxyType({
+    Rule.FIRST_NONZERO: _first_nonzero, Rule.FIRST_FAILURE: _first_non_none, Rule.ALL_PASS: _all_pass,
+    Rule.AND: _and, Rule.OR: _or, Rule.VOTE_BY_TIER: _vote_by_tier, Rule.AND_BY_TIER: _and_by_tier,
+    Rule.SUM: _sum, Rule.INTERSECT_BY_TIER: _intersect_by_tier, Rule.UNION_BY_TIER: _union_by_tier,
+    Rule.FIRST_RESULT: _first_non_none,
+    Rule.CALL_ALL: _call_all,
+})
+
+
+class Hooks:
+    """The functions registered for one session, per point, grouped by tier in configuration order."""
+
+    def __init__(self, n_tiers: int):
+        self._n_tiers = n_tiers
+        self._fns: dict[Point, Tiers] = {}
+        self._names: dict[Point, list[str]] = {}
+
+    def register(self, point: Point, tier: int, fn: Fn, weight: float = 1.0, plugin: str = "") -> None:
+        tiers = self._fns.setdefault(point, [[] for _ in range(self._n_tiers)])
+        tiers[tier].append((fn, weight))
+        self._names.setdefault(point, []).append(plugin)
+
+    def registered(self, point: Point) -> list[str]:
+        """Names of the plugins that registered `point` (in order)."""
+        return list(self._names.get(point, ()))
+
+    def call(self, point: Point, *args: Any) -> Any:
+        return RULES[TABLE[point].rule](self._fns.get(point, ()), args)
+
+    def caller(self, point: Point) -> Callable[..., Any]:
+        """`call` bound to one point, for hot loops."""
+        rule = RULES[TABLE[point].rule]
+        fns = self._fns.get(point, [])
+        return lambda *args: rule(fns, args)
+
+
+class Registrar:
+    """What a plugin sees while its session opens: `add(point, fn)`, filtered by its enable flags."""
+
+    def __init__(self, hooks: Hooks, tier: int, plugin: str, enabled: Callable[[str], bool]):
+        self._hooks, self._tier, self._plugin, self._enabled = hooks, tier, plugin, enabled
+
+    def add(self, point: Point, fn: Fn, weight: float = 1.0) -> bool:
+        """Register `fn` for `point` if the plugin's flag for it is on; returns whether it was."""
+        flag = TABLE[point].flag
+        if flag is not None and not self._enabled(flag):
+            return False
+        self._hooks.register(point, self._tier, fn, weight, self._plugin)
+        return True

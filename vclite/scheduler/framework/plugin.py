@@ -1,0 +1,118 @@
+"""What a plugin and an action are, and how their typed arguments are read from configuration.
+
+A plugin is a class with `name`, an `Arguments` frozen dataclass (field metadata `key` gives the
+configuration spelling, e.g. `predicate.NodeAffinityEnable`), `on_session_open(session,
+registrar)` and `on_session_close(session)`. An action is a class with `name`, `Arguments` and
+`execute(session)`. Both are built once per session from already-validated arguments.
+`parse_arguments` fails at configuration load with a ValueError naming the bad argument.
+
+Must not: hold state between sessions (a new instance is made per session).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Protocol
+
+if TYPE_CHECKING:
+    from vclite.scheduler.framework import hooks
+    from vclite.scheduler.framework import session as session_mod
+
+
+@dataclasses.dataclass(frozen=True)
+class NoArguments:
+    pass
+
+
+class Plugin(Protocol):
+    name: ClassVar[str]
+    Arguments: ClassVar[type]
+
+    def __init__(self, arguments: Any) -> None: ...
+
+    def on_session_open(self, ssn: "session_mod.Session", reg: "hooks.Registrar") -> None: ...
+
+    def on_session_close(self, ssn: "session_mod.Session") -> None: ...
+
+
+class Action(Protocol):
+    name: ClassVar[str]
+    Arguments: ClassVar[type]
+
+    def __init__(self, arguments: Any) -> None: ...
+
+    def execute(self, ssn: "session_mod.Session") -> None: ...
+
+
+def arg(key: str, default: Any) -> Any:
+    """A dataclass field read from configuration key `key`."""
+    return dataclasses.field(default=default, metadata={"key": key})
+
+
+_TRUE, _FALSE = ("true", "t", "1", "yes", "on"), ("false", "f", "0", "no", "off")
+
+
+def _convert(value: Any, kind: type, where: str) -> Any:
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
+            return value.strip().lower() in _TRUE
+    elif kind is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, str):
+            try:
+                return int(value.strip())
+            except ValueError:
+                pass
+    elif kind is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return float(value.strip())
+            except ValueError:
+                pass
+    elif kind is str:
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            return str(value)
+    raise ValueError(f"{where}: expected {kind.__name__}, got {value!r}")
+
+
+_TYPES = {"bool": bool, "int": int, "float": float, "str": str}
+
+
+def parse_arguments(cls: type, raw: Mapping[str, Any] | None, owner: str, prefixes: tuple[str, ...] = ()) -> Any:
+    """Build `cls` (an Arguments dataclass) from a configuration mapping.
+
+    Unknown keys raise ValueError naming them, except keys under one of `prefixes` (kept raw in
+    a field named `extra` if the dataclass has one). Values are converted to the field's type
+    (bool, int, float, str; strings such as "true" or "3" are accepted, as Volcano accepts them).
+    """
+    raw = dict(raw or {})
+    fields = {f.metadata.get("key", f.name): f for f in dataclasses.fields(cls) if f.name != "extra"}
+    values: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in raw.items():
+        where = f"{owner}: argument {key!r}"
+        f = fields.get(str(key))
+        if f is None:
+            if any(str(key).startswith(p) for p in prefixes):
+                extra[str(key)] = value
+                continue
+            known = ", ".join(sorted(fields)) or "none"
+            raise ValueError(f"{owner}: unknown argument {key!r} (known: {known})")
+        kind = _TYPES.get(f.type if isinstance(f.type, str) else getattr(f.type, "__name__", ""), str)
+        values[f.name] = _convert(value, kind, where)
+    if extra:
+        if "extra" not in {f.name for f in dataclasses.fields(cls)}:
+            raise ValueError(f"{owner}: unknown arguments {sorted(extra)}")
+        values["extra"] = extra
+    return cls(**values)
+
+
+@dataclasses.dataclass(frozen=True)
+class ValidateResult:
+    """A JobValid failure: the job is not scheduled this session, and this is why."""
+    reason: str
+    message: str

@@ -1,0 +1,198 @@
+"""The scheduling session: open (plugins register hooks), run the actions, close (write statuses).
+
+`run_session(state, conf, now)` is the pure entry point: cluster objects and a configuration in,
+a SessionResult out (binds, evictions, pipelined reservations, PodGroup and Queue status updates
+that differ from the stored ones). `open_session` / `close_session` expose the halves for tests.
+The session UID (conditions' transitionID) is derived from `now`, so a session is reproducible.
+
+Must not: perform I/O, read the clock, or know a particular plugin or action.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import uuid
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from vclite.api import scheduling
+from vclite.lib import clock
+from vclite.scheduler.framework import fit, hooks, pqueue, snapshot, statement
+from vclite.scheduler.framework import jobs as jobs_mod
+from vclite.scheduler.framework import status as status_mod
+from vclite.scheduler.framework import tasks as tasks_mod
+
+if TYPE_CHECKING:
+    from vclite.scheduler import conf as conf_mod
+
+Obj = dict[str, Any]
+JobInfo = jobs_mod.JobInfo
+QueueInfo = jobs_mod.QueueInfo
+TaskInfo = tasks_mod.TaskInfo
+CondType = scheduling.PodGroupConditionType
+Point = hooks.Point
+_NAMESPACE = uuid.UUID("6f1c2d0e-6a49-4c57-9a54-7c1f3f1a5e10")
+
+
+@dataclasses.dataclass
+class SessionResult:
+    binds: dict[str, str] = dataclasses.field(default_factory=dict)          # pod key -> node
+    evictions: list[str] = dataclasses.field(default_factory=list)           # pod keys
+    pipelined: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # podgroup key -> nodes
+    podgroup_status: dict[str, Obj] = dataclasses.field(default_factory=dict)  # podgroup key -> status
+    queue_status: dict[str, Obj] = dataclasses.field(default_factory=dict)     # queue name -> status patch
+
+
+class Session:
+    def __init__(self, snap: snapshot.Snapshot, conf: "conf_mod.SchedulerConf", now: _dt.datetime):
+        self.uid = str(uuid.uuid5(_NAMESPACE, now.isoformat()))
+        self.now = now
+        self.conf = conf
+        self.dims = snap.dims
+        self.nodes = snap.nodes
+        self.jobs: dict[str, JobInfo] = snap.jobs
+        self.queues: dict[str, QueueInfo] = snap.queues
+        self.total: np.ndarray = snap.total
+        self.hooks = hooks.Hooks(len(conf.tiers))
+        self.plugins: list[Any] = []
+        self.binds: dict[str, str] = {}
+        self.evictions: list[str] = []
+        self.unschedulable_now: set[str] = set()   # jobs given Unschedulable=True this session
+        self.explained: set[str] = set()           # jobs whose Unschedulable reason is already written
+        self.enqueue_notes: dict[str, tuple[str, str]] = {}
+
+    # ---- ordering (plugins first, then Volcano's fallbacks) ---------------------------------------
+    def _bind_hooks(self) -> None:
+        c = self.hooks.caller
+        self._job_order, self._task_order, self._queue_order = (
+            c(Point.JOB_ORDER), c(Point.TASK_ORDER), c(Point.QUEUE_ORDER))
+        self.job_valid = c(Point.JOB_VALID)
+        self.job_ready = c(Point.JOB_READY)
+        self.job_pipelined = c(Point.JOB_PIPELINED)
+        self.job_starving = c(Point.JOB_STARVING)
+        self.job_enqueueable = c(Point.JOB_ENQUEUEABLE)
+        self.job_enqueued = c(Point.JOB_ENQUEUED)
+        self.overused = c(Point.OVERUSED)
+        self.allocatable = c(Point.ALLOCATABLE)
+        self.preemptive = c(Point.PREEMPTIVE)
+        self.pre_predicate = c(Point.PRE_PREDICATE)
+        self.predicate = c(Point.PREDICATE)
+        self.node_order = c(Point.NODE_ORDER)
+        self.best_node = c(Point.BEST_NODE)
+
+    def job_less(self, l: JobInfo, r: JobInfo) -> bool:
+        v = self._job_order(l, r)
+        if v:
+            return v < 0
+        return (l.created, l.uid) < (r.created, r.uid)
+
+    def queue_less(self, l: QueueInfo, r: QueueInfo) -> bool:
+        v = self._queue_order(l, r)
+        if v:
+            return v < 0
+        return (l.created, l.uid) < (r.created, r.uid)
+
+    def task_less(self, l: TaskInfo, r: TaskInfo) -> bool:
+        v = self._task_order(l, r)
+        if v:
+            return v < 0
+        return tasks_mod.compare_tasks(l, r) < 0
+
+    def queue_pq(self, items=()) -> pqueue.PriorityQueue:
+        return pqueue.PriorityQueue(self.queue_less, items)
+
+    def job_pq(self, items=()) -> pqueue.PriorityQueue:
+        return pqueue.PriorityQueue(self.job_less, items)
+
+    def task_pq(self, items=()) -> pqueue.PriorityQueue:
+        return pqueue.PriorityQueue(self.task_less, items)
+
+    # ---- operations ------------------------------------------------------------------------------
+    def statement(self) -> statement.Statement:
+        return statement.Statement(self)
+
+    def record(self, decisions: list[statement.Decision]) -> None:
+        """Collect a committed statement's decisions for the result."""
+        for d in decisions:
+            if d.op == statement.Op.ALLOCATE:
+                self.binds[d.task] = d.node
+            elif d.op == statement.Op.EVICT:
+                self.evictions.append(d.task)
+
+    def predicate_nodes(self, task: TaskInfo) -> tuple[np.ndarray, fit.FitErrors | None]:
+        """Nodes the task may go to: resources fit `future_idle` (the action's own check, first),
+        then every predicate plugin. With no feasible node, also why (per-node reasons)."""
+        n = len(self.nodes)
+        failures = [fit.resource_fit(task.req, self.nodes, self.nodes.future_idle())]
+        failures.extend(self.predicate(task, self.nodes))
+        ok = fit.feasible(failures, n)
+        if ok.any():
+            return ok, None
+        return ok, fit.fit_errors(failures, n, fit.too_big_hint(task.req, self.nodes))
+
+    # ---- conditions ------------------------------------------------------------------------------
+    def set_condition(self, job: JobInfo, ctype: CondType, true: bool, reason: str, message: str) -> None:
+        status_mod.upsert(job.conditions, {
+            "type": str(ctype), "status": "True" if true else "False", "transitionID": self.uid,
+            "lastTransitionTime": clock.format_time(self.now), "reason": str(reason), "message": message})
+        if ctype == CondType.UNSCHEDULABLE:
+            (self.unschedulable_now.add if true else self.unschedulable_now.discard)(job.uid)
+
+    def clear_condition(self, job: JobInfo, ctype: CondType) -> None:
+        """Turn a True condition of this type False (reason and message kept)."""
+        for c in job.conditions:
+            if c.get("type") == ctype and c.get("status") == "True":
+                self.set_condition(job, ctype, False, c.get("reason") or "", c.get("message") or "")
+
+    def explain_unschedulable(self, job: JobInfo, reason: str, message: str) -> None:
+        """Record why a job waits, before the gang plugin would write its generic message."""
+        self.set_condition(job, CondType.UNSCHEDULABLE, True, reason, message)
+        self.explained.add(job.uid)
+
+    def note_enqueue_rejection(self, job: JobInfo, reason: str, message: str) -> None:
+        """A plugin says why it rejects a job at enqueue (the enqueue action writes it)."""
+        self.enqueue_notes.setdefault(job.uid, (reason, message))
+
+
+def open_session(state: snapshot.ClusterState, conf: "conf_mod.SchedulerConf", now: _dt.datetime,
+                 scheduler_name: str = snapshot.DEFAULT_SCHEDULER_NAME) -> Session:
+    ssn = Session(snapshot.build(state, scheduler_name), conf, now)
+    for t, tier in enumerate(conf.tiers):
+        for option in tier:
+            plugin = option.instantiate()
+            plugin.on_session_open(ssn, hooks.Registrar(ssn.hooks, t, option.name, option.enabled))
+            ssn.plugins.append(plugin)
+    ssn._bind_hooks()
+    return ssn
+
+
+def run_actions(ssn: Session) -> None:
+    for action in ssn.conf.instantiate_actions():
+        action.execute(ssn)
+
+
+def close_session(ssn: Session) -> SessionResult:
+    for plugin in ssn.plugins:
+        plugin.on_session_close(ssn)
+    result = SessionResult(binds=dict(ssn.binds), evictions=list(ssn.evictions))
+    for job in ssn.jobs.values():
+        pipelined = sorted(job.index.get(tasks_mod.TaskStatus.PIPELINED, {}).values(), key=lambda t: t.key)
+        if pipelined:
+            result.pipelined[job.uid] = [t.node for t in pipelined]
+        new = status_mod.podgroup_status(job, job.uid in ssn.unschedulable_now)
+        if status_mod.status_changed(job.podgroup.get("status"), new):
+            result.podgroup_status[job.uid] = new
+    allocated = status_mod.queue_allocated(ssn.jobs, ssn.queues, ssn.dims)
+    for name, queue in ssn.queues.items():
+        patch = status_mod.queue_status_update(queue, status_mod.allocated_list(allocated[name], ssn.dims))
+        if patch is not None:
+            result.queue_status[name] = patch
+    return result
+
+
+def run_session(state: snapshot.ClusterState, conf: "conf_mod.SchedulerConf", now: _dt.datetime,
+                scheduler_name: str = snapshot.DEFAULT_SCHEDULER_NAME) -> SessionResult:
+    ssn = open_session(state, conf, now, scheduler_name)
+    run_actions(ssn)
+    return close_session(ssn)

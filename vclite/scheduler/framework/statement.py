@@ -1,0 +1,115 @@
+"""Statement: a gang's tentative operations, committed or discarded as one transaction (§3.3).
+
+Each operation takes effect in the session at once (task status, node columns, plugin accounting
+through the allocate/deallocate event hooks) so later decisions in the same session see it, and
+is recorded. `commit()` turns the log into decisions (allocate -> bind, evict -> delete; a
+pipeline is an in-session reservation only) and returns them; `discard()` undoes the log in
+reverse order, restoring node arrays exactly and notifying plugins.
+
+Must not: write to the API (the session collects committed decisions; the shell writes them).
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import TYPE_CHECKING
+
+from vclite.scheduler.framework import hooks
+from vclite.scheduler.framework import tasks as tasks_mod
+
+if TYPE_CHECKING:
+    from vclite.scheduler.framework import session as session_mod
+
+TaskStatus = tasks_mod.TaskStatus
+TaskInfo = tasks_mod.TaskInfo
+
+
+class Op(enum.StrEnum):
+    ALLOCATE = "allocate"
+    PIPELINE = "pipeline"
+    EVICT = "evict"
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    op: Op
+    task: str      # pod key, ns/name
+    node: str
+
+
+@dataclasses.dataclass
+class _Record:
+    op: Op
+    task: TaskInfo
+    row: int
+    before: TaskStatus   # the task's status before the operation (restored by discard)
+    reason: str = ""
+
+
+class Statement:
+    def __init__(self, ssn: "session_mod.Session"):
+        self.ssn = ssn
+        self.operations: list[_Record] = []
+
+    def _set(self, task: TaskInfo, status: TaskStatus) -> None:
+        self.ssn.jobs[task.job].update_task_status(task, status)
+
+    def allocate(self, task: TaskInfo, row: int) -> None:
+        """Place a Pending task on node `row` with its idle resources."""
+        nodes = self.ssn.nodes
+        before = task.status
+        self._set(task, TaskStatus.ALLOCATED)
+        task.node = nodes.names[row]
+        nodes.add_task(row, task.req, TaskStatus.ALLOCATED)
+        self.ssn.hooks.call(hooks.Point.ALLOCATE_EVENT, task)
+        self.operations.append(_Record(Op.ALLOCATE, task, row, before))
+
+    def pipeline(self, task: TaskInfo, row: int) -> None:
+        """Reserve resources being released on node `row` for a Pending task (no bind)."""
+        nodes = self.ssn.nodes
+        before = task.status
+        self._set(task, TaskStatus.PIPELINED)
+        task.node = nodes.names[row]
+        nodes.add_task(row, task.req, TaskStatus.PIPELINED)
+        self.ssn.hooks.call(hooks.Point.ALLOCATE_EVENT, task)
+        self.operations.append(_Record(Op.PIPELINE, task, row, before))
+
+    def evict(self, task: TaskInfo, reason: str = "") -> None:
+        """Mark a running task for deletion: its resources become `releasing` on its node."""
+        nodes = self.ssn.nodes
+        row = nodes.index[task.node]
+        before = task.status
+        nodes.remove_task(row, task.req, before)
+        self._set(task, TaskStatus.RELEASING)
+        nodes.add_task(row, task.req, TaskStatus.RELEASING)
+        self.ssn.hooks.call(hooks.Point.DEALLOCATE_EVENT, task)
+        self.operations.append(_Record(Op.EVICT, task, row, before, reason))
+
+    def commit(self) -> list[Decision]:
+        decisions = []
+        for rec in self.operations:
+            node = self.ssn.nodes.names[rec.row]
+            if rec.op == Op.ALLOCATE:
+                self._set(rec.task, TaskStatus.BINDING)
+            decisions.append(Decision(rec.op, rec.task.key, node))
+        self.operations = []
+        self.ssn.record(decisions)
+        return decisions
+
+    def discard(self) -> None:
+        nodes = self.ssn.nodes
+        for rec in reversed(self.operations):
+            task = rec.task
+            if rec.op == Op.EVICT:
+                nodes.remove_task(rec.row, task.req, TaskStatus.RELEASING)
+                self._set(task, rec.before)
+                nodes.add_task(rec.row, task.req, rec.before)
+                self.ssn.hooks.call(hooks.Point.ALLOCATE_EVENT, task)
+                continue
+            status = TaskStatus.ALLOCATED if rec.op == Op.ALLOCATE else TaskStatus.PIPELINED
+            nodes.remove_task(rec.row, task.req, status)
+            task.last_transaction = (status, task.node)
+            self._set(task, rec.before)
+            task.node = ""
+            self.ssn.hooks.call(hooks.Point.DEALLOCATE_EVENT, task)
+        self.operations = []

@@ -1,0 +1,134 @@
+"""What a session writes back: PodGroup phase, counts and conditions, and Queue `allocated`.
+
+Phase at session close (Volcano session.go jobStatus, §2 "Phase computation"):
+- Unknown if the job has Running tasks and an Unschedulable=True condition written this session;
+- scheduled = #{Running, Bound, Failed, Succeeded} + #Releasing tasks on a node; scheduled ≥
+  minMember -> Completed if every scheduled task finished (Succeeded/Failed), else Running;
+- else Pending, unless the phase is Inqueue (only enqueue moves Pending -> Inqueue).
+Conditions are upserted by type. A condition whose type, status, reason and message are
+unchanged keeps its old lastTransitionTime and transitionID, so a status differs from the stored
+one only when something a user can see changed: the shell writes nothing otherwise.
+
+Must not: decide scheduling; it only derives and compares statuses.
+"""
+from __future__ import annotations
+
+import copy
+import enum
+from typing import Any
+
+import numpy as np
+
+from vclite.api import resources, scheduling
+from vclite.scheduler.framework import dims as dims_mod
+from vclite.scheduler.framework import jobs as jobs_mod
+from vclite.scheduler.framework import tasks as tasks_mod
+
+Obj = dict[str, Any]
+TaskStatus = tasks_mod.TaskStatus
+Phase = scheduling.PodGroupPhase
+CondType = scheduling.PodGroupConditionType
+
+
+class Reason(enum.StrEnum):
+    """Condition reasons vclite adds to Volcano's (scheduling.ConditionReason)."""
+    QUEUE_NOT_OPEN = "QueueNotOpen"
+    NOT_ENQUEUEABLE = "NotEnqueueable"
+    GANG_READY = "tasks in gang are ready to be scheduled"   # Volcano's Scheduled reason, verbatim
+
+
+_IDENTITY = ("type", "status", "reason", "message")
+
+
+def same_condition(a: Obj, b: Obj) -> bool:
+    return all((a.get(k) or "") == (b.get(k) or "") for k in _IDENTITY)
+
+
+def upsert(conditions: list[Obj], new: Obj) -> None:
+    """Replace the condition of the same type (keeping its times if nothing else changed) or append."""
+    for i, c in enumerate(conditions):
+        if c.get("type") == new["type"]:
+            if not same_condition(c, new):
+                conditions[i] = new
+            return
+    conditions.append(new)
+
+
+def phase(job: jobs_mod.JobInfo, unschedulable_now: bool) -> Phase:
+    if unschedulable_now and job.index.get(TaskStatus.RUNNING):
+        return Phase.UNKNOWN
+    scheduled = job.count(tasks_mod.SCHEDULED_STATUS)
+    scheduled += sum(1 for t in job.index.get(TaskStatus.RELEASING, {}).values() if t.node)
+    if scheduled >= job.min_available:
+        done = job.count((TaskStatus.SUCCEEDED, TaskStatus.FAILED))
+        return Phase.COMPLETED if scheduled == done and scheduled > 0 else Phase.RUNNING
+    return Phase.INQUEUE if job.phase == Phase.INQUEUE else Phase.PENDING
+
+
+def podgroup_status(job: jobs_mod.JobInfo, unschedulable_now: bool) -> Obj:
+    """The PodGroup's status after the session (unknown fields of the stored status kept)."""
+    status = copy.deepcopy(job.podgroup.get("status") or {})
+    status["phase"] = str(phase(job, unschedulable_now))
+    status["conditions"] = job.conditions
+    status["running"] = len(job.index.get(TaskStatus.RUNNING, ()))
+    status["succeeded"] = len(job.index.get(TaskStatus.SUCCEEDED, ()))
+    status["failed"] = len(job.index.get(TaskStatus.FAILED, ()))
+    if not status["conditions"]:
+        del status["conditions"]
+    return status
+
+
+def _comparable(status: Obj) -> Obj:
+    s = dict(status)
+    s["conditions"] = [{k: c.get(k) or "" for k in _IDENTITY} for c in status.get("conditions") or []]
+    for k in ("running", "succeeded", "failed"):
+        s[k] = s.get(k) or 0
+    return s
+
+
+def status_changed(old: Obj | None, new: Obj) -> bool:
+    """Whether `new` differs from `old` in anything but condition times and transition IDs."""
+    return _comparable(old or {}) != _comparable(new)
+
+
+def queue_allocated(jobs: dict[str, jobs_mod.JobInfo], queues: dict[str, jobs_mod.QueueInfo],
+                    dims: dims_mod.Dims) -> dict[str, np.ndarray]:
+    """Σ requests of each queue's placed tasks (Binding, Bound, Running), rolled up to ancestors.
+
+    Tasks only tentatively Allocated in an uncommitted statement are not counted (Volcano counts
+    them, though nothing was bound)."""
+    out = {name: dims.zeros() for name in queues}
+    placed = (TaskStatus.BINDING, TaskStatus.BOUND, TaskStatus.RUNNING)
+    for job in jobs.values():
+        total = dims.zeros()
+        for s in placed:
+            for t in job.index.get(s, {}).values():
+                total += t.req
+        seen: set[str] = set()
+        name = job.queue
+        while name in queues and name not in seen:
+            seen.add(name)
+            out[name] += total
+            name = queues[name].parent
+    return out
+
+
+def allocated_list(v: np.ndarray, dims: dims_mod.Dims) -> dict[str, str]:
+    return resources.format_list(dims.resource_list(v))
+
+
+def queue_status_update(queue: jobs_mod.QueueInfo, allocated: dict[str, str]) -> Obj | None:
+    """A status patch setting `allocated`, or None if the stored value already says the same."""
+    old_raw = (queue.obj.get("status") or {}).get("allocated") or {}
+    try:
+        old = resources.from_resource_list(old_raw)
+    except ValueError:
+        old = {}
+    new = resources.from_resource_list(allocated)
+    zero = dims_mod.Fraction(0)
+    if all(old.get(k, zero) == new.get(k, zero) for k in set(old) | set(new)) and set(old_raw) >= set(allocated):
+        return None
+    patch: dict[str, Any] = dict(allocated)
+    for k in old_raw:
+        patch.setdefault(k, None)   # merge patch: drop resources no longer allocated
+    return {"allocated": patch}

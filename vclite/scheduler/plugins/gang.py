@@ -1,0 +1,107 @@
+"""gang: all-or-nothing by minMember / minTaskMember (plugins/gang/gang.go).
+
+JobValid: NotEnoughPodsOfTask if a role cannot reach its minTaskMember, NotEnoughTasks if fewer
+valid tasks (pending, pipelined, placed, succeeded) than minMember. JobOrder: jobs not yet ready
+first. JobReady: per-role and total counts met. JobPipelined: Permit iff the same counting
+pipelined tasks holds, else Reject. JobStarving: ready + waiting < minMember.
+At session close, every job with tasks gets a condition: not ready -> Unschedulable /
+NotEnoughResources `"<min − schedulable>/<#tasks> tasks in gang unschedulable: <why>"`, where why
+spells out the per-node reasons; ready -> Scheduled ("tasks in gang are ready to be scheduled")
+and an earlier Unschedulable condition turns False. Jobs whose reason was already written this
+session (enqueue rejection, invalid) keep it.
+TODO(issue #3): Preemptable / Reclaimable (keep at least minMember of a victim job).
+
+Must not: keep state between sessions.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vclite.api import scheduling
+from vclite.scheduler.framework import hooks, plugin
+from vclite.scheduler.framework import status as status_mod
+from vclite.scheduler.framework import tasks as tasks_mod
+
+if TYPE_CHECKING:
+    from vclite.scheduler.framework import jobs as jobs_mod
+    from vclite.scheduler.framework import session as session_mod
+
+TaskStatus = tasks_mod.TaskStatus
+CondType = scheduling.PodGroupConditionType
+Reason = scheduling.ConditionReason
+
+
+class Gang:
+    name = "gang"
+    Arguments = plugin.NoArguments
+
+    def __init__(self, arguments: plugin.NoArguments):
+        self.arguments = arguments
+
+    def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:
+        reg.add(hooks.Point.JOB_VALID, self.job_valid)
+        reg.add(hooks.Point.JOB_ORDER, self.job_order)
+        reg.add(hooks.Point.JOB_READY, self.job_ready)
+        reg.add(hooks.Point.JOB_PIPELINED, self.job_pipelined)
+        reg.add(hooks.Point.JOB_STARVING, self.job_starving)
+
+    @staticmethod
+    def job_valid(job: "jobs_mod.JobInfo") -> plugin.ValidateResult | None:
+        if not job.check_task_valid():
+            return plugin.ValidateResult(Reason.NOT_ENOUGH_PODS_OF_TASK,
+                                         "Not enough valid pods of each task for gang-scheduling")
+        valid = job.valid_task_num()
+        if valid < job.min_available:
+            return plugin.ValidateResult(
+                Reason.NOT_ENOUGH_TASKS,
+                f"Not enough valid tasks for gang-scheduling, valid: {valid}, min: {job.min_available}")
+        return None
+
+    @staticmethod
+    def job_order(l: "jobs_mod.JobInfo", r: "jobs_mod.JobInfo") -> int:
+        lr, rr = l.is_ready(), r.is_ready()
+        if lr == rr:
+            return 0
+        return 1 if lr else -1
+
+    @staticmethod
+    def job_ready(job: "jobs_mod.JobInfo") -> bool:
+        return job.check_task_ready() and job.is_ready()
+
+    @staticmethod
+    def job_pipelined(job: "jobs_mod.JobInfo") -> hooks.Vote:
+        ok = job.check_task_pipelined() and job.is_pipelined()
+        return hooks.Vote.PERMIT if ok else hooks.Vote.REJECT
+
+    @staticmethod
+    def job_starving(job: "jobs_mod.JobInfo") -> bool:
+        return job.is_starving()
+
+    def on_session_close(self, ssn: "session_mod.Session") -> None:
+        for job in ssn.jobs.values():
+            if not job.tasks or job.uid in ssn.explained:
+                continue
+            if job.is_ready():
+                ssn.set_condition(job, CondType.SCHEDULED, True, status_mod.Reason.GANG_READY, "")
+                ssn.clear_condition(job, CondType.UNSCHEDULABLE)
+            elif not _covered_by_releasing(job):
+                unready = job.min_available - _schedulable(job)
+                message = f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {job.fit_error()}"
+                ssn.set_condition(job, CondType.UNSCHEDULABLE, True, Reason.NOT_ENOUGH_RESOURCES, message)
+
+
+def _schedulable(job: "jobs_mod.JobInfo") -> int:
+    """Ready tasks plus pending ones a discarded statement had placed (Volcano's LastTransaction)."""
+    n = job.ready_task_num()
+    for t in job.index.get(TaskStatus.PENDING, {}).values():
+        if t.last_transaction is not None and t.last_transaction[0] in tasks_mod.ALLOCATED_STATUS:
+            n += 1
+    return n
+
+
+def _covered_by_releasing(job: "jobs_mod.JobInfo") -> bool:
+    """Scheduled tasks (releasing ones on a node included) still cover minMember and nothing waits."""
+    if job.index.get(TaskStatus.PENDING) or job.index.get(TaskStatus.PIPELINED):
+        return False
+    releasing = sum(1 for t in job.index.get(TaskStatus.RELEASING, {}).values() if t.node)
+    return releasing > 0 and job.count(tasks_mod.SCHEDULED_STATUS) + releasing >= job.min_available

@@ -1,0 +1,50 @@
+"""priority: order by PriorityClass (plugins/priority/priority.go).
+
+TaskOrder: higher task priority first. JobOrder: higher job priority (the PodGroup's
+priorityClassName value) first. JobStarving: ready + waiting < #tasks.
+TODO(issue #3): Preemptable / UnifiedEvictable (victims of lower priority), with `preempt`.
+
+Must not: keep state between sessions.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vclite.scheduler.framework import hooks, plugin
+
+if TYPE_CHECKING:
+    from vclite.scheduler.framework import jobs as jobs_mod
+    from vclite.scheduler.framework import session as session_mod
+    from vclite.scheduler.framework import tasks as tasks_mod
+
+
+def _higher_first(l: int, r: int) -> int:
+    return 0 if l == r else (-1 if l > r else 1)
+
+
+class Priority:
+    name = "priority"
+    Arguments = plugin.NoArguments
+
+    def __init__(self, arguments: plugin.NoArguments):
+        self.arguments = arguments
+
+    def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:
+        reg.add(hooks.Point.TASK_ORDER, self.task_order)
+        reg.add(hooks.Point.JOB_ORDER, self.job_order)
+        reg.add(hooks.Point.JOB_STARVING, self.job_starving)
+
+    @staticmethod
+    def task_order(l: "tasks_mod.TaskInfo", r: "tasks_mod.TaskInfo") -> int:
+        return _higher_first(l.priority, r.priority)
+
+    @staticmethod
+    def job_order(l: "jobs_mod.JobInfo", r: "jobs_mod.JobInfo") -> int:
+        return _higher_first(l.priority, r.priority)
+
+    @staticmethod
+    def job_starving(job: "jobs_mod.JobInfo") -> bool:
+        return job.ready_task_num() + job.waiting_task_num() < len(job.tasks)
+
+    def on_session_close(self, ssn: "session_mod.Session") -> None:
+        return None

@@ -1,0 +1,216 @@
+"""proportion: share the cluster between queues by weight (plugins/proportion/proportion.go).
+
+Per queue with at least one job in the session (vectors over the session's dimensions):
+- request = Σ req of placed (Allocated/Binding/Bound/Running) and Pending tasks; allocated =
+  Σ placed; inqueue = Σ over Inqueue jobs with minResources of max(0, minResources − job
+  allocated) (also Running jobs whose placed+succeeded tasks reach minMember); elastic =
+  Σ max(0, job allocated − minResources);
+- capability (cpu/memory ≤ 0 or absent -> unlimited), guarantee, realCapability =
+  (total − Σ guarantee of all queues)⁺ + guarantee, capped by capability;
+- deserved: water-filling (`water_fill`), share = max over deserved's dimensions of
+  allocated / deserved.
+Hooks: QueueOrder (higher spec.priority, then lower share), Overused (deserved ≤ allocated),
+Allocatable (queue Open and allocated + req ≤ deserved on the task's requested dimensions),
+JobEnqueueable (Reject if the queue is not Open; Permit without minResources; else Permit iff
+minResources + allocated + inqueue − elastic ≤ realCapability on minResources' dimensions, with a
+plain message otherwise), JobEnqueued (inqueue += minResources), and allocate/deallocate events
+keeping `allocated` and the share current within the session.
+Not modelled: scheduling-gated pods are not deducted from inqueue. TODO(issue #3): Reclaimable,
+Preemptive.
+
+Must not: keep state between sessions.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from vclite.api import scheduling
+from vclite.scheduler.framework import dims as dims_mod
+from vclite.scheduler.framework import hooks, plugin
+from vclite.scheduler.framework import status as status_mod
+from vclite.scheduler.framework import tasks as tasks_mod
+
+if TYPE_CHECKING:
+    from vclite.scheduler.framework import jobs as jobs_mod
+    from vclite.scheduler.framework import session as session_mod
+
+MAX_ROUNDS = 10_000  # water-filling always ends far sooner; this only guards against float noise
+QUOTA_INSUFFICIENT = "queue resource quota insufficient"
+
+
+@dataclasses.dataclass(eq=False)
+class QueueAttr:
+    name: str
+    weight: int
+    request: np.ndarray
+    allocated: np.ndarray
+    inqueue: np.ndarray
+    elastic: np.ndarray
+    guarantee: np.ndarray
+    real_capability: np.ndarray
+    deserved: np.ndarray
+    share: float = 0.0
+
+
+def real_capability(total: np.ndarray, total_guarantee: np.ndarray, guarantee: np.ndarray,
+                    capability: np.ndarray) -> np.ndarray:
+    return np.minimum(np.maximum(total - total_guarantee, 0) + guarantee, capability)
+
+
+def water_fill(total: np.ndarray, attrs: list[QueueAttr], dims: dims_mod.Dims) -> None:
+    """Set each queue's `deserved`: repeatedly split what remains by weight among unmet queues,
+    capped by realCapability and by request and raised to guarantee; a queue is met once its
+    request fits or its deserved stops changing; stop when nothing remains or nothing changed."""
+    remaining = total.astype(np.float64).copy()
+    met: set[int] = set()
+    for _ in range(MAX_ROUNDS):
+        unmet = [a for a in attrs if id(a) not in met]
+        weights = sum(a.weight for a in unmet)
+        if weights == 0:
+            break
+        before = remaining.copy()
+        increased, decreased = dims.zeros(), dims.zeros()
+        for a in unmet:
+            old = a.deserved
+            new = old + remaining * (a.weight / weights)
+            new = np.maximum(np.minimum(np.minimum(new, a.real_capability), a.request), a.guarantee)
+            a.deserved = new
+            if dims_mod.less_equal(a.request, new) or np.array_equal(new, old):
+                met.add(id(a))
+            diff = new - old
+            increased += np.maximum(diff, 0)
+            decreased += np.maximum(-diff, 0)
+        remaining = np.maximum(remaining - increased + decreased, 0)
+        if dims_mod.is_empty(remaining, dims) or np.array_equal(remaining, before):
+            break
+
+
+def share(allocated: np.ndarray, deserved: np.ndarray) -> float:
+    """max over dimensions with deserved > 0 of allocated / deserved (0 if there are none)."""
+    cols = deserved >= dims_mod.TOLERANCE
+    if not cols.any():
+        return 0.0
+    return float((allocated[cols] / deserved[cols]).max())
+
+
+class Proportion:
+    name = "proportion"
+    Arguments = plugin.NoArguments
+
+    def __init__(self, arguments: plugin.NoArguments):
+        self.arguments = arguments
+        self.attrs: dict[str, QueueAttr] = {}
+
+    def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:
+        self.ssn = ssn
+        dims = ssn.dims
+        total_guarantee = dims.zeros()
+        for q in ssn.queues.values():
+            total_guarantee += q.guarantee
+        for job in ssn.jobs.values():
+            attr = self.attrs.get(job.queue)
+            if attr is None:
+                q = ssn.queues[job.queue]
+                attr = self.attrs[job.queue] = QueueAttr(
+                    q.name, q.weight, dims.zeros(), dims.zeros(), dims.zeros(), dims.zeros(), q.guarantee.copy(),
+                    real_capability(ssn.total, total_guarantee, q.guarantee, q.capability), dims.zeros())
+            self._account(job, attr)
+        water_fill(ssn.total, list(self.attrs.values()), dims)
+        for attr in self.attrs.values():
+            attr.share = share(attr.allocated, attr.deserved)
+        reg.add(hooks.Point.QUEUE_ORDER, self.queue_order)
+        reg.add(hooks.Point.OVERUSED, self.overused)
+        reg.add(hooks.Point.ALLOCATABLE, self.allocatable)
+        reg.add(hooks.Point.JOB_ENQUEUEABLE, self.job_enqueueable)
+        reg.add(hooks.Point.JOB_ENQUEUED, self.job_enqueued)
+        reg.add(hooks.Point.ALLOCATE_EVENT, self.on_allocate)
+        reg.add(hooks.Point.DEALLOCATE_EVENT, self.on_deallocate)
+
+    @staticmethod
+    def _account(job: "jobs_mod.JobInfo", attr: QueueAttr) -> None:
+        for t in job.tasks.values():
+            if t.status in tasks_mod.ALLOCATED_STATUS:
+                attr.allocated += t.req
+                attr.request += t.req
+            elif t.status == tasks_mod.TaskStatus.PENDING:
+                attr.request += t.req
+        min_res = job.min_resources
+        phase = job.phase
+        if min_res is not None and (phase == scheduling.PodGroupPhase.INQUEUE or (
+                phase == scheduling.PodGroupPhase.RUNNING and job.ready_task_num() >= job.min_available)):
+            attr.inqueue += np.maximum(min_res - job.allocated, 0)
+        attr.elastic += np.maximum(job.allocated - (min_res if min_res is not None else 0), 0)
+
+    # ---- hooks -----------------------------------------------------------------------------------
+    def _share(self, name: str) -> float:
+        attr = self.attrs.get(name)
+        return attr.share if attr is not None else 0.0
+
+    def queue_order(self, l: "jobs_mod.QueueInfo", r: "jobs_mod.QueueInfo") -> int:
+        if l.priority != r.priority:
+            return -1 if l.priority > r.priority else 1
+        ls, rs = self._share(l.name), self._share(r.name)
+        return 0 if ls == rs else (-1 if ls < rs else 1)
+
+    def overused(self, queue: "jobs_mod.QueueInfo") -> bool:
+        attr = self.attrs.get(queue.name)
+        return attr is not None and dims_mod.less_equal(attr.deserved, attr.allocated)
+
+    def allocatable(self, queue: "jobs_mod.QueueInfo", task: "tasks_mod.TaskInfo") -> bool:
+        attr = self.attrs.get(queue.name)
+        if not queue.is_open or attr is None:
+            return False
+        cols = (task.req > 0) & self.ssn.dims.not_pods
+        return dims_mod.less_equal(attr.allocated + task.req, attr.deserved, cols)
+
+    def job_enqueueable(self, job: "jobs_mod.JobInfo") -> hooks.Vote:
+        queue = self.ssn.queues[job.queue]
+        if not queue.is_open:
+            self.ssn.note_enqueue_rejection(job, status_mod.Reason.QUEUE_NOT_OPEN,
+                                            f'queue "{queue.name}" is {queue.state}')
+            return hooks.Vote.REJECT
+        min_req = job.min_resources
+        if min_req is None:
+            return hooks.Vote.PERMIT
+        attr = self.attrs[job.queue]
+        used = attr.allocated + attr.inqueue - attr.elastic
+        cols = (min_req > 0) & self.ssn.dims.not_pods
+        short = cols & (min_req + used > attr.real_capability + dims_mod.TOLERANCE)
+        if not short.any():
+            return hooks.Vote.PERMIT
+        self.ssn.note_enqueue_rejection(job, scheduling.ConditionReason.NOT_ENOUGH_RESOURCES,
+                                        self._quota_message(queue.name, min_req, attr.real_capability - used, short))
+        return hooks.Vote.REJECT
+
+    def _quota_message(self, queue: str, need: np.ndarray, room: np.ndarray, short: np.ndarray) -> str:
+        dims = self.ssn.dims
+        cols = list(np.flatnonzero(short))
+        room = np.maximum(room, 0)
+        if len(cols) == 1:
+            i = cols[0]
+            most = dims.format(dims.names[i], float(room[i]))
+        else:
+            most = dims.describe(room, cols)
+        return f'{QUOTA_INSUFFICIENT}: job needs {dims.describe(need, cols)} but queue "{queue}" can get at most {most}'
+
+    def job_enqueued(self, job: "jobs_mod.JobInfo") -> None:
+        if job.min_resources is not None:
+            self.attrs[job.queue].inqueue += job.min_resources
+
+    def _update(self, task: "tasks_mod.TaskInfo", sign: int) -> None:
+        attr = self.attrs.get(self.ssn.jobs[task.job].queue)
+        if attr is not None:
+            attr.allocated += sign * task.req
+            attr.share = share(attr.allocated, attr.deserved)
+
+    def on_allocate(self, task: "tasks_mod.TaskInfo") -> None:
+        self._update(task, 1)
+
+    def on_deallocate(self, task: "tasks_mod.TaskInfo") -> None:
+        self._update(task, -1)
+
+    def on_session_close(self, ssn: "session_mod.Session") -> None:
+        return None

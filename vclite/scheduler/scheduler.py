@@ -1,0 +1,99 @@
+"""The scheduler component: the thin shell around `run_session` (Component protocol).
+
+start() watches Pods, PodGroups, Queues, Nodes and PriorityClasses; an event that may give it
+work (triggers.py) adds the single key "session" to its queue, so bursts coalesce into one
+session. sync("session") lists the objects, runs one pure session and writes the results:
+- a bind patches `spec.nodeName`, then sets the pod's PodScheduled=True condition;
+- an eviction deletes the pod;
+- PodGroup statuses and Queue `status.allocated` only when they changed (the session already
+  ignores time-only differences).
+A pod deleted meanwhile is skipped; a PodGroup changed meanwhile (Conflict) is left to the next
+session, which its change has already queued. There is no periodic session.
+
+Must not: make scheduling decisions (the session does) or import controllers or the executor.
+"""
+from __future__ import annotations
+
+from typing import Any, Hashable
+
+from vclite.api import kinds, meta
+from vclite.apiserver import client as client_mod
+from vclite.lib import clock as clock_mod
+from vclite.lib import errors, workqueue
+from vclite.scheduler import conf as conf_mod
+from vclite.scheduler import triggers
+from vclite.scheduler.framework import session as session_mod
+from vclite.scheduler.framework import snapshot
+
+Obj = dict[str, Any]
+KEY = "session"
+WATCHED = (kinds.POD, kinds.PODGROUP, kinds.QUEUE, kinds.NODE, kinds.PRIORITYCLASS)
+
+
+class Scheduler:
+    name = "scheduler"
+
+    def __init__(self, client: client_mod.Client, clock: clock_mod.Clock, conf: conf_mod.SchedulerConf | None = None,
+                 scheduler_name: str = snapshot.DEFAULT_SCHEDULER_NAME):
+        self.client, self.clock = client, clock
+        self.conf = conf if conf is not None else conf_mod.default_conf()
+        self.scheduler_name = scheduler_name
+        self.queue = workqueue.WorkQueue(clock)
+        self.last_result: session_mod.SessionResult | None = None
+        self._subscriptions: list[client_mod.Subscription] = []
+
+    def start(self) -> None:
+        for kind in WATCHED:
+            self._subscriptions.append(self.client.watch(kind, self._on_event))
+        self.queue.add(KEY)
+
+    def _on_event(self, ev: client_mod.WatchEvent) -> None:
+        if triggers.wakes_scheduler(ev, self.scheduler_name):
+            self.queue.add(KEY)
+
+    def sync(self, key: Hashable) -> None:
+        state = snapshot.ClusterState(
+            nodes=self.client.list(kinds.NODE), queues=self.client.list(kinds.QUEUE),
+            podgroups=self.client.list(kinds.PODGROUP), pods=self.client.list(kinds.POD),
+            priority_classes=self.client.list(kinds.PRIORITYCLASS))
+        result = session_mod.run_session(state, self.conf, self.clock.now(), self.scheduler_name)
+        self.last_result = result
+        self._bind(result.binds)
+        self._evict(result.evictions)
+        self._write_podgroups(state.podgroups, result.podgroup_status)
+        for name, patch in result.queue_status.items():
+            try:
+                self.client.patch(kinds.QUEUE, "", name, {"status": patch}, status=True)
+            except errors.NotFound:
+                continue
+
+    def _bind(self, binds: dict[str, str]) -> None:
+        now = clock_mod.format_time(self.clock.now())
+        for pod_key, node in binds.items():
+            ns, name = pod_key.split("/", 1)
+            try:
+                pod = self.client.patch(kinds.POD, ns, name, {"spec": {"nodeName": node}})
+                conditions = [c for c in (pod.get("status") or {}).get("conditions") or []
+                              if c.get("type") != "PodScheduled"]
+                conditions.append({"type": "PodScheduled", "status": "True",
+                                   "lastTransitionTime": now})
+                self.client.patch(kinds.POD, ns, name, {"status": {"conditions": conditions}}, status=True)
+            except errors.NotFound:
+                continue
+
+    def _evict(self, evictions: list[str]) -> None:
+        for pod_key in evictions:
+            ns, name = pod_key.split("/", 1)
+            try:
+                self.client.delete(kinds.POD, ns, name)
+            except errors.NotFound:
+                continue
+
+    def _write_podgroups(self, podgroups: list[Obj], updates: dict[str, Obj]) -> None:
+        by_key = {meta.key(pg): pg for pg in podgroups}
+        for key, status in updates.items():
+            pg = dict(by_key[key], status=status)
+            try:
+                self.client.update_status(pg)
+            except (errors.NotFound, errors.Conflict):
+                continue
