@@ -122,10 +122,13 @@ def test_deleting_a_running_pod_kills_its_process_group(env):
     pid_file = workdir / "default" / "long" / "child.pid"
 
     async def scenario():
-        await drive(ex, lambda: phase(client, "long") == "Running" and pid_file.exists() and pid_file.read_text())
-        assert ex.running_count() == 1
-        client.delete(kinds.POD, "default", "long")
-        await drive(ex, lambda: ex.running_count() == 0)
+        try:
+            await drive(ex, lambda: phase(client, "long") == "Running" and pid_file.exists() and pid_file.read_text())
+            assert ex.running_count() == 1
+            client.delete(kinds.POD, "default", "long")
+            await drive(ex, lambda: ex.running_count() == 0)
+        finally:
+            await ex.stop_all(grace=0)  # nothing left to stop unless an assertion failed
 
     asyncio.run(scenario())
     grandchild = int(pid_file.read_text())
@@ -143,8 +146,10 @@ def test_stop_all_terminates_every_pod_and_writes_final_status(env):
         client.create(make_pod(name, "sleep 100", restart="Always"))
 
     async def scenario():
-        await drive(ex, lambda: phase(client, "a") == phase(client, "b") == "Running")
-        await ex.stop_all(grace=2)
+        try:
+            await drive(ex, lambda: phase(client, "a") == phase(client, "b") == "Running")
+        finally:
+            await ex.stop_all(grace=2)
 
     asyncio.run(scenario())
     assert ex.running_count() == 0

@@ -189,9 +189,12 @@ def test_stop_kills_the_whole_process_group(tmp_path, script, grace, exit_code):
     async def scenario():
         task = asyncio.create_task(r.run())
         pid_file = tmp_path / "ns" / "p" / "child.pid"
-        await _wait_until(lambda: r.phase() == core.PodPhase.RUNNING and pid_file.exists() and pid_file.read_text())
-        assert r.alive() == 1
-        await r.stop(grace=grace)
+        try:
+            await _wait_until(lambda: r.phase() == core.PodPhase.RUNNING and pid_file.exists() and pid_file.read_text())
+            assert r.alive() == 1
+            await r.stop(grace=grace)
+        finally:
+            await r.stop(grace=0)  # a no-op after the stop above; cleans up if an assertion failed
         await task
         return int(pid_file.read_text())
 
@@ -214,9 +217,11 @@ def test_always_restarts_even_after_success_until_stopped(tmp_path):
     async def scenario():
         task = asyncio.create_task(r.run())
         runs = tmp_path / "ns" / "p" / "runs"
-        await _wait_until(lambda: runs.exists() and len(runs.read_text().split()) >= 2)
-        assert r.phase() == core.PodPhase.RUNNING
-        await r.stop(grace=1)
+        try:
+            await _wait_until(lambda: runs.exists() and len(runs.read_text().split()) >= 2)
+            assert r.phase() == core.PodPhase.RUNNING
+        finally:
+            await r.stop(grace=1)
         await task
 
     asyncio.run(scenario())

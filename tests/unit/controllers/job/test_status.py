@@ -110,6 +110,7 @@ def test_dependencies_met(job, pods, ok):
 def test_depends_on_iteration(iteration, ready, ok):
     job = {"metadata": {"name": "j"}, "spec": {"tasks": [
         {"name": "a", "replicas": 1}, {"name": "c", "replicas": 1},
-        {"name": "b", "replicas": 1, "dependsOn": {"name": ["a", "c"], **({"iteration": iteration} if iteration else {})}}]}}
+        {"name": "b", "replicas": 1,
+         "dependsOn": {"name": ["a", "c"], **({"iteration": iteration} if iteration else {})}}]}}
     pods = {f"j-{t}-0": _pod(f"j-{t}-0", t, "Succeeded") for t in ready}
     assert status.dependencies_met(job, job["spec"]["tasks"][2], pods) is ok
