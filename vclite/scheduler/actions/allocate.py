@@ -106,7 +106,10 @@ def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue:
     nodes = ssn.nodes
     while tasks:
         task = tasks.pop()
-        if not ssn.allocatable(queue, task) or job.has_role_fit_errors(task):
+        if not ssn.allocatable(queue, task):
+            _note_not_allocatable(ssn, job, queue, task)
+            continue
+        if job.has_role_fit_errors(task):
             continue
         reason = ssn.pre_predicate(task)
         if reason is not None:
@@ -128,6 +131,13 @@ def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue:
         if ssn.job_ready(job) and tasks:
             break
     return stmt
+
+
+def _note_not_allocatable(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
+                          task: tasks_mod.TaskInfo) -> None:
+    note = ssn.task_notes.pop(task.uid, None) or f'queue "{queue.name}" cannot take the task now'
+    hint = fit.too_big_hint(task.req, ssn.nodes)
+    job.task_notes[task.uid] = f"{hint}; {note}" if hint else note
 
 
 def best_node(ssn: "session_mod.Session", task: tasks_mod.TaskInfo, feasible: np.ndarray) -> int:

@@ -68,6 +68,7 @@ class JobInfo:
     index: dict[TaskStatus, dict[str, TaskInfo]] = dataclasses.field(default_factory=dict)
     nodes_fit_errors: dict[str, fit.FitErrors] = dataclasses.field(default_factory=dict)
     failed_roles: set[str] = dataclasses.field(default_factory=set)
+    task_notes: dict[str, str] = dataclasses.field(default_factory=dict)  # why a task was not tried
 
     # ---- task bookkeeping ------------------------------------------------------------------------
     def add_task(self, task: TaskInfo) -> None:
@@ -175,8 +176,12 @@ class JobInfo:
         hist = {str(s): len(ts) for s, ts in self.index.items() if ts}
         hist["minAvailable"] = self.min_available
         text = "pod group is not ready, " + ", ".join(sorted(f"{v} {k}" for k, v in hist.items()))
-        errors = Counter(self.nodes_fit_errors[uid].error() for uid in self.index.get(TaskStatus.PENDING, {})
-                         if uid in self.nodes_fit_errors)
+        errors: Counter = Counter()
+        for uid in self.index.get(TaskStatus.PENDING, {}):
+            if uid in self.nodes_fit_errors:
+                errors[self.nodes_fit_errors[uid].error()] += 1
+            elif uid in self.task_notes:
+                errors[self.task_notes[uid]] += 1
         if errors:
             shown = [e for e, _ in sorted(errors.items(), key=lambda kv: (-kv[1], kv[0]))[:3]]
             text += "; " + "; ".join(shown)

@@ -61,6 +61,7 @@ class Session:
         self.unschedulable_now: set[str] = set()   # jobs given Unschedulable=True this session
         self.explained: set[str] = set()           # jobs whose Unschedulable reason is already written
         self.enqueue_notes: dict[str, tuple[str, str]] = {}
+        self.task_notes: dict[str, str] = {}       # why a plugin refused a task (Allocatable), by uid
 
     # ---- ordering (plugins first, then Volcano's fallbacks) ---------------------------------------
     def _bind_hooks(self) -> None:
@@ -149,6 +150,10 @@ class Session:
         """Record why a job waits, before the gang plugin would write its generic message."""
         self.set_condition(job, CondType.UNSCHEDULABLE, True, reason, message)
         self.explained.add(job.uid)
+
+    def note_task_rejection(self, task: TaskInfo, message: str) -> None:
+        """A plugin says why it refuses a task (e.g. Allocatable); the action reports it."""
+        self.task_notes.setdefault(task.uid, message)
 
     def note_enqueue_rejection(self, job: JobInfo, reason: str, message: str) -> None:
         """A plugin says why it rejects a job at enqueue (the enqueue action writes it)."""

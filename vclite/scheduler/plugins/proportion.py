@@ -164,7 +164,14 @@ class Proportion:
         if not queue.is_open or attr is None:
             return False
         cols = (task.req > 0) & self.ssn.dims.not_pods
-        return dims_mod.less_equal(attr.allocated + task.req, attr.deserved, cols)
+        if dims_mod.less_equal(attr.allocated + task.req, attr.deserved, cols):
+            return True
+        dims = self.ssn.dims
+        short = list(np.flatnonzero(cols & (attr.allocated + task.req > attr.deserved + dims_mod.TOLERANCE)))
+        self.ssn.note_task_rejection(task, f'task needs {dims.describe(task.req, short)} but queue "{queue.name}" '
+                                           f"deserves {dims.describe(attr.deserved, short)} and has "
+                                           f"{dims.describe(attr.allocated, short)} allocated")
+        return False
 
     def job_enqueueable(self, job: "jobs_mod.JobInfo") -> hooks.Vote:
         queue = self.ssn.queues[job.queue]
