@@ -161,7 +161,10 @@ class Proportion:
 
     def allocatable(self, queue: "jobs_mod.QueueInfo", task: "tasks_mod.TaskInfo") -> bool:
         attr = self.attrs.get(queue.name)
-        if not queue.is_open or attr is None:
+        if attr is None:
+            return False
+        if not queue.is_open:
+            self.ssn.note_task_rejection(task, f'queue "{queue.name}" is {queue.state}')
             return False
         cols = (task.req > 0) & self.ssn.dims.not_pods
         if dims_mod.less_equal(attr.allocated + task.req, attr.deserved, cols):
