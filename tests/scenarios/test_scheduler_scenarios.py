@@ -100,7 +100,7 @@ def run(case: Case, reg=None):
     return session.run_session(state, conf.build(case.actions, case.tiers, registry=reg), NOW)
 
 
-def phase_after(result, case, key):
+def phase_after(result, key):
     if key in result.podgroup_status:
         return result.podgroup_status[key]["phase"]
     return None
@@ -273,7 +273,7 @@ def test_scenario(case: Case):
     if case.pipelined is not None:
         assert result.pipelined == case.pipelined
     for key, want in (case.phases or {}).items():
-        assert phase_after(result, case, key) == want
+        assert phase_after(result, key) == want
     for key, want in (case.messages or {}).items():
         assert want in (unschedulable_message(result, key) or ""), result.podgroup_status.get(key)
 
@@ -295,11 +295,6 @@ def test_prop07_inqueue_not_double_counted_for_binding_tasks():
     r2 = session.run_session(snapshot.ClusterState(nodes, queues, [pga, pgb], pods + [pod("ns/pB1", "pgB", "1", "1Gi")]),
                              c2, NOW)
     assert r2.binds == {"ns/pB1": "n1"}
-
-
-@dataclasses.dataclass(frozen=True)
-class _RejectA:
-    pass
 
 
 class Rejecter:

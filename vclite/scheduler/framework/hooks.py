@@ -252,7 +252,7 @@ class Hooks:
     def caller(self, point: Point) -> Callable[..., Any]:
         """`call` bound to one point, for hot loops."""
         rule = RULES[TABLE[point].rule]
-        fns = self._fns.get(point, [])
+        fns = self._fns.setdefault(point, [[] for _ in range(self._n_tiers)])  # later registrations stay visible
         return lambda *args: rule(fns, args)
 
 

@@ -43,8 +43,11 @@ def allocatable_list(node: Obj) -> dict[str, dims_mod.Fraction]:
 class NodeState:
     ARRAYS = ("allocatable", "idle", "used", "releasing", "pipelined")
 
-    def __init__(self, dims: dims_mod.Dims, nodes: list[Obj]):
+    def __init__(self, dims: dims_mod.Dims, nodes: list[Obj],
+                 allocatable: dict[str, dict[str, dims_mod.Fraction]] | None = None):
+        """`allocatable`: node name -> parsed allocatable list, if the caller already parsed them."""
         nodes = sorted(nodes, key=meta.name)
+        parsed = allocatable or {}
         self.dims = dims
         self.objects = nodes
         self.names: list[str] = [meta.name(n) for n in nodes]
@@ -52,7 +55,8 @@ class NodeState:
         n, d = len(nodes), len(dims)
         self.allocatable = np.zeros((n, d), dtype=np.float64)
         for i, node in enumerate(nodes):
-            self.allocatable[i] = dims.vector(allocatable_list(node))
+            alloc = parsed.get(meta.name(node))
+            self.allocatable[i] = dims.vector(alloc if alloc is not None else allocatable_list(node))
         self.idle = self.allocatable.copy()
         self.used = np.zeros((n, d), dtype=np.float64)
         self.releasing = np.zeros((n, d), dtype=np.float64)

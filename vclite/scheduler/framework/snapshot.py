@@ -130,9 +130,10 @@ def _job_info(pg: Obj, dims: dims_mod.Dims, prio: _Priorities) -> jobs_mod.JobIn
 def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> Snapshot:
     ready = [n for n in state.nodes if nodes_mod.is_ready(n)]
     pod_reqs = [(p, _pod_requests(p)) for p in sorted(state.pods, key=meta.key)]
+    allocs = {meta.name(n): nodes_mod.allocatable_list(n) for n in ready}
     names: set[str] = set()
-    for n in ready:
-        names.update(nodes_mod.allocatable_list(n))
+    for a in allocs.values():
+        names.update(a)
     for _, r in pod_reqs:
         names.update(r or ())
     for q in state.queues:
@@ -140,7 +141,7 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> 
     for pg in state.podgroups:
         names.update(_spec_list(pg, "spec", "minResources"))
     dims = dims_mod.Dims(names)
-    nodes = nodes_mod.NodeState(dims, ready)
+    nodes = nodes_mod.NodeState(dims, ready, allocs)
     prio = _Priorities(state.priority_classes)
     queues = {q.name: q for q in (_queue_info(o, dims) for o in state.queues)}
     jobs: dict[str, jobs_mod.JobInfo] = {}

@@ -1,0 +1,97 @@
+"""enqueue and allocate details the ported scenarios do not pin down."""
+from __future__ import annotations
+
+import numpy as np
+
+from vclite.scheduler import conf, registry
+from vclite.scheduler.framework import hooks, plugin, session
+
+from .. import objects
+
+
+class Scores:
+    """A test plugin scoring nodes by a fixed table (node name -> score)."""
+    name = "scores"
+    Arguments = plugin.NoArguments
+    table: dict = {}
+
+    def __init__(self, arguments):
+        pass
+
+    def on_session_open(self, ssn, reg):
+        reg.add(hooks.Point.NODE_ORDER, lambda task, rows: np.array([self.table.get(ssn.nodes.names[r], 0)
+                                                                     for r in rows], dtype=float))
+
+    def on_session_close(self, ssn):
+        pass
+
+
+def _run_with_scores(st, table):
+    Scores.table = table
+    reg = registry.default_registry().with_plugins(Scores)
+    c = conf.build("allocate", [[conf.plugin("gang", enableJobReady=True, enableJobPipelined=True),
+                                 conf.plugin("predicates", enablePredicate=True),
+                                 conf.plugin("scores", enableNodeOrder=True)]], registry=reg)
+    return session.run_session(st, c, objects.NOW)
+
+
+def test_highest_score_wins_and_ties_go_to_the_first_node_by_name():
+    st = objects.state(nodes=[objects.node(n) for n in ("c", "a", "b")], podgroups=[objects.pg("ns/g")],
+                       pods=[objects.pod("ns/g-0", "g")])
+    assert _run_with_scores(st, {"b": 5, "c": 5}).binds == {"ns/g-0": "b"}
+    assert _run_with_scores(st, {}).binds == {"ns/g-0": "a"}
+
+
+def test_idle_nodes_are_preferred_to_releasing_ones_whatever_the_score():
+    st = objects.state(
+        nodes=[objects.node("a", cpu="2"), objects.node("b", cpu="2")],
+        podgroups=[objects.pg("ns/old", phase="Running"), objects.pg("ns/g")],
+        pods=[objects.pod("ns/old-0", "old", "2", node="a", phase="Running", deleting=True),
+              objects.pod("ns/g-0", "g", "1")])
+    assert _run_with_scores(st, {"a": 100}).binds == {"ns/g-0": "b"}
+
+
+def test_best_effort_and_gated_pods_are_left_to_backfill():
+    gated = objects.pod("ns/g-1", "g")
+    gated["spec"]["schedulingGates"] = [{"name": "wait"}]
+    st = objects.state(nodes=[objects.node("a")], podgroups=[objects.pg("ns/g", min_member=0)],
+                       pods=[objects.pod("ns/g-0", "g", cpu=None, mem=None), gated, objects.pod("ns/g-2", "g")])
+    assert objects.run(st).binds == {"ns/g-2": "a"}
+
+
+def test_without_enqueue_allocate_admits_pending_jobs():
+    st = objects.state(nodes=[objects.node("a")], podgroups=[objects.pg("ns/g", phase="Pending")],
+                       pods=[objects.pod("ns/g-0", "g")])
+    assert objects.run(st, "allocate").binds == {"ns/g-0": "a"}
+    assert objects.run(st, "enqueue, allocate").binds == {"ns/g-0": "a"}
+    with_enqueue_only_allocate = objects.default_conf("allocate, enqueue")
+    assert session.run_session(st, with_enqueue_only_allocate, objects.NOW).binds == {}
+
+
+def test_higher_priority_job_goes_first():
+    pcs = [{"metadata": {"name": "high"}, "value": 100}]
+    st = objects.state(nodes=[objects.node("a", cpu="1")],
+                       podgroups=[objects.pg("ns/low"), objects.pg("ns/high", priority_class="high")],
+                       pods=[objects.pod("ns/low-0", "low"), objects.pod("ns/high-0", "high")], priority_classes=pcs)
+    assert objects.run(st).binds == {"ns/high-0": "a"}
+
+
+def test_rejected_job_is_told_why_and_the_reason_clears_once_admitted():
+    pgs = [objects.pg("ns/g", phase="Pending", min_resources={"cpu": "8"})]
+    small = objects.state(nodes=[objects.node("a", cpu="4")], podgroups=pgs)
+    first = objects.run(small).podgroup_status["ns/g"]
+    assert first["phase"] == "Pending"
+    assert first["conditions"][0]["reason"] == "NotEnoughResources"
+    pgs[0]["status"] = first
+    big = objects.state(nodes=[objects.node("a", cpu="16")], podgroups=pgs)
+    second = objects.run(big).podgroup_status["ns/g"]
+    assert second["phase"] == "Inqueue"
+    assert second["conditions"][0]["status"] == "False"
+
+
+def test_enqueue_tries_every_job_of_a_queue_after_a_rejection():
+    st = objects.state(nodes=[objects.node("a", cpu="4")], podgroups=[
+        objects.pg("ns/big", phase="Pending", min_resources={"cpu": "8"}),
+        objects.pg("ns/small", phase="Pending", min_resources={"cpu": "1"})])
+    status = objects.run(st, "enqueue").podgroup_status
+    assert status["ns/big"]["phase"] == "Pending" and status["ns/small"]["phase"] == "Inqueue"

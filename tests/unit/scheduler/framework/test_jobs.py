@@ -1,0 +1,84 @@
+"""JobInfo gang arithmetic: readiness, per-role checks, whether to keep trying after a failure."""
+from __future__ import annotations
+
+import pytest
+
+from vclite.scheduler.framework import fit, snapshot
+from vclite.scheduler.framework import tasks as tasks_mod
+
+from .. import objects
+
+S = tasks_mod.TaskStatus
+
+
+def job_with(min_member, statuses, min_task_member=None, best_effort=()):
+    """statuses: list of (role, TaskStatus); tasks named r-<i>."""
+    pods = []
+    for i, (role, _) in enumerate(statuses):
+        cpu = None if i in best_effort else "1"
+        pods.append(objects.pod(f"ns/t-{i}", "g", cpu=cpu, mem=None if i in best_effort else "1Gi", role=role))
+    snap = snapshot.build(objects.state(podgroups=[objects.pg("ns/g", min_member=min_member,
+                                                              min_task_member=min_task_member)], pods=pods))
+    job = snap.jobs["ns/g"]
+    for i, (_, status) in enumerate(statuses):
+        job.update_task_status(job.tasks[f"ns/t-{i}"], status)
+    return job
+
+
+@pytest.mark.parametrize("min_member, statuses, mtm, ready, pipelined, starving", [
+    pytest.param(2, [("", S.RUNNING), ("", S.ALLOCATED)], None, True, True, False, id="two placed of two"),
+    pytest.param(2, [("", S.RUNNING), ("", S.PIPELINED)], None, False, True, False, id="pipelined counts as waiting"),
+    pytest.param(2, [("", S.SUCCEEDED), ("", S.PENDING)], None, False, False, True, id="succeeded counts ready"),
+    pytest.param(2, [("m", S.RUNNING), ("m", S.RUNNING), ("w", S.PENDING)], {"m": 1, "w": 1}, False, False, False,
+                 id="role below its minTaskMember"),
+    pytest.param(1, [("m", S.RUNNING), ("w", S.PENDING)], {"m": 1, "w": 1}, True, True, False,
+                 id="minMember below Σ minTaskMember: roles not checked"),
+])
+def test_readiness(min_member, statuses, mtm, ready, pipelined, starving):
+    job = job_with(min_member, statuses, mtm)
+    assert (job.check_task_ready() and job.is_ready()) is ready
+    assert (job.check_task_pipelined() and job.is_pipelined()) is pipelined
+    assert job.is_starving() is starving
+
+
+def test_pending_best_effort_counts_as_ready():
+    job = job_with(2, [("", S.RUNNING), ("", S.PENDING)], best_effort=(1,))
+    assert job.is_ready()
+
+
+@pytest.mark.parametrize("min_member, statuses, mtm, failed, want", [
+    pytest.param(3, [("", S.ALLOCATED), ("", S.PENDING), ("", S.PENDING)], None, [1], False,
+                 id="every task needed: stop"),
+    pytest.param(1, [("m", S.PENDING), ("w", S.PENDING)], None, [0], True,
+                 id="failed role has no minimum: continue"),
+    pytest.param(2, [("m", S.ALLOCATED), ("m", S.PENDING), ("w", S.PENDING), ("w", S.PENDING)],
+                 {"m": 1, "w": 1}, [1], True, id="failed role already has its minimum: continue"),
+    pytest.param(2, [("m", S.ALLOCATED), ("m", S.PENDING), ("w", S.PENDING), ("w", S.PENDING)],
+                 {"m": 2, "w": 0}, [1], False, id="failed role short of its minimum: stop"),
+    pytest.param(2, [("m", S.PENDING), ("w", S.PENDING), ("w", S.PENDING)], {"m": 2, "w": 2}, [0], True,
+                 id="min below Σ minTaskMember: enough pending in other roles"),
+    pytest.param(3, [("m", S.PENDING), ("w", S.PENDING), ("w", S.PENDING), ("x", S.PENDING)],
+                 {"m": 2, "w": 2}, [0, 1], False, id="min below Σ minTaskMember: not enough left"),
+])
+def test_need_continue_allocating(min_member, statuses, mtm, failed, want):
+    job = job_with(min_member, statuses, mtm)
+    for i in failed:
+        job.record_fit_errors(job.tasks[f"ns/t-{i}"], fit.FitErrors(1, {"x": 1}))
+    assert job.need_continue_allocating() is want
+
+
+def test_role_cache_and_valid_counts():
+    job = job_with(3, [("w", S.PENDING), ("w", S.PENDING), ("", S.FAILED), ("", S.PENDING)])
+    job.record_fit_errors(job.tasks["ns/t-0"], fit.FitErrors(1, {"x": 1}))
+    assert job.has_role_fit_errors(job.tasks["ns/t-1"])
+    assert not job.has_role_fit_errors(job.tasks["ns/t-3"])   # no role: never cached
+    assert job.valid_task_num() == 3                           # Failed tasks are not valid
+
+
+def test_allocated_follows_status():
+    job = job_with(1, [("", S.PENDING), ("", S.PENDING)])
+    t = job.tasks["ns/t-0"]
+    job.update_task_status(t, S.ALLOCATED)
+    assert job.allocated[0] == 1000
+    job.update_task_status(t, S.PIPELINED)
+    assert job.allocated[0] == 0

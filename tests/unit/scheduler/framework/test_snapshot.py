@@ -1,0 +1,87 @@
+"""Snapshot: pod -> task status, node accounting, which pods and jobs enter the session."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vclite.scheduler.framework import snapshot
+from vclite.scheduler.framework import tasks as tasks_mod
+
+from .. import objects
+
+S = tasks_mod.TaskStatus
+
+
+@pytest.mark.parametrize("phase, node, deleting, want", [
+    pytest.param("Pending", None, False, S.PENDING, id="pending"),
+    pytest.param("Pending", "n1", False, S.BOUND, id="pending with node -> Bound"),
+    pytest.param("Pending", "n1", True, S.RELEASING, id="pending being deleted -> Releasing"),
+    pytest.param("Running", "n1", False, S.RUNNING, id="running"),
+    pytest.param("Running", "n1", True, S.RELEASING, id="running being deleted -> Releasing"),
+    pytest.param("Succeeded", "n1", False, S.SUCCEEDED, id="succeeded"),
+    pytest.param("Failed", "n1", False, S.FAILED, id="failed"),
+    pytest.param("Unknown", "n1", False, S.UNKNOWN, id="unknown"),
+    pytest.param("", None, False, S.PENDING, id="no phase yet"),
+])
+def test_pod_status(phase, node, deleting, want):
+    assert tasks_mod.pod_status(objects.pod("ns/p", "g", node=node, phase=phase, deleting=deleting)) == want
+
+
+def test_node_accounting():
+    snap = snapshot.build(objects.state(
+        nodes=[objects.node("b", cpu="4", mem="8Gi", pods="10"), objects.node("a", cpu="2", mem="4Gi"),
+               objects.node("down", ready=False)],
+        podgroups=[objects.pg("ns/g")],
+        pods=[objects.pod("ns/run", "g", "1", "1Gi", node="b", phase="Running"),
+              objects.pod("ns/rel", "g", "1", "1Gi", node="b", phase="Running", deleting=True),
+              objects.pod("ns/done", "g", "1", "1Gi", node="b", phase="Succeeded"),
+              objects.pod("ns/other", None, "500m", "0", node="a", phase="Running", scheduler="default-scheduler"),
+              objects.pod("ns/lost", "g", "1", "1Gi", node="down", phase="Running")]))
+    nodes = snap.nodes
+    assert nodes.names == ["a", "b"]                           # sorted; NotReady node left out
+    gi = 2**30
+    np.testing.assert_array_equal(nodes.allocatable[1], [4000, 8 * gi, 10])
+    np.testing.assert_array_equal(nodes.used[1], [2000, 2 * gi, 2])   # Succeeded frees its share
+    np.testing.assert_array_equal(nodes.releasing[1], [1000, gi, 1])
+    np.testing.assert_array_equal(nodes.idle[1], [2000, 6 * gi, 8])
+    np.testing.assert_array_equal(nodes.future_idle()[1], [3000, 7 * gi, 9])
+    np.testing.assert_array_equal(nodes.used[0], [500, 0, 1])  # another scheduler's pod still occupies
+    assert set(snap.jobs["ns/g"].tasks) == {"ns/run", "ns/rel", "ns/done", "ns/lost"}
+    np.testing.assert_array_equal(snap.total, [6000, 12 * gi, 20])
+
+
+def test_node_without_pods_allocatable_gets_kubelet_default():
+    n = objects.node("a")
+    del n["status"]["allocatable"]["pods"]
+    snap = snapshot.build(objects.state(nodes=[n]))
+    assert snap.nodes.allocatable[0][snap.dims.pods] == 110
+
+
+def test_jobs_need_an_existing_queue_and_tasks_our_scheduler():
+    snap = snapshot.build(objects.state(
+        queues=[objects.queue("default")],
+        podgroups=[objects.pg("ns/ok"), objects.pg("ns/lost", q="missing")],
+        pods=[objects.pod("ns/a", "ok"), objects.pod("ns/b", "ok", scheduler="default-scheduler"),
+              objects.pod("ns/c", None), objects.pod("ns/d", "lost"), objects.pod("other/e", "ok")]))
+    assert list(snap.jobs) == ["ns/ok"]
+    assert list(snap.jobs["ns/ok"].tasks) == ["ns/a"]
+
+
+def test_priorities_and_extended_resources():
+    pcs = [{"metadata": {"name": "high"}, "value": 1000}, {"metadata": {"name": "norm"}, "value": 5, "globalDefault": True}]
+    gpu_pod = objects.pod("ns/gpu", "g", priority=7)
+    gpu_pod["spec"]["containers"][0]["resources"]["limits"] = {"nvidia.com/gpu": "2"}
+    gpu_pod["metadata"]["annotations"]["volcano.sh/task-priority"] = "9"
+    snap = snapshot.build(objects.state(
+        podgroups=[objects.pg("ns/g", priority_class="high"), objects.pg("ns/h")],
+        pods=[gpu_pod, objects.pod("ns/plain", "h")], priority_classes=pcs))
+    assert snap.jobs["ns/g"].priority == 1000 and snap.jobs["ns/h"].priority == 5
+    gpu = snap.jobs["ns/g"].tasks["ns/gpu"]
+    assert gpu.priority == 9 and snap.jobs["ns/h"].tasks["ns/plain"].priority == 1
+    assert gpu.req[snap.dims.index["nvidia.com/gpu"]] == 2000   # scalar resources in thousandths
+
+
+def test_best_effort_task():
+    snap = snapshot.build(objects.state(podgroups=[objects.pg("ns/g")],
+                                        pods=[objects.pod("ns/be", "g", cpu=None, mem=None)]))
+    assert snap.jobs["ns/g"].tasks["ns/be"].best_effort

@@ -1,0 +1,111 @@
+"""Statement: operations take effect at once; commit reports decisions; discard restores exactly."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vclite.scheduler.framework import statement as statement_mod
+from vclite.scheduler.framework import tasks as tasks_mod
+from vclite.scheduler.plugins import proportion
+
+from .. import objects
+
+TaskStatus = tasks_mod.TaskStatus
+
+
+def _session():
+    st = objects.state(
+        nodes=[objects.node("a", cpu="4", mem="8Gi"), objects.node("b", cpu="2", mem="4Gi")],
+        podgroups=[objects.pg("ns/j", min_member=2), objects.pg("ns/old", min_member=1, phase="Running")],
+        pods=[objects.pod("ns/j-0", "j", "1", "1Gi"), objects.pod("ns/j-1", "j", "500m", "512Mi"),
+              objects.pod("ns/j-2", "j", "2", "1Gi"),
+              objects.pod("ns/old-0", "old", "1", "2Gi", node="b", phase="Running")])
+    return objects.open_session(st, "allocate")
+
+
+def _books(ssn):
+    prop = next(p for p in ssn.plugins if isinstance(p, proportion.Proportion))
+    return (ssn.nodes.copy_arrays(), {k: a.allocated.copy() for k, a in prop.attrs.items()},
+            {t.key: (t.status, t.node) for j in ssn.jobs.values() for t in j.tasks.values()},
+            {k: j.allocated.copy() for k, j in ssn.jobs.items()})
+
+
+def _assert_same(a, b):
+    (na, pa, ta, ja), (nb, pb, tb, jb) = a, b
+    for name in na:
+        assert np.array_equal(na[name], nb[name]), name
+    for k in pa:
+        assert np.array_equal(pa[k], pb[k]), k
+    assert ta == tb
+    for k in ja:
+        assert np.array_equal(ja[k], jb[k]), k
+
+
+OPS = [
+    pytest.param([("allocate", "ns/j-0", 0)], id="allocate"),
+    pytest.param([("pipeline", "ns/j-1", 1)], id="pipeline"),
+    pytest.param([("evict", "ns/old-0", None)], id="evict"),
+    pytest.param([("allocate", "ns/j-0", 0), ("pipeline", "ns/j-1", 1), ("evict", "ns/old-0", None),
+                  ("allocate", "ns/j-2", 0)], id="mixed"),
+]
+
+
+def _apply(ssn, stmt, ops):
+    tasks = {t.key: t for j in ssn.jobs.values() for t in j.tasks.values()}
+    for op, key, row in ops:
+        if op == "evict":
+            stmt.evict(tasks[key], "test")
+        else:
+            getattr(stmt, op)(tasks[key], row)
+
+
+@pytest.mark.parametrize("ops", OPS)
+def test_discard_restores_everything_exactly(ops):
+    ssn = _session()
+    before = _books(ssn)
+    stmt = ssn.statement()
+    _apply(ssn, stmt, ops)
+    assert not all(np.array_equal(before[0][k], v) for k, v in ssn.nodes.copy_arrays().items())
+    stmt.discard()
+    _assert_same(before, _books(ssn))
+    assert stmt.operations == []
+
+
+def test_operations_update_node_columns():
+    ssn = _session()
+    tasks = {t.key: t for j in ssn.jobs.values() for t in j.tasks.values()}
+    idle_a = ssn.nodes.idle[0].copy()
+    stmt = ssn.statement()
+    stmt.allocate(tasks["ns/j-0"], 0)
+    np.testing.assert_array_equal(ssn.nodes.idle[0], idle_a - tasks["ns/j-0"].req)
+    stmt.pipeline(tasks["ns/j-1"], 1)
+    np.testing.assert_array_equal(ssn.nodes.pipelined[1], tasks["ns/j-1"].req)
+    stmt.evict(tasks["ns/old-0"])
+    np.testing.assert_array_equal(ssn.nodes.releasing[1], tasks["ns/old-0"].req)
+    fi = ssn.nodes.future_idle()
+    np.testing.assert_array_equal(fi[1], ssn.nodes.idle[1] + tasks["ns/old-0"].req - tasks["ns/j-1"].req)
+    assert [tasks[k].status for k in ("ns/j-0", "ns/j-1", "ns/old-0")] == [
+        TaskStatus.ALLOCATED, TaskStatus.PIPELINED, TaskStatus.RELEASING]
+
+
+def test_commit_returns_decisions_and_records_them():
+    ssn = _session()
+    tasks = {t.key: t for j in ssn.jobs.values() for t in j.tasks.values()}
+    stmt = ssn.statement()
+    _apply(ssn, stmt, [("allocate", "ns/j-0", 0), ("pipeline", "ns/j-1", 1), ("evict", "ns/old-0", None)])
+    decisions = stmt.commit()
+    Op, D = statement_mod.Op, statement_mod.Decision
+    assert decisions == [D(Op.ALLOCATE, "ns/j-0", "a"), D(Op.PIPELINE, "ns/j-1", "b"), D(Op.EVICT, "ns/old-0", "b")]
+    assert ssn.binds == {"ns/j-0": "a"} and ssn.evictions == ["ns/old-0"]
+    assert tasks["ns/j-0"].status == TaskStatus.BINDING
+    assert stmt.operations == []
+
+
+def test_discard_remembers_the_last_tentative_placement():
+    ssn = _session()
+    task = ssn.jobs["ns/j"].tasks["ns/j-0"]
+    stmt = ssn.statement()
+    stmt.allocate(task, 0)
+    stmt.discard()
+    assert task.status == TaskStatus.PENDING and task.node == ""
+    assert task.last_transaction == (TaskStatus.ALLOCATED, "a")

@@ -1,0 +1,91 @@
+"""gang (validity, order, session-close conditions) and predicates (node filters as masks)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vclite.scheduler.framework import snapshot
+from vclite.scheduler.plugins import gang, predicates
+
+from .. import objects
+
+
+@pytest.mark.parametrize("min_member, mtm, pods, want", [
+    pytest.param(2, None, [("", "Pending"), ("", "Pending")], None, id="valid"),
+    pytest.param(3, None, [("", "Pending"), ("", "Failed"), ("", "Running")],
+                 ("NotEnoughTasks", "Not enough valid tasks for gang-scheduling, valid: 2, min: 3"), id="too few"),
+    pytest.param(2, {"m": 1, "w": 1}, [("m", "Pending"), ("m", "Pending")],
+                 ("NotEnoughPodsOfTask", "Not enough valid pods of each task for gang-scheduling"), id="role missing"),
+])
+def test_job_valid(min_member, mtm, pods, want):
+    snap = snapshot.build(objects.state(
+        nodes=[objects.node("n1")], podgroups=[objects.pg("ns/g", min_member=min_member, min_task_member=mtm)],
+        pods=[objects.pod(f"ns/p-{i}", "g", role=r, phase=ph, node="n1" if ph != "Pending" else None)
+              for i, (r, ph) in enumerate(pods)]))
+    result = gang.Gang.job_valid(snap.jobs["ns/g"])
+    assert (None if result is None else (result.reason, result.message)) == want
+
+
+def test_invalid_job_gets_its_reason_and_is_not_scheduled():
+    st = objects.state(nodes=[objects.node("n1")], podgroups=[objects.pg("ns/g", min_member=3)],
+                       pods=[objects.pod("ns/g-0", "g"), objects.pod("ns/g-1", "g")])
+    result = objects.run(st)
+    assert result.binds == {}
+    cond = result.podgroup_status["ns/g"]["conditions"][0]
+    assert (cond["type"], cond["reason"]) == ("Unschedulable", "NotEnoughTasks")
+
+
+def test_ready_job_turns_an_old_unschedulable_condition_false():
+    old = {"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources", "message": "m",
+           "transitionID": "x", "lastTransitionTime": "2025-01-01T00:00:00Z"}
+    st = objects.state(nodes=[objects.node("n1")], podgroups=[objects.pg("ns/g", conditions=[old])],
+                       pods=[objects.pod("ns/g-0", "g")])
+    conds = {c["type"]: c for c in objects.run(st).podgroup_status["ns/g"]["conditions"]}
+    assert conds["Unschedulable"]["status"] == "False"
+    assert conds["Scheduled"]["status"] == "True"
+
+
+def test_not_ready_jobs_first():
+    snap = snapshot.build(objects.state(
+        nodes=[objects.node("n1")], podgroups=[objects.pg("ns/ready"), objects.pg("ns/waiting")],
+        pods=[objects.pod("ns/r", "ready", node="n1", phase="Running"), objects.pod("ns/w", "waiting")]))
+    assert gang.Gang.job_order(snap.jobs["ns/waiting"], snap.jobs["ns/ready"]) == -1
+    assert gang.Gang.job_order(snap.jobs["ns/ready"], snap.jobs["ns/waiting"]) == 1
+
+
+def _predicate(task_pod, args=None):
+    nodes = [objects.node("a", labels={"zone": "z1"}), objects.node("b", labels={"zone": "z2"}, unschedulable=True),
+             objects.node("c", labels={"zone": "z1", "gpu": "yes"})]
+    snap = snapshot.build(objects.state(nodes=nodes, podgroups=[objects.pg("ns/g")], pods=[task_pod]))
+    task = snap.jobs["ns/g"].tasks[task_pod["metadata"]["uid"]]
+    plugin = predicates.Predicates(args or predicates.Arguments())
+    failures = plugin.predicate(task, snap.nodes)
+    return [(r, list(m)) for f in failures for r, m in f.reasons]
+
+
+@pytest.mark.parametrize("pod, want", [
+    pytest.param(objects.pod("ns/p", "g"), [(predicates.UNSCHEDULABLE, [False, True, False])], id="cordoned node"),
+    pytest.param(objects.pod("ns/p", "g", tolerations=[{"key": "node.kubernetes.io/unschedulable",
+                                                        "operator": "Exists", "effect": "NoSchedule"}]),
+                 [], id="tolerates the unschedulable taint"),
+    pytest.param(objects.pod("ns/p", "g", tolerations=[{"operator": "Exists"}], selector={"zone": "z1", "gpu": "yes"}),
+                 [(predicates.SELECTOR_MISMATCH, [True, True, False])], id="selector: every label must match"),
+])
+def test_predicates(pod, want):
+    assert _predicate(pod) == want
+
+
+def test_node_affinity_argument_turns_the_selector_check_off():
+    pod = objects.pod("ns/p", "g", selector={"zone": "nowhere"}, tolerations=[{"operator": "Exists"}])
+    assert _predicate(pod, predicates.Arguments(node_affinity=False)) == []
+
+
+def test_toleration_matching():
+    t = predicates.tolerates
+    key = "node.kubernetes.io/unschedulable"
+    assert t({"key": key, "operator": "Exists"}, key, "NoSchedule")
+    assert t({"key": key, "value": ""}, key, "NoSchedule")
+    assert not t({"key": key, "effect": "NoExecute", "operator": "Exists"}, key, "NoSchedule")
+    assert not t({"key": "other", "operator": "Exists"}, key, "NoSchedule")
+    assert not t({"value": "x"}, key, "NoSchedule")
+    assert np.all([t({"operator": "Exists"}, key, "NoSchedule")])

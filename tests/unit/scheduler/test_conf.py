@@ -1,0 +1,96 @@
+"""Scheduler configuration: Volcano's YAML format, flag defaults, and errors that name the offender."""
+from __future__ import annotations
+
+import pytest
+
+from vclite.scheduler import conf
+
+HELM = """
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+    enablePreemptable: false
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+    enablePreemptable: false
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+  - name: binpack
+"""
+
+
+def test_default_conf_is_volcanos():
+    c = conf.default_conf()
+    assert c.action_names == ("enqueue", "allocate", "backfill")
+    assert [[o.name for o in t] for t in c.tiers] == [
+        ["priority", "gang", "conformance"], ["overcommit", "drf", "predicates", "proportion", "nodeorder"]]
+
+
+def test_yaml_flags_default_on_and_can_be_turned_off():
+    c = conf.parse(HELM)
+    gang = c.tiers[0][1]
+    assert gang.enabled("enableJobReady") and not gang.enabled("enablePreemptable")
+    assert not gang.enabled("enableHierarchy")  # opt-in even in YAML
+
+
+def test_in_code_flags_default_off():
+    c = conf.build("allocate", [[conf.plugin("gang", enableJobReady=True)]])
+    gang = c.tiers[0][0]
+    assert gang.enabled("enableJobReady") and not gang.enabled("enableJobOrder")
+
+
+def test_typed_arguments_are_parsed_at_load():
+    c = conf.parse("""
+actions: "allocate"
+tiers:
+- plugins:
+  - name: predicates
+    arguments: {predicate.NodeAffinityEnable: "false"}
+  - name: binpack
+    arguments: {binpack.weight: 10, binpack.resources: "nvidia.com/gpu", binpack.resources.nvidia.com/gpu: 7}
+  - name: overcommit
+    arguments: {overcommit-factor: "1.5"}
+configurations:
+- name: allocate
+  arguments: {predicateErrorCacheEnable: true}
+""")
+    predicates, binpack, overcommit = c.tiers[0]
+    assert predicates.args.node_affinity is False
+    assert binpack.args.weight == 10.0 and binpack.args.extra == {"binpack.resources.nvidia.com/gpu": 7}
+    assert overcommit.args.factor == 1.5
+
+
+@pytest.mark.parametrize("text, message", [
+    pytest.param('actions: "enqueue, allocat"\ntiers: []', "unknown action 'allocat'", id="unknown action"),
+    pytest.param('actions: "allocate, shuffle"\ntiers: []', "action 'shuffle' is not supported by vclite yet",
+                 id="volcano action vclite lacks"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: gangg}]}]', "unknown plugin 'gangg'",
+                 id="unknown plugin"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: capacity}]}]',
+                 "plugin 'capacity' is not supported by vclite yet", id="volcano plugin vclite lacks"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: gang, enableJobRedy: true}]}]',
+                 "unknown field 'enableJobRedy'", id="unknown flag"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: gang, enableJobReady: "yes"}]}]',
+                 "enableJobReady must be true or false", id="flag not a bool"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: predicates, arguments: {predicate.Foo: true}}]}]',
+                 "plugin 'predicates': unknown argument 'predicate.Foo'", id="unknown argument"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: overcommit, arguments: {overcommit-factor: x}}]}]',
+                 "argument 'overcommit-factor': expected float", id="argument of the wrong type"),
+    pytest.param('actions: "allocate"\nconfigurations: [{name: allocate, arguments: {foo: 1}}]\ntiers: []',
+                 "action 'allocate': unknown argument 'foo'", id="unknown action argument"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: gang}, {name: gang}]}]', "listed twice",
+                 id="plugin twice in a tier"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: drf, enableHierarchy: true}, {name: proportion}]}]',
+                 "cannot be used with proportion", id="hierarchical drf beside proportion"),
+    pytest.param('actions: ""\ntiers: []', "at least one action", id="no action"),
+    pytest.param('action: "allocate"', "unknown field 'action'", id="misspelt top-level field"),
+])
+def test_errors_name_the_offender(text, message):
+    with pytest.raises(ValueError, match=None) as e:
+        conf.parse(text)
+    assert message in str(e.value)

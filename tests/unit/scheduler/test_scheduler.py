@@ -1,0 +1,88 @@
+"""The scheduler shell against the real in-process API: watches -> one coalesced session -> writes."""
+from __future__ import annotations
+
+from vclite.api import kinds
+from vclite.apiserver import inprocess
+from vclite.lib import clock as clock_mod
+from vclite.scheduler import scheduler as scheduler_mod
+
+
+class Cluster:
+    def __init__(self, cpu="4"):
+        self.clock = clock_mod.VirtualClock()
+        self.client = inprocess.new_client(self.clock)
+        self.client.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+                            "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}})
+        self.scheduler = scheduler_mod.Scheduler(self.client, self.clock)
+        self.scheduler.start()
+
+    def podgroup(self, name, min_member, cpu_total, phase=None):
+        obj = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+               "metadata": {"name": name, "namespace": "default"},
+               "spec": {"minMember": min_member, "queue": "default", "minResources": {"cpu": cpu_total}}}
+        return self.client.create(obj)
+
+    def pod(self, name, group, cpu="1", scheduler="volcano"):
+        return self.client.create({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "annotations": {"scheduling.k8s.io/group-name": group}},
+            "spec": {"schedulerName": scheduler,
+                     "containers": [{"name": "c", "command": ["true"], "resources": {"requests": {"cpu": cpu}}}]}})
+
+    def drain(self, limit=20) -> int:
+        """Run sessions until the scheduler has no work; returns how many ran."""
+        n = 0
+        while (key := self.scheduler.queue.get()) is not None:
+            self.scheduler.sync(key)
+            n += 1
+            assert n < limit, "the scheduler keeps waking itself up"
+        return n
+
+    def get(self, kind, name, ns="default"):
+        return self.client.get(kind, ns if kind.namespaced else "", name)
+
+
+def test_binds_a_gang_and_reaches_running():
+    c = Cluster()
+    c.podgroup("pg1", 2, "2")
+    c.pod("p-0", "pg1")
+    c.pod("p-1", "pg1")
+    c.drain()
+    for name in ("p-0", "p-1"):
+        pod = c.get(kinds.POD, name)
+        assert pod["spec"]["nodeName"] == "n1"
+        assert {"type": "PodScheduled", "status": "True"}.items() <= pod["status"]["conditions"][0].items()
+    pg = c.get(kinds.PODGROUP, "pg1")
+    assert pg["status"]["phase"] == "Running"
+    assert [cond["type"] for cond in pg["status"]["conditions"]] == ["Scheduled"]
+    assert c.get(kinds.QUEUE, "default")["status"]["allocated"]["cpu"] == "2"
+
+
+def test_gang_that_does_not_fit_stays_unbound_and_says_why():
+    c = Cluster(cpu="1")
+    c.podgroup("pg1", 2, "2")
+    c.drain()
+    pg = c.get(kinds.PODGROUP, "pg1")
+    assert pg["status"]["phase"] == "Pending"
+    assert 'queue resource quota insufficient: job needs cpu 2 but queue "default" can get at most 1' in \
+        pg["status"]["conditions"][0]["message"]
+
+
+def test_quiescent_when_nothing_changes_and_woken_by_new_work():
+    c = Cluster()
+    c.drain()
+    assert c.scheduler.queue.get() is None
+    c.podgroup("pg1", 1, "1")
+    assert len(c.scheduler.queue) == 1          # a new PodGroup wakes it
+    c.drain()
+    rv = c.get(kinds.PODGROUP, "pg1")["metadata"]["resourceVersion"]
+    c.scheduler.sync(scheduler_mod.KEY)         # an extra session writes nothing
+    assert c.get(kinds.PODGROUP, "pg1")["metadata"]["resourceVersion"] == rv
+
+
+def test_pods_of_other_schedulers_are_ignored():
+    c = Cluster()
+    c.podgroup("pg1", 1, "1")
+    c.pod("p-0", "pg1", scheduler="default-scheduler")
+    c.drain()
+    assert not c.get(kinds.POD, "p-0")["spec"].get("nodeName")

@@ -1,0 +1,70 @@
+"""Which watch events wake the scheduler (event-driven: no periodic sessions)."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from vclite.api import kinds
+from vclite.apiserver import client as client_mod
+from vclite.scheduler import triggers
+
+E = client_mod.EventType
+POD = {"metadata": {"name": "p", "namespace": "ns", "annotations": {"scheduling.k8s.io/group-name": "g"}},
+       "spec": {"schedulerName": "volcano"}, "status": {"phase": "Pending"}}
+BOUND = {**POD, "spec": {"schedulerName": "volcano", "nodeName": "n1"}}
+OTHER = {**POD, "spec": {"schedulerName": "default-scheduler"}}
+
+
+def changed(obj, path, value):
+    out = copy.deepcopy(obj)
+    cur = out
+    for p in path[:-1]:
+        cur = cur.setdefault(p, {})
+    cur[path[-1]] = value
+    return out
+
+
+def ev(kind, type_, obj, old=None):
+    return client_mod.WatchEvent(type_, kind, obj, old)
+
+
+PG = {"metadata": {"name": "g", "namespace": "ns"}, "spec": {"minMember": 1}, "status": {"phase": "Pending"}}
+Q = {"metadata": {"name": "q"}, "spec": {"weight": 1}, "status": {"state": "Open"}}
+NODE = {"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4"},
+                                               "conditions": [{"type": "Ready", "status": "True"}]}}
+
+
+@pytest.mark.parametrize("event, wakes", [
+    pytest.param(ev(kinds.POD, E.ADDED, POD), True, id="our pending pod created"),
+    pytest.param(ev(kinds.POD, E.ADDED, OTHER), False, id="other scheduler's unbound pod created"),
+    pytest.param(ev(kinds.POD, E.MODIFIED, BOUND, POD), True, id="pod bound (phase follows next session)"),
+    pytest.param(ev(kinds.POD, E.MODIFIED, changed(BOUND, ["status", "phase"], "Succeeded"), BOUND), True,
+                 id="pod finished: resources freed"),
+    pytest.param(ev(kinds.POD, E.MODIFIED, changed(BOUND, ["metadata", "deletionTimestamp"], "t"), BOUND), True,
+                 id="pod being deleted: releasing"),
+    pytest.param(ev(kinds.POD, E.MODIFIED, changed(BOUND, ["status", "conditions"], [{"type": "PodScheduled"}]),
+                    BOUND), False, id="our own PodScheduled condition"),
+    pytest.param(ev(kinds.POD, E.DELETED, BOUND), True, id="bound pod deleted"),
+    pytest.param(ev(kinds.POD, E.DELETED, OTHER), False, id="other scheduler's unbound pod deleted"),
+    pytest.param(ev(kinds.PODGROUP, E.ADDED, PG), True, id="podgroup created"),
+    pytest.param(ev(kinds.PODGROUP, E.MODIFIED, changed(PG, ["status", "conditions"], [{"type": "X"}]), PG), False,
+                 id="podgroup conditions only"),
+    pytest.param(ev(kinds.PODGROUP, E.MODIFIED, changed(PG, ["spec", "minMember"], 2), PG), True,
+                 id="podgroup spec changed"),
+    pytest.param(ev(kinds.QUEUE, E.MODIFIED, changed(Q, ["status", "allocated"], {"cpu": "1"}), Q), False,
+                 id="queue allocated written by us"),
+    pytest.param(ev(kinds.QUEUE, E.MODIFIED, changed(Q, ["status", "state"], "Closed"), Q), True,
+                 id="queue closed"),
+    pytest.param(ev(kinds.NODE, E.ADDED, NODE), True, id="node added"),
+    pytest.param(ev(kinds.NODE, E.MODIFIED, changed(NODE, ["status", "conditions"],
+                                                    [{"type": "Ready", "status": "True", "lastHeartbeatTime": "x"}]),
+                    NODE), False, id="node heartbeat"),
+    pytest.param(ev(kinds.NODE, E.MODIFIED, changed(NODE, ["spec", "unschedulable"], True), NODE), True,
+                 id="node cordoned"),
+    pytest.param(ev(kinds.PRIORITYCLASS, E.ADDED, {"metadata": {"name": "high"}, "value": 10}), True,
+                 id="priority class"),
+    pytest.param(ev(kinds.JOB, E.ADDED, {"metadata": {"name": "j"}}), False, id="kinds not watched"),
+])
+def test_wakes_scheduler(event, wakes):
+    assert triggers.wakes_scheduler(event) is wakes
