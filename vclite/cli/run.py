@@ -97,6 +97,13 @@ def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime) -> list[str]:
     return lines
 
 
+class _Stderr:
+    """Plain, unwrapped lines on stderr (messages must stay greppable whole)."""
+
+    def print(self, text: str, markup: bool = False) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+
 def _tail(path: pathlib.Path, n: int = 5) -> list[str]:
     try:
         return path.read_text(errors="replace").splitlines()[-n:]
@@ -147,7 +154,7 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
 
 def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None, conf_path: str | None,
         workdir: str | None, timeout: float | None) -> int:
-    err = Console(stderr=True, highlight=False)
+    err = _Stderr()
     try:
         docs = manifests.load(files)
         problems = manifests.validate(docs)
@@ -165,7 +172,7 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
         return 2
     out = Console(highlight=False)
     live_view = out.is_terminal and not quiet and output is None
-    progress_console = out if output is None else err
+    progress_console = out if output is None else Console(stderr=True, highlight=False)
     try:
         done, snap = asyncio.run(_run(rt, docs, progress_console, live_view, quiet, timeout))
     except (asyncio.CancelledError, KeyboardInterrupt):
