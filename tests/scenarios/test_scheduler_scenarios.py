@@ -265,6 +265,26 @@ CASES += [
 ]
 
 
+# backfill: BestEffort tasks (no cpu/memory request) are left by allocate and placed here.
+T_BACKFILL = [[P("priority", enableJobOrder=True, enableTaskOrder=True),
+               P("gang", enableJobOrder=True, enableJobReady=True, enableJobPipelined=True),
+               P("predicates", enablePredicate=True)]]
+CASES += [
+    pytest.param(Case(
+        T_BACKFILL, "allocate, backfill", [node("n1", 1, "1Gi", pods=2)], [queue("c1")],
+        [pg("c1/pg1", "c1", 1)], [pod("c1/be-1", "pg1", cpu=None, mem=None), pod("c1/be-2", "pg1", cpu=None, mem=None),
+                                  pod("c1/be-3", "pg1", cpu=None, mem=None)],
+        bind={"c1/be-1": "n1", "c1/be-2": "n1"}), id="BACKFILL best-effort pods fill the node's pod slots"),
+    pytest.param(Case(
+        T_BACKFILL, "allocate", [node("n1", 1, "1Gi")], [queue("c1")],
+        [pg("c1/pg1", "c1", 1)], [pod("c1/be-1", "pg1", cpu=None, mem=None)],
+        bind={}), id="BACKFILL allocate alone leaves best-effort pods"),
+    pytest.param(Case(
+        T_BACKFILL, "backfill", [node("n1", 1, "1Gi")], [queue("c1")],
+        [pg("c1/pg1", "c1", 1, phase="Pending")], [pod("c1/be-1", "pg1", cpu=None, mem=None)],
+        bind={}), id="BACKFILL skips jobs still Pending (not enqueued)"),
+]
+
 @pytest.mark.parametrize("case", CASES)
 def test_scenario(case: Case):
     result = run(case)

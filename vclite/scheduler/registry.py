@@ -13,7 +13,7 @@ import dataclasses
 import types
 from typing import Mapping
 
-from vclite.scheduler.actions import allocate, enqueue
+from vclite.scheduler.actions import allocate, backfill, enqueue
 from vclite.scheduler.actions import unsupported as unsupported_actions
 from vclite.scheduler.plugins import gang, predicates, priority, proportion
 from vclite.scheduler.plugins import unsupported as unsupported_plugins
@@ -69,7 +69,7 @@ def _table(classes: list[type]) -> Mapping[str, type]:
 
 def default_registry() -> Registry:
     return Registry(
-        actions=_table([enqueue.Enqueue, allocate.Allocate, *unsupported_actions.ACTIONS]),
+        actions=_table([enqueue.Enqueue, allocate.Allocate, backfill.Backfill, *unsupported_actions.ACTIONS]),
         plugins=_table([priority.Priority, gang.Gang, predicates.Predicates, proportion.Proportion,
                         *unsupported_plugins.PLUGINS]),
     )

@@ -1,8 +1,7 @@
 """Actions Volcano's default configurations name that vclite accepts but does not run yet.
 
-TODO(issue #3): implement `backfill` (BestEffort tasks: until then, pods that request no cpu,
-memory or scalar resource are never placed), `preempt` and `reclaim`. Until then each is a no-op
-so that Volcano's default configuration ("enqueue, allocate, backfill") and common Helm
+TODO(issue #3): implement `preempt` and `reclaim`. Until then each is a no-op
+so that Volcano's default configuration and common Helm
 configurations load unchanged.
 
 Must not: do anything.
@@ -29,10 +28,6 @@ class _NoOpAction:
         return None
 
 
-class Backfill(_NoOpAction):
-    name = "backfill"
-
-
 @dataclasses.dataclass(frozen=True)
 class PreemptArguments:
     enableTopologyAwarePreemption: bool = False
@@ -52,4 +47,4 @@ class Reclaim(_NoOpAction):
     name = "reclaim"
 
 
-ACTIONS: tuple[type, ...] = (Backfill, Preempt, Reclaim)
+ACTIONS: tuple[type, ...] = (Preempt, Reclaim)

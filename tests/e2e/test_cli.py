@@ -1,0 +1,92 @@
+"""The rest of the CLI contract: conversions, unschedulable jobs, Ctrl-C, -o yaml, --help."""
+import os
+import signal
+import subprocess
+import time
+
+import yaml
+
+from tests.e2e.conftest import ROOT, VCCTL
+
+SLEEPER = """
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: sleeper}
+spec:
+  minAvailable: 1
+  tasks:
+    - name: main
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+            - name: main
+              image: busybox
+              command: ["sh", "-c", "echo $$$$ > $VC_POD_DIR/pid; sleep 300 & wait"]
+"""
+
+
+def test_jobtemplate_from_job_and_back_round_trips(vcctl, write):
+    job = write("job.yaml", SLEEPER)
+    r = vcctl("jobtemplate", "from-job", "-f", job, "--name", "sleepy")
+    assert r.code == 0, r
+    jt = yaml.safe_load(r.out)
+    assert (jt["apiVersion"], jt["kind"], jt["metadata"]["name"]) == ("flow.volcano.sh/v1alpha1", "JobTemplate", "sleepy")
+    back = vcctl("job", "from-template", "-f", write("jt.yaml", r.out))
+    assert back.code == 0, back
+    again = yaml.safe_load(back.out)
+    assert again["kind"] == "Job" and again["spec"] == yaml.safe_load(SLEEPER)["spec"]
+
+
+def test_conversion_of_the_wrong_kind_is_a_clear_error(vcctl):
+    r = vcctl("job", "from-template", "-f", "examples/retry.yaml")
+    assert r.code == 0, r  # the file holds JobTemplates: they convert
+    r = vcctl("jobtemplate", "from-job", "-f", "examples/retry.yaml")
+    assert r.code == 2 and "no Job found" in r.err, r
+
+
+def test_job_that_can_never_fit_is_reported_not_hung(vcctl, write, tmp_path):
+    big = SLEEPER.replace('command: ["sh"', 'resources: {requests: {cpu: "64"}}\n              command: ["sh"')
+    r = vcctl("run", "--nodes", "1x(cpu=2,memory=4Gi)", "--workdir", tmp_path, write("big.yaml", big), timeout=60)
+    assert r.code == 1, r
+    assert "no further progress is possible" in r.err and "cpu" in r.err, r
+
+
+def test_output_yaml_is_a_v1_list(vcctl, tmp_path):
+    r = vcctl("run", "--quiet", "-o", "yaml", "--workdir", tmp_path, "examples/retry.yaml")
+    assert r.code == 0, r
+    lst = yaml.safe_load(r.out)
+    assert lst["apiVersion"] == "v1" and lst["kind"] == "List"
+    assert {i["kind"] for i in lst["items"]} >= {"JobFlow", "JobTemplate", "Job", "Pod"}
+
+
+def test_ctrl_c_stops_every_pod(write, tmp_path):
+    path = write("sleeper.yaml", SLEEPER)
+    work = tmp_path / "work"
+    proc = subprocess.Popen([VCCTL, "run", "--workdir", str(work), str(path)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pid_file = None
+    for _ in range(300):
+        found = list(work.rglob("pid"))
+        if found and found[0].read_text().strip():
+            pid_file = found[0]
+            break
+        time.sleep(0.05)
+    assert pid_file is not None, "the pod never started"
+    pod_pid = int(pid_file.read_text())
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert "interrupted" in err
+    try:
+        os.kill(pod_pid, 0)
+        state = open(f"/proc/{pod_pid}/stat").read().split()[2]
+        assert state == "Z", f"pod process {pod_pid} still alive after Ctrl-C"
+    except ProcessLookupError:
+        pass
+
+
+def test_help_teaches(vcctl):
+    r = vcctl("run", "--help")
+    assert r.code == 0 and "Exit status" in r.out and "--nodes" in r.out

@@ -1,0 +1,67 @@
+"""backfill: place BestEffort tasks (no cpu, memory or scalar request) of admitted jobs (§3.4).
+
+`allocate` skips BestEffort tasks; this action places them on any node that passes the
+predicates (including the `pods` count), best by NodeOrder score, ties to the first node by name.
+Queues, jobs and tasks are visited in QueueOrder / JobOrder / TaskOrder. Like Volcano's
+`ssn.Allocate`, a job's placements are committed as soon as the job is ready; placements of a job
+that never becomes ready in this session are discarded.
+
+Must not: write to the API; statements record decisions, the session collects them.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vclite.scheduler.actions import allocate
+from vclite.scheduler.framework import plugin
+from vclite.scheduler.framework import tasks as tasks_mod
+
+if TYPE_CHECKING:
+    from vclite.scheduler.framework import session as session_mod
+
+NAME = "backfill"
+
+
+class Backfill:
+    name = NAME
+    Arguments: type = plugin.NoArguments
+
+    def __init__(self, arguments: object):
+        self.arguments = arguments
+
+    def execute(self, ssn: "session_mod.Session") -> None:
+        queues = ssn.queue_pq()
+        jobs_by_queue: dict[str, list] = {}
+        for job in ssn.jobs.values():
+            if job.is_pending() or ssn.job_valid(job) is not None:
+                continue
+            if not any(t.best_effort and not t.scheduling_gated for t in job.tasks_in(tasks_mod.TaskStatus.PENDING)):
+                continue
+            if job.queue not in jobs_by_queue:
+                jobs_by_queue[job.queue] = []
+                queues.push(ssn.queues[job.queue])
+            jobs_by_queue[job.queue].append(job)
+        while queues:
+            queue = queues.pop()
+            jobs = ssn.job_pq(jobs_by_queue.pop(queue.name, []))
+            while jobs:
+                self._backfill_job(ssn, jobs.pop())
+
+    @staticmethod
+    def _backfill_job(ssn: "session_mod.Session", job) -> None:
+        tasks = ssn.task_pq(t for t in job.tasks_in(tasks_mod.TaskStatus.PENDING)
+                            if t.best_effort and not t.scheduling_gated)
+        stmt = ssn.statement()
+        while tasks:
+            task = tasks.pop()
+            if ssn.pre_predicate(task) is not None:
+                continue
+            feasible, errors = ssn.predicate_nodes(task)
+            if errors is not None:
+                job.record_fit_errors(task, errors)
+                continue
+            stmt.allocate(task, allocate.best_node(ssn, task, feasible))
+            if ssn.job_ready(job):
+                stmt.commit()
+                stmt = ssn.statement()
+        stmt.discard()
