@@ -8,7 +8,6 @@ webhooks on a resource do not see its /status subresource). No I/O beyond the Vi
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import types
 from typing import Any, Callable
@@ -16,6 +15,7 @@ from typing import Any, Callable
 from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, priorityclass, queue, vcjob
 from vclite.api import kinds, meta
 from vclite.lib import errors
+from vclite.lib import jsoncopy
 
 Operation = base.Operation
 View = base.View
@@ -63,7 +63,7 @@ def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, vie
         return None
     if not isinstance(new, dict):
         raise errors.Invalid(kind.kind, "", [errors.FieldError("", common.type_error(new, "object"))])
-    obj = copy.deepcopy(new)
+    obj = jsoncopy.deep_copy(new)
     if op is Operation.UPDATE_STATUS:
         return obj
     errs = common.validate_metadata(kind, obj)

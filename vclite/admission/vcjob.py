@@ -11,12 +11,12 @@ The spec-level functions are shared with JobTemplate. Pure functions; the only r
 """
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from vclite.admission import base, common, pod, policies
 from vclite.api import batch, kinds, meta, quantity, scheduling
 from vclite.lib import dag, errors
+from vclite.lib import jsoncopy
 
 Obj = dict[str, Any]
 FieldError = errors.FieldError
@@ -396,7 +396,7 @@ def validate_update(new: Obj, old: Obj) -> list[FieldError]:
 
 def _frozen_part(spec: Obj) -> Any:
     """The spec without the fields an update may change, empty values dropped (Go's zero values)."""
-    s = copy.deepcopy(spec)
+    s = jsoncopy.deep_copy(spec)
     for key in ("minAvailable", "priorityClassName"):
         s.pop(key, None)
     for task in common.list_at(s, "tasks"):

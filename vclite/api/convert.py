@@ -13,10 +13,10 @@ Pure data: no I/O, no admission (the result is validated when it is created, lik
 """
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from vclite.api import flow, kinds
+from vclite.lib import jsoncopy
 
 Obj = dict[str, Any]
 
@@ -40,7 +40,7 @@ def _check_kind(obj: Obj, kind: kinds.Kind) -> None:
 def clean_metadata(metadata: Obj | None, name: str | None = None) -> Obj:
     """A copy of `metadata` without server-written fields and controller-added labels/annotations;
     `name` replaces the name when given. Empty labels/annotations maps are dropped."""
-    out = {k: copy.deepcopy(v) for k, v in (metadata or {}).items() if k not in SERVER_METADATA}
+    out = {k: jsoncopy.deep_copy(v) for k, v in (metadata or {}).items() if k not in SERVER_METADATA}
     for field in ("labels", "annotations"):
         kept = {k: v for k, v in (out.get(field) or {}).items() if k not in CONTROLLER_KEYS}
         if kept:
@@ -56,7 +56,7 @@ def _convert(obj: Obj, source: kinds.Kind, target: kinds.Kind, name: str | None)
     _check_kind(obj, source)
     out: Obj = {"apiVersion": target.api_version, "kind": target.kind,
                 "metadata": clean_metadata(obj.get("metadata"), name)}
-    out["spec"] = copy.deepcopy(obj.get("spec") or {})
+    out["spec"] = jsoncopy.deep_copy(obj.get("spec") or {})
     return out
 
 

@@ -11,7 +11,8 @@ Contract:
   `metadata.resourceVersion` in the argument must match the stored one, else `Conflict`.
 - Errors are `vclite.lib.errors.ApiError` subclasses (NotFound, AlreadyExists, Conflict, Invalid…).
 - `watch` handlers are called synchronously after each committed write; a handler must only
-  record work (enqueue a key), never write through the client.
+  record work (enqueue a key), never write through the client. The objects in a WatchEvent are
+  shared and read-only: a handler that needs to keep or change one copies it.
 """
 from __future__ import annotations
 

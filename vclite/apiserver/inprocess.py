@@ -141,8 +141,7 @@ class InProcessClient:
     def watch(self, kind: kinds.Kind | None, handler: client_mod.WatchHandler,
               resource_version: str | None = None) -> client_mod.Subscription:
         def deliver(ev: memory.Event) -> None:
-            handler(client_mod.WatchEvent(client_mod.EventType(ev.type), ev.kind, memory.clone(ev.object),
-                                          memory.clone(ev.old) if ev.old is not None else None))
+            handler(client_mod.WatchEvent(client_mod.EventType(ev.type), ev.kind, ev.object, ev.old))
         return self.store.watch(kind, deliver, resource_version)
 
 

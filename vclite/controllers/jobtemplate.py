@@ -11,13 +11,13 @@ Talks to the cluster only through the Client protocol; watch handlers only enque
 """
 from __future__ import annotations
 
-import copy
 from typing import Any, Hashable
 
 from vclite.api import flow, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
+from vclite.lib import jsoncopy
 
 Obj = dict[str, Any]
 DEPENDS_ON_LIST = "jobDependsOnList"
@@ -33,7 +33,7 @@ def template_key_of(job: Obj | None) -> str | None:
 
 def depends_on_status(previous: Obj | None, jobs: list[Obj]) -> Obj:
     """The template status for these vcjobs (pure); other status fields are kept."""
-    out = copy.deepcopy(previous or {})
+    out = jsoncopy.deep_copy(previous or {})
     names = [meta.name(j) for j in sorted(jobs, key=lambda j: (j.get("metadata", {}).get("creationTimestamp")
                                                                or "", meta.name(j)))]
     if names:

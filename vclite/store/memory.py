@@ -12,7 +12,9 @@
 - watch delivers (ADDED|MODIFIED|DELETED, new, old) to handlers synchronously after each write,
   and can resume from a resourceVersion still in the retained history (else Gone).
 
-Objects handed out are copies; the store never shares its own dicts. The store does not know
+Objects returned by get/list/create/update are copies. Objects in watch events are the store's own
+(never modified after they are written, since every write replaces the object): handlers must
+treat them as read-only. That saves a deep copy per event per subscriber. The store does not know
 what a kind means beyond its scope and whether it has a status subresource.
 """
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any, Callable, Iterable
 
 from vclite.api import kinds
 from vclite.lib import clock as clock_mod
-from vclite.lib import errors
+from vclite.lib import errors, jsoncopy
 from vclite.store import selectors
 
 Obj = dict[str, Any]
@@ -32,12 +34,8 @@ ObjKey = tuple[str, str, str]  # (kind, namespace, name)
 
 
 def clone(value: Any) -> Any:
-    """Deep copy of JSON-shaped data (much faster than copy.deepcopy)."""
-    if isinstance(value, dict):
-        return {k: clone(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [clone(v) for v in value]
-    return value
+    """Deep copy of JSON-shaped data."""
+    return jsoncopy.deep_copy(value)
 
 
 class Event:
@@ -138,7 +136,7 @@ class MemoryStore:
         for ref in md.get("ownerReferences") or []:
             if ref.get("uid"):
                 self._dependents[ref["uid"]].add((kind.kind, ns, name))
-        self._emit("ADDED", kind, clone(obj), None)
+        self._emit("ADDED", kind, obj, None)
         return clone(obj)
 
     def update(self, kind: kinds.Kind, obj: Obj, subresource: str | None = None) -> Obj:
@@ -184,7 +182,7 @@ class MemoryStore:
         bucket[(ns, name)] = new
         if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
             return self._remove(kind, ns, name, old_for_event=old)
-        self._emit("MODIFIED", kind, clone(new), clone(old))
+        self._emit("MODIFIED", kind, new, old)
         return clone(new)
 
     def _reindex_owners(self, kind: kinds.Kind, ns: str, name: str, old: Obj, new: Obj) -> None:
@@ -211,7 +209,7 @@ class MemoryStore:
             new["metadata"]["deletionGracePeriodSeconds"] = 0
             new["metadata"]["resourceVersion"] = str(self._next_rv())
             self._objects[kind.kind][(ns, name)] = new
-            self._emit("MODIFIED", kind, clone(new), clone(obj))
+            self._emit("MODIFIED", kind, new, obj)
             return clone(new)
         return self._remove(kind, ns, name, old_for_event=None)
 
@@ -234,7 +232,7 @@ class MemoryStore:
         self._next_rv()
         gone = clone(obj)
         gone["metadata"]["resourceVersion"] = str(self._rv)
-        self._emit("DELETED", kind, gone, clone(old_for_event or obj))
+        self._emit("DELETED", kind, gone, old_for_event or obj)
         self._collect_dependents(obj["metadata"]["uid"])
         return clone(gone)
 

@@ -21,7 +21,6 @@ Differences from Volcano, on purpose:
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 from typing import Any, Callable, Mapping
 
@@ -36,6 +35,7 @@ from vclite.controllers.job import state
 from vclite.controllers.job import status as status_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
+from vclite.lib import jsoncopy
 
 Obj = dict[str, Any]
 PodsByTask = Mapping[str, Mapping[str, Obj]]
@@ -255,7 +255,7 @@ def kill(ctx: Context, job: Obj, t: state.Transition, pods: PodsByTask, target: 
     """KillJob (target None: version++, retain phases, PodGroup deleted) or KillTarget."""
     if meta.is_deleting(job):
         return job
-    status = copy.deepcopy(job.get("status") or {})
+    status = jsoncopy.deep_copy(job.get("status") or {})
     everyone = {name: pod for task_pods in pods.values() for name, pod in task_pods.items()}
     if target is None:
         status["version"] = int(status.get("version", 0) or 0) + 1
@@ -305,7 +305,7 @@ def _initiate(ctx: Context, job: Obj) -> tuple[Obj, Obj]:
     """First syncs of a job (phase ""/Pending): init status, plugins' OnJobAdd, PodGroup.
     Returns the stored job and a draft of its status (with the plugins' controlledResources)."""
     if not meta.phase(job):
-        status = copy.deepcopy(job.get("status") or {})
+        status = jsoncopy.deep_copy(job.get("status") or {})
         now = _now(ctx)
         status["state"] = {**(status.get("state") or {}), "phase": str(batch.JobPhase.PENDING),
                            "lastTransitionTime": now}
@@ -314,7 +314,7 @@ def _initiate(ctx: Context, job: Obj) -> tuple[Obj, Obj]:
             status["minAvailable"] = min_available
         _append_condition(status, str(batch.JobPhase.PENDING), now)
         job = ctx.client.update_status({**job, "status": status})
-    draft = copy.deepcopy(job.get("status") or {})
+    draft = jsoncopy.deep_copy(job.get("status") or {})
     plugins_on_add(ctx, job, draft)
     for vol in (job.get("spec") or {}).get("volumes") or []:
         if vol.get("volumeClaimName"):  # Volcano's createJobIOIfNotExist bookkeeping (no PVC is checked)
@@ -356,7 +356,7 @@ def sync(ctx: Context, job: Obj, t: state.Transition, pods_of: Callable[[Obj], P
     else:
         plugins_on_update(ctx, job)
         ensure_podgroup(ctx, job)
-        status = copy.deepcopy(job.get("status") or {})
+        status = jsoncopy.deep_copy(job.get("status") or {})
     pg = get_podgroup(ctx, job)
     if pg is not None:
         _record_podgroup_event(ctx, job, pg)

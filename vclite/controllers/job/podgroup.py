@@ -19,7 +19,6 @@ scheduler's).
 """
 from __future__ import annotations
 
-import copy
 from fractions import Fraction
 from typing import Any, Mapping
 
@@ -29,6 +28,7 @@ from vclite.api import meta
 from vclite.api import quantity
 from vclite.api import resources
 from vclite.controllers.job import commands
+from vclite.lib import jsoncopy
 
 Obj = dict[str, Any]
 
@@ -166,7 +166,7 @@ def reconcile(pg: Obj, job: Obj, priorities: Mapping[str, int]) -> Obj | None:
     """A copy of `pg` with minMember, minResources, minTaskMember, priorityClassName and
     subGroupPolicy following the job, or None when nothing has to change."""
     want = build(job, priorities)["spec"]
-    new = copy.deepcopy(pg)
+    new = jsoncopy.deep_copy(pg)
     spec = new.setdefault("spec", {})
     changed = False
     if (spec.get("priorityClassName") or "") != (want.get("priorityClassName") or ""):

@@ -20,13 +20,13 @@ mounted, since vclite has no PersistentVolumeClaim kind.
 """
 from __future__ import annotations
 
-import copy
 from typing import Any, Iterable
 
 from vclite.api import batch
 from vclite.api import core
 from vclite.api import meta
 from vclite.controllers.job import podgroup
+from vclite.lib import jsoncopy
 
 Obj = dict[str, Any]
 
@@ -67,7 +67,7 @@ def build_pod(job: Obj, task: Obj, index: int) -> Obj:
     """The pod `<job>-<task>-<index>` for `task` (a spec.tasks[] entry) of `job`, plugins applied."""
     job_name, ns = meta.name(job), meta.namespace(job)
     jspec, jmd = job.get("spec") or {}, job.get("metadata") or {}
-    template = copy.deepcopy(task.get("template") or {})
+    template = jsoncopy.deep_copy(task.get("template") or {})
     tmd = template.get("metadata") or {}
     task_name = task.get("name") or ""
     ts_key = task_name or DEFAULT_TASK_SPEC
@@ -217,7 +217,7 @@ def apply_svc(pod: Obj, job: Obj, args: Iterable[str]) -> None:
             for name in (f"VC_{key}_HOSTS", f"VC_{key}_NUM"):
                 env.append({"name": name, "valueFrom": {"configMapKeyRef": {"name": cm, "key": name}}})
         for c in _containers(pod):
-            c.setdefault("env", []).extend(copy.deepcopy(env))
+            c.setdefault("env", []).extend(jsoncopy.deep_copy(env))
     spec.setdefault("volumes", []).append({"name": cm, "configMap": {"name": cm}})
     for c in _containers(pod):
         c.setdefault("volumeMounts", []).append({"mountPath": CONFIGMAP_MOUNT_PATH, "name": cm})

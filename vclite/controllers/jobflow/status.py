@@ -38,7 +38,6 @@ Pure: no I/O; timestamps come from the jobs or from `now`.
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import datetime as dt
 import enum
@@ -48,6 +47,7 @@ from typing import Any
 from vclite.api import batch, flow, meta
 from vclite.controllers.jobflow import readiness
 from vclite.lib import clock as clock_mod
+from vclite.lib import jsoncopy
 
 Obj = dict[str, Any]
 JP, FP = batch.JobPhase, flow.FlowPhase
@@ -141,7 +141,7 @@ def job_condition(job: Obj) -> Obj:
     if status.get("runningDuration"):
         cond["runningDuration"] = status["runningDuration"]
     if status.get("taskStatusCount"):
-        cond["taskStatusCount"] = copy.deepcopy(status["taskStatusCount"])
+        cond["taskStatusCount"] = jsoncopy.deep_copy(status["taskStatusCount"])
     return cond
 
 
@@ -171,7 +171,7 @@ def _absent_condition(verdict: readiness.Verdict, phase: flow.FlowPhase, jobflow
 # ---- jobStatusList ----------------------------------------------------------------------------------
 def histories(previous: Sequence[Obj], phase: str, at: str) -> list[Obj]:
     """`runningHistories` after observing `phase`, which began at `at` (RFC 3339)."""
-    out = copy.deepcopy(list(previous))
+    out = jsoncopy.deep_copy(list(previous))
     if not phase or (out and out[-1].get("state") == phase):
         return out
     if out:
@@ -216,7 +216,7 @@ def job_entry(job: Obj, previous: Obj | None, now: dt.datetime) -> Obj:
 
 def job_status_list(previous: Sequence[Obj], jobs: Sequence[Obj], now: dt.datetime) -> list[Obj]:
     """Previous entries (never pruned, order kept) with each current job's entry replaced or appended."""
-    out = copy.deepcopy(list(previous))
+    out = jsoncopy.deep_copy(list(previous))
     index = {e.get("name"): i for i, e in enumerate(out)}
     for job in jobs:
         name = meta.name(job)
@@ -259,7 +259,7 @@ def compute(jobflow: Obj, jobs: Sequence[Obj], now: dt.datetime,
         elif f in notes:
             conditions[jn] = _note_condition(notes[f])
         elif frozen and jn in prev_conditions:
-            conditions[jn] = copy.deepcopy(prev_conditions[jn])   # vanished after the flow stopped
+            conditions[jn] = jsoncopy.deep_copy(prev_conditions[jn])   # vanished after the flow stopped
         else:
             conditions[jn] = None                                  # filled once the phase is known
     for job in sorted(remaining.values(), key=_creation_order):    # jobs of flows no longer in spec
@@ -277,7 +277,7 @@ def compute(jobflow: Obj, jobs: Sequence[Obj], now: dt.datetime,
         if conditions[jn] is None:
             conditions[jn] = _absent_condition(verdicts[f], phase, name)
 
-    status: Obj = {k: copy.deepcopy(v) for k, v in previous.items() if k not in KNOWN_FIELDS}
+    status: Obj = {k: jsoncopy.deep_copy(v) for k, v in previous.items() if k not in KNOWN_FIELDS}
     lists: dict[str, list[str]] = {k: [] for k in LISTS}
     for jn, cond in conditions.items():
         lists[BUCKETS.get((cond or {}).get("phase", ""), UNKNOWN_JOBS)].append(jn)
@@ -287,5 +287,5 @@ def compute(jobflow: Obj, jobs: Sequence[Obj], now: dt.datetime,
         status["jobStatusList"] = history
     if conditions:
         status["conditions"] = conditions
-    status["state"] = {**copy.deepcopy(previous.get("state") or {}), "phase": str(phase)}
+    status["state"] = {**jsoncopy.deep_copy(previous.get("state") or {}), "phase": str(phase)}
     return status

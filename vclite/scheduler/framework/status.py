@@ -13,7 +13,6 @@ Must not: decide scheduling; it only derives and compares statuses.
 """
 from __future__ import annotations
 
-import copy
 import enum
 from typing import Any
 
@@ -23,6 +22,7 @@ from vclite.api import resources, scheduling
 from vclite.scheduler.framework import dims as dims_mod
 from vclite.scheduler.framework import jobs as jobs_mod
 from vclite.scheduler.framework import tasks as tasks_mod
+from vclite.lib import jsoncopy
 
 Obj = dict[str, Any]
 TaskStatus = tasks_mod.TaskStatus
@@ -67,7 +67,7 @@ def phase(job: jobs_mod.JobInfo, unschedulable_now: bool) -> Phase:
 
 def podgroup_status(job: jobs_mod.JobInfo, unschedulable_now: bool) -> Obj:
     """The PodGroup's status after the session (unknown fields of the stored status kept)."""
-    status = copy.deepcopy(job.podgroup.get("status") or {})
+    status = jsoncopy.deep_copy(job.podgroup.get("status") or {})
     status["phase"] = str(phase(job, unschedulable_now))
     status["conditions"] = job.conditions
     status["running"] = len(job.index.get(TaskStatus.RUNNING, ()))

@@ -1,0 +1,137 @@
+"""The whole embedded control plane on a virtual clock: API, admission, vcjob / JobFlow / JobTemplate
+controllers and the scheduler, wired by the Runtime. The test plays the kubelet through the API
+(it marks bound pods Running, then Succeeded or Failed), so every run is deterministic."""
+from vclite.api import kinds, meta, yamlio
+from vclite.lib import clock
+from vclite.runtime import runtime
+
+NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"kubernetes.io/hostname": "n1"}},
+        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+                   "capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+                   "conditions": [{"type": "Ready", "status": "True"}]}}
+
+
+def template(name, replicas=1, cpu="1", policies=""):
+    return f"""---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {{name: {name}}}
+spec:
+  minAvailable: {replicas}
+{policies}
+  tasks:
+    - name: main
+      replicas: {replicas}
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+            - name: main
+              image: busybox
+              command: ["true"]
+              resources: {{requests: {{cpu: "{cpu}"}}}}
+"""
+
+
+def jobflow(name, deps):
+    flows = "\n".join(f"    - name: {f}" + (f"\n      dependsOn: {{targets: [{', '.join(d)}]}}" if d else "")
+                      for f, d in deps.items())
+    return f"---\napiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {{name: {name}}}\nspec:\n  flows:\n{flows}\n"
+
+
+def start(text):
+    rt = runtime.Runtime(clock.VirtualClock(), nodes=[NODE], run_pods=False)
+    rt.start()
+    for doc in yamlio.load_string(text, "test.yaml"):
+        rt.client.create(doc.obj)
+    return rt
+
+
+def kubelet(rt, outcome=lambda pod: "Succeeded"):
+    """Move every bound pod one step: Pending -> Running -> outcome(pod). Returns pods moved."""
+    moved = 0
+    for pod in rt.client.list(kinds.POD):
+        if not pod["spec"].get("nodeName") or meta.is_deleting(pod):
+            continue
+        phase = (pod.get("status") or {}).get("phase", "Pending")
+        nxt = {"Pending": "Running", "Running": outcome(pod)}.get(phase)
+        if nxt:
+            code = 0 if nxt == "Succeeded" else 1
+            state = {"running": {}} if nxt == "Running" else {"terminated": {"exitCode": code}}
+            pod["status"] = {"phase": nxt, "containerStatuses": [{"name": "main", "state": state, "restartCount": 0}]}
+            rt.client.update_status(pod)
+            moved += 1
+    return moved
+
+
+def run_to_end(rt, outcome=lambda pod: "Succeeded", limit=200):
+    order = []
+    for _ in range(limit):
+        rt.settle()
+        for job in rt.client.list(kinds.JOB):
+            if meta.name(job) not in order:
+                order.append(meta.name(job))
+        if not kubelet(rt, outcome):
+            rt.settle()
+            break
+    return order
+
+
+def flow_phase(rt, name):
+    return meta.phase(rt.client.get(kinds.JOBFLOW, "default", name))
+
+
+def test_diamond_runs_in_dependency_order_on_a_virtual_clock():
+    deps = {"a": [], "b": ["a"], "c": ["b"], "d": ["b"], "e": ["c", "d"]}
+    rt = start(jobflow("dia", deps) + "".join(template(n) for n in deps))
+    order = run_to_end(rt)
+    assert flow_phase(rt, "dia") == "Succeed"
+    pos = {n: i for i, n in enumerate(order)}
+    for flow, targets in deps.items():
+        for t in targets:
+            assert pos[f"dia-{t}"] < pos[f"dia-{flow}"], order
+    assert sorted(rt.client.get(kinds.JOBFLOW, "default", "dia")["status"]["completedJobs"]) == \
+        [f"dia-{x}" for x in "abcde"]
+
+
+def test_a_failed_job_fails_the_flow_and_nothing_downstream_starts():
+    rt = start(jobflow("f", {"a": [], "b": ["a"]}) + template("a") + template("b"))
+    run_to_end(rt, outcome=lambda pod: "Failed")
+    assert flow_phase(rt, "f") == "Failed"
+    assert [meta.name(j) for j in rt.client.list(kinds.JOB)] == ["f-a"]
+
+
+def test_restart_policy_retries_then_succeeds():
+    policies = "  policies:\n    - {event: PodFailed, action: RestartJob}\n  maxRetry: 3"
+    rt = start(jobflow("r", {"a": []}) + template("a", policies=policies))
+    attempts = []
+
+    def outcome(pod):
+        retry = meta.annotations(pod).get("volcano.sh/job-retry-count", "0")
+        attempts.append(retry)
+        return "Failed" if retry == "0" else "Succeeded"
+
+    run_to_end(rt, outcome)
+    job = rt.client.get(kinds.JOB, "default", "r-a")
+    assert job["status"]["retryCount"] == 1 and meta.phase(job) == "Completed"
+    assert flow_phase(rt, "r") == "Succeed"
+
+
+def test_gang_waits_until_the_whole_job_fits():
+    # 3 replicas x 2 cpu on a 4-cpu node: the gang (minAvailable 3) never fits, nothing is bound.
+    rt = start(jobflow("g", {"a": []}) + template("a", replicas=3, cpu="2"))
+    rt.settle()
+    assert not [p for p in rt.client.list(kinds.POD) if p["spec"].get("nodeName")]
+    pgs = rt.client.list(kinds.PODGROUP)
+    msgs = [c.get("message", "") for pg in pgs for c in (pg.get("status") or {}).get("conditions") or []]
+    assert any("cpu" in m for m in msgs), msgs
+
+
+def test_template_created_after_the_flow_starts_the_waiting_job():
+    rt = start(jobflow("late", {"a": []}))
+    rt.settle()
+    assert rt.client.list(kinds.JOB) == []
+    for doc in yamlio.load_string(template("a"), "t.yaml"):
+        rt.client.create(doc.obj)
+    run_to_end(rt)
+    assert flow_phase(rt, "late") == "Succeed"
