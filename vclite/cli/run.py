@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.live import Live
 
 from vclite.api import batch, flow, kinds, meta, yamlio
+from vclite.apiserver import informer
 from vclite.cli import manifests, view
 from vclite.executor import nodes as nodes_mod
 from vclite.lib import clock as clock_mod
@@ -35,9 +36,10 @@ def snapshot(client: Any) -> view.Snapshot:
                          client.list(kinds.POD))
 
 
-def finished(snap: view.Snapshot) -> bool:
-    return all(meta.phase(jf) in FLOW_DONE for jf in snap.jobflows) and \
-        all(meta.phase(j) in JOB_DONE for j in view.standalone_jobs(snap))
+def finished(jobflows: list[dict], jobs: list[dict]) -> bool:
+    """Every JobFlow and every standalone vcjob (not created by a JobFlow) is done."""
+    return all(meta.phase(jf) in FLOW_DONE for jf in jobflows) and \
+        all(meta.phase(j) in JOB_DONE for j in jobs if flow.CREATED_BY_JOB_FLOW not in meta.labels(j))
 
 
 def succeeded(snap: view.Snapshot) -> bool:
@@ -141,7 +143,11 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
     try:
         if live is not None:
             live.start()
-        done = await rt.run_until(lambda: finished(snapshot(rt.client)), timeout=timeout, on_tick=tick)
+        flows, jobs = informer.Informer(rt.client, kinds.JOBFLOW), informer.Informer(rt.client, kinds.JOB)
+        flows.start()
+        jobs.start()
+        done = await rt.run_until(lambda: finished(flows.list(), jobs.list()), timeout=timeout,
+                                  on_tick=None if quiet else tick)
         tick()
         return done, snapshot(rt.client)
     finally:

@@ -22,6 +22,7 @@ class WorkQueue:
         self._clock = clock
         self._ready: OrderedDict[Hashable, None] = OrderedDict()
         self._delayed: list[tuple[float, int, Hashable]] = []
+        self._due: dict[Hashable, float] = {}  # earliest pending delayed add per key
         self._seq = itertools.count()
         self._failures: dict[Hashable, int] = {}
         self._base, self._max = base_delay, max_delay
@@ -37,7 +38,11 @@ class WorkQueue:
         if delay <= 0:
             self.add(key)
             return
-        heapq.heappush(self._delayed, (self._clock.monotonic() + delay, next(self._seq), key))
+        due = self._clock.monotonic() + delay
+        if self._due.get(key, float("inf")) <= due:
+            return  # an earlier delayed add of the same key is already pending: coalesce
+        self._due[key] = due
+        heapq.heappush(self._delayed, (due, next(self._seq), key))
 
     def add_rate_limited(self, key: Hashable) -> None:
         """Re-queue after a failure, with per-key exponential back-off."""
@@ -54,7 +59,9 @@ class WorkQueue:
     def _promote(self) -> None:
         now = self._clock.monotonic()
         while self._delayed and self._delayed[0][0] <= now + 1e-9:
-            _, _, key = heapq.heappop(self._delayed)
+            due, _, key = heapq.heappop(self._delayed)
+            if self._due.get(key) == due:
+                del self._due[key]
             self.add(key)
 
     def get(self) -> Hashable | None:

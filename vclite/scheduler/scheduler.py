@@ -1,8 +1,9 @@
 """The scheduler component: the thin shell around `run_session` (Component protocol).
 
-start() watches Pods, PodGroups, Queues, Nodes and PriorityClasses; an event that may give it
-work (triggers.py) adds the single key "session" to its queue, so bursts coalesce into one
-session. sync("session") lists the objects, runs one pure session and writes the results:
+start() keeps informers (read-only caches) of Pods, PodGroups, Queues, Nodes and PriorityClasses;
+an event that may give it work (triggers.py) adds the single key "session" to its queue, so bursts
+coalesce into one session. sync("session") snapshots the caches (no copies; the session only
+reads them), runs one pure session and writes the results:
 - a bind patches `spec.nodeName`, then sets the pod's PodScheduled=True condition;
 - an eviction deletes the pod;
 - PodGroup statuses and Queue `status.allocated` only when they changed (the session already
@@ -18,6 +19,7 @@ from typing import Any, Hashable
 
 from vclite.api import kinds, meta
 from vclite.apiserver import client as client_mod
+from vclite.apiserver import informer as informer_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
 from vclite.scheduler import conf as conf_mod
@@ -40,11 +42,12 @@ class Scheduler:
         self.scheduler_name = scheduler_name
         self.queue = workqueue.WorkQueue(clock)
         self.last_result: session_mod.SessionResult | None = None
-        self._subscriptions: list[client_mod.Subscription] = []
+        self._requests: dict = {}  # pod requests memo across sessions (snapshot.ClusterState.request_cache)
+        self.informers = {kind.kind: informer_mod.Informer(client, kind, self._on_event) for kind in WATCHED}
 
     def start(self) -> None:
-        for kind in WATCHED:
-            self._subscriptions.append(self.client.watch(kind, self._on_event))
+        for informer in self.informers.values():
+            informer.start()
         self.queue.add(KEY)
 
     def _on_event(self, ev: client_mod.WatchEvent) -> None:
@@ -52,10 +55,10 @@ class Scheduler:
             self.queue.add(KEY)
 
     def sync(self, key: Hashable) -> None:
+        cached = {kind: informer.list() for kind, informer in self.informers.items()}  # read-only objects
         state = snapshot.ClusterState(
-            nodes=self.client.list(kinds.NODE), queues=self.client.list(kinds.QUEUE),
-            podgroups=self.client.list(kinds.PODGROUP), pods=self.client.list(kinds.POD),
-            priority_classes=self.client.list(kinds.PRIORITYCLASS))
+            nodes=cached["Node"], queues=cached["Queue"], podgroups=cached["PodGroup"], pods=cached["Pod"],
+            priority_classes=cached["PriorityClass"], request_cache=self._requests)
         result = session_mod.run_session(state, self.conf, self.clock.now(), self.scheduler_name)
         self.last_result = result
         self._bind(result.binds)

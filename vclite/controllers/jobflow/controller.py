@@ -39,6 +39,7 @@ from typing import Any, Hashable
 
 from vclite.api import batch, flow, kinds, meta
 from vclite.apiserver import client as client_mod
+from vclite.apiserver import informer as informer_mod
 from vclite.apiserver import events
 from vclite.controllers.jobflow import objects, readiness
 from vclite.controllers.jobflow import status as status_mod
@@ -48,6 +49,15 @@ from vclite.lib import errors, workqueue
 Obj = dict[str, Any]
 TEMPLATE_KEY_PREFIX = "JobTemplate:"
 NORMAL, WARNING = "Normal", "Warning"
+STATUS_REFRESH = 0.25  # seconds: how stale a JobFlow's per-job task counts may be
+
+
+def _status_only(new: Obj, old: Obj) -> bool:
+    """True if nothing but status and resourceVersion differs between two versions of an object."""
+    def strip(o: Obj) -> Obj:
+        md = {k: v for k, v in o.get("metadata", {}).items() if k != "resourceVersion"}
+        return {**{k: v for k, v in o.items() if k != "status"}, "metadata": md}
+    return strip(new) == strip(old)
 
 
 class JobFlowController:
@@ -57,30 +67,45 @@ class JobFlowController:
         self.client, self.clock = client, clock
         self.queue = workqueue.WorkQueue(clock)
         self._subscriptions: list[client_mod.Subscription] = []
+        self.jobs = informer_mod.Informer(client, kinds.JOB, self._on_job)  # read-only cache of vcjobs
 
     # ---- watches: only enqueue ----------------------------------------------------------------
     def start(self) -> None:
         self._subscriptions = [
             self.client.watch(kinds.JOBFLOW, self._on_jobflow),
-            self.client.watch(kinds.JOB, self._on_job),
             self.client.watch(kinds.JOBTEMPLATE, self._on_template),
         ]
+        self.jobs.start()
         for jf in self.client.list(kinds.JOBFLOW):
             self.queue.add(meta.key(jf))
 
     def stop(self) -> None:
+        self.jobs.stop()
         for sub in self._subscriptions:
             sub.cancel()
         self._subscriptions = []
 
     def _on_jobflow(self, ev: client_mod.WatchEvent) -> None:
+        """Status-only changes are this controller's own writes: they need no new sync."""
+        if ev.type == client_mod.EventType.MODIFIED and ev.old is not None and _status_only(ev.object, ev.old):
+            return
         self.queue.add(meta.key(ev.object))
 
     def _on_job(self, ev: client_mod.WatchEvent) -> None:
+        """A vcjob's phase change (or its creation / deletion) syncs its JobFlow at once: that is
+        what starts dependents. Other status changes (task counts, durations) only refresh the
+        JobFlow's status, coalesced over STATUS_REFRESH seconds so a busy flow is not
+        recomputed on every pod transition."""
+        urgent = ev.type != client_mod.EventType.MODIFIED or ev.old is None or \
+            meta.phase(ev.object) != meta.phase(ev.old) or meta.is_deleting(ev.object) or \
+            meta.phase(ev.object) in batch.FINISHED_PHASES  # final numbers (runningDuration) count
         for obj in (ev.object, ev.old):
             key = objects.jobflow_key_of(obj) if obj else None
             if key:
-                self.queue.add(key)
+                if urgent:
+                    self.queue.add(key)
+                else:
+                    self.queue.add_after(key, STATUS_REFRESH)
 
     def _on_template(self, ev: client_mod.WatchEvent) -> None:
         if ev.type == client_mod.EventType.ADDED:
@@ -124,7 +149,7 @@ class JobFlowController:
                 self.queue.add(meta.key(jf))
 
     def _jobs_of(self, jobflow: Obj) -> list[Obj]:
-        found = self.client.list(kinds.JOB, meta.namespace(jobflow), label_selector=objects.flow_selector(jobflow))
+        found = self.jobs.list(meta.namespace(jobflow), labels=objects.flow_selector(jobflow))
         return [j for j in found if objects.belongs_to(j, jobflow)]
 
     def _ensure_finalizer(self, jobflow: Obj) -> Obj:

@@ -36,6 +36,9 @@ class ClusterState:
     podgroups: list[Obj] = dataclasses.field(default_factory=list)
     pods: list[Obj] = dataclasses.field(default_factory=list)
     priority_classes: list[Obj] = dataclasses.field(default_factory=list)
+    # Optional memo of pod requests keyed by (uid, resourceVersion), kept by the caller across
+    # sessions (parsing quantities is the costliest part of a snapshot); pruned to live pods.
+    request_cache: dict | None = None
 
 
 @dataclasses.dataclass
@@ -52,6 +55,23 @@ def _pod_requests(pod: Obj) -> dict[str, dims_mod.Fraction] | None:
         return resources.pod_requests(pod)
     except ValueError:
         return None  # admission rejects such pods; one that slipped through is not scheduled
+
+
+def _relevant(pod: Obj, groups: set[str]) -> bool:
+    """A finished pod (Succeeded/Failed) uses no node resources; it matters only to its gang."""
+    if (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
+        return True
+    group = meta.annotations(pod).get(batch.GROUP_NAME)
+    return bool(group) and f"{meta.namespace(pod)}/{group}" in groups
+
+
+def _cached_requests(pod: Obj, cache: dict | None) -> dict[str, dims_mod.Fraction] | None:
+    if cache is None:
+        return _pod_requests(pod)
+    key = (meta.uid(pod), pod["metadata"].get("resourceVersion"))
+    if key not in cache:
+        cache[key] = _pod_requests(pod)
+    return cache[key]
 
 
 def _spec_list(obj: Obj, *path: str) -> dict[str, dims_mod.Fraction]:
@@ -129,7 +149,13 @@ def _job_info(pg: Obj, dims: dims_mod.Dims, prio: _Priorities) -> jobs_mod.JobIn
 
 def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> Snapshot:
     ready = [n for n in state.nodes if nodes_mod.is_ready(n)]
-    pod_reqs = [(p, _pod_requests(p)) for p in sorted(state.pods, key=meta.key)]
+    groups = {meta.key(pg) for pg in state.podgroups}
+    pod_reqs = [(p, _cached_requests(p, state.request_cache)) for p in sorted(state.pods, key=meta.key)
+                if _relevant(p, groups)]
+    if state.request_cache is not None:
+        live = {(meta.uid(p), p["metadata"].get("resourceVersion")) for p, _ in pod_reqs}
+        for k in [k for k in state.request_cache if k not in live]:
+            del state.request_cache[k]
     allocs = {meta.name(n): nodes_mod.allocatable_list(n) for n in ready}
     names: set[str] = set()
     for a in allocs.values():
