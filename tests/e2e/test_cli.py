@@ -90,3 +90,46 @@ def test_ctrl_c_stops_every_pod(write, tmp_path):
 def test_help_teaches(vcctl):
     r = vcctl("run", "--help")
     assert r.code == 0 and "Exit status" in r.out and "--nodes" in r.out
+
+
+ROUND_TRIP = """
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: keep
+  annotations: {team.example.com/owner: ml-infra}
+spec:
+  minAvailable: 1
+  networkTopology: {mode: soft, highestTierAllowed: 2}
+  tasks:
+    - name: main
+      replicas: 1
+      topologyPolicy: none
+      template:
+        metadata: {labels: {app: keep}}
+        spec:
+          restartPolicy: Never
+          tolerations: [{key: gpu, operator: Exists, effect: NoSchedule}]
+          securityContext: {runAsNonRoot: false}
+          containers:
+            - name: main
+              image: busybox
+              imagePullPolicy: IfNotPresent
+              command: ["true"]
+              ports: [{containerPort: 8080, name: http}]
+"""
+
+
+def test_fields_vclite_does_not_model_survive_the_round_trip(vcctl, write, tmp_path):
+    r = vcctl("run", "--quiet", "-o", "json", "--workdir", tmp_path, write("keep.yaml", ROUND_TRIP))
+    assert r.code == 0, r
+    job = next(o for o in r.json()["items"] if o["kind"] == "Job")
+    want = yaml.safe_load(ROUND_TRIP)
+    assert job["metadata"]["annotations"]["team.example.com/owner"] == "ml-infra"
+    assert job["spec"]["networkTopology"] == want["spec"]["networkTopology"]
+    got_spec = job["spec"]["tasks"][0]["template"]["spec"]
+    for field in ("tolerations", "securityContext"):
+        assert got_spec[field] == want["spec"]["tasks"][0]["template"]["spec"][field]
+    assert got_spec["containers"][0]["ports"] == [{"containerPort": 8080, "name": "http"}]
+    pod = next(o for o in r.json()["items"] if o["kind"] == "Pod")
+    assert pod["spec"]["tolerations"] == want["spec"]["tasks"][0]["template"]["spec"]["tolerations"]

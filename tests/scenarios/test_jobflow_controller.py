@@ -39,6 +39,7 @@ class Env:
         self.templates.start()
 
     def drain(self) -> None:
+        """Sync until nothing is left, jumping the virtual clock to delayed work (as Runtime.settle)."""
         busy = True
         while busy:
             busy = False
@@ -46,6 +47,10 @@ class Env:
                 while (key := ctrl.queue.get()) is not None:
                     ctrl.sync(key)
                     busy = True
+            due = [t for t in (c.queue.next_ready_at() for c in (self.flows, self.templates)) if t is not None]
+            if not busy and due:
+                self.clock.jump_to(min(due))
+                busy = True
 
     def template(self, name: str, spec: dict | None = None) -> None:
         self.client.create({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobTemplate",

@@ -137,9 +137,8 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
             last_phases = now_phases
 
     loop = asyncio.get_running_loop()
-    main_task = asyncio.current_task()
-    loop.add_signal_handler(signal.SIGINT, main_task.cancel)
-    loop.add_signal_handler(signal.SIGTERM, main_task.cancel)
+    loop.add_signal_handler(signal.SIGINT, rt.request_stop)
+    loop.add_signal_handler(signal.SIGTERM, rt.request_stop)
     try:
         if live is not None:
             live.start()
@@ -181,7 +180,7 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
     progress_console = out if output is None else Console(stderr=True, highlight=False)
     try:
         done, snap = asyncio.run(_run(rt, docs, progress_console, live_view, quiet, timeout))
-    except (asyncio.CancelledError, KeyboardInterrupt):
+    except (runtime_mod.Interrupted, asyncio.CancelledError, KeyboardInterrupt):
         err.print("interrupted: every pod was stopped.", markup=False)
         return 130
     if output:

@@ -37,6 +37,10 @@ from vclite.scheduler import scheduler as scheduler_mod
 log = logging.getLogger("vclite.runtime")
 
 
+class Interrupted(Exception):
+    """run_until stopped because request_stop() was called (e.g. on Ctrl-C)."""
+
+
 @dataclasses.dataclass
 class SyncFailure:
     component: str
@@ -74,6 +78,7 @@ class Runtime:
         for c in self.components:
             c.queue.on_add = self._on_add
         self._started = False
+        self._stop_requested = False
 
     # ---- driving -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -85,6 +90,13 @@ class Runtime:
     def _on_add(self) -> None:
         if self._wake is not None:
             self._wake.set()
+
+    def request_stop(self) -> None:
+        """Make run_until raise Interrupted at its next wake-up (safe to call from a signal handler
+        registered with loop.add_signal_handler). A flag, not task cancellation, so the request
+        cannot be lost in a race with a wake-up."""
+        self._stop_requested = True
+        self._on_add()
 
     def _sync_one(self, c: component_mod.Component, key: Hashable) -> None:
         try:
@@ -153,6 +165,8 @@ class Runtime:
         self._wake = asyncio.Event()
         deadline = None if timeout is None else self.clock.monotonic() + timeout
         while True:
+            if self._stop_requested:
+                raise Interrupted()
             self._wake.clear()
             self.step()
             if on_tick:
@@ -169,6 +183,8 @@ class Runtime:
                                  None if deadline is None else deadline - now,
                                  tick if on_tick else None) if w is not None]
             wait = max(0.0, min(waits)) if waits else None
+            if self._stop_requested:
+                continue
             try:
                 await asyncio.wait_for(self._wake.wait(), timeout=wait)
             except asyncio.TimeoutError:

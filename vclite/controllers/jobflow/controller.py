@@ -49,7 +49,8 @@ from vclite.lib import errors, workqueue
 Obj = dict[str, Any]
 TEMPLATE_KEY_PREFIX = "JobTemplate:"
 NORMAL, WARNING = "Normal", "Warning"
-STATUS_REFRESH = 0.25  # seconds: how stale a JobFlow's per-job task counts may be
+STATUS_REFRESH = 0.25  # seconds: how stale a JobFlow's view of running jobs may be
+URGENT_PHASES = batch.FINISHED_PHASES | {batch.JobPhase.TERMINATING}
 
 
 def _status_only(new: Obj, old: Obj) -> bool:
@@ -92,13 +93,12 @@ class JobFlowController:
         self.queue.add(meta.key(ev.object))
 
     def _on_job(self, ev: client_mod.WatchEvent) -> None:
-        """A vcjob's phase change (or its creation / deletion) syncs its JobFlow at once: that is
-        what starts dependents. Other status changes (task counts, durations) only refresh the
-        JobFlow's status, coalesced over STATUS_REFRESH seconds so a busy flow is not
-        recomputed on every pod transition."""
-        urgent = ev.type != client_mod.EventType.MODIFIED or ev.old is None or \
-            meta.phase(ev.object) != meta.phase(ev.old) or meta.is_deleting(ev.object) or \
-            meta.phase(ev.object) in batch.FINISHED_PHASES  # final numbers (runningDuration) count
+        """A vcjob created, deleted or in a phase that can decide something (Completed starts
+        dependents; Failed, Terminated, Terminating fail the flow) syncs its JobFlow at once. Other
+        changes (Pending -> Running, task counts) only refresh the JobFlow's status, coalesced
+        over STATUS_REFRESH seconds, so a busy flow is not recomputed on every pod transition."""
+        urgent = ev.type != client_mod.EventType.MODIFIED or ev.old is None or meta.is_deleting(ev.object) or \
+            meta.phase(ev.object) in URGENT_PHASES
         for obj in (ev.object, ev.old):
             key = objects.jobflow_key_of(obj) if obj else None
             if key:
