@@ -64,11 +64,7 @@ def validate(files) -> None:
 
     Lists every problem as file:line: Kind/name: field: message and exits 2 if there is any.
     """
-    try:
-        docs = manifests.load(list(files))
-        problems = manifests.validate(docs)
-    except manifests.InvalidManifests as exc:
-        problems = exc.problems
+    docs, problems = manifests.load_and_validate(list(files))
     if problems:
         for p in problems:
             click.echo(str(p), err=True)

@@ -115,3 +115,12 @@ def validate(docs: list[yamlio.Document], require_command: bool = True) -> list[
     """Every admission problem of the whole set of documents, found on a scratch API."""
     scratch = inprocess.new_client(clock_mod.RealClock(), require_command=require_command)
     return apply_all(scratch, docs)
+
+
+def load_and_validate(paths: list[str], require_command: bool = True) -> tuple[list[yamlio.Document], list[Any]]:
+    """(documents, problems): structural problems of loading, else every admission problem."""
+    try:
+        docs = load(paths)
+    except InvalidManifests as exc:
+        return [], exc.problems
+    return docs, validate(docs, require_command)

@@ -165,11 +165,7 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
 def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None, conf_path: str | None,
         workdir: str | None, timeout: float | None) -> int:
     err = _Stderr()
-    try:
-        docs = manifests.load(files)
-        problems = manifests.validate(docs)
-    except manifests.InvalidManifests as exc:
-        problems = exc.problems
+    docs, problems = manifests.load_and_validate(files)
     if problems:
         for p in problems:
             err.print(str(p), markup=False)
