@@ -63,9 +63,9 @@ def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, vie
         return None
     if not isinstance(new, dict):
         raise errors.Invalid(kind.kind, "", [errors.FieldError("", common.type_error(new, "object"))])
-    obj = jsoncopy.deep_copy(new)
     if op is Operation.UPDATE_STATUS:
-        return obj
+        return new  # status writes are not admitted (as Kubernetes webhooks do not see /status)
+    obj = jsoncopy.deep_copy(new)
     errs = common.validate_metadata(kind, obj)
     if not isinstance(obj.get("metadata"), dict):
         raise errors.Invalid(kind.kind, "", errs)

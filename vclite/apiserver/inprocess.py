@@ -118,11 +118,13 @@ class InProcessClient:
 
     def update_status(self, obj: Obj) -> Obj:
         kind = kind_of(obj)
-        old = self._current(kind, obj)
-        candidate = memory.clone(old)
-        candidate["status"] = memory.clone(obj.get("status"))
-        if obj.get("metadata", {}).get("resourceVersion"):
-            candidate["metadata"]["resourceVersion"] = obj["metadata"]["resourceVersion"]
+        md = obj.get("metadata") or {}
+        old = self.store.peek(kind, md.get("namespace") or "default", md.get("name", ""))
+        if old is None:
+            self._current(kind, obj)  # raises NotFound with the usual message
+        candidate = {**old, "status": obj.get("status"),
+                     "metadata": {**old["metadata"], "resourceVersion": md.get("resourceVersion") or
+                                  old["metadata"]["resourceVersion"]}}
         admitted = self._admit(admission.Operation.UPDATE_STATUS, kind, candidate, old)
         return self.store.update(kind, admitted, subresource="status")
 

@@ -8,7 +8,8 @@ reads them), runs one pure session and writes the results:
 - an eviction deletes the pod;
 - PodGroup statuses and Queue `status.allocated` only when they changed (the session already
   ignores time-only differences).
-A pod deleted meanwhile is skipped; a PodGroup changed meanwhile (Conflict) is left to the next
+The watch events of the PodGroup and Queue status writes do not wake the scheduler again (they
+only report decisions already taken); binds and evictions do. A pod deleted meanwhile is skipped; a PodGroup changed meanwhile (Conflict) is left to the next
 session, which its change has already queued. There is no periodic session.
 
 Must not: make scheduling decisions (the session does) or import controllers or the executor.
@@ -42,6 +43,8 @@ class Scheduler:
         self.scheduler_name = scheduler_name
         self.queue = workqueue.WorkQueue(clock)
         self.last_result: session_mod.SessionResult | None = None
+        self._own_writes: set[str] = set()
+        self._writing = False
         self._requests: dict = {}  # pod requests memo across sessions (snapshot.ClusterState.request_cache)
         self.informers = {kind.kind: informer_mod.Informer(client, kind, self._on_event) for kind in WATCHED}
 
@@ -51,8 +54,21 @@ class Scheduler:
         self.queue.add(KEY)
 
     def _on_event(self, ev: client_mod.WatchEvent) -> None:
+        if self._writing and ev.type == client_mod.EventType.MODIFIED and ev.kind.kind != kinds.POD.kind:
+            return  # an in-process client delivers the events of our own writes during the write.
+            # Our binds still wake us (the next session sees them Bound and moves the PodGroup to
+            # Running, as Volcano), and so do evictions (they free resources for pipelined pods).
+        rv = (ev.object.get("metadata") or {}).get("resourceVersion")
+        if rv in self._own_writes:
+            self._own_writes.discard(rv)  # the result of a decision already taken: nothing new
+            return
         if triggers.wakes_scheduler(ev, self.scheduler_name):
             self.queue.add(KEY)
+
+    def _wrote(self, obj: Obj) -> Obj:
+        """Remember the resourceVersion of our own write, so its watch event does not wake us."""
+        self._own_writes.add(obj["metadata"]["resourceVersion"])
+        return obj
 
     def sync(self, key: Hashable) -> None:
         cached = {kind: informer.list() for kind, informer in self.informers.items()}  # read-only objects
@@ -61,14 +77,20 @@ class Scheduler:
             priority_classes=cached["PriorityClass"], request_cache=self._requests)
         result = session_mod.run_session(state, self.conf, self.clock.now(), self.scheduler_name)
         self.last_result = result
-        self._bind(result.binds)
-        self._evict(result.evictions)
-        self._write_podgroups(state.podgroups, result.podgroup_status)
-        for name, patch in result.queue_status.items():
-            try:
-                self.client.patch(kinds.QUEUE, "", name, {"status": patch}, status=True)
-            except errors.NotFound:
-                continue
+        self._writing = True
+        try:
+            self._bind(result.binds)
+            self._evict(result.evictions)
+            self._write_podgroups(state.podgroups, result.podgroup_status)
+            for name, patch in result.queue_status.items():
+                try:
+                    self._wrote(self.client.patch(kinds.QUEUE, "", name, {"status": patch}, status=True))
+                except errors.NotFound:
+                    continue
+        finally:
+            self._writing = False
+            if len(self._own_writes) > 10_000:
+                self._own_writes.clear()  # versions whose events never came back (async clients)
 
     def _bind(self, binds: dict[str, str]) -> None:
         now = clock_mod.format_time(self.clock.now())
@@ -97,6 +119,6 @@ class Scheduler:
         for key, status in updates.items():
             pg = dict(by_key[key], status=status)
             try:
-                self.client.update_status(pg)
+                self._wrote(self.client.update_status(pg))
             except (errors.NotFound, errors.Conflict):
                 continue

@@ -151,18 +151,19 @@ class MemoryStore:
         if rv and rv != old["metadata"]["resourceVersion"]:
             raise errors.Conflict(f'Operation cannot be fulfilled on {kind.resource} "{name}": the object has been '
                                   "modified; please apply your changes to the latest version and try again")
-        new = clone(obj)
         if subresource == "status":
-            merged = clone(old)
-            if "status" in new:
-                merged["status"] = new["status"]
+            # Structural sharing: stored objects are never modified in place, so the new version
+            # can share everything but status (copied from the caller) with the old one.
+            new = {**old, "metadata": dict(old["metadata"])}
+            if obj.get("status") is not None:
+                new["status"] = clone(obj["status"])
             else:
-                merged.pop("status", None)
-            new = merged
+                new.pop("status", None)
         else:
+            new = clone(obj)
             if kind.has_status:
                 if "status" in old:
-                    new["status"] = clone(old["status"])
+                    new["status"] = old["status"]
                 else:
                     new.pop("status", None)
             nmd = new.setdefault("metadata", {})
