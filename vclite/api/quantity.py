@@ -10,6 +10,7 @@ This module does no I/O and knows nothing of pods or resource lists (see resourc
 from __future__ import annotations
 
 import fractions
+import functools
 import math
 import re
 
@@ -51,6 +52,19 @@ def _show(value: object) -> str:
 
 def parse(value: str | int | float | Fraction) -> Fraction:
     """The exact value of a quantity. Raises ValueError naming the value when it is not one."""
+    if type(value) is str:
+        return _parse_str_cached(value)
+    return _parse(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_str_cached(value: str) -> Fraction:
+    """Manifests repeat the same few quantities (`500m`, `1Gi`) thousands of times: memoised.
+    Fractions are immutable, so sharing results is safe; errors are not cached."""
+    return _parse(value)
+
+
+def _parse(value: str | int | float | Fraction) -> Fraction:
     if isinstance(value, bool) or value is None:
         raise _invalid(value, "expected a string or a number")
     if isinstance(value, Fraction):
