@@ -217,7 +217,8 @@ CASES += [
         bind={}, phases={"ns/big": "Inqueue"},
         # big-0 fit node c in a statement that was then discarded: it counts as schedulable (2/3)
         messages={"ns/big": "2/3 tasks in gang unschedulable: pod group is not ready, 3 Pending, 3 minAvailable; "
-                            "0/3 nodes are unavailable: 1 node(s) didn't match node selector, 2 Insufficient cpu."}),
+                            "0/3 nodes are unavailable: 1 node(s) didn't match Pod's node affinity/selector, "
+                            "2 Insufficient cpu."}),
         id="MSG-01 per-node reasons aggregated"),
     pytest.param(Case(
         T_DEFAULTISH, "enqueue, allocate", [node("a", 4, "8Gi"), node("b", 2, "8Gi")], [queue("default")],

@@ -156,11 +156,14 @@ DEFAULT_OBJECTS: tuple[Obj, ...] = (
 )
 
 
-def new_client(clock: clock_mod.Clock | None = None, require_command: bool = True) -> InProcessClient:
-    """A fresh in-memory control plane API with the default namespace and queues."""
+def new_client(clock: clock_mod.Clock | None = None, require_command: bool = True,
+               store: memory.MemoryStore | None = None) -> InProcessClient:
+    """A control plane API over `store` (default: a fresh in-memory one) with the default namespace
+    and queues, each created only if missing (a durable store reopened keeps its own)."""
     clock = clock or clock_mod.RealClock()
-    store = memory.MemoryStore(clock)
+    store = store if store is not None else memory.MemoryStore(clock)
     for obj in DEFAULT_OBJECTS:
         kind = kind_of(obj)
-        store.create(kind, json.loads(json.dumps(obj)))
+        if store.peek(kind, "", obj["metadata"]["name"]) is None:
+            store.create(kind, json.loads(json.dumps(obj)))
     return InProcessClient(store, clock, require_command=require_command)

@@ -9,8 +9,9 @@ import click
 
 from vclite import __version__
 from vclite.api import convert, yamlio
-from vclite.cli import manifests
+from vclite.cli import client_job, client_jobflow, client_queue, manifests
 from vclite.cli import run as run_mod
+from vclite.cli import server as server_mod
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -100,8 +101,30 @@ _out_opt = click.option("-o", "--output", type=click.Choice(["yaml", "json"]), d
 
 
 @cli.group(context_settings=CONTEXT)
+def jobflow() -> None:
+    """JobFlows (flow.volcano.sh/v1alpha1) on a server or cluster, as Volcano's vcctl.
+
+    \b
+    Talks to the API server of the kubeconfig (-k; default: $KUBECONFIG, the `vcctl server`
+    kubeconfig, ~/.kube/config), or to -s/--master.
+    """
+
+
+for _command in client_jobflow.build(client_jobflow.JOBFLOW):
+    jobflow.add_command(_command)
+
+
+@cli.group(context_settings=CONTEXT)
 def jobtemplate() -> None:
-    """JobTemplates (flow.volcano.sh/v1alpha1): the job a JobFlow's flow runs."""
+    """JobTemplates (flow.volcano.sh/v1alpha1): the job a JobFlow's flow runs.
+
+    create|list|get|describe|delete talk to a server or cluster, as Volcano's vcctl;
+    from-job converts a file locally.
+    """
+
+
+for _command in client_jobflow.build(client_jobflow.JOBTEMPLATE):
+    jobtemplate.add_command(_command)
 
 
 @jobtemplate.command("from-job", context_settings=CONTEXT)
@@ -115,7 +138,17 @@ def jobtemplate_from_job(file, name, output) -> None:
 
 @cli.group(context_settings=CONTEXT)
 def job() -> None:
-    """Volcano jobs (batch.volcano.sh/v1alpha1 Job, "vcjob")."""
+    """Volcano jobs (batch.volcano.sh/v1alpha1 Job, "vcjob").
+
+    run|list|view|suspend|resume|delete talk to a server or cluster, as Volcano's vcctl;
+    from-template converts a file locally.
+    """
+
+
+for _command in client_job.build():
+    job.add_command(_command)
+cli.add_command(client_queue.build())
+cli.add_command(server_mod.server)
 
 
 @job.command("from-template", context_settings=CONTEXT)

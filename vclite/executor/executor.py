@@ -12,6 +12,9 @@ back as pod status (phase, conditions, startTime, container statuses, pod and ho
   30 s); a pod still present gets its final status, and a pod being deleted without finalizers is
   then deleted for good (the kubelet's last step of graceful deletion).
 - A pod already Succeeded or Failed is never run again.
+- On start, pods whose processes died with a previous vclite process are recovered (see
+  recovery.py): left-behind process groups are killed, started pods get a final status with
+  reason ProcessLost, pods being deleted are deleted for good.
 `sync` must run inside a running asyncio event loop (processes are asyncio subprocesses). Watch
 handlers only enqueue keys; the runner's change callback too. This module never imports the
 controllers or the scheduler, and never decides anything a pure module (podstatus) can decide.
@@ -27,7 +30,7 @@ from typing import Any, Hashable
 from vclite.api import core, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import events
-from vclite.executor import envvars, podstatus, runner as runner_mod
+from vclite.executor import envvars, podstatus, recovery, runner as runner_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
 
@@ -59,6 +62,7 @@ class LocalExecutor:
         self.queue = workqueue.WorkQueue(clock)
         self._runs: dict[str, _Run] = {}
         self._blocked: set[str] = set()       # pods waiting for a ConfigMap
+        self._lost: dict[str, str] = {}       # key -> uid of pods whose processes died with a previous process
         self._subs: list[client_mod.Subscription] = []
 
     # ---- watches: enqueue only ----------------------------------------------------------------
@@ -66,9 +70,21 @@ class LocalExecutor:
         if not self._subs:
             self._subs = [self.client.watch(kinds.POD, self._on_pod),
                           self.client.watch(kinds.CONFIGMAP, self._on_config_map)]
+            left = recovery.left_behind(self.workdir)
             for pod in self.client.list(kinds.POD):  # pods bound before start, as an informer's initial list
                 if self._mine(pod):
+                    self._note_lost(pod, left.get(str(self.pod_dir(meta.namespace(pod), meta.name(pod))), []))
                     self.queue.add(meta.key(pod))
+
+    def _note_lost(self, pod: Obj, left_pids: list[int]) -> None:
+        """A pod found at start that ran under a previous process: kill what is left of it and
+        remember to write its final status (sync does, so a failed write is retried)."""
+        for pid in left_pids:
+            log.warning("pod %s: killing process group %d left by a previous vclite process", meta.key(pod), pid)
+            recovery.kill_group(pid)
+        if meta.is_deleting(pod) or (meta.phase(pod) not in podstatus.TERMINAL
+                                     and (left_pids or recovery.was_started(pod))):
+            self._lost[meta.key(pod)] = meta.uid(pod)
 
     def _mine(self, pod: Obj | None) -> bool:
         return bool(pod) and (pod.get("spec") or {}).get("nodeName") in self.node_names
@@ -119,10 +135,21 @@ class LocalExecutor:
             if same:
                 self._finish_deletion(pod)
                 return
+        lost_uid = self._lost.pop(key, None)
+        lost = pod is not None and lost_uid == meta.uid(pod)
         if pod is None or not self._mine(pod) or meta.is_deleting(pod):
             self._blocked.discard(key)
+            if lost and meta.is_deleting(pod):   # the kubelet's last step, which the previous process missed
+                self._finish_deletion(pod)
             return
         if meta.phase(pod) in podstatus.TERMINAL:
+            return
+        if lost:
+            try:
+                self._write_lost(pod)
+            except errors.ApiError:
+                self._lost[key] = meta.uid(pod)   # retried with back-off: never start it again
+                raise
             return
         self._start(key, pod)
 
@@ -192,6 +219,17 @@ class LocalExecutor:
         if reason and phase not in podstatus.TERMINAL:
             phase = core.PodPhase.FAILED
         self._write(pod, phase, r.start_time, r.init, r.main, reason, message)
+
+    def _write_lost(self, pod: Obj) -> None:
+        now = clock_mod.format_time(self.clock.now()) or ""
+        init, main = recovery.lost_states(pod, now)
+        phase = recovery.lost_phase(init, main)
+        failed = phase == core.PodPhase.FAILED
+        start_time = (pod.get("status") or {}).get("startTime") or now
+        if self._write(pod, phase, start_time, init, main, recovery.PROCESS_LOST if failed else "",
+                       recovery.POD_MESSAGE if failed else ""):
+            events.record(self.client, self.clock, pod, "Warning", recovery.PROCESS_LOST, recovery.POD_MESSAGE,
+                          component="vclite-executor")
 
     def _write_not_started(self, pod: Obj, phase: core.PodPhase, reason: str, message: str,
                            pod_level: bool = False) -> None:

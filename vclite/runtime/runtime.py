@@ -10,6 +10,12 @@ pops ready keys and calls `sync`, re-queues failures with back-off, and decides 
 - `run_until(done)` (asyncio, real clock) wakes on new work, on the next timer, or when a pod's
   process changes state — never on a fixed period.
 
+With `data_dir`, the control plane is durable: objects live in `<data_dir>/store.db` (a
+store.sqlite.SqliteStore, owned by this process until close()) and pods' working directories and
+logs under `<data_dir>/pods`. Starting again on the same directory reconciles: the default objects
+and nodes are created only if missing, components re-list on start, the executor recovers pods
+whose processes died with the previous process.
+
 It must not contain any controller, scheduling or executor logic.
 """
 from __future__ import annotations
@@ -19,6 +25,7 @@ import dataclasses
 import logging
 import pathlib
 import tempfile
+import time
 from typing import Any, Callable, Hashable
 
 from vclite.api import kinds
@@ -33,8 +40,11 @@ from vclite.lib import component as component_mod
 from vclite.lib import errors
 from vclite.scheduler import conf as scheduler_conf
 from vclite.scheduler import scheduler as scheduler_mod
+from vclite.store import sqlite as sqlite_store
 
 log = logging.getLogger("vclite.runtime")
+STORE_FILE = "store.db"
+PODS_DIR = "pods"
 
 
 class Interrupted(Exception):
@@ -52,17 +62,34 @@ class SyncFailure:
 class Runtime:
     def __init__(self, clock: clock_mod.Clock | None = None, *, nodes: list[dict] | None = None,
                  workdir: str | pathlib.Path | None = None, scheduler_config: Any = None, run_pods: bool = True,
-                 require_command: bool = True, max_requeues: int = 15, restart_backoff: float = 10.0):
+                 require_command: bool = True, max_requeues: int = 15, restart_backoff: float = 10.0,
+                 data_dir: str | pathlib.Path | None = None):
         self.clock = clock or clock_mod.RealClock()
-        self.client = inprocess.new_client(self.clock, require_command=require_command)
+        self.data_dir = pathlib.Path(data_dir) if data_dir is not None else None
+        self.store: sqlite_store.SqliteStore | None = None
+        if self.data_dir is not None:
+            self.store = sqlite_store.SqliteStore(self.clock, self.data_dir / STORE_FILE)
+        try:
+            self.client = inprocess.new_client(self.clock, require_command=require_command, store=self.store)
+        except BaseException:
+            self.close()
+            raise
         self.max_requeues = max_requeues
         self.failures: list[SyncFailure] = []
         self._wake: asyncio.Event | None = None
         node_objs = nodes if nodes is not None else [nodes_mod.host_node()]
         for node in node_objs:
-            self.client.create(node)
+            try:
+                self.client.create(node)
+            except errors.AlreadyExists:
+                pass    # a durable store reopened: the node is already registered
         self.node_names = [n["metadata"]["name"] for n in node_objs]
-        self.workdir = pathlib.Path(workdir) if workdir else pathlib.Path(tempfile.mkdtemp(prefix="vclite-"))
+        if workdir:
+            self.workdir = pathlib.Path(workdir)
+        elif self.data_dir is not None:
+            self.workdir = self.data_dir / PODS_DIR
+        else:
+            self.workdir = pathlib.Path(tempfile.mkdtemp(prefix="vclite-"))
         conf = scheduler_config if scheduler_config is not None else scheduler_conf.default_conf()
         self.job_controller = job_controller.JobController(self.client, self.clock)
         self.jobflow_controller = jobflow_controller.JobFlowController(self.client, self.clock)
@@ -79,6 +106,7 @@ class Runtime:
             c.queue.on_add = self._on_add
         self._started = False
         self._stop_requested = False
+        self.on_sync: Callable[[str, float], None] | None = None  # (component, seconds) after each sync: metrics
 
     # ---- driving -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -99,6 +127,7 @@ class Runtime:
         self._on_add()
 
     def _sync_one(self, c: component_mod.Component, key: Hashable) -> None:
+        started = time.perf_counter()
         try:
             c.sync(key)
             c.queue.forget(key)
@@ -112,6 +141,9 @@ class Runtime:
                 self.failures.append(SyncFailure(c.name, key, f"{type(exc).__name__}: {exc}", attempts))
             else:
                 c.queue.add_rate_limited(key)
+        finally:
+            if self.on_sync is not None:
+                self.on_sync(c.name, time.perf_counter() - started)
 
     def step(self) -> int:
         """Process every ready key of every component; return how many syncs ran."""
@@ -194,6 +226,12 @@ class Runtime:
         """Stop every pod cleanly (process groups terminated, then killed)."""
         if self.executor is not None:
             await self.executor.stop_all()
+
+    def close(self) -> None:
+        """Release the durable store (its file and lock); a no-op without data_dir. Call after
+        shutdown(); the runtime must not be driven afterwards."""
+        if self.store is not None:
+            self.store.close()
 
     # ---- queries used by the CLI ----------------------------------------------------------------
     def objects(self, kind: kinds.Kind) -> list[dict]:

@@ -174,6 +174,10 @@ def build(actions: str | Sequence[str], tiers: Sequence[Sequence[Mapping[str, An
             raise ValueError(f"tiers[{t}]: plugin {sorted(dup)[0]!r} is listed twice")
         if any(o.name == "drf" and o.enabled("enableHierarchy") for o in opts) and "proportion" in seen:
             raise ValueError(f"tiers[{t}]: drf with enableHierarchy cannot be used with proportion in the same tier")
+        for i, o in enumerate(opts):
+            for flag, why in getattr(o.plugin, "unsupported_flags", {}).items():
+                if o.enabled(flag):
+                    raise ValueError(f"tiers[{t}].plugins[{i}] ({o.name}): {flag} is not supported: {why}")
         out_tiers.append(opts)
     return SchedulerConf(_action_options(names, configurations, reg), tuple(out_tiers))
 

@@ -1,9 +1,9 @@
 """Name -> class tables for actions and plugins, built by a function (nothing registers at import).
 
 `default_registry()` holds what vclite implements plus the names Volcano's default and Helm
-configurations use that vclite accepts as no-ops for now (see actions/unsupported.py and
-plugins/unsupported.py). Other Volcano names get a "not supported yet" error, anything else an
-"unknown" error; both name the offender. Tests add their own plugins with `with_plugins`.
+configurations use that vclite accepts as no-ops for now (see actions/unsupported.py). Other
+Volcano names get a "not supported yet" error, anything else an "unknown" error; both name the
+offender. Tests add their own plugins with `with_plugins`.
 
 Must not: instantiate anything.
 """
@@ -13,10 +13,10 @@ import dataclasses
 import types
 from typing import Mapping
 
-from vclite.scheduler.actions import allocate, backfill, enqueue
+from vclite.scheduler.actions import allocate, backfill, enqueue, preempt, reclaim
 from vclite.scheduler.actions import unsupported as unsupported_actions
-from vclite.scheduler.plugins import gang, predicates, priority, proportion
-from vclite.scheduler.plugins import unsupported as unsupported_plugins
+from vclite.scheduler.plugins import (binpack, conformance, drf, gang, nodeorder, overcommit, predicates, priority,
+                                      proportion)
 
 # Everything Volcano can be configured with, for a clearer error on names vclite lacks.
 VOLCANO_ACTIONS = ("enqueue", "allocate", "backfill", "preempt", "reclaim", "gangpreempt", "gangreclaim",
@@ -69,7 +69,8 @@ def _table(classes: list[type]) -> Mapping[str, type]:
 
 def default_registry() -> Registry:
     return Registry(
-        actions=_table([enqueue.Enqueue, allocate.Allocate, backfill.Backfill, *unsupported_actions.ACTIONS]),
-        plugins=_table([priority.Priority, gang.Gang, predicates.Predicates, proportion.Proportion,
-                        *unsupported_plugins.PLUGINS]),
+        actions=_table([enqueue.Enqueue, allocate.Allocate, backfill.Backfill, preempt.Preempt, reclaim.Reclaim,
+                        *unsupported_actions.ACTIONS]),
+        plugins=_table([priority.Priority, gang.Gang, conformance.Conformance, drf.Drf, predicates.Predicates,
+                        proportion.Proportion, nodeorder.NodeOrder, binpack.Binpack, overcommit.Overcommit]),
     )

@@ -64,7 +64,8 @@ def test_gang_that_does_not_fit_stays_unbound_and_says_why():
     c.drain()
     pg = c.get(kinds.PODGROUP, "pg1")
     assert pg["status"]["phase"] == "Pending"
-    assert 'queue resource quota insufficient: job needs cpu 2 but queue "default" can get at most 1' in \
+    # overcommit (before proportion in Volcano's default tiers) is the first to refuse: 1 cpu × 1.2
+    assert "resource in cluster is overused: job needs cpu 2 but the cluster can admit at most cpu 1200m more" in \
         pg["status"]["conditions"][0]["message"]
 
 

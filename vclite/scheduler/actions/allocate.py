@@ -54,8 +54,7 @@ class Allocate:
         self.arguments = arguments
 
     def execute(self, ssn: "session_mod.Session") -> None:
-        queues = ssn.queue_pq()
-        jobs_by_queue: dict[str, "pqueue.PriorityQueue"] = {}
+        by_queue: dict[str, list] = {}
         with_enqueue = ssn.conf.has_action(enqueue.NAME)
         for job in ssn.jobs.values():
             if job.is_pending():
@@ -67,11 +66,12 @@ class Allocate:
                 if job.tasks:
                     ssn.explain_unschedulable(job, invalid.reason, invalid.message)
                 continue
-            if job.queue not in jobs_by_queue:
-                jobs_by_queue[job.queue] = ssn.job_pq()
-                queues.push(ssn.queues[job.queue])
-            jobs_by_queue[job.queue].push(job)
-        self._allocate(ssn, queues, jobs_by_queue)
+            jobs = by_queue.get(job.queue)
+            if jobs is None:
+                jobs = by_queue[job.queue] = []
+            jobs.append(job)
+        queues = ssn.queue_pq(ssn.queues[name] for name in by_queue)
+        self._allocate(ssn, queues, {name: ssn.job_pq(jobs) for name, jobs in by_queue.items()})
 
     def _allocate(self, ssn: "session_mod.Session", queues: "pqueue.PriorityQueue",
                   jobs_by_queue: dict[str, "pqueue.PriorityQueue"]) -> None:
@@ -124,7 +124,7 @@ def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue:
                 continue
             break
         row = best_node(ssn, task, feasible)
-        if fit.fits(task.req, nodes.idle[row:row + 1])[0]:
+        if ssn.idle_fit(task)[row]:
             stmt.allocate(task, row)
         else:
             stmt.pipeline(task, row)
@@ -142,7 +142,7 @@ def _note_not_allocatable(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", q
 
 def best_node(ssn: "session_mod.Session", task: tasks_mod.TaskInfo, feasible: np.ndarray) -> int:
     """The chosen row among feasible nodes: idle-fitting nodes first, then future-idle ones."""
-    idle_ok = feasible & fit.fits(task.req, ssn.nodes.idle)
+    idle_ok = feasible & ssn.idle_fit(task)
     for candidates in (idle_ok, feasible & ~idle_ok):
         rows = np.flatnonzero(candidates)
         if rows.size == 0:

@@ -1,7 +1,8 @@
 """backfill: place BestEffort tasks (no cpu, memory or scalar request) of admitted jobs (§3.4).
 
 `allocate` skips BestEffort tasks; this action places them on any node that passes the
-predicates (including the `pods` count), best by NodeOrder score, ties to the first node by name.
+predicates and whose idle room holds them now (including the `pods` count: a slot held by a
+terminating pod is not free yet), best by NodeOrder score, ties to the first node by name.
 Queues, jobs and tasks are visited in QueueOrder / JobOrder / TaskOrder. Like Volcano's
 `ssn.Allocate`, a job's placements are committed as soon as the job is ready; placements of a job
 that never becomes ready in this session are discarded.
@@ -13,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vclite.scheduler.actions import allocate
-from vclite.scheduler.framework import plugin
+from vclite.scheduler.framework import fit, plugin
 from vclite.scheduler.framework import tasks as tasks_mod
 
 if TYPE_CHECKING:
@@ -57,6 +58,12 @@ class Backfill:
             if ssn.pre_predicate(task) is not None:
                 continue
             feasible, errors = ssn.predicate_nodes(task)
+            if errors is None:
+                # A bind takes idle room now: a pod slot held by a terminating pod is not free yet.
+                now = fit.resource_fit(task.req, ssn.nodes, ssn.nodes.idle)
+                if not (feasible & ~now.mask(len(ssn.nodes))).any():
+                    errors = fit.fit_errors([now], len(ssn.nodes))
+                feasible = feasible & ~now.mask(len(ssn.nodes))
             if errors is not None:
                 job.record_fit_errors(task, errors)
                 continue

@@ -34,14 +34,15 @@ class Enqueue:
         self.arguments = arguments
 
     def execute(self, ssn: "session_mod.Session") -> None:
-        queues = ssn.queue_pq()
-        pending: dict[str, object] = {}
+        by_queue: dict[str, list] = {}
         for job in ssn.jobs.values():
-            if job.queue not in pending:
-                pending[job.queue] = ssn.job_pq()
-                queues.push(ssn.queues[job.queue])
+            jobs = by_queue.get(job.queue)
+            if jobs is None:
+                jobs = by_queue[job.queue] = []
             if job.is_pending():
-                pending[job.queue].push(job)
+                jobs.append(job)
+        queues = ssn.queue_pq(ssn.queues[name] for name in by_queue)
+        pending = {name: ssn.job_pq(jobs) for name, jobs in by_queue.items()}
         while queues:
             queue = queues.pop()
             jobs = pending.get(queue.name)

@@ -21,8 +21,13 @@ TOO_MANY_PODS = "Too many pods"
 
 @dataclasses.dataclass(frozen=True)
 class Failure:
-    """One filter's rejections: (reason, mask of nodes rejected for it) pairs."""
+    """One filter's rejections: (reason, mask of nodes rejected for it) pairs.
+
+    `resolvable`: evicting pods from the node could cure it (kube-scheduler's `Unschedulable`,
+    e.g. a host port in use); False is `UnschedulableAndUnresolvable` (node selector, taints...),
+    and such nodes are not even considered by preempt and reclaim."""
     reasons: tuple[tuple[str, np.ndarray], ...]
+    resolvable: bool = False
 
     def mask(self, n: int) -> np.ndarray:
         out = np.zeros(n, dtype=bool)

@@ -20,7 +20,16 @@ point is one line and every loop honours tiers and enable flags the same way:
 - CALL_ALL       call every function (event handlers, accounting); None.
 
 A function is registered only if its plugin's enable flag for the point is on (points without a
-flag are always on). Must not: know any plugin or action.
+flag are always on). `caller(point)` gives a dispatcher specialised for the point's rule (a flat
+loop where tiers do not matter), kept current by later registrations: the hot loops use it.
+
+A NodeOrder function may be registered with `key=`: `key(task)` names everything about the task
+its scores depend on (None: this task is not cached), and the function promises to be row-local —
+a node's score depends only on that key and on the node's own state (its rows of the NodeState
+arrays and its object), never on which other rows are scored (no normalising across candidates).
+The session then keeps each such function's scores for all nodes per key and recomputes only the
+nodes changed since (framework/fitcache.py); the result is the same as calling it every time.
+Must not: know any plugin or action.
 """
 from __future__ import annotations
 
@@ -229,6 +238,9 @@ RULES: Mapping[Rule, Callable[[Tiers, tuple], Any]] = types.MappingProxyType({
 })
 
 
+KeyFn = Callable[[Any], Any]
+
+
 class Hooks:
     """The functions registered for one session, per point, grouped by tier in configuration order."""
 
@@ -236,24 +248,118 @@ class Hooks:
         self._n_tiers = n_tiers
         self._fns: dict[Point, Tiers] = {}
         self._names: dict[Point, list[str]] = {}
+        self._keyed: dict[Point, list[list[tuple[Fn, float, KeyFn | None]]]] = {}
+        self._flat: dict[Point, list[tuple[Fn, float, KeyFn | None]]] = {}   # tier order, updated in place
+        self._callers: dict[Point, Callable[..., Any]] = {}
 
-    def register(self, point: Point, tier: int, fn: Fn, weight: float = 1.0, plugin: str = "") -> None:
+    def register(self, point: Point, tier: int, fn: Fn, weight: float = 1.0, plugin: str = "",
+                 key: KeyFn | None = None) -> None:
         tiers = self._fns.setdefault(point, [[] for _ in range(self._n_tiers)])
         tiers[tier].append((fn, weight))
         self._names.setdefault(point, []).append(plugin)
+        keyed = self._keyed.setdefault(point, [[] for _ in range(self._n_tiers)])
+        keyed[tier].append((fn, weight, key))
+        self.flat(point)[:] = [e for t in keyed for e in t]
 
     def registered(self, point: Point) -> list[str]:
         """Names of the plugins that registered `point` (in order)."""
         return list(self._names.get(point, ()))
 
+    def flat(self, point: Point) -> list[tuple[Fn, float, KeyFn | None]]:
+        """(fn, weight, key) of every registration, in tier order; the same list object stays current."""
+        return self._flat.setdefault(point, [])
+
     def call(self, point: Point, *args: Any) -> Any:
-        return RULES[TABLE[point].rule](self._fns.get(point, ()), args)
+        c = self._callers.get(point)
+        if c is None:
+            c = self._callers[point] = self.caller(point)
+        return c(*args)
 
     def caller(self, point: Point) -> Callable[..., Any]:
-        """`call` bound to one point, for hot loops."""
-        rule = RULES[TABLE[point].rule]
-        fns = self._fns.setdefault(point, [[] for _ in range(self._n_tiers)])  # later registrations stay visible
-        return lambda *args: rule(fns, args)
+        """`call` bound to one point, for hot loops (later registrations stay visible)."""
+        rule = TABLE[point].rule
+        flat = self.flat(point)
+        special = _SPECIAL.get(rule)
+        if special is not None:
+            return special(flat)
+        fn_rule = RULES[rule]
+        fns = self._fns.setdefault(point, [[] for _ in range(self._n_tiers)])
+        self._keyed.setdefault(point, [[] for _ in range(self._n_tiers)])
+        return lambda *args: fn_rule(fns, args)
+
+
+# ---- dispatchers specialised per rule, over the flat (tier-ordered) list -------------------------------
+Flat = list[tuple[Fn, float, Any]]
+
+
+def _flat_first_nonzero(flat: Flat) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        for fn, _, _ in flat:
+            v = fn(*args)
+            if v:
+                return v
+        return 0
+    return call
+
+
+def _flat_first_non_none(flat: Flat) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        for fn, _, _ in flat:
+            v = fn(*args)
+            if v is not None:
+                return v
+        return None
+    return call
+
+
+def _flat_all_pass(flat: Flat) -> Callable[..., list]:
+    def call(*args: Any) -> list:
+        out: list = []
+        for fn, _, _ in flat:
+            out.extend(fn(*args))
+        return out
+    return call
+
+
+def _flat_and(flat: Flat) -> Callable[..., bool]:
+    def call(*args: Any) -> bool:
+        for fn, _, _ in flat:
+            if not fn(*args):
+                return False
+        return True
+    return call
+
+
+def _flat_or(flat: Flat) -> Callable[..., bool]:
+    def call(*args: Any) -> bool:
+        for fn, _, _ in flat:
+            if fn(*args):
+                return True
+        return False
+    return call
+
+
+def _flat_sum(flat: Flat) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        total: Any = 0
+        for fn, weight, _ in flat:
+            total = total + weight * fn(*args)
+        return total
+    return call
+
+
+def _flat_call_all(flat: Flat) -> Callable[..., None]:
+    def call(*args: Any) -> None:
+        for fn, _, _ in flat:
+            fn(*args)
+    return call
+
+
+_SPECIAL: Mapping[Rule, Callable[[Flat], Callable[..., Any]]] = types.MappingProxyType({
+    Rule.FIRST_NONZERO: _flat_first_nonzero, Rule.FIRST_FAILURE: _flat_first_non_none,
+    Rule.FIRST_RESULT: _flat_first_non_none, Rule.ALL_PASS: _flat_all_pass, Rule.AND: _flat_and,
+    Rule.OR: _flat_or, Rule.SUM: _flat_sum, Rule.CALL_ALL: _flat_call_all,
+})
 
 
 class Registrar:
@@ -262,10 +368,13 @@ class Registrar:
     def __init__(self, hooks: Hooks, tier: int, plugin: str, enabled: Callable[[str], bool]):
         self._hooks, self._tier, self._plugin, self._enabled = hooks, tier, plugin, enabled
 
-    def add(self, point: Point, fn: Fn, weight: float = 1.0) -> bool:
-        """Register `fn` for `point` if the plugin's flag for it is on; returns whether it was."""
+    def add(self, point: Point, fn: Fn, weight: float = 1.0, *, key: KeyFn | None = None) -> bool:
+        """Register `fn` for `point` if the plugin's flag for it is on; returns whether it was.
+        `key`: NodeOrder only — the function is row-local and its scores may be cached per key(task)."""
         flag = TABLE[point].flag
         if flag is not None and not self._enabled(flag):
             return False
-        self._hooks.register(point, self._tier, fn, weight, self._plugin)
+        if key is not None and point != Point.NODE_ORDER:
+            raise ValueError(f"{self._plugin}: key= is only for {Point.NODE_ORDER}, not {point}")
+        self._hooks.register(point, self._tier, fn, weight, self._plugin, key)
         return True

@@ -2,7 +2,9 @@
 
 Readiness (`api/job_info.go`): ReadyTaskNum = #{Allocated, Binding, Bound, Running, Succeeded};
 WaitingTaskNum = #Pipelined; a pending BestEffort task counts as ready. Per-role checks apply only
-when minAvailable ≥ Σ minTaskMember. `allocated` is kept in step with task statuses.
+when minAvailable ≥ Σ minTaskMember. `allocated` is kept in step with task statuses, and so are
+counters (ready tasks, pending BestEffort tasks, tasks per role and status) that make every gang
+check O(roles) instead of O(tasks): jobs are compared many times per session.
 
 Must not: touch nodes, plugins or the API; statuses change only through `update_task_status`.
 """
@@ -69,11 +71,28 @@ class JobInfo:
     nodes_fit_errors: dict[str, fit.FitErrors] = dataclasses.field(default_factory=dict)
     failed_roles: set[str] = dataclasses.field(default_factory=set)
     task_notes: dict[str, str] = dataclasses.field(default_factory=dict)  # why a task was not tried
+    # counters kept by add_task / update_task_status
+    n_ready: int = dataclasses.field(default=0, init=False)              # tasks in READY_STATUS
+    n_pending_best_effort: int = dataclasses.field(default=0, init=False)
+    role_counts: dict[str, dict[TaskStatus, int]] = dataclasses.field(default_factory=dict, init=False)
+    role_pending_best_effort: Counter = dataclasses.field(default_factory=Counter, init=False)
 
     # ---- task bookkeeping ------------------------------------------------------------------------
+    def _count(self, task: TaskInfo, status: TaskStatus, delta: int) -> None:
+        if status in READY_STATUS:
+            self.n_ready += delta
+        elif status == TaskStatus.PENDING and task.best_effort:
+            self.n_pending_best_effort += delta
+            self.role_pending_best_effort[task.role] += delta
+        per_role = self.role_counts.get(task.role)
+        if per_role is None:
+            per_role = self.role_counts[task.role] = {}
+        per_role[status] = per_role.get(status, 0) + delta
+
     def add_task(self, task: TaskInfo) -> None:
         self.tasks[task.uid] = task
         self.index.setdefault(task.status, {})[task.uid] = task
+        self._count(task, task.status, 1)
         if task.status in tasks_mod.ALLOCATED_STATUS:
             self.allocated += task.req
 
@@ -84,10 +103,12 @@ class JobInfo:
             bucket.pop(task.uid, None)
             if not bucket:
                 del self.index[old]
+        self._count(task, old, -1)
         if old in tasks_mod.ALLOCATED_STATUS:
             self.allocated -= task.req
         task.status = status
         self.index.setdefault(status, {})[task.uid] = task
+        self._count(task, status, 1)
         if status in tasks_mod.ALLOCATED_STATUS:
             self.allocated += task.req
 
@@ -99,22 +120,22 @@ class JobInfo:
 
     # ---- gang arithmetic -------------------------------------------------------------------------
     def ready_task_num(self) -> int:
-        return self.count(READY_STATUS)
+        return self.n_ready
 
     def waiting_task_num(self) -> int:
         return len(self.index.get(TaskStatus.PIPELINED, ()))
 
     def pending_best_effort_num(self) -> int:
-        return sum(1 for t in self.index.get(TaskStatus.PENDING, {}).values() if t.best_effort)
+        return self.n_pending_best_effort
 
     def is_ready(self) -> bool:
-        return self.ready_task_num() + self.pending_best_effort_num() >= self.min_available
+        return self.n_ready + self.n_pending_best_effort >= self.min_available
 
     def is_pipelined(self) -> bool:
-        return self.waiting_task_num() + self.ready_task_num() + self.pending_best_effort_num() >= self.min_available
+        return self.waiting_task_num() + self.n_ready + self.n_pending_best_effort >= self.min_available
 
     def is_starving(self) -> bool:
-        return self.waiting_task_num() + self.ready_task_num() < self.min_available
+        return self.waiting_task_num() + self.n_ready < self.min_available
 
     def is_pending(self) -> bool:
         return self.phase == scheduling.PodGroupPhase.PENDING
@@ -123,29 +144,30 @@ class JobInfo:
         return sum(self.min_task_member.values())
 
     def _roles(self, statuses, best_effort_pending: bool) -> Counter:
+        """Tasks per role in `statuses` (plus pending BestEffort ones), from the counters."""
         c: Counter = Counter()
-        for s in statuses:
-            for t in self.index.get(s, {}).values():
-                c[t.role] += 1
-        if best_effort_pending:
-            for t in self.index.get(TaskStatus.PENDING, {}).values():
-                if t.best_effort:
-                    c[t.role] += 1
+        for role, per_status in self.role_counts.items():
+            n = sum(per_status.get(s, 0) for s in statuses)
+            if best_effort_pending:
+                n += self.role_pending_best_effort.get(role, 0)
+            if n:
+                c[role] = n
         return c
 
-    def _roles_meet(self, counts: Counter, skip_zero: bool = False) -> bool:
-        if self.min_available < self.task_min_total():
+    def _roles_meet(self, statuses, best_effort_pending: bool, skip_zero: bool = False) -> bool:
+        if not self.min_task_member or self.min_available < self.task_min_total():
             return True
+        counts = self._roles(statuses, best_effort_pending)
         return all(counts[r] >= m for r, m in self.min_task_member.items() if not (skip_zero and m == 0))
 
     def check_task_ready(self) -> bool:
-        return self._roles_meet(self._roles(READY_STATUS, True))
+        return self._roles_meet(READY_STATUS, True)
 
     def check_task_pipelined(self) -> bool:
-        return self._roles_meet(self._roles(PIPELINED_STATUS, True))
+        return self._roles_meet(PIPELINED_STATUS, True)
 
     def check_task_valid(self) -> bool:
-        return self._roles_meet(self._roles(VALID_STATUS, False), skip_zero=True)
+        return self._roles_meet(VALID_STATUS, False, skip_zero=True)
 
     def valid_task_num(self) -> int:
         return self.count(VALID_STATUS)

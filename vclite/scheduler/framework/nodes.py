@@ -6,6 +6,12 @@ columns are the session's resource dimensions (see dims.py). Per Volcano's NodeI
 resources come back soon), `pipelined` (reserved in-session for tasks waiting on releasing
 resources), and `future_idle = idle + releasing − pipelined`.
 
+Arrays are (nodes × dimensions) in column-major (Fortran) order, so the per-dimension column
+scans and reductions of fit checks and scores are contiguous. Node state changes only through
+`add_task` / `remove_task`, which append the row to `changes`: session caches (fitcache.py)
+recompute only the rows changed since they last looked. Writing the arrays directly bypasses
+that log (tests may, outside a session's caches).
+
 Must not: decide anything (no predicates, no scoring): it only keeps the books.
 """
 from __future__ import annotations
@@ -44,33 +50,44 @@ class NodeState:
     ARRAYS = ("allocatable", "idle", "used", "releasing", "pipelined")
 
     def __init__(self, dims: dims_mod.Dims, nodes: list[Obj],
-                 allocatable: dict[str, dict[str, dims_mod.Fraction]] | None = None):
-        """`allocatable`: node name -> parsed allocatable list, if the caller already parsed them."""
+                 allocatable: dict[str, dict[str, dims_mod.Fraction]] | None = None,
+                 vectors: dict[str, np.ndarray] | None = None):
+        """`allocatable`: node name -> parsed allocatable list, if the caller already parsed them;
+        `vectors`: node name -> allocatable as a vector over `dims` (takes precedence)."""
         nodes = sorted(nodes, key=meta.name)
         parsed = allocatable or {}
+        vecs = vectors or {}
         self.dims = dims
         self.objects = nodes
         self.names: list[str] = [meta.name(n) for n in nodes]
         self.index: dict[str, int] = {n: i for i, n in enumerate(self.names)}
         n, d = len(nodes), len(dims)
-        self.allocatable = np.zeros((n, d), dtype=np.float64)
-        for i, node in enumerate(nodes):
-            alloc = parsed.get(meta.name(node))
-            self.allocatable[i] = dims.vector(alloc if alloc is not None else allocatable_list(node))
-        self.idle = self.allocatable.copy()
-        self.used = np.zeros((n, d), dtype=np.float64)
-        self.releasing = np.zeros((n, d), dtype=np.float64)
-        self.pipelined = np.zeros((n, d), dtype=np.float64)
+        rows = []
+        for name, node in zip(self.names, nodes):
+            v = vecs.get(name)
+            if v is None:
+                alloc = parsed.get(name)
+                v = dims.vector(alloc if alloc is not None else allocatable_list(node))
+            rows.append(v)
+        self.allocatable = np.array(rows, dtype=np.float64, order="F").reshape((n, d), order="F")
+        self.idle = self.allocatable.copy(order="F")
+        self.used = np.zeros((n, d), dtype=np.float64, order="F")
+        self.releasing = np.zeros((n, d), dtype=np.float64, order="F")
+        self.pipelined = np.zeros((n, d), dtype=np.float64, order="F")
         self.unschedulable = np.array([bool((node.get("spec") or {}).get("unschedulable")) for node in nodes],
                                       dtype=bool)
         self.labels: list[dict[str, str]] = [meta.labels(node) for node in nodes]
         self._label_masks: dict[tuple[str, str], np.ndarray] = {}
+        self.changes: list[int] = []   # rows touched by add_task / remove_task, in order
 
     def __len__(self) -> int:
         return len(self.names)
 
-    def future_idle(self) -> np.ndarray:
-        return self.idle + self.releasing - self.pipelined
+    def future_idle(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """idle + releasing − pipelined, for all nodes or the given rows."""
+        if rows is None:
+            return self.idle + self.releasing - self.pipelined
+        return self.idle[rows] + self.releasing[rows] - self.pipelined[rows]
 
     def label_mask(self, key: str, value: str) -> np.ndarray:
         """Nodes whose label `key` equals `value` (cached for the session)."""
@@ -82,6 +99,7 @@ class NodeState:
 
     # ---- bookkeeping (Volcano NodeInfo.AddTask / RemoveTask) ------------------------------------
     def add_task(self, i: int, req: np.ndarray, status: TaskStatus) -> None:
+        self.changes.append(i)
         if status == TaskStatus.PIPELINED:
             self.pipelined[i] += req
             return
@@ -91,6 +109,7 @@ class NodeState:
             self.releasing[i] += req
 
     def remove_task(self, i: int, req: np.ndarray, status: TaskStatus) -> None:
+        self.changes.append(i)
         if status == TaskStatus.PIPELINED:
             self.pipelined[i] -= req
             return
@@ -98,6 +117,18 @@ class NodeState:
         self.used[i] -= req
         if status == TaskStatus.RELEASING:
             self.releasing[i] -= req
+
+    def occupy(self, rows: np.ndarray, reqs: np.ndarray, releasing: np.ndarray) -> None:
+        """Snapshot building: add_task for many (row, request) pairs at once (statuses that occupy
+        the node; `releasing` marks Releasing ones). Not logged in `changes`: no cache exists yet."""
+        delta = np.zeros_like(self.used)
+        np.add.at(delta, rows, reqs)
+        self.used += delta
+        self.idle -= delta
+        if releasing.any():
+            rel = np.zeros_like(self.releasing)
+            np.add.at(rel, rows[releasing], reqs[releasing])
+            self.releasing += rel
 
     def copy_arrays(self) -> dict[str, np.ndarray]:
         """Copies of the bookkeeping arrays (for tests and dry runs)."""

@@ -3,6 +3,12 @@
 Orders are consulted when items are pushed and popped, so an item's rank reflects the state at
 that moment (queue shares change as a session allocates); callers pop and push again to re-rank.
 
+The items given at construction are sorted once (Python's sort: about n comparisons when they
+arrive nearly in order, as jobs by creation time do) and popped from that run; items pushed later
+go to a heap, and `pop` returns the lesser of the two heads. An item's rank may change only while
+it is out of the queue (as with a heap), so with a strict order (the session's orders end in a
+unique tie-break) the pop order is the same as a heap's at a fraction of the comparisons.
+
 Must not: copy or compare items by anything but `less`.
 """
 from __future__ import annotations
@@ -24,19 +30,29 @@ class _Entry:
 
 
 class PriorityQueue(Generic[T]):
+    __slots__ = ("_less", "_run", "_heap")
+
     def __init__(self, less: Callable[[T, T], bool], items: Iterable[T] = ()):
         self._less = less
-        self._heap = [_Entry(i, less) for i in items]
-        heapq.heapify(self._heap)
+        run = [_Entry(i, less) for i in items]
+        run.sort()
+        run.reverse()   # best last: popped from the end
+        self._run: list[_Entry] = run
+        self._heap: list[_Entry] = []
 
     def push(self, item: T) -> None:
         heapq.heappush(self._heap, _Entry(item, self._less))
 
     def pop(self) -> T:
-        return heapq.heappop(self._heap).item
+        run, heap = self._run, self._heap
+        if not heap:
+            return run.pop().item
+        if run and not self._less(heap[0].item, run[-1].item):
+            return run.pop().item
+        return heapq.heappop(heap).item
 
     def __len__(self) -> int:
-        return len(self._heap)
+        return len(self._run) + len(self._heap)
 
     def __bool__(self) -> bool:
-        return bool(self._heap)
+        return bool(self._run) or bool(self._heap)

@@ -18,7 +18,7 @@ import numpy as np
 
 from vclite.api import scheduling
 from vclite.lib import clock
-from vclite.scheduler.framework import fit, hooks, pqueue, snapshot, statement
+from vclite.scheduler.framework import fit, fitcache, hooks, pqueue, snapshot, statement
 from vclite.scheduler.framework import jobs as jobs_mod
 from vclite.scheduler.framework import status as status_mod
 from vclite.scheduler.framework import tasks as tasks_mod
@@ -54,6 +54,8 @@ class Session:
         self.jobs: dict[str, JobInfo] = snap.jobs
         self.queues: dict[str, QueueInfo] = snap.queues
         self.total: np.ndarray = snap.total
+        self.pods: list[Obj] = snap.pods   # every listed pod, read-only (pods on nodes: plugins/podindex)
+        self.priority_classes: list[Obj] = snap.priority_classes   # read-only (preempt: preemptionPolicy)
         self.hooks = hooks.Hooks(len(conf.tiers))
         self.plugins: list[Any] = []
         self.binds: dict[str, str] = {}
@@ -62,6 +64,8 @@ class Session:
         self.explained: set[str] = set()           # jobs whose Unschedulable reason is already written
         self.enqueue_notes: dict[str, tuple[str, str]] = {}
         self.task_notes: dict[str, str] = {}       # why a plugin refused a task (Allocatable), by uid
+        self.fit_cache = fitcache.FitCache(self.nodes)
+        self._now_text = ""
 
     # ---- ordering (plugins first, then Volcano's fallbacks) ---------------------------------------
     def _bind_hooks(self) -> None:
@@ -79,8 +83,29 @@ class Session:
         self.preemptive = c(Point.PREEMPTIVE)
         self.pre_predicate = c(Point.PRE_PREDICATE)
         self.predicate = c(Point.PREDICATE)
-        self.node_order = c(Point.NODE_ORDER)
+        self.node_order = self._node_order_caller()
         self.best_node = c(Point.BEST_NODE)
+
+    def _node_order_caller(self) -> Any:
+        """The NodeOrder weighted sum; functions registered with `key=` are served from RowCaches."""
+        flat = self.hooks.flat(Point.NODE_ORDER)
+        caches: dict[int, fitcache.RowCache] = {}
+        nodes = self.nodes
+
+        def node_order(task: TaskInfo, rows: Any) -> Any:
+            total: Any = 0
+            for fn, weight, key in flat:
+                if key is not None:
+                    k = key(task)
+                    if k is not None:
+                        cache = caches.get(id(fn))
+                        if cache is None:
+                            cache = caches[id(fn)] = fitcache.RowCache(nodes, fn)
+                        total = total + weight * cache.get(k, task)[rows]
+                        continue
+                total = total + weight * fn(task, rows)
+            return total
+        return node_order
 
     def job_less(self, l: JobInfo, r: JobInfo) -> bool:
         v = self._job_order(l, r)
@@ -125,18 +150,30 @@ class Session:
         """Nodes the task may go to: resources fit `future_idle` (the action's own check, first),
         then every predicate plugin. With no feasible node, also why (per-node reasons)."""
         n = len(self.nodes)
-        failures = [fit.resource_fit(task.req, self.nodes, self.nodes.future_idle())]
-        failures.extend(self.predicate(task, self.nodes))
-        ok = fit.feasible(failures, n)
+        plugin_failures = self.predicate(task, self.nodes)
+        ok = self.fit_cache.masks(task.req)[0].copy()
+        for f in plugin_failures:
+            ok &= ~f.mask(n)
         if ok.any():
             return ok, None
+        failures = [fit.resource_fit(task.req, self.nodes, self.nodes.future_idle()), *plugin_failures]
         return ok, fit.fit_errors(failures, n, fit.too_big_hint(task.req, self.nodes))
+
+    def idle_fit(self, task: TaskInfo) -> np.ndarray:
+        """Nodes whose idle resources hold the task now (read-only: do not modify)."""
+        return self.fit_cache.masks(task.req)[1]
+
+    def now_text(self) -> str:
+        """`now` as conditions write it (RFC 3339), formatted once per session."""
+        if not self._now_text:
+            self._now_text = clock.format_time(self.now)
+        return self._now_text
 
     # ---- conditions ------------------------------------------------------------------------------
     def set_condition(self, job: JobInfo, ctype: CondType, true: bool, reason: str, message: str) -> None:
         status_mod.upsert(job.conditions, {
             "type": str(ctype), "status": "True" if true else "False", "transitionID": self.uid,
-            "lastTransitionTime": clock.format_time(self.now), "reason": str(reason), "message": message})
+            "lastTransitionTime": self.now_text(), "reason": str(reason), "message": message})
         if ctype == CondType.UNSCHEDULABLE:
             (self.unschedulable_now.add if true else self.unschedulable_now.discard)(job.uid)
 

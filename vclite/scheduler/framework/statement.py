@@ -85,6 +85,15 @@ class Statement:
         self.ssn.hooks.call(hooks.Point.DEALLOCATE_EVENT, task)
         self.operations.append(_Record(Op.EVICT, task, row, before, reason))
 
+    def merge(self, other: "Statement") -> None:
+        """Take over `other`'s operations (already applied), as if they had been made here; `other`
+        is left empty. Used to try a node in a statement of its own and keep it only on success."""
+        self.operations.extend(other.operations)
+        other.operations = []
+
+    def has_evictions(self) -> bool:
+        return any(rec.op == Op.EVICT for rec in self.operations)
+
     def commit(self) -> list[Decision]:
         decisions = []
         for rec in self.operations:

@@ -9,7 +9,8 @@ NotEnoughResources `"<min − schedulable>/<#tasks> tasks in gang unschedulable:
 spells out the per-node reasons; ready -> Scheduled ("tasks in gang are ready to be scheduled")
 and an earlier Unschedulable condition turns False. Jobs whose reason was already written this
 session (enqueue rejection, invalid) keep it.
-TODO(issue #3): Preemptable / Reclaimable (keep at least minMember of a victim job).
+Preemptable / Reclaimable: a victim job keeps at least minMember ready tasks — counting from its
+ReadyTaskNum, a candidate is a victim while the count is above minMember (the count then drops).
 
 Must not: keep state between sessions.
 """
@@ -44,6 +45,9 @@ class Gang:
         reg.add(hooks.Point.JOB_READY, self.job_ready)
         reg.add(hooks.Point.JOB_PIPELINED, self.job_pipelined)
         reg.add(hooks.Point.JOB_STARVING, self.job_starving)
+        self.ssn = ssn
+        reg.add(hooks.Point.PREEMPTABLE, self.evictable)
+        reg.add(hooks.Point.RECLAIMABLE, self.evictable)
 
     @staticmethod
     def job_valid(job: "jobs_mod.JobInfo") -> plugin.ValidateResult | None:
@@ -76,6 +80,20 @@ class Gang:
     @staticmethod
     def job_starving(job: "jobs_mod.JobInfo") -> bool:
         return job.is_starving()
+
+    def evictable(self, evictor: "tasks_mod.TaskInfo",
+                  evictees: "list[tasks_mod.TaskInfo]") -> "list[tasks_mod.TaskInfo]":
+        victims = []
+        occupied: dict[str, int] = {}
+        for t in evictees:
+            job = self.ssn.jobs.get(t.job)
+            if job is None:
+                continue
+            n = occupied.setdefault(job.uid, job.ready_task_num())
+            if n > job.min_available:
+                occupied[job.uid] = n - 1
+                victims.append(t)
+        return victims
 
     def on_session_close(self, ssn: "session_mod.Session") -> None:
         for job in ssn.jobs.values():

@@ -1,14 +1,22 @@
 """predicates: node filters, each a vector operation over all nodes (plugins/predicates).
 
-Filters, in Volcano's order (a node is charged with the reasons of the first one it fails):
+Filters in Volcano's order; a node is charged with the reason of the first one it fails (fit.py):
 1. NodeUnschedulable: `spec.unschedulable` nodes, unless the pod tolerates the
    `node.kubernetes.io/unschedulable:NoSchedule` taint -> "node(s) were unschedulable";
-2. node selector (`predicate.NodeAffinityEnable`) -> "node(s) didn't match node selector".
-Resource fit (including `pods`) is not here: as in Volcano it is the action's own
-`request ≤ future idle` check, run before the predicates.
-TODO(issue #3 and later): required node affinity, taints/tolerations, node ports, pod
-(anti-)affinity, topology spread, volumes. Their `predicate.*Enable` arguments are accepted and
-type-checked now so Volcano configurations load; they change nothing yet.
+2. NodeAffinity (`predicate.NodeAffinityEnable`): nodeSelector and required node affinity
+   (nodeSelectorTerms ORed; matchExpressions In/NotIn/Exists/DoesNotExist/Gt/Lt and matchFields
+   metadata.name ANDed) -> "node(s) didn't match Pod's node affinity/selector";
+3. TaintToleration (`predicate.TaintTolerationEnable`): NoSchedule and NoExecute taints the pod
+   does not tolerate -> "node(s) had untolerated taint {key: value}" (the node's first such
+   taint); PreferNoSchedule taints only lower the nodeorder score;
+4. NodePorts (`predicate.NodePortsEnable`): a container hostPort already used on the node (by
+   any pod there, or one placed earlier in the session) -> "node(s) didn't have free ports for
+   the requested pod ports"; the only filter here that evicting pods can cure (`resolvable`).
+Resource fit, including the `pods` count (max pods per node -> "Too many pods"), is not here: as
+in Volcano it is the action's own `request ≤ future idle` check, run before the predicates.
+Accepted but not enforced (they change nothing): `predicate.PodAffinityEnable` (required
+inter-pod affinity), `PodTopologySpreadEnable` (DoNotSchedule spread), the volume filters,
+`DynamicResourceAllocationEnable`, `CacheEnable`, `GPUSharingEnable`, `ProportionalEnable`.
 
 Must not: change node state.
 """
@@ -17,17 +25,18 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from vclite.scheduler.framework import fit, hooks, plugin
 from vclite.scheduler.framework import nodes as nodes_mod
+from vclite.scheduler.plugins import nodematch, podindex
 
 if TYPE_CHECKING:
     from vclite.scheduler.framework import session as session_mod
     from vclite.scheduler.framework import tasks as tasks_mod
 
 UNSCHEDULABLE = "node(s) were unschedulable"
-SELECTOR_MISMATCH = "node(s) didn't match node selector"
+SELECTOR_MISMATCH = "node(s) didn't match Pod's node affinity/selector"
+PORTS_IN_USE = "node(s) didn't have free ports for the requested pod ports"
+tolerates = nodematch.tolerates
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,28 +55,8 @@ class Arguments:
     proportional: bool = plugin.arg("predicate.ProportionalEnable", False)
 
 
-def tolerates(toleration: dict, key: str, effect: str, value: str = "") -> bool:
-    """Kubernetes' Toleration.ToleratesTaint for one taint."""
-    if toleration.get("effect") not in (None, "", effect):
-        return False
-    if not toleration.get("key"):
-        return toleration.get("operator") == "Exists"
-    if toleration["key"] != key:
-        return False
-    if (toleration.get("operator") or "Equal") == "Exists":
-        return True
-    return (toleration.get("value") or "") == value
-
-
 def tolerates_unschedulable(task: "tasks_mod.TaskInfo") -> bool:
-    return any(tolerates(t, nodes_mod.UNSCHEDULABLE_TAINT, "NoSchedule") for t in task.tolerations)
-
-
-def selector_mismatch(task: "tasks_mod.TaskInfo", nodes: nodes_mod.NodeState) -> np.ndarray:
-    ok = np.ones(len(nodes), dtype=bool)
-    for key, value in task.node_selector.items():
-        ok &= nodes.label_mask(str(key), str(value))
-    return ~ok
+    return any(tolerates(t, nodes_mod.UNSCHEDULABLE_TAINT, nodematch.NO_SCHEDULE) for t in task.tolerations)
 
 
 class Predicates:
@@ -76,17 +65,42 @@ class Predicates:
 
     def __init__(self, arguments: Arguments):
         self.arguments = arguments
+        self.labels: nodematch.NodeLabels | None = None
+        self.taints: nodematch.NodeTaints | None = None
+        self.pods: podindex.PodIndex | None = None
 
     def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:
-        reg.add(hooks.Point.PREDICATE, self.predicate)
+        self._attach(ssn.nodes, ssn.pods)
+        if reg.add(hooks.Point.PREDICATE, self.predicate) and self.arguments.node_ports:
+            reg.add(hooks.Point.ALLOCATE_EVENT, self.pods.on_allocate)
+            reg.add(hooks.Point.DEALLOCATE_EVENT, self.pods.on_deallocate)
+
+    def _attach(self, nodes: nodes_mod.NodeState, pods: list) -> None:
+        self.labels = nodematch.NodeLabels(nodes)
+        self.taints = nodematch.NodeTaints(nodes)
+        self.pods = podindex.PodIndex(nodes, pods)
 
     def predicate(self, task: "tasks_mod.TaskInfo", nodes: nodes_mod.NodeState) -> list[fit.Failure]:
+        if self.labels is None or self.labels.nodes is not nodes:   # called outside a session (tests)
+            self._attach(nodes, [])
         failures = []
         if nodes.unschedulable.any() and not tolerates_unschedulable(task):
             failures.append(fit.Failure(((UNSCHEDULABLE, nodes.unschedulable),)))
-        if self.arguments.node_affinity and task.node_selector:
-            failures.append(fit.Failure(((SELECTOR_MISMATCH, selector_mismatch(task, nodes)),)))
+        args = self.arguments
+        if args.node_affinity:
+            match = self.labels.required(task.pod)
+            if match is not None:
+                failures.append(fit.Failure(((SELECTOR_MISMATCH, ~match),)))
+        if args.taint_toleration and self.taints.any_filter:
+            reasons = self.taints.untolerated(task.tolerations)
+            if reasons:
+                failures.append(fit.Failure(reasons))
+        if args.node_ports:
+            wanted = podindex.host_ports(task.pod)
+            if wanted:
+                failures.append(fit.Failure(((PORTS_IN_USE, self.pods.port_conflicts(wanted)),), resolvable=True))
         return failures
 
     def on_session_close(self, ssn: "session_mod.Session") -> None:
-        return None
+        self.labels = self.taints = self.pods = None
+

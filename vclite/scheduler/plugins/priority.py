@@ -2,7 +2,9 @@
 
 TaskOrder: higher task priority first. JobOrder: higher job priority (the PodGroup's
 priorityClassName value) first. JobStarving: ready + waiting < #tasks.
-TODO(issue #3): Preemptable / UnifiedEvictable (victims of lower priority), with `preempt`.
+Preemptable: a pod of another job is a victim iff its job's priority is lower than the
+preemptor's job's; a pod of the preemptor's own job iff its task priority is lower than the
+preemptor's. Like Volcano, priority registers no Reclaimable (reclaim is about queue shares).
 
 Must not: keep state between sessions.
 """
@@ -33,6 +35,8 @@ class Priority:
         reg.add(hooks.Point.TASK_ORDER, self.task_order)
         reg.add(hooks.Point.JOB_ORDER, self.job_order)
         reg.add(hooks.Point.JOB_STARVING, self.job_starving)
+        self.ssn = ssn
+        reg.add(hooks.Point.PREEMPTABLE, self.preemptable)
 
     @staticmethod
     def task_order(l: "tasks_mod.TaskInfo", r: "tasks_mod.TaskInfo") -> int:
@@ -45,6 +49,21 @@ class Priority:
     @staticmethod
     def job_starving(job: "jobs_mod.JobInfo") -> bool:
         return job.ready_task_num() + job.waiting_task_num() < len(job.tasks)
+
+    def preemptable(self, preemptor: "tasks_mod.TaskInfo",
+                    preemptees: "list[tasks_mod.TaskInfo]") -> "list[tasks_mod.TaskInfo]":
+        jobs = self.ssn.jobs
+        mine = jobs.get(preemptor.job)
+        if mine is None:
+            return []
+        victims = []
+        for t in preemptees:
+            job = jobs.get(t.job)
+            if job is None:
+                continue
+            if (job.priority < mine.priority) if job is not mine else (t.priority < preemptor.priority):
+                victims.append(t)
+        return victims
 
     def on_session_close(self, ssn: "session_mod.Session") -> None:
         return None

@@ -15,8 +15,10 @@ JobEnqueueable (Reject if the queue is not Open; Permit without minResources; el
 minResources + allocated + inqueue − elastic ≤ realCapability on minResources' dimensions, with a
 plain message otherwise), JobEnqueued (inqueue += minResources), and allocate/deallocate events
 keeping `allocated` and the share current within the session.
-Not modelled: scheduling-gated pods are not deducted from inqueue. TODO(issue #3): Reclaimable,
-Preemptive.
+Reclaimable: per victim queue, from its current `allocated`, a candidate is a victim while that
+queue's allocated ≰ deserved (then allocated −= its request). Preemptive(queue, task): the
+Allocatable test without a note (queue Open, allocated + req ≤ deserved on the task's dimensions).
+Not modelled: scheduling-gated pods are not deducted from inqueue.
 
 Must not: keep state between sessions.
 """
@@ -126,6 +128,8 @@ class Proportion:
         reg.add(hooks.Point.ALLOCATABLE, self.allocatable)
         reg.add(hooks.Point.JOB_ENQUEUEABLE, self.job_enqueueable)
         reg.add(hooks.Point.JOB_ENQUEUED, self.job_enqueued)
+        reg.add(hooks.Point.RECLAIMABLE, self.reclaimable)
+        reg.add(hooks.Point.PREEMPTIVE, self.preemptive)
         reg.add(hooks.Point.ALLOCATE_EVENT, self.on_allocate)
         reg.add(hooks.Point.DEALLOCATE_EVENT, self.on_deallocate)
 
@@ -175,6 +179,28 @@ class Proportion:
                                            f"deserves {dims.describe(attr.deserved, short)} and has "
                                            f"{dims.describe(attr.allocated, short)} allocated")
         return False
+
+    def preemptive(self, queue: "jobs_mod.QueueInfo", task: "tasks_mod.TaskInfo") -> bool:
+        attr = self.attrs.get(queue.name)
+        if attr is None or not queue.is_open:
+            return False
+        cols = (task.req > 0) & self.ssn.dims.not_pods
+        return dims_mod.less_equal(attr.allocated + task.req, attr.deserved, cols)
+
+    def reclaimable(self, reclaimer: "tasks_mod.TaskInfo",
+                    reclaimees: "list[tasks_mod.TaskInfo]") -> "list[tasks_mod.TaskInfo]":
+        victims = []
+        allocations: dict[str, np.ndarray] = {}
+        for t in reclaimees:
+            job = self.ssn.jobs.get(t.job)
+            attr = self.attrs.get(job.queue) if job is not None else None
+            if attr is None:
+                continue
+            allocated = allocations.setdefault(attr.name, attr.allocated.copy())
+            if not dims_mod.less_equal(allocated, attr.deserved):
+                allocated -= t.req
+                victims.append(t)
+        return victims
 
     def job_enqueueable(self, job: "jobs_mod.JobInfo") -> hooks.Vote:
         queue = self.ssn.queues[job.queue]

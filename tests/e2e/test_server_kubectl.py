@@ -1,0 +1,219 @@
+"""`vcctl server` driven by the real `kubectl` binary and the official `kubernetes` Python client.
+
+One real server process for the module (temporary data directory, a free port, its kubeconfig
+and self-signed TLS); kubectl with default validation (OpenAPI v3 downloaded), server-side apply,
+`get` with Table columns, `-w`, `-o yaml|json|wide`, describe (events), logs, patch, delete with
+cascade, errors; the official client's list/create/patch-status/watch; and requests without the
+token, or with a wrong one, that get 401 and change nothing. The server must stop with exit 0.
+"""
+import base64
+import json
+import shutil
+import signal
+import ssl
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+import yaml
+
+from tests import vcctl_server
+from tests.e2e.conftest import ROOT
+
+pytestmark = [pytest.mark.e2e,
+              pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")]
+DIAMOND = ROOT / "examples" / "diamond.yaml"
+FLOWS = ("a", "b", "c", "d", "e")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with vcctl_server.running(tmp_path_factory.mktemp("server"), "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
+        yield srv
+        srv.proc.send_signal(signal.SIGTERM)
+        assert srv.proc.wait(timeout=30) == 0, (srv.data_dir / "server.log").read_text()[-3000:]
+    assert "stopped" in (srv.data_dir / "server.log").read_text()
+
+
+@pytest.fixture(scope="module")
+def kubectl(server, tmp_path_factory):
+    cache = tmp_path_factory.mktemp("kube-cache")
+
+    def run(*args, timeout=60, check=True, input=None):
+        proc = subprocess.run(["kubectl", "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(cache),
+                               *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                              input=input)
+        if check:
+            assert proc.returncode == 0, f"kubectl {' '.join(map(str, args))}: exit {proc.returncode}\n{proc.stderr}"
+        return proc
+    return run
+
+
+def rows(text):
+    return [line.split() for line in text.strip().splitlines()]
+
+
+def wait_for(kubectl, args, predicate, what, timeout=90):
+    deadline = time.monotonic() + timeout
+    while True:
+        out = kubectl(*args, check=False)
+        if predicate(out):
+            return out
+        assert time.monotonic() < deadline, f"gave up waiting for {what}: {out.stdout}{out.stderr}"
+        time.sleep(0.3)
+
+
+def test_kubectl_runs_the_diamond(kubectl, server):
+    out = kubectl("apply", "-f", DIAMOND).stdout  # default validation: needs /openapi/v3
+    assert "jobflow.flow.volcano.sh/diamond created" in out
+    assert all(f"jobtemplate.flow.volcano.sh/{f} created" in out for f in FLOWS)
+    table = rows(kubectl("get", "jf").stdout)
+    assert table[0] == ["NAME", "STATUS", "AGE"] and table[1][0] == "diamond"
+
+    watcher = subprocess.Popen(["kubectl", "--kubeconfig", str(server.kubeconfig), "get", "jf", "diamond", "-w"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        seen = []
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            line = watcher.stdout.readline()
+            assert line, f"kubectl get -w ended early: {seen} {watcher.stderr.read()}"
+            seen.append(line.split())
+            if len(seen[-1]) > 1 and seen[-1][1] == "Succeed":
+                break
+        assert seen[0] == ["NAME", "STATUS", "AGE"] and seen[-1][:2] == ["diamond", "Succeed"], seen
+    finally:
+        watcher.terminate()
+        watcher.wait(timeout=10)
+
+    doc = json.loads(kubectl("get", "jf", "diamond", "-o", "json").stdout)
+    assert doc["status"]["state"]["phase"] == "Succeed"
+    assert sorted(doc["status"]["completedJobs"]) == [f"diamond-{f}" for f in FLOWS]
+    assert yaml.safe_load(kubectl("get", "jf", "diamond", "-o", "yaml").stdout)["metadata"]["name"] == "diamond"
+    wide = rows(kubectl("get", "vcjob", "-o", "wide").stdout)
+    assert wide[0] == ["NAME", "STATUS", "MINAVAILABLE", "RUNNINGS", "AGE", "QUEUE"]
+    assert {r[0]: r[1] for r in wide[1:]} == {f"diamond-{f}": "Completed" for f in FLOWS}
+    pg = ("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: lone}\n"
+          "spec: {minMember: 2, queue: default}\n")
+    kubectl("apply", "-f", "-", input=pg)
+    pg_rows = rows(kubectl("get", "pg", "lone", "-o", "wide").stdout)
+    assert pg_rows[0] == ["NAME", "STATUS", "MINMEMBER", "RUNNINGS", "AGE", "QUEUE"]
+    assert pg_rows[1][0] == "lone" and pg_rows[1][2] == "2" and pg_rows[1][-1] == "default"
+    assert rows(kubectl("get", "q").stdout)[0] == ["NAME", "PARENT"]
+    pods = rows(kubectl("get", "pods").stdout)
+    assert pods[0] == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
+    assert {r[2] for r in pods[1:]} == {"Completed"} and len(pods) == 7
+
+    described = kubectl("describe", "jf", "diamond").stdout
+    assert "Events:" in described and "create a job named diamond-e" in described
+    assert "best model: d" in kubectl("logs", "diamond-e-evaluate-0").stdout
+    assert kubectl("logs", "diamond-e-evaluate-0", "--tail=1").stdout == "best model: d\n"
+    assert "best model: d" in kubectl("logs", "-f", "diamond-e-evaluate-0", timeout=30).stdout
+
+
+def test_server_side_apply_repeats_and_patches(kubectl):
+    for _ in range(2):
+        out = kubectl("apply", "--server-side", "-f", DIAMOND).stdout
+        assert "jobtemplate.flow.volcano.sh/a serverside-applied" in out, out
+    kubectl("patch", "jt", "a", "--type=merge", "-p", '{"metadata":{"labels":{"merged":"yes"}}}')
+    kubectl("patch", "jt", "a", "--type=json", "-p", '[{"op":"add","path":"/metadata/labels/json","value":"yes"}]')
+    labels = json.loads(kubectl("get", "jt", "a", "-o", "json").stdout)["metadata"]["labels"]
+    assert labels == {"merged": "yes", "json": "yes"}
+    assert rows(kubectl("get", "jt", "-l", "json=yes").stdout)[1][0] == "a"
+
+
+def test_errors_as_kubectl_prints_them(kubectl, write):
+    out = kubectl("get", "jf", "nonexist", check=False)
+    assert out.returncode == 1
+    assert out.stderr.strip() == 'Error from server (NotFound): jobflows.flow.volcano.sh "nonexist" not found'
+    cyclic = write("cycle.yaml", "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: loop}\n"
+                                 "spec:\n  flows:\n  - {name: a, dependsOn: {targets: [b]}}\n"
+                                 "  - {name: b, dependsOn: {targets: [a]}}\n")
+    out = kubectl("apply", "-f", cyclic, check=False)
+    assert out.returncode == 1 and 'The JobFlow "loop" is invalid' in out.stderr, out.stderr
+    assert "jobflow Flow is not DAG" in out.stderr
+    assert kubectl("get", "jf", "loop", check=False).returncode == 1
+
+
+def test_delete_cascades_to_vcjobs_and_pods(kubectl):
+    wait_for(kubectl, ["get", "jf", "diamond", "-o", "jsonpath={.status.state.phase}"],
+             lambda p: p.stdout == "Succeed", "the diamond to succeed")
+    assert 'jobflow.flow.volcano.sh "diamond" deleted' in kubectl("delete", "jf", "diamond").stdout
+    wait_for(kubectl, ["get", "vcjob,pods", "-o", "name"], lambda p: p.returncode == 0 and p.stdout == "",
+             "vcjobs and pods to be collected")
+
+
+def test_official_python_client(server):
+    from kubernetes import client, config, watch
+    api_client = config.new_client_from_config(config_file=str(server.kubeconfig))
+    api = client.CustomObjectsApi(api_client)
+    group, version, ns = "flow.volcano.sh", "v1alpha1", "default"
+    jt = {"apiVersion": f"{group}/{version}", "kind": "JobTemplate", "metadata": {"name": "py-jt"},
+          "spec": {"minAvailable": 1, "tasks": [{"name": "t", "replicas": 1, "template": {"spec": {
+              "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}}}]}}
+    created = api.create_namespaced_custom_object(group, version, ns, "jobtemplates", jt)
+    with pytest.raises(client.ApiException) as exc:
+        api.create_namespaced_custom_object(group, version, ns, "jobtemplates", jt)
+    assert exc.value.status == 409 and json.loads(exc.value.body)["reason"] == "AlreadyExists"
+    listed = api.list_namespaced_custom_object(group, version, ns, "jobtemplates")
+    assert "py-jt" in [i["metadata"]["name"] for i in listed["items"]]
+    patched = api.patch_namespaced_custom_object_status(group, version, ns, "jobtemplates", "py-jt",
+                                                        {"status": {"jobDependsOnList": ["x"]}})
+    assert patched["status"] == {"jobDependsOnList": ["x"]}
+    events = []
+    stream = watch.Watch().stream(api.list_namespaced_custom_object, group, version, ns, "jobtemplates",
+                                  resource_version=created["metadata"]["resourceVersion"], timeout_seconds=2)
+    for ev in stream:
+        events.append((ev["type"], ev["object"]["metadata"]["name"]))
+    assert ("MODIFIED", "py-jt") in events
+    pods = client.CoreV1Api(api_client).list_namespaced_pod(ns)
+    assert isinstance(pods.items, list)
+
+
+def _tls(server):
+    """TLS verified against the CA the server wrote into its kubeconfig."""
+    cluster = yaml.safe_load(server.kubeconfig.read_text())["clusters"][0]["cluster"]
+    return ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
+
+
+def _request(server, method, path, token, body=None):
+    headers = {"Content-Type": "application/json"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    req = urllib.request.Request(server.url + path, method=method, headers=headers,
+                                 data=json.dumps(body).encode() if body is not None else None)
+    try:
+        with urllib.request.urlopen(req, context=_tls(server), timeout=10) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+@pytest.mark.parametrize("token", [pytest.param(None, id="no-token"), pytest.param("wrong", id="wrong-token")])
+def test_requests_without_the_token_get_401_and_change_nothing(server, kubectl, token):
+    q = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "intruder"},
+         "spec": {"weight": 1}}
+    for method, path, body in (("POST", "/apis/scheduling.volcano.sh/v1beta1/queues", q),
+                               ("DELETE", "/apis/scheduling.volcano.sh/v1beta1/queues/default", None),
+                               ("GET", "/api/v1/namespaces/default/pods", None),
+                               ("GET", "/no/such/thing", None)):
+        code, st = _request(server, method, path, token, body)
+        assert (code, st["reason"], st["message"]) == (401, "Unauthorized", "Unauthorized"), (method, path, st)
+        assert set(st) == {"kind", "apiVersion", "metadata", "status", "message", "reason", "code"}
+    assert kubectl("get", "q", "intruder", check=False).returncode == 1
+    assert rows(kubectl("get", "q", "default").stdout)[1][0] == "default"
+    out = subprocess.run(["kubectl", "--kubeconfig", str(server.kubeconfig), "--token", token or "x", "get", "q"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "Unauthorized" in out.stderr, out.stderr
+    assert _request(server, "GET", "/version", server.token())[0] == 200  # the right token still works
+
+
+def test_metrics_after_work(server):
+    req = urllib.request.Request(server.url + "/metrics", headers={"Authorization": f"Bearer {server.token()}"})
+    with urllib.request.urlopen(req, context=_tls(server), timeout=10) as resp:
+        text = resp.read().decode()
+    assert "vclite_scheduler_pods_scheduled_total 6" in text, text
+    assert "vclite_scheduler_session_duration_seconds_count" in text
+    assert 'vclite_apiserver_request_total{code="401"' in text

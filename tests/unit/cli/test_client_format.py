@@ -1,0 +1,296 @@
+"""Pure output formatting of the vcctl client commands: Volcano's exact tables, ages and shapes."""
+import datetime as dt
+import time
+
+import pytest
+
+from vclite.api import batch
+from vclite.cli import client_common as common
+from vclite.cli import client_job, client_jobflow, client_queue
+
+NOW = dt.datetime(2026, 1, 10, 12, 0, 0, tzinfo=dt.timezone.utc)
+
+
+@pytest.fixture
+def utc(monkeypatch):
+    """Go prints times in local time: pin the local zone to UTC for exact lines."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def ago(**kw) -> str:
+    return (NOW - dt.timedelta(**kw)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@pytest.mark.parametrize("seconds, want", [
+    pytest.param(-5, "<invalid>", id="future"), pytest.param(-1, "0s", id="skew"), pytest.param(0, "0s", id="zero"),
+    pytest.param(119, "119s", id="under-2m"), pytest.param(120, "2m", id="2m"), pytest.param(150, "2m30s", id="2m30s"),
+    pytest.param(600, "10m", id="10m"), pytest.param(179 * 60, "179m", id="179m"), pytest.param(3 * 3600, "3h", id="3h"),
+    pytest.param(3 * 3600 + 300, "3h5m", id="3h5m"), pytest.param(8 * 3600, "8h", id="8h"),
+    pytest.param(47 * 3600, "47h", id="47h"), pytest.param(3 * 86400, "3d", id="3d"),
+    pytest.param(3 * 86400 + 7200, "3d2h", id="3d2h"), pytest.param(8 * 86400, "8d", id="8d"),
+    pytest.param(800 * 86400, "2y70d", id="2y70d"), pytest.param(730 * 86400, "2y", id="2y"),
+    pytest.param(9 * 365 * 86400, "9y", id="9y"),
+])
+def test_human_duration(seconds, want):
+    assert common.human_duration(seconds) == want
+
+
+def test_volcano_util_duration_prints_zero_days():
+    assert common.human_duration(730 * 86400, zero_days=True) == "2y0d"
+
+
+@pytest.mark.parametrize("timestamp, want", [
+    pytest.param(None, "<unknown>", id="missing"), pytest.param(ago(days=3), "3d", id="3-days"),
+    pytest.param(ago(seconds=5), "5s", id="5s"),
+])
+def test_age(timestamp, want):
+    assert common.age(timestamp, NOW) == want
+
+
+# ---- U24/U25/U29: the jobflow and jobtemplate tables -------------------------------------------------
+def jf(name, phase=None, created=None, ns="default"):
+    md = {"name": name, "namespace": ns}
+    if created:
+        md["creationTimestamp"] = created
+    out = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow", "metadata": md}
+    if phase:
+        out["status"] = {"state": {"phase": phase}}
+    return out
+
+
+@pytest.mark.parametrize("res, objs, want", [
+    pytest.param(client_jobflow.JOBFLOW, [jf("test-jobflow", "Succeed", ago(days=3))],
+                 "Name            Namespace    Phase      Age    \ntest-jobflow    default      Succeed    3d",
+                 id="U24-U25-jobflow"),
+    pytest.param(client_jobflow.JOBFLOW, [jf("a", None, None), jf("longer-name", "Running", ago(seconds=30), "team")],
+                 "Name           Namespace    Phase      Age          \n"
+                 "a              default                 <unknown>    \n"
+                 "longer-name    team         Running    30s", id="widths-from-widest-cell"),
+    pytest.param(client_jobflow.JOBTEMPLATE, [jf("test-jobtemplate")],
+                 "Name                Namespace    \ntest-jobtemplate    default", id="U29-jobtemplate"),
+])
+def test_tables(res, objs, want):
+    assert client_jobflow.table(res, objs, NOW).strip() == want
+
+
+# ---- U28/U29: describe shapes ------------------------------------------------------------------------
+U28_YAML = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata:
+  name: test-jobflow
+  namespace: default
+spec: {}
+status:
+  state: {}"""
+U28_JSON = """{
+  "kind": "JobFlow",
+  "apiVersion": "flow.volcano.sh/v1alpha1",
+  "metadata": {
+    "name": "test-jobflow",
+    "namespace": "default"
+  },
+  "spec": {},
+  "status": {
+    "state": {}
+  }
+}"""
+U29_YAML = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata:
+  name: test-jobtemplate
+  namespace: default
+spec: {}
+status: {}"""
+U29_JSON = """{
+  "kind": "JobTemplate",
+  "apiVersion": "flow.volcano.sh/v1alpha1",
+  "metadata": {
+    "name": "test-jobtemplate",
+    "namespace": "default"
+  },
+  "spec": {},
+  "status": {}
+}"""
+BARE_JT = {"metadata": {"name": "test-jobtemplate", "namespace": "default"}}  # the server omitted apiVersion/kind
+
+
+@pytest.mark.parametrize("res, obj, fmt, want", [
+    pytest.param(client_jobflow.JOBFLOW, jf("test-jobflow"), "yaml", U28_YAML, id="U28-yaml"),
+    pytest.param(client_jobflow.JOBFLOW, jf("test-jobflow"), "json", U28_JSON, id="U28-json"),
+    pytest.param(client_jobflow.JOBTEMPLATE, BARE_JT, "yaml", U29_YAML, id="U29-yaml-kind-filled-in"),
+    pytest.param(client_jobflow.JOBTEMPLATE, BARE_JT, "json", U29_JSON, id="U29-json-kind-filled-in"),
+    pytest.param(client_jobflow.JOBFLOW, jf("x"), "xml", "Unsupported format: xml", id="unsupported"),
+])
+def test_describe(res, obj, fmt, want):
+    assert common.describe_text(client_jobflow.describe_shape(res, obj), fmt).strip() == want
+
+
+def test_describe_drops_managed_fields_and_orders_like_the_go_struct():
+    obj = {"status": {"state": {"phase": "Running"}, "runningJobs": ["f-a"], "pendingJobs": ["f-b"]},
+           "spec": {"jobRetainPolicy": "retain", "flows": [{"name": "a"}]}, "metadata": {
+               "managedFields": [{"manager": "kubectl"}], "uid": "u", "name": "f", "namespace": "default",
+               "creationTimestamp": "2026-01-01T00:00:00Z", "resourceVersion": "7"},
+           "kind": "JobFlow", "apiVersion": "flow.volcano.sh/v1alpha1", "extra": 1}
+    shaped = client_jobflow.describe_shape(client_jobflow.JOBFLOW, obj)
+    assert list(shaped) == ["kind", "apiVersion", "metadata", "spec", "status", "extra"]
+    assert list(shaped["metadata"]) == ["name", "namespace", "uid", "resourceVersion", "creationTimestamp"]
+    assert list(shaped["spec"]) == ["flows", "jobRetainPolicy"]
+    assert list(shaped["status"]) == ["pendingJobs", "runningJobs", "state"]
+    assert common.go_yaml(shaped).splitlines()[:2] == ["apiVersion: flow.volcano.sh/v1alpha1", "extra: 1"]
+
+
+# ---- files -------------------------------------------------------------------------------------------
+def test_read_documents_and_kind_filter(tmp_path, capsys):
+    path = tmp_path / "f.yaml"
+    path.write_text("kind: JobFlow\nmetadata: {name: a}\n---\n# only a comment\n---\n"
+                    "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobTemplate\nmetadata: {name: t}\n---\n"
+                    "metadata: {name: untyped}\n---\n")
+    docs = common.read_documents(str(path))
+    assert [d["metadata"]["name"] for d in docs] == ["a", "t", "untyped"]
+    flows = common.of_kind(docs, "JobFlow", "flow.volcano.sh/v1alpha1", "f.yaml")
+    assert [(d["kind"], d["apiVersion"], d["metadata"]["name"]) for d in flows] == [
+        ("JobFlow", "flow.volcano.sh/v1alpha1", "a"), ("JobFlow", "flow.volcano.sh/v1alpha1", "untyped")]
+    assert capsys.readouterr().err == "f.yaml: skipped JobTemplate t (not a JobFlow)\n"
+
+
+@pytest.mark.parametrize("text, message", [
+    pytest.param("a: [1", "error converting YAML to JSON", id="bad-yaml"),
+    pytest.param("- 1\n- 2\n", "a document is a list, not an object", id="not-an-object"),
+])
+def test_read_documents_errors(tmp_path, text, message):
+    path = tmp_path / "f.yaml"
+    path.write_text(text)
+    with pytest.raises(common.CommandError, match=message):
+        common.read_documents(str(path))
+
+
+# ---- vcjob -------------------------------------------------------------------------------------------
+def job(name, ns="default", phase="Running", created="2026-01-09T08:00:00Z", **status):
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+            "metadata": {"name": name, "namespace": ns, "creationTimestamp": created},
+            "spec": {"queue": "default", "tasks": [{"name": "a", "replicas": 2}, {"name": "b", "replicas": 1}]},
+            "status": {"state": {"phase": phase}, **status}}
+
+
+def test_job_list_columns(utc):
+    text = client_job.list_text([job("j1", minAvailable=3, running=2, pending=1, retryCount=1)], False)
+    assert text.splitlines() == [
+        "Name   Creation       Phase       JobType     Replicas    Min   Pending   Running   Succeeded   Failed    "
+        "Unknown     RetryCount",
+        "j1     2026-01-09     Running     Batch       3           3     1         2         0           0         "
+        "0           1         "]
+
+
+def test_job_list_all_namespaces_puts_namespace_first(utc):
+    line = client_job.list_text([job("j1", ns="team-a")], True).splitlines()[1]
+    assert line.startswith("team-a      j1     2026-01-09     Running")
+
+
+@pytest.mark.parametrize("spec, want", [
+    pytest.param("", {}, id="empty"),
+    pytest.param("cpu=1000m,memory=100Mi", {"cpu": "1000m", "memory": "100Mi"}, id="default"),
+])
+def test_parse_resources(spec, want):
+    assert client_job.parse_resources(spec) == want
+
+
+@pytest.mark.parametrize("spec, message", [
+    pytest.param("cpu", "invalid argument syntax cpu, expected <resource>=<value>", id="no-equals"),
+    pytest.param("cpu=1=2", "invalid argument syntax cpu=1=2", id="two-equals"),
+    pytest.param("cpu=lots", "lots", id="bad-quantity"),
+])
+def test_parse_resources_errors(spec, message):
+    with pytest.raises(common.CommandError, match=message):
+        client_job.parse_resources(spec)
+
+
+def test_launch_job_is_volcanos_shape():
+    got = client_job.launch_job("j", "ns", "busybox", 1, 2, {"cpu": "1"}, {}, "volcano", "echo hi")
+    assert got == {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "j", "namespace": "ns"},
+                   "spec": {"minAvailable": 1, "schedulerName": "volcano", "tasks": [{"replicas": 2, "template": {
+                       "metadata": {"name": "j", "labels": {"job.volcano.sh": "j"}},
+                       "spec": {"restartPolicy": "Never", "containers": [{
+                           "image": "busybox", "name": "j", "imagePullPolicy": "IfNotPresent",
+                           "resources": {"requests": {"cpu": "1"}}, "command": ["sh", "-c", "echo hi"]}]}}}]}}
+
+
+def pg(job_name, phase="Pending", unschedulable=None, ns="default", queue="default"):
+    status = {"phase": phase}
+    if unschedulable:
+        status["conditions"] = [{"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources",
+                                 "message": unschedulable}]
+    return {"metadata": {"name": f"{job_name}-pg", "namespace": ns, "ownerReferences": [
+        {"kind": "Job", "name": job_name, "controller": True}]}, "spec": {"queue": queue}, "status": status}
+
+
+@pytest.mark.parametrize("the_job, podgroups, want", [
+    pytest.param(job("j", phase="Pending"), [pg("j", unschedulable="1/1 tasks in gang unschedulable: cpu")],
+                 "1/1 tasks in gang unschedulable: cpu", id="unschedulable-message"),
+    pytest.param(job("j", phase="Pending"), [pg("j")], "waiting for the scheduler to admit its PodGroup",
+                 id="pending-podgroup"),
+    pytest.param(job("j", phase="Running"), [pg("j", unschedulable="x")], "", id="running-does-not-wait"),
+    pytest.param(job("j", phase="Pending"), [pg("other", unschedulable="x")], "", id="other-jobs-podgroup"),
+    pytest.param(job("j", phase="Pending"), [pg("j", unschedulable="x", ns="elsewhere")], "", id="other-namespace"),
+])
+def test_waiting_reason(the_job, podgroups, want):
+    assert client_job.waiting_reason(the_job, podgroups) == want
+
+
+def test_view_text_has_volcanos_sections_and_the_waiting_reason(utc):
+    the_job = job("j", phase="Pending", minAvailable=1)
+    the_job["spec"]["tasks"][0]["template"] = {"spec": {"restartPolicy": "Never", "containers": [
+        {"name": "main", "image": "busybox", "command": ["sh", "-c", "true"], "resources": {"requests": {"cpu": "1"}}}]}}
+    events = [{"type": "Warning", "reason": "PodGroupPending", "message": " not enough cpu ", "count": 3,
+               "firstTimestamp": ago(minutes=5), "lastTimestamp": ago(seconds=10), "source": {"component": "vc-scheduler"}}]
+    text = client_job.view_text(the_job, events, "1/1 tasks in gang unschedulable", NOW)
+    lines = text.splitlines()
+    assert lines[:2] == ["Name:       \tj", "Namespace:  \tdefault"]
+    assert "Labels:     \t<none>" in lines and "  Creation Timestamp:\t2026-01-09 08:00:00 +0000 UTC" in lines
+    assert "            sh" in lines and "              Cpu:   \t1" in lines and "              Memory:\t0" in lines
+    assert lines[lines.index("  State:") + 1:lines.index("  State:") + 3] == [
+        "    Phase:\tPending", "    Waiting:\t1/1 tasks in gang unschedulable"]
+    assert "  Min Available:\t1" in lines
+    assert lines[-3].startswith("Type           \tReason")
+    assert lines[-1] == (f"{'Warning':<15}\t{'PodGroupPending':<40}\t{'10s (x3 over 5m)':<30}\t{'vc-scheduler':<40}\t"
+                         "not enough cpu")
+
+
+def test_view_without_events():
+    assert client_job.events_text([], NOW) == "Events: \t<none>\n"
+
+
+@pytest.mark.parametrize("action, generate", [
+    pytest.param(batch.Action.ABORT_JOB, "j-abortjob-", id="suspend"),
+    pytest.param(batch.Action.RESUME_JOB, "j-resumejob-", id="resume"),
+])
+def test_job_command_object(action, generate):
+    the_job = job("j")
+    the_job["metadata"]["uid"] = "u-1"
+    cmd = client_job.command_object(the_job, action)
+    ref = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": "j", "uid": "u-1", "controller": True,
+           "blockOwnerDeletion": True}
+    assert cmd == {"apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",
+                   "metadata": {"generateName": generate, "namespace": "default", "ownerReferences": [ref]},
+                   "target": ref, "action": str(action)}
+
+
+# ---- queue -------------------------------------------------------------------------------------------
+def test_queue_table_counts_podgroups_by_phase():
+    queues = [{"metadata": {"name": "default"}, "spec": {"weight": 1, "parent": "root"}, "status": {"state": "Open"}},
+              {"metadata": {"name": "q2"}, "spec": {"weight": 5}, "status": {"state": "Closed"}}]
+    pgs = [pg("a", "Running"), pg("b", "Pending"), pg("c", "Inqueue"), pg("d", "Completed"), pg("e", "Running"),
+           pg("f", "Running", queue="q2"), pg("g", "Nonsense")]
+    assert client_queue.queues_text(queues, pgs).splitlines() == [
+        "Name                     Weight  State   Parent  Inqueue Pending Running Unknown Completed",
+        "default                  1       Open    root    1       1       2       0       1       ",
+        "q2                       5       Closed          0       0       1       0       0       "]
+
+
+def test_queue_command_object():
+    cmd = client_queue.command_object({"metadata": {"name": "q", "uid": "u"}}, batch.Action.CLOSE_QUEUE)
+    assert cmd["metadata"]["generateName"] == "q-closequeue-" and "namespace" not in cmd["metadata"]
+    assert cmd["target"]["kind"] == "Queue" and cmd["action"] == "CloseQueue"

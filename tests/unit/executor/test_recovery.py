@@ -1,0 +1,207 @@
+"""Recovering pods whose processes died with the previous vclite process: pure decisions, then a real
+executor process killed with SIGKILL and a new executor on the same store and work directory."""
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from vclite.api import core, kinds
+from vclite.apiserver import inprocess
+from vclite.executor import executor as executor_mod
+from vclite.executor import recovery
+from vclite.lib import clock as clock_mod
+from vclite.store import sqlite
+
+T0, NOW = "2026-01-01T00:00:00Z", "2026-01-01T00:10:00Z"
+
+
+def running(name, pid=42):
+    return {"name": name, "state": {"running": {"startedAt": T0}}, "lastState": {}, "restartCount": 0,
+            "containerID": f"vclite://{pid}"}
+
+
+def terminated(name, code):
+    return {"name": name, "state": {"terminated": {"exitCode": code, "reason": "Completed" if code == 0 else "Error",
+                                                   "startedAt": T0, "finishedAt": T0}}, "lastState": {},
+            "restartCount": 0}
+
+
+def waiting(name, reason="ContainerCreating", last_code=None):
+    cs = {"name": name, "state": {"waiting": {"reason": reason}}, "lastState": {}, "restartCount": 0}
+    if last_code is not None:
+        cs["lastState"] = {"terminated": {"exitCode": last_code, "reason": "Error", "startedAt": T0, "finishedAt": T0}}
+        cs["restartCount"] = 1
+    return cs
+
+
+def pod(main, init=(), statuses=(), init_statuses=(), start_time=T0):
+    status = {"phase": "Running", "containerStatuses": list(statuses)}
+    if start_time:
+        status["startTime"] = start_time
+    if init_statuses:
+        status["initContainerStatuses"] = list(init_statuses)
+    return {"metadata": {"name": "p", "namespace": "default"},
+            "spec": {"initContainers": [{"name": n} for n in init], "containers": [{"name": n} for n in main]},
+            "status": status}
+
+
+def summary(states):
+    out = []
+    for st in states:
+        s = st.to_status()["state"]
+        (kind, detail), = s.items()
+        out.append((st.name, kind, detail.get("exitCode"), detail.get("reason")))
+    return out
+
+
+@pytest.mark.parametrize("the_pod, phase, init, main", [
+    pytest.param(pod(["a"], statuses=[running("a")]), core.PodPhase.FAILED, [],
+                 [("a", "terminated", 137, "ProcessLost")], id="running-is-lost"),
+    pytest.param(pod(["a", "b"], statuses=[terminated("a", 0), running("b")]), core.PodPhase.FAILED, [],
+                 [("a", "terminated", 0, "Completed"), ("b", "terminated", 137, "ProcessLost")], id="one-done-one-lost"),
+    pytest.param(pod(["a", "b"], statuses=[terminated("a", 0), terminated("b", 0)]), core.PodPhase.SUCCEEDED, [],
+                 [("a", "terminated", 0, "Completed"), ("b", "terminated", 0, "Completed")],
+                 id="all-done-before-the-crash-succeeds"),
+    pytest.param(pod(["a"], init=["i"], init_statuses=[running("i")], statuses=[waiting("a", "PodInitializing")]),
+                 core.PodPhase.FAILED, [("i", "terminated", 137, "ProcessLost")],
+                 [("a", "waiting", None, "PodInitializing")], id="init-lost-app-never-started"),
+    pytest.param(pod(["a"], statuses=[waiting("a", "CrashLoopBackOff", last_code=3)]), core.PodPhase.FAILED, [],
+                 [("a", "terminated", 3, "Error")], id="backing-off-keeps-its-last-exit"),
+    pytest.param(pod(["a"], statuses=[]), core.PodPhase.FAILED, [], [("a", "waiting", None, "ContainerCreating")],
+                 id="no-container-status"),
+])
+def test_lost_states_and_phase(the_pod, phase, init, main):
+    i, m = recovery.lost_states(the_pod, NOW)
+    assert (summary(i), summary(m)) == (init, main)
+    assert recovery.lost_phase(i, m) == phase
+    lost = [st.to_status()["state"]["terminated"] for st in i + m
+            if st.to_status()["state"].get("terminated", {}).get("reason") == "ProcessLost"]
+    for term in lost:
+        assert term["message"] == recovery.CONTAINER_MESSAGE and term["finishedAt"] == NOW
+        assert term["startedAt"] == T0 and term["containerID"] == "vclite://42"
+
+
+@pytest.mark.parametrize("the_pod, started", [
+    pytest.param(pod(["a"], statuses=[running("a")]), True, id="running"),
+    pytest.param(pod(["a"], statuses=[waiting("a")], start_time=None), False, id="creating"),
+    pytest.param(pod(["a"], statuses=[waiting("a", "CrashLoopBackOff", 1)], start_time=None), True, id="backoff"),
+    pytest.param(pod(["a"], statuses=[waiting("a")]), True, id="start-time-set"),
+    pytest.param({"metadata": {"name": "p"}, "spec": {}}, False, id="no-status"),
+])
+def test_was_started(the_pod, started):
+    assert recovery.was_started(the_pod) is started
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except OSError:
+        return False
+
+
+def test_left_behind_finds_orphaned_session_leaders_but_never_our_own_children(tmp_path):
+    pod_dir = tmp_path / "default" / "p"
+    env = {**os.environ, "VC_POD_DIR": str(pod_dir)}
+    spawn = ("import subprocess; p = subprocess.Popen(['sleep', '30'], start_new_session=True, "
+             "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); print(p.pid, flush=True)")
+    orphan = int(subprocess.run([sys.executable, "-c", spawn], env=env, capture_output=True, text=True).stdout)
+    child = subprocess.Popen(["sleep", "30"], env=env, start_new_session=True)
+    other = subprocess.Popen(["sleep", "30"], env={**env, "VC_POD_DIR": "/elsewhere/default/p"},
+                             start_new_session=True)
+    try:
+        found = recovery.left_behind(tmp_path)
+        assert found == {str(pod_dir): [orphan]}
+        recovery.kill_group(orphan)
+        for _ in range(200):
+            if not _alive(orphan):
+                break
+            time.sleep(0.01)
+        assert not _alive(orphan)
+        assert child.poll() is None and other.poll() is None
+    finally:
+        for p in (child, other):
+            p.kill()
+            p.wait()
+        recovery.kill_group(orphan)
+
+
+CHILD = """
+import asyncio, sys, pathlib
+from vclite.api import kinds
+from vclite.apiserver import inprocess
+from vclite.executor import executor as executor_mod
+from vclite.lib import clock as clock_mod
+from vclite.store import sqlite
+
+async def main(db, workdir):
+    clk = clock_mod.RealClock()
+    client = inprocess.new_client(clk, store=sqlite.SqliteStore(clk, db))
+    client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "long", "namespace": "default"},
+                   "spec": {"nodeName": "local", "restartPolicy": "Never",
+                            "containers": [{"name": "main", "image": "busybox", "command": ["sleep", "60"]}]}})
+    ex = executor_mod.LocalExecutor(client, clk, ["local"], pathlib.Path(workdir))
+    ex.start()
+    while True:
+        while (key := ex.queue.get()) is not None:
+            ex.sync(key)
+        status = client.get(kinds.POD, "default", "long").get("status") or {}
+        if status.get("phase") == "Running":
+            print(status["containerStatuses"][0]["containerID"].rpartition("/")[2], flush=True)
+            await asyncio.sleep(3600)
+        await asyncio.sleep(0.01)
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
+"""
+
+
+async def _drive(ex, until, limit=500):
+    ex.start()
+    for _ in range(limit):
+        while (key := ex.queue.get()) is not None:
+            ex.sync(key)
+        if until():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("condition never held")
+
+
+def test_a_pod_running_when_its_executor_was_killed_fails_with_process_lost(tmp_path):
+    db, workdir = tmp_path / "store.db", tmp_path / "pods"
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(db), str(workdir)], stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.strip().isdigit(), "the child never reported its running container"
+        pid = int(line)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert _alive(pid), "the container outlives its executor (own session)"
+    clk = clock_mod.RealClock()
+    store = sqlite.SqliteStore(clk, db)
+    try:
+        client = inprocess.new_client(clk, store=store)
+        ex = executor_mod.LocalExecutor(client, clk, ["local"], workdir)
+
+        def phase():
+            return (client.get(kinds.POD, "default", "long").get("status") or {}).get("phase")
+        asyncio.run(_drive(ex, lambda: phase() == "Failed"))
+        status = client.get(kinds.POD, "default", "long")["status"]
+        term = status["containerStatuses"][0]["state"]["terminated"]
+        assert (status["reason"], term["reason"], term["exitCode"]) == ("ProcessLost", "ProcessLost", 137)
+        assert "restarted" in status["message"] and "restarted" in term["message"]
+        for _ in range(200):
+            if not _alive(pid):
+                break
+            time.sleep(0.01)
+        assert not _alive(pid), "the left-behind process group was killed"
+        assert ex.running_count() == 0
+        reasons = [e["reason"] for e in client.list(kinds.EVENT)]
+        assert "ProcessLost" in reasons
+    finally:
+        store.close()
+        recovery.kill_group(pid)

@@ -1,0 +1,241 @@
+"""The HTTP application end to end in-process (aiohttp test server): auth, limits, negotiation,
+watch streams, logs, metrics. Every refused request is checked to have changed nothing."""
+import asyncio
+import json
+
+import pytest
+from aiohttp import test_utils
+
+from vclite.api import kinds
+from vclite.apiserver import inprocess
+from vclite.httpserver import app as app_mod
+from vclite.httpserver import backend, bodies
+from vclite.lib import clock as clock_mod
+
+TOKEN = "s3cret-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+CMS = "/api/v1/namespaces/default/configmaps"
+CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c1"}, "data": {"k": "v"}}
+
+
+def serve(test, log_dir=None):
+    """Run `test(client, server, backend)` against a fresh server."""
+    async def main():
+        api = inprocess.new_client(clock_mod.RealClock())
+        log_path = (lambda ns, pod, c: log_dir / f"{ns}_{pod}_{c}.log") if log_dir else None
+        be = backend.Backend.of_client(api, log_path)
+        srv = app_mod.Server(be, TOKEN, bookmark_interval=0.05)
+        srv.ready = True
+        async with test_utils.TestClient(test_utils.TestServer(srv.app())) as client:
+            await test(client, srv, be)
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("headers", [
+    pytest.param({}, id="no-token"),
+    pytest.param({"Authorization": "Bearer wrong"}, id="wrong-token"),
+    pytest.param({"Authorization": TOKEN}, id="not-bearer"),
+    pytest.param({"Authorization": f"Basic {TOKEN}"}, id="basic"),
+])
+@pytest.mark.parametrize("method, path, body", [
+    pytest.param("GET", "/api", None, id="discovery"),
+    pytest.param("GET", CMS, None, id="list"),
+    pytest.param("POST", CMS, json.dumps(CM), id="create"),
+    pytest.param("DELETE", "/api/v1/namespaces/default", None, id="delete"),
+    pytest.param("GET", "/no/such/path", None, id="unknown-path"),
+    pytest.param("GET", "/metrics", None, id="metrics"),
+])
+def test_unauthenticated_requests_get_401_and_change_nothing(headers, method, path, body):
+    async def test(client, srv, be):
+        before = be.resource_version()
+        resp = await client.request(method, path, data=body, headers=headers)
+        assert resp.status == 401
+        assert await resp.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                                     "message": "Unauthorized", "reason": "Unauthorized", "code": 401}
+        assert be.resource_version() == before
+        assert len(be.client.list(kinds.CONFIGMAP)) == 0
+    serve(test)
+
+
+@pytest.mark.parametrize("method, path, body, ctype, code, reason", [
+    pytest.param("GET", "/apis/nosuch.io/v1/widgets", None, None, 404, "NotFound", id="unknown-kind"),
+    pytest.param("GET", "/random", None, None, 404, "NotFound", id="unknown-path"),
+    pytest.param("POST", CMS, b"x" * (bodies.MAX_BODY + 10), "application/json", 413, "RequestEntityTooLarge",
+                 id="too-large"),
+    pytest.param("POST", CMS, b"[" * 5000 + b"]" * 5000, "application/json", 400, "BadRequest", id="too-deep"),
+    pytest.param("POST", CMS, b'{"metadata": ', "application/json", 400, "BadRequest", id="malformed"),
+    pytest.param("POST", CMS, b"a: &x 1\nb: *x\n", "application/yaml", 400, "BadRequest", id="yaml-alias"),
+    pytest.param("POST", CMS, b"<cm/>", "application/xml", 415, "UnsupportedMediaType", id="xml"),
+    pytest.param("PATCH", CMS + "/c0", b"{}", "application/xml", 415, "UnsupportedMediaType", id="patch-type"),
+    pytest.param("PUT", CMS, b"{}", "application/json", 405, "MethodNotAllowed", id="put-collection"),
+    pytest.param("POST", "/api", b"{}", "application/json", 405, "MethodNotAllowed", id="post-discovery"),
+    pytest.param("POST", "/api/v1/configmaps", json.dumps(CM).encode(), "application/json", 400, "BadRequest",
+                 id="create-without-namespace"),
+    pytest.param("POST", CMS, json.dumps({**CM, "kind": "Pod"}).encode(), "application/json", 400, "BadRequest",
+                 id="wrong-kind"),
+    pytest.param("POST", CMS + "?fieldValidation=Strict",
+                 b'{"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "a", "name": "b"}}',
+                 "application/json", 400, "BadRequest", id="strict-duplicate"),
+    pytest.param("GET", CMS + "?watch=maybe", None, None, 400, "BadRequest", id="bad-bool"),
+    pytest.param("GET", CMS + "?watch=1&resourceVersion=abc", None, None, 400, "BadRequest", id="bad-rv"),
+])
+def test_refused_requests_get_a_status_and_change_nothing(method, path, body, ctype, code, reason):
+    async def test(client, srv, be):
+        await client.post(CMS, json={**CM, "metadata": {"name": "c0"}}, headers=AUTH)
+        before = be.resource_version()
+        headers = {**AUTH, **({"Content-Type": ctype} if ctype else {})}
+        resp = await client.request(method, path, data=body, headers=headers)
+        st = await resp.json()
+        assert (resp.status, st["kind"], st["code"], st["reason"]) == (code, "Status", code, reason), st
+        assert be.resource_version() == before
+    serve(test)
+
+
+def test_crud_round_trip_and_status_errors():
+    async def test(client, srv, be):
+        resp = await client.post(CMS, json=CM, headers=AUTH)
+        assert resp.status == 201
+        resp = await client.post(CMS, json=CM, headers=AUTH)
+        st = await resp.json()
+        assert (resp.status, st["reason"], st["message"]) == (409, "AlreadyExists", 'configmaps "c1" already exists')
+        resp = await client.get(CMS + "/nope", headers=AUTH)
+        st = await resp.json()
+        assert (resp.status, st["reason"], st["details"]) == (404, "NotFound", {"name": "nope", "group": "",
+                                                                                  "kind": "configmaps"})
+        resp = await client.patch(CMS + "/c1", data=json.dumps({"data": {"k": "w"}}), headers={
+            **AUTH, "Content-Type": "application/merge-patch+json"})
+        assert (await resp.json())["data"] == {"k": "w"}
+        resp = await client.delete(CMS + "/c1", json={"propagationPolicy": "Background"}, headers=AUTH)
+        assert resp.status == 200
+    serve(test)
+
+
+def test_discovery_negotiation_and_table():
+    async def test(client, srv, be):
+        resp = await client.get("/apis", headers={**AUTH, "Accept": "application/json;g=apidiscovery.k8s.io;v=v2;"
+                                                                    "as=APIGroupDiscoveryList,application/json"})
+        assert resp.headers["Content-Type"] == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+        assert (await resp.json())["kind"] == "APIGroupDiscoveryList"
+        resp = await client.get("/apis/", headers=AUTH)
+        assert (await resp.json())["kind"] == "APIGroupList"
+        resp = await client.get("/api/v1/namespaces", headers={
+            **AUTH, "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"})
+        assert resp.headers["Content-Type"] == "application/json;as=Table;g=meta.k8s.io;v=v1"
+        assert (await resp.json())["rows"][0]["cells"][:2] == ["default", "Active"]
+        resp = await client.get("/version", headers=AUTH)
+        assert (await resp.json())["gitVersion"].startswith("v1.32")
+    serve(test)
+
+
+async def read_lines(resp, n, timeout=5.0):
+    lines = []
+    while len(lines) < n:
+        line = await asyncio.wait_for(resp.content.readline(), timeout)
+        if not line:
+            break
+        lines.append(json.loads(line))
+    return lines
+
+
+def test_watch_streams_events_and_ends_at_timeout():
+    async def test(client, srv, be):
+        resp = await client.get(CMS + "?watch=true&timeoutSeconds=1", headers=AUTH)
+        assert resp.status == 200
+        await client.post(CMS, json=CM, headers=AUTH)
+        await client.delete(CMS + "/c1", headers=AUTH)
+        got = await read_lines(resp, 2)
+        assert [(e["type"], e["object"]["metadata"]["name"]) for e in got] == [("ADDED", "c1"), ("DELETED", "c1")]
+        assert await asyncio.wait_for(resp.content.read(), 5) == b""  # the server closes at timeoutSeconds
+    serve(test)
+
+
+def test_watch_resumes_and_too_old_version_gets_410_event():
+    async def test(client, srv, be):
+        created = await (await client.post(CMS, json=CM, headers=AUTH)).json()
+        await client.patch(CMS + "/c1", data='{"data": {"k": "2"}}',
+                           headers={**AUTH, "Content-Type": "application/merge-patch+json"})
+        rv = created["metadata"]["resourceVersion"]
+        resp = await client.get(CMS + f"?watch=1&resourceVersion={rv}&timeoutSeconds=1", headers=AUTH)
+        got = await read_lines(resp, 1)
+        assert got[0]["type"] == "MODIFIED" and got[0]["object"]["data"] == {"k": "2"}
+        be.client.store._history.clear()  # as if the history had rolled over
+        be.client.create({**CM, "metadata": {"name": "c2"}})
+        resp = await client.get(CMS + "?watch=true&resourceVersion=1", headers=AUTH)
+        got = await read_lines(resp, 1)
+        assert got[0]["type"] == "ERROR"
+        assert (got[0]["object"]["code"], got[0]["object"]["reason"]) == (410, "Expired")
+    serve(test)
+
+
+def test_watch_bookmarks_and_table_rows():
+    async def test(client, srv, be):
+        resp = await client.get(CMS + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=2", headers={
+            **AUTH, "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"})
+        bookmark = (await read_lines(resp, 1))[0]
+        assert bookmark["type"] == "BOOKMARK" and bookmark["object"]["metadata"]["resourceVersion"] == \
+            be.resource_version()
+        await client.post(CMS, json=CM, headers=AUTH)
+        while True:
+            ev = (await read_lines(resp, 1))[0]
+            if ev["type"] != "BOOKMARK":
+                break
+        assert ev["type"] == "ADDED" and ev["object"]["kind"] == "Table"
+        assert ev["object"]["rows"][0]["cells"][0] == "c1"
+    serve(test)
+
+
+def test_watch_ends_when_server_stops():
+    async def test(client, srv, be):
+        resp = await client.get(CMS + "?watch=true", headers=AUTH)
+        await asyncio.sleep(0.05)
+        assert len(srv.feeds) == 1
+        await srv.stop_streams()
+        assert await asyncio.wait_for(resp.content.read(), 5) == b""
+        assert len(srv.feeds) == 0
+        assert (await client.get("/readyz", headers=AUTH)).status == 503
+    serve(test)
+
+
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p1", "namespace": "default"},
+       "spec": {"containers": [{"name": "main", "image": "i", "command": ["true"]}]}}
+
+
+def test_pod_logs_tail_and_follow(tmp_path):
+    async def test(client, srv, be):
+        be.client.create(POD)
+        url = "/api/v1/namespaces/default/pods/p1/log"
+        resp = await client.get(url, headers=AUTH)
+        st = await resp.json()
+        assert resp.status == 400 and "waiting to start" in st["message"]
+        log = tmp_path / "default_p1_main.log"
+        log.write_text("one\ntwo\nthree\n")
+        assert await (await client.get(url, headers=AUTH)).text() == "one\ntwo\nthree\n"
+        assert await (await client.get(url + "?tailLines=2", headers=AUTH)).text() == "two\nthree\n"
+        assert await (await client.get(url + "?container=main&limitBytes=5", headers=AUTH)).text() == "one\nt"
+        resp = await client.get(url + "?container=other", headers=AUTH)
+        assert resp.status == 400
+        follow = await client.get(url + "?follow=true&tailLines=1", headers=AUTH)
+        assert await asyncio.wait_for(follow.content.readline(), 5) == b"three\n"
+        with open(log, "a") as f:
+            f.write("four\n")
+        assert await asyncio.wait_for(follow.content.readline(), 5) == b"four\n"
+        be.client.patch(kinds.POD, "default", "p1", {"status": {"phase": "Succeeded"}}, status=True)
+        assert await asyncio.wait_for(follow.content.read(), 5) == b""  # ends with the pod
+    serve(test, log_dir=tmp_path)
+
+
+def test_health_and_metrics():
+    async def test(client, srv, be):
+        for path in ("/healthz", "/livez", "/readyz", "/healthz/ping"):
+            resp = await client.get(path, headers=AUTH)
+            assert (resp.status, await resp.text()) == (200, "ok")
+        await client.get(CMS, headers=AUTH)
+        srv.observe_sync("scheduler", 0.002, scheduled=3)
+        text = await (await client.get("/metrics", headers=AUTH)).text()
+        assert 'vclite_objects{kind="Namespace"} 1' in text
+        assert 'vclite_apiserver_request_total{code="200",resource="configmaps",verb="LIST"} 1' in text
+        assert 'vclite_apiserver_request_duration_seconds_count{resource="configmaps",verb="LIST"} 1' in text
+        assert "vclite_scheduler_pods_scheduled_total 3" in text
+        assert "vclite_scheduler_session_duration_seconds_count 1" in text
+        assert "vclite_apiserver_watches 0" in text
+    serve(test)

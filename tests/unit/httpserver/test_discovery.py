@@ -1,0 +1,66 @@
+"""Discovery (legacy and aggregated) and OpenAPI v3 documents, from the kinds table."""
+import pytest
+
+from vclite.api import kinds
+from vclite.httpserver import discovery, openapi
+
+
+def resources(doc):
+    return {r["name"]: r for r in doc["resources"]}
+
+
+@pytest.mark.parametrize("group, version, plural, short_names", [
+    pytest.param("flow.volcano.sh", "v1alpha1", "jobflows", ["jf"], id="jf"),
+    pytest.param("flow.volcano.sh", "v1alpha1", "jobtemplates", ["jt"], id="jt"),
+    pytest.param("batch.volcano.sh", "v1alpha1", "jobs", ["vcjob", "vj"], id="vcjob"),
+    pytest.param("scheduling.volcano.sh", "v1beta1", "queues", ["q", "queue-v1beta1"], id="q"),
+    pytest.param("scheduling.volcano.sh", "v1beta1", "podgroups", ["pg", "podgroup-v1beta1"], id="pg"),
+])
+def test_short_names_in_both_discovery_forms(group, version, plural, short_names):
+    assert resources(discovery.api_resource_list(group, version))[plural]["shortNames"] == short_names
+    agg = discovery.aggregated(core=False)
+    entry = next(r for item in agg["items"] if item["metadata"]["name"] == group
+                 for v in item["versions"] for r in v["resources"] if r["resource"] == plural)
+    assert entry["shortNames"] == short_names
+
+
+def test_legacy_resource_list_has_subresources_and_verbs():
+    core = resources(discovery.api_resource_list("", "v1"))
+    assert core["pods/log"]["verbs"] == ["get"] and core["pods/status"]["verbs"] == ["get", "patch", "update"]
+    assert "watch" in core["pods"]["verbs"] and core["pods"]["categories"] == ["all"]
+    assert core["namespaces"]["namespaced"] is False
+    flows = resources(discovery.api_resource_list("flow.volcano.sh", "v1alpha1"))
+    assert set(flows) == {"jobflows", "jobflows/status", "jobtemplates", "jobtemplates/status"}
+
+
+def test_aggregated_core_and_groups():
+    core = discovery.aggregated(core=True)
+    assert [i["metadata"]["name"] for i in core["items"]] == [""]
+    groups = discovery.aggregated(core=False, version="v2beta1")
+    assert groups["apiVersion"] == "apidiscovery.k8s.io/v2beta1"
+    assert {i["metadata"]["name"] for i in groups["items"]} == {k.group for k in kinds.ALL if k.group}
+    jobs = next(r for i in groups["items"] for v in i["versions"] for r in v["resources"] if r["resource"] == "jobs")
+    assert jobs["scope"] == "Namespaced" and jobs["subresources"][0]["subresource"] == "status"
+
+
+def test_group_list_and_version():
+    names = [g["name"] for g in discovery.api_group_list()["groups"]]
+    assert names == list(dict.fromkeys(names)) and "flow.volcano.sh" in names
+    v = discovery.version_info()
+    assert (v["major"], v["minor"]) == ("1", "32") and v["gitVersion"].startswith("v1.32.")
+
+
+@pytest.mark.parametrize("kind", [pytest.param(k, id=k.kind) for k in kinds.ALL])
+def test_openapi_patch_operation_enables_server_side_validation(kind):
+    """What kubectl apply checks before sending fieldValidation=Strict (ecosystem.md §B)."""
+    root = openapi.root()
+    gv = openapi.gv_path(kind.group, kind.version)
+    assert root["paths"][gv]["serverRelativeURL"].startswith(f"/openapi/v3/{gv}?hash=")
+    doc = openapi.group_version_document(kind.group, kind.version)
+    ops = [p["patch"] for p in doc["paths"].values()
+           if p["patch"]["x-kubernetes-group-version-kind"] == {"group": kind.group, "version": kind.version,
+                                                                "kind": kind.kind}]
+    assert len(ops) == 1
+    assert "fieldValidation" in [p["name"] for p in ops[0]["parameters"]]
+    assert "application/strategic-merge-patch+json" not in ops[0]["requestBody"]["content"]
+    assert openapi.schema_name(kind) in doc["components"]["schemas"]

@@ -1,0 +1,183 @@
+"""Resource verbs over the real in-process API: create/get/list/update/patch/apply/delete, and
+refusals that change nothing."""
+import pytest
+
+from vclite.api import kinds
+from vclite.apiserver import inprocess
+from vclite.httpserver import backend, media, resources, routes
+from vclite.httpserver import status as status_mod
+from vclite.lib import clock as clock_mod
+from vclite.lib import errors
+
+JT = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobTemplate", "metadata": {"name": "t1"},
+      "spec": {"minAvailable": 1, "tasks": [{"name": "x", "replicas": 1, "template": {"spec": {
+          "restartPolicy": "Never", "containers": [{"name": "c", "image": "i", "command": ["true"]}]}}}]}}
+
+
+@pytest.fixture
+def be():
+    return backend.Backend.of_client(inprocess.new_client(clock_mod.VirtualClock()))
+
+
+def jt_route(name=None, ns="default", sub=None):
+    return routes.Resource(kinds.JOBTEMPLATE, ns, name, sub)
+
+
+def make(be, name, labels=None, ns="default"):
+    obj = {**JT, "metadata": {"name": name, **({"labels": labels} if labels else {})}}
+    return resources.create(be, jt_route(ns=ns), {}, obj)[1]
+
+
+def test_create_fills_namespace_and_kind_from_the_path(be):
+    code, obj = resources.create(be, jt_route(ns="team"), {}, {"metadata": {"name": "t"}, "spec": JT["spec"]})
+    assert code == 201 and obj["metadata"]["namespace"] == "team" and obj["kind"] == "JobTemplate"
+
+
+@pytest.mark.parametrize("body, route, message", [
+    pytest.param({**JT, "metadata": {"name": "t1", "namespace": "other"}}, jt_route(), "namespace", id="namespace"),
+    pytest.param({**JT, "kind": "JobFlow"}, jt_route(), "does not match", id="kind"),
+    pytest.param({**JT, "apiVersion": "v1"}, jt_route(), "does not match", id="api-version"),
+    pytest.param(JT, jt_route(ns=None), "namespace", id="all-namespaces-collection"),
+])
+def test_create_refusals_change_nothing(be, body, route, message):
+    before = be.resource_version()
+    with pytest.raises(errors.BadRequest, match=message):
+        resources.create(be, route, {}, body)
+    assert be.resource_version() == before
+
+
+def test_create_invalid_is_422_and_changes_nothing(be):
+    before = be.resource_version()
+    bad = {**JT, "spec": {**JT["spec"], "minAvailable": -1}}
+    with pytest.raises(errors.Invalid):
+        resources.create(be, jt_route(), {}, bad)
+    assert be.resource_version() == before
+
+
+def test_dry_run_is_refused(be):
+    with pytest.raises(errors.BadRequest, match="dryRun"):
+        resources.create(be, jt_route(), {"dryRun": "All"}, JT)
+
+
+def test_list_selectors_order_and_pagination(be):
+    for name, app in (("c", "a"), ("a", "a"), ("b", "b")):
+        make(be, name, {"app": app})
+    make(be, "z", ns="other")
+    code, lst = resources.list_objects(be, jt_route(), {})
+    assert lst["kind"] == "JobTemplateList" and [o["metadata"]["name"] for o in lst["items"]] == ["a", "b", "c"]
+    assert lst["metadata"]["resourceVersion"] == be.resource_version()
+    _, lst = resources.list_objects(be, jt_route(), {"labelSelector": "app=a"})
+    assert [o["metadata"]["name"] for o in lst["items"]] == ["a", "c"]
+    _, lst = resources.list_objects(be, jt_route(), {"fieldSelector": "metadata.name!=a"})
+    assert [o["metadata"]["name"] for o in lst["items"]] == ["b", "c"]
+    _, lst = resources.list_objects(be, jt_route(ns=None), {})
+    assert len(lst["items"]) == 4
+    _, page1 = resources.list_objects(be, jt_route(), {"limit": "2"})
+    assert [o["metadata"]["name"] for o in page1["items"]] == ["a", "b"]
+    assert page1["metadata"]["remainingItemCount"] == 1
+    _, page2 = resources.list_objects(be, jt_route(), {"limit": "2", "continue": page1["metadata"]["continue"]})
+    assert [o["metadata"]["name"] for o in page2["items"]] == ["c"] and "continue" not in page2["metadata"]
+
+
+def test_list_as_table(be):
+    make(be, "a")
+    _, table = resources.list_objects(be, jt_route(), {}, media.Choice("table", "v1"))
+    assert table["kind"] == "Table" and table["rows"][0]["cells"][0] == "a"
+
+
+def test_bad_continue_token(be):
+    with pytest.raises(errors.BadRequest):
+        resources.list_objects(be, jt_route(), {"continue": "!!!"})
+
+
+def test_update_conflict_on_stale_resource_version(be):
+    obj = make(be, "t")
+    stale = {**obj, "metadata": {**obj["metadata"], "labels": {"v": "1"}}}
+    resources.update(be, jt_route("t"), {}, stale)
+    with pytest.raises(errors.Conflict):
+        resources.update(be, jt_route("t"), {}, {**obj, "metadata": {**obj["metadata"], "labels": {"v": "2"}}})
+
+
+def test_update_name_must_match_url(be):
+    obj = make(be, "t")
+    with pytest.raises(errors.BadRequest, match="name of the object"):
+        resources.update(be, jt_route("other"), {}, obj)
+
+
+@pytest.mark.parametrize("ctype, body, labels", [
+    pytest.param(resources.MERGE, {"metadata": {"labels": {"a": "1"}}}, {"a": "1"}, id="merge"),
+    pytest.param(resources.JSON_PATCH, [{"op": "add", "path": "/metadata/labels", "value": {"b": "2"}}], {"b": "2"},
+                 id="json-patch"),
+    pytest.param(resources.STRATEGIC, {"metadata": {"labels": {"c": "3"}}}, {"c": "3"}, id="strategic-as-merge"),
+])
+def test_patch_types(be, ctype, body, labels):
+    make(be, "t")
+    code, out = resources.patch(be, jt_route("t"), {}, ctype, body)
+    assert code == 200 and out["metadata"]["labels"] == labels
+
+
+def test_patch_cannot_rename_or_move(be):
+    make(be, "t")
+    before = be.resource_version()
+    with pytest.raises(errors.BadRequest):
+        resources.patch(be, jt_route("t"), {}, resources.MERGE, {"metadata": {"name": "other"}})
+    with pytest.raises(errors.BadRequest):
+        resources.patch(be, jt_route("t"), {}, resources.MERGE, {"metadata": {"namespace": "x"}})
+    assert be.resource_version() == before
+
+
+def test_patch_unknown_type_is_415(be):
+    make(be, "t")
+    with pytest.raises(status_mod.UnsupportedMediaType):
+        resources.patch(be, jt_route("t"), {}, "application/xml", {})
+
+
+def test_status_patch_writes_only_status(be):
+    make(be, "t")
+    _, out = resources.patch(be, jt_route("t", sub="status"), {}, resources.MERGE,
+                             {"status": {"jobDependsOnList": ["x"]}, "metadata": {"labels": {"no": "pe"}}})
+    assert out["status"] == {"jobDependsOnList": ["x"]} and "labels" not in out["metadata"]
+
+
+def test_apply_creates_then_updates(be):
+    code, created = resources.apply(be, jt_route("t1"), {"fieldManager": "kubectl"}, JT)
+    assert code == 201 and created["metadata"]["managedFields"][0]["manager"] == "kubectl"
+    code, again = resources.apply(be, jt_route("t1"), {"fieldManager": "kubectl"}, JT)
+    assert code == 200 and again["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+
+
+def test_apply_status_of_missing_object_is_404(be):
+    with pytest.raises(errors.NotFound):
+        resources.apply(be, jt_route("t1", sub="status"), {"fieldManager": "m"}, JT)
+
+
+def test_delete_with_preconditions_and_options(be):
+    obj = make(be, "t")
+    with pytest.raises(errors.Conflict, match="Precondition failed"):
+        resources.delete(be, jt_route("t"), {}, {"preconditions": {"uid": "not-it"}})
+    with pytest.raises(errors.BadRequest):
+        resources.delete(be, jt_route("t"), {}, {"propagationPolicy": "Sideways"})
+    code, gone = resources.delete(be, jt_route("t"), {}, {"propagationPolicy": "Background",
+                                                          "preconditions": {"uid": obj["metadata"]["uid"]}})
+    assert code == 200 and gone["metadata"]["name"] == "t"
+    with pytest.raises(errors.NotFound):
+        resources.get_object(be, jt_route("t"), {})
+
+
+def test_delete_collection_by_label(be):
+    make(be, "a", {"x": "1"})
+    make(be, "b", {"x": "2"})
+    _, out = resources.delete_collection(be, jt_route(), {"labelSelector": "x=1"}, None)
+    assert [o["metadata"]["name"] for o in out["items"]] == ["a"]
+    _, lst = resources.list_objects(be, jt_route(), {})
+    assert [o["metadata"]["name"] for o in lst["items"]] == ["b"]
+
+
+def test_cluster_scoped_queue(be):
+    route = routes.Resource(kinds.QUEUE, None, None)
+    q = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "q1", "namespace": "x"},
+         "spec": {"weight": 1}}
+    code, obj = resources.create(be, route, {}, q)
+    assert code == 201 and "namespace" not in obj["metadata"]
+    _, lst = resources.list_objects(be, route, {})
+    assert {o["metadata"]["name"] for o in lst["items"]} >= {"q1", "default", "root"}

@@ -1,0 +1,74 @@
+"""The path routing table: what each request path names."""
+import pytest
+
+from vclite.api import kinds
+from vclite.httpserver import routes
+
+E = routes.Endpoint
+R = routes.Resource
+S = routes.Static
+
+
+@pytest.mark.parametrize("path, expected", [
+    pytest.param("/api", S(E.API), id="api"),
+    pytest.param("/api/", S(E.API), id="api-trailing-slash"),
+    pytest.param("/apis", S(E.APIS), id="apis"),
+    pytest.param("/version/", S(E.VERSION), id="version-trailing-slash"),
+    pytest.param("/api/v1", S(E.GROUP_VERSION, "", "v1"), id="core-group-version"),
+    pytest.param("/apis/flow.volcano.sh", S(E.GROUP, "flow.volcano.sh"), id="group"),
+    pytest.param("/apis/flow.volcano.sh/v1alpha1", S(E.GROUP_VERSION, "flow.volcano.sh", "v1alpha1"), id="gv"),
+    pytest.param("/openapi/v3", S(E.OPENAPI_V3), id="openapi-root"),
+    pytest.param("/openapi/v3/apis/batch.volcano.sh/v1alpha1", S(E.OPENAPI_V3_GV, "batch.volcano.sh", "v1alpha1"),
+                 id="openapi-gv"),
+    pytest.param("/openapi/v3/api/v1", S(E.OPENAPI_V3_GV, "", "v1"), id="openapi-core"),
+    pytest.param("/healthz", S(E.HEALTHZ), id="healthz"),
+    pytest.param("/readyz/ping", S(E.READYZ), id="readyz-sub-check"),
+    pytest.param("/livez", S(E.LIVEZ), id="livez"),
+    pytest.param("/metrics", S(E.METRICS), id="metrics"),
+    pytest.param("/apis/flow.volcano.sh/v1alpha1/namespaces/default/jobflows",
+                 R(kinds.JOBFLOW, "default", None), id="namespaced-collection"),
+    pytest.param("/apis/flow.volcano.sh/v1alpha1/jobflows", R(kinds.JOBFLOW, None, None), id="all-namespaces"),
+    pytest.param("/apis/flow.volcano.sh/v1alpha1/namespaces/ns1/jobflows/f1", R(kinds.JOBFLOW, "ns1", "f1"),
+                 id="namespaced-item"),
+    pytest.param("/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs/j1/status",
+                 R(kinds.JOB, "default", "j1", "status"), id="status-subresource"),
+    pytest.param("/apis/scheduling.volcano.sh/v1beta1/queues/default", R(kinds.QUEUE, None, "default"),
+                 id="cluster-item"),
+    pytest.param("/apis/scheduling.volcano.sh/v1beta1/queues/q1/status", R(kinds.QUEUE, None, "q1", "status"),
+                 id="cluster-status"),
+    pytest.param("/api/v1/namespaces/default/pods/p1/log", R(kinds.POD, "default", "p1", "log"), id="pod-log"),
+    pytest.param("/api/v1/namespaces", R(kinds.NAMESPACE, None, None), id="namespaces"),
+    pytest.param("/api/v1/namespaces/default", R(kinds.NAMESPACE, None, "default"), id="namespace-object"),
+    pytest.param("/api/v1/namespaces/default/status", R(kinds.NAMESPACE, None, "default", "status"),
+                 id="namespace-status"),
+    pytest.param("/api/v1/namespaces/default/events", R(kinds.EVENT, "default", None), id="events"),
+    pytest.param("/api/v1/nodes/local", R(kinds.NODE, None, "local"), id="node"),
+])
+def test_known_paths(path, expected):
+    assert routes.match(path) == expected
+
+
+@pytest.mark.parametrize("path", [
+    pytest.param("/", id="root"),
+    pytest.param("/apis/nosuch.group/v1/things", id="unknown-group"),
+    pytest.param("/apis/flow.volcano.sh/v9/jobflows", id="unknown-version"),
+    pytest.param("/apis/flow.volcano.sh/v1alpha1/namespaces/default/widgets", id="unknown-plural"),
+    pytest.param("/apis/flow.volcano.sh/v1alpha1/jobflows/f1", id="namespaced-item-without-namespace"),
+    pytest.param("/apis/scheduling.volcano.sh/v1beta1/namespaces/default/queues", id="cluster-kind-in-namespace"),
+    pytest.param("/apis/flow.volcano.sh/v1alpha1/namespaces/default/jobflows/f1/scale", id="unknown-subresource"),
+    pytest.param("/apis/flow.volcano.sh/v1alpha1/namespaces/default/jobtemplates/t/log", id="log-not-pod"),
+    pytest.param("/apis/scheduling.k8s.io/v1/priorityclasses/p/status", id="no-status-subresource"),
+    pytest.param("/api/v2/pods", id="core-v2"),
+    pytest.param("/openapi/v2", id="openapi-v2-not-served"),
+    pytest.param("/apis/flow.volcano.sh/v1alpha1/namespaces/default/jobflows/f1/status/x", id="too-deep"),
+    pytest.param("/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobflows", id="alias-group-not-served"),
+])
+def test_unknown_paths(path):
+    assert routes.match(path) is None
+
+
+def test_every_kind_has_a_collection_path():
+    for k in kinds.ALL:
+        prefix = f"/apis/{k.group}/{k.version}" if k.group else f"/api/{k.version}"
+        ns = "/namespaces/default" if k.namespaced else ""
+        assert routes.match(f"{prefix}{ns}/{k.plural}") == routes.Resource(k, "default" if k.namespaced else None, None)

@@ -1,0 +1,130 @@
+"""Table output: each kind's printer columns and cells, as kubectl shows them."""
+import datetime
+
+import pytest
+
+from vclite.api import kinds
+from vclite.httpserver import tables
+
+NOW = datetime.datetime(2026, 1, 1, 12, 0, 0, tzinfo=datetime.timezone.utc)
+CREATED = "2026-01-01T11:55:00Z"  # 5 minutes before NOW
+
+
+def md(name="x", **extra):
+    return {"name": name, "namespace": "default", "creationTimestamp": CREATED, "uid": "u1",
+            "resourceVersion": "7", "labels": {"app": "a"}, **extra}
+
+
+def headers(kind):
+    return [(c["name"], c["priority"]) for c in tables.table(kind, [], NOW)["columnDefinitions"]]
+
+
+@pytest.mark.parametrize("kind, expected", [
+    pytest.param(kinds.JOBFLOW, [("Name", 0), ("Status", 0), ("Age", 0)], id="jobflow-as-volcano-crd"),
+    pytest.param(kinds.JOBTEMPLATE, [("Name", 0), ("Age", 0)], id="jobtemplate-default-age"),
+    pytest.param(kinds.JOB, [("Name", 0), ("STATUS", 0), ("minAvailable", 0), ("RUNNINGS", 0), ("AGE", 0),
+                             ("QUEUE", 1)], id="vcjob-as-volcano-crd"),
+    pytest.param(kinds.PODGROUP, [("Name", 0), ("STATUS", 0), ("minMember", 0), ("RUNNINGS", 0), ("AGE", 0),
+                                  ("QUEUE", 1)], id="podgroup-as-volcano-crd"),
+    pytest.param(kinds.QUEUE, [("Name", 0), ("PARENT", 0)], id="queue-as-volcano-crd"),
+    pytest.param(kinds.POD, [("Name", 0), ("Ready", 0), ("Status", 0), ("Restarts", 0), ("Age", 0), ("IP", 1),
+                             ("Node", 1), ("Nominated Node", 1), ("Readiness Gates", 1)], id="pod-as-kubectl"),
+    pytest.param(kinds.EVENT, [("Last Seen", 0), ("Type", 0), ("Reason", 0), ("Object", 0), ("Subobject", 1),
+                               ("Source", 1), ("Message", 0), ("First Seen", 1), ("Count", 1), ("Name", 1)],
+                 id="events-as-kubectl"),
+])
+def test_columns(kind, expected):
+    assert headers(kind) == expected
+
+
+@pytest.mark.parametrize("kind, obj, cells", [
+    pytest.param(kinds.JOBFLOW, {"metadata": md("f"), "status": {"state": {"phase": "Succeed"}}},
+                 ["f", "Succeed", "5m"], id="jobflow"),
+    pytest.param(kinds.JOBFLOW, {"metadata": md("f")}, ["f", None, "5m"], id="jobflow-no-status-is-null"),
+    pytest.param(kinds.JOB, {"metadata": md("j"), "spec": {"queue": "q1"},
+                             "status": {"state": {"phase": "Running"}, "minAvailable": 2, "running": 1}},
+                 ["j", "Running", 2, 1, "5m", "q1"], id="vcjob"),
+    pytest.param(kinds.PODGROUP, {"metadata": md("pg"), "spec": {"minMember": 3, "queue": "default"},
+                                  "status": {"phase": "Inqueue"}}, ["pg", "Inqueue", 3, None, "5m", "default"],
+                 id="podgroup"),
+    pytest.param(kinds.QUEUE, {"metadata": md("q"), "spec": {"parent": "root"}}, ["q", "root"], id="queue"),
+    pytest.param(kinds.JOBTEMPLATE, {"metadata": md("t")}, ["t", "5m"], id="jobtemplate"),
+    pytest.param(kinds.NAMESPACE, {"metadata": md("default"), "status": {"phase": "Active"}},
+                 ["default", "Active", "5m"], id="namespace"),
+    pytest.param(kinds.CONFIGMAP, {"metadata": md("cm"), "data": {"a": "1", "b": "2"}}, ["cm", 2, "5m"],
+                 id="configmap"),
+])
+def test_cells(kind, obj, cells):
+    row = tables.table(kind, [obj], NOW, "9")["rows"][0]
+    assert row["cells"] == cells
+    assert row["object"]["kind"] == "PartialObjectMetadata"
+    assert row["object"]["metadata"]["labels"] == {"app": "a"}  # feeds -L and --show-labels
+
+
+def running(name, ready=True):
+    return {"name": name, "ready": ready, "restartCount": 0, "state": {"running": {"startedAt": CREATED}}}
+
+
+def terminated(name, code, reason=""):
+    return {"name": name, "ready": False, "restartCount": 2,
+            "state": {"terminated": {"exitCode": code, **({"reason": reason} if reason else {})}}}
+
+
+def pod(status, init=(), deleting=False):
+    metadata = md("p", **({"deletionTimestamp": CREATED} if deleting else {}))
+    spec = {"containers": [{"name": c["name"]} for c in status.get("containerStatuses", [])] or [{"name": "c"}],
+            "initContainers": [{"name": n} for n in init]}
+    return {"metadata": metadata, "spec": spec, "status": status}
+
+
+@pytest.mark.parametrize("obj, expected", [
+    pytest.param(pod({"phase": "Pending"}), ("Pending", 0, 0), id="pending"),
+    pytest.param(pod({"phase": "Running", "containerStatuses": [running("a"), running("b", ready=False)]}),
+                 ("Running", 1, 0), id="running-one-ready"),
+    pytest.param(pod({"phase": "Succeeded", "containerStatuses": [terminated("a", 0, "Completed")]}),
+                 ("Completed", 0, 2), id="completed"),
+    pytest.param(pod({"phase": "Failed", "containerStatuses": [terminated("a", 3, "Error")]}), ("Error", 0, 2),
+                 id="error"),
+    pytest.param(pod({"phase": "Failed", "containerStatuses": [terminated("a", 3)]}), ("ExitCode:3", 0, 2),
+                 id="exit-code-without-reason"),
+    pytest.param(pod({"phase": "Pending", "containerStatuses": [
+        {"name": "a", "restartCount": 0, "state": {"waiting": {"reason": "CreateContainerConfigError"}}}]}),
+        ("CreateContainerConfigError", 0, 0), id="waiting-reason"),
+    pytest.param(pod({"phase": "Pending", "initContainerStatuses": [
+        {"name": "i0", "restartCount": 0, "state": {"terminated": {"exitCode": 0}}},
+        {"name": "i1", "restartCount": 1, "state": {"running": {}}}]}, init=("i0", "i1")),
+        ("Init:1/2", 0, 1), id="init-progress"),
+    pytest.param(pod({"phase": "Running", "containerStatuses": [running("a")]}, deleting=True),
+                 ("Terminating", 1, 0), id="terminating"),
+    pytest.param(pod({"phase": "Failed", "reason": "Evicted"}), ("Evicted", 0, 0), id="pod-reason"),
+])
+def test_pod_status(obj, expected):
+    assert tables.pod_status_and_ready(obj) == expected
+
+
+@pytest.mark.parametrize("seconds, text", [
+    pytest.param(-5, "<invalid>", id="future"),
+    pytest.param(-1, "0s", id="clock-skew"),
+    pytest.param(0, "0s", id="zero"),
+    pytest.param(119, "119s", id="under-two-minutes"),
+    pytest.param(125, "2m5s", id="minutes-seconds"),
+    pytest.param(600, "10m", id="ten-minutes"),
+    pytest.param(3 * 3600 + 5 * 60, "3h5m", id="hours-minutes"),
+    pytest.param(10 * 3600, "10h", id="hours"),
+    pytest.param(3 * 86400 + 3600, "3d1h", id="days-hours"),
+    pytest.param(30 * 86400, "30d", id="days"),
+    pytest.param(3 * 365 * 86400 + 86400 * 2, "3y2d", id="years-days"),
+])
+def test_human_duration(seconds, text):
+    assert tables.human_duration(seconds) == text
+
+
+def test_include_object_none_and_object():
+    obj = {"metadata": md("f")}
+    assert "object" not in tables.table(kinds.JOBFLOW, [obj], NOW, include_object="None")["rows"][0]
+    assert tables.table(kinds.JOBFLOW, [obj], NOW, include_object="Object")["rows"][0]["object"] is obj
+
+
+def test_managed_fields_not_in_row_metadata():
+    obj = {"metadata": md("f", managedFields=[{"manager": "kubectl"}])}
+    assert "managedFields" not in tables.table(kinds.JOBFLOW, [obj], NOW)["rows"][0]["object"]["metadata"]

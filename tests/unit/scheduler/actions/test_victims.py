@@ -1,0 +1,84 @@
+"""Shared eviction helpers: the preemptable annotation/label, preemptionPolicy, victim order."""
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.scheduler import objects as o
+from vclite.api import batch
+from vclite.scheduler import conf
+from vclite.scheduler.actions import victims
+from vclite.scheduler.framework import session
+
+
+def _ssn(pods, tiers=None, queues=None, pgs=None):
+    st = o.state([o.node("n1", "8", "8Gi"), o.node("n2", "8", "8Gi")], queues, pgs or [o.pg("ns/g")], pods)
+    return session.open_session(st, conf.build("preempt", tiers or [[]]), o.NOW)
+
+
+def _task(ssn, key):
+    return next(t for j in ssn.jobs.values() for t in j.tasks.values() if t.key == key)
+
+
+@pytest.mark.parametrize("annotation, label, want", [
+    pytest.param(None, None, True, id="default: preemptable"),
+    pytest.param("false", None, False, id="annotation false"),
+    pytest.param("true", "false", True, id="annotation wins over label"),
+    pytest.param(None, "false", False, id="label false"),
+    pytest.param(None, "True", True, id="Go spelling True"),
+    pytest.param("0", None, False, id="Go spelling 0"),
+    pytest.param("yes", None, False, id="invalid value counts as false"),
+])
+def test_preemptable(annotation, label, want):
+    pod = o.pod("ns/p", "g", node="n1", phase="Running")
+    if annotation is not None:
+        pod["metadata"]["annotations"][batch.PREEMPTABLE] = annotation
+    if label is not None:
+        pod["metadata"]["labels"] = {batch.PREEMPTABLE: label}
+    assert victims.preemptable(_task(_ssn([pod]), "ns/p")) is want
+
+
+CLASSES = [{"metadata": {"name": "polite"}, "value": 5, "preemptionPolicy": "Never"},
+           {"metadata": {"name": "pushy"}, "value": 5, "preemptionPolicy": "PreemptLowerPriority"}]
+
+
+@pytest.mark.parametrize("policy, priority_class, want", [
+    pytest.param(None, None, False, id="unset"),
+    pytest.param("PreemptLowerPriority", None, False, id="lower priority"),
+    pytest.param("Never", None, True, id="never"),
+    pytest.param(None, "polite", True, id="from a Never PriorityClass"),
+    pytest.param(None, "pushy", False, id="from a PreemptLowerPriority class"),
+    pytest.param("PreemptLowerPriority", "polite", False, id="the pod's own policy wins"),
+    pytest.param(None, "missing", False, id="unknown class"),
+])
+def test_never_preempts(policy, priority_class, want):
+    pod = o.pod("ns/p", "g")
+    if policy:
+        pod["spec"]["preemptionPolicy"] = policy
+    if priority_class:
+        pod["spec"]["priorityClassName"] = priority_class
+    st = o.state([o.node("n1")], None, [o.pg("ns/g")], [pod], CLASSES)
+    ssn = session.open_session(st, conf.build("preempt", [[]]), o.NOW)
+    assert victims.never_preempts(_task(ssn, "ns/p"), victims.never_classes(ssn)) is want
+
+
+def test_victim_order():
+    """Same job: lowest task priority first; other queue before own-queue order by reverse
+    QueueOrder; same queue: reverse JobOrder."""
+    tiers = [[conf.plugin("priority", enableTaskOrder=True, enableJobOrder=True),
+              conf.plugin("proportion", enableQueueOrder=True)]]
+    pgs = [o.pg("ns/hi", "q1", 0, priority_class="hi"), o.pg("ns/lo", "q1", 0, priority_class="lo"),
+           o.pg("ns/other", "q2", 0)]
+    pods = [o.pod("ns/hi-0", "hi", node="n1", phase="Running", priority=5),
+            o.pod("ns/hi-1", "hi", node="n1", phase="Running", priority=1),
+            o.pod("ns/lo-0", "lo", node="n1", phase="Running"),
+            o.pod("ns/other-0", "other", node="n1", phase="Running")]
+    st = o.state([o.node("n1", "8", "8Gi")], [o.queue("q1", priority=1), o.queue("q2")], pgs, pods,
+                 [{"metadata": {"name": "hi"}, "value": 100}, {"metadata": {"name": "lo"}, "value": 1}])
+    ssn = session.open_session(st, conf.build("preempt", tiers), o.NOW)
+    tasks = [_task(ssn, k) for k in ("ns/hi-0", "ns/hi-1", "ns/lo-0", "ns/other-0")]
+    line = victims.victim_queue(ssn, tasks)
+    order = [line.pop().key for _ in range(len(tasks))]
+    # q2 (priority 0) comes after q1 in QueueOrder, so its pods go first; then q1's lower job lo;
+    # then hi's tasks, lowest task priority first.
+    assert order == ["ns/other-0", "ns/lo-0", "ns/hi-1", "ns/hi-0"]
+    assert [t.key for t in victims.in_victim_order(ssn, tasks)] == order

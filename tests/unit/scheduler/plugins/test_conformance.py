@@ -1,0 +1,32 @@
+"""conformance: critical pods are never victims."""
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.scheduler import objects as o
+from vclite.scheduler.framework import session
+from vclite.scheduler.plugins import conformance
+
+
+def _task(namespace, priority_class):
+    pod = o.pod(f"{namespace}/p", "g", node="n1", phase="Running")
+    if priority_class:
+        pod["spec"]["priorityClassName"] = priority_class
+    st = o.state([o.node("n1")], None, [o.pg(f"{namespace}/g")], [pod])
+    ssn = session.open_session(st, o.default_conf(), o.NOW)
+    return next(iter(ssn.jobs[f"{namespace}/g"].tasks.values()))
+
+
+@pytest.mark.parametrize("namespace, priority_class, is_critical", [
+    pytest.param("default", None, False, id="ordinary pod"),
+    pytest.param("default", "system-cluster-critical", True, id="cluster critical"),
+    pytest.param("default", "system-node-critical", True, id="node critical"),
+    pytest.param("kube-system", None, True, id="kube-system namespace"),
+    pytest.param("kube-system", "low", True, id="kube-system with any class"),
+    pytest.param("default", "high-priority", False, id="another class"),
+    pytest.param("kube-public", None, False, id="other system-looking namespace"),
+])
+def test_critical(namespace, priority_class, is_critical):
+    task = _task(namespace, priority_class)
+    assert conformance.critical(task) is is_critical
+    assert conformance.evictable(task, [task]) == ([] if is_critical else [task])

@@ -1,0 +1,88 @@
+"""overcommit: factors as Volcano reads them, and who is admitted: idle = total × factor − used,
+inqueue from Inqueue jobs and the unplaced part of Running ones."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vclite.scheduler import conf
+from vclite.scheduler.framework import dims as dims_mod
+from vclite.scheduler.framework import hooks, session
+from vclite.scheduler.plugins import overcommit
+
+from .. import objects
+
+DIMS = dims_mod.Dims(["nvidia.com/gpu"])
+
+
+def _args(arguments):
+    return conf.build("allocate", [[conf.plugin("overcommit", arguments)]]).tiers[0][0].args
+
+
+@pytest.mark.parametrize("arguments, want", [
+    pytest.param({}, [1.2, 1.2, 1.2, 1.2], id="default 1.2 everywhere"),
+    pytest.param({"overcommit-factor": 2}, [2, 2, 2, 2], id="one factor"),
+    pytest.param({"overcommit-factor": 0.9}, [1.2, 1.2, 1.2, 1.2], id="below 1 becomes 1.2"),
+    pytest.param({"overcommit-factor.cpu": 1.0, "overcommit-factor.nvidia.com/gpu": "3"}, [1.0, 1.2, 1.2, 3.0],
+                 id="per resource"),
+    pytest.param({"overcommit-factor.memory": 0.5}, [1.2, 1.2, 1.2, 1.2], id="per-resource factor below 1 -> 1.2"),
+])
+def test_factors(arguments, want):
+    assert list(_args(arguments).factors(DIMS)) == want
+
+
+def test_bad_factor_fails_at_load():
+    with pytest.raises(ValueError, match="overcommit-factor.cpu"):
+        _args({"overcommit-factor.cpu": "lots"})
+
+
+def _session(podgroups, pods, factor=None):
+    args = {} if factor is None else {"overcommit-factor": factor}
+    c = conf.build("enqueue", [[conf.plugin("overcommit", args, enableJobEnqueued=True)]])
+    st = objects.state(nodes=[objects.node("n1", cpu="4", mem="8Gi"), objects.node("n2", cpu="4", mem="8Gi")],
+                       podgroups=podgroups, pods=pods)
+    ssn = session.open_session(st, c, objects.NOW)
+    return ssn, ssn.plugins[0]
+
+
+def test_idle_and_inqueue_at_session_open():
+    ssn, plugin = _session(
+        [objects.pg("ns/in", min_resources={"cpu": "2"}),
+         objects.pg("ns/run", phase="Running", min_member=1, min_resources={"cpu": "3"}),
+         objects.pg("ns/run-short", phase="Running", min_member=2, min_resources={"cpu": "5"}),
+         objects.pg("ns/pend", phase="Pending", min_resources={"cpu": "7"})],
+        [objects.pod("ns/r", "run", cpu="1", node="n1", phase="Running"),
+         objects.pod("ns/s", "run-short", cpu="1", node="n2", phase="Running")])
+    cpu = ssn.dims.index["cpu"]
+    assert plugin.idle[cpu] == pytest.approx(8000 * 1.2 - 2000)
+    # Inqueue: all of minResources (2); Running with minMember placed: 3 − 1 allocated; run-short: not counted
+    assert plugin.inqueue[cpu] == 2000 + 2000
+
+
+@pytest.mark.parametrize("min_resources, want", [
+    pytest.param(None, hooks.Vote.PERMIT, id="no minResources: permit"),
+    pytest.param({"cpu": "5"}, hooks.Vote.PERMIT, id="2 inqueue + 5 ≤ 9.6 − 1"),
+    pytest.param({"cpu": "7"}, hooks.Vote.REJECT, id="2 + 7 > 8.6"),
+    pytest.param({"memory": "1Gi", "pods": "100"}, hooks.Vote.PERMIT, id="pods are not compared"),
+    pytest.param({"nvidia.com/gpu": "1"}, hooks.Vote.REJECT, id="a resource no node has"),
+])
+def test_job_enqueueable(min_resources, want):
+    ssn, plugin = _session([objects.pg("ns/in", min_resources={"cpu": "2"}),
+                            objects.pg("ns/new", phase="Pending", min_resources=min_resources)],
+                           [objects.pod("ns/busy", None, cpu="1", node="n1", phase="Running")])
+    assert plugin.job_enqueueable(ssn.jobs["ns/new"]) == want
+    if want == hooks.Vote.REJECT:
+        assert ssn.enqueue_notes["ns/new"][1].startswith(overcommit.OVERUSED)
+
+
+def test_enqueued_jobs_count_as_inqueue():
+    ssn, plugin = _session([objects.pg(f"ns/j{i}", phase="Pending", min_resources={"cpu": "4"}) for i in range(3)], [])
+    jobs = [ssn.jobs[f"ns/j{i}"] for i in range(3)]
+    assert plugin.job_enqueueable(jobs[0]) == hooks.Vote.PERMIT
+    plugin.job_enqueued(jobs[0])
+    plugin.job_enqueued(jobs[1])
+    assert plugin.job_enqueueable(jobs[2]) == hooks.Vote.REJECT
+    note = ssn.enqueue_notes["ns/j2"][1]
+    assert note == ("resource in cluster is overused: job needs cpu 4 but the cluster can admit at most cpu 1600m "
+                    "more (overcommit-factor 1.2)")
+    assert np.isfinite(plugin.idle).all()

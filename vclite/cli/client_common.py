@@ -1,0 +1,227 @@
+"""What every `vcctl` client command shares: the `-s/--master` and `-k/--kubeconfig` options,
+connecting, Volcano's error convention, ages, tables, describe output, and reading `-f` files.
+
+Volcano's vcctl prints a failed command as `Failed to <sub> <group>: <error>` on stdout and exits
+with -1 (255); `fail()` does the same. Output helpers are pure functions (the caller passes `now`,
+taken from the injected clock `clock_of(ctx)` — tests put a clock in the click context object).
+This module must not know any particular kind's columns.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import pathlib
+import sys
+from typing import Any, Callable, Iterable
+
+import click
+import yaml
+
+from vclite.kube import client as kube_client
+from vclite.kube import kubeconfig
+from vclite.lib import clock as clock_mod
+from vclite.lib import errors
+
+Obj = dict[str, Any]
+EXIT_FAILED = 255  # Go's os.Exit(-1)
+
+
+class CommandError(Exception):
+    """A usage problem reported in Volcano's `Failed to …` form (a missing name, a bad flag value)."""
+
+
+# ---- options (as Volcano's util.InitFlags) ---------------------------------------------------------
+def common_options(fn: Callable) -> Callable:
+    fn = click.option("-k", "--kubeconfig", default="", metavar="PATH",
+                      help="(optional) absolute path to the kubeconfig file (default: $KUBECONFIG, "
+                           "the `vcctl server` kubeconfig, ~/.kube/config).")(fn)
+    return click.option("-s", "--master", default="", metavar="URL", help="the address of apiserver")(fn)
+
+
+def namespace_option(what: str) -> Callable:
+    return click.option("-n", "--namespace", default="default", show_default=True, help=f"the namespace of {what}")
+
+
+def name_option(what: str) -> Callable:
+    return click.option("-N", "--name", default="", help=f"the name of {what}")
+
+
+# ---- connecting and failing ------------------------------------------------------------------------
+def connect(master: str, kubeconfig_path: str) -> kube_client.HttpClient:
+    return kube_client.HttpClient(kubeconfig.load(kubeconfig_path or None, master or None))
+
+
+def clock_of(ctx: click.Context) -> clock_mod.Clock:
+    obj = ctx.find_root().obj
+    clock = obj.get("clock") if isinstance(obj, dict) else None
+    return clock or clock_mod.RealClock()
+
+
+def fail(sub: str, group: str, err: BaseException | str) -> None:
+    """Volcano's util.CheckError: print `Failed to <sub> <group>: <err>` on stdout, exit 255."""
+    message = err.message if isinstance(err, errors.ApiError) else str(err)
+    click.echo(f"Failed to {sub} {group}: {message}")
+    sys.exit(EXIT_FAILED)
+
+
+FILE_ERRORS = (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)
+
+
+def run_checked(sub: str, group: str, fn: Callable[[], Any]) -> Any:
+    """Run a command body; any API, kubeconfig, usage or file error ends it through `fail()`."""
+    try:
+        return fn()
+    except (errors.ApiError, kubeconfig.ConfigError, CommandError) as exc:
+        fail(sub, group, exc)
+    except FILE_ERRORS as exc:  # Go's os.ReadFile wording
+        fail(sub, group, f"open {exc.filename}: {(exc.strerror or str(exc)).lower()}")
+
+
+# ---- time -----------------------------------------------------------------------------------------
+def human_duration(seconds: float, zero_days: bool = False) -> str:
+    """k8s.io/apimachinery duration.HumanDuration (what Volcano's jobflow list prints as Age);
+    `zero_days` = Volcano's own util.HumanDuration, which prints `2y0d` where the former says `2y`."""
+    secs = int(seconds)
+    if secs < -1:
+        return "<invalid>"
+    if secs < 0:
+        return "0s"
+    if secs < 120:
+        return f"{secs}s"
+    minutes = secs // 60
+    if minutes < 10:
+        return f"{minutes}m" if secs % 60 == 0 else f"{minutes}m{secs % 60}s"
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = secs // 3600
+    if hours < 8:
+        return f"{hours}h" if minutes % 60 == 0 else f"{hours}h{minutes % 60}m"
+    if hours < 48:
+        return f"{hours}h"
+    if hours < 24 * 8:
+        return f"{hours // 24}d" if hours % 24 == 0 else f"{hours // 24}d{hours % 24}h"
+    if hours < 24 * 365 * 2:
+        return f"{hours // 24}d"
+    if hours < 24 * 365 * 8:
+        days = (hours // 24) % 365
+        return f"{hours // 24 // 365}y" if days == 0 and not zero_days else f"{hours // 24 // 365}y{days}d"
+    return f"{hours // 24 // 365}y"
+
+
+def age(timestamp: str | None, now: dt.datetime, zero_days: bool = False) -> str:
+    """translateTimestampSince: `<unknown>` for a missing timestamp."""
+    when = clock_mod.parse_time(timestamp) if timestamp else None
+    if when is None:
+        return "<unknown>"
+    return human_duration((now - when).total_seconds(), zero_days)
+
+
+def go_time(timestamp: str | None) -> str:
+    """A metav1.Time printed with Go's %s, in local time (`2024-01-02 03:04:05 +0000 UTC`; Go's
+    zero time if unset)."""
+    when = clock_mod.parse_time(timestamp) if timestamp else None
+    if when is None:
+        return "0001-01-01 00:00:00 +0000 UTC"
+    return when.astimezone().strftime("%Y-%m-%d %H:%M:%S %z %Z")
+
+
+# ---- tables ---------------------------------------------------------------------------------------
+def padded_table(headers: list[str], rows: Iterable[list[str]], spacing: int = 4) -> str:
+    """Volcano's jobflow/jobtemplate tables: every column left-aligned, as wide as its widest cell
+    plus `spacing` (the last column too, so lines end in spaces)."""
+    rows = list(rows)
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) + spacing for i, h in enumerate(headers)]
+    return "".join("".join(cell.ljust(w) for cell, w in zip(line, widths)) + "\n" for line in [headers, *rows])
+
+
+# ---- describe output (sigs.k8s.io/yaml and encoding/json of the Go types) --------------------------
+TOP_ORDER = ("kind", "apiVersion", "metadata", "spec", "status")
+META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+              "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
+              "ownerReferences", "finalizers", "managedFields")
+
+
+def _ordered(obj: Obj, order: Iterable[str]) -> Obj:
+    order = list(order)
+    out = {k: obj[k] for k in order if k in obj}
+    out.update((k, v) for k, v in obj.items() if k not in out)
+    return out
+
+
+def go_shape(obj: Obj, kind: str, api_version: str, spec_order: Iterable[str] = (),
+             status_order: Iterable[str] = (), status_defaults: Obj | None = None) -> Obj:
+    """The object as Volcano's vcctl marshals its Go struct: managedFields dropped, apiVersion/kind
+    filled in, `spec`/`status` always present (structs are never omitted), keys in struct order."""
+    out = _ordered(obj, TOP_ORDER)
+    out["kind"] = out.get("kind") or kind
+    out["apiVersion"] = out.get("apiVersion") or api_version
+    out = _ordered(out, TOP_ORDER)
+    md = dict(out.get("metadata") or {})
+    md.pop("managedFields", None)
+    out["metadata"] = _ordered(md, META_ORDER)
+    out["spec"] = _ordered(out.get("spec") or {}, spec_order)
+    status = dict(status_defaults or {})
+    status.update(out.get("status") or {})
+    out["status"] = _ordered(status, status_order)
+    return out
+
+
+class _GoYamlDumper(yaml.SafeDumper):
+    """sigs.k8s.io/yaml: keys sorted, block style, lists not indented under their key."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def go_yaml(obj: Obj) -> str:
+    return yaml.dump(obj, Dumper=_GoYamlDumper, sort_keys=True, default_flow_style=False, allow_unicode=True,
+                     width=1 << 30)
+
+
+def go_json(obj: Obj) -> str:
+    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+
+
+def describe_text(obj: Obj, fmt: str) -> str:
+    """One object in `-o yaml|json`; Volcano prints `Unsupported format: <f>` (no newline) otherwise."""
+    if fmt == "json":
+        return go_json(obj)
+    if fmt == "yaml":
+        return go_yaml(obj)
+    return f"Unsupported format: {fmt}"
+
+
+# ---- files ----------------------------------------------------------------------------------------
+def read_documents(path: str) -> list[Obj]:
+    """Every non-empty document of a YAML file (Volcano splits on `---` and skips blank ones)."""
+    if not path:
+        raise CommandError("a file must be given with -f/--file")
+    text = pathlib.Path(path).read_text()
+    try:
+        docs = list(yaml.safe_load_all(text))
+    except yaml.YAMLError as exc:
+        raise CommandError(f"error converting YAML to JSON: {exc}") from exc
+    out = []
+    for doc in docs:
+        if doc is None:
+            continue
+        if not isinstance(doc, dict):
+            raise CommandError(f"{path}: a document is a {type(doc).__name__}, not an object")
+        out.append(doc)
+    return out
+
+
+def of_kind(docs: list[Obj], kind: str, api_version: str, path: str) -> list[Obj]:
+    """The documents of one kind (a document without `kind` counts as that kind, as Volcano
+    unmarshals every document into its type). Others are skipped with a note on stderr, so a
+    file holding a JobFlow and its JobTemplates can be given to both `create` commands."""
+    out = []
+    for doc in docs:
+        if doc.get("kind") in (None, "", kind):
+            doc = dict(doc)
+            doc["kind"], doc["apiVersion"] = kind, doc.get("apiVersion") or api_version
+            out.append(doc)
+        else:
+            name = (doc.get("metadata") or {}).get("name", "")
+            click.echo(f"{path}: skipped {doc.get('kind')} {name} (not a {kind})", err=True)
+    return out

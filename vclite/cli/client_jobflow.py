@@ -1,0 +1,188 @@
+"""`vcctl jobflow create|list|get|describe|delete` and `vcctl jobtemplate create|list|get|describe|
+delete` against an API server, as Volcano's vcctl (pkg/cli/jobflow, pkg/cli/jobtemplate): the same
+flags, messages and table/YAML/JSON output. Plus `vcctl jobflow get NAME -w`: a live view of the
+flow (see client_live.py).
+
+The two command sets differ only by the `Resource` row (kind, wording, columns), so one factory
+builds both. Pure formatting (`table_rows`, `describe_shape`) is separate from the commands.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import sys
+from typing import Any, Callable
+
+import click
+
+from vclite.api import kinds, meta
+from vclite.cli import client_common as common
+from vclite.cli import client_live
+from vclite.lib import errors
+
+Obj = dict[str, Any]
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+JOBFLOW_SPEC_ORDER = ("flows", "jobRetainPolicy")
+JOBFLOW_STATUS_ORDER = ("pendingJobs", "runningJobs", "failedJobs", "completedJobs", "terminatedJobs", "unKnowJobs",
+                        "jobStatusList", "conditions", "state")
+VCJOB_SPEC_ORDER = ("schedulerName", "minAvailable", "volumes", "tasks", "policies", "plugins", "runningEstimate",
+                    "queue", "maxRetry", "ttlSecondsAfterFinished", "priorityClassName", "minSuccess",
+                    "networkTopology")
+
+
+@dataclasses.dataclass(frozen=True)
+class Resource:
+    kind: kinds.Kind
+    group: str                  # the vcctl group: `Failed to <sub> <group>`
+    what: str                   # wording in help and messages: "jobflow", "job template"
+    with_phase: bool            # Phase and Age columns (JobFlow) or only Name, Namespace
+    all_namespaces: bool        # `list --all-namespaces`
+    spec_order: tuple[str, ...]
+    status_order: tuple[str, ...]
+    status_defaults: tuple[tuple[str, Any], ...]
+
+
+JOBFLOW = Resource(kinds.JOBFLOW, "jobflow", "jobflow", True, True, JOBFLOW_SPEC_ORDER, JOBFLOW_STATUS_ORDER,
+                   (("state", {}),))
+JOBTEMPLATE = Resource(kinds.JOBTEMPLATE, "jobtemplate", "job template", False, False, VCJOB_SPEC_ORDER,
+                       ("jobDependsOnList",), ())
+
+
+# ---- pure formatting -------------------------------------------------------------------------------
+def table(res: Resource, objs: list[Obj], now: dt.datetime) -> str:
+    """`Name  Namespace  Phase  Age` (JobFlow) or `Name  Namespace` (JobTemplate)."""
+    if res.with_phase:
+        rows = [[meta.name(o), meta.namespace(o), meta.phase(o),
+                 common.age((o.get("metadata") or {}).get("creationTimestamp"), now)] for o in objs]
+        return common.padded_table(["Name", "Namespace", "Phase", "Age"], rows)
+    return common.padded_table(["Name", "Namespace"], [[meta.name(o), meta.namespace(o)] for o in objs])
+
+
+def describe_shape(res: Resource, obj: Obj) -> Obj:
+    return common.go_shape(obj, res.kind.kind, res.kind.api_version, res.spec_order, res.status_order,
+                           dict(res.status_defaults))
+
+
+# ---- command bodies --------------------------------------------------------------------------------
+def _create(res: Resource, client: Any, path: str) -> None:
+    for doc in common.of_kind(common.read_documents(path), res.kind.kind, res.kind.api_version, path):
+        ns = meta.namespace(doc) or "default"
+        doc["metadata"] = dict(doc.get("metadata") or {}, namespace=ns)
+        try:
+            client.create(doc)
+            click.echo(f"Created {res.kind.kind}: {ns}/{meta.name(doc)}")
+        except errors.ApiError as exc:
+            click.echo(f"Failed to create {res.kind.kind}: {exc.message}")
+
+
+def _delete(res: Resource, client: Any, name: str, namespace: str, path: str) -> None:
+    if path:
+        for doc in common.of_kind(common.read_documents(path), res.kind.kind, res.kind.api_version, path):
+            ns = meta.namespace(doc) or "default"
+            try:
+                client.delete(res.kind, ns, meta.name(doc))
+                click.echo(f"Deleted {res.kind.kind}: {ns}/{meta.name(doc)}")
+            except errors.ApiError as exc:
+                click.echo(f"Failed to delete {res.kind.kind}: {exc.message}")
+        return
+    if not name:
+        raise common.CommandError(f"{res.what} name must be specified")
+    obj = client.get(res.kind, namespace, name)
+    client.delete(res.kind, meta.namespace(obj) or namespace, meta.name(obj))
+    click.echo(f"Deleted {res.kind.kind}: {meta.namespace(obj) or namespace}/{meta.name(obj)}")
+
+
+def _list(res: Resource, client: Any, namespace: str, all_namespaces: bool, now: dt.datetime) -> None:
+    objs = client.list(res.kind, None if all_namespaces else namespace)
+    if not objs:
+        click.echo("No resources found")
+        return
+    click.echo(table(res, objs, now), nl=False)
+
+
+def _describe(res: Resource, client: Any, name: str, namespace: str, fmt: str) -> None:
+    if name:
+        click.echo(common.describe_text(describe_shape(res, client.get(res.kind, namespace, name)), fmt), nl=False)
+        return
+    objs = client.list(res.kind, namespace)
+    for i, obj in enumerate(objs):
+        click.echo(common.describe_text(describe_shape(res, obj), fmt), nl=False)
+        if len(objs) != 1 and i < len(objs) - 1:
+            click.echo("\n")
+
+
+# ---- the commands ----------------------------------------------------------------------------------
+def _checked(res: Resource, sub: str, body: Callable[[], Any]) -> Any:
+    return common.run_checked(sub, res.group, body)
+
+
+def build(res: Resource) -> list[click.Command]:
+    """The five client commands of one resource, ready to be added to its click group."""
+    ns_opt, name_opt = common.namespace_option(res.what), common.name_option(res.what)
+    file_help = f"the path to the YAML file containing the {res.what}"
+
+    @click.command("create", context_settings=CONTEXT, help=f"create a {res.group}")
+    @common.common_options
+    @click.option("-f", "--file", "path", default="", help=file_help)
+    def create(master, kubeconfig, path):
+        _checked(res, "create", lambda: _create(res, common.connect(master, kubeconfig), path))
+
+    @click.command("delete", context_settings=CONTEXT, help=f"delete a {res.group}")
+    @common.common_options
+    @name_opt
+    @ns_opt
+    @click.option("-f", "--file", "path", default="", help=file_help)
+    def delete(master, kubeconfig, name, namespace, path):
+        _checked(res, "delete", lambda: _delete(res, common.connect(master, kubeconfig), name, namespace, path))
+
+    @click.command("list", context_settings=CONTEXT, help=f"list {res.group}s")
+    @common.common_options
+    @ns_opt
+    @click.pass_context
+    def list_(ctx, master, kubeconfig, namespace, all_namespaces=False):
+        now = common.clock_of(ctx).now()
+        _checked(res, "list", lambda: _list(res, common.connect(master, kubeconfig), namespace, all_namespaces, now))
+
+    if res.all_namespaces:
+        list_ = click.option("--all-namespaces", "all_namespaces", is_flag=True,
+                             help=f"list {res.group}s in all namespaces")(list_)
+
+    @click.command("describe", context_settings=CONTEXT, help=f"describe a {res.group}")
+    @common.common_options
+    @name_opt
+    @ns_opt
+    @click.option("-o", "--format", "fmt", default="yaml", show_default=True, help="the format of output")
+    def describe(master, kubeconfig, name, namespace, fmt):
+        _checked(res, "describe", lambda: _describe(res, common.connect(master, kubeconfig), name, namespace, fmt))
+
+    return [create, delete, list_, _get_command(res), describe]
+
+
+def _get_command(res: Resource) -> click.Command:
+    def get_body(ctx: click.Context, master: str, kubeconfig: str, name: str, namespace: str, watch: bool) -> int:
+        if not name:
+            raise common.CommandError(f"name is mandatory to get the particular {res.what} details")
+        client = common.connect(master, kubeconfig)
+        clock = common.clock_of(ctx)
+        obj = client.get(res.kind, namespace, name)
+        click.echo(table(res, [obj], clock.now()), nl=False)
+        return client_live.follow(client, namespace, name, clock) if watch else 0
+
+    @click.command("get", context_settings=CONTEXT, help=f"get a {res.group}" + (
+        "\n\nWith -w, then follow it: a live view of its DAG, each job's phase and task progress, "
+        "until it finishes (exit 0 if it succeeded, 1 if it failed)." if res.kind is kinds.JOBFLOW else ""))
+    @common.common_options
+    @common.name_option(res.what)
+    @common.namespace_option(res.what)
+    @click.argument("name_arg", metavar="[NAME]", required=False)
+    @click.pass_context
+    def get(ctx, master, kubeconfig, name, namespace, name_arg, watch=False):
+        code = _checked(res, "get", lambda: get_body(ctx, master, kubeconfig, name or name_arg or "", namespace, watch))
+        if code:
+            sys.exit(code)
+
+    if res.kind is kinds.JOBFLOW:
+        get = click.option("-w", "--watch", is_flag=True,
+                           help="follow the flow live until it finishes (vclite extension)")(get)
+    return get

@@ -1,0 +1,160 @@
+"""`vcctl queue create|list|get|operate|delete` against an API server, as Volcano's vcctl
+(pkg/cli/queue): the same flags (`-n` is the queue's *name* here, as in Volcano), messages and
+output; create, operate and delete print nothing when they succeed, as Volcano's do.
+
+operate open/close: on a Volcano cluster (it serves bus.volcano.sh `commands`) this creates an
+OpenQueue/CloseQueue Command in namespace `default`, as Volcano's vcctl does, and Volcano's queue
+controller changes the state. vclite has no queue controller yet: the command writes
+`status.state` (Open / Closed) through the status subresource itself. `operate -a update` patches
+`spec.weight` on both. `create -S` on vclite also writes the requested state through the status
+subresource when the server did not keep it from the create body.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from vclite.api import batch, kinds, meta, scheduling
+from vclite.cli import client_common as common
+
+Obj = dict[str, Any]
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+HEADERS = ("Name", "Weight", "State", "Parent", "Inqueue", "Pending", "Running", "Unknown", "Completed")
+COUNTED = (scheduling.PodGroupPhase.INQUEUE, scheduling.PodGroupPhase.PENDING, scheduling.PodGroupPhase.RUNNING,
+           scheduling.PodGroupPhase.UNKNOWN, scheduling.PodGroupPhase.COMPLETED)
+ACTIONS = {"open": (batch.Action.OPEN_QUEUE, scheduling.QueueState.OPEN),
+           "close": (batch.Action.CLOSE_QUEUE, scheduling.QueueState.CLOSED)}
+
+
+# ---- pure -----------------------------------------------------------------------------------------
+def podgroup_counts(podgroups: list[Obj], queue: str) -> dict[str, int]:
+    """PodGroups of `queue` by phase (PodGroupStatistics)."""
+    counts = {str(p): 0 for p in COUNTED}
+    for pg in podgroups:
+        phase = (pg.get("status") or {}).get("phase")
+        if (pg.get("spec") or {}).get("queue") == queue and phase in counts:
+            counts[phase] += 1
+    return counts
+
+
+def queue_line(queue: Obj, counts: dict[str, int]) -> str:
+    spec = queue.get("spec") or {}
+    state = (queue.get("status") or {}).get("state") or ""
+    head = f"{meta.name(queue):<25}{int(spec.get('weight') or 0):<8}{state:<8}{spec.get('parent') or '':<8}"
+    return head + "".join(f"{counts[str(p)]:<8}" for p in COUNTED) + "\n"
+
+
+def queues_text(queues: list[Obj], podgroups: list[Obj]) -> str:
+    header = f"{HEADERS[0]:<25}" + "".join(f"{h:<8}" for h in HEADERS[1:]) + "\n"
+    return header + "".join(queue_line(q, podgroup_counts(podgroups, meta.name(q))) for q in queues)
+
+
+def command_object(queue: Obj, action: batch.Action) -> Obj:
+    """The Command Volcano's vcctl creates (in namespace `default`) to open or close a queue."""
+    ref = {"apiVersion": kinds.QUEUE.api_version, "kind": kinds.QUEUE.kind, "name": meta.name(queue),
+           "uid": meta.uid(queue), "controller": True, "blockOwnerDeletion": True}
+    return {"apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",
+            "metadata": {"generateName": f"{meta.name(queue)}-{str(action).lower()}-", "ownerReferences": [ref]},
+            "target": ref, "action": str(action)}
+
+
+# ---- command bodies --------------------------------------------------------------------------------
+def _create(client: Any, name: str, weight: int, state: str) -> None:
+    queue = {"apiVersion": kinds.QUEUE.api_version, "kind": kinds.QUEUE.kind, "metadata": {"name": name},
+             "spec": {"weight": weight}, "status": {"state": state}}
+    created = client.create(queue)
+    if state and (created.get("status") or {}).get("state") != state and \
+            not client.serves("bus.volcano.sh/v1alpha1", "commands"):
+        client.patch(kinds.QUEUE, "", name, {"status": {"state": state}}, status=True)
+
+
+def _operate(client: Any, name: str, weight: int, action: str) -> None:
+    if not name:
+        raise common.CommandError("queue name must be specified")
+    if action == "update":
+        if weight == 0:
+            raise common.CommandError(f"when update queue {name}, weight must be specified, "
+                                      "the value must be greater than 0")
+        client.patch(kinds.QUEUE, "", name, {"spec": {"weight": weight}})
+        return
+    if action == "":
+        raise common.CommandError("action can not be null")
+    if action not in ACTIONS:
+        raise common.CommandError(f"action {action} invalid, valid actions are open, close and update")
+    bus_action, state = ACTIONS[action]
+    queue = client.get(kinds.QUEUE, "", name)
+    if client.serves("bus.volcano.sh/v1alpha1", "commands"):
+        client.request("POST", "/apis/bus.volcano.sh/v1alpha1/namespaces/default/commands",
+                       command_object(queue, bus_action))
+    else:
+        client.patch(kinds.QUEUE, "", name, {"status": {"state": str(state)}}, status=True)
+
+
+def _list(client: Any) -> None:
+    queues = client.list(kinds.QUEUE)
+    if not queues:
+        click.echo("No resources found")
+        return
+    click.echo(queues_text(queues, client.list(kinds.PODGROUP)), nl=False)
+
+
+def _get(client: Any, name: str) -> None:
+    if not name:
+        raise common.CommandError("name is mandatory to get the particular queue details")
+    queue = client.get(kinds.QUEUE, "", name)
+    click.echo(queues_text([queue], client.list(kinds.PODGROUP)), nl=False)
+
+
+def _delete(client: Any, name: str) -> None:
+    if not name:
+        raise common.CommandError("queue name must be specified")
+    client.delete(kinds.QUEUE, "", name)
+
+
+# ---- the commands ----------------------------------------------------------------------------------
+@click.command("create", context_settings=CONTEXT, help="creates queue")
+@common.common_options
+@click.option("-n", "--name", default="test", show_default=True, help="the name of queue")
+@click.option("-w", "--weight", default=1, show_default=True, type=int, help="the weight of the queue")
+@click.option("-S", "--state", default="Open", show_default=True, help="the state of queue")
+def create(master, kubeconfig, name, weight, state):
+    common.run_checked("create", "queue", lambda: _create(common.connect(master, kubeconfig), name, weight, state))
+
+
+@click.command("delete", context_settings=CONTEXT, help="delete queue")
+@common.common_options
+@click.option("-n", "--name", default="", help="the name of queue")
+def delete(master, kubeconfig, name):
+    common.run_checked("delete", "queue", lambda: _delete(common.connect(master, kubeconfig), name))
+
+
+@click.command("operate", context_settings=CONTEXT, help="operate queue")
+@common.common_options
+@click.option("-n", "--name", default="", help="the name of queue")
+@click.option("-w", "--weight", default=0, type=int, help="the weight of the queue")
+@click.option("-a", "--action", default="", help="operate action to queue, valid actions are open, close, update")
+def operate(master, kubeconfig, name, weight, action):
+    common.run_checked("operate", "queue",
+                       lambda: _operate(common.connect(master, kubeconfig), name, weight, action))
+
+
+@click.command("list", context_settings=CONTEXT, help="lists all the queue")
+@common.common_options
+def list_(master, kubeconfig):
+    common.run_checked("list", "queue", lambda: _list(common.connect(master, kubeconfig)))
+
+
+@click.command("get", context_settings=CONTEXT, help="get a queue")
+@common.common_options
+@click.option("-n", "--name", default="", help="the name of queue")
+def get(master, kubeconfig, name):
+    common.run_checked("get", "queue", lambda: _get(common.connect(master, kubeconfig), name))
+
+
+def build() -> click.Group:
+    """The `vcctl queue` group."""
+    group = click.Group("queue", context_settings=CONTEXT, help="Queue Operations")
+    for cmd in (create, delete, operate, list_, get):
+        group.add_command(cmd)
+    return group

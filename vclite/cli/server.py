@@ -1,0 +1,109 @@
+"""`vcctl server`: the durable control plane, served over a Kubernetes-compatible HTTP API.
+
+Builds the runtime on the data directory (objects, pod logs, token, kubeconfig, certificates),
+then serves it (`httpserver.server.serve`) until SIGTERM or SIGINT. Prints the URL and the
+kubeconfig path on stdout once listening. Exit status: 0 after a graceful stop; 1 if the server
+cannot start (data directory in use, address in use, a certificate that cannot be loaded);
+2 for invalid options (e.g. --plain-http on a non-loopback address).
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import pathlib
+import sys
+
+import click
+
+from vclite.executor import nodes as nodes_mod
+from vclite.httpserver import logsetup
+from vclite.httpserver import server as server_mod
+from vclite.lib import clock as clock_mod
+from vclite.runtime import runtime as runtime_mod
+from vclite.scheduler import conf as scheduler_conf
+from vclite.store import sqlite as sqlite_store
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+DATA_ENV = "VCLITE_DATA"
+
+
+def default_data_dir() -> pathlib.Path:
+    env = os.environ.get(DATA_ENV)
+    return pathlib.Path(env).expanduser() if env else pathlib.Path.home() / ".vclite"
+
+
+def build_runtime(data_dir: pathlib.Path, nodes_opt: str | None, conf_path: str | None) -> runtime_mod.Runtime:
+    nodes = nodes_mod.parse_nodes_option(nodes_opt) if nodes_opt else None
+    conf = scheduler_conf.load_file(conf_path) if conf_path else None
+    return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, scheduler_config=conf, data_dir=data_dir)
+
+
+def _announce(url: str, kubeconfig: pathlib.Path) -> None:
+    click.echo(f"vclite server listening on {url}")
+    click.echo(f"kubeconfig: {kubeconfig}")
+    click.echo(f"  kubectl --kubeconfig {kubeconfig} get jobflows")
+    sys.stdout.flush()
+
+
+@click.command(context_settings=CONTEXT)
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=pathlib.Path),
+              help=f"Where objects, pod logs, the token and the kubeconfig live (default: ${DATA_ENV} or ~/.vclite).")
+@click.option("--address", default="127.0.0.1", show_default=True,
+              help="Address to listen on (always TLS beyond loopback).")
+@click.option("--port", default=6443, show_default=True, type=click.IntRange(0, 65535),
+              help="Port to listen on (0: any free port; the kubeconfig names the one chosen).")
+@click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False, path_type=pathlib.Path),
+              help="Serving certificate (PEM; its file is written into the kubeconfig as the CA). "
+                   "Default: a self-signed CA and certificate generated in the data directory.")
+@click.option("--tls-key", type=click.Path(exists=True, dir_okay=False, path_type=pathlib.Path),
+              help="Private key of --tls-cert (PEM).")
+@click.option("--plain-http", is_flag=True,
+              help="Serve plain HTTP (loopback only). kubectl sends no token over plain HTTP, so it cannot "
+                   "use such a server; by default a self-signed certificate is generated.")
+@click.option("--nodes", "nodes_opt", metavar="SPEC",
+              help="Nodes to run on instead of one node sized like this host: a count (`3`), "
+                   "sizes (`2x(cpu=4,memory=8Gi)`), or a YAML file of Node objects.")
+@click.option("--scheduler-conf", type=click.Path(exists=True, dir_okay=False),
+              help="A volcano-scheduler.conf (actions and plugin tiers); Volcano's default if omitted.")
+@click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Request and server logs on stderr: plain lines or one JSON object per line.")
+def server(data_dir, address, port, tls_cert, tls_key, plain_http, nodes_opt, scheduler_conf, log_format) -> None:
+    """Serve the control plane to kubectl, vcctl and Kubernetes clients, durably.
+
+    Objects survive restarts (the data directory holds them). It serves HTTPS (a self-signed
+    certificate unless one is given) and every request needs the bearer token generated at first
+    start; the kubeconfig written in the data directory carries both:
+
+    \b
+      vcctl server --port 6443 &
+      kubectl --kubeconfig ~/.vclite/kubeconfig apply -f examples/diamond.yaml
+      kubectl --kubeconfig ~/.vclite/kubeconfig get jf -w
+
+    Stops gracefully on SIGTERM or Ctrl-C: every pod is stopped first.
+    """
+    logsetup.configure(log_format)
+    data_dir = (data_dir or default_data_dir()).expanduser().resolve()
+    options = server_mod.Options(data_dir=data_dir, address=address, port=port, tls_cert=tls_cert, tls_key=tls_key,
+                                 plain_http=plain_http, announce=_announce)
+    try:
+        server_mod.check_options(options)
+        data_dir.mkdir(parents=True, exist_ok=True)
+        rt = build_runtime(data_dir, nodes_opt, scheduler_conf)
+    except server_mod.ServeError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    except (ValueError, OSError, RuntimeError, sqlite_store.StoreError) as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(1)
+    try:
+        code = asyncio.run(server_mod.serve(rt, options))
+    except server_mod.ServeError as e:
+        click.echo(f"error: {e}", err=True)
+        asyncio.run(_close(rt))
+        sys.exit(1)
+    sys.exit(code)
+
+
+async def _close(rt: runtime_mod.Runtime) -> None:
+    await rt.shutdown()
+    rt.close()

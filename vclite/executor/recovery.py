@@ -1,0 +1,146 @@
+"""Recovering pods whose processes died with the previous vclite process (the server restarted).
+
+Choice: such pods are failed cleanly, not re-adopted. A container process started by the previous
+server is not our child: its exit status can never be read (waitpid only reaps children), so an
+adopted process would end with an unknown outcome. Instead, when the executor starts:
+- every process group the previous server left behind for one of our pods is killed — a session
+  leader whose environment names a pod directory under our work directory (`VC_POD_DIR`) and whose
+  parent is not this process (so our own live containers are never touched);
+- a pod that was started (status shows a start time or a container that ran, or a left-behind
+  process was found) and is not finished gets its final status: every container that was running
+  is terminated with exit code 137 and reason `ProcessLost`, one backing off stays terminated with
+  its last exit, one never started stays waiting; the phase follows the usual rule (Succeeded if
+  every container had already exited 0, else Failed with pod reason `ProcessLost`).
+The vcjob lifecycle then applies its policies (PodFailed → RestartJob retries the job). Pods bound
+but never started are simply started. Pure decisions here; the /proc scan and kill are the only I/O.
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+import signal
+from typing import Any
+
+from vclite.api import core
+from vclite.executor import podstatus
+
+Obj = dict[str, Any]
+PROCESS_LOST = "ProcessLost"
+LOST_EXIT_CODE = 137   # as if killed by SIGKILL
+CONTAINER_MESSAGE = "the vclite server restarted while the container ran: its process was lost"
+POD_MESSAGE = "the vclite server restarted while the pod ran: its container processes were lost"
+POD_DIR_ENV = b"VC_POD_DIR="
+
+
+def was_started(pod: Obj) -> bool:
+    """Whether the status shows the pod's containers were (being) run."""
+    status = pod.get("status") or {}
+    if status.get("startTime"):
+        return True
+    for cs in (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or []):
+        state = cs.get("state") or {}
+        if "running" in state or "terminated" in state or (cs.get("lastState") or {}).get("terminated"):
+            return True
+    return False
+
+
+def _pid(container_id: Any) -> int | None:
+    prefix = "vclite://"
+    if isinstance(container_id, str) and container_id.startswith(prefix) and container_id[len(prefix):].isdigit():
+        return int(container_id[len(prefix):])
+    return None
+
+
+def container_state(container: Obj, cs: Obj | None) -> podstatus.ContainerState:
+    """Rebuild a runner's container state from its reported status."""
+    st = podstatus.ContainerState(container.get("name", ""), container.get("image", ""))
+    if not cs:
+        return st
+    state = cs.get("state") or {}
+    last = (cs.get("lastState") or {}).get("terminated")
+    st.restart_count = int(cs.get("restartCount") or 0)
+    st.pid = _pid(cs.get("containerID"))
+    if "running" in state:
+        st.kind, st.reason, st.started_at = podstatus.StateKind.RUNNING, "", (state["running"] or {}).get("startedAt")
+        st.last_state = dict(last) if last else None
+    elif "terminated" in state:
+        st.kind, st.reason, st.terminated = podstatus.StateKind.TERMINATED, "", dict(state["terminated"] or {})
+        st.last_state = dict(last) if last else None
+    else:
+        waiting = state.get("waiting") or {}
+        st.reason, st.message = waiting.get("reason") or podstatus.Reason.CREATING, waiting.get("message") or ""
+        st.terminated = dict(last) if last else None    # backing off: lastState is the latest exit
+    return st
+
+
+def lost_states(pod: Obj, now: str) -> tuple[list[podstatus.ContainerState], list[podstatus.ContainerState]]:
+    """The final (init, app) container states of a started pod whose processes were lost."""
+    spec, status = pod.get("spec") or {}, pod.get("status") or {}
+    out = []
+    for spec_key, status_key in (("initContainers", "initContainerStatuses"), ("containers", "containerStatuses")):
+        reported = {cs.get("name"): cs for cs in status.get(status_key) or []}
+        states = [container_state(c, reported.get(c.get("name"))) for c in spec.get(spec_key) or []]
+        for st in states:
+            if st.kind == podstatus.StateKind.RUNNING:
+                st.finish(LOST_EXIT_CODE, now, message=CONTAINER_MESSAGE, reason=PROCESS_LOST)
+            elif st.kind == podstatus.StateKind.WAITING:
+                st.wait(st.reason, st.message)   # backing off: stays terminated; never started: waiting
+        out.append(states)
+    return out[0], out[1]
+
+
+def lost_phase(init: list[podstatus.ContainerState], main: list[podstatus.ContainerState]) -> core.PodPhase:
+    return podstatus.pod_phase(init, main, finished=True)
+
+
+# ---- processes left behind (I/O) -------------------------------------------------------------------
+def _stat(pid: int) -> tuple[int, int] | None:
+    """(parent pid, session id) of a live, non-zombie process, or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    if fields[0] in (b"Z", b"X"):
+        return None
+    return int(fields[1]), int(fields[3])
+
+
+def _pod_dir_of(pid: int) -> str | None:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            env = fh.read()
+    except OSError:
+        return None
+    for item in env.split(b"\0"):
+        if item.startswith(POD_DIR_ENV):
+            return item[len(POD_DIR_ENV):].decode(errors="replace")
+    return None
+
+
+def left_behind(workdir: pathlib.Path) -> dict[str, list[int]]:
+    """Container process groups not started by this process whose pod directory is under `workdir`:
+    pod directory -> session leader pids. Empty where /proc is not available."""
+    root = pathlib.Path("/proc")
+    if not root.is_dir():
+        return {}
+    base, me = str(workdir).rstrip("/") + "/", os.getpid()
+    found: dict[str, list[int]] = {}
+    for entry in root.iterdir():
+        if not entry.name.isdigit():
+            continue
+        pid = int(entry.name)
+        st = _stat(pid)
+        if st is None or st[1] != pid or st[0] == me:   # not a session leader, or our own child
+            continue
+        pod_dir = _pod_dir_of(pid)
+        if pod_dir and pod_dir.startswith(base):
+            found.setdefault(pod_dir, []).append(pid)
+    return found
+
+
+def kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,397 @@
+"""The aiohttp application: authentication, request logs and metrics, and dispatch by route.
+
+One catch-all route; `routes.match` decides what a path names. Order per request:
+1. the bearer token is checked before anything else is looked at (a request without it gets
+   401 and the server reads no body, resolves no path, touches no object);
+2. the route's handler runs; an ApiError becomes its Status (any other exception a 500 Status,
+   logged with its traceback). Bodies are capped at bodies.MAX_BODY (413);
+3. every request, 401s and 404s included, is logged and counted in the metrics.
+Handlers call the synchronous in-process Client directly: it is in memory and fast, and the
+runtime shares this event loop. Watches and followed logs are streamed (watch.py, logs.py) and
+end when the server stops.
+"""
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import json
+import logging
+import time
+from typing import Any, Callable
+
+from aiohttp import web
+
+from vclite.api import kinds, meta
+from vclite.httpserver import backend as backend_mod
+from vclite.httpserver import bodies, discovery, logs, media, metrics, openapi, resources, routes, security
+from vclite.httpserver import status as status_mod
+from vclite.httpserver import tables, watch
+from vclite.lib import errors
+
+Obj = dict[str, Any]
+log = logging.getLogger("vclite.httpserver")
+access_log = logging.getLogger("vclite.httpserver.access")
+JSON_CT = "application/json"
+DEFAULT_WATCH_TIMEOUT = 1800
+BOOKMARK_INTERVAL = 30.0
+FRAME_CACHE = 4096
+LONG_RUNNING = ("WATCH", "CONNECT")
+STATIC_METHODS = ("GET", "HEAD")
+
+
+def _dumps(obj: Any, pretty: bool = False) -> bytes:
+    if pretty:
+        return json.dumps(obj, indent=2).encode()
+    return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def json_response(code: int, obj: Any, content_type: str = JSON_CT, pretty: bool = False) -> web.Response:
+    return web.Response(status=code, body=_dumps(obj, pretty), headers={"Content-Type": content_type})
+
+
+def status_response(obj: Obj) -> web.Response:
+    return json_response(int(obj.get("code") or 500), obj)
+
+
+class Server:
+    """The HTTP API over one Backend. `app()` builds the aiohttp application."""
+
+    def __init__(self, backend: backend_mod.Backend, token: str, *, bookmark_interval: float = BOOKMARK_INTERVAL,
+                 max_body: int = bodies.MAX_BODY):
+        self.backend, self.token = backend, token
+        self.bookmark_interval = bookmark_interval
+        self.max_body = max_body
+        self.stopping = asyncio.Event()
+        self.ready = False
+        self.feeds: set[watch.Feed] = set()
+        self._docs: dict[Any, Obj] = {}
+        self._frames: collections.OrderedDict[tuple[int, str], tuple[Obj, bytes]] = collections.OrderedDict()
+        self.registry = metrics.Registry()
+        r = self.registry
+        self.requests = r.add(metrics.Counter("vclite_apiserver_request_total",
+                                              "API requests by verb, resource and HTTP code."))
+        self.latency = r.add(metrics.Histogram("vclite_apiserver_request_duration_seconds",
+                                               "API request latency (watches and followed logs excluded)."))
+        self.watch_events = r.add(metrics.Counter("vclite_apiserver_watch_events_total",
+                                                  "Watch events sent to HTTP watchers."))
+        r.add(metrics.Gauge("vclite_apiserver_watches", "Open HTTP watch streams.",
+                            lambda: {(): float(len(self.feeds))}))
+        r.add(metrics.Gauge("vclite_objects", "Stored objects by kind.", self._object_counts))
+        r.add(metrics.Gauge("vclite_jobflows", "JobFlows by phase.", lambda: self._phases(kinds.JOBFLOW)))
+        r.add(metrics.Gauge("vclite_jobs", "Volcano jobs (vcjobs) by phase.", lambda: self._phases(kinds.JOB)))
+        r.add(metrics.Gauge("vclite_pods", "Pods by phase.", lambda: self._phases(kinds.POD)))
+        self.sessions = r.add(metrics.Histogram("vclite_scheduler_session_duration_seconds",
+                                                "Scheduling session latency (one scheduler sync)."))
+        self.pods_scheduled = r.add(metrics.Counter("vclite_scheduler_pods_scheduled_total",
+                                                    "Pods bound to a node by the scheduler."))
+        self.syncs = r.add(metrics.Histogram("vclite_component_sync_duration_seconds",
+                                             "Reconcile (sync) latency by component."))
+
+    # ---- metrics sources --------------------------------------------------------------------------
+    def _object_counts(self) -> dict:
+        return {(("kind", k.kind),): float(sum(1 for _ in self.backend.objects(k))) for k in kinds.ALL}
+
+    def _phases(self, kind: kinds.Kind) -> dict:
+        counts: dict = {}
+        for obj in self.backend.objects(kind):
+            phase = meta.phase(obj) or "Pending"
+            key = (("phase", str(phase)),)
+            counts[key] = counts.get(key, 0.0) + 1
+        return counts
+
+    def observe_sync(self, component: str, seconds: float, scheduled: int = 0) -> None:
+        """Called by the runtime after each component sync (server.py wires it)."""
+        self.syncs.observe(seconds, component=component)
+        if component == "scheduler":
+            self.sessions.observe(seconds)
+            if scheduled:
+                self.pods_scheduled.inc(scheduled)
+
+    # ---- application ------------------------------------------------------------------------------
+    def app(self) -> web.Application:
+        application = web.Application(client_max_size=self.max_body)
+        application.router.add_route("*", "/{tail:.*}", self._handle)
+        return application
+
+    async def stop_streams(self) -> None:
+        """End every watch and followed log (graceful shutdown, before in-flight requests drain)."""
+        self.stopping.set()
+        self.ready = False
+        for feed in list(self.feeds):
+            feed.wakeup.set()
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        """Every request: authenticate, dispatch, then log and count it. `info` collects what the
+        request turned out to be (verb, resource) for the log line and the metrics."""
+        start = time.perf_counter()
+        info = {"verb": request.method, "resource": ""}
+        try:
+            if not security.token_matches(request.headers.get("Authorization"), self.token):
+                info["verb"] = "UNAUTHORIZED"
+                response = status_response(status_mod.unauthorized())
+            else:
+                response = await self._dispatch(request, info)
+        except web.HTTPException as exc:  # raised by aiohttp itself (e.g. a body over the limit)
+            response = status_response(status_mod.status(exc.status, exc.reason.replace(" ", ""), exc.text or exc.reason))
+        except Exception:  # noqa: BLE001 - a failing handler answers 500, the server goes on
+            log.exception("request %s %s failed", request.method, request.path)
+            response = status_response(status_mod.status(500, "InternalError", "an internal error occurred"))
+        elapsed = time.perf_counter() - start
+        verb, resource = info["verb"], info["resource"]
+        self.requests.inc(verb=verb, resource=resource, code=str(response.status))
+        if verb not in LONG_RUNNING:
+            self.latency.observe(elapsed, verb=verb, resource=resource)
+        access_log.info("%s %s %s %.1fms", request.method, request.path_qs, response.status, elapsed * 1000,
+                        extra={"text_fields": False, "fields": {
+                            "method": request.method, "path": request.path, "query": request.query_string,
+                            "code": response.status, "verb": verb, "resource": resource,
+                            "duration_ms": round(elapsed * 1000, 3), "remote": request.remote or "",
+                            "user_agent": request.headers.get("User-Agent", "")}})
+        return response
+
+    async def _dispatch(self, request: web.Request, info: dict[str, str]) -> web.StreamResponse:
+        route = routes.match(request.path)
+        if route is None:
+            return status_response(status_mod.not_found_path())
+        if isinstance(route, routes.Static):
+            if request.method not in STATIC_METHODS:
+                return status_response(status_mod.status(405, "MethodNotAllowed",
+                                                         f"the server does not allow {request.method} on {request.path}"))
+            return self._static(request, route, info)
+        info["resource"] = f"{route.kind.resource}" + (f"/{route.subresource}" if route.subresource else "")
+        try:
+            return await self._resource(request, route, info)
+        except errors.ApiError as err:
+            name = route.name
+            if err.code == 400 or err.code == 413 or err.code == 415:
+                return status_response(status_mod.from_error(err))
+            return status_response(status_mod.from_error(err, route.kind, name))
+
+    # ---- fixed endpoints --------------------------------------------------------------------------
+    def _doc(self, key: Any, build: Callable[[], Obj]) -> Obj:
+        if key not in self._docs:
+            self._docs[key] = build()
+        return self._docs[key]
+
+    def _static(self, request: web.Request, route: routes.Static, info: dict[str, str]) -> web.StreamResponse:
+        ep, E = route.endpoint, routes.Endpoint
+        info["verb"] = "GET"
+        choice = media.negotiate(request.headers.get("Accept"))
+        if ep in (E.API, E.APIS):
+            core = ep is E.API
+            if choice.form == "discovery":
+                doc = self._doc((ep, choice.version), lambda: discovery.aggregated(core, choice.version))
+                return json_response(200, doc, discovery.AGGREGATED_CONTENT_TYPE.format(v=choice.version))
+            return json_response(200, self._doc(ep, discovery.api_versions if core else discovery.api_group_list))
+        if ep is E.GROUP:
+            return json_response(200, discovery.api_group(route.group))
+        if ep is E.GROUP_VERSION:
+            return json_response(200, self._doc((ep, route.group, route.version),
+                                                lambda: discovery.api_resource_list(route.group, route.version)))
+        if ep is E.VERSION:
+            return json_response(200, discovery.version_info())
+        if ep is E.OPENAPI_V3:
+            return json_response(200, self._doc(ep, openapi.root))
+        if ep is E.OPENAPI_V3_GV:
+            return json_response(200, self._doc((ep, route.group, route.version),
+                                                lambda: openapi.group_version_document(route.group, route.version)))
+        if ep is E.METRICS:
+            return web.Response(status=200, body=self.registry.render().encode(),
+                                headers={"Content-Type": metrics.CONTENT_TYPE})
+        ok = ep is not E.READYZ or (self.ready and not self.stopping.is_set())
+        return web.Response(status=200 if ok else 503, text="ok" if ok else "not ready",
+                            headers={"Content-Type": "text/plain; charset=utf-8"})
+
+    # ---- resources --------------------------------------------------------------------------------
+    async def _read_body(self, request: web.Request) -> bytes:
+        length = request.content_length
+        if length is not None and length > self.max_body:
+            raise status_mod.TooLarge(f"the request body is larger than the limit of {self.max_body} bytes")
+        try:
+            return await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            raise status_mod.TooLarge(f"the request body is larger than the limit of {self.max_body} bytes") from None
+
+    async def _resource(self, request: web.Request, route: routes.Resource, info: dict[str, str]
+                        ) -> web.StreamResponse:
+        be, method, query = self.backend, request.method, dict(request.query)
+        choice = media.negotiate(request.headers.get("Accept"))
+        pretty = media.parse_bool(query.get("pretty"), "pretty")
+        ctype = bodies.media_type(request.headers.get("Content-Type"))
+        allowed = self._allowed(route)
+        if method not in allowed:
+            raise status_mod.MethodNotAllowed(f"the server does not allow {method} on {request.path} "
+                                              f"(allowed: {', '.join(allowed)})")
+        if route.subresource == "log":
+            info["verb"] = "CONNECT" if media.parse_bool(query.get("follow"), "follow") else "GET"
+            return await self._logs(request, route, query)
+        if method == "GET" and media.parse_bool(query.get("watch"), "watch"):
+            info["verb"] = "WATCH"
+            return await self._watch(request, route, query, choice)
+        verb = {"GET": "LIST" if route.is_collection else "GET", "POST": "CREATE", "PUT": "UPDATE",
+                "PATCH": "PATCH", "DELETE": "DELETECOLLECTION" if route.is_collection else "DELETE"}[method]
+        info["verb"] = verb
+        if method == "GET":
+            fn = resources.list_objects if route.is_collection else resources.get_object
+            code, obj = fn(be, route, query, choice)
+            ct = tables.CONTENT_TYPE if obj.get("kind") == "Table" else JSON_CT
+            return json_response(code, obj, ct, pretty)
+        raw = await self._read_body(request)
+        if method == "DELETE":
+            body = bodies.decode_object(raw, ctype or JSON_CT) if raw.strip() else None
+            fn = resources.delete_collection if route.is_collection else resources.delete
+            code, obj = fn(be, route, query, body)
+        elif method == "PATCH":
+            if ctype not in resources.PATCH_TYPES:
+                raise status_mod.UnsupportedMediaType(
+                    f"the body of the request was in an unknown format - accepted media types include: "
+                    f"{', '.join(resources.PATCH_TYPES)}")
+            code, obj = resources.patch(be, route, query, ctype, resources.decode_body(raw, ctype, query))
+        else:
+            body = resources.decode_body(raw, ctype or JSON_CT, query)
+            if not isinstance(body, dict):
+                raise errors.BadRequest("the request body must be an object")
+            code, obj = (resources.create if method == "POST" else resources.update)(be, route, query, body)
+        return json_response(code, obj, JSON_CT, pretty)
+
+    @staticmethod
+    def _allowed(route: routes.Resource) -> tuple[str, ...]:
+        if route.subresource == "log":
+            return ("GET",)
+        if route.subresource == "status":
+            return ("GET", "PUT", "PATCH")
+        if route.is_collection:
+            return ("GET", "POST", "DELETE")
+        return ("GET", "PUT", "PATCH", "DELETE")
+
+    # ---- watch ------------------------------------------------------------------------------------
+    async def _watch(self, request: web.Request, route: routes.Resource, query: dict[str, str],
+                     choice: media.Choice) -> web.StreamResponse:
+        kind = route.kind
+        field_selector = query.get("fieldSelector") or ""
+        if route.name is not None:  # GET item?watch=true: the one object
+            field_selector = ",".join(s for s in (field_selector, f"metadata.name={route.name}") if s)
+        rv = query.get("resourceVersion") or None
+        if rv is not None and not rv.isdigit():
+            raise errors.BadRequest(f'invalid resourceVersion "{rv}"')
+        timeout = media.parse_int(query.get("timeoutSeconds"), "timeoutSeconds") or DEFAULT_WATCH_TIMEOUT
+        bookmarks = media.parse_bool(query.get("allowWatchBookmarks"), "allowWatchBookmarks")
+        initial = media.parse_bool(query.get("sendInitialEvents"), "sendInitialEvents")
+        include = query.get("includeObject") or "Metadata"
+        as_table = choice.form == "table"
+        feed = watch.Feed(self.backend.client, kind, route.namespace, query.get("labelSelector") or None,
+                          field_selector or None)
+        response = web.StreamResponse(status=200, headers={"Content-Type": tables.CONTENT_TYPE if as_table else JSON_CT})
+        response.enable_chunked_encoding()
+        try:
+            feed.open(rv, initial, self.backend.resource_version())
+        except errors.Gone as err:
+            await response.prepare(request)
+            await response.write(_dumps({"type": "ERROR", "object": status_mod.from_error(err)}) + b"\n")
+            await response.write_eof()
+            return response
+        self.feeds.add(feed)
+        try:
+            await response.prepare(request)
+            await self._pump(request, response, feed, timeout, bookmarks, as_table, include)
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            feed.close()
+            self.feeds.discard(feed)
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await response.write_eof()
+        return response
+
+    def _encode_event(self, etype: str, obj: Obj) -> bytes:
+        """One watch line, encoded once per event for every watcher that gets it (the objects are
+        the store's shared, never-modified ones; the cache holds them, so ids are not reused)."""
+        key = (id(obj), etype)
+        hit = self._frames.get(key)
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        data = _dumps({"type": etype, "object": obj}) + b"\n"
+        self._frames[key] = (obj, data)
+        if len(self._frames) > FRAME_CACHE:
+            self._frames.popitem(last=False)
+        return data
+
+    async def _pump(self, request: web.Request, response: web.StreamResponse, feed: watch.Feed, timeout: int,
+                    bookmarks: bool, as_table: bool, include: str) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        next_bookmark = loop.time() + self.bookmark_interval
+        while True:
+            batch = feed.drain()
+            if batch:
+                now = self.backend.clock.now()
+                data = b"".join(self._encode_event(t, o) if not as_table else
+                                _dumps(watch.frame(feed.kind, t, o, as_table, now, include)) + b"\n" for t, o in batch)
+                await response.write(data)
+                self.watch_events.inc(len(batch))
+                continue
+            t = loop.time()
+            if feed.overflowed or self.stopping.is_set() or t >= deadline:
+                return
+            if request.transport is None or request.transport.is_closing():
+                return
+            if bookmarks and t >= next_bookmark:
+                await response.write(_dumps({"type": "BOOKMARK",
+                                             "object": feed.bookmark(self.backend.resource_version())}) + b"\n")
+                next_bookmark = t + self.bookmark_interval
+                continue
+            wait = min(deadline - t, 5.0, (next_bookmark - t) if bookmarks else 5.0)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(feed.wakeup.wait(), timeout=max(wait, 0.0))
+
+    # ---- logs -------------------------------------------------------------------------------------
+    async def _logs(self, request: web.Request, route: routes.Resource, query: dict[str, str]) -> web.StreamResponse:
+        ns, name = route.namespace or "", route.name or ""
+        pod = self.backend.client.get(kinds.POD, ns, name)
+        container = logs.resolve(pod, query.get("container"))
+        follow = media.parse_bool(query.get("follow"), "follow")
+        if media.parse_bool(query.get("previous"), "previous"):
+            raise errors.BadRequest(f'previous terminated container "{container}" in pod "{name}" not found '
+                                    "(vclite keeps one log per container, across restarts)")
+        tail = media.parse_int(query.get("tailLines"), "tailLines")
+        limit = media.parse_int(query.get("limitBytes"), "limitBytes")
+        if self.backend.log_path is None:
+            raise errors.BadRequest("pod logs are not available: this server runs no local executor")
+        path = self.backend.log_path(ns, name, container)
+        if not path.exists():
+            raise errors.BadRequest(logs.waiting_message(pod, container))
+        offset = logs.tail_offset(path, tail) if tail is not None else 0
+        response = web.StreamResponse(status=200, headers={"Content-Type": "text/plain"})
+        response.enable_chunked_encoding()
+        await response.prepare(request)
+        sent = 0
+        uid = meta.uid(pod)
+        try:
+            while limit is None or sent < limit:
+                want = logs.CHUNK if limit is None else min(logs.CHUNK, limit - sent)
+                data = logs.read_from(path, offset, want)
+                if data:
+                    await response.write(data)
+                    offset, sent = offset + len(data), sent + len(data)
+                    continue
+                if not follow or self._log_finished(ns, name, uid):
+                    if logs.size_of(path) <= offset:
+                        break
+                    continue  # the last bytes came in after the check
+                if self.stopping.is_set() or request.transport is None or request.transport.is_closing():
+                    break
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self.stopping.wait(), timeout=logs.FOLLOW_INTERVAL)
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await response.write_eof()
+        return response
+
+    def _log_finished(self, ns: str, name: str, uid: str) -> bool:
+        try:
+            pod = self.backend.client.get(kinds.POD, ns, name)
+        except errors.NotFound:
+            return True
+        return meta.uid(pod) != uid or (pod.get("status") or {}).get("phase") in logs.TERMINAL

@@ -1,0 +1,44 @@
+"""What the HTTP server serves: the in-process Client plus the few read-only views it needs.
+
+`Backend.of_client` adapts an `apiserver.inprocess.InProcessClient` (whose store exposes the
+current resourceVersion and read-only iteration); tests build one from `inprocess.new_client()`.
+The server never writes anywhere but through `client`. `select` returns the stored objects
+themselves (no copies): callers serialise them at once and never modify them — a list of 1,000
+JobFlows costs no deep copy.
+"""
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+from typing import Any, Callable, Iterable
+
+from vclite.api import kinds
+from vclite.lib import clock as clock_mod
+from vclite.store import selectors
+
+Obj = dict[str, Any]
+LogPath = Callable[[str, str, str], pathlib.Path]
+
+
+@dataclasses.dataclass
+class Backend:
+    client: Any                                        # the Client protocol (in-process)
+    clock: clock_mod.Clock
+    resource_version: Callable[[], str]                # the newest resourceVersion of the whole store
+    objects: Callable[[kinds.Kind], Iterable[Obj]]     # stored objects, read-only
+    log_path: LogPath | None = None                    # where a pod container's log is (local executor)
+
+    def select(self, kind: kinds.Kind, namespace: str | None, label_selector: str | None = None,
+               field_selector: str | None = None) -> list[Obj]:
+        """Stored objects (read-only, not copies) of `kind` in `namespace` (None: all) matching both
+        selectors; a malformed selector raises BadRequest."""
+        lp, fp = selectors.label_predicate(label_selector), selectors.field_predicate(field_selector)
+        objs = self.objects(kind) if namespace is None or not kind.namespaced else (
+            o for o in self.objects(kind) if (o.get("metadata") or {}).get("namespace") == namespace)
+        return [o for o in objs if lp(o) and fp(o)]
+
+    @classmethod
+    def of_client(cls, client: Any, log_path: LogPath | None = None) -> "Backend":
+        store = client.store
+        return cls(client=client, clock=client.clock, resource_version=lambda: store.resource_version,
+                   objects=lambda kind: store.iter(kind), log_path=log_path)

@@ -1,0 +1,102 @@
+"""`pods/<name>/log`: a container's log file written by the local executor, as kubectl reads it.
+
+- `container` names the container; a pod with one container needs none, with several the error
+  lists them (as the kubelet). Init containers are accepted too.
+- `tailLines=N` starts N lines before the end; `limitBytes=N` stops after N bytes.
+- `follow=true` keeps the response open and sends what is appended, until the pod is finished
+  (Succeeded/Failed) or deleted, the client goes away, or the server stops. The file is checked
+  every FOLLOW_INTERVAL seconds (a log is a file another process appends to).
+- `previous`, `timestamps` and `sinceSeconds` are not supported (the whole log of every run of
+  the container is one file); `previous=true` gets 400.
+Only `resolve` and `tail_offset` decide anything; they are pure or read one file.
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+from typing import Any
+
+from vclite.lib import errors
+
+Obj = dict[str, Any]
+FOLLOW_INTERVAL = 0.2
+CHUNK = 64 * 1024
+TERMINAL = ("Succeeded", "Failed")
+
+
+def container_names(pod: Obj) -> tuple[list[str], list[str]]:
+    spec = pod.get("spec") or {}
+    return ([c.get("name", "") for c in spec.get("containers") or []],
+            [c.get("name", "") for c in spec.get("initContainers") or []])
+
+
+def resolve(pod: Obj, container: str | None) -> str:
+    """The container whose log is asked for, or BadRequest with the kubelet's wording."""
+    name = (pod.get("metadata") or {}).get("name", "")
+    main, init = container_names(pod)
+    if not container:
+        if len(main) == 1:
+            return main[0]
+        raise errors.BadRequest(f"a container name must be specified for pod {name}, choose one of: "
+                                f"[{' '.join(main)}]" + (f" or one of the init containers: [{' '.join(init)}]"
+                                                         if init else ""))
+    if container not in main and container not in init:
+        raise errors.BadRequest(f"container {container} is not valid for pod {name}")
+    return container
+
+
+def waiting_message(pod: Obj, container: str) -> str:
+    name = (pod.get("metadata") or {}).get("name", "")
+    status = pod.get("status") or {}
+    for cs in (status.get("containerStatuses") or []) + (status.get("initContainerStatuses") or []):
+        if cs.get("name") == container:
+            waiting = (cs.get("state") or {}).get("waiting") or {}
+            if waiting.get("reason"):
+                return f'container "{container}" in pod "{name}" is waiting to start: {waiting["reason"]}'
+    return f'container "{container}" in pod "{name}" is waiting to start: ContainerCreating'
+
+
+def tail_offset(path: pathlib.Path, lines: int) -> int:
+    """The byte offset where the last `lines` lines of the file begin (reads backwards in chunks)."""
+    size = path.stat().st_size
+    if lines <= 0:
+        return size
+    with open(path, "rb") as f:
+        pos, found = size, 0
+        if size and _byte_at(f, size - 1) == b"\n":
+            pos -= 1  # the final newline ends the last line; it does not start another
+        while pos > 0:
+            start = max(0, pos - CHUNK)
+            f.seek(start)
+            block = f.read(pos - start)
+            idx = len(block)
+            while True:
+                idx = block.rfind(b"\n", 0, idx)
+                if idx < 0:
+                    break
+                found += 1
+                if found == lines:
+                    return start + idx + 1
+            pos = start
+    return 0
+
+
+def _byte_at(f: Any, offset: int) -> bytes:
+    f.seek(offset)
+    return f.read(1)
+
+
+def read_from(path: pathlib.Path, offset: int, limit: int | None = None) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            return f.read(limit if limit is not None else -1)
+    except FileNotFoundError:
+        return b""
+
+
+def size_of(path: pathlib.Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except FileNotFoundError:
+        return 0

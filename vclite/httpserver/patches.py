@@ -1,0 +1,327 @@
+"""Patch application: JSON merge patch, JSON patch, strategic merge patch, server-side apply.
+
+Pure functions from (current object, patch) to the object to write; the caller writes it through
+the Client (admission, resourceVersion checks). None of them mutates its arguments.
+
+- merge (RFC 7386): `apiserver.inprocess.merge_patch`.
+- JSON patch (RFC 6902): add, remove, replace, move, copy, test; a failing op is a 422.
+- strategic merge: for built-in kinds, lists named in MERGE_KEYS merge item by item on their key
+  (`containers` by name, `env` by name, `volumeMounts` by mountPath, …) and `finalizers` as a set;
+  the directives `$patch: replace|delete`, `$deleteFromPrimitiveList/<f>`, `$setElementOrder/<f>`
+  and `$retainKeys` are honoured or dropped. For Volcano's kinds (custom resources, whose lists
+  have no merge keys) it is a merge patch without the directives.
+- server-side apply: a simple field-ownership model. Each apply manager owns the leaves it set
+  (values that are not maps, empty maps, and whole lists — lists are atomic, as in custom
+  resources), recorded in `metadata.managedFields` (FieldsV1 `f:` notation, operation Apply).
+  Applying sets every leaf of the configuration; removes the leaves this manager set last time
+  and no longer sets, unless another manager owns them too; and refuses (ApplyConflict, 409)
+  to change a leaf another apply manager owns with a different value, unless `force`, which
+  takes the ownership over. Identity metadata (name, namespace, uid, resourceVersion, …) is never
+  owned. Non-apply writes do not record ownership.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from vclite.apiserver import inprocess
+from vclite.httpserver import status as status_mod
+from vclite.lib import errors, jsoncopy
+
+Obj = dict[str, Any]
+Path = tuple[str, ...]
+
+merge_patch = inprocess.merge_patch
+
+# ---- JSON patch ---------------------------------------------------------------------------------
+
+
+def _pointer(path: Any) -> list[str]:
+    if not isinstance(path, str) or (path and not path.startswith("/")):
+        raise errors.BadRequest(f"invalid JSON pointer: {path!r}")
+    return [p.replace("~1", "/").replace("~0", "~") for p in path.split("/")[1:]] if path else []
+
+
+def _index(container: list, token: str, allow_end: bool) -> int:
+    if token == "-" and allow_end:
+        return len(container)
+    if not token.isdigit() or (len(token) > 1 and token[0] == "0"):
+        raise status_mod.InvalidPatch(f"invalid array index {token!r}")
+    i = int(token)
+    if i > len(container) or (i == len(container) and not allow_end):
+        raise status_mod.InvalidPatch(f"array index {i} out of range")
+    return i
+
+
+def _parent(doc: Any, tokens: list[str]) -> Any:
+    cur = doc
+    for t in tokens[:-1]:
+        if isinstance(cur, dict) and t in cur:
+            cur = cur[t]
+        elif isinstance(cur, list):
+            cur = cur[_index(cur, t, False)]
+        else:
+            raise status_mod.InvalidPatch(f"path /{'/'.join(tokens)} does not exist")
+    return cur
+
+
+def _get(doc: Any, tokens: list[str]) -> Any:
+    if not tokens:
+        return doc
+    parent, last = _parent(doc, tokens), tokens[-1]
+    if isinstance(parent, dict) and last in parent:
+        return parent[last]
+    if isinstance(parent, list):
+        return parent[_index(parent, last, False)]
+    raise status_mod.InvalidPatch(f"path /{'/'.join(tokens)} does not exist")
+
+
+def _remove(doc: Any, tokens: list[str]) -> Any:
+    if not tokens:
+        raise status_mod.InvalidPatch("cannot remove the whole document")
+    parent, last = _parent(doc, tokens), tokens[-1]
+    if isinstance(parent, dict) and last in parent:
+        return parent.pop(last)
+    if isinstance(parent, list):
+        return parent.pop(_index(parent, last, False))
+    raise status_mod.InvalidPatch(f"path /{'/'.join(tokens)} does not exist")
+
+
+def _add(doc: Any, tokens: list[str], value: Any) -> Any:
+    if not tokens:
+        return value
+    parent, last = _parent(doc, tokens), tokens[-1]
+    if isinstance(parent, dict):
+        parent[last] = value
+    elif isinstance(parent, list):
+        parent.insert(_index(parent, last, True), value)
+    else:
+        raise status_mod.InvalidPatch(f"path /{'/'.join(tokens)} does not exist")
+    return doc
+
+
+def json_patch(current: Obj, ops: Any) -> Obj:
+    if not isinstance(ops, list):
+        raise errors.BadRequest("a JSON patch must be a list of operations")
+    doc = jsoncopy.deep_copy(current)
+    for op in ops:
+        if not isinstance(op, dict) or "op" not in op:
+            raise errors.BadRequest(f"invalid JSON patch operation: {op!r}")
+        kind, tokens = op["op"], _pointer(op.get("path"))
+        if kind in ("add", "replace", "test") and "value" not in op:
+            raise errors.BadRequest(f'JSON patch "{kind}" operation needs a value')
+        if kind == "add":
+            doc = _add(doc, tokens, jsoncopy.deep_copy(op["value"]))
+        elif kind == "remove":
+            _remove(doc, tokens)
+        elif kind == "replace":
+            _get(doc, tokens)
+            if not tokens:
+                doc = jsoncopy.deep_copy(op["value"])
+            else:
+                _remove(doc, tokens)
+                doc = _add(doc, tokens, jsoncopy.deep_copy(op["value"]))
+        elif kind in ("move", "copy"):
+            source = _pointer(op.get("from"))
+            value = _remove(doc, source) if kind == "move" else jsoncopy.deep_copy(_get(doc, source))
+            doc = _add(doc, tokens, value)
+        elif kind == "test":
+            if _get(doc, tokens) != op["value"]:
+                raise status_mod.InvalidPatch(f"test operation failed at {op.get('path')}")
+        else:
+            raise errors.BadRequest(f"unknown JSON patch operation {kind!r}")
+    if not isinstance(doc, dict):
+        raise status_mod.InvalidPatch("the patched document is not an object")
+    return doc
+
+
+# ---- strategic merge patch --------------------------------------------------------------------------
+
+MERGE_KEYS = {"containers": "name", "initContainers": "name", "ephemeralContainers": "name", "env": "name",
+              "volumes": "name", "volumeMounts": "mountPath", "volumeDevices": "devicePath",
+              "ports": "containerPort", "imagePullSecrets": "name", "conditions": "type",
+              "ownerReferences": "uid", "hostAliases": "ip", "containerStatuses": "name",
+              "initContainerStatuses": "name"}
+SET_LISTS = ("finalizers",)
+_ORDER, _DELETE_FROM, _RETAIN = "$setElementOrder/", "$deleteFromPrimitiveList/", "$retainKeys"
+
+
+def strategic_merge(target: Any, patch: Any, merge_keys: bool = True) -> Any:
+    """Strategic merge patch; `merge_keys=False` (custom resources) merges like a merge patch."""
+    if not isinstance(patch, dict):
+        return jsoncopy.deep_copy(patch)
+    directive = patch.get("$patch")
+    if directive == "delete":
+        return None
+    if directive == "replace":
+        return {k: jsoncopy.deep_copy(v) for k, v in patch.items() if not k.startswith("$")}
+    result = jsoncopy.deep_copy(target) if isinstance(target, dict) else {}
+    for k, v in patch.items():
+        if k.startswith(_DELETE_FROM):
+            field = k[len(_DELETE_FROM):]
+            if isinstance(result.get(field), list) and isinstance(v, list):
+                result[field] = [x for x in result[field] if x not in v]
+            continue
+        if k.startswith("$"):
+            continue  # $setElementOrder/…, $retainKeys, $patch: ordering and pruning hints
+        if v is None:
+            result.pop(k, None)
+        elif isinstance(v, list) and merge_keys and k in MERGE_KEYS and isinstance(result.get(k), list):
+            result[k] = _merge_list(result[k], v, MERGE_KEYS[k])
+        elif isinstance(v, list) and merge_keys and k in SET_LISTS and isinstance(result.get(k), list):
+            result[k] = result[k] + [x for x in v if x not in result[k]]
+        elif isinstance(v, dict):
+            merged = strategic_merge(result.get(k), v, merge_keys)
+            if merged is None:
+                result.pop(k, None)
+            else:
+                result[k] = merged
+        else:
+            result[k] = jsoncopy.deep_copy(v)
+    return result
+
+
+def _merge_list(current: list, patch: list, key: str) -> list:
+    out = [jsoncopy.deep_copy(x) for x in current]
+    for item in patch:
+        if not isinstance(item, dict) or key not in item:
+            out.append(jsoncopy.deep_copy(item))
+            continue
+        at = next((i for i, x in enumerate(out) if isinstance(x, dict) and x.get(key) == item[key]), None)
+        if item.get("$patch") == "delete":
+            if at is not None:
+                out.pop(at)
+        elif at is None:
+            out.append({k: jsoncopy.deep_copy(v) for k, v in item.items() if not k.startswith("$")})
+        else:
+            out[at] = strategic_merge(out[at], item)
+    return out
+
+
+# ---- server-side apply ------------------------------------------------------------------------------
+
+IDENTITY = ("name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
+            "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "generateName")
+
+
+def leaves(value: Any, prefix: Path = ()) -> dict[Path, Any]:
+    """Leaf paths of a JSON object: maps are walked, anything else (and `{}`) is a leaf."""
+    if isinstance(value, dict) and value:
+        out: dict[Path, Any] = {}
+        for k, v in value.items():
+            out.update(leaves(v, prefix + (k,)))
+        return out
+    return {prefix: value} if prefix else {}
+
+
+def _owned(path: Path, subresource: str | None) -> bool:
+    if not path or path[0] in ("apiVersion", "kind"):
+        return False
+    if path[0] == "metadata":
+        return len(path) > 1 and path[1] not in IDENTITY
+    return (path[0] == "status") == (subresource == "status")
+
+
+def encode_fields(paths: set[Path]) -> Obj:
+    """Leaf paths in FieldsV1 notation: {"f:spec": {"f:flows": {}}}."""
+    root: Obj = {}
+    for path in sorted(paths):
+        node = root
+        for part in path:
+            node = node.setdefault(f"f:{part}", {})
+    return root
+
+
+def decode_fields(fields: Any, prefix: Path = ()) -> set[Path]:
+    if not isinstance(fields, dict):
+        return set()
+    children = {k: v for k, v in fields.items() if k.startswith("f:")}
+    if not children:
+        return {prefix} if prefix else set()
+    out: set[Path] = set()
+    for k, v in children.items():
+        out |= decode_fields(v, prefix + (k[2:],))
+    return out
+
+
+def _lookup(obj: Any, path: Path) -> tuple[bool, Any]:
+    for part in path:
+        if not isinstance(obj, dict) or part not in obj:
+            return False, None
+        obj = obj[part]
+    return True, obj
+
+
+def _set(obj: Obj, path: Path, value: Any) -> None:
+    for part in path[:-1]:
+        nxt = obj.get(part)
+        if not isinstance(nxt, dict):
+            nxt = obj[part] = {}
+        obj = nxt
+    obj[path[-1]] = jsoncopy.deep_copy(value)
+
+
+def _delete(obj: Obj, path: Path) -> None:
+    chain = [obj]
+    for part in path[:-1]:
+        nxt = chain[-1].get(part)
+        if not isinstance(nxt, dict):
+            return
+        chain.append(nxt)
+    chain[-1].pop(path[-1], None)
+    for depth in range(len(chain) - 1, 0, -1):  # prune maps emptied by the removal (never metadata)
+        if chain[depth] or path[:depth] == ("metadata",):
+            break
+        chain[depth - 1].pop(path[depth - 1], None)
+
+
+def _show(path: Path) -> str:
+    return "." + ".".join(path)
+
+
+def apply(current: Obj | None, config: Obj, manager: str, force: bool, now: str,
+          subresource: str | None = None) -> Obj:
+    """The object after `manager` applies `config` to `current` (None: it does not exist yet)."""
+    if not manager:
+        raise errors.BadRequest("fieldManager is required for apply requests")
+    wanted = {p: v for p, v in leaves(config).items() if _owned(p, subresource)}
+    base = jsoncopy.deep_copy(current) if current is not None else {
+        k: jsoncopy.deep_copy(config[k]) for k in ("apiVersion", "kind") if k in config}
+    md = base.setdefault("metadata", {})
+    if current is None:
+        for k in ("name", "namespace", "generateName"):
+            if k in (config.get("metadata") or {}):
+                md[k] = config["metadata"][k]
+    entries = [e for e in md.get("managedFields") or [] if isinstance(e, dict)]
+    scope = subresource or ""
+    owners = {e.get("manager", ""): decode_fields(e.get("fieldsV1")) for e in entries
+              if e.get("operation") == "Apply" and (e.get("subresource") or "") == scope}
+    conflicts = []
+    for path, value in wanted.items():
+        for other, paths in owners.items():
+            if other != manager and path in paths and _lookup(base, path) != (True, value):
+                conflicts.append((other, path))
+    if conflicts and not force:
+        raise status_mod.ApplyConflict([(m, _show(p)) for m, p in conflicts])
+    for other, path in conflicts:
+        owners[other].discard(path)
+    others = set().union(*(p for m, p in owners.items() if m != manager)) if owners else set()
+    for path in owners.get(manager, set()) - set(wanted) - others:
+        _delete(base, path)
+    for path, value in wanted.items():
+        _set(base, path, value)
+    owners[manager] = set(wanted)
+    kept = [e for e in entries if not (e.get("operation") == "Apply" and (e.get("subresource") or "") == scope)]
+    api_version = config.get("apiVersion") or base.get("apiVersion", "")
+    applied = []
+    for m, paths in owners.items():
+        if not paths:
+            continue
+        entry = next((e for e in entries if e.get("manager") == m and e.get("operation") == "Apply"), None)
+        new = {"manager": m, "operation": "Apply", "apiVersion": api_version,
+               "time": now if m == manager or entry is None else entry.get("time", now),
+               "fieldsType": "FieldsV1", "fieldsV1": encode_fields(paths)}
+        if scope:
+            new["subresource"] = scope
+        applied.append(new)
+    md["managedFields"] = kept + applied
+    return base

@@ -1,0 +1,250 @@
+"""Resource requests (everything but watch and logs): one function per verb, no HTTP framework.
+
+Each takes the Backend, the Route, the query parameters and, for writes, the decoded body, and
+returns (HTTP code, response object) or raises an ApiError (turned into a Status by the caller).
+Writes go through the Client only — admission and resourceVersion checks apply — and a request
+refused here changes nothing.
+
+- list: label/field selectors, `limit` + `continue` (a key-ordered cursor; pages read the live
+  state), all-namespace collections; items in (namespace, name) order; Table on request.
+- create: apiVersion/kind/namespace must agree with the path (filled in when missing).
+- update (PUT), status update, patch (merge, JSON, strategic, apply), delete (DeleteOptions body
+  or query: propagationPolicy, preconditions), deletecollection.
+- `dryRun` is refused (400) rather than ignored: vclite would otherwise write.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any, Mapping
+
+from vclite.api import kinds, meta
+from vclite.httpserver import backend as backend_mod
+from vclite.httpserver import bodies, media, patches, routes, tables
+from vclite.httpserver import status as status_mod
+from vclite.lib import clock as clock_mod
+from vclite.lib import errors
+
+Obj = dict[str, Any]
+Query = Mapping[str, str]
+Result = tuple[int, Obj]
+
+MERGE, JSON_PATCH, STRATEGIC, APPLY = ("application/merge-patch+json", "application/json-patch+json",
+                                       "application/strategic-merge-patch+json", "application/apply-patch+yaml")
+PATCH_TYPES = (MERGE, JSON_PATCH, STRATEGIC, APPLY)
+
+
+def _ns(route: routes.Resource) -> str:
+    return route.namespace or ""
+
+
+def _check_dry_run(query: Query) -> None:
+    if query.get("dryRun"):
+        raise errors.BadRequest("dryRun is not supported by vclite: the request was not applied")
+
+
+def _sort_key(obj: Obj) -> tuple[str, str]:
+    return meta.namespace(obj), meta.name(obj)
+
+
+def encode_continue(last: tuple[str, str], rv: str) -> str:
+    raw = json.dumps({"ns": last[0], "name": last[1], "rv": rv}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_continue(token: str) -> tuple[str, str]:
+    try:
+        data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        return str(data["ns"]), str(data["name"])
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        raise errors.BadRequest("invalid continue token") from None
+
+
+def list_objects(be: backend_mod.Backend, route: routes.Resource, query: Query,
+                 choice: media.Choice = media.JSON) -> Result:
+    kind = route.kind
+    rv = be.resource_version()
+    items = be.select(kind, route.namespace, query.get("labelSelector") or None, query.get("fieldSelector") or None)
+    items.sort(key=_sort_key)  # read-only stored objects: serialised by the caller, never modified
+    token = query.get("continue")
+    if token:
+        after = decode_continue(token)
+        items = [o for o in items if _sort_key(o) > after]
+    limit = media.parse_int(query.get("limit"), "limit", 0) or 0
+    next_token, remaining = "", 0
+    if limit and len(items) > limit:
+        remaining = len(items) - limit
+        items = items[:limit]
+        next_token = encode_continue(_sort_key(items[-1]), rv)
+    if choice.form == "table":
+        table = tables.table(kind, items, be.clock.now(), rv, query.get("includeObject") or "Metadata", next_token)
+        return 200, table
+    md: Obj = {"resourceVersion": rv}
+    if next_token:
+        md["continue"], md["remainingItemCount"] = next_token, remaining
+    return 200, {"apiVersion": kind.api_version, "kind": f"{kind.kind}List", "metadata": md, "items": items}
+
+
+def get_object(be: backend_mod.Backend, route: routes.Resource, query: Query,
+               choice: media.Choice = media.JSON) -> Result:
+    obj = be.client.get(route.kind, _ns(route), route.name or "")
+    if choice.form == "table":
+        return 200, tables.table(route.kind, [obj], be.clock.now(), meta_rv(obj), query.get("includeObject") or "Metadata")
+    return 200, obj
+
+
+def meta_rv(obj: Obj) -> str:
+    return str((obj.get("metadata") or {}).get("resourceVersion") or "")
+
+
+def _conform(route: routes.Resource, obj: Obj, name_required: bool) -> Obj:
+    """Fill in apiVersion/kind/namespace from the path, refuse disagreements (400)."""
+    kind = route.kind
+    obj = dict(obj)
+    api_version, kind_name = obj.get("apiVersion"), obj.get("kind")
+    if api_version in (None, "") and kind_name in (None, ""):
+        obj["apiVersion"], obj["kind"] = kind.api_version, kind.kind
+    elif kinds.lookup(str(api_version or ""), str(kind_name or "")) is not kind:
+        raise errors.BadRequest(f"the API version in the data ({api_version}) does not match the expected API "
+                                f"version ({kind.api_version}), or the kind ({kind_name}) is not {kind.kind}")
+    md = obj.get("metadata")
+    if md is None:
+        md = {}
+    if not isinstance(md, dict):
+        raise errors.BadRequest("metadata must be an object")
+    md = obj["metadata"] = dict(md)
+    if kind.namespaced:
+        if md.get("namespace") in (None, ""):
+            md["namespace"] = route.namespace
+        elif md["namespace"] != route.namespace:
+            raise errors.BadRequest("the namespace of the provided object does not match the namespace sent on "
+                                    "the request")
+    elif md.get("namespace"):
+        md.pop("namespace")
+    if route.name is not None:
+        if md.get("name") in (None, ""):
+            md["name"] = route.name
+        elif md["name"] != route.name:
+            raise errors.BadRequest(f"the name of the object ({md['name']}) does not match the name on the URL "
+                                    f"({route.name})")
+    elif name_required and not md.get("name") and not md.get("generateName"):
+        raise errors.Invalid(kind.kind, "", [errors.FieldError("metadata.name", "Required value: name or "
+                                                                                "generateName is required")])
+    return obj
+
+
+def create(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
+    _check_dry_run(query)
+    if route.kind.namespaced and route.namespace is None:
+        raise errors.BadRequest(f"a {route.kind.kind} must be created in a namespace: "
+                                f"POST to .../namespaces/<namespace>/{route.kind.plural}")
+    return 201, be.client.create(_conform(route, body, name_required=True))
+
+
+def update(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
+    _check_dry_run(query)
+    obj = _conform(route, body, name_required=True)
+    if route.subresource == "status":
+        return 200, be.client.update_status(obj)
+    return 200, be.client.update(obj)
+
+
+def _write(be: backend_mod.Backend, route: routes.Resource, obj: Obj) -> Obj:
+    return be.client.update_status(obj) if route.subresource == "status" else be.client.update(obj)
+
+
+def patch(be: backend_mod.Backend, route: routes.Resource, query: Query, content_type: str, body: Any) -> Result:
+    _check_dry_run(query)
+    kind, ns, name = route.kind, _ns(route), route.name or ""
+    if content_type == APPLY:
+        return apply(be, route, query, body)
+    if content_type not in PATCH_TYPES:
+        raise status_mod.UnsupportedMediaType(f'the body of the request was in an unknown format - accepted media '
+                                              f'types include: {", ".join(PATCH_TYPES)}')
+    if content_type != JSON_PATCH and not isinstance(body, dict):
+        raise errors.BadRequest("a merge patch must be an object")
+    current = be.client.get(kind, ns, name)
+    if content_type == JSON_PATCH:
+        new = patches.json_patch(current, body)
+    elif content_type == STRATEGIC:
+        new = patches.strategic_merge(current, body, merge_keys=not kind.group)
+    else:
+        new = patches.merge_patch(current, body)
+    # The result keeps the current resourceVersion unless the patch names one (then it must match).
+    return 200, _write(be, route, _conform(route, new, name_required=True))
+
+
+def apply(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Any) -> Result:
+    if not isinstance(body, dict):
+        raise errors.BadRequest("an apply configuration must be an object")
+    config = _conform(route, body, name_required=True)
+    manager = query.get("fieldManager") or ""
+    force = media.parse_bool(query.get("force"), "force")
+    try:
+        current: Obj | None = be.client.get(route.kind, _ns(route), route.name or "")
+    except errors.NotFound:
+        if route.subresource:
+            raise
+        current = None
+    now = clock_mod.format_time(be.clock.now()) or ""
+    new = patches.apply(current, config, manager, force, now, route.subresource)
+    if current is None:
+        return 201, be.client.create(new)
+    return 200, _write(be, route, new)
+
+
+def delete_options(query: Query, body: Obj | None) -> tuple[str, Obj]:
+    """(propagationPolicy, preconditions) from a DeleteOptions body or the query."""
+    opts = body or {}
+    if not isinstance(opts, dict):
+        raise errors.BadRequest("DeleteOptions must be an object")
+    policy = opts.get("propagationPolicy") or query.get("propagationPolicy") or "Background"
+    if opts.get("orphanDependents") is True or media.parse_bool(query.get("orphanDependents"), "orphanDependents"):
+        policy = "Orphan"
+    if policy not in ("Background", "Foreground", "Orphan"):
+        raise errors.BadRequest(f'unsupported propagationPolicy "{policy}": want Background, Foreground or Orphan')
+    if opts.get("dryRun"):
+        raise errors.BadRequest("dryRun is not supported by vclite: the request was not applied")
+    return policy, opts.get("preconditions") or {}
+
+
+def delete(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj | None) -> Result:
+    _check_dry_run(query)
+    policy, pre = delete_options(query, body)
+    kind, ns, name = route.kind, _ns(route), route.name or ""
+    if pre:
+        current = be.client.get(kind, ns, name)
+        md = current.get("metadata") or {}
+        for field in ("uid", "resourceVersion"):
+            if pre.get(field) and pre[field] != md.get(field):
+                raise errors.Conflict(f"Precondition failed: {field} in precondition: {pre[field]}, "
+                                      f"{field} in object meta: {md.get(field)}")
+    # Foreground deletion is served as Background: dependents are collected right after.
+    gone = be.client.delete(kind, ns, name, propagation="Orphan" if policy == "Orphan" else "Background")
+    if gone is None:
+        return 200, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                     "details": {"name": name, "group": kind.group, "kind": kind.plural}}
+    return 200, gone
+
+
+def delete_collection(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj | None) -> Result:
+    _check_dry_run(query)
+    policy, _ = delete_options(query, body)
+    kind = route.kind
+    items = be.select(kind, route.namespace, query.get("labelSelector") or None, query.get("fieldSelector") or None)
+    deleted = []
+    for obj in sorted(items, key=_sort_key):
+        try:
+            out = be.client.delete(kind, meta.namespace(obj), meta.name(obj),
+                                   propagation="Orphan" if policy == "Orphan" else "Background")
+        except errors.NotFound:
+            continue
+        deleted.append(out if out is not None else obj)
+    return 200, {"apiVersion": kind.api_version, "kind": f"{kind.kind}List",
+                 "metadata": {"resourceVersion": be.resource_version()}, "items": deleted}
+
+
+def decode_body(raw: bytes, content_type: str | None, query: Query) -> Any:
+    strict = (query.get("fieldValidation") or "").lower() == "strict"
+    return bodies.decode(raw, content_type, strict=strict)

@@ -1,0 +1,146 @@
+"""The path routing table: a request path to what it names (pure; no I/O, no aiohttp).
+
+Resource paths, as kube-apiserver lays them out:
+  /api/v1/<plural>[/<name>[/<sub>]]                              cluster-scoped kinds; all-namespace lists
+  /api/v1/namespaces/<ns>/<plural>[/<name>[/<sub>]]              namespaced kinds
+  /apis/<group>/<version>/... the same for every other group
+`/api/v1/namespaces/<name>[/status]` is the Namespace object itself. A namespaced kind's item is
+only reachable under its namespace, a cluster-scoped kind never is; subresources are `status`
+(kinds with a status) and `log` (pods). Everything else is a fixed endpoint (discovery, version,
+OpenAPI, health, metrics) or unknown (None → 404). Trailing slashes are ignored, as clients send
+them (`/version/`, `/api/`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+from vclite.api import kinds
+
+
+class Endpoint(enum.StrEnum):
+    API = "api"                      # /api: APIVersions (legacy) or core APIGroupDiscoveryList
+    APIS = "apis"                    # /apis: APIGroupList or APIGroupDiscoveryList
+    GROUP = "group"                  # /apis/<g>: APIGroup
+    GROUP_VERSION = "group_version"  # /api/v1, /apis/<g>/<v>: APIResourceList
+    VERSION = "version"
+    OPENAPI_V3 = "openapi_v3"
+    OPENAPI_V3_GV = "openapi_v3_gv"
+    HEALTHZ = "healthz"
+    LIVEZ = "livez"
+    READYZ = "readyz"
+    METRICS = "metrics"
+
+
+@dataclasses.dataclass(frozen=True)
+class Static:
+    endpoint: Endpoint
+    group: str = ""
+    version: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Resource:
+    kind: kinds.Kind
+    namespace: str | None      # None: all namespaces (collections) or a cluster-scoped kind
+    name: str | None           # None: the collection
+    subresource: str | None = None
+
+    @property
+    def is_collection(self) -> bool:
+        return self.name is None
+
+
+Route = Static | Resource
+
+_FIXED = {
+    ("api",): Static(Endpoint.API),
+    ("apis",): Static(Endpoint.APIS),
+    ("version",): Static(Endpoint.VERSION),
+    ("openapi", "v3"): Static(Endpoint.OPENAPI_V3),
+    ("metrics",): Static(Endpoint.METRICS),
+}
+_HEALTH = {"healthz": Endpoint.HEALTHZ, "livez": Endpoint.LIVEZ, "readyz": Endpoint.READYZ}
+NAMESPACE_SUBRESOURCES = ("status", "finalize")
+
+
+def served_group_versions() -> list[tuple[str, str]]:
+    """(group, version) pairs in kinds-table order, core ("", "v1") first."""
+    out: list[tuple[str, str]] = [("", "v1")]
+    for k in kinds.ALL:
+        if (k.group, k.version) not in out:
+            out.append((k.group, k.version))
+    return out
+
+
+def kind_for(group: str, version: str, plural: str) -> kinds.Kind | None:
+    for k in kinds.ALL:
+        if k.group == group and k.version == version and k.plural == plural:
+            return k
+    return None
+
+
+def subresources(kind: kinds.Kind) -> tuple[str, ...]:
+    subs = ("status",) if kind.has_status else ()
+    return subs + (("log",) if kind is kinds.POD else ())
+
+
+def match(path: str) -> Route | None:
+    parts = tuple(p for p in path.split("/") if p)
+    if parts in _FIXED:
+        return _FIXED[parts]
+    if parts and parts[0] in _HEALTH:
+        return Static(_HEALTH[parts[0]])  # /healthz, /healthz/ping, /readyz/log... all answer
+    if len(parts) >= 3 and parts[:2] == ("openapi", "v3"):
+        return _openapi_gv(parts[2:])
+    if not parts:
+        return None
+    if parts[0] == "api":
+        if len(parts) < 2 or parts[1] != "v1":
+            return None
+        return _group_version("", "v1", parts[2:])
+    if parts[0] == "apis":
+        if len(parts) == 2:
+            return Static(Endpoint.GROUP, parts[1]) if parts[1] in _groups() else None
+        return _group_version(parts[1], parts[2], parts[3:])
+    return None
+
+
+def _groups() -> set[str]:
+    return {g for g, _ in served_group_versions() if g}
+
+
+def _openapi_gv(rest: tuple[str, ...]) -> Route | None:
+    if rest == ("api", "v1"):
+        return Static(Endpoint.OPENAPI_V3_GV, "", "v1")
+    if len(rest) == 3 and rest[0] == "apis" and (rest[1], rest[2]) in served_group_versions():
+        return Static(Endpoint.OPENAPI_V3_GV, rest[1], rest[2])
+    return None
+
+
+def _group_version(group: str, version: str, rest: tuple[str, ...]) -> Route | None:
+    if (group, version) not in served_group_versions():
+        return None
+    if not rest:
+        return Static(Endpoint.GROUP_VERSION, group, version)
+    if rest[0] == "namespaces" and len(rest) >= 3 and rest[2] not in NAMESPACE_SUBRESOURCES:
+        kind = kind_for(group, version, rest[2])
+        if kind is None or not kind.namespaced:
+            return None
+        return _resource(kind, rest[1], rest[3:])
+    kind = kind_for(group, version, rest[0])
+    if kind is None:
+        return None
+    if kind.namespaced and len(rest) > 1:
+        return None  # a namespaced object is only reachable under its namespace
+    return _resource(kind, None, rest[1:])
+
+
+def _resource(kind: kinds.Kind, namespace: str | None, rest: tuple[str, ...]) -> Route | None:
+    if not rest:
+        return Resource(kind, namespace, None)
+    if len(rest) == 1:
+        return Resource(kind, namespace, rest[0])
+    if len(rest) == 2 and rest[1] in subresources(kind):
+        return Resource(kind, namespace, rest[0], rest[1])
+    return None

@@ -1,0 +1,292 @@
+"""`Table` output (`Accept: application/json;as=Table;g=meta.k8s.io;v=v1`): each kind's printer columns.
+
+Volcano's kinds have the columns of Volcano's CRDs (additionalPrinterColumns: JobFlow Status, Age;
+vcjob STATUS, minAvailable, RUNNINGS, AGE, QUEUE (priority 1); PodGroup STATUS, minMember,
+RUNNINGS, AGE, QUEUE (priority 1); Queue PARENT; JobTemplate none, hence the default Age), with
+cells as kube-apiserver's CRD table converter makes them (missing value → null, `date` → a human
+age such as `5m`). Built-in kinds have kubectl's familiar columns (pods: READY, STATUS, RESTARTS,
+AGE; wide: IP, NODE, …). kubectl upper-cases headers; columns with priority > 0 show with `-o wide`.
+Pure functions of (objects, now).
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+from typing import Any, Callable
+
+from vclite.api import kinds
+from vclite.lib import clock as clock_mod
+
+Obj = dict[str, Any]
+Cell = Callable[[Obj, datetime.datetime], Any]
+CONTENT_TYPE = "application/json;as=Table;g=meta.k8s.io;v=v1"
+NAME_DESCRIPTION = ("Name must be unique within a namespace. Is required when creating resources, although some "
+                    "resources may allow a client to request the generation of an appropriate name automatically. "
+                    "Name is primarily intended for creation idempotence and configuration definition. Cannot be "
+                    "updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names")
+
+
+@dataclasses.dataclass(frozen=True)
+class Column:
+    name: str
+    type: str
+    cell: Cell
+    priority: int = 0
+    format: str = ""
+    description: str = ""
+
+    def definition(self) -> Obj:
+        return {"name": self.name, "type": self.type, "format": self.format, "description": self.description,
+                "priority": self.priority}
+
+
+def human_duration(seconds: float) -> str:
+    """k8s.io/apimachinery duration.HumanDuration (what `AGE` cells show)."""
+    s = int(seconds)
+    if s < -1:
+        return "<invalid>"
+    if s < 0:
+        return "0s"
+    if s < 120:
+        return f"{s}s"
+    minutes = s // 60
+    if minutes < 10:
+        return f"{minutes}m" if s % 60 == 0 else f"{minutes}m{s % 60}s"
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = s // 3600
+    if hours < 8:
+        return f"{hours}h" if minutes % 60 == 0 else f"{hours}h{minutes % 60}m"
+    if hours < 48:
+        return f"{hours}h"
+    if hours < 24 * 8:
+        return f"{hours // 24}d" if hours % 24 == 0 else f"{hours // 24}d{hours % 24}h"
+    if hours < 24 * 365 * 2:
+        return f"{hours // 24}d"
+    if hours < 24 * 365 * 8:
+        days = (hours // 24) % 365
+        return f"{hours // 24 // 365}y" if days == 0 else f"{hours // 24 // 365}y{days}d"
+    return f"{hours // 24 // 365}y"
+
+
+def age_of(timestamp: Any, now: datetime.datetime) -> str | None:
+    if not timestamp:
+        return None
+    try:
+        then = clock_mod.parse_time(str(timestamp))
+    except (ValueError, TypeError):
+        return None
+    return human_duration((now - then).total_seconds())
+
+
+def _get(obj: Any, path: str | tuple[str, ...]) -> Any:
+    for part in path.strip(".").split(".") if isinstance(path, str) else path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(part)
+    return obj
+
+
+def json_path(path: str, type_: str) -> Cell:
+    """A CRD additionalPrinterColumn cell: the value at `path`, null when missing."""
+    parts = tuple(path.strip(".").split("."))
+
+    def cell(obj: Obj, now: datetime.datetime) -> Any:
+        value = _get(obj, parts)
+        if value is None:
+            return None
+        if type_ == "date":
+            return age_of(value, now)
+        if isinstance(value, (dict, list)):
+            return json.dumps(value, separators=(",", ":"))
+        return value
+    return cell
+
+
+def _age(obj: Obj, now: datetime.datetime) -> Any:
+    return age_of((obj.get("metadata") or {}).get("creationTimestamp"), now)
+
+
+def _crd(name: str, path: str, type_: str, priority: int = 0) -> Column:
+    return Column(name, type_, json_path(path, type_), priority)
+
+
+AGE = Column("Age", "date", _age, description="CreationTimestamp is a timestamp representing the server time when "
+             "this object was created.")
+
+
+# ---- built-in printers (kubectl's) -----------------------------------------------------------------
+
+def pod_status_and_ready(pod: Obj) -> tuple[str, int, int]:
+    """kubectl's printPod: the STATUS text, ready containers and restarts."""
+    status, spec = pod.get("status") or {}, pod.get("spec") or {}
+    reason = status.get("reason") or status.get("phase") or "Pending"
+    restarts = ready = 0
+    initializing = False
+    inits = status.get("initContainerStatuses") or []
+    for i, cs in enumerate(inits):
+        restarts += int(cs.get("restartCount") or 0)
+        state = cs.get("state") or {}
+        term, wait = state.get("terminated"), state.get("waiting")
+        if term is not None and term.get("exitCode") == 0:
+            continue
+        initializing = True
+        if term is not None:
+            reason = f"Init:{term['reason']}" if term.get("reason") else (
+                f"Init:Signal:{term['signal']}" if term.get("signal") else f"Init:ExitCode:{term.get('exitCode')}")
+        elif wait is not None and wait.get("reason") and wait.get("reason") != "PodInitializing":
+            reason = f"Init:{wait['reason']}"
+        else:
+            reason = f"Init:{i}/{len(spec.get('initContainers') or [])}"
+        break
+    if not initializing:
+        restarts = 0
+        has_running = False
+        for cs in reversed(status.get("containerStatuses") or []):
+            restarts += int(cs.get("restartCount") or 0)
+            state = cs.get("state") or {}
+            term, wait = state.get("terminated"), state.get("waiting")
+            if wait is not None and wait.get("reason"):
+                reason = wait["reason"]
+            elif term is not None and term.get("reason"):
+                reason = term["reason"]
+            elif term is not None:
+                reason = f"Signal:{term['signal']}" if term.get("signal") else f"ExitCode:{term.get('exitCode')}"
+            elif cs.get("ready") and state.get("running") is not None:
+                has_running = True
+                ready += 1
+        if reason == "Completed" and has_running:
+            ready_cond = any(c.get("type") == "Ready" and c.get("status") == "True"
+                             for c in status.get("conditions") or [])
+            reason = "Running" if ready_cond else "NotReady"
+    if (pod.get("metadata") or {}).get("deletionTimestamp"):
+        reason = "Unknown" if status.get("reason") == "NodeLost" else "Terminating"
+    return reason, ready, restarts
+
+
+def _or_none(value: Any) -> Any:
+    return value if value not in (None, "") else "<none>"
+
+
+POD_COLUMNS = (
+    Column("Ready", "string", lambda p, now: f"{pod_status_and_ready(p)[1]}/{len((p.get('spec') or {}).get('containers') or [])}",
+           description="The aggregate readiness state of this pod for accepting traffic."),
+    Column("Status", "string", lambda p, now: pod_status_and_ready(p)[0],
+           description="The aggregate status of the containers in this pod."),
+    Column("Restarts", "string", lambda p, now: str(pod_status_and_ready(p)[2]),
+           description="The number of times the containers in this pod have been restarted."),
+    AGE,
+    Column("IP", "string", lambda p, now: _or_none(_get(p, "status.podIP")), 1, description="IP address of the pod."),
+    Column("Node", "string", lambda p, now: _or_none(_get(p, "spec.nodeName")), 1,
+           description="Name of the node the pod is assigned to."),
+    Column("Nominated Node", "string", lambda p, now: _or_none(_get(p, "status.nominatedNodeName")), 1),
+    Column("Readiness Gates", "string", lambda p, now: "<none>", 1),
+)
+
+
+def _node_status(node: Obj, now: datetime.datetime) -> str:
+    ready = next((c.get("status") for c in _get(node, "status.conditions") or [] if c.get("type") == "Ready"), None)
+    text = {"True": "Ready", "False": "NotReady"}.get(str(ready), "Unknown")
+    return text + (",SchedulingDisabled" if _get(node, "spec.unschedulable") else "")
+
+
+def _node_roles(node: Obj, now: datetime.datetime) -> str:
+    prefix = "node-role.kubernetes.io/"
+    roles = sorted(k[len(prefix):] for k in (_get(node, "metadata.labels") or {}) if k.startswith(prefix))
+    return ",".join(r for r in roles if r) or "<none>"
+
+
+def _service_ports(svc: Obj, now: datetime.datetime) -> str:
+    ports = [f"{p.get('port')}/{p.get('protocol') or 'TCP'}" for p in _get(svc, "spec.ports") or []]
+    return ",".join(ports) or "<none>"
+
+
+def _event_object(ev: Obj, now: datetime.datetime) -> str:
+    io = ev.get("involvedObject") or {}
+    return f"{str(io.get('kind', '')).lower()}/{io.get('name', '')}"
+
+
+def _event_last_seen(ev: Obj, now: datetime.datetime) -> Any:
+    return age_of(ev.get("lastTimestamp") or ev.get("eventTime") or _get(ev, "metadata.creationTimestamp"), now)
+
+
+EVENT_COLUMNS = (
+    Column("Last Seen", "string", _event_last_seen),
+    Column("Type", "string", lambda e, now: e.get("type")),
+    Column("Reason", "string", lambda e, now: e.get("reason")),
+    Column("Object", "string", _event_object),
+    Column("Subobject", "string", lambda e, now: _get(e, "involvedObject.fieldPath") or "", 1),
+    Column("Source", "string", lambda e, now: _get(e, "source.component") or "", 1),
+    Column("Message", "string", lambda e, now: e.get("message")),
+    Column("First Seen", "string", lambda e, now: age_of(e.get("firstTimestamp"), now), 1),
+    Column("Count", "string", lambda e, now: str(e.get("count") or 1), 1),
+    Column("Name", "string", lambda e, now: _get(e, "metadata.name"), 1, "name", NAME_DESCRIPTION),
+)
+
+# Columns after NAME, per kind (events have their own full list, without a leading NAME).
+COLUMNS: dict[str, tuple[Column, ...]] = {
+    kinds.JOBFLOW.kind: (_crd("Status", ".status.state.phase", "string"),
+                         _crd("Age", ".metadata.creationTimestamp", "date")),
+    kinds.JOBTEMPLATE.kind: (AGE,),
+    kinds.JOB.kind: (_crd("STATUS", ".status.state.phase", "string"),
+                     _crd("minAvailable", ".status.minAvailable", "integer"),
+                     _crd("RUNNINGS", ".status.running", "integer"),
+                     _crd("AGE", ".metadata.creationTimestamp", "date"),
+                     _crd("QUEUE", ".spec.queue", "string", priority=1)),
+    kinds.PODGROUP.kind: (_crd("STATUS", ".status.phase", "string"),
+                          _crd("minMember", ".spec.minMember", "integer"),
+                          _crd("RUNNINGS", ".status.running", "integer"),
+                          _crd("AGE", ".metadata.creationTimestamp", "date"),
+                          _crd("QUEUE", ".spec.queue", "string", priority=1)),
+    kinds.QUEUE.kind: (_crd("PARENT", ".spec.parent", "string"),),
+    kinds.POD.kind: POD_COLUMNS,
+    kinds.NODE.kind: (Column("Status", "string", _node_status), Column("Roles", "string", _node_roles), AGE,
+                      Column("Version", "string", lambda n, now: _get(n, "status.nodeInfo.kubeletVersion") or ""),
+                      Column("Internal-IP", "string", lambda n, now: next(
+                          (a.get("address") for a in _get(n, "status.addresses") or []
+                           if a.get("type") == "InternalIP"), "<none>"), 1)),
+    kinds.NAMESPACE.kind: (Column("Status", "string", lambda n, now: _get(n, "status.phase") or "Active"), AGE),
+    kinds.CONFIGMAP.kind: (Column("Data", "integer", lambda c, now: len(c.get("data") or {}) +
+                                  len(c.get("binaryData") or {})), AGE),
+    kinds.SERVICE.kind: (Column("Type", "string", lambda s, now: _get(s, "spec.type") or "ClusterIP"),
+                         Column("Cluster-IP", "string", lambda s, now: _or_none(_get(s, "spec.clusterIP"))),
+                         Column("External-IP", "string", lambda s, now: "<none>"),
+                         Column("Port(s)", "string", _service_ports), AGE,
+                         Column("Selector", "string", lambda s, now: ",".join(
+                             f"{k}={v}" for k, v in sorted((_get(s, "spec.selector") or {}).items())) or "<none>", 1)),
+    kinds.PRIORITYCLASS.kind: (Column("Value", "integer", lambda p, now: p.get("value", 0)),
+                               Column("Global-Default", "boolean", lambda p, now: bool(p.get("globalDefault"))), AGE),
+}
+
+NAME = Column("Name", "string", lambda o, now: (o.get("metadata") or {}).get("name"), 0, "name", NAME_DESCRIPTION)
+
+
+def columns(kind: kinds.Kind) -> tuple[Column, ...]:
+    if kind.kind == kinds.EVENT.kind:
+        return EVENT_COLUMNS
+    return (NAME,) + COLUMNS.get(kind.kind, (AGE,))
+
+
+def _row_object(obj: Obj) -> Obj:
+    md = {k: v for k, v in (obj.get("metadata") or {}).items() if k != "managedFields"}
+    return {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": md}
+
+
+def table(kind: kinds.Kind, objs: list[Obj], now: datetime.datetime, resource_version: str = "",
+          include_object: str = "Metadata", continue_token: str = "") -> Obj:
+    """A meta.k8s.io/v1 Table of `objs`; include_object None|Metadata|Object decides each row's object."""
+    cols = columns(kind)
+    rows = []
+    for obj in objs:
+        row: Obj = {"cells": [c.cell(obj, now) for c in cols]}
+        if include_object == "Object":
+            row["object"] = obj
+        elif include_object != "None":
+            row["object"] = _row_object(obj)
+        rows.append(row)
+    md: Obj = {"resourceVersion": resource_version}
+    if continue_token:
+        md["continue"] = continue_token
+    return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": md,
+            "columnDefinitions": [c.definition() for c in cols], "rows": rows}

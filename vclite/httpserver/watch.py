@@ -1,0 +1,113 @@
+"""Watch feeds: one per HTTP watch, fed synchronously by the Client's watch, drained by the stream.
+
+- Without a resourceVersion (or "0"), the feed starts with a synthetic ADDED per current object;
+  with one, it replays the retained events after it (Client raises Gone when that version is
+  older than the history: the stream then sends one ERROR event with a 410 Expired Status and ends,
+  and clients re-list).
+- Namespace, label and field selectors filter events; an object that starts or stops matching
+  arrives as ADDED or DELETED, as from kube-apiserver.
+- Event objects are the store's shared read-only objects: queued by reference, serialised by the
+  stream. A consumer that falls MAX_BUFFER events behind is cut off (the stream ends; the client
+  re-watches from the last version it saw).
+- `sendInitialEvents=true` ends the initial ADDED events with a BOOKMARK annotated
+  `k8s.io/initial-events-end`.
+No HTTP here; `frame()` builds each line's JSON object, Table rows included.
+"""
+from __future__ import annotations
+
+import asyncio
+import collections
+import datetime
+from typing import Any
+
+from vclite.api import kinds, meta
+from vclite.httpserver import tables
+from vclite.store import selectors
+
+Obj = dict[str, Any]
+MAX_BUFFER = 50_000
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+
+
+class Feed:
+    def __init__(self, client: Any, kind: kinds.Kind, namespace: str | None, label_selector: str | None,
+                 field_selector: str | None, max_buffer: int = MAX_BUFFER):
+        self.client, self.kind, self.namespace = client, kind, namespace
+        self._labels = selectors.label_predicate(label_selector)
+        self._fields = selectors.field_predicate(field_selector)
+        self.buffer: collections.deque[tuple[str, Obj]] = collections.deque()
+        self.max_buffer = max_buffer
+        self.overflowed = False
+        self.wakeup = asyncio.Event()
+        self._sub: Any = None
+
+    def matches(self, obj: Obj | None) -> bool:
+        if obj is None:
+            return False
+        if self.namespace is not None and self.kind.namespaced and meta.namespace(obj) != self.namespace:
+            return False
+        return self._labels(obj) and self._fields(obj)
+
+    def open(self, resource_version: str | None, send_initial_bookmark: bool = False,
+             current_rv: str = "") -> None:
+        """Start following; may raise errors.Gone (too old resourceVersion)."""
+        if resource_version in (None, "", "0"):
+            for obj in sorted(self.client.list(self.kind, self.namespace), key=lambda o: (meta.namespace(o),
+                                                                                          meta.name(o))):
+                if self.matches(obj):
+                    self.buffer.append(("ADDED", obj))
+            if send_initial_bookmark:
+                self.buffer.append(("BOOKMARK", self.bookmark(current_rv, initial_end=True)))
+            self._sub = self.client.watch(self.kind, self._on_event)
+        else:
+            self._sub = self.client.watch(self.kind, self._on_event, resource_version)
+        if self.buffer:
+            self.wakeup.set()
+
+    def _on_event(self, ev: Any) -> None:
+        if self.overflowed:
+            return
+        etype = str(ev.type)
+        if etype == "MODIFIED":
+            now, before = self.matches(ev.object), self.matches(ev.old)
+            if not now and not before:
+                return
+            etype = "MODIFIED" if now and before else ("ADDED" if now else "DELETED")
+        elif etype in ("ADDED", "DELETED"):
+            if not self.matches(ev.object):
+                return
+        else:
+            return
+        if len(self.buffer) >= self.max_buffer:
+            self.overflowed = True
+            self.close()
+        else:
+            self.buffer.append((etype, ev.object))
+        self.wakeup.set()
+
+    def drain(self) -> list[tuple[str, Obj]]:
+        out = list(self.buffer)
+        self.buffer.clear()
+        self.wakeup.clear()
+        return out
+
+    def close(self) -> None:
+        if self._sub is not None:
+            self._sub.cancel()
+            self._sub = None
+        self.wakeup.set()
+
+    def bookmark(self, resource_version: str, initial_end: bool = False) -> Obj:
+        md: Obj = {"resourceVersion": resource_version}
+        if initial_end:
+            md["annotations"] = {INITIAL_EVENTS_END: "true"}
+        return {"kind": self.kind.kind, "apiVersion": self.kind.api_version, "metadata": md}
+
+
+def frame(kind: kinds.Kind, etype: str, obj: Obj, as_table: bool, now: datetime.datetime,
+          include_object: str = "Metadata") -> Obj:
+    """The JSON object of one watch line; with Table output each object is a one-row Table."""
+    if as_table and etype in ("ADDED", "MODIFIED", "DELETED"):
+        rv = str((obj.get("metadata") or {}).get("resourceVersion") or "")
+        obj = tables.table(kind, [obj], now, rv, include_object)
+    return {"type": etype, "object": obj}

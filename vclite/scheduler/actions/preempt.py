@@ -1,0 +1,180 @@
+"""preempt: evict lower-priority pods of the same queue to make room for starving jobs (§3.4).
+
+Preemptors are the pending tasks (not scheduling-gated) of admitted, valid, starving
+(JobStarving) jobs, grouped by queue. Queues best first (QueueOrder); in each queue:
+1. Between jobs: jobs best first (JobOrder); while a job is starving, its pending tasks best first
+   (TaskOrder) each try `preempt` with candidates = Bound/Running, preemptable pods of OTHER jobs
+   of the SAME queue (a BestEffort preemptor may only evict BestEffort pods). The job's statement
+   is committed if JobPipelined allows, else discarded (every eviction rolled back).
+2. Within a job: each starving job's pending tasks try `preempt` on the job's own pods; each
+   success is committed at once, the first failure ends the job's turn.
+
+`preempt` for one task: skipped if `preemptionPolicy: Never` (the pod's, else its PriorityClass's) or PrePredicate fails; nodes = those
+where only resolvable predicate failures reject the task, best NodeOrder score first (ties by node
+name); per node: victims = Preemptable(preemptor, candidates); skip the node unless the request
+fits future idle + Σ victims; then, in a statement of the node's own, evict victims in victim order
+until the preemptor fits (Allocatable, request ≤ future idle, every predicate passes); if it does,
+pipeline it there (onto the releasing resources) and merge into the job's statement, else discard
+the node's evictions and try the next node. A task may be pipelined without any eviction when it
+already fits (Volcano does the same). Evictions therefore commit only on the node where the
+preemptor then fits.
+
+Not implemented: `enableTopologyAwarePreemption` (dry-run candidate nodes and pick the cheapest,
+with reprieve) — true is rejected when the configuration loads. Nominated nodes do not exist in
+vclite. Must not: write to the API; statements record decisions, the session collects them.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Callable
+
+from vclite.scheduler.actions import victims as victims_mod
+from vclite.scheduler.framework import hooks
+from vclite.scheduler.framework import tasks as tasks_mod
+
+if TYPE_CHECKING:
+    from vclite.scheduler.framework import jobs as jobs_mod
+    from vclite.scheduler.framework import pqueue
+    from vclite.scheduler.framework import session as session_mod
+    from vclite.scheduler.framework import statement as statement_mod
+
+NAME = "preempt"
+TaskInfo = tasks_mod.TaskInfo
+TaskStatus = tasks_mod.TaskStatus
+_BOUND_STATUS = victims_mod.PREEMPTABLE_STATUS | {TaskStatus.RELEASING}
+
+
+@dataclasses.dataclass(frozen=True)
+class Arguments:
+    enableTopologyAwarePreemption: bool = False
+    topologyAwarePreemptWorkerNum: int = 16
+    minCandidateNodesPercentage: int = 10
+    minCandidateNodesAbsolute: int = 1
+    maxCandidateNodesAbsolute: int = 100
+    predicateErrorCacheEnable: bool = True   # accepted; vclite evaluates predicates over all nodes at once
+
+    def __post_init__(self) -> None:
+        if self.enableTopologyAwarePreemption:
+            raise ValueError("action 'preempt': enableTopologyAwarePreemption: true is not supported by vclite "
+                             "(it runs Volcano's normal preemption); remove it or set it to false")
+
+
+def _pending(job: "jobs_mod.JobInfo") -> list[TaskInfo]:
+    return [t for t in job.tasks_in(TaskStatus.PENDING) if not t.scheduling_gated]
+
+
+class Preempt:
+    name = NAME
+    Arguments = Arguments
+
+    def __init__(self, arguments: Arguments):
+        self.arguments = arguments
+
+    def execute(self, ssn: "session_mod.Session") -> None:
+        preemptors: dict[str, "pqueue.PriorityQueue"] = {}
+        tasks: dict[str, "pqueue.PriorityQueue"] = {}
+        under_request: dict[str, list["jobs_mod.JobInfo"]] = {}
+        for job in ssn.jobs.values():
+            if job.is_pending() or ssn.job_valid(job) is not None or job.queue not in ssn.queues:
+                continue
+            if not ssn.job_starving(job):
+                continue
+            preemptors.setdefault(job.queue, ssn.job_pq()).push(job)
+            under_request.setdefault(job.queue, []).append(job)
+            tasks[job.uid] = ssn.task_pq(_pending(job))
+        if not preemptors:
+            return
+        self.placed = victims_mod.Placed(ssn)
+        self.never = victims_mod.never_classes(ssn)
+        queues = ssn.queue_pq(ssn.queues[name] for name in preemptors)
+        while queues:
+            queue = queues.pop()
+            jobs = preemptors[queue.name]
+            while jobs:
+                self._between_jobs(ssn, queue, jobs.pop(), tasks)
+            for job in under_request[queue.name]:
+                self._within_job(ssn, queue, job)
+
+    def _between_jobs(self, ssn: "session_mod.Session", queue: "jobs_mod.QueueInfo", job: "jobs_mod.JobInfo",
+                      tasks: dict[str, "pqueue.PriorityQueue"]) -> None:
+        stmt = ssn.statement()
+        pending = tasks[job.uid]
+        while ssn.job_starving(job) and pending:
+            preemptor = pending.pop()
+
+            def other_job(t: TaskInfo, preemptor: TaskInfo = preemptor) -> bool:
+                return (t.job != preemptor.job and ssn.jobs[t.job].queue == queue.name
+                        and _evictable(preemptor, t))
+
+            self.preempt(ssn, stmt, queue, preemptor, other_job, ("queue", queue.name))
+        if ssn.job_pipelined(job):
+            stmt.commit()
+        else:
+            stmt.discard()
+
+    def _within_job(self, ssn: "session_mod.Session", queue: "jobs_mod.QueueInfo", job: "jobs_mod.JobInfo") -> None:
+        pending = ssn.task_pq(_pending(job))
+        while pending:
+            preemptor = pending.pop()
+
+            def same_job(t: TaskInfo, preemptor: TaskInfo = preemptor) -> bool:
+                return t.job == preemptor.job and _evictable(preemptor, t)
+
+            stmt = ssn.statement()
+            if not self.preempt(ssn, stmt, queue, preemptor, same_job, ("job", job.uid)):
+                stmt.discard()
+                break
+            stmt.commit()
+
+    def preempt(self, ssn: "session_mod.Session", stmt: "statement_mod.Statement", queue: "jobs_mod.QueueInfo",
+                preemptor: TaskInfo, accept: Callable[[TaskInfo], bool], bound_key: object) -> bool:
+        """Try to place `preemptor` by evicting tasks `accept` takes; True if it was pipelined."""
+        if victims_mod.never_preempts(preemptor, self.never) or ssn.pre_predicate(preemptor) is not None:
+            return False
+        try:
+            rows = victims_mod.candidate_rows(ssn, preemptor)
+            bound = self.placed.bound(bound_key + (preemptor.best_effort,),
+                                      lambda t: _loose(t, bound_key, preemptor.best_effort, ssn))
+            rows = victims_mod.could_fit(ssn, preemptor, rows, bound)
+            for row in victims_mod.by_score(ssn, preemptor, rows):
+                if self._on_node(ssn, stmt, queue, preemptor, row, accept):
+                    return True
+            return False
+        finally:
+            ssn.task_notes.pop(preemptor.uid, None)  # Allocatable's note is for allocate's messages
+
+    def _on_node(self, ssn: "session_mod.Session", stmt: "statement_mod.Statement", queue: "jobs_mod.QueueInfo",
+                 preemptor: TaskInfo, row: int, accept: Callable[[TaskInfo], bool]) -> bool:
+        candidates = victims_mod.in_victim_order(ssn, self.placed.on(row, accept))
+        victims = ssn.hooks.call(hooks.Point.PREEMPTABLE, preemptor, candidates) or []
+        if not victims_mod.victims_fit(ssn, preemptor, row, victims):
+            return False
+        node_stmt = ssn.statement()
+        line = victims_mod.victim_queue(ssn, victims)
+        fits = victims_mod.fits_after(ssn, queue, preemptor, row)
+        while not fits and line:
+            node_stmt.evict(line.pop(), "preempt")
+            fits = victims_mod.fits_after(ssn, queue, preemptor, row)
+        if not fits:
+            node_stmt.discard()
+            return False
+        node_stmt.pipeline(preemptor, row)
+        stmt.merge(node_stmt)
+        return True
+
+
+def _evictable(preemptor: TaskInfo, t: TaskInfo) -> bool:
+    """Bound or Running, preemptable, and not a request-bearing pod for a BestEffort preemptor."""
+    return (t.status in victims_mod.PREEMPTABLE_STATUS and not (preemptor.best_effort and not t.best_effort)
+            and victims_mod.preemptable(t))
+
+
+def _loose(t: TaskInfo, key: tuple, best_effort: bool, ssn: "session_mod.Session") -> bool:
+    """A superset of the candidates of any preemptor with this bound key (for the upper bound).
+    Releasing tasks count too: a discarded statement may turn them back into candidates."""
+    if t.status not in _BOUND_STATUS or (best_effort and not t.best_effort):
+        return False
+    kind, name = key
+    if kind == "queue":
+        return ssn.jobs[t.job].queue == name and victims_mod.preemptable(t)
+    return t.job == name and victims_mod.preemptable(t)

@@ -1,0 +1,183 @@
+"""What `preempt` and `reclaim` share: who may be evicted, in which order, on which nodes (§3.2, §3.4).
+
+- `preemptable(task)`: the pod's `volcano.sh/preemptable` annotation, else its label (Go's
+  ParseBool spellings; any other value means false), else true.
+- `never_preempts(task, never_classes(ssn))`: the pod's `spec.preemptionPolicy` is `Never`, or it
+  sets none and its PriorityClass's is (Kubernetes' admission copies it into the pod).
+- `Placed`: the tasks that sit on each node when the action starts (statuses are read when used,
+  so evictions made meanwhile are seen), and per-node upper bounds of what evictions could free.
+- `candidate_rows`: nodes a task could use once pods are evicted: every predicate failure on
+  them is `resolvable` (Volcano's PredicateForPreemptAction); resources are not looked at.
+- `could_fit`: vectorised ValidateVictims with an upper bound of the victims, to skip at once the
+  nodes where even evicting every candidate would not make room.
+- `victims_fit`: ValidateVictims (request ≤ future idle + Σ victims).
+- `victim_less` / `victim_queue` / `in_victim_order`: BuildVictimsPriorityQueue's order — same job:
+  reverse TaskOrder; different queues: reverse QueueOrder; same queue: reverse plugin JobOrder,
+  then reverse TaskOrder. Candidates are handed to the Preemptable / Reclaimable plugins in this
+  order too (Volcano hands them in map order), so the plugins that allow "up to k victims" (gang,
+  proportion, drf) allow the ones that would be evicted first, and the outcome is deterministic.
+- `fits_after(ssn, queue, task, row)`: preempt's stop test after each tentative eviction: the
+  queue may take the task (Allocatable), its request fits the node's future idle, and every
+  predicate passes there.
+
+Must not: change session state (the actions evict and pipeline through statements).
+"""
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Callable, Iterable
+
+import numpy as np
+
+from vclite.api import batch, meta
+from vclite.scheduler.framework import fit, hooks, pqueue
+from vclite.scheduler.framework import tasks as tasks_mod
+
+if TYPE_CHECKING:
+    from vclite.scheduler.framework import jobs as jobs_mod
+    from vclite.scheduler.framework import session as session_mod
+
+TaskInfo = tasks_mod.TaskInfo
+TaskStatus = tasks_mod.TaskStatus
+PREEMPTABLE_STATUS = frozenset({TaskStatus.BOUND, TaskStatus.RUNNING})  # Volcano's PreemptableStatus
+_TRUE = frozenset({"1", "t", "T", "true", "TRUE", "True"})
+NEVER = "Never"
+
+
+def _parse_bool(value: object) -> bool:
+    return str(value) in _TRUE  # Go strconv.ParseBool; an invalid value counts as false, as Volcano
+
+
+def preemptable(task: TaskInfo) -> bool:
+    annotations = meta.annotations(task.pod)
+    if batch.PREEMPTABLE in annotations:
+        return _parse_bool(annotations[batch.PREEMPTABLE])
+    labels = meta.labels(task.pod)
+    if batch.PREEMPTABLE in labels:
+        return _parse_bool(labels[batch.PREEMPTABLE])
+    return True
+
+
+def never_preempts(task: TaskInfo, never_classes: frozenset[str] = frozenset()) -> bool:
+    """`spec.preemptionPolicy: Never`; if the pod sets none, its PriorityClass's (as Kubernetes'
+    Priority admission would have copied it; vclite's own API does not)."""
+    spec = task.pod.get("spec") or {}
+    policy = spec.get("preemptionPolicy")
+    if policy is not None:
+        return policy == NEVER
+    return spec.get("priorityClassName") in never_classes
+
+
+def never_classes(ssn: "session_mod.Session") -> frozenset[str]:
+    """Names of the PriorityClasses whose preemptionPolicy is Never."""
+    return frozenset(meta.name(c) for c in ssn.priority_classes if c.get("preemptionPolicy") == NEVER)
+
+
+class Placed:
+    """The session's tasks on each node (rows), taken when an action starts."""
+
+    def __init__(self, ssn: "session_mod.Session"):
+        self.ssn = ssn
+        self.by_row: dict[int, list[TaskInfo]] = {}
+        index = ssn.nodes.index
+        for job in ssn.jobs.values():
+            for task in job.tasks.values():
+                row = index.get(task.node) if task.node else None
+                if row is not None:
+                    self.by_row.setdefault(row, []).append(task)
+        self._bounds: dict[object, np.ndarray] = {}
+
+    def on(self, row: int, accept: Callable[[TaskInfo], bool]) -> list[TaskInfo]:
+        return [t for t in self.by_row.get(row, ()) if accept(t)]
+
+    def bound(self, key: object, accept: Callable[[TaskInfo], bool]) -> np.ndarray:
+        """Per node, Σ requests of the tasks `accept` takes now (cached by `key`). Evictions only
+        move requests from used to releasing, so a cached bound stays an upper bound."""
+        b = self._bounds.get(key)
+        if b is None:
+            nodes = self.ssn.nodes
+            b = np.zeros_like(nodes.idle)
+            for row, tasks in self.by_row.items():
+                for t in tasks:
+                    if accept(t):
+                        b[row] += t.req
+            self._bounds[key] = b
+        return b
+
+
+def candidate_rows(ssn: "session_mod.Session", task: TaskInfo) -> np.ndarray:
+    """Rows (ascending) where no unresolvable predicate failure rejects `task`."""
+    n = len(ssn.nodes)
+    ok = np.ones(n, dtype=bool)
+    for failure in ssn.predicate(task, ssn.nodes):
+        if not failure.resolvable:
+            ok &= ~failure.mask(n)
+    return np.flatnonzero(ok)
+
+
+def future_idle(ssn: "session_mod.Session", row: int) -> np.ndarray:
+    nodes = ssn.nodes
+    return nodes.idle[row] + nodes.releasing[row] - nodes.pipelined[row]
+
+
+def could_fit(ssn: "session_mod.Session", task: TaskInfo, rows: np.ndarray, bound: np.ndarray) -> np.ndarray:
+    """The subset of `rows` where the request fits future idle plus the most evictions could free."""
+    if rows.size == 0:
+        return rows
+    nodes = ssn.nodes
+    room = nodes.idle[rows] + nodes.releasing[rows] - nodes.pipelined[rows] + bound[rows]
+    return rows[fit.fits(task.req, room)]
+
+
+def victims_fit(ssn: "session_mod.Session", task: TaskInfo, row: int, victims: Iterable[TaskInfo]) -> bool:
+    room = future_idle(ssn, row).copy()
+    for v in victims:
+        room += v.req
+    return bool(fit.fits(task.req, room[None, :])[0])
+
+
+def fits_after(ssn: "session_mod.Session", queue: "jobs_mod.QueueInfo", task: TaskInfo, row: int) -> bool:
+    if not ssn.allocatable(queue, task):
+        return False
+    if not fit.fits(task.req, future_idle(ssn, row)[None, :])[0]:
+        return False
+    n = len(ssn.nodes)
+    return not any(f.mask(n)[row] for f in ssn.predicate(task, ssn.nodes))
+
+
+def victim_less(ssn: "session_mod.Session") -> Callable[[TaskInfo, TaskInfo], bool]:
+    """`less(l, r)`: l is evicted before r (BuildVictimsPriorityQueue)."""
+    jobs, queues = ssn.jobs, ssn.queues
+
+    def less(l: TaskInfo, r: TaskInfo) -> bool:
+        if l.job == r.job:
+            return ssn.task_less(r, l)
+        lj, rj = jobs[l.job], jobs[r.job]
+        if lj.queue != rj.queue:
+            return ssn.queue_less(queues[rj.queue], queues[lj.queue])
+        v = ssn.hooks.call(hooks.Point.JOB_ORDER, lj, rj)
+        if v:
+            return v > 0
+        return ssn.task_less(r, l)
+
+    return less
+
+
+def victim_queue(ssn: "session_mod.Session", victims: Iterable[TaskInfo]) -> pqueue.PriorityQueue:
+    return pqueue.PriorityQueue(victim_less(ssn), victims)
+
+
+def in_victim_order(ssn: "session_mod.Session", tasks: list[TaskInfo]) -> list[TaskInfo]:
+    if len(tasks) < 2:
+        return tasks
+    less = victim_less(ssn)
+    return sorted(tasks, key=functools.cmp_to_key(lambda a, b: -1 if less(a, b) else (1 if less(b, a) else 0)))
+
+
+def by_score(ssn: "session_mod.Session", task: TaskInfo, rows: np.ndarray) -> list[int]:
+    """Rows best NodeOrder score first; equal scores keep node-name order."""
+    if rows.size < 2:
+        return [int(r) for r in rows]
+    scores = np.broadcast_to(np.asarray(ssn.node_order(task, rows), dtype=np.float64), rows.shape)
+    order = np.argsort(-scores, kind="stable")
+    return [int(r) for r in rows[order]]

@@ -1,0 +1,116 @@
+"""Session memos of per-node vectors, recomputed only on the nodes that changed since.
+
+A session places one task after another and each placement changes one node, so a vector over
+all nodes computed for one task is still right for the next similar task on every node but a
+few. `NodeState.changes` logs the row of every add_task / remove_task; a memo entry remembers how
+much of the log it has seen and, when asked again, recomputes only the rows logged since (or
+everything, when that is most of the nodes). The values are the ones a full recomputation gives,
+bit for bit: each row is computed by the same operations either way.
+
+- `FitCache`: per distinct request vector, the masks "fits future idle" (the action's resource
+  predicate, `fit.fits(req, future_idle)`) and "fits idle" (`fit.fits(req, idle)`).
+- `RowCache`: per key, the values of a row-local function `fn(task, rows)` over all nodes (the
+  NodeOrder functions registered with `key=`, or any plugin's own row-local vector).
+Arrays handed out are the memo's own: read them, never modify them.
+
+Must not: change node state; decide anything (callers combine the vectors).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable
+
+import numpy as np
+
+from vclite.scheduler.framework import nodes as nodes_mod
+
+ENTRY_LIMIT = 256   # memo entries kept per cache (the oldest is dropped first)
+FULL_SHARE = 4      # recompute everything when more than 1/FULL_SHARE of the nodes changed
+
+
+def _dirty_rows(nodes: nodes_mod.NodeState, seen: int) -> np.ndarray | None:
+    """Rows changed since log position `seen`, or None if recomputing everything is cheaper."""
+    log = nodes.changes
+    count = len(log) - seen
+    if count * FULL_SHARE > len(nodes):
+        return None
+    if count == 1:
+        return np.array(log[seen:], dtype=np.intp)
+    return np.unique(np.array(log[seen:], dtype=np.intp))
+
+
+class FitCache:
+    def __init__(self, nodes: nodes_mod.NodeState):
+        self.nodes = nodes
+        self._entries: dict[bytes, list[Any]] = {}   # req bytes -> [seen, future_ok, idle_ok, cols]
+
+    def masks(self, req: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(nodes whose future idle holds `req`, nodes whose idle holds it) on every requested dimension."""
+        nodes = self.nodes
+        key = req.tobytes()
+        e = self._entries.get(key)
+        if e is None:
+            if len(self._entries) >= ENTRY_LIMIT:
+                del self._entries[next(iter(self._entries))]
+            cols = np.flatnonzero(req > 0)
+            future_ok, idle_ok = self._full(req, cols)
+            self._entries[key] = [len(nodes.changes), future_ok, idle_ok, cols]
+            return future_ok, idle_ok
+        seen, future_ok, idle_ok, cols = e
+        if seen != len(nodes.changes):
+            rows = _dirty_rows(nodes, seen)
+            if rows is None:
+                future_ok, idle_ok = e[1], e[2] = self._full(req, cols)
+            else:
+                need = req[cols]
+                future_ok[rows] = (nodes.future_idle(rows)[:, cols] >= need).all(axis=1)
+                idle_ok[rows] = (nodes.idle[rows][:, cols] >= need).all(axis=1)
+            e[0] = len(nodes.changes)
+        return future_ok, idle_ok
+
+    def _full(self, req: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        nodes = self.nodes
+        n = len(nodes)
+        future_ok, idle_ok = np.ones(n, dtype=bool), np.ones(n, dtype=bool)
+        if n == 0 or cols.size == 0:
+            return future_ok, idle_ok
+        future, idle = nodes.future_idle(), nodes.idle
+        for j in cols:
+            r = req[j]
+            future_ok &= future[:, j] >= r
+            idle_ok &= idle[:, j] >= r
+        return future_ok, idle_ok
+
+
+class RowCache:
+    """The values of a row-local `fn(task, rows)` over all nodes, per key of the task."""
+
+    def __init__(self, nodes: nodes_mod.NodeState, fn: Callable[[Any, np.ndarray], Any]):
+        self.nodes = nodes
+        self.fn = fn
+        self._entries: dict[Hashable, list[Any]] = {}   # key -> [seen, values]
+
+    def get(self, key: Hashable, task: Any) -> np.ndarray:
+        nodes = self.nodes
+        e = self._entries.get(key)
+        if e is None:
+            if len(self._entries) >= ENTRY_LIMIT:
+                del self._entries[next(iter(self._entries))]
+            values = self._full(task)
+            self._entries[key] = [len(nodes.changes), values]
+            return values
+        seen, values = e
+        if seen != len(nodes.changes):
+            rows = _dirty_rows(nodes, seen)
+            if rows is None:
+                values = e[1] = self._full(task)
+            else:
+                values[rows] = self.fn(task, rows)
+            e[0] = len(nodes.changes)
+        return values
+
+    def _full(self, task: Any) -> np.ndarray:
+        n = len(self.nodes)
+        values = np.empty(n, dtype=np.float64)
+        if n:
+            values[:] = self.fn(task, np.arange(n, dtype=np.intp))
+        return values

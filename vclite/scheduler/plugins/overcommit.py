@@ -1,0 +1,113 @@
+"""overcommit: admit jobs while the cluster, inflated by a factor, still has room (plugins/overcommit).
+
+Arguments: `overcommit-factor` (default 1.2) and, per resource, `overcommit-factor.<name>` (e.g.
+`overcommit-factor.cpu: 1.0`; a resource without one uses `overcommit-factor`); any factor below
+1 becomes 1.2, as in Volcano.
+At session open: idle = total allocatable × factor − Σ node used; inqueue = Σ minResources of
+Inqueue PodGroups that have minResources, plus, for Running ones whose placed tasks reach
+minMember, max(0, minResources − allocated).
+JobEnqueueable: Permit without minResources; else Permit iff inqueue + minResources ≤ idle on the
+dimensions minResources requests (pods ignored, Volcano's 0.1 tolerance), else Reject with
+"resource in cluster is overused" and what was missing. JobEnqueued: inqueue += minResources.
+
+Must not: keep state between sessions.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from vclite.api import scheduling
+from vclite.scheduler.framework import dims as dims_mod
+from vclite.scheduler.framework import hooks, plugin
+
+if TYPE_CHECKING:
+    from vclite.scheduler.framework import jobs as jobs_mod
+    from vclite.scheduler.framework import session as session_mod
+
+DEFAULT_FACTOR = 1.2
+PREFIX = "overcommit-factor."
+OVERUSED = "resource in cluster is overused"
+
+
+def _factor(value: Any, where: str) -> float:
+    if isinstance(value, bool):
+        raise ValueError(f"plugin 'overcommit': argument {where!r}: expected float, got {value!r}")
+    try:
+        return float(str(value).strip())
+    except ValueError:
+        raise ValueError(f"plugin 'overcommit': argument {where!r}: expected float, got {value!r}") from None
+
+
+def _valid(f: float) -> float:
+    return DEFAULT_FACTOR if f < 1.0 else f
+
+
+@dataclasses.dataclass(frozen=True)
+class Arguments:
+    factor: float = plugin.arg("overcommit-factor", DEFAULT_FACTOR)
+    extra: Any = None   # overcommit-factor.<resource>: a factor for one resource (checked at load)
+
+    def __post_init__(self) -> None:
+        for key, value in (self.extra or {}).items():
+            _factor(value, key)
+
+    def factors(self, dims: dims_mod.Dims) -> np.ndarray:
+        """The factor of each session dimension."""
+        out = np.full(len(dims), _valid(self.factor), dtype=np.float64)
+        for key, value in (self.extra or {}).items():
+            i = dims.index.get(key[len(PREFIX):])
+            if i is not None:
+                out[i] = _valid(_factor(value, key))
+        return out
+
+
+class Overcommit:
+    name = "overcommit"
+    Arguments = Arguments
+    argument_prefixes = (PREFIX,)
+
+    def __init__(self, arguments: Arguments):
+        self.arguments = arguments
+
+    def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:
+        self.ssn = ssn
+        dims = ssn.dims
+        self.idle = ssn.total * self.arguments.factors(dims) - ssn.nodes.used.sum(axis=0)
+        self.inqueue = dims.zeros()
+        for job in ssn.jobs.values():
+            min_res = job.min_resources
+            if min_res is None:
+                continue
+            if job.phase == scheduling.PodGroupPhase.INQUEUE:
+                self.inqueue += min_res
+            elif job.phase == scheduling.PodGroupPhase.RUNNING and job.ready_task_num() >= job.min_available:
+                self.inqueue += np.maximum(min_res - job.allocated, 0)
+        reg.add(hooks.Point.JOB_ENQUEUEABLE, self.job_enqueueable)
+        reg.add(hooks.Point.JOB_ENQUEUED, self.job_enqueued)
+
+    def job_enqueueable(self, job: "jobs_mod.JobInfo") -> hooks.Vote:
+        min_req = job.min_resources
+        if min_req is None:
+            return hooks.Vote.PERMIT
+        dims = self.ssn.dims
+        cols = (min_req > 0) & dims.not_pods
+        short = cols & (self.inqueue + min_req > self.idle + dims_mod.TOLERANCE)
+        if not short.any():
+            return hooks.Vote.PERMIT
+        which = list(np.flatnonzero(short))
+        room = np.maximum(self.idle - self.inqueue, 0)
+        self.ssn.note_enqueue_rejection(
+            job, scheduling.ConditionReason.NOT_ENOUGH_RESOURCES,
+            f"{OVERUSED}: job needs {dims.describe(min_req, which)} but the cluster can admit at most "
+            f"{dims.describe(room, which)} more (overcommit-factor {_valid(self.arguments.factor):g})")
+        return hooks.Vote.REJECT
+
+    def job_enqueued(self, job: "jobs_mod.JobInfo") -> None:
+        if job.min_resources is not None:
+            self.inqueue += job.min_resources
+
+    def on_session_close(self, ssn: "session_mod.Session") -> None:
+        return None
