@@ -137,6 +137,19 @@ def test_errors_as_kubectl_prints_them(kubectl, write):
     assert kubectl("get", "jf", "loop", check=False).returncode == 1
 
 
+def test_generators_that_send_protobuf_and_a_stale_replace(kubectl, write):
+    assert kubectl("create", "namespace", "team").stdout == "namespace/team created\n"
+    kubectl("-n", "team", "create", "configmap", "cfg", "--from-literal=a=1")
+    assert json.loads(kubectl("-n", "team", "get", "cm", "cfg", "-o", "json").stdout)["data"] == {"a": "1"}
+    kubectl("create", "priorityclass", "urgent", "--value=1000")
+    assert rows(kubectl("get", "pc", "urgent").stdout)[1][:2] == ["urgent", "1000"]
+    stale = write("stale.yaml", kubectl("-n", "team", "get", "cm", "cfg", "-o", "yaml").stdout)
+    kubectl("-n", "team", "label", "cm", "cfg", "changed=yes")
+    out = kubectl("replace", "-f", stale, check=False)
+    assert out.returncode == 1 and "Error from server (Conflict)" in out.stderr and \
+        "the object has been modified" in out.stderr, out.stderr
+
+
 def test_delete_cascades_to_vcjobs_and_pods(kubectl):
     wait_for(kubectl, ["get", "jf", "diamond", "-o", "jsonpath={.status.state.phase}"],
              lambda p: p.stdout == "Succeed", "the diamond to succeed")
@@ -217,3 +230,25 @@ def test_metrics_after_work(server):
     assert "vclite_scheduler_pods_scheduled_total 6" in text, text
     assert "vclite_scheduler_session_duration_seconds_count" in text
     assert 'vclite_apiserver_request_total{code="401"' in text
+
+
+def test_json_logs_plain_http_and_a_data_dir_in_use(tmp_path):
+    with vcctl_server.running(tmp_path / "data", "--plain-http", "--log-format", "json") as srv:
+        assert srv.url.startswith("http://127.0.0.1:")
+        req = urllib.request.Request(srv.url + "/api/v1/namespaces",
+                                     headers={"Authorization": f"Bearer {srv.token()}"})
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            assert json.loads(resp.read())["kind"] == "NamespaceList"
+        second = subprocess.run([vcctl_server.VCCTL, "server", "--data-dir", str(tmp_path / "data"), "--port", "0"],
+                                capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1 and "error:" in second.stderr, second.stderr
+        srv.proc.send_signal(signal.SIGTERM)
+        assert srv.proc.wait(timeout=30) == 0
+    records = [json.loads(line) for line in (tmp_path / "data" / "server.log").read_text().splitlines()]
+    request = next(r for r in records if r.get("path") == "/api/v1/namespaces")
+    assert (request["code"], request["verb"], request["resource"]) == (200, "LIST", "namespaces")
+    assert {"time", "level", "msg", "duration_ms", "user_agent"} <= set(request)
+    assert [r["msg"] for r in records][-1] == "stopped"
+    refused = subprocess.run([vcctl_server.VCCTL, "server", "--data-dir", str(tmp_path / "d2"), "--address",
+                              "0.0.0.0", "--plain-http"], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "only served on a loopback address" in refused.stderr

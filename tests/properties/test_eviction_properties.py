@@ -8,6 +8,7 @@ flag on, as parsed from YAML) and the eviction actions:
   tiers (gang and drf with enablePreemptable: false). With the built-in default tiers it does not
   hold, in Volcano as here: when priority (tier 1) finds no victim, its tier is undecided and drf
   (tier 2) may choose pods of equal or higher priority (volcano-sh/volcano#2147; scenario DRF-T2);
+- remembering hopeless nodes (actions/victims.py Hopeless) changes no decision;
 - no node is over-committed after evictions, binds and pipelined reservations: what is bound
   fits now, and what will be there once evicted and deleting pods are gone fits too."""
 from __future__ import annotations
@@ -20,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vclite.api import batch, resources
-from vclite.scheduler import conf
-from vclite.scheduler.framework import session, snapshot
+from vclite.scheduler import conf, registry
+from vclite.scheduler.framework import hooks, plugin, session, snapshot
 from vclite.scheduler.framework import tasks as tasks_mod
 from vclite.scheduler.plugins import drf, proportion
 
@@ -122,7 +123,7 @@ def _books(ssn):
     }
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(clusters(), st.randoms(use_true_random=False))
 def test_discarded_statement_with_evictions_restores_the_snapshot(state, rnd):
     fresh = _books(session.open_session(state, default_conf("preempt"), NOW))
@@ -148,7 +149,7 @@ def _after(state, actions, tiers=conf.DEFAULT_CONF_YAML):
     return ssn, session.close_session(ssn)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(clusters())
 def test_preempt_never_evicts_higher_priority(state):
     ssn, result = _after(state, "enqueue, allocate, preempt", HELM_TIERS)
@@ -161,7 +162,7 @@ def test_preempt_never_evicts_higher_priority(state):
                    or (t.job == v.job and t.priority > v.priority) for t in pipelined), key
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(clusters())
 def test_no_node_overcommitted_after_evictions_and_pipelines(state):
     ssn, result = _after(state, "enqueue, allocate, preempt, reclaim, backfill")
@@ -186,3 +187,32 @@ def test_no_node_overcommitted_after_evictions_and_pipelines(state):
                 later = resources.add(later, resources.pod_requests(pods[t.key]))
         assert resources.less_equal(now, alloc), (name, now, alloc)
         assert resources.less_equal(later, alloc), (name, later, alloc)
+
+
+class Abstainer:
+    """Registers Preemptable and Reclaimable functions without a key that always abstain: the
+    verdicts are unchanged, but preempt and reclaim can no longer remember hopeless nodes."""
+    name = "abstainer"
+    Arguments = plugin.NoArguments
+
+    def __init__(self, arguments):
+        pass
+
+    def on_session_open(self, ssn, reg):
+        reg.add(hooks.Point.PREEMPTABLE, lambda evictor, candidates: None)
+        reg.add(hooks.Point.RECLAIMABLE, lambda evictor, candidates: None)
+
+    def on_session_close(self, ssn):
+        pass
+
+
+@settings(max_examples=60, deadline=None)
+@given(clusters())
+def test_remembering_hopeless_nodes_changes_nothing(state):
+    actions = "enqueue, allocate, preempt, reclaim, backfill"
+    tiers = yaml.safe_load(conf.DEFAULT_CONF_YAML)["tiers"]
+    plain = session.run_session(state, conf.parse({"actions": actions, "tiers": tiers}), NOW)
+    tiers[0]["plugins"].append({"name": "abstainer"})
+    reg = registry.default_registry().with_plugins(Abstainer)
+    unremembered = session.run_session(state, conf.parse({"actions": actions, "tiers": tiers}, reg), NOW)
+    assert plain == unremembered

@@ -142,3 +142,14 @@ def test_default_objects_and_nodes_are_not_recreated(data_dir):
             for o in life.rt.client.list(k)} == uids
     assert life.rt.workdir == data_dir / "pods"
     life.rt.close()
+
+
+def test_a_node_keeps_its_uid_and_takes_the_new_capacity(data_dir):
+    rt = runtime.Runtime(clock.VirtualClock(), nodes=[NODE], run_pods=False, data_dir=data_dir)
+    uid = meta.uid(rt.client.get(kinds.NODE, "", "n1"))
+    rt.close()
+    bigger = {**NODE, "status": {**NODE["status"], "allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}}}
+    rt = runtime.Runtime(clock.VirtualClock(), nodes=[bigger], run_pods=False, data_dir=data_dir)
+    node = rt.client.get(kinds.NODE, "", "n1")
+    assert meta.uid(node) == uid and node["status"]["allocatable"]["cpu"] == "8"
+    rt.close()

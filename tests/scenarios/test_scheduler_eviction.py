@@ -98,8 +98,8 @@ ONE = {"": 1}
 TWO = {"": 2}
 
 
-def preempt_case(nodes, queues, podgroups, pods, evict, pipelined=None, tiers=T_PREEMPT, reg=None):
-    return Case(tiers, "preempt", nodes, queues, podgroups, pods, evict, pipelined, PRIO, reg)
+def preempt_case(nodes, queues, podgroups, pods, evict, pipelined=None, tiers=T_PREEMPT, reg=None, classes=None):
+    return Case(tiers, "preempt", nodes, queues, podgroups, pods, evict, pipelined, classes or PRIO, reg)
 
 
 PREEMPT = [
@@ -365,6 +365,18 @@ RECLAIM = [
 ]
 
 # ---- vclite's own ----------------------------------------------------------------------------------
+# Jobs in creation order (no JobOrder), so a worse preemptor can come first.
+T_BY_AGE = [[P("conformance", enablePreemptable=True), P("gang", enablePreemptable=True, enableJobStarving=True),
+             P("priority", enableTaskOrder=True, enablePreemptable=True, enableJobStarving=True),
+             P("proportion", enabledOverused=True, enableQueueOrder=True)]]
+
+
+def pg_at(key, queue_name, prio, created):
+    obj = group(key, queue_name, 1, prio=prio)
+    obj["metadata"]["creationTimestamp"] = created
+    return obj
+
+
 # Without gang (whose JobStarving implies the job keeps all it has), a job may preempt its own tasks.
 T_OWN_JOB = [[P("priority", enableTaskOrder=True, enableJobOrder=True, enablePreemptable=True, enableJobStarving=True),
               P("proportion", enabledOverused=True, enabledAllocatable=True, enableQueueOrder=True)]]
@@ -439,6 +451,20 @@ OWN = [
          running("c1/a-3", "a", "n2"), pending("c1/b-0", "b", "2", "2G")],
         ["c1/a-3"], pipelined={"c1/b": ["n2"]}),
         id="PROP-R proportion lets a queue lose only what it uses above its deserved share"),
+    pytest.param(preempt_case(
+        [node("n1", 4, "4G")], [q("q1")],
+        [group("c1/low", "q1", 3, "Running", prio="low-priority"),
+         pg_at("c1/a", "q1", "mid-priority", "2026-01-01T00:00:00Z"), pg_at("c1/b", "q1", "mid-priority", "2026-01-01T00:00:01Z")],
+        [running(f"c1/low-{i}", "low", "n1") for i in range(4)] + [pending("c1/a-0", "a", "2", "2G"), pending("c1/b-0", "b")],
+        ["c1/low-3"], pipelined={"c1/b": ["n1"]}, tiers=T_BY_AGE, classes=PRIO + [pclass("mid-priority", 1000)]),
+        id="MEMO-01 a node hopeless for a big preemptor is still tried for a smaller one"),
+    pytest.param(preempt_case(
+        [node("n1", 2, "2G")], [q("q1")],
+        [group("c1/mid", "q1", 0, "Running", prio="mid-priority"),
+         pg_at("c1/a", "q1", "low-priority", "2026-01-01T00:00:00Z"), pg_at("c1/b", "q1", "high-priority", "2026-01-01T00:00:01Z")],
+        [running("c1/mid-0", "mid", "n1", "2", "2G"), pending("c1/a-0", "a", "2", "2G"), pending("c1/b-0", "b", "2", "2G")],
+        ["c1/mid-0"], pipelined={"c1/b": ["n1"]}, tiers=T_BY_AGE, classes=PRIO + [pclass("mid-priority", 1000)]),
+        id="MEMO-02 a node hopeless for a low-priority preemptor is still tried for a high one"),
     pytest.param(reclaim_case(
         CGP, [node("n1", 3, "3Gi")], [q("q1", reclaimable=False), q("q2")],
         [group("c1/pg1", "q1", 1, prio="low-priority"), group("c1/pg2", "q2", 1, prio="high-priority")],

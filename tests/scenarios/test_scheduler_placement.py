@@ -13,7 +13,7 @@ from vclite.scheduler import conf
 from vclite.scheduler.framework import session, snapshot
 from vclite.scheduler.plugins import predicates
 
-from .test_scheduler_scenarios import NOW, P, T_DEFAULTISH, Case, node, pg, pod, queue, run, unschedulable_message
+from .test_scheduler_scenarios import NOW, P, Case, node, pg, pod, queue, run, unschedulable_message
 
 
 def spec(obj, **fields):

@@ -163,10 +163,10 @@ class Server:
         try:
             return await self._resource(request, route, info)
         except errors.ApiError as err:
-            name = route.name
-            if err.code == 400 or err.code == 413 or err.code == 415:
-                return status_response(status_mod.from_error(err))
-            return status_response(status_mod.from_error(err, route.kind, name))
+            about_object = not isinstance(err, (errors.BadRequest, status_mod.TooLarge, status_mod.MethodNotAllowed,
+                                                status_mod.UnsupportedMediaType))
+            return status_response(status_mod.from_error(err, route.kind if about_object else None,
+                                                         route.name if about_object else None))
 
     # ---- fixed endpoints --------------------------------------------------------------------------
     def _doc(self, key: Any, build: Callable[[], Obj]) -> Obj:

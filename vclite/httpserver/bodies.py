@@ -8,7 +8,8 @@
   Kubernetes client sends them) are refused (400).
 - `strict=True` (fieldValidation=Strict) also refuses duplicate fields, as kube-apiserver does
   (`strict decoding error: duplicate field "x"`).
-- Unknown media types get 415.
+- Kubernetes protobuf (what `kubectl create namespace|configmap|priorityclass` sends) is read
+  for the kinds `protobuf.py` knows; unknown media types get 415.
 Pure; nothing here touches the store.
 """
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from vclite.httpserver import protobuf
 from vclite.httpserver import status as status_mod
 from vclite.lib import errors
 
@@ -28,6 +30,7 @@ MAX_DEPTH = 100
 JSON_TYPES = ("application/json", "application/merge-patch+json", "application/json-patch+json",
               "application/strategic-merge-patch+json", "*/*", "")
 YAML_TYPES = ("application/yaml", "application/apply-patch+yaml", "application/x-yaml", "text/yaml")
+PROTOBUF = "application/vnd.kubernetes.protobuf"
 
 
 class _NoAliasLoader(yaml.SafeLoader):
@@ -75,6 +78,8 @@ def decode(raw: bytes, content_type: str | None, strict: bool = False) -> Any:
     if len(raw) > MAX_BODY:
         raise status_mod.TooLarge(f"the request body is larger than the limit of {MAX_BODY} bytes")
     mt = media_type(content_type)
+    if mt == PROTOBUF:
+        return protobuf.decode(raw)
     if mt not in JSON_TYPES and mt not in YAML_TYPES:
         raise status_mod.UnsupportedMediaType(f'the body of the request was in an unknown format - accepted media '
                                               f'types include: {", ".join(t for t in JSON_TYPES + YAML_TYPES if t and t != "*/*")}')

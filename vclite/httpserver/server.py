@@ -145,7 +145,8 @@ def _hook_metrics(rt: Any, server: app_mod.Server) -> None:
 
 
 async def serve(rt: Any, options: Options) -> int:
-    """Serve until signalled; returns the exit code (0 after a graceful stop)."""
+    """Serve until signalled; returns the exit code (0 after a graceful stop, 1 if the control
+    loop failed — the server then stops too rather than serve an API nothing reconciles)."""
     log_path = rt.executor.log_path if rt.executor is not None else None
     backend = backend_mod.Backend.of_client(rt.client, log_path)
     listening = await listen(backend, options)
@@ -168,6 +169,15 @@ async def serve(rt: Any, options: Options) -> int:
     rt.start()
     server.ready = True
     driver = asyncio.ensure_future(_drive(rt, stop))
+    failed: list[BaseException] = []
+
+    def driver_done(task: asyncio.Future) -> None:
+        if not task.cancelled() and task.exception() is not None and not stop.is_set():
+            failed.append(task.exception())
+            log.error("the control loop failed: shutting down", exc_info=task.exception())
+            stop.set()
+
+    driver.add_done_callback(driver_done)
     try:
         await stop.wait()
     finally:
@@ -185,4 +195,4 @@ async def serve(rt: Any, options: Options) -> int:
         if close is not None:
             close()
         log.info("stopped")
-    return 0
+    return 1 if failed else 0

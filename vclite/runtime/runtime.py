@@ -69,20 +69,22 @@ class Runtime:
         self.store: sqlite_store.SqliteStore | None = None
         if self.data_dir is not None:
             self.store = sqlite_store.SqliteStore(self.clock, self.data_dir / STORE_FILE)
+        node_objs = nodes if nodes is not None else [nodes_mod.host_node()]
         try:
             self.client = inprocess.new_client(self.clock, require_command=require_command, store=self.store)
+            for node in node_objs:
+                try:
+                    self.client.create(node)
+                except errors.AlreadyExists:   # a durable store reopened: refresh the node's capacity
+                    stored = self.client.get(kinds.NODE, "", node["metadata"]["name"])
+                    if node.get("status") and stored.get("status") != node["status"]:
+                        self.client.update_status({**stored, "status": node["status"]})
         except BaseException:
-            self.close()
+            self.close()    # release the data directory
             raise
         self.max_requeues = max_requeues
         self.failures: list[SyncFailure] = []
         self._wake: asyncio.Event | None = None
-        node_objs = nodes if nodes is not None else [nodes_mod.host_node()]
-        for node in node_objs:
-            try:
-                self.client.create(node)
-            except errors.AlreadyExists:
-                pass    # a durable store reopened: the node is already registered
         self.node_names = [n["metadata"]["name"] for n in node_objs]
         if workdir:
             self.workdir = pathlib.Path(workdir)

@@ -90,8 +90,8 @@ def _acquire_lock(db_path: pathlib.Path) -> int:
     except OSError:
         holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
         os.close(fd)
-        raise Locked(f"{db_path}: in use by vclite process {holder}; one process owns a data "
-                     f"directory at a time — stop it, or use another --data-dir") from None
+        raise Locked(f"{db_path}: in use by vclite process (pid {holder}); one process owns a data "
+                     f"directory at a time: stop that process, or use another data directory") from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
     return fd

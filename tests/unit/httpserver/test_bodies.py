@@ -42,8 +42,9 @@ def nested(depth):
     pytest.param(b"\xff\xfe", JSON, errors.BadRequest, "UTF-8", id="not-utf8"),
     pytest.param(b"   ", JSON, errors.BadRequest, "empty", id="empty"),
     pytest.param(b"<xml/>", "application/xml", status_mod.UnsupportedMediaType, "unknown format", id="xml"),
-    pytest.param(b"\x0a\x0b", "application/vnd.kubernetes.protobuf", status_mod.UnsupportedMediaType,
-                 "unknown format", id="protobuf"),
+    pytest.param(b"\x0a\x0b", "application/vnd.kubernetes.protobuf", errors.BadRequest, "magic",
+                 id="protobuf-without-envelope"),
+    pytest.param(b"\xa1", "application/cbor", status_mod.UnsupportedMediaType, "unknown format", id="cbor"),
 ])
 def test_refuses(raw, ctype, error, message):
     with pytest.raises(error) as exc:

@@ -13,7 +13,7 @@ import pytest
 
 from vclite.api import kinds
 from vclite.lib import clock, errors
-from vclite.store import memory, sqlite
+from vclite.store import sqlite
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[2]

@@ -143,13 +143,22 @@ def _note_not_allocatable(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", q
 def best_node(ssn: "session_mod.Session", task: tasks_mod.TaskInfo, feasible: np.ndarray) -> int:
     """The chosen row among feasible nodes: idle-fitting nodes first, then future-idle ones."""
     idle_ok = feasible & ssn.idle_fit(task)
-    for candidates in (idle_ok, feasible & ~idle_ok):
+    every = ssn.node_scores(task)   # all nodes' scores when they are row-local (the common case)
+    for second in (False, True):
+        candidates = feasible & ~idle_ok if second else idle_ok
+        if every is not None:
+            # the first best candidate, as rows[argmax(scores[rows])] finds it, without gathering rows
+            row = int(np.where(candidates, every, -np.inf).argmax())
+            if candidates[row]:
+                return row
         rows = np.flatnonzero(candidates)
         if rows.size == 0:
             continue
         if rows.size == 1:
             return int(rows[0])
-        scores = np.broadcast_to(np.asarray(ssn.node_order(task, rows), dtype=np.float64), rows.shape)
+        scores = ssn.node_order(task, rows)
+        if type(scores) is not np.ndarray or scores.shape != rows.shape or scores.dtype != np.float64:
+            scores = np.broadcast_to(np.asarray(scores, dtype=np.float64), rows.shape)
         chosen = ssn.best_node(task, rows, scores)
         if chosen is not None:
             return int(chosen)

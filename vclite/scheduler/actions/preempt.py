@@ -9,13 +9,14 @@ Preemptors are the pending tasks (not scheduling-gated) of admitted, valid, star
 2. Within a job: each starving job's pending tasks try `preempt` on the job's own pods; each
    success is committed at once, the first failure ends the job's turn.
 
-`preempt` for one task: skipped if `preemptionPolicy: Never` (the pod's, else its PriorityClass's) or PrePredicate fails; nodes = those
-where only resolvable predicate failures reject the task, best NodeOrder score first (ties by node
-name); per node: victims = Preemptable(preemptor, candidates); skip the node unless the request
-fits future idle + Σ victims; then, in a statement of the node's own, evict victims in victim order
-until the preemptor fits (Allocatable, request ≤ future idle, every predicate passes); if it does,
-pipeline it there (onto the releasing resources) and merge into the job's statement, else discard
-the node's evictions and try the next node. A task may be pipelined without any eviction when it
+`preempt` for one task: skipped if `preemptionPolicy: Never` (the pod's, else its PriorityClass's)
+or PrePredicate fails; nodes = those where only resolvable predicate failures reject the task,
+best NodeOrder score first (equal scores: fewer pipelined reservations first, then by name); per
+node: victims = Preemptable(preemptor, candidates); skip the node unless the request fits future
+idle + Σ victims; then, in a statement of the node's own, evict victims in victim order until the
+preemptor fits (Allocatable, request ≤ future idle, every predicate passes); if it does, pipeline
+it there (onto the releasing resources) and merge into the job's statement, else discard the
+node's evictions and try the next node. A task may be pipelined without any eviction when it
 already fits (Volcano does the same). Evictions therefore commit only on the node where the
 preemptor then fits.
 
@@ -86,6 +87,7 @@ class Preempt:
             return
         self.placed = victims_mod.Placed(ssn)
         self.never = victims_mod.never_classes(ssn)
+        self.hopeless = victims_mod.Hopeless(ssn, hooks.Point.PREEMPTABLE)
         queues = ssn.queue_pq(ssn.queues[name] for name in preemptors)
         while queues:
             queue = queues.pop()
@@ -103,8 +105,8 @@ class Preempt:
             preemptor = pending.pop()
 
             def other_job(t: TaskInfo, preemptor: TaskInfo = preemptor) -> bool:
-                return (t.job != preemptor.job and ssn.jobs[t.job].queue == queue.name
-                        and _evictable(preemptor, t))
+                return (t.job != preemptor.job and t.status in victims_mod.PREEMPTABLE_STATUS
+                        and ssn.jobs[t.job].queue == queue.name and self._evictable(preemptor, t))
 
             self.preempt(ssn, stmt, queue, preemptor, other_job, ("queue", queue.name))
         if ssn.job_pipelined(job):
@@ -118,7 +120,7 @@ class Preempt:
             preemptor = pending.pop()
 
             def same_job(t: TaskInfo, preemptor: TaskInfo = preemptor) -> bool:
-                return t.job == preemptor.job and _evictable(preemptor, t)
+                return t.job == preemptor.job and self._evictable(preemptor, t)
 
             stmt = ssn.statement()
             if not self.preempt(ssn, stmt, queue, preemptor, same_job, ("job", job.uid)):
@@ -134,20 +136,23 @@ class Preempt:
         try:
             rows = victims_mod.candidate_rows(ssn, preemptor)
             bound = self.placed.bound(bound_key + (preemptor.best_effort,),
-                                      lambda t: _loose(t, bound_key, preemptor.best_effort, ssn))
-            rows = victims_mod.could_fit(ssn, preemptor, rows, bound)
-            for row in victims_mod.by_score(ssn, preemptor, rows):
-                if self._on_node(ssn, stmt, queue, preemptor, row, accept):
+                                      lambda t: self._loose(t, bound_key, preemptor.best_effort, ssn),
+                                      ssn.jobs[preemptor.job].tasks.values() if bound_key[0] == "job" else None)
+            profile = self.hopeless.profile(preemptor, self._candidates_profile(ssn, preemptor, bound_key))
+            rows = self.hopeless.drop(profile, victims_mod.could_fit(ssn, preemptor, rows, bound))
+            for row in victims_mod.node_order(ssn, preemptor, rows):
+                if self._on_node(ssn, stmt, queue, preemptor, row, accept, profile):
                     return True
             return False
         finally:
             ssn.task_notes.pop(preemptor.uid, None)  # Allocatable's note is for allocate's messages
 
     def _on_node(self, ssn: "session_mod.Session", stmt: "statement_mod.Statement", queue: "jobs_mod.QueueInfo",
-                 preemptor: TaskInfo, row: int, accept: Callable[[TaskInfo], bool]) -> bool:
+                 preemptor: TaskInfo, row: int, accept: Callable[[TaskInfo], bool], profile: tuple | None) -> bool:
         candidates = victims_mod.in_victim_order(ssn, self.placed.on(row, accept))
         victims = ssn.hooks.call(hooks.Point.PREEMPTABLE, preemptor, candidates) or []
         if not victims_mod.victims_fit(ssn, preemptor, row, victims):
+            self.hopeless.add(profile, row)
             return False
         node_stmt = ssn.statement()
         line = victims_mod.victim_queue(ssn, victims)
@@ -162,19 +167,24 @@ class Preempt:
         stmt.merge(node_stmt)
         return True
 
+    def _candidates_profile(self, ssn: "session_mod.Session", preemptor: TaskInfo, bound_key: tuple) -> tuple:
+        """What fixes a node's candidate list for `preemptor` (with the node's state): the pass and
+        its queue or job, BestEffort-ness, and the preemptor's job when its own placed tasks are
+        left out (between jobs) — Preemptable also looks at the job only through its own tasks."""
+        job = bound_key[1] if bound_key[0] == "job" or self.placed.has_tasks(preemptor.job) else None
+        return (bound_key, preemptor.best_effort, job)
 
-def _evictable(preemptor: TaskInfo, t: TaskInfo) -> bool:
-    """Bound or Running, preemptable, and not a request-bearing pod for a BestEffort preemptor."""
-    return (t.status in victims_mod.PREEMPTABLE_STATUS and not (preemptor.best_effort and not t.best_effort)
-            and victims_mod.preemptable(t))
+    def _evictable(self, preemptor: TaskInfo, t: TaskInfo) -> bool:
+        """Bound or Running, preemptable, and not a request-bearing pod for a BestEffort preemptor."""
+        return (t.status in victims_mod.PREEMPTABLE_STATUS and not (preemptor.best_effort and not t.best_effort)
+                and self.placed.preemptable(t))
 
-
-def _loose(t: TaskInfo, key: tuple, best_effort: bool, ssn: "session_mod.Session") -> bool:
-    """A superset of the candidates of any preemptor with this bound key (for the upper bound).
-    Releasing tasks count too: a discarded statement may turn them back into candidates."""
-    if t.status not in _BOUND_STATUS or (best_effort and not t.best_effort):
-        return False
-    kind, name = key
-    if kind == "queue":
-        return ssn.jobs[t.job].queue == name and victims_mod.preemptable(t)
-    return t.job == name and victims_mod.preemptable(t)
+    def _loose(self, t: TaskInfo, key: tuple, best_effort: bool, ssn: "session_mod.Session") -> bool:
+        """A superset of the candidates of any preemptor with this bound key (for the upper bound).
+        Releasing tasks count too: a discarded statement may turn them back into candidates."""
+        if t.status not in _BOUND_STATUS or (best_effort and not t.best_effort):
+            return False
+        kind, name = key
+        if kind == "queue":
+            return ssn.jobs[t.job].queue == name and self.placed.preemptable(t)
+        return t.job == name and self.placed.preemptable(t)

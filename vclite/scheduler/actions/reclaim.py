@@ -5,7 +5,8 @@ skipped. Its starving jobs (JobStarving) go best first (JobOrder), each in one s
 job's pending tasks (not scheduling-gated) best first (TaskOrder), while the job is starving:
 - skip a task with `preemptionPolicy: Never` (the pod's, else its PriorityClass's), one its queue may not take (Preemptive), or whose
   PrePredicate fails;
-- over the nodes where only resolvable predicate failures reject it, in node-name order:
+- over the nodes where only resolvable predicate failures reject it (Volcano: in its node list's
+  order; here fewer pipelined reservations first, then by name):
   reclaimees = Running, preemptable tasks of OTHER queues whose `spec.reclaimable` is not false;
   victims = Reclaimable(task, reclaimees); skip the node unless the request fits future idle
   + Σ victims; in a statement of the node's own, evict victims in victim order while the request
@@ -23,7 +24,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from vclite.scheduler.actions import victims as victims_mod
-from vclite.scheduler.framework import fit, hooks
+from vclite.scheduler.framework import hooks
 from vclite.scheduler.framework import tasks as tasks_mod
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class Reclaim:
         if not preemptors:
             return
         self.placed = victims_mod.Placed(ssn)
+        self.hopeless = victims_mod.Hopeless(ssn, hooks.Point.RECLAIMABLE)
         never = victims_mod.never_classes(ssn)
         # Volcano pushes the queue back after each job while it has more; the same queue is then
         # popped again at once, so its starving jobs are simply taken in turn here.
@@ -101,28 +103,32 @@ class Reclaim:
         """Evict on the first node where that makes room for `task`, and pipeline it there."""
         def other_queue(t: TaskInfo) -> bool:
             q = ssn.jobs[t.job].queue
-            return q != queue.name and reclaimable_queue(ssn.queues[q]) and victims_mod.preemptable(t)
+            return q != queue.name and reclaimable_queue(ssn.queues[q]) and self.placed.preemptable(t)
 
         def reclaimee(t: TaskInfo) -> bool:
             return t.status == TaskStatus.RUNNING and other_queue(t)
 
         bound = self.placed.bound(("reclaim", queue.name), lambda t: t.status in _BOUND_STATUS and other_queue(t))
-        rows = victims_mod.could_fit(ssn, task, victims_mod.candidate_rows(ssn, task), bound)
-        for row in (int(r) for r in rows):
-            candidates = victims_mod.in_victim_order(ssn, self.placed.on(row, reclaimee))
+        profile = self.hopeless.profile(task, queue.name)   # the candidates: other queues' pods
+        rows = self.hopeless.drop(profile, victims_mod.could_fit(ssn, task, victims_mod.candidate_rows(ssn, task), bound))
+        for row in victims_mod.node_order(ssn, task, rows, scored=False):
+            candidates = self.placed.on(row, reclaimee)
             if not candidates:
+                self.hopeless.add(profile, row)
                 continue
+            candidates = victims_mod.in_victim_order(ssn, candidates)
             victims = ssn.hooks.call(hooks.Point.RECLAIMABLE, task, candidates) or []
             if not victims_mod.victims_fit(ssn, task, row, victims):
+                self.hopeless.add(profile, row)
                 continue
             node_stmt = ssn.statement()
             line = victims_mod.victim_queue(ssn, victims)
-            room = victims_mod.future_idle(ssn, row).copy()
-            while line and not fit.fits(task.req, room[None, :])[0]:
+            room = victims_mod.future_idle(ssn, row)
+            while line and not victims_mod.holds(task.req, room):
                 victim = line.pop()
                 node_stmt.evict(victim, "reclaim")
                 room += victim.req
-            if not fit.fits(task.req, room[None, :])[0]:
+            if not victims_mod.holds(task.req, room):
                 node_stmt.discard()
                 continue
             node_stmt.pipeline(task, row)

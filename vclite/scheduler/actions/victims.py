@@ -16,6 +16,11 @@
   then reverse TaskOrder. Candidates are handed to the Preemptable / Reclaimable plugins in this
   order too (Volcano hands them in map order), so the plugins that allow "up to k victims" (gang,
   proportion, drf) allow the ones that would be evicted first, and the outcome is deterministic.
+- `Hopeless`: remembers, until any node changes, the nodes where the victims the plugins chose
+  could not make room, per evictor profile (request, plugin keys, and what fixes the candidate
+  list) — so many equal preemptors facing a full cluster cost one pass over the nodes, not one
+  each. Exact when every Preemptable / Reclaimable function was registered with a `key`
+  (hooks.py); otherwise it remembers nothing.
 - `fits_after(ssn, queue, task, row)`: preempt's stop test after each tentative eviction: the
   queue may take the task (Allocatable), its request fits the node's future idle, and every
   predicate passes there.
@@ -25,12 +30,12 @@ Must not: change session state (the actions evict and pipeline through statement
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 import numpy as np
 
 from vclite.api import batch, meta
-from vclite.scheduler.framework import fit, hooks, pqueue
+from vclite.scheduler.framework import hooks, pqueue
 from vclite.scheduler.framework import tasks as tasks_mod
 
 if TYPE_CHECKING:
@@ -86,21 +91,40 @@ class Placed:
                 if row is not None:
                     self.by_row.setdefault(row, []).append(task)
         self._bounds: dict[object, np.ndarray] = {}
+        self._preemptable: dict[str, bool] = {}
+        self._jobs_on_nodes: set[str] | None = None
 
     def on(self, row: int, accept: Callable[[TaskInfo], bool]) -> list[TaskInfo]:
         return [t for t in self.by_row.get(row, ()) if accept(t)]
 
-    def bound(self, key: object, accept: Callable[[TaskInfo], bool]) -> np.ndarray:
-        """Per node, Σ requests of the tasks `accept` takes now (cached by `key`). Evictions only
-        move requests from used to releasing, so a cached bound stays an upper bound."""
+    def has_tasks(self, job: str) -> bool:
+        """Whether the job had tasks on nodes when the action started."""
+        if self._jobs_on_nodes is None:
+            self._jobs_on_nodes = {t.job for tasks in self.by_row.values() for t in tasks}
+        return job in self._jobs_on_nodes
+
+    def preemptable(self, task: TaskInfo) -> bool:
+        """`preemptable(task)`, parsed once per action."""
+        v = self._preemptable.get(task.uid)
+        if v is None:
+            v = self._preemptable[task.uid] = preemptable(task)
+        return v
+
+    def bound(self, key: object, accept: Callable[[TaskInfo], bool],
+              among: Iterable[TaskInfo] | None = None) -> np.ndarray:
+        """Per node, Σ requests of the placed tasks (`among` them, if given) `accept` takes now,
+        cached by `key`. Evictions only move requests from used to releasing, so a cached bound
+        stays an upper bound."""
         b = self._bounds.get(key)
         if b is None:
             nodes = self.ssn.nodes
             b = np.zeros_like(nodes.idle)
-            for row, tasks in self.by_row.items():
-                for t in tasks:
-                    if accept(t):
-                        b[row] += t.req
+            index = nodes.index
+            tasks = among if among is not None else (t for ts in self.by_row.values() for t in ts)
+            for t in tasks:
+                row = index.get(t.node) if t.node else None
+                if row is not None and accept(t):
+                    b[row] += t.req
             self._bounds[key] = b
         return b
 
@@ -116,8 +140,53 @@ def candidate_rows(ssn: "session_mod.Session", task: TaskInfo) -> np.ndarray:
 
 
 def future_idle(ssn: "session_mod.Session", row: int) -> np.ndarray:
+    """A new array: the node's idle + releasing − pipelined."""
     nodes = ssn.nodes
     return nodes.idle[row] + nodes.releasing[row] - nodes.pipelined[row]
+
+
+class Hopeless:
+    """Nodes where a Preemptable / Reclaimable answer left no room, per evictor profile, as a mask
+    over the nodes; forgotten as soon as any node changes."""
+
+    def __init__(self, ssn: "session_mod.Session", point: hooks.Point):
+        self.keys = [key for _, _, key in ssn.hooks.flat(point)]
+        self.enabled = False
+        self.changes = ssn.nodes.changes
+        self.n = len(ssn.nodes)
+        self.seen = -1
+        self.masks: dict[tuple, np.ndarray] = {}
+
+    def profile(self, evictor: TaskInfo, candidates: object) -> tuple | None:
+        """What the answers on a node depend on about `evictor`, given `candidates` (whatever
+        fixes the node's candidate list); None: do not remember for it."""
+        if not self.enabled:
+            return None
+        keys = tuple(k(evictor) for k in self.keys)
+        if any(k is None for k in keys):
+            return None
+        return (evictor.req.tobytes(), candidates, keys)
+
+    def mask(self, profile: tuple | None) -> np.ndarray | None:
+        """The nodes known to be hopeless for `profile` (None: none known)."""
+        if profile is None:
+            return None
+        if len(self.changes) != self.seen:
+            self.masks.clear()
+            self.seen = len(self.changes)
+        return self.masks.get(profile)
+
+    def add(self, profile: tuple | None, row: int) -> None:
+        if profile is None:
+            return
+        m = self.mask(profile)
+        if m is None:
+            m = self.masks[profile] = np.zeros(self.n, dtype=bool)
+        m[row] = True
+
+    def drop(self, profile: tuple | None, rows: np.ndarray) -> np.ndarray:
+        m = self.mask(profile)
+        return rows if m is None or rows.size == 0 else rows[~m[rows]]
 
 
 def could_fit(ssn: "session_mod.Session", task: TaskInfo, rows: np.ndarray, bound: np.ndarray) -> np.ndarray:
@@ -125,21 +194,28 @@ def could_fit(ssn: "session_mod.Session", task: TaskInfo, rows: np.ndarray, boun
     if rows.size == 0:
         return rows
     nodes = ssn.nodes
-    room = nodes.idle[rows] + nodes.releasing[rows] - nodes.pipelined[rows] + bound[rows]
-    return rows[fit.fits(task.req, room)]
+    ok = np.ones(len(nodes), dtype=bool)
+    for c in np.flatnonzero(task.req > 0):   # whole columns: contiguous, no gather of rows
+        ok &= nodes.idle[:, c] + nodes.releasing[:, c] - nodes.pipelined[:, c] + bound[:, c] >= task.req[c]
+    return rows[ok[rows]]
+
+
+def holds(req: np.ndarray, room: np.ndarray) -> bool:
+    """`req` fits `room` on every dimension it requests (one node)."""
+    return not bool(((req > room) & (req > 0)).any())
 
 
 def victims_fit(ssn: "session_mod.Session", task: TaskInfo, row: int, victims: Iterable[TaskInfo]) -> bool:
-    room = future_idle(ssn, row).copy()
+    room = future_idle(ssn, row)
     for v in victims:
         room += v.req
-    return bool(fit.fits(task.req, room[None, :])[0])
+    return holds(task.req, room)
 
 
 def fits_after(ssn: "session_mod.Session", queue: "jobs_mod.QueueInfo", task: TaskInfo, row: int) -> bool:
     if not ssn.allocatable(queue, task):
         return False
-    if not fit.fits(task.req, future_idle(ssn, row)[None, :])[0]:
+    if not holds(task.req, future_idle(ssn, row)):
         return False
     n = len(ssn.nodes)
     return not any(f.mask(n)[row] for f in ssn.predicate(task, ssn.nodes))
@@ -174,10 +250,14 @@ def in_victim_order(ssn: "session_mod.Session", tasks: list[TaskInfo]) -> list[T
     return sorted(tasks, key=functools.cmp_to_key(lambda a, b: -1 if less(a, b) else (1 if less(b, a) else 0)))
 
 
-def by_score(ssn: "session_mod.Session", task: TaskInfo, rows: np.ndarray) -> list[int]:
-    """Rows best NodeOrder score first; equal scores keep node-name order."""
-    if rows.size < 2:
-        return [int(r) for r in rows]
-    scores = np.broadcast_to(np.asarray(ssn.node_order(task, rows), dtype=np.float64), rows.shape)
-    order = np.argsort(-scores, kind="stable")
-    return [int(r) for r in rows[order]]
+def node_order(ssn: "session_mod.Session", task: TaskInfo, rows: np.ndarray, scored: bool = True) -> Iterator[int]:
+    """The order in which to try `rows`: best NodeOrder score first (if `scored`); then fewer
+    pods already pipelined onto the node (reservations of earlier preemptors: Volcano breaks such
+    ties at random, and trying the claimed nodes last keeps many preemptions linear); then name."""
+    if rows.size > 1:
+        nodes = ssn.nodes
+        keys = [rows, nodes.pipelined[rows, nodes.dims.pods]]
+        if scored:
+            keys.append(-np.broadcast_to(np.asarray(ssn.node_order(task, rows), dtype=np.float64), rows.shape))
+        rows = rows[np.lexsort(keys)]
+    return (int(r) for r in rows)   # lazily: most tasks stop at one of the first nodes

@@ -25,23 +25,23 @@ from vclite.scheduler.framework import nodes as nodes_mod
 
 ENTRY_LIMIT = 256   # memo entries kept per cache (the oldest is dropped first)
 FULL_SHARE = 4      # recompute everything when more than 1/FULL_SHARE of the nodes changed
+FEW = 16            # up to this many changed rows are recomputed with Python floats (same IEEE steps)
 
 
 def _dirty_rows(nodes: nodes_mod.NodeState, seen: int) -> np.ndarray | None:
-    """Rows changed since log position `seen`, or None if recomputing everything is cheaper."""
+    """Rows changed since log position `seen` (possibly repeated), or None if recomputing
+    everything is cheaper."""
     log = nodes.changes
     count = len(log) - seen
     if count * FULL_SHARE > len(nodes):
         return None
-    if count == 1:
-        return np.array(log[seen:], dtype=np.intp)
-    return np.unique(np.array(log[seen:], dtype=np.intp))
+    return np.array(log[seen:], dtype=np.intp)   # repeats are harmless: the same value is written twice
 
 
 class FitCache:
     def __init__(self, nodes: nodes_mod.NodeState):
         self.nodes = nodes
-        self._entries: dict[bytes, list[Any]] = {}   # req bytes -> [seen, future_ok, idle_ok, cols]
+        self._entries: dict[bytes, list[Any]] = {}   # req bytes -> [seen, future_ok, idle_ok, cols, needs]
 
     def masks(self, req: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(nodes whose future idle holds `req`, nodes whose idle holds it) on every requested dimension."""
@@ -53,19 +53,40 @@ class FitCache:
                 del self._entries[next(iter(self._entries))]
             cols = np.flatnonzero(req > 0)
             future_ok, idle_ok = self._full(req, cols)
-            self._entries[key] = [len(nodes.changes), future_ok, idle_ok, cols]
+            needs = [(int(j), float(req[j])) for j in cols]
+            self._entries[key] = [len(nodes.changes), future_ok, idle_ok, cols, needs]
             return future_ok, idle_ok
-        seen, future_ok, idle_ok, cols = e
-        if seen != len(nodes.changes):
-            rows = _dirty_rows(nodes, seen)
-            if rows is None:
-                future_ok, idle_ok = e[1], e[2] = self._full(req, cols)
+        seen, future_ok, idle_ok, cols, needs = e
+        end = len(nodes.changes)
+        if seen != end:
+            if end - seen <= FEW:
+                self._few(set(nodes.changes[seen:end]), needs, future_ok, idle_ok)
             else:
-                need = req[cols]
-                future_ok[rows] = (nodes.future_idle(rows)[:, cols] >= need).all(axis=1)
-                idle_ok[rows] = (nodes.idle[rows][:, cols] >= need).all(axis=1)
-            e[0] = len(nodes.changes)
+                rows = _dirty_rows(nodes, seen)
+                if rows is None:
+                    future_ok, idle_ok = e[1], e[2] = self._full(req, cols)
+                else:
+                    need = req[cols]
+                    future_ok[rows] = (nodes.future_idle(rows)[:, cols] >= need).all(axis=1)
+                    idle_ok[rows] = (nodes.idle[rows][:, cols] >= need).all(axis=1)
+            e[0] = end
         return future_ok, idle_ok
+
+    def _few(self, rows: set[int], needs: list[tuple[int, float]], future_ok: np.ndarray,
+             idle_ok: np.ndarray) -> None:
+        """The masks on a few rows with Python floats: (idle + releasing) − pipelined ≥ need, as numpy does it."""
+        nodes = self.nodes
+        idle, releasing, pipelined = nodes.idle, nodes.releasing, nodes.pipelined
+        for r in rows:
+            f = i = True
+            for j, need in needs:
+                v = idle.item(r, j)
+                if not v >= need:
+                    i = False
+                if not v + releasing.item(r, j) - pipelined.item(r, j) >= need:
+                    f = False
+            future_ok[r] = f
+            idle_ok[r] = i
 
     def _full(self, req: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         nodes = self.nodes

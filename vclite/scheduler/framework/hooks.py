@@ -26,9 +26,16 @@ loop where tiers do not matter), kept current by later registrations: the hot lo
 A NodeOrder function may be registered with `key=`: `key(task)` names everything about the task
 its scores depend on (None: this task is not cached), and the function promises to be row-local —
 a node's score depends only on that key and on the node's own state (its rows of the NodeState
-arrays and its object), never on which other rows are scored (no normalising across candidates).
+arrays and its object), never on which other rows are scored (no normalising across candidates),
+and it may be asked about any node, feasible or not.
 The session then keeps each such function's scores for all nodes per key and recomputes only the
 nodes changed since (framework/fitcache.py); the result is the same as calling it every time.
+
+A Preemptable or Reclaimable function may be registered with `key=` too: `key(evictor)` names
+everything about the evictor its verdict depends on besides the candidates, the session's state
+and the identity of the evictor's job (which preempt adds itself when a candidate belongs to that
+job). Preempt and reclaim then remember, until any node changes, that a node was hopeless for an
+evictor of the same keys and request (actions/victims.py); a function without a key disables that.
 Must not: know any plugin or action.
 """
 from __future__ import annotations
@@ -239,6 +246,7 @@ RULES: Mapping[Rule, Callable[[Tiers, tuple], Any]] = types.MappingProxyType({
 
 
 KeyFn = Callable[[Any], Any]
+KEYED_POINTS = (Point.NODE_ORDER, Point.PREEMPTABLE, Point.RECLAIMABLE)
 
 
 class Hooks:
@@ -370,11 +378,12 @@ class Registrar:
 
     def add(self, point: Point, fn: Fn, weight: float = 1.0, *, key: KeyFn | None = None) -> bool:
         """Register `fn` for `point` if the plugin's flag for it is on; returns whether it was.
-        `key`: NodeOrder only — the function is row-local and its scores may be cached per key(task)."""
+        `key`: NodeOrder (row-local scores cached per key(task)), Preemptable and Reclaimable (see the
+        module docstring)."""
         flag = TABLE[point].flag
         if flag is not None and not self._enabled(flag):
             return False
-        if key is not None and point != Point.NODE_ORDER:
-            raise ValueError(f"{self._plugin}: key= is only for {Point.NODE_ORDER}, not {point}")
+        if key is not None and point not in KEYED_POINTS:
+            raise ValueError(f"{self._plugin}: key= is only for {', '.join(KEYED_POINTS)}, not {point}")
         self._hooks.register(point, self._tier, fn, weight, self._plugin, key)
         return True

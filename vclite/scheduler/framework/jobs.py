@@ -116,7 +116,13 @@ class JobInfo:
         return list(self.index.get(status, {}).values())
 
     def count(self, statuses) -> int:
-        return sum(len(self.index.get(s, ())) for s in statuses)
+        index = self.index
+        n = 0
+        for s in statuses:
+            bucket = index.get(s)
+            if bucket:
+                n += len(bucket)
+        return n
 
     # ---- gang arithmetic -------------------------------------------------------------------------
     def ready_task_num(self) -> int:

@@ -9,10 +9,12 @@ Must not: perform I/O, read the clock, or know a particular plugin or action.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
+import gc
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
@@ -44,6 +46,16 @@ class SessionResult:
     queue_status: dict[str, Obj] = dataclasses.field(default_factory=dict)     # queue name -> status patch
 
 
+def _created_uid(item: JobInfo | QueueInfo) -> tuple:
+    return (item.created, item.uid)
+
+
+def _task_hint(t: TaskInfo) -> tuple:
+    """Nearly compare_tasks' order, as a key (a hint for the sort; `task_less` decides)."""
+    i = t.index_in_name()
+    return (-1 if i is None else i, t.created, t.uid)
+
+
 class Session:
     def __init__(self, snap: snapshot.Snapshot, conf: "conf_mod.SchedulerConf", now: _dt.datetime):
         self.uid = str(uuid.uuid5(_NAMESPACE, now.isoformat()))
@@ -65,6 +77,8 @@ class Session:
         self.enqueue_notes: dict[str, tuple[str, str]] = {}
         self.task_notes: dict[str, str] = {}       # why a plugin refused a task (Allocatable), by uid
         self.fit_cache = fitcache.FitCache(self.nodes)
+        self._zero_scores: np.ndarray | None = None
+        self._sum_cache: tuple[int, fitcache.RowCache] | None = None
         self._now_text = ""
 
     # ---- ordering (plugins first, then Volcano's fallbacks) ---------------------------------------
@@ -107,6 +121,34 @@ class Session:
             return total
         return node_order
 
+    def node_scores(self, task: TaskInfo) -> np.ndarray | None:
+        """The NodeOrder sum for every node at once (read-only), when that is the same as scoring
+        candidates: every NodeOrder function is keyed (row-local) and has a key for this task, and
+        no BestNode function wants the candidate list. Else None (score the candidates)."""
+        flat = self.hooks.flat(Point.NODE_ORDER)
+        if self.hooks.flat(Point.BEST_NODE):
+            return None
+        if not flat:
+            if self._zero_scores is None:
+                self._zero_scores = np.zeros(len(self.nodes))
+            return self._zero_scores
+        keys = []
+        for _, _, key in flat:
+            k = key(task) if key is not None else None
+            if k is None:
+                return None
+            keys.append(k)
+        if self._sum_cache is None or self._sum_cache[0] != len(flat):
+            fns = list(flat)
+
+            def weighted_sum(t: TaskInfo, rows: np.ndarray) -> Any:
+                total: Any = 0
+                for fn, weight, _ in fns:
+                    total = total + weight * fn(t, rows)
+                return total
+            self._sum_cache = (len(flat), fitcache.RowCache(self.nodes, weighted_sum))
+        return self._sum_cache[1].get(tuple(keys), task)
+
     def job_less(self, l: JobInfo, r: JobInfo) -> bool:
         v = self._job_order(l, r)
         if v:
@@ -126,13 +168,13 @@ class Session:
         return tasks_mod.compare_tasks(l, r) < 0
 
     def queue_pq(self, items=()) -> pqueue.PriorityQueue:
-        return pqueue.PriorityQueue(self.queue_less, items)
+        return pqueue.PriorityQueue(self.queue_less, items, presort=_created_uid)
 
     def job_pq(self, items=()) -> pqueue.PriorityQueue:
-        return pqueue.PriorityQueue(self.job_less, items)
+        return pqueue.PriorityQueue(self.job_less, items, presort=_created_uid)
 
     def task_pq(self, items=()) -> pqueue.PriorityQueue:
-        return pqueue.PriorityQueue(self.task_less, items)
+        return pqueue.PriorityQueue(self.task_less, items, presort=_task_hint)
 
     # ---- operations ------------------------------------------------------------------------------
     def statement(self) -> statement.Statement:
@@ -233,8 +275,24 @@ def close_session(ssn: Session) -> SessionResult:
     return result
 
 
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for one session: a session allocates infos by the
+    hundred thousand, few of them cyclic, and full collections triggered meanwhile would scan
+    them again and again (a third of a large session's time). Reference counting still frees
+    everything; cycles are collected after, as usual."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def run_session(state: snapshot.ClusterState, conf: "conf_mod.SchedulerConf", now: _dt.datetime,
                 scheduler_name: str = snapshot.DEFAULT_SCHEDULER_NAME) -> SessionResult:
-    ssn = open_session(state, conf, now, scheduler_name)
-    run_actions(ssn)
-    return close_session(ssn)
+    with _gc_paused():
+        ssn = open_session(state, conf, now, scheduler_name)
+        run_actions(ssn)
+        return close_session(ssn)

@@ -102,9 +102,10 @@ class _Memo:
         self.request_cache = request_cache
         self.requests: dict[tuple, dict | None] = {}
         self.lists: dict[str, dict] = {}
-        self.vectors: dict[int, np.ndarray] = {}
-        self.missing_inf: dict[int, np.ndarray] = {}
-        self.best_effort: dict[int, bool] = {}
+        self.empty: dict = {}
+        # keyed by id(); each entry keeps its key object alive, so an id cannot be reused meanwhile
+        self.vectors: dict[int, tuple[dict, np.ndarray]] = {}
+        self.best_effort: dict[int, tuple[np.ndarray, bool]] = {}
         self.times: dict[Any, Any] = {}
 
     def pod_request(self, pod: Obj) -> dict | None:
@@ -127,7 +128,7 @@ class _Memo:
     def resource_list(self, raw: Any) -> dict:
         """`resources.from_resource_list(raw)`, {} if invalid; shared by equal lists (read-only)."""
         if not raw:
-            return {}
+            return self.empty
         key = repr(raw)
         out = self.lists.get(key)
         if out is None:
@@ -140,16 +141,20 @@ class _Memo:
 
     def vector(self, dims: dims_mod.Dims, parsed: dict) -> np.ndarray:
         """dims.vector(parsed), one read-only array per distinct parsed list."""
-        v = self.vectors.get(id(parsed))
-        if v is None:
-            v = self.vectors[id(parsed)] = dims.vector(parsed)
-            v.flags.writeable = False
+        hit = self.vectors.get(id(parsed))
+        if hit is not None:
+            return hit[1]
+        v = dims.vector(parsed)
+        v.flags.writeable = False
+        self.vectors[id(parsed)] = (parsed, v)
         return v
 
     def is_best_effort(self, dims: dims_mod.Dims, vec: np.ndarray) -> bool:
-        b = self.best_effort.get(id(vec))
-        if b is None:
-            b = self.best_effort[id(vec)] = bool((vec[dims.not_pods] <= 0).all())
+        hit = self.best_effort.get(id(vec))
+        if hit is not None:
+            return hit[1]
+        b = bool((vec[dims.not_pods] <= 0).all())
+        self.best_effort[id(vec)] = (vec, b)
         return b
 
     def created(self, obj: Obj) -> Any:
@@ -244,9 +249,8 @@ def _job_info(pg: Obj, dims: dims_mod.Dims, prio: _Priorities, memo: _Memo) -> j
         min_available=_int(spec.get("minMember"), 0),
         min_task_member={str(k): _int(v, 0) for k, v in mtm.items()} if mtm else {},
         priority=prio.job(pg), created=memo.created(pg), phase=phase,
-        min_resources=(dims.vector(memo.resource_list(min_res) if isinstance(min_res, dict) else
-                                   _spec_list(pg, "spec", "minResources"))
-                       if min_res is not None else None),
+        min_resources=(memo.vector(dims, memo.resource_list(min_res)) if isinstance(min_res, dict) else
+                       dims.vector(_spec_list(pg, "spec", "minResources")) if min_res is not None else None),
         allocated=dims.zeros(), conditions=[dict(c) for c in conditions] if conditions else [])
 
 

@@ -37,7 +37,7 @@ class Decision:
     node: str
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class _Record:
     op: Op
     task: TaskInfo

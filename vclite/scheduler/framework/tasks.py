@@ -74,6 +74,7 @@ def created(obj: Obj) -> _dt.datetime:
 
 
 _INDEX = re.compile(r"-(\d+)$")
+_UNSET: Any = object()
 
 
 def name_index(name: str) -> int | None:
@@ -100,6 +101,13 @@ class TaskInfo:
     # (status, node) of the last tentative placement undone by a discarded statement: the gang
     # message counts such tasks as schedulable, as Volcano's LastTransaction does.
     last_transaction: tuple[TaskStatus, str] | None = None
+    name_idx: Any = _UNSET   # name_index(name), computed on first comparison
+
+    def index_in_name(self) -> int | None:
+        i = self.name_idx
+        if i is _UNSET:
+            i = self.name_idx = name_index(self.name)
+        return i
 
     @property
     def node_selector(self) -> dict[str, str]:
@@ -116,7 +124,7 @@ class TaskInfo:
 
 def compare_tasks(l: TaskInfo, r: TaskInfo) -> int:
     """Volcano's helpers.CompareTask as a comparison: name index, then creation time, then uid."""
-    li, ri = name_index(l.name), name_index(r.name)
+    li, ri = l.index_in_name(), r.index_in_name()
     if li is not None and ri is not None and li != ri:
         return -1 if li < ri else 1
     if l.created != r.created:

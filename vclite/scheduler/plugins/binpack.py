@@ -9,7 +9,10 @@ Score of a node, over the resources the task requests (> 0; `pods` never counts)
   s_r = (used_r + request_r) · w_r / allocatable_r   (0 when allocatable_r = 0, w_r still counted)
   score = Σ s_r / Σ w_r × 100 × binpack.weight,  and 0 if any used_r + request_r > allocatable_r,
 where used = the node's Used (bound, binding, running, allocated and releasing pods; not pipelined).
-Computed for all candidate nodes at once (numpy), in Volcano's operation order.
+The score is row-local, so it is registered with `key=` (the weighted requests): the session
+keeps it for all nodes per key and recomputes only changed nodes. `score` computes node vectors
+(numpy), `row_score` one node step for step as Volcano does, for the few recomputed rows; both
+perform the same float operations in the same order (tests check they agree to the bit).
 
 Must not: keep state between sessions.
 """
@@ -80,13 +83,17 @@ class Binpack:
         self._all_rows = np.arange(len(ssn.nodes))
         self._weighted = np.flatnonzero(self.has_weight)
         self._weighted_list = self._weighted.tolist()
+        self._keys: dict[str, tuple[tuple[int, float], ...] | None] = {}   # task uid -> key (requests are fixed)
         if self.arguments.weight != 0:
             reg.add(hooks.Point.NODE_ORDER, self.node_order, key=self.key)
 
     def key(self, task: "tasks_mod.TaskInfo") -> tuple[tuple[int, float], ...] | None:
         """(column, request) of each requested resource that has a weight; None if there is none."""
-        values = task.req[self._weighted].tolist()
-        return tuple((c, v) for c, v in zip(self._weighted_list, values) if v > 0) or None
+        key = self._keys.get(task.uid, False)
+        if key is False:
+            values = task.req[self._weighted].tolist()
+            key = self._keys[task.uid] = tuple((c, v) for c, v in zip(self._weighted_list, values) if v > 0) or None
+        return key
 
     def node_order(self, task: "tasks_mod.TaskInfo", rows: np.ndarray) -> np.ndarray | float:
         """Row-local: each node's score depends on its own allocatable and used only (the session

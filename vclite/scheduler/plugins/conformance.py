@@ -25,6 +25,11 @@ def critical(task: "tasks_mod.TaskInfo") -> bool:
     return cls in CRITICAL_CLASSES or task.namespace == SYSTEM_NAMESPACE
 
 
+def any_evictor(evictor: "tasks_mod.TaskInfo") -> tuple:
+    """The verdict does not depend on the evictor (the key for preempt's and reclaim's memo)."""
+    return ()
+
+
 def evictable(evictor: "tasks_mod.TaskInfo", evictees: "list[tasks_mod.TaskInfo]") -> "list[tasks_mod.TaskInfo]":
     return [t for t in evictees if not critical(t)]
 
@@ -37,8 +42,8 @@ class Conformance:
         self.arguments = arguments
 
     def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:
-        reg.add(hooks.Point.PREEMPTABLE, evictable)
-        reg.add(hooks.Point.RECLAIMABLE, evictable)
+        reg.add(hooks.Point.PREEMPTABLE, evictable, key=any_evictor)
+        reg.add(hooks.Point.RECLAIMABLE, evictable, key=any_evictor)
 
     def on_session_close(self, ssn: "session_mod.Session") -> None:
         return None

@@ -32,10 +32,19 @@ SHARE_DELTA = 1e-6
 
 def share(allocated: np.ndarray, total: np.ndarray) -> float:
     """max over dimensions with total ≥ 0.1 of allocated / total; 0 if there are none."""
+    return _share(allocated, inverse(total))
+
+
+def inverse(total: np.ndarray) -> np.ndarray:
+    """1 / total where total ≥ 0.1, else 0 (those dimensions do not count)."""
     cols = total >= dims_mod.TOLERANCE
-    if not cols.any():
-        return 0.0
-    return max(float((allocated[cols] / total[cols]).max()), 0.0)
+    inv = np.zeros(total.shape, dtype=np.float64)
+    inv[cols] = 1.0 / total[cols]
+    return inv
+
+
+def _share(allocated: np.ndarray, inv: np.ndarray) -> float:
+    return max(float((allocated * inv).max(initial=0.0)), 0.0)
 
 
 class Drf:
@@ -51,11 +60,11 @@ class Drf:
 
     def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:
         self.ssn = ssn
-        self.total = ssn.total
+        self.inv = inverse(ssn.total)
         for uid, job in ssn.jobs.items():
             self.allocated[uid] = job.allocated.copy()
-            self.shares[uid] = share(job.allocated, self.total)
-        reg.add(hooks.Point.PREEMPTABLE, self.preemptable)
+            self.shares[uid] = _share(job.allocated, self.inv)
+        reg.add(hooks.Point.PREEMPTABLE, self.preemptable, key=self.preemptor_share)
         reg.add(hooks.Point.JOB_ORDER, self.job_order)
         reg.add(hooks.Point.ALLOCATE_EVENT, self.on_allocate)
         reg.add(hooks.Point.DEALLOCATE_EVENT, self.on_deallocate)
@@ -64,12 +73,16 @@ class Drf:
         ls, rs = self.shares.get(l.uid, 0.0), self.shares.get(r.uid, 0.0)
         return 0 if ls == rs else (-1 if ls < rs else 1)
 
+    def preemptor_share(self, preemptor: "tasks_mod.TaskInfo") -> float | None:
+        """ls: all Preemptable looks at about the preemptor (the key for preempt's memo)."""
+        mine = self.allocated.get(preemptor.job)
+        return None if mine is None else _share(mine + preemptor.req, self.inv)
+
     def preemptable(self, preemptor: "tasks_mod.TaskInfo",
                     preemptees: "list[tasks_mod.TaskInfo]") -> "list[tasks_mod.TaskInfo]":
-        mine = self.allocated.get(preemptor.job)
-        if mine is None:
+        ls = self.preemptor_share(preemptor)
+        if ls is None:
             return []
-        ls = share(mine + preemptor.req, self.total)
         remaining: dict[str, np.ndarray] = {}
         victims = []
         for t in preemptees:
@@ -78,7 +91,7 @@ class Drf:
                     continue
                 remaining[t.job] = self.allocated[t.job].copy()
             remaining[t.job] -= t.req
-            rs = share(remaining[t.job], self.total)
+            rs = _share(remaining[t.job], self.inv)
             if ls < rs or abs(ls - rs) <= SHARE_DELTA:
                 victims.append(t)
         return victims
@@ -87,7 +100,7 @@ class Drf:
         alloc = self.allocated.get(task.job)
         if alloc is not None:
             alloc += sign * task.req
-            self.shares[task.job] = share(alloc, self.total)
+            self.shares[task.job] = _share(alloc, self.inv)
 
     def on_allocate(self, task: "tasks_mod.TaskInfo") -> None:
         self._update(task, 1)

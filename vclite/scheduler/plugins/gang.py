@@ -46,8 +46,8 @@ class Gang:
         reg.add(hooks.Point.JOB_PIPELINED, self.job_pipelined)
         reg.add(hooks.Point.JOB_STARVING, self.job_starving)
         self.ssn = ssn
-        reg.add(hooks.Point.PREEMPTABLE, self.evictable)
-        reg.add(hooks.Point.RECLAIMABLE, self.evictable)
+        reg.add(hooks.Point.PREEMPTABLE, self.evictable, key=_any_evictor)
+        reg.add(hooks.Point.RECLAIMABLE, self.evictable, key=_any_evictor)
 
     @staticmethod
     def job_valid(job: "jobs_mod.JobInfo") -> plugin.ValidateResult | None:
@@ -106,6 +106,10 @@ class Gang:
                 unready = job.min_available - _schedulable(job)
                 message = f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {job.fit_error()}"
                 ssn.set_condition(job, CondType.UNSCHEDULABLE, True, Reason.NOT_ENOUGH_RESOURCES, message)
+
+
+def _any_evictor(evictor: "tasks_mod.TaskInfo") -> tuple:
+    return ()   # the verdict depends on the candidates' jobs only
 
 
 def _schedulable(job: "jobs_mod.JobInfo") -> int:

@@ -22,7 +22,12 @@ upstream plugin computes it (integer arithmetic where upstream's is), a weight o
 - podaffinity and podtopologyspread: see interpod.py (preferred terms and ScheduleAnyway
   constraints, normalized over the candidate nodes).
 "Node requests" = the node's Used plus its pipelined reservations (Volcano's node map gets every
-allocate/pipeline event). Every score is a numpy vector over the candidate rows.
+allocate/pipeline event). Every score is a numpy vector over the candidate rows. The three
+resource scores are row-local and registered with `key=` (the task's cpu, memory, gpu): the
+session keeps them for all nodes per key and recomputes only changed nodes, a few of them through
+the same formula on Python floats (`resource_formula`, bit-identical). When nothing in the
+session can make another score differ between nodes, that constant (tainttoleration's 100 ×
+weight) is folded into the cached scores and no per-task function is registered.
 Not modelled: upstream counts request-less containers of pods already on a node at 100m/200Mi
 (here they count at their actual requests); the pod's defaults apply per pod, not per container;
 the SystemDefaulting spread constraints that upstream adds for pods selected by Services are not
@@ -201,17 +206,42 @@ class NodeOrder:
         self._present = [None if (alloc[:, c] > 0).all() else alloc[:, c] > 0 for c in cols]
         self._alloc = [np.where(alloc[:, c] > 0, alloc[:, c], 1.0) for c in cols]
         self._images: dict[str, np.ndarray] | None = None
+        self._affinity_pods = False
         self._simple = all(p is None for p in self._present)
         self._all_rows = np.arange(len(nodes))
+        self._offset = 0.0
         a = self.arguments
+        resources = bool(a.leastrequested or a.mostrequested or a.balancedresource)
+        varying = self._scores_may_vary(ssn)
+        if not varying and resources:
+            # Every other score is the same on every node for every task of this session (no
+            # preferred affinity, spread constraint, PreferNoSchedule taint or node image anywhere):
+            # fold that constant into the cached resource scores instead of a call per task.
+            self._offset = float(a.tainttoleration * MAX_NODE_SCORE)
+            reg.add(hooks.Point.NODE_ORDER, self.resource_order, key=self.resource_key)
+            return
         if not reg.add(hooks.Point.NODE_ORDER, self.node_order):
             return
-        if a.leastrequested or a.mostrequested or a.balancedresource:
+        if resources:
             reg.add(hooks.Point.NODE_ORDER, self.resource_order, key=self.resource_key)
         if a.podaffinity or a.podtopologyspread:
             reg.add(hooks.Point.ALLOCATE_EVENT, self.pods.on_allocate)
             reg.add(hooks.Point.DEALLOCATE_EVENT, self.pods.on_deallocate)
         self._affinity_pods = bool(a.podaffinity) and any(interpod.has_pod_affinity(p) for p in ssn.pods)
+
+    def _scores_may_vary(self, ssn: "session_mod.Session") -> bool:
+        """Can a score other than the resource ones differ between nodes for some task?"""
+        a = self.arguments
+        if (a.tainttoleration and self.taints.any_prefer) or (
+                a.imagelocality and any((n.get("status") or {}).get("images") for n in self.nodes.objects)):
+            return True
+        if not (a.nodeaffinity or a.podaffinity or a.podtopologyspread):
+            return False
+        for p in ssn.pods:
+            spec = p.get("spec") or {}
+            if spec.get("affinity") or spec.get("topologySpreadConstraints"):
+                return True
+        return False
 
     # ---- the hooks -------------------------------------------------------------------------------
     def node_order(self, task: "tasks_mod.TaskInfo", rows: np.ndarray) -> np.ndarray | float:
@@ -235,15 +265,20 @@ class NodeOrder:
     def resource_key(self, task: "tasks_mod.TaskInfo") -> tuple[float, float, float]:
         """All the resource scores depend on: the task's cpu, memory and gpu requests."""
         req = task.req
-        return float(req[self._cols[0]]), float(req[self._cols[1]]), float(req[self._gpu]) if self._gpu is not None else 0.0
+        gpu = float(req[self._gpu]) if self._gpu is not None else 0.0
+        return float(req[self._cols[0]]), float(req[self._cols[1]]), gpu
 
     def resource_order(self, task: "tasks_mod.TaskInfo", rows: np.ndarray) -> np.ndarray:
         """Weighted least/most requested and balanced allocation: row-local (each node's own books)."""
         key = self.resource_key(task)
         if rows.size <= FEW_ROWS and self._simple and not key[2]:
-            return np.array([self._resource_row(key, r) for r in rows.tolist()], dtype=np.float64)
-        whole = rows.size == len(self.nodes) and np.array_equal(rows, self._all_rows)
-        return self._resource_scores(key, slice(None) if whole else rows)
+            out = np.array([self._resource_row(key, r) for r in rows.tolist()], dtype=np.float64)
+        else:
+            whole = rows.size == len(self.nodes) and np.array_equal(rows, self._all_rows)
+            out = self._resource_scores(key, slice(None) if whole else rows)
+        if self._offset:
+            out += self._offset
+        return out
 
     def _resource_scores(self, key: tuple[float, float, float], idx: Any) -> np.ndarray:
         """`resource_order` on nodes `idx` (a row array, or slice(None) for all), as vectors."""

@@ -3,9 +3,11 @@
 Arguments: `overcommit-factor` (default 1.2) and, per resource, `overcommit-factor.<name>` (e.g.
 `overcommit-factor.cpu: 1.0`; a resource without one uses `overcommit-factor`); any factor below
 1 becomes 1.2, as in Volcano.
-At session open: idle = total allocatable × factor − Σ node used; inqueue = Σ minResources of
-Inqueue PodGroups that have minResources, plus, for Running ones whose placed tasks reach
-minMember, max(0, minResources − allocated).
+At session open: idle = total allocatable × factor − Σ node used; inqueue = Σ over PodGroups with
+minResources that are Inqueue, or Running with placed tasks reaching minMember, of
+max(0, minResources − allocated). For Inqueue ones Volcano's overcommit adds all of minResources;
+vclite deducts what is already placed, as upstream's proportion and capacity now do: a PodGroup
+stays Inqueue for a session after its pods are bound, and those pods are already in `used`.
 JobEnqueueable: Permit without minResources; else Permit iff inqueue + minResources ≤ idle on the
 dimensions minResources requests (pods ignored, Volcano's 0.1 tolerance), else Reject with
 "resource in cluster is overused" and what was missing. JobEnqueued: inqueue += minResources.
@@ -81,9 +83,8 @@ class Overcommit:
             min_res = job.min_resources
             if min_res is None:
                 continue
-            if job.phase == scheduling.PodGroupPhase.INQUEUE:
-                self.inqueue += min_res
-            elif job.phase == scheduling.PodGroupPhase.RUNNING and job.ready_task_num() >= job.min_available:
+            if job.phase == scheduling.PodGroupPhase.INQUEUE or (
+                    job.phase == scheduling.PodGroupPhase.RUNNING and job.ready_task_num() >= job.min_available):
                 self.inqueue += np.maximum(min_res - job.allocated, 0)
         reg.add(hooks.Point.JOB_ENQUEUEABLE, self.job_enqueueable)
         reg.add(hooks.Point.JOB_ENQUEUED, self.job_enqueued)

@@ -36,7 +36,7 @@ class Priority:
         reg.add(hooks.Point.JOB_ORDER, self.job_order)
         reg.add(hooks.Point.JOB_STARVING, self.job_starving)
         self.ssn = ssn
-        reg.add(hooks.Point.PREEMPTABLE, self.preemptable)
+        reg.add(hooks.Point.PREEMPTABLE, self.preemptable, key=self.preemptor_key)
 
     @staticmethod
     def task_order(l: "tasks_mod.TaskInfo", r: "tasks_mod.TaskInfo") -> int:
@@ -49,6 +49,10 @@ class Priority:
     @staticmethod
     def job_starving(job: "jobs_mod.JobInfo") -> bool:
         return job.ready_task_num() + job.waiting_task_num() < len(job.tasks)
+
+    def preemptor_key(self, preemptor: "tasks_mod.TaskInfo") -> tuple | None:
+        job = self.ssn.jobs.get(preemptor.job)
+        return None if job is None else (job.priority, preemptor.priority)
 
     def preemptable(self, preemptor: "tasks_mod.TaskInfo",
                     preemptees: "list[tasks_mod.TaskInfo]") -> "list[tasks_mod.TaskInfo]":

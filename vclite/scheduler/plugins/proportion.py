@@ -98,6 +98,10 @@ def share(allocated: np.ndarray, deserved: np.ndarray) -> float:
     return float((allocated[cols] / deserved[cols]).max())
 
 
+def _any_reclaimer(reclaimer: "tasks_mod.TaskInfo") -> tuple:
+    return ()   # Reclaimable looks at the victims' queues only
+
+
 class Proportion:
     name = "proportion"
     Arguments = plugin.NoArguments
@@ -128,7 +132,7 @@ class Proportion:
         reg.add(hooks.Point.ALLOCATABLE, self.allocatable)
         reg.add(hooks.Point.JOB_ENQUEUEABLE, self.job_enqueueable)
         reg.add(hooks.Point.JOB_ENQUEUED, self.job_enqueued)
-        reg.add(hooks.Point.RECLAIMABLE, self.reclaimable)
+        reg.add(hooks.Point.RECLAIMABLE, self.reclaimable, key=_any_reclaimer)
         reg.add(hooks.Point.PREEMPTIVE, self.preemptive)
         reg.add(hooks.Point.ALLOCATE_EVENT, self.on_allocate)
         reg.add(hooks.Point.DEALLOCATE_EVENT, self.on_deallocate)

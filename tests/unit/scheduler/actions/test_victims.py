@@ -1,13 +1,15 @@
-"""Shared eviction helpers: the preemptable annotation/label, preemptionPolicy, victim order."""
+"""Shared eviction helpers: the preemptable annotation/label, preemptionPolicy, victim order, and
+the memo of hopeless nodes."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tests.unit.scheduler import objects as o
 from vclite.api import batch
-from vclite.scheduler import conf
+from vclite.scheduler import conf, registry
 from vclite.scheduler.actions import victims
-from vclite.scheduler.framework import session
+from vclite.scheduler.framework import hooks, plugin, session
 
 
 def _ssn(pods, tiers=None, queues=None, pgs=None):
@@ -82,3 +84,65 @@ def test_victim_order():
     # then hi's tasks, lowest task priority first.
     assert order == ["ns/other-0", "ns/lo-0", "ns/hi-1", "ns/hi-0"]
     assert [t.key for t in victims.in_victim_order(ssn, tasks)] == order
+
+
+class Counter:
+    """Counts Preemptable calls; abstains, with a key (so hopeless nodes may be remembered)."""
+    name = "counter"
+    Arguments = plugin.NoArguments
+    calls = 0
+
+    def __init__(self, arguments):
+        Counter.calls = 0
+
+    def on_session_open(self, ssn, reg):
+        reg.add(hooks.Point.PREEMPTABLE, self.count, key=lambda evictor: ())
+
+    def count(self, evictor, candidates):
+        Counter.calls += 1
+        return None
+
+    def on_session_close(self, ssn):
+        pass
+
+
+def test_equal_preemptors_facing_a_full_cluster_ask_each_node_once():
+    """20 pending jobs as good as the 10 running ones: priority finds no victim anywhere; the
+    nodes found hopeless for the first preemptor are not asked again for the others."""
+    tiers = [[conf.plugin("counter", enablePreemptable=True),
+              conf.plugin("priority", enablePreemptable=True, enableJobStarving=True)]]
+    nodes = [o.node(f"n{i}", "1", "1Gi") for i in range(10)]
+    pgs = [o.pg(f"ns/run{i}", min_member=1, phase="Running") for i in range(10)]
+    pgs += [o.pg(f"ns/wait{i}", min_member=1) for i in range(20)]
+    pods = [o.pod(f"ns/run{i}-0", f"run{i}", "1", "1Gi", node=f"n{i}", phase="Running") for i in range(10)]
+    pods += [o.pod(f"ns/wait{i}-0", f"wait{i}", "1", "1Gi") for i in range(20)]
+    reg = registry.default_registry().with_plugins(Counter)
+    result = session.run_session(o.state(nodes, None, pgs, pods), conf.build("preempt", tiers, registry=reg), o.NOW)
+    assert result.evictions == []
+    assert Counter.calls == 10
+
+
+def test_hopeless_nodes_are_forgotten_when_a_node_changes():
+    ssn = _ssn([o.pod("ns/p", "g"), o.pod("ns/q", "g")], tiers=[[conf.plugin("conformance", enablePreemptable=True)]])
+    memo = victims.Hopeless(ssn, hooks.Point.PREEMPTABLE)
+    p = _task(ssn, "ns/p")
+    profile = memo.profile(p, "any")
+    memo.add(profile, 1)
+    assert list(memo.drop(profile, np.array([0, 1]))) == [0]
+    assert list(memo.drop(memo.profile(p, "other"), np.array([0, 1]))) == [0, 1]
+    ssn.statement().pipeline(_task(ssn, "ns/q"), 0)   # any node change
+    assert list(memo.drop(profile, np.array([0, 1]))) == [0, 1]
+
+
+def test_nothing_is_remembered_without_keys():
+    class NoKey(Counter):
+        name = "nokey"
+
+        def on_session_open(self, ssn, reg):
+            reg.add(hooks.Point.PREEMPTABLE, self.count)
+
+    reg = registry.default_registry().with_plugins(NoKey)
+    st = o.state([o.node("n1")], None, [o.pg("ns/g")], [o.pod("ns/p", "g")])
+    ssn = session.open_session(st, conf.build("preempt", [[conf.plugin("nokey", enablePreemptable=True)]],
+                                              registry=reg), o.NOW)
+    assert victims.Hopeless(ssn, hooks.Point.PREEMPTABLE).profile(_task(ssn, "ns/p"), "any") is None

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vclite.scheduler import conf
-from vclite.scheduler.framework import session
+from vclite.scheduler.framework import hooks, session
 from vclite.scheduler.plugins import binpack, interpod, nodeorder
 
 from .. import objects
@@ -35,7 +35,7 @@ def test_resource_scores(fn, req, alloc, want):
 
 @pytest.mark.parametrize("fractions, present, want", [
     pytest.param([a(0.5), a(0.25)], [None, None], [87], id="two: (1 - |Δ|/2)·100 = 87.5 -> 87"),
-    pytest.param([a(0.93), a(0.07)], [None, None], [56], id="upstream's float steps: (1 − 0.86000…01/2)·100 = 56.99…"),
+    pytest.param([a(0.93), a(0.07)], [None, None], [56], id="upstream float steps: (1 − 0.86…01/2)·100 -> 56"),
     pytest.param([a(0.2), a(0.4), a(0.6)], [None, None, None], [83], id="three: population std"),
     pytest.param([a(0.2), a(0.4), a(0.9)], [None, None, np.array([False])], [90], id="absent resource left out"),
     pytest.param([a(0.2), a(0.4)], [None, np.array([False])], [100], id="one resource: std 0"),
@@ -156,7 +156,7 @@ def test_few_rows_use_the_per_row_formula_with_the_same_result():
 
 
 # ---- inter-pod scores ------------------------------------------------------------------------------
-HOST, ZONE = "kubernetes.io/hostname", "zone"
+HOST, ZONE, ANYWAY = "kubernetes.io/hostname", "zone", "ScheduleAnyway"
 
 
 def _session(nodes, pods, weights):
@@ -178,7 +178,7 @@ def test_spread_scores_nodeorder_07_numbers():
     placed = [_labelled(objects.pod(f"ns/p{i}", "g", node=n, phase="Running"), app="foo")
               for i, n in ((1, "n1"), (2, "n1"), (3, "n2"))]
     new = _labelled(objects.pod("ns/p4", "g"), app="foo")
-    new["spec"]["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "ScheduleAnyway",
+    new["spec"]["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": ANYWAY,
                                                  "labelSelector": {"matchLabels": {"app": "foo"}}}]
     ssn = _session(nodes, placed + [new], {"podtopologyspread": 1})
     no = ssn.plugins[0]
@@ -191,7 +191,7 @@ def test_spread_scores_nodeorder_07_numbers():
 def test_spread_ignores_nodes_without_the_key():
     nodes = [objects.node("n1", labels={ZONE: "z1"}), objects.node("n2")]
     new = _labelled(objects.pod("ns/p", "g"), app="foo")
-    new["spec"]["topologySpreadConstraints"] = [{"maxSkew": 2, "topologyKey": ZONE, "whenUnsatisfiable": "ScheduleAnyway",
+    new["spec"]["topologySpreadConstraints"] = [{"maxSkew": 2, "topologyKey": ZONE, "whenUnsatisfiable": ANYWAY,
                                                  "labelSelector": {}}]
     no = _session(nodes, [new], {"podtopologyspread": 1}).plugins[0]
     assert list(no.interpod.spread_scores(new, np.arange(2))) == [100, 0]
@@ -263,3 +263,22 @@ def test_image_locality():
     task = ssn.jobs["ns/g"].tasks["ns/p"]
     # 600MB × 1/2 nodes = 300MB: (300 − 23) / 977 -> 28
     assert list(ssn.node_order(task, np.arange(2))) == [28, 0]
+
+
+def test_constant_scores_folded_into_the_cached_ones_give_the_same_totals():
+    """Without preferred affinity, spread constraints, PreferNoSchedule taints or node images in the
+    session, the other scores are one constant (tainttoleration's 100 × weight), added to the cached
+    resource scores instead of a call per task; the totals are those of the unfolded path."""
+    nodes = [objects.node(f"n{i}", cpu=str(2 + i), mem=f"{4 + i}Gi") for i in range(5)]
+    pods = [objects.pod("ns/p", "g", cpu="1", mem="1Gi"),
+            objects.pod("ns/busy", "g", cpu="1", node="n2", phase="Running")]
+    folded = session.open_session(objects.state(nodes=nodes, podgroups=[objects.pg("ns/g")], pods=pods),
+                                  objects.default_conf(), objects.NOW)
+    odd = objects.pod("other/x", None)
+    odd["spec"]["affinity"] = {"podAffinity": {}}      # forces the per-task path, scores nothing
+    unfolded = session.open_session(objects.state(nodes=nodes, podgroups=[objects.pg("ns/g")], pods=pods + [odd]),
+                                    objects.default_conf(), objects.NOW)
+    assert [len(s.hooks.flat(hooks.Point.NODE_ORDER)) for s in (folded, unfolded)] == [1, 2]
+    rows = np.arange(5)
+    task_f, task_u = folded.jobs["ns/g"].tasks["ns/p"], unfolded.jobs["ns/g"].tasks["ns/p"]
+    assert list(folded.node_order(task_f, rows)) == list(unfolded.node_order(task_u, rows))

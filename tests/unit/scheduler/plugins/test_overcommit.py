@@ -55,7 +55,7 @@ def test_idle_and_inqueue_at_session_open():
          objects.pod("ns/s", "run-short", cpu="1", node="n2", phase="Running")])
     cpu = ssn.dims.index["cpu"]
     assert plugin.idle[cpu] == pytest.approx(8000 * 1.2 - 2000)
-    # Inqueue: all of minResources (2); Running with minMember placed: 3 − 1 allocated; run-short: not counted
+    # Inqueue, nothing placed: 2; Running with minMember placed: 3 − 1 allocated; run-short: not counted
     assert plugin.inqueue[cpu] == 2000 + 2000
 
 
@@ -86,3 +86,17 @@ def test_enqueued_jobs_count_as_inqueue():
     assert note == ("resource in cluster is overused: job needs cpu 4 but the cluster can admit at most cpu 1600m "
                     "more (overcommit-factor 1.2)")
     assert np.isfinite(plugin.idle).all()
+
+
+def test_inqueue_job_with_bound_pods_is_not_counted_twice():
+    """pgA (Inqueue, minResources 3 cpu) had its pods bound last session: they are in `used`, so
+    only the unplaced rest of minResources is inqueue, and a 1-cpu job still fits 4 cpu × 1.2."""
+    c = conf.build("enqueue", [[conf.plugin("overcommit", enableJobEnqueued=True)]])
+    st = objects.state(nodes=[objects.node("n1", cpu="4", mem="8Gi")],
+                       podgroups=[objects.pg("ns/a", min_member=3, min_resources={"cpu": "3"}),
+                                  objects.pg("ns/b", phase="Pending", min_resources={"cpu": "1"})],
+                       pods=[objects.pod(f"ns/a-{i}", "a", cpu="1", node="n1") for i in range(3)])
+    ssn = session.open_session(st, c, objects.NOW)
+    plugin = ssn.plugins[0]
+    assert plugin.inqueue[ssn.dims.index["cpu"]] == 0
+    assert plugin.job_enqueueable(ssn.jobs["ns/b"]) == hooks.Vote.PERMIT

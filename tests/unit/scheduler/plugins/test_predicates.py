@@ -121,7 +121,8 @@ def test_tolerates(toleration, taint, want):
 
 
 TAINTS = {"a": [{"key": "soft", "effect": "PreferNoSchedule"}, {"key": "gpu", "value": "yes", "effect": "NoSchedule"}],
-          "b": [{"key": "evict", "value": "1", "effect": "NoExecute"}, {"key": "gpu", "value": "yes", "effect": "NoSchedule"}],
+          "b": [{"key": "evict", "value": "1", "effect": "NoExecute"},
+                {"key": "gpu", "value": "yes", "effect": "NoSchedule"}],
           "c": [{"key": "soft", "effect": "PreferNoSchedule"}, {"key": "soft2", "effect": "PreferNoSchedule"}]}
 
 
@@ -141,7 +142,8 @@ def test_untolerated_taints(tolerations, want):
 def test_prefer_no_schedule_counts():
     taints = nodematch.NodeTaints(_nodes(TAINTS))
     assert list(taints.prefer_counts([])) == [1, 0, 2, 0]
-    assert list(taints.prefer_counts([{"key": "soft", "operator": "Exists", "effect": "PreferNoSchedule"}])) == [0, 0, 1, 0]
+    soft = {"key": "soft", "operator": "Exists", "effect": "PreferNoSchedule"}
+    assert list(taints.prefer_counts([soft])) == [0, 0, 1, 0]
     assert taints.any_filter and taints.any_prefer
     assert not nodematch.NodeTaints(_nodes()).any_filter
 
@@ -207,7 +209,6 @@ def _run_predicate(pod, nodes, args=None, others=()):
     snap = snapshot.build(objects.state(nodes=nodes, podgroups=[objects.pg("ns/g")], pods=[pod, *others]))
     task = snap.jobs["ns/g"].tasks[pod["metadata"]["uid"]]
     plugin = predicates.Predicates(args or predicates.Arguments())
-    plugin.pods = None
     plugin._attach(snap.nodes, snap.pods)
     failures = plugin.predicate(task, snap.nodes)
     return [([r for r, _ in f.reasons], f.resolvable) for f in failures]

@@ -1,0 +1,67 @@
+"""Kubernetes protobuf bodies (as `kubectl create namespace|configmap|priorityclass` sends them)."""
+import pytest
+
+from vclite.httpserver import bodies, protobuf
+from vclite.httpserver import status as status_mod
+from vclite.lib import errors
+
+
+def varint(n):
+    out = b""
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out += bytes([b | (0x80 if n else 0)])
+        if not n:
+            return out
+
+
+def field(number, value):
+    if isinstance(value, bool) or isinstance(value, int):
+        return varint(number << 3) + varint(int(value) if value >= 0 else value + (1 << 64))
+    data = value.encode() if isinstance(value, str) else value
+    return varint(number << 3 | 2) + varint(len(data)) + data
+
+
+def entry(number, key, value):
+    return field(number, field(1, key) + field(2, value))
+
+
+def envelope(api_version, kind, raw):
+    return protobuf.MAGIC + field(1, field(1, api_version) + field(2, kind)) + field(2, raw) + field(3, "") + \
+        field(4, "")
+
+
+# As gogo-protobuf writes them: every string field present, empty ones too.
+META = field(1, "cfg") + field(2, "") + field(3, "team") + field(4, "") + field(5, "") + field(6, "") + \
+    field(7, 0) + field(8, b"") + entry(11, "app", "web") + field(14, "f1")
+
+
+@pytest.mark.parametrize("body, expected", [
+    pytest.param(envelope("v1", "ConfigMap", field(1, META) + entry(2, "a", "1") + entry(3, "bin", b"\x00\x01")),
+                 {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "namespace": "team",
+                                                                         "labels": {"app": "web"}, "finalizers": ["f1"]},
+                  "data": {"a": "1"}, "binaryData": {"bin": "AAE="}}, id="configmap"),
+    pytest.param(envelope("v1", "Namespace", field(1, field(1, "team")) + field(2, b"") + field(3, field(1, ""))),
+                 {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}}, id="namespace"),
+    pytest.param(envelope("scheduling.k8s.io/v1", "PriorityClass", field(1, field(1, "zero")) + field(2, 0) +
+                          field(3, False) + field(4, "d")),
+                 {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "zero"},
+                  "value": 0, "description": "d"}, id="priorityclass-zero-value-kept"),
+    pytest.param(envelope("scheduling.k8s.io/v1", "PriorityClass", field(1, field(1, "neg")) + field(2, -5)),
+                 {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "neg"},
+                  "value": -5}, id="negative-int"),
+])
+def test_decodes(body, expected):
+    assert bodies.decode(body, "application/vnd.kubernetes.protobuf") == expected
+
+
+@pytest.mark.parametrize("body, error", [
+    pytest.param(envelope("v1", "Pod", field(1, field(1, "p"))), status_mod.UnsupportedMediaType, id="unknown-kind"),
+    pytest.param(b"\x0a\x02hi", errors.BadRequest, id="no-magic"),
+    pytest.param(protobuf.MAGIC + b"\x0a\xff\xff\xff", errors.BadRequest, id="truncated"),
+    pytest.param(protobuf.MAGIC + b"\x0b", errors.BadRequest, id="bad-wire-type"),
+    pytest.param(envelope("v1", "ConfigMap", field(1, field(1, b"\xff\xfe"))), errors.BadRequest, id="not-utf8"),
+])
+def test_refuses(body, error):
+    with pytest.raises(error):
+        protobuf.decode(body)

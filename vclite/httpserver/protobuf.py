@@ -1,0 +1,158 @@
+"""Kubernetes protobuf request bodies, for the few kinds kubectl sends that way.
+
+kubectl's generator commands (`kubectl create namespace|configmap|priorityclass`) send their
+object as `application/vnd.kubernetes.protobuf`: the magic `k8s\\0`, then a `runtime.Unknown`
+(typeMeta {apiVersion=1, kind=2} = 1, raw = 2) whose `raw` is the object's protobuf message. This
+module decodes those messages for Namespace, ConfigMap and PriorityClass into the JSON-shaped
+objects their JSON form would give (zero values omitted, as the JSON `omitempty` tags do; binary
+data base64, times RFC 3339). Any other kind, or a malformed message, is refused with
+UnsupportedMediaType / BadRequest: the client can send JSON instead. Pure; a bounded walk over
+the bytes (nesting limited by the schemas).
+"""
+from __future__ import annotations
+
+import base64
+import datetime
+from typing import Any
+
+from vclite.httpserver import status as status_mod
+from vclite.lib import errors
+
+MAGIC = b"k8s\x00"
+Schema = dict[int, tuple[str, Any]]  # field number -> (JSON name, type)
+
+TIME = "time"
+OWNER_REF: Schema = {1: ("kind", "string"), 2: ("name", "string"), 3: ("uid", "string"),
+                     4: ("controller", "bool"), 5: ("apiVersion", "string"), 6: ("blockOwnerDeletion", "bool")}
+OBJECT_META: Schema = {
+    1: ("name", "string"), 2: ("generateName", "string"), 3: ("namespace", "string"), 5: ("uid", "string"),
+    6: ("resourceVersion", "string"), 7: ("generation", "int"), 8: ("creationTimestamp", TIME),
+    10: ("deletionGracePeriodSeconds", "int"), 11: ("labels", ("map", "string")),
+    12: ("annotations", ("map", "string")), 13: ("ownerReferences", ("repeated", OWNER_REF)),
+    14: ("finalizers", ("repeated", "string")),
+}
+SCHEMAS: dict[tuple[str, str], Schema] = {
+    ("v1", "Namespace"): {1: ("metadata", OBJECT_META), 2: ("spec", {1: ("finalizers", ("repeated", "string"))}),
+                          3: ("status", {1: ("phase", "string")})},
+    ("v1", "ConfigMap"): {1: ("metadata", OBJECT_META), 2: ("data", ("map", "string")),
+                          3: ("binaryData", ("map", "bytes")), 4: ("immutable", "bool")},
+    ("scheduling.k8s.io/v1", "PriorityClass"): {1: ("metadata", OBJECT_META), 2: ("value", "int"),
+                                                3: ("globalDefault", "bool"), 4: ("description", "string"),
+                                                5: ("preemptionPolicy", "string")},
+}
+KEEP_ZERO = {("scheduling.k8s.io/v1", "PriorityClass"): {"value"}}
+UNKNOWN: Schema = {1: ("typeMeta", {1: ("apiVersion", "string"), 2: ("kind", "string")}), 2: ("raw", "raw"),
+                   3: ("contentEncoding", "string"), 4: ("contentType", "string")}
+
+
+class _Reader:
+    def __init__(self, data: bytes):
+        self.data, self.pos = data, 0
+
+    def varint(self) -> int:
+        shift = result = 0
+        while True:
+            if self.pos >= len(self.data) or shift > 63:
+                raise errors.BadRequest("malformed protobuf body (varint)")
+            b = self.data[self.pos]
+            self.pos += 1
+            result |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return result
+            shift += 7
+
+    def take(self, n: int) -> bytes:
+        if n < 0 or self.pos + n > len(self.data):
+            raise errors.BadRequest("malformed protobuf body (length)")
+        out = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return out
+
+
+def _fields(data: bytes) -> list[tuple[int, int, Any]]:
+    """(field number, wire type, raw value) for every field of one message."""
+    r, out = _Reader(data), []
+    while r.pos < len(data):
+        key = r.varint()
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value: Any = r.varint()
+        elif wire == 1:
+            value = r.take(8)
+        elif wire == 2:
+            value = r.take(r.varint())
+        elif wire == 5:
+            value = r.take(4)
+        else:
+            raise errors.BadRequest(f"malformed protobuf body (wire type {wire})")
+        out.append((number, wire, value))
+    return out
+
+
+def _time(data: bytes) -> str:
+    secs = nanos = 0
+    for number, _, value in _fields(data):
+        if number == 1:
+            secs = value if value < 1 << 63 else value - (1 << 64)
+        elif number == 2:
+            nanos = value
+    if secs == 0 and nanos == 0:
+        return ""
+    t = datetime.datetime.fromtimestamp(secs, datetime.timezone.utc)
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _scalar(kind: Any, wire: int, value: Any) -> Any:
+    if kind == "string":
+        if wire != 2:
+            raise errors.BadRequest("malformed protobuf body (string)")
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise errors.BadRequest("malformed protobuf body (string is not UTF-8)") from None
+    if kind == "bytes":
+        return base64.b64encode(value).decode()
+    if kind == "raw":
+        return value
+    if kind == "bool":
+        return bool(value)
+    if kind == "int":
+        return value if value < 1 << 63 else value - (1 << 64)
+    if kind == TIME:
+        return _time(value)
+    if isinstance(kind, dict):
+        return _message(value, kind)
+    raise errors.BadRequest("malformed protobuf body")
+
+
+def _message(data: bytes, schema: Schema, keep_zero: frozenset[str] = frozenset()) -> dict:
+    out: dict[str, Any] = {}
+    for number, wire, value in _fields(data):
+        if number not in schema:
+            continue  # fields vclite does not keep (selfLink, managedFields, …)
+        name, kind = schema[number]
+        if isinstance(kind, tuple) and kind[0] == "map":
+            entry = {n: v for n, _, v in _fields(value)}
+            key = _scalar("string", 2, entry.get(1, b""))
+            out.setdefault(name, {})[key] = _scalar(kind[1], 2, entry.get(2, b""))
+        elif isinstance(kind, tuple) and kind[0] == "repeated":
+            out.setdefault(name, []).append(_scalar(kind[1], wire, value))
+        else:
+            out[name] = _scalar(kind, wire, value)
+    return {k: v for k, v in out.items() if k in keep_zero or v not in ("", b"", 0, False, {}, [], None)}
+
+
+def decode(raw: bytes) -> dict:
+    """The JSON-shaped object of a Kubernetes protobuf body, or an ApiError."""
+    if not raw.startswith(MAGIC):
+        raise errors.BadRequest("malformed protobuf body (no k8s magic prefix)")
+    unknown = _message(raw[len(MAGIC):], UNKNOWN)
+    type_meta = unknown.get("typeMeta") or {}
+    key = (type_meta.get("apiVersion", ""), type_meta.get("kind", ""))
+    schema = SCHEMAS.get(key)
+    if schema is None:
+        raise status_mod.UnsupportedMediaType(
+            f"vclite reads protobuf bodies only for {', '.join(k for _, k in SCHEMAS)}, not {key[1] or 'this kind'}: "
+            "send application/json")
+    obj = _message(unknown.get("raw", b""), schema, frozenset(KEEP_ZERO.get(key, ())))
+    return {"apiVersion": key[0], "kind": key[1], **obj}
