@@ -151,7 +151,7 @@ class Hopeless:
 
     def __init__(self, ssn: "session_mod.Session", point: hooks.Point):
         self.keys = [key for _, _, key in ssn.hooks.flat(point)]
-        self.enabled = False
+        self.enabled = all(k is not None for k in self.keys)
         self.changes = ssn.nodes.changes
         self.n = len(ssn.nodes)
         self.seen = -1

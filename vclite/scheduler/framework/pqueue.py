@@ -38,11 +38,15 @@ class PriorityQueue(Generic[T]):
     def __init__(self, less: Callable[[T, T], bool], items: Iterable[T] = (),
                  presort: Callable[[T], Any] | None = None):
         self._less = less
-        if presort is not None:
-            items = sorted(items, key=presort)
-        run = [_Entry(i, less) for i in items]
-        run.sort()
-        run.reverse()   # best last: popped from the end
+        items = list(items)
+        if len(items) > 1:
+            if presort is not None:
+                items.sort(key=presort)
+            run = [_Entry(i, less) for i in items]
+            run.sort()
+            run.reverse()   # best last: popped from the end
+        else:
+            run = [_Entry(i, less) for i in items]
         self._run: list[_Entry] = run
         self._heap: list[_Entry] = []
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 import numpy as np
 
 from vclite.api import scheduling
-from vclite.lib import clock
+from vclite.lib import clock, jsoncopy
 from vclite.scheduler.framework import fit, fitcache, hooks, pqueue, snapshot, statement
 from vclite.scheduler.framework import jobs as jobs_mod
 from vclite.scheduler.framework import status as status_mod
@@ -266,7 +266,7 @@ def close_session(ssn: Session) -> SessionResult:
             result.pipelined[job.uid] = [t.node for t in pipelined]
         new = status_mod.podgroup_status(job, job.uid in ssn.unschedulable_now)
         if status_mod.status_changed(job.podgroup.get("status"), new):
-            result.podgroup_status[job.uid] = new
+            result.podgroup_status[job.uid] = jsoncopy.deep_copy(new)
     allocated = status_mod.queue_allocated(ssn.jobs, ssn.queues, ssn.dims)
     for name, queue in ssn.queues.items():
         patch = status_mod.queue_status_update(queue, status_mod.allocated_list(allocated[name], ssn.dims))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from vclite.scheduler.framework import hooks
 from vclite.scheduler.framework import tasks as tasks_mod
@@ -30,8 +30,7 @@ class Op(enum.StrEnum):
     EVICT = "evict"
 
 
-@dataclasses.dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):   # immutable, and cheap to make by the ten thousand
     op: Op
     task: str      # pod key, ns/name
     node: str
@@ -96,11 +95,11 @@ class Statement:
 
     def commit(self) -> list[Decision]:
         decisions = []
+        names = self.ssn.nodes.names
         for rec in self.operations:
-            node = self.ssn.nodes.names[rec.row]
             if rec.op == Op.ALLOCATE:
                 self._set(rec.task, TaskStatus.BINDING)
-            decisions.append(Decision(rec.op, rec.task.key, node))
+            decisions.append(Decision(rec.op, rec.task.key, names[rec.row]))
         self.operations = []
         self.ssn.record(decisions)
         return decisions

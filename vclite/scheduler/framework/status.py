@@ -66,8 +66,9 @@ def phase(job: jobs_mod.JobInfo, unschedulable_now: bool) -> Phase:
 
 
 def podgroup_status(job: jobs_mod.JobInfo, unschedulable_now: bool) -> Obj:
-    """The PodGroup's status after the session (unknown fields of the stored status kept)."""
-    status = jsoncopy.deep_copy(job.podgroup.get("status") or {})
+    """The PodGroup's status after the session (unknown fields of the stored status kept, shared
+    with the stored object: deep-copy it before handing it out, as close_session does)."""
+    status = dict(job.podgroup.get("status") or {})
     status["phase"] = str(phase(job, unschedulable_now))
     status["conditions"] = job.conditions
     status["running"] = len(job.index.get(TaskStatus.RUNNING, ()))
@@ -78,17 +79,32 @@ def podgroup_status(job: jobs_mod.JobInfo, unschedulable_now: bool) -> Obj:
     return status
 
 
-def _comparable(status: Obj) -> Obj:
-    s = dict(status)
-    s["conditions"] = [{k: c.get(k) or "" for k in _IDENTITY} for c in status.get("conditions") or []]
-    for k in ("running", "succeeded", "failed"):
-        s[k] = s.get(k) or 0
-    return s
+_COUNTS = ("running", "succeeded", "failed")
+
+
+def _conditions_differ(old: list | None, new: list | None) -> bool:
+    old, new = old or [], new or []
+    if len(old) != len(new):
+        return True
+    return any(not same_condition(a, b) for a, b in zip(old, new))
 
 
 def status_changed(old: Obj | None, new: Obj) -> bool:
-    """Whether `new` differs from `old` in anything but condition times and transition IDs."""
-    return _comparable(old or {}) != _comparable(new)
+    """Whether `new` differs from `old` in anything but condition times and transition IDs
+    (missing counts are 0, missing conditions are none)."""
+    old = old or {}
+    for k in new:
+        if k == "conditions" or k in _COUNTS:
+            continue
+        if k not in old or old[k] != new[k]:
+            return True
+    for k in old:
+        if k not in new and k != "conditions" and k not in _COUNTS:
+            return True
+    for k in _COUNTS:
+        if (old.get(k) or 0) != (new.get(k) or 0):
+            return True
+    return _conditions_differ(old.get("conditions"), new.get("conditions"))
 
 
 def queue_allocated(jobs: dict[str, jobs_mod.JobInfo], queues: dict[str, jobs_mod.QueueInfo],
