@@ -10,13 +10,29 @@ import click
 from vclite import __version__
 from vclite.api import convert, yamlio
 from vclite.cli import client_job, client_jobflow, client_queue, manifests
-from vclite.cli import run as run_mod
-from vclite.cli import server as server_mod
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@click.group(context_settings=CONTEXT)
+class LazyGroup(click.Group):
+    """A group whose heavy commands (the embedded control plane, the server) are imported only
+    when used, so client commands start fast."""
+
+    lazy: dict[str, str] = {"server": "vclite.cli.server:server"}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.lazy and name not in self.commands:
+            import importlib
+
+            module, attr = self.lazy[name].split(":")
+            self.add_command(getattr(importlib.import_module(module), attr), name)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT)
 @click.version_option(__version__, prog_name="vcctl")
 def cli() -> None:
     """vclite: Volcano's batch system and JobFlow, on your machine.
@@ -55,6 +71,8 @@ def run(files, quiet, output, nodes_opt, scheduler_conf, workdir, timeout) -> No
     Exit status: 0 all succeeded; 1 something failed or can never run (the reason is printed);
     2 invalid input; 130 interrupted (Ctrl-C stops every pod first).
     """
+    from vclite.cli import run as run_mod  # the whole control plane: imported only to run
+
     sys.exit(run_mod.run(list(files), quiet, output, nodes_opt, scheduler_conf, workdir, timeout))
 
 
@@ -148,7 +166,6 @@ def job() -> None:
 for _command in client_job.build():
     job.add_command(_command)
 cli.add_command(client_queue.build())
-cli.add_command(server_mod.server)
 
 
 @job.command("from-template", context_settings=CONTEXT)

@@ -18,7 +18,9 @@ preemptor fits (Allocatable, request ≤ future idle, every predicate passes); i
 it there (onto the releasing resources) and merge into the job's statement, else discard the
 node's evictions and try the next node. A task may be pipelined without any eviction when it
 already fits (Volcano does the same). Evictions therefore commit only on the node where the
-preemptor then fits.
+preemptor then fits. Nodes are skipped at once when even every candidate's eviction could not
+make room, or when the plugins' victims already could not for an equal preemptor since the last
+node change (victims.Hopeless): many equal preemptors facing a full cluster cost one pass.
 
 Not implemented: `enableTopologyAwarePreemption` (dry-run candidate nodes and pick the cheapest,
 with reprieve) — true is rejected when the configuration loads. Nominated nodes do not exist in

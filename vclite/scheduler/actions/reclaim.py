@@ -3,8 +3,8 @@
 Queues that hold admitted, valid jobs are visited best first (QueueOrder); an Overused queue is
 skipped. Its starving jobs (JobStarving) go best first (JobOrder), each in one statement; the
 job's pending tasks (not scheduling-gated) best first (TaskOrder), while the job is starving:
-- skip a task with `preemptionPolicy: Never` (the pod's, else its PriorityClass's), one its queue may not take (Preemptive), or whose
-  PrePredicate fails;
+- skip a task with `preemptionPolicy: Never` (the pod's, else its PriorityClass's), one its queue
+  may not take (Preemptive), or whose PrePredicate fails;
 - over the nodes where only resolvable predicate failures reject it (Volcano: in its node list's
   order; here fewer pipelined reservations first, then by name):
   reclaimees = Running, preemptable tasks of OTHER queues whose `spec.reclaimable` is not false;
@@ -14,7 +14,9 @@ job's pending tasks (not scheduling-gated) best first (TaskOrder), while the job
   there and merge into the job's statement (first such node wins), else discard the node's
   evictions;
 after the job: commit if JobPipelined allows, else discard (every eviction rolled back).
-Unlike preempt, predicates are not re-checked after the evictions (Volcano).
+Unlike preempt, predicates are not re-checked after the evictions (Volcano). Nodes are skipped at
+once when even every candidate's eviction could not make room, or when the plugins' victims
+already could not for an equal task since the last node change (victims.Hopeless).
 
 Must not: write to the API; statements record decisions, the session collects them.
 """
@@ -110,7 +112,8 @@ class Reclaim:
 
         bound = self.placed.bound(("reclaim", queue.name), lambda t: t.status in _BOUND_STATUS and other_queue(t))
         profile = self.hopeless.profile(task, queue.name)   # the candidates: other queues' pods
-        rows = self.hopeless.drop(profile, victims_mod.could_fit(ssn, task, victims_mod.candidate_rows(ssn, task), bound))
+        rows = victims_mod.could_fit(ssn, task, victims_mod.candidate_rows(ssn, task), bound)
+        rows = self.hopeless.drop(profile, rows)
         for row in victims_mod.node_order(ssn, task, rows, scored=False):
             candidates = self.placed.on(row, reclaimee)
             if not candidates:

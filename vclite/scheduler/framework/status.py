@@ -22,7 +22,6 @@ from vclite.api import resources, scheduling
 from vclite.scheduler.framework import dims as dims_mod
 from vclite.scheduler.framework import jobs as jobs_mod
 from vclite.scheduler.framework import tasks as tasks_mod
-from vclite.lib import jsoncopy
 
 Obj = dict[str, Any]
 TaskStatus = tasks_mod.TaskStatus
