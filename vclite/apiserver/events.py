@@ -1,6 +1,7 @@
 """Recording v1 Events about objects (what `kubectl describe` shows), through any Client."""
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 from vclite.api import kinds, meta
@@ -15,7 +16,8 @@ def record(client: Any, clock: clock_mod.Clock, obj: Obj, event_type: str, reaso
     """Create (or bump the count of) an Event about `obj`. `event_type` is Normal or Warning.
     Never raises: an event that cannot be written is dropped."""
     ns = meta.namespace(obj) or "default"
-    ev_name = f"{meta.name(obj)}.{reason.lower()}.{abs(hash((meta.uid(obj), message))) % 10**10:010d}"
+    digest = zlib.crc32(f"{meta.uid(obj)}\0{message}".encode())  # stable across restarts (unlike hash())
+    ev_name = f"{meta.name(obj)}.{reason.lower()}.{digest:010d}"
     now = clock_mod.format_time(clock.now())
     try:
         existing = client.get(kinds.EVENT, ns, ev_name)
