@@ -103,7 +103,7 @@ def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue:
                      tasks: "pqueue.PriorityQueue") -> "statement_mod.Statement":
     """Try the job's tasks in order in one statement (see the module docstring)."""
     stmt = ssn.statement()
-    nodes = ssn.nodes
+    n_nodes = len(ssn.nodes)
     while tasks:
         task = tasks.pop()
         if not ssn.allocatable(queue, task):
@@ -113,18 +113,18 @@ def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue:
             continue
         reason = ssn.pre_predicate(task)
         if reason is not None:
-            job.record_fit_errors(task, fit.FitErrors.everywhere(len(nodes), str(reason)))
+            job.record_fit_errors(task, fit.FitErrors.everywhere(n_nodes, str(reason)))
             if job.need_continue_allocating():
                 continue
             break
-        feasible, errors = ssn.predicate_nodes(task)
+        feasible, errors = ssn.feasible_nodes(task)
         if errors is not None:
             job.record_fit_errors(task, errors)
             if job.need_continue_allocating():
                 continue
             break
-        row = best_node(ssn, task, feasible)
-        if ssn.idle_fit(task)[row]:
+        row, idle = choose_node(ssn, task, feasible)
+        if idle:
             stmt.allocate(task, row)
         else:
             stmt.pipeline(task, row)
@@ -142,6 +142,11 @@ def _note_not_allocatable(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", q
 
 def best_node(ssn: "session_mod.Session", task: tasks_mod.TaskInfo, feasible: np.ndarray) -> int:
     """The chosen row among feasible nodes: idle-fitting nodes first, then future-idle ones."""
+    return choose_node(ssn, task, feasible)[0]
+
+
+def choose_node(ssn: "session_mod.Session", task: tasks_mod.TaskInfo, feasible: np.ndarray) -> tuple[int, bool]:
+    """`best_node`, and whether the node's idle resources hold the task (else: pipeline)."""
     idle_ok = feasible & ssn.idle_fit(task)
     every = ssn.node_scores(task)   # all nodes' scores when they are row-local (the common case)
     for second in (False, True):
@@ -150,17 +155,17 @@ def best_node(ssn: "session_mod.Session", task: tasks_mod.TaskInfo, feasible: np
             # the first best candidate, as rows[argmax(scores[rows])] finds it, without gathering rows
             row = int(np.where(candidates, every, -np.inf).argmax())
             if candidates[row]:
-                return row
+                return row, not second
         rows = np.flatnonzero(candidates)
         if rows.size == 0:
             continue
         if rows.size == 1:
-            return int(rows[0])
+            return int(rows[0]), not second
         scores = ssn.node_order(task, rows)
         if type(scores) is not np.ndarray or scores.shape != rows.shape or scores.dtype != np.float64:
             scores = np.broadcast_to(np.asarray(scores, dtype=np.float64), rows.shape)
         chosen = ssn.best_node(task, rows, scores)
         if chosen is not None:
-            return int(chosen)
-        return int(rows[int(np.argmax(scores))])
+            return int(chosen), bool(ssn.idle_fit(task)[int(chosen)])
+        return int(rows[int(np.argmax(scores))]), not second
     raise AssertionError("best_node called without a feasible node")

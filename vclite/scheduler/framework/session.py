@@ -191,11 +191,19 @@ class Session:
     def predicate_nodes(self, task: TaskInfo) -> tuple[np.ndarray, fit.FitErrors | None]:
         """Nodes the task may go to: resources fit `future_idle` (the action's own check, first),
         then every predicate plugin. With no feasible node, also why (per-node reasons)."""
+        return self.feasible_nodes(task, copy=True)
+
+    def feasible_nodes(self, task: TaskInfo, copy: bool = False) -> tuple[np.ndarray, fit.FitErrors | None]:
+        """`predicate_nodes`, but unless `copy` the mask may be a cache's own array: read it only."""
         n = len(self.nodes)
         plugin_failures = self.predicate(task, self.nodes)
-        ok = self.fit_cache.masks(task.req)[0].copy()
-        for f in plugin_failures:
-            ok &= ~f.mask(n)
+        ok = self.fit_cache.masks(task.req)[0]
+        if plugin_failures:
+            ok = ok.copy()
+            for f in plugin_failures:
+                ok &= ~f.mask(n)
+        elif copy:
+            ok = ok.copy()
         if ok.any():
             return ok, None
         failures = [fit.resource_fit(task.req, self.nodes, self.nodes.future_idle()), *plugin_failures]

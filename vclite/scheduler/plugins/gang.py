@@ -6,7 +6,8 @@ first. JobReady: per-role and total counts met. JobPipelined: Permit iff the sam
 pipelined tasks holds, else Reject. JobStarving: ready + waiting < minMember.
 At session close, every job with tasks gets a condition: not ready -> Unschedulable /
 NotEnoughResources `"<min − schedulable>/<#tasks> tasks in gang unschedulable: <why>"`, where why
-spells out the per-node reasons; ready -> Scheduled ("tasks in gang are ready to be scheduled")
+spells out the per-node reasons (and, for pipelined tasks, the nodes whose releasing resources
+they wait for); ready -> Scheduled ("tasks in gang are ready to be scheduled")
 and an earlier Unschedulable condition turns False. Jobs whose reason was already written this
 session (enqueue rejection, invalid) keep it.
 Preemptable / Reclaimable: a victim job keeps at least minMember ready tasks — counting from its
@@ -105,7 +106,19 @@ class Gang:
             elif not _covered_by_releasing(job):
                 unready = job.min_available - _schedulable(job)
                 message = f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {job.fit_error()}"
+                message += _waiting_note(job)
                 ssn.set_condition(job, CondType.UNSCHEDULABLE, True, Reason.NOT_ENOUGH_RESOURCES, message)
+
+
+def _waiting_note(job: "jobs_mod.JobInfo") -> str:
+    """`; 1 task waits for resources being released on n1 (evicted or terminating pods)`."""
+    waiting = job.index.get(TaskStatus.PIPELINED)
+    if not waiting:
+        return ""
+    where = ", ".join(sorted({t.node for t in waiting.values()}))
+    n = len(waiting)
+    return (f"; {n} task{'s' if n > 1 else ''} wait{'' if n > 1 else 's'} for resources being released on {where} "
+            "(evicted or terminating pods)")
 
 
 def _any_evictor(evictor: "tasks_mod.TaskInfo") -> tuple:
