@@ -577,3 +577,62 @@ def test_drf_in_tier_two_decides_when_priority_finds_no_victim(tiers, evict):
     state = snapshot.ClusterState(nodes, [q("default")], pgs, pods, [pclass("low", 10), pclass("high", 1000)])
     result = session.run_session(state, conf.parse({"actions": "enqueue, allocate, preempt", "tiers": tiers}), NOW)
     assert result.evictions == evict
+
+
+def _vcjob(name, replicas, cpu, prio):
+    return f"""---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {{name: {name}}}
+spec:
+  minAvailable: 1
+  schedulerName: volcano
+  priorityClassName: {prio}
+  tasks:
+    - name: main
+      replicas: {replicas}
+      template:
+        spec:
+          priorityClassName: {prio}
+          restartPolicy: Never
+          containers:
+            - {{name: main, image: busybox, command: [sleep, "1000"], resources: {{requests: {{cpu: "{cpu}"}}}}}}
+"""
+
+
+def test_embedded_high_priority_vcjob_preempts_and_runs():
+    """The whole control plane on a virtual clock: the scheduler evicts two pods of the running
+    low-priority vcjob (the shell deletes them, the vcjob controller recreates them, Pending), and
+    the high-priority vcjob is bound and runs. Overcommit is left out: with it, Volcano's (and
+    vclite's) enqueue would not even admit the job into a full cluster."""
+    from tests.scenarios.test_embedded_control_plane import NODE, kubelet
+    from vclite.api import kinds, meta, yamlio
+    from vclite.lib import clock
+    from vclite.runtime import runtime
+
+    text = conf.DEFAULT_CONF_YAML.replace('"enqueue, allocate, backfill"', '"enqueue, allocate, preempt, backfill"')
+    rt = runtime.Runtime(clock.VirtualClock(), nodes=[NODE], run_pods=False,
+                         scheduler_config=conf.parse(text.replace("  - name: overcommit\n", "")))
+    rt.start()
+    classes = "".join(f"---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {{name: {n}}}\nvalue: {v}\n"
+                      for n, v in (("low", 10), ("high", 1000)))
+    for doc in yamlio.load_string(classes + _vcjob("low", 4, "1", "low"), "low.yaml"):
+        rt.client.create(doc.obj)
+
+    def steps(n):
+        for _ in range(n):
+            rt.settle()
+            kubelet(rt, outcome=lambda pod: "Running")
+
+    def pods():
+        return sorted((meta.name(p), p["spec"].get("nodeName"), p["status"].get("phase"))
+                      for p in rt.client.list(kinds.POD))
+
+    steps(4)
+    assert pods() == [(f"low-main-{i}", "n1", "Running") for i in range(4)]
+    for doc in yamlio.load_string(_vcjob("high", 1, "2", "high"), "high.yaml"):
+        rt.client.create(doc.obj)
+    steps(6)
+    assert pods() == [("high-main-0", "n1", "Running"), ("low-main-0", "n1", "Running"),
+                      ("low-main-1", "n1", "Running"), ("low-main-2", None, "Pending"), ("low-main-3", None, "Pending")]
+    assert {meta.name(j): meta.phase(j) for j in rt.client.list(kinds.JOB)} == {"high": "Running", "low": "Running"}

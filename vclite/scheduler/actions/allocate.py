@@ -117,7 +117,14 @@ def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue:
             if job.need_continue_allocating():
                 continue
             break
-        feasible, errors = ssn.feasible_nodes(task)
+        failures = ssn.predicate(task, ssn.nodes)
+        row = None if failures else ssn.best_idle_node(task)
+        if row is not None:   # the common case, in O(changed nodes)
+            stmt.allocate(task, row)
+            if ssn.job_ready(job) and tasks:
+                break
+            continue
+        feasible, errors = ssn.feasible_nodes(task, failures=failures)
         if errors is not None:
             job.record_fit_errors(task, errors)
             if job.need_continue_allocating():

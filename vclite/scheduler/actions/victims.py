@@ -10,7 +10,10 @@
   them is `resolvable` (Volcano's PredicateForPreemptAction); resources are not looked at.
 - `could_fit`: vectorised ValidateVictims with an upper bound of the victims, to skip at once the
   nodes where even evicting every candidate would not make room.
-- `victims_fit`: ValidateVictims (request ≤ future idle + Σ victims).
+- `victims_fit`: ValidateVictims (request ≤ future idle + Σ victims); `holds`: one node's fit.
+- `node_order`: the order nodes are tried in — NodeOrder score (preempt only), then fewer pipelined
+  reservations (Volcano's ties are random; claimed nodes last keeps mass preemption linear), then
+  name.
 - `victim_less` / `victim_queue` / `in_victim_order`: BuildVictimsPriorityQueue's order — same job:
   reverse TaskOrder; different queues: reverse QueueOrder; same queue: reverse plugin JobOrder,
   then reverse TaskOrder. Candidates are handed to the Preemptable / Reclaimable plugins in this

@@ -11,6 +11,8 @@ bit for bit: each row is computed by the same operations either way.
   predicate, `fit.fits(req, future_idle)`) and "fits idle" (`fit.fits(req, idle)`).
 - `RowCache`: per key, the values of a row-local function `fn(task, rows)` over all nodes (the
   NodeOrder functions registered with `key=`, or any plugin's own row-local vector).
+- `BestCache`: per (request, key), the row-local score of every node whose idle resources hold
+  the request, -inf elsewhere: its argmax is allocate's pick among idle-fitting nodes.
 Arrays handed out are the memo's own: read them, never modify them.
 
 Must not: change node state; decide anything (callers combine the vectors).
@@ -79,11 +81,12 @@ class FitCache:
         idle, releasing, pipelined = nodes.idle, nodes.releasing, nodes.pipelined
         for r in rows:
             f = i = True
+            il, rl, pl = idle[r].tolist(), releasing[r].tolist(), pipelined[r].tolist()
             for j, need in needs:
-                v = idle.item(r, j)
+                v = il[j]
                 if not v >= need:
                     i = False
-                if not v + releasing.item(r, j) - pipelined.item(r, j) >= need:
+                if not v + rl[j] - pl[j] >= need:
                     f = False
             future_ok[r] = f
             idle_ok[r] = i
@@ -135,3 +138,65 @@ class RowCache:
         if n:
             values[:] = self.fn(task, np.arange(n, dtype=np.intp))
         return values
+
+
+class BestCache:
+    """Per (request vector, score key): `fn` scores where idle and future idle hold the request, else -inf."""
+
+    def __init__(self, nodes: nodes_mod.NodeState, fn: Callable[[Any, np.ndarray], Any]):
+        self.nodes = nodes
+        self.fn = fn
+        self._entries: dict[tuple[bytes, Hashable], list[Any]] = {}   # -> [seen, scores, needs]
+
+    def best(self, req: np.ndarray, key: Hashable, task: Any) -> int | None:
+        """The first row of highest score among nodes that hold `req` on idle (and future idle),
+        or None if there is no such node with a score above -inf."""
+        nodes = self.nodes
+        k = (req.tobytes(), key)
+        e = self._entries.get(k)
+        end = len(nodes.changes)
+        if e is None:
+            if len(self._entries) >= ENTRY_LIMIT:
+                del self._entries[next(iter(self._entries))]
+            cols = np.flatnonzero(req > 0)
+            e = self._entries[k] = [end, self._full(req, cols, task), [(int(j), float(req[j])) for j in cols], cols]
+        elif e[0] != end:
+            if end - e[0] <= FEW:
+                self._few(sorted(set(nodes.changes[e[0]:end])), e[2], e[1], task)
+            else:
+                e[1] = self._full(req, e[3], task)
+            e[0] = end
+        scores = e[1]
+        row = int(scores.argmax())
+        v = scores.item(row)
+        return row if v > -np.inf or v != v else None   # v != v: NaN, which argmax picks first too
+
+    def _full(self, req: np.ndarray, cols: np.ndarray, task: Any) -> np.ndarray:
+        nodes = self.nodes
+        n = len(nodes)
+        ok = np.ones(n, dtype=bool)
+        if n and cols.size:
+            future, idle = nodes.future_idle(), nodes.idle
+            for j in cols:
+                r = req[j]
+                ok &= future[:, j] >= r
+                ok &= idle[:, j] >= r
+        scores = np.empty(n, dtype=np.float64)
+        if n:
+            scores[:] = self.fn(task, np.arange(n, dtype=np.intp))
+        scores[~ok] = -np.inf
+        return scores
+
+    def _few(self, rows: list[int], needs: list[tuple[int, float]], scores: np.ndarray, task: Any) -> None:
+        nodes = self.nodes
+        idle, releasing, pipelined = nodes.idle, nodes.releasing, nodes.pipelined
+        values = np.empty(len(rows), dtype=np.float64)
+        values[:] = self.fn(task, np.array(rows, dtype=np.intp))
+        for r, v in zip(rows, values.tolist()):
+            il, rl, pl = idle[r].tolist(), releasing[r].tolist(), pipelined[r].tolist()
+            for j, need in needs:
+                i = il[j]
+                if not (i >= need and i + rl[j] - pl[j] >= need):
+                    v = -np.inf
+                    break
+            scores[r] = v

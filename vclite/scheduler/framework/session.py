@@ -77,8 +77,7 @@ class Session:
         self.enqueue_notes: dict[str, tuple[str, str]] = {}
         self.task_notes: dict[str, str] = {}       # why a plugin refused a task (Allocatable), by uid
         self.fit_cache = fitcache.FitCache(self.nodes)
-        self._zero_scores: np.ndarray | None = None
-        self._sum_cache: tuple[int, fitcache.RowCache] | None = None
+        self._sum_cache: tuple[int, fitcache.RowCache, fitcache.BestCache] | None = None
         self._now_text = ""
 
     # ---- ordering (plugins first, then Volcano's fallbacks) ---------------------------------------
@@ -121,23 +120,23 @@ class Session:
             return total
         return node_order
 
-    def node_scores(self, task: TaskInfo) -> np.ndarray | None:
-        """The NodeOrder sum for every node at once (read-only), when that is the same as scoring
-        candidates: every NodeOrder function is keyed (row-local) and has a key for this task, and
-        no BestNode function wants the candidate list. Else None (score the candidates)."""
-        flat = self.hooks.flat(Point.NODE_ORDER)
+    def _score_keys(self, task: TaskInfo) -> tuple | None:
+        """The keys of every NodeOrder function for this task, when scoring all nodes at once is the
+        same as scoring candidates: every function is keyed (row-local) and has a key for this task,
+        and no BestNode function wants the candidate list. Else None."""
         if self.hooks.flat(Point.BEST_NODE):
             return None
-        if not flat:
-            if self._zero_scores is None:
-                self._zero_scores = np.zeros(len(self.nodes))
-            return self._zero_scores
         keys = []
-        for _, _, key in flat:
+        for _, _, key in self.hooks.flat(Point.NODE_ORDER):
             k = key(task) if key is not None else None
             if k is None:
                 return None
             keys.append(k)
+        return tuple(keys)
+
+    def _row_local(self) -> tuple[fitcache.RowCache, fitcache.BestCache]:
+        """The memos of the NodeOrder weighted sum (rebuilt if a function was registered since)."""
+        flat = self.hooks.flat(Point.NODE_ORDER)
         if self._sum_cache is None or self._sum_cache[0] != len(flat):
             fns = list(flat)
 
@@ -146,8 +145,28 @@ class Session:
                 for fn, weight, _ in fns:
                     total = total + weight * fn(t, rows)
                 return total
-            self._sum_cache = (len(flat), fitcache.RowCache(self.nodes, weighted_sum))
-        return self._sum_cache[1].get(tuple(keys), task)
+            if len(fns) == 1 and fns[0][1] == 1:
+                weighted_sum = fns[0][0]   # 0 + 1·x is x (but for the sign of a zero, which ties alike)
+            self._sum_cache = (len(flat), fitcache.RowCache(self.nodes, weighted_sum),
+                               fitcache.BestCache(self.nodes, weighted_sum))
+        return self._sum_cache[1], self._sum_cache[2]
+
+    def node_scores(self, task: TaskInfo) -> np.ndarray | None:
+        """The NodeOrder sum for every node at once (read-only), when that is the same as scoring
+        candidates (see `_score_keys`); else None (score the candidates)."""
+        keys = self._score_keys(task)
+        if keys is None:
+            return None
+        return self._row_local()[0].get(keys, task)
+
+    def best_idle_node(self, task: TaskInfo) -> int | None:
+        """The hot path of allocate, for a task no predicate plugin rejects anywhere: the first
+        best-scored node whose idle resources hold it now (what `allocate.choose_node` picks).
+        None when there is none, or when scores are not row-local: take the general path then."""
+        keys = self._score_keys(task)
+        if keys is None:
+            return None
+        return self._row_local()[1].best(task.req, keys, task)
 
     def job_less(self, l: JobInfo, r: JobInfo) -> bool:
         v = self._job_order(l, r)
@@ -193,10 +212,12 @@ class Session:
         then every predicate plugin. With no feasible node, also why (per-node reasons)."""
         return self.feasible_nodes(task, copy=True)
 
-    def feasible_nodes(self, task: TaskInfo, copy: bool = False) -> tuple[np.ndarray, fit.FitErrors | None]:
-        """`predicate_nodes`, but unless `copy` the mask may be a cache's own array: read it only."""
+    def feasible_nodes(self, task: TaskInfo, copy: bool = False,
+                       failures: list[fit.Failure] | None = None) -> tuple[np.ndarray, fit.FitErrors | None]:
+        """`predicate_nodes`, but unless `copy` the mask may be a cache's own array: read it only.
+        `failures`: the Predicate hook's verdicts, if the caller already asked for them."""
         n = len(self.nodes)
-        plugin_failures = self.predicate(task, self.nodes)
+        plugin_failures = self.predicate(task, self.nodes) if failures is None else failures
         ok = self.fit_cache.masks(task.req)[0]
         if plugin_failures:
             ok = ok.copy()
