@@ -214,5 +214,5 @@ def test_remembering_hopeless_nodes_changes_nothing(state):
     plain = session.run_session(state, conf.parse({"actions": actions, "tiers": tiers}), NOW)
     tiers[0]["plugins"].append({"name": "abstainer"})
     reg = registry.default_registry().with_plugins(Abstainer)
-    unremembered = session.run_session(state, conf.parse({"actions": actions, "tiers": tiers}, reg), NOW)
+    unremembered = session.run_session(state, conf.parse({"actions": actions, "tiers": tiers}, registry=reg), NOW)
     assert plain == unremembered

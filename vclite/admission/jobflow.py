@@ -1,21 +1,50 @@
 """Admission for JobFlows (flow.volcano.sh): the flow graph must be a DAG of defined, uniquely named
-flows whose vcjob names (`<jobflow>-<flow>`) Kubernetes will accept; spec updates are refused.
+flows whose vcjob names (`<jobflow>-<flow>`) Kubernetes will accept; spec updates are refused; the
+fields vclite adds (below) are well formed and refer only to what exists.
 
 Volcano's webhook (pkg/webhooks/admission/jobflows/validate) checks only undefined targets and
 cycles, with the messages used here. vclite also takes the two unmerged upstream fixes (PR #5876:
 duplicate flow names rejected, since they make a flow that can never succeed; PR #5707: spec
 updates rejected, since the controller would act on them inconsistently), names the cycle, hints
 at quote characters pasted into a target, and checks names and label values against the limits
-that otherwise make vcjob creation fail later (issue D18). `probe` and `patch` are accepted and
-kept untouched. Pure functions; no store reads.
+that otherwise make vcjob creation fail later (issue D18). Pure functions; no store reads.
+
+Additive fields (all optional; a plain Volcano JobFlow is admitted exactly as before):
+
+    spec.arguments.parameters[]: {name, value}   name [A-Za-z0-9_][A-Za-z0-9_-]*, unique; value a string
+    spec.onExit: <flow>          the exit handler: runs once every other flow finished; it has no
+                                 dependsOn and no other flow may depend on or read it
+    spec.flows[].dependsOn.targets: [<flow>]      (Volcano)
+    spec.flows[].dependsOn.strategy: all | any    over targets (default all)
+    spec.flows[].dependsOn.expression: "<depends>"  instead of targets (api/flowexpr), e.g.
+                                 "train.Completed && (eval.Failed || eval.Skipped)"
+    spec.flows[].dependsOn.probe: (Volcano) httpGetList[{taskName, port 1..65535, path "/…",
+                                 httpHeader{name, value}}], tcpSocketList[{taskName, port}],
+                                 taskStatusList[{taskName, phase: a pod phase}]; taskName a DNS label
+    spec.flows[].when: "<condition>"    (api/flowexpr) over params, outputs, item, iteration
+    spec.flows[].withItems: [...]       fan-out, one vcjob `<jobflow>-<flow>-<index>` per item
+    spec.flows[].withParam: "{{outputs.<flow>}}"  (that flow's output, a JSON list)
+    spec.flows[].repeat: {until: "<condition>", limit: 1..100}   both required; not with withItems/withParam
+    spec.flows[].retry: {limit: 0..20, backoff: {duration: "10s", factor: >=1, maxDuration: "5m"}}
+    spec.flows[].patch.jobSpec: (Volcano) merged onto the template (api/flowtemplate.apply_patch)
+
+References: `params.<name>` must be declared in spec.arguments; `item` only in the patch of a flow
+with withItems/withParam (`when` is evaluated once per flow, before its items), `{{iteration}}` only
+in the patch of a flow with repeat; `outputs.<flow>` (in when, repeat.until, withParam and `{{…}}` in patch)
+and every flow in an expression must be a defined flow. Each such reference is an edge of the
+DAG like a target (the flow waits for it; `dependencies(flow)` lists them), so cycles through
+expressions or outputs are refused, except that repeat.until may read the flow's own output.
+A `when` cannot read its own flow's output. Expression errors name the flow and the position.
 """
 from __future__ import annotations
 
+import dataclasses
+import re
 from typing import Any
 
 from vclite.admission import base, common
-from vclite.api import core, flow, meta
-from vclite.lib import dag, errors
+from vclite.api import core, flow, flowexpr, flowsyntax, flowtemplate, meta
+from vclite.lib import clock, dag, errors
 
 Obj = dict[str, Any]
 FieldError = errors.FieldError
@@ -25,7 +54,44 @@ NOT_DEFINED = "jobflow Flow is not DAG: vertex is not defined"
 NOT_UNIQUE = "jobflow Flow names must be unique"
 NO_SPEC_UPDATES = "jobflow spec updates are not supported"
 QUOTES = "‘’“”'\""
+STRATEGIES = ("all", "any")
+MAX_ITEMS = 10000
+REPEAT_LIMIT = (1, 100)
+RETRY_LIMIT = (0, 20)
 _RETAIN_POLICIES = tuple(p.value for p in flow.RetainPolicy)
+_POD_PHASES = tuple(p.value for p in core.PodPhase)
+_PARAM_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
+_WITH_PARAM = re.compile(r"\s*\{\{\s*outputs\.([A-Za-z0-9_-]+)\s*\}\}\s*")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Ref:
+    """A flow one flow reads. Errors go to `path`; a cycle through it is reported at `edge`; `pos` and
+    `text` locate it in an expression (pos -1: a dependsOn target, reported Volcano's way)."""
+    flow: str
+    path: str
+    edge: str
+    pos: int = -1
+    text: str = ""
+
+
+@dataclasses.dataclass
+class _Ctx:
+    """What one flow's checks need: its path and name, the declared parameters, whether it loops
+    (withItems/withParam) or repeats."""
+    fp: str
+    name: str
+    params: frozenset[str]
+    loop: bool
+    repeat: bool
+    errs: list[FieldError]
+    refs: list[_Ref] = dataclasses.field(default_factory=list)
+
+    def error(self, path: str, message: str) -> None:
+        self.errs.append(FieldError(path, message))
+
+    def expr_error(self, path: str, e: flowexpr.ExprError) -> None:
+        self.errs.append(FieldError(path, f'flow "{self.name}": {e}'))
 
 
 def mutate(op: base.Operation, obj: Obj) -> None:
@@ -52,42 +118,110 @@ def validate_spec(spec: Any, jobflow: str, namespace: str) -> list[FieldError]:
         errs.append(FieldError("spec.jobRetainPolicy", common.unsupported(policy, _RETAIN_POLICIES)))
     if jobflow:
         errs += _label_errors("metadata.name", flow.CREATED_BY_JOB_FLOW, flow.object_string(namespace, jobflow))
+    params = _arguments(spec.get("arguments"), errs)
     flows = spec.get("flows")
     if flows is None:
-        return errs
+        return errs + _on_exit(spec, [], {})
     if not isinstance(flows, list):
         return errs + [FieldError("spec.flows", common.type_error(flows, "array"))]
-    graph: dict[str, list[str]] = {}
-    paths: dict[str, str] = {}
+    refs: list[tuple[str | None, list[_Ref]]] = []
+    index: dict[str, int] = {}
     for i, f in enumerate(flows):
-        errs += _validate_flow(f, i, jobflow, namespace, graph, paths)
-    errs += _graph_errors(flows, graph, paths)
+        name, flow_refs = _validate_flow(f, i, jobflow, namespace, params, index, errs)
+        refs.append((name, flow_refs))
+    errs += _on_exit(spec, flows, index)
+    handler = spec.get("onExit") if isinstance(spec.get("onExit"), str) else None
+    errs += _graph_errors(refs, index, handler)
     return errs
 
 
-def _validate_flow(f: Any, i: int, jobflow: str, namespace: str, graph: dict[str, list[str]],
-                   paths: dict[str, str]) -> list[FieldError]:
-    """One flow's own fields; records its edges in `graph` (first occurrence of a name wins)."""
+def _arguments(args: Any, errs: list[FieldError]) -> frozenset[str]:
+    """spec.arguments.parameters: names (well formed, unique) and string values; returns the names."""
+    path = "spec.arguments"
+    if args is None:
+        return frozenset()
+    if not isinstance(args, dict):
+        errs.append(FieldError(path, common.type_error(args, "object")))
+        return frozenset()
+    params = args.get("parameters")
+    if params is None:
+        return frozenset()
+    if not isinstance(params, list):
+        errs.append(FieldError(f"{path}.parameters", common.type_error(params, "array")))
+        return frozenset()
+    names: set[str] = set()
+    for j, p in enumerate(params):
+        pp = f"{path}.parameters[{j}]"
+        if not isinstance(p, dict):
+            errs.append(FieldError(pp, common.type_error(p, "object")))
+            continue
+        name, value = p.get("name"), p.get("value")
+        if name in (None, ""):
+            errs.append(FieldError(f"{pp}.name", common.REQUIRED))
+        elif not isinstance(name, str) or not _PARAM_NAME.fullmatch(name):
+            errs.append(FieldError(f"{pp}.name", common.invalid(
+                name, "a parameter name must consist of letters, digits, '_' or '-', and not start with '-'")))
+        elif name in names:
+            errs.append(FieldError(f"{pp}.name", common.duplicate(name)))
+        else:
+            names.add(name)
+        if value is None:
+            errs.append(FieldError(f"{pp}.value", common.REQUIRED))
+        elif not isinstance(value, str):
+            errs.append(FieldError(f"{pp}.value", common.type_error(value, "string")
+                                   + f" (quote it: \"{flowtemplate.render(value)}\")"))
+    return frozenset(names)
+
+
+def _validate_flow(f: Any, i: int, jobflow: str, namespace: str, params: frozenset[str], index: dict[str, int],
+                   errs: list[FieldError]) -> tuple[str | None, list[_Ref]]:
+    """One flow's own fields; returns its name (None if unusable or a duplicate) and what it reads.
+    `index` maps each name to its first flow's position."""
     fp = f"spec.flows[{i}]"
     if not isinstance(f, dict):
-        return [FieldError(fp, common.type_error(f, "object"))]
-    errs: list[FieldError] = []
+        errs.append(FieldError(fp, common.type_error(f, "object")))
+        return None, []
     name = f.get("name")
     if name in (None, ""):
         errs.append(FieldError(f"{fp}.name", common.REQUIRED))
+        name = None
     elif not isinstance(name, str):
         errs.append(FieldError(f"{fp}.name", common.type_error(name, "string")))
         name = None
     else:
         errs += _name_errors(name, f"{fp}.name", jobflow, namespace)
-        if name in graph:
+        if name in index:
             errs.append(FieldError(f"{fp}.name", f'{NOT_UNIQUE}: "{name}"'))
-    targets = _targets(f.get("dependsOn"), f"{fp}.dependsOn", errs)
-    if name and name not in graph:
-        graph[name] = targets
-        paths[name] = f"{fp}.dependsOn.targets"
-    return errs
+            name = None
+        else:
+            index[name] = i
+    loop = f.get("withItems") is not None or f.get("withParam") is not None
+    ctx = _Ctx(fp, name or "", params, loop, f.get("repeat") is not None, errs)
+    _depends_on(f.get("dependsOn"), ctx)
+    _loop(f, ctx, jobflow)
+    if f.get("when") is not None:
+        _condition(f["when"], f"{fp}.when", ctx, own_output=False)
+    _repeat(f.get("repeat"), ctx)
+    _retry(f.get("retry"), f"{fp}.retry", errs)
+    _patch(f.get("patch"), ctx)
+    return name, ctx.refs
 
+
+def dependencies(f: Obj) -> list[str]:
+    """The flows a flow waits for, in first-reference order: its targets, the flows in its dependency
+    expression, and every `outputs.<flow>` it reads (when, withParam, repeat.until except its own,
+    `{{outputs.…}}` in its patch). For an admitted flow; malformed parts are skipped."""
+    ctx = _Ctx("", str(f.get("name") or ""), frozenset(), True, True, [])
+    _depends_on(f.get("dependsOn"), ctx)
+    _loop(f, ctx, "")
+    if isinstance(f.get("when"), str):
+        _condition(f["when"], "when", ctx, own_output=False)
+    _repeat(f.get("repeat"), ctx)
+    _patch(f.get("patch"), ctx)
+    return list(dict.fromkeys(r.flow for r in ctx.refs if r.flow != ctx.name))
+
+
+# ---- names -------------------------------------------------------------------------------------
 
 def _name_errors(name: str, path: str, jobflow: str, namespace: str) -> list[FieldError]:
     """The flow name names a JobTemplate and becomes part of a vcjob name, pod names and a label value."""
@@ -106,39 +240,348 @@ def _label_errors(path: str, key: str, value: str) -> list[FieldError]:
             for m in common.label_value(value)]
 
 
-def _targets(dep: Any, path: str, errs: list[FieldError]) -> list[str]:
+# ---- dependsOn ---------------------------------------------------------------------------------
+
+def _depends_on(dep: Any, ctx: _Ctx) -> None:
+    path = f"{ctx.fp}.dependsOn"
     if dep is None:
-        return []
+        return
     if not isinstance(dep, dict):
-        errs.append(FieldError(path, common.type_error(dep, "object")))
-        return []
+        ctx.error(path, common.type_error(dep, "object"))
+        return
+    targets = _targets(dep, path, ctx)
+    strategy, expression = dep.get("strategy"), dep.get("expression")
+    if strategy is not None and strategy not in STRATEGIES:
+        ctx.error(f"{path}.strategy", common.unsupported(strategy, STRATEGIES))
+    if expression is None:
+        pass
+    elif not isinstance(expression, str):
+        ctx.error(f"{path}.expression", common.type_error(expression, "string"))
+    elif targets:
+        ctx.error(f"{path}.expression", "set either dependsOn.targets or dependsOn.expression, not both")
+    elif strategy is not None:
+        ctx.error(f"{path}.strategy", "strategy applies to dependsOn.targets; an expression states its own logic")
+    else:
+        try:
+            parsed = flowexpr.parse_depends(expression)
+        except flowexpr.ExprError as e:
+            ctx.expr_error(f"{path}.expression", e)
+        else:
+            for node in flowexpr.nodes(parsed):
+                if isinstance(node, flowsyntax.Atom):
+                    ctx.refs.append(_Ref(node.flow, f"{path}.expression", f"{path}.expression", node.pos, expression))
+    _probe(dep.get("probe"), f"{path}.probe", ctx.errs)
+
+
+def _targets(dep: Obj, path: str, ctx: _Ctx) -> list[str]:
     targets = dep.get("targets")
     if targets is None:
         return []
     if not isinstance(targets, list):
-        errs.append(FieldError(f"{path}.targets", common.type_error(targets, "array")))
+        ctx.error(f"{path}.targets", common.type_error(targets, "array"))
         return []
     out: list[str] = []
     for j, t in enumerate(targets):
         if isinstance(t, str):
             out.append(t)
+            ctx.refs.append(_Ref(t, f"{path}.targets[{j}]", f"{path}.targets"))
         else:
-            errs.append(FieldError(f"{path}.targets[{j}]", common.type_error(t, "string")))
+            ctx.error(f"{path}.targets[{j}]", common.type_error(t, "string"))
     return out
 
 
-def _graph_errors(flows: list, graph: dict[str, list[str]], paths: dict[str, str]) -> list[FieldError]:
-    """Undefined targets (every occurrence, with a quote hint) and the first cycle, as a path."""
+def _probe(probe: Any, path: str, errs: list[FieldError]) -> None:
+    """Volcano's probe lists: each entry names a task (a DNS label) and a port (1..65535) or a pod phase."""
+    if probe is None:
+        return
+    if not isinstance(probe, dict):
+        errs.append(FieldError(path, common.type_error(probe, "object")))
+        return
+    for key, required in (("httpGetList", "port"), ("tcpSocketList", "port"), ("taskStatusList", "phase")):
+        entries = probe.get(key)
+        if entries is None:
+            continue
+        if not isinstance(entries, list):
+            errs.append(FieldError(f"{path}.{key}", common.type_error(entries, "array")))
+            continue
+        for j, entry in enumerate(entries):
+            ep = f"{path}.{key}[{j}]"
+            if not isinstance(entry, dict):
+                errs.append(FieldError(ep, common.type_error(entry, "object")))
+                continue
+            _probe_entry(entry, ep, key, required, errs)
+
+
+def _probe_entry(entry: Obj, ep: str, key: str, required: str, errs: list[FieldError]) -> None:
+    task = entry.get("taskName")
+    if task in (None, ""):
+        errs.append(FieldError(f"{ep}.taskName", common.REQUIRED))
+    elif not isinstance(task, str):
+        errs.append(FieldError(f"{ep}.taskName", common.type_error(task, "string")))
+    else:
+        errs += [FieldError(f"{ep}.taskName", common.invalid(task, m)) for m in common.dns1123_label(task)]
+    if entry.get(required) is None:
+        errs.append(FieldError(f"{ep}.{required}", common.REQUIRED))
+    elif required == "port":
+        common.check_int(entry, "port", f"{ep}.port", errs, minimum=1, maximum=65535)
+    elif entry["phase"] not in _POD_PHASES:
+        errs.append(FieldError(f"{ep}.phase", common.unsupported(entry["phase"], _POD_PHASES)))
+    if key != "httpGetList":
+        return
+    p = common.check_type(entry, "path", f"{ep}.path", errs, str, "string")
+    if p and not p.startswith("/"):
+        errs.append(FieldError(f"{ep}.path", common.invalid(p, "must start with '/'")))
+    header = entry.get("httpHeader")
+    if header is not None and not isinstance(header, dict):
+        errs.append(FieldError(f"{ep}.httpHeader", common.type_error(header, "object")))
+    elif header is not None:
+        for field in ("name", "value"):
+            if not isinstance(header.get(field), str):
+                errs.append(FieldError(f"{ep}.httpHeader.{field}", common.REQUIRED if header.get(field) is None
+                                       else common.type_error(header[field], "string")))
+
+
+# ---- conditions, loops, repeat, retry, patch ---------------------------------------------------
+
+def _condition(text: Any, path: str, ctx: _Ctx, own_output: bool) -> None:
+    """A `when` / `repeat.until` condition: parses, declared params, item only in loops, outputs of
+    defined flows (recorded as references; the flow's own output only where `own_output`)."""
+    if not isinstance(text, str):
+        ctx.error(path, common.type_error(text, "string"))
+        return
+    try:
+        parsed = flowexpr.parse_when(text)
+    except flowexpr.ExprError as e:
+        ctx.expr_error(path, e)
+        return
+    for node in flowexpr.nodes(parsed):
+        if not isinstance(node, flowsyntax.Ref):
+            continue
+        problem = _ref_problem(node.root, node.path, ctx, in_condition=True)
+        if problem:
+            ctx.expr_error(path, flowexpr.ExprError(problem, node.pos, text))
+        elif node.root == "outputs" and node.path[0] == ctx.name and ctx.name:
+            if not own_output:
+                ctx.expr_error(path, flowexpr.ExprError(
+                    "a flow's when cannot read its own output (it has not run yet)", node.pos, text))
+        elif node.root == "outputs":
+            ctx.refs.append(_Ref(node.path[0], path, path, node.pos, text))
+
+
+def _ref_problem(root: str, path: tuple[str, ...], ctx: _Ctx, in_condition: bool = False) -> str:
+    if root == "params" and path[0] not in ctx.params:
+        declared = ", ".join(sorted(ctx.params)) or "none"
+        return f'unknown parameter "{path[0]}" (spec.arguments.parameters declares: {declared})'
+    if root == "item" and ctx.loop and in_condition:
+        return ("a condition cannot read item: it is evaluated once for the whole flow, before its items "
+                "(use {{item}} in the patch)")
+    if root == "item" and not ctx.loop:
+        return "item is only defined in a flow with withItems or withParam"
+    if root == "iteration" and not ctx.repeat and not in_condition:
+        return "{{iteration}} is only defined in a flow with repeat"
+    return ""
+
+
+def _loop(f: Obj, ctx: _Ctx, jobflow: str) -> None:
+    items, param = f.get("withItems"), f.get("withParam")
+    fp = ctx.fp
+    if items is not None and param is not None:
+        ctx.error(f"{fp}.withParam", "set either withItems or withParam, not both")
+    if items is not None:
+        if not isinstance(items, list):
+            ctx.error(f"{fp}.withItems", common.type_error(items, "array"))
+        elif len(items) > MAX_ITEMS:
+            ctx.error(f"{fp}.withItems", f"Too many: {len(items)}: must have at most {MAX_ITEMS} items")
+        elif items and jobflow and ctx.name:
+            job = f"{flow.job_name(jobflow, ctx.name)}-{len(items) - 1}"
+            if len(job) > 63:
+                ctx.error(f"{fp}.withItems", f'flow "{ctx.name}" would create vcjob "{job}" ({len(job)} characters):'
+                                             " a vcjob name must be no more than 63 characters")
+    if param is None:
+        return
+    m = _WITH_PARAM.fullmatch(param) if isinstance(param, str) else None
+    if m is None:
+        ctx.error(f"{fp}.withParam", common.invalid(param, 'must be "{{outputs.<flow>}}": the output of an '
+                                                           "earlier flow, a JSON list"))
+    else:
+        ctx.refs.append(_Ref(m.group(1), f"{fp}.withParam", f"{fp}.withParam", m.start(1), param))
+
+
+def _repeat(rep: Any, ctx: _Ctx) -> None:
+    path = f"{ctx.fp}.repeat"
+    if rep is None:
+        return
+    if not isinstance(rep, dict):
+        ctx.error(path, common.type_error(rep, "object"))
+        return
+    if ctx.loop:
+        ctx.error(path, "repeat cannot be combined with withItems or withParam")
+    if rep.get("limit") is None:
+        ctx.error(f"{path}.limit", common.REQUIRED + f": at most how many times to run ({REPEAT_LIMIT[0]}.."
+                                                     f"{REPEAT_LIMIT[1]})")
+    else:
+        common.check_int(rep, "limit", f"{path}.limit", ctx.errs, *REPEAT_LIMIT)
+    if rep.get("until") in (None, ""):
+        ctx.error(f"{path}.until", common.REQUIRED + ": the condition that ends the repetition (it may read "
+                                                     "the flow's own output and iteration)")
+    else:
+        _condition(rep["until"], f"{path}.until", ctx, own_output=True)
+
+
+def _retry(retry: Any, path: str, errs: list[FieldError]) -> None:
+    if retry is None:
+        return
+    if not isinstance(retry, dict):
+        errs.append(FieldError(path, common.type_error(retry, "object")))
+        return
+    if retry.get("limit") is None:
+        errs.append(FieldError(f"{path}.limit", common.REQUIRED + f": how many times to re-run a failed job "
+                                                                  f"({RETRY_LIMIT[0]}..{RETRY_LIMIT[1]})"))
+    else:
+        common.check_int(retry, "limit", f"{path}.limit", errs, *RETRY_LIMIT)
+    backoff = retry.get("backoff")
+    if backoff is None:
+        return
+    if not isinstance(backoff, dict):
+        errs.append(FieldError(f"{path}.backoff", common.type_error(backoff, "object")))
+        return
+    duration = _duration(backoff, "duration", f"{path}.backoff", errs)
+    longest = _duration(backoff, "maxDuration", f"{path}.backoff", errs)
+    if duration is not None and longest is not None and longest < duration:
+        errs.append(FieldError(f"{path}.backoff.maxDuration", common.invalid(
+            backoff["maxDuration"], f"must not be shorter than duration ({backoff['duration']})")))
+    factor = backoff.get("factor")
+    if factor is not None and (not isinstance(factor, (int, float)) or isinstance(factor, bool) or factor < 1):
+        errs.append(FieldError(f"{path}.backoff.factor", common.invalid(factor, "must be a number >= 1")))
+
+
+def _duration(obj: Obj, key: str, path: str, errs: list[FieldError]) -> float | None:
+    value = obj.get(key)
+    if value is None:
+        return None
+    try:
+        seconds = clock.parse_duration(value) if isinstance(value, str) else None
+    except ValueError:
+        seconds = None
+    if seconds is None or seconds < 0:
+        errs.append(FieldError(f"{path}.{key}", common.invalid(
+            value, 'must be a non-negative duration such as "10s", "1m30s" or "500ms"')))
+        return None
+    return seconds
+
+
+def _patch(patch: Any, ctx: _Ctx) -> None:
+    """Volcano's `patch.jobSpec`: the shape apply_patch needs, and the placeholders it uses."""
+    path = f"{ctx.fp}.patch"
+    if patch is None:
+        return
+    if not isinstance(patch, dict):
+        ctx.error(path, common.type_error(patch, "object"))
+        return
+    spec = patch.get("jobSpec")
+    if spec is None:
+        return
+    path += ".jobSpec"
+    if not isinstance(spec, dict):
+        ctx.error(path, common.type_error(spec, "object"))
+        return
+    for key, minimum in (("minAvailable", 0), ("maxRetry", 0), ("ttlSecondsAfterFinished", 0), ("minSuccess", 1)):
+        common.check_int(spec, key, f"{path}.{key}", ctx.errs, minimum=minimum)
+    for key in ("queue", "schedulerName", "priorityClassName"):
+        common.check_type(spec, key, f"{path}.{key}", ctx.errs, str, "string")
+    common.check_type(spec, "policies", f"{path}.policies", ctx.errs, list, "array")
+    _patch_list(spec, "tasks", "name", path, ctx.errs)
+    _patch_list(spec, "volumes", "mountPath", path, ctx.errs)
+    plugins = common.check_type(spec, "plugins", f"{path}.plugins", ctx.errs, dict, "object")
+    for name, args in (plugins or {}).items():
+        if args is not None and (not isinstance(args, list) or not all(isinstance(a, str) for a in args)):
+            ctx.error(f"{path}.plugins.{name}", common.type_error(args, "array of strings"))
+    for placeholder in sorted(flowtemplate.placeholders(spec)):
+        root, *rest = placeholder.split(".")
+        problem = (f"unknown placeholder {{{{{placeholder}}}}} (use params.<name>, outputs.<flow>, item or iteration)"
+                   if root not in flowsyntax.ROOTS or (root in ("params", "outputs") and not rest)
+                   else _ref_problem(root, tuple(rest), ctx))
+        if problem:
+            ctx.error(path, f'flow "{ctx.name}": {problem}')
+        elif root == "outputs":
+            ctx.refs.append(_Ref(rest[0], path, path, -2, placeholder))
+
+
+def _patch_list(spec: Obj, key: str, match: str, path: str, errs: list[FieldError]) -> None:
+    """tasks / volumes: arrays of objects, each `match` field (if given) a string, unique."""
+    items = common.check_type(spec, key, f"{path}.{key}", errs, list, "array")
+    seen: set[str] = set()
+    for j, item in enumerate(items or []):
+        ip = f"{path}.{key}[{j}]"
+        if not isinstance(item, dict):
+            errs.append(FieldError(ip, common.type_error(item, "object")))
+            continue
+        value = item.get(match)
+        if key == "volumes" and value in (None, ""):
+            errs.append(FieldError(f"{ip}.{match}", common.REQUIRED))
+        elif value is not None and not isinstance(value, str):
+            errs.append(FieldError(f"{ip}.{match}", common.type_error(value, "string")))
+        elif value is not None and value in seen:
+            errs.append(FieldError(f"{ip}.{match}", common.duplicate(value)))
+        elif value is not None:
+            seen.add(value)
+        if key == "tasks":
+            for field in ("replicas", "minAvailable", "maxRetry"):
+                common.check_int(item, field, f"{ip}.{field}", errs, minimum=0)
+
+
+# ---- the graph ---------------------------------------------------------------------------------
+
+def _on_exit(spec: Obj, flows: list, index: dict[str, int]) -> list[FieldError]:
+    handler = spec.get("onExit")
+    if handler in (None, ""):
+        return []
+    if not isinstance(handler, str):
+        return [FieldError("spec.onExit", common.type_error(handler, "string"))]
+    if handler not in index:
+        return [FieldError("spec.onExit", f'{NOT_DEFINED}: {handler}: spec.onExit must name one of spec.flows')]
+    f = flows[index[handler]]
+    if f.get("dependsOn") is not None:
+        return [FieldError(f"spec.flows[{index[handler]}].dependsOn", f'flow "{handler}" is the exit handler '
+                           "(spec.onExit): it runs after every other flow and cannot have dependsOn")]
+    return []
+
+
+def _graph_errors(refs: list[tuple[str | None, list[_Ref]]], index: dict[str, int],
+                  handler: str | None = None) -> list[FieldError]:
+    """Undefined references (every occurrence; targets with a quote hint), references to the exit
+    handler, and the first cycle, as a path, reported at the field that makes its first edge."""
     errs: list[FieldError] = []
-    for i, f in enumerate(flows):
-        targets = common.list_at(common.dict_at(f, "dependsOn"), "targets")
-        for j, t in enumerate(targets):
-            if isinstance(t, str) and t not in graph:
-                errs.append(FieldError(f"spec.flows[{i}].dependsOn.targets[{j}]", f"{NOT_DEFINED}: {t}{quote_hint(t)}"))
-    cycle = dag.find_cycle({v: [t for t in ts if t in graph] for v, ts in graph.items()})
+    graph: dict[str, list[str]] = {}
+    edges: dict[tuple[str, str], str] = {}
+    for name, flow_refs in refs:
+        seen: set[tuple[str, str]] = set()
+        for r in flow_refs:
+            if r.flow not in index or (r.flow == handler and name != handler):
+                if (r.flow, r.path) not in seen:
+                    errs.append(FieldError(r.path, _undefined(name, r) if r.flow not in index else
+                                           f'flow "{name}": flow "{handler}" is the exit handler (spec.onExit): '
+                                           "it runs after every other flow, so no flow can depend on it or read "
+                                           "its output"))
+                    seen.add((r.flow, r.path))
+                continue
+            if name is not None:
+                graph.setdefault(name, [])
+                if (name, r.flow) not in edges:
+                    graph[name].append(r.flow)
+                    edges[(name, r.flow)] = r.edge
+    cycle = dag.find_cycle(graph)
     if cycle:
-        errs.append(FieldError(paths[cycle[0]], f"{NOT_DAG} (cycle: {' -> '.join(cycle)})"))
+        errs.append(FieldError(edges[(cycle[0], cycle[1])], f"{NOT_DAG} (cycle: {' -> '.join(cycle)})"))
     return errs
+
+
+def _undefined(name: str | None, r: _Ref) -> str:
+    if r.pos == -1:
+        return f"{NOT_DEFINED}: {r.flow}{quote_hint(r.flow)}"
+    if r.pos == -2:
+        return f'flow "{name}": unknown flow "{r.flow}" in placeholder {{{{{r.text}}}}}'
+    return f'flow "{name}": {flowexpr.ExprError(f"unknown flow {chr(34)}{r.flow}{chr(34)}", r.pos, r.text)}'
 
 
 def quote_hint(target: str) -> str:

@@ -31,3 +31,8 @@ def job_name(jobflow: str, flow: str) -> str:
 def object_string(namespace: str, name: str) -> str:
     """The `<ns>.<name>` label value Volcano writes."""
     return f"{namespace}.{name}"
+
+
+# vclite's flow primitives (annotations, so they work on a cluster with Volcano's CRDs unchanged).
+SUSPEND_ANNOTATION = "flow.volcano.sh/suspend"          # "true": no new vcjob of the JobFlow starts
+OUTPUT_TASK_ANNOTATION = "flow.volcano.sh/output-task"  # on a JobTemplate: whose termination message is the output

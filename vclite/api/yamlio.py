@@ -269,8 +269,9 @@ def _reset(loader: Any) -> None:
     loader.state_generators, loader.deep_construct = [], False
 
 
-def parse_string(text: str, filename: str = "<string>") -> tuple[list[Document], list[Problem]]:
-    """Every non-empty document of `text` and every problem found (nothing raised for bad input)."""
+def parse_string(text: str, filename: str = "<string>", objects: bool = True) -> tuple[list[Document], list[Problem]]:
+    """Every non-empty document of `text` and every problem found (nothing raised for bad input).
+    `objects=False`: plain YAML (e.g. a configuration file), not checked to be API objects."""
     docs: list[Document] = []
     problems: list[Problem] = []
     loader = _Loader(text)
@@ -294,7 +295,8 @@ def parse_string(text: str, filename: str = "<string>") -> tuple[list[Document],
             if obj is None:
                 continue
             doc = Document(obj, filename, index, node.start_mark.line + 1, places)
-            problems.extend(check(doc))
+            if objects:
+                problems.extend(check(doc))
             docs.append(doc)
     except yaml.YAMLError as e:  # syntax: the rest of the file cannot be read
         problems.append(_yaml_problem(filename, e))

@@ -5,6 +5,11 @@ flow (see client_live.py).
 
 The two command sets differ only by the `Resource` row (kind, wording, columns), so one factory
 builds both. Pure formatting (`table_rows`, `describe_shape`) is separate from the commands.
+
+vclite extension: `vcctl jobflow suspend|resume NAME` set or remove the JobFlow annotation
+`flow.volcano.sh/suspend: "true"` (metadata, so it works on a cluster with Volcano's CRDs): while it
+is set the JobFlow controller starts no new vcjob (running ones go on), and the flows ready to start
+show `Suspended`.
 """
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ from typing import Any, Callable
 
 import click
 
-from vclite.api import kinds, meta
+from vclite.api import flow, kinds, meta
 from vclite.cli import client_common as common
 from vclite.cli import client_live
 from vclite.lib import errors
@@ -156,7 +161,36 @@ def build(res: Resource) -> list[click.Command]:
     def describe(master, kubeconfig, name, namespace, fmt):
         _checked(res, "describe", lambda: _describe(res, common.connect(master, kubeconfig), name, namespace, fmt))
 
-    return [create, delete, list_, _get_command(res), describe]
+    commands = [create, delete, list_, _get_command(res), describe]
+    if res.kind is kinds.JOBFLOW:
+        commands += [_suspend_command(res, True), _suspend_command(res, False)]
+    return commands
+
+
+def _suspend(client: Any, name: str, namespace: str, suspend: bool) -> None:
+    if not name:
+        raise common.CommandError("jobflow name must be specified")
+    value = "true" if suspend else None     # merge patch: null removes the annotation
+    obj = client.patch(kinds.JOBFLOW, namespace, name, {"metadata": {"annotations": {flow.SUSPEND_ANNOTATION: value}}})
+    click.echo(f"{'Suspended' if suspend else 'Resumed'} JobFlow: {meta.namespace(obj) or namespace}/{meta.name(obj)}")
+
+
+def _suspend_command(res: Resource, suspend: bool) -> click.Command:
+    sub = "suspend" if suspend else "resume"
+    text = ("suspend a jobflow: no new job of it starts until it is resumed; running jobs go on "
+            "(vclite extension: annotation flow.volcano.sh/suspend)") if suspend else \
+        "resume a suspended jobflow: jobs whose dependencies are met start (vclite extension)"
+
+    @click.command(sub, context_settings=CONTEXT, help=text)
+    @common.common_options
+    @common.name_option(res.what)
+    @common.namespace_option(res.what)
+    @click.argument("name_arg", metavar="[NAME]", required=False)
+    def command(master, kubeconfig, name, namespace, name_arg):
+        _checked(res, sub, lambda: _suspend(common.connect(master, kubeconfig), name or name_arg or "", namespace,
+                                            suspend))
+
+    return command
 
 
 def _get_command(res: Resource) -> click.Command:

@@ -18,7 +18,7 @@ class LazyGroup(click.Group):
     """A group whose heavy commands (the embedded control plane, the server) are imported only
     when used, so client commands start fast."""
 
-    lazy: dict[str, str] = {"server": "vclite.cli.server:server"}
+    lazy: dict[str, str] = {"server": "vclite.cli.server:server", "scheduler": "vclite.cli.scheduler_cmd:scheduler"}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self.lazy})

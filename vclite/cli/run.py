@@ -52,9 +52,19 @@ def as_list(client: Any) -> dict:
     return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
 
 
-def build_runtime(nodes_opt: str | None, conf_path: str | None, workdir: str | None) -> runtime_mod.Runtime:
+def load_scheduler_conf(conf_path: str | None) -> tuple[scheduler_conf.SchedulerConf | None, list[Any]]:
+    """The --scheduler-conf configuration (None: Volcano's default) and its problems (file:line)."""
+    if not conf_path:
+        return None, []
+    try:
+        return scheduler_conf.load_file(conf_path), []
+    except scheduler_conf.ConfError as exc:
+        return None, exc.problems
+
+
+def build_runtime(nodes_opt: str | None, conf: scheduler_conf.SchedulerConf | None,
+                  workdir: str | None) -> runtime_mod.Runtime:
     nodes = nodes_mod.parse_nodes_option(nodes_opt) if nodes_opt else None
-    conf = scheduler_conf.load_file(conf_path) if conf_path else None
     return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, workdir=workdir, scheduler_config=conf)
 
 
@@ -165,14 +175,16 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
 def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None, conf_path: str | None,
         workdir: str | None, timeout: float | None) -> int:
     err = _Stderr()
+    conf, conf_problems = load_scheduler_conf(conf_path)
     docs, problems = manifests.load_and_validate(files)
+    problems = [*conf_problems, *problems]
     if problems:
         for p in problems:
             err.print(str(p), markup=False)
         err.print(f"{len(problems)} problem(s) found; nothing was run.", markup=False)
         return 2
     try:
-        rt = build_runtime(nodes_opt, conf_path, workdir)
+        rt = build_runtime(nodes_opt, conf, workdir)
     except (ValueError, OSError) as exc:
         err.print(f"error: {exc}", markup=False)
         return 2

@@ -4,7 +4,8 @@ Builds the runtime on the data directory (objects, pod logs, token, kubeconfig, 
 then serves it (`httpserver.server.serve`) until SIGTERM or SIGINT. Prints the URL and the
 kubeconfig path on stdout once listening. Exit status: 0 after a graceful stop; 1 if the server
 cannot start (data directory in use, address in use, a certificate that cannot be loaded);
-2 for invalid options (e.g. --plain-http on a non-loopback address).
+2 for invalid options (e.g. --plain-http on a non-loopback address) or an invalid --scheduler-conf
+(each problem printed as file:line: message; nothing is started).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from vclite.httpserver import logsetup
 from vclite.httpserver import server as server_mod
 from vclite.lib import clock as clock_mod
 from vclite.runtime import runtime as runtime_mod
-from vclite.scheduler import conf as scheduler_conf
+from vclite.scheduler import conf as scheduler_conf_mod
 from vclite.store import sqlite as sqlite_store
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -32,9 +33,9 @@ def default_data_dir() -> pathlib.Path:
     return pathlib.Path(env).expanduser() if env else pathlib.Path.home() / ".vclite"
 
 
-def build_runtime(data_dir: pathlib.Path, nodes_opt: str | None, conf_path: str | None) -> runtime_mod.Runtime:
+def build_runtime(data_dir: pathlib.Path, nodes_opt: str | None,
+                  conf: scheduler_conf_mod.SchedulerConf | None) -> runtime_mod.Runtime:
     nodes = nodes_mod.parse_nodes_option(nodes_opt) if nodes_opt else None
-    conf = scheduler_conf.load_file(conf_path) if conf_path else None
     return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, scheduler_config=conf, data_dir=data_dir)
 
 
@@ -86,9 +87,17 @@ def server(data_dir, address, port, tls_cert, tls_key, plain_http, nodes_opt, sc
     options = server_mod.Options(data_dir=data_dir, address=address, port=port, tls_cert=tls_cert, tls_key=tls_key,
                                  plain_http=plain_http, announce=_announce)
     try:
+        conf = scheduler_conf_mod.load_file(scheduler_conf) if scheduler_conf else None
+    except scheduler_conf_mod.ConfError as e:   # before anything starts or touches the data directory
+        for p in e.problems:
+            click.echo(str(p), err=True)
+        click.echo(f"{len(e.problems)} problem(s) found in the scheduler configuration; the server was not started.",
+                   err=True)
+        sys.exit(2)
+    try:
         server_mod.check_options(options)
         data_dir.mkdir(parents=True, exist_ok=True)
-        rt = build_runtime(data_dir, nodes_opt, scheduler_conf)
+        rt = build_runtime(data_dir, nodes_opt, conf)
     except server_mod.ServeError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)

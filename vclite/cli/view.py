@@ -1,6 +1,12 @@
-"""What `vcctl run` shows: a live view of each JobFlow's DAG (per-job phase, task progress,
-elapsed time, why a job waits), transition lines when stdout is not a terminal, and the final
-summary with the reason of every failure.
+"""What `vcctl run` and `vcctl jobflow get -w` show: a live view of each JobFlow's DAG (per-flow state,
+task progress, elapsed time, what a flow waits on), transition lines when stdout is not a terminal,
+and the final summary with the reason of every failure.
+
+The DAG (`dag_rows`) has one row per flow in dependency order: its dependency (targets, `any`,
+the expression, probes, `when`), its state — the vcjob's phase, or from the JobFlow's status
+condition when it has none: waiting (on what), waiting for a probe, suspended, Skipped (and why),
+not created — and, under a loop flow, a row per item or iteration (the first LOOP_ROWS, then a
+count). Retries and a job's output (its termination message) appear in the detail column.
 
 Pure functions from a Snapshot of API objects to rich renderables or lines of text; no API calls
 and no clock reads (the caller passes `now`).
@@ -26,7 +32,14 @@ PHASE_STYLE = {
     "Succeed": "bold green", "Completed": "green", "Running": "cyan", "Pending": "yellow",
     "Failed": "bold red", "Terminated": "red", "Aborted": "magenta", "Terminating": "magenta",
     "Restarting": "yellow", "Completing": "green", "Aborting": "magenta", "waiting": "dim",
+    "Skipped": "dim strike", "probe": "yellow", "suspended": "magenta", "not created": "dim", "retrying": "yellow",
 }
+LOOP_ROWS = 8          # item / iteration rows shown under a loop flow
+WAITING_STATES = {"WaitingForDependencies": "waiting", "WaitingForOutput": "waiting", "WaitingForOtherFlows": "waiting",
+                  "WaitingForProbe": "probe", "Suspended": "suspended", "NotCreated": "not created",
+                  "Retrying": "retrying", "JobTemplateNotFound": "waiting", "JobAlreadyExists": "waiting",
+                  "UndefinedTarget": "waiting", "DependencyCycle": "waiting", "InvalidSpec": "waiting",
+                  "Creating": "waiting"}
 
 
 @dataclasses.dataclass
@@ -124,6 +137,112 @@ def flow_rows(jf: Obj, snap: Snapshot) -> list[tuple[str, str, Obj | None, list[
              graph.get(name, [])) for name in order if name in graph]
 
 
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One line of a JobFlow's DAG: a flow, or (indented) one item / iteration of a loop flow."""
+
+    label: str
+    depends: str
+    key: str                 # the vcjob name, or `<jobflow>-<flow>` for a flow without one
+    job: Obj | None
+    child: bool = False
+
+
+def depends_text(f: Obj) -> str:
+    """A flow's dependency in a few words: `a, b`, `any of a, b`, the expression, probes, when, loops."""
+    dep = f.get("dependsOn") if isinstance(f.get("dependsOn"), dict) else {}
+    targets = [t for t in dep.get("targets") or [] if isinstance(t, str)]
+    parts = []
+    if targets:
+        parts.append(("any of " if dep.get("strategy") == "any" and len(targets) > 1 else "") + ", ".join(targets))
+    if dep.get("expression"):
+        parts.append(str(dep["expression"]))
+    probe = dep.get("probe") if isinstance(dep.get("probe"), dict) else {}
+    for e in probe.get("taskStatusList") or []:
+        parts.append(f"probe {e.get('taskName')} {e.get('phase')}")
+    for e in probe.get("httpGetList") or []:
+        parts.append(f"probe {e.get('taskName')} GET :{e.get('port')}{e.get('path') or '/'}")
+    for e in probe.get("tcpSocketList") or []:
+        parts.append(f"probe {e.get('taskName')} tcp :{e.get('port')}")
+    if f.get("when"):
+        parts.append(f"when {f['when']}")
+    if f.get("withItems") is not None:
+        parts.append(f"for each of {len(f['withItems'])} items")
+    if f.get("withParam"):
+        parts.append(f"for each in {f['withParam']}")
+    if isinstance(f.get("repeat"), dict):
+        parts.append(f"repeat until {f['repeat'].get('until')} (≤{f['repeat'].get('limit')})")
+    return "; ".join(parts)
+
+
+def _flow_refs(f: Obj) -> list[str]:
+    """Flows this flow reads, for ordering rows (targets and names in its expression)."""
+    dep = f.get("dependsOn") if isinstance(f.get("dependsOn"), dict) else {}
+    refs = [t for t in dep.get("targets") or [] if isinstance(t, str)]
+    expr = dep.get("expression")
+    if isinstance(expr, str):
+        refs += [w.split(".")[0] for w in expr.replace("(", " ").replace(")", " ").replace("!", " ")
+                 .replace("&&", " ").replace("||", " ").split()]
+    param = str(f.get("withParam") or "")
+    if "outputs." in param:
+        refs.append(param.split("outputs.")[1].split("}")[0].strip())
+    return refs
+
+
+def dag_rows(jf: Obj, snap: Snapshot) -> list[Row]:
+    """The rows of a JobFlow's DAG, flows in dependency order (the exit handler last)."""
+    spec = jf.get("spec") or {}
+    flows = {f.get("name", ""): f for f in spec.get("flows") or [] if isinstance(f, dict)}
+    graph = {n: [r for r in _flow_refs(f) if r in flows and r != n] for n, f in flows.items()}
+    try:
+        order = dag.topological_order(graph)
+    except ValueError:
+        order = list(graph)
+    exit_flow = spec.get("onExit")
+    if exit_flow in order:
+        order = [n for n in order if n != exit_flow] + [exit_flow]
+    name, ns = meta.name(jf), meta.namespace(jf)
+    conditions = (jf.get("status") or {}).get("conditions") or {}
+    rows: list[Row] = []
+    for fname in order:
+        f, base = flows[fname], flow.job_name(name, fname)
+        depends = depends_text(f) + ("on exit" if fname == exit_flow else "")
+        loop = f.get("withItems") is not None or f.get("withParam") or isinstance(f.get("repeat"), dict)
+        rows.append(Row(fname, depends, base, None if loop else snap.job(ns, base)))
+        if not loop:
+            continue
+        count = int((conditions.get(base) or {}).get("items") or (conditions.get(base) or {}).get("iterations") or 0)
+        word = "iteration" if isinstance(f.get("repeat"), dict) else "item"
+        for i in range(min(count, LOOP_ROWS)):
+            rows.append(Row(f"  {word} {i}", "", f"{base}-{i}", snap.job(ns, f"{base}-{i}"), child=True))
+        if count > LOOP_ROWS:
+            rows.append(Row(f"  … {count - LOOP_ROWS} more", "", "", None, child=True))
+    return rows
+
+
+def row_cells(snap: Snapshot, jf: Obj, row: Row, now: dt.datetime) -> tuple[Text, str, str, str]:
+    """(state, tasks, elapsed, detail) of a DAG row."""
+    cond = ((jf.get("status") or {}).get("conditions") or {}).get(row.key) or {}
+    if row.job is None:
+        phase, reason = cond.get("phase") or "", cond.get("reason") or ""
+        if not row.key:
+            return Text(""), "", "", ""
+        if phase in ("", batch.JobPhase.PENDING) and (reason in WAITING_STATES or not reason):
+            state = WAITING_STATES.get(reason, "waiting")
+        else:
+            state = phase
+        return Text(state, style=PHASE_STYLE.get(state, "")), "", "", cond.get("message", "")
+    ph, tasks, el, detail = job_cells(snap, row.job, [], now)
+    extra = []
+    if cond.get("retries"):
+        extra.append(f"retry {cond['retries']}")
+    if cond.get("reason") in ("RetryBackoff", "Retrying"):
+        extra.append(cond.get("message", ""))
+    if cond.get("output") and meta.phase(row.job) == batch.JobPhase.COMPLETED:
+        extra.append(f"output: {str(cond['output']).strip()[:60]}")
+    return ph, tasks, el, "; ".join([x for x in (detail, *extra) if x])
+
+
 def job_cells(snap: Snapshot, job: Obj | None, targets: list[str], now: dt.datetime) -> tuple[Text, str, str, str]:
     if job is None:
         detail = f"waiting on {', '.join(targets)}" if targets else "waiting"
@@ -139,19 +258,7 @@ def render(snap: Snapshot, now: dt.datetime) -> Group:
     """The live view: one table per JobFlow (its DAG in dependency order), one for standalone jobs."""
     parts: list[Any] = []
     for jf in snap.jobflows:
-        phase = meta.phase(jf) or "Pending"
-        rows = flow_rows(jf, snap)
-        done = sum(1 for _, _, j, _ in rows if j is not None and meta.phase(j) == batch.JobPhase.COMPLETED)
-        title = Text.assemble(("JobFlow ", "bold"), (meta.key(jf), "bold"), "  ",
-                              (phase, PHASE_STYLE.get(phase, "")), f"  {done}/{len(rows)} jobs completed  ",
-                              (elapsed(jf, now) if phase not in ("Succeed", "Failed") else "", "dim"))
-        table = Table(title=title, title_justify="left", box=box.SIMPLE, show_edge=False, pad_edge=False)
-        for col in ("flow", "depends on", "phase", "tasks", "elapsed", "detail"):
-            table.add_column(col, overflow="fold")
-        for name, _, job, targets in rows:
-            ph, tasks, el, detail = job_cells(snap, job, targets, now)
-            table.add_row(name, ", ".join(targets), ph, tasks, el, Text(detail, style="dim"))
-        parts.append(table)
+        parts.append(jobflow_table(jf, snap, now))
     jobs = standalone_jobs(snap)
     if jobs:
         table = Table(title=Text("vcjobs", style="bold"), title_justify="left", box=box.SIMPLE, show_edge=False)
@@ -162,6 +269,31 @@ def render(snap: Snapshot, now: dt.datetime) -> Group:
             table.add_row(meta.key(job), ph, tasks, el, Text(detail, style="dim"))
         parts.append(table)
     return Group(*parts)
+
+
+def jobflow_table(jf: Obj, snap: Snapshot, now: dt.datetime) -> Table:
+    """One JobFlow: a title (phase, suspended, counts, next flows) and its DAG rows."""
+    status = jf.get("status") or {}
+    phase = meta.phase(jf) or "Pending"
+    done = len(status.get("completedJobs") or [])
+    skipped = len(status.get("skippedJobs") or [])
+    total = done + skipped + sum(len(status.get(k) or []) for k in
+                                 ("pendingJobs", "runningJobs", "failedJobs", "terminatedJobs", "unKnowJobs"))
+    bits: list[Any] = [("JobFlow ", "bold"), (meta.key(jf), "bold"), "  ", (phase, PHASE_STYLE.get(phase, ""))]
+    if str(meta.annotations(jf).get(flow.SUSPEND_ANNOTATION, "")).lower() == "true":
+        bits += ["  ", ("suspended", PHASE_STYLE["suspended"])]
+    bits.append(f"  {done}/{total} jobs completed" + (f", {skipped} skipped" if skipped else "") + "  ")
+    if status.get("nextFlows") and phase not in ("Succeed", "Failed"):
+        bits.append((f"next: {', '.join(status['nextFlows'][:5])}  ", "dim"))
+    bits.append((elapsed(jf, now) if phase not in ("Succeed", "Failed") else "", "dim"))
+    table = Table(title=Text.assemble(*bits), title_justify="left", box=box.SIMPLE, show_edge=False, pad_edge=False)
+    for col in ("flow", "depends on", "state", "tasks", "elapsed", "detail"):
+        table.add_column(col, overflow="fold")
+    for row in dag_rows(jf, snap):
+        ph, tasks, el, detail = row_cells(snap, jf, row, now)
+        table.add_row(Text(row.label, style="dim" if row.child else ""), row.depends, ph, tasks, el,
+                      Text(detail, style="dim"))
+    return table
 
 
 def phases(snap: Snapshot) -> dict[str, str]:

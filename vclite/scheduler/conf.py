@@ -11,11 +11,14 @@ configurations:
 - name: allocate
   arguments: {...}
 ```
-`parse(text)` reads YAML (every unset enable flag ON, as Volcano's ApplyPluginConfDefaults, except
-the opt-in `enableHierarchy`);
+`parse(text, filename)` reads YAML (every unset enable flag ON, as Volcano's ApplyPluginConfDefaults,
+except the opt-in `enableHierarchy`); `load_file(path)` reads a file;
 `build(actions, tiers)` is the in-code form used by tests, where flags are OFF unless given
 (as in Volcano's unit tests): `build("allocate", [[plugin("gang", enableJobReady=True)]])`.
-An unknown action, plugin, flag or argument is a ValueError naming it; nothing is half-applied.
+Every unknown action, plugin, flag or argument and every bad value is collected into one
+ConfError (a ValueError) whose lines name the place: `sched.conf:7: unknown plugin "nodeorderr"
+(known: …)` when parsed from text (the YAML node marks, as api/yamlio.py keeps them), else the
+field path (`tiers[1].plugins[0].name: …`). Nothing is half-applied.
 `default_conf()` is Volcano's DefaultSchedulerConf.
 
 Must not: run anything; plugins and actions are only instantiated by the session.
@@ -23,10 +26,10 @@ Must not: run anything; plugins and actions are only instantiated by the session
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from typing import Any, Iterable, Mapping, Sequence
 
-import yaml
-
+from vclite.api import yamlio
 from vclite.scheduler import registry as registry_mod
 from vclite.scheduler.framework import plugin as plugin_mod
 
@@ -42,6 +45,7 @@ _FLAG_SET = frozenset(FLAGS)  # hypernode and sub-job flags are accepted; vclite
 # Opt-in even in YAML: Volcano's default configuration puts drf beside proportion, which
 # hierarchical drf forbids, so ApplyPluginConfDefaults cannot be turning it on.
 _OPT_IN = frozenset({"enableHierarchy"})
+TOP_LEVEL = ("actions", "tiers", "configurations", "metrics")
 
 DEFAULT_CONF_YAML = """\
 actions: "enqueue, allocate, backfill"
@@ -57,6 +61,28 @@ tiers:
   - name: proportion
   - name: nodeorder
 """
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a configuration: where (a field path; file and line once located)."""
+    path: str
+    message: str
+    file: str = ""
+    line: int = 0
+
+    def __str__(self) -> str:
+        if self.file:
+            return f"{self.file}:{self.line}: {self.message}" if self.line else f"{self.file}: {self.message}"
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class ConfError(ValueError):
+    """A configuration that cannot be used; `problems` lists every problem found, in order."""
+
+    def __init__(self, problems: Iterable[Problem]):
+        self.problems = list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,99 +131,256 @@ def plugin(name: str, arguments: Mapping[str, Any] | None = None, **flags: bool)
     return entry
 
 
-def _split_actions(actions: str | Sequence[str]) -> list[str]:
+class _Problems(list):
+    """Problems collected while validating (path, message)."""
+
+    def add(self, path: str, message: str) -> None:
+        self.append(Problem(path, message))
+
+
+def _q(value: Any) -> str:
+    """A name as the messages quote it: "gang"."""
+    return '"' + str(value).replace('"', '\\"') + '"'
+
+
+def _child(path: str, key: Any) -> str:
+    """The path of a mapping entry (`a.b`, or `a[b.c]` when the key has dots or brackets)."""
+    key = str(key)
+    if any(c in key for c in ".[]"):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _arguments(cls: type, raw: Any, owner: str, path: str, prefixes: tuple[str, ...], out: _Problems) -> Any:
+    """The typed Arguments, or None after adding a problem per bad argument (each at its own path)."""
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, Mapping):
+        out.add(path, f"{owner}: arguments must be a mapping, got {_type_name(raw)}")
+        return None
+    keys = {f.metadata.get("key", f.name) for f in dataclasses.fields(cls) if f.name != "extra"}
+    ok = True
+    for key, value in raw.items():
+        at = _child(path, key)
+        if str(key) not in keys and not any(str(key).startswith(p) for p in prefixes):
+            known = ", ".join([*sorted(keys), *(f"{p}<name>" for p in prefixes)]) or "none"
+            out.add(at, f"{owner}: unknown argument {_q(key)} (known: {known})")
+            ok = False
+            continue
+        try:
+            plugin_mod.parse_arguments(cls, {key: value}, owner, prefixes)   # alone: the error is this key's
+        except (ValueError, TypeError) as e:
+            out.add(at, str(e))
+            ok = False
+    if not ok:
+        return None
+    try:
+        return plugin_mod.parse_arguments(cls, raw, owner, prefixes)
+    except (ValueError, TypeError) as e:   # arguments that are only wrong together
+        out.add(path, str(e))
+        return None
+
+
+def _split_actions(actions: Any, out: _Problems) -> list[str]:
     if isinstance(actions, str):
         return [a.strip() for a in actions.split(",") if a.strip()]
-    return [str(a).strip() for a in actions]
+    if isinstance(actions, list) and all(isinstance(a, str) for a in actions):
+        return [a.strip() for a in actions]
+    out.add("actions", 'must be a comma-separated string such as "enqueue, allocate"')
+    return []
 
 
-def _action_options(names: list[str], configurations: Iterable[Mapping[str, Any]],
-                    reg: registry_mod.Registry) -> tuple[ActionOption, ...]:
+def _action_options(names: list[str], configurations: Any, reg: registry_mod.Registry,
+                    out: _Problems) -> tuple[ActionOption, ...]:
+    classes: dict[str, type] = {}
     for n in names:
-        reg.action(n)  # raises for unknown names
-    if len(set(names)) != len(names):
-        raise ValueError(f"actions: an action is listed twice in {', '.join(names)}")
-    raw_args: dict[str, Mapping[str, Any]] = {}
-    for i, c in enumerate(configurations or ()):
-        if not isinstance(c, Mapping) or "name" not in c:
-            raise ValueError(f"configurations[{i}]: must be a mapping with a name")
-        unknown = set(c) - {"name", "arguments"}
-        if unknown:
-            raise ValueError(f"configurations[{i}]: unknown field {sorted(unknown)[0]!r}")
-        reg.action(str(c["name"]))
-        raw_args[str(c["name"])] = c.get("arguments") or {}
-    out = []
-    for n in names:
-        cls = reg.action(n)
-        out.append(ActionOption(n, cls, plugin_mod.parse_arguments(cls.Arguments, raw_args.get(n), f"action {n!r}")))
-    return tuple(out)
+        try:
+            classes[n] = reg.action(n)
+        except ValueError as e:
+            out.add("actions", str(e))
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        out.add("actions", f"action {_q(twice[0])} is listed twice in {_q(', '.join(names))}")
+    raw_args: dict[str, tuple[str, Any]] = {}
+    if configurations is None:
+        configurations = []
+    if not isinstance(configurations, list):
+        out.add("configurations", "must be a list of {name, arguments}")
+        configurations = []
+    for i, c in enumerate(configurations):
+        where = f"configurations[{i}]"
+        if not isinstance(c, Mapping) or not c.get("name"):
+            out.add(where, "must be a mapping with a name (an action)")
+            continue
+        for key in sorted(set(c) - {"name", "arguments"}):
+            out.add(_child(where, key), f"unknown field {_q(key)} (known: name, arguments)")
+        name = str(c["name"])
+        try:
+            cls = reg.action(name)
+        except ValueError as e:
+            out.add(f"{where}.name", str(e))
+            continue
+        if name in raw_args:
+            out.add(f"{where}.name", f"action {_q(name)} is configured twice")
+        raw_args[name] = (f"{where}.arguments", c.get("arguments"))
+        _arguments(cls.Arguments, c.get("arguments"), f"action {_q(name)}", f"{where}.arguments", (), out)
+    result = []
+    for n, cls in classes.items():
+        if n not in raw_args:
+            args = _arguments(cls.Arguments, None, f"action {_q(n)}", "actions", (), out)
+        else:
+            path, raw = raw_args[n]
+            args = _arguments(cls.Arguments, raw, f"action {_q(n)}", path, (), _Problems())  # reported above
+        result.append(ActionOption(n, cls, args))
+    return tuple(result)
 
 
-def _plugin_option(entry: Any, where: str, reg: registry_mod.Registry, default_on: bool) -> PluginOption:
+def _plugin_option(entry: Any, where: str, reg: registry_mod.Registry, default_on: bool,
+                   out: _Problems) -> PluginOption | None:
     if not isinstance(entry, Mapping) or not entry.get("name"):
-        raise ValueError(f"{where}: a plugin must be a mapping with a name")
+        out.add(where, "a plugin must be a mapping with a name")
+        return None
     name = str(entry["name"])
-    cls = reg.plugin(name)
+    try:
+        cls = reg.plugin(name)
+    except ValueError as e:
+        out.add(f"{where}.name", str(e))
+        return None
+    before = len(out)
     flags = set(_FLAG_SET - _OPT_IN) if default_on else set()
     for key, value in entry.items():
         if key in ("name", "arguments"):
             continue
         if key not in _FLAG_SET:
-            raise ValueError(f"{where} ({name}): unknown field {key!r}")
-        if not isinstance(value, bool):
-            raise ValueError(f"{where} ({name}): {key} must be true or false, got {value!r}")
-        (flags.add if value else flags.discard)(key)
-    raw = entry.get("arguments") or {}
-    if not isinstance(raw, Mapping):
-        raise ValueError(f"{where} ({name}): arguments must be a mapping")
-    args = plugin_mod.parse_arguments(cls.Arguments, raw, f"plugin {name!r}", getattr(cls, "argument_prefixes", ()))
-    return PluginOption(name, cls, args, frozenset(flags), dict(raw))
+            close = difflib.get_close_matches(str(key), FLAGS, n=1)
+            hint = f"did you mean {_q(close[0])}?" if close else "not an enable flag; arguments go under `arguments:`"
+            out.add(_child(where, key), f"plugin {_q(name)}: unknown field {_q(key)} ({hint})")
+        elif not isinstance(value, bool):
+            out.add(_child(where, key), f"plugin {_q(name)}: {key} must be true or false, got {value!r}")
+        else:
+            (flags.add if value else flags.discard)(key)
+    for flag, why in getattr(cls, "unsupported_flags", {}).items():
+        if flag in flags:
+            out.add(f"{where}.{flag}" if flag in entry else f"{where}.name",
+                    f"plugin {_q(name)}: {flag} is not supported: {why}")
+    args = _arguments(cls.Arguments, entry.get("arguments"), f"plugin {_q(name)}", f"{where}.arguments",
+                      getattr(cls, "argument_prefixes", ()), out)
+    if len(out) > before:
+        return None
+    return PluginOption(name, cls, args, frozenset(flags), dict(entry.get("arguments") or {}))
+
+
+def _tier(t: int, tier: Any, reg: registry_mod.Registry, default_on: bool, out: _Problems) -> tuple[PluginOption, ...]:
+    plugins = tier.get("plugins") if isinstance(tier, Mapping) else tier
+    if isinstance(tier, Mapping):
+        for key in sorted(set(tier) - {"plugins"}):
+            out.add(_child(f"tiers[{t}]", key), f"unknown field {_q(key)} (a tier has only `plugins`)")
+    if plugins is None or not isinstance(plugins, (list, tuple)):
+        out.add(f"tiers[{t}]", "must list plugins (`- plugins: [{name: gang}, ...]`)")
+        return ()
+    opts = [_plugin_option(p, f"tiers[{t}].plugins[{i}]", reg, default_on, out) for i, p in enumerate(plugins)]
+    names = [p.get("name") if isinstance(p, Mapping) else None for p in plugins]
+    for i, n in enumerate(names):
+        if n and n in names[:i]:
+            out.add(f"tiers[{t}].plugins[{i}].name", f"plugin {_q(n)} is listed twice in this tier")
+    valid = tuple(o for o in opts if o is not None)
+    hierarchical = [i for i, p in enumerate(plugins)
+                    if names[i] == "drf" and isinstance(p, Mapping) and p.get("enableHierarchy") is True]
+    if hierarchical and "proportion" in names:
+        at = f"tiers[{t}].plugins[{hierarchical[0]}].enableHierarchy"
+        out.add(at, "drf with enableHierarchy cannot be used with proportion in the same tier")
+    return valid
+
+
+def _build(actions: Any, tiers: Any, configurations: Any, reg: registry_mod.Registry, default_on: bool,
+           out: _Problems) -> SchedulerConf | None:
+    names = _split_actions(actions, out)
+    if not names and not out:
+        out.add("actions", "at least one action is required")
+    if not isinstance(tiers, (list, tuple)):
+        out.add("tiers", "must be a list of tiers (`- plugins: [...]`)")
+        tiers = []
+    out_tiers = tuple(_tier(t, tier, reg, default_on, out) for t, tier in enumerate(tiers))
+    action_opts = _action_options(names, configurations, reg, out)
+    return None if out else SchedulerConf(action_opts, out_tiers)
 
 
 def build(actions: str | Sequence[str], tiers: Sequence[Sequence[Mapping[str, Any]]],
           configurations: Iterable[Mapping[str, Any]] = (), registry: registry_mod.Registry | None = None,
           default_on: bool = False) -> SchedulerConf:
-    """A validated configuration from in-code values (flags off unless given, or `default_on`)."""
-    reg = registry or registry_mod.default_registry()
-    names = _split_actions(actions)
-    if not names:
-        raise ValueError("actions: at least one action is required")
-    out_tiers = []
-    for t, tier in enumerate(tiers):
-        plugins = tier.get("plugins") if isinstance(tier, Mapping) else tier
-        if plugins is None or isinstance(plugins, (str, Mapping)):
-            raise ValueError(f"tiers[{t}]: must list plugins")
-        opts = tuple(_plugin_option(p, f"tiers[{t}].plugins[{i}]", reg, default_on) for i, p in enumerate(plugins))
-        seen = [o.name for o in opts]
-        dup = {n for n in seen if seen.count(n) > 1}
-        if dup:
-            raise ValueError(f"tiers[{t}]: plugin {sorted(dup)[0]!r} is listed twice")
-        if any(o.name == "drf" and o.enabled("enableHierarchy") for o in opts) and "proportion" in seen:
-            raise ValueError(f"tiers[{t}]: drf with enableHierarchy cannot be used with proportion in the same tier")
-        for i, o in enumerate(opts):
-            for flag, why in getattr(o.plugin, "unsupported_flags", {}).items():
-                if o.enabled(flag):
-                    raise ValueError(f"tiers[{t}].plugins[{i}] ({o.name}): {flag} is not supported: {why}")
-        out_tiers.append(opts)
-    return SchedulerConf(_action_options(names, configurations, reg), tuple(out_tiers))
+    """A validated configuration from in-code values (flags off unless given, or `default_on`).
+    Raises ConfError (problems named by field path)."""
+    out = _Problems()
+    conf = _build(actions, list(tiers), list(configurations), registry or registry_mod.default_registry(),
+                  default_on, out)
+    if conf is None:
+        raise ConfError(out)
+    return conf
 
 
-def parse(text: str | Mapping[str, Any], registry: registry_mod.Registry | None = None) -> SchedulerConf:
-    """Parse `volcano-scheduler.conf` (YAML text or an already-loaded mapping)."""
-    data = yaml.safe_load(text) if isinstance(text, str) else text
+def _from_mapping(data: Any, reg: registry_mod.Registry, out: _Problems) -> SchedulerConf | None:
     if not isinstance(data, Mapping):
-        raise ValueError("scheduler configuration must be a mapping with actions and tiers")
-    unknown = set(data) - {"actions", "tiers", "configurations", "metrics"}
-    if unknown:
-        raise ValueError(f"scheduler configuration: unknown field {sorted(unknown)[0]!r}")
-    actions = data.get("actions")
-    if not isinstance(actions, (str, list)):
-        raise ValueError('actions: must be a comma-separated string such as "enqueue, allocate"')
-    tiers = data.get("tiers") or []
-    if not isinstance(tiers, list):
-        raise ValueError("tiers: must be a list")
-    return build(actions, tiers, data.get("configurations") or (), registry, default_on=True)
+        out.add("", "a scheduler configuration must be a mapping with actions and tiers, "
+                    f"got {_type_name(data)}")
+        return None
+    for key in data:
+        if key not in TOP_LEVEL:
+            out.add(_child("", key), f"unknown field {_q(key)} (known: {', '.join(TOP_LEVEL)})")
+    if "actions" not in data:
+        out.add("", 'actions: Required value (e.g. actions: "enqueue, allocate, backfill")')
+    metrics = data.get("metrics")
+    if metrics is not None and not isinstance(metrics, Mapping):
+        out.add("metrics", "must be a mapping")
+    tiers = data.get("tiers")
+    return _build(data.get("actions", ""), [] if tiers is None else tiers, data.get("configurations"), reg,
+                  True, out)
+
+
+def parse(text: str | Mapping[str, Any], filename: str = "<string>",
+          registry: registry_mod.Registry | None = None) -> SchedulerConf:
+    """Parse `volcano-scheduler.conf` (YAML text, or an already-loaded mapping). Raises ConfError;
+    for text, each problem carries `filename` and the line of the offending field."""
+    reg = registry or registry_mod.default_registry()
+    out = _Problems()
+    if not isinstance(text, str):
+        conf = _from_mapping(text, reg, out)
+        if conf is None:
+            raise ConfError(out)
+        return conf
+    docs, problems = yamlio.parse_string(text, filename, objects=False)
+    if problems:
+        raise ConfError(Problem("", p.message, filename, p.line) for p in problems)
+    if len(docs) > 1:
+        raise ConfError([Problem("", "one YAML document expected (found a second one)", filename, docs[1].line)])
+    doc = docs[0] if docs else None
+    conf = _from_mapping(doc.obj if doc is not None else None, reg, out)
+    if conf is None:
+        located = [dataclasses.replace(p, file=filename, line=doc.line_of(p.path) if doc else 1) for p in out]
+        raise ConfError(sorted(located, key=lambda p: p.line))
+    return conf
+
+
+def load_file(path: str, registry: registry_mod.Registry | None = None) -> SchedulerConf:
+    """Read and parse a configuration file (ConfError names the file for every problem)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ConfError([Problem("", f"cannot read: {e.strerror or e}", path)]) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ConfError([Problem("", f"not UTF-8 text: {e.reason} at byte {e.start}", path,
+                                 data[:e.start].count(b"\n") + 1)]) from None
+    return parse(text, path, registry)
 
 
 def default_conf(registry: registry_mod.Registry | None = None) -> SchedulerConf:
-    return parse(DEFAULT_CONF_YAML, registry)
+    return parse(DEFAULT_CONF_YAML, "<default>", registry)

@@ -54,8 +54,8 @@ class Registry:
 
 def _unknown(what: str, name: str, known: Mapping[str, type], volcano: tuple[str, ...]) -> str:
     if name in volcano:
-        return f"{what} {name!r} is not supported by vclite yet (supported: {', '.join(sorted(known))})"
-    return f"unknown {what} {name!r} (known: {', '.join(sorted(known))})"
+        return f'{what} "{name}" is not supported by vclite yet (supported: {", ".join(sorted(known))})'
+    return f'unknown {what} "{name}" (known: {", ".join(sorted(known))})'
 
 
 def _table(classes: list[type]) -> Mapping[str, type]:

@@ -73,7 +73,7 @@ ACCEPT_CASES = [
     pytest.param(jf(fl("a"), fl("b", "a"), jobRetainPolicy="retain"), id="retain-policy-retain"),
     pytest.param(jf(fl("a"), fl("b"), jobRetainPolicy=""), id="retain-policy-empty"),
     pytest.param(jf(fl("a"), fl("b") | {"dependsOn": {"targets": []}}), id="empty-targets"),
-    pytest.param(jf(fl("a"), fl("b") | {"dependsOn": {"probe": {"taskStatusList": [{"taskName": "t", "phase": "x"}]}}}),
+    pytest.param(jf(fl("a"), fl("b") | {"dependsOn": {"probe": {"taskStatusList": [{"taskName": "t", "phase": "Running"}]}}}),
                  id="probe-without-targets"),
     pytest.param({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
                   "metadata": {"name": "jf", "namespace": "default"}}, id="no-spec"),

@@ -66,29 +66,29 @@ configurations:
 
 
 @pytest.mark.parametrize("text, message", [
-    pytest.param('actions: "enqueue, allocat"\ntiers: []', "unknown action 'allocat'", id="unknown action"),
-    pytest.param('actions: "allocate, shuffle"\ntiers: []', "action 'shuffle' is not supported by vclite yet",
+    pytest.param('actions: "enqueue, allocat"\ntiers: []', 'unknown action "allocat"', id="unknown action"),
+    pytest.param('actions: "allocate, shuffle"\ntiers: []', 'action "shuffle" is not supported by vclite yet',
                  id="volcano action vclite lacks"),
-    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: gangg}]}]', "unknown plugin 'gangg'",
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: gangg}]}]', 'unknown plugin "gangg"',
                  id="unknown plugin"),
     pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: capacity}]}]',
-                 "plugin 'capacity' is not supported by vclite yet", id="volcano plugin vclite lacks"),
+                 'plugin "capacity" is not supported by vclite yet', id="volcano plugin vclite lacks"),
     pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: gang, enableJobRedy: true}]}]',
-                 "unknown field 'enableJobRedy'", id="unknown flag"),
+                 'unknown field "enableJobRedy" (did you mean "enableJobReady"?)', id="unknown flag"),
     pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: gang, enableJobReady: "yes"}]}]',
                  "enableJobReady must be true or false", id="flag not a bool"),
     pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: predicates, arguments: {predicate.Foo: true}}]}]',
-                 "plugin 'predicates': unknown argument 'predicate.Foo'", id="unknown argument"),
+                 'plugin "predicates": unknown argument "predicate.Foo"', id="unknown argument"),
     pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: overcommit, arguments: {overcommit-factor: x}}]}]',
                  "argument 'overcommit-factor': expected float", id="argument of the wrong type"),
     pytest.param('actions: "allocate"\nconfigurations: [{name: allocate, arguments: {foo: 1}}]\ntiers: []',
-                 "action 'allocate': unknown argument 'foo'", id="unknown action argument"),
+                 'action "allocate": unknown argument "foo"', id="unknown action argument"),
     pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: gang}, {name: gang}]}]', "listed twice",
                  id="plugin twice in a tier"),
     pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: drf, enableHierarchy: true}, {name: proportion}]}]',
                  "cannot be used with proportion", id="hierarchical drf beside proportion"),
     pytest.param('actions: ""\ntiers: []', "at least one action", id="no action"),
-    pytest.param('action: "allocate"', "unknown field 'action'", id="misspelt top-level field"),
+    pytest.param('action: "allocate"', 'unknown field "action"', id="misspelt top-level field"),
 ])
 def test_errors_name_the_offender(text, message):
     with pytest.raises(ValueError, match=None) as e:

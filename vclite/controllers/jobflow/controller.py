@@ -1,26 +1,33 @@
-"""The JobFlow controller: create each flow's vcjob when its dependencies are met, keep the status.
+"""The JobFlow controller: create each flow's vcjobs when their dependencies allow, keep the status.
 
-Thin shell around pure parts: `readiness` decides which flows to create, `objects` builds them,
-`status` computes the JobFlowStatus. A sync reads the JobFlow, its vcjobs and templates, creates what
-is ready, writes the status if it changed, and applies `jobRetainPolicy: delete` after success. It
-talks to the cluster only through the Client protocol, so it runs unchanged in-process, against
-`vcctl server` or against a real cluster.
+Thin shell around pure parts: `plan` compiles a JobFlow's spec once, `engine.Engine` keeps its run
+state incrementally (readiness, loops, retries, conditions, status entries), `objects` builds vcjobs,
+`prober` runs http/tcp probe checks on worker threads. A sync applies the vcjob changes seen since
+the last sync (the watch handler records their names), lets the engine decide, creates and deletes
+what it says, writes the status if it changed, and applies `jobRetainPolicy: delete` after success.
+It talks to the cluster only through the Client protocol, so it runs unchanged in-process, against
+`vcctl server` or against a real cluster. The engine is rebuilt from the JobFlow's status and its
+vcjobs whenever the controller has none for it (start, restart, a JobFlow re-created under the same
+name), so all it remembers is re-derivable: the controller stays level-triggered.
 
 Triggers (level-triggered; any duplicate or lost event is harmless):
-- JobFlow added/updated/deleted -> that JobFlow (Volcano ignores most updates).
+- JobFlow added/updated/deleted -> that JobFlow (its own status writes are ignored).
 - any vcjob event for a vcjob a JobFlow controls (controller ownerRef, else the createdByJobFlow
-  label) -> that JobFlow (Volcano watches updates only).
+  label) -> that JobFlow, at once when it can decide something (created, deleted, finished, or a
+  probe target), else coalesced over STATUS_REFRESH seconds.
 - JobTemplate added -> a fan-out key `JobTemplate:<ns>/<name>`; its sync enqueues every unfinished
-  JobFlow of that namespace naming the template. This is what starts a flow whose template was created
-  after the JobFlow (Volcano needs a restart for that).
+  JobFlow of that namespace naming the template.
+- PodGroup of a vcjob whose scheduler Unschedulable reason changed -> that vcjob's JobFlow, coalesced:
+  a Pending vcjob's condition shows the reason (`waiting.py`).
+- timers: a retry's back-off, an http/tcp probe to check again (PROBE_BACKOFF growing to PROBE_MAX).
 
 Decisions beyond Volcano (each fixes a quirk listed in the reference, volcano-jobflow.md §2, §8):
 - A missing JobTemplate is not an error loop: the flow shows `JobTemplateNotFound` in its condition,
   one Warning event is recorded, and the template's creation re-triggers the sync.
 - A generated vcjob rejected by admission (errors.Invalid) can never run: the flow's condition is
   `{phase: Failed, reason: FailedCreate, message: <admission message>}`, a Warning event is recorded
-  and the JobFlow fails. (Volcano retries 15 times without writing status, then drops it.) This also
-  covers rejections that depend on other objects (e.g. a queue that does not exist).
+  and the flow fails (the JobFlow too, unless the failure is handled). The same goes for a patch or
+  a placeholder that cannot be applied (`InvalidTemplate`).
 - A vcjob with the flow's name that this JobFlow did not create blocks that flow visibly
   (`JobAlreadyExists`) instead of silently.
 - Deletion: the finalizer `vclite.volcano.sh/jobflow` (objects.FINALIZER) is added on first sync.
@@ -29,20 +36,28 @@ Decisions beyond Volcano (each fixes a quirk listed in the reference, volcano-jo
   JobFlow can only be deleted while this controller runs (remove the finalizer by hand otherwise).
 - Succeed and Failed are final: no vcjob is created or re-created afterwards (Volcano re-creates a
   deleted vcjob of a succeeded flow), but the status of remaining jobs keeps being refreshed.
+- retry: the failed vcjob is deleted once its back-off has passed (the attempt is first recorded in
+  the status) and created again under the same name when it is gone.
 
 Other API errors (conflicts, unavailability) are raised after the status is written, so the runtime
 re-queues the key with back-off.
 """
 from __future__ import annotations
 
+import collections
+import datetime as dt
 from typing import Any, Hashable
 
 from vclite.api import batch, flow, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer as informer_mod
 from vclite.apiserver import events
-from vclite.controllers.jobflow import objects, readiness
+from vclite.controllers.jobflow import engine as engine_mod
+from vclite.controllers.jobflow import objects
+from vclite.controllers.jobflow import plan as plan_mod
+from vclite.controllers.jobflow import prober as prober_mod
 from vclite.controllers.jobflow import status as status_mod
+from vclite.controllers.jobflow import waiting as waiting_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
 
@@ -50,6 +65,7 @@ Obj = dict[str, Any]
 TEMPLATE_KEY_PREFIX = "JobTemplate:"
 NORMAL, WARNING = "Normal", "Warning"
 STATUS_REFRESH = 0.25  # seconds: how stale a JobFlow's view of running jobs may be
+PROBE_BACKOFF, PROBE_FACTOR, PROBE_MAX = 0.05, 1.5, 0.5
 URGENT_PHASES = batch.FINISHED_PHASES | {batch.JobPhase.TERMINATING}
 
 
@@ -64,27 +80,39 @@ def _status_only(new: Obj, old: Obj) -> bool:
 class JobFlowController:
     name = "jobflow-controller"
 
-    def __init__(self, client: client_mod.Client, clock: clock_mod.Clock):
+    def __init__(self, client: client_mod.Client, clock: clock_mod.Clock,
+                 prober: prober_mod.Prober | None = None):
         self.client, self.clock = client, clock
         self.queue = workqueue.WorkQueue(clock)
         self._subscriptions: list[client_mod.Subscription] = []
         self.jobs = informer_mod.Informer(client, kinds.JOB, self._on_job)  # read-only cache of vcjobs
+        self.jobflows = informer_mod.Informer(client, kinds.JOBFLOW, self._on_jobflow)
+        # the scheduler's Unschedulable reason of each vcjob's PodGroup, for the per-job conditions
+        self.podgroups = informer_mod.Informer(client, kinds.PODGROUP, self._on_podgroup)
+        self._waiting = waiting_mod.Index()
+        self.prober = prober or prober_mod.Prober(clock)
+        self._engines: dict[str, engine_mod.Engine] = {}
+        self._dirty: dict[str, set[str]] = collections.defaultdict(set)
+        self._probe_delay: dict[str, float] = {}
 
     # ---- watches: only enqueue ----------------------------------------------------------------
     def start(self) -> None:
-        self._subscriptions = [
-            self.client.watch(kinds.JOBFLOW, self._on_jobflow),
-            self.client.watch(kinds.JOBTEMPLATE, self._on_template),
-        ]
+        self._subscriptions = [self.client.watch(kinds.JOBTEMPLATE, self._on_template)]
         self.jobs.start()
-        for jf in self.client.list(kinds.JOBFLOW):
+        self.podgroups.start()
+        self._waiting.fill(self.podgroups.list())
+        self.jobflows.start()
+        for jf in self.jobflows.list():
             self.queue.add(meta.key(jf))
 
     def stop(self) -> None:
         self.jobs.stop()
+        self.podgroups.stop()
+        self.jobflows.stop()
         for sub in self._subscriptions:
             sub.cancel()
         self._subscriptions = []
+        self.prober.close()
 
     def _on_jobflow(self, ev: client_mod.WatchEvent) -> None:
         """Status-only changes are this controller's own writes: they need no new sync."""
@@ -93,19 +121,29 @@ class JobFlowController:
         self.queue.add(meta.key(ev.object))
 
     def _on_job(self, ev: client_mod.WatchEvent) -> None:
-        """A vcjob created, deleted or in a phase that can decide something (Completed starts
-        dependents; Failed, Terminated, Terminating fail the flow) syncs its JobFlow at once. Other
-        changes (Pending -> Running, task counts) only refresh the JobFlow's status, coalesced
-        over STATUS_REFRESH seconds, so a busy flow is not recomputed on every pod transition."""
+        """A vcjob created, deleted, in a phase that can decide something, or watched by a probe syncs
+        its JobFlow at once. Other changes (Pending -> Running, task counts) only refresh the status,
+        coalesced over STATUS_REFRESH seconds, so a busy flow is not recomputed on every pod change."""
         urgent = ev.type != client_mod.EventType.MODIFIED or ev.old is None or meta.is_deleting(ev.object) or \
             meta.phase(ev.object) in URGENT_PHASES
         for obj in (ev.object, ev.old):
             key = objects.jobflow_key_of(obj) if obj else None
-            if key:
-                if urgent:
-                    self.queue.add(key)
-                else:
-                    self.queue.add_after(key, STATUS_REFRESH)
+            if not key:
+                continue
+            self._dirty[key].add(meta.name(obj))
+            eng = self._engines.get(key)
+            if urgent or (eng is not None and eng.probe_waiters and meta.name(obj) in eng.watched_jobs()):
+                self.queue.add(key)
+            else:
+                self.queue.add_after(key, STATUS_REFRESH)
+
+    def _on_podgroup(self, ev: client_mod.WatchEvent) -> None:
+        """A vcjob's PodGroup whose Unschedulable reason changed refreshes its JobFlow's status."""
+        changed = self._waiting.update(ev.object, deleted=ev.type == client_mod.EventType.DELETED)
+        job = self.jobs.get(*changed) if changed else None
+        key = objects.jobflow_key_of(job) if job is not None else None
+        if key:
+            self.queue.add_after(key, STATUS_REFRESH)
 
     def _on_template(self, ev: client_mod.WatchEvent) -> None:
         if ev.type == client_mod.EventType.ADDED:
@@ -118,34 +156,65 @@ class JobFlowController:
             self._fan_out(key[len(TEMPLATE_KEY_PREFIX):])
             return
         ns, _, name = key.partition("/")
-        try:
-            jobflow = self.client.get(kinds.JOBFLOW, ns, name)
-        except errors.NotFound:
+        jobflow = self.jobflows.get(ns, name)
+        if jobflow is None:
+            self._forget(key)
             return
         if meta.is_deleting(jobflow):
+            self._forget(key)
             self._terminate(jobflow)
             return
         jobflow = self._ensure_finalizer(jobflow)
-        jobs = self._jobs_of(jobflow)
+        now = self.clock.now()
+        eng = self._engine(key, jobflow, now)
         notes: dict[str, status_mod.Note] = {}
         failure: errors.ApiError | None = None
-        if meta.phase(jobflow) not in status_mod.FROZEN:
-            created, notes, failure = self._create_ready(jobflow, jobs)
-            jobs = jobs + created
-        new_status = status_mod.compute(jobflow, jobs, self.clock.now(), notes)
+        acts = eng.decide(now)
+        for _ in range(100):   # creating can decide more (an empty fan-out completes, …)
+            if not acts.create or failure is not None:
+                break
+            failure = self._create(jobflow, eng, acts.create, notes, now)
+            acts = eng.decide(now)
+        self._warn_once(jobflow, notes)
+        new_status = eng.status(now)
         jobflow = self._write_status(jobflow, new_status)
         if new_status["state"]["phase"] == flow.FlowPhase.SUCCEED and \
                 (jobflow.get("spec") or {}).get("jobRetainPolicy") == flow.RetainPolicy.DELETE:
-            self._delete_jobs(jobs)
+            self._delete_jobs(self._jobs_of(jobflow))
+        for job_name, uid in acts.delete:
+            self._delete_attempt(ns, job_name, uid)
+        self._schedule(key, eng, acts, now)
         if failure is not None:
             raise failure
 
+    def _engine(self, key: str, jobflow: Obj, now: dt.datetime) -> engine_mod.Engine:
+        """The JobFlow's engine, brought up to date with the vcjobs changed since the last sync."""
+        eng = self._engines.get(key)
+        if eng is None or eng.uid != meta.uid(jobflow):
+            self._dirty.pop(key, None)
+            plan = plan_mod.compile_spec(jobflow.get("spec"), meta.name(jobflow))
+            eng = engine_mod.Engine(jobflow, plan, self._read_output, self._probe)
+            eng.load(self._jobs_of(jobflow), now)
+            self._engines[key] = eng
+            return eng
+        eng.set_meta(jobflow)
+        for name in sorted(self._dirty.pop(key, ())):
+            job = self.jobs.get(eng.ns, name)
+            eng.observe(name, job if job is not None and objects.belongs_to(job, jobflow) else None, now)
+        return eng
+
+    def _forget(self, key: str) -> None:
+        self._engines.pop(key, None)
+        self._dirty.pop(key, None)
+        self._probe_delay.pop(key, None)
+
     def _fan_out(self, template_key: str) -> None:
         ns, _, template = template_key.partition("/")
-        for jf in self.client.list(kinds.JOBFLOW, ns):
+        for jf in self.jobflows.list(ns):
             if meta.phase(jf) in status_mod.FINAL or meta.is_deleting(jf):
                 continue
-            if any(f.get("name") == template for f in (jf.get("spec") or {}).get("flows") or []):
+            spec = jf.get("spec") or {}
+            if any(f.get("name") == template for f in spec.get("flows") or []) or spec.get("onExit") == template:
                 self.queue.add(meta.key(jf))
 
     def _jobs_of(self, jobflow: Obj) -> list[Obj]:
@@ -159,44 +228,74 @@ class JobFlowController:
         updated = {**jobflow, "metadata": {**jobflow["metadata"], "finalizers": [*finalizers, objects.FINALIZER]}}
         return self.client.update(updated)
 
-    def _create_ready(self, jobflow: Obj, jobs: list[Obj]
-                      ) -> tuple[list[Obj], dict[str, status_mod.Note], errors.ApiError | None]:
-        """Create every ready flow's vcjob. Returns (created vcjobs, notes, an error to re-raise)."""
-        name, ns = meta.name(jobflow), meta.namespace(jobflow)
-        flows = (jobflow.get("spec") or {}).get("flows") or []
-        by_name = {meta.name(j): j for j in jobs}
-        observed = {f: meta.phase(by_name[flow.job_name(name, f)])
-                    for f in readiness.distinct_flows(flows) if flow.job_name(name, f) in by_name}
-        created: list[Obj] = []
-        notes: dict[str, status_mod.Note] = {}
-        failure: errors.ApiError | None = None
-        for f in readiness.flows_to_create(flows, observed):
+    # ---- creating ---------------------------------------------------------------------------------
+    def _create(self, jobflow: Obj, eng: engine_mod.Engine, todo: list[engine_mod.Inst],
+                notes: dict[str, status_mod.Note], now: dt.datetime) -> errors.ApiError | None:
+        """Create the vcjobs of `todo`; notes record what stopped one. Returns an error to re-raise."""
+        ns = meta.namespace(jobflow)
+        templates: dict[str, Obj | None] = {}
+        for inst in todo:
+            if inst.flow not in templates:
+                templates[inst.flow] = self._template(ns, inst.flow)
+            template = templates[inst.flow]
+            if template is None:
+                self._note(eng, inst, notes, status_mod.Note(
+                    batch.JobPhase.PENDING, status_mod.Reason.TEMPLATE_NOT_FOUND, f'JobTemplate "{inst.flow}" not found'))
+                continue
+            job = self._build(jobflow, eng, template, inst, notes)
+            if job is None:
+                continue
             try:
-                template = self.client.get(kinds.JOBTEMPLATE, ns, f)
-                job = self.client.create(objects.build_job(jobflow, template, f))
-            except errors.NotFound:
-                notes[f] = status_mod.Note(batch.JobPhase.PENDING, status_mod.Reason.TEMPLATE_NOT_FOUND,
-                                           f'JobTemplate "{f}" not found')
+                created = self.client.create(job)
             except errors.AlreadyExists:
-                existing = self._existing(ns, flow.job_name(name, f))
+                existing = self.jobs.get(ns, inst.name) or self._existing(ns, inst.name)
                 if existing is not None and objects.belongs_to(existing, jobflow):
-                    created.append(existing)
+                    eng.observe(inst.name, existing, now)
                 else:
-                    notes[f] = status_mod.Note(
+                    self._note(eng, inst, notes, status_mod.Note(
                         batch.JobPhase.PENDING, status_mod.Reason.JOB_EXISTS,
-                        f'a Job named "{flow.job_name(name, f)}" already exists and was not created by this JobFlow')
+                        f'a Job named "{inst.name}" already exists and was not created by this JobFlow'))
             except errors.Invalid as err:
-                notes[f] = status_mod.Note(batch.JobPhase.FAILED, status_mod.Reason.FAILED_CREATE, err.message)
-                break   # the flow fails: create nothing more
+                self._note(eng, inst, notes, status_mod.Note(batch.JobPhase.FAILED, status_mod.Reason.FAILED_CREATE,
+                                                             err.message))
+                return None   # the flow fails: create nothing more in this sync
             except errors.ApiError as err:
-                failure = err
-                break   # retried with back-off by the runtime
+                return err    # retried with back-off by the runtime
             else:
-                created.append(job)
+                eng.observe(inst.name, created, now)
                 events.record(self.client, self.clock, jobflow, NORMAL, "Created",
-                              f"create a job named {meta.name(job)}!", component=self.name)
-        self._warn_once(jobflow, notes)
-        return created, notes, failure
+                              f"create a job named {inst.name}!", component=self.name)
+        return None
+
+    def _build(self, jobflow: Obj, eng: engine_mod.Engine, template: Obj, inst: engine_mod.Inst,
+               notes: dict[str, status_mod.Note]) -> Obj | None:
+        d = eng.plan.flows[inst.flow]
+        values = None
+        names = objects.placeholders(template.get("spec") or {})
+        if d.patch:
+            names = sorted({*names, *objects.placeholders(d.patch)})
+        if names:
+            values, waiting = eng.values_for(inst, names)
+            if values is None:
+                eng.wait_for_output(inst, waiting)
+                return None
+        try:
+            return objects.build_instance(jobflow, template, inst.flow, inst.name, d.patch, values)
+        except ValueError as err:
+            self._note(eng, inst, notes, status_mod.Note(batch.JobPhase.FAILED, status_mod.Reason.INVALID_TEMPLATE,
+                                                         f"flow {inst.flow}: {err}"))
+            return None
+
+    def _note(self, eng: engine_mod.Engine, inst: engine_mod.Inst, notes: dict[str, status_mod.Note],
+              note: status_mod.Note) -> None:
+        notes[inst.name] = note
+        eng.create_failed(inst, note)
+
+    def _template(self, ns: str, name: str) -> Obj | None:
+        try:
+            return self.client.get(kinds.JOBTEMPLATE, ns, name)
+        except errors.NotFound:
+            return None
 
     def _existing(self, ns: str, name: str) -> Obj | None:
         try:
@@ -207,16 +306,76 @@ class JobFlowController:
     def _warn_once(self, jobflow: Obj, notes: dict[str, status_mod.Note]) -> None:
         """A Warning event per note, unless the previous status already reported the same thing."""
         previous = (jobflow.get("status") or {}).get("conditions") or {}
-        for f, note in notes.items():
-            before = previous.get(flow.job_name(meta.name(jobflow), f)) or {}
+        for job_name, note in notes.items():
+            before = previous.get(job_name) or {}
             if (before.get("reason"), before.get("message")) != (note.reason, note.message):
                 events.record(self.client, self.clock, jobflow, WARNING, str(note.reason), note.message,
                               component=self.name)
 
+    # ---- outputs and probes (called by the engine) --------------------------------------------------
+    def _read_output(self, inst: engine_mod.Inst) -> str | None:
+        """The termination message of the instance's designated pod ("" if none, or gone)."""
+        if inst.job is None:
+            return ""
+        try:
+            pod = self.client.get(kinds.POD, meta.namespace(inst.job), objects.output_pod(inst.job))
+        except errors.NotFound:
+            return ""
+        return objects.termination_message(pod)
+
+    def _probe(self, job: Obj, entry: plan_mod.ProbeEntry) -> bool | None:
+        """Whether every pod of the entry's task answers (None: a check is under way)."""
+        task = next((t for t in (job.get("spec") or {}).get("tasks") or [] if t.get("name") == entry.task), None)
+        if task is None:
+            return False
+        results = []
+        for i in range(int(task.get("replicas", 1) or 0)):
+            try:
+                pod = self.client.get(kinds.POD, meta.namespace(job), f"{meta.name(job)}-{entry.task}-{i}")
+            except errors.NotFound:
+                return False
+            status = pod.get("status") or {}
+            if status.get("phase") != "Running" or not status.get("podIP"):
+                return False
+            results.append(self.prober.check(prober_mod.Target(entry.kind, status["podIP"], entry.port,
+                                                               entry.path, entry.header)))
+        if any(r is False for r in results):
+            return False
+        return None if any(r is None for r in results) else True
+
+    def _schedule(self, key: str, eng: engine_mod.Engine, acts: engine_mod.Actions, now: dt.datetime) -> None:
+        if acts.wake_at is not None:
+            self.queue.add_after(key, max(0.001, (acts.wake_at - now).total_seconds()))
+        if acts.probing and not eng.frozen:
+            delay = self._probe_delay.get(key, PROBE_BACKOFF)
+            self._probe_delay[key] = min(delay * PROBE_FACTOR, PROBE_MAX)
+            self.queue.add_after(key, delay)
+        else:
+            self._probe_delay.pop(key, None)
+
+    # ---- writing --------------------------------------------------------------------------------------
     def _write_status(self, jobflow: Obj, new_status: Obj) -> Obj:
+        new_status = self._with_waiting_reasons(jobflow, new_status)
         if new_status == jobflow.get("status"):
             return jobflow
         return self.client.update_status({**jobflow, "status": new_status})
+
+    def _with_waiting_reasons(self, jobflow: Obj, new_status: Obj) -> Obj:
+        """Pending vcjobs' conditions with their PodGroup's Unschedulable reason (waiting.py)."""
+        ns = meta.namespace(jobflow)
+        jobs = [self.jobs.get(ns, name) for name in new_status.get("conditions") or {}]
+        mine = [j for j in jobs if j is not None and objects.belongs_to(j, jobflow)]
+        return waiting_mod.annotate(new_status, self._waiting.reasons(mine))
+
+    def _delete_attempt(self, ns: str, name: str, uid: str) -> None:
+        """Delete the failed attempt `uid` of a vcjob being retried (not a newer one of the same name)."""
+        job = self.jobs.get(ns, name)
+        if job is None or meta.uid(job) != uid or meta.is_deleting(job):
+            return
+        try:
+            self.client.delete(kinds.JOB, ns, name)
+        except errors.NotFound:
+            pass
 
     def _delete_jobs(self, jobs: list[Obj]) -> None:
         for job in jobs:

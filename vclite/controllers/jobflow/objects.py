@@ -3,9 +3,15 @@
 A flow's vcjob is built exactly as Volcano builds it (`loadJobTemplateAndSetJob`): name
 `<jobflow>-<flow>`, the JobFlow's namespace, labels *and* annotations exactly
 `{volcano.sh/createdByJobTemplate: <ns>.<flow>, volcano.sh/createdByJobFlow: <ns>.<jobflow>}` (the
-template's own labels and annotations are not copied), `spec` = a deep copy of the template's spec
-(`flows[].patch` is accepted and ignored, as Volcano), and one ownerReference to the JobFlow with
-`controller: true, blockOwnerDeletion: true`.
+template's own labels and annotations are not copied), `spec` = a deep copy of the template's spec,
+and one ownerReference to the JobFlow with `controller: true, blockOwnerDeletion: true`.
+
+`build_instance` adds vclite's flow primitives on top: the instance's name (`<jobflow>-<flow>-<n>` for
+loop items and iterations), `flows[].patch.jobSpec` merged onto the spec (flowtemplate.apply_patch),
+`{{params.x}}`, `{{item}}`, `{{iteration}}`, `{{outputs.f}}` placeholders filled in (only when the
+spec uses one of them: other `{{…}}` text is left alone, so a plain Volcano template is unchanged),
+and the template's `flow.volcano.sh/output-task` annotation copied, which designates whose
+termination message is the job's output (`output_pod`).
 
 No I/O here.
 """
@@ -13,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vclite.api import convert, flow, kinds, meta
+from vclite.api import convert, flow, flowtemplate, kinds, meta
 
 Obj = dict[str, Any]
 
@@ -41,6 +47,51 @@ def build_job(jobflow: Obj, template: Obj, flow_name: str) -> Obj:
         "ownerReferences": [owner],
     }
     return job
+
+
+OUTPUT_TASK = flow.OUTPUT_TASK_ANNOTATION
+PLACEHOLDER_ROOTS = ("params", "outputs", "item", "iteration")
+
+
+def placeholders(spec: Obj) -> list[str]:
+    """The flow placeholders (`params.x`, `outputs.f`, `item…`, `iteration`) a spec uses, sorted."""
+    return sorted(n for n in flowtemplate.placeholders(spec) if n.split(".")[0] in PLACEHOLDER_ROOTS)
+
+
+def build_instance(jobflow: Obj, template: Obj, flow_name: str, job_name: str, patch: Obj | None = None,
+                   values: dict[str, str] | None = None) -> Obj:
+    """The vcjob `job_name` of flow `flow_name`: build_job, then the patch, then the placeholders.
+    ValueError (naming the field) when the patch or a placeholder cannot be applied."""
+    job = build_job(jobflow, template, flow_name)
+    job["metadata"]["name"] = job_name
+    spec = flowtemplate.apply_patch(job["spec"], patch) if patch else job["spec"]
+    if values is not None and placeholders(spec):
+        spec = flowtemplate.substitute(spec, values, "spec")
+    job["spec"] = spec
+    task = meta.annotations(template).get(OUTPUT_TASK)
+    if task:
+        job["metadata"]["annotations"] = {**job["metadata"]["annotations"], OUTPUT_TASK: task}
+    return job
+
+
+def output_pod(job: Obj) -> str:
+    """The pod whose termination message is the job's output: the first pod of the task named by the
+    `flow.volcano.sh/output-task` annotation, else of the job's first task."""
+    tasks = (job.get("spec") or {}).get("tasks") or []
+    task = meta.annotations(job).get(OUTPUT_TASK) or (tasks[0].get("name", "") if tasks else "")
+    return f"{meta.name(job)}-{task}-0"
+
+
+def termination_message(pod: Obj) -> str:
+    """The first container (spec order) termination message of a pod, "" if none."""
+    statuses = {cs.get("name"): cs for cs in (pod.get("status") or {}).get("containerStatuses") or []}
+    for c in (pod.get("spec") or {}).get("containers") or []:
+        cs = statuses.get(c.get("name")) or {}
+        for state in (cs.get("state") or {}, cs.get("lastState") or {}):
+            msg = (state.get("terminated") or {}).get("message")
+            if msg:
+                return str(msg)
+    return ""
 
 
 def flow_selector(jobflow: Obj) -> dict[str, str]:

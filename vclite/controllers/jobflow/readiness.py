@@ -1,24 +1,21 @@
-"""Which flows of a JobFlow may have their vcjob created now: one pure decision over a table.
+"""Which flows of a JobFlow may start now: one pure decision per flow, over facts about other flows.
 
-Input: `spec.flows` and what is observed — flow name -> the phase of that flow's vcjob
-(`<jobflow>-<flow>`; a flow with no vcjob is absent from the mapping, a vcjob whose controller has
-not written a phase yet maps to ""). Output: one Verdict per distinct flow name, in spec order.
+`decide(fd, plan, facts)` looks at a flow that has not started: its dependency (plan.FlowDef.dependency,
+one flowexpr tree for targets, strategy, probes, expression and implicit output reads) evaluated
+three-valued over what is known of the flows it reads (`facts(name)`: flowexpr facts, empty while a
+flow waits or runs):
+- True -> READY (its `when`, loop and template are the engine's business);
+- False -> SKIPPED: the dependency can never hold (never waits forever);
+- None -> WAITING, naming the flows that are not finished yet.
+A flow that names an undefined flow, sits on a cycle, or is malformed is BLOCKED with the reason.
 
-Volcano's contract, kept: a flow is ready when every `dependsOn.targets` flow's vcjob is in phase
-`Completed` exactly (`Completing` is not enough); no `dependsOn`, or `targets: []`, is ready at once;
-`dependsOn.probe` is accepted and not evaluated (Volcano declares it and never reads it).
+Volcano's contract, kept for plain flows: a target is met when its vcjob is `Completed` exactly
+(`Completing` is not enough); no `dependsOn`, or `targets: []`, is ready at once; a probe entry whose
+`taskName` is none of the target's tasks is ignored. Duplicate flow names (rejected at admission)
+are treated as one flow: the first entry counts.
 
-Dependencies are a table of kinds (`DEPENDENCY_KINDS`): each row says when it applies to a flow and
-which of its requirements are still unmet. A flow is ready when no applicable row has an unmet
-requirement (strategy "all", the only one Volcano has). Probes, strategies and expressions are new
-rows here, not new branches in the controller.
-
-Beyond Volcano (which simply never creates such flows, silently): a target that names no flow, or
-a flow on a dependency cycle, is BLOCKED with the offending names, so the status can say why.
-Admission rejects both, but a JobFlow may reach a real cluster where the webhook is off.
-Duplicate flow names (rejected at admission) are treated as one flow: the first entry counts.
-
-Pure: no I/O, no clock, no knowledge of the API beyond the shape of `spec.flows`.
+`evaluate(flows, observed)` is the same decision over Volcano's simple view — flow name -> the phase
+of its vcjob — kept for tables and tools. Pure: no I/O, no clock.
 """
 from __future__ import annotations
 
@@ -27,52 +24,59 @@ import enum
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from vclite.api import batch
-from vclite.lib import dag
+from vclite.api import batch, flowexpr
+from vclite.controllers.jobflow import plan as plan_mod
 
 Obj = dict[str, Any]
 Observed = Mapping[str, str]
+Facts = Callable[[str], frozenset[str]]
+JP, O = batch.JobPhase, flowexpr.Outcome
+NO_FACTS: frozenset[str] = frozenset()
 
 
 class State(enum.StrEnum):
-    CREATED = "Created"    # the flow's vcjob exists
-    READY = "Ready"        # every dependency is met: create the vcjob now
-    WAITING = "Waiting"    # some dependency is not met yet
-    BLOCKED = "Blocked"    # a dependency can never be met (undefined target, cycle)
+    CREATED = "Created"    # the flow has started (its vcjob exists)
+    READY = "Ready"        # every dependency is met: start it now
+    WAITING = "Waiting"    # some dependency is not decided yet
+    BLOCKED = "Blocked"    # the flow can never run (undefined name, cycle, malformed field)
+    SKIPPED = "Skipped"    # its dependency can never hold
 
 
 @dataclasses.dataclass(frozen=True)
 class Verdict:
     flow: str
     state: State
-    waiting_for: tuple[str, ...] = ()   # WAITING: flow names whose requirement is unmet, spec order
-    undefined: tuple[str, ...] = ()     # BLOCKED: targets that name no flow
+    waiting_for: tuple[str, ...] = ()   # WAITING: flows not finished yet that the dependency reads
+    undefined: tuple[str, ...] = ()     # BLOCKED: names that are no flow
     cycle: tuple[str, ...] = ()         # BLOCKED: the cycle this flow is on, as a path
+    message: str = ""                   # BLOCKED (malformed) / SKIPPED: why
 
 
 @dataclasses.dataclass(frozen=True)
 class DependencyKind:
-    """One kind of dependency: `applies(flow)` says whether the flow declares it; `unmet(flow,
-    observed)` lists the flow names whose requirement is not met yet."""
+    """One kind of dependency and the flowexpr atoms it contributes (documentation and tests)."""
 
     name: str
     applies: Callable[[Obj], bool]
-    unmet: Callable[[Obj, Observed], list[str]]
-
-
-def targets(flow: Obj) -> list[str]:
-    return list(((flow.get("dependsOn") or {}).get("targets")) or [])
-
-
-def _targets_unmet(flow: Obj, observed: Observed) -> list[str]:
-    return [t for t in dict.fromkeys(targets(flow)) if observed.get(t) != batch.JobPhase.COMPLETED]
+    atoms: str
 
 
 DEPENDENCY_KINDS: tuple[DependencyKind, ...] = (
-    DependencyKind("targets", lambda f: bool(targets(f)), _targets_unmet),
-    # Volcano accepts probe (httpGet/tcpSocket/taskStatus) and never evaluates it: neither do we yet.
-    DependencyKind("probe", lambda f: bool((f.get("dependsOn") or {}).get("probe")), lambda f, o: []),
+    DependencyKind("targets", lambda f: bool(targets(f)), "t.Completed for each target (strategy all)"),
+    DependencyKind("strategy", lambda f: _dep(f).get("strategy") == "any", "t.AnyCompleted || … (strategy any)"),
+    DependencyKind("probe", lambda f: bool(_dep(f).get("probe")), "probe:t.Completed when every covering entry holds"),
+    DependencyKind("expression", lambda f: bool(_dep(f).get("expression")), "the expression itself"),
+    DependencyKind("outputs", lambda f: bool(f.get("when") or f.get("withParam") or f.get("repeat")),
+                   "x.Finished for each other flow whose output it reads"),
 )
+
+
+def _dep(flow: Obj) -> Obj:
+    return flow.get("dependsOn") if isinstance(flow.get("dependsOn"), dict) else {}
+
+
+def targets(flow: Obj) -> list[str]:
+    return list(_dep(flow).get("targets") or [])
 
 
 def distinct_flows(flows: Sequence[Obj]) -> dict[str, Obj]:
@@ -87,30 +91,75 @@ def graph(flows: Sequence[Obj]) -> dict[str, list[str]]:
     return {name: targets(f) for name, f in distinct_flows(flows).items()}
 
 
-def _verdict(name: str, flow: Obj, observed: Observed, undefined_targets: set[str],
-             cycle: tuple[str, ...]) -> Verdict:
-    if name in observed:
-        return Verdict(name, State.CREATED)
-    undefined = tuple(t for t in dict.fromkeys(targets(flow)) if t in undefined_targets)
-    if undefined:
-        return Verdict(name, State.BLOCKED, undefined=undefined)
-    if name in cycle:
-        return Verdict(name, State.BLOCKED, cycle=cycle)
-    unmet: dict[str, None] = {}
-    for kind in DEPENDENCY_KINDS:
-        if kind.applies(flow):
-            unmet.update(dict.fromkeys(kind.unmet(flow, observed)))
-    if unmet:
-        return Verdict(name, State.WAITING, waiting_for=tuple(unmet))
-    return Verdict(name, State.READY)
+def blocked_verdict(fd: plan_mod.FlowDef, plan: plan_mod.Plan) -> Verdict | None:
+    if fd.name in plan.undefined:
+        return Verdict(fd.name, State.BLOCKED, undefined=plan.undefined[fd.name])
+    if fd.name in plan.cycle:
+        return Verdict(fd.name, State.BLOCKED, cycle=plan.cycle)
+    if fd.name in plan.blocked:
+        return Verdict(fd.name, State.BLOCKED, message=plan.blocked[fd.name])
+    return None
+
+
+def unfinished(fd: plan_mod.FlowDef, facts: Facts) -> tuple[str, ...]:
+    """The flows `fd` reads that have not finished (spec order of its refs)."""
+    return tuple(r for r in fd.refs if O.FINISHED not in _closed(facts(r)))
+
+
+def _closed(f: frozenset[str]) -> frozenset[str]:
+    return f | {O.FINISHED} if f & flowexpr.FINAL else f
+
+
+def decide(fd: plan_mod.FlowDef, plan: plan_mod.Plan, facts: Facts) -> Verdict:
+    """The verdict for a flow that has not started."""
+    blocked = blocked_verdict(fd, plan)
+    if blocked is not None:
+        return blocked
+    if fd.dependency is None:
+        return Verdict(fd.name, State.READY)
+    value = flowexpr.evaluate_depends(fd.dependency, {r: facts(r) for r in fd.atoms})
+    if value is True:
+        return Verdict(fd.name, State.READY)
+    if value is False:
+        return Verdict(fd.name, State.SKIPPED, message=skip_message(fd, facts))
+    return Verdict(fd.name, State.WAITING, waiting_for=unfinished(fd, facts))
+
+
+def skip_message(fd: plan_mod.FlowDef, facts: Facts) -> str:
+    done = [f"{r} {_final_word(facts(r))}" for r in fd.refs if _final_word(facts(r))]
+    what = f"dependsOn.expression {fd.dependency}" if fd.dependency is not None else "dependsOn"
+    return f"{what} can never hold" + (f": {', '.join(done)}" if done else "")
+
+
+def _final_word(f: frozenset[str]) -> str:
+    for o in (O.COMPLETED, O.FAILED, O.TERMINATED, O.SKIPPED, O.ABORTED):
+        if o in f:
+            return str(o)
+    return ""
+
+
+# ---- Volcano's simple view: flow -> phase of its vcjob ----------------------------------------------
+PHASE_FACTS: Mapping[str, frozenset[str]] = {
+    JP.COMPLETED: flowexpr.outcome_facts(O.COMPLETED),
+    JP.FAILED: flowexpr.outcome_facts(O.FAILED),
+    JP.TERMINATED: flowexpr.outcome_facts(O.TERMINATED),
+}
 
 
 def evaluate(flows: Sequence[Obj], observed: Observed) -> list[Verdict]:
-    """One verdict per distinct flow name, in spec order."""
-    g = graph(flows)
-    undefined = set(dag.undefined_vertices(g))
-    cycle = tuple(dag.find_cycle(g) or ())
-    return [_verdict(name, f, observed, undefined, cycle) for name, f in distinct_flows(flows).items()]
+    """One verdict per distinct flow name, in spec order; a flow with a vcjob is CREATED. Probes are
+    not checked here (no target job is known): a probed target counts by its phase."""
+    plan = plan_mod.compile_spec({"flows": list(flows or [])})
+
+    def facts(name: str) -> frozenset[str]:
+        if name.startswith(plan_mod.PROBE_PREFIX):
+            name = name[len(plan_mod.PROBE_PREFIX):]
+        return PHASE_FACTS.get(observed.get(name, ""), NO_FACTS)
+
+    out = []
+    for name, fd in plan.flows.items():
+        out.append(Verdict(name, State.CREATED) if name in observed else decide(fd, plan, facts))
+    return out
 
 
 def flows_to_create(flows: Sequence[Obj], observed: Observed) -> list[str]:

@@ -34,6 +34,17 @@ unknown (Volcano writes `null`, which its own CRD rejected: issue #3234). Entrie
 kept (as Volcano). Once the flow is Succeed/Failed/Terminating no vcjob is (re)created, so a vanished
 job keeps its last condition: with `jobRetainPolicy: delete` the lists still name the deleted jobs.
 
+Beyond Volcano (JobFlows using vclite's flow primitives; a plain Volcano JobFlow never meets these):
+- a flow that can never run is `Skipped` (its condition phase, listed in `skippedJobs`); a flow's
+  failure is *handled* when a flow depending on it still can run with it failed (an expression
+  accepting `Failed`, `strategy: any`); only unhandled failures fail the JobFlow. With an exit
+  handler (`spec.onExit`) the JobFlow stays Running until the handler has finished.
+- conditions may carry `retries`, `output` (the job's result), `podFailureRatio` (`failed/replicas`,
+  when a pod failed); loop flows keep a flow-level condition under `<jobflow>-<flow>`
+  (`items`/`iterations`), listed only until their vcjobs exist; `nextFlows` names the flows that
+  start next. `runningHistories` keep the last HISTORY_LIMIT entries.
+The JobFlow's run state is kept incrementally by engine.Engine; `compute` builds it from scratch.
+
 Pure: no I/O; timestamps come from the jobs or from `now`.
 """
 from __future__ import annotations
@@ -45,7 +56,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from vclite.api import batch, flow, meta
-from vclite.controllers.jobflow import readiness
 from vclite.lib import clock as clock_mod
 from vclite.lib import jsoncopy
 
@@ -54,8 +64,12 @@ JP, FP = batch.JobPhase, flow.FlowPhase
 
 PENDING_JOBS, RUNNING_JOBS, FAILED_JOBS = "pendingJobs", "runningJobs", "failedJobs"
 COMPLETED_JOBS, TERMINATED_JOBS, UNKNOWN_JOBS = "completedJobs", "terminatedJobs", "unKnowJobs"
-LISTS = (PENDING_JOBS, RUNNING_JOBS, FAILED_JOBS, COMPLETED_JOBS, TERMINATED_JOBS, UNKNOWN_JOBS)
-KNOWN_FIELDS = frozenset(LISTS) | {"jobStatusList", "conditions", "state"}
+SKIPPED_JOBS = "skippedJobs"     # vclite: flows that will never run
+NEXT_FLOWS = "nextFlows"         # vclite: flows that start next (their unfinished dependencies all run)
+LISTS = (PENDING_JOBS, RUNNING_JOBS, FAILED_JOBS, COMPLETED_JOBS, TERMINATED_JOBS, UNKNOWN_JOBS, SKIPPED_JOBS)
+KNOWN_FIELDS = frozenset(LISTS) | {"jobStatusList", "conditions", "state", NEXT_FLOWS}
+SKIPPED = "Skipped"              # the condition phase of a flow that will never run (not a vcjob phase)
+HISTORY_LIMIT = 10               # runningHistories entries kept per job (the oldest go first)
 
 BUCKETS: Mapping[str, str] = {
     "": PENDING_JOBS,               # deviation: Volcano -> unKnowJobs
@@ -69,6 +83,7 @@ BUCKETS: Mapping[str, str] = {
     JP.ABORTING: UNKNOWN_JOBS,
     JP.ABORTED: UNKNOWN_JOBS,
     JP.RESTARTING: UNKNOWN_JOBS,
+    SKIPPED: SKIPPED_JOBS,
 }
 FAILING = frozenset({JP.FAILED, JP.TERMINATING, JP.TERMINATED})
 STARTED = frozenset({JP.RUNNING, JP.COMPLETING, JP.COMPLETED})
@@ -80,13 +95,34 @@ class Reason(enum.StrEnum):
     """`reason` of a condition for a flow whose vcjob does not exist."""
 
     WAITING = "WaitingForDependencies"
+    WAITING_PROBE = "WaitingForProbe"
+    WAITING_OUTPUT = "WaitingForOutput"
+    WAITING_EXIT = "WaitingForOtherFlows"   # the exit handler
     UNDEFINED_TARGET = "UndefinedTarget"
     CYCLE = "DependencyCycle"
+    INVALID_SPEC = "InvalidSpec"
     CREATING = "Creating"
+    SUSPENDED = "Suspended"
     TEMPLATE_NOT_FOUND = "JobTemplateNotFound"
     JOB_EXISTS = "JobAlreadyExists"
     FAILED_CREATE = "FailedCreate"
+    INVALID_TEMPLATE = "InvalidTemplate"
+    INVALID_CONDITION = "InvalidCondition"
+    INVALID_PARAM = "InvalidParam"
     NOT_CREATED = "NotCreated"
+    NEVER_MET = "DependencyNeverMet"
+    WHEN_FALSE = "WhenFalse"
+    RETRY_BACKOFF = "RetryBackoff"
+    RETRYING = "Retrying"
+    FAN_OUT = "FanOut"
+    REPEAT = "Repeat"
+    REPEAT_LIMIT = "RepeatLimitReached"
+    NO_ITEMS = "NoItems"
+
+
+# A flow-level failure recorded in a condition: kept when the controller rebuilds its state.
+STICKY_FAILURES = frozenset({Reason.FAILED_CREATE, Reason.INVALID_TEMPLATE, Reason.INVALID_CONDITION,
+                             Reason.INVALID_PARAM, Reason.REPEAT_LIMIT})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,10 +136,19 @@ class Note:
 
 @dataclasses.dataclass(frozen=True)
 class Facts:
+    """What the phase rules read. `failed` (an unhandled failure; by default any failing phase, as for a
+    plain Volcano JobFlow) and `holding` (an exit handler has still to run) come from the engine."""
+
     previous: str
     deleting: bool
     phases: frozenset[str]
     all_completed: bool
+    failed: bool | None = None
+    holding: bool = False
+
+    @property
+    def failing(self) -> bool:
+        return bool(self.phases & FAILING) if self.failed is None else self.failed
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,8 +161,8 @@ class Rule:
 PHASE_RULES: tuple[Rule, ...] = (
     Rule("deleting", lambda f: f.deleting, FP.TERMINATING),       # deviation: Volcano never sets it
     Rule("final", lambda f: f.previous in FINAL, None),
-    Rule("a job failed", lambda f: bool(f.phases & FAILING), FP.FAILED),
-    Rule("every flow completed", lambda f: f.all_completed, FP.SUCCEED),
+    Rule("a job failed", lambda f: f.failing and not f.holding, FP.FAILED),
+    Rule("every flow completed", lambda f: f.all_completed and not f.failing, FP.SUCCEED),
     Rule("started", lambda f: f.previous == FP.RUNNING or bool(f.phases & STARTED), FP.RUNNING),
     Rule("otherwise", lambda f: True, FP.PENDING),
 )
@@ -145,29 +190,6 @@ def job_condition(job: Obj) -> Obj:
     return cond
 
 
-def _note_condition(note: Note) -> Obj:
-    return {"phase": str(note.phase), "reason": str(note.reason), "message": note.message}
-
-
-def _absent_condition(verdict: readiness.Verdict, phase: flow.FlowPhase, jobflow: str) -> Obj:
-    """Condition of a flow with no vcjob, no note and nothing to carry over."""
-    def names(flows: Sequence[str]) -> str:
-        return ", ".join(flow.job_name(jobflow, f) for f in flows)
-
-    if phase in FROZEN:
-        reason, message = Reason.NOT_CREATED, f"not created: the JobFlow is {phase}"
-    elif verdict.state is readiness.State.WAITING:
-        reason, message = Reason.WAITING, f"waiting for {names(verdict.waiting_for)} to be Completed"
-    elif verdict.undefined:
-        reason = Reason.UNDEFINED_TARGET
-        message = f"dependsOn targets {', '.join(verdict.undefined)} name no flow of this JobFlow"
-    elif verdict.cycle:
-        reason, message = Reason.CYCLE, f"flows {' -> '.join(verdict.cycle)} form a dependency cycle"
-    else:
-        reason, message = Reason.CREATING, "dependencies are met; the job is being created"
-    return {"phase": str(JP.PENDING), "reason": str(reason), "message": message}
-
-
 # ---- jobStatusList ----------------------------------------------------------------------------------
 def histories(previous: Sequence[Obj], phase: str, at: str) -> list[Obj]:
     """`runningHistories` after observing `phase`, which began at `at` (RFC 3339)."""
@@ -180,7 +202,7 @@ def histories(previous: Sequence[Obj], phase: str, at: str) -> list[Obj]:
             at = out[-1]["startTimestamp"]   # never let a history run backwards
         out[-1]["endTimestamp"] = at
     out.append({"startTimestamp": at, "state": phase})
-    return out
+    return out[-HISTORY_LIMIT:]
 
 
 def _end_timestamp(created: str | None, running_duration: str | None) -> str | None:
@@ -230,62 +252,17 @@ def job_status_list(previous: Sequence[Obj], jobs: Sequence[Obj], now: dt.dateti
 
 
 # ---- the whole status -------------------------------------------------------------------------------
-def _creation_order(job: Obj) -> tuple[str, str]:
-    return job.get("metadata", {}).get("creationTimestamp") or "", meta.name(job)
-
-
 def compute(jobflow: Obj, jobs: Sequence[Obj], now: dt.datetime,
             notes: Mapping[str, Note] | None = None) -> Obj:
-    """The JobFlow's new status. `jobs` are the vcjobs this JobFlow created (label and owner checked
-    by the caller); `notes` maps flow name -> what stopped its vcjob from being created this sync."""
-    notes = notes or {}
-    name = meta.name(jobflow)
-    previous = jobflow.get("status") or {}
-    prev_phase = (previous.get("state") or {}).get("phase") or ""
-    prev_conditions = previous.get("conditions") or {}
-    flows = (jobflow.get("spec") or {}).get("flows") or []
-    remaining = {meta.name(j): j for j in jobs}
-    frozen = prev_phase in FROZEN
+    """The JobFlow's new status, from scratch. `jobs` are the vcjobs this JobFlow created (label and
+    owner checked by the caller); `notes` maps flow name -> what stopped its vcjob from being created
+    this sync. The controller keeps the same state incrementally (engine.Engine)."""
+    from vclite.controllers.jobflow import engine   # the engine builds on this module's entries and rules
 
-    conditions: dict[str, Obj | None] = {}
-    listed_jobs: list[Obj] = []
-    observed: dict[str, str] = {}
-    for f in readiness.distinct_flows(flows):
-        jn = flow.job_name(name, f)
-        job = remaining.pop(jn, None)
-        if job is not None:
-            conditions[jn], observed[f] = job_condition(job), meta.phase(job)
-            listed_jobs.append(job)
-        elif f in notes:
-            conditions[jn] = _note_condition(notes[f])
-        elif frozen and jn in prev_conditions:
-            conditions[jn] = jsoncopy.deep_copy(prev_conditions[jn])   # vanished after the flow stopped
-        else:
-            conditions[jn] = None                                  # filled once the phase is known
-    for job in sorted(remaining.values(), key=_creation_order):    # jobs of flows no longer in spec
-        conditions[meta.name(job)] = job_condition(job)
-        listed_jobs.append(job)
-
-    phases = frozenset(c.get("phase", "") for c in conditions.values() if c is not None)
-    all_completed = all((conditions[flow.job_name(name, f)] or {}).get("phase") == JP.COMPLETED
-                        for f in readiness.distinct_flows(flows))
-    phase = next_phase(Facts(prev_phase, meta.is_deleting(jobflow), phases, all_completed))
-
-    verdicts = {v.flow: v for v in readiness.evaluate(flows, observed)}
-    for f in readiness.distinct_flows(flows):
-        jn = flow.job_name(name, f)
-        if conditions[jn] is None:
-            conditions[jn] = _absent_condition(verdicts[f], phase, name)
-
-    status: Obj = {k: jsoncopy.deep_copy(v) for k, v in previous.items() if k not in KNOWN_FIELDS}
-    lists: dict[str, list[str]] = {k: [] for k in LISTS}
-    for jn, cond in conditions.items():
-        lists[BUCKETS.get((cond or {}).get("phase", ""), UNKNOWN_JOBS)].append(jn)
-    status.update({k: v for k, v in lists.items() if v})
-    history = job_status_list(previous.get("jobStatusList") or [], listed_jobs, now)
-    if history:
-        status["jobStatusList"] = history
-    if conditions:
-        status["conditions"] = conditions
-    status["state"] = {**jsoncopy.deep_copy(previous.get("state") or {}), "phase": str(phase)}
-    return status
+    eng = engine.build(jobflow, jobs, now)
+    for f, note in (notes or {}).items():
+        inst = eng.insts.get(flow.job_name(meta.name(jobflow), f))
+        if inst is not None and inst.job is None:
+            eng.create_failed(inst, note)
+    eng.decide(now)
+    return eng.status(now)

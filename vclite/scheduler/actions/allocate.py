@@ -121,7 +121,7 @@ def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue:
         row = None if failures else ssn.best_idle_node(task)
         if row is not None:   # the common case, in O(changed nodes)
             stmt.allocate(task, row)
-            if ssn.job_ready(job) and tasks:
+            if tasks and ssn.job_ready(job):
                 break
             continue
         feasible, errors = ssn.feasible_nodes(task, failures=failures)
@@ -135,7 +135,7 @@ def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue:
             stmt.allocate(task, row)
         else:
             stmt.pipeline(task, row)
-        if ssn.job_ready(job) and tasks:
+        if tasks and ssn.job_ready(job):
             break
     return stmt
 

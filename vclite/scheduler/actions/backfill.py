@@ -31,17 +31,16 @@ class Backfill:
         self.arguments = arguments
 
     def execute(self, ssn: "session_mod.Session") -> None:
-        queues = ssn.queue_pq()
         jobs_by_queue: dict[str, list] = {}
         for job in ssn.jobs.values():
-            if job.is_pending() or ssn.job_valid(job) is not None:
+            if not job.n_pending_best_effort or job.is_pending():   # counters first: most jobs have none
                 continue
             if not any(t.best_effort and not t.scheduling_gated for t in job.tasks_in(tasks_mod.TaskStatus.PENDING)):
                 continue
-            if job.queue not in jobs_by_queue:
-                jobs_by_queue[job.queue] = []
-                queues.push(ssn.queues[job.queue])
-            jobs_by_queue[job.queue].append(job)
+            if ssn.job_valid(job) is not None:
+                continue
+            jobs_by_queue.setdefault(job.queue, []).append(job)
+        queues = ssn.queue_pq(ssn.queues[name] for name in jobs_by_queue)
         while queues:
             queue = queues.pop()
             jobs = ssn.job_pq(jobs_by_queue.pop(queue.name, []))

@@ -41,6 +41,7 @@ class Dims:
         self.names: tuple[str, ...] = BASE + tuple(rest)
         self.index: dict[str, int] = {n: i for i, n in enumerate(self.names)}
         self.units = np.array([unit(n) for n in self.names], dtype=np.float64)
+        self._units = [unit(n) for n in self.names]
         self.pods = self.index[PODS]
         mask = np.ones(len(self.names), dtype=bool)
         mask[self.pods] = False
@@ -55,10 +56,14 @@ class Dims:
     def vector(self, resources: Mapping[str, Fraction], missing: float = 0.0) -> Vec:
         """A resource list as a vector; names outside the session are ignored, absent ones get `missing`."""
         v = np.full(len(self.names), missing, dtype=np.float64)
+        index, units = self.index, self._units
         for name, value in resources.items():
-            i = self.index.get(name)
+            i = index.get(name)
             if i is not None:
-                v[i] = math.ceil(value * int(self.units[i]))
+                try:   # ceil(value · unit) in integers: -(-n·u // d)
+                    v[i] = -((-value.numerator * units[i]) // value.denominator)
+                except AttributeError:
+                    v[i] = math.ceil(value * units[i])
         return v
 
     def resource_list(self, v: Vec, keep_zero: Iterable[str] = (CPU, MEMORY)) -> dict[str, Fraction]:

@@ -259,15 +259,33 @@ class Hooks:
         self._keyed: dict[Point, list[list[tuple[Fn, float, KeyFn | None]]]] = {}
         self._flat: dict[Point, list[tuple[Fn, float, KeyFn | None]]] = {}   # tier order, updated in place
         self._callers: dict[Point, Callable[..., Any]] = {}
+        self._last_tier: dict[Point, int] = {}
 
     def register(self, point: Point, tier: int, fn: Fn, weight: float = 1.0, plugin: str = "",
                  key: KeyFn | None = None) -> None:
-        tiers = self._fns.setdefault(point, [[] for _ in range(self._n_tiers)])
-        tiers[tier].append((fn, weight))
-        self._names.setdefault(point, []).append(plugin)
-        keyed = self._keyed.setdefault(point, [[] for _ in range(self._n_tiers)])
-        keyed[tier].append((fn, weight, key))
-        self.flat(point)[:] = [e for t in keyed for e in t]
+        entry = (fn, weight, key)
+        keyed = self._keyed.get(point)
+        if keyed is None:
+            keyed = self._init(point)
+        self._fns[point][tier].append((fn, weight))
+        self._names[point].append(plugin)
+        keyed[tier].append(entry)
+        flat = self._flat.get(point)
+        if flat is None:
+            flat = self._flat[point] = []
+        if tier >= self._last_tier[point]:   # sessions register tier by tier: append
+            flat.append(entry)
+            self._last_tier[point] = tier
+        else:
+            flat[:] = [e for t in keyed for e in t]
+
+    def _init(self, point: Point) -> list[list[tuple[Fn, float, KeyFn | None]]]:
+        n = self._n_tiers
+        keyed = self._keyed[point] = [[] for _ in range(n)]
+        self._fns[point] = [[] for _ in range(n)]
+        self._names[point] = []
+        self._last_tier[point] = 0
+        return keyed
 
     def registered(self, point: Point) -> list[str]:
         """Names of the plugins that registered `point` (in order)."""
@@ -291,8 +309,9 @@ class Hooks:
         if special is not None:
             return special(flat)
         fn_rule = RULES[rule]
-        fns = self._fns.setdefault(point, [[] for _ in range(self._n_tiers)])
-        self._keyed.setdefault(point, [[] for _ in range(self._n_tiers)])
+        if point not in self._keyed:
+            self._init(point)
+        fns = self._fns[point]
         return lambda *args: fn_rule(fns, args)
 
 

@@ -75,7 +75,7 @@ class JobInfo:
     n_ready: int = dataclasses.field(default=0, init=False)              # tasks in READY_STATUS
     n_pending_best_effort: int = dataclasses.field(default=0, init=False)
     role_counts: dict[str, dict[TaskStatus, int]] = dataclasses.field(default_factory=dict, init=False)
-    role_pending_best_effort: Counter = dataclasses.field(default_factory=Counter, init=False)
+    role_pending_best_effort: dict[str, int] = dataclasses.field(default_factory=dict, init=False)
 
     # ---- task bookkeeping ------------------------------------------------------------------------
     def _count(self, task: TaskInfo, status: TaskStatus, delta: int) -> None:
@@ -83,7 +83,7 @@ class JobInfo:
             self.n_ready += delta
         elif status == TaskStatus.PENDING and task.best_effort:
             self.n_pending_best_effort += delta
-            self.role_pending_best_effort[task.role] += delta
+            self.role_pending_best_effort[task.role] = self.role_pending_best_effort.get(task.role, 0) + delta
         per_role = self.role_counts.get(task.role)
         if per_role is None:
             per_role = self.role_counts[task.role] = {}
@@ -104,12 +104,13 @@ class JobInfo:
             if not bucket:
                 del self.index[old]
         self._count(task, old, -1)
-        if old in tasks_mod.ALLOCATED_STATUS:
+        was, now = old in tasks_mod.ALLOCATED_STATUS, status in tasks_mod.ALLOCATED_STATUS
+        if was and not now:   # (both: `allocated` stays; its integer-valued sums are exact either way)
             self.allocated -= task.req
         task.status = status
         self.index.setdefault(status, {})[task.uid] = task
         self._count(task, status, 1)
-        if status in tasks_mod.ALLOCATED_STATUS:
+        if now and not was:
             self.allocated += task.req
 
     def tasks_in(self, status: TaskStatus) -> list[TaskInfo]:

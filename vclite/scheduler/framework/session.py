@@ -9,17 +9,16 @@ Must not: perform I/O, read the clock, or know a particular plugin or action.
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as _dt
 import gc
 import uuid
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from vclite.api import scheduling
-from vclite.lib import clock, jsoncopy
+from vclite.lib import clock
 from vclite.scheduler.framework import fit, fitcache, hooks, pqueue, snapshot, statement
 from vclite.scheduler.framework import jobs as jobs_mod
 from vclite.scheduler.framework import status as status_mod
@@ -295,33 +294,29 @@ def close_session(ssn: Session) -> SessionResult:
             result.pipelined[job.uid] = [t.node for t in pipelined]
         new = status_mod.podgroup_status(job, job.uid in ssn.unschedulable_now)
         if status_mod.status_changed(job.podgroup.get("status"), new):
-            result.podgroup_status[job.uid] = jsoncopy.deep_copy(new)
+            result.podgroup_status[job.uid] = new
     allocated = status_mod.queue_allocated(ssn.jobs, ssn.queues, ssn.dims)
     for name, queue in ssn.queues.items():
+        if status_mod.queue_allocated_unchanged(queue, allocated[name], ssn.dims):
+            continue
         patch = status_mod.queue_status_update(queue, status_mod.allocated_list(allocated[name], ssn.dims))
         if patch is not None:
             result.queue_status[name] = patch
     return result
 
 
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for one session: a session allocates infos by the
-    hundred thousand, few of them cyclic, and full collections triggered meanwhile would scan
-    them again and again (a third of a large session's time). Reference counting still frees
-    everything; cycles are collected after, as usual."""
+def run_session(state: snapshot.ClusterState, conf: "conf_mod.SchedulerConf", now: _dt.datetime,
+                scheduler_name: str = snapshot.DEFAULT_SCHEDULER_NAME) -> SessionResult:
+    # Python's cyclic garbage collector is paused for the session: a session allocates infos by
+    # the hundred thousand, few of them cyclic, and full collections triggered meanwhile would
+    # scan them again and again (a third of a large session's time). Reference counting still
+    # frees everything; cycles are collected afterwards, as usual.
     was = gc.isenabled()
     gc.disable()
     try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
-def run_session(state: snapshot.ClusterState, conf: "conf_mod.SchedulerConf", now: _dt.datetime,
-                scheduler_name: str = snapshot.DEFAULT_SCHEDULER_NAME) -> SessionResult:
-    with _gc_paused():
         ssn = open_session(state, conf, now, scheduler_name)
         run_actions(ssn)
         return close_session(ssn)
+    finally:
+        if was:
+            gc.enable()

@@ -47,6 +47,7 @@ class ClusterState:
     priority_classes: list[Obj] = dataclasses.field(default_factory=list)
     # Optional memo of pod requests keyed by (uid, resourceVersion), kept by the caller across
     # sessions (parsing quantities is the costliest part of a snapshot); pruned to live pods.
+    # `build` also keeps its memos of parsed resource lists and times there, under SHARED_MEMO.
     request_cache: dict | None = None
 
 
@@ -95,18 +96,29 @@ def _request_signature(pod: Obj) -> tuple | None:
     return tuple(sig)
 
 
+SHARED_MEMO = "vclite.snapshot/parsed"   # request_cache key of the memos kept across sessions
+SHARED_LIMIT = 10_000                      # entries per shared memo before it is emptied
+
+
 class _Memo:
-    """One build's memos: parsed lists by content, vectors by parsed list, times by text."""
+    """One build's memos: parsed lists by content, vectors by parsed list, times by text. With a
+    request_cache, the memos by content are kept there across sessions (values are read-only)."""
 
     def __init__(self, request_cache: dict | None):
         self.request_cache = request_cache
-        self.requests: dict[tuple, dict | None] = {}
-        self.lists: dict[str, dict] = {}
-        self.empty: dict = {}
+        shared: dict[str, dict] = {}
+        if request_cache is not None:
+            shared = request_cache.setdefault(SHARED_MEMO, {})
+            for name, memo in shared.items():
+                if len(memo) > SHARED_LIMIT:
+                    memo.clear()
+        self.requests: dict[tuple, dict | None] = shared.setdefault("requests", {})
+        self.lists: dict[str, dict] = shared.setdefault("lists", {})
+        self.times: dict[Any, Any] = shared.setdefault("times", {})
+        self.empty: dict = self.lists.setdefault("", {})   # (no list's repr is "")
         # keyed by id(); each entry keeps its key object alive, so an id cannot be reused meanwhile
-        self.vectors: dict[int, tuple[dict, np.ndarray]] = {}
-        self.best_effort: dict[int, tuple[np.ndarray, bool]] = {}
-        self.times: dict[Any, Any] = {}
+        self.vectors: dict[tuple[int, tuple], tuple[dict, np.ndarray]] = shared.setdefault("vectors", {})
+        self.best_effort: dict[int, tuple[np.ndarray, bool]] = shared.setdefault("best_effort", {})
 
     def pod_request(self, pod: Obj) -> dict | None:
         cache = self.request_cache
@@ -141,12 +153,13 @@ class _Memo:
 
     def vector(self, dims: dims_mod.Dims, parsed: dict) -> np.ndarray:
         """dims.vector(parsed), one read-only array per distinct parsed list."""
-        hit = self.vectors.get(id(parsed))
+        key = (id(parsed), dims.names)
+        hit = self.vectors.get(key)
         if hit is not None:
             return hit[1]
         v = dims.vector(parsed)
         v.flags.writeable = False
-        self.vectors[id(parsed)] = (parsed, v)
+        self.vectors[key] = (parsed, v)
         return v
 
     def is_best_effort(self, dims: dims_mod.Dims, vec: np.ndarray) -> bool:
@@ -173,13 +186,6 @@ def _spec_list(obj: Obj, *path: str) -> dict[str, dims_mod.Fraction]:
         return resources.from_resource_list(cur)
     except ValueError:
         return {}
-
-
-def _path(obj: Obj, *path: str) -> Any:
-    cur: Any = obj
-    for p in path:
-        cur = (cur or {}).get(p) if isinstance(cur, dict) else None
-    return cur
 
 
 def _int(value: Any, default: int) -> int:
@@ -232,10 +238,17 @@ def _queue_info(q: Obj, dims: dims_mod.Dims) -> jobs_mod.QueueInfo:
 _PHASES = {str(p): p for p in scheduling.PodGroupPhase}
 
 
-def _job_info(pg: Obj, dims: dims_mod.Dims, prio: _Priorities, memo: _Memo) -> jobs_mod.JobInfo:
+def _min_resources(pg: Obj, memo: _Memo) -> dict | None:
+    """The PodGroup's minResources parsed (None if absent; {} if invalid)."""
+    min_res = (pg.get("spec") or _EMPTY).get("minResources")
+    if min_res is None:
+        return None
+    return memo.resource_list(min_res) if isinstance(min_res, dict) else _spec_list(pg, "spec", "minResources")
+
+
+def _job_info(pg: Obj, dims: dims_mod.Dims, prio: _Priorities, memo: _Memo, min_list: dict | None) -> jobs_mod.JobInfo:
     spec = pg.get("spec") or _EMPTY
     status = pg.get("status") or _EMPTY
-    min_res = spec.get("minResources")
     raw_phase = status.get("phase") or scheduling.PodGroupPhase.PENDING
     phase = _PHASES.get(raw_phase, scheduling.PodGroupPhase.PENDING) if isinstance(raw_phase, str) else \
         scheduling.PodGroupPhase.PENDING
@@ -249,20 +262,21 @@ def _job_info(pg: Obj, dims: dims_mod.Dims, prio: _Priorities, memo: _Memo) -> j
         min_available=_int(spec.get("minMember"), 0),
         min_task_member={str(k): _int(v, 0) for k, v in mtm.items()} if mtm else {},
         priority=prio.job(pg), created=memo.created(pg), phase=phase,
-        min_resources=(memo.vector(dims, memo.resource_list(min_res)) if isinstance(min_res, dict) else
-                       dims.vector(_spec_list(pg, "spec", "minResources")) if min_res is not None else None),
+        min_resources=memo.vector(dims, min_list) if min_list is not None else None,
         allocated=dims.zeros(), conditions=[dict(c) for c in conditions] if conditions else [])
 
 
 def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> Snapshot:
     memo = _Memo(state.request_cache)
     ready = [n for n in state.nodes if nodes_mod.is_ready(n)]
-    groups = {meta.key(pg) for pg in state.podgroups}
+    pgs = sorted(((meta.key(pg), pg) for pg in state.podgroups), key=operator.itemgetter(0))
+    groups = {k for k, _ in pgs}
+    min_lists = [_min_resources(pg, memo) for _, pg in pgs]
     keyed = sorted(((meta.key(p), p) for p in state.pods), key=operator.itemgetter(0))
     pod_reqs = [(k, p, memo.pod_request(p)) for k, p in keyed if _relevant(p, groups)]
     if state.request_cache is not None:
         live = {(meta.uid(p), p["metadata"].get("resourceVersion")) for _, p, _ in pod_reqs}
-        for k in [k for k in state.request_cache if k not in live]:
+        for k in [k for k in state.request_cache if k not in live and k != SHARED_MEMO]:
             del state.request_cache[k]
     allocs = {}
     for n in ready:
@@ -279,16 +293,15 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> 
         names.update(r)
     for q in state.queues:
         names.update(_spec_list(q, "spec", "capability"), _spec_list(q, "spec", "guarantee", "resource"))
-    for pg in state.podgroups:
-        min_res = _path(pg, "spec", "minResources")
-        names.update(memo.resource_list(min_res) if isinstance(min_res, dict) else _spec_list(pg, "spec", "minResources"))
+    for m in {id(m): m for m in min_lists if m}.values():
+        names.update(m)
     dims = dims_mod.Dims(names)
     nodes = nodes_mod.NodeState(dims, ready, allocs, vectors={k: memo.vector(dims, a) for k, a in allocs.items()})
     prio = _Priorities(state.priority_classes)
     queues = {q.name: q for q in (_queue_info(o, dims) for o in state.queues)}
     jobs: dict[str, jobs_mod.JobInfo] = {}
-    for pg in sorted(state.podgroups, key=meta.key):
-        job = _job_info(pg, dims, prio, memo)
+    for (_, pg), min_list in zip(pgs, min_lists):
+        job = _job_info(pg, dims, prio, memo, min_list)
         if job.queue in queues:
             jobs[job.uid] = job
     _add_pods(pod_reqs, dims, nodes, jobs, prio, scheduler_name, memo)

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from vclite.api import resources, scheduling
+from vclite.lib import jsoncopy
 from vclite.scheduler.framework import dims as dims_mod
 from vclite.scheduler.framework import jobs as jobs_mod
 from vclite.scheduler.framework import tasks as tasks_mod
@@ -64,10 +65,14 @@ def phase(job: jobs_mod.JobInfo, unschedulable_now: bool) -> Phase:
     return Phase.INQUEUE if job.phase == Phase.INQUEUE else Phase.PENDING
 
 
+_OURS = frozenset({"phase", "conditions", "running", "succeeded", "failed"})
+
+
 def podgroup_status(job: jobs_mod.JobInfo, unschedulable_now: bool) -> Obj:
-    """The PodGroup's status after the session (unknown fields of the stored status kept, shared
-    with the stored object: deep-copy it before handing it out, as close_session does)."""
-    status = dict(job.podgroup.get("status") or {})
+    """The PodGroup's status after the session (unknown fields of the stored status kept, copied;
+    the conditions list is the job's own)."""
+    status = {k: v if k in _OURS or not isinstance(v, (dict, list)) else jsoncopy.deep_copy(v)
+              for k, v in (job.podgroup.get("status") or {}).items()}
     status["phase"] = str(phase(job, unschedulable_now))
     status["conditions"] = job.conditions
     status["running"] = len(job.index.get(TaskStatus.RUNNING, ()))
@@ -112,15 +117,23 @@ def queue_allocated(jobs: dict[str, jobs_mod.JobInfo], queues: dict[str, jobs_mo
 
     Tasks only tentatively Allocated in an uncommitted statement are not counted (Volcano counts
     them, though nothing was bound)."""
-    out = {name: dims.zeros() for name in queues}
-    placed = (TaskStatus.BINDING, TaskStatus.BOUND, TaskStatus.RUNNING)
+    per_queue: dict[str, list[np.ndarray]] = {}
     for job in jobs.values():
-        total = dims.zeros()
-        for s in placed:
-            for t in job.index.get(s, {}).values():
-                total += t.req
+        # job.allocated counts Allocated, Binding, Bound and Running tasks; take the Allocated out
+        # (integer-valued sums: exact in any order)
+        tentative = job.index.get(TaskStatus.ALLOCATED)
+        if tentative:
+            total = job.allocated.copy()
+            for t in tentative.values():
+                total -= t.req
+        else:
+            total = job.allocated
+        per_queue.setdefault(job.queue, []).append(total)
+    out = {name: dims.zeros() for name in queues}
+    for queue, totals in per_queue.items():
+        total = np.sum(totals, axis=0) if len(totals) > 1 else totals[0]
         seen: set[str] = set()
-        name = job.queue
+        name = queue
         while name in queues and name not in seen:
             seen.add(name)
             out[name] += total
@@ -130,6 +143,19 @@ def queue_allocated(jobs: dict[str, jobs_mod.JobInfo], queues: dict[str, jobs_mo
 
 def allocated_list(v: np.ndarray, dims: dims_mod.Dims) -> dict[str, str]:
     return resources.format_list(dims.resource_list(v))
+
+
+def queue_allocated_unchanged(queue: jobs_mod.QueueInfo, v: np.ndarray, dims: dims_mod.Dims) -> bool:
+    """`queue_status_update(queue, allocated_list(v, dims)) is None`, without formatting quantities
+    (the common case: nothing changed)."""
+    old_raw = (queue.obj.get("status") or {}).get("allocated") or {}
+    try:
+        old = resources.from_resource_list(old_raw)
+    except ValueError:
+        return False
+    new = dims.resource_list(v)
+    zero = dims_mod.Fraction(0)
+    return all(old.get(k, zero) == new.get(k, zero) for k in set(old) | set(new)) and set(old_raw) >= set(new)
 
 
 def queue_status_update(queue: jobs_mod.QueueInfo, allocated: dict[str, str]) -> Obj | None:

@@ -35,7 +35,7 @@ def test_volcano_ci_style_configuration_loads():
     pytest.param('actions: "preempt"\nconfigurations: [{name: preempt, arguments: {enableTopologyAwarePreemption: true}}]'
                  '\ntiers: []', "enableTopologyAwarePreemption: true is not supported", id="topology-aware preemption"),
     pytest.param('actions: "reclaim"\nconfigurations: [{name: reclaim, arguments: {foo: 1}}]\ntiers: []',
-                 "action 'reclaim': unknown argument 'foo'", id="unknown reclaim argument"),
+                 'action "reclaim": unknown argument "foo"', id="unknown reclaim argument"),
     pytest.param('actions: "preempt"\ntiers: [{plugins: [{name: drf, enableHierarchy: true}]}]',
                  "enableHierarchy is not supported", id="hierarchical drf"),
 ])

@@ -32,7 +32,7 @@ def test_resource_weights(arguments, want):
 @pytest.mark.parametrize("arguments, message", [
     pytest.param({"binpack.resources.nvidia.com/gpu": "seven"}, "binpack.resources.nvidia.com/gpu"),
     pytest.param({"binpack.weight": 1.5}, "binpack.weight"),
-    pytest.param({"binpack.cpus": 1}, "unknown argument 'binpack.cpus'"),
+    pytest.param({"binpack.cpus": 1}, 'unknown argument "binpack.cpus"'),
 ])
 def test_bad_arguments_fail_at_load(arguments, message):
     with pytest.raises(ValueError, match=None) as e:

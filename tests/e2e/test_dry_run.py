@@ -1,0 +1,109 @@
+"""`vcctl scheduler dry-run` as users run it: every scenario STATE file (tests/scenarios/states/) through
+the real command with -o json, the other output formats, and bad input (exit 2, file:line)."""
+from __future__ import annotations
+
+import concurrent.futures
+import subprocess
+
+import pytest
+import yaml
+
+from tests.e2e.conftest import ROOT, VCCTL, Result
+from tests.scenarios import test_state_files as states
+
+CASES = states.case_ids()
+
+
+def _dry_run(*args: str) -> Result:
+    return Result(subprocess.run([VCCTL, "scheduler", "dry-run", *args], cwd=ROOT, capture_output=True, text=True,
+                                 timeout=120))
+
+
+@pytest.fixture(scope="module")
+def outputs() -> dict[str, Result]:
+    """Every case's dry run, a few processes at a time (each is a separate `vcctl`)."""
+    def one(case_id: str) -> Result:
+        return _dry_run("-f", str(states.STATES / f"{case_id}.yaml"), "--conf", str(states.conf_of(case_id)),
+                        "-o", "json")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        return dict(zip(CASES, pool.map(one, CASES)))
+
+
+@pytest.mark.parametrize("case_id", CASES)
+def test_scenario_through_the_cli(outputs, case_id):
+    r = outputs[case_id]
+    assert r.code == 0, r
+    got = r.json()
+    assert list(got) == ["binds", "evictions", "pipelined", "podGroupPhases", "unschedulable"]
+    assert not states.mismatches(states.expected(case_id), got), (states.mismatches(states.expected(case_id), got), r)
+
+
+def test_yaml_and_table_outputs(outputs):
+    path, conf = states.STATES / "MSG-01.yaml", states.conf_of("MSG-01")
+    as_yaml = _dry_run("-f", str(path), "--conf", str(conf), "-o", "yaml")
+    assert as_yaml.code == 0, as_yaml
+    assert yaml.safe_load(as_yaml.out) == outputs["MSG-01"].json()
+    table = _dry_run("-f", str(path), "--conf", str(conf))
+    assert table.code == 0, table
+    assert "WHY PENDING" in table.out and "2/3 tasks in gang unschedulable" in table.out, table
+    assert "ns/big" in table.out and "Inqueue" in table.out, table
+
+
+def test_table_says_why_a_job_is_not_in_the_session():
+    r = _dry_run("-f", str(states.STATES / "ENQ-04.yaml"))   # Volcano's default configuration
+    assert r.code == 0, r
+    assert 'PodGroup c1/pg1: queue "c1" does not exist, so the job is not in the session' in r.out, r
+    assert 'Queue "default" is not declared: Volcano\'s default queue was added' in r.out, r
+
+
+BAD_STATE = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p1, namespace: ns}
+spec:
+  schedulerName: volcano
+  containers:
+  - name: c
+    image: busybox
+    resources: {requests: {cpu: two}}
+"""
+
+
+@pytest.mark.parametrize("files, conf, where", [
+    pytest.param({"state.yaml": BAD_STATE}, None, "state.yaml:14: Pod/p1: spec.containers[0].resources.requests.cpu",
+                 id="bad quantity in a pod"),
+    pytest.param({"state.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\n"}, None,
+                 "state.yaml:1: Job/j: kind: a cluster state holds only Node, Queue, PriorityClass, PodGroup, Pod",
+                 id="a kind a state does not hold"),
+    pytest.param({"state.yaml": "apiVersion: v1\nkind: Node\nmetadata: {name: n1\n"}, None, "state.yaml:4",
+                 id="YAML syntax"),
+    pytest.param({"state.yaml": "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n",
+                  "sched.conf": 'actions: "allocate"\ntiers:\n- plugins:\n  - name: gang\n  - name: nodeorderr\n'},
+                 "sched.conf", 'sched.conf:5: unknown plugin "nodeorderr" (known: ', id="bad configuration"),
+])
+def test_bad_input_exits_2_naming_file_and_line(tmp_path, files, conf, where):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    args = ["-f", str(tmp_path / "state.yaml"), "-o", "json"]
+    if conf:
+        args += ["--conf", str(tmp_path / conf)]
+    r = _dry_run(*args)
+    assert r.code == 2, r
+    assert r.out == "", r
+    assert f"{tmp_path}/{where}" in r.err, r
+    assert "no session was run" in r.err, r
+
+
+def test_scheduler_command_is_lazy():
+    """`vcctl scheduler` is imported only when used: other commands do not load numpy."""
+    code = ("import sys; from click.testing import CliRunner; from vclite.cli import main; "
+            "r = CliRunner().invoke(main.cli, ['validate', 'examples/diamond.yaml']); "
+            "print(r.exit_code, 'numpy' in sys.modules)")
+    proc = subprocess.run([str(ROOT / ".venv/bin/python"), "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.stdout.split() == ["0", "False"], proc

@@ -1,0 +1,104 @@
+"""`--scheduler-conf` of `vcctl run` and `vcctl server`: a bad file is named by file and line, exit 2,
+nothing runs; a good one changes what the scheduler does."""
+from __future__ import annotations
+
+import json
+
+BAD_CONF = """\
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: nodeorderr
+  - name: predicates
+    arguments:
+      predicate.NodeAffinityEnabled: true
+"""
+PAIR = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: pair}
+spec:
+  minAvailable: 2
+  schedulerName: volcano
+  tasks:
+    - name: main
+      replicas: 2
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+            - name: main
+              image: busybox
+              command: ["sh", "-c", "touch $VC_POD_DIR/../../ran-$VC_TASK_INDEX"]
+              resources: {requests: {cpu: "1", memory: 1Gi}}
+"""
+BINPACK_CONF = """\
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+  - name: binpack
+    arguments:
+      binpack.weight: 10
+"""
+NODES = "2x(cpu=4,memory=8Gi)"
+
+
+def test_run_with_a_bad_conf_names_file_and_line_and_runs_nothing(vcctl, write, tmp_path):
+    conf = write("sched.conf", BAD_CONF)
+    work = tmp_path / "work"
+    r = vcctl("run", "--scheduler-conf", conf, "--workdir", work, write("pair.yaml", PAIR), timeout=60)
+    assert r.code == 2, r
+    assert f'{conf}:7: unknown plugin "nodeorderr" (known: binpack, conformance, drf, gang, nodeorder' in r.err, r
+    assert f'{conf}:10: plugin "predicates": unknown argument "predicate.NodeAffinityEnabled"' in r.err, r
+    assert "2 problem(s) found; nothing was run." in r.err, r
+    assert not list(tmp_path.rglob("ran-*")), "a pod ran"
+
+
+def test_run_reports_conf_and_manifest_problems_together(vcctl, write, tmp_path):
+    conf = write("sched.conf", BAD_CONF)
+    bad_job = write("job.yaml", PAIR.replace("replicas: 2", "replicas: -1"))
+    r = vcctl("run", "--scheduler-conf", conf, "--workdir", tmp_path / "work", bad_job, timeout=60)
+    assert r.code == 2, r
+    assert f"{conf}:7:" in r.err and f"{bad_job}:" in r.err and "replicas" in r.err, r
+
+
+def test_server_with_a_bad_conf_exits_2_before_starting(vcctl, write, tmp_path):
+    conf = write("sched.conf", BAD_CONF)
+    data = tmp_path / "data"
+    r = vcctl("server", "--data-dir", data, "--port", "0", "--scheduler-conf", conf, timeout=60)
+    assert r.code == 2, r
+    assert f'{conf}:7: unknown plugin "nodeorderr"' in r.err, r
+    assert "the server was not started" in r.err, r
+    assert "listening" not in r.out, r
+    assert not data.exists(), "the data directory was created"
+
+
+def _nodes_of_pods(out: str) -> list[str]:
+    items = json.loads(out)["items"]
+    return sorted(p["spec"]["nodeName"] for p in items if p["kind"] == "Pod")
+
+
+def test_a_good_conf_is_used(vcctl, write, tmp_path):
+    """Volcano's default spreads the pair over both nodes (least requested); with binpack both
+    pods go to one node."""
+    job = write("pair.yaml", PAIR)
+    spread = vcctl("run", "-q", "-o", "json", "--nodes", NODES, "--workdir", tmp_path / "a", job, timeout=90)
+    assert spread.code == 0, spread
+    assert len(set(_nodes_of_pods(spread.out))) == 2, spread
+    conf = write("binpack.conf", BINPACK_CONF)
+    packed = vcctl("run", "-q", "-o", "json", "--nodes", NODES, "--scheduler-conf", conf, "--workdir", tmp_path / "b",
+                   job, timeout=90)
+    assert packed.code == 0, packed
+    assert len(set(_nodes_of_pods(packed.out))) == 1, packed

@@ -1,0 +1,315 @@
+"""JobFlow admission for the fields vclite adds (issue 5): arguments, dependsOn.strategy / expression /
+probe, when, withItems / withParam, repeat, retry, patch.jobSpec and onExit. DAG validation over every
+kind of reference (targets, expressions, outputs in conditions, withParam and patch placeholders):
+cycles through expressions are refused and unknown names reported with the flow and the position."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from vclite.admission import admit, jobflow
+from vclite.api import kinds
+from vclite.lib import errors
+
+from . import views
+
+Obj = dict[str, Any]
+
+
+def fl(name: str, **kw: Any) -> Obj:
+    return {"name": name, **kw}
+
+
+def dep(*targets: str, **kw: Any) -> Obj:
+    return {"dependsOn": ({"targets": list(targets)} if targets else {}) | kw}
+
+
+def jf(*flows: Obj, name: str = "jf", **spec: Any) -> Obj:
+    return {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+            "metadata": {"name": name, "namespace": "default"}, "spec": {"flows": list(flows), **spec}}
+
+
+def args(**params: Any) -> Obj:
+    return {"arguments": {"parameters": [{"name": k, "value": v} for k, v in params.items()]}}
+
+
+def messages(obj: Obj) -> list[str]:
+    try:
+        admit.admit(admit.Operation.CREATE, kinds.JOBFLOW, obj, None, views.default_view())
+    except errors.Invalid as e:
+        return [str(fe) for fe in e.errors]
+    return []
+
+
+def caret(text: str, pos: int) -> str:
+    return f"\n    {text}\n    {' ' * pos}^"
+
+
+ACCEPT = [
+    pytest.param(jf(fl("a"), fl("b"), fl("c", **dep("a", "b", strategy="any"))), id="strategy-any"),
+    pytest.param(jf(fl("a"), fl("b", **dep(strategy="all"))), id="strategy-all-without-targets"),
+    pytest.param(jf(fl("train"), fl("eval", **dep("train")),
+                    fl("deploy", **dep(expression="train.Completed && (eval.Failed || eval.Skipped)"))),
+                 id="issue-expression"),
+    pytest.param(jf(fl("a"), fl("b", **dep(expression="a.Finished"))), id="pseudo-outcome"),
+    pytest.param(jf(fl("a"), fl("b", **dep("a", probe={
+        "httpGetList": [{"taskName": "ps", "port": 8080, "path": "/healthz",
+                         "httpHeader": {"name": "X-Probe", "value": "1"}}],
+        "tcpSocketList": [{"taskName": "ps", "port": 2222}],
+        "taskStatusList": [{"taskName": "ps", "phase": "Running"}, {"taskName": "worker", "phase": "Succeeded"}]}))),
+                 id="probes"),
+    pytest.param(jf(fl("flip"), fl("heads", when='outputs.flip == "heads"', **dep("flip")),
+                    fl("tails", when='outputs.flip == "tails"', **dep("flip"))), id="if-else"),
+    pytest.param(jf(fl("a", when='params.env == "prod"'), **args(env="prod")), id="when-param"),
+    pytest.param(jf(fl("a", when="outputs.b.x > 1"), fl("b")), id="when-output-is-an-implicit-edge"),
+    pytest.param(jf(fl("a", withItems=[1, {"x": "y"}, "z"], when="params.go == 'yes'"), **args(go="yes")),
+                 id="with-items"),
+    pytest.param(jf(fl("a"), fl("b", withParam="{{outputs.a}}")), id="with-param-output"),
+    pytest.param(jf(fl("a"), fl("b", withParam=" {{ outputs.a }} ")), id="with-param-spaces"),
+    pytest.param(jf(fl("a", withItems=[])), id="with-items-empty"),
+    pytest.param(jf(fl("train", repeat={"limit": 5, "until": "outputs.train.acc >= 0.9 || iteration >= 3"})),
+                 id="repeat-until-own-output"),
+    pytest.param(jf(fl("train", repeat={"limit": 1, "until": "true"}, patch={"jobSpec": {"tasks": [
+        {"name": "t", "replicas": 1, "template": {"x": "--round={{iteration}}"}}]}})), id="repeat-iteration"),
+    pytest.param(jf(fl("a", retry={"limit": 3, "backoff": {"duration": "10s", "factor": 2, "maxDuration": "5m"}})),
+                 id="retry"),
+    pytest.param(jf(fl("a", retry={"limit": 0, "backoff": {"factor": 1.5}})), id="retry-zero"),
+    pytest.param(jf(fl("a"), fl("b", withItems=["x"], patch={"jobSpec": {
+        "queue": "{{params.queue}}", "maxRetry": 0,
+        "tasks": [{"name": "t", "replicas": 2, "template": {"spec": {"containers": [
+            {"name": "c", "image": "img", "command": ["run", "{{item}}", "{{outputs.a}}"]}]}}}],
+        "volumes": [{"mountPath": "/d", "volumeClaimName": "pvc"}], "plugins": {"svc": ["--x"]},
+        "policies": [{"event": "PodFailed", "action": "RestartJob"}]}}), **args(queue="q")), id="patch"),
+    pytest.param(jf(fl("a"), fl("b", **dep("a")), fl("cleanup", when="outputs.a != null"), onExit="cleanup"),
+                 id="exit-handler"),
+    pytest.param(jf(fl("a"), **args(), onExit=""), id="empty-on-exit-and-arguments"),
+]
+
+
+@pytest.mark.parametrize("obj", ACCEPT)
+def test_accepts(obj: Obj) -> None:
+    assert messages(obj) == []
+
+
+EXPR = "train.Completed && (evall.Failed || eval.Skipped)"
+
+REJECT = [
+    # arguments
+    pytest.param(jf(fl("a"), arguments=[]), ["spec.arguments: Invalid value: []: must be of type object"],
+                 id="arguments-not-object"),
+    pytest.param(jf(fl("a"), arguments={"parameters": {"a": "1"}}),
+                 ['spec.arguments.parameters: Invalid value: {"a": "1"}: must be of type array'],
+                 id="parameters-not-array"),
+    pytest.param(jf(fl("a"), arguments={"parameters": [{"value": "1"}, {"name": "x"}, "p"]}),
+                 ["spec.arguments.parameters[0].name: Required value",
+                  "spec.arguments.parameters[1].value: Required value",
+                  'spec.arguments.parameters[2]: Invalid value: "p": must be of type object'], id="parameter-fields"),
+    pytest.param(jf(fl("a"), **args(**{"a.b": "1"})),
+                 ['spec.arguments.parameters[0].name: Invalid value: "a.b": a parameter name must consist of '
+                  "letters, digits, '_' or '-', and not start with '-'"], id="parameter-name"),
+    pytest.param(jf(fl("a"), arguments={"parameters": [{"name": "x", "value": "1"}, {"name": "x", "value": "2"}]}),
+                 ['spec.arguments.parameters[1].name: Duplicate value: "x"'], id="parameter-duplicate"),
+    pytest.param(jf(fl("a"), **args(n=3)),
+                 ['spec.arguments.parameters[0].value: Invalid value: 3: must be of type string (quote it: "3")'],
+                 id="parameter-value-not-string"),
+    # dependsOn
+    pytest.param(jf(fl("a"), fl("b", **dep("a", strategy="some"))),
+                 ['spec.flows[1].dependsOn.strategy: Unsupported value: "some": supported values: "all", "any"'],
+                 id="strategy-unknown"),
+    pytest.param(jf(fl("a"), fl("b", **dep(expression=["a"]))),
+                 ['spec.flows[1].dependsOn.expression: Invalid value: ["a"]: must be of type string'],
+                 id="expression-not-string"),
+    pytest.param(jf(fl("a"), fl("b", **dep("a", expression="a"))),
+                 ["spec.flows[1].dependsOn.expression: set either dependsOn.targets or dependsOn.expression, "
+                  "not both"], id="expression-and-targets"),
+    pytest.param(jf(fl("a"), fl("b", **dep(expression="a", strategy="any"))),
+                 ["spec.flows[1].dependsOn.strategy: strategy applies to dependsOn.targets; an expression states "
+                  "its own logic"], id="expression-and-strategy"),
+    pytest.param(jf(fl("a"), fl("b", **dep(expression="a &&"))),
+                 ['spec.flows[1].dependsOn.expression: flow "b": expected a flow outcome such as train.Completed, '
+                  "found the end of the expression at position 4:" + caret("a &&", 4)], id="expression-malformed"),
+    pytest.param(jf(fl("train"), fl("eval"), fl("deploy", **dep(expression=EXPR))),
+                 ['spec.flows[2].dependsOn.expression: flow "deploy": unknown flow "evall" at position 20:'
+                  + caret(EXPR, 20)], id="expression-unknown-flow"),
+    pytest.param(jf(fl("a", **dep(expression="b.Failed || b.Skipped")), fl("b", **dep(expression="!a"))),
+                 ["spec.flows[0].dependsOn.expression: jobflow Flow is not DAG (cycle: a -> b -> a)"],
+                 id="cycle-through-expressions"),
+    pytest.param(jf(fl("a", **dep("c")), fl("b", **dep(expression="a.Finished")), fl("c", **dep("b"))),
+                 ["spec.flows[0].dependsOn.targets: jobflow Flow is not DAG (cycle: a -> c -> b -> a)"],
+                 id="cycle-mixing-targets-and-expression"),
+    pytest.param(jf(fl("a", **dep(expression="a.Failed"))),
+                 ["spec.flows[0].dependsOn.expression: jobflow Flow is not DAG (cycle: a -> a)"], id="self-expression"),
+    # probes
+    pytest.param(jf(fl("a"), fl("b", **dep("a", probe={"httpGetList": [{"port": 80, "path": "health"}]}))),
+                 ["spec.flows[1].dependsOn.probe.httpGetList[0].taskName: Required value",
+                  'spec.flows[1].dependsOn.probe.httpGetList[0].path: Invalid value: "health": must start with \'/\''],
+                 id="http-probe"),
+    pytest.param(jf(fl("a"), fl("b", **dep("a", probe={"tcpSocketList": [{"taskName": "ps"},
+                                                                          {"taskName": "ps", "port": 70000}]}))),
+                 ["spec.flows[1].dependsOn.probe.tcpSocketList[0].port: Required value",
+                  "spec.flows[1].dependsOn.probe.tcpSocketList[1].port: Invalid value: 70000: should be less than "
+                  "or equal to 65535"], id="tcp-probe"),
+    pytest.param(jf(fl("a"), fl("b", **dep("a", probe={"taskStatusList": [{"taskName": "ps", "phase": "Completed"}]}))),
+                 ['spec.flows[1].dependsOn.probe.taskStatusList[0].phase: Unsupported value: "Completed": supported '
+                  'values: "Pending", "Running", "Succeeded", "Failed", "Unknown"'], id="task-status-phase"),
+    pytest.param(jf(fl("a"), fl("b", **dep("a", probe={"httpGetList": [
+        {"taskName": "ps", "port": 80, "httpHeader": {"name": "X"}}], "taskStatusList": {"taskName": "ps"}}))),
+                 ["spec.flows[1].dependsOn.probe.httpGetList[0].httpHeader.value: Required value",
+                  'spec.flows[1].dependsOn.probe.taskStatusList: Invalid value: {"taskName": "ps"}: must be of type '
+                  "array"], id="probe-shapes"),
+    # when
+    pytest.param(jf(fl("a", when="params.env = 'x'")),
+                 ["spec.flows[0].when: flow \"a\": unexpected character '=' (use == to compare) at position 11:"
+                  + caret("params.env = 'x'", 11)], id="when-malformed"),
+    pytest.param(jf(fl("a", when="params.envv == 'prod'"), **args(env="prod")),
+                 ['spec.flows[0].when: flow "a": unknown parameter "envv" (spec.arguments.parameters declares: env) '
+                  "at position 0:" + caret("params.envv == 'prod'", 0)], id="when-unknown-param"),
+    pytest.param(jf(fl("a", when="item == 1")),
+                 ['spec.flows[0].when: flow "a": item is only defined in a flow with withItems or withParam at '
+                  "position 0:" + caret("item == 1", 0)], id="when-item-outside-loop"),
+    pytest.param(jf(fl("a", withItems=[1, 2], when="item == 1")),
+                 ['spec.flows[0].when: flow "a": a condition cannot read item: it is evaluated once for the whole '
+                  "flow, before its items (use {{item}} in the patch) at position 0:" + caret("item == 1", 0)],
+                 id="when-item-in-loop"),
+    pytest.param(jf(fl("a", patch={"jobSpec": {"queue": "q-{{iteration}}"}})),
+                 ['spec.flows[0].patch.jobSpec: flow "a": {{iteration}} is only defined in a flow with repeat'],
+                 id="patch-iteration-without-repeat"),
+    pytest.param(jf(fl("a", when="outputs.a == 'x'")),
+                 ['spec.flows[0].when: flow "a": a flow\'s when cannot read its own output (it has not run yet) at '
+                  "position 0:" + caret("outputs.a == 'x'", 0)], id="when-own-output"),
+    pytest.param(jf(fl("a", when="true && outputs.z == 'x'")),
+                 ['spec.flows[0].when: flow "a": unknown flow "z" at position 8:' + caret("true && outputs.z == 'x'", 8)],
+                 id="when-unknown-flow"),
+    pytest.param(jf(fl("a", **dep("b")), fl("b", when="outputs.a == 'x'")),
+                 ["spec.flows[0].dependsOn.targets: jobflow Flow is not DAG (cycle: a -> b -> a)"],
+                 id="cycle-through-when-output"),
+    pytest.param(jf(fl("a", when=1)), ["spec.flows[0].when: Invalid value: 1: must be of type string"],
+                 id="when-not-string"),
+    # loops
+    pytest.param(jf(fl("a", withItems="x")), ['spec.flows[0].withItems: Invalid value: "x": must be of type array'],
+                 id="with-items-not-array"),
+    pytest.param(jf(fl("a"), fl("b", withItems=[1], withParam="{{outputs.a}}")),
+                 ["spec.flows[1].withParam: set either withItems or withParam, not both"], id="both-loops"),
+    *[pytest.param(jf(fl("a"), fl("b", withParam=v)),
+                   [f'spec.flows[1].withParam: Invalid value: "{v}": must be "{{{{outputs.<flow>}}}}": the output of '
+                    "an earlier flow, a JSON list"], id=f"with-param-form-{i}")
+      for i, v in enumerate(["outputs.a", "{{outputs.a.items}}", "{{params.list}}", "{{outputs.a}} x"])],
+    pytest.param(jf(fl("a", withParam="{{outputs.b}}")),
+                 ['spec.flows[0].withParam: flow "a": unknown flow "b" at position 10:' + caret("{{outputs.b}}", 10)],
+                 id="with-param-unknown-flow"),
+    pytest.param(jf(fl("a", withParam="{{outputs.a}}")),
+                 ["spec.flows[0].withParam: jobflow Flow is not DAG (cycle: a -> a)"], id="with-param-self"),
+    pytest.param(jf(fl("f" * 30, withItems=list(range(100))), name="j" * 30),
+                 ["spec.flows[0].withItems: flow \"" + "f" * 30 + "\" would create vcjob \"" + "j" * 30 + "-"
+                  + "f" * 30 + "-99\" (64 characters): a vcjob name must be no more than 63 characters"],
+                 id="loop-job-name-too-long"),
+    pytest.param(jf(fl("a", withItems=[0] * 10001)),
+                 ["spec.flows[0].withItems: Too many: 10001: must have at most 10000 items"], id="too-many-items"),
+    # repeat
+    pytest.param(jf(fl("a", repeat={"until": "iteration > 2"})),
+                 ["spec.flows[0].repeat.limit: Required value: at most how many times to run (1..100)"],
+                 id="repeat-limit-required"),
+    pytest.param(jf(fl("a", repeat={"limit": 3})),
+                 ["spec.flows[0].repeat.until: Required value: the condition that ends the repetition (it may read "
+                  "the flow's own output and iteration)"], id="repeat-until-required"),
+    pytest.param(jf(fl("a", repeat={"limit": 0, "until": "true"}), fl("b", repeat={"limit": 101, "until": "true"})),
+                 ["spec.flows[0].repeat.limit: Invalid value: 0: should be greater than or equal to 1",
+                  "spec.flows[1].repeat.limit: Invalid value: 101: should be less than or equal to 100"],
+                 id="repeat-limit-range"),
+    pytest.param(jf(fl("a", withItems=[1], repeat={"limit": 2, "until": "true"})),
+                 ["spec.flows[0].repeat: repeat cannot be combined with withItems or withParam"], id="repeat-and-loop"),
+    pytest.param(jf(fl("a", repeat={"limit": 2, "until": "outputs.a.acc >"})),
+                 ['spec.flows[0].repeat.until: flow "a": expected a value, found the end of the expression at '
+                  "position 15:" + caret("outputs.a.acc >", 15)], id="until-malformed"),
+    pytest.param(jf(fl("a", repeat={"limit": 2, "until": "outputs.b == 'x'"}), fl("b", **dep("a"))),
+                 ["spec.flows[0].repeat.until: jobflow Flow is not DAG (cycle: a -> b -> a)"], id="until-cycle"),
+    pytest.param(jf(fl("a", repeat=3)), ["spec.flows[0].repeat: Invalid value: 3: must be of type object"],
+                 id="repeat-not-object"),
+    # retry
+    pytest.param(jf(fl("a", retry={})),
+                 ["spec.flows[0].retry.limit: Required value: how many times to re-run a failed job (0..20)"],
+                 id="retry-limit-required"),
+    pytest.param(jf(fl("a", retry={"limit": 21, "backoff": {"duration": "10 s", "factor": 0.5}})),
+                 ["spec.flows[0].retry.limit: Invalid value: 21: should be less than or equal to 20",
+                  'spec.flows[0].retry.backoff.duration: Invalid value: "10 s": must be a non-negative duration such '
+                  'as "10s", "1m30s" or "500ms"',
+                  "spec.flows[0].retry.backoff.factor: Invalid value: 0.5: must be a number >= 1"], id="retry-values"),
+    pytest.param(jf(fl("a", retry={"limit": 1, "backoff": {"duration": "1m", "maxDuration": "30s"}})),
+                 ['spec.flows[0].retry.backoff.maxDuration: Invalid value: "30s": must not be shorter than duration '
+                  "(1m)"], id="retry-max-shorter"),
+    pytest.param(jf(fl("a", retry={"limit": True})),
+                 ["spec.flows[0].retry.limit: Invalid value: true: must be of type integer"], id="retry-bool"),
+    # patch
+    pytest.param(jf(fl("a", patch={"jobSpec": []})),
+                 ["spec.flows[0].patch.jobSpec: Invalid value: []: must be of type object"], id="patch-not-object"),
+    pytest.param(jf(fl("a", patch={"jobSpec": {
+        "maxRetry": -1, "tasks": [{"name": "t"}, {"name": "t", "replicas": -2}],
+        "volumes": [{"volumeClaimName": "x"}], "plugins": {"svc": [1]}}})),
+                 ["spec.flows[0].patch.jobSpec.maxRetry: Invalid value: -1: should be greater than or equal to 0",
+                  'spec.flows[0].patch.jobSpec.tasks[1].name: Duplicate value: "t"',
+                  "spec.flows[0].patch.jobSpec.tasks[1].replicas: Invalid value: -2: should be greater than or "
+                  "equal to 0",
+                  "spec.flows[0].patch.jobSpec.volumes[0].mountPath: Required value",
+                  "spec.flows[0].patch.jobSpec.plugins.svc: Invalid value: [1]: must be of type array of strings"],
+                 id="patch-shape"),
+    pytest.param(jf(fl("a", patch={"jobSpec": {"queue": "{{params.q}}", "tasks": [
+        {"name": "t", "template": {"x": "{{item}} {{foo.bar}} {{outputs.nope}}"}}]}})),
+                 ['spec.flows[0].patch.jobSpec: flow "a": unknown placeholder {{foo.bar}} (use params.<name>, '
+                  "outputs.<flow>, item or iteration)",
+                  'spec.flows[0].patch.jobSpec: flow "a": item is only defined in a flow with withItems or withParam',
+                  'spec.flows[0].patch.jobSpec: flow "a": unknown parameter "q" (spec.arguments.parameters '
+                  "declares: none)",
+                  'spec.flows[0].patch.jobSpec: flow "a": unknown flow "nope" in placeholder {{outputs.nope}}'],
+                 id="patch-placeholders"),
+    pytest.param(jf(fl("a", **dep("b")), fl("b", patch={"jobSpec": {"queue": "{{outputs.a}}"}})),
+                 ["spec.flows[0].dependsOn.targets: jobflow Flow is not DAG (cycle: a -> b -> a)"],
+                 id="cycle-through-patch-output"),
+    # onExit
+    pytest.param(jf(fl("a"), onExit="cleanup"),
+                 ["spec.onExit: jobflow Flow is not DAG: vertex is not defined: cleanup: spec.onExit must name one "
+                  "of spec.flows"], id="exit-handler-unknown"),
+    pytest.param(jf(fl("a"), fl("cleanup", **dep("a")), onExit="cleanup"),
+                 ['spec.flows[1].dependsOn: flow "cleanup" is the exit handler (spec.onExit): it runs after every '
+                  "other flow and cannot have dependsOn"], id="exit-handler-depends"),
+    pytest.param(jf(fl("a", **dep("cleanup")), fl("b", when="outputs.cleanup == 'x'"), fl("cleanup"), onExit="cleanup"),
+                 ['spec.flows[0].dependsOn.targets[0]: flow "a": flow "cleanup" is the exit handler (spec.onExit): '
+                  "it runs after every other flow, so no flow can depend on it or read its output",
+                  'spec.flows[1].when: flow "b": flow "cleanup" is the exit handler (spec.onExit): it runs after '
+                  "every other flow, so no flow can depend on it or read its output"], id="exit-handler-depended-on"),
+    pytest.param(jf(fl("a"), onExit=["a"]), ['spec.onExit: Invalid value: ["a"]: must be of type string'],
+                 id="exit-handler-not-string"),
+]
+
+
+@pytest.mark.parametrize("obj, expected", REJECT)
+def test_rejects(obj: Obj, expected: list[str]) -> None:
+    assert messages(obj) == expected
+
+
+def test_every_unknown_name_is_reported_once_per_field() -> None:
+    got = messages(jf(fl("a", **dep(expression="x.Failed || x.Skipped || y")), fl("b", **dep("x"))))
+    assert [m.split(":\n")[0] for m in got] == [
+        'spec.flows[0].dependsOn.expression: flow "a": unknown flow "x" at position 0',
+        'spec.flows[0].dependsOn.expression: flow "a": unknown flow "y" at position 25',
+        "spec.flows[1].dependsOn.targets[0]: jobflow Flow is not DAG: vertex is not defined: x"]
+
+
+@pytest.mark.parametrize("flow, expected", [
+    pytest.param(fl("a"), [], id="none"),
+    pytest.param(fl("a", **dep("b", "c")), ["b", "c"], id="targets"),
+    pytest.param(fl("a", **dep(expression="c.Failed || (b.Completed && c.Skipped)")), ["c", "b"], id="expression"),
+    pytest.param(fl("a", when="outputs.w == 1", withParam="{{outputs.p}}",
+                    repeat={"limit": 2, "until": "outputs.a > 1 && outputs.u > 1"},
+                    patch={"jobSpec": {"queue": "{{outputs.q}}"}}, **dep("t")),
+                 ["t", "p", "w", "u", "q"], id="every-reference-kind-without-self"),
+    pytest.param(fl("a", **dep(expression="a &&")), [], id="malformed-expression-skipped"),
+])
+def test_dependencies(flow: Obj, expected: list[str]) -> None:
+    assert jobflow.dependencies(flow) == expected
+
+
+def test_a_large_flow_with_expressions_is_admitted() -> None:
+    flows = [fl("f0")] + [fl(f"f{i}", **dep(expression=f"f{i - 1}.Completed || f{i - 1}.Skipped"))
+                          for i in range(1, 3000)]
+    assert messages(jf(*flows)) == []

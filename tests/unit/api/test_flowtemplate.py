@@ -1,0 +1,310 @@
+"""Placeholders and patches (api/flowtemplate): `{{…}}` substitution into JobTemplate specs, and
+`patch.jobSpec` merged as Volcano's job-template-parameter-overriding.md and PR #4491 describe —
+job fields replace, tasks merge by name, volumes by mountPath, plugin arguments append — without
+PR #4491's bug (maxRetry/minAvailable overwritten even when the patch does not set them)."""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from vclite.api import flowtemplate
+
+T = flowtemplate
+Obj = dict[str, Any]
+
+VALUES = T.template_values(params={"image": "busybox:1.36", "epochs": "3"},
+                           outputs={"prep": "  /data/set-7\n", "eval": '{"acc": 0.9, "best": {"lr": 0.01}}'},
+                           item={"name": "a", "shards": [1, 2], "gpu": True}, iteration=2)
+
+
+@pytest.mark.parametrize("text, expected", [
+    pytest.param("{{params.image}}", "busybox:1.36", id="param"),
+    pytest.param("--epochs={{params.epochs}}", "--epochs=3", id="param-in-text"),
+    pytest.param("{{ params.image }}", "busybox:1.36", id="spaces-inside-braces"),
+    pytest.param("{{outputs.prep}}", "/data/set-7", id="output-stripped"),
+    pytest.param("{{outputs.eval.acc}}", "0.9", id="output-json-field"),
+    pytest.param("{{outputs.eval.best}}", '{"lr":0.01}', id="output-json-object"),
+    pytest.param("{{item}}", '{"name":"a","shards":[1,2],"gpu":true}', id="item-object-as-json"),
+    pytest.param("{{item.name}}-{{item.shards.1}}", "a-2", id="item-fields"),
+    pytest.param("{{item.gpu}}", "true", id="item-boolean-as-json"),
+    pytest.param("run-{{iteration}}", "run-2", id="iteration"),
+    pytest.param("{{params.epochs}}{{params.epochs}}", "33", id="twice"),
+    pytest.param("echo {{.Values.x}} {single} {{ }}", "echo {{.Values.x}} {single} {{ }}", id="not-placeholders"),
+    pytest.param("plain", "plain", id="no-braces"),
+])
+def test_substitute_string(text: str, expected: str) -> None:
+    assert T.substitute(text, VALUES) == expected
+
+
+def test_substitute_walks_every_string_and_copies() -> None:
+    spec = {"tasks": [{"name": "t", "replicas": 2, "template": {"spec": {"containers": [
+        {"name": "c", "image": "{{params.image}}", "command": ["sh", "-c", "train --shard {{item.shards.0}}"],
+         "env": [{"name": "{{params.epochs}}", "value": "{{outputs.prep}}"}]}]}}}],
+        "{{params.image}}": True, "maxRetry": 3}
+    before = copy.deepcopy(spec)
+    got = T.substitute(spec, VALUES)
+    assert spec == before
+    container = got["tasks"][0]["template"]["spec"]["containers"][0]
+    assert container["image"] == "busybox:1.36"
+    assert container["command"] == ["sh", "-c", "train --shard 1"]
+    assert container["env"] == [{"name": "3", "value": "/data/set-7"}]
+    assert got["{{params.image}}"] is True and got["maxRetry"] == 3  # keys and non-strings untouched
+    got["tasks"][0]["template"]["spec"]["containers"].append({})
+    assert len(spec["tasks"][0]["template"]["spec"]["containers"]) == 1
+
+
+@pytest.mark.parametrize("obj, path, message", [
+    pytest.param({"a": ["x", "{{params.nope}}"]}, "", "a[1]: unknown placeholder {{params.nope}}", id="unknown-param"),
+    pytest.param({"a": "{{item.missing}}"}, "spec", "spec.a: unknown placeholder {{item.missing}}",
+                 id="unknown-item-field"),
+    pytest.param("{{outputs.prep.x}}", "", "<root>: unknown placeholder {{outputs.prep.x}}", id="field-of-non-json"),
+    pytest.param({"t": [{"c": "{{foo}}"}]}, "spec", "spec.t[0].c: unknown placeholder {{foo}}", id="unknown-root"),
+    pytest.param({"t": "{{item.shards.9}}"}, "", "t: unknown placeholder {{item.shards.9}}", id="index-out-of-range"),
+])
+def test_substitute_unknown(obj: Any, path: str, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        T.substitute(obj, VALUES, path=path)
+    assert str(info.value).startswith(message + " (known: ")
+
+
+def test_unknown_placeholder_lists_known_names() -> None:
+    with pytest.raises(ValueError, match=r"^x: unknown placeholder \{\{params.y\}\} \(known: item, params.a\)$"):
+        T.substitute({"x": "{{params.y}}"}, T.template_values({"a": "1"}, item="s"))
+
+
+@pytest.mark.parametrize("kwargs, expected", [
+    pytest.param({}, {}, id="nothing"),
+    pytest.param({"params": {"a": "1"}}, {"params.a": "1"}, id="params"),
+    pytest.param({"outputs": {"f": " x \n"}}, {"outputs.f": "x"}, id="outputs-stripped"),
+    pytest.param({"item": "plain"}, {"item": "plain"}, id="string-item"),
+    pytest.param({"item": 7}, {"item": "7"}, id="number-item"),
+    pytest.param({"item": None}, {"item": "null"}, id="null-item"),
+    pytest.param({"item": ["a", 1]}, {"item": '["a",1]'}, id="list-item"),
+    pytest.param({"iteration": 0}, {"iteration": "0"}, id="iteration-zero"),
+])
+def test_template_values(kwargs: Obj, expected: dict[str, str]) -> None:
+    assert T.template_values(**kwargs) == expected
+
+
+def test_exact_key_wins_over_json_walk() -> None:
+    assert T.lookup("item.a", {"item": '{"a": "json"}', "item.a": "exact"}) == "exact"
+    assert T.lookup("item.a", {"item": '{"a": "json"}'}) == "json"
+    assert T.lookup("item.b", {"item": '{"a": "json"}'}) is None
+
+
+def test_placeholders_and_arguments() -> None:
+    assert T.placeholders({"a": ["{{params.x}} {{ item.y }}", {"b": "{{iteration}}"}], "n": 3}) == {
+        "params.x", "item.y", "iteration"}
+    assert T.arguments({"arguments": {"parameters": [{"name": "a", "value": "1"}, {"name": "b", "value": ""}]}}) == {
+        "a": "1", "b": ""}
+    assert T.arguments({}) == {} and T.arguments(None) == {}
+
+
+@pytest.mark.parametrize("text, expected", [
+    pytest.param('["a", "b"]', ["a", "b"], id="strings"),
+    pytest.param('[{"x": 1}, 2, null]', [{"x": 1}, 2, None], id="mixed"),
+    pytest.param(" [] \n", [], id="empty"),
+])
+def test_parse_items(text: str, expected: list) -> None:
+    assert T.parse_items(text) == expected
+
+
+@pytest.mark.parametrize("text, message", [
+    pytest.param("a, b", "withParam: not a JSON list (Expecting value: line 1 column 1 (char 0)): 'a, b'",
+                 id="not-json"),
+    pytest.param('{"a": 1}', "withParam: expected a JSON list, got dict: '{\"a\": 1}'", id="not-a-list"),
+])
+def test_parse_items_rejects(text: str, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        T.parse_items(text)
+    assert str(info.value) == message
+
+
+# ---- patch.jobSpec ----------------------------------------------------------------------------
+
+def container(name: str, **kw: Any) -> Obj:
+    return {"name": name, "image": "img:1", "command": ["python", "train.py"], **kw}
+
+
+def task(name: str, *containers: Obj, **kw: Any) -> Obj:
+    return {"name": name, "replicas": 1, "template": {"metadata": {"name": "web"}, "spec": {
+        "containers": list(containers) or [container("main")], "restartPolicy": "OnFailure"}}, **kw}
+
+
+TEMPLATE = {
+    "minAvailable": 1, "schedulerName": "volcano", "queue": "default", "maxRetry": 5,
+    "policies": [{"event": "PodEvicted", "action": "RestartJob"}],
+    "plugins": {"ssh": [], "svc": ["--publish-not-ready-addresses=false"], "env": []},
+    "volumes": [{"mountPath": "/data", "volumeClaimName": "data-pvc"}],
+    "tasks": [task("ps", container("ps", env=[{"name": "A", "value": "1"}, {"name": "B", "value": "2"}],
+                                   resources={"requests": {"cpu": "1", "memory": "1Gi"}})),
+              task("worker", container("main"), replicas=2)],
+}
+
+
+def patched(patch: Obj) -> Obj:
+    return T.apply_patch(TEMPLATE, patch)
+
+
+def task_of(spec: Obj, name: str) -> Obj:
+    return next(t for t in spec["tasks"] if t["name"] == name)
+
+
+def test_job_fields_replace_and_absent_fields_stay() -> None:
+    got = patched({"queue": "gpu", "schedulerName": "other", "priorityClassName": "high", "minSuccess": 2})
+    assert (got["queue"], got["schedulerName"], got["priorityClassName"], got["minSuccess"]) == (
+        "gpu", "other", "high", 2)
+    # PR #4491 always overwrote maxRetry and minAvailable (to 0 when unset); here they stay.
+    assert (got["maxRetry"], got["minAvailable"]) == (5, 1)
+
+
+def test_a_zero_that_is_present_does_replace() -> None:
+    got = patched({"maxRetry": 0, "minAvailable": 0})
+    assert (got["maxRetry"], got["minAvailable"]) == (0, 0)
+
+
+def test_null_in_the_patch_changes_nothing() -> None:
+    assert patched({"queue": None, "tasks": None, "plugins": None, "volumes": None}) == TEMPLATE
+
+
+def test_empty_patch_is_a_copy() -> None:
+    got = T.apply_patch(TEMPLATE, None)
+    assert got == TEMPLATE and got is not TEMPLATE
+    got["tasks"][0]["replicas"] = 9
+    assert TEMPLATE["tasks"][0]["replicas"] == 1
+    assert T.apply_patch(TEMPLATE, {}) == TEMPLATE
+
+
+def test_policies_replace_the_whole_list() -> None:
+    got = patched({"policies": [{"event": "PodFailed", "action": "AbortJob"}]})
+    assert got["policies"] == [{"event": "PodFailed", "action": "AbortJob"}]
+
+
+def test_plugin_arguments_append_without_duplicates() -> None:
+    got = patched({"plugins": {"svc": ["--publish-not-ready-addresses=false", "--disable-network-policy=true",
+                                       "--disable-network-policy=true"], "pytorch": ["--master=ps"]}})
+    assert got["plugins"] == {"ssh": [], "env": [], "pytorch": ["--master=ps"],
+                              "svc": ["--publish-not-ready-addresses=false", "--disable-network-policy=true"]}
+
+
+def test_volumes_merge_by_mount_path() -> None:
+    got = patched({"volumes": [{"mountPath": "/data", "volumeClaim": {"accessModes": ["ReadWriteOnce"]}},
+                               {"mountPath": "/ckpt", "volumeClaimName": "ckpt"}]})
+    # a matched volume is replaced whole: volumeClaimName does not linger next to volumeClaim
+    assert got["volumes"] == [{"mountPath": "/data", "volumeClaim": {"accessModes": ["ReadWriteOnce"]}},
+                              {"mountPath": "/ckpt", "volumeClaimName": "ckpt"}]
+
+
+def test_tasks_merge_by_name() -> None:
+    got = patched({"tasks": [{"name": "worker", "replicas": 4, "policies": [{"event": "TaskCompleted",
+                                                                              "action": "CompleteJob"}]},
+                             {"name": "chief", "replicas": 1, "template": {"spec": {"containers": [container("c")]}}}]})
+    assert [t["name"] for t in got["tasks"]] == ["ps", "worker", "chief"]
+    worker = task_of(got, "worker")
+    assert worker["replicas"] == 4 and worker["policies"] == [{"event": "TaskCompleted", "action": "CompleteJob"}]
+    assert worker["template"] == TEMPLATE["tasks"][1]["template"]
+    assert task_of(got, "ps") == TEMPLATE["tasks"][0]
+
+
+def test_container_patched_by_name_and_sidecar_added() -> None:
+    got = patched({"tasks": [{"name": "ps", "template": {"spec": {"containers": [
+        {"name": "ps", "image": "img:2", "command": ["python", "serve.py"],
+         "env": [{"name": "B", "value": "20"}, {"name": "C", "value": "3"}],
+         "resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "4"}}},
+        {"name": "sidecar", "image": "proxy:1", "command": ["proxy"]}]}}}]})
+    ps = task_of(got, "ps")["template"]["spec"]
+    main, sidecar = ps["containers"]
+    assert main["image"] == "img:2" and main["command"] == ["python", "serve.py"]  # replaced, not merged
+    assert main["env"] == [{"name": "A", "value": "1"}, {"name": "B", "value": "20"}, {"name": "C", "value": "3"}]
+    assert main["resources"] == {"requests": {"cpu": "2", "memory": "1Gi"}, "limits": {"cpu": "4"}}
+    assert sidecar == {"name": "sidecar", "image": "proxy:1", "command": ["proxy"]}
+    assert ps["restartPolicy"] == "OnFailure"
+
+
+def test_design_doc_adding_a_volume() -> None:
+    """job-template-parameter-overriding.md "Adding a Volume": pod volumes by name, mounts by mountPath;
+    its task has no name, which applies to the template's only task."""
+    template = {"minAvailable": 1, "tasks": [task("ml-task", container("cnn-mnist-torch"))]}
+    got = T.apply_patch(template, {"tasks": [{"template": {"spec": {
+        "volumes": [{"name": "data-volume", "emptyDir": {}}],
+        "containers": [{"name": "cnn-mnist-torch", "volumeMounts": [{"name": "data-volume",
+                                                                     "mountPath": "/app/data"}]}]}}}]})
+    spec = got["tasks"][0]["template"]["spec"]
+    assert spec["volumes"] == [{"name": "data-volume", "emptyDir": {}}]
+    assert spec["containers"] == [container("cnn-mnist-torch", volumeMounts=[{"name": "data-volume",
+                                                                              "mountPath": "/app/data"}])]
+
+
+def test_design_doc_new_image_for_the_only_container() -> None:
+    template = {"tasks": [task("ml-task", container("cnn-mnist-torch"))]}
+    got = T.apply_patch(template, {"tasks": [{"template": {"spec": {"containers": [
+        {"image": "myregistry/cnn-mnist-torch-cuda:v1"}]}}}]})
+    assert got["tasks"][0]["template"]["spec"]["containers"] == [
+        container("cnn-mnist-torch", image="myregistry/cnn-mnist-torch-cuda:v1")]
+
+
+@pytest.mark.parametrize("field, base, patch, expected", [
+    pytest.param("nodeSelector", {"zone": "a", "disk": "ssd"}, {"zone": "b", "gpu": "t4"},
+                 {"zone": "b", "disk": "ssd", "gpu": "t4"}, id="node-selector-merges-keys"),
+    pytest.param("affinity", {"nodeAffinity": {"x": 1}, "podAffinity": {"y": 2}}, {"nodeAffinity": {"z": 3}},
+                 {"nodeAffinity": {"z": 3}}, id="affinity-replaced-whole"),
+    pytest.param("tolerations", [{"key": "gpu", "effect": "NoSchedule"}, {"key": "spot", "effect": "NoExecute"}],
+                 [{"key": "gpu", "effect": "NoExecute"}, {"key": "arm", "operator": "Exists"}],
+                 [{"key": "gpu", "effect": "NoExecute"}, {"key": "spot", "effect": "NoExecute"},
+                  {"key": "arm", "operator": "Exists"}], id="tolerations-by-key"),
+    pytest.param("hostAliases", [{"ip": "10.0.0.1", "hostnames": ["a"]}], [{"ip": "10.0.0.1", "hostnames": ["b"]}],
+                 [{"ip": "10.0.0.1", "hostnames": ["b"]}], id="host-aliases-by-ip"),
+    pytest.param("restartPolicy", "OnFailure", "Never", "Never", id="scalar-replaced"),
+    pytest.param("dnsConfig", None, {"nameservers": ["1.1.1.1"]}, {"nameservers": ["1.1.1.1"]}, id="added"),
+])
+def test_pod_level_fields(field: str, base: Any, patch: Any, expected: Any) -> None:
+    t = task("only")
+    if base is not None:
+        t["template"]["spec"][field] = base
+    got = T.apply_patch({"tasks": [t]}, {"tasks": [{"name": "only", "template": {"spec": {field: patch}}}]})
+    assert got["tasks"][0]["template"]["spec"][field] == expected
+
+
+BAD_PATCHES = [
+    pytest.param({"tasks": [{"replicas": 2}]}, "patch.jobSpec.tasks[0]: no name; an element without name is "
+                 "allowed only when the template and the patch both have exactly one (template: 2, patch: 1)",
+                 id="nameless-task-ambiguous"),
+    pytest.param({"tasks": [{"name": "ps", "template": {"spec": {"containers": [{"image": "x"}, {"image": "y"}]}}}]},
+                 "patch.jobSpec.tasks[0].template.spec.containers[0]: no name; an element without name is allowed "
+                 "only when the template and the patch both have exactly one (template: 1, patch: 2)",
+                 id="nameless-containers-ambiguous"),
+    pytest.param({"volumes": [{"volumeClaimName": "x"}, {"mountPath": "/y"}]},
+                 "patch.jobSpec.volumes[0]: no mountPath; an element without mountPath is allowed only when the "
+                 "template and the patch both have exactly one (template: 1, patch: 2)", id="volume-without-path"),
+    pytest.param({"tasks": {"name": "ps"}}, "patch.jobSpec.tasks: expected a list, got dict", id="tasks-not-a-list"),
+    pytest.param({"tasks": ["ps"]}, "patch.jobSpec.tasks[0]: expected an object, got str", id="task-not-an-object"),
+    pytest.param({"plugins": ["ssh"]}, "patch.jobSpec.plugins: expected an object of plugin name -> [arguments], "
+                 "got list", id="plugins-not-an-object"),
+    pytest.param({"plugins": {"ssh": "x"}}, "patch.jobSpec.plugins.ssh: expected a list of arguments, got str",
+                 id="plugin-args-not-a-list"),
+]
+
+
+@pytest.mark.parametrize("patch, message", BAD_PATCHES)
+def test_bad_patches(patch: Obj, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        patched(patch)
+    assert str(info.value) == message
+
+
+def test_patch_is_not_an_object() -> None:
+    with pytest.raises(ValueError, match="patch.jobSpec: expected an object, got list"):
+        T.apply_patch(TEMPLATE, [])  # type: ignore[arg-type]
+
+
+def test_inputs_are_not_mutated() -> None:
+    template, patch = copy.deepcopy(TEMPLATE), {"tasks": [{"name": "ps", "template": {"spec": {"containers": [
+        {"name": "ps", "env": [{"name": "Z", "value": "9"}]}]}}}], "plugins": {"ssh": ["--x"]}}
+    before = copy.deepcopy(patch)
+    got = T.apply_patch(template, patch)
+    assert template == TEMPLATE and patch == before
+    got["tasks"][0]["template"]["spec"]["containers"][0]["env"].clear()
+    got["plugins"]["ssh"].clear()
+    assert template == TEMPLATE and patch == before

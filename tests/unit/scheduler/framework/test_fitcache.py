@@ -1,0 +1,83 @@
+"""Session memos over node rows: after any sequence of placements and removals they give what a
+full recomputation gives (fit masks, row-local scores, the best idle-fitting node)."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from vclite.scheduler.framework import dims as dims_mod
+from vclite.scheduler.framework import fit, fitcache, nodes as nodes_mod
+from vclite.scheduler.framework import tasks as tasks_mod
+
+S = tasks_mod.TaskStatus
+
+
+def _nodes(n, rng):
+    objs = [{"metadata": {"name": f"n{i:03d}"}, "status": {"allocatable": {
+        "cpu": str(rng.choice([2, 4, 8])), "memory": f"{rng.choice([4, 8, 16])}Gi", "pods": "10"}}} for i in range(n)]
+    return nodes_mod.NodeState(dims_mod.Dims(), objs)
+
+
+def _reqs(rng, k):
+    return [np.array([rng.choice([0, 500, 1000, 2000]), rng.choice([0, 2**30, 2**31]), 1.0]) for _ in range(k)]
+
+
+def _mutate(nodes, rng, placed, steps):
+    """Random add_task / remove_task (all statuses, pipelines and releases included)."""
+    for _ in range(steps):
+        if placed and rng.random() < 0.4:
+            row, req, status = placed.pop(rng.randrange(len(placed)))
+            nodes.remove_task(row, req, status)
+        else:
+            row, req = rng.randrange(len(nodes)), np.array([rng.choice([250, 1000]), rng.choice([2**28, 2**30]), 1.0])
+            status = rng.choice([S.ALLOCATED, S.PIPELINED, S.RELEASING, S.RUNNING])
+            nodes.add_task(row, req, status)
+            placed.append((row, req, status))
+
+
+def _score(nodes):
+    def fn(task, rows):   # row-local: a function of each row's own books and the request
+        return (nodes.idle[rows, 0] - task[0]) * 3 + nodes.used[rows, 1] / 2**20 - nodes.pipelined[rows, 0]
+    return fn
+
+
+@pytest.mark.parametrize("n, steps", [
+    pytest.param(40, 1, id="one change between looks (Python rows)"),
+    pytest.param(40, 7, id="a few changes"),
+    pytest.param(40, 30, id="many changes (full recomputation)"),
+    pytest.param(1, 3, id="a single node"),
+])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_memos_equal_recomputation(n, steps, seed):
+    rng = random.Random(seed)
+    nodes = _nodes(n, rng)
+    fits, rows, best = fitcache.FitCache(nodes), fitcache.RowCache(nodes, _score(nodes)), \
+        fitcache.BestCache(nodes, _score(nodes))
+    reqs = _reqs(rng, 4)
+    placed: list = []
+    for _ in range(25):
+        _mutate(nodes, rng, placed, steps)
+        for req in rng.sample(reqs, 3):
+            future_ok, idle_ok = fits.masks(req)
+            np.testing.assert_array_equal(future_ok, fit.fits(req, nodes.future_idle()))
+            np.testing.assert_array_equal(idle_ok, fit.fits(req, nodes.idle))
+            everything = np.arange(len(nodes))
+            want = _score(nodes)(req, everything)
+            np.testing.assert_array_equal(rows.get(req.tobytes(), req), want)
+            ok = idle_ok & future_ok
+            expected = int(np.flatnonzero(ok)[np.argmax(want[ok])]) if ok.any() else None
+            assert best.best(req, "k", req) == expected
+
+
+def test_repeated_rows_in_the_change_log_are_harmless():
+    rng = random.Random(7)
+    nodes = _nodes(8, rng)
+    cache = fitcache.FitCache(nodes)
+    req = np.array([1000.0, 2.0**30, 1.0])
+    cache.masks(req)
+    for _ in range(3):
+        nodes.add_task(2, req, S.ALLOCATED)
+    nodes.remove_task(2, req, S.ALLOCATED)
+    np.testing.assert_array_equal(cache.masks(req)[0], fit.fits(req, nodes.future_idle()))

@@ -1,0 +1,18 @@
+"""benchmarks/scheduler.py --quick runs and prints its comparison table (figures are not checked)."""
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+
+
+def test_quick_benchmark_prints_the_table():
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "scheduler.py"), "--quick"],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    lines = out.splitlines()
+    assert lines[0].startswith("| case | pods | first session")
+    rows = [line for line in lines if line.startswith("| a.") or line.startswith("| b.") or line.startswith("| c.")]
+    assert [r[2] for r in rows] == ["a", "b", "c"]
+    assert "kube-scheduler" in out and "Goal:" in out

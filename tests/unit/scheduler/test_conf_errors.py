@@ -1,0 +1,124 @@
+"""A bad volcano-scheduler.conf is refused at load, every problem named by file and line."""
+from __future__ import annotations
+
+import pytest
+
+from vclite.scheduler import conf
+
+HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n'
+
+
+@pytest.mark.parametrize("text, problems", [
+    pytest.param(HEAD + "- plugins:\n  - name: nodeorderr\n",
+                 ['sched.conf:7: unknown plugin "nodeorderr" (known: binpack, conformance, drf, gang, nodeorder, '
+                  'overcommit, predicates, priority, proportion)'], id="unknown plugin"),
+    pytest.param('actions: "enqueue, alocate"\ntiers: []\n',
+                 ['sched.conf:1: unknown action "alocate" (known: allocate, backfill, enqueue, preempt, reclaim)'],
+                 id="unknown action"),
+    pytest.param('actions: "allocate, shuffle"\ntiers: []\n',
+                 ['sched.conf:1: action "shuffle" is not supported by vclite yet (supported: allocate, backfill, '
+                  'enqueue, preempt, reclaim)'], id="a Volcano action vclite lacks"),
+    pytest.param(HEAD + "  - name: capacity\n",
+                 ['sched.conf:6: plugin "capacity" is not supported by vclite yet (supported: binpack, conformance, '
+                  'drf, gang, nodeorder, overcommit, predicates, priority, proportion)'],
+                 id="a Volcano plugin vclite lacks"),
+    pytest.param(HEAD + "    enableJobRedy: true\n",
+                 ['sched.conf:6: plugin "gang": unknown field "enableJobRedy" (did you mean "enableJobReady"?)'],
+                 id="misspelt flag"),
+    pytest.param(HEAD + "    binpack.weight: 10\n",
+                 ['sched.conf:6: plugin "gang": unknown field "binpack.weight" '
+                  '(not an enable flag; arguments go under `arguments:`)'], id="an argument outside arguments"),
+    pytest.param(HEAD + "    enableJobReady: maybe\n",
+                 ["sched.conf:6: plugin \"gang\": enableJobReady must be true or false, got 'maybe'"],
+                 id="flag not a boolean"),
+    pytest.param(HEAD + "- plugins:\n  - name: nodeorder\n    arguments:\n      leastrequested.weight: 1\n"
+                        "      leastrequested.wieght: 2\n",
+                 ['sched.conf:10: plugin "nodeorder": unknown argument "leastrequested.wieght" (known: '],
+                 id="unknown argument"),
+    pytest.param(HEAD + "- plugins:\n  - name: overcommit\n    arguments:\n      overcommit-factor: lots\n",
+                 ["sched.conf:9: plugin \"overcommit\": argument 'overcommit-factor': expected float, got 'lots'"],
+                 id="argument of the wrong type"),
+    pytest.param(HEAD + "- plugins:\n  - name: binpack\n    arguments:\n      binpack.weight: 1.5\n",
+                 ["sched.conf:9: plugin \"binpack\": argument 'binpack.weight': expected int, got 1.5"],
+                 id="binpack weight not an integer"),
+    pytest.param(HEAD + "- plugins:\n  - name: binpack\n    arguments: [binpack.weight]\n",
+                 ['sched.conf:8: plugin "binpack": arguments must be a mapping, got a list'],
+                 id="arguments not a mapping"),
+    pytest.param(HEAD + "  - name: gang\n", ['sched.conf:6: plugin "gang" is listed twice in this tier'],
+                 id="plugin twice in a tier"),
+    pytest.param(HEAD + "- plugins:\n  - name: drf\n    enableHierarchy: true\n  - name: proportion\n",
+                 ['sched.conf:8: plugin "drf": enableHierarchy is not supported: ',
+                  'sched.conf:8: drf with enableHierarchy cannot be used with proportion in the same tier'],
+                 id="hierarchical drf beside proportion"),
+    pytest.param(HEAD + "configurations:\n- name: allocate\n  arguments:\n    predicateErrorCacheEnable: true\n"
+                        "    enableTopology: false\n",
+                 ['sched.conf:10: action "allocate": unknown argument "enableTopology" '
+                  '(known: predicateErrorCacheEnable)'], id="unknown action argument"),
+    pytest.param(HEAD + "configurations:\n- name: preempt\n  arguments:\n    enableTopologyAwarePreemption: true\n",
+                 ["sched.conf:9: action 'preempt': enableTopologyAwarePreemption: true is not supported by vclite"],
+                 id="an action argument vclite does not support"),
+    pytest.param(HEAD + "configurations:\n- name: allocat\n",
+                 ['sched.conf:7: unknown action "allocat" (known: '], id="configuration of an unknown action"),
+    pytest.param('actions: "allocate, allocate"\ntiers: []\n',
+                 ['sched.conf:1: action "allocate" is listed twice in "allocate, allocate"'], id="action twice"),
+    pytest.param('actions: ""\ntiers: []\n', ["sched.conf:1: at least one action is required"], id="no action"),
+    pytest.param("tiers: []\n", ['sched.conf:1: actions: Required value'], id="actions missing"),
+    pytest.param('action: "allocate"\nactions: "allocate"\n',
+                 ['sched.conf:1: unknown field "action" (known: actions, tiers, configurations, metrics)'],
+                 id="misspelt top-level field"),
+    pytest.param('actions: "allocate"\ntiers:\n  plugins: [{name: gang}]\n',
+                 ["sched.conf:2: must be a list of tiers"], id="tiers not a list"),
+    pytest.param('actions: "allocate"\ntiers:\n- plugins: {name: gang}\n', ["sched.conf:3: must list plugins"],
+                 id="plugins not a list"),
+    pytest.param('actions: "allocate"\ntiers:\n- plugins:\n  - gang\n',
+                 ["sched.conf:4: a plugin must be a mapping with a name"], id="plugin not a mapping"),
+    pytest.param('actions: [allocate\n', ["sched.conf:2: invalid YAML: "], id="YAML syntax"),
+    pytest.param("- allocate\n", ["sched.conf:1: a scheduler configuration must be a mapping with actions and tiers"],
+                 id="not a mapping"),
+    pytest.param("", ["sched.conf:1: a scheduler configuration must be a mapping"], id="empty file"),
+    pytest.param('actions: "allocate"\n---\nactions: "enqueue"\n',
+                 ["sched.conf:3: one YAML document expected"], id="two documents"),
+    pytest.param('actions: "enqueue, alocate"\ntiers:\n- plugins:\n  - name: gangg\n  - name: drf\n'
+                 '    enablePreemptable: no\n    enableJobOrdr: true\n',
+                 ['sched.conf:1: unknown action "alocate"', 'sched.conf:4: unknown plugin "gangg"',
+                  'sched.conf:7: plugin "drf": unknown field "enableJobOrdr"'],
+                 id="every problem at once, in line order"),
+])
+def test_bad_configuration_names_file_and_line(text, problems):
+    with pytest.raises(conf.ConfError) as e:
+        conf.parse(text, "sched.conf")
+    got = [str(p) for p in e.value.problems]
+    assert len(got) == len(problems), got
+    for g, want in zip(got, problems):
+        assert g.startswith(want), got
+
+
+def test_load_file_names_the_file(tmp_path):
+    path = tmp_path / "volcano-scheduler.conf"
+    path.write_text(HEAD + "- plugins:\n  - name: nodeorderr\n")
+    with pytest.raises(conf.ConfError) as e:
+        conf.load_file(str(path))
+    assert str(e.value).startswith(f'{path}:7: unknown plugin "nodeorderr"')
+    with pytest.raises(conf.ConfError) as e:
+        conf.load_file(str(tmp_path / "missing.conf"))
+    assert str(e.value) == f"{tmp_path / 'missing.conf'}: cannot read: No such file or directory"
+    path.write_bytes(b'actions: "allocate"\n# \xff\n')
+    with pytest.raises(conf.ConfError) as e:
+        conf.load_file(str(path))
+    assert str(e.value).startswith(f"{path}:2: not UTF-8 text")
+
+
+def test_without_text_problems_are_named_by_field_path():
+    with pytest.raises(conf.ConfError) as e:
+        conf.build("allocate", [[conf.plugin("gang"), conf.plugin("nodeorderr")]])
+    assert str(e.value).startswith('tiers[0].plugins[1].name: unknown plugin "nodeorderr"')
+    with pytest.raises(ValueError):   # ConfError is a ValueError: callers that caught those still do
+        conf.parse({"actions": "allocate", "tiers": [{"plugins": [{"name": "gang", "arguments": {"x": 1}}]}]})
+
+
+def test_a_good_file_loads(tmp_path):
+    path = tmp_path / "ok.conf"
+    path.write_text(HEAD + "- plugins:\n  - name: binpack\n    arguments:\n      binpack.weight: 10\n"
+                           "      binpack.resources: nvidia.com/gpu\n      binpack.resources.nvidia.com/gpu: 5\n")
+    c = conf.load_file(str(path))
+    assert [[o.name for o in t] for t in c.tiers] == [["priority", "gang"], ["binpack"]]

@@ -1,0 +1,251 @@
+"""From a JobTemplate to the spec of the vcjob a flow creates: `{{…}}` placeholders and `patch.jobSpec`.
+
+`substitute` fills placeholders in every string of a JSON-shaped object; `template_values` builds
+the values it reads from a JobFlow's parameters, finished flows' outputs, the loop item and the
+repeat iteration; `apply_patch` merges a flow's `patch.jobSpec` onto the template's spec with the
+rules of Volcano's design (docs/design/jobflow/job-template-parameter-overriding.md) and PR #4491.
+Pure functions on plain dicts: arguments are never mutated, results share nothing with them.
+No I/O, no store, no knowledge of the controller.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+Obj = dict[str, Any]
+
+PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}")
+_MISSING = object()
+
+
+# ---- placeholders -----------------------------------------------------------------------------
+
+def arguments(jobflow_spec: Any) -> dict[str, str]:
+    """`spec.arguments.parameters` as {name: value} (admission has checked names and string values)."""
+    params = ((jobflow_spec or {}).get("arguments") or {}).get("parameters") or []
+    return {p["name"]: p.get("value", "") for p in params if isinstance(p, dict) and "name" in p}
+
+
+def render(value: Any) -> str:
+    """How a JSON value is written into a string: strings as they are, everything else as compact JSON."""
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def template_values(params: Mapping[str, str] | None = None, outputs: Mapping[str, str] | None = None,
+                    item: Any = _MISSING, iteration: int | None = None) -> dict[str, str]:
+    """The flat values `substitute` reads: `params.<name>`, `outputs.<flow>` (surrounding whitespace
+    removed, as in conditions), `item` (rendered: strings as they are, other values as JSON) and
+    `iteration`. Fields (`{{item.x}}`, `{{outputs.f.x}}`) are read from these by `substitute`."""
+    values = {f"params.{k}": v for k, v in (params or {}).items()}
+    values.update({f"outputs.{k}": v.strip() for k, v in (outputs or {}).items()})
+    if item is not _MISSING:
+        values["item"] = render(item)
+    if iteration is not None:
+        values["iteration"] = str(iteration)
+    return values
+
+
+def lookup(name: str, values: Mapping[str, str]) -> str | None:
+    """The value of placeholder `name` (`item.a.0`): an exact key, else the longest key that is a
+    dotted prefix of it, parsed as JSON and walked by the rest (object fields, list indexes)."""
+    if name in values:
+        return values[name]
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        key = ".".join(parts[:cut])
+        if key not in values:
+            continue
+        try:
+            doc = json.loads(values[key])
+        except ValueError:
+            return None
+        for seg in parts[cut:]:
+            if isinstance(doc, dict) and seg in doc:
+                doc = doc[seg]
+            elif isinstance(doc, list) and seg.isdigit() and int(seg) < len(doc):
+                doc = doc[int(seg)]
+            else:
+                return None
+        return render(doc)
+    return None
+
+
+def substitute(obj: Any, values: Mapping[str, str], path: str = "") -> Any:
+    """A deep copy of `obj` with every `{{name}}` in every string value replaced (keys are left alone).
+    A placeholder is `{{ root.path }}` with root a letter-led name (`{{.Values}}`-style text and single
+    braces are left as they are). An unknown placeholder raises ValueError naming it and the field path
+    (`path` is the prefix for that path, e.g. "spec")."""
+    if isinstance(obj, str):
+        if "{{" not in obj:
+            return obj
+
+        def one(m: re.Match) -> str:
+            found = lookup(m.group(1), values)
+            if found is None:
+                known = ", ".join(sorted(values)) or "none"
+                raise ValueError(f"{path or '<root>'}: unknown placeholder {m.group(0)} (known: {known})")
+            return found
+
+        return PLACEHOLDER.sub(one, obj)
+    if isinstance(obj, dict):
+        return {k: substitute(v, values, f"{path}.{k}" if path else str(k)) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [substitute(v, values, f"{path}[{i}]") for i, v in enumerate(obj)]
+    return copy.deepcopy(obj)
+
+
+def placeholders(obj: Any) -> set[str]:
+    """Every placeholder name used in the strings of `obj`."""
+    if isinstance(obj, str):
+        return set(PLACEHOLDER.findall(obj))
+    if isinstance(obj, dict):
+        return set().union(*(placeholders(v) for v in obj.values()))
+    if isinstance(obj, list):
+        return set().union(*(placeholders(v) for v in obj))
+    return set()
+
+
+def parse_items(text: str, source: str = "withParam") -> list[Any]:
+    """The loop items a `withParam` value names: a JSON list. ValueError otherwise."""
+    try:
+        items = json.loads(text)
+    except ValueError as e:
+        raise ValueError(f"{source}: not a JSON list ({e}): {text[:80]!r}") from None
+    if not isinstance(items, list):
+        raise ValueError(f"{source}: expected a JSON list, got {type(items).__name__}: {text[:80]!r}")
+    return items
+
+
+# ---- patch.jobSpec ----------------------------------------------------------------------------
+
+# Lists inside a task's pod template merged element by element, matched by this field
+# (job-template-parameter-overriding.md, "Pod level" and "Container level" tables).
+LIST_KEYS = {
+    "containers": "name", "initContainers": "name", "ephemeralContainers": "name",
+    "volumes": "name", "env": "name", "imagePullSecrets": "name",
+    "volumeMounts": "mountPath", "ports": "containerPort", "tolerations": "key", "hostAliases": "ip",
+}
+# Sections replaced whole rather than merged ("Replace entire section" in the design doc).
+ATOMIC = frozenset({"affinity", "securityContext", "livenessProbe", "readinessProbe", "startupProbe"})
+
+
+def apply_patch(template_spec: Obj, patch_job_spec: Obj | None) -> Obj:
+    """The template's vcjob spec with a flow's `patch.jobSpec` merged onto it. Only what the patch
+    names changes (a field absent or null in the patch keeps the template's value — unlike PR #4491,
+    which always overwrote maxRetry and minAvailable). Nothing can be removed by a patch.
+
+    - job-level fields (schedulerName, minAvailable, queue, maxRetry, priorityClassName, minSuccess,
+      ttlSecondsAfterFinished, runningEstimate, networkTopology, policies, and any other): replaced;
+      `policies` is replaced as a whole list.
+    - `tasks`: merged by `name`; a patch task whose name the template lacks is appended. A patch task
+      without a name: see the last rule. Within a matched task every field is replaced, except `template`, merged as below.
+    - `volumes` (vcjob volumes): merged by `mountPath`; a matching volume is replaced whole (so
+      volumeClaim and volumeClaimName never mix), others are appended.
+    - `plugins` ({name: [args]}): per plugin the patch's arguments are appended to the template's,
+      skipping arguments already present; new plugins are added.
+    - a task's `template` (the pod template): objects merge key by key, recursively; scalars and
+      unkeyed lists (command, args, …) are replaced; ATOMIC sections are replaced whole; the lists
+      in LIST_KEYS merge element by element by their key (containers and pod volumes by name,
+      env by name, volumeMounts by mountPath, ports by containerPort, tolerations by key, hostAliases
+      by ip), matched elements merging recursively and new ones appended. Container `resources`
+      thus merge per request/limit.
+    - in any keyed list (tasks, volumes, containers, …) an element without its key applies to the
+      template's element when the template and the patch both have exactly one (the design doc's
+      `tasks: [{template: …}]` example); otherwise it is a ValueError.
+
+    ValueError (with the patch field path) when the patch has the wrong shape."""
+    merged = copy.deepcopy(template_spec or {})
+    if patch_job_spec is None:
+        return merged
+    if not isinstance(patch_job_spec, dict):
+        raise ValueError(f"patch.jobSpec: expected an object, got {type(patch_job_spec).__name__}")
+    for key, value in patch_job_spec.items():
+        path = f"patch.jobSpec.{key}"
+        if value is None:
+            continue
+        if key == "tasks":
+            merged[key] = _merge_keyed(merged.get(key), value, "name", path, _merge_task)
+        elif key == "volumes":
+            merged[key] = _merge_keyed(merged.get(key), value, "mountPath", path, _replace)
+        elif key == "plugins":
+            merged[key] = _merge_plugins(merged.get(key), value, path)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def _replace(base: Any, patch: Any, path: str) -> Any:
+    return copy.deepcopy(patch)
+
+
+def _merge_task(base: Obj, patch: Obj, path: str) -> Obj:
+    out = copy.deepcopy(base)
+    for key, value in patch.items():
+        if value is None:
+            continue
+        if key == "template" and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value, f"{path}.{key}")
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def merge(base: Any, patch: Any, path: str = "patch") -> Any:
+    """Recursive merge of a pod-template fragment (the rules for a task's `template` above)."""
+    if patch is None:
+        return copy.deepcopy(base)
+    if not isinstance(base, dict) or not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    out = copy.deepcopy(base)
+    for key, value in patch.items():
+        sub = f"{path}.{key}"
+        if value is None:
+            continue
+        if key in ATOMIC or key not in out:
+            out[key] = copy.deepcopy(value)
+        elif key in LIST_KEYS and isinstance(value, list) and isinstance(out[key], list):
+            out[key] = _merge_keyed(out[key], value, LIST_KEYS[key], sub, merge)
+        else:
+            out[key] = merge(out[key], value, sub)
+    return out
+
+
+def _merge_keyed(base: Any, patch: Any, key: str, path: str, merge_one) -> list:
+    """Merge list `patch` onto list `base`, elements matched by `key`."""
+    if not isinstance(patch, list):
+        raise ValueError(f"{path}: expected a list, got {type(patch).__name__}")
+    out = copy.deepcopy(base) if isinstance(base, list) else []
+    n = len(out)
+    for i, element in enumerate(patch):
+        epath = f"{path}[{i}]"
+        if not isinstance(element, dict):
+            raise ValueError(f"{epath}: expected an object, got {type(element).__name__}")
+        if element.get(key) is None:
+            if n != 1 or len(patch) != 1:
+                raise ValueError(f"{epath}: no {key}; an element without {key} is allowed only when the template "
+                                 f"and the patch both have exactly one (template: {n}, patch: {len(patch)})")
+            out[0] = merge_one(out[0], element, epath)
+            continue
+        at = next((j for j, b in enumerate(out) if isinstance(b, dict) and b.get(key) == element[key]), None)
+        if at is None:
+            out.append(copy.deepcopy(element))
+        else:
+            out[at] = merge_one(out[at], element, epath)
+    return out
+
+
+def _merge_plugins(base: Any, patch: Any, path: str) -> Obj:
+    if not isinstance(patch, dict):
+        raise ValueError(f"{path}: expected an object of plugin name -> [arguments], got {type(patch).__name__}")
+    out = copy.deepcopy(base) if isinstance(base, dict) else {}
+    for name, args in patch.items():
+        if args is None:
+            continue
+        if not isinstance(args, list):
+            raise ValueError(f"{path}.{name}: expected a list of arguments, got {type(args).__name__}")
+        have = list(out.get(name) or [])
+        out[name] = have + [a for i, a in enumerate(args) if a not in have and a not in args[:i]]
+    return out

@@ -1,0 +1,250 @@
+"""`vcctl scheduler dry-run`: what would Volcano's scheduler do with this cluster? One session, no cluster.
+
+The state is ordinary manifests (any number of `-f` files): Nodes (`status.allocatable`, labels,
+taints), Queues (`status.state`), PriorityClasses, PodGroups (`status.phase`, conditions), Pods (bound
+ones with `spec.nodeName`, phase in `status.phase`, member of a PodGroup by the annotation
+`scheduling.k8s.io/group-name`, scheduled by Volcano when `spec.schedulerName: volcano`). Namespace
+documents are accepted and ignored; any other kind is an error. Every document is checked as
+`vcctl validate` checks it (admission, file:line errors, exit 2) but is used as written, status
+included. Objects without a namespace are in `default`.
+
+Volcano's scheduler creates the queues `default` (weight 1, reclaimable) and `root` at start: if the
+state declares no Queue `default`, that one is added (and said so in the table); `root` is implicit
+(the parent of every queue without one). A PodGroup whose queue is neither declared nor `default`
+is not in the session, as in Volcano (its job is skipped), and the table says so.
+
+The session is `session.run_session` with `--conf FILE` (a volcano-scheduler.conf) or Volcano's
+default configuration. Output (`-o json`, exactly this shape; `-o yaml` the same data):
+`{"binds": {"<ns>/<pod>": "<node>"}, "evictions": ["<ns>/<pod>"], "pipelined": {"<ns>/<podgroup>":
+["<node>"]}, "podGroupPhases": {"<ns>/<podgroup>": "<phase>"}, "unschedulable": {"<ns>/<podgroup>":
+"<message>"}}` — the phase of every PodGroup after the session, and the message of each PodGroup's
+Unschedulable=True condition. `-o table` (the default) is a readable summary with notes.
+
+Must not: start components or write anything; the session is pure.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from typing import Any
+
+import click
+
+from vclite.api import batch, kinds, meta, scheduling, yamlio
+from vclite.apiserver import inprocess
+from vclite.cli import manifests
+from vclite.lib import clock as clock_mod
+from vclite.lib import jsoncopy
+from vclite.scheduler import conf as conf_mod
+from vclite.scheduler.framework import session, snapshot
+from vclite.store import memory
+
+Obj = dict[str, Any]
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+STATE_KINDS = (kinds.NODE, kinds.QUEUE, kinds.PRIORITYCLASS, kinds.PODGROUP, kinds.POD)
+IGNORED_KINDS = (kinds.NAMESPACE,)
+UNSCHEDULABLE = str(scheduling.PodGroupConditionType.UNSCHEDULABLE)
+
+
+@dataclasses.dataclass
+class State:
+    """The cluster to schedule and what the reader should know about how it was read."""
+    cluster: snapshot.ClusterState
+    notes: list[str] = dataclasses.field(default_factory=list)
+    added_default_queue: bool = False
+
+
+def default_queue() -> Obj:
+    """The queue Volcano's scheduler creates at start (`newDefaultAndRootQueue`)."""
+    return {"apiVersion": kinds.QUEUE.api_version, "kind": kinds.QUEUE.kind,
+            "metadata": {"name": scheduling.DEFAULT_QUEUE},
+            "spec": {"weight": 1, "reclaimable": True}, "status": {"state": str(scheduling.QueueState.OPEN)}}
+
+
+def _kind_problems(docs: list[yamlio.Document]) -> list[manifests.Problem]:
+    allowed = ", ".join(k.kind for k in STATE_KINDS)
+    return [manifests.Problem(d.file, d.line, manifests.describe(d), "kind",
+                              f"a cluster state holds only {allowed} (and Namespace) objects")
+            for d in docs if kinds.by_kind(d.kind) not in STATE_KINDS + IGNORED_KINDS]
+
+
+def _validate(docs: list[yamlio.Document]) -> list[manifests.Problem]:
+    """Admission problems, as `vcctl validate` finds them on a scratch API — except that the state
+    may declare the queues the scratch API starts with (`default`, `root`)."""
+    clock = clock_mod.RealClock()
+    store = memory.MemoryStore(clock)
+    scratch = inprocess.new_client(clock, require_command=False, store=store)
+    for d in docs:
+        if d.kind == kinds.QUEUE.kind and store.peek(kinds.QUEUE, "", d.name) is not None:
+            store.delete(kinds.QUEUE, "", d.name)
+    return manifests.apply_all(scratch, docs)
+
+
+def load_state(paths: list[str]) -> State:
+    """The cluster state of the files, or manifests.InvalidManifests listing every problem (file:line)."""
+    docs = manifests.load(paths)
+    problems = _kind_problems(docs) or _validate(docs)
+    if problems:
+        raise manifests.InvalidManifests(problems)
+    return build_state([d.obj for d in docs])
+
+
+def build_state(objects: list[Obj]) -> State:
+    """Objects (as written) to the session's input: namespaces defaulted, the default queue added."""
+    by_kind: dict[str, list[Obj]] = {k.kind: [] for k in STATE_KINDS}
+    for obj in objects:
+        if obj.get("kind") in by_kind:
+            obj = jsoncopy.deep_copy(obj)
+            kind = kinds.by_kind(obj["kind"])
+            if kind is not None and kind.namespaced and not meta.namespace(obj):
+                obj.setdefault("metadata", {})["namespace"] = "default"
+            by_kind[obj["kind"]].append(obj)
+    state = State(snapshot.ClusterState(
+        nodes=by_kind[kinds.NODE.kind], queues=by_kind[kinds.QUEUE.kind], podgroups=by_kind[kinds.PODGROUP.kind],
+        pods=by_kind[kinds.POD.kind], priority_classes=by_kind[kinds.PRIORITYCLASS.kind]))
+    queues = {meta.name(q) for q in state.cluster.queues}
+    if scheduling.DEFAULT_QUEUE not in queues:
+        state.cluster.queues.append(default_queue())
+        state.added_default_queue = True
+        queues.add(scheduling.DEFAULT_QUEUE)
+        state.notes.append('Queue "default" is not declared: Volcano\'s default queue was added (weight 1).')
+    state.notes.extend(_membership_notes(state.cluster, queues))
+    return state
+
+
+def _membership_notes(cluster: snapshot.ClusterState, queues: set[str]) -> list[str]:
+    notes = []
+    groups = set()
+    for pg in sorted(cluster.podgroups, key=meta.key):
+        groups.add(meta.key(pg))
+        q = (pg.get("spec") or {}).get("queue") or scheduling.DEFAULT_QUEUE
+        if q not in queues:
+            notes.append(f'PodGroup {meta.key(pg)}: queue "{q}" does not exist, so the job is not in the session '
+                         "(as in Volcano): nothing of it is scheduled and its status is not updated.")
+    for pod in sorted(cluster.pods, key=meta.key):
+        group = meta.annotations(pod).get(batch.GROUP_NAME)
+        if not group:
+            continue
+        scheduler = (pod.get("spec") or {}).get("schedulerName") or "default-scheduler"
+        if f"{meta.namespace(pod)}/{group}" not in groups:
+            notes.append(f"Pod {meta.key(pod)}: its PodGroup {meta.namespace(pod)}/{group} is not in the state: "
+                         "the pod is not scheduled (it only occupies its node, if bound).")
+        elif scheduler != snapshot.DEFAULT_SCHEDULER_NAME:
+            notes.append(f'Pod {meta.key(pod)}: schedulerName is "{scheduler}", not '
+                         f'"{snapshot.DEFAULT_SCHEDULER_NAME}": Volcano does not schedule it (it only occupies its '
+                         "node, if bound).")
+    return notes
+
+
+def unschedulable_message(status: Obj) -> str | None:
+    for c in status.get("conditions") or []:
+        if c.get("type") == UNSCHEDULABLE and c.get("status") == "True":
+            return c.get("message") or c.get("reason") or ""
+    return None
+
+
+def decisions(cluster: snapshot.ClusterState, result: session.SessionResult) -> Obj:
+    """The dry run's answer, JSON-shaped (the exact shape documented above)."""
+    phases: dict[str, str] = {}
+    unschedulable: dict[str, str] = {}
+    for pg in sorted(cluster.podgroups, key=meta.key):
+        key = meta.key(pg)
+        status = result.podgroup_status.get(key) or pg.get("status") or {}
+        phases[key] = status.get("phase") or str(scheduling.PodGroupPhase.PENDING)
+        message = unschedulable_message(status)
+        if message is not None:
+            unschedulable[key] = message
+    return {"binds": dict(sorted(result.binds.items())), "evictions": list(result.evictions),
+            "pipelined": {k: list(v) for k, v in sorted(result.pipelined.items())},
+            "podGroupPhases": phases, "unschedulable": unschedulable}
+
+
+def dry_run(state: State, conf: conf_mod.SchedulerConf, now: Any) -> Obj:
+    return decisions(state.cluster, session.run_session(state.cluster, conf, now))
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    """Left-aligned columns, two spaces of indent, three between columns."""
+    widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
+    return "\n".join("  " + "   ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [headers, *rows])
+
+
+def render_table(state: State, conf_name: str, conf: conf_mod.SchedulerConf, out: Obj) -> str:
+    c = state.cluster
+    queues = len(c.queues) - (1 if state.added_default_queue else 0)
+    lines = [f"State: {len(c.nodes)} node(s), {queues} queue(s), {len(c.podgroups)} PodGroup(s), "
+             f"{len(c.pods)} pod(s), {len(c.priority_classes)} PriorityClass(es).",
+             f"Configuration: {conf_name} (actions: {', '.join(conf.action_names)}).", ""]
+    lines.append(f"BINDS ({len(out['binds'])})")
+    if out["binds"]:
+        lines.append(_table(["POD", "NODE"], [[k, v] for k, v in out["binds"].items()]))
+    lines.append("")
+    lines.append(f"EVICTIONS ({len(out['evictions'])}, in order)")
+    lines.extend(f"  {k}" for k in out["evictions"])
+    lines.append("")
+    before = {meta.key(pg): (pg.get("status") or {}).get("phase") or "Pending" for pg in c.podgroups}
+    queue_of = {meta.key(pg): (pg.get("spec") or {}).get("queue") or scheduling.DEFAULT_QUEUE for pg in c.podgroups}
+    rows = []
+    for key, phase in out["podGroupPhases"].items():
+        shown = phase if before[key] == phase else f"{before[key]} -> {phase}"
+        pipelined = ", ".join(out["pipelined"].get(key, [])) or "-"
+        rows.append([key, queue_of[key], shown, pipelined])
+    lines.append(f"PODGROUPS ({len(rows)})")
+    if rows:
+        lines.append(_table(["PODGROUP", "QUEUE", "PHASE", "PIPELINED ON"], rows))
+    if out["unschedulable"]:
+        lines += ["", "WHY PENDING (Unschedulable condition)"]
+        lines.extend(f"  {k}: {v}" for k, v in out["unschedulable"].items())
+    if state.notes:
+        lines += ["", "NOTES"]
+        lines.extend(f"  - {n}" for n in state.notes)
+    return "\n".join(lines) + "\n"
+
+
+@click.group(context_settings=CONTEXT)
+def scheduler() -> None:
+    """Volcano's scheduler, offline: ask what it would decide for a cluster state."""
+
+
+@scheduler.command("dry-run", context_settings=CONTEXT)
+@click.option("-f", "--filename", "files", multiple=True, required=True, type=click.Path(dir_okay=False),
+              help="Manifests of the cluster state: Nodes, Queues, PriorityClasses, PodGroups, Pods (repeatable).")
+@click.option("--conf", "conf_path", type=click.Path(dir_okay=False),
+              help="A volcano-scheduler.conf (actions and plugin tiers); Volcano's default if omitted.")
+@click.option("-o", "--output", type=click.Choice(["table", "json", "yaml"]), default="table", show_default=True)
+def dry_run_command(files, conf_path, output) -> None:
+    """Run ONE scheduling session over a cluster state and print what it decided.
+
+    \b
+    Binds (pod -> node), evictions (in order), pipelined reservations (PodGroup -> nodes),
+    every PodGroup's phase after the session and why each unschedulable one waits. Nothing is
+    written anywhere. Exit status: 0; 2 if a file or the configuration is invalid (every problem
+    is listed as file:line: message).
+
+    \b
+      vcctl scheduler dry-run -f cluster.yaml --conf volcano-scheduler.conf -o json
+    """
+    problems: list[Any] = []
+    conf = None
+    try:
+        conf = conf_mod.load_file(conf_path) if conf_path else conf_mod.default_conf()
+    except conf_mod.ConfError as exc:
+        problems.extend(exc.problems)
+    try:
+        state = load_state(list(files))
+    except manifests.InvalidManifests as exc:
+        problems.extend(exc.problems)
+    if problems or conf is None:
+        for p in problems:
+            click.echo(str(p), err=True)
+        click.echo(f"{len(problems)} problem(s) found; no session was run.", err=True)
+        sys.exit(2)
+    out = dry_run(state, conf, clock_mod.RealClock().now())
+    if output == "json":
+        click.echo(json.dumps(out, indent=2))
+    elif output == "yaml":
+        click.echo(yamlio.dump_yaml(out), nl=False)
+    else:
+        name = f"{conf_path}" if conf_path else "Volcano's default"
+        click.echo(render_table(state, name, conf, out), nl=False)

@@ -1,0 +1,333 @@
+"""A JobFlow's spec compiled once into what the controller decides with: one FlowDef per distinct flow
+(its dependency as a single flowexpr tree, its condition, loop, retry and patch), the reverse edges
+(`dependents`, so a finished flow re-examines only the flows that wait on it) and why a flow can
+never run (`blocked`).
+
+What a flow waits on (`FlowDef.dependency`, a flowexpr dependency tree):
+- `dependsOn.targets` with `strategy: all` (the default, Volcano's only rule): every target
+  `Completed` (a fan-out target: all its items); with `strategy: any`: some target has a completed
+  item (`AnyCompleted`).
+- a target covered by `dependsOn.probe` (an entry whose `taskName` is one of the target's tasks) is
+  met by the probe instead: its atom is the pseudo-flow `probe_flow(target)`, whose facts the
+  controller derives from the probe checks (Completed when every entry holds, Failed when the target
+  finished without them). A probe entry that names no target's task is ignored, as Volcano ignores
+  every probe.
+- `dependsOn.expression` (Argo-style `depends`): ANDed with the targets when both are given.
+- implicit: the flows whose outputs the flow reads (`when`, `withParam`, `repeat.until` of other
+  flows, `{{outputs.<flow>}}` in its patch), which must be finished first (`Finished`). A JobTemplate
+  reading `{{outputs.<flow>}}` makes its vcjob wait at creation time (the template is not known here).
+
+Blocked (never runs, the reason is shown): an undefined name, a dependency cycle (through any edge
+kind), a malformed expression or loop, a dependency on the exit handler, or a vcjob name clash with a
+loop's items (`<jobflow>-<loop>-<n>`). Admission rejects all of these; a JobFlow can still reach a
+cluster whose webhook is off.
+
+`extended` is False for a plain Volcano JobFlow (no field beyond Volcano's, probes aside): the
+controller then behaves exactly as Volcano's contract says. Pure: no I/O.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from vclite.api import flowexpr, flowsyntax, flowtemplate
+from vclite.lib import clock as clock_mod
+from vclite.lib import dag
+
+Obj = dict[str, Any]
+O = flowexpr.Outcome
+PROBE_PREFIX = "probe:"
+PARAM_REF = re.compile(r"^\s*\{\{\s*outputs\.([A-Za-z0-9_-]+)\s*\}\}\s*$")
+NEW_FLOW_FIELDS = ("when", "withItems", "withParam", "repeat", "retry", "patch")
+NEW_DEPENDS_FIELDS = ("strategy", "expression")
+
+
+class Strategy(enum.StrEnum):
+    ALL = "all"
+    ANY = "any"
+
+
+class Loop(enum.StrEnum):
+    NONE = ""
+    ITEMS = "withItems"
+    PARAM = "withParam"
+    REPEAT = "repeat"
+
+
+@dataclasses.dataclass(frozen=True)
+class Backoff:
+    duration: float = 0.0
+    factor: float = 2.0
+    max_duration: float | None = None
+
+    def delay(self, retries_done: int) -> float:
+        """Seconds to wait before re-creating a job that failed after `retries_done` retries."""
+        d = self.duration * (self.factor ** retries_done)
+        return min(d, self.max_duration) if self.max_duration is not None else d
+
+
+@dataclasses.dataclass(frozen=True)
+class ProbeEntry:
+    kind: str          # taskStatus | httpGet | tcpSocket
+    task: str
+    phase: str = ""    # taskStatus: the pod phase every replica of the task must be in
+    port: int = 0
+    path: str = ""
+    header: tuple[str, str] | None = None
+
+    def describe(self) -> str:
+        if self.kind == "taskStatus":
+            return f"task {self.task} {self.phase}"
+        if self.kind == "httpGet":
+            return f"task {self.task} answers HTTP GET :{self.port}{self.path or '/'}"
+        return f"task {self.task} accepts TCP :{self.port}"
+
+
+@dataclasses.dataclass(frozen=True)
+class FlowDef:
+    name: str
+    index: int
+    targets: tuple[str, ...] = ()
+    strategy: Strategy = Strategy.ALL
+    dependency: flowexpr.Expr | None = None   # None: no dependency at all (ready at once)
+    probe: tuple[ProbeEntry, ...] = ()
+    when: flowexpr.Expr | None = None
+    loop: Loop = Loop.NONE
+    items: tuple[Any, ...] = ()               # withItems
+    param_from: str = ""                      # withParam: the flow whose output lists the items
+    until: flowexpr.Expr | None = None        # repeat
+    limit: int = 1                            # repeat: at most this many iterations
+    retry_limit: int = 0
+    backoff: Backoff = Backoff()
+    patch: Obj | None = None
+    exit: bool = False
+    refs: tuple[str, ...] = ()                # every flow this one waits on, spec order, no duplicates
+    atoms: tuple[str, ...] = ()               # the flows (and probe pseudo-flows) its dependency tree reads
+    simple: bool = False                      # dependency is only targets (all/any), no probe: counted
+    error: str = ""                           # a malformed field: the flow is blocked
+
+    @property
+    def fanout(self) -> bool:
+        return self.loop in (Loop.ITEMS, Loop.PARAM)
+
+    def probes_for(self, target: str, tasks: Sequence[str]) -> tuple[ProbeEntry, ...]:
+        return tuple(p for p in self.probe if p.task in tasks) if target in self.targets else ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    flows: Mapping[str, FlowDef]              # spec order (the exit handler last)
+    dependents: Mapping[str, tuple[str, ...]]
+    blocked: Mapping[str, str]                # flow -> why it can never run
+    undefined: Mapping[str, tuple[str, ...]]  # flow -> targets that name no flow (a kind of blocked)
+    cycle: tuple[str, ...]
+    params: Mapping[str, str]
+    exit: str = ""
+    extended: bool = False
+
+
+def probe_flow(target: str) -> str:
+    """The pseudo-flow whose facts say whether `target`'s probe entries held."""
+    return PROBE_PREFIX + target
+
+
+def _str_list(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _probe_entries(probe: Any) -> tuple[ProbeEntry, ...]:
+    if not isinstance(probe, dict):
+        return ()
+    out: list[ProbeEntry] = []
+    for e in probe.get("taskStatusList") or []:
+        if isinstance(e, dict) and e.get("taskName"):
+            out.append(ProbeEntry("taskStatus", str(e["taskName"]), phase=str(e.get("phase") or "Running")))
+    for e in probe.get("httpGetList") or []:
+        if isinstance(e, dict) and e.get("taskName"):
+            h = e.get("httpHeader") or {}
+            header = (str(h["name"]), str(h.get("value", ""))) if isinstance(h, dict) and h.get("name") else None
+            out.append(ProbeEntry("httpGet", str(e["taskName"]), port=int(e.get("port") or 0),
+                                  path=str(e.get("path") or "/"), header=header))
+    for e in probe.get("tcpSocketList") or []:
+        if isinstance(e, dict) and e.get("taskName"):
+            out.append(ProbeEntry("tcpSocket", str(e["taskName"]), port=int(e.get("port") or 0)))
+    return tuple(out)
+
+
+def _duration(value: Any, path: str) -> float:
+    if value in (None, ""):
+        return 0.0
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    try:
+        return clock_mod.parse_duration(str(value))
+    except ValueError:
+        raise ValueError(f"{path}: invalid duration {value!r}") from None
+
+
+def _retry(spec: Any) -> tuple[int, Backoff]:
+    if not isinstance(spec, dict):
+        return 0, Backoff()
+    limit = spec.get("limit", 0)
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+        raise ValueError(f"retry.limit: must be a non-negative integer, got {limit!r}")
+    b = spec.get("backoff") or {}
+    factor = b.get("factor", 2)
+    if not isinstance(factor, (int, float)) or isinstance(factor, bool) or factor < 1:
+        raise ValueError(f"retry.backoff.factor: must be a number >= 1, got {factor!r}")
+    max_d = b.get("maxDuration")
+    return limit, Backoff(_duration(b.get("duration"), "retry.backoff.duration"), float(factor),
+                          None if max_d in (None, "") else _duration(max_d, "retry.backoff.maxDuration"))
+
+
+def _dependency(targets: Sequence[str], strategy: Strategy, probe: Sequence[ProbeEntry],
+                expression: flowexpr.Expr | None, implicit: Sequence[str]) -> flowexpr.Expr | None:
+    """One dependency tree: targets (probed ones through their pseudo-flow) AND expression AND implicit."""
+    parts: list[flowsyntax.Node] = []
+    if targets:
+        # Which target a probe entry covers is known only from the target job's tasks, so with a probe
+        # every target atom reads the target's pseudo-flow; the controller gives it the target's own
+        # facts when no entry covers it.
+        outcome = O.ANY_COMPLETED if strategy is Strategy.ANY else O.COMPLETED
+        atoms = tuple(flowsyntax.Atom(probe_flow(t) if probe else t, outcome) for t in dict.fromkeys(targets))
+        parts.append(atoms[0] if len(atoms) == 1 else
+                     (flowsyntax.Or(atoms) if strategy is Strategy.ANY else flowsyntax.And(atoms)))
+    if expression is not None:
+        parts.append(expression.root)
+    parts += [flowsyntax.Atom(f, O.FINISHED) for f in implicit]
+    if not parts:
+        return None
+    root = parts[0] if len(parts) == 1 else flowsyntax.And(tuple(parts))
+    return flowsyntax.Expr(flowsyntax.DEPENDS, flowexpr.unparse(root), root)
+
+
+def _compile_flow(f: Obj, index: int, exit_name: str) -> FlowDef:
+    name = str(f.get("name", ""))
+    dep = f.get("dependsOn") if isinstance(f.get("dependsOn"), dict) else {}
+    targets = tuple(_str_list(dep.get("targets")))
+    base = FlowDef(name, index, targets=targets, exit=name == exit_name)
+    try:
+        strategy = Strategy(dep.get("strategy") or "all")
+        expression = flowexpr.parse_depends(dep["expression"]) if dep.get("expression") else None
+        when = flowexpr.parse_when(f["when"]) if f.get("when") not in (None, "") else None
+        probe = _probe_entries(dep.get("probe"))
+        loop, items, param_from, until, limit = _loop(f, name)
+        retry_limit, backoff = _retry(f.get("retry"))
+        patch = (f.get("patch") or {}).get("jobSpec") if isinstance(f.get("patch"), dict) else None
+    except (flowexpr.ExprError, ValueError, TypeError) as e:
+        return dataclasses.replace(base, error=str(e).split("\n")[0])
+    implicit = [r for r in sorted(_output_refs(when, until, param_from) | _patch_refs(patch)) if r != name]
+    refs = tuple(dict.fromkeys([*targets, *(sorted(flowexpr.flow_refs(expression)) if expression else []),
+                                *implicit]))
+    dependency = _dependency(targets, strategy, probe, expression, [r for r in implicit if r not in targets])
+    atoms = tuple(dict.fromkeys(n.flow for n in flowexpr.nodes(dependency) if isinstance(n, flowsyntax.Atom))) \
+        if dependency is not None else ()
+    return dataclasses.replace(
+        base, strategy=strategy, probe=probe, when=when, loop=loop, items=items, param_from=param_from,
+        until=until, limit=limit, retry_limit=retry_limit, backoff=backoff, patch=patch, refs=refs,
+        dependency=dependency, atoms=atoms,
+        simple=bool(targets) and not probe and expression is None and not [r for r in implicit if r not in targets])
+
+
+def _loop(f: Obj, name: str) -> tuple[Loop, tuple, str, flowexpr.Expr | None, int]:
+    given = [k for k in ("withItems", "withParam", "repeat") if f.get(k) is not None]
+    if len(given) > 1:
+        raise ValueError(f"{' and '.join(given)} cannot be combined on one flow")
+    if not given:
+        return Loop.NONE, (), "", None, 1
+    if given[0] == "withItems":
+        if not isinstance(f["withItems"], list):
+            raise ValueError("withItems: must be a list")
+        return Loop.ITEMS, tuple(f["withItems"]), "", None, 1
+    if given[0] == "withParam":
+        m = PARAM_REF.match(str(f["withParam"]))
+        if not m:
+            raise ValueError(f'withParam: must be "{{{{outputs.<flow>}}}}", got {f["withParam"]!r}')
+        if m.group(1) == name:
+            raise ValueError("withParam: a flow cannot loop over its own output")
+        return Loop.PARAM, (), m.group(1), None, 1
+    rep = f["repeat"]
+    if not isinstance(rep, dict) or not rep.get("until"):
+        raise ValueError("repeat: needs until (a condition)")
+    limit = rep.get("limit", 1)
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        raise ValueError(f"repeat.limit: must be an integer >= 1, got {limit!r}")
+    return Loop.REPEAT, (), "", flowexpr.parse_when(rep["until"]), limit
+
+
+def _output_refs(when: flowexpr.Expr | None, until: flowexpr.Expr | None, param_from: str) -> set[str]:
+    out = set(flowexpr.flow_refs(when)) if when is not None else set()
+    if until is not None:
+        out |= flowexpr.flow_refs(until)
+    if param_from:
+        out.add(param_from)
+    return out
+
+
+def _patch_refs(patch: Obj | None) -> set[str]:
+    """Flows whose output a patch reads (`{{outputs.<flow>}}`)."""
+    return {n.split(".")[1] for n in flowtemplate.placeholders(patch or {})
+            if n.startswith("outputs.") and len(n.split(".")) > 1}
+
+
+def is_extended(spec: Obj) -> bool:
+    """Whether a JobFlow uses anything beyond Volcano's fields (probes are Volcano's)."""
+    if spec.get("arguments") or spec.get("onExit"):
+        return True
+    for f in spec.get("flows") or []:
+        if not isinstance(f, dict):
+            continue
+        dep = f.get("dependsOn") if isinstance(f.get("dependsOn"), dict) else {}
+        if any(f.get(k) is not None for k in NEW_FLOW_FIELDS) or any(dep.get(k) for k in NEW_DEPENDS_FIELDS):
+            return True
+    return False
+
+
+def compile_spec(spec: Obj | None, jobflow: str = "") -> Plan:
+    spec = spec if isinstance(spec, dict) else {}
+    exit_name = str(spec.get("onExit") or "")
+    raw: dict[str, Obj] = {}
+    for f in spec.get("flows") or []:
+        if isinstance(f, dict):
+            raw.setdefault(str(f.get("name", "")), f)
+    if exit_name and exit_name not in raw:
+        raw[exit_name] = {"name": exit_name}
+    elif exit_name:   # the exit handler goes last
+        raw[exit_name] = raw.pop(exit_name)
+    flows = {n: _compile_flow(f, i, exit_name) for i, (n, f) in enumerate(raw.items())}
+    blocked: dict[str, str] = {}
+    undefined: dict[str, tuple[str, ...]] = {}
+    for fd in flows.values():
+        if fd.error:
+            blocked[fd.name] = fd.error
+        missing = tuple(r for r in fd.refs if r not in flows)
+        if missing:
+            undefined[fd.name] = missing
+        if fd.exit and fd.refs:
+            blocked[fd.name] = "the exit handler (spec.onExit) cannot have dependencies"
+        elif exit_name and exit_name in fd.refs and not fd.exit:
+            blocked[fd.name] = f"flows cannot depend on the exit handler {exit_name!r}"
+    _name_clashes(flows, blocked)
+    graph = {n: [r for r in fd.refs if r in flows] for n, fd in flows.items()}
+    cycle = tuple(dag.find_cycle(graph) or ())
+    dependents: dict[str, list[str]] = {n: [] for n in flows}
+    for n, refs in graph.items():
+        for r in refs:
+            dependents[r].append(n)
+    return Plan(flows, {n: tuple(d) for n, d in dependents.items()}, blocked, undefined, cycle,
+                flowtemplate.arguments(spec), exit_name, is_extended(spec))
+
+
+def _name_clashes(flows: Mapping[str, FlowDef], blocked: dict[str, str]) -> None:
+    """`<loop>-<n>` names item/iteration n of a loop flow: no other flow may be called that."""
+    loops = {n for n, fd in flows.items() if fd.loop is not Loop.NONE}
+    if not loops:
+        return
+    for name in flows:
+        stem, dash, tail = name.rpartition("-")
+        if dash and tail.isdigit() and stem in loops:
+            blocked[name] = (f"its vcjob name would clash with item {tail} of loop flow {stem!r} "
+                             f"(<jobflow>-{stem}-{tail})")
