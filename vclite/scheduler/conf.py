@@ -208,7 +208,7 @@ def _action_options(names: list[str], configurations: Any, reg: registry_mod.Reg
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         out.add("actions", f"action {_q(twice[0])} is listed twice in {_q(', '.join(names))}")
-    raw_args: dict[str, tuple[str, Any]] = {}
+    parsed: dict[str, Any] = {}   # action name -> its typed arguments, from `configurations`
     if configurations is None:
         configurations = []
     if not isinstance(configurations, list):
@@ -227,19 +227,13 @@ def _action_options(names: list[str], configurations: Any, reg: registry_mod.Reg
         except ValueError as e:
             out.add(f"{where}.name", str(e))
             continue
-        if name in raw_args:
+        if name in parsed:
             out.add(f"{where}.name", f"action {_q(name)} is configured twice")
-        raw_args[name] = (f"{where}.arguments", c.get("arguments"))
-        _arguments(cls.Arguments, c.get("arguments"), f"action {_q(name)}", f"{where}.arguments", (), out)
-    result = []
-    for n, cls in classes.items():
-        if n not in raw_args:
-            args = _arguments(cls.Arguments, None, f"action {_q(n)}", "actions", (), out)
-        else:
-            path, raw = raw_args[n]
-            args = _arguments(cls.Arguments, raw, f"action {_q(n)}", path, (), _Problems())  # reported above
-        result.append(ActionOption(n, cls, args))
-    return tuple(result)
+        parsed[name] = _arguments(cls.Arguments, c.get("arguments"), f"action {_q(name)}", f"{where}.arguments",
+                                  (), out)
+    return tuple(ActionOption(n, cls, parsed[n] if n in parsed else
+                              _arguments(cls.Arguments, None, f"action {_q(n)}", "actions", (), out))
+                 for n, cls in classes.items())
 
 
 def _plugin_option(entry: Any, where: str, reg: registry_mod.Registry, default_on: bool,

@@ -1,0 +1,97 @@
+"""`vcctl scheduler dry-run`'s pure parts: reading a state (defaults, notes) and the answer's shape."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from vclite.cli import scheduler_cmd
+from vclite.scheduler import conf
+from vclite.scheduler.framework import session
+
+NOW = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def node(name, cpu="4"):
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+            "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "10"}}}
+
+
+def queue(name, state="Open"):
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": name},
+            "spec": {"weight": 1}, "status": {"state": state}}
+
+
+def podgroup(name, q="default", phase="Inqueue", ns=None, min_member=1, conditions=None):
+    md = {"name": name, **({"namespace": ns} if ns else {})}
+    status = {"phase": phase} if phase else {}
+    if conditions:
+        status["conditions"] = conditions
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": md,
+            "spec": {"queue": q, "minMember": min_member}, "status": status}
+
+
+def pod(name, group, cpu="1", ns=None, scheduler="volcano", node_name=None, phase="Pending"):
+    md = {"name": name, "annotations": {"scheduling.k8s.io/group-name": group}, **({"namespace": ns} if ns else {})}
+    spec = {"schedulerName": scheduler, "containers": [{"name": "c", "image": "busybox",
+                                                       "resources": {"requests": {"cpu": cpu}}}]}
+    if node_name:
+        spec["nodeName"] = node_name
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec, "status": {"phase": phase}}
+
+
+@pytest.mark.parametrize("objects, added, notes", [
+    pytest.param([node("n1")], True, ['Queue "default" is not declared: Volcano\'s default queue was added (weight 1).'],
+                 id="default queue added"),
+    pytest.param([queue("default")], False, [], id="default queue declared"),
+    pytest.param([queue("default"), podgroup("pg", q="gone")], False,
+                 ['PodGroup default/pg: queue "gone" does not exist, so the job is not in the session (as in Volcano): '
+                  "nothing of it is scheduled and its status is not updated."], id="podgroup of a missing queue"),
+    pytest.param([queue("default"), podgroup("pg"), pod("p", "pg", scheduler="default-scheduler")], False,
+                 ['Pod default/p: schedulerName is "default-scheduler", not "volcano": Volcano does not schedule it '
+                  "(it only occupies its node, if bound)."], id="pod for another scheduler"),
+    pytest.param([queue("default"), pod("p", "nope")], False,
+                 ["Pod default/p: its PodGroup default/nope is not in the state: the pod is not scheduled (it only "
+                  "occupies its node, if bound)."], id="pod of a missing podgroup"),
+])
+def test_build_state_notes(objects, added, notes):
+    state = scheduler_cmd.build_state(objects)
+    assert state.added_default_queue is added
+    assert state.notes == notes
+
+
+def test_build_state_defaults_namespaces_and_leaves_the_input_alone():
+    objects = [node("n1"), podgroup("pg"), pod("p", "pg")]
+    state = scheduler_cmd.build_state(objects)
+    assert [p["metadata"]["namespace"] for p in state.cluster.pods + state.cluster.podgroups] == ["default", "default"]
+    assert "namespace" not in objects[2]["metadata"] and "namespace" not in objects[1]["metadata"]
+    assert [q["metadata"]["name"] for q in state.cluster.queues] == ["default"]
+
+
+WAITING = {"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources", "message": "old reason"}
+
+
+def test_dry_run_answer_shape_and_content():
+    objects = [node("n1", cpu="2"), queue("default"),
+               podgroup("fits", ns="a"), pod("fits-0", "fits", ns="a"),
+               podgroup("big", ns="a", min_member=1), pod("big-0", "big", cpu="8", ns="a"),
+               podgroup("orphan", q="missing", ns="a", phase="", conditions=[WAITING])]
+    state = scheduler_cmd.build_state(objects)
+    out = scheduler_cmd.dry_run(state, conf.default_conf(), NOW)
+    assert list(out) == ["binds", "evictions", "pipelined", "podGroupPhases", "unschedulable"]
+    assert out["binds"] == {"a/fits-0": "n1"} and out["evictions"] == [] and out["pipelined"] == {}
+    assert out["podGroupPhases"] == {"a/big": "Inqueue", "a/fits": "Inqueue", "a/orphan": "Pending"}
+    assert set(out["unschedulable"]) == {"a/big", "a/orphan"}
+    assert out["unschedulable"]["a/orphan"] == "old reason"   # not in the session: the condition as written
+    assert "pod needs cpu 8, but the largest node has 2" in out["unschedulable"]["a/big"]
+    table = scheduler_cmd.render_table(state, "Volcano's default", conf.default_conf(), out)
+    for text in ("BINDS (1)", "a/fits-0   n1", "WHY PENDING", "a/orphan: old reason", 'queue "missing" does not exist'):
+        assert text in table, table
+
+
+def test_decisions_prefer_the_sessions_status():
+    state = scheduler_cmd.build_state([podgroup("pg", ns="a", phase="Pending", conditions=[WAITING])])
+    result = session.SessionResult(podgroup_status={"a/pg": {"phase": "Inqueue", "conditions": [
+        dict(WAITING, status="False")]}})
+    assert scheduler_cmd.decisions(state.cluster, result)["podGroupPhases"] == {"a/pg": "Inqueue"}
+    assert scheduler_cmd.decisions(state.cluster, result)["unschedulable"] == {}
