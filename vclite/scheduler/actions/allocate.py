@@ -16,6 +16,11 @@ after every job, so shares are re-ranked. Pending jobs are skipped when `enqueue
 else admitted here; invalid jobs (JobValid) are skipped with their reason written.
 BestEffort tasks (no cpu/memory/scalar request) and scheduling-gated pods are left to `backfill`.
 
+Hot path: when no predicate plugin rejects any node for the task and every NodeOrder function is
+row-local (registered with `key=`), the best idle-fitting node comes from the session's memo over
+all nodes (`Session.best_idle_node`, recomputed only on nodes changed since), which picks the
+node the general path would; otherwise the candidates are filtered and scored as described.
+
 Must not: write to the API; statements record decisions, the session collects them.
 """
 from __future__ import annotations
@@ -118,19 +123,15 @@ def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue:
                 continue
             break
         failures = ssn.predicate(task, ssn.nodes)
-        row = None if failures else ssn.best_idle_node(task)
-        if row is not None:   # the common case, in O(changed nodes)
-            stmt.allocate(task, row)
-            if tasks and ssn.job_ready(job):
+        row, idle = None if failures else ssn.best_idle_node(task), True   # the hot path (see above)
+        if row is None:
+            feasible, errors = ssn.feasible_nodes(task, failures=failures)
+            if errors is not None:
+                job.record_fit_errors(task, errors)
+                if job.need_continue_allocating():
+                    continue
                 break
-            continue
-        feasible, errors = ssn.feasible_nodes(task, failures=failures)
-        if errors is not None:
-            job.record_fit_errors(task, errors)
-            if job.need_continue_allocating():
-                continue
-            break
-        row, idle = choose_node(ssn, task, feasible)
+            row, idle = choose_node(ssn, task, feasible)
         if idle:
             stmt.allocate(task, row)
         else:

@@ -87,11 +87,28 @@ class Dims:
 
 
 def less_equal(a: Vec, b: Vec, mask: np.ndarray | None = None) -> bool:
-    """a ≤ b on every (masked) dimension, with Volcano's tolerance (+inf on the right always fits)."""
+    """a ≤ b on every (masked) dimension, with Volcano's tolerance (+inf on the right always fits).
+    Session vectors are a handful of numbers: compared as Python floats (the same IEEE steps as
+    numpy's, without its per-call cost); anything else goes through numpy."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 1 and a.shape == b.shape:
+        al, bl = a.tolist(), b.tolist()
+        if mask is None:
+            for i in range(len(al)):
+                if not al[i] <= bl[i] + TOLERANCE:
+                    return False
+            return True
+        if type(mask) is np.ndarray and mask.shape == a.shape and mask.dtype == bool:
+            for i, m in enumerate(mask.tolist()):
+                if m and not al[i] <= bl[i] + TOLERANCE:
+                    return False
+            return True
     ok = a <= b + TOLERANCE
     return bool(ok.all() if mask is None else ok[mask].all())
 
 
 def is_empty(v: Vec, dims: Dims) -> bool:
     """Volcano's Resource.IsEmpty: every dimension but pods below the tolerance."""
+    if type(v) is np.ndarray and v.ndim == 1 and len(v) == len(dims):
+        pods = dims.pods
+        return all(x < TOLERANCE for i, x in enumerate(v.tolist()) if i != pods)
     return bool((v[dims.not_pods] < TOLERANCE).all())

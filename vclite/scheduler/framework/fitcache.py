@@ -4,7 +4,7 @@ A session places one task after another and each placement changes one node, so 
 all nodes computed for one task is still right for the next similar task on every node but a
 few. `NodeState.changes` logs the row of every add_task / remove_task; a memo entry remembers how
 much of the log it has seen and, when asked again, recomputes only the rows logged since (or
-everything, when that is most of the nodes). The values are the ones a full recomputation gives,
+everything, when more than a quarter of the nodes changed). The values are the ones a full recomputation gives,
 bit for bit: each row is computed by the same operations either way.
 
 - `FitCache`: per distinct request vector, the masks "fits future idle" (the action's resource

@@ -24,12 +24,12 @@ flag are always on). `caller(point)` gives a dispatcher specialised for the poin
 loop where tiers do not matter), kept current by later registrations: the hot loops use it.
 
 A NodeOrder function may be registered with `key=`: `key(task)` names everything about the task
-its scores depend on (None: this task is not cached), and the function promises to be row-local —
-a node's score depends only on that key and on the node's own state (its rows of the NodeState
-arrays and its object), never on which other rows are scored (no normalising across candidates),
-and it may be asked about any node, feasible or not.
-The session then keeps each such function's scores for all nodes per key and recomputes only the
-nodes changed since (framework/fitcache.py); the result is the same as calling it every time.
+its scores depend on (hashable; None: this task is not cached), and the function promises to be
+row-local — a node's score depends only on that key and on the node's own state (its rows of the
+NodeState arrays and its object), never on which other rows are scored (no normalising across
+candidates), and it may be asked about any node, feasible or not. The session then keeps the
+scores for all nodes per key and recomputes only the nodes changed since (framework/fitcache.py);
+the result is the same as calling the function every time.
 
 A Preemptable or Reclaimable function may be registered with `key=` too: `key(evictor)` names
 everything about the evictor its verdict depends on besides the candidates, the session's state
