@@ -7,7 +7,7 @@ from vclite.api import meta
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(p.name for p in (ROOT / "examples").glob("*.yaml"))
-EXPECTED_EXIT = {"failing.yaml": 1}
+EXPECTED_EXIT = {"failing.yaml": 1, "exit-handler.yaml": 1}
 
 
 def by_kind(items, kind):
@@ -16,6 +16,9 @@ def by_kind(items, kind):
 
 def test_every_example_is_covered():
     assert set(EXAMPLES) >= {"diamond.yaml", "ps-worker.yaml", "retry.yaml", "failing.yaml"}
+    # one per flow primitive (tests/e2e/test_flow_primitives.py checks what each shows)
+    assert set(EXAMPLES) >= {"probe.yaml", "any-expression.yaml", "if-else.yaml", "switch.yaml", "fan-out.yaml",
+                             "repeat-until.yaml", "patch.yaml", "flow-retry.yaml", "exit-handler.yaml"}
 
 
 @pytest.mark.parametrize("example", EXAMPLES)
