@@ -326,3 +326,22 @@ def test_a_restarted_controller_changes_nothing(env):
     env.clock.advance(60)
     env.drain()
     assert (env.get(kinds.JOBFLOW, "test"), env.jobs()) == before
+
+
+def test_deleted_vcjob_of_a_completed_flow_is_recreated_while_the_flow_runs(env):
+    # Volcano's level-triggered rule for a plain JobFlow: the vcjob is missing, so it is created again.
+    for name in "abc":
+        env.template(name)
+    env.jobflow("test", [fl("a"), fl("b", "a"), fl("c", "b")])
+    env.drain()
+    env.set_phase("test-a", JP.COMPLETED)
+    env.drain()
+    assert env.jobs() == {"test-a", "test-b"}
+    env.client.delete(kinds.JOB, NS, "test-a")
+    env.drain()
+    assert env.jobs() == {"test-a", "test-b"} and env.phase("test") == "Running"
+    assert sorted(env.status("test")["pendingJobs"]) == ["test-a", "test-b", "test-c"], "a is created again"
+    env.set_phase("test-a", JP.COMPLETED)
+    env.set_phase("test-b", JP.COMPLETED)
+    env.drain()
+    assert env.jobs() == {"test-a", "test-b", "test-c"}

@@ -19,7 +19,14 @@ Triggers (level-triggered; any duplicate or lost event is harmless):
   JobFlow of that namespace naming the template.
 - PodGroup of a vcjob whose scheduler Unschedulable reason changed -> that vcjob's JobFlow, coalesced:
   a Pending vcjob's condition shows the reason (`waiting.py`).
-- timers: a retry's back-off, an http/tcp probe to check again (PROBE_BACKOFF growing to PROBE_MAX).
+- timers: a retry's back-off, an http/tcp probe to check again (PROBE_BACKOFF growing to PROBE_MAX),
+  a big flow's coalesced status write.
+
+Cost: a vcjob's change costs the engine's work on that vcjob's flow and the flows reading it (see
+engine.py) plus, for a flow of fewer than BIG_STATUS entries, a status write. A bigger flow's status
+(megabytes at 10,000 jobs: every write is a copy in the store) is written at once only when the phase
+changes or something must be recorded before acting (a retry, a creation failure), otherwise at most
+every STATUS_WRITE_GAP seconds, so completions cost in proportion to their dependents.
 
 Decisions beyond Volcano (each fixes a quirk listed in the reference, volcano-jobflow.md §2, §8):
 - A missing JobTemplate is not an error loop: the flow shows `JobTemplateNotFound` in its condition,
@@ -65,6 +72,7 @@ Obj = dict[str, Any]
 TEMPLATE_KEY_PREFIX = "JobTemplate:"
 NORMAL, WARNING = "Normal", "Warning"
 STATUS_REFRESH = 0.25  # seconds: how stale a JobFlow's view of running jobs may be
+BIG_STATUS, STATUS_WRITE_GAP = 2000, 0.5   # a status this big is written at most every 0.5 s (unless decisive)
 PROBE_BACKOFF, PROBE_FACTOR, PROBE_MAX = 0.05, 1.5, 0.5
 URGENT_PHASES = batch.FINISHED_PHASES | {batch.JobPhase.TERMINATING}
 
@@ -94,6 +102,7 @@ class JobFlowController:
         self._engines: dict[str, engine_mod.Engine] = {}
         self._dirty: dict[str, set[str]] = collections.defaultdict(set)
         self._probe_delay: dict[str, float] = {}
+        self._written: dict[str, float] = {}      # JobFlow -> when its status was last written (monotonic)
 
     # ---- watches: only enqueue ----------------------------------------------------------------
     def start(self) -> None:
@@ -176,9 +185,11 @@ class JobFlowController:
             failure = self._create(jobflow, eng, acts.create, notes, now)
             acts = eng.decide(now)
         self._warn_once(jobflow, notes)
-        new_status = eng.status(now)
-        jobflow = self._write_status(jobflow, new_status)
-        if new_status["state"]["phase"] == flow.FlowPhase.SUCCEED and \
+        phase = eng.next_phase()
+        if self._write_now(key, eng, jobflow, phase, bool(notes or acts.delete)):
+            jobflow = self._write_status(jobflow, eng.status(now))
+            self._written[key] = self.clock.monotonic()
+        if phase == flow.FlowPhase.SUCCEED and \
                 (jobflow.get("spec") or {}).get("jobRetainPolicy") == flow.RetainPolicy.DELETE:
             self._delete_jobs(self._jobs_of(jobflow))
         for job_name, uid in acts.delete:
@@ -187,10 +198,23 @@ class JobFlowController:
         if failure is not None:
             raise failure
 
+    def _write_now(self, key: str, eng: engine_mod.Engine, jobflow: Obj, phase: str, decisive: bool) -> bool:
+        """Write the status in this sync? Always for a small flow or a decisive change (phase, a retry to
+        record before its delete, a creation failure); a big flow's other changes at most once per
+        STATUS_WRITE_GAP: writing costs a copy of the whole status in the store."""
+        if decisive or eng.size() < BIG_STATUS or phase != meta.phase(jobflow):
+            return True
+        since = self.clock.monotonic() - self._written.get(key, float("-inf"))
+        if since >= STATUS_WRITE_GAP:
+            return True
+        self.queue.add_after(key, STATUS_WRITE_GAP - since)
+        return False
+
     def _engine(self, key: str, jobflow: Obj, now: dt.datetime) -> engine_mod.Engine:
         """The JobFlow's engine, brought up to date with the vcjobs changed since the last sync."""
         eng = self._engines.get(key)
-        if eng is None or eng.uid != meta.uid(jobflow):
+        generation = jobflow.get("metadata", {}).get("generation")
+        if eng is None or eng.uid != meta.uid(jobflow) or eng.generation != generation:
             self._dirty.pop(key, None)
             plan = plan_mod.compile_spec(jobflow.get("spec"), meta.name(jobflow))
             eng = engine_mod.Engine(jobflow, plan, self._read_output, self._probe)
@@ -205,6 +229,7 @@ class JobFlowController:
 
     def _forget(self, key: str) -> None:
         self._engines.pop(key, None)
+        self._written.pop(key, None)
         self._dirty.pop(key, None)
         self._probe_delay.pop(key, None)
 
@@ -324,7 +349,8 @@ class JobFlowController:
         return objects.termination_message(pod)
 
     def _probe(self, job: Obj, entry: plan_mod.ProbeEntry) -> bool | None:
-        """Whether every pod of the entry's task answers (None: a check is under way)."""
+        """Whether every pod of the entry's task answers. False: a pod is not running yet (its change
+        will wake us); None: a check is under way or failed (ask again after a back-off)."""
         task = next((t for t in (job.get("spec") or {}).get("tasks") or [] if t.get("name") == entry.task), None)
         if task is None:
             return False
@@ -339,9 +365,7 @@ class JobFlowController:
                 return False
             results.append(self.prober.check(prober_mod.Target(entry.kind, status["podIP"], entry.port,
                                                                entry.path, entry.header)))
-        if any(r is False for r in results):
-            return False
-        return None if any(r is None for r in results) else True
+        return True if results and all(r is True for r in results) else None
 
     def _schedule(self, key: str, eng: engine_mod.Engine, acts: engine_mod.Actions, now: dt.datetime) -> None:
         if acts.wake_at is not None:
@@ -362,8 +386,8 @@ class JobFlowController:
 
     def _with_waiting_reasons(self, jobflow: Obj, new_status: Obj) -> Obj:
         """Pending vcjobs' conditions with their PodGroup's Unschedulable reason (waiting.py)."""
-        ns = meta.namespace(jobflow)
-        jobs = [self.jobs.get(ns, name) for name in new_status.get("conditions") or {}]
+        ns, conditions = meta.namespace(jobflow), new_status.get("conditions") or {}
+        jobs = [self.jobs.get(ns, name) for name in self._waiting.waiting_jobs(ns) if name in conditions]
         mine = [j for j in jobs if j is not None and objects.belongs_to(j, jobflow)]
         return waiting_mod.annotate(new_status, self._waiting.reasons(mine))
 

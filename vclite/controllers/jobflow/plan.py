@@ -275,7 +275,8 @@ def _patch_refs(patch: Obj | None) -> set[str]:
 
 def is_extended(spec: Obj) -> bool:
     """Whether a JobFlow uses anything beyond Volcano's fields (probes are Volcano's)."""
-    if spec.get("arguments") or spec.get("onExit"):
+    if ((spec.get("arguments") or {}).get("parameters") if isinstance(spec.get("arguments"), dict) else None) \
+            or spec.get("onExit"):
         return True
     for f in spec.get("flows") or []:
         if not isinstance(f, dict):

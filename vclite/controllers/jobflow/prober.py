@@ -75,7 +75,7 @@ class Prober:
             return self._results[target][0]
         self._results.pop(target, None)
         self._running[target] = self._executor().submit(self._check, target, self.timeout)
-        return False if known is not None else None   # a failure seen now: checking again already
+        return False if known is not None and not known[0] else None   # a failure seen: checking again
 
     def _executor(self) -> concurrent.futures.ThreadPoolExecutor:
         with self._lock:

@@ -165,3 +165,44 @@ def evaluate(flows: Sequence[Obj], observed: Observed) -> list[Verdict]:
 def flows_to_create(flows: Sequence[Obj], observed: Observed) -> list[str]:
     """The flows whose vcjob should be created now, in spec order."""
     return [v.flow for v in evaluate(flows, observed) if v.state is State.READY]
+
+
+# ---- facts the engine derives ------------------------------------------------------------------------
+def fanout_facts(final: str | None, n: int, done: int, completed: int, failed: int) -> frozenset[str]:
+    """flowexpr.outcome_facts for a fan-out flow, from counts instead of a list of item outcomes."""
+    facts = {flowexpr.FANOUT}
+    if completed:
+        facts.add(O.ANY_COMPLETED)
+    if failed:
+        facts.add(O.ANY_FAILED)
+    if n and done == n:
+        if completed == n:
+            facts.add(O.ALL_COMPLETED)
+        if failed == n:
+            facts.add(O.ALL_FAILED)
+    if final is not None:
+        facts |= {str(final), O.FINISHED}
+    return frozenset(str(f) for f in facts)
+
+
+def closure(f: frozenset[str]) -> frozenset[str]:
+    if not f:
+        return f
+    known = set(f)
+    if known & flowexpr.FINAL:
+        known.add(O.FINISHED)
+        if flowexpr.FANOUT not in known:
+            if O.COMPLETED in known:
+                known |= {O.ANY_COMPLETED, O.ALL_COMPLETED}
+            if O.FAILED in known:
+                known |= {O.ANY_FAILED, O.ALL_FAILED}
+    return frozenset(known)
+
+
+def task_in_phase(job: Obj, task: str, phase: str) -> bool:
+    """Every replica of `task` is in pod phase `phase`, by the vcjob's status.taskStatusCount."""
+    spec = next((t for t in (job.get("spec") or {}).get("tasks") or [] if t.get("name") == task), None)
+    if spec is None:
+        return False
+    counts = (((job.get("status") or {}).get("taskStatusCount") or {}).get(task) or {}).get("phase") or {}
+    return int(counts.get(phase, 0) or 0) >= max(1, int(spec.get("replicas", 1) or 0))

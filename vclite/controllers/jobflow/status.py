@@ -266,3 +266,11 @@ def compute(jobflow: Obj, jobs: Sequence[Obj], now: dt.datetime,
             eng.create_failed(inst, note)
     eng.decide(now)
     return eng.status(now)
+
+
+def failure_ratio(job: Obj) -> str:
+    failed = int((job.get("status") or {}).get("failed", 0) or 0)
+    if not failed:
+        return ""
+    total = sum(int(t.get("replicas", 0) or 0) for t in (job.get("spec") or {}).get("tasks") or [])
+    return f"{failed}/{max(total, failed)}"

@@ -67,6 +67,11 @@ class Index:
         for pg in podgroups:
             self.update(pg)
 
+    def waiting_jobs(self, namespace: str) -> list[str]:
+        """Names of the vcjobs of `namespace` whose PodGroup says why they wait (few: a JobFlow's
+        controller looks only at these instead of at every vcjob of the flow)."""
+        return [job for ns, job in self._by_job if ns == namespace]
+
     def reasons(self, jobs: Iterable[Obj]) -> dict[str, tuple[str, str]]:
         """vcjob name -> (reason, message) for those of `jobs` that wait and whose PodGroup says why."""
         out = {}

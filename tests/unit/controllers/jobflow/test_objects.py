@@ -75,3 +75,56 @@ FLOW_A = {"metadata": {"name": "JobflowA", "namespace": "default", "uid": "a-uid
 ])
 def test_u11_belongs_to(job, belongs):
     assert objects.belongs_to(job, FLOW_A) is belongs
+
+
+# ---- vclite's flow primitives: instances, patches, placeholders, outputs ------------------------------
+TEMPLATE_WITH_PLACEHOLDERS = {
+    **TEMPLATE, "metadata": {**TEMPLATE["metadata"], "annotations": {"flow.volcano.sh/output-task": "t"}},
+    "spec": {"queue": "default", "tasks": [{"name": "t", "replicas": 1, "template": {"spec": {"containers": [
+        {"name": "c", "command": ["echo", "{{params.x}} {{item.k}} {{iteration}}", "{{.Values.keep}}"]}]}}}]}}
+
+
+@pytest.mark.parametrize("values, patch, command, replicas", [
+    pytest.param({"params.x": "1", "item": '{"k": "v"}', "iteration": "2"}, None,
+                 ["echo", "1 v 2", "{{.Values.keep}}"], 1, id="placeholders-filled-others-kept"),
+    pytest.param({"params.x": "1", "item": '{"k": "v"}', "iteration": "0"}, {"tasks": [{"name": "t", "replicas": 3}]},
+                 ["echo", "1 v 0", "{{.Values.keep}}"], 3, id="patched-then-filled"),
+])
+def test_build_instance(values, patch, command, replicas):
+    job = objects.build_instance(JOBFLOW, TEMPLATE_WITH_PLACEHOLDERS, "jobtemplate", "jobflow-jobtemplate-2",
+                                 patch, values)
+    assert job["metadata"]["name"] == "jobflow-jobtemplate-2"
+    assert job["metadata"]["annotations"]["flow.volcano.sh/output-task"] == "t"
+    task = job["spec"]["tasks"][0]
+    assert task["template"]["spec"]["containers"][0]["command"] == command and task["replicas"] == replicas
+
+
+def test_build_instance_names_an_unknown_placeholder():
+    with pytest.raises(ValueError, match=r"spec.tasks\[0\].*unknown placeholder \{\{params.x\}\}"):
+        objects.build_instance(JOBFLOW, TEMPLATE_WITH_PLACEHOLDERS, "jobtemplate", "j", None, {})
+
+
+def test_a_plain_template_is_not_touched():
+    job = objects.build_instance(JOBFLOW, TEMPLATE, "jobtemplate", "jobflow-jobtemplate", None, {})
+    assert job == objects.build_job(JOBFLOW, TEMPLATE, "jobtemplate")
+
+
+@pytest.mark.parametrize("annotations, tasks, pod", [
+    pytest.param({}, ["ps", "worker"], "j-ps-0", id="first-pod-of-first-task"),
+    pytest.param({"flow.volcano.sh/output-task": "worker"}, ["ps", "worker"], "j-worker-0", id="annotated-task"),
+])
+def test_output_pod(annotations, tasks, pod):
+    job = {"metadata": {"name": "j", "annotations": annotations}, "spec": {"tasks": [{"name": t} for t in tasks]}}
+    assert objects.output_pod(job) == pod
+
+
+@pytest.mark.parametrize("statuses, message", [
+    pytest.param([{"name": "b", "state": {"terminated": {"message": "from b"}}},
+                  {"name": "a", "state": {"terminated": {"message": "from a"}}}], "from a", id="first-in-spec-order"),
+    pytest.param([{"name": "a", "state": {"terminated": {"exitCode": 0}}},
+                  {"name": "b", "lastState": {"terminated": {"message": "earlier"}}}], "earlier", id="last-state"),
+    pytest.param([{"name": "a", "state": {"running": {}}}], "", id="none"),
+])
+def test_termination_message(statuses, message):
+    pod = {"spec": {"containers": [{"name": "a"}, {"name": "b"}]}, "status": {"containerStatuses": statuses}}
+    assert objects.termination_message(pod) == message

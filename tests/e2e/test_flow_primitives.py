@@ -1,0 +1,193 @@
+"""Each flow primitive's example through the real `vcctl run` (real processes, real termination
+messages, a real HTTP server for the probe), with what it must show; and `vcctl jobflow
+suspend|resume` against a real `vcctl server`."""
+import socket
+import time
+
+import pytest
+
+from tests import vcctl_server
+from tests.e2e.test_examples import ROOT, by_kind
+from vclite.api import kinds, meta
+from vclite.kube import client as kube_client
+
+
+def run_example(vcctl, tmp_path, name, text=None, code=0):
+    path = ROOT / "examples" / name
+    if text is not None:
+        path = tmp_path / name
+        path.write_text(text)
+    r = vcctl("run", "--quiet", "-o", "json", "--timeout", "90", "--workdir", tmp_path / "work", path)
+    assert r.code == code, r
+    items = r.json()["items"]
+    jobflow = next(o for o in items if o["kind"] == "JobFlow")
+    return jobflow["status"], by_kind(items, "Job"), r
+
+
+def logs(tmp_path, pod: str) -> str:
+    return "".join(p.read_text() for p in sorted((tmp_path / "work").rglob(f"{pod}/logs/*.log")))
+
+
+def phases(status, *names):
+    return {n: status["conditions"][n]["phase"] for n in names}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_probe_starts_the_client_while_the_server_runs(vcctl, tmp_path):
+    # The example's port, replaced by a free one: test_examples.py may run the same file meanwhile.
+    text = (ROOT / "examples" / "probe.yaml").read_text().replace("18765", str(free_port()))
+    status, jobs, _ = run_example(vcctl, tmp_path, "probe.yaml", text)
+    assert status["state"]["phase"] == "Succeed"
+    assert phases(status, "probe-serve", "probe-client", "probe-watch") == {
+        "probe-serve": "Completed", "probe-client": "Completed", "probe-watch": "Completed"}
+    # the client started before the server finished: it is what stopped the server
+    client_created = jobs["probe-client"]["metadata"]["creationTimestamp"]
+    serve_end = next(e for e in status["jobStatusList"] if e["name"] == "probe-serve")["endTimestamp"]
+    assert client_created <= serve_end
+    assert "prediction: 42" in logs(tmp_path, "probe-client-main-0")
+    assert "GET /healthz" in logs(tmp_path, "probe-serve-server-0")
+
+
+def test_any_and_expression_handle_a_failed_mirror(vcctl, tmp_path):
+    status, _, r = run_example(vcctl, tmp_path, "any-expression.yaml")
+    assert status["state"]["phase"] == "Succeed"
+    assert status["failedJobs"] == ["any-expression-mirror-a"]
+    assert status["skippedJobs"] == ["any-expression-deploy"]
+    assert status["conditions"]["any-expression-deploy"]["reason"] == "DependencyNeverMet"
+    assert sorted(status["completedJobs"]) == sorted(f"any-expression-{n}" for n in
+                                                     ("mirror-b", "train", "alert", "cleanup"))
+
+
+def test_if_else_takes_the_branch_the_output_chooses(vcctl, tmp_path):
+    status, jobs, _ = run_example(vcctl, tmp_path, "if-else.yaml")
+    assert status["conditions"]["if-else-evaluate"]["output"].strip() == "0.93"
+    assert set(jobs) == {"if-else-evaluate", "if-else-deploy"}
+    assert status["conditions"]["if-else-retrain"] == {
+        "phase": "Skipped", "reason": "WhenFalse", "message": "when outputs.evaluate < 0.9 is false"}
+    assert "deploying resnet50 (accuracy 0.93)" in logs(tmp_path, "if-else-deploy-main-0")
+
+
+def test_switch_runs_exactly_the_chosen_case(vcctl, tmp_path):
+    status, jobs, _ = run_example(vcctl, tmp_path, "switch.yaml")
+    assert set(jobs) == {"switch-finetune", "switch-report"}
+    assert sorted(status["skippedJobs"]) == ["switch-evaluate", "switch-train"]
+    assert "mode finetune done: finetuned" in logs(tmp_path, "switch-report-main-0")
+
+
+def test_fan_out_one_vcjob_per_item(vcctl, tmp_path):
+    status, jobs, _ = run_example(vcctl, tmp_path, "fan-out.yaml")
+    assert {n for n in jobs if n.startswith("fan-out-process-")} == {f"fan-out-process-{i}" for i in range(3)}
+    assert {n for n in jobs if n.startswith("fan-out-languages-")} == {"fan-out-languages-0", "fan-out-languages-1"}
+    assert status["conditions"]["fan-out-process"]["items"] == 3
+    assert "processing shard-b" in logs(tmp_path, "fan-out-process-1-main-0")
+    assert "building the German (de) vocabulary" in logs(tmp_path, "fan-out-languages-1-main-0")
+    merge_created = jobs["fan-out-merge"]["metadata"]["creationTimestamp"]
+    ends = {e["name"]: e.get("endTimestamp", "") for e in status["jobStatusList"]}
+    assert all(ends[f"fan-out-process-{i}"] <= merge_created for i in range(3)), "merge waits for every item"
+
+
+def test_repeat_until_stops_when_the_condition_holds(vcctl, tmp_path):
+    status, jobs, _ = run_example(vcctl, tmp_path, "repeat-until.yaml")
+    assert sorted(n for n in jobs if n.startswith("repeat-until-train-")) == [
+        "repeat-until-train-0", "repeat-until-train-1", "repeat-until-train-2"]
+    assert status["conditions"]["repeat-until-train"]["reason"] == "Repeat"
+    assert "accuracy 0.92" in logs(tmp_path, "repeat-until-publish-main-0")
+
+
+def test_patch_and_parameters_reach_the_vcjob(vcctl, tmp_path):
+    status, jobs, _ = run_example(vcctl, tmp_path, "patch.yaml")
+    task = jobs["patch-train"]["spec"]["tasks"][0]
+    assert task["replicas"] == 2 and jobs["patch-train"]["spec"]["minAvailable"] == 2
+    env = {e["name"]: e["value"] for e in task["template"]["spec"]["containers"][0]["env"]}
+    assert env == {"LEARNING_RATE": "0.01", "RUN": "full"}
+    assert "full run on imagenet-mini: 3 epochs, lr 0.01" in logs(tmp_path, "patch-train-worker-1")
+    assert "smoke run on imagenet-mini" in logs(tmp_path, "patch-smoke-test-worker-0")
+
+
+def test_flow_retry_recreates_the_vcjob_until_it_succeeds(vcctl, tmp_path):
+    status, jobs, _ = run_example(vcctl, tmp_path, "flow-retry.yaml")
+    assert status["state"]["phase"] == "Succeed" and status["conditions"]["flow-retry-fetch"]["retries"] == 2
+    text = logs(tmp_path, "flow-retry-fetch-download-0")
+    assert "attempt 3" in text and "downloaded" in text
+    hist = next(e for e in status["jobStatusList"] if e["name"] == "flow-retry-fetch")["runningHistories"]
+    assert [h["state"] for h in hist].count("Failed") == 2
+
+
+def test_exit_handler_runs_after_the_failure(vcctl, tmp_path):
+    status, jobs, r = run_example(vcctl, tmp_path, "exit-handler.yaml", code=1)
+    assert status["state"]["phase"] == "Failed"
+    assert set(jobs) == {"exit-handler-prepare", "exit-handler-train", "exit-handler-notify"}
+    assert jobs["exit-handler-notify"]["metadata"]["creationTimestamp"] >= \
+        next(e for e in status["jobStatusList"] if e["name"] == "exit-handler-train")["endTimestamp"]
+    assert status["conditions"]["exit-handler-evaluate"]["reason"] == "NotCreated"
+
+
+# ---- vcctl jobflow suspend | resume against a server ---------------------------------------------------
+FLOW = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: held}
+spec:
+  flows:
+    - name: first
+    - name: second
+      dependsOn: {targets: [first]}
+---
+"""
+TEMPLATE = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {name: %s}
+spec:
+  minAvailable: 1
+  tasks:
+    - name: main
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+            - {name: main, image: busybox, command: ["sh", "-c", "sleep 1"], resources: {requests: {cpu: 100m}}}
+---
+"""
+
+
+def wait_for(fn, what, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while not (value := fn()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.05)
+    return value
+
+
+def test_suspend_and_resume_through_a_server(vcctl, tmp_path):
+    with vcctl_server.running(tmp_path / "srv", "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
+        api = kube_client.HttpClient.from_kubeconfig(str(srv.kubeconfig))
+        path = tmp_path / "flow.yaml"
+        path.write_text(TEMPLATE % "first" + TEMPLATE % "second")
+        assert vcctl("jobtemplate", "create", "-f", path, "-k", srv.kubeconfig).code == 0
+        path.write_text(FLOW)
+        assert vcctl("jobflow", "create", "-f", path, "-k", srv.kubeconfig).code == 0
+        r = vcctl("jobflow", "suspend", "held", "-k", srv.kubeconfig)
+        assert (r.code, r.out.strip()) == (0, "Suspended JobFlow: default/held"), r
+        wait_for(lambda: meta.phase(api.get(kinds.JOB, "default", "held-first")) == "Completed", "first to complete")
+        time.sleep(0.5)   # the controller has had every chance to start `second`: it must not
+        assert [meta.name(j) for j in api.list(kinds.JOB, "default")] == ["held-first"]
+        cond = api.get(kinds.JOBFLOW, "default", "held")["status"]["conditions"]["held-second"]
+        assert cond["reason"] == "Suspended", cond
+        r = vcctl("jobflow", "resume", "-N", "held", "-k", srv.kubeconfig)
+        assert (r.code, r.out.strip()) == (0, "Resumed JobFlow: default/held"), r
+        wait_for(lambda: meta.phase(api.get(kinds.JOBFLOW, "default", "held")) == "Succeed", "the flow to succeed")
+        assert "flow.volcano.sh/suspend" not in meta.annotations(api.get(kinds.JOBFLOW, "default", "held"))
+        r = vcctl("jobflow", "suspend", "nope", "-k", srv.kubeconfig)
+        assert r.code == 255 and "Failed to suspend jobflow" in r.out, r
+
+
+@pytest.mark.parametrize("sub", ["suspend", "resume"])
+def test_suspend_needs_a_name(vcctl, sub):
+    r = vcctl("jobflow", sub, "-s", "http://127.0.0.1:1")
+    assert r.code == 255 and "jobflow name must be specified" in r.out, r

@@ -1,0 +1,138 @@
+"""A JobFlow engine driven like the controller drives it, with vcjobs as plain dicts and no API: the
+harness of the engine tables and the flow-primitive properties.
+
+`Sim(flows, **spec)` builds the engine; `step()` lets it decide, "creates" the vcjobs it asks for
+(recording the order and, for each, whether its dependency held at that moment) and deletes the
+attempts it replaces; `finish(name, phase, output)` plays the vcjob controller. Time is a virtual
+datetime advanced with `advance(seconds)`.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from typing import Any
+
+from vclite.api import flowexpr, meta
+from vclite.controllers.jobflow import engine, plan as plan_mod, readiness, runstate
+from vclite.lib import clock as clock_mod
+
+T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+NAME = "jf"
+
+
+def jobflow(flows: list[dict], status: dict | None = None, annotations: dict | None = None, **spec: Any) -> dict:
+    obj = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+           "metadata": {"name": NAME, "namespace": "default", "uid": "jf-uid", "annotations": annotations or {}},
+           "spec": {"flows": flows, **spec}}
+    if status is not None:
+        obj["status"] = status
+    return obj
+
+
+class Sim:
+    def __init__(self, flows: list[dict], probe: dict | None = None, suspended: bool = False, **spec: Any):
+        self.now = T0
+        self.obj = jobflow(flows, annotations={"flow.volcano.sh/suspend": "true"} if suspended else {}, **spec)
+        self.plan = plan_mod.compile_spec(self.obj["spec"], NAME)
+        self.jobs: dict[str, dict] = {}
+        self.outputs: dict[str, str] = {}
+        self.created: list[str] = []
+        self.early: list[str] = []      # vcjobs created while their flow's dependency did not hold
+        self.deleted: list[str] = []
+        self.probe = probe if probe is not None else {}
+        self._uids = itertools.count(1)
+        self.eng = engine.Engine(self.obj, self.plan, reader=lambda inst: self.outputs.get(inst.name, ""),
+                                 prober=lambda job, entry: self.probe.get((meta.name(job), entry.task)))   # None: ask again
+        self.eng.load([], self.now)
+        self.status: dict = {}
+        self.acts = self.step()
+
+    # ---- playing the controller -----------------------------------------------------------------
+    def step(self) -> runstate.Actions:
+        for _ in range(1000):
+            acts = self.eng.decide(self.now)
+            if acts.delete:
+                for name, _ in acts.delete:
+                    self.jobs.pop(name, None)
+                    self.deleted.append(name)
+                    self.eng.observe(name, None, self.now)
+                continue
+            if not acts.create:
+                break
+            for inst in acts.create:
+                self._create(inst)
+        self.status = self.eng.status(self.now)
+        self.acts = acts
+        return acts
+
+    def _create(self, inst: runstate.Inst) -> None:
+        d = self.plan.flows[inst.flow]
+        if not d.exit and d.dependency is not None and not self._holds(d):
+            self.early.append(inst.name)
+        job = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+               "metadata": {"name": inst.name, "namespace": "default", "uid": f"u{next(self._uids)}",
+                            "creationTimestamp": clock_mod.format_time(self.now)},
+               "spec": {"tasks": [{"name": "main", "replicas": 1}, {"name": "ps", "replicas": 1}]},
+               "status": {"state": {"phase": "Pending", "lastTransitionTime": clock_mod.format_time(self.now)}}}
+        self.jobs[inst.name] = job
+        self.created.append(inst.name)
+        self.eng.observe(inst.name, job, self.now)
+
+    def _holds(self, d: plan_mod.FlowDef) -> bool:
+        def facts(name: str) -> frozenset[str]:
+            if name.startswith(plan_mod.PROBE_PREFIX):
+                return self.eng._probe_facts(d, name[len(plan_mod.PROBE_PREFIX):])
+            return self.eng._facts(name)
+        return flowexpr.evaluate_depends(d.dependency, {a: facts(a) for a in d.atoms}) is True
+
+    # ---- playing the vcjob controller ------------------------------------------------------------
+    def set(self, name: str, phase: str, output: str | None = None, tasks: dict | None = None) -> None:
+        job = self.jobs[name]
+        job = {**job, "status": {**job["status"], "state": {"phase": phase,
+                                                            "lastTransitionTime": clock_mod.format_time(self.now)}}}
+        if tasks is not None:
+            job["status"]["taskStatusCount"] = tasks
+        if phase == "Failed":
+            job["status"]["failed"] = 1
+        self.jobs[name] = job
+        if output is not None:
+            self.outputs[name] = output
+        self.eng.observe(name, job, self.now)
+        self.step()
+
+    def finish(self, name: str, phase: str = "Completed", output: str | None = None) -> None:
+        """The vcjob runs, then ends in `phase` (with the output its pod wrote)."""
+        if self.jobs[name]["status"]["state"]["phase"] == "Pending":
+            self.set(name, "Running")
+        self.set(name, phase, output)
+
+    def advance(self, seconds: float) -> None:
+        self.now += dt.timedelta(seconds=seconds)
+        self.step()
+
+    # ---- reading ---------------------------------------------------------------------------------
+    @property
+    def phase(self) -> str:
+        return self.status["state"]["phase"]
+
+    def cond(self, key: str) -> dict:
+        return self.status.get("conditions", {}).get(f"{NAME}-{key}", {})
+
+    def reason(self, key: str) -> str:
+        return self.cond(key).get("reason", "")
+
+    def verdicts(self) -> dict[str, readiness.State]:
+        return {n: fr.verdict.state for n, fr in self.eng.flows.items() if fr.verdict is not None}
+
+    def rebuilt(self) -> dict:
+        """The status a freshly started controller computes from this status and these vcjobs."""
+        eng = engine.build(jobflow(self.obj["spec"]["flows"], self.status,
+                                   **{k: v for k, v in self.obj["spec"].items() if k != "flows"}),
+                           list(self.jobs.values()), self.now, reader=lambda inst: self.outputs.get(inst.name, ""))
+        return eng.status(self.now)
+
+
+def normalized(status: dict) -> dict:
+    """A status with its lists sorted: they are in transition order, which a rebuild cannot know."""
+    return {k: sorted(v) if isinstance(v, list) and all(isinstance(x, str) for x in v) else v
+            for k, v in status.items()}

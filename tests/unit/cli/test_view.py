@@ -1,0 +1,82 @@
+"""The live view's DAG: rows in dependency order, loop items under their flow, and the state of a flow
+without a vcjob read from the JobFlow's status condition (waiting, probe, suspended, Skipped)."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from rich.console import Console
+
+from vclite.cli import view
+
+NOW = dt.datetime(2026, 1, 1, 0, 1, tzinfo=dt.timezone.utc)
+
+
+def jobflow(flows, conditions=None, annotations=None, on_exit=None, **status):
+    spec = {"flows": flows, **({"onExit": on_exit} if on_exit else {})}
+    return {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+            "metadata": {"name": "jf", "namespace": "default", "annotations": annotations or {},
+                         "creationTimestamp": "2026-01-01T00:00:00Z"},
+            "spec": spec, "status": {"conditions": conditions or {}, "state": {"phase": "Running"}, **status}}
+
+
+def job(name, phase="Running"):
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+            "metadata": {"name": name, "namespace": "default", "creationTimestamp": "2026-01-01T00:00:00Z"},
+            "spec": {"tasks": [{"name": "main", "replicas": 1}]}, "status": {"state": {"phase": phase}}}
+
+
+def snap(jf, *jobs):
+    return view.Snapshot([jf], list(jobs), [], [])
+
+
+def test_rows_follow_dependencies_with_items_under_their_flow_and_the_exit_handler_last():
+    jf = jobflow([{"name": "e"}, {"name": "m", "dependsOn": {"expression": "f.AllCompleted"}},
+                  {"name": "f", "withItems": list(range(10))}, {"name": "s"}],
+                 {"jf-f": {"phase": "Running", "reason": "FanOut", "items": 10}}, on_exit="e")
+    rows = view.dag_rows(jf, snap(jf))
+    assert [r.label for r in rows] == ["f", *[f"  item {i}" for i in range(view.LOOP_ROWS)],
+                                       f"  … {10 - view.LOOP_ROWS} more", "m", "s", "e"]
+    assert rows[0].depends == "for each of 10 items" and rows[-1].depends == "on exit"
+
+
+@pytest.mark.parametrize("flow, condition, state", [
+    pytest.param({"name": "b", "dependsOn": {"targets": ["a"]}},
+                 {"phase": "Pending", "reason": "WaitingForDependencies", "message": "waiting for jf-a"}, "waiting",
+                 id="waiting"),
+    pytest.param({"name": "b", "dependsOn": {"targets": ["a"], "probe": {"httpGetList": [
+        {"taskName": "s", "port": 80}]}}}, {"phase": "Pending", "reason": "WaitingForProbe", "message": "m"}, "probe",
+                 id="probe"),
+    pytest.param({"name": "b"}, {"phase": "Pending", "reason": "Suspended", "message": "m"}, "suspended",
+                 id="suspended"),
+    pytest.param({"name": "b", "when": "false"}, {"phase": "Skipped", "reason": "WhenFalse", "message": "m"},
+                 "Skipped", id="skipped"),
+    pytest.param({"name": "b"}, {"phase": "Pending", "reason": "NotCreated", "message": "m"}, "not created",
+                 id="not-created"),
+])
+def test_state_of_a_flow_without_a_vcjob(flow, condition, state):
+    jf = jobflow([{"name": "a"}, flow], {"jf-b": condition})
+    row = next(r for r in view.dag_rows(jf, snap(jf)) if r.label == "b")
+    cells = view.row_cells(snap(jf), jf, row, NOW)
+    assert (cells[0].plain, cells[3]) == (state, condition["message"])
+
+
+def test_retries_and_outputs_in_the_detail():
+    jf = jobflow([{"name": "a"}], {"jf-a": {"phase": "Completed", "retries": 2, "output": "0.93\n"}})
+    row = view.dag_rows(jf, snap(jf, job("jf-a", "Completed")))[0]
+    assert view.row_cells(snap(jf, job("jf-a", "Completed")), jf, row, NOW)[3] == "retry 2; output: 0.93"
+
+
+def test_depends_text():
+    assert view.depends_text({"dependsOn": {"targets": ["a", "b"], "strategy": "any"}, "when": "params.x == 1",
+                              "repeat": {"until": "outputs.t > 1", "limit": 3}}) == \
+        "any of a, b; when params.x == 1; repeat until outputs.t > 1 (≤3)"
+
+
+def test_title_says_suspended_and_what_starts_next():
+    jf = jobflow([{"name": "a"}], {}, annotations={"flow.volcano.sh/suspend": "true"}, nextFlows=["b", "c"],
+                 completedJobs=["jf-x"], skippedJobs=["jf-y"], pendingJobs=["jf-a"])
+    console = Console(width=120, record=True)
+    console.print(view.render(snap(jf), NOW))
+    text = " ".join(console.export_text().split())    # the title wraps with the table's width
+    assert "suspended" in text and "1/3 jobs completed, 1 skipped" in text and "next: b, c" in text

@@ -1,0 +1,322 @@
+"""The JobFlow engine's rules, as tables: when a flow starts, is Skipped, fails; when the JobFlow
+Succeeds or Fails with skipped and handled-failure flows; loops, retries, the exit handler, suspend.
+
+Each script: the flows (and spec extras), then steps `(action, expected vcjobs created so far, expected
+JobFlow phase)`. Actions: ("done", job, phase[, output]) plays the vcjob controller; ("wait", s)
+advances the clock; ("resume",) clears suspension. Names are without the `jf-` prefix.
+"""
+from __future__ import annotations
+
+import pytest
+
+from tests import flowsim
+from vclite.api import flowexpr
+from vclite.controllers.jobflow import engine, readiness
+
+
+def fl(name, *targets, **extra):
+    f = {"name": name, **extra}
+    if targets:
+        f["dependsOn"] = {"targets": list(targets)}
+    return f
+
+
+def expr(name, text, **extra):
+    return {"name": name, "dependsOn": {"expression": text}, **extra}
+
+
+def anyof(name, *targets):
+    return {"name": name, "dependsOn": {"targets": list(targets), "strategy": "any"}}
+
+
+def run(flows, steps, **spec):
+    sim = flowsim.Sim(flows, **spec)
+    for action, created, phase in steps:
+        if action[0] == "done":
+            sim.finish("jf-" + action[1], action[2], *action[3:])
+        elif action[0] == "wait":
+            sim.advance(action[1])
+        elif action[0] == "resume":
+            sim.eng.set_meta(flowsim.jobflow(flows))
+            sim.step()
+        assert [c.removeprefix("jf-") for c in sim.created] == created, action
+        assert sim.phase == phase, action
+        assert not sim.early, "a vcjob was created before its dependency held"
+    return sim
+
+
+C, F, T = "Completed", "Failed", "Terminated"
+
+# ---- when a JobFlow Succeeds or Fails ------------------------------------------------------------------
+RULES = [
+    pytest.param([fl("a"), fl("b", "a")], [
+        (("start",), ["a"], "Pending"),
+        (("done", "a", F), ["a"], "Failed"),
+    ], {"b": "NotCreated"}, id="plain-failure-fails-the-flow-and-nothing-starts"),
+    pytest.param([fl("a"), fl("b"), anyof("c", "a", "b")], [
+        (("start",), ["a", "b"], "Pending"),
+        (("done", "a", F), ["a", "b"], "Running"),
+        (("done", "b", C), ["a", "b", "c"], "Running"),
+        (("done", "c", C), ["a", "b", "c"], "Succeed"),
+    ], {}, id="any-one-failure-is-handled-by-the-other-target"),
+    pytest.param([fl("a"), fl("b"), anyof("c", "a", "b")], [
+        (("start",), ["a", "b"], "Pending"),
+        (("done", "a", F), ["a", "b"], "Running"),
+        (("done", "b", F), ["a", "b"], "Failed"),
+    ], {"c": "NotCreated"}, id="any-both-fail-fails"),
+    pytest.param([fl("a"), expr("h", "a.Failed")], [
+        (("start",), ["a"], "Pending"),
+        (("done", "a", F), ["a", "h"], "Running"),
+        (("done", "h", C), ["a", "h"], "Succeed"),
+    ], {}, id="expression-accepting-failed-handles-it"),
+    pytest.param([fl("a"), expr("x", "a.Completed")], [
+        (("start",), ["a"], "Pending"),
+        (("done", "a", F), ["a"], "Failed"),
+    ], {"x": "NotCreated"}, id="expression-not-accepting-failed"),
+    pytest.param([fl("a"), expr("c", "a.Finished")], [
+        (("start",), ["a"], "Pending"),
+        (("done", "a", T), ["a", "c"], "Running"),
+        (("done", "c", C), ["a", "c"], "Succeed"),
+    ], {}, id="finished-accepts-terminated"),
+    pytest.param([fl("a"), fl("b"), expr("c", "a.Failed && b.Completed")], [
+        (("start",), ["a", "b"], "Pending"),
+        (("done", "a", F), ["a", "b"], "Running"),
+        (("done", "b", F), ["a", "b"], "Failed"),
+    ], {"c": "NotCreated"}, id="a-failure-no-reader-accepts-fails"),
+    pytest.param([fl("a"), fl("x"), fl("b", "x", when="params.go == 'yes'"), expr("c", "a.Failed && b.Completed")], [
+        (("start",), ["a", "x"], "Pending"),
+        (("done", "a", F), ["a", "x"], "Running"),
+        (("done", "x", C), ["a", "x"], "Failed"),
+    ], {"b": "WhenFalse", "c": "DependencyNeverMet"}, id="handled-until-its-reader-is-skipped"),
+    pytest.param([fl("a", when="params.go == 'yes'"), fl("b", "a"), expr("c", "a.Skipped")], [
+        (("start",), ["c"], "Pending"),
+        (("done", "c", C), ["c"], "Succeed"),
+    ], {"a": "WhenFalse", "b": "DependencyNeverMet"}, id="skipped-propagates-and-succeeds"),
+    pytest.param([fl("a"), expr("b", "a.Completed && !a.Completed")], [
+        (("start",), ["a"], "Pending"),
+        (("done", "a", C), ["a"], "Succeed"),
+    ], {"b": "DependencyNeverMet"}, id="contradiction-skipped-once-decided"),
+    pytest.param([fl("e"), fl("a"), fl("b", "a")], [
+        (("start",), ["a"], "Pending"),
+        (("done", "a", F), ["a", "e"], "Running"),
+        (("done", "e", C), ["a", "e"], "Failed"),
+    ], {"b": "NotCreated"}, id="exit-handler-runs-after-a-failure"),
+    pytest.param([fl("e"), fl("a")], [
+        (("start",), ["a"], "Pending"),
+        (("done", "a", C), ["a", "e"], "Running"),
+        (("done", "e", C), ["a", "e"], "Succeed"),
+    ], {}, id="exit-handler-runs-after-success"),
+    pytest.param([fl("e"), fl("a")], [
+        (("start",), ["a"], "Pending"),
+        (("done", "a", C), ["a", "e"], "Running"),
+        (("done", "e", F), ["a", "e"], "Failed"),
+    ], {}, id="exit-handler-failure-fails-the-flow"),
+    pytest.param([fl("e"), fl("a"), fl("b")], [
+        (("start",), ["a", "b"], "Pending"),
+        (("done", "a", F), ["a", "b"], "Running"),
+        (("done", "b", C), ["a", "b", "e"], "Running"),
+        (("done", "e", C), ["a", "b", "e"], "Failed"),
+    ], {}, id="exit-handler-waits-for-running-jobs"),
+]
+
+
+@pytest.mark.parametrize("flows, steps, reasons", RULES)
+def test_succeed_fail_skip_rules(flows, steps, reasons):
+    spec = {"onExit": "e"} if flows and flows[0]["name"] == "e" else {}
+    if any("params." in str(f.get("when", "")) for f in flows):
+        spec["arguments"] = {"parameters": [{"name": "go", "value": "no"}]}
+    sim = run(flows, steps, **spec)
+    assert {k: sim.reason(k) for k in reasons} == reasons
+
+
+def test_every_rule_in_the_docs_has_a_row():
+    ids = {p.id for p in RULES}
+    assert {"plain-failure-fails-the-flow-and-nothing-starts", "expression-accepting-failed-handles-it",
+            "handled-until-its-reader-is-skipped", "skipped-propagates-and-succeeds",
+            "exit-handler-runs-after-a-failure"} <= ids
+
+
+# ---- loops ---------------------------------------------------------------------------------------------------
+def test_fan_out_all_waits_for_every_item():
+    sim = run([fl("f", withItems=["x", "y", "z"]), fl("d", "f")], [
+        (("start",), ["f-0", "f-1", "f-2"], "Pending"),
+        (("done", "f-0", C), ["f-0", "f-1", "f-2"], "Running"),
+        (("done", "f-1", C), ["f-0", "f-1", "f-2"], "Running"),
+        (("done", "f-2", C), ["f-0", "f-1", "f-2", "d"], "Running"),
+    ])
+    assert sim.cond("f") == {"phase": "Completed", "reason": "FanOut", "message": "3 items: 3 Completed", "items": 3}
+    assert "jf-f" not in sim.status["completedJobs"], "the flow-level entry is no vcjob: not listed"
+
+
+def test_fan_out_any_starts_after_the_first_item():
+    run([fl("f", withItems=[1, 2]), anyof("d", "f")], [
+        (("start",), ["f-0", "f-1"], "Pending"),
+        (("done", "f-1", C), ["f-0", "f-1", "d"], "Running"),
+    ])
+
+
+def test_fan_out_item_failure_fails_the_flow_once_every_item_finished():
+    sim = run([fl("f", withItems=[1, 2]), fl("d", "f")], [
+        (("start",), ["f-0", "f-1"], "Pending"),
+        (("done", "f-0", F), ["f-0", "f-1"], "Running"),
+        (("done", "f-1", C), ["f-0", "f-1"], "Failed"),
+    ])
+    assert sim.eng.flows["f"].facts >= {"Failed", "AnyCompleted", "AnyFailed", "Finished"}
+
+
+@pytest.mark.parametrize("output, created, phase, reason", [
+    pytest.param('["a", "b"]', ["src", "f-0", "f-1"], "Running", "FanOut", id="json-list"),
+    pytest.param("[]", ["src", "d"], "Running", "NoItems", id="empty-list-completes"),
+    pytest.param("not json", ["src"], "Failed", "InvalidParam", id="not-json"),
+    pytest.param('{"a": 1}', ["src"], "Failed", "InvalidParam", id="not-a-list"),
+])
+def test_with_param(output, created, phase, reason):
+    sim = flowsim.Sim([fl("src"), fl("f", "src", withParam="{{outputs.src}}"), fl("d", "f")])
+    sim.finish("jf-src", C, output)
+    assert [c.removeprefix("jf-") for c in sim.created] == created
+    assert (sim.phase, sim.reason("f")) == (phase, reason)
+
+
+def test_fan_out_facts_equal_flowexpr_outcome_facts():
+    for n, outcomes in [(0, []), (2, ["Completed", None]), (2, ["Completed", "Failed"]), (2, ["Failed", "Failed"]),
+                        (3, ["Completed"] * 3)]:
+        done = [o for o in outcomes if o]
+        final = None if len(done) < n else ("Completed" if all(o == "Completed" for o in done) else "Failed")
+        assert readiness.fanout_facts(final, n, len(done), done.count("Completed"), done.count("Failed")) == \
+            flowexpr.outcome_facts(final, outcomes), outcomes
+
+
+@pytest.mark.parametrize("outputs, created, phase, reason", [
+    pytest.param(["0.5", "0.95"], ["t-0", "t-1", "p"], "Running", "Repeat", id="until-holds-at-iteration-1"),
+    pytest.param(["0.5", "0.6", "0.7"], ["t-0", "t-1", "t-2"], "Failed", "RepeatLimitReached", id="limit-reached"),
+    pytest.param(["oops"], ["t-0"], "Failed", "InvalidCondition", id="until-cannot-be-evaluated"),
+])
+def test_repeat_until(outputs, created, phase, reason):
+    sim = flowsim.Sim([fl("t", repeat={"until": "outputs.t >= 0.9", "limit": 3}), fl("p", "t")])
+    for i, out in enumerate(outputs):
+        sim.finish(f"jf-t-{i}", C, out)
+    assert [c.removeprefix("jf-") for c in sim.created] == created
+    assert (sim.phase, sim.reason("t")) == (phase, reason)
+    assert sim.cond("t")["iterations"] == len(outputs)
+
+
+def test_repeat_iteration_failure_fails_the_flow():
+    sim = flowsim.Sim([fl("t", repeat={"until": "false", "limit": 3})])
+    sim.finish("jf-t-0", C, "x")
+    sim.finish("jf-t-1", F)
+    assert sim.phase == "Failed" and sim.created == ["jf-t-0", "jf-t-1"]
+
+
+# ---- when ----------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("when, output, created, reason", [
+    pytest.param("outputs.a == 'yes'", "yes\n", ["a", "b"], "", id="true-runs"),
+    pytest.param("outputs.a == 'yes'", "no", ["a"], "WhenFalse", id="false-skips"),
+    pytest.param("outputs.a > 3", "many", ["a"], "InvalidCondition", id="error-fails-with-position"),
+    pytest.param("params.mode == 'fast'", "", ["a", "b"], "", id="parameter"),
+])
+def test_when(when, output, created, reason):
+    sim = flowsim.Sim([fl("a"), fl("b", "a", when=when)],
+                      arguments={"parameters": [{"name": "mode", "value": "fast"}]})
+    sim.finish("jf-a", C, output)
+    assert [c.removeprefix("jf-") for c in sim.created] == created
+    assert sim.reason("b") == reason
+    if reason == "InvalidCondition":
+        assert "flow b: when:" in sim.cond("b")["message"] and "position" in sim.cond("b")["message"]
+
+
+def test_when_reading_an_output_waits_for_that_flow_even_without_targets():
+    sim = flowsim.Sim([fl("a"), fl("b", when="outputs.a == 'go'")])
+    assert sim.created == ["jf-a"] and sim.reason("b") == "WaitingForOutput"
+    sim.finish("jf-a", C, "go")
+    assert sim.created == ["jf-a", "jf-b"]
+
+
+# ---- retry ---------------------------------------------------------------------------------------------------
+def test_retry_deletes_and_recreates_after_the_backoff_then_counts_attempts():
+    sim = flowsim.Sim([fl("a", retry={"limit": 2, "backoff": {"duration": "10s", "factor": 3}}), fl("b", "a")])
+    sim.finish("jf-a", F)
+    assert sim.phase == "Running" and sim.reason("a") == "RetryBackoff" and sim.deleted == []
+    assert sim.acts.wake_at == flowsim.T0 + __import__("datetime").timedelta(seconds=10)
+    sim.advance(10)
+    assert sim.deleted == ["jf-a"] and sim.created == ["jf-a", "jf-a"] and sim.cond("a")["retries"] == 1
+    sim.finish("jf-a", F)
+    assert (sim.acts.wake_at - sim.now).total_seconds() == 30, "10s x 3"
+    sim.advance(30)
+    sim.finish("jf-a", C)
+    assert sim.created == ["jf-a", "jf-a", "jf-a", "jf-b"] and sim.cond("a")["retries"] == 2
+
+
+def test_retry_exhausted_fails():
+    sim = flowsim.Sim([fl("a", retry={"limit": 1})])
+    sim.finish("jf-a", F)
+    sim.advance(0)
+    sim.finish("jf-a", F)
+    assert sim.phase == "Failed" and len(sim.created) == 2 and sim.cond("a")["retries"] == 1
+
+
+@pytest.mark.parametrize("duration, factor, cap, delays", [
+    pytest.param(0, 2, None, [0, 0, 0], id="no-backoff"),
+    pytest.param(1, 2, None, [1, 2, 4], id="doubling"),
+    pytest.param(1, 2, 3, [1, 2, 3], id="capped"),
+    pytest.param(5, 1, None, [5, 5, 5], id="constant"),
+])
+def test_backoff(duration, factor, cap, delays):
+    from vclite.controllers.jobflow import plan
+    b = plan.Backoff(duration, factor, cap)
+    assert [b.delay(n) for n in range(3)] == delays
+
+
+# ---- suspend, probes ---------------------------------------------------------------------------------------
+def test_suspend_starts_nothing_until_resumed():
+    sim = flowsim.Sim([fl("a"), fl("b", "a")], suspended=True)
+    assert sim.created == [] and sim.reason("a") == "Suspended"
+    sim.eng.set_meta(flowsim.jobflow([]))
+    sim.step()
+    assert sim.created == ["jf-a"]
+
+
+@pytest.mark.parametrize("counts, final, created, reason", [
+    pytest.param({"ps": {"phase": {"Running": 1}}}, None, ["s", "c"], "", id="task-running-starts-it"),
+    pytest.param({"ps": {"phase": {"Pending": 1}}}, None, ["s"], "WaitingForProbe", id="not-yet"),
+    pytest.param({"ps": {"phase": {"Succeeded": 1}}}, "Completed", ["s"], "DependencyNeverMet",
+                 id="target-finished-without-it-skips"),
+])
+def test_task_status_probe(counts, final, created, reason):
+    probe = {"taskStatusList": [{"taskName": "ps", "phase": "Running"}]}
+    sim = flowsim.Sim([fl("s"), {"name": "c", "dependsOn": {"targets": ["s"], "probe": probe}}])
+    sim.set("jf-s", final or "Running", tasks=counts)
+    assert [c.removeprefix("jf-") for c in sim.created] == created and sim.reason("c") == reason
+
+
+def test_http_probe_waits_for_the_prober_and_asks_to_be_polled():
+    probe = {"httpGetList": [{"taskName": "ps", "port": 8080, "path": "/healthz"}]}
+    answers: dict = {}
+    sim = flowsim.Sim([fl("s"), {"name": "c", "dependsOn": {"targets": ["s"], "probe": probe}}], probe=answers)
+    sim.set("jf-s", "Running")
+    assert sim.created == ["jf-s"] and sim.acts.probing and sim.reason("c") == "WaitingForProbe"
+    assert "task ps answers HTTP GET :8080/healthz" in sim.cond("c")["message"]
+    answers[("jf-s", "ps")] = True
+    sim.step()
+    assert sim.created == ["jf-s", "jf-c"] and not sim.acts.probing
+
+
+# ---- restart: the rebuilt state says the same ---------------------------------------------------------------
+def test_a_rebuilt_engine_computes_the_same_status():
+    sim = flowsim.Sim([fl("a", retry={"limit": 1}), fl("f", "a", withItems=[1, 2]), fl("r", "a", repeat={
+        "until": "outputs.r == 'ok'", "limit": 3}), expr("h", "f.AnyFailed")])
+    sim.finish("jf-a", F)
+    sim.advance(0)
+    sim.finish("jf-a", C, "out")
+    sim.finish("jf-f-0", F)
+    sim.finish("jf-r-0", C, "no")
+    assert flowsim.normalized(sim.rebuilt()) == flowsim.normalized(sim.status)
+
+
+def test_each_attempt_opens_its_history_even_when_first_seen_failed():
+    sim = flowsim.Sim([fl("a", retry={"limit": 1})])
+    sim.finish("jf-a", F)
+    sim.advance(0)
+    sim.set("jf-a", F)          # the new attempt is first seen already Failed
+    hist = sim.status["jobStatusList"][0]["runningHistories"]
+    assert [h["state"] for h in hist] == ["Pending", "Running", "Failed", "Pending", "Failed"]
+    assert sim.phase == "Failed"

@@ -1,0 +1,184 @@
+"""The conditions a JobFlow's status shows, and their words: a mixin of engine.Engine.
+
+`Conditions` keeps `conditions[<key>]` and the status lists in step (`_set_condition`), and builds
+the condition of an instance (its vcjob's, or why it has none yet), of a flow without vcjobs
+(waiting on what, blocked, skipped, not created) and of a loop flow (its summary). Messages name
+vcjobs, at most runstate.LIST_LIMIT of them. What is shown never decides anything: the rules are in
+engine.py.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from vclite.api import batch, flowexpr, meta
+from vclite.controllers.jobflow import plan as plan_mod
+from vclite.controllers.jobflow import readiness
+from vclite.controllers.jobflow import runstate as rs
+from vclite.controllers.jobflow import status as st
+from vclite.lib import clock as clock_mod
+from vclite.lib import jsoncopy
+
+Obj = dict[str, Any]
+JP, O, R = batch.JobPhase, flowexpr.Outcome, st.Reason
+
+
+class Conditions:
+    """Mixin of engine.Engine (its state: conditions, listed, buckets, phase_count, flows, …)."""
+
+    def _set_condition(self, key: str, cond: Obj | None, listed: bool = True) -> None:
+        """Set (None: drop) the condition under `key`; listed ones are in a status list and count for
+        the JobFlow's phase rules (a loop flow's summary is neither: its vcjobs are)."""
+        old_list = self.listed.pop(key, None)
+        if old_list is not None:
+            self.buckets[old_list].pop(key, None)
+            self.phase_count[self.conditions[key].get("phase", "")] -= 1
+        if cond is None:
+            self.conditions.pop(key, None)
+            return
+        self.conditions[key] = cond
+        if listed:
+            bucket = st.BUCKETS.get(cond.get("phase", ""), st.UNKNOWN_JOBS)
+            self.buckets[bucket][key] = None
+            self.listed[key] = bucket
+            self.phase_count[cond.get("phase", "")] += 1
+
+    def _inst_condition(self, inst: rs.Inst) -> None:
+        if inst.job is not None:
+            cond = st.job_condition(inst.job)
+            if self.compact and cond.get("phase") == JP.COMPLETED:
+                cond = {"phase": cond["phase"]}
+            ratio = st.failure_ratio(inst.job)
+            if ratio:
+                cond["podFailureRatio"] = ratio
+        elif inst.note is not None:
+            cond = {"phase": str(inst.note.phase), "reason": str(inst.note.reason), "message": inst.note.message}
+        elif self.frozen and inst.name in self.conditions and self.conditions[inst.name].get("reason") not in \
+                (R.CREATING, R.SUSPENDED, R.RETRYING):
+            return                                      # vanished after the JobFlow stopped: keep what it said
+        elif self.frozen and self.carry and inst.name in self.prev_conditions:
+            cond = jsoncopy.deep_copy(self.prev_conditions[inst.name])
+        elif self.frozen or (self.stopping and not self.flows[inst.flow].d.exit):
+            cond = self._kept_not_created(inst.name) or rs.pending(R.NOT_CREATED, self._not_created())
+        elif inst.retry_of or (inst.retries and inst.state is rs.IState.ABSENT):
+            cond = rs.pending(R.RETRYING, f"attempt {inst.retries + 1} is being created")
+        elif self.suspended:
+            cond = rs.pending(R.SUSPENDED, "the JobFlow is suspended (vcctl jobflow resume)")
+        else:
+            cond = rs.pending(R.CREATING, "dependencies are met; the job is being created")
+        if inst.state is rs.IState.RETRY_WAIT and inst.retry_at is not None:
+            cond["reason"] = str(R.RETRY_BACKOFF)
+            d = self.flows[inst.flow].d
+            cond["message"] = (f"attempt {inst.retries + 1} failed; retry {inst.retries + 1} of {d.retry_limit} "
+                               f"after a {clock_mod.format_duration(d.backoff.delay(inst.retries))} back-off")
+        elif inst.state is rs.IState.REPLACING:
+            cond["reason"], cond["message"] = str(R.RETRYING), f"deleting attempt {inst.retries} to run it again"
+        if inst.retries:
+            cond["retries"] = inst.retries
+        if inst.retry_of:
+            cond["retryOf"] = inst.retry_of
+        if inst.output:
+            cond["output"] = inst.output
+        self._set_condition(inst.name, cond)
+
+    def _flow_condition(self, fr: rs.FlowRT) -> None:
+        """The condition under `<jobflow>-<flow>` of a flow without vcjobs yet, or of a loop flow."""
+        key, d = self.key(fr.d.name), fr.d
+        if fr.final is not None and (not fr.started or not fr.insts):
+            phase = {O.COMPLETED: JP.COMPLETED, O.SKIPPED: st.SKIPPED, O.TERMINATED: JP.TERMINATED}.get(
+                fr.final, JP.FAILED)
+            prev = self.prev_conditions.get(key) or {}
+            if prev.get("phase") == phase and prev.get("reason") == fr.reason:
+                fr.message = prev.get("message", fr.message)     # decided earlier: keep what it said then
+            self._set_condition(key, {"phase": str(phase), "reason": str(fr.reason), "message": fr.message})
+            return
+        if fr.started:   # a loop flow: the aggregate, not listed (its vcjobs are)
+            self._set_condition(key, self._loop_summary(fr), listed=False)
+            return
+        if self.frozen and self.carry and key in self.prev_conditions:
+            cond = jsoncopy.deep_copy(self.prev_conditions[key])
+        elif self.frozen or (self.stopping and not d.exit):
+            cond = self._kept_not_created(key) or rs.pending(R.NOT_CREATED, self._not_created())
+        else:
+            cond = self._waiting_condition(fr)
+        self._set_condition(key, cond)
+
+    def _kept_not_created(self, key: str) -> Obj | None:
+        """A NotCreated condition already said (now or before a rebuild) stays as it was said."""
+        for cond in (self.conditions.get(key), self.prev_conditions.get(key)):
+            if cond and cond.get("reason") == R.NOT_CREATED and \
+                    self.frozen == ("JobFlow is" in cond.get("message", "")):
+                return cond if cond is self.conditions.get(key) else jsoncopy.deep_copy(cond)
+        return None
+
+    def _not_created(self) -> str:
+        if self.frozen:
+            return f"not created: the JobFlow is {self.phase}"
+        return f"not created: {', '.join(sorted(self.unhandled)[:3]) or 'a job'} failed"
+
+    def _loop_summary(self, fr: rs.FlowRT) -> Obj:
+        c, n, d = fr.counts, len(fr.insts), fr.d
+        phase = JP.RUNNING if c[rs.IState.ACTIVE] or c[rs.IState.REPLACING] else JP.PENDING
+        if fr.final is not None:
+            phase = {O.COMPLETED: JP.COMPLETED, O.TERMINATED: JP.TERMINATED}.get(fr.final, JP.FAILED)
+        if d.loop is plan_mod.Loop.REPEAT:
+            msg = fr.message or f"iteration {n - 1} (at most {d.limit}): until {d.until}"
+            return {"phase": str(phase), "reason": str(fr.reason or R.REPEAT), "message": msg, "iterations": n}
+        done = ", ".join(f"{c[s]} {s}" for s in (rs.IState.COMPLETED, rs.IState.FAILED, rs.IState.TERMINATED) if c[s])
+        msg = fr.message or f"{n} items: " + (done or "none finished")
+        return {"phase": str(phase), "reason": str(fr.reason or R.FAN_OUT), "message": msg, "items": n}
+
+    def _waiting_condition(self, fr: rs.FlowRT) -> Obj:
+        v = fr.verdict or readiness.Verdict(fr.d.name, readiness.State.WAITING)
+        names = self._names
+        if v.state is readiness.State.BLOCKED:
+            if v.undefined:
+                return rs.pending(R.UNDEFINED_TARGET, f"dependsOn targets {', '.join(v.undefined)} name no flow "
+                                                    "of this JobFlow")
+            if v.cycle:
+                return rs.pending(R.CYCLE, f"flows {' -> '.join(v.cycle)} form a dependency cycle")
+            return rs.pending(R.INVALID_SPEC, v.message)
+        if v.state is readiness.State.READY:
+            if self.suspended:
+                return rs.pending(R.SUSPENDED, "dependencies are met; the JobFlow is suspended (vcctl jobflow resume)")
+            return rs.pending(R.CREATING, "dependencies are met; the job is being created")
+        if fr.d.exit:
+            return rs.pending(R.WAITING_EXIT, "the exit handler runs once every other flow has finished")
+        d = fr.d
+        if fr.d.name in self.probe_waiters:
+            return rs.pending(R.WAITING_PROBE, self._probe_message(fr))
+        if d.simple and d.strategy is plan_mod.Strategy.ALL:
+            if fr.pending > rs.LIST_LIMIT:
+                return rs.pending(R.WAITING, f"waiting for {fr.pending} of {len(d.atoms)} targets to be Completed")
+            return rs.pending(R.WAITING, f"waiting for {names(t for t in d.atoms if O.COMPLETED not in self._facts(t))}"
+                                       " to be Completed")
+        if d.simple:
+            return rs.pending(R.WAITING, f"waiting for one of {names(d.atoms, rs.LIST_LIMIT)} to complete")
+        what = names(v.waiting_for, rs.LIST_LIMIT)
+        if d.dependency is not None and set(v.waiting_for) <= set(d.refs) - set(d.targets) and not d.probe:
+            return rs.pending(R.WAITING_OUTPUT, f"waiting for {what} to finish (its output is read)")
+        return rs.pending(R.WAITING, f"waiting for {what}: {d.dependency}")
+
+    def _names(self, flows: Iterable[str], limit: int | None = None) -> str:
+        out, extra = [], 0
+        for f in flows:
+            if limit is None or len(out) < limit:
+                out.append(self.key(f))
+            else:
+                extra += 1
+        return ", ".join(out) + (f" (+{extra} more)" if extra else "")
+
+    def _probe_message(self, fr: rs.FlowRT) -> str:
+        parts = []
+        for target in fr.d.targets:
+            t = self.flows.get(target)
+            jobs = [i.job for i in (t.insts if t else []) if i.job is not None]
+            if not jobs:
+                parts.append(f"{self.key(target)} to start")
+                continue
+            tasks = [task.get("name", "") for task in (jobs[0].get("spec") or {}).get("tasks") or []]
+            pending = [e.describe() for e in fr.d.probes_for(target, tasks)
+                       if not all(self._holds(j, e) is True for j in jobs)]
+            if pending:
+                parts.append(f"{meta.name(jobs[0]) if len(jobs) == 1 else self.key(target)}: {'; '.join(pending)}")
+        return "waiting for probe: " + (", ".join(parts) or "targets to finish")

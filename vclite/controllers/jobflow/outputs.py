@@ -1,0 +1,78 @@
+"""Outputs and template values: a mixin of engine.Engine.
+
+A vcjob's output is its designated pod's termination message, read once through the injected
+`reader` (objects.output_pod, objects.termination_message) and kept in the status. A flow's output:
+its vcjob's, a repeat's last iteration's, a fan-out's JSON list of its items' outputs. `values_for`
+gives the placeholder values of an instance's template (parameters, outputs, item, iteration), or the
+flows whose output it must wait for.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from vclite.api import batch, flowexpr, flowtemplate
+from vclite.controllers.jobflow import plan as plan_mod
+from vclite.controllers.jobflow import runstate as rs
+from vclite.controllers.jobflow import status as st
+
+Obj = dict[str, Any]
+JP, R = batch.JobPhase, st.Reason
+
+
+class Outputs:
+    """Mixin of engine.Engine (its state: flows, plan, reader, to_create, output_waits)."""
+
+    def inst_output(self, inst: rs.Inst) -> str:
+        if inst.output is None and self.reader is not None and inst.state in rs.FINAL_I:
+            inst.output = self.reader(inst)
+            self._inst_condition(inst)
+        return inst.output or ""
+
+    def output_of(self, name: str) -> str:
+        """A finished flow's output: its vcjob's (the last iteration's), a fan-out's JSON list."""
+        fr = self.flows.get(name)
+        if fr is None or not fr.insts:
+            return ""
+        if fr.d.fanout:
+            return json.dumps([self.inst_output(i).strip() for i in fr.insts], separators=(",", ":"))
+        return self.inst_output(fr.insts[-1])
+
+    def _env(self, d: plan_mod.FlowDef, item: Any = None, iteration: int = 0) -> flowexpr.WhenEnv:
+        refs = set()
+        for e in (d.when, d.until):
+            if e is not None:
+                refs |= flowexpr.flow_refs(e)
+        outputs = {r: self.output_of(r) for r in refs
+                   if r in self.flows and (self.flows[r].final is not None or r == d.name)}
+        return flowexpr.WhenEnv(self.plan.params, outputs, item, iteration)
+
+    def values_for(self, inst: rs.Inst, names: Iterable[str]) -> tuple[dict[str, str] | None, list[str]]:
+        """Placeholder values for `inst`'s template, or (None, flows whose output is not there yet)."""
+        outputs, waiting = {}, []
+        for n in names:
+            if n.startswith("outputs."):
+                f = n.split(".")[1]
+                fr = self.flows.get(f)
+                if fr is None:
+                    continue
+                if fr.final is None and f != inst.flow:
+                    waiting.append(f)
+                else:
+                    outputs[f] = self.output_of(f)
+        if waiting:
+            return None, waiting
+        item = inst.item
+        return flowtemplate.template_values(self.plan.params, outputs,
+                                            *(() if item is rs.MISSING else (item,)),
+                                            iteration=inst.index if self.flows[inst.flow].d.loop
+                                            is plan_mod.Loop.REPEAT else None), []
+
+    def wait_for_output(self, inst: rs.Inst, flows: list[str]) -> None:
+        """`inst`'s template reads outputs of flows that have not finished: create it once they have."""
+        self.to_create.pop(inst.name, None)
+        inst.note = st.Note(JP.PENDING, R.WAITING_OUTPUT,
+                            f"the template reads the output of {self._names(flows)}: waiting for it to finish")
+        self._inst_condition(inst)
+        self.output_waits[inst.name] = (inst, tuple(flows))
