@@ -79,33 +79,8 @@ def run_checked(sub: str, group: str, fn: Callable[[], Any]) -> Any:
 
 # ---- time -----------------------------------------------------------------------------------------
 def human_duration(seconds: float, zero_days: bool = False) -> str:
-    """k8s.io/apimachinery duration.HumanDuration (what Volcano's jobflow list prints as Age);
-    `zero_days` = Volcano's own util.HumanDuration, which prints `2y0d` where the former says `2y`."""
-    secs = int(seconds)
-    if secs < -1:
-        return "<invalid>"
-    if secs < 0:
-        return "0s"
-    if secs < 120:
-        return f"{secs}s"
-    minutes = secs // 60
-    if minutes < 10:
-        return f"{minutes}m" if secs % 60 == 0 else f"{minutes}m{secs % 60}s"
-    if minutes < 180:
-        return f"{minutes}m"
-    hours = secs // 3600
-    if hours < 8:
-        return f"{hours}h" if minutes % 60 == 0 else f"{hours}h{minutes % 60}m"
-    if hours < 48:
-        return f"{hours}h"
-    if hours < 24 * 8:
-        return f"{hours // 24}d" if hours % 24 == 0 else f"{hours // 24}d{hours % 24}h"
-    if hours < 24 * 365 * 2:
-        return f"{hours // 24}d"
-    if hours < 24 * 365 * 8:
-        days = (hours // 24) % 365
-        return f"{hours // 24 // 365}y" if days == 0 and not zero_days else f"{hours // 24 // 365}y{days}d"
-    return f"{hours // 24 // 365}y"
+    """See vclite.lib.clock.human_duration."""
+    return clock_mod.human_duration(seconds, zero_days)
 
 
 def age(timestamp: str | None, now: dt.datetime, zero_days: bool = False) -> str:
