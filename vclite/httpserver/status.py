@@ -15,9 +15,7 @@ from vclite.lib import errors
 Obj = dict[str, Any]
 
 
-class Unauthorized(errors.ApiError):
-    code = 401
-    reason = "Unauthorized"
+Unauthorized = errors.Unauthorized  # shared with the other side of the wire (lib/errors)
 
 
 class MethodNotAllowed(errors.ApiError):

@@ -15,11 +15,7 @@ from vclite.lib import errors
 Obj = dict[str, Any]
 
 
-class Unauthorized(errors.ApiError):
-    """401: no credentials, or wrong ones (the server learned nothing from the request)."""
-
-    code = 401
-    reason = "Unauthorized"
+Unauthorized = errors.Unauthorized  # shared with the other side of the wire (lib/errors)
 
 
 class Unreachable(errors.ApiError):

@@ -60,6 +60,13 @@ class Gone(ApiError):
     reason = "Expired"
 
 
+class Unauthorized(ApiError):
+    """401: no credentials, or wrong ones (the server learned nothing from the request)."""
+
+    code = 401
+    reason = "Unauthorized"
+
+
 class Forbidden(ApiError):
     code = 403
     reason = "Forbidden"
