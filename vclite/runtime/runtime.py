@@ -98,12 +98,13 @@ class Runtime:
         self.jobtemplate_controller = jobtemplate_controller.JobTemplateController(self.client, self.clock)
         self.scheduler = scheduler_mod.Scheduler(self.client, self.clock, conf)
         self.components: list[component_mod.Component] = [
-            self.jobflow_controller, self.jobtemplate_controller, self.job_controller, self.scheduler]
+            self.jobflow_controller, self.jobtemplate_controller, self.job_controller]
         self.executor = None
         if run_pods:
             self.executor = executor_mod.LocalExecutor(self.client, self.clock, self.node_names, self.workdir,
                                                        restart_backoff=restart_backoff)
             self.components.append(self.executor)
+        self.components.append(self.scheduler)
         for c in self.components:
             c.queue.on_add = self._on_add
         self._started = False
@@ -148,23 +149,23 @@ class Runtime:
                 self.on_sync(c.name, time.perf_counter() - started)
 
     def step(self) -> int:
-        """Process every ready key of every component; return how many syncs ran."""
+        """Process every ready key of every component; return how many syncs ran.
+
+        Components are in priority order: a key is always taken from the first component with ready
+        work, so the scheduler (after the controllers and the executor) runs one session over a
+        settled burst of changes instead of one per intermediate state."""
         self.start()
         done = 0
-        progress = True
-        while progress:
-            progress = False
-            for c in self.components:
-                budget = len(c.queue)
-                while budget > 0:
-                    key = c.queue.get()
-                    if key is None:
-                        break
-                    budget -= 1
-                    self._sync_one(c, key)
-                    done += 1
-                    progress = True
-        return done
+        components = self.components
+        while True:
+            for c in components:
+                key = c.queue.get()
+                if key is not None:
+                    break
+            else:
+                return done
+            self._sync_one(c, key)
+            done += 1
 
     def next_timer(self) -> float | None:
         times = [t for c in self.components if (t := c.queue.next_ready_at()) is not None]
