@@ -12,6 +12,9 @@ back as pod status (phase, conditions, startTime, container statuses, pod and ho
   30 s); a pod still present gets its final status, and a pod being deleted without finalizers is
   then deleted for good (the kubelet's last step of graceful deletion).
 - A pod already Succeeded or Failed is never run again.
+- Status is written when something a user can see changed, except that a move to Running is
+  written REPORT_DELAY late (the kubelet reports it up to a second late): a pod whose containers
+  end meanwhile goes from Pending straight to Succeeded or Failed, with one write.
 - On start, pods whose processes died with a previous vclite process are recovered (see
   recovery.py): left-behind process groups are killed, started pods get a final status with
   reason ProcessLost, pods being deleted are deleted for good.
@@ -36,6 +39,7 @@ from vclite.lib import errors, workqueue
 
 Obj = dict[str, Any]
 log = logging.getLogger("vclite.executor")
+REPORT_DELAY = 0.02   # seconds a pod's move to Running may wait before it is written
 
 
 @dataclasses.dataclass
@@ -44,6 +48,7 @@ class _Run:
     runner: runner_mod.PodRunner
     task: asyncio.Task
     stop_task: asyncio.Task | None = None
+    running_since: float | None = None   # monotonic time the runner was first seen Running
 
     @property
     def settled(self) -> bool:
@@ -128,7 +133,7 @@ class LocalExecutor:
             if not same or meta.is_deleting(pod) or not self._mine(pod):
                 self._request_stop(key, run, pod if same else None)
             if same:
-                self._write_run_status(pod, run)
+                self._write_run_status(key, pod, run)
             if not run.settled:
                 return
             del self._runs[key]
@@ -175,8 +180,7 @@ class LocalExecutor:
         task = loop.create_task(runner.run(), name=f"pod {key}")
         run = _Run(meta.uid(pod), runner, task)
         task.add_done_callback(lambda t: self._task_done(key, t))
-        self._runs[key] = run
-        self._write_run_status(pod, run)
+        self._runs[key] = run   # its status is written when its first container starts
 
     def _config_maps(self, pod: Obj) -> dict[str, Obj]:
         """The ConfigMaps the pod references that exist (the runner reports the missing ones)."""
@@ -210,7 +214,7 @@ class LocalExecutor:
                 pass
 
     # ---- status -----------------------------------------------------------------------------------
-    def _write_run_status(self, pod: Obj, run: _Run) -> None:
+    def _write_run_status(self, key: str, pod: Obj, run: _Run) -> None:
         r = run.runner
         reason = message = ""
         if run.task.done() and not run.task.cancelled() and run.task.exception() is not None:
@@ -218,6 +222,16 @@ class LocalExecutor:
         phase = r.phase()
         if reason and phase not in podstatus.TERMINAL:
             phase = core.PodPhase.FAILED
+        if phase == core.PodPhase.RUNNING and meta.phase(pod) != core.PodPhase.RUNNING:
+            # Report the start REPORT_DELAY late, as the kubelet's status sync does (later still):
+            # a container that ends meanwhile goes straight from Pending to Succeeded or Failed.
+            now = self.clock.monotonic()
+            if run.running_since is None:
+                run.running_since = now
+            wait = run.running_since + REPORT_DELAY - now
+            if wait > 0:
+                self.queue.add_after(key, wait)
+                return
         self._write(pod, phase, r.start_time, r.init, r.main, reason, message)
 
     def _write_lost(self, pod: Obj) -> None:

@@ -254,8 +254,7 @@ class PodRunner:
     async def run(self) -> None:
         """Run init containers, then app containers, until none runs or will run again (or stop())."""
         self.prepare()
-        self.started, self.start_time = True, self._now()
-        self._changed()
+        self.started, self.start_time = True, self._now()   # reported with the first container's start
         init_policy = core.RestartPolicy.NEVER if self.restart_policy == core.RestartPolicy.NEVER \
             else core.RestartPolicy.ON_FAILURE
         try:
@@ -316,7 +315,7 @@ class PodRunner:
         if not message and code != 0 and launch.fallback_to_logs:
             message = log_tail(launch.log, offset)
         st.finish(code, self._now(), message=message)
-        self._changed()
+        # no report here: the caller reports next (the back-off, the next container's start, or the end)
 
     async def stop(self, grace: float | None = None) -> None:
         """Stop the pod: no more restarts; SIGTERM every process group, SIGKILL after `grace` seconds

@@ -9,7 +9,9 @@ reads them), runs one pure session and writes the results:
 - PodGroup statuses and Queue `status.allocated` only when they changed (the session already
   ignores time-only differences).
 The watch events of the PodGroup and Queue status writes do not wake the scheduler again (they
-only report decisions already taken); binds and evictions do. A pod deleted meanwhile is skipped; a PodGroup changed meanwhile (Conflict) is left to the next
+only report decisions already taken); evictions do, and binds and pods starting ask for a session
+within triggers.STATUS_DELAY (their PodGroup was already counted Running by the binding session:
+`binding_scheduled`). A pod deleted meanwhile is skipped; a PodGroup changed meanwhile (Conflict) is left to the next
 session, which its change has already queued. There is no periodic session.
 
 Must not: make scheduling decisions (the session does) or import controllers or the executor.
@@ -62,8 +64,11 @@ class Scheduler:
         if rv in self._own_writes:
             self._own_writes.discard(rv)  # the result of a decision already taken: nothing new
             return
-        if triggers.wakes_scheduler(ev, self.scheduler_name):
+        wake = triggers.urgency(ev, self.scheduler_name)
+        if wake == triggers.Wake.NOW:
             self.queue.add(KEY)
+        elif wake == triggers.Wake.LATER:
+            self.queue.add_after(KEY, triggers.STATUS_DELAY)
 
     def _wrote(self, obj: Obj) -> Obj:
         """Remember the resourceVersion of our own write, so its watch event does not wake us."""
@@ -75,7 +80,8 @@ class Scheduler:
         state = snapshot.ClusterState(
             nodes=cached["Node"], queues=cached["Queue"], podgroups=cached["PodGroup"], pods=cached["Pod"],
             priority_classes=cached["PriorityClass"], request_cache=self._requests)
-        result = session_mod.run_session(state, self.conf, self.clock.now(), self.scheduler_name)
+        result = session_mod.run_session(state, self.conf, self.clock.now(), self.scheduler_name,
+                                         binding_scheduled=True)
         self.last_result = result
         self._writing = True
         try:

@@ -1,8 +1,12 @@
 """When may a watch event give the scheduler new work? A pure function over one event.
 
-The scheduler runs a session only when something schedulable may have changed, never on a timer:
-- Pod: created pending for us; bound, finished, deleted or being deleted; phase changes (the
-  PodGroup's counts and phase follow them). Our own condition patches change none of these.
+`urgency(ev)` says NOW when something schedulable may have changed (a session should run at once),
+LATER when only the PodGroup bookkeeping a session writes follows from it (its phase and counts:
+a session within STATUS_DELAY will do), NONE otherwise. There is no periodic session:
+- Pod: created pending for us, finished, deleted or being deleted, gated or moved to another
+  group or scheduler -> NOW; bound, or Pending -> Running on its node -> LATER (it frees nothing
+  and needs nothing; the binding session already counted our own binds). Our own condition
+  patches change none of these.
 - PodGroup: created, deleted, spec changed, or phase changed.
 - Queue: created, deleted, spec changed, or state changed (not our `allocated` writes).
 - Node: created, deleted, allocatable/capacity, labels, unschedulable or Ready changed.
@@ -12,12 +16,20 @@ Must not: enqueue or read anything; the shell does.
 """
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 from vclite.api import batch, kinds, meta
 from vclite.apiserver import client as client_mod
 
 Obj = dict[str, Any]
+STATUS_DELAY = 0.5   # seconds a LATER wake may wait for a session (Volcano's period is 1 s)
+
+
+class Wake(enum.IntEnum):
+    NONE = 0
+    LATER = 1
+    NOW = 2
 
 
 def _get(obj: Obj | None, *path: str) -> Any:
@@ -40,14 +52,20 @@ def _pod_fields(pod: Obj | None) -> tuple:
             _get(pod, "spec", "schedulerName"))
 
 
-def _pod_changed(ev: client_mod.WatchEvent, scheduler_name: str) -> bool:
+def _pod_urgency(ev: client_mod.WatchEvent, scheduler_name: str) -> Wake:
     pod = ev.object
     ours = (_get(pod, "spec", "schedulerName") or "") == scheduler_name
-    if ev.type == client_mod.EventType.ADDED:
-        return bool(_get(pod, "spec", "nodeName")) or ours
-    if ev.type == client_mod.EventType.DELETED:
-        return bool(_get(pod, "spec", "nodeName")) or ours
-    return _pod_fields(ev.old) != _pod_fields(pod)
+    if ev.type in (client_mod.EventType.ADDED, client_mod.EventType.DELETED):
+        return Wake.NOW if _get(pod, "spec", "nodeName") or ours else Wake.NONE
+    old, new = _pod_fields(ev.old), _pod_fields(pod)
+    if old == new:
+        return Wake.NONE
+    (old_phase, old_node, *old_rest), (new_phase, new_node, *new_rest) = old, new
+    if old_rest != new_rest or new_phase not in ("Pending", "Running") or (old_node and old_node != new_node):
+        return Wake.NOW
+    if old_phase == new_phase or (old_phase, new_phase) == ("Pending", "Running"):
+        return Wake.LATER   # bound, or started where it was bound: bookkeeping only
+    return Wake.NOW
 
 
 _FIELDS = {
@@ -58,16 +76,21 @@ _FIELDS = {
 }
 
 
-def wakes_scheduler(ev: client_mod.WatchEvent, scheduler_name: str = batch.DEFAULT_SCHEDULER) -> bool:
+def urgency(ev: client_mod.WatchEvent, scheduler_name: str = batch.DEFAULT_SCHEDULER) -> Wake:
     if ev.type == client_mod.EventType.BOOKMARK:
-        return False
+        return Wake.NONE
     if ev.kind.kind == kinds.POD.kind:
-        return _pod_changed(ev, scheduler_name)
+        return _pod_urgency(ev, scheduler_name)
     if ev.kind.kind == kinds.PRIORITYCLASS.kind:
-        return True
+        return Wake.NOW
     fields = _FIELDS.get(ev.kind.kind)
     if fields is None:
-        return False
+        return Wake.NONE
     if ev.type != client_mod.EventType.MODIFIED:
-        return True
-    return fields(ev.old) != fields(ev.object)
+        return Wake.NOW
+    return Wake.NOW if fields(ev.old) != fields(ev.object) else Wake.NONE
+
+
+def wakes_scheduler(ev: client_mod.WatchEvent, scheduler_name: str = batch.DEFAULT_SCHEDULER) -> bool:
+    """Whether the event calls for a session at all (now or within STATUS_DELAY)."""
+    return urgency(ev, scheduler_name) != Wake.NONE

@@ -166,3 +166,29 @@ def test_sync_outside_an_event_loop_explains_itself(env):
     ex.start()
     with pytest.raises(RuntimeError, match="event loop"):
         ex.sync("default/p")
+
+
+def _phases_written(client, name):
+    """The pod phases the API saw, in order (from a watch)."""
+    seen = []
+    client.watch(kinds.POD, lambda ev: seen.append((ev.object.get("status") or {}).get("phase"))
+                 if ev.object["metadata"]["name"] == name else None)
+    return seen
+
+
+def test_a_quick_pod_goes_from_pending_to_succeeded_in_one_write(env, monkeypatch):
+    monkeypatch.setattr(executor_mod, "REPORT_DELAY", 30.0)   # far longer than `true` can take
+    client, ex, _ = env
+    seen = _phases_written(client, "quick")
+    client.create(make_pod("quick", "true"))
+    asyncio.run(drive(ex, lambda: phase(client, "quick") == "Succeeded"))
+    assert seen == [None, "Succeeded"]   # created, then one status write: no Running in between
+
+
+def test_a_longer_pod_is_reported_running_before_it_ends(env, monkeypatch):
+    monkeypatch.setattr(executor_mod, "REPORT_DELAY", 0.01)
+    client, ex, _ = env
+    seen = _phases_written(client, "slow")
+    client.create(make_pod("slow", "sleep 2"))
+    asyncio.run(drive(ex, lambda: phase(client, "slow") == "Succeeded"))
+    assert seen == [None, "Running", "Succeeded"]

@@ -68,3 +68,29 @@ NODE = {"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4"},
 ])
 def test_wakes_scheduler(event, wakes):
     assert triggers.wakes_scheduler(event) is wakes
+
+
+RUNNING = changed(BOUND, ["status", "phase"], "Running")
+U = triggers.Wake
+
+
+@pytest.mark.parametrize("event, want", [
+    pytest.param(ev(kinds.POD, E.ADDED, POD), U.NOW, id="pending pod to place"),
+    pytest.param(ev(kinds.POD, E.MODIFIED, BOUND, POD), U.LATER, id="bound: bookkeeping only"),
+    pytest.param(ev(kinds.POD, E.MODIFIED, RUNNING, BOUND), U.LATER, id="started on its node"),
+    pytest.param(ev(kinds.POD, E.MODIFIED, RUNNING, POD), U.LATER, id="bound and started at once"),
+    pytest.param(ev(kinds.POD, E.MODIFIED, changed(RUNNING, ["status", "phase"], "Succeeded"), RUNNING), U.NOW,
+                 id="finished: frees its node"),
+    pytest.param(ev(kinds.POD, E.MODIFIED, changed(RUNNING, ["status", "phase"], "Failed"), BOUND), U.NOW,
+                 id="failed"),
+    pytest.param(ev(kinds.POD, E.MODIFIED, changed(RUNNING, ["metadata", "deletionTimestamp"], "t"), RUNNING),
+                 U.NOW, id="being deleted"),
+    pytest.param(ev(kinds.POD, E.MODIFIED, changed(BOUND, ["spec", "nodeName"], "n2"), BOUND), U.NOW,
+                 id="moved to another node"),
+    pytest.param(ev(kinds.POD, E.MODIFIED, POD, RUNNING), U.NOW, id="back to pending, unbound"),
+    pytest.param(ev(kinds.POD, E.MODIFIED, changed(RUNNING, ["status", "conditions"], [{"type": "Ready"}]),
+                    RUNNING), U.NONE, id="conditions only"),
+    pytest.param(ev(kinds.POD, E.DELETED, RUNNING), U.NOW, id="deleted"),
+])
+def test_urgency(event, want):
+    assert triggers.urgency(event) == want

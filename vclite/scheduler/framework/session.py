@@ -284,7 +284,7 @@ def run_actions(ssn: Session) -> None:
         action.execute(ssn)
 
 
-def close_session(ssn: Session) -> SessionResult:
+def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResult:
     for plugin in ssn.plugins:
         plugin.on_session_close(ssn)
     result = SessionResult(binds=dict(ssn.binds), evictions=list(ssn.evictions))
@@ -292,7 +292,7 @@ def close_session(ssn: Session) -> SessionResult:
         pipelined = sorted(job.index.get(tasks_mod.TaskStatus.PIPELINED, {}).values(), key=lambda t: t.key)
         if pipelined:
             result.pipelined[job.uid] = [t.node for t in pipelined]
-        new = status_mod.podgroup_status(job, job.uid in ssn.unschedulable_now)
+        new = status_mod.podgroup_status(job, job.uid in ssn.unschedulable_now, binding_scheduled)
         if status_mod.status_changed(job.podgroup.get("status"), new):
             result.podgroup_status[job.uid] = new
     allocated = status_mod.queue_allocated(ssn.jobs, ssn.queues, ssn.dims)
@@ -306,7 +306,9 @@ def close_session(ssn: Session) -> SessionResult:
 
 
 def run_session(state: snapshot.ClusterState, conf: "conf_mod.SchedulerConf", now: _dt.datetime,
-                scheduler_name: str = snapshot.DEFAULT_SCHEDULER_NAME) -> SessionResult:
+                scheduler_name: str = snapshot.DEFAULT_SCHEDULER_NAME, binding_scheduled: bool = False) -> SessionResult:
+    """One session. `binding_scheduled`: the caller binds the result's pods right away, so the
+    PodGroup phases written count them as scheduled (status.phase)."""
     # Python's cyclic garbage collector is paused for the session: a session allocates infos by
     # the hundred thousand, few of them cyclic, and full collections triggered meanwhile would
     # scan them again and again (a third of a large session's time). Reference counting still
@@ -316,7 +318,7 @@ def run_session(state: snapshot.ClusterState, conf: "conf_mod.SchedulerConf", no
     try:
         ssn = open_session(state, conf, now, scheduler_name)
         run_actions(ssn)
-        return close_session(ssn)
+        return close_session(ssn, binding_scheduled)
     finally:
         if was:
             gc.enable()

@@ -4,6 +4,9 @@ Phase at session close (Volcano session.go jobStatus, §2 "Phase computation"):
 - Unknown if the job has Running tasks and an Unschedulable=True condition written this session;
 - scheduled = #{Running, Bound, Failed, Succeeded} + #Releasing tasks on a node; scheduled ≥
   minMember -> Completed if every scheduled task finished (Succeeded/Failed), else Running;
+  with `binding_scheduled` (a shell that applies the session's binds right after it, as the
+  embedded one does), tasks bound by this session (Binding) count as scheduled too, so the
+  PodGroup is Running after the session that placed its gang rather than after the next one;
 - else Pending, unless the phase is Inqueue (only enqueue moves Pending -> Inqueue).
 Conditions are upserted by type. A condition whose type, status, reason and message are
 unchanged keeps its old lastTransitionTime and transitionID, so a status differs from the stored
@@ -54,10 +57,13 @@ def upsert(conditions: list[Obj], new: Obj) -> None:
     conditions.append(new)
 
 
-def phase(job: jobs_mod.JobInfo, unschedulable_now: bool) -> Phase:
+_SCHEDULED_OR_BINDING = tasks_mod.SCHEDULED_STATUS | {TaskStatus.BINDING}
+
+
+def phase(job: jobs_mod.JobInfo, unschedulable_now: bool, binding_scheduled: bool = False) -> Phase:
     if unschedulable_now and job.index.get(TaskStatus.RUNNING):
         return Phase.UNKNOWN
-    scheduled = job.count(tasks_mod.SCHEDULED_STATUS)
+    scheduled = job.count(_SCHEDULED_OR_BINDING if binding_scheduled else tasks_mod.SCHEDULED_STATUS)
     scheduled += sum(1 for t in job.index.get(TaskStatus.RELEASING, {}).values() if t.node)
     if scheduled >= job.min_available:
         done = job.count((TaskStatus.SUCCEEDED, TaskStatus.FAILED))
@@ -68,12 +74,12 @@ def phase(job: jobs_mod.JobInfo, unschedulable_now: bool) -> Phase:
 _OURS = frozenset({"phase", "conditions", "running", "succeeded", "failed"})
 
 
-def podgroup_status(job: jobs_mod.JobInfo, unschedulable_now: bool) -> Obj:
+def podgroup_status(job: jobs_mod.JobInfo, unschedulable_now: bool, binding_scheduled: bool = False) -> Obj:
     """The PodGroup's status after the session (unknown fields of the stored status kept, copied;
     the conditions list is the job's own)."""
     status = {k: v if k in _OURS or not isinstance(v, (dict, list)) else jsoncopy.deep_copy(v)
               for k, v in (job.podgroup.get("status") or {}).items()}
-    status["phase"] = str(phase(job, unschedulable_now))
+    status["phase"] = str(phase(job, unschedulable_now, binding_scheduled))
     status["conditions"] = job.conditions
     status["running"] = len(job.index.get(TaskStatus.RUNNING, ()))
     status["succeeded"] = len(job.index.get(TaskStatus.SUCCEEDED, ()))

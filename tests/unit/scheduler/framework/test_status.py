@@ -36,6 +36,18 @@ def test_phase(min_member, phase, statuses, unschedulable, want):
     assert status.phase(job(min_member, phase, statuses), unschedulable) == want
 
 
+@pytest.mark.parametrize("statuses, want", [
+    pytest.param([S.BINDING, S.BINDING], "Running", id="the session's binds complete the gang"),
+    pytest.param([S.BINDING, S.BOUND], "Running", id="bound by an earlier session, binding now"),
+    pytest.param([S.BINDING, S.PENDING], "Inqueue", id="half a gang bound is not running"),
+    pytest.param([S.ALLOCATED, S.ALLOCATED], "Inqueue", id="allocated in a discarded statement"),
+    pytest.param([S.BINDING, S.SUCCEEDED], "Running", id="not completed while one is binding"),
+])
+def test_phase_counting_binding_as_scheduled(statuses, want):
+    """An embedded shell binds right after the session: the PodGroup is Running at once."""
+    assert status.phase(job(2, "Inqueue", statuses), False, binding_scheduled=True) == want
+
+
 def test_upsert_keeps_times_when_only_times_change():
     old = {"type": "Scheduled", "status": "True", "reason": "r", "message": "", "lastTransitionTime": "t0",
            "transitionID": "s0"}
