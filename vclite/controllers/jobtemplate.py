@@ -65,6 +65,9 @@ class JobTemplateController:
         self._subscriptions = []
 
     def _on_template(self, ev: client_mod.WatchEvent) -> None:
+        if ev.type == client_mod.EventType.MODIFIED and ev.old is not None and \
+                meta.status_only_change(ev.object, ev.old):
+            return   # our own status write
         if ev.type in (client_mod.EventType.ADDED, client_mod.EventType.MODIFIED):
             self.queue.add(meta.key(ev.object))
 

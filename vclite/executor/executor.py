@@ -229,7 +229,7 @@ class LocalExecutor:
             if run.running_since is None:
                 run.running_since = now
             wait = run.running_since + REPORT_DELAY - now
-            if wait > 0:
+            if wait > 1e-6:   # (a timer set for exactly then may fire a rounding error early)
                 self.queue.add_after(key, wait)
                 return
         self._write(pod, phase, r.start_time, r.init, r.main, reason, message)

@@ -59,9 +59,27 @@ class Target:
 class Context:
     client: Any
     clock: clock_mod.Clock
+    # The controller's watch cache of PodGroups by (namespace, name): read-only store objects.
+    # None: read them through the client.
+    podgroups: Mapping[tuple[str, str], Obj] | None = None
+    # PodGroup specs wanted, by job uid: (job generation, priorities, spec), read only
+    wanted: dict[str, tuple[Any, tuple, Obj]] = dataclasses.field(default_factory=dict)
 
     def event(self, obj: Obj, type_: str, reason: str, message: str) -> None:
         events.record(self.client, self.clock, obj, type_, reason, message, component=COMPONENT)
+
+    def wanted_podgroup_spec(self, job: Obj, priorities: Mapping[str, int]) -> Obj:
+        """podgroup.build(job, priorities)["spec"], computed once per job generation."""
+        uid, generation = meta.uid(job), (job.get("metadata") or {}).get("generation")
+        prio = tuple(sorted(priorities.items()))
+        hit = self.wanted.get(uid)
+        if hit is not None and generation is not None and hit[0] == generation and hit[1] == prio:
+            return hit[2]
+        if len(self.wanted) > 10_000:
+            self.wanted.clear()
+        spec = podgroup.build(job, priorities)["spec"]
+        self.wanted[uid] = (generation, prio, spec)
+        return spec
 
 
 class ActionError(Exception):
@@ -190,6 +208,9 @@ def _priorities(ctx: Context, job: Obj) -> dict[str, int]:
 
 
 def get_podgroup(ctx: Context, job: Obj) -> Obj | None:
+    """The job's PodGroup (read only), from the watch cache when the context has one."""
+    if ctx.podgroups is not None:
+        return ctx.podgroups.get((meta.namespace(job), podgroup.name(job)))
     try:
         return ctx.client.get(kinds.PODGROUP, meta.namespace(job), podgroup.name(job))
     except errors.NotFound:
@@ -205,7 +226,7 @@ def ensure_podgroup(ctx: Context, job: Obj) -> None:
         except errors.AlreadyExists:
             pass
         return
-    updated = podgroup.reconcile(pg, job, prio)
+    updated = podgroup.reconcile(pg, job, prio, ctx.wanted_podgroup_spec(job, prio))
     if updated is not None:
         ctx.client.update(updated)
 

@@ -86,7 +86,8 @@ class JobController:
     def __init__(self, client: Any, clock: clock_mod.Clock):
         self.client, self.clock = client, clock
         self.queue = workqueue.WorkQueue(clock)
-        self._ctx = actions.Context(client, clock)
+        self._podgroups: dict[tuple[str, str], Obj] = {}    # watch cache: (ns, name) -> PodGroup
+        self._ctx = actions.Context(client, clock, self._podgroups)
         self._jobs: dict[str, Obj] = {}                     # watch cache: job key -> job
         self._pods: dict[str, dict[str, dict[str, Obj]]] = {}  # watch cache: job key -> task -> pod name -> pod
         self._requests: dict[str, list[policies.Request]] = {}
@@ -100,6 +101,8 @@ class JobController:
         self._subscriptions = [self.client.watch(kinds.JOB, self._on_job),
                                self.client.watch(kinds.POD, self._on_pod),
                                self.client.watch(kinds.PODGROUP, self._on_podgroup)]
+        for pg in self.client.list(kinds.PODGROUP):
+            self._podgroups[(meta.namespace(pg), meta.name(pg))] = pg
         for pod in self.client.list(kinds.POD):
             info = self._pod_info(pod)
             if info is not None:
@@ -192,9 +195,14 @@ class JobController:
             pod_uid=meta.uid(pod), partition_id=meta.labels(pod).get(batch.PARTITION_ID, "")))
 
     def _on_podgroup(self, ev: client_mod.WatchEvent) -> None:
+        pg = ev.object
+        pg_key = (meta.namespace(pg), meta.name(pg))
+        if ev.type == client_mod.EventType.DELETED:
+            self._podgroups.pop(pg_key, None)
+        else:
+            self._podgroups[pg_key] = pg
         if ev.type != client_mod.EventType.MODIFIED or ev.old is None:
             return
-        pg = ev.object
         if meta.phase(pg) == meta.phase(ev.old):
             return
         job_name = meta.name(pg)
@@ -207,11 +215,8 @@ class JobController:
 
     # ---- sync ------------------------------------------------------------------------------------
     def _get(self, key: str) -> Obj | None:
-        ns, _, name = key.partition("/")
-        try:
-            return self.client.get(kinds.JOB, ns, name)
-        except errors.NotFound:
-            return None
+        """The job as the watch cache has it (read only: actions copy what they change)."""
+        return self._jobs.get(key)
 
     def _pods_of(self, job: Obj) -> dict[str, dict[str, Obj]]:
         """The job's pods by task, from the watch cache (only pods controlled by this job's UID)."""

@@ -162,10 +162,24 @@ def _same_resources(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) ->
         return False
 
 
-def reconcile(pg: Obj, job: Obj, priorities: Mapping[str, int]) -> Obj | None:
+def _differs(spec: Obj, want: Obj) -> bool:
+    """Whether reconcile would change a PodGroup spec (the same tests, without copying)."""
+    members = spec.get("minTaskMember")
+    return ((spec.get("priorityClassName") or "") != (want.get("priorityClassName") or "")
+            or spec.get("minMember", 0) != want["minMember"]
+            or not _same_resources(spec.get("minResources"), want["minResources"])
+            or members is None or any(members.get(k) != v for k, v in want["minTaskMember"].items())
+            or (spec.get("subGroupPolicy") or []) != want.get("subGroupPolicy", []))
+
+
+def reconcile(pg: Obj, job: Obj, priorities: Mapping[str, int], want: Obj | None = None) -> Obj | None:
     """A copy of `pg` with minMember, minResources, minTaskMember, priorityClassName and
-    subGroupPolicy following the job, or None when nothing has to change."""
-    want = build(job, priorities)["spec"]
+    subGroupPolicy following the job, or None when nothing has to change. `want`: the spec
+    `build(job, priorities)` makes, if the caller has it already (read only)."""
+    if want is None:
+        want = build(job, priorities)["spec"]
+    if not _differs(pg.get("spec") or {}, want):
+        return None
     new = jsoncopy.deep_copy(pg)
     spec = new.setdefault("spec", {})
     changed = False

@@ -23,10 +23,10 @@ Triggers (level-triggered; any duplicate or lost event is harmless):
   a big flow's coalesced status write.
 
 Cost: a vcjob's change costs the engine's work on that vcjob's flow and the flows reading it (see
-engine.py) plus, for a flow of fewer than BIG_STATUS entries, a status write. A bigger flow's status
-(megabytes at 10,000 jobs: every write is a copy in the store) is written at once only when the phase
-changes or something must be recorded before acting (a retry, a creation failure), otherwise at most
-every STATUS_WRITE_GAP seconds, so completions cost in proportion to their dependents.
+engine.py). The status (megabytes at 10,000 jobs: every write is a copy in the store) is written at
+once only when the phase changes or something must be recorded before acting (a retry, a creation
+failure), otherwise at most every STATUS_WRITE_GAP seconds (BIG_WRITE_GAP from BIG_STATUS entries),
+so completions cost in proportion to their dependents.
 
 Decisions beyond Volcano (each fixes a quirk listed in the reference, volcano-jobflow.md §2, §8):
 - A missing JobTemplate is not an error loop: the flow shows `JobTemplateNotFound` in its condition,
@@ -72,17 +72,11 @@ Obj = dict[str, Any]
 TEMPLATE_KEY_PREFIX = "JobTemplate:"
 NORMAL, WARNING = "Normal", "Warning"
 STATUS_REFRESH = 0.25  # seconds: how stale a JobFlow's view of running jobs may be
-BIG_STATUS, STATUS_WRITE_GAP = 2000, 0.5   # a status this big is written at most every 0.5 s (unless decisive)
+# A status is rewritten for a non-decisive change at most every STATUS_WRITE_GAP seconds, or
+# BIG_WRITE_GAP once it has BIG_STATUS entries (unless decisive: see _write_now).
+STATUS_WRITE_GAP, BIG_STATUS, BIG_WRITE_GAP = 0.05, 2000, 0.5
 PROBE_BACKOFF, PROBE_FACTOR, PROBE_MAX = 0.05, 1.5, 0.5
 URGENT_PHASES = batch.FINISHED_PHASES | {batch.JobPhase.TERMINATING}
-
-
-def _status_only(new: Obj, old: Obj) -> bool:
-    """True if nothing but status and resourceVersion differs between two versions of an object."""
-    def strip(o: Obj) -> Obj:
-        md = {k: v for k, v in o.get("metadata", {}).items() if k != "resourceVersion"}
-        return {**{k: v for k, v in o.items() if k != "status"}, "metadata": md}
-    return strip(new) == strip(old)
 
 
 class JobFlowController:
@@ -125,7 +119,8 @@ class JobFlowController:
 
     def _on_jobflow(self, ev: client_mod.WatchEvent) -> None:
         """Status-only changes are this controller's own writes: they need no new sync."""
-        if ev.type == client_mod.EventType.MODIFIED and ev.old is not None and _status_only(ev.object, ev.old):
+        if ev.type == client_mod.EventType.MODIFIED and ev.old is not None and \
+                meta.status_only_change(ev.object, ev.old):
             return
         self.queue.add(meta.key(ev.object))
 
@@ -199,15 +194,17 @@ class JobFlowController:
             raise failure
 
     def _write_now(self, key: str, eng: engine_mod.Engine, jobflow: Obj, phase: str, decisive: bool) -> bool:
-        """Write the status in this sync? Always for a small flow or a decisive change (phase, a retry to
-        record before its delete, a creation failure); a big flow's other changes at most once per
-        STATUS_WRITE_GAP: writing costs a copy of the whole status in the store."""
-        if decisive or eng.size() < BIG_STATUS or phase != meta.phase(jobflow):
+        """Write the status in this sync? Always for a decisive change (phase, a retry to record before
+        its delete, a creation failure) and once the flow is finished; other changes at most once per STATUS_WRITE_GAP (BIG_WRITE_GAP
+        for a big flow): writing costs a copy of the whole status in the store, and a flow of quick
+        jobs would otherwise rewrite it for every job started and finished."""
+        if decisive or phase != meta.phase(jobflow) or phase in status_mod.FINAL:
+            return True   # (a finished flow's last few changes, e.g. its jobs' end times, at once)
+        gap = BIG_WRITE_GAP if eng.size() >= BIG_STATUS else STATUS_WRITE_GAP
+        wait = self._written.get(key, float("-inf")) + gap - self.clock.monotonic()
+        if wait <= 1e-6:   # (a timer set for exactly then may fire a rounding error early)
             return True
-        since = self.clock.monotonic() - self._written.get(key, float("-inf"))
-        if since >= STATUS_WRITE_GAP:
-            return True
-        self.queue.add_after(key, STATUS_WRITE_GAP - since)
+        self.queue.add_after(key, wait)
         return False
 
     def _engine(self, key: str, jobflow: Obj, now: dt.datetime) -> engine_mod.Engine:

@@ -120,7 +120,8 @@ def jobflow_key_of(job: Obj) -> str | None:
 def belongs_to(job: Obj, jobflow: Obj) -> bool:
     """Whether `job` is one of `jobflow`'s vcjobs: it carries the flow label, and its controller
     ownerReference (if any) names this JobFlow's uid — not a same-named JobFlow deleted earlier."""
-    if meta.labels(job).get(flow.CREATED_BY_JOB_FLOW) != flow_selector(jobflow)[flow.CREATED_BY_JOB_FLOW]:
+    if meta.labels(job).get(flow.CREATED_BY_JOB_FLOW) != flow.object_string(meta.namespace(jobflow),
+                                                                              meta.name(jobflow)):
         return False
     ref = meta.controller_ref(job)
     if ref is None or ref.get("kind") != kinds.JOBFLOW.kind or not ref.get("uid") or not meta.uid(jobflow):

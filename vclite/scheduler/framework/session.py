@@ -241,6 +241,15 @@ class Session:
 
     # ---- conditions ------------------------------------------------------------------------------
     def set_condition(self, job: JobInfo, ctype: CondType, true: bool, reason: str, message: str) -> None:
+        status = "True" if true else "False"
+        for c in job.conditions:   # the same condition again (the common case): nothing to build
+            if c.get("type") == ctype:
+                if c.get("status") == status and (c.get("reason") or "") == reason and \
+                        (c.get("message") or "") == message:
+                    if ctype == CondType.UNSCHEDULABLE:
+                        (self.unschedulable_now.add if true else self.unschedulable_now.discard)(job.uid)
+                    return
+                break
         status_mod.upsert(job.conditions, {
             "type": str(ctype), "status": "True" if true else "False", "transitionID": self.uid,
             "lastTransitionTime": self.now_text(), "reason": str(reason), "message": message})
@@ -292,8 +301,8 @@ def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResul
         pipelined = sorted(job.index.get(tasks_mod.TaskStatus.PIPELINED, {}).values(), key=lambda t: t.key)
         if pipelined:
             result.pipelined[job.uid] = [t.node for t in pipelined]
-        new = status_mod.podgroup_status(job, job.uid in ssn.unschedulable_now, binding_scheduled)
-        if status_mod.status_changed(job.podgroup.get("status"), new):
+        new = status_mod.podgroup_status_update(job, job.uid in ssn.unschedulable_now, binding_scheduled)
+        if new is not None:
             result.podgroup_status[job.uid] = new
     allocated = status_mod.queue_allocated(ssn.jobs, ssn.queues, ssn.dims)
     for name, queue in ssn.queues.items():

@@ -263,7 +263,7 @@ def _job_info(pg: Obj, dims: dims_mod.Dims, prio: _Priorities, memo: _Memo, min_
         min_task_member={str(k): _int(v, 0) for k, v in mtm.items()} if mtm else {},
         priority=prio.job(pg), created=memo.created(pg), phase=phase,
         min_resources=memo.vector(dims, min_list) if min_list is not None else None,
-        allocated=dims.zeros(), conditions=[dict(c) for c in conditions] if conditions else [])
+        allocated=dims.zeros(), conditions=list(conditions) if conditions else [])
 
 
 def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> Snapshot:

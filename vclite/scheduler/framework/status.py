@@ -92,6 +92,22 @@ def podgroup_status(job: jobs_mod.JobInfo, unschedulable_now: bool, binding_sche
 _COUNTS = ("running", "succeeded", "failed")
 
 
+def podgroup_status_update(job: jobs_mod.JobInfo, unschedulable_now: bool,
+                           binding_scheduled: bool = False) -> Obj | None:
+    """`podgroup_status(...)` when it differs from the stored status (status_changed), else None;
+    the common case, nothing changed, builds nothing."""
+    old = job.podgroup.get("status") or {}
+    index = job.index
+    if (old.get("phase") == phase(job, unschedulable_now, binding_scheduled)
+            and (old.get("running") or 0) == len(index.get(TaskStatus.RUNNING, ()))
+            and (old.get("succeeded") or 0) == len(index.get(TaskStatus.SUCCEEDED, ()))
+            and (old.get("failed") or 0) == len(index.get(TaskStatus.FAILED, ()))
+            and not _conditions_differ(old.get("conditions"), job.conditions)):
+        return None
+    new = podgroup_status(job, unschedulable_now, binding_scheduled)
+    return new if status_changed(old, new) else None
+
+
 def _conditions_differ(old: list | None, new: list | None) -> bool:
     old, new = old or [], new or []
     if len(old) != len(new):

@@ -86,29 +86,43 @@ class Overcommit:
             if job.phase == scheduling.PodGroupPhase.INQUEUE or (
                     job.phase == scheduling.PodGroupPhase.RUNNING and job.ready_task_num() >= job.min_available):
                 self.inqueue += np.maximum(min_res - job.allocated, 0)
+        # Verdicts by minResources vector (snapshots share one read-only vector per distinct list)
+        # while `inqueue` is unchanged: a queue of equal jobs costs one check, not one per job.
+        self._verdicts: dict[int, tuple[np.ndarray, str | None]] = {}
         reg.add(hooks.Point.JOB_ENQUEUEABLE, self.job_enqueueable)
         reg.add(hooks.Point.JOB_ENQUEUED, self.job_enqueued)
+
+    def _verdict(self, min_req: np.ndarray) -> str | None:
+        """None if `min_req` fits; else why not."""
+        hit = self._verdicts.get(id(min_req))
+        if hit is not None and hit[0] is min_req:
+            return hit[1]
+        dims = self.ssn.dims
+        cols = (min_req > 0) & dims.not_pods
+        short = cols & (self.inqueue + min_req > self.idle + dims_mod.TOLERANCE)
+        why = None
+        if short.any():
+            which = list(np.flatnonzero(short))
+            room = np.maximum(self.idle - self.inqueue, 0)
+            why = (f"{OVERUSED}: job needs {dims.describe(min_req, which)} but the cluster can admit at most "
+                   f"{dims.describe(room, which)} more (overcommit-factor {_valid(self.arguments.factor):g})")
+        self._verdicts[id(min_req)] = (min_req, why)
+        return why
 
     def job_enqueueable(self, job: "jobs_mod.JobInfo") -> hooks.Vote:
         min_req = job.min_resources
         if min_req is None:
             return hooks.Vote.PERMIT
-        dims = self.ssn.dims
-        cols = (min_req > 0) & dims.not_pods
-        short = cols & (self.inqueue + min_req > self.idle + dims_mod.TOLERANCE)
-        if not short.any():
+        why = self._verdict(min_req)
+        if why is None:
             return hooks.Vote.PERMIT
-        which = list(np.flatnonzero(short))
-        room = np.maximum(self.idle - self.inqueue, 0)
-        self.ssn.note_enqueue_rejection(
-            job, scheduling.ConditionReason.NOT_ENOUGH_RESOURCES,
-            f"{OVERUSED}: job needs {dims.describe(min_req, which)} but the cluster can admit at most "
-            f"{dims.describe(room, which)} more (overcommit-factor {_valid(self.arguments.factor):g})")
+        self.ssn.note_enqueue_rejection(job, scheduling.ConditionReason.NOT_ENOUGH_RESOURCES, why)
         return hooks.Vote.REJECT
 
     def job_enqueued(self, job: "jobs_mod.JobInfo") -> None:
         if job.min_resources is not None:
             self.inqueue += job.min_resources
+            self._verdicts.clear()
 
     def on_session_close(self, ssn: "session_mod.Session") -> None:
         return None
