@@ -47,10 +47,11 @@ def kind_of(obj: Obj) -> kinds.Kind:
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386 JSON merge patch."""
+    """RFC 7386 JSON merge patch. The result shares the parts of `target` the patch leaves alone
+    (treat it as read-only, or copy it, if `target` must not change)."""
     if not isinstance(patch, dict):
         return memory.clone(patch)
-    result = memory.clone(target) if isinstance(target, dict) else {}
+    result = dict(target) if isinstance(target, dict) else {}
     for k, v in patch.items():
         if v is None:
             result.pop(k, None)
@@ -87,34 +88,37 @@ class InProcessClient:
             self.store.create(kinds.NAMESPACE, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns},
                                                 "status": {"phase": "Active"}})
 
+    # Admission returns a fresh deep copy of what it admits (defaults applied): that copy is handed
+    # to the store as its own (owned=True), so a write copies the caller's object once.
     def create(self, obj: Obj) -> Obj:
         kind = kind_of(obj)
-        obj = memory.clone(obj)
-        obj["apiVersion"] = kind.api_version
+        obj = {**obj, "apiVersion": kind.api_version}
         if kind.namespaced:
-            obj.setdefault("metadata", {}).setdefault("namespace", "default")
-            if not obj["metadata"]["namespace"]:
-                obj["metadata"]["namespace"] = "default"
+            md = obj["metadata"] = dict(obj.get("metadata") or {})
+            if not md.get("namespace"):
+                md["namespace"] = "default"
         admitted = self._admit(admission.Operation.CREATE, kind, obj, None)
         self._ensure_namespace(kind, admitted)
-        return self.store.create(kind, admitted)
+        return self.store.create(kind, admitted, owned=True)
 
     def _current(self, kind: kinds.Kind, obj: Obj) -> Obj:
+        """The stored object (read only), or NotFound."""
         md = obj.get("metadata") or {}
-        return self.store.get(kind, md.get("namespace") or "default", md.get("name", ""))
+        ns, name = md.get("namespace") or "default", md.get("name", "")
+        current = self.store.peek(kind, ns, name)
+        return current if current is not None else self.store.get(kind, ns, name)
 
     def update(self, obj: Obj) -> Obj:
         kind = kind_of(obj)
-        obj = dict(obj, apiVersion=kind.api_version)
         old = self._current(kind, obj)
-        candidate = memory.clone(obj)
+        candidate = {**obj, "apiVersion": kind.api_version}
         if kind.has_status:
             if "status" in old:
                 candidate["status"] = old["status"]
             else:
                 candidate.pop("status", None)
         admitted = self._admit(admission.Operation.UPDATE, kind, candidate, old)
-        return self.store.update(kind, admitted)
+        return self.store.update(kind, admitted, owned=True)
 
     def update_status(self, obj: Obj) -> Obj:
         kind = kind_of(obj)
@@ -129,10 +133,12 @@ class InProcessClient:
         return self.store.update(kind, admitted, subresource="status")
 
     def patch(self, kind: kinds.Kind, namespace: str, name: str, patch: Obj, status: bool = False) -> Obj:
-        current = self.store.get(kind, namespace, name)
-        patched = merge_patch(current, patch)
-        patched["metadata"]["resourceVersion"] = (patch.get("metadata") or {}).get("resourceVersion") or \
-            current["metadata"]["resourceVersion"]
+        current = self.store.peek(kind, namespace if kind.namespaced else "", name)
+        if current is None:
+            current = self.store.get(kind, namespace, name)   # raises NotFound
+        patched = merge_patch(current, patch)   # shares what it does not change with the stored object
+        patched["metadata"] = {**patched["metadata"], "resourceVersion": (
+            (patch.get("metadata") or {}).get("resourceVersion") or current["metadata"]["resourceVersion"])}
         return self.update_status(patched) if status else self.update(patched)
 
     def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background") -> Obj | None:

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.live import Live
 
 from vclite.api import batch, flow, kinds, meta, yamlio
+from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer
 from vclite.cli import manifests, view
 from vclite.executor import nodes as nodes_mod
@@ -36,15 +37,44 @@ def snapshot(client: Any) -> view.Snapshot:
                          client.list(kinds.POD))
 
 
-def finished(jobflows: list[dict], jobs: list[dict]) -> bool:
-    """Every JobFlow and every standalone vcjob (not created by a JobFlow) is done."""
-    return all(meta.phase(jf) in FLOW_DONE for jf in jobflows) and \
-        all(meta.phase(j) in JOB_DONE for j in jobs if flow.CREATED_BY_JOB_FLOW not in meta.labels(j))
-
-
 def succeeded(snap: view.Snapshot) -> bool:
     return all(meta.phase(jf) == flow.FlowPhase.SUCCEED for jf in snap.jobflows) and \
         all(meta.phase(j) == batch.JobPhase.COMPLETED for j in view.standalone_jobs(snap))
+
+
+class Progress:
+    """What `vcctl run` follows, kept from watch events so that a check costs nothing per object:
+    the JobFlows and standalone vcjobs (not created by a JobFlow) not finished yet (`done`: the
+    run ends when none is left), and the phase changes not yet printed (`changes`, in the order
+    they happened)."""
+
+    def __init__(self) -> None:
+        self.unfinished: set[str] = set()
+        self._phases: dict[str, str] = {}
+        self._changed: dict[str, None] = {}
+
+    def observe(self, ev: Any) -> None:
+        obj = ev.object
+        is_flow = obj.get("kind") == kinds.JOBFLOW.kind
+        what = f"{'JobFlow' if is_flow else 'vcjob'} {meta.key(obj)}"
+        phase = "" if ev.type == "DELETED" else meta.phase(obj)
+        follows = is_flow or flow.CREATED_BY_JOB_FLOW not in meta.labels(obj)
+        if ev.type != "DELETED" and follows and phase not in (FLOW_DONE if is_flow else JOB_DONE):
+            self.unfinished.add(what)
+        else:
+            self.unfinished.discard(what)
+        if phase and self._phases.get(what) != phase:
+            self._phases[what] = phase
+            self._changed[what] = None
+
+    def done(self) -> bool:
+        return not self.unfinished
+
+    def changes(self) -> list[str]:
+        """Lines for the phases that appeared or changed since the last call (view.transitions)."""
+        lines = [f"{what}: {self._phases[what]}" for what in self._changed]
+        self._changed.clear()
+        return lines
 
 
 def as_list(client: Any) -> dict:
@@ -129,18 +159,21 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
     problems = manifests.apply_all(rt.client, docs)
     if problems:  # validated already; only a race with nothing could get here
         raise manifests.InvalidManifests(problems)
-    last_phases: dict[str, str] = {}
     start = rt.clock.monotonic()
     last_draw = -1.0
     live = Live(console=console, auto_refresh=False, transient=False) if live_view else None
-    flows, jobs = informer.Informer(rt.client, kinds.JOBFLOW), informer.Informer(rt.client, kinds.JOB)
-    flows.start()
-    jobs.start()
+    progress = Progress()
+    flows = informer.Informer(rt.client, kinds.JOBFLOW, progress.observe)
+    jobs = informer.Informer(rt.client, kinds.JOB, progress.observe)
+    for inf in (flows, jobs):
+        inf.start()
+        for obj in inf.list():   # (applied before the informers started: no event of their own)
+            progress.observe(client_mod.WatchEvent(client_mod.EventType.ADDED, inf.kind, obj, None))
 
     def tick(final: bool = False) -> None:
-        """Live view: redraw at most 10 times a second. Otherwise: a line per phase change, read
-        from the informers' caches (cheap enough to run after every burst of work)."""
-        nonlocal last_phases, last_draw
+        """Live view: redraw at most 10 times a second. Otherwise: a line per phase change, as
+        the watch reported them (cheap enough to run after every burst of work)."""
+        nonlocal last_draw
         if quiet:
             return
         if live is not None:
@@ -149,10 +182,11 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
                 last_draw = now
                 live.update(view.render(snapshot(rt.client), rt.clock.now()), refresh=True)
             return
-        now_phases = view.phases(view.Snapshot(flows.list(), jobs.list(), [], []))
-        for line in view.transitions(last_phases, now_phases):
-            console.print(f"[{rt.clock.monotonic() - start:7.2f}s] {line}", highlight=False)
-        last_phases = now_phases
+        lines = progress.changes()
+        if lines:   # plain lines (no live view here): written directly, rich's rendering is per line
+            elapsed = f"[{rt.clock.monotonic() - start:7.2f}s]"
+            console.file.write("".join(f"{elapsed} {line}\n" for line in lines))
+            console.file.flush()
 
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, rt.request_stop)
@@ -160,7 +194,7 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
     try:
         if live is not None:
             live.start()
-        done = await rt.run_until(lambda: finished(flows.list(), jobs.list()), timeout=timeout,
+        done = await rt.run_until(progress.done, timeout=timeout,
                                   on_tick=None if quiet else tick)
         tick(final=True)
         return done, snapshot(rt.client)

@@ -109,8 +109,10 @@ class MemoryStore:
             if sub.active and (sub.kind is None or sub.kind == kind.kind):
                 sub.handler(ev)
 
-    def create(self, kind: kinds.Kind, obj: Obj) -> Obj:
-        obj = clone(obj)
+    def create(self, kind: kinds.Kind, obj: Obj, owned: bool = False) -> Obj:
+        """Store a copy of `obj` (`owned`: the caller hands over `obj` itself, sharing nothing)."""
+        if not owned:
+            obj = clone(obj)
         md = obj.setdefault("metadata", {})
         name = md.get("name")
         if not name and md.get("generateName"):
@@ -139,7 +141,9 @@ class MemoryStore:
         self._emit("ADDED", kind, obj, None)
         return clone(obj)
 
-    def update(self, kind: kinds.Kind, obj: Obj, subresource: str | None = None) -> Obj:
+    def update(self, kind: kinds.Kind, obj: Obj, subresource: str | None = None, owned: bool = False) -> Obj:
+        """Store a copy of `obj` as the new version (`owned`: the caller hands over `obj` itself,
+        sharing nothing; ignored for the status subresource, whose status is always copied)."""
         md = obj.get("metadata") or {}
         ns = (md.get("namespace") or "default") if kind.namespaced else ""
         name = md.get("name", "")
@@ -160,7 +164,7 @@ class MemoryStore:
             else:
                 new.pop("status", None)
         else:
-            new = clone(obj)
+            new = obj if owned else clone(obj)
             if kind.has_status:
                 if "status" in old:
                     new["status"] = old["status"]

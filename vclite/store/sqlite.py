@@ -264,13 +264,13 @@ class SqliteStore(memory.MemoryStore):
                 if sub.active and (sub.kind is None or sub.kind == ev.kind.kind):
                     sub.handler(ev)
 
-    def create(self, kind: kinds.Kind, obj: Obj) -> Obj:
+    def create(self, kind: kinds.Kind, obj: Obj, owned: bool = False) -> Obj:
         with self._transaction():
-            return super().create(kind, obj)
+            return super().create(kind, obj, owned)
 
-    def update(self, kind: kinds.Kind, obj: Obj, subresource: str | None = None) -> Obj:
+    def update(self, kind: kinds.Kind, obj: Obj, subresource: str | None = None, owned: bool = False) -> Obj:
         with self._transaction():
-            return super().update(kind, obj, subresource)
+            return super().update(kind, obj, subresource, owned)
 
     def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background") -> Obj | None:
         with self._transaction():
