@@ -1,0 +1,121 @@
+"""Where a hop's time goes: per component, the syncs and CPU time each job of a flow costs.
+
+Runs the peer benchmark's shapes (a chain of `true` jobs, and start -> N parallel -> end) on the
+embedded control plane in this process — the real runtime, API, controllers, scheduler and local
+executor, started as `vcctl run` starts them — and prints, per component, how many syncs each job
+took and their time, plus the rest (the event loop, process start-up and waiting). The total per job
+of the chain, less the one-job run, is the per-hop cost `benchmarks/dag_hops.py` measures from
+outside (there with interpreter start-up and output). Never asserts anything.
+
+    python benchmarks/hop_costs.py [--chain 50] [--fan 200] [--runs 3]
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import pathlib
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from vclite.api import kinds, yamlio  # noqa: E402
+from vclite.apiserver import client as client_mod  # noqa: E402
+from vclite.cli import manifests  # noqa: E402
+from vclite.cli import run as run_mod  # noqa: E402
+
+TEMPLATE = """---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {{name: {name}}}
+spec:
+  minAvailable: 1
+  tasks:
+    - name: main
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+            - {{name: main, image: busybox, command: ["true"], resources: {{requests: {{cpu: "1"}}}}}}
+"""
+
+
+def flow_yaml(shape: str, n: int) -> str:
+    """The same JobFlow as ../shared/bench/peer-dag/vclite_dag.py writes."""
+    if shape == "chain":
+        deps = {f"c{i}": ([f"c{i - 1}"] if i else []) for i in range(n)}
+    else:
+        deps = {"start": [], **{f"m{i}": ["start"] for i in range(n)}, "end": [f"m{i}" for i in range(n)]}
+    flows = [f"    - name: {name}" + (f"\n      dependsOn: {{targets: [{', '.join(d)}]}}" if d else "")
+             for name, d in deps.items()]
+    return "".join(TEMPLATE.format(name=name) for name in deps) + (
+        "---\napiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: bench}\n"
+        "spec:\n  jobRetainPolicy: retain\n  flows:\n" + "\n".join(flows) + "\n")
+
+
+def measure(shape: str, n: int) -> tuple[float, int, dict[str, float], collections.Counter]:
+    """(seconds, jobs, seconds per component, syncs per component) for one run."""
+    docs = yamlio.load_string(flow_yaml(shape, n), "bench.yaml")
+    spent: dict[str, float] = collections.defaultdict(float)
+    syncs: collections.Counter = collections.Counter()
+    with tempfile.TemporaryDirectory(prefix="hop-costs-") as work:
+        rt = run_mod.build_runtime(None, None, work)
+
+        def on_sync(component: str, seconds: float) -> None:
+            spent[component] += seconds
+            syncs[component] += 1
+        rt.on_sync = on_sync
+
+        async def go() -> float:
+            rt.start()
+            problems = manifests.apply_all(rt.client, docs)
+            assert not problems, problems
+            progress = run_mod.Progress()
+            for kind in (kinds.JOBFLOW, kinds.JOB):
+                for obj in rt.client.list(kind):
+                    progress.observe(client_mod.WatchEvent(client_mod.EventType.ADDED, kind, obj, None))
+                rt.client.watch(kind, progress.observe)
+            t0 = time.perf_counter()
+            ok = await rt.run_until(progress.done, timeout=600)
+            elapsed = time.perf_counter() - t0
+            await rt.shutdown()
+            if not ok:
+                raise SystemExit(f"{shape} {n}: the flow did not finish")
+            return elapsed
+        elapsed = asyncio.run(go())
+    return elapsed, n if shape == "chain" else n + 2, spent, syncs
+
+
+def report(label: str, results: list[tuple[float, int, dict[str, float], collections.Counter]]) -> float:
+    best = min(results, key=lambda r: r[0])
+    elapsed, jobs, spent, syncs = best
+    print(f"\n{label}: {jobs} jobs, {elapsed:.3f} s in the control plane (best of {len(results)}), "
+          f"{elapsed / jobs * 1000:.2f} ms per job")
+    print(f"  {'component':24s} {'syncs/job':>9s} {'ms/job':>8s} {'µs/sync':>8s}")
+    for name in sorted(spent, key=lambda k: -spent[k]):
+        print(f"  {name:24s} {syncs[name] / jobs:9.1f} {spent[name] / jobs * 1000:8.2f} "
+              f"{spent[name] / syncs[name] * 1e6:8.0f}")
+    rest = elapsed - sum(spent.values())
+    print(f"  {'rest (loop, processes)':24s} {'':9s} {rest / jobs * 1000:8.2f}")
+    return elapsed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--chain", type=int, default=50)
+    ap.add_argument("--fan", type=int, default=200)
+    ap.add_argument("--runs", type=int, default=3)
+    a = ap.parse_args()
+    one = min(measure("chain", 1)[0] for _ in range(a.runs))
+    chain = report(f"chain of {a.chain}", [measure("chain", a.chain) for _ in range(a.runs)])
+    print(f"  per hop (chain − one job) / {a.chain - 1}: {(chain - one) / (a.chain - 1) * 1000:.2f} ms")
+    report(f"fan 1 + {a.fan} + 1", [measure("fan", a.fan) for _ in range(a.runs)])
+
+
+if __name__ == "__main__":
+    main()
