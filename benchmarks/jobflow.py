@@ -135,9 +135,9 @@ def bench_completion(sizes: list[int], samples: int) -> None:
         sync = controller_sync(n, min(samples, 20))
         print(f"| {n:,} | {statistics.median(decide) * 1e6:.0f} µs | {statistics.median(assemble) * 1e6:.0f} µs | "
               f"{write * 1000:.1f} ms | {full * 1000:.1f} ms | {sync * 1000:.2f} ms |")
-    print(f"\nA status of {controller_mod.BIG_STATUS:,} entries or more is written at most every "
-          f"{controller_mod.STATUS_WRITE_GAP} s (at once when the phase changes or a retry or creation failure "
-          "must be recorded); below that, every sync writes it.")
+    print(f"\nA status is rewritten at most every {controller_mod.STATUS_WRITE_GAP} s "
+          f"({controller_mod.BIG_WRITE_GAP} s from {controller_mod.BIG_STATUS:,} entries), at once when the phase "
+          "changes, a retry or creation failure must be recorded, or the flow has finished.")
 
 
 def status_write(obj: Obj) -> float:

@@ -112,7 +112,7 @@ def _conditions_differ(old: list | None, new: list | None) -> bool:
     old, new = old or [], new or []
     if len(old) != len(new):
         return True
-    return any(not same_condition(a, b) for a, b in zip(old, new))
+    return any(a is not b and not same_condition(a, b) for a, b in zip(old, new))
 
 
 def status_changed(old: Obj | None, new: Obj) -> bool:

@@ -62,6 +62,8 @@ class Drf:
         self.ssn = ssn
         self.inv = inverse(ssn.total)
         for uid, job in ssn.jobs.items():
+            if not job.tasks:
+                continue   # nothing allocated, nothing to allocate or evict: share 0 (job_order's default)
             self.allocated[uid] = job.allocated.copy()
             self.shares[uid] = _share(job.allocated, self.inv)
         reg.add(hooks.Point.PREEMPTABLE, self.preemptable, key=self.preemptor_share)

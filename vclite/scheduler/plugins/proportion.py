@@ -139,6 +139,8 @@ class Proportion:
 
     @staticmethod
     def _account(job: "jobs_mod.JobInfo", attr: QueueAttr) -> None:
+        if not job.tasks and job.phase == scheduling.PodGroupPhase.PENDING:
+            return   # a waiting PodGroup without pods adds nothing (every term below is zero)
         for t in job.tasks.values():
             if t.status in tasks_mod.ALLOCATED_STATUS:
                 attr.allocated += t.req
