@@ -13,8 +13,10 @@ name), so all it remembers is re-derivable: the controller stays level-triggered
 Triggers (level-triggered; any duplicate or lost event is harmless):
 - JobFlow added/updated/deleted -> that JobFlow (its own status writes are ignored).
 - any vcjob event for a vcjob a JobFlow controls (controller ownerRef, else the createdByJobFlow
-  label) -> that JobFlow, at once when it can decide something (created, deleted, finished, or a
-  probe target), else coalesced over STATUS_REFRESH seconds.
+  label) -> that JobFlow, at once when it can decide something (created by someone else, deleted,
+  just finished, or a probe target), else coalesced over STATUS_REFRESH seconds (e.g. a finished
+  vcjob's later status writes). The creations of the sync under way are observed from what
+  `create` returned.
 - JobTemplate added -> a fan-out key `JobTemplate:<ns>/<name>`; its sync enqueues every unfinished
   JobFlow of that namespace naming the template.
 - PodGroup of a vcjob whose scheduler Unschedulable reason changed -> that vcjob's JobFlow, coalesced:
@@ -79,6 +81,18 @@ PROBE_BACKOFF, PROBE_FACTOR, PROBE_MAX = 0.05, 1.5, 0.5
 URGENT_PHASES = batch.FINISHED_PHASES | {batch.JobPhase.TERMINATING}
 
 
+def job_event_is_urgent(ev: client_mod.WatchEvent, flow_phase: str) -> bool:
+    """Whether a vcjob's event must sync its JobFlow at once (else: within STATUS_REFRESH). At once:
+    created, deleted or being deleted, just finished (or Terminating), and any change of a finished
+    vcjob once its flow has finished (its last status, e.g. the end time, then shows at once)."""
+    if ev.type != client_mod.EventType.MODIFIED or ev.old is None or meta.is_deleting(ev.object):
+        return True
+    phase = meta.phase(ev.object)
+    if phase not in URGENT_PHASES:
+        return False
+    return phase != meta.phase(ev.old) or flow_phase in status_mod.FINAL
+
+
 class JobFlowController:
     name = "jobflow-controller"
 
@@ -97,6 +111,7 @@ class JobFlowController:
         self._dirty: dict[str, set[str]] = collections.defaultdict(set)
         self._probe_delay: dict[str, float] = {}
         self._written: dict[str, float] = {}      # JobFlow -> when its status was last written (monotonic)
+        self._creating: set[str] = set()          # names of the vcjobs the sync under way creates
 
     # ---- watches: only enqueue ----------------------------------------------------------------
     def start(self) -> None:
@@ -125,15 +140,17 @@ class JobFlowController:
         self.queue.add(meta.key(ev.object))
 
     def _on_job(self, ev: client_mod.WatchEvent) -> None:
-        """A vcjob created, deleted, in a phase that can decide something, or watched by a probe syncs
+        """A vcjob event that can decide something (job_event_is_urgent), or of a probe's target, syncs
         its JobFlow at once. Other changes (Pending -> Running, task counts) only refresh the status,
         coalesced over STATUS_REFRESH seconds, so a busy flow is not recomputed on every pod change."""
-        urgent = ev.type != client_mod.EventType.MODIFIED or ev.old is None or meta.is_deleting(ev.object) or \
-            meta.phase(ev.object) in URGENT_PHASES
+        if ev.type == client_mod.EventType.ADDED and self._creating and meta.name(ev.object) in self._creating:
+            return   # a vcjob this sync is creating: the engine observes what create returns
         for obj in (ev.object, ev.old):
             key = objects.jobflow_key_of(obj) if obj else None
             if not key:
                 continue
+            ns, _, name = key.partition("/")
+            urgent = job_event_is_urgent(ev, meta.phase(self.jobflows.get(ns, name) or {}))
             self._dirty[key].add(meta.name(obj))
             eng = self._engines.get(key)
             if urgent or (eng is not None and eng.probe_waiters and meta.name(obj) in eng.watched_jobs()):
@@ -155,7 +172,12 @@ class JobFlowController:
 
     # ---- sync -----------------------------------------------------------------------------------
     def sync(self, key: Hashable) -> None:
-        key = str(key)
+        try:
+            self._sync(str(key))
+        finally:
+            self._creating.clear()
+
+    def _sync(self, key: str) -> None:
         if key.startswith(TEMPLATE_KEY_PREFIX):
             self._fan_out(key[len(TEMPLATE_KEY_PREFIX):])
             return
@@ -267,6 +289,7 @@ class JobFlowController:
             job = self._build(jobflow, eng, template, inst, notes)
             if job is None:
                 continue
+            self._creating.add(inst.name)
             try:
                 created = self.client.create(job)
             except errors.AlreadyExists:
