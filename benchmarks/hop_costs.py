@@ -105,11 +105,20 @@ def report(label: str, results: list[tuple[float, int, dict[str, float], collect
     return elapsed
 
 
+def at_least(low: int):
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+    return parse
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--chain", type=int, default=50)
-    ap.add_argument("--fan", type=int, default=200)
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--chain", type=at_least(2), default=50, help="jobs in the chain (at least 2: hops need two)")
+    ap.add_argument("--fan", type=at_least(1), default=200, help="parallel jobs between start and end")
+    ap.add_argument("--runs", type=at_least(1), default=3, help="runs of each shape (the best is shown)")
     a = ap.parse_args()
     one = min(measure("chain", 1)[0] for _ in range(a.runs))
     chain = report(f"chain of {a.chain}", [measure("chain", a.chain) for _ in range(a.runs)])
