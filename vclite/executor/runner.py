@@ -2,16 +2,20 @@
 
 Layout of a pod's directory `<poddir>` (the executor uses `<workdir>/<namespace>/<pod>/`):
 - `logs/<container>.log` — stdout and stderr of every run of the container, appended across restarts;
+- `logs/<container>.termination-log` — the container's termination message file, whatever its
+  terminationMessagePath says; its path is in `$TERMINATION_MESSAGE_PATH` (removed before each run,
+  created by the container if it writes one). After the process exits, up to 4096 bytes of it become
+  `state.terminated.message` (with terminationMessagePolicy FallbackToLogsOnError, a missing or empty
+  file and a non-zero exit take the log's last 80 lines / 2 KiB);
 - `<mountPath>` — each volumeMount, as a symlink: `/etc/volcano` is `$VC_POD_DIR/etc/volcano`, so the
   `worker.host` file Volcano's svc plugin mounts is `$VC_POD_DIR/etc/volcano/worker.host` locally.
   configMap volumes are written as files (keys or `items`, defaultMode / mode applied), emptyDir and
   any other volume type is an empty directory, hostPath is the host path itself, and a
   persistentVolumeClaim is `<poddir>/../_pvc/<claimName>/`, shared by the namespace's pods. The
   mount paths `/logs` and `/.vclite` are reserved;
-- `.vclite/termination-log/<container>` — the container's termination message file, whatever its
-  terminationMessagePath says; its path is in `$TERMINATION_MESSAGE_PATH`. After the process exits,
-  up to 4096 bytes of it become `state.terminated.message` (with terminationMessagePolicy
-  FallbackToLogsOnError, an empty file and a non-zero exit take the log's last 80 lines / 2 KiB).
+- `.vclite/volumes/<volume>` — emptyDir and configMap volumes (made only for pods that have some).
+Nothing else is created: a directory or file costs a few hundred microseconds on some disks, and a
+pod of a fast chain would pay them on every hop.
 The process environment is the host's, plus VC_POD_DIR, TERMINATION_MESSAGE_PATH and HOSTNAME (the
 pod's hostname), plus the container's env (see envvars). The working directory is `workingDir`
 when that is an existing host directory not under a mount; otherwise `<poddir>/<workingDir>`
@@ -132,16 +136,14 @@ class PodRunner:
         missing = envvars.missing_commands(self.pod)
         if missing:
             raise NoCommandError(envvars.no_command_message(self.pod, missing))
-        for sub in ("logs", ".vclite/termination-log"):
-            (self.pod_dir / sub).mkdir(parents=True, exist_ok=True)
+        (self.pod_dir / "logs").mkdir(parents=True, exist_ok=True)
         sources = self._materialize_volumes()
         mounts = self._mount(sources)
         self.launches = {name: self._launch(c, mounts) for name, c in self._specs.items()}
 
     def _materialize_volumes(self) -> dict[str, Path]:
         root = self.pod_dir / ".vclite" / "volumes"
-        shutil.rmtree(root, ignore_errors=True)
-        root.mkdir(parents=True)
+        shutil.rmtree(root, ignore_errors=True)   # made again below, only if a volume needs it
         sources: dict[str, Path] = {}
         for vol in (self.pod.get("spec") or {}).get("volumes") or []:
             name = vol.get("name", "")
@@ -216,7 +218,7 @@ class PodRunner:
 
     def _launch(self, c: Obj, mounts: dict[str, Path]) -> Launch:
         name = c.get("name", "")
-        term = self.pod_dir / ".vclite" / "termination-log" / name
+        term = self.pod_dir / "logs" / f"{name}.termination-log"
         spec = self.pod.get("spec") or {}
         injected = {"VC_POD_DIR": str(self.pod_dir), "TERMINATION_MESSAGE_PATH": str(term),
                     "HOSTNAME": spec.get("hostname") or meta.name(self.pod)}
@@ -290,7 +292,7 @@ class PodRunner:
     async def _run_once(self, st: podstatus.ContainerState) -> None:
         assert self.launches is not None
         launch = self.launches[st.name]
-        launch.termination_log.write_bytes(b"")
+        launch.termination_log.unlink(missing_ok=True)   # a message is this run's, never the last one's
         offset = launch.log.stat().st_size if launch.log.exists() else 0
         try:
             with open(launch.log, "ab") as log:
