@@ -1,4 +1,4 @@
-"""Runs one pod's containers as host processes (asyncio subprocesses): the process half of the kubelet.
+"""Runs one pod's containers as host processes (see processes.py): the process half of the kubelet.
 
 Layout of a pod's directory `<poddir>` (the executor uses `<workdir>/<namespace>/<pod>/`):
 - `logs/<container>.log` — stdout and stderr of every run of the container, appended across restarts;
@@ -41,7 +41,7 @@ import signal
 from typing import Any, Callable
 
 from vclite.api import core, meta
-from vclite.executor import envvars, podstatus
+from vclite.executor import envvars, podstatus, processes
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -120,7 +120,7 @@ class PodRunner:
         self.main = [podstatus.ContainerState(c.get("name", ""), c.get("image", ""), reason=first) for c in apps]
         self._specs = {c.get("name", ""): c for c in list(inits) + list(apps)}
         self.launches: dict[str, Launch] | None = None
-        self._procs: dict[str, asyncio.subprocess.Process] = {}
+        self._procs: dict[str, processes.Child] = {}
         self._stopping = False
         self._stop = asyncio.Event()
         self._done = asyncio.Event()
@@ -296,9 +296,7 @@ class PodRunner:
         offset = launch.log.stat().st_size if launch.log.exists() else 0
         try:
             with open(launch.log, "ab") as log:
-                proc = await asyncio.create_subprocess_exec(
-                    *launch.argv, stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=asyncio.subprocess.STDOUT,
-                    cwd=launch.cwd, env=launch.env, start_new_session=True)
+                proc = await processes.start(launch.argv, cwd=launch.cwd, env=launch.env, log=log)
         except OSError as e:
             st.finish(START_ERROR_EXIT, self._now(), reason=podstatus.Reason.START_ERROR,
                       message=f"failed to start {launch.argv[0]!r}: {e.strerror or e}")
@@ -337,7 +335,7 @@ class PodRunner:
             await self._done.wait()
 
 
-def _signal_group(proc: asyncio.subprocess.Process, sig: int) -> None:
+def _signal_group(proc: processes.Child, sig: int) -> None:
     try:
         os.killpg(proc.pid, sig)
     except (ProcessLookupError, PermissionError):
