@@ -4,7 +4,10 @@ Components read from an informer instead of listing through the API on every syn
 object per read, no work proportional to the whole store. Objects in the cache are the watch's
 shared objects: callers must not modify them (copy first, e.g. to build an update).
 An optional `on_event` handler is chained after the cache is updated, so a component's handler
-always sees a cache that already holds the event.
+always sees a cache that already holds the event. Optional `indexers` (name -> function of an
+object giving an index value, or None for none) keep objects findable by that value
+(`by_index`) in time proportional to what is found, as client-go's Indexers: e.g. the vcjobs made
+from one JobTemplate, or the pods still running, without scanning every object ever kept.
 """
 from __future__ import annotations
 
@@ -17,12 +20,19 @@ from vclite.lib import jsoncopy
 Obj = dict[str, Any]
 
 
+Key = tuple[str, str]   # (namespace, name)
+IndexFn = Callable[[Obj], Any]
+
+
 class Informer:
     def __init__(self, client: client_mod.Client, kind: kinds.Kind,
-                 on_event: Callable[[client_mod.WatchEvent], None] | None = None):
+                 on_event: Callable[[client_mod.WatchEvent], None] | None = None,
+                 indexers: dict[str, IndexFn] | None = None):
         self.client, self.kind, self.on_event = client, kind, on_event
-        self._objects: dict[tuple[str, str], Obj] = {}
+        self._objects: dict[Key, Obj] = {}
         self._subscription: client_mod.Subscription | None = None
+        self._indexers = dict(indexers or {})
+        self._indices: dict[str, dict[Any, dict[Key, Obj]]] = {name: {} for name in self._indexers}
 
     def start(self) -> None:
         """Fill the cache from a list, then follow the watch."""
@@ -30,19 +40,38 @@ class Informer:
             return
         self._subscription = self.client.watch(self.kind, self._handle)
         for obj in self.client.list(self.kind):
-            self._objects.setdefault((meta.namespace(obj), meta.name(obj)), obj)
+            key = (meta.namespace(obj), meta.name(obj))
+            if key not in self._objects:
+                self._store(key, obj)
 
     def stop(self) -> None:
         if self._subscription is not None:
             self._subscription.cancel()
             self._subscription = None
 
+    def _store(self, key: Key, obj: Obj | None) -> None:
+        """Put `obj` under `key` (None: remove it), keeping every index current."""
+        old = self._objects.pop(key, None) if obj is None else self._objects.get(key)
+        if obj is not None:
+            self._objects[key] = obj
+        for name, fn in self._indexers.items():
+            before, after = (fn(old) if old is not None else None), (fn(obj) if obj is not None else None)
+            index = self._indices[name]
+            if before is not None and before != after:
+                bucket = index.get(before)
+                if bucket is not None:
+                    bucket.pop(key, None)
+                    if not bucket:
+                        del index[before]
+            if after is not None:
+                index.setdefault(after, {})[key] = obj
+
     def _handle(self, ev: client_mod.WatchEvent) -> None:
         key = (meta.namespace(ev.object), meta.name(ev.object))
         if ev.type == client_mod.EventType.DELETED:
-            self._objects.pop(key, None)
+            self._store(key, None)
         elif ev.type != client_mod.EventType.BOOKMARK:
-            self._objects[key] = ev.object
+            self._store(key, ev.object)
         if self.on_event is not None:
             self.on_event(ev)
 
@@ -65,6 +94,10 @@ class Informer:
                     continue
             out.append(obj)
         return out
+
+    def by_index(self, name: str, value: Any) -> list[Obj]:
+        """Objects whose indexer `name` gives `value` (read-only), in no particular order."""
+        return list((self._indices[name].get(value) or {}).values())
 
     def copy_of(self, namespace: str, name: str) -> Obj | None:
         """A private copy (to modify and write back), or None."""

@@ -7,7 +7,9 @@ its bugs fixed: the list is recomputed on vcjob add *and* delete (Volcano only o
 jobs linger), it is cleared when no vcjob is left (Volcano never writes an empty list), and names
 and namespaces with dots are handled (the namespace, a DNS label, never has one).
 
-Talks to the cluster only through the Client protocol; watch handlers only enqueue `ns/name`.
+Reads templates and vcjobs from informers (the vcjobs indexed by template), so a sync costs in
+proportion to the template's own vcjobs, not to every vcjob kept. Talks to the cluster only
+through the Client protocol; watch handlers only enqueue `ns/name`.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import Any, Hashable
 
 from vclite.api import flow, kinds, meta
 from vclite.apiserver import client as client_mod
+from vclite.apiserver import informer as informer_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
 from vclite.lib import jsoncopy
@@ -29,6 +32,12 @@ def template_key_of(job: Obj | None) -> str | None:
     value = meta.labels(job).get(flow.CREATED_BY_JOB_TEMPLATE, "") if job else ""
     ns, dot, name = value.partition(".")
     return f"{ns}/{name}" if dot and ns and name else None
+
+
+def _template_index(job: Obj) -> str | None:
+    """The template key a vcjob counts for: its label's, when that names the job's own namespace."""
+    key = template_key_of(job)
+    return key if key is not None and key.partition("/")[0] == meta.namespace(job) else None
 
 
 def depends_on_status(previous: Obj | None, jobs: list[Obj]) -> Obj:
@@ -49,20 +58,18 @@ class JobTemplateController:
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock):
         self.client, self.clock = client, clock
         self.queue = workqueue.WorkQueue(clock)
-        self._subscriptions: list[client_mod.Subscription] = []
+        self.templates = informer_mod.Informer(client, kinds.JOBTEMPLATE, self._on_template)
+        self.jobs = informer_mod.Informer(client, kinds.JOB, self._on_job, indexers={"template": _template_index})
 
     def start(self) -> None:
-        self._subscriptions = [
-            self.client.watch(kinds.JOBTEMPLATE, self._on_template),
-            self.client.watch(kinds.JOB, self._on_job),
-        ]
-        for tmpl in self.client.list(kinds.JOBTEMPLATE):
+        self.jobs.start()
+        self.templates.start()
+        for tmpl in self.templates.items():
             self.queue.add(meta.key(tmpl))
 
     def stop(self) -> None:
-        for sub in self._subscriptions:
-            sub.cancel()
-        self._subscriptions = []
+        self.templates.stop()
+        self.jobs.stop()
 
     def _on_template(self, ev: client_mod.WatchEvent) -> None:
         if ev.type == client_mod.EventType.MODIFIED and ev.old is not None and \
@@ -82,12 +89,13 @@ class JobTemplateController:
 
     def sync(self, key: Hashable) -> None:
         ns, _, name = str(key).partition("/")
-        try:
-            template = self.client.get(kinds.JOBTEMPLATE, ns, name)
-        except errors.NotFound:
+        template = self.templates.get(ns, name)
+        if template is None:
             return
-        jobs = self.client.list(kinds.JOB, ns,
-                                label_selector={flow.CREATED_BY_JOB_TEMPLATE: flow.object_string(ns, name)})
+        jobs = self.jobs.by_index("template", f"{ns}/{name}")
         new_status = depends_on_status(template.get("status"), jobs)
         if new_status != (template.get("status") or {}):
-            self.client.update_status({**template, "status": new_status})
+            try:
+                self.client.update_status({**template, "status": new_status})
+            except errors.NotFound:
+                return   # deleted meanwhile

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Hashable
 
-from vclite.api import kinds, meta
+from vclite.api import batch, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer as informer_mod
 from vclite.lib import clock as clock_mod
@@ -33,6 +33,18 @@ from vclite.scheduler.framework import snapshot
 Obj = dict[str, Any]
 KEY = "session"
 WATCHED = (kinds.POD, kinds.PODGROUP, kinds.QUEUE, kinds.NODE, kinds.PRIORITYCLASS)
+LIVE, FINISHED_IN = "live", "finished-in"   # pod indexes: not finished; finished, by PodGroup key
+
+
+def _live(pod: Obj) -> bool | None:
+    return None if snapshot.finished(pod) else True
+
+
+def _finished_in(pod: Obj) -> str | None:
+    if not snapshot.finished(pod):
+        return None
+    group = meta.annotations(pod).get(batch.GROUP_NAME)
+    return f"{meta.namespace(pod)}/{group}" if group else None
 
 
 class Scheduler:
@@ -49,6 +61,8 @@ class Scheduler:
         self._writing = False
         self._requests: dict = {}  # pod requests memo across sessions (snapshot.ClusterState.request_cache)
         self.informers = {kind.kind: informer_mod.Informer(client, kind, self._on_event) for kind in WATCHED}
+        self.informers[kinds.POD.kind] = informer_mod.Informer(
+            client, kinds.POD, self._on_event, indexers={LIVE: _live, FINISHED_IN: _finished_in})
 
     def start(self) -> None:
         for informer in self.informers.values():
@@ -75,11 +89,20 @@ class Scheduler:
         self._own_writes.add(obj["metadata"]["resourceVersion"])
         return obj
 
+    def _session_pods(self, podgroups: list[Obj]) -> list[Obj]:
+        """The pods a session can see a difference from (snapshot: a finished pod matters only to its
+        own PodGroup), found through the informer's indexes: proportional to what runs, not to the
+        finished pods a long flow keeps."""
+        pods = self.informers[kinds.POD.kind]
+        return [*pods.by_index(LIVE, True), *(p for pg in podgroups for p in pods.by_index(FINISHED_IN, meta.key(pg)))]
+
     def sync(self, key: Hashable) -> None:
-        cached = {kind: informer.list() for kind, informer in self.informers.items()}  # read-only objects
+        cached = {kind: informer.list() for kind, informer in self.informers.items()
+                  if kind != kinds.POD.kind}   # read-only objects
         state = snapshot.ClusterState(
-            nodes=cached["Node"], queues=cached["Queue"], podgroups=cached["PodGroup"], pods=cached["Pod"],
-            priority_classes=cached["PriorityClass"], request_cache=self._requests)
+            nodes=cached["Node"], queues=cached["Queue"], podgroups=cached["PodGroup"],
+            pods=self._session_pods(cached["PodGroup"]), priority_classes=cached["PriorityClass"],
+            request_cache=self._requests)
         result = session_mod.run_session(state, self.conf, self.clock.now(), self.scheduler_name,
                                          binding_scheduled=True)
         self.last_result = result

@@ -34,7 +34,7 @@ from vclite.scheduler.framework import tasks as tasks_mod
 
 Obj = dict[str, Any]
 DEFAULT_SCHEDULER_NAME = batch.DEFAULT_SCHEDULER
-_FINISHED = ("Succeeded", "Failed")
+FINISHED = ("Succeeded", "Failed")
 _EMPTY: dict = {}
 
 
@@ -69,9 +69,14 @@ def _pod_requests(pod: Obj) -> dict[str, dims_mod.Fraction] | None:
         return None  # admission rejects such pods; one that slipped through is not scheduled
 
 
+def finished(pod: Obj) -> bool:
+    """Succeeded or Failed: the pod uses no node resources any more."""
+    return (pod.get("status") or _EMPTY).get("phase") in FINISHED
+
+
 def _relevant(pod: Obj, groups: set[str]) -> bool:
-    """A finished pod (Succeeded/Failed) uses no node resources; it matters only to its gang."""
-    if (pod.get("status") or _EMPTY).get("phase") not in _FINISHED:
+    """A finished pod uses no node resources; it matters only to its gang."""
+    if not finished(pod):
         return True
     group = meta.annotations(pod).get(batch.GROUP_NAME)
     return bool(group) and f"{meta.namespace(pod)}/{group}" in groups
