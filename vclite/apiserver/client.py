@@ -61,6 +61,9 @@ class Client(Protocol):
 
     def patch(self, kind: kinds.Kind, namespace: str, name: str, patch: Obj, status: bool = False) -> Obj: ...
 
+    def bind(self, namespace: str, name: str, node: str, annotations: dict[str, str] | None = None) -> None:
+        """Assign a pod to a node through pods/binding (Conflict if it is assigned already)."""
+
     def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background") -> Obj | None: ...
 
     def watch(self, kind: kinds.Kind | None, handler: WatchHandler,

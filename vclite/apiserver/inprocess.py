@@ -13,6 +13,7 @@ from typing import Any
 
 from vclite.admission import admit as admission
 from vclite.api import kinds, meta
+from vclite.apiserver import binding
 from vclite.apiserver import client as client_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
@@ -140,6 +141,14 @@ class InProcessClient:
         patched["metadata"] = {**patched["metadata"], "resourceVersion": (
             (patch.get("metadata") or {}).get("resourceVersion") or current["metadata"]["resourceVersion"])}
         return self.update_status(patched) if status else self.update(patched)
+
+    def bind(self, namespace: str, name: str, node: str, annotations: dict[str, str] | None = None) -> None:
+        """pods/binding (see binding.py): one write, no pod admission."""
+        current = self.store.peek(kinds.POD, namespace, name)
+        if current is None:
+            current = self.store.get(kinds.POD, namespace, name)   # raises NotFound
+        new = binding.bound(current, node, clock_mod.format_time(self.clock.now()) or "", annotations)
+        self.store.update(kinds.POD, new, subresource="binding", owned=True)
 
     def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background") -> Obj | None:
         old = self.store.get(kind, namespace, name)

@@ -252,7 +252,10 @@ class Server:
             body = resources.decode_body(raw, ctype or JSON_CT, query)
             if not isinstance(body, dict):
                 raise errors.BadRequest("the request body must be an object")
-            code, obj = (resources.create if method == "POST" else resources.update)(be, route, query, body)
+            if route.subresource == "binding":
+                code, obj = resources.bind(be, route, query, body)
+            else:
+                code, obj = (resources.create if method == "POST" else resources.update)(be, route, query, body)
         return json_response(code, obj, JSON_CT, pretty)
 
     @staticmethod
@@ -261,6 +264,8 @@ class Server:
             return ("GET",)
         if route.subresource == "status":
             return ("GET", "PUT", "PATCH")
+        if route.subresource == "binding":
+            return ("POST",)
         if route.is_collection:
             return ("GET", "POST", "DELETE")
         return ("GET", "PUT", "PATCH", "DELETE")

@@ -16,7 +16,8 @@ from vclite.httpserver import routes
 Obj = dict[str, Any]
 
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
-SUB_VERBS = {"status": ["get", "patch", "update"], "log": ["get"]}
+SUB_VERBS = {"status": ["get", "patch", "update"], "log": ["get"], "binding": ["create"]}
+SUB_KINDS = {"binding": "Binding"}   # subresources whose objects are not of the parent's kind
 CATEGORIES = {kinds.POD.kind: ["all"], kinds.SERVICE.kind: ["all"]}
 KUBE_VERSION = (1, 32, 0)
 AGGREGATED_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v={v};as=APIGroupDiscoveryList"
@@ -66,7 +67,7 @@ def api_resource_list(group: str, version: str) -> Obj:
         resources.append(_resource_entry(k))
         for sub in routes.subresources(k):
             resources.append({"name": f"{k.plural}/{sub}", "singularName": "", "namespaced": k.namespaced,
-                              "kind": k.kind, "verbs": SUB_VERBS[sub]})
+                              "kind": SUB_KINDS.get(sub, k.kind), "verbs": SUB_VERBS[sub]})
     gv = f"{group}/{version}" if group else version
     return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}
 
@@ -83,7 +84,8 @@ def _discovery_resource(k: kinds.Kind) -> Obj:
         entry["shortNames"] = list(k.short_names)
     if k.kind in CATEGORIES:
         entry["categories"] = CATEGORIES[k.kind]
-    subs = [{"subresource": s, "responseKind": _response_kind(k), "verbs": SUB_VERBS[s]}
+    subs = [{"subresource": s, "verbs": SUB_VERBS[s], "responseKind": (
+                {"group": "", "version": "v1", "kind": SUB_KINDS[s]} if s in SUB_KINDS else _response_kind(k))}
             for s in routes.subresources(k)]
     if subs:
         entry["subresources"] = subs

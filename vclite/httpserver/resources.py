@@ -20,6 +20,7 @@ import json
 from typing import Any, Mapping
 
 from vclite.api import kinds, meta
+from vclite.apiserver import binding
 from vclite.httpserver import backend as backend_mod
 from vclite.httpserver import bodies, media, patches, routes, tables
 from vclite.httpserver import status as status_mod
@@ -140,6 +141,16 @@ def create(be: backend_mod.Backend, route: routes.Resource, query: Query, body: 
         raise errors.BadRequest(f"a {route.kind.kind} must be created in a namespace: "
                                 f"POST to .../namespaces/<namespace>/{route.kind.plural}")
     return 201, be.client.create(_conform(route, body, name_required=True))
+
+
+def bind(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
+    """POST pods/<name>/binding: assign the pod to the Binding's target node (apiserver/binding.py);
+    answers 201 with a Success Status, as the Kubernetes API does."""
+    _check_dry_run(query)
+    name = route.name or ""
+    node, annotations = binding.target(body, name)
+    be.client.bind(_ns(route), name, node, annotations)
+    return 201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
 
 
 def update(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:

@@ -6,7 +6,7 @@ Resource paths, as kube-apiserver lays them out:
   /apis/<group>/<version>/... the same for every other group
 `/api/v1/namespaces/<name>[/status]` is the Namespace object itself. A namespaced kind's item is
 only reachable under its namespace, a cluster-scoped kind never is; subresources are `status`
-(kinds with a status) and `log` (pods). Everything else is a fixed endpoint (discovery, version,
+(kinds with a status), `log` and `binding` (pods). Everything else is a fixed endpoint (discovery, version,
 OpenAPI, health, metrics) or unknown (None → 404). Trailing slashes are ignored, as clients send
 them (`/version/`, `/api/`).
 """
@@ -82,7 +82,7 @@ def kind_for(group: str, version: str, plural: str) -> kinds.Kind | None:
 
 def subresources(kind: kinds.Kind) -> tuple[str, ...]:
     subs = ("status",) if kind.has_status else ()
-    return subs + (("log",) if kind is kinds.POD else ())
+    return subs + (("log", "binding") if kind is kinds.POD else ())
 
 
 def match(path: str) -> Route | None:

@@ -140,6 +140,13 @@ class HttpClient:
         path = paths.item(kind, namespace, name, "status" if status else None)
         return self._typed(kind, self.request("PATCH", path, patch, MERGE_PATCH))
 
+    def bind(self, namespace: str, name: str, node: str, annotations: dict[str, str] | None = None) -> None:
+        body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": namespace},
+                "target": {"apiVersion": "v1", "kind": "Node", "name": node}}
+        if annotations:
+            body["metadata"]["annotations"] = dict(annotations)
+        self.request("POST", paths.item(kinds.POD, namespace, name, "binding"), body)
+
     def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background") -> Obj | None:
         options = {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": propagation}
         answer = self.request("DELETE", paths.item(kind, namespace, name), options)

@@ -4,7 +4,7 @@ start() keeps informers (read-only caches) of Pods, PodGroups, Queues, Nodes and
 an event that may give it work (triggers.py) adds the single key "session" to its queue, so bursts
 coalesce into one session. sync("session") snapshots the caches (no copies; the session only
 reads them), runs one pure session and writes the results:
-- a bind patches `spec.nodeName`, then sets the pod's PodScheduled=True condition;
+- a bind goes through pods/binding (spec.nodeName and PodScheduled=True in one write);
 - an eviction deletes the pod;
 - PodGroup statuses and Queue `status.allocated` only when they changed (the session already
   ignores time-only differences).
@@ -122,18 +122,12 @@ class Scheduler:
                 self._own_writes.clear()  # versions whose events never came back (async clients)
 
     def _bind(self, binds: dict[str, str]) -> None:
-        now = clock_mod.format_time(self.clock.now())
         for pod_key, node in binds.items():
             ns, name = pod_key.split("/", 1)
             try:
-                pod = self.client.patch(kinds.POD, ns, name, {"spec": {"nodeName": node}})
-                conditions = [c for c in (pod.get("status") or {}).get("conditions") or []
-                              if c.get("type") != "PodScheduled"]
-                conditions.append({"type": "PodScheduled", "status": "True",
-                                   "lastTransitionTime": now})
-                self.client.patch(kinds.POD, ns, name, {"status": {"conditions": conditions}}, status=True)
-            except errors.NotFound:
-                continue
+                self.client.bind(ns, name, node)
+            except (errors.NotFound, errors.Conflict):
+                continue   # deleted, or bound meanwhile: the next session sees it as it is
 
     def _evict(self, evictions: list[str]) -> None:
         for pod_key in evictions:

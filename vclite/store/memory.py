@@ -143,7 +143,9 @@ class MemoryStore:
 
     def update(self, kind: kinds.Kind, obj: Obj, subresource: str | None = None, owned: bool = False) -> Obj:
         """Store a copy of `obj` as the new version (`owned`: the caller hands over `obj` itself,
-        sharing nothing; ignored for the status subresource, whose status is always copied)."""
+        sharing nothing; ignored for the status subresource, whose status is always copied).
+        `subresource`: "status" writes only the status; "binding" writes spec and status as given
+        (a pod's binding, one write); None keeps the stored status."""
         md = obj.get("metadata") or {}
         ns = (md.get("namespace") or "default") if kind.namespaced else ""
         name = md.get("name", "")
@@ -165,7 +167,7 @@ class MemoryStore:
                 new.pop("status", None)
         else:
             new = obj if owned else clone(obj)
-            if kind.has_status:
+            if kind.has_status and subresource != "binding":
                 if "status" in old:
                     new["status"] = old["status"]
                 else:

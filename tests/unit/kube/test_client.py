@@ -223,3 +223,22 @@ def test_watch_of_every_kind(api):
     finally:
         sub.cancel()
         api.delete(kinds.QUEUE, "", "every")
+
+
+def test_bind_through_the_binding_subresource(api):
+    node = api.list(kinds.NODE)[0]["metadata"]["name"]
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bind-me", "namespace": "default"},
+           "spec": {"schedulerName": "someone-else", "restartPolicy": "Never",
+                    "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}}
+    api.create(pod)
+    try:
+        api.bind("default", "bind-me", node, annotations={"bound-by": "test"})
+        got = api.get(kinds.POD, "default", "bind-me")
+        assert got["spec"]["nodeName"] == node and got["metadata"]["annotations"]["bound-by"] == "test"
+        assert any(c["type"] == "PodScheduled" and c["status"] == "True" for c in got["status"]["conditions"])
+        with pytest.raises(errors.Conflict, match="already assigned"):
+            api.bind("default", "bind-me", node)
+        with pytest.raises(errors.NotFound):
+            api.bind("default", "no-such-pod", node)
+    finally:
+        api.delete(kinds.POD, "default", "bind-me")
