@@ -6,8 +6,9 @@ coalesce into one session. sync("session") snapshots the caches (no copies; the 
 reads them), runs one pure session and writes the results:
 - a bind goes through pods/binding (spec.nodeName and PodScheduled=True in one write);
 - an eviction deletes the pod;
-- PodGroup statuses and Queue `status.allocated` only when they changed (the session already
-  ignores time-only differences).
+- PodGroup statuses only when they changed (the session already ignores time-only differences);
+  Queue `status.allocated` when it changed, at most once per QUEUE_STATUS_GAP (Volcano writes it
+  once per session, i.e. once a second; the last value is always written).
 The watch events of the PodGroup and Queue status writes do not wake the scheduler again (they
 only report decisions already taken); evictions do, and binds and pods starting ask for a session
 within triggers.STATUS_DELAY (their PodGroup was already counted Running by the binding session:
@@ -33,6 +34,7 @@ from vclite.scheduler.framework import snapshot
 Obj = dict[str, Any]
 KEY = "session"
 WATCHED = (kinds.POD, kinds.PODGROUP, kinds.QUEUE, kinds.NODE, kinds.PRIORITYCLASS)
+QUEUE_STATUS_GAP = triggers.STATUS_DELAY   # seconds between two writes of Queue status.allocated
 LIVE, FINISHED_IN = "live", "finished-in"   # pod indexes: not finished; finished, by PodGroup key
 
 
@@ -60,6 +62,7 @@ class Scheduler:
         self._own_writes: set[str] = set()
         self._writing = False
         self._requests: dict = {}  # pod requests memo across sessions (snapshot.ClusterState.request_cache)
+        self._queues_written_at = float("-inf")   # clock.monotonic() of the last Queue status write
         self.informers = {kind.kind: informer_mod.Informer(client, kind, self._on_event) for kind in WATCHED}
         self.informers[kinds.POD.kind] = informer_mod.Informer(
             client, kinds.POD, self._on_event, indexers={LIVE: _live, FINISHED_IN: _finished_in})
@@ -111,15 +114,28 @@ class Scheduler:
             self._bind(result.binds)
             self._evict(result.evictions)
             self._write_podgroups(state.podgroups, result.podgroup_status)
-            for name, patch in result.queue_status.items():
-                try:
-                    self._wrote(self.client.patch(kinds.QUEUE, "", name, {"status": patch}, status=True))
-                except errors.NotFound:
-                    continue
+            self._write_queues(result.queue_status)
         finally:
             self._writing = False
             if len(self._own_writes) > 10_000:
                 self._own_writes.clear()  # versions whose events never came back (async clients)
+
+    def _write_queues(self, patches: dict[str, Obj]) -> None:
+        """Queue `status.allocated`, at most once per QUEUE_STATUS_GAP: it is bookkeeping (no decision
+        reads it) and sessions run far more often than Volcano's one a second. A change not written
+        yet asks for a session once the gap has passed, so the last value is always written."""
+        if not patches:
+            return
+        wait = self._queues_written_at + QUEUE_STATUS_GAP - self.clock.monotonic()
+        if wait > 1e-6:   # (a timer set for exactly then may fire a rounding error early)
+            self.queue.add_after(KEY, wait)
+            return
+        self._queues_written_at = self.clock.monotonic()
+        for name, patch in patches.items():
+            try:
+                self._wrote(self.client.patch(kinds.QUEUE, "", name, {"status": patch}, status=True))
+            except errors.NotFound:
+                continue
 
     def _bind(self, binds: dict[str, str]) -> None:
         for pod_key, node in binds.items():

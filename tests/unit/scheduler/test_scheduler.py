@@ -87,3 +87,23 @@ def test_pods_of_other_schedulers_are_ignored():
     c.pod("p-0", "pg1", scheduler="default-scheduler")
     c.drain()
     assert not c.get(kinds.POD, "p-0")["spec"].get("nodeName")
+
+
+def test_queue_allocated_is_written_at_most_once_per_gap_and_always_in_the_end():
+    c = Cluster()
+    c.podgroup("pg1", 1, "1")
+    c.pod("a-0", "pg1")
+    c.drain()
+    assert c.get(kinds.QUEUE, "default")["status"]["allocated"]["cpu"] == "1"   # the first change: at once
+    c.podgroup("pg2", 1, "1")
+    c.pod("b-0", "pg2")
+    c.drain()
+    assert c.get(kinds.POD, "b-0")["spec"]["nodeName"] == "n1"                  # placing is never delayed
+    assert c.get(kinds.QUEUE, "default")["status"]["allocated"]["cpu"] == "1"   # the bookkeeping waits
+    due = c.scheduler.queue.next_ready_at()
+    assert due is not None and due - c.clock.monotonic() <= scheduler_mod.QUEUE_STATUS_GAP
+    c.clock.jump_to(due)
+    assert c.drain() == 1
+    assert c.get(kinds.QUEUE, "default")["status"]["allocated"]["cpu"] == "2"
+    assert c.get(kinds.QUEUE, "root")["status"]["allocated"]["cpu"] == "2"
+    assert c.drain() == 0 and c.scheduler.queue.next_ready_at() is None        # nothing left to write
