@@ -107,3 +107,24 @@ def test_queue_allocated_is_written_at_most_once_per_gap_and_always_in_the_end()
     assert c.get(kinds.QUEUE, "default")["status"]["allocated"]["cpu"] == "2"
     assert c.get(kinds.QUEUE, "root")["status"]["allocated"]["cpu"] == "2"
     assert c.drain() == 0 and c.scheduler.queue.next_ready_at() is None        # nothing left to write
+
+
+def test_a_session_reads_running_pods_and_the_finished_pods_of_live_podgroups_only():
+    c = Cluster()
+    c.podgroup("pg1", 1, "1")
+    c.pod("live-0", "pg1")
+    c.pod("done-0", "pg1")
+    c.pod("old-0", "gone")              # its PodGroup no longer exists
+    for name in ("done-0", "old-0"):
+        pod = c.get(kinds.POD, name)
+        pod["status"] = {"phase": "Succeeded"}
+        c.client.update_status(pod)
+    pgs = c.scheduler.informers[kinds.PODGROUP.kind].list()
+    assert sorted(p["metadata"]["name"] for p in c.scheduler._session_pods(pgs)) == ["done-0", "live-0"]
+    pod = c.get(kinds.POD, "live-0")
+    pod["status"] = {"phase": "Failed"}
+    c.client.update_status(pod)
+    assert sorted(p["metadata"]["name"] for p in c.scheduler._session_pods(pgs)) == ["done-0", "live-0"]
+    c.client.delete(kinds.PODGROUP, "default", "pg1")
+    pgs = c.scheduler.informers[kinds.PODGROUP.kind].list()
+    assert c.scheduler._session_pods(pgs) == []
