@@ -5,7 +5,9 @@ against `vcctl server`, and against a real Kubernetes cluster, which is what let
 code base run in all three modes.
 
 Contract:
-- Objects are JSON-shaped dicts. Every object returned is the caller's own copy.
+- Objects are JSON-shaped dicts. Objects returned by `get` and `list` are the caller's own copies;
+  objects returned by writes (`create`, `update`, `update_status`, `patch`) are read-only (the
+  in-process client shares them with its store): copy one to change it.
 - `create` runs mutating then validating admission; `update` writes spec and metadata (status in
   the argument is ignored); `update_status` writes only status. A non-empty
   `metadata.resourceVersion` in the argument must match the stored one, else `Conflict`.

@@ -12,10 +12,12 @@
 - watch delivers (ADDED|MODIFIED|DELETED, new, old) to handlers synchronously after each write,
   and can resume from a resourceVersion still in the retained history (else Gone).
 
-Objects returned by get/list/create/update are copies. Objects in watch events are the store's own
-(never modified after they are written, since every write replaces the object): handlers must
-treat them as read-only. That saves a deep copy per event per subscriber. The store does not know
-what a kind means beyond its scope and whether it has a status subresource.
+Objects returned by get/list are copies, and so are those returned by create/update unless the
+caller asks for the stored object (`copy_result=False`: the in-process client, whose callers rarely
+keep a write's result). Objects in watch events are the store's own (never modified after they are
+written, since every write replaces the object): handlers must treat them as read-only. That
+saves a deep copy per event per subscriber. mutations.py checks the read-only contract in tests.
+The store does not know what a kind means beyond its scope and whether it has a status subresource.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from typing import Any, Callable, Iterable
 from vclite.api import kinds
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, jsoncopy
+from vclite.store import mutations
 from vclite.store import selectors
 
 Obj = dict[str, Any]
@@ -70,6 +73,7 @@ class MemoryStore:
         counter = itertools.count(1)
         self._uid = uid_factory or (lambda: str(uuid.UUID(int=uuid.uuid4().int)))
         self._seq = counter
+        self._detector = mutations.Detector() if mutations.enabled() else None
 
     # ---- reads -------------------------------------------------------------------------------
     @property
@@ -80,6 +84,8 @@ class MemoryStore:
         obj = self._objects[kind.kind].get((namespace if kind.namespaced else "", name))
         if obj is None:
             raise errors.NotFound(f'{kind.resource} "{name}" not found')
+        if self._detector:
+            self._detector.check((kind.kind, namespace if kind.namespaced else "", name))
         return clone(obj)
 
     def peek(self, kind: kinds.Kind, namespace: str, name: str) -> Obj | None:
@@ -105,12 +111,27 @@ class MemoryStore:
     def _emit(self, type_: str, kind: kinds.Kind, obj: Obj, old: Obj | None) -> None:
         ev = Event(self._rv, type_, kind, obj, old)
         self._history.append(ev)
+        key = (kind.kind, obj["metadata"].get("namespace", ""), obj["metadata"]["name"]) if self._detector else None
         for sub in list(self._subscribers):
             if sub.active and (sub.kind is None or sub.kind == kind.kind):
                 sub.handler(ev)
+        if self._detector and type_ != "DELETED":
+            self._detector.check(key)
 
-    def create(self, kind: kinds.Kind, obj: Obj, owned: bool = False) -> Obj:
-        """Store a copy of `obj` (`owned`: the caller hands over `obj` itself, sharing nothing)."""
+    def _put(self, kind: kinds.Kind, ns: str, name: str, obj: Obj) -> None:
+        """Make `obj` the stored version (sealed for the mutation detector)."""
+        key = (ns, name)
+        if self._detector:
+            self._detector.forget((kind.kind, *key))
+            self._detector.seal((kind.kind, *key), obj)
+        self._objects[kind.kind][key] = obj
+
+    def _result(self, obj: Obj, copy: bool) -> Obj:
+        return clone(obj) if copy else obj
+
+    def create(self, kind: kinds.Kind, obj: Obj, owned: bool = False, copy_result: bool = True) -> Obj:
+        """Store a copy of `obj` (`owned`: the caller hands over `obj` itself, sharing nothing).
+        Returns a copy of what is stored, or (`copy_result=False`) the stored object, read-only."""
         if not owned:
             obj = clone(obj)
         md = obj.setdefault("metadata", {})
@@ -133,17 +154,19 @@ class MemoryStore:
         md["creationTimestamp"] = clock_mod.format_time(self._clock.now())
         md["resourceVersion"] = str(self._next_rv())
         obj["apiVersion"], obj["kind"] = kind.api_version, kind.kind
-        bucket[(ns, name)] = obj
+        self._put(kind, ns, name, obj)
         self._uids.add(md["uid"])
         for ref in md.get("ownerReferences") or []:
             if ref.get("uid"):
                 self._dependents[ref["uid"]].add((kind.kind, ns, name))
         self._emit("ADDED", kind, obj, None)
-        return clone(obj)
+        return self._result(obj, copy_result)
 
-    def update(self, kind: kinds.Kind, obj: Obj, subresource: str | None = None, owned: bool = False) -> Obj:
+    def update(self, kind: kinds.Kind, obj: Obj, subresource: str | None = None, owned: bool = False,
+               copy_result: bool = True) -> Obj:
         """Store a copy of `obj` as the new version (`owned`: the caller hands over `obj` itself,
         sharing nothing; ignored for the status subresource, whose status is always copied).
+        Returns a copy of what is stored, or (`copy_result=False`) the stored object, read-only.
         `subresource`: "status" writes only the status; "binding" writes spec and status as given
         (a pod's binding, one write); None keeps the stored status."""
         md = obj.get("metadata") or {}
@@ -183,14 +206,14 @@ class MemoryStore:
                 nmd["generation"] = old["metadata"].get("generation", 1) + 1
         new["apiVersion"], new["kind"] = kind.api_version, kind.kind
         if new == old:
-            return clone(old)  # no-op writes do not bump resourceVersion (as the apiserver)
+            return self._result(old, copy_result)  # no-op writes do not bump resourceVersion (as the apiserver)
         new["metadata"]["resourceVersion"] = str(self._next_rv())
         self._reindex_owners(kind, ns, name, old, new)
-        bucket[(ns, name)] = new
+        self._put(kind, ns, name, new)
         if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
-            return self._remove(kind, ns, name, old_for_event=old)
+            return self._result(self._remove(kind, ns, name, old_for_event=old), copy_result)
         self._emit("MODIFIED", kind, new, old)
-        return clone(new)
+        return self._result(new, copy_result)
 
     def _reindex_owners(self, kind: kinds.Kind, ns: str, name: str, old: Obj, new: Obj) -> None:
         before = {r.get("uid") for r in old["metadata"].get("ownerReferences") or []}
@@ -215,10 +238,10 @@ class MemoryStore:
             new["metadata"]["deletionTimestamp"] = clock_mod.format_time(self._clock.now())
             new["metadata"]["deletionGracePeriodSeconds"] = 0
             new["metadata"]["resourceVersion"] = str(self._next_rv())
-            self._objects[kind.kind][(ns, name)] = new
+            self._put(kind, ns, name, new)
             self._emit("MODIFIED", kind, new, obj)
             return clone(new)
-        return self._remove(kind, ns, name, old_for_event=None)
+        return clone(self._remove(kind, ns, name, old_for_event=None))
 
     def _orphan_dependents(self, owner_uid: str) -> None:
         for kind_name, ns, name in sorted(self._dependents.pop(owner_uid, set())):
@@ -232,16 +255,17 @@ class MemoryStore:
             self.update(k, new)
 
     def _remove(self, kind: kinds.Kind, ns: str, name: str, old_for_event: Obj | None) -> Obj:
+        if self._detector:
+            self._detector.forget((kind.kind, ns, name))
         obj = self._objects[kind.kind].pop((ns, name))
         self._uids.discard(obj["metadata"]["uid"])
         for ref in obj["metadata"].get("ownerReferences") or []:
             self._dependents.get(ref.get("uid"), set()).discard((kind.kind, ns, name))
         self._next_rv()
-        gone = clone(obj)
-        gone["metadata"]["resourceVersion"] = str(self._rv)
+        gone = {**obj, "metadata": {**obj["metadata"], "resourceVersion": str(self._rv)}}  # shares the rest
         self._emit("DELETED", kind, gone, old_for_event or obj)
         self._collect_dependents(obj["metadata"]["uid"])
-        return clone(gone)
+        return gone
 
     def _collect_dependents(self, owner_uid: str) -> None:
         """Background garbage collection: delete dependents left with no live owner."""

@@ -264,13 +264,14 @@ class SqliteStore(memory.MemoryStore):
                 if sub.active and (sub.kind is None or sub.kind == ev.kind.kind):
                     sub.handler(ev)
 
-    def create(self, kind: kinds.Kind, obj: Obj, owned: bool = False) -> Obj:
+    def create(self, kind: kinds.Kind, obj: Obj, owned: bool = False, copy_result: bool = True) -> Obj:
         with self._transaction():
-            return super().create(kind, obj, owned)
+            return super().create(kind, obj, owned, copy_result)
 
-    def update(self, kind: kinds.Kind, obj: Obj, subresource: str | None = None, owned: bool = False) -> Obj:
+    def update(self, kind: kinds.Kind, obj: Obj, subresource: str | None = None, owned: bool = False,
+               copy_result: bool = True) -> Obj:
         with self._transaction():
-            return super().update(kind, obj, subresource, owned)
+            return super().update(kind, obj, subresource, owned, copy_result)
 
     def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background") -> Obj | None:
         with self._transaction():
