@@ -57,11 +57,18 @@ class VirtualClock:
             self._offset = monotonic
 
 
+_last_formatted: tuple[float, str] = (float("nan"), "")   # (whole second, its text): one strftime a second
+
+
 def format_time(t: _dt.datetime | None) -> str | None:
     """RFC 3339 with second precision and a `Z`, as Kubernetes writes metav1.Time."""
+    global _last_formatted
     if t is None:
         return None
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    second = t.timestamp() // 1
+    if _last_formatted[0] != second:
+        _last_formatted = (second, t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return _last_formatted[1]
 
 
 def format_micro_time(t: _dt.datetime) -> str:

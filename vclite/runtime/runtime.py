@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import logging
 import pathlib
 import tempfile
@@ -117,6 +118,11 @@ class Runtime:
             self._started = True
             for c in self.components:
                 c.start()
+            # What exists now (modules, libraries, the initial objects) lives as long as the process:
+            # out of the collector's sight, every collection from here on is cheaper (a tenth of a
+            # quick job's CPU time went to collections re-scanning it). Reference counting still
+            # frees these objects; only a reference cycle among them would stay.
+            gc.freeze()
 
     def _on_add(self) -> None:
         if self._wake is not None:
