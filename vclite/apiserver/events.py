@@ -19,16 +19,6 @@ def record(client: Any, clock: clock_mod.Clock, obj: Obj, event_type: str, reaso
     digest = zlib.crc32(f"{meta.uid(obj)}\0{message}".encode())  # stable across restarts (unlike hash())
     ev_name = f"{meta.name(obj)}.{reason.lower()}.{digest:010d}"
     now = clock_mod.format_time(clock.now())
-    try:
-        existing = client.get(kinds.EVENT, ns, ev_name)
-        existing["count"] = int(existing.get("count", 1)) + 1
-        existing["lastTimestamp"] = now
-        client.update(existing)
-        return
-    except errors.NotFound:
-        pass
-    except errors.ApiError:
-        return
     event = {
         "apiVersion": "v1", "kind": "Event",
         "metadata": {"name": ev_name, "namespace": ns},
@@ -38,6 +28,16 @@ def record(client: Any, clock: clock_mod.Clock, obj: Obj, event_type: str, reaso
         "firstTimestamp": now, "lastTimestamp": now, "source": {"component": component},
     }
     try:
-        client.create(event)
+        client.create(event)   # most events are new: one write, no read first
+        return
+    except errors.AlreadyExists:
+        pass
+    except errors.ApiError:
+        return
+    try:
+        existing = client.get(kinds.EVENT, ns, ev_name)
+        existing["count"] = int(existing.get("count", 1)) + 1
+        existing["lastTimestamp"] = now
+        client.update(existing)
     except errors.ApiError:
         pass

@@ -24,6 +24,7 @@ from vclite.lib import errors
 from vclite.store import memory
 
 Obj = dict[str, Any]
+_EVENT_TYPES = {str(t): t for t in client_mod.EventType}   # a dict lookup per delivery, not an enum call
 
 
 class _View:
@@ -162,7 +163,7 @@ class InProcessClient:
     def watch(self, kind: kinds.Kind | None, handler: client_mod.WatchHandler,
               resource_version: str | None = None) -> client_mod.Subscription:
         def deliver(ev: memory.Event) -> None:
-            handler(client_mod.WatchEvent(client_mod.EventType(ev.type), ev.kind, ev.object, ev.old))
+            handler(client_mod.WatchEvent(_EVENT_TYPES[ev.type], ev.kind, ev.object, ev.old))
         return self.store.watch(kind, deliver, resource_version)
 
 

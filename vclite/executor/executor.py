@@ -1,6 +1,6 @@
 """The local executor: the kubelet of the embedded control plane (a Component named "executor").
 
-It watches pods; a pod bound (spec.nodeName) to one of its nodes is started as host processes by a
+It watches pods (an informer: syncs read them without a copy); a pod bound (spec.nodeName) to one of its nodes is started as host processes by a
 runner.PodRunner in `<workdir>/<namespace>/<pod>/`, and every change the runner reports is written
 back as pod status (phase, conditions, startTime, container statuses, pod and host IP 127.0.0.1).
 - A container without a command cannot run here: the pod goes Failed at once, reason NoCommand.
@@ -33,6 +33,7 @@ from typing import Any, Hashable
 from vclite.api import core, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import events
+from vclite.apiserver import informer as informer_mod
 from vclite.executor import envvars, podstatus, recovery, runner as runner_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
@@ -69,14 +70,15 @@ class LocalExecutor:
         self._blocked: set[str] = set()       # pods waiting for a ConfigMap
         self._lost: dict[str, str] = {}       # key -> uid of pods whose processes died with a previous process
         self._subs: list[client_mod.Subscription] = []
+        self.pods = informer_mod.Informer(client, kinds.POD, self._on_pod)   # read-only pods
 
     # ---- watches: enqueue only ----------------------------------------------------------------
     def start(self) -> None:
         if not self._subs:
-            self._subs = [self.client.watch(kinds.POD, self._on_pod),
-                          self.client.watch(kinds.CONFIGMAP, self._on_config_map)]
+            self._subs = [self.client.watch(kinds.CONFIGMAP, self._on_config_map)]
+            self.pods.start()
             left = recovery.left_behind(self.workdir)
-            for pod in self.client.list(kinds.POD):  # pods bound before start, as an informer's initial list
+            for pod in list(self.pods.items()):  # pods bound before start
                 if self._mine(pod):
                     self._note_lost(pod, left.get(str(self.pod_dir(meta.namespace(pod), meta.name(pod))), []))
                     self.queue.add(meta.key(pod))
@@ -123,10 +125,7 @@ class LocalExecutor:
     def sync(self, key: Hashable) -> None:
         key = str(key)
         ns, _, name = key.partition("/")
-        try:
-            pod: Obj | None = self.client.get(kinds.POD, ns, name)
-        except errors.NotFound:
-            pod = None
+        pod = self.pods.get(ns, name)
         run = self._runs.get(key)
         if run is not None:
             same = pod is not None and meta.uid(pod) == run.uid

@@ -71,7 +71,7 @@ class MemoryStore:
         self._history: collections.deque[Event] = collections.deque(maxlen=history)
         self._subscribers: list[_Subscription] = []
         counter = itertools.count(1)
-        self._uid = uid_factory or (lambda: str(uuid.UUID(int=uuid.uuid4().int)))
+        self._uid = uid_factory or (lambda: str(uuid.uuid4()))
         self._seq = counter
         self._detector = mutations.Detector() if mutations.enabled() else None
 

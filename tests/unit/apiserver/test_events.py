@@ -1,0 +1,51 @@
+"""events.record: one Event per (object, reason, message), its count bumped on repeats."""
+from vclite.api import kinds
+from vclite.apiserver import events, inprocess
+from vclite.lib import clock, errors
+
+
+def setup():
+    clk = clock.VirtualClock()
+    client = inprocess.new_client(clk, require_command=False)
+    pod = client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                         "spec": {"containers": [{"name": "c", "command": ["true"]}]}})
+    return clk, client, pod
+
+
+def test_a_repeated_event_bumps_count_and_last_timestamp():
+    clk, client, pod = setup()
+    events.record(client, clk, pod, "Warning", "Failed", "boom")
+    first = client.list(kinds.EVENT)
+    clk.advance(5)
+    events.record(client, clk, pod, "Warning", "Failed", "boom")
+    events.record(client, clk, pod, "Normal", "Started", "ok")
+    evs = {e["reason"]: e for e in client.list(kinds.EVENT)}
+    assert len(first) == 1 and set(evs) == {"Failed", "Started"}
+    failed = evs["Failed"]
+    assert failed["count"] == 2 and failed["firstTimestamp"] == first[0]["firstTimestamp"]
+    assert failed["lastTimestamp"] != failed["firstTimestamp"]
+    assert failed["involvedObject"] == {"apiVersion": "v1", "kind": "Pod", "name": "p", "namespace": "default",
+                                        "uid": pod["metadata"]["uid"]}
+    assert evs["Started"]["count"] == 1 and evs["Started"]["type"] == "Normal"
+
+
+class RefusingClient:
+    """Every write fails as the API would (the event is dropped, the caller goes on)."""
+
+    def __init__(self, error):
+        self.error = error
+
+    def create(self, obj):
+        raise self.error
+
+    def get(self, kind, namespace, name):
+        raise errors.NotFound("gone")
+
+    def update(self, obj):
+        raise self.error
+
+
+def test_an_event_that_cannot_be_written_is_dropped_without_raising():
+    clk, _, pod = setup()
+    for error in (errors.Forbidden("no"), errors.AlreadyExists("raced"), errors.Invalid("Event", "e", [])):
+        events.record(RefusingClient(error), clk, pod, "Normal", "Started", "ok")
