@@ -1,8 +1,9 @@
 """The local executor: the kubelet of the embedded control plane (a Component named "executor").
 
-It watches pods (an informer: syncs read them without a copy); a pod bound (spec.nodeName) to one of its nodes is started as host processes by a
-runner.PodRunner in `<workdir>/<namespace>/<pod>/`, and every change the runner reports is written
-back as pod status (phase, conditions, startTime, container statuses, pod and host IP 127.0.0.1).
+It watches pods (an informer: syncs read them without a copy); a pod bound (spec.nodeName) to one
+of its nodes is started as host processes by a runner.PodRunner in `<workdir>/<namespace>/<pod>/`,
+and every change the runner reports is written back as pod status (phase, conditions, startTime,
+container statuses, pod and host IP 127.0.0.1).
 - A container without a command cannot run here: the pod goes Failed at once, reason NoCommand.
 - A missing ConfigMap (or key, or an unsupported env source) leaves the pod Pending with its
   containers waiting in CreateContainerConfigError; it starts when the ConfigMap appears.
