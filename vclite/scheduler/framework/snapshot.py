@@ -115,7 +115,7 @@ class _Memo:
         if request_cache is not None:
             shared = request_cache.setdefault(SHARED_MEMO, {})
             for name, memo in shared.items():
-                if len(memo) > SHARED_LIMIT:
+                if len(memo) > SHARED_LIMIT and name != "podgroups":   # (that one is pruned to the live)
                     memo.clear()
         self.requests: dict[tuple, dict | None] = shared.setdefault("requests", {})
         self.lists: dict[str, dict] = shared.setdefault("lists", {})
@@ -124,6 +124,7 @@ class _Memo:
         # keyed by id(); each entry keeps its key object alive, so an id cannot be reused meanwhile
         self.vectors: dict[tuple[int, tuple], tuple[dict, np.ndarray]] = shared.setdefault("vectors", {})
         self.best_effort: dict[int, tuple[np.ndarray, bool]] = shared.setdefault("best_effort", {})
+        self.podgroups: dict[int, _PodGroupEntry] = shared.setdefault("podgroups", {})   # by id(PodGroup)
 
     def pod_request(self, pod: Obj) -> dict | None:
         cache = self.request_cache
@@ -251,32 +252,61 @@ def _min_resources(pg: Obj, memo: _Memo) -> dict | None:
     return memo.resource_list(min_res) if isinstance(min_res, dict) else _spec_list(pg, "spec", "minResources")
 
 
-def _job_info(pg: Obj, dims: dims_mod.Dims, prio: _Priorities, memo: _Memo, min_list: dict | None) -> jobs_mod.JobInfo:
-    spec = pg.get("spec") or _EMPTY
-    status = pg.get("status") or _EMPTY
-    raw_phase = status.get("phase") or scheduling.PodGroupPhase.PENDING
-    phase = _PHASES.get(raw_phase, scheduling.PodGroupPhase.PENDING) if isinstance(raw_phase, str) else \
-        scheduling.PodGroupPhase.PENDING
-    md = pg.get("metadata") or _EMPTY
-    ns, name = md.get("namespace", "") or "", md.get("name", "")
-    mtm = spec.get("minTaskMember")
-    conditions = status.get("conditions")
+class _PodGroupEntry:
+    """What a PodGroup object gives its JobInfo, whatever the session: derived once per stored
+    version (stored objects are never modified; a new version is a new object) and kept across
+    sessions in the shared memo, so a PodGroup that waits through many sessions is read once."""
+
+    __slots__ = ("pg", "key", "min_list", "fields", "conditions")
+
+    def __init__(self, pg: Obj, memo: "_Memo"):
+        spec = pg.get("spec") or _EMPTY
+        status = pg.get("status") or _EMPTY
+        raw_phase = status.get("phase") or scheduling.PodGroupPhase.PENDING
+        phase = _PHASES.get(raw_phase, scheduling.PodGroupPhase.PENDING) if isinstance(raw_phase, str) else \
+            scheduling.PodGroupPhase.PENDING
+        md = pg.get("metadata") or _EMPTY
+        ns, name = md.get("namespace", "") or "", md.get("name", "")
+        mtm = spec.get("minTaskMember")
+        self.pg = pg
+        self.key = meta.key(pg)
+        self.min_list = _min_resources(pg, memo)
+        self.conditions = status.get("conditions") or None
+        self.fields = dict(   # JobInfo's fields that depend on the PodGroup alone (read-only values)
+            uid=f"{ns}/{name}" if ns else name, name=name, namespace=ns,
+            queue=spec.get("queue") or scheduling.DEFAULT_QUEUE, podgroup=pg,
+            min_available=_int(spec.get("minMember"), 0),
+            min_task_member={str(k): _int(v, 0) for k, v in mtm.items()} if mtm else {},
+            created=memo.created(pg), phase=phase)
+
+
+def _podgroup_entries(podgroups: list[Obj], memo: "_Memo") -> list[_PodGroupEntry]:
+    """One entry per PodGroup, sorted by key; entries of PodGroups seen before are reused."""
+    known = memo.podgroups
+    entries = []
+    for pg in podgroups:
+        entry = known.get(id(pg))
+        if entry is None or entry.pg is not pg:
+            entry = _PodGroupEntry(pg, memo)
+        entries.append(entry)
+    if memo.request_cache is not None:   # keep the live ones only (an entry keeps its object alive)
+        memo.podgroups = memo.request_cache[SHARED_MEMO]["podgroups"] = {id(e.pg): e for e in entries}
+    entries.sort(key=operator.attrgetter("key"))
+    return entries
+
+
+def _job_info(entry: _PodGroupEntry, dims: dims_mod.Dims, prio: _Priorities, memo: _Memo) -> jobs_mod.JobInfo:
     return jobs_mod.JobInfo(
-        uid=f"{ns}/{name}" if ns else name, name=name, namespace=ns,
-        queue=spec.get("queue") or scheduling.DEFAULT_QUEUE, podgroup=pg,
-        min_available=_int(spec.get("minMember"), 0),
-        min_task_member={str(k): _int(v, 0) for k, v in mtm.items()} if mtm else {},
-        priority=prio.job(pg), created=memo.created(pg), phase=phase,
-        min_resources=memo.vector(dims, min_list) if min_list is not None else None,
-        allocated=dims.zeros(), conditions=list(conditions) if conditions else [])
+        **entry.fields, priority=prio.job(entry.pg),
+        min_resources=memo.vector(dims, entry.min_list) if entry.min_list is not None else None,
+        allocated=dims.zeros(), conditions=list(entry.conditions) if entry.conditions else [])
 
 
 def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> Snapshot:
     memo = _Memo(state.request_cache)
     ready = [n for n in state.nodes if nodes_mod.is_ready(n)]
-    pgs = sorted(((meta.key(pg), pg) for pg in state.podgroups), key=operator.itemgetter(0))
-    groups = {k for k, _ in pgs}
-    min_lists = [_min_resources(pg, memo) for _, pg in pgs]
+    entries = _podgroup_entries(state.podgroups, memo)
+    groups = {e.key for e in entries}
     keyed = sorted(((meta.key(p), p) for p in state.pods), key=operator.itemgetter(0))
     pod_reqs = [(k, p, memo.pod_request(p)) for k, p in keyed if _relevant(p, groups)]
     if state.request_cache is not None:
@@ -298,16 +328,16 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> 
         names.update(r)
     for q in state.queues:
         names.update(_spec_list(q, "spec", "capability"), _spec_list(q, "spec", "guarantee", "resource"))
-    for m in {id(m): m for m in min_lists if m}.values():
+    for m in {id(e.min_list): e.min_list for e in entries if e.min_list}.values():
         names.update(m)
     dims = dims_mod.Dims(names)
     nodes = nodes_mod.NodeState(dims, ready, allocs, vectors={k: memo.vector(dims, a) for k, a in allocs.items()})
     prio = _Priorities(state.priority_classes)
     queues = {q.name: q for q in (_queue_info(o, dims) for o in state.queues)}
     jobs: dict[str, jobs_mod.JobInfo] = {}
-    for (_, pg), min_list in zip(pgs, min_lists):
-        job = _job_info(pg, dims, prio, memo, min_list)
-        if job.queue in queues:
+    for entry in entries:
+        if entry.fields["queue"] in queues:
+            job = _job_info(entry, dims, prio, memo)
             jobs[job.uid] = job
     _add_pods(pod_reqs, dims, nodes, jobs, prio, scheduler_name, memo)
     return Snapshot(dims, nodes, jobs, queues, nodes.allocatable.sum(axis=0), pods=state.pods,

@@ -85,3 +85,39 @@ def test_best_effort_task():
     snap = snapshot.build(objects.state(podgroups=[objects.pg("ns/g")],
                                         pods=[objects.pod("ns/be", "g", cpu=None, mem=None)]))
     assert snap.jobs["ns/g"].tasks["ns/be"].best_effort
+
+
+def test_podgroups_read_once_across_sessions_and_never_shared_mutably():
+    """With a request_cache (the scheduler keeps one), a PodGroup object seen in an earlier build is
+    not read again; every build still gets fresh JobInfos (a session changes phase, conditions,
+    allocated and tasks), and a new version of a PodGroup (a new object) is read anew."""
+    cache: dict = {}
+    waiting = objects.pg("ns/w", phase="Pending", min_resources={"cpu": "2"}, priority_class="high",
+                         conditions=[{"type": "Unschedulable", "status": "True", "reason": "r", "message": "m"}])
+    other = objects.pg("ns/o")
+    pcs = [{"metadata": {"name": "high"}, "value": 1000}]
+
+    def build(podgroups, classes=pcs):
+        st = objects.state(podgroups=podgroups, priority_classes=classes)
+        st.request_cache = cache
+        return snapshot.build(st)
+
+    first = build([waiting, other])
+    entries = cache[snapshot.SHARED_MEMO]["podgroups"]
+    entry = entries[id(waiting)]
+    job = first.jobs["ns/w"]
+    job.phase = "Inqueue"                      # what a session does to its infos
+    job.conditions.append({"type": "Scheduled"})
+    job.allocated += 1
+    second = build([other, waiting])
+    assert cache[snapshot.SHARED_MEMO]["podgroups"][id(waiting)] is entry   # read once
+    again = second.jobs["ns/w"]
+    assert again is not job and list(second.jobs) == ["ns/o", "ns/w"]    # sorted by key, fresh infos
+    assert again.phase == "Pending" and len(again.conditions) == 1 and not again.allocated.any()
+    assert again.priority == 1000 and again.min_resources[second.dims.index["cpu"]] == 2000
+    assert build([other, waiting], classes=[]).jobs["ns/w"].priority == 0   # classes are read each time
+
+    newer = {**waiting, "status": {"phase": "Inqueue"}}   # a new version is a new object
+    third = build([newer])
+    assert third.jobs["ns/w"].phase == "Inqueue" and third.jobs["ns/w"].conditions == []
+    assert set(cache[snapshot.SHARED_MEMO]["podgroups"]) == {id(newer)}   # gone PodGroups are dropped
