@@ -7,7 +7,9 @@ code base run in all three modes.
 Contract:
 - Objects are JSON-shaped dicts. Objects returned by `get` and `list` are the caller's own copies;
   objects returned by writes (`create`, `update`, `update_status`, `patch`) are read-only (the
-  in-process client shares them with its store): copy one to change it.
+  in-process client shares them with its store): copy one to change it. The status given to
+  `update_status` is handed over: the caller must not change it (or anything in it) afterwards —
+  the in-process client stores it as it is, without a copy.
 - `create` runs mutating then validating admission; `update` writes spec and metadata (status in
   the argument is ignored); `update_status` writes only status. A non-empty
   `metadata.resourceVersion` in the argument must match the stored one, else `Conflict`.

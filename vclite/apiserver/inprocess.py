@@ -136,7 +136,7 @@ class InProcessClient:
                      "metadata": {**old["metadata"], "resourceVersion": md.get("resourceVersion") or
                                   old["metadata"]["resourceVersion"]}}
         admitted = self._admit(admission.Operation.UPDATE_STATUS, kind, candidate, old)
-        return self.store.update(kind, admitted, subresource="status", copy_result=False)
+        return self.store.update(kind, admitted, subresource="status", owned=True, copy_result=False)
 
     def patch(self, kind: kinds.Kind, namespace: str, name: str, patch: Obj, status: bool = False) -> Obj:
         current = self.store.peek(kind, namespace if kind.namespaced else "", name)

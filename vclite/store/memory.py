@@ -61,8 +61,13 @@ class _Subscription:
             self._store._subscribers.remove(self)
 
 
+# Watch events kept for resuming (the apiserver's watch cache keeps far fewer): each holds whole object
+# versions, so this bounds memory on long runs; a watcher further behind gets Gone and re-lists.
+DEFAULT_HISTORY = 10_000
+
+
 class MemoryStore:
-    def __init__(self, clock: clock_mod.Clock, history: int = 100_000, uid_factory: Callable[[], str] | None = None):
+    def __init__(self, clock: clock_mod.Clock, history: int = DEFAULT_HISTORY, uid_factory: Callable[[], str] | None = None):
         self._clock = clock
         self._rv = 0
         self._objects: dict[str, dict[tuple[str, str], Obj]] = collections.defaultdict(dict)
@@ -164,8 +169,9 @@ class MemoryStore:
 
     def update(self, kind: kinds.Kind, obj: Obj, subresource: str | None = None, owned: bool = False,
                copy_result: bool = True) -> Obj:
-        """Store a copy of `obj` as the new version (`owned`: the caller hands over `obj` itself,
-        sharing nothing; ignored for the status subresource, whose status is always copied).
+        """Store a copy of `obj` as the new version (`owned`: the caller hands over `obj` itself — for
+        the status subresource, its status — and never modifies it again; it may share parts with
+        stored objects, which nobody modifies either).
         Returns a copy of what is stored, or (`copy_result=False`) the stored object, read-only.
         `subresource`: "status" writes only the status; "binding" writes spec and status as given
         (a pod's binding, one write); None keeps the stored status."""
@@ -185,7 +191,7 @@ class MemoryStore:
             # can share everything but status (copied from the caller) with the old one.
             new = {**old, "metadata": dict(old["metadata"])}
             if obj.get("status") is not None:
-                new["status"] = clone(obj["status"])
+                new["status"] = obj["status"] if owned else clone(obj["status"])
             else:
                 new.pop("status", None)
         else:

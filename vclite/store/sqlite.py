@@ -39,7 +39,7 @@ from vclite.store import memory
 
 Obj = dict[str, Any]
 SCHEMA_VERSION = 1
-DEFAULT_HISTORY = 10_000
+DEFAULT_HISTORY = memory.DEFAULT_HISTORY
 PRUNE_EVERY = 64      # commits between prunings of the events table
 
 _SCHEMA = """
