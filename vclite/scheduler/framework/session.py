@@ -298,9 +298,9 @@ def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResul
         plugin.on_session_close(ssn)
     result = SessionResult(binds=dict(ssn.binds), evictions=list(ssn.evictions))
     for job in ssn.jobs.values():
-        pipelined = sorted(job.index.get(tasks_mod.TaskStatus.PIPELINED, {}).values(), key=lambda t: t.key)
+        pipelined = job.index.get(tasks_mod.TaskStatus.PIPELINED)
         if pipelined:
-            result.pipelined[job.uid] = [t.node for t in pipelined]
+            result.pipelined[job.uid] = [t.node for t in sorted(pipelined.values(), key=lambda t: t.key)]
         new = status_mod.podgroup_status_update(job, job.uid in ssn.unschedulable_now, binding_scheduled)
         if new is not None:
             result.podgroup_status[job.uid] = new

@@ -61,6 +61,10 @@ _SCHEDULED_OR_BINDING = tasks_mod.SCHEDULED_STATUS | {TaskStatus.BINDING}
 
 
 def phase(job: jobs_mod.JobInfo, unschedulable_now: bool, binding_scheduled: bool = False) -> Phase:
+    if not job.tasks:   # (the common case of a waiting PodGroup: nothing is scheduled)
+        if job.min_available > 0:
+            return Phase.INQUEUE if job.phase == Phase.INQUEUE else Phase.PENDING
+        return Phase.RUNNING
     if unschedulable_now and job.index.get(TaskStatus.RUNNING):
         return Phase.UNKNOWN
     scheduled = job.count(_SCHEDULED_OR_BINDING if binding_scheduled else tasks_mod.SCHEDULED_STATUS)
