@@ -86,6 +86,8 @@ class Informer:
 
     def list(self, namespace: str | None = None, labels: dict[str, str] | None = None) -> list[Obj]:
         """Objects in `namespace` (all if None) whose labels include every pair of `labels`."""
+        if namespace is None and not labels:
+            return list(self._objects.values())
         out = []
         for obj in self.items(namespace):
             if labels:
@@ -98,6 +100,10 @@ class Informer:
     def by_index(self, name: str, value: Any) -> list[Obj]:
         """Objects whose indexer `name` gives `value` (read-only), in no particular order."""
         return list((self._indices[name].get(value) or {}).values())
+
+    def index_values(self, name: str) -> list[Any]:
+        """Every value indexer `name` gives some object (each once), in no particular order."""
+        return list(self._indices[name])
 
     def copy_of(self, namespace: str, name: str) -> Obj | None:
         """A private copy (to modify and write back), or None."""

@@ -49,6 +49,12 @@ def _finished_in(pod: Obj) -> str | None:
     return f"{meta.namespace(pod)}/{group}" if group else None
 
 
+def _split(key: str) -> tuple[str, str]:
+    """(namespace, name) of a `meta.key`."""
+    ns, _, name = key.rpartition("/")
+    return ns, name
+
+
 class Scheduler:
     name = "scheduler"
 
@@ -97,7 +103,13 @@ class Scheduler:
         own PodGroup), found through the informer's indexes: proportional to what runs, not to the
         finished pods a long flow keeps."""
         pods = self.informers[kinds.POD.kind]
-        return [*pods.by_index(LIVE, True), *(p for pg in podgroups for p in pods.by_index(FINISHED_IN, meta.key(pg)))]
+        groups = self.informers[kinds.PODGROUP.kind]
+        finished_in = pods.index_values(FINISHED_IN)
+        if len(finished_in) < len(podgroups):   # look up whichever side is smaller
+            keys = [k for k in finished_in if groups.get(*_split(k)) is not None]
+        else:
+            keys = [meta.key(pg) for pg in podgroups]
+        return [*pods.by_index(LIVE, True), *(p for key in keys for p in pods.by_index(FINISHED_IN, key))]
 
     def sync(self, key: Hashable) -> None:
         cached = {kind: informer.list() for kind, informer in self.informers.items()
@@ -113,7 +125,7 @@ class Scheduler:
         try:
             self._bind(result.binds)
             self._evict(result.evictions)
-            self._write_podgroups(state.podgroups, result.podgroup_status)
+            self._write_podgroups(result.podgroup_status)
             self._write_queues(result.queue_status)
         finally:
             self._writing = False
@@ -153,10 +165,15 @@ class Scheduler:
             except errors.NotFound:
                 continue
 
-    def _write_podgroups(self, podgroups: list[Obj], updates: dict[str, Obj]) -> None:
-        by_key = {meta.key(pg): pg for pg in podgroups}
+    def _write_podgroups(self, updates: dict[str, Obj]) -> None:
+        """Write the changed statuses over the PodGroup versions the session saw (still the cached
+        ones: nothing else runs between the session and its writes, which touch each PodGroup once)."""
+        groups = self.informers[kinds.PODGROUP.kind]
         for key, status in updates.items():
-            pg = dict(by_key[key], status=status)
+            seen = groups.get(*_split(key))
+            if seen is None:
+                continue
+            pg = dict(seen, status=status)
             try:
                 self._wrote(self.client.update_status(pg))
             except (errors.NotFound, errors.Conflict):

@@ -1,6 +1,8 @@
 """The scheduler shell against the real in-process API: watches -> one coalesced session -> writes."""
 from __future__ import annotations
 
+import pytest
+
 from vclite.api import kinds
 from vclite.apiserver import inprocess
 from vclite.lib import clock as clock_mod
@@ -109,9 +111,12 @@ def test_queue_allocated_is_written_at_most_once_per_gap_and_always_in_the_end()
     assert c.drain() == 0 and c.scheduler.queue.next_ready_at() is None        # nothing left to write
 
 
-def test_a_session_reads_running_pods_and_the_finished_pods_of_live_podgroups_only():
+@pytest.mark.parametrize("waiting", [0, 5], ids=["few PodGroups", "more PodGroups than finished pods' groups"])
+def test_a_session_reads_running_pods_and_the_finished_pods_of_live_podgroups_only(waiting):
     c = Cluster()
     c.podgroup("pg1", 1, "1")
+    for i in range(waiting):            # (the shell looks finished pods up from the smaller side)
+        c.podgroup(f"wait{i}", 1, "1")
     c.pod("live-0", "pg1")
     c.pod("done-0", "pg1")
     c.pod("old-0", "gone")              # its PodGroup no longer exists

@@ -59,15 +59,15 @@ def test_status_is_written_separately_from_spec():
     assert out2["status"] == {"phase": "Running"}, "a main-resource write must not change status"
 
 
-@pytest.mark.parametrize("owned", [False, True], ids=["copied", "handed over"])
-def test_status_write_copies_the_status_unless_handed_over(owned):
+def test_status_write_copies_the_status_unless_handed_over():
     s = new_store()
-    p = s.create(kinds.POD, pod("a"))
-    status = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
-    out = s.update(kinds.POD, dict(p, status=status), subresource="status", owned=owned, copy_result=False)
-    assert (out["status"] is status) is owned
-    assert out["spec"] is s.peek(kinds.POD, "default", "a")["spec"]   # the rest is shared with the old version
-    assert s.get(kinds.POD, "default", "a")["status"] == status
+    for owned, name in ((False, "a"), (True, "b")):
+        p = s.create(kinds.POD, pod(name))
+        status = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
+        out = s.update(kinds.POD, dict(p, status=status), subresource="status", owned=owned, copy_result=False)
+        assert (out["status"] is status) is owned, f"owned={owned}"
+        assert out["spec"] is s.peek(kinds.POD, "default", name)["spec"]   # the rest is shared with the old version
+        assert s.get(kinds.POD, "default", name)["status"] == status
 
 
 def test_noop_update_keeps_resource_version():
