@@ -41,20 +41,27 @@ class Enqueue:
                 jobs = by_queue[job.queue] = []
             if job.is_pending():
                 jobs.append(job)
-        queues = ssn.queue_pq(ssn.queues[name] for name in by_queue)
-        pending = {name: ssn.job_pq(jobs) for name, jobs in by_queue.items()}
+        pending = {name: ssn.job_pq(jobs) for name, jobs in by_queue.items() if jobs}
+        if len(pending) == 1:   # one queue: taking it again after each job changes nothing
+            (jobs,) = pending.values()
+            while jobs:
+                self._try(ssn, jobs.pop())
+            return
+        queues = ssn.queue_pq(ssn.queues[name] for name in pending)
         while queues:
             queue = queues.pop()
-            jobs = pending.get(queue.name)
-            if not jobs:
-                continue
-            job = jobs.pop()
-            if ssn.job_enqueueable(job):
-                ssn.job_enqueued(job)
-                job.phase = scheduling.PodGroupPhase.INQUEUE
-                ssn.clear_condition(job, scheduling.PodGroupConditionType.UNSCHEDULABLE)
-            else:
-                reason, message = ssn.enqueue_notes.get(job.uid, (
-                    status_mod.Reason.NOT_ENQUEUEABLE, "the scheduler's enqueue checks did not admit the job"))
-                ssn.explain_unschedulable(job, reason, message)
-            queues.push(queue)
+            jobs = pending[queue.name]
+            self._try(ssn, jobs.pop())
+            if jobs:
+                queues.push(queue)
+
+    @staticmethod
+    def _try(ssn: "session_mod.Session", job) -> None:
+        if ssn.job_enqueueable(job):
+            ssn.job_enqueued(job)
+            job.phase = scheduling.PodGroupPhase.INQUEUE
+            ssn.clear_condition(job, scheduling.PodGroupConditionType.UNSCHEDULABLE)
+        else:
+            reason, message = ssn.enqueue_notes.get(job.uid, (
+                status_mod.Reason.NOT_ENQUEUEABLE, "the scheduler's enqueue checks did not admit the job"))
+            ssn.explain_unschedulable(job, reason, message)
