@@ -8,9 +8,10 @@ and the per-hop latency of whole `vcctl run`s against make and Luigi.
               the controller drives it: the cost of one middle job completing — the decision (observe +
               decide; each middle flow has one dependent, `end`, whose 9,998-target dependency is
               counted, not re-evaluated, so it should not grow with N), assembling the status (C-level
-              copies of its lists), one status write through the in-process API (the store copies the
-              whole object), status.compute from scratch (what a full recompute would cost), and a whole
-              JobFlowController.sync (status writes of big flows are coalesced).
+              copies of its lists), one status write through the in-process API (handed over: the store
+              keeps the assembled status without copying it), status.compute from scratch (what a full
+              recompute would cost), and a whole JobFlowController.sync (status writes of big flows are
+              coalesced).
   hops        benchmarks/dag_hops.py: `vcctl run` of the peer benchmark's 50-job chain and 202-job
               fan against make -j2 and Luigi (../shared/bench/peer-dag), per-hop cost of the chain.
 
@@ -155,7 +156,7 @@ def status_write(obj: Obj) -> float:
 
 def controller_sync(n: int, samples: int) -> float:
     """Median seconds of JobFlowController.sync after one middle vcjob of fan(n) completed, with the
-    real in-process API: informers, engine, and the status write (the store copies the status)."""
+    real in-process API: informers, engine, and the status write (handed over to the store, not copied)."""
     clock = clock_mod.VirtualClock()
     client = inprocess.new_client(clock)
     flows = fan(n)

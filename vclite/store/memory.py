@@ -67,7 +67,8 @@ DEFAULT_HISTORY = 10_000
 
 
 class MemoryStore:
-    def __init__(self, clock: clock_mod.Clock, history: int = DEFAULT_HISTORY, uid_factory: Callable[[], str] | None = None):
+    def __init__(self, clock: clock_mod.Clock, history: int = DEFAULT_HISTORY,
+                 uid_factory: Callable[[], str] | None = None):
         self._clock = clock
         self._rv = 0
         self._objects: dict[str, dict[tuple[str, str], Obj]] = collections.defaultdict(dict)

@@ -25,7 +25,8 @@ Triggers (level-triggered; any duplicate or lost event is harmless):
   a big flow's coalesced status write.
 
 Cost: a vcjob's change costs the engine's work on that vcjob's flow and the flows reading it (see
-engine.py). The status (megabytes at 10,000 jobs: every write is a copy in the store) is written at
+engine.py). The status (megabytes at 10,000 jobs: each write assembles it, and in server mode stores and
+sends all of it; its readers — the run view, `vcctl jobflow get -w` — re-read it) is written at
 once only when the phase changes or something must be recorded before acting (a retry, a creation
 failure), otherwise at most every STATUS_WRITE_GAP seconds (BIG_WRITE_GAP from BIG_STATUS entries),
 so completions cost in proportion to their dependents.
@@ -218,8 +219,8 @@ class JobFlowController:
     def _write_now(self, key: str, eng: engine_mod.Engine, jobflow: Obj, phase: str, decisive: bool) -> bool:
         """Write the status in this sync? Always for a decisive change (phase, a retry to record before
         its delete, a creation failure) and once the flow is finished; other changes at most once per STATUS_WRITE_GAP (BIG_WRITE_GAP
-        for a big flow): writing costs a copy of the whole status in the store, and a flow of quick
-        jobs would otherwise rewrite it for every job started and finished."""
+        for a big flow): a write assembles the whole status (and in server mode stores and sends all of
+        it), and a flow of quick jobs would otherwise rewrite it for every job started and finished."""
         if decisive or phase != meta.phase(jobflow) or phase in status_mod.FINAL:
             return True   # (a finished flow's last few changes, e.g. its jobs' end times, at once)
         gap = BIG_WRITE_GAP if eng.size() >= BIG_STATUS else STATUS_WRITE_GAP
