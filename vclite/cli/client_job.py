@@ -20,12 +20,12 @@ import click
 
 from vclite.api import batch, kinds, meta, quantity, scheduling
 from vclite.cli import client_common as common
+from vclite.cli.context import CONTEXT
 from vclite.controllers.job import commands
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
 Obj = dict[str, Any]
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 JOB_TYPE_LABEL = "volcano.sh/job-type"
 LIST_HEADERS = ("Name", "Creation", "Phase", "JobType", "Replicas", "Min", "Pending", "Running", "Succeeded",
                 "Failed", "Unknown", "RetryCount")

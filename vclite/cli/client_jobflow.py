@@ -23,10 +23,10 @@ import click
 from vclite.api import flow, kinds, meta
 from vclite.cli import client_common as common
 from vclite.cli import client_live
+from vclite.cli.context import CONTEXT
 from vclite.lib import errors
 
 Obj = dict[str, Any]
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 JOBFLOW_SPEC_ORDER = ("flows", "jobRetainPolicy")
 JOBFLOW_STATUS_ORDER = ("pendingJobs", "runningJobs", "failedJobs", "completedJobs", "terminatedJobs", "unKnowJobs",

@@ -17,9 +17,9 @@ import click
 
 from vclite.api import batch, kinds, meta, scheduling
 from vclite.cli import client_common as common
+from vclite.cli.context import CONTEXT
 
 Obj = dict[str, Any]
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 HEADERS = ("Name", "Weight", "State", "Parent", "Inqueue", "Pending", "Running", "Unknown", "Completed")
 COUNTED = (scheduling.PodGroupPhase.INQUEUE, scheduling.PodGroupPhase.PENDING, scheduling.PodGroupPhase.RUNNING,
            scheduling.PodGroupPhase.UNKNOWN, scheduling.PodGroupPhase.COMPLETED)

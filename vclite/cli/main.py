@@ -8,17 +8,19 @@ import sys
 import click
 
 from vclite import __version__
-from vclite.api import convert, yamlio
-from vclite.cli import client_job, client_jobflow, client_queue, manifests
-
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+from vclite.cli import manifests
+from vclite.cli.context import CONTEXT
 
 
 class LazyGroup(click.Group):
-    """A group whose heavy commands (the embedded control plane, the server) are imported only
-    when used, so client commands start fast."""
+    """A group whose commands are imported only when used: the embedded control plane and the
+    server (heavy), and the client groups (`vcctl run` and `validate` never load the HTTP client)."""
 
-    lazy: dict[str, str] = {"server": "vclite.cli.server:server", "scheduler": "vclite.cli.scheduler_cmd:scheduler"}
+    lazy: dict[str, str] = {
+        "server": "vclite.cli.server:server", "scheduler": "vclite.cli.scheduler_cmd:scheduler",
+        "jobflow": "vclite.cli.groups:jobflow", "jobtemplate": "vclite.cli.groups:jobtemplate",
+        "job": "vclite.cli.groups:job", "queue": "vclite.cli.groups:queue",
+    }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self.lazy})
@@ -90,91 +92,6 @@ def validate(files) -> None:
         click.echo(f"{len(problems)} problem(s) found.", err=True)
         sys.exit(2)
     click.echo(f"{len(docs)} object(s) valid.")
-
-
-def _convert(file: str, name: str | None, output: str, want_kind: str, fn) -> None:
-    try:
-        docs = manifests.load([file])
-    except manifests.InvalidManifests as exc:
-        for p in exc.problems:
-            click.echo(str(p), err=True)
-        sys.exit(2)
-    chosen = [d for d in docs if d.obj.get("kind") == want_kind]
-    if not chosen:
-        click.echo(f"{file}: no {want_kind} found (found: {', '.join(sorted({str(d.obj.get('kind')) for d in docs}))})",
-                   err=True)
-        sys.exit(2)
-    out = [fn(d.obj, name if len(chosen) == 1 else None) for d in chosen]
-    if output == "json":
-        click.echo(json.dumps(out[0] if len(out) == 1 else {"apiVersion": "v1", "kind": "List", "items": out},
-                              indent=2))
-    else:
-        click.echo("---\n".join(yamlio.dump_yaml(o) for o in out), nl=False)
-
-
-_file_opt = click.option("-f", "--file", "file", required=True, type=click.Path(exists=True, dir_okay=False),
-                         help="The manifest file to convert.")
-_name_opt = click.option("--name", help="Name of the new object (default: the source's name).")
-_out_opt = click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
-
-
-@cli.group(context_settings=CONTEXT)
-def jobflow() -> None:
-    """JobFlows (flow.volcano.sh/v1alpha1) on a server or cluster, as Volcano's vcctl.
-
-    \b
-    Talks to the API server of the kubeconfig (-k; default: $KUBECONFIG, the `vcctl server`
-    kubeconfig, ~/.kube/config), or to -s/--master.
-    """
-
-
-for _command in client_jobflow.build(client_jobflow.JOBFLOW):
-    jobflow.add_command(_command)
-
-
-@cli.group(context_settings=CONTEXT)
-def jobtemplate() -> None:
-    """JobTemplates (flow.volcano.sh/v1alpha1): the job a JobFlow's flow runs.
-
-    create|list|get|describe|delete talk to a server or cluster, as Volcano's vcctl;
-    from-job converts a file locally.
-    """
-
-
-for _command in client_jobflow.build(client_jobflow.JOBTEMPLATE):
-    jobtemplate.add_command(_command)
-
-
-@jobtemplate.command("from-job", context_settings=CONTEXT)
-@_file_opt
-@_name_opt
-@_out_opt
-def jobtemplate_from_job(file, name, output) -> None:
-    """Turn a vcjob manifest into a JobTemplate (same spec), ready to be named by a JobFlow."""
-    _convert(file, name, output, "Job", convert.job_to_template)
-
-
-@cli.group(context_settings=CONTEXT)
-def job() -> None:
-    """Volcano jobs (batch.volcano.sh/v1alpha1 Job, "vcjob").
-
-    run|list|view|suspend|resume|delete talk to a server or cluster, as Volcano's vcctl;
-    from-template converts a file locally.
-    """
-
-
-for _command in client_job.build():
-    job.add_command(_command)
-cli.add_command(client_queue.build())
-
-
-@job.command("from-template", context_settings=CONTEXT)
-@_file_opt
-@_name_opt
-@_out_opt
-def job_from_template(file, name, output) -> None:
-    """Turn a JobTemplate into a standalone vcjob manifest (same spec), e.g. to run one step alone."""
-    _convert(file, name, output, "JobTemplate", convert.template_to_job)
 
 
 def main() -> None:

@@ -34,6 +34,7 @@ import click
 from vclite.api import batch, kinds, meta, scheduling, yamlio
 from vclite.apiserver import inprocess
 from vclite.cli import manifests
+from vclite.cli.context import CONTEXT
 from vclite.lib import clock as clock_mod
 from vclite.lib import jsoncopy
 from vclite.scheduler import conf as conf_mod
@@ -41,7 +42,6 @@ from vclite.scheduler.framework import session, snapshot
 from vclite.store import memory
 
 Obj = dict[str, Any]
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 STATE_KINDS = (kinds.NODE, kinds.QUEUE, kinds.PRIORITYCLASS, kinds.PODGROUP, kinds.POD)
 IGNORED_KINDS = (kinds.NAMESPACE,)
 UNSCHEDULABLE = str(scheduling.PodGroupConditionType.UNSCHEDULABLE)

@@ -16,6 +16,7 @@ import sys
 
 import click
 
+from vclite.cli.context import CONTEXT
 from vclite.executor import nodes as nodes_mod
 from vclite.httpserver import logsetup
 from vclite.httpserver import server as server_mod
@@ -24,7 +25,6 @@ from vclite.runtime import runtime as runtime_mod
 from vclite.scheduler import conf as scheduler_conf_mod
 from vclite.store import sqlite as sqlite_store
 
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 DATA_ENV = "VCLITE_DATA"
 
 
