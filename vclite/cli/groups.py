@@ -66,13 +66,20 @@ for _command in client_jobflow.build(client_jobflow.JOBTEMPLATE):
     jobtemplate.add_command(_command)
 
 
-@jobtemplate.command("from-job", context_settings=CONTEXT)
-@_file_opt
-@_name_opt
-@_out_opt
-def jobtemplate_from_job(file, name, output) -> None:
-    """Turn a vcjob manifest into a JobTemplate (same spec), ready to be named by a JobFlow."""
-    _convert(file, name, output, "Job", convert.job_to_template)
+def _converter(group: click.Group, command: str, source_kind: str, fn, doc: str) -> click.Command:
+    """`vcctl <group> <command> -f FILE [--name] [-o]`: convert each `source_kind` of FILE with `fn`."""
+    @group.command(command, context_settings=CONTEXT, help=doc)
+    @_file_opt
+    @_name_opt
+    @_out_opt
+    def convert_file(file, name, output) -> None:
+        _convert(file, name, output, source_kind, fn)
+    return convert_file
+
+
+jobtemplate_from_job = _converter(
+    jobtemplate, "from-job", "Job", convert.job_to_template,
+    "Turn a vcjob manifest into a JobTemplate (same spec), ready to be named by a JobFlow.")
 
 
 @click.group(context_settings=CONTEXT)
@@ -89,12 +96,8 @@ for _command in client_job.build():
 queue = client_queue.build()
 
 
-@job.command("from-template", context_settings=CONTEXT)
-@_file_opt
-@_name_opt
-@_out_opt
-def job_from_template(file, name, output) -> None:
-    """Turn a JobTemplate into a standalone vcjob manifest (same spec), e.g. to run one step alone."""
-    _convert(file, name, output, "JobTemplate", convert.template_to_job)
+job_from_template = _converter(
+    job, "from-template", "JobTemplate", convert.template_to_job,
+    "Turn a JobTemplate into a standalone vcjob manifest (same spec), e.g. to run one step alone.")
 
 

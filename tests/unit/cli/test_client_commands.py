@@ -8,6 +8,7 @@ import datetime as dt
 import json
 import time
 
+import click
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -264,6 +265,11 @@ def test_U29_jobtemplate_list_get_describe(vcctl, api, tmp_path):
 
 
 # ---- U30: flags --------------------------------------------------------------------------------------
+def _group(name):
+    """A `vcctl` group as click finds it (main.LazyGroup imports it on first use)."""
+    return main_mod.cli.get_command(click.Context(main_mod.cli), name)
+
+
 @pytest.mark.parametrize("group", ["jobflow", "jobtemplate"])
 @pytest.mark.parametrize("sub, flags", [
     pytest.param("create", {"file"}, id="create"),
@@ -273,14 +279,14 @@ def test_U29_jobtemplate_list_get_describe(vcctl, api, tmp_path):
     pytest.param("delete", {"name", "namespace", "file"}, id="delete"),
 ])
 def test_U30_flags(group, sub, flags):
-    command = main_mod.cli.commands[group].commands[sub]
+    command = _group(group).commands[sub]
     longs = {opt[2:] for p in command.params for opt in p.opts if opt.startswith("--")}
     assert flags | {"master", "kubeconfig"} <= longs
 
 
 def test_U30_only_jobflow_list_has_all_namespaces():
     def longs(group):
-        return {o for p in main_mod.cli.commands[group].commands["list"].params for o in p.opts}
+        return {o for p in _group(group).commands["list"].params for o in p.opts}
     assert "--all-namespaces" in longs("jobflow") and "--all-namespaces" not in longs("jobtemplate")
     assert client_jobflow.JOBTEMPLATE.all_namespaces is False
 
