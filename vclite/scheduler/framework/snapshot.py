@@ -13,7 +13,8 @@ PriorityClasses). `build` turns it into columns and infos:
 Speed: quantities are parsed once per distinct resource list (pods of one job, nodes of one
 shape and PodGroups of one size share theirs), each distinct list becomes one read-only vector
 shared by its tasks, timestamps are parsed once per distinct text, and node occupancy is added
-in bulk. Building is linear in the objects with a small constant.
+in bulk; a PodGroup version seen by an earlier session is not read again (only its JobInfo is made
+afresh). Building is linear in the objects with a small constant.
 
 Must not: mutate the input objects (infos keep references for reading only).
 """
@@ -47,7 +48,8 @@ class ClusterState:
     priority_classes: list[Obj] = dataclasses.field(default_factory=list)
     # Optional memo of pod requests keyed by (uid, resourceVersion), kept by the caller across
     # sessions (parsing quantities is the costliest part of a snapshot); pruned to live pods.
-    # `build` also keeps its memos of parsed resource lists and times there, under SHARED_MEMO.
+    # `build` also keeps its memos of parsed resource lists and times there, under SHARED_MEMO, and
+    # what each PodGroup version gives its JobInfo (by object identity, pruned to the listed ones).
     request_cache: dict | None = None
 
 
