@@ -129,12 +129,14 @@ TABLE: Mapping[Point, Spec] = types.MappingProxyType({
 })
 
 Fn = Callable[..., Any]
-Tiers = list[list[tuple[Fn, float]]]
+KeyFn = Callable[[Any], Any]
+Entry = tuple[Fn, float, Any]   # (fn, weight, key)
+Tiers = list[list[Entry]]
 
 
 def _first_nonzero(tiers: Tiers, args: tuple) -> Any:
     for tier in tiers:
-        for fn, _ in tier:
+        for fn, _, _ in tier:
             v = fn(*args)
             if v:
                 return v
@@ -144,7 +146,7 @@ def _first_nonzero(tiers: Tiers, args: tuple) -> Any:
 def _first_non_none(tiers: Tiers, args: tuple) -> Any:
     """FIRST_FAILURE and FIRST_RESULT: the first non-None result (a failure, a chosen node...)."""
     for tier in tiers:
-        for fn, _ in tier:
+        for fn, _, _ in tier:
             v = fn(*args)
             if v is not None:
                 return v
@@ -154,23 +156,23 @@ def _first_non_none(tiers: Tiers, args: tuple) -> Any:
 def _all_pass(tiers: Tiers, args: tuple) -> list:
     out: list = []
     for tier in tiers:
-        for fn, _ in tier:
+        for fn, _, _ in tier:
             out.extend(fn(*args))
     return out
 
 
 def _and(tiers: Tiers, args: tuple) -> bool:
-    return all(fn(*args) for tier in tiers for fn, _ in tier)
+    return all(fn(*args) for tier in tiers for fn, _, _ in tier)
 
 
 def _or(tiers: Tiers, args: tuple) -> bool:
-    return any(fn(*args) for tier in tiers for fn, _ in tier)
+    return any(fn(*args) for tier in tiers for fn, _, _ in tier)
 
 
 def _vote_by_tier(tiers: Tiers, args: tuple) -> bool:
     for tier in tiers:
         permitted = False
-        for fn, _ in tier:
+        for fn, _, _ in tier:
             v = fn(*args)
             if v < 0:
                 return False
@@ -184,14 +186,14 @@ def _vote_by_tier(tiers: Tiers, args: tuple) -> bool:
 def _and_by_tier(tiers: Tiers, args: tuple) -> bool:
     for tier in tiers:
         if tier:
-            return all(fn(*args) for fn, _ in tier)
+            return all(fn(*args) for fn, _, _ in tier)
     return False
 
 
 def _sum(tiers: Tiers, args: tuple) -> Any:
     total: Any = 0
     for tier in tiers:
-        for fn, weight in tier:
+        for fn, weight, _ in tier:
             total = total + weight * fn(*args)
     return total
 
@@ -199,7 +201,7 @@ def _sum(tiers: Tiers, args: tuple) -> Any:
 def _intersect_by_tier(tiers: Tiers, args: tuple) -> list | None:
     for tier in tiers:
         victims: list | None = None
-        for fn, _ in tier:
+        for fn, _, _ in tier:
             candidates = fn(*args)
             if candidates is None:       # abstain
                 continue
@@ -220,7 +222,7 @@ def _union_by_tier(tiers: Tiers, args: tuple) -> list:
     for tier in tiers:
         out: list = []
         seen: set[int] = set()
-        for fn, _ in tier:
+        for fn, _, _ in tier:
             for item in fn(*args) or ():
                 if id(item) not in seen:
                     seen.add(id(item))
@@ -232,7 +234,7 @@ def _union_by_tier(tiers: Tiers, args: tuple) -> list:
 
 def _call_all(tiers: Tiers, args: tuple) -> None:
     for tier in tiers:
-        for fn, _ in tier:
+        for fn, _, _ in tier:
             fn(*args)
 
 
@@ -245,7 +247,6 @@ RULES: Mapping[Rule, Callable[[Tiers, tuple], Any]] = types.MappingProxyType({
 })
 
 
-KeyFn = Callable[[Any], Any]
 KEYED_POINTS = (Point.NODE_ORDER, Point.PREEMPTABLE, Point.RECLAIMABLE)
 
 
@@ -254,44 +255,37 @@ class Hooks:
 
     def __init__(self, n_tiers: int):
         self._n_tiers = n_tiers
-        self._fns: dict[Point, Tiers] = {}
+        self._tiers: dict[Point, Tiers] = {}
         self._names: dict[Point, list[str]] = {}
-        self._keyed: dict[Point, list[list[tuple[Fn, float, KeyFn | None]]]] = {}
-        self._flat: dict[Point, list[tuple[Fn, float, KeyFn | None]]] = {}   # tier order, updated in place
+        self._flat: dict[Point, list[Entry]] = {}   # tier order; the same list object stays current
         self._callers: dict[Point, Callable[..., Any]] = {}
-        self._last_tier: dict[Point, int] = {}
 
     def register(self, point: Point, tier: int, fn: Fn, weight: float = 1.0, plugin: str = "",
                  key: KeyFn | None = None) -> None:
         entry = (fn, weight, key)
-        keyed = self._keyed.get(point)
-        if keyed is None:
-            keyed = self._init(point)
-        self._fns[point][tier].append((fn, weight))
+        tiers = self._tiers.get(point)
+        if tiers is None:
+            tiers = self._init(point)
+        tiers[tier].append(entry)
         self._names[point].append(plugin)
-        keyed[tier].append(entry)
         flat = self._flat.get(point)
         if flat is None:
-            flat = self._flat[point] = []
-        if tier >= self._last_tier[point]:   # sessions register tier by tier: append
-            flat.append(entry)
-            self._last_tier[point] = tier
+            self._flat[point] = [entry]
+        elif any(tiers[tier + 1:]):   # out of tier order (sessions register tier by tier): re-sort
+            flat[:] = [e for t in tiers for e in t]
         else:
-            flat[:] = [e for t in keyed for e in t]
+            flat.append(entry)
 
-    def _init(self, point: Point) -> list[list[tuple[Fn, float, KeyFn | None]]]:
-        n = self._n_tiers
-        keyed = self._keyed[point] = [[] for _ in range(n)]
-        self._fns[point] = [[] for _ in range(n)]
+    def _init(self, point: Point) -> Tiers:
+        tiers = self._tiers[point] = [[] for _ in range(self._n_tiers)]
         self._names[point] = []
-        self._last_tier[point] = 0
-        return keyed
+        return tiers
 
     def registered(self, point: Point) -> list[str]:
         """Names of the plugins that registered `point` (in order)."""
         return list(self._names.get(point, ()))
 
-    def flat(self, point: Point) -> list[tuple[Fn, float, KeyFn | None]]:
+    def flat(self, point: Point) -> list[Entry]:
         """(fn, weight, key) of every registration, in tier order; the same list object stays current."""
         return self._flat.setdefault(point, [])
 
@@ -309,14 +303,14 @@ class Hooks:
         if special is not None:
             return special(flat)
         fn_rule = RULES[rule]
-        if point not in self._keyed:
-            self._init(point)
-        fns = self._fns[point]
-        return lambda *args: fn_rule(fns, args)
+        tiers = self._tiers.get(point)
+        if tiers is None:
+            tiers = self._init(point)
+        return lambda *args: fn_rule(tiers, args)
 
 
 # ---- dispatchers specialised per rule, over the flat (tier-ordered) list -------------------------------
-Flat = list[tuple[Fn, float, Any]]
+Flat = list[Entry]
 
 
 def _flat_first_nonzero(flat: Flat) -> Callable[..., Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import functools
 import gc
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -57,7 +58,6 @@ def _task_hint(t: TaskInfo) -> tuple:
 
 class Session:
     def __init__(self, snap: snapshot.Snapshot, conf: "conf_mod.SchedulerConf", now: _dt.datetime):
-        self.uid = str(uuid.uuid5(_NAMESPACE, now.isoformat()))
         self.now = now
         self.conf = conf
         self.dims = snap.dims
@@ -78,6 +78,11 @@ class Session:
         self.fit_cache = fitcache.FitCache(self.nodes)
         self._sum_cache: tuple[int, fitcache.RowCache, fitcache.BestCache] | None = None
         self._now_text = ""
+
+    @functools.cached_property
+    def uid(self) -> str:
+        """The session's id (Volcano's transitionID of the conditions it writes)."""
+        return str(uuid.uuid5(_NAMESPACE, self.now.isoformat()))
 
     # ---- ordering (plugins first, then Volcano's fallbacks) ---------------------------------------
     def _bind_hooks(self) -> None:

@@ -17,6 +17,7 @@ Must not: decide scheduling; it only derives and compares statuses.
 from __future__ import annotations
 
 import enum
+import functools
 from typing import Any
 
 import numpy as np
@@ -173,15 +174,35 @@ def allocated_list(v: np.ndarray, dims: dims_mod.Dims) -> dict[str, str]:
 
 def queue_allocated_unchanged(queue: jobs_mod.QueueInfo, v: np.ndarray, dims: dims_mod.Dims) -> bool:
     """`queue_status_update(queue, allocated_list(v, dims)) is None`, without formatting quantities
-    (the common case: nothing changed)."""
+    (the common case: nothing changed): the stored list, parsed once per distinct content, is
+    compared in stored units with the vector's rounded values."""
     old_raw = (queue.obj.get("status") or {}).get("allocated") or {}
     try:
-        old = resources.from_resource_list(old_raw)
-    except ValueError:
+        stored = _in_stored_units(tuple(old_raw.items()))
+    except TypeError:   # unhashable values: invalid anyway
         return False
-    new = dims.resource_list(v)
-    zero = dims_mod.Fraction(0)
-    return all(old.get(k, zero) == new.get(k, zero) for k in set(old) | set(new)) and set(old_raw) >= set(new)
+    if stored is None:
+        return False
+    for name, x in zip(dims.names, v.tolist()):
+        if x != 0 or name in _KEEP_ZERO:    # in allocated_list(v): stored under this very name
+            if name not in old_raw or stored.get(name, 0) != round(x):
+                return False
+        elif stored.get(name, 0) != 0:
+            return False
+    return all(value == 0 for name, value in stored.items() if name not in dims.index)
+
+
+_KEEP_ZERO = frozenset((dims_mod.CPU, dims_mod.MEMORY))   # dims.resource_list's default keep_zero
+
+
+@functools.lru_cache(maxsize=256)
+def _in_stored_units(items: tuple) -> dict[str, Any] | None:
+    """A ResourceList's values in stored units (millicores, bytes...), exact; None if invalid."""
+    try:
+        parsed = resources.from_resource_list(dict(items))
+    except ValueError:
+        return None
+    return {name: value * dims_mod.unit(name) for name, value in parsed.items()}
 
 
 def queue_status_update(queue: jobs_mod.QueueInfo, allocated: dict[str, str]) -> Obj | None:

@@ -72,3 +72,40 @@ def test_upsert_keeps_times_when_only_times_change():
 ])
 def test_status_changed(old, new, changed):
     assert status.status_changed(old, new) is changed
+
+
+GPU = "nvidia.com/gpu"
+
+
+@pytest.mark.parametrize("stored, allocated", [
+    pytest.param({"cpu": "2", "memory": "1Gi"}, {"cpu": 2000, "memory": 2**30}, id="same"),
+    pytest.param({"cpu": "2000m", "memory": "1073741824"}, {"cpu": 2000, "memory": 2**30}, id="same, other spelling"),
+    pytest.param({"cpu": "2", "memory": "1Gi"}, {"cpu": 2500, "memory": 2**30}, id="cpu changed"),
+    pytest.param({"cpu": "0", "memory": "0"}, {}, id="nothing allocated, zeros written"),
+    pytest.param({}, {}, id="nothing allocated, nothing written"),
+    pytest.param({"cpu": "0"}, {}, id="memory missing"),
+    pytest.param({"cpu": "1", "memory": "0", GPU: "1"}, {"cpu": 1000, GPU: 1000}, id="scalar resource"),
+    pytest.param({"cpu": "1", "memory": "0", GPU: "1"}, {"cpu": 1000}, id="scalar resource freed"),
+    pytest.param({"cpu": "1", "memory": "0", GPU: "0"}, {"cpu": 1000}, id="freed scalar written as zero"),
+    pytest.param({"cpu": "1", "memory": "0", "pods": "1"}, {"cpu": 1000, "pods": 1}, id="pods"),
+    pytest.param({"cpu": "1", "memory": "0"}, {"cpu": 1000, "pods": 1}, id="pods added"),
+    pytest.param({"requests.cpu": "1", "memory": "0"}, {"cpu": 1000}, id="quota spelling is rewritten"),
+    pytest.param({"cpu": "1", "memory": "0", "example.com/x": "0"}, {"cpu": 1000}, id="zero outside the dims"),
+    pytest.param({"cpu": "1", "memory": "0", "example.com/x": "3"}, {"cpu": 1000}, id="non-zero outside the dims"),
+    pytest.param({"cpu": "one", "memory": "0"}, {"cpu": 1000}, id="invalid stored value"),
+    pytest.param({"cpu": "1", "memory": ["0"]}, {"cpu": 1000}, id="unhashable stored value"),
+    pytest.param({"cpu": "0.0005", "memory": "0"}, {"cpu": 1}, id="sub-millicore stored value"),
+])
+def test_queue_allocated_unchanged_agrees_with_the_patch(stored, allocated):
+    """The fast check says "unchanged" exactly when formatting the vector would write nothing."""
+    q = snapshot.build(objects.state(queues=[{"metadata": {"name": "q"}, "spec": {"weight": 1},
+                                              "status": {"allocated": stored}}]))
+    queue, dims = q.queues["q"], status.dims_mod.Dims([GPU])
+    v = dims.zeros()
+    for name, value in allocated.items():
+        v[dims.index[name]] = value
+    try:
+        patch = status.queue_status_update(queue, status.allocated_list(v, dims))
+    except (ValueError, TypeError):
+        patch = "rewrite"
+    assert status.queue_allocated_unchanged(queue, v, dims) == (patch is None)
