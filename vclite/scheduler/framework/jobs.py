@@ -51,7 +51,7 @@ class QueueInfo:
         return self.state in ("", scheduling.QueueState.OPEN)
 
 
-@dataclasses.dataclass(eq=False)
+@dataclasses.dataclass(eq=False, slots=True)
 class JobInfo:
     uid: str                  # the PodGroup key, ns/name
     name: str
