@@ -155,7 +155,7 @@ class Conditions:
         if d.simple:
             return rs.pending(R.WAITING, f"waiting for one of {names(d.atoms, rs.LIST_LIMIT)} to complete")
         what = names(v.waiting_for, rs.LIST_LIMIT)
-        if d.dependency is not None and set(v.waiting_for) <= set(d.refs) - set(d.targets) and not d.probe:
+        if v.waiting_for and set(v.waiting_for) <= set(d.readers_of):
             return rs.pending(R.WAITING_OUTPUT, f"waiting for {what} to finish (its output is read)")
         return rs.pending(R.WAITING, f"waiting for {what}: {d.dependency}")
 

@@ -105,6 +105,7 @@ class FlowDef:
     patch: Obj | None = None
     exit: bool = False
     refs: tuple[str, ...] = ()                # every flow this one waits on, spec order, no duplicates
+    readers_of: tuple[str, ...] = ()          # the refs waited on only because their output is read
     atoms: tuple[str, ...] = ()               # the flows (and probe pseudo-flows) its dependency tree reads
     simple: bool = False                      # dependency is only targets (all/any), no probe: counted
     error: str = ""                           # a malformed field: the flow is blocked
@@ -220,15 +221,15 @@ def _compile_flow(f: Obj, index: int, exit_name: str) -> FlowDef:
     except (flowexpr.ExprError, ValueError, TypeError) as e:
         return dataclasses.replace(base, error=str(e).split("\n")[0])
     implicit = [r for r in sorted(_output_refs(when, until, param_from) | _patch_refs(patch)) if r != name]
-    refs = tuple(dict.fromkeys([*targets, *(sorted(flowexpr.flow_refs(expression)) if expression else []),
-                                *implicit]))
+    declared = [*targets, *(sorted(flowexpr.flow_refs(expression)) if expression else [])]
+    refs = tuple(dict.fromkeys([*declared, *implicit]))
     dependency = _dependency(targets, strategy, probe, expression, [r for r in implicit if r not in targets])
     atoms = tuple(dict.fromkeys(n.flow for n in flowexpr.nodes(dependency) if isinstance(n, flowsyntax.Atom))) \
         if dependency is not None else ()
     return dataclasses.replace(
         base, strategy=strategy, probe=probe, when=when, loop=loop, items=items, param_from=param_from,
         until=until, limit=limit, retry_limit=retry_limit, backoff=backoff, patch=patch, refs=refs,
-        dependency=dependency, atoms=atoms,
+        readers_of=tuple(r for r in implicit if r not in declared), dependency=dependency, atoms=atoms,
         simple=bool(targets) and not probe and expression is None and not [r for r in implicit if r not in targets])
 
 

@@ -231,6 +231,20 @@ def test_when_reading_an_output_waits_for_that_flow_even_without_targets():
     assert sim.created == ["jf-a", "jf-b"]
 
 
+@pytest.mark.parametrize("flows, reason", [
+    pytest.param([fl("a"), fl("b"), expr("c", "a.Completed && b.Completed")], "WaitingForDependencies",
+                 id="expression"),
+    pytest.param([fl("a"), fl("b"), expr("c", "a.Completed", when="outputs.b == 'go'")], "WaitingForDependencies",
+                 id="expression and an output still running"),
+    pytest.param([fl("a"), fl("b"), fl("c", "a", when="outputs.b == 'go'")], "WaitingForDependencies",
+                 id="targets and an output"),
+    pytest.param([fl("a"), fl("c", when="outputs.a == 'go'")], "WaitingForOutput", id="output only"),
+])
+def test_waiting_reason_says_whether_a_dependency_or_only_an_output_is_awaited(flows, reason):
+    sim = flowsim.Sim(flows)
+    assert sim.reason("c") == reason
+
+
 # ---- retry ---------------------------------------------------------------------------------------------------
 def test_retry_deletes_and_recreates_after_the_backoff_then_counts_attempts():
     sim = flowsim.Sim([fl("a", retry={"limit": 2, "backoff": {"duration": "10s", "factor": 3}}), fl("b", "a")])
