@@ -46,6 +46,8 @@ CASES = [
                  id="negative-replicas"),
     pytest.param(flow("    - name: a\n") + template("a", command=""), "no command",
                  "spec.tasks[0].template.spec.containers[0].command", id="no-command"),
+    pytest.param(flow("    - name: a\n") + template("a", command='              args: ["-c", "true"]'), "no command",
+                 "spec.tasks[0].template.spec.containers[0].command", id="args-without-command"),
     pytest.param("---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: shut}\n"
                  "spec: {weight: 1}\nstatus: {state: Closed}\n" + flow("    - name: a\n") + template("a", queue="shut"),
                  "queue", "spec.queue", id="closed-queue"),
@@ -63,6 +65,22 @@ def test_bad_input_is_rejected_before_anything_runs(vcctl, write, tmp_path, text
     assert message in r.err, r
     assert field in r.err, r
     assert "nothing was run" in r.err
+    assert "1 problem(s) found" in r.err, r   # one clear message, no knock-on errors
     assert not list(tmp_path.rglob("ran-*")), "no pod may run when any document is invalid"
     v = vcctl("validate", path)
     assert v.code == 2 and message in v.err, v
+
+
+def test_validate_lists_every_problem_of_every_file(vcctl, write):
+    """Structural problems (unreadable YAML, a document without apiVersion) do not hide the admission
+    problems of the documents that could be read, in the same file or another."""
+    cycle = write("cycle.yaml", flow("    - name: a\n      dependsOn: {targets: [b]}\n    - name: b\n"
+                                     "      dependsOn: {targets: [a]}\n") + template("a") + template("b"))
+    broken = write("broken.yaml", "apiVersion: v1\nkind: [oops\n")
+    mixed = write("mixed.yaml", "kind: JobTemplate\nmetadata: {name: x}\n" + template("c", replicas=-1))
+    v = vcctl("validate", cycle, broken, mixed)
+    assert v.code == 2, v
+    for expected in ("cycle.yaml:", "jobflow Flow is not DAG", "broken.yaml:3", "invalid YAML",
+                     "mixed.yaml:1", "apiVersion: Required value", "mixed.yaml:", "spec.tasks[0].replicas"):
+        assert expected in v.err, (expected, v.err)
+    assert "4 problem(s) found" in v.err, v.err

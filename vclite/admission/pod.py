@@ -19,8 +19,9 @@ FieldError = errors.FieldError
 _RESTART_POLICIES = tuple(p.value for p in core.RestartPolicy)
 
 
-def no_command_message(name: str) -> str:
-    return (f'container "{name}" has no command: vclite runs pods as local processes and cannot run an '
+def no_command_message(name: str, has_args: bool = False) -> str:
+    hint = " (it has args but no command)" if has_args else ""
+    return (f'container "{name}"{hint} has no command: vclite runs pods as local processes and cannot run an '
             "image's default entrypoint")
 
 
@@ -67,8 +68,9 @@ def _validate_container(c: Any, path: str, seen: set[str], require_command: bool
         value = c.get(key)
         if value is not None and not (isinstance(value, list) and all(isinstance(a, str) for a in value)):
             errs.append(FieldError(f"{path}.{key}", common.type_error(value, "array of strings")))
-    if require_command and not c.get("command") and not c.get("args"):
-        errs.append(FieldError(f"{path}.command", no_command_message(name if isinstance(name, str) else "")))
+    if require_command and not c.get("command"):   # args alone would go to the image's entrypoint
+        errs.append(FieldError(f"{path}.command", no_command_message(name if isinstance(name, str) else "",
+                                                                     bool(c.get("args")))))
     errs += validate_resources(c.get("resources"), f"{path}.resources")
     return errs
 

@@ -122,9 +122,9 @@ def validate_spec(spec: Obj, job_name: str, view: base.View, options: base.Optio
     return errs
 
 
-def _validate_job_fields(spec: Obj, total_replicas: int, errs: list[FieldError]) -> None:
+def _validate_job_fields(spec: Obj, total_replicas: int | None, errs: list[FieldError]) -> None:
     min_available = common.check_int(spec, "minAvailable", "spec.minAvailable", errs, minimum=0)
-    if min_available is not None and min_available > total_replicas:
+    if min_available is not None and total_replicas is not None and min_available > total_replicas:
         errs.append(FieldError("spec.minAvailable", "job 'minAvailable' should not be greater than total replicas in tasks"))
     common.check_int(spec, "maxRetry", "spec.maxRetry", errs, minimum=0)
     common.check_int(spec, "ttlSecondsAfterFinished", "spec.ttlSecondsAfterFinished", errs, minimum=0)
@@ -146,10 +146,11 @@ def _validate_network_topology(nt: Any, path: str) -> list[FieldError]:
     return []
 
 
-def _validate_tasks(tasks: list, job_name: str, options: base.Options, errs: list[FieldError]) -> int:
-    """Per-task rules; returns Σ replicas (of the tasks whose replicas are integers)."""
+def _validate_tasks(tasks: list, job_name: str, options: base.Options, errs: list[FieldError]) -> int | None:
+    """Per-task rules; returns Σ replicas, or None when some task's replicas is invalid (already
+    reported: the rules comparing with replicas would only repeat it)."""
     names: set[str] = set()
-    total = 0
+    total: int | None = 0
     for i, task in enumerate(tasks):
         tp = f"spec.tasks[{i}]"
         if not isinstance(task, dict):
@@ -163,11 +164,14 @@ def _validate_tasks(tasks: list, job_name: str, options: base.Options, errs: lis
             if name in names:
                 errs.append(FieldError(f"{tp}.name", f"duplicated task name {name}"))
             names.add(name)
+        reported = len(errs)
         replicas = common.check_int(task, "replicas", f"{tp}.replicas", errs, minimum=0)
+        if len(errs) > reported:
+            total = None
         replicas = replicas if replicas is not None else 0
-        total += replicas
+        total = None if total is None else total + replicas
         min_av = common.check_int(task, "minAvailable", f"{tp}.minAvailable", errs, minimum=0)
-        if min_av is not None and min_av > replicas:
+        if min_av is not None and min_av > replicas and len(errs) == reported:
             errs.append(FieldError(f"{tp}.minAvailable",
                                    f"'minAvailable' is greater than 'replicas' in task: {name}, job: {job_name}"))
         common.check_int(task, "maxRetry", f"{tp}.maxRetry", errs, minimum=0)

@@ -326,8 +326,8 @@ def _read(path: str) -> tuple[str | None, list[Problem]]:
         return None, [Problem(path, line, f"not UTF-8 text: {e.reason} at byte {e.start}")]
 
 
-def load_files(paths: Iterable[str]) -> list[Document]:
-    """The documents of every file, in order; raises one ManifestError for all problems in all."""
+def parse_files(paths: Iterable[str]) -> tuple[list[Document], list[Problem]]:
+    """Every document of every file that could be read, in order, and every problem found."""
     docs: list[Document] = []
     problems: list[Problem] = []
     for path in paths:
@@ -337,6 +337,12 @@ def load_files(paths: Iterable[str]) -> list[Document]:
             file_docs, file_problems = parse_string(text, path)
             docs.extend(file_docs)
             problems.extend(file_problems)
+    return docs, problems
+
+
+def load_files(paths: Iterable[str]) -> list[Document]:
+    """The documents of every file, in order; raises one ManifestError for all problems in all."""
+    docs, problems = parse_files(paths)
     if problems:
         raise ManifestError(problems)
     return docs

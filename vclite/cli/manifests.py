@@ -43,20 +43,20 @@ class InvalidManifests(Exception):
 
 def load(paths: list[str]) -> list[yamlio.Document]:
     """Every document of every file, or InvalidManifests listing every structural problem."""
-    docs: list[yamlio.Document] = []
-    problems: list[Any] = []
-    for path in paths:
-        try:
-            docs.extend(yamlio.load_file(path))
-        except yamlio.ManifestError as exc:
-            problems.extend(exc.problems)
-        except OSError as exc:
-            problems.append(Problem(path, 0, "file", "", exc.strerror or str(exc)))
+    docs, problems = _read_all(paths)
     if problems:
         raise InvalidManifests(problems)
-    if not docs:
-        raise InvalidManifests([Problem(", ".join(paths), 0, "files", "", "no objects found")])
     return docs
+
+
+def _read_all(paths: list[str]) -> tuple[list[yamlio.Document], list[Any]]:
+    """(the documents without a structural problem, every structural problem) of every file."""
+    docs, problems = yamlio.parse_files(paths)
+    broken = {(p.file, p.document) for p in problems if p.document}
+    docs = [d for d in docs if (d.file, d.index) not in broken]
+    if not docs and not problems:
+        problems.append(Problem(", ".join(paths), 0, "files", "", "no objects found"))
+    return docs, list(problems)
 
 
 def ordered(docs: list[yamlio.Document]) -> list[yamlio.Document]:
@@ -68,7 +68,7 @@ def describe(doc: yamlio.Document) -> str:
     return f"{doc.obj.get('kind')}/{name}"
 
 
-def apply_all(client: Any, docs: list[yamlio.Document]) -> list[Problem]:
+def apply_all(client: Any, docs: list[yamlio.Document], check_templates: bool = True) -> list[Problem]:
     """Create every document through `client` in dependency order; return the problems."""
     problems: list[Problem] = []
     seen: dict[tuple[str, str, str], yamlio.Document] = {}
@@ -89,7 +89,8 @@ def apply_all(client: Any, docs: list[yamlio.Document]) -> list[Problem]:
                 problems.append(Problem(doc.file, doc.line_of(fe.path), describe(doc), fe.path, fe.message))
         except errors.ApiError as exc:
             problems.append(Problem(doc.file, doc.line, describe(doc), "", exc.message))
-    problems.extend(_missing_templates(docs))
+    if check_templates:
+        problems.extend(_missing_templates(docs))
     return problems
 
 
@@ -111,16 +112,17 @@ def _missing_templates(docs: list[yamlio.Document]) -> list[Problem]:
     return problems
 
 
-def validate(docs: list[yamlio.Document], require_command: bool = True) -> list[Problem]:
-    """Every admission problem of the whole set of documents, found on a scratch API."""
+def validate(docs: list[yamlio.Document], require_command: bool = True, whole: bool = True) -> list[Problem]:
+    """Every admission problem of the documents, found on a scratch API. `whole=False`: some
+    documents could not be read, so a JobFlow's templates may be among them (not reported missing)."""
     scratch = inprocess.new_client(clock_mod.RealClock(), require_command=require_command)
-    return apply_all(scratch, docs)
+    return apply_all(scratch, docs, check_templates=whole)
 
 
 def load_and_validate(paths: list[str], require_command: bool = True) -> tuple[list[yamlio.Document], list[Any]]:
-    """(documents, problems): structural problems of loading, else every admission problem."""
-    try:
-        docs = load(paths)
-    except InvalidManifests as exc:
-        return [], exc.problems
-    return docs, validate(docs, require_command)
+    """(documents, problems): every structural problem of loading, and every admission problem of
+    the documents that could be read."""
+    docs, problems = _read_all(paths)
+    if docs:
+        problems = [*problems, *validate(docs, require_command, whole=not problems)]
+    return docs, problems
