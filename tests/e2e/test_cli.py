@@ -44,6 +44,8 @@ def test_conversion_of_the_wrong_kind_is_a_clear_error(vcctl):
     assert r.code == 0, r  # the file holds JobTemplates: they convert
     r = vcctl("jobtemplate", "from-job", "-f", "examples/retry.yaml")
     assert r.code == 2 and "no Job found" in r.err, r
+    r = vcctl("job", "from-template", "-f", "examples/diamond.yaml", "--name", "x")
+    assert r.code == 2 and "--name names one object" in r.err and not r.out, r
 
 
 def test_job_that_can_never_fit_is_reported_not_hung(vcctl, write, tmp_path):
@@ -58,7 +60,48 @@ def test_output_yaml_is_a_v1_list(vcctl, tmp_path):
     assert r.code == 0, r
     lst = yaml.safe_load(r.out)
     assert lst["apiVersion"] == "v1" and lst["kind"] == "List"
-    assert {i["kind"] for i in lst["items"]} >= {"JobFlow", "JobTemplate", "Job", "Pod"}
+    assert {i["kind"] for i in lst["items"]} >= {"JobFlow", "JobTemplate", "Job", "PodGroup", "Pod"}
+    # a finished vcjob's PodGroup is deleted (as Volcano's KillJob does): listed as its last version
+    groups = [i for i in lst["items"] if i["kind"] == "PodGroup"]
+    assert {g["metadata"]["ownerReferences"][0]["name"] for g in groups} >= {"retry-fetch", "retry-train-after-fetch"}
+    assert all(g.get("status", {}).get("phase") for g in groups), groups
+
+
+JOB = """
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {{name: {name}}}
+spec:
+  minAvailable: 1{extra}
+  tasks:
+    - name: main
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+            - name: main
+              image: busybox
+              command: [sh, -c, "{script}"]
+"""
+
+
+def test_exit_code_counts_a_job_deleted_after_it_finished(vcctl, write, tmp_path):
+    """ttlSecondsAfterFinished deletes a finished vcjob at once: its failure still fails the run."""
+    text = JOB.format(name="gone", extra="\n  ttlSecondsAfterFinished: 0", script="exit 1") + \
+        JOB.format(name="fine", extra="", script="true")
+    r = vcctl("run", "--workdir", tmp_path, write("ttl.yaml", text), timeout=60)
+    assert r.code == 1, r
+    last = r.err.strip().splitlines()[-1]
+    assert last.startswith("failed: vcjob default/gone Failed; succeeded: vcjob default/fine Completed"), r
+
+
+def test_timeout_says_it_timed_out(vcctl, write, tmp_path):
+    r = vcctl("run", "--timeout", "1", "--workdir", tmp_path,
+              write("slow.yaml", JOB.format(name="slow", extra="", script="sleep 30")), timeout=60)
+    assert r.code == 1, r
+    assert "stopped: timed out after 1s" in r.err and "vcjob default/slow" in r.err, r
 
 
 def test_ctrl_c_stops_every_pod(write, tmp_path):

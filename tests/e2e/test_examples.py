@@ -26,8 +26,8 @@ def test_example_runs_with_documented_outcome(vcctl, tmp_path, example):
     r = vcctl("run", "--quiet", "-o", "json", "--workdir", tmp_path / "work", f"examples/{example}")
     assert r.code == EXPECTED_EXIT.get(example, 0), r
     items = r.json()["items"]
-    # PodGroups of finished jobs are gone (Volcano's KillJob deletes them); the rest stays.
-    assert {o["kind"] for o in items} >= {"JobFlow", "JobTemplate", "Job", "Pod"}, r
+    # PodGroups of finished jobs are deleted (Volcano's KillJob) and listed as their last version
+    assert {o["kind"] for o in items} >= {"JobFlow", "JobTemplate", "Job", "PodGroup", "Pod"}, r
     assert all(o.get("status") for o in items if o["kind"] in ("JobFlow", "Job", "Pod")), r
 
 

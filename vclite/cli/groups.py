@@ -25,7 +25,12 @@ def _convert(file: str, name: str | None, output: str, want_kind: str, fn) -> No
         click.echo(f"{file}: no {want_kind} found (found: {', '.join(sorted({str(d.obj.get('kind')) for d in docs}))})",
                    err=True)
         sys.exit(2)
-    out = [fn(d.obj, name if len(chosen) == 1 else None) for d in chosen]
+    if name and len(chosen) > 1:
+        click.echo(f"{file}: --name names one object, but the file has {len(chosen)} of kind {want_kind} "
+                   f"({', '.join(manifests.describe(d) for d in chosen)}); give a file with one, or omit --name",
+                   err=True)
+        sys.exit(2)
+    out = [fn(d.obj, name) for d in chosen]
     if output == "json":
         click.echo(json.dumps(out[0] if len(out) == 1 else {"apiVersion": "v1", "kind": "List", "items": out},
                               indent=2))
@@ -35,7 +40,8 @@ def _convert(file: str, name: str | None, output: str, want_kind: str, fn) -> No
 
 _file_opt = click.option("-f", "--file", "file", required=True, type=click.Path(exists=True, dir_okay=False),
                          help="The manifest file to convert.")
-_name_opt = click.option("--name", help="Name of the new object (default: the source's name).")
+_name_opt = click.option("--name", help="Name of the new object (default: the source's name); only when the file "
+                                      "has one object to convert.")
 _out_opt = click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
 
 

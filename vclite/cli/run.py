@@ -30,6 +30,9 @@ from vclite.scheduler import conf as scheduler_conf
 FLOW_DONE = {flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED}
 JOB_DONE = {batch.JobPhase.COMPLETED, batch.JobPhase.FAILED, batch.JobPhase.TERMINATED, batch.JobPhase.ABORTED}
 LIST_KINDS = (kinds.JOBFLOW, kinds.JOBTEMPLATE, kinds.JOB, kinds.PODGROUP, kinds.POD)
+SUCCESS = {flow.FlowPhase.SUCCEED, batch.JobPhase.COMPLETED}
+DELETED_UNFINISHED = "deleted before it finished"
+Obj = dict[str, Any]
 
 
 def snapshot(client: Any) -> view.Snapshot:
@@ -37,38 +40,56 @@ def snapshot(client: Any) -> view.Snapshot:
                          client.list(kinds.POD))
 
 
-def succeeded(snap: view.Snapshot) -> bool:
-    return all(meta.phase(jf) == flow.FlowPhase.SUCCEED for jf in snap.jobflows) and \
-        all(meta.phase(j) == batch.JobPhase.COMPLETED for j in view.standalone_jobs(snap))
-
-
 class Progress:
     """What `vcctl run` follows, kept from watch events so that a check costs nothing per object:
     the JobFlows and standalone vcjobs (not created by a JobFlow) not finished yet (`done`: the
-    run ends when none is left), and the phase changes not yet printed (`changes`, in the order
-    they happened)."""
+    run ends when none is left), how each one finished (`outcomes`, kept when the object is deleted
+    afterwards, e.g. by ttlSecondsAfterFinished), the phase changes not yet printed (`changes`, in
+    the order they happened), and the last version of every PodGroup deleted meanwhile (the vcjob
+    controller deletes a finished job's PodGroup, as Volcano does)."""
 
     def __init__(self) -> None:
         self.unfinished: set[str] = set()
+        self.outcomes: dict[str, str] = {}    # followed object -> its phase when it finished
+        self.deleted_podgroups: dict[str, Obj] = {}
         self._phases: dict[str, str] = {}
         self._changed: dict[str, None] = {}
 
     def observe(self, ev: Any) -> None:
         obj = ev.object
+        if obj.get("kind") == kinds.PODGROUP.kind:
+            if ev.type == "DELETED":
+                self.deleted_podgroups[meta.key(obj)] = obj
+            else:
+                self.deleted_podgroups.pop(meta.key(obj), None)
+            return
         is_flow = obj.get("kind") == kinds.JOBFLOW.kind
         what = f"{'JobFlow' if is_flow else 'vcjob'} {meta.key(obj)}"
         phase = "" if ev.type == "DELETED" else meta.phase(obj)
         follows = is_flow or flow.CREATED_BY_JOB_FLOW not in meta.labels(obj)
         if ev.type != "DELETED" and follows and phase not in (FLOW_DONE if is_flow else JOB_DONE):
             self.unfinished.add(what)
+            self.outcomes.pop(what, None)
         else:
             self.unfinished.discard(what)
+            if follows and what not in self.outcomes:
+                self.outcomes[what] = phase or DELETED_UNFINISHED
         if phase and self._phases.get(what) != phase:
             self._phases[what] = phase
             self._changed[what] = None
 
     def done(self) -> bool:
         return not self.unfinished
+
+    def succeeded(self) -> bool:
+        """Every followed JobFlow Succeed and every standalone vcjob Completed."""
+        return all(phase in SUCCESS for phase in self.outcomes.values()) and not self.unfinished
+
+    def summary(self) -> tuple[list[str], list[str]]:
+        """(`vcctl run` lines of what failed, of what succeeded), e.g. `vcjob default/a Failed`."""
+        bad = [f"{what} {phase}" for what, phase in self.outcomes.items() if phase not in SUCCESS]
+        good = [f"{what} {phase}" for what, phase in self.outcomes.items() if phase in SUCCESS]
+        return bad, good
 
     def changes(self) -> list[str]:
         """Lines for the phases that appeared or changed since the last call (view.transitions)."""
@@ -77,8 +98,16 @@ class Progress:
         return lines
 
 
-def as_list(client: Any) -> dict:
-    items = [obj for kind in LIST_KINDS for obj in client.list(kind)]
+def as_list(client: Any, deleted_podgroups: dict[str, Obj] | None = None) -> dict:
+    """A v1 List of every JobFlow, JobTemplate, vcjob, PodGroup and Pod; `deleted_podgroups`: the last
+    versions of PodGroups deleted during the run, listed with the live ones."""
+    items = []
+    for kind in LIST_KINDS:
+        objs = client.list(kind)
+        if kind is kinds.PODGROUP and deleted_podgroups:
+            live = {meta.key(o) for o in objs}
+            objs = sorted([*objs, *(o for k, o in deleted_podgroups.items() if k not in live)], key=meta.key)
+        items.extend(objs)
     return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
 
 
@@ -134,6 +163,13 @@ def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime) -> list[str]:
                         if tail:
                             lines.append(f"  last lines of {path}:")
                             lines.extend(f"    {ln}" for ln in tail)
+    for jf in snap.jobflows:
+        if meta.phase(jf) != flow.FlowPhase.FAILED:
+            continue
+        for name, cond in ((jf.get("status") or {}).get("conditions") or {}).items():
+            # a vcjob's own condition has no reason; a flow's failure without a failed pod has one
+            if isinstance(cond, dict) and cond.get("phase") == batch.JobPhase.FAILED and cond.get("reason"):
+                lines.append(f"JobFlow {meta.key(jf)}: {name} {cond['reason']}: {cond.get('message', '')}".rstrip(": "))
     for f in rt.failures:
         lines.append(f"internal: {f.component} gave up on {f.key} after {f.attempts} attempts: {f.error}")
     return lines
@@ -154,7 +190,7 @@ def _tail(path: pathlib.Path, n: int = 5) -> list[str]:
 
 
 async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Console, live_view: bool,
-               quiet: bool, timeout: float | None) -> tuple[bool, view.Snapshot]:
+               quiet: bool, timeout: float | None) -> tuple[bool, view.Snapshot, Progress]:
     rt.start()
     problems = manifests.apply_all(rt.client, docs)
     if problems:  # validated already; only a race with nothing could get here
@@ -165,7 +201,8 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
     progress = Progress()
     flows = informer.Informer(rt.client, kinds.JOBFLOW, progress.observe)
     jobs = informer.Informer(rt.client, kinds.JOB, progress.observe)
-    for inf in (flows, jobs):
+    podgroups = informer.Informer(rt.client, kinds.PODGROUP, progress.observe)
+    for inf in (flows, jobs, podgroups):
         inf.start()
         for obj in inf.list():   # (applied before the informers started: no event of their own)
             progress.observe(client_mod.WatchEvent(client_mod.EventType.ADDED, inf.kind, obj, None))
@@ -197,7 +234,7 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
         done = await rt.run_until(progress.done, timeout=timeout,
                                   on_tick=None if quiet else tick)
         tick(final=True)
-        return done, snapshot(rt.client)
+        return done, snapshot(rt.client), progress
     finally:
         if live is not None:
             live.stop()
@@ -226,28 +263,32 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
     live_view = out.is_terminal and not quiet and output is None
     progress_console = out if output is None else Console(stderr=True, highlight=False)
     try:
-        done, snap = asyncio.run(_run(rt, docs, progress_console, live_view, quiet, timeout))
+        started = rt.clock.monotonic()
+        done, snap, progress = asyncio.run(_run(rt, docs, progress_console, live_view, quiet, timeout))
     except (runtime_mod.Interrupted, asyncio.CancelledError, KeyboardInterrupt):
         err.print("interrupted: every pod was stopped.", markup=False)
         return 130
     if output:
-        data = as_list(rt.client)
+        data = as_list(rt.client, progress.deleted_podgroups)
         sys.stdout.write(yamlio.dump_yaml(data) if output == "yaml" else json.dumps(data, indent=2) + "\n")
     if not done:
-        reasons = stuck_report(snap)
-        err.print("stopped: no further progress is possible" if reasons else "stopped: timed out", markup=False)
-        for line in reasons:
+        timed_out = timeout is not None and rt.clock.monotonic() - started >= timeout
+        err.print(f"stopped: timed out after {timeout:g}s" if timed_out else "stopped: no further progress is possible",
+                  markup=False)
+        for line in stuck_report(snap):
             err.print(f"  {line}", markup=False)
         for line in failure_report(snap, rt):
             err.print(f"  {line}", markup=False)
         return 1
-    ok = succeeded(snap)
+    ok = progress.succeeded()
     if not quiet:
         for line in failure_report(snap, rt):
             err.print(line, markup=False)
-        summary = ", ".join(f"JobFlow {meta.key(jf)} {meta.phase(jf)}" for jf in snap.jobflows)
-        jobs = view.standalone_jobs(snap)
-        if jobs:
-            summary += (", " if summary else "") + ", ".join(f"vcjob {meta.key(j)} {meta.phase(j)}" for j in jobs)
-        err.print(("succeeded: " if ok else "failed: ") + summary + f" (pod logs under {rt.workdir})", markup=False)
+        bad, good = progress.summary()
+        where = f" (pod logs under {rt.workdir})"
+        if ok:
+            err.print("succeeded: " + ", ".join(good) + where, markup=False)
+        else:
+            err.print("failed: " + ", ".join(bad) + (f"; succeeded: {', '.join(good)}" if good else "") + where,
+                      markup=False)
     return 0 if ok else 1

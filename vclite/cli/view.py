@@ -315,6 +315,7 @@ def failure_reason(snap: Snapshot, job: Obj) -> str:
         status = pod.get("status") or {}
         if status.get("phase") != "Failed":
             continue
+        said = len(reasons)
         for cs in status.get("containerStatuses") or []:
             term = (cs.get("state") or {}).get("terminated") or (cs.get("lastState") or {}).get("terminated")
             if term and term.get("exitCode", 0) != 0:
@@ -323,7 +324,7 @@ def failure_reason(snap: Snapshot, job: Obj) -> str:
                 if term.get("message"):
                     msg += f": {term['message'].strip()[:200]}"
                 reasons.append(msg)
-        if not status.get("containerStatuses") and (status.get("reason") or status.get("message")):
+        if len(reasons) == said and (status.get("reason") or status.get("message")):   # no process told why
             reasons.append(f"pod {meta.name(pod)}: {status.get('reason', '')} {status.get('message', '')}".strip())
     state = (job.get("status") or {}).get("state") or {}
     if not reasons and (state.get("reason") or state.get("message")):

@@ -1,7 +1,7 @@
 """The Node objects the local executor serves, sized from this host or from the `--nodes` option.
 
 `host_node(name)` is a v1 Node as big as this machine (cpu = os.cpu_count(), memory = MemTotal,
-110 pods), Ready. `parse_nodes_option(value)` turns the CLI's `--nodes` value into Node objects;
+110 pods, ephemeral-storage = its temporary filesystem's size), Ready. `parse_nodes_option(value)` turns the CLI's `--nodes` value into Node objects;
 it accepts exactly three forms (see NODES_HELP). Every node runs its pods on this same host: the
 sizes are what the scheduler packs against, not a promise of isolation.
 This module builds objects only: it never writes to the API and never starts processes.
@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import platform
 import re
+import shutil
+import tempfile
 from typing import Any
 
 from vclite.api import core, quantity, yamlio
@@ -18,6 +20,7 @@ from vclite.api import core, quantity, yamlio
 Obj = dict[str, Any]
 
 DEFAULT_PODS = 110
+EPHEMERAL_STORAGE = "ephemeral-storage"
 NAME_PREFIX = "local"
 MAX_NODES = 100_000
 _STANDARD = ("cpu", "memory", "pods", "ephemeral-storage")
@@ -30,7 +33,8 @@ NODES_HELP = """\
                                  groups of nodes with the given sizes, named local-0, local-1, … in
                                  order; RES is name=quantity (cpu, memory, pods, ephemeral-storage,
                                  hugepages-*, or an extended resource such as nvidia.com/gpu);
-                                 cpu and memory default to this host's, pods to 110
+                                 cpu, memory and ephemeral-storage default to this
+                                 host's, pods to 110
                                  (e.g. --nodes '4x(cpu=8,memory=32Gi)+2x(cpu=32,nvidia.com/gpu=4)')
   PATH                           a YAML file of Node objects (kind: Node)
                                  (e.g. --nodes nodes.yaml)"""
@@ -82,12 +86,23 @@ def node(name: str, resources: dict[str, str]) -> Obj:
     }
 
 
+def host_ephemeral_storage() -> str:
+    """Size of the filesystem pods write to (the temporary directory's), as a kubelet reports its
+    root filesystem; "0" if it cannot be read."""
+    try:
+        return str(shutil.disk_usage(tempfile.gettempdir()).total)
+    except OSError:
+        return "0"
+
+
 def host_resources() -> dict[str, str]:
-    return {core.CPU: host_cpu(), core.MEMORY: host_memory(), core.PODS: str(DEFAULT_PODS)}
+    return {core.CPU: host_cpu(), core.MEMORY: host_memory(), core.PODS: str(DEFAULT_PODS),
+            EPHEMERAL_STORAGE: host_ephemeral_storage()}
 
 
 def host_node(name: str = "local") -> Obj:
-    """A Node the size of this host: cpu = os.cpu_count(), memory = MemTotal, pods = 110."""
+    """A Node the size of this host: cpu = os.cpu_count(), memory = MemTotal, pods = 110,
+    ephemeral-storage = the size of the temporary directory's filesystem."""
     return node(name, host_resources())
 
 

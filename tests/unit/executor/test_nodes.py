@@ -16,6 +16,7 @@ def test_host_node_is_ready_and_sized_from_the_host():
     assert n["status"]["allocatable"]["cpu"] == str(os.cpu_count())
     assert quantity.parse(n["status"]["allocatable"]["memory"]) > 0
     assert n["status"]["allocatable"]["pods"] == "110"
+    assert quantity.parse(n["status"]["allocatable"]["ephemeral-storage"]) > 0   # a kubelet reports it too
     assert {"type": "Ready", "status": "True"}.items() <= n["status"]["conditions"][0].items()
 
 
@@ -29,7 +30,7 @@ HOST = nodes.host_resources()
     pytest.param("2x(cpu=500m)", [(f"local-{i}", {**HOST, "cpu": "500m"}) for i in range(2)],
                  id="count-default-memory"),
     pytest.param("1x(cpu=8,memory=32Gi,pods=10)+2x(cpu=32,nvidia.com/gpu=4)",
-                 [("local-0", {"cpu": "8", "memory": "32Gi", "pods": "10"}),
+                 [("local-0", {**HOST, "cpu": "8", "memory": "32Gi", "pods": "10"}),
                   ("local-1", {**HOST, "cpu": "32", "nvidia.com/gpu": "4"}),
                   ("local-2", {**HOST, "cpu": "32", "nvidia.com/gpu": "4"})], id="two-groups-extended-resource"),
     pytest.param("(cpu=1e+3)", [("local-0", {**HOST, "cpu": "1e+3"})], id="plus-inside-quantity-not-a-separator"),
