@@ -71,6 +71,11 @@ class Env:
                          "state": {"phase": phase, "lastTransitionTime": clock_mod.format_time(self.clock.now())}}
         self.client.update_status(obj)
 
+    def set_duration(self, job: str, duration: str) -> None:
+        """What the vcjob controller writes just after a finished phase."""
+        obj = self.client.get(kinds.JOB, NS, job)
+        self.client.update_status({**obj, "status": {**obj["status"], "runningDuration": duration}})
+
     def jobs(self) -> set[str]:
         return {meta.name(j) for j in self.client.list(kinds.JOB, NS)}
 
@@ -216,6 +221,49 @@ def test_histories_record_vcjob_transition_times(env):
         {"startTimestamp": times[1], "endTimestamp": times[2], "state": "Running"},
         {"startTimestamp": times[2], "state": "Completed"}]
     assert env.phase("test") == "Succeed"
+
+
+def test_histories_keep_phases_the_coalesced_sync_never_saw(env):
+    # The vcjob goes through every phase before the JobFlow controller syncs once: the watch saw them all.
+    env.template("a")
+    env.jobflow("test", [fl("a")])
+    env.drain()
+    times = []
+    for phase in (JP.PENDING, JP.RUNNING, JP.RESTARTING, JP.PENDING, JP.RUNNING, JP.COMPLETED):
+        env.clock.advance(1)
+        env.set_phase("test-a", phase)
+        times.append(clock_mod.format_time(env.clock.now()))
+    env.drain()
+    hist = env.status("test")["jobStatusList"][0]["runningHistories"]
+    assert [(h["state"], h["startTimestamp"]) for h in hist] == list(zip(
+        ["Pending", "Running", "Restarting", "Pending", "Running", "Completed"], times))
+
+
+@pytest.mark.parametrize("duration", ["3s", None], ids=["runningDuration-written", "never-written"])
+def test_delete_policy_deletes_a_job_once_its_final_status_is_recorded(env, duration):
+    # The vcjob controller writes runningDuration just after the phase; the JobFlow succeeds in between.
+    env.template("a")
+    env.template("b")
+    env.jobflow("test", [fl("a"), fl("b", "a")], flow.RetainPolicy.DELETE)
+    env.drain()
+    env.set_phase("test-a", JP.COMPLETED)
+    env.set_duration("test-a", "2s")
+    env.drain()
+    env.set_phase("test-b", JP.COMPLETED)
+    while (key := env.flows.queue.get()) is not None:   # only what is due now: no timer fires
+        env.flows.sync(key)
+    assert (env.phase("test"), env.jobs()) == ("Succeed", {"test-b"})
+    if duration:
+        env.set_duration("test-b", duration)
+        while (key := env.flows.queue.get()) is not None:
+            env.flows.sync(key)
+    else:
+        env.drain()                                     # deleted anyway once DELETE_GRACE has passed
+    assert env.jobs() == set()
+    status = env.status("test")
+    entry = {e["name"]: e for e in status["jobStatusList"]}["test-b"]
+    assert ("endTimestamp" in entry, status["conditions"]["test-b"].get("runningDuration")) == \
+        (duration is not None, duration)
 
 
 def test_template_created_after_the_flow_starts_the_waiting_job(env):

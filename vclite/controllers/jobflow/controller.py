@@ -3,8 +3,10 @@
 Thin shell around pure parts: `plan` compiles a JobFlow's spec once, `engine.Engine` keeps its run
 state incrementally (readiness, loops, retries, conditions, status entries), `objects` builds vcjobs,
 `prober` runs http/tcp probe checks on worker threads. A sync applies the vcjob changes seen since
-the last sync (the watch handler records their names), lets the engine decide, creates and deletes
-what it says, writes the status if it changed, and applies `jobRetainPolicy: delete` after success.
+the last sync (the watch handler records their names, and for the runningHistories each version
+that brought a new phase with when it was seen: a coalesced sync sees only the latest version), lets
+the engine decide, creates and deletes what it says, writes the status if it changed, and applies
+`jobRetainPolicy: delete` after success.
 It talks to the cluster only through the Client protocol, so it runs unchanged in-process, against
 `vcctl server` or against a real cluster. The engine is rebuilt from the JobFlow's status and its
 vcjobs whenever the controller has none for it (start, restart, a JobFlow re-created under the same
@@ -22,7 +24,8 @@ Triggers (level-triggered; any duplicate or lost event is harmless):
 - PodGroup of a vcjob whose scheduler Unschedulable reason changed -> that vcjob's JobFlow, coalesced:
   a Pending vcjob's condition shows the reason (`waiting.py`).
 - timers: a retry's back-off, an http/tcp probe to check again (PROBE_BACKOFF growing to PROBE_MAX),
-  a big flow's coalesced status write.
+  a big flow's coalesced status write, a finished vcjob to delete (jobRetainPolicy: delete) that
+  has not shown its runningDuration (DELETE_GRACE).
 
 Cost: a vcjob's change costs the engine's work on that vcjob's flow and the flows reading it (see
 engine.py). The status (megabytes at 10,000 jobs: each write assembles it, and in server mode stores and
@@ -46,6 +49,8 @@ Decisions beyond Volcano (each fixes a quirk listed in the reference, volcano-jo
   JobFlow can only be deleted while this controller runs (remove the finalizer by hand otherwise).
 - Succeed and Failed are final: no vcjob is created or re-created afterwards (Volcano re-creates a
   deleted vcjob of a succeeded flow), but the status of remaining jobs keeps being refreshed.
+- `jobRetainPolicy: delete` deletes a finished vcjob only once its runningDuration is written (at
+  most DELETE_GRACE seconds after it finished), so the status keeps its complete entry.
 - retry: the failed vcjob is deleted once its back-off has passed (the attempt is first recorded in
   the status) and created again under the same name when it is gone.
 
@@ -79,7 +84,16 @@ STATUS_REFRESH = 0.25  # seconds: how stale a JobFlow's view of running jobs may
 # BIG_WRITE_GAP once it has BIG_STATUS entries (unless decisive: see _write_now).
 STATUS_WRITE_GAP, BIG_STATUS, BIG_WRITE_GAP = 0.05, 2000, 0.5
 PROBE_BACKOFF, PROBE_FACTOR, PROBE_MAX = 0.05, 1.5, 0.5
+DELETE_GRACE = 5.0     # seconds a finished vcjob may take to show its runningDuration (jobRetainPolicy: delete)
 URGENT_PHASES = batch.FINISHED_PHASES | {batch.JobPhase.TERMINATING}
+
+
+def job_event_changes_phase(ev: client_mod.WatchEvent) -> bool:
+    """Whether a vcjob's event brings a phase its JobFlow's runningHistories must record (a new vcjob
+    counts): the sync that follows may see only a later version."""
+    if ev.type == client_mod.EventType.DELETED:
+        return False
+    return ev.old is None or meta.phase(ev.old) != meta.phase(ev.object) or meta.uid(ev.old) != meta.uid(ev.object)
 
 
 def job_event_is_urgent(ev: client_mod.WatchEvent, flow_phase: str) -> bool:
@@ -92,6 +106,20 @@ def job_event_is_urgent(ev: client_mod.WatchEvent, flow_phase: str) -> bool:
     if phase not in URGENT_PHASES:
         return False
     return phase != meta.phase(ev.old) or flow_phase in status_mod.FINAL
+
+
+def delete_wait(job: Obj, now: dt.datetime) -> float:
+    """Seconds `jobRetainPolicy: delete` waits before deleting a vcjob of a succeeded JobFlow (0: now).
+    A finished vcjob is kept until its runningDuration is written (by the vcjob controller, just after
+    its phase): deleted earlier, the status would never show it nor its endTimestamp. One that is
+    still without it DELETE_GRACE seconds after it finished is deleted anyway."""
+    status = job.get("status") or {}
+    if meta.phase(job) not in batch.FINISHED_PHASES or status.get("runningDuration"):
+        return 0.0
+    finished = clock_mod.parse_time((status.get("state") or {}).get("lastTransitionTime"))
+    if finished is None:
+        return 0.0
+    return min(DELETE_GRACE, max(0.0, DELETE_GRACE - (now - finished).total_seconds()))
 
 
 class JobFlowController:
@@ -110,6 +138,8 @@ class JobFlowController:
         self.prober = prober or prober_mod.Prober(clock)
         self._engines: dict[str, engine_mod.Engine] = {}
         self._dirty: dict[str, set[str]] = collections.defaultdict(set)
+        # JobFlow -> the vcjob versions with a new phase since its last sync, with when they were seen
+        self._phases: dict[str, list[tuple[Obj, dt.datetime]]] = collections.defaultdict(list)
         self._probe_delay: dict[str, float] = {}
         self._written: dict[str, float] = {}      # JobFlow -> when its status was last written (monotonic)
         self._creating: set[str] = set()          # names of the vcjobs the sync under way creates
@@ -146,6 +176,9 @@ class JobFlowController:
         coalesced over STATUS_REFRESH seconds, so a busy flow is not recomputed on every pod change."""
         if ev.type == client_mod.EventType.ADDED and self._creating and meta.name(ev.object) in self._creating:
             return   # a vcjob this sync is creating: the engine observes what create returns
+        owner = objects.jobflow_key_of(ev.object) if job_event_changes_phase(ev) else None
+        if owner:
+            self._phases[owner].append((ev.object, self.clock.now()))
         for obj in (ev.object, ev.old):
             key = objects.jobflow_key_of(obj) if obj else None
             if not key:
@@ -209,7 +242,7 @@ class JobFlowController:
             self._written[key] = self.clock.monotonic()
         if phase == flow.FlowPhase.SUCCEED and \
                 (jobflow.get("spec") or {}).get("jobRetainPolicy") == flow.RetainPolicy.DELETE:
-            self._delete_jobs(self._jobs_of(jobflow))
+            self._delete_retained(key, jobflow, now)
         for job_name, uid in acts.delete:
             self._delete_attempt(ns, job_name, uid)
         self._schedule(key, eng, acts, now)
@@ -234,14 +267,19 @@ class JobFlowController:
         """The JobFlow's engine, brought up to date with the vcjobs changed since the last sync."""
         eng = self._engines.get(key)
         generation = jobflow.get("metadata", {}).get("generation")
+        phases = [(job, at) for job, at in self._phases.pop(key, ()) if objects.belongs_to(job, jobflow)]
         if eng is None or eng.uid != meta.uid(jobflow) or eng.generation != generation:
             self._dirty.pop(key, None)
             plan = plan_mod.compile_spec(jobflow.get("spec"), meta.name(jobflow))
             eng = engine_mod.Engine(jobflow, plan, self._read_output, self._probe)
+            for job, at in phases:
+                eng.record(job, at)
             eng.load(self._jobs_of(jobflow), now)
             self._engines[key] = eng
             return eng
         eng.set_meta(jobflow)
+        for job, at in phases:
+            eng.record(job, at)
         for name in sorted(self._dirty.pop(key, ())):
             job = self.jobs.get(eng.ns, name)
             eng.observe(name, job if job is not None and objects.belongs_to(job, jobflow) else None, now)
@@ -251,6 +289,7 @@ class JobFlowController:
         self._engines.pop(key, None)
         self._written.pop(key, None)
         self._dirty.pop(key, None)
+        self._phases.pop(key, None)
         self._probe_delay.pop(key, None)
 
     def _fan_out(self, template_key: str) -> None:
@@ -421,6 +460,20 @@ class JobFlowController:
             self.client.delete(kinds.JOB, ns, name)
         except errors.NotFound:
             pass
+
+    def _delete_retained(self, key: str, jobflow: Obj, now: dt.datetime) -> None:
+        """`jobRetainPolicy: delete` after success: each vcjob once its last status is recorded (see
+        delete_wait); the vcjob's next change, or a timer, brings the others back."""
+        ready, waits = [], []
+        for job in self._jobs_of(jobflow):
+            wait = delete_wait(job, now)
+            if wait > 0:
+                waits.append(wait)
+            else:
+                ready.append(job)
+        self._delete_jobs(ready)
+        if waits:
+            self.queue.add_after(key, min(waits))
 
     def _delete_jobs(self, jobs: list[Obj]) -> None:
         for job in jobs:

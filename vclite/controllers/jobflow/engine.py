@@ -2,8 +2,9 @@
 create or replace, and the JobFlowStatus — recomputed only where something changed.
 
 The controller builds an Engine once per JobFlow (from its spec, its previous status and its
-vcjobs), then feeds it changes: `observe(name, job)` for a vcjob that changed, `set_meta` for the
-JobFlow's own metadata. `decide(now)` settles every flow touched since the last call and returns
+vcjobs), then feeds it changes: `record(job, at)` for each phase change the watch delivered (the
+runningHistories), `observe(name, job)` for a vcjob that changed, `set_meta` for the JobFlow's own
+metadata. `decide(now)` settles every flow touched since the last call and returns
 the runstate.Actions (vcjobs to create, failed vcjobs to delete for a retry, when to wake up). A vcjob's
 change costs its own instance, its flow, and the flows that read that flow (plan.dependents) — never
 a pass over the whole JobFlow — and fan-in dependencies on targets are counted, not re-evaluated.
@@ -109,6 +110,12 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         return fr.facts if fr is not None else rs.NO_FACTS
 
     # ---- conditions and lists ---------------------------------------------------------------------
+    def record(self, job: Obj, at: dt.datetime) -> None:
+        """A version of one of its vcjobs, delivered by the watch at `at` before the sync that observes
+        the vcjob: its phase goes into that vcjob's runningHistories, in order. A sync sees only the
+        latest version, so a phase shorter than the time between syncs would be lost."""
+        self._record_history(job, at)
+
     def _record_history(self, job: Obj, now: dt.datetime) -> None:
         name = meta.name(job)
         prev = self.history.get(name)

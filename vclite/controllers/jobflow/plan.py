@@ -93,6 +93,7 @@ class FlowDef:
     targets: tuple[str, ...] = ()
     strategy: Strategy = Strategy.ALL
     dependency: flowexpr.Expr | None = None   # None: no dependency at all (ready at once)
+    expression: flowexpr.Expr | None = None   # dependsOn.expression as written (part of dependency)
     probe: tuple[ProbeEntry, ...] = ()
     when: flowexpr.Expr | None = None
     loop: Loop = Loop.NONE
@@ -227,8 +228,9 @@ def _compile_flow(f: Obj, index: int, exit_name: str) -> FlowDef:
     atoms = tuple(dict.fromkeys(n.flow for n in flowexpr.nodes(dependency) if isinstance(n, flowsyntax.Atom))) \
         if dependency is not None else ()
     return dataclasses.replace(
-        base, strategy=strategy, probe=probe, when=when, loop=loop, items=items, param_from=param_from,
-        until=until, limit=limit, retry_limit=retry_limit, backoff=backoff, patch=patch, refs=refs,
+        base, strategy=strategy, expression=expression, probe=probe, when=when, loop=loop, items=items,
+        param_from=param_from, until=until, limit=limit, retry_limit=retry_limit, backoff=backoff, patch=patch,
+        refs=refs,
         readers_of=tuple(r for r in implicit if r not in declared), dependency=dependency, atoms=atoms,
         simple=bool(targets) and not probe and expression is None and not [r for r in implicit if r not in targets])
 

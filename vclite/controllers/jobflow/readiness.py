@@ -5,7 +5,8 @@ one flowexpr tree for targets, strategy, probes, expression and implicit output 
 three-valued over what is known of the flows it reads (`facts(name)`: flowexpr facts, empty while a
 flow waits or runs):
 - True -> READY (its `when`, loop and template are the engine's business);
-- False -> SKIPPED: the dependency can never hold (never waits forever);
+- False -> SKIPPED: the dependency can never hold (never waits forever); `skip_message` says why in
+  the terms of the spec (targets, strategy, probe, or the expression as written);
 - None -> WAITING, naming the flows that are not finished yet.
 A flow that names an undefined flow, sits on a cycle, or is malformed is BLOCKED with the reason.
 
@@ -24,7 +25,7 @@ import enum
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from vclite.api import batch, flowexpr
+from vclite.api import batch, flowexpr, flowsyntax
 from vclite.controllers.jobflow import plan as plan_mod
 
 Obj = dict[str, Any]
@@ -126,9 +127,34 @@ def decide(fd: plan_mod.FlowDef, plan: plan_mod.Plan, facts: Facts) -> Verdict:
 
 
 def skip_message(fd: plan_mod.FlowDef, facts: Facts) -> str:
+    """Why `fd`'s dependency can never hold, in the terms the user wrote: its targets (strategy, probe)
+    when they can no longer be met, else its `dependsOn.expression`."""
+    targets = tuple(dict.fromkeys(fd.targets))
+    dead = {t: why for t in targets if (why := _dead_target(fd, t, facts))}
+    if len(targets) == 1 and dead:
+        why = dead[targets[0]]
+        return f"dependsOn target {targets[0]} {why if why.startswith('finished') else 'was ' + why}"
+    if dead:
+        names, whys = ", ".join(targets), ", ".join(f"{t} {why}" for t, why in dead.items())
+        if fd.strategy is plan_mod.Strategy.ANY:
+            return f"dependsOn targets {names} (strategy any): none of them can complete: {whys}"
+        return f"dependsOn targets {names} can no longer all be Completed: {whys}"
     done = [f"{r} {_final_word(facts(r))}" for r in fd.refs if _final_word(facts(r))]
-    what = f"dependsOn.expression {fd.dependency}" if fd.dependency is not None else "dependsOn"
+    what = f"dependsOn.expression {fd.expression}" if fd.expression is not None else "dependsOn"
     return f"{what} can never hold" + (f": {', '.join(done)}" if done else "")
+
+
+def _dead_target(fd: plan_mod.FlowDef, target: str, facts: Facts) -> str:
+    """Why `target` can never meet `fd`'s targets ("" while it still can): its outcome (`Skipped`), or
+    for a probed target that finished before its probe held, `finished (Completed) before its probe (…) held`."""
+    atom = plan_mod.probe_flow(target) if fd.probe else target
+    want = O.ANY_COMPLETED if fd.strategy is plan_mod.Strategy.ANY else O.COMPLETED
+    if flowexpr.evaluate_depends(flowsyntax.Atom(atom, want), {atom: facts(atom)}) is not False:
+        return ""
+    seen, own = _final_word(facts(atom)), _final_word(facts(target))
+    if own and seen != own:   # the target's own outcome is not what its probe saw: the probe never held
+        return f"finished ({own}) before its probe ({', '.join(e.describe() for e in fd.probe)}) held"
+    return seen or "finished"
 
 
 def _final_word(f: frozenset[str]) -> str:

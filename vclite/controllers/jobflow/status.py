@@ -29,10 +29,12 @@ to Succeed); Running once started (a job Running/Completing/Completed), never ba
 
 Histories: each phase change closes the last `runningHistories` entry and opens a new one at the
 vcjob's own `status.state.lastTransitionTime` (Volcano uses the controller's sync time); `now` only
-when the vcjob does not say. `endTimestamp` = creationTimestamp + runningDuration, omitted when
-unknown (Volcano writes `null`, which its own CRD rejected: issue #3234). Entries of vanished jobs are
-kept (as Volcano). Once the flow is Succeed/Failed/Terminating no vcjob is (re)created, so a vanished
-job keeps its last condition: with `jobRetainPolicy: delete` the lists still name the deleted jobs.
+when the vcjob does not say. The controller records every phase its watch delivered, even one a
+coalesced sync never sees (engine.Engine.record). `endTimestamp` = creationTimestamp +
+runningDuration, omitted when unknown (Volcano writes `null`, which its own CRD rejected: issue
+#3234). Entries of vanished jobs are kept (as Volcano). Once the flow is Succeed/Failed/Terminating
+no vcjob is (re)created, so a vanished job keeps its last condition: with `jobRetainPolicy: delete`
+the lists still name the deleted jobs.
 
 Beyond Volcano (JobFlows using vclite's flow primitives; a plain Volcano JobFlow never meets these):
 - a flow that can never run is `Skipped` (its condition phase, listed in `skippedJobs`); a flow's

@@ -7,11 +7,14 @@ advances the clock; ("resume",) clears suspension. Names are without the `jf-` p
 """
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from tests import flowsim
 from vclite.api import flowexpr
 from vclite.controllers.jobflow import engine, readiness
+from vclite.lib import clock as clock_mod
 
 
 def fl(name, *targets, **extra):
@@ -302,6 +305,25 @@ def test_task_status_probe(counts, final, created, reason):
     assert [c.removeprefix("jf-") for c in sim.created] == created and sim.reason("c") == reason
 
 
+@pytest.mark.parametrize("flows, finish, message", [
+    pytest.param([fl("a", when="params.go == 'yes'"), fl("b", "a")], [], "dependsOn target a was Skipped",
+                 id="target-skipped"),
+    pytest.param([fl("a"), fl("s", when="params.go == 'yes'"), fl("b", "a", "s")],
+                 [], "dependsOn targets a, s can no longer all be Completed: s Skipped", id="targets-all"),
+    pytest.param([fl("a"), fl("s", when="params.go == 'yes'"), anyof("b", "a", "s"), expr("h", "a.Failed")],
+                 [("a", F)], "dependsOn targets a, s (strategy any): none of them can complete: a Failed, s Skipped",
+                 id="targets-any"),
+    pytest.param([fl("tg"), {"name": "b", "dependsOn": {"targets": ["tg"], "probe": {
+        "taskStatusList": [{"taskName": "ps", "phase": "Running"}]}}}], [("tg", C)],
+                 "dependsOn target tg finished (Completed) before its probe (task ps Running) held", id="probe"),
+])
+def test_skip_message_names_what_the_user_wrote(flows, finish, message):
+    sim = flowsim.Sim(flows, arguments={"parameters": [{"name": "go", "value": "no"}]})
+    for job, phase in finish:
+        sim.finish("jf-" + job, phase)
+    assert sim.cond("b") == {"phase": "Skipped", "reason": "DependencyNeverMet", "message": message}
+
+
 def test_http_probe_waits_for_the_prober_and_asks_to_be_polled():
     probe = {"httpGetList": [{"taskName": "ps", "port": 8080, "path": "/healthz"}]}
     answers: dict = {}
@@ -324,6 +346,53 @@ def test_a_rebuilt_engine_computes_the_same_status():
     sim.finish("jf-f-0", F)
     sim.finish("jf-r-0", C, "no")
     assert flowsim.normalized(sim.rebuilt()) == flowsim.normalized(sim.status)
+
+
+# ---- histories: every phase the watch delivered, even when the sync sees only the last ---------------------
+P, RUN, RST = "Pending", "Running", "Restarting"
+
+
+@pytest.mark.parametrize("versions, histories", [
+    pytest.param([(P, 0), (RUN, 1), (RST, 2), (P, 3), (RUN, 4), (C, 5)],
+                 [(P, 0), (RUN, 1), (RST, 2), (P, 3), (RUN, 4), (C, 5)], id="restarted-job-every-phase"),
+    pytest.param([(RUN, 1), (RUN, 2), (C, 3)], [(P, 0), (RUN, 1), (C, 3)], id="same-phase-once"),
+    pytest.param([(RUN, None), (C, 12)], [(P, 0), (RUN, 9), (C, 12)], id="no-transition-time-when-seen"),
+    pytest.param([(RUN, 1), (C, 0)], [(P, 0), (RUN, 1), (C, 1)], id="never-backwards"),
+    pytest.param([(RUN, 1), (C, 2), ("new", 5), (RUN, 6)], [(P, 0), (RUN, 1), (C, 2), (P, 5), (RUN, 6)],
+                 id="re-created-under-the-same-name-starts-pending"),
+    pytest.param([(RUN, i) if i % 2 else (P, i) for i in range(1, 13)],
+                 [(RUN, i) if i % 2 else (P, i) for i in range(3, 13)], id="capped-at-history-limit"),
+])
+def test_histories_record_every_phase_seen_before_the_sync(versions, histories):
+    """`record(job, at)` for each version the watch delivered (at = when; its transition time wins), then
+    one sync observing only the last version."""
+    sim = flowsim.Sim([fl("a")])
+    job = sim.jobs["jf-a"]
+    t = lambda s: clock_mod.format_time(flowsim.T0 + dt.timedelta(seconds=s))
+    for phase, at in versions:
+        if phase == "new":   # deleted and created again: a new uid, Pending
+            job = {**job, "metadata": {**job["metadata"], "uid": "u-new", "creationTimestamp": t(at)}}
+            phase = P
+        state = {"phase": phase, **({"lastTransitionTime": t(at)} if at is not None else {})}
+        job = {**job, "status": {**job["status"], "state": state}}
+        sim.eng.record(job, flowsim.T0 + dt.timedelta(seconds=9))   # when the watch delivered it
+    sim.advance(20)
+    sim.eng.observe("jf-a", job, sim.now)
+    sim.step()
+    entry = sim.status["jobStatusList"][0]
+    assert [(h["state"], h["startTimestamp"]) for h in entry["runningHistories"]] == [(p, t(s)) for p, s in histories]
+
+
+def test_compact_flow_keeps_no_history_for_completed_jobs(monkeypatch):
+    monkeypatch.setattr(engine.rs, "COMPACT_AT", 1)
+    sim = flowsim.Sim([fl("a")])
+    job = sim.jobs["jf-a"]
+    for phase in (RUN, C):
+        job = {**job, "status": {**job["status"], "state": {"phase": phase}}}
+        sim.eng.record(job, sim.now)
+    sim.eng.observe("jf-a", job, sim.now)
+    sim.step()
+    assert "runningHistories" not in sim.status["jobStatusList"][0]
 
 
 def test_each_attempt_opens_its_history_even_when_first_seen_failed():

@@ -76,3 +76,38 @@ def test_evaluate(flows, observed, expected):
 def test_every_dependency_kind_is_named_once():
     names = [k.name for k in readiness.DEPENDENCY_KINDS]
     assert names == sorted(set(names), key=names.index) and "targets" in names
+
+
+# ---- why a flow is Skipped: in the terms of what the user wrote -------------------------------------
+PROBE = {"taskStatusList": [{"taskName": "ps", "phase": "Running"}]}
+
+
+@pytest.mark.parametrize("depends, outcomes, message", [
+    pytest.param({"targets": ["b"]}, {"b": "Skipped"}, "dependsOn target b was Skipped", id="one-target"),
+    pytest.param({"targets": ["b", "c"]}, {"b": "Completed", "c": "Failed"},
+                 "dependsOn targets b, c can no longer all be Completed: c Failed", id="targets-all"),
+    pytest.param({"targets": ["b", "c"], "strategy": "any"}, {"b": "Failed", "c": "Skipped"},
+                 "dependsOn targets b, c (strategy any): none of them can complete: b Failed, c Skipped",
+                 id="targets-any"),
+    pytest.param({"targets": ["tg"], "probe": PROBE}, {"tg": "Completed", "probe:tg": "Failed"},
+                 "dependsOn target tg finished (Completed) before its probe (task ps Running) held",
+                 id="probe-never-held"),
+    pytest.param({"targets": ["tg"], "probe": PROBE}, {"tg": "Skipped", "probe:tg": "Skipped"},
+                 "dependsOn target tg was Skipped", id="probed-target-skipped"),
+    pytest.param({"targets": ["b", "tg"], "probe": PROBE}, {"b": "Completed", "tg": "Terminated", "probe:tg": "Failed"},
+                 "dependsOn targets b, tg can no longer all be Completed: "
+                 "tg finished (Terminated) before its probe (task ps Running) held", id="probe-among-targets"),
+    pytest.param({"expression": "b.Failed || c.Failed"}, {"b": "Completed", "c": "Completed"},
+                 "dependsOn.expression b.Failed || c.Failed can never hold: b Completed, c Completed",
+                 id="expression-as-written"),
+    pytest.param({"targets": ["c"], "expression": "b.Failed"}, {"b": "Completed"},
+                 "dependsOn.expression b.Failed can never hold: b Completed", id="expression-with-met-targets"),
+])
+def test_skip_message_names_what_the_user_wrote(depends, outcomes, message):
+    from vclite.api import flowexpr
+    from vclite.controllers.jobflow import plan
+    p = plan.compile_spec({"flows": [{"name": "b"}, {"name": "c"}, {"name": "tg"},
+                                     {"name": "x", "dependsOn": depends}]})
+    facts = {name: flowexpr.outcome_facts(o) for name, o in outcomes.items()}
+    verdict = readiness.decide(p.flows["x"], p, lambda name: facts.get(name, frozenset()))
+    assert (verdict.state, verdict.message) == (readiness.State.SKIPPED, message)
