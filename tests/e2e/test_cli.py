@@ -8,12 +8,13 @@ import yaml
 
 from tests.e2e.conftest import ROOT, VCCTL
 
-SLEEPER = """
+JOB = """
+---
 apiVersion: batch.volcano.sh/v1alpha1
 kind: Job
-metadata: {name: sleeper}
+metadata: {{name: {name}}}
 spec:
-  minAvailable: 1
+  minAvailable: 1{extra}
   tasks:
     - name: main
       replicas: 1
@@ -23,8 +24,9 @@ spec:
           containers:
             - name: main
               image: busybox
-              command: ["sh", "-c", "echo $$$$ > $VC_POD_DIR/pid; sleep 300 & wait"]
+              command: [sh, -c, "{script}"]
 """
+SLEEPER = JOB.format(name="sleeper", extra="", script="echo $$$$ > $VC_POD_DIR/pid; sleep 300 & wait")
 
 
 def test_jobtemplate_from_job_and_back_round_trips(vcctl, write):
@@ -49,7 +51,7 @@ def test_conversion_of_the_wrong_kind_is_a_clear_error(vcctl):
 
 
 def test_job_that_can_never_fit_is_reported_not_hung(vcctl, write, tmp_path):
-    big = SLEEPER.replace('command: ["sh"', 'resources: {requests: {cpu: "64"}}\n              command: ["sh"')
+    big = SLEEPER.replace("command: [sh", 'resources: {requests: {cpu: "64"}}\n              command: [sh')
     r = vcctl("run", "--nodes", "1x(cpu=2,memory=4Gi)", "--workdir", tmp_path, write("big.yaml", big), timeout=60)
     assert r.code == 1, r
     assert "no further progress is possible" in r.err and "cpu" in r.err, r
@@ -65,26 +67,6 @@ def test_output_yaml_is_a_v1_list(vcctl, tmp_path):
     groups = [i for i in lst["items"] if i["kind"] == "PodGroup"]
     assert {g["metadata"]["ownerReferences"][0]["name"] for g in groups} >= {"retry-fetch", "retry-train-after-fetch"}
     assert all(g.get("status", {}).get("phase") for g in groups), groups
-
-
-JOB = """
----
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata: {{name: {name}}}
-spec:
-  minAvailable: 1{extra}
-  tasks:
-    - name: main
-      replicas: 1
-      template:
-        spec:
-          restartPolicy: Never
-          containers:
-            - name: main
-              image: busybox
-              command: [sh, -c, "{script}"]
-"""
 
 
 def test_exit_code_counts_a_job_deleted_after_it_finished(vcctl, write, tmp_path):
