@@ -230,8 +230,7 @@ def _compile_flow(f: Obj, index: int, exit_name: str) -> FlowDef:
     return dataclasses.replace(
         base, strategy=strategy, expression=expression, probe=probe, when=when, loop=loop, items=items,
         param_from=param_from, until=until, limit=limit, retry_limit=retry_limit, backoff=backoff, patch=patch,
-        refs=refs,
-        readers_of=tuple(r for r in implicit if r not in declared), dependency=dependency, atoms=atoms,
+        refs=refs, readers_of=tuple(r for r in implicit if r not in declared), dependency=dependency, atoms=atoms,
         simple=bool(targets) and not probe and expression is None and not [r for r in implicit if r not in targets])
 
 
