@@ -86,6 +86,22 @@ class ExprError(ValueError):
         col = len(pre) + self.position - start
         return f"{head}:\n    {pre}{line[start:start + 76]}{post}\n    {' ' * col}^"
 
+    def one_line(self) -> str:
+        """The error on one line, for a status message: `<message> at position <n> in "<text>"`
+        (a long text is cut to 76 characters around the position)."""
+        head = f"{self.message} at position {self.position}"
+        if not self.text:
+            return head
+        line = re.sub(r"\s", " ", self.text)
+        start = max(0, min(self.position - 38, len(line) - 76))
+        excerpt = ("…" if start > 0 else "") + line[start:start + 76] + ("…" if start + 76 < len(line) else "")
+        return f'{head} in "{excerpt}"'
+
+
+def one_line(e: Exception) -> str:
+    """An error for a status message: an expression error with its text, else the first line."""
+    return e.one_line() if isinstance(e, ExprError) else str(e).split("\n")[0]
+
 
 # ---- the tree ---------------------------------------------------------------------------------
 

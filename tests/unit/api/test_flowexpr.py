@@ -106,6 +106,16 @@ def test_error_without_text_has_no_caret() -> None:
     assert str(F.ExprError("boom", 3)) == "boom at position 3"
 
 
+@pytest.mark.parametrize("error, expected", [
+    pytest.param(F.ExprError("boom", 3), "boom at position 3", id="no-text"),
+    pytest.param(F.ExprError("bad", 2, "a\n&& b"), 'bad at position 2 in "a && b"', id="whitespace-flattened"),
+    pytest.param(F.ExprError("bad", 150, "x" * 200), 'bad at position 150 in "…' + "x" * 76 + '…"', id="long-text-window"),
+    pytest.param(ValueError("first\nsecond"), "first", id="other-error-first-line"),
+])
+def test_one_line_keeps_the_text_for_status_messages(error: Exception, expected: str) -> None:
+    assert S.one_line(error) == expected
+
+
 @pytest.mark.parametrize("text, message, position", [
     pytest.param("!" * 33 + "a", "expression nested too deeply (more than 32 levels)", 32, id="deep-not"),
     pytest.param("(" * 33 + "a" + ")" * 33, "expression nested too deeply (more than 32 levels)", 32, id="deep-parens"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from vclite.api import batch, flowexpr, flowtemplate, meta
+from vclite.api import batch, flowexpr, flowsyntax, flowtemplate, meta
 from vclite.controllers.jobflow import plan as plan_mod
 from vclite.controllers.jobflow import readiness
 from vclite.controllers.jobflow import runstate as rs
@@ -122,7 +122,7 @@ class Lifecycle:
             try:
                 ok = flowexpr.evaluate_when(d.when, self._env(d))
             except flowexpr.ExprError as e:
-                self._finish(fr, O.FAILED, R.INVALID_CONDITION, f"flow {d.name}: when: {rs.one_line(e)}")
+                self._finish(fr, O.FAILED, R.INVALID_CONDITION, f"flow {d.name}: when: {flowsyntax.one_line(e)}")
                 return False
             if not ok:
                 self._finish(fr, O.SKIPPED, R.WHEN_FALSE, f"when {d.when} is false")
@@ -190,7 +190,7 @@ class Lifecycle:
         try:
             done = flowexpr.evaluate_when(d.until, self._env(d, iteration=last.index))
         except flowexpr.ExprError as e:
-            self._finish(fr, O.FAILED, R.INVALID_CONDITION, f"flow {d.name}: repeat.until: {rs.one_line(e)}")
+            self._finish(fr, O.FAILED, R.INVALID_CONDITION, f"flow {d.name}: repeat.until: {flowsyntax.one_line(e)}")
             return
         if done:
             fr.reason = R.REPEAT

@@ -220,7 +220,7 @@ def _compile_flow(f: Obj, index: int, exit_name: str) -> FlowDef:
         retry_limit, backoff = _retry(f.get("retry"))
         patch = (f.get("patch") or {}).get("jobSpec") if isinstance(f.get("patch"), dict) else None
     except (flowexpr.ExprError, ValueError, TypeError) as e:
-        return dataclasses.replace(base, error=str(e).split("\n")[0])
+        return dataclasses.replace(base, error=flowsyntax.one_line(e))
     implicit = [r for r in sorted(_output_refs(when, until, param_from) | _patch_refs(patch)) if r != name]
     declared = [*targets, *(sorted(flowexpr.flow_refs(expression)) if expression else [])]
     refs = tuple(dict.fromkeys([*declared, *implicit]))

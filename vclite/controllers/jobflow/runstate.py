@@ -110,9 +110,5 @@ def suspended(jobflow: Obj) -> bool:
     return str(meta.annotations(jobflow).get(SUSPEND_ANNOTATION, "")).lower() == "true"
 
 
-def one_line(e: Exception) -> str:
-    return str(e).split("\n")[0]
-
-
 def epoch() -> dt.datetime:
     return dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
