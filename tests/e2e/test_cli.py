@@ -158,3 +158,16 @@ def test_fields_vclite_does_not_model_survive_the_round_trip(vcctl, write, tmp_p
     assert got_spec["containers"][0]["ports"] == [{"containerPort": 8080, "name": "http"}]
     pod = next(o for o in r.json()["items"] if o["kind"] == "Pod")
     assert pod["spec"]["tolerations"] == want["spec"]["tasks"][0]["template"]["spec"]["tolerations"]
+
+
+def test_generate_name_jobs_run_as_on_kubernetes(vcctl, write, tmp_path):
+    """Volcano's own TTL guide creates its job with metadata.generateName: each object gets a name
+    made from the prefix; a bad prefix is one problem on metadata.generateName."""
+    text = JOB.format(name="x", extra="", script="true").replace("{name: x}", "{generateName: sweep-}")
+    r = vcctl("run", "--workdir", tmp_path, write("gen.yaml", text + text), timeout=60)
+    assert r.code == 0, r
+    last = r.err.strip().splitlines()[-1]
+    assert last.startswith("succeeded: vcjob default/sweep-") and last.count("vcjob default/sweep-") == 2, r
+    bad = vcctl("validate", write("bad.yaml", text.replace("sweep-", "Sweep_")))
+    assert bad.code == 2 and "Job/Sweep_*: metadata.generateName: Invalid value" in bad.err, bad
+    assert "1 problem(s) found" in bad.err, bad

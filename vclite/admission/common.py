@@ -173,6 +173,9 @@ def list_at(obj: Any, key: str) -> list:
 
 # ---- metadata ----------------------------------------------------------------------------------
 
+MAX_GENERATED_PREFIX = 58   # Kubernetes cuts a generateName to 58 characters before its 5-character suffix
+
+
 def validate_metadata(kind: kinds.Kind, obj: Obj) -> list[FieldError]:
     """Generic ObjectMeta checks every kind gets: name required and well formed, namespace a DNS label
     (namespaced kinds) or absent (cluster-scoped), labels and annotations string maps with valid keys."""
@@ -180,8 +183,17 @@ def validate_metadata(kind: kinds.Kind, obj: Obj) -> list[FieldError]:
     if not isinstance(md, dict):
         return [FieldError("metadata", REQUIRED if md is None else type_error(md, "object"))]
     errs: list[FieldError] = []
-    name = md.get("name")
-    if name in (None, ""):
+    name, prefix = md.get("name"), md.get("generateName")
+    generated = isinstance(prefix, str) and bool(prefix)
+    if generated:
+        # The API server makes the name from the prefix before it admits the object: the prefix
+        # must be the start of a valid name (a trailing dash allowed).
+        sample = prefix[:MAX_GENERATED_PREFIX].removesuffix("-") + "a"
+        prefix_errs = [FieldError("metadata.generateName", invalid(prefix, m)) for m in name_errors(kind, sample)]
+        errs += prefix_errs
+    if generated and (prefix_errs or name in (None, "")):
+        pass   # the name is (or will be) made from the prefix: its errors are the prefix's
+    elif name in (None, ""):
         errs.append(FieldError("metadata.name", REQUIRED + ": name or generateName is required"))
     elif not isinstance(name, str):
         errs.append(FieldError("metadata.name", type_error(name, "string")))

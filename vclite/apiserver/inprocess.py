@@ -103,6 +103,9 @@ class InProcessClient:
             md = obj["metadata"] = dict(obj.get("metadata") or {})
             if not md.get("namespace"):
                 md["namespace"] = "default"
+        md = obj.get("metadata")
+        if isinstance(md, dict) and not md.get("name") and isinstance(md.get("generateName"), str) and md["generateName"]:
+            obj["metadata"] = {**md, "name": self.store.generate_name(md["generateName"])}   # before admission, as Kubernetes
         admitted = self._admit(admission.Operation.CREATE, kind, obj, None)
         self._ensure_namespace(kind, admitted)
         return self.store.create(kind, admitted, owned=True, copy_result=False)

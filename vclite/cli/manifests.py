@@ -64,7 +64,8 @@ def ordered(docs: list[yamlio.Document]) -> list[yamlio.Document]:
 
 
 def describe(doc: yamlio.Document) -> str:
-    name = (doc.obj.get("metadata") or {}).get("name", "?")
+    md = doc.obj.get("metadata") if isinstance(doc.obj.get("metadata"), dict) else {}
+    name = md.get("name") or (f"{md['generateName']}*" if isinstance(md.get("generateName"), str) else "?")
     return f"{doc.obj.get('kind')}/{name}"
 
 
@@ -76,7 +77,7 @@ def apply_all(client: Any, docs: list[yamlio.Document], check_templates: bool = 
         md = doc.obj.get("metadata") or {}
         k = kinds.lookup(str(doc.obj.get("apiVersion")), str(doc.obj.get("kind")))
         ident = (doc.obj.get("kind"), (md.get("namespace") or "default") if k and k.namespaced else "", md.get("name"))
-        if ident in seen:
+        if md.get("name") and ident in seen:   # (names made from a generateName never clash)
             first = seen[ident]
             problems.append(Problem(doc.file, doc.line, describe(doc), "metadata.name",
                                     f"defined twice (first at {first.file}:{first.line})"))

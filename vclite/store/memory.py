@@ -41,6 +41,9 @@ def clone(value: Any) -> Any:
     return jsoncopy.deep_copy(value)
 
 
+_BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
 class Event:
     __slots__ = ("rv", "type", "kind", "object", "old")
 
@@ -135,6 +138,16 @@ class MemoryStore:
     def _result(self, obj: Obj, copy: bool) -> Obj:
         return clone(obj) if copy else obj
 
+    def generate_name(self, prefix: str) -> str:
+        """A name from a metadata.generateName, as Kubernetes makes it: the prefix cut to 58
+        characters and a 5-character suffix (here a counter in base 36: 60 million names before
+        one repeats)."""
+        n, suffix = next(self._seq), ""
+        for _ in range(5):
+            n, digit = divmod(n, 36)
+            suffix = _BASE36[digit] + suffix
+        return prefix[:58] + suffix
+
     def create(self, kind: kinds.Kind, obj: Obj, owned: bool = False, copy_result: bool = True) -> Obj:
         """Store a copy of `obj` (`owned`: the caller hands over `obj` itself, sharing nothing).
         Returns a copy of what is stored, or (`copy_result=False`) the stored object, read-only."""
@@ -143,7 +156,7 @@ class MemoryStore:
         md = obj.setdefault("metadata", {})
         name = md.get("name")
         if not name and md.get("generateName"):
-            name = md["name"] = f"{md['generateName']}{next(self._seq):05d}"
+            name = md["name"] = self.generate_name(md["generateName"])
         if not name:
             raise errors.BadRequest("metadata.name: Required value: name or generateName is required")
         ns = (md.get("namespace") or "default") if kind.namespaced else ""

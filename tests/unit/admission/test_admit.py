@@ -48,6 +48,10 @@ ACCEPT_CASES = [
     pytest.param(kinds.PODGROUP, obj(kinds.PODGROUP, "pg", "default", spec={
         "minMember": 2, "minTaskMember": {"t": 2}, "minResources": {"cpu": "200m", "pods": 2}}), id="podgroup"),
     pytest.param(kinds.PRIORITYCLASS, obj(kinds.PRIORITYCLASS, "high", value=1000), id="priorityclass"),
+    pytest.param(kinds.NODE, obj(kinds.NODE, "", metadata={"generateName": "node-"}), id="generate-name-instead"),
+    pytest.param(kinds.NODE, obj(kinds.NODE, "", metadata={"generateName": "n" * 70}), id="generate-name-cut-to-58"),
+    pytest.param(kinds.NODE, obj(kinds.NODE, "n-1", metadata={"name": "n-1", "generateName": "n-"}),
+                 id="generate-name-and-name"),
     pytest.param(kinds.PRIORITYCLASS, obj(kinds.PRIORITYCLASS, "system-node-critical", value=2000001000),
                  id="priorityclass-system"),
 ]
@@ -62,6 +66,12 @@ REJECT_CASES = [
     pytest.param(kinds.NODE, obj(kinds.NODE, ""), ["metadata.name: Required value: name or generateName is required"],
                  id="name-required"),
     pytest.param(kinds.NODE, {"kind": "Node"}, ["metadata: Required value"], id="metadata-required"),
+    pytest.param(kinds.NODE, obj(kinds.NODE, "", metadata={"generateName": "Node_"}),
+                 ["metadata.generateName: Invalid value: \"Node_\": a lowercase RFC 1123 subdomain must consist of lower "
+                  "case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character "
+                  "(e.g. 'example.com', regex used for validation is "
+                  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"],
+                 id="generate-name-invalid-one-message"),
     pytest.param(kinds.NODE, obj(kinds.NODE, 7), ["metadata.name: Invalid value: 7: must be of type string"],
                  id="name-not-string"),
     pytest.param(kinds.NAMESPACE, obj(kinds.NAMESPACE, "a.b"),

@@ -151,3 +151,28 @@ def test_cluster_scoped_objects_have_no_namespace():
                                "metadata": {"name": "q1", "namespace": "ignored"}, "spec": {"weight": 1}})
     assert "namespace" not in q["metadata"]
     assert s.get(kinds.QUEUE, "", "q1")["spec"] == {"weight": 1}
+
+
+def test_generated_names_are_the_prefix_cut_to_58_and_5_characters():
+    s = new_store()
+    for prefix, expected_length in (("x-", 7), ("n" * 70, 63)):
+        names = [s.create(kinds.POD, {**pod(""), "metadata": {"generateName": prefix, "namespace": "default"}})
+                 ["metadata"]["name"] for _ in range(3)]
+        assert len(set(names)) == 3
+        assert all(n.startswith(prefix[:58]) and len(n) == expected_length and n[-5:].isalnum() for n in names)
+
+
+def test_the_api_names_a_generate_name_object_before_admission_so_vcjob_rules_see_the_name():
+    from vclite.apiserver import inprocess
+    client = inprocess.new_client(clock.VirtualClock())
+    vcjob = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+             "metadata": {"generateName": "train-", "namespace": "default"},
+             "spec": {"tasks": [{"name": "t", "replicas": 1, "template": {"spec": {"containers": [
+                 {"name": "c", "image": "busybox", "command": ["true"]}]}}}]}}
+    first, second = client.create(vcjob), client.create(vcjob)
+    assert first["metadata"]["name"].startswith("train-") and first["metadata"]["name"] != second["metadata"]["name"]
+    assert first["metadata"]["generateName"] == "train-" and first["spec"]["queue"] == "default"   # admitted: defaults set
+    bad = {**vcjob, "metadata": {"generateName": "Train_", "namespace": "default"}}
+    with pytest.raises(errors.Invalid) as info:
+        client.create(bad)
+    assert [fe.path for fe in info.value.errors] == ["metadata.generateName"]
