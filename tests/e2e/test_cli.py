@@ -171,3 +171,28 @@ def test_generate_name_jobs_run_as_on_kubernetes(vcctl, write, tmp_path):
     bad = vcctl("validate", write("bad.yaml", text.replace("sweep-", "Sweep_")))
     assert bad.code == 2 and "Job/Sweep_*: metadata.generateName: Invalid value" in bad.err, bad
     assert "1 problem(s) found" in bad.err, bad
+
+
+def test_quiet_prints_nothing_on_success_and_only_why_on_failure(vcctl, write, tmp_path):
+    fine = vcctl("run", "--quiet", "--workdir", tmp_path / "a", write("fine.yaml", JOB.format(name="fine", extra="",
+                                                                                               script="true")))
+    assert fine.code == 0 and fine.out == "" and fine.err == "", fine
+    bad = vcctl("run", "--quiet", "--workdir", tmp_path / "b", write("bad.yaml", JOB.format(
+        name="bad", extra="", script="echo boom >&2; exit 3")), timeout=60)
+    assert bad.code == 1 and bad.out == "", bad
+    assert "vcjob default/bad Failed" in bad.err and "boom" in bad.err, bad
+    assert bad.err.strip().splitlines()[-1].startswith("failed: vcjob default/bad Failed"), bad
+
+
+def test_a_temporary_workdir_no_pod_used_is_removed(write, tmp_path):
+    """Without --workdir a run makes a temporary directory for pods; one that stayed empty (only a
+    Queue applied) is removed, and the last line says what was done."""
+    queue = write("queue.yaml", "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\n"
+                                "metadata: {name: q1}\nspec: {weight: 1}\n")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.run([VCCTL, "run", str(queue)], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "TMPDIR": str(tmp)})
+    assert proc.returncode == 0, proc
+    assert proc.stderr.strip().splitlines()[-1] == "succeeded: 1 object(s) applied, no JobFlow or vcjob to run", proc
+    assert list(tmp.iterdir()) == []

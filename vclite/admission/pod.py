@@ -20,8 +20,8 @@ _RESTART_POLICIES = tuple(p.value for p in core.RestartPolicy)
 
 
 def no_command_message(name: str, has_args: bool = False) -> str:
-    hint = " (it has args but no command)" if has_args else ""
-    return (f'container "{name}"{hint} has no command: vclite runs pods as local processes and cannot run an '
+    what = "has args but no command" if has_args else "has no command"
+    return (f'container "{name}" {what}: vclite runs pods as local processes and cannot run an '
             "image's default entrypoint")
 
 

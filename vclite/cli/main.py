@@ -50,7 +50,7 @@ def cli() -> None:
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("-q", "--quiet", is_flag=True, help="No progress output; only the exit code (and -o output).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress output: nothing on success; a failure prints only why (on stderr).")
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]),
               help="At the end, print a v1 List of every JobFlow, JobTemplate, vcjob, PodGroup and Pod.")
 @click.option("--nodes", "nodes_opt", metavar="SPEC",

@@ -9,6 +9,7 @@ reported with the reason it waits (e.g. the scheduler's "1/1 tasks in gang unsch
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import pathlib
 import signal
@@ -259,6 +260,16 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
     except (ValueError, OSError) as exc:
         err.print(f"error: {exc}", markup=False)
         return 2
+    try:
+        return _run_and_report(rt, docs, quiet, output, timeout, err)
+    finally:
+        if workdir is None and not _has_pods(rt.workdir):
+            with contextlib.suppress(OSError):
+                rt.workdir.rmdir()   # a temporary directory no pod used: nothing to look at later
+
+
+def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: str | None, timeout: float | None,
+                    err: "_Stderr") -> int:
     out = Console(highlight=False)
     live_view = out.is_terminal and not quiet and output is None
     progress_console = out if output is None else Console(stderr=True, highlight=False)
@@ -281,14 +292,24 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
             err.print(f"  {line}", markup=False)
         return 1
     ok = progress.succeeded()
-    if not quiet:
-        for line in failure_report(snap, rt):
-            err.print(line, markup=False)
-        bad, good = progress.summary()
-        where = f" (pod logs under {rt.workdir})"
-        if ok:
-            err.print("succeeded: " + ", ".join(good) + where, markup=False)
-        else:
-            err.print("failed: " + ", ".join(bad) + (f"; succeeded: {', '.join(good)}" if good else "") + where,
-                      markup=False)
+    if ok and quiet:
+        return 0
+    for line in failure_report(snap, rt):   # a failure says why, even under --quiet
+        err.print(line, markup=False)
+    bad, good = progress.summary()
+    where = f" (pod logs under {rt.workdir})" if _has_pods(rt.workdir) else ""
+    if ok:
+        err.print("succeeded: " + (", ".join(good) or f"{len(docs)} object(s) applied, no JobFlow or vcjob to run")
+                  + where, markup=False)
+    else:
+        err.print("failed: " + ", ".join(bad) + (f"; succeeded: {', '.join(good)}" if good else "") + where,
+                  markup=False)
     return 0 if ok else 1
+
+
+def _has_pods(workdir: pathlib.Path) -> bool:
+    """Whether any pod ran in `workdir` (each gets `<namespace>/<pod>/` there)."""
+    try:
+        return any(workdir.iterdir())
+    except OSError:
+        return True   # cannot tell: keep it

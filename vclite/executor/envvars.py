@@ -181,11 +181,10 @@ def missing_commands(pod: Obj) -> list[str]:
 def no_command_message(pod: Obj, names: list[str]) -> str:
     spec = pod.get("spec") or {}
     by_name = {c.get("name"): c for c in list(spec.get("initContainers") or []) + list(spec.get("containers") or [])}
-    parts = []
-    for n in names:
-        hint = " (it has args but no command)" if (by_name.get(n) or {}).get("args") else ""
-        parts.append(f'"{n}"{hint}')
-    return (f"container {', '.join(parts)} has no command: vclite runs containers as local processes and "
+    quoted = ", ".join(f'"{n}"' for n in names)
+    subject = f"container {quoted} has" if len(names) == 1 else f"containers {quoted} have"
+    what = "args but no command" if all((by_name.get(n) or {}).get("args") for n in names) else "no command"
+    return (f"{subject} {what}: vclite runs containers as local processes and "
             f"cannot run an image's entrypoint; give each container a command, "
             f"e.g. command: [sh, -c, \"...\"]")
 

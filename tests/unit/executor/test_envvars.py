@@ -80,17 +80,20 @@ def test_argv_is_command_plus_args_expanded():
     assert envvars.argv(c, {"A": "1"}) == ["sh", "-c", "echo 1 $(A) $HOME"]
 
 
-@pytest.mark.parametrize("containers, init, missing", [
-    pytest.param([{"name": "a", "command": ["true"]}], [], [], id="all-have-commands"),
-    pytest.param([{"name": "a", "args": ["x"]}], [], ["a"], id="args-only"),
-    pytest.param([{"name": "a", "command": ["true"]}], [{"name": "i", "image": "busybox"}], ["i"], id="init"),
+@pytest.mark.parametrize("containers, init, missing, says", [
+    pytest.param([{"name": "a", "command": ["true"]}], [], [], "", id="all-have-commands"),
+    pytest.param([{"name": "a", "args": ["x"]}], [], ["a"], 'container "a" has args but no command:', id="args-only"),
+    pytest.param([{"name": "a", "command": ["true"]}], [{"name": "i", "image": "busybox"}], ["i"],
+                 'container "i" has no command:', id="init"),
+    pytest.param([{"name": "a"}, {"name": "b", "args": ["x"]}], [], ["a", "b"],
+                 'containers "a", "b" have no command:', id="two"),
 ])
-def test_missing_commands(containers, init, missing):
+def test_missing_commands(containers, init, missing, says):
     pod = {"spec": {"containers": containers, "initContainers": init}}
     assert envvars.missing_commands(pod) == missing
     if missing:
         msg = envvars.no_command_message(pod, missing)
-        assert "cannot run an image's entrypoint" in msg and f'"{missing[0]}"' in msg
+        assert msg.startswith(says) and "cannot run an image's entrypoint" in msg
 
 
 def test_referenced_config_maps():
