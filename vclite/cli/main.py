@@ -84,6 +84,8 @@ def validate(files) -> None:
     """Check manifests with the same admission rules `run` and a Volcano cluster apply.
 
     Lists every problem as file:line: Kind/name: field: message and exits 2 if there is any.
+    One check goes further than a cluster: a JobFlow whose JobTemplates no FILE defines is a
+    problem (on a cluster it would wait for them forever), so give the templates' files too.
     """
     docs, problems = manifests.load_and_validate(list(files))
     if problems:
