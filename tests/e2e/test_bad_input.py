@@ -84,3 +84,22 @@ def test_validate_lists_every_problem_of_every_file(vcctl, write):
                      "mixed.yaml:1", "apiVersion: Required value", "mixed.yaml:", "spec.tasks[0].replicas"):
         assert expected in v.err, (expected, v.err)
     assert "4 problem(s) found" in v.err, v.err
+
+
+@pytest.mark.parametrize("text, says", [
+    pytest.param("a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + "".join(
+        f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("abcde", "bcdef")), "excessive aliasing",
+        id="alias-bomb"),
+    pytest.param("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\nx: " + "9" * 5000 + "\n",
+                 "cannot read '9999", id="integer-of-5000-digits"),
+    pytest.param("apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: f}\nspec: {flows: 5}\n",
+                 "spec.flows: Invalid value: 5: must be of type array", id="flows-a-number"),
+    pytest.param("apiVersion: v1\nkind: Namespace\nmetadata: {name: a, ownerReferences: x}\n",
+                 "metadata.ownerReferences: Invalid value", id="owner-references-a-string"),
+    pytest.param("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\nspec:\n  tasks:\n"
+                 "  - {name: t, replicas: 3000000000, template: {spec: {containers: [{name: c, command: [\"true\"]}]}}}\n",
+                 "replicas: Invalid value: 3000000000: must fit in 32 bits", id="replicas-beyond-int32"),
+])
+def test_hostile_yaml_is_one_problem_quickly(vcctl, write, text, says):
+    r = vcctl("validate", write("bad.yaml", text), timeout=30)
+    assert r.code == 2 and says in r.err and "1 problem(s) found" in r.err, r

@@ -129,14 +129,22 @@ def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+INT32_MIN, INT32_MAX = -2**31, 2**31 - 1
+
+
 def check_int(obj: Obj, key: str, path: str, errs: list[FieldError], minimum: int | None = None,
               maximum: int | None = None) -> int | None:
-    """obj[key] if it is an integer within bounds; else appends a FieldError. Absent/None -> None, no error."""
+    """obj[key] if it is an integer within bounds; else appends a FieldError. Absent/None -> None, no error.
+    Every such field is an int32 in Volcano's API (and the JobFlow fields follow): a value outside
+    int32 cannot be decoded there, and here returns None as a wrong type does."""
     value = obj.get(key)
     if value is None:
         return None
     if not is_int(value):
         errs.append(FieldError(path, type_error(value, "integer")))
+        return None
+    if not INT32_MIN <= value <= INT32_MAX:
+        errs.append(FieldError(path, invalid(value, f"must fit in 32 bits (from {INT32_MIN} to {INT32_MAX})")))
         return None
     if minimum is not None and value < minimum:
         errs.append(FieldError(path, invalid(value, f"should be greater than or equal to {minimum}")))
@@ -173,6 +181,30 @@ def list_at(obj: Any, key: str) -> list:
 
 # ---- metadata ----------------------------------------------------------------------------------
 
+def _owner_references(refs: Any) -> list[FieldError]:
+    """Each owner reference an object with apiVersion, kind, name and uid strings (as Kubernetes)."""
+    if refs is None:
+        return []
+    if not isinstance(refs, list):
+        return [FieldError("metadata.ownerReferences", type_error(refs, "array"))]
+    errs = []
+    for i, ref in enumerate(refs):
+        path = f"metadata.ownerReferences[{i}]"
+        if not isinstance(ref, dict):
+            errs.append(FieldError(path, type_error(ref, "object")))
+            continue
+        for key in ("apiVersion", "kind", "name", "uid"):
+            value = ref.get(key)
+            if value in (None, ""):
+                errs.append(FieldError(f"{path}.{key}", REQUIRED))
+            elif not isinstance(value, str):
+                errs.append(FieldError(f"{path}.{key}", type_error(value, "string")))
+        for key in ("controller", "blockOwnerDeletion"):
+            if ref.get(key) is not None and not isinstance(ref.get(key), bool):
+                errs.append(FieldError(f"{path}.{key}", type_error(ref.get(key), "boolean")))
+    return errs
+
+
 MAX_GENERATED_PREFIX = 58   # Kubernetes cuts a generateName to 58 characters before its 5-character suffix
 
 
@@ -207,6 +239,10 @@ def validate_metadata(kind: kinds.Kind, obj: Obj) -> list[FieldError]:
             errs.append(FieldError("metadata.namespace", type_error(ns, "string")))
         else:
             errs += [FieldError("metadata.namespace", invalid(ns, m)) for m in dns1123_label(ns)]
+    errs += _owner_references(md.get("ownerReferences"))
+    finalizers = md.get("finalizers")
+    if finalizers is not None and not (isinstance(finalizers, list) and all(isinstance(f, str) for f in finalizers)):
+        errs.append(FieldError("metadata.finalizers", type_error(finalizers, "array of strings")))
     errs += _string_map(md, "labels", "metadata.labels", value_check=label_value)
     errs += _string_map(md, "annotations", "metadata.annotations", value_check=None)
     return errs

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vclite.admission import base, common
+from vclite.admission import base, common, shapes
 from vclite.api import core
 from vclite.lib import errors
 
@@ -47,7 +47,7 @@ def validate_pod_spec(spec: Any, path: str, *, require_command: bool) -> list[Fi
     if policy not in (None, "") and policy not in _RESTART_POLICIES:
         errs.append(FieldError(f"{path}.restartPolicy", common.unsupported(policy, _RESTART_POLICIES)))
     common.parse_resource_list(spec.get("overhead"), f"{path}.overhead", errs)
-    return errs
+    return errs + shapes.check(spec, shapes.POD_SPEC, path)
 
 
 def _validate_container(c: Any, path: str, seen: set[str], require_command: bool) -> list[FieldError]:
@@ -72,7 +72,7 @@ def _validate_container(c: Any, path: str, seen: set[str], require_command: bool
         errs.append(FieldError(f"{path}.command", no_command_message(name if isinstance(name, str) else "",
                                                                      bool(c.get("args")))))
     errs += validate_resources(c.get("resources"), f"{path}.resources")
-    return errs
+    return errs + shapes.check(c, shapes.CONTAINER, path)
 
 
 def validate_resources(res: Any, path: str) -> list[FieldError]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vclite.admission import base, common, pod, policies
+from vclite.admission import base, common, pod, policies, shapes
 from vclite.api import batch, kinds, meta, quantity, scheduling
 from vclite.lib import dag, errors
 from vclite.lib import jsoncopy
@@ -75,8 +75,8 @@ def _set_task_defaults(task: Obj, index: int) -> None:
         min_parts, size = pp.get("minPartitions"), pp.get("partitionSize")
         if common.is_int(min_parts) and min_parts > 0 and common.is_int(size):
             task["minAvailable"] = min_parts * size
-        elif common.is_int(task.get("replicas", 0)) and task.get("replicas", 0) >= 0:
-            task["minAvailable"] = task.get("replicas", 0)  # (a negative count is reported, not copied)
+        elif common.is_int(task.get("replicas", 0)) and 0 <= task.get("replicas", 0) <= common.INT32_MAX:
+            task["minAvailable"] = task.get("replicas", 0)  # (a count out of range is reported, not copied)
     if task.get("maxRetry") in (None, 0):
         task["maxRetry"] = batch.DEFAULT_MAX_RETRY
 
@@ -193,6 +193,7 @@ def _validate_template(task: Obj, index: int, options: base.Options) -> list[Fie
     if not isinstance(template, dict):
         return [FieldError(tp, common.REQUIRED if template is None else common.type_error(template, "object"))]
     errs = pod.validate_pod_spec(template.get("spec"), f"{tp}.spec", require_command=options.require_command)
+    errs += shapes.check(template.get("metadata"), shapes.TEMPLATE_METADATA, f"{tp}.metadata")
     policy = task.get("topologyPolicy")
     if policy in (None, "", TOPOLOGY_NONE):
         return errs

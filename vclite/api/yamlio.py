@@ -42,6 +42,15 @@ class _Unusual(Exception):
     non-string key): the document is constructed by PyYAML instead."""
 
 
+class _BadScalar(Exception):
+    """A scalar Python cannot hold (an integer of more than 4,300 digits)."""
+
+    def __init__(self, node: yaml.Node, error: ValueError):
+        text = node.value if len(node.value) <= 20 else node.value[:20] + "…"
+        super().__init__(f"cannot read {text!r} ({len(node.value):,} characters): {str(error).split(':')[0]}")
+        self.line = node.start_mark.line + 1
+
+
 class _Recursive(Exception):
     """An alias refers to a node that contains it: no JSON-shaped object can hold that."""
 
@@ -54,7 +63,12 @@ def _build(loader: Any, node: yaml.Node, line: int, memo: dict, active: set) -> 
     """The object and the places of a node, built in one walk (core tags only; aliases shared as
     PyYAML shares them; non-string scalars constructed by the loader, so they read the same)."""
     if type(node) is yaml.ScalarNode:
-        return (node.value if node.tag == _STR else loader.construct_document(node)), line
+        if node.tag == _STR:
+            return node.value, line
+        try:
+            return loader.construct_document(node), line
+        except ValueError as e:   # e.g. an integer of more than 4,300 digits
+            raise _BadScalar(node, e) from None
     hit = memo.get(id(node))
     if hit is not None:
         return hit[0], (line, hit[1])
@@ -99,6 +113,37 @@ def _places(node: yaml.Node, line: int, memo: dict, active: set) -> _Place:
     active.discard(id(node))
     memo[id(node)] = sub
     return line, sub
+
+
+MAX_EXPANDED_NODES = 1_000_000   # a document's nodes once its aliases are expanded (an alias bomb has billions)
+
+
+class _TooManyAliases(Exception):
+    def __init__(self, size: int):
+        super().__init__(f"document contains excessive aliasing: {size:,} values once its aliases are expanded "
+                         f"(at most {MAX_EXPANDED_NODES:,})")
+
+
+def _expanded_size(node: yaml.Node, memo: dict, active: set) -> int:
+    """How many values the node stands for once every alias in it is expanded (anchors counted once
+    per use). A recursive anchor counts nothing here: construction reports it."""
+    if isinstance(node, yaml.ScalarNode):
+        return 1
+    hit = memo.get(id(node))
+    if hit is not None:
+        return hit
+    if id(node) in active:
+        return 0
+    active.add(id(node))
+    children = (v for kv in node.value for v in kv) if isinstance(node, yaml.MappingNode) else node.value
+    size = 1
+    for child in children:
+        size += _expanded_size(child, memo, active)
+        if size > MAX_EXPANDED_NODES:
+            raise _TooManyAliases(size)
+    active.discard(id(node))
+    memo[id(node)] = size
+    return size
 
 
 def _construct(loader: Any, node: yaml.Node) -> tuple[Any, _Place]:
@@ -281,7 +326,15 @@ def parse_string(text: str, filename: str = "<string>", objects: bool = True) ->
             node = loader.get_node()
             index += 1
             try:
+                _expanded_size(node, {}, set())
                 obj, places = _construct(loader, node)
+            except _TooManyAliases as e:
+                problems.append(Problem(filename, node.start_mark.line + 1, str(e), index))
+                continue
+            except _BadScalar as e:
+                problems.append(Problem(filename, e.line, str(e), index))
+                _reset(loader)
+                continue
             except yaml.constructor.ConstructorError as e:  # bad tag or key: skip this document only
                 problems.append(dataclasses.replace(_yaml_problem(filename, e), document=index))
                 _reset(loader)

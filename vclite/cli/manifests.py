@@ -73,6 +73,7 @@ def apply_all(client: Any, docs: list[yamlio.Document], check_templates: bool = 
     """Create every document through `client` in dependency order; return the problems."""
     problems: list[Problem] = []
     seen: dict[tuple[str, str, str], yamlio.Document] = {}
+    admitted: list[yamlio.Document] = []
     for doc in ordered(docs):
         md = doc.obj.get("metadata") or {}
         k = kinds.lookup(str(doc.obj.get("apiVersion")), str(doc.obj.get("kind")))
@@ -85,23 +86,23 @@ def apply_all(client: Any, docs: list[yamlio.Document], check_templates: bool = 
         seen[ident] = doc
         try:
             client.create(doc.obj)
+            admitted.append(doc)
         except errors.Invalid as exc:
             for fe in exc.errors:
                 problems.append(Problem(doc.file, doc.line_of(fe.path), describe(doc), fe.path, fe.message))
         except errors.ApiError as exc:
             problems.append(Problem(doc.file, doc.line, describe(doc), "", exc.message))
-    if check_templates:
-        problems.extend(_missing_templates(docs))
+    if check_templates:   # (a JobFlow admission refused has its own problems: no knock-ons)
+        problems.extend(_missing_templates(docs, [d for d in admitted if d.obj.get("kind") == "JobFlow"]))
     return problems
 
 
-def _missing_templates(docs: list[yamlio.Document]) -> list[Problem]:
+def _missing_templates(docs: list[yamlio.Document], jobflows: list[yamlio.Document]) -> list[Problem]:
+    """A problem for each flow of the (admitted) `jobflows` whose JobTemplate no document defines."""
     templates = {((d.obj.get("metadata") or {}).get("namespace") or "default", d.obj["metadata"].get("name"))
                  for d in docs if d.obj.get("kind") == "JobTemplate"}
     problems = []
-    for d in docs:
-        if d.obj.get("kind") != "JobFlow":
-            continue
+    for d in jobflows:
         ns = (d.obj.get("metadata") or {}).get("namespace") or "default"
         for i, flow in enumerate((d.obj.get("spec") or {}).get("flows") or []):
             name = flow.get("name") if isinstance(flow, dict) else None

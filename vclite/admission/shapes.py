@@ -1,0 +1,77 @@
+"""The JSON types of the pod-spec fields vclite reads, as tables, and one checker over them.
+
+Kubernetes rejects a wrongly typed field when it decodes the object; vclite's objects are plain
+dicts, so without this a `nodeSelector: [a]` or an `env: {A: "1"}` would be admitted and break the
+scheduler or the executor later. A shape is STR, INT, BOOL, ANY, STR_MAP (an object of strings),
+a one-item list `[shape]` (an array of that shape) or a dict (an object whose named fields have
+those shapes; other fields are not checked). Pure data and one pure function.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from vclite.admission import common
+from vclite.lib import errors
+
+FieldError = errors.FieldError
+STR, INT, BOOL, ANY, STR_MAP = "string", "integer", "boolean", "any", "map of strings"
+
+_REQUIREMENT = {"key": STR, "operator": STR, "values": [STR]}
+_NODE_SELECTOR_TERM = {"matchExpressions": [_REQUIREMENT], "matchFields": [_REQUIREMENT]}
+_LABEL_SELECTOR = {"matchLabels": STR_MAP, "matchExpressions": [_REQUIREMENT]}
+_POD_AFFINITY_TERM = {"labelSelector": _LABEL_SELECTOR, "namespaceSelector": _LABEL_SELECTOR,
+                      "namespaces": [STR], "topologyKey": STR}
+_POD_AFFINITY = {"requiredDuringSchedulingIgnoredDuringExecution": [_POD_AFFINITY_TERM],
+                 "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": INT,
+                                                                      "podAffinityTerm": _POD_AFFINITY_TERM}]}
+AFFINITY = {
+    "nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [_NODE_SELECTOR_TERM]},
+        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": INT, "preference": _NODE_SELECTOR_TERM}]},
+    "podAffinity": _POD_AFFINITY,
+    "podAntiAffinity": _POD_AFFINITY,
+}
+_KEY_REF = {"name": STR, "key": STR, "optional": BOOL}
+ENV_VAR = {"name": STR, "value": STR, "valueFrom": {
+    "fieldRef": {"fieldPath": STR, "apiVersion": STR}, "configMapKeyRef": _KEY_REF, "secretKeyRef": _KEY_REF,
+    "resourceFieldRef": {"resource": STR, "containerName": STR, "divisor": ANY}}}
+ENV_FROM = {"prefix": STR, "configMapRef": {"name": STR, "optional": BOOL}, "secretRef": {"name": STR, "optional": BOOL}}
+PORT = {"name": STR, "containerPort": INT, "hostPort": INT, "protocol": STR, "hostIP": STR}
+VOLUME_MOUNT = {"name": STR, "mountPath": STR, "subPath": STR, "readOnly": BOOL}
+# (name, command, args and resources have their own checks in pod.py)
+CONTAINER = {"image": STR, "imagePullPolicy": STR, "workingDir": STR, "env": [ENV_VAR], "envFrom": [ENV_FROM],
+             "ports": [PORT], "volumeMounts": [VOLUME_MOUNT], "terminationMessagePath": STR}
+VOLUME = {"name": STR, "configMap": {"name": STR, "optional": BOOL, "defaultMode": INT,
+                                     "items": [{"key": STR, "path": STR, "mode": INT}]},
+          "hostPath": {"path": STR, "type": STR}, "emptyDir": {"medium": STR, "sizeLimit": ANY}}
+TOLERATION = {"key": STR, "operator": STR, "value": STR, "effect": STR, "tolerationSeconds": INT}
+# (containers and initContainers are checked one by one in pod.py)
+POD_SPEC = {"nodeSelector": STR_MAP, "affinity": AFFINITY, "tolerations": [TOLERATION], "volumes": [VOLUME],
+            "nodeName": STR, "schedulerName": STR, "priorityClassName": STR, "priority": INT, "hostNetwork": BOOL,
+            "hostname": STR, "subdomain": STR, "dnsPolicy": STR, "serviceAccountName": STR,
+            "terminationGracePeriodSeconds": INT, "activeDeadlineSeconds": INT, "schedulingGates": [{"name": STR}]}
+TEMPLATE_METADATA = {"name": STR, "namespace": STR, "labels": STR_MAP, "annotations": STR_MAP}
+
+_SCALARS = {STR: (str,), BOOL: (bool,)}
+
+
+def check(value: Any, shape: Any, path: str) -> list[FieldError]:
+    """Every place in `value` (absent or null: fine) that does not have `shape`, as field errors."""
+    if value is None or shape == ANY:
+        return []
+    if isinstance(shape, list):
+        if not isinstance(value, list):
+            return [FieldError(path, common.type_error(value, "array"))]
+        return [e for i, item in enumerate(value) for e in check(item, shape[0], f"{path}[{i}]")]
+    if isinstance(shape, dict):
+        if not isinstance(value, dict):
+            return [FieldError(path, common.type_error(value, "object"))]
+        return [e for key, sub in shape.items() for e in check(value.get(key), sub, f"{path}.{key}")]
+    if shape == STR_MAP:
+        if not isinstance(value, dict):
+            return [FieldError(path, common.type_error(value, "object"))]
+        return [FieldError(f"{path}.{k}", common.type_error(v, "string"))
+                for k, v in value.items() if not isinstance(v, str)]
+    if shape == INT:
+        return [] if common.is_int(value) else [FieldError(path, common.type_error(value, "integer"))]
+    return [] if isinstance(value, _SCALARS[shape]) else [FieldError(path, common.type_error(value, shape))]
