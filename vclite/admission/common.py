@@ -217,6 +217,7 @@ def validate_metadata(kind: kinds.Kind, obj: Obj) -> list[FieldError]:
     errs: list[FieldError] = []
     name, prefix = md.get("name"), md.get("generateName")
     generated = isinstance(prefix, str) and bool(prefix)
+    prefix_errs: list[FieldError] = []
     if generated:
         # The API server makes the name from the prefix before it admits the object: the prefix
         # must be the start of a valid name (a trailing dash allowed).

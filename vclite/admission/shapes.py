@@ -66,7 +66,8 @@ def check(value: Any, shape: Any, path: str) -> list[FieldError]:
     if isinstance(shape, dict):
         if not isinstance(value, dict):
             return [FieldError(path, common.type_error(value, "object"))]
-        return [e for key, sub in shape.items() for e in check(value.get(key), sub, f"{path}.{key}")]
+        return [e for key, item in value.items() if key in shape   # (in the document's order)
+                for e in check(item, shape[key], f"{path}.{key}")]
     if shape == STR_MAP:
         if not isinstance(value, dict):
             return [FieldError(path, common.type_error(value, "object"))]

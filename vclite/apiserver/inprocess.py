@@ -103,9 +103,10 @@ class InProcessClient:
             md = obj["metadata"] = dict(obj.get("metadata") or {})
             if not md.get("namespace"):
                 md["namespace"] = "default"
-        md = obj.get("metadata")
-        if isinstance(md, dict) and not md.get("name") and isinstance(md.get("generateName"), str) and md["generateName"]:
-            obj["metadata"] = {**md, "name": self.store.generate_name(md["generateName"])}   # before admission, as Kubernetes
+        md = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        prefix = md.get("generateName")
+        if not md.get("name") and isinstance(prefix, str) and prefix:   # named before admission, as Kubernetes
+            obj["metadata"] = {**md, "name": self.store.generate_name(prefix)}
         admitted = self._admit(admission.Operation.CREATE, kind, obj, None)
         self._ensure_namespace(kind, admitted)
         return self.store.create(kind, admitted, owned=True, copy_result=False)
