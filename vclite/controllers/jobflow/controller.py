@@ -141,6 +141,7 @@ class JobFlowController:
         # JobFlow -> the vcjob versions with a new phase since its last sync, with when they were seen
         self._phases: dict[str, list[tuple[Obj, dt.datetime]]] = collections.defaultdict(list)
         self._probe_delay: dict[str, float] = {}
+        self._template_names: dict[str, tuple[Obj, frozenset[str]]] = {}   # JobFlow key -> (version, names)
         self._written: dict[str, float] = {}      # JobFlow -> when its status was last written (monotonic)
         self._creating: set[str] = set()          # names of the vcjobs the sync under way creates
 
@@ -291,15 +292,27 @@ class JobFlowController:
         self._dirty.pop(key, None)
         self._phases.pop(key, None)
         self._probe_delay.pop(key, None)
+        self._template_names.pop(key, None)
 
     def _fan_out(self, template_key: str) -> None:
         ns, _, template = template_key.partition("/")
         for jf in self.jobflows.list(ns):
             if meta.phase(jf) in status_mod.FINAL or meta.is_deleting(jf):
                 continue
-            spec = jf.get("spec") or {}
-            if any(f.get("name") == template for f in spec.get("flows") or []) or spec.get("onExit") == template:
+            if template in self._templates_of(jf):
                 self.queue.add(meta.key(jf))
+
+    def _templates_of(self, jobflow: Obj) -> frozenset[str]:
+        """The template names a JobFlow uses (flows and onExit), read once per stored version: a
+        flow of n templates being applied would otherwise cost n² here."""
+        key = meta.key(jobflow)
+        seen = self._template_names.get(key)
+        if seen is None or seen[0] is not jobflow:
+            spec = jobflow.get("spec") or {}
+            names = {f.get("name") for f in spec.get("flows") or [] if isinstance(f, dict)}
+            names.add(spec.get("onExit"))
+            seen = self._template_names[key] = (jobflow, frozenset(n for n in names if isinstance(n, str)))
+        return seen[1]
 
     def _jobs_of(self, jobflow: Obj) -> list[Obj]:
         found = self.jobs.list(meta.namespace(jobflow), labels=objects.flow_selector(jobflow))

@@ -24,6 +24,7 @@ from vclite.scheduler.framework import fit, fitcache, hooks, pqueue, snapshot, s
 from vclite.scheduler.framework import jobs as jobs_mod
 from vclite.scheduler.framework import status as status_mod
 from vclite.scheduler.framework import tasks as tasks_mod
+from vclite.scheduler.framework import waiting as waiting_mod
 
 if TYPE_CHECKING:
     from vclite.scheduler import conf as conf_mod
@@ -63,6 +64,7 @@ class Session:
         self.dims = snap.dims
         self.nodes = snap.nodes
         self.jobs: dict[str, JobInfo] = snap.jobs
+        self.waiting = snap.waiting   # PodGroups waiting for room, taken lazily by enqueue (waiting.py)
         self.queues: dict[str, QueueInfo] = snap.queues
         self.total: np.ndarray = snap.total
         self.pods: list[Obj] = snap.pods   # every listed pod, read-only (pods on nodes: plugins/podindex)
@@ -276,6 +278,13 @@ class Session:
         """A plugin says why it refuses a task (e.g. Allocatable); the action reports it."""
         self.task_notes.setdefault(task.uid, message)
 
+    def take_waiting(self, waiting: waiting_mod.WaitingClass) -> JobInfo | None:
+        """The next member of a waiting class, now one of the session's jobs (None: none left)."""
+        job = waiting.take()
+        if job is not None:
+            self.jobs[job.uid] = job
+        return job
+
     def note_enqueue_rejection(self, job: JobInfo, reason: str, message: str) -> None:
         """A plugin says why it rejects a job at enqueue (the enqueue action writes it)."""
         self.enqueue_notes.setdefault(job.uid, (reason, message))
@@ -283,7 +292,7 @@ class Session:
 
 def open_session(state: snapshot.ClusterState, conf: "conf_mod.SchedulerConf", now: _dt.datetime,
                  scheduler_name: str = snapshot.DEFAULT_SCHEDULER_NAME) -> Session:
-    ssn = Session(snapshot.build(state, scheduler_name), conf, now)
+    ssn = Session(snapshot.build(state, scheduler_name, lazy_waiting=waiting_mod.enabled(conf)), conf, now)
     for t, tier in enumerate(conf.tiers):
         for option in tier:
             plugin = option.instantiate()

@@ -21,6 +21,7 @@ Must not: mutate the input objects (infos keep references for reading only).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import operator
 from typing import Any
 
@@ -32,6 +33,7 @@ from vclite.scheduler.framework import dims as dims_mod
 from vclite.scheduler.framework import jobs as jobs_mod
 from vclite.scheduler.framework import nodes as nodes_mod
 from vclite.scheduler.framework import tasks as tasks_mod
+from vclite.scheduler.framework import waiting as waiting_mod
 
 Obj = dict[str, Any]
 DEFAULT_SCHEDULER_NAME = batch.DEFAULT_SCHEDULER
@@ -62,6 +64,8 @@ class Snapshot:
     total: np.ndarray
     pods: list[Obj] = dataclasses.field(default_factory=list)  # every listed pod, read-only (plugins/podindex)
     priority_classes: list[Obj] = dataclasses.field(default_factory=list)  # read-only (preemptionPolicy)
+    # PodGroups waiting for room, by queue, without JobInfos (waiting.py): with `lazy_waiting` only
+    waiting: dict[str, list[waiting_mod.WaitingClass]] = dataclasses.field(default_factory=dict)
 
 
 def _pod_requests(pod: Obj) -> dict[str, dims_mod.Fraction] | None:
@@ -105,6 +109,7 @@ def _request_signature(pod: Obj) -> tuple | None:
 
 SHARED_MEMO = "vclite.snapshot/parsed"   # request_cache key of the memos kept across sessions
 SHARED_LIMIT = 10_000                      # entries per shared memo before it is emptied
+_next_class_id = itertools.count().__next__
 
 
 class _Memo:
@@ -127,6 +132,14 @@ class _Memo:
         self.vectors: dict[tuple[int, tuple], tuple[dict, np.ndarray]] = shared.setdefault("vectors", {})
         self.best_effort: dict[int, tuple[np.ndarray, bool]] = shared.setdefault("best_effort", {})
         self.podgroups: dict[int, _PodGroupEntry] = shared.setdefault("podgroups", {})   # by id(PodGroup)
+        self.classes: dict[tuple, int] = shared.setdefault("classes", {})   # PodGroup class key -> id
+
+    def class_id(self, key: tuple) -> int:
+        """A number per distinct key (ids are never reused: a cleared memo keeps counting)."""
+        found = self.classes.get(key)
+        if found is None:
+            found = self.classes[key] = _next_class_id()
+        return found
 
     def pod_request(self, pod: Obj) -> dict | None:
         cache = self.request_cache
@@ -244,6 +257,7 @@ def _queue_info(q: Obj, dims: dims_mod.Dims) -> jobs_mod.QueueInfo:
 
 
 _PHASES = {str(p): p for p in scheduling.PodGroupPhase}
+CondType = scheduling.PodGroupConditionType
 
 
 def _min_resources(pg: Obj, memo: _Memo) -> dict | None:
@@ -259,7 +273,7 @@ class _PodGroupEntry:
     version (stored objects are never modified; a new version is a new object) and kept across
     sessions in the shared memo, so a PodGroup that waits through many sessions is read once."""
 
-    __slots__ = ("pg", "key", "min_list", "fields", "conditions")
+    __slots__ = ("pg", "key", "min_list", "fields", "conditions", "queue", "rejected", "class_key", "order")
 
     def __init__(self, pg: Obj, memo: "_Memo"):
         spec = pg.get("spec") or _EMPTY
@@ -280,6 +294,18 @@ class _PodGroupEntry:
             min_available=_int(spec.get("minMember"), 0),
             min_task_member={str(k): _int(v, 0) for k, v in mtm.items()} if mtm else {},
             created=memo.created(pg), phase=phase)
+        self.queue = self.fields["queue"]
+        # rejected by enqueue before: Pending with Unschedulable=True (only enqueue explains a
+        # PodGroup without pods, and without pods a PodGroup stays Pending)
+        self.rejected = phase == scheduling.PodGroupPhase.PENDING and any(
+            isinstance(c, dict) and c.get("type") == CondType.UNSCHEDULABLE and c.get("status") == "True"
+            for c in self.conditions or ())
+        # what enqueue and JobOrder can tell it by, as a small number (waiting.py's classes)
+        self.class_key = memo.class_id((
+            self.fields["queue"], ns, spec.get("priorityClassName"), self.fields["min_available"],
+            tuple(sorted(self.fields["min_task_member"].items())),
+            None if self.min_list is None else tuple(sorted(self.min_list.items()))))
+        self.order = (self.fields["created"], self.fields["uid"])
 
 
 def _podgroup_entries(podgroups: list[Obj], memo: "_Memo") -> list[_PodGroupEntry]:
@@ -304,7 +330,9 @@ def _job_info(entry: _PodGroupEntry, dims: dims_mod.Dims, prio: _Priorities, mem
         allocated=dims.zeros(), conditions=list(entry.conditions) if entry.conditions else [])
 
 
-def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> Snapshot:
+def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME, lazy_waiting: bool = False) -> Snapshot:
+    """`lazy_waiting`: PodGroups enqueue rejected before and without pods get no JobInfo; they are
+    grouped into the snapshot's `waiting` classes instead (waiting.enabled says when that is exact)."""
     memo = _Memo(state.request_cache)
     ready = [n for n in state.nodes if nodes_mod.is_ready(n)]
     entries = _podgroup_entries(state.podgroups, memo)
@@ -336,14 +364,30 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> 
     nodes = nodes_mod.NodeState(dims, ready, allocs, vectors={k: memo.vector(dims, a) for k, a in allocs.items()})
     prio = _Priorities(state.priority_classes)
     queues = {q.name: q for q in (_queue_info(o, dims) for o in state.queues)}
+    waiting: list[_PodGroupEntry] = []
+    with_pods = _groups_with_pods(pod_reqs) if lazy_waiting and any(e.rejected for e in entries) else set()
     jobs: dict[str, jobs_mod.JobInfo] = {}
     for entry in entries:
         if entry.fields["queue"] in queues:
+            if lazy_waiting and entry.rejected and entry.fields["uid"] not in with_pods:
+                waiting.append(entry)
+                continue
             job = _job_info(entry, dims, prio, memo)
             jobs[job.uid] = job
     _add_pods(pod_reqs, dims, nodes, jobs, prio, scheduler_name, memo)
     return Snapshot(dims, nodes, jobs, queues, nodes.allocatable.sum(axis=0), pods=state.pods,
-                    priority_classes=state.priority_classes)
+                    priority_classes=state.priority_classes,
+                    waiting=waiting_mod.group(waiting, make=lambda e: _job_info(e, dims, prio, memo)) if waiting else {})
+
+
+def _groups_with_pods(pod_reqs: list) -> set[str]:
+    """Keys of the PodGroups some listed pod names (whatever its scheduler)."""
+    out = set()
+    for _, pod, _ in pod_reqs:
+        group = meta.annotations(pod).get(batch.GROUP_NAME)
+        if group:
+            out.add(f"{meta.namespace(pod)}/{group}")
+    return out
 
 
 def _add_pods(pod_reqs: list, dims: dims_mod.Dims, nodes: nodes_mod.NodeState, jobs: dict[str, jobs_mod.JobInfo],

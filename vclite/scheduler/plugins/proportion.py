@@ -116,14 +116,19 @@ class Proportion:
         total_guarantee = dims.zeros()
         for q in ssn.queues.values():
             total_guarantee += q.guarantee
-        for job in ssn.jobs.values():
-            attr = self.attrs.get(job.queue)
+        def attr_of(name: str) -> QueueAttr:
+            attr = self.attrs.get(name)
             if attr is None:
-                q = ssn.queues[job.queue]
-                attr = self.attrs[job.queue] = QueueAttr(
+                q = ssn.queues[name]
+                attr = self.attrs[name] = QueueAttr(
                     q.name, q.weight, dims.zeros(), dims.zeros(), dims.zeros(), dims.zeros(), q.guarantee.copy(),
                     real_capability(ssn.total, total_guarantee, q.guarantee, q.capability), dims.zeros())
-            self._account(job, attr)
+            return attr
+
+        for job in ssn.jobs.values():
+            self._account(job, attr_of(job.queue))
+        for name in ssn.waiting:   # queues whose jobs all wait (they add nothing but take part)
+            attr_of(name)
         water_fill(ssn.total, list(self.attrs.values()), dims)
         for attr in self.attrs.values():
             attr.share = share(attr.allocated, attr.deserved)
