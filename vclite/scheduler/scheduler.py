@@ -1,6 +1,9 @@
 """The scheduler component: the thin shell around `run_session` (Component protocol).
 
-start() keeps informers (read-only caches) of Pods, PodGroups, Queues, Nodes and PriorityClasses;
+start() keeps informers (read-only caches) of Pods, PodGroups, Queues, Nodes and PriorityClasses,
+and a pool of the PodGroups enqueue rejected before, by class (framework/waiting.py), updated by
+each PodGroup event: a session is given the other PodGroups and the pool, so thousands of jobs
+waiting for room cost it nothing per job;
 an event that may give it work (triggers.py) adds the single key "session" to its queue, so bursts
 coalesce into one session. sync("session") snapshots the caches (no copies; the session only
 reads them), runs one pure session and writes the results:
@@ -30,12 +33,14 @@ from vclite.scheduler import conf as conf_mod
 from vclite.scheduler import triggers
 from vclite.scheduler.framework import session as session_mod
 from vclite.scheduler.framework import snapshot
+from vclite.scheduler.framework import waiting as waiting_mod
 
 Obj = dict[str, Any]
 KEY = "session"
 WATCHED = (kinds.POD, kinds.PODGROUP, kinds.QUEUE, kinds.NODE, kinds.PRIORITYCLASS)
 QUEUE_STATUS_GAP = triggers.STATUS_DELAY   # seconds between two writes of Queue status.allocated
 LIVE, FINISHED_IN = "live", "finished-in"   # pod indexes: not finished; finished, by PodGroup key
+ACTIVE = "active"   # PodGroup index: not waiting for room (waiting ones are in the scheduler's Pool)
 
 
 def _live(pod: Obj) -> bool | None:
@@ -47,6 +52,10 @@ def _finished_in(pod: Obj) -> str | None:
         return None
     group = meta.annotations(pod).get(batch.GROUP_NAME)
     return f"{meta.namespace(pod)}/{group}" if group else None
+
+
+def _active(pg: Obj) -> bool | None:
+    return None if waiting_mod.class_of(pg) is not None else True
 
 
 def _split(key: str) -> tuple[str, str]:
@@ -72,13 +81,23 @@ class Scheduler:
         self.informers = {kind.kind: informer_mod.Informer(client, kind, self._on_event) for kind in WATCHED}
         self.informers[kinds.POD.kind] = informer_mod.Informer(
             client, kinds.POD, self._on_event, indexers={LIVE: _live, FINISHED_IN: _finished_in})
+        # PodGroups enqueue rejected before, by class, kept current by their events (waiting.py)
+        self.waiting = waiting_mod.Pool() if waiting_mod.enabled(self.conf) else None
+        if self.waiting is not None:
+            self.informers[kinds.PODGROUP.kind] = informer_mod.Informer(
+                client, kinds.PODGROUP, self._on_event, indexers={ACTIVE: _active})
 
     def start(self) -> None:
         for informer in self.informers.values():
             informer.start()
+        if self.waiting is not None:
+            for pg in self.informers[kinds.PODGROUP.kind].list():
+                self.waiting.update(meta.key(pg), pg)
         self.queue.add(KEY)
 
     def _on_event(self, ev: client_mod.WatchEvent) -> None:
+        if self.waiting is not None and ev.kind.kind == kinds.PODGROUP.kind:
+            self.waiting.update(meta.key(ev.object), None if ev.type == client_mod.EventType.DELETED else ev.object)
         if self._writing and ev.type == client_mod.EventType.MODIFIED and ev.kind.kind != kinds.POD.kind:
             return  # an in-process client delivers the events of our own writes during the write.
             # Our binds still wake us (the next session sees them Bound and moves the PodGroup to
@@ -113,11 +132,13 @@ class Scheduler:
 
     def sync(self, key: Hashable) -> None:
         cached = {kind: informer.list() for kind, informer in self.informers.items()
-                  if kind != kinds.POD.kind}   # read-only objects
+                  if kind not in (kinds.POD.kind, kinds.PODGROUP.kind)}   # read-only objects
+        groups = self.informers[kinds.PODGROUP.kind]
+        podgroups = groups.list() if self.waiting is None else groups.by_index(ACTIVE, True)
         state = snapshot.ClusterState(
-            nodes=cached["Node"], queues=cached["Queue"], podgroups=cached["PodGroup"],
-            pods=self._session_pods(cached["PodGroup"]), priority_classes=cached["PriorityClass"],
-            request_cache=self._requests)
+            nodes=cached["Node"], queues=cached["Queue"], podgroups=podgroups,
+            pods=self._session_pods(podgroups), priority_classes=cached["PriorityClass"],
+            request_cache=self._requests, waiting=self.waiting)
         result = session_mod.run_session(state, self.conf, self.clock.now(), self.scheduler_name,
                                          binding_scheduled=True)
         self.last_result = result

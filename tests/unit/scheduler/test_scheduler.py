@@ -133,3 +133,33 @@ def test_a_session_reads_running_pods_and_the_finished_pods_of_live_podgroups_on
     c.client.delete(kinds.PODGROUP, "default", "pg1")
     pgs = c.scheduler.informers[kinds.PODGROUP.kind].list()
     assert c.scheduler._session_pods(pgs) == []
+
+
+def _phase(c, name):
+    return (c.get(kinds.PODGROUP, name).get("status") or {}).get("phase")
+
+
+def test_podgroups_waiting_for_room_are_admitted_oldest_first_as_room_frees():
+    c = Cluster(cpu="2")                 # 2 cpu x overcommit 1.2: room for two 1-cpu PodGroups
+    for i in range(5):
+        c.podgroup(f"w{i}", 1, "1")
+        c.clock.advance(1)               # creation order w0 < w1 < ... (names sort the same)
+    c.drain()
+    assert [_phase(c, f"w{i}") for i in range(5)] == ["Inqueue", "Inqueue", "Pending", "Pending", "Pending"]
+    assert sorted(key for _, members in c.scheduler.waiting.classes() for _, key, _ in members) == [
+        "default/w2", "default/w3", "default/w4"]
+    c.client.delete(kinds.PODGROUP, "default", "w0")     # room for one more: the oldest waiting one
+    c.drain()
+    assert [_phase(c, f"w{i}") for i in range(1, 5)] == ["Inqueue", "Inqueue", "Pending", "Pending"]
+    assert len(c.scheduler.waiting) == 2
+    c.client.delete(kinds.PODGROUP, "default", "w4")     # a waiting PodGroup deleted leaves the pool
+    assert len(c.scheduler.waiting) == 1
+
+
+def test_a_scheduler_started_over_waiting_podgroups_finds_them():
+    c = Cluster(cpu="1")
+    c.podgroup("big", 1, "2")
+    c.drain()
+    fresh = scheduler_mod.Scheduler(c.client, c.clock)
+    fresh.start()
+    assert "default/big" in fresh.waiting

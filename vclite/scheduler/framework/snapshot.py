@@ -21,7 +21,6 @@ Must not: mutate the input objects (infos keep references for reading only).
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import operator
 from typing import Any
 
@@ -53,6 +52,9 @@ class ClusterState:
     # `build` also keeps its memos of parsed resource lists and times there, under SHARED_MEMO, and
     # what each PodGroup version gives its JobInfo (by object identity, pruned to the listed ones).
     request_cache: dict | None = None
+    # PodGroups enqueue rejected before, kept by the caller across sessions (`podgroups` then
+    # holds the others); without one, `build` sorts them out of `podgroups` itself.
+    waiting: waiting_mod.Pool | None = None
 
 
 @dataclasses.dataclass
@@ -109,7 +111,6 @@ def _request_signature(pod: Obj) -> tuple | None:
 
 SHARED_MEMO = "vclite.snapshot/parsed"   # request_cache key of the memos kept across sessions
 SHARED_LIMIT = 10_000                      # entries per shared memo before it is emptied
-_next_class_id = itertools.count().__next__
 
 
 class _Memo:
@@ -132,14 +133,6 @@ class _Memo:
         self.vectors: dict[tuple[int, tuple], tuple[dict, np.ndarray]] = shared.setdefault("vectors", {})
         self.best_effort: dict[int, tuple[np.ndarray, bool]] = shared.setdefault("best_effort", {})
         self.podgroups: dict[int, _PodGroupEntry] = shared.setdefault("podgroups", {})   # by id(PodGroup)
-        self.classes: dict[tuple, int] = shared.setdefault("classes", {})   # PodGroup class key -> id
-
-    def class_id(self, key: tuple) -> int:
-        """A number per distinct key (ids are never reused: a cleared memo keeps counting)."""
-        found = self.classes.get(key)
-        if found is None:
-            found = self.classes[key] = _next_class_id()
-        return found
 
     def pod_request(self, pod: Obj) -> dict | None:
         cache = self.request_cache
@@ -257,7 +250,6 @@ def _queue_info(q: Obj, dims: dims_mod.Dims) -> jobs_mod.QueueInfo:
 
 
 _PHASES = {str(p): p for p in scheduling.PodGroupPhase}
-CondType = scheduling.PodGroupConditionType
 
 
 def _min_resources(pg: Obj, memo: _Memo) -> dict | None:
@@ -273,7 +265,7 @@ class _PodGroupEntry:
     version (stored objects are never modified; a new version is a new object) and kept across
     sessions in the shared memo, so a PodGroup that waits through many sessions is read once."""
 
-    __slots__ = ("pg", "key", "min_list", "fields", "conditions", "queue", "rejected", "class_key", "order")
+    __slots__ = ("pg", "key", "min_list", "fields", "conditions")
 
     def __init__(self, pg: Obj, memo: "_Memo"):
         spec = pg.get("spec") or _EMPTY
@@ -294,18 +286,6 @@ class _PodGroupEntry:
             min_available=_int(spec.get("minMember"), 0),
             min_task_member={str(k): _int(v, 0) for k, v in mtm.items()} if mtm else {},
             created=memo.created(pg), phase=phase)
-        self.queue = self.fields["queue"]
-        # rejected by enqueue before: Pending with Unschedulable=True (only enqueue explains a
-        # PodGroup without pods, and without pods a PodGroup stays Pending)
-        self.rejected = phase == scheduling.PodGroupPhase.PENDING and any(
-            isinstance(c, dict) and c.get("type") == CondType.UNSCHEDULABLE and c.get("status") == "True"
-            for c in self.conditions or ())
-        # what enqueue and JobOrder can tell it by, as a small number (waiting.py's classes)
-        self.class_key = memo.class_id((
-            self.fields["queue"], ns, spec.get("priorityClassName"), self.fields["min_available"],
-            tuple(sorted(self.fields["min_task_member"].items())),
-            None if self.min_list is None else tuple(sorted(self.min_list.items()))))
-        self.order = (self.fields["created"], self.fields["uid"])
 
 
 def _podgroup_entries(podgroups: list[Obj], memo: "_Memo") -> list[_PodGroupEntry]:
@@ -332,13 +312,22 @@ def _job_info(entry: _PodGroupEntry, dims: dims_mod.Dims, prio: _Priorities, mem
 
 def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME, lazy_waiting: bool = False) -> Snapshot:
     """`lazy_waiting`: PodGroups enqueue rejected before and without pods get no JobInfo; they are
-    grouped into the snapshot's `waiting` classes instead (waiting.enabled says when that is exact)."""
+    the snapshot's `waiting` classes instead (waiting.enabled says when that is exact)."""
     memo = _Memo(state.request_cache)
     ready = [n for n in state.nodes if nodes_mod.is_ready(n)]
-    entries = _podgroup_entries(state.podgroups, memo)
+    pool, podgroups = state.waiting, state.podgroups
+    if lazy_waiting and pool is None:
+        pool, podgroups = waiting_mod.Pool.of(podgroups)
+    elif not lazy_waiting and pool is not None:
+        podgroups = [*podgroups, *(m[2] for _, members in pool.classes() for m in members)]
+        pool = None
+    entries = _podgroup_entries(podgroups, memo)
     groups = {e.key for e in entries}
     keyed = sorted(((meta.key(p), p) for p in state.pods), key=operator.itemgetter(0))
     pod_reqs = [(k, p, memo.pod_request(p)) for k, p in keyed if _relevant(p, groups)]
+    promoted = _waiting_with_pods(pool, pod_reqs) if pool else []
+    if promoted:   # waiting PodGroups that have pods are jobs (their pods count)
+        entries = sorted([*entries, *(_entry(pool.get(k)[1], memo) for k in promoted)], key=operator.attrgetter("key"))
     if state.request_cache is not None:
         live = {(meta.uid(p), p["metadata"].get("resourceVersion")) for _, p, _ in pod_reqs}
         for k in [k for k in state.request_cache if k not in live and k != SHARED_MEMO]:
@@ -360,34 +349,41 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME, laz
         names.update(_spec_list(q, "spec", "capability"), _spec_list(q, "spec", "guarantee", "resource"))
     for m in {id(e.min_list): e.min_list for e in entries if e.min_list}.values():
         names.update(m)
+    for _, members in pool.classes() if pool else ():   # (equal minResources within a class)
+        names.update(_min_resources(members[0][2], memo) or ())
     dims = dims_mod.Dims(names)
     nodes = nodes_mod.NodeState(dims, ready, allocs, vectors={k: memo.vector(dims, a) for k, a in allocs.items()})
     prio = _Priorities(state.priority_classes)
     queues = {q.name: q for q in (_queue_info(o, dims) for o in state.queues)}
-    waiting: list[_PodGroupEntry] = []
-    with_pods = _groups_with_pods(pod_reqs) if lazy_waiting and any(e.rejected for e in entries) else set()
     jobs: dict[str, jobs_mod.JobInfo] = {}
     for entry in entries:
         if entry.fields["queue"] in queues:
-            if lazy_waiting and entry.rejected and entry.fields["uid"] not in with_pods:
-                waiting.append(entry)
-                continue
             job = _job_info(entry, dims, prio, memo)
             jobs[job.uid] = job
     _add_pods(pod_reqs, dims, nodes, jobs, prio, scheduler_name, memo)
     return Snapshot(dims, nodes, jobs, queues, nodes.allocatable.sum(axis=0), pods=state.pods,
                     priority_classes=state.priority_classes,
-                    waiting=waiting_mod.group(waiting, make=lambda e: _job_info(e, dims, prio, memo)) if waiting else {})
+                    waiting=waiting_mod.session_classes(
+                        pool, queues, lambda pg: _job_info(_entry(pg, memo), dims, prio, memo), promoted)
+                    if pool else {})
 
 
-def _groups_with_pods(pod_reqs: list) -> set[str]:
-    """Keys of the PodGroups some listed pod names (whatever its scheduler)."""
+def _entry(pg: Obj, memo: _Memo) -> _PodGroupEntry:
+    entry = memo.podgroups.get(id(pg))
+    return entry if entry is not None and entry.pg is pg else _PodGroupEntry(pg, memo)
+
+
+def _waiting_with_pods(pool: waiting_mod.Pool, pod_reqs: list) -> list[str]:
+    """Keys of the waiting PodGroups some listed pod names (whatever its scheduler)."""
     out = set()
     for _, pod, _ in pod_reqs:
         group = meta.annotations(pod).get(batch.GROUP_NAME)
         if group:
-            out.add(f"{meta.namespace(pod)}/{group}")
-    return out
+            key = f"{meta.namespace(pod)}/{group}"
+            if key in pool:
+                out.add(key)
+    return sorted(out)
+
 
 
 def _add_pods(pod_reqs: list, dims: dims_mod.Dims, nodes: nodes_mod.NodeState, jobs: dict[str, jobs_mod.JobInfo],

@@ -47,7 +47,7 @@ def test_equal_waiting_jobs_are_one_class_taken_in_creation_order(monkeypatch):
     assert snap.jobs == {}
     (classes,) = snap.waiting.values()
     assert [len(c) for c in classes] == [5]
-    assert [e.fields["name"] for e in classes[0].members] == ["j4", "j3", "j2", "j1", "j0"]   # oldest first
+    assert [key for _, key, _ in classes[0].members] == ["ns/j4", "ns/j3", "ns/j2", "ns/j1", "ns/j0"]   # oldest first
 
     ssn = session.open_session(state, objects.default_conf("enqueue"), objects.NOW)
     session.run_actions(ssn)
@@ -72,12 +72,43 @@ def test_which_podgroups_wait_lazily(case, pg_kw, lazy):
     assert bool(snap.waiting) is lazy, case
 
 
-def test_a_waiting_podgroup_with_a_pod_is_a_job():
-    state = objects.state(nodes=[objects.node("n1")],
-                          podgroups=[_pg("ns/a", "2026-01-01T00:00:00Z", phase="Pending", conditions=REJECTED)],
-                          pods=[objects.pod("ns/a-0", "a")])
+@pytest.mark.parametrize("kept_by_caller", [False, True], ids=["pool made by build", "pool kept by the shell"])
+def test_a_waiting_podgroup_with_a_pod_is_a_job(kept_by_caller):
+    pgs = [_pg(f"ns/{n}", "2026-01-01T00:00:00Z", phase="Pending", conditions=REJECTED) for n in ("a", "b")]
+    state = objects.state(nodes=[objects.node("n1")], podgroups=pgs, pods=[objects.pod("ns/a-0", "a")])
+    if kept_by_caller:
+        state.waiting, state.podgroups = waiting.Pool.of(pgs)
+        assert state.podgroups == []
     snap = snapshot.build(state, lazy_waiting=True)
+    assert list(snap.jobs) == ["ns/a"] and list(snap.jobs["ns/a"].tasks) == ["ns/a-0"]
+    (classes,) = snap.waiting.values()
+    assert [len(c) for c in classes] == [1] and classes[0].take().uid == "ns/b" and classes[0].take() is None
+
+
+def test_a_pool_given_to_a_session_that_cannot_use_it_is_read_eagerly():
+    pgs = [_pg("ns/a", "2026-01-01T00:00:00Z", phase="Pending", conditions=REJECTED)]
+    pool, others = waiting.Pool.of(pgs)
+    snap = snapshot.build(snapshot.ClusterState(nodes=[objects.node("n1")], queues=[objects.queue("default")],
+                                                podgroups=others, waiting=pool))
     assert list(snap.jobs) == ["ns/a"] and snap.waiting == {}
+
+
+@pytest.mark.parametrize("steps, want", [
+    ([("a", 3, True), ("b", 1, True), ("c", 2, True)], ["b", "c", "a"]),    # sorted by creation
+    ([("a", 1, True), ("a", 2, False)], []),                                # admitted: leaves the pool
+    ([("a", 1, True), ("b", 2, True), ("a", None, None)], ["b"]),           # deleted
+    ([("a", 1, True), ("b", 2, True), ("a", 3, True)], ["b", "a"]),         # a new version re-sorted
+])
+def test_pool_updates(steps, want):
+    pool = waiting.Pool()
+    for name, second, rejected in steps:
+        pg = None
+        if second is not None:
+            pg = _pg(f"ns/{name}", f"2026-01-01T00:00:0{second}Z", phase="Pending" if rejected else "Inqueue",
+                     conditions=REJECTED)
+        pool.update(f"ns/{name}", pg)
+    assert [key.split("/")[1] for _, members in pool.classes() for _, key, _ in members] == want
+    assert len(pool) == len(want)
 
 
 def test_a_queue_whose_jobs_all_wait_still_takes_part_in_proportion():
