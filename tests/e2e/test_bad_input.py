@@ -103,3 +103,22 @@ def test_validate_lists_every_problem_of_every_file(vcctl, write):
 def test_hostile_yaml_is_one_problem_quickly(vcctl, write, text, says):
     r = vcctl("validate", write("bad.yaml", text), timeout=30)
     assert r.code == 2 and says in r.err and "1 problem(s) found" in r.err, r
+
+
+@pytest.mark.parametrize("option, says", [
+    (["--timeout", "-1"], "-1 is not a number of seconds greater than 0"),
+    (["--timeout", "0"], "0 is not a number of seconds greater than 0"),
+    (["--timeout", "nan"], "nan is not a number of seconds greater than 0"),
+    (["--nodes", "NODES"], "node 'n1': spec.taints: Invalid value: 5: must be of type array"),
+])
+def test_bad_run_options_run_nothing(vcctl, write, tmp_path, option, says):
+    nodes = write("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {taints: 5}\n")
+    marker = tmp_path / "ran"
+    flow = write("job.yaml", "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\nspec:\n"
+                             "  tasks:\n  - name: t\n    replicas: 1\n    template:\n      spec:\n"
+                             "        restartPolicy: Never\n        containers:\n        - name: c\n"
+                             f"          command: [touch, '{marker}']\n")
+    args = [nodes if a == "NODES" else a for a in option]
+    r = vcctl("run", "--quiet", *args, flow, timeout=60)
+    assert r.code == 2 and says in r.err and "Traceback" not in r.err, r
+    assert not marker.exists()

@@ -51,6 +51,11 @@ POD_SPEC = {"nodeSelector": STR_MAP, "affinity": AFFINITY, "tolerations": [TOLER
             "hostname": STR, "subdomain": STR, "dnsPolicy": STR, "serviceAccountName": STR,
             "terminationGracePeriodSeconds": INT, "activeDeadlineSeconds": INT, "schedulingGates": [{"name": STR}]}
 TEMPLATE_METADATA = {"name": STR, "namespace": STR, "labels": STR_MAP, "annotations": STR_MAP}
+TAINT = {"key": STR, "value": STR, "effect": STR, "timeAdded": STR}
+# (capacity and allocatable quantities are parsed by whoever reads them)
+NODE = {"metadata": TEMPLATE_METADATA, "spec": {"unschedulable": BOOL, "taints": [TAINT]},
+        "status": {"capacity": {}, "allocatable": {}, "conditions": [{"type": STR, "status": STR}]}}
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 _SCALARS = {STR: (str,), BOOL: (bool,)}
 

@@ -3,6 +3,7 @@ module (run.py, manifests.py, convert …); this module only declares the interf
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 import click
@@ -48,6 +49,12 @@ def cli() -> None:
     """
 
 
+def _positive_seconds(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and not (0 < value < math.inf):
+        raise click.BadParameter(f"{value:g} is not a number of seconds greater than 0")
+    return value
+
+
 @cli.command(context_settings=CONTEXT)
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("-q", "--quiet", is_flag=True, help="No progress output: nothing on success; a failure prints only why (on stderr).")
@@ -60,7 +67,8 @@ def cli() -> None:
               help="A volcano-scheduler.conf (actions and plugin tiers); Volcano's default if omitted.")
 @click.option("--workdir", type=click.Path(file_okay=False),
               help="Where pods' working directories and logs go (default: a new temporary directory).")
-@click.option("--timeout", type=float, metavar="SECONDS", help="Give up (exit 1) after this long.")
+@click.option("--timeout", type=float, metavar="SECONDS", callback=_positive_seconds,
+              help="Give up (exit 1) after this many seconds (e.g. 600).")
 def run(files, quiet, output, nodes_opt, scheduler_conf, workdir, timeout) -> None:
     """Run manifests on the embedded control plane until every JobFlow and vcjob finishes.
 

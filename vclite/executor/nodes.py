@@ -15,6 +15,7 @@ import shutil
 import tempfile
 from typing import Any
 
+from vclite.admission import common, shapes
 from vclite.api import core, quantity, yamlio
 
 Obj = dict[str, Any]
@@ -215,6 +216,13 @@ def _from_file(path: str) -> list[Obj]:
         if name in names:
             raise _bad(path, f"node {name!r} appears twice")
         names.add(name)
+        problems = shapes.check(obj, shapes.NODE, "")
+        if problems:
+            raise _bad(path, f"node {name!r}: {problems[0].path.lstrip('.')}: {problems[0].message}")
+        for j, taint in enumerate((obj.get("spec") or {}).get("taints") or ()):
+            if taint.get("effect") not in shapes.TAINT_EFFECTS:
+                raise _bad(path, f"node {name!r}: spec.taints[{j}].effect: "
+                                 + common.unsupported(taint.get("effect"), shapes.TAINT_EFFECTS))
         out.append(_complete(path, obj))
     if not out:
         raise _bad(path, "the file holds no Node")
@@ -234,7 +242,7 @@ def _complete(path: str, obj: Obj) -> Obj:
             try:
                 quantity.parse(amount)
             except ValueError as e:
-                raise _bad(path, f"node {md['name']!r} status.{field}.{res}: {e}") from None
+                raise _bad(path, f"node {md['name']!r}: status.{field}.{res}: {e}") from None
     if not status.get("conditions"):
         status["conditions"] = [{"type": "Ready", "status": "True", "reason": "KubeletReady",
                                  "message": "vclite local executor is ready"}]
