@@ -52,6 +52,9 @@ CASES = [
                  "spec: {weight: 1}\nstatus: {state: Closed}\n" + flow("    - name: a\n") + template("a", queue="shut"),
                  "queue", "spec.queue", id="closed-queue"),
     pytest.param(flow("    - name: a\n") + template("a") + "---\nkind: [unclosed\n", "", "", id="invalid-yaml"),
+    pytest.param(flow("    - name: a\n      patch: {jobSpec: {queue: nope}}\n") + template("a"),
+                 'the vcjob it makes from JobTemplate "a" would be refused: spec.queue: unable to find job queue',
+                 "spec.flows[0].patch.jobSpec", id="patch-makes-an-invalid-vcjob"),
 ]
 
 

@@ -109,6 +109,38 @@ def test_patch_and_parameters_reach_the_vcjob(vcctl, tmp_path):
     assert "smoke run on imagenet-mini" in logs(tmp_path, "patch-smoke-test-worker-0")
 
 
+SHRINK = """
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {name: work}
+spec:
+  tasks:
+  - name: worker
+    replicas: 3
+    template:
+      spec:
+        restartPolicy: Never
+        containers: [{name: c, command: ["true"]}]
+---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: shrink}
+spec:
+  flows:
+  - name: work
+    patch: {jobSpec: {tasks: [{name: worker, replicas: 1}]}}
+"""
+
+
+def test_a_patch_that_lowers_replicas_gets_a_matching_min_available(vcctl, tmp_path):
+    # the template is stored without the vcjob defaults (as on Volcano): minAvailable follows the
+    # patched replicas instead of the template's 3 (which made the vcjob invalid)
+    status, jobs, _ = run_example(vcctl, tmp_path, "shrink.yaml", text=SHRINK)
+    spec = jobs["shrink-work"]["spec"]
+    assert status["state"]["phase"] == "Succeed"
+    assert (spec["tasks"][0]["replicas"], spec["tasks"][0]["minAvailable"], spec["minAvailable"]) == (1, 1, 1)
+
+
 def test_flow_retry_recreates_the_vcjob_until_it_succeeds(vcctl, tmp_path):
     status, jobs, _ = run_example(vcctl, tmp_path, "flow-retry.yaml")
     assert status["state"]["phase"] == "Succeed" and status["conditions"]["flow-retry-fetch"]["retries"] == 2

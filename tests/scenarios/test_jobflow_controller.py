@@ -8,8 +8,11 @@ the flow, `flows: []`, deleting a running flow, histories with transition times,
 """
 from __future__ import annotations
 
+import copy
+
 import pytest
 
+from vclite.admission import vcjob as vcjob_admission
 from vclite.api import batch, flow, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import inprocess
@@ -196,7 +199,10 @@ def test_created_vcjob_is_volcanos(env):
         "apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow", "name": "test", "uid": meta.uid(jf),
         "controller": True, "blockOwnerDeletion": True}]
     template = env.get(kinds.JOBTEMPLATE, "a")
-    assert job["spec"] == template["spec"], "D16: spec is the template's (both got the vcjob defaults)"
+    as_job = copy.deepcopy(template["spec"])
+    vcjob_admission.set_spec_defaults(as_job)
+    assert job["spec"] == as_job, "D16: spec is the template's plus the vcjob defaults"
+    assert "minAvailable" not in template["spec"]["tasks"][0], "the template keeps its own spec"
     assert [e["message"] for e in env.events("Created")] == ["create a job named test-a!"]
     assert objects.FINALIZER in jf["metadata"]["finalizers"]
     assert template["status"] == {"jobDependsOnList": ["test-a"]}

@@ -1,9 +1,13 @@
 """Admission for JobTemplates (flow.volcano.sh): the spec IS a vcjob JobSpec, so it gets the vcjob
-defaults and the vcjob CREATE rules (with the template's name standing in for the job name), on
-CREATE and on every UPDATE, including the queue exists / Open / leaf check.
+CREATE rules (with the template's name standing in for the job name), on CREATE and on every
+UPDATE, including the queue exists / Open / leaf check.
 
 Volcano has no JobTemplate webhook (only CRD schema checks); vclite checks templates up front so a
-JobFlow does not fail later when it creates a vcjob from a bad template. Updates are not restricted
+JobFlow does not fail later when it creates a vcjob from a bad template. The rules are applied to
+the spec as the vcjob webhook would default it, but the template is stored with the CRD's defaults
+only (`queue: default`, `maxRetry: 3` when absent), as on Volcano: the vcjob defaults (task and job
+minAvailable from replicas, …) are made when a vcjob is created, after a flow's `patch.jobSpec` —
+so a patch that changes `replicas` gets a matching `minAvailable`. Updates are not restricted
 beyond that: a template change only affects vcjobs created afterwards. Pure functions.
 """
 from __future__ import annotations
@@ -11,16 +15,18 @@ from __future__ import annotations
 from typing import Any
 
 from vclite.admission import base, common, vcjob
-from vclite.api import meta
-from vclite.lib import errors
+from vclite.api import batch, meta
+from vclite.lib import errors, jsoncopy
 
 Obj = dict[str, Any]
 
 
 def mutate(op: base.Operation, obj: Obj) -> None:
-    """vcjob defaults on CREATE and UPDATE (the CRD defaults of the embedded JobSpec apply on every write)."""
-    if op in (base.Operation.CREATE, base.Operation.UPDATE) and isinstance(obj.get("spec"), dict):
-        vcjob.set_spec_defaults(obj["spec"])
+    """The CRD defaults of the embedded JobSpec, on CREATE and UPDATE (fields absent only)."""
+    spec = obj.get("spec")
+    if op in (base.Operation.CREATE, base.Operation.UPDATE) and isinstance(spec, dict):
+        spec.setdefault("queue", batch.DEFAULT_QUEUE)
+        spec.setdefault("maxRetry", batch.DEFAULT_MAX_RETRY)
 
 
 def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
@@ -28,4 +34,6 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     spec = new.get("spec")
     if not isinstance(spec, dict):
         return [errors.FieldError("spec", common.REQUIRED if spec is None else common.type_error(spec, "object"))]
-    return vcjob.validate_spec(spec, meta.name(new), view, options)
+    as_job = jsoncopy.deep_copy(spec)
+    vcjob.set_spec_defaults(as_job)   # (what a vcjob made from it will be)
+    return vcjob.validate_spec(as_job, meta.name(new), view, options)

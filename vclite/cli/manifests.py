@@ -3,15 +3,17 @@
 Validation applies every document, in dependency order, to a scratch in-process API (the same
 admission the real run uses), so every error is found at once and reported as
 `file:line: Kind/name: field: message`. Checks that need the whole set of files (a JobFlow naming a
-JobTemplate that no file defines) are done here too. Nothing here starts a component.
+JobTemplate that no file defines, a flow whose `patch.jobSpec` makes an invalid vcjob) are done
+here too. Nothing here starts a component.
 """
 from __future__ import annotations
 
 import dataclasses
 from typing import Any
 
-from vclite.api import kinds, yamlio
+from vclite.api import flow, flowtemplate, kinds, meta, yamlio
 from vclite.apiserver import inprocess
+from vclite.controllers.jobflow import objects
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
@@ -114,11 +116,64 @@ def _missing_templates(docs: list[yamlio.Document], jobflows: list[yamlio.Docume
     return problems
 
 
+def _patched_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
+    """A problem for each flow whose `patch.jobSpec` makes from its JobTemplate a vcjob that
+    admission refuses (`replicas: -1`, a queue that does not exist…): the controller would find out
+    only when it creates the job, and fail the flow. Placeholders are filled with what is known
+    before the run (parameters, the first withItems item, iteration 0); a flow whose patched spec
+    reads job outputs or withParam items is left to the run."""
+    problems = []
+    for d in jobflows:
+        md = d.obj.get("metadata") or {}
+        try:
+            jobflow = client.get(kinds.JOBFLOW, md.get("namespace") or "default", md.get("name"))
+        except errors.NotFound:
+            continue
+        spec = jobflow.get("spec") or {}
+        params = {p["name"]: str(p.get("value", "")) for p in (spec.get("arguments") or {}).get("parameters") or ()
+                  if isinstance(p, dict) and isinstance(p.get("name"), str)}
+        for i, f in enumerate(spec.get("flows") or ()):
+            patch = (f.get("patch") or {}).get("jobSpec") if isinstance(f.get("patch"), dict) else None
+            if not patch:
+                continue
+            try:
+                template = client.get(kinds.JOBTEMPLATE, meta.namespace(jobflow), f["name"])
+            except errors.NotFound:
+                continue   # (reported missing, or defined in a file not read)
+            items = f.get("withItems")
+            values = flowtemplate.template_values(
+                params, {}, *((items[0],) if isinstance(items, list) and items else ()),
+                iteration=0 if f.get("repeat") is not None else None)
+            path = f"spec.flows[{i}].patch.jobSpec"
+            where = (d.file, d.line_of(path), describe(d), path)
+            try:
+                job = objects.build_instance(jobflow, template, f["name"], flow.job_name(meta.name(jobflow), f["name"]),
+                                             patch, None)
+                if any(flowtemplate.lookup(n, values) is None for n in objects.placeholders(job["spec"])):
+                    continue   # reads outputs (or withParam items): known only at run time
+                job["spec"] = flowtemplate.substitute(job["spec"], values, "spec")
+            except ValueError as e:
+                problems.append(Problem(*where, str(e)))
+                continue
+            job["metadata"]["generateName"] = job["metadata"].pop("name") + "-"   # (never a clash)
+            try:
+                client.create(job)
+            except errors.Invalid as exc:
+                problems.extend(Problem(*where, f'the vcjob it makes from JobTemplate "{f["name"]}" would be refused: '
+                                                f"{fe.path}: {fe.message}") for fe in exc.errors)
+            except errors.ApiError as exc:
+                problems.append(Problem(*where, f'the vcjob it makes from JobTemplate "{f["name"]}" would be refused: '
+                                                f"{exc.message}"))
+    return problems
+
+
 def validate(docs: list[yamlio.Document], require_command: bool = True, whole: bool = True) -> list[Problem]:
     """Every admission problem of the documents, found on a scratch API. `whole=False`: some
     documents could not be read, so a JobFlow's templates may be among them (not reported missing)."""
     scratch = inprocess.new_client(clock_mod.RealClock(), require_command=require_command)
-    return apply_all(scratch, docs, check_templates=whole)
+    problems = apply_all(scratch, docs, check_templates=whole)
+    # (creates vcjobs on the scratch API: never on a real one)
+    return problems + _patched_jobs(scratch, [d for d in docs if d.obj.get("kind") == "JobFlow"])
 
 
 def load_and_validate(paths: list[str], require_command: bool = True) -> tuple[list[yamlio.Document], list[Any]]:

@@ -46,14 +46,22 @@ def refusal(op: Op, new: Obj, old: Obj | None = None, **kw: Any) -> list[str]:
 
 
 @pytest.mark.parametrize("op", [pytest.param(Op.CREATE, id="create"), pytest.param(Op.UPDATE, id="update")])
-def test_vcjob_defaults_apply(op: Op) -> None:
+def test_only_the_crd_defaults_are_stored(op: Op) -> None:
+    # as on Volcano (no JobTemplate webhook): the vcjob defaults are made when a vcjob is created,
+    # after a flow's patch.jobSpec (which may change replicas, and so minAvailable)
     obj = template(tasks=[bare_task()])
-    for key in ("minAvailable", "schedulerName", "queue"):
-        del obj["spec"][key]
+    for key in ("minAvailable", "schedulerName", "queue", "maxRetry"):
+        obj["spec"].pop(key, None)
     out = admit.admit(op, kinds.JOBTEMPLATE, obj, template() if op is Op.UPDATE else None, VIEW)
-    assert out["spec"] == obj["spec"] | {
-        "queue": "default", "schedulerName": "volcano", "maxRetry": 3, "minAvailable": 2,
-        "tasks": [bare_task(name="default0", minAvailable=2, maxRetry=3)]}
+    assert out["spec"] == obj["spec"] | {"queue": "default", "maxRetry": 3}
+    assert out["spec"]["tasks"] == [bare_task()]
+
+
+def test_rules_apply_to_the_spec_as_a_vcjob_made_from_it_would_be() -> None:
+    # no minAvailable stored, yet a job minAvailable above the replicas is still refused
+    obj = template(tasks=[bare_task()])
+    obj["spec"]["minAvailable"] = 5
+    assert any("minAvailable" in e for e in refusal(Op.CREATE, obj, None))
 
 
 ACCEPT_CASES = [
