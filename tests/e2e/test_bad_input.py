@@ -125,3 +125,25 @@ def test_bad_run_options_run_nothing(vcctl, write, tmp_path, option, says):
     r = vcctl("run", "--quiet", *args, flow, timeout=60)
     assert r.code == 2 and says in r.err and "Traceback" not in r.err, r
     assert not marker.exists()
+
+
+def test_an_unknown_field_is_a_warning_naming_the_closest_field(vcctl, write, tmp_path):
+    path = write("typo.yaml", "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\nspec:\n"
+                              "  minAvaliable: 1\n  tasks:\n  - name: t\n    replicas: 1\n    template:\n      spec:\n"
+                              "        restartPolicy: Never\n        containers:\n        - name: c\n"
+                              "          command: [\"true\"]\n")
+    v = vcctl("validate", path)
+    assert v.code == 0 and "1 object(s) valid" in v.out, v
+    assert ('typo.yaml:5: Job/j: spec.minAvaliable: unknown field "minAvaliable" (did you mean "minAvailable"?)'
+            in v.err), v
+    r = vcctl("run", "--workdir", tmp_path / "work", path)
+    assert r.code == 0 and 'unknown field "minAvaliable"' in r.err, r
+    q = vcctl("run", "--quiet", "--workdir", tmp_path / "work2", path)
+    assert q.code == 0 and q.err == "" and q.out == "", q
+
+
+def test_a_key_written_twice_is_refused_as_kubectl_does(vcctl, write):
+    path = write("twice.yaml", "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\nspec:\n"
+                               "  tasks: []\n  tasks: []\n")
+    v = vcctl("validate", path)
+    assert v.code == 2 and 'twice.yaml:6: document 1: mapping key "tasks" already defined at line 5' in v.err, v

@@ -51,6 +51,14 @@ class _BadScalar(Exception):
         self.line = node.start_mark.line + 1
 
 
+class _DuplicateKey(Exception):
+    """A mapping names a key twice (kubectl refuses it too; PyYAML would keep the last silently)."""
+
+    def __init__(self, key: yaml.Node, first: int):
+        super().__init__(f'mapping key "{key.value}" already defined at line {first}')
+        self.line = key.start_mark.line + 1
+
+
 class _Recursive(Exception):
     """An alias refers to a node that contains it: no JSON-shaped object can hold that."""
 
@@ -79,9 +87,12 @@ def _build(loader: Any, node: yaml.Node, line: int, memo: dict, active: set) -> 
     sub: Any
     if type(node) is yaml.MappingNode and node.tag == _MAP:
         obj, sub = {}, {}
-        for key, value in node.value:  # a repeated key: the last one wins, as with PyYAML
+        for key, value in node.value:
             if type(key) is not yaml.ScalarNode or key.tag != _STR:
                 raise _Unusual
+            if key.value in obj:
+                first = sub[key.value]
+                raise _DuplicateKey(key, first[0] if isinstance(first, tuple) else first)
             obj[key.value], sub[key.value] = _build(loader, value, key.start_mark.line + 1, memo, active)
     elif type(node) is yaml.SequenceNode and node.tag == _SEQ:
         obj, sub = [], []
@@ -331,7 +342,7 @@ def parse_string(text: str, filename: str = "<string>", objects: bool = True) ->
             except _TooManyAliases as e:
                 problems.append(Problem(filename, node.start_mark.line + 1, str(e), index))
                 continue
-            except _BadScalar as e:
+            except (_BadScalar, _DuplicateKey) as e:
                 problems.append(Problem(filename, e.line, str(e), index))
                 _reset(loader)
                 continue

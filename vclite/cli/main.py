@@ -94,8 +94,11 @@ def validate(files) -> None:
     Lists every problem as file:line: Kind/name: field: message and exits 2 if there is any.
     One check goes further than a cluster: a JobFlow whose JobTemplates no FILE defines is a
     problem (on a cluster it would wait for them forever), so give the templates' files too.
+    A field no schema defines (a typo such as `minAvaliable`) is a warning: it is ignored.
     """
     docs, problems = manifests.load_and_validate(list(files))
+    for w in manifests.warnings(docs):
+        click.echo(f"warning: {w}", err=True)
     if problems:
         for p in problems:
             click.echo(str(p), err=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from vclite.admission import fields
 from vclite.api import flow, flowtemplate, kinds, meta, yamlio
 from vclite.apiserver import inprocess
 from vclite.controllers.jobflow import objects
@@ -165,6 +166,13 @@ def _patched_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]
                 problems.append(Problem(*where, f'the vcjob it makes from JobTemplate "{f["name"]}" would be refused: '
                                                 f"{exc.message}"))
     return problems
+
+
+def warnings(docs: list[yamlio.Document]) -> list[Problem]:
+    """Fields no schema defines (admission/fields.py): ignored, so most likely a typo; a warning
+    each, with the closest known name (kubectl's strict validation refuses them)."""
+    return [Problem(d.file, d.line_of(path), describe(d), path, message)
+            for d in docs for path, message in fields.unknown_in(d.obj)]
 
 
 def validate(docs: list[yamlio.Document], require_command: bool = True, whole: bool = True) -> list[Problem]:

@@ -255,6 +255,9 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
             err.print(str(p), markup=False)
         err.print(f"{len(problems)} problem(s) found; nothing was run.", markup=False)
         return 2
+    if not quiet:
+        for w in manifests.warnings(docs):
+            err.print(f"warning: {w}", markup=False)
     try:
         rt = build_runtime(nodes_opt, conf, workdir)
     except (ValueError, OSError) as exc:

@@ -103,7 +103,6 @@ CORPUS = [
     pytest.param("a: 1\nb: 1.5\nc: true\nd: null\ne: yes\nf: '1'\ng: 0x10\nh: [1, two, 3.0]\n", id="scalars"),
     pytest.param("base: &b {cpu: 1, memory: 2}\nx: *b\ny: [*b, *b]\n", id="aliases"),
     pytest.param("base: &b {cpu: 1, memory: 2}\nx:\n  <<: *b\n  cpu: 3\n", id="merge-key"),
-    pytest.param("a: 1\na: 2\n", id="duplicate-key-last-wins"),
     pytest.param("1: one\n2.5: x\n", id="non-string-keys"),
     pytest.param("s: !!str 123\nn: !!int '7'\n", id="explicit-tags"),
     pytest.param("cmd: |\n  echo a\n  echo b\nfold: >\n  x\n  y\n", id="block-scalars"),
@@ -167,6 +166,10 @@ JF = "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\n"
                  id="unknown-tag-skips-only-its-document"),
     pytest.param("a: &x [*x]\n", ["f.yaml:1: document 1: an alias refers to a node that contains it "
                                   "(recursive anchors are not allowed)"], id="recursive-alias"),
+    pytest.param(JF + "metadata: {name: x}\nspec:\n  flows: []\n  flows: [{name: a}]\n",
+                 ['f.yaml:6: document 1: mapping key "flows" already defined at line 5'], id="duplicate-key"),
+    pytest.param(JF + "metadata:\n  name: x\n  labels: {a: '1', a: '2'}\n",
+                 ['f.yaml:5: document 1: mapping key "a" already defined at line 5'], id="duplicate-key-in-flow-style"),
 ])
 def test_problems(text, want):
     _, problems = yamlio.parse_string(text, "f.yaml")

@@ -1,0 +1,95 @@
+"""The fields each kind's schema defines, as tables, and a walk that finds the ones it does not.
+
+kubectl's strict field validation refuses a manifest with a field its schema lacks; vclite keeps
+fields it does not model (they survive a round trip), so without this a typo — `minAvaliable`,
+`dependOn`, `restartPolicy` one level too deep — would be silently ignored. `vcctl validate` and
+`vcctl run` report each as a warning with the closest known name; nothing is refused, since a
+newer Kubernetes may add pod fields these tables do not list yet.
+
+A schema is a dict (field name -> schema of its value, or None for a value not looked into) or a
+one-item list `[schema]` for an array of such values. Pure data and pure functions.
+"""
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+METADATA = dict.fromkeys((
+    "name", "generateName", "namespace", "labels", "annotations", "ownerReferences", "finalizers", "uid",
+    "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+    "managedFields", "selfLink"))
+_CONTAINER = dict.fromkeys((
+    "name", "image", "command", "args", "workingDir", "ports", "envFrom", "env", "resources", "resizePolicy",
+    "restartPolicy", "restartPolicyRules", "volumeMounts", "volumeDevices", "livenessProbe", "readinessProbe",
+    "startupProbe", "lifecycle", "terminationMessagePath", "terminationMessagePolicy", "imagePullPolicy",
+    "securityContext", "stdin", "stdinOnce", "tty", "targetContainerName"))
+POD_SPEC = {**dict.fromkeys((
+    "volumes", "restartPolicy", "terminationGracePeriodSeconds", "activeDeadlineSeconds", "dnsPolicy",
+    "nodeSelector", "serviceAccountName", "serviceAccount", "automountServiceAccountToken", "nodeName",
+    "hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "securityContext", "imagePullSecrets",
+    "hostname", "subdomain", "affinity", "schedulerName", "tolerations", "hostAliases", "priorityClassName",
+    "priority", "dnsConfig", "readinessGates", "runtimeClassName", "enableServiceLinks", "preemptionPolicy",
+    "overhead", "topologySpreadConstraints", "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates",
+    "resourceClaims", "resources", "hostnameOverride")),
+    "containers": [_CONTAINER], "initContainers": [_CONTAINER], "ephemeralContainers": [_CONTAINER]}
+POD_TEMPLATE = {"metadata": METADATA, "spec": POD_SPEC}
+_POLICY = dict.fromkeys(("event", "events", "action", "exitCode", "timeout"))
+_TASK = {**dict.fromkeys(("name", "replicas", "minAvailable", "topologyPolicy", "maxRetry", "dependsOn",
+                          "partitionPolicy")),
+         "template": POD_TEMPLATE, "policies": [_POLICY]}
+JOB_SPEC = {**dict.fromkeys(("schedulerName", "minAvailable", "volumes", "plugins", "runningEstimate", "queue",
+                             "maxRetry", "ttlSecondsAfterFinished", "priorityClassName", "minSuccess",
+                             "networkTopology")),
+            "tasks": [_TASK], "policies": [_POLICY]}
+_DEPENDS_ON = dict.fromkeys(("targets", "probe", "strategy", "expression"))
+_FLOW = {**dict.fromkeys(("name", "when", "withItems", "withParam", "repeat", "retry")),
+         "dependsOn": _DEPENDS_ON, "patch": {"jobSpec": None}}
+JOBFLOW_SPEC = {**dict.fromkeys(("jobRetainPolicy", "arguments", "onExit")), "flows": [_FLOW]}
+QUEUE_SPEC = dict.fromkeys(("weight", "capability", "reclaimable", "guarantee", "deserved", "parent",
+                            "extendClusters", "affinity", "type", "priority", "dequeueStrategy"))
+PODGROUP_SPEC = dict.fromkeys(("minMember", "minTaskMember", "queue", "priorityClassName", "minResources",
+                               "networkTopology", "subGroupPolicy"))
+
+
+def _object(spec: Any) -> dict:
+    return {"apiVersion": None, "kind": None, "metadata": METADATA, "spec": spec, "status": None}
+
+
+# by kind (apiVersion is checked by admission); kinds not listed are not looked into
+BY_KIND = {
+    "Job": _object(JOB_SPEC),
+    "JobTemplate": _object(JOB_SPEC),
+    "JobFlow": _object(JOBFLOW_SPEC),
+    "Queue": _object(QUEUE_SPEC),
+    "PodGroup": _object(PODGROUP_SPEC),
+    "Pod": _object(POD_SPEC),
+}
+
+
+def unknown(value: Any, schema: Any, path: str = "") -> list[tuple[str, str]]:
+    """(field path, message) for each field of `value` that `schema` does not define, with the
+    closest known name when there is one (`unknown field "minAvaliable" (did you mean "minAvailable"?)`)."""
+    if schema is None:
+        return []
+    if isinstance(schema, list):
+        if not isinstance(value, list):
+            return []
+        return [u for i, item in enumerate(value) for u in unknown(item, schema[0], f"{path}[{i}]")]
+    if not isinstance(value, dict):
+        return []
+    out = []
+    for key, item in value.items():
+        where = f"{path}.{key}" if path else str(key)
+        if key in schema:
+            out.extend(unknown(item, schema[key], where))
+            continue
+        close = difflib.get_close_matches(str(key), list(schema), n=1, cutoff=0.75)
+        hint = f' (did you mean "{close[0]}"?)' if close else ""
+        out.append((where, f'unknown field "{key}"{hint}: it is ignored'))
+    return out
+
+
+def unknown_in(obj: Any) -> list[tuple[str, str]]:
+    """`unknown` for an API object of a kind in BY_KIND; [] for any other."""
+    schema = BY_KIND.get(obj.get("kind")) if isinstance(obj, dict) else None
+    return unknown(obj, schema) if schema is not None else []
