@@ -147,3 +147,21 @@ def test_a_key_written_twice_is_refused_as_kubectl_does(vcctl, write):
                                "  tasks: []\n  tasks: []\n")
     v = vcctl("validate", path)
     assert v.code == 2 and 'twice.yaml:6: document 1: mapping key "tasks" already defined at line 5' in v.err, v
+
+
+@pytest.mark.parametrize("patch, field", [
+    ("", "spec.flows[0].name"),
+    ("    patch: {jobSpec: {tasks: [{name: w, replicas: 1}]}}\n", "spec.flows[0].patch.jobSpec"),
+])
+def test_a_flow_whose_pod_names_would_be_too_long_is_refused_before_it_runs(vcctl, write, patch, field):
+    # JobFlow 40 + flow 22 characters: the vcjob name fits in 63, its pods' names do not; on Volcano
+    # the flow fails when its vcjob is created
+    jf, fl = "f" * 40, "t" * 22
+    path = write("long.yaml", f"apiVersion: flow.volcano.sh/v1alpha1\nkind: JobTemplate\nmetadata: {{name: {fl}}}\n"
+                              "spec:\n  tasks:\n  - name: w\n    replicas: 2\n    template:\n      spec:\n"
+                              "        restartPolicy: Never\n        containers: [{name: c, command: [\"true\"]}]\n"
+                              f"---\napiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {{name: {jf}}}\n"
+                              f"spec:\n  flows:\n  - name: {fl}\n{patch}")
+    v = vcctl("validate", path)
+    assert v.code == 2 and f"{field}: the vcjob it makes from JobTemplate" in v.err, v
+    assert "name part must be no more than 63 characters" in v.err and "1 problem(s) found" in v.err, v

@@ -3,7 +3,7 @@
 Validation applies every document, in dependency order, to a scratch in-process API (the same
 admission the real run uses), so every error is found at once and reported as
 `file:line: Kind/name: field: message`. Checks that need the whole set of files (a JobFlow naming a
-JobTemplate that no file defines, a flow whose `patch.jobSpec` makes an invalid vcjob) are done
+JobTemplate that no file defines, a flow whose vcjob admission would refuse) are done
 here too. Nothing here starts a component.
 """
 from __future__ import annotations
@@ -17,6 +17,8 @@ from vclite.apiserver import inprocess
 from vclite.controllers.jobflow import objects
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
+
+Obj = dict[str, Any]
 
 # Apply order: what other objects refer to comes first.
 APPLY_ORDER = {k.kind: i for i, k in enumerate((
@@ -117,55 +119,65 @@ def _missing_templates(docs: list[yamlio.Document], jobflows: list[yamlio.Docume
     return problems
 
 
-def _patched_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
-    """A problem for each flow whose `patch.jobSpec` makes from its JobTemplate a vcjob that
-    admission refuses (`replicas: -1`, a queue that does not exist…): the controller would find out
-    only when it creates the job, and fail the flow. Placeholders are filled with what is known
-    before the run (parameters, the first withItems item, iteration 0); a flow whose patched spec
-    reads job outputs or withParam items is left to the run."""
+def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
+    """A problem for each flow whose vcjob — its JobTemplate with the flow's `patch.jobSpec` merged
+    on, under the longest name the flow gives one — admission refuses (`replicas: -1` in a patch, a
+    queue that does not exist, pod names over 63 characters…): the controller would find out only
+    when it creates the job, and fail the flow. Placeholders are filled with what is known before
+    the run (parameters, the first withItems item, iteration 0); a spec that reads job outputs or
+    withParam items is left to the run."""
     problems = []
     for d in jobflows:
         md = d.obj.get("metadata") or {}
         try:
             jobflow = client.get(kinds.JOBFLOW, md.get("namespace") or "default", md.get("name"))
         except errors.NotFound:
-            continue
+            continue   # (refused: its own problems are reported)
         spec = jobflow.get("spec") or {}
         params = {p["name"]: str(p.get("value", "")) for p in (spec.get("arguments") or {}).get("parameters") or ()
                   if isinstance(p, dict) and isinstance(p.get("name"), str)}
         for i, f in enumerate(spec.get("flows") or ()):
             patch = (f.get("patch") or {}).get("jobSpec") if isinstance(f.get("patch"), dict) else None
-            if not patch:
-                continue
             try:
                 template = client.get(kinds.JOBTEMPLATE, meta.namespace(jobflow), f["name"])
             except errors.NotFound:
                 continue   # (reported missing, or defined in a file not read)
-            items = f.get("withItems")
-            values = flowtemplate.template_values(
-                params, {}, *((items[0],) if isinstance(items, list) and items else ()),
-                iteration=0 if f.get("repeat") is not None else None)
-            path = f"spec.flows[{i}].patch.jobSpec"
+            items = f.get("withItems") if isinstance(f.get("withItems"), list) else None
+            repeat = f.get("repeat") if isinstance(f.get("repeat"), dict) else None
+            count = len(items) if items else repeat.get("limit", 1) if repeat else 1 if f.get("withParam") else 0
+            name = flow.job_name(meta.name(jobflow), f["name"]) + (f"-{max(int(count) - 1, 0)}" if count else "")
+            values = flowtemplate.template_values(params, {}, *((items[0],) if items else ()),
+                                                  iteration=0 if repeat is not None else None)
+            if not patch and not _long_pod_names(template, name):
+                continue   # the template was checked as a vcjob already: only its name differs
+            path = f"spec.flows[{i}].patch.jobSpec" if patch else f"spec.flows[{i}].name"
             where = (d.file, d.line_of(path), describe(d), path)
+            refused = f'the vcjob it makes from JobTemplate "{f["name"]}" would be refused: '
             try:
-                job = objects.build_instance(jobflow, template, f["name"], flow.job_name(meta.name(jobflow), f["name"]),
-                                             patch, None)
+                job = objects.build_instance(jobflow, template, f["name"], name, patch, None)
                 if any(flowtemplate.lookup(n, values) is None for n in objects.placeholders(job["spec"])):
                     continue   # reads outputs (or withParam items): known only at run time
                 job["spec"] = flowtemplate.substitute(job["spec"], values, "spec")
+                client.create(job)   # (under its real name: pod names are checked against it)
             except ValueError as e:
                 problems.append(Problem(*where, str(e)))
-                continue
-            job["metadata"]["generateName"] = job["metadata"].pop("name") + "-"   # (never a clash)
-            try:
-                client.create(job)
+            except errors.AlreadyExists:
+                continue   # a file defines a vcjob of that name: the run reports the clash
             except errors.Invalid as exc:
-                problems.extend(Problem(*where, f'the vcjob it makes from JobTemplate "{f["name"]}" would be refused: '
-                                                f"{fe.path}: {fe.message}") for fe in exc.errors)
+                problems.extend(Problem(*where, f"{refused}{fe.path}: {fe.message}") for fe in exc.errors)
             except errors.ApiError as exc:
-                problems.append(Problem(*where, f'the vcjob it makes from JobTemplate "{f["name"]}" would be refused: '
-                                                f"{exc.message}"))
+                problems.append(Problem(*where, refused + exc.message))
     return problems
+
+
+def _long_pod_names(template: Obj, job_name: str) -> bool:
+    """Whether some pod `<job>-<task>-<index>` of a vcjob of that name would pass 63 characters."""
+    for task in (template.get("spec") or {}).get("tasks") or ():
+        replicas = task.get("replicas") if isinstance(task, dict) else None
+        last = replicas - 1 if isinstance(replicas, int) and replicas > 0 else 0
+        if len(f"{job_name}-{task.get('name') or 'default0'}-{last}") > 63:
+            return True
+    return False
 
 
 def warnings(docs: list[yamlio.Document]) -> list[Problem]:
@@ -181,7 +193,7 @@ def validate(docs: list[yamlio.Document], require_command: bool = True, whole: b
     scratch = inprocess.new_client(clock_mod.RealClock(), require_command=require_command)
     problems = apply_all(scratch, docs, check_templates=whole)
     # (creates vcjobs on the scratch API: never on a real one)
-    return problems + _patched_jobs(scratch, [d for d in docs if d.obj.get("kind") == "JobFlow"])
+    return problems + _flow_jobs(scratch, [d for d in docs if d.obj.get("kind") == "JobFlow"])
 
 
 def load_and_validate(paths: list[str], require_command: bool = True) -> tuple[list[yamlio.Document], list[Any]]:
