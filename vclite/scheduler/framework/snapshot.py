@@ -385,7 +385,6 @@ def _waiting_with_pods(pool: waiting_mod.Pool, pod_reqs: list) -> list[str]:
     return sorted(out)
 
 
-
 def _add_pods(pod_reqs: list, dims: dims_mod.Dims, nodes: nodes_mod.NodeState, jobs: dict[str, jobs_mod.JobInfo],
               prio: _Priorities, scheduler_name: str, memo: _Memo) -> None:
     index = nodes.index
