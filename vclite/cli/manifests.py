@@ -142,14 +142,12 @@ def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
                 template = client.get(kinds.JOBTEMPLATE, meta.namespace(jobflow), f["name"])
             except errors.NotFound:
                 continue   # (reported missing, or defined in a file not read)
-            items = f.get("withItems") if isinstance(f.get("withItems"), list) else None
-            repeat = f.get("repeat") if isinstance(f.get("repeat"), dict) else None
-            count = len(items) if items else repeat.get("limit", 1) if repeat else 1 if f.get("withParam") else 0
-            name = flow.job_name(meta.name(jobflow), f["name"]) + (f"-{max(int(count) - 1, 0)}" if count else "")
-            values = flowtemplate.template_values(params, {}, *((items[0],) if items else ()),
-                                                  iteration=0 if repeat is not None else None)
+            name = _longest_job_name(meta.name(jobflow), f)
             if not patch and not _long_pod_names(template, name):
                 continue   # the template was checked as a vcjob already: only its name differs
+            items = f.get("withItems") if isinstance(f.get("withItems"), list) else None
+            values = flowtemplate.template_values(params, {}, *((items[0],) if items else ()),
+                                                  iteration=0 if f.get("repeat") is not None else None)
             path = f"spec.flows[{i}].patch.jobSpec" if patch else f"spec.flows[{i}].name"
             where = (d.file, d.line_of(path), describe(d), path)
             refused = f'the vcjob it makes from JobTemplate "{f["name"]}" would be refused: '
@@ -170,12 +168,25 @@ def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
     return problems
 
 
+def _longest_job_name(jobflow: str, f: Obj) -> str:
+    """The longest vcjob name flow `f` makes: `<jobflow>-<flow>`, with `-<index>` of its last item
+    or iteration for a loop (`-0` for withParam, whose length is known only at run time)."""
+    base = flow.job_name(jobflow, f["name"])
+    if isinstance(f.get("withItems"), list):
+        return f"{base}-{max(len(f['withItems']) - 1, 0)}"
+    if isinstance(f.get("repeat"), dict):
+        return f"{base}-{max(int(f['repeat'].get('limit', 1)) - 1, 0)}"
+    return f"{base}-0" if f.get("withParam") else base
+
+
 def _long_pod_names(template: Obj, job_name: str) -> bool:
     """Whether some pod `<job>-<task>-<index>` of a vcjob of that name would pass 63 characters."""
-    for task in (template.get("spec") or {}).get("tasks") or ():
-        replicas = task.get("replicas") if isinstance(task, dict) else None
+    for i, task in enumerate((template.get("spec") or {}).get("tasks") or ()):
+        if not isinstance(task, dict):
+            continue
+        replicas = task.get("replicas")
         last = replicas - 1 if isinstance(replicas, int) and replicas > 0 else 0
-        if len(f"{job_name}-{task.get('name') or 'default0'}-{last}") > 63:
+        if len(f"{job_name}-{task.get('name') or f'default{i}'}-{last}") > 63:
             return True
     return False
 
