@@ -46,6 +46,11 @@ CASES = [
                  re.escape("vcjob default/big: 1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, "
                            "1 minAvailable; 0/2 nodes are unavailable: 2 Insufficient cpu. pod needs cpu 3, but the "
                            "largest node has 2"), id="job bigger than any node"),
+    pytest.param(vcjob("cm", [("main", 1, "1", None)], 1).replace(
+        'command: ["true"]', 'command: ["true"], env: [{name: X, valueFrom: {configMapKeyRef: {name: nope, key: k}}}]'),
+        "1x(cpu=2,memory=4Gi)",
+        re.escape('vcjob default/cm: pod cm-main-0: container main CreateContainerConfigError: configmap "nope" '
+                  "not found"), id="container cannot start"),
     pytest.param(vcjob("gang", GANG, 5), "3x(cpu=2,memory=4Gi)",
                  # which task fails first depends on the pods' creation order (uids break equal times)
                  r"vcjob default/gang: [45]/5 tasks in gang unschedulable: pod group is not ready, 5 Pending, "

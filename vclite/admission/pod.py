@@ -2,11 +2,15 @@
 pod — named containers, parseable resource quantities, a restart policy it knows, and (for local
 processes) a command.
 
-Light by design: this is not Kubernetes' full ValidatePod; images may be absent, volumes and
-probes are not checked. Pure functions; nothing here reads the store.
+Light by design: this is not Kubernetes' full ValidatePod; images may be absent and probes are not
+checked. What would make a pod fail to start on any cluster is refused here, with Kubernetes'
+messages, rather than left to the kubelet: a volumeMount naming no volume, two mounts on one path,
+a volume name used twice, an env var whose `valueFrom` names no source or several, a downward-API
+`fieldPath` env vars cannot read. Pure functions; nothing here reads the store.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from vclite.admission import base, common, shapes
@@ -34,6 +38,7 @@ def validate_pod_spec(spec: Any, path: str, *, require_command: bool) -> list[Fi
     if not containers:
         errs.append(FieldError(f"{path}.containers", common.REQUIRED))
     seen: set[str] = set()
+    volumes = _volume_names(spec.get("volumes"), f"{path}.volumes", errs)
     for key in ("initContainers", "containers"):
         items = spec.get(key)
         if items is None:
@@ -43,6 +48,9 @@ def validate_pod_spec(spec: Any, path: str, *, require_command: bool) -> list[Fi
             continue
         for j, c in enumerate(items):
             errs += _validate_container(c, f"{path}.{key}[{j}]", seen, require_command)
+            if isinstance(c, dict):
+                errs += _volume_mounts(c.get("volumeMounts"), f"{path}.{key}[{j}].volumeMounts", volumes)
+                errs += _env(c.get("env"), f"{path}.{key}[{j}].env")
     policy = spec.get("restartPolicy")
     if policy not in (None, "") and policy not in _RESTART_POLICIES:
         errs.append(FieldError(f"{path}.restartPolicy", common.unsupported(policy, _RESTART_POLICIES)))
@@ -73,6 +81,121 @@ def _validate_container(c: Any, path: str, seen: set[str], require_command: bool
                                                                      bool(c.get("args")))))
     errs += validate_resources(c.get("resources"), f"{path}.resources")
     return errs + shapes.check(c, shapes.CONTAINER, path)
+
+
+# ---- references inside a pod (Kubernetes' ValidatePodSpec: volumes, volumeMounts, env) ----------
+# the fieldPaths an env var can read (validEnvDownwardAPIFieldPathExpressions), besides
+# metadata.labels['k'] / metadata.annotations['k']
+ENV_FIELD_PATHS = ("metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName",
+                   "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs")
+_SUBSCRIPTED_PATH = re.compile(r"metadata\.(labels|annotations)\['(.*)'\]")
+ENV_SOURCES = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef")
+_NO_SOURCE = "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`"
+
+
+def _volume_names(volumes: Any, path: str, errs: list[FieldError]) -> set[str] | None:
+    """The pod's volume names (None: `volumes` is mistyped, mounts are not checked against it); a
+    name missing, not a DNS label or used twice is an error."""
+    if volumes is None:
+        return set()
+    if not isinstance(volumes, list):
+        return None   # (the shape check reports it)
+    names: set[str] = set()
+    for k, vol in enumerate(volumes):
+        if not isinstance(vol, dict) or not isinstance(vol.get("name", ""), str):
+            continue   # (the shape check reports it)
+        name = vol.get("name") or ""
+        if not name:
+            errs.append(FieldError(f"{path}[{k}].name", common.REQUIRED))
+            continue
+        errs += [FieldError(f"{path}[{k}].name", common.invalid(name, m)) for m in common.dns1123_label(name)]
+        if name in names:
+            errs.append(FieldError(f"{path}[{k}].name", common.duplicate(name)))
+        names.add(name)
+    return names
+
+
+def _volume_mounts(mounts: Any, path: str, volumes: set[str] | None) -> list[FieldError]:
+    """Each mount names a volume of the pod and a path no other mount of the container uses."""
+    if not isinstance(mounts, list):
+        return []   # (absent, or mistyped: the shape check reports it)
+    errs: list[FieldError] = []
+    paths: set[str] = set()
+    for k, vm in enumerate(mounts):
+        if not isinstance(vm, dict):
+            continue
+        name, mount_path = vm.get("name"), vm.get("mountPath")
+        if name in (None, ""):
+            errs.append(FieldError(f"{path}[{k}].name", common.REQUIRED))
+        elif isinstance(name, str) and volumes is not None and name not in volumes:
+            errs.append(FieldError(f"{path}[{k}].name", f"Not found: {common.show(name)}"))
+        if mount_path in (None, ""):
+            errs.append(FieldError(f"{path}[{k}].mountPath", common.REQUIRED))
+        elif isinstance(mount_path, str):
+            if mount_path in paths:
+                errs.append(FieldError(f"{path}[{k}].mountPath", common.invalid(mount_path, "must be unique")))
+            paths.add(mount_path)
+        sub = vm.get("subPath")
+        if isinstance(sub, str) and sub:
+            if sub.startswith("/"):
+                errs.append(FieldError(f"{path}[{k}].subPath", common.invalid(sub, "must be a relative path")))
+            elif ".." in sub.split("/"):
+                errs.append(FieldError(f"{path}[{k}].subPath", common.invalid(sub, "must not contain '..'")))
+    return errs
+
+
+def _env(env: Any, path: str) -> list[FieldError]:
+    """Each env var has a name and a value, or a `valueFrom` with exactly one source (an env
+    fieldPath one Kubernetes serves to env vars)."""
+    if not isinstance(env, list):
+        return []   # (absent, or mistyped: the shape check reports it)
+    errs: list[FieldError] = []
+    for k, item in enumerate(env):
+        if not isinstance(item, dict):
+            continue
+        name = item.get("name")
+        if name in (None, ""):
+            errs.append(FieldError(f"{path}[{k}].name", common.REQUIRED))
+        elif isinstance(name, str) and ("=" in name or not all(" " <= ch <= "~" for ch in name)):
+            errs.append(FieldError(f"{path}[{k}].name", common.invalid(
+                name, "a valid environment variable name must consist only of printable ASCII characters "
+                      "other than '='")))
+        source = item.get("valueFrom")
+        if not isinstance(source, dict):
+            continue
+        vp = f"{path}[{k}].valueFrom"
+        given = [s for s in ENV_SOURCES if source.get(s) is not None]
+        if item.get("value") not in (None, ""):
+            errs.append(FieldError(vp, common.invalid("", "may not be specified when `value` is not empty")))
+        if not given:
+            errs.append(FieldError(vp, common.invalid("", _NO_SOURCE)))
+        elif len(given) > 1:
+            errs.append(FieldError(vp, common.invalid("", "may not have more than one field specified at a time")))
+        errs += _env_source(source, vp)
+    return errs
+
+
+def _env_source(source: Obj, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    field_ref = source.get("fieldRef")
+    if isinstance(field_ref, dict):
+        fp = field_ref.get("fieldPath")
+        if fp in (None, ""):
+            errs.append(FieldError(f"{path}.fieldRef.fieldPath", common.REQUIRED))
+        elif isinstance(fp, str) and fp not in ENV_FIELD_PATHS:
+            m = _SUBSCRIPTED_PATH.fullmatch(fp)
+            if m is None:
+                errs.append(FieldError(f"{path}.fieldRef.fieldPath", common.unsupported(fp, ENV_FIELD_PATHS)))
+            else:
+                errs += [FieldError(f"{path}.fieldRef.fieldPath", common.invalid(m[2], e))
+                         for e in common.qualified_name(m[2])]
+    for ref in ("configMapKeyRef", "secretKeyRef"):
+        sel = source.get(ref)
+        if isinstance(sel, dict):
+            for key in ("name", "key"):
+                if sel.get(key) in (None, ""):
+                    errs.append(FieldError(f"{path}.{ref}.{key}", common.REQUIRED))
+    return errs
 
 
 def validate_resources(res: Any, path: str) -> list[FieldError]:

@@ -115,12 +115,36 @@ def task_progress(job: Obj) -> str:
     return "; ".join(parts)
 
 
+# the waiting reasons of a container that is merely on its way (anything else keeps it from starting)
+STARTING = frozenset({"", "ContainerCreating", "PodInitializing"})
+
+
 def why_waiting(snap: Snapshot, job: Obj) -> str:
-    """The scheduler's reason a job's pods are not placed (PodGroup Unschedulable condition)."""
+    """Why a job does not go on: the scheduler's reason its pods are not placed (PodGroup
+    Unschedulable condition), else the first of its pods whose container cannot start (e.g.
+    `CreateContainerConfigError: configmap "x" not found`)."""
     pg = snap.podgroup_of(job)
     for cond in ((pg or {}).get("status") or {}).get("conditions") or []:
         if cond.get("type") == "Unschedulable" and cond.get("status") == "True":
             return cond.get("message") or cond.get("reason") or "unschedulable"
+    for pod in sorted(snap.pods_of(job), key=meta.name):
+        reason = container_blocked(pod)
+        if reason:
+            return f"pod {meta.name(pod)}: {reason}"
+    return ""
+
+
+def container_blocked(pod: Obj) -> str:
+    """`container main CreateContainerConfigError: configmap "x" not found` for a Pending pod whose
+    container waits for a reason other than being started; "" otherwise."""
+    st = pod.get("status") or {}
+    if st.get("phase") not in ("Pending", None):
+        return ""
+    for cs in [*(st.get("initContainerStatuses") or []), *(st.get("containerStatuses") or [])]:
+        waiting = (cs.get("state") or {}).get("waiting") or {}
+        if waiting and waiting.get("reason", "") not in STARTING:
+            message = waiting.get("message") or ""
+            return f"container {cs.get('name', '?')} {waiting['reason']}" + (f": {message}" if message else "")
     return ""
 
 

@@ -1,0 +1,69 @@
+"""Pod-spec references (Kubernetes' ValidatePodSpec subset): volumes, volumeMounts and env vars —
+each bad one is one error at its path with Kubernetes' message; what Kubernetes accepts passes."""
+import pytest
+
+from vclite.admission import pod
+
+
+def _spec(container_extra=None, volumes=None):
+    c = {"name": "main", "command": ["true"], **(container_extra or {})}
+    spec = {"containers": [c]}
+    if volumes is not None:
+        spec["volumes"] = volumes
+    return spec
+
+
+C = "p.containers[0]"
+
+
+@pytest.mark.parametrize("spec, expected", [
+    pytest.param(_spec({"volumeMounts": [{"name": "data", "mountPath": "/data"}]}, [{"name": "data", "emptyDir": {}}]),
+                 [], id="mount-of-declared-volume"),
+    pytest.param(_spec({"volumeMounts": [{"name": "data", "mountPath": "/data"}]}),
+                 [(f"{C}.volumeMounts[0].name", 'Not found: "data"')], id="mount-of-no-volume"),
+    pytest.param(_spec({"volumeMounts": [{"name": "data", "mountPath": "/a"}]}, [{"name": "other", "emptyDir": {}}]),
+                 [(f"{C}.volumeMounts[0].name", 'Not found: "data"')], id="mount-of-other-volume"),
+    pytest.param(_spec({"volumeMounts": [{"name": "d", "mountPath": "/a"}, {"name": "d", "mountPath": "/a"}]},
+                       [{"name": "d"}]),
+                 [(f"{C}.volumeMounts[1].mountPath", 'Invalid value: "/a": must be unique')], id="mount-path-twice"),
+    pytest.param(_spec({"volumeMounts": [{"name": "d"}]}, [{"name": "d"}]),
+                 [(f"{C}.volumeMounts[0].mountPath", "Required value")], id="mount-path-missing"),
+    pytest.param(_spec({"volumeMounts": [{"name": "d", "mountPath": "/a", "subPath": "../x"}]}, [{"name": "d"}]),
+                 [(f"{C}.volumeMounts[0].subPath", "Invalid value: \"../x\": must not contain '..'")],
+                 id="subpath-escapes"),
+    pytest.param(_spec(volumes=[{"name": "d"}, {"name": "d"}]),
+                 [("p.volumes[1].name", 'Duplicate value: "d"')], id="volume-name-twice"),
+    pytest.param(_spec(volumes=[{"emptyDir": {}}]), [("p.volumes[0].name", "Required value")], id="volume-unnamed"),
+    pytest.param(_spec({"volumeMounts": [{"name": "d", "mountPath": "/a"}]}, "x"),
+                 [("p.volumes", 'Invalid value: "x": must be of type array')], id="volumes-mistyped-one-error"),
+    pytest.param(_spec({"env": [{"name": "A", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+                                {"name": "B", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['app']"}}},
+                                {"name": "C", "valueFrom": {"configMapKeyRef": {"name": "cm", "key": "k"}}},
+                                {"name": "D.e-f", "value": "1"}]}),
+                 [], id="env-good"),
+    pytest.param(_spec({"env": [{"name": "A", "valueFrom": {"fieldRef": {"fieldPath": "spec.nope"}}}]}),
+                 [(f"{C}.env[0].valueFrom.fieldRef.fieldPath", 'Unsupported value: "spec.nope": supported values: '
+                   + ", ".join(f'"{p}"' for p in pod.ENV_FIELD_PATHS))], id="env-field-path-unsupported"),
+    pytest.param(_spec({"env": [{"name": "A", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels"}}}]}),
+                 [(f"{C}.env[0].valueFrom.fieldRef.fieldPath", 'Unsupported value: "metadata.labels": supported '
+                   "values: " + ", ".join(f'"{p}"' for p in pod.ENV_FIELD_PATHS))], id="env-all-labels-volume-only"),
+    pytest.param(_spec({"env": [{"name": "A", "valueFrom": {}}]}),
+                 [(f"{C}.env[0].valueFrom", 'Invalid value: "": must specify one of: `fieldRef`, `resourceFieldRef`, '
+                   "`configMapKeyRef` or `secretKeyRef`")], id="env-no-source"),
+    pytest.param(_spec({"env": [{"name": "A", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"},
+                                                             "configMapKeyRef": {"name": "c", "key": "k"}}}]}),
+                 [(f"{C}.env[0].valueFrom", 'Invalid value: "": may not have more than one field specified at a time')],
+                 id="env-two-sources"),
+    pytest.param(_spec({"env": [{"name": "A", "value": "x", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]}),
+                 [(f"{C}.env[0].valueFrom", 'Invalid value: "": may not be specified when `value` is not empty')],
+                 id="env-value-and-source"),
+    pytest.param(_spec({"env": [{"name": "A", "valueFrom": {"configMapKeyRef": {"name": "c"}}}]}),
+                 [(f"{C}.env[0].valueFrom.configMapKeyRef.key", "Required value")], id="env-configmap-key-missing"),
+    pytest.param(_spec({"env": [{"value": "1"}, {"name": "A=B", "value": "1"}]}),
+                 [(f"{C}.env[0].name", "Required value"),
+                  (f"{C}.env[1].name", 'Invalid value: "A=B": a valid environment variable name must consist only '
+                   "of printable ASCII characters other than '='")], id="env-names"),
+])
+def test_pod_references(spec, expected):
+    errs = pod.validate_pod_spec(spec, "p", require_command=True)
+    assert [(e.path, e.message) for e in errs] == expected
