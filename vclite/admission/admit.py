@@ -34,6 +34,10 @@ class Rules:
     delete: DeleteGuard | None = None
 
 
+# Kinds whose CRD has a status subresource: Kubernetes drops the status a create carries (the
+# custom-resource strategy's PrepareForCreate); only the controllers write it afterwards.
+STATUS_DROPPED_ON_CREATE = frozenset({kinds.JOB.kind, kinds.JOBTEMPLATE.kind, kinds.JOBFLOW.kind})
+
 NO_RULES = Rules()
 RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.JOB.kind: Rules(vcjob.mutate, vcjob.validate),
@@ -69,6 +73,7 @@ def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, vie
     errs = common.validate_metadata(kind, obj)
     if not isinstance(obj.get("metadata"), dict):
         raise errors.Invalid(kind.kind, "", errs)
+    errs += _status(op, kind, obj)
     if rules.mutate is not None:
         rules.mutate(op, obj)
     if rules.validate is not None:
@@ -76,3 +81,14 @@ def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, vie
     if errs:
         raise errors.Invalid(kind.kind, str(meta.name(obj)), errs)
     return obj
+
+
+def _status(op: Operation, kind: kinds.Kind, obj: Obj) -> list[errors.FieldError]:
+    """A `status` that is not an object is refused (as decoding refuses it); a create's status is
+    dropped for the kinds whose status only their controller writes."""
+    status = obj.get("status")
+    if status is not None and not isinstance(status, dict):
+        return [errors.FieldError("status", common.type_error(status, "object"))]
+    if op is Operation.CREATE and kind.kind in STATUS_DROPPED_ON_CREATE:
+        obj.pop("status", None)
+    return []

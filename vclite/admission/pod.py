@@ -35,7 +35,7 @@ def validate_pod_spec(spec: Any, path: str, *, require_command: bool) -> list[Fi
         return [FieldError(path, common.REQUIRED if spec is None else common.type_error(spec, "object"))]
     errs: list[FieldError] = []
     containers = spec.get("containers")
-    if not containers:
+    if containers is None or containers == []:   # (another type is the shape check's one error)
         errs.append(FieldError(f"{path}.containers", common.REQUIRED))
     seen: set[str] = set()
     volumes = _volume_names(spec.get("volumes"), f"{path}.volumes", errs)
@@ -215,7 +215,10 @@ def validate_resources(res: Any, path: str) -> list[FieldError]:
 
 
 def mutate(op: base.Operation, obj: Obj) -> None:
-    """Pods get no defaults from admission."""
+    """Kubernetes' one pod default vclite acts on: `restartPolicy: Always` when none is given."""
+    spec = obj.get("spec")
+    if op is base.Operation.CREATE and isinstance(spec, dict) and spec.get("restartPolicy") in (None, ""):
+        spec["restartPolicy"] = core.RestartPolicy.ALWAYS.value
 
 
 def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,

@@ -37,7 +37,8 @@ def validate_policies(policies: Any, path: str) -> list[FieldError]:
             continue
         events = _events(policy, pp, errs)
         code = common.check_int(policy, "exitCode", f"{pp}.exitCode", errs)
-        _check_action(policy, pp, errs)
+        if events or policy.get("exitCode") is not None or policy.get("action") is not None:
+            _check_action(policy, pp, errs)   # (an empty policy is one problem: the one below)
         _check_timeout(policy, pp, errs)
         if events and policy.get("exitCode") is not None:
             errs.append(FieldError(pp, "must not specify event and exitCode simultaneously"))

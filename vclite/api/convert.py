@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from vclite.api import flow, kinds
-from vclite.lib import jsoncopy
+from vclite.lib import errors, jsoncopy
 
 Obj = dict[str, Any]
 
@@ -28,7 +28,7 @@ CONTROLLER_KEYS = (flow.CREATED_BY_JOB_FLOW, flow.CREATED_BY_JOB_TEMPLATE)
 
 def _check_kind(obj: Obj, kind: kinds.Kind) -> None:
     if not isinstance(obj, dict):
-        raise ValueError(f"expected a {kind.kind} object, got {type(obj).__name__}")
+        raise ValueError(f"expected a {kind.kind} object, got {errors.json_type(obj)}")
     given = obj.get("kind")
     if given is not None and given != kind.kind:
         raise ValueError(f"expected kind {kind.kind}, got {given}")

@@ -43,6 +43,8 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple, Union
 
+from vclite.lib import errors
+
 MAX_LENGTH = 16384
 MAX_DEPTH = 32
 
@@ -280,7 +282,7 @@ def _describe(tok: _Tok) -> str:
 class _Parser:
     def __init__(self, text: str, kind: str):
         if not isinstance(text, str):
-            raise ExprError(f"an expression must be a string, not {type(text).__name__}", 0)
+            raise ExprError(f"an expression must be a string, not {errors.json_type(text)}", 0)
         if len(text) > MAX_LENGTH:
             raise ExprError(f"expression too long ({len(text)} characters; at most {MAX_LENGTH})", MAX_LENGTH, text)
         self.text, self.kind = text, kind

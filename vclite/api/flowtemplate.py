@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from vclite.lib import errors
+
 Obj = dict[str, Any]
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}")
@@ -115,7 +117,7 @@ def parse_items(text: str, source: str = "withParam") -> list[Any]:
     except ValueError as e:
         raise ValueError(f"{source}: not a JSON list ({e}): {text[:80]!r}") from None
     if not isinstance(items, list):
-        raise ValueError(f"{source}: expected a JSON list, got {type(items).__name__}: {text[:80]!r}")
+        raise ValueError(f"{source}: expected a JSON list, got {errors.json_type(items)}: {text[:80]!r}")
     return items
 
 
@@ -161,7 +163,7 @@ def apply_patch(template_spec: Obj, patch_job_spec: Obj | None) -> Obj:
     if patch_job_spec is None:
         return merged
     if not isinstance(patch_job_spec, dict):
-        raise ValueError(f"patch.jobSpec: expected an object, got {type(patch_job_spec).__name__}")
+        raise ValueError(f"patch.jobSpec: expected an object, got {errors.json_type(patch_job_spec)}")
     for key, value in patch_job_spec.items():
         path = f"patch.jobSpec.{key}"
         if value is None:
@@ -216,13 +218,13 @@ def merge(base: Any, patch: Any, path: str = "patch") -> Any:
 def _merge_keyed(base: Any, patch: Any, key: str, path: str, merge_one) -> list:
     """Merge list `patch` onto list `base`, elements matched by `key`."""
     if not isinstance(patch, list):
-        raise ValueError(f"{path}: expected a list, got {type(patch).__name__}")
+        raise ValueError(f"{path}: expected a list, got {errors.json_type(patch)}")
     out = copy.deepcopy(base) if isinstance(base, list) else []
     n = len(out)
     for i, element in enumerate(patch):
         epath = f"{path}[{i}]"
         if not isinstance(element, dict):
-            raise ValueError(f"{epath}: expected an object, got {type(element).__name__}")
+            raise ValueError(f"{epath}: expected an object, got {errors.json_type(element)}")
         if element.get(key) is None:
             if n != 1 or len(patch) != 1:
                 raise ValueError(f"{epath}: no {key}; an element without {key} is allowed only when the template "
@@ -239,13 +241,13 @@ def _merge_keyed(base: Any, patch: Any, key: str, path: str, merge_one) -> list:
 
 def _merge_plugins(base: Any, patch: Any, path: str) -> Obj:
     if not isinstance(patch, dict):
-        raise ValueError(f"{path}: expected an object of plugin name -> [arguments], got {type(patch).__name__}")
+        raise ValueError(f"{path}: expected an object of plugin name -> [arguments], got {errors.json_type(patch)}")
     out = copy.deepcopy(base) if isinstance(base, dict) else {}
     for name, args in patch.items():
         if args is None:
             continue
         if not isinstance(args, list):
-            raise ValueError(f"{path}.{name}: expected a list of arguments, got {type(args).__name__}")
+            raise ValueError(f"{path}.{name}: expected a list of arguments, got {errors.json_type(args)}")
         have = list(out.get(name) or [])
         out[name] = have + [a for i, a in enumerate(args) if a not in have and a not in args[:i]]
     return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fractions
 import functools
+import json
 import math
 import re
 
@@ -47,7 +48,11 @@ def _invalid(value: object, why: str = "") -> ValueError:
 
 
 def _show(value: object) -> str:
-    return f'"{value}"' if isinstance(value, str) else repr(value)
+    """The value as the manifest wrote it (JSON: `"1x"`, `true`, `null`, `[1]`), not as Python prints it."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def parse(value: str | int | float | Fraction) -> Fraction:
@@ -76,7 +81,7 @@ def _parse(value: str | int | float | Fraction) -> Fraction:
             raise _invalid(value, "must be a finite number")
         return Fraction(repr(value))  # 0.1 means one tenth, not the nearest binary float
     if not isinstance(value, str):
-        raise _invalid(value, f"expected a string or a number, got {type(value).__name__}")
+        raise _invalid(value, "expected a string or a number")
     m = _QUANTITY.fullmatch(value.strip())
     if m is None:
         raise _invalid(value)

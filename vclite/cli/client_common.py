@@ -191,7 +191,7 @@ def read_documents(path: str) -> list[Obj]:
         if doc is None:
             continue
         if not isinstance(doc, dict):
-            raise CommandError(f"{path}: a document is a {type(doc).__name__}, not an object")
+            raise CommandError(f"{path}: a document must be an object, not {errors.json_type(doc)}")
         out.append(doc)
     return out
 

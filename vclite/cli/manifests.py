@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from vclite.admission import fields
+from vclite.admission import advice, fields
 from vclite.api import flow, flowtemplate, kinds, meta, yamlio
 from vclite.apiserver import inprocess
 from vclite.controllers.jobflow import objects
@@ -193,9 +193,10 @@ def _long_pod_names(template: Obj, job_name: str) -> bool:
 
 def warnings(docs: list[yamlio.Document]) -> list[Problem]:
     """Fields no schema defines (admission/fields.py): ignored, so most likely a typo; a warning
-    each, with the closest known name (kubectl's strict validation refuses them)."""
+    each, with the closest known name (kubectl's strict validation refuses them). And valid
+    manifests that most likely do not mean what they say (admission/advice.py)."""
     return [Problem(d.file, d.line_of(path), describe(d), path, message)
-            for d in docs for path, message in fields.unknown_in(d.obj)]
+            for d in docs for path, message in [*fields.unknown_in(d.obj), *advice.advice_in(d.obj)]]
 
 
 def validate(docs: list[yamlio.Document], require_command: bool = True, whole: bool = True) -> list[Problem]:

@@ -135,16 +135,21 @@ def why_waiting(snap: Snapshot, job: Obj) -> str:
 
 
 def container_blocked(pod: Obj) -> str:
-    """`container main CreateContainerConfigError: configmap "x" not found` for a Pending pod whose
-    container waits for a reason other than being started; "" otherwise."""
+    """`container main CreateContainerConfigError: configmap "x" not found` for a pod whose container
+    waits for a reason other than being started (CrashLoopBackOff included; a container that exited
+    0 only to be restarted names the restartPolicy that does it); "" otherwise."""
     st = pod.get("status") or {}
-    if st.get("phase") not in ("Pending", None):
+    if st.get("phase") not in ("Pending", "Running", None):
         return ""
     for cs in [*(st.get("initContainerStatuses") or []), *(st.get("containerStatuses") or [])]:
         waiting = (cs.get("state") or {}).get("waiting") or {}
         if waiting and waiting.get("reason", "") not in STARTING:
             message = waiting.get("message") or ""
-            return f"container {cs.get('name', '?')} {waiting['reason']}" + (f": {message}" if message else "")
+            text = f"container {cs.get('name', '?')} {waiting['reason']}" + (f": {message}" if message else "")
+            last = (cs.get("lastState") or {}).get("terminated") or {}
+            if last.get("exitCode") == 0 and (pod.get("spec") or {}).get("restartPolicy") in (None, "", "Always"):
+                text += " (it exited 0 and restartPolicy Always restarts it; a task that should end wants Never or OnFailure)"
+            return text
     return ""
 
 

@@ -82,3 +82,21 @@ class Invalid(ApiError):
         self.kind, self.name, self.errors = kind, name, list(errors)
         detail = "; ".join(str(e) for e in self.errors)
         super().__init__(f'{kind} "{name}" is invalid: {detail}')
+
+
+def json_type(value: object) -> str:
+    """The JSON / YAML name of a value's type, for messages: `object`, `array`, `string`, `number`,
+    `boolean` or `null` (users write manifests, not Python: never `dict` or `NoneType`)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__

@@ -474,6 +474,11 @@ E2E_CASES = [
     pytest.param(job(policies=[policy(event="PodFailed", action="InvalidAction")]), ["invalid policy action"],
                  id="e2e-invalid-action"),
     pytest.param(job(policies=[policy(exitCode=0)]), ["0 is not a valid error code"], id="e2e-exitcode-0"),
+    pytest.param(job(policies=[{}]), ["spec.policies[0]: either event and exitCode should be specified"],
+                 id="e2e-empty-policy-one-error"),
+    pytest.param(job(task("t", 1) | {"template": {"spec": {"containers": {}}}}),
+                 ['spec.tasks[0].template.spec.containers: Invalid value: {}: must be of type array'],
+                 id="e2e-containers-object-one-error"),
     pytest.param(job(policies=[policy(exitCode=1), policy(exitCode=1)]), ["duplicate exitCode"],
                  id="e2e-duplicate-exitcodes"),
     pytest.param(job(policies=[policy(event="*"), policy(event="PodFailed")]),
@@ -493,6 +498,8 @@ def test_e2e_admission_rejects(obj: Obj, substrings: list[str]) -> None:
         create(obj)
     for s in substrings:
         assert s in str(info.value)
+    if len(substrings) == 1 and ": " in substrings[0]:   # a whole message: it is the only one
+        assert [f"{e.path}: {e.message}" for e in info.value.errors] == substrings
 
 
 def test_e2e_valid_job_and_task_dag_are_created() -> None:

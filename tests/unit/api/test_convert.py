@@ -95,7 +95,7 @@ def test_spec_is_a_deep_copy():
     pytest.param(convert.template_to_job, JOB, "expected kind JobTemplate, got Job", id="job-given-as-template"),
     pytest.param(convert.job_to_template, {"apiVersion": "batch/v1", "kind": "Job"},
                  "expected apiVersion batch.volcano.sh/v1alpha1 for kind Job, got batch/v1", id="kubernetes-job"),
-    pytest.param(convert.job_to_template, ["not", "a", "dict"], "expected a Job object, got list", id="not-a-dict"),
+    pytest.param(convert.job_to_template, ["not", "a", "dict"], "expected a Job object, got array", id="not-a-dict"),
 ])
 def test_wrong_input_is_rejected(fn, obj, message):
     with pytest.raises(ValueError) as err:

@@ -140,7 +140,7 @@ def test_a_long_flat_chain_is_one_node() -> None:
 
 
 def test_not_a_string() -> None:
-    with pytest.raises(F.ExprError, match="an expression must be a string, not int"):
+    with pytest.raises(F.ExprError, match="an expression must be a string, not number"):
         F.parse_depends(3)  # type: ignore[arg-type]
 
 

@@ -114,7 +114,7 @@ def test_parse_items(text: str, expected: list) -> None:
 @pytest.mark.parametrize("text, message", [
     pytest.param("a, b", "withParam: not a JSON list (Expecting value: line 1 column 1 (char 0)): 'a, b'",
                  id="not-json"),
-    pytest.param('{"a": 1}', "withParam: expected a JSON list, got dict: '{\"a\": 1}'", id="not-a-list"),
+    pytest.param('{"a": 1}', "withParam: expected a JSON list, got object: '{\"a\": 1}'", id="not-a-list"),
 ])
 def test_parse_items_rejects(text: str, message: str) -> None:
     with pytest.raises(ValueError) as info:
@@ -278,11 +278,11 @@ BAD_PATCHES = [
     pytest.param({"volumes": [{"volumeClaimName": "x"}, {"mountPath": "/y"}]},
                  "patch.jobSpec.volumes[0]: no mountPath; an element without mountPath is allowed only when the "
                  "template and the patch both have exactly one (template: 1, patch: 2)", id="volume-without-path"),
-    pytest.param({"tasks": {"name": "ps"}}, "patch.jobSpec.tasks: expected a list, got dict", id="tasks-not-a-list"),
-    pytest.param({"tasks": ["ps"]}, "patch.jobSpec.tasks[0]: expected an object, got str", id="task-not-an-object"),
+    pytest.param({"tasks": {"name": "ps"}}, "patch.jobSpec.tasks: expected a list, got object", id="tasks-not-a-list"),
+    pytest.param({"tasks": ["ps"]}, "patch.jobSpec.tasks[0]: expected an object, got string", id="task-not-an-object"),
     pytest.param({"plugins": ["ssh"]}, "patch.jobSpec.plugins: expected an object of plugin name -> [arguments], "
-                 "got list", id="plugins-not-an-object"),
-    pytest.param({"plugins": {"ssh": "x"}}, "patch.jobSpec.plugins.ssh: expected a list of arguments, got str",
+                 "got array", id="plugins-not-an-object"),
+    pytest.param({"plugins": {"ssh": "x"}}, "patch.jobSpec.plugins.ssh: expected a list of arguments, got string",
                  id="plugin-args-not-a-list"),
 ]
 
@@ -295,7 +295,7 @@ def test_bad_patches(patch: Obj, message: str) -> None:
 
 
 def test_patch_is_not_an_object() -> None:
-    with pytest.raises(ValueError, match="patch.jobSpec: expected an object, got list"):
+    with pytest.raises(ValueError, match="patch.jobSpec: expected an object, got array"):
         T.apply_patch(TEMPLATE, [])  # type: ignore[arg-type]
 
 

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import fractions
+import json
+import re
 
 import pytest
 from hypothesis import given
@@ -80,18 +82,19 @@ def test_parse_numbers(value, want):
 def test_parse_rejects_junk_strings(value):
     with pytest.raises(ValueError) as e:
         quantity.parse(value)
-    assert f'invalid quantity "{value}"' in str(e.value)
+    assert f"invalid quantity {json.dumps(value, ensure_ascii=False)}" in str(e.value)
 
 
-@pytest.mark.parametrize("value", [
-    pytest.param(None, id="none"),
-    pytest.param(True, id="bool"),
-    pytest.param(float("nan"), id="nan"),
-    pytest.param(float("inf"), id="inf"),
-    pytest.param([1], id="list"),
+@pytest.mark.parametrize("value, shown", [
+    pytest.param(None, "null", id="none"),
+    pytest.param(True, "true", id="bool"),
+    pytest.param(float("nan"), "NaN", id="nan"),
+    pytest.param(float("inf"), "Infinity", id="inf"),
+    pytest.param([1], "[1]", id="list"),
 ])
-def test_parse_rejects_non_quantities(value):
-    with pytest.raises(ValueError, match="invalid quantity"):
+def test_parse_rejects_non_quantities(value, shown):
+    """The message shows the value as the manifest wrote it (YAML/JSON), never Python's repr."""
+    with pytest.raises(ValueError, match=f"invalid quantity {re.escape(shown)}: "):
         quantity.parse(value)
 
 

@@ -159,7 +159,7 @@ def test_read_documents_and_kind_filter(tmp_path, capsys):
 
 @pytest.mark.parametrize("text, message", [
     pytest.param("a: [1", "error converting YAML to JSON", id="bad-yaml"),
-    pytest.param("- 1\n- 2\n", "a document is a list, not an object", id="not-an-object"),
+    pytest.param("- 1\n- 2\n", "a document must be an object, not array", id="not-an-object"),
 ])
 def test_read_documents_errors(tmp_path, text, message):
     path = tmp_path / "f.yaml"

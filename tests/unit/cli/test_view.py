@@ -80,3 +80,31 @@ def test_title_says_suspended_and_what_starts_next():
     console.print(view.render(snap(jf), NOW))
     text = " ".join(console.export_text().split())    # the title wraps with the table's width
     assert "suspended" in text and "1/3 jobs completed, 1 skipped" in text and "next: b, c" in text
+
+
+def _pod(phase, waiting=None, last_exit=None, restart_policy=None):
+    cs = {"name": "c", "state": {"waiting": waiting} if waiting else {"running": {}}}
+    if last_exit is not None:
+        cs["lastState"] = {"terminated": {"exitCode": last_exit}}
+    spec = {"restartPolicy": restart_policy} if restart_policy else {}
+    return {"metadata": {"name": "j-main-0", "namespace": "default", "labels": {"volcano.sh/job-name": "j"}},
+            "spec": spec, "status": {"phase": phase, "containerStatuses": [cs]}}
+
+
+RESTARTS = " (it exited 0 and restartPolicy Always restarts it; a task that should end wants Never or OnFailure)"
+
+
+@pytest.mark.parametrize("pod, expected", [
+    pytest.param(_pod("Pending", {"reason": "CreateContainerConfigError", "message": 'configmap "x" not found'}),
+                 'pod j-main-0: container c CreateContainerConfigError: configmap "x" not found', id="config-error"),
+    pytest.param(_pod("Pending", {"reason": "ContainerCreating"}), "", id="starting-is-no-reason"),
+    pytest.param(_pod("Running"), "", id="running"),
+    pytest.param(_pod("Running", {"reason": "CrashLoopBackOff", "message": "back-off 10s"}, last_exit=0),
+                 "pod j-main-0: container c CrashLoopBackOff: back-off 10s" + RESTARTS, id="exit-0-restarted"),
+    pytest.param(_pod("Running", {"reason": "CrashLoopBackOff", "message": "back-off 10s"}, last_exit=1,
+                      restart_policy="OnFailure"),
+                 "pod j-main-0: container c CrashLoopBackOff: back-off 10s", id="failure-restarted"),
+    pytest.param(_pod("Succeeded", {"reason": "CrashLoopBackOff"}), "", id="finished-pod"),
+])
+def test_why_waiting_names_a_container_that_cannot_start(pod, expected):
+    assert view.why_waiting(view.Snapshot([], [job("j")], [], [pod]), job("j")) == expected
