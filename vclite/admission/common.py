@@ -265,6 +265,32 @@ def _string_map(md: Obj, key: str, path: str, value_check) -> list[FieldError]:
     return errs
 
 
+# ---- shared sub-objects ------------------------------------------------------------------------
+
+NETWORK_TOPOLOGY_MODES = ("hard", "soft")
+
+
+def network_topology(nt: Any, path: str) -> list[FieldError]:
+    """A vcjob's / PodGroup's / partition's `networkTopology` (CRD: mode hard|soft, highestTierAllowed
+    an integer ≥ 0, highestTierName a string of ≤ 253), never both tier fields (Volcano's webhook)."""
+    if nt is None:
+        return []
+    if not isinstance(nt, dict):
+        return [FieldError(path, type_error(nt, "object"))]
+    errs: list[FieldError] = []
+    mode = nt.get("mode")
+    if mode is not None and mode not in NETWORK_TOPOLOGY_MODES:
+        errs.append(FieldError(f"{path}.mode", unsupported(mode, NETWORK_TOPOLOGY_MODES)))
+    check_int(nt, "highestTierAllowed", f"{path}.highestTierAllowed", errs, minimum=0)
+    name = check_type(nt, "highestTierName", f"{path}.highestTierName", errs, str, "string")
+    if isinstance(name, str) and len(name) > 253:
+        errs.append(FieldError(f"{path}.highestTierName", "Too long: may not be more than 253 bytes"))
+    if not errs and nt.get("highestTierAllowed") is not None and nt.get("highestTierName"):
+        errs.append(FieldError(path, "must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology "
+                                     "simultaneously"))
+    return errs
+
+
 # ---- resources ---------------------------------------------------------------------------------
 
 def parse_resource_list(rl: Any, path: str, errs: list[FieldError]) -> dict[str, quantity.Fraction]:

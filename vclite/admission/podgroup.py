@@ -35,8 +35,5 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     for task in members:
         common.check_int(members, task, f"spec.minTaskMember.{task}", errs, minimum=0)
     common.parse_resource_list(spec.get("minResources"), "spec.minResources", errs)
-    nt = common.dict_at(spec, "networkTopology")
-    if nt.get("highestTierAllowed") is not None and nt.get("highestTierName"):
-        errs.append(FieldError("spec.networkTopology",
-                               "must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology simultaneously"))
+    errs += common.network_topology(spec.get("networkTopology"), "spec.networkTopology")
     return errs

@@ -139,11 +139,7 @@ def _validate_job_fields(spec: Obj, total_replicas: int | None, errs: list[Field
 
 
 def _validate_network_topology(nt: Any, path: str) -> list[FieldError]:
-    if not isinstance(nt, dict):
-        return []
-    if nt.get("highestTierAllowed") is not None and nt.get("highestTierName"):
-        return [FieldError(path, "must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology simultaneously")]
-    return []
+    return common.network_topology(nt, path)
 
 
 def _validate_tasks(tasks: list, job_name: str, options: base.Options, errs: list[FieldError]) -> int | None:

@@ -116,6 +116,15 @@ REJECT_CASES = [
     pytest.param(kinds.PODGROUP, obj(kinds.PODGROUP, "pg", "default", spec={"minResources": {"cpu": "1x"}}),
                  ['spec.minResources.cpu: invalid quantity "1x": quantities must match the regular expression '
                   "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"], id="podgroup-minresources"),
+    pytest.param(kinds.PODGROUP, obj(kinds.PODGROUP, "pg", "default", spec={"networkTopology": "x"}),
+                 ['spec.networkTopology: Invalid value: "x": must be of type object'], id="podgroup-topology-type"),
+    pytest.param(kinds.PODGROUP, obj(kinds.PODGROUP, "pg", "default", spec={"networkTopology": {"mode": "x"}}),
+                 ['spec.networkTopology.mode: Unsupported value: "x": supported values: "hard", "soft"'],
+                 id="podgroup-topology-mode"),
+    pytest.param(kinds.PODGROUP, obj(kinds.PODGROUP, "pg", "default", spec={}, status="x"),
+                 ['status: Invalid value: "x": must be of type object'], id="status-not-object"),
+    pytest.param(kinds.JOBFLOW, obj(kinds.JOBFLOW, "f", "default", spec={"flows": []}, status=[1]),
+                 ['status: Invalid value: [1]: must be of type object'], id="jobflow-status-not-object"),
     pytest.param(kinds.PRIORITYCLASS, obj(kinds.PRIORITYCLASS, "p"), ["value: Required value"], id="pc-value-required"),
     pytest.param(kinds.PRIORITYCLASS, obj(kinds.PRIORITYCLASS, "p", value="100"),
                  ['value: Invalid value: "100": must be of type integer'], id="pc-value-not-integer"),
@@ -183,3 +192,19 @@ def test_require_command_switch(view: views.DictView, kwargs: dict[str, Any], ad
         assert not admitted and "has no command" in str(e)
     else:
         assert admitted
+
+
+@pytest.mark.parametrize("kind, spec, kept", [
+    pytest.param(kinds.JOBFLOW, {"flows": []}, False, id="jobflow"),
+    pytest.param(kinds.JOBTEMPLATE, {"tasks": [{"name": "t", "replicas": 1, "template": {"spec": pod_spec(
+        {"name": "c", "command": ["true"]})}}]}, False, id="jobtemplate"),
+    pytest.param(kinds.JOB, {"tasks": [{"name": "t", "replicas": 1, "template": {"spec": pod_spec(
+        {"name": "c", "command": ["true"]})}}]}, False, id="vcjob"),
+    pytest.param(kinds.PODGROUP, {"minMember": 1}, True, id="podgroup-no-status-subresource"),
+])
+def test_create_drops_status_of_kinds_with_a_status_subresource(kind, spec, kept):
+    """As Kubernetes' custom-resource strategy: a create's status is dropped where the CRD has a
+    status subresource (only the controller writes it); kept elsewhere."""
+    status = {"state": {"phase": "Succeed"}, "phase": "Running"}
+    out = admit.admit(Op.CREATE, kind, obj(kind, "x", "default", spec=spec, status=status), None, views.default_view())
+    assert ("status" in out) is kept
