@@ -137,6 +137,41 @@ def test_errors_as_kubectl_prints_them(kubectl, write):
     assert kubectl("get", "jf", "loop", check=False).returncode == 1
 
 
+TYPO_JOB = """apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: typo}
+spec:
+  minAvaliable: 1
+  tasks:
+    - name: a
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, command: ["true"], imagee: busybox}]
+"""
+
+
+@pytest.mark.parametrize("how", [["apply"], ["create"], ["apply", "--server-side"]])
+def test_strict_field_validation_refuses_unknown_fields(kubectl, write, how):
+    """kubectl's default --validate=strict: the server refuses fields the schema does not define, as
+    kube-apiserver does; --validate=false keeps them."""
+    path = write("typo.yaml", TYPO_JOB)
+    out = kubectl(*how, "-f", path, check=False)
+    assert out.returncode == 1, out.stdout
+    assert ('Job in version "v1alpha1" cannot be handled as a Job: strict decoding error: unknown field '
+            '"spec.minAvaliable", unknown field "spec.tasks[0].template.spec.containers[0].imagee"') in out.stderr
+    assert kubectl("get", "vcjob", "typo", check=False).returncode == 1, "nothing may be created"
+
+
+def test_unknown_fields_kept_without_validation(kubectl, write):
+    out = kubectl("apply", "--validate=false", "-f", write("typo.yaml", TYPO_JOB.replace("typo", "typo-kept")))
+    assert "job.batch.volcano.sh/typo-kept created" in out.stdout
+    job = json.loads(kubectl("get", "vcjob", "typo-kept", "-o", "json").stdout)
+    assert job["spec"]["minAvaliable"] == 1
+    kubectl("delete", "vcjob", "typo-kept")
+
+
 def test_generators_that_send_protobuf_and_a_stale_replace(kubectl, write):
     assert kubectl("create", "namespace", "team").stdout == "namespace/team created\n"
     kubectl("-n", "team", "create", "configmap", "cfg", "--from-literal=a=1")

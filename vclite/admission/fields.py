@@ -79,6 +79,8 @@ def unknown(value: Any, schema: Any, path: str = "") -> list[tuple[str, str]]:
         return []
     out = []
     for key, item in value.items():
+        if isinstance(key, str) and key.startswith("$"):
+            continue   # a strategic-merge-patch directive ($patch, $setElementOrder/…, $retainKeys)
         where = f"{path}.{key}" if path else str(key)
         if key in schema:
             out.extend(unknown(item, schema[key], where))

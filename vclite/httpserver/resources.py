@@ -11,6 +11,9 @@ refused here changes nothing.
 - update (PUT), status update, patch (merge, JSON, strategic, apply), delete (DeleteOptions body
   or query: propagationPolicy, preconditions), deletecollection.
 - `dryRun` is refused (400) rather than ignored: vclite would otherwise write.
+- `fieldValidation=Strict` (what kubectl sends by default): a body with a field the kind's schema
+  does not define (admission/fields.py) is refused with kube-apiserver's `strict decoding error:
+  unknown field "spec.minAvaliable"`; without it such fields are kept, as before.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import binascii
 import json
 from typing import Any, Mapping
 
+from vclite.admission import fields
 from vclite.api import kinds, meta
 from vclite.apiserver import binding
 from vclite.httpserver import backend as backend_mod
@@ -135,8 +139,20 @@ def _conform(route: routes.Resource, obj: Obj, name_required: bool) -> Obj:
     return obj
 
 
+def _check_fields(route: routes.Resource, query: Query, body: Any) -> None:
+    """fieldValidation=Strict: refuse a body with fields the kind's schema does not define."""
+    if (query.get("fieldValidation") or "").lower() != "strict" or route.subresource or not isinstance(body, dict):
+        return
+    found = fields.unknown(body, fields.BY_KIND.get(route.kind.kind))
+    if found:
+        kind = route.kind
+        raise errors.BadRequest(f'{kind.kind} in version "{kind.version}" cannot be handled as a {kind.kind}: '
+                                "strict decoding error: " + ", ".join(f'unknown field "{path}"' for path, _ in found))
+
+
 def create(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
     _check_dry_run(query)
+    _check_fields(route, query, body)
     if route.kind.namespaced and route.namespace is None:
         raise errors.BadRequest(f"a {route.kind.kind} must be created in a namespace: "
                                 f"POST to .../namespaces/<namespace>/{route.kind.plural}")
@@ -155,6 +171,7 @@ def bind(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Ob
 
 def update(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
     _check_dry_run(query)
+    _check_fields(route, query, body)
     obj = _conform(route, body, name_required=True)
     if route.subresource == "status":
         return 200, be.client.update_status(obj)
@@ -175,6 +192,7 @@ def patch(be: backend_mod.Backend, route: routes.Resource, query: Query, content
                                               f'types include: {", ".join(PATCH_TYPES)}')
     if content_type != JSON_PATCH and not isinstance(body, dict):
         raise errors.BadRequest("a merge patch must be an object")
+    _check_fields(route, query, body)   # (a JSON patch is a list of operations: not checked)
     current = be.client.get(kind, ns, name)
     if content_type == JSON_PATCH:
         new = patches.json_patch(current, body)
@@ -189,6 +207,7 @@ def patch(be: backend_mod.Backend, route: routes.Resource, query: Query, content
 def apply(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Any) -> Result:
     if not isinstance(body, dict):
         raise errors.BadRequest("an apply configuration must be an object")
+    _check_fields(route, query, body)
     config = _conform(route, body, name_required=True)
     manager = query.get("fieldManager") or ""
     force = media.parse_bool(query.get("force"), "force")
