@@ -58,9 +58,9 @@ def _mount_job_volumes(pod: Obj, job: Obj) -> None:
             continue
         seen.add(claim)
         name = f"{meta.name(job)}-volume-{i}"
-        spec.setdefault("volumes", []).append({"name": name, "persistentVolumeClaim": {"claimName": claim}})
+        _list(spec, "volumes").append({"name": name, "persistentVolumeClaim": {"claimName": claim}})
         for c in spec.get("containers") or []:
-            c.setdefault("volumeMounts", []).append({"mountPath": vol.get("mountPath", ""), "name": name})
+            _list(c, "volumeMounts").append({"mountPath": vol.get("mountPath", ""), "name": name})
 
 
 def build_pod(job: Obj, task: Obj, index: int) -> Obj:
@@ -137,10 +137,17 @@ def _containers(pod: Obj) -> list[Obj]:
     return list(spec.get("containers") or []) + list(spec.get("initContainers") or [])
 
 
+def _list(obj: Obj, key: str) -> list:
+    """obj[key], made an empty list when absent or null (`env: null` means no env, as in Kubernetes)."""
+    if obj.get(key) is None:
+        obj[key] = []
+    return obj[key]
+
+
 def apply_env(pod: Obj) -> None:
     index = pod_index(pod)
     for c in _containers(pod):
-        c.setdefault("env", []).extend([{"name": TASK_VK_INDEX_ENV, "value": index},
+        _list(c, "env").extend([{"name": TASK_VK_INDEX_ENV, "value": index},
                                         {"name": TASK_INDEX_ENV, "value": index}])
 
 
@@ -217,7 +224,7 @@ def apply_svc(pod: Obj, job: Obj, args: Iterable[str]) -> None:
             for name in (f"VC_{key}_HOSTS", f"VC_{key}_NUM"):
                 env.append({"name": name, "valueFrom": {"configMapKeyRef": {"name": cm, "key": name}}})
         for c in _containers(pod):
-            c.setdefault("env", []).extend(jsoncopy.deep_copy(env))
-    spec.setdefault("volumes", []).append({"name": cm, "configMap": {"name": cm}})
+            _list(c, "env").extend(jsoncopy.deep_copy(env))
+    _list(spec, "volumes").append({"name": cm, "configMap": {"name": cm}})
     for c in _containers(pod):
-        c.setdefault("volumeMounts", []).append({"mountPath": CONFIGMAP_MOUNT_PATH, "name": cm})
+        _list(c, "volumeMounts").append({"mountPath": CONFIGMAP_MOUNT_PATH, "name": cm})

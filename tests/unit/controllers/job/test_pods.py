@@ -90,6 +90,17 @@ def test_svc_plugin_pod():
     assert {"name": "tf-svc", "configMap": {"name": "tf-svc"}} in spec["volumes"]
 
 
+def test_plugins_over_null_lists():
+    """`env: null`, `volumeMounts: null`, `volumes: null` mean none, as in Kubernetes (was a crash)."""
+    tasks = [{"name": "ps", "replicas": 1, "template": {"spec": {"volumes": None, "containers": [
+        {"name": "c", "command": ["true"], "env": None, "volumeMounts": None}]}}}]
+    job = _job({"svc": [], "env": []}, tasks=tasks)
+    spec = pods.build_pod(job, job["spec"]["tasks"][0], 0)["spec"]
+    assert [n for n, _ in _env(spec["containers"][0])] == ["VC_PS_HOSTS", "VC_PS_NUM", "VK_TASK_INDEX", "VC_TASK_INDEX"]
+    assert spec["containers"][0]["volumeMounts"] == [{"mountPath": "/etc/volcano", "name": "tf-svc"}]
+    assert spec["volumes"] == [{"name": "tf-svc", "configMap": {"name": "tf-svc"}}]
+
+
 def test_svc_plugin_without_env_injection():
     job = _job({"svc": ["--inject-hosts-env=false"], "env": []})
     pod = pods.build_pod(job, job["spec"]["tasks"][0], 0)
