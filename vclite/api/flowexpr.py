@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from vclite.api import flowsyntax
+from vclite.lib import errors
 
 ExprError = flowsyntax.ExprError
 Expr = flowsyntax.Expr
@@ -157,19 +158,8 @@ _NUMERIC = re.compile(r"\s*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?\s
 
 
 def kind_of(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+    """A value's type in the expression language's words (JSON's, but a list is a list)."""
+    return "list" if isinstance(value, list) else errors.json_type(value)
 
 
 def _show(value: Any) -> str:
