@@ -141,6 +141,7 @@ TYPO_JOB = """apiVersion: batch.volcano.sh/v1alpha1
 kind: Job
 metadata: {name: typo}
 spec:
+  schedulerName: nobody   # (never scheduled: test_metrics_after_work counts the module's scheduled pods)
   minAvaliable: 1
   tasks:
     - name: a
@@ -164,9 +165,14 @@ def test_strict_field_validation_refuses_unknown_fields(kubectl, write, how):
     assert kubectl("get", "vcjob", "typo", check=False).returncode == 1, "nothing may be created"
 
 
-def test_unknown_fields_kept_without_validation(kubectl, write):
-    out = kubectl("apply", "--validate=false", "-f", write("typo.yaml", TYPO_JOB.replace("typo", "typo-kept")))
+@pytest.mark.parametrize("validate, warned", [("warn", True), ("false", False)])
+def test_unknown_fields_kept_with_warn_or_without_validation(kubectl, write, validate, warned):
+    """--validate=warn: created, each unknown field named in a Warning kubectl prints; false: silent."""
+    out = kubectl("apply", f"--validate={validate}", "-f", write("typo.yaml", TYPO_JOB.replace("typo", "typo-kept")))
     assert "job.batch.volcano.sh/typo-kept created" in out.stdout
+    warnings = ['Warning: unknown field "spec.minAvaliable"',
+                'Warning: unknown field "spec.tasks[0].template.spec.containers[0].imagee"']
+    assert [ln for ln in out.stderr.splitlines() if ln.startswith("Warning:")] == (warnings if warned else [])
     job = json.loads(kubectl("get", "vcjob", "typo-kept", "-o", "json").stdout)
     assert job["spec"]["minAvaliable"] == 1
     kubectl("delete", "vcjob", "typo-kept")

@@ -20,6 +20,7 @@ import logging
 import time
 from typing import Any, Callable
 
+import multidict
 from aiohttp import web
 
 from vclite.api import kinds, meta
@@ -46,8 +47,13 @@ def _dumps(obj: Any, pretty: bool = False) -> bytes:
     return json.dumps(obj, separators=(",", ":")).encode()
 
 
-def json_response(code: int, obj: Any, content_type: str = JSON_CT, pretty: bool = False) -> web.Response:
-    return web.Response(status=code, body=_dumps(obj, pretty), headers={"Content-Type": content_type})
+def json_response(code: int, obj: Any, content_type: str = JSON_CT, pretty: bool = False,
+                  warnings: list[str] | None = None) -> web.Response:
+    """`warnings`: sent as `Warning: 299 - "<text>"` headers, as kube-apiserver sends them."""
+    headers = multidict.CIMultiDict({"Content-Type": content_type})
+    for text in warnings or ():
+        headers.add("Warning", "299 - " + json.dumps(text))
+    return web.Response(status=code, body=_dumps(obj, pretty), headers=headers)
 
 
 def status_response(obj: Obj) -> web.Response:
@@ -238,6 +244,7 @@ class Server:
             ct = tables.CONTENT_TYPE if obj.get("kind") == "Table" else JSON_CT
             return json_response(code, obj, ct, pretty)
         raw = await self._read_body(request)
+        warnings: list[str] = []
         if method == "DELETE":
             body = bodies.decode_object(raw, ctype or JSON_CT) if raw.strip() else None
             fn = resources.delete_collection if route.is_collection else resources.delete
@@ -247,7 +254,9 @@ class Server:
                 raise status_mod.UnsupportedMediaType(
                     f"the body of the request was in an unknown format - accepted media types include: "
                     f"{', '.join(resources.PATCH_TYPES)}")
-            code, obj = resources.patch(be, route, query, ctype, resources.decode_body(raw, ctype, query))
+            body = resources.decode_body(raw, ctype, query)
+            code, obj = resources.patch(be, route, query, ctype, body)
+            warnings = resources.field_warnings(route, query, body) if ctype != resources.JSON_PATCH else []
         else:
             body = resources.decode_body(raw, ctype or JSON_CT, query)
             if not isinstance(body, dict):
@@ -256,7 +265,8 @@ class Server:
                 code, obj = resources.bind(be, route, query, body)
             else:
                 code, obj = (resources.create if method == "POST" else resources.update)(be, route, query, body)
-        return json_response(code, obj, JSON_CT, pretty)
+                warnings = resources.field_warnings(route, query, body)
+        return json_response(code, obj, JSON_CT, pretty, warnings)
 
     @staticmethod
     def _allowed(route: routes.Resource) -> tuple[str, ...]:

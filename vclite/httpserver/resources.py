@@ -13,7 +13,8 @@ refused here changes nothing.
 - `dryRun` is refused (400) rather than ignored: vclite would otherwise write.
 - `fieldValidation=Strict` (what kubectl sends by default): a body with a field the kind's schema
   does not define (admission/fields.py) is refused with kube-apiserver's `strict decoding error:
-  unknown field "spec.minAvaliable"`; without it such fields are kept, as before.
+  unknown field "spec.minAvaliable"`; with Warn (the default) they are kept and named in `Warning`
+  response headers (`field_warnings`), with Ignore kept silently.
 """
 from __future__ import annotations
 
@@ -139,15 +140,29 @@ def _conform(route: routes.Resource, obj: Obj, name_required: bool) -> Obj:
     return obj
 
 
+def _unknown_fields(route: routes.Resource, body: Any) -> list[str]:
+    if route.subresource or not isinstance(body, dict):
+        return []
+    return [f'unknown field "{path}"' for path, _ in fields.unknown(body, fields.BY_KIND.get(route.kind.kind))]
+
+
 def _check_fields(route: routes.Resource, query: Query, body: Any) -> None:
     """fieldValidation=Strict: refuse a body with fields the kind's schema does not define."""
-    if (query.get("fieldValidation") or "").lower() != "strict" or route.subresource or not isinstance(body, dict):
+    if (query.get("fieldValidation") or "").lower() != "strict":
         return
-    found = fields.unknown(body, fields.BY_KIND.get(route.kind.kind))
+    found = _unknown_fields(route, body)
     if found:
         kind = route.kind
         raise errors.BadRequest(f'{kind.kind} in version "{kind.version}" cannot be handled as a {kind.kind}: '
-                                "strict decoding error: " + ", ".join(f'unknown field "{path}"' for path, _ in found))
+                                "strict decoding error: " + ", ".join(found))
+
+
+def field_warnings(route: routes.Resource, query: Query, body: Any) -> list[str]:
+    """fieldValidation=Warn, kube-apiserver's default: the unknown fields of a write, for `Warning`
+    response headers (kubectl prints them); none with Ignore (or Strict, which refused them)."""
+    if (query.get("fieldValidation") or "Warn").lower() != "warn":
+        return []
+    return _unknown_fields(route, body)
 
 
 def create(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
