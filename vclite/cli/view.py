@@ -277,7 +277,7 @@ def job_cells(snap: Snapshot, job: Obj | None, targets: list[str], now: dt.datet
         detail = f"waiting on {', '.join(targets)}" if targets else "waiting"
         return Text("waiting", style=PHASE_STYLE["waiting"]), "", "", detail
     phase = meta.phase(job) or "Pending"
-    detail = why_waiting(snap, job) if phase in ("Pending", "") else ""
+    detail = why_waiting(snap, job) if phase in ("Pending", "", "Running") else ""
     if phase == "Failed":
         detail = failure_reason(snap, job)
     return Text(phase, style=PHASE_STYLE.get(phase, "")), task_progress(job), elapsed(job, now), detail

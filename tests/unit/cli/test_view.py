@@ -108,3 +108,9 @@ RESTARTS = " (it exited 0 and restartPolicy Always restarts it; a task that shou
 ])
 def test_why_waiting_names_a_container_that_cannot_start(pod, expected):
     assert view.why_waiting(view.Snapshot([], [job("j")], [], [pod]), job("j")) == expected
+
+
+def test_a_running_job_shows_its_restarting_container():
+    pod = _pod("Running", {"reason": "CrashLoopBackOff", "message": "back-off 10s"}, last_exit=0)
+    phase, _, _, detail = view.job_cells(view.Snapshot([], [job("j")], [], [pod]), job("j"), [], NOW)
+    assert phase.plain == "Running" and detail == "pod j-main-0: container c CrashLoopBackOff: back-off 10s" + RESTARTS
