@@ -54,6 +54,9 @@ class Snapshot:
 
     def __post_init__(self) -> None:
         self._jobs = {(meta.namespace(j), meta.name(j)): j for j in self.jobs}
+        self._pods: dict[tuple[str, str], list[Obj]] = {}   # by (namespace, vcjob name): a view draws
+        for p in self.pods:                                  # every job each tick, wide flows included
+            self._pods.setdefault((meta.namespace(p), meta.labels(p).get(batch.JOB_NAME, "")), []).append(p)
         self._pgs: dict[tuple[str, str], Obj] = {}
         for pg in self.podgroups:
             ref = meta.controller_ref(pg)
@@ -64,8 +67,7 @@ class Snapshot:
         return self._pgs.get((meta.namespace(job), meta.name(job)))
 
     def pods_of(self, job: Obj) -> list[Obj]:
-        return [p for p in self.pods if meta.namespace(p) == meta.namespace(job)
-                and meta.labels(p).get(batch.JOB_NAME) == meta.name(job)]
+        return list(self._pods.get((meta.namespace(job), meta.name(job)), ()))
 
 
 def standalone_jobs(snap: Snapshot) -> list[Obj]:

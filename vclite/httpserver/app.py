@@ -256,7 +256,7 @@ class Server:
                     f"{', '.join(resources.PATCH_TYPES)}")
             body = resources.decode_body(raw, ctype, query)
             code, obj = resources.patch(be, route, query, ctype, body)
-            warnings = resources.field_warnings(route, query, body) if ctype != resources.JSON_PATCH else []
+            warnings = resources.field_warnings(route, query, body)   # (none for a JSON patch's operations)
         else:
             body = resources.decode_body(raw, ctype or JSON_CT, query)
             if not isinstance(body, dict):
