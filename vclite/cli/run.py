@@ -36,9 +36,10 @@ DELETED_UNFINISHED = "deleted before it finished"
 Obj = dict[str, Any]
 
 
-def snapshot(client: Any) -> view.Snapshot:
-    return view.Snapshot(client.list(kinds.JOBFLOW), client.list(kinds.JOB), client.list(kinds.PODGROUP),
-                         client.list(kinds.POD))
+def snapshot(caches: dict[str, informer.Informer]) -> view.Snapshot:
+    """The run's objects as its watch caches hold them (read-only, no copy: the live view draws one
+    ten times a second, and the end of a long flow's run reads every object once)."""
+    return view.Snapshot(*(caches[kind.kind].list() for kind in (kinds.JOBFLOW, kinds.JOB, kinds.PODGROUP, kinds.POD)))
 
 
 class Progress:
@@ -200,13 +201,13 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
     last_draw = -1.0
     live = Live(console=console, auto_refresh=False, transient=False) if live_view else None
     progress = Progress()
-    flows = informer.Informer(rt.client, kinds.JOBFLOW, progress.observe)
-    jobs = informer.Informer(rt.client, kinds.JOB, progress.observe)
-    podgroups = informer.Informer(rt.client, kinds.PODGROUP, progress.observe)
-    for inf in (flows, jobs, podgroups):
+    caches = {kind.kind: informer.Informer(rt.client, kind, None if kind is kinds.POD else progress.observe)
+              for kind in (kinds.JOBFLOW, kinds.JOB, kinds.PODGROUP, kinds.POD)}
+    for inf in caches.values():
         inf.start()
-        for obj in inf.list():   # (applied before the informers started: no event of their own)
-            progress.observe(client_mod.WatchEvent(client_mod.EventType.ADDED, inf.kind, obj, None))
+        if inf.on_event is not None:
+            for obj in inf.list():   # (applied before the informers started: no event of their own)
+                progress.observe(client_mod.WatchEvent(client_mod.EventType.ADDED, inf.kind, obj, None))
 
     def tick(final: bool = False) -> None:
         """Live view: redraw at most 10 times a second. Otherwise: a line per phase change, as
@@ -218,7 +219,7 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
             now = rt.clock.monotonic()
             if final or now - last_draw >= 0.1:
                 last_draw = now
-                live.update(view.render(snapshot(rt.client), rt.clock.now()), refresh=True)
+                live.update(view.render(snapshot(caches), rt.clock.now()), refresh=True)
             return
         lines = progress.changes()
         if lines:   # plain lines (no live view here): written directly, rich's rendering is per line
@@ -235,7 +236,7 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
         done = await rt.run_until(progress.done, timeout=timeout,
                                   on_tick=None if quiet else tick)
         tick(final=True)
-        return done, snapshot(rt.client), progress
+        return done, snapshot(caches), progress
     finally:
         if live is not None:
             live.stop()
