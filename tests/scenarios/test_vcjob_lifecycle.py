@@ -403,3 +403,59 @@ def test_pods_carry_volcano_metadata(c):
         "t", "0", "default")
     assert pod["spec"]["schedulerName"] == "volcano"
     assert pod["metadata"]["ownerReferences"][0]["uid"] == job["metadata"]["uid"]
+
+
+# ---- requests that would only repeat the last SyncJob are not queued --------------------------------
+def _bind(c, name):
+    c.client.bind("default", name, "n1")
+
+
+def _label(c, name):
+    c.client.patch(kinds.POD, "default", name, {"metadata": {"labels": {"seen": "yes"}}})
+
+
+def _pg_running(c, name, conditions=()):
+    pg = c.podgroups()[0]
+    c.client.patch(kinds.PODGROUP, "default", pg["metadata"]["name"],
+                   {"status": {"phase": "Running", "conditions": list(conditions)}}, status=True)
+
+
+def _pg_running_unschedulable(c, name):
+    _pg_running(c, name, [{"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources",
+                           "message": "1/2 tasks in gang unschedulable", "lastTransitionTime": "2026-01-01T00:00:00Z"}])
+
+
+def _run_pod(c, name):
+    c.set_pod(name, "Running")
+
+
+def _mark_out_of_sync(c, name):
+    c.client.patch(kinds.POD, "default", name,
+                   {"metadata": {"annotations": {"volcano.sh/controller-out-of-sync": "true"}}})
+
+
+@pytest.mark.parametrize("change, syncs", [
+    (_bind, 0),                       # the scheduler binds a pod: nothing SyncJob reads changed
+    (_label, 0),                      # a label added by hand
+    (_pg_running, 0),                 # Inqueue -> Running
+    (_pg_running_unschedulable, 1),   # ... but with a warning to record on the job
+    (_run_pod, 1),                    # a pod starts: PodRunning
+    (_mark_out_of_sync, 2),           # the out-of-sync mark: the pod is deleted, then recreated
+])
+def test_only_changes_syncjob_reads_are_synced(c, change, syncs):
+    c.create(vcjob())
+    c.enqueue()
+    assert len(c.pods()) == 2 and c.step() == 0   # its own pods' creation asked for no second sync
+    before = c.job()["status"]
+    change(c, "j-t-0")
+    assert c.step() == syncs
+    if syncs == 0:
+        assert c.job()["status"] == before
+    if change is _pg_running_unschedulable:
+        assert len(c.events("PodGroupPending")) == 1
+
+
+def test_pod_pending_policy_still_sees_the_pods_it_creates(c):
+    c.create(vcjob(policies=[{"event": "PodPending", "action": "RestartPod", "timeout": "30s"}]))
+    c.enqueue()
+    assert {d.pod_name for d in c.ctrl.delayed_actions("default/j")} == {"j-t-0", "j-t-1"}

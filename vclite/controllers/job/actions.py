@@ -64,6 +64,8 @@ class Context:
     podgroups: Mapping[tuple[str, str], Obj] | None = None
     # PodGroup specs wanted, by job uid: (job generation, priorities, spec), read only
     wanted: dict[str, tuple[Any, tuple, Obj]] = dataclasses.field(default_factory=dict)
+    # (namespace, name) of the pods SyncJob is creating right now (it counts them itself)
+    creating: set[tuple[str, str]] = dataclasses.field(default_factory=set)
 
     def event(self, obj: Obj, type_: str, reason: str, message: str) -> None:
         events.record(self.client, self.clock, obj, type_, reason, message, component=COMPONENT)
@@ -231,13 +233,29 @@ def ensure_podgroup(ctx: Context, job: Obj) -> None:
         ctx.client.update(updated)
 
 
-def _record_podgroup_event(ctx: Context, job: Obj, pg: Obj) -> None:
+def pending_condition(pg: Obj) -> Obj | None:
+    """The PodGroup's latest True condition when it is not Scheduled (SyncJob then records a
+    PodGroupPending warning on the job), else None."""
     latest = None
     for cond in (pg.get("status") or {}).get("conditions") or []:
         if cond.get("status") == "True" and (latest is None or (cond.get("lastTransitionTime") or "") >
                                             (latest.get("lastTransitionTime") or "")):
             latest = cond
     if latest is not None and latest.get("type") != scheduling.PodGroupConditionType.SCHEDULED:
+        return latest
+    return None
+
+
+def enqueued(pg: Obj | None) -> bool:
+    """Whether the scheduler has let the PodGroup in (Inqueue, Running, …: SyncJob creates its pods);
+    Unknown is not (its change is a JobUnknown request)."""
+    return pg is not None and meta.phase(pg) not in ("", scheduling.PodGroupPhase.PENDING,
+                                                     scheduling.PodGroupPhase.UNKNOWN)
+
+
+def _record_podgroup_event(ctx: Context, job: Obj, pg: Obj) -> None:
+    latest = pending_condition(pg)
+    if latest is not None:
         ctx.event(job, "Warning", POD_GROUP_PENDING,
                   f"PodGroup {meta.namespace(job)}:{meta.name(job)} {str(latest.get('type', '')).lower()}, "
                   f"reason: {latest.get('message', '')}")
@@ -355,13 +373,17 @@ def _create_pods(ctx: Context, job: Obj, pods: PodsByTask, missing: list[tuple[O
             ready[name] = status_mod.dependencies_met(job, task, all_pods)
         if not ready[name]:
             continue
+        pod_key = (meta.namespace(job), pods_mod.pod_name(meta.name(job), name, index))
+        ctx.creating.add(pod_key)
         try:
             created = ctx.client.create(pods_mod.build_pod(job, task, index))
         except errors.AlreadyExists:
             continue  # counted when its watch event arrives
         except errors.ApiError as exc:
-            failures.append(f"{pods_mod.pod_name(meta.name(job), name, index)}: {exc}")
+            failures.append(f"{pod_key[1]}: {exc}")
             continue
+        finally:
+            ctx.creating.discard(pod_key)
         tally.add(created)
     if failures:
         ctx.event(job, "Warning", FAILED_CREATE, f"Error creating pods: {failures}")

@@ -4,14 +4,18 @@ requests, `sync(key)` resolves each request to an action and executes the lifecy
 Watch handlers (`job_controller_handler.go`, §1.3) only record work: they keep a watch cache of
 jobs and of the pods each job controls, translate every change into a `policies.Request` appended
 to the job's pending list, and enqueue the job key `ns/name`:
-- job added -> OutOfSync; job updated -> OutOfSync if spec or phase changed; a new command
-  annotation (commands.py) -> CommandIssued;
+- job added -> OutOfSync; job updated -> OutOfSync if spec or phase changed (as the state machine
+  reads it: no phase is Pending); a new command annotation (commands.py) -> CommandIssued;
 - pod added -> PodPending (OutOfSync if marked out-of-sync); pod phase -> Failed: PodFailed with the
   first container's exit code; -> Succeeded and every replica of its task Succeeded: TaskCompleted;
   Running/Pending: TaskFailed when the task's restarts reached its maxRetry, but a transition into
   Running is PodRunning and into Pending is PodPending; otherwise OutOfSync; pod deleted ->
   PodEvicted (OutOfSync if marked out-of-sync or unknown to the cache);
 - PodGroup status.phase changed -> a request with event Unknown (phase Unknown) or no event.
+Requests that could only make SyncJob repeat itself are not queued (a third of a quick job's syncs):
+the PodPending of a pod the sync under way creates and counts (unless a policy acts on PodPending),
+an OutOfSync pod change that leaves what SyncJob reads alone (status.sync_view: e.g. a binding),
+and a PodGroup moving between two enqueued phases (Inqueue -> Running) with no warning to record.
 
 `sync(key)` pops the job's due delayed actions and its pending requests, in order. Each request is
 resolved by `policies.apply_policies`; a delayed action becomes a timer (`queue.add_after`) with
@@ -124,7 +128,7 @@ class JobController:
         if old is not None and _rv(old) == _rv(job):
             return
         self._jobs[key] = job
-        if old is None or old.get("spec") != job.get("spec") or meta.phase(old) != meta.phase(job):
+        if old is None or old.get("spec") != job.get("spec") or actions.phase_of(old) != actions.phase_of(job):
             self._request(key, policies.Request(event=Event.OUT_OF_SYNC))
         cmd = commands.requested(job)
         if cmd is not None and (old is None or commands.requested(old) != cmd):
@@ -175,6 +179,8 @@ class JobController:
         if ev.type == client_mod.EventType.ADDED:
             cache[name] = pod
             event = Event.OUT_OF_SYNC if out_of_sync else Event.POD_PENDING
+            if (meta.namespace(pod), name) in self._ctx.creating and self._counted_by_creator(key, task, name, uid):
+                return
         elif ev.type == client_mod.EventType.DELETED:
             known = cache.pop(name, None) is not None
             if not cache:
@@ -190,6 +196,8 @@ class JobController:
             event, code = self._pod_event(key, task, pod, old)
             if out_of_sync:
                 event, code = Event.OUT_OF_SYNC, None
+            if event == Event.OUT_OF_SYNC and status_mod.sync_view(pod) == status_mod.sync_view(old):
+                return   # nothing SyncJob reads changed (e.g. the pod was bound to a node)
         self._request(key, policies.Request(
             event=event, exit_code=code, task_name=task, pod_name=name, job_uid=uid, job_version=version,
             pod_uid=meta.uid(pod), partition_id=meta.labels(pod).get(batch.PARTITION_ID, "")))
@@ -205,6 +213,8 @@ class JobController:
             return
         if meta.phase(pg) == meta.phase(ev.old):
             return
+        if actions.enqueued(ev.old) and actions.enqueued(pg) and actions.pending_condition(pg) is None:
+            return   # e.g. Inqueue -> Running: SyncJob would do the same as before, and has no warning to record
         job_name = meta.name(pg)
         for ref in meta.owner_references(pg):
             if ref.get("kind") == kinds.JOB.kind:
@@ -212,6 +222,13 @@ class JobController:
         unknown = meta.phase(pg) == scheduling.PodGroupPhase.UNKNOWN
         self._request(f"{meta.namespace(pg)}/{job_name}",
                       policies.Request(event=Event.JOB_UNKNOWN if unknown else None))
+
+    def _counted_by_creator(self, key: str, task: str, name: str, uid: str) -> bool:
+        """A pod SyncJob is creating is counted by that SyncJob: its PodPending request would only
+        repeat it, unless a lifecycle policy acts on PodPending (with a timeout)."""
+        job = self._jobs.get(key)
+        req = policies.Request(event=Event.POD_PENDING, task_name=task, pod_name=name, job_uid=uid)
+        return job is not None and policies.apply_policies(job, req) == (Act.SYNC_JOB, None)
 
     # ---- sync ------------------------------------------------------------------------------------
     def _get(self, key: str) -> Obj | None:

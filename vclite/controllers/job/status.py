@@ -10,6 +10,7 @@
 - `dependencies_met`: a task with `dependsOn` may get pods only when its dependencies are ready
   (Succeeded, or Running with every container Ready, >= the dependency's minAvailable; `iteration:
   any` with several names needs one, otherwise all).
+- `sync_view`: what SyncJob reads from a pod (the watch handler skips changes that leave it alone).
 - `write_counts`: the counters into a status dict with Go's omitempty (zeros omitted).
 
 Pure functions over pod / job dicts; no client.
@@ -79,6 +80,14 @@ def tally(pods: Iterable[Obj]) -> Tally:
         else:
             t.add(pod)
     return t
+
+
+def sync_view(pod: Obj) -> tuple:
+    """Everything SyncJob reads from a pod (its controller, phase, deletion, the out-of-sync mark,
+    readiness for dependent tasks): a pod change that leaves this alone cannot change what SyncJob
+    does, so its OutOfSync request is not queued (e.g. the scheduler binding a pod)."""
+    return ((meta.controller_ref(pod) or {}).get("uid"), pod_phase(pod), meta.is_deleting(pod),
+            batch.OUT_OF_SYNC_ANNOTATION in meta.annotations(pod), ready_for_dependents(pod))
 
 
 def write_counts(status: Obj, t: Tally) -> None:
