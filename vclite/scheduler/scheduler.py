@@ -147,24 +147,24 @@ class Scheduler:
             self._bind(result.binds)
             self._evict(result.evictions)
             self._write_podgroups(result.podgroup_status)
-            self._write_queues(result.queue_status)
+            self._write_queues(result)
         finally:
             self._writing = False
             if len(self._own_writes) > 10_000:
                 self._own_writes.clear()  # versions whose events never came back (async clients)
 
-    def _write_queues(self, patches: dict[str, Obj]) -> None:
+    def _write_queues(self, result: session_mod.SessionResult) -> None:
         """Queue `status.allocated`, at most once per QUEUE_STATUS_GAP: it is bookkeeping (no decision
         reads it) and sessions run far more often than Volcano's one a second. A change not written
         yet asks for a session once the gap has passed, so the last value is always written."""
-        if not patches:
+        if not result.queue_allocated:
             return
         wait = self._queues_written_at + QUEUE_STATUS_GAP - self.clock.monotonic()
         if wait > 1e-6:   # (a timer set for exactly then may fire a rounding error early)
             self.queue.add_after(KEY, wait)
             return
         self._queues_written_at = self.clock.monotonic()
-        for name, patch in patches.items():
+        for name, patch in result.queue_status.items():
             try:
                 self._wrote(self.client.patch(kinds.QUEUE, "", name, {"status": patch}, status=True))
             except errors.NotFound:

@@ -46,6 +46,7 @@ class Dims:
         mask = np.ones(len(self.names), dtype=bool)
         mask[self.pods] = False
         self.not_pods = mask  # quota checks and BestEffort detection ignore `pods`
+        self.units.flags.writeable = mask.flags.writeable = False   # shared by sessions (snapshot memo)
 
     def __len__(self) -> int:
         return len(self.names)

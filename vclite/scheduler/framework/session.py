@@ -38,13 +38,32 @@ Point = hooks.Point
 _NAMESPACE = uuid.UUID("6f1c2d0e-6a49-4c57-9a54-7c1f3f1a5e10")
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(eq=False)
 class SessionResult:
     binds: dict[str, str] = dataclasses.field(default_factory=dict)          # pod key -> node
     evictions: list[str] = dataclasses.field(default_factory=list)           # pod keys
     pipelined: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # podgroup key -> nodes
     podgroup_status: dict[str, Obj] = dataclasses.field(default_factory=dict)  # podgroup key -> status
-    queue_status: dict[str, Obj] = dataclasses.field(default_factory=dict)     # queue name -> status patch
+    # queues whose status.allocated no longer says what they hold: name -> (queue, allocated vector, dims)
+    queue_allocated: dict[str, tuple[QueueInfo, np.ndarray, Any]] = dataclasses.field(default_factory=dict,
+                                                                                       repr=False)
+
+    @functools.cached_property
+    def queue_status(self) -> dict[str, Obj]:
+        """Queue name -> status patch of `allocated`, formatted on first use: formatting quantities
+        costs more than the rest of a small session, and the shell writes queues only now and then."""
+        out = {}
+        for name, (queue, allocated, dims) in self.queue_allocated.items():
+            patch = status_mod.queue_status_update(queue, status_mod.allocated_list(allocated, dims))
+            if patch is not None:
+                out[name] = patch
+        return out
+
+    def _compared(self) -> tuple:
+        return self.binds, self.evictions, self.pipelined, self.podgroup_status, self.queue_status
+
+    def __eq__(self, other: object) -> bool:
+        return self._compared() == other._compared() if isinstance(other, SessionResult) else NotImplemented
 
 
 def _created_uid(item: JobInfo | QueueInfo) -> tuple:
@@ -320,11 +339,8 @@ def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResul
             result.podgroup_status[job.uid] = new
     allocated = status_mod.queue_allocated(ssn.jobs, ssn.queues, ssn.dims)
     for name, queue in ssn.queues.items():
-        if status_mod.queue_allocated_unchanged(queue, allocated[name], ssn.dims):
-            continue
-        patch = status_mod.queue_status_update(queue, status_mod.allocated_list(allocated[name], ssn.dims))
-        if patch is not None:
-            result.queue_status[name] = patch
+        if not status_mod.queue_allocated_unchanged(queue, allocated[name], ssn.dims):
+            result.queue_allocated[name] = (queue, allocated[name], ssn.dims)
     return result
 
 

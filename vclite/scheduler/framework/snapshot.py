@@ -133,6 +133,16 @@ class _Memo:
         self.vectors: dict[tuple[int, tuple], tuple[dict, np.ndarray]] = shared.setdefault("vectors", {})
         self.best_effort: dict[int, tuple[np.ndarray, bool]] = shared.setdefault("best_effort", {})
         self.podgroups: dict[int, _PodGroupEntry] = shared.setdefault("podgroups", {})   # by id(PodGroup)
+        self.queues: dict[int, tuple[Obj, dims_mod.Dims, jobs_mod.QueueInfo]] = shared.setdefault("queues", {})
+        self._dims: dict[frozenset, dims_mod.Dims] = shared.setdefault("dims", {})
+
+    def dims(self, names: set[str]) -> dims_mod.Dims:
+        """The session's Dims, one object per distinct set of names (read-only)."""
+        key = frozenset(names)
+        hit = self._dims.get(key)
+        if hit is None:
+            hit = self._dims[key] = dims_mod.Dims(key)
+        return hit
 
     def pod_request(self, pod: Obj) -> dict | None:
         cache = self.request_cache
@@ -232,7 +242,12 @@ class _Priorities:
         return _int(annotated, _int(prio, tasks_mod.DEFAULT_TASK_PRIORITY))
 
 
-def _queue_info(q: Obj, dims: dims_mod.Dims) -> jobs_mod.QueueInfo:
+def _queue_info(q: Obj, dims: dims_mod.Dims, memo: "_Memo") -> jobs_mod.QueueInfo:
+    """The queue's info; its vectors are read-only and shared by the sessions that see the same
+    stored version of the queue with the same dimensions."""
+    hit = memo.queues.get(id(q))
+    if hit is not None and hit[0] is q and hit[1] is dims:
+        return hit[2]
     spec = q.get("spec") or {}
     cap_list = _spec_list(q, "spec", "capability")
     capability = dims.vector(cap_list, missing=np.inf)
@@ -240,13 +255,16 @@ def _queue_info(q: Obj, dims: dims_mod.Dims) -> jobs_mod.QueueInfo:
         i = dims.index[name]
         if capability[i] <= 0:
             capability[i] = np.inf
+    guarantee = dims.vector(_spec_list(q, "spec", "guarantee", "resource"))
+    capability.flags.writeable = guarantee.flags.writeable = False
     name = meta.name(q)
     parent = spec.get("parent") or ("" if name == scheduling.ROOT_QUEUE else scheduling.ROOT_QUEUE)
-    return jobs_mod.QueueInfo(
+    info = jobs_mod.QueueInfo(
         name=name, weight=max(_int(spec.get("weight"), 1), 1) if spec.get("weight") is not None else 1,
         priority=_int(spec.get("priority"), 0), state=meta.phase(q), created=tasks_mod.created(q),
-        capability=capability, guarantee=dims.vector(_spec_list(q, "spec", "guarantee", "resource")),
-        parent=parent, obj=q)
+        capability=capability, guarantee=guarantee, parent=parent, obj=q)
+    memo.queues[id(q)] = (q, dims, info)
+    return info
 
 
 _PHASES = {str(p): p for p in scheduling.PodGroupPhase}
@@ -351,10 +369,14 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME, laz
         names.update(m)
     for _, members in pool.classes() if pool else ():   # (equal minResources within a class)
         names.update(_min_resources(members[0][2], memo) or ())
-    dims = dims_mod.Dims(names)
+    dims = memo.dims(names)
     nodes = nodes_mod.NodeState(dims, ready, allocs, vectors={k: memo.vector(dims, a) for k, a in allocs.items()})
     prio = _Priorities(state.priority_classes)
-    queues = {q.name: q for q in (_queue_info(o, dims) for o in state.queues)}
+    queues = {q.name: q for q in (_queue_info(o, dims, memo) for o in state.queues)}
+    if len(memo.queues) > len(queues):   # keep the live versions only
+        live = {id(q.obj) for q in queues.values()}
+        for k in [k for k in memo.queues if k not in live]:
+            del memo.queues[k]
     jobs: dict[str, jobs_mod.JobInfo] = {}
     for entry in entries:
         if entry.fields["queue"] in queues:
