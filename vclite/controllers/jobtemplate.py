@@ -80,7 +80,8 @@ class JobTemplateController:
 
     def _on_job(self, ev: client_mod.WatchEvent) -> None:
         if ev.type == client_mod.EventType.MODIFIED:
-            if template_key_of(ev.old) == template_key_of(ev.object):
+            if ev.old is not None and meta.labels(ev.old) is meta.labels(ev.object) or \
+                    template_key_of(ev.old) == template_key_of(ev.object):
                 return   # a phase change does not change which template a job came from
         for obj in (ev.object, ev.old):
             key = template_key_of(obj)

@@ -46,10 +46,18 @@ def _ready(node: Obj | None) -> str:
     return ""
 
 
+_EMPTY: Obj = {}
+
+
+def _part(obj: Obj | None, name: str) -> Obj:
+    part = obj.get(name) if obj else None
+    return part if isinstance(part, dict) else _EMPTY
+
+
 def _pod_fields(pod: Obj | None) -> tuple:
-    return (_get(pod, "status", "phase"), _get(pod, "spec", "nodeName"), _get(pod, "metadata", "deletionTimestamp"),
-            bool(_get(pod, "spec", "schedulingGates")), meta.annotations(pod or {}).get(batch.GROUP_NAME),
-            _get(pod, "spec", "schedulerName"))
+    md, spec, status = _part(pod, "metadata"), _part(pod, "spec"), _part(pod, "status")
+    return (status.get("phase"), spec.get("nodeName"), md.get("deletionTimestamp"), bool(spec.get("schedulingGates")),
+            _part(md, "annotations").get(batch.GROUP_NAME), spec.get("schedulerName"))
 
 
 def _pod_urgency(ev: client_mod.WatchEvent, scheduler_name: str) -> Wake:

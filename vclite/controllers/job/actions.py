@@ -93,13 +93,14 @@ def _now(ctx: Context) -> str:
     return clock_mod.format_time(ctx.clock.now())
 
 
+_JOB_PHASES = {str(p): p for p in batch.JobPhase}
+
+
 def phase_of(job: Obj) -> batch.JobPhase:
     """The job's phase; a job without one (or with one vclite does not know) is Pending, as
     Volcano's NewState defaults it."""
-    try:
-        return batch.JobPhase(meta.phase(job))
-    except ValueError:
-        return batch.JobPhase.PENDING
+    phase = meta.phase(job)
+    return _JOB_PHASES.get(phase, batch.JobPhase.PENDING) if isinstance(phase, str) else batch.JobPhase.PENDING
 
 
 def _append_condition(status: Obj, phase: str, when: str) -> None:

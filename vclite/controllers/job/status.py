@@ -26,17 +26,18 @@ from vclite.api import meta
 
 Obj = dict[str, Any]
 PodPhase = core.PodPhase
+_EMPTY: dict = {}
 
 ITERATION_ANY = "any"  # dependsOn.iteration (Volcano's batch.IterationAny); default is "all"
 COUNTER_FIELDS = ("pending", "running", "succeeded", "failed", "terminating", "unknown")
 
 
+_PHASES = {str(p): p for p in PodPhase}
+
+
 def pod_phase(pod: Obj) -> PodPhase:
-    raw = (pod.get("status") or {}).get("phase") or PodPhase.PENDING
-    try:
-        return PodPhase(raw)
-    except ValueError:
-        return PodPhase.UNKNOWN
+    raw = (pod.get("status") or _EMPTY).get("phase") or PodPhase.PENDING
+    return _PHASES.get(raw, PodPhase.UNKNOWN) if isinstance(raw, str) else PodPhase.UNKNOWN
 
 
 def task_of(pod: Obj) -> str | None:

@@ -177,13 +177,15 @@ class JobFlowController:
         coalesced over STATUS_REFRESH seconds, so a busy flow is not recomputed on every pod change."""
         if ev.type == client_mod.EventType.ADDED and self._creating and meta.name(ev.object) in self._creating:
             return   # a vcjob this sync is creating: the engine observes what create returns
-        owner = objects.jobflow_key_of(ev.object) if job_event_changes_phase(ev) else None
-        if owner:
-            self._phases[owner].append((ev.object, self.clock.now()))
+        key_now = objects.jobflow_key_of(ev.object)
+        if key_now and job_event_changes_phase(ev):
+            self._phases[key_now].append((ev.object, self.clock.now()))
+        seen = None
         for obj in (ev.object, ev.old):
-            key = objects.jobflow_key_of(obj) if obj else None
-            if not key:
-                continue
+            key = key_now if obj is ev.object else objects.jobflow_key_of(obj) if obj else None
+            if not key or key == seen:
+                continue   # (a vcjob's flow hardly ever changes: its old version names the same one)
+            seen = key
             ns, _, name = key.partition("/")
             urgent = job_event_is_urgent(ev, meta.phase(self.jobflows.get(ns, name) or {}))
             self._dirty[key].add(meta.name(obj))
