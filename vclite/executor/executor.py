@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import os
 import pathlib
 from typing import Any, Hashable
 
@@ -72,6 +73,7 @@ class LocalExecutor:
         self._lost: dict[str, str] = {}       # key -> uid of pods whose processes died with a previous process
         self._subs: list[client_mod.Subscription] = []
         self.pods = informer_mod.Informer(client, kinds.POD, self._on_pod)   # read-only pods
+        self.host_env = dict(os.environ)   # what every container's environment starts from
 
     # ---- watches: enqueue only ----------------------------------------------------------------
     def start(self) -> None:
@@ -167,7 +169,7 @@ class LocalExecutor:
         try:
             runner = runner_mod.PodRunner(pod, self.pod_dir(meta.namespace(pod), meta.name(pod)),
                                           self._config_maps(pod), self.clock, self._on_runner_change,
-                                          self.restart_backoff)
+                                          self.restart_backoff, self.host_env)
             runner.prepare()
         except runner_mod.NoCommandError as e:
             self._write_not_started(pod, core.PodPhase.FAILED, envvars.NO_COMMAND, e.message, pod_level=True)

@@ -16,10 +16,10 @@ Layout of a pod's directory `<poddir>` (the executor uses `<workdir>/<namespace>
 - `.vclite/volumes/<volume>` — emptyDir and configMap volumes (made only for pods that have some).
 Nothing else is created: a directory or file costs a few hundred microseconds on some disks, and a
 pod of a fast chain would pay them on every hop.
-The process environment is the host's, plus VC_POD_DIR, TERMINATION_MESSAGE_PATH and HOSTNAME (the
-pod's hostname), plus the container's env (see envvars). The working directory is `workingDir`
-when that is an existing host directory not under a mount; otherwise `<poddir>/<workingDir>`
-(created); with no workingDir, `<poddir>`.
+The process environment is the host's (as the executor found it when it started), plus VC_POD_DIR,
+TERMINATION_MESSAGE_PATH and HOSTNAME (the pod's hostname), plus the container's env (see envvars).
+The working directory is `workingDir` when that is an existing host directory not under a mount;
+otherwise `<poddir>/<workingDir>` (created); with no workingDir, `<poddir>`.
 
 Init containers run one at a time, then all app containers at once. Each process starts in its own
 session; when it exits, or the pod is stopped, its whole process group is killed (SIGTERM, then
@@ -82,6 +82,31 @@ def _rel(path: str, what: str) -> str:
     return rel
 
 
+def _mkdirs(path: Path) -> None:
+    """`path.mkdir(parents=True, exist_ok=True)` in as few system calls as the usual case allows
+    (the parent of a new pod's directory exists: two mkdirs, where pathlib tries three)."""
+    missing = []
+    while True:
+        try:
+            os.mkdir(path)
+            break
+        except FileExistsError:
+            if not path.is_dir():
+                raise
+            break
+        except FileNotFoundError:
+            if path.parent == path:
+                raise
+            missing.append(path)
+            path = path.parent
+    for p in reversed(missing):
+        try:
+            os.mkdir(p)
+        except FileExistsError:
+            if not p.is_dir():
+                raise
+
+
 def read_message(path: Path, limit: int = MAX_MESSAGE) -> str:
     try:
         with open(path, "rb") as fh:
@@ -104,8 +129,10 @@ def log_tail(path: Path, offset: int) -> str:
 
 class PodRunner:
     def __init__(self, pod: Obj, pod_dir: Path, config_maps: dict[str, Obj], clock: clock_mod.Clock,
-                 on_change: Callable[[str], None], restart_backoff: float = 10.0):
+                 on_change: Callable[[str], None], restart_backoff: float = 10.0,
+                 host_env: dict[str, str] | None = None):
         self.pod, self.pod_dir, self.key = pod, Path(pod_dir), meta.key(pod)
+        self._host_env = host_env if host_env is not None else dict(os.environ)
         self._config_maps, self._clock, self._on_change = config_maps, clock, on_change
         self._backoff = restart_backoff
         spec = pod.get("spec") or {}
@@ -136,14 +163,15 @@ class PodRunner:
         missing = envvars.missing_commands(self.pod)
         if missing:
             raise NoCommandError(envvars.no_command_message(self.pod, missing))
-        (self.pod_dir / "logs").mkdir(parents=True, exist_ok=True)
+        _mkdirs(self.pod_dir / "logs")
         sources = self._materialize_volumes()
         mounts = self._mount(sources)
         self.launches = {name: self._launch(c, mounts) for name, c in self._specs.items()}
 
     def _materialize_volumes(self) -> dict[str, Path]:
         root = self.pod_dir / ".vclite" / "volumes"
-        shutil.rmtree(root, ignore_errors=True)   # made again below, only if a volume needs it
+        if os.path.lexists(root):   # (a pod started again after a restart of vclite)
+            shutil.rmtree(root, ignore_errors=True)   # made again below, only if a volume needs it
         sources: dict[str, Path] = {}
         for vol in (self.pod.get("spec") or {}).get("volumes") or []:
             name = vol.get("name", "")
@@ -224,7 +252,7 @@ class PodRunner:
                     "HOSTNAME": spec.get("hostname") or meta.name(self.pod)}
         env = envvars.container_env(self.pod, c, self._config_maps, injected)
         argv = envvars.argv(c, env)
-        return Launch(argv=argv, env={**os.environ, **env}, cwd=self._working_dir(c.get("workingDir"), mounts),
+        return Launch(argv=argv, env={**self._host_env, **env}, cwd=self._working_dir(c.get("workingDir"), mounts),
                       log=self.pod_dir / "logs" / f"{name}.log", termination_log=term,
                       fallback_to_logs=c.get("terminationMessagePolicy") == "FallbackToLogsOnError")
 
