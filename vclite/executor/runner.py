@@ -82,10 +82,12 @@ def _rel(path: str, what: str) -> str:
     return rel
 
 
-def _mkdirs(path: Path) -> None:
+def _mkdirs(path: Path) -> bool:
     """`path.mkdir(parents=True, exist_ok=True)` in as few system calls as the usual case allows
-    (the parent of a new pod's directory exists: two mkdirs, where pathlib tries three)."""
-    missing = []
+    (the parent of a new pod's directory exists: two mkdirs, where pathlib tries three).
+    True if `path` was made now (so it is empty)."""
+    missing: list[Path] = []
+    target = path
     while True:
         try:
             os.mkdir(path)
@@ -93,6 +95,8 @@ def _mkdirs(path: Path) -> None:
         except FileExistsError:
             if not path.is_dir():
                 raise
+            if path == target:
+                return False
             break
         except FileNotFoundError:
             if path.parent == path:
@@ -105,6 +109,9 @@ def _mkdirs(path: Path) -> None:
         except FileExistsError:
             if not p.is_dir():
                 raise
+            if p == target:
+                return False
+    return True
 
 
 def read_message(path: Path, limit: int = MAX_MESSAGE) -> str:
@@ -147,6 +154,7 @@ class PodRunner:
         self.main = [podstatus.ContainerState(c.get("name", ""), c.get("image", ""), reason=first) for c in apps]
         self._specs = {c.get("name", ""): c for c in list(inits) + list(apps)}
         self.launches: dict[str, Launch] | None = None
+        self._fresh_logs = False
         self._procs: dict[str, processes.Child] = {}
         self._stopping = False
         self._stop = asyncio.Event()
@@ -163,7 +171,7 @@ class PodRunner:
         missing = envvars.missing_commands(self.pod)
         if missing:
             raise NoCommandError(envvars.no_command_message(self.pod, missing))
-        _mkdirs(self.pod_dir / "logs")
+        self._fresh_logs = _mkdirs(self.pod_dir / "logs")   # (empty: no old log or message to look at)
         sources = self._materialize_volumes()
         mounts = self._mount(sources)
         self.launches = {name: self._launch(c, mounts) for name, c in self._specs.items()}
@@ -320,8 +328,10 @@ class PodRunner:
     async def _run_once(self, st: podstatus.ContainerState) -> None:
         assert self.launches is not None
         launch = self.launches[st.name]
-        launch.termination_log.unlink(missing_ok=True)   # a message is this run's, never the last one's
-        offset = launch.log.stat().st_size if launch.log.exists() else 0
+        offset = 0
+        if not self._fresh_logs or st.restart_count:
+            launch.termination_log.unlink(missing_ok=True)   # a message is this run's, never the last one's
+            offset = launch.log.stat().st_size if launch.log.exists() else 0
         try:
             with open(launch.log, "ab") as log:
                 proc = await processes.start(launch.argv, cwd=launch.cwd, env=launch.env, log=log)
