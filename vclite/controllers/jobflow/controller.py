@@ -129,7 +129,7 @@ class JobFlowController:
                  prober: prober_mod.Prober | None = None):
         self.client, self.clock = client, clock
         self.queue = workqueue.WorkQueue(clock)
-        self._subscriptions: list[client_mod.Subscription] = []
+        self.templates = informer_mod.Informer(client, kinds.JOBTEMPLATE, self._on_template)   # read-only
         self.jobs = informer_mod.Informer(client, kinds.JOB, self._on_job)  # read-only cache of vcjobs
         self.jobflows = informer_mod.Informer(client, kinds.JOBFLOW, self._on_jobflow)
         # the scheduler's Unschedulable reason of each vcjob's PodGroup, for the per-job conditions
@@ -147,7 +147,7 @@ class JobFlowController:
 
     # ---- watches: only enqueue ----------------------------------------------------------------
     def start(self) -> None:
-        self._subscriptions = [self.client.watch(kinds.JOBTEMPLATE, self._on_template)]
+        self.templates.start()
         self.jobs.start()
         self.podgroups.start()
         self._waiting.fill(self.podgroups.list())
@@ -159,9 +159,7 @@ class JobFlowController:
         self.jobs.stop()
         self.podgroups.stop()
         self.jobflows.stop()
-        for sub in self._subscriptions:
-            sub.cancel()
-        self._subscriptions = []
+        self.templates.stop()
         self.prober.close()
 
     def _on_jobflow(self, ev: client_mod.WatchEvent) -> None:
@@ -392,10 +390,8 @@ class JobFlowController:
         eng.create_failed(inst, note)
 
     def _template(self, ns: str, name: str) -> Obj | None:
-        try:
-            return self.client.get(kinds.JOBTEMPLATE, ns, name)
-        except errors.NotFound:
-            return None
+        """The JobTemplate as the watch cache has it (read only: build_job copies its spec)."""
+        return self.templates.get(ns, name)
 
     def _existing(self, ns: str, name: str) -> Obj | None:
         try:
