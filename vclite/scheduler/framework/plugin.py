@@ -90,7 +90,7 @@ def parse_arguments(cls: type, raw: Mapping[str, Any] | None, owner: str, prefix
     (bool, int, float, str; strings such as "true" or "3" are accepted, as Volcano accepts them).
     """
     raw = dict(raw or {})
-    fields = {f.metadata.get("key", f.name): f for f in dataclasses.fields(cls) if f.name != "extra"}
+    fields = {f.metadata.get("key", f.name): f for f in dataclasses.fields(cls) if f.name != "extra" and f.init}
     values: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     for key, value in raw.items():

@@ -51,18 +51,27 @@ def _valid(f: float) -> float:
 class Arguments:
     factor: float = plugin.arg("overcommit-factor", DEFAULT_FACTOR)
     extra: Any = None   # overcommit-factor.<resource>: a factor for one resource (checked at load)
+    # factors by session dimensions (sessions share a Dims while the resource names stay the same)
+    _factors: dict = dataclasses.field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         for key, value in (self.extra or {}).items():
             _factor(value, key)
 
     def factors(self, dims: dims_mod.Dims) -> np.ndarray:
-        """The factor of each session dimension."""
+        """The factor of each session dimension (read-only)."""
+        hit = self._factors.get(id(dims))
+        if hit is not None and hit[0] is dims:
+            return hit[1]
         out = np.full(len(dims), _valid(self.factor), dtype=np.float64)
         for key, value in (self.extra or {}).items():
             i = dims.index.get(key[len(PREFIX):])
             if i is not None:
                 out[i] = _valid(_factor(value, key))
+        out.flags.writeable = False
+        if len(self._factors) > 64:
+            self._factors.clear()
+        self._factors[id(dims)] = (dims, out)
         return out
 
 
