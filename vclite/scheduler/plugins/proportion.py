@@ -62,10 +62,29 @@ def real_capability(total: np.ndarray, total_guarantee: np.ndarray, guarantee: n
     return np.minimum(np.maximum(total - total_guarantee, 0) + guarantee, capability)
 
 
+_FILLED: dict[tuple, list[np.ndarray]] = {}   # water_fill's results by input (a pure function's memo)
+FILLED_LIMIT = 256
+
+
 def water_fill(total: np.ndarray, attrs: list[QueueAttr], dims: dims_mod.Dims) -> None:
     """Set each queue's `deserved`: repeatedly split what remains by weight among unmet queues,
     capped by realCapability and by request and raised to guarantee; a queue is met once its
-    request fits or its deserved stops changing; stop when nothing remains or nothing changed."""
+    request fits or its deserved stops changing; stop when nothing remains or nothing changed.
+    Sessions that see the same queues asking for the same resources (a chain of equal jobs) reuse
+    the result worked out for the first of them."""
+    key = (dims.names, total.tobytes(), *((a.weight, a.request.tobytes(), a.real_capability.tobytes(),
+                                         a.guarantee.tobytes(), a.deserved.tobytes()) for a in attrs))
+    hit = _FILLED.get(key)
+    if hit is None:
+        _water_fill(total, attrs, dims)
+        if len(_FILLED) >= FILLED_LIMIT:
+            _FILLED.clear()
+        hit = _FILLED[key] = [a.deserved.copy() for a in attrs]
+    for a, deserved in zip(attrs, hit):
+        a.deserved = deserved.copy()
+
+
+def _water_fill(total: np.ndarray, attrs: list[QueueAttr], dims: dims_mod.Dims) -> None:
     remaining = total.astype(np.float64).copy()
     met: set[int] = set()
     for _ in range(MAX_ROUNDS):
