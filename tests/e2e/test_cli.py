@@ -57,6 +57,16 @@ def test_job_that_can_never_fit_is_reported_not_hung(vcctl, write, tmp_path):
     assert "no further progress is possible" in r.err and "cpu" in r.err, r
 
 
+def test_stuck_run_does_not_wait_for_a_finished_jobs_ttl(vcctl, write, tmp_path):
+    """Only clean-up is left (a finished vcjob's TTL deletion in ten minutes): the run is stuck now."""
+    done = JOB.format(name="done", extra="\n  ttlSecondsAfterFinished: 600", script="true")
+    big = SLEEPER.replace("command: [sh", 'resources: {requests: {cpu: "64"}}\n              command: [sh')
+    r = vcctl("run", "--nodes", "1x(cpu=2,memory=4Gi)", "--workdir", tmp_path, write("stuck.yaml", done + big),
+              timeout=60)
+    assert r.code == 1, r
+    assert "no further progress is possible" in r.err and "cpu" in r.err, r
+
+
 def test_output_yaml_is_a_v1_list(vcctl, tmp_path):
     r = vcctl("run", "--quiet", "-o", "yaml", "--workdir", tmp_path, "examples/retry.yaml")
     assert r.code == 0, r

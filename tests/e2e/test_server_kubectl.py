@@ -273,6 +273,29 @@ def test_metrics_after_work(server):
     assert 'vclite_apiserver_request_total{code="401"' in text
 
 
+TTL_JOB = """
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: short-lived}
+spec:
+  ttlSecondsAfterFinished: 3
+  tasks:
+    - name: main
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: main, image: busybox, command: ["true"]}]
+"""
+
+
+def test_a_finished_vcjob_is_deleted_after_its_ttl(kubectl, write):
+    """(After the metrics test, which counts the pods scheduled.) A server keeps running clean-up timers (a `vcctl run` that is stuck stops without them)."""
+    kubectl("apply", "-f", write("ttl.yaml", TTL_JOB))
+    wait_for(kubectl, ["get", "vcjob", "short-lived", "--ignore-not-found", "-o", "name"],
+             lambda p: p.returncode == 0 and p.stdout == "", "the vcjob to be deleted after its TTL")
+
+
 def test_json_logs_plain_http_and_a_data_dir_in_use(tmp_path):
     with vcctl_server.running(tmp_path / "data", "--plain-http", "--log-format", "json") as srv:
         assert srv.url.startswith("http://127.0.0.1:")

@@ -119,7 +119,7 @@ async def _drive(rt: Any, stop: asyncio.Event) -> None:
         while not stop.is_set():
             changed.clear()
             try:
-                await rt.run_until(stop.is_set)
+                await rt.run_until(stop.is_set, chores=True)
             except runtime_mod.Interrupted:
                 return
             if stop.is_set():

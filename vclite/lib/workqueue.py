@@ -5,6 +5,12 @@ A key added while already queued is queued once. Delays are measured on the inje
 `next_ready_at()` tells the runtime when the earliest delayed key becomes ready, so it can sleep
 (real clock) or jump (virtual clock) exactly that far. `on_add` is called whenever a key becomes
 ready, so the runtime can wake up; it must not do work itself.
+
+A delayed add is either progress (the default: its sync may move some job or flow forward, e.g. a
+policy's timeout or a retry's back-off) or a chore (`chore=True`: clean-up and bookkeeping, e.g.
+deleting a finished vcjob after its ttlSecondsAfterFinished). Both fire alike;
+`next_progress_at()` ignores chores, so a run with nothing left but chores can tell it is stuck
+instead of waiting an hour for a TTL.
 """
 from __future__ import annotations
 
@@ -21,8 +27,10 @@ class WorkQueue:
                  on_add: Callable[[], None] | None = None):
         self._clock = clock
         self._ready: OrderedDict[Hashable, None] = OrderedDict()
-        self._delayed: list[tuple[float, int, Hashable]] = []
+        self._delayed: list[tuple[float, int, Hashable]] = []   # progress
         self._due: dict[Hashable, float] = {}  # earliest pending delayed add per key
+        self._chores: list[tuple[float, int, Hashable]] = []
+        self._chore_due: dict[Hashable, float] = {}
         self._seq = itertools.count()
         self._failures: dict[Hashable, int] = {}
         self._base, self._max = base_delay, max_delay
@@ -34,15 +42,18 @@ class WorkQueue:
             if self.on_add:
                 self.on_add()
 
-    def add_after(self, key: Hashable, delay: float) -> None:
+    def add_after(self, key: Hashable, delay: float, chore: bool = False) -> None:
+        """Add `key` once `delay` seconds have passed; `chore`: clean-up or bookkeeping that cannot
+        move anything forward (see the module docstring)."""
         if delay <= 0:
             self.add(key)
             return
         due = self._clock.monotonic() + delay
-        if self._due.get(key, float("inf")) <= due:
-            return  # an earlier delayed add of the same key is already pending: coalesce
-        self._due[key] = due
-        heapq.heappush(self._delayed, (due, next(self._seq), key))
+        dues, heap = (self._chore_due, self._chores) if chore else (self._due, self._delayed)
+        if dues.get(key, float("inf")) <= due:
+            return  # an earlier delayed add of the same key and kind is already pending: coalesce
+        dues[key] = due
+        heapq.heappush(heap, (due, next(self._seq), key))
 
     def add_rate_limited(self, key: Hashable) -> None:
         """Re-queue after a failure, with per-key exponential back-off."""
@@ -57,11 +68,20 @@ class WorkQueue:
         self._failures.pop(key, None)
 
     def _promote(self) -> None:
-        now = self._clock.monotonic()
-        while self._delayed and self._delayed[0][0] <= now + 1e-9:
-            due, _, key = heapq.heappop(self._delayed)
-            if self._due.get(key) == due:
-                del self._due[key]
+        delayed, chores = self._delayed, self._chores
+        if not (delayed or chores):
+            return
+        now = self._clock.monotonic() + 1e-9
+        while True:   # both kinds in the order they fell due
+            if delayed and delayed[0][0] <= now and not (chores and chores[0] < delayed[0]):
+                heap, dues = delayed, self._due
+            elif chores and chores[0][0] <= now:
+                heap, dues = chores, self._chore_due
+            else:
+                return
+            due, _, key = heapq.heappop(heap)
+            if dues.get(key) == due:
+                del dues[key]
             self.add(key)
 
     def get(self) -> Hashable | None:
@@ -78,7 +98,13 @@ class WorkQueue:
 
     def next_ready_at(self) -> float | None:
         """Monotonic time at which the earliest delayed key becomes ready (None if none is delayed)."""
+        if self._chores:
+            return min(self._chores[0][0], self._delayed[0][0]) if self._delayed else self._chores[0][0]
+        return self._delayed[0][0] if self._delayed else None
+
+    def next_progress_at(self) -> float | None:
+        """`next_ready_at`, chores left out: when the earliest delayed add that may move things on fires."""
         return self._delayed[0][0] if self._delayed else None
 
     def __len__(self) -> int:
-        return len(self._ready) + len(self._delayed)
+        return len(self._ready) + len(self._delayed) + len(self._chores)

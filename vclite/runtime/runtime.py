@@ -177,6 +177,12 @@ class Runtime:
         times = [t for c in self.components if (t := c.queue.next_ready_at()) is not None]
         return min(times) if times else None
 
+    def awaits_progress(self) -> bool:
+        """Could anything still move forward by itself: a pod running, work ready, or a timer that is
+        not a chore (a TTL clean-up, a bookkeeping write: they fire, but cannot unblock anything)?"""
+        return self.busy_pods() > 0 or self.has_ready_work() or \
+            any(c.queue.next_progress_at() is not None for c in self.components)
+
     def has_ready_work(self) -> bool:
         return any(c.queue.has_ready() for c in self.components)
 
@@ -198,8 +204,11 @@ class Runtime:
         return total
 
     async def run_until(self, done: Callable[[], bool], timeout: float | None = None,
-                        on_tick: Callable[[], None] | None = None, tick: float = 0.1) -> bool:
-        """Run until `done()` holds (True), the timeout passes, or nothing can ever change (False).
+                        on_tick: Callable[[], None] | None = None, tick: float = 0.1,
+                        chores: bool = False) -> bool:
+        """Run until `done()` holds (True), the timeout passes, or nothing can move forward any more
+        (False): no pod running, no work ready, no timer but chores (`WorkQueue.add_after`). With
+        `chores`, pending chores keep it running too (a server, whose clean-ups must still happen).
 
         `on_tick` (e.g. a live view refresh) is called after each burst of work and at least every
         `tick` seconds while something runs."""
@@ -217,9 +226,9 @@ class Runtime:
             now = self.clock.monotonic()
             if deadline is not None and now >= deadline:
                 return False
+            if not (self.awaits_progress() or chores and self.next_timer() is not None):
+                return False  # quiescent: nothing running, nothing (but chores) scheduled to happen
             nxt = self.next_timer()
-            if nxt is None and self.busy_pods() == 0 and not self.has_ready_work():
-                return False  # quiescent: nothing running, nothing scheduled to happen
             waits = [w for w in (None if nxt is None else nxt - now,
                                  None if deadline is None else deadline - now,
                                  tick if on_tick else None) if w is not None]

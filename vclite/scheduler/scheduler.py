@@ -161,7 +161,7 @@ class Scheduler:
             return
         wait = self._queues_written_at + QUEUE_STATUS_GAP - self.clock.monotonic()
         if wait > 1e-6:   # (a timer set for exactly then may fire a rounding error early)
-            self.queue.add_after(KEY, wait)
+            self.queue.add_after(KEY, wait, chore=True)   # (bookkeeping: decides nothing)
             return
         self._queues_written_at = self.clock.monotonic()
         for name, patch in result.queue_status.items():

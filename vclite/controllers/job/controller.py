@@ -403,7 +403,7 @@ class JobController:
             return
         left = (finished + _dt.timedelta(seconds=int(ttl)) - self.clock.now()).total_seconds()
         if left > 0:
-            self.queue.add_after(key, left)
+            self.queue.add_after(key, left, chore=True)   # (a finished job's deletion unblocks nothing)
             return
         try:
             self.client.delete(kinds.JOB, meta.namespace(job), meta.name(job), propagation="Foreground")
