@@ -8,7 +8,8 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-COMPONENTS = ("scheduler", "job-controller", "jobflow-controller", "executor", "jobtemplate-controller")
+COMPONENTS = ("scheduler", "job-controller", "jobflow-controller", "executor", "jobtemplate-controller",
+              "event-recorder")
 
 
 def test_hop_costs_accounts_every_component():

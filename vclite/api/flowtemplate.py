@@ -101,13 +101,18 @@ def substitute(obj: Any, values: Mapping[str, str], path: str = "") -> Any:
 
 def placeholders(obj: Any) -> set[str]:
     """Every placeholder name used in the strings of `obj`."""
-    if isinstance(obj, str):
-        return set(PLACEHOLDER.findall(obj))
-    if isinstance(obj, dict):
-        return set().union(*(placeholders(v) for v in obj.values()))
-    if isinstance(obj, list):
-        return set().union(*(placeholders(v) for v in obj))
-    return set()
+    found: set[str] = set()
+    todo = [obj]
+    while todo:
+        o = todo.pop()
+        if isinstance(o, str):
+            if "{{" in o:
+                found.update(PLACEHOLDER.findall(o))
+        elif isinstance(o, dict):
+            todo.extend(o.values())
+        elif isinstance(o, list):
+            todo.extend(o)
+    return found
 
 
 def parse_items(text: str, source: str = "withParam") -> list[Any]:

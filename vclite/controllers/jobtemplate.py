@@ -54,6 +54,7 @@ def depends_on_status(previous: Obj | None, jobs: list[Obj]) -> Obj:
 
 class JobTemplateController:
     name = "jobtemplate-controller"
+    background = True   # bookkeeping no other component waits for (the runtime runs it last)
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock):
         self.client, self.clock = client, clock

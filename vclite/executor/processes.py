@@ -35,7 +35,7 @@ class _PidfdChild:
     def __init__(self, popen: subprocess.Popen, pidfd: int, loop: asyncio.AbstractEventLoop):
         self._popen, self._pidfd, self._loop = popen, pidfd, loop
         self.pid = popen.pid
-        self._exited: asyncio.Future[int] = loop.create_future()
+        self._waiters: list[asyncio.Future[int]] = []
         loop.add_reader(pidfd, self._on_exit)
 
     @property
@@ -46,12 +46,20 @@ class _PidfdChild:
         self._loop.remove_reader(self._pidfd)
         os.close(self._pidfd)
         code = self._popen.wait()   # the process has exited: this only reaps it
-        if not self._exited.done():
-            self._exited.set_result(code)
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(code)
+        self._waiters.clear()
 
     async def wait(self) -> int:
-        # shielded: one waiter cancelled (a stop's timeout) must not cancel the others' wait
-        return await asyncio.shield(self._exited)
+        code = self._popen.returncode
+        if code is not None:
+            return code
+        # a future per waiter: one waiter cancelled (a stop's timeout) does not cancel the others',
+        # and the exit wakes each waiter in one turn of the loop (asyncio.shield would take three)
+        waiter = self._loop.create_future()
+        self._waiters.append(waiter)
+        return await waiter
 
 
 def _pidfd_open(pid: int) -> int | None:

@@ -299,7 +299,10 @@ class PodRunner:
             for st in self.init:
                 if not await self._keep_running(st, init_policy):
                     return
-            await asyncio.gather(*(self._keep_running(st, self.restart_policy) for st in self.main))
+            if len(self.main) == 1:   # (no task of its own: the process starts in this task's first step)
+                await self._keep_running(self.main[0], self.restart_policy)
+            else:
+                await asyncio.gather(*(self._keep_running(st, self.restart_policy) for st in self.main))
         finally:
             for st in self.init + self.main:
                 if st.kind == podstatus.StateKind.WAITING:

@@ -30,6 +30,7 @@ import time
 from typing import Any, Callable, Hashable
 
 from vclite.api import kinds
+from vclite.apiserver import events
 from vclite.apiserver import inprocess
 from vclite.controllers import jobtemplate as jobtemplate_controller
 from vclite.controllers.job import controller as job_controller
@@ -45,6 +46,7 @@ from vclite.store import sqlite as sqlite_store
 
 log = logging.getLogger("vclite.runtime")
 STORE_FILE = "store.db"
+FOREGROUND_STREAK = 64   # foreground syncs in a row before a waiting background key gets its turn
 PODS_DIR = "pods"
 
 
@@ -58,6 +60,19 @@ class SyncFailure:
     key: Hashable
     error: str
     attempts: int
+
+
+def _wake_up(fut: asyncio.Future[None]) -> None:
+    if not fut.done():
+        fut.set_result(None)
+
+
+def _first_ready(components: list[component_mod.Component]) -> tuple[component_mod.Component, Hashable] | None:
+    for c in components:
+        key = c.queue.get()
+        if key is not None:
+            return c, key
+    return None
 
 
 class Runtime:
@@ -85,7 +100,7 @@ class Runtime:
             raise
         self.max_requeues = max_requeues
         self.failures: list[SyncFailure] = []
-        self._wake: asyncio.Event | None = None
+        self._wake: asyncio.Future[None] | None = None   # run_until's: done when work is added
         self.node_names = [n["metadata"]["name"] for n in node_objs]
         if workdir:
             self.workdir = pathlib.Path(workdir)
@@ -94,8 +109,10 @@ class Runtime:
         else:
             self.workdir = pathlib.Path(tempfile.mkdtemp(prefix="vclite-"))
         conf = scheduler_config if scheduler_config is not None else scheduler_conf.default_conf()
-        self.job_controller = job_controller.JobController(self.client, self.clock)
-        self.jobflow_controller = jobflow_controller.JobFlowController(self.client, self.clock)
+        self.events = events.Recorder(self.client, self.clock)
+        self.job_controller = job_controller.JobController(self.client, self.clock, recorder=self.events.record)
+        self.jobflow_controller = jobflow_controller.JobFlowController(self.client, self.clock,
+                                                                       recorder=self.events.record)
         self.jobtemplate_controller = jobtemplate_controller.JobTemplateController(self.client, self.clock)
         self.scheduler = scheduler_mod.Scheduler(self.client, self.clock, conf)
         self.components: list[component_mod.Component] = [
@@ -105,7 +122,7 @@ class Runtime:
             self.executor = executor_mod.LocalExecutor(self.client, self.clock, self.node_names, self.workdir,
                                                        restart_backoff=restart_backoff)
             self.components.append(self.executor)
-        self.components.append(self.scheduler)
+        self.components += [self.scheduler, self.events]
         for c in self.components:
             c.queue.on_add = self._on_add
         self._started = False
@@ -126,7 +143,7 @@ class Runtime:
 
     def _on_add(self) -> None:
         if self._wake is not None:
-            self._wake.set()
+            _wake_up(self._wake)
 
     def request_stop(self) -> None:
         """Make run_until raise Interrupted at its next wake-up (safe to call from a signal handler
@@ -154,23 +171,33 @@ class Runtime:
             if self.on_sync is not None:
                 self.on_sync(c.name, time.perf_counter() - started)
 
-    def step(self) -> int:
-        """Process every ready key of every component; return how many syncs ran.
+    def step(self, background: bool = True) -> int:
+        """Process every ready key of every component; return how many syncs ran. Without
+        `background`, return once only background work is left (run_until lets the pods just
+        bound start first).
 
         Components are in priority order: a key is always taken from the first component with ready
         work, so the scheduler (after the controllers and the executor) runs one session over a
-        settled burst of changes instead of one per intermediate state."""
+        settled burst of changes instead of one per intermediate state. Background components
+        (bookkeeping nothing waits for: Events, JobTemplate status) come after all the others, so
+        in a flow of quick jobs they run while the next job's pods run; one background key is
+        still taken after every FOREGROUND_STREAK foreground ones, so they cannot starve."""
         self.start()
-        done = 0
-        components = self.components
+        later = [c for c in self.components if getattr(c, "background", False)]
+        first = [c for c in self.components if c not in later]
+        done = streak = 0
         while True:
-            for c in components:
-                key = c.queue.get()
-                if key is not None:
-                    break
-            else:
+            picked = None
+            if streak >= FOREGROUND_STREAK:
+                picked = _first_ready(later)
+            if picked is None:
+                picked = _first_ready(first)
+            if picked is None and background:
+                picked = _first_ready(later)
+            if picked is None:
                 return done
-            self._sync_one(c, key)
+            streak = 0 if picked[0] in later else streak + 1
+            self._sync_one(*picked)
             done += 1
 
     def next_timer(self) -> float | None:
@@ -212,12 +239,14 @@ class Runtime:
 
         `on_tick` (e.g. a live view refresh) is called after each burst of work and at least every
         `tick` seconds while something runs."""
-        self._wake = asyncio.Event()
+        loop = asyncio.get_running_loop()
         deadline = None if timeout is None else self.clock.monotonic() + timeout
         while True:
             if self._stop_requested:
                 raise Interrupted()
-            self._wake.clear()
+            self._wake = loop.create_future()   # (a bare future: one loop turn from the add to waking up)
+            if self.step(background=False) and self.has_ready_work():
+                await asyncio.sleep(0)   # the pods just started by the executor spawn their processes first
             self.step()
             if on_tick:
                 on_tick()
@@ -235,15 +264,18 @@ class Runtime:
             wait = max(0.0, min(waits)) if waits else None
             if self._stop_requested:
                 continue
+            timer = None if wait is None else loop.call_later(wait, _wake_up, self._wake)
             try:
-                await asyncio.wait_for(self._wake.wait(), timeout=wait)
-            except asyncio.TimeoutError:
-                pass
+                await self._wake
+            finally:
+                if timer is not None:
+                    timer.cancel()
 
     async def shutdown(self) -> None:
-        """Stop every pod cleanly (process groups terminated, then killed)."""
+        """Stop every pod cleanly (process groups terminated, then killed); write the Events noted."""
         if self.executor is not None:
             await self.executor.stop_all()
+        self.events.sync(events.Recorder.KEY)
 
     def close(self) -> None:
         """Release the durable store (its file and lock); a no-op without data_dir. Call after

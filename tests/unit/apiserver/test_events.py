@@ -49,3 +49,29 @@ def test_an_event_that_cannot_be_written_is_dropped_without_raising():
     clk, _, pod = setup()
     for error in (errors.Forbidden("no"), errors.AlreadyExists("raced"), errors.Invalid("Event", "e", [])):
         events.record(RefusingClient(error), clk, pod, "Normal", "Started", "ok")
+
+
+def test_a_recorder_writes_noted_events_when_synced_in_order_with_the_time_noted():
+    clk, client, pod = setup()
+    rec = events.Recorder(client, clk)
+    rec.record(pod, "Normal", "Scheduled", "bound")
+    clk.advance(3)
+    rec.record(pod, "Warning", "Failed", "boom")
+    rec.record(pod, "Warning", "Failed", "boom")
+    assert client.list(kinds.EVENT) == [] and rec.queue.get() == events.Recorder.KEY   # noted, not written
+    rec.sync(events.Recorder.KEY)
+    evs = sorted(client.list(kinds.EVENT), key=lambda e: int(e["metadata"]["resourceVersion"]))
+    assert [(e["reason"], e["count"]) for e in evs] == [("Scheduled", 1), ("Failed", 2)]
+    assert evs[0]["firstTimestamp"] != evs[1]["firstTimestamp"]    # each as of its record() call
+    rec.sync(events.Recorder.KEY)                                    # nothing noted since: nothing written
+    assert len(client.list(kinds.EVENT)) == 2
+
+
+def test_a_recorder_writes_at_once_when_too_many_are_noted():
+    clk, client, pod = setup()
+    rec = events.Recorder(client, clk)
+    for i in range(events.MAX_NOTED - 1):
+        rec.record(pod, "Normal", "Tick", f"tick {i}")
+    assert client.list(kinds.EVENT) == []
+    rec.record(pod, "Normal", "Tick", "the last straw")
+    assert len(client.list(kinds.EVENT)) == events.MAX_NOTED

@@ -66,9 +66,15 @@ class Context:
     wanted: dict[str, tuple[Any, tuple, Obj]] = dataclasses.field(default_factory=dict)
     # (namespace, name) of the pods SyncJob is creating right now (it counts them itself)
     creating: set[tuple[str, str]] = dataclasses.field(default_factory=set)
+    # how Events are recorded (None: written at once; the runtime gives its background recorder)
+    record: events.RecordFn | None = None
+
+    def __post_init__(self) -> None:
+        if self.record is None:
+            self.record = events.direct(self.client, self.clock)
 
     def event(self, obj: Obj, type_: str, reason: str, message: str) -> None:
-        events.record(self.client, self.clock, obj, type_, reason, message, component=COMPONENT)
+        self.record(obj, type_, reason, message, component=COMPONENT)
 
     def wanted_podgroup_spec(self, job: Obj, priorities: Mapping[str, int]) -> Obj:
         """podgroup.build(job, priorities)["spec"], computed once per job generation."""

@@ -44,6 +44,7 @@ from vclite.api import kinds
 from vclite.api import meta
 from vclite.api import scheduling
 from vclite.apiserver import client as client_mod
+from vclite.apiserver import events
 from vclite.controllers.job import actions
 from vclite.controllers.job import commands
 from vclite.controllers.job import policies
@@ -87,11 +88,12 @@ def _target(action: Act, task: str, pod: str, partition: str) -> actions.Target 
 class JobController:
     name = "job-controller"
 
-    def __init__(self, client: Any, clock: clock_mod.Clock):
+    def __init__(self, client: Any, clock: clock_mod.Clock, recorder: events.RecordFn | None = None):
+        """`recorder`: how Events are recorded (default: written at once; see apiserver/events.py)."""
         self.client, self.clock = client, clock
         self.queue = workqueue.WorkQueue(clock)
         self._podgroups: dict[tuple[str, str], Obj] = {}    # watch cache: (ns, name) -> PodGroup
-        self._ctx = actions.Context(client, clock, self._podgroups)
+        self._ctx = actions.Context(client, clock, self._podgroups, record=recorder)
         self._jobs: dict[str, Obj] = {}                     # watch cache: job key -> job
         self._pods: dict[str, dict[str, dict[str, Obj]]] = {}  # watch cache: job key -> task -> pod name -> pod
         self._requests: dict[str, list[policies.Request]] = {}

@@ -126,8 +126,10 @@ class JobFlowController:
     name = "jobflow-controller"
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock,
-                 prober: prober_mod.Prober | None = None):
+                 prober: prober_mod.Prober | None = None, recorder: events.RecordFn | None = None):
+        """`recorder`: how Events are recorded (default: written at once; see apiserver/events.py)."""
         self.client, self.clock = client, clock
+        self._record = recorder or events.direct(client, clock)
         self.queue = workqueue.WorkQueue(clock)
         self.templates = informer_mod.Informer(client, kinds.JOBTEMPLATE, self._on_template)   # read-only
         self.jobs = informer_mod.Informer(client, kinds.JOB, self._on_job)  # read-only cache of vcjobs
@@ -142,6 +144,7 @@ class JobFlowController:
         self._phases: dict[str, list[tuple[Obj, dt.datetime]]] = collections.defaultdict(list)
         self._probe_delay: dict[str, float] = {}
         self._template_names: dict[str, tuple[Obj, frozenset[str]]] = {}   # JobFlow key -> (version, names)
+        self._template_placeholders: dict[str, tuple[Obj, list[str]]] = {}   # JobTemplate key -> (version, names)
         self._written: dict[str, float] = {}      # JobFlow -> when its status was last written (monotonic)
         self._creating: set[str] = set()          # names of the vcjobs the sync under way creates
 
@@ -204,6 +207,8 @@ class JobFlowController:
     def _on_template(self, ev: client_mod.WatchEvent) -> None:
         if ev.type == client_mod.EventType.ADDED:
             self.queue.add(TEMPLATE_KEY_PREFIX + meta.key(ev.object))
+        elif ev.type == client_mod.EventType.DELETED:
+            self._template_placeholders.pop(meta.key(ev.object), None)
 
     # ---- sync -----------------------------------------------------------------------------------
     def sync(self, key: Hashable) -> None:
@@ -361,15 +366,14 @@ class JobFlowController:
                 return err    # retried with back-off by the runtime
             else:
                 eng.observe(inst.name, created, now)
-                events.record(self.client, self.clock, jobflow, NORMAL, "Created",
-                              f"create a job named {inst.name}!", component=self.name)
+                self._record(jobflow, NORMAL, "Created", f"create a job named {inst.name}!", component=self.name)
         return None
 
     def _build(self, jobflow: Obj, eng: engine_mod.Engine, template: Obj, inst: engine_mod.Inst,
                notes: dict[str, status_mod.Note]) -> Obj | None:
         d = eng.plan.flows[inst.flow]
         values = None
-        names = objects.placeholders(template.get("spec") or {})
+        names = self._placeholders_of(template)
         if d.patch:
             names = sorted({*names, *objects.placeholders(d.patch)})
         if names:
@@ -383,6 +387,15 @@ class JobFlowController:
             self._note(eng, inst, notes, status_mod.Note(batch.JobPhase.FAILED, status_mod.Reason.INVALID_TEMPLATE,
                                                          f"flow {inst.flow}: {err}"))
             return None
+
+    def _placeholders_of(self, template: Obj) -> list[str]:
+        """objects.placeholders of a JobTemplate's spec, read once per stored version (a walk of the
+        whole spec for each vcjob created from it, otherwise)."""
+        key = meta.key(template)
+        seen = self._template_placeholders.get(key)
+        if seen is None or seen[0] is not template:
+            seen = self._template_placeholders[key] = (template, objects.placeholders(template.get("spec") or {}))
+        return seen[1]
 
     def _note(self, eng: engine_mod.Engine, inst: engine_mod.Inst, notes: dict[str, status_mod.Note],
               note: status_mod.Note) -> None:
@@ -405,8 +418,7 @@ class JobFlowController:
         for job_name, note in notes.items():
             before = previous.get(job_name) or {}
             if (before.get("reason"), before.get("message")) != (note.reason, note.message):
-                events.record(self.client, self.clock, jobflow, WARNING, str(note.reason), note.message,
-                              component=self.name)
+                self._record(jobflow, WARNING, str(note.reason), note.message, component=self.name)
 
     # ---- outputs and probes (called by the engine) --------------------------------------------------
     def _read_output(self, inst: engine_mod.Inst) -> str | None:

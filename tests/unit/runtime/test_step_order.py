@@ -1,0 +1,96 @@
+"""Runtime.step: components in priority order, background components after all the others (but
+never starved), `step(background=False)` leaving them for later; run_until's wake-up."""
+import asyncio
+
+import pytest
+
+from vclite.lib import clock, workqueue
+from vclite.runtime import runtime
+
+
+class Recording:
+    """A component that logs its syncs; `then` adds keys (to itself or others) from a sync."""
+
+    def __init__(self, name, clk, log, background=False, then=None):
+        self.name, self.log, self.then = name, log, then or {}
+        self.background = background
+        self.queue = workqueue.WorkQueue(clk)
+
+    def start(self):
+        pass
+
+    def sync(self, key):
+        self.log.append(f"{self.name}:{key}")
+        for target, new_key in self.then.get(key, ()):
+            target.queue.add(new_key)
+
+
+@pytest.fixture
+def rt():
+    r = runtime.Runtime(clock.VirtualClock(), nodes=[], run_pods=False)
+    r.start()
+    yield r
+    r.close()
+
+
+def install(rt, *components):
+    rt.components = list(components)   # the runtime's own stay out of the way
+    for c in components:
+        c.queue.on_add = rt._on_add
+
+
+def test_background_work_waits_for_the_foreground(rt):
+    log = []
+    bg = Recording("bg", rt.clock, log, background=True)
+    second = Recording("second", rt.clock, log)
+    first = Recording("first", rt.clock, log, then={"a": [(bg, "x"), (second, "b")]})
+    install(rt, first, bg, second)
+    first.queue.add("a")
+    assert rt.step() == 3
+    assert log == ["first:a", "second:b", "bg:x"]
+
+
+def test_step_without_background_leaves_it_ready(rt):
+    log = []
+    bg = Recording("bg", rt.clock, log, background=True)
+    fg = Recording("fg", rt.clock, log, then={"a": [(bg, "x")]})
+    install(rt, fg, bg)
+    fg.queue.add("a")
+    assert rt.step(background=False) == 1 and rt.has_ready_work()
+    assert rt.step() == 1 and log == ["fg:a", "bg:x"]
+
+
+def test_background_is_not_starved_by_a_long_foreground_burst(rt):
+    log = []
+    bg = Recording("bg", rt.clock, log, background=True)
+    n = runtime.FOREGROUND_STREAK * 2 + 5
+    chain = {i: [] for i in range(n)}
+    fg = Recording("fg", rt.clock, log, then=chain)
+    for i in range(n - 1):
+        chain[i].append((fg, i + 1))   # each foreground sync adds the next: always ready
+    chain[0].append((bg, "x"))
+    chain[runtime.FOREGROUND_STREAK + 1].append((bg, "y"))
+    install(rt, fg, bg)
+    fg.queue.add(0)
+    rt.step()
+    bg_at = [i for i, entry in enumerate(log) if entry.startswith("bg:")]
+    assert bg_at == [runtime.FOREGROUND_STREAK, 2 * runtime.FOREGROUND_STREAK + 1], log
+    assert len(log) == n + 2
+
+
+def test_run_until_wakes_when_work_is_added_from_the_loop():
+    async def scenario():
+        r = runtime.Runtime(clock.RealClock(), nodes=[], run_pods=False)
+        try:
+            log = []
+            c = Recording("c", r.clock, log)
+            install(r, c)
+            loop = asyncio.get_running_loop()
+            loop.call_later(0.01, c.queue.add, "late")     # e.g. a process exit seen by the loop
+            c.queue.add_after("timer", 0.02)
+            done = await r.run_until(lambda: len(log) == 2, timeout=10)
+            return done, log
+        finally:
+            r.close()
+    done, log = asyncio.run(scenario())
+    assert done and log == ["c:late", "c:timer"]
