@@ -229,13 +229,14 @@ def get_podgroup(ctx: Context, job: Obj) -> Obj | None:
 def ensure_podgroup(ctx: Context, job: Obj) -> None:
     prio = _priorities(ctx, job)
     pg = get_podgroup(ctx, job)
+    wanted = ctx.wanted_podgroup_spec(job, prio)
     if pg is None:
         try:
-            ctx.client.create(podgroup.build(job, prio))
+            ctx.client.create(podgroup.build(job, prio, wanted))
         except errors.AlreadyExists:
             pass
         return
-    updated = podgroup.reconcile(pg, job, prio, ctx.wanted_podgroup_spec(job, prio))
+    updated = podgroup.reconcile(pg, job, prio, wanted)
     if updated is not None:
         ctx.client.update(updated)
 

@@ -128,10 +128,21 @@ def sub_group_policies(tasks: list[Obj]) -> list[Obj]:
     return out
 
 
-def build(job: Obj, priorities: Mapping[str, int]) -> Obj:
+def build(job: Obj, priorities: Mapping[str, int], spec_built: Obj | None = None) -> Obj:
+    """The job's PodGroup; `spec_built`: its spec, if already built from this job (copied here)."""
+    annotations = {k: v for k, v in meta.annotations(job).items() if k != commands.ANNOTATION}
+    pg_spec = jsoncopy.deep_copy(spec_built) if spec_built is not None else _spec(job, priorities)
+    md: Obj = {"name": name(job), "namespace": meta.namespace(job), "ownerReferences": [meta.owner_ref(job)]}
+    if annotations:
+        md["annotations"] = annotations
+    if meta.labels(job):
+        md["labels"] = dict(meta.labels(job))
+    return {"apiVersion": kinds.PODGROUP.api_version, "kind": kinds.PODGROUP.kind, "metadata": md, "spec": pg_spec}
+
+
+def _spec(job: Obj, priorities: Mapping[str, int]) -> Obj:
     spec = job.get("spec") or {}
     tasks = list(spec.get("tasks") or [])
-    annotations = {k: v for k, v in meta.annotations(job).items() if k != commands.ANNOTATION}
     pg_spec: Obj = {
         "minMember": int(spec.get("minAvailable", 0) or 0),
         "minTaskMember": {t.get("name"): min_task_member(t) for t in tasks},
@@ -146,12 +157,7 @@ def build(job: Obj, priorities: Mapping[str, int]) -> Obj:
     subgroups = sub_group_policies(tasks)
     if subgroups:
         pg_spec["subGroupPolicy"] = subgroups
-    md: Obj = {"name": name(job), "namespace": meta.namespace(job), "ownerReferences": [meta.owner_ref(job)]}
-    if annotations:
-        md["annotations"] = annotations
-    if meta.labels(job):
-        md["labels"] = dict(meta.labels(job))
-    return {"apiVersion": kinds.PODGROUP.api_version, "kind": kinds.PODGROUP.kind, "metadata": md, "spec": pg_spec}
+    return pg_spec
 
 
 def _same_resources(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> bool:

@@ -248,42 +248,48 @@ RULES: Mapping[Rule, Callable[[Tiers, tuple], Any]] = types.MappingProxyType({
 
 
 KEYED_POINTS = (Point.NODE_ORDER, Point.PREEMPTABLE, Point.RECLAIMABLE)
+_FLAGS = {point: spec.flag for point, spec in TABLE.items()}   # (a plain dict: read at every registration)
 
 
 class Hooks:
-    """The functions registered for one session, per point, grouped by tier in configuration order."""
+    """The functions registered for one session, per point, in tier order (configuration order)."""
 
     def __init__(self, n_tiers: int):
         self._n_tiers = n_tiers
-        self._tiers: dict[Point, Tiers] = {}
-        self._names: dict[Point, list[str]] = {}
         self._flat: dict[Point, list[Entry]] = {}   # tier order; the same list object stays current
+        self._meta: dict[Point, list[tuple[int, str]]] = {}   # (tier, plugin) of each entry of _flat
+        self._tiers: dict[Point, Tiers] = {}   # per tier, built when a tier rule first needs it
         self._callers: dict[Point, Callable[..., Any]] = {}
 
     def register(self, point: Point, tier: int, fn: Fn, weight: float = 1.0, plugin: str = "",
                  key: KeyFn | None = None) -> None:
         entry = (fn, weight, key)
-        tiers = self._tiers.get(point)
-        if tiers is None:
-            tiers = self._init(point)
-        tiers[tier].append(entry)
-        self._names[point].append(plugin)
         flat = self._flat.get(point)
         if flat is None:
-            self._flat[point] = [entry]
-        elif any(tiers[tier + 1:]):   # out of tier order (sessions register tier by tier): re-sort
-            flat[:] = [e for t in tiers for e in t]
-        else:
+            flat = self._flat[point] = []
+        meta = self._meta.setdefault(point, [])
+        if not meta or meta[-1][0] <= tier:   # (sessions register tier by tier)
             flat.append(entry)
+            meta.append((tier, plugin))
+        else:
+            at = next(i for i, (t, _) in enumerate(meta) if t > tier)
+            flat.insert(at, entry)
+            meta.insert(at, (tier, plugin))
+        tiers = self._tiers.get(point)
+        if tiers is not None:
+            tiers[tier].append(entry)
 
-    def _init(self, point: Point) -> Tiers:
-        tiers = self._tiers[point] = [[] for _ in range(self._n_tiers)]
-        self._names[point] = []
+    def _tiers_of(self, point: Point) -> Tiers:
+        tiers = self._tiers.get(point)
+        if tiers is None:
+            tiers = self._tiers[point] = [[] for _ in range(self._n_tiers)]
+            for (t, _), entry in zip(self._meta.get(point, ()), self._flat.get(point, ())):
+                tiers[t].append(entry)
         return tiers
 
     def registered(self, point: Point) -> list[str]:
         """Names of the plugins that registered `point` (in order)."""
-        return list(self._names.get(point, ()))
+        return [plugin for _, plugin in self._meta.get(point, ())]
 
     def flat(self, point: Point) -> list[Entry]:
         """(fn, weight, key) of every registration, in tier order; the same list object stays current."""
@@ -303,9 +309,7 @@ class Hooks:
         if special is not None:
             return special(flat)
         fn_rule = RULES[rule]
-        tiers = self._tiers.get(point)
-        if tiers is None:
-            tiers = self._init(point)
+        tiers = self._tiers_of(point)
         return lambda *args: fn_rule(tiers, args)
 
 
@@ -393,7 +397,7 @@ class Registrar:
         """Register `fn` for `point` if the plugin's flag for it is on; returns whether it was.
         `key`: NodeOrder (row-local scores cached per key(task)), Preemptable and Reclaimable (see the
         module docstring)."""
-        flag = TABLE[point].flag
+        flag = _FLAGS[point]
         if flag is not None and not self._enabled(flag):
             return False
         if key is not None and point not in KEYED_POINTS:
