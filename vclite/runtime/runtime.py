@@ -40,6 +40,7 @@ from vclite.executor import nodes as nodes_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import component as component_mod
 from vclite.lib import errors
+from vclite.runtime import idlegc
 from vclite.scheduler import conf as scheduler_conf
 from vclite.scheduler import scheduler as scheduler_mod
 from vclite.store import sqlite as sqlite_store
@@ -264,6 +265,8 @@ class Runtime:
             wait = max(0.0, min(waits)) if waits else None
             if self._stop_requested:
                 continue
+            if not self._wake.done():
+                idlegc.collect_when_idle()   # (collections at moments nothing waits for)
             timer = None if wait is None else loop.call_later(wait, _wake_up, self._wake)
             try:
                 await self._wake
