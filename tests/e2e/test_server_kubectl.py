@@ -273,25 +273,15 @@ def test_metrics_after_work(server):
     assert 'vclite_apiserver_request_total{code="401"' in text
 
 
-TTL_JOB = """
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata: {name: short-lived}
-spec:
-  ttlSecondsAfterFinished: 3
-  tasks:
-    - name: main
-      replicas: 1
-      template:
-        spec:
-          restartPolicy: Never
-          containers: [{name: main, image: busybox, command: ["true"]}]
-"""
+TTL_JOB = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "short-lived"},
+           "spec": {"ttlSecondsAfterFinished": 3, "tasks": [{"name": "main", "replicas": 1, "template": {"spec": {
+               "restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox", "command": ["true"]}]}}}]}}
 
 
 def test_a_finished_vcjob_is_deleted_after_its_ttl(kubectl, write):
-    """(After the metrics test, which counts the pods scheduled.) A server keeps running clean-up timers (a `vcctl run` that is stuck stops without them)."""
-    kubectl("apply", "-f", write("ttl.yaml", TTL_JOB))
+    """A server keeps running clean-up timers (a stuck `vcctl run` stops without waiting for them).
+    (After the metrics test, which counts the pods scheduled.)"""
+    kubectl("apply", "-f", write("ttl.yaml", yaml.safe_dump(TTL_JOB)))
     wait_for(kubectl, ["get", "vcjob", "short-lived", "--ignore-not-found", "-o", "name"],
              lambda p: p.returncode == 0 and p.stdout == "", "the vcjob to be deleted after its TTL")
 
