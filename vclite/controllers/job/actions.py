@@ -66,6 +66,8 @@ class Context:
     wanted: dict[str, tuple[Any, tuple, Obj]] = dataclasses.field(default_factory=dict)
     # (namespace, name) of the pods SyncJob is creating right now (it counts them itself)
     creating: set[tuple[str, str]] = dataclasses.field(default_factory=set)
+    # state.summarize of each job's spec, by job uid: (job generation, summary)
+    summaries: dict[str, tuple[Any, state.SpecSummary]] = dataclasses.field(default_factory=dict)
     # how Events are recorded (None: written at once; the runtime gives its background recorder)
     record: events.RecordFn | None = None
 
@@ -75,6 +77,18 @@ class Context:
 
     def event(self, obj: Obj, type_: str, reason: str, message: str) -> None:
         self.record(obj, type_, reason, message, component=COMPONENT)
+
+    def summary(self, job: Obj) -> state.SpecSummary:
+        """state.summarize of the job's spec, computed once per job generation."""
+        uid, generation = meta.uid(job), (job.get("metadata") or {}).get("generation")
+        hit = self.summaries.get(uid)
+        if hit is not None and generation is not None and hit[0] == generation:
+            return hit[1]
+        if len(self.summaries) > 10_000:
+            self.summaries.clear()
+        summary = state.summarize(job.get("spec") or {})
+        self.summaries[uid] = (generation, summary)
+        return summary
 
     def wanted_podgroup_spec(self, job: Obj, priorities: Mapping[str, int]) -> Obj:
         """podgroup.build(job, priorities)["spec"], computed once per job generation."""
@@ -117,7 +131,7 @@ def _append_condition(status: Obj, phase: str, when: str) -> None:
 
 def _apply_outcome(ctx: Context, job: Obj, status: Obj, t: state.Transition) -> None:
     """Evaluate the transition on `status`'s counters and write its phase/retryCount into `status`."""
-    outcome = state.apply(t, phase_of(job), state.counts_of(status), state.summarize(job.get("spec") or {}))
+    outcome = state.apply(t, phase_of(job), state.counts_of(status), ctx.summary(job))
     if not outcome.changed:
         return
     st = status.setdefault("state", {})

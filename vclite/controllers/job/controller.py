@@ -312,7 +312,7 @@ class JobController:
         """Execute `action` on the job as it is now; return the job as written (None: gone)."""
         phase = actions.phase_of(job)
         st = job.get("status") or {}
-        t = state.decide(phase, action, state.counts_of(st), state.summarize(job.get("spec") or {}))
+        t = state.decide_for(phase, action, st, lambda: self._ctx.summary(job))
         if action != Act.SYNC_JOB:
             self._ctx.event(job, "Normal", EXECUTE_ACTION, f"Start to execute action {action} ")
         try:

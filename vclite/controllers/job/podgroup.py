@@ -161,6 +161,8 @@ def _spec(job: Obj, priorities: Mapping[str, int]) -> Obj:
 
 
 def _same_resources(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> bool:
+    if (a or {}) == (b or {}):   # (the same text: no quantity to parse)
+        return True
     try:
         return ({k: quantity.parse(v) for k, v in (a or {}).items()} ==
                 {k: quantity.parse(v) for k, v in (b or {}).items()})

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from vclite.api import batch
 from vclite.api import core
@@ -229,6 +229,15 @@ def decide(phase: Any, action: Any, counts: Counts, spec: SpecSummary) -> Transi
     t = row(phase, action)
     if t.primitive is Primitive.KILL_JOB and t.retain is Retain.NONE and counts.retry_count >= spec.max_retry - 1:
         return dataclasses.replace(t, retain=Retain.SOFT)
+    return t
+
+
+def decide_for(phase: Any, action: Any, status: Mapping[str, Any], spec: Callable[[], SpecSummary]) -> Transition:
+    """`decide` over a vcjob's status dict; its counters and `spec()` are read only for the one row
+    that needs them (KillJob without retention)."""
+    t = row(phase, action)
+    if t.primitive is Primitive.KILL_JOB and t.retain is Retain.NONE:
+        return decide(phase, action, counts_of(status), spec())
     return t
 
 

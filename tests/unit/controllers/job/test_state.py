@@ -90,6 +90,21 @@ def test_last_retry_keeps_succeeded_and_failed_pods(phase, action, retry, max_re
     assert t.retain == retain
 
 
+@pytest.mark.parametrize("retry", [0, 2])
+@pytest.mark.parametrize("phase,action", [(phase, action) for phase in P for action in A])
+def test_decide_for_reads_status_and_spec_only_when_the_row_needs_them(phase, action, retry):
+    """decide_for(status dict, spec thunk) is decide(counts_of(status), spec), asking for the spec
+    only on the KillJob rows without retention."""
+    asked = []
+
+    def spec():
+        asked.append(1)
+        return _spec(max_retry=3)
+    t = state.decide_for(phase, action, {"retryCount": retry, "running": 1}, spec)
+    assert t == state.decide(phase, action, state.Counts(running=1, retry_count=retry), _spec(max_retry=3))
+    assert bool(asked) == (state.row(phase, action).primitive is KJ and state.row(phase, action).retain is NONE)
+
+
 # Rule rows: (id, phase, action, counts, spec, expected phase after, changed)
 RULES = [
     # JOB-01 / JOB-02 (Pending sync, rule P)
