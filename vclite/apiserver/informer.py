@@ -33,6 +33,7 @@ class Informer:
         self._subscription: client_mod.Subscription | None = None
         self._indexers = dict(indexers or {})
         self._indices: dict[str, dict[Any, dict[Key, Obj]]] = {name: {} for name in self._indexers}
+        self._indexed: dict[Key, tuple] = {}   # each object's index values, in indexer order
 
     def start(self) -> None:
         """Fill the cache from a list, then follow the watch."""
@@ -51,11 +52,19 @@ class Informer:
 
     def _store(self, key: Key, obj: Obj | None) -> None:
         """Put `obj` under `key` (None: remove it), keeping every index current."""
-        old = self._objects.pop(key, None) if obj is None else self._objects.get(key)
-        if obj is not None:
+        if obj is None:
+            self._objects.pop(key, None)
+        else:
             self._objects[key] = obj
-        for name, fn in self._indexers.items():
-            before, after = (fn(old) if old is not None else None), (fn(obj) if obj is not None else None)
+        if not self._indexers:
+            return
+        befores = self._indexed.pop(key, None) if obj is None else self._indexed.get(key)
+        afters = tuple(fn(obj) for fn in self._indexers.values()) if obj is not None else None
+        if afters is not None:
+            self._indexed[key] = afters
+        for i, name in enumerate(self._indexers):
+            before = befores[i] if befores is not None else None
+            after = afters[i] if afters is not None else None
             index = self._indices[name]
             if before is not None and before != after:
                 bucket = index.get(before)

@@ -62,6 +62,7 @@ class _Subscription:
         self.active = False
         if self in self._store._subscribers:
             self._store._subscribers.remove(self)
+            self._store._by_kind.clear()
 
 
 # Watch events kept for resuming (the apiserver's watch cache keeps far fewer): each holds whole object
@@ -79,6 +80,9 @@ class MemoryStore:
         self._uids: set[str] = set()
         self._history: collections.deque[Event] = collections.deque(maxlen=history)
         self._subscribers: list[_Subscription] = []
+        # kind -> its subscribers and the global ones, in subscription order (rebuilt after a change;
+        # a list being delivered to is never modified, so handlers may subscribe and cancel)
+        self._by_kind: dict[str, list[_Subscription]] = {}
         counter = itertools.count(1)
         self._uid = uid_factory or (lambda: str(uuid.uuid4()))
         self._seq = counter
@@ -121,8 +125,8 @@ class MemoryStore:
         ev = Event(self._rv, type_, kind, obj, old)
         self._history.append(ev)
         key = (kind.kind, obj["metadata"].get("namespace", ""), obj["metadata"]["name"]) if self._detector else None
-        for sub in list(self._subscribers):
-            if sub.active and (sub.kind is None or sub.kind == kind.kind):
+        for sub in self.subscribers_of(kind.kind):
+            if sub.active:
                 sub.handler(ev)
         if self._detector and type_ != "DELETED":
             self._detector.check(key)
@@ -318,4 +322,12 @@ class MemoryStore:
                     handler(ev)
         sub = _Subscription(self, kind.kind if kind else None, handler)
         self._subscribers.append(sub)
+        self._by_kind.clear()
         return sub
+
+    def subscribers_of(self, kind: str) -> list[_Subscription]:
+        """The subscriptions an event of `kind` goes to, in subscription order (do not modify)."""
+        subs = self._by_kind.get(kind)
+        if subs is None:
+            subs = self._by_kind[kind] = [s for s in self._subscribers if s.kind is None or s.kind == kind]
+        return subs

@@ -260,8 +260,8 @@ class SqliteStore(memory.MemoryStore):
     def _publish(self, events: list[memory.Event]) -> None:
         self._history.extend(events)
         for ev in events:
-            for sub in list(self._subscribers):
-                if sub.active and (sub.kind is None or sub.kind == ev.kind.kind):
+            for sub in self.subscribers_of(ev.kind.kind):
+                if sub.active:
                     sub.handler(ev)
 
     def create(self, kind: kinds.Kind, obj: Obj, owned: bool = False, copy_result: bool = True) -> Obj:

@@ -137,6 +137,31 @@ def test_watch_delivers_events_and_resumes_from_resource_version():
     assert replay == ["MODIFIED", "DELETED"]
 
 
+def test_watchers_of_a_kind_and_of_every_kind_are_called_in_subscription_order():
+    s = new_store()
+    seen = []
+
+    def handler(tag):
+        return lambda ev: seen.append((tag, ev.kind.kind, ev.object["metadata"]["name"]))
+    s.watch(None, handler("all-1"))
+    s.watch(kinds.POD, handler("pods"))
+    s.watch(kinds.JOB, handler("jobs"))
+    late = []
+
+    def cancels_itself(ev):
+        seen.append(("once", ev.kind.kind, ev.object["metadata"]["name"]))
+        once.cancel()
+        late.append(s.watch(kinds.POD, handler("late")))   # subscribed during a delivery: next event on
+    once = s.watch(kinds.POD, cancels_itself)
+    s.watch(None, handler("all-2"))
+    s.create(kinds.POD, pod("a"))
+    s.create(kinds.JOB, job("j"))
+    s.create(kinds.POD, pod("b"))
+    assert seen == [("all-1", "Pod", "a"), ("pods", "Pod", "a"), ("once", "Pod", "a"), ("all-2", "Pod", "a"),
+                    ("all-1", "Job", "j"), ("jobs", "Job", "j"), ("all-2", "Job", "j"),
+                    ("all-1", "Pod", "b"), ("pods", "Pod", "b"), ("all-2", "Pod", "b"), ("late", "Pod", "b")]
+
+
 def test_watch_from_expired_version_is_gone():
     s = memory.MemoryStore(clock.VirtualClock(), history=2)
     for i in range(5):
