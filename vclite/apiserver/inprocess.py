@@ -160,7 +160,9 @@ class InProcessClient:
         self.store.update(kinds.POD, new, subresource="binding", owned=True, copy_result=False)
 
     def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background") -> Obj | None:
-        old = self.store.get(kind, namespace, name)
+        old = self.store.peek(kind, namespace if kind.namespaced else "", name)   # (admission only reads it)
+        if old is None:
+            old = self.store.get(kind, namespace, name)   # raises NotFound
         self._admit(admission.Operation.DELETE, kind, None, old)
         return self.store.delete(kind, namespace, name, propagation=propagation)
 

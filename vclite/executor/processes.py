@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-from typing import IO, Protocol
+from typing import IO, Mapping, Protocol
 
 _PIDFD_WORKS: bool | None = None   # decided at the first start
 
@@ -75,7 +75,8 @@ def _pidfd_open(pid: int) -> int | None:
     return fd
 
 
-async def start(argv: list[str], *, cwd: str | os.PathLike, env: dict[str, str], log: IO[bytes]) -> Child:
+async def start(argv: list[str], *, cwd: str | os.PathLike, env: Mapping[str, str] | Mapping[bytes, bytes],
+                log: IO[bytes]) -> Child:
     """Start `argv` in a new session, stdin from /dev/null, stdout and stderr to `log`.
     Raises OSError (e.g. FileNotFoundError) when the program cannot be started."""
     loop = asyncio.get_running_loop()

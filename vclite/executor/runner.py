@@ -68,7 +68,7 @@ class Launch:
     """Everything needed to start one container's process."""
 
     argv: list[str]
-    env: dict[str, str]
+    env: dict[bytes, bytes]   # encoded as the process gets it (subprocess would encode it at every start)
     cwd: Path
     log: Path
     termination_log: Path
@@ -132,6 +132,20 @@ def log_tail(path: Path, offset: int) -> str:
         return ""
     lines = data.decode(errors="replace").splitlines()[-FALLBACK_LINES:]
     return "\n".join(lines)[-FALLBACK_BYTES:]
+
+
+_ENCODED_HOST_ENV: list[tuple[dict[str, str], dict[bytes, bytes]]] = []   # [(host env, encoded)]: the last one
+
+
+def _encode(env: dict[str, str]) -> dict[bytes, bytes]:
+    return {os.fsencode(k): os.fsencode(v) for k, v in env.items()}
+
+
+def _encoded(host_env: dict[str, str]) -> dict[bytes, bytes]:
+    """The host environment encoded, once per environment (the executor reads it once per run)."""
+    if not _ENCODED_HOST_ENV or _ENCODED_HOST_ENV[0][0] is not host_env:
+        _ENCODED_HOST_ENV[:] = [(host_env, _encode(host_env))]
+    return _ENCODED_HOST_ENV[0][1]
 
 
 class PodRunner:
@@ -260,7 +274,7 @@ class PodRunner:
                     "HOSTNAME": spec.get("hostname") or meta.name(self.pod)}
         env = envvars.container_env(self.pod, c, self._config_maps, injected)
         argv = envvars.argv(c, env)
-        return Launch(argv=argv, env={**self._host_env, **env}, cwd=self._working_dir(c.get("workingDir"), mounts),
+        return Launch(argv=argv, env={**_encoded(self._host_env), **_encode(env)}, cwd=self._working_dir(c.get("workingDir"), mounts),
                       log=self.pod_dir / "logs" / f"{name}.log", termination_log=term,
                       fallback_to_logs=c.get("terminationMessagePolicy") == "FallbackToLogsOnError")
 

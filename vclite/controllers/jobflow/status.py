@@ -194,15 +194,18 @@ def job_condition(job: Obj) -> Obj:
 
 # ---- jobStatusList ----------------------------------------------------------------------------------
 def histories(previous: Sequence[Obj], phase: str, at: str) -> list[Obj]:
-    """`runningHistories` after observing `phase`, which began at `at` (RFC 3339)."""
-    out = jsoncopy.deep_copy(list(previous))
+    """`runningHistories` after observing `phase`, which began at `at` (RFC 3339). A new list; its
+    entries may be `previous`'s own (entries are never changed in place: a closed one is replaced)."""
+    out = list(previous)
     if not phase or (out and out[-1].get("state") == phase):
         return out
     if out:
-        last_start = clock_mod.parse_time(out[-1].get("startTimestamp"))
-        if last_start and clock_mod.parse_time(at) < last_start:
-            at = out[-1]["startTimestamp"]   # never let a history run backwards
-        out[-1]["endTimestamp"] = at
+        last = out[-1]
+        start = last.get("startTimestamp")
+        # (texts of one length compare as times: Kubernetes writes them all in UTC, "…Z")
+        if start and (at < start or len(at) != len(start)) and clock_mod.parse_time(at) < clock_mod.parse_time(start):
+            at = start   # never let a history run backwards
+        out[-1] = {**last, "endTimestamp": at}
     out.append({"startTimestamp": at, "state": phase})
     return out[-HISTORY_LIMIT:]
 
