@@ -1,4 +1,5 @@
 """The rest of the CLI contract: conversions, unschedulable jobs, Ctrl-C, -o yaml, --help."""
+import json
 import os
 import signal
 import subprocess
@@ -206,3 +207,16 @@ def test_a_temporary_workdir_no_pod_used_is_removed(write, tmp_path):
     assert proc.returncode == 0, proc
     assert proc.stderr.strip().splitlines()[-1] == "succeeded: 1 object(s) applied, no JobFlow or vcjob to run", proc
     assert list(tmp.iterdir()) == []
+
+
+def test_pods_get_their_priority_class_value_as_on_kubernetes(vcctl, write, tmp_path):
+    """Kubernetes' Priority admission: spec.priority from the task's PriorityClass, 0 without one."""
+    text = ("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n"
+            "preemptionPolicy: Never\n" + JOB.format(name="prio", extra="", script="true").replace(
+                "restartPolicy: Never", "restartPolicy: Never\n          priorityClassName: high")
+            + JOB.format(name="plain", extra="", script="true"))
+    r = vcctl("run", "--quiet", "-o", "json", "--workdir", tmp_path, write("prio.yaml", text))
+    assert r.code == 0, r
+    pods = {i["metadata"]["name"]: i["spec"] for i in json.loads(r.out)["items"] if i["kind"] == "Pod"}
+    assert (pods["prio-main-0"]["priority"], pods["prio-main-0"]["preemptionPolicy"]) == (1000, "Never")
+    assert (pods["plain-main-0"]["priority"], pods["plain-main-0"]["preemptionPolicy"]) == (0, "PreemptLowerPriority")

@@ -12,7 +12,8 @@ import dataclasses
 import types
 from typing import Any, Callable
 
-from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, priorityclass, queue, vcjob
+from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, podpriority, priorityclass, queue
+from vclite.admission import vcjob
 from vclite.api import kinds, meta
 from vclite.lib import errors
 from vclite.lib import jsoncopy
@@ -25,6 +26,9 @@ Obj = dict[str, Any]
 Mutate = Callable[[base.Operation, Obj], None]
 Validate = Callable[[base.Operation, Obj, "Obj | None", base.View, base.Options], list[errors.FieldError]]
 DeleteGuard = Callable[[Obj, base.View], "str | None"]
+# Kubernetes' in-tree mutating admission plugins that read the cluster (e.g. Priority): they may set
+# fields after the defaults and before validation, and raise errors.Forbidden
+Resolve = Callable[[base.Operation, Obj, "Obj | None", base.View], None]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,6 +36,7 @@ class Rules:
     mutate: Mutate | None = None
     validate: Validate | None = None
     delete: DeleteGuard | None = None
+    resolve: Resolve | None = None
 
 
 # Kinds whose CRD has a status subresource: Kubernetes drops the status a create carries (the
@@ -45,7 +50,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.JOBFLOW.kind: Rules(jobflow.mutate, jobflow.validate),
     kinds.QUEUE.kind: Rules(queue.mutate, queue.validate, queue.check_delete),
     kinds.PODGROUP.kind: Rules(podgroup.mutate, podgroup.validate),
-    kinds.POD.kind: Rules(pod.mutate, pod.validate),
+    kinds.POD.kind: Rules(pod.mutate, pod.validate, resolve=podpriority.resolve),
     kinds.PRIORITYCLASS.kind: Rules(priorityclass.mutate, priorityclass.validate),
 })
 
@@ -76,6 +81,8 @@ def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, vie
     errs += _status(op, kind, obj)
     if rules.mutate is not None:
         rules.mutate(op, obj)
+    if rules.resolve is not None and not errs:
+        rules.resolve(op, obj, old, view)
     if rules.validate is not None:
         errs += rules.validate(op, obj, old, view, Options(require_command=require_command))
     if errs:

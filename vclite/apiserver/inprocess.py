@@ -30,9 +30,12 @@ _EVENT_TYPES = {str(t): t for t in client_mod.EventType}   # a dict lookup per d
 class _View:
     """Read-only access to stored objects for admission."""
 
-    def __init__(self, store: memory.MemoryStore, require_command: bool = True):
+    def __init__(self, store: memory.MemoryStore, require_command: bool = True, existing_state: bool = False):
         self._store = store
         self.require_command = require_command  # pods run as local processes: a container needs a command
+        # objects written are a cluster's existing state (scheduler dry-run), already past the cluster's
+        # own admission: pods keep the priority they carry
+        self.existing_state = existing_state
 
     def get(self, kind: kinds.Kind, namespace: str, name: str) -> Obj | None:
         return self._store.peek(kind, namespace, name)
@@ -69,9 +72,10 @@ def merge_patch(target: Any, patch: Any) -> Any:
 class InProcessClient:
     """Client protocol over a MemoryStore, with admission on every write."""
 
-    def __init__(self, store: memory.MemoryStore, clock: clock_mod.Clock, require_command: bool = True):
+    def __init__(self, store: memory.MemoryStore, clock: clock_mod.Clock, require_command: bool = True,
+                 existing_state: bool = False):
         self.store, self.clock = store, clock
-        self._view = _View(store, require_command)
+        self._view = _View(store, require_command, existing_state)
 
     # reads
     def get(self, kind: kinds.Kind, namespace: str, name: str) -> Obj:
@@ -183,13 +187,14 @@ DEFAULT_OBJECTS: tuple[Obj, ...] = (
 
 
 def new_client(clock: clock_mod.Clock | None = None, require_command: bool = True,
-               store: memory.MemoryStore | None = None) -> InProcessClient:
+               store: memory.MemoryStore | None = None, existing_state: bool = False) -> InProcessClient:
     """A control plane API over `store` (default: a fresh in-memory one) with the default namespace
-    and queues, each created only if missing (a durable store reopened keeps its own)."""
+    and queues, each created only if missing (a durable store reopened keeps its own).
+    `existing_state`: what is written is a cluster's state, already admitted there (see _View)."""
     clock = clock or clock_mod.RealClock()
     store = store if store is not None else memory.MemoryStore(clock)
     for obj in DEFAULT_OBJECTS:
         kind = kind_of(obj)
         if store.peek(kind, "", obj["metadata"]["name"]) is None:
             store.create(kind, json.loads(json.dumps(obj)))
-    return InProcessClient(store, clock, require_command=require_command)
+    return InProcessClient(store, clock, require_command=require_command, existing_state=existing_state)

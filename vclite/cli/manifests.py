@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from vclite.admission import advice, fields
+from vclite.admission import advice, fields, podpriority
 from vclite.api import flow, flowtemplate, kinds, meta, yamlio
 from vclite.apiserver import inprocess
 from vclite.controllers.jobflow import objects
@@ -99,7 +99,34 @@ def apply_all(client: Any, docs: list[yamlio.Document], check_templates: bool = 
             problems.append(Problem(doc.file, doc.line, describe(doc), "", exc.message))
     if check_templates:   # (a JobFlow admission refused has its own problems: no knock-ons)
         problems.extend(_missing_templates(docs, [d for d in admitted if d.obj.get("kind") == "JobFlow"]))
+        problems.extend(_missing_priority_classes(docs, admitted))
     return problems
+
+
+def _priority_class_refs(obj: Obj) -> list[tuple[str, str]]:
+    """(field path, PriorityClass name) of each class a vcjob, JobTemplate or Pod names for its pods."""
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    refs = [("spec.priorityClassName", spec.get("priorityClassName"))]
+    if obj.get("kind") in ("Job", "JobTemplate"):
+        for i, task in enumerate(spec.get("tasks") if isinstance(spec.get("tasks"), list) else ()):
+            template = task.get("template") if isinstance(task, dict) else None
+            pod_spec = template.get("spec") if isinstance(template, dict) else None
+            if isinstance(pod_spec, dict):
+                refs.append((f"spec.tasks[{i}].template.spec.priorityClassName", pod_spec.get("priorityClassName")))
+    return [(path, name) for path, name in refs if isinstance(name, str) and name]
+
+
+def _missing_priority_classes(docs: list[yamlio.Document], admitted: list[yamlio.Document]) -> list[Problem]:
+    """A problem for each PriorityClass an (admitted) vcjob or JobTemplate names that no document
+    defines: its pods would be refused, as Kubernetes' Priority admission refuses them (a Pod naming
+    one is refused when it is applied)."""
+    defined = {d.obj["metadata"].get("name") for d in docs
+               if d.obj.get("kind") == "PriorityClass" and isinstance(d.obj.get("metadata"), dict)}
+    return [Problem(d.file, d.line_of(path), describe(d), path,
+                    f'PriorityClass "{name}" not found: no file given defines it, and pods naming it are refused '
+                    f"(no PriorityClass with name {name} was found)")
+            for d in admitted if d.obj.get("kind") in ("Job", "JobTemplate")
+            for path, name in _priority_class_refs(d.obj) if not podpriority.known(name, defined)]
 
 
 def _missing_templates(docs: list[yamlio.Document], jobflows: list[yamlio.Document]) -> list[Problem]:

@@ -74,7 +74,7 @@ def _validate(docs: list[yamlio.Document]) -> list[manifests.Problem]:
     may declare the queues the scratch API starts with (`default`, `root`)."""
     clock = clock_mod.RealClock()
     store = memory.MemoryStore(clock)
-    scratch = inprocess.new_client(clock, require_command=False, store=store)
+    scratch = inprocess.new_client(clock, require_command=False, store=store, existing_state=True)
     for d in docs:
         if d.kind == kinds.QUEUE.kind and store.peek(kinds.QUEUE, "", d.name) is not None:
             store.delete(kinds.QUEUE, "", d.name)
