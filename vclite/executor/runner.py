@@ -82,36 +82,25 @@ def _rel(path: str, what: str) -> str:
     return rel
 
 
-def _mkdirs(path: Path) -> bool:
-    """`path.mkdir(parents=True, exist_ok=True)` in as few system calls as the usual case allows
-    (the parent of a new pod's directory exists: two mkdirs, where pathlib tries three).
-    True if `path` was made now (so it is empty)."""
-    missing: list[Path] = []
-    target = path
-    while True:
-        try:
-            os.mkdir(path)
-            break
-        except FileExistsError:
-            if not path.is_dir():
-                raise
-            if path == target:
-                return False
-            break
-        except FileNotFoundError:
-            if path.parent == path:
-                raise
-            missing.append(path)
-            path = path.parent
-    for p in reversed(missing):
-        try:
-            os.mkdir(p)
-        except FileExistsError:
-            if not p.is_dir():
-                raise
-            if p == target:
-                return False
-    return True
+def _make_pod_dirs(pod_dir: Path) -> bool:
+    """The pod's directory and its `logs`, in as few system calls as the usual case allows (a new pod
+    in a namespace seen before: two mkdirs, where pathlib tries three). True if the pod's directory
+    was made now (so it is empty: no old log, termination message or volume to look at)."""
+    made = True
+    try:
+        os.mkdir(pod_dir)
+    except FileExistsError:
+        if not pod_dir.is_dir():
+            raise
+        made = False
+    except FileNotFoundError:   # the first pod of its namespace (or of the work directory)
+        pod_dir.mkdir(parents=True)
+    try:
+        os.mkdir(pod_dir / "logs")
+    except FileExistsError:
+        if made or not (pod_dir / "logs").is_dir():
+            raise
+    return made
 
 
 def read_message(path: Path, limit: int = MAX_MESSAGE) -> str:
@@ -185,14 +174,15 @@ class PodRunner:
         missing = envvars.missing_commands(self.pod)
         if missing:
             raise NoCommandError(envvars.no_command_message(self.pod, missing))
-        self._fresh_logs = _mkdirs(self.pod_dir / "logs")   # (empty: no old log or message to look at)
-        sources = self._materialize_volumes()
+        self._fresh_logs = _make_pod_dirs(self.pod_dir)   # (empty: no old log or message to look at)
+        sources = self._materialize_volumes(fresh=self._fresh_logs)
         mounts = self._mount(sources)
         self.launches = {name: self._launch(c, mounts) for name, c in self._specs.items()}
 
-    def _materialize_volumes(self) -> dict[str, Path]:
+    def _materialize_volumes(self, fresh: bool = False) -> dict[str, Path]:
+        """`fresh`: the pod's directory was just made (nothing of an earlier run to clear)."""
         root = self.pod_dir / ".vclite" / "volumes"
-        if os.path.lexists(root):   # (a pod started again after a restart of vclite)
+        if not fresh and os.path.lexists(root):   # (a pod started again after a restart of vclite)
             shutil.rmtree(root, ignore_errors=True)   # made again below, only if a volume needs it
         sources: dict[str, Path] = {}
         for vol in (self.pod.get("spec") or {}).get("volumes") or []:

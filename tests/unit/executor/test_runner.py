@@ -228,3 +228,24 @@ def test_always_restarts_even_after_success_until_stopped(tmp_path):
     asyncio.run(scenario())
     assert status_of(r, "main")["restartCount"] >= 1
     assert r.phase() == core.PodPhase.SUCCEEDED  # every run exited 0
+
+
+@pytest.mark.parametrize("before, made", [
+    pytest.param([], True, id="first-pod-of-its-namespace"),
+    pytest.param(["ns"], True, id="new-pod"),
+    pytest.param(["ns", "ns/pod"], False, id="pod-dir-left-by-an-earlier-run"),
+    pytest.param(["ns", "ns/pod", "ns/pod/logs"], False, id="pod-dir-and-logs-left"),
+])
+def test_make_pod_dirs(tmp_path, before, made):
+    for d in before:
+        (tmp_path / d).mkdir()
+    pod_dir = tmp_path / "ns" / "pod"
+    assert runner._make_pod_dirs(pod_dir) is made
+    assert (pod_dir / "logs").is_dir()
+
+
+def test_make_pod_dirs_refuses_a_file_in_the_way(tmp_path):
+    (tmp_path / "ns").mkdir()
+    (tmp_path / "ns" / "pod").write_text("not a directory")
+    with pytest.raises(FileExistsError):
+        runner._make_pod_dirs(tmp_path / "ns" / "pod")
