@@ -76,6 +76,23 @@ def _task_hint(t: TaskInfo) -> tuple:
     return (-1 if i is None else i, t.created, t.uid)
 
 
+class _Caller:
+    """A Session attribute: the dispatcher of one extension point (Hooks.caller), made on first read
+    and then kept as the instance's own attribute."""
+
+    def __init__(self, point: Point):
+        self.point = point
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, ssn: "Session | None", owner: type) -> Any:
+        if ssn is None:
+            return self
+        caller = ssn.__dict__[self.name] = ssn.hooks.caller(self.point)
+        return caller
+
+
 class Session:
     def __init__(self, snap: snapshot.Snapshot, conf: "conf_mod.SchedulerConf", now: _dt.datetime):
         self.now = now
@@ -106,23 +123,26 @@ class Session:
         return str(uuid.uuid5(_NAMESPACE, self.now.isoformat()))
 
     # ---- ordering (plugins first, then Volcano's fallbacks) ---------------------------------------
-    def _bind_hooks(self) -> None:
-        c = self.hooks.caller
-        self._job_order, self._task_order, self._queue_order = (
-            c(Point.JOB_ORDER), c(Point.TASK_ORDER), c(Point.QUEUE_ORDER))
-        self.job_valid = c(Point.JOB_VALID)
-        self.job_ready = c(Point.JOB_READY)
-        self.job_pipelined = c(Point.JOB_PIPELINED)
-        self.job_starving = c(Point.JOB_STARVING)
-        self.job_enqueueable = c(Point.JOB_ENQUEUEABLE)
-        self.job_enqueued = c(Point.JOB_ENQUEUED)
-        self.overused = c(Point.OVERUSED)
-        self.allocatable = c(Point.ALLOCATABLE)
-        self.preemptive = c(Point.PREEMPTIVE)
-        self.pre_predicate = c(Point.PRE_PREDICATE)
-        self.predicate = c(Point.PREDICATE)
-        self.node_order = self._node_order_caller()
-        self.best_node = c(Point.BEST_NODE)
+    # Each extension point's dispatcher, made on first use (a session asks for about half of them).
+    _job_order = _Caller(Point.JOB_ORDER)
+    _task_order = _Caller(Point.TASK_ORDER)
+    _queue_order = _Caller(Point.QUEUE_ORDER)
+    job_valid = _Caller(Point.JOB_VALID)
+    job_ready = _Caller(Point.JOB_READY)
+    job_pipelined = _Caller(Point.JOB_PIPELINED)
+    job_starving = _Caller(Point.JOB_STARVING)
+    job_enqueueable = _Caller(Point.JOB_ENQUEUEABLE)
+    job_enqueued = _Caller(Point.JOB_ENQUEUED)
+    overused = _Caller(Point.OVERUSED)
+    allocatable = _Caller(Point.ALLOCATABLE)
+    preemptive = _Caller(Point.PREEMPTIVE)
+    pre_predicate = _Caller(Point.PRE_PREDICATE)
+    predicate = _Caller(Point.PREDICATE)
+    best_node = _Caller(Point.BEST_NODE)
+
+    @functools.cached_property
+    def node_order(self) -> Any:
+        return self._node_order_caller()
 
     def _node_order_caller(self) -> Any:
         """The NodeOrder weighted sum; functions registered with `key=` are served from RowCaches."""
@@ -317,7 +337,6 @@ def open_session(state: snapshot.ClusterState, conf: "conf_mod.SchedulerConf", n
             plugin = option.instantiate()
             plugin.on_session_open(ssn, hooks.Registrar(ssn.hooks, t, option.name, option.enabled))
             ssn.plugins.append(plugin)
-    ssn._bind_hooks()
     return ssn
 
 

@@ -185,6 +185,25 @@ def normalized_image(name: str) -> str:
     return name if name.rfind(":") > name.rfind("/") else name + ":latest"
 
 
+_COLUMNS: dict[tuple, tuple[list, list]] = {}   # (allocatable bytes, shape, cols) -> _resource_columns
+
+
+def _resource_columns(alloc: np.ndarray, cols: tuple[int, ...]) -> tuple[list, list]:
+    """Per column of `cols`: which nodes have any of it (None: all do), and the allocatable with 0
+    as 1 (a divisor). Read-only arrays, shared by the sessions that see the same nodes (a small memo)."""
+    key = (alloc.tobytes(), alloc.shape, cols)
+    hit = _COLUMNS.get(key)
+    if hit is None:
+        present = [None if (alloc[:, c] > 0).all() else alloc[:, c] > 0 for c in cols]
+        divisors = [np.where(alloc[:, c] > 0, alloc[:, c], 1.0) for c in cols]
+        for a in [*divisors, *(p for p in present if p is not None)]:
+            a.setflags(write=False)
+        if len(_COLUMNS) >= 64:
+            _COLUMNS.clear()
+        hit = _COLUMNS[key] = (present, divisors)
+    return hit
+
+
 class NodeOrder:
     name = "nodeorder"
     Arguments = Arguments
@@ -202,9 +221,7 @@ class NodeOrder:
         cols = [self.dims.index[dims_mod.CPU], self.dims.index[dims_mod.MEMORY]]
         self._cols = cols
         self._gpu = self.dims.index.get(GPU)
-        alloc = nodes.allocatable
-        self._present = [None if (alloc[:, c] > 0).all() else alloc[:, c] > 0 for c in cols]
-        self._alloc = [np.where(alloc[:, c] > 0, alloc[:, c], 1.0) for c in cols]
+        self._present, self._alloc = _resource_columns(nodes.allocatable, tuple(cols))
         self._images: dict[str, np.ndarray] | None = None
         self._affinity_pods = False
         self._simple = all(p is None for p in self._present)
