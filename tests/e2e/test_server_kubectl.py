@@ -135,6 +135,13 @@ def test_errors_as_kubectl_prints_them(kubectl, write):
     assert out.returncode == 1 and 'The JobFlow "loop" is invalid' in out.stderr, out.stderr
     assert "jobflow Flow is not DAG" in out.stderr
     assert kubectl("get", "jf", "loop", check=False).returncode == 1
+    # Kubernetes' Priority admission: a pod naming a PriorityClass that does not exist is refused
+    pod = write("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: prio}\nspec:\n  priorityClassName: gold\n"
+                            "  containers: [{name: c, image: busybox, command: [\"true\"]}]\n")
+    out = kubectl("apply", "-f", pod, check=False)
+    assert out.returncode == 1 and 'Error from server (Forbidden): error when creating' in out.stderr, out.stderr
+    assert 'pods "prio" is forbidden: no PriorityClass with name gold was found' in out.stderr, out.stderr
+    assert kubectl("get", "pod", "prio", check=False).returncode == 1
 
 
 TYPO_JOB = """apiVersion: batch.volcano.sh/v1alpha1
