@@ -81,12 +81,12 @@ def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, vie
     errs += _status(op, kind, obj)
     if rules.mutate is not None:
         rules.mutate(op, obj)
-    if rules.resolve is not None and not errs:
-        rules.resolve(op, obj, old, view)
     if rules.validate is not None:
         errs += rules.validate(op, obj, old, view, Options(require_command=require_command))
     if errs:
         raise errors.Invalid(kind.kind, str(meta.name(obj)), errs)
+    if rules.resolve is not None:   # (a field of the wrong type is refused above, as decoding refuses it)
+        rules.resolve(op, obj, old, view)
     return obj
 
 

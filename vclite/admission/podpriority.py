@@ -53,7 +53,7 @@ def resolve(op: base.Operation, pod: Obj, old: Obj | None, view: base.View) -> N
                                              f"spec; priority admission controller computed {value} from the given "
                                              "PriorityClass name"))
     given = spec.get("preemptionPolicy")
-    if given not in (None, "") and given != policy:
+    if given is not None and given != policy:   # (an empty one is a value too, as for Kubernetes)
         raise errors.Forbidden(_refusal(pod, f"the string value of PreemptionPolicy ({given}) must not be provided "
                                              f"in pod spec; priority admission controller computed {policy} from the "
                                              "given PriorityClass name"))

@@ -4,8 +4,9 @@
 plane gives its components instead, as client-go's event broadcaster does: `recorder.record(obj,
 ...)` only notes the Event (its time is the time of the call) and the recorder, a background
 component, writes what it noted once nothing more urgent is ready — an Event never delays the next
-job of a flow, and Events are written in the order they were recorded. Like client-go's, events
-noted but not yet written are lost if the process dies.
+job of a flow, and the Events it notes are written in the order noted (each with the time it was
+noted; Events written at once by other components may be stored before them). Like client-go's,
+events noted but not yet written are lost if the process dies.
 """
 from __future__ import annotations
 
@@ -53,8 +54,12 @@ class Recorder:
 
     def sync(self, key: Hashable) -> None:
         noted, self._noted = self._noted, []
-        for event in noted:
-            write(self.client, event)
+        for i, event in enumerate(noted):
+            try:
+                write(self.client, event)
+            except BaseException:
+                self._noted[:0] = noted[i:]   # (not lost: written again when the key is retried)
+                raise
 
 
 def build(clock: clock_mod.Clock, obj: Obj, event_type: str, reason: str, message: str,

@@ -104,27 +104,34 @@ def apply_all(client: Any, docs: list[yamlio.Document], check_templates: bool = 
 
 
 def _priority_class_refs(obj: Obj) -> list[tuple[str, str]]:
-    """(field path, PriorityClass name) of each class a vcjob, JobTemplate or Pod names for its pods."""
+    """(field path, PriorityClass name) of each class a vcjob's or JobTemplate's pods get: a task's
+    own, else the job's (Volcano's pods inherit it), at the path where it is written."""
     spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    refs = [("spec.priorityClassName", spec.get("priorityClassName"))]
-    if obj.get("kind") in ("Job", "JobTemplate"):
-        for i, task in enumerate(spec.get("tasks") if isinstance(spec.get("tasks"), list) else ()):
-            template = task.get("template") if isinstance(task, dict) else None
-            pod_spec = template.get("spec") if isinstance(template, dict) else None
-            if isinstance(pod_spec, dict):
-                refs.append((f"spec.tasks[{i}].template.spec.priorityClassName", pod_spec.get("priorityClassName")))
-    return [(path, name) for path, name in refs if isinstance(name, str) and name]
+    job_class = spec.get("priorityClassName")
+    refs: dict[tuple[str, str], None] = {}
+    for i, task in enumerate(spec.get("tasks") if isinstance(spec.get("tasks"), list) else ()):
+        template = task.get("template") if isinstance(task, dict) else None
+        pod_spec = template.get("spec") if isinstance(template, dict) else None
+        own = pod_spec.get("priorityClassName") if isinstance(pod_spec, dict) else None
+        if own:
+            refs[(f"spec.tasks[{i}].template.spec.priorityClassName", own)] = None
+        elif job_class:
+            refs[("spec.priorityClassName", job_class)] = None
+    return [(path, name) for path, name in refs if isinstance(name, str)]
+
+
+def _class_refused(name: str) -> str:
+    return (f'PriorityClass "{name}" not found: no file given defines it, and pods naming it are refused '
+            f"(no PriorityClass with name {name} was found)")
 
 
 def _missing_priority_classes(docs: list[yamlio.Document], admitted: list[yamlio.Document]) -> list[Problem]:
-    """A problem for each PriorityClass an (admitted) vcjob or JobTemplate names that no document
-    defines: its pods would be refused, as Kubernetes' Priority admission refuses them (a Pod naming
-    one is refused when it is applied)."""
+    """A problem for each PriorityClass the pods of an (admitted) vcjob or JobTemplate would name
+    that no document defines: they would be refused, as Kubernetes' Priority admission refuses them
+    (a Pod naming one is refused when it is applied)."""
     defined = {d.obj["metadata"].get("name") for d in docs
                if d.obj.get("kind") == "PriorityClass" and isinstance(d.obj.get("metadata"), dict)}
-    return [Problem(d.file, d.line_of(path), describe(d), path,
-                    f'PriorityClass "{name}" not found: no file given defines it, and pods naming it are refused '
-                    f"(no PriorityClass with name {name} was found)")
+    return [Problem(d.file, d.line_of(path), describe(d), path, _class_refused(name))
             for d in admitted if d.obj.get("kind") in ("Job", "JobTemplate")
             for path, name in _priority_class_refs(d.obj) if not podpriority.known(name, defined)]
 
@@ -154,6 +161,7 @@ def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
     the run (parameters, the first withItems item, iteration 0); a spec that reads job outputs or
     withParam items is left to the run."""
     problems = []
+    classes = {meta.name(pc) for pc in client.list(kinds.PRIORITYCLASS)}
     for d in jobflows:
         md = d.obj.get("metadata") or {}
         try:
@@ -183,6 +191,10 @@ def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
                 if any(flowtemplate.lookup(n, values) is None for n in objects.placeholders(job["spec"])):
                     continue   # reads outputs (or withParam items): known only at run time
                 job["spec"] = flowtemplate.substitute(job["spec"], values, "spec")
+                missing = [(p, n) for p, n in _priority_class_refs(job) if not podpriority.known(n, classes)]
+                if missing:
+                    problems.extend(Problem(*where, f"{refused}{p}: {_class_refused(n)}") for p, n in missing)
+                    continue
                 client.create(job)   # (under its real name: pod names are checked against it)
             except ValueError as e:
                 problems.append(Problem(*where, str(e)))

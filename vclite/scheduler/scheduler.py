@@ -37,6 +37,7 @@ from vclite.scheduler.framework import waiting as waiting_mod
 
 Obj = dict[str, Any]
 KEY = "session"
+QUEUE_STATUS_KEY = "queue-status"   # a deferred Queue status write: no session
 WATCHED = (kinds.POD, kinds.PODGROUP, kinds.QUEUE, kinds.NODE, kinds.PRIORITYCLASS)
 QUEUE_STATUS_GAP = triggers.STATUS_DELAY   # seconds between two writes of Queue status.allocated
 LIVE, FINISHED_IN = "live", "finished-in"   # pod indexes: not finished; finished, by PodGroup key
@@ -78,6 +79,7 @@ class Scheduler:
         self._writing = False
         self._requests: dict = {}  # pod requests memo across sessions (snapshot.ClusterState.request_cache)
         self._queues_written_at = float("-inf")   # clock.monotonic() of the last Queue status write
+        self._queues_pending: session_mod.SessionResult | None = None   # its result, when deferred
         self.informers = {kind.kind: informer_mod.Informer(client, kind, self._on_event) for kind in WATCHED}
         self.informers[kinds.POD.kind] = informer_mod.Informer(
             client, kinds.POD, self._on_event, indexers={LIVE: _live, FINISHED_IN: _finished_in})
@@ -131,6 +133,11 @@ class Scheduler:
         return [*pods.by_index(LIVE, True), *(p for key in keys for p in pods.by_index(FINISHED_IN, key))]
 
     def sync(self, key: Hashable) -> None:
+        if key == QUEUE_STATUS_KEY:
+            self.last_result = None   # (no session ran: nothing scheduled)
+            if self._queues_pending is not None:
+                self._write_queues(self._queues_pending)
+            return
         cached = {kind: informer.list() for kind, informer in self.informers.items()
                   if kind not in (kinds.POD.kind, kinds.PODGROUP.kind)}   # read-only objects
         groups = self.informers[kinds.PODGROUP.kind]
@@ -156,13 +163,17 @@ class Scheduler:
     def _write_queues(self, result: session_mod.SessionResult) -> None:
         """Queue `status.allocated`, at most once per QUEUE_STATUS_GAP: it is bookkeeping (no decision
         reads it) and sessions run far more often than Volcano's one a second. A change not written
-        yet asks for a session once the gap has passed, so the last value is always written."""
+        yet is kept (the latest session's) and written once the gap has passed — a chore of its own
+        key, not a session — so the last value is always written."""
         if not result.queue_allocated:
+            self._queues_pending = None   # (the stored status is what the latest session computed)
             return
         wait = self._queues_written_at + QUEUE_STATUS_GAP - self.clock.monotonic()
         if wait > 1e-6:   # (a timer set for exactly then may fire a rounding error early)
-            self.queue.add_after(KEY, wait, chore=True)   # (bookkeeping: decides nothing)
+            self._queues_pending = result
+            self.queue.add_after(QUEUE_STATUS_KEY, wait, chore=True)   # (bookkeeping: decides nothing)
             return
+        self._queues_pending = None
         self._queues_written_at = self.clock.monotonic()
         for name, patch in result.queue_status.items():
             try:

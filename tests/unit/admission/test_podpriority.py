@@ -46,6 +46,8 @@ DEFAULT_LOW, DEFAULT_MID = priority_class("default-low", 5, default=True), prior
     pytest.param([NEVER], {"priorityClassName": "batch", "preemptionPolicy": "PreemptLowerPriority"},
                  "the string value of PreemptionPolicy (PreemptLowerPriority) must not be provided in pod spec",
                  id="other-preemption-policy-refused"),
+    pytest.param([], {"preemptionPolicy": ""},
+                 "the string value of PreemptionPolicy () must not be provided in pod spec", id="empty-policy-is-a-value"),
 ])
 def test_pod_priority_on_create(classes, spec, want):
     client = inprocess.new_client(clock.VirtualClock(), require_command=False)
@@ -59,6 +61,19 @@ def test_pod_priority_on_create(classes, spec, want):
         return
     created = client.create(pod(**spec))["spec"]
     assert (created.get("priorityClassName"), created["priority"], created["preemptionPolicy"]) == want
+
+
+@pytest.mark.parametrize("spec, field", [
+    pytest.param({"priority": "5"}, "spec.priority", id="priority-not-an-integer"),
+    pytest.param({"priorityClassName": 7}, "spec.priorityClassName", id="class-name-not-a-string"),
+])
+def test_a_mistyped_field_is_invalid_before_priority_is_resolved(spec, field):
+    """Kubernetes refuses these when decoding the request (400), before any admission plugin: here
+    validation names the field (422), and the Priority plugin never sees them."""
+    client = inprocess.new_client(clock.VirtualClock(), require_command=False)
+    with pytest.raises(errors.Invalid) as refused:
+        client.create(pod(**spec))
+    assert [fe.path for fe in refused.value.errors] == [field]
 
 
 def test_an_update_keeps_the_resolved_priority():

@@ -1,4 +1,7 @@
-"""events.record: one Event per (object, reason, message), its count bumped on repeats."""
+"""events.record: one Event per (object, reason, message), its count bumped on repeats; the
+Recorder: noted now, written later, in order, nothing lost on a failed write."""
+import pytest
+
 from vclite.api import kinds
 from vclite.apiserver import events, inprocess
 from vclite.lib import clock, errors
@@ -75,3 +78,32 @@ def test_a_recorder_writes_at_once_when_too_many_are_noted():
     assert client.list(kinds.EVENT) == []
     rec.record(pod, "Normal", "Tick", "the last straw")
     assert len(client.list(kinds.EVENT)) == events.MAX_NOTED
+
+
+class FailsOnce:
+    """The real in-process client, but its second create fails with a non-API error (a full disk
+    under a durable store, say)."""
+
+    def __init__(self, client):
+        self.client, self.creates = client, 0
+
+    def create(self, obj):
+        self.creates += 1
+        if self.creates == 2:
+            raise OSError("No space left on device")
+        return self.client.create(obj)
+
+    def __getattr__(self, name):
+        return getattr(self.client, name)
+
+
+def test_a_recorder_keeps_what_it_could_not_write_for_the_retry():
+    clk, client, pod = setup()
+    rec = events.Recorder(FailsOnce(client), clk)
+    for i in range(3):
+        rec.record(pod, "Normal", "Step", f"step {i}")
+    with pytest.raises(OSError):
+        rec.sync(events.Recorder.KEY)
+    assert [e["message"] for e in client.list(kinds.EVENT)] == ["step 0"]
+    rec.sync(events.Recorder.KEY)   # the runtime retries the key
+    assert sorted(e["message"] for e in client.list(kinds.EVENT)) == ["step 0", "step 1", "step 2"]

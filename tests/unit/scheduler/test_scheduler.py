@@ -111,6 +111,25 @@ def test_queue_allocated_is_written_at_most_once_per_gap_and_always_in_the_end()
     assert c.drain() == 0 and c.scheduler.queue.next_ready_at() is None        # nothing left to write
 
 
+def test_a_deferred_queue_status_is_dropped_when_a_later_session_finds_the_stored_one_right():
+    """A value kept for later is never written after a session has found the stored status current
+    again (the pod that raised `allocated` went away within the gap); the deferred write is a chore of
+    its own, not a session, and counts nothing as scheduled."""
+    c = Cluster()
+    c.podgroup("pg1", 1, "1")
+    c.pod("a-0", "pg1")
+    c.drain()
+    c.podgroup("pg2", 1, "1")
+    c.pod("b-0", "pg2")
+    c.drain()                                                                  # allocated 2: deferred
+    assert c.scheduler.queue.next_progress_at() is None                        # (a chore)
+    c.client.delete(kinds.POD, "default", "b-0")
+    c.drain()                                                                  # allocated 1 again
+    c.clock.jump_to(c.scheduler.queue.next_ready_at())
+    assert c.drain() == 1 and c.scheduler.last_result is None                  # the chore: no session
+    assert c.get(kinds.QUEUE, "default")["status"]["allocated"]["cpu"] == "1"  # not the stale 2
+
+
 @pytest.mark.parametrize("waiting", [0, 5], ids=["few PodGroups", "more PodGroups than finished pods' groups"])
 def test_a_session_reads_running_pods_and_the_finished_pods_of_live_podgroups_only(waiting):
     c = Cluster()
