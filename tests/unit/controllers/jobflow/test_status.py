@@ -2,6 +2,7 @@
 deliberately differs — every such row is marked `deviation:` with the reason."""
 from __future__ import annotations
 
+import copy
 import datetime as dt
 
 import pytest
@@ -159,7 +160,22 @@ def test_u12_two_jobs():
                   {"startTimestamp": T2, "state": "Running"}], id="never-backwards"),
 ])
 def test_histories(previous, phase, at, expected):
+    before = copy.deepcopy(previous)
     assert st.histories(previous, phase, at) == expected
+    assert previous == before   # a closed entry is replaced, never changed: the old status stays as it was
+
+
+@pytest.mark.parametrize("at, start, expected_start", [
+    pytest.param("2026-01-01T00:00:05Z", "2026-01-01T00:00:03Z", "2026-01-01T00:00:05Z", id="forward"),
+    pytest.param("2026-01-01T00:00:01Z", "2026-01-01T00:00:03Z", "2026-01-01T00:00:03Z", id="backwards-clamped"),
+    pytest.param("2026-01-01T00:00:01.5Z", "2026-01-01T00:00:01Z", "2026-01-01T00:00:01.5Z",
+                 id="fractional-later-forward"),
+    pytest.param("2026-01-01T00:00:00.5Z", "2026-01-01T00:00:01Z", "2026-01-01T00:00:01Z",
+                 id="fractional-earlier-clamped"),
+])
+def test_histories_never_run_backwards_whatever_the_text_length(at, start, expected_start):
+    out = st.histories([{"startTimestamp": start, "state": "Pending"}], "Running", at)
+    assert out[-1] == {"startTimestamp": expected_start, "state": "Running"}
 
 
 def test_d17_history_uses_transition_time_not_sync_time():

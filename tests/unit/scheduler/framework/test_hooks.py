@@ -89,3 +89,16 @@ def test_every_point_has_a_row_and_every_rule_an_implementation():
     flags = {s.flag for s in hooks.TABLE.values() if s.flag}
     from vclite.scheduler import conf
     assert flags <= set(conf.FLAGS)
+
+
+@pytest.mark.parametrize("point", [Point.JOB_ORDER, Point.JOB_STARVING, Point.PREEMPTABLE])
+def test_a_caller_made_early_sees_later_registrations_in_tier_order(point):
+    """Registrations out of tier order (tier 1 before tier 0) after the dispatcher exists: the flat
+    rules and the per-tier rules both see tier 0 first."""
+    h = hooks.Hooks(2)
+    call = h.caller(point)
+    late = {Point.JOB_ORDER: (1, -1), Point.JOB_STARVING: (False, True), Point.PREEMPTABLE: ([B], [A])}[point]
+    hooks.Registrar(h, 1, "t1", lambda f: True).add(point, lambda *a: late[0])
+    hooks.Registrar(h, 0, "t0", lambda f: True).add(point, lambda *a: late[1])
+    assert h.registered(point) == ["t0", "t1"]
+    assert call("x", "y") == late[1]
