@@ -48,6 +48,7 @@ from vclite.store import sqlite as sqlite_store
 log = logging.getLogger("vclite.runtime")
 STORE_FILE = "store.db"
 FOREGROUND_STREAK = 64   # foreground syncs in a row before a waiting background key gets its turn
+IDLE_GC_MIN_WAIT = 0.002   # seconds: a timer due sooner is not kept waiting by an idle-time collection
 PODS_DIR = "pods"
 
 
@@ -175,7 +176,7 @@ class Runtime:
     def step(self, background: bool = True) -> int:
         """Process every ready key of every component; return how many syncs ran. Without
         `background`, return once only background work is left (run_until lets the pods just
-        bound start first).
+        bound start first) — a background key whose turn has come (the streak below) still runs.
 
         Components are in priority order: a key is always taken from the first component with ready
         work, so the scheduler (after the controllers and the executor) runs one session over a
@@ -265,7 +266,7 @@ class Runtime:
             wait = max(0.0, min(waits)) if waits else None
             if self._stop_requested:
                 continue
-            if not self._wake.done():
+            if not self._wake.done() and (wait is None or wait > IDLE_GC_MIN_WAIT):
                 idlegc.collect_when_idle()   # (collections at moments nothing waits for)
             timer = None if wait is None else loop.call_later(wait, _wake_up, self._wake)
             try:
