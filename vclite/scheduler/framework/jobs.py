@@ -129,6 +129,11 @@ class JobInfo:
     def ready_task_num(self) -> int:
         return self.n_ready
 
+    def allocated_task_num(self) -> int:
+        """Tasks holding node resources (Allocated, Binding, Bound, Running): Volcano's
+        CalculateAllocatedTaskNum. Unlike ready_task_num, finished tasks do not count."""
+        return self.count(tasks_mod.ALLOCATED_STATUS)
+
     def waiting_task_num(self) -> int:
         return len(self.index.get(TaskStatus.PIPELINED, ()))
 

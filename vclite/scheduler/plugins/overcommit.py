@@ -93,7 +93,7 @@ class Overcommit:
             if min_res is None:
                 continue
             if job.phase == scheduling.PodGroupPhase.INQUEUE or (
-                    job.phase == scheduling.PodGroupPhase.RUNNING and job.ready_task_num() >= job.min_available):
+                    job.phase == scheduling.PodGroupPhase.RUNNING and job.allocated_task_num() >= job.min_available):
                 self.inqueue += np.maximum(min_res - job.allocated, 0)
         # Verdicts by minResources vector (snapshots share one read-only vector per distinct list)
         # while `inqueue` is unchanged: a queue of equal jobs costs one check, not one per job.

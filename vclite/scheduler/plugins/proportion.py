@@ -3,7 +3,8 @@
 Per queue with at least one job in the session (vectors over the session's dimensions):
 - request = Σ req of placed (Allocated/Binding/Bound/Running) and Pending tasks; allocated =
   Σ placed; inqueue = Σ over Inqueue jobs with minResources of max(0, minResources − job
-  allocated) (also Running jobs whose placed+succeeded tasks reach minMember); elastic =
+  allocated) (also Running jobs whose placed tasks reach minMember: a job whose tasks finished
+  reserves nothing, as Volcano's CalculateAllocatedTaskNum); elastic =
   Σ max(0, job allocated − minResources);
 - capability (cpu/memory ≤ 0 or absent -> unlimited), guarantee, realCapability =
   (total − Σ guarantee of all queues)⁺ + guarantee, capped by capability;
@@ -174,7 +175,7 @@ class Proportion:
         min_res = job.min_resources
         phase = job.phase
         if min_res is not None and (phase == scheduling.PodGroupPhase.INQUEUE or (
-                phase == scheduling.PodGroupPhase.RUNNING and job.ready_task_num() >= job.min_available)):
+                phase == scheduling.PodGroupPhase.RUNNING and job.allocated_task_num() >= job.min_available)):
             attr.inqueue += np.maximum(min_res - job.allocated, 0)
         attr.elastic += np.maximum(job.allocated - (min_res if min_res is not None else 0), 0)
 

@@ -59,6 +59,21 @@ def test_idle_and_inqueue_at_session_open():
     assert plugin.inqueue[cpu] == 2000 + 2000
 
 
+@pytest.mark.parametrize("phases, reserved", [
+    pytest.param(["Running", "Running"], 2000, id="both placed: minResources fully allocated"),
+    pytest.param(["Running", "Succeeded"], 3000, id="one placed (= minMember): the rest is reserved"),
+    # Volcano's CalculateAllocatedTaskNum counts placed tasks only: a PodGroup whose tasks finished
+    # while it is still Running (until the session writes Completed) reserves nothing
+    pytest.param(["Succeeded", "Succeeded"], 0, id="all finished: nothing"),
+    pytest.param(["Failed", "Succeeded"], 0, id="all finished, one failed: nothing"),
+])
+def test_running_podgroup_reserves_by_placed_tasks(phases, reserved):
+    ssn, plugin = _session(
+        [objects.pg("ns/run", phase="Running", min_member=1, min_resources={"cpu": "4"})],
+        [objects.pod(f"ns/p{i}", "run", cpu="1", node="n1", phase=ph) for i, ph in enumerate(phases)])
+    assert plugin.inqueue[ssn.dims.index["cpu"]] == reserved
+
+
 @pytest.mark.parametrize("min_resources, want", [
     pytest.param(None, hooks.Vote.PERMIT, id="no minResources: permit"),
     pytest.param({"cpu": "5"}, hooks.Vote.PERMIT, id="2 inqueue + 5 ≤ 9.6 − 1"),

@@ -72,6 +72,20 @@ def _plugin(ssn) -> proportion.Proportion:
     return next(p for p in ssn.plugins if isinstance(p, proportion.Proportion))
 
 
+@pytest.mark.parametrize("phases, reserved", [
+    pytest.param(["Running"], 3000, id="placed task reaches minMember: minResources − allocated"),
+    pytest.param(["Succeeded"], 0, id="finished task: nothing (Volcano's CalculateAllocatedTaskNum)"),
+    pytest.param(["Failed"], 0, id="failed task: nothing"),
+])
+def test_running_podgroup_reserves_by_placed_tasks(phases, reserved):
+    st = objects.state(
+        nodes=[objects.node("n1", cpu="8", mem="8Gi", pods="10")], queues=[objects.queue("a")],
+        podgroups=[objects.pg("ns/run", "a", 1, "Running", min_resources={"cpu": "4"})],
+        pods=[objects.pod(f"ns/run-{i}", "run", "1", "1Gi", node="n1", phase=ph) for i, ph in enumerate(phases)])
+    p = _plugin(objects.open_session(st, "enqueue"))
+    assert p.attrs["a"].inqueue[0] == reserved
+
+
 def test_session_accounting_and_hooks():
     st = objects.state(
         nodes=[objects.node("n1", cpu="8", mem="8Gi", pods="10")],
