@@ -7,7 +7,8 @@ a session within STATUS_DELAY will do), NONE otherwise. There is no periodic ses
   group or scheduler -> NOW; bound, or Pending -> Running on its node -> LATER (it frees nothing
   and needs nothing; the binding session already counted our own binds). Our own condition
   patches change none of these.
-- PodGroup: created, deleted, spec changed, or phase changed.
+- PodGroup: created, deleted (unless Completed: its tasks all finished, it holds and reserves
+  nothing), spec changed, or phase changed.
 - Queue: created, deleted, spec changed, or state changed (not our `allocated` writes).
 - Node: created, deleted, allocatable/capacity, labels, unschedulable or Ready changed.
 - PriorityClass: any change.
@@ -19,7 +20,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from vclite.api import batch, kinds, meta
+from vclite.api import batch, kinds, meta, scheduling
 from vclite.apiserver import client as client_mod
 
 Obj = dict[str, Any]
@@ -94,6 +95,9 @@ def urgency(ev: client_mod.WatchEvent, scheduler_name: str = batch.DEFAULT_SCHED
     fields = _FIELDS.get(ev.kind.kind)
     if fields is None:
         return Wake.NONE
+    if ev.type == client_mod.EventType.DELETED and ev.kind.kind == kinds.PODGROUP.kind and \
+            _get(ev.object, "status", "phase") == scheduling.PodGroupPhase.COMPLETED:
+        return Wake.NONE   # (a finished job's clean-up)
     if ev.type != client_mod.EventType.MODIFIED:
         return Wake.NOW
     return Wake.NOW if fields(ev.old) != fields(ev.object) else Wake.NONE
