@@ -59,6 +59,14 @@ CASES = [
     pytest.param(flow("    - name: a\n      patch: {jobSpec: {queue: nope}}\n") + template("a"),
                  'the vcjob it makes from JobTemplate "a" would be refused: spec.queue: unable to find job queue',
                  "spec.flows[0].patch.jobSpec", id="patch-makes-an-invalid-vcjob"),
+    pytest.param(flow("    - name: a\n    - name: b\n      dependsOn: {targets: [a]}\n")
+                 + template("a", command='              command: ["echo", "{{outputs.b}}"]') + template("b"),
+                 "jobflow Flow is not DAG (cycle: a -> b -> a)", "spec.flows[0].name", id="cycle-through-a-template"),
+    pytest.param(flow("    - name: a\n") + template("a", command='              command: ["echo", "{{params.n}}"]'),
+                 'JobTemplate "a": unknown parameter "n"', "spec.flows[0].name", id="template-undeclared-parameter"),
+    pytest.param(flow("    - name: a\n      withItems: [{n: 1}, {m: 2}]\n")
+                 + template("a", command='              command: ["echo", "{{item.n}}"]'),
+                 "item {\"m\":2} has no 'n'", "spec.flows[0].withItems[1]", id="item-without-the-field"),
 ]
 
 

@@ -399,3 +399,41 @@ def test_deleted_vcjob_of_a_completed_flow_is_recreated_while_the_flow_runs(env)
     env.set_phase("test-b", JP.COMPLETED)
     env.drain()
     assert env.jobs() == {"test-a", "test-b", "test-c"}
+
+
+def _reading(output_of: str) -> dict:
+    spec = copy.deepcopy(SPEC)
+    spec["tasks"][0]["template"]["spec"]["containers"][0]["command"] = ["sh", "-c", f"echo {{{{outputs.{output_of}}}}}"]
+    return spec
+
+
+@pytest.mark.parametrize("flows, on_exit, message", [
+    pytest.param([fl("a"), fl("b", "a")], None, 'flow a: the template reads the output of "b", which waits for "a": '
+                 "cycle: a -> b -> a", id="cycle-through-the-template"),
+    pytest.param([fl("a"), fl("c", "b"), fl("b", "a")], None, "cycle: a -> b", id="longer-cycle"),
+    pytest.param([fl("a"), fl("b")], "b", 'flow a: the template reads the output of the exit handler "b"',
+                 id="exit-handler"),
+])
+def test_a_template_output_read_that_can_never_be_met_fails_the_flow(env, flows, on_exit, message):
+    """Admission cannot see a JobTemplate's placeholders: the controller finds the deadlock when it would wait."""
+    env.template("a", _reading("b"))
+    env.template("b")
+    env.template("c")
+    spec: dict = {"flows": flows, **({"onExit": on_exit} if on_exit else {})}
+    env.client.create({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+                       "metadata": {"name": "test", "namespace": NS}, "spec": spec})
+    env.drain()
+    cond = env.status("test")["conditions"]["test-a"]
+    assert cond["reason"] == "InvalidTemplate" and message in cond["message"], cond
+    assert "test-a" not in env.jobs()
+
+
+def test_a_template_reading_an_unrelated_flows_output_waits_for_it(env):
+    env.template("a", _reading("b"))
+    env.template("b")
+    env.jobflow("test", [fl("a"), fl("b")])
+    env.drain()
+    assert env.jobs() == {"test-b"} and env.status("test")["conditions"]["test-a"]["reason"] == "WaitingForOutput"
+    env.set_phase("test-b", JP.COMPLETED)
+    env.drain()
+    assert env.jobs() == {"test-a", "test-b"}

@@ -221,6 +221,55 @@ def dependencies(f: Obj) -> list[str]:
     return list(dict.fromkeys(r.flow for r in ctx.refs if r.flow != ctx.name))
 
 
+def template_errors(spec: Obj, reads: dict[str, set[str]]) -> list[FieldError]:
+    """Problems of the placeholders each flow's JobTemplate uses, for an admitted JobFlow `spec`
+    (admission cannot see them: a JobTemplate may be created later). `reads`: flow name -> the
+    placeholder names in its JobTemplate's spec. The same rules as in a patch (declared parameters,
+    item only in loops, iteration only in repeats, outputs of defined flows, not of the exit handler,
+    not the flow's own outside a repeat), and no cycle through them: a template reading
+    `{{outputs.f}}` makes its vcjob wait for f. Each error is reported at `spec.flows[i].name`."""
+    flows = spec.get("flows") if isinstance(spec.get("flows"), list) else []
+    params = frozenset(flowtemplate.arguments(spec))
+    index = {f["name"]: i for i, f in enumerate(flows) if isinstance(f, dict) and isinstance(f.get("name"), str)}
+    errs: list[FieldError] = []
+    refs: list[tuple[str | None, list[_Ref]]] = []
+    for name, i in index.items():
+        f = flows[i]
+        ctx = _Ctx(f"spec.flows[{i}]", name, params, f.get("withItems") is not None or f.get("withParam") is not None,
+                   f.get("repeat") is not None, [])
+        _depends_on(f.get("dependsOn"), ctx)   # (the spec's own references: admitted, so without errors)
+        _loop(f, ctx, "")
+        if isinstance(f.get("when"), str):
+            _condition(f["when"], "when", ctx, own_output=False)
+        _repeat(f.get("repeat"), ctx)
+        _patch(f.get("patch"), ctx)
+        path = f"{ctx.fp}.name"
+        for placeholder in sorted(reads.get(name, ())):
+            root, *rest = placeholder.split(".")
+            problem = (f"unknown placeholder {{{{{placeholder}}}}} (use params.<name>, outputs.<flow>, item or "
+                       "iteration)" if root not in flowsyntax.ROOTS or (root in ("params", "outputs") and not rest)
+                       else _ref_problem(root, tuple(rest), ctx))
+            if not problem and root == "outputs" and rest[0] == name and not ctx.repeat:
+                problem = "a flow's template cannot read its own output (it has not run yet; in a repeat it is " \
+                          "the previous iteration's)"
+            if problem:
+                errs.append(FieldError(path, f'JobTemplate "{name}": {problem}'))
+            elif root == "outputs" and rest[0] != name:
+                ctx.refs.append(_Ref(rest[0], path, path, -2, placeholder))
+        refs.append((name, ctx.refs))
+    handler = spec.get("onExit") if isinstance(spec.get("onExit"), str) else None
+    names = {f"spec.flows[{i}].name": name for name, i in index.items()}
+    for e in _graph_errors(refs, index, handler):
+        message = e.message
+        if message.startswith(NOT_DAG):
+            message += " (a JobTemplate reading {{outputs.<flow>}} makes its vcjob wait for that flow)"
+        elif e.path in names:
+            own = f'flow "{names[e.path]}": '
+            message = f'JobTemplate "{names[e.path]}": {message[len(own):] if message.startswith(own) else message}'
+        errs.append(FieldError(e.path, message))
+    return errs
+
+
 # ---- names -------------------------------------------------------------------------------------
 
 def _name_errors(name: str, path: str, jobflow: str, namespace: str) -> list[FieldError]:

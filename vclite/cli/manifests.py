@@ -12,6 +12,7 @@ import dataclasses
 from typing import Any
 
 from vclite.admission import advice, fields, podpriority
+from vclite.admission import jobflow as jobflow_admission
 from vclite.api import flow, flowtemplate, kinds, meta, yamlio
 from vclite.apiserver import inprocess
 from vclite.controllers.jobflow import objects
@@ -171,12 +172,21 @@ def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
         spec = jobflow.get("spec") or {}
         params = {p["name"]: str(p.get("value", "")) for p in (spec.get("arguments") or {}).get("parameters") or ()
                   if isinstance(p, dict) and isinstance(p.get("name"), str)}
-        for i, f in enumerate(spec.get("flows") or ()):
-            patch = (f.get("patch") or {}).get("jobSpec") if isinstance(f.get("patch"), dict) else None
+        templates = {}
+        for f in spec.get("flows") or ():
             try:
-                template = client.get(kinds.JOBTEMPLATE, meta.namespace(jobflow), f["name"])
+                templates[f["name"]] = client.get(kinds.JOBTEMPLATE, meta.namespace(jobflow), f["name"])
             except errors.NotFound:
                 continue   # (reported missing, or defined in a file not read)
+        reads = {name: set(objects.placeholders(t.get("spec") or {})) for name, t in templates.items()}
+        bad = jobflow_admission.template_errors(spec, reads)
+        problems.extend(Problem(d.file, d.line_of(e.path), describe(d), e.path, e.message) for e in bad)
+        problems.extend(_item_fields(d, spec, reads))
+        for i, f in enumerate(spec.get("flows") or ()):
+            patch = (f.get("patch") or {}).get("jobSpec") if isinstance(f.get("patch"), dict) else None
+            template = templates.get(f["name"])
+            if template is None or any(e.path == f"spec.flows[{i}].name" for e in bad):
+                continue
             name = _longest_job_name(meta.name(jobflow), f)
             if not patch and not _long_pod_names(template, name):
                 continue   # the template was checked as a vcjob already: only its name differs
@@ -204,6 +214,28 @@ def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
                 problems.extend(Problem(*where, f"{refused}{fe.path}: {fe.message}") for fe in exc.errors)
             except errors.ApiError as exc:
                 problems.append(Problem(*where, refused + exc.message))
+    return problems
+
+
+def _item_fields(d: yamlio.Document, spec: Obj, reads: dict[str, set[str]]) -> list[Problem]:
+    """A problem for each withItems item that lacks a field its flow's JobTemplate or patch reads
+    (`{{item.a}}` with an item that has no `a`): that item's vcjob would fail to be made."""
+    problems = []
+    for i, f in enumerate(spec.get("flows") or ()):
+        items = f.get("withItems")
+        if not isinstance(items, list):
+            continue
+        patch = (f.get("patch") or {}).get("jobSpec") if isinstance(f.get("patch"), dict) else None
+        fields_read = sorted(n for n in {*reads.get(f["name"], ()), *objects.placeholders(patch or {})}
+                             if n.startswith("item."))
+        for name in fields_read:
+            for j, item in enumerate(items):
+                if flowtemplate.lookup(name, flowtemplate.template_values(item=item)) is None:
+                    path = f"spec.flows[{i}].withItems[{j}]"
+                    problems.append(Problem(d.file, d.line_of(path), describe(d), path,
+                                            f'flow "{f["name"]}": item {flowtemplate.render(item)} has no '
+                                            f"{name[len('item.'):]!r}, which {{{{{name}}}}} reads"))
+                    break   # (one item per field is enough to see the problem)
     return problems
 
 

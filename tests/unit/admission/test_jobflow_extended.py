@@ -313,3 +313,46 @@ def test_a_large_flow_with_expressions_is_admitted() -> None:
     flows = [fl("f0")] + [fl(f"f{i}", **dep(expression=f"f{i - 1}.Completed || f{i - 1}.Skipped"))
                           for i in range(1, 3000)]
     assert messages(jf(*flows)) == []
+
+
+# (JobFlow spec, {flow: placeholders its JobTemplate uses}) -> errors "path: message" (message start)
+TEMPLATE_CASES = [
+    pytest.param(jf(fl("a"), fl("b", **dep("a")), **args(x="1"))["spec"],
+                 {"a": {"params.x"}, "b": {"outputs.a", "params.x"}}, [], id="declared-and-upstream"),
+    pytest.param(jf(fl("a"), fl("b", **dep("a")))["spec"], {"a": {"outputs.b"}},
+                 ["spec.flows[0].name: jobflow Flow is not DAG (cycle: a -> b -> a) (a JobTemplate reading"],
+                 id="cycle-through-a-template"),
+    pytest.param(jf(fl("a"), fl("b"))["spec"], {"a": {"outputs.b"}, "b": {"outputs.a"}},
+                 ["spec.flows[0].name: jobflow Flow is not DAG (cycle: a -> b -> a)"], id="cycle-of-two-templates"),
+    pytest.param(jf(fl("a"), fl("b"))["spec"], {"a": {"outputs.b"}}, [], id="a-read-alone-is-an-edge"),
+    pytest.param(jf(fl("a"), fl("h"), onExit="h")["spec"], {"a": {"outputs.h"}},
+                 ['spec.flows[0].name: JobTemplate "a": flow "h" is the exit handler'], id="exit-handler-output"),
+    pytest.param(jf(fl("a"), fl("h"), onExit="h")["spec"], {"h": {"outputs.a"}}, [], id="exit-handler-reads"),
+    pytest.param(jf(fl("a"))["spec"], {"a": {"params.nope"}},
+                 ['spec.flows[0].name: JobTemplate "a": unknown parameter "nope" (spec.arguments.parameters '
+                  "declares: none)"], id="undeclared-parameter"),
+    pytest.param(jf(fl("a"))["spec"], {"a": {"outputs.zz"}},
+                 ['spec.flows[0].name: JobTemplate "a": unknown flow "zz" in placeholder {{outputs.zz}}'],
+                 id="unknown-flow"),
+    pytest.param(jf(fl("a"))["spec"], {"a": {"item.x"}},
+                 ['spec.flows[0].name: JobTemplate "a": item is only defined in a flow with withItems'],
+                 id="item-outside-a-loop"),
+    pytest.param(jf(fl("a", withItems=[1]))["spec"], {"a": {"item", "iteration"}},
+                 ['spec.flows[0].name: JobTemplate "a": {{iteration}} is only defined in a flow with repeat'],
+                 id="iteration-outside-a-repeat"),
+    pytest.param(jf(fl("a"))["spec"], {"a": {"outputs.a"}},
+                 ['spec.flows[0].name: JobTemplate "a": a flow\'s template cannot read its own output'],
+                 id="own-output"),
+    pytest.param(jf(fl("a", repeat={"limit": 3, "until": "outputs.a > 1"}))["spec"],
+                 {"a": {"outputs.a", "iteration"}}, [], id="own-output-in-a-repeat"),
+]
+
+
+@pytest.mark.parametrize("spec, reads, expected", TEMPLATE_CASES)
+def test_template_placeholders(spec: Obj, reads: dict[str, set[str]], expected: list[str]) -> None:
+    assert messages({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+                     "metadata": {"name": "jf", "namespace": "default"}, "spec": spec}) == []   # admitted alone
+    got = [f"{e.path}: {e.message}" for e in jobflow.template_errors(spec, reads)]
+    assert len(got) == len(expected), got
+    for g, want in zip(got, expected):
+        assert g.startswith(want), (g, want)

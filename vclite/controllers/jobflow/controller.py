@@ -379,7 +379,12 @@ class JobFlowController:
         if names:
             values, waiting = eng.values_for(inst, names)
             if values is None:
-                eng.wait_for_output(inst, waiting)
+                deadlock = eng.output_deadlock(inst, waiting)
+                if deadlock is not None:
+                    self._note(eng, inst, notes, status_mod.Note(
+                        batch.JobPhase.FAILED, status_mod.Reason.INVALID_TEMPLATE, f"flow {inst.flow}: {deadlock}"))
+                else:
+                    eng.wait_for_output(inst, waiting)
                 return None
         try:
             return objects.build_instance(jobflow, template, inst.flow, inst.name, d.patch, values)

@@ -69,6 +69,46 @@ class Outputs:
                                             iteration=inst.index if self.flows[inst.flow].d.loop
                                             is plan_mod.Loop.REPEAT else None), []
 
+    def output_deadlock(self, inst: rs.Inst, flows: list[str]) -> str | None:
+        """Why waiting for the output of `flows` would never end, if it would not: one of them is the
+        exit handler (it runs after every other flow), or waits — through dependencies and outputs
+        other templates wait for — for `inst`'s own flow (a cycle only the templates make, so
+        admission, which does not read them, cannot see it)."""
+        own = inst.flow
+        for f in flows:
+            if f == self.plan.exit and own != f:
+                return (f'the template reads the output of the exit handler "{f}", which runs only after '
+                        f"every other flow has finished")
+            path = self._waits_path(f, own)
+            if path is not None:
+                return (f'the template reads the output of "{f}", which waits for "{own}": cycle: '
+                        + " -> ".join((own, *path)))
+        return None
+
+    def _waits_path(self, start: str, goal: str) -> list[str] | None:
+        """The flows from `start` to `goal` following what each flow waits for (its dependencies, and
+        the outputs its waiting instances' templates read), or None if `start` does not wait on `goal`."""
+        waits: dict[str, set[str]] = {}
+        for waiting_inst, read in self.output_waits.values():
+            waits.setdefault(waiting_inst.flow, set()).update(read)
+        came_from: dict[str, str | None] = {start: None}
+        todo = [start]
+        while todo:
+            name = todo.pop()
+            if name == goal:
+                path = []
+                at: str | None = name
+                while at is not None:
+                    path.append(at)
+                    at = came_from[at]
+                return path[::-1]
+            d = self.plan.flows.get(name)
+            for nxt in (*(d.refs if d is not None else ()), *sorted(waits.get(name, ()))):
+                if nxt not in came_from:
+                    came_from[nxt] = name
+                    todo.append(nxt)
+        return None
+
     def wait_for_output(self, inst: rs.Inst, flows: list[str]) -> None:
         """`inst`'s template reads outputs of flows that have not finished: create it once they have."""
         self.to_create.pop(inst.name, None)
