@@ -187,7 +187,10 @@ def _retry(spec: Any) -> tuple[int, Backoff]:
 
 def _dependency(targets: Sequence[str], strategy: Strategy, probe: Sequence[ProbeEntry],
                 expression: flowexpr.Expr | None, implicit: Sequence[str]) -> flowexpr.Expr | None:
-    """One dependency tree: targets (probed ones through their pseudo-flow) AND expression AND implicit."""
+    """One dependency tree: targets (probed ones through their pseudo-flow) AND expression AND the
+    outputs read (`implicit`): a flow the expression names need only have finished (the expression
+    says which outcomes it accepts); any other must have Completed, as Argo requires of a task whose
+    output is read — a failed or skipped flow's output is not read by accident."""
     parts: list[flowsyntax.Node] = []
     if targets:
         # Which target a probe entry covers is known only from the target job's tasks, so with a probe
@@ -199,7 +202,8 @@ def _dependency(targets: Sequence[str], strategy: Strategy, probe: Sequence[Prob
                      (flowsyntax.Or(atoms) if strategy is Strategy.ANY else flowsyntax.And(atoms)))
     if expression is not None:
         parts.append(expression.root)
-    parts += [flowsyntax.Atom(f, O.FINISHED) for f in implicit]
+    named = flowexpr.flow_refs(expression) if expression is not None else frozenset()
+    parts += [flowsyntax.Atom(f, O.FINISHED if f in named else O.COMPLETED) for f in implicit]
     if not parts:
         return None
     root = parts[0] if len(parts) == 1 else flowsyntax.And(tuple(parts))

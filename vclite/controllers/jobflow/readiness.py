@@ -68,7 +68,8 @@ DEPENDENCY_KINDS: tuple[DependencyKind, ...] = (
     DependencyKind("probe", lambda f: bool(_dep(f).get("probe")), "probe:t.Completed when every covering entry holds"),
     DependencyKind("expression", lambda f: bool(_dep(f).get("expression")), "the expression itself"),
     DependencyKind("outputs", lambda f: bool(f.get("when") or f.get("withParam") or f.get("repeat")),
-                   "x.Finished for each other flow whose output it reads"),
+                   "x.Completed for each other flow whose output it reads (x.Finished if the "
+                   "expression names x: it says which outcomes it accepts)"),
 )
 
 

@@ -99,6 +99,19 @@ RULES = [
         (("start",), ["a"], "Pending"),
         (("done", "a", C), ["a"], "Succeed"),
     ], {"b": "DependencyNeverMet"}, id="contradiction-skipped-once-decided"),
+    # reading a flow's output needs it Completed (as Argo): a failure is not handled by a read
+    pytest.param([fl("a"), fl("b", withParam="{{outputs.a}}")], [
+        (("start",), ["a"], "Pending"),
+        (("done", "a", F, "[1]"), ["a"], "Failed"),
+    ], {"b": "NotCreated"}, id="reading-a-failed-output-does-not-handle-it"),
+    pytest.param([fl("a", when="params.go == 'yes'"), fl("b", when="outputs.a == ''")], [
+        (("start",), [], "Succeed"),
+    ], {"a": "WhenFalse", "b": "DependencyNeverMet"}, id="reading-a-skipped-output-skips"),
+    pytest.param([fl("a"), expr("b", "a.Finished", when="outputs.a != 'x'")], [
+        (("start",), ["a"], "Pending"),
+        (("done", "a", F, "partial"), ["a", "b"], "Running"),
+        (("done", "b", C), ["a", "b"], "Succeed"),
+    ], {}, id="an-expression-accepting-failure-may-read-its-output"),
     pytest.param([fl("e"), fl("a"), fl("b", "a")], [
         (("start",), ["a"], "Pending"),
         (("done", "a", F), ["a", "e"], "Running"),

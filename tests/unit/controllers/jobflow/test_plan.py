@@ -24,10 +24,13 @@ def compiled(flows, **spec):
     pytest.param({"name": "b", "dependsOn": {"targets": ["a"], "probe": {"taskStatusList": [
         {"taskName": "ps", "phase": "Running"}]}}}, "probe:a.Completed", ("a",), id="probe-pseudo-flow"),
     pytest.param({"name": "b", "when": "outputs.c == 'x'", "dependsOn": {"targets": ["a"]}},
-                 "a.Completed && c.Finished", ("a", "c"), id="when-reads-an-output"),
-    pytest.param({"name": "b", "withParam": "{{outputs.c}}"}, "c.Finished", ("c",), id="with-param"),
+                 "a.Completed && c.Completed", ("a", "c"), id="when-reads-an-output"),
+    pytest.param({"name": "b", "withParam": "{{outputs.c}}"}, "c.Completed", ("c",), id="with-param"),
+    # an expression naming the flow read decides which outcomes it accepts: the read only waits
+    pytest.param({"name": "b", "when": "outputs.c == 'x'", "dependsOn": {"expression": "c.Failed"}},
+                 "c.Failed && c.Finished", ("c",), id="output-of-a-flow-the-expression-names"),
     pytest.param({"name": "b", "repeat": {"until": "outputs.b > 1", "limit": 2}}, None, (), id="until-own-output"),
-    pytest.param({"name": "b", "patch": {"jobSpec": {"queue": "{{outputs.c}}"}}}, "c.Finished", ("c",),
+    pytest.param({"name": "b", "patch": {"jobSpec": {"queue": "{{outputs.c}}"}}}, "c.Completed", ("c",),
                  id="patch-reads-an-output"),
 ])
 def test_dependency_tree(flow, dependency, refs):
