@@ -35,6 +35,9 @@ and every flow in an expression must be a defined flow. Each such reference is a
 DAG like a target (the flow waits for it; `dependencies(flow)` lists them), so cycles through
 expressions or outputs are refused, except that repeat.until may read the flow's own output.
 A `when` cannot read its own flow's output. Expression errors name the flow and the position.
+A flow cannot be named like an item or iteration of a loop or repeat flow (`<loop>-<n>`): both
+would make the vcjob `<jobflow>-<loop>-<n>`. `template_errors` checks the JobTemplates' own
+placeholders by the same rules, for `vcctl validate` / `vcctl run`, which read them with the JobFlow.
 """
 from __future__ import annotations
 
@@ -130,8 +133,24 @@ def validate_spec(spec: Any, jobflow: str, namespace: str) -> list[FieldError]:
         name, flow_refs = _validate_flow(f, i, jobflow, namespace, params, index, errs)
         refs.append((name, flow_refs))
     errs += _on_exit(spec, flows, index)
+    errs += _item_name_clashes(flows, index)
     handler = spec.get("onExit") if isinstance(spec.get("onExit"), str) else None
     errs += _graph_errors(refs, index, handler)
+    return errs
+
+
+def _item_name_clashes(flows: list, index: dict[str, int]) -> list[FieldError]:
+    """A flow named `<loop>-<n>` for a loop or repeat flow `<loop>` would make the vcjob of the loop's
+    item (iteration) n: the two would share a vcjob name and a status entry."""
+    loops = [name for name, i in index.items()
+             if any(flows[i].get(k) is not None for k in ("withItems", "withParam", "repeat"))]
+    errs = []
+    for name, i in index.items():
+        for loop in loops:
+            if name != loop and re.fullmatch(re.escape(loop) + r"-[0-9]+", name):
+                n = name[len(loop) + 1:]
+                errs.append(FieldError(f"spec.flows[{i}].name", f'flow "{name}" would make the same vcjob name as '
+                                       f'item {n} of flow "{loop}" (<jobflow>-{loop}-{n}): rename one of them'))
     return errs
 
 

@@ -47,6 +47,7 @@ def caret(text: str, pos: int) -> str:
 
 
 ACCEPT = [
+    pytest.param(jf(fl("p", withItems=[1]), fl("p-x"), fl("p1"), fl("q-1")), id="names-near-a-loop-items"),
     pytest.param(jf(fl("a"), fl("b"), fl("c", **dep("a", "b", strategy="any"))), id="strategy-any"),
     pytest.param(jf(fl("a"), fl("b", **dep(strategy="all"))), id="strategy-all-without-targets"),
     pytest.param(jf(fl("train"), fl("eval", **dep("train")),
@@ -279,6 +280,12 @@ REJECT = [
                   "every other flow, so no flow can depend on it or read its output"], id="exit-handler-depended-on"),
     pytest.param(jf(fl("a"), onExit=["a"]), ['spec.onExit: Invalid value: ["a"]: must be of type string'],
                  id="exit-handler-not-string"),
+    pytest.param(jf(fl("p", withItems=[1, 2]), fl("p-1")),
+                 ['spec.flows[1].name: flow "p-1" would make the same vcjob name as item 1 of flow "p" '
+                  "(<jobflow>-p-1): rename one of them"], id="flow-named-like-a-loop-item"),
+    pytest.param(jf(fl("t-0"), fl("t", repeat={"limit": 2, "until": "outputs.t == 'x'"})),
+                 ['spec.flows[0].name: flow "t-0" would make the same vcjob name as item 0 of flow "t" '
+                  "(<jobflow>-t-0): rename one of them"], id="flow-named-like-an-iteration"),
 ]
 
 
