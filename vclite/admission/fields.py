@@ -41,10 +41,17 @@ JOB_SPEC = {**dict.fromkeys(("schedulerName", "minAvailable", "volumes", "plugin
                              "maxRetry", "ttlSecondsAfterFinished", "priorityClassName", "minSuccess",
                              "networkTopology")),
             "tasks": [_TASK], "policies": [_POLICY]}
-_DEPENDS_ON = dict.fromkeys(("targets", "probe", "strategy", "expression"))
-_FLOW = {**dict.fromkeys(("name", "when", "withItems", "withParam", "repeat", "retry")),
-         "dependsOn": _DEPENDS_ON, "patch": {"jobSpec": None}}
-JOBFLOW_SPEC = {**dict.fromkeys(("jobRetainPolicy", "arguments", "onExit")), "flows": [_FLOW]}
+_HTTP_GET = {**dict.fromkeys(("taskName", "path", "port")), "httpHeader": dict.fromkeys(("name", "value"))}
+_PROBE = {"httpGetList": [_HTTP_GET],
+          "tcpSocketList": [dict.fromkeys(("taskName", "port"))],
+          "taskStatusList": [dict.fromkeys(("taskName", "phase"))]}
+_DEPENDS_ON = {**dict.fromkeys(("targets", "strategy", "expression")), "probe": _PROBE}
+_FLOW = {**dict.fromkeys(("name", "when", "withItems", "withParam")),
+         "dependsOn": _DEPENDS_ON, "patch": {"jobSpec": JOB_SPEC},
+         "repeat": dict.fromkeys(("until", "limit")),
+         "retry": {"limit": None, "backoff": dict.fromkeys(("duration", "factor", "maxDuration"))}}
+JOBFLOW_SPEC = {**dict.fromkeys(("jobRetainPolicy", "onExit")), "flows": [_FLOW],
+                "arguments": {"parameters": [dict.fromkeys(("name", "value"))]}}
 QUEUE_SPEC = dict.fromkeys(("weight", "capability", "reclaimable", "guarantee", "deserved", "parent",
                             "extendClusters", "affinity", "type", "priority", "dequeueStrategy"))
 PODGROUP_SPEC = dict.fromkeys(("minMember", "minTaskMember", "queue", "priorityClassName", "minResources",
