@@ -258,8 +258,9 @@ class JobFlowController:
     def _write_now(self, key: str, eng: engine_mod.Engine, jobflow: Obj, phase: str, decisive: bool) -> bool:
         """Write the status in this sync? Always for a decisive change (phase, a retry to record before
         its delete, a creation failure) and once the flow is finished; other changes at most once per
-        STATUS_WRITE_GAP (BIG_WRITE_GAP for a big flow): a write assembles the whole status (and in server mode stores and sends all of
-        it), and a flow of quick jobs would otherwise rewrite it for every job started and finished."""
+        STATUS_WRITE_GAP (BIG_WRITE_GAP for a big flow): a write assembles the whole status (and in
+        server mode stores and sends all of it), and a flow of quick jobs would otherwise rewrite it
+        for every job started and finished."""
         if decisive or phase != meta.phase(jobflow) or phase in status_mod.FINAL:
             return True   # (a finished flow's last few changes, e.g. its jobs' end times, at once)
         gap = BIG_WRITE_GAP if eng.size() >= BIG_STATUS else STATUS_WRITE_GAP
@@ -341,8 +342,9 @@ class JobFlowController:
                 templates[inst.flow] = self._template(ns, inst.flow)
             template = templates[inst.flow]
             if template is None:
-                self._note(eng, inst, notes, status_mod.Note(batch.JobPhase.PENDING, status_mod.Reason.TEMPLATE_NOT_FOUND,
-                                                             f'JobTemplate "{inst.flow}" not found'))
+                missing = f'JobTemplate "{inst.flow}" not found'
+                self._note(eng, inst, notes, status_mod.Note(batch.JobPhase.PENDING,
+                                                             status_mod.Reason.TEMPLATE_NOT_FOUND, missing))
                 continue
             job = self._build(jobflow, eng, template, inst, notes)
             if job is None:
