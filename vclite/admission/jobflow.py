@@ -292,8 +292,9 @@ def template_errors(spec: Obj, reads: dict[str, set[str]]) -> list[FieldError]:
 # ---- names -------------------------------------------------------------------------------------
 
 def _name_errors(name: str, path: str, jobflow: str, namespace: str) -> list[FieldError]:
-    """The flow name names a JobTemplate and becomes part of a vcjob name, pod names and a label value."""
-    errs = [FieldError(path, common.invalid(name, m)) for m in common.dns1123_label(name)]
+    """The flow name names a JobTemplate (a DNS-1123 subdomain: dots allowed, as upstream, which only
+    requires a name) and becomes part of a vcjob name, pod names and a label value."""
+    errs = [FieldError(path, common.invalid(name, m)) for m in common.dns1123_subdomain(name)]
     if errs:
         return errs
     job = flow.job_name(jobflow, name)

@@ -58,6 +58,8 @@ U1 = jf(fl("a"), fl("b", "a"), fl("c", "a", "b"), fl("d", "b"), fl("e", "c", "d"
 
 ACCEPT_CASES = [
     pytest.param(U1, id="U1-five-node-dag"),
+    # upstream requires only a name; a JobTemplate name may have dots (vcjob "<jf>-prep.v1" is valid)
+    pytest.param(from_graph({"prep.v1": [], "train": ["prep.v1"]}), id="dotted-flow-names"),
     pytest.param(from_graph({"1": ["2", "3"], "2": ["3"], "3": ["4"], "4": []}), id="U6-dag-chain"),
     pytest.param(from_graph({"1": ["2", "3"], "2": ["4", "5"], "3": [], "4": [], "5": []}), id="U6-dag-tree"),
     pytest.param(from_graph({"1": ["2", "3", "4"], "2": ["3"], "3": ["4"], "4": ["5"], "5": []}), id="U6-dag-dense"),
@@ -151,10 +153,11 @@ REJECT_CASES = [
                  id="template-label-value-too-long"),
     pytest.param(jf(fl("a"), {"dependsOn": {"targets": ["a"]}}), ["spec.flows[1].name: Required value"],
                  id="flow-name-required"),
-    pytest.param(jf(fl("Step_1")), ["spec.flows[0].name: Invalid value: \"Step_1\": a lowercase RFC 1123 label must "
-                                    "consist of lower case alphanumeric characters or '-', and must start and end with "
-                                    "an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
-                                    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"], id="flow-name-not-dns-label"),
+    pytest.param(jf(fl("Step_1")), ["spec.flows[0].name: Invalid value: \"Step_1\": a lowercase RFC 1123 subdomain "
+                                    "must consist of lower case alphanumeric characters, '-' or '.', and must start "
+                                    "and end with an alphanumeric character (e.g. 'example.com', regex used for "
+                                    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"],
+                 id="flow-name-not-dns-subdomain"),
     pytest.param(jf(fl("a"), fl("b") | {"dependsOn": {"targets": "a"}}),
                  ['spec.flows[1].dependsOn.targets: Invalid value: "a": must be of type array'], id="targets-not-a-list"),
     pytest.param(jf() | {"spec": {"flows": {"a": {}}}}, ['spec.flows: Invalid value: {"a": {}}: must be of type array'],
