@@ -15,7 +15,7 @@ Dependencies (`dependsOn.expression`; Argo's `depends`, with Volcano's outcome n
     unary   := '!' unary | '(' or ')' | FLOW ['.' OUTCOME]
     FLOW    := [A-Za-z0-9_][A-Za-z0-9_-]*        a bare FLOW means FLOW.Completed
 
-    OUTCOME := Completed | Succeeded (= Completed) | Failed | Terminated | Aborted | Skipped
+    OUTCOME := Completed | Succeeded (= Completed) | Failed | Terminated | Skipped
              | Finished | AnyCompleted | AllCompleted | AnyFailed | AllFailed
 
 Conditions (`when`, `repeat.until`)::
@@ -437,14 +437,20 @@ class _Parser:
         return Ref(root, tuple(path), tok.pos)
 
 
+NOT_OUTCOMES = {Outcome.ABORTED.value: "an Aborted (suspended) vcjob may be resumed, so it has no outcome yet and "
+                                       "the flows waiting on it keep waiting; use Failed, Terminated or Finished"}
+
+
 def _outcome(word: str, pos: int, text: str) -> Outcome:
     if word in ALIASES:
         return ALIASES[word]
+    if word in NOT_OUTCOMES:
+        raise ExprError(f"{word} is not an outcome: {NOT_OUTCOMES[word]}", pos, text)
     try:
         return Outcome(word)
     except ValueError:
         pass
-    names = [o.value for o in Outcome] + list(ALIASES)
+    names = [o.value for o in Outcome if o.value not in NOT_OUTCOMES] + list(ALIASES)
     close = [n for n in names if n.lower() == word.lower()]
     hint = f"did you mean {close[0]}? " if close else ""
     raise ExprError(f"unknown outcome {word!r} ({hint}outcomes: {', '.join(names)})", pos, text)
