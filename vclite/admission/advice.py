@@ -7,6 +7,9 @@ them the same way); `vcctl validate` and `vcctl run` print each as a warning:
   `Always`, so the task's containers are restarted whenever they exit — even with code 0 — and the
   vcjob never completes. Right for a server task (a parameter server ended by a policy); a batch
   task wants `Never` or `OnFailure`. (An explicit `Always` is taken as meant.)
+- a container with a terminationMessagePath other than Kubernetes' default: the local executor
+  gives every container its own message file, `$TERMINATION_MESSAGE_PATH`, so a script that writes
+  to the written path itself produces no output (a JobFlow reads it) when run locally.
 
 Pure functions over plain dicts.
 """
@@ -18,6 +21,13 @@ RESTART_POLICY_UNSET = ("not set, so Kubernetes' default Always applies: this ta
                         "they exit (even with code 0) and the vcjob never completes; set Never or OnFailure for a "
                         "task that should end")
 _KINDS = ("Job", "JobTemplate")
+DEFAULT_TERMINATION_PATH = "/dev/termination-log"
+
+
+def custom_termination_path(path: str) -> str:
+    return (f'"{path}" is used on a cluster; run locally, each container writes its termination message (a '
+            f'JobFlow output) to the file $TERMINATION_MESSAGE_PATH names, not to "{path}": write to '
+            f'"${{TERMINATION_MESSAGE_PATH:-{path}}}" to work in both')
 
 
 def advice_in(obj: Any) -> list[tuple[str, str]]:
@@ -29,6 +39,14 @@ def advice_in(obj: Any) -> list[tuple[str, str]]:
     for i, task in enumerate(tasks if isinstance(tasks, list) else []):
         template = task.get("template") if isinstance(task, dict) else None
         pod_spec = template.get("spec") if isinstance(template, dict) else None
-        if isinstance(pod_spec, dict) and pod_spec.get("restartPolicy") in (None, ""):
+        if not isinstance(pod_spec, dict):
+            continue
+        if pod_spec.get("restartPolicy") in (None, ""):
             out.append((f"spec.tasks[{i}].template.spec.restartPolicy", RESTART_POLICY_UNSET))
+        containers = pod_spec.get("containers")
+        for j, c in enumerate(containers if isinstance(containers, list) else []):
+            path = c.get("terminationMessagePath") if isinstance(c, dict) else None
+            if isinstance(path, str) and path not in ("", DEFAULT_TERMINATION_PATH):
+                out.append((f"spec.tasks[{i}].template.spec.containers[{j}].terminationMessagePath",
+                            custom_termination_path(path)))
     return out

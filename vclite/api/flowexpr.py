@@ -11,7 +11,7 @@ is True if any operand is True, else unknown if any is unknown. Facts only grow,
 True or False never changes, and once every referenced flow is finished every atom is known and
 the answer is decided: None means "wait", False means "can never become true" (the flow is
 Skipped). Kleene logic is sound but not eager on contradictions: `a.Completed && a.Failed` stays
-None until `a` finishes. `Finished` = finished in any way (Completed, Failed, Terminated, Aborted
+None until `a` finishes. `Finished` = finished in any way (Completed, Failed, Terminated
 or Skipped). For a fan-out flow (withItems/withParam) AnyCompleted/AnyFailed hold once one item
 Completed/Failed (they may hold before the flow finishes), AllCompleted/AllFailed once every item
 did; with no items all four are false. A flow without items counts as one item (Completed gives

@@ -23,3 +23,16 @@ def test_restart_policy_unset(obj, paths):
     found = advice.advice_in(obj)
     assert [p for p, _ in found] == paths
     assert all(m == advice.RESTART_POLICY_UNSET for _, m in found)
+
+
+@pytest.mark.parametrize("containers, paths", [
+    pytest.param([{"name": "c"}], [], id="unset"),
+    pytest.param([{"name": "c", "terminationMessagePath": "/dev/termination-log"}], [], id="kubernetes-default"),
+    pytest.param([{"name": "a"}, {"name": "b", "terminationMessagePath": "/out/result"}],
+                 ["spec.tasks[0].template.spec.containers[1].terminationMessagePath"], id="custom"),
+    pytest.param([{"name": "c", "terminationMessagePath": 5}, "x"], [], id="mistyped-left-to-admission"),
+])
+def test_custom_termination_message_path(containers, paths):
+    found = advice.advice_in(_job({"restartPolicy": "Never", "containers": containers}))
+    assert [p for p, _ in found] == paths
+    assert all("${TERMINATION_MESSAGE_PATH:-/out/result}" in m for _, m in found)
