@@ -446,8 +446,9 @@ def _ref_problem(root: str, path: tuple[str, ...], ctx: _Ctx, in_condition: bool
                 "(use {{item}} in the patch)")
     if root == "item" and not ctx.loop:
         return "item is only defined in a flow with withItems or withParam"
-    if root == "iteration" and not ctx.repeat and not in_condition:
-        return "{{iteration}} is only defined in a flow with repeat"
+    if root == "iteration" and not ctx.repeat:
+        return ("iteration is only defined in a flow with repeat" if in_condition
+                else "{{iteration}} is only defined in a flow with repeat")
     return ""
 
 

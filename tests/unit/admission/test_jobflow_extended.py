@@ -173,6 +173,9 @@ REJECT = [
                  ['spec.flows[0].when: flow "a": a condition cannot read item: it is evaluated once for the whole '
                   "flow, before its items (use {{item}} in the patch) at position 0:" + caret("item == 1", 0)],
                  id="when-item-in-loop"),
+    pytest.param(jf(fl("a", when="iteration == 0")),
+                 ['spec.flows[0].when: flow "a": iteration is only defined in a flow with repeat at position 0'],
+                 id="when-iteration-without-repeat"),
     pytest.param(jf(fl("a", patch={"jobSpec": {"queue": "q-{{iteration}}"}})),
                  ['spec.flows[0].patch.jobSpec: flow "a": {{iteration}} is only defined in a flow with repeat'],
                  id="patch-iteration-without-repeat"),
