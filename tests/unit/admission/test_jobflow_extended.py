@@ -174,7 +174,8 @@ REJECT = [
                   "flow, before its items (use {{item}} in the patch) at position 0:" + caret("item == 1", 0)],
                  id="when-item-in-loop"),
     pytest.param(jf(fl("a", when="iteration == 0")),
-                 ['spec.flows[0].when: flow "a": iteration is only defined in a flow with repeat at position 0'],
+                 ['spec.flows[0].when: flow "a": iteration is only defined in a flow with repeat at position 0:\n'
+                  "    iteration == 0\n    ^"],
                  id="when-iteration-without-repeat"),
     pytest.param(jf(fl("a", patch={"jobSpec": {"queue": "q-{{iteration}}"}})),
                  ['spec.flows[0].patch.jobSpec: flow "a": {{iteration}} is only defined in a flow with repeat'],
