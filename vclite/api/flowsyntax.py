@@ -262,6 +262,8 @@ def _string(text: str, i: int) -> tuple[str, int]:
         elif e and e != "u" and e in _ESCAPES:
             out.append(_ESCAPES[e])
             j += 2
+        elif e == "u":
+            raise ExprError("\\u must be followed by four hex digits (\\u00e9) in a string", j, text)
         elif e:
             raise ExprError(f"unknown escape \\{e} in a string", j, text)
         else:

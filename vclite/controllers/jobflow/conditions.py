@@ -84,7 +84,7 @@ class Conditions:
     def _flow_condition(self, fr: rs.FlowRT) -> None:
         """The condition under `<jobflow>-<flow>` of a flow without vcjobs yet, or of a loop flow."""
         key, d = self.key(fr.d.name), fr.d
-        if fr.final is not None and (not fr.started or not fr.insts):
+        if fr.final is not None and (not fr.started or (not fr.insts and d.loop is plan_mod.Loop.NONE)):
             phase = {O.COMPLETED: JP.COMPLETED, O.SKIPPED: st.SKIPPED, O.TERMINATED: JP.TERMINATED}.get(
                 fr.final, JP.FAILED)
             prev = self.prev_conditions.get(key) or {}

@@ -193,6 +193,14 @@ def test_with_param(output, created, phase, reason):
     assert (sim.phase, sim.reason("f")) == (phase, reason)
 
 
+def test_an_empty_fan_out_is_a_loop_summary_not_a_listed_job():
+    sim = flowsim.Sim([fl("src"), fl("f", "src", withParam="{{outputs.src}}")])
+    sim.finish("jf-src", C, "[]")
+    assert sim.cond("f") == {"phase": "Completed", "reason": "NoItems", "message": "no items: nothing to run",
+                             "items": 0}
+    assert sim.status["completedJobs"] == ["jf-src"], sim.status   # (its jobs are listed: it has none)
+
+
 def test_fan_out_facts_equal_flowexpr_outcome_facts():
     for n, outcomes in [(0, []), (2, ["Completed", None]), (2, ["Completed", "Failed"]), (2, ["Failed", "Failed"]),
                         (3, ["Completed"] * 3)]:
