@@ -57,6 +57,29 @@ def find_cycle(graph: Graph) -> list[str] | None:
     return None
 
 
+def find_path(graph: Graph, start: str, goal: str) -> list[str] | None:
+    """The vertices from `start` to `goal` following edges (`[start, …, goal]`; `[start]` when they
+    are the same), or None when `goal` cannot be reached. Breadth-first: a shortest path."""
+    came_from: dict[str, str | None] = {start: None}
+    frontier = [start]
+    while frontier:
+        following: list[str] = []
+        for v in frontier:
+            if v == goal:
+                path: list[str] = []
+                at: str | None = v
+                while at is not None:
+                    path.append(at)
+                    at = came_from[at]
+                return path[::-1]
+            for nxt in graph.get(v, ()):
+                if nxt not in came_from:
+                    came_from[nxt] = v
+                    following.append(nxt)
+        frontier = following
+    return None
+
+
 def is_dag(graph: Graph) -> bool:
     """No cycle (undefined targets are not checked here: see `undefined_vertices`)."""
     return find_cycle(graph) is None

@@ -143,3 +143,15 @@ def test_find_cycle_is_a_real_cycle_exactly_when_order_fails(graph):
             assert b in graph[a]
         with pytest.raises(ValueError):
             dag.topological_order(graph)
+
+
+@pytest.mark.parametrize("graph, start, goal, want", [
+    pytest.param({"a": ["b"], "b": ["c"], "c": []}, "a", "c", ["a", "b", "c"], id="chain"),
+    pytest.param({"a": ["b"], "b": []}, "b", "a", None, id="against-the-edges"),
+    pytest.param({"a": []}, "a", "a", ["a"], id="itself"),
+    pytest.param({"a": ["b", "c"], "b": ["d"], "c": ["e"], "e": ["d"]}, "a", "d", ["a", "b", "d"], id="shortest"),
+    pytest.param({"a": ["x"]}, "a", "x", ["a", "x"], id="undefined-target-reached"),
+    pytest.param({"a": ["b"], "b": ["a"]}, "a", "z", None, id="cycle-without-the-goal-ends"),
+])
+def test_find_path(graph, start, goal, want):
+    assert dag.find_path(graph, start, goal) == want

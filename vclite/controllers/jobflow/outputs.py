@@ -16,6 +16,7 @@ from vclite.api import batch, flowexpr, flowtemplate
 from vclite.controllers.jobflow import plan as plan_mod
 from vclite.controllers.jobflow import runstate as rs
 from vclite.controllers.jobflow import status as st
+from vclite.lib import dag
 
 Obj = dict[str, Any]
 JP, R = batch.JobPhase, st.Reason
@@ -88,26 +89,10 @@ class Outputs:
     def _waits_path(self, start: str, goal: str) -> list[str] | None:
         """The flows from `start` to `goal` following what each flow waits for (its dependencies, and
         the outputs its waiting instances' templates read), or None if `start` does not wait on `goal`."""
-        waits: dict[str, set[str]] = {}
+        waits: dict[str, list[str]] = {name: list(d.refs) for name, d in self.plan.flows.items()}
         for waiting_inst, read in self.output_waits.values():
-            waits.setdefault(waiting_inst.flow, set()).update(read)
-        came_from: dict[str, str | None] = {start: None}
-        todo = [start]
-        while todo:
-            name = todo.pop()
-            if name == goal:
-                path = []
-                at: str | None = name
-                while at is not None:
-                    path.append(at)
-                    at = came_from[at]
-                return path[::-1]
-            d = self.plan.flows.get(name)
-            for nxt in (*(d.refs if d is not None else ()), *sorted(waits.get(name, ()))):
-                if nxt not in came_from:
-                    came_from[nxt] = name
-                    todo.append(nxt)
-        return None
+            waits[waiting_inst.flow] = [*waits.get(waiting_inst.flow, ()), *read]
+        return dag.find_path(waits, start, goal)
 
     def wait_for_output(self, inst: rs.Inst, flows: list[str]) -> None:
         """`inst`'s template reads outputs of flows that have not finished: create it once they have."""
