@@ -265,9 +265,7 @@ def template_errors(spec: Obj, reads: dict[str, set[str]]) -> list[FieldError]:
         path = f"{ctx.fp}.name"
         for placeholder in sorted(reads.get(name, ())):
             root, *rest = placeholder.split(".")
-            problem = (f"unknown placeholder {{{{{placeholder}}}}} (use params.<name>, outputs.<flow>, item or "
-                       "iteration)" if root not in flowsyntax.ROOTS or (root in ("params", "outputs") and not rest)
-                       else _ref_problem(root, tuple(rest), ctx))
+            problem = _placeholder_problem(placeholder, ctx)
             if not problem and root == "outputs" and rest[0] == name and not ctx.repeat:
                 problem = "a flow's template cannot read its own output (it has not run yet; in a repeat it is " \
                           "the previous iteration's)"
@@ -437,6 +435,14 @@ def _condition(text: Any, path: str, ctx: _Ctx, own_output: bool) -> None:
             ctx.refs.append(_Ref(node.path[0], path, path, node.pos, text))
 
 
+def _placeholder_problem(placeholder: str, ctx: _Ctx) -> str:
+    """What is wrong with `{{placeholder}}` in a flow's patch or JobTemplate ("" if nothing)."""
+    root, *rest = placeholder.split(".")
+    if root not in flowsyntax.ROOTS or (root in ("params", "outputs") and not rest):
+        return f"unknown placeholder {{{{{placeholder}}}}} (use params.<name>, outputs.<flow>, item or iteration)"
+    return _ref_problem(root, tuple(rest), ctx)
+
+
 def _ref_problem(root: str, path: tuple[str, ...], ctx: _Ctx, in_condition: bool = False) -> str:
     if root == "params" and path[0] not in ctx.params:
         declared = ", ".join(sorted(ctx.params)) or "none"
@@ -568,9 +574,7 @@ def _patch(patch: Any, ctx: _Ctx) -> None:
             ctx.error(f"{path}.plugins.{name}", common.type_error(args, "array of strings"))
     for placeholder in sorted(flowtemplate.placeholders(spec)):
         root, *rest = placeholder.split(".")
-        problem = (f"unknown placeholder {{{{{placeholder}}}}} (use params.<name>, outputs.<flow>, item or iteration)"
-                   if root not in flowsyntax.ROOTS or (root in ("params", "outputs") and not rest)
-                   else _ref_problem(root, tuple(rest), ctx))
+        problem = _placeholder_problem(placeholder, ctx)
         if problem:
             ctx.error(path, f'flow "{ctx.name}": {problem}')
         elif root == "outputs":
