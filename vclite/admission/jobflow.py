@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from vclite.admission import base, common
@@ -84,7 +85,7 @@ class _Ctx:
     (withItems/withParam) or repeats."""
     fp: str
     name: str
-    params: frozenset[str]
+    params: Mapping[str, str | None]   # declared parameters and their values (None: invalid value)
     loop: bool
     repeat: bool
     errs: list[FieldError]
@@ -154,21 +155,22 @@ def _item_name_clashes(flows: list, index: dict[str, int]) -> list[FieldError]:
     return errs
 
 
-def _arguments(args: Any, errs: list[FieldError]) -> frozenset[str]:
-    """spec.arguments.parameters: names (well formed, unique) and string values; returns the names."""
+def _arguments(args: Any, errs: list[FieldError]) -> dict[str, str | None]:
+    """spec.arguments.parameters: names (well formed, unique) and string values; returns the names
+    declared, each with its value (None when the value is invalid)."""
     path = "spec.arguments"
     if args is None:
-        return frozenset()
+        return {}
     if not isinstance(args, dict):
         errs.append(FieldError(path, common.type_error(args, "object")))
-        return frozenset()
+        return {}
     params = args.get("parameters")
     if params is None:
-        return frozenset()
+        return {}
     if not isinstance(params, list):
         errs.append(FieldError(f"{path}.parameters", common.type_error(params, "array")))
-        return frozenset()
-    names: set[str] = set()
+        return {}
+    names: dict[str, str | None] = {}
     for j, p in enumerate(params):
         pp = f"{path}.parameters[{j}]"
         if not isinstance(p, dict):
@@ -183,17 +185,17 @@ def _arguments(args: Any, errs: list[FieldError]) -> frozenset[str]:
         elif name in names:
             errs.append(FieldError(f"{pp}.name", common.duplicate(name)))
         else:
-            names.add(name)
+            names[name] = value if isinstance(value, str) else None
         if value is None:
             errs.append(FieldError(f"{pp}.value", common.REQUIRED))
         elif not isinstance(value, str):
             errs.append(FieldError(f"{pp}.value", common.type_error(value, "string")
                                    + f" (quote it: \"{flowtemplate.render(value)}\")"))
-    return frozenset(names)
+    return names
 
 
-def _validate_flow(f: Any, i: int, jobflow: str, namespace: str, params: frozenset[str], index: dict[str, int],
-                   errs: list[FieldError]) -> tuple[str | None, list[_Ref]]:
+def _validate_flow(f: Any, i: int, jobflow: str, namespace: str, params: Mapping[str, str | None],
+                   index: dict[str, int], errs: list[FieldError]) -> tuple[str | None, list[_Ref]]:
     """One flow's own fields; returns its name (None if unusable or a duplicate) and what it reads.
     `index` maps each name to its first flow's position."""
     fp = f"spec.flows[{i}]"
@@ -230,7 +232,7 @@ def dependencies(f: Obj) -> list[str]:
     """The flows a flow waits for, in first-reference order: its targets, the flows in its dependency
     expression, and every `outputs.<flow>` it reads (when, withParam, repeat.until except its own,
     `{{outputs.…}}` in its patch). For an admitted flow; malformed parts are skipped."""
-    ctx = _Ctx("", str(f.get("name") or ""), frozenset(), True, True, [])
+    ctx = _Ctx("", str(f.get("name") or ""), {}, True, True, [])
     _depends_on(f.get("dependsOn"), ctx)
     _loop(f, ctx, "")
     if isinstance(f.get("when"), str):
@@ -248,7 +250,7 @@ def template_errors(spec: Obj, reads: dict[str, set[str]]) -> list[FieldError]:
     not the flow's own outside a repeat), and no cycle through them: a template reading
     `{{outputs.f}}` makes its vcjob wait for f. Each error is reported at `spec.flows[i].name`."""
     flows = spec.get("flows") if isinstance(spec.get("flows"), list) else []
-    params = frozenset(flowtemplate.arguments(spec))
+    params = flowtemplate.arguments(spec)
     index = {f["name"]: i for i, f in enumerate(flows) if isinstance(f, dict) and isinstance(f.get("name"), str)}
     errs: list[FieldError] = []
     refs: list[tuple[str | None, list[_Ref]]] = []
@@ -421,18 +423,25 @@ def _condition(text: Any, path: str, ctx: _Ctx, own_output: bool) -> None:
     except flowexpr.ExprError as e:
         ctx.expr_error(path, e)
         return
+    sound = True
     for node in flowexpr.nodes(parsed):
         if not isinstance(node, flowsyntax.Ref):
             continue
         problem = _ref_problem(node.root, node.path, ctx, in_condition=True)
         if problem:
+            sound = False
             ctx.expr_error(path, flowexpr.ExprError(problem, node.pos, text))
+        elif node.root == "params" and ctx.params.get(node.path[0]) is None:
+            sound = False   # (its value is invalid: reported at spec.arguments)
         elif node.root == "outputs" and node.path[0] == ctx.name and ctx.name:
             if not own_output:
                 ctx.expr_error(path, flowexpr.ExprError(
                     "a flow's when cannot read its own output (it has not run yet)", node.pos, text))
         elif node.root == "outputs":
             ctx.refs.append(_Ref(node.path[0], path, path, node.pos, text))
+    if sound:
+        for e in flowexpr.constant_errors(parsed, ctx.params):
+            ctx.expr_error(path, e)
 
 
 def _placeholder_problem(placeholder: str, ctx: _Ctx) -> str:

@@ -167,6 +167,11 @@ def _show(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "…"
 
 
+def _typed(value: Any) -> str:
+    """`string "x"`, `number 3`, `null`: a value with its type, for messages."""
+    return "null" if value is None else f"{kind_of(value)} {_show(value)}"
+
+
 class _When:
     def __init__(self, expr: Expr, env: WhenEnv):
         self.text, self.env = expr.text, env
@@ -198,7 +203,7 @@ class _When:
             return value
         if isinstance(value, str) and value.strip().lower() in ("true", "false"):
             return value.strip().lower() == "true"
-        raise self.error(f"expected true or false, got {kind_of(value)} {_show(value)}", node)
+        raise self.error(f"expected true or false, got {_typed(value)}", node)
 
     def ref(self, node: flowsyntax.Ref) -> Any:
         env = self.env
@@ -257,7 +262,7 @@ class _When:
         elif rk == "string" and lk in ("number", "boolean"):
             right, rk = self.coerce(right, lk, node.right), lk
         if lk != rk:
-            raise self.error(f"cannot compare {lk} {_show(left)} with {rk} {_show(right)}", node)
+            raise self.error(f"cannot compare {_typed(left)} with {_typed(right)}", node)
         if node.op in ("==", "!="):
             return (left == right) == (node.op == "==")
         if lk not in ("number", "string"):
@@ -294,3 +299,44 @@ def evaluate_when(expr: Expr, env: WhenEnv) -> bool:
 def evaluate_value(expr: Expr, env: WhenEnv) -> Any:
     """The value of a condition expression without requiring a boolean (for tools and tests)."""
     return _When(expr, env).ev(expr.root)
+
+
+_VARYING_ROOTS = frozenset({"outputs", "item", "iteration"})
+
+
+def _constant(node: Node) -> bool:
+    """Reads only parameters and literals: its value is known when the JobFlow is admitted."""
+    return not any(isinstance(n, flowsyntax.Ref) and n.root in _VARYING_ROOTS for n in flowsyntax.nodes(node))
+
+
+def constant_errors(expr: Expr, params: Mapping[str, str]) -> list[ExprError]:
+    """The errors a condition raises whatever the outputs, item and iteration: each largest part
+    that reads only parameters and literals is evaluated now (as a boolean where `&&`, `||`, `!` or
+    the whole condition need one). Such a part is wrong even where `&&`/`||` may skip it at run
+    time, so admission refuses it rather than fail the flow later (`when: "params.n"` with n "3")."""
+    when = _When(expr, WhenEnv(params=params))
+    found: list[ExprError] = []
+
+    def visit(node: Node, boolean: bool) -> None:
+        if _constant(node):
+            try:
+                when.boolean(node) if boolean else when.ev(node)
+            except ExprError as e:
+                found.append(e)
+        elif isinstance(node, flowsyntax.Not):
+            visit(node.operand, True)
+        elif isinstance(node, (flowsyntax.And, flowsyntax.Or)):
+            for operand in node.operands:
+                visit(operand, True)
+        elif isinstance(node, flowsyntax.Compare):
+            visit(node.left, False)
+            visit(node.right, False)
+        elif isinstance(node, flowsyntax.Call):
+            for arg in node.args:
+                visit(arg, False)
+        elif isinstance(node, flowsyntax.ListOf):
+            for item in node.items:
+                visit(item, False)
+
+    visit(expr.root, True)
+    return found

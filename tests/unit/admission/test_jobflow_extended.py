@@ -63,6 +63,13 @@ ACCEPT = [
     pytest.param(jf(fl("flip"), fl("heads", when='outputs.flip == "heads"', **dep("flip")),
                     fl("tails", when='outputs.flip == "tails"', **dep("flip"))), id="if-else"),
     pytest.param(jf(fl("a", when='params.env == "prod"'), **args(env="prod")), id="when-param"),
+    pytest.param(jf(fl("a", when='params.env == "prod"'), **args(env="dev")), id="when-param-statically-false"),
+    pytest.param(jf(fl("a", when="params.go && params.n > 2 && contains(['x', 'y'], params.v)"),
+                    **args(go="true", n="3", v="x")), id="when-constant-typed-right"),
+    pytest.param(jf(fl("a", when="params.n > outputs.b"), fl("b"), **args(n="hi")),
+                 id="when-constant-compared-with-an-output"),
+    pytest.param(jf(fl("a", repeat={"limit": 3, "until": "iteration >= params.n"}), **args(n="2")),
+                 id="until-iteration-against-a-parameter"),
     pytest.param(jf(fl("a", when="outputs.b.x > 1"), fl("b")), id="when-output-is-an-implicit-edge"),
     pytest.param(jf(fl("a", withItems=[1, {"x": "y"}, "z"], when="params.go == 'yes'"), **args(go="yes")),
                  id="with-items"),
@@ -173,6 +180,21 @@ REJECT = [
                  ['spec.flows[0].when: flow "a": a condition cannot read item: it is evaluated once for the whole '
                   "flow, before its items (use {{item}} in the patch) at position 0:" + caret("item == 1", 0)],
                  id="when-item-in-loop"),
+    pytest.param(jf(fl("a", when="params.n"), **args(n="3")),
+                 ['spec.flows[0].when: flow "a": expected true or false, got string "3" at position 0:'
+                  + caret("params.n", 0)], id="when-constant-not-a-boolean"),
+    pytest.param(jf(fl("a", when="null")),
+                 ['spec.flows[0].when: flow "a": expected true or false, got null at position 0:'
+                  + caret("null", 0)], id="when-null"),
+    pytest.param(jf(fl("a", when="outputs.b == 1 && params.s > 2"), fl("b"), **args(s="hi")),
+                 ['spec.flows[0].when: flow "a": cannot read string "hi" as a number at position 18:'
+                  + caret("outputs.b == 1 && params.s > 2", 18)], id="when-constant-part-that-always-fails"),
+    pytest.param(jf(fl("a", when="!(outputs.b == 1) || 1"), fl("b")),
+                 ['spec.flows[0].when: flow "a": expected true or false, got number 1 at position 21:'
+                  + caret("!(outputs.b == 1) || 1", 21)], id="when-constant-operand-not-a-boolean"),
+    pytest.param(jf(fl("a", repeat={"limit": 2, "until": "len(params.n) > 'x'"}), **args(n="3")),
+                 ['spec.flows[0].repeat.until: flow "a": cannot read string "x" as a number at position 16:'
+                  + caret("len(params.n) > 'x'", 16)], id="until-constant-type-error"),
     pytest.param(jf(fl("a", when="iteration == 0")),
                  ['spec.flows[0].when: flow "a": iteration is only defined in a flow with repeat at position 0:\n'
                   "    iteration == 0\n    ^"],

@@ -408,7 +408,7 @@ WHEN_ERRORS = [
                  "with string \"x\"", 5, id="object-vs-string"),
     pytest.param("true == 1", "cannot compare boolean true with number 1", 5, id="bool-vs-number"),
     pytest.param("[1] < [2]", "< needs numbers or strings, got lists", 4, id="order-lists"),
-    pytest.param("null < 1", "cannot compare null null with number 1", 5, id="order-null"),
+    pytest.param("null < 1", "cannot compare null with number 1", 5, id="order-null"),
     pytest.param("len(3) == 1", "len() needs a string, list or object, got number", 0, id="len-number"),
     pytest.param("json(outputs.flip) == 1", "json(): \"heads\" is not JSON (Expecting value: line 1 column 1 "
                  "(char 0))", 0, id="json-not-json"),
@@ -423,6 +423,25 @@ def test_evaluate_when_errors(text: str, message: str, position: int) -> None:
     with pytest.raises(F.ExprError) as info:
         F.evaluate_when(F.parse_when(text), ENV)
     assert (info.value.message, info.value.position, info.value.text) == (message, position, text)
+
+
+@pytest.mark.parametrize("text, expected", [
+    pytest.param("params.env == 'prod' && outputs.flip == 'x'", [], id="right-types"),
+    pytest.param("params.epochs > outputs.flip", [], id="known-only-at-run-time"),
+    pytest.param("iteration > params.env", [], id="iteration-varies"),
+    pytest.param("params.env", [('expected true or false, got string "prod"', 0)], id="whole-not-boolean"),
+    pytest.param("null", [("expected true or false, got null", 0)], id="null"),
+    pytest.param("outputs.flip == 'x' || params.env > 1 || !params.epochs",
+                 [('cannot read string "prod" as a number', 23), ('expected true or false, got string "10"', 42)],
+                 id="each-constant-part"),
+    pytest.param("len(params.nope) == 1", [("unknown parameter 'nope' (spec.arguments.parameters)", 4)],
+                 id="undeclared"),
+    pytest.param("contains([1, params.env], outputs.flip)", [], id="constant-list-is-a-value"),
+    pytest.param("contains(3, outputs.flip)", [], id="call-needs-all-args"),
+])
+def test_constant_errors(text: str, expected: list[tuple[str, int]]) -> None:
+    found = F.constant_errors(F.parse_when(text), {"env": "prod", "epochs": "10"})
+    assert [(e.message, e.position) for e in found] == expected
 
 
 def test_item_outside_a_loop() -> None:
