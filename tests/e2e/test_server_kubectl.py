@@ -144,6 +144,44 @@ def test_errors_as_kubectl_prints_them(kubectl, write):
     assert kubectl("get", "pod", "prio", check=False).returncode == 1
 
 
+DRY_JT = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {name: dry}
+spec:
+  minAvailable: 1
+  tasks:
+    - name: t
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: busybox, command: ["sh", "-c", "sleep 1"]}]
+"""
+
+
+def test_server_dry_run_and_diff(kubectl, write):
+    """--dry-run=server (dryRun=All): admitted, answered, never stored; `kubectl diff` uses it."""
+    path = write("dry.yaml", DRY_JT)
+    for how in (["apply"], ["create"], ["apply", "--server-side"]):
+        out = kubectl(*how, "--dry-run=server", "-f", path)
+        assert "jobtemplate.flow.volcano.sh/dry" in out.stdout and "(server dry run)" in out.stdout, out.stdout
+    assert kubectl("get", "jt", "dry", check=False).returncode == 1, "a dry run must store nothing"
+    invalid = write("dry-bad.yaml", DRY_JT.replace("replicas: 1", "replicas: -1"))
+    out = kubectl("apply", "--dry-run=server", "-f", invalid, check=False)
+    assert out.returncode == 1 and 'The JobTemplate "dry" is invalid' in out.stderr, out.stderr
+    kubectl("apply", "-f", path)
+    assert kubectl("diff", "-f", path).stdout == ""
+    changed = write("dry2.yaml", DRY_JT.replace("sleep 1", "sleep 3"))
+    out = kubectl("diff", "-f", changed, check=False)
+    assert out.returncode == 1, out.stderr   # 1: differences found
+    assert "-          - sleep 1" in out.stdout and "+          - sleep 3" in out.stdout, out.stdout
+    out = kubectl("delete", "jt", "dry", "--dry-run=server")
+    assert out.stdout.strip() == 'jobtemplate.flow.volcano.sh "dry" deleted (server dry run)'
+    live = json.loads(kubectl("get", "jt", "dry", "-o", "json").stdout)
+    assert live["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["command"][-1] == "sleep 1"
+    kubectl("delete", "jt", "dry")
+
+
 TYPO_JOB = """apiVersion: batch.volcano.sh/v1alpha1
 kind: Job
 metadata: {name: typo}

@@ -100,7 +100,9 @@ class InProcessClient:
 
     # Admission returns a fresh deep copy of what it admits (defaults applied): that copy is handed
     # to the store as its own (owned=True), so a write copies the caller's object once.
-    def create(self, obj: Obj) -> Obj:
+    def create(self, obj: Obj, dry_run: bool = False) -> Obj:
+        """`dry_run` (here and in the other writes): admission and the store's checks run, nothing is
+        written; the result is the object as it would be (server-side dry run, `dryRun=All`)."""
         kind = kind_of(obj)
         obj = {**obj, "apiVersion": kind.api_version}
         if kind.namespaced:
@@ -112,6 +114,8 @@ class InProcessClient:
         if not md.get("name") and isinstance(prefix, str) and prefix:   # named before admission, as Kubernetes
             obj["metadata"] = {**md, "name": self.store.generate_name(prefix)}
         admitted = self._admit(admission.Operation.CREATE, kind, obj, None)
+        if dry_run:
+            return self.store.create(kind, admitted, owned=True, dry_run=True)
         self._ensure_namespace(kind, admitted)
         return self.store.create(kind, admitted, owned=True, copy_result=False)
 
@@ -122,7 +126,7 @@ class InProcessClient:
         current = self.store.peek(kind, ns, name)
         return current if current is not None else self.store.get(kind, ns, name)
 
-    def update(self, obj: Obj) -> Obj:
+    def update(self, obj: Obj, dry_run: bool = False) -> Obj:
         kind = kind_of(obj)
         old = self._current(kind, obj)
         candidate = {**obj, "apiVersion": kind.api_version}
@@ -132,9 +136,9 @@ class InProcessClient:
             else:
                 candidate.pop("status", None)
         admitted = self._admit(admission.Operation.UPDATE, kind, candidate, old)
-        return self.store.update(kind, admitted, owned=True, copy_result=False)
+        return self.store.update(kind, admitted, owned=True, copy_result=False, dry_run=dry_run)
 
-    def update_status(self, obj: Obj) -> Obj:
+    def update_status(self, obj: Obj, dry_run: bool = False) -> Obj:
         kind = kind_of(obj)
         md = obj.get("metadata") or {}
         old = self.store.peek(kind, md.get("namespace") or "default", md.get("name", ""))
@@ -144,7 +148,8 @@ class InProcessClient:
                      "metadata": {**old["metadata"], "resourceVersion": md.get("resourceVersion") or
                                   old["metadata"]["resourceVersion"]}}
         admitted = self._admit(admission.Operation.UPDATE_STATUS, kind, candidate, old)
-        return self.store.update(kind, admitted, subresource="status", owned=True, copy_result=False)
+        return self.store.update(kind, admitted, subresource="status", owned=True, copy_result=False,
+                                 dry_run=dry_run)
 
     def patch(self, kind: kinds.Kind, namespace: str, name: str, patch: Obj, status: bool = False) -> Obj:
         current = self.store.peek(kind, namespace if kind.namespaced else "", name)
@@ -163,12 +168,13 @@ class InProcessClient:
         new = binding.bound(current, node, clock_mod.format_time(self.clock.now()) or "", annotations)
         self.store.update(kinds.POD, new, subresource="binding", owned=True, copy_result=False)
 
-    def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background") -> Obj | None:
+    def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background",
+               dry_run: bool = False) -> Obj | None:
         old = self.store.peek(kind, namespace if kind.namespaced else "", name)   # (admission only reads it)
         if old is None:
             old = self.store.get(kind, namespace, name)   # raises NotFound
         self._admit(admission.Operation.DELETE, kind, None, old)
-        return self.store.delete(kind, namespace, name, propagation=propagation)
+        return self.store.delete(kind, namespace, name, propagation=propagation, dry_run=dry_run)
 
     def watch(self, kind: kinds.Kind | None, handler: client_mod.WatchHandler,
               resource_version: str | None = None) -> client_mod.Subscription:

@@ -10,7 +10,9 @@ refused here changes nothing.
 - create: apiVersion/kind/namespace must agree with the path (filled in when missing).
 - update (PUT), status update, patch (merge, JSON, strategic, apply), delete (DeleteOptions body
   or query: propagationPolicy, preconditions), deletecollection.
-- `dryRun` is refused (400) rather than ignored: vclite would otherwise write.
+- `dryRun=All` (query, or DeleteOptions' `dryRun: [All]`): admission and every check run, nothing is
+  written, and the answer is the object as it would be (`kubectl apply|create|delete
+  --dry-run=server`, `kubectl diff`). Any other value is refused (400), as kube-apiserver does.
 - `fieldValidation=Strict` (what kubectl sends by default): a body with a field the kind's schema
   does not define (admission/fields.py) is refused with kube-apiserver's `strict decoding error:
   unknown field "spec.minAvaliable"`; with Warn (the default) they are kept and named in `Warning`
@@ -45,9 +47,17 @@ def _ns(route: routes.Resource) -> str:
     return route.namespace or ""
 
 
-def _check_dry_run(query: Query) -> None:
-    if query.get("dryRun"):
-        raise errors.BadRequest("dryRun is not supported by vclite: the request was not applied")
+def dry_run(values: Any) -> bool:
+    """Whether a request is a dry run: `dryRun` given as a query value or DeleteOptions' list. The
+    only value Kubernetes defines is All; anything else is refused, nothing applied."""
+    if values in (None, "", []):
+        return False
+    listed = values if isinstance(values, list) else [values]
+    bad = [v for v in listed if v != "All"]
+    if bad:
+        raise errors.BadRequest(f'dryRun: Unsupported value: "{bad[0]}": supported values: "All" '
+                                "(the request was not applied)")
+    return True
 
 
 def _sort_key(obj: Obj) -> tuple[str, str]:
@@ -166,18 +176,20 @@ def field_warnings(route: routes.Resource, query: Query, body: Any) -> list[str]
 
 
 def create(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
-    _check_dry_run(query)
+    dry = dry_run(query.get("dryRun"))
     _check_fields(route, query, body)
     if route.kind.namespaced and route.namespace is None:
         raise errors.BadRequest(f"a {route.kind.kind} must be created in a namespace: "
                                 f"POST to .../namespaces/<namespace>/{route.kind.plural}")
-    return 201, be.client.create(_conform(route, body, name_required=True))
+    return 201, be.client.create(_conform(route, body, name_required=True), dry_run=dry)
 
 
 def bind(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
     """POST pods/<name>/binding: assign the pod to the Binding's target node (apiserver/binding.py);
-    answers 201 with a Success Status, as the Kubernetes API does."""
-    _check_dry_run(query)
+    answers 201 with a Success Status, as the Kubernetes API does. (A dry run is refused: nothing
+    would check the node but the write itself.)"""
+    if dry_run(query.get("dryRun")):
+        raise errors.BadRequest("dryRun is not supported for pods/binding: the request was not applied")
     name = route.name or ""
     node, annotations = binding.target(body, name)
     be.client.bind(_ns(route), name, node, annotations)
@@ -185,20 +197,19 @@ def bind(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Ob
 
 
 def update(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
-    _check_dry_run(query)
+    dry = dry_run(query.get("dryRun"))
     _check_fields(route, query, body)
-    obj = _conform(route, body, name_required=True)
+    return 200, _write(be, route, _conform(route, body, name_required=True), dry)
+
+
+def _write(be: backend_mod.Backend, route: routes.Resource, obj: Obj, dry: bool) -> Obj:
     if route.subresource == "status":
-        return 200, be.client.update_status(obj)
-    return 200, be.client.update(obj)
-
-
-def _write(be: backend_mod.Backend, route: routes.Resource, obj: Obj) -> Obj:
-    return be.client.update_status(obj) if route.subresource == "status" else be.client.update(obj)
+        return be.client.update_status(obj, dry_run=dry)
+    return be.client.update(obj, dry_run=dry)
 
 
 def patch(be: backend_mod.Backend, route: routes.Resource, query: Query, content_type: str, body: Any) -> Result:
-    _check_dry_run(query)
+    dry = dry_run(query.get("dryRun"))
     kind, ns, name = route.kind, _ns(route), route.name or ""
     if content_type == APPLY:
         return apply(be, route, query, body)
@@ -216,10 +227,11 @@ def patch(be: backend_mod.Backend, route: routes.Resource, query: Query, content
     else:
         new = patches.merge_patch(current, body)
     # The result keeps the current resourceVersion unless the patch names one (then it must match).
-    return 200, _write(be, route, _conform(route, new, name_required=True))
+    return 200, _write(be, route, _conform(route, new, name_required=True), dry)
 
 
 def apply(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Any) -> Result:
+    dry = dry_run(query.get("dryRun"))
     if not isinstance(body, dict):
         raise errors.BadRequest("an apply configuration must be an object")
     _check_fields(route, query, body)
@@ -235,12 +247,12 @@ def apply(be: backend_mod.Backend, route: routes.Resource, query: Query, body: A
     now = clock_mod.format_time(be.clock.now()) or ""
     new = patches.apply(current, config, manager, force, now, route.subresource)
     if current is None:
-        return 201, be.client.create(new)
-    return 200, _write(be, route, new)
+        return 201, be.client.create(new, dry_run=dry)
+    return 200, _write(be, route, new, dry)
 
 
-def delete_options(query: Query, body: Obj | None) -> tuple[str, Obj]:
-    """(propagationPolicy, preconditions) from a DeleteOptions body or the query."""
+def delete_options(query: Query, body: Obj | None) -> tuple[str, Obj, bool]:
+    """(propagationPolicy, preconditions, dry run) from a DeleteOptions body or the query."""
     opts = body or {}
     if not isinstance(opts, dict):
         raise errors.BadRequest("DeleteOptions must be an object")
@@ -249,14 +261,12 @@ def delete_options(query: Query, body: Obj | None) -> tuple[str, Obj]:
         policy = "Orphan"
     if policy not in ("Background", "Foreground", "Orphan"):
         raise errors.BadRequest(f'unsupported propagationPolicy "{policy}": want Background, Foreground or Orphan')
-    if opts.get("dryRun"):
-        raise errors.BadRequest("dryRun is not supported by vclite: the request was not applied")
-    return policy, opts.get("preconditions") or {}
+    dry = dry_run(query.get("dryRun")) | dry_run(opts.get("dryRun"))
+    return policy, opts.get("preconditions") or {}, dry
 
 
 def delete(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj | None) -> Result:
-    _check_dry_run(query)
-    policy, pre = delete_options(query, body)
+    policy, pre, dry = delete_options(query, body)
     kind, ns, name = route.kind, _ns(route), route.name or ""
     if pre:
         current = be.client.get(kind, ns, name)
@@ -266,7 +276,8 @@ def delete(be: backend_mod.Backend, route: routes.Resource, query: Query, body: 
                 raise errors.Conflict(f"Precondition failed: {field} in precondition: {pre[field]}, "
                                       f"{field} in object meta: {md.get(field)}")
     # Foreground deletion is served as Background: dependents are collected right after.
-    gone = be.client.delete(kind, ns, name, propagation="Orphan" if policy == "Orphan" else "Background")
+    gone = be.client.delete(kind, ns, name, propagation="Orphan" if policy == "Orphan" else "Background",
+                            dry_run=dry)
     if gone is None:
         return 200, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                      "details": {"name": name, "group": kind.group, "kind": kind.plural}}
@@ -274,15 +285,14 @@ def delete(be: backend_mod.Backend, route: routes.Resource, query: Query, body: 
 
 
 def delete_collection(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj | None) -> Result:
-    _check_dry_run(query)
-    policy, _ = delete_options(query, body)
+    policy, _, dry = delete_options(query, body)
     kind = route.kind
     items = be.select(kind, route.namespace, query.get("labelSelector") or None, query.get("fieldSelector") or None)
     deleted = []
     for obj in sorted(items, key=_sort_key):
         try:
             out = be.client.delete(kind, meta.namespace(obj), meta.name(obj),
-                                   propagation="Orphan" if policy == "Orphan" else "Background")
+                                   propagation="Orphan" if policy == "Orphan" else "Background", dry_run=dry)
         except errors.NotFound:
             continue
         deleted.append(out if out is not None else obj)

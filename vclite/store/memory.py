@@ -152,9 +152,11 @@ class MemoryStore:
             suffix = _BASE36[digit] + suffix
         return prefix[:58] + suffix
 
-    def create(self, kind: kinds.Kind, obj: Obj, owned: bool = False, copy_result: bool = True) -> Obj:
+    def create(self, kind: kinds.Kind, obj: Obj, owned: bool = False, copy_result: bool = True,
+               dry_run: bool = False) -> Obj:
         """Store a copy of `obj` (`owned`: the caller hands over `obj` itself, sharing nothing).
-        Returns a copy of what is stored, or (`copy_result=False`) the stored object, read-only."""
+        Returns a copy of what is stored, or (`copy_result=False`) the stored object, read-only.
+        `dry_run`: every check, nothing stored; the object as it would be, without a resourceVersion."""
         if not owned:
             obj = clone(obj)
         md = obj.setdefault("metadata", {})
@@ -175,6 +177,10 @@ class MemoryStore:
         md["uid"] = self._uid()
         md["generation"] = 1
         md["creationTimestamp"] = clock_mod.format_time(self._clock.now())
+        if dry_run:
+            md.pop("resourceVersion", None)
+            obj["apiVersion"], obj["kind"] = kind.api_version, kind.kind
+            return obj
         md["resourceVersion"] = str(self._next_rv())
         obj["apiVersion"], obj["kind"] = kind.api_version, kind.kind
         self._put(kind, ns, name, obj)
@@ -186,13 +192,14 @@ class MemoryStore:
         return self._result(obj, copy_result)
 
     def update(self, kind: kinds.Kind, obj: Obj, subresource: str | None = None, owned: bool = False,
-               copy_result: bool = True) -> Obj:
+               copy_result: bool = True, dry_run: bool = False) -> Obj:
         """Store a copy of `obj` as the new version (`owned`: the caller hands over `obj` itself — for
         the status subresource, its status — and never modifies it again; it may share parts with
         stored objects, which nobody modifies either).
         Returns a copy of what is stored, or (`copy_result=False`) the stored object, read-only.
         `subresource`: "status" writes only the status; "binding" writes spec and status as given
-        (a pod's binding, one write); None keeps the stored status."""
+        (a pod's binding, one write); None keeps the stored status. `dry_run`: every check, nothing
+        stored; the new version as it would be, with the current resourceVersion."""
         md = obj.get("metadata") or {}
         ns = (md.get("namespace") or "default") if kind.namespaced else ""
         name = md.get("name", "")
@@ -231,6 +238,9 @@ class MemoryStore:
         new["apiVersion"], new["kind"] = kind.api_version, kind.kind
         if new == old:
             return self._result(old, copy_result)  # no-op writes do not bump resourceVersion (as the apiserver)
+        if dry_run:
+            new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
+            return clone(new)
         new["metadata"]["resourceVersion"] = str(self._next_rv())
         self._reindex_owners(kind, ns, name, old, new)
         self._put(kind, ns, name, new)
@@ -248,11 +258,15 @@ class MemoryStore:
             if uid:
                 self._dependents[uid].add((kind.kind, ns, name))
 
-    def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background") -> Obj | None:
+    def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background",
+               dry_run: bool = False) -> Obj | None:
+        """`dry_run`: every check, nothing deleted (dependents neither); the object as it is."""
         ns = namespace if kind.namespaced else ""
         obj = self._objects[kind.kind].get((ns, name))
         if obj is None:
             raise errors.NotFound(f'{kind.resource} "{name}" not found')
+        if dry_run:
+            return clone(obj)
         if propagation == "Orphan":
             self._orphan_dependents(obj["metadata"]["uid"])
         if obj["metadata"].get("finalizers"):

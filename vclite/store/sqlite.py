@@ -264,18 +264,20 @@ class SqliteStore(memory.MemoryStore):
                 if sub.active:
                     sub.handler(ev)
 
-    def create(self, kind: kinds.Kind, obj: Obj, owned: bool = False, copy_result: bool = True) -> Obj:
+    def create(self, kind: kinds.Kind, obj: Obj, owned: bool = False, copy_result: bool = True,
+               dry_run: bool = False) -> Obj:
         with self._transaction():
-            return super().create(kind, obj, owned, copy_result)
+            return super().create(kind, obj, owned, copy_result, dry_run)
 
     def update(self, kind: kinds.Kind, obj: Obj, subresource: str | None = None, owned: bool = False,
-               copy_result: bool = True) -> Obj:
+               copy_result: bool = True, dry_run: bool = False) -> Obj:
         with self._transaction():
-            return super().update(kind, obj, subresource, owned, copy_result)
+            return super().update(kind, obj, subresource, owned, copy_result, dry_run)
 
-    def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background") -> Obj | None:
+    def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background",
+               dry_run: bool = False) -> Obj | None:
         with self._transaction():
-            return super().delete(kind, namespace, name, propagation)
+            return super().delete(kind, namespace, name, propagation, dry_run)
 
     def watch(self, kind: kinds.Kind | None, handler: memory.Handler, resource_version: str | None = None):
         with self._mutex:   # no write can slip between the replay and the subscription

@@ -54,9 +54,88 @@ def test_create_invalid_is_422_and_changes_nothing(be):
     assert be.resource_version() == before
 
 
-def test_dry_run_is_refused(be):
-    with pytest.raises(errors.BadRequest, match="dryRun"):
-        resources.create(be, jt_route(), {"dryRun": "All"}, JT)
+def _snapshot(be):
+    """Every stored object (kind, namespace, name, resourceVersion), and the store's version."""
+    store = be.client.store
+    return be.resource_version(), sorted(
+        (k.kind, o["metadata"].get("namespace", ""), o["metadata"]["name"], o["metadata"]["resourceVersion"])
+        for k in kinds.ALL for o in store.iter(k))
+
+
+DRY = {"dryRun": "All"}
+
+
+def test_dry_run_create_answers_the_object_and_writes_nothing(be):
+    before = _snapshot(be)
+    code, obj = resources.create(be, jt_route(ns="new-ns"), DRY, JT)
+    assert code == 201 and obj["metadata"]["name"] == "t1" and obj["metadata"]["namespace"] == "new-ns"
+    assert obj["metadata"]["uid"] and obj["metadata"]["creationTimestamp"] and "resourceVersion" not in obj["metadata"]
+    assert obj["spec"]["queue"] == "default"   # admission's defaults are applied
+    assert _snapshot(be) == before             # not even the namespace is created
+    with pytest.raises(errors.NotFound):
+        be.client.get(kinds.JOBTEMPLATE, "new-ns", "t1")
+
+
+def test_dry_run_runs_admission_and_the_store_checks(be):
+    make(be, "t1")
+    before = _snapshot(be)
+    with pytest.raises(errors.AlreadyExists):
+        resources.create(be, jt_route(), DRY, JT)
+    with pytest.raises(errors.Invalid):
+        resources.create(be, jt_route(), DRY, {**JT, "metadata": {"name": "t2"},
+                                               "spec": {**JT["spec"], "minAvailable": -1}})
+    stale = {**be.client.get(kinds.JOBTEMPLATE, "default", "t1")}
+    stale["metadata"] = {**stale["metadata"], "resourceVersion": "1"}
+    with pytest.raises(errors.Conflict):
+        resources.update(be, jt_route("t1"), DRY, stale)
+    with pytest.raises(errors.NotFound):
+        resources.delete(be, jt_route("nope"), DRY, None)
+    assert _snapshot(be) == before
+
+
+@pytest.mark.parametrize("verb", ["update", "merge-patch", "json-patch", "apply"])
+def test_dry_run_writes_answer_the_new_version_and_write_nothing(be, verb):
+    current = make(be, "t1")
+    before = _snapshot(be)
+    route, labels = jt_route("t1"), {"app": "x"}
+    if verb == "update":
+        code, obj = resources.update(be, route, DRY, {**current, "metadata": {**current["metadata"], "labels": labels}})
+    elif verb == "merge-patch":
+        code, obj = resources.patch(be, route, DRY, resources.MERGE, {"metadata": {"labels": labels}})
+    elif verb == "json-patch":
+        code, obj = resources.patch(be, route, DRY, resources.JSON_PATCH,
+                                    [{"op": "add", "path": "/metadata/labels", "value": labels}])
+    else:
+        code, obj = resources.apply(be, route, {**DRY, "fieldManager": "m"},
+                                    {**JT, "metadata": {"name": "t1", "labels": labels}})
+    assert code == 200 and obj["metadata"]["labels"] == labels
+    assert obj["metadata"]["resourceVersion"] == current["metadata"]["resourceVersion"]
+    assert _snapshot(be) == before and "labels" not in be.client.get(kinds.JOBTEMPLATE, "default", "t1")["metadata"]
+
+
+def test_dry_run_delete_keeps_the_object_and_its_dependents(be):
+    make(be, "t1")
+    before = _snapshot(be)
+    code, obj = resources.delete(be, jt_route("t1"), {}, {"dryRun": ["All"], "propagationPolicy": "Foreground"})
+    assert code == 200 and obj["metadata"]["name"] == "t1"
+    code, lst = resources.delete_collection(be, jt_route(), DRY, None)
+    assert [o["metadata"]["name"] for o in lst["items"]] == ["t1"]
+    assert _snapshot(be) == before
+
+
+@pytest.mark.parametrize("query, body", [
+    pytest.param({"dryRun": "Yes"}, None, id="query"),
+    pytest.param({}, {"dryRun": ["All", "Some"]}, id="delete-options"),
+])
+def test_dry_run_values_other_than_all_are_refused(be, query, body):
+    make(be, "t1")
+    before = _snapshot(be)
+    with pytest.raises(errors.BadRequest, match='supported values: "All"'):
+        if body is None:
+            resources.create(be, jt_route(), query, {**JT, "metadata": {"name": "t2"}})
+        else:
+            resources.delete(be, jt_route("t1"), query, body)
+    assert _snapshot(be) == before
 
 
 def test_list_selectors_order_and_pagination(be):
