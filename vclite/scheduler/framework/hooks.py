@@ -199,20 +199,26 @@ def _sum(tiers: Tiers, args: tuple) -> Any:
 
 
 def _intersect_by_tier(tiers: Tiers, args: tuple) -> list | None:
+    """Preemptable/Reclaimable, as Volcano's loop: within a tier, the victims every non-abstaining
+    plugin offers; a plugin offering none ends the tier undecided, and the first tier that ends with
+    victims decides. Volcano keeps the list in a Go slice that an empty intersection leaves nil, and
+    a nil list is started again from the next plugin's offer: so do we, so the dry run answers what
+    Volcano would do (an empty intersection drops the earlier plugins' offers; the last word of a
+    tier can be a plugin that would not have intersected)."""
     for tier in tiers:
         victims: list | None = None
         for fn, _, _ in tier:
             candidates = fn(*args)
             if candidates is None:       # abstain
                 continue
-            if not candidates:           # Volcano: the tier has no victims; the next tier is asked
+            if not candidates:           # the tier has no victims; the next tier is asked
                 victims = None
                 break
             if victims is None:
                 victims = list(candidates)
             else:
                 keep = {id(c) for c in candidates}
-                victims = [v for v in victims if id(v) in keep]
+                victims = [v for v in victims if id(v) in keep] or None   # (Go: nil)
         if victims is not None:
             return victims
     return None

@@ -46,7 +46,10 @@ def build(point, tiers, flags=None):
     pytest.param(Point.PREEMPTABLE, [[None, [A, B]]], [A, B], id="intersect: abstainers ignored"),
     pytest.param(Point.PREEMPTABLE, [[[A, B, C], [C, A]]], [A, C], id="intersect: order of the first list"),
     pytest.param(Point.PREEMPTABLE, [[[A], []], [[B]]], [B], id="intersect: empty leaves the tier undecided"),
-    pytest.param(Point.PREEMPTABLE, [[[A], [B]], [[C]]], [], id="intersect: decided tier may be empty"),
+    pytest.param(Point.PREEMPTABLE, [[[A], [B]], [[C]]], [C], id="intersect: no common victim -> next tier"),
+    pytest.param(Point.PREEMPTABLE, [[[A], [B], [A, B]], [[C]]], [A, B],
+                 id="intersect: after an empty intersection the next offer starts again (Volcano's nil slice)"),
+    pytest.param(Point.PREEMPTABLE, [[[A], [B]]], None, id="intersect: no tier decides -> None"),
     pytest.param(Point.VICTIM_TASKS, [[[], []], [[A, B], [B, C]]], [A, B, C], id="union: first tier with victims"),
 ])
 def test_rules(point, tiers, want):
