@@ -21,6 +21,7 @@ FieldError = errors.FieldError
 HIERARCHY = "volcano.sh/hierarchy"
 HIERARCHY_WEIGHTS = "volcano.sh/hierarchy-weights"
 _STATES = (scheduling.QueueState.OPEN.value, scheduling.QueueState.CLOSED.value)
+_ALL_STATES = tuple(s.value for s in scheduling.QueueState)
 
 
 def mutate(op: base.Operation, obj: Obj) -> None:
@@ -60,10 +61,13 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     common.check_type(spec, "reclaimable", "spec.reclaimable", errs, bool, "boolean")
     errs += validate_resources(spec)
     if op is base.Operation.CREATE:
-        # Status is only ever written by the queue controller afterwards (Closing, Unknown…).
+        # Status is only ever written by the queue controller afterwards (Closing, Unknown…), past
+        # this check: a cluster's state loaded for a scheduler dry run may carry any of them.
+        existing = getattr(view, "existing_state", False)
         for path, holder in (("status.state", new.get("status")), ("spec.state", spec)):
             state = holder.get("state") if isinstance(holder, dict) else None
-            if state not in (None, "") and state not in _STATES:
+            allowed = _ALL_STATES if existing and path == "status.state" else _STATES
+            if state not in (None, "") and state not in allowed:
                 errs.append(FieldError(path, common.invalid(state, f"queue state must be in [{' '.join(_STATES)}]")))
     old_parent = common.dict_at(old, "spec").get("parent") if old is not None else None
     if op is base.Operation.CREATE or spec.get("parent") != old_parent:

@@ -9,7 +9,8 @@ import pytest
 
 from vclite.admission import admit
 from vclite.api import kinds
-from vclite.lib import errors
+from vclite.apiserver import inprocess
+from vclite.lib import clock, errors
 
 from . import views
 
@@ -175,3 +176,13 @@ def test_delete(name: str, message: str | None) -> None:
         with pytest.raises(errors.Forbidden) as info:
             admit.admit(Op.DELETE, kinds.QUEUE, None, stored, VIEW)
         assert info.value.message == message
+
+
+@pytest.mark.parametrize("state", ["Open", "Closed", "Closing", "Unknown"])
+def test_a_clusters_existing_queue_may_be_in_any_state(state):
+    """A scheduler dry-run loads a cluster's state, where the queue controller writes Closing and
+    Unknown through the status subresource, past the webhook's create check."""
+    client = inprocess.new_client(clock.VirtualClock(), require_command=False, existing_state=True)
+    assert client.create(q("qs", status={"state": state}))["status"]["state"] == state
+    with pytest.raises(errors.Invalid, match="queue state must be in"):
+        client.create(q("bad", status={"state": "Paused"}))
