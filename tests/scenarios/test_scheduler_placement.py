@@ -209,7 +209,7 @@ PREDICATES = [
                        bind={}, messages={"c1/pg1": f"0/2 nodes are unavailable: 2 {predicates.PORTS_IN_USE}."}),
                  id="a gang that needs the port on three nodes of two does not start"),
     pytest.param(_pred([pod(f"c1/p-{i}", "pg1", "100m", "10Mi") for i in range(3)], nodes=[node("a", 4, "8Gi", pods=2)],
-                       min_member=3, bind={}, messages={"c1/pg1": "0/1 nodes are unavailable: 1 Too many pods."}),
+                       min_member=3, bind={}, messages={"c1/pg1": "0/1 nodes are unavailable: 1 Insufficient pods."}),
                  id="max pods per node"),
 ]
 

@@ -13,11 +13,7 @@ import dataclasses
 
 import numpy as np
 
-from vclite.scheduler.framework import dims as dims_mod
 from vclite.scheduler.framework import nodes as nodes_mod
-
-TOO_MANY_PODS = "Too many pods"
-
 
 @dataclasses.dataclass(frozen=True)
 class Failure:
@@ -59,13 +55,20 @@ class FitErrors:
 
 
 def resource_fit(req: np.ndarray, nodes: nodes_mod.NodeState, available: np.ndarray) -> Failure:
-    """Nodes where a requested dimension exceeds `available` (rows = nodes): `Insufficient <r>`."""
+    """Nodes where a requested dimension exceeds `available` (rows = nodes), each charged with its
+    FIRST short dimension only, as Volcano's allocate predicate (`Insufficient ` + the first name
+    LessEqualWithResourcesName returns: cpu, memory, then the scalars, `pods` among them — every
+    task requests one pod, so a full node is `Insufficient pods`)."""
     names = nodes.dims.names
     reasons = []
-    for j in np.flatnonzero(req > 0):
+    charged: np.ndarray | None = None
+    for j in np.flatnonzero(req > 0):   # (dims order: cpu, memory, pods, then the rest)
         short = req[j] > available[:, j]
+        if charged is not None:
+            short &= ~charged
         if short.any():
-            reasons.append((TOO_MANY_PODS if names[j] == dims_mod.PODS else f"Insufficient {names[j]}", short))
+            reasons.append((f"Insufficient {names[j]}", short))
+            charged = short if charged is None else charged | short
     return Failure(tuple(reasons))
 
 

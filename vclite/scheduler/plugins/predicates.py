@@ -12,7 +12,7 @@ Filters in Volcano's order; a node is charged with the reason of the first one i
 4. NodePorts (`predicate.NodePortsEnable`): a container hostPort already used on the node (by
    any pod there, or one placed earlier in the session) -> "node(s) didn't have free ports for
    the requested pod ports"; the only filter here that evicting pods can cure (`resolvable`).
-Resource fit, including the `pods` count (max pods per node -> "Too many pods"), is not here: as
+Resource fit, including the `pods` count (max pods per node -> "Insufficient pods"), is not here: as
 in Volcano it is the action's own `request ≤ future idle` check, run before the predicates.
 Accepted but not enforced (they change nothing): `predicate.PodAffinityEnable` (required
 inter-pod affinity), `PodTopologySpreadEnable` (DoNotSchedule spread), the volume filters,

@@ -20,6 +20,8 @@ def _nodes():
     pytest.param(2000, 2**31, {"Insufficient cpu": [True, False, False], "Insufficient memory": [False, True, False]},
                  [False, False, True], id="a short of cpu, b short of memory"),
     pytest.param(500, 2**20, {}, [True, True, True], id="fits everywhere"),
+    pytest.param(6000, 2**35, {"Insufficient cpu": [True, True, False], "Insufficient memory": [False, False, True]},
+                 [False, False, False], id="each node charged with its first short dimension only"),
 ])
 def test_resource_fit(cpu, mem, want_reasons, want_fits):
     dims, nodes = _nodes()
@@ -29,11 +31,12 @@ def test_resource_fit(cpu, mem, want_reasons, want_fits):
     assert list(fit.fits(req, nodes.allocatable)) == want_fits
 
 
-def test_pods_dimension_reports_too_many_pods():
+def test_a_full_node_is_insufficient_pods():
+    """Volcano counts `pods` as a scalar resource every task requests one of (pod_info.go)."""
     dims, nodes = _nodes()
     nodes.idle[0, dims.pods] = 0
     f = fit.resource_fit(np.array([1.0, 1.0, 1.0]), nodes, nodes.idle)
-    assert [(r, list(m)) for r, m in f.reasons] == [("Too many pods", [True, False, False])]
+    assert [(r, list(m)) for r, m in f.reasons] == [("Insufficient pods", [True, False, False])]
 
 
 def test_histogram_charges_each_node_to_its_first_failing_filter():
