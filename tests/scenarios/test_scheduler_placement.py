@@ -157,7 +157,7 @@ DEDICATED = {"key": "dedicated", "value": "ml", "effect": "NoSchedule"}
 AFFINITY_MISMATCH = predicates.SELECTOR_MISMATCH
 GPU_NODES = [node("a", 4, "8Gi", labels={"gpu": "8", "zone": "z1"}), node("b", 4, "8Gi", labels={"gpu": "2"}),
              node("c", 4, "8Gi", labels={"zone": "z2"})]
-NOTOL = "node(s) had untolerated taint {dedicated: ml}"
+NOTOL = "node(s) had untolerated taint(s)"
 
 
 def _pred(pods, nodes=GPU_NODES, min_member=0, **kw):

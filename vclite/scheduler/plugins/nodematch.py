@@ -5,7 +5,7 @@
   terms ORed) — each a vector over all nodes, cached per session by its content. Each label key
   becomes one integer column (value codes, -1 = absent), built once per key.
 - `NodeTaints`: nodes grouped by their taint list; for a pod's tolerations, the nodes it cannot
-  go to (with kube-scheduler's reason naming the first untolerated taint) and the per-node count
+  go to (with kube-scheduler's reason, "node(s) had untolerated taint(s)") and the per-node count
   of untolerated `PreferNoSchedule` taints.
 Semantics follow k8s.io/component-helpers nodeaffinity and core/v1 helper: an empty term
 matches nothing; a term with an invalid requirement (wrong number of values, non-integer `Gt`,
@@ -218,8 +218,7 @@ def tolerated(tolerations: Iterable[Obj], taint: tuple[str, str, str]) -> bool:
     return any(tolerates(t, key, effect, value) for t in tolerations)
 
 
-def untolerated_reason(taint: tuple[str, str, str]) -> str:
-    return f"node(s) had untolerated taint {{{taint[0]}: {taint[1]}}}"
+UNTOLERATED = "node(s) had untolerated taint(s)"   # kube-scheduler's TaintToleration (no key or value since 1.29)
 
 
 class NodeTaints:
@@ -244,8 +243,7 @@ class NodeTaints:
         self._cache: dict[tuple, Any] = {}
 
     def untolerated(self, tolerations: list[Obj]) -> tuple[tuple[str, np.ndarray], ...]:
-        """(reason, nodes) pairs: nodes with a NoSchedule/NoExecute taint the pod does not tolerate,
-        each charged with the first such taint in the node's list (as kube-scheduler reports it)."""
+        """(reason, nodes) pairs: the nodes with a NoSchedule/NoExecute taint the pod does not tolerate."""
         cache_key = ("filter", _freeze(tolerations))
         out = self._cache.get(cache_key)
         if out is None:
@@ -253,7 +251,7 @@ class NodeTaints:
             for taints, mask in self.groups:
                 for taint in taints:
                     if taint[2] in FILTER_EFFECTS and not tolerated(tolerations, taint):
-                        reason = untolerated_reason(taint)
+                        reason = UNTOLERATED
                         by_reason[reason] = by_reason[reason] | mask if reason in by_reason else mask
                         break
             out = self._cache[cache_key] = tuple(by_reason.items())

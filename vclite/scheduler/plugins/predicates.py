@@ -7,8 +7,8 @@ Filters in Volcano's order; a node is charged with the reason of the first one i
    (nodeSelectorTerms ORed; matchExpressions In/NotIn/Exists/DoesNotExist/Gt/Lt and matchFields
    metadata.name ANDed) -> "node(s) didn't match Pod's node affinity/selector";
 3. TaintToleration (`predicate.TaintTolerationEnable`): NoSchedule and NoExecute taints the pod
-   does not tolerate -> "node(s) had untolerated taint {key: value}" (the node's first such
-   taint); PreferNoSchedule taints only lower the nodeorder score;
+   does not tolerate -> "node(s) had untolerated taint(s)" (kube-scheduler's words since 1.29,
+   which Volcano vendors); PreferNoSchedule taints only lower the nodeorder score;
 4. NodePorts (`predicate.NodePortsEnable`): a container hostPort already used on the node (by
    any pod there, or one placed earlier in the session) -> "node(s) didn't have free ports for
    the requested pod ports"; the only filter here that evicting pods can cure (`resolvable`).
