@@ -190,7 +190,10 @@ def _arguments(cls: type, raw: Any, owner: str, path: str, prefixes: tuple[str, 
 
 def _split_actions(actions: Any, out: _Problems) -> list[str]:
     if isinstance(actions, str):
-        return [a.strip() for a in actions.split(",") if a.strip()]
+        names = [a.strip() for a in actions.split(",")]
+        if actions.strip() and "" in names:   # Volcano: "failed to find Action " (the whole file is refused)
+            out.add("actions", f'an empty action name in "{actions}" (a stray comma?)')
+        return [a for a in names if a]
     if isinstance(actions, list) and all(isinstance(a, str) for a in actions):
         return [a.strip() for a in actions]
     out.add("actions", 'must be a comma-separated string such as "enqueue, allocate"')

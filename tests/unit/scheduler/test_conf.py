@@ -54,7 +54,7 @@ tiers:
   - name: binpack
     arguments: {binpack.weight: 10, binpack.resources: "nvidia.com/gpu", binpack.resources.nvidia.com/gpu: 7}
   - name: overcommit
-    arguments: {overcommit-factor: "1.5"}
+    arguments: {overcommit-factor: 1.5}
 configurations:
 - name: allocate
   arguments: {predicateErrorCacheEnable: true}
@@ -80,7 +80,24 @@ configurations:
     pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: predicates, arguments: {predicate.Foo: true}}]}]',
                  'plugin "predicates": unknown argument "predicate.Foo"', id="unknown argument"),
     pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: overcommit, arguments: {overcommit-factor: x}}]}]',
-                 "argument 'overcommit-factor': expected float", id="argument of the wrong type"),
+                 "argument 'overcommit-factor': expected a number, unquoted, got 'x'; Volcano ignores any other value",
+                 id="argument of the wrong type"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: overcommit, arguments: {overcommit-factor: "1.5"}}]}]',
+                 "argument 'overcommit-factor': expected a number, unquoted, got '1.5'", id="quoted float"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: binpack, arguments: {binpack.weight: "10"}}]}]',
+                 "argument 'binpack.weight': expected an integer, unquoted, got '10'", id="quoted integer"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: binpack, arguments: {binpack.cpu: 2.5}}]}]',
+                 "argument 'binpack.cpu': expected an integer, unquoted, got 2.5", id="float for an integer"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: binpack, arguments: {binpack.resources: gpu, '
+                 'binpack.resources.gpu: "3"}}]}]', "argument 'binpack.resources.gpu': expected an integer",
+                 id="quoted resource weight"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: predicates, arguments: '
+                 '{predicate.NodeAffinityEnable: "yes"}}]}]', "argument 'predicate.NodeAffinityEnable': expected true "
+                 "or false", id="bool string strconv.ParseBool refuses"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: binpack, arguments: {binpack.resources: 7}}]}]',
+                 "argument 'binpack.resources': expected a string (quote it), got 7", id="number for a string"),
+    pytest.param('actions: "enqueue, allocate,"\ntiers: []', 'an empty action name in "enqueue, allocate," '
+                 "(a stray comma?)", id="trailing comma"),
     pytest.param('actions: "allocate"\nconfigurations: [{name: allocate, arguments: {foo: 1}}]\ntiers: []',
                  'action "allocate": unknown argument "foo"', id="unknown action argument"),
     pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: gang}, {name: gang}]}]', "listed twice",

@@ -48,35 +48,35 @@ def arg(key: str, default: Any) -> Any:
     return dataclasses.field(default=default, metadata={"key": key})
 
 
-_TRUE, _FALSE = ("true", "t", "1", "yes", "on"), ("false", "f", "0", "no", "off")
+# Volcano reads plugin arguments from gopkg.in/yaml.v2 values (framework/arguments.go): GetBool takes a
+# boolean or a string strconv.ParseBool accepts; GetInt only a YAML integer; GetFloat64 an integer or
+# a float; GetString only a string. Any other value is logged and ignored there (the default stays):
+# vclite refuses it at load instead, so a configuration means the same on both.
+_TRUE, _FALSE = ("1", "t", "T", "TRUE", "true", "True"), ("0", "f", "F", "FALSE", "false", "False")
+_WHY_IGNORED = "Volcano ignores any other value and keeps the default"
 
 
-def _convert(value: Any, kind: type, where: str) -> Any:
+def convert(value: Any, kind: type, where: str) -> Any:
+    """A configuration value as Volcano's Get{Bool,Int,Float64,String} would read it, or ValueError."""
     if kind is bool:
         if isinstance(value, bool):
             return value
-        if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
-            return value.strip().lower() in _TRUE
+        if isinstance(value, str) and value in _TRUE + _FALSE:
+            return value in _TRUE
+        want = "true or false (or a string strconv.ParseBool reads: \"true\", \"1\", \"f\"…)"
     elif kind is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
-        if isinstance(value, str):
-            try:
-                return int(value.strip())
-            except ValueError:
-                pass
+        want = "an integer, unquoted"
     elif kind is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
+        want = "a number, unquoted"
+    else:
         if isinstance(value, str):
-            try:
-                return float(value.strip())
-            except ValueError:
-                pass
-    elif kind is str:
-        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-            return str(value)
-    raise ValueError(f"{where}: expected {kind.__name__}, got {value!r}")
+            return value
+        want = "a string (quote it)"
+    raise ValueError(f"{where}: expected {want}, got {value!r}; {_WHY_IGNORED}")
 
 
 _TYPES = {"bool": bool, "int": int, "float": float, "str": str}
@@ -87,7 +87,7 @@ def parse_arguments(cls: type, raw: Mapping[str, Any] | None, owner: str, prefix
 
     Unknown keys raise ValueError naming them, except keys under one of `prefixes` (kept raw in
     a field named `extra` if the dataclass has one). Values are converted to the field's type
-    (bool, int, float, str; strings such as "true" or "3" are accepted, as Volcano accepts them).
+    (bool, int, float, str) with Volcano's rules (`convert`).
     """
     raw = dict(raw or {})
     fields = {f.metadata.get("key", f.name): f for f in dataclasses.fields(cls) if f.name != "extra" and f.init}
@@ -103,7 +103,7 @@ def parse_arguments(cls: type, raw: Mapping[str, Any] | None, owner: str, prefix
             known = ", ".join(sorted(fields)) or "none"
             raise ValueError(f"{owner}: unknown argument {key!r} (known: {known})")
         kind = _TYPES.get(f.type if isinstance(f.type, str) else getattr(f.type, "__name__", ""), str)
-        values[f.name] = _convert(value, kind, where)
+        values[f.name] = convert(value, kind, where)
     if extra:
         if "extra" not in {f.name for f in dataclasses.fields(cls)}:
             raise ValueError(f"{owner}: unknown arguments {sorted(extra)}")

@@ -36,12 +36,7 @@ MAX_NODE_SCORE = 100
 
 
 def _weight(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise ValueError(f"plugin 'binpack': argument {where!r}: expected int, got {value!r}")
-    try:
-        return int(str(value).strip())
-    except ValueError:
-        raise ValueError(f"plugin 'binpack': argument {where!r}: expected int, got {value!r}") from None
+    return plugin.convert(value, int, f"plugin 'binpack': argument {where!r}")
 
 
 @dataclasses.dataclass(frozen=True)

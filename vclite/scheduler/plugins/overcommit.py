@@ -35,12 +35,7 @@ OVERUSED = "resource in cluster is overused"
 
 
 def _factor(value: Any, where: str) -> float:
-    if isinstance(value, bool):
-        raise ValueError(f"plugin 'overcommit': argument {where!r}: expected float, got {value!r}")
-    try:
-        return float(str(value).strip())
-    except ValueError:
-        raise ValueError(f"plugin 'overcommit': argument {where!r}: expected float, got {value!r}") from None
+    return plugin.convert(value, float, f"plugin 'overcommit': argument {where!r}")
 
 
 def _valid(f: float) -> float:

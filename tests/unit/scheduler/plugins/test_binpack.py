@@ -18,7 +18,7 @@ from .. import objects
 @pytest.mark.parametrize("arguments, want", [
     pytest.param({}, {"cpu": 1, "memory": 1}, id="defaults"),
     pytest.param({"binpack.cpu": 5, "binpack.memory": -2}, {"cpu": 5, "memory": 1}, id="negative weight becomes 1"),
-    pytest.param({"binpack.resources": "nvidia.com/gpu, example.com/foo", "binpack.resources.nvidia.com/gpu": "7"},
+    pytest.param({"binpack.resources": "nvidia.com/gpu, example.com/foo", "binpack.resources.nvidia.com/gpu": 7},
                  {"nvidia.com/gpu": 7, "example.com/foo": 1, "cpu": 1, "memory": 1},
                  id="listed resources: given weight or 1"),
     pytest.param({"binpack.resources.example.com/bar": 9}, {"cpu": 1, "memory": 1},

@@ -23,7 +23,7 @@ def _args(arguments):
     pytest.param({}, [1.2, 1.2, 1.2, 1.2], id="default 1.2 everywhere"),
     pytest.param({"overcommit-factor": 2}, [2, 2, 2, 2], id="one factor"),
     pytest.param({"overcommit-factor": 0.9}, [1.2, 1.2, 1.2, 1.2], id="below 1 becomes 1.2"),
-    pytest.param({"overcommit-factor.cpu": 1.0, "overcommit-factor.nvidia.com/gpu": "3"}, [1.0, 1.2, 1.2, 3.0],
+    pytest.param({"overcommit-factor.cpu": 1.0, "overcommit-factor.nvidia.com/gpu": 3}, [1.0, 1.2, 1.2, 3.0],
                  id="per resource"),
     pytest.param({"overcommit-factor.memory": 0.5}, [1.2, 1.2, 1.2, 1.2], id="per-resource factor below 1 -> 1.2"),
 ])
