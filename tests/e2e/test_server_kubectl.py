@@ -108,6 +108,10 @@ def test_kubectl_runs_the_diamond(kubectl, server):
 
     described = kubectl("describe", "jf", "diamond").stdout
     assert "Events:" in described and "create a job named diamond-e" in described
+    # field selectors with slashes in values (involvedObject.apiVersion=flow.volcano.sh/v1alpha1)
+    assert "create a job named diamond-e" in kubectl("events", "--for", "jf/diamond").stdout
+    out = kubectl("get", "jf", "--field-selector", "spec.flows=x", check=False)
+    assert out.returncode == 1 and "field label not supported: spec.flows" in out.stderr, out.stderr
     assert "best model: d" in kubectl("logs", "diamond-e-evaluate-0").stdout
     assert kubectl("logs", "diamond-e-evaluate-0", "--tail=1").stdout == "best model: d\n"
     assert "best model: d" in kubectl("logs", "-f", "diamond-e-evaluate-0", timeout=30).stdout

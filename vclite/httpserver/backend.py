@@ -32,7 +32,7 @@ class Backend:
                field_selector: str | None = None) -> list[Obj]:
         """Stored objects (read-only, not copies) of `kind` in `namespace` (None: all) matching both
         selectors; a malformed selector raises BadRequest."""
-        lp, fp = selectors.label_predicate(label_selector), selectors.field_predicate(field_selector)
+        lp, fp = selectors.label_predicate(label_selector), selectors.field_predicate(field_selector, kind.kind)
         objs = self.objects(kind) if namespace is None or not kind.namespaced else (
             o for o in self.objects(kind) if (o.get("metadata") or {}).get("namespace") == namespace)
         return [o for o in objs if lp(o) and fp(o)]

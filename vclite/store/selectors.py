@@ -1,9 +1,11 @@
 """Label and field selectors, parsed once into predicates over objects (plain dicts).
 
 Label selector grammar as kubectl's: `a=b`, `a==b`, `a!=b`, `a in (x,y)`, `a notin (x)`, `a`, `!a`,
-comma-separated (all must hold); or a dict `{"a": "b"}`; or a LabelSelector object
-(`matchLabels` / `matchExpressions`). Field selectors: `path=value`, `path==value`, `path!=value`
-where path is a dotted field path (`metadata.name`, `status.phase`, `spec.nodeName`).
+`a>3`, `a<3` (integer label values), comma-separated (all must hold); or a dict `{"a": "b"}`; or a
+LabelSelector object (`matchLabels` / `matchExpressions`). Field selectors: `path=value`,
+`path==value`, `path!=value` where path is a dotted field path (`metadata.name`, `status.phase`)
+and the value anything (a backslash escapes `,` `=` `!`, as apimachinery's fields.ParseSelector); given
+the kind, a path the Kubernetes API does not select on is refused (`field label not supported`).
 """
 from __future__ import annotations
 
@@ -17,6 +19,16 @@ Predicate = Callable[[Obj], bool]
 
 _SET_RE = re.compile(r"^\s*(!?)([A-Za-z0-9./_-]+)\s*(?:(in|notin)\s*\(([^)]*)\))?\s*$")
 _EQ_RE = re.compile(r"^\s*([A-Za-z0-9./_-]+)\s*(==|=|!=)\s*([A-Za-z0-9._-]*)\s*$")
+
+
+_ORDER_RE = re.compile(r"^\s*([A-Za-z0-9./_-]+)\s*(>|<)\s*(-?[0-9]+)\s*$")
+
+
+def _int_label(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
 
 
 def _split_top(selector: str) -> list[str]:
@@ -44,6 +56,11 @@ def _requirement(term: str) -> Callable[[dict[str, str]], bool]:
         if op == "!=":
             return lambda labels: labels.get(key) != value
         return lambda labels: labels.get(key) == value
+    m = _ORDER_RE.match(term)
+    if m:
+        key, op, bound = m.group(1), m.group(2), int(m.group(3))
+        return lambda labels: _int_label(labels.get(key)) is not None and (
+            _int_label(labels.get(key)) > bound if op == ">" else _int_label(labels.get(key)) < bound)
     m = _SET_RE.match(term)
     if m:
         neg, key, op, values = m.groups()
@@ -101,14 +118,55 @@ def field_value(obj: Obj, path: str) -> str:
     return str(cur)
 
 
-def field_predicate(selector: str | None) -> Predicate:
+# The field labels the Kubernetes API selects on, per kind (every kind: metadata.name and
+# metadata.namespace; custom resources — Volcano's kinds — nothing else).
+_COMMON_FIELDS = frozenset({"metadata.name", "metadata.namespace"})
+FIELD_LABELS: dict[str, frozenset[str]] = {
+    "Pod": _COMMON_FIELDS | {"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+                             "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs",
+                             "status.nominatedNodeName"},
+    "Event": _COMMON_FIELDS | {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+                               "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+                               "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"},
+    "Namespace": _COMMON_FIELDS | {"status.phase"},
+    "Node": _COMMON_FIELDS | {"spec.unschedulable"},
+}
+
+
+def _field_terms(selector: str) -> list[tuple[str, str, str]]:
+    """(path, operator, value) per comma-separated term; a backslash escapes `,`, `=`, `!` and itself."""
+    terms, cur, i = [], "", 0
+    while i <= len(selector):
+        ch = selector[i] if i < len(selector) else ","
+        if ch == "\\" and i + 1 < len(selector):
+            cur += selector[i:i + 2]
+            i += 2
+            continue
+        if ch == ",":
+            if cur.strip():
+                terms.append(cur)
+            cur = ""
+        else:
+            cur += ch
+        i += 1
+    out = []
+    for term in terms:
+        m = re.match(r"^\s*([A-Za-z0-9._-]+)\s*(!=|==|=)(.*)$", term)
+        if not m:
+            raise errors.BadRequest(f"invalid field selector: {term.strip()!r}")
+        path, op, raw = m.groups()
+        value = re.sub(r"\\(.)", r"\1", raw.strip())
+        out.append((path, op, value))
+    return out
+
+
+def field_predicate(selector: str | None, kind: str | None = None) -> Predicate:
+    """`kind` (e.g. "Pod"): refuse paths the Kubernetes API does not select on for it."""
     if not selector:
         return lambda obj: True
     reqs: list[tuple[str, bool, str]] = []
-    for term in _split_top(selector):
-        m = _EQ_RE.match(term)
-        if not m:
-            raise errors.BadRequest(f"invalid field selector: {term.strip()!r}")
-        path, op, value = m.groups()
+    for path, op, value in _field_terms(selector):
+        if kind is not None and path not in FIELD_LABELS.get(kind, _COMMON_FIELDS):
+            raise errors.BadRequest(f'field label not supported: {path}')
         reqs.append((path, op != "!=", value))
     return lambda obj: all((field_value(obj, p) == v) == eq for p, eq, v in reqs)

@@ -40,6 +40,40 @@ def test_field_selector(selector, expected):
     assert selectors.field_predicate(selector)(OBJ) is expected
 
 
+EVENT = {"involvedObject": {"kind": "JobFlow", "apiVersion": "flow.volcano.sh/v1alpha1", "name": "a,b=c"},
+         "metadata": {"name": "e"}}
+
+
+@pytest.mark.parametrize("selector, expected", [
+    pytest.param("involvedObject.apiVersion=flow.volcano.sh/v1alpha1,involvedObject.kind=JobFlow", True,
+                 id="a value with slashes (kubectl events --for)"),
+    pytest.param(r"involvedObject.name=a\,b\=c", True, id="escaped comma and equals"),
+    pytest.param(r"involvedObject.name=a\,b", False, id="escaped, different"),
+    pytest.param("involvedObject.name!=x", True, id="not equal"),
+])
+def test_field_selector_values(selector, expected):
+    assert selectors.field_predicate(selector, "Event")(EVENT) is expected
+
+
+@pytest.mark.parametrize("kind, selector", [
+    pytest.param("JobFlow", "spec.bogus=x", id="custom resource: metadata only"),
+    pytest.param("JobFlow", "status.state.phase=Running", id="custom resource status"),
+    pytest.param("Pod", "spec.foo=bar", id="pod field Kubernetes does not index"),
+])
+def test_unsupported_field_labels_are_refused(kind, selector):
+    with pytest.raises(errors.BadRequest, match=f"field label not supported: {selector.split('=')[0]}"):
+        selectors.field_predicate(selector, kind)
+
+
+@pytest.mark.parametrize("selector, expected", [
+    pytest.param("index>0", True, id="greater"), pytest.param("index<1", False, id="not less"),
+    pytest.param("index>-1,index<2", True, id="range"), pytest.param("missing>0", False, id="absent label"),
+    pytest.param("app>0", False, id="not an integer"),
+])
+def test_label_order_requirements(selector, expected):
+    assert selectors.label_predicate(selector)({"metadata": {"labels": {"index": "1", "app": "web"}}}) is expected
+
+
 @pytest.mark.parametrize("bad", ["app in web", "a=b=c", "===", "app notin"])
 def test_bad_selectors_are_rejected(bad):
     with pytest.raises(errors.BadRequest):
