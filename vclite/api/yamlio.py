@@ -325,17 +325,34 @@ def _reset(loader: Any) -> None:
     loader.state_generators, loader.deep_construct = [], False
 
 
+_DOCUMENT_START = re.compile(r"^---(?:[ \t]|$)", re.MULTILINE)
+
+
 def parse_string(text: str, filename: str = "<string>", objects: bool = True) -> tuple[list[Document], list[Problem]]:
     """Every non-empty document of `text` and every problem found (nothing raised for bad input).
-    `objects=False`: plain YAML (e.g. a configuration file), not checked to be API objects."""
+    `objects=False`: plain YAML (e.g. a configuration file), not checked to be API objects.
+    A syntax error ends its document, not the file: reading starts again at the next `---` line
+    (a `---` at the start of a line always starts a document), so later documents are checked too."""
     docs: list[Document] = []
     problems: list[Problem] = []
-    loader = _Loader(text)
-    index = 0
+    start, first_index = 0, 0
+    while start is not None:
+        start, first_index = _parse_from(text, start, first_index, filename, objects, docs, problems)
+    return docs, problems
+
+
+def _parse_from(text: str, start: int, first_index: int, filename: str, objects: bool, docs: list[Document],
+                problems: list[Problem]) -> tuple[int | None, int]:
+    """Parse `text` from offset `start` (a line start); documents are numbered after `first_index`.
+    Returns where to start again after a syntax error (None: done) and the broken document's number."""
+    head = text.count("\n", 0, start)
+    loader = _Loader("\n" * head + text[start:])   # (blank lines keep the line numbers)
+    index, last_end = first_index, head - 1
     try:
         while loader.check_node():
             node = loader.get_node()
             index += 1
+            last_end = node.end_mark.line
             try:
                 _expanded_size(node, {}, set())
                 obj, places = _construct(loader, node)
@@ -362,11 +379,25 @@ def parse_string(text: str, filename: str = "<string>", objects: bool = True) ->
             if objects:
                 problems.extend(check(doc))
             docs.append(doc)
-    except yaml.YAMLError as e:  # syntax: the rest of the file cannot be read
-        problems.append(_yaml_problem(filename, e))
+    except yaml.YAMLError as e:  # syntax: this document cannot be read; the next one may be
+        problems.append(dataclasses.replace(_yaml_problem(filename, e), document=index + 1))
+        return _next_document(text, start, last_end), index + 1
     finally:
         loader.dispose()
-    return docs, problems
+    return None, index
+
+
+def _next_document(text: str, start: int, last_end: int) -> int | None:
+    """The offset of the first `---` line after line `last_end` (where the last good document
+    ended, usually the broken one's own `---`) and after `start`; None if there is none."""
+    line_start = 0
+    for _ in range(max(last_end, 0) + (1 if last_end >= 0 else 0)):
+        line_start = text.find("\n", line_start) + 1
+        if line_start == 0:
+            return None
+    for m in _DOCUMENT_START.finditer(text, max(line_start, start + 1)):
+        return m.start()
+    return None
 
 
 def load_string(text: str, filename: str = "<string>") -> list[Document]:

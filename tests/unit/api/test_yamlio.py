@@ -178,11 +178,21 @@ def test_problems(text, want):
 
 # Syntax messages are libyaml's (PyYAML's pure-Python parser words some differently): prefixes.
 @pytest.mark.parametrize("text, want", [
-    pytest.param("a: b: c\n", ["f.yaml:1:5: invalid YAML: mapping values are not allowed"], id="syntax"),
-    pytest.param(JF + "metadata: {name: x}\n---\nkey: [unclosed\n", ["f.yaml:6:1: invalid YAML: "],
+    pytest.param("a: b: c\n", ["f.yaml:1:5: document 1: invalid YAML: mapping values are not allowed"], id="syntax"),
+    pytest.param(JF + "metadata: {name: x}\n---\nkey: [unclosed\n", ["f.yaml:6:1: document 2: invalid YAML: "],
                  id="syntax-in-second-document"),
     pytest.param("- x\n---\nk: [\n", ["f.yaml:1: document 1: a document must be a mapping (an API object), got a list",
-                                     "f.yaml:4:1: invalid YAML: "], id="problems-before-a-syntax-error-kept"),
+                                     "f.yaml:4:1: document 2: invalid YAML: "], id="problems-before-a-syntax-error-kept"),
+    pytest.param("a: b: c\n---\n- x\n", ["f.yaml:1:5: document 1: invalid YAML: mapping values",
+                                         "f.yaml:3: document 2: a document must be a mapping"],
+                 id="syntax-in-an-implicit-first-document-then-the-next"),
+    pytest.param("---\nk: [\n---\n- x\n---\nk: {\n---\n- y\n",
+                 ["f.yaml:3:1: document 1: invalid YAML: ", "f.yaml:4: document 2: a document must be a mapping",
+                  "f.yaml:7:1: document 3: invalid YAML: ", "f.yaml:8: document 4: a document must be a mapping"],
+                 id="a-syntax-error-ends-its-document-not-the-file"),
+    pytest.param("- x\n---\nk: *nope\n---\n- y\n",
+                 ["f.yaml:1: document 1: a document", "f.yaml:3:4: document 2: invalid YAML: found undefined alias",
+                  "f.yaml:5: document 3: a document must be a mapping"], id="undefined-alias"),
     pytest.param("a: 1\n\tb: 2\n", ["f.yaml:2:"], id="tab-indent"),
 ])
 def test_syntax_problems(text, want):
@@ -190,6 +200,12 @@ def test_syntax_problems(text, want):
     assert len(problems) == len(want)
     for p, prefix in zip(problems, want):
         assert str(p).startswith(prefix), str(p)
+
+
+def test_documents_after_a_syntax_error_keep_their_lines():
+    docs, problems = yamlio.parse_string("a: [\n---\n" + JF + "metadata:\n  name: later\n", "f.yaml")
+    assert [(d.name, d.index, d.line, d.line_of("metadata.name")) for d in docs] == [("later", 2, 3, 6)]
+    assert [p.document for p in problems] == [1]
 
 
 def test_unserved_kind_lists_what_is_served():
