@@ -376,15 +376,35 @@ def _parse_from(text: str, start: int, first_index: int, filename: str, objects:
             if obj is None:
                 continue
             doc = Document(obj, filename, index, node.start_mark.line + 1, places)
-            if objects:
-                problems.extend(check(doc))
-            docs.append(doc)
+            for one in (list_items(doc) if objects else [doc]):
+                if objects:
+                    problems.extend(check(one))
+                docs.append(one)
     except yaml.YAMLError as e:  # syntax: this document cannot be read; the next one may be
         problems.append(dataclasses.replace(_yaml_problem(filename, e), document=index + 1))
         return _next_document(text, start, last_end), index + 1
     finally:
         loader.dispose()
     return None, index
+
+
+def list_items(doc: Document) -> list[Document]:
+    """A `v1` `List` (what `vcctl run -o yaml` and `kubectl get -o yaml` print) as its items, each a
+    Document of its own at its own lines, as kubectl reads one; any other document as itself."""
+    obj = doc.obj
+    if not (isinstance(obj, dict) and obj.get("kind") == "List" and obj.get("apiVersion") == "v1"
+            and isinstance(obj.get("items"), list)):
+        return [doc]
+    place = doc.places
+    sub = place[1] if isinstance(place, tuple) else None
+    item_places = sub.get("items") if isinstance(sub, dict) else None
+    item_places = item_places[1] if isinstance(item_places, tuple) else []
+    out = []
+    for i, item in enumerate(obj["items"]):
+        item_place = item_places[i] if i < len(item_places) else doc.line
+        line = item_place[0] if isinstance(item_place, tuple) else item_place
+        out.append(Document(item, doc.file, doc.index, line or doc.line, item_place))
+    return out
 
 
 def _next_document(text: str, start: int, last_end: int) -> int | None:

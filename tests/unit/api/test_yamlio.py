@@ -208,6 +208,19 @@ def test_documents_after_a_syntax_error_keep_their_lines():
     assert [p.document for p in problems] == [1]
 
 
+def test_a_v1_list_is_read_as_its_items():
+    text = ("apiVersion: v1\nkind: List\nitems:\n- " + JF.replace("\n", "\n  ") + "metadata: {name: a}\n"
+            "- " + JF.replace("\n", "\n  ") + "metadata:\n    name: 7\n")
+    docs, problems = yamlio.parse_string(text, "f.yaml")
+    assert [(d.name, d.kind, d.index, d.line) for d in docs] == [("a", "JobFlow", 1, 4), ("", "JobFlow", 1, 7)]
+    assert [str(p) for p in problems] == ["f.yaml:10: document 1 (JobFlow): metadata.name: must be a string, got a number"]
+
+
+def test_other_lists_are_not_expanded():
+    docs, problems = yamlio.parse_string("apiVersion: v1\nkind: PodList\nitems: []\nmetadata: {name: x}\n", "f.yaml")
+    assert len(docs) == 1 and 'kind "PodList" of apiVersion "v1" is not served' in str(problems[0])
+
+
 def test_unserved_kind_lists_what_is_served():
     with pytest.raises(yamlio.ManifestError) as e:
         yamlio.load_string("apiVersion: v1\nkind: jobflow\nmetadata: {name: x}\n", "f.yaml")
