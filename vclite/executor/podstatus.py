@@ -172,7 +172,9 @@ def build_status(previous: Obj | None, phase: core.PodPhase, now: str, *, start_
         status["startTime"] = start_time
     if init:
         status["initContainerStatuses"] = [c.to_status() for c in init]
-    status["containerStatuses"] = [c.to_status() for c in main]
+    # kubelet sorts a pod's container statuses by name (init containers stay in spec order), and
+    # Volcano's job controller reads the exit code of the first: so does ours.
+    status["containerStatuses"] = [c.to_status() for c in sorted(main, key=lambda c: c.name)]
     for field, value in (("reason", reason), ("message", message)):
         if value:
             status[field] = value

@@ -63,3 +63,18 @@ def test_build_status_keeps_unknown_fields_and_unchanged_transition_times():
     assert (conds["Ready"]["status"], conds["Ready"]["reason"], conds["Ready"]["lastTransitionTime"]) == \
         ("False", "PodCompleted", T1)
     assert done["phase"] == "Succeeded" and "reason" not in done
+
+
+def test_container_statuses_are_sorted_by_name_as_kubelet_sorts_them():
+    """Volcano's job controller takes a failed pod's exit code from containerStatuses[0]: with the
+    kubelet's order (by name; init containers in spec order), `aaa`'s, not the first in the spec."""
+    def named(name, kind, code=None):
+        s = st(kind, code)
+        s.name = name
+        return s
+    out = podstatus.build_status(None, core.PodPhase.FAILED, T1, start_time=T0,
+                                 init=[named("z-init", "terminated", 0), named("a-init", "terminated", 0)],
+                                 main=[named("main", "terminated", 3), named("aaa", "terminated", 0)])
+    assert [c["name"] for c in out["containerStatuses"]] == ["aaa", "main"]
+    assert [c["name"] for c in out["initContainerStatuses"]] == ["z-init", "a-init"]
+    assert out["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 0
