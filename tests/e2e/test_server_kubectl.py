@@ -186,6 +186,19 @@ def test_server_dry_run_and_diff(kubectl, write):
     kubectl("delete", "jt", "dry")
 
 
+def test_deleting_a_namespace_takes_its_content(kubectl, write):
+    kubectl("create", "namespace", "gone")
+    kubectl("-n", "gone", "apply", "-f", write("dry-gone.yaml", DRY_JT))
+    kubectl("-n", "gone", "create", "configmap", "cfg", "--from-literal=a=1")
+    assert kubectl("delete", "namespace", "gone").stdout.strip() == 'namespace "gone" deleted'   # (waits)
+    assert kubectl("get", "namespace", "gone", check=False).returncode == 1
+    for kind in ("jt", "cm"):
+        out = kubectl("-n", "gone", "get", kind)
+        assert out.stdout == "" and "No resources found in gone namespace." in out.stderr, (kind, out.stderr)
+    out = kubectl("delete", "namespace", "default", check=False)
+    assert 'namespaces "default" is forbidden: this namespace may not be deleted' in out.stderr, out.stderr
+
+
 TYPO_JOB = """apiVersion: batch.volcano.sh/v1alpha1
 kind: Job
 metadata: {name: typo}

@@ -135,3 +135,37 @@ def test_template_created_after_the_flow_starts_the_waiting_job():
         rt.client.create(doc.obj)
     run_to_end(rt)
     assert flow_phase(rt, "late") == "Succeed"
+
+
+def test_deleting_a_namespace_deletes_what_is_inside_then_the_namespace():
+    """Kubernetes' namespace lifecycle: Terminating, no new content, contents deleted (a running
+    JobFlow through its own finalizer), then the namespace itself; `default` may not be deleted."""
+    import pytest
+    from vclite.lib import errors
+    text = (template("a") + template("b") + jobflow("flow", {"a": [], "b": ["a"]})).replace(
+        "metadata: {name:", "metadata: {namespace: team, name:")
+    rt = start(text)
+    rt.client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "namespace": "team"}})
+    rt.settle()
+    kubelet(rt)
+    rt.settle()
+    assert rt.client.list(kinds.JOB, "team") and rt.client.list(kinds.POD, "team")
+    assert rt.client.get(kinds.NAMESPACE, "", "team")["spec"]["finalizers"] == ["kubernetes"]
+    rt.client.delete(kinds.NAMESPACE, "", "team")
+    ns = rt.client.get(kinds.NAMESPACE, "", "team")
+    assert ns["status"]["phase"] == "Terminating" and ns["metadata"]["deletionTimestamp"]
+    with pytest.raises(errors.Forbidden, match="unable to create new content in namespace team because it is "
+                                               "being terminated"):
+        rt.client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "late", "namespace": "team"}})
+    for _ in range(50):
+        rt.settle()
+        if not any(n["metadata"]["name"] == "team" for n in rt.client.list(kinds.NAMESPACE)):
+            break
+        rt.clock.advance(0.2)
+    assert not any(n["metadata"]["name"] == "team" for n in rt.client.list(kinds.NAMESPACE))
+    for kind in kinds.ALL:
+        if kind.namespaced:
+            assert rt.client.list(kind, "team") == [], kind.kind
+    assert rt.client.list(kinds.JOBTEMPLATE, "default") == [] and rt.client.get(kinds.QUEUE, "", "default")
+    with pytest.raises(errors.Forbidden, match='namespaces "default" is forbidden: this namespace may not be deleted'):
+        rt.client.delete(kinds.NAMESPACE, "", "default")

@@ -13,7 +13,7 @@ import types
 from typing import Any, Callable
 
 from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, podpriority, priorityclass, queue
-from vclite.admission import vcjob
+from vclite.admission import namespace, vcjob
 from vclite.api import kinds, meta
 from vclite.lib import errors
 from vclite.lib import jsoncopy
@@ -52,6 +52,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.PODGROUP.kind: Rules(podgroup.mutate, podgroup.validate),
     kinds.POD.kind: Rules(pod.mutate, pod.validate, resolve=podpriority.resolve),
     kinds.PRIORITYCLASS.kind: Rules(priorityclass.mutate, priorityclass.validate),
+    kinds.NAMESPACE.kind: Rules(namespace.mutate, delete=namespace.check_delete),
 })
 
 
@@ -74,6 +75,10 @@ def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, vie
         raise errors.Invalid(kind.kind, "", [errors.FieldError("", common.type_error(new, "object"))])
     if op is Operation.UPDATE_STATUS:
         return new  # status writes are not admitted (as Kubernetes webhooks do not see /status)
+    if op is Operation.CREATE:
+        refusal = namespace.lifecycle_refusal(kind, str(meta.namespace(new) or ""), view)
+        if refusal:
+            raise errors.Forbidden(refusal)
     obj = jsoncopy.deep_copy(new)
     errs = common.validate_metadata(kind, obj)
     if not isinstance(obj.get("metadata"), dict):

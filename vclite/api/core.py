@@ -20,4 +20,5 @@ class RestartPolicy(enum.StrEnum):
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 DEFAULT_NAMESPACE = "default"
+NAMESPACE_FINALIZER = "kubernetes"   # a Namespace's spec.finalizers: the namespace controller empties it
 CPU, MEMORY, PODS = "cpu", "memory", "pods"

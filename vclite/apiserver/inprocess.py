@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from vclite.admission import admit as admission
-from vclite.api import kinds, meta
+from vclite.api import core, kinds, meta
 from vclite.apiserver import binding
 from vclite.apiserver import client as client_mod
 from vclite.lib import clock as clock_mod
@@ -96,6 +96,7 @@ class InProcessClient:
         obj["metadata"]["namespace"] = ns
         if self.store.peek(kinds.NAMESPACE, "", ns) is None:
             self.store.create(kinds.NAMESPACE, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns},
+                                                "spec": {"finalizers": [core.NAMESPACE_FINALIZER]},
                                                 "status": {"phase": "Active"}})
 
     # Admission returns a fresh deep copy of what it admits (defaults applied): that copy is handed
@@ -174,6 +175,10 @@ class InProcessClient:
         if old is None:
             old = self.store.get(kind, namespace, name)   # raises NotFound
         self._admit(admission.Operation.DELETE, kind, None, old)
+        if kind is kinds.NAMESPACE and not dry_run and not (old.get("spec") or {}).get("finalizers"):
+            # (a namespace stored before namespaces had their finalizer: it must empty out first too)
+            held = {**(old.get("spec") or {}), "finalizers": [core.NAMESPACE_FINALIZER]}
+            self.store.update(kind, {**old, "spec": held}, owned=True, copy_result=False)
         return self.store.delete(kind, namespace, name, propagation=propagation, dry_run=dry_run)
 
     def watch(self, kind: kinds.Kind | None, handler: client_mod.WatchHandler,
@@ -184,7 +189,8 @@ class InProcessClient:
 
 
 DEFAULT_OBJECTS: tuple[Obj, ...] = (
-    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}, "status": {"phase": "Active"}},
+    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"},
+     "spec": {"finalizers": [core.NAMESPACE_FINALIZER]}, "status": {"phase": "Active"}},
     {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "root"},
      "spec": {"weight": 1, "reclaimable": False}, "status": {"state": "Open"}},
     {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "default"},

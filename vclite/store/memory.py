@@ -5,8 +5,9 @@
 - A write that names a stale resourceVersion raises Conflict.
 - Status is written only through `update(..., subresource="status")`; a main-resource update keeps
   the stored status.
-- delete of an object with finalizers only sets deletionTimestamp; the update that removes the
-  last finalizer completes the deletion. When an object is removed, dependents whose
+- delete of an object with finalizers (a Namespace's spec.finalizers too) only sets
+  deletionTimestamp (a Namespace turns Terminating); the update that removes the last finalizer
+  completes the deletion. When an object is removed, dependents whose
   ownerReferences all point at removed owners are deleted too (background cascading deletion);
   `propagation="Orphan"` removes the reference instead.
 - watch delivers (ADDED|MODIFIED|DELETED, new, old) to handlers synchronously after each write,
@@ -68,6 +69,15 @@ class _Subscription:
 # Watch events kept for resuming (the apiserver's watch cache keeps far fewer): each holds whole object
 # versions, so this bounds memory on long runs; a watcher further behind gets Gone and re-lists.
 DEFAULT_HISTORY = 10_000
+
+
+def finalizers(kind: kinds.Kind, obj: Obj) -> list:
+    """What holds the deletion of `obj`: its metadata.finalizers, and a Namespace's spec.finalizers
+    (`kubernetes`: the namespace controller empties it once nothing is left inside)."""
+    held = list(obj["metadata"].get("finalizers") or [])
+    if kind.kind == "Namespace":
+        held += (obj.get("spec") or {}).get("finalizers") or []
+    return held
 
 
 class MemoryStore:
@@ -244,7 +254,7 @@ class MemoryStore:
         new["metadata"]["resourceVersion"] = str(self._next_rv())
         self._reindex_owners(kind, ns, name, old, new)
         self._put(kind, ns, name, new)
-        if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
+        if new["metadata"].get("deletionTimestamp") and not finalizers(kind, new):
             return self._result(self._remove(kind, ns, name, old_for_event=old), copy_result)
         self._emit("MODIFIED", kind, new, old)
         return self._result(new, copy_result)
@@ -269,10 +279,12 @@ class MemoryStore:
             return clone(obj)
         if propagation == "Orphan":
             self._orphan_dependents(obj["metadata"]["uid"])
-        if obj["metadata"].get("finalizers"):
+        if finalizers(kind, obj):
             if obj["metadata"].get("deletionTimestamp"):
                 return clone(obj)
             new = clone(obj)
+            if kind.kind == "Namespace":
+                new["status"] = {**(new.get("status") or {}), "phase": "Terminating"}
             new["metadata"]["deletionTimestamp"] = clock_mod.format_time(self._clock.now())
             new["metadata"]["deletionGracePeriodSeconds"] = 0
             new["metadata"]["resourceVersion"] = str(self._next_rv())

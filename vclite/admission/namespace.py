@@ -1,0 +1,47 @@
+"""Namespace admission: Kubernetes' namespace strategy and its NamespaceLifecycle admission plugin.
+
+- A new Namespace gets `spec.finalizers: [kubernetes]` and `status.phase: Active`. Deleting it sets
+  its deletionTimestamp and turns it Terminating (the store); the namespace controller then deletes
+  everything inside and empties spec.finalizers, which removes it.
+- `default` may not be deleted.
+- Nothing new (but Events, which record the deletion itself) may be created in a namespace that is
+  being deleted.
+
+Pure functions over the object and the read-only View.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from vclite.admission import base
+from vclite.api import core, kinds, meta
+
+Obj = dict[str, Any]
+FINALIZER = core.NAMESPACE_FINALIZER
+
+
+def mutate(op: base.Operation, obj: Obj) -> None:
+    if op is not base.Operation.CREATE:
+        return
+    spec = obj.setdefault("spec", {}) if isinstance(obj.get("spec", {}), dict) else None
+    held = spec.get("finalizers") if spec is not None else None
+    if spec is not None and (not isinstance(held, list) or FINALIZER not in held):
+        spec["finalizers"] = [*(held if isinstance(held, list) else []), FINALIZER]
+    status = obj.get("status")
+    obj["status"] = {**(status if isinstance(status, dict) else {}), "phase": "Active"}
+
+
+def check_delete(obj: Obj, view: base.View) -> str | None:
+    if meta.name(obj) == core.DEFAULT_NAMESPACE:
+        return f'namespaces "{core.DEFAULT_NAMESPACE}" is forbidden: this namespace may not be deleted'
+    return None
+
+
+def lifecycle_refusal(kind: kinds.Kind, namespace: str, view: base.View) -> str | None:
+    """Why an object of `kind` may not be created in `namespace` now (it is being deleted), or None."""
+    if not kind.namespaced or kind.kind == kinds.EVENT.kind or not namespace:
+        return None
+    ns = view.get(kinds.NAMESPACE, "", namespace)
+    if ns is not None and (ns.get("metadata") or {}).get("deletionTimestamp"):
+        return f"unable to create new content in namespace {namespace} because it is being terminated"
+    return None
