@@ -169,3 +169,35 @@ def test_deleting_a_namespace_deletes_what_is_inside_then_the_namespace():
     assert rt.client.list(kinds.JOBTEMPLATE, "default") == [] and rt.client.get(kinds.QUEUE, "", "default")
     with pytest.raises(errors.Forbidden, match='namespaces "default" is forbidden: this namespace may not be deleted'):
         rt.client.delete(kinds.NAMESPACE, "", "default")
+
+
+def test_a_bare_pod_for_volcano_gets_a_podgroup_and_is_scheduled():
+    """Volcano's podgroup controller: `podgroup-<pod uid>`, minMember 1, the pod's requests, its
+    queue annotation; the pod is annotated with the group, then bound. Other schedulers' pods are
+    left alone."""
+    def pod(name, scheduler=None, annotations=None):
+        spec = {"containers": [{"name": "c", "image": "busybox", "command": ["true"],
+                                "resources": {"requests": {"cpu": "500m"}}}]}
+        if scheduler:
+            spec["schedulerName"] = scheduler
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "annotations": annotations or {}},
+                "spec": spec}
+    rt = start("")
+    rt.client.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "q1"},
+                      "spec": {"weight": 1}})
+    mine = rt.client.create(pod("mine", "volcano", {"scheduling.volcano.sh/queue-name": "q1"}))
+    rt.client.create(pod("theirs"))
+    rt.settle()
+    group = rt.client.get(kinds.PODGROUP, "default", f"podgroup-{mine['metadata']['uid']}")
+    assert group["spec"]["minMember"] == 1 and group["spec"]["queue"] == "q1"
+    assert group["spec"]["minResources"]["cpu"] == "500m"
+    assert group["metadata"]["ownerReferences"][0]["uid"] == mine["metadata"]["uid"]
+    placed = rt.client.get(kinds.POD, "default", "mine")
+    assert placed["metadata"]["annotations"]["scheduling.k8s.io/group-name"] == group["metadata"]["name"]
+    assert placed["spec"]["nodeName"] == "n1"
+    theirs = rt.client.get(kinds.POD, "default", "theirs")
+    assert "scheduling.k8s.io/group-name" not in theirs["metadata"].get("annotations", {})
+    assert not theirs["spec"].get("nodeName") and len(rt.client.list(kinds.PODGROUP)) == 1
+    rt.client.delete(kinds.POD, "default", "mine")
+    rt.settle()
+    assert rt.client.list(kinds.PODGROUP) == []   # owned by the pod: collected with it

@@ -34,6 +34,7 @@ from vclite.apiserver import events
 from vclite.apiserver import inprocess
 from vclite.controllers import jobtemplate as jobtemplate_controller
 from vclite.controllers import namespace as namespace_controller
+from vclite.controllers import podgroup as podgroup_controller
 from vclite.controllers.job import controller as job_controller
 from vclite.controllers.jobflow import controller as jobflow_controller
 from vclite.executor import executor as executor_mod
@@ -119,8 +120,10 @@ class Runtime:
         self.jobtemplate_controller = jobtemplate_controller.JobTemplateController(self.client, self.clock)
         self.scheduler = scheduler_mod.Scheduler(self.client, self.clock, conf)
         self.namespace_controller = namespace_controller.NamespaceController(self.client, self.clock)
+        self.podgroup_controller = podgroup_controller.PodGroupController(self.client, self.clock)
         self.components: list[component_mod.Component] = [
-            self.jobflow_controller, self.jobtemplate_controller, self.job_controller, self.namespace_controller]
+            self.jobflow_controller, self.jobtemplate_controller, self.job_controller, self.podgroup_controller,
+            self.namespace_controller]
         self.executor = None
         if run_pods:
             self.executor = executor_mod.LocalExecutor(self.client, self.clock, self.node_names, self.workdir,

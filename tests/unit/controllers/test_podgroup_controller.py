@@ -1,0 +1,52 @@
+"""The PodGroup controller's pure parts: which pods get a group, its name and spec (Volcano's
+pg_controller_handler.go buildPodGroupFromPod / GeneratePodgroupName)."""
+from __future__ import annotations
+
+import pytest
+
+from vclite.controllers import podgroup
+
+OWNER = {"apiVersion": "batch/v1", "kind": "Job", "name": "j", "uid": "owner-uid", "controller": True}
+
+
+def pod(scheduler="volcano", annotations=None, owners=None, priority_class=None, deleting=False):
+    md = {"name": "p", "namespace": "ns", "uid": "pod-uid", "annotations": annotations or {}}
+    if owners is not None:
+        md["ownerReferences"] = owners
+    if deleting:
+        md["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    spec = {"schedulerName": scheduler, "containers": [
+        {"name": "a", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}},
+        {"name": "b", "resources": {"requests": {"cpu": "250m"}}}]}
+    if priority_class:
+        spec["priorityClassName"] = priority_class
+    return {"metadata": md, "spec": spec}
+
+
+@pytest.mark.parametrize("obj, wanted", [
+    pytest.param(pod(), True, id="volcano pod without a group"),
+    pytest.param(pod(annotations={"scheduling.k8s.io/group-name": "g"}), False, id="already in a group"),
+    pytest.param(pod(scheduler="default-scheduler"), False, id="another scheduler's"),
+    pytest.param(pod(deleting=True), False, id="being deleted"),
+])
+def test_wants_group(obj, wanted):
+    assert podgroup.wants_group(obj) is wanted
+
+
+@pytest.mark.parametrize("owners, name, owner_uid", [
+    pytest.param(None, "podgroup-pod-uid", "pod-uid", id="bare pod: named after and owned by itself"),
+    pytest.param([OWNER], "podgroup-owner-uid", "owner-uid", id="controller owner: its uid, its references"),
+    pytest.param([{**OWNER, "controller": False}], "podgroup-pod-uid", "pod-uid", id="a non-controller owner"),
+])
+def test_name_and_owner(owners, name, owner_uid):
+    group = podgroup.build(pod(owners=owners))
+    assert group["metadata"]["name"] == name and group["metadata"]["namespace"] == "ns"
+    assert [r["uid"] for r in group["metadata"]["ownerReferences"]] == [owner_uid]
+
+
+def test_spec_from_the_pod():
+    group = podgroup.build(pod(annotations={"scheduling.volcano.sh/queue-name": "q"}, priority_class="high"))
+    assert group["spec"]["minMember"] == 1 and group["spec"]["queue"] == "q"
+    assert group["spec"]["priorityClassName"] == "high" and group["status"] == {"phase": "Pending"}
+    assert group["spec"]["minResources"]["cpu"] == "1250m" and group["spec"]["minResources"]["memory"] == "1Gi"
+    assert "queue" not in podgroup.build(pod())["spec"]   # admission defaults it
