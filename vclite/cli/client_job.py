@@ -1,10 +1,10 @@
 """`vcctl job run|list|view|suspend|resume|delete` against an API server, as Volcano's vcctl
 (pkg/cli/job): the same flags, messages and output formats.
 
-suspend/resume: on a Volcano cluster (the server serves `bus.volcano.sh/v1alpha1` `commands`)
-they create a Command object (`<job>-abortjob-…` owned by the job), as Volcano's vcctl does. On
-vclite, which has no Command kind, they set the annotation `vclite.volcano.sh/command:
-AbortJob|ResumeJob` that the vcjob controller consumes (controllers/job/commands.py).
+suspend/resume: where the server serves `bus.volcano.sh/v1alpha1` `commands` (Volcano, vclite's
+server) they create a Command object (`<job>-abortjob-…` owned by the job), as Volcano's vcctl
+does; against a server without them they set the annotation `vclite.volcano.sh/command:
+AbortJob|ResumeJob` that vclite's vcjob controller also consumes (controllers/job/commands.py).
 `job view` also says why a waiting job waits (its PodGroup's Unschedulable condition).
 `job run --command` (vclite extension) gives the container a command: vclite runs pods as local
 processes and cannot run an image's default entrypoint.
@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from vclite.api import batch, kinds, meta, quantity, scheduling
+from vclite.api import batch, bus, kinds, meta, quantity, scheduling
 from vclite.cli import client_common as common
 from vclite.cli.context import CONTEXT
 from vclite.controllers.job import commands
@@ -225,23 +225,13 @@ def events_text(events: list[Obj], now: dt.datetime) -> str:
     return "".join(out)
 
 
-def command_object(job: Obj, action: batch.Action) -> Obj:
-    """The bus.volcano.sh/v1alpha1 Command Volcano's vcctl creates for an action on a job."""
-    ref = {"apiVersion": job.get("apiVersion", kinds.JOB.api_version), "kind": kinds.JOB.kind, "name": meta.name(job),
-           "uid": meta.uid(job), "controller": True, "blockOwnerDeletion": True}
-    return {"apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",
-            "metadata": {"generateName": f"{meta.name(job)}-{str(action).lower()}-", "namespace": meta.namespace(job),
-                         "ownerReferences": [ref]},
-            "target": ref, "action": str(action)}
-
-
 # ---- command bodies --------------------------------------------------------------------------------
 def issue(client: Any, namespace: str, name: str, action: batch.Action) -> None:
     """Ask the controller to run `action` on a job: a Command on Volcano, the annotation on vclite."""
     job = client.get(kinds.JOB, namespace, name)
     if client.serves("bus.volcano.sh/v1alpha1", "commands"):
         client.request("POST", f"/apis/bus.volcano.sh/v1alpha1/namespaces/{namespace}/commands",
-                       command_object(job, action))
+                       bus.command_for(job, kinds.JOB, str(action)))
     else:
         client.patch(kinds.JOB, namespace, name, commands.set_patch(action))
 

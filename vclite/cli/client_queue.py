@@ -2,12 +2,13 @@
 (pkg/cli/queue): the same flags (`-n` is the queue's *name* here, as in Volcano), messages and
 output; create, operate and delete print nothing when they succeed, as Volcano's do.
 
-operate open/close: on a Volcano cluster (it serves bus.volcano.sh `commands`) this creates an
-OpenQueue/CloseQueue Command in namespace `default`, as Volcano's vcctl does, and Volcano's queue
-controller changes the state. vclite has no queue controller yet: the command writes
-`status.state` (Open / Closed) through the status subresource itself. `operate -a update` patches
-`spec.weight` on both. `create -S` on vclite also writes the requested state through the status
-subresource when the server did not keep it from the create body.
+operate open/close: where the server serves bus.volcano.sh `commands` (Volcano, and vclite's
+server) this creates an OpenQueue/CloseQueue Command in namespace `default`, as Volcano's vcctl
+does, and the queue controller changes the state (a queue that still has PodGroups stays Closing
+until they are gone). Against a server without commands it writes `status.state` (Open / Closed)
+through the status subresource itself. `operate -a update` patches `spec.weight` on both. `create
+-S` there also writes the requested state through the status subresource when the server did not
+keep it from the create body.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any
 
 import click
 
-from vclite.api import batch, kinds, meta, scheduling
+from vclite.api import batch, bus, kinds, meta, scheduling
 from vclite.cli import client_common as common
 from vclite.cli.context import CONTEXT
 
@@ -50,15 +51,6 @@ def queues_text(queues: list[Obj], podgroups: list[Obj]) -> str:
     return header + "".join(queue_line(q, podgroup_counts(podgroups, meta.name(q))) for q in queues)
 
 
-def command_object(queue: Obj, action: batch.Action) -> Obj:
-    """The Command Volcano's vcctl creates (in namespace `default`) to open or close a queue."""
-    ref = {"apiVersion": kinds.QUEUE.api_version, "kind": kinds.QUEUE.kind, "name": meta.name(queue),
-           "uid": meta.uid(queue), "controller": True, "blockOwnerDeletion": True}
-    return {"apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",
-            "metadata": {"generateName": f"{meta.name(queue)}-{str(action).lower()}-", "ownerReferences": [ref]},
-            "target": ref, "action": str(action)}
-
-
 # ---- command bodies --------------------------------------------------------------------------------
 def _create(client: Any, name: str, weight: int, state: str) -> None:
     queue = {"apiVersion": kinds.QUEUE.api_version, "kind": kinds.QUEUE.kind, "metadata": {"name": name},
@@ -86,7 +78,7 @@ def _operate(client: Any, name: str, weight: int, action: str) -> None:
     queue = client.get(kinds.QUEUE, "", name)
     if client.serves("bus.volcano.sh/v1alpha1", "commands"):
         client.request("POST", "/apis/bus.volcano.sh/v1alpha1/namespaces/default/commands",
-                       command_object(queue, bus_action))
+                       bus.command_for(queue, kinds.QUEUE, str(bus_action)))
     else:
         client.patch(kinds.QUEUE, "", name, {"status": {"state": str(state)}}, status=True)
 

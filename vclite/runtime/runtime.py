@@ -35,6 +35,7 @@ from vclite.apiserver import inprocess
 from vclite.controllers import jobtemplate as jobtemplate_controller
 from vclite.controllers import namespace as namespace_controller
 from vclite.controllers import podgroup as podgroup_controller
+from vclite.controllers import queue as queue_controller
 from vclite.controllers.job import controller as job_controller
 from vclite.controllers.jobflow import controller as jobflow_controller
 from vclite.executor import executor as executor_mod
@@ -121,9 +122,10 @@ class Runtime:
         self.scheduler = scheduler_mod.Scheduler(self.client, self.clock, conf)
         self.namespace_controller = namespace_controller.NamespaceController(self.client, self.clock)
         self.podgroup_controller = podgroup_controller.PodGroupController(self.client, self.clock)
+        self.queue_controller = queue_controller.QueueController(self.client, self.clock, recorder=self.events.record)
         self.components: list[component_mod.Component] = [
             self.jobflow_controller, self.jobtemplate_controller, self.job_controller, self.podgroup_controller,
-            self.namespace_controller]
+            self.queue_controller, self.namespace_controller]
         self.executor = None
         if run_pods:
             self.executor = executor_mod.LocalExecutor(self.client, self.clock, self.node_names, self.workdir,

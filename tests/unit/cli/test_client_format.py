@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from vclite.api import batch
+from vclite.api import batch, bus, kinds
 from vclite.cli import client_common as common
 from vclite.cli import client_job, client_jobflow, client_queue
 
@@ -270,7 +270,7 @@ def test_view_without_events():
 def test_job_command_object(action, generate):
     the_job = job("j")
     the_job["metadata"]["uid"] = "u-1"
-    cmd = client_job.command_object(the_job, action)
+    cmd = bus.command_for(the_job, kinds.JOB, str(action))
     ref = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": "j", "uid": "u-1", "controller": True,
            "blockOwnerDeletion": True}
     assert cmd == {"apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",
@@ -291,6 +291,6 @@ def test_queue_table_counts_podgroups_by_phase():
 
 
 def test_queue_command_object():
-    cmd = client_queue.command_object({"metadata": {"name": "q", "uid": "u"}}, batch.Action.CLOSE_QUEUE)
+    cmd = bus.command_for({"metadata": {"name": "q", "uid": "u"}}, kinds.QUEUE, str(batch.Action.CLOSE_QUEUE))
     assert cmd["metadata"]["generateName"] == "q-closequeue-" and "namespace" not in cmd["metadata"]
     assert cmd["target"]["kind"] == "Queue" and cmd["action"] == "CloseQueue"

@@ -114,7 +114,8 @@ def test_errors(api, action, error):
 def test_discovery_and_version(api):
     assert api.version()["gitVersion"].startswith("v1.")
     assert api.serves("flow.volcano.sh/v1alpha1", "jobflows")
-    assert not api.serves("bus.volcano.sh/v1alpha1", "commands")  # vclite has no Command kind
+    assert api.serves("bus.volcano.sh/v1alpha1", "commands")
+    assert not api.serves("bus.volcano.sh/v1alpha1", "nothings")
 
 
 def test_wrong_token_and_no_server(server):

@@ -1,15 +1,19 @@
-"""The command contract: how a client (vcctl suspend/resume, kubectl annotate) asks the vcjob
-controller to run an action, through the API only.
+"""The command contract: how a client (vcctl suspend/resume, kubectl) asks the vcjob controller to
+run an action on a job, through the API only, exactly once.
 
-Volcano uses a bus.volcano.sh `Command` object that the controller deletes and turns into a request
-`{event: CommandIssued, action}`. vclite has no Command kind; instead the client sets the annotation
+Two ways, both consumed by the controller before it acts:
+- Volcano's: a bus.volcano.sh/v1alpha1 `Command` in the job's namespace, `target` naming the job
+  (apiVersion batch.volcano.sh/v1alpha1, kind Job) and `action` the action. The controller deletes
+  the Command (one that is already gone was consumed: nothing happens), records `CommandIssued`,
+  then runs the action.
+- vclite's older form, kept for scripts written against it: the job annotation
 
-    vclite.volcano.sh/command: <Action>      (e.g. AbortJob, ResumeJob, RestartJob, TerminateJob)
+      vclite.volcano.sh/command: <Action>      (e.g. AbortJob, ResumeJob, RestartJob, TerminateJob)
 
-on the vcjob. The controller consumes it exactly once: it removes the annotation (an update of the
-job's metadata), records a `CommandIssued` event, then executes the action with event
-`CommandIssued` — an explicit action, so no lifecycle policy applies. An unknown value is removed
-with a Warning event and nothing else happens.
+  which the controller removes (an update of the job's metadata) before it acts.
+
+Either way the action runs with event `CommandIssued` — an explicit action, so no lifecycle policy
+applies. An unknown action is dropped with a Warning event and nothing else happens.
 
 Pure helpers; the controller does the writing.
 """
@@ -49,3 +53,4 @@ def removal_patch() -> dict[str, Any]:
 def set_patch(action: batch.Action) -> dict[str, Any]:
     """The merge patch a client sends to issue a command."""
     return {"metadata": {"annotations": {ANNOTATION: str(action)}}}
+

@@ -5,7 +5,8 @@ Watch handlers (`job_controller_handler.go`, §1.3) only record work: they keep 
 jobs and of the pods each job controls, translate every change into a `policies.Request` appended
 to the job's pending list, and enqueue the job key `ns/name`:
 - job added -> OutOfSync; job updated -> OutOfSync if spec or phase changed (as the state machine
-  reads it: no phase is Pending); a new command annotation (commands.py) -> CommandIssued;
+  reads it: no phase is Pending); a new command annotation, or a new bus.volcano.sh Command whose
+  target is the job (commands.py) -> CommandIssued;
 - pod added -> PodPending (OutOfSync if marked out-of-sync); pod phase -> Failed: PodFailed with the
   first container's exit code; -> Succeeded and every replica of its task Succeeded: TaskCompleted;
   Running/Pending: TaskFailed when the task's restarts reached its maxRetry, but a transition into
@@ -26,8 +27,8 @@ MAX_REQUEUE retries the job is terminated, as Volcano's `--max-requeue-num`. A f
 (Completed/Failed/Terminated) with `ttlSecondsAfterFinished` is deleted that long after its
 lastTransitionTime (Volcano's garbage collector).
 
-Differences from Volcano, on purpose: commands arrive as a job annotation (commands.py) instead of
-a bus.volcano.sh Command object; a new delayed action for a pod replaces and cancels the previous
+Differences from Volcano, on purpose: a command may also arrive as a job annotation (commands.py),
+besides Volcano's bus.volcano.sh Command object; a new delayed action for a pod replaces and cancels the previous
 one of a different action (Volcano overwrites its record but lets the old timer fire anyway);
 requests are processed per job in one sync rather than one queue item each, with consecutive
 SyncJobs coalesced.
@@ -40,6 +41,7 @@ import datetime as _dt
 from typing import Any
 
 from vclite.api import batch
+from vclite.api import bus
 from vclite.api import kinds
 from vclite.api import meta
 from vclite.api import scheduling
@@ -106,7 +108,8 @@ class JobController:
             return
         self._subscriptions = [self.client.watch(kinds.JOB, self._on_job),
                                self.client.watch(kinds.POD, self._on_pod),
-                               self.client.watch(kinds.PODGROUP, self._on_podgroup)]
+                               self.client.watch(kinds.PODGROUP, self._on_podgroup),
+                               self.client.watch(kinds.COMMAND, self._on_command)]
         for pg in self.client.list(kinds.PODGROUP):
             self._podgroups[(meta.namespace(pg), meta.name(pg))] = pg
         for pod in self.client.list(kinds.POD):
@@ -115,6 +118,8 @@ class JobController:
                 self._pods.setdefault(info[0], {}).setdefault(info[2], {})[meta.name(pod)] = pod
         for job in self.client.list(kinds.JOB):
             self._on_job(client_mod.WatchEvent(client_mod.EventType.ADDED, kinds.JOB, job, None))
+        for cmd in self.client.list(kinds.COMMAND):   # issued while no controller ran: still to be done
+            self._on_command(client_mod.WatchEvent(client_mod.EventType.ADDED, kinds.COMMAND, cmd, None))
 
     def _request(self, key: str, req: policies.Request) -> None:
         self._requests.setdefault(key, []).append(req)
@@ -135,6 +140,14 @@ class JobController:
         cmd = commands.requested(job)
         if cmd is not None and (old is None or commands.requested(old) != cmd):
             self._request(key, policies.Request(event=Event.COMMAND_ISSUED))
+
+    def _on_command(self, ev: client_mod.WatchEvent) -> None:
+        cmd = ev.object
+        target = bus.target_name(cmd, kinds.JOB)
+        if ev.type != client_mod.EventType.ADDED or target is None:
+            return
+        self._request(f"{meta.namespace(cmd)}/{target}", policies.Request(
+            event=Event.COMMAND_ISSUED, command=(meta.name(cmd), bus.action(cmd))))
 
     def _pod_info(self, pod: Obj) -> tuple[str, str, str, int, str] | None:
         """(job key, job name, task, job version, job uid) of a pod a vcjob controls, else None."""
@@ -269,6 +282,9 @@ class JobController:
         """Execute `work` in order; `work` is consumed from the front as items complete."""
         job = self._get(key)
         if job is None:
+            for item in work:   # a Command for a job that is gone is consumed all the same (as Volcano)
+                if isinstance(item, policies.Request) and item.command is not None:
+                    self._consume_command(key.partition("/")[0], item.command[0])
             work.clear()
             self._delayed.pop(key, None)
             return
@@ -286,7 +302,7 @@ class JobController:
                 job = self._flush(job, pending_sync)
                 pending_sync = False
                 if job is not None:
-                    job = self._command(job)
+                    job = self._command(job, item.command)
                 work.pop(0)
                 continue
             self._cancel_by_request(key, item)
@@ -329,11 +345,18 @@ class JobController:
             self._cancel_by_action(meta.key(job), action, task, pod, partition)
         return new
 
-    def _command(self, job: Obj) -> Obj | None:
-        raw = commands.requested(job)
-        if raw is None:
-            return job  # already consumed
-        job = self.client.patch(kinds.JOB, meta.namespace(job), meta.name(job), commands.removal_patch())
+    def _command(self, job: Obj, command: tuple[str, str] | None) -> Obj | None:
+        """Consume a command (the Command object, else the job's annotation), then run its action."""
+        if command is not None:
+            name, raw = command
+            if not self._consume_command(meta.namespace(job), name):
+                return job  # already consumed
+        else:
+            annotated = commands.requested(job)
+            if annotated is None:
+                return job  # already consumed
+            raw = annotated
+            job = self.client.patch(kinds.JOB, meta.namespace(job), meta.name(job), commands.removal_patch())
         action = commands.parse(raw)
         if action is None:
             self._ctx.event(job, "Warning", COMMAND_ISSUED, f"Ignored unknown command {raw!r}")
@@ -343,6 +366,14 @@ class JobController:
         req = policies.Request(event=Event.COMMAND_ISSUED, action=action)
         resolved, _ = policies.apply_policies(job, req)
         return self._run(job, resolved, "", "", "")
+
+    def _consume_command(self, namespace: str, name: str) -> bool:
+        """Delete a Command before acting on it, so it runs at most once; False: it was already gone."""
+        try:
+            self.client.delete(kinds.COMMAND, namespace, name)
+        except errors.NotFound:
+            return False
+        return True
 
     def _give_up(self, key: str) -> None:
         """Volcano's handleJobError after --max-requeue-num: terminate the job and drop the work."""

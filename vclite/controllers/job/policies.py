@@ -47,6 +47,7 @@ class Request:
     job_version: int | None = None   # from the pod's volcano.sh/job-version; None when not from a pod
     pod_uid: str = ""
     partition_id: str = ""
+    command: tuple[str, str] | None = None   # (name, action) of the bus.volcano.sh Command that issued it
 
 
 def _timeout(policy: Mapping[str, Any]) -> float | None:
