@@ -88,6 +88,22 @@ def test_exit_code_counts_a_job_deleted_after_it_finished(vcctl, write, tmp_path
     assert r.code == 1, r
     last = r.err.strip().splitlines()[-1]
     assert last.startswith("failed: vcjob default/gone Failed; succeeded: vcjob default/fine Completed"), r
+    # why it failed is not lost with it (its pods went too), nor is it missing from -o yaml
+    assert "vcjob default/gone Failed: pod gone-main-0: container main exited 1 (Error)" in r.err, r
+    r = vcctl("run", "-q", "-o", "yaml", "--workdir", tmp_path / "again", write("ttl.yaml", text), timeout=60)
+    items = {(i["kind"], i["metadata"]["name"]): i for i in yaml.safe_load(r.out)["items"]}
+    assert items[("Job", "gone")]["status"]["state"]["phase"] == "Failed"
+    assert items[("Pod", "gone-main-0")]["status"]["phase"] == "Failed"
+
+
+def test_a_failed_init_container_is_named_with_its_log(vcctl, write, tmp_path):
+    text = JOB.format(name="init", extra="", script="true").replace(
+        "          containers:", "          initContainers:\n            - {name: setup, image: busybox, command: "
+        "[sh, -c, 'echo no input data >&2; exit 4']}\n          containers:")
+    r = vcctl("run", "--workdir", tmp_path, write("init.yaml", text), timeout=60)
+    assert r.code == 1, r
+    assert "vcjob default/init Failed: pod init-main-0: init container setup exited 4 (Error)" in r.err, r
+    assert "setup.log:" in r.err and "no input data" in r.err, r
 
 
 def test_timeout_says_it_timed_out(vcctl, write, tmp_path):

@@ -59,7 +59,8 @@ def _positive_seconds(ctx: click.Context, param: click.Parameter, value: float |
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("-q", "--quiet", is_flag=True, help="No progress output: nothing on success; a failure prints only why (on stderr).")
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]),
-              help="At the end, print a v1 List of every JobFlow, JobTemplate, vcjob, PodGroup and Pod.")
+              help="At the end, print a v1 List of every JobFlow, JobTemplate, vcjob, PodGroup and Pod "
+                   "(those deleted during the run, e.g. by ttlSecondsAfterFinished, as last seen).")
 @click.option("--nodes", "nodes_opt", metavar="SPEC",
               help="Nodes to run on instead of one node sized like this host: a count (`3`), "
                    "sizes (`2x(cpu=4,memory=8Gi)`), or a YAML file of Node objects.")

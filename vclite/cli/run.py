@@ -36,10 +36,26 @@ DELETED_UNFINISHED = "deleted before it finished"
 Obj = dict[str, Any]
 
 
-def snapshot(caches: dict[str, informer.Informer]) -> view.Snapshot:
+SNAPSHOT_KINDS = (kinds.JOBFLOW, kinds.JOB, kinds.PODGROUP, kinds.POD)
+# Kinds whose objects the control plane deletes during a run (a finished job's PodGroup; a job with
+# ttlSecondsAfterFinished or a JobFlow's jobRetainPolicy: delete, with its pods): their last versions
+# stay in the final report and `-o yaml|json`, so what happened to them is not lost.
+KEPT_WHEN_DELETED = frozenset({kinds.JOB.kind, kinds.PODGROUP.kind, kinds.POD.kind})
+
+
+def snapshot(caches: dict[str, informer.Informer], deleted: dict[str, dict[str, Obj]] | None = None) -> view.Snapshot:
     """The run's objects as its watch caches hold them (read-only, no copy: the live view draws one
-    ten times a second, and the end of a long flow's run reads every object once)."""
-    return view.Snapshot(*(caches[kind.kind].list() for kind in (kinds.JOBFLOW, kinds.JOB, kinds.PODGROUP, kinds.POD)))
+    ten times a second, and the end of a long flow's run reads every object once); with `deleted`
+    (Progress.deleted), also the last version of each object deleted meanwhile."""
+    return view.Snapshot(*(_with_deleted(caches[kind.kind].list(), (deleted or {}).get(kind.kind))
+                           for kind in SNAPSHOT_KINDS))
+
+
+def _with_deleted(live: list[Obj], deleted: dict[str, Obj] | None) -> list[Obj]:
+    if not deleted:
+        return live
+    names = {meta.key(o) for o in live}
+    return sorted([*live, *(o for k, o in deleted.items() if k not in names)], key=meta.key)
 
 
 class Progress:
@@ -47,23 +63,27 @@ class Progress:
     the JobFlows and standalone vcjobs (not created by a JobFlow) not finished yet (`done`: the
     run ends when none is left), how each one finished (`outcomes`, kept when the object is deleted
     afterwards, e.g. by ttlSecondsAfterFinished), the phase changes not yet printed (`changes`, in
-    the order they happened), and the last version of every PodGroup deleted meanwhile (the vcjob
-    controller deletes a finished job's PodGroup, as Volcano does)."""
+    the order they happened), and the last version of every vcjob, PodGroup and pod deleted
+    meanwhile (`deleted`, by kind then key: the vcjob controller deletes a finished job's PodGroup,
+    as Volcano does, and a job's ttlSecondsAfterFinished the job and its pods)."""
 
     def __init__(self) -> None:
         self.unfinished: set[str] = set()
         self.outcomes: dict[str, str] = {}    # followed object -> its phase when it finished
-        self.deleted_podgroups: dict[str, Obj] = {}
+        self.deleted: dict[str, dict[str, Obj]] = {kind: {} for kind in KEPT_WHEN_DELETED}
         self._phases: dict[str, str] = {}
         self._changed: dict[str, None] = {}
 
     def observe(self, ev: Any) -> None:
         obj = ev.object
-        if obj.get("kind") == kinds.PODGROUP.kind:
+        kind = obj.get("kind")
+        kept = self.deleted.get(kind)
+        if kept is not None:
             if ev.type == "DELETED":
-                self.deleted_podgroups[meta.key(obj)] = obj
+                kept[meta.key(obj)] = obj
             else:
-                self.deleted_podgroups.pop(meta.key(obj), None)
+                kept.pop(meta.key(obj), None)
+        if kind in (kinds.PODGROUP.kind, kinds.POD.kind):
             return
         is_flow = obj.get("kind") == kinds.JOBFLOW.kind
         what = f"{'JobFlow' if is_flow else 'vcjob'} {meta.key(obj)}"
@@ -100,16 +120,12 @@ class Progress:
         return lines
 
 
-def as_list(client: Any, deleted_podgroups: dict[str, Obj] | None = None) -> dict:
-    """A v1 List of every JobFlow, JobTemplate, vcjob, PodGroup and Pod; `deleted_podgroups`: the last
-    versions of PodGroups deleted during the run, listed with the live ones."""
+def as_list(client: Any, deleted: dict[str, dict[str, Obj]] | None = None) -> dict:
+    """A v1 List of every JobFlow, JobTemplate, vcjob, PodGroup and Pod; `deleted` (Progress.deleted):
+    the last versions of objects deleted during the run, listed with the live ones."""
     items = []
     for kind in LIST_KINDS:
-        objs = client.list(kind)
-        if kind is kinds.PODGROUP and deleted_podgroups:
-            live = {meta.key(o) for o in objs}
-            objs = sorted([*objs, *(o for k, o in deleted_podgroups.items() if k not in live)], key=meta.key)
-        items.extend(objs)
+        items.extend(_with_deleted(client.list(kind), (deleted or {}).get(kind.kind)))
     return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
 
 
@@ -159,8 +175,10 @@ def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime) -> list[str]:
             lines.append(f"vcjob {meta.key(job)} {meta.phase(job)}: {reason}")
             for pod in snap.pods_of(job):
                 if (pod.get("status") or {}).get("phase") == "Failed" and rt.executor is not None:
-                    for c in (pod.get("spec") or {}).get("containers") or []:
-                        path = rt.executor.log_path(meta.namespace(pod), meta.name(pod), c.get("name", ""))
+                    names = view.failed_init_containers(pod) or \
+                        [c.get("name", "") for c in (pod.get("spec") or {}).get("containers") or []]
+                    for name in names:
+                        path = rt.executor.log_path(meta.namespace(pod), meta.name(pod), name)
                         tail = _tail(path)
                         if tail:
                             lines.append(f"  last lines of {path}:")
@@ -201,8 +219,7 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
     last_draw = -1.0
     live = Live(console=console, auto_refresh=False, transient=False) if live_view else None
     progress = Progress()
-    caches = {kind.kind: informer.Informer(rt.client, kind, None if kind is kinds.POD else progress.observe)
-              for kind in (kinds.JOBFLOW, kinds.JOB, kinds.PODGROUP, kinds.POD)}
+    caches = {kind.kind: informer.Informer(rt.client, kind, progress.observe) for kind in SNAPSHOT_KINDS}
     for inf in caches.values():
         inf.start()
         if inf.on_event is not None:
@@ -236,7 +253,7 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
         done = await rt.run_until(progress.done, timeout=timeout,
                                   on_tick=None if quiet else tick)
         tick(final=True)
-        return done, snapshot(caches), progress
+        return done, snapshot(caches, progress.deleted), progress
     finally:
         if live is not None:
             live.stop()
@@ -284,7 +301,7 @@ def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: st
         err.print("interrupted: every pod was stopped.", markup=False)
         return 130
     if output:
-        data = as_list(rt.client, progress.deleted_podgroups)
+        data = as_list(rt.client, progress.deleted)
         sys.stdout.write(yamlio.dump_yaml(data) if output == "yaml" else json.dumps(data, indent=2) + "\n")
     if not done:
         timed_out = timeout is not None and rt.clock.monotonic() - started >= timeout

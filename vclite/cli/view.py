@@ -339,25 +339,45 @@ def transitions(before: dict[str, str], after: dict[str, str]) -> list[str]:
     return [f"{what}: {phase}" for what, phase in after.items() if phase and before.get(what) != phase]
 
 
+def failed_init_containers(pod: Obj) -> list[str]:
+    """Names of the pod's init containers that exited non-zero (the pod failed before its containers ran)."""
+    return [cs.get("name", "") for cs in (pod.get("status") or {}).get("initContainerStatuses") or []
+            if _exit_code(cs) not in (None, 0)]
+
+
+def _exit_code(cs: Obj) -> int | None:
+    term = (cs.get("state") or {}).get("terminated") or (cs.get("lastState") or {}).get("terminated")
+    return term.get("exitCode", 0) if term else None
+
+
 def failure_reason(snap: Snapshot, job: Obj) -> str:
-    """Why a vcjob failed, from its failed pods: `pod a-t-0: container main exited 3 (Error)`."""
+    """Why a vcjob failed, from its failed pods (init containers first: `pod a-t-0: init container
+    setup exited 4 (Error)`, `pod a-t-0: container main exited 3 (Error)`), else its state's reason;
+    a job that used up its restarts says so: `(after 2 retries, maxRetry 2)`."""
     reasons = []
     for pod in snap.pods_of(job):
         status = pod.get("status") or {}
         if status.get("phase") != "Failed":
             continue
         said = len(reasons)
-        for cs in status.get("containerStatuses") or []:
-            term = (cs.get("state") or {}).get("terminated") or (cs.get("lastState") or {}).get("terminated")
-            if term and term.get("exitCode", 0) != 0:
-                msg = f"pod {meta.name(pod)}: container {cs.get('name')} exited {term.get('exitCode')}"
-                msg += f" ({term.get('reason', 'Error')})"
-                if term.get("message"):
-                    msg += f": {term['message'].strip()[:200]}"
-                reasons.append(msg)
+        for what, key in (("init container", "initContainerStatuses"), ("container", "containerStatuses")):
+            for cs in status.get(key) or []:
+                term = (cs.get("state") or {}).get("terminated") or (cs.get("lastState") or {}).get("terminated")
+                if term and term.get("exitCode", 0) != 0:
+                    msg = f"pod {meta.name(pod)}: {what} {cs.get('name')} exited {term.get('exitCode')}"
+                    msg += f" ({term.get('reason', 'Error')})"
+                    if term.get("message"):
+                        msg += f": {term['message'].strip()[:200]}"
+                    reasons.append(msg)
         if len(reasons) == said and (status.get("reason") or status.get("message")):   # no process told why
             reasons.append(f"pod {meta.name(pod)}: {status.get('reason', '')} {status.get('message', '')}".strip())
-    state = (job.get("status") or {}).get("state") or {}
+    job_status = job.get("status") or {}
+    state = job_status.get("state") or {}
     if not reasons and (state.get("reason") or state.get("message")):
         reasons.append(f"{state.get('reason', '')}: {state.get('message', '')}".strip(": "))
-    return "; ".join(reasons[:3]) + (f" (+{len(reasons) - 3} more)" if len(reasons) > 3 else "")
+    text = "; ".join(reasons[:3]) + (f" (+{len(reasons) - 3} more)" if len(reasons) > 3 else "")
+    retries = job_status.get("retryCount") or 0
+    if text and isinstance(retries, int) and retries > 0:
+        text += f" (after {retries} {'retry' if retries == 1 else 'retries'}, maxRetry " \
+                f"{(job.get('spec') or {}).get('maxRetry', 3)})"
+    return text

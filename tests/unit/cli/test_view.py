@@ -114,3 +114,48 @@ def test_a_running_job_shows_its_restarting_container():
     pod = _pod("Running", {"reason": "CrashLoopBackOff", "message": "back-off 10s"}, last_exit=0)
     phase, _, _, detail = view.job_cells(view.Snapshot([], [job("j")], [], [pod]), job("j"), [], NOW)
     assert phase.plain == "Running" and detail == "pod j-main-0: container c CrashLoopBackOff: back-off 10s" + RESTARTS
+
+
+def _failed_pod(init_exit=None, main_exit=None, reason=None):
+    status = {"phase": "Failed"}
+    if init_exit is not None:
+        status["initContainerStatuses"] = [{"name": "setup", "state": {"terminated": {"exitCode": init_exit}}}]
+    if main_exit is not None:
+        status["containerStatuses"] = [{"name": "main", "state": {"terminated": {"exitCode": main_exit,
+                                                                                "reason": "Error"}}}]
+    if reason:
+        status["reason"] = reason
+    return {"metadata": {"name": "j-main-0", "namespace": "default", "labels": {"volcano.sh/job-name": "j"}},
+            "spec": {}, "status": status}
+
+
+def _failed_job(retries=0, max_retry=None, state_reason=None):
+    j = job("j", "Failed")
+    j["status"]["retryCount"] = retries
+    if max_retry is not None:
+        j["spec"]["maxRetry"] = max_retry
+    if state_reason:
+        j["status"]["state"].update(reason=state_reason, message="why")
+    return j
+
+
+@pytest.mark.parametrize("the_job, pods, expected", [
+    pytest.param(_failed_job(), [_failed_pod(main_exit=3)], "pod j-main-0: container main exited 3 (Error)",
+                 id="container"),
+    pytest.param(_failed_job(), [_failed_pod(init_exit=4)], "pod j-main-0: init container setup exited 4 (Error)",
+                 id="init-container"),
+    pytest.param(_failed_job(retries=2, max_retry=2), [_failed_pod(main_exit=1)],
+                 "pod j-main-0: container main exited 1 (Error) (after 2 retries, maxRetry 2)", id="retried"),
+    pytest.param(_failed_job(retries=1), [_failed_pod(main_exit=1)],
+                 "pod j-main-0: container main exited 1 (Error) (after 1 retry, maxRetry 3)", id="default-max-retry"),
+    pytest.param(_failed_job(), [_failed_pod(reason="Evicted")], "pod j-main-0: Evicted", id="pod-reason"),
+    pytest.param(_failed_job(state_reason="PodGroupPending"), [], "PodGroupPending: why", id="job-state"),
+    pytest.param(_failed_job(), [], "", id="nothing-known"),
+])
+def test_failure_reason(the_job, pods, expected):
+    assert view.failure_reason(view.Snapshot([], [the_job], [], pods), the_job) == expected
+
+
+def test_failed_init_containers():
+    assert view.failed_init_containers(_failed_pod(init_exit=4, main_exit=None)) == ["setup"]
+    assert view.failed_init_containers(_failed_pod(init_exit=0, main_exit=2)) == []
