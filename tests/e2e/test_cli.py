@@ -139,6 +139,31 @@ def test_ctrl_c_stops_every_pod(write, tmp_path):
         pass
 
 
+def test_a_second_ctrl_c_kills_a_pod_that_ignores_sigterm(write, tmp_path):
+    """Stopping waits out the grace period (here ten minutes) of a pod that ignores SIGTERM, as the
+    kubelet does, unless the user presses Ctrl-C again: then its processes are killed at once."""
+    stubborn = JOB.format(name="stubborn", extra="", script="trap '' TERM; echo $$$$ > $VC_POD_DIR/pid; sleep 300") \
+        .replace("restartPolicy: Never", "restartPolicy: Never\n          terminationGracePeriodSeconds: 600")
+    work = tmp_path / "work"
+    proc = subprocess.Popen([VCCTL, "run", "--timeout", "1", "--workdir", str(work), str(write("s.yaml", stubborn))],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    err_lines = []
+    for line in proc.stderr:   # (the progress lines go to stdout)
+        err_lines.append(line)
+        if line.startswith("stopping 1 pod(s)"):
+            break
+    assert err_lines and "Ctrl-C to kill them now" in err_lines[-1], err_lines
+    pod_pid = int(next(work.rglob("pid")).read_text())
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)   # far less than the pod's 600 s grace period
+    assert proc.returncode == 1 and "stopped: timed out after 1s" in err, (out, err)
+    try:
+        os.kill(pod_pid, 0)
+        assert open(f"/proc/{pod_pid}/stat").read().split()[2] == "Z", "the pod's process is still alive"
+    except ProcessLookupError:
+        pass
+
+
 def test_help_teaches(vcctl):
     r = vcctl("run", "--help")
     assert r.code == 0 and "Exit status" in r.out and "--nodes" in r.out

@@ -257,9 +257,25 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
     finally:
         if live is not None:
             live.stop()
+        await _stop_pods(rt, loop, quiet)
+
+
+async def _stop_pods(rt: runtime_mod.Runtime, loop: asyncio.AbstractEventLoop, quiet: bool) -> None:
+    """Stop the pods still running (a timeout, Ctrl-C): SIGTERM, SIGKILL after their grace period
+    (terminationGracePeriodSeconds, 30 s by default), as the kubelet does — or at once on a second
+    Ctrl-C, which the user is told about when there is something to wait for."""
+    running = rt.executor.running_count() if rt.executor is not None else 0
+    if running:
+        loop.add_signal_handler(signal.SIGINT, rt.executor.kill_all)
+        loop.add_signal_handler(signal.SIGTERM, rt.executor.kill_all)
+        if not quiet:
+            print(f"stopping {running} pod(s): SIGTERM, then SIGKILL after their grace period "
+                  "(Ctrl-C to kill them now)", file=sys.stderr, flush=True)
+    try:
+        await rt.shutdown()
+    finally:
         loop.remove_signal_handler(signal.SIGINT)
         loop.remove_signal_handler(signal.SIGTERM)
-        await rt.shutdown()
 
 
 def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None, conf_path: str | None,

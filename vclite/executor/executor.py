@@ -268,6 +268,11 @@ class LocalExecutor:
         return True
 
     # ---- shutdown ---------------------------------------------------------------------------------
+    def kill_all(self) -> None:
+        """SIGKILL every pod's processes now (the user will not wait out a stop's grace period)."""
+        for run in self._runs.values():
+            run.runner.kill()
+
     async def stop_all(self, grace: float | None = None) -> None:
         """Stop every pod (SIGTERM, then SIGKILL after the grace period) and write final statuses."""
         runs = dict(self._runs)

@@ -379,6 +379,11 @@ class PodRunner:
         if self.started:
             await self._done.wait()
 
+    def kill(self) -> None:
+        """SIGKILL every process group now (a stop under way stops waiting out its grace period)."""
+        for p in list(self._procs.values()):
+            _signal_group(p, signal.SIGKILL)
+
 
 def _signal_group(proc: processes.Child, sig: int) -> None:
     try:
