@@ -19,6 +19,6 @@ def test_hop_costs_accounts_every_component():
     for section in out.split("\n\n")[1:]:
         rows = {m.group(1): float(m.group(2)) for m in re.finditer(r"^  (\S+)\s+([\d.]+)\s+[\d.]+\s+\d+$", section,
                                                                    re.M)}
-        assert set(rows) == set(COMPONENTS), section
-        assert all(syncs_per_job > 0 for syncs_per_job in rows.values()), section
+        assert set(COMPONENTS) <= set(rows), section   # (others, e.g. the queue controller, sync at start-up)
+        assert all(rows[name] > 0 for name in COMPONENTS), section
     assert re.search(r"per hop \(chain − one job\) / 2: -?[\d.]+ ms", out), out

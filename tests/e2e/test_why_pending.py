@@ -124,7 +124,8 @@ def test_closed_queue_on_a_server(server, write):
               'queue resource quota insufficient: job needs cpu 2 but queue "small" can get at most 1')
     r = _client(server, "queue", "operate", "-n", "small", "-a", "close")
     assert r.code == 0, r
-    _wait_for(server, ["job", "view", "-N", "flow-step"], 'queue "small" is Closed')
-    r = _wait_for(server, ["jobflow", "describe", "-N", "flow", "-o", "json"], 'queue \\"small\\" is Closed')
+    # (Closing, not Closed: the waiting job's PodGroup is still in the queue, as on Volcano)
+    _wait_for(server, ["job", "view", "-N", "flow-step"], 'queue "small" is Closing')
+    r = _wait_for(server, ["jobflow", "describe", "-N", "flow", "-o", "json"], 'queue \\"small\\" is Closing')
     cond = json.loads(r.out)["status"]["conditions"]["flow-step"]
-    assert cond["phase"] == "Pending" and cond["message"] == 'queue "small" is Closed', cond
+    assert cond["phase"] == "Pending" and cond["message"] == 'queue "small" is Closing', cond
