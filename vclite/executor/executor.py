@@ -42,6 +42,7 @@ from vclite.lib import errors, workqueue
 
 Obj = dict[str, Any]
 log = logging.getLogger("vclite.executor")
+EVENT_SOURCE = "kubelet"   # the source component of a pod's Events, as on a node
 REPORT_DELAY = 0.02   # seconds a pod's move to Running may wait before it is written
 
 
@@ -245,7 +246,7 @@ class LocalExecutor:
         if self._write(pod, phase, start_time, init, main, recovery.PROCESS_LOST if failed else "",
                        recovery.POD_MESSAGE if failed else ""):
             events.record(self.client, self.clock, pod, "Warning", recovery.PROCESS_LOST, recovery.POD_MESSAGE,
-                          component="vclite-executor")
+                          component=EVENT_SOURCE)
 
     def _write_not_started(self, pod: Obj, phase: core.PodPhase, reason: str, message: str,
                            pod_level: bool = False) -> None:
@@ -255,7 +256,7 @@ class LocalExecutor:
         for st in init + main:
             st.wait(reason, message)
         if self._write(pod, phase, None, init, main, reason if pod_level else "", message if pod_level else ""):
-            events.record(self.client, self.clock, pod, "Warning", "Failed", message, component="vclite-executor")
+            events.record(self.client, self.clock, pod, "Warning", "Failed", message, component=EVENT_SOURCE)
 
     def _write(self, pod: Obj, phase: core.PodPhase, start_time: str | None, init: list[podstatus.ContainerState],
                main: list[podstatus.ContainerState], reason: str, message: str) -> bool:

@@ -77,6 +77,7 @@ from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
 
 Obj = dict[str, Any]
+EVENT_SOURCE = "vc-controller-manager"   # the source component of its Events, as Volcano's controllers
 TEMPLATE_KEY_PREFIX = "JobTemplate:"
 NORMAL, WARNING = "Normal", "Warning"
 STATUS_REFRESH = 0.25  # seconds: how stale a JobFlow's view of running jobs may be
@@ -368,7 +369,7 @@ class JobFlowController:
                 return err    # retried with back-off by the runtime
             else:
                 eng.observe(inst.name, created, now)
-                self._record(jobflow, NORMAL, "Created", f"create a job named {inst.name}!", component=self.name)
+                self._record(jobflow, NORMAL, "Created", f"create a job named {inst.name}!", component=EVENT_SOURCE)
         return None
 
     def _build(self, jobflow: Obj, eng: engine_mod.Engine, template: Obj, inst: engine_mod.Inst,
@@ -425,7 +426,7 @@ class JobFlowController:
         for job_name, note in notes.items():
             before = previous.get(job_name) or {}
             if (before.get("reason"), before.get("message")) != (note.reason, note.message):
-                self._record(jobflow, WARNING, str(note.reason), note.message, component=self.name)
+                self._record(jobflow, WARNING, str(note.reason), note.message, component=EVENT_SOURCE)
 
     # ---- outputs and probes (called by the engine) --------------------------------------------------
     def _read_output(self, inst: engine_mod.Inst) -> str | None:
