@@ -42,6 +42,8 @@ from vclite.lib import errors, workqueue
 
 Obj = dict[str, Any]
 log = logging.getLogger("vclite.executor")
+# A pod failed by stop_all: the kubelet's graceful node shutdown words (pkg/kubelet/nodeshutdown)
+SHUTDOWN_REASON, SHUTDOWN_MESSAGE = "Terminated", "Pod was terminated in response to imminent node shutdown."
 EVENT_SOURCE = "kubelet"   # the source component of a pod's Events, as on a node
 REPORT_DELAY = 0.02   # seconds a pod's move to Running may wait before it is written
 
@@ -53,6 +55,7 @@ class _Run:
     task: asyncio.Task
     stop_task: asyncio.Task | None = None
     running_since: float | None = None   # monotonic time the runner was first seen Running
+    stopped_by_shutdown: bool = False    # stopped because the control plane stops (stop_all)
 
     @property
     def settled(self) -> bool:
@@ -225,6 +228,8 @@ class LocalExecutor:
         phase = r.phase()
         if reason and phase not in podstatus.TERMINAL:
             phase = core.PodPhase.FAILED
+        if run.stopped_by_shutdown and phase == core.PodPhase.FAILED and not reason:
+            reason, message = SHUTDOWN_REASON, SHUTDOWN_MESSAGE
         if phase == core.PodPhase.RUNNING and meta.phase(pod) != core.PodPhase.RUNNING:
             # Report the start REPORT_DELAY late, as the kubelet's status sync does (later still):
             # a container that ends meanwhile goes straight from Pending to Succeeded or Failed.
@@ -275,8 +280,11 @@ class LocalExecutor:
             run.runner.kill()
 
     async def stop_all(self, grace: float | None = None) -> None:
-        """Stop every pod (SIGTERM, then SIGKILL after the grace period) and write final statuses."""
+        """Stop every pod (SIGTERM, then SIGKILL after the grace period) and write final statuses: a
+        pod that fails for it says why, as the kubelet's graceful node shutdown does."""
         runs = dict(self._runs)
+        for run in runs.values():
+            run.stopped_by_shutdown = True
         stops = [self._request_stop(key, run, None, grace) for key, run in runs.items()]
         await asyncio.gather(*stops, *(r.task for r in runs.values()), return_exceptions=True)
         for key in runs:

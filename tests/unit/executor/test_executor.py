@@ -158,6 +158,9 @@ def test_stop_all_terminates_every_pod_and_writes_final_status(env):
         status = client.get(kinds.POD, "default", name)["status"]
         assert status["phase"] == "Failed"
         assert status["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 143
+        # as the kubelet's graceful node shutdown says it
+        assert (status["reason"], status["message"]) == (
+            "Terminated", "Pod was terminated in response to imminent node shutdown.")
 
 
 def test_sync_outside_an_event_loop_explains_itself(env):
