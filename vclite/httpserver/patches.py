@@ -109,28 +109,38 @@ def json_patch(current: Obj, ops: Any) -> Obj:
         kind, tokens = op["op"], _pointer(op.get("path"))
         if kind in ("add", "replace", "test") and "value" not in op:
             raise errors.BadRequest(f'JSON patch "{kind}" operation needs a value')
-        if kind == "add":
-            doc = _add(doc, tokens, jsoncopy.deep_copy(op["value"]))
-        elif kind == "remove":
-            _remove(doc, tokens)
-        elif kind == "replace":
-            _get(doc, tokens)
-            if not tokens:
-                doc = jsoncopy.deep_copy(op["value"])
-            else:
-                _remove(doc, tokens)
-                doc = _add(doc, tokens, jsoncopy.deep_copy(op["value"]))
-        elif kind in ("move", "copy"):
-            source = _pointer(op.get("from"))
-            value = _remove(doc, source) if kind == "move" else jsoncopy.deep_copy(_get(doc, source))
-            doc = _add(doc, tokens, value)
-        elif kind == "test":
-            if _get(doc, tokens) != op["value"]:
-                raise status_mod.InvalidPatch(f"test operation failed at {op.get('path')}")
-        else:
-            raise errors.BadRequest(f"unknown JSON patch operation {kind!r}")
+        try:
+            doc = _apply_op(doc, op, kind, tokens)
+        except status_mod.InvalidPatch as e:   # (the words of the JSON patch library Kubernetes uses)
+            raise status_mod.InvalidPatch(e.message if kind == "test" else f"{kind} operation does not apply: "
+                                          f"{e.message}") from None
     if not isinstance(doc, dict):
         raise status_mod.InvalidPatch("the patched document is not an object")
+    return doc
+
+
+def _apply_op(doc: Any, op: Obj, kind: str, tokens: list[str]) -> Any:
+    """`doc` with one operation applied (InvalidPatch: it does not apply; BadRequest: unknown)."""
+    if kind == "add":
+        doc = _add(doc, tokens, jsoncopy.deep_copy(op["value"]))
+    elif kind == "remove":
+        _remove(doc, tokens)
+    elif kind == "replace":
+        _get(doc, tokens)
+        if not tokens:
+            doc = jsoncopy.deep_copy(op["value"])
+        else:
+            _remove(doc, tokens)
+            doc = _add(doc, tokens, jsoncopy.deep_copy(op["value"]))
+    elif kind in ("move", "copy"):
+        source = _pointer(op.get("from"))
+        value = _remove(doc, source) if kind == "move" else jsoncopy.deep_copy(_get(doc, source))
+        doc = _add(doc, tokens, value)
+    elif kind == "test":
+        if _get(doc, tokens) != op["value"]:
+            raise status_mod.InvalidPatch(f"testing value {op.get('path')} failed: test failed")
+    else:
+        raise errors.BadRequest(f"unknown JSON patch operation {kind!r}")
     return doc
 
 

@@ -39,9 +39,12 @@ class UnsupportedMediaType(errors.ApiError):
 
 
 class InvalidPatch(errors.ApiError):
-    """A JSON patch that does not apply (a failed `test`, a missing path)."""
+    """A JSON patch that does not apply (a failed `test`, a missing path). Kubernetes answers it as a
+    generic 422 whose only cause carries the patch library's words; kubectl prints
+    `The request is invalid: : <them>`."""
     code = 422
     reason = "Invalid"
+    GENERIC = "the server rejected our request due to an error in our request"
 
 
 class ApplyConflict(errors.Conflict):
@@ -101,6 +104,9 @@ def from_error(err: errors.ApiError, kind: kinds.Kind | None = None, name: str |
                               for e in err.errors]}
         if k is not None:
             message = invalid_message(k, err.name or name or "", err.errors)
+    elif isinstance(err, InvalidPatch):
+        return status(err.code, err.reason, InvalidPatch.GENERIC,
+                      {"causes": [{"reason": "UnexpectedServerResponse", "message": err.message}]})
     elif isinstance(err, ApplyConflict):
         details["causes"] = [{"reason": "FieldManagerConflict", "message": f'conflict with "{mgr}"', "field": field}
                              for mgr, field in err.conflicts]

@@ -33,21 +33,39 @@ def test_json_patch(ops, expected_spec):
     assert DOC["spec"] == {"list": [1, 2, 3], "m": {"k": "v"}}  # never mutates its argument
 
 
-@pytest.mark.parametrize("ops, error", [
-    pytest.param([{"op": "test", "path": "/spec/m/k", "value": "other"}], status_mod.InvalidPatch, id="test-fails"),
-    pytest.param([{"op": "remove", "path": "/spec/nope"}], status_mod.InvalidPatch, id="remove-missing"),
-    pytest.param([{"op": "replace", "path": "/spec/nope", "value": 1}], status_mod.InvalidPatch, id="replace-missing"),
-    pytest.param([{"op": "add", "path": "/spec/list/9", "value": 1}], status_mod.InvalidPatch, id="index-out-of-range"),
-    pytest.param([{"op": "add", "path": "/nope/deeper", "value": 1}], status_mod.InvalidPatch, id="missing-parent"),
-    pytest.param([{"op": "frobnicate", "path": "/spec"}], errors.BadRequest, id="unknown-op"),
-    pytest.param([{"op": "add", "path": "/spec/x"}], errors.BadRequest, id="add-without-value"),
-    pytest.param({"op": "add"}, errors.BadRequest, id="not-a-list"),
-    pytest.param([{"op": "add", "path": "spec", "value": 1}], errors.BadRequest, id="bad-pointer"),
-    pytest.param([{"op": "replace", "path": "", "value": [1]}], status_mod.InvalidPatch, id="result-not-object"),
+@pytest.mark.parametrize("ops, error, words", [
+    pytest.param([{"op": "test", "path": "/spec/m/k", "value": "other"}], status_mod.InvalidPatch,
+                 "testing value /spec/m/k failed: test failed", id="test-fails"),
+    pytest.param([{"op": "remove", "path": "/spec/nope"}], status_mod.InvalidPatch,
+                 "remove operation does not apply: path /spec/nope does not exist", id="remove-missing"),
+    pytest.param([{"op": "replace", "path": "/spec/nope", "value": 1}], status_mod.InvalidPatch,
+                 "replace operation does not apply: path /spec/nope does not exist", id="replace-missing"),
+    pytest.param([{"op": "add", "path": "/spec/list/9", "value": 1}], status_mod.InvalidPatch,
+                 "add operation does not apply: array index 9 out of range", id="index-out-of-range"),
+    pytest.param([{"op": "add", "path": "/nope/deeper", "value": 1}], status_mod.InvalidPatch,
+                 "add operation does not apply: path /nope/deeper does not exist", id="missing-parent"),
+    pytest.param([{"op": "frobnicate", "path": "/spec"}], errors.BadRequest, "unknown JSON patch operation",
+                 id="unknown-op"),
+    pytest.param([{"op": "add", "path": "/spec/x"}], errors.BadRequest, "needs a value", id="add-without-value"),
+    pytest.param({"op": "add"}, errors.BadRequest, "must be a list", id="not-a-list"),
+    pytest.param([{"op": "add", "path": "spec", "value": 1}], errors.BadRequest, "invalid JSON pointer",
+                 id="bad-pointer"),
+    pytest.param([{"op": "replace", "path": "", "value": [1]}], status_mod.InvalidPatch,
+                 "the patched document is not an object", id="result-not-object"),
 ])
-def test_json_patch_errors(ops, error):
-    with pytest.raises(error):
+def test_json_patch_errors(ops, error, words):
+    with pytest.raises(error) as caught:
         patches.json_patch(DOC, ops)
+    assert caught.value.message == words if error is status_mod.InvalidPatch else words in caught.value.message
+
+
+def test_a_patch_that_does_not_apply_is_kubernetes_generic_422():
+    """As the apiserver answers it: kubectl prints `The request is invalid: : <the cause>`."""
+    st = status_mod.from_error(status_mod.InvalidPatch("testing value /spec/w failed: test failed"))
+    assert (st["code"], st["reason"], st["message"]) == (
+        422, "Invalid", "the server rejected our request due to an error in our request")
+    assert st["details"] == {"causes": [{"reason": "UnexpectedServerResponse",
+                                         "message": "testing value /spec/w failed: test failed"}]}
 
 
 POD = {"spec": {"containers": [{"name": "a", "image": "i1", "command": ["x"]}, {"name": "b", "image": "i2"}]},
