@@ -103,17 +103,44 @@ def write_kubeconfig(data_dir: pathlib.Path, server_url: str, token: str, ca_pem
 
 # ---- TLS ------------------------------------------------------------------------------------------
 
+WILDCARDS = ("0.0.0.0", "::", "")
+
+
+def _host_addresses() -> list[str]:
+    """This machine's own addresses, as other machines may dial them: what its name resolves to,
+    and the source address of its default route (a UDP connect sends nothing)."""
+    found: set[str] = set()
+    for name in {socket.gethostname(), socket.getfqdn()}:
+        try:
+            found.update(str(info[4][0]) for info in socket.getaddrinfo(name, None))
+        except OSError:
+            pass
+    for family, probe in ((socket.AF_INET, "10.255.255.255"), (socket.AF_INET6, "fd00::1")):
+        try:
+            with socket.socket(family, socket.SOCK_DGRAM) as s:
+                s.connect((probe, 9))
+                found.add(str(s.getsockname()[0]))
+        except OSError:
+            pass
+    return sorted(a for a in found if "%" not in a and not ipaddress.ip_address(a).is_unspecified)
+
+
 def _names_for(address: str) -> tuple[list[str], list[str]]:
+    """The names a certificate for `address` covers: loopback, the address, this host's name, and
+    for a wildcard bind every address of this host (clients elsewhere dial one of those)."""
     dns, ips = ["localhost"], ["127.0.0.1", "::1"]
     for host in {address, client_host(address)}:
         if not host:
             continue
         try:
-            ipaddress.ip_address(host)
-            ips.append(host)
+            if not ipaddress.ip_address(host).is_unspecified:
+                ips.append(host)
         except ValueError:
             dns.append(host)
     dns.append(socket.gethostname())
+    if address in WILDCARDS:
+        ips.extend(_host_addresses())
+        dns.append(socket.getfqdn())
     return sorted(set(dns)), sorted(set(ips))
 
 

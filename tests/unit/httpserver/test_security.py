@@ -68,6 +68,26 @@ def test_self_signed_certificate_covers_the_address_and_is_reused(tmp_path):
     security.server_context(cert, key)                  # loads
 
 
+def test_a_wildcard_bind_s_certificate_covers_this_host_s_own_addresses(tmp_path):
+    """Served on 0.0.0.0, clients elsewhere dial one of this machine's addresses: the certificate
+    must name them (and never 0.0.0.0 itself)."""
+    import socket
+
+    from cryptography import x509
+    cert, _, _ = security.generate_self_signed(tmp_path, "0.0.0.0")
+    san = x509.load_pem_x509_certificate(cert.read_bytes()).extensions.get_extension_for_class(
+        x509.SubjectAlternativeName).value
+    ips = {str(i) for i in san.get_values_for_type(x509.IPAddress)}
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:   # this host's default-route address
+        try:
+            s.connect(("10.255.255.255", 9))
+            own = s.getsockname()[0]
+        except OSError:
+            own = "127.0.0.1"   # (no route at all: loopback is all there is)
+    assert own in ips and "127.0.0.1" in ips and "0.0.0.0" not in ips, ips
+    assert socket.gethostname() in san.get_values_for_type(x509.DNSName)
+
+
 @pytest.mark.parametrize("options, message", [
     pytest.param(dict(plain_http=True, address="0.0.0.0"), "only served on a loopback", id="plain-beyond-loopback"),
     pytest.param(dict(tls_cert="c.pem"), "go together", id="cert-without-key"),
