@@ -261,3 +261,40 @@ def test_pods_get_their_priority_class_value_as_on_kubernetes(vcctl, write, tmp_
     pods = {i["metadata"]["name"]: i["spec"] for i in json.loads(r.out)["items"] if i["kind"] == "Pod"}
     assert (pods["prio-main-0"]["priority"], pods["prio-main-0"]["preemptionPolicy"]) == (1000, "Never")
     assert (pods["plain-main-0"]["priority"], pods["plain-main-0"]["preemptionPolicy"]) == (0, "PreemptLowerPriority")
+
+
+BARE_PODS = """
+apiVersion: v1
+kind: Pod
+metadata: {name: hello}
+spec:
+  schedulerName: volcano
+  restartPolicy: Never
+  containers: [{name: main, image: busybox, command: [sh, -c, "echo hi"]}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: sad}
+spec:
+  schedulerName: volcano
+  restartPolicy: Never
+  containers: [{name: main, image: busybox, command: [sh, -c, "echo sad >&2; exit 2"]}]
+"""
+
+
+def test_bare_pods_are_followed_to_their_end(vcctl, write, tmp_path):
+    """A pod no controller made runs through Volcano's podgroup controller and scheduler; the run
+    waits for it and counts it, as a vcjob."""
+    r = vcctl("run", "--workdir", tmp_path, write("pods.yaml", BARE_PODS), timeout=60)
+    assert r.code == 1, r
+    assert "pod default/sad Failed: container main exited 2 (Error)" in r.err and "    sad" in r.err, r
+    assert r.err.strip().splitlines()[-1].startswith(
+        "failed: pod default/sad Failed; succeeded: pod default/hello Succeeded"), r
+    assert (tmp_path / "default" / "hello" / "logs" / "main.log").read_text() == "hi\n"
+
+
+def test_a_pod_for_another_scheduler_is_reported_not_waited_for(vcctl, write, tmp_path):
+    lonely = BARE_PODS.split("---")[0].replace("  schedulerName: volcano\n", "")
+    r = vcctl("run", "--workdir", tmp_path, write("lonely.yaml", lonely), timeout=60)
+    assert r.code == 1 and "no further progress is possible" in r.err, r
+    assert "pod default/hello: schedulerName default-scheduler: only Volcano's scheduler runs here" in r.err, r

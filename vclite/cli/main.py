@@ -71,7 +71,7 @@ def _positive_seconds(ctx: click.Context, param: click.Parameter, value: float |
 @click.option("--timeout", type=float, metavar="SECONDS", callback=_positive_seconds,
               help="Give up (exit 1) after this many seconds (e.g. 600).")
 def run(files, quiet, output, nodes_opt, scheduler_conf, workdir, timeout) -> None:
-    """Run manifests on the embedded control plane until every JobFlow and vcjob finishes.
+    """Run manifests on the embedded control plane until every JobFlow, vcjob and bare pod finishes.
 
     Every document of every FILE is validated first; if any is invalid, every problem is listed
     (file:line: Kind/name: field: message) and nothing runs (exit 2). Then the objects are applied

@@ -1,10 +1,12 @@
 """`vcctl run`: validate every document, start the embedded control plane, apply them, show
-progress, and exit 0 if every JobFlow and standalone vcjob succeeded, 1 if not, 2 if the input
-was invalid (nothing ran), 130 on Ctrl-C (every pod stopped first).
+progress, and exit 0 if every JobFlow, standalone vcjob and bare pod succeeded, 1 if not, 2 if the
+input was invalid (nothing ran), 130 on Ctrl-C (every pod stopped first).
 
-The run ends when every JobFlow and standalone vcjob is finished — or when nothing can change any
-more (no process alive, no timer pending) while some are not: then each unfinished one is
-reported with the reason it waits (e.g. the scheduler's "1/1 tasks in gang unschedulable: …").
+The run ends when every JobFlow, standalone vcjob (not made by a JobFlow) and bare pod (made by no
+controller: Volcano's podgroup controller gives it a PodGroup of its own) is finished — or when
+nothing can change any more (no process alive, no timer pending) while some are not: then each
+unfinished one is reported with the reason it waits (e.g. the scheduler's "1/1 tasks in gang
+unschedulable: …").
 """
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ from vclite.scheduler import conf as scheduler_conf
 FLOW_DONE = {flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED}
 JOB_DONE = {batch.JobPhase.COMPLETED, batch.JobPhase.FAILED, batch.JobPhase.TERMINATED, batch.JobPhase.ABORTED}
 LIST_KINDS = (kinds.JOBFLOW, kinds.JOBTEMPLATE, kinds.JOB, kinds.PODGROUP, kinds.POD)
-SUCCESS = {flow.FlowPhase.SUCCEED, batch.JobPhase.COMPLETED}
+POD_DONE = {"Succeeded", "Failed"}
+SUCCESS = {flow.FlowPhase.SUCCEED, batch.JobPhase.COMPLETED, "Succeeded"}
 DELETED_UNFINISHED = "deleted before it finished"
 Obj = dict[str, Any]
 
@@ -83,13 +86,14 @@ class Progress:
                 kept[meta.key(obj)] = obj
             else:
                 kept.pop(meta.key(obj), None)
-        if kind in (kinds.PODGROUP.kind, kinds.POD.kind):
+        if kind == kinds.PODGROUP.kind or (kind == kinds.POD.kind and not view.is_bare_pod(obj)):
             return
-        is_flow = obj.get("kind") == kinds.JOBFLOW.kind
-        what = f"{'JobFlow' if is_flow else 'vcjob'} {meta.key(obj)}"
-        phase = "" if ev.type == "DELETED" else meta.phase(obj)
-        follows = is_flow or flow.CREATED_BY_JOB_FLOW not in meta.labels(obj)
-        if ev.type != "DELETED" and follows and phase not in (FLOW_DONE if is_flow else JOB_DONE):
+        is_flow, is_pod = kind == kinds.JOBFLOW.kind, kind == kinds.POD.kind
+        what = f"{'JobFlow' if is_flow else 'pod' if is_pod else 'vcjob'} {meta.key(obj)}"
+        phase = "" if ev.type == "DELETED" else meta.phase(obj) if not is_pod else _pod_phase(obj)
+        follows = is_flow or is_pod or flow.CREATED_BY_JOB_FLOW not in meta.labels(obj)
+        done = FLOW_DONE if is_flow else POD_DONE if is_pod else JOB_DONE
+        if ev.type != "DELETED" and follows and phase not in done:
             self.unfinished.add(what)
             self.outcomes.pop(what, None)
         else:
@@ -104,7 +108,7 @@ class Progress:
         return not self.unfinished
 
     def succeeded(self) -> bool:
-        """Every followed JobFlow Succeed and every standalone vcjob Completed."""
+        """Every followed JobFlow Succeed, every standalone vcjob Completed, every bare pod Succeeded."""
         return all(phase in SUCCESS for phase in self.outcomes.values()) and not self.unfinished
 
     def summary(self) -> tuple[list[str], list[str]]:
@@ -118,6 +122,10 @@ class Progress:
         lines = [f"{what}: {self._phases[what]}" for what in self._changed]
         self._changed.clear()
         return lines
+
+
+def _pod_phase(pod: Obj) -> str:
+    return str((pod.get("status") or {}).get("phase") or "Pending")
 
 
 def as_list(client: Any, deleted: dict[str, dict[str, Obj]] | None = None) -> dict:
@@ -164,6 +172,9 @@ def stuck_report(snap: view.Snapshot) -> list[str]:
         if meta.phase(job) not in JOB_DONE:
             reason = view.why_waiting(snap, job) or f"vcjob is {meta.phase(job) or 'Pending'}"
             lines.append(f"vcjob {meta.key(job)}: {reason}")
+    for pod in view.bare_pods(snap):
+        if _pod_phase(pod) not in POD_DONE:
+            lines.append(f"pod {meta.key(pod)}: {view.why_pod_waits(snap, pod) or 'pod is ' + _pod_phase(pod)}")
     return lines
 
 
@@ -174,15 +185,12 @@ def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime) -> list[str]:
             reason = view.failure_reason(snap, job) or meta.phase(job)
             lines.append(f"vcjob {meta.key(job)} {meta.phase(job)}: {reason}")
             for pod in snap.pods_of(job):
-                if (pod.get("status") or {}).get("phase") == "Failed" and rt.executor is not None:
-                    names = view.failed_init_containers(pod) or \
-                        [c.get("name", "") for c in (pod.get("spec") or {}).get("containers") or []]
-                    for name in names:
-                        path = rt.executor.log_path(meta.namespace(pod), meta.name(pod), name)
-                        tail = _tail(path)
-                        if tail:
-                            lines.append(f"  last lines of {path}:")
-                            lines.extend(f"    {ln}" for ln in tail)
+                if (pod.get("status") or {}).get("phase") == "Failed":
+                    lines.extend(_log_tails(rt, pod))
+    for pod in view.bare_pods(snap):
+        if _pod_phase(pod) == "Failed":
+            lines.append(f"pod {meta.key(pod)} Failed: {'; '.join(view.pod_failure_reasons(pod)) or 'Failed'}")
+            lines.extend(_log_tails(rt, pod))
     for jf in snap.jobflows:
         if meta.phase(jf) != flow.FlowPhase.FAILED:
             continue
@@ -192,6 +200,22 @@ def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime) -> list[str]:
                 lines.append(f"JobFlow {meta.key(jf)}: {name} {cond['reason']}: {cond.get('message', '')}".rstrip(": "))
     for f in rt.failures:
         lines.append(f"internal: {f.component} gave up on {f.key} after {f.attempts} attempts: {f.error}")
+    return lines
+
+
+def _log_tails(rt: runtime_mod.Runtime, pod: Obj) -> list[str]:
+    """The last lines of a failed pod's logs: of the init container that failed, else of every container."""
+    if rt.executor is None:
+        return []
+    names = view.failed_init_containers(pod) or [c.get("name", "") for c in (pod.get("spec") or {}).get("containers")
+                                                 or []]
+    lines = []
+    for name in names:
+        path = rt.executor.log_path(meta.namespace(pod), meta.name(pod), name)
+        tail = _tail(path)
+        if tail:
+            lines.append(f"  last lines of {path}:")
+            lines.extend(f"    {ln}" for ln in tail)
     return lines
 
 

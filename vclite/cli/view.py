@@ -350,27 +350,54 @@ def _exit_code(cs: Obj) -> int | None:
     return term.get("exitCode", 0) if term else None
 
 
+def is_bare_pod(pod: Obj) -> bool:
+    """A pod no controller made (kubectl-applied): `vcctl run` follows it as it follows a vcjob."""
+    return not any(isinstance(r, dict) and r.get("controller")
+                   for r in (pod.get("metadata") or {}).get("ownerReferences") or [])
+
+
+def bare_pods(snap: Snapshot) -> list[Obj]:
+    return [p for p in snap.pods if is_bare_pod(p)]
+
+
+def why_pod_waits(snap: Snapshot, pod: Obj) -> str:
+    """Why a bare pod does not run: its scheduler, its PodGroup's Unschedulable condition (the group
+    Volcano's podgroup controller made is owned by the pod), or a container that cannot start."""
+    scheduler = (pod.get("spec") or {}).get("schedulerName") or "default-scheduler"
+    if scheduler != "volcano" and not (pod.get("spec") or {}).get("nodeName"):
+        return (f"schedulerName {scheduler}: only Volcano's scheduler runs here "
+                "(set schedulerName: volcano, or make it a vcjob)")
+    pg = snap.podgroup_of(pod)
+    for cond in ((pg or {}).get("status") or {}).get("conditions") or []:
+        if cond.get("type") == "Unschedulable" and cond.get("status") == "True":
+            return cond.get("message") or cond.get("reason") or "unschedulable"
+    return container_blocked(pod)
+
+
+def pod_failure_reasons(pod: Obj) -> list[str]:
+    """Why a failed pod failed: each init container, then container, that exited non-zero
+    (`init container setup exited 4 (Error)`), else the pod's own reason and message."""
+    status = pod.get("status") or {}
+    reasons = []
+    for what, key in (("init container", "initContainerStatuses"), ("container", "containerStatuses")):
+        for cs in status.get(key) or []:
+            term = (cs.get("state") or {}).get("terminated") or (cs.get("lastState") or {}).get("terminated")
+            if term and term.get("exitCode", 0) != 0:
+                msg = f"{what} {cs.get('name')} exited {term.get('exitCode')} ({term.get('reason', 'Error')})"
+                if term.get("message"):
+                    msg += f": {term['message'].strip()[:200]}"
+                reasons.append(msg)
+    if not reasons and (status.get("reason") or status.get("message")):   # no process told why
+        reasons.append(f"{status.get('reason', '')} {status.get('message', '')}".strip())
+    return reasons
+
+
 def failure_reason(snap: Snapshot, job: Obj) -> str:
     """Why a vcjob failed, from its failed pods (init containers first: `pod a-t-0: init container
     setup exited 4 (Error)`, `pod a-t-0: container main exited 3 (Error)`), else its state's reason;
     a job that used up its restarts says so: `(after 2 retries, maxRetry 2)`."""
-    reasons = []
-    for pod in snap.pods_of(job):
-        status = pod.get("status") or {}
-        if status.get("phase") != "Failed":
-            continue
-        said = len(reasons)
-        for what, key in (("init container", "initContainerStatuses"), ("container", "containerStatuses")):
-            for cs in status.get(key) or []:
-                term = (cs.get("state") or {}).get("terminated") or (cs.get("lastState") or {}).get("terminated")
-                if term and term.get("exitCode", 0) != 0:
-                    msg = f"pod {meta.name(pod)}: {what} {cs.get('name')} exited {term.get('exitCode')}"
-                    msg += f" ({term.get('reason', 'Error')})"
-                    if term.get("message"):
-                        msg += f": {term['message'].strip()[:200]}"
-                    reasons.append(msg)
-        if len(reasons) == said and (status.get("reason") or status.get("message")):   # no process told why
-            reasons.append(f"pod {meta.name(pod)}: {status.get('reason', '')} {status.get('message', '')}".strip())
+    reasons = [f"pod {meta.name(pod)}: {r}" for pod in snap.pods_of(job)
+               if (pod.get("status") or {}).get("phase") == "Failed" for r in pod_failure_reasons(pod)]
     job_status = job.get("status") or {}
     state = job_status.get("state") or {}
     if not reasons and (state.get("reason") or state.get("message")):
