@@ -167,3 +167,60 @@ def test_commands_issued_while_no_controller_ran_are_carried_out_at_start():
     rt.start()
     rt.settle()
     assert state(rt, "q1") == "Closed" and rt.client.list(kinds.COMMAND) == []
+
+
+def test_a_request_being_retried_does_not_hold_up_the_queue_s_others():
+    """Opening a child of a closed parent is retried; meanwhile the child still moves from Closing
+    to Closed when its last PodGroup goes, and a later Command is consumed at once."""
+    rt = start("")
+    rt.client.create(queue("p"))
+    rt.client.create(queue("c", parent="p"))
+    rt.client.create(vcjob("j", "c"))
+    rt.settle()
+    command(rt, kinds.QUEUE, "p", "CloseQueue")
+    rt.step()
+    assert state(rt, "c") == "Closing"
+    command(rt, kinds.QUEUE, "c", "OpenQueue")      # refused while p is closed: retried
+    rt.step()
+    command(rt, kinds.QUEUE, "c", "CloseQueue")
+    rt.step()
+    assert rt.client.list(kinds.COMMAND) == []
+    kubelet(rt)
+    rt.step()
+    kubelet(rt)
+    for _ in range(5):
+        rt.step()
+    assert rt.client.list(kinds.PODGROUP) == [] and state(rt, "c") == "Closed"
+    rt.settle()   # the retries run out: Volcano's words
+    (warning,) = events(rt, "c", "OpenQueue")
+    assert warning[1] == ("OpenQueue queue failed for sync queue c failed for Failed to open queue c because its "
+                          "parent queue p is closing or closed. Open the parent queue first., event is CommandIssued, "
+                          "action is OpenQueue")
+
+
+def test_a_state_nobody_knows_is_reported_once_retries_run_out():
+    rt = start("")
+    rt.client.create(queue("q1"))
+    rt.settle()
+    rt.client.patch(kinds.QUEUE, "", "q1", {"status": {"state": "Paused"}}, status=True)
+    command(rt, kinds.QUEUE, "q1", "CloseQueue")
+    rt.settle()
+    assert [e[:2] for e in events(rt, "q1", "CloseQueue")] == [
+        ("Warning", "CloseQueue queue failed for queue q1 state Paused is invalid")]
+
+
+@pytest.mark.parametrize("kind, name", [pytest.param(kinds.JOB, "j", id="job"), pytest.param(kinds.QUEUE, "q1", id="queue")])
+def test_a_command_whose_target_goes_before_it_is_handled_is_still_consumed(kind, name):
+    rt = start("")
+    rt.client.create(queue("q1"))
+    rt.client.create(vcjob("j", "q1"))
+    rt.settle()
+    if kind is kinds.QUEUE:
+        rt.client.delete(kinds.JOB, "default", "j")
+        rt.settle()
+    cmd = command(rt, kind, name, "CloseQueue" if kind is kinds.QUEUE else "AbortJob")
+    cmd_copy = dict(cmd, metadata={"name": "orphan", "namespace": "default"})   # no owner: not collected
+    rt.client.create(cmd_copy)
+    rt.client.delete(kind, "default" if kind.namespaced else "", name)
+    rt.settle()
+    assert rt.client.list(kinds.COMMAND) == []

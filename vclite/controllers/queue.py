@@ -18,7 +18,9 @@ PodGroups are gone); the table names the operation:
   children its closing closed; writes Open and marks the queue `closed-by-parent: "false"`;
 - close: `root` is never closed; marks and closes the children still open; writes Closing/Closed
   with a `CloseQueue` event "Close queue succeed".
-A state the table does not know (written by hand through /status) gets a Warning event.
+A state the table does not know (written by hand through /status) is retried as a refused open,
+then gets a Warning event. Each request is retried on its own: a queue's other requests and
+Commands go on meanwhile.
 
 Talks to the cluster only through the Client protocol; watch handlers only record work.
 """
@@ -42,6 +44,7 @@ MAX_REQUEUE = 15        # Volcano's --max-requeue-num
 BACKOFF, MAX_BACKOFF = 0.005, 1000.0   # client-go's default controller rate limiter (per item)
 COMPONENT = "vc-controller-manager"
 SHUT = (State.CLOSED, State.CLOSING)
+OUT_OF_SYNC, COMMAND_ISSUED = "OutOfSync", "CommandIssued"
 
 
 class Op(enum.Enum):
@@ -84,11 +87,18 @@ def decide(state: str, action: str, has_podgroups: bool) -> tuple[Op, str] | Non
 @dataclasses.dataclass(frozen=True)
 class Request:
     action: str
-    command: str = ""   # "namespace/name" of the Command to consume first, if any
+    command: str = ""           # "namespace/name" of the Command to consume first, if any
+    event: str = OUT_OF_SYNC    # what brought it (Volcano's request event), for the failure Warning
+    attempts: int = 0           # times it failed so far (each request is retried on its own)
+    due: float = 0.0            # monotonic time of its next attempt
 
 
 class Retry(Exception):
     """The request cannot be carried out yet (e.g. opening a queue under a closed parent)."""
+
+
+class InvalidState(Retry):
+    """The queue's state is none the state machine knows (retried: it may be written again)."""
 
 
 def _state(queue: Obj | None) -> str:
@@ -118,7 +128,7 @@ class QueueController:
                                                indexers={"queue": _podgroup_queue})
         self.commands = informer_mod.Informer(client, kinds.COMMAND, self._on_command)
         self._requests: dict[str, list[Request]] = {}
-        self._attempts: dict[str, int] = {}   # queue name -> retries of its first request so far
+        self._retrying: dict[str, list[Request]] = {}   # queue name -> failed requests waiting for their turn
 
     # ---- watch handlers (record work only) -------------------------------------------------------
     def start(self) -> None:
@@ -142,7 +152,11 @@ class QueueController:
 
     def _on_queue(self, ev: client_mod.WatchEvent) -> None:
         if ev.type == client_mod.EventType.DELETED:
-            self._requests.pop(meta.name(ev.object), None)
+            name = meta.name(ev.object)
+            self._retrying.pop(name, None)
+            commands = [r for r in self._requests.pop(name, []) if r.command]
+            if commands:   # still consumed (deleted), as Volcano's command worker does
+                self._requests[name] = commands
         elif ev.type == client_mod.EventType.ADDED or ev.old is None or _parent(ev.old) != _parent(ev.object):
             self._request(meta.name(ev.object), Request(str(Act.SYNC_QUEUE)))
 
@@ -161,35 +175,36 @@ class QueueController:
     def _on_command(self, ev: client_mod.WatchEvent) -> None:
         target = bus.target_name(ev.object, kinds.QUEUE)
         if ev.type == client_mod.EventType.ADDED and target is not None:
-            self._request(target, Request(bus.action(ev.object), meta.key(ev.object)))
+            self._request(target, Request(bus.action(ev.object), meta.key(ev.object), COMMAND_ISSUED))
 
     # ---- sync ------------------------------------------------------------------------------------
     def sync(self, key: Hashable) -> None:
-        name = str(key)
-        work = self._requests.pop(name, [])
-        while work:
-            req = work[0]
+        name, now = str(key), self.clock.monotonic()
+        retrying = self._retrying.pop(name, [])
+        if any(r.due > now for r in retrying):
+            self._retrying[name] = [r for r in retrying if r.due > now]
+        for req in [*(r for r in retrying if r.due <= now), *self._requests.pop(name, [])]:
             if req.command:
-                consumed = self._consume(req.command)
-                work[0] = req = Request(req.action)
-                if not consumed:
-                    work.pop(0)
+                if not self._consume(req.command):
                     continue
+                req = dataclasses.replace(req, command="")
             try:
                 self._execute(name, req.action)
             except Retry as exc:
-                attempts = self._attempts.get(name, 0) + 1
-                if attempts > MAX_REQUEUE:
-                    self._attempts.pop(name, None)
-                    self._warn(name, req.action, str(exc))
-                    work.pop(0)
-                    continue
-                self._attempts[name] = attempts   # again after 5 ms, 10 ms, … (client-go's back-off)
-                self._requests[name] = work + self._requests.get(name, [])
-                self.queue.add_after(name, min(BACKOFF * 2 ** (attempts - 1), MAX_BACKOFF), chore=True)
-                return
-            self._attempts.pop(name, None)
-            work.pop(0)
+                self._retry(name, req, exc, now)
+
+    def _retry(self, name: str, req: Request, exc: Retry, now: float) -> None:
+        """Again after 5 ms, 10 ms, … (client-go's per-item back-off), MAX_REQUEUE times, then a
+        Warning in Volcano's words; the queue's other requests go on meanwhile."""
+        attempts = req.attempts + 1
+        if attempts > MAX_REQUEUE:
+            why = str(exc) if isinstance(exc, InvalidState) else \
+                f"sync queue {name} failed for {exc}, event is {req.event}, action is {req.action}"
+            self._warn(name, req.action, why)
+            return
+        delay = min(BACKOFF * 2 ** (attempts - 1), MAX_BACKOFF)
+        self._retrying.setdefault(name, []).append(dataclasses.replace(req, attempts=attempts, due=now + delay))
+        self.queue.add_after(name, delay, chore=True)
 
     def _consume(self, command_key: str) -> bool:
         """Delete a Command before acting on it (at most once); False: somebody consumed it already."""
@@ -207,8 +222,7 @@ class QueueController:
         state = _state(queue)
         decision = decide(state, action, bool(self.podgroups.by_index("queue", name)))
         if decision is None:
-            self._warn(name, action, f"queue {name} state {state} is invalid")
-            return
+            raise InvalidState(f"queue {name} state {state} is invalid")
         op, new_state = decision
         if op is Op.SYNC:
             self._sync(queue, new_state)
@@ -230,10 +244,10 @@ class QueueController:
         shut, parent_shut = _state(queue) in SHUT, _state(parent) in SHUT
         if parent_shut and not shut:
             self._mark(queue, "true")
-            self._request(name, Request(str(Act.CLOSE_QUEUE)))
+            self._request(name, Request(str(Act.CLOSE_QUEUE), event=""))
         elif not parent_shut and _state(parent) == State.OPEN and shut \
                 and meta.annotations(queue).get(CLOSED_BY_PARENT) == "true":
-            self._request(name, Request(str(Act.OPEN_QUEUE)))
+            self._request(name, Request(str(Act.OPEN_QUEUE), event=""))
 
     def _open(self, queue: Obj, new_state: str) -> None:
         name, parent = meta.name(queue), _parent(queue)
@@ -247,7 +261,7 @@ class QueueController:
                                 "closed. Open the parent queue first.")
             for child in self._children(name):
                 if meta.annotations(child).get(CLOSED_BY_PARENT) == "true":
-                    self._request(meta.name(child), Request(str(Act.OPEN_QUEUE)))
+                    self._request(meta.name(child), Request(str(Act.OPEN_QUEUE), event=""))
         queue = self._write_state(queue, new_state)
         self._mark(queue, "false")
 
@@ -259,7 +273,7 @@ class QueueController:
             for child in self._children(name):
                 if _state(child) not in SHUT:
                     self._mark(child, "true")
-                    self._request(meta.name(child), Request(str(Act.CLOSE_QUEUE)))
+                    self._request(meta.name(child), Request(str(Act.CLOSE_QUEUE), event=""))
         if _state(queue) != new_state:
             self._write_state(queue, new_state)
             self.record(queue, "Normal", str(Act.CLOSE_QUEUE), "Close queue succeed", COMPONENT)

@@ -128,8 +128,11 @@ class JobController:
     def _on_job(self, ev: client_mod.WatchEvent) -> None:
         job, key = ev.object, meta.key(ev.object)
         if ev.type == client_mod.EventType.DELETED:
-            for table in (self._jobs, self._requests, self._delayed):
+            for table in (self._jobs, self._delayed):
                 table.pop(key, None)
+            issued = [r for r in self._requests.pop(key, []) if r.command is not None]
+            if issued:   # still consumed (deleted) although the job is gone, as Volcano's command worker
+                self._requests[key] = issued
             return
         old = ev.old
         if old is not None and _rv(old) == _rv(job):
