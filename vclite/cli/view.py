@@ -342,12 +342,12 @@ def transitions(before: dict[str, str], after: dict[str, str]) -> list[str]:
 def failed_init_containers(pod: Obj) -> list[str]:
     """Names of the pod's init containers that exited non-zero (the pod failed before its containers ran)."""
     return [cs.get("name", "") for cs in (pod.get("status") or {}).get("initContainerStatuses") or []
-            if _exit_code(cs) not in (None, 0)]
+            if (_terminated(cs) or {}).get("exitCode", 0) != 0]
 
 
-def _exit_code(cs: Obj) -> int | None:
-    term = (cs.get("state") or {}).get("terminated") or (cs.get("lastState") or {}).get("terminated")
-    return term.get("exitCode", 0) if term else None
+def _terminated(cs: Obj) -> Obj | None:
+    """A container's last termination (now, or before its restart), if any."""
+    return (cs.get("state") or {}).get("terminated") or (cs.get("lastState") or {}).get("terminated")
 
 
 def is_bare_pod(pod: Obj) -> bool:
@@ -381,7 +381,7 @@ def pod_failure_reasons(pod: Obj) -> list[str]:
     reasons = []
     for what, key in (("init container", "initContainerStatuses"), ("container", "containerStatuses")):
         for cs in status.get(key) or []:
-            term = (cs.get("state") or {}).get("terminated") or (cs.get("lastState") or {}).get("terminated")
+            term = _terminated(cs)
             if term and term.get("exitCode", 0) != 0:
                 msg = f"{what} {cs.get('name')} exited {term.get('exitCode')} ({term.get('reason', 'Error')})"
                 if term.get("message"):
