@@ -224,3 +224,21 @@ def test_a_command_whose_target_goes_before_it_is_handled_is_still_consumed(kind
     rt.client.delete(kind, "default" if kind.namespaced else "", name)
     rt.settle()
     assert rt.client.list(kinds.COMMAND) == []
+
+
+def test_a_write_that_fails_keeps_the_request_for_the_runtime_s_retry(monkeypatch):
+    rt = start("")
+    rt.client.create(queue("q1"))
+    rt.settle()
+    real_patch, failures = rt.client.patch, []
+
+    def flaky_patch(kind, namespace, name, patch, status=False):
+        if kind is kinds.QUEUE and status and not failures:
+            failures.append(name)
+            raise errors.Conflict("the object has been modified")
+        return real_patch(kind, namespace, name, patch, status=status)
+
+    monkeypatch.setattr(rt.client, "patch", flaky_patch)
+    command(rt, kinds.QUEUE, "q1", "CloseQueue")
+    rt.settle()
+    assert failures == ["q1"] and state(rt, "q1") == "Closed" and rt.client.list(kinds.COMMAND) == []

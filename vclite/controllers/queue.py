@@ -183,15 +183,22 @@ class QueueController:
         retrying = self._retrying.pop(name, [])
         if any(r.due > now for r in retrying):
             self._retrying[name] = [r for r in retrying if r.due > now]
-        for req in [*(r for r in retrying if r.due <= now), *self._requests.pop(name, [])]:
-            if req.command:
-                if not self._consume(req.command):
-                    continue
-                req = dataclasses.replace(req, command="")
+        work = [*(r for r in retrying if r.due <= now), *self._requests.pop(name, [])]
+        while work:
+            req = work[0]
             try:
+                if req.command:
+                    if not self._consume(req.command):
+                        work.pop(0)
+                        continue
+                    work[0] = req = dataclasses.replace(req, command="")
                 self._execute(name, req.action)
             except Retry as exc:
                 self._retry(name, req, exc, now)
+            except Exception:   # e.g. a write conflict: the runtime retries the key, with this work
+                self._requests[name] = work + self._requests.get(name, [])
+                raise
+            work.pop(0)
 
     def _retry(self, name: str, req: Request, exc: Retry, now: float) -> None:
         """Again after 5 ms, 10 ms, … (client-go's per-item back-off), MAX_REQUEUE times, then a
