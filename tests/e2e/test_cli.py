@@ -298,3 +298,43 @@ def test_a_pod_for_another_scheduler_is_reported_not_waited_for(vcctl, write, tm
     r = vcctl("run", "--workdir", tmp_path, write("lonely.yaml", lonely), timeout=60)
     assert r.code == 1 and "no further progress is possible" in r.err, r
     assert "pod default/hello: schedulerName default-scheduler: only Volcano's scheduler runs here" in r.err, r
+
+
+SPREAD_WORKERS = """
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: spread}
+spec:
+  minAvailable: 3
+  tasks:
+    - name: worker
+      replicas: 3
+      template:
+        metadata: {labels: {app: worker}}
+        spec:
+          restartPolicy: Never
+          affinity:
+            podAntiAffinity:
+              requiredDuringSchedulingIgnoredDuringExecution:
+                - {labelSelector: {matchLabels: {app: worker}}, topologyKey: kubernetes.io/hostname}
+          containers:
+            - name: main
+              image: busybox
+              command: [sh, -c, "echo $NODE"]
+              env: [{name: NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}]
+              resources: {requests: {cpu: 100m}}
+"""
+
+
+def test_required_pod_anti_affinity_spreads_a_gang_over_nodes(vcctl, write, tmp_path):
+    """MPI-style workers that must not share a node: one per node, or the gang waits and says why."""
+    manifest = write("spread.yaml", SPREAD_WORKERS)
+    r = vcctl("run", "--quiet", "-o", "json", "--nodes", "3", "--workdir", tmp_path / "three", manifest, timeout=60)
+    assert r.code == 0, r
+    nodes = {i["metadata"]["name"]: i["spec"]["nodeName"] for i in json.loads(r.out)["items"] if i["kind"] == "Pod"}
+    assert sorted(nodes.values()) == ["local-0", "local-1", "local-2"], nodes
+    log = tmp_path / "three" / "default" / "spread-worker-0" / "logs" / "main.log"
+    assert log.read_text().strip() == nodes["spread-worker-0"]
+    r = vcctl("run", "--nodes", "2", "--workdir", tmp_path / "two", manifest, timeout=60)
+    assert r.code == 1 and "no further progress is possible" in r.err, r
+    assert "0/2 nodes are unavailable: 2 node(s) didn't match pod anti-affinity rules." in r.err, r

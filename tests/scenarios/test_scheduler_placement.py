@@ -1,6 +1,7 @@
 """Placement scenarios: binpack and nodeorder scores (reference §4.6: BINPACK-01, NODEORDER-01/02/04/06/07),
-predicates (node affinity, taints, host ports, max pods) and overcommit at enqueue, each one pure
-`run_session` (or, for BINPACK-01, a direct NodeOrder call as upstream's test does). Builders come
+predicates (node affinity, taints, host ports, max pods, inter-pod affinity, topology spread) and
+overcommit at enqueue, each one pure `run_session` (or, for BINPACK-01, a direct NodeOrder call as
+upstream's test does). Builders come
 from test_scheduler_scenarios; tiers built in code have every enable flag OFF unless listed."""
 from __future__ import annotations
 
@@ -213,8 +214,39 @@ PREDICATES = [
                  id="max pods per node"),
 ]
 
+# ---- inter-pod affinity and topology spread (kube-scheduler's filters, in one session) -------------
+HOSTS = [node(n, 4, "8Gi", labels={"kubernetes.io/hostname": n, "zone": z}) for n, z in
+         (("a", "z1"), ("b", "z1"), ("c", "z2"))]
+ANTI_SELF = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    {"labelSelector": {"matchLabels": {"app": "w"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+NEAR_DB = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "zone"}]}}
+SPREAD_HARD = [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": "w"}}}]
 
-@pytest.mark.parametrize("case", NODEORDER + PREDICATES)
+
+def _worker(i, **fields):
+    return spec(labelled(pod(f"c1/w-{i}", "pg1", "100m", "10Mi"), app="w"), **fields)
+
+
+INTERPOD = [
+    pytest.param(_pred([_worker(i, affinity=ANTI_SELF) for i in range(3)], nodes=HOSTS, min_member=3,
+                       bind={"c1/w-0": "a", "c1/w-1": "b", "c1/w-2": "c"}),
+                 id="required anti-affinity spreads a gang one per node (tasks placed earlier count)"),
+    pytest.param(_pred([_worker(i, affinity=ANTI_SELF) for i in range(4)], nodes=HOSTS, min_member=4, bind={},
+                       messages={"c1/pg1": "0/3 nodes are unavailable: 3 node(s) didn't match pod anti-affinity "
+                                           "rules."}),
+                 id="four anti-affine workers on three nodes: the gang waits, saying why"),
+    pytest.param(_pred([labelled(pod("c1/db", "old", "100m", "10Mi", node="c", phase="Running"), app="db"),
+                        _worker(0, affinity=NEAR_DB)], nodes=HOSTS, bind={"c1/w-0": "c"}),
+                 id="required affinity: the zone of the matching pod"),
+    pytest.param(_pred([_worker(i, topologySpreadConstraints=SPREAD_HARD) for i in range(4)], nodes=HOSTS,
+                       min_member=4, bind={"c1/w-0": "a", "c1/w-1": "c", "c1/w-2": "a", "c1/w-3": "c"}),
+                 id="DoNotSchedule spread alternates zones within one session"),
+]
+
+
+@pytest.mark.parametrize("case", NODEORDER + PREDICATES + INTERPOD)
 def test_placement(case: Case):
     result = run(case)
     assert result.binds == case.bind

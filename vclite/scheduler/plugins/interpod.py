@@ -11,7 +11,8 @@ keys of its values' totals; scores are min-max normalized over the candidate nod
 A term matches a pod when the pod's namespace is one of the term's `namespaces` (default: the
 term owner's namespace) or the term has an empty `namespaceSelector` ({} = all namespaces; a
 non-empty one cannot be evaluated without Namespace objects and matches none), and its
-labelSelector (plus `matchLabelKeys` values) selects the pod's labels.
+labelSelector (plus `matchLabelKeys` values, and `mismatchLabelKeys` as NotIn) selects the pod's
+labels.
 
 PodTopologySpread (ScheduleAnyway constraints only): candidate nodes lacking a constraint's
 topology key score 0; for the others, per constraint, count = matching pods (same namespace,
@@ -77,11 +78,13 @@ def term_matches(term: Obj, owner: Obj, pod: Obj) -> bool:
     if not in_ns:
         return False
     selector = term.get("labelSelector")
-    keys = term.get("matchLabelKeys") or ()
-    if selector is not None and keys:
+    keys, mismatch = term.get("matchLabelKeys") or (), term.get("mismatchLabelKeys") or ()
+    if selector is not None and (keys or mismatch):
         owner_labels = meta.labels(owner)
         extra = {k: owner_labels[k] for k in keys if k in owner_labels}
-        selector = dict(selector, matchLabels={**(selector.get("matchLabels") or {}), **extra})
+        differ = [{"key": k, "operator": "NotIn", "values": [owner_labels[k]]} for k in mismatch if k in owner_labels]
+        selector = dict(selector, matchLabels={**(selector.get("matchLabels") or {}), **extra},
+                        matchExpressions=[*(selector.get("matchExpressions") or []), *differ])
     return podindex.selector_matches(selector, meta.labels(pod))
 
 

@@ -11,11 +11,15 @@ Filters in Volcano's order; a node is charged with the reason of the first one i
    which Volcano vendors); PreferNoSchedule taints only lower the nodeorder score;
 4. NodePorts (`predicate.NodePortsEnable`): a container hostPort already used on the node (by
    any pod there, or one placed earlier in the session) -> "node(s) didn't have free ports for
-   the requested pod ports"; the only filter here that evicting pods can cure (`resolvable`).
+   the requested pod ports"; evicting pods can cure it (`resolvable`), as it can the pod
+   anti-affinity rules and spread skew below.
+5. InterPodAffinity (`predicate.PodAffinityEnable`): the pod's required podAffinity and
+   podAntiAffinity terms, and the required anti-affinity of the pods already placed (podfilters.py);
+6. PodTopologySpread (`predicate.PodTopologySpreadEnable`): the pod's DoNotSchedule topology
+   spread constraints (podfilters.py).
 Resource fit, including the `pods` count (max pods per node -> "Insufficient pods"), is not here: as
 in Volcano it is the action's own `request ≤ future idle` check, run before the predicates.
-Accepted but not enforced (they change nothing): `predicate.PodAffinityEnable` (required
-inter-pod affinity), `PodTopologySpreadEnable` (DoNotSchedule spread), the volume filters,
+Accepted but not enforced (they change nothing): the volume filters,
 `DynamicResourceAllocationEnable`, `CacheEnable`, `GPUSharingEnable`, `ProportionalEnable`.
 
 Must not: change node state.
@@ -27,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from vclite.scheduler.framework import fit, hooks, plugin
 from vclite.scheduler.framework import nodes as nodes_mod
-from vclite.scheduler.plugins import nodematch, podindex
+from vclite.scheduler.plugins import nodematch, podfilters, podindex
 
 if TYPE_CHECKING:
     from vclite.scheduler.framework import session as session_mod
@@ -68,17 +72,36 @@ class Predicates:
         self.labels: nodematch.NodeLabels | None = None
         self.taints: nodematch.NodeTaints | None = None
         self.pods: podindex.PodIndex | None = None
+        self.filters: podfilters.PodFilters | None = None
+        self._source: list = []
+        self._anti_placed: bool | None = None   # does a placed pod have required anti-affinity?
 
     def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:
         self._attach(ssn.nodes, ssn.pods)
-        if reg.add(hooks.Point.PREDICATE, self.predicate) and self.arguments.node_ports:
-            reg.add(hooks.Point.ALLOCATE_EVENT, self.pods.on_allocate)
+        args = self.arguments
+        if reg.add(hooks.Point.PREDICATE, self.predicate) and (
+                args.node_ports or args.pod_affinity or args.pod_topology_spread):
+            reg.add(hooks.Point.ALLOCATE_EVENT, self._on_allocate)
             reg.add(hooks.Point.DEALLOCATE_EVENT, self.pods.on_deallocate)
 
     def _attach(self, nodes: nodes_mod.NodeState, pods: list) -> None:
         self.labels = nodematch.NodeLabels(nodes)
         self.taints = nodematch.NodeTaints(nodes)
         self.pods = podindex.PodIndex(nodes, pods)
+        self.filters = podfilters.PodFilters(self.labels, self.taints, self.pods, nodes)
+        self._source, self._anti_placed = pods, None
+
+    def _on_allocate(self, task: "tasks_mod.TaskInfo") -> None:
+        self.pods.on_allocate(task)
+        if self._anti_placed is False and podfilters.has_required_anti_affinity(task.pod):
+            self._anti_placed = True
+
+    def _existing_anti_affinity(self) -> bool:
+        """Whether a pod of the session has required anti-affinity (asked once per session: the
+        placed pods' terms are only scanned when one could reject somebody)."""
+        if self._anti_placed is None:
+            self._anti_placed = any(podfilters.has_required_anti_affinity(p) for p in self._source)
+        return self._anti_placed
 
     def predicate(self, task: "tasks_mod.TaskInfo", nodes: nodes_mod.NodeState) -> list[fit.Failure]:
         if self.labels is None or self.labels.nodes is not nodes:   # called outside a session (tests)
@@ -99,8 +122,13 @@ class Predicates:
             wanted = podindex.host_ports(task.pod)
             if wanted:
                 failures.append(fit.Failure(((PORTS_IN_USE, self.pods.port_conflicts(wanted)),), resolvable=True))
+        if args.pod_affinity:
+            failures += self.filters.inter_pod_affinity(task.pod, self._existing_anti_affinity())
+        if args.pod_topology_spread:
+            failures += self.filters.topology_spread(task.pod, task.tolerations)
         return failures
 
     def on_session_close(self, ssn: "session_mod.Session") -> None:
-        self.labels = self.taints = self.pods = None
+        self.labels = self.taints = self.pods = self.filters = None
+        self._source, self._anti_placed = [], None
 
