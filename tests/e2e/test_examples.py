@@ -76,3 +76,13 @@ def test_failing_flow_says_why(vcctl, tmp_path):
     assert "failing-validate-data" in r.err and "exited 3" in r.err, r
     assert "column price is negative" in r.err, r
     assert not list(tmp_path.rglob("failing-train-model-*")), "the dependent job must never start"
+
+
+def test_pytorch_plugin_gives_every_pod_its_rank(vcctl, tmp_path):
+    r = vcctl("run", "--quiet", "-o", "json", "--workdir", tmp_path, "examples/pytorch.yaml")
+    assert r.code == 0, r
+    lines = sorted((tmp_path / "default" / pod / "logs" / "trainer.log").read_text().strip()
+                   for pod in ("ddp-train-master-0", "ddp-train-worker-0", "ddp-train-worker-1"))
+    assert lines == [f"rank {i} of 3, rendezvous at ddp-train-master-0.ddp-train:23456" for i in range(3)], lines
+    job = by_kind(r.json()["items"], "Job")["ddp-train"]
+    assert set(job["spec"]["plugins"]) == {"pytorch", "svc"}   # the webhook adds svc, as Volcano's

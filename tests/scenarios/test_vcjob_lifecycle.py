@@ -276,6 +276,23 @@ def test_svc_and_env_plugins(c):
     assert {"mountPath": "/etc/volcano", "name": "j-svc"} in pod["spec"]["containers"][0]["volumeMounts"]
 
 
+def test_framework_plugins_mark_the_job_and_ray_owns_a_head_service(c):
+    c.create(vcjob(tasks=[task("head", 1), task("worker", 1)], plugins={"ray": [], "pytorch": [], "hcclrank": []}))
+    assert c.job()["status"]["controlledResources"] == {"plugin-ray": "ray", "plugin-pytorch": "pytorch",
+                                                       "plugin-svc": "svc"}   # the webhook added svc
+    svc = c.client.get(kinds.SERVICE, "default", "j-head-svc")
+    assert [p["port"] for p in svc["spec"]["ports"]] == [6379, 8265, 10001]
+    c.enqueue()
+    c.run_all()
+    for name in c.pod_names():
+        c.set_pod(name, "Succeeded", exit_code=0)
+    c.step()
+    assert c.phase() == "Completed"
+    assert "controlledResources" not in c.job()["status"]
+    with pytest.raises(errors.NotFound):
+        c.client.get(kinds.SERVICE, "default", "j-head-svc")
+
+
 def test_pending_timeout_policy_restarts_pod_unless_it_runs(c):
     c.create(vcjob(policies=[{"event": "PodPending", "action": "RestartPod", "timeout": "60s"}]))
     c.enqueue()

@@ -15,7 +15,7 @@ from typing import Any
 
 from vclite.admission import base, common, pod, policies, shapes
 from vclite.api import batch, kinds, meta, quantity, scheduling
-from vclite.lib import dag, errors
+from vclite.lib import dag, errors, goflags
 from vclite.lib import jsoncopy
 
 Obj = dict[str, Any]
@@ -23,7 +23,6 @@ FieldError = errors.FieldError
 
 TOPOLOGY_NONE = "none"
 TOPOLOGY_POLICIES = (TOPOLOGY_NONE, "best-effort", "restricted", "single-numa-node")
-MPI_DEFAULT_MASTER = "master"
 _FRAMEWORK_PLUGINS = ("tensorflow", "mpi", "pytorch", "ray")
 _UPDATE_ONLY = ("job updates may not change fields other than `minAvailable`, `tasks[*].replicas under spec` "
                 "and `PriorityClassName`")
@@ -290,22 +289,17 @@ def _validate_plugins(spec: Obj, tasks: list) -> list[FieldError]:
         master = mpi_master_name(plugins["mpi"] if isinstance(plugins["mpi"], list) else [])
         if master not in [t.get("name") for t in tasks if isinstance(t, dict)]:
             errs.append(FieldError("spec.plugins.mpi", "The specified mpi master task was not found"))
+    if "ray" in plugins:   # (vclite: Volcano accepts it, then can never create the job's pods)
+        args = plugins["ray"] if isinstance(plugins["ray"], list) else []
+        head = goflags.parse(args, batch.RAY_PLUGIN_FLAGS)[0]["head"]
+        if head not in [t.get("name") for t in tasks if isinstance(t, dict)]:
+            errs.append(FieldError("spec.plugins.ray", f"the ray head task {head!r} was not found"))
     return errs
 
 
 def mpi_master_name(args: list) -> str:
-    """The mpi plugin's `--master` flag (Go flag syntax: -master=x, --master=x, --master x); default `master`."""
-    master = MPI_DEFAULT_MASTER
-    for k, arg in enumerate(args):
-        if not isinstance(arg, str):
-            continue
-        flag, eq, value = arg.lstrip("-").partition("=")
-        if arg.startswith("-") and flag == "master":
-            if eq:
-                master = value
-            elif k + 1 < len(args) and isinstance(args[k + 1], str):
-                master = args[k + 1]
-    return master
+    """The mpi plugin's `--master` flag, parsed as Go's flag package does; default `master`."""
+    return goflags.parse(args, batch.MPI_PLUGIN_FLAGS)[0]["master"]
 
 
 def _validate_volumes(volumes: Any) -> list[FieldError]:

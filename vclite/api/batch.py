@@ -85,3 +85,7 @@ DEFAULT_QUEUE = "default"
 DEFAULT_MAX_RETRY = 3
 
 KNOWN_PLUGINS = frozenset({"env", "svc", "ssh", "tensorflow", "mpi", "pytorch", "ray", "hcclrank"})
+# the mpi and ray plugins' Go flags and their defaults (read by admission and by the plugins)
+MPI_PLUGIN_FLAGS = {"master": "master", "worker": "worker", "port": 22}
+RAY_PLUGIN_FLAGS = {"head": "head", "headContainer": "head", "worker": "worker", "workerContainer": "worker",
+                    "port": 6379, "dashboardPort": 8265, "clientPort": 10001}

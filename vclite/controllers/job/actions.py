@@ -29,6 +29,7 @@ from vclite.api import kinds
 from vclite.api import meta
 from vclite.api import scheduling
 from vclite.apiserver import events
+from vclite.controllers.job import frameworks
 from vclite.controllers.job import podgroup
 from vclite.controllers.job import pods as pods_mod
 from vclite.controllers.job import state
@@ -191,6 +192,13 @@ def plugins_on_add(ctx: Context, job: Obj, status: Obj) -> None:
             except errors.AlreadyExists:
                 pass
             _cr(status)[key] = name
+        elif name in frameworks.MARKS_CONTROLLED and _cr(status).get(key) != name:
+            if name == frameworks.RAY:
+                try:
+                    ctx.client.create(frameworks.ray_service(job, args or []))
+                except errors.AlreadyExists:
+                    pass
+            _cr(status)[key] = name
 
 
 def plugins_on_update(ctx: Context, job: Obj) -> None:
@@ -214,6 +222,8 @@ def plugins_on_delete(ctx: Context, job: Obj, status: Obj) -> None:
         if name == pods_mod.SVC_PLUGIN:
             _delete(ctx, kinds.CONFIGMAP, meta.namespace(job), pods_mod.svc_configmap_name(job))
             _delete(ctx, kinds.SERVICE, meta.namespace(job), meta.name(job))
+        if name == frameworks.RAY:
+            _delete(ctx, kinds.SERVICE, meta.namespace(job), frameworks.ray_service_name(job))
         if name in pods_mod.IMPLEMENTED_PLUGINS:
             del cr[key]
     if "controlledResources" in status and not cr:
@@ -389,16 +399,22 @@ def _create_pods(ctx: Context, job: Obj, pods: PodsByTask, missing: list[tuple[O
     all_pods = {n: p for task_pods in pods.values() for n, p in task_pods.items()}
     ready: dict[str, bool] = {}
     failures = []
+    wanted = []
     for task, index in missing:
         name = task.get("name", "")
         if name not in ready:
             ready[name] = status_mod.dependencies_met(job, task, all_pods)
-        if not ready[name]:
-            continue
-        pod_key = (meta.namespace(job), pods_mod.pod_name(meta.name(job), name, index))
+        if ready[name]:
+            try:
+                wanted.append(pods_mod.build_pod(job, task, index))
+            except frameworks.PluginError as exc:   # Volcano: the sync stops before creating any pod
+                ctx.event(job, "Warning", FAILED_CREATE, f"Error creating pods: {exc}")
+                raise ActionError(str(exc)) from None
+    for pod in wanted:
+        pod_key = (meta.namespace(job), meta.name(pod))
         ctx.creating.add(pod_key)
         try:
-            created = ctx.client.create(pods_mod.build_pod(job, task, index))
+            created = ctx.client.create(pod)
         except errors.AlreadyExists:
             continue  # counted when its watch event arrives
         except errors.ApiError as exc:

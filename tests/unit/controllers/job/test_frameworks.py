@@ -1,0 +1,168 @@
+"""The distributed-framework job plugins (pytorch, tensorflow, mpi, ray, hcclrank) on the pods
+build_pod makes, with cases from Volcano's plugin tests, and Go flag parsing."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from vclite.controllers.job import frameworks, pods
+from vclite.lib import goflags
+
+
+def job(name, plugins, *tasks):
+    """tasks: (name, replicas) or (name, replicas, template spec extras)."""
+    out = []
+    for t in tasks:
+        tname, replicas, extra = (*t, {}) if len(t) == 2 else t
+        out.append({"name": tname, "replicas": replicas, "template": {"spec": {
+            "containers": [{"name": "c", "image": "busybox", "command": ["true"]}], **extra}}})
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+            "metadata": {"name": name, "namespace": "ns", "uid": "u1"},
+            "spec": {"plugins": plugins, "tasks": out}}
+
+
+def pod_of(j, task, index):
+    t = next(t for t in j["spec"]["tasks"] if t["name"] == task)
+    return pods.build_pod(j, t, index)
+
+
+def env(p, container="containers"):
+    return {e["name"]: e.get("value") for e in p["spec"][container][0].get("env") or []}
+
+
+# ---- pytorch ---------------------------------------------------------------------------------------
+PT = job("pt", {"pytorch": ["--master=master", "--worker=worker", "--port=5000"]}, ("master", 1), ("worker", 2))
+
+
+@pytest.mark.parametrize("task, index, rank", [("master", 0, "0"), ("worker", 0, "1"), ("worker", 1, "2")])
+def test_pytorch_env_and_port(task, index, rank):
+    p = pod_of(PT, task, index)
+    assert env(p) == {"MASTER_ADDR": "pt-master-0.pt", "MASTER_PORT": "5000", "WORLD_SIZE": "3", "RANK": rank}
+    assert p["spec"]["containers"][0]["ports"] == [{"name": "pytorchjob-port", "containerPort": 5000}]
+
+
+def test_pytorch_defaults_other_tasks_and_a_port_already_open():
+    j = job("pt", {"pytorch": []}, ("master", 1, {"hostname": "boss", "subdomain": "net"}),
+            ("worker", 1, {"containers": [{"name": "c", "command": ["true"], "ports": [{"containerPort": 23456}]}]}),
+            ("logger", 1))
+    w = pod_of(j, "worker", 0)
+    assert env(w) == {"MASTER_ADDR": "boss.net", "MASTER_PORT": "23456", "WORLD_SIZE": "2", "RANK": "1"}
+    assert w["spec"]["containers"][0]["ports"] == [{"containerPort": 23456}]
+    assert "RANK" not in env(pod_of(j, "logger", 0))
+
+
+def test_pytorch_without_its_master_task_changes_nothing():
+    j = job("pt", {"pytorch": ["--master=chief"]}, ("master", 1), ("worker", 1))
+    assert env(pod_of(j, "worker", 0)) == {}
+
+
+def test_pytorch_wait_for_master_init_container_on_workers_only():
+    j = job("pt", {"pytorch": ["--wait-master-enabled", "--wait-master-timeout=30"]}, ("master", 1), ("worker", 1))
+    [init] = pod_of(j, "worker", 0)["spec"]["initContainers"]
+    assert (init["name"], init["image"], init["command"][:2]) == ("wait-for-master", "busybox:1.36.1", ["sh", "-c"])
+    assert "nc -z pt-master-0.pt 23456" in init["command"][2] and "TIMEOUT=30" in init["command"][2]
+    assert "initContainers" not in pod_of(j, "master", 0)["spec"]
+
+
+# ---- tensorflow ------------------------------------------------------------------------------------
+TF = job("train-123", {"tensorflow": ["--port=5000", "--worker=worker", "--ps=ps"]},
+         ("ps", 2), ("worker", 2), ("chief", 1))
+CLUSTER = ('{"cluster":{"ps":["train-123-ps-0.train-123:5000","train-123-ps-1.train-123:5000"],'
+           '"worker":["train-123-worker-0.train-123:5000","train-123-worker-1.train-123:5000"],'
+           '"chief":["train-123-chief-0.train-123:5000"]},')
+
+
+@pytest.mark.parametrize("task, index, task_json", [
+    ("ps", 0, '"task":{"type":"ps","index":0}}'),
+    ("worker", 1, '"task":{"type":"worker","index":1}}'),
+    ("chief", 0, '"task":{"type":"chief","index":0}}'),
+])
+def test_tensorflow_config_is_volcanos_exact_json(task, index, task_json):
+    assert env(pod_of(TF, task, index))["TF_CONFIG"] == CLUSTER + task_json
+
+
+def test_tensorflow_other_task_names_and_single_pod_jobs():
+    j = job("tf", {"tensorflow": []}, ("worker", 1), ("driver", 1))
+    config = json.loads(env(pod_of(j, "driver", 0))["TF_CONFIG"])
+    assert config == {"cluster": {"worker": ["tf-worker-0.tf:2222"]}, "task": {"type": "driver", "index": 0}}
+    assert "TF_CONFIG" not in env(pod_of(job("one", {"tensorflow": []}, ("worker", 1)), "worker", 0))
+
+
+# ---- mpi -------------------------------------------------------------------------------------------
+MPI = job("test-mpi-valid-worker", {"mpi": ["--master=master", "--worker=worker", "--port=22"]},
+          ("master", 1), ("worker", 2))
+
+
+def test_mpi_master_gets_the_worker_hosts_every_pod_the_port():
+    master, worker = pod_of(MPI, "master", 0), pod_of(MPI, "worker", 1)
+    assert env(master)["MPI_HOST"] == ("test-mpi-valid-worker-worker-0.test-mpi-valid-worker,"
+                                       "test-mpi-valid-worker-worker-1.test-mpi-valid-worker")
+    assert "MPI_HOST" not in env(worker)
+    for p in (master, worker):
+        assert {"name": "mpijob-port", "containerPort": 22} in p["spec"]["containers"][0]["ports"]
+
+
+def test_mpi_hosts_with_a_fixed_hostname_and_init_containers():
+    j = job("m", {"mpi": []}, ("master", 1, {"initContainers": [{"name": "i", "command": ["true"]}]}),
+            ("worker", 3, {"hostname": "w", "subdomain": "s"}))
+    p = pod_of(j, "master", 0)
+    assert env(p)["MPI_HOST"] == "w.s" and env(p, "initContainers")["MPI_HOST"] == "w.s"
+    assert p["spec"]["initContainers"][0]["ports"] == [{"name": "mpijob-port", "containerPort": 22}]
+
+
+# ---- ray -------------------------------------------------------------------------------------------
+def test_ray_commands_ports_and_service():
+    j = job("r", {"ray": []}, ("head", 1, {"containers": [{"name": "head", "command": ["x"]}]}),
+            ("worker", 2, {"containers": [{"name": "worker", "command": ["x"]}, {"name": "side", "command": ["y"]}]}))
+    head = pod_of(j, "head", 0)["spec"]["containers"][0]
+    assert head["command"] == ["sh", "-c", "ray start --head --block --dashboard-host=0.0.0.0 --port=6379 "
+                                           "--dashboard-port=8265 --ray-client-server-port=10001"]
+    assert [(p["name"], p["containerPort"]) for p in head["ports"]] == [
+        ("gcs", 6379), ("dashboard", 8265), ("client-server", 10001)]
+    worker = pod_of(j, "worker", 1)["spec"]["containers"]
+    assert worker[0]["command"] == ["sh", "-c", "ray start --block --address=r-head-0.r:6379"]
+    assert worker[1]["command"] == ["y"]
+    svc = frameworks.ray_service(j, ["--port=7000"])
+    assert svc["metadata"]["name"] == "r-head-svc" and svc["spec"]["ports"][0] == {
+        "name": "gcs", "port": 7000, "targetPort": "gcs", "protocol": "TCP"}
+    assert svc["spec"]["selector"]["volcano.sh/task-spec"] == "head"
+
+
+def test_ray_without_a_head_task_cannot_make_pods():
+    j = job("r", {"ray": []}, ("worker", 1))
+    with pytest.raises(frameworks.PluginError, match="job r doesn't have head task head"):
+        pod_of(j, "worker", 0)
+
+
+# ---- hcclrank --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("plugins, task, index, want", [
+    ({"hcclrank": []}, "master", 0, "0"),
+    ({"hcclrank": []}, "worker", 1, "3"),          # 2 masters + index 1
+    ({"hcclrank": []}, "other", 0, None),
+    ({"pytorch": [], "hcclrank": []}, "worker", 1, "2"),   # the RANK pytorch set (worker i -> i + 1)
+])
+def test_hcclrank(plugins, task, index, want):
+    j = job("h", plugins, ("master", 2), ("worker", 2), ("other", 1))
+    assert pod_of(j, task, index)["metadata"]["annotations"].get("hccl/rankIndex") == want
+
+
+# ---- Go flags ----------------------------------------------------------------------------------------
+DEFAULTS = {"master": "master", "port": 22, "on": False}
+
+
+@pytest.mark.parametrize("args, want, error", [
+    (["--master=m", "-port", "30", "-on"], {"master": "m", "port": 30, "on": True}, ""),
+    (["--on=false", "--port=0x10"], {"master": "master", "port": 16, "on": False}, ""),
+    (["--master", "m", "stop", "--port=1"], {"master": "m", "port": 22, "on": False}, ""),
+    (["--", "--port=1"], {"master": "master", "port": 22, "on": False}, ""),
+    (["--master=m", "--nope=1", "--port=1"], {"master": "m", "port": 22, "on": False},
+     "flag provided but not defined: -nope"),
+    (["--port=abc", "--master=m"], DEFAULTS, "invalid value 'abc' for flag -port"),
+    (["--on=maybe"], DEFAULTS, "invalid value 'maybe' for flag -on"),
+    (["--port"], DEFAULTS, "flag needs an argument: -port"),
+    (["---port=1"], DEFAULTS, "bad flag syntax: ---port=1"),
+])
+def test_go_flags(args, want, error):
+    values, err = goflags.parse(args, DEFAULTS)
+    assert values == want and err.startswith(error) and bool(err) == bool(error)
