@@ -27,7 +27,7 @@ from vclite.api import batch
 from vclite.api import core
 from vclite.api import meta
 from vclite.controllers.job import frameworks, podgroup
-from vclite.lib import jsoncopy
+from vclite.lib import goflags, jsoncopy
 
 Obj = dict[str, Any]
 
@@ -155,16 +155,13 @@ def apply_env(pod: Obj) -> None:
 
 
 # ---- svc plugin --------------------------------------------------------------------------------
+SVC_FLAGS = {"publish-not-ready-addresses": False, "disable-network-policy": False, "inject-hosts-env": True}
+
+
 def svc_flags(args: Iterable[str]) -> dict[str, bool]:
-    """Parse the svc plugin's Go-style bool flags (`--publish-not-ready-addresses`,
-    `--disable-network-policy`, `--inject-hosts-env=false`); unknown flags are ignored, as Volcano
-    logs and ignores a flag-parse error."""
-    flags = {"publish-not-ready-addresses": False, "disable-network-policy": False, "inject-hosts-env": True}
-    for arg in args:
-        name, _, value = str(arg).lstrip("-").partition("=")
-        if name in flags:
-            flags[name] = value.lower() not in ("false", "0", "f") if value else True
-    return flags
+    """The svc plugin's Go bool flags (`--publish-not-ready-addresses`, `--disable-network-policy`,
+    `--inject-hosts-env=false`), parsed as Go's flag package does: an unknown flag ends the parsing."""
+    return goflags.parse(args, SVC_FLAGS)[0]
 
 
 def svc_configmap_name(job: Obj) -> str:

@@ -131,6 +131,7 @@ def test_svc_hosts_with_fixed_hostname():
     pytest.param([], (False, False, True), id="defaults"),
     pytest.param(["--publish-not-ready-addresses", "-disable-network-policy=true"], (True, True, True), id="set"),
     pytest.param(["--inject-hosts-env=false", "--bogus"], (False, False, False), id="off-and-unknown"),
+    pytest.param(["--bogus", "--inject-hosts-env=false"], (False, False, True), id="an unknown flag ends parsing (Go)"),
 ])
 def test_svc_flags(args, want):
     f = pods.svc_flags(args)
