@@ -338,3 +338,45 @@ def test_required_pod_anti_affinity_spreads_a_gang_over_nodes(vcctl, write, tmp_
     r = vcctl("run", "--nodes", "2", "--workdir", tmp_path / "two", manifest, timeout=60)
     assert r.code == 1 and "no further progress is possible" in r.err, r
     assert "0/2 nodes are unavailable: 2 node(s) didn't match pod anti-affinity rules." in r.err, r
+
+
+SECRET_JOB = """
+apiVersion: v1
+kind: Secret
+metadata: {name: creds}
+stringData: {token: s3cr3t}
+data: {user: YWxpY2U=}
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: uses-secret}
+spec:
+  minAvailable: 1
+  tasks:
+    - name: main
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          volumes: [{name: c, secret: {secretName: creds, items: [{key: token, path: t/token}], defaultMode: 0400}}]
+          containers:
+            - name: main
+              image: busybox
+              command: [sh, -c, 'echo "$TOKEN $S_user"; cat $VC_POD_DIR/etc/creds/t/token']
+              env: [{name: TOKEN, valueFrom: {secretKeyRef: {name: creds, key: token}}}]
+              envFrom: [{prefix: S_, secretRef: {name: creds}}]
+              volumeMounts: [{name: c, mountPath: /etc/creds}]
+"""
+
+
+def test_secrets_reach_env_and_volumes_as_on_kubernetes(vcctl, write, tmp_path):
+    """API tokens kept in a Secret (secretKeyRef, envFrom.secretRef, secret volumes) run unchanged."""
+    r = vcctl("run", "--quiet", "-o", "json", "--workdir", tmp_path, write("secret.yaml", SECRET_JOB), timeout=60)
+    assert r.code == 0, r
+    pod_dir = tmp_path / "default" / "uses-secret-main-0"
+    assert (pod_dir / "logs" / "main.log").read_text() == "s3cr3t alice\ns3cr3t"
+    token = pod_dir / "etc" / "creds" / "t" / "token"
+    assert oct(token.stat().st_mode & 0o777) == "0o400"
+    without_secret = SECRET_JOB.split("---")[1]
+    r = vcctl("run", "--timeout", "5", "--workdir", tmp_path / "m", write("missing.yaml", without_secret), timeout=60)
+    assert r.code == 1 and 'CreateContainerConfigError: secret "creds" not found' in r.err, r

@@ -246,6 +246,13 @@ def test_generators_that_send_protobuf_and_a_stale_replace(kubectl, write):
     assert json.loads(kubectl("-n", "team", "get", "cm", "cfg", "-o", "json").stdout)["data"] == {"a": "1"}
     kubectl("create", "priorityclass", "urgent", "--value=1000")
     assert rows(kubectl("get", "pc", "urgent").stdout)[1][:2] == ["urgent", "1000"]
+    kubectl("-n", "team", "create", "secret", "generic", "creds", "--from-literal=token=abc")
+    assert rows(kubectl("-n", "team", "get", "secret", "creds").stdout)[1][:3] == ["creds", "Opaque", "1"]
+    assert json.loads(kubectl("-n", "team", "get", "secret", "creds", "-o", "json").stdout)["data"] == {
+        "token": "YWJj"}
+    bad = kubectl("-n", "team", "create", "secret", "generic", "ssh", "--type=kubernetes.io/ssh-auth",
+                  "--from-literal=a=1", check=False)
+    assert bad.returncode == 1 and "data[ssh-privatekey]: Required value" in bad.stderr, bad.stderr
     stale = write("stale.yaml", kubectl("-n", "team", "get", "cm", "cfg", "-o", "yaml").stdout)
     kubectl("-n", "team", "label", "cm", "cfg", "changed=yes")
     out = kubectl("replace", "-f", stale, check=False)

@@ -46,11 +46,12 @@ NAMESPACE = Kind("", "v1", "Namespace", "namespaces", "namespace", False, ("ns",
 EVENT = Kind("", "v1", "Event", "events", "event", True, ("ev",), has_status=False)
 CONFIGMAP = Kind("", "v1", "ConfigMap", "configmaps", "configmap", True, ("cm",), has_status=False)
 SERVICE = Kind("", "v1", "Service", "services", "service", True, ("svc",))
+SECRET = Kind("", "v1", "Secret", "secrets", "secret", True, has_status=False)
 # Volcano's bus: a request to the vcjob or queue controller to run an action on its target, once.
 COMMAND = Kind("bus.volcano.sh", "v1alpha1", "Command", "commands", "command", True, has_status=False)
 
 ALL: tuple[Kind, ...] = (JOB, JOBFLOW, JOBTEMPLATE, QUEUE, PODGROUP, PRIORITYCLASS, POD, NODE, NAMESPACE, EVENT,
-                         CONFIGMAP, SERVICE, COMMAND)
+                         CONFIGMAP, SERVICE, SECRET, COMMAND)
 _BY_KIND = {k.kind: k for k in ALL}
 
 

@@ -23,7 +23,7 @@ Obj = dict[str, Any]
 
 # Apply order: what other objects refer to comes first.
 APPLY_ORDER = {k.kind: i for i, k in enumerate((
-    kinds.NAMESPACE, kinds.PRIORITYCLASS, kinds.NODE, kinds.QUEUE, kinds.CONFIGMAP, kinds.JOBTEMPLATE,
+    kinds.NAMESPACE, kinds.PRIORITYCLASS, kinds.NODE, kinds.QUEUE, kinds.CONFIGMAP, kinds.SECRET, kinds.JOBTEMPLATE,
     kinds.PODGROUP, kinds.JOB, kinds.POD, kinds.JOBFLOW))}
 
 

@@ -2,9 +2,11 @@
 
 - `env` entries in order after `envFrom`: literal `value`; `valueFrom.fieldRef` (metadata.name,
   namespace, uid, labels['k'], annotations['k'], spec.nodeName, spec.serviceAccountName,
-  status.podIP / hostIP -> 127.0.0.1); `valueFrom.configMapKeyRef` from the ConfigMaps the shell
-  passes in (`optional: true` skips a missing one). Secrets and resourceFieldRef are not available
-  locally: they raise ConfigError, as does a missing non-optional ConfigMap or key.
+  status.podIP / hostIP -> 127.0.0.1); `valueFrom.configMapKeyRef` / `secretKeyRef` and `envFrom`
+  `configMapRef` / `secretRef` from the ConfigMaps and Secrets the shell passes in (one mapping:
+  a Secret under `secret/<name>` — a ConfigMap's name cannot hold `/` — as `binaryData`;
+  `optional: true` skips a missing one). resourceFieldRef is not available locally: it raises
+  ConfigError, as does a missing non-optional ConfigMap, Secret or key (the kubelet's words).
 - `$(VAR)` expansion exactly as Kubernetes (third_party/forked/golang/expansion): `$$` is `$`,
   `$(NAME)` is NAME's value if defined, else left as written. An env value sees the variables
   defined before it (and the injected ones: VC_POD_DIR, …); command and args see them all.
@@ -97,54 +99,62 @@ def config_map_data(cm: Obj) -> dict[str, bytes]:
     return out
 
 
-def _config_map_value(namespace: str, ref: Obj, config_maps: Mapping[str, Obj]) -> str | None:
+SECRET_PREFIX = "secret/"
+
+
+def source_name(ref_kind: str, name: str) -> str:
+    """The key of a ConfigMap (`configMap`) or Secret (`secret`) among a pod's config sources."""
+    return SECRET_PREFIX + name if ref_kind == "secret" else name
+
+
+def _source(sources: Mapping[str, Obj], ref_kind: str, name: str, optional: bool) -> Obj | None:
+    found = sources.get(source_name(ref_kind, name))
+    if found is None and not optional:
+        raise ConfigError(f'{ref_kind.lower()} "{name}" not found')
+    return found
+
+
+def _key_value(namespace: str, ref: Obj, sources: Mapping[str, Obj], ref_kind: str) -> str | None:
     name, key, optional = ref.get("name", ""), ref.get("key", ""), bool(ref.get("optional"))
-    cm = config_maps.get(name)
-    if cm is None:
-        if optional:
-            return None
-        raise ConfigError(f'configmap "{name}" not found')
-    data = config_map_data(cm)
+    found = _source(sources, ref_kind, name, optional)
+    if found is None:
+        return None
+    data = config_map_data(found)
     if key not in data:
         if optional:
             return None
-        raise ConfigError(f"couldn't find key {key} in ConfigMap {namespace}/{name}")
+        raise ConfigError(f"couldn't find key {key} in {'Secret' if ref_kind == 'secret' else 'ConfigMap'} "
+                          f"{namespace}/{name}")
     return data[key].decode(errors="replace")
 
 
-def _env_from(container: Obj, config_maps: Mapping[str, Obj]) -> dict[str, str]:
+def _env_from(container: Obj, sources: Mapping[str, Obj]) -> dict[str, str]:
     out: dict[str, str] = {}
     for source in container.get("envFrom") or []:
         prefix = source.get("prefix") or ""
-        if "secretRef" in source:
-            if (source["secretRef"] or {}).get("optional"):
-                continue
-            raise ConfigError("envFrom.secretRef: secrets are not available to the local executor")
-        ref = source.get("configMapRef") or {}
-        cm = config_maps.get(ref.get("name", ""))
-        if cm is None:
-            if ref.get("optional"):
-                continue
-            raise ConfigError(f'configmap "{ref.get("name", "")}" not found')
-        for k, v in config_map_data(cm).items():
+        ref_kind, ref = ("secret", source["secretRef"]) if "secretRef" in source else \
+            ("configmap", source.get("configMapRef"))
+        ref = ref or {}
+        found = _source(sources, ref_kind, ref.get("name", ""), bool(ref.get("optional")))
+        if found is None:
+            continue
+        for k, v in config_map_data(found).items():
             if "=" not in k:
                 out[prefix + k] = v.decode(errors="replace")
     return out
 
 
-def _env_value(pod: Obj, item: Obj, config_maps: Mapping[str, Obj]) -> str | None:
+def _env_value(pod: Obj, item: Obj, sources: Mapping[str, Obj]) -> str | None:
     src = item.get("valueFrom")
     if not src:
         return str(item.get("value", "") if item.get("value") is not None else "")
     if "fieldRef" in src:
         return field_ref(pod, (src["fieldRef"] or {}).get("fieldPath", ""))
+    namespace = pod.get("metadata", {}).get("namespace", "")
     if "configMapKeyRef" in src:
-        return _config_map_value(pod.get("metadata", {}).get("namespace", ""), src["configMapKeyRef"] or {},
-                                 config_maps)
+        return _key_value(namespace, src["configMapKeyRef"] or {}, sources, "configmap")
     if "secretKeyRef" in src:
-        if (src["secretKeyRef"] or {}).get("optional"):
-            return None
-        raise ConfigError(f"env {item.get('name')}: secrets are not available to the local executor")
+        return _key_value(namespace, src["secretKeyRef"] or {}, sources, "secret")
     raise ConfigError(f"env {item.get('name')}: valueFrom {sorted(src)} is not supported by the local executor")
 
 
@@ -190,19 +200,24 @@ def no_command_message(pod: Obj, names: list[str]) -> str:
 
 
 def referenced_config_maps(pod: Obj) -> dict[str, bool]:
-    """ConfigMap names the pod reads (env, envFrom, volumes) -> whether every reference is optional."""
+    """The ConfigMaps and Secrets (`secret/<name>`) the pod reads (env, envFrom, volumes) ->
+    whether every reference is optional."""
     spec = pod.get("spec") or {}
     refs: dict[str, bool] = {}
 
-    def note(ref: Obj | None) -> None:
-        if ref and ref.get("name"):
-            refs[ref["name"]] = refs.get(ref["name"], True) and bool(ref.get("optional"))
+    def note(ref: Obj | None, ref_kind: str = "configmap", name_field: str = "name") -> None:
+        if ref and ref.get(name_field):
+            key = source_name(ref_kind, ref[name_field])
+            refs[key] = refs.get(key, True) and bool(ref.get("optional"))
 
     for c in list(spec.get("initContainers") or []) + list(spec.get("containers") or []):
         for item in c.get("env") or []:
             note((item.get("valueFrom") or {}).get("configMapKeyRef"))
+            note((item.get("valueFrom") or {}).get("secretKeyRef"), "secret")
         for source in c.get("envFrom") or []:
             note(source.get("configMapRef"))
+            note(source.get("secretRef"), "secret")
     for vol in spec.get("volumes") or []:
         note(vol.get("configMap"))
+        note(vol.get("secret"), "secret", "secretName")
     return refs

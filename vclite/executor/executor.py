@@ -73,7 +73,7 @@ class LocalExecutor:
         self.restart_backoff = restart_backoff
         self.queue = workqueue.WorkQueue(clock)
         self._runs: dict[str, _Run] = {}
-        self._blocked: set[str] = set()       # pods waiting for a ConfigMap
+        self._blocked: set[str] = set()       # pods waiting for a ConfigMap or Secret
         self._lost: dict[str, str] = {}       # key -> uid of pods whose processes died with a previous process
         self._subs: list[client_mod.Subscription] = []
         self.pods = informer_mod.Informer(client, kinds.POD, self._on_pod)   # read-only pods
@@ -82,7 +82,7 @@ class LocalExecutor:
     # ---- watches: enqueue only ----------------------------------------------------------------
     def start(self) -> None:
         if not self._subs:
-            self._subs = [self.client.watch(kinds.CONFIGMAP, self._on_config_map)]
+            self._subs = [self.client.watch(kind, self._on_config_map) for kind in (kinds.CONFIGMAP, kinds.SECRET)]
             self.pods.start()
             left = recovery.left_behind(self.workdir)
             for pod in list(self.pods.items()):  # pods bound before start
@@ -189,13 +189,17 @@ class LocalExecutor:
         self._runs[key] = run   # its status is written when its first container starts
 
     def _config_maps(self, pod: Obj) -> dict[str, Obj]:
-        """The ConfigMaps the pod references that exist (the runner reports the missing ones)."""
+        """The ConfigMaps and Secrets (as `secret/<name>`, their data as binaryData) the pod
+        references that exist (the runner reports the missing ones)."""
         out: dict[str, Obj] = {}
-        for cm_name in envvars.referenced_config_maps(pod):
+        for ref in envvars.referenced_config_maps(pod):
+            secret = ref.startswith(envvars.SECRET_PREFIX)
+            name = ref[len(envvars.SECRET_PREFIX):] if secret else ref
             try:
-                out[cm_name] = self.client.get(kinds.CONFIGMAP, meta.namespace(pod), cm_name)
+                found = self.client.get(kinds.SECRET if secret else kinds.CONFIGMAP, meta.namespace(pod), name)
             except errors.NotFound:
-                pass
+                continue
+            out[ref] = {"binaryData": found.get("data") or {}} if secret else found
         return out
 
     def _task_done(self, key: str, task: asyncio.Task) -> None:

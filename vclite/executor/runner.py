@@ -9,11 +9,11 @@ Layout of a pod's directory `<poddir>` (the executor uses `<workdir>/<namespace>
   file and a non-zero exit take the log's last 80 lines / 2 KiB);
 - `<mountPath>` — each volumeMount, as a symlink: `/etc/volcano` is `$VC_POD_DIR/etc/volcano`, so the
   `worker.host` file Volcano's svc plugin mounts is `$VC_POD_DIR/etc/volcano/worker.host` locally.
-  configMap volumes are written as files (keys or `items`, defaultMode / mode applied), emptyDir and
+  configMap and secret volumes are written as files (keys or `items`, defaultMode / mode applied), emptyDir and
   any other volume type is an empty directory, hostPath is the host path itself, and a
   persistentVolumeClaim is `<poddir>/../_pvc/<claimName>/`, shared by the namespace's pods. The
   mount paths `/logs` and `/.vclite` are reserved;
-- `.vclite/volumes/<volume>` — emptyDir and configMap volumes (made only for pods that have some).
+- `.vclite/volumes/<volume>` — emptyDir, configMap and secret volumes (made only for pods that have some).
 Nothing else is created: a directory or file costs a few hundred microseconds on some disks, and a
 pod of a fast chain would pay them on every hop.
 The process environment is the host's (as the executor found it when it started), plus VC_POD_DIR,
@@ -199,15 +199,19 @@ class PodRunner:
             d.mkdir(parents=True, exist_ok=True)
             if vol.get("configMap") is not None:
                 self._write_config_map(vol["configMap"], d)
+            elif vol.get("secret") is not None:
+                src = vol["secret"]
+                self._write_config_map({**src, "name": src.get("secretName", "")}, d, "secret")
             sources[name] = d
         return sources
 
-    def _write_config_map(self, src: Obj, d: Path) -> None:
-        cm = self._config_maps.get(src.get("name", ""))
+    def _write_config_map(self, src: Obj, d: Path, ref_kind: str = "configmap") -> None:
+        """A configMap (or secret, its `secretName` as `name`) volume's files."""
+        cm = self._config_maps.get(envvars.source_name(ref_kind, src.get("name", "")))
         if cm is None:
             if src.get("optional"):
                 return
-            raise envvars.ConfigError(f'configmap "{src.get("name", "")}" not found')
+            raise envvars.ConfigError(f'{ref_kind} "{src.get("name", "")}" not found')
         data = envvars.config_map_data(cm)
         mode = int(src.get("defaultMode", 0o644))
         items = src.get("items") or [{"key": k, "path": k} for k in data]
@@ -215,8 +219,8 @@ class PodRunner:
             if item.get("key") not in data:
                 if src.get("optional"):
                     continue
-                raise envvars.ConfigError(f"configmap {src.get('name')!r} has no key {item.get('key')!r}")
-            target = d / _rel(item.get("path") or item["key"], "configMap item path")
+                raise envvars.ConfigError(f"{ref_kind} {src.get('name')!r} has no key {item.get('key')!r}")
+            target = d / _rel(item.get("path") or item["key"], f"{ref_kind} item path")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data[item["key"]])
             target.chmod(int(item.get("mode", mode)))

@@ -1,9 +1,9 @@
 """Kubernetes protobuf request bodies, for the few kinds kubectl sends that way.
 
-kubectl's generator commands (`kubectl create namespace|configmap|priorityclass`) send their
+kubectl's generator commands (`kubectl create namespace|configmap|secret|priorityclass`) send their
 object as `application/vnd.kubernetes.protobuf`: the magic `k8s\\0`, then a `runtime.Unknown`
 (typeMeta {apiVersion=1, kind=2} = 1, raw = 2) whose `raw` is the object's protobuf message. This
-module decodes those messages for Namespace, ConfigMap and PriorityClass into the JSON-shaped
+module decodes those messages for Namespace, ConfigMap, Secret and PriorityClass into the JSON-shaped
 objects their JSON form would give (zero values omitted, as the JSON `omitempty` tags do; binary
 data base64, times RFC 3339). Any other kind, or a malformed message, is refused with
 UnsupportedMediaType / BadRequest: the client can send JSON instead. Pure; a bounded walk over
@@ -36,6 +36,8 @@ SCHEMAS: dict[tuple[str, str], Schema] = {
                           3: ("status", {1: ("phase", "string")})},
     ("v1", "ConfigMap"): {1: ("metadata", OBJECT_META), 2: ("data", ("map", "string")),
                           3: ("binaryData", ("map", "bytes")), 4: ("immutable", "bool")},
+    ("v1", "Secret"): {1: ("metadata", OBJECT_META), 2: ("data", ("map", "bytes")), 3: ("type", "string"),
+                       4: ("stringData", ("map", "string")), 5: ("immutable", "bool")},
     ("scheduling.k8s.io/v1", "PriorityClass"): {1: ("metadata", OBJECT_META), 2: ("value", "int"),
                                                 3: ("globalDefault", "bool"), 4: ("description", "string"),
                                                 5: ("preemptionPolicy", "string")},

@@ -225,6 +225,8 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
     kinds.NAMESPACE.kind: (Column("Status", "string", lambda n, now: _get(n, "status.phase") or "Active"), AGE),
     kinds.CONFIGMAP.kind: (Column("Data", "integer", lambda c, now: len(c.get("data") or {}) +
                                   len(c.get("binaryData") or {})), AGE),
+    kinds.SECRET.kind: (Column("Type", "string", lambda s, now: s.get("type") or ""),
+                        Column("Data", "integer", lambda s, now: len(s.get("data") or {})), AGE),
     kinds.SERVICE.kind: (Column("Type", "string", lambda s, now: _get(s, "spec.type") or "ClusterIP"),
                          Column("Cluster-IP", "string", lambda s, now: _or_none(_get(s, "spec.clusterIP"))),
                          Column("External-IP", "string", lambda s, now: "<none>"),

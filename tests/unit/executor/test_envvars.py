@@ -6,7 +6,8 @@ from vclite.executor import envvars
 POD = {"metadata": {"name": "p", "namespace": "ns", "uid": "u-1", "labels": {"app": "web"},
                     "annotations": {"a.b/c": "note"}},
        "spec": {"nodeName": "local", "containers": [{"name": "c", "command": ["true"]}]}}
-CMS = {"cfg": {"data": {"k": "v", "other": "o"}, "binaryData": {"bin": "aGk="}}}
+CMS = {"cfg": {"data": {"k": "v", "other": "o"}, "binaryData": {"bin": "aGk="}},
+       "secret/creds": {"binaryData": {"token": "czNjcjN0", "user": "YWxpY2U="}}}   # a Secret's data, as passed in
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -41,6 +42,12 @@ def test_expand(text, expected):
     pytest.param({"name": "X", "valueFrom": {"configMapKeyRef": {"name": "cfg", "key": "bin"}}}, "hi", id="cm-binary"),
     pytest.param({"name": "X", "valueFrom": {"configMapKeyRef": {"name": "gone", "key": "k", "optional": True}}},
                  None, id="cm-optional-missing"),
+    pytest.param({"name": "X", "valueFrom": {"secretKeyRef": {"name": "creds", "key": "token"}}}, "s3cr3t",
+                 id="secret-key"),
+    pytest.param({"name": "X", "valueFrom": {"secretKeyRef": {"name": "cfg", "key": "k", "optional": True}}}, None,
+                 id="a ConfigMap is not a Secret"),
+    pytest.param({"name": "X", "valueFrom": {"secretKeyRef": {"name": "creds", "key": "no", "optional": True}}},
+                 None, id="secret-optional-key-missing"),
 ])
 def test_env_value(item, expected):
     env = envvars.container_env(POD, {"env": [item]}, CMS, {"BASE": "/pod"})
@@ -52,7 +59,10 @@ def test_env_value(item, expected):
                  'configmap "gone" not found', id="cm-missing"),
     pytest.param({"name": "X", "valueFrom": {"configMapKeyRef": {"name": "cfg", "key": "nokey"}}},
                  "couldn't find key nokey in ConfigMap ns/cfg", id="cm-key-missing"),
-    pytest.param({"name": "X", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}, "secrets", id="secret"),
+    pytest.param({"name": "X", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}, 'secret "s" not found',
+                 id="secret-missing"),
+    pytest.param({"name": "X", "valueFrom": {"secretKeyRef": {"name": "creds", "key": "k"}}},
+                 "couldn't find key k in Secret ns/creds", id="secret-key-missing"),
     pytest.param({"name": "X", "valueFrom": {"fieldRef": {"fieldPath": "spec.bogus"}}}, "not supported",
                  id="bad-field"),
     pytest.param({"name": "X", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu"}}}, "not supported",
@@ -73,6 +83,14 @@ def test_env_order_envfrom_then_env_and_earlier_vars_only():
     assert env["C"] == "a+v"
     assert env["CM_other"] == "mine"   # env wins over envFrom
     assert env["CM_bin"] == "hi"
+
+
+def test_env_from_a_secret():
+    env = envvars.container_env(POD, {"envFrom": [{"secretRef": {"name": "creds"}, "prefix": "S_"},
+                                                  {"secretRef": {"name": "gone", "optional": True}}]}, CMS)
+    assert (env["S_token"], env["S_user"]) == ("s3cr3t", "alice")
+    with pytest.raises(envvars.ConfigError, match='secret "gone" not found'):
+        envvars.container_env(POD, {"envFrom": [{"secretRef": {"name": "gone"}}]}, CMS)
 
 
 def test_argv_is_command_plus_args_expanded():
@@ -100,5 +118,6 @@ def test_referenced_config_maps():
     pod = {"spec": {"containers": [
         {"env": [{"name": "X", "valueFrom": {"configMapKeyRef": {"name": "a", "key": "k", "optional": True}}}],
          "envFrom": [{"configMapRef": {"name": "b"}}]}],
-        "volumes": [{"name": "v", "configMap": {"name": "a"}}, {"name": "e", "emptyDir": {}}]}}
-    assert envvars.referenced_config_maps(pod) == {"a": False, "b": False}
+        "volumes": [{"name": "v", "configMap": {"name": "a"}}, {"name": "e", "emptyDir": {}},
+                    {"name": "s", "secret": {"secretName": "a", "optional": True}}]}}
+    assert envvars.referenced_config_maps(pod) == {"a": False, "b": False, "secret/a": True}
