@@ -265,7 +265,9 @@ def test_svc_and_env_plugins(c):
     svc = c.client.get(kinds.SERVICE, "default", "j")
     assert svc["spec"]["clusterIP"] == "None"
     assert svc["spec"]["selector"] == {"volcano.sh/job-name": "j", "volcano.sh/job-namespace": "default"}
-    assert c.job()["status"]["controlledResources"] == {"plugin-svc": "svc", "plugin-env": "env"}
+    assert c.job()["status"]["controlledResources"] == {"plugin-svc": "svc", "plugin-env": "env", "plugin-ssh": "ssh"}
+    keys = c.client.get(kinds.SECRET, "default", "j-ssh")
+    assert sorted(keys["data"]) == ["authorized_keys", "config", "id_rsa", "id_rsa.pub"]
     c.enqueue()
     pod = c.client.get(kinds.POD, "default", "j-my-worker-1")
     assert (pod["spec"]["hostname"], pod["spec"]["subdomain"]) == ("j-my-worker-1", "j")

@@ -32,6 +32,7 @@ from vclite.apiserver import events
 from vclite.controllers.job import frameworks
 from vclite.controllers.job import podgroup
 from vclite.controllers.job import pods as pods_mod
+from vclite.controllers.job import ssh
 from vclite.controllers.job import state
 from vclite.controllers.job import status as status_mod
 from vclite.lib import clock as clock_mod
@@ -166,18 +167,22 @@ def _cr(status: Obj) -> dict[str, str]:
     return status.setdefault("controlledResources", {})
 
 
-def _create_or_update_configmap(ctx: Context, job: Obj) -> None:
-    want = pods_mod.svc_configmap(job)
+def _create_or_update(ctx: Context, kind: kinds.Kind, want: Obj) -> None:
+    """Volcano's CreateOrUpdateConfigMap / CreateOrUpdateSecret: create, or replace a different `data`."""
     try:
-        cm = ctx.client.get(kinds.CONFIGMAP, meta.namespace(job), want["metadata"]["name"])
+        have = ctx.client.get(kind, meta.namespace(want), want["metadata"]["name"])
     except errors.NotFound:
         try:
             ctx.client.create(want)
         except errors.AlreadyExists:
             pass
         return
-    if cm.get("data") != want["data"]:
-        ctx.client.update({**cm, "data": want["data"]})
+    if have.get("data") != want["data"]:
+        ctx.client.update({**have, "data": want["data"]})
+
+
+def _create_or_update_configmap(ctx: Context, job: Obj) -> None:
+    _create_or_update(ctx, kinds.CONFIGMAP, pods_mod.svc_configmap(job))
 
 
 def plugins_on_add(ctx: Context, job: Obj, status: Obj) -> None:
@@ -191,6 +196,9 @@ def plugins_on_add(ctx: Context, job: Obj, status: Obj) -> None:
                 ctx.client.create(pods_mod.svc_service(job, args or []))
             except errors.AlreadyExists:
                 pass
+            _cr(status)[key] = name
+        elif name == ssh.NAME and _cr(status).get(key) != name:
+            _create_or_update(ctx, kinds.SECRET, ssh.secret(job, args or []))
             _cr(status)[key] = name
         elif name in frameworks.MARKS_CONTROLLED and _cr(status).get(key) != name:
             if name == frameworks.RAY:
@@ -224,6 +232,8 @@ def plugins_on_delete(ctx: Context, job: Obj, status: Obj) -> None:
             _delete(ctx, kinds.SERVICE, meta.namespace(job), meta.name(job))
         if name == frameworks.RAY:
             _delete(ctx, kinds.SERVICE, meta.namespace(job), frameworks.ray_service_name(job))
+        if name == ssh.NAME:
+            _delete(ctx, kinds.SECRET, meta.namespace(job), ssh.secret_name(job))
         if name in pods_mod.IMPLEMENTED_PLUGINS:
             del cr[key]
     if "controlledResources" in status and not cr:

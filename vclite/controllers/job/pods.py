@@ -12,8 +12,7 @@ Plugins implemented (in the order the job lists them):
   ConfigMap (unless `--inject-hosts-env=false`); that ConfigMap mounted at /etc/volcano;
   `svc_configmap` and `svc_service` build the ConfigMap and the headless Service `<job>`.
   Volcano's NetworkPolicy `<job>` is not created (vclite has no NetworkPolicy kind).
-- `pytorch`, `tensorflow`, `mpi`, `ray`, `hcclrank`: see frameworks.py.
-Not implemented (accepted and ignored): ssh (its keys Secret and mount).
+- `pytorch`, `tensorflow`, `mpi`, `ray`, `hcclrank`: see frameworks.py; `ssh`: see ssh.py.
 
 Differences from Volcano: job volumes get deterministic pod volume names `<job>-volume-<i>`
 (Volcano: random suffix); a job volume with only `volumeClaim` (a PVC Volcano would generate) is not
@@ -26,14 +25,14 @@ from typing import Any, Iterable
 from vclite.api import batch
 from vclite.api import core
 from vclite.api import meta
-from vclite.controllers.job import frameworks, podgroup
+from vclite.controllers.job import frameworks, podgroup, ssh
 from vclite.lib import goflags, jsoncopy
 
 Obj = dict[str, Any]
 
 ENV_PLUGIN = "env"
 SVC_PLUGIN = "svc"
-IMPLEMENTED_PLUGINS = (ENV_PLUGIN, SVC_PLUGIN, *frameworks.ON_POD_CREATE)
+IMPLEMENTED_PLUGINS = (ENV_PLUGIN, SVC_PLUGIN, ssh.NAME, *frameworks.ON_POD_CREATE)
 DEFAULT_TASK_SPEC = "default"
 CONFIGMAP_MOUNT_PATH = "/etc/volcano"
 TASK_VK_INDEX_ENV = "VK_TASK_INDEX"
@@ -123,6 +122,8 @@ def build_pod(job: Obj, task: Obj, index: int) -> Obj:
             apply_env(pod)
         elif plugin == SVC_PLUGIN:
             apply_svc(pod, job, args or [])
+        elif plugin == ssh.NAME:
+            ssh.mount(pod, job, args or [])
         elif plugin in frameworks.ON_POD_CREATE:
             frameworks.ON_POD_CREATE[plugin](pod, job, args or [])   # may raise frameworks.PluginError
     return pod

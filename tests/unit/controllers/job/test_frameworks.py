@@ -166,3 +166,32 @@ DEFAULTS = {"master": "master", "port": 22, "on": False}
 def test_go_flags(args, want, error):
     values, err = goflags.parse(args, DEFAULTS)
     assert values == want and err.startswith(error) and bool(err) == bool(error)
+
+
+# ---- ssh -------------------------------------------------------------------------------------------
+def test_ssh_secret_holds_a_key_pair_and_the_hosts_config():
+    import base64
+
+    from vclite.controllers.job import ssh
+    j = job("m", {"ssh": ["--ssh-port=2200"]}, ("master", 1), ("worker", 2, {"hostname": "w", "subdomain": "s"}))
+    data = {k: base64.b64decode(v).decode() for k, v in ssh.secret(j, ["--ssh-port=2200"])["data"].items()}
+    assert data["id_rsa"].startswith("-----BEGIN RSA PRIVATE KEY-----")
+    assert data["id_rsa.pub"] == data["authorized_keys"] and data["id_rsa.pub"].startswith("ssh-rsa ")
+    assert data["config"] == ("StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n"
+                              "Host m-master-0\n  HostName m-master-0.m\n  Port 2200\n"
+                              "Host w\n  HostName w.s\n  Port 2200\n")
+    given = ssh.secret(j, ["--ssh-private-key=PRIV", "--ssh-public-key=PUB", "--ssh-port=99999"])["data"]
+    assert base64.b64decode(given["id_rsa"]) == b"PRIV" and b"Port 22\n" in base64.b64decode(given["config"])
+
+
+@pytest.mark.parametrize("args, path, mode", [([], "/root/.ssh", 0o600), (["--ssh-key-file-path=/home/u/.ssh"],
+                                                                          "/home/u/.ssh", 0o644)])
+def test_ssh_mount(args, path, mode):
+    p = pod_of(job("m", {"ssh": args}, ("master", 1, {"initContainers": [{"name": "i", "command": ["true"]}]})),
+               "master", 0)
+    [vol] = p["spec"]["volumes"]
+    assert vol["name"] == "m-ssh" and vol["secret"]["secretName"] == "m-ssh" and vol["secret"]["defaultMode"] == mode
+    assert [i["path"] for i in vol["secret"]["items"]] == [".ssh/id_rsa", ".ssh/id_rsa.pub", ".ssh/authorized_keys",
+                                                            ".ssh/config"]
+    for c in p["spec"]["containers"] + p["spec"]["initContainers"]:
+        assert c["volumeMounts"] == [{"mountPath": path, "subPath": ".ssh", "name": "m-ssh"}]
