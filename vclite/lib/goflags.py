@@ -23,11 +23,27 @@ def _convert(kind: type, text: str) -> Any:
             return False
         raise ValueError(f"parse error: invalid boolean {text!r}")
     if kind is int:
-        try:
-            return int(text, 0)
-        except ValueError:
-            raise ValueError(f"parse error: invalid integer {text!r}") from None
+        return _go_int(text)
     return text
+
+
+def _go_int(text: str) -> int:
+    """strconv.ParseInt(text, 0, 64): an optional sign, then 0x / 0o / 0b / a leading 0 (octal) or
+    decimal digits; underscores only between digits after a base prefix; nothing else (no spaces)."""
+    sign, digits = (-1, text[1:]) if text[:1] == "-" else (1, text[1:] if text[:1] == "+" else text)
+    base = 10
+    if digits[:2].lower() in ("0x", "0o", "0b"):
+        base, digits = {"x": 16, "o": 8, "b": 2}[digits[1].lower()], digits[2:]
+    elif len(digits) > 1 and digits[0] == "0":
+        base, digits = 8, digits[1:]
+    underscores_ok = base != 10
+    if not digits or not all(c.isascii() and (c.isalnum() or (c == "_" and underscores_ok)) for c in digits) \
+            or digits.startswith("_") or digits.endswith("_") or "__" in digits:
+        raise ValueError(f"parse error: invalid integer {text!r}")
+    try:
+        return sign * int(digits.replace("_", ""), base)
+    except ValueError:
+        raise ValueError(f"parse error: invalid integer {text!r}") from None
 
 
 def parse(args: Iterable[Any], defaults: Mapping[str, Any]) -> tuple[dict[str, Any], str]:

@@ -150,15 +150,17 @@ def tensorflow(pod: Obj, job: Obj, args: Any) -> None:
     if len(tasks) == 1 and _replicas(tasks[0]) == 1:
         return
     f = _flags(args, TENSORFLOW_FLAGS)
-    roles = {f["ps"]: "ps", f["worker"]: "worker", f["chief"]: "chief", f["evaluator"]: "evaluator"}
+    # Volcano's two switches, in their orders: a task's hosts go to the first of ps, worker, chief,
+    # evaluator its name matches; a pod's type is the first of chief, worker, ps, evaluator
     cluster: dict[str, list[str]] = {}
     for t in tasks:
-        role = roles.get(t.get("name", ""))
+        role = next((r for r in ("ps", "worker", "chief", "evaluator") if t.get("name", "") == f[r]), None)
         if role is not None:
             cluster[role] = [f"{domain_name(job, t, i)}:{f['port']}" for i in range(_replicas(t))]
     ordered = {r: cluster[r] for r in ("ps", "worker", "chief", "evaluator") if cluster.get(r)}
     key = _task_key(pod)
-    config = {"cluster": ordered, "task": {"type": roles.get(key, key), "index": _pod_index(pod)}}
+    kind = next((r for r in ("chief", "worker", "ps", "evaluator") if key == f[r]), key)
+    config = {"cluster": ordered, "task": {"type": kind, "index": _pod_index(pod)}}
     text = json.dumps(config, separators=(",", ":"))
     for c in _containers(pod):
         _add_env(c, ("TF_CONFIG", text))
@@ -198,9 +200,10 @@ def ray(pod: Obj, job: Obj, args: Any) -> None:
     role = _task_key(pod)
     for c in _containers(pod):
         if role == f["head"] and c.get("name") == f["headContainer"]:
-            for name, port in (("gcs", f["port"]), ("dashboard", f["dashboardPort"]),
-                               ("client-server", f["clientPort"])):
-                _open_port(c, name, port)
+            have = {p.get("containerPort") for p in c.get("ports") or [] if isinstance(p, dict)}
+            c["ports"] = [*(c.get("ports") or []), *({"name": name, "containerPort": port} for name, port in (
+                ("gcs", f["port"]), ("dashboard", f["dashboardPort"]), ("client-server", f["clientPort"]))
+                if port not in have)]   # (what is missing is decided before adding any, as upstream)
             c["command"] = ["sh", "-c", f"ray start --head --block --dashboard-host=0.0.0.0 --port={f['port']} "
                                         f"--dashboard-port={f['dashboardPort']} "
                                         f"--ray-client-server-port={f['clientPort']}"]

@@ -25,8 +25,9 @@ domains (0 when fewer than `minDomains` domains exist) must not exceed `maxSkew`
 didn't match pod topology spread constraints". Domains and counts come from the nodes that carry
 every constraint's key and pass `nodeAffinityPolicy` (Honor, the default: the pod's nodeSelector
 and required node affinity) and `nodeTaintsPolicy` (Ignore by default; Honor: taints the pod
-tolerates); counted pods are in the pod's namespace and not terminating. `matchLabelKeys` adds the
-pod's own values to the selector.
+tolerates); counted pods are in the pod's namespace and not terminating (an empty labelSelector
+counts none, though the pod matches it itself). `matchLabelKeys` adds the pod's own values to the
+selector.
 
 Pod affinity terms select pods as in interpod.py (`term_matches`): namespaces default to the
 owner's, an empty namespaceSelector is every namespace.
@@ -198,6 +199,8 @@ class PodFilters:
 
     def _matching_per_node(self, namespace: str, selector: Obj | None) -> np.ndarray:
         out = np.zeros(len(self.nodes))
+        if selector is not None and not selector.get("matchLabels") and not selector.get("matchExpressions"):
+            return out   # an empty selector counts no pod (countPodsMatchSelector), yet matches the pod itself
         for row, other in self.pods.pods():
             if (meta.namespace(other) == namespace and not meta.is_deleting(other)
                     and podindex.selector_matches(selector, meta.labels(other))):

@@ -82,6 +82,20 @@ def test_tensorflow_config_is_volcanos_exact_json(task, index, task_json):
     assert env(pod_of(TF, task, index))["TF_CONFIG"] == CLUSTER + task_json
 
 
+def test_tensorflow_flags_naming_one_task_twice_follow_volcanos_switch_orders():
+    j = job("tf", {"tensorflow": ["--chief=worker"]}, ("worker", 1), ("ps", 1))
+    config = json.loads(env(pod_of(j, "worker", 0))["TF_CONFIG"])
+    assert config == {"cluster": {"ps": ["tf-ps-0.tf:2222"], "worker": ["tf-worker-0.tf:2222"]},
+                      "task": {"type": "chief", "index": 0}}
+
+
+def test_ray_ports_missing_are_decided_before_adding():
+    j = job("r", {"ray": ["--dashboardPort=6379"]}, ("head", 1, {"containers": [{"name": "head", "command": ["x"]}]}))
+    ports = pod_of(j, "head", 0)["spec"]["containers"][0]["ports"]
+    assert [(p["name"], p["containerPort"]) for p in ports] == [("gcs", 6379), ("dashboard", 6379),
+                                                                ("client-server", 10001)]
+
+
 def test_tensorflow_other_task_names_and_single_pod_jobs():
     j = job("tf", {"tensorflow": []}, ("worker", 1), ("driver", 1))
     config = json.loads(env(pod_of(j, "driver", 0))["TF_CONFIG"])
@@ -162,6 +176,11 @@ DEFAULTS = {"master": "master", "port": 22, "on": False}
     (["--on=maybe"], DEFAULTS, "invalid value 'maybe' for flag -on"),
     (["--port"], DEFAULTS, "flag needs an argument: -port"),
     (["---port=1"], DEFAULTS, "bad flag syntax: ---port=1"),
+    (["--port=017", "--master=m"], {"master": "m", "port": 15, "on": False}, ""),      # Go: a leading 0 is octal
+    (["--port=0b1_1", "--port=-0o7"], {"master": "master", "port": -7, "on": False}, ""),
+    (["--port= 80"], DEFAULTS, "invalid value ' 80' for flag -port"),
+    (["--port=1_0"], DEFAULTS, "invalid value '1_0' for flag -port"),
+    (["--port=09"], DEFAULTS, "invalid value '09' for flag -port"),
 ])
 def test_go_flags(args, want, error):
     values, err = goflags.parse(args, DEFAULTS)
