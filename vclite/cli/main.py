@@ -19,6 +19,7 @@ class LazyGroup(click.Group):
 
     lazy: dict[str, str] = {
         "server": "vclite.cli.server:server", "scheduler": "vclite.cli.scheduler_cmd:scheduler",
+        "controller": "vclite.cli.controller:controller",
         "jobflow": "vclite.cli.groups:jobflow", "jobtemplate": "vclite.cli.groups:jobtemplate",
         "job": "vclite.cli.groups:job", "queue": "vclite.cli.groups:queue",
     }

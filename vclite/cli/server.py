@@ -4,8 +4,8 @@ Builds the runtime on the data directory (objects, pod logs, token, kubeconfig, 
 then serves it (`httpserver.server.serve`) until SIGTERM or SIGINT. Prints the URL and the
 kubeconfig path on stdout once listening. Exit status: 0 after a graceful stop; 1 if the server
 cannot start (data directory in use, address in use, a certificate that cannot be loaded);
-2 for invalid options (e.g. --plain-http on a non-loopback address) or an invalid --scheduler-conf
-(each problem printed as file:line: message; nothing is started).
+2 for invalid options (e.g. --plain-http on a non-loopback address, an unknown --controllers name) or
+an invalid --scheduler-conf (each problem printed as file:line: message; nothing is started).
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from vclite.executor import nodes as nodes_mod
 from vclite.httpserver import logsetup
 from vclite.httpserver import server as server_mod
 from vclite.lib import clock as clock_mod
+from vclite.runtime import gates
 from vclite.runtime import runtime as runtime_mod
 from vclite.scheduler import conf as scheduler_conf_mod
 from vclite.store import sqlite as sqlite_store
@@ -34,9 +35,11 @@ def default_data_dir() -> pathlib.Path:
 
 
 def build_runtime(data_dir: pathlib.Path, nodes_opt: str | None,
-                  conf: scheduler_conf_mod.SchedulerConf | None) -> runtime_mod.Runtime:
+                  conf: scheduler_conf_mod.SchedulerConf | None,
+                  controllers: frozenset[str] = frozenset(gates.KNOWN)) -> runtime_mod.Runtime:
     nodes = nodes_mod.parse_nodes_option(nodes_opt) if nodes_opt else None
-    return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, scheduler_config=conf, data_dir=data_dir)
+    return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, scheduler_config=conf, data_dir=data_dir,
+                               controllers=controllers)
 
 
 def _announce(url: str, kubeconfig: pathlib.Path) -> None:
@@ -68,7 +71,13 @@ def _announce(url: str, kubeconfig: pathlib.Path) -> None:
               help="A volcano-scheduler.conf (actions and plugin tiers); Volcano's default if omitted.")
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Request and server logs on stderr: plain lines or one JSON object per line.")
-def server(data_dir, address, port, tls_cert, tls_key, plain_http, nodes_opt, scheduler_conf, log_format) -> None:
+@click.option("--controllers", "controllers_opt", multiple=True, metavar="LIST",
+              help="Controllers to run, as Volcano's controller manager takes them: `*` for all, `NAME` to "
+                   "enable, `-NAME` to disable (e.g. `*,-jobflow-controller,-jobtemplate-controller` when "
+                   f"`vcctl controller` reconciles JobFlows instead). Names: {', '.join(gates.KNOWN)}. "
+                   "Default: all.")
+def server(data_dir, address, port, tls_cert, tls_key, plain_http, nodes_opt, scheduler_conf, log_format,
+           controllers_opt) -> None:
     """Serve the control plane to kubectl, vcctl and Kubernetes clients, durably.
 
     Objects survive restarts (the data directory holds them). It serves HTTPS (a self-signed
@@ -82,6 +91,11 @@ def server(data_dir, address, port, tls_cert, tls_key, plain_http, nodes_opt, sc
 
     Stops gracefully on SIGTERM or Ctrl-C: every pod is stopped first.
     """
+    try:
+        controllers = gates.enabled(controllers_opt)
+    except gates.GateError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
     logsetup.configure(log_format)
     data_dir = (data_dir or default_data_dir()).expanduser().resolve()
     options = server_mod.Options(data_dir=data_dir, address=address, port=port, tls_cert=tls_cert, tls_key=tls_key,
@@ -97,7 +111,7 @@ def server(data_dir, address, port, tls_cert, tls_key, plain_http, nodes_opt, sc
     try:
         server_mod.check_options(options)
         data_dir.mkdir(parents=True, exist_ok=True)
-        rt = build_runtime(data_dir, nodes_opt, conf)
+        rt = build_runtime(data_dir, nodes_opt, conf, controllers)
     except server_mod.ServeError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)

@@ -5,6 +5,7 @@ import asyncio
 import pytest
 
 from vclite.lib import clock, workqueue
+from vclite.runtime import loop
 from vclite.runtime import runtime
 
 
@@ -63,18 +64,18 @@ def test_step_without_background_leaves_it_ready(rt):
 def test_background_is_not_starved_by_a_long_foreground_burst(rt):
     log = []
     bg = Recording("bg", rt.clock, log, background=True)
-    n = runtime.FOREGROUND_STREAK * 2 + 5
+    n = loop.FOREGROUND_STREAK * 2 + 5
     chain = {i: [] for i in range(n)}
     fg = Recording("fg", rt.clock, log, then=chain)
     for i in range(n - 1):
         chain[i].append((fg, i + 1))   # each foreground sync adds the next: always ready
     chain[0].append((bg, "x"))
-    chain[runtime.FOREGROUND_STREAK + 1].append((bg, "y"))
+    chain[loop.FOREGROUND_STREAK + 1].append((bg, "y"))
     install(rt, fg, bg)
     fg.queue.add(0)
     rt.step()
     bg_at = [i for i, entry in enumerate(log) if entry.startswith("bg:")]
-    assert bg_at == [runtime.FOREGROUND_STREAK, 2 * runtime.FOREGROUND_STREAK + 1], log
+    assert bg_at == [loop.FOREGROUND_STREAK, 2 * loop.FOREGROUND_STREAK + 1], log
     assert len(log) == n + 2
 
 

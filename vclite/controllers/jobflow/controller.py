@@ -37,6 +37,9 @@ so completions cost in proportion to their dependents.
 Decisions beyond Volcano (each fixes a quirk listed in the reference, volcano-jobflow.md §2, §8):
 - A missing JobTemplate is not an error loop: the flow shows `JobTemplateNotFound` in its condition,
   one Warning event is recorded, and the template's creation re-triggers the sync.
+- A JobFlow admission would refuse (it reaches the controller only on a cluster, under `vcctl
+  controller`: nothing there runs vclite's admission) creates nothing: phase Failed, condition `spec` with reason
+  InvalidJobFlow and admission's messages, one Warning event per generation.
 - A generated vcjob rejected by admission (errors.Invalid) can never run: the flow's condition is
   `{phase: Failed, reason: FailedCreate, message: <admission message>}`, a Warning event is recorded
   and the flow fails (the JobFlow too, unless the failure is handled). The same goes for a patch or
@@ -63,6 +66,7 @@ import collections
 import datetime as dt
 from typing import Any, Hashable
 
+from vclite.admission import jobflow as jobflow_admission
 from vclite.api import batch, flow, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer as informer_mod
@@ -80,6 +84,7 @@ Obj = dict[str, Any]
 EVENT_SOURCE = "vc-controller-manager"   # the source component of its Events, as Volcano's controllers
 TEMPLATE_KEY_PREFIX = "JobTemplate:"
 NORMAL, WARNING = "Normal", "Warning"
+INVALID = "InvalidJobFlow"   # the reason of a JobFlow admission would have refused (on a cluster)
 STATUS_REFRESH = 0.25  # seconds: how stale a JobFlow's view of running jobs may be
 # A status is rewritten for a non-decisive change at most every STATUS_WRITE_GAP seconds, or
 # BIG_WRITE_GAP once it has BIG_STATUS entries (unless decisive: see _write_now).
@@ -147,6 +152,7 @@ class JobFlowController:
         self._template_names: dict[str, tuple[Obj, frozenset[str]]] = {}   # JobFlow key -> (version, names)
         self._template_placeholders: dict[str, tuple[Obj, list[str]]] = {}   # JobTemplate key -> (version, names)
         self._written: dict[str, float] = {}      # JobFlow -> when its status was last written (monotonic)
+        self._problems: dict[str, tuple[tuple[str, Any], str]] = {}   # JobFlow -> ((uid, generation), problems)
         self._creating: set[str] = set()          # names of the vcjobs the sync under way creates
 
     # ---- watches: only enqueue ----------------------------------------------------------------
@@ -232,6 +238,10 @@ class JobFlowController:
             self._terminate(jobflow)
             return
         jobflow = self._ensure_finalizer(jobflow)
+        problems = self._spec_problems(key, jobflow)
+        if problems:
+            self._fail_invalid(jobflow, problems)
+            return
         now = self.clock.now()
         eng = self._engine(key, jobflow, now)
         notes: dict[str, status_mod.Note] = {}
@@ -293,7 +303,31 @@ class JobFlowController:
             eng.observe(name, job if job is not None and objects.belongs_to(job, jobflow) else None, now)
         return eng
 
+    def _spec_problems(self, key: str, jobflow: Obj) -> str:
+        """Admission's verdict on the spec ("" if valid), once per generation. Where vclite admits
+        JobFlows (embedded, server) an invalid one never gets here; on a cluster without vclite's
+        admission it does, and must fail visibly rather than be retried forever."""
+        version = (meta.uid(jobflow), (jobflow.get("metadata") or {}).get("generation"))
+        cached = self._problems.get(key)
+        if cached is None or cached[0] != version:
+            errs = jobflow_admission.validate_spec(jobflow.get("spec"), meta.name(jobflow),
+                                                   meta.namespace(jobflow) or "default")
+            cached = self._problems[key] = (version, "; ".join(f"{e.field}: {e.message}" for e in errs))
+        return cached[1]
+
+    def _fail_invalid(self, jobflow: Obj, problems: str) -> None:
+        """Phase Failed with an InvalidJobFlow condition (key "spec") and one Warning event."""
+        condition = {"phase": str(flow.FlowPhase.FAILED), "reason": INVALID, "message": problems}
+        status = jobflow.get("status") or {}
+        if meta.phase(jobflow) == flow.FlowPhase.FAILED and (status.get("conditions") or {}).get("spec") == condition:
+            return
+        self._record(jobflow, WARNING, INVALID, problems, component=EVENT_SOURCE)
+        self.client.update_status({**jobflow, "status": {
+            **status, "state": {"phase": str(flow.FlowPhase.FAILED)},
+            "conditions": {**(status.get("conditions") or {}), "spec": condition}}})
+
     def _forget(self, key: str) -> None:
+        self._problems.pop(key, None)
         self._engines.pop(key, None)
         self._written.pop(key, None)
         self._dirty.pop(key, None)

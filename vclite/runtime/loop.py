@@ -1,0 +1,233 @@
+"""The loop every control plane shares: ready keys to syncs, retries with back-off, waiting.
+
+Components (controllers, the scheduler, the local executor) register watches on a Client and keep
+work queues; a `Loop` pops ready keys and calls `sync`, re-queues failures with back-off, and
+decides how long to wait:
+- `step()` processes every ready key, deterministically (components in a fixed order, keys FIFO),
+  without moving the clock or waiting — the unit tests' handle;
+- `settle()` (virtual clock) repeats step() and jumps the clock to the next timer until nothing is
+  left: a day of cluster time in milliseconds;
+- `run_until(done)` (asyncio, real clock) wakes on new work, on the next timer, or when a pod's
+  process changes state — never on a fixed period.
+
+`runtime.Runtime` (the embedded control plane) and `remote.ControllerRuntime` (the JobFlow
+controllers against a Kubernetes cluster) are Loops over different components and clients.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import gc
+import logging
+import time
+from typing import Callable, Hashable
+
+from vclite.lib import clock as clock_mod
+from vclite.lib import component as component_mod
+from vclite.lib import errors
+from vclite.runtime import idlegc
+
+log = logging.getLogger("vclite.runtime")
+FOREGROUND_STREAK = 64   # foreground syncs in a row before a waiting background key gets its turn
+IDLE_GC_MIN_WAIT = 0.002   # seconds: a timer due sooner is not kept waiting by an idle-time collection
+
+
+class Interrupted(Exception):
+    """run_until stopped because request_stop() was called (e.g. on Ctrl-C)."""
+
+
+@dataclasses.dataclass
+class SyncFailure:
+    component: str
+    key: Hashable
+    error: str
+    attempts: int
+
+
+def _wake_up(fut: asyncio.Future[None]) -> None:
+    if not fut.done():
+        fut.set_result(None)
+
+
+def _first_ready(components: list[component_mod.Component]) -> tuple[component_mod.Component, Hashable] | None:
+    for c in components:
+        key = c.queue.get()
+        if key is not None:
+            return c, key
+    return None
+
+
+
+class Loop:
+    """Drives `components` (in priority order) on `clock`; see the module docstring."""
+
+    def __init__(self, clock: clock_mod.Clock, components: list[component_mod.Component], max_requeues: int = 15):
+        self.clock = clock
+        self.components = components
+        self.max_requeues = max_requeues
+        self.failures: list[SyncFailure] = []
+        self._wake: asyncio.Future[None] | None = None   # run_until's: done when work is added
+        for c in self.components:
+            c.queue.on_add = self._on_add
+        self._started = False
+        self._stop_requested = False
+        self.on_sync: Callable[[str, float], None] | None = None  # (component, seconds) after each sync: metrics
+
+    # ---- driving -----------------------------------------------------------------------------
+    def start(self) -> None:
+        if not self._started:
+            self._started = True
+            for c in self.components:
+                c.start()
+            # What exists now (modules, libraries, the initial objects) lives as long as the process:
+            # out of the collector's sight, every collection from here on is cheaper (a tenth of a
+            # quick job's CPU time went to collections re-scanning it). Reference counting still
+            # frees these objects; only a reference cycle among them would stay.
+            gc.freeze()
+
+    def _on_add(self) -> None:
+        if self._wake is not None:
+            _wake_up(self._wake)
+
+    def request_stop(self) -> None:
+        """Make run_until raise Interrupted at its next wake-up (safe to call from a signal handler
+        registered with loop.add_signal_handler). A flag, not task cancellation, so the request
+        cannot be lost in a race with a wake-up."""
+        self._stop_requested = True
+        self._on_add()
+
+    def _sync_one(self, c: component_mod.Component, key: Hashable) -> None:
+        started = time.perf_counter()
+        try:
+            c.sync(key)
+            c.queue.forget(key)
+        except errors.Conflict:
+            c.queue.add_rate_limited(key)  # somebody wrote first: re-read and retry
+        except Exception as exc:  # noqa: BLE001 - a failing sync must not stop the control plane
+            attempts = c.queue.num_requeues(key) + 1
+            log.warning("%s: sync %s failed (attempt %d): %s", c.name, key, attempts, exc, exc_info=True)
+            if self.max_requeues >= 0 and attempts > self.max_requeues:
+                c.queue.forget(key)
+                self.failures.append(SyncFailure(c.name, key, f"{type(exc).__name__}: {exc}", attempts))
+            else:
+                c.queue.add_rate_limited(key)
+        finally:
+            if self.on_sync is not None:
+                self.on_sync(c.name, time.perf_counter() - started)
+
+    def step(self, background: bool = True) -> int:
+        """Process every ready key of every component; return how many syncs ran. Without
+        `background`, return once only background work is left (run_until lets the pods just
+        bound start first) — a background key whose turn has come (the streak below) still runs.
+
+        Components are in priority order: a key is always taken from the first component with ready
+        work, so the scheduler (after the controllers and the executor) runs one session over a
+        settled burst of changes instead of one per intermediate state. Background components
+        (bookkeeping nothing waits for: Events, JobTemplate status) come after all the others, so
+        in a flow of quick jobs they run while the next job's pods run; one background key is
+        still taken after every FOREGROUND_STREAK foreground ones, so they cannot starve."""
+        self.start()
+        later = [c for c in self.components if getattr(c, "background", False)]
+        first = [c for c in self.components if c not in later]
+        done = streak = 0
+        while True:
+            picked = None
+            if streak >= FOREGROUND_STREAK:
+                picked = _first_ready(later)
+            if picked is None:
+                picked = _first_ready(first)
+            if picked is None and background:
+                picked = _first_ready(later)
+            if picked is None:
+                return done
+            streak = 0 if picked[0] in later else streak + 1
+            self._sync_one(*picked)
+            done += 1
+
+    def next_timer(self) -> float | None:
+        times = [t for c in self.components if (t := c.queue.next_ready_at()) is not None]
+        return min(times) if times else None
+
+    def awaits_progress(self) -> bool:
+        """Could anything still move forward by itself: a pod running, work ready, or a timer that is
+        not a chore (a TTL clean-up, a bookkeeping write: they fire, but cannot unblock anything)?"""
+        return self.busy_pods() > 0 or self.has_ready_work() or \
+            any(c.queue.next_progress_at() is not None for c in self.components)
+
+    def has_ready_work(self) -> bool:
+        return any(c.queue.has_ready() for c in self.components)
+
+    def busy_pods(self) -> int:
+        """Pods whose processes are still alive (none here: the embedded runtime runs pods)."""
+        return 0
+
+    def settle(self, max_iterations: int = 1_000_000) -> int:
+        """Virtual clock only: step and jump to the next timer until nothing is left to do."""
+        if not getattr(self.clock, "virtual", False):
+            raise RuntimeError("settle() needs a VirtualClock; use run_until() with a real clock")
+        total = 0
+        for _ in range(max_iterations):
+            total += self.step()
+            t = self.next_timer()
+            if t is None:
+                break
+            self.clock.jump_to(t)
+        return total
+
+    async def run_until(self, done: Callable[[], bool], timeout: float | None = None,
+                        on_tick: Callable[[], None] | None = None, tick: float = 0.1,
+                        chores: bool = False) -> bool:
+        """Run until `done()` holds (True), the timeout passes, or nothing can move forward any more
+        (False): no pod running, no work ready, no timer but chores (`WorkQueue.add_after`). With
+        `chores`, pending chores keep it running too (a server, whose clean-ups must still happen).
+
+        `on_tick` (e.g. a live view refresh) is called after each burst of work and at least every
+        `tick` seconds while something runs."""
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else self.clock.monotonic() + timeout
+        while True:
+            if self._stop_requested:
+                raise Interrupted()
+            self._wake = loop.create_future()   # (a bare future: one loop turn from the add to waking up)
+            if self.step(background=False) and self.has_ready_work():
+                await asyncio.sleep(0)   # the pods just started by the executor spawn their processes first
+            self.step()
+            if on_tick:
+                on_tick()
+            if done():
+                return True
+            now = self.clock.monotonic()
+            if deadline is not None and now >= deadline:
+                return False
+            if not (self.awaits_progress() or chores and self.next_timer() is not None):
+                return False  # quiescent: nothing running, nothing (but chores) scheduled to happen
+            nxt = self.next_timer()
+            waits = [w for w in (None if nxt is None else nxt - now,
+                                 None if deadline is None else deadline - now,
+                                 tick if on_tick else None) if w is not None]
+            wait = max(0.0, min(waits)) if waits else None
+            if self._stop_requested:
+                continue
+            if not self._wake.done() and (wait is None or wait > IDLE_GC_MIN_WAIT):
+                idlegc.collect_when_idle()   # (collections at moments nothing waits for)
+            timer = None if wait is None else loop.call_later(wait, _wake_up, self._wake)
+            try:
+                await self._wake
+            finally:
+                if timer is not None:
+                    timer.cancel()
+
+    async def serve(self) -> None:
+        """Run until request_stop(): work as it comes, timers as they fall due, asleep in between
+        (a control plane fed by watches: quiescence is not the end)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                await self.run_until(lambda: False, chores=True)
+            except Interrupted:
+                return
+            self._wake = loop.create_future()   # (made before the check: an add from now on wakes it)
+            if self._stop_requested:
+                return
+            if not self.has_ready_work() and self.next_timer() is None:
+                await self._wake
