@@ -312,7 +312,7 @@ class JobFlowController:
         if cached is None or cached[0] != version:
             errs = jobflow_admission.validate_spec(jobflow.get("spec"), meta.name(jobflow),
                                                    meta.namespace(jobflow) or "default")
-            cached = self._problems[key] = (version, "; ".join(f"{e.field}: {e.message}" for e in errs))
+            cached = self._problems[key] = (version, "; ".join(str(e) for e in errs))
         return cached[1]
 
     def _fail_invalid(self, jobflow: Obj, problems: str) -> None:

@@ -1,0 +1,35 @@
+"""The CRDs `vcctl controller --print-crds` prints: Volcano's names, scope, short names, printer
+columns and status subresource, with spec and status kept as given (vclite's fields survive)."""
+import pytest
+
+from vclite.api import crds, kinds
+
+
+def test_two_definitions_named_as_volcanos():
+    names = [d["metadata"]["name"] for d in crds.definitions()]
+    assert names == ["jobflows.flow.volcano.sh", "jobtemplates.flow.volcano.sh"]
+
+
+@pytest.mark.parametrize("kind, short, columns", [
+    (kinds.JOBFLOW, ["jf"], ["Status", "Age"]),
+    (kinds.JOBTEMPLATE, ["jt"], []),
+])
+def test_definition_shape(kind, short, columns):
+    d = crds.definition(kind)
+    assert d["apiVersion"] == "apiextensions.k8s.io/v1" and d["kind"] == "CustomResourceDefinition"
+    spec = d["spec"]
+    assert spec["group"] == "flow.volcano.sh" and spec["scope"] == "Namespaced"
+    assert spec["names"] == {"kind": kind.kind, "listKind": kind.kind + "List", "plural": kind.plural,
+                             "singular": kind.singular, "shortNames": short}
+    (version,) = spec["versions"]
+    assert version["name"] == "v1alpha1" and version["served"] and version["storage"]
+    assert version["subresources"] == {"status": {}}
+    assert [c["name"] for c in version.get("additionalPrinterColumns", [])] == columns
+    props = version["schema"]["openAPIV3Schema"]["properties"]
+    for field in ("spec", "status"):
+        assert props[field] == {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+
+
+def test_jobflow_status_column_reads_the_phase():
+    (version,) = crds.definition(kinds.JOBFLOW)["spec"]["versions"]
+    assert version["additionalPrinterColumns"][0]["jsonPath"] == ".status.state.phase"
