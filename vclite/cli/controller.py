@@ -52,7 +52,8 @@ def _controllers(values: tuple[str, ...]) -> frozenset[str]:
 
 async def _serve(client, controllers: frozenset[str]) -> None:
     loop = asyncio.get_running_loop()
-    rt = remote.ControllerRuntime(remote.LoopThreadClient(client, loop), controllers=controllers)
+    on_loop = remote.LoopThreadClient(client, loop)
+    rt = remote.ControllerRuntime(on_loop, controllers=controllers)
 
     def on_signal(signame: str) -> None:
         log.info("received %s: stopping", signame)
@@ -66,6 +67,7 @@ async def _serve(client, controllers: frozenset[str]) -> None:
                  ", ".join(sorted(controllers)))
         await rt.serve()
     finally:
+        on_loop.cancel_watches()
         await rt.shutdown()
         client.close()
         log.info("stopped")

@@ -39,15 +39,26 @@ class LoopThreadClient:
 
     def __init__(self, client: Any, loop: asyncio.AbstractEventLoop):
         self._client, self._loop = client, loop
+        self._subscriptions: list[client_mod.Subscription] = []
 
     def watch(self, kind: kinds.Kind | None, handler: client_mod.WatchHandler,
               resource_version: str | None = None) -> client_mod.Subscription:
         loop = self._loop
 
         def hand_over(ev: client_mod.WatchEvent) -> None:
-            if not loop.is_closed():
+            try:
                 loop.call_soon_threadsafe(handler, ev)
-        return self._client.watch(kind, hand_over, resource_version)
+            except RuntimeError:   # the loop is closed: the controllers have stopped
+                pass
+        sub = self._client.watch(kind, hand_over, resource_version)
+        self._subscriptions.append(sub)
+        return sub
+
+    def cancel_watches(self) -> None:
+        """End every watch made through this client (their threads stop delivering)."""
+        for sub in self._subscriptions:
+            sub.cancel()
+        self._subscriptions.clear()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
