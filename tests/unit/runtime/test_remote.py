@@ -12,6 +12,15 @@ from vclite.cli import manifests
 from vclite.lib import clock
 from vclite.runtime import gates, remote, runtime
 
+TEMPLATE = """---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {{name: {name}}}
+spec:
+  minAvailable: 1
+  tasks: [{{name: main, replicas: 1, template: {{spec: {{restartPolicy: Never,
+           containers: [{{name: main, image: busybox, command: ["true"]}}]}}}}}}]
+"""
 FLOW = """
 apiVersion: flow.volcano.sh/v1alpha1
 kind: JobFlow
@@ -21,33 +30,7 @@ spec:
     - name: first
     - name: second
       dependsOn: {targets: [first]}
----
-apiVersion: flow.volcano.sh/v1alpha1
-kind: JobTemplate
-metadata: {name: first}
-spec:
-  minAvailable: 1
-  tasks:
-    - name: main
-      replicas: 1
-      template:
-        spec:
-          restartPolicy: Never
-          containers: [{name: main, image: busybox, command: ["true"]}]
----
-apiVersion: flow.volcano.sh/v1alpha1
-kind: JobTemplate
-metadata: {name: second}
-spec:
-  minAvailable: 1
-  tasks:
-    - name: main
-      replicas: 1
-      template:
-        spec:
-          restartPolicy: Never
-          containers: [{name: main, image: busybox, command: ["true"]}]
-"""
+""" + TEMPLATE.format(name="first") + TEMPLATE.format(name="second")
 WITHOUT_JOBFLOWS = gates.enabled(["*,-jobflow-controller,-jobtemplate-controller"])
 
 
