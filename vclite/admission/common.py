@@ -7,6 +7,7 @@ raises for bad input, mutates an argument, or reads the store.
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -74,45 +75,75 @@ def type_error(value: Any, type_name: str) -> str:
 
 # ---- name formats ------------------------------------------------------------------------------
 
-def dns1123_label(value: str) -> list[str]:
-    out = ["must be no more than 63 characters"] if len(value) > 63 else []
-    return out + ([] if _LABEL_RE.fullmatch(value) else [LABEL_MSG])
+# The checks below are pure functions of one string, asked again and again for the same few label
+# keys, names and namespaces: each answer is kept (a bounded cache), and handed out as a new list.
+_cached = functools.lru_cache(maxsize=4096)
 
 
-def dns1123_subdomain(value: str) -> list[str]:
-    out = ["must be no more than 253 characters"] if len(value) > 253 else []
-    return out + ([] if _SUBDOMAIN_RE.fullmatch(value) else [SUBDOMAIN_MSG])
+@_cached
+def _dns1123_label(value: str) -> tuple[str, ...]:
+    out = ("must be no more than 63 characters",) if len(value) > 63 else ()
+    return out + (() if _LABEL_RE.fullmatch(value) else (LABEL_MSG,))
 
 
-def dns1035_label(value: str) -> list[str]:
-    out = ["must be no more than 63 characters"] if len(value) > 63 else []
-    return out + ([] if _DNS1035_RE.fullmatch(value) else [DNS1035_MSG])
+@_cached
+def _dns1123_subdomain(value: str) -> tuple[str, ...]:
+    out = ("must be no more than 253 characters",) if len(value) > 253 else ()
+    return out + (() if _SUBDOMAIN_RE.fullmatch(value) else (SUBDOMAIN_MSG,))
 
 
-def qualified_name(value: str) -> list[str]:
-    """Kubernetes IsQualifiedName: `[prefix/]name`, name ≤ 63 chars (what Volcano checks job and pod names with)."""
+@_cached
+def _dns1035_label(value: str) -> tuple[str, ...]:
+    out = ("must be no more than 63 characters",) if len(value) > 63 else ()
+    return out + (() if _DNS1035_RE.fullmatch(value) else (DNS1035_MSG,))
+
+
+@_cached
+def _qualified_name(value: str) -> tuple[str, ...]:
     parts = value.split("/")
     if len(parts) > 2:
-        return ["a qualified name " + QUALIFIED_MSG.removeprefix("name part ")]
+        return ("a qualified name " + QUALIFIED_MSG.removeprefix("name part "),)
     out: list[str] = []
     name = parts[-1]
     if len(parts) == 2:
         if not parts[0]:
             out.append("prefix part must be non-empty")
         else:
-            out += ["prefix part " + m for m in dns1123_subdomain(parts[0])]
+            out += ["prefix part " + m for m in _dns1123_subdomain(parts[0])]
     if not name:
-        return out + ["name part must be non-empty"]
+        return (*out, "name part must be non-empty")
     if len(name) > 63:
         out.append("name part must be no more than 63 characters")
     if not _QUALIFIED_RE.fullmatch(name):
         out.append(QUALIFIED_MSG)
-    return out
+    return tuple(out)
+
+
+@_cached
+def _label_value(value: str) -> tuple[str, ...]:
+    out = ("must be no more than 63 characters",) if len(value) > 63 else ()
+    return out + (() if _LABEL_VALUE_RE.fullmatch(value) else (LABEL_VALUE_MSG,))
+
+
+def dns1123_label(value: str) -> list[str]:
+    return list(_dns1123_label(value))
+
+
+def dns1123_subdomain(value: str) -> list[str]:
+    return list(_dns1123_subdomain(value))
+
+
+def dns1035_label(value: str) -> list[str]:
+    return list(_dns1035_label(value))
+
+
+def qualified_name(value: str) -> list[str]:
+    """Kubernetes IsQualifiedName: `[prefix/]name`, name ≤ 63 chars (what Volcano checks job and pod names with)."""
+    return list(_qualified_name(value))
 
 
 def label_value(value: str) -> list[str]:
-    out = ["must be no more than 63 characters"] if len(value) > 63 else []
-    return out + ([] if _LABEL_VALUE_RE.fullmatch(value) else [LABEL_VALUE_MSG])
+    return list(_label_value(value))
 
 
 def name_errors(kind: kinds.Kind, name: str) -> list[str]:
@@ -244,7 +275,7 @@ def validate_metadata(kind: kinds.Kind, obj: Obj) -> list[FieldError]:
     finalizers = md.get("finalizers")
     if finalizers is not None and not (isinstance(finalizers, list) and all(isinstance(f, str) for f in finalizers)):
         errs.append(FieldError("metadata.finalizers", type_error(finalizers, "array of strings")))
-    errs += _string_map(md, "labels", "metadata.labels", value_check=label_value)
+    errs += _string_map(md, "labels", "metadata.labels", value_check=_label_value)
     errs += _string_map(md, "annotations", "metadata.annotations", value_check=None)
     return errs
 
@@ -257,7 +288,7 @@ def _string_map(md: Obj, key: str, path: str, value_check) -> list[FieldError]:
         return [FieldError(path, type_error(m, "object"))]
     errs: list[FieldError] = []
     for k, v in m.items():
-        errs += [FieldError(path, invalid(k, msg)) for msg in qualified_name(str(k))]
+        errs += [FieldError(path, invalid(k, msg)) for msg in _qualified_name(str(k))]
         if not isinstance(v, str):
             errs.append(FieldError(f"{path}.{k}", type_error(v, "string")))
         elif value_check is not None:

@@ -348,13 +348,15 @@ def _parse_from(text: str, start: int, first_index: int, filename: str, objects:
     head = text.count("\n", 0, start)
     loader = _Loader("\n" * head + text[start:])   # (blank lines keep the line numbers)
     index, last_end = first_index, head - 1
+    aliases = "*" in text[start:]   # (no `*`, no alias: nothing to expand, the size check is skipped)
     try:
         while loader.check_node():
             node = loader.get_node()
             index += 1
             last_end = node.end_mark.line
             try:
-                _expanded_size(node, {}, set())
+                if aliases:
+                    _expanded_size(node, {}, set())
                 obj, places = _construct(loader, node)
             except _TooManyAliases as e:
                 problems.append(Problem(filename, node.start_mark.line + 1, str(e), index))
