@@ -73,8 +73,9 @@ def test_bad_invocations(args, code, message):
     assert proc.returncode == code and message in proc.stderr, proc.stderr
 
 
-def test_print_crds_prints_the_two_definitions():
-    out = subprocess.run([VCCTL, "controller", "--print-crds"], capture_output=True, text=True, check=True,
+@pytest.mark.parametrize("gate", [[], ["--controllers", "*, -jobtemplate-controller"]])
+def test_print_crds_prints_the_two_definitions(gate):
+    out = subprocess.run([VCCTL, "controller", *gate, "--print-crds"], capture_output=True, text=True, check=True,
                          timeout=60).stdout
     docs = list(yaml.safe_load_all(out))
     assert [d["metadata"]["name"] for d in docs] == ["jobflows.flow.volcano.sh", "jobtemplates.flow.volcano.sh"]

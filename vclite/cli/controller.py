@@ -38,7 +38,7 @@ def _controllers(values: tuple[str, ...]) -> frozenset[str]:
         enabled = gates.enabled(values)
     except gates.GateError as e:
         raise click.UsageError(str(e)) from None
-    named = {item.lstrip("+-") for value in values for item in value.split(",")} - {"*", ""}
+    named = {item.lstrip("+-") for item in gates.items(values)} - {"*"}
     foreign = sorted(named - set(remote.CONTROLLERS))
     if foreign:
         verb = "runs" if len(foreign) == 1 else "run"

@@ -22,16 +22,16 @@ class GateError(ValueError):
     """The --controllers value is malformed; the message says which item and why."""
 
 
-def _items(spec: Iterable[str]) -> list[str]:
+def items(spec: Iterable[str]) -> list[str]:
     """Items of a flag given once as `a,b` or several times (as pflag's StringSlice)."""
     return [part.strip() for value in spec for part in value.split(",") if part.strip()]
 
 
 def enabled(spec: Iterable[str]) -> frozenset[str]:
     """The Volcano names of the controllers `spec` enables (see the module docstring)."""
-    items = _items(spec)
+    given = items(spec)
     seen: set[str] = set()
-    for item in items:
+    for item in given:
         if item == "*":
             continue
         name = item[1:] if item[:1] in "+-" else item
@@ -40,12 +40,12 @@ def enabled(spec: Iterable[str]) -> frozenset[str]:
         if name in seen:
             raise GateError(f"--controllers: {name!r} is named twice (enable or disable it once)")
         seen.add(name)
-    if not items:
+    if not given:
         return frozenset(KNOWN)
     out = set()
     for name in KNOWN:
-        decided = next((not item.startswith("-") for item in items if item in (name, "+" + name, "-" + name)), None)
-        if decided if decided is not None else "*" in items:
+        decided = next((not item.startswith("-") for item in given if item in (name, "+" + name, "-" + name)), None)
+        if decided if decided is not None else "*" in given:
             out.add(name)
     return frozenset(out)
 

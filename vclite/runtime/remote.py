@@ -13,7 +13,7 @@ thread that runs their syncs — the same single-threaded world they have in pro
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from vclite.api import kinds
 from vclite.apiserver import client as client_mod
@@ -40,6 +40,14 @@ class LoopThreadClient:
     def __init__(self, client: Any, loop: asyncio.AbstractEventLoop):
         self._client, self._loop = client, loop
         self._subscriptions: list[client_mod.Subscription] = []
+        # Called on the loop's thread after each handler: the runtime's wake-up. A handler may only
+        # have set a timer (a delayed add wakes nobody), which the sleeping loop must still see.
+        self.after_event: Callable[[], None] | None = None
+
+    def _deliver(self, handler: client_mod.WatchHandler, ev: client_mod.WatchEvent) -> None:
+        handler(ev)
+        if self.after_event is not None:
+            self.after_event()
 
     def watch(self, kind: kinds.Kind | None, handler: client_mod.WatchHandler,
               resource_version: str | None = None) -> client_mod.Subscription:
@@ -47,7 +55,7 @@ class LoopThreadClient:
 
         def hand_over(ev: client_mod.WatchEvent) -> None:
             try:
-                loop.call_soon_threadsafe(handler, ev)
+                loop.call_soon_threadsafe(self._deliver, handler, ev)
             except RuntimeError:   # the loop is closed: the controllers have stopped
                 pass
         sub = self._client.watch(kind, hand_over, resource_version)
@@ -84,6 +92,8 @@ class ControllerRuntime(loop_mod.Loop):
         components: list[component_mod.Component] = [
             c for c in (self.jobflow_controller, self.jobtemplate_controller) if c.name in wanted]
         super().__init__(clock, components + [self.events], max_requeues)
+        if isinstance(client, LoopThreadClient):
+            client.after_event = self._on_add
 
     async def shutdown(self) -> None:
         """Write the Events noted (the controllers keep nothing else in memory)."""

@@ -9,8 +9,9 @@ import pytest
 
 from vclite.api import kinds, meta, yamlio
 from vclite.cli import manifests
-from vclite.lib import clock
+from vclite.lib import clock, workqueue
 from vclite.runtime import gates, remote, runtime
+from vclite.runtime import loop as loop_mod
 
 TEMPLATE = """---
 apiVersion: flow.volcano.sh/v1alpha1
@@ -139,3 +140,42 @@ class Discovery:
 ])
 def test_missing_apis(served, missing):
     assert remote.missing_apis(Discovery(served)) == missing
+
+
+class Delayed:
+    """A component whose watch handler only sets a timer (as the JobFlow controller's status refresh)."""
+    name = "delayed"
+
+    def __init__(self, client, clk):
+        self.client, self.synced = client, []
+        self.queue = workqueue.WorkQueue(clk)
+
+    def start(self):
+        self.client.watch(kinds.QUEUE, lambda ev: self.queue.add_after(meta.name(ev.object), 0.05))
+
+    def sync(self, key):
+        self.synced.append(key)
+
+
+def test_a_timer_set_by_a_handed_over_event_wakes_the_sleeping_loop(cluster):
+    async def go():
+        client = remote.LoopThreadClient(cluster.client, asyncio.get_running_loop())
+        component = Delayed(client, clock.RealClock())
+        ctl = loop_mod.Loop(clock.RealClock(), [component])
+        client.after_event = ctl._on_add
+        ctl.start()
+        serving = asyncio.ensure_future(ctl.serve())
+        await asyncio.sleep(0.05)   # (serve() is asleep: nothing to do, no timer)
+        writer = threading.Thread(target=cluster.client.create, args=(
+            {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "q2"},
+             "spec": {"weight": 1}},))
+        writer.start()
+        writer.join()
+        for _ in range(200):
+            if component.synced:
+                break
+            await asyncio.sleep(0.025)
+        ctl.request_stop()
+        await serving
+        return component.synced
+    assert asyncio.run(go()) == ["q2"]

@@ -321,10 +321,10 @@ class JobFlowController:
         status = jobflow.get("status") or {}
         if meta.phase(jobflow) == flow.FlowPhase.FAILED and (status.get("conditions") or {}).get("spec") == condition:
             return
-        self._record(jobflow, WARNING, INVALID, problems, component=EVENT_SOURCE)
-        self.client.update_status({**jobflow, "status": {
+        self.client.update_status({**jobflow, "status": {   # (first: a Conflict records nothing)
             **status, "state": {"phase": str(flow.FlowPhase.FAILED)},
             "conditions": {**(status.get("conditions") or {}), "spec": condition}}})
+        self._record(jobflow, WARNING, INVALID, problems, component=EVENT_SOURCE)
 
     def _forget(self, key: str) -> None:
         self._problems.pop(key, None)
