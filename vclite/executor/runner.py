@@ -82,7 +82,7 @@ def _rel(path: str, what: str) -> str:
     return rel
 
 
-def _make_pod_dirs(pod_dir: Path) -> bool:
+def make_pod_dirs(pod_dir: Path) -> bool:
     """The pod's directory and its `logs`, in as few system calls as the usual case allows (a new pod
     in a namespace seen before: two mkdirs, where pathlib tries three). True if the pod's directory
     was made now (so it is empty: no old log, termination message or volume to look at)."""
@@ -167,14 +167,17 @@ class PodRunner:
         self.start_time: str | None = None
 
     # ---- preparation (synchronous, may raise envvars.ConfigError) ------------------------------------
-    def prepare(self) -> None:
-        """Create the pod directory, materialize volumes and resolve every container's launch."""
+    def prepare(self, dirs_made: bool | None = None) -> None:
+        """Create the pod directory, materialize volumes and resolve every container's launch.
+        `dirs_made`: make_pod_dirs already ran for this pod (the executor makes them ahead, while the
+        pod waits for its node) and returned this."""
         if self.launches is not None:
             return
         missing = envvars.missing_commands(self.pod)
         if missing:
             raise NoCommandError(envvars.no_command_message(self.pod, missing))
-        self._fresh_logs = _make_pod_dirs(self.pod_dir)   # (empty: no old log or message to look at)
+        made = make_pod_dirs(self.pod_dir) if dirs_made is None else dirs_made
+        self._fresh_logs = made   # (empty: no old log or message to look at)
         sources = self._materialize_volumes(fresh=self._fresh_logs)
         mounts = self._mount(sources)
         self.launches = {name: self._launch(c, mounts) for name, c in self._specs.items()}

@@ -240,7 +240,7 @@ def test_make_pod_dirs(tmp_path, before, made):
     for d in before:
         (tmp_path / d).mkdir()
     pod_dir = tmp_path / "ns" / "pod"
-    assert runner._make_pod_dirs(pod_dir) is made
+    assert runner.make_pod_dirs(pod_dir) is made
     assert (pod_dir / "logs").is_dir()
 
 
@@ -248,4 +248,4 @@ def test_make_pod_dirs_refuses_a_file_in_the_way(tmp_path):
     (tmp_path / "ns").mkdir()
     (tmp_path / "ns" / "pod").write_text("not a directory")
     with pytest.raises(FileExistsError):
-        runner._make_pod_dirs(tmp_path / "ns" / "pod")
+        runner.make_pod_dirs(tmp_path / "ns" / "pod")
