@@ -13,7 +13,7 @@ import types
 from typing import Any, Callable
 
 from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, podpriority, priorityclass, queue
-from vclite.admission import command, namespace, secret, vcjob
+from vclite.admission import command, lease, namespace, secret, vcjob
 from vclite.api import kinds, meta
 from vclite.lib import errors
 from vclite.lib import jsoncopy
@@ -55,6 +55,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.NAMESPACE.kind: Rules(namespace.mutate, delete=namespace.check_delete),
     kinds.COMMAND.kind: Rules(validate=command.validate),
     kinds.SECRET.kind: Rules(secret.mutate, secret.validate),
+    kinds.LEASE.kind: Rules(validate=lease.validate),
 })
 
 

@@ -49,9 +49,11 @@ SERVICE = Kind("", "v1", "Service", "services", "service", True, ("svc",))
 SECRET = Kind("", "v1", "Secret", "secrets", "secret", True, has_status=False)
 # Volcano's bus: a request to the vcjob or queue controller to run an action on its target, once.
 COMMAND = Kind("bus.volcano.sh", "v1alpha1", "Command", "commands", "command", True, has_status=False)
+# A lock with a holder and a term: `vcctl controller`'s leader election (as every Kubernetes controller's).
+LEASE = Kind("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, has_status=False)
 
 ALL: tuple[Kind, ...] = (JOB, JOBFLOW, JOBTEMPLATE, QUEUE, PODGROUP, PRIORITYCLASS, POD, NODE, NAMESPACE, EVENT,
-                         CONFIGMAP, SERVICE, SECRET, COMMAND)
+                         CONFIGMAP, SERVICE, SECRET, COMMAND, LEASE)
 _BY_KIND = {k.kind: k for k in ALL}
 
 

@@ -6,10 +6,11 @@ status, with every vclite JobFlow feature (probes, expressions, loops, retries, 
 It connects like every vcctl client command (`-k/--kubeconfig`, `-s/--master`), checks by
 discovery that the cluster serves JobFlows, JobTemplates and Volcano's jobs, and runs until SIGTERM
 or Ctrl-C. `--print-crds` prints the CRDs to install first (`api/crds.py` says why Volcano's own
-drop vclite's fields).
+drop vclite's fields). With leader election (the default, as Volcano's controller manager), only the
+holder of a Lease reconciles; other replicas stand by (`runtime/leader.py`).
 
 Exit status: 0 after a graceful stop or after printing the CRDs; 1 if the cluster cannot be reached
-or lacks an API; 2 for invalid options.
+or lacks an API, or the lease was lost; 2 for invalid options.
 """
 from __future__ import annotations
 
@@ -25,11 +26,15 @@ from vclite.api import crds
 from vclite.cli import client_common
 from vclite.cli.context import CONTEXT
 from vclite.httpserver import logsetup
+from vclite.apiserver import events
+from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 from vclite.runtime import gates
+from vclite.runtime import leader
 from vclite.runtime import remote
 
 log = logging.getLogger("vclite.controller")
+EVENT_SOURCE = "vclite-controller"   # the source component of the leader-election Events
 
 
 def _controllers(values: tuple[str, ...]) -> frozenset[str]:
@@ -50,27 +55,79 @@ def _controllers(values: tuple[str, ...]) -> frozenset[str]:
     return frozenset(chosen)
 
 
-async def _serve(client, controllers: frozenset[str]) -> None:
+def _duration(ctx: click.Context, param: click.Parameter, value: str) -> float:
+    try:
+        seconds = clock_mod.parse_duration(value)
+    except ValueError as e:
+        raise click.BadParameter(f"{e} (a Go duration: 15s, 500ms, 1m)") from None
+    if seconds <= 0:
+        raise click.BadParameter(f"{value!r}: must be above 0")
+    return seconds
+
+
+def _election(enabled: bool, namespace: str, name: str, lease_duration: float, renew_deadline: float,
+              retry_period: float) -> leader.Settings | None:
+    if not enabled:
+        return None
+    settings = leader.Settings(namespace=namespace, name=name, identity=leader.default_identity(),
+                               lease_duration=lease_duration, renew_deadline=renew_deadline,
+                               retry_period=retry_period)
+    problem = leader.settings_problem(settings)
+    if problem:
+        raise click.UsageError(f"--leader-elect-*: {problem}")
+    return settings
+
+
+async def _serve(client, controllers: frozenset[str], election: leader.Settings | None) -> int:
+    """Run until stopped (0) or until the lease is lost (1)."""
     loop = asyncio.get_running_loop()
-    on_loop = remote.LoopThreadClient(client, loop)
-    rt = remote.ControllerRuntime(on_loop, controllers=controllers)
+    stop = asyncio.Event()
+    rt: remote.ControllerRuntime | None = None
 
     def on_signal(signame: str) -> None:
         log.info("received %s: stopping", signame)
-        rt.request_stop()
+        stop.set()
+        if rt is not None:
+            rt.request_stop()
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, on_signal, sig.name)
+    elector = leader.Elector(client, election) if election is not None else None
+    if elector is not None and not await leader.acquire(elector, stop):
+        client.close()
+        log.info("stopped")
+        return 0
+    if elector is not None:
+        events.record(client, clock_mod.RealClock(), elector.lease, "Normal", "LeaderElection",
+                      f"{election.identity} became leader", component=EVENT_SOURCE)
+    on_loop = remote.LoopThreadClient(client, loop)
+    rt = remote.ControllerRuntime(on_loop, controllers=controllers)
+    lost = False
+
+    async def keep_lease() -> None:
+        nonlocal lost
+        if not await leader.keep(elector, stop):
+            lost = True
+            rt.request_stop()
+
+    keeper = loop.create_task(keep_lease()) if elector is not None else None
     try:
         rt.start()
         log.info("reconciling JobFlows and JobTemplates on %s (%s)", client.config.server,
                  ", ".join(sorted(controllers)))
-        await rt.serve()
+        if not stop.is_set():
+            await rt.serve()
     finally:
+        stop.set()
+        if keeper is not None:
+            await keeper
         on_loop.cancel_watches()
         await rt.shutdown()
+        if elector is not None and not lost:
+            await loop.run_in_executor(None, elector.release)
         client.close()
-        log.info("stopped")
+        log.info("stopped" if not lost else "stopped: the lease was lost")
+    return 1 if lost else 0
 
 
 @click.command(context_settings=CONTEXT)
@@ -82,8 +139,24 @@ async def _serve(client, controllers: frozenset[str]) -> None:
               help="Print the JobFlow and JobTemplate CRDs to install on the cluster (YAML), and exit.")
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Logs on stderr: plain lines or one JSON object per line.")
+@click.option("--leader-elect", type=click.BOOL, default=True, is_flag=False, flag_value=True, show_default="true",
+              metavar="[true|false]",
+              help="Reconcile only while holding a Lease, so replicas can stand by (as Volcano's controller "
+                   "manager); --leader-elect=false runs at once, alone.")
+@click.option("--leader-elect-resource-namespace", default=leader.Settings.namespace, show_default=True,
+              metavar="NAMESPACE", help="Namespace of the Lease (it must exist on a cluster).")
+@click.option("--leader-elect-resource-name", default=leader.Settings.name, show_default=True, metavar="NAME",
+              help="Name of the Lease (not Volcano's vc-controller-manager: both hold theirs at once).")
+@click.option("--leader-elect-lease-duration", default="15s", show_default=True, callback=_duration,
+              metavar="DURATION", help="How long standbys wait after the last renewal they saw before taking over.")
+@click.option("--leader-elect-renew-deadline", default="10s", show_default=True, callback=_duration,
+              metavar="DURATION", help="How long the leader keeps trying to renew before it stops (exit 1).")
+@click.option("--leader-elect-retry-period", default="2s", show_default=True, callback=_duration,
+              metavar="DURATION", help="Time between attempts to acquire or renew.")
 def controller(master: str, kubeconfig: str, controllers_opt: tuple[str, ...], print_crds: bool,
-               log_format: str) -> None:
+               log_format: str, leader_elect: bool, leader_elect_resource_namespace: str,
+               leader_elect_resource_name: str, leader_elect_lease_duration: float,
+               leader_elect_renew_deadline: float, leader_elect_retry_period: float) -> None:
     """Run vclite's JobFlow controllers on a Kubernetes cluster where Volcano runs the jobs.
 
     This is how flows scale past one machine: Volcano schedules and runs the vcjobs, vclite turns
@@ -96,17 +169,21 @@ def controller(master: str, kubeconfig: str, controllers_opt: tuple[str, ...], p
       #   --controllers=*,-jobflow-controller,-jobtemplate-controller
       vcctl controller --kubeconfig ~/.kube/config
 
-    Then `kubectl apply -f flow.yaml` and `kubectl get jf -w` as usual. Run one controller per
-    cluster (there is no leader election). Stops on SIGTERM or Ctrl-C.
+    Then `kubectl apply -f flow.yaml` and `kubectl get jf -w` as usual. Run several for
+    availability: only the holder of the Lease (volcano-system/vclite-controller by default)
+    reconciles, the others take over when it stops renewing. Stops on SIGTERM or Ctrl-C (exit 0,
+    the Lease released); exits 1 if it loses the Lease.
     """
     controllers = _controllers(controllers_opt)
+    election = _election(leader_elect, leader_elect_resource_namespace, leader_elect_resource_name,
+                         leader_elect_lease_duration, leader_elect_renew_deadline, leader_elect_retry_period)
     if print_crds:
         click.echo(yaml.safe_dump_all(crds.definitions(), sort_keys=False), nl=False)
         return
     logsetup.configure(log_format)
     try:
         client = client_common.connect(master, kubeconfig)
-        missing = remote.missing_apis(client)
+        missing = remote.missing_apis(client, leader_election=election is not None)
     except (errors.ApiError, OSError, client_common._config_error()) as e:
         click.echo(f"error: cannot use the cluster: {e}", err=True)
         sys.exit(1)
@@ -116,4 +193,4 @@ def controller(master: str, kubeconfig: str, controllers_opt: tuple[str, ...], p
         click.echo("Install vclite's CRDs with `vcctl controller --print-crds | kubectl apply -f -`, and Volcano "
                    "(https://volcano.sh) for its jobs.", err=True)
         sys.exit(1)
-    asyncio.run(_serve(client, controllers))
+    sys.exit(asyncio.run(_serve(client, controllers, election)))

@@ -233,6 +233,7 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
                          Column("Port(s)", "string", _service_ports), AGE,
                          Column("Selector", "string", lambda s, now: ",".join(
                              f"{k}={v}" for k, v in sorted((_get(s, "spec.selector") or {}).items())) or "<none>", 1)),
+    kinds.LEASE.kind: (Column("Holder", "string", lambda lease, now: _get(lease, "spec.holderIdentity") or ""), AGE),
     kinds.PRIORITYCLASS.kind: (Column("Value", "integer", lambda p, now: p.get("value", 0)),
                                Column("Global-Default", "boolean", lambda p, now: bool(p.get("globalDefault"))), AGE),
 }

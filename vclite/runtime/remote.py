@@ -32,6 +32,7 @@ REQUIRED = (
     (kinds.JOBTEMPLATE, "vclite's JobTemplate CRD is not installed"),
     (kinds.JOB, "Volcano is not installed (it serves batch.volcano.sh/v1alpha1 jobs)"),
 )
+LEASES = (kinds.LEASE, "leader election needs Leases (or run with --leader-elect=false)")
 
 
 class LoopThreadClient:
@@ -72,10 +73,11 @@ class LoopThreadClient:
         return getattr(self._client, name)
 
 
-def missing_apis(client: Any) -> list[str]:
+def missing_apis(client: Any, leader_election: bool = False) -> list[str]:
     """What the cluster lacks for the controllers (by discovery), as sentences; empty when all is there."""
+    required = REQUIRED + ((LEASES,) if leader_election else ())
     return [f"{why}: {kind.api_version} {kind.plural} is not served"
-            for kind, why in REQUIRED if not client.serves(kind.api_version, kind.plural)]
+            for kind, why in required if not client.serves(kind.api_version, kind.plural)]
 
 
 class ControllerRuntime(loop_mod.Loop):

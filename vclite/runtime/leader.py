@@ -1,0 +1,225 @@
+"""Leader election over a coordination.k8s.io/v1 Lease, as client-go's leaderelection runs it.
+
+Several `vcctl controller` processes may run against one cluster (a Deployment with replicas, a
+rolling update); only the one holding the Lease reconciles, the others stand by and take over when
+the holder stops renewing. The rules are client-go's (what vc-controller-manager and every
+Kubernetes controller use), so a reader of `kubectl get lease` sees what they expect:
+- A candidate reads the Lease; if there is none it creates it, holding it. A Lease held by another
+  identity is respected until `leaseDurationSeconds` have passed since this candidate *saw it
+  change* (its own monotonic clock, never the holder's timestamps: clocks of two machines differ).
+- Taking or renewing is an update at the resourceVersion read, so of two candidates only one wins.
+  Renewing keeps `acquireTime` and `leaseTransitions`; taking over sets `acquireTime` and counts
+  one more transition.
+- The leader renews every `retry_period`; if no renewal succeeds for `renew_deadline`, it has lost
+  the lease and must stop reconciling at once (`keep` returns; the command exits 1, as Volcano's
+  controller manager exits).
+- A leader that stops gracefully releases the Lease (holder emptied, 1 s term), so a standby
+  takes over within a retry period instead of a lease duration.
+`claim`, `held_elsewhere` and `settings_problem` are pure; `Elector` does the API calls (blocking:
+call it from a worker thread); `acquire` and `keep` are the asyncio loops.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import random
+import socket
+import time
+import uuid
+from typing import Any, Callable
+
+from vclite.api import kinds
+from vclite.lib import clock as clock_mod
+from vclite.lib import errors
+
+Obj = dict[str, Any]
+log = logging.getLogger("vclite.leader")
+JITTER = 1.2          # client-go's JitterFactor: waits between attempts to acquire are up to 2.2 × retry_period
+RELEASED_TERM = 1     # leaseDurationSeconds of a released lease
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """client-go's LeaderElectionConfig, with component-base's defaults."""
+
+    namespace: str = "volcano-system"
+    name: str = "vclite-controller"
+    identity: str = ""
+    lease_duration: float = 15.0
+    renew_deadline: float = 10.0
+    retry_period: float = 2.0
+
+
+def default_identity() -> str:
+    """Host name plus a unique suffix, as Volcano's: two processes on one host never share it."""
+    return f"{socket.gethostname()}_{uuid.uuid4()}"
+
+
+def settings_problem(s: Settings) -> str | None:
+    """What client-go's NewLeaderElector would refuse in these settings, or None."""
+    if s.retry_period <= 0 or s.lease_duration < 1:
+        return "the lease duration must be at least 1s and the retry period above 0"
+    if s.lease_duration <= s.renew_deadline:
+        return "the lease duration must be greater than the renew deadline"
+    if s.renew_deadline <= JITTER * s.retry_period:
+        return f"the renew deadline must be greater than {JITTER:g} × the retry period"
+    if not s.identity:
+        return "the identity must not be empty"
+    return None
+
+
+def held_elsewhere(spec: Obj, identity: str, observed_at: float, now: float) -> bool:
+    """The lease has another holder whose term, counted from when we saw the lease change, runs."""
+    holder = spec.get("holderIdentity") or ""
+    term = spec.get("leaseDurationSeconds") or 0
+    return bool(holder) and holder != identity and observed_at + term > now
+
+
+def claim(old: Obj | None, identity: str, now_text: str, lease_duration: float) -> Obj:
+    """The Lease spec that makes `identity` the holder: a renewal keeps the acquisition time and the
+    count of transitions, a take-over starts a new term and counts one more transition."""
+    term = max(1, int(lease_duration))
+    if old is not None and old.get("holderIdentity") == identity:
+        return {**old, "holderIdentity": identity, "leaseDurationSeconds": term, "renewTime": now_text,
+                "acquireTime": old.get("acquireTime") or now_text}
+    transitions = (old or {}).get("leaseTransitions")
+    return {"holderIdentity": identity, "leaseDurationSeconds": term, "acquireTime": now_text,
+            "renewTime": now_text, "leaseTransitions": (transitions or 0) + 1 if old is not None else 0}
+
+
+class Elector:
+    """One candidate. `try_acquire_or_renew` and `release` call the API (blocking)."""
+
+    def __init__(self, client: Any, settings: Settings, monotonic: Callable[[], float] = time.monotonic,
+                 clock: clock_mod.Clock | None = None):
+        self.client, self.settings = client, settings
+        self._monotonic = monotonic
+        self._clock = clock or clock_mod.RealClock()
+        self._observed: Obj | None = None     # the Lease as last read or written
+        self._observed_at = 0.0               # monotonic time its spec was first seen as it is
+        self.last_error = ""                  # why the last attempt failed (other than a running term)
+
+    @property
+    def lease(self) -> Obj | None:
+        """The Lease as last read or written (read only)."""
+        return self._observed
+
+    @property
+    def holder(self) -> str:
+        return ((self._observed or {}).get("spec") or {}).get("holderIdentity") or ""
+
+    def is_leader(self) -> bool:
+        return self.holder == self.settings.identity
+
+    def _observe(self, lease: Obj) -> None:
+        if self._observed is None or (self._observed.get("spec") or {}) != (lease.get("spec") or {}):
+            self._observed_at = self._monotonic()
+        self._observed = lease
+
+    def _now_text(self) -> str:
+        return clock_mod.format_micro_time(self._clock.now())
+
+    def try_acquire_or_renew(self) -> bool:
+        """One attempt: True if this candidate holds the lease now."""
+        s = self.settings
+        self.last_error = ""
+        try:
+            lease = self.client.get(kinds.LEASE, s.namespace, s.name)
+        except errors.NotFound:
+            body = {"apiVersion": kinds.LEASE.api_version, "kind": kinds.LEASE.kind,
+                    "metadata": {"name": s.name, "namespace": s.namespace},
+                    "spec": claim(None, s.identity, self._now_text(), s.lease_duration)}
+            try:
+                self._observe(self.client.create(body))
+            except errors.ApiError as e:
+                self.last_error = f"cannot create Lease {s.namespace}/{s.name}: {e}"
+                return False
+            return True
+        except errors.ApiError as e:
+            self.last_error = f"cannot read Lease {s.namespace}/{s.name}: {e}"
+            return False
+        self._observe(lease)
+        spec = lease.get("spec") or {}
+        if held_elsewhere(spec, s.identity, self._observed_at, self._monotonic()):
+            return False
+        try:
+            self._observe(self.client.update({**lease, "spec": claim(spec, s.identity, self._now_text(),
+                                                                     s.lease_duration)}))
+        except errors.ApiError as e:   # (a Conflict: another candidate wrote first)
+            self.last_error = f"cannot update Lease {s.namespace}/{s.name}: {e}"
+            return False
+        return True
+
+    def release(self) -> bool:
+        """Give the lease up (if held): holder emptied, a 1 s term. True if released or not held."""
+        if not self.is_leader() or self._observed is None:
+            return True
+        now = self._now_text()
+        spec = {**(self._observed.get("spec") or {}), "holderIdentity": "", "leaseDurationSeconds": RELEASED_TERM,
+                "renewTime": now, "acquireTime": now}
+        try:
+            self._observe(self.client.update({**self._observed, "spec": spec}))
+        except errors.ApiError as e:
+            log.warning("could not release Lease %s/%s: %s", self.settings.namespace, self.settings.name, e)
+            return False
+        return True
+
+
+async def _attempt(elector: Elector, timeout: float) -> bool:
+    """One attempt in a worker thread (the API calls block), given up after `timeout` seconds."""
+    loop = asyncio.get_running_loop()
+    try:
+        return await asyncio.wait_for(loop.run_in_executor(None, elector.try_acquire_or_renew), timeout)
+    except asyncio.TimeoutError:
+        elector.last_error = f"no answer from the API server within {timeout:g}s"
+        return False
+
+
+async def acquire(elector: Elector, stop: asyncio.Event) -> bool:
+    """Try until the lease is ours (True) or `stop` is set (False), every retry period plus jitter."""
+    s = elector.settings
+    told = ""
+    while not stop.is_set():
+        if await _attempt(elector, s.renew_deadline):
+            log.info("leading: holds Lease %s/%s as %s", s.namespace, s.name, s.identity)
+            return True
+        news = elector.last_error or f"Lease {s.namespace}/{s.name} is held by {elector.holder}"
+        if news != told:   # (said once per change, not every retry period)
+            if elector.last_error:
+                log.warning("%s", news)
+            else:
+                log.info("standing by: %s", news)
+            told = news
+        try:
+            await asyncio.wait_for(stop.wait(), s.retry_period * (1 + random.random() * JITTER))
+        except asyncio.TimeoutError:
+            pass
+    return False
+
+
+async def keep(elector: Elector, stop: asyncio.Event) -> bool:
+    """Renew every retry period until `stop` is set (True), or until no renewal has succeeded for
+    the renew deadline (False: the lease is lost, stop reconciling now)."""
+    s = elector.settings
+    loop = asyncio.get_running_loop()
+    renewed_at = loop.time()
+    while not stop.is_set():
+        try:
+            await asyncio.wait_for(stop.wait(), s.retry_period)
+            return True
+        except asyncio.TimeoutError:
+            pass
+        left = renewed_at + s.renew_deadline - loop.time()
+        if left <= 0:   # (woken too late to try: the process was paused, or the machine overloaded)
+            why = f"{loop.time() - renewed_at:.1f}s since the last renewal, with no chance to renew"
+        elif await _attempt(elector, left):
+            renewed_at = loop.time()
+            continue
+        elif loop.time() < renewed_at + s.renew_deadline:
+            continue
+        else:
+            why = elector.last_error or f"Lease {s.namespace}/{s.name} is held by {elector.holder or 'nobody'}"
+        log.error("lost the lease: not renewed within %gs: %s", s.renew_deadline, why)
+        return False
+    return True
