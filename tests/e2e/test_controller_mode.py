@@ -61,7 +61,88 @@ def test_the_controller_process_runs_the_flow_the_server_only_stores(tmp_path):
         assert "reconciling JobFlows and JobTemplates on https://127.0.0.1:" in text and "stopped" in text
 
 
+FAST_ELECTION = ["--leader-elect-lease-duration", "3s", "--leader-elect-renew-deadline", "2s",
+                 "--leader-elect-retry-period", "200ms"]
+
+
+def _wait_for(predicate, what, timeout=60):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.2)
+
+
+def _replica(srv, log):
+    return subprocess.Popen([VCCTL, "controller", "-k", str(srv.kubeconfig), *FAST_ELECTION], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=open(log, "w"))
+
+
+def _lease(srv):
+    return yaml.safe_load(kubectl(srv, "get", "lease", "-n", "volcano-system", "vclite-controller", "-o", "yaml"))
+
+
+def test_replicas_one_leads_a_paused_leader_loses_the_lease_a_stopped_one_hands_it_over(tmp_path):
+    with vcctl_server.running(tmp_path / "server", "--nodes", "1x(cpu=4,memory=8Gi)",
+                              "--controllers", WITHOUT_JOBFLOWS) as srv:
+        a_log, b_log, c_log = (tmp_path / f"{name}.log" for name in "abc")
+        replicas = []
+        try:
+            replicas.append(_replica(srv, a_log))
+            _wait_for(lambda: "reconciling" in a_log.read_text(), "the first replica did not lead")
+            replicas.append(_replica(srv, b_log))
+            _wait_for(lambda: "standing by: Lease volcano-system/vclite-controller is held by" in b_log.read_text(),
+                      "the second replica did not stand by")
+            a_id = _lease(srv)["spec"]["holderIdentity"]
+            assert f"as {a_id}" in a_log.read_text() and "reconciling" not in b_log.read_text()
+            # a stops renewing (paused past its term): b takes over; a, woken, finds it lost the lease
+            replicas[0].send_signal(signal.SIGSTOP)
+            _wait_for(lambda: "reconciling" in b_log.read_text(), "the standby did not take over", timeout=30)
+            replicas[0].send_signal(signal.SIGCONT)
+            assert replicas[0].wait(timeout=30) == 1
+            assert "lost the lease: not renewed within 2s: Lease volcano-system/vclite-controller is held by" \
+                in a_log.read_text()
+            spec = _lease(srv)["spec"]
+            b_id = spec["holderIdentity"]
+            assert b_id != a_id and spec["leaseTransitions"] == 1
+            kubectl(srv, "apply", "-f", DIAMOND)
+            _wait_for(lambda: kubectl(srv, "get", "jf", "diamond", "-o", "jsonpath={.status.state.phase}") == "Succeed",
+                      "the new leader did not run the flow", timeout=120)
+            # a graceful stop releases the lease: a new replica leads at once, not a term later
+            replicas.append(_replica(srv, c_log))
+            _wait_for(lambda: "standing by" in c_log.read_text(), "the third replica did not stand by")
+            replicas[1].send_signal(signal.SIGTERM)
+            assert replicas[1].wait(timeout=30) == 0
+            _wait_for(lambda: "reconciling" in c_log.read_text(), "the third replica did not take over", timeout=30)
+            assert _lease(srv)["spec"]["leaseTransitions"] == 2
+            events = kubectl(srv, "get", "events", "-n", "volcano-system")
+            assert events.count("LeaderElection") == 3 and f"{a_id} became leader" in events
+        finally:
+            for r in replicas:
+                if r.poll() is None:
+                    r.send_signal(signal.SIGCONT)
+                    r.kill()
+                r.wait()
+
+
+def test_leader_election_can_be_turned_off(tmp_path):
+    with vcctl_server.running(tmp_path / "server", "--controllers", WITHOUT_JOBFLOWS) as srv:
+        log = tmp_path / "controller.log"
+        ctl = subprocess.Popen([VCCTL, "controller", "-k", str(srv.kubeconfig), "--leader-elect=false"], cwd=ROOT,
+                               stdout=subprocess.DEVNULL, stderr=open(log, "w"))
+        try:
+            _wait_for(lambda: "reconciling" in log.read_text(), "the controller did not start")
+            assert "leading" not in log.read_text()
+            assert kubectl(srv, "get", "lease", "-A", "-o", "name").strip() == ""
+        finally:
+            ctl.send_signal(signal.SIGTERM)
+            assert ctl.wait(timeout=30) == 0
+
+
 @pytest.mark.parametrize("args, code, message", [
+    (["--leader-elect-renew-deadline", "20s"], 2, "the lease duration must be greater than the renew deadline"),
+    (["--leader-elect-retry-period", "9s"], 2, "greater than 1.2 × the retry period"),
+    (["--leader-elect-retry-period", "soon"], 2, "a Go duration"),
+    (["--leader-elect=maybe"], 2, "'maybe' is not a valid boolean"),
     (["--controllers", "job-controller"], 2, "job-controller runs in Volcano on a cluster"),
     (["--controllers", "-jobflow-controller,-jobtemplate-controller"], 2, "enables no controller"),
     (["--controllers", "jobflow-controler"], 2, "unknown controller 'jobflow-controler'"),

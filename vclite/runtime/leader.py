@@ -198,28 +198,28 @@ async def acquire(elector: Elector, stop: asyncio.Event) -> bool:
     return False
 
 
+async def _stopped_within(stop: asyncio.Event, seconds: float) -> bool:
+    try:
+        await asyncio.wait_for(stop.wait(), max(0.0, seconds))
+        return True
+    except asyncio.TimeoutError:
+        return False
+
+
 async def keep(elector: Elector, stop: asyncio.Event) -> bool:
-    """Renew every retry period until `stop` is set (True), or until no renewal has succeeded for
-    the renew deadline (False: the lease is lost, stop reconciling now)."""
+    """Renew every retry period until `stop` is set (True). A renewal that fails is retried every
+    retry period; when none has succeeded `renew_deadline` after the first try, the lease is lost
+    (False: stop reconciling now). As client-go, the first try of a renewal comes right after the
+    wait, so a process paused for a while still renews if nobody took the lease meanwhile."""
     s = elector.settings
     loop = asyncio.get_running_loop()
-    renewed_at = loop.time()
-    while not stop.is_set():
-        try:
-            await asyncio.wait_for(stop.wait(), s.retry_period)
-            return True
-        except asyncio.TimeoutError:
-            pass
-        left = renewed_at + s.renew_deadline - loop.time()
-        if left <= 0:   # (woken too late to try: the process was paused, or the machine overloaded)
-            why = f"{loop.time() - renewed_at:.1f}s since the last renewal, with no chance to renew"
-        elif await _attempt(elector, left):
-            renewed_at = loop.time()
-            continue
-        elif loop.time() < renewed_at + s.renew_deadline:
-            continue
-        else:
-            why = elector.last_error or f"Lease {s.namespace}/{s.name} is held by {elector.holder or 'nobody'}"
-        log.error("lost the lease: not renewed within %gs: %s", s.renew_deadline, why)
-        return False
+    while not await _stopped_within(stop, s.retry_period):
+        deadline = loop.time() + s.renew_deadline
+        while not await _attempt(elector, deadline - loop.time()):
+            if loop.time() + s.retry_period >= deadline:
+                why = elector.last_error or f"Lease {s.namespace}/{s.name} is held by {elector.holder or 'nobody'}"
+                log.error("lost the lease: not renewed within %gs: %s", s.renew_deadline, why)
+                return False
+            if await _stopped_within(stop, s.retry_period):
+                return True
     return True

@@ -1,0 +1,233 @@
+"""runtime.leader: client-go's leader election rules, over a real in-process API (Leases admitted
+and stored as on `vcctl server`), with a hand-moved monotonic clock for the terms."""
+import asyncio
+import threading
+import time
+
+import pytest
+
+from vclite.api import kinds
+from vclite.apiserver import inprocess
+from vclite.lib import clock as clock_mod
+from vclite.lib import errors
+from vclite.runtime import leader
+
+NOW = "2026-11-21T10:00:00.000000Z"
+LATER = "2026-11-21T10:00:02.000000Z"
+
+
+@pytest.mark.parametrize("old, identity, expected", [
+    # no lease yet: created held, no transition counted
+    (None, "a", {"holderIdentity": "a", "leaseDurationSeconds": 15, "acquireTime": LATER, "renewTime": LATER,
+                 "leaseTransitions": 0}),
+    # a renewal keeps the acquisition time and the count
+    ({"holderIdentity": "a", "leaseDurationSeconds": 15, "acquireTime": NOW, "renewTime": NOW, "leaseTransitions": 3},
+     "a", {"holderIdentity": "a", "leaseDurationSeconds": 15, "acquireTime": NOW, "renewTime": LATER,
+           "leaseTransitions": 3}),
+    # a take-over starts a term and counts one more transition
+    ({"holderIdentity": "a", "leaseDurationSeconds": 15, "acquireTime": NOW, "renewTime": NOW, "leaseTransitions": 3},
+     "b", {"holderIdentity": "b", "leaseDurationSeconds": 15, "acquireTime": LATER, "renewTime": LATER,
+           "leaseTransitions": 4}),
+    # a released lease (no holder), written by another tool without a count
+    ({"holderIdentity": "", "leaseDurationSeconds": 1}, "b",
+     {"holderIdentity": "b", "leaseDurationSeconds": 15, "acquireTime": LATER, "renewTime": LATER,
+      "leaseTransitions": 1}),
+])
+def test_claim(old, identity, expected):
+    assert leader.claim(old, identity, LATER, 15.0) == expected
+
+
+@pytest.mark.parametrize("spec, observed_at, now, held", [
+    ({"holderIdentity": "other", "leaseDurationSeconds": 15}, 100.0, 114.9, True),
+    ({"holderIdentity": "other", "leaseDurationSeconds": 15}, 100.0, 115.0, False),   # the term has run out
+    ({"holderIdentity": "me", "leaseDurationSeconds": 15}, 100.0, 101.0, False),      # ours
+    ({"holderIdentity": "", "leaseDurationSeconds": 1}, 100.0, 100.1, False),         # released
+    ({"leaseDurationSeconds": 15}, 100.0, 100.1, False),                              # never held
+])
+def test_held_elsewhere(spec, observed_at, now, held):
+    assert leader.held_elsewhere(spec, "me", observed_at, now) is held
+
+
+@pytest.mark.parametrize("changes, problem", [
+    ({}, None),
+    ({"lease_duration": 10.0}, "greater than the renew deadline"),
+    ({"renew_deadline": 2.4}, "greater than 1.2 × the retry period"),
+    ({"retry_period": 0.0}, "above 0"),
+    ({"lease_duration": 0.5, "renew_deadline": 0.2, "retry_period": 0.1}, "at least 1s"),
+    ({"identity": ""}, "identity"),
+])
+def test_settings_problem(changes, problem):
+    settings = leader.Settings(**{"identity": "me", **changes})
+    found = leader.settings_problem(settings)
+    assert (found is None) if problem is None else (problem in found)
+
+
+class Ticker:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def api():
+    return inprocess.new_client(clock_mod.RealClock())
+
+
+def elector(api, identity, ticker, **settings):
+    return leader.Elector(api, leader.Settings(identity=identity, **settings), monotonic=ticker)
+
+
+def stored(api):
+    return api.get(kinds.LEASE, "volcano-system", "vclite-controller")["spec"]
+
+
+def test_first_candidate_creates_the_lease_the_second_waits_out_the_term_then_takes_over(api):
+    ticker = Ticker()
+    a, b = elector(api, "a", ticker), elector(api, "b", ticker)
+    assert a.try_acquire_or_renew() and a.is_leader()
+    assert stored(api)["holderIdentity"] == "a" and stored(api)["leaseTransitions"] == 0
+    assert not b.try_acquire_or_renew() and b.holder == "a" and b.last_error == ""
+    ticker.now += 14
+    assert not b.try_acquire_or_renew()           # 14 s since b first saw this version: the term runs
+    ticker.now += 5
+    assert a.try_acquire_or_renew()                # a renews: a new version ...
+    assert not b.try_acquire_or_renew()            # ... which b counts its wait from
+    ticker.now += 16                               # a stops renewing
+    assert b.try_acquire_or_renew() and b.is_leader()
+    spec = stored(api)
+    assert spec["holderIdentity"] == "b" and spec["leaseTransitions"] == 1
+    assert not a.try_acquire_or_renew() and not a.is_leader()   # a sees it lost the lease
+
+
+def test_renewal_keeps_acquire_time(api):
+    a = elector(api, "a", Ticker())
+    assert a.try_acquire_or_renew()
+    first = stored(api)
+    assert a.try_acquire_or_renew()
+    second = stored(api)
+    assert second["acquireTime"] == first["acquireTime"] and second["renewTime"] >= first["renewTime"]
+    assert second["leaseTransitions"] == 0
+
+
+def test_two_candidates_racing_on_one_version_only_one_wins(api):
+    ticker = Ticker()
+    a, b, c = (elector(api, name, ticker) for name in "abc")
+    assert a.try_acquire_or_renew()
+    ticker.now += 20                                     # a's term ran out for everyone who saw it
+    b._observe(api.get(kinds.LEASE, "volcano-system", "vclite-controller"))
+    c._observe(api.get(kinds.LEASE, "volcano-system", "vclite-controller"))
+    b._observed_at = c._observed_at = ticker.now - 20
+    stale = api.get(kinds.LEASE, "volcano-system", "vclite-controller")
+    assert b.try_acquire_or_renew()
+    with pytest.raises(errors.Conflict):                 # the update c would send, at the version both read
+        api.update({**stale, "spec": leader.claim(stale["spec"], "c", NOW, 15)})
+    assert not c.try_acquire_or_renew() and c.holder == "b"
+
+
+def test_release_lets_a_standby_take_over_without_waiting_out_the_term(api):
+    ticker = Ticker()
+    a, b = elector(api, "a", ticker), elector(api, "b", ticker)
+    assert a.try_acquire_or_renew()
+    assert not b.try_acquire_or_renew()
+    assert a.release() and not a.is_leader()
+    assert stored(api)["holderIdentity"] == "" and stored(api)["leaseDurationSeconds"] == 1
+    assert b.try_acquire_or_renew()
+    assert stored(api)["leaseTransitions"] == 1
+    assert b.release() and a.release()   # (a holds nothing: nothing to release)
+
+
+def test_api_errors_are_failed_attempts_that_say_why(api):
+    ticker = Ticker()
+    a = elector(api, "a", ticker, namespace="Not_A_Namespace")
+    assert not a.try_acquire_or_renew()
+    assert "cannot create Lease Not_A_Namespace/vclite-controller" in a.last_error
+
+
+def test_the_lease_is_validated_as_kubernetes_does(api):
+    lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"},
+             "spec": {"leaseDurationSeconds": 0, "leaseTransitions": -1, "renewTime": "soon", "holderIdentity": 7}}
+    with pytest.raises(errors.Invalid) as e:
+        api.create(lease)
+    for field in ("leaseDurationSeconds", "leaseTransitions", "renewTime", "holderIdentity"):
+        assert f"spec.{field}" in str(e.value)
+    with pytest.raises(errors.Invalid, match="preferredHolder"):
+        api.create({**lease, "spec": {"preferredHolder": "x"}})
+    with pytest.raises(errors.NotFound):
+        api.get(kinds.LEASE, "default", "l")
+
+
+FAST = dict(lease_duration=1.0, renew_deadline=0.5, retry_period=0.05)
+
+
+def test_acquire_waits_while_another_holds_and_stops_when_asked(api):
+    async def go():
+        holder = leader.Elector(api, leader.Settings(identity="holder", **FAST))
+        assert holder.try_acquire_or_renew()
+        stop = asyncio.Event()
+        waiting = leader.Elector(api, leader.Settings(identity="standby", **FAST))
+        task = asyncio.get_running_loop().create_task(leader.acquire(waiting, stop))
+        for _ in range(4):   # the holder renews for a while: the standby keeps waiting
+            await asyncio.sleep(0.2)
+            assert holder.try_acquire_or_renew() and not task.done()
+        await asyncio.sleep(1.5)   # the holder is gone: its term runs out, the standby leads
+        assert task.done() and task.result() is True and waiting.is_leader()
+        again = asyncio.get_running_loop().create_task(leader.acquire(holder, stop))
+        await asyncio.sleep(0.2)
+        stop.set()
+        assert await again is False
+    asyncio.run(go())
+
+
+def test_keep_renews_until_stopped_and_reports_a_lost_lease(api):
+    async def go():
+        me = leader.Elector(api, leader.Settings(identity="me", **FAST))
+        assert me.try_acquire_or_renew()
+        stop = asyncio.Event()
+        keeping = asyncio.get_running_loop().create_task(leader.keep(me, stop))
+        await asyncio.sleep(0.5)
+        renewed = stored(api)["renewTime"]
+        await asyncio.sleep(0.3)
+        assert stored(api)["renewTime"] > renewed and not keeping.done()
+        stop.set()
+        assert await keeping is True
+        # someone else takes the lease (as after a long pause of ours): keep gives up within the deadline
+        lease = api.get(kinds.LEASE, "volcano-system", "vclite-controller")
+        api.update({**lease, "spec": leader.claim(lease["spec"], "thief", NOW, 1.0)})
+        stop = asyncio.Event()
+        assert await asyncio.wait_for(leader.keep(me, stop), timeout=5) is False
+    asyncio.run(go())
+
+
+def test_a_hung_api_call_counts_as_a_failed_attempt(api):
+    release = threading.Event()
+
+    class Hanging:
+        def get(self, *a):
+            release.wait(5)
+            raise errors.NotFound("gone")
+
+    async def go():
+        me = leader.Elector(Hanging(), leader.Settings(identity="me", **FAST))
+        ok = await leader._attempt(me, 0.1)
+        release.set()
+        return ok, me.last_error
+    ok, why = asyncio.run(go())
+    assert not ok and "no answer from the API server within 0.1s" in why
+
+
+def test_a_leader_paused_past_its_deadline_renews_if_nobody_took_the_lease(api):
+    async def go():
+        me = leader.Elector(api, leader.Settings(identity="me", **FAST))
+        assert me.try_acquire_or_renew()
+        stop = asyncio.Event()
+        keeping = asyncio.get_running_loop().create_task(leader.keep(me, stop))
+        await asyncio.sleep(0.1)
+        before = stored(api)["renewTime"]
+        time.sleep(1.2)   # the whole process stalls (the loop with it) past the renew deadline and the term
+        await asyncio.sleep(0.3)
+        assert not keeping.done() and stored(api)["renewTime"] > before and me.is_leader()
+        stop.set()
+        assert await keeping is True
+    asyncio.run(go())
