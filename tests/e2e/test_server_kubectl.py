@@ -376,3 +376,35 @@ def test_json_logs_plain_http_and_a_data_dir_in_use(tmp_path):
     refused = subprocess.run([vcctl_server.VCCTL, "server", "--data-dir", str(tmp_path / "d2"), "--address",
                               "0.0.0.0", "--plain-http"], capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "only served on a loopback address" in refused.stderr
+
+
+# (after test_metrics_after_work, which counts the pods scheduled before it)
+RETRIED = """
+apiVersion: v1
+kind: Pod
+metadata: {name: retried}
+spec:
+  schedulerName: volcano
+  restartPolicy: OnFailure
+  containers:
+    - name: main
+      image: busybox
+      command: ["sh", "-c", "n=$(cat $VC_POD_DIR/n 2>/dev/null || echo 0); echo run $n; echo $((n+1)) > $VC_POD_DIR/n; [ $n = 1 ]"]
+"""
+
+
+def test_logs_of_the_current_run_and_previous(kubectl):
+    kubectl("apply", "-f", "-", input=RETRIED)
+    wait_for(kubectl, ["get", "pod", "retried", "-o", "jsonpath={.status.phase}"], lambda out: out.stdout == "Succeeded",
+             "the pod did not succeed")
+    assert kubectl("get", "pod", "retried", "-o", "jsonpath={.status.containerStatuses[0].restartCount}").stdout == "1"
+    assert kubectl("logs", "retried").stdout == "run 1\n"
+    assert kubectl("logs", "retried", "--previous").stdout == "run 0\n"
+    kubectl("delete", "pod", "retried")
+    kubectl("apply", "-f", "-", input=RETRIED.replace("OnFailure", "Never"))
+    wait_for(kubectl, ["get", "pod", "retried", "-o", "jsonpath={.status.phase}"], lambda out: out.stdout == "Failed",
+             "the pod made again did not fail")   # (its directory kept the counter file: run 2)
+    assert kubectl("logs", "retried").stdout == "run 2\n"
+    out = kubectl("logs", "retried", "-p", check=False)
+    assert out.returncode == 1 and 'previous terminated container "main" in pod "retried" not found' in out.stderr
+    kubectl("delete", "pod", "retried")

@@ -150,8 +150,10 @@ class LocalExecutor:
     def pod_dir(self, namespace: str, pod: str) -> pathlib.Path:
         return self.workdir / namespace / pod
 
-    def log_path(self, namespace: str, pod: str, container: str) -> pathlib.Path:
-        return self.pod_dir(namespace, pod) / "logs" / f"{container}.log"
+    def log_path(self, namespace: str, pod: str, container: str, previous: bool = False) -> pathlib.Path:
+        """The container's log of its current run, or with `previous` of the run before."""
+        path = self.pod_dir(namespace, pod) / "logs" / f"{container}.log"
+        return runner_mod.previous_log_of(path) if previous else path
 
     def running_count(self) -> int:
         """Pods whose runner has not finished (processes alive, starting, or waiting to restart)."""

@@ -1,7 +1,9 @@
 """Runs one pod's containers as host processes (see processes.py): the process half of the kubelet.
 
 Layout of a pod's directory `<poddir>` (the executor uses `<workdir>/<namespace>/<pod>/`):
-- `logs/<container>.log` — stdout and stderr of every run of the container, appended across restarts;
+- `logs/<container>.log` — stdout and stderr of the container's current run (a new run of the
+  same pod starts a new file, as the kubelet's); `logs/<container>.previous.log` — the run before
+  (`kubectl logs --previous`). A pod made again under the same name starts with neither;
 - `logs/<container>.termination-log` — the container's termination message file, whatever its
   terminationMessagePath says; its path is in `$TERMINATION_MESSAGE_PATH` (removed before each run,
   created by the container if it writes one). After the process exits, up to 4096 bytes of it become
@@ -74,6 +76,10 @@ class Launch:
     termination_log: Path
     fallback_to_logs: bool
 
+    @property
+    def previous_log(self) -> Path:
+        return previous_log_of(self.log)
+
 
 def _rel(path: str, what: str) -> str:
     rel = posixpath.normpath("/" + str(path)).lstrip("/")
@@ -103,6 +109,18 @@ def make_pod_dirs(pod_dir: Path) -> bool:
     return made
 
 
+def _replace_if_there(source: Path, target: Path) -> None:
+    try:
+        os.replace(source, target)
+    except FileNotFoundError:   # (the run before never started, so it logged nothing)
+        target.unlink(missing_ok=True)
+
+
+def previous_log_of(log: Path) -> Path:
+    """The log of the run before the current one (container names have no dots: no clash)."""
+    return log.with_name(log.name[:-len(".log")] + ".previous.log")
+
+
 def read_message(path: Path, limit: int = MAX_MESSAGE) -> str:
     try:
         with open(path, "rb") as fh:
@@ -111,11 +129,11 @@ def read_message(path: Path, limit: int = MAX_MESSAGE) -> str:
         return ""
 
 
-def log_tail(path: Path, offset: int) -> str:
-    """The last 80 lines / 2 KiB of what was logged after `offset`."""
+def log_tail(path: Path) -> str:
+    """The last 80 lines / 2 KiB of the log."""
     try:
         with open(path, "rb") as fh:
-            fh.seek(max(offset, os.path.getsize(path) - FALLBACK_BYTES * 4))
+            fh.seek(max(0, os.path.getsize(path) - FALLBACK_BYTES * 4))
             data = fh.read()
     except OSError:
         return ""
@@ -342,10 +360,12 @@ class PodRunner:
     async def _run_once(self, st: podstatus.ContainerState) -> None:
         assert self.launches is not None
         launch = self.launches[st.name]
-        offset = 0
-        if not self._fresh_logs or st.restart_count:
+        if st.terminated is not None:   # a restart: this pod's run before is kept for --previous
             launch.termination_log.unlink(missing_ok=True)   # a message is this run's, never the last one's
-            offset = launch.log.stat().st_size if launch.log.exists() else 0
+            _replace_if_there(launch.log, launch.previous_log)
+        elif not self._fresh_logs:   # left by an earlier pod of this name (or a run vclite never started)
+            for path in (launch.termination_log, launch.log, launch.previous_log):
+                path.unlink(missing_ok=True)
         try:
             with open(launch.log, "ab") as log:
                 proc = await processes.start(launch.argv, cwd=launch.cwd, env=launch.env, log=log)
@@ -365,7 +385,7 @@ class PodRunner:
         code = rc if rc >= 0 else 128 - rc
         message = read_message(launch.termination_log)
         if not message and code != 0 and launch.fallback_to_logs:
-            message = log_tail(launch.log, offset)
+            message = log_tail(launch.log)
         st.finish(code, self._now(), message=message)
         # no report here: the caller reports next (the back-off, the next container's start, or the end)
 

@@ -365,17 +365,16 @@ class Server:
         ns, name = route.namespace or "", route.name or ""
         pod = self.backend.client.get(kinds.POD, ns, name)
         container = logs.resolve(pod, query.get("container"))
-        follow = media.parse_bool(query.get("follow"), "follow")
-        if media.parse_bool(query.get("previous"), "previous"):
-            raise errors.BadRequest(f'previous terminated container "{container}" in pod "{name}" not found '
-                                    "(vclite keeps one log per container, across restarts)")
+        previous = media.parse_bool(query.get("previous"), "previous")
+        follow = media.parse_bool(query.get("follow"), "follow") and not previous   # (a finished run's log)
         tail = media.parse_int(query.get("tailLines"), "tailLines")
         limit = media.parse_int(query.get("limitBytes"), "limitBytes")
         if self.backend.log_path is None:
             raise errors.BadRequest("pod logs are not available: this server runs no local executor")
-        path = self.backend.log_path(ns, name, container)
+        path = self.backend.log_path(ns, name, container, previous)
         if not path.exists():
-            raise errors.BadRequest(logs.waiting_message(pod, container))
+            raise errors.BadRequest(logs.previous_missing(pod, container) if previous
+                                    else logs.waiting_message(pod, container))
         offset = logs.tail_offset(path, tail) if tail is not None else 0
         response = web.StreamResponse(status=200, headers={"Content-Type": "text/plain"})
         response.enable_chunked_encoding()

@@ -17,7 +17,7 @@ from vclite.lib import clock as clock_mod
 from vclite.store import selectors
 
 Obj = dict[str, Any]
-LogPath = Callable[[str, str, str], pathlib.Path]
+LogPath = Callable[[str, str, str, bool], pathlib.Path]   # (namespace, pod, container, previous)
 
 
 @dataclasses.dataclass

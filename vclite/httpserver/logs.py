@@ -6,8 +6,10 @@
 - `follow=true` keeps the response open and sends what is appended, until the pod is finished
   (Succeeded/Failed) or deleted, the client goes away, or the server stops. The file is checked
   every FOLLOW_INTERVAL seconds (a log is a file another process appends to).
-- `previous`, `timestamps` and `sinceSeconds` are not supported (the whole log of every run of
-  the container is one file); `previous=true` gets 400.
+- `previous=true` reads the log of the container's run before the current one (the executor keeps
+  one); without one, 400 with the kubelet's words. `timestamps` and `sinceSeconds`/`sinceTime`
+  are ignored (the executor stores what the process writes, with no time per line): the whole
+  log is sent, so log viewers that always send them (k9s) still work.
 Only `resolve` and `tail_offset` decide anything; they are pure or read one file.
 """
 from __future__ import annotations
@@ -54,6 +56,11 @@ def waiting_message(pod: Obj, container: str) -> str:
             if waiting.get("reason"):
                 return f'container "{container}" in pod "{name}" is waiting to start: {waiting["reason"]}'
     return f'container "{container}" in pod "{name}" is waiting to start: ContainerCreating'
+
+
+def previous_missing(pod: Obj, container: str) -> str:
+    name = (pod.get("metadata") or {}).get("name", "")
+    return f'previous terminated container "{container}" in pod "{name}" not found'
 
 
 def tail_offset(path: pathlib.Path, lines: int) -> int:

@@ -101,10 +101,23 @@ def test_no_command_is_refused(tmp_path):
     assert "cannot run an image's entrypoint" in ei.value.message
 
 
-def test_logs_capture_stdout_and_stderr_and_append_across_restarts(tmp_path):
-    script = 'echo out; echo err >&2; [ -e "$VC_POD_DIR/m" ] && exit 0; touch "$VC_POD_DIR/m"; exit 1'
+def test_logs_capture_stdout_and_stderr_the_current_run_and_the_one_before(tmp_path):
+    script = 'n=$(cat "$VC_POD_DIR/n" 2>/dev/null || echo 0); echo "out $n"; echo "err $n" >&2; ' \
+             'echo $((n + 1)) > "$VC_POD_DIR/n"; [ "$n" = 2 ]'
     run(tmp_path, make_pod([container("main", script)], restart="OnFailure"))
-    assert (tmp_path / "ns" / "p" / "logs" / "main.log").read_text() == "out\nerr\nout\nerr\n"
+    logs = tmp_path / "ns" / "p" / "logs"
+    assert (logs / "main.log").read_text() == "out 2\nerr 2\n"
+    assert (logs / "main.previous.log").read_text() == "out 1\nerr 1\n"   # (run 0's is gone, as on a node)
+
+
+def test_a_pod_made_again_under_its_name_starts_without_the_old_ones_logs(tmp_path):
+    run(tmp_path, make_pod([container("main", "echo first; echo gone > $TERMINATION_MESSAGE_PATH")]))
+    logs = tmp_path / "ns" / "p" / "logs"
+    (logs / "main.previous.log").write_text("older\n")
+    r = run(tmp_path, make_pod([container("main", "echo second; exit 3")]))
+    assert (logs / "main.log").read_text() == "second\n"
+    assert not (logs / "main.previous.log").exists()
+    assert "message" not in status_of(r, "main")["state"]["terminated"]   # not the old pod's message
 
 
 def test_init_containers_run_first_in_order(tmp_path):
@@ -249,3 +262,12 @@ def test_make_pod_dirs_refuses_a_file_in_the_way(tmp_path):
     (tmp_path / "ns" / "pod").write_text("not a directory")
     with pytest.raises(FileExistsError):
         runner.make_pod_dirs(tmp_path / "ns" / "pod")
+
+
+def test_a_restart_does_not_report_the_run_befores_termination_message(tmp_path):
+    script = '[ -e "$VC_POD_DIR/m" ] && exit 0; touch "$VC_POD_DIR/m"; echo first-run > $TERMINATION_MESSAGE_PATH; exit 1'
+    r = run(tmp_path, make_pod([container("main", script)], restart="OnFailure"))
+    st = status_of(r, "main")
+    assert st["restartCount"] == 1 and st["state"]["terminated"]["exitCode"] == 0
+    assert "message" not in st["state"]["terminated"]
+    assert st["lastState"]["terminated"]["message"] == "first-run\n"

@@ -22,7 +22,8 @@ def serve(test, log_dir=None):
     """Run `test(client, server, backend)` against a fresh server."""
     async def main():
         api = inprocess.new_client(clock_mod.RealClock())
-        log_path = (lambda ns, pod, c: log_dir / f"{ns}_{pod}_{c}.log") if log_dir else None
+        log_path = (lambda ns, pod, c, previous: log_dir / f"{ns}_{pod}_{c}{'.previous' if previous else ''}.log"
+                    ) if log_dir else None
         be = backend.Backend.of_client(api, log_path)
         srv = app_mod.Server(be, TOKEN, bookmark_interval=0.05)
         srv.ready = True
@@ -221,6 +222,13 @@ def test_pod_logs_tail_and_follow(tmp_path):
         assert await asyncio.wait_for(follow.content.readline(), 5) == b"four\n"
         be.client.patch(kinds.POD, "default", "p1", {"status": {"phase": "Succeeded"}}, status=True)
         assert await asyncio.wait_for(follow.content.read(), 5) == b""  # ends with the pod
+        resp = await client.get(url + "?previous=true", headers=AUTH)
+        st = await resp.json()
+        assert resp.status == 400 and st["message"] == 'previous terminated container "main" in pod "p1" not found'
+        (tmp_path / "default_p1_main.previous.log").write_text("run before\n")
+        for query in ("?previous=true", "?previous=true&follow=true", "?previous=true&tailLines=1"):
+            resp = await asyncio.wait_for(client.get(url + query, headers=AUTH), 5)
+            assert await asyncio.wait_for(resp.text(), 5) == "run before\n"
     serve(test, log_dir=tmp_path)
 
 
