@@ -2,7 +2,8 @@
 
 One catch-all route; `routes.match` decides what a path names. Order per request:
 1. the bearer token is checked before anything else is looked at (a request without it gets
-   401 and the server reads no body, resolves no path, touches no object);
+   401 and the server reads no body, resolves no path, touches no object) — except a GET of
+   /healthz, /livez, /readyz or /version without credentials, public as on Kubernetes;
 2. the route's handler runs; an ApiError becomes its Status (any other exception a 500 Status,
    logged with its traceback). Bodies are capped at bodies.MAX_BODY (413);
 3. every request, 401s and 404s included, is logged and counted in the metrics.
@@ -133,7 +134,9 @@ class Server:
         start = time.perf_counter()
         info = {"verb": request.method, "resource": ""}
         try:
-            if not security.token_matches(request.headers.get("Authorization"), self.token):
+            header = request.headers.get("Authorization")
+            if not (security.token_matches(header, self.token)
+                    or security.anonymous_allowed(request.method, request.path, header)):
                 info["verb"] = "UNAUTHORIZED"
                 response = status_response(status_mod.unauthorized())
             else:

@@ -45,6 +45,8 @@ def serve(test, log_dir=None):
     pytest.param("DELETE", "/api/v1/namespaces/default", None, id="delete"),
     pytest.param("GET", "/no/such/path", None, id="unknown-path"),
     pytest.param("GET", "/metrics", None, id="metrics"),
+    pytest.param("GET", "/healthz/ping", None, id="health-sub-check"),
+    pytest.param("POST", "/healthz", None, id="health-not-a-get"),
 ])
 def test_unauthenticated_requests_get_401_and_change_nothing(headers, method, path, body):
     async def test(client, srv, be):
@@ -230,6 +232,16 @@ def test_pod_logs_tail_and_follow(tmp_path):
             resp = await asyncio.wait_for(client.get(url + query, headers=AUTH), 5)
             assert await asyncio.wait_for(resp.text(), 5) == "run before\n"
     serve(test, log_dir=tmp_path)
+
+
+@pytest.mark.parametrize("path, wanted", [("/healthz", "ok"), ("/livez", "ok"), ("/readyz", "ok"),
+                                          ("/version", '"gitVersion"'), ("/version/", '"gitVersion"')])
+def test_health_and_version_are_public_without_credentials_but_not_with_wrong_ones(path, wanted):
+    async def test(client, srv, be):
+        resp = await client.get(path)
+        assert resp.status == 200 and wanted in await resp.text()
+        assert (await client.get(path, headers={"Authorization": "Bearer wrong"})).status == 401
+    serve(test)
 
 
 def test_health_and_metrics():
