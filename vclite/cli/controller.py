@@ -10,14 +10,18 @@ drop vclite's fields). With leader election (the default, as Volcano's controlle
 holder of a Lease reconciles; other replicas stand by (`runtime/leader.py`).
 
 Exit status: 0 after a graceful stop or after printing the CRDs; 1 if the cluster cannot be reached
-or lacks an API, or the lease was lost; 2 for invalid options.
+or lacks an API, or the lease was lost (at once, from the lease keeper's thread); 2 for invalid
+options.
 """
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
 import signal
 import sys
+from typing import Callable
 
 import click
 import yaml
@@ -78,8 +82,20 @@ def _election(enabled: bool, namespace: str, name: str, lease_duration: float, r
     return settings
 
 
-async def _serve(client, controllers: frozenset[str], election: leader.Settings | None) -> int:
-    """Run until stopped (0) or until the lease is lost (1)."""
+def _exit_lost(why: str) -> None:
+    """The lease is lost: stop reconciling now, whatever the controllers' loop is doing (client-go's
+    OnStoppedLeading, where Volcano's controller manager exits): a supervisor restarts us as a standby."""
+    log.error("stopped: the lease was lost")
+    for handler in logging.getLogger().handlers:
+        with contextlib.suppress(Exception):
+            handler.flush()
+    os._exit(1)
+
+
+async def _serve(client, controllers: frozenset[str], election: leader.Settings | None,
+                 on_lost: Callable[[str], None] = _exit_lost) -> int:
+    """Run until stopped (0). With `election`, wait to hold the lease first; losing it calls
+    `on_lost` from the keeper's thread (the process exits 1)."""
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     rt: remote.ControllerRuntime | None = None
@@ -97,20 +113,14 @@ async def _serve(client, controllers: frozenset[str], election: leader.Settings 
         client.close()
         log.info("stopped")
         return 0
-    if elector is not None:
-        events.record(client, clock_mod.RealClock(), elector.lease, "Normal", "LeaderElection",
-                      f"{election.identity} became leader", component=EVENT_SOURCE)
+    keeper = leader.Keeper(elector, on_lost) if elector is not None else None
+    if keeper is not None:
+        keeper.start()   # (before anything else: renewals never wait for this loop)
+        await loop.run_in_executor(None, lambda: events.record(
+            client, clock_mod.RealClock(), elector.lease, "Normal", "LeaderElection",
+            f"{election.identity} became leader", component=EVENT_SOURCE))
     on_loop = remote.LoopThreadClient(client, loop)
     rt = remote.ControllerRuntime(on_loop, controllers=controllers)
-    lost = False
-
-    async def keep_lease() -> None:
-        nonlocal lost
-        if not await leader.keep(elector, stop):
-            lost = True
-            rt.request_stop()
-
-    keeper = loop.create_task(keep_lease()) if elector is not None else None
     try:
         rt.start()
         log.info("reconciling JobFlows and JobTemplates on %s (%s)", client.config.server,
@@ -118,16 +128,14 @@ async def _serve(client, controllers: frozenset[str], election: leader.Settings 
         if not stop.is_set():
             await rt.serve()
     finally:
-        stop.set()
-        if keeper is not None:
-            await keeper
         on_loop.cancel_watches()
         await rt.shutdown()
-        if elector is not None and not lost:
+        if keeper is not None:
+            await loop.run_in_executor(None, keeper.stop)
             await loop.run_in_executor(None, elector.release)
         client.close()
-        log.info("stopped" if not lost else "stopped: the lease was lost")
-    return 1 if lost else 0
+        log.info("stopped")
+    return 0
 
 
 @click.command(context_settings=CONTEXT)

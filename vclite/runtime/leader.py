@@ -16,15 +16,18 @@ Kubernetes controller use), so a reader of `kubectl get lease` sees what they ex
 - A leader that stops gracefully releases the Lease (holder emptied, 1 s term), so a standby
   takes over within a retry period instead of a lease duration.
 `claim`, `held_elsewhere` and `settings_problem` are pure; `Elector` does the API calls (blocking:
-call it from a worker thread); `acquire` and `keep` are the asyncio loops.
+call it from a worker thread); `acquire` is the asyncio loop that waits to lead, `Keeper` the
+thread that renews.
 """
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import logging
 import random
 import socket
+import threading
 import time
 import uuid
 from typing import Any, Callable
@@ -198,28 +201,52 @@ async def acquire(elector: Elector, stop: asyncio.Event) -> bool:
     return False
 
 
-async def _stopped_within(stop: asyncio.Event, seconds: float) -> bool:
-    try:
-        await asyncio.wait_for(stop.wait(), max(0.0, seconds))
-        return True
-    except asyncio.TimeoutError:
-        return False
+class Keeper:
+    """Renews the lease from its own thread, every retry period, as client-go's renew loop: the
+    controllers' loop may be busy (a long resync, a request hanging on a dead connection) for
+    longer than a term, and a renewal waiting for it would let a standby take over while this
+    process still reconciles. A renewal that fails is retried every retry period; when none has
+    succeeded `renew_deadline` after its first try, `on_lost(why)` is called from the keeper's
+    thread — it must stop the process at once (the command exits). Each API call runs in a worker
+    thread and is given up at the deadline, so a hanging request cannot hold the keeper past it.
+    As client-go, the first try of a renewal comes right after the wait, so a process paused for a
+    while still renews if nobody took the lease meanwhile."""
 
+    def __init__(self, elector: Elector, on_lost: Callable[[str], None]):
+        self.elector, self.on_lost = elector, on_lost
+        self._stop = threading.Event()
+        self._calls = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="vclite-lease-call")
+        self._thread = threading.Thread(target=self._run, name="vclite-lease", daemon=True)
 
-async def keep(elector: Elector, stop: asyncio.Event) -> bool:
-    """Renew every retry period until `stop` is set (True). A renewal that fails is retried every
-    retry period; when none has succeeded `renew_deadline` after the first try, the lease is lost
-    (False: stop reconciling now). As client-go, the first try of a renewal comes right after the
-    wait, so a process paused for a while still renews if nobody took the lease meanwhile."""
-    s = elector.settings
-    loop = asyncio.get_running_loop()
-    while not await _stopped_within(stop, s.retry_period):
-        deadline = loop.time() + s.renew_deadline
-        while not await _attempt(elector, deadline - loop.time()):
-            if loop.time() + s.retry_period >= deadline:
-                why = elector.last_error or f"Lease {s.namespace}/{s.name} is held by {elector.holder or 'nobody'}"
-                log.error("lost the lease: not renewed within %gs: %s", s.renew_deadline, why)
-                return False
-            if await _stopped_within(stop, s.retry_period):
-                return True
-    return True
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop renewing (before releasing the lease); returns once the keeper's thread is done."""
+        self._stop.set()
+        self._thread.join(timeout=self.elector.settings.renew_deadline + 1)
+        self._calls.shutdown(wait=False)
+
+    def _attempt(self, timeout: float) -> bool:
+        call = self._calls.submit(self.elector.try_acquire_or_renew)
+        try:
+            return call.result(timeout=max(timeout, 0.001))
+        except concurrent.futures.TimeoutError:
+            self.elector.last_error = f"no answer from the API server within {round(timeout, 1):g}s"
+            return False
+
+    def _run(self) -> None:
+        s = self.elector.settings
+        while not self._stop.wait(s.retry_period):
+            deadline = time.monotonic() + s.renew_deadline
+            while not self._attempt(deadline - time.monotonic()):
+                if self._stop.is_set():
+                    return
+                if time.monotonic() + s.retry_period >= deadline:
+                    holder = self.elector.holder or "nobody"
+                    why = self.elector.last_error or f"Lease {s.namespace}/{s.name} is held by {holder}"
+                    log.error("lost the lease: not renewed within %gs: %s", s.renew_deadline, why)
+                    self.on_lost(why)
+                    return
+                if self._stop.wait(s.retry_period):
+                    return

@@ -180,24 +180,64 @@ def test_acquire_waits_while_another_holds_and_stops_when_asked(api):
     asyncio.run(go())
 
 
-def test_keep_renews_until_stopped_and_reports_a_lost_lease(api):
-    async def go():
-        me = leader.Elector(api, leader.Settings(identity="me", **FAST))
-        assert me.try_acquire_or_renew()
-        stop = asyncio.Event()
-        keeping = asyncio.get_running_loop().create_task(leader.keep(me, stop))
-        await asyncio.sleep(0.5)
-        renewed = stored(api)["renewTime"]
-        await asyncio.sleep(0.3)
-        assert stored(api)["renewTime"] > renewed and not keeping.done()
-        stop.set()
-        assert await keeping is True
-        # someone else takes the lease (as after a long pause of ours): keep gives up within the deadline
-        lease = api.get(kinds.LEASE, "volcano-system", "vclite-controller")
-        api.update({**lease, "spec": leader.claim(lease["spec"], "thief", NOW, 1.0)})
-        stop = asyncio.Event()
-        assert await asyncio.wait_for(leader.keep(me, stop), timeout=5) is False
-    asyncio.run(go())
+def _until(predicate, timeout=10):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition never held"
+        time.sleep(0.02)
+
+
+def test_keeper_renews_from_its_own_thread_even_while_the_caller_is_busy(api):
+    me = leader.Elector(api, leader.Settings(identity="me", **FAST))
+    assert me.try_acquire_or_renew()
+    lost = []
+    keeper = leader.Keeper(me, lost.append)
+    keeper.start()
+    try:
+        before = stored(api)["renewTime"]
+        time.sleep(1.2)   # this thread (the controllers' loop, in vcctl controller) is busy past the term
+        assert stored(api)["renewTime"] > before and me.is_leader() and lost == []
+    finally:
+        keeper.stop()
+    stopped_at = stored(api)["renewTime"]
+    time.sleep(0.3)
+    assert stored(api)["renewTime"] == stopped_at   # stopped: no more renewals
+
+
+def test_keeper_reports_a_lease_taken_by_another(api):
+    me = leader.Elector(api, leader.Settings(identity="me", **FAST))
+    assert me.try_acquire_or_renew()
+    lease = api.get(kinds.LEASE, "volcano-system", "vclite-controller")
+    api.update({**lease, "spec": leader.claim(lease["spec"], "thief", NOW, 1.0)})   # (as after a long pause of ours)
+    lost = []
+    keeper = leader.Keeper(me, lost.append)
+    keeper.start()
+    try:
+        _until(lambda: lost)
+    finally:
+        keeper.stop()
+    assert lost == ["Lease volcano-system/vclite-controller is held by thief"]
+
+
+def test_keeper_gives_up_on_a_hanging_api_at_the_deadline():
+    release = threading.Event()
+
+    class Hanging:   # an API server that stopped answering (a dead connection)
+        def get(self, *a):
+            release.wait(10)
+            raise errors.NotFound("gone")
+
+    me = leader.Elector(Hanging(), leader.Settings(identity="me", **FAST))
+    lost = []
+    keeper = leader.Keeper(me, lost.append)
+    started = time.monotonic()
+    keeper.start()
+    try:
+        _until(lambda: lost, timeout=5)
+    finally:
+        release.set()
+        keeper.stop()
+    assert lost == ["no answer from the API server within 0.5s"] and time.monotonic() - started < 5
 
 
 def test_a_hung_api_call_counts_as_a_failed_attempt(api):
@@ -215,19 +255,3 @@ def test_a_hung_api_call_counts_as_a_failed_attempt(api):
         return ok, me.last_error
     ok, why = asyncio.run(go())
     assert not ok and "no answer from the API server within 0.1s" in why
-
-
-def test_a_leader_paused_past_its_deadline_renews_if_nobody_took_the_lease(api):
-    async def go():
-        me = leader.Elector(api, leader.Settings(identity="me", **FAST))
-        assert me.try_acquire_or_renew()
-        stop = asyncio.Event()
-        keeping = asyncio.get_running_loop().create_task(leader.keep(me, stop))
-        await asyncio.sleep(0.1)
-        before = stored(api)["renewTime"]
-        time.sleep(1.2)   # the whole process stalls (the loop with it) past the renew deadline and the term
-        await asyncio.sleep(0.3)
-        assert not keeping.done() and stored(api)["renewTime"] > before and me.is_leader()
-        stop.set()
-        assert await keeping is True
-    asyncio.run(go())
