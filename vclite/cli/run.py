@@ -11,9 +11,9 @@ unschedulable: …").
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import pathlib
+import shutil
 import signal
 import sys
 from typing import Any
@@ -325,8 +325,7 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
         return _run_and_report(rt, docs, quiet, output, timeout, err)
     finally:
         if workdir is None and not _has_pods(rt.workdir):
-            with contextlib.suppress(OSError):
-                rt.workdir.rmdir()   # a temporary directory no pod used: nothing to look at later
+            shutil.rmtree(rt.workdir, ignore_errors=True)   # a temporary directory no pod ran in: nothing to see
 
 
 def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: str | None, timeout: float | None,
@@ -369,8 +368,9 @@ def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: st
 
 
 def _has_pods(workdir: pathlib.Path) -> bool:
-    """Whether any pod ran in `workdir` (each gets `<namespace>/<pod>/` there)."""
+    """Whether any pod ran in `workdir`: a pod that ran has a log (`<namespace>/<pod>/logs/<container>.log`);
+    a pod that never started may have only its empty directories, made ahead by the executor."""
     try:
-        return any(workdir.iterdir())
+        return any(workdir.glob("*/*/logs/*.log"))
     except OSError:
         return True   # cannot tell: keep it

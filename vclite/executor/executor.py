@@ -111,12 +111,13 @@ class LocalExecutor:
 
     def _on_pod(self, ev: client_mod.WatchEvent) -> None:
         key = meta.key(ev.object)
+        if ev.type == client_mod.EventType.DELETED or (ev.object.get("spec") or {}).get("nodeName") not in (
+                None, "", *self.node_names):
+            self._premade.pop(key, None)   # (gone, or bound elsewhere: its directories stay, as a run's do)
         if self._mine(ev.object) or self._mine(ev.old) or key in self._runs:
             self.queue.add(key)
         elif ev.type == client_mod.EventType.ADDED and self._may_come(ev.object):
             self._premake_dirs(key, ev.object)
-        elif ev.type == client_mod.EventType.DELETED or (ev.object.get("spec") or {}).get("nodeName"):
-            self._premade.pop(key, None)   # (gone, or bound elsewhere: its directories stay, as a run's do)
 
     def _may_come(self, pod: Obj) -> bool:
         """A new pod not bound yet, that a scheduler may bind to one of these nodes."""

@@ -18,6 +18,7 @@ import collections
 import contextlib
 import json
 import logging
+import os
 import time
 from typing import Any, Callable
 
@@ -374,34 +375,40 @@ class Server:
         limit = media.parse_int(query.get("limitBytes"), "limitBytes")
         if self.backend.log_path is None:
             raise errors.BadRequest("pod logs are not available: this server runs no local executor")
-        path = self.backend.log_path(ns, name, container, previous)
-        if not path.exists():
-            raise errors.BadRequest(logs.previous_missing(pod, container) if previous
-                                    else logs.waiting_message(pod, container))
-        offset = logs.tail_offset(path, tail) if tail is not None else 0
-        response = web.StreamResponse(status=200, headers={"Content-Type": "text/plain"})
-        response.enable_chunked_encoding()
-        await response.prepare(request)
-        sent = 0
-        uid = meta.uid(pod)
+        if previous and not logs.has_previous(pod, container):
+            raise errors.BadRequest(logs.previous_missing(pod, container))
+        # a container backing off after a crash: its last run is the previous one (and still the
+        # current file), as the kubelet serves lastState.terminated for both
+        path = self.backend.log_path(ns, name, container, previous and not logs.backing_off(pod, container))
         try:
-            while limit is None or sent < limit:
-                want = logs.CHUNK if limit is None else min(logs.CHUNK, limit - sent)
-                data = logs.read_from(path, offset, want)
-                if data:
-                    await response.write(data)
-                    offset, sent = offset + len(data), sent + len(data)
-                    continue
-                if not follow or self._log_finished(ns, name, uid):
-                    if logs.size_of(path) <= offset:
+            fh = open(path, "rb")   # read through one handle: a restart renames the file away
+        except FileNotFoundError:
+            raise errors.BadRequest(logs.previous_missing(pod, container) if previous
+                                    else logs.waiting_message(pod, container)) from None
+        with fh:
+            fh.seek(logs.tail_offset(path, tail) if tail is not None else 0)
+            response = web.StreamResponse(status=200, headers={"Content-Type": "text/plain"})
+            response.enable_chunked_encoding()
+            await response.prepare(request)
+            sent = 0
+            uid = meta.uid(pod)
+            try:
+                while limit is None or sent < limit:
+                    data = fh.read(logs.CHUNK if limit is None else min(logs.CHUNK, limit - sent))
+                    if data:
+                        await response.write(data)
+                        sent += len(data)
+                        continue
+                    if not follow or self._log_finished(ns, name, uid) or logs.replaced(path, fh):
+                        if os.fstat(fh.fileno()).st_size <= fh.tell():
+                            break   # (the run ended: kubectl logs -f ends with it, as with the kubelet)
+                        continue  # the last bytes came in after the check
+                    if self.stopping.is_set() or request.transport is None or request.transport.is_closing():
                         break
-                    continue  # the last bytes came in after the check
-                if self.stopping.is_set() or request.transport is None or request.transport.is_closing():
-                    break
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self.stopping.wait(), timeout=logs.FOLLOW_INTERVAL)
-        except (ConnectionError, asyncio.CancelledError):
-            pass
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(self.stopping.wait(), timeout=logs.FOLLOW_INTERVAL)
+            except (ConnectionError, asyncio.CancelledError):
+                pass
         with contextlib.suppress(ConnectionError, RuntimeError):
             await response.write_eof()
         return response

@@ -6,8 +6,10 @@
 - `follow=true` keeps the response open and sends what is appended, until the pod is finished
   (Succeeded/Failed) or deleted, the client goes away, or the server stops. The file is checked
   every FOLLOW_INTERVAL seconds (a log is a file another process appends to).
-- `previous=true` reads the log of the container's run before the current one (the executor keeps
-  one); without one, 400 with the kubelet's words. `timestamps` and `sinceSeconds`/`sinceTime`
+- `previous=true` reads the log of the container's run in `lastState.terminated` (the executor
+  keeps the run before the current one; while the container backs off after a crash, that is the
+  current file); without a terminated last state, 400 with the kubelet's words. A followed log
+  ends when its run does (the file renamed away at a restart), as kubectl's with the kubelet. `timestamps` and `sinceSeconds`/`sinceTime`
   are ignored (the executor stores what the process writes, with no time per line): the whole
   log is sent, so log viewers that always send them (k9s) still work.
 Only `resolve` and `tail_offset` decide anything; they are pure or read one file.
@@ -58,6 +60,31 @@ def waiting_message(pod: Obj, container: str) -> str:
     return f'container "{container}" in pod "{name}" is waiting to start: ContainerCreating'
 
 
+def _status_of(pod: Obj, container: str) -> Obj:
+    status = pod.get("status") or {}
+    return next((cs for cs in (status.get("containerStatuses") or []) + (status.get("initContainerStatuses") or [])
+                 if cs.get("name") == container), {})
+
+
+def has_previous(pod: Obj, container: str) -> bool:
+    """The kubelet serves `previous` only for a container with a terminated last state."""
+    return bool((_status_of(pod, container).get("lastState") or {}).get("terminated"))
+
+
+def backing_off(pod: Obj, container: str) -> bool:
+    """Waiting to be started again after a run ended (CrashLoopBackOff): no run is current."""
+    cs = _status_of(pod, container)
+    return bool((cs.get("state") or {}).get("waiting")) and has_previous(pod, container)
+
+
+def replaced(path: pathlib.Path, fh: Any) -> bool:
+    """The file at `path` is no longer the one open (renamed away when the container restarted)."""
+    try:
+        return os.stat(path).st_ino != os.fstat(fh.fileno()).st_ino
+    except FileNotFoundError:
+        return True
+
+
 def previous_missing(pod: Obj, container: str) -> str:
     name = (pod.get("metadata") or {}).get("name", "")
     return f'previous terminated container "{container}" in pod "{name}" not found'
@@ -91,19 +118,3 @@ def tail_offset(path: pathlib.Path, lines: int) -> int:
 def _byte_at(f: Any, offset: int) -> bytes:
     f.seek(offset)
     return f.read(1)
-
-
-def read_from(path: pathlib.Path, offset: int, limit: int | None = None) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            f.seek(offset)
-            return f.read(limit if limit is not None else -1)
-    except FileNotFoundError:
-        return b""
-
-
-def size_of(path: pathlib.Path) -> int:
-    try:
-        return os.stat(path).st_size
-    except FileNotFoundError:
-        return 0

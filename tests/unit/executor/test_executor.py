@@ -215,8 +215,11 @@ def test_premade_directories_are_forgotten_for_pods_deleted_or_bound_elsewhere(e
     ex.start()
     for name in ("gone", "moved"):
         client.create(make_pod(name, node=None))
+    client.create(make_pod("quick", node=None))
     client.delete(kinds.POD, "default", "gone")
     client.bind("default", "moved", "other-node")
+    client.bind("default", "quick", "local")
+    client.delete(kinds.POD, "default", "quick")   # bound here, deleted before it ever started
     assert ex._premade == {}
     asyncio.run(drive(ex, lambda: True))
     assert phase(client, "moved") is None   # (not run here)

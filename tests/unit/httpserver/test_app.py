@@ -2,6 +2,7 @@
 watch streams, logs, metrics. Every refused request is checked to have changed nothing."""
 import asyncio
 import json
+import os
 
 import pytest
 from aiohttp import test_utils
@@ -224,13 +225,22 @@ def test_pod_logs_tail_and_follow(tmp_path):
         assert await asyncio.wait_for(follow.content.readline(), 5) == b"four\n"
         be.client.patch(kinds.POD, "default", "p1", {"status": {"phase": "Succeeded"}}, status=True)
         assert await asyncio.wait_for(follow.content.read(), 5) == b""  # ends with the pod
-        resp = await client.get(url + "?previous=true", headers=AUTH)
+        (tmp_path / "default_p1_main.previous.log").write_text("run before\n")
+        resp = await client.get(url + "?previous=true", headers=AUTH)   # no terminated last state: none
         st = await resp.json()
         assert resp.status == 400 and st["message"] == 'previous terminated container "main" in pod "p1" not found'
-        (tmp_path / "default_p1_main.previous.log").write_text("run before\n")
+        last = {"terminated": {"exitCode": 1, "reason": "Error"}}
+        status = {"name": "main", "lastState": last, "state": {"running": {}}}
+        be.client.patch(kinds.POD, "default", "p1", {"status": {"containerStatuses": [status]}}, status=True)
         for query in ("?previous=true", "?previous=true&follow=true", "?previous=true&tailLines=1"):
             resp = await asyncio.wait_for(client.get(url + query, headers=AUTH), 5)
             assert await asyncio.wait_for(resp.text(), 5) == "run before\n"
+        # backing off after a crash: the run in lastState is the current file, for both
+        status = {**status, "state": {"waiting": {"reason": "CrashLoopBackOff"}}}
+        be.client.patch(kinds.POD, "default", "p1", {"status": {"containerStatuses": [status]}}, status=True)
+        for query in ("", "?previous=true"):
+            resp = await asyncio.wait_for(client.get(url + query, headers=AUTH), 5)
+            assert await asyncio.wait_for(resp.text(), 5) == "one\ntwo\nthree\nfour\n"
     serve(test, log_dir=tmp_path)
 
 
@@ -242,6 +252,21 @@ def test_health_and_version_are_public_without_credentials_but_not_with_wrong_on
         assert resp.status == 200 and wanted in await resp.text()
         assert (await client.get(path, headers={"Authorization": "Bearer wrong"})).status == 401
     serve(test)
+
+
+def test_a_followed_log_ends_when_its_run_is_renamed_away_at_a_restart(tmp_path):
+    async def test(client, srv, be):
+        be.client.create(POD)
+        log = tmp_path / "default_p1_main.log"
+        log.write_text("first run\n")
+        follow = await client.get("/api/v1/namespaces/default/pods/p1/log?follow=true", headers=AUTH)
+        assert await asyncio.wait_for(follow.content.readline(), 5) == b"first run\n"
+        with open(log, "a") as f:
+            f.write("its last line\n")
+        os.replace(log, tmp_path / "default_p1_main.previous.log")   # the executor, at the restart
+        log.write_text("a much longer first line of the second run\n")
+        assert await asyncio.wait_for(follow.content.read(), 5) == b"its last line\n"
+    serve(test, log_dir=tmp_path)
 
 
 def test_health_and_metrics():
