@@ -27,10 +27,10 @@ import click
 import yaml
 
 from vclite.api import crds
+from vclite.apiserver import events
 from vclite.cli import client_common
 from vclite.cli.context import CONTEXT
 from vclite.httpserver import logsetup
-from vclite.apiserver import events
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 from vclite.runtime import gates

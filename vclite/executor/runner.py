@@ -194,8 +194,8 @@ class PodRunner:
         missing = envvars.missing_commands(self.pod)
         if missing:
             raise NoCommandError(envvars.no_command_message(self.pod, missing))
-        made = make_pod_dirs(self.pod_dir) if dirs_made is None else dirs_made
-        self._fresh_logs = made   # (empty: no old log or message to look at)
+        # (made now: empty, no old log or message to look at)
+        self._fresh_logs = make_pod_dirs(self.pod_dir) if dirs_made is None else dirs_made
         sources = self._materialize_volumes(fresh=self._fresh_logs)
         mounts = self._mount(sources)
         self.launches = {name: self._launch(c, mounts) for name, c in self._specs.items()}
