@@ -26,7 +26,6 @@ controllers or the scheduler, and never decides anything a pure module (podstatu
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import dataclasses
 import logging
 import os
@@ -47,10 +46,6 @@ log = logging.getLogger("vclite.executor")
 SHUTDOWN_REASON, SHUTDOWN_MESSAGE = "Terminated", "Pod was terminated in response to imminent node shutdown."
 EVENT_SOURCE = "kubelet"   # the source component of a pod's Events, as on a node
 REPORT_DELAY = 0.02   # seconds a pod's move to Running may wait before it is written
-# One thread, for the whole process, that makes pod directories ahead: a mkdir costs up to a few
-# hundred microseconds on some disks, and made while the pod waits for the scheduler's session, it
-# is not on the way from a job's end to the next job's start.
-_DIR_MAKER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="vclite-pod-dirs")
 
 
 @dataclasses.dataclass
@@ -80,7 +75,6 @@ class LocalExecutor:
         self._runs: dict[str, _Run] = {}
         self._blocked: set[str] = set()       # pods waiting for a ConfigMap or Secret
         self._lost: dict[str, str] = {}       # key -> uid of pods whose processes died with a previous process
-        self._premade: dict[str, tuple[str, concurrent.futures.Future[bool]]] = {}  # key -> (uid, make_pod_dirs)
         self._subs: list[client_mod.Subscription] = []
         self.pods = informer_mod.Informer(client, kinds.POD, self._on_pod)   # read-only pods
         self.host_env = dict(os.environ)   # what every container's environment starts from
@@ -111,32 +105,8 @@ class LocalExecutor:
 
     def _on_pod(self, ev: client_mod.WatchEvent) -> None:
         key = meta.key(ev.object)
-        if ev.type == client_mod.EventType.DELETED or (ev.object.get("spec") or {}).get("nodeName") not in (
-                None, "", *self.node_names):
-            self._premade.pop(key, None)   # (gone, or bound elsewhere: its directories stay, as a run's do)
         if self._mine(ev.object) or self._mine(ev.old) or key in self._runs:
             self.queue.add(key)
-        elif ev.type == client_mod.EventType.ADDED and self._may_come(ev.object):
-            self._premake_dirs(key, ev.object)
-
-    def _may_come(self, pod: Obj) -> bool:
-        """A new pod not bound yet, that a scheduler may bind to one of these nodes."""
-        spec = pod.get("spec") or {}
-        return not spec.get("nodeName") and not meta.is_deleting(pod) and meta.phase(pod) not in podstatus.TERMINAL
-
-    def _premake_dirs(self, key: str, pod: Obj) -> None:
-        path = self.pod_dir(meta.namespace(pod), meta.name(pod))
-        self._premade[key] = (meta.uid(pod), _DIR_MAKER.submit(runner_mod.make_pod_dirs, path))
-
-    def _dirs_made(self, key: str, pod: Obj) -> bool | None:
-        """What make_pod_dirs answered for this pod ahead of its start, or None: make them now."""
-        premade = self._premade.pop(key, None)
-        if premade is None or premade[0] != meta.uid(pod):
-            return None
-        try:
-            return premade[1].result()
-        except OSError:
-            return None   # (made again now, so the error is the run's to report)
 
     def _on_config_map(self, ev: client_mod.WatchEvent) -> None:
         ns = meta.namespace(ev.object)
@@ -206,7 +176,7 @@ class LocalExecutor:
             runner = runner_mod.PodRunner(pod, self.pod_dir(meta.namespace(pod), meta.name(pod)),
                                           self._config_maps(pod), self.clock, self._on_runner_change,
                                           self.restart_backoff, self.host_env)
-            runner.prepare(self._dirs_made(key, pod))
+            runner.prepare()
         except runner_mod.NoCommandError as e:
             self._write_not_started(pod, core.PodPhase.FAILED, envvars.NO_COMMAND, e.message, pod_level=True)
             return

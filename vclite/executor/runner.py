@@ -185,17 +185,14 @@ class PodRunner:
         self.start_time: str | None = None
 
     # ---- preparation (synchronous, may raise envvars.ConfigError) ------------------------------------
-    def prepare(self, dirs_made: bool | None = None) -> None:
-        """Create the pod directory, materialize volumes and resolve every container's launch.
-        `dirs_made`: make_pod_dirs already ran for this pod (the executor makes them ahead, while the
-        pod waits for its node) and returned this."""
+    def prepare(self) -> None:
+        """Create the pod directory, materialize volumes and resolve every container's launch."""
         if self.launches is not None:
             return
         missing = envvars.missing_commands(self.pod)
         if missing:
             raise NoCommandError(envvars.no_command_message(self.pod, missing))
-        # (made now: empty, no old log or message to look at)
-        self._fresh_logs = make_pod_dirs(self.pod_dir) if dirs_made is None else dirs_made
+        self._fresh_logs = make_pod_dirs(self.pod_dir)   # (made now: empty, no old log or message to look at)
         sources = self._materialize_volumes(fresh=self._fresh_logs)
         mounts = self._mount(sources)
         self.launches = {name: self._launch(c, mounts) for name, c in self._specs.items()}

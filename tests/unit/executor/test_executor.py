@@ -197,40 +197,12 @@ def test_a_longer_pod_is_reported_running_before_it_ends(env, monkeypatch):
     assert seen == [None, "Running", "Succeeded"]
 
 
-def test_an_unbound_pods_directory_is_made_ahead_and_used_when_it_is_bound(env):
-    client, ex, workdir = env
-    ex.start()
-    client.create(make_pod("early", "echo ran", node=None))
-    uid, made = ex._premade["default/early"]
-    assert made.result(timeout=10) is True and (workdir / "default" / "early" / "logs").is_dir()
-    pod = client.get(kinds.POD, "default", "early")
-    client.bind("default", "early", "local")
-    asyncio.run(drive(ex, lambda: phase(client, "early") == "Succeeded"))
-    assert uid == pod["metadata"]["uid"] and "default/early" not in ex._premade
-    assert ex.log_path("default", "early", "main").read_text() == "ran\n"
-
-
-def test_premade_directories_are_forgotten_for_pods_deleted_or_bound_elsewhere(env):
-    client, ex, workdir = env
-    ex.start()
-    for name in ("gone", "moved"):
-        client.create(make_pod(name, node=None))
-    client.create(make_pod("quick", node=None))
-    client.delete(kinds.POD, "default", "gone")
-    client.bind("default", "moved", "other-node")
-    client.bind("default", "quick", "local")
-    client.delete(kinds.POD, "default", "quick")   # bound here, deleted before it ever started
-    assert ex._premade == {}
-    asyncio.run(drive(ex, lambda: True))
-    assert phase(client, "moved") is None   # (not run here)
-
-
 def test_a_pod_made_again_under_its_name_does_not_take_the_old_ones_directories(env):
     client, ex, workdir = env
     ex.start()
-    client.create(make_pod("again", "echo one", node=None))
-    ex._premade["default/again"][1].result(timeout=10)
+    client.create(make_pod("again", "echo one", node="local"))
+    asyncio.run(drive(ex, lambda: phase(client, "again") == "Succeeded"))
     client.delete(kinds.POD, "default", "again")
-    client.create(make_pod("again", "echo two", node="local"))   # bound at creation: never premade
+    client.create(make_pod("again", "echo two", node="local"))
     asyncio.run(drive(ex, lambda: phase(client, "again") == "Succeeded"))
     assert ex.log_path("default", "again", "main").read_text() == "two\n"
