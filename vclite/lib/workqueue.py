@@ -11,6 +11,10 @@ policy's timeout or a retry's back-off) or a chore (`chore=True`: clean-up and b
 deleting a finished vcjob after its ttlSecondsAfterFinished). Both fire alike;
 `next_progress_at()` ignores chores, so a run with nothing left but chores can tell it is stuck
 instead of waiting an hour for a TTL.
+
+A key added `later` is work nothing waits for (e.g. the clean-up after a vcjob finished): it waits in
+a second lane, which `get` serves only once the first is empty and the runtime takes as background
+work (after the pods just bound have started). Added again without `later`, it moves to the first lane.
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ class WorkQueue:
                  on_add: Callable[[], None] | None = None):
         self._clock = clock
         self._ready: OrderedDict[Hashable, None] = OrderedDict()
+        self._later: OrderedDict[Hashable, None] = OrderedDict()   # the second lane (see the docstring)
         self._delayed: list[tuple[float, int, Hashable]] = []   # progress
         self._due: dict[Hashable, float] = {}  # earliest pending delayed add per key
         self._chores: list[tuple[float, int, Hashable]] = []
@@ -36,11 +41,16 @@ class WorkQueue:
         self._base, self._max = base_delay, max_delay
         self.on_add = on_add
 
-    def add(self, key: Hashable) -> None:
-        if key not in self._ready:
+    def add(self, key: Hashable, later: bool = False) -> None:
+        if key in self._ready or later and key in self._later:
+            return
+        if later:
+            self._later[key] = None
+        else:
+            self._later.pop(key, None)
             self._ready[key] = None
-            if self.on_add:
-                self.on_add()
+        if self.on_add:
+            self.on_add()
 
     def add_after(self, key: Hashable, delay: float, chore: bool = False) -> None:
         """Add `key` once `delay` seconds have passed; `chore`: clean-up or bookkeeping that cannot
@@ -84,17 +94,23 @@ class WorkQueue:
                 del dues[key]
             self.add(key)
 
-    def get(self) -> Hashable | None:
-        """The next ready key (removed from the queue), or None if nothing is ready now."""
+    def get(self, later: bool = True) -> Hashable | None:
+        """The next ready key (removed from the queue), or None if nothing is ready now; without
+        `later`, only a key of the first lane."""
         self._promote()
-        if not self._ready:
-            return None
-        key, _ = self._ready.popitem(last=False)
-        return key
+        if self._ready:
+            return self._ready.popitem(last=False)[0]
+        if later and self._later:
+            return self._later.popitem(last=False)[0]
+        return None
+
+    def get_later(self) -> Hashable | None:
+        """The next key of the second lane (added `later`), or None."""
+        return self._later.popitem(last=False)[0] if self._later else None
 
     def has_ready(self) -> bool:
         self._promote()
-        return bool(self._ready)
+        return bool(self._ready or self._later)
 
     def next_ready_at(self) -> float | None:
         """Monotonic time at which the earliest delayed key becomes ready (None if none is delayed)."""
@@ -107,4 +123,4 @@ class WorkQueue:
         return self._delayed[0][0] if self._delayed else None
 
     def __len__(self) -> int:
-        return len(self._ready) + len(self._delayed) + len(self._chores)
+        return len(self._ready) + len(self._later) + len(self._delayed) + len(self._chores)

@@ -49,13 +49,26 @@ def _wake_up(fut: asyncio.Future[None]) -> None:
         fut.set_result(None)
 
 
-def _first_ready(components: list[component_mod.Component]) -> tuple[component_mod.Component, Hashable] | None:
+def _first_ready(components: list[component_mod.Component],
+                 later: bool = True) -> tuple[component_mod.Component, Hashable] | None:
     for c in components:
-        key = c.queue.get()
+        key = c.queue.get(later)
         if key is not None:
             return c, key
     return None
 
+
+def _first_background(background: list[component_mod.Component], others: list[component_mod.Component]
+                      ) -> tuple[component_mod.Component, Hashable] | None:
+    """A background component's key, else a key another component queued for later."""
+    picked = _first_ready(background)
+    if picked is not None:
+        return picked
+    for c in others:
+        key = c.queue.get_later()
+        if key is not None:
+            return c, key
+    return None
 
 
 class Loop:
@@ -122,25 +135,26 @@ class Loop:
 
         Components are in priority order: a key is always taken from the first component with ready
         work, so the scheduler (after the controllers and the executor) runs one session over a
-        settled burst of changes instead of one per intermediate state. Background components
-        (bookkeeping nothing waits for: Events, JobTemplate status) come after all the others, so
-        in a flow of quick jobs they run while the next job's pods run; one background key is
-        still taken after every FOREGROUND_STREAK foreground ones, so they cannot starve."""
+        settled burst of changes instead of one per intermediate state. Background work (bookkeeping
+        nothing waits for: the background components, such as Events and JobTemplate status, and the
+        keys a component queued `later`, such as a finished vcjob's clean-up) comes after all the
+        rest, so in a flow of quick jobs it runs while the next job's pods run; one background key
+        is still taken after every FOREGROUND_STREAK foreground ones, so it cannot starve."""
         self.start()
-        later = [c for c in self.components if getattr(c, "background", False)]
-        first = [c for c in self.components if c not in later]
+        bg = [c for c in self.components if getattr(c, "background", False)]
+        fg = [c for c in self.components if c not in bg]
         done = streak = 0
         while True:
-            picked = None
+            picked, in_background = None, True
             if streak >= FOREGROUND_STREAK:
-                picked = _first_ready(later)
+                picked = _first_background(bg, fg)
             if picked is None:
-                picked = _first_ready(first)
+                picked, in_background = _first_ready(fg, later=False), False
             if picked is None and background:
-                picked = _first_ready(later)
+                picked, in_background = _first_background(bg, fg), True
             if picked is None:
                 return done
-            streak = 0 if picked[0] in later else streak + 1
+            streak = 0 if in_background else streak + 1
             self._sync_one(*picked)
             done += 1
 

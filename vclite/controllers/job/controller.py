@@ -123,7 +123,10 @@ class JobController:
 
     def _request(self, key: str, req: policies.Request) -> None:
         self._requests.setdefault(key, []).append(req)
-        self.queue.add(key)
+        # A finished job's sync only cleans up, whatever the request (its table rows are all KillJob,
+        # keeping finished pods): nothing waits for it, so it runs after the work that moves jobs on.
+        job = self._jobs.get(key)
+        self.queue.add(key, later=job is not None and actions.phase_of(job) in batch.TERMINAL_PHASES)
 
     def _on_job(self, ev: client_mod.WatchEvent) -> None:
         job, key = ev.object, meta.key(ev.object)
