@@ -120,6 +120,26 @@ def test_job_completes(c):
     assert c.events("Completed")
 
 
+def test_a_finished_jobs_clean_up_is_queued_after_the_work_that_moves_jobs_on(c):
+    c.create(vcjob(tasks=[task("t", 1)]))
+    c.enqueue()
+    c.run_all()
+    c.set_pod("j-t-0", "Succeeded", exit_code=0)
+    while c.phase() != "Completed":
+        key = c.ctrl.queue.get(later=False)
+        assert key == "default/j"
+        c.ctrl.sync(key)
+    c.client.create(vcjob("next", tasks=[task("t", 1)]))
+    assert c.ctrl.queue.get(later=False) == "default/next"        # the new job first,
+    assert c.ctrl.queue.get(later=False) is None
+    assert c.ctrl.queue.get_later() == "default/j"                # the finished one's KillJob after
+    assert len(c.podgroups()) == 1
+    c.ctrl.sync("default/j")
+    assert c.podgroups() == [] and c.phase() == "Completed"
+    c.client.patch(kinds.JOB, "default", "j", commands.set_patch("RestartJob"))   # (ignored: Completed is final)
+    assert c.ctrl.queue.get(later=False) is None and c.ctrl.queue.get_later() == "default/j"
+
+
 def test_pod_failure_restarts_then_completes(c):
     c.create(vcjob(policies=[{"event": "PodFailed", "action": "RestartJob"}]))
     c.enqueue()

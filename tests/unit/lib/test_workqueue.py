@@ -70,3 +70,37 @@ def test_rate_limited_adds_back_off_exponentially(vclock):
     assert seen == [0.5, 1, 2, 3, 3] and q.num_requeues("k") == 5
     q.forget("k")
     assert q.num_requeues("k") == 0
+
+
+# adds as (key, later) -> (keys get() serves without later, then all keys in the order get() serves them)
+LANE_CASES = [
+    pytest.param([("a", True)], ([], ["a"]), id="later-only"),
+    pytest.param([("a", True), ("b", False)], (["b"], ["b", "a"]), id="first-lane-first"),
+    pytest.param([("a", True), ("a", False)], (["a"], ["a"]), id="added-again-now-moves-up"),
+    pytest.param([("a", False), ("a", True)], (["a"], ["a"]), id="already-ready-stays-in-the-first-lane"),
+    pytest.param([("a", True), ("b", True), ("a", True)], ([], ["a", "b"]), id="later-deduplicated-fifo"),
+]
+
+
+@pytest.mark.parametrize("adds, want", LANE_CASES)
+def test_the_second_lane(vclock, adds, want):
+    first_lane, all_keys = want
+    for only_first in (True, False):
+        q = workqueue.WorkQueue(vclock)
+        woken = []
+        q.on_add = lambda: woken.append(1)
+        for key, later in adds:
+            q.add(key, later=later)
+        assert woken and q.has_ready() and len(q) == len(set(all_keys))
+        if only_first:
+            got = []
+            while (k := q.get(later=False)) is not None:
+                got.append(k)
+            assert got == first_lane and len(q) == len(all_keys) - len(first_lane)
+            rest = []
+            while (k := q.get_later()) is not None:
+                rest.append(k)
+            assert got + rest == all_keys
+        else:
+            assert drain(q) == all_keys
+        assert not q.has_ready() and len(q) == 0

@@ -95,3 +95,43 @@ def test_run_until_wakes_when_work_is_added_from_the_loop():
             r.close()
     done, log = asyncio.run(scenario())
     assert done and log == ["c:late", "c:timer"]
+
+
+class Later(Recording):
+    """Adds the keys of `then_later` to its own queue's second lane."""
+
+    def __init__(self, *args, then_later=None, **kw):
+        super().__init__(*args, **kw)
+        self.then_later = then_later or {}
+
+    def sync(self, key):
+        super().sync(key)
+        for new_key in self.then_later.get(key, ()):
+            self.queue.add(new_key, later=True)
+
+
+def test_keys_queued_later_are_background_work(rt):
+    log = []
+    bg = Recording("bg", rt.clock, log, background=True)
+    last = Recording("last", rt.clock, log)
+    first = Later("first", rt.clock, log, then={"a": [(last, "c")]}, then_later={"a": ["cleanup"]})
+    install(rt, first, last, bg)
+    first.queue.add("a")
+    bg.queue.add("x")
+    assert rt.step(background=False) == 2 and rt.has_ready_work()   # the second lane waits with bg
+    assert log == ["first:a", "last:c"]
+    assert rt.step() == 2 and log[2:] == ["bg:x", "first:cleanup"]
+
+
+def test_a_key_queued_later_still_gets_its_turn_in_a_long_burst(rt):
+    log = []
+    n = loop.FOREGROUND_STREAK + 3
+    fg = Recording("fg", rt.clock, log, then={i: [] for i in range(n)})
+    for i in range(n - 1):
+        fg.then[i].append((fg, i + 1))
+    early = Later("early", rt.clock, log, then_later={"a": ["cleanup"]})
+    install(rt, early, fg)
+    early.queue.add("a")
+    fg.queue.add(0)
+    rt.step()
+    assert log.index("early:cleanup") == loop.FOREGROUND_STREAK, log   # (after early:a and 63 of fg)

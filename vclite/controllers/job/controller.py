@@ -17,6 +17,8 @@ Requests that could only make SyncJob repeat itself are not queued (a third of a
 the PodPending of a pod the sync under way creates and counts (unless a policy acts on PodPending),
 an OutOfSync pod change that leaves what SyncJob reads alone (status.sync_view: e.g. a binding),
 and a PodGroup moving between two enqueued phases (Inqueue -> Running) with no warning to record.
+A finished job's key (Completed/Failed/Terminated: every request ends in KillJob) is queued `later`
+(workqueue's second lane), so its clean-up runs as background work, after the jobs it unblocked.
 
 `sync(key)` pops the job's due delayed actions and its pending requests, in order. Each request is
 resolved by `policies.apply_policies`; a delayed action becomes a timer (`queue.add_after`) with
