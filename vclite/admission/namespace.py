@@ -1,5 +1,7 @@
 """Namespace admission: Kubernetes' namespace strategy and its NamespaceLifecycle admission plugin.
 
+- Every Namespace carries the label `kubernetes.io/metadata.name` with its name, set on create and
+  update whatever was given (the strategy's Canonicalize), so selectors can name a namespace.
 - A new Namespace gets `spec.finalizers: [kubernetes]` and `status.phase: Active`. Deleting it sets
   its deletionTimestamp and turns it Terminating (the store); the namespace controller then deletes
   everything inside and empties spec.finalizers, which removes it.
@@ -20,7 +22,21 @@ Obj = dict[str, Any]
 FINALIZER = core.NAMESPACE_FINALIZER
 
 
+def name_labelled(obj: Obj) -> Obj:
+    """`obj` (a Namespace) with its metadata.labels carrying the name label (a new metadata dict)."""
+    md = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    labels = md.get("labels") if isinstance(md.get("labels"), dict) else {}
+    name = md.get("name")
+    if not isinstance(name, str) or labels.get(core.NAMESPACE_NAME_LABEL) == name:
+        return obj
+    return {**obj, "metadata": {**md, "labels": {**labels, core.NAMESPACE_NAME_LABEL: name}}}
+
+
 def mutate(op: base.Operation, obj: Obj) -> None:
+    if op in (base.Operation.CREATE, base.Operation.UPDATE):
+        labelled = name_labelled(obj)
+        if labelled is not obj:
+            obj["metadata"] = labelled["metadata"]
     if op is not base.Operation.CREATE:
         return
     spec = obj.setdefault("spec", {}) if isinstance(obj.get("spec", {}), dict) else None

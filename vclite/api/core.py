@@ -21,4 +21,5 @@ class RestartPolicy(enum.StrEnum):
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 DEFAULT_NAMESPACE = "default"
 NAMESPACE_FINALIZER = "kubernetes"   # a Namespace's spec.finalizers: the namespace controller empties it
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"   # every Namespace carries its name as this label
 CPU, MEMORY, PODS = "cpu", "memory", "pods"

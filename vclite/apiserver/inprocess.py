@@ -95,7 +95,8 @@ class InProcessClient:
         ns = obj.setdefault("metadata", {}).get("namespace") or "default"
         obj["metadata"]["namespace"] = ns
         if self.store.peek(kinds.NAMESPACE, "", ns) is None:
-            self.store.create(kinds.NAMESPACE, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns},
+            self.store.create(kinds.NAMESPACE, {"apiVersion": "v1", "kind": "Namespace", "metadata": {
+                                                    "name": ns, "labels": {core.NAMESPACE_NAME_LABEL: ns}},
                                                 "spec": {"finalizers": [core.NAMESPACE_FINALIZER]},
                                                 "status": {"phase": "Active"}})
 
@@ -189,7 +190,8 @@ class InProcessClient:
 
 
 DEFAULT_OBJECTS: tuple[Obj, ...] = (
-    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"},
+    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default",
+                                                           "labels": {core.NAMESPACE_NAME_LABEL: "default"}},
      "spec": {"finalizers": [core.NAMESPACE_FINALIZER]}, "status": {"phase": "Active"}},
     {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "root"},
      "spec": {"weight": 1, "reclaimable": False}, "status": {"state": "Open"}},

@@ -12,6 +12,8 @@ a session within STATUS_DELAY will do), NONE otherwise. There is no periodic ses
 - Queue: created, deleted, spec changed, or state changed (not our `allocated` writes).
 - Node: created, deleted, allocatable/capacity, labels, unschedulable or Ready changed.
 - PriorityClass: any change.
+- Namespace: labels changed (a pod affinity term's namespaceSelector may now select it, or no
+  longer); a Namespace created or deleted has no pods yet, or no more: their own events count.
 
 Must not: enqueue or read anything; the shell does.
 """
@@ -92,6 +94,9 @@ def urgency(ev: client_mod.WatchEvent, scheduler_name: str = batch.DEFAULT_SCHED
         return _pod_urgency(ev, scheduler_name)
     if ev.kind.kind == kinds.PRIORITYCLASS.kind:
         return Wake.NOW
+    if ev.kind.kind == kinds.NAMESPACE.kind:
+        changed = ev.type == client_mod.EventType.MODIFIED and meta.labels(ev.old or {}) != meta.labels(ev.object)
+        return Wake.NOW if changed else Wake.NONE
     fields = _FIELDS.get(ev.kind.kind)
     if fields is None:
         return Wake.NONE

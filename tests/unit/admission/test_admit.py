@@ -208,3 +208,25 @@ def test_create_drops_status_of_kinds_with_a_status_subresource(kind, spec, kept
     status = {"state": {"phase": "Succeed"}, "phase": "Running"}
     out = admit.admit(Op.CREATE, kind, obj(kind, "x", "default", spec=spec, status=status), None, views.default_view())
     assert ("status" in out) is kept
+
+
+# (operation, labels given) -> labels admitted: Kubernetes' namespace strategy (Canonicalize)
+NAMESPACE_LABEL_CASES = [
+    pytest.param(Op.CREATE, None, {"kubernetes.io/metadata.name": "x"}, id="create-without-labels"),
+    pytest.param(Op.CREATE, {"team": "a"}, {"team": "a", "kubernetes.io/metadata.name": "x"}, id="create-with-labels"),
+    pytest.param(Op.UPDATE, {"kubernetes.io/metadata.name": "other"}, {"kubernetes.io/metadata.name": "x"},
+                 id="update-cannot-change-it"),
+    pytest.param(Op.UPDATE, {"team": "b"}, {"team": "b", "kubernetes.io/metadata.name": "x"},
+                 id="update-cannot-remove-it"),
+]
+
+
+@pytest.mark.parametrize("op, labels, want", NAMESPACE_LABEL_CASES)
+def test_a_namespace_carries_its_name_as_a_label(op, labels, want) -> None:
+    new = obj(kinds.NAMESPACE)
+    if labels is not None:
+        new["metadata"]["labels"] = labels
+    old = obj(kinds.NAMESPACE) if op is Op.UPDATE else None
+    before = copy.deepcopy(new)
+    admitted = admit.admit(op, kinds.NAMESPACE, new, old, views.default_view())
+    assert admitted["metadata"]["labels"] == want and new == before

@@ -24,11 +24,11 @@ class Cluster:
                "spec": {"minMember": min_member, "queue": "default", "minResources": {"cpu": cpu_total}}}
         return self.client.create(obj)
 
-    def pod(self, name, group, cpu="1", scheduler="volcano"):
+    def pod(self, name, group, cpu="1", scheduler="volcano", **spec):
         return self.client.create({
             "apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "namespace": "default", "annotations": {"scheduling.k8s.io/group-name": group}},
-            "spec": {"schedulerName": scheduler,
+            "spec": {"schedulerName": scheduler, **spec,
                      "containers": [{"name": "c", "command": ["true"], "resources": {"requests": {"cpu": cpu}}}]}})
 
     def drain(self, limit=20) -> int:
@@ -182,3 +182,27 @@ def test_a_scheduler_started_over_waiting_podgroups_finds_them():
     fresh = scheduler_mod.Scheduler(c.client, c.clock)
     fresh.start()
     assert "default/big" in fresh.waiting
+
+
+def test_pod_affinity_selects_namespaces_by_their_labels_and_a_label_change_wakes_a_session():
+    c = Cluster()
+    c.client.create({"apiVersion": "v1", "kind": "Node", "metadata": {
+        "name": "n2", "labels": {"kubernetes.io/hostname": "n2"}},
+        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
+    c.client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "data"}})
+    c.client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "db", "namespace": "data",
+                                                                     "labels": {"app": "db"}},
+                     "spec": {"nodeName": "n2", "containers": [{"name": "c", "command": ["true"]}]}})
+    c.podgroup("pg1", 1, "1")
+    c.pod("near-db", "pg1", affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname",
+        "namespaceSelector": {"matchLabels": {"tier": "storage"}}}]}})
+    c.drain()
+    assert not c.get(kinds.POD, "near-db")["spec"].get("nodeName")   # no namespace is labelled tier=storage yet
+    assert "pod affinity" in c.get(kinds.PODGROUP, "pg1")["status"]["conditions"][0]["message"]
+    c.client.patch(kinds.NAMESPACE, "", "data", {"metadata": {"labels": {"tier": "storage"}}})
+    assert c.scheduler.queue.has_ready()   # the label change wakes a session
+    c.drain()
+    assert c.get(kinds.POD, "near-db")["spec"]["nodeName"] == "n2"
+    assert c.get(kinds.NAMESPACE, "data")["metadata"]["labels"] == {
+        "kubernetes.io/metadata.name": "data", "tier": "storage"}

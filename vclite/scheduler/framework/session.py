@@ -105,6 +105,7 @@ class Session:
         self.total: np.ndarray = snap.total
         self.pods: list[Obj] = snap.pods   # every listed pod, read-only (pods on nodes: plugins/podindex)
         self.priority_classes: list[Obj] = snap.priority_classes   # read-only (preempt: preemptionPolicy)
+        self.namespaces: list[Obj] = snap.namespaces   # read-only (pod affinity's namespaceSelector)
         self.hooks = hooks.Hooks(len(conf.tiers))
         self.plugins: list[Any] = []
         self.binds: dict[str, str] = {}

@@ -47,6 +47,7 @@ class ClusterState:
     podgroups: list[Obj] = dataclasses.field(default_factory=list)
     pods: list[Obj] = dataclasses.field(default_factory=list)
     priority_classes: list[Obj] = dataclasses.field(default_factory=list)
+    namespaces: list[Obj] = dataclasses.field(default_factory=list)   # (their labels: namespaceSelector)
     # Optional memo of pod requests keyed by (uid, resourceVersion), kept by the caller across
     # sessions (parsing quantities is the costliest part of a snapshot); pruned to live pods.
     # `build` also keeps its memos of parsed resource lists and times there, under SHARED_MEMO, and
@@ -66,6 +67,7 @@ class Snapshot:
     total: np.ndarray
     pods: list[Obj] = dataclasses.field(default_factory=list)  # every listed pod, read-only (plugins/podindex)
     priority_classes: list[Obj] = dataclasses.field(default_factory=list)  # read-only (preemptionPolicy)
+    namespaces: list[Obj] = dataclasses.field(default_factory=list)  # read-only (pod affinity's namespaceSelector)
     # PodGroups waiting for room, by queue, without JobInfos (waiting.py): with `lazy_waiting` only
     waiting: dict[str, list[waiting_mod.WaitingClass]] = dataclasses.field(default_factory=dict)
 
@@ -384,7 +386,7 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME, laz
             jobs[job.uid] = job
     _add_pods(pod_reqs, dims, nodes, jobs, prio, scheduler_name, memo)
     return Snapshot(dims, nodes, jobs, queues, nodes.allocatable.sum(axis=0), pods=state.pods,
-                    priority_classes=state.priority_classes,
+                    priority_classes=state.priority_classes, namespaces=state.namespaces,
                     waiting=waiting_mod.session_classes(
                         pool, queues, lambda pg: _job_info(_entry(pg, memo), dims, prio, memo), promoted)
                     if pool else {})

@@ -8,11 +8,11 @@ required affinity term of the existing pod the incoming pod matches, ± weight o
 affinity / anti-affinity terms the incoming pod matches. A node scores the sum over topology
 keys of its values' totals; scores are min-max normalized over the candidate nodes to 0..100
 (all 0 when there is nothing to count).
-A term matches a pod when the pod's namespace is one of the term's `namespaces` (default: the
-term owner's namespace) or the term has an empty `namespaceSelector` ({} = all namespaces; a
-non-empty one cannot be evaluated without Namespace objects and matches none), and its
-labelSelector (plus `matchLabelKeys` values, and `mismatchLabelKeys` as NotIn) selects the pod's
-labels.
+A term matches a pod when the pod's namespace is one of the term's `namespaces` (when neither
+`namespaces` nor a `namespaceSelector` is given: the term owner's namespace) or the term's
+`namespaceSelector` selects the labels of the pod's Namespace ({} = every namespace; a namespace
+the session does not know has no labels), and its labelSelector (plus `matchLabelKeys` values, and
+`mismatchLabelKeys` as NotIn) selects the pod's labels — kube-scheduler's AffinityTerm.Matches.
 
 PodTopologySpread (ScheduleAnyway constraints only): candidate nodes lacking a constraint's
 topology key score 0; for the others, per constraint, count = matching pods (same namespace,
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
@@ -41,6 +41,7 @@ Obj = dict[str, Any]
 HOSTNAME = "kubernetes.io/hostname"
 HARD_POD_AFFINITY_WEIGHT = 1
 MAX_NODE_SCORE = 100
+_NO_LABELS: Obj = {}
 
 
 def _affinity(pod: Obj) -> Obj:
@@ -66,16 +67,15 @@ def _terms(pod: Obj, kind: str, when: str) -> list[tuple[int, Obj]]:
     return out
 
 
-def term_matches(term: Obj, owner: Obj, pod: Obj) -> bool:
-    """Does `term` (declared by `owner`) select `pod`?"""
+def term_matches(term: Obj, owner: Obj, pod: Obj, namespace_labels: Mapping[str, Obj] | None = None) -> bool:
+    """Does `term` (declared by `owner`) select `pod`? `namespace_labels`: each Namespace's labels by name."""
     namespaces = term.get("namespaces") or []
     ns_selector = term.get("namespaceSelector")
     ns = meta.namespace(pod)
     if not namespaces and ns_selector is None:
         namespaces = [meta.namespace(owner)]
-    in_ns = ns in namespaces or (ns_selector is not None and not ns_selector.get("matchLabels")
-                                 and not ns_selector.get("matchExpressions"))
-    if not in_ns:
+    if ns not in namespaces and (ns_selector is None or not podindex.selector_matches(
+            ns_selector, (namespace_labels or _NO_LABELS).get(ns) or _NO_LABELS)):
         return False
     selector = term.get("labelSelector")
     keys, mismatch = term.get("matchLabelKeys") or (), term.get("mismatchLabelKeys") or ()
@@ -109,7 +109,7 @@ class InterPod:
                 pairs += [(w, t, pod, existing) for w, t in theirs]   # existing's terms select incoming
             for w, t, target, owner in pairs:
                 key = t.get("topologyKey") or ""
-                if key in lbl and term_matches(t, owner, target):
+                if key in lbl and term_matches(t, owner, target, self.pods.namespace_labels):
                     topo[key][lbl[key]] += w
         if not topo:
             return None

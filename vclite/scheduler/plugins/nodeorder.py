@@ -216,7 +216,7 @@ class NodeOrder:
         self.nodes, self.dims = nodes, ssn.dims
         self.labels = nodematch.NodeLabels(nodes)
         self.taints = nodematch.NodeTaints(nodes)
-        self.pods = podindex.PodIndex(nodes, ssn.pods)
+        self.pods = podindex.PodIndex(nodes, ssn.pods, ssn.namespaces)
         self.interpod = interpod.InterPod(self.labels, self.pods, nodes)
         cols = [self.dims.index[dims_mod.CPU], self.dims.index[dims_mod.MEMORY]]
         self._cols = cols

@@ -30,13 +30,13 @@ counts none, though the pod matches it itself). `matchLabelKeys` adds the pod's 
 selector.
 
 Pod affinity terms select pods as in interpod.py (`term_matches`): namespaces default to the
-owner's, an empty namespaceSelector is every namespace.
+owner's; a namespaceSelector selects Namespaces by their labels ({} is every namespace).
 
 Must not: change node state.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import numpy as np
 
@@ -74,8 +74,8 @@ def spread_constraints(pod: Obj) -> list[Obj]:
             if isinstance(c, dict) and c.get("whenUnsatisfiable") == DO_NOT_SCHEDULE and c.get("topologyKey")]
 
 
-def _matches_all(terms: list[Obj], owner: Obj, pod: Obj) -> bool:
-    return bool(terms) and all(interpod.term_matches(t, owner, pod) for t in terms)
+def _matches_all(terms: list[Obj], owner: Obj, pod: Obj, namespace_labels: Mapping[str, Obj]) -> bool:
+    return bool(terms) and all(interpod.term_matches(t, owner, pod, namespace_labels) for t in terms)
 
 
 class PodFilters:
@@ -95,19 +95,20 @@ class PodFilters:
         affinity_counts: dict[Pair, int] = {}
         anti_counts: dict[Pair, int] = {}
         existing_counts: dict[Pair, int] = {}
-        node_labels = self.nodes.labels
+        node_labels, ns_labels = self.nodes.labels, self.pods.namespace_labels
         for row, other in self.pods.pods():
             lbl = node_labels[row]
             if not lbl:
                 continue
-            if affinity and _matches_all(affinity, pod, other):
+            if affinity and _matches_all(affinity, pod, other, ns_labels):
                 _count(affinity_counts, affinity, lbl)
             if anti:
-                _count(anti_counts, [t for t in anti if interpod.term_matches(t, pod, other)], lbl)
+                _count(anti_counts, [t for t in anti if interpod.term_matches(t, pod, other, ns_labels)], lbl)
             if existing_anti:
                 theirs = required_terms(other, "podAntiAffinity")
                 if theirs:
-                    _count(existing_counts, [t for t in theirs if interpod.term_matches(t, other, pod)], lbl)
+                    _count(existing_counts, [t for t in theirs if interpod.term_matches(t, other, pod, ns_labels)],
+                           lbl)
         out = []
         decided = np.zeros(len(self.nodes), dtype=bool)
         if affinity:
@@ -117,7 +118,7 @@ class PodFilters:
                 codes, per_node = self._per_node(affinity_counts, t.get("topologyKey") or "")
                 has_keys &= codes >= 0
                 exists &= per_node > 0
-            if not affinity_counts and _matches_all(affinity, pod, pod):
+            if not affinity_counts and _matches_all(affinity, pod, pod, ns_labels):
                 exists[:] = True   # the first pod of a group that wants to be together
             decided = ~(has_keys & exists)
             if decided.any():

@@ -12,6 +12,8 @@ Host ports follow kube-scheduler's HostPortInfo: protocol defaults to TCP, host 
 a wanted 0.0.0.0 port conflicts with the same protocol/port on any IP, a specific IP with that IP
 or 0.0.0.0.
 
+It also answers what the Namespaces' labels are, for pod affinity terms' namespaceSelector.
+
 Must not: change node state or decide placements.
 """
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
-from vclite.api import meta
+from vclite.api import core, meta
 from vclite.scheduler.framework import tasks as tasks_mod
 
 if TYPE_CHECKING:
@@ -50,13 +52,24 @@ def pod_uid(pod: Obj) -> str:
 
 
 class PodIndex:
-    def __init__(self, nodes: "nodes_mod.NodeState", pods: Iterable[Obj]):
+    def __init__(self, nodes: "nodes_mod.NodeState", pods: Iterable[Obj], namespaces: Iterable[Obj] = ()):
         self.nodes = nodes
         self._source = pods
+        self._namespaces = namespaces
+        self._namespace_labels: dict[str, dict[str, str]] | None = None
         self._log: list[tuple[bool, str, int, Obj]] | None = []
         self.placed: dict[str, tuple[int, Obj]] = {}
         # (protocol, port) -> host IP -> pods using it per node
         self._ports: dict[tuple[str, int], dict[str, np.ndarray]] = {}
+
+    @property
+    def namespace_labels(self) -> dict[str, dict[str, str]]:
+        """Each Namespace's labels (with `kubernetes.io/metadata.name`, as the API server sets it),
+        by name: what a pod affinity term's namespaceSelector looks at. Made at the first question."""
+        if self._namespace_labels is None:
+            self._namespace_labels = {meta.name(ns): {**meta.labels(ns), core.NAMESPACE_NAME_LABEL: meta.name(ns)}
+                                      for ns in self._namespaces}
+        return self._namespace_labels
 
     # ---- upkeep ----------------------------------------------------------------------------------
     def on_allocate(self, task: "tasks_mod.TaskInfo") -> None:

@@ -77,17 +77,17 @@ class Predicates:
         self._anti_placed: bool | None = None   # does a placed pod have required anti-affinity?
 
     def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:
-        self._attach(ssn.nodes, ssn.pods)
+        self._attach(ssn.nodes, ssn.pods, ssn.namespaces)
         args = self.arguments
         if reg.add(hooks.Point.PREDICATE, self.predicate) and (
                 args.node_ports or args.pod_affinity or args.pod_topology_spread):
             reg.add(hooks.Point.ALLOCATE_EVENT, self._on_allocate)
             reg.add(hooks.Point.DEALLOCATE_EVENT, self.pods.on_deallocate)
 
-    def _attach(self, nodes: nodes_mod.NodeState, pods: list) -> None:
+    def _attach(self, nodes: nodes_mod.NodeState, pods: list, namespaces: list = ()) -> None:
         self.labels = nodematch.NodeLabels(nodes)
         self.taints = nodematch.NodeTaints(nodes)
-        self.pods = podindex.PodIndex(nodes, pods)
+        self.pods = podindex.PodIndex(nodes, pods, namespaces)
         self.filters = podfilters.PodFilters(self.labels, self.taints, self.pods, nodes)
         self._source, self._anti_placed = pods, None
 

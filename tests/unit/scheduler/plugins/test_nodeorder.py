@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from vclite.scheduler import conf
 from vclite.scheduler.framework import hooks, session
-from vclite.scheduler.plugins import binpack, interpod, nodeorder
+from vclite.scheduler.plugins import binpack, interpod, nodeorder, podindex
 
 from .. import objects
 
@@ -232,8 +232,22 @@ def test_pod_affinity_scores(incoming, existing_aff, want):
     pytest.param({"labelSelector": {}}, "a", "b", False, id="other namespace"),
     pytest.param({"labelSelector": {}, "namespaces": ["b"]}, "a", "b", True, id="listed namespace"),
     pytest.param({"labelSelector": {}, "namespaceSelector": {}}, "a", "b", True, id="empty namespaceSelector: all"),
-    pytest.param({"labelSelector": {}, "namespaceSelector": {"matchLabels": {"x": "y"}}}, "a", "b", False,
-                 id="a namespaceSelector with labels cannot be evaluated: no match"),
+    pytest.param({"labelSelector": {}, "namespaceSelector": {"matchLabels": {"team": "x"}}}, "a", "b", True,
+                 id="namespaceSelector selects the pod's namespace by its labels"),
+    pytest.param({"labelSelector": {}, "namespaceSelector": {"matchLabels": {"team": "y"}}}, "a", "b", False,
+                 id="namespaceSelector selecting other namespaces"),
+    pytest.param({"labelSelector": {}, "namespaceSelector": {"matchLabels": {"team": "x"}}}, "b", "a", False,
+                 id="a namespaceSelector replaces the owner's namespace"),
+    pytest.param({"labelSelector": {}, "namespaces": ["a"], "namespaceSelector": {"matchLabels": {"team": "x"}}},
+                 "c", "a", True, id="namespaces or namespaceSelector: the list"),
+    pytest.param({"labelSelector": {}, "namespaces": ["a"], "namespaceSelector": {"matchLabels": {"team": "x"}}},
+                 "c", "b", True, id="namespaces or namespaceSelector: the selector"),
+    pytest.param({"labelSelector": {}, "namespaceSelector": {"matchExpressions": [
+        {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["b"]}]}}, "a", "b", True,
+                 id="the name label"),
+    pytest.param({"labelSelector": {}, "namespaceSelector": {"matchExpressions": [
+        {"key": "team", "operator": "DoesNotExist"}]}}, "a", "unknown", True,
+                 id="a namespace the session does not know has no labels"),
     pytest.param({}, "a", "a", False, id="no labelSelector selects nothing"),
     pytest.param({"labelSelector": {}, "matchLabelKeys": ["rev"]}, "a", "a", False,
                  id="matchLabelKeys adds the owner's value"),
@@ -241,7 +255,9 @@ def test_pod_affinity_scores(incoming, existing_aff, want):
 def test_term_matches(term, owner_ns, pod_ns, want):
     owner = {"metadata": {"namespace": owner_ns, "labels": {"rev": "1"}}}
     pod = {"metadata": {"namespace": pod_ns, "labels": {"rev": "2"}}}
-    assert interpod.term_matches(term, owner, pod) is want
+    namespaces = [{"metadata": {"name": "a"}}, {"metadata": {"name": "b", "labels": {"team": "x"}}}]
+    labels = podindex.PodIndex(None, [], namespaces).namespace_labels
+    assert interpod.term_matches(term, owner, pod, labels) is want
 
 
 def test_preferred_node_affinity_is_not_normalized():
