@@ -13,7 +13,7 @@ Additive fields (all optional; a plain Volcano JobFlow is admitted exactly as be
 
     spec.arguments.parameters[]: {name, value}   name [A-Za-z0-9_][A-Za-z0-9_-]*, unique; value a string
     spec.onExit: <flow>          the exit handler: runs once every other flow finished; it has no
-                                 dependsOn and no other flow may depend on or read it
+                                 dependsOn and no other flow may depend on or read it (it may read them)
     spec.flows[].dependsOn.targets: [<flow>]      (Volcano)
     spec.flows[].dependsOn.strategy: all | any    over targets (default all)
     spec.flows[].dependsOn.expression: "<depends>"  instead of targets (api/flowexpr), e.g.

@@ -228,7 +228,9 @@ def _compile_flow(f: Obj, index: int, exit_name: str) -> FlowDef:
     implicit = [r for r in sorted(_output_refs(when, until, param_from) | _patch_refs(patch)) if r != name]
     declared = [*targets, *(sorted(flowexpr.flow_refs(expression)) if expression else [])]
     refs = tuple(dict.fromkeys([*declared, *implicit]))
-    dependency = _dependency(targets, strategy, probe, expression, [r for r in implicit if r not in targets])
+    # (the exit handler runs once every other flow has finished: what it reads is final, never waited for)
+    dependency = _dependency(targets, strategy, probe, expression,
+                             [] if base.exit else [r for r in implicit if r not in targets])
     atoms = tuple(dict.fromkeys(n.flow for n in flowexpr.nodes(dependency) if isinstance(n, flowsyntax.Atom))) \
         if dependency is not None else ()
     return dataclasses.replace(
@@ -313,7 +315,7 @@ def compile_spec(spec: Obj | None, jobflow: str = "") -> Plan:
         missing = tuple(r for r in fd.refs if r not in flows)
         if missing:
             undefined[fd.name] = missing
-        if fd.exit and fd.refs:
+        if fd.exit and fd.dependency is not None:
             blocked[fd.name] = "the exit handler (spec.onExit) cannot have dependencies"
         elif exit_name and exit_name in fd.refs and not fd.exit:
             blocked[fd.name] = f"flows cannot depend on the exit handler {exit_name!r}"

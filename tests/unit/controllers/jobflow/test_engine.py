@@ -133,6 +133,17 @@ RULES = [
         (("done", "b", C), ["a", "b", "e"], "Running"),
         (("done", "e", C), ["a", "b", "e"], "Failed"),
     ], {}, id="exit-handler-waits-for-running-jobs"),
+    # the exit handler may read other flows' outputs: they are final when it runs, whatever the outcome
+    pytest.param([fl("e", when='outputs.a == "" || true'), fl("a"), fl("b")], [
+        (("start",), ["a", "b"], "Pending"),
+        (("done", "a", F), ["a", "b"], "Running"),
+        (("done", "b", C), ["a", "b", "e"], "Running"),
+        (("done", "e", C), ["a", "b", "e"], "Failed"),
+    ], {}, id="exit-handler-reading-a-failed-flows-output-still-runs"),
+    pytest.param([fl("e", when='outputs.a == "x"'), fl("a")], [
+        (("start",), ["a"], "Pending"),
+        (("done", "a", C), ["a"], "Succeed"),
+    ], {"e": "WhenFalse"}, id="exit-handler-whose-when-is-false-is-skipped"),
 ]
 
 

@@ -65,6 +65,8 @@ def test_simple_dependencies_are_counted_not_evaluated():
                  {"e": "cannot have dependencies"}, id="exit-handler-with-dependencies"),
     pytest.param([{"name": "e"}, {"name": "a", "dependsOn": {"targets": ["e"]}}], {"onExit": "e"},
                  {"a": "exit handler"}, id="depending-on-the-exit-handler"),
+    pytest.param([{"name": "e", "when": "outputs.a == 1", "withParam": "{{outputs.b}}"}, {"name": "a"}, {"name": "b"}],
+                 {"onExit": "e"}, {}, id="the-exit-handler-may-read-outputs"),
     pytest.param([{"name": "a", "withItems": [1, 2]}, {"name": "a-1"}], {}, {"a-1": "clash with item 1"},
                  id="name-clash-with-a-loop-item"),
 ])
