@@ -22,7 +22,9 @@ output — its termination message — with surrounding whitespace removed), `ou
 (that output parsed as JSON: field `f`, then list index 0), `item` / `item.f` (the loop item) and
 `iteration` (the repeat iteration, 0 for the first run). Types: a string compared with a number is
 read as a number, with a boolean as true/false (so `params.epochs > 3` and `outputs.ok == true`
-work); `null` equals only null; other mixed comparisons, ordering anything but numbers or
+work); two strings that both read as numbers are ordered (< <= > >=) as numbers, so
+`outputs.score >= params.target` compares 10 with 9 as numbers (== and != compare them as text);
+`null` equals only null; other mixed comparisons, ordering anything but numbers or
 strings, and `&&`, `||`, `!` or a whole condition that is not a boolean (or the string "true" /
 "false") are ExprErrors naming the position. `len(x)` (string, list or object), `contains(x, y)`
 (list element, substring, or object key), `json(s)` (parse a string as JSON). `&&` and `||`
@@ -267,6 +269,9 @@ class _When:
             return (left == right) == (node.op == "==")
         if lk not in ("number", "string"):
             raise self.error(f"{node.op} needs numbers or strings, got {lk}s", node)
+        if lk == "string" and _NUMERIC.fullmatch(left) and _NUMERIC.fullmatch(right):
+            # two numbers written as strings (parameters and outputs always are): ordered as numbers
+            left, right = self.coerce(left, "number", node.left), self.coerce(right, "number", node.right)
         return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[node.op]
 
     def call(self, node: flowsyntax.Call) -> Any:
