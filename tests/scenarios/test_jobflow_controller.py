@@ -294,6 +294,26 @@ def test_template_created_after_the_flow_starts_the_waiting_job(env):
     assert "reason" not in env.status("test")["conditions"]["test-b"]
 
 
+def test_thousands_of_flows_waiting_for_their_templates_are_noted_once_with_few_warnings(env):
+    n = 3000
+    env.jobflow("big", [fl(f"t{i}") for i in range(n)])
+    tried, syncs = [], []
+    real_template, real_sync = env.flows._template, env.flows.sync
+    env.flows._template = lambda ns, name: tried.append(name) or real_template(ns, name)
+    env.flows.sync = lambda key: syncs.append(key) or real_sync(key)
+    env.drain()
+    assert len(tried) == n * len(syncs)   # each missing template looked up once a sync, not once a pass
+    conditions = env.status("big")["conditions"]
+    assert all(conditions[f"big-t{i}"]["reason"] == "JobTemplateNotFound" for i in range(n))
+    warnings = [w["message"] for w in env.events("JobTemplateNotFound")]
+    cap = controller.WARNINGS_PER_REASON
+    assert warnings[:cap] == [f'JobTemplate "t{i}" not found' for i in range(cap)]
+    assert warnings[cap:] == [f"and {n - cap} more vcjobs: JobTemplateNotFound (each flow's status.conditions says why)"]
+    env.template("t7")
+    env.drain()
+    assert env.jobs() == {"big-t7"}
+
+
 def test_two_flows_sharing_templates_d15(env):
     env.template("a")
     env.template("b")

@@ -92,6 +92,7 @@ STATUS_WRITE_GAP, BIG_STATUS, BIG_WRITE_GAP = 0.05, 2000, 0.5
 PROBE_BACKOFF, PROBE_FACTOR, PROBE_MAX = 0.05, 1.5, 0.5
 DELETE_GRACE = 5.0     # seconds a finished vcjob may take to show its runningDuration (jobRetainPolicy: delete)
 URGENT_PHASES = batch.FINISHED_PHASES | {batch.JobPhase.TERMINATING}
+WARNINGS_PER_REASON = 10   # Warning events a sync records per reason; one more counts the rest
 
 
 def job_event_changes_phase(ev: client_mod.WatchEvent) -> bool:
@@ -247,10 +248,13 @@ class JobFlowController:
         notes: dict[str, status_mod.Note] = {}
         failure: errors.ApiError | None = None
         acts = eng.decide(now)
+        tried: set[str] = set()   # each vcjob is tried once a sync (a missing template stays missing)
         for _ in range(100):   # creating can decide more (an empty fan-out completes, …)
-            if not acts.create or failure is not None:
+            todo = [i for i in acts.create if i.name not in tried]
+            if not todo or failure is not None:
                 break
-            failure = self._create(jobflow, eng, acts.create, notes, now)
+            tried.update(i.name for i in todo)
+            failure = self._create(jobflow, eng, todo, notes, now)
             acts = eng.decide(now)
         self._warn_once(jobflow, notes)
         phase = eng.next_phase()
@@ -455,12 +459,21 @@ class JobFlowController:
             return None
 
     def _warn_once(self, jobflow: Obj, notes: dict[str, status_mod.Note]) -> None:
-        """A Warning event per note, unless the previous status already reported the same thing."""
+        """A Warning event per note, unless the previous status already reported the same thing; at most
+        WARNINGS_PER_REASON of one reason, then one that counts the others (10,000 flows whose
+        templates are not there yet make one screenful, not 10,000 events)."""
         previous = (jobflow.get("status") or {}).get("conditions") or {}
+        by_reason: dict[str, list[str]] = {}
         for job_name, note in notes.items():
             before = previous.get(job_name) or {}
             if (before.get("reason"), before.get("message")) != (note.reason, note.message):
-                self._record(jobflow, WARNING, str(note.reason), note.message, component=EVENT_SOURCE)
+                by_reason.setdefault(str(note.reason), []).append(note.message)
+        for reason, messages in by_reason.items():
+            for message in messages[:WARNINGS_PER_REASON]:
+                self._record(jobflow, WARNING, reason, message, component=EVENT_SOURCE)
+            if len(messages) > WARNINGS_PER_REASON:
+                self._record(jobflow, WARNING, reason, f"and {len(messages) - WARNINGS_PER_REASON} more vcjobs: "
+                             f"{reason} (each flow's status.conditions says why)", component=EVENT_SOURCE)
 
     # ---- outputs and probes (called by the engine) --------------------------------------------------
     def _read_output(self, inst: engine_mod.Inst) -> str | None:
