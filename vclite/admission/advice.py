@@ -10,12 +10,16 @@ them the same way); `vcctl validate` and `vcctl run` print each as a warning:
 - a container with a terminationMessagePath other than Kubernetes' default: the local executor
   gives every container its own message file, `$TERMINATION_MESSAGE_PATH`, so a script that writes
   to the written path itself produces no output (a JobFlow reads it) when run locally.
+- a JobFlow flow whose `dependsOn` has a `probe` or a `strategy` but no `targets`: both apply to the
+  targets, so with none they are never looked at (the flow starts at once).
+- (across documents) a probe entry whose `taskName` is not a task of its target's JobTemplate: no
+  entry covers that target, so the flow waits for it to be Completed, as without a probe.
 
 Pure functions over plain dicts.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 RESTART_POLICY_UNSET = ("not set, so Kubernetes' default Always applies: this task's containers restart whenever "
                         "they exit (even with code 0) and the vcjob never completes; set Never or OnFailure for a "
@@ -30,8 +34,56 @@ def custom_termination_path(path: str) -> str:
             f'"${{TERMINATION_MESSAGE_PATH:-{path}}}" to work in both')
 
 
+PROBE_LISTS = ("taskStatusList", "httpGetList", "tcpSocketList")
+
+
+def _dicts(value: Any) -> list[tuple[int, dict]]:
+    return [(i, v) for i, v in enumerate(value) if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _flows_advice(spec: dict) -> list[tuple[str, str]]:
+    out = []
+    for i, f in _dicts(spec.get("flows")):
+        dep = f.get("dependsOn")
+        if not isinstance(dep, dict) or dep.get("targets"):
+            continue
+        for field in ("probe", "strategy"):
+            if dep.get(field):
+                out.append((f"spec.flows[{i}].dependsOn.{field}",
+                            f"applies to dependsOn.targets, and there are none: it is never looked at "
+                            f"(flow {f.get('name')!r} starts without waiting)"))
+    return out
+
+
+def probe_task_advice(jobflow: Any, template_tasks: Callable[[str], "list[str] | None"]) -> list[tuple[str, str]]:
+    """(field path, warning) for each probe entry of a JobFlow naming a task that no target's
+    JobTemplate has; `template_tasks(name)`: the task names of JobTemplate `name`, None if unknown."""
+    spec = jobflow.get("spec") if isinstance(jobflow, dict) else None
+    out = []
+    for i, f in _dicts(spec.get("flows") if isinstance(spec, dict) else None):
+        dep = f.get("dependsOn")
+        probe = dep.get("probe") if isinstance(dep, dict) else None
+        targets = [t for t in dep.get("targets") or () if isinstance(t, str)] if isinstance(dep, dict) else []
+        if not isinstance(probe, dict) or not targets:
+            continue
+        known = {t: template_tasks(t) for t in targets}
+        if any(tasks is None for tasks in known.values()):
+            continue   # (a template not among the documents: it may have the task)
+        for kind in PROBE_LISTS:
+            for j, entry in _dicts(probe.get(kind)):
+                task = entry.get("taskName")
+                if isinstance(task, str) and task and not any(task in tasks for tasks in known.values()):
+                    have = "; ".join(f'JobTemplate "{t}": {", ".join(tasks) or "no tasks"}' for t, tasks in known.items())
+                    out.append((f"spec.flows[{i}].dependsOn.probe.{kind}[{j}].taskName",
+                                f"no target has a task {task!r} ({have}): this entry never applies, so the "
+                                f"flow waits for its targets to be Completed"))
+    return out
+
+
 def advice_in(obj: Any) -> list[tuple[str, str]]:
     """(field path, warning) for each likely mistake in one API object."""
+    if isinstance(obj, dict) and obj.get("kind") == "JobFlow" and isinstance(obj.get("spec"), dict):
+        return _flows_advice(obj["spec"])
     if not isinstance(obj, dict) or obj.get("kind") not in _KINDS or not isinstance(obj.get("spec"), dict):
         return []
     tasks = obj["spec"].get("tasks")

@@ -266,8 +266,25 @@ def warnings(docs: list[yamlio.Document]) -> list[Problem]:
     """Fields no schema defines (admission/fields.py): ignored, so most likely a typo; a warning
     each, with the closest known name (kubectl's strict validation refuses them). And valid
     manifests that most likely do not mean what they say (admission/advice.py)."""
-    return [Problem(d.file, d.line_of(path), describe(d), path, message)
-            for d in docs for path, message in [*fields.unknown_in(d.obj), *advice.advice_in(d.obj)]]
+    templates: dict[tuple[str, str], list[str]] = {}
+    for d in docs:
+        if d.obj.get("kind") == "JobTemplate" and isinstance(d.obj.get("spec"), dict):
+            tasks = d.obj["spec"].get("tasks")
+            templates[(_namespace_of(d.obj), str(meta.name(d.obj)))] = [
+                str(t.get("name")) for t in (tasks if isinstance(tasks, list) else []) if isinstance(t, dict)]
+    out = []
+    for d in docs:
+        found = [*fields.unknown_in(d.obj), *advice.advice_in(d.obj)]
+        if d.obj.get("kind") == "JobFlow":
+            ns = _namespace_of(d.obj)
+            found += advice.probe_task_advice(d.obj, lambda name, ns=ns: templates.get((ns, name)))
+        out += [Problem(d.file, d.line_of(path), describe(d), path, message) for path, message in found]
+    return out
+
+
+def _namespace_of(obj: dict) -> str:
+    md = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    return str(md.get("namespace") or "default")
 
 
 def validate(docs: list[yamlio.Document], require_command: bool = True, whole: bool = True) -> list[Problem]:

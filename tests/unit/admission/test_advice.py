@@ -36,3 +36,45 @@ def test_custom_termination_message_path(containers, paths):
     found = advice.advice_in(_job({"restartPolicy": "Never", "containers": containers}))
     assert [p for p, _ in found] == paths
     assert all("${TERMINATION_MESSAGE_PATH:-/out/result}" in m for _, m in found)
+
+
+def _flow(name, **dep):
+    return {"name": name, **({"dependsOn": dep} if dep else {})}
+
+
+PROBE = {"taskStatusList": [{"taskName": "main", "phase": "Running"}]}
+
+
+@pytest.mark.parametrize("flows, paths", [
+    pytest.param([_flow("a", probe=PROBE)], ["spec.flows[0].dependsOn.probe"], id="probe-without-targets"),
+    pytest.param([_flow("a", strategy="any")], ["spec.flows[0].dependsOn.strategy"], id="strategy-without-targets"),
+    pytest.param([_flow("a", targets=[], probe=PROBE, strategy="all")],
+                 ["spec.flows[0].dependsOn.probe", "spec.flows[0].dependsOn.strategy"], id="empty-targets"),
+    pytest.param([_flow("a"), _flow("b", targets=["a"], probe=PROBE, strategy="any")], [], id="with-targets"),
+    pytest.param([_flow("a", expression="b.Completed"), "x"], [], id="expression-only"),
+])
+def test_jobflow_dependency_fields_without_targets(flows, paths):
+    found = advice.advice_in({"kind": "JobFlow", "spec": {"flows": flows}})
+    assert [p for p, _ in found] == paths
+    assert all("there are none" in m for _, m in found)
+
+
+TEMPLATES = {"ps": ["ps"], "pair": ["ps", "worker"], "none": []}
+
+
+@pytest.mark.parametrize("targets, probe, paths", [
+    pytest.param(["pair"], {"taskStatusList": [{"taskName": "worker"}]}, [], id="known-task"),
+    pytest.param(["ps"], {"httpGetList": [{"taskName": "wroker", "port": 80}]},
+                 ["spec.flows[1].dependsOn.probe.httpGetList[0].taskName"], id="typo"),
+    pytest.param(["ps", "pair"], {"tcpSocketList": [{"taskName": "worker", "port": 80}]}, [],
+                 id="a-task-of-any-target"),
+    pytest.param(["ps", "unknown"], {"tcpSocketList": [{"taskName": "nope", "port": 80}]}, [],
+                 id="a-template-not-in-the-documents-may-have-it"),
+    pytest.param(["none"], {"taskStatusList": [{"taskName": "x"}, {"phase": "Running"}]},
+                 ["spec.flows[1].dependsOn.probe.taskStatusList[0].taskName"], id="template-without-tasks"),
+])
+def test_probe_entries_naming_no_task_of_their_targets(targets, probe, paths):
+    jobflow = {"kind": "JobFlow", "spec": {"flows": [_flow("first"), _flow("b", targets=targets, probe=probe)]}}
+    found = advice.probe_task_advice(jobflow, TEMPLATES.get)
+    assert [p for p, _ in found] == paths
+    assert all("never applies" in m for _, m in found)
