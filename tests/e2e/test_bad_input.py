@@ -63,7 +63,8 @@ CASES = [
                  + template("a", command='              command: ["echo", "{{outputs.b}}"]') + template("b"),
                  "jobflow Flow is not DAG (cycle: a -> b -> a)", "spec.flows[0].name", id="cycle-through-a-template"),
     pytest.param(flow("    - name: a\n") + template("a", command='              command: ["echo", "{{params.n}}"]'),
-                 'JobTemplate "a": unknown parameter "n"', "spec.flows[0].name", id="template-undeclared-parameter"),
+                 'JobTemplate "a": spec.tasks[0].template.spec.containers[0].command[1]: unknown parameter "n"',
+                 "spec.flows[0].name", id="template-undeclared-parameter"),
     pytest.param(flow("    - name: a\n      withItems: [{n: 1}, {m: 2}]\n")
                  + template("a", command='              command: ["echo", "{{item.n}}"]'),
                  "item {\"m\":2} has no 'n'", "spec.flows[0].withItems[1]", id="item-without-the-field"),

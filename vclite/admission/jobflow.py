@@ -242,10 +242,11 @@ def dependencies(f: Obj) -> list[str]:
     return list(dict.fromkeys(r.flow for r in ctx.refs if r.flow != ctx.name))
 
 
-def template_errors(spec: Obj, reads: dict[str, set[str]]) -> list[FieldError]:
+def template_errors(spec: Obj, reads: Mapping[str, Mapping[str, str] | set[str]]) -> list[FieldError]:
     """Problems of the placeholders each flow's JobTemplate uses, for an admitted JobFlow `spec`
     (admission cannot see them: a JobTemplate may be created later). `reads`: flow name -> the
-    placeholder names in its JobTemplate's spec. The same rules as in a patch (declared parameters,
+    placeholder names in its JobTemplate's spec (a mapping to the field path of each, which the
+    message then names: flowtemplate.placeholder_paths(spec, "spec")). The same rules as in a patch (declared parameters,
     item only in loops, iteration only in repeats, outputs of defined flows, not of the exit handler,
     not the flow's own outside a repeat), and no cycle through them: a template reading
     `{{outputs.f}}` makes its vcjob wait for f. Each error is reported at `spec.flows[i].name`."""
@@ -265,14 +266,16 @@ def template_errors(spec: Obj, reads: dict[str, set[str]]) -> list[FieldError]:
         _repeat(f.get("repeat"), ctx)
         _patch(f.get("patch"), ctx)
         path = f"{ctx.fp}.name"
-        for placeholder in sorted(reads.get(name, ())):
+        read = reads.get(name) or {}
+        for placeholder in sorted(read):
             root, *rest = placeholder.split(".")
             problem = _placeholder_problem(placeholder, ctx)
             if not problem and root == "outputs" and rest[0] == name and not ctx.repeat:
                 problem = "a flow's template cannot read its own output (it has not run yet; in a repeat it is " \
                           "the previous iteration's)"
             if problem:
-                errs.append(FieldError(path, f'JobTemplate "{name}": {problem}'))
+                where = f"{read[placeholder]}: " if isinstance(read, Mapping) and read[placeholder] else ""
+                errs.append(FieldError(path, f'JobTemplate "{name}": {where}{problem}'))
             elif root == "outputs" and rest[0] != name:
                 ctx.refs.append(_Ref(rest[0], path, path, -2, placeholder))
         refs.append((name, ctx.refs))
@@ -581,11 +584,11 @@ def _patch(patch: Any, ctx: _Ctx) -> None:
     for name, args in (plugins or {}).items():
         if args is not None and (not isinstance(args, list) or not all(isinstance(a, str) for a in args)):
             ctx.error(f"{path}.plugins.{name}", common.type_error(args, "array of strings"))
-    for placeholder in sorted(flowtemplate.placeholders(spec)):
+    for placeholder, where in sorted(flowtemplate.placeholder_paths(spec, path).items()):
         root, *rest = placeholder.split(".")
         problem = _placeholder_problem(placeholder, ctx)
         if problem:
-            ctx.error(path, f'flow "{ctx.name}": {problem}')
+            ctx.error(where, f'flow "{ctx.name}": {problem}')
         elif root == "outputs":
             ctx.refs.append(_Ref(rest[0], path, path, -2, placeholder))
 

@@ -115,6 +115,24 @@ def placeholders(obj: Any) -> set[str]:
     return found
 
 
+def placeholder_paths(obj: Any, base: str = "") -> dict[str, str]:
+    """Every placeholder name used in the strings of `obj`, with the field path of its first use
+    (`base` + `.tasks[0].template.spec.containers[0].command[2]`), in document order."""
+    found: dict[str, str] = {}
+    todo: list[tuple[Any, str]] = [(obj, base)]
+    while todo:
+        o, path = todo.pop()
+        if isinstance(o, str):
+            if "{{" in o:
+                for name in PLACEHOLDER.findall(o):
+                    found.setdefault(name, path)
+        elif isinstance(o, dict):
+            todo.extend(reversed([(v, f"{path}.{k}" if path else str(k)) for k, v in o.items()]))
+        elif isinstance(o, list):
+            todo.extend(reversed([(v, f"{path}[{i}]") for i, v in enumerate(o)]))
+    return found
+
+
 def parse_items(text: str, source: str = "withParam") -> list[Any]:
     """The loop items a `withParam` value names: a JSON list. ValueError otherwise."""
     try:

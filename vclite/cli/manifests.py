@@ -179,7 +179,8 @@ def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
             except errors.NotFound:
                 continue   # (reported missing, or defined in a file not read)
         reads = {name: set(objects.placeholders(t.get("spec") or {})) for name, t in templates.items()}
-        bad = jobflow_admission.template_errors(spec, reads)
+        bad = jobflow_admission.template_errors(spec, {name: flowtemplate.placeholder_paths(t.get("spec") or {}, "spec")
+                                                       for name, t in templates.items()})
         problems.extend(Problem(d.file, d.line_of(e.path), describe(d), e.path, e.message) for e in bad)
         problems.extend(_item_fields(d, spec, reads))
         for i, f in enumerate(spec.get("flows") or ()):

@@ -200,7 +200,7 @@ REJECT = [
                   "    iteration == 0\n    ^"],
                  id="when-iteration-without-repeat"),
     pytest.param(jf(fl("a", patch={"jobSpec": {"queue": "q-{{iteration}}"}})),
-                 ['spec.flows[0].patch.jobSpec: flow "a": {{iteration}} is only defined in a flow with repeat'],
+                 ['spec.flows[0].patch.jobSpec.queue: flow "a": {{iteration}} is only defined in a flow with repeat'],
                  id="patch-iteration-without-repeat"),
     pytest.param(jf(fl("a", when="outputs.a == 'x'")),
                  ['spec.flows[0].when: flow "a": a flow\'s when cannot read its own output (it has not run yet) at '
@@ -282,10 +282,11 @@ REJECT = [
                  id="patch-shape"),
     pytest.param(jf(fl("a", patch={"jobSpec": {"queue": "{{params.q}}", "tasks": [
         {"name": "t", "template": {"x": "{{item}} {{foo.bar}} {{outputs.nope}}"}}]}})),
-                 ['spec.flows[0].patch.jobSpec: flow "a": unknown placeholder {{foo.bar}} (use params.<name>, '
-                  "outputs.<flow>, item or iteration)",
-                  'spec.flows[0].patch.jobSpec: flow "a": item is only defined in a flow with withItems or withParam',
-                  'spec.flows[0].patch.jobSpec: flow "a": unknown parameter "q" (spec.arguments.parameters '
+                 ['spec.flows[0].patch.jobSpec.tasks[0].template.x: flow "a": unknown placeholder {{foo.bar}} (use '
+                  "params.<name>, outputs.<flow>, item or iteration)",
+                  'spec.flows[0].patch.jobSpec.tasks[0].template.x: flow "a": item is only defined in a flow with '
+                  "withItems or withParam",
+                  'spec.flows[0].patch.jobSpec.queue: flow "a": unknown parameter "q" (spec.arguments.parameters '
                   "declares: none)",
                   'spec.flows[0].patch.jobSpec: flow "a": unknown flow "nope" in placeholder {{outputs.nope}}'],
                  id="patch-placeholders"),

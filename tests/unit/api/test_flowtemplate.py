@@ -308,3 +308,12 @@ def test_inputs_are_not_mutated() -> None:
     got["tasks"][0]["template"]["spec"]["containers"][0]["env"].clear()
     got["plugins"]["ssh"].clear()
     assert template == TEMPLATE and patch == before
+
+
+def test_placeholder_paths_name_the_first_use_of_each():
+    spec = {"queue": "{{params.q}}", "tasks": [{"name": "t", "template": {"spec": {"containers": [
+        {"command": ["sh", "-c", "echo {{item}} {{params.q}}"]}]}}}], "plugins": {"svc": ["{{item.x}}"]}}
+    assert flowtemplate.placeholder_paths(spec, "spec") == {
+        "params.q": "spec.queue", "item": "spec.tasks[0].template.spec.containers[0].command[2]",
+        "item.x": "spec.plugins.svc[0]"}
+    assert flowtemplate.placeholder_paths(["{{a}}"]) == {"a": "[0]"}
