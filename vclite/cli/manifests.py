@@ -139,11 +139,11 @@ def _missing_priority_classes(docs: list[yamlio.Document], admitted: list[yamlio
 
 def _missing_templates(docs: list[yamlio.Document], jobflows: list[yamlio.Document]) -> list[Problem]:
     """A problem for each flow of the (admitted) `jobflows` whose JobTemplate no document defines."""
-    templates = {((d.obj.get("metadata") or {}).get("namespace") or "default", d.obj["metadata"].get("name"))
+    templates = {(_namespace_of(d.obj), d.obj["metadata"].get("name"))
                  for d in docs if d.obj.get("kind") == "JobTemplate"}
     problems = []
     for d in jobflows:
-        ns = (d.obj.get("metadata") or {}).get("namespace") or "default"
+        ns = _namespace_of(d.obj)
         for i, flow in enumerate((d.obj.get("spec") or {}).get("flows") or []):
             name = flow.get("name") if isinstance(flow, dict) else None
             if name and (ns, name) not in templates:
