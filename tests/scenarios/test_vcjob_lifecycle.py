@@ -140,6 +140,26 @@ def test_a_finished_jobs_clean_up_is_queued_after_the_work_that_moves_jobs_on(c)
     assert c.ctrl.queue.get(later=False) is None and c.ctrl.queue.get_later() == "default/j"
 
 
+def test_a_job_moved_to_a_new_phase_is_synced_in_it_at_once(c):
+    """A pod that ends before it is seen running (a quick job) moves its job Pending -> Running ->
+    Completed: both phases are written, in order, by one sync (Volcano's controller takes two: the
+    second is the re-sync its own status update requests), and the clean-up still comes after."""
+    c.create(vcjob(tasks=[task("t", 1)]))
+    c.enqueue()
+    assert c.step() == 0 and c.phase() == "Pending"
+    seen = []
+    c.client.watch(kinds.JOB, lambda ev: seen.append(ev.object["status"]["state"]["phase"]))
+    c.set_pod("j-t-0", "Succeeded", exit_code=0)
+    assert c.ctrl.queue.get(later=False) == "default/j"
+    c.ctrl.sync("default/j")
+    assert seen == ["Running", "Completed"]
+    assert [cond["status"] for cond in c.job()["status"]["conditions"]] == ["Pending", "Running", "Completed"]
+    assert c.ctrl.queue.get(later=False) is None                  # no second sync on the path,
+    assert c.ctrl.queue.get_later() == "default/j"                # the finished job's clean-up after
+    c.ctrl.sync("default/j")
+    assert c.podgroups() == [] and c.phase() == "Completed"
+
+
 def test_pod_failure_restarts_then_completes(c):
     c.create(vcjob(policies=[{"event": "PodFailed", "action": "RestartJob"}]))
     c.enqueue()

@@ -52,6 +52,11 @@ class WorkQueue:
         if self.on_add:
             self.on_add()
 
+    def discard(self, key: Hashable) -> None:
+        """Take `key` out of both lanes (not its delayed adds): its work was done another way."""
+        self._ready.pop(key, None)
+        self._later.pop(key, None)
+
     def add_after(self, key: Hashable, delay: float, chore: bool = False) -> None:
         """Add `key` once `delay` seconds have passed; `chore`: clean-up or bookkeeping that cannot
         move anything forward (see the module docstring)."""

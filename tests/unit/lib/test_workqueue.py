@@ -82,6 +82,19 @@ LANE_CASES = [
 ]
 
 
+def test_discard_takes_a_key_out_of_both_lanes_but_not_its_timers(vclock):
+    q = workqueue.WorkQueue(vclock)
+    q.add("a")
+    q.add("b", later=True)
+    q.add_after("a", 5)
+    q.discard("a")
+    q.discard("b")
+    q.discard("never-added")
+    assert q.get() is None and not q.has_ready()
+    vclock.advance(5)
+    assert q.get() == "a"
+
+
 @pytest.mark.parametrize("adds, want", LANE_CASES)
 def test_the_second_lane(vclock, adds, want):
     first_lane, all_keys = want

@@ -61,6 +61,8 @@ from vclite.lib import workqueue
 Obj = dict[str, Any]
 Event, Act, PodPhase = batch.Event, batch.Action, status_mod.PodPhase
 MAX_REQUEUE = 15
+PHASE_STEPS = 4   # phases one sync may move a job through (see _next_phase_work)
+_RESYNC = policies.Request(event=Event.OUT_OF_SYNC)
 EXECUTE_ACTION, COMMAND_ISSUED = "ExecuteAction", "CommandIssued"
 
 
@@ -273,18 +275,41 @@ class JobController:
         reqs = self._requests.pop(key, [])
         due = self._pop_due(key)
         work: list[policies.Request | policies.Delayed] = [*due, *reqs]
-        try:
-            self._process(key, work)
-        except Exception:
-            if self.queue.num_requeues(key) >= MAX_REQUEUE:
-                self._give_up(key)
-                return
-            left = [w for w in work if isinstance(w, policies.Request)] or [policies.Request(event=Event.OUT_OF_SYNC)]
-            self._requests[key] = left + self._requests.get(key, [])
-            for d in (w for w in work if isinstance(w, policies.Delayed)):
-                self._delayed.setdefault(key, {}).setdefault(d.pod_name, d)
-            raise
+        for _ in range(PHASE_STEPS):
+            before = self._phase(key)
+            try:
+                self._process(key, work)
+            except Exception:
+                if self.queue.num_requeues(key) >= MAX_REQUEUE:
+                    self._give_up(key)
+                    return
+                left = [w for w in work if isinstance(w, policies.Request)] or [policies.Request(event=Event.OUT_OF_SYNC)]
+                self._requests[key] = left + self._requests.get(key, [])
+                for d in (w for w in work if isinstance(w, policies.Delayed)):
+                    self._delayed.setdefault(key, {}).setdefault(d.pod_name, d)
+                raise
+            work = self._next_phase_work(key, before)
+            if not work:
+                break
         self._ttl(key)
+
+    def _phase(self, key: str) -> str | None:
+        job = self._jobs.get(key)
+        return None if job is None else actions.phase_of(job)
+
+    def _next_phase_work(self, key: str, before: str | None) -> list[policies.Request | policies.Delayed]:
+        """The re-sync a job's own phase change requested, taken now (and out of the queue) when that is
+        all that is pending and the new phase is not final; else nothing. Volcano's controller re-queues
+        the job on its own status update and syncs it in its new phase: this does the same, one sync
+        sooner (a quick job goes Pending -> Running -> Completed in one sync, writing both phases)."""
+        reqs = self._requests.get(key)
+        phase = self._phase(key)
+        if not reqs or phase == before or phase is None or phase in batch.TERMINAL_PHASES \
+                or any(r != _RESYNC for r in reqs) or self._delayed.get(key):
+            return []
+        del self._requests[key]
+        self.queue.discard(key)
+        return list(reqs)
 
     def _process(self, key: str, work: list[policies.Request | policies.Delayed]) -> None:
         """Execute `work` in order; `work` is consumed from the front as items complete."""
