@@ -27,7 +27,7 @@ work); two strings that both read as numbers are ordered (< <= > >=) as numbers,
 `null` equals only null; other mixed comparisons, ordering anything but numbers or
 strings, and `&&`, `||`, `!` or a whole condition that is not a boolean (or the string "true" /
 "false") are ExprErrors naming the position. `len(x)` (string, list or object), `contains(x, y)`
-(list element, substring, or object key), `json(s)` (parse a string as JSON). `&&` and `||`
+(list element — equal as ==, so contains([1, 2], "2") — substring, or object key), `json(s)` (parse a string as JSON). `&&` and `||`
 short-circuit, so `outputs.a != "" && json(outputs.a).ok` never parses what the left side rules out.
 """
 from __future__ import annotations
@@ -254,6 +254,19 @@ class _When:
             return value.strip().lower() == "true"
         raise self.error(f"cannot read string {_show(value)} as a {want}", node)
 
+    @staticmethod
+    def equal(a: Any, b: Any) -> bool:
+        """==, for contains(): a string equals a number or boolean it reads as; other mixed types differ."""
+        if kind_of(a) == "string" and kind_of(b) in ("number", "boolean"):
+            a, b = b, a
+        ka, kb = kind_of(a), kind_of(b)
+        if kb == "string" and ka == "number":
+            return bool(_NUMERIC.fullmatch(b)) and float(b) == a
+        if kb == "string" and ka == "boolean":
+            text = b.strip().lower()
+            return text in ("true", "false") and (text == "true") == a
+        return ka == kb and a == b
+
     def compare(self, node: flowsyntax.Compare) -> bool:
         left, right = self.ev(node.left), self.ev(node.right)
         lk, rk = kind_of(left), kind_of(right)
@@ -289,7 +302,7 @@ class _When:
                 raise self.error(f"json(): {_show(args[0])} is not JSON ({e})", node) from None
         container, x = args
         if isinstance(container, list):
-            return any(kind_of(e) == kind_of(x) and e == x for e in container)
+            return any(self.equal(e, x) for e in container)
         if isinstance(container, (str, dict)) and isinstance(x, str):
             return x in container
         raise self.error(f"contains() needs a list, or a string or object and a string; got "
@@ -317,13 +330,14 @@ def _constant(node: Node) -> bool:
 def constant_errors(expr: Expr, params: Mapping[str, str]) -> list[ExprError]:
     """The errors a condition raises whatever the outputs, item and iteration: each largest part
     that reads only parameters and literals is evaluated now (as a boolean where `&&`, `||`, `!` or
-    the whole condition need one). Such a part is wrong even where `&&`/`||` may skip it at run
-    time, so admission refuses it rather than fail the flow later (`when: "params.n"` with n "3")."""
+    the whole condition need one), each operand of `&&`, `||` and `!` on its own. Such a part is wrong
+    even where `&&`/`||` may skip it at run time (`false && params.n`), so admission refuses it rather
+    than fail the flow later (`when: "params.n"` with n "3")."""
     when = _When(expr, WhenEnv(params=params))
     found: list[ExprError] = []
 
     def visit(node: Node, boolean: bool) -> None:
-        if _constant(node):
+        if _constant(node) and not isinstance(node, (flowsyntax.Not, flowsyntax.And, flowsyntax.Or)):
             try:
                 when.boolean(node) if boolean else when.ev(node)
             except ExprError as e:

@@ -62,7 +62,8 @@ class Outcome(enum.StrEnum):
     ALL_FAILED = "AllFailed"
 
 
-ALIASES = {"Succeeded": Outcome.COMPLETED}
+ALIASES = {"Succeeded": Outcome.COMPLETED,   # Argo's names
+           "AnySucceeded": Outcome.ANY_COMPLETED, "AllSucceeded": Outcome.ALL_COMPLETED}
 ROOTS = ("params", "outputs", "item", "iteration")
 FUNCTIONS = {"len": 1, "contains": 2, "json": 1}
 KEYWORDS = {"true": True, "false": False, "null": None}

@@ -43,6 +43,8 @@ def facts(*names: str) -> frozenset[str]:
     pytest.param("  a.Skipped\t||\nb.Terminated ", "a.Skipped || b.Terminated", id="whitespace"),
     pytest.param("f.AnyCompleted || f.AllCompleted || f.AnyFailed || f.AllFailed",
                  "f.AnyCompleted || f.AllCompleted || f.AnyFailed || f.AllFailed", id="aggregates"),
+    pytest.param("f.AnySucceeded && f.AllSucceeded || f.Succeeded", "(f.AnyCompleted && f.AllCompleted) || f.Completed",
+                 id="argo-names"),
 ])
 def test_parse_depends(text: str, canonical: str) -> None:
     expr = F.parse_depends(text)
@@ -50,7 +52,7 @@ def test_parse_depends(text: str, canonical: str) -> None:
 
 
 OUTCOMES_LIST = ("Completed, Failed, Terminated, Skipped, Finished, AnyCompleted, AllCompleted, "
-                 "AnyFailed, AllFailed, Succeeded")
+                 "AnyFailed, AllFailed, Succeeded, AnySucceeded, AllSucceeded")
 
 
 @pytest.mark.parametrize("text, message, position", [
@@ -368,6 +370,12 @@ WHEN_CASES = [
     pytest.param('contains(json(outputs.list), "b")', True, id="json-list"),
     pytest.param("contains([1, 2, 3], 2)", True, id="contains-literal-list"),
     pytest.param("contains([1, 2, 3], true)", False, id="contains-no-bool-number-confusion"),
+    pytest.param("contains([1, 2, 3], params.epochs) || !contains([1, 10], params.epochs)", False,
+                 id="contains-a-number-string-as-=="),
+    pytest.param('contains(["7", "x"], outputs.count) && contains([7.0], outputs.count)', True,
+                 id="contains-string-in-strings-and-number"),
+    pytest.param('contains([true], params.flag) && !contains(["true"], true)', False,
+                 id="contains-boolean-string"),
     pytest.param("len(outputs.train.tags) == 2", True, id="len-list"),
     pytest.param("len(params.env) == 4", True, id="len-string"),
     pytest.param('item.name == "x" && item.size == 3', True, id="item-fields"),
@@ -442,6 +450,11 @@ def test_evaluate_when_errors(text: str, message: str, position: int) -> None:
     pytest.param("len(params.nope) == 1", [("unknown parameter 'nope' (spec.arguments.parameters)", 4)],
                  id="undeclared"),
     pytest.param("contains([1, params.env], outputs.flip)", [], id="constant-list-is-a-value"),
+    pytest.param("false && params.epochs", [('expected true or false, got string "10"', 9)],
+                 id="short-circuit-and-still-checked"),
+    pytest.param("true || params.env > 2 || !(false && params.env)",
+                 [('cannot read string "prod" as a number', 8), ('expected true or false, got string "prod"', 37)],
+                 id="short-circuit-or-still-checked"),
     pytest.param("contains(3, outputs.flip)", [], id="call-needs-all-args"),
 ])
 def test_constant_errors(text: str, expected: list[tuple[str, int]]) -> None:
