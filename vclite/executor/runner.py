@@ -6,7 +6,7 @@ Layout of a pod's directory `<poddir>` (the executor uses `<workdir>/<namespace>
   (`kubectl logs --previous`). A pod made again under the same name starts with neither;
 - `logs/<container>.termination-log` — the container's termination message file, whatever its
   terminationMessagePath says; its path is in `$TERMINATION_MESSAGE_PATH` (removed before each run,
-  created by the container if it writes one). After the process exits, up to 4096 bytes of it become
+  created by the container if it writes one). After the process exits, its last 4096 bytes (as the kubelet) become
   `state.terminated.message` (with terminationMessagePolicy FallbackToLogsOnError, a missing or empty
   file and a non-zero exit take the log's last 80 lines / 2 KiB);
 - `<mountPath>` — each volumeMount, as a symlink: `/etc/volcano` is `$VC_POD_DIR/etc/volcano`, so the
@@ -122,8 +122,11 @@ def previous_log_of(log: Path) -> Path:
 
 
 def read_message(path: Path, limit: int = MAX_MESSAGE) -> str:
+    """The termination message: the file's last `limit` bytes, as the kubelet keeps them (tail.ReadAtMost)."""
     try:
         with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - limit))
             return fh.read(limit).decode(errors="replace")
     except OSError:
         return ""

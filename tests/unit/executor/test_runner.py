@@ -159,8 +159,8 @@ def test_working_dir_maps_into_the_pod_dir_when_absent_on_the_host(tmp_path):
     pytest.param({"terminationMessagePolicy": "FallbackToLogsOnError"}, "echo boom; exit 1", "boom",
                  id="fallback-to-logs"),
     pytest.param({}, "echo boom; exit 1", None, id="no-fallback-by-default"),
-    pytest.param({}, 'head -c 5000 /dev/zero | tr "\\0" x > "$TERMINATION_MESSAGE_PATH"', "x" * 4096,
-                 id="truncated-to-4096"),
+    pytest.param({}, '{ printf "head"; head -c 5000 /dev/zero | tr "\\0" x; printf "tail"; } > "$TERMINATION_MESSAGE_PATH"',
+                 "x" * 4092 + "tail", id="its-last-4096-bytes-as-the-kubelet"),
 ])
 def test_termination_message(tmp_path, extra, script, message):
     r = run(tmp_path, make_pod([container("main", script, **extra)]))
