@@ -98,8 +98,8 @@ class Lifecycle:
                     self._count(fr, rs.NO_FACTS, self._facts(t))
 
     def _count(self, fr: rs.FlowRT, old: frozenset[str], new: frozenset[str]) -> None:
-        want = O.ANY_COMPLETED if fr.d.strategy is plan_mod.Strategy.ANY else O.COMPLETED
-        met_old, met_new = want in readiness.closure(old), want in readiness.closure(new)
+        want = {O.ANY_COMPLETED, O.COMPLETED} if fr.d.strategy is plan_mod.Strategy.ANY else {O.COMPLETED}
+        met_old, met_new = bool(want & readiness.closure(old)), bool(want & readiness.closure(new))
         dead_old = O.FINISHED in readiness.closure(old) and not met_old
         dead_new = O.FINISHED in readiness.closure(new) and not met_new
         fr.pending -= int(met_new) - int(met_old)     # symmetric: a plain flow's outcome may be reopened

@@ -6,7 +6,7 @@ never run (`blocked`).
 What a flow waits on (`FlowDef.dependency`, a flowexpr dependency tree):
 - `dependsOn.targets` with `strategy: all` (the default, Volcano's only rule): every target
   `Completed` (a fan-out target: all its items); with `strategy: any`: some target has a completed
-  item (`AnyCompleted`).
+  item (`AnyCompleted`) or Completed (a fan-out with no items).
 - a target covered by `dependsOn.probe` (an entry whose `taskName` is one of the target's tasks) is
   met by the probe instead: its atom is the pseudo-flow `probe_flow(target)`, whose facts the
   controller derives from the probe checks (Completed when every entry holds, Failed when the target
@@ -185,6 +185,14 @@ def _retry(spec: Any) -> tuple[int, Backoff]:
                           None if max_d in (None, "") else _duration(max_d, "retry.backoff.maxDuration"))
 
 
+def target_met(flow: str, strategy: Strategy) -> flowsyntax.Node:
+    """When a target meets its dependent: Completed (a fan-out: every item); with strategy any, also once
+    some item Completed (a fan-out with no items is Completed, and has no item)."""
+    if strategy is Strategy.ANY:
+        return flowsyntax.Or((flowsyntax.Atom(flow, O.ANY_COMPLETED), flowsyntax.Atom(flow, O.COMPLETED)))
+    return flowsyntax.Atom(flow, O.COMPLETED)
+
+
 def _dependency(targets: Sequence[str], strategy: Strategy, probe: Sequence[ProbeEntry],
                 expression: flowexpr.Expr | None, implicit: Sequence[str]) -> flowexpr.Expr | None:
     """One dependency tree: targets (probed ones through their pseudo-flow) AND expression AND the
@@ -196,8 +204,7 @@ def _dependency(targets: Sequence[str], strategy: Strategy, probe: Sequence[Prob
         # Which target a probe entry covers is known only from the target job's tasks, so with a probe
         # every target atom reads the target's pseudo-flow; the controller gives it the target's own
         # facts when no entry covers it.
-        outcome = O.ANY_COMPLETED if strategy is Strategy.ANY else O.COMPLETED
-        atoms = tuple(flowsyntax.Atom(probe_flow(t) if probe else t, outcome) for t in dict.fromkeys(targets))
+        atoms = tuple(target_met(probe_flow(t) if probe else t, strategy) for t in dict.fromkeys(targets))
         parts.append(atoms[0] if len(atoms) == 1 else
                      (flowsyntax.Or(atoms) if strategy is Strategy.ANY else flowsyntax.And(atoms)))
     if expression is not None:

@@ -149,8 +149,7 @@ def _dead_target(fd: plan_mod.FlowDef, target: str, facts: Facts) -> str:
     """Why `target` can never meet `fd`'s targets ("" while it still can): its outcome (`Skipped`), or
     for a probed target that finished before its probe held, `finished (Completed) before its probe (…) held`."""
     atom = plan_mod.probe_flow(target) if fd.probe else target
-    want = O.ANY_COMPLETED if fd.strategy is plan_mod.Strategy.ANY else O.COMPLETED
-    if flowexpr.evaluate_depends(flowsyntax.Atom(atom, want), {atom: facts(atom)}) is not False:
+    if flowexpr.evaluate_depends(plan_mod.target_met(atom, fd.strategy), {atom: facts(atom)}) is not False:
         return ""
     seen, own = _final_word(facts(atom)), _final_word(facts(target))
     if own and seen != own:   # the target's own outcome is not what its probe saw: the probe never held

@@ -204,6 +204,24 @@ def test_with_param(output, created, phase, reason):
     assert (sim.phase, sim.reason("f")) == (phase, reason)
 
 
+@pytest.mark.parametrize("dependency, runs", [
+    pytest.param({"dependsOn": {"targets": ["f"]}}, True, id="all"),
+    pytest.param({"dependsOn": {"targets": ["f"], "strategy": "any"}}, True, id="any-counted"),
+    pytest.param({"dependsOn": {"targets": ["f", "g"], "strategy": "any"}, "when": "outputs.src == '[]'"}, True,
+                 id="any-evaluated"),   # (reading src's output: a dependency tree, not counted)
+    pytest.param({"dependsOn": {"expression": "f.AnyCompleted"}}, False, id="no-item-completed"),
+])
+def test_a_fan_out_with_no_items_is_a_completed_target(dependency, runs):
+    """A fan-out with no items is Completed: a target met for `all` and for `any` alike (it has no item
+    to complete), while the expression outcome AnyCompleted is false."""
+    sim = flowsim.Sim([fl("src"), fl("f", "src", withParam="{{outputs.src}}"), fl("g", "src", withItems=[]),
+                       {"name": "d", **dependency}])
+    sim.finish("jf-src", C, "[]")
+    assert ("jf-d" in sim.created) is runs, sim.status
+    if not runs:
+        assert sim.cond("d")["message"] == "dependsOn.expression f.AnyCompleted can never hold: f Completed"
+
+
 def test_an_empty_fan_out_is_a_loop_summary_not_a_listed_job():
     sim = flowsim.Sim([fl("src"), fl("f", "src", withParam="{{outputs.src}}")])
     sim.finish("jf-src", C, "[]")
