@@ -204,9 +204,11 @@ def _dependency(targets: Sequence[str], strategy: Strategy, probe: Sequence[Prob
         # Which target a probe entry covers is known only from the target job's tasks, so with a probe
         # every target atom reads the target's pseudo-flow; the controller gives it the target's own
         # facts when no entry covers it.
-        atoms = tuple(target_met(probe_flow(t) if probe else t, strategy) for t in dict.fromkeys(targets))
-        parts.append(atoms[0] if len(atoms) == 1 else
-                     (flowsyntax.Or(atoms) if strategy is Strategy.ANY else flowsyntax.And(atoms)))
+        met = [target_met(probe_flow(t) if probe else t, strategy) for t in dict.fromkeys(targets)]
+        if strategy is Strategy.ANY:
+            parts.append(flowsyntax.Or(tuple(a for node in met for a in node.operands)))
+        else:
+            parts.append(met[0] if len(met) == 1 else flowsyntax.And(tuple(met)))
     if expression is not None:
         parts.append(expression.root)
     named = flowexpr.flow_refs(expression) if expression is not None else frozenset()

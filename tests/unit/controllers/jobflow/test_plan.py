@@ -18,7 +18,7 @@ def compiled(flows, **spec):
     pytest.param({"name": "b", "dependsOn": {"targets": ["a", "c", "a"]}}, "a.Completed && c.Completed", ("a", "c"),
                  id="all-deduplicated"),
     pytest.param({"name": "b", "dependsOn": {"targets": ["a", "c"], "strategy": "any"}},
-                 "a.AnyCompleted || c.AnyCompleted", ("a", "c"), id="any"),
+                 "a.AnyCompleted || a.Completed || c.AnyCompleted || c.Completed", ("a", "c"), id="any"),
     pytest.param({"name": "b", "dependsOn": {"expression": "a.Failed || !c"}}, "a.Failed || !c.Completed", ("a", "c"),
                  id="expression"),
     pytest.param({"name": "b", "dependsOn": {"targets": ["a"], "probe": {"taskStatusList": [
