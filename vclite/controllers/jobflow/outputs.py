@@ -22,6 +22,20 @@ Obj = dict[str, Any]
 JP, R = batch.JobPhase, st.Reason
 
 
+def _list_element(output: str) -> Any:
+    """An item's output in its fan-out's list: a JSON object as the object, anything else as the string,
+    as Argo aggregates a loop's results (processAggregateNodeOutputs)."""
+    text = output.strip()
+    if text.startswith("{"):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return text
+        if isinstance(value, dict):
+            return value
+    return text
+
+
 class Outputs:
     """Mixin of engine.Engine (its state: flows, plan, reader, to_create, output_waits)."""
 
@@ -37,7 +51,7 @@ class Outputs:
         if fr is None or not fr.insts:
             return ""
         if fr.d.fanout:
-            return json.dumps([self.inst_output(i).strip() for i in fr.insts], separators=(",", ":"))
+            return json.dumps([_list_element(self.inst_output(i)) for i in fr.insts], separators=(",", ":"))
         return self.inst_output(fr.insts[-1])
 
     def _env(self, d: plan_mod.FlowDef, item: Any = None, iteration: int = 0) -> flowexpr.WhenEnv:

@@ -222,6 +222,16 @@ def test_a_fan_out_with_no_items_is_a_completed_target(dependency, runs):
         assert sim.cond("d")["message"] == "dependsOn.expression f.AnyCompleted can never hold: f Completed"
 
 
+def test_a_fan_outs_output_lists_its_items_json_objects_as_objects():
+    """As Argo aggregates a loop's results: an item output that is a JSON object is listed as the object,
+    anything else (a number, a list, text) as its string; `when` then reads the objects' fields."""
+    sim = flowsim.Sim([fl("f", withItems=[0, 1, 2, 3]), fl("d", "f", when="outputs.f.1.acc == 2 && outputs.f.0 == '7'")])
+    for i, out in enumerate(['7\n', ' {"acc": 2} ', "[1]", "{not json"]):
+        sim.finish(f"jf-f-{i}", C, out)
+    assert sim.eng.output_of("f") == '["7",{"acc":2},"[1]","{not json"]'
+    assert "jf-d" in sim.created, sim.status
+
+
 def test_an_empty_fan_out_is_a_loop_summary_not_a_listed_job():
     sim = flowsim.Sim([fl("src"), fl("f", "src", withParam="{{outputs.src}}")])
     sim.finish("jf-src", C, "[]")
