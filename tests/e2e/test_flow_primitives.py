@@ -156,7 +156,7 @@ def test_exit_handler_runs_after_the_failure(vcctl, tmp_path):
     assert set(jobs) == {"exit-handler-prepare", "exit-handler-train", "exit-handler-notify"}
     assert jobs["exit-handler-notify"]["metadata"]["creationTimestamp"] >= \
         next(e for e in status["jobStatusList"] if e["name"] == "exit-handler-train")["endTimestamp"]
-    assert status["conditions"]["exit-handler-evaluate"]["reason"] == "NotCreated"
+    assert status["conditions"]["exit-handler-evaluate"]["reason"] == "DependencyNeverMet"   # train failed
 
 
 # ---- vcctl jobflow suspend | resume against a server ---------------------------------------------------

@@ -37,6 +37,12 @@ class Lifecycle:
         if (self.stopping or self.frozen) and not fr.d.exit:
             self.probe_waiters.pop(fr.d.name, None)
             self.next.discard(fr.d.name)
+            if not self.frozen:   # a dependency that can never hold still says so: Skipped, not NotCreated
+                verdict = self._verdict(fr)
+                if verdict.state is readiness.State.SKIPPED:
+                    fr.verdict = verdict
+                    self._finish(fr, O.SKIPPED, R.NEVER_MET, verdict.message)
+                    return
             self._flow_condition(fr)      # after an unhandled failure nothing new starts: NotCreated
             return
         fr.verdict = self._verdict(fr)

@@ -52,10 +52,13 @@ C, F, T = "Completed", "Failed", "Terminated"
 
 # ---- when a JobFlow Succeeds or Fails ------------------------------------------------------------------
 RULES = [
-    pytest.param([fl("a"), fl("b", "a")], [
-        (("start",), ["a"], "Pending"),
-        (("done", "a", F), ["a"], "Failed"),
-    ], {"b": "NotCreated"}, id="plain-failure-fails-the-flow-and-nothing-starts"),
+    pytest.param([fl("a"), fl("b", "a"), fl("c"), fl("d", "c")], [
+        (("start",), ["a", "c"], "Pending"),
+        (("done", "a", F), ["a", "c"], "Failed"),
+        (("done", "c", C), ["a", "c"], "Failed"),
+    ], {"b": "DependencyNeverMet", "d": "NotCreated"}, id="plain-failure-fails-the-flow-and-nothing-starts"),
+    # a dependency that can never hold says so even once the JobFlow has stopped (b), while a flow that
+    # could still have run is NotCreated (d, ready after the failure)
     pytest.param([fl("a"), fl("b"), anyof("c", "a", "b")], [
         (("start",), ["a", "b"], "Pending"),
         (("done", "a", F), ["a", "b"], "Running"),
@@ -66,7 +69,7 @@ RULES = [
         (("start",), ["a", "b"], "Pending"),
         (("done", "a", F), ["a", "b"], "Running"),
         (("done", "b", F), ["a", "b"], "Failed"),
-    ], {"c": "NotCreated"}, id="any-both-fail-fails"),
+    ], {"c": "DependencyNeverMet"}, id="any-both-fail-fails"),
     pytest.param([fl("a"), expr("h", "a.Failed")], [
         (("start",), ["a"], "Pending"),
         (("done", "a", F), ["a", "h"], "Running"),
@@ -75,7 +78,7 @@ RULES = [
     pytest.param([fl("a"), expr("x", "a.Completed")], [
         (("start",), ["a"], "Pending"),
         (("done", "a", F), ["a"], "Failed"),
-    ], {"x": "NotCreated"}, id="expression-not-accepting-failed"),
+    ], {"x": "DependencyNeverMet"}, id="expression-not-accepting-failed"),
     pytest.param([fl("a"), expr("c", "a.Finished")], [
         (("start",), ["a"], "Pending"),
         (("done", "a", T), ["a", "c"], "Running"),
@@ -85,7 +88,7 @@ RULES = [
         (("start",), ["a", "b"], "Pending"),
         (("done", "a", F), ["a", "b"], "Running"),
         (("done", "b", F), ["a", "b"], "Failed"),
-    ], {"c": "NotCreated"}, id="a-failure-no-reader-accepts-fails"),
+    ], {"c": "DependencyNeverMet"}, id="a-failure-no-reader-accepts-fails"),
     pytest.param([fl("a"), fl("x"), fl("b", "x", when="params.go == 'yes'"), expr("c", "a.Failed && b.Completed")], [
         (("start",), ["a", "x"], "Pending"),
         (("done", "a", F), ["a", "x"], "Running"),
@@ -103,7 +106,7 @@ RULES = [
     pytest.param([fl("a"), fl("b", withParam="{{outputs.a}}")], [
         (("start",), ["a"], "Pending"),
         (("done", "a", F, "[1]"), ["a"], "Failed"),
-    ], {"b": "NotCreated"}, id="reading-a-failed-output-does-not-handle-it"),
+    ], {"b": "DependencyNeverMet"}, id="reading-a-failed-output-does-not-handle-it"),
     pytest.param([fl("a", when="params.go == 'yes'"), fl("b", when="outputs.a == ''")], [
         (("start",), [], "Succeed"),
     ], {"a": "WhenFalse", "b": "DependencyNeverMet"}, id="reading-a-skipped-output-skips"),
@@ -116,7 +119,7 @@ RULES = [
         (("start",), ["a"], "Pending"),
         (("done", "a", F), ["a", "e"], "Running"),
         (("done", "e", C), ["a", "e"], "Failed"),
-    ], {"b": "NotCreated"}, id="exit-handler-runs-after-a-failure"),
+    ], {"b": "DependencyNeverMet"}, id="exit-handler-runs-after-a-failure"),
     pytest.param([fl("e"), fl("a")], [
         (("start",), ["a"], "Pending"),
         (("done", "a", C), ["a", "e"], "Running"),

@@ -259,10 +259,12 @@ def test_notes(note, phase, listed_in):
 
 
 def test_flows_not_created_after_failure_say_so():
-    flows = [fl("a"), fl("b", "a")]
-    out = st.compute(jobflow(flows), [job(A, "Failed")], NOW)
-    assert out["conditions"]["jobflow-b"] == {
+    flows = [fl("a"), fl("b", "a"), fl("c", "x"), fl("x")]
+    out = st.compute(jobflow(flows), [job(A, "Failed"), job("jobflow-x", "Running")], NOW)
+    assert out["conditions"]["jobflow-c"] == {
         "phase": "Pending", "reason": "NotCreated", "message": "not created: the JobFlow is Failed"}
+    assert out["conditions"]["jobflow-b"] == {
+        "phase": "Skipped", "reason": "DependencyNeverMet", "message": "dependsOn target a was Failed"}
 
 
 def test_blocked_flows_name_the_problem():
