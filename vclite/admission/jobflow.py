@@ -143,15 +143,15 @@ def validate_spec(spec: Any, jobflow: str, namespace: str) -> list[FieldError]:
 def _item_name_clashes(flows: list, index: dict[str, int]) -> list[FieldError]:
     """A flow named `<loop>-<n>` for a loop or repeat flow `<loop>` would make the vcjob of the loop's
     item (iteration) n: the two would share a vcjob name and a status entry."""
-    loops = [name for name, i in index.items()
-             if any(flows[i].get(k) is not None for k in ("withItems", "withParam", "repeat"))]
+    loops = {name: "iteration" if flows[i].get("repeat") is not None else "item" for name, i in index.items()
+             if any(flows[i].get(k) is not None for k in ("withItems", "withParam", "repeat"))}
     errs = []
     for name, i in index.items():
-        for loop in loops:
+        for loop, what in loops.items():
             if name != loop and re.fullmatch(re.escape(loop) + r"-[0-9]+", name):
                 n = name[len(loop) + 1:]
                 errs.append(FieldError(f"spec.flows[{i}].name", f'flow "{name}" would make the same vcjob name as '
-                                       f'item {n} of flow "{loop}" (<jobflow>-{loop}-{n}): rename one of them'))
+                                       f'{what} {n} of flow "{loop}" (<jobflow>-{loop}-{n}): rename one of them'))
     return errs
 
 

@@ -311,7 +311,7 @@ REJECT = [
                  ['spec.flows[1].name: flow "p-1" would make the same vcjob name as item 1 of flow "p" '
                   "(<jobflow>-p-1): rename one of them"], id="flow-named-like-a-loop-item"),
     pytest.param(jf(fl("t-0"), fl("t", repeat={"limit": 2, "until": "outputs.t == 'x'"})),
-                 ['spec.flows[0].name: flow "t-0" would make the same vcjob name as item 0 of flow "t" '
+                 ['spec.flows[0].name: flow "t-0" would make the same vcjob name as iteration 0 of flow "t" '
                   "(<jobflow>-t-0): rename one of them"], id="flow-named-like-an-iteration"),
 ]
 

@@ -347,5 +347,6 @@ def _name_clashes(flows: Mapping[str, FlowDef], blocked: dict[str, str]) -> None
     for name in flows:
         stem, dash, tail = name.rpartition("-")
         if dash and tail.isdigit() and stem in loops:
-            blocked[name] = (f"its vcjob name would clash with item {tail} of loop flow {stem!r} "
+            what = "iteration" if flows[stem].loop is Loop.REPEAT else "item"
+            blocked[name] = (f"its vcjob name would clash with {what} {tail} of loop flow {stem!r} "
                              f"(<jobflow>-{stem}-{tail})")

@@ -140,6 +140,9 @@ def skip_message(fd: plan_mod.FlowDef, facts: Facts) -> str:
         if fd.strategy is plan_mod.Strategy.ANY:
             return f"dependsOn targets {names} (strategy any): none of them can complete: {whys}"
         return f"dependsOn targets {names} can no longer all be Completed: {whys}"
+    unread = [f"{r} {word}" for r in fd.readers_of if (word := _final_word(facts(r))) and word != O.COMPLETED]
+    if unread:   # (an output is read only from a Completed flow, unless the expression names it)
+        return f"it reads the output of {', '.join(unread)}: an output is read only from a Completed flow"
     done = [f"{r} {_final_word(facts(r))}" for r in fd.refs if _final_word(facts(r))]
     what = f"dependsOn.expression {fd.expression}" if fd.expression is not None else "dependsOn"
     return f"{what} can never hold" + (f": {', '.join(done)}" if done else "")

@@ -159,6 +159,21 @@ def test_succeed_fail_skip_rules(flows, steps, reasons):
     assert {k: sim.reason(k) for k in reasons} == reasons
 
 
+@pytest.mark.parametrize("reader, message", [
+    pytest.param(fl("b", when="outputs.a == ''"),
+                 "it reads the output of a Skipped: an output is read only from a Completed flow", id="when"),
+    pytest.param(fl("b", "x", withParam="{{outputs.a}}"),
+                 "it reads the output of a Skipped: an output is read only from a Completed flow", id="withParam"),
+    pytest.param(expr("b", "a.Completed"), "dependsOn.expression a.Completed can never hold: a Skipped",
+                 id="expression"),
+])
+def test_a_skip_message_names_the_output_read_from_a_flow_that_did_not_complete(reader, message):
+    sim = flowsim.Sim([fl("a", when="params.go == 'yes'"), fl("x"), reader],
+                      arguments={"parameters": [{"name": "go", "value": "no"}]})
+    sim.finish("jf-x", C)
+    assert sim.cond("b") == {"phase": "Skipped", "reason": "DependencyNeverMet", "message": message}
+
+
 def test_every_rule_in_the_docs_has_a_row():
     ids = {p.id for p in RULES}
     assert {"plain-failure-fails-the-flow-and-nothing-starts", "expression-accepting-failed-handles-it",
