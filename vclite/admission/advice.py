@@ -21,11 +21,14 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from vclite.api import flow
+
 RESTART_POLICY_UNSET = ("not set, so Kubernetes' default Always applies: this task's containers restart whenever "
                         "they exit (even with code 0) and the vcjob never completes; set Never or OnFailure for a "
                         "task that should end")
 _KINDS = ("Job", "JobTemplate")
 DEFAULT_TERMINATION_PATH = "/dev/termination-log"
+OUTPUT_TASK = flow.OUTPUT_TASK_ANNOTATION
 
 
 def custom_termination_path(path: str) -> str:
@@ -88,6 +91,13 @@ def advice_in(obj: Any) -> list[tuple[str, str]]:
         return []
     tasks = obj["spec"].get("tasks")
     out = []
+    output_task = ((obj.get("metadata") or {}).get("annotations") or {}).get(OUTPUT_TASK) \
+        if obj.get("kind") == "JobTemplate" and isinstance(obj.get("metadata"), dict) else None
+    names = [t.get("name") for t in tasks if isinstance(t, dict)] if isinstance(tasks, list) else []
+    if isinstance(output_task, str) and output_task and output_task not in names:
+        out.append((f"metadata.annotations[{OUTPUT_TASK}]",
+                    f"no task {output_task!r} (tasks: {', '.join(map(str, names)) or 'none'}): the job's output "
+                    f"(the termination message of that task's first pod) will be empty"))
     for i, task in enumerate(tasks if isinstance(tasks, list) else []):
         template = task.get("template") if isinstance(task, dict) else None
         pod_spec = template.get("spec") if isinstance(template, dict) else None

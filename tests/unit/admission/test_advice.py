@@ -78,3 +78,20 @@ def test_probe_entries_naming_no_task_of_their_targets(targets, probe, paths):
     found = advice.probe_task_advice(jobflow, TEMPLATES.get)
     assert [p for p, _ in found] == paths
     assert all("never applies" in m for _, m in found)
+
+
+@pytest.mark.parametrize("kind, annotation, warned", [
+    pytest.param("JobTemplate", "worker", False, id="known-task"),
+    pytest.param("JobTemplate", "wroker", True, id="no-such-task"),
+    pytest.param("JobTemplate", None, False, id="no-annotation"),
+    pytest.param("Job", "wroker", False, id="a-vcjob-is-not-read-for-it"),
+])
+def test_output_task_annotation_naming_no_task(kind, annotation, warned):
+    obj = _job({"restartPolicy": "Never"}, kind=kind)
+    obj["spec"]["tasks"][0]["name"] = "worker"
+    if annotation is not None:
+        obj["metadata"] = {"annotations": {"flow.volcano.sh/output-task": annotation}}
+    found = [(p, m) for p, m in advice.advice_in(obj) if "output-task" in p]
+    assert bool(found) is warned
+    if warned:
+        assert found[0][1].startswith("no task 'wroker' (tasks: worker)")
