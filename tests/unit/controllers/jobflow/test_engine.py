@@ -250,6 +250,12 @@ def test_a_fan_outs_output_lists_its_items_json_objects_as_objects():
     assert "jf-d" in sim.created, sim.status
 
 
+def test_a_fan_out_failed_before_its_items_counts_as_one_failed_item():
+    sim = flowsim.Sim([fl("src"), fl("f", "src", withParam="{{outputs.src}}"), expr("h", "f.AnyFailed && f.AllFailed")])
+    sim.finish("jf-src", C, "not json")
+    assert sim.reason("f") == "InvalidParam" and "jf-h" in sim.created, sim.status
+
+
 def test_an_empty_fan_out_is_a_loop_summary_not_a_listed_job():
     sim = flowsim.Sim([fl("src"), fl("f", "src", withParam="{{outputs.src}}")])
     sim.finish("jf-src", C, "[]")
