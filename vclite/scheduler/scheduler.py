@@ -105,6 +105,9 @@ class Scheduler:
     def _on_event(self, ev: client_mod.WatchEvent) -> None:
         if self.waiting is not None and ev.kind.kind == kinds.PODGROUP.kind:
             self.waiting.update(meta.key(ev.object), None if ev.type == client_mod.EventType.DELETED else ev.object)
+        if ev.type == client_mod.EventType.DELETED and ev.kind.kind == kinds.PODGROUP.kind and \
+                self._completed.pop(meta.key(ev.object), None) is not None:
+            return  # finished (its Completed was still to be written): its deletion frees nothing to schedule
         if self._writing and ev.type == client_mod.EventType.MODIFIED and ev.kind.kind != kinds.POD.kind:
             return  # an in-process client delivers the events of our own writes during the write.
             # Our binds still wake us (the next session sees them Bound and moves the PodGroup to

@@ -165,6 +165,21 @@ def test_a_finished_podgroups_completed_status_is_written_as_background_work():
     assert c.drain() == 0                                                       # its event wakes nothing
 
 
+def test_deleting_a_podgroup_whose_completed_waits_wakes_no_session():
+    """The vcjob controller's clean-up may delete a finished PodGroup before its Completed is written:
+    the deletion frees nothing (its pods had finished), so it asks for no session, and nothing is written."""
+    c = Cluster()
+    c.podgroup("pg1", 1, "1")
+    c.pod("a-0", "pg1")
+    c.drain()
+    _finish(c, "a-0")
+    _sessions_now(c)
+    pg = c.get(kinds.PODGROUP, "pg1")
+    c.client.delete(kinds.PODGROUP, "default", "pg1")
+    assert c.scheduler.queue.get(later=False) is None and c.scheduler.queue.next_ready_at() is None
+    assert c.drain() == 1 and pg["status"]["phase"] == "Running"               # (the background key: a no-op)
+
+
 def test_a_completed_status_waiting_to_be_written_is_dropped_when_a_later_session_does_not_find_it_again():
     """A later session is newer: when it no longer finds the PodGroup finished (here a new pod joined
     it, as when a job restarts), the waiting Completed is not written over its status."""
