@@ -132,6 +132,40 @@ spec:
 """
 
 
+BRACES = """\
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: braces}
+spec:
+  flows: [{name: greet}]
+---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {name: greet}
+spec:
+  tasks:
+    - name: main
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+            - name: main
+              image: busybox
+              env: [{name: TPL, value: "Hello {{name}}, build {{ build_id }}"}]
+              command: [sh, -c, 'echo "$TPL"']
+"""
+
+
+def test_a_plain_volcano_flow_keeps_its_own_braces_text(vcctl, tmp_path):
+    """{{…}} text whose root is not a flow placeholder's runs unchanged, as on Volcano (with a warning)."""
+    status, _, _ = run_example(vcctl, tmp_path, "braces.yaml", BRACES)
+    assert status["state"]["phase"] == "Succeed"
+    assert logs(tmp_path, "braces-greet-main-0").strip() == "Hello {{name}}, build {{ build_id }}"
+    checked = vcctl("validate", tmp_path / "braces.yaml")
+    assert checked.code == 0 and "{{name}} is not a flow placeholder" in checked.err, checked
+
+
 def test_a_patch_that_lowers_replicas_gets_a_matching_min_available(vcctl, tmp_path):
     # the template is stored without the vcjob defaults (as on Volcano): minAvailable follows the
     # patched replicas instead of the template's 3 (which made the vcjob invalid)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from vclite.api import flow
+from vclite.api import flow, flowtemplate
 
 RESTART_POLICY_UNSET = ("not set, so Kubernetes' default Always applies: this task's containers restart whenever "
                         "they exit (even with code 0) and the vcjob never completes; set Never or OnFailure for a "
@@ -44,9 +44,19 @@ def _dicts(value: Any) -> list[tuple[int, dict]]:
     return [(i, v) for i, v in enumerate(value) if isinstance(v, dict)] if isinstance(value, list) else []
 
 
+def _left_alone(obj: Any, base: str) -> list[tuple[str, str]]:
+    """`{{x}}` text whose root is not a flow placeholder's: used as it is (as Volcano does), said once."""
+    return [(path, f"{{{{{name}}}}} is not a flow placeholder ({', '.join(flowtemplate.ROOTS)}): "
+                   f"it is left as it is") for name, path in
+            flowtemplate.placeholder_paths(obj, base, flowtemplate.OTHER_BRACES).items()]
+
+
 def _flows_advice(spec: dict) -> list[tuple[str, str]]:
     out = []
     for i, f in _dicts(spec.get("flows")):
+        patch = f.get("patch")
+        if isinstance(patch, dict):
+            out += _left_alone(patch.get("jobSpec"), f"spec.flows[{i}].patch.jobSpec")
         dep = f.get("dependsOn")
         if not isinstance(dep, dict) or dep.get("targets"):
             continue
@@ -90,7 +100,7 @@ def advice_in(obj: Any) -> list[tuple[str, str]]:
     if not isinstance(obj, dict) or obj.get("kind") not in _KINDS or not isinstance(obj.get("spec"), dict):
         return []
     tasks = obj["spec"].get("tasks")
-    out = []
+    out = _left_alone(obj["spec"], "spec") if obj.get("kind") == "JobTemplate" else []
     output_task = ((obj.get("metadata") or {}).get("annotations") or {}).get(OUTPUT_TASK) \
         if obj.get("kind") == "JobTemplate" and isinstance(obj.get("metadata"), dict) else None
     names = [t.get("name") for t in tasks if isinstance(t, dict)] if isinstance(tasks, list) else []

@@ -15,11 +15,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from vclite.api import flowsyntax
 from vclite.lib import errors
 
 Obj = dict[str, Any]
 
-PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}")
+ROOTS = flowsyntax.ROOTS   # the placeholders' roots; other {{…}} text is left alone
+PLACEHOLDER = re.compile(r"\{\{\s*((?:params|outputs|item|iteration)(?:\.[A-Za-z0-9_-]+)*)\s*\}\}")
+OTHER_BRACES = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}")   # any root
 _MISSING = object()
 
 
@@ -77,8 +80,8 @@ def lookup(name: str, values: Mapping[str, str]) -> str | None:
 
 def substitute(obj: Any, values: Mapping[str, str], path: str = "") -> Any:
     """A deep copy of `obj` with every `{{name}}` in every string value replaced (keys are left alone).
-    A placeholder is `{{ root.path }}` with root a letter-led name (`{{.Values}}`-style text and single
-    braces are left as they are). An unknown placeholder raises ValueError naming it and the field path
+    A placeholder is `{{ root.path }}` with root one of ROOTS (other `{{…}}` text, `{{.Values}}`-style
+    text and single braces are left as they are, as Volcano leaves them). An unknown placeholder raises ValueError naming it and the field path
     (`path` is the prefix for that path, e.g. "spec")."""
     if isinstance(obj, str):
         if "{{" not in obj:
@@ -115,17 +118,19 @@ def placeholders(obj: Any) -> set[str]:
     return found
 
 
-def placeholder_paths(obj: Any, base: str = "") -> dict[str, str]:
+def placeholder_paths(obj: Any, base: str = "", pattern: re.Pattern = PLACEHOLDER) -> dict[str, str]:
     """Every placeholder name used in the strings of `obj`, with the field path of its first use
-    (`base` + `.tasks[0].template.spec.containers[0].command[2]`), in document order."""
+    (`base` + `.tasks[0].template.spec.containers[0].command[2]`), in document order. With
+    `pattern=OTHER_BRACES`: the `{{x.y}}` text left alone (a root not in ROOTS), for warnings."""
     found: dict[str, str] = {}
     todo: list[tuple[Any, str]] = [(obj, base)]
     while todo:
         o, path = todo.pop()
         if isinstance(o, str):
             if "{{" in o:
-                for name in PLACEHOLDER.findall(o):
-                    found.setdefault(name, path)
+                for name in pattern.findall(o):
+                    if pattern is not OTHER_BRACES or name.split(".")[0] not in ROOTS:
+                        found.setdefault(name, path)
         elif isinstance(o, dict):
             todo.extend(reversed([(v, f"{path}.{k}" if path else str(k)) for k, v in o.items()]))
         elif isinstance(o, list):

@@ -282,9 +282,7 @@ REJECT = [
                  id="patch-shape"),
     pytest.param(jf(fl("a", patch={"jobSpec": {"queue": "{{params.q}}", "tasks": [
         {"name": "t", "template": {"x": "{{item}} {{foo.bar}} {{outputs.nope}}"}}]}})),
-                 ['spec.flows[0].patch.jobSpec.tasks[0].template.x: flow "a": unknown placeholder {{foo.bar}} (use '
-                  "params.<name>, outputs.<flow>, item or iteration)",
-                  'spec.flows[0].patch.jobSpec.tasks[0].template.x: flow "a": item is only defined in a flow with '
+                 ['spec.flows[0].patch.jobSpec.tasks[0].template.x: flow "a": item is only defined in a flow with '
                   "withItems or withParam",
                   'spec.flows[0].patch.jobSpec.queue: flow "a": unknown parameter "q" (spec.arguments.parameters '
                   "declares: none)",

@@ -60,13 +60,17 @@ def test_substitute_walks_every_string_and_copies() -> None:
     pytest.param({"a": "{{item.missing}}"}, "spec", "spec.a: unknown placeholder {{item.missing}}",
                  id="unknown-item-field"),
     pytest.param("{{outputs.prep.x}}", "", "<root>: unknown placeholder {{outputs.prep.x}}", id="field-of-non-json"),
-    pytest.param({"t": [{"c": "{{foo}}"}]}, "spec", "spec.t[0].c: unknown placeholder {{foo}}", id="unknown-root"),
     pytest.param({"t": "{{item.shards.9}}"}, "", "t: unknown placeholder {{item.shards.9}}", id="index-out-of-range"),
 ])
 def test_substitute_unknown(obj: Any, path: str, message: str) -> None:
     with pytest.raises(ValueError) as info:
         T.substitute(obj, VALUES, path=path)
     assert str(info.value).startswith(message + " (known: ")
+
+
+def test_other_braces_are_left_alone_as_volcano_leaves_them() -> None:
+    text = {"t": [{"c": "Hello {{name}}, {{ build.id }}, {{params.epochs}} {{.Values.x}}"}]}
+    assert T.substitute(text, VALUES) == {"t": [{"c": "Hello {{name}}, {{ build.id }}, 3 {{.Values.x}}"}]}
 
 
 def test_unknown_placeholder_lists_known_names() -> None:
@@ -316,4 +320,6 @@ def test_placeholder_paths_name_the_first_use_of_each():
     assert flowtemplate.placeholder_paths(spec, "spec") == {
         "params.q": "spec.queue", "item": "spec.tasks[0].template.spec.containers[0].command[2]",
         "item.x": "spec.plugins.svc[0]"}
-    assert flowtemplate.placeholder_paths(["{{a}}"]) == {"a": "[0]"}
+    assert flowtemplate.placeholder_paths(["{{a}}", "{{item}}"]) == {"item": "[1]"}
+    assert flowtemplate.placeholder_paths(["{{a}}", "{{ b.c }}", "{{item}}"], "", flowtemplate.OTHER_BRACES) == \
+        {"a": "[0]", "b.c": "[1]"}     # the text left alone, for warnings

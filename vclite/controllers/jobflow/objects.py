@@ -50,12 +50,11 @@ def build_job(jobflow: Obj, template: Obj, flow_name: str) -> Obj:
 
 
 OUTPUT_TASK = flow.OUTPUT_TASK_ANNOTATION
-PLACEHOLDER_ROOTS = ("params", "outputs", "item", "iteration")
 
 
 def placeholders(spec: Obj) -> list[str]:
     """The flow placeholders (`params.x`, `outputs.f`, `item…`, `iteration`) a spec uses, sorted."""
-    return sorted(n for n in flowtemplate.placeholders(spec) if n.split(".")[0] in PLACEHOLDER_ROOTS)
+    return sorted(flowtemplate.placeholders(spec))
 
 
 def build_instance(jobflow: Obj, template: Obj, flow_name: str, job_name: str, patch: Obj | None = None,
