@@ -158,6 +158,10 @@ LIST_KEYS = {
     "volumes": "name", "env": "name", "imagePullSecrets": "name",
     "volumeMounts": "mountPath", "ports": "containerPort", "tolerations": "key", "hostAliases": "ip",
 }
+# Of those, the lists whose matched elements merge recursively (a container: its image, env, resources…);
+# a matched element of the others is replaced whole ("Replace", "Replace value" in the design doc): a pod
+# volume changing its source, an env var going from value to valueFrom, a toleration changing its operator.
+MERGED_ELEMENTS = frozenset({"containers", "initContainers", "ephemeralContainers"})
 # Sections replaced whole rather than merged ("Replace entire section" in the design doc).
 ATOMIC = frozenset({"affinity", "securityContext", "livenessProbe", "readinessProbe", "startupProbe"})
 
@@ -180,8 +184,8 @@ def apply_patch(template_spec: Obj, patch_job_spec: Obj | None) -> Obj:
       unkeyed lists (command, args, …) are replaced; ATOMIC sections are replaced whole; the lists
       in LIST_KEYS merge element by element by their key (containers and pod volumes by name,
       env by name, volumeMounts by mountPath, ports by containerPort, tolerations by key, hostAliases
-      by ip), matched elements merging recursively and new ones appended. Container `resources`
-      thus merge per request/limit.
+      by ip), new ones appended; a matched container merges recursively (so its `resources` merge per
+      request/limit, its env by name), any other matched element is replaced whole.
     - in any keyed list (tasks, volumes, containers, …) an element without its key applies to the
       template's element when the template and the patch both have exactly one (the design doc's
       `tasks: [{template: …}]` example); otherwise it is a ValueError.
@@ -237,7 +241,7 @@ def merge(base: Any, patch: Any, path: str = "patch") -> Any:
         if key in ATOMIC or key not in out:
             out[key] = copy.deepcopy(value)
         elif key in LIST_KEYS and isinstance(value, list) and isinstance(out[key], list):
-            out[key] = _merge_keyed(out[key], value, LIST_KEYS[key], sub, merge)
+            out[key] = _merge_keyed(out[key], value, LIST_KEYS[key], sub, merge if key in MERGED_ELEMENTS else _replace)
         else:
             out[key] = merge(out[key], value, sub)
     return out

@@ -227,6 +227,20 @@ def test_container_patched_by_name_and_sidecar_added() -> None:
     assert ps["restartPolicy"] == "OnFailure"
 
 
+def test_a_matched_env_var_and_volume_mount_are_replaced_whole() -> None:
+    """env by name, "Replace value": going from value to valueFrom leaves no value behind; a volumeMount
+    matched by mountPath is replaced (its name, subPath, readOnly as the patch says)."""
+    base = task("only", container("c", env=[{"name": "WHO", "value": "x"}, {"name": "KEEP", "value": "1"}],
+                                  volumeMounts=[{"mountPath": "/d", "name": "a", "readOnly": True}]))
+    patch = {"tasks": [{"name": "only", "template": {"spec": {"containers": [{"name": "c", "env": [
+        {"name": "WHO", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+        "volumeMounts": [{"mountPath": "/d", "name": "b"}]}]}}}]}
+    got = T.apply_patch({"tasks": [base]}, patch)["tasks"][0]["template"]["spec"]["containers"][0]
+    assert got["env"] == [{"name": "WHO", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+                          {"name": "KEEP", "value": "1"}]
+    assert got["volumeMounts"] == [{"mountPath": "/d", "name": "b"}]
+
+
 def test_design_doc_adding_a_volume() -> None:
     """job-template-parameter-overriding.md "Adding a Volume": pod volumes by name, mounts by mountPath;
     its task has no name, which applies to the template's only task."""
@@ -260,6 +274,13 @@ def test_design_doc_new_image_for_the_only_container() -> None:
                   {"key": "arm", "operator": "Exists"}], id="tolerations-by-key"),
     pytest.param("hostAliases", [{"ip": "10.0.0.1", "hostnames": ["a"]}], [{"ip": "10.0.0.1", "hostnames": ["b"]}],
                  [{"ip": "10.0.0.1", "hostnames": ["b"]}], id="host-aliases-by-ip"),
+    pytest.param("tolerations", [{"key": "k1", "operator": "Equal", "value": "v1", "effect": "NoSchedule"}],
+                 [{"key": "k1", "operator": "Exists"}], [{"key": "k1", "operator": "Exists"}],
+                 id="a-matched-toleration-is-replaced-whole"),   # (merged, Exists would keep value v1: invalid)
+    pytest.param("volumes", [{"name": "data", "emptyDir": {}}, {"name": "cache", "emptyDir": {}}],
+                 [{"name": "data", "hostPath": {"path": "/tmp"}}],
+                 [{"name": "data", "hostPath": {"path": "/tmp"}}, {"name": "cache", "emptyDir": {}}],
+                 id="a-matched-pod-volume-is-replaced-whole"),   # (merged, it would have two sources)
     pytest.param("restartPolicy", "OnFailure", "Never", "Never", id="scalar-replaced"),
     pytest.param("dnsConfig", None, {"nameservers": ["1.1.1.1"]}, {"nameservers": ["1.1.1.1"]}, id="added"),
 ])
