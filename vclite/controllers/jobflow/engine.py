@@ -63,6 +63,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         self.suspended = rs.suspended(jobflow)
         self.flows: dict[str, rs.FlowRT] = {n: rs.FlowRT(fd) for n, fd in plan.flows.items()}
         self.insts: dict[str, rs.Inst] = {}
+        self._compact = sum(len(fd.items) or 1 for fd in plan.flows.values()) >= rs.COMPACT_AT
         self.orphans: dict[str, Obj] = {}
         self.orphan_failing = 0
         self.unfinished: set[str] = set(self.flows)
@@ -135,8 +136,21 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
     @property
     def compact(self) -> bool:
         """A big flow's status stays small: a Completed vcjob keeps {phase} in its condition (plus
-        retries and output) and no runningHistories (a 10,000-job status fits an etcd object)."""
-        return len(self.insts) >= rs.COMPACT_AT
+        retries and output) and no runningHistories (a 10,000-job status fits an etcd object). Big:
+        COMPACT_AT jobs or more, planned (flows and withItems items) or made (withParam, repeats)."""
+        return self._compact
+
+    def _grown(self) -> None:
+        """One more vcjob: a flow that becomes big compacts the entries it wrote while it was not."""
+        if self._compact or len(self.insts) < rs.COMPACT_AT:
+            return
+        self._compact = True
+        for name, entry in list(self.history.items()):
+            if entry.get("state") == JP.COMPLETED and "runningHistories" in entry:
+                self.history[name] = {k: v for k, v in entry.items() if k != "runningHistories"}
+        for inst in self.insts.values():
+            if inst.job is not None and meta.phase(inst.job) == JP.COMPLETED:
+                self._inst_condition(inst)
 
     # ---- observing vcjobs ------------------------------------------------------------------------------
     def load(self, jobs: Iterable[Obj], now: dt.datetime) -> None:
@@ -323,6 +337,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
     def _remember(self, inst: rs.Inst) -> None:
         """A new instance: what the previous status recorded about it (retries, output) still holds."""
         self.insts[inst.name] = inst
+        self._grown()
         prev = self.prev_conditions.get(inst.name) or {}
         inst.retries = int(prev.get("retries") or 0)
         inst.retry_of = str(prev.get("retryOf") or "")

@@ -480,6 +480,24 @@ def test_compact_flow_keeps_no_history_for_completed_jobs(monkeypatch):
     assert "runningHistories" not in sim.status["jobStatusList"][0]
 
 
+@pytest.mark.parametrize("flows", [
+    pytest.param([fl("a"), fl("b", "a"), fl("c", "b"), fl("d", "c")], id="planned-flows"),
+    pytest.param([fl("a"), fl("b", "a", withItems=[1, 2, 3])], id="planned-items"),
+    pytest.param([fl("a"), fl("b", "a", withParam="{{outputs.a}}")], id="made-items"),
+])
+def test_a_flow_big_by_plan_or_by_its_items_keeps_completed_entries_compact(monkeypatch, flows):
+    """Big is counted from the plan (a chain of flows, withItems) or, for items known only at run time,
+    when they are made: then the entries written before are compacted too."""
+    monkeypatch.setattr(engine.rs, "COMPACT_AT", 4)
+    sim = flowsim.Sim(flows)
+    sim.finish("jf-a", C, "[1, 2, 3]")
+    entry, cond = sim.status["jobStatusList"][0], sim.cond("a")
+    assert "runningHistories" not in entry and cond.get("phase") == "Completed" and set(cond) <= {"phase", "output"}
+    assert sim.eng.compact
+    sim.finish("jf-b" if "jf-b" in sim.jobs else "jf-b-0", C)
+    assert "runningHistories" not in sim.status["jobStatusList"][1]
+
+
 def test_each_attempt_opens_its_history_even_when_first_seen_failed():
     sim = flowsim.Sim([fl("a", retry={"limit": 1})])
     sim.finish("jf-a", F)
