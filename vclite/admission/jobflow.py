@@ -48,7 +48,7 @@ from typing import Any
 
 from vclite.admission import base, common
 from vclite.api import core, flow, flowexpr, flowsyntax, flowtemplate, meta
-from vclite.lib import clock, dag, errors
+from vclite.lib import dag, errors
 
 Obj = dict[str, Any]
 FieldError = errors.FieldError
@@ -526,7 +526,11 @@ def _retry(retry: Any, path: str, errs: list[FieldError]) -> None:
         errs.append(FieldError(f"{path}.limit", common.REQUIRED + f": how many times to re-run a failed job "
                                                                   f"({RETRY_LIMIT[0]}..{RETRY_LIMIT[1]})"))
     else:
-        common.check_int(retry, "limit", f"{path}.limit", errs, *RETRY_LIMIT)
+        limit = flow.retry_limit(retry["limit"])
+        if limit is None:
+            errs.append(FieldError(f"{path}.limit", common.type_error(retry["limit"], "integer")))
+        else:
+            common.check_int({"limit": limit}, "limit", f"{path}.limit", errs, *RETRY_LIMIT)
     backoff = retry.get("backoff")
     if backoff is None:
         return
@@ -547,14 +551,10 @@ def _duration(obj: Obj, key: str, path: str, errs: list[FieldError]) -> float | 
     value = obj.get(key)
     if value is None:
         return None
-    try:
-        seconds = clock.parse_duration(value) if isinstance(value, str) else None
-    except ValueError:
-        seconds = None
-    if seconds is None or seconds < 0:
+    seconds = flow.backoff_seconds(value)
+    if seconds is None:
         errs.append(FieldError(f"{path}.{key}", common.invalid(
-            value, 'must be a non-negative duration such as "10s", "1m30s" or "500ms"')))
-        return None
+            value, 'must be a non-negative duration such as "10s", "1m30s" or "500ms", or seconds ("5")')))
     return seconds
 
 

@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 import enum
+import re
+from typing import Any
+
+from vclite.lib import clock
 
 
 class FlowPhase(enum.StrEnum):
@@ -36,3 +40,34 @@ def object_string(namespace: str, name: str) -> str:
 # vclite's flow primitives (annotations, so they work on a cluster with Volcano's CRDs unchanged).
 SUSPEND_ANNOTATION = "flow.volcano.sh/suspend"          # "true": no new vcjob of the JobFlow starts
 OUTPUT_TASK_ANNOTATION = "flow.volcano.sh/output-task"  # on a JobTemplate: whose termination message is the output
+
+
+# ---- retry values, read as Argo's retryStrategy reads them ------------------------------------------
+
+_DIGITS = re.compile(r"\s*[0-9]+\s*")
+_SECONDS = re.compile(r"\s*([0-9]+(\.[0-9]*)?|\.[0-9]+)\s*")
+
+
+def retry_limit(value: Any) -> int | None:
+    """`retry.limit`: an integer, or a string of digits (Argo's IntOrString); None if neither."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and _DIGITS.fullmatch(value):
+        return int(value)
+    return None
+
+
+def backoff_seconds(value: Any) -> float | None:
+    """A back-off duration: a Go duration ("10s", "1m30s"), or seconds as a number or a string of one
+    (Argo: "Default unit is seconds"); None if it is neither or negative."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value) if value >= 0 else None
+    if not isinstance(value, str):
+        return None
+    if _SECONDS.fullmatch(value):
+        return float(value)
+    try:
+        seconds = clock.parse_duration(value)
+    except ValueError:
+        return None
+    return seconds if seconds >= 0 else None

@@ -83,6 +83,8 @@ ACCEPT = [
     pytest.param(jf(fl("a", retry={"limit": 3, "backoff": {"duration": "10s", "factor": 2, "maxDuration": "5m"}})),
                  id="retry"),
     pytest.param(jf(fl("a", retry={"limit": 0, "backoff": {"factor": 1.5}})), id="retry-zero"),
+    pytest.param(jf(fl("a", retry={"limit": "2", "backoff": {"duration": "5", "maxDuration": 60}})),
+                 id="retry-argo-style-values"),   # (Argo: limit IntOrString, durations in seconds by default)
     pytest.param(jf(fl("a"), fl("b", withItems=["x"], patch={"jobSpec": {
         "queue": "{{params.queue}}", "maxRetry": 0,
         "tasks": [{"name": "t", "replicas": 2, "template": {"spec": {"containers": [
@@ -260,8 +262,12 @@ REJECT = [
     pytest.param(jf(fl("a", retry={"limit": 21, "backoff": {"duration": "10 s", "factor": 0.5}})),
                  ["spec.flows[0].retry.limit: Invalid value: 21: should be less than or equal to 20",
                   'spec.flows[0].retry.backoff.duration: Invalid value: "10 s": must be a non-negative duration such '
-                  'as "10s", "1m30s" or "500ms"',
+                  'as "10s", "1m30s" or "500ms", or seconds ("5")',
                   "spec.flows[0].retry.backoff.factor: Invalid value: 0.5: must be a number >= 1"], id="retry-values"),
+    pytest.param(jf(fl("a", retry={"limit": "x", "backoff": {"duration": -1}})),
+                 ['spec.flows[0].retry.limit: Invalid value: "x": must be of type integer',
+                  'spec.flows[0].retry.backoff.duration: Invalid value: -1: must be a non-negative duration such '
+                  'as "10s", "1m30s" or "500ms", or seconds ("5")'], id="retry-values-argo-style-but-wrong"),
     pytest.param(jf(fl("a", retry={"limit": 1, "backoff": {"duration": "1m", "maxDuration": "30s"}})),
                  ['spec.flows[0].retry.backoff.maxDuration: Invalid value: "30s": must not be shorter than duration '
                   "(1m)"], id="retry-max-shorter"),

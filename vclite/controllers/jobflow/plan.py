@@ -33,7 +33,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from vclite.api import flowexpr, flowsyntax, flowtemplate
+from vclite.api import flow, flowexpr, flowsyntax, flowtemplate
 from vclite.lib import clock as clock_mod
 from vclite.lib import dag
 
@@ -60,7 +60,7 @@ class Loop(enum.StrEnum):
 @dataclasses.dataclass(frozen=True)
 class Backoff:
     duration: float = 0.0
-    factor: float = 2.0
+    factor: float = 1.0   # (as Argo: without a factor every wait is `duration`)
     max_duration: float | None = None
 
     def delay(self, retries_done: int) -> float:
@@ -162,22 +162,20 @@ def _probe_entries(probe: Any) -> tuple[ProbeEntry, ...]:
 def _duration(value: Any, path: str) -> float:
     if value in (None, ""):
         return 0.0
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    try:
-        return clock_mod.parse_duration(str(value))
-    except ValueError:
-        raise ValueError(f"{path}: invalid duration {value!r}") from None
+    seconds = flow.backoff_seconds(value)
+    if seconds is None:
+        raise ValueError(f"{path}: invalid duration {value!r}")
+    return seconds
 
 
 def _retry(spec: Any) -> tuple[int, Backoff]:
     if not isinstance(spec, dict):
         return 0, Backoff()
-    limit = spec.get("limit", 0)
-    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
-        raise ValueError(f"retry.limit: must be a non-negative integer, got {limit!r}")
+    limit = flow.retry_limit(spec.get("limit", 0))
+    if limit is None or limit < 0:
+        raise ValueError(f"retry.limit: must be a non-negative integer, got {spec.get('limit')!r}")
     b = spec.get("backoff") or {}
-    factor = b.get("factor", 2)
+    factor = b.get("factor", 1)
     if not isinstance(factor, (int, float)) or isinstance(factor, bool) or factor < 1:
         raise ValueError(f"retry.backoff.factor: must be a number >= 1, got {factor!r}")
     max_d = b.get("maxDuration")

@@ -368,6 +368,17 @@ def test_backoff(duration, factor, cap, delays):
     assert [b.delay(n) for n in range(3)] == delays
 
 
+@pytest.mark.parametrize("retry, limit, delays", [
+    pytest.param({"limit": 3, "backoff": {"duration": "2s"}}, 3, [2, 2, 2], id="no-factor-is-constant-as-argo"),
+    pytest.param({"limit": "2", "backoff": {"duration": "5", "factor": 2}}, 2, [5, 10, 20], id="argo-style-strings"),
+    pytest.param({"limit": 1, "backoff": {"duration": 1.5, "maxDuration": 2}}, 1, [1.5, 1.5, 1.5], id="seconds"),
+])
+def test_retry_values_read_as_argo_reads_them(retry, limit, delays):
+    from vclite.controllers.jobflow import plan
+    fd = plan.compile_spec({"flows": [fl("a", retry=retry)]}, "jf").flows["a"]
+    assert fd.retry_limit == limit and [fd.backoff.delay(n) for n in range(3)] == delays
+
+
 # ---- suspend, probes ---------------------------------------------------------------------------------------
 def test_suspend_starts_nothing_until_resumed():
     sim = flowsim.Sim([fl("a"), fl("b", "a")], suspended=True)
