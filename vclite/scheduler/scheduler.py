@@ -11,8 +11,6 @@ reads them), runs one pure session and writes the results:
 - a bind goes through pods/binding (spec.nodeName and PodScheduled=True in one write);
 - an eviction deletes the pod;
 - PodGroup statuses only when they changed (the session already ignores time-only differences);
-  a finished PodGroup's Completed status is written as background work (its own key, queued
-  `later`): nothing waits for it, so in a flow of quick jobs it is written while the next job runs;
   Queue `status.allocated` when it changed, at most once per QUEUE_STATUS_GAP (Volcano writes it
   once per session, i.e. once a second; the last value is always written).
 The watch events of the PodGroup and Queue status writes do not wake the scheduler again (they
@@ -27,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Hashable
 
-from vclite.api import batch, kinds, meta, scheduling
+from vclite.api import batch, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer as informer_mod
 from vclite.lib import clock as clock_mod
@@ -41,7 +39,6 @@ from vclite.scheduler.framework import waiting as waiting_mod
 Obj = dict[str, Any]
 KEY = "session"
 QUEUE_STATUS_KEY = "queue-status"   # a deferred Queue status write: no session
-COMPLETED_KEY = "podgroups-completed"   # finished PodGroups' Completed status, written as background work
 WATCHED = (kinds.POD, kinds.PODGROUP, kinds.QUEUE, kinds.NODE, kinds.PRIORITYCLASS, kinds.NAMESPACE)
 QUEUE_STATUS_GAP = triggers.STATUS_DELAY   # seconds between two writes of Queue status.allocated
 LIVE, FINISHED_IN = "live", "finished-in"   # pod indexes: not finished; finished, by PodGroup key
@@ -84,7 +81,6 @@ class Scheduler:
         self._requests: dict = {}  # pod requests memo across sessions (snapshot.ClusterState.request_cache)
         self._queues_written_at = float("-inf")   # clock.monotonic() of the last Queue status write
         self._queues_pending: session_mod.SessionResult | None = None   # its result, when deferred
-        self._completed: dict[str, Obj] = {}   # PodGroup key -> Completed status not written yet
         self.informers = {kind.kind: informer_mod.Informer(client, kind, self._on_event) for kind in WATCHED}
         self.informers[kinds.POD.kind] = informer_mod.Informer(
             client, kinds.POD, self._on_event, indexers={LIVE: _live, FINISHED_IN: _finished_in})
@@ -105,9 +101,6 @@ class Scheduler:
     def _on_event(self, ev: client_mod.WatchEvent) -> None:
         if self.waiting is not None and ev.kind.kind == kinds.PODGROUP.kind:
             self.waiting.update(meta.key(ev.object), None if ev.type == client_mod.EventType.DELETED else ev.object)
-        if ev.type == client_mod.EventType.DELETED and ev.kind.kind == kinds.PODGROUP.kind and \
-                self._completed.pop(meta.key(ev.object), None) is not None:
-            return  # finished (its Completed was still to be written): its deletion frees nothing to schedule
         if self._writing and ev.type == client_mod.EventType.MODIFIED and ev.kind.kind != kinds.POD.kind:
             return  # an in-process client delivers the events of our own writes during the write.
             # Our binds still wake us (the next session sees them Bound and moves the PodGroup to
@@ -145,15 +138,6 @@ class Scheduler:
             self.last_result = None   # (no session ran: nothing scheduled)
             if self._queues_pending is not None:
                 self._write_queues(self._queues_pending)
-            return
-        if key == COMPLETED_KEY:
-            completed, self._completed = self._completed, {}
-            self._writing = True
-            try:
-                for pg_key, status in completed.items():
-                    self._write_podgroup(pg_key, status)
-            finally:
-                self._writing = False
             return
         cached = {kind: informer.list() for kind, informer in self.informers.items()
                   if kind not in (kinds.POD.kind, kinds.PODGROUP.kind)}   # read-only objects
@@ -216,22 +200,14 @@ class Scheduler:
 
     def _write_podgroups(self, updates: dict[str, Obj]) -> None:
         """Write the changed statuses over the PodGroup versions the session saw (still the cached
-        ones: nothing else runs between the session and its writes, which touch each PodGroup once).
-        A Completed status waits for COMPLETED_KEY (background work); each session replaces what waits,
-        so a PodGroup that a later session no longer finds finished (a restarted job) is not written."""
-        self._completed = {}   # (a Completed not written yet that this session did not find again is stale)
+        ones: nothing else runs between the session and its writes, which touch each PodGroup once)."""
+        groups = self.informers[kinds.PODGROUP.kind]
         for key, status in updates.items():
-            if status.get("phase") == scheduling.PodGroupPhase.COMPLETED:
-                self._completed[key] = status
-                self.queue.add(COMPLETED_KEY, later=True)
-            else:
-                self._write_podgroup(key, status)
-
-    def _write_podgroup(self, key: str, status: Obj) -> None:
-        seen = self.informers[kinds.PODGROUP.kind].get(*_split(key))
-        if seen is None:
-            return
-        try:
-            self._wrote(self.client.update_status(dict(seen, status=status)))
-        except (errors.NotFound, errors.Conflict):
-            return
+            seen = groups.get(*_split(key))
+            if seen is None:
+                continue
+            pg = dict(seen, status=status)
+            try:
+                self._wrote(self.client.update_status(pg))
+            except (errors.NotFound, errors.Conflict):
+                continue

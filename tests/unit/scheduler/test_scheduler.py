@@ -130,69 +130,6 @@ def test_a_deferred_queue_status_is_dropped_when_a_later_session_finds_the_store
     assert c.get(kinds.QUEUE, "default")["status"]["allocated"]["cpu"] == "1"  # not the stale 2
 
 
-def _finish(c, name, phase="Succeeded"):
-    pod = c.get(kinds.POD, name)
-    c.client.update_status(dict(pod, status={**pod["status"], "phase": phase}))
-
-
-def _sessions_now(c) -> int:
-    """Run the sessions due now, not the scheduler's background work (its `later` lane)."""
-    n = 0
-    while True:
-        due = c.scheduler.queue.next_ready_at()
-        if due is not None and due > c.clock.monotonic():
-            c.clock.jump_to(due)
-        key = c.scheduler.queue.get(later=False)
-        if key is None:
-            return n
-        c.scheduler.sync(key)
-        n += 1
-
-
-def _finished_podgroup() -> Cluster:
-    """pg1's one pod has finished and the sessions due have run: its Completed waits to be written."""
-    c = Cluster()
-    c.podgroup("pg1", 1, "1")
-    c.pod("a-0", "pg1")
-    c.drain()
-    _finish(c, "a-0")
-    _sessions_now(c)
-    return c
-
-
-def test_a_finished_podgroups_completed_status_is_written_as_background_work():
-    """Nothing waits for a finished PodGroup's Completed: the session that finds it queues the write
-    in its `later` lane, so the runtime writes it after the work that moves jobs on."""
-    c = _finished_podgroup()
-    assert c.get(kinds.PODGROUP, "pg1")["status"]["phase"] == "Running"       # not yet: background work
-    assert c.scheduler.queue.get_later() == scheduler_mod.COMPLETED_KEY
-    c.scheduler.sync(scheduler_mod.COMPLETED_KEY)
-    assert c.get(kinds.PODGROUP, "pg1")["status"]["phase"] == "Completed"
-    assert c.drain() == 0                                                       # its event wakes nothing
-
-
-def test_deleting_a_podgroup_whose_completed_waits_wakes_no_session():
-    """The vcjob controller's clean-up may delete a finished PodGroup before its Completed is written:
-    the deletion frees nothing (its pods had finished), so it asks for no session, and nothing is written."""
-    c = _finished_podgroup()
-    pg = c.get(kinds.PODGROUP, "pg1")
-    c.client.delete(kinds.PODGROUP, "default", "pg1")
-    assert c.scheduler.queue.get(later=False) is None and c.scheduler.queue.next_ready_at() is None
-    assert c.drain() == 1 and pg["status"]["phase"] == "Running"               # (the background key: a no-op)
-
-
-def test_a_completed_status_waiting_to_be_written_is_dropped_when_a_later_session_does_not_find_it_again():
-    """A later session is newer: when it no longer finds the PodGroup finished (here a new pod joined
-    it, as when a job restarts), the waiting Completed is not written over its status."""
-    c = _finished_podgroup()
-    c.client.delete(kinds.POD, "default", "a-0")
-    c.pod("a-1", "pg1")
-    _sessions_now(c)
-    assert c.get(kinds.POD, "a-1")["spec"]["nodeName"] == "n1"
-    c.drain()
-    assert c.get(kinds.PODGROUP, "pg1")["status"]["phase"] == "Running"
-
-
 @pytest.mark.parametrize("waiting", [0, 5], ids=["few PodGroups", "more PodGroups than finished pods' groups"])
 def test_a_session_reads_running_pods_and_the_finished_pods_of_live_podgroups_only(waiting):
     c = Cluster()
