@@ -178,3 +178,16 @@ def test_a_flow_whose_pod_names_would_be_too_long_is_refused_before_it_runs(vcct
     v = vcctl("validate", path)
     assert v.code == 2 and f"{field}: the vcjob it makes from JobTemplate" in v.err, v
     assert "name part must be no more than 63 characters" in v.err and "1 problem(s) found" in v.err, v
+
+
+def test_a_patch_element_that_cannot_apply_is_reported_at_its_own_line(vcctl, write):
+    path = write("patch.yaml", "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobTemplate\nmetadata: {name: t}\n"
+                               "spec:\n  tasks:\n  - name: w\n    replicas: 1\n    template:\n      spec:\n"
+                               "        restartPolicy: Never\n        containers: [{name: c, command: [\"true\"]}]\n"
+                               "---\napiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: jf}\n"
+                               "spec:\n  flows:\n  - name: t\n    patch:\n      jobSpec:\n        tasks:\n"
+                               "        - template:\n            spec:\n              containers:\n"
+                               "              - name: c\n              - image: x\n")
+    v = vcctl("validate", path)
+    assert v.code == 2 and ("patch.yaml:26: JobFlow/jf: spec.flows[0].patch.jobSpec.tasks[0].template.spec."
+                            "containers[1]: no name; an element without name is allowed only") in v.err, v

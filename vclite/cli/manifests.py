@@ -9,6 +9,7 @@ here too. Nothing here starts a component.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from vclite.admission import advice, fields, podpriority
@@ -20,6 +21,7 @@ from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
 Obj = dict[str, Any]
+_PATCH_FIELD = re.compile(r"patch\.jobSpec((?:\.[A-Za-z0-9_-]+|\[[0-9]+\])*): ")   # apply_patch's messages
 
 # Apply order: what other objects refer to comes first.
 APPLY_ORDER = {k.kind: i for i, k in enumerate((
@@ -208,7 +210,10 @@ def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
                     continue
                 client.create(job)   # (under its real name: pod names are checked against it)
             except ValueError as e:
-                problems.append(Problem(*where, str(e)))
+                at = _PATCH_FIELD.match(str(e)) if patch else None   # (the patch element at fault, and its line)
+                precise = f"spec.flows[{i}].patch.jobSpec{at.group(1)}" if at else path
+                problems.append(Problem(d.file, d.line_of(precise), describe(d), precise,
+                                        str(e)[at.end():] if at else str(e)))
             except errors.AlreadyExists:
                 continue   # a file defines a vcjob of that name: the run reports the clash
             except errors.Invalid as exc:
