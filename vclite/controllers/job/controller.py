@@ -24,6 +24,8 @@ A finished job's key (Completed/Failed/Terminated: every request ends in KillJob
 resolved by `policies.apply_policies`; a delayed action becomes a timer (`queue.add_after`) with
 Volcano's cancellation rules; consecutive SyncJob resolutions are executed once (a SyncJob is a
 full, idempotent reconcile). `state.decide` picks the table row and `actions` executes it. A sync
+whose own write moved the job to another, non-final phase goes on at once with the re-sync that write
+requested (`_next_phase_work`), so a quick job's Pending -> Running -> Completed is one sync. A sync
 that fails re-queues the unprocessed requests and raises (the runtime retries with back-off); after
 MAX_REQUEUE retries the job is terminated, as Volcano's `--max-requeue-num`. A finished job
 (Completed/Failed/Terminated) with `ttlSecondsAfterFinished` is deleted that long after its
@@ -283,7 +285,7 @@ class JobController:
                 if self.queue.num_requeues(key) >= MAX_REQUEUE:
                     self._give_up(key)
                     return
-                left = [w for w in work if isinstance(w, policies.Request)] or [policies.Request(event=Event.OUT_OF_SYNC)]
+                left = [w for w in work if isinstance(w, policies.Request)] or [_RESYNC]
                 self._requests[key] = left + self._requests.get(key, [])
                 for d in (w for w in work if isinstance(w, policies.Delayed)):
                     self._delayed.setdefault(key, {}).setdefault(d.pod_name, d)
