@@ -208,7 +208,7 @@ def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
                 if missing:
                     problems.extend(Problem(*where, f"{refused}{p}: {_class_refused(n)}") for p, n in missing)
                     continue
-                client.create(job)   # (under its real name: pod names are checked against it)
+                client.create(job, dry_run=True)   # (under its real name: pod names are checked against it)
             except ValueError as e:
                 at = _PATCH_FIELD.match(str(e)) if patch else None   # (the patch element at fault, and its line)
                 precise = f"spec.flows[{i}].patch.jobSpec{at.group(1)}" if at else path
@@ -293,19 +293,23 @@ def _namespace_of(obj: dict) -> str:
     return str(md.get("namespace") or "default")
 
 
-def validate(docs: list[yamlio.Document], require_command: bool = True, whole: bool = True) -> list[Problem]:
-    """Every admission problem of the documents, found on a scratch API. `whole=False`: some
-    documents could not be read, so a JobFlow's templates may be among them (not reported missing)."""
-    scratch = inprocess.new_client(clock_mod.RealClock(), require_command=require_command)
-    problems = apply_all(scratch, docs, check_templates=whole)
-    # (creates vcjobs on the scratch API: never on a real one)
-    return problems + _flow_jobs(scratch, [d for d in docs if d.obj.get("kind") == "JobFlow"])
+def validate(docs: list[yamlio.Document], require_command: bool = True, whole: bool = True,
+             client: Any = None) -> list[Problem]:
+    """Every admission problem of the documents. They are created on `client` — a fresh API that
+    nothing runs yet, such as `vcctl run`'s own before it starts (so they are admitted once) — or by
+    default on a scratch API. `whole=False`: some documents could not be read, so a JobFlow's
+    templates may be among them (not reported missing)."""
+    if client is None:
+        client = inprocess.new_client(clock_mod.RealClock(), require_command=require_command)
+    problems = apply_all(client, docs, check_templates=whole)
+    return problems + _flow_jobs(client, [d for d in docs if d.obj.get("kind") == "JobFlow"])
 
 
-def load_and_validate(paths: list[str], require_command: bool = True) -> tuple[list[yamlio.Document], list[Any]]:
+def load_and_validate(paths: list[str], require_command: bool = True,
+                      client: Any = None) -> tuple[list[yamlio.Document], list[Any]]:
     """(documents, problems): every structural problem of loading, and every admission problem of
-    the documents that could be read."""
+    the documents that could be read (see `validate` for `client`)."""
     docs, problems = _read_all(paths)
     if docs:
-        problems = [*problems, *validate(docs, require_command, whole=not problems)]
+        problems = [*problems, *validate(docs, require_command, whole=not problems, client=client)]
     return docs, problems

@@ -235,10 +235,7 @@ def _tail(path: pathlib.Path, n: int = 5) -> list[str]:
 
 async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Console, live_view: bool,
                quiet: bool, timeout: float | None) -> tuple[bool, view.Snapshot, Progress]:
-    rt.start()
-    problems = manifests.apply_all(rt.client, docs)
-    if problems:  # validated already; only a race with nothing could get here
-        raise manifests.InvalidManifests(problems)
+    rt.start()   # (the documents were applied when they were validated)
     start = rt.clock.monotonic()
     last_draw = -1.0
     live = Live(console=console, auto_refresh=False, transient=False) if live_view else None
@@ -306,25 +303,31 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
         workdir: str | None, timeout: float | None) -> int:
     err = _Stderr()
     conf, conf_problems = load_scheduler_conf(conf_path)
-    docs, problems = manifests.load_and_validate(files)
-    problems = [*conf_problems, *problems]
-    if problems:
-        for p in problems:
-            err.print(str(p), markup=False)
-        err.print(f"{len(problems)} problem(s) found; nothing was run.", markup=False)
-        return 2
-    if not quiet:
-        for w in manifests.warnings(docs):
-            err.print(f"warning: {w}", markup=False)
+    rt, runtime_error = None, None
+    if not conf_problems:
+        try:
+            rt = build_runtime(nodes_opt, conf, workdir)
+        except (ValueError, OSError) as exc:
+            runtime_error = exc
     try:
-        rt = build_runtime(nodes_opt, conf, workdir)
-    except (ValueError, OSError) as exc:
-        err.print(f"error: {exc}", markup=False)
-        return 2
-    try:
+        # Admitted once: on the runtime's own API, before anything runs (a problem leaves a runtime
+        # that never started, and is dropped); on a scratch API when there is no runtime to run.
+        docs, problems = manifests.load_and_validate(files, client=rt.client if rt is not None else None)
+        problems = [*conf_problems, *problems]
+        if problems:
+            for p in problems:
+                err.print(str(p), markup=False)
+            err.print(f"{len(problems)} problem(s) found; nothing was run.", markup=False)
+            return 2
+        if rt is None:
+            err.print(f"error: {runtime_error}", markup=False)
+            return 2
+        if not quiet:
+            for w in manifests.warnings(docs):
+                err.print(f"warning: {w}", markup=False)
         return _run_and_report(rt, docs, quiet, output, timeout, err)
     finally:
-        if workdir is None and not _has_pods(rt.workdir):
+        if rt is not None and workdir is None and not _has_pods(rt.workdir):
             shutil.rmtree(rt.workdir, ignore_errors=True)   # a temporary directory no pod ran in: nothing to see
 
 
