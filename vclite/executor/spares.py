@@ -8,9 +8,6 @@ skeletons ready under `<workdir>/.spare-pod-dirs/<n>/` (the directory, its `logs
 `logs/.spare` file), and the executor moves one into place for each new pod (`take`); the first
 container's log is the spare file renamed (`use_log`) when its process starts.
 
-- How many are kept ready follows demand: one more than the most pods that started between two idle
-  moments (a chain keeps 2, a gang of 6 pods 7), at most `target`; a run of one pod makes 2.
-
 - Skeletons are made one at a time by `make_one`, which the runtime calls when it is about to wait
   (pods running, nothing ready): never between a job's end and the next job's start. A worker thread
   was tried: it cost more than it saved (each of its system calls hands the GIL back and forth with
@@ -36,7 +33,7 @@ import shutil
 log = logging.getLogger("vclite.executor")
 SPARE_DIR = ".spare-pod-dirs"
 SPARE_LOG = ".spare"    # in a skeleton's logs/: becomes the first container's log
-TARGET = 8              # skeletons kept ready at most (a gang of up to 8 pods starts without making any)
+TARGET = 8              # skeletons kept ready (a gang of up to 8 pods starts without making any)
 
 
 class SparePodDirs:
@@ -44,8 +41,7 @@ class SparePodDirs:
         self.root = pathlib.Path(workdir) / SPARE_DIR
         self.target = target
         self._ready: collections.deque[pathlib.Path] = collections.deque()
-        self._burst = 0         # pods that asked since the last idle moment
-        self._peak = 0          # the most pods that asked between two idle moments
+        self._wanted = False    # a pod has asked for one: worth making
         self._stopped = False   # closed, or making one failed
         self._cleared = False   # what a crashed process left has been removed
         self._names = itertools.count()
@@ -53,7 +49,7 @@ class SparePodDirs:
     def take(self, pod_dir: pathlib.Path) -> bool:
         """Move a ready skeleton to `pod_dir` (which must not exist; its parent must). False when no
         skeleton is ready or the move fails (the caller makes the directory itself)."""
-        self._burst += 1
+        self._wanted = True
         if not self._ready:
             return False
         spare = self._ready.popleft()
@@ -67,19 +63,12 @@ class SparePodDirs:
     def ready(self) -> int:
         return len(self._ready)
 
-    def wanted(self) -> int:
-        """How many skeletons to keep ready now (0 until a pod has asked for one)."""
-        peak = max(self._peak, self._burst)
-        return min(self.target, peak + 1) if peak else 0
-
     def short(self) -> bool:
         """Whether make_one would make one now."""
-        return not self._stopped and len(self._ready) < self.wanted()
+        return self._wanted and not self._stopped and len(self._ready) < self.target
 
     def make_one(self) -> bool:
-        """Make one skeleton if fewer than wanted are ready; True if made. Called at idle moments: it
-        also closes the current burst of pods."""
-        self._peak, self._burst = max(self._peak, self._burst), 0
+        """Make one skeleton if fewer than `target` are ready (and a pod has asked); True if made."""
         if not self.short():
             return False
         try:
