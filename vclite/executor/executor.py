@@ -36,7 +36,7 @@ from vclite.api import core, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import events
 from vclite.apiserver import informer as informer_mod
-from vclite.executor import envvars, podstatus, recovery, runner as runner_mod, spares as spares_mod
+from vclite.executor import envvars, podstatus, recovery, runner as runner_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
 
@@ -78,7 +78,6 @@ class LocalExecutor:
         self._subs: list[client_mod.Subscription] = []
         self.pods = informer_mod.Informer(client, kinds.POD, self._on_pod)   # read-only pods
         self.host_env = dict(os.environ)   # what every container's environment starts from
-        self.spares = spares_mod.SparePodDirs(self.workdir)   # pod directories made ahead
 
     # ---- watches: enqueue only ----------------------------------------------------------------
     def start(self) -> None:
@@ -176,7 +175,7 @@ class LocalExecutor:
         try:
             runner = runner_mod.PodRunner(pod, self.pod_dir(meta.namespace(pod), meta.name(pod)),
                                           self._config_maps(pod), self.clock, self._on_runner_change,
-                                          self.restart_backoff, self.host_env, self.spares)
+                                          self.restart_backoff, self.host_env)
             runner.prepare()
         except runner_mod.NoCommandError as e:
             self._write_not_started(pod, core.PodPhase.FAILED, envvars.NO_COMMAND, e.message, pod_level=True)
@@ -299,4 +298,3 @@ class LocalExecutor:
                 self.sync(key)
             except errors.ApiError as e:
                 log.warning("pod %s: final status not written: %s", key, e)
-        self.spares.close()

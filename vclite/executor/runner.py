@@ -17,9 +17,7 @@ Layout of a pod's directory `<poddir>` (the executor uses `<workdir>/<namespace>
   mount paths `/logs` and `/.vclite` are reserved;
 - `.vclite/volumes/<volume>` — emptyDir, configMap and secret volumes (made only for pods that have some).
 Nothing else is created: a directory or file costs a few hundred microseconds on some disks, and a
-pod of a fast chain would pay them on every hop. The executor gives the runner skeletons made ahead
-(spares.py): the pod directory, `logs/` and a `logs/.spare` file that becomes the first container's
-log when its process starts (a pod whose container never starts keeps it).
+pod of a fast chain would pay them on every hop.
 The process environment is the host's (as the executor found it when it started), plus VC_POD_DIR,
 TERMINATION_MESSAGE_PATH and HOSTNAME (the pod's hostname), plus the container's env (see envvars).
 The working directory is `workingDir` when that is an existing host directory not under a mount;
@@ -45,7 +43,7 @@ import signal
 from typing import Any, Callable
 
 from vclite.api import core, meta
-from vclite.executor import envvars, podstatus, processes, spares as spares_mod
+from vclite.executor import envvars, podstatus, processes
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -163,10 +161,8 @@ def _encoded(host_env: dict[str, str]) -> dict[bytes, bytes]:
 class PodRunner:
     def __init__(self, pod: Obj, pod_dir: Path, config_maps: dict[str, Obj], clock: clock_mod.Clock,
                  on_change: Callable[[str], None], restart_backoff: float = 10.0,
-                 host_env: dict[str, str] | None = None, spares: spares_mod.SparePodDirs | None = None):
-        """`spares`: skeleton pod directories made ahead (see spares.py); without, the pod's are made here."""
+                 host_env: dict[str, str] | None = None):
         self.pod, self.pod_dir, self.key = pod, Path(pod_dir), meta.key(pod)
-        self._spares, self._spare_log = spares, False
         self._host_env = host_env if host_env is not None else dict(os.environ)
         self._config_maps, self._clock, self._on_change = config_maps, clock, on_change
         self._backoff = restart_backoff
@@ -199,10 +195,7 @@ class PodRunner:
         missing = envvars.missing_commands(self.pod)
         if missing:
             raise NoCommandError(envvars.no_command_message(self.pod, missing))
-        if self._spares is not None and self._spares.take(self.pod_dir):
-            self._fresh_logs = self._spare_log = True
-        else:
-            self._fresh_logs = make_pod_dirs(self.pod_dir)   # (made now: empty, no old log or message to look at)
+        self._fresh_logs = make_pod_dirs(self.pod_dir)   # (made now: empty, no old log or message to look at)
         sources = self._materialize_volumes(fresh=self._fresh_logs)
         mounts = self._mount(sources)
         self.launches = {name: self._launch(c, mounts) for name, c in self._specs.items()}
@@ -373,9 +366,6 @@ class PodRunner:
         elif not self._fresh_logs:   # left by an earlier pod of this name (or a run vclite never started)
             for path in (launch.termination_log, launch.log, launch.previous_log):
                 path.unlink(missing_ok=True)
-        if self._spare_log:   # the first container to start: its log is the skeleton's spare file
-            self._spare_log = False
-            spares_mod.use_log(launch.log.parent, launch.log)
         try:
             with open(launch.log, "ab") as log:
                 proc = await processes.start(launch.argv, cwd=launch.cwd, env=launch.env, log=log)

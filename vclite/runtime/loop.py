@@ -85,9 +85,6 @@ class Loop:
         self._started = False
         self._stop_requested = False
         self.on_sync: Callable[[str, float], None] | None = None  # (component, seconds) after each sync: metrics
-        # Work worth doing ahead, one small piece per call, when run_until is about to wait
-        # (e.g. the executor's spare pod directories): never between a job's end and the next start.
-        self.idle_chores: list[Callable[[], object]] = []
 
     # ---- driving -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -227,8 +224,6 @@ class Loop:
                 continue
             if not self._wake.done() and (wait is None or wait > IDLE_GC_MIN_WAIT):
                 idlegc.collect_when_idle()   # (collections at moments nothing waits for)
-                for chore in self.idle_chores:
-                    chore()
             timer = None if wait is None else loop.call_later(wait, _wake_up, self._wake)
             try:
                 await self._wake

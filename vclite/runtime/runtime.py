@@ -98,8 +98,6 @@ class Runtime(loop_mod.Loop):
             components.append(self.executor)
         components += [self.scheduler, self.events]
         super().__init__(self.clock, components, max_requeues)
-        if self.executor is not None:
-            self.idle_chores.append(self.executor.spares.make_one)
 
     def busy_pods(self) -> int:
         """Pods whose processes are still alive (0 without an executor)."""

@@ -8,7 +8,6 @@ import pytest
 from vclite.api import kinds
 from vclite.apiserver import inprocess
 from vclite.executor import executor as executor_mod
-from vclite.executor import spares
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
@@ -207,24 +206,3 @@ def test_a_pod_made_again_under_its_name_does_not_take_the_old_ones_directories(
     client.create(make_pod("again", "echo two", node="local"))
     asyncio.run(drive(ex, lambda: phase(client, "again") == "Succeeded"))
     assert ex.log_path("default", "again", "main").read_text() == "two\n"
-
-
-def test_pods_start_in_spare_directories_made_at_idle_moments_and_stop_all_removes_the_rest(env):
-    client, ex, workdir = env
-    client.create(make_pod("first", "echo one"))
-    asyncio.run(drive(ex, lambda: phase(client, "first") == "Succeeded"))
-    made = 0
-    while ex.spares.make_one():   # (the runtime calls it when it is about to wait)
-        made += 1
-    assert made == ex.spares.target and (workdir / spares.SPARE_DIR).is_dir()
-    client.create(make_pod("second", "echo two"))
-
-    async def scenario():
-        await drive(ex, lambda: phase(client, "second") == "Succeeded")
-        assert ex.spares.ready() == ex.spares.target - 1   # the second pod's directory was a spare
-        await ex.stop_all()
-
-    asyncio.run(scenario())
-    assert ex.log_path("default", "second", "main").read_text() == "two\n"
-    assert sorted(os.listdir(workdir / "default" / "second" / "logs")) == ["main.log"]
-    assert sorted(os.listdir(workdir)) == ["default"]   # no spare left behind
