@@ -191,3 +191,14 @@ def test_a_patch_element_that_cannot_apply_is_reported_at_its_own_line(vcctl, wr
     v = vcctl("validate", path)
     assert v.code == 2 and ("patch.yaml:26: JobFlow/jf: spec.flows[0].patch.jobSpec.tasks[0].template.spec."
                             "containers[1]: no name; an element without name is allowed only") in v.err, v
+
+
+def test_an_error_in_a_multi_line_expression_names_the_line_it_is_on(vcctl, write):
+    text = flow("    - name: a\n    - name: b\n      when: >-\n        params.x == \"1\" &&\n"
+                "        outputs.a.result ==\n        && true\n      dependsOn:\n        expression: |\n"
+                "          a.Completed &&\n          (a.Failed ||\n          a.Bogus)\n") + template("a") + template("b")
+    path = write("multi.yaml", text)
+    v = vcctl("validate", path)
+    assert v.code == 2, v
+    assert "multi.yaml:12: JobFlow/f: spec.flows[1].when: flow \"b\": expected a value, found '&&'" in v.err, v
+    assert "multi.yaml:17: JobFlow/f: spec.flows[1].dependsOn.expression: flow \"b\": unknown outcome 'Bogus'" in v.err

@@ -95,7 +95,7 @@ class _Ctx:
         self.errs.append(FieldError(path, message))
 
     def expr_error(self, path: str, e: flowexpr.ExprError) -> None:
-        self.errs.append(FieldError(path, f'flow "{self.name}": {e}'))
+        self.errs.append(FieldError(path, f'flow "{self.name}": {e}', offset=e.position))
 
 
 def mutate(op: base.Operation, obj: Obj) -> None:

@@ -67,11 +67,47 @@ class _Recursive(Exception):
         self.node = node
 
 
+class _Lines(int):
+    """The place of a string that spans several source lines: the line of its key, and `starts`,
+    where each source line's text begins in the value — [(offset, line)], ascending — so that a
+    problem at a character of a multi-line expression names the line that character is on."""
+
+    starts: list[tuple[int, int]]
+
+
+def _spans(loader: Any, node: yaml.Node, line: int) -> int:
+    """`line`, as a _Lines that knows the source lines of the multi-line string `node`."""
+    source = getattr(loader, "source_lines", None)
+    if source is None:
+        return line
+    first = node.start_mark.line
+    last = min(node.end_mark.line - (1 if node.end_mark.column == 0 else 0), len(source) - 1)
+    block = node.style in ("|", ">")   # (its first line holds only the indicator)
+    starts, cursor = [], 0
+    for n in range(first + 1 if block else first, last + 1):
+        text = source[n][node.start_mark.column:] if n == first else source[n]
+        text = text.strip()
+        if node.style in ('"', "'"):
+            text = text.strip(node.style)
+        text = text[:20]   # (a prefix: an escape may follow)
+        at = node.value.find(text, cursor) if text else -1
+        if at >= 0:
+            starts.append((at, n + 1))
+            cursor = at + 1
+    if not starts:
+        return line
+    spans = _Lines(line)
+    spans.starts = starts
+    return spans
+
+
 def _build(loader: Any, node: yaml.Node, line: int, memo: dict, active: set) -> tuple[Any, _Place]:
     """The object and the places of a node, built in one walk (core tags only; aliases shared as
     PyYAML shares them; non-string scalars constructed by the loader, so they read the same)."""
     if type(node) is yaml.ScalarNode:
         if node.tag == _STR:
+            if node.end_mark.line != node.start_mark.line:
+                return node.value, _spans(loader, node, line)
             return node.value, line
         try:
             return loader.construct_document(node), line
@@ -195,9 +231,10 @@ class Document:
         n = md.get("name") if isinstance(md, dict) else None
         return n if isinstance(n, str) else ""
 
-    def line_of(self, path: str) -> int:
+    def line_of(self, path: str, offset: int | None = None) -> int:
         """The line of the field at `path` (`spec.tasks[1].replicas`), or of its nearest ancestor
-        that exists; the document's line for "" or a path that matches nothing."""
+        that exists; the document's line for "" or a path that matches nothing. `offset`: a
+        character of the field's text (a string over several lines: the line of that character)."""
         place = self.places
         line, sub = place if isinstance(place, tuple) else (place, None)
         line = line or self.line
@@ -209,15 +246,17 @@ class Document:
             else:
                 break
             line, sub = place if isinstance(place, tuple) else (place, None)
-        return line
+        if offset is not None and isinstance(line, _Lines):
+            return max((at for start, at in line.starts if start <= offset), default=int(line))
+        return int(line)
 
-    def problem(self, path: str, message: str) -> Problem:
+    def problem(self, path: str, message: str, offset: int | None = None) -> Problem:
         """A Problem about the field at `path` of this document, located."""
-        return Problem(self.file, self.line_of(path), message, self.index, self.kind, self.name, path)
+        return Problem(self.file, self.line_of(path, offset), message, self.index, self.kind, self.name, path)
 
     def locate(self, field_errors: Iterable[errors.FieldError]) -> list[Problem]:
         """Admission's FieldErrors for this document as located Problems."""
-        return [self.problem(e.path, e.message) for e in field_errors]
+        return [self.problem(e.path, e.message, e.offset) for e in field_errors]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -346,7 +385,9 @@ def _parse_from(text: str, start: int, first_index: int, filename: str, objects:
     """Parse `text` from offset `start` (a line start); documents are numbered after `first_index`.
     Returns where to start again after a syntax error (None: done) and the broken document's number."""
     head = text.count("\n", 0, start)
-    loader = _Loader("\n" * head + text[start:])   # (blank lines keep the line numbers)
+    source = "\n" * head + text[start:]   # (blank lines keep the line numbers)
+    loader = _Loader(source)
+    loader.source_lines = source.split("\n")   # (where a multi-line string's characters are)
     index, last_end = first_index, head - 1
     aliases = "*" in text[start:]   # (no `*`, no alias: nothing to expand, the size check is skipped)
     try:

@@ -97,7 +97,7 @@ def apply_all(client: Any, docs: list[yamlio.Document], check_templates: bool = 
             admitted.append(doc)
         except errors.Invalid as exc:
             for fe in exc.errors:
-                problems.append(Problem(doc.file, doc.line_of(fe.path), describe(doc), fe.path, fe.message))
+                problems.append(Problem(doc.file, doc.line_of(fe.path, fe.offset), describe(doc), fe.path, fe.message))
         except errors.ApiError as exc:
             problems.append(Problem(doc.file, doc.line, describe(doc), "", exc.message))
     if check_templates:   # (a JobFlow admission refused has its own problems: no knock-ons)
@@ -183,7 +183,7 @@ def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
         reads = {name: set(objects.placeholders(t.get("spec") or {})) for name, t in templates.items()}
         bad = jobflow_admission.template_errors(spec, {name: flowtemplate.placeholder_paths(t.get("spec") or {}, "spec")
                                                        for name, t in templates.items()})
-        problems.extend(Problem(d.file, d.line_of(e.path), describe(d), e.path, e.message) for e in bad)
+        problems.extend(Problem(d.file, d.line_of(e.path, e.offset), describe(d), e.path, e.message) for e in bad)
         problems.extend(_item_fields(d, spec, reads))
         for i, f in enumerate(spec.get("flows") or ()):
             patch = (f.get("patch") or {}).get("jobSpec") if isinstance(f.get("patch"), dict) else None

@@ -11,10 +11,12 @@ import dataclasses
 
 @dataclasses.dataclass(frozen=True)
 class FieldError:
-    """One problem with one field. `path` like `spec.tasks[0].name`; `message` human text."""
+    """One problem with one field. `path` like `spec.tasks[0].name`; `message` human text;
+    `offset`: where in the field's text the problem is (an expression's), when known."""
 
     path: str
     message: str
+    offset: int | None = dataclasses.field(default=None, compare=False)
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message

@@ -70,6 +70,46 @@ def test_line_of(path, line):
     assert doc.line_of(path) == line
 
 
+MULTI_LINE = y("""
+    a: one line
+    literal: |
+      x.Completed &&
+      (y.Failed ||
+      z.Bogus)
+    folded: >-
+      params.n == "1" &&
+      outputs.a.r ==
+      && true
+    plain: params.n == "1" &&
+      outputs.a.r ==
+      && true
+    quoted: "params.n == \\"1\\" &&
+      outputs.a.r ==
+      && true"
+    after: 1
+    """)
+
+
+@pytest.mark.parametrize("path, word, line", [
+    pytest.param("a", "line", 1, id="one-line-string"),
+    pytest.param("literal", "x.Completed", 3, id="literal-first-line"),
+    pytest.param("literal", "z.Bogus", 5, id="literal-third-line"),
+    pytest.param("folded", "params", 7, id="folded-first-line"),
+    pytest.param("folded", "&& true", 9, id="folded-third-line"),
+    pytest.param("plain", "params", 10, id="plain-starts-on-the-key-line"),
+    pytest.param("plain", "outputs", 11, id="plain-second-line"),
+    pytest.param("plain", "&& true", 12, id="plain-third-line"),
+    pytest.param("quoted", "outputs", 14, id="double-quoted-second-line"),
+    pytest.param("quoted", "&& true", 15, id="double-quoted-third-line"),
+])
+def test_line_of_a_character_of_a_string_over_several_lines(path, word, line):
+    [doc], problems = yamlio.parse_string(MULTI_LINE, objects=False)
+    assert problems == []
+    offset = doc.obj[path].rindex(word)
+    assert doc.line_of(path, offset) == line
+    assert doc.line_of("after") == 16 and doc.line_of(path) == doc.line_of(path, None)
+
+
 def test_documents_numbered_by_position_and_empties_skipped():
     text = y("""
         apiVersion: v1
