@@ -60,6 +60,9 @@ class Conditions:
             cond = jsoncopy.deep_copy(self.prev_conditions[inst.name])
         elif self.frozen or (self.stopping and not self.flows[inst.flow].d.exit):
             cond = self._kept_not_created(inst.name) or rs.pending(R.NOT_CREATED, self._not_created())
+        elif (inst.retry_of or (inst.retries and inst.state is rs.IState.ABSENT)) and self.suspended:
+            cond = rs.pending(R.SUSPENDED, f"attempt {inst.retries + 1} is created once the JobFlow is resumed "
+                                           "(it is suspended: vcctl jobflow resume)")
         elif inst.retry_of or (inst.retries and inst.state is rs.IState.ABSENT):
             cond = rs.pending(R.RETRYING, f"attempt {inst.retries + 1} is being created")
         elif self.suspended:
@@ -70,7 +73,9 @@ class Conditions:
             cond["reason"] = str(R.RETRY_BACKOFF)
             d = self.flows[inst.flow].d
             cond["message"] = (f"attempt {inst.retries + 1} failed; retry {inst.retries + 1} of {d.retry_limit} "
-                               f"after a {clock_mod.format_duration(d.backoff.delay(inst.retries))} back-off")
+                               f"after a {clock_mod.format_duration(d.backoff.delay(inst.retries))} back-off"
+                               + (", once the JobFlow is resumed (it is suspended: vcctl jobflow resume)"
+                                  if self.suspended else ""))
         elif inst.state is rs.IState.REPLACING:
             cond["reason"], cond["message"] = str(R.RETRYING), f"deleting attempt {inst.retries} to run it again"
         if inst.retries:

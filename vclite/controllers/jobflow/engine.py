@@ -492,7 +492,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             for fr in self.flows.values():
                 if not fr.started and fr.final is None:
                     self._mark(fr.d.name)
-            for inst in list(self.to_create.values()):
+            for inst in [*self.to_create.values(), *self.retry_wait.values()]:
                 self._inst_condition(inst)
 
     def facts_for_phase(self) -> st.Facts:

@@ -388,6 +388,22 @@ def test_suspend_starts_nothing_until_resumed():
     assert sim.created == ["jf-a"]
 
 
+def test_a_retry_waiting_while_the_jobflow_is_suspended_says_so_and_runs_once_resumed():
+    sim = flowsim.Sim([fl("a", retry={"limit": 2, "backoff": {"duration": "10s"}}), fl("b", "a")])
+    sim.finish("jf-a", F)
+    assert sim.cond("a")["message"] == "attempt 1 failed; retry 1 of 2 after a 10s back-off"
+    sim.eng.set_meta(flowsim.jobflow([], annotations={"flow.volcano.sh/suspend": "true"}))
+    sim.step()
+    waiting = "attempt 1 failed; retry 1 of 2 after a 10s back-off, once the JobFlow is resumed (it is suspended: " \
+              "vcctl jobflow resume)"
+    assert (sim.reason("a"), sim.cond("a")["message"]) == ("RetryBackoff", waiting)
+    sim.advance(10)
+    assert sim.created == ["jf-a"] and sim.deleted == [] and sim.cond("a")["message"] == waiting
+    sim.eng.set_meta(flowsim.jobflow([]))
+    sim.step()
+    assert sim.created == ["jf-a", "jf-a"] and sim.cond("a")["retries"] == 1
+
+
 @pytest.mark.parametrize("counts, final, created, reason", [
     pytest.param({"ps": {"phase": {"Running": 1}}}, None, ["s", "c"], "", id="task-running-starts-it"),
     pytest.param({"ps": {"phase": {"Pending": 1}}}, None, ["s"], "WaitingForProbe", id="not-yet"),
