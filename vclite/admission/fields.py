@@ -49,7 +49,7 @@ _DEPENDS_ON = {**dict.fromkeys(("targets", "strategy", "expression")), "probe": 
 _FLOW = {**dict.fromkeys(("name", "when", "withItems", "withParam")),
          "dependsOn": _DEPENDS_ON, "patch": {"jobSpec": JOB_SPEC},
          "repeat": dict.fromkeys(("until", "limit")),
-         "retry": {"limit": None, "backoff": dict.fromkeys(("duration", "factor", "maxDuration"))}}
+         "retry": {"limit": None, "backoff": dict.fromkeys(("duration", "factor", "maxDuration", "cap"))}}
 JOBFLOW_SPEC = {**dict.fromkeys(("jobRetainPolicy", "onExit")), "flows": [_FLOW],
                 "arguments": {"parameters": [dict.fromkeys(("name", "value"))]}}
 QUEUE_SPEC = dict.fromkeys(("weight", "capability", "reclaimable", "guarantee", "deserved", "parent",

@@ -25,7 +25,7 @@ Additive fields (all optional; a plain Volcano JobFlow is admitted exactly as be
     spec.flows[].withItems: [...]       fan-out, one vcjob `<jobflow>-<flow>-<index>` per item
     spec.flows[].withParam: "{{outputs.<flow>}}"  (that flow's output, a JSON list)
     spec.flows[].repeat: {until: "<condition>", limit: 1..100}   both required; not with withItems/withParam
-    spec.flows[].retry: {limit: 0..20, backoff: {duration: "10s", factor: >=1, maxDuration: "5m"}}
+    spec.flows[].retry: {limit: 0..20, backoff: {duration: "10s", factor: >=1, maxDuration: "5m", cap: "5m"}}
     spec.flows[].patch.jobSpec: (Volcano) merged onto the template (api/flowtemplate.apply_patch)
 
 References: `params.<name>` must be declared in spec.arguments; `item` only in the patch of a flow
@@ -538,12 +538,13 @@ def _retry(retry: Any, path: str, errs: list[FieldError]) -> None:
         errs.append(FieldError(f"{path}.backoff", common.type_error(backoff, "object")))
         return
     duration = _duration(backoff, "duration", f"{path}.backoff", errs)
-    longest = _duration(backoff, "maxDuration", f"{path}.backoff", errs)
-    if duration is not None and longest is not None and longest < duration:
-        errs.append(FieldError(f"{path}.backoff.maxDuration", common.invalid(
-            backoff["maxDuration"], f"must not be shorter than duration ({backoff['duration']})")))
+    for key in ("maxDuration", "cap"):
+        longest = _duration(backoff, key, f"{path}.backoff", errs)
+        if duration is not None and longest is not None and longest < duration:
+            errs.append(FieldError(f"{path}.backoff.{key}", common.invalid(
+                backoff[key], f"must not be shorter than duration ({backoff['duration']})")))
     factor = backoff.get("factor")
-    if factor is not None and (not isinstance(factor, (int, float)) or isinstance(factor, bool) or factor < 1):
+    if factor is not None and flow.backoff_factor(factor) is None:
         errs.append(FieldError(f"{path}.backoff.factor", common.invalid(factor, "must be a number >= 1")))
 
 

@@ -57,6 +57,15 @@ def retry_limit(value: Any) -> int | None:
     return None
 
 
+def backoff_factor(value: Any) -> float | None:
+    """`retry.backoff.factor`: a number >= 1, or a string of one (Argo's IntOrString); None if neither."""
+    if isinstance(value, str) and _SECONDS.fullmatch(value):
+        value = float(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 1:
+        return float(value)
+    return None
+
+
 def backoff_seconds(value: Any) -> float | None:
     """A back-off duration: a Go duration ("10s", "1m30s"), or seconds as a number or a string of one
     (Argo: "Default unit is seconds"); None if it is neither or negative."""

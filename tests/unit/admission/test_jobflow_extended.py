@@ -85,6 +85,9 @@ ACCEPT = [
     pytest.param(jf(fl("a", retry={"limit": 0, "backoff": {"factor": 1.5}})), id="retry-zero"),
     pytest.param(jf(fl("a", retry={"limit": "2", "backoff": {"duration": "5", "maxDuration": 60}})),
                  id="retry-argo-style-values"),   # (Argo: limit IntOrString, durations in seconds by default)
+    pytest.param(jf(fl("a", retry={"limit": "10", "backoff": {"duration": "1", "factor": "2", "maxDuration": "1m",
+                                                              "cap": "30s"}})),
+                 id="retry-argo-example-quoted-factor-and-cap"),   # (Argo's examples/retry-backoff.yaml, plus cap)
     pytest.param(jf(fl("a"), fl("b", withItems=["x"], patch={"jobSpec": {
         "queue": "{{params.queue}}", "maxRetry": 0,
         "tasks": [{"name": "t", "replicas": 2, "template": {"spec": {"containers": [
@@ -271,6 +274,10 @@ REJECT = [
     pytest.param(jf(fl("a", retry={"limit": 1, "backoff": {"duration": "1m", "maxDuration": "30s"}})),
                  ['spec.flows[0].retry.backoff.maxDuration: Invalid value: "30s": must not be shorter than duration '
                   "(1m)"], id="retry-max-shorter"),
+    pytest.param(jf(fl("a", retry={"limit": 1, "backoff": {"duration": "1m", "cap": "30s", "factor": "x"}})),
+                 ['spec.flows[0].retry.backoff.cap: Invalid value: "30s": must not be shorter than duration (1m)',
+                  'spec.flows[0].retry.backoff.factor: Invalid value: "x": must be a number >= 1'],
+                 id="retry-cap-shorter-and-factor-not-a-number"),
     pytest.param(jf(fl("a", retry={"limit": True})),
                  ["spec.flows[0].retry.limit: Invalid value: true: must be of type integer"], id="retry-bool"),
     # patch

@@ -61,7 +61,7 @@ class Loop(enum.StrEnum):
 class Backoff:
     duration: float = 0.0
     factor: float = 1.0   # (as Argo: without a factor every wait is `duration`)
-    max_duration: float | None = None
+    max_duration: float | None = None   # the longest wait: `maxDuration` or Argo's `cap`, the smaller
 
     def delay(self, retries_done: int) -> float:
         """Seconds to wait before re-creating a job that failed after `retries_done` retries."""
@@ -175,12 +175,12 @@ def _retry(spec: Any) -> tuple[int, Backoff]:
     if limit is None or limit < 0:
         raise ValueError(f"retry.limit: must be a non-negative integer, got {spec.get('limit')!r}")
     b = spec.get("backoff") or {}
-    factor = b.get("factor", 1)
-    if not isinstance(factor, (int, float)) or isinstance(factor, bool) or factor < 1:
-        raise ValueError(f"retry.backoff.factor: must be a number >= 1, got {factor!r}")
-    max_d = b.get("maxDuration")
-    return limit, Backoff(_duration(b.get("duration"), "retry.backoff.duration"), float(factor),
-                          None if max_d in (None, "") else _duration(max_d, "retry.backoff.maxDuration"))
+    factor = flow.backoff_factor(b.get("factor", 1))
+    if factor is None:
+        raise ValueError(f"retry.backoff.factor: must be a number >= 1, got {b.get('factor')!r}")
+    longest = [_duration(b[k], f"retry.backoff.{k}") for k in ("maxDuration", "cap") if b.get(k) not in (None, "")]
+    return limit, Backoff(_duration(b.get("duration"), "retry.backoff.duration"), factor,
+                          min(longest) if longest else None)
 
 
 def target_met(flow: str, strategy: Strategy) -> flowsyntax.Node:

@@ -372,6 +372,10 @@ def test_backoff(duration, factor, cap, delays):
     pytest.param({"limit": 3, "backoff": {"duration": "2s"}}, 3, [2, 2, 2], id="no-factor-is-constant-as-argo"),
     pytest.param({"limit": "2", "backoff": {"duration": "5", "factor": 2}}, 2, [5, 10, 20], id="argo-style-strings"),
     pytest.param({"limit": 1, "backoff": {"duration": 1.5, "maxDuration": 2}}, 1, [1.5, 1.5, 1.5], id="seconds"),
+    pytest.param({"limit": "10", "backoff": {"duration": "1", "factor": "2", "maxDuration": "1m"}}, 10, [1, 2, 4],
+                 id="argo-example-quoted-factor"),
+    pytest.param({"limit": 3, "backoff": {"duration": "1s", "factor": 3, "cap": "5s"}}, 3, [1, 3, 5],
+                 id="argo-cap"),
 ])
 def test_retry_values_read_as_argo_reads_them(retry, limit, delays):
     from vclite.controllers.jobflow import plan
