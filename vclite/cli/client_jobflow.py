@@ -170,6 +170,12 @@ def build(res: Resource) -> list[click.Command]:
 def _suspend(client: Any, name: str, namespace: str, suspend: bool) -> None:
     if not name:
         raise common.CommandError("jobflow name must be specified")
+    if suspend:   # as Argo's `argo suspend`: a finished flow has nothing left to hold
+        current = client.get(kinds.JOBFLOW, namespace, name)
+        phase = meta.phase(current)
+        if phase in (flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED):
+            raise common.CommandError(f"JobFlow {meta.namespace(current) or namespace}/{name} has finished ({phase}): "
+                                      "there is nothing to suspend")
     value = "true" if suspend else None     # merge patch: null removes the annotation
     obj = client.patch(kinds.JOBFLOW, namespace, name, {"metadata": {"annotations": {flow.SUSPEND_ANNOTATION: value}}})
     click.echo(f"{'Suspended' if suspend else 'Resumed'} JobFlow: {meta.namespace(obj) or namespace}/{meta.name(obj)}")

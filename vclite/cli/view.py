@@ -34,6 +34,7 @@ PHASE_STYLE = {
     "Restarting": "yellow", "Completing": "green", "Aborting": "magenta", "waiting": "dim",
     "Skipped": "dim strike", "probe": "yellow", "suspended": "magenta", "not created": "dim", "retrying": "yellow",
 }
+RETRY_REASONS = frozenset({"RetryBackoff", "Retrying", "RetriesExhausted"})   # the condition's message says more
 LOOP_ROWS = 8          # item / iteration rows shown under a loop flow
 WAITING_STATES = {"WaitingForDependencies": "waiting", "WaitingForOutput": "waiting", "WaitingForOtherFlows": "waiting",
                   "WaitingForProbe": "probe", "Suspended": "suspended", "NotCreated": "not created",
@@ -267,8 +268,10 @@ def row_cells(snap: Snapshot, jf: Obj, row: Row, now: dt.datetime) -> tuple[Text
     extra = []
     if cond.get("retries"):
         extra.append(f"retry {cond['retries']}")
-    if cond.get("reason") in ("RetryBackoff", "Retrying"):
+    if cond.get("reason") in RETRY_REASONS:
         extra.append(cond.get("message", ""))
+    if cond.get("reason") in ("RetryBackoff", "Retrying"):   # the failed attempt is about to run again
+        ph = Text("retrying", style=PHASE_STYLE["retrying"])
     if cond.get("output") and meta.phase(row.job) == batch.JobPhase.COMPLETED:
         extra.append(f"output: {str(cond['output']).strip()[:60]}")
     return ph, tasks, el, "; ".join([x for x in (detail, *extra) if x])

@@ -186,6 +186,15 @@ def test_jobflow_list_all_namespaces_and_empty(vcctl, succeeded_flow):
     assert vcctl("jobflow", "list", "-n", "nobody-here") == (0, "No resources found")
 
 
+def test_a_finished_jobflow_cannot_be_suspended(vcctl, api, succeeded_flow):
+    code, out = vcctl("jobflow", "suspend", succeeded_flow)
+    assert (code, out) == (255, "Failed to suspend jobflow: JobFlow default/test-jobflow has finished (Succeed): "
+                                "there is nothing to suspend")
+    assert "flow.volcano.sh/suspend" not in (api.get(kinds.JOBFLOW, "default", succeeded_flow)["metadata"]
+                                             .get("annotations") or {})
+    assert vcctl("jobflow", "resume", succeeded_flow) == (0, "Resumed JobFlow: default/test-jobflow")
+
+
 # ---- U26, U27: create and delete by file, delete by name ----------------------------------------------
 @pytest.mark.parametrize("group, kind, text", [
     pytest.param("jobflow", "JobFlow", JOBFLOWS_FILE, id="U26-U27-jobflow"),

@@ -67,6 +67,24 @@ def test_retries_and_outputs_in_the_detail():
     assert view.row_cells(snap(jf, job("jf-a", "Completed")), jf, row, NOW)[3] == "retry 2; output: 0.93"
 
 
+@pytest.mark.parametrize("phase, condition, state, detail", [
+    pytest.param("Failed", {"phase": "Failed", "reason": "RetryBackoff", "message": "attempt 1 failed; retry 1 of 2 "
+                            "after a 10s back-off"}, "retrying", "attempt 1 failed; retry 1 of 2 after a 10s back-off",
+                 id="back-off"),
+    pytest.param("Failed", {"phase": "Failed", "reason": "Retrying", "retries": 1,
+                            "message": "deleting attempt 1 to run it again"}, "retrying",
+                 "retry 1; deleting attempt 1 to run it again", id="replacing"),
+    pytest.param("Failed", {"phase": "Failed", "reason": "RetriesExhausted", "retries": 2,
+                            "message": "attempt 3 failed; no retries left (limit 2)"}, "Failed",
+                 "retry 2; attempt 3 failed; no retries left (limit 2)", id="exhausted"),
+])
+def test_a_retried_flow_shows_retrying_while_it_waits_and_why_it_stopped(phase, condition, state, detail):
+    jf = jobflow([{"name": "a", "retry": {"limit": 2}}], {"jf-a": condition})
+    s = snap(jf, job("jf-a", phase))
+    cells = view.row_cells(s, jf, view.dag_rows(jf, s)[0], NOW)
+    assert (cells[0].plain, cells[3]) == (state, detail)
+
+
 def test_depends_text():
     assert view.depends_text({"dependsOn": {"targets": ["a", "b"], "strategy": "any"}, "when": "params.x == 1",
                               "repeat": {"until": "outputs.t > 1", "limit": 3}}) == \

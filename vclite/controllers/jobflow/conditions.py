@@ -78,8 +78,14 @@ class Conditions:
                                   if self.suspended else ""))
         elif inst.state is rs.IState.REPLACING:
             cond["reason"], cond["message"] = str(R.RETRYING), f"deleting attempt {inst.retries} to run it again"
+        elif inst.state in (rs.IState.FAILED, rs.IState.TERMINATED) and inst.job is not None and \
+                self.flows[inst.flow].d.retry_limit:
+            cond["reason"] = str(R.RETRIES_EXHAUSTED)
+            cond["message"] = self._retry_refusal(inst, self.flows[inst.flow].d)
         if inst.retries:
             cond["retries"] = inst.retries
+            if inst.first_created:
+                cond["firstCreateTime"] = inst.first_created
         if inst.retry_of:
             cond["retryOf"] = inst.retry_of
         if inst.output:
@@ -148,7 +154,7 @@ class Conditions:
                 return rs.pending(R.SUSPENDED, "dependencies are met; the JobFlow is suspended (vcctl jobflow resume)")
             return rs.pending(R.CREATING, "dependencies are met; the job is being created")
         if fr.d.exit:
-            return rs.pending(R.WAITING_EXIT, "the exit handler runs once every other flow has finished")
+            return rs.pending(R.WAITING_EXIT, self._exit_waits_for(fr))
         d = fr.d
         if fr.d.name in self.probe_waiters:
             return rs.pending(R.WAITING_PROBE, self._probe_message(fr))
@@ -163,6 +169,17 @@ class Conditions:
         if v.waiting_for and set(v.waiting_for) <= set(d.readers_of):
             return rs.pending(R.WAITING_OUTPUT, f"waiting for {what} to finish (its output is read)")
         return rs.pending(R.WAITING, f"waiting for {what}: {d.dependency}")
+
+    def _exit_waits_for(self, fr: rs.FlowRT) -> str:
+        """What the exit handler waits for: the other flows (named when few), or, once a failure stopped
+        the JobFlow, its running vcjobs."""
+        if self.stopping:
+            return f"the exit handler runs once the running jobs have finished ({self.active} still running)"
+        others = [n for n in self.unfinished if n != fr.d.name] if len(self.unfinished) <= rs.LIST_LIMIT + 1 else []
+        text = "the exit handler runs once every other flow has finished: "
+        if not others:
+            return text + f"{len(self.unfinished) - (fr.d.name in self.unfinished)} still to finish"
+        return text + "waiting for " + self._names(sorted(others, key=lambda n: self.flows[n].d.index))
 
     def _names(self, flows: Iterable[str], limit: int | None = None) -> str:
         out, extra = [], 0

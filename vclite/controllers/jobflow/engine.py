@@ -42,6 +42,16 @@ from vclite.lib import jsoncopy
 Obj = dict[str, Any]
 JP, FP, O, R = batch.JobPhase, flow.FlowPhase, flowexpr.Outcome, st.Reason
 rs.NO_FACTS: frozenset[str] = frozenset()
+
+
+def _time(text: Any) -> dt.datetime | None:
+    """A status timestamp, or None when absent or unreadable (never fails a sync)."""
+    try:
+        return clock_mod.parse_time(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+
+
 class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
     def __init__(self, jobflow: Obj, plan: plan_mod.Plan,
                  reader: Callable[[rs.Inst], str | None] | None = None,
@@ -280,14 +290,26 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         phase = meta.phase(job)
         if phase == JP.COMPLETED:
             return rs.IState.COMPLETED
-        retryable = inst.retries < d.retry_limit
         if phase in (JP.FAILED, JP.TERMINATED):
-            if retryable:
+            if not self._retry_refusal(inst, d):
                 return rs.IState.RETRY_WAIT
             return rs.IState.FAILED if phase == JP.FAILED else rs.IState.TERMINATED
-        if phase == JP.TERMINATING and not retryable:
+        if phase == JP.TERMINATING and self._retry_refusal(inst, d):
             return rs.IState.TERMINATED
         return rs.IState.ACTIVE
+
+    def _retry_refusal(self, inst: rs.Inst, d: plan_mod.FlowDef) -> str:
+        """Why `inst`'s failed (or failing) vcjob is not retried; "" when it is."""
+        if inst.retries >= d.retry_limit or d.backoff.max_duration is None:
+            return plan_mod.retry_refusal(d.retry_limit, d.backoff, inst.retries, None, None)
+        job = inst.job or {}
+        failed_at = ((job.get("status") or {}).get("state") or {}).get("lastTransitionTime")
+        return plan_mod.retry_refusal(d.retry_limit, d.backoff, inst.retries, _time(self._first_created(inst)),
+                                      _time(failed_at))
+
+    @staticmethod
+    def _first_created(inst: rs.Inst) -> str:
+        return inst.first_created or ((inst.job or {}).get("metadata") or {}).get("creationTimestamp") or ""
 
     def _update(self, inst: rs.Inst, now: dt.datetime | None) -> None:
         fr = self.flows[inst.flow]
@@ -312,7 +334,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             self.to_create[inst.name] = inst
         else:
             self.to_create.pop(inst.name, None)
-        if old != new and self.plan.exit and self.stopping and self.active == 0:
+        if old != new and self.plan.exit and self.stopping:    # its condition counts the running jobs
             self._mark(self.plan.exit)
         if new in rs.FINAL_I and inst.output is None and self.reader is not None and self.plan.extended:
             inst.output = self.reader(inst)
@@ -340,6 +362,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         self._grown()
         prev = self.prev_conditions.get(inst.name) or {}
         inst.retries = int(prev.get("retries") or 0)
+        inst.first_created = str(prev.get("firstCreateTime") or "")
         inst.retry_of = str(prev.get("retryOf") or "")
         if prev.get("output") is not None:
             inst.output = str(prev["output"])
@@ -439,6 +462,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         if not self.stopping and not self.frozen and not self.suspended:
             for inst in [i for i in self.retry_wait.values() if i.retry_at is not None and i.retry_at <= now]:
                 inst.retries += 1                        # recorded in the status before the delete
+                inst.first_created = self._first_created(inst)
                 inst.retry_of = meta.uid(inst.job) if inst.job else ""
                 self._update(inst, now)
         guard = 0

@@ -28,6 +28,7 @@ controller then behaves exactly as Volcano's contract says. Pure: no I/O.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import enum
 import re
 from collections.abc import Mapping, Sequence
@@ -59,14 +60,39 @@ class Loop(enum.StrEnum):
 
 @dataclasses.dataclass(frozen=True)
 class Backoff:
+    """A flow's `retry.backoff`, read as Argo's retryStrategy reads it."""
+
     duration: float = 0.0
     factor: float = 1.0   # (as Argo: without a factor every wait is `duration`)
-    max_duration: float | None = None   # the longest wait: `maxDuration` or Argo's `cap`, the smaller
+    cap: float | None = None            # Argo's `cap`: the longest wait
+    max_duration: float | None = None   # Argo's `maxDuration`: no retry starts later, from the first attempt
 
     def delay(self, retries_done: int) -> float:
         """Seconds to wait before re-creating a job that failed after `retries_done` retries."""
         d = self.duration * (self.factor ** retries_done)
-        return min(d, self.max_duration) if self.max_duration is not None else d
+        return min(d, self.cap) if self.cap is not None else d
+
+
+def retry_refusal(limit: int, backoff: Backoff, retries_done: int, first_start: dt.datetime | None,
+                  failed_at: dt.datetime | None) -> str:
+    """Why a failed attempt is not retried ("": it is), with Argo's rules: `limit` retries at most, and
+    with `maxDuration` no retry once that long has passed since the first attempt started, nor one whose
+    back-off would end after that. Times come from the vcjobs, so a rebuilt controller decides the same."""
+    attempt = retries_done + 1
+    if retries_done >= limit:
+        return f"attempt {attempt} failed; no retries left (limit {limit})"
+    if backoff.max_duration is None or first_start is None or failed_at is None:
+        return ""
+    deadline = first_start + dt.timedelta(seconds=backoff.max_duration)
+    limit_text = f"maxDuration {clock_mod.format_duration(backoff.max_duration)} from the first attempt " \
+                 f"({clock_mod.format_time(first_start)})"
+    if failed_at > deadline:
+        return f"attempt {attempt} failed; not retried: {limit_text} has passed"
+    wait = backoff.delay(retries_done)
+    if failed_at + dt.timedelta(seconds=wait) > deadline:
+        return f"attempt {attempt} failed; not retried: a {clock_mod.format_duration(wait)} back-off would end " \
+               f"after {limit_text}"
+    return ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -178,9 +204,9 @@ def _retry(spec: Any) -> tuple[int, Backoff]:
     factor = flow.backoff_factor(b.get("factor", 1))
     if factor is None:
         raise ValueError(f"retry.backoff.factor: must be a number >= 1, got {b.get('factor')!r}")
-    longest = [_duration(b[k], f"retry.backoff.{k}") for k in ("maxDuration", "cap") if b.get(k) not in (None, "")]
-    return limit, Backoff(_duration(b.get("duration"), "retry.backoff.duration"), factor,
-                          min(longest) if longest else None)
+    cap, total = (_duration(b[k], f"retry.backoff.{k}") if b.get(k) not in (None, "") else None
+                  for k in ("cap", "maxDuration"))
+    return limit, Backoff(_duration(b.get("duration"), "retry.backoff.duration"), factor, cap, total)
 
 
 def target_met(flow: str, strategy: Strategy) -> flowsyntax.Node:

@@ -68,6 +68,7 @@ class Inst:
     job: Obj | None = None
     state: IState = IState.ABSENT
     retries: int = 0
+    first_created: str = ""    # a retried instance: its first attempt's creationTimestamp
     retry_of: str = ""         # uid of the failed vcjob being replaced
     retry_at: dt.datetime | None = None
     output: str | None = None

@@ -116,6 +116,7 @@ class Reason(enum.StrEnum):
     WHEN_FALSE = "WhenFalse"
     RETRY_BACKOFF = "RetryBackoff"
     RETRYING = "Retrying"
+    RETRIES_EXHAUSTED = "RetriesExhausted"   # a retried flow's vcjob failed for good (limit or maxDuration)
     FAN_OUT = "FanOut"
     REPEAT = "Repeat"
     REPEAT_LIMIT = "RepeatLimitReached"

@@ -181,6 +181,23 @@ def test_every_rule_in_the_docs_has_a_row():
             "exit-handler-runs-after-a-failure"} <= ids
 
 
+def test_the_exit_handler_says_what_it_waits_for():
+    sim = flowsim.Sim([fl("e"), fl("a"), fl("b"), fl("c", "a")], onExit="e")
+    waits = "the exit handler runs once every other flow has finished: "
+    assert sim.cond("e")["message"] == waits + "waiting for jf-a, jf-b, jf-c"
+    sim.finish("jf-a", C)
+    assert sim.cond("e")["message"] == waits + "waiting for jf-b, jf-c"
+    sim.finish("jf-b", F)          # unhandled: nothing new starts; the exit handler waits for running jobs
+    assert sim.cond("e")["message"] == "the exit handler runs once the running jobs have finished (1 still running)"
+    sim.finish("jf-c", C)
+    assert sim.created[-1] == "jf-e"
+
+
+def test_the_exit_handler_of_a_wide_flow_counts_what_it_waits_for():
+    sim = flowsim.Sim([fl("e"), *(fl(f"f{i}", "x") for i in range(30)), fl("x")], onExit="e")
+    assert sim.cond("e")["message"] == "the exit handler runs once every other flow has finished: 31 still to finish"
+
+
 # ---- loops ---------------------------------------------------------------------------------------------------
 def test_fan_out_all_waits_for_every_item():
     sim = run([fl("f", withItems=["x", "y", "z"]), fl("d", "f")], [
@@ -348,12 +365,56 @@ def test_retry_deletes_and_recreates_after_the_backoff_then_counts_attempts():
     assert sim.created == ["jf-a", "jf-a", "jf-a", "jf-b"] and sim.cond("a")["retries"] == 2
 
 
-def test_retry_exhausted_fails():
-    sim = flowsim.Sim([fl("a", retry={"limit": 1})])
+def test_retry_exhausted_fails_and_says_so():
+    sim = flowsim.Sim([fl("a", retry={"limit": 1, "backoff": {"duration": "3s"}})])
     sim.finish("jf-a", F)
-    sim.advance(0)
+    sim.advance(3)
     sim.finish("jf-a", F)
     assert sim.phase == "Failed" and len(sim.created) == 2 and sim.cond("a")["retries"] == 1
+    assert (sim.reason("a"), sim.cond("a")["message"]) == ("RetriesExhausted", "attempt 2 failed; no retries left (limit 1)")
+    assert sim.cond("a")["firstCreateTime"] == "2026-01-01T00:00:00Z" != sim.cond("a")["createTime"]
+
+
+def test_max_duration_limits_all_attempts_together_as_in_argo():
+    """Argo: no retry whose back-off would end later than maxDuration after the first attempt started."""
+    sim = flowsim.Sim([fl("a", retry={"limit": 5, "backoff": {"duration": "10s", "factor": 2, "maxDuration": "25s"}}),
+                       fl("b", "a")])
+    sim.finish("jf-a", F)
+    assert sim.reason("a") == "RetryBackoff", "a 10s back-off ends at 10s, within 25s"
+    sim.advance(10)
+    sim.finish("jf-a", F)
+    assert sim.phase == "Failed" and sim.created == ["jf-a", "jf-a"] and sim.acts.wake_at is None
+    assert sim.reason("a") == "RetriesExhausted" and sim.cond("a")["message"] == (
+        "attempt 2 failed; not retried: a 20s back-off would end after maxDuration 25s from the first attempt "
+        "(2026-01-01T00:00:00Z)")
+    assert sim.cond("b")["reason"] == "DependencyNeverMet"
+
+
+def test_an_attempt_that_fails_after_max_duration_is_not_retried():
+    sim = flowsim.Sim([fl("a", retry={"limit": 5, "backoff": {"duration": "1s", "maxDuration": "1m"}})])
+    sim.set("jf-a", "Running")
+    sim.advance(61)
+    sim.set("jf-a", F)
+    assert sim.phase == "Failed" and sim.created == ["jf-a"]
+    assert sim.cond("a")["message"] == ("attempt 1 failed; not retried: maxDuration 1m0s from the first attempt "
+                                        "(2026-01-01T00:00:00Z) has passed")
+
+
+@pytest.mark.parametrize("limit, backoff, done, first, failed, refusal", [
+    pytest.param(2, {}, 2, None, None, "attempt 3 failed; no retries left (limit 2)", id="limit-spent"),
+    pytest.param(2, {}, 1, None, None, "", id="limit-left"),
+    pytest.param(3, {"max_duration": 30}, 0, 0, 31, "attempt 1 failed; not retried: maxDuration 30s from the first "
+                 "attempt (2026-01-01T00:00:00Z) has passed", id="max-duration-passed"),
+    pytest.param(3, {"duration": 5, "max_duration": 30}, 0, 0, 25, "", id="back-off-ends-at-the-limit"),
+    pytest.param(3, {"duration": 5, "max_duration": 30}, 0, 0, 26, "attempt 1 failed; not retried: a 5s back-off "
+                 "would end after maxDuration 30s from the first attempt (2026-01-01T00:00:00Z)", id="back-off-too-long"),
+    pytest.param(3, {"duration": 5, "cap": 1, "max_duration": 30}, 0, 0, 29, "", id="cap-shortens-the-wait"),
+    pytest.param(3, {"duration": 5, "max_duration": 30}, 0, None, 99, "", id="no-first-start-known"),
+])
+def test_retry_refusal(limit, backoff, done, first, failed, refusal):
+    from vclite.controllers.jobflow import plan
+    at = (lambda s: None if s is None else flowsim.T0 + __import__("datetime").timedelta(seconds=s))
+    assert plan.retry_refusal(limit, plan.Backoff(**backoff), done, at(first), at(failed)) == refusal
 
 
 @pytest.mark.parametrize("duration, factor, cap, delays", [
@@ -376,6 +437,8 @@ def test_backoff(duration, factor, cap, delays):
                  id="argo-example-quoted-factor"),
     pytest.param({"limit": 3, "backoff": {"duration": "1s", "factor": 3, "cap": "5s"}}, 3, [1, 3, 5],
                  id="argo-cap"),
+    pytest.param({"limit": 3, "backoff": {"duration": "10s", "factor": 2, "maxDuration": "15s"}}, 3, [10, 20, 40],
+                 id="max-duration-limits-the-attempts-not-each-wait"),
 ])
 def test_retry_values_read_as_argo_reads_them(retry, limit, delays):
     from vclite.controllers.jobflow import plan
