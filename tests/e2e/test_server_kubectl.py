@@ -240,6 +240,25 @@ def test_unknown_fields_kept_with_warn_or_without_validation(kubectl, write, val
     kubectl("delete", "vcjob", "typo-kept")
 
 
+@pytest.mark.parametrize("field, words", [
+    pytest.param("jf.spec.flows.retry.backoff.maxDuration", "the time allowed for all attempts together",
+                 id="retry"),
+    pytest.param("jobflow.spec.flows.dependsOn.expression", "train.Completed && (eval.Failed || eval.Skipped)",
+                 id="expression"),
+    pytest.param("jf.spec.onExit", "the exit handler", id="exit-handler"),
+    pytest.param("jobflows.status.skippedJobs", "flows that will never run", id="status"),
+])
+def test_kubectl_explain_teaches_the_jobflow_fields(kubectl, field, words):
+    out = kubectl("explain", field).stdout
+    assert "KIND:       JobFlow" in out and words in " ".join(out.split()), out
+
+
+def test_kubectl_explain_recursive_lists_the_flow_primitives(kubectl):
+    out = kubectl("explain", "jf.spec.flows", "--recursive").stdout
+    for name in ("when", "withItems", "withParam", "repeat", "retry", "patch", "probe", "strategy", "limit"):
+        assert f"  {name}\t" in out, out
+
+
 def test_generators_that_send_protobuf_and_a_stale_replace(kubectl, write):
     assert kubectl("create", "namespace", "team").stdout == "namespace/team created\n"
     kubectl("-n", "team", "create", "configmap", "cfg", "--from-literal=a=1")

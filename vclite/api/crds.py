@@ -5,13 +5,15 @@ of Volcano's fields only, so the API server prunes every field vclite adds to a 
 `retry`, `withItems`, the expression `dependsOn` …) before any controller sees it. These CRDs keep
 Volcano's names, scope, short names, printer columns and status subresource, and keep `spec` and
 `status` as given (`x-kubernetes-preserve-unknown-fields`): a plain Volcano JobFlow is stored the
-same, and vclite's controller validates each flow itself. Pure data: no I/O.
+same, and vclite's controller validates each flow itself. JobFlow's schema also names and describes
+every field, with types never stricter than admission (api/flowschema), so `kubectl explain
+jobflow.spec.flows` teaches on a cluster too. Pure data: no I/O.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from vclite.api import kinds
+from vclite.api import flowschema, kinds
 
 Obj = dict[str, Any]
 _OPEN_OBJECT: Obj = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
@@ -24,11 +26,15 @@ PRINTER_COLUMNS: dict[str, list[Obj]] = {
 
 def definition(kind: kinds.Kind) -> Obj:
     """The CRD of one of `kinds.JOBFLOW` / `kinds.JOBTEMPLATE`."""
+    schema: Obj = {"type": "object", "properties": {
+        "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
+        "spec": dict(_OPEN_OBJECT), "status": dict(_OPEN_OBJECT)}}
+    if kind is kinds.JOBFLOW:   # every field described (`kubectl explain`), nothing pruned
+        schema["description"] = flowschema.DESCRIPTION
+        schema["properties"].update(flowschema.jobflow_properties())
     version: Obj = {
         "name": kind.version, "served": True, "storage": True,
-        "schema": {"openAPIV3Schema": {"type": "object", "properties": {
-            "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
-            "spec": dict(_OPEN_OBJECT), "status": dict(_OPEN_OBJECT)}}},
+        "schema": {"openAPIV3Schema": schema},
         "subresources": {"status": {}},
     }
     if PRINTER_COLUMNS[kind.kind]:

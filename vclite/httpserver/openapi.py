@@ -6,7 +6,8 @@ operation carrying `x-kubernetes-group-version-kind` and a `fieldValidation` que
 JSON, merge and apply patch types but not strategic merge, so kubectl computes strategic patches
 for built-in kinds from its compiled-in types, as it does with OpenAPI v2 absent. Schemas are
 open objects (`x-kubernetes-preserve-unknown-fields`): admission is the validator, not the
-schema. Pure functions of the kinds table.
+schema; JobFlow's also describes every field (api/flowschema), for `kubectl explain`. Pure
+functions of the kinds table.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import hashlib
 import json
 from typing import Any
 
-from vclite.api import kinds
+from vclite.api import flowschema, kinds
 from vclite.httpserver import discovery, routes
 
 Obj = dict[str, Any]
@@ -43,8 +44,12 @@ def _schema(k: kinds.Kind) -> Obj:
     props: Obj = {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": open_object}
     for field in ("spec", "status") if k.has_status else ("spec",):
         props[field] = open_object
-    return {"type": "object", "x-kubernetes-group-version-kind": [_gvk(k)],
-            "x-kubernetes-preserve-unknown-fields": True, "properties": props}
+    out: Obj = {"type": "object", "x-kubernetes-group-version-kind": [_gvk(k)],
+                "x-kubernetes-preserve-unknown-fields": True, "properties": props}
+    if k is kinds.JOBFLOW:   # described field by field: `kubectl explain jobflow.spec.flows.retry`
+        props.update(flowschema.jobflow_properties())
+        out["description"] = flowschema.DESCRIPTION
+    return out
 
 
 def _item_path(k: kinds.Kind, group: str, version: str) -> str:

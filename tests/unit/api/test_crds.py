@@ -26,8 +26,16 @@ def test_definition_shape(kind, short, columns):
     assert version["subresources"] == {"status": {}}
     assert [c["name"] for c in version.get("additionalPrinterColumns", [])] == columns
     props = version["schema"]["openAPIV3Schema"]["properties"]
-    for field in ("spec", "status"):
-        assert props[field] == {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    for field in ("spec", "status"):   # nothing a cluster would prune; JobFlow's fields are described
+        assert props[field]["type"] == "object" and props[field]["x-kubernetes-preserve-unknown-fields"] is True
+        assert ("properties" in props[field]) == (kind is kinds.JOBFLOW)
+
+
+def test_jobflow_fields_are_described_for_kubectl_explain():
+    (version,) = crds.definition(kinds.JOBFLOW)["spec"]["versions"]
+    flow = version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["flows"]["items"]
+    assert "all attempts together" in flow["properties"]["retry"]["properties"]["backoff"]["properties"]["maxDuration"][
+        "description"]
 
 
 def test_jobflow_status_column_reads_the_phase():

@@ -1,0 +1,159 @@
+"""The OpenAPI v3 schema of JobFlow, with a description of every field: what `kubectl explain jobflow.spec.flows`
+shows (served by `vcctl server` under /openapi/v3, and carried by the CRD `vcctl controller --print-crds`
+writes for a real cluster).
+
+Structural, as CRDs require: every node has a type, except values that take several (a duration as
+`"10s"` or a number of seconds: `x-kubernetes-preserve-unknown-fields`, any JSON), and integers also
+written as strings (`x-kubernetes-int-or-string`). Objects keep fields the schema does not name
+(`x-kubernetes-preserve-unknown-fields`), so a cluster prunes nothing vclite reads: admission
+(admission/jobflow.py) is the validator, and warns about unknown fields. Types here are never
+stricter than admission. Pure data.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+Obj = dict[str, Any]
+
+
+def _obj(description: str, properties: Obj | None = None, required: list[str] | None = None) -> Obj:
+    out: Obj = {"type": "object", "description": description, "x-kubernetes-preserve-unknown-fields": True}
+    if properties:
+        out["properties"] = properties
+    if required:
+        out["required"] = required
+    return out
+
+
+def _str(description: str) -> Obj:
+    return {"type": "string", "description": description}
+
+
+def _int(description: str) -> Obj:
+    return {"type": "integer", "description": description}
+
+
+def _any(description: str) -> Obj:
+    return {"description": description, "x-kubernetes-preserve-unknown-fields": True}
+
+
+def _list(description: str, items: Obj) -> Obj:
+    return {"type": "array", "description": description, "items": items}
+
+
+_STRINGS: Obj = {"type": "string"}
+_DURATION = "a duration (`10s`, `2m`, `1h`) or a number of seconds"
+
+PROBE = _obj("Volcano's probes: the flow waits until these hold on its targets' vcjobs (re-checked with back-off). "
+             "A target that finishes before they hold makes the flow Skipped.", {
+                 "taskStatusList": _list("every replica of a task of a target is in a pod phase", _obj(
+                     "a task and a phase", {"taskName": _str("a task of the target's vcjob"),
+                                            "phase": _str("a pod phase: Pending, Running, Succeeded, Failed")})),
+                 "httpGetList": _list("a task's pod answers an HTTP GET with a 2xx or 3xx status", _obj(
+                     "an HTTP check", {"taskName": _str("a task of the target's vcjob"),
+                                       "port": _int("the port (1..65535)"),
+                                       "path": _str("the path, starting with / (default /)"),
+                                       "httpHeader": _obj("a header to send", {"name": _str("header name"),
+                                                                               "value": _str("header value")})})),
+                 "tcpSocketList": _list("a task's pod accepts a TCP connection", _obj(
+                     "a TCP check", {"taskName": _str("a task of the target's vcjob"),
+                                     "port": _int("the port (1..65535)")})),
+             })
+
+DEPENDS_ON = _obj("When the flow may start (none: at once).", {
+    "targets": _list("flows that must be Completed first (Volcano)", _STRINGS),
+    "strategy": _str("over targets: `all` (default) — every target Completed; `any` — one is enough (vclite)"),
+    "expression": _str("instead of targets, a condition over other flows' outcomes, as Argo's `depends` "
+                       "(vclite): `train.Completed && (eval.Failed || eval.Skipped)`; outcomes Completed (or Argo's "
+                       "Succeeded), Failed, Terminated, Aborted, Skipped, Finished (any end), and over loop flows "
+                       "AnyCompleted, AllCompleted, AnyFailed, AllFailed; operators ! && || and parentheses"),
+    "probe": PROBE,
+})
+
+RETRY = _obj("Re-run the flow's vcjob when it ends Failed or Terminated, as Argo's retryStrategy (vclite): the "
+             "failed vcjob is deleted and created again under the same name after the back-off.", {
+                 "limit": {"x-kubernetes-int-or-string": True, "anyOf": [{"type": "integer"}, {"type": "string"}],
+                           "description": "how many times to re-run it (0..20; digits in a string too)"},
+                 "backoff": _obj("how long to wait before each retry", {
+                     "duration": _any(f"the first wait: {_DURATION}"),
+                     "factor": _any("each wait is the previous one times this (>= 1; default 1; may be a string)"),
+                     "cap": _any(f"the longest wait: {_DURATION}"),
+                     "maxDuration": _any(f"the time allowed for all attempts together, from the first one's start: "
+                                         f"{_DURATION}; no retry starts, or would end its back-off, after it"),
+                 }),
+             }, ["limit"])
+
+FLOW = _obj("One step of the DAG: a vcjob made from the JobTemplate named `name`.", {
+    "name": _str("the JobTemplate to run, in the JobFlow's namespace; its vcjob is `<jobflow>-<name>` "
+                 "(`<jobflow>-<name>-<n>` for an item or iteration)"),
+    "dependsOn": DEPENDS_ON,
+    "when": _str("run the flow only if this holds, else it is Skipped (vclite; if-then-else, switch-case): a "
+                 "condition over `params.<name>`, `outputs.<flow>` (a Completed flow's termination message; "
+                 "`outputs.<flow>.<key>` inside JSON), literals, == != < <= > >= ! && ||, len(), contains() "
+                 "and json(), e.g. `outputs.check == 'big'`"),
+    "withItems": _list("fan-out (vclite): one vcjob per item, `{{item}}` (or `{{item.<key>}}`) substituted in the "
+                       "template and patch; dependents wait for all of them (or one, with strategy any)",
+                       _any("an item: a string, number, boolean or object")),
+    "withParam": _str("fan-out over a JSON list that another flow's output holds (vclite): `{{outputs.<flow>}}`"),
+    "repeat": _obj("run the flow again until a condition holds (vclite; loop executing); iteration n is "
+                   "`<jobflow>-<flow>-<n>`, `{{iteration}}` in the patch", {
+                       "until": _str("a condition, usually over the flow's own output: `outputs.train >= 0.9`"),
+                       "limit": _int("at most this many iterations (1..100); reaching it without `until` holding "
+                                     "fails the flow"),
+                   }, ["until", "limit"]),
+    "retry": RETRY,
+    "patch": _obj("changes to the template for this flow (Volcano's API, implemented by vclite)", {
+        "jobSpec": _obj("a vcjob spec merged onto the template's: job fields replace, tasks merge by name, "
+                        "volumes by mountPath, plugin arguments append; `{{params.<name>}}`, `{{item}}`, "
+                        "`{{iteration}}` and `{{outputs.<flow>}}` are filled in"),
+    }),
+}, ["name"])
+
+SPEC = _obj("The flows and how the JobFlow runs them.", {
+    "flows": _list("the steps; each runs the JobTemplate of its name once its dependency holds", FLOW),
+    "jobRetainPolicy": _str("`retain` (default) keeps the vcjobs once the JobFlow has succeeded; `delete` "
+                            "deletes them"),
+    "arguments": _obj("parameters of the run (vclite), read as `{{params.<name>}}` in templates and patches and "
+                      "as `params.<name>` in conditions", {
+                          "parameters": _list("name and value of each parameter", _obj(
+                              "a parameter", {"name": _str("[A-Za-z0-9_][A-Za-z0-9_-]*, unique"),
+                                              "value": _str("its value (a string)")}, ["name"])),
+                      }),
+    "onExit": _str("the exit handler (vclite): a flow, without dependsOn, that runs once every other flow has "
+                   "finished, whatever the outcome (after an unhandled failure, once no job runs)"),
+})
+
+_JOB_LIST = "vcjob names (`<jobflow>-<flow>`), in the order they got there"
+STATUS = _obj("What the JobFlow controller reports (Volcano's fields, and vclite's: Skipped flows, conditions "
+              "for flows without a vcjob, next flows).", {
+                  "pendingJobs": _list(_JOB_LIST + ": Pending, or waiting to be created", _STRINGS),
+                  "runningJobs": _list(_JOB_LIST + ": Running or Completing", _STRINGS),
+                  "completedJobs": _list(_JOB_LIST + ": Completed", _STRINGS),
+                  "failedJobs": _list(_JOB_LIST + ": Failed", _STRINGS),
+                  "terminatedJobs": _list(_JOB_LIST + ": Terminating or Terminated", _STRINGS),
+                  "unKnowJobs": _list(_JOB_LIST + ": Aborting, Aborted, Restarting (Volcano's spelling)", _STRINGS),
+                  "skippedJobs": _list("flows that will never run (vclite): a false `when`, or a dependency "
+                                       "that can never hold", _STRINGS),
+                  "nextFlows": _list("flows that start next: waiting only on flows that have started (vclite)",
+                                     _STRINGS),
+                  "conditions": {"type": "object", "description": "per vcjob name, from the start: phase, "
+                                 "createTime, runningDuration, taskStatusCount; and (vclite) reason and message "
+                                 "(what a flow waits on, why it was skipped, retries), retries, firstCreateTime, "
+                                 "output, podFailureRatio",
+                                 "additionalProperties": {"type": "object",
+                                                          "x-kubernetes-preserve-unknown-fields": True}},
+                  "jobStatusList": _list("per vcjob: state, times, restartCount and runningHistories (the last 10 "
+                                         "phases)", {"type": "object", "x-kubernetes-preserve-unknown-fields": True}),
+                  "state": _obj("the JobFlow's phase", {
+                      "phase": _str("Pending, Running, Succeed, Failed or Terminating")}),
+              })
+
+DESCRIPTION = ("A DAG of Volcano jobs (flow.volcano.sh): each flow makes a vcjob from the JobTemplate of its name "
+               "once its dependency holds. vclite adds expressions over outcomes, conditions, loops, parameters, "
+               "retries and an exit handler (docs/jobflow-primitives.md).")
+
+
+def jobflow_properties() -> Obj:
+    """`spec` and `status` of JobFlow (fresh dictionaries)."""
+    import copy
+    return {"spec": copy.deepcopy(SPEC), "status": copy.deepcopy(STATUS)}
