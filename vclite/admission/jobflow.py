@@ -538,14 +538,16 @@ def _retry(retry: Any, path: str, errs: list[FieldError]) -> None:
         errs.append(FieldError(f"{path}.backoff", common.type_error(backoff, "object")))
         return
     duration = _duration(backoff, "duration", f"{path}.backoff", errs)
-    for key in ("maxDuration", "cap"):
-        longest = _duration(backoff, key, f"{path}.backoff", errs)
-        if duration is not None and longest is not None and longest < duration:
-            errs.append(FieldError(f"{path}.backoff.{key}", common.invalid(
-                backoff[key], f"must not be shorter than duration ({backoff['duration']})")))
+    _duration(backoff, "cap", f"{path}.backoff", errs)       # (shorter than duration: every wait is the cap)
+    total = _duration(backoff, "maxDuration", f"{path}.backoff", errs)
+    if duration is not None and total is not None and total < duration:
+        errs.append(FieldError(f"{path}.backoff.maxDuration", common.invalid(
+            backoff["maxDuration"], f"must not be shorter than duration ({backoff['duration']}): no retry could "
+                                    "ever start")))
     factor = backoff.get("factor")
     if factor is not None and flow.backoff_factor(factor) is None:
-        errs.append(FieldError(f"{path}.backoff.factor", common.invalid(factor, "must be a number >= 1")))
+        errs.append(FieldError(f"{path}.backoff.factor", common.invalid(
+            factor, f"must be a number from 1 to {flow.MAX_BACKOFF_FACTOR:g}")))
 
 
 def _duration(obj: Obj, key: str, path: str, errs: list[FieldError]) -> float | None:
@@ -555,7 +557,8 @@ def _duration(obj: Obj, key: str, path: str, errs: list[FieldError]) -> float | 
     seconds = flow.backoff_seconds(value)
     if seconds is None:
         errs.append(FieldError(f"{path}.{key}", common.invalid(
-            value, 'must be a non-negative duration such as "10s", "1m30s" or "500ms", or seconds ("5")')))
+            value, 'must be a non-negative duration such as "10s", "1m30s" or "500ms", or seconds ("5"), '
+                   'at most 2562047h (Go\'s longest)')))
     return seconds
 
 

@@ -57,26 +57,32 @@ def retry_limit(value: Any) -> int | None:
     return None
 
 
+MAX_BACKOFF_SECONDS = 9_223_372_036.854775807   # Go's longest time.Duration (about 292 years), as Argo parses
+MAX_BACKOFF_FACTOR = 1000.0
+
+
 def backoff_factor(value: Any) -> float | None:
-    """`retry.backoff.factor`: a number >= 1, or a string of one (Argo's IntOrString); None if neither."""
+    """`retry.backoff.factor`: a number from 1 to MAX_BACKOFF_FACTOR, or a string of one (Argo's IntOrString);
+    None if neither."""
     if isinstance(value, str) and _SECONDS.fullmatch(value):
         value = float(value)
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 1:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 1 <= value <= MAX_BACKOFF_FACTOR:
         return float(value)
     return None
 
 
 def backoff_seconds(value: Any) -> float | None:
     """A back-off duration: a Go duration ("10s", "1m30s"), or seconds as a number or a string of one
-    (Argo: "Default unit is seconds"); None if it is neither or negative."""
+    (Argo: "Default unit is seconds"); None if it is neither, negative, or longer than Go's longest."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value) if value >= 0 else None
-    if not isinstance(value, str):
+        seconds = float(value)
+    elif not isinstance(value, str):
         return None
-    if _SECONDS.fullmatch(value):
-        return float(value)
-    try:
-        seconds = clock.parse_duration(value)
-    except ValueError:
-        return None
-    return seconds if seconds >= 0 else None
+    elif _SECONDS.fullmatch(value):
+        seconds = float(value)
+    else:
+        try:
+            seconds = clock.parse_duration(value)
+        except ValueError:
+            return None
+    return seconds if 0 <= seconds <= MAX_BACKOFF_SECONDS else None   # (NaN compares false: refused too)

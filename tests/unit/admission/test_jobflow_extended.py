@@ -265,19 +265,28 @@ REJECT = [
     pytest.param(jf(fl("a", retry={"limit": 21, "backoff": {"duration": "10 s", "factor": 0.5}})),
                  ["spec.flows[0].retry.limit: Invalid value: 21: should be less than or equal to 20",
                   'spec.flows[0].retry.backoff.duration: Invalid value: "10 s": must be a non-negative duration such '
-                  'as "10s", "1m30s" or "500ms", or seconds ("5")',
-                  "spec.flows[0].retry.backoff.factor: Invalid value: 0.5: must be a number >= 1"], id="retry-values"),
+                  'as "10s", "1m30s" or "500ms", or seconds ("5"), at most 2562047h (Go\'s longest)',
+                  "spec.flows[0].retry.backoff.factor: Invalid value: 0.5: must be a number from 1 to 1000"],
+                 id="retry-values"),
     pytest.param(jf(fl("a", retry={"limit": "x", "backoff": {"duration": -1}})),
                  ['spec.flows[0].retry.limit: Invalid value: "x": must be of type integer',
                   'spec.flows[0].retry.backoff.duration: Invalid value: -1: must be a non-negative duration such '
-                  'as "10s", "1m30s" or "500ms", or seconds ("5")'], id="retry-values-argo-style-but-wrong"),
+                  'as "10s", "1m30s" or "500ms", or seconds ("5"), at most 2562047h (Go\'s longest)'],
+                 id="retry-values-argo-style-but-wrong"),
+    pytest.param(jf(fl("a", retry={"limit": 1, "backoff": {"duration": float("inf"), "factor": 1e300,
+                                                            "maxDuration": "100000000000h"}})),
+                 ['spec.flows[0].retry.backoff.duration: Invalid value: Infinity: must be a non-negative duration such '
+                  'as "10s", "1m30s" or "500ms", or seconds ("5"), at most 2562047h (Go\'s longest)',
+                  'spec.flows[0].retry.backoff.maxDuration: Invalid value: "100000000000h": must be a non-negative '
+                  'duration such as "10s", "1m30s" or "500ms", or seconds ("5"), at most 2562047h (Go\'s longest)',
+                  "spec.flows[0].retry.backoff.factor: Invalid value: 1e+300: must be a number from 1 to 1000"],
+                 id="retry-values-out-of-range"),
     pytest.param(jf(fl("a", retry={"limit": 1, "backoff": {"duration": "1m", "maxDuration": "30s"}})),
                  ['spec.flows[0].retry.backoff.maxDuration: Invalid value: "30s": must not be shorter than duration '
-                  "(1m)"], id="retry-max-shorter"),
+                  "(1m): no retry could ever start"], id="retry-max-shorter"),
     pytest.param(jf(fl("a", retry={"limit": 1, "backoff": {"duration": "1m", "cap": "30s", "factor": "x"}})),
-                 ['spec.flows[0].retry.backoff.cap: Invalid value: "30s": must not be shorter than duration (1m)',
-                  'spec.flows[0].retry.backoff.factor: Invalid value: "x": must be a number >= 1'],
-                 id="retry-cap-shorter-and-factor-not-a-number"),
+                 ['spec.flows[0].retry.backoff.factor: Invalid value: "x": must be a number from 1 to 1000'],
+                 id="retry-cap-shorter-is-every-wait-as-argo-and-factor-not-a-number"),
     pytest.param(jf(fl("a", retry={"limit": True})),
                  ["spec.flows[0].retry.limit: Invalid value: true: must be of type integer"], id="retry-bool"),
     # patch

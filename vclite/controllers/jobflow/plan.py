@@ -69,7 +69,10 @@ class Backoff:
 
     def delay(self, retries_done: int) -> float:
         """Seconds to wait before re-creating a job that failed after `retries_done` retries."""
-        d = self.duration * (self.factor ** retries_done)
+        try:
+            d = min(self.duration * (self.factor ** retries_done), flow.MAX_BACKOFF_SECONDS)
+        except OverflowError:   # factor^n beyond a float: as long as a wait can be
+            d = flow.MAX_BACKOFF_SECONDS
         return min(d, self.cap) if self.cap is not None else d
 
 

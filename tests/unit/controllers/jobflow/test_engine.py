@@ -429,6 +429,12 @@ def test_backoff(duration, factor, cap, delays):
     assert [b.delay(n) for n in range(3)] == delays
 
 
+def test_a_wait_never_overflows():
+    from vclite.api import flow
+    from vclite.controllers.jobflow import plan
+    assert plan.Backoff(3600, 1000).delay(19) == plan.Backoff(1, 1000).delay(500) == flow.MAX_BACKOFF_SECONDS
+
+
 @pytest.mark.parametrize("retry, limit, delays", [
     pytest.param({"limit": 3, "backoff": {"duration": "2s"}}, 3, [2, 2, 2], id="no-factor-is-constant-as-argo"),
     pytest.param({"limit": "2", "backoff": {"duration": "5", "factor": 2}}, 2, [5, 10, 20], id="argo-style-strings"),
