@@ -421,6 +421,28 @@ def test_deleted_vcjob_of_a_completed_flow_is_recreated_while_the_flow_runs(env)
     assert env.jobs() == {"test-a", "test-b", "test-c"}
 
 
+@pytest.mark.parametrize("flows", [
+    pytest.param([fl("a"), fl("b", "a")], id="plain"),
+    pytest.param([fl("a"), {"name": "b", "dependsOn": {"expression": "a.Completed"}}], id="vclite-fields"),
+])
+def test_a_vcjob_deleted_by_its_ttl_as_it_finishes_is_not_created_again(env, flows):
+    """ttlSecondsAfterFinished: 0 deletes the vcjob right after it completes, before the JobFlow controller's
+    sync: the deleted version says Completed, so the flow is done (Volcano re-creates it, forever)."""
+    env.template("a", {**SPEC, "ttlSecondsAfterFinished": 0})
+    env.template("b")
+    env.jobflow("test", flows)
+    env.drain()
+    env.set_phase("test-a", JP.COMPLETED)
+    env.client.delete(kinds.JOB, NS, "test-a")
+    env.drain()
+    assert env.jobs() == {"test-b"} and env.phase("test") == "Running"
+    cond = env.status("test")["conditions"]["test-a"]
+    assert cond["phase"] == "Completed" and cond["deleted"] is True
+    env.set_phase("test-b", JP.COMPLETED)
+    env.drain()
+    assert env.jobs() == {"test-b"} and env.phase("test") == "Succeed"
+
+
 def _reading(output_of: str) -> dict:
     spec = copy.deepcopy(SPEC)
     spec["tasks"][0]["template"]["spec"]["containers"][0]["command"] = ["sh", "-c", f"echo {{{{outputs.{output_of}}}}}"]

@@ -196,7 +196,8 @@ def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime) -> list[str]:
             continue
         for name, cond in ((jf.get("status") or {}).get("conditions") or {}).items():
             # a vcjob's own condition has no reason; a flow's failure without a failed pod has one
-            if isinstance(cond, dict) and cond.get("phase") == batch.JobPhase.FAILED and cond.get("reason"):
+            if isinstance(cond, dict) and cond.get("phase") in (batch.JobPhase.FAILED, batch.JobPhase.TERMINATED) \
+                    and cond.get("reason"):
                 lines.append(f"JobFlow {meta.key(jf)}: {name} {cond['reason']}: {cond.get('message', '')}".rstrip(": "))
     for f in rt.failures:
         lines.append(f"internal: {f.component} gave up on {f.key} after {f.attempts} attempts: {f.error}")

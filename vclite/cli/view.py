@@ -34,7 +34,7 @@ PHASE_STYLE = {
     "Restarting": "yellow", "Completing": "green", "Aborting": "magenta", "waiting": "dim",
     "Skipped": "dim strike", "probe": "yellow", "suspended": "magenta", "not created": "dim", "retrying": "yellow",
 }
-RETRY_REASONS = frozenset({"RetryBackoff", "Retrying", "RetriesExhausted"})   # the condition's message says more
+RETRY_REASONS = frozenset({"RetryBackoff", "Retrying", "RetriesExhausted", "NotRetried"})   # the message says more
 LOOP_ROWS = 8          # item / iteration rows shown under a loop flow
 WAITING_STATES = {"WaitingForDependencies": "waiting", "WaitingForOutput": "waiting", "WaitingForOtherFlows": "waiting",
                   "WaitingForProbe": "probe", "Suspended": "suspended", "NotCreated": "not created",
@@ -271,10 +271,15 @@ def row_cells(snap: Snapshot, jf: Obj, row: Row, now: dt.datetime) -> tuple[Text
     if cond.get("reason") in RETRY_REASONS:
         extra.append(cond.get("message", ""))
     if cond.get("reason") in ("RetryBackoff", "Retrying"):   # the failed attempt is about to run again
-        ph = Text("retrying", style=PHASE_STYLE["retrying"])
+        state = "suspended" if _suspended(jf) and cond.get("reason") == "RetryBackoff" else "retrying"
+        ph = Text(state, style=PHASE_STYLE[state])
     if cond.get("output") and meta.phase(row.job) == batch.JobPhase.COMPLETED:
         extra.append(f"output: {str(cond['output']).strip()[:60]}")
     return ph, tasks, el, "; ".join([x for x in (detail, *extra) if x])
+
+
+def _suspended(jf: Obj) -> bool:
+    return str(meta.annotations(jf).get(flow.SUSPEND_ANNOTATION, "")).lower() == "true"
 
 
 def job_cells(snap: Snapshot, job: Obj | None, targets: list[str], now: dt.datetime) -> tuple[Text, str, str, str]:
@@ -314,7 +319,7 @@ def jobflow_table(jf: Obj, snap: Snapshot, now: dt.datetime) -> Table:
     total = done + skipped + sum(len(status.get(k) or []) for k in
                                  ("pendingJobs", "runningJobs", "failedJobs", "terminatedJobs", "unKnowJobs"))
     bits: list[Any] = [("JobFlow ", "bold"), (meta.key(jf), "bold"), "  ", (phase, PHASE_STYLE.get(phase, ""))]
-    if str(meta.annotations(jf).get(flow.SUSPEND_ANNOTATION, "")).lower() == "true":
+    if _suspended(jf):
         bits += ["  ", ("suspended", PHASE_STYLE["suspended"])]
     bits.append(f"  {done}/{total} jobs completed" + (f", {skipped} skipped" if skipped else "") + "  ")
     if status.get("nextFlows") and phase not in ("Succeed", "Failed"):

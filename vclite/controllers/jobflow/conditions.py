@@ -69,19 +69,24 @@ class Conditions:
             cond = rs.pending(R.SUSPENDED, "the JobFlow is suspended (vcctl jobflow resume)")
         else:
             cond = rs.pending(R.CREATING, "dependencies are met; the job is being created")
-        if inst.state is rs.IState.RETRY_WAIT and inst.retry_at is not None:
+        d = self.flows[inst.flow].d
+        if inst.state is rs.IState.RETRY_WAIT and (self.frozen or (self.stopping and not d.exit)):
+            cond["reason"] = str(R.NOT_RETRIED)
+            cond["message"] = f"attempt {inst.retries + 1} failed; not retried: " + (
+                f"the JobFlow is {self.phase}" if self.frozen else "a failure stops the JobFlow")
+        elif inst.state is rs.IState.RETRY_WAIT and inst.retry_at is not None:
             cond["reason"] = str(R.RETRY_BACKOFF)
-            d = self.flows[inst.flow].d
             cond["message"] = (f"attempt {inst.retries + 1} failed; retry {inst.retries + 1} of {d.retry_limit} "
                                f"after a {clock_mod.format_duration(d.backoff.delay(inst.retries))} back-off"
                                + (", once the JobFlow is resumed (it is suspended: vcctl jobflow resume)"
                                   if self.suspended else ""))
         elif inst.state is rs.IState.REPLACING:
             cond["reason"], cond["message"] = str(R.RETRYING), f"deleting attempt {inst.retries} to run it again"
-        elif inst.state in (rs.IState.FAILED, rs.IState.TERMINATED) and inst.job is not None and \
-                self.flows[inst.flow].d.retry_limit:
+        elif inst.state in (rs.IState.FAILED, rs.IState.TERMINATED) and inst.job is not None and d.retried:
             cond["reason"] = str(R.RETRIES_EXHAUSTED)
-            cond["message"] = self._retry_refusal(inst, self.flows[inst.flow].d)
+            cond["message"] = inst.refused or self._retry_refusal(inst, d)
+        if inst.gone:
+            cond[st.DELETED] = True
         if inst.retries:
             cond["retries"] = inst.retries
             if inst.first_created:

@@ -149,6 +149,9 @@ class JobFlowController:
         self._dirty: dict[str, set[str]] = collections.defaultdict(set)
         # JobFlow -> the vcjob versions with a new phase since its last sync, with when they were seen
         self._phases: dict[str, list[tuple[Obj, dt.datetime]]] = collections.defaultdict(list)
+        # JobFlow -> {vcjob name: its last version} for vcjobs deleted since its last sync: one deleted as
+        # soon as it finished (ttlSecondsAfterFinished: 0) is observed finished, then gone
+        self._deleted: dict[str, dict[str, Obj]] = collections.defaultdict(dict)
         self._probe_delay: dict[str, float] = {}
         self._template_names: dict[str, tuple[Obj, frozenset[str]]] = {}   # JobFlow key -> (version, names)
         self._template_placeholders: dict[str, tuple[Obj, list[str]]] = {}   # JobTemplate key -> (version, names)
@@ -189,6 +192,8 @@ class JobFlowController:
         key_now = objects.jobflow_key_of(ev.object)
         if key_now and job_event_changes_phase(ev):
             self._phases[key_now].append((ev.object, self.clock.now()))
+        if key_now and ev.type == client_mod.EventType.DELETED:
+            self._deleted[key_now][meta.name(ev.object)] = ev.object
         seen = None
         for obj in (ev.object, ev.old):
             key = key_now if obj is ev.object else objects.jobflow_key_of(obj) if obj else None
@@ -290,6 +295,7 @@ class JobFlowController:
         eng = self._engines.get(key)
         generation = jobflow.get("metadata", {}).get("generation")
         phases = [(job, at) for job, at in self._phases.pop(key, ()) if objects.belongs_to(job, jobflow)]
+        deleted = self._deleted.pop(key, {})
         if eng is None or eng.uid != meta.uid(jobflow) or eng.generation != generation:
             self._dirty.pop(key, None)
             plan = plan_mod.compile_spec(jobflow.get("spec"), meta.name(jobflow))
@@ -304,6 +310,9 @@ class JobFlowController:
             eng.record(job, at)
         for name in sorted(self._dirty.pop(key, ())):
             job = self.jobs.get(eng.ns, name)
+            last = deleted.get(name)
+            if job is None and last is not None and objects.belongs_to(last, jobflow):
+                eng.observe(name, last, now)     # the version it was deleted in (maybe finished), then gone
             eng.observe(name, job if job is not None and objects.belongs_to(job, jobflow) else None, now)
         return eng
 
@@ -336,6 +345,7 @@ class JobFlowController:
         self._written.pop(key, None)
         self._dirty.pop(key, None)
         self._phases.pop(key, None)
+        self._deleted.pop(key, None)
         self._probe_delay.pop(key, None)
         self._template_names.pop(key, None)
 

@@ -91,6 +91,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         self.polling = False
         self.carry = self.phase in st.FROZEN                     # rebuilt after it stopped: keep what it said
         self.next: set[str] = set()
+        self._standins: set[str] = set()                          # names of stand-in vcjobs being loaded
         self._init_counters()
 
     # ---- small helpers --------------------------------------------------------------------------
@@ -164,9 +165,19 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
 
     # ---- observing vcjobs ------------------------------------------------------------------------------
     def load(self, jobs: Iterable[Obj], now: dt.datetime) -> None:
-        """Initial state: every vcjob of this JobFlow (in any order)."""
+        """Initial state: every vcjob of this JobFlow (in any order), and a stand-in (st.standin_job) for each
+        vcjob that is gone but whose outcome stood (`_keeps_outcome`: the previous status says it finished
+        and — for a plain JobFlow — was deleted afterwards): it stands after a restart as it did before."""
         by_flow: dict[str, list[Obj]] = collections.defaultdict(list)
         others: list[Obj] = []
+        jobs = list(jobs)
+        present = {meta.name(j) for j in jobs}
+        for key, cond in self.prev_conditions.items():
+            if key not in present and st.ended_vcjob(cond) and (self.plan.extended or cond.get(st.DELETED)) and \
+                    self._flow_of({"metadata": {"name": key}})[0]:
+                entry = self.history.get(key) or {}
+                jobs.append(st.standin_job(self.ns, key, cond, entry))
+                self._standins.add(key)
         for job in jobs:
             fname, index = self._flow_of(job)
             (by_flow[fname].append(job) if fname else others.append(job))
@@ -179,6 +190,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
                 self._flow_condition(fr)      # a first condition, in spec order; decide() refines it
         for job in sorted(others, key=lambda j: (j.get("metadata", {}).get("creationTimestamp") or "", meta.name(j))):
             self.observe(meta.name(job), job, now)
+        self._standins.clear()       # (those of instances that cannot be rebuilt: decided anew)
         self._touch(self.flows)
 
     def _flow_of(self, job: Obj) -> tuple[str, int]:
@@ -237,20 +249,36 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
 
     def observe(self, name: str, job: Obj | None, now: dt.datetime) -> None:
         """A vcjob of this JobFlow changed (None: it is gone)."""
-        if job is not None:
+        standin = name in self._standins
+        if job is not None and not standin:
             self._record_history(job, now)
         inst = self.insts.get(name)
         if inst is None:
             self._observe_orphan(name, job)
             return
+        if job is None and self._keeps_outcome(inst):
+            inst.gone = True            # not created again: the flow keeps the outcome its vcjob had
+            self._update(inst, now)
+            return
         if job is not None and inst.retry_of and meta.uid(job) != inst.retry_of:
             inst.retry_of = ""          # the new attempt exists
-        inst.job = job
+        inst.job, inst.gone = job, standin
+        self._standins.discard(name)
         if job is not None:
             inst.note = None
         self._update(inst, now)
         if job is None and not self.plan.extended:
             self._reopen(self.flows[inst.flow])
+
+    def _keeps_outcome(self, inst: rs.Inst) -> bool:
+        """Whether `inst`'s vcjob, just deleted, finished first and was deleted by something else than a
+        retry (its ttlSecondsAfterFinished, a user): then its outcome stands and it is not created again
+        (a retry still re-runs a failed one). Volcano re-creates it — over and over with a TTL; a plain
+        JobFlow still re-creates a Completed vcjob a user deleted (without a TTL), as Volcano does."""
+        last = inst.job
+        if last is None or meta.phase(last) not in st.ENDED or (inst.retry_of and meta.uid(last) == inst.retry_of):
+            return False
+        return self.plan.extended or (last.get("spec") or {}).get("ttlSecondsAfterFinished") is not None
 
     def _reopen(self, fr: rs.FlowRT) -> None:
         """Volcano's rule for a plain JobFlow: a Completed flow whose vcjob is deleted while the JobFlow
@@ -291,12 +319,33 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         if phase == JP.COMPLETED:
             return rs.IState.COMPLETED
         if phase in (JP.FAILED, JP.TERMINATED):
-            if not self._retry_refusal(inst, d):
+            if not inst.refused and not self._retry_refusal(inst, d):
                 return rs.IState.RETRY_WAIT
             return rs.IState.FAILED if phase == JP.FAILED else rs.IState.TERMINATED
         if phase == JP.TERMINATING and self._retry_refusal(inst, d):
             return rs.IState.TERMINATED
         return rs.IState.ACTIVE
+
+    def _retry(self, inst: rs.Inst, now: dt.datetime) -> None:
+        """The back-off of a failed instance has passed: replace its vcjob (or create the next attempt at
+        once when it is gone) — unless, as Argo checks when it would create the retry, maxDuration has
+        passed since the first attempt (the JobFlow was suspended, or the controller down, meanwhile)."""
+        d = self.flows[inst.flow].d
+        first = _time(self._first_created(inst))
+        if d.backoff.max_duration is not None and first is not None and \
+                now > first + dt.timedelta(seconds=d.backoff.max_duration):
+            inst.refused = (f"attempt {inst.retries + 1} failed; not retried: maxDuration "
+                            f"{clock_mod.format_duration(d.backoff.max_duration)} from the first attempt "
+                            f"({clock_mod.format_time(first)}) passed while the retry waited")
+            self._update(inst, now)
+            return
+        inst.retries += 1                            # recorded in the status before the delete
+        inst.first_created = self._first_created(inst)
+        if inst.gone:                                # nothing to delete: the next attempt is made at once
+            inst.job, inst.gone, inst.retry_of = None, False, ""
+        else:
+            inst.retry_of = meta.uid(inst.job) if inst.job else ""
+        self._update(inst, now)
 
     def _retry_refusal(self, inst: rs.Inst, d: plan_mod.FlowDef) -> str:
         """Why `inst`'s failed (or failing) vcjob is not retried; "" when it is."""
@@ -321,8 +370,10 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             if not fr.d.exit:
                 self.active += (new in rs.RUNNING_I) - (old in rs.RUNNING_I)
         if new is rs.IState.RETRY_WAIT:
-            if old is not rs.IState.RETRY_WAIT or inst.retry_at is None:   # the back-off runs from when it is seen
-                inst.retry_at = (now or rs.epoch()) + dt.timedelta(seconds=fr.d.backoff.delay(inst.retries))
+            if old is not rs.IState.RETRY_WAIT or inst.retry_at is None:
+                # the back-off runs from the failure (as Argo's), so a restarted controller waits the same
+                failed_at = _time(((inst.job or {}).get("status") or {}).get("state", {}).get("lastTransitionTime"))
+                inst.retry_at = (failed_at or now or rs.epoch()) + dt.timedelta(seconds=fr.d.backoff.delay(inst.retries))
             self.retry_wait[inst.name] = inst
         else:
             self.retry_wait.pop(inst.name, None)
@@ -363,6 +414,8 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         prev = self.prev_conditions.get(inst.name) or {}
         inst.retries = int(prev.get("retries") or 0)
         inst.first_created = str(prev.get("firstCreateTime") or "")
+        if prev.get("reason") == R.RETRIES_EXHAUSTED:
+            inst.refused = str(prev.get("message") or "not retried")
         inst.retry_of = str(prev.get("retryOf") or "")
         if prev.get("output") is not None:
             inst.output = str(prev["output"])
@@ -448,7 +501,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             if not fr.started and fr.final is None:
                 self._flow_condition(fr)
             for inst in fr.insts:
-                if inst.state is rs.IState.ABSENT:
+                if inst.state in (rs.IState.ABSENT, rs.IState.RETRY_WAIT):
                     self._inst_condition(inst)
         if self.plan.exit:
             self._mark(self.plan.exit)
@@ -459,12 +512,11 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         self.polling = False                         # set when an http/tcp check must be asked again
         for name in list(self.probe_waiters):
             self._mark(name)
-        if not self.stopping and not self.frozen and not self.suspended:
+        if not self.frozen and not self.suspended:
             for inst in [i for i in self.retry_wait.values() if i.retry_at is not None and i.retry_at <= now]:
-                inst.retries += 1                        # recorded in the status before the delete
-                inst.first_created = self._first_created(inst)
-                inst.retry_of = meta.uid(inst.job) if inst.job else ""
-                self._update(inst, now)
+                if self.stopping and not self.flows[inst.flow].d.exit:
+                    continue                             # after an unhandled failure only the exit handler runs
+                self._retry(inst, now)
         guard = 0
         while self.todo or self.todo_started or self.ready or self.failures:
             if not self.todo_started and self.failures:
@@ -562,7 +614,8 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             if not fr.started and fr.final is None:
                 self._flow_condition(fr)
             for inst in fr.insts:
-                if inst.job is None and inst.state is rs.IState.ABSENT and inst.note is None:
+                if (inst.job is None and inst.state is rs.IState.ABSENT and inst.note is None) or \
+                        inst.state is rs.IState.RETRY_WAIT:
                     self._inst_condition(inst)
 
 def build(jobflow: Obj, jobs: Iterable[Obj], now: dt.datetime, plan: plan_mod.Plan | None = None,

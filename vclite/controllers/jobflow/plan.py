@@ -131,6 +131,7 @@ class FlowDef:
     until: flowexpr.Expr | None = None        # repeat
     limit: int = 1                            # repeat: at most this many iterations
     retry_limit: int = 0
+    retried: bool = False                     # a `retry` is given (limit 0 included)
     backoff: Backoff = Backoff()
     patch: Obj | None = None
     exit: bool = False
@@ -271,7 +272,7 @@ def _compile_flow(f: Obj, index: int, exit_name: str) -> FlowDef:
         if dependency is not None else ()
     return dataclasses.replace(
         base, strategy=strategy, expression=expression, probe=probe, when=when, loop=loop, items=items,
-        param_from=param_from, until=until, limit=limit, retry_limit=retry_limit, backoff=backoff, patch=patch,
+        param_from=param_from, until=until, limit=limit, retry_limit=retry_limit, retried=isinstance(f.get("retry"), dict), backoff=backoff, patch=patch,
         refs=refs, readers_of=tuple(r for r in implicit if r not in declared), dependency=dependency, atoms=atoms,
         simple=bool(targets) and not probe and expression is None and not [r for r in implicit if r not in targets])
 

@@ -74,6 +74,8 @@ class Inst:
     output: str | None = None
     note: st.Note | None = None
     seen_uid: str = ""         # the last vcjob (uid) observed under this name
+    gone: bool = False         # `job` finished, then was deleted (its TTL, a user): its outcome stands
+    refused: str = ""          # why a due retry was not made after all (maxDuration passed while it waited)
 
 
 @dataclasses.dataclass(eq=False)

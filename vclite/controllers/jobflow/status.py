@@ -41,6 +41,9 @@ Beyond Volcano (JobFlows using vclite's flow primitives; a plain Volcano JobFlow
   failure is *handled* when a flow depending on it still can run with it failed (an expression
   accepting `Failed`, `strategy: any`); only unhandled failures fail the JobFlow. With an exit
   handler (`spec.onExit`) the JobFlow stays Running until the handler has finished.
+- a vcjob deleted after it finished (its ttlSecondsAfterFinished, a user) keeps its outcome and its
+  condition (marked `deleted: true`) and is not created again; Volcano re-creates it, over and over
+  with a TTL. A plain JobFlow still re-creates a Completed vcjob deleted without a TTL, as Volcano.
 - conditions may carry `retries`, `output` (the job's result), `podFailureRatio` (`failed/replicas`,
   when a pod failed); loop flows keep a flow-level condition under `<jobflow>-<flow>`
   (`items`/`iterations`), listed only until their vcjobs exist; `nextFlows` names the flows that
@@ -88,6 +91,8 @@ BUCKETS: Mapping[str, str] = {
     SKIPPED: SKIPPED_JOBS,
 }
 FAILING = frozenset({JP.FAILED, JP.TERMINATING, JP.TERMINATED})
+ENDED = frozenset({JP.COMPLETED, JP.FAILED, JP.TERMINATED})   # a vcjob in these phases is done
+DELETED = "deleted"    # condition field: the vcjob was deleted after it finished (TTL, a user); its outcome stands
 STARTED = frozenset({JP.RUNNING, JP.COMPLETING, JP.COMPLETED})
 FINAL = frozenset({FP.SUCCEED, FP.FAILED})
 FROZEN = FINAL | {FP.TERMINATING}   # no vcjob is created in these phases
@@ -117,6 +122,7 @@ class Reason(enum.StrEnum):
     RETRY_BACKOFF = "RetryBackoff"
     RETRYING = "Retrying"
     RETRIES_EXHAUSTED = "RetriesExhausted"   # a retried flow's vcjob failed for good (limit or maxDuration)
+    NOT_RETRIED = "NotRetried"               # a failed vcjob left in its back-off: the JobFlow stopped
     FAN_OUT = "FanOut"
     REPEAT = "Repeat"
     REPEAT_LIMIT = "RepeatLimitReached"
@@ -280,3 +286,34 @@ def failure_ratio(job: Obj) -> str:
         return ""
     total = sum(int(t.get("replicas", 0) or 0) for t in (job.get("spec") or {}).get("tasks") or [])
     return f"{failed}/{max(total, failed)}"
+
+
+# ---- vcjobs that finished and are gone -------------------------------------------------------------
+def ended_vcjob(cond: Obj) -> bool:
+    """Whether a previous condition is a real vcjob's (not a note: those have no createTime) that had
+    finished. A compacted Completed condition is `{phase}` only."""
+    phase = cond.get("phase")
+    return phase in ENDED and (bool(cond.get("createTime")) or phase == JP.COMPLETED) and \
+        cond.get("reason") not in STICKY_FAILURES
+
+
+def standin_job(namespace: str, name: str, cond: Obj, entry: Obj) -> Obj:
+    """The last version of a finished vcjob that is gone, as far as the status recorded it: its condition
+    (phase, createTime, runningDuration, taskStatusCount, podFailureRatio) and, from its jobStatusList
+    entry, when it reached that phase."""
+    status: Obj = {"state": {"phase": cond["phase"]}}
+    last = (entry.get("runningHistories") or [{}])[-1]
+    if last.get("state") == cond["phase"] and last.get("startTimestamp"):
+        status["state"]["lastTransitionTime"] = last["startTimestamp"]
+    for key in ("runningDuration", "taskStatusCount"):
+        if cond.get(key) is not None:
+            status[key] = jsoncopy.deep_copy(cond[key])
+    spec: Obj = {}
+    failed, _, total = str(cond.get("podFailureRatio") or "").partition("/")
+    if failed.isdigit() and total.isdigit():
+        status["failed"] = int(failed)
+        spec["tasks"] = [{"name": "-", "replicas": int(total)}]
+    md: Obj = {"name": name, "namespace": namespace}
+    if cond.get("createTime"):
+        md["creationTimestamp"] = cond["createTime"]
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": md, "spec": spec, "status": status}

@@ -452,6 +452,94 @@ def test_retry_values_read_as_argo_reads_them(retry, limit, delays):
     assert fd.retry_limit == limit and [fd.backoff.delay(n) for n in range(3)] == delays
 
 
+def delete(sim, name):
+    """The vcjob is deleted by someone else than the controller (its TTL, a user)."""
+    sim.jobs.pop(name)
+    sim.eng.observe(name, None, sim.now)
+    sim.step()
+
+
+@pytest.mark.parametrize("flows, ttl, created", [
+    pytest.param([fl("a"), expr("b", "a.Completed")], None, ["jf-a", "jf-b"], id="vclite-fields-keep-the-outcome"),
+    pytest.param([fl("a"), fl("b", "a")], 0, ["jf-a", "jf-b"], id="plain-flow-with-a-ttl-keeps-it-too"),
+    pytest.param([fl("a"), fl("b", "a")], None, ["jf-a", "jf-b", "jf-a"], id="plain-flow-re-creates-as-volcano"),
+])
+def test_a_finished_vcjob_deleted_afterwards(flows, ttl, created):
+    sim = flowsim.Sim(flows)
+    if ttl is not None:
+        sim.jobs["jf-a"]["spec"]["ttlSecondsAfterFinished"] = ttl
+    sim.finish("jf-a", C)
+    delete(sim, "jf-a")
+    assert sim.created == created and sim.phase == "Running"
+    if ttl is not None or len(created) == 2:
+        assert sim.cond("a")["phase"] == "Completed", "the outcome stands"
+        assert flowsim.normalized(sim.rebuilt()) == flowsim.normalized(sim.status)
+        rebuilt = __import__("vclite.controllers.jobflow.engine", fromlist=["build"]).build(
+            flowsim.jobflow(flows, sim.status), list(sim.jobs.values()), sim.now)
+        assert rebuilt.decide(sim.now).create == [], "a restarted controller does not create it again either"
+
+
+def test_a_failed_vcjob_deleted_during_its_back_off_is_retried_once_and_counted():
+    sim = flowsim.Sim([fl("a", retry={"limit": 1, "backoff": {"duration": "2s"}}), expr("b", "a.Finished")])
+    sim.finish("jf-a", F)
+    delete(sim, "jf-a")
+    assert sim.created == ["jf-a"] and sim.reason("a") == "RetryBackoff"
+    sim.advance(2)
+    assert sim.created == ["jf-a", "jf-a"] and sim.deleted == [] and sim.cond("a")["retries"] == 1
+    sim.finish("jf-a", F)
+    delete(sim, "jf-a")
+    sim.advance(10)
+    assert sim.created == ["jf-a", "jf-a", "jf-b"] and sim.reason("a") == "RetriesExhausted"
+
+
+def test_the_back_off_runs_from_the_failure_so_a_restart_waits_the_same():
+    flows = [fl("a", retry={"limit": 1, "backoff": {"duration": "10s"}})]
+    sim = flowsim.Sim(flows)
+    sim.finish("jf-a", F)
+    sim.now += __import__("datetime").timedelta(seconds=4)          # the controller restarts 4s later
+    rebuilt = __import__("vclite.controllers.jobflow.engine", fromlist=["build"]).build(
+        flowsim.jobflow(flows, sim.status), list(sim.jobs.values()), sim.now)
+    assert rebuilt.decide(sim.now).wake_at == flowsim.T0 + __import__("datetime").timedelta(seconds=10)
+
+
+def test_the_exit_handler_is_retried_after_an_unhandled_failure():
+    sim = flowsim.Sim([fl("a"), fl("e", retry={"limit": 2})], onExit="e")
+    sim.finish("jf-a", F)
+    sim.finish("jf-e", F)
+    assert sim.phase == "Running" and sim.created == ["jf-a", "jf-e", "jf-e"] and sim.cond("e")["retries"] == 1
+    sim.finish("jf-e", C)
+    assert sim.phase == "Failed"
+
+
+def test_a_retry_left_waiting_when_the_jobflow_stops_says_it_was_not_retried():
+    sim = flowsim.Sim([fl("a", retry={"limit": 3, "backoff": {"duration": "5s"}}), fl("b")])
+    sim.finish("jf-a", F)
+    sim.finish("jf-b", F)
+    assert sim.phase == "Failed" and sim.acts.wake_at is None
+    assert (sim.reason("a"), sim.cond("a")["message"]) == ("NotRetried",
+                                                           "attempt 1 failed; not retried: the JobFlow is Failed")
+
+
+def test_retry_limit_zero_says_no_retries_left():
+    sim = flowsim.Sim([fl("a", retry={"limit": 0})])
+    sim.finish("jf-a", F)
+    assert (sim.reason("a"), sim.cond("a")["message"]) == ("RetriesExhausted",
+                                                           "attempt 1 failed; no retries left (limit 0)")
+
+
+def test_max_duration_is_checked_again_when_a_suspended_retry_would_start():
+    sim = flowsim.Sim([fl("a", retry={"limit": 3, "backoff": {"duration": "3s", "maxDuration": "5s"}})])
+    sim.finish("jf-a", F)
+    sim.eng.set_meta(flowsim.jobflow([], annotations={"flow.volcano.sh/suspend": "true"}))
+    sim.advance(9)
+    sim.eng.set_meta(flowsim.jobflow([]))
+    sim.step()
+    assert sim.created == ["jf-a"] and sim.phase == "Failed" and sim.reason("a") == "RetriesExhausted"
+    assert sim.cond("a")["message"] == ("attempt 1 failed; not retried: maxDuration 5s from the first attempt "
+                                        "(2026-01-01T00:00:00Z) passed while the retry waited")
+    assert flowsim.normalized(sim.rebuilt()) == flowsim.normalized(sim.status)
+
+
 # ---- suspend, probes ---------------------------------------------------------------------------------------
 def test_suspend_starts_nothing_until_resumed():
     sim = flowsim.Sim([fl("a"), fl("b", "a")], suspended=True)
