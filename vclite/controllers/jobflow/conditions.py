@@ -141,6 +141,8 @@ class Conditions:
             msg = fr.message or f"iteration {n - 1} (at most {d.limit}): until {d.until}"
             return {"phase": str(phase), "reason": str(fr.reason or R.REPEAT), "message": msg, "iterations": n}
         done = ", ".join(f"{c[s]} {s}" for s in (rs.IState.COMPLETED, rs.IState.FAILED, rs.IState.TERMINATED) if c[s])
+        if c[rs.IState.RETRY_WAIT]:
+            done = ", ".join(x for x in (done, f"{c[rs.IState.RETRY_WAIT]} retrying") if x)
         msg = fr.message or f"{n} items: " + (done or "none finished")
         return {"phase": str(phase), "reason": str(fr.reason or R.FAN_OUT), "message": msg, "items": n}
 

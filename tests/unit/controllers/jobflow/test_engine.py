@@ -199,6 +199,13 @@ def test_the_exit_handler_of_a_wide_flow_counts_what_it_waits_for():
 
 
 # ---- loops ---------------------------------------------------------------------------------------------------
+def test_a_fan_out_counts_its_items_waiting_to_retry():
+    sim = flowsim.Sim([fl("f", withItems=["x", "y", "z"], retry={"limit": 1, "backoff": {"duration": "5s"}})])
+    sim.finish("jf-f-0", C)
+    sim.finish("jf-f-1", F)
+    assert sim.cond("f")["message"] == "3 items: 1 Completed, 1 retrying"
+
+
 def test_fan_out_all_waits_for_every_item():
     sim = run([fl("f", withItems=["x", "y", "z"]), fl("d", "f")], [
         (("start",), ["f-0", "f-1", "f-2"], "Pending"),
