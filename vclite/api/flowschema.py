@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from vclite.lib import jsoncopy
+
 Obj = dict[str, Any]
 
 
@@ -155,5 +157,4 @@ DESCRIPTION = ("A DAG of Volcano jobs (flow.volcano.sh): each flow makes a vcjob
 
 def jobflow_properties() -> Obj:
     """`spec` and `status` of JobFlow (fresh dictionaries)."""
-    import copy
-    return {"spec": copy.deepcopy(SPEC), "status": copy.deepcopy(STATUS)}
+    return {"spec": jsoncopy.deep_copy(SPEC), "status": jsoncopy.deep_copy(STATUS)}
