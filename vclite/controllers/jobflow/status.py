@@ -94,6 +94,9 @@ FAILING = frozenset({JP.FAILED, JP.TERMINATING, JP.TERMINATED})
 ENDED = frozenset({JP.COMPLETED, JP.FAILED, JP.TERMINATED})   # a vcjob in these phases is done
 DELETED = "deleted"    # condition field: the vcjob was deleted after it finished (TTL, a user); its outcome stands
 STARTED = frozenset({JP.RUNNING, JP.COMPLETING, JP.COMPLETED})
+# A job that ran: started, or ended in failure (a quick pod may fail before the controller sees it Running;
+# a failing phase makes a plain JobFlow Failed first, so this matters only for a handled failure).
+RAN = STARTED | FAILING
 FINAL = frozenset({FP.SUCCEED, FP.FAILED})
 FROZEN = FINAL | {FP.TERMINATING}   # no vcjob is created in these phases
 
@@ -172,7 +175,7 @@ PHASE_RULES: tuple[Rule, ...] = (
     Rule("final", lambda f: f.previous in FINAL, None),
     Rule("a job failed", lambda f: f.failing and not f.holding, FP.FAILED),
     Rule("every flow completed", lambda f: f.all_completed and not f.failing, FP.SUCCEED),
-    Rule("started", lambda f: f.previous == FP.RUNNING or bool(f.phases & STARTED), FP.RUNNING),
+    Rule("started", lambda f: f.previous == FP.RUNNING or bool(f.phases & RAN), FP.RUNNING),
     Rule("otherwise", lambda f: True, FP.PENDING),
 )
 

@@ -701,3 +701,16 @@ def test_each_attempt_opens_its_history_even_when_first_seen_failed():
     hist = sim.status["jobStatusList"][0]["runningHistories"]
     assert [h["state"] for h in hist] == ["Pending", "Running", "Failed", "Pending", "Failed"]
     assert sim.phase == "Failed"
+
+
+@pytest.mark.parametrize("flows", [
+    pytest.param([fl("a", retry={"limit": 2, "backoff": {"duration": "10s"}})], id="retry-back-off"),
+    pytest.param([fl("a"), expr("h", "a.Failed")], id="failure-handled-by-an-expression"),
+])
+def test_a_handled_failure_seen_without_running_makes_the_jobflow_running(flows):
+    """A quick pod may fail before the controller ever sees its vcjob Running: the JobFlow still ran
+    a job, so it is Running (not Pending) while the failure is retried or handled."""
+    sim = flowsim.Sim(flows)
+    assert sim.phase == "Pending"
+    sim.set("jf-a", F)
+    assert sim.phase == "Running"
