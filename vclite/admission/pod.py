@@ -55,7 +55,21 @@ def validate_pod_spec(spec: Any, path: str, *, require_command: bool) -> list[Fi
     if policy not in (None, "") and policy not in _RESTART_POLICIES:
         errs.append(FieldError(f"{path}.restartPolicy", common.unsupported(policy, _RESTART_POLICIES)))
     common.parse_resource_list(spec.get("overhead"), f"{path}.overhead", errs)
+    errs += _seconds(spec, path)
     return errs + shapes.check(spec, shapes.POD_SPEC, path)
+
+
+MAX_INT32 = 2**31 - 1
+
+
+def _seconds(spec: dict, path: str) -> list[FieldError]:
+    """activeDeadlineSeconds between 1 and 2^31-1, as Kubernetes (a mistyped value is the shape
+    check's error). A negative terminationGracePeriodSeconds is accepted: Kubernetes reads it as 1."""
+    value = spec.get("activeDeadlineSeconds")
+    if isinstance(value, int) and not isinstance(value, bool) and not 1 <= value <= MAX_INT32:
+        return [FieldError(f"{path}.activeDeadlineSeconds",
+                           common.invalid(value, f"must be between 1 and {MAX_INT32}, inclusive"))]
+    return []
 
 
 def _validate_container(c: Any, path: str, seen: set[str], require_command: bool) -> list[FieldError]:

@@ -383,10 +383,11 @@ def why_pod_waits(snap: Snapshot, pod: Obj) -> str:
 
 
 def pod_failure_reasons(pod: Obj) -> list[str]:
-    """Why a failed pod failed: each init container, then container, that exited non-zero
-    (`init container setup exited 4 (Error)`), else the pod's own reason and message."""
+    """Why a failed pod failed: the pod's own reason and message when it has one (the kubelet's:
+    `DeadlineExceeded: Pod was active on the node longer than the specified deadline`), then each init
+    container, then container, that exited non-zero (`init container setup exited 4 (Error)`)."""
     status = pod.get("status") or {}
-    reasons = []
+    reasons = [f"{status['reason']}: {status.get('message', '')}".rstrip(": ")] if status.get("reason") else []
     for what, key in (("init container", "initContainerStatuses"), ("container", "containerStatuses")):
         for cs in status.get(key) or []:
             term = _terminated(cs)
@@ -395,8 +396,8 @@ def pod_failure_reasons(pod: Obj) -> list[str]:
                 if term.get("message"):
                     msg += f": {term['message'].strip()[:200]}"
                 reasons.append(msg)
-    if not reasons and (status.get("reason") or status.get("message")):   # no process told why
-        reasons.append(f"{status.get('reason', '')} {status.get('message', '')}".strip())
+    if not reasons and status.get("message"):   # no process told why
+        reasons.append(str(status["message"]))
     return reasons
 
 

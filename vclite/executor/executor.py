@@ -13,6 +13,8 @@ container statuses, pod and host IP 127.0.0.1).
   30 s); a pod still present gets its final status, and a pod being deleted without finalizers is
   then deleted for good (the kubelet's last step of graceful deletion).
 - A pod already Succeeded or Failed is never run again.
+- A pod with spec.activeDeadlineSeconds still running that long after it started is stopped as above
+  (its terminationGracePeriodSeconds) and Failed with reason DeadlineExceeded, as the kubelet does.
 - Status is written when something a user can see changed, except that a move to Running is
   written REPORT_DELAY late (the kubelet reports it up to a second late): a pod whose containers
   end meanwhile goes from Pending straight to Succeeded or Failed, with one write.
@@ -44,6 +46,8 @@ Obj = dict[str, Any]
 log = logging.getLogger("vclite.executor")
 # A pod failed by stop_all: the kubelet's graceful node shutdown words (pkg/kubelet/nodeshutdown)
 SHUTDOWN_REASON, SHUTDOWN_MESSAGE = "Terminated", "Pod was terminated in response to imminent node shutdown."
+# A pod past its spec.activeDeadlineSeconds: the kubelet's words (pkg/kubelet/active_deadline.go)
+DEADLINE_REASON, DEADLINE_MESSAGE = "DeadlineExceeded", "Pod was active on the node longer than the specified deadline"
 EVENT_SOURCE = "kubelet"   # the source component of a pod's Events, as on a node
 REPORT_DELAY = 0.02   # seconds a pod's move to Running may wait before it is written
 
@@ -56,6 +60,8 @@ class _Run:
     stop_task: asyncio.Task | None = None
     running_since: float | None = None   # monotonic time the runner was first seen Running
     stopped_by_shutdown: bool = False    # stopped because the control plane stops (stop_all)
+    deadline: float | None = None        # monotonic time spec.activeDeadlineSeconds ends
+    past_deadline: bool = False          # stopped for it
 
     @property
     def settled(self) -> bool:
@@ -128,7 +134,7 @@ class LocalExecutor:
 
     def running_count(self) -> int:
         """Pods whose runner has not finished (processes alive, starting, or waiting to restart)."""
-        return sum(1 for r in self._runs.values() if not r.settled)
+        return sum(1 for r in self._runs.values() if not r.runner.finished)
 
     # ---- reconcile --------------------------------------------------------------------------------
     def sync(self, key: Hashable) -> None:
@@ -140,6 +146,11 @@ class LocalExecutor:
             same = pod is not None and meta.uid(pod) == run.uid
             if not same or meta.is_deleting(pod) or not self._mine(pod):
                 self._request_stop(key, run, pod if same else None)
+            elif self._past_deadline(run):
+                run.past_deadline = True
+                events.record(self.client, self.clock, pod, "Normal", DEADLINE_REASON, DEADLINE_MESSAGE,
+                              component=EVENT_SOURCE)
+                self._request_stop(key, run, pod)
             if same:
                 self._write_run_status(key, pod, run)
             if not run.settled:
@@ -189,6 +200,14 @@ class LocalExecutor:
         run = _Run(meta.uid(pod), runner, task)
         task.add_done_callback(lambda t: self._task_done(key, t))
         self._runs[key] = run   # its status is written when its first container starts
+        seconds = podstatus.active_deadline(pod)
+        if seconds is not None:
+            run.deadline = self.clock.monotonic() + seconds
+            self.queue.add_after(key, seconds)
+
+    def _past_deadline(self, run: _Run) -> bool:
+        return (run.deadline is not None and not run.past_deadline and run.stop_task is None
+                and self.clock.monotonic() >= run.deadline)
 
     def _config_maps(self, pod: Obj) -> dict[str, Obj]:
         """The ConfigMaps and Secrets (as `secret/<name>`, their data as binaryData) the pod
@@ -234,6 +253,8 @@ class LocalExecutor:
         phase = r.phase()
         if reason and phase not in podstatus.TERMINAL:
             phase = core.PodPhase.FAILED
+        if run.past_deadline and r.finished and not reason:
+            phase, reason, message = core.PodPhase.FAILED, DEADLINE_REASON, DEADLINE_MESSAGE
         if run.stopped_by_shutdown and phase == core.PodPhase.FAILED and not reason:
             reason, message = SHUTDOWN_REASON, SHUTDOWN_MESSAGE
         if phase == core.PodPhase.RUNNING and meta.phase(pod) != core.PodPhase.RUNNING:

@@ -118,6 +118,12 @@ class ContainerState:
         return out
 
 
+def active_deadline(pod: Obj) -> int | None:
+    """The pod's spec.activeDeadlineSeconds (seconds it may stay active after it starts), or None."""
+    seconds = (pod.get("spec") or {}).get("activeDeadlineSeconds")
+    return seconds if isinstance(seconds, int) and not isinstance(seconds, bool) and seconds > 0 else None
+
+
 def pod_phase(init: list[ContainerState], main: list[ContainerState], finished: bool) -> core.PodPhase:
     if finished:
         ok = all(c.kind == StateKind.TERMINATED and c.exit_code == 0 for c in init + main)

@@ -63,6 +63,13 @@ C = "p.containers[0]"
                  [(f"{C}.env[0].name", "Required value"),
                   (f"{C}.env[1].name", 'Invalid value: "A=B": a valid environment variable name must consist only '
                    "of printable ASCII characters other than '='")], id="env-names"),
+    pytest.param({**_spec(), "activeDeadlineSeconds": 0},
+                 [("p.activeDeadlineSeconds", "Invalid value: 0: must be between 1 and 2147483647, inclusive")],
+                 id="deadline-zero"),
+    pytest.param({**_spec(), "activeDeadlineSeconds": 2**31}, [
+        ("p.activeDeadlineSeconds", "Invalid value: 2147483648: must be between 1 and 2147483647, inclusive")],
+                 id="deadline-over-int32"),
+    pytest.param({**_spec(), "activeDeadlineSeconds": 1, "terminationGracePeriodSeconds": -1}, [], id="seconds-in-range"),
 ])
 def test_pod_references(spec, expected):
     errs = pod.validate_pod_spec(spec, "p", require_command=True)

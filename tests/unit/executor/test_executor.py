@@ -206,3 +206,39 @@ def test_a_pod_made_again_under_its_name_does_not_take_the_old_ones_directories(
     client.create(make_pod("again", "echo two", node="local"))
     asyncio.run(drive(ex, lambda: phase(client, "again") == "Succeeded"))
     assert ex.log_path("default", "again", "main").read_text() == "two\n"
+
+
+@pytest.mark.parametrize("script, restart", [
+    ("sleep 100", "Never"),
+    ("trap 'exit 0' TERM; sleep 100 & wait", "Never"),     # a clean exit on SIGTERM is still a failure
+    ("sleep 100", "Always"),                               # no restart after the deadline
+])
+def test_a_pod_past_its_active_deadline_is_stopped_and_failed_as_the_kubelet_does(env, script, restart):
+    client, ex, _ = env
+    pod = make_pod("slow", script, restart=restart)
+    pod["spec"]["activeDeadlineSeconds"] = 1
+    client.create(pod)
+
+    async def scenario():
+        try:
+            await drive(ex, lambda: phase(client, "slow") == "Failed", limit=3000)
+        finally:
+            await ex.stop_all(grace=0)
+
+    asyncio.run(scenario())
+    status = client.get(kinds.POD, "default", "slow")["status"]
+    assert (status["reason"], status["message"]) == (
+        "DeadlineExceeded", "Pod was active on the node longer than the specified deadline")
+    assert "terminated" in status["containerStatuses"][0]["state"]
+    assert ex.running_count() == 0
+    reasons = [e.get("reason") for e in client.list(kinds.EVENT, "default")]
+    assert reasons.count("DeadlineExceeded") == 1
+
+
+def test_a_pod_that_ends_within_its_active_deadline_is_not_touched(env):
+    client, ex, _ = env
+    pod = make_pod("quick", "true")
+    pod["spec"]["activeDeadlineSeconds"] = 30
+    client.create(pod)
+    asyncio.run(drive(ex, lambda: phase(client, "quick") == "Succeeded"))
+    assert "reason" not in client.get(kinds.POD, "default", "quick")["status"]
