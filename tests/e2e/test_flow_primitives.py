@@ -184,6 +184,19 @@ def test_flow_retry_recreates_the_vcjob_until_it_succeeds(vcctl, tmp_path):
     assert [h["state"] for h in hist].count("Failed") == 2
 
 
+def test_a_retry_attempt_is_stopped_at_max_duration_as_argo_sets_its_pods_deadline(vcctl, tmp_path):
+    """The second attempt hangs: its pods get what is left of maxDuration as activeDeadlineSeconds, so
+    the executor stops it (DeadlineExceeded) and the JobFlow fails instead of waiting for ever."""
+    text = (ROOT / "examples" / "flow-retry.yaml").read_text().replace("maxDuration: 10s", "maxDuration: 3s")
+    text = text.replace('-lt 3', '-lt 2').replace('echo "downloaded"', "sleep 60")
+    status, jobs, r = run_example(vcctl, tmp_path, "flow-retry.yaml", text=text, code=1)
+    cond = status["conditions"]["flow-retry-fetch"]
+    assert status["state"]["phase"] == "Failed" and cond["retries"] == 1 and cond["reason"] == "RetriesExhausted"
+    deadline = jobs["flow-retry-fetch"]["spec"]["tasks"][0]["template"]["spec"]["activeDeadlineSeconds"]
+    assert 1 <= deadline <= 2, "3s from the first attempt, less the first attempt and its 1s back-off"
+    assert "DeadlineExceeded" in r.err
+
+
 def test_exit_handler_runs_after_the_failure(vcctl, tmp_path):
     status, jobs, r = run_example(vcctl, tmp_path, "exit-handler.yaml", code=1)
     assert status["state"]["phase"] == "Failed"

@@ -398,6 +398,9 @@ class JobFlowController:
             job = self._build(jobflow, eng, template, inst, notes)
             if job is None:
                 continue
+            deadline = eng.attempt_deadline(inst, now)
+            if deadline is not None:
+                job = objects.with_active_deadline(job, deadline)
             self._creating.add(inst.name)
             try:
                 created = self.client.create(job)

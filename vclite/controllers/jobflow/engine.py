@@ -39,9 +39,21 @@ from vclite.controllers.jobflow import status as st
 from vclite.lib import clock as clock_mod
 from vclite.lib import jsoncopy
 
+MAX_POD_DEADLINE = 2**31 - 1   # the largest activeDeadlineSeconds Kubernetes admits
+
 Obj = dict[str, Any]
 JP, FP, O, R = batch.JobPhase, flow.FlowPhase, flowexpr.Outcome, st.Reason
 rs.NO_FACTS: frozenset[str] = frozenset()
+
+
+def _failure_time(failed_at: dt.datetime | None, now: dt.datetime | None) -> dt.datetime:
+    """When a vcjob failed: its lastTransitionTime, which Kubernetes keeps to the second — or `now`
+    when the failure is seen within that second, so a 1s back-off is not cut short by the rounding."""
+    if failed_at is None:
+        return now or rs.epoch()
+    if now is not None and failed_at <= now < failed_at + dt.timedelta(seconds=1):
+        return now
+    return failed_at
 
 
 def _time(text: Any) -> dt.datetime | None:
@@ -347,6 +359,17 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             inst.retry_of = meta.uid(inst.job) if inst.job else ""
         self._update(inst, now)
 
+    def attempt_deadline(self, inst: rs.Inst, now: dt.datetime) -> int | None:
+        """Seconds a retry attempt's pods may run (their activeDeadlineSeconds): what is left of
+        `backoff.maxDuration` from the first attempt, as Argo sets a retried pod's deadline; None for a
+        first attempt or without a maxDuration. At least 1 (a retry starts only before the end)."""
+        d = self.flows[inst.flow].d
+        first = _time(self._first_created(inst))
+        if inst.retries == 0 or d.backoff.max_duration is None or first is None:
+            return None
+        left = (first + dt.timedelta(seconds=d.backoff.max_duration) - now).total_seconds()
+        return max(1, int(left)) if left <= MAX_POD_DEADLINE else None   # (Argo truncates to seconds too)
+
     def _retry_refusal(self, inst: rs.Inst, d: plan_mod.FlowDef) -> str:
         """Why `inst`'s failed (or failing) vcjob is not retried; "" when it is."""
         if inst.retries >= d.retry_limit or d.backoff.max_duration is None:
@@ -373,7 +396,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             if old is not rs.IState.RETRY_WAIT or inst.retry_at is None:
                 # the back-off runs from the failure (as Argo's), so a restarted controller waits the same
                 failed_at = _time(((inst.job or {}).get("status") or {}).get("state", {}).get("lastTransitionTime"))
-                inst.retry_at = (failed_at or now or rs.epoch()) + dt.timedelta(seconds=fr.d.backoff.delay(inst.retries))
+                inst.retry_at = _failure_time(failed_at, now) + dt.timedelta(seconds=fr.d.backoff.delay(inst.retries))
             self.retry_wait[inst.name] = inst
         else:
             self.retry_wait.pop(inst.name, None)

@@ -73,6 +73,23 @@ def build_instance(jobflow: Obj, template: Obj, flow_name: str, job_name: str, p
     return job
 
 
+def with_active_deadline(job: Obj, seconds: int) -> Obj:
+    """`job` whose every task's pods have `activeDeadlineSeconds` at most `seconds` (a retry attempt's
+    share of its flow's maxDuration). A new object: `job`'s own dicts, which may be the JobFlow's patch or
+    the template's, are not changed."""
+    tasks = []
+    for task in (job.get("spec") or {}).get("tasks") or []:
+        template = task.get("template") if isinstance(task, dict) else None
+        pod_spec = template.get("spec") if isinstance(template, dict) else None
+        if not isinstance(pod_spec, dict):
+            tasks.append(task)
+            continue
+        own = pod_spec.get("activeDeadlineSeconds")
+        limit = min(own, seconds) if isinstance(own, int) and not isinstance(own, bool) and own > 0 else seconds
+        tasks.append({**task, "template": {**template, "spec": {**pod_spec, "activeDeadlineSeconds": limit}}})
+    return {**job, "spec": {**job["spec"], "tasks": tasks}}
+
+
 def output_pod(job: Obj) -> str:
     """The pod whose termination message is the job's output: the first pod of the task named by the
     `flow.volcano.sh/output-task` annotation, else of the job's first task."""

@@ -714,3 +714,29 @@ def test_a_handled_failure_seen_without_running_makes_the_jobflow_running(flows)
     assert sim.phase == "Pending"
     sim.set("jf-a", F)
     assert sim.phase == "Running"
+
+
+def test_a_retry_attempt_may_run_what_is_left_of_max_duration():
+    """Argo gives a retried pod the rest of maxDuration as its deadline; a first attempt runs unbounded."""
+    sim = flowsim.Sim([fl("a", retry={"limit": 3, "backoff": {"duration": "10s", "maxDuration": "60s"}})])
+    inst = sim.eng.insts["jf-a"]
+    assert sim.eng.attempt_deadline(inst, sim.now) is None
+    sim.advance(5)
+    sim.finish("jf-a", F)
+    sim.advance(10)
+    assert sim.created == ["jf-a", "jf-a"] and sim.eng.attempt_deadline(inst, sim.now) == 45
+    no_cap = flowsim.Sim([fl("a", retry={"limit": 3, "backoff": {"duration": "10s"}})])
+    no_cap.finish("jf-a", F)
+    no_cap.advance(10)
+    assert no_cap.created == ["jf-a", "jf-a"] and no_cap.eng.attempt_deadline(no_cap.eng.insts["jf-a"], no_cap.now) is None
+
+
+@pytest.mark.parametrize("failed_at, now, start", [
+    (0, 0.4, 0.4),     # seen live, within the second its time was rounded to: from now
+    (0, 3.0, 0),       # seen later (a restarted controller): from the recorded time
+    (None, 2.0, 2.0),
+    (0, None, 0),
+])
+def test_the_back_off_starts_from_the_failure(failed_at, now, start):
+    at = lambda s: None if s is None else flowsim.T0 + dt.timedelta(seconds=s)
+    assert engine._failure_time(at(failed_at), at(now)) == at(start)

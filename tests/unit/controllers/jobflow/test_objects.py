@@ -128,3 +128,22 @@ def test_output_pod(annotations, tasks, pod):
 def test_termination_message(statuses, message):
     pod = {"spec": {"containers": [{"name": "a"}, {"name": "b"}]}, "status": {"containerStatuses": statuses}}
     assert objects.termination_message(pod) == message
+
+
+def _job(*pod_specs):
+    return {"metadata": {"name": "j"}, "spec": {"minAvailable": 1, "tasks": [
+        {"name": f"t{i}", "replicas": 1, "template": {"spec": s}} for i, s in enumerate(pod_specs)]}}
+
+
+@pytest.mark.parametrize("own, seconds, expected", [
+    (None, 7, 7),
+    (30, 7, 7),     # the attempt's share of maxDuration is shorter
+    (5, 7, 5),      # the pod's own deadline is shorter: kept
+    (0, 7, 7),      # (not a deadline)
+])
+def test_with_active_deadline_never_lengthens_a_pods_own(own, seconds, expected):
+    spec = {"containers": [{"name": "c"}], **({"activeDeadlineSeconds": own} if own is not None else {})}
+    job = _job(spec, dict(spec))
+    out = objects.with_active_deadline(job, seconds)
+    assert [t["template"]["spec"]["activeDeadlineSeconds"] for t in out["spec"]["tasks"]] == [expected, expected]
+    assert job == _job(spec, dict(spec)), "the job it was given is not changed"
