@@ -99,14 +99,14 @@ def output_pod(job: Obj) -> str:
 
 
 def termination_message(pod: Obj) -> str:
-    """The first container (spec order) termination message of a pod, "" if none."""
+    """The first container (spec order) termination message of a pod's last run, "" if none: what the
+    kubelet reports in `state.terminated.message` (an earlier run's, in `lastState`, is not the output)."""
     statuses = {cs.get("name"): cs for cs in (pod.get("status") or {}).get("containerStatuses") or []}
     for c in (pod.get("spec") or {}).get("containers") or []:
         cs = statuses.get(c.get("name")) or {}
-        for state in (cs.get("state") or {}, cs.get("lastState") or {}):
-            msg = (state.get("terminated") or {}).get("message")
-            if msg:
-                return str(msg)
+        msg = (((cs.get("state") or {}).get("terminated")) or {}).get("message")
+        if msg:
+            return str(msg)
     return ""
 
 

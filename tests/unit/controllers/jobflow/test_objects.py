@@ -122,7 +122,10 @@ def test_output_pod(annotations, tasks, pod):
     pytest.param([{"name": "b", "state": {"terminated": {"message": "from b"}}},
                   {"name": "a", "state": {"terminated": {"message": "from a"}}}], "from a", id="first-in-spec-order"),
     pytest.param([{"name": "a", "state": {"terminated": {"exitCode": 0}}},
-                  {"name": "b", "lastState": {"terminated": {"message": "earlier"}}}], "earlier", id="last-state"),
+                  {"name": "b", "lastState": {"terminated": {"message": "earlier"}}}], "", id="not-an-earlier-runs"),
+    pytest.param([{"name": "a", "state": {"terminated": {"exitCode": 0}},
+                   "lastState": {"terminated": {"message": "first-attempt"}}},
+                  {"name": "b", "state": {"terminated": {"message": "from b"}}}], "from b", id="the-last-run-that-wrote"),
     pytest.param([{"name": "a", "state": {"running": {}}}], "", id="none"),
 ])
 def test_termination_message(statuses, message):
