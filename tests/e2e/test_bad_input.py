@@ -202,3 +202,17 @@ def test_an_error_in_a_multi_line_expression_names_the_line_it_is_on(vcctl, writ
     assert v.code == 2, v
     assert "multi.yaml:12: JobFlow/f: spec.flows[1].when: flow \"b\": expected a value, found '&&'" in v.err, v
     assert "multi.yaml:17: JobFlow/f: spec.flows[1].dependsOn.expression: flow \"b\": unknown outcome 'Bogus'" in v.err
+
+
+def test_an_unknown_flow_in_a_multi_line_expression_names_the_line_it_is_on(vcctl, write):
+    text = flow("    - name: a\n    - name: b\n      dependsOn:\n        expression: |\n"
+                "          a.Completed\n          && (q.Failed ||\n          a.Skipped)\n"
+                "    - name: c\n      dependsOn: {expression: \"outputs.a == 1\"}\n") + template("a") + template("b") \
+        + template("c")
+    path = write("unknown.yaml", text)
+    v = vcctl("validate", path)
+    assert v.code == 2, v
+    assert "unknown.yaml:12: JobFlow/f: spec.flows[1].dependsOn.expression: flow \"b\": unknown flow \"q\"" in v.err, v
+    # a condition's reference in an expression: said as such, not as an unknown outcome of a flow "outputs"
+    assert ("spec.flows[2].dependsOn.expression: flow \"c\": outputs.a is a condition's reference: "
+            "dependsOn.expression reads flow outcomes") in v.err, v

@@ -652,7 +652,7 @@ def _graph_errors(refs: list[tuple[str | None, list[_Ref]]], index: dict[str, in
                     errs.append(FieldError(r.path, _undefined(name, r) if r.flow not in index else
                                            f'flow "{name}": flow "{handler}" is the exit handler (spec.onExit): '
                                            "it runs after every other flow, so no flow can depend on it or read "
-                                           "its output"))
+                                           "its output", offset=r.pos if r.pos >= 0 else None))
                     seen.add((r.flow, r.path))
                 continue
             if name is not None:

@@ -370,7 +370,13 @@ class _Parser:
         word = self.take()
         if word.kind != "name":
             raise self.error(f"expected an outcome after '{tok.value}.', found {_describe(word)}", word.pos)
-        return Atom(tok.value, _outcome(word.value, word.pos, self.text), tok.pos)
+        try:
+            return Atom(tok.value, _outcome(word.value, word.pos, self.text), tok.pos)
+        except ExprError:
+            if tok.value not in ROOTS:
+                raise
+            raise self.error(f"{tok.value}.{word.value} is a condition's reference: dependsOn.expression reads "
+                             f"flow outcomes (train.Completed); read {tok.value} in the flow's `when`", tok.pos) from None
 
     def cmp(self) -> Node:
         left = self.unary()
