@@ -270,3 +270,76 @@ def test_suspend_and_resume_through_a_server(vcctl, tmp_path):
 def test_suspend_needs_a_name(vcctl, sub):
     r = vcctl("jobflow", sub, "-s", "http://127.0.0.1:1")
     assert r.code == 255 and "jobflow name must be specified" in r.out, r
+
+
+def _template(name, script, restart="Never"):
+    return f"""---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {{name: {name}}}
+spec:
+  minAvailable: 1
+  tasks:
+    - name: main
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: {restart}
+          containers:
+            - {{name: main, image: busybox, command: [sh, -c, {script!r}]}}
+"""
+
+
+def test_a_repeat_reads_its_previous_iterations_output(vcctl, tmp_path):
+    flows = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: acc}
+spec:
+  flows:
+    - name: count
+      repeat: {until: "outputs.count >= 3", limit: 5}
+"""
+    script = "prev='{{outputs.count}}'; echo $(( ${prev:-0} + 1 )) > $TERMINATION_MESSAGE_PATH"
+    status, jobs, _ = run_example(vcctl, tmp_path, "acc.yaml", flows + _template("count", script))
+    assert status["state"]["phase"] == "Succeed"
+    assert sorted(jobs) == ["acc-count-0", "acc-count-1", "acc-count-2"]
+    assert [status["conditions"][f"acc-count-{i}"]["output"].strip() for i in range(3)] == ["1", "2", "3"]
+
+
+def test_a_template_reading_the_output_of_a_flow_that_did_not_complete_is_skipped(vcctl, tmp_path):
+    """As a `when` or a patch reading it: an output is read only from a Completed flow — unless the
+    reader's expression names that flow."""
+    flows = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: reads}
+spec:
+  flows:
+    - name: a
+      when: "false"
+    - name: b
+    - name: c
+      dependsOn: {expression: "a.Skipped"}
+"""
+    text = flows + _template("a", "true") + _template("b", "echo 'a=[{{outputs.a}}]'") \
+        + _template("c", "echo 'a=[{{outputs.a}}]'")
+    status, jobs, _ = run_example(vcctl, tmp_path, "reads.yaml", text)
+    assert status["state"]["phase"] == "Succeed"
+    b = status["conditions"]["reads-b"]
+    assert (b["phase"], b["reason"]) == ("Skipped", "DependencyNeverMet") and "reads the output of a Skipped" in \
+        b["message"], b
+    assert sorted(jobs) == ["reads-c"] and logs(tmp_path, "reads-c-main-0").strip() == "a=[]"
+
+
+def test_a_flows_output_is_its_last_runs_message(vcctl, tmp_path):
+    flows = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: last}
+spec:
+  flows:
+    - name: a
+"""
+    marker = tmp_path / "ran-once"
+    script = (f"if [ ! -e {marker} ]; then touch {marker}; echo first-attempt > $TERMINATION_MESSAGE_PATH; "
+              "exit 1; fi; echo ok")
+    status, _, _ = run_example(vcctl, tmp_path, "last.yaml", flows + _template("a", script, restart="OnFailure"))
+    assert status["state"]["phase"] == "Succeed" and "output" not in status["conditions"]["last-a"]

@@ -432,6 +432,8 @@ class JobFlowController:
             names = sorted({*names, *objects.placeholders(d.patch)})
         if names:
             values, waiting = eng.values_for(inst, names)
+            if values is None and not waiting:
+                return None    # it reads the output of a flow that did not complete: Skipped
             if values is None:
                 deadlock = eng.output_deadlock(inst, waiting)
                 if deadlock is not None:

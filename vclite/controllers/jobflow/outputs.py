@@ -4,7 +4,9 @@ A vcjob's output is its designated pod's termination message, read once through 
 `reader` (objects.output_pod, objects.termination_message) and kept in the status. A flow's output:
 its vcjob's, a repeat's last iteration's, a fan-out's JSON list of its items' outputs. `values_for`
 gives the placeholder values of an instance's template (parameters, outputs, item, iteration), or the
-flows whose output it must wait for.
+flows whose output it must wait for; a template reading the output of a flow that did not complete
+skips its flow, as a `when` or a patch reading it does (unless its `dependsOn.expression` names that
+flow, or it is the exit handler); in a repeat, `{{outputs.<itself>}}` is the previous iteration's.
 """
 from __future__ import annotations
 
@@ -64,25 +66,60 @@ class Outputs:
         return flowexpr.WhenEnv(self.plan.params, outputs, item, iteration)
 
     def values_for(self, inst: rs.Inst, names: Iterable[str]) -> tuple[dict[str, str] | None, list[str]]:
-        """Placeholder values for `inst`'s template, or (None, flows whose output is not there yet)."""
-        outputs, waiting = {}, []
+        """Placeholder values for `inst`'s template, or (None, flows whose output is not there yet) — or
+        (None, []) when a flow it reads did not complete: its flow is then Skipped (`skip_unread`)."""
+        d = self.flows[inst.flow].d
+        outputs, waiting, unread = {}, [], []
+        declared = set(d.refs) - set(d.readers_of)     # an expression naming the flow may read any outcome
         for n in names:
             if n.startswith("outputs."):
                 f = n.split(".")[1]
                 fr = self.flows.get(f)
                 if fr is None:
                     continue
-                if fr.final is None and f != inst.flow:
+                if f == inst.flow:
+                    outputs[f] = self._previous_output(inst)
+                elif fr.final is None:
                     waiting.append(f)
+                elif fr.final != flowexpr.Outcome.COMPLETED and not d.exit and f not in declared:
+                    unread.append(f"{f} {fr.final}")
                 else:
                     outputs[f] = self.output_of(f)
         if waiting:
             return None, waiting
+        if unread:
+            self.skip_unread(inst, f"its JobTemplate reads the output of {', '.join(unread)}: an output is read "
+                                   "only from a Completed flow")
+            return None, []
         item = inst.item
         return flowtemplate.template_values(self.plan.params, outputs,
                                             *(() if item is rs.MISSING else (item,)),
-                                            iteration=inst.index if self.flows[inst.flow].d.loop
-                                            is plan_mod.Loop.REPEAT else None), []
+                                            iteration=inst.index if d.loop is plan_mod.Loop.REPEAT else None), []
+
+    def _previous_output(self, inst: rs.Inst) -> str:
+        """What `{{outputs.<own flow>}}` reads in a repeat: the previous iteration's output ("" at the first)."""
+        insts = self.flows[inst.flow].insts
+        at = next((k for k, other in enumerate(insts) if other is inst), len(insts))
+        return self.inst_output(insts[at - 1]) if at > 0 else ""
+
+    def skip_unread(self, inst: rs.Inst, message: str) -> None:
+        """`inst`'s flow is Skipped (DependencyNeverMet) before any of its vcjobs exists: its JobTemplate
+        reads the output of a flow that did not complete, as a `when` or a patch reading it would be
+        (admission cannot see a template's reads: they are found when its first vcjob is made)."""
+        fr = self.flows[inst.flow]
+        if fr.final is not None:
+            return   # (another item of the same fan-out found it first)
+        if any(i.job is not None or i.retries or i.state is not rs.IState.ABSENT for i in fr.insts):
+            self.create_failed(inst, st.Note(JP.FAILED, R.INVALID_TEMPLATE, f"flow {inst.flow}: {message}"))
+            return
+        for i in fr.insts:
+            self.to_create.pop(i.name, None)
+            self.output_waits.pop(i.name, None)
+            self.insts.pop(i.name, None)
+            self._set_condition(i.name, None)
+        fr.insts, fr.started = [], False
+        fr.counts.clear()
+        self._finish(fr, flowexpr.Outcome.SKIPPED, R.NEVER_MET, message)
 
     def output_deadlock(self, inst: rs.Inst, flows: list[str]) -> str | None:
         """Why waiting for the output of `flows` would never end, if it would not: one of them is the
