@@ -166,6 +166,18 @@ def test_a_plain_volcano_flow_keeps_its_own_braces_text(vcctl, tmp_path):
     assert checked.code == 0 and "{{name}} is not a flow placeholder" in checked.err, checked
 
 
+def test_a_plain_volcano_flow_keeps_flow_placeholder_text_that_means_nothing_in_it(vcctl, tmp_path):
+    """{{item}} outside a loop, {{params.x}} without spec.arguments, {{outputs.<not a flow>}}: Volcano runs
+    such a template unchanged, and so does vclite (with a warning each)."""
+    text = BRACES.replace("Hello {{name}}, build {{ build_id }}", "{{item}} {{ params.x }} {{outputs.zz}} {{iteration}}")
+    status, _, _ = run_example(vcctl, tmp_path, "braces.yaml", text)
+    assert status["state"]["phase"] == "Succeed"
+    assert logs(tmp_path, "braces-greet-main-0").strip() == "{{item}} {{ params.x }} {{outputs.zz}} {{iteration}}"
+    checked = vcctl("validate", tmp_path / "braces.yaml")
+    assert checked.code == 0 and "{{item}} is left as it is: flow 'greet' has no withItems or withParam" in \
+        checked.err, checked
+
+
 def test_a_patch_that_lowers_replicas_gets_a_matching_min_available(vcctl, tmp_path):
     # the template is stored without the vcjob defaults (as on Volcano): minAvailable follows the
     # patched replicas instead of the template's 3 (which made the vcjob invalid)

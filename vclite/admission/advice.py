@@ -14,6 +14,8 @@ them the same way); `vcctl validate` and `vcctl run` print each as a warning:
   targets, so with none they are never looked at (the flow starts at once).
 - (across documents) a probe entry whose `taskName` is not a task of its target's JobTemplate: no
   entry covers that target, so the flow waits for it to be Completed, as without a probe.
+- (across documents) a flow placeholder in a JobTemplate that means nothing in the flow using it
+  (`{{item}}` outside a loop, `{{params.x}}` without spec.arguments…): left as written, as Volcano does.
 
 Pure functions over plain dicts.
 """
@@ -65,6 +67,38 @@ def _flows_advice(spec: dict) -> list[tuple[str, str]]:
                 out.append((f"spec.flows[{i}].dependsOn.{field}",
                             f"applies to dependsOn.targets, and there are none: it is never looked at "
                             f"(flow {f.get('name')!r} starts without waiting)"))
+    return out
+
+
+def _why_left(name: str, flow_name: str, flows: set[str], params: bool) -> str:
+    root, _, rest = name.partition(".")
+    return {"item": f"flow {flow_name!r} has no withItems or withParam",
+            "iteration": f"flow {flow_name!r} has no repeat",
+            "params": "the JobFlow declares no spec.arguments.parameters",
+            }.get(root, f"no flow is called {rest.split('.')[0]!r}")
+
+
+def template_context_advice(jobflow: Any, template_spec: Callable[[str], Any]) -> list[tuple[str, str]]:
+    """(field path, warning) for each flow placeholder of a JobTemplate that means nothing in the flow
+    using it (`{{item}}` in a flow that is not a loop…, flowtemplate.in_context): it is left as written,
+    as Volcano leaves all of them. `template_spec(name)`: the spec of JobTemplate `name`, None if unknown."""
+    spec = jobflow.get("spec") if isinstance(jobflow, dict) else None
+    if not isinstance(spec, dict):
+        return []
+    flows = {f["name"] for _, f in _dicts(spec.get("flows")) if isinstance(f.get("name"), str)}
+    params = bool(flowtemplate.arguments(spec))
+    out = []
+    for i, f in _dicts(spec.get("flows")):
+        name = f.get("name")
+        template = template_spec(name) if isinstance(name, str) else None
+        if template is None:
+            continue
+        loop, repeat = f.get("withItems") is not None or f.get("withParam") is not None, f.get("repeat") is not None
+        for placeholder, where in flowtemplate.placeholder_paths(template, "spec").items():
+            if not flowtemplate.in_context(placeholder, flows, params=params, loop=loop, repeat=repeat):
+                out.append((f"spec.flows[{i}].name",
+                            f"JobTemplate {name!r}: {where}: {{{{{placeholder}}}}} is left as it is: "
+                            f"{_why_left(placeholder, name, flows, params)}"))
     return out
 
 

@@ -268,6 +268,8 @@ def template_errors(spec: Obj, reads: Mapping[str, Mapping[str, str] | set[str]]
         path = f"{ctx.fp}.name"
         read = reads.get(name) or {}
         for placeholder in sorted(read):
+            if not flowtemplate.in_context(placeholder, index, params=bool(params), loop=ctx.loop, repeat=ctx.repeat):
+                continue   # left as written, as Volcano leaves it (a warning says so: advice.py)
             root, *rest = placeholder.split(".")
             problem = _placeholder_problem(placeholder, ctx)
             if not problem and root == "outputs" and rest[0] == name and not ctx.repeat:

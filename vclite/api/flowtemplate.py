@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from vclite.api import flowsyntax
@@ -32,6 +32,21 @@ def arguments(jobflow_spec: Any) -> dict[str, str]:
     """`spec.arguments.parameters` as {name: value} (admission has checked names and string values)."""
     params = ((jobflow_spec or {}).get("arguments") or {}).get("parameters") or []
     return {p["name"]: p.get("value", "") for p in params if isinstance(p, dict) and "name" in p}
+
+
+def in_context(name: str, flows: Collection[str], *, params: bool, loop: bool, repeat: bool) -> bool:
+    """Whether `{{name}}` in a flow's JobTemplate is a flow placeholder there. If not, it is left as it
+    is written, as Volcano leaves it (a plain Volcano template may hold such text): `item…` only in a
+    loop flow, `iteration` only in a repeat, `params.…` once the JobFlow has `spec.arguments`,
+    `outputs.<f>` only when f is a flow of the JobFlow. (A patch is vclite's own: all of its are.)"""
+    root, _, rest = name.partition(".")
+    if root == "item":
+        return loop
+    if root == "iteration":
+        return repeat
+    if root == "params":
+        return params
+    return root == "outputs" and rest.split(".")[0] in flows
 
 
 def render(value: Any) -> str:
@@ -78,16 +93,20 @@ def lookup(name: str, values: Mapping[str, str]) -> str | None:
     return None
 
 
-def substitute(obj: Any, values: Mapping[str, str], path: str = "") -> Any:
+def substitute(obj: Any, values: Mapping[str, str], path: str = "",
+               only: Callable[[str], bool] | None = None) -> Any:
     """A deep copy of `obj` with every `{{name}}` in every string value replaced (keys are left alone).
     A placeholder is `{{ root.path }}` with root one of ROOTS (other `{{…}}` text, `{{.Values}}`-style
     text and single braces are left as they are, as Volcano leaves them). An unknown placeholder raises ValueError naming it and the field path
-    (`path` is the prefix for that path, e.g. "spec")."""
+    (`path` is the prefix for that path, e.g. "spec"). `only`: the placeholders to fill in (others are
+    left as written: `in_context`)."""
     if isinstance(obj, str):
         if "{{" not in obj:
             return obj
 
         def one(m: re.Match) -> str:
+            if only is not None and not only(m.group(1)):
+                return m.group(0)
             found = lookup(m.group(1), values)
             if found is None:
                 known = ", ".join(sorted(values)) or "none"
@@ -96,9 +115,9 @@ def substitute(obj: Any, values: Mapping[str, str], path: str = "") -> Any:
 
         return PLACEHOLDER.sub(one, obj)
     if isinstance(obj, dict):
-        return {k: substitute(v, values, f"{path}.{k}" if path else str(k)) for k, v in obj.items()}
+        return {k: substitute(v, values, f"{path}.{k}" if path else str(k), only) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [substitute(v, values, f"{path}[{i}]") for i, v in enumerate(obj)]
+        return [substitute(v, values, f"{path}[{i}]", only) for i, v in enumerate(obj)]
     return copy.deepcopy(obj)
 
 

@@ -9,6 +9,7 @@ here too. Nothing here starts a component.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Any
 
@@ -180,6 +181,7 @@ def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
                 templates[f["name"]] = client.get(kinds.JOBTEMPLATE, meta.namespace(jobflow), f["name"])
             except errors.NotFound:
                 continue   # (reported missing, or defined in a file not read)
+        templates_of_flows = {f["name"] for f in spec.get("flows") or () if isinstance(f, dict)}
         reads = {name: set(objects.placeholders(t.get("spec") or {})) for name, t in templates.items()}
         bad = jobflow_admission.template_errors(spec, {name: flowtemplate.placeholder_paths(t.get("spec") or {}, "spec")
                                                        for name, t in templates.items()})
@@ -199,11 +201,14 @@ def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
             path = f"spec.flows[{i}].patch.jobSpec" if patch else f"spec.flows[{i}].name"
             where = (d.file, d.line_of(path), describe(d), path)
             refused = f'the vcjob it makes from JobTemplate "{f["name"]}" would be refused: '
+            defined = functools.partial(flowtemplate.in_context, flows=templates_of_flows, params=bool(params),
+                                        loop=items is not None or f.get("withParam") is not None,
+                                        repeat=f.get("repeat") is not None)
             try:
                 job = objects.build_instance(jobflow, template, f["name"], name, patch, None)
-                if any(flowtemplate.lookup(n, values) is None for n in objects.placeholders(job["spec"])):
+                if any(flowtemplate.lookup(n, values) is None for n in objects.placeholders(job["spec"]) if defined(n)):
                     continue   # reads outputs (or withParam items): known only at run time
-                job["spec"] = flowtemplate.substitute(job["spec"], values, "spec")
+                job["spec"] = flowtemplate.substitute(job["spec"], values, "spec", defined)
                 missing = [(p, n) for p, n in _priority_class_refs(job) if not podpriority.known(n, classes)]
                 if missing:
                     problems.extend(Problem(*where, f"{refused}{p}: {_class_refused(n)}") for p, n in missing)
@@ -273,17 +278,21 @@ def warnings(docs: list[yamlio.Document]) -> list[Problem]:
     each, with the closest known name (kubectl's strict validation refuses them). And valid
     manifests that most likely do not mean what they say (admission/advice.py)."""
     templates: dict[tuple[str, str], list[str]] = {}
+    specs: dict[tuple[str, str], dict] = {}
     for d in docs:
         if d.obj.get("kind") == "JobTemplate" and isinstance(d.obj.get("spec"), dict):
             tasks = d.obj["spec"].get("tasks")
-            templates[(_namespace_of(d.obj), str(meta.name(d.obj)))] = [
-                str(t.get("name")) for t in (tasks if isinstance(tasks, list) else []) if isinstance(t, dict)]
+            key = (_namespace_of(d.obj), str(meta.name(d.obj)))
+            templates[key] = [str(t.get("name")) for t in (tasks if isinstance(tasks, list) else [])
+                              if isinstance(t, dict)]
+            specs[key] = d.obj["spec"]
     out = []
     for d in docs:
         found = [*fields.unknown_in(d.obj), *advice.advice_in(d.obj)]
         if d.obj.get("kind") == "JobFlow":
             ns = _namespace_of(d.obj)
             found += advice.probe_task_advice(d.obj, lambda name, ns=ns: templates.get((ns, name)))
+            found += advice.template_context_advice(d.obj, lambda name, ns=ns: specs.get((ns, name)))
         out += [Problem(d.file, d.line_of(path), describe(d), path, message) for path, message in found]
     return out
 

@@ -427,7 +427,8 @@ class JobFlowController:
                notes: dict[str, status_mod.Note]) -> Obj | None:
         d = eng.plan.flows[inst.flow]
         values = None
-        names = self._placeholders_of(template)
+        defined = eng.placeholder_context(inst.flow)
+        names = [n for n in self._placeholders_of(template) if defined(n)]   # (other text is left as written)
         if d.patch:
             names = sorted({*names, *objects.placeholders(d.patch)})
         if names:
@@ -443,7 +444,7 @@ class JobFlowController:
                     eng.wait_for_output(inst, waiting)
                 return None
         try:
-            return objects.build_instance(jobflow, template, inst.flow, inst.name, d.patch, values)
+            return objects.build_instance(jobflow, template, inst.flow, inst.name, d.patch, values, defined)
         except ValueError as err:
             self._note(eng, inst, notes, status_mod.Note(batch.JobPhase.FAILED, status_mod.Reason.INVALID_TEMPLATE,
                                                          f"flow {inst.flow}: {err}"))

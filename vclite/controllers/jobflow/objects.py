@@ -17,6 +17,7 @@ No I/O here.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from vclite.api import convert, flow, flowtemplate, kinds, meta
@@ -58,14 +59,15 @@ def placeholders(spec: Obj) -> list[str]:
 
 
 def build_instance(jobflow: Obj, template: Obj, flow_name: str, job_name: str, patch: Obj | None = None,
-                   values: dict[str, str] | None = None) -> Obj:
-    """The vcjob `job_name` of flow `flow_name`: build_job, then the patch, then the placeholders.
-    ValueError (naming the field) when the patch or a placeholder cannot be applied."""
+                   values: dict[str, str] | None = None, only: Callable[[str], bool] | None = None) -> Obj:
+    """The vcjob `job_name` of flow `flow_name`: build_job, then the patch, then the placeholders
+    (`only` those: flowtemplate.in_context). ValueError (naming the field) when the patch or a
+    placeholder cannot be applied."""
     job = build_job(jobflow, template, flow_name)
     job["metadata"]["name"] = job_name
     spec = flowtemplate.apply_patch(job["spec"], patch) if patch else job["spec"]
     if values is not None and placeholders(spec):
-        spec = flowtemplate.substitute(spec, values, "spec")
+        spec = flowtemplate.substitute(spec, values, "spec", only)
     job["spec"] = spec
     task = meta.annotations(template).get(OUTPUT_TASK)
     if task:

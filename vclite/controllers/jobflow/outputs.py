@@ -10,8 +10,9 @@ flow, or it is the exit handler); in a repeat, `{{outputs.<itself>}}` is the pre
 """
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from vclite.api import batch, flowexpr, flowtemplate
@@ -95,6 +96,12 @@ class Outputs:
         return flowtemplate.template_values(self.plan.params, outputs,
                                             *(() if item is rs.MISSING else (item,)),
                                             iteration=inst.index if d.loop is plan_mod.Loop.REPEAT else None), []
+
+    def placeholder_context(self, flow: str) -> Callable[[str], bool]:
+        """Which `{{…}}` of flow `flow`'s JobTemplate are its placeholders (flowtemplate.in_context)."""
+        d = self.plan.flows[flow]
+        return functools.partial(flowtemplate.in_context, flows=self.plan.flows, params=bool(self.plan.params),
+                                 loop=d.fanout, repeat=d.loop is plan_mod.Loop.REPEAT)
 
     def _previous_output(self, inst: rs.Inst) -> str:
         """What `{{outputs.<own flow>}}` reads in a repeat: the previous iteration's output ("" at the first)."""
