@@ -62,7 +62,8 @@ CASES = [
     pytest.param(flow("    - name: a\n    - name: b\n      dependsOn: {targets: [a]}\n")
                  + template("a", command='              command: ["echo", "{{outputs.b}}"]') + template("b"),
                  "jobflow Flow is not DAG (cycle: a -> b -> a)", "spec.flows[0].name", id="cycle-through-a-template"),
-    pytest.param(flow("    - name: a\n") + template("a", command='              command: ["echo", "{{params.n}}"]'),
+    pytest.param(flow("    - name: a\n").replace("spec:\n", "spec:\n  arguments: {parameters: [{name: m, value: '1'}]}\n")
+                 + template("a", command='              command: ["echo", "{{params.n}}"]'),
                  'JobTemplate "a": spec.tasks[0].template.spec.containers[0].command[1]: unknown parameter "n"',
                  "spec.flows[0].name", id="template-undeclared-parameter"),
     pytest.param(flow("    - name: a\n      withItems: [{n: 1}, {m: 2}]\n")
