@@ -60,8 +60,8 @@ def _flows_advice(spec: dict) -> list[tuple[str, str]]:
         if isinstance(patch, dict):
             out += _left_alone(patch.get("jobSpec"), f"spec.flows[{i}].patch.jobSpec")
         dep = f.get("dependsOn")
-        if not isinstance(dep, dict) or dep.get("targets"):
-            continue
+        if not isinstance(dep, dict) or dep.get("targets") or dep.get("expression") is not None:
+            continue   # (with an expression, a probe or strategy is an error)
         for field in ("probe", "strategy"):
             if dep.get(field):
                 out.append((f"spec.flows[{i}].dependsOn.{field}",

@@ -333,8 +333,9 @@ def _depends_on(dep: Any, ctx: _Ctx) -> None:
         ctx.error(f"{path}.expression", common.type_error(expression, "string"))
     elif targets:
         ctx.error(f"{path}.expression", "set either dependsOn.targets or dependsOn.expression, not both")
-    elif strategy is not None:
-        ctx.error(f"{path}.strategy", "strategy applies to dependsOn.targets; an expression states its own logic")
+    elif strategy is not None or dep.get("probe") is not None:
+        field = "strategy" if strategy is not None else "probe"
+        ctx.error(f"{path}.{field}", f"{field} applies to dependsOn.targets; an expression states its own logic")
     else:
         try:
             parsed = flowexpr.parse_depends(expression)

@@ -52,6 +52,8 @@ PROBE = {"taskStatusList": [{"taskName": "main", "phase": "Running"}]}
                  ["spec.flows[0].dependsOn.probe", "spec.flows[0].dependsOn.strategy"], id="empty-targets"),
     pytest.param([_flow("a"), _flow("b", targets=["a"], probe=PROBE, strategy="any")], [], id="with-targets"),
     pytest.param([_flow("a", expression="b.Completed"), "x"], [], id="expression-only"),
+    # with an expression, a probe or a strategy is an admission error, not this warning (it is not true)
+    pytest.param([_flow("a", expression="b.Completed", probe=PROBE, strategy="any")], [], id="expression-and-probe"),
 ])
 def test_jobflow_dependency_fields_without_targets(flows, paths):
     found = advice.advice_in({"kind": "JobFlow", "spec": {"flows": flows}})

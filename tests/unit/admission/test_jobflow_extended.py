@@ -139,6 +139,10 @@ REJECT = [
     pytest.param(jf(fl("a"), fl("b", **dep(expression="a", strategy="any"))),
                  ["spec.flows[1].dependsOn.strategy: strategy applies to dependsOn.targets; an expression states "
                   "its own logic"], id="expression-and-strategy"),
+    pytest.param(jf(fl("a"), fl("b", **dep(expression="a", probe={"taskStatusList": [
+        {"taskName": "main", "phase": "Running"}]}))),
+                 ["spec.flows[1].dependsOn.probe: probe applies to dependsOn.targets; an expression states "
+                  "its own logic"], id="expression-and-probe"),
     pytest.param(jf(fl("a"), fl("b", **dep(expression="a &&"))),
                  ['spec.flows[1].dependsOn.expression: flow "b": expected a flow outcome such as train.Completed, '
                   "found the end of the expression at position 4:" + caret("a &&", 4)], id="expression-malformed"),
