@@ -9,7 +9,8 @@ them the same way); `vcctl validate` and `vcctl run` print each as a warning:
   task wants `Never` or `OnFailure`. (An explicit `Always` is taken as meant.)
 - a container with a terminationMessagePath other than Kubernetes' default: the local executor
   gives every container its own message file, `$TERMINATION_MESSAGE_PATH`, so a script that writes
-  to the written path itself produces no output (a JobFlow reads it) when run locally.
+  to the written path itself produces no output (a JobFlow reads it) when run locally; and so does
+  a command that writes the default `/dev/termination-log` by name (this machine's own file).
 - a JobFlow flow whose `dependsOn` has a `probe` or a `strategy` but no `targets`: both apply to the
   targets, so with none they are never looked at (the flow starts at once).
 - (across documents) a probe entry whose `taskName` is not a task of its target's JobTemplate: no
@@ -155,4 +156,18 @@ def advice_in(obj: Any) -> list[tuple[str, str]]:
             if isinstance(path, str) and path not in ("", DEFAULT_TERMINATION_PATH):
                 out.append((f"spec.tasks[{i}].template.spec.containers[{j}].terminationMessagePath",
                             custom_termination_path(path)))
+            elif isinstance(c, dict):
+                out += _writes_default_path(c, f"spec.tasks[{i}].template.spec.containers[{j}]")
     return out
+
+
+def _writes_default_path(container: dict, base: str) -> list[tuple[str, str]]:
+    """A command naming /dev/termination-log itself: run locally, that is this machine's own file (shared
+    by every pod, and usually not writable), so the output would be lost."""
+    for key in ("command", "args"):
+        words = container.get(key)
+        for k, word in enumerate(words if isinstance(words, list) else []):
+            if isinstance(word, str) and DEFAULT_TERMINATION_PATH in word and "TERMINATION_MESSAGE_PATH" not in word:
+                return [(f"{base}.{key}[{k}]", f"writes {DEFAULT_TERMINATION_PATH} itself: "
+                                                + custom_termination_path(DEFAULT_TERMINATION_PATH))]
+    return []

@@ -25,6 +25,21 @@ def test_restart_policy_unset(obj, paths):
     assert all(m == advice.RESTART_POLICY_UNSET for _, m in found)
 
 
+@pytest.mark.parametrize("command, args, paths", [
+    pytest.param(["sh", "-c", "echo hi > /dev/termination-log"], None,
+                 ["spec.tasks[0].template.spec.containers[0].command[2]"], id="command-writes-the-default"),
+    pytest.param(["sh", "-c"], ["echo hi >> /dev/termination-log"],
+                 ["spec.tasks[0].template.spec.containers[0].args[0]"], id="args-write-the-default"),
+    pytest.param(["sh", "-c", 'echo hi > "${TERMINATION_MESSAGE_PATH:-/dev/termination-log}"'], None, [],
+                 id="portable"),
+])
+def test_a_command_writing_the_default_termination_path_by_name(command, args, paths):
+    c = {"name": "c", "command": command, **({"args": args} if args else {})}
+    found = advice.advice_in(_job({"restartPolicy": "Never", "containers": [c]}))
+    assert [p for p, _ in found] == paths
+    assert all("${TERMINATION_MESSAGE_PATH:-/dev/termination-log}" in m for _, m in found)
+
+
 @pytest.mark.parametrize("containers, paths", [
     pytest.param([{"name": "c"}], [], id="unset"),
     pytest.param([{"name": "c", "terminationMessagePath": "/dev/termination-log"}], [], id="kubernetes-default"),
