@@ -217,3 +217,18 @@ def test_an_unknown_flow_in_a_multi_line_expression_names_the_line_it_is_on(vcct
     # a condition's reference in an expression: said as such, not as an unknown outcome of a flow "outputs"
     assert ("spec.flows[2].dependsOn.expression: flow \"c\": outputs.a is a condition's reference: "
             "dependsOn.expression reads flow outcomes") in v.err, v
+
+
+@pytest.mark.parametrize("patch, template_extra", [
+    pytest.param('      patch: {jobSpec: {queue: "{{item}}"}}\n', "", id="item-in-the-patch"),
+    pytest.param("", '\n          priorityClassName: "{{item.cls}}"', id="item-in-the-template"),
+])
+def test_every_with_items_item_is_checked_before_anything_runs(vcctl, write, tmp_path, patch, template_extra):
+    """Not only the first: the second item's vcjob would be refused, so nothing runs."""
+    items = '["default", "nosuch"]' if patch else '[{cls: ""}, {cls: nosuch}]'
+    text = flow(f"    - name: a\n      withItems: {items}\n{patch}") + template("a").replace(
+        "restartPolicy: Never", "restartPolicy: Never" + template_extra)
+    path = write("items.yaml", text.replace('priorityClassName: "{{item.cls}}"', 'priorityClassName: "{{item.cls}}"'))
+    v = vcctl("run", "--workdir", tmp_path / "work", path)
+    assert v.code == 2 and "spec.flows[0].withItems[1]: item 1: the vcjob it makes from JobTemplate" in v.err, v
+    assert not (tmp_path / "work").exists() or not any((tmp_path / "work").rglob("*.log")), "nothing ran"

@@ -162,8 +162,8 @@ def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
     on, under the longest name the flow gives one — admission refuses (`replicas: -1` in a patch, a
     queue that does not exist, pod names over 63 characters…): the controller would find out only
     when it creates the job, and fail the flow. Placeholders are filled with what is known before
-    the run (parameters, the first withItems item, iteration 0); a spec that reads job outputs or
-    withParam items is left to the run."""
+    the run (parameters, each withItems item — up to MAX_ITEMS_CHECKED —, iteration 0); a spec that
+    reads job outputs or withParam items is left to the run."""
     problems = []
     classes = {meta.name(pc) for pc in client.list(kinds.PRIORITYCLASS)}
     for d in jobflows:
@@ -193,39 +193,79 @@ def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
             if template is None or any(e.path == f"spec.flows[{i}].name" for e in bad):
                 continue
             name = _longest_job_name(meta.name(jobflow), f)
-            if not patch and not _long_pod_names(template, name):
-                continue   # the template was checked as a vcjob already: only its name differs
             items = f.get("withItems") if isinstance(f.get("withItems"), list) else None
-            values = flowtemplate.template_values(params, {}, *((items[0],) if items else ()),
-                                                  iteration=0 if f.get("repeat") is not None else None)
-            path = f"spec.flows[{i}].patch.jobSpec" if patch else f"spec.flows[{i}].name"
-            where = (d.file, d.line_of(path), describe(d), path)
-            refused = f'the vcjob it makes from JobTemplate "{f["name"]}" would be refused: '
             defined = functools.partial(flowtemplate.in_context, flows=templates_of_flows, params=bool(params),
                                         loop=items is not None or f.get("withParam") is not None,
                                         repeat=f.get("repeat") is not None)
-            try:
-                job = objects.build_instance(jobflow, template, f["name"], name, patch, None)
-                if any(flowtemplate.lookup(n, values) is None for n in objects.placeholders(job["spec"]) if defined(n)):
-                    continue   # reads outputs (or withParam items): known only at run time
-                job["spec"] = flowtemplate.substitute(job["spec"], values, "spec", defined)
-                missing = [(p, n) for p, n in _priority_class_refs(job) if not podpriority.known(n, classes)]
-                if missing:
-                    problems.extend(Problem(*where, f"{refused}{p}: {_class_refused(n)}") for p, n in missing)
+            reads_item = items is not None and any(
+                n.split(".")[0] == "item" and defined(n) for n in {*reads.get(f["name"], ()), *objects.placeholders(patch or {})})
+            if not patch and not reads_item and not _long_pod_names(template, name):
+                continue   # the template was checked as a vcjob already: only its name differs
+            check = _FlowCheck(d, client, classes, jobflow, template, f, i, name, patch, defined)
+            # every item (each makes its own vcjob), up to MAX_ITEMS_CHECKED distinct ones; else the first
+            seen: set[str] = set()
+            for j, item in (enumerate(items) if reads_item else enumerate(items[:1] if items else [_NO_ITEM])):
+                key = "" if item is _NO_ITEM else flowtemplate.render(item)
+                if key in seen:
                     continue
-                client.create(job, dry_run=True)   # (under its real name: pod names are checked against it)
-            except ValueError as e:
-                at = _PATCH_FIELD.match(str(e)) if patch else None   # (the patch element at fault, and its line)
-                precise = f"spec.flows[{i}].patch.jobSpec{at.group(1)}" if at else path
-                problems.append(Problem(d.file, d.line_of(precise), describe(d), precise,
-                                        str(e)[at.end():] if at else str(e)))
-            except errors.AlreadyExists:
-                continue   # a file defines a vcjob of that name: the run reports the clash
-            except errors.Invalid as exc:
-                problems.extend(Problem(*where, f"{refused}{fe.path}: {fe.message}") for fe in exc.errors)
-            except errors.ApiError as exc:
-                problems.append(Problem(*where, refused + exc.message))
+                seen.add(key)
+                found = check.problems(flowtemplate.template_values(
+                    params, {}, *(() if item is _NO_ITEM else (item,)),
+                    iteration=0 if f.get("repeat") is not None else None), j if reads_item else None)
+                if found or len(seen) >= MAX_ITEMS_CHECKED:
+                    problems.extend(found)
+                    break
     return problems
+
+
+_NO_ITEM = object()   # a flow that is not a withItems loop
+MAX_ITEMS_CHECKED = 1000   # withItems items built and dry-run each before a run (a run of more checks the rest)
+
+
+@dataclasses.dataclass
+class _FlowCheck:
+    """Builds one flow's vcjob with given placeholder values and dry-runs it: the problems, if any."""
+
+    d: yamlio.Document
+    client: Any
+    classes: set[str]
+    jobflow: Obj
+    template: Obj
+    f: Obj
+    i: int
+    name: str
+    patch: Obj | None
+    defined: Any
+
+    def problems(self, values: dict[str, str], item_index: int | None) -> list[Problem]:
+        d, f, i, patch = self.d, self.f, self.i, self.patch
+        path = f"spec.flows[{i}].patch.jobSpec" if patch else f"spec.flows[{i}].name"
+        where = (d.file, d.line_of(path), describe(d), path)
+        refused = f'the vcjob it makes from JobTemplate "{f["name"]}" would be refused: '
+        if item_index is not None:
+            item_path = f"spec.flows[{i}].withItems[{item_index}]"
+            where = (d.file, d.line_of(item_path), describe(d), item_path)
+            refused = f'item {item_index}: ' + refused
+        try:
+            job = objects.build_instance(self.jobflow, self.template, f["name"], self.name, patch, None)
+            if any(flowtemplate.lookup(n, values) is None for n in objects.placeholders(job["spec"]) if self.defined(n)):
+                return []   # reads outputs (or withParam items): known only at run time
+            job["spec"] = flowtemplate.substitute(job["spec"], values, "spec", self.defined)
+            missing = [(p, n) for p, n in _priority_class_refs(job) if not podpriority.known(n, self.classes)]
+            if missing:
+                return [Problem(*where, f"{refused}{p}: {_class_refused(n)}") for p, n in missing]
+            self.client.create(job, dry_run=True)   # (under its real name: pod names are checked against it)
+        except ValueError as e:
+            at = _PATCH_FIELD.match(str(e)) if patch else None   # (the patch element at fault, and its line)
+            precise = f"spec.flows[{i}].patch.jobSpec{at.group(1)}" if at else path
+            return [Problem(d.file, d.line_of(precise), describe(d), precise, str(e)[at.end():] if at else str(e))]
+        except errors.AlreadyExists:
+            return []   # a file defines a vcjob of that name: the run reports the clash
+        except errors.Invalid as exc:
+            return [Problem(*where, f"{refused}{fe.path}: {fe.message}") for fe in exc.errors]
+        except errors.ApiError as exc:
+            return [Problem(*where, refused + exc.message)]
+        return []
 
 
 def _item_fields(d: yamlio.Document, spec: Obj, reads: dict[str, set[str]]) -> list[Problem]:
