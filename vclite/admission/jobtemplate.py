@@ -1,6 +1,7 @@
 """Admission for JobTemplates (flow.volcano.sh): the spec IS a vcjob JobSpec, so it gets the vcjob
 CREATE rules (with the template's name standing in for the job name), on CREATE and on every
-UPDATE, including the queue exists / Open / leaf check.
+UPDATE, including the queue exists / Open / leaf check — except on a field holding a flow
+placeholder (`queue: "{{item}}"`), whose value is known only in the vcjob a flow makes from it.
 
 Volcano has no JobTemplate webhook (only CRD schema checks); vclite checks templates up front so a
 JobFlow does not fail later when it creates a vcjob from a bad template. The rules are applied to
@@ -15,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from vclite.admission import base, common, vcjob
-from vclite.api import batch, meta
+from vclite.api import batch, flowtemplate, meta, yamlio
 from vclite.lib import errors, jsoncopy
 
 Obj = dict[str, Any]
@@ -36,4 +37,18 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
         return [errors.FieldError("spec", common.REQUIRED if spec is None else common.type_error(spec, "object"))]
     as_job = jsoncopy.deep_copy(spec)
     vcjob.set_spec_defaults(as_job)   # (what a vcjob made from it will be)
-    return vcjob.validate_spec(as_job, meta.name(new), view, options)
+    return [e for e in vcjob.validate_spec(as_job, meta.name(new), view, options)
+            if not _holds_placeholder({"spec": as_job}, e.path)]
+
+
+def _holds_placeholder(obj: Any, path: str) -> bool:
+    """Whether the field at `path` is a string with a flow placeholder (`queue: "{{item}}"`): its value is
+    known only when a flow makes a vcjob from the template, and that vcjob is checked then."""
+    for seg in yamlio.split_path(path):
+        if isinstance(obj, dict) and seg in obj:
+            obj = obj[seg]
+        elif isinstance(obj, list) and seg.isdigit() and int(seg) < len(obj):
+            obj = obj[int(seg)]
+        else:
+            return False
+    return isinstance(obj, str) and flowtemplate.PLACEHOLDER.search(obj) is not None

@@ -121,7 +121,8 @@ def _priority_class_refs(obj: Obj) -> list[tuple[str, str]]:
             refs[(f"spec.tasks[{i}].template.spec.priorityClassName", own)] = None
         elif job_class:
             refs[("spec.priorityClassName", job_class)] = None
-    return [(path, name) for path, name in refs if isinstance(name, str)]
+    return [(path, name) for path, name in refs
+            if isinstance(name, str) and not flowtemplate.PLACEHOLDER.search(name)]   # (a flow's vcjob is checked)
 
 
 def _class_refused(name: str) -> str:

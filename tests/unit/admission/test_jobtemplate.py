@@ -122,3 +122,14 @@ def test_input_is_not_changed() -> None:
     original = copy.deepcopy(obj)
     admit.admit(Op.CREATE, kinds.JOBTEMPLATE, obj, None, VIEW)
     assert obj == original
+
+
+@pytest.mark.parametrize("spec, refused", [
+    pytest.param({"queue": "{{item}}"}, [], id="queue-from-an-item"),
+    pytest.param({"queue": "{{ params.queue }}"}, [], id="queue-from-a-parameter"),
+    pytest.param({"queue": "nope"}, ["spec.queue: unable to find job queue"], id="a-plain-unknown-queue-still-refused"),
+    pytest.param({"queue": "{{name}}"}, ["spec.queue: unable to find job queue"], id="other-braces-are-a-name"),
+])
+def test_a_field_holding_a_flow_placeholder_is_checked_in_the_vcjob_a_flow_makes(spec: Obj, refused: list[str]) -> None:
+    got = refusal(Op.CREATE, template(**spec))
+    assert len(got) == len(refused) and all(g.startswith(r) for g, r in zip(got, refused)), got
