@@ -38,6 +38,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _template(name, script, restart="Never"):
+    return f"""---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {{name: {name}}}
+spec:
+  minAvailable: 1
+  tasks:
+    - name: main
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: {restart}
+          containers:
+            - {{name: main, image: busybox, command: [sh, -c, {script!r}]}}
+"""
+
+
 def test_probe_starts_the_client_while_the_server_runs(vcctl, tmp_path):
     # The example's port, replaced by a free one: test_examples.py may run the same file meanwhile.
     text = (ROOT / "examples" / "probe.yaml").read_text().replace("18765", str(free_port()))
@@ -227,22 +245,6 @@ spec:
     - name: first
     - name: second
       dependsOn: {targets: [first]}
----
-"""
-TEMPLATE = """apiVersion: flow.volcano.sh/v1alpha1
-kind: JobTemplate
-metadata: {name: %s}
-spec:
-  minAvailable: 1
-  tasks:
-    - name: main
-      replicas: 1
-      template:
-        spec:
-          restartPolicy: Never
-          containers:
-            - {name: main, image: busybox, command: ["sh", "-c", "sleep 1"], resources: {requests: {cpu: 100m}}}
----
 """
 
 
@@ -259,7 +261,7 @@ def test_suspend_and_resume_through_a_server(vcctl, tmp_path):
     with vcctl_server.running(tmp_path / "srv", "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
         api = kube_client.HttpClient.from_kubeconfig(str(srv.kubeconfig))
         path = tmp_path / "flow.yaml"
-        path.write_text(TEMPLATE % "first" + TEMPLATE % "second")
+        path.write_text(_template("first", "sleep 1") + _template("second", "sleep 1"))
         assert vcctl("jobtemplate", "create", "-f", path, "-k", srv.kubeconfig).code == 0
         path.write_text(FLOW)
         assert vcctl("jobflow", "create", "-f", path, "-k", srv.kubeconfig).code == 0
@@ -283,23 +285,6 @@ def test_suspend_needs_a_name(vcctl, sub):
     r = vcctl("jobflow", sub, "-s", "http://127.0.0.1:1")
     assert r.code == 255 and "jobflow name must be specified" in r.out, r
 
-
-def _template(name, script, restart="Never"):
-    return f"""---
-apiVersion: flow.volcano.sh/v1alpha1
-kind: JobTemplate
-metadata: {{name: {name}}}
-spec:
-  minAvailable: 1
-  tasks:
-    - name: main
-      replicas: 1
-      template:
-        spec:
-          restartPolicy: {restart}
-          containers:
-            - {{name: main, image: busybox, command: [sh, -c, {script!r}]}}
-"""
 
 
 def test_a_repeat_reads_its_previous_iterations_output(vcctl, tmp_path):
