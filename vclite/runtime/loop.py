@@ -30,6 +30,9 @@ from vclite.runtime import idlegc
 log = logging.getLogger("vclite.runtime")
 FOREGROUND_STREAK = 64   # foreground syncs in a row before a waiting background key gets its turn
 IDLE_GC_MIN_WAIT = 0.002   # seconds: a timer due sooner is not kept waiting by an idle-time collection
+# seconds of syncs run_until runs in a row before the event loop gets a turn: a server's requests, pod
+# exits and timers wait at most this long behind a big flow's burst of work
+STEP_BUDGET = 0.05
 
 
 class Interrupted(Exception):
@@ -128,7 +131,7 @@ class Loop:
             if self.on_sync is not None:
                 self.on_sync(c.name, time.perf_counter() - started)
 
-    def step(self, background: bool = True) -> int:
+    def step(self, background: bool = True, budget: float | None = None) -> int:
         """Process every ready key of every component; return how many syncs ran. Without
         `background`, return once only background work is left (run_until lets the pods just
         bound start first) — a background key whose turn has come (the streak below) still runs.
@@ -139,8 +142,11 @@ class Loop:
         nothing waits for: the background components, such as Events and JobTemplate status, and the
         keys a component queued `later`, such as a finished vcjob's clean-up) comes after all the
         rest, so in a flow of quick jobs it runs while the next job's pods run; one background key
-        is still taken after every FOREGROUND_STREAK foreground ones, so it cannot starve."""
+        is still taken after every FOREGROUND_STREAK foreground ones, so it cannot starve. `budget`:
+        return once that many seconds have passed, even with work left (run_until then lets the event
+        loop serve what else waits before it goes on)."""
         self.start()
+        until = None if budget is None else time.perf_counter() + budget
         bg = [c for c in self.components if getattr(c, "background", False)]
         fg = [c for c in self.components if c not in bg]
         done = streak = 0
@@ -157,6 +163,8 @@ class Loop:
             streak = 0 if in_background else streak + 1
             self._sync_one(*picked)
             done += 1
+            if until is not None and time.perf_counter() >= until:
+                return done
 
     def next_timer(self) -> float | None:
         times = [t for c in self.components if (t := c.queue.next_ready_at()) is not None]
@@ -203,9 +211,9 @@ class Loop:
             if self._stop_requested:
                 raise Interrupted()
             self._wake = loop.create_future()   # (a bare future: one loop turn from the add to waking up)
-            if self.step(background=False) and self.has_ready_work():
+            if self.step(background=False, budget=STEP_BUDGET) and self.has_ready_work():
                 await asyncio.sleep(0)   # the pods just started by the executor spawn their processes first
-            self.step()
+            self.step(budget=STEP_BUDGET)
             if on_tick:
                 on_tick()
             if done():
@@ -220,6 +228,8 @@ class Loop:
                                  None if deadline is None else deadline - now,
                                  tick if on_tick else None) if w is not None]
             wait = max(0.0, min(waits)) if waits else None
+            if self.has_ready_work():
+                wait = 0.0   # (the budget ran out: one turn of the event loop, then on)
             if self._stop_requested:
                 continue
             if not self._wake.done() and (wait is None or wait > IDLE_GC_MIN_WAIT):

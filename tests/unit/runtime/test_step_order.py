@@ -135,3 +135,36 @@ def test_a_key_queued_later_still_gets_its_turn_in_a_long_burst(rt):
     fg.queue.add(0)
     rt.step()
     assert log.index("early:cleanup") == loop.FOREGROUND_STREAK, log   # (after early:a and 63 of fg)
+
+
+def test_a_step_with_a_budget_returns_with_work_left(rt):
+    log = []
+    c = Recording("c", rt.clock, log)
+    install(rt, c)
+    for key in "abc":
+        c.queue.add(key)
+    assert rt.step(budget=0) == 1 and rt.has_ready_work()
+    assert rt.step() == 2 and log == ["c:a", "c:b", "c:c"]
+
+
+def test_run_until_lets_the_event_loop_in_during_an_endless_burst():
+    """A component that always has more work (a big flow's burst) does not starve the event loop: a
+    server's request, a process exit, a timer are served between budgets."""
+    class Endless(Recording):
+        def sync(self, key):
+            super().sync(key)
+            self.queue.add(key + 1)
+
+    async def scenario():
+        r = runtime.Runtime(clock.RealClock(), nodes=[], run_pods=False)
+        try:
+            c = Endless("c", r.clock, [])
+            install(r, c)
+            c.queue.add(0)
+            served = []
+            asyncio.get_running_loop().call_soon(served.append, "request")
+            return await r.run_until(lambda: bool(served), timeout=30), c.log
+        finally:
+            r.close()
+    done, log = asyncio.run(scenario())
+    assert done and log, "the loop served the callback while the burst went on"

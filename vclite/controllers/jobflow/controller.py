@@ -89,6 +89,7 @@ STATUS_REFRESH = 0.25  # seconds: how stale a JobFlow's view of running jobs may
 # A status is rewritten for a non-decisive change at most every STATUS_WRITE_GAP seconds, or
 # BIG_WRITE_GAP once it has BIG_STATUS entries (unless decisive: see _write_now).
 STATUS_WRITE_GAP, BIG_STATUS, BIG_WRITE_GAP = 0.05, 2000, 0.5
+CREATES_PER_SYNC = 200   # vcjobs one sync creates at most (a 10,000-item fan-out in many syncs, not one)
 PROBE_BACKOFF, PROBE_FACTOR, PROBE_MAX = 0.05, 1.5, 0.5
 DELETE_GRACE = 5.0     # seconds a finished vcjob may take to show its runningDuration (jobRetainPolicy: delete)
 URGENT_PHASES = batch.FINISHED_PHASES | {batch.JobPhase.TERMINATING}
@@ -254,10 +255,16 @@ class JobFlowController:
         failure: errors.ApiError | None = None
         acts = eng.decide(now)
         tried: set[str] = set()   # each vcjob is tried once a sync (a missing template stays missing)
+        created = 0
         for _ in range(100):   # creating can decide more (an empty fan-out completes, …)
             todo = [i for i in acts.create if i.name not in tried]
             if not todo or failure is not None:
                 break
+            if created >= CREATES_PER_SYNC:
+                self.queue.add(key)   # the rest in the next sync: other work (a server's requests) goes between
+                break
+            todo = todo[:CREATES_PER_SYNC - created]
+            created += len(todo)
             tried.update(i.name for i in todo)
             failure = self._create(jobflow, eng, todo, notes, now)
             acts = eng.decide(now)
