@@ -13,6 +13,7 @@ Event; all drawing happens on the calling thread.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from rich.console import Console
@@ -91,7 +92,7 @@ def follow(client: Any, namespace: str, name: str, clock: clock_mod.Clock, conso
 
 def _loop(cache: Cache, namespace: str, name: str, clock: clock_mod.Clock, console: Console) -> int:
     live = Live(console=console, auto_refresh=False, transient=False) if console.is_terminal else None
-    start, last_phases = clock.monotonic(), {}
+    start, last_phases, gap = clock.monotonic(), {}, REDRAW_GAP
     pause = threading.Event()  # never set: an interruptible sleep that coalesces bursts of events
     if live is not None:
         live.start()
@@ -104,7 +105,9 @@ def _loop(cache: Cache, namespace: str, name: str, clock: clock_mod.Clock, conso
                 return 1
             phase = meta.phase(snap.jobflows[0])
             if live is not None:
+                began = time.perf_counter()
                 live.update(view.render(snap, clock.now()), refresh=True)
+                gap = max(REDRAW_GAP, view.redraw_gap(time.perf_counter() - began))   # (a big flow: less often)
             else:
                 now_phases = view.phases(snap)
                 for line in view.transitions(last_phases, now_phases):
@@ -113,7 +116,7 @@ def _loop(cache: Cache, namespace: str, name: str, clock: clock_mod.Clock, conso
             if phase in DONE:
                 break
             cache.changed.wait(TICK if live is not None else None)
-            pause.wait(REDRAW_GAP)
+            pause.wait(gap)
     finally:
         if live is not None:
             live.stop()

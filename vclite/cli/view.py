@@ -43,6 +43,15 @@ WAITING_STATES = {"WaitingForDependencies": "waiting", "WaitingForOutput": "wait
                   "Creating": "waiting"}
 
 
+MIN_REDRAW_GAP = 0.1   # seconds between two redraws of a live view, at the least
+REDRAW_SHARE = 0.1     # the share of time a live view may spend drawing
+
+
+def redraw_gap(cost: float) -> float:
+    """Seconds to wait before the next redraw of a live view whose last redraw took `cost` seconds."""
+    return max(MIN_REDRAW_GAP, cost / REDRAW_SHARE)
+
+
 @dataclasses.dataclass
 class Snapshot:
     jobflows: list[Obj]

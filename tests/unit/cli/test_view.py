@@ -177,3 +177,8 @@ def test_failure_reason(the_job, pods, expected):
 def test_failed_init_containers():
     assert view.failed_init_containers(_failed_pod(init_exit=4, main_exit=None)) == ["setup"]
     assert view.failed_init_containers(_failed_pod(init_exit=0, main_exit=2)) == []
+
+
+@pytest.mark.parametrize("cost, gap", [(0.0, 0.1), (0.005, 0.1), (0.02, 0.2), (0.5, 5.0)])
+def test_a_costly_redraw_makes_the_live_view_redraw_less_often(cost, gap):
+    assert view.redraw_gap(cost) == pytest.approx(gap)
