@@ -247,6 +247,8 @@ def test_unknown_fields_kept_with_warn_or_without_validation(kubectl, write, val
                  id="expression"),
     pytest.param("jf.spec.onExit", "the exit handler", id="exit-handler"),
     pytest.param("jobflows.status.skippedJobs", "flows that will never run", id="status"),
+    pytest.param("jf.status.jobStatusList.runningHistories", "the phases it went through", id="histories"),
+    pytest.param("jf.status.conditions.reason", "why it waits, was skipped, or retries", id="condition"),
 ])
 def test_kubectl_explain_teaches_the_jobflow_fields(kubectl, field, words):
     out = kubectl("explain", field).stdout

@@ -126,6 +126,31 @@ SPEC = _obj("The flows and how the JobFlow runs them.", {
 })
 
 _JOB_LIST = "vcjob names (`<jobflow>-<flow>`), in the order they got there"
+_TIME = "an RFC 3339 time"
+_CONDITION = _obj("one vcjob's (or, for a flow without one yet, the flow's) condition", {
+    "phase": _str("the vcjob's phase (Pending, Running, Completed, Failed…), or Skipped"),
+    "createTime": _str("when the vcjob was created (" + _TIME + ")"),
+    "runningDuration": _str("how long it has run (a Go duration)"),
+    "taskStatusCount": _any("per task: how many pods are in each phase (`{phase: {Running: 2}}`)"),
+    "reason": _str("(vclite) why it waits, was skipped, or retries: WaitingForDependencies, DependencyNeverMet, "
+                   "WhenFalse, RetryBackoff, RetriesExhausted…"),
+    "message": _str("(vclite) the reason in words"),
+    "retries": _int("(vclite) attempts made again by `retry`"),
+    "firstCreateTime": _str("(vclite) when the first attempt was created (" + _TIME + ")"),
+    "output": _str("(vclite) the vcjob's output: its designated pod's termination message"),
+    "podFailureRatio": _str("(vclite) failed pods / pods, when some failed"),
+})
+_JOB_STATUS = _obj("one vcjob's history", {
+    "name": _str("the vcjob's name"),
+    "state": _str("its phase (the last one seen)"),
+    "startTimestamp": _str("its creation (" + _TIME + ")"),
+    "endTimestamp": _str("when it finished (" + _TIME + ")"),
+    "restartCount": _int("its status.retryCount"),
+    "runningHistories": _list("the phases it went through (the last 10): state, startTimestamp, endTimestamp",
+                              _obj("one phase", {"state": _str("the phase it was in"),
+                                                 "startTimestamp": _str("when it began (" + _TIME + ")"),
+                                                 "endTimestamp": _str("when it ended (" + _TIME + ")")})),
+})
 STATUS = _obj("What the JobFlow controller reports (Volcano's fields, and vclite's: Skipped flows, conditions "
               "for flows without a vcjob, next flows).", {
                   "pendingJobs": _list(_JOB_LIST + ": Pending, or waiting to be created", _STRINGS),
@@ -142,10 +167,9 @@ STATUS = _obj("What the JobFlow controller reports (Volcano's fields, and vclite
                                  "createTime, runningDuration, taskStatusCount; and (vclite) reason and message "
                                  "(what a flow waits on, why it was skipped, retries), retries, firstCreateTime, "
                                  "output, podFailureRatio",
-                                 "additionalProperties": {"type": "object",
-                                                          "x-kubernetes-preserve-unknown-fields": True}},
+                                 "additionalProperties": _CONDITION},
                   "jobStatusList": _list("per vcjob: state, times, restartCount and runningHistories (the last 10 "
-                                         "phases)", {"type": "object", "x-kubernetes-preserve-unknown-fields": True}),
+                                         "phases)", _JOB_STATUS),
                   "state": _obj("the JobFlow's phase", {
                       "phase": _str("Pending, Running, Succeed, Failed or Terminating")}),
               })
