@@ -46,7 +46,7 @@ class Conditions:
     def _inst_condition(self, inst: rs.Inst) -> None:
         if inst.job is not None:
             cond = st.job_condition(inst.job)
-            if self.compact and cond.get("phase") == JP.COMPLETED:
+            if self.compact and cond.get("phase") in st.COMPACTED:
                 cond = {"phase": cond["phase"]}
             ratio = st.failure_ratio(inst.job)
             if ratio:

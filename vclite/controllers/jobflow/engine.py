@@ -150,7 +150,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             prev = {**prev, "runningHistories": st.histories(prev.get("runningHistories") or [],
                                                              str(JP.PENDING), created)}
         entry = st.job_entry(job, prev, now)
-        if self.compact and meta.phase(job) == JP.COMPLETED:
+        if self.compact and meta.phase(job) in st.COMPACTED:
             entry.pop("runningHistories", None)
         self.history[name] = entry
         if inst is not None:
@@ -158,8 +158,8 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
 
     @property
     def compact(self) -> bool:
-        """A big flow's status stays small: a Completed vcjob keeps {phase} in its condition (plus
-        retries and output) and no runningHistories (a 10,000-job status fits an etcd object). Big:
+        """A big flow's status stays small: a Completed or Pending vcjob (most of a big flow's, at any
+        moment) keeps {phase} in its condition (plus retries and output) and no runningHistories. Big:
         COMPACT_AT jobs or more, planned (flows and withItems items) or made (withParam, repeats)."""
         return self._compact
 
@@ -169,10 +169,10 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             return
         self._compact = True
         for name, entry in list(self.history.items()):
-            if entry.get("state") == JP.COMPLETED and "runningHistories" in entry:
+            if entry.get("state") in st.COMPACTED and "runningHistories" in entry:
                 self.history[name] = {k: v for k, v in entry.items() if k != "runningHistories"}
         for inst in self.insts.values():
-            if inst.job is not None and meta.phase(inst.job) == JP.COMPLETED:
+            if inst.job is not None and meta.phase(inst.job) in st.COMPACTED:
                 self._inst_condition(inst)
 
     # ---- observing vcjobs ------------------------------------------------------------------------------

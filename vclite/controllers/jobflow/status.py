@@ -94,6 +94,9 @@ FAILING = frozenset({JP.FAILED, JP.TERMINATING, JP.TERMINATED})
 ENDED = frozenset({JP.COMPLETED, JP.FAILED, JP.TERMINATED})   # a vcjob in these phases is done
 DELETED = "deleted"    # condition field: the vcjob was deleted after it finished (TTL, a user); its outcome stands
 STARTED = frozenset({JP.RUNNING, JP.COMPLETING, JP.COMPLETED})
+# In a big flow, the vcjobs in these phases (most of them, at any moment) keep only their phase in
+# their condition and no runningHistories (engine.Engine.compact)
+COMPACTED = frozenset({JP.COMPLETED, JP.PENDING})
 # A job that ran: started, or ended in failure (a quick pod may fail before the controller sees it Running;
 # a failing phase makes a plain JobFlow Failed first, so this matters only for a handled failure).
 RAN = STARTED | FAILING

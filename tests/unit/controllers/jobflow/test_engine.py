@@ -740,3 +740,15 @@ def test_a_retry_attempt_may_run_what_is_left_of_max_duration():
 def test_the_back_off_starts_from_the_failure(failed_at, now, start):
     at = lambda s: None if s is None else flowsim.T0 + dt.timedelta(seconds=s)
     assert engine._failure_time(at(failed_at), at(now)) == at(start)
+
+
+def test_a_big_flows_pending_jobs_keep_only_their_phase_and_running_ones_their_detail(monkeypatch):
+    """Most of a big flow's vcjobs are Pending (or Completed) at any moment: they stay small."""
+    monkeypatch.setattr(engine.rs, "COMPACT_AT", 1)
+    sim = flowsim.Sim([fl("a"), fl("b")])
+    sim.set("jf-a", "Pending", tasks={"main": {"phase": {"Pending": 1}}})
+    sim.set("jf-b", RUN, tasks={"main": {"phase": {"Running": 1}}})
+    assert sim.cond("a") == {"phase": "Pending"}
+    assert sim.cond("b")["taskStatusCount"] == {"main": {"phase": {"Running": 1}}}
+    entries = {e["name"]: e for e in sim.status["jobStatusList"]}
+    assert "runningHistories" not in entries["jf-a"] and entries["jf-b"]["runningHistories"]
