@@ -113,6 +113,16 @@ def test_timeout_says_it_timed_out(vcctl, write, tmp_path):
     assert "stopped: timed out after 1s" in r.err and "vcjob default/slow" in r.err, r
 
 
+def test_a_timeout_lists_what_still_waits_up_to_a_limit(vcctl, write, tmp_path):
+    """A big flow has thousands of waiting vcjobs: the report lists the first ones and counts the rest."""
+    jobs = "".join(JOB.format(name=f"w{i}", extra="", script="sleep 30")
+                   for i in range(45))
+    r = vcctl("run", "--quiet", "--timeout", "1", "--workdir", tmp_path, write("many.yaml", jobs), timeout=60)
+    lines = r.err.splitlines()
+    assert r.code == 1 and lines[0] == "stopped: timed out after 1s", r
+    assert lines[-1] == "  … and 5 more (vcctl run -o yaml shows every object)" and len(lines) == 42, r
+
+
 def test_ctrl_c_stops_every_pod(write, tmp_path):
     path = write("sleeper.yaml", SLEEPER)
     work = tmp_path / "work"

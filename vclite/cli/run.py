@@ -235,6 +235,9 @@ def _tail(path: pathlib.Path, n: int = 5) -> list[str]:
         return []
 
 
+STUCK_LINES = 40   # what still waits, listed after a timeout: at most this many lines (a big flow has thousands)
+
+
 async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Console, live_view: bool,
                quiet: bool, timeout: float | None) -> tuple[bool, view.Snapshot, Progress]:
     rt.start()   # (the documents were applied when they were validated)
@@ -356,8 +359,11 @@ def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: st
         timed_out = timeout is not None and rt.clock.monotonic() - started >= timeout
         err.print(f"stopped: timed out after {timeout:g}s" if timed_out else "stopped: no further progress is possible",
                   markup=False)
-        for line in stuck_report(snap):
+        stuck = stuck_report(snap)
+        for line in stuck[:STUCK_LINES]:
             err.print(f"  {line}", markup=False)
+        if len(stuck) > STUCK_LINES:
+            err.print(f"  … and {len(stuck) - STUCK_LINES} more (vcctl run -o yaml shows every object)", markup=False)
         for line in failure_report(snap, rt):
             err.print(f"  {line}", markup=False)
         return 1
