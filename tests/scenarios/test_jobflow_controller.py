@@ -479,3 +479,19 @@ def test_a_template_reading_an_unrelated_flows_output_waits_for_it(env):
     env.set_phase("test-b", JP.COMPLETED)
     env.drain()
     assert env.jobs() == {"test-a", "test-b"}
+
+
+def test_a_wide_flow_is_created_over_several_syncs_and_missing_templates_do_not_loop(env):
+    """At most CREATES_PER_SYNC vcjobs a sync (other work goes between); flows that cannot be created
+    (their JobTemplate is missing) do not count, so they never make the sync requeue itself for nothing."""
+    n, missing = 450, 300
+    for i in range(n):
+        env.template(f"t{i}")
+    env.jobflow("wide", [fl(f"t{i}") for i in range(n)] + [fl(f"m{i}") for i in range(missing)])
+    syncs = []
+    real_sync = env.flows.sync
+    env.flows.sync = lambda key: (str(key).endswith("/wide") and syncs.append(key)) or real_sync(key)
+    env.drain()
+    assert env.jobs() == {f"wide-t{i}" for i in range(n)}
+    assert len(syncs) >= -(-n // controller.CREATES_PER_SYNC), "created over several syncs"
+    assert len(syncs) < 20, "no sync loop over the flows that cannot be created"

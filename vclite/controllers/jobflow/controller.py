@@ -89,7 +89,9 @@ STATUS_REFRESH = 0.25  # seconds: how stale a JobFlow's view of running jobs may
 # A status is rewritten for a non-decisive change at most every STATUS_WRITE_GAP seconds, or
 # BIG_WRITE_GAP once it has BIG_STATUS entries (unless decisive: see _write_now).
 STATUS_WRITE_GAP, BIG_STATUS, BIG_WRITE_GAP = 0.05, 2000, 0.5
-CREATES_PER_SYNC = 200   # vcjobs one sync creates at most (a 10,000-item fan-out in many syncs, not one)
+# vcjobs one sync creates at most (a 10,000-item fan-out in many syncs, not one); only creations count, so
+# flows that cannot be created (a JobTemplate missing) never make a sync requeue itself without progress
+CREATES_PER_SYNC = 200
 PROBE_BACKOFF, PROBE_FACTOR, PROBE_MAX = 0.05, 1.5, 0.5
 DELETE_GRACE = 5.0     # seconds a finished vcjob may take to show its runningDuration (jobRetainPolicy: delete)
 URGENT_PHASES = batch.FINISHED_PHASES | {batch.JobPhase.TERMINATING}
@@ -159,6 +161,7 @@ class JobFlowController:
         self._written: dict[str, float] = {}      # JobFlow -> when its status was last written (monotonic)
         self._problems: dict[str, tuple[tuple[str, Any], str]] = {}   # JobFlow -> ((uid, generation), problems)
         self._creating: set[str] = set()          # names of the vcjobs the sync under way creates
+        self._made = 0                            # vcjobs the sync under way created
 
     # ---- watches: only enqueue ----------------------------------------------------------------
     def start(self) -> None:
@@ -255,16 +258,14 @@ class JobFlowController:
         failure: errors.ApiError | None = None
         acts = eng.decide(now)
         tried: set[str] = set()   # each vcjob is tried once a sync (a missing template stays missing)
-        created = 0
+        self._made = 0
         for _ in range(100):   # creating can decide more (an empty fan-out completes, …)
             todo = [i for i in acts.create if i.name not in tried]
             if not todo or failure is not None:
                 break
-            if created >= CREATES_PER_SYNC:
+            if self._made >= CREATES_PER_SYNC:
                 self.queue.add(key)   # the rest in the next sync: other work (a server's requests) goes between
                 break
-            todo = todo[:CREATES_PER_SYNC - created]
-            created += len(todo)
             tried.update(i.name for i in todo)
             failure = self._create(jobflow, eng, todo, notes, now)
             acts = eng.decide(now)
@@ -394,6 +395,8 @@ class JobFlowController:
         ns = meta.namespace(jobflow)
         templates: dict[str, Obj | None] = {}
         for inst in todo:
+            if self._made >= CREATES_PER_SYNC:
+                return None   # (the sync requeues itself: these are tried in the next one)
             if inst.flow not in templates:
                 templates[inst.flow] = self._template(ns, inst.flow)
             template = templates[inst.flow]
@@ -426,6 +429,7 @@ class JobFlowController:
             except errors.ApiError as err:
                 return err    # retried with back-off by the runtime
             else:
+                self._made += 1
                 eng.observe(inst.name, created, now)
                 self._record(jobflow, NORMAL, "Created", f"create a job named {inst.name}!", component=EVENT_SOURCE)
         return None
