@@ -260,11 +260,12 @@ class JobFlowController:
         tried: set[str] = set()   # each vcjob is tried once a sync (a missing template stays missing)
         self._made = 0
         for _ in range(100):   # creating can decide more (an empty fan-out completes, …)
+            if self._made >= CREATES_PER_SYNC:
+                if acts.create:
+                    self.queue.add(key)   # the rest in the next sync: other work (a server's requests) goes between
+                break
             todo = [i for i in acts.create if i.name not in tried]
             if not todo or failure is not None:
-                break
-            if self._made >= CREATES_PER_SYNC:
-                self.queue.add(key)   # the rest in the next sync: other work (a server's requests) goes between
                 break
             tried.update(i.name for i in todo)
             failure = self._create(jobflow, eng, todo, notes, now)

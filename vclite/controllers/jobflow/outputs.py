@@ -5,8 +5,8 @@ A vcjob's output is its designated pod's termination message, read once through 
 its vcjob's, a repeat's last iteration's, a fan-out's JSON list of its items' outputs. `values_for`
 gives the placeholder values of an instance's template (parameters, outputs, item, iteration), or the
 flows whose output it must wait for; a template reading the output of a flow that did not complete
-skips its flow, as a `when` or a patch reading it does (unless its `dependsOn.expression` names that
-flow, or it is the exit handler); in a repeat, `{{outputs.<itself>}}` is the previous iteration's.
+skips its flow, as a `when` or a patch reading it does (unless its `dependsOn` — a target, or its
+expression — names that flow, or it is the exit handler); in a repeat, `{{outputs.<itself>}}` is the previous iteration's.
 """
 from __future__ import annotations
 
