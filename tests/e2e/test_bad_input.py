@@ -58,7 +58,7 @@ CASES = [
                  id="missing-priority-class"),
     pytest.param(flow("    - name: a\n      patch: {jobSpec: {queue: nope}}\n") + template("a"),
                  'the vcjob it makes from JobTemplate "a" would be refused: spec.queue: unable to find job queue',
-                 "spec.flows[0].patch.jobSpec", id="patch-makes-an-invalid-vcjob"),
+                 "spec.flows[0].patch.jobSpec.queue", id="patch-makes-an-invalid-vcjob"),
     pytest.param(flow("    - name: a\n    - name: b\n      dependsOn: {targets: [a]}\n")
                  + template("a", command='              command: ["echo", "{{outputs.b}}"]') + template("b"),
                  "jobflow Flow is not DAG (cycle: a -> b -> a)", "spec.flows[0].name", id="cycle-through-a-template"),
@@ -232,3 +232,22 @@ def test_every_with_items_item_is_checked_before_anything_runs(vcctl, write, tmp
     v = vcctl("run", "--workdir", tmp_path / "work", path)
     assert v.code == 2 and "spec.flows[0].withItems[1]: item 1: the vcjob it makes from JobTemplate" in v.err, v
     assert not (tmp_path / "work").exists() or not any((tmp_path / "work").rglob("*.log")), "nothing ran"
+
+
+def test_a_patch_that_makes_an_invalid_vcjob_is_reported_at_the_patch_element(vcctl, write):
+    """The merged vcjob's field (a container appended to the template's in spec.tasks[0], a task
+    appended after the template's) is traced back to the element of the patch the user wrote."""
+    text = flow("    - name: a\n      patch:\n        jobSpec:\n          tasks:\n            - name: main\n"
+                "              template:\n                spec:\n                  containers:\n"
+                "                    - {name: Bad_Name, image: busybox, command: [\"true\"]}\n"
+                "            - name: extra\n              template:\n                spec:\n"
+                "                  containers: [{name: c, image: busybox}]\n") + template("a")
+    path = write("patched.yaml", text)
+    v = vcctl("validate", path)
+    assert v.code == 2, v
+    assert ("patched.yaml:15: JobFlow/f: spec.flows[0].patch.jobSpec.tasks[0].template.spec.containers[0].name: "
+            'the vcjob it makes from JobTemplate "a" would be refused: spec.tasks[0].template.spec.containers[1].name: '
+            'Invalid value: "Bad_Name"') in v.err, v
+    assert ("patched.yaml:19: JobFlow/f: spec.flows[0].patch.jobSpec.tasks[1].template.spec.containers[0].command: "
+            'the vcjob it makes from JobTemplate "a" would be refused: spec.tasks[1].template.spec.containers[0].command: '
+            'container "c" has no command') in v.err, v

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from vclite.api import flowsyntax
+from vclite.api import flowsyntax, yamlio
 from vclite.lib import errors
 
 Obj = dict[str, Any]
@@ -302,3 +302,85 @@ def _merge_plugins(base: Any, patch: Any, path: str) -> Obj:
         have = list(out.get(name) or [])
         out[name] = have + [a for i, a in enumerate(args) if a not in have and a not in args[:i]]
     return out
+
+
+# ---- where a merged field came from -----------------------------------------------------------
+
+def patch_origin(base_spec: Obj, patch_job_spec: Any, merged_spec: Obj, path: str) -> str | None:
+    """The field of a flow's patch that the field `path` of the merged vcjob spec came from, by
+    apply_patch's rules: for `tasks[1].template.spec.containers[1].name` of a template with one task
+    and a patch adding a task with one container, `patch.jobSpec.tasks[0].template.spec.containers[0].name`.
+    None when the field is the template's (or its origin cannot be told). `merged_spec` is
+    apply_patch(base_spec, patch_job_spec), placeholders filled or not (they change no path)."""
+    segments = yamlio.split_path(path)
+    try:
+        found = _origin_job(base_spec or {}, patch_job_spec or {}, merged_spec or {}, segments)
+    except (LookupError, TypeError, ValueError, AttributeError):
+        return None
+    if found is None:
+        return None
+    return "patch.jobSpec" + "".join(f"[{s}]" if s.isdigit() or "." in s or "/" in s else f".{s}" for s in found)
+
+
+
+def _origin_job(base: Obj, patch: Obj, merged: Obj, segments: list[str]) -> list[str] | None:
+    if not segments or patch.get(segments[0]) is None:
+        return None
+    key, rest = segments[0], segments[1:]
+    if key == "tasks":
+        return _origin_keyed(base.get(key), patch[key], merged[key], rest, "name", _origin_task, [key])
+    if key == "volumes":
+        return _origin_keyed(base.get(key), patch[key], merged[key], rest, "mountPath", _origin_whole, [key])
+    if key == "plugins":
+        return [key, *rest[:1]]   # (arguments are appended: the plugin's list is where they are)
+    return segments   # replaced: the patch's own field
+
+
+def _origin_whole(base: Any, patch: Any, merged: Any, segments: list[str], prefix: list[str]) -> list[str]:
+    return prefix + segments
+
+
+def _origin_keyed(base: Any, patch: list, merged: list, segments: list[str], key: str, inner,
+                  prefix: list[str]) -> list[str] | None:
+    """An element of a list merged by `key` (_merge_keyed): the patch element that made it, if any."""
+    if not segments:
+        return prefix
+    element = merged[int(segments[0])]
+    base = base if isinstance(base, list) else []
+    sole = len(base) == 1 and len(patch) == 1 and patch[0].get(key) is None   # (the keyless one-to-one case)
+    at = 0 if sole else next((j for j, p in enumerate(patch) if p.get(key) is not None and p[key] == element.get(key)),
+                             None)
+    if at is None or (sole and int(segments[0]) != 0):
+        return None
+    same = base[0] if sole else next((b for b in base if isinstance(b, dict) and b.get(key) == element.get(key)), None)
+    if same is None:
+        return prefix + [str(at)] + segments[1:]   # appended: all of it is the patch's
+    if segments[1:] == [key]:
+        return None   # the key of a matched element: the template's as much as the patch's
+    return inner(same, patch[at], element, segments[1:], prefix + [str(at)])
+
+
+def _origin_task(base: Obj, patch: Obj, merged: Obj, segments: list[str], prefix: list[str]) -> list[str] | None:
+    if not segments:
+        return prefix
+    key = segments[0]
+    if patch.get(key) is None:
+        return None
+    if key == "template" and isinstance(base.get(key), dict):
+        return _origin_merge(base[key], patch[key], merged[key], segments[1:], prefix + [key])
+    return prefix + segments
+
+
+def _origin_merge(base: Any, patch: Any, merged: Any, segments: list[str], prefix: list[str]) -> list[str] | None:
+    """merge()'s rules, followed down `segments`."""
+    if not segments or not isinstance(base, dict) or not isinstance(patch, dict):
+        return prefix + segments
+    key = segments[0]
+    if patch.get(key) is None:
+        return None
+    if key in ATOMIC or key not in base:
+        return prefix + segments
+    if key in LIST_KEYS and isinstance(patch[key], list) and isinstance(base[key], list):
+        inner = _origin_merge if key in MERGED_ELEMENTS else _origin_whole
+        return _origin_keyed(base[key], patch[key], merged[key], segments[1:], LIST_KEYS[key], inner, prefix + [key])
+    return _origin_merge(base[key], patch[key], merged[key], segments[1:], prefix + [key])

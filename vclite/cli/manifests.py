@@ -263,10 +263,22 @@ class _FlowCheck:
         except errors.AlreadyExists:
             return []   # a file defines a vcjob of that name: the run reports the clash
         except errors.Invalid as exc:
-            return [Problem(*where, f"{refused}{fe.path}: {fe.message}") for fe in exc.errors]
+            return [Problem(*self._origin(job, fe.path, where), f"{refused}{fe.path}: {fe.message}") for fe in exc.errors]
         except errors.ApiError as exc:
             return [Problem(*where, refused + exc.message)]
         return []
+
+    def _origin(self, job: Obj, path: str, where: tuple) -> tuple:
+        """Where to report a refused field of the merged vcjob: the patch element it came from, when
+        it came from the patch (and not through an item: then the item is reported)."""
+        if not self.patch or not path.startswith("spec.") or where[-1].startswith(f"spec.flows[{self.i}].withItems"):
+            return where
+        base = objects.build_job(self.jobflow, self.template, self.f["name"])["spec"]
+        origin = flowtemplate.patch_origin(base, self.patch, job["spec"], path.removeprefix("spec."))
+        if origin is None:
+            return where
+        precise = f"spec.flows[{self.i}].{origin}"
+        return self.d.file, self.d.line_of(precise), describe(self.d), precise
 
 
 def _item_fields(d: yamlio.Document, spec: Obj, reads: dict[str, set[str]]) -> list[Problem]:

@@ -344,3 +344,54 @@ def test_placeholder_paths_name_the_first_use_of_each():
     assert flowtemplate.placeholder_paths(["{{a}}", "{{item}}"]) == {"item": "[1]"}
     assert flowtemplate.placeholder_paths(["{{a}}", "{{ b.c }}", "{{item}}"], "", flowtemplate.OTHER_BRACES) == \
         {"a": "[0]", "b.c": "[1]"}     # the text left alone, for warnings
+
+
+# ---- patch_origin: a merged field traced back to the patch -------------------------------------
+
+@pytest.mark.parametrize("patch, merged_path, origin", [
+    pytest.param({"queue": "gpu"}, "queue", "patch.jobSpec.queue", id="job-field-replaced"),
+    pytest.param({"queue": "gpu"}, "maxRetry", None, id="job-field-of-the-template"),
+    pytest.param({"policies": [{"event": "PodFailed", "action": "AbortJob"}]}, "policies[0].action",
+                 "patch.jobSpec.policies[0].action", id="replaced-list"),
+    pytest.param({"tasks": [{"name": "worker", "replicas": 4}]}, "tasks[1].replicas",
+                 "patch.jobSpec.tasks[0].replicas", id="matched-task-field"),
+    pytest.param({"tasks": [{"name": "worker", "replicas": 4}]}, "tasks[1].minAvailable", None,
+                 id="matched-task-field-the-patch-lacks"),
+    pytest.param({"tasks": [{"name": "worker", "replicas": 4}]}, "tasks[0].replicas", None, id="unpatched-task"),
+    pytest.param({"tasks": [{"name": "worker", "replicas": 4}]}, "tasks[1].name", None, id="matched-task-key"),
+    pytest.param({"tasks": [{"name": "worker"}, {"name": "chief", "replicas": -1}]}, "tasks[2].replicas",
+                 "patch.jobSpec.tasks[1].replicas", id="appended-task"),
+    pytest.param({"tasks": [{"name": "ps", "template": {"spec": {"containers": [{"name": "side", "image": "x"}]}}}]},
+                 "tasks[0].template.spec.containers[1].image",
+                 "patch.jobSpec.tasks[0].template.spec.containers[0].image", id="appended-container"),
+    pytest.param({"tasks": [{"name": "ps", "template": {"spec": {"containers": [{"name": "ps", "image": "x"}]}}}]},
+                 "tasks[0].template.spec.containers[0].image",
+                 "patch.jobSpec.tasks[0].template.spec.containers[0].image", id="merged-container-field"),
+    pytest.param({"tasks": [{"name": "ps", "template": {"spec": {"containers": [{"name": "ps", "image": "x"}]}}}]},
+                 "tasks[0].template.spec.containers[0].env[0].name", None, id="merged-container-template-field"),
+    pytest.param({"tasks": [{"name": "ps", "template": {"spec": {"containers": [
+        {"name": "ps", "env": [{"name": "B", "value": "9"}, {"name": "Z", "value": "1"}]}]}}}]},
+                 "tasks[0].template.spec.containers[0].env[2].value",
+                 "patch.jobSpec.tasks[0].template.spec.containers[0].env[1].value", id="appended-env-var"),
+    pytest.param({"tasks": [{"name": "ps", "template": {"spec": {"nodeSelector": {"a.b/c": "x"}}}}]},
+                 "tasks[0].template.spec.nodeSelector[a.b/c]",
+                 "patch.jobSpec.tasks[0].template.spec.nodeSelector[a.b/c]", id="label-key-with-dots"),
+    pytest.param({"volumes": [{"mountPath": "/data", "volumeClaimName": "Bad"}]}, "volumes[0].volumeClaimName",
+                 "patch.jobSpec.volumes[0].volumeClaimName", id="matched-volume-replaced-whole"),
+    pytest.param({"volumes": [{"mountPath": "/ckpt", "volumeClaimName": "Bad"}]}, "volumes[1].volumeClaimName",
+                 "patch.jobSpec.volumes[0].volumeClaimName", id="appended-volume"),
+    pytest.param({"plugins": {"svc": ["--x"]}}, "plugins.svc[1]", "patch.jobSpec.plugins.svc", id="plugin-argument"),
+    pytest.param({"tasks": [{"name": "ps", "template": {"spec": {"affinity": {"nodeAffinity": {}}}}}]},
+                 "tasks[0].template.spec.affinity.nodeAffinity",
+                 "patch.jobSpec.tasks[0].template.spec.affinity.nodeAffinity", id="atomic-section"),
+    pytest.param({"queue": "gpu"}, "tasks[9].name", None, id="no-such-merged-field"),
+])
+def test_patch_origin(patch: Obj, merged_path: str, origin: str | None) -> None:
+    assert T.patch_origin(TEMPLATE, patch, T.apply_patch(TEMPLATE, patch), merged_path) == origin
+
+
+def test_patch_origin_of_the_keyless_task_of_a_one_task_template() -> None:
+    one = {"tasks": [task("main", container("main"))]}
+    patch = {"tasks": [{"template": {"spec": {"containers": [{"name": "main", "image": "Bad Image"}]}}}]}
+    got = T.patch_origin(one, patch, T.apply_patch(one, patch), "tasks[0].template.spec.containers[0].image")
+    assert got == "patch.jobSpec.tasks[0].template.spec.containers[0].image"
