@@ -163,8 +163,9 @@ def stuck_report(snap: view.Snapshot) -> list[str]:
         for name, job_name, job, targets in view.flow_rows(jf, snap):
             if job is None:
                 cond = ((jf.get("status") or {}).get("conditions") or {}).get(job_name) or {}
-                reason = cond.get("message") or cond.get("reason") or (
-                    f"waiting on {', '.join(targets)}" if targets else "not created")
+                reason = cond.get("message") or (   # (a big flow's waiting notes have no message)
+                    f"{cond.get('reason') or 'waiting'}: waiting on {', '.join(targets)}" if targets
+                    else cond.get("reason") or "not created")
                 lines.append(f"JobFlow {meta.key(jf)}: flow {name}: {reason}")
             elif meta.phase(job) not in JOB_DONE:
                 reason = view.why_waiting(snap, job) or f"vcjob is {meta.phase(job) or 'Pending'}"

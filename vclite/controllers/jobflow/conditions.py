@@ -36,6 +36,8 @@ class Conditions:
         if cond is None:
             self.conditions.pop(key, None)
             return
+        if self.compact and listed:
+            cond = st.compact_condition(cond)
         self.conditions[key] = cond
         if listed:
             bucket = st.BUCKETS.get(cond.get("phase", ""), st.UNKNOWN_JOBS)

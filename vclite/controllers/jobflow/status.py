@@ -254,6 +254,24 @@ def job_entry(job: Obj, previous: Obj | None, now: dt.datetime) -> Obj:
     return entry
 
 
+def compact_entry(entry: Obj) -> Obj:
+    """A big flow's jobStatusList entry of a Completed or Pending vcjob: its name, state and restarts."""
+    return {k: v for k, v in entry.items() if k in ("name", "state", "restartCount")}
+
+
+# In a big flow, these notes (thousands at once, in a wide fan-out) keep their reason and lose their message
+TERSE_REASONS = frozenset({Reason.WAITING, Reason.WAITING_OUTPUT, Reason.WAITING_PROBE, Reason.CREATING,
+                           Reason.SUSPENDED, Reason.NOT_CREATED})
+
+
+def compact_condition(cond: Obj) -> Obj:
+    """A big flow's condition of a flow not created yet (waiting, being created, suspended, not created
+    after a failure): {phase, reason} without the message; any other condition as it is (the same object)."""
+    if "message" in cond and cond.get("phase") == JP.PENDING and cond.get("reason") in TERSE_REASONS:
+        return {k: v for k, v in cond.items() if k != "message"}
+    return cond
+
+
 def job_status_list(previous: Sequence[Obj], jobs: Sequence[Obj], now: dt.datetime) -> list[Obj]:
     """Previous entries (never pruned, order kept) with each current job's entry replaced or appended."""
     out = jsoncopy.deep_copy(list(previous))

@@ -3,6 +3,7 @@ deliberately differs — every such row is marked `deviation:` with the reason."
 from __future__ import annotations
 
 import copy
+import json
 import datetime as dt
 
 import pytest
@@ -299,3 +300,41 @@ def test_vanished_job_of_running_flow_is_shown_as_to_be_created_again():
     out = st.compute(jobflow(flows, first), [], NOW)
     assert out["conditions"][A]["reason"] == "Creating"
     assert out["jobStatusList"] == first["jobStatusList"], "entries of vanished jobs are never pruned"
+
+
+# ---- a big flow's whole object stays under etcd's limit -----------------------------------------
+ETCD_LIMIT = 3 * 1024 * 1024 // 2   # etcd's default request limit (1.5 MiB): a bigger JobFlow cannot be stored
+
+
+@pytest.mark.parametrize("completed, failed", [
+    pytest.param(0, 0, id="start-every-flow-being-created"),
+    pytest.param(5_000, 0, id="half-way"),
+    pytest.param(10_000, 0, id="every-job-completed"),
+    pytest.param(3_000, 1, id="a-failure-leaves-the-rest-not-created"),
+])
+def test_a_10000_job_fan_out_fits_in_etcd_at_every_stage(completed, failed):
+    """start -> 10,000 parallel flows -> end (names as long as the peer benchmark's): the JobFlow with its
+    status, as the controller writes it, stays under 1.5 MiB, and every vcjob is still named in it."""
+    n = 10_000
+    flows = [fl("start"), *(fl(f"m{i}", "start") for i in range(n)), fl("end", *(f"m{i}" for i in range(n)))]
+    jobs = [job("bench-start", JP.COMPLETED, T0, T1, rd="1s")]
+    jobs += [job(f"bench-m{i}", JP.COMPLETED, T1, T2, rd="4s") for i in range(completed)]
+    jobs += [job(f"bench-m{completed + i}", JP.FAILED, T1, T2, rd="4s") for i in range(failed)]
+    jobs += [job(f"bench-m{completed + failed + i}", JP.RUNNING, T1, T2, rd="4s") for i in range(min(2, n - completed))]
+    obj = jobflow(flows, name="bench")
+    obj["status"] = st.compute(obj, jobs, NOW)
+    size = len(json.dumps(obj, separators=(",", ":")))
+    assert size < ETCD_LIMIT, size
+    conditions = obj["status"]["conditions"]
+    assert {f"bench-m{i}" for i in range(n)} <= set(conditions)
+    if completed == n:
+        assert obj["status"]["state"]["phase"] == FP.RUNNING and conditions["bench-m0"] == {"phase": JP.COMPLETED}
+    done = [e for e in obj["status"]["jobStatusList"] if e["state"] == JP.COMPLETED]
+    assert len(done) == completed + 1 and all(set(e) == {"name", "state"} for e in done)
+    running = [e for e in obj["status"]["jobStatusList"] if e["state"] == JP.RUNNING]
+    assert all(e["startTimestamp"] == T1 and e["runningHistories"] for e in running)   # the few at work: in detail
+    if failed:
+        assert obj["status"]["state"]["phase"] == FP.FAILED
+        assert conditions[f"bench-m{n - 1}"] == {"phase": JP.PENDING, "reason": st.Reason.NOT_CREATED}
+    elif completed < n:
+        assert conditions[f"bench-m{n - 1}"] == {"phase": JP.PENDING, "reason": st.Reason.CREATING}
