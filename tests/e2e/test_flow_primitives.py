@@ -127,6 +127,23 @@ def test_patch_and_parameters_reach_the_vcjob(vcctl, tmp_path):
     assert "smoke run on imagenet-mini" in logs(tmp_path, "patch-smoke-test-worker-0")
 
 
+
+def test_a_parameter_set_on_the_command_line_replaces_the_files_value(vcctl, tmp_path):
+    """`vcctl run -p NAME=VALUE`, as `argo submit -p`: the flow runs with it; a parameter no JobFlow
+    declares (a typo) is refused and nothing runs."""
+    path = ROOT / "examples" / "patch.yaml"
+    r = vcctl("run", "--quiet", "-p", "epochs=7", "-p", "dataset=cifar = 10", "--workdir", tmp_path / "work", path)
+    assert r.code == 0, r
+    assert "full run on cifar = 10: 7 epochs, lr 0.01" in logs(tmp_path, "patch-train-worker-1")
+    bad = vcctl("run", "-p", "epoch=7", "--workdir", tmp_path / "bad", path)
+    assert bad.code == 2 and '-p epoch: no JobFlow declares the parameter "epoch" in spec.arguments.parameters ' \
+        "(declared: dataset, epochs)" in bad.err, bad
+    assert not (tmp_path / "bad").exists() or not any((tmp_path / "bad").rglob("*.log"))
+    assert vcctl("validate", "-p", "epochs=7", path).code == 0
+    malformed = vcctl("validate", "-p", "epochs", path)
+    assert malformed.code == 2 and "'epochs': expected NAME=VALUE" in malformed.err, malformed
+
+
 SHRINK = """
 apiVersion: flow.volcano.sh/v1alpha1
 kind: JobTemplate

@@ -56,8 +56,23 @@ def _positive_seconds(ctx: click.Context, param: click.Parameter, value: float |
     return value
 
 
+def _params(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for text in values:
+        name, eq, value = text.partition("=")
+        if not eq or not name:
+            raise click.BadParameter(f"{text!r}: expected NAME=VALUE (e.g. -p epochs=5)")
+        out[name] = value
+    return out
+
+
+PARAM_HELP = ("Set a JobFlow parameter (spec.arguments.parameters), as `argo submit -p`; repeatable. "
+              "It must be declared by a JobFlow of the FILES.")
+
+
 @cli.command(context_settings=CONTEXT)
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE", callback=_params, help=PARAM_HELP)
 @click.option("-q", "--quiet", is_flag=True, help="No progress output: nothing on success; a failure prints only why (on stderr).")
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]),
               help="At the end, print a v1 List of every JobFlow, JobTemplate, vcjob, PodGroup and Pod "
@@ -71,8 +86,13 @@ def _positive_seconds(ctx: click.Context, param: click.Parameter, value: float |
               help="Where pods' working directories and logs go (default: a new temporary directory).")
 @click.option("--timeout", type=float, metavar="SECONDS", callback=_positive_seconds,
               help="Give up (exit 1) after this many seconds (e.g. 600).")
-def run(files, quiet, output, nodes_opt, scheduler_conf, workdir, timeout) -> None:
+def run(files, params, quiet, output, nodes_opt, scheduler_conf, workdir, timeout) -> None:
     """Run manifests on the embedded control plane until every JobFlow, vcjob and bare pod finishes.
+
+    \b
+    Examples:
+      vcctl run examples/diamond.yaml
+      vcctl run -p epochs=5 -p lr=0.01 train-flow.yaml templates.yaml
 
     Every document of every FILE is validated first; if any is invalid, every problem is listed
     (file:line: Kind/name: field: message) and nothing runs (exit 2). Then the objects are applied
@@ -85,12 +105,13 @@ def run(files, quiet, output, nodes_opt, scheduler_conf, workdir, timeout) -> No
     """
     from vclite.cli import run as run_mod  # the whole control plane: imported only to run
 
-    sys.exit(run_mod.run(list(files), quiet, output, nodes_opt, scheduler_conf, workdir, timeout))
+    sys.exit(run_mod.run(list(files), quiet, output, nodes_opt, scheduler_conf, workdir, timeout, params))
 
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-def validate(files) -> None:
+@click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE", callback=_params, help=PARAM_HELP)
+def validate(files, params) -> None:
     """Check manifests with the same admission rules `run` and a Volcano cluster apply.
 
     Lists every problem as file:line: Kind/name: field: message and exits 2 if there is any.
@@ -98,7 +119,7 @@ def validate(files) -> None:
     problem (on a cluster it would wait for them forever), so give the templates' files too.
     A field no schema defines (a typo such as `minAvaliable`) is a warning: it is ignored.
     """
-    docs, problems = manifests.load_and_validate(list(files))
+    docs, problems = manifests.load_and_validate(list(files), params=params)
     for w in manifests.warnings(docs):
         click.echo(f"warning: {w}", err=True)
     if problems:

@@ -367,11 +367,36 @@ def validate(docs: list[yamlio.Document], require_command: bool = True, whole: b
     return problems + _flow_jobs(client, [d for d in docs if d.obj.get("kind") == "JobFlow"])
 
 
-def load_and_validate(paths: list[str], require_command: bool = True,
-                      client: Any = None) -> tuple[list[yamlio.Document], list[Any]]:
+def load_and_validate(paths: list[str], require_command: bool = True, client: Any = None,
+                      params: dict[str, str] | None = None) -> tuple[list[yamlio.Document], list[Any]]:
     """(documents, problems): every structural problem of loading, and every admission problem of
-    the documents that could be read (see `validate` for `client`)."""
+    the documents that could be read (see `validate` for `client`), with `params` (`-p NAME=VALUE`)
+    set in the JobFlows first (set_params)."""
     docs, problems = _read_all(paths)
+    problems = [*problems, *set_params(docs, params or {})]
     if docs:
         problems = [*problems, *validate(docs, require_command, whole=not problems, client=client)]
     return docs, problems
+
+
+def set_params(docs: list[yamlio.Document], params: dict[str, str]) -> list[str]:
+    """`vcctl run -p NAME=VALUE` (as `argo submit -p`): the value of parameter NAME in
+    `spec.arguments.parameters` of every JobFlow that declares it, in place. A NAME no JobFlow
+    declares is a problem (a typo would otherwise run the flow with the file's value)."""
+    if not params:
+        return []
+    declared: set[str] = set()
+    for d in docs:
+        if not isinstance(d.obj, dict) or d.obj.get("kind") != kinds.JOBFLOW.kind:
+            continue
+        spec = d.obj.get("spec")
+        arguments = spec.get("arguments") if isinstance(spec, dict) else None
+        parameters = arguments.get("parameters") if isinstance(arguments, dict) else None
+        for p in parameters if isinstance(parameters, list) else []:
+            if isinstance(p, dict) and isinstance(p.get("name"), str):
+                declared.add(p["name"])
+                if p["name"] in params:
+                    p["value"] = params[p["name"]]
+    return [f'-p {name}: no JobFlow declares the parameter "{name}" in spec.arguments.parameters'
+            + (f" (declared: {', '.join(sorted(declared))})" if declared else " (none declares any)")
+            for name in params if name not in declared]

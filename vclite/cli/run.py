@@ -311,7 +311,7 @@ async def _stop_pods(rt: runtime_mod.Runtime, loop: asyncio.AbstractEventLoop, q
 
 
 def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None, conf_path: str | None,
-        workdir: str | None, timeout: float | None) -> int:
+        workdir: str | None, timeout: float | None, params: dict[str, str] | None = None) -> int:
     err = _Stderr()
     conf, conf_problems = load_scheduler_conf(conf_path)
     rt, runtime_error = None, None
@@ -323,7 +323,8 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
     try:
         # Admitted once: on the runtime's own API, before anything runs (a problem leaves a runtime
         # that never started, and is dropped); on a scratch API when there is no runtime to run.
-        docs, problems = manifests.load_and_validate(files, client=rt.client if rt is not None else None)
+        docs, problems = manifests.load_and_validate(files, client=rt.client if rt is not None else None,
+                                                     params=params)
         problems = [*conf_problems, *problems]
         if problems:
             for p in problems:
