@@ -577,8 +577,9 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         acts = rs.Actions()
         if not self.frozen and not self.suspended:
             acts.create = [i for i in self.to_create.values() if not self.stopping or self.flows[i.flow].d.exit]
-        if not self.stopping and not self.frozen:
-            due = [i.retry_at for i in self.retry_wait.values() if i.retry_at is not None]
+        if not self.frozen:   # (after an unhandled failure, only the exit handler's retries still wait)
+            due = [i.retry_at for i in self.retry_wait.values()
+                   if i.retry_at is not None and (not self.stopping or self.flows[i.flow].d.exit)]
             acts.wake_at = min(due) if due else None
         for inst in self.replacing.values():
             if inst.job is not None and not meta.is_deleting(inst.job):

@@ -518,6 +518,19 @@ def test_the_exit_handler_is_retried_after_an_unhandled_failure():
     assert sim.phase == "Failed"
 
 
+def test_the_exit_handlers_back_off_after_an_unhandled_failure_wakes_the_controller():
+    """Without a wake-up at the end of the back-off the handler's retry never starts: the JobFlow
+    would stay Running for ever."""
+    sim = flowsim.Sim([fl("a"), fl("e", retry={"limit": 1, "backoff": {"duration": "3s"}})], onExit="e")
+    sim.finish("jf-a", F)
+    sim.finish("jf-e", F)
+    assert sim.reason("e") == "RetryBackoff" and sim.acts.wake_at == sim.now + dt.timedelta(seconds=3)
+    sim.advance(3)
+    assert sim.created == ["jf-a", "jf-e", "jf-e"]
+    sim.finish("jf-e", C)
+    assert sim.phase == "Failed" and sim.acts.wake_at is None
+
+
 def test_a_retry_left_waiting_when_the_jobflow_stops_says_it_was_not_retried():
     sim = flowsim.Sim([fl("a", retry={"limit": 3, "backoff": {"duration": "5s"}}), fl("b")])
     sim.finish("jf-a", F)
