@@ -263,18 +263,22 @@ def _compile_flow(f: Obj, index: int, exit_name: str) -> FlowDef:
     except (flowexpr.ExprError, ValueError, TypeError) as e:
         return dataclasses.replace(base, error=flowsyntax.one_line(e))
     implicit = [r for r in sorted(_output_refs(when, until, param_from) | _patch_refs(patch)) if r != name]
-    declared = [*targets, *(sorted(flowexpr.flow_refs(expression)) if expression else [])]
+    named = sorted(flowexpr.flow_refs(expression)) if expression else []
+    declared = [*targets, *named]
     refs = tuple(dict.fromkeys([*declared, *implicit]))
+    # Targets that must be Completed anyway (all of them, unprobed): reading their output adds nothing. With
+    # strategy any or a probe, a target whose output is read must still complete before the flow starts.
+    covered = set(targets) if strategy is Strategy.ALL and not probe else set()
+    reads = [r for r in implicit if r not in covered]
     # (the exit handler runs once every other flow has finished: what it reads is final, never waited for)
-    dependency = _dependency(targets, strategy, probe, expression,
-                             [] if base.exit else [r for r in implicit if r not in targets])
+    dependency = _dependency(targets, strategy, probe, expression, [] if base.exit else reads)
     atoms = tuple(dict.fromkeys(n.flow for n in flowexpr.nodes(dependency) if isinstance(n, flowsyntax.Atom))) \
         if dependency is not None else ()
     return dataclasses.replace(
         base, strategy=strategy, expression=expression, probe=probe, when=when, loop=loop, items=items,
         param_from=param_from, until=until, limit=limit, retry_limit=retry_limit, retried=isinstance(f.get("retry"), dict), backoff=backoff, patch=patch,
-        refs=refs, readers_of=tuple(r for r in implicit if r not in declared), dependency=dependency, atoms=atoms,
-        simple=bool(targets) and not probe and expression is None and not [r for r in implicit if r not in targets])
+        refs=refs, readers_of=tuple(r for r in reads if r not in named), dependency=dependency, atoms=atoms,
+        simple=bool(targets) and not probe and expression is None and not reads)
 
 
 def _loop(f: Obj, name: str) -> tuple[Loop, tuple, str, flowexpr.Expr | None, int]:

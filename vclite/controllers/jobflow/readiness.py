@@ -132,6 +132,8 @@ def skip_message(fd: plan_mod.FlowDef, facts: Facts) -> str:
     when they can no longer be met, else its `dependsOn.expression`."""
     targets = tuple(dict.fromkeys(fd.targets))
     dead = {t: why for t in targets if (why := _dead_target(fd, t, facts))}
+    if fd.strategy is plan_mod.Strategy.ANY and len(dead) < len(targets):
+        dead = {}   # (one target can still complete: the targets are not why)
     if len(targets) == 1 and dead:
         why = dead[targets[0]]
         return f"dependsOn target {targets[0]} {why if why.startswith('finished') else 'was ' + why}"

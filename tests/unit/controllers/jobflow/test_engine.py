@@ -343,6 +343,23 @@ def test_when_reading_an_output_waits_for_that_flow_even_without_targets():
     assert sim.created == ["jf-a", "jf-b"]
 
 
+@pytest.mark.parametrize("slow, created, reason, message", [
+    pytest.param(C, ["fast", "slow", "use"], "", "", id="the-read-target-completes"),
+    pytest.param(F, ["fast", "slow"], "DependencyNeverMet",
+                 "it reads the output of slow Failed: an output is read only from a Completed flow", id="it-fails"),
+])
+def test_strategy_any_still_waits_for_a_target_whose_output_is_read(slow, created, reason, message):
+    """`strategy: any` starts the flow on its first target, but a `when` reading another target's output
+    needs that target Completed: it waits for it (the JobFlow was Failed: "slow has no output")."""
+    use = {**anyof("use", "fast", "slow"), "when": "outputs.slow == 's'"}
+    sim = flowsim.Sim([fl("fast"), fl("slow"), use])
+    sim.finish("jf-fast", C, "f")
+    assert sim.phase == "Running" and sim.created == ["jf-fast", "jf-slow"] and sim.reason("use") == "WaitingForOutput"
+    sim.finish("jf-slow", slow, "s")
+    assert [c.removeprefix("jf-") for c in sim.created] == created and sim.reason("use") == reason
+    assert sim.cond("use").get("message", "") == message or reason == ""
+
+
 @pytest.mark.parametrize("flows, reason", [
     pytest.param([fl("a"), fl("b"), expr("c", "a.Completed && b.Completed")], "WaitingForDependencies",
                  id="expression"),
