@@ -103,8 +103,13 @@ class LocalExecutor:
             log.warning("pod %s: killing process group %d left by a previous vclite process", meta.key(pod), pid)
             recovery.kill_group(pid)
         if meta.is_deleting(pod) or (meta.phase(pod) not in podstatus.TERMINAL
-                                     and (left_pids or recovery.was_started(pod))):
+                                     and (left_pids or recovery.was_started(pod) or self._marked_started(pod))):
             self._lost[meta.key(pod)] = meta.uid(pod)
+
+    def _marked_started(self, pod: Obj) -> bool:
+        """A process of this pod was started, though its status was never written (runner.mark_started)."""
+        names = [c.get("name", "") for key in ("initContainers", "containers") for c in (pod.get("spec") or {}).get(key) or []]
+        return runner_mod.started_here(self.pod_dir(meta.namespace(pod), meta.name(pod)), meta.uid(pod), names)
 
     def _mine(self, pod: Obj | None) -> bool:
         return bool(pod) and (pod.get("spec") or {}).get("nodeName") in self.node_names

@@ -6,8 +6,11 @@ adopted process would end with an unknown outcome. Instead, when the executor st
 - every process group the previous server left behind for one of our pods is killed — a session
   leader whose environment names a pod directory under our work directory (`VC_POD_DIR`) and whose
   parent is not this process (so our own live containers are never touched);
-- a pod that was started (status shows a start time or a container that ran, or a left-behind
-  process was found) and is not finished gets its final status: every container that was running
+- a pod that was started (status shows a start time or a container that ran, a left-behind
+  process was found, or its directory holds its start mark — runner.mark_started, written before its
+  first process starts, so a pod whose status was never written is not run a second time) and is not
+  finished gets its final status: every container that was running (or, with no status written, that
+  starts first)
   is terminated with exit code 137 and reason `ProcessLost`, one backing off stays terminated with
   its last exit, one never started stays waiting; the phase follows the usual rule (Succeeded if
   every container had already exited 0, else Failed with pod reason `ProcessLost`).
@@ -76,10 +79,14 @@ def container_state(container: Obj, cs: Obj | None) -> podstatus.ContainerState:
 def lost_states(pod: Obj, now: str) -> tuple[list[podstatus.ContainerState], list[podstatus.ContainerState]]:
     """The final (init, app) container states of a started pod whose processes were lost."""
     spec, status = pod.get("spec") or {}, pod.get("status") or {}
+    unreported = not was_started(pod)   # (started, by its start mark, but killed before its status said so)
     out = []
     for spec_key, status_key in (("initContainers", "initContainerStatuses"), ("containers", "containerStatuses")):
         reported = {cs.get("name"): cs for cs in status.get(status_key) or []}
         states = [container_state(c, reported.get(c.get("name"))) for c in spec.get(spec_key) or []]
+        if unreported and states and (spec_key == "initContainers" or not spec.get("initContainers")):
+            for st in states[:1] if spec_key == "initContainers" else states:   # what starts first
+                st.start(now, 0)
         for st in states:
             if st.kind == podstatus.StateKind.RUNNING:
                 st.finish(LOST_EXIT_CODE, now, message=CONTAINER_MESSAGE, reason=PROCESS_LOST)

@@ -16,7 +16,9 @@ Layout of a pod's directory `<poddir>` (the executor uses `<workdir>/<namespace>
   persistentVolumeClaim is `<poddir>/../_pvc/<claimName>/`, shared by the namespace's pods. The
   mount paths `/logs` and `/.vclite` are reserved;
 - `.vclite/volumes/<volume>` — emptyDir, configMap and secret volumes (made only for pods that have some).
-Nothing else is created: a directory or file costs a few hundred microseconds on some disks, and a
+Each container log carries the pod's uid as an extended attribute (`user.vclite.pod-uid`: its start, for a
+restarted server; `logs/.started` where the file system has no xattrs). Nothing else is created: a
+directory or file costs a few hundred microseconds on some disks, and a
 pod of a fast chain would pay them on every hop.
 The process environment is the host's (as the executor found it when it started), plus VC_POD_DIR,
 TERMINATION_MESSAGE_PATH and HOSTNAME (the pod's hostname), plus the container's env (see envvars).
@@ -40,7 +42,7 @@ import pathlib
 import posixpath
 import shutil
 import signal
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from vclite.api import core, meta
 from vclite.executor import envvars, podstatus, processes
@@ -107,6 +109,44 @@ def make_pod_dirs(pod_dir: Path) -> bool:
         if made or not (pod_dir / "logs").is_dir():
             raise
     return made
+
+
+# A pod's start, recorded before its status says so: a server killed in between must not run it again.
+# The pod's uid goes on each container log as an extended attribute (a few microseconds: the log is
+# made anyway); where the file system has none, in the file logs/.started (a new file: slower).
+STARTED_XATTR = "user.vclite.pod-uid"
+STARTED_MARK = ".started"
+_xattrs_work: bool | None = None
+
+
+def mark_started(log_fd: int, pod_dir: Path, uid: str) -> None:
+    """The pod `uid` starts a process whose log is open as `log_fd`."""
+    global _xattrs_work
+    if _xattrs_work is not False and hasattr(os, "setxattr"):
+        try:
+            os.setxattr(log_fd, STARTED_XATTR, uid.encode())
+            _xattrs_work = True
+            return
+        except OSError:
+            _xattrs_work = False
+    (pod_dir / "logs" / STARTED_MARK).write_text(uid)
+
+
+def started_here(pod_dir: Path, uid: str, containers: Iterable[str]) -> bool:
+    """Whether the pod `uid` had a process started in `pod_dir` (mark_started), its status aside."""
+    if not uid:
+        return False
+    logs = pod_dir / "logs"
+    for name in containers:
+        try:
+            if os.getxattr(logs / f"{name}.log", STARTED_XATTR) == uid.encode():
+                return True
+        except (OSError, AttributeError):
+            pass
+    try:
+        return (logs / STARTED_MARK).read_text() == uid
+    except OSError:
+        return False
 
 
 def _replace_if_there(source: Path, target: Path) -> None:
@@ -368,6 +408,7 @@ class PodRunner:
                 path.unlink(missing_ok=True)
         try:
             with open(launch.log, "ab") as log:
+                mark_started(log.fileno(), self.pod_dir, meta.uid(self.pod))
                 proc = await processes.start(launch.argv, cwd=launch.cwd, env=launch.env, log=log)
         except OSError as e:
             st.finish(START_ERROR_EXIT, self._now(), reason=podstatus.Reason.START_ERROR,

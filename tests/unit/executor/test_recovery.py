@@ -73,6 +73,12 @@ def summary(states):
                  [("a", "terminated", 3, "Error")], id="backing-off-keeps-its-last-exit"),
     pytest.param(pod(["a"], statuses=[]), core.PodPhase.FAILED, [], [("a", "waiting", None, "ContainerCreating")],
                  id="no-container-status"),
+    pytest.param(pod(["a", "b"], statuses=[], start_time=None), core.PodPhase.FAILED, [],
+                 [("a", "terminated", 137, "ProcessLost"), ("b", "terminated", 137, "ProcessLost")],
+                 id="started-by-its-mark-status-never-written"),
+    pytest.param(pod(["a"], init=["i", "j"], statuses=[], start_time=None), core.PodPhase.FAILED,
+                 [("i", "terminated", 137, "ProcessLost"), ("j", "waiting", None, "ContainerCreating")],
+                 [("a", "waiting", None, "ContainerCreating")], id="started-by-its-mark-first-init-container"),
 ])
 def test_lost_states_and_phase(the_pod, phase, init, main):
     i, m = recovery.lost_states(the_pod, NOW)
@@ -82,7 +88,8 @@ def test_lost_states_and_phase(the_pod, phase, init, main):
             if st.to_status()["state"].get("terminated", {}).get("reason") == "ProcessLost"]
     for term in lost:
         assert term["message"] == recovery.CONTAINER_MESSAGE and term["finishedAt"] == NOW
-        assert term["startedAt"] == T0 and term["containerID"] == "vclite://42"
+        assert term["startedAt"] == (T0 if the_pod["status"].get("startTime") else NOW)
+        assert term["containerID"] == ("vclite://42" if the_pod["status"].get("startTime") else "vclite://0")
 
 
 @pytest.mark.parametrize("the_pod, started", [
@@ -205,3 +212,63 @@ def test_a_pod_running_when_its_executor_was_killed_fails_with_process_lost(tmp_
     finally:
         store.close()
         recovery.kill_group(pid)
+
+
+QUICK_CHILD = """
+import asyncio, sys, pathlib
+from vclite.apiserver import inprocess
+from vclite.executor import executor as executor_mod
+from vclite.lib import clock as clock_mod
+from vclite.store import sqlite
+
+async def main(db, workdir, count):
+    clk = clock_mod.RealClock()
+    client = inprocess.new_client(clk, store=sqlite.SqliteStore(clk, db))
+    client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "once", "namespace": "default"},
+                   "spec": {"nodeName": "local", "restartPolicy": "Never", "containers": [
+                       {"name": "main", "image": "busybox", "command": ["sh", "-c", f"echo ran >> {count}"]}]}})
+    ex = executor_mod.LocalExecutor(client, clk, ["local"], pathlib.Path(workdir))
+    ex.start()
+    log = pathlib.Path(workdir) / "default" / "once" / "logs" / "main.log"
+    while not log.exists():   # synced until its process is started: then no more syncs, no status written
+        while (key := ex.queue.get()) is not None:
+            ex.sync(key)
+        await asyncio.sleep(0)
+    print("started", flush=True)
+    await asyncio.sleep(3600)
+
+asyncio.run(main(*sys.argv[1:]))
+"""
+
+
+def test_a_pod_started_but_killed_before_its_status_was_written_is_not_run_again(tmp_path):
+    """The server died between starting a pod's process and writing its status: after the restart, the
+    pod's start mark says it ran, so it fails with ProcessLost instead of running a second time."""
+    db, workdir, count = tmp_path / "store.db", tmp_path / "pods", tmp_path / "count"
+    proc = subprocess.Popen([sys.executable, "-c", QUICK_CHILD, str(db), str(workdir), str(count)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "started"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    for _ in range(500):   # (the process itself finishes on its own)
+        if count.exists():
+            break
+        time.sleep(0.01)
+    clk = clock_mod.RealClock()
+    store = sqlite.SqliteStore(clk, db)
+    try:
+        client = inprocess.new_client(clk, store=store)
+        assert not recovery.was_started(client.get(kinds.POD, "default", "once")), "its status says nothing"
+        ex = executor_mod.LocalExecutor(client, clk, ["local"], workdir)
+
+        def phase():
+            return (client.get(kinds.POD, "default", "once").get("status") or {}).get("phase")
+        asyncio.run(_drive(ex, lambda: phase() in ("Failed", "Succeeded")))
+        status = client.get(kinds.POD, "default", "once")["status"]
+        assert (status["phase"], status.get("reason")) == ("Failed", "ProcessLost")
+        assert status["containerStatuses"][0]["state"]["terminated"]["reason"] == "ProcessLost"
+        assert count.read_text() == "ran\n", "run once only"
+    finally:
+        store.close()
