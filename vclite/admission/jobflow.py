@@ -632,7 +632,7 @@ def _on_exit(spec: Obj, flows: list, index: dict[str, int]) -> list[FieldError]:
     if not isinstance(handler, str):
         return [FieldError("spec.onExit", common.type_error(handler, "string"))]
     if handler not in index:
-        return [FieldError("spec.onExit", f'{NOT_DEFINED}: {handler}: spec.onExit must name one of spec.flows')]
+        return [FieldError("spec.onExit", f'no flow is named "{handler}": spec.onExit must name one of spec.flows')]
     f = flows[index[handler]]
     if f.get("dependsOn") is not None:
         return [FieldError(f"spec.flows[{index[handler]}].dependsOn", f'flow "{handler}" is the exit handler '

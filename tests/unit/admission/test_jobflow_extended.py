@@ -319,8 +319,8 @@ REJECT = [
                  id="cycle-through-patch-output"),
     # onExit
     pytest.param(jf(fl("a"), onExit="cleanup"),
-                 ["spec.onExit: jobflow Flow is not DAG: vertex is not defined: cleanup: spec.onExit must name one "
-                  "of spec.flows"], id="exit-handler-unknown"),
+                 ['spec.onExit: no flow is named "cleanup": spec.onExit must name one of spec.flows'],
+                 id="exit-handler-unknown"),
     pytest.param(jf(fl("a"), fl("cleanup", **dep("a")), onExit="cleanup"),
                  ['spec.flows[1].dependsOn: flow "cleanup" is the exit handler (spec.onExit): it runs after every '
                   "other flow and cannot have dependsOn"], id="exit-handler-depends"),
