@@ -1,7 +1,9 @@
 """Admission for JobTemplates (flow.volcano.sh): the spec IS a vcjob JobSpec, so it gets the vcjob
 CREATE rules (with the template's name standing in for the job name), on CREATE and on every
-UPDATE, including the queue exists / Open / leaf check — except on a field holding a flow
-placeholder (`queue: "{{item}}"`), whose value is known only in the vcjob a flow makes from it.
+UPDATE — except on a field holding a flow placeholder (`queue: "{{item}}"`), whose value is known
+only in the vcjob a flow makes from it, and except the queue's live state (exists, Open, leaf): a
+template may be applied before its queue (`kubectl apply -f dir/` goes in file-name order) or
+outlive a queue's closing, as on Volcano; the vcjob made from it is checked when it is created.
 
 Volcano has no JobTemplate webhook (only CRD schema checks); vclite checks templates up front so a
 JobFlow does not fail later when it creates a vcjob from a bad template. The rules are applied to
@@ -37,7 +39,7 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
         return [errors.FieldError("spec", common.REQUIRED if spec is None else common.type_error(spec, "object"))]
     as_job = jsoncopy.deep_copy(spec)
     vcjob.set_spec_defaults(as_job)   # (what a vcjob made from it will be)
-    return [e for e in vcjob.validate_spec(as_job, meta.name(new), view, options)
+    return [e for e in vcjob.validate_spec(as_job, meta.name(new), view, options, live_queue=False)
             if not _holds_placeholder({"spec": as_job}, e.path)]
 
 

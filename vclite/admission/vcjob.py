@@ -94,8 +94,10 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
 
 # ---- CREATE ------------------------------------------------------------------------------------
 
-def validate_spec(spec: Obj, job_name: str, view: base.View, options: base.Options) -> list[FieldError]:
-    """Every CREATE rule of admit_job.go validateJobCreate plus the CRD/VAP rules, on a defaulted spec."""
+def validate_spec(spec: Obj, job_name: str, view: base.View, options: base.Options,
+                  live_queue: bool = True) -> list[FieldError]:
+    """Every CREATE rule of admit_job.go validateJobCreate plus the CRD/VAP rules, on a defaulted spec.
+    Without `live_queue`, the queue named is not looked up (exists, Open, leaf): a JobTemplate's."""
     errs: list[FieldError] = []
     tasks = spec.get("tasks")
     if not tasks:
@@ -114,7 +116,7 @@ def validate_spec(spec: Obj, job_name: str, view: base.View, options: base.Optio
     errs += _validate_volumes(spec.get("volumes"))
     queue = spec.get("queue")
     if isinstance(queue, str) and queue:
-        errs += validate_queue(queue, view)
+        errs += validate_queue(queue, view) if live_queue else []
     else:
         errs.append(FieldError("spec.queue", common.type_error(queue, "string") if queue else common.REQUIRED))
     errs += _validate_task_dag(tasks or [])

@@ -200,8 +200,8 @@ def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
                                         repeat=f.get("repeat") is not None)
             reads_item = items is not None and any(
                 n.split(".")[0] == "item" and defined(n) for n in {*reads.get(f["name"], ()), *objects.placeholders(patch or {})})
-            if not patch and not reads_item and not _long_pod_names(template, name):
-                continue   # the template was checked as a vcjob already: only its name differs
+            if not patch and not reads_item and not _long_pod_names(template, name) and _queue_open(client, template):
+                continue   # the template was checked as a vcjob already (its queue aside): only its name differs
             check = _FlowCheck(d, client, classes, jobflow, template, f, i, name, patch, defined)
             # every item (each makes its own vcjob), up to MAX_ITEMS_CHECKED distinct ones; else the first
             seen: set[str] = set()
@@ -220,6 +220,19 @@ def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
 
 
 _NO_ITEM = object()   # a flow that is not a withItems loop
+
+
+def _queue_open(client: Any, template: Obj) -> bool:
+    """Whether the template's queue exists and is Open — JobTemplate admission does not look (a template
+    may come before its queue), the vcjob's does; a placeholder is checked with the item or parameter."""
+    queue = (template.get("spec") or {}).get("queue")
+    if not isinstance(queue, str) or flowtemplate.PLACEHOLDER.search(queue):
+        return True
+    try:
+        q = client.get(kinds.QUEUE, "", queue)
+    except errors.NotFound:
+        return False
+    return ((q.get("status") or {}).get("state") or "Open") == "Open" and queue != "root"
 MAX_ITEMS_CHECKED = 1000   # withItems items built and dry-run each before a run (a run of more checks the rest)
 
 
