@@ -23,11 +23,69 @@ from vclite.lib import errors
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+# Plain scalars read as kubectl reads them (sigs.k8s.io/yaml: go-yaml v2), not as PyYAML does, so a file
+# means the same to `vcctl run` and to `kubectl apply` on a cluster: `y`/`n` are booleans, `1e3` and
+# `1.5e3` floats, `0o17` an int, `1:30` a string (PyYAML: strings, strings, a string, 90).
+_BOOL = re.compile(r"^(?:y|Y|yes|Yes|YES|true|True|TRUE|on|On|ON|n|N|no|No|NO|false|False|FALSE|off|Off|OFF)$")
+_INT = re.compile(r"^[-+]?(?:0b[01_]+|0o[0-7_]+|0x[0-9a-fA-F_]+|0[0-7_]*|[1-9][0-9_]*)$")
+_FLOAT = re.compile(r"^(?:[-+]?(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?"
+                    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
+_TRUE = frozenset({"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
+
+
+def _go_bool(loader: Any, node: yaml.ScalarNode) -> bool:
+    return loader.construct_scalar(node) in _TRUE
+
+
+def _go_int(loader: Any, node: yaml.ScalarNode) -> int:
+    text = loader.construct_scalar(node).replace("_", "")
+    sign, digits = (-1, text[1:]) if text[:1] == "-" else (1, text.lstrip("+"))
+    if len(digits) > 1 and digits[0] == "0" and digits[1].isdigit():
+        return sign * int(digits, 8)   # (a leading zero: octal, as Go's ParseInt with base 0)
+    return sign * int(digits, 0)
+
+
+def _go_float(loader: Any, node: yaml.ScalarNode) -> float:
+    text = loader.construct_scalar(node).replace("_", "").lower()
+    return float(text.replace(".inf", "inf").replace(".nan", "nan"))
+
+
 class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """Safe loading, except timestamps stay the strings that were written (as in Kubernetes)."""
+    """Safe loading with kubectl's plain scalars (above); timestamps stay the strings that were written
+    (as in Kubernetes)."""
 
     yaml_constructors = {**_BaseLoader.yaml_constructors,
-                         "tag:yaml.org,2002:timestamp": yaml.SafeLoader.construct_yaml_str}
+                         "tag:yaml.org,2002:timestamp": yaml.SafeLoader.construct_yaml_str,
+                         "tag:yaml.org,2002:bool": _go_bool, "tag:yaml.org,2002:int": _go_int,
+                         "tag:yaml.org,2002:float": _go_float}
+    yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers
+                if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
+        for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()}
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        for key_node, _ in node.value:   # keys: as PyYAML reads them (`y:` stays "y"; values above only)
+            if isinstance(key_node, yaml.ScalarNode) and not key_node.style and key_node.tag in _GO_TAGS:
+                key_node.tag = _pyyaml_tag(key_node.value)
+        return super().construct_mapping(node, deep=deep)
+
+
+_GO_TAGS = frozenset({"tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"})
+
+
+def _pyyaml_tag(value: str) -> str:
+    """The tag PyYAML's own resolver gives a plain scalar."""
+    for tag, rx in _BaseLoader.yaml_implicit_resolvers.get(value[:1], []):
+        if rx.match(value):
+            return tag
+    return "tag:yaml.org,2002:str"
+
+
+for _tag, _rx, _first in (("tag:yaml.org,2002:bool", _BOOL, "yYnNtTfFoO"),
+                          ("tag:yaml.org,2002:int", _INT, "-+0123456789"),
+                          ("tag:yaml.org,2002:float", _FLOAT, "-+0123456789.")):
+    _Loader.add_implicit_resolver(_tag, _rx, list(_first))
+IMPLICIT_RESOLVERS = _Loader.yaml_implicit_resolvers   # for dumpers: what kubectl reads as a non-string
 
 
 # A field's place: the line of a scalar field, or (line, subtree) for a collection, where the
@@ -522,6 +580,7 @@ class _Dumper(yaml.SafeDumper):
 
     yaml_representers = {**yaml.SafeDumper.yaml_representers, str: _represent_str}
     yaml_multi_representers = {**yaml.SafeDumper.yaml_multi_representers, str: _represent_str}
+    yaml_implicit_resolvers = IMPLICIT_RESOLVERS   # (a string kubectl would read as another type is quoted)
 
     def ignore_aliases(self, data: Any) -> bool:
         return True

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 import click
 import yaml
 
+from vclite.api import yamlio
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
@@ -153,6 +154,8 @@ def go_shape(obj: Obj, kind: str, api_version: str, spec_order: Iterable[str] = 
 
 class _GoYamlDumper(yaml.SafeDumper):
     """sigs.k8s.io/yaml: keys sorted, block style, lists not indented under their key."""
+
+    yaml_implicit_resolvers = yamlio.IMPLICIT_RESOLVERS   # ("y" is quoted: go-yaml would read a bool)
 
     def ignore_aliases(self, data: Any) -> bool:
         return True

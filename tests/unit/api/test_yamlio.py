@@ -353,7 +353,9 @@ def test_dump_yaml_as_kubectl_prints():
     pytest.param({"cmd": "echo a\necho b\n"}, "cmd: |\n  echo a\n  echo b\n", id="multiline-literal"),
     pytest.param({"phase": Phase.RUNNING}, "phase: Running\n", id="str-enum"),
     pytest.param({"t": "2024-01-01T00:00:00Z", "n": "1", "b": "true"},
-                 "t: '2024-01-01T00:00:00Z'\nn: '1'\nb: 'true'\n", id="strings-that-look-typed-are-quoted"),
+                 "t: '2024-01-01T00:00:00Z'\n'n': '1'\nb: 'true'\n", id="strings-that-look-typed-are-quoted"),
+    pytest.param({"v": ["y", "N", "1e3", "0o17", "1:30", "yy"]}, "v:\n- 'y'\n- 'N'\n- '1e3'\n- '0o17'\n- 1:30\n- yy\n",
+                 id="strings-kubectl-would-read-typed-are-quoted"),
     pytest.param({"long": "x" * 200}, "long: " + "x" * 200 + "\n", id="no-wrapping"),
     pytest.param({"u": "café"}, "u: café\n", id="unicode"),
 ])
@@ -380,3 +382,22 @@ def test_dump_then_load_round_trips():
     [doc] = yamlio.load_string(FLOW)
     [again] = yamlio.load_string(yamlio.dump_yaml(doc.obj))
     assert again.obj == doc.obj
+
+
+
+@pytest.mark.parametrize("text, value", [
+    pytest.param("y", True, id="y-is-true"), pytest.param("N", False, id="N-is-false"),
+    pytest.param("yes", True, id="yes"), pytest.param("off", False, id="off"),
+    pytest.param("1e3", 1000.0, id="exponent-without-a-dot"), pytest.param("1.5e3", 1500.0, id="exponent-unsigned"),
+    pytest.param("1e-3", 0.001, id="negative-exponent"), pytest.param("+.5", 0.5, id="signed-fraction"),
+    pytest.param("0o17", 15, id="0o-octal"), pytest.param("017", 15, id="leading-zero-octal"),
+    pytest.param("08", 8.0, id="not-octal-is-a-float"), pytest.param("0x1F", 31, id="hex"),
+    pytest.param("1_000", 1000, id="underscores"), pytest.param("1:30", "1:30", id="no-sexagesimal"),
+    pytest.param("2026-01-01", "2026-01-01", id="dates-stay-strings"), pytest.param("yy", "yy", id="a-word"),
+    pytest.param("'y'", "y", id="quoted-stays-a-string"), pytest.param("-.inf", float("-inf"), id="minus-infinity"),
+])
+def test_plain_scalars_read_as_kubectl_reads_them(text, value):
+    """go-yaml v2 (sigs.k8s.io/yaml, kubectl), not PyYAML: a file means the same to vcctl and to a cluster."""
+    got = yamlio.load_string(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\nv: {text}\ny: 1\n")[0].obj
+    assert got["v"] == value and type(got["v"]) is type(value)
+    assert got["y"] == 1, "keys are read as PyYAML reads them"
