@@ -251,3 +251,15 @@ def test_a_patch_that_makes_an_invalid_vcjob_is_reported_at_the_patch_element(vc
     assert ("patched.yaml:19: JobFlow/f: spec.flows[0].patch.jobSpec.tasks[1].template.spec.containers[0].command: "
             'the vcjob it makes from JobTemplate "a" would be refused: spec.tasks[1].template.spec.containers[0].command: '
             'container "c" has no command') in v.err, v
+
+
+def test_an_unknown_field_of_a_jobflow_is_a_problem_not_a_warning(vcctl, write):
+    """A typo such as `flow:` for `flows:` would run nothing and succeed: refused, as kubectl's strict
+    validation refuses it; the same typo in another kind stays a warning."""
+    text = "---\napiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: f}\nspec:\n  flow:\n" \
+           "    - name: a\n" + template("a")
+    path = write("typo-flow.yaml", text)
+    r = vcctl("run", "--quiet", path)
+    assert r.code == 2, r
+    assert 'typo-flow.yaml:6: JobFlow/f: spec.flow: unknown field "flow" (did you mean "flows"?)\n' in r.err, r
+    assert "warning:" not in r.err and "nothing was run" in r.err

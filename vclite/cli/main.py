@@ -117,7 +117,8 @@ def validate(files, params) -> None:
     Lists every problem as file:line: Kind/name: field: message and exits 2 if there is any.
     One check goes further than a cluster: a JobFlow whose JobTemplates no FILE defines is a
     problem (on a cluster it would wait for them forever), so give the templates' files too.
-    A field no schema defines (a typo such as `minAvaliable`) is a warning: it is ignored.
+    A field no schema defines (a typo such as `minAvaliable`) is a warning: it is ignored; in a
+    JobFlow it is a problem (a typo such as `flow:` would run nothing and succeed).
     """
     docs, problems = manifests.load_and_validate(list(files), params=params)
     for w in manifests.warnings(docs):

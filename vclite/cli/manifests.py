@@ -354,7 +354,7 @@ def warnings(docs: list[yamlio.Document]) -> list[Problem]:
             specs[key] = d.obj["spec"]
     out = []
     for d in docs:
-        found = [*fields.unknown_in(d.obj), *advice.advice_in(d.obj)]
+        found = [*(fields.unknown_in(d.obj) if d.obj.get("kind") != "JobFlow" else []), *advice.advice_in(d.obj)]
         if d.obj.get("kind") == "JobFlow":
             ns = _namespace_of(d.obj)
             found += advice.probe_task_advice(d.obj, lambda name, ns=ns: templates.get((ns, name)))
@@ -370,14 +370,19 @@ def _namespace_of(obj: dict) -> str:
 
 def validate(docs: list[yamlio.Document], require_command: bool = True, whole: bool = True,
              client: Any = None) -> list[Problem]:
-    """Every admission problem of the documents. They are created on `client` — a fresh API that
+    """Every admission problem of the documents, and a JobFlow's fields no schema defines (a typo in
+    `spec.flows` would run nothing and succeed; kubectl's strict validation and vclite's server refuse
+    them too; other kinds' unknown fields are `warnings`). They are created on `client` — a fresh API that
     nothing runs yet, such as `vcctl run`'s own before it starts (so they are admitted once) — or by
     default on a scratch API. `whole=False`: some documents could not be read, so a JobFlow's
     templates may be among them (not reported missing)."""
     if client is None:
         client = inprocess.new_client(clock_mod.RealClock(), require_command=require_command)
+    jobflows = [d for d in docs if d.obj.get("kind") == "JobFlow"]
+    strict = [Problem(d.file, d.line_of(path), describe(d), path, message.removesuffix(": it is ignored"))
+              for d in jobflows for path, message in fields.unknown_in(d.obj)]
     problems = apply_all(client, docs, check_templates=whole)
-    return problems + _flow_jobs(client, [d for d in docs if d.obj.get("kind") == "JobFlow"])
+    return strict + problems + _flow_jobs(client, jobflows)
 
 
 def load_and_validate(paths: list[str], require_command: bool = True, client: Any = None,
@@ -386,9 +391,10 @@ def load_and_validate(paths: list[str], require_command: bool = True, client: An
     the documents that could be read (see `validate` for `client`), with `params` (`-p NAME=VALUE`)
     set in the JobFlows first (set_params)."""
     docs, problems = _read_all(paths)
+    whole = not problems
     problems = [*problems, *set_params(docs, params or {})]
     if docs:
-        problems = [*problems, *validate(docs, require_command, whole=not problems, client=client)]
+        problems = [*problems, *validate(docs, require_command, whole=whole, client=client)]
     return docs, problems
 
 
