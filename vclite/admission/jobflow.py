@@ -594,9 +594,12 @@ def _patch(patch: Any, ctx: _Ctx) -> None:
     for placeholder, where in sorted(flowtemplate.placeholder_paths(spec, path).items()):
         root, *rest = placeholder.split(".")
         problem = _placeholder_problem(placeholder, ctx)
+        if not problem and root == "outputs" and rest[0] == ctx.name and not ctx.repeat:
+            problem = "a flow's patch cannot read its own output (it has not run yet; in a repeat it is the " \
+                      "previous iteration's)"
         if problem:
             ctx.error(where, f'flow "{ctx.name}": {problem}')
-        elif root == "outputs":
+        elif root == "outputs" and rest[0] != ctx.name:   # (a repeat's own: the previous iteration's)
             ctx.refs.append(_Ref(rest[0], path, path, -2, placeholder))
 
 

@@ -317,6 +317,11 @@ REJECT = [
     pytest.param(jf(fl("a", **dep("b")), fl("b", patch={"jobSpec": {"queue": "{{outputs.a}}"}})),
                  ["spec.flows[0].dependsOn.targets: jobflow Flow is not DAG (cycle: a -> b -> a)"],
                  id="cycle-through-patch-output"),
+    pytest.param(jf(fl("a", patch={"jobSpec": {"queue": "{{outputs.a}}"}})),
+                 ['spec.flows[0].patch.jobSpec.queue: flow "a": a flow\'s patch cannot read its own output (it has not '
+                  "run yet; in a repeat it is the previous iteration's)"], id="patch-reads-its-own-output"),
+    pytest.param(jf(fl("a", repeat={"until": "iteration >= 2", "limit": 3},
+                       patch={"jobSpec": {"queue": "{{outputs.a}}"}})), [], id="a-repeats-patch-reads-its-last-output"),
     # onExit
     pytest.param(jf(fl("a"), onExit="cleanup"),
                  ['spec.onExit: no flow is named "cleanup": spec.onExit must name one of spec.flows'],
