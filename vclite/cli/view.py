@@ -391,6 +391,18 @@ def why_pod_waits(snap: Snapshot, pod: Obj) -> str:
     return container_blocked(pod)
 
 
+def _exits_before_stop(pod: Obj) -> list[str]:
+    """A pod that did not fail itself (stopped by its job): its containers' non-zero exits, with restarts."""
+    out = []
+    for cs in (pod.get("status") or {}).get("containerStatuses") or []:
+        term = _terminated(cs)
+        if term and term.get("exitCode", 0) != 0 and term.get("reason") != "ProcessLost":
+            restarts = cs.get("restartCount") or 0
+            out.append(f"container {cs.get('name')} exited {term.get('exitCode')} ({term.get('reason', 'Error')})"
+                       + (f", restarted {restarts} time{'s' if restarts != 1 else ''}" if restarts else ""))
+    return out
+
+
 def pod_failure_reasons(pod: Obj) -> list[str]:
     """Why a failed pod failed: the pod's own reason and message when it has one (the kubelet's:
     `DeadlineExceeded: Pod was active on the node longer than the specified deadline`), then each init
@@ -416,6 +428,8 @@ def failure_reason(snap: Snapshot, job: Obj) -> str:
     a job that used up its restarts says so: `(after 2 retries, maxRetry 2)`."""
     reasons = [f"pod {meta.name(pod)}: {r}" for pod in snap.pods_of(job)
                if (pod.get("status") or {}).get("phase") == "Failed" for r in pod_failure_reasons(pod)]
+    if not reasons:   # (its pods were stopped by the job's own action, TerminateJob or AbortJob: what exited first)
+        reasons = [f"pod {meta.name(pod)}: {r}" for pod in snap.pods_of(job) for r in _exits_before_stop(pod)]
     job_status = job.get("status") or {}
     state = job_status.get("state") or {}
     if not reasons and (state.get("reason") or state.get("message")):

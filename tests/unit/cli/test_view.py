@@ -147,6 +147,14 @@ def _failed_pod(init_exit=None, main_exit=None, reason=None):
             "spec": {}, "status": status}
 
 
+def _stopped_pod(restarts, exit_code=1):
+    """A pod its job stopped (TerminateJob, AbortJob): not Failed itself; its container ran before."""
+    last = {"terminated": {"exitCode": exit_code, "reason": "Error" if exit_code else "Completed"}}
+    return {"metadata": {"name": "j-main-0", "namespace": "default", "labels": {"volcano.sh/job-name": "j"}},
+            "spec": {}, "status": {"phase": "Running", "containerStatuses": [
+                {"name": "main", "state": {"running": {}}, "lastState": last, "restartCount": restarts}]}}
+
+
 def _failed_job(retries=0, max_retry=None, state_reason=None):
     j = job("j", "Failed")
     j["status"]["retryCount"] = retries
@@ -169,6 +177,9 @@ def _failed_job(retries=0, max_retry=None, state_reason=None):
     pytest.param(_failed_job(), [_failed_pod(reason="Evicted")], "pod j-main-0: Evicted", id="pod-reason"),
     pytest.param(_failed_job(state_reason="PodGroupPending"), [], "PodGroupPending: why", id="job-state"),
     pytest.param(_failed_job(), [], "", id="nothing-known"),
+    pytest.param(_failed_job(), [_stopped_pod(restarts=2)], "pod j-main-0: container main exited 1 (Error), restarted "
+                 "2 times", id="pod-stopped-by-the-jobs-action-after-its-container-failed"),
+    pytest.param(_failed_job(), [_stopped_pod(restarts=0, exit_code=0)], "", id="pod-stopped-whose-container-did-well"),
 ])
 def test_failure_reason(the_job, pods, expected):
     assert view.failure_reason(view.Snapshot([], [the_job], [], pods), the_job) == expected
