@@ -518,3 +518,21 @@ def test_pod_pending_policy_still_sees_the_pods_it_creates(c):
     c.create(vcjob(policies=[{"event": "PodPending", "action": "RestartPod", "timeout": "30s"}]))
     c.enqueue()
     assert {d.pod_name for d in c.ctrl.delayed_actions("default/j")} == {"j-t-0", "j-t-1"}
+
+
+@pytest.mark.parametrize("timeout, phase, retries", [
+    pytest.param(1, "Restarting", 1, id="first-timeout-restarts-once"),
+    pytest.param(2, "Failed", 2, id="second-timeout-reaches-max-retry"),
+])
+def test_job_level_delayed_actions_falling_due_together_run_once(c, timeout, phase, retries):
+    """Three pods pending past the timeout: their RestartJobs fall due in one sync; the first to run
+    cancels the others (Volcano's cleanupDelayActions), so the job restarts once per timeout."""
+    c.create(vcjob(tasks=[task("t", 3)], maxRetry=2,
+                   policies=[{"event": "PodPending", "action": "RestartJob", "timeout": "3s"}]))
+    for _ in range(timeout):
+        c.enqueue()
+        assert len(c.pods()) == 3 and len(c.ctrl.delayed_actions("default/j")) == 3   # (re)created
+        c.clock.advance(3)
+        c.step()
+    st = c.job()["status"]
+    assert (st["state"]["phase"], st["retryCount"]) == (phase, retries)

@@ -20,10 +20,11 @@ and a PodGroup moving between two enqueued phases (Inqueue -> Running) with no w
 A finished job's key (Completed/Failed/Terminated: every request ends in KillJob) is queued `later`
 (workqueue's second lane), so its clean-up runs as background work, after the jobs it unblocked.
 
-`sync(key)` pops the job's due delayed actions and its pending requests, in order. Each request is
+`sync(key)` takes the job's due delayed actions and its pending requests, in order. Each request is
 resolved by `policies.apply_policies`; a delayed action becomes a timer (`queue.add_after`) with
-Volcano's cancellation rules; consecutive SyncJob resolutions are executed once (a SyncJob is a
-full, idempotent reconcile). `state.decide` picks the table row and `actions` executes it. A sync
+Volcano's cancellation rules (a due action is dropped if one that ran before it cancelled it:
+of three RestartJobs falling due together one runs); consecutive SyncJob resolutions are executed
+once (a SyncJob is a full, idempotent reconcile). `state.decide` picks the table row and `actions` executes it. A sync
 whose own write moved the job to another, non-final phase goes on at once with the re-sync that write
 requested (`_next_phase_work`), so a quick job's Pending -> Running -> Completed is one sync. A sync
 that fails re-queues the unprocessed requests and raises (the runtime retries with back-off); after
@@ -275,7 +276,7 @@ class JobController:
     def sync(self, key: Any) -> None:
         key = str(key)
         reqs = self._requests.pop(key, [])
-        due = self._pop_due(key)
+        due = self._due(key)
         work: list[policies.Request | policies.Delayed] = [*due, *reqs]
         for _ in range(PHASE_STEPS):
             before = self._phase(key)
@@ -327,6 +328,9 @@ class JobController:
         while work and job is not None:
             item = work[0]
             if isinstance(item, policies.Delayed):
+                if not self._take_delayed(key, item):
+                    work.pop(0)   # cancelled by an action that ran before it (e.g. another fired RestartJob)
+                    continue
                 job = self._flush(job, pending_sync)
                 pending_sync = False
                 if job is not None:
@@ -434,13 +438,21 @@ class JobController:
                         f"Execute action {action} after {clock_mod.format_duration(delay)}")
         self.queue.add_after(key, delay)
 
-    def _pop_due(self, key: str) -> list[policies.Delayed]:
+    def _due(self, key: str) -> list[policies.Delayed]:
+        """The job's delayed actions whose timer has fired, earliest first. They stay in the table until
+        each runs (`_take_delayed`), so one that fires first can still cancel the others by its action, as
+        Volcano's cleanupDelayActions: of three due RestartJobs only one runs."""
         table = self._delayed.get(key) or {}
         now = self.clock.monotonic() + 1e-9
-        due = sorted((d for d in table.values() if d.due <= now), key=lambda d: d.due)
-        for d in due:
-            table.pop(d.pod_name, None)
-        return due
+        return sorted((d for d in table.values() if d.due <= now), key=lambda d: d.due)
+
+    def _take_delayed(self, key: str, d: policies.Delayed) -> bool:
+        """Remove fired action `d` from the table to run it; False: it was cancelled or replaced meanwhile."""
+        table = self._delayed.get(key) or {}
+        if table.get(d.pod_name) is not d:
+            return False
+        del table[d.pod_name]
+        return True
 
     def _cancel_by_request(self, key: str, req: policies.Request) -> None:
         table = self._delayed.get(key) or {}
