@@ -18,7 +18,10 @@ except the opt-in `enableHierarchy`); `load_file(path)` reads a file;
 Every unknown action, plugin, flag or argument and every bad value is collected into one
 ConfError (a ValueError) whose lines name the place: `sched.conf:7: unknown plugin "nodeorderr"
 (known: …)` when parsed from text (the YAML node marks, as api/yamlio.py keeps them), else the
-field path (`tiers[1].plugins[0].name: …`). Nothing is half-applied.
+field path (`tiers[1].plugins[0].name: …`). Nothing is half-applied. A file's `actions` must be one
+comma-separated string, as Volcano reads it into a Go string (a YAML list makes Volcano fall back to
+its default configuration, so it is refused); `build` also takes a list. An action listed twice, or
+a plugin listed twice in a tier, is refused (Volcano would run it twice).
 `default_conf()` is Volcano's DefaultSchedulerConf.
 
 Must not: run anything; plugins and actions are only instantiated by the session.
@@ -74,7 +77,9 @@ class Problem:
     def __str__(self) -> str:
         if self.file:
             return f"{self.file}:{self.line}: {self.message}" if self.line else f"{self.file}: {self.message}"
-        return f"{self.path}: {self.message}" if self.path else self.message
+        if not self.path or self.message.startswith(f"{self.path}: "):   # (a message may name its field)
+            return self.message
+        return f"{self.path}: {self.message}"
 
 
 class ConfError(ValueError):
@@ -188,6 +193,11 @@ def _arguments(cls: type, raw: Any, owner: str, path: str, prefixes: tuple[str, 
         return None
 
 
+_ACTIONS_FORM = 'must be a comma-separated string such as "enqueue, allocate, backfill"'
+LISTED_ACTIONS = (f"actions: {_ACTIONS_FORM}; Volcano cannot read a list (it would fall back to its default "
+                  "configuration)")
+
+
 def _split_actions(actions: Any, out: _Problems) -> list[str]:
     if isinstance(actions, str):
         names = [a.strip() for a in actions.split(",")]
@@ -195,8 +205,8 @@ def _split_actions(actions: Any, out: _Problems) -> list[str]:
             out.add("actions", f'an empty action name in "{actions}" (a stray comma?)')
         return [a for a in names if a]
     if isinstance(actions, list) and all(isinstance(a, str) for a in actions):
-        return [a.strip() for a in actions]
-    out.add("actions", 'must be a comma-separated string such as "enqueue, allocate"')
+        return [a.strip() for a in actions]   # (in-code form only: a file's list is refused by _from_mapping)
+    out.add("actions", f"actions: {_ACTIONS_FORM}, got {_type_name(actions)}")
     return []
 
 
@@ -335,9 +345,12 @@ def _from_mapping(data: Any, reg: registry_mod.Registry, out: _Problems) -> Sche
     metrics = data.get("metrics")
     if metrics is not None and not isinstance(metrics, Mapping):
         out.add("metrics", "must be a mapping")
+    actions = data.get("actions", "")
+    if isinstance(actions, list):   # Volcano reads `actions` into a Go string: yaml.v2 fails on a list
+        out.add("actions", LISTED_ACTIONS)
+        actions = ""
     tiers = data.get("tiers")
-    return _build(data.get("actions", ""), [] if tiers is None else tiers, data.get("configurations"), reg,
-                  True, out)
+    return _build(actions, [] if tiers is None else tiers, data.get("configurations"), reg, True, out)
 
 
 def parse(text: str | Mapping[str, Any], filename: str = "<string>",

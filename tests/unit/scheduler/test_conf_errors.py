@@ -61,6 +61,16 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
                  ['sched.conf:7: unknown action "allocat" (known: '], id="configuration of an unknown action"),
     pytest.param('actions: "allocate, allocate"\ntiers: []\n',
                  ['sched.conf:1: action "allocate" is listed twice in "allocate, allocate"'], id="action twice"),
+    pytest.param('actions: [enqueue, allocate]\ntiers: []\n',
+                 ['sched.conf:1: actions: must be a comma-separated string such as "enqueue, allocate, backfill"; '
+                  'Volcano cannot read a list (it would fall back to its default configuration)'],
+                 id="actions as a flow list"),
+    pytest.param('tiers: []\nactions:\n- enqueue\n- allocate\n',
+                 ['sched.conf:2: actions: must be a comma-separated string such as "enqueue, allocate, backfill"; '
+                  'Volcano cannot read a list'], id="actions as a block list"),
+    pytest.param('actions: {allocate: true}\ntiers: []\n',
+                 ['sched.conf:1: actions: must be a comma-separated string such as "enqueue, allocate, backfill", '
+                  'got a mapping'], id="actions as a mapping"),
     pytest.param('actions: ""\ntiers: []\n', ["sched.conf:1: at least one action is required"], id="no action"),
     pytest.param("tiers: []\n", ['sched.conf:1: actions: Required value'], id="actions missing"),
     pytest.param('action: "allocate"\nactions: "allocate"\n',
@@ -91,6 +101,14 @@ def test_bad_configuration_names_file_and_line(text, problems):
     assert len(got) == len(problems), got
     for g, want in zip(got, problems):
         assert g.startswith(want), got
+
+
+def test_a_loaded_mapping_refuses_listed_actions_too():
+    """A conf already loaded from YAML is Volcano's format as well; only `build` (in code) takes a list."""
+    with pytest.raises(conf.ConfError) as e:
+        conf.parse({"actions": ["allocate"], "tiers": []})
+    assert str(e.value) == conf.LISTED_ACTIONS
+    assert conf.build(["enqueue", "allocate"], []).action_names == ("enqueue", "allocate")
 
 
 def test_load_file_names_the_file(tmp_path):
