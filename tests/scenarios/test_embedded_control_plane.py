@@ -201,3 +201,23 @@ def test_a_bare_pod_for_volcano_gets_a_podgroup_and_is_scheduled():
     rt.client.delete(kinds.POD, "default", "mine")
     rt.settle()
     assert rt.client.list(kinds.PODGROUP) == []   # owned by the pod: collected with it
+
+
+def test_a_vcjob_whose_tasks_need_none_passes_a_completed_podgroup_and_completes():
+    """Tasks with minAvailable 0 make a PodGroup of minMember 0 (upstream issue #2171). At the session
+    that admits it, none of its 0 tasks is scheduled and all 0 are finished: Completed, as Volcano's
+    getPodGroupPhase. That does not stop the job: SyncJob creates the pods (the PodGroup is past
+    Pending), the scheduler places them one at a time (3 cpu each on 4), and the job completes."""
+    rt = runtime.Runtime(clock.VirtualClock(), nodes=[NODE], run_pods=False)
+    phases = []
+    rt.client.watch(kinds.PODGROUP, lambda ev: phases.append((ev.object.get("status") or {}).get("phase")))
+    rt.start()
+    job = yamlio.load_string(template("a", replicas=2, cpu="3"), "t.yaml")[0].obj
+    job.update(apiVersion="batch.volcano.sh/v1alpha1", kind="Job")
+    job["spec"]["tasks"][0]["minAvailable"] = 0
+    job["spec"]["minAvailable"] = 0
+    rt.client.create(job)
+    run_to_end(rt)
+    assert [p for i, p in enumerate(phases) if i == 0 or p != phases[i - 1]] == [None, "Completed", "Running",
+                                                                                  "Completed"]
+    assert meta.phase(rt.client.get(kinds.JOB, "default", "a")) == "Completed"

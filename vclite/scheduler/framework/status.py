@@ -3,7 +3,8 @@
 Phase at session close (Volcano session.go jobStatus, §2 "Phase computation"):
 - Unknown if the job has Running tasks and an Unschedulable=True condition written this session;
 - scheduled = #{Running, Bound, Failed, Succeeded} + #Releasing tasks on a node; scheduled ≥
-  minMember -> Completed if every scheduled task finished (Succeeded/Failed), else Running;
+  minMember -> Completed if every scheduled task finished (Succeeded/Failed), else Running (so a
+  PodGroup of minMember 0 with nothing placed is Completed, as Volcano's: 0 >= 0 and 0 == 0);
   with `binding_scheduled` (a shell that applies the session's binds right after it, as the
   embedded one does), tasks bound by this session (Binding) count as scheduled too, so the
   PodGroup is Running after the session that placed its gang rather than after the next one;
@@ -65,14 +66,14 @@ def phase(job: jobs_mod.JobInfo, unschedulable_now: bool, binding_scheduled: boo
     if not job.tasks:   # (the common case of a waiting PodGroup: nothing is scheduled)
         if job.min_available > 0:
             return Phase.INQUEUE if job.phase == Phase.INQUEUE else Phase.PENDING
-        return Phase.RUNNING
+        return Phase.COMPLETED   # 0 scheduled >= minMember 0, and all 0 of them finished
     if unschedulable_now and job.index.get(TaskStatus.RUNNING):
         return Phase.UNKNOWN
     scheduled = job.count(_SCHEDULED_OR_BINDING if binding_scheduled else tasks_mod.SCHEDULED_STATUS)
     scheduled += sum(1 for t in job.index.get(TaskStatus.RELEASING, {}).values() if t.node)
     if scheduled >= job.min_available:
         done = job.count((TaskStatus.SUCCEEDED, TaskStatus.FAILED))
-        return Phase.COMPLETED if scheduled == done and scheduled > 0 else Phase.RUNNING
+        return Phase.COMPLETED if scheduled == done else Phase.RUNNING
     return Phase.INQUEUE if job.phase == Phase.INQUEUE else Phase.PENDING
 
 

@@ -31,6 +31,10 @@ def job(min_member, phase, statuses):
     pytest.param(2, "Running", [S.RUNNING, S.RELEASING], False, "Running", id="releasing with a node counts"),
     pytest.param(2, "Running", [S.RUNNING, S.PENDING], True, "Unknown", id="running + unschedulable now"),
     pytest.param(2, "Running", [S.RUNNING, S.PENDING], False, "Pending", id="lost its gang"),
+    # minMember 0: 0 scheduled >= 0 and all 0 of them finished -> Completed (Volcano's getPodGroupPhase)
+    pytest.param(0, "Inqueue", [], False, "Completed", id="minMember 0, no tasks"),
+    pytest.param(0, "Inqueue", [S.PENDING], False, "Completed", id="minMember 0, nothing placed"),
+    pytest.param(0, "Pending", [S.PENDING, S.PENDING], False, "Completed", id="minMember 0, not enqueued"),
 ])
 def test_phase(min_member, phase, statuses, unschedulable, want):
     assert status.phase(job(min_member, phase, statuses), unschedulable) == want
