@@ -536,3 +536,16 @@ def test_job_level_delayed_actions_falling_due_together_run_once(c, timeout, pha
         c.step()
     st = c.job()["status"]
     assert (st["state"]["phase"], st["retryCount"]) == (phase, retries)
+
+
+def test_a_pod_requests_its_limits_but_the_template_is_left_alone(c):
+    """Kubernetes defaults a Pod's requests (and sets its qosClass), not a pod template's."""
+    limits = {"cpu": "1", "memory": "1Gi"}
+    t = task("t", 1)
+    t["template"]["spec"]["containers"][0]["resources"] = {"limits": limits}
+    c.create(vcjob(tasks=[t]))
+    c.enqueue()
+    (pod,) = c.pods()
+    assert pod["spec"]["containers"][0]["resources"] == {"limits": limits, "requests": limits}
+    assert pod["status"] == {"phase": "Pending", "qosClass": "Guaranteed"}
+    assert c.job()["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["resources"] == {"limits": limits}

@@ -6,7 +6,10 @@ Light by design: this is not Kubernetes' full ValidatePod; images may be absent 
 checked. What would make a pod fail to start on any cluster is refused here, with Kubernetes'
 messages, rather than left to the kubelet: a volumeMount naming no volume, two mounts on one path,
 a volume name used twice, an env var whose `valueFrom` names no source or several, a downward-API
-`fieldPath` env vars cannot read. Pure functions; nothing here reads the store.
+`fieldPath` env vars cannot read. `mutate` applies Kubernetes' pod defaults: a limit without a request
+becomes the request (containers and init containers; the scheduler already counted limits so), and a
+created pod gets `restartPolicy: Always` if it has none and its `status.qosClass`.
+Pure functions; nothing here reads the store.
 """
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ import re
 from typing import Any
 
 from vclite.admission import base, common, shapes
-from vclite.api import core
+from vclite.api import core, quantity, resources
 from vclite.lib import errors
 
 Obj = dict[str, Any]
@@ -228,11 +231,81 @@ def validate_resources(res: Any, path: str) -> list[FieldError]:
     return errs
 
 
+# ---- defaults (Kubernetes' SetDefaults_Pod and the pod strategy's PrepareForCreate) ---------------
+_CONTAINER_LISTS = ("containers", "initContainers")   # (ephemeral containers have no resources)
+_QOS_RESOURCES = (core.CPU, core.MEMORY)
+
+
+def _containers(spec: Obj) -> list[Obj]:
+    """The containers and init containers of a PodSpec that are mappings (others are validate's)."""
+    return [c for key in _CONTAINER_LISTS if isinstance(spec.get(key), list) for c in spec[key] if isinstance(c, dict)]
+
+
+def default_requests(spec: Obj) -> None:
+    """A resource a container limits but does not request requests its limit (Kubernetes' SetDefaults_Pod,
+    for a Pod only, not a pod template): the value is copied as written."""
+    for c in _containers(spec):
+        res = c.get("resources")
+        if not isinstance(res, dict) or not isinstance(res.get("limits"), dict) or not res["limits"]:
+            continue
+        if res.get("requests") is None:
+            res["requests"] = {}
+        if isinstance(res["requests"], dict):
+            for name, value in res["limits"].items():
+                res["requests"].setdefault(name, value)
+
+
+def _qos_list(rl: Any) -> dict[str, quantity.Fraction]:
+    """The positive cpu and memory quantities of a ResourceList (the only resources QoS looks at)."""
+    out = {}
+    for name in _QOS_RESOURCES:
+        q = quantity.parse(rl[name]) if isinstance(rl, dict) and name in rl else quantity.Fraction(0)
+        if q > 0:
+            out[name] = q
+    return out
+
+
+def qos_class(spec: Obj) -> core.QOSClass:
+    """Kubernetes' ComputePodQOS over containers and init containers (after `default_requests`): BestEffort
+    when no cpu/memory is requested or limited; Guaranteed when every container limits both cpu and
+    memory and the summed requests equal the summed limits; else Burstable. Raises ValueError on a
+    quantity that does not parse (validation refuses the pod then)."""
+    requests: dict[str, quantity.Fraction] = {}
+    limits: dict[str, quantity.Fraction] = {}
+    guaranteed = True
+    for c in _containers(spec):
+        res = c.get("resources") if isinstance(c.get("resources"), dict) else {}
+        req, lim = _qos_list(res.get("requests")), _qos_list(res.get("limits"))
+        requests = resources.add(requests, req)
+        limits = resources.add(limits, lim)
+        guaranteed = guaranteed and set(lim) == set(_QOS_RESOURCES)
+    if not requests and not limits:
+        return core.QOSClass.BEST_EFFORT
+    if guaranteed and requests == limits:
+        return core.QOSClass.GUARANTEED
+    return core.QOSClass.BURSTABLE
+
+
 def mutate(op: base.Operation, obj: Obj) -> None:
-    """Kubernetes' one pod default vclite acts on: `restartPolicy: Always` when none is given."""
+    """Kubernetes' pod defaults: requests from limits (SetDefaults_Pod); at create, `restartPolicy:
+    Always` when none is given, and `status.qosClass` (Kubernetes resets a created pod's whole status;
+    vclite keeps the rest of one the pod brings, as a scheduler dry-run's pods carry the phase a
+    cluster gave them, and a pod without a phase is Pending to every reader)."""
     spec = obj.get("spec")
-    if op is base.Operation.CREATE and isinstance(spec, dict) and spec.get("restartPolicy") in (None, ""):
+    if not isinstance(spec, dict):
+        return
+    default_requests(spec)
+    if op is not base.Operation.CREATE:
+        return
+    if spec.get("restartPolicy") in (None, ""):
         spec["restartPolicy"] = core.RestartPolicy.ALWAYS.value
+    try:
+        qos = qos_class(spec)
+    except (ValueError, TypeError):
+        return   # (a quantity that does not parse: validate refuses the pod)
+    status = obj.setdefault("status", {})
+    if isinstance(status, dict):
+        status["qosClass"] = qos.value
 
 
 def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,

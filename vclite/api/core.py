@@ -1,4 +1,4 @@
-"""v1 (core) names: pod phases, restart policies, well-known node labels and resources."""
+"""v1 (core) names: pod phases, QoS classes, restart policies, well-known node labels and resources."""
 from __future__ import annotations
 
 import enum
@@ -10,6 +10,13 @@ class PodPhase(enum.StrEnum):
     SUCCEEDED = "Succeeded"
     FAILED = "Failed"
     UNKNOWN = "Unknown"
+
+
+class QOSClass(enum.StrEnum):
+    """A pod's `status.qosClass` (Kubernetes' PodQOSClass)."""
+    GUARANTEED = "Guaranteed"
+    BURSTABLE = "Burstable"
+    BEST_EFFORT = "BestEffort"
 
 
 class RestartPolicy(enum.StrEnum):

@@ -1,8 +1,12 @@
 """Pod-spec references (Kubernetes' ValidatePodSpec subset): volumes, volumeMounts and env vars —
-each bad one is one error at its path with Kubernetes' message; what Kubernetes accepts passes."""
+each bad one is one error at its path with Kubernetes' message; what Kubernetes accepts passes.
+And the defaults a created pod gets: requests from limits, status.qosClass."""
 import pytest
 
 from vclite.admission import pod
+from vclite.api import kinds, resources
+from vclite.apiserver import inprocess
+from vclite.lib import clock
 
 
 def _spec(container_extra=None, volumes=None):
@@ -74,3 +78,42 @@ C = "p.containers[0]"
 def test_pod_references(spec, expected):
     errs = pod.validate_pod_spec(spec, "p", require_command=True)
     assert [(e.path, e.message) for e in errs] == expected
+
+
+# ---- defaults at create, through the real admission path (Kubernetes' SetDefaults_Pod, GetPodQOS) ------
+def _container(name="main", requests=None, limits=None):
+    res = {k: v for k, v in (("requests", requests), ("limits", limits)) if v is not None}
+    return {"name": name, "image": "busybox", "command": ["true"], **({"resources": res} if res else {})}
+
+
+CPU_MEM = {"cpu": "1", "memory": "1Gi"}
+
+
+@pytest.mark.parametrize("containers, init, requests, qos", [
+    pytest.param([_container(limits=CPU_MEM)], [], [CPU_MEM], "Guaranteed", id="limits only: requested, guaranteed"),
+    pytest.param([_container(requests={"cpu": "500m"}, limits=CPU_MEM)], [], [{"cpu": "500m", "memory": "1Gi"}],
+                 "Burstable", id="a request below its limit is kept"),
+    pytest.param([_container(limits={"cpu": "1"})], [], [{"cpu": "1"}], "Burstable", id="cpu limit only"),
+    pytest.param([_container(limits=CPU_MEM), _container("b")], [], [CPU_MEM, None], "Burstable",
+                 id="one container without resources"),
+    pytest.param([_container(limits=CPU_MEM)], [_container("init", limits={"cpu": "2", "memory": "1Gi"})],
+                 [CPU_MEM, {"cpu": "2", "memory": "1Gi"}], "Guaranteed", id="init containers are defaulted too"),
+    pytest.param([_container(limits={"cpu": "1", "memory": "1Gi", "nvidia.com/gpu": "1"})], [],
+                 [{"cpu": "1", "memory": "1Gi", "nvidia.com/gpu": "1"}], "Guaranteed",
+                 id="only cpu and memory decide the class"),
+    pytest.param([_container(requests={"nvidia.com/gpu": "1"}, limits={"nvidia.com/gpu": "1"})], [],
+                 [{"nvidia.com/gpu": "1"}], "BestEffort", id="no cpu or memory: best effort"),
+    pytest.param([_container()], [], [None], "BestEffort", id="no resources"),
+])
+def test_created_pod_requests_its_limits_and_has_a_qos_class(containers, init, requests, qos):
+    client = inprocess.new_client(clock.VirtualClock(), require_command=False)
+    spec = {"containers": containers, **({"initContainers": init} if init else {})}
+    created = client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec})
+    stored = client.get(kinds.POD, "default", "p")
+    assert stored == created
+    got = [(c.get("resources") or {}).get("requests") for c in stored["spec"]["containers"]] + \
+        [(c.get("resources") or {}).get("requests") for c in stored["spec"].get("initContainers", [])]
+    assert got == requests
+    assert stored["status"]["qosClass"] == qos
+    assert resources.pod_requests(stored) == resources.pod_requests(spec)   # the scheduler counts the same
+
