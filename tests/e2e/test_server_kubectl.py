@@ -429,3 +429,43 @@ def test_logs_of_the_current_run_and_previous(kubectl):
     out = kubectl("logs", "retried", "-p", check=False)
     assert out.returncode == 1 and 'previous terminated container "main" in pod "retried" not found' in out.stderr
     kubectl("delete", "pod", "retried")
+
+
+ORPHANED = """
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {name: kept}
+spec:
+  minAvailable: 1
+  tasks:
+    - name: t
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: busybox, command: ["true"]}]
+---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: orphaned}
+spec:
+  flows: [{name: kept}]
+"""
+
+
+def test_delete_cascade_orphan_keeps_the_vcjobs_of_a_jobflow(kubectl):
+    """--cascade=orphan (propagationPolicy Orphan), as Kubernetes' garbage collector: the JobFlow goes,
+    its vcjob and the vcjob's pod stay, without the ownerReference to the JobFlow (D14, §2.6).
+    (After test_metrics_after_work, which counts the pods scheduled before it.)"""
+    kubectl("apply", "-f", "-", input=ORPHANED)
+    wait_for(kubectl, ["get", "jf", "orphaned", "-o", "jsonpath={.status.state.phase}"],
+             lambda p: p.stdout == "Succeed", "the flow to succeed")
+    out = kubectl("delete", "jf", "orphaned", "--cascade=orphan")   # (waits until it is gone)
+    assert out.stdout.strip() == 'jobflow.flow.volcano.sh "orphaned" deleted'
+    assert kubectl("get", "jf", "orphaned", check=False).returncode == 1
+    job = json.loads(kubectl("get", "vcjob", "orphaned-kept", "-o", "json").stdout)
+    assert "ownerReferences" not in job["metadata"] and job["status"]["state"]["phase"] == "Completed"
+    pod = json.loads(kubectl("get", "pod", "orphaned-kept-t-0", "-o", "json").stdout)
+    assert [r["name"] for r in pod["metadata"]["ownerReferences"]] == ["orphaned-kept"]
+    kubectl("delete", "vcjob", "orphaned-kept")
+    kubectl("delete", "jt", "kept")

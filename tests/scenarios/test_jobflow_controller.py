@@ -359,6 +359,18 @@ def test_deleting_a_running_flow_terminates_it_and_removes_its_jobs(env):
     assert len(job_deletions) == 2 and max(job_deletions) < len(seen) - 1, "jobs go before the JobFlow"
 
 
+def test_deleting_a_flow_with_orphan_propagation_keeps_its_jobs(env):
+    """propagationPolicy Orphan (kubectl delete --cascade=orphan): the vcjobs stay, as Kubernetes' GC
+    leaves them, without their ownerReference to the JobFlow."""
+    env.template("a")
+    env.jobflow("test", [fl("a")])
+    env.drain()
+    env.client.delete(kinds.JOBFLOW, NS, "test", propagation="Orphan")
+    env.drain()
+    assert env.get(kinds.JOBFLOW, "test") is None and env.jobs() == {"test-a"}
+    assert "ownerReferences" not in env.get(kinds.JOB, "test-a")["metadata"]
+
+
 def test_rejected_vcjob_fails_the_flow_with_the_admission_message(env):
     env.template("a")
     env.template("b")

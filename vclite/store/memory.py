@@ -9,7 +9,7 @@
   deletionTimestamp (a Namespace turns Terminating); the update that removes the last finalizer
   completes the deletion. When an object is removed, dependents whose
   ownerReferences all point at removed owners are deleted too (background cascading deletion);
-  `propagation="Orphan"` removes the reference instead.
+  `propagation="Orphan"` removes the reference instead (and an emptied ownerReferences list).
 - watch delivers (ADDED|MODIFIED|DELETED, new, old) to handlers synchronously after each write,
   and can resume from a resourceVersion still in the retained history (else Gone).
 
@@ -300,8 +300,11 @@ class MemoryStore:
             if k is None or dep is None:
                 continue
             new = clone(dep)
-            new["metadata"]["ownerReferences"] = [r for r in new["metadata"].get("ownerReferences") or []
-                                                  if r.get("uid") != owner_uid]
+            refs = [r for r in new["metadata"].get("ownerReferences") or [] if r.get("uid") != owner_uid]
+            if refs:
+                new["metadata"]["ownerReferences"] = refs
+            else:   # (as kube-apiserver stores it: an empty list is omitted)
+                new["metadata"].pop("ownerReferences", None)
             self.update(k, new)
 
     def _remove(self, kind: kinds.Kind, ns: str, name: str, old_for_event: Obj | None) -> Obj:

@@ -50,6 +50,9 @@ Decisions beyond Volcano (each fixes a quirk listed in the reference, volcano-jo
   When the JobFlow is deleted its phase becomes Terminating, its vcjobs are deleted, and once none is
   left the finalizer is removed so the store completes the deletion. On a real cluster this means a
   JobFlow can only be deleted while this controller runs (remove the finalizer by hand otherwise).
+  As Kubernetes' garbage collector, it deletes only the vcjobs whose ownerReferences still name the
+  JobFlow: deleted with propagationPolicy Orphan (`kubectl delete --cascade=orphan`), the vcjobs stay,
+  without that reference.
 - Succeed and Failed are final: no vcjob is created or re-created afterwards (Volcano re-creates a
   deleted vcjob of a succeeded flow), but the status of remaining jobs keeps being refreshed.
 - `jobRetainPolicy: delete` deletes a finished vcjob only once its runningDuration is written (at
@@ -592,14 +595,15 @@ class JobFlowController:
 
     # ---- deletion -------------------------------------------------------------------------------
     def _terminate(self, jobflow: Obj) -> None:
-        """Terminating: delete the vcjobs; when none is left, drop our finalizer."""
+        """Terminating: delete the vcjobs the deletion takes (objects.collected_with: none when the
+        JobFlow is deleted with propagationPolicy Orphan); when none is left, drop our finalizer."""
         finalizers = jobflow.get("metadata", {}).get("finalizers") or []
         if objects.FINALIZER not in finalizers:
             return
         jobs = self._jobs_of(jobflow)
         jobflow = self._write_status(jobflow, status_mod.compute(jobflow, jobs, self.clock.now()))
-        self._delete_jobs(jobs)
-        if self._jobs_of(jobflow):
+        self._delete_jobs(objects.collected_with(jobflow, jobs))
+        if objects.collected_with(jobflow, self._jobs_of(jobflow)):
             return   # the vcjobs' DELETED events bring us back
         remaining = [f for f in finalizers if f != objects.FINALIZER]
         self.client.update({**jobflow, "metadata": {**jobflow["metadata"], "finalizers": remaining}})

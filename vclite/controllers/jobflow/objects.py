@@ -27,6 +27,9 @@ Obj = dict[str, Any]
 # vclite's own finalizer on JobFlows: deletion moves the flow through Terminating and removes its
 # vcjobs before the JobFlow disappears (Volcano leaves that to garbage collection, no Terminating).
 FINALIZER = "vclite.volcano.sh/jobflow"
+# The finalizer kube-apiserver adds for `propagationPolicy: Orphan` (removed by its garbage collector once
+# the dependents' ownerReferences are gone); vclite's store orphans at once and never shows it.
+ORPHAN_FINALIZER = "orphan"
 
 
 def owner_labels(jobflow: Obj, flow_name: str) -> dict[str, str]:
@@ -145,3 +148,14 @@ def belongs_to(job: Obj, jobflow: Obj) -> bool:
     if ref is None or ref.get("kind") != kinds.JOBFLOW.kind or not ref.get("uid") or not meta.uid(jobflow):
         return True
     return ref.get("uid") == meta.uid(jobflow)
+
+
+def collected_with(jobflow: Obj, jobs: list[Obj]) -> list[Obj]:
+    """The vcjobs deleting `jobflow` takes with it, as Kubernetes' garbage collector decides: those whose
+    ownerReferences still name the JobFlow's uid. A deletion with `propagationPolicy: Orphan` (kubectl
+    delete --cascade=orphan) takes none: the store has removed those references already, and on a
+    cluster, while the `orphan` finalizer is there, the garbage collector is removing them."""
+    if ORPHAN_FINALIZER in (jobflow.get("metadata") or {}).get("finalizers") or []:
+        return []
+    owner = meta.uid(jobflow)
+    return [j for j in jobs if owner and any(r.get("uid") == owner for r in meta.owner_references(j))]

@@ -150,3 +150,22 @@ def test_with_active_deadline_never_lengthens_a_pods_own(own, seconds, expected)
     out = objects.with_active_deadline(job, seconds)
     assert [t["template"]["spec"]["activeDeadlineSeconds"] for t in out["spec"]["tasks"]] == [expected, expected]
     assert job == _job(spec, dict(spec)), "the job it was given is not changed"
+
+
+def _deleting(finalizers):
+    return {**JOBFLOW, "metadata": {**JOBFLOW["metadata"], "deletionTimestamp": "t", "finalizers": finalizers}}
+
+
+OWNED = vcjob(owner={**FLOW_OWNER, "uid": "jf-uid"})
+
+
+@pytest.mark.parametrize("jobflow, jobs, collected", [
+    pytest.param(_deleting([objects.FINALIZER]), [OWNED], [OWNED], id="background-owned"),
+    pytest.param(_deleting([objects.FINALIZER, "foregroundDeletion"]), [OWNED], [OWNED], id="foreground-owned"),
+    pytest.param(_deleting([objects.FINALIZER]), [vcjob()], [], id="orphaned-by-the-store"),
+    pytest.param(_deleting([objects.FINALIZER]), [vcjob(owner={**FLOW_OWNER, "uid": "older"})], [],
+                 id="owned-by-an-earlier-jobflow"),
+    pytest.param(_deleting([objects.FINALIZER, "orphan"]), [OWNED], [], id="orphan-finalizer-on-a-cluster"),
+])
+def test_collected_with_follows_the_garbage_collector(jobflow, jobs, collected):
+    assert objects.collected_with(jobflow, jobs) == collected
