@@ -469,3 +469,61 @@ def test_delete_cascade_orphan_keeps_the_vcjobs_of_a_jobflow(kubectl):
     assert [r["name"] for r in pod["metadata"]["ownerReferences"]] == ["orphaned-kept"]
     kubectl("delete", "vcjob", "orphaned-kept")
     kubectl("delete", "jt", "kept")
+
+
+COUNTED = """
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {name: passes}
+spec:
+  minAvailable: 1
+  tasks:
+    - name: t
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: busybox, command: ["true"]}]
+---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {name: fails}
+spec:
+  minAvailable: 1
+  tasks:
+    - name: t
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: busybox, command: ["false"]}]
+---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: good}
+spec:
+  flows: [{name: passes}]
+---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: bad}
+spec:
+  flows: [{name: passes}, {name: fails, dependsOn: {targets: [passes]}}]
+"""
+
+
+def test_volcano_jobflow_phase_counters(kubectl):
+    """Volcano's counters (D4), by namespace, once per JobFlow that reached the phase. (After
+    test_metrics_after_work, which counts the pods scheduled before it.)"""
+    kubectl("create", "namespace", "counted")
+    kubectl("-n", "counted", "apply", "-f", "-", input=COUNTED)
+    for name, phase in (("good", "Succeed"), ("bad", "Failed")):
+        wait_for(kubectl, ["-n", "counted", "get", "jf", name, "-o", "jsonpath={.status.state.phase}"],
+                 lambda p, phase=phase: p.stdout == phase, f"{name} to end {phase}")
+    kubectl("-n", "counted", "label", "jf", "good", "bad", "seen=yes")   # (syncs again: counted once all the same)
+    text = kubectl("get", "--raw", "/metrics").stdout
+    assert "# TYPE volcano_jobflow_succeed_phase_count counter" in text
+    assert "# TYPE volcano_jobflow_failed_phase_count counter" in text
+    assert 'volcano_jobflow_succeed_phase_count{jobflow_namespace="counted"} 1\n' in text, text
+    assert 'volcano_jobflow_failed_phase_count{jobflow_namespace="counted"} 1\n' in text, text
+    kubectl("delete", "namespace", "counted")

@@ -25,7 +25,7 @@ from typing import Any, Callable
 import multidict
 from aiohttp import web
 
-from vclite.api import kinds, meta
+from vclite.api import flow, kinds, meta
 from vclite.httpserver import backend as backend_mod
 from vclite.httpserver import bodies, discovery, logs, media, metrics, openapi, resources, routes, security
 from vclite.httpserver import status as status_mod
@@ -62,6 +62,16 @@ def status_response(obj: Obj) -> web.Response:
     return json_response(int(obj.get("code") or 500), obj)
 
 
+def final_phase_reached(obj: Obj, old: Obj | None) -> str | None:
+    """`Succeed` or `Failed` when a JobFlow's new version `obj` is the one that reached it (`old`: the
+    version before, None for a new object), else None. Volcano counts a phase where its controller sets
+    it, once per JobFlow: a later write of a finished JobFlow, or a restart, counts nothing more."""
+    phase = meta.phase(obj)
+    if phase not in (flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED):
+        return None
+    return str(phase) if old is None or meta.phase(old) != phase else None
+
+
 class Server:
     """The HTTP API over one Backend. `app()` builds the aiohttp application."""
 
@@ -95,6 +105,12 @@ class Server:
                                                     "Pods bound to a node by the scheduler."))
         self.syncs = r.add(metrics.Histogram("vclite_component_sync_duration_seconds",
                                              "Reconcile (sync) latency by component."))
+        # Volcano's own JobFlow counters (pkg/controllers/jobflow/state/metrics.go): names, help and label as upstream
+        self.jobflow_phases = {
+            str(flow.FlowPhase.SUCCEED): r.add(metrics.Counter("volcano_jobflow_succeed_phase_count",
+                                                               "Number of jobflow completed phase")),
+            str(flow.FlowPhase.FAILED): r.add(metrics.Counter("volcano_jobflow_failed_phase_count",
+                                                              "Number of jobflow failed phase"))}
 
     # ---- metrics sources --------------------------------------------------------------------------
     def _object_counts(self) -> dict:
@@ -107,6 +123,13 @@ class Server:
             key = (("phase", str(phase)),)
             counts[key] = counts.get(key, 0.0) + 1
         return counts
+
+    def observe_jobflow(self, obj: Obj, old: Obj | None) -> None:
+        """Called with each stored JobFlow version and the one before it (server.py watches them):
+        a JobFlow that has just reached Succeed or Failed counts once in Volcano's counter."""
+        phase = final_phase_reached(obj, old)
+        if phase is not None:
+            self.jobflow_phases[phase].inc(jobflow_namespace=meta.namespace(obj))
 
     def observe_sync(self, component: str, seconds: float, scheduled: int = 0) -> None:
         """Called by the runtime after each component sync (server.py wires it)."""

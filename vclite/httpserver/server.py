@@ -11,7 +11,8 @@
 4. on SIGTERM/SIGINT, stops gracefully: readiness goes false, the listener closes, watches and
    followed logs end, in-flight requests finish (up to `shutdown_timeout`), the runtime stops,
    and every pod is stopped (`rt.shutdown()`), then the store is closed (`rt.close()`).
-Component sync latencies (and the scheduler's binds) feed the metrics through `rt.on_sync`.
+Component sync latencies (and the scheduler's binds) feed the metrics through `rt.on_sync`, JobFlow
+phase changes through a watch (Volcano's `volcano_jobflow_{succeed,failed}_phase_count`).
 """
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ from typing import Any, Callable
 
 from aiohttp import web
 
+from vclite.api import kinds
+from vclite.apiserver import client as client_mod
 from vclite.httpserver import app as app_mod
 from vclite.httpserver import backend as backend_mod
 from vclite.httpserver import security
@@ -133,7 +136,9 @@ async def _drive(rt: Any, stop: asyncio.Event) -> None:
         sub.cancel()
 
 
-def _hook_metrics(rt: Any, server: app_mod.Server) -> None:
+def _hook_metrics(rt: Any, server: app_mod.Server) -> Any:
+    """Feed the metrics: component syncs through `rt.on_sync`, JobFlow phases through a watch from now
+    on (JobFlows that finished before this start are not counted again). Returns the watch to cancel."""
     def on_sync(component: str, seconds: float) -> None:
         scheduled = 0
         if component == "scheduler":
@@ -143,6 +148,11 @@ def _hook_metrics(rt: Any, server: app_mod.Server) -> None:
     if hasattr(rt, "on_sync"):
         rt.on_sync = on_sync
 
+    def on_jobflow(ev: Any) -> None:
+        if ev.type != client_mod.EventType.DELETED:
+            server.observe_jobflow(ev.object, ev.old)
+    return rt.client.watch(kinds.JOBFLOW, on_jobflow)
+
 
 async def serve(rt: Any, options: Options) -> int:
     """Serve until signalled; returns the exit code (0 after a graceful stop, 1 if the control
@@ -151,7 +161,7 @@ async def serve(rt: Any, options: Options) -> int:
     backend = backend_mod.Backend.of_client(rt.client, log_path)
     listening = await listen(backend, options)
     server = listening.server
-    _hook_metrics(rt, server)
+    counting = _hook_metrics(rt, server)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
 
@@ -189,6 +199,7 @@ async def serve(rt: Any, options: Options) -> int:
         with contextlib.suppress(Exception):
             await driver
         await rt.shutdown()                        # every pod stopped, final statuses written
+        counting.cancel()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
         close = getattr(rt, "close", None)

@@ -284,3 +284,36 @@ def test_health_and_metrics():
         assert "vclite_scheduler_session_duration_seconds_count 1" in text
         assert "vclite_apiserver_watches 0" in text
     serve(test)
+
+
+def _jf(phase, ns="default"):
+    return {"metadata": {"name": "f", "namespace": ns}, "status": {"state": {"phase": phase}} if phase else {}}
+
+
+@pytest.mark.parametrize("obj, old, reached", [
+    pytest.param(_jf("Succeed"), _jf("Running"), "Succeed", id="running-to-succeed"),
+    pytest.param(_jf("Failed"), _jf("Pending"), "Failed", id="pending-to-failed"),
+    pytest.param(_jf("Failed"), _jf(None), "Failed", id="unset-to-failed"),
+    pytest.param(_jf("Succeed"), None, "Succeed", id="new-object"),
+    pytest.param(_jf("Succeed"), _jf("Succeed"), None, id="later-write-of-a-succeeded-flow"),
+    pytest.param(_jf("Failed"), _jf("Failed"), None, id="later-write-of-a-failed-flow"),
+    pytest.param(_jf("Running"), _jf("Pending"), None, id="not-final"),
+    pytest.param(_jf("Terminating"), _jf("Succeed"), None, id="terminating"),
+])
+def test_final_phase_reached(obj, old, reached):
+    assert app_mod.final_phase_reached(obj, old) == reached
+
+
+def test_jobflow_phase_counters_as_volcano():
+    async def test(client, srv, be):
+        for obj, old in ((_jf("Running"), _jf("Pending")), (_jf("Succeed"), _jf("Running")),
+                         (_jf("Succeed"), _jf("Succeed")), (_jf("Failed", "ml"), _jf("Running", "ml"))):
+            srv.observe_jobflow(obj, old)
+        text = await (await client.get("/metrics", headers=AUTH)).text()
+        assert "\n".join(["# HELP volcano_jobflow_succeed_phase_count Number of jobflow completed phase",
+                          "# TYPE volcano_jobflow_succeed_phase_count counter",
+                          'volcano_jobflow_succeed_phase_count{jobflow_namespace="default"} 1',
+                          "# HELP volcano_jobflow_failed_phase_count Number of jobflow failed phase",
+                          "# TYPE volcano_jobflow_failed_phase_count counter",
+                          'volcano_jobflow_failed_phase_count{jobflow_namespace="ml"} 1']) in text, text
+    serve(test)
