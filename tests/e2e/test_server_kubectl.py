@@ -527,3 +527,14 @@ def test_volcano_jobflow_phase_counters(kubectl):
     assert 'volcano_jobflow_succeed_phase_count{jobflow_namespace="counted"} 1\n' in text, text
     assert 'volcano_jobflow_failed_phase_count{jobflow_namespace="counted"} 1\n' in text, text
     kubectl("delete", "namespace", "counted")
+
+
+def test_a_flow_applied_before_its_templates_records_no_warning(kubectl):
+    """examples/retry.yaml has the JobFlow first: its templates follow within moments, so no
+    JobTemplateNotFound Warning (Volcano warns after 15 retries, D11). (After test_metrics_after_work.)"""
+    kubectl("apply", "-f", ROOT / "examples" / "retry.yaml")
+    wait_for(kubectl, ["get", "jf", "retry", "-o", "jsonpath={.status.state.phase}"],
+             lambda p: p.stdout == "Succeed", "the flow to succeed")
+    events = kubectl("events", "--for", "jf/retry").stdout
+    assert "create a job named retry-fetch" in events and "JobTemplateNotFound" not in events, events
+    kubectl("delete", "-f", ROOT / "examples" / "retry.yaml")

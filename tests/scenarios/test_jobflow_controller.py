@@ -9,6 +9,7 @@ the flow, `flows: []`, deleting a running flow, histories with transition times,
 from __future__ import annotations
 
 import copy
+import datetime as dt
 
 import pytest
 
@@ -292,6 +293,59 @@ def test_template_created_after_the_flow_starts_the_waiting_job(env):
     env.drain()
     assert env.jobs() == {"test-a", "test-b"}
     assert "reason" not in env.status("test")["conditions"]["test-b"]
+
+
+def settle(env: Env) -> None:
+    """Sync what is ready now, without moving the clock (unlike drain)."""
+    busy = True
+    while busy:
+        busy = False
+        for ctrl in (env.flows, env.templates):
+            while (key := ctrl.queue.get()) is not None:
+                ctrl.sync(key)
+                busy = True
+
+
+DELAY = controller.TEMPLATE_WARNING_DELAY
+
+
+@pytest.mark.parametrize("template_after, warnings", [
+    pytest.param(0.0, 0, id="applied-in-the-same-file-after-the-flow"),
+    pytest.param(DELAY - 1, 0, id="created-within-the-delay"),
+    pytest.param(DELAY, 1, id="still-missing-after-the-delay"),
+    pytest.param(None, 1, id="never-created-warned-once"),
+])
+def test_a_missing_template_warns_only_once_it_has_been_missing_for_a_while(env, template_after, warnings):
+    """As Volcano's Warning after its 15 rate-limited retries (D11, ~164 s); the condition says it at once."""
+    env.jobflow("test", [fl("a")])
+    settle(env)
+    assert env.status("test")["conditions"]["test-a"]["reason"] == "JobTemplateNotFound"
+    if template_after is None:
+        env.drain()            # (jumps the clock over the Warning's timer)
+        env.clock.advance(10 * DELAY)
+        env.client.patch(kinds.JOBFLOW, NS, "test", {"metadata": {"labels": {"poke": "1"}}})
+        env.drain()
+        assert env.jobs() == set()
+    else:
+        env.clock.advance(template_after)
+        settle(env)
+        env.template("a")
+        settle(env)
+        assert env.jobs() == {"test-a"}
+    assert [w["message"] for w in env.events("JobTemplateNotFound")] == ['JobTemplate "a" not found'] * warnings
+
+
+@pytest.mark.parametrize("missing_for, warned, due, wait", [
+    pytest.param([0.0], set(), [], DELAY, id="just-missing"),
+    pytest.param([DELAY, 10.0, DELAY + 5], set(), ["j0", "j2"], DELAY - 10, id="two-due-one-waits"),
+    pytest.param([DELAY, DELAY], {"j0"}, ["j1"], None, id="one-already-warned"),
+    pytest.param([DELAY - 1], {"j0"}, [], None, id="warned-waits-for-nothing"),
+])
+def test_template_warnings_due(missing_for, warned, due, wait):
+    now = clock_mod.VirtualClock().now()
+    missing = {f"j{i}": now - dt.timedelta(seconds=d) for i, d in enumerate(missing_for)}
+    got_due, got_wait = controller.template_warnings_due(missing, warned, now)
+    assert got_due == due and (got_wait is None if wait is None else got_wait == pytest.approx(wait))
 
 
 def test_thousands_of_flows_waiting_for_their_templates_are_noted_once_with_few_warnings(env):

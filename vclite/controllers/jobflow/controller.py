@@ -35,8 +35,11 @@ failure), otherwise at most every STATUS_WRITE_GAP seconds (BIG_WRITE_GAP from B
 so completions cost in proportion to their dependents.
 
 Decisions beyond Volcano (each fixes a quirk listed in the reference, volcano-jobflow.md §2, §8):
-- A missing JobTemplate is not an error loop: the flow shows `JobTemplateNotFound` in its condition,
-  one Warning event is recorded, and the template's creation re-triggers the sync.
+- A missing JobTemplate is not an error loop: the flow shows `JobTemplateNotFound` in its condition at
+  once, and the template's creation re-triggers the sync. The Warning event waits, as Volcano's: it is
+  recorded once the template has been missing for TEMPLATE_WARNING_DELAY seconds (Volcano warns after
+  its 15th rate-limited retry, 5 ms doubling: 163.8 s), so a JobFlow applied just before its templates
+  (one file, flow first) records none.
 - A JobFlow admission would refuse (it reaches the controller only on a cluster, under `vcctl
   controller`: nothing there runs vclite's admission) creates nothing: phase Failed, condition `spec` with reason
   InvalidJobFlow and admission's messages, one Warning event per generation.
@@ -99,6 +102,25 @@ PROBE_BACKOFF, PROBE_FACTOR, PROBE_MAX = 0.05, 1.5, 0.5
 DELETE_GRACE = 5.0     # seconds a finished vcjob may take to show its runningDuration (jobRetainPolicy: delete)
 URGENT_PHASES = batch.FINISHED_PHASES | {batch.JobPhase.TERMINATING}
 WARNINGS_PER_REASON = 10   # Warning events a sync records per reason; one more counts the rest
+# seconds a JobTemplate is missing before its Warning: Volcano's back-off (5 ms, doubling) over its 15 requeues
+TEMPLATE_WARNING_DELAY = 0.005 * (2 ** 15 - 1)
+
+
+def template_warnings_due(missing: dict[str, dt.datetime], warned: set[str], now: dt.datetime,
+                          delay: float = TEMPLATE_WARNING_DELAY) -> tuple[list[str], float | None]:
+    """Of the vcjobs whose JobTemplate this sync found missing ({vcjob name: since when it has been
+    missing}): those whose Warning is due (missing for `delay` seconds, not `warned` yet), in `missing`
+    order, and the seconds until the next one is due (None: no other is waiting)."""
+    due, waits = [], []
+    for name, since in missing.items():
+        if name in warned:
+            continue
+        left = delay - (now - since).total_seconds()
+        if left <= 1e-6:   # (a timer set for exactly then may fire a rounding error early)
+            due.append(name)
+        else:
+            waits.append(left)
+    return due, min(waits) if waits else None
 
 
 def job_event_changes_phase(ev: client_mod.WatchEvent) -> bool:
@@ -163,6 +185,9 @@ class JobFlowController:
         self._template_placeholders: dict[str, tuple[Obj, list[str]]] = {}   # JobTemplate key -> (version, names)
         self._written: dict[str, float] = {}      # JobFlow -> when its status was last written (monotonic)
         self._problems: dict[str, tuple[tuple[str, Any], str]] = {}   # JobFlow -> ((uid, generation), problems)
+        # JobFlow -> {vcjob name: (its flow, since when its JobTemplate is missing)}, and those warned about
+        self._missing: dict[str, dict[str, tuple[str, dt.datetime]]] = {}
+        self._warned: dict[str, set[str]] = {}
         self._creating: set[str] = set()          # names of the vcjobs the sync under way creates
         self._made = 0                            # vcjobs the sync under way created
 
@@ -260,7 +285,7 @@ class JobFlowController:
         notes: dict[str, status_mod.Note] = {}
         failure: errors.ApiError | None = None
         acts = eng.decide(now)
-        tried: set[str] = set()   # each vcjob is tried once a sync (a missing template stays missing)
+        tried: dict[str, str] = {}   # vcjob -> its flow: each is tried once a sync (a missing template stays missing)
         self._made = 0
         for _ in range(100):   # creating can decide more (an empty fan-out completes, …)
             if self._made >= CREATES_PER_SYNC:
@@ -270,10 +295,12 @@ class JobFlowController:
             todo = [i for i in acts.create if i.name not in tried]
             if not todo or failure is not None:
                 break
-            tried.update(i.name for i in todo)
+            tried.update((i.name, i.flow) for i in todo)
             failure = self._create(jobflow, eng, todo, notes, now)
             acts = eng.decide(now)
-        self._warn_once(jobflow, notes)
+        self._warn_once(jobflow, {n: note for n, note in notes.items()
+                                  if note.reason is not status_mod.Reason.TEMPLATE_NOT_FOUND})
+        self._warn_missing_templates(key, jobflow, notes, tried, now)
         phase = eng.next_phase()
         if self._write_now(key, eng, jobflow, phase, bool(notes or acts.delete)):
             jobflow = self._write_status(jobflow, eng.status(now))
@@ -360,6 +387,8 @@ class JobFlowController:
         self._deleted.pop(key, None)
         self._probe_delay.pop(key, None)
         self._template_names.pop(key, None)
+        self._missing.pop(key, None)
+        self._warned.pop(key, None)
 
     def _fan_out(self, template_key: str) -> None:
         ns, _, template = template_key.partition("/")
@@ -490,9 +519,7 @@ class JobFlowController:
             return None
 
     def _warn_once(self, jobflow: Obj, notes: dict[str, status_mod.Note]) -> None:
-        """A Warning event per note, unless the previous status already reported the same thing; at most
-        WARNINGS_PER_REASON of one reason, then one that counts the others (10,000 flows whose
-        templates are not there yet make one screenful, not 10,000 events)."""
+        """A Warning event per note, unless the previous status already reported the same thing."""
         previous = (jobflow.get("status") or {}).get("conditions") or {}
         by_reason: dict[str, list[str]] = {}
         for job_name, note in notes.items():
@@ -500,11 +527,44 @@ class JobFlowController:
             if (before.get("reason"), before.get("message")) != (note.reason, note.message):
                 by_reason.setdefault(str(note.reason), []).append(note.message)
         for reason, messages in by_reason.items():
-            for message in messages[:WARNINGS_PER_REASON]:
-                self._record(jobflow, WARNING, reason, message, component=EVENT_SOURCE)
-            if len(messages) > WARNINGS_PER_REASON:
-                self._record(jobflow, WARNING, reason, f"and {len(messages) - WARNINGS_PER_REASON} more vcjobs: "
-                             f"{reason} (each flow's status.conditions says why)", component=EVENT_SOURCE)
+            self._warn(jobflow, reason, messages)
+
+    def _warn(self, jobflow: Obj, reason: str, messages: list[str]) -> None:
+        """Warning events: at most WARNINGS_PER_REASON, then one that counts the others (10,000 flows
+        whose templates are not there make one screenful, not 10,000 events)."""
+        for message in messages[:WARNINGS_PER_REASON]:
+            self._record(jobflow, WARNING, reason, message, component=EVENT_SOURCE)
+        if len(messages) > WARNINGS_PER_REASON:
+            self._record(jobflow, WARNING, reason, f"and {len(messages) - WARNINGS_PER_REASON} more vcjobs: "
+                         f"{reason} (each flow's status.conditions says why)", component=EVENT_SOURCE)
+
+    def _warn_missing_templates(self, key: str, jobflow: Obj, notes: dict[str, status_mod.Note],
+                                flows: dict[str, str], now: dt.datetime) -> None:
+        """The JobTemplateNotFound Warning of a vcjob once its template has been missing for
+        TEMPLATE_WARNING_DELAY seconds (template_warnings_due), once; a timer (a chore: it moves nothing
+        on) brings the sync back then. A template that is there again starts over. `flows`: the flow of
+        each vcjob tried in this sync."""
+        absent = [n for n, note in notes.items() if note.reason is status_mod.Reason.TEMPLATE_NOT_FOUND]
+        if not absent and key not in self._missing:
+            return
+        known = self._missing.setdefault(key, {})
+        warned = self._warned.setdefault(key, set())
+        ns = meta.namespace(jobflow)
+        for name, (flow_name, _) in list(known.items()):
+            if name not in notes and self._template(ns, flow_name) is not None:
+                del known[name]
+                warned.discard(name)
+        if not known and not absent:
+            self._missing.pop(key, None)
+            self._warned.pop(key, None)
+            return
+        missing = {name: known.setdefault(name, (flows.get(name, ""), now))[1] for name in absent}
+        due, wait = template_warnings_due(missing, warned, now)
+        if due:
+            warned.update(due)
+            self._warn(jobflow, str(status_mod.Reason.TEMPLATE_NOT_FOUND), [notes[n].message for n in due])
+        if wait is not None:
+            self.queue.add_after(key, wait, chore=True)
 
     # ---- outputs and probes (called by the engine) --------------------------------------------------
     def _read_output(self, inst: engine_mod.Inst) -> str | None:
