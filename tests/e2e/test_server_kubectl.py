@@ -128,6 +128,26 @@ def test_server_side_apply_repeats_and_patches(kubectl):
     assert rows(kubectl("get", "jt", "-l", "json=yes").stdout)[1][0] == "a"
 
 
+@pytest.mark.parametrize("kind, name", [("jt", "a"), ("jf", "diamond"), ("vcjob", "diamond-a"), ("q", "default")])
+def test_strategic_merge_patch_is_refused_for_custom_resources(kubectl, kind, name):
+    """kubectl patch without --type sends a strategic merge patch: a cluster answers 415 for a custom
+    resource, and so does vclite (built-in kinds take it: test_strategic_merge_patch_of_a_built_in_kind)."""
+    out = kubectl("patch", kind, name, "-p", '{"metadata":{"labels":{"sm":"1"}}}', check=False)
+    assert out.returncode == 1
+    assert "application/strategic-merge-patch+json is not supported by" in out.stderr, out.stderr
+    assert ("the body of the request was in an unknown format - accepted media types include: "
+            "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml") in out.stderr
+    labels = json.loads(kubectl("get", kind, name, "-o", "json").stdout)["metadata"].get("labels") or {}
+    assert "sm" not in labels
+
+
+def test_strategic_merge_patch_of_a_built_in_kind(kubectl):
+    kubectl("create", "configmap", "smp", "--from-literal=a=1")
+    assert kubectl("patch", "cm", "smp", "-p", '{"data":{"b":"2"}}').stdout.strip() == "configmap/smp patched"
+    assert json.loads(kubectl("get", "cm", "smp", "-o", "json").stdout)["data"] == {"a": "1", "b": "2"}
+    kubectl("delete", "cm", "smp")
+
+
 def test_errors_as_kubectl_prints_them(kubectl, write):
     out = kubectl("get", "jf", "nonexist", check=False)
     assert out.returncode == 1

@@ -1,8 +1,9 @@
 """The table of API kinds vclite serves: group, version, kind, plural, short names, scope.
 
-One row per kind. Lookups accept any accepted apiVersion (JobFlow and JobTemplate are also accepted
-under batch.volcano.sh/v1alpha1, as older Volcano documents write them) and normalise to the
-canonical one.
+One row per kind; `crd` marks Volcano's kinds, which a real cluster serves from
+CustomResourceDefinitions (they take no strategic merge patch). Lookups accept any accepted
+apiVersion (JobFlow and JobTemplate are also accepted under batch.volcano.sh/v1alpha1, as older
+Volcano documents write them) and normalise to the canonical one.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ class Kind:
     short_names: tuple[str, ...] = ()
     has_status: bool = True
     also_accepted: tuple[str, ...] = ()  # extra apiVersions accepted on input
+    crd: bool = False   # a custom resource on a real cluster (Volcano's CRDs), not a built-in kind
 
     @property
     def api_version(self) -> str:
@@ -31,13 +33,14 @@ class Kind:
         return f"{self.plural}.{self.group}" if self.group else self.plural
 
 
-JOB = Kind("batch.volcano.sh", "v1alpha1", "Job", "jobs", "job", True, ("vcjob", "vj"))
+JOB = Kind("batch.volcano.sh", "v1alpha1", "Job", "jobs", "job", True, ("vcjob", "vj"), crd=True)
 JOBFLOW = Kind("flow.volcano.sh", "v1alpha1", "JobFlow", "jobflows", "jobflow", True, ("jf",),
-               also_accepted=("batch.volcano.sh/v1alpha1",))
+               also_accepted=("batch.volcano.sh/v1alpha1",), crd=True)
 JOBTEMPLATE = Kind("flow.volcano.sh", "v1alpha1", "JobTemplate", "jobtemplates", "jobtemplate", True, ("jt",),
-                   also_accepted=("batch.volcano.sh/v1alpha1",))
-QUEUE = Kind("scheduling.volcano.sh", "v1beta1", "Queue", "queues", "queue", False, ("q", "queue-v1beta1"))
-PODGROUP = Kind("scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups", "podgroup", True, ("pg", "podgroup-v1beta1"))
+                   also_accepted=("batch.volcano.sh/v1alpha1",), crd=True)
+QUEUE = Kind("scheduling.volcano.sh", "v1beta1", "Queue", "queues", "queue", False, ("q", "queue-v1beta1"), crd=True)
+PODGROUP = Kind("scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups", "podgroup", True,
+                ("pg", "podgroup-v1beta1"), crd=True)
 PRIORITYCLASS = Kind("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", False, ("pc",),
                      has_status=False)
 POD = Kind("", "v1", "Pod", "pods", "pod", True, ("po",))
@@ -48,7 +51,7 @@ CONFIGMAP = Kind("", "v1", "ConfigMap", "configmaps", "configmap", True, ("cm",)
 SERVICE = Kind("", "v1", "Service", "services", "service", True, ("svc",))
 SECRET = Kind("", "v1", "Secret", "secrets", "secret", True, has_status=False)
 # Volcano's bus: a request to the vcjob or queue controller to run an action on its target, once.
-COMMAND = Kind("bus.volcano.sh", "v1alpha1", "Command", "commands", "command", True, has_status=False)
+COMMAND = Kind("bus.volcano.sh", "v1alpha1", "Command", "commands", "command", True, has_status=False, crd=True)
 # A lock with a holder and a term: `vcctl controller`'s leader election (as every Kubernetes controller's).
 LEASE = Kind("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, has_status=False)
 

@@ -277,10 +277,7 @@ class Server:
             fn = resources.delete_collection if route.is_collection else resources.delete
             code, obj = fn(be, route, query, body)
         elif method == "PATCH":
-            if ctype not in resources.PATCH_TYPES:
-                raise status_mod.UnsupportedMediaType(
-                    f"the body of the request was in an unknown format - accepted media types include: "
-                    f"{', '.join(resources.PATCH_TYPES)}")
+            resources.check_patch_type(route.kind, ctype)   # (before the body is read as that type)
             body = resources.decode_body(raw, ctype, query)
             code, obj = resources.patch(be, route, query, ctype, body)
             warnings = resources.field_warnings(route, query, body)   # (none for a JSON patch's operations)

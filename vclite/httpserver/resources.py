@@ -8,7 +8,7 @@ refused here changes nothing.
 - list: label/field selectors, `limit` + `continue` (a key-ordered cursor; pages read the live
   state), all-namespace collections; items in (namespace, name) order; Table on request.
 - create: apiVersion/kind/namespace must agree with the path (filled in when missing).
-- update (PUT), status update, patch (merge, JSON, strategic, apply), delete (DeleteOptions body
+- update (PUT), status update, patch (merge, JSON, strategic for built-in kinds only, apply), delete (DeleteOptions body
   or query: propagationPolicy, preconditions), deletecollection.
 - `dryRun=All` (query, or DeleteOptions' `dryRun: [All]`): admission and every check run, nothing is
   written, and the answer is the object as it would be (`kubectl apply|create|delete
@@ -40,7 +40,18 @@ Result = tuple[int, Obj]
 
 MERGE, JSON_PATCH, STRATEGIC, APPLY = ("application/merge-patch+json", "application/json-patch+json",
                                        "application/strategic-merge-patch+json", "application/apply-patch+yaml")
-PATCH_TYPES = (MERGE, JSON_PATCH, STRATEGIC, APPLY)
+# The patch types kube-apiserver accepts, in its order: a custom resource (a CRD's) takes no strategic merge patch
+BUILTIN_PATCH_TYPES = (JSON_PATCH, MERGE, STRATEGIC, APPLY)
+CRD_PATCH_TYPES = (JSON_PATCH, MERGE, APPLY)
+
+
+def check_patch_type(kind: kinds.Kind, content_type: str) -> None:
+    """UnsupportedMediaType (415) with kube-apiserver's message unless `kind` takes patches of this type:
+    `kubectl patch` without `--type` (a strategic merge patch) fails on a Volcano kind as on a cluster."""
+    accepted = CRD_PATCH_TYPES if kind.crd else BUILTIN_PATCH_TYPES
+    if content_type not in accepted:
+        raise status_mod.UnsupportedMediaType("the body of the request was in an unknown format - accepted media "
+                                              f"types include: {', '.join(accepted)}")
 
 
 def _ns(route: routes.Resource) -> str:
@@ -211,11 +222,9 @@ def _write(be: backend_mod.Backend, route: routes.Resource, obj: Obj, dry: bool)
 def patch(be: backend_mod.Backend, route: routes.Resource, query: Query, content_type: str, body: Any) -> Result:
     dry = dry_run(query.get("dryRun"))
     kind, ns, name = route.kind, _ns(route), route.name or ""
+    check_patch_type(kind, content_type)
     if content_type == APPLY:
         return apply(be, route, query, body)
-    if content_type not in PATCH_TYPES:
-        raise status_mod.UnsupportedMediaType(f'the body of the request was in an unknown format - accepted media '
-                                              f'types include: {", ".join(PATCH_TYPES)}')
     if content_type != JSON_PATCH and not isinstance(body, dict):
         raise errors.BadRequest("a merge patch must be an object")
     _check_fields(route, query, body)   # (a JSON patch is a list of operations: not checked)

@@ -187,12 +187,50 @@ def test_update_name_must_match_url(be):
     pytest.param(resources.MERGE, {"metadata": {"labels": {"a": "1"}}}, {"a": "1"}, id="merge"),
     pytest.param(resources.JSON_PATCH, [{"op": "add", "path": "/metadata/labels", "value": {"b": "2"}}], {"b": "2"},
                  id="json-patch"),
-    pytest.param(resources.STRATEGIC, {"metadata": {"labels": {"c": "3"}}}, {"c": "3"}, id="strategic-as-merge"),
 ])
 def test_patch_types(be, ctype, body, labels):
     make(be, "t")
     code, out = resources.patch(be, jt_route("t"), {}, ctype, body)
     assert code == 200 and out["metadata"]["labels"] == labels
+
+
+CRD_TYPES = "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+ALL_TYPES = ("application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, "
+             "application/apply-patch+yaml")
+
+
+@pytest.mark.parametrize("kind, ctype, accepted", [
+    *[pytest.param(k, resources.STRATEGIC, CRD_TYPES, id=f"strategic-{k.kind}") for k in kinds.ALL if k.crd],
+    pytest.param(kinds.JOBFLOW, "application/xml", CRD_TYPES, id="unknown-JobFlow"),
+    pytest.param(kinds.POD, "application/xml", ALL_TYPES, id="unknown-Pod"),
+    *[pytest.param(k, t, None, id=f"{t.split('/')[1]}-{k.kind}") for k in (kinds.POD, kinds.NODE, kinds.PRIORITYCLASS)
+      for t in (resources.STRATEGIC, resources.MERGE)],
+    pytest.param(kinds.JOBFLOW, resources.MERGE, None, id="merge-JobFlow"),
+])
+def test_check_patch_type_as_kube_apiserver(kind, ctype, accepted):
+    """A custom resource takes no strategic merge patch (apiextensions-apiserver's supported types)."""
+    if accepted is None:
+        resources.check_patch_type(kind, ctype)
+        return
+    with pytest.raises(status_mod.UnsupportedMediaType) as exc:
+        resources.check_patch_type(kind, ctype)
+    assert exc.value.message == ("the body of the request was in an unknown format - accepted media types include: "
+                                 + accepted)
+
+
+def test_strategic_merge_patch_of_a_built_in_kind(be):
+    be.client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}})
+    code, out = resources.patch(be, routes.Resource(kinds.CONFIGMAP, "default", "c", None), {}, resources.STRATEGIC,
+                                {"metadata": {"labels": {"c": "3"}}})
+    assert code == 200 and out["metadata"]["labels"] == {"c": "3"}
+
+
+def test_strategic_merge_patch_of_a_custom_resource_is_415_and_changes_nothing(be):
+    make(be, "t")
+    before = be.resource_version()
+    with pytest.raises(status_mod.UnsupportedMediaType):
+        resources.patch(be, jt_route("t"), {}, resources.STRATEGIC, {"metadata": {"labels": {"c": "3"}}})
+    assert be.resource_version() == before
 
 
 def test_patch_cannot_rename_or_move(be):
