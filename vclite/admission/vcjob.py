@@ -32,8 +32,11 @@ DAG_MESSAGE = "job has dependencies between tasks, but doesn't form a directed a
 # ---- mutation ----------------------------------------------------------------------------------
 
 def mutate(op: base.Operation, obj: Obj) -> None:
-    """Volcano defaults vcjobs on CREATE only."""
-    if op is base.Operation.CREATE and isinstance(obj.get("spec"), dict):
+    """Volcano defaults vcjobs on CREATE only; vclite fills absent defaults on UPDATE too, so re-applying
+    an unchanged manifest is not refused: `kubectl apply`'s JSON merge patch replaces `tasks` with the
+    file's, without their defaults (task maxRetry, minAvailable…), and the update rule then saw them
+    change (upstream volcano-sh/volcano#2238). A field the update really changes is still refused."""
+    if op in (base.Operation.CREATE, base.Operation.UPDATE) and isinstance(obj.get("spec"), dict):
         set_spec_defaults(obj["spec"])
 
 
