@@ -13,37 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from vclite.api.schemabuild import STRINGS as _STRINGS
+from vclite.api.schemabuild import any_value as _any
+from vclite.api.schemabuild import array as _list
+from vclite.api.schemabuild import integer as _int
+from vclite.api.schemabuild import obj as _obj
+from vclite.api.schemabuild import string as _str
 from vclite.lib import jsoncopy
 
 Obj = dict[str, Any]
 
-
-def _obj(description: str, properties: Obj | None = None, required: list[str] | None = None) -> Obj:
-    out: Obj = {"type": "object", "description": description, "x-kubernetes-preserve-unknown-fields": True}
-    if properties:
-        out["properties"] = properties
-    if required:
-        out["required"] = required
-    return out
-
-
-def _str(description: str) -> Obj:
-    return {"type": "string", "description": description}
-
-
-def _int(description: str) -> Obj:
-    return {"type": "integer", "description": description}
-
-
-def _any(description: str) -> Obj:
-    return {"description": description, "x-kubernetes-preserve-unknown-fields": True}
-
-
-def _list(description: str, items: Obj) -> Obj:
-    return {"type": "array", "description": description, "items": items}
-
-
-_STRINGS: Obj = {"type": "string"}
 _DURATION = "a duration (`10s`, `2m`, `1h`) or a number of seconds"
 
 PROBE = _obj("Volcano's probes: the flow waits until these hold on its targets' vcjobs (re-checked with back-off). "

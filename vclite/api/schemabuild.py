@@ -1,0 +1,119 @@
+"""Building blocks of the OpenAPI v3 schemas that describe vclite's kinds field by field, for `kubectl
+explain`: typed nodes that carry a description, and `properties`, which turns a table of `Field` rows
+into the `properties` of an object.
+
+Every object keeps fields it does not name (`x-kubernetes-preserve-unknown-fields`), so a schema
+never drops anything admission reads; values that take several JSON types are untyped
+(`any_value`) or `int_or_string`. Structural, as a CRD requires. Pure data and pure functions.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+Obj = dict[str, Any]
+
+
+def obj(description: str, properties: Obj | None = None, required: list[str] | None = None) -> Obj:
+    out: Obj = {"type": "object", "description": description, "x-kubernetes-preserve-unknown-fields": True}
+    if properties:
+        out["properties"] = properties
+    if required:
+        out["required"] = required
+    return out
+
+
+def string(description: str) -> Obj:
+    return {"type": "string", "description": description}
+
+
+def integer(description: str) -> Obj:
+    return {"type": "integer", "description": description}
+
+
+def boolean(description: str) -> Obj:
+    return {"type": "boolean", "description": description}
+
+
+def any_value(description: str) -> Obj:
+    return {"description": description, "x-kubernetes-preserve-unknown-fields": True}
+
+
+def array(description: str, items: Obj) -> Obj:
+    return {"type": "array", "description": description, "items": items}
+
+
+def int_or_string(description: str = "") -> Obj:
+    out: Obj = {"x-kubernetes-int-or-string": True, "anyOf": [{"type": "integer"}, {"type": "string"}]}
+    if description:
+        out["description"] = description
+    return out
+
+
+def map_of(description: str, values: Obj) -> Obj:
+    """An object whose keys are names chosen by the user, each holding a `values`."""
+    return {"type": "object", "description": description, "additionalProperties": values}
+
+
+STRINGS: Obj = {"type": "string"}
+
+# ---- tables ------------------------------------------------------------------------------------
+
+# The shapes a Field takes, named as `kubectl explain` shows them.
+STR, INT, BOOL = "string", "integer", "boolean"
+OBJ = "Object"                      # its `fields` described; without fields, an open object
+LIST = "[]Object"                   # a list of objects with these `fields`
+STRS = "[]string"
+MAP = "map[string]Object"           # name -> an object with these `fields`
+INT_MAP = "map[string]integer"
+STR_MAP = "map[string]string"
+ARGS_MAP = "map[string][]string"    # name -> a list of arguments
+QUANTITIES = "map[string]Quantity"  # resource name -> a quantity (`2`, `500m`, `1Gi`)
+
+
+class Field(NamedTuple):
+    """One row of a table: a field's name, shape and description; the fields inside an OBJ, LIST or
+    MAP; whether the object holding it requires it."""
+    name: str
+    shape: str
+    description: str
+    fields: tuple[Field, ...] = ()
+    required: bool = False
+
+
+def _item(fields: tuple[Field, ...]) -> Obj:
+    """A list item or map value: an object with these fields, described by the field holding it."""
+    out: Obj = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    if fields:
+        out["properties"] = properties(fields)
+    required = [f.name for f in fields if f.required]
+    if required:
+        out["required"] = required
+    return out
+
+
+_SCALARS_AND_MAPS: dict[str, Callable[[str], Obj]] = {
+    STR: string, INT: integer, BOOL: boolean,
+    STRS: lambda d: array(d, dict(STRINGS)),
+    INT_MAP: lambda d: map_of(d, {"type": "integer"}),
+    STR_MAP: lambda d: map_of(d, dict(STRINGS)),
+    ARGS_MAP: lambda d: map_of(d, {"type": "array", "items": dict(STRINGS)}),
+    QUANTITIES: lambda d: map_of(d, int_or_string()),
+}
+
+
+def node(f: Field) -> Obj:
+    """The schema of one row."""
+    if f.shape == OBJ:
+        return obj(f.description, properties(f.fields), [x.name for x in f.fields if x.required])
+    if f.shape == LIST:
+        return array(f.description, _item(f.fields))
+    if f.shape == MAP:
+        return map_of(f.description, _item(f.fields))
+    if f.shape not in _SCALARS_AND_MAPS:
+        raise ValueError(f"{f.name}: unknown shape {f.shape!r}")
+    return _SCALARS_AND_MAPS[f.shape](f.description)
+
+
+def properties(fields: tuple[Field, ...]) -> Obj:
+    """The `properties` of an object whose fields are these rows (fresh dictionaries)."""
+    return {f.name: node(f) for f in fields}
