@@ -6,8 +6,8 @@ operation carrying `x-kubernetes-group-version-kind` and a `fieldValidation` que
 JSON, merge and apply patch types but not strategic merge, so kubectl computes strategic patches
 for built-in kinds from its compiled-in types, as it does with OpenAPI v2 absent. Schemas are
 open objects (`x-kubernetes-preserve-unknown-fields`): admission is the validator, not the
-schema; JobFlow's also describes every field (api/flowschema), for `kubectl explain`. Pure
-functions of the kinds table.
+schema; Volcano's kinds (JobFlow, JobTemplate, Job, Queue, PodGroup) also describe every field
+(api/kindschemas), for `kubectl explain`. Pure functions of the kinds table.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import hashlib
 import json
 from typing import Any
 
-from vclite.api import flowschema, kinds
+from vclite.api import kinds, kindschemas
 from vclite.httpserver import discovery, routes
 
 Obj = dict[str, Any]
@@ -46,9 +46,10 @@ def _schema(k: kinds.Kind) -> Obj:
         props[field] = open_object
     out: Obj = {"type": "object", "x-kubernetes-group-version-kind": [_gvk(k)],
                 "x-kubernetes-preserve-unknown-fields": True, "properties": props}
-    if k is kinds.JOBFLOW:   # described field by field: `kubectl explain jobflow.spec.flows.retry`
-        props.update(flowschema.jobflow_properties())
-        out["description"] = flowschema.DESCRIPTION
+    found = kindschemas.described(k)   # field by field: `kubectl explain vcjob.spec.tasks.policies`
+    if found is not None:
+        out["description"], described = found
+        props.update(described)
     return out
 
 
