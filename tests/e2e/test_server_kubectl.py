@@ -275,6 +275,41 @@ def test_kubectl_explain_teaches_the_jobflow_fields(kubectl, field, words):
     assert "KIND:       JobFlow" in out and words in " ".join(out.split()), out
 
 
+@pytest.mark.parametrize("field, kind, fields, words", [
+    pytest.param("jt", "JobTemplate", ("spec", "status"), "a flow placeholder", id="jt"),
+    pytest.param("jt.spec.tasks", "JobTemplate", ("name", "replicas", "minAvailable", "template", "policies",
+                                                  "dependsOn", "partitionPolicy"), "identical pods", id="jt-tasks"),
+    pytest.param("jobtemplate.spec.tasks.template", "JobTemplate", (), "a Kubernetes PodTemplateSpec",
+                 id="jt-template"),
+    pytest.param("vcjob.spec", "Job", ("minAvailable", "queue", "maxRetry", "plugins", "minSuccess"), "the gang",
+                 id="vcjob-spec"),
+    pytest.param("vcjob.spec.policies", "Job", ("event", "events", "exitCode", "action", "timeout"),
+                 "a task's own policies are tried first", id="vcjob-policies"),
+    pytest.param("vj.spec.tasks.partitionPolicy", "Job", ("totalPartitions", "partitionSize", "minPartitions"),
+                 "pods per partition", id="vj-partition"),
+    pytest.param("vcjob.status", "Job", ("state", "taskStatusCount", "retryCount", "conditions"),
+                 "pods being deleted", id="vcjob-status"),
+    pytest.param("vcjob.status.state.phase", "Job", (), "Completed, Failed and Terminated are final",
+                 id="vcjob-phase"),
+    pytest.param("queue.spec", "Queue", ("weight", "capability", "reclaimable", "guarantee", "deserved", "parent",
+                                         "priority"), "relative to other queues' weights", id="queue-spec"),
+    pytest.param("q.status", "Queue", ("state", "inqueue", "allocated"), "PodGroups of the queue in phase Pending",
+                 id="q-status"),
+    pytest.param("queue-v1beta1.spec.guarantee.resource", "Queue", (), "no more than deserved", id="queue-guarantee"),
+    pytest.param("podgroup.spec", "PodGroup", ("minMember", "minTaskMember", "queue", "minResources",
+                                               "subGroupPolicy"), "must be placed together", id="podgroup-spec"),
+    pytest.param("pg.status.conditions", "PodGroup", ("type", "status", "reason", "message", "transitionID"),
+                 "Unschedulable and why", id="pg-conditions"),
+    pytest.param("podgroup-v1beta1.status.phase", "PodGroup", (), "Inqueue (admitted", id="pg-phase"),
+])
+def test_kubectl_explain_teaches_volcanos_kinds(kubectl, field, kind, fields, words):
+    out = kubectl("explain", field).stdout
+    assert f"KIND:       {kind}" in out and words in " ".join(out.split()), out
+    listed = [line.split("\t")[0].strip() for line in out.splitlines() if line.startswith("  ") and "\t<" in line]
+    assert set(fields) <= set(listed), out
+    assert "<no description>" not in out, out
+
+
 def test_kubectl_explain_recursive_lists_the_flow_primitives(kubectl):
     out = kubectl("explain", "jf.spec.flows", "--recursive").stdout
     for name in ("when", "withItems", "withParam", "repeat", "retry", "patch", "probe", "strategy", "limit"):
