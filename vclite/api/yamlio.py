@@ -125,6 +125,21 @@ class _Recursive(Exception):
         self.node = node
 
 
+class _Plain(int):
+    """The place (line) of a plain scalar that is not a string — `n`, `5`, `1e3` — and `text`, how it
+    was written: an error about a string that came out a boolean or a number can quote it."""
+
+    text: str
+
+
+def _plain(node: yaml.ScalarNode, line: int) -> int:
+    if node.style:   # (quoted: a string, unless explicitly tagged)
+        return line
+    place = _Plain(line)
+    place.text = node.value
+    return place
+
+
 class _Lines(int):
     """The place of a string that spans several source lines: the line of its key, and `starts`,
     where each source line's text begins in the value — [(offset, line)], ascending — so that a
@@ -168,7 +183,7 @@ def _build(loader: Any, node: yaml.Node, line: int, memo: dict, active: set) -> 
                 return node.value, _spans(loader, node, line)
             return node.value, line
         try:
-            return loader.construct_document(node), line
+            return loader.construct_document(node), _plain(node, line)
         except ValueError as e:   # e.g. an integer of more than 4,300 digits
             raise _BadScalar(node, e) from None
     hit = memo.get(id(node))
@@ -204,7 +219,7 @@ def _build(loader: Any, node: yaml.Node, line: int, memo: dict, active: set) -> 
 def _places(node: yaml.Node, line: int, memo: dict, active: set) -> _Place:
     """The places of a node PyYAML constructed (merge keys already flattened into the node)."""
     if isinstance(node, yaml.ScalarNode):
-        return line
+        return line if node.tag == _STR else _plain(node, line)
     if id(node) in memo:
         return line, memo[id(node)]
     if id(node) in active:
@@ -308,6 +323,20 @@ class Document:
             return max((at for start, at in line.starts if start <= offset), default=int(line))
         return int(line)
 
+    def plain_text(self, path: str) -> str | None:
+        """How the value at exactly `path` was written when it is a plain (unquoted) scalar that YAML
+        reads as something other than a string (`n` for false, `010` for 8); None otherwise."""
+        place: Any = self.places
+        for seg in split_path(path):
+            sub = place[1] if isinstance(place, tuple) else None
+            if isinstance(sub, dict) and seg in sub:
+                place = sub[seg]
+            elif isinstance(sub, list) and seg.isdigit() and int(seg) < len(sub):
+                place = sub[int(seg)]
+            else:
+                return None
+        return place.text if isinstance(place, _Plain) else None
+
     def problem(self, path: str, message: str, offset: int | None = None) -> Problem:
         """A Problem about the field at `path` of this document, located."""
         return Problem(self.file, self.line_of(path, offset), message, self.index, self.kind, self.name, path)
@@ -358,8 +387,28 @@ def _type_name(value: Any) -> str:
             int: "a number", float: "a number"}.get(type(value), type(value).__name__)
 
 
+def quote_hint(value: Any, text: str | None = None) -> str:
+    """Why a boolean or number stands where a string was expected, and the fix: with `text` (how it was
+    written, Document.plain_text) `the unquoted YAML value n is read as the boolean false; quote it
+    ("n")` (`…value 7 is a number…` when it reads as written); without, `it is a boolean (false); quote
+    the value if a string was meant`. "" for other values."""
+    if not isinstance(value, bool | int | float):
+        return ""
+    kind = "boolean" if isinstance(value, bool) else "number"
+    shown = json.dumps(value)
+    if text is None:
+        return f"it is a {kind} ({shown}); quote the value if a string was meant"
+    read = f"a {kind}" if text == shown else f"read as the {kind} {shown}"
+    return f"the unquoted YAML value {text} is {read}; quote it ({json.dumps(text)})"
+
+
 def _served() -> str:
     return ", ".join(f"{k.kind} ({k.api_version})" for k in kinds.ALL)
+
+
+def _not_a_string(doc: Document, path: str, value: Any) -> str:
+    hint = quote_hint(value, doc.plain_text(path))
+    return f"must be a string, got {_type_name(value)}" + (f": {hint}" if hint else "")
 
 
 def _type_problems(doc: Document) -> list[Problem]:
@@ -370,7 +419,7 @@ def _type_problems(doc: Document) -> list[Problem]:
         if value is None or value == "":
             out.append(doc.problem(field, "Required value"))
         elif not isinstance(value, str):
-            out.append(doc.problem(field, f"must be a string, got {_type_name(value)}"))
+            out.append(doc.problem(field, _not_a_string(doc, field, value)))
     if out:
         return out
     api_version, kind = obj["apiVersion"], obj["kind"]
@@ -397,7 +446,7 @@ def check(doc: Document) -> list[Problem]:
     metadata = metadata or {}
     name = metadata.get("name")
     if name is not None and name != "" and not isinstance(name, str):
-        out.append(doc.problem("metadata.name", f"must be a string, got {_type_name(name)}"))
+        out.append(doc.problem("metadata.name", _not_a_string(doc, "metadata.name", name)))
     elif not name and not metadata.get("generateName"):
         out.append(doc.problem("metadata.name", "Required value: name or generateName is required"))
     return out

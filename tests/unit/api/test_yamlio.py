@@ -110,6 +110,52 @@ def test_line_of_a_character_of_a_string_over_several_lines(path, word, line):
     assert doc.line_of("after") == 16 and doc.line_of(path) == doc.line_of(path, None)
 
 
+PLAIN = y("""
+    base: &b {merged: off}
+    a: n
+    b: "n"
+    c: 010
+    d: [y, 'y', 1e3, text]
+    e: ~
+    f: !!bool yes
+    g:
+      <<: *b
+    """)
+
+
+@pytest.mark.parametrize("path, text", [
+    pytest.param("a", "n", id="plain-boolean"),
+    pytest.param("b", None, id="quoted-string"),
+    pytest.param("c", "010", id="plain-octal"),
+    pytest.param("d[0]", "y", id="list-item"),
+    pytest.param("d[1]", None, id="quoted-list-item"),
+    pytest.param("d[2]", "1e3", id="plain-float"),
+    pytest.param("d[3]", None, id="plain-string"),
+    pytest.param("d", None, id="a-list"),
+    pytest.param("d[9]", None, id="no-such-item"),
+    pytest.param("a.deeper", None, id="through-a-scalar"),
+    pytest.param("f", "yes", id="tagged"),
+    pytest.param("g.merged", "off", id="merge-key"),   # (built by PyYAML's constructor)
+])
+def test_plain_text_is_how_a_non_string_scalar_was_written(path, text):
+    [doc], problems = yamlio.parse_string(PLAIN, objects=False)
+    assert problems == [] and doc.obj["a"] is False and doc.obj["c"] == 8 and doc.obj["g"] == {"merged": False}
+    assert doc.plain_text(path) == text
+
+
+@pytest.mark.parametrize("value, text, hint", [
+    (False, "n", 'the unquoted YAML value n is read as the boolean false; quote it ("n")'),
+    (8, "010", 'the unquoted YAML value 010 is read as the number 8; quote it ("010")'),
+    (5, "5", 'the unquoted YAML value 5 is a number; quote it ("5")'),
+    (True, None, "it is a boolean (true); quote the value if a string was meant"),
+    (1.5, None, "it is a number (1.5); quote the value if a string was meant"),
+    ("n", "n", ""),
+    (None, "~", ""),
+])
+def test_quote_hint(value, text, hint):
+    assert yamlio.quote_hint(value, text) == hint
+
+
 def test_documents_numbered_by_position_and_empties_skipped():
     text = y("""
         apiVersion: v1
@@ -179,7 +225,8 @@ JF = "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\n"
     pytest.param("metadata: {name: x}\n", ["f.yaml:1: document 1 (x): apiVersion: Required value",
                                            "f.yaml:1: document 1 (x): kind: Required value"], id="no-type"),
     pytest.param("apiVersion: 1\nkind: [Job]\nmetadata: {name: x}\n",
-                 ["f.yaml:1: document 1 (x): apiVersion: must be a string, got a number",
+                 ['f.yaml:1: document 1 (x): apiVersion: must be a string, got a number: the unquoted YAML value 1 '
+                  'is a number; quote it ("1")',
                   "f.yaml:2: document 1 (x): kind: must be a string, got a list"], id="type-not-strings"),
     pytest.param("apiVersion: v1\nkind: JobFlow\nmetadata: {name: x}\n",
                  ['f.yaml:1: document 1 (JobFlow/x): apiVersion: kind JobFlow is not served as "v1": '
@@ -193,7 +240,8 @@ JF = "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\n"
     pytest.param(JF + "metadata: [x]\n", ["f.yaml:3: document 1 (JobFlow): metadata: must be a mapping, got a list"],
                  id="metadata-not-mapping"),
     pytest.param(JF + "metadata: {name: 7}\n",
-                 ["f.yaml:3: document 1 (JobFlow): metadata.name: must be a string, got a number"],
+                 ['f.yaml:3: document 1 (JobFlow): metadata.name: must be a string, got a number: the unquoted YAML '
+                  'value 7 is a number; quote it ("7")'],
                  id="name-not-string"),
     pytest.param("a: 1\n---\n" + JF + "metadata: {name: ok}\n---\n- x\n",
                  ["f.yaml:1: document 1: apiVersion: Required value", "f.yaml:1: document 1: kind: Required value",
@@ -253,7 +301,9 @@ def test_a_v1_list_is_read_as_its_items():
             "- " + JF.replace("\n", "\n  ") + "metadata:\n    name: 7\n")
     docs, problems = yamlio.parse_string(text, "f.yaml")
     assert [(d.name, d.kind, d.index, d.line) for d in docs] == [("a", "JobFlow", 1, 4), ("", "JobFlow", 1, 7)]
-    assert [str(p) for p in problems] == ["f.yaml:10: document 1 (JobFlow): metadata.name: must be a string, got a number"]
+    assert [str(p) for p in problems] == [
+        'f.yaml:10: document 1 (JobFlow): metadata.name: must be a string, got a number: the unquoted YAML value 7 is '
+        'a number; quote it ("7")']
 
 
 def test_other_lists_are_not_expanded():
