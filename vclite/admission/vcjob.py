@@ -42,10 +42,12 @@ def mutate(op: base.Operation, obj: Obj) -> None:
 
 def set_spec_defaults(spec: Obj) -> None:
     """mutate_job.go createPatch: queue, schedulerName, maxRetry, per-task name / dnsPolicy /
-    minAvailable / maxRetry, job minAvailable = Σ task minAvailable, svc/ssh plugins."""
-    if not spec.get("queue"):
+    minAvailable / maxRetry, job minAvailable = Σ task minAvailable, svc/ssh plugins. A string field is
+    defaulted when absent or empty only: `queue: off` (YAML's false) is refused as no string, not taken
+    for an empty queue."""
+    if spec.get("queue") in (None, ""):
         spec["queue"] = batch.DEFAULT_QUEUE
-    if not spec.get("schedulerName"):
+    if spec.get("schedulerName") in (None, ""):
         spec["schedulerName"] = batch.DEFAULT_SCHEDULER
     if spec.get("maxRetry") in (None, 0):
         spec["maxRetry"] = batch.DEFAULT_MAX_RETRY
@@ -67,7 +69,7 @@ def set_spec_defaults(spec: Obj) -> None:
 
 
 def _set_task_defaults(task: Obj, index: int) -> None:
-    if not task.get("name"):
+    if task.get("name") in (None, ""):
         task["name"] = f"default{index}"
     pod_spec = common.dict_at(task.get("template"), "spec")
     if pod_spec.get("hostNetwork") is True and not pod_spec.get("dnsPolicy"):
@@ -121,7 +123,8 @@ def validate_spec(spec: Obj, job_name: str, view: base.View, options: base.Optio
     if isinstance(queue, str) and queue:
         errs += validate_queue(queue, view) if live_queue else []
     else:
-        errs.append(FieldError("spec.queue", common.type_error(queue, "string") if queue else common.REQUIRED))
+        errs.append(FieldError("spec.queue", common.REQUIRED if queue in (None, "")
+                               else common.type_error(queue, "string")))
     errs += _validate_task_dag(tasks or [])
     return errs
 
@@ -157,9 +160,9 @@ def _validate_tasks(tasks: list, job_name: str, options: base.Options, errs: lis
             errs.append(FieldError(tp, common.type_error(task, "object")))
             continue
         name = common.check_type(task, "name", f"{tp}.name", errs, str, "string") or ""
-        if not name:
+        if task.get("name") in (None, ""):
             errs.append(FieldError(f"{tp}.name", common.REQUIRED))
-        else:
+        elif name:
             errs += [FieldError(f"{tp}.name", common.invalid(name, m)) for m in common.dns1123_label(name)]
             if name in names:
                 errs.append(FieldError(f"{tp}.name", f"duplicated task name {name}"))

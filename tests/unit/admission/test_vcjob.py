@@ -283,6 +283,12 @@ CREATE_REJECT_CASES = [
     pytest.param(job(queue="") | {"metadata": {"namespace": "default"}}, "metadata.name",
                  "Required value: name or generateName is required", id="metadata-name-required"),
     pytest.param(job(name="My.Job"), "metadata.name", "a lowercase RFC 1123 subdomain", id="metadata-name-invalid"),
+    # a boolean (YAML's unquoted `no`, `off`, `n`) is no string: refused as one, not defaulted as if empty
+    pytest.param(job(queue=False), "spec.queue", "Invalid value: false: must be of type string", id="queue-false"),
+    pytest.param(job(schedulerName=False), "spec.schedulerName", "Invalid value: false: must be of type string",
+                 id="scheduler-name-false"),
+    pytest.param(job(task(False)), "spec.tasks[0].name", "Invalid value: false: must be of type string",
+                 id="task-name-false"),
 ]
 
 QUEUES = views.default_view(views.queue("closed", "Closed"), views.queue("closing", "Closing"),
@@ -293,6 +299,12 @@ QUEUES = views.default_view(views.queue("closed", "Closed"), views.queue("closin
 @pytest.mark.parametrize("obj, path, text", CREATE_REJECT_CASES)
 def test_create_rejects(obj: Obj, path: str, text: str) -> None:
     assert_has(rejected(obj, QUEUES), path, text)
+
+
+@pytest.mark.parametrize("name", [5, False])
+def test_a_task_name_of_another_type_is_one_error_not_also_a_missing_name(name: Any) -> None:
+    errs = [str(e) for e in rejected(job(task(name))) if e.path == "spec.tasks[0].name"]
+    assert errs == [f"spec.tasks[0].name: Invalid value: {str(name).lower()}: must be of type string"]
 
 
 POLICY_CASES = [
