@@ -263,3 +263,23 @@ def test_an_unknown_field_of_a_jobflow_is_a_problem_not_a_warning(vcctl, write):
     assert r.code == 2, r
     assert 'typo-flow.yaml:6: JobFlow/f: spec.flow: unknown field "flow" (did you mean "flows"?)\n' in r.err, r
     assert "warning:" not in r.err and "nothing was run" in r.err
+
+
+def test_a_refused_jobflow_does_not_hide_the_problems_of_its_flows(vcctl, write):
+    """A JobFlow admission refuses (an undefined target in flow a) still has its other flows checked: a
+    JobTemplate reading an undeclared parameter, a patch whose vcjob would be refused — each reported
+    once, at its own line; the flow at fault is not checked again."""
+    flows = ("    - name: a\n      dependsOn: {targets: [zz]}\n    - name: b\n      patch: {jobSpec: {queue: nope}}\n"
+             "    - name: c\n")
+    text = flow(flows).replace("spec:\n", "spec:\n  arguments: {parameters: [{name: m, value: '1'}]}\n", 1) \
+        + template("a") + template("b") + template("c", command='              command: ["echo", "{{params.x}}"]')
+    v = vcctl("validate", write("refused.yaml", text))
+    assert v.code == 2, v
+    for expected in ("refused.yaml:9: JobFlow/f: spec.flows[0].dependsOn.targets[0]: jobflow Flow is not DAG: "
+                     "vertex is not defined: zz",
+                     'refused.yaml:11: JobFlow/f: spec.flows[1].patch.jobSpec.queue: the vcjob it makes from '
+                     'JobTemplate "b" would be refused: spec.queue: unable to find job queue',
+                     'refused.yaml:12: JobFlow/f: spec.flows[2].name: JobTemplate "c": spec.tasks[0].template.spec.'
+                     'containers[0].command[1]: unknown parameter "x" (spec.arguments.parameters declares: m)'):
+        assert expected in v.err, (expected, v.err)
+    assert "3 problem(s) found" in v.err, v

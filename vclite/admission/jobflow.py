@@ -155,26 +155,43 @@ def _item_name_clashes(flows: list, index: dict[str, int]) -> list[FieldError]:
     return errs
 
 
-def _arguments(args: Any, errs: list[FieldError]) -> dict[str, str | None]:
+class _Declared(dict):
+    """The declared parameters: name -> value (None when the value is invalid). `complete` is False when
+    some entry's name cannot be read (absent, not a string, malformed): a reference to a parameter not
+    declared may then mean that one, so it is not reported again as unknown."""
+
+    complete = True
+
+
+def declared_parameters(spec: Obj) -> _Declared:
+    """The parameters a JobFlow spec declares (name -> value, None when invalid; `complete`: whether
+    every name could be read), for a spec admission may have refused."""
+    return _arguments(spec.get("arguments") if isinstance(spec, dict) else None, [])
+
+
+def _arguments(args: Any, errs: list[FieldError]) -> _Declared:
     """spec.arguments.parameters: names (well formed, unique) and string values; returns the names
     declared, each with its value (None when the value is invalid)."""
     path = "spec.arguments"
+    names = _Declared()
     if args is None:
-        return {}
+        return names
     if not isinstance(args, dict):
         errs.append(FieldError(path, common.type_error(args, "object")))
-        return {}
+        names.complete = False
+        return names
     params = args.get("parameters")
     if params is None:
-        return {}
+        return names
     if not isinstance(params, list):
         errs.append(FieldError(f"{path}.parameters", common.type_error(params, "array")))
-        return {}
-    names: dict[str, str | None] = {}
+        names.complete = False
+        return names
     for j, p in enumerate(params):
         pp = f"{path}.parameters[{j}]"
         if not isinstance(p, dict):
             errs.append(FieldError(pp, common.type_error(p, "object")))
+            names.complete = False
             continue
         name, value = p.get("name"), p.get("value")
         if name in (None, ""):
@@ -186,6 +203,8 @@ def _arguments(args: Any, errs: list[FieldError]) -> dict[str, str | None]:
             errs.append(FieldError(f"{pp}.name", common.duplicate(name)))
         else:
             names[name] = value if isinstance(value, str) else None
+        if not isinstance(name, str) or not _PARAM_NAME.fullmatch(name):
+            names.complete = False
         if value is None:
             errs.append(FieldError(f"{pp}.value", common.REQUIRED))
         elif not isinstance(value, str):
@@ -243,18 +262,26 @@ def dependencies(f: Obj) -> list[str]:
 
 
 def template_errors(spec: Obj, reads: Mapping[str, Mapping[str, str] | set[str]]) -> list[FieldError]:
-    """Problems of the placeholders each flow's JobTemplate uses, for an admitted JobFlow `spec`
-    (admission cannot see them: a JobTemplate may be created later). `reads`: flow name -> the
+    """Problems of the placeholders each flow's JobTemplate uses, for a JobFlow `spec` (admission cannot
+    see them: a JobTemplate may be created later). `reads`: flow name -> the
     placeholder names in its JobTemplate's spec (a mapping to the field path of each, which the
     message then names: flowtemplate.placeholder_paths(spec, "spec")). The same rules as in a patch (declared parameters,
     item only in loops, iteration only in repeats, outputs of defined flows, not of the exit handler,
     not the flow's own outside a repeat), and no cycle through them: a template reading
-    `{{outputs.f}}` makes its vcjob wait for f. Each error is reported at `spec.flows[i].name`."""
+    `{{outputs.f}}` makes its vcjob wait for f. Each error is reported at `spec.flows[i].name`.
+    A spec admission refused may be given, with `reads` for the flows it found no fault in: nothing it
+    reported is reported again (a reference to a parameter whose name it refused is not unknown; no
+    cycle through a template is looked for while the flows' own references are unsound)."""
     flows = spec.get("flows") if isinstance(spec.get("flows"), list) else []
-    params = flowtemplate.arguments(spec)
-    index = {f["name"]: i for i, f in enumerate(flows) if isinstance(f, dict) and isinstance(f.get("name"), str)}
+    params = declared_parameters(spec)
+    index: dict[str, int] = {}
+    for i, f in enumerate(flows):
+        if isinstance(f, dict) and isinstance(f.get("name"), str):
+            index.setdefault(f["name"], i)   # (a duplicate name: admission's error; the first flow is that name)
     errs: list[FieldError] = []
     refs: list[tuple[str | None, list[_Ref]]] = []
+    own_refs: list[tuple[str | None, list[_Ref]]] = []
+    handler = spec.get("onExit") if isinstance(spec.get("onExit"), str) else None
     for name, i in index.items():
         f = flows[i]
         ctx = _Ctx(f"spec.flows[{i}]", name, params, f.get("withItems") is not None or f.get("withParam") is not None,
@@ -265,10 +292,12 @@ def template_errors(spec: Obj, reads: Mapping[str, Mapping[str, str] | set[str]]
             _condition(f["when"], "when", ctx, own_output=False)
         _repeat(f.get("repeat"), ctx)
         _patch(f.get("patch"), ctx)
+        own_refs.append((name, list(ctx.refs)))
         path = f"{ctx.fp}.name"
         read = reads.get(name) or {}
         for placeholder in sorted(read):
-            if not flowtemplate.in_context(placeholder, index, params=bool(params), loop=ctx.loop, repeat=ctx.repeat):
+            if not flowtemplate.in_context(placeholder, index, params=bool(params) or not params.complete,
+                                           loop=ctx.loop, repeat=ctx.repeat):
                 continue   # left as written, as Volcano leaves it (a warning says so: advice.py)
             root, *rest = placeholder.split(".")
             problem = _placeholder_problem(placeholder, ctx)
@@ -281,7 +310,8 @@ def template_errors(spec: Obj, reads: Mapping[str, Mapping[str, str] | set[str]]
             elif root == "outputs" and rest[0] != name:
                 ctx.refs.append(_Ref(rest[0], path, path, -2, placeholder))
         refs.append((name, ctx.refs))
-    handler = spec.get("onExit") if isinstance(spec.get("onExit"), str) else None
+    if _graph_errors(own_refs, index, handler):
+        return errs   # (admission's errors: the graph of the flows' own references is not sound)
     names = {f"spec.flows[{i}].name": name for name, i in index.items()}
     for e in _graph_errors(refs, index, handler):
         message = e.message
@@ -459,7 +489,7 @@ def _placeholder_problem(placeholder: str, ctx: _Ctx) -> str:
 
 
 def _ref_problem(root: str, path: tuple[str, ...], ctx: _Ctx, in_condition: bool = False) -> str:
-    if root == "params" and path[0] not in ctx.params:
+    if root == "params" and path[0] not in ctx.params and getattr(ctx.params, "complete", True):
         declared = ", ".join(sorted(ctx.params)) or "none"
         return f'unknown parameter "{path[0]}" (spec.arguments.parameters declares: {declared})'
     if root == "item" and ctx.loop and in_condition:

@@ -80,7 +80,21 @@ def describe(doc: yamlio.Document) -> str:
 
 def apply_all(client: Any, docs: list[yamlio.Document], check_templates: bool = True) -> list[Problem]:
     """Create every document through `client` in dependency order; return the problems."""
-    problems: list[Problem] = []
+    return _apply(client, docs, check_templates).problems
+
+
+@dataclasses.dataclass
+class _Applied:
+    """What creating the documents gave: every problem, the JobFlows admitted (each with the object
+    stored) and those admission refused (each with its errors: their flows may still be checked)."""
+
+    problems: list[Problem]
+    jobflows: list[tuple[yamlio.Document, Obj]]
+    refused: list[tuple[yamlio.Document, list[errors.FieldError]]]
+
+
+def _apply(client: Any, docs: list[yamlio.Document], check_templates: bool) -> _Applied:
+    out = _Applied([], [], [])
     seen: dict[tuple[str, str, str], yamlio.Document] = {}
     admitted: list[yamlio.Document] = []
     for doc in ordered(docs):
@@ -89,22 +103,45 @@ def apply_all(client: Any, docs: list[yamlio.Document], check_templates: bool = 
         ident = (doc.obj.get("kind"), (md.get("namespace") or "default") if k and k.namespaced else "", md.get("name"))
         if md.get("name") and ident in seen:   # (names made from a generateName never clash)
             first = seen[ident]
-            problems.append(Problem(doc.file, doc.line, describe(doc), "metadata.name",
-                                    f"defined twice (first at {first.file}:{first.line})"))
+            out.problems.append(Problem(doc.file, doc.line, describe(doc), "metadata.name",
+                                        f"defined twice (first at {first.file}:{first.line})"))
             continue
         seen[ident] = doc
         try:
-            client.create(doc.obj)
+            created = client.create(doc.obj)
             admitted.append(doc)
+            if doc.obj.get("kind") == kinds.JOBFLOW.kind:
+                out.jobflows.append((doc, created))
         except errors.Invalid as exc:
-            for fe in exc.errors:
-                problems.append(Problem(doc.file, doc.line_of(fe.path, fe.offset), describe(doc), fe.path, fe.message))
+            out.problems.extend(_located(doc, fe.path, fe.message, fe.offset) for fe in exc.errors)
+            if doc.obj.get("kind") == kinds.JOBFLOW.kind:
+                out.refused.append((doc, list(exc.errors)))
         except errors.ApiError as exc:
-            problems.append(Problem(doc.file, doc.line, describe(doc), "", exc.message))
-    if check_templates:   # (a JobFlow admission refused has its own problems: no knock-ons)
-        problems.extend(_missing_templates(docs, [d for d in admitted if d.obj.get("kind") == "JobFlow"]))
-        problems.extend(_missing_priority_classes(docs, admitted))
-    return problems
+            out.problems.append(Problem(doc.file, doc.line, describe(doc), "", exc.message))
+    if check_templates:   # (the flows of a JobFlow admission refused: those it found no fault in)
+        out.problems.extend(_missing_templates(docs, [(d, _sound_flows(d.obj, [])) for d, _ in out.jobflows]
+                                               + [(d, _sound_flows(d.obj, errs)) for d, errs in out.refused]))
+        out.problems.extend(_missing_priority_classes(docs, admitted))
+    return out
+
+
+def _located(doc: yamlio.Document, path: str, message: str, offset: int | None = None) -> Problem:
+    return Problem(doc.file, doc.line_of(path, offset), describe(doc), path, message)
+
+
+_FLOW_PATH = re.compile(r"spec\.flows\[([0-9]+)\]")
+
+
+def _sound_flows(obj: Obj, field_errors: list[errors.FieldError]) -> list[int]:
+    """The positions of the JobFlow's flows that admission found no fault in (`field_errors`: its errors;
+    none for an admitted JobFlow), each a mapping with a name: their templates can still be checked."""
+    spec = obj.get("spec")
+    flows = spec.get("flows") if isinstance(spec, dict) else None
+    if not isinstance(flows, list):
+        return []
+    faulty = {int(m.group(1)) for e in field_errors for m in [_FLOW_PATH.match(e.path)] if m}
+    return [i for i, f in enumerate(flows)
+            if i not in faulty and isinstance(f, dict) and isinstance(f.get("name"), str) and f["name"]]
 
 
 def _priority_class_refs(obj: Obj) -> list[tuple[str, str]]:
@@ -141,16 +178,18 @@ def _missing_priority_classes(docs: list[yamlio.Document], admitted: list[yamlio
             for path, name in _priority_class_refs(d.obj) if not podpriority.known(name, defined)]
 
 
-def _missing_templates(docs: list[yamlio.Document], jobflows: list[yamlio.Document]) -> list[Problem]:
-    """A problem for each flow of the (admitted) `jobflows` whose JobTemplate no document defines."""
+def _missing_templates(docs: list[yamlio.Document], jobflows: list[tuple[yamlio.Document, list[int]]]) -> list[Problem]:
+    """A problem for each flow of `jobflows` (each JobFlow with the positions of the flows to check)
+    whose JobTemplate no document defines."""
     templates = {(_namespace_of(d.obj), d.obj["metadata"].get("name"))
                  for d in docs if d.obj.get("kind") == "JobTemplate"}
     problems = []
-    for d in jobflows:
+    for d, sound in jobflows:
         ns = _namespace_of(d.obj)
-        for i, flow in enumerate((d.obj.get("spec") or {}).get("flows") or []):
-            name = flow.get("name") if isinstance(flow, dict) else None
-            if name and (ns, name) not in templates:
+        flows = d.obj["spec"]["flows"] if sound else []
+        for i in sound:
+            name = flows[i]["name"]
+            if (ns, name) not in templates:
                 path = f"spec.flows[{i}].name"
                 problems.append(Problem(d.file, d.line_of(path), describe(d), path,
                                         f'JobTemplate "{name}" not found in namespace "{ns}": no file given '
@@ -158,64 +197,84 @@ def _missing_templates(docs: list[yamlio.Document], jobflows: list[yamlio.Docume
     return problems
 
 
-def _flow_jobs(client: Any, jobflows: list[yamlio.Document]) -> list[Problem]:
+def _flow_jobs(client: Any, applied: _Applied) -> list[Problem]:
     """A problem for each flow whose vcjob — its JobTemplate with the flow's `patch.jobSpec` merged
     on, under the longest name the flow gives one — admission refuses (`replicas: -1` in a patch, a
     queue that does not exist, pod names over 63 characters…): the controller would find out only
     when it creates the job, and fail the flow. Placeholders are filled with what is known before
     the run (parameters, each withItems item — up to MAX_ITEMS_CHECKED —, iteration 0); a spec that
-    reads job outputs or withParam items is left to the run."""
+    reads job outputs or withParam items is left to the run. The flows of a JobFlow admission
+    refused are checked too, but for those it found at fault (their own problems are reported), and
+    their vcjobs only while its metadata is sound (a vcjob is named after the JobFlow)."""
     problems = []
     classes = {meta.name(pc) for pc in client.list(kinds.PRIORITYCLASS)}
-    for d in jobflows:
-        md = d.obj.get("metadata") or {}
+    checks = [(d, jobflow, _sound_flows(jobflow, []), True) for d, jobflow in applied.jobflows]
+    for d, errs in applied.refused:
+        md = d.obj.get("metadata") if isinstance(d.obj.get("metadata"), dict) else {}
+        named = isinstance(md.get("name"), str) and not any(e.path in _NAMING for e in errs)
+        jobflow = {**d.obj, "metadata": {**md, "namespace": _namespace_of(d.obj), "uid": _NO_UID}}
+        checks.append((d, jobflow, _sound_flows(d.obj, errs), named))
+    for d, jobflow, sound, named in checks:
+        if sound:
+            problems.extend(_flows_of(client, classes, d, jobflow, sound, named))
+    return problems
+
+
+_NAMING = ("metadata", "metadata.name", "metadata.namespace")   # (the fields its vcjobs' names and labels come from)
+_NO_UID = "00000000-0000-0000-0000-000000000000"   # (a refused JobFlow's, for the vcjobs' owner reference)
+
+
+def _flows_of(client: Any, classes: set[str], d: yamlio.Document, jobflow: Obj, sound: list[int],
+              named: bool) -> list[Problem]:
+    """The problems of the flows at positions `sound` of one JobFlow: their JobTemplates' placeholders,
+    withItems items and (if `named`) vcjobs."""
+    problems = []
+    spec = jobflow["spec"]
+    flows = spec["flows"]
+    declared = jobflow_admission.declared_parameters(spec)
+    params = {name: value for name, value in declared.items() if value is not None}
+    templates = {}
+    for i in sound:
         try:
-            jobflow = client.get(kinds.JOBFLOW, md.get("namespace") or "default", md.get("name"))
+            templates[flows[i]["name"]] = client.get(kinds.JOBTEMPLATE, meta.namespace(jobflow), flows[i]["name"])
         except errors.NotFound:
-            continue   # (refused: its own problems are reported)
-        spec = jobflow.get("spec") or {}
-        params = {p["name"]: str(p.get("value", "")) for p in (spec.get("arguments") or {}).get("parameters") or ()
-                  if isinstance(p, dict) and isinstance(p.get("name"), str)}
-        templates = {}
-        for f in spec.get("flows") or ():
-            try:
-                templates[f["name"]] = client.get(kinds.JOBTEMPLATE, meta.namespace(jobflow), f["name"])
-            except errors.NotFound:
-                continue   # (reported missing, or defined in a file not read)
-        templates_of_flows = {f["name"] for f in spec.get("flows") or () if isinstance(f, dict)}
-        reads = {name: set(objects.placeholders(t.get("spec") or {})) for name, t in templates.items()}
-        bad = jobflow_admission.template_errors(spec, {name: flowtemplate.placeholder_paths(t.get("spec") or {}, "spec")
-                                                       for name, t in templates.items()})
-        problems.extend(Problem(d.file, d.line_of(e.path, e.offset), describe(d), e.path, e.message) for e in bad)
-        problems.extend(_item_fields(d, spec, reads))
-        for i, f in enumerate(spec.get("flows") or ()):
-            patch = (f.get("patch") or {}).get("jobSpec") if isinstance(f.get("patch"), dict) else None
-            template = templates.get(f["name"])
-            if template is None or any(e.path == f"spec.flows[{i}].name" for e in bad):
+            continue   # (reported missing, or defined in a file not read)
+    templates_of_flows = {f["name"] for f in flows if isinstance(f, dict) and isinstance(f.get("name"), str)}
+    reads = {name: set(objects.placeholders(t.get("spec") or {})) for name, t in templates.items()}
+    bad = jobflow_admission.template_errors(spec, {name: flowtemplate.placeholder_paths(t.get("spec") or {}, "spec")
+                                                   for name, t in templates.items()})
+    problems.extend(Problem(d.file, d.line_of(e.path, e.offset), describe(d), e.path, e.message) for e in bad)
+    problems.extend(_item_fields(d, flows, sound, reads))
+    for i in sound if named else ():
+        f = flows[i]
+        patch = (f.get("patch") or {}).get("jobSpec") if isinstance(f.get("patch"), dict) else None
+        template = templates.get(f["name"])
+        if template is None or any(e.path == f"spec.flows[{i}].name" for e in bad):
+            continue
+        name = _longest_job_name(meta.name(jobflow), f)
+        items = f.get("withItems") if isinstance(f.get("withItems"), list) else None
+        defined = functools.partial(flowtemplate.in_context, flows=templates_of_flows,
+                                    params=bool(declared) or not declared.complete,
+                                    loop=items is not None or f.get("withParam") is not None,
+                                    repeat=f.get("repeat") is not None)
+        reads_item = items is not None and any(n.split(".")[0] == "item" and defined(n) for n in
+                                               {*reads.get(f["name"], ()), *objects.placeholders(patch or {})})
+        if not patch and not reads_item and not _long_pod_names(template, name) and _queue_open(client, template):
+            continue   # the template was checked as a vcjob already (its queue aside): only its name differs
+        check = _FlowCheck(d, client, classes, jobflow, template, f, i, name, patch, defined)
+        # every item (each makes its own vcjob), up to MAX_ITEMS_CHECKED distinct ones; else the first
+        seen: set[str] = set()
+        for j, item in (enumerate(items) if reads_item else enumerate(items[:1] if items else [_NO_ITEM])):
+            key = "" if item is _NO_ITEM else flowtemplate.render(item)
+            if key in seen:
                 continue
-            name = _longest_job_name(meta.name(jobflow), f)
-            items = f.get("withItems") if isinstance(f.get("withItems"), list) else None
-            defined = functools.partial(flowtemplate.in_context, flows=templates_of_flows, params=bool(params),
-                                        loop=items is not None or f.get("withParam") is not None,
-                                        repeat=f.get("repeat") is not None)
-            reads_item = items is not None and any(
-                n.split(".")[0] == "item" and defined(n) for n in {*reads.get(f["name"], ()), *objects.placeholders(patch or {})})
-            if not patch and not reads_item and not _long_pod_names(template, name) and _queue_open(client, template):
-                continue   # the template was checked as a vcjob already (its queue aside): only its name differs
-            check = _FlowCheck(d, client, classes, jobflow, template, f, i, name, patch, defined)
-            # every item (each makes its own vcjob), up to MAX_ITEMS_CHECKED distinct ones; else the first
-            seen: set[str] = set()
-            for j, item in (enumerate(items) if reads_item else enumerate(items[:1] if items else [_NO_ITEM])):
-                key = "" if item is _NO_ITEM else flowtemplate.render(item)
-                if key in seen:
-                    continue
-                seen.add(key)
-                found = check.problems(flowtemplate.template_values(
-                    params, {}, *(() if item is _NO_ITEM else (item,)),
-                    iteration=0 if f.get("repeat") is not None else None), j if reads_item else None)
-                if found or len(seen) >= MAX_ITEMS_CHECKED:
-                    problems.extend(found)
-                    break
+            seen.add(key)
+            found = check.problems(flowtemplate.template_values(
+                params, {}, *(() if item is _NO_ITEM else (item,)),
+                iteration=0 if f.get("repeat") is not None else None), j if reads_item else None)
+            if found or len(seen) >= MAX_ITEMS_CHECKED:
+                problems.extend(found)
+                break
     return problems
 
 
@@ -294,11 +353,13 @@ class _FlowCheck:
         return self.d.file, self.d.line_of(precise), describe(self.d), precise
 
 
-def _item_fields(d: yamlio.Document, spec: Obj, reads: dict[str, set[str]]) -> list[Problem]:
-    """A problem for each withItems item that lacks a field its flow's JobTemplate or patch reads
-    (`{{item.a}}` with an item that has no `a`): that item's vcjob would fail to be made."""
+def _item_fields(d: yamlio.Document, flows: list, sound: list[int], reads: dict[str, set[str]]) -> list[Problem]:
+    """A problem for each withItems item of the flows at `sound` that lacks a field its flow's
+    JobTemplate or patch reads (`{{item.a}}` with an item that has no `a`): that item's vcjob would
+    fail to be made."""
     problems = []
-    for i, f in enumerate(spec.get("flows") or ()):
+    for i in sound:
+        f = flows[i]
         items = f.get("withItems")
         if not isinstance(items, list):
             continue
@@ -381,8 +442,8 @@ def validate(docs: list[yamlio.Document], require_command: bool = True, whole: b
     jobflows = [d for d in docs if d.obj.get("kind") == "JobFlow"]
     strict = [Problem(d.file, d.line_of(path), describe(d), path, message.removesuffix(": it is ignored"))
               for d in jobflows for path, message in fields.unknown_in(d.obj)]
-    problems = apply_all(client, docs, check_templates=whole)
-    return strict + problems + _flow_jobs(client, jobflows)
+    applied = _apply(client, docs, check_templates=whole)
+    return strict + applied.problems + _flow_jobs(client, applied)
 
 
 def load_and_validate(paths: list[str], require_command: bool = True, client: Any = None,

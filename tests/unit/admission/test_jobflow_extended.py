@@ -126,6 +126,9 @@ REJECT = [
     pytest.param(jf(fl("a"), **args(n=3)),
                  ['spec.arguments.parameters[0].value: Invalid value: 3: must be of type string (quote it: "3")'],
                  id="parameter-value-not-string"),
+    # a name that cannot be read may be the one a reference means: the reference is not reported too
+    pytest.param(jf(fl("a", patch={"jobSpec": {"queue": "{{params.x}}"}}), arguments={"parameters": [{"value": "1"}]}),
+                 ["spec.arguments.parameters[0].name: Required value"], id="parameter-name-missing-no-knock-on"),
     # dependsOn
     pytest.param(jf(fl("a"), fl("b", **dep("a", strategy="some"))),
                  ['spec.flows[1].dependsOn.strategy: Unsupported value: "some": supported values: "all", "any"'],
@@ -407,6 +410,31 @@ TEMPLATE_CASES = [
     pytest.param(jf(fl("a", repeat={"limit": 3, "until": "outputs.a > 1"}))["spec"],
                  {"a": {"outputs.a", "iteration"}}, [], id="own-output-in-a-repeat"),
 ]
+
+
+# a spec admission refuses, with the reads of the flows it found no fault in: nothing it reports again
+REFUSED_TEMPLATE_CASES = [
+    pytest.param(jf(fl("a", **dep("zz")), fl("b"), **args(x="1"))["spec"], {"b": {"params.nope"}},
+                 ['spec.flows[1].name: JobTemplate "b": unknown parameter "nope"'], id="undefined-target-elsewhere"),
+    pytest.param(jf(fl("a", **dep("b")), fl("b", **dep("a")), fl("c"))["spec"], {"c": {"outputs.a"}}, [],
+                 id="own-cycle-not-reported-again"),
+    pytest.param(jf(fl("a"), fl("a"), fl("b"), **args(x="1"))["spec"], {"a": {"params.y"}, "b": {"outputs.a"}},
+                 ['spec.flows[0].name: JobTemplate "a": unknown parameter "y"'], id="duplicate-name-first-flow"),
+    pytest.param(jf(fl("a"), arguments={"parameters": [{"name": False, "value": "1"}]})["spec"],
+                 {"a": {"params.n"}}, [], id="unreadable-parameter-name"),
+    pytest.param(jf(fl("a"), fl("b"), jobRetainPolicy="nope")["spec"], {"a": {"outputs.b"}, "b": {"outputs.a"}},
+                 ["spec.flows[0].name: jobflow Flow is not DAG (cycle: a -> b -> a)"], id="template-cycle"),
+]
+
+
+@pytest.mark.parametrize("spec, reads, expected", REFUSED_TEMPLATE_CASES)
+def test_template_placeholders_of_a_refused_spec(spec: Obj, reads: dict[str, set[str]], expected: list[str]) -> None:
+    assert messages({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+                     "metadata": {"name": "jf", "namespace": "default"}, "spec": spec}) != []   # refused alone
+    got = [f"{e.path}: {e.message}" for e in jobflow.template_errors(spec, reads)]
+    assert len(got) == len(expected), got
+    for g, want in zip(got, expected):
+        assert g.startswith(want), (g, want)
 
 
 @pytest.mark.parametrize("spec, reads, expected", TEMPLATE_CASES)

@@ -1,4 +1,6 @@
 """validate on a given API: the documents are created there once; a flow's vcjob checks store nothing."""
+import pytest
+
 from vclite.api import kinds, yamlio
 from vclite.apiserver import inprocess
 from vclite.cli import manifests
@@ -44,3 +46,92 @@ def test_a_patch_the_vcjob_admission_refuses_is_reported_and_nothing_else_is_sto
     problems = manifests.validate(yamlio.load_string(flow(-1), "flow.yaml"), client=client)
     assert [(p.field, p.line) for p in problems] == [("spec.flows[0].patch.jobSpec.tasks[0].replicas", 20)]
     assert client.list(kinds.JOB) == []
+
+
+def template(name: str, command: str = '["true"]', extra: str = "", spec: str = "", task: str = "main") -> str:
+    return f"""---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {{name: {name}}}
+spec:
+{spec}  tasks:
+    - name: {task}
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never{extra}
+          containers: [{{name: c, image: busybox, command: {command}}}]
+"""
+
+
+def jobflow(flows: str, head: str = "", name: str = "f") -> str:
+    return f"""---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {{name: {name}}}
+spec:
+{head}  flows:
+{flows}"""
+
+
+def located(text: str, params: dict[str, str] | None = None) -> list[str]:
+    """`line: field: message` of every problem of `text` (the document lines as written)."""
+    docs = yamlio.load_string(text.removeprefix("---\n"), "f.yaml")
+    problems = [*manifests.set_params(docs, params or {}), *manifests.validate(docs)]
+    return [p if isinstance(p, str) else f"{p.line}: {p.field}: {p.message}" for p in problems]
+
+
+ARGS = "  arguments: {parameters: [{name: m, value: '1'}]}\n"
+
+# A JobFlow admission refuses: the problems of its flows' templates, patches and items are reported
+# too (each once), but for the flows it found at fault — and the JobFlow's own problem is not repeated.
+REFUSED = [
+    pytest.param(jobflow("    - name: a\n      dependsOn: {targets: [zz]}\n    - name: b\n"
+                         "      patch: {jobSpec: {queue: nope}}\n    - name: c\n", ARGS)
+                 + template("a") + template("b") + template("c", '["echo", "{{params.x}}"]'),
+                 ["8: spec.flows[0].dependsOn.targets[0]: jobflow Flow is not DAG: vertex is not defined: zz",
+                  '11: spec.flows[2].name: JobTemplate "c": spec.tasks[0].template.spec.containers[0].command[1]: '
+                  'unknown parameter "x" (spec.arguments.parameters declares: m)',
+                  '10: spec.flows[1].patch.jobSpec.queue: the vcjob it makes from JobTemplate "b" would be refused: '
+                  'spec.queue: unable to find job queue: queues.scheduling.volcano.sh "nope" not found'],
+                 id="undefined-target"),
+    pytest.param(jobflow("    - name: a\n      withItems: [{p: 1}]\n      retry: {limit: 99}\n    - name: b\n"
+                         "      withItems: [{p: 1}]\n") + template("a", '["echo", "{{item.q}}"]')
+                 + template("b", '["echo", "{{item.q}}"]'),
+                 ["8: spec.flows[0].retry.limit: Invalid value: 99: should be less than or equal to 20",
+                  "10: spec.flows[1].withItems[0]: flow \"b\": item {\"p\":1} has no 'q', which {{item.q}} reads"],
+                 id="a-flow-at-fault-is-not-checked-again"),
+    pytest.param(jobflow("    - name: a\n    - name: a\n    - name: b\n") + template("b"),
+                 ['7: spec.flows[1].name: jobflow Flow names must be unique: "a"',
+                  '6: spec.flows[0].name: JobTemplate "a" not found in namespace "default": no file given defines '
+                  "it (a flow runs the JobTemplate of the same name)"], id="duplicate-name-missing-template"),
+    # a JobFlow name its label value cannot hold: the vcjobs would carry it, so they are not checked
+    pytest.param(jobflow("    - name: a\n    - name: b\n      patch: {jobSpec: {queue: nope}}\n", ARGS, name="x" * 58)
+                 + template("a", '["echo", "{{params.y}}"]') + template("b"),
+                 ["3: metadata.name: the vcjobs it creates would carry label volcano.sh/createdByJobFlow=",
+                  '7: spec.flows[0].name: JobTemplate "a": spec.tasks[0].template.spec.containers[0].command[1]: '
+                  'unknown parameter "y" (spec.arguments.parameters declares: m)'],
+                 id="bad-name-templates-checked-vcjobs-not"),
+    pytest.param(jobflow("    - name: a\n      dependsOn: {targets: [b]}\n    - name: b\n"
+                         "      dependsOn: {targets: [a]}\n    - name: c\n")
+                 + template("a") + template("b") + template("c", '["echo", "{{outputs.a}}"]'),
+                 ["7: spec.flows[0].dependsOn.targets: jobflow Flow is not DAG (cycle: a -> b -> a)"],
+                 id="cycle-not-reported-again"),
+]
+
+
+@pytest.mark.parametrize("text, expected", REFUSED)
+def test_the_flows_of_a_refused_jobflow_are_checked(text, expected):
+    got = located(text)
+    assert len(got) == len(expected), got
+    for g, want in zip(got, expected):
+        assert g.startswith(want), (g, want)
+
+
+def test_a_jobflow_defined_twice_is_checked_once_at_its_own_lines():
+    """The second document is not created: its flows are not checked as if they were the first's."""
+    text = (jobflow("    - name: a\n      patch: {jobSpec: {queue: nope}}\n")
+            + jobflow("    - name: b\n    - name: a\n      patch: {jobSpec: {queue: nope}}\n") + template("a"))
+    assert [g.split(" would be refused")[0] for g in located(text)] == [
+        "9: metadata.name: defined twice (first at f.yaml:1)",
+        '7: spec.flows[0].patch.jobSpec.queue: the vcjob it makes from JobTemplate "a"']
