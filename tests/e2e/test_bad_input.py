@@ -283,3 +283,13 @@ def test_a_refused_jobflow_does_not_hide_the_problems_of_its_flows(vcctl, write)
                      'containers[0].command[1]: unknown parameter "x" (spec.arguments.parameters declares: m)'):
         assert expected in v.err, (expected, v.err)
     assert "3 problem(s) found" in v.err, v
+
+
+def test_a_parameter_name_yaml_reads_as_a_boolean_says_to_quote_it(vcctl, write):
+    text = flow("    - name: a\n").replace("spec:\n", "spec:\n  arguments:\n    parameters:\n      - name: n\n"
+                                          "        value: '1'\n", 1) + template("a")
+    v = vcctl("validate", "-p", "n=3", write("unquoted.yaml", text))
+    assert v.code == 2, v
+    assert ('unquoted.yaml:8: JobFlow/f: spec.arguments.parameters[0].name: Invalid value: false: must be of type '
+            'string: the unquoted YAML value n is read as the boolean false; quote it ("n")') in v.err, v
+    assert "1 problem(s) found" in v.err, v   # (not also "-p n: no JobFlow declares …")

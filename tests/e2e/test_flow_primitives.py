@@ -144,6 +144,20 @@ def test_a_parameter_set_on_the_command_line_replaces_the_files_value(vcctl, tmp
     assert malformed.code == 2 and "'epochs': expected NAME=VALUE" in malformed.err, malformed
 
 
+def test_a_parameter_named_like_a_yaml_boolean_is_set_with_p(vcctl, write, tmp_path):
+    """`-p n=no`: names and values given with -p are strings, never read as YAML (where `n` and `no` are
+    false); the JobFlow declares the name quoted."""
+    path = write("n.yaml", "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobTemplate\nmetadata: {name: say}\nspec:\n"
+                           "  tasks:\n  - name: w\n    replicas: 1\n    template:\n      spec:\n"
+                           "        restartPolicy: Never\n"
+                           "        containers: [{name: c, command: [echo, 'n is {{params.n}}']}]\n---\n"
+                           "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: p}\nspec:\n"
+                           "  arguments: {parameters: [{name: 'n', value: 'yes'}]}\n  flows: [{name: say}]\n")
+    r = vcctl("run", "--quiet", "-p", "n=no", "--workdir", tmp_path / "work", path)
+    assert r.code == 0, r
+    assert logs(tmp_path, "p-say-w-0").strip() == "n is no"
+
+
 SHRINK = """
 apiVersion: flow.volcano.sh/v1alpha1
 kind: JobTemplate

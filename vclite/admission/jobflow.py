@@ -47,7 +47,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from vclite.admission import base, common
-from vclite.api import core, flow, flowexpr, flowsyntax, flowtemplate, meta
+from vclite.api import core, flow, flowexpr, flowsyntax, flowtemplate, meta, yamlio
 from vclite.lib import dag, errors
 
 Obj = dict[str, Any]
@@ -163,6 +163,12 @@ class _Declared(dict):
     complete = True
 
 
+def _string_error(value: Any) -> str:
+    """`must be of type string`, and why a boolean or a number is not one (an unquoted `n`, `5`)."""
+    hint = yamlio.quote_hint(value)
+    return common.type_error(value, "string") + (f": {hint}" if hint else "")
+
+
 def declared_parameters(spec: Obj) -> _Declared:
     """The parameters a JobFlow spec declares (name -> value, None when invalid; `complete`: whether
     every name could be read), for a spec admission may have refused."""
@@ -196,7 +202,9 @@ def _arguments(args: Any, errs: list[FieldError]) -> _Declared:
         name, value = p.get("name"), p.get("value")
         if name in (None, ""):
             errs.append(FieldError(f"{pp}.name", common.REQUIRED))
-        elif not isinstance(name, str) or not _PARAM_NAME.fullmatch(name):
+        elif not isinstance(name, str):
+            errs.append(FieldError(f"{pp}.name", _string_error(name)))
+        elif not _PARAM_NAME.fullmatch(name):
             errs.append(FieldError(f"{pp}.name", common.invalid(
                 name, "a parameter name must consist of letters, digits, '_' or '-', and not start with '-'")))
         elif name in names:
@@ -208,8 +216,7 @@ def _arguments(args: Any, errs: list[FieldError]) -> _Declared:
         if value is None:
             errs.append(FieldError(f"{pp}.value", common.REQUIRED))
         elif not isinstance(value, str):
-            errs.append(FieldError(f"{pp}.value", common.type_error(value, "string")
-                                   + f" (quote it: \"{flowtemplate.render(value)}\")"))
+            errs.append(FieldError(f"{pp}.value", _string_error(value)))
     return names
 
 

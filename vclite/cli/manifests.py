@@ -126,7 +126,37 @@ def _apply(client: Any, docs: list[yamlio.Document], check_templates: bool) -> _
 
 
 def _located(doc: yamlio.Document, path: str, message: str, offset: int | None = None) -> Problem:
-    return Problem(doc.file, doc.line_of(path, offset), describe(doc), path, message)
+    return Problem(doc.file, doc.line_of(path, offset), describe(doc), path, _quote_hint(doc, path, message))
+
+
+def _quote_hint(doc: yamlio.Document, path: str, message: str) -> str:
+    """`message` about the field at `path`, saying why a boolean or number written unquoted (`n`, `5`) is
+    not the string it expects, and how it was written (yamlio.quote_hint; admission, which sees only
+    the value, says less): for a field, or each such element of a list of strings."""
+    value = _value_at(doc.obj, path)
+    if isinstance(value, list) and message.endswith("must be of type array of strings"):
+        hints = [f"[{j}]: {yamlio.quote_hint(v, doc.plain_text(f'{path}[{j}]'))}"
+                 for j, v in enumerate(value) if yamlio.quote_hint(v)]
+        return ": ".join([message, "; ".join(hints)]) if hints else message
+    generic = yamlio.quote_hint(value)
+    if not generic:
+        return message
+    spelled = yamlio.quote_hint(value, doc.plain_text(path))
+    if generic in message:
+        return message.replace(generic, spelled)
+    return f"{message}: {spelled}" if message.endswith("must be of type string") else message
+
+
+def _value_at(obj: Any, path: str) -> Any:
+    """The value at field path `path` of `obj` (None where there is none)."""
+    for seg in yamlio.split_path(path):
+        if isinstance(obj, dict):
+            obj = obj.get(seg)
+        elif isinstance(obj, list) and seg.isdigit() and int(seg) < len(obj):
+            obj = obj[int(seg)]
+        else:
+            return None
+    return obj
 
 
 _FLOW_PATH = re.compile(r"spec\.flows\[([0-9]+)\]")
@@ -420,7 +450,33 @@ def warnings(docs: list[yamlio.Document]) -> list[Problem]:
             ns = _namespace_of(d.obj)
             found += advice.probe_task_advice(d.obj, lambda name, ns=ns: templates.get((ns, name)))
             found += advice.template_context_advice(d.obj, lambda name, ns=ns: specs.get((ns, name)))
+            found += _misread_items(d)
         out += [Problem(d.file, d.line_of(path), describe(d), path, message) for path, message in found]
+    return out
+
+
+def _misread_items(d: yamlio.Document) -> list[tuple[str, str]]:
+    """(field path, warning) for each value of a withItems item that was written unquoted and that YAML
+    reads as something else than its text (`[y, n]` are true and false, `010` is 8): a flow's vcjobs
+    would get "true", not "y", where they read `{{item}}`."""
+    spec = d.obj.get("spec")
+    flows = spec.get("flows") if isinstance(spec, dict) else None
+    out = []
+    for i, f in enumerate(flows if isinstance(flows, list) else ()):
+        items = f.get("withItems") if isinstance(f, dict) else None
+        todo = [(item, f"spec.flows[{i}].withItems[{j}]", "item") for j, item in enumerate(items)] \
+            if isinstance(items, list) else []
+        while todo:
+            value, path, placeholder = todo.pop(0)
+            if isinstance(value, dict | list):
+                todo[:0] = [(v, f"{path}.{k}" if isinstance(value, dict) else f"{path}[{k}]", f"{placeholder}.{k}")
+                            for k, v in (value.items() if isinstance(value, dict) else enumerate(value))]
+                continue
+            text = d.plain_text(path)
+            shown = flowtemplate.render(value)
+            if text is not None and yamlio.quote_hint(value) and shown != text:
+                out.append((path, f'{{{{{placeholder}}}}} gives "{shown}": {yamlio.quote_hint(value, text)} '
+                                  "if the text was meant"))
     return out
 
 
@@ -466,17 +522,20 @@ def set_params(docs: list[yamlio.Document], params: dict[str, str]) -> list[str]
     if not params:
         return []
     declared: set[str] = set()
+    unquoted: set[str] = set()   # (names YAML reads as no string, `n`: admission's problem says to quote them)
     for d in docs:
         if not isinstance(d.obj, dict) or d.obj.get("kind") != kinds.JOBFLOW.kind:
             continue
         spec = d.obj.get("spec")
         arguments = spec.get("arguments") if isinstance(spec, dict) else None
         parameters = arguments.get("parameters") if isinstance(arguments, dict) else None
-        for p in parameters if isinstance(parameters, list) else []:
+        for j, p in enumerate(parameters if isinstance(parameters, list) else []):
             if isinstance(p, dict) and isinstance(p.get("name"), str):
                 declared.add(p["name"])
                 if p["name"] in params:
                     p["value"] = params[p["name"]]
+            elif isinstance(p, dict):
+                unquoted.add(d.plain_text(f"spec.arguments.parameters[{j}].name") or "")
     return [f'-p {name}: no JobFlow declares the parameter "{name}" in spec.arguments.parameters'
             + (f" (declared: {', '.join(sorted(declared))})" if declared else " (none declares any)")
-            for name in params if name not in declared]
+            for name in params if name not in declared and name not in unquoted]

@@ -124,9 +124,15 @@ REJECT = [
     pytest.param(jf(fl("a"), arguments={"parameters": [{"name": "x", "value": "1"}, {"name": "x", "value": "2"}]}),
                  ['spec.arguments.parameters[1].name: Duplicate value: "x"'], id="parameter-duplicate"),
     pytest.param(jf(fl("a"), **args(n=3)),
-                 ['spec.arguments.parameters[0].value: Invalid value: 3: must be of type string (quote it: "3")'],
-                 id="parameter-value-not-string"),
+                 ["spec.arguments.parameters[0].value: Invalid value: 3: must be of type string: it is a number (3); "
+                  "quote the value if a string was meant"], id="parameter-value-not-string"),
+    pytest.param(jf(fl("a"), **args(n=False)),   # (YAML's unquoted `n`, `no`, `off`: `vcctl validate` names it)
+                 ["spec.arguments.parameters[0].value: Invalid value: false: must be of type string: it is a boolean "
+                  "(false); quote the value if a string was meant"], id="parameter-value-a-boolean"),
     # a name that cannot be read may be the one a reference means: the reference is not reported too
+    pytest.param(jf(fl("a", when="params.n == '1'"), arguments={"parameters": [{"name": False, "value": "1"}]}),
+                 ["spec.arguments.parameters[0].name: Invalid value: false: must be of type string: it is a boolean "
+                  "(false); quote the value if a string was meant"], id="parameter-name-a-boolean"),
     pytest.param(jf(fl("a", patch={"jobSpec": {"queue": "{{params.x}}"}}), arguments={"parameters": [{"value": "1"}]}),
                  ["spec.arguments.parameters[0].name: Required value"], id="parameter-name-missing-no-knock-on"),
     # dependsOn

@@ -135,3 +135,64 @@ def test_a_jobflow_defined_twice_is_checked_once_at_its_own_lines():
     assert [g.split(" would be refused")[0] for g in located(text)] == [
         "9: metadata.name: defined twice (first at f.yaml:1)",
         '7: spec.flows[0].patch.jobSpec.queue: the vcjob it makes from JobTemplate "a"']
+
+
+# YAML 1.1 plain scalars read as kubectl reads them: where a string was expected, say how it was written
+UNQUOTED = [
+    pytest.param(jobflow("    - name: a\n      when: params.n == '1'\n",
+                         "  arguments: {parameters: [{name: n, value: '1'}]}\n") + template("a"), {},
+                 ['5: spec.arguments.parameters[0].name: Invalid value: false: must be of type string: the unquoted '
+                  'YAML value n is read as the boolean false; quote it ("n")'], id="parameter-name"),
+    pytest.param(jobflow("    - name: a\n", "  arguments: {parameters: [{name: n, value: '1'}]}\n") + template("a"),
+                 {"n": "3"},
+                 ['5: spec.arguments.parameters[0].name: Invalid value: false: must be of type string: the unquoted '
+                  'YAML value n is read as the boolean false; quote it ("n")'], id="parameter-name-set-by-p"),
+    pytest.param(jobflow("    - name: a\n", "  arguments:\n    parameters:\n      - name: m\n        value: off\n")
+                 + template("a"), {},
+                 ['8: spec.arguments.parameters[0].value: Invalid value: false: must be of type string: the unquoted '
+                  'YAML value off is read as the boolean false; quote it ("off")'], id="parameter-value"),
+    pytest.param(jobflow("    - name: a\n      dependsOn: {targets: [y]}\n    - name: y\n") + template("a"), {},
+                 ['7: spec.flows[0].dependsOn.targets[0]: Invalid value: true: must be of type string: the unquoted '
+                  'YAML value y is read as the boolean true; quote it ("y")',
+                  '8: spec.flows[1].name: Invalid value: true: must be of type string: the unquoted YAML value y is '
+                  'read as the boolean true; quote it ("y")'], id="target"),
+    pytest.param(jobflow("    - name: a\n") + template("a", spec="  queue: no\n"), {},
+                 ['12: spec.queue: Invalid value: false: must be of type string: the unquoted YAML value no is read '
+                  'as the boolean false; quote it ("no")'], id="template-queue-not-taken-for-empty"),
+    pytest.param(jobflow("    - name: a\n") + template("a", task="n"), {},
+                 ['13: spec.tasks[0].name: Invalid value: false: must be of type string: the unquoted YAML value n is '
+                  'read as the boolean false; quote it ("n")'], id="task-name-not-taken-for-empty"),
+    pytest.param(jobflow("    - name: a\n") + template("a", "[echo, yes, 010]"), {},
+                 ['18: spec.tasks[0].template.spec.containers[0].command: Invalid value: ["echo", true, 8]: must be of '
+                  'type array of strings: [1]: the unquoted YAML value yes is read as the boolean true; quote it '
+                  '("yes"); [2]: the unquoted YAML value 010 is read as the number 8; quote it ("010")'],
+                 id="command-elements"),
+]
+
+
+@pytest.mark.parametrize("text, params, expected", UNQUOTED)
+def test_a_string_written_unquoted_is_named_as_written(text, params, expected):
+    assert located(text, params) == [e.replace("\n", "") for e in expected]
+
+
+def test_a_parameter_set_with_p_is_a_string_whatever_it_reads_as_in_yaml():
+    text = jobflow("    - name: a\n", "  arguments: {parameters: [{name: \"n\", value: '1'}]}\n") \
+        + template("a", '["echo", "{{params.n}}"]')
+    docs = yamlio.load_string(text.removeprefix("---\n"), "f.yaml")
+    assert manifests.set_params(docs, {"n": "no"}) == []
+    assert manifests.validate(docs) == []
+    assert docs[0].obj["spec"]["arguments"]["parameters"] == [{"name": "n", "value": "no"}]
+
+
+def test_a_with_items_value_yaml_reads_as_another_type_is_a_warning():
+    text = jobflow("    - name: a\n      withItems: [y, 'n', true, 7, 1e3, {a: off}]\n") \
+        + template("a", '[echo, "{{item}}"]')
+    docs = yamlio.load_string(text.removeprefix("---\n"), "f.yaml")
+    assert manifests.validate(docs) == []
+    assert [f"{w.line}: {w.field}: {w.message}" for w in manifests.warnings(docs)] == [
+        '7: spec.flows[0].withItems[0]: {{item}} gives "true": the unquoted YAML value y is read as the boolean true; '
+        'quote it ("y") if the text was meant',
+        '7: spec.flows[0].withItems[4]: {{item}} gives "1000.0": the unquoted YAML value 1e3 is read as the number '
+        '1000.0; quote it ("1e3") if the text was meant',
+        '7: spec.flows[0].withItems[5].a: {{item.a}} gives "false": the unquoted YAML value off is read as the '
+        'boolean false; quote it ("off") if the text was meant']
