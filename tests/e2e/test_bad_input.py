@@ -293,3 +293,12 @@ def test_a_parameter_name_yaml_reads_as_a_boolean_says_to_quote_it(vcctl, write)
     assert ('unquoted.yaml:8: JobFlow/f: spec.arguments.parameters[0].name: Invalid value: false: must be of type '
             'string: the unquoted YAML value n is read as the boolean false; quote it ("n")') in v.err, v
     assert "1 problem(s) found" in v.err, v   # (not also "-p n: no JobFlow declares …")
+
+
+def test_files_without_objects_are_each_named(vcctl, write):
+    empty, comments = write("empty.yaml", ""), write("comments.yaml", "# nothing yet\n---\n")
+    v = vcctl("validate", empty, comments)
+    assert v.code == 2, v
+    assert f"{empty}: no objects found: the file is empty or holds only comments\n" in v.err, v
+    assert f"{comments}: no objects found: the file is empty or holds only comments\n" in v.err, v
+    assert "2 problem(s) found" in v.err, v

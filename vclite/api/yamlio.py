@@ -452,7 +452,9 @@ def check(doc: Document) -> list[Problem]:
     return out
 
 
-def _yaml_problem(filename: str, e: yaml.YAMLError) -> Problem:
+def _yaml_problem(filename: str, e: yaml.YAMLError, lines: list[str] | None = None) -> Problem:
+    """A syntax error as a Problem at its line and column; `lines`, the source's, to say when the
+    character at fault is a tab (PyYAML only says it `cannot start any token`)."""
     mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
     if isinstance(e, yaml.MarkedYAMLError):
         message = e.problem or "invalid YAML"
@@ -462,6 +464,9 @@ def _yaml_problem(filename: str, e: yaml.YAMLError) -> Problem:
         message = getattr(e, "reason", None) or str(e)
     if mark is None:
         return Problem(filename, 0, f"invalid YAML: {message}")
+    if lines is not None and mark.line < len(lines) and lines[mark.line][mark.column:mark.column + 1] == "\t" \
+            and "tab" not in message:
+        message += ": a tab; YAML indents with spaces only"
     return Problem(filename, mark.line + 1, f"invalid YAML: {message}", column=mark.column + 1)
 
 
@@ -531,7 +536,7 @@ def _parse_from(text: str, start: int, first_index: int, filename: str, objects:
                     problems.extend(check(one))
                 docs.append(one)
     except yaml.YAMLError as e:  # syntax: this document cannot be read; the next one may be
-        problems.append(dataclasses.replace(_yaml_problem(filename, e), document=index + 1))
+        problems.append(dataclasses.replace(_yaml_problem(filename, e, loader.source_lines), document=index + 1))
         return _next_document(text, start, last_end), index + 1
     finally:
         loader.dispose()

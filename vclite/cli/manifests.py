@@ -40,8 +40,9 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
+        what = f"{self.what}: " if self.what else ""
         field = f"{self.field}: " if self.field else ""
-        return f"{where}: {self.what}: {field}{self.message}"
+        return f"{where}: {what}{field}{self.message}"
 
 
 class InvalidManifests(Exception):
@@ -63,8 +64,9 @@ def _read_all(paths: list[str]) -> tuple[list[yamlio.Document], list[Any]]:
     docs, problems = yamlio.parse_files(paths)
     broken = {(p.file, p.document) for p in problems if p.document}
     docs = [d for d in docs if (d.file, d.index) not in broken]
-    if not docs and not problems:
-        problems.append(Problem(", ".join(paths), 0, "files", "", "no objects found"))
+    if not docs and not problems:   # (each file: a file of no objects among others is no problem, as for kubectl)
+        problems.extend(Problem(path, 0, "", "", "no objects found: the file is empty or holds only comments")
+                        for path in paths)
     return docs, list(problems)
 
 

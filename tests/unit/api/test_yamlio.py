@@ -290,6 +290,17 @@ def test_syntax_problems(text, want):
         assert str(p).startswith(prefix), str(p)
 
 
+@pytest.mark.parametrize("text, says", [
+    pytest.param("a:\n\t- b\n", "cannot start any token (while scanning for the next token): a tab; YAML indents "
+                 "with spaces only", id="tab-starting-a-line"),
+    pytest.param("a: 1\n\tb: 2\n", "found a tab character that violates indentation (while scanning a plain "
+                 "scalar)", id="said-already"),
+])
+def test_a_tab_at_fault_is_named(text, says):
+    [problem] = yamlio.parse_string(text, "f.yaml")[1]
+    assert str(problem).startswith("f.yaml:2:1: document 1: invalid YAML: ") and str(problem).endswith(says), problem
+
+
 def test_documents_after_a_syntax_error_keep_their_lines():
     docs, problems = yamlio.parse_string("a: [\n---\n" + JF + "metadata:\n  name: later\n", "f.yaml")
     assert [(d.name, d.index, d.line, d.line_of("metadata.name")) for d in docs] == [("later", 2, 3, 6)]
