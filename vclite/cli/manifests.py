@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import re
 from typing import Any
 
@@ -60,7 +61,12 @@ def load(paths: list[str]) -> list[yamlio.Document]:
 
 
 def _read_all(paths: list[str]) -> tuple[list[yamlio.Document], list[Any]]:
-    """(the documents without a structural problem, every structural problem) of every file."""
+    """(the documents without a structural problem, every structural problem) of every file. A file
+    named twice (`vcctl validate a.yaml *.yaml`) is read once: its objects are not defined twice."""
+    firsts: dict[str, str] = {}
+    for path in paths:
+        firsts.setdefault(os.path.realpath(path), path)
+    paths = list(firsts.values())
     docs, problems = yamlio.parse_files(paths)
     broken = {(p.file, p.document) for p in problems if p.document}
     docs = [d for d in docs if (d.file, d.index) not in broken]

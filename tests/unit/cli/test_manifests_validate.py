@@ -196,3 +196,10 @@ def test_a_with_items_value_yaml_reads_as_another_type_is_a_warning():
         '1000.0; quote it ("1e3") if the text was meant',
         '7: spec.flows[0].withItems[5].a: {{item.a}} gives "false": the unquoted YAML value off is read as the '
         'boolean false; quote it ("off") if the text was meant']
+
+
+def test_a_file_named_twice_is_read_once(tmp_path):
+    path = tmp_path / "f.yaml"
+    path.write_text(jobflow("    - name: a\n").removeprefix("---\n") + template("a"))
+    docs, problems = manifests.load_and_validate([str(path), str(tmp_path / "." / "f.yaml")])
+    assert (len(docs), problems) == (2, [])
