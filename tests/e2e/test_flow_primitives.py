@@ -292,7 +292,8 @@ def test_suspend_and_resume_through_a_server(vcctl, tmp_path):
     with vcctl_server.running(tmp_path / "srv", "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
         api = kube_client.HttpClient.from_kubeconfig(str(srv.kubeconfig))
         path = tmp_path / "flow.yaml"
-        path.write_text(_template("first", "sleep 1") + _template("second", "sleep 1"))
+        # (`first` runs long enough for the suspend to arrive while it runs, even on a loaded machine)
+        path.write_text(_template("first", "sleep 4") + _template("second", "sleep 1"))
         assert vcctl("jobtemplate", "create", "-f", path, "-k", srv.kubeconfig).code == 0
         path.write_text(FLOW)
         assert vcctl("jobflow", "create", "-f", path, "-k", srv.kubeconfig).code == 0
