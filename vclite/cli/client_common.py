@@ -181,21 +181,27 @@ def describe_text(obj: Obj, fmt: str) -> str:
 
 # ---- files ----------------------------------------------------------------------------------------
 def read_documents(path: str) -> list[Obj]:
-    """Every non-empty document of a YAML file (Volcano splits on `---` and skips blank ones)."""
+    """Every non-empty document of a YAML file (Volcano splits on `---` and skips blank ones).
+    A file that is not UTF-8 text or not YAML is one CommandError naming the file, line and column
+    of the first problem (as `vcctl validate` prints it), so nothing of the file is sent."""
     if not path:
         raise CommandError("a file must be given with -f/--file")
-    text = pathlib.Path(path).read_text()
+    data = pathlib.Path(path).read_bytes()
     try:
-        docs = list(yaml.safe_load_all(text))
-    except yaml.YAMLError as exc:
-        raise CommandError(f"error converting YAML to JSON: {exc}") from exc
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise CommandError(f"{path}:{line}: not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
+    docs, problems = yamlio.parse_string(text, path, objects=False)
+    if problems:
+        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+        raise CommandError(f"{problems[0]}{more}")
     out = []
     for doc in docs:
-        if doc is None:
-            continue
-        if not isinstance(doc, dict):
-            raise CommandError(f"{path}: a document must be an object, not {errors.json_type(doc)}")
-        out.append(doc)
+        if not isinstance(doc.obj, dict):
+            raise CommandError(f"{path}:{doc.line}: document {doc.index} must be an object, "
+                               f"not {errors.json_type(doc.obj)}")
+        out.append(doc.obj)
     return out
 
 

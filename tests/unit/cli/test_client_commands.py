@@ -348,6 +348,22 @@ def test_invalid_object_reports_the_admission_message(vcctl, tmp_path):
     assert "jobflow Flow is not DAG" in out
 
 
+@pytest.mark.parametrize("group, sub", [("job", "run"), ("jobtemplate", "create"), ("jobflow", "create")])
+@pytest.mark.parametrize("data, says", [
+    pytest.param(b"metadata: {name: x\n", "x.yaml:2:1: document 1: invalid YAML: ", id="not-yaml"),
+    pytest.param(b"metadata:\n  name: \xff\n", "x.yaml:2: not UTF-8 text: ", id="not-utf-8"),
+])
+def test_an_unreadable_file_is_one_line_naming_its_line_and_sends_nothing(vcctl, api, tmp_path, group, sub, data,
+                                                                         says):
+    path = tmp_path / "x.yaml"
+    path.write_bytes(data)
+    before = {k: len(api.list(k, "default")) for k in (kinds.JOB, kinds.JOBTEMPLATE, kinds.JOBFLOW)}
+    code, out = vcctl(group, sub, "-f", path)
+    assert code == 255 and out.startswith(f"Failed to {sub} {group}: {path.parent}/{says}"), out
+    assert len(out.splitlines()) == 1, out
+    assert {k: len(api.list(k, "default")) for k in before} == before
+
+
 def test_wrong_token_is_unauthorized(server, tmp_path):
     config = yaml.safe_load(server.kubeconfig.read_text())
     config["users"][0]["user"]["token"] = "wrong"

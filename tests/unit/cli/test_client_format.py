@@ -1,5 +1,6 @@
 """Pure output formatting of the vcctl client commands: Volcano's exact tables, ages and shapes."""
 import datetime as dt
+import pathlib
 import time
 
 import pytest
@@ -157,15 +158,20 @@ def test_read_documents_and_kind_filter(tmp_path, capsys):
     assert capsys.readouterr().err == "f.yaml: skipped JobTemplate t (not a JobFlow)\n"
 
 
-@pytest.mark.parametrize("text, message", [
-    pytest.param("a: [1", "error converting YAML to JSON", id="bad-yaml"),
-    pytest.param("- 1\n- 2\n", "a document must be an object, not array", id="not-an-object"),
+@pytest.mark.parametrize("data, message", [
+    pytest.param(b"a: [1", r"^f\.yaml:2:1: document 1: invalid YAML: did not find expected ',' or ']'", id="bad-yaml"),
+    pytest.param(b"- 1\n- 2\n", r"^f\.yaml:1: document 1 must be an object, not array$", id="not-an-object"),
+    pytest.param(b"a: 1\na: 2\n", r'^f\.yaml:2: document 1: mapping key "a" already defined at line 1$',
+                 id="key-twice"),
+    pytest.param(b"a: 1\n---\nb: [\n---\nc: {\n", r"^f\.yaml:4:1: document 2: .* \(and 1 more problem\(s\)\)$",
+                 id="first-of-several"),
+    pytest.param(b"a: 1\nb: \xff\n", r"^f\.yaml:2: not UTF-8 text: invalid start byte at byte 8$", id="not-utf-8"),
 ])
-def test_read_documents_errors(tmp_path, text, message):
-    path = tmp_path / "f.yaml"
-    path.write_text(text)
+def test_read_documents_errors_are_one_line_naming_file_and_line(tmp_path, monkeypatch, data, message):
+    monkeypatch.chdir(tmp_path)
+    pathlib.Path("f.yaml").write_bytes(data)
     with pytest.raises(common.CommandError, match=message):
-        common.read_documents(str(path))
+        common.read_documents("f.yaml")
 
 
 # ---- vcjob -------------------------------------------------------------------------------------------
