@@ -225,6 +225,34 @@ def events_text(events: list[Obj], now: dt.datetime) -> str:
     return "".join(out)
 
 
+def job_from_file(path: str, docs: list[Obj], namespace: str, namespace_given: bool) -> Obj:
+    """The vcjob `job run -f` creates: the file's first Job (a document without `kind` counts as one,
+    as Volcano reads the file into a Job). A document of another kind is refused, naming it, rather
+    than sent as a Job; further Jobs are not run (Volcano reads only the first), which is said on
+    stderr. The job goes to its own namespace, else to -n; an explicit -n naming another one is
+    refused, as kubectl refuses it."""
+    if not docs:
+        raise common.CommandError(f"failed to unmarshal file, err: {path} holds no job")
+    jobs = [d for d in docs if d.get("kind") in (None, "", kinds.JOB.kind)]
+    if not jobs:
+        found = ", ".join(f"{d.get('kind')}/{meta.name(d)}" for d in docs)
+        raise common.CommandError(f"{path}: no {kinds.JOB.kind} ({kinds.JOB.api_version}) in the file, "
+                                  f"found {found}")
+    job = dict(jobs[0], apiVersion=jobs[0].get("apiVersion") or kinds.JOB.api_version, kind=kinds.JOB.kind)
+    skipped = [d for d in docs if d is not jobs[0]]
+    if skipped:
+        click.echo(f"{path}: only the first Job ({meta.name(job)}) is run; skipped "
+                   + ", ".join(f"{d.get('kind') or kinds.JOB.kind} {meta.name(d)}" for d in skipped), err=True)
+    md = dict(job.get("metadata") or {})
+    own = md.get("namespace")
+    if own and namespace_given and own != namespace:
+        raise common.CommandError(f'the namespace from the provided object "{own}" does not match the namespace '
+                                  f'"{namespace}". You must pass \'--namespace={own}\' to perform this operation.')
+    md["namespace"] = own or namespace
+    job["metadata"] = md
+    return job
+
+
 # ---- command bodies --------------------------------------------------------------------------------
 def issue(client: Any, namespace: str, name: str, action: batch.Action) -> None:
     """Ask the controller to run `action` on a job: a Command on Volcano, the annotation on vclite."""
@@ -243,12 +271,8 @@ def _run(client: Any, flags: dict[str, Any]) -> None:
     if flags["filename"]:
         if ".yaml" not in flags["filename"] and ".yml" not in flags["filename"]:
             raise common.CommandError("only support yaml file")
-        docs = common.read_documents(flags["filename"])
-        if not docs:
-            raise common.CommandError(f"failed to unmarshal file, err: {flags['filename']} holds no job")
-        job = dict(docs[0], apiVersion=docs[0].get("apiVersion") or kinds.JOB.api_version, kind=kinds.JOB.kind)
-        job["metadata"] = dict(job.get("metadata") or {})
-        job["metadata"]["namespace"] = job["metadata"].get("namespace") or flags["namespace"]
+        job = job_from_file(flags["filename"], common.read_documents(flags["filename"]), flags["namespace"],
+                            flags["namespace_given"])
     else:
         job = launch_job(flags["name"], flags["namespace"], flags["image"], flags["min"], flags["replicas"],
                          requests, limits, flags["scheduler"], flags["command"])
@@ -302,9 +326,13 @@ def _name_ns(fn: Any) -> Any:
 @click.option("-f", "--filename", default="", help="the yaml file of job")
 @click.option("--command", default=None, help="the container's command, run with `sh -c` (vclite extension: "
                                               "vclite runs containers as local processes)")
-def run(master, kubeconfig, image, namespace, name, min_, replicas, requests, limits, scheduler, filename, command):
-    flags = {"name": name, "namespace": namespace, "image": image, "min": min_, "replicas": replicas,
-             "requests": requests, "limits": limits, "scheduler": scheduler, "filename": filename, "command": command}
+@click.pass_context
+def run(ctx, master, kubeconfig, image, namespace, name, min_, replicas, requests, limits, scheduler, filename,
+        command):
+    given = ctx.get_parameter_source("namespace") is not click.core.ParameterSource.DEFAULT
+    flags = {"name": name, "namespace": namespace, "namespace_given": given, "image": image, "min": min_,
+             "replicas": replicas, "requests": requests, "limits": limits, "scheduler": scheduler,
+             "filename": filename, "command": command}
     common.run_checked("run", "job", lambda: _run(common.connect(master, kubeconfig), flags))
 
 

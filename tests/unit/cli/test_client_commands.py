@@ -400,6 +400,53 @@ def test_job_run_list_view_delete(vcctl, api):
     assert vcctl("job", "delete", "-N", "sleepy")[0] == 255
 
 
+JOB_DOC = """apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: {name}
+{namespace}spec:
+  minAvailable: 1
+  tasks:
+  - replicas: 1
+    name: t
+    template:
+      spec:
+        restartPolicy: Never
+        containers: [{{name: c, image: busybox, command: ["true"]}}]
+"""
+
+
+@pytest.mark.parametrize("text, args, want, created", [
+    pytest.param("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: fq}\n", (),
+                 "Failed to run job: {path}: no Job (batch.volcano.sh/v1alpha1) in the file, found Queue/fq",
+                 None, id="another-kind"),
+    pytest.param(JOB_DOC.format(name="fns", namespace="  namespace: other\n"), ("-n", "default"),
+                 'Failed to run job: the namespace from the provided object "other" does not match the namespace '
+                 "\"default\". You must pass '--namespace=other' to perform this operation.", None,
+                 id="explicit-namespace-differs"),
+    pytest.param(JOB_DOC.format(name="fown", namespace="  namespace: other\n"), (),
+                 "run job fown successfully", ("other", "fown"), id="own-namespace"),
+    pytest.param(JOB_DOC.format(name="fflag", namespace=""), ("-n", "other"),
+                 "run job fflag successfully", ("other", "fflag"), id="namespace-from-flag"),
+    pytest.param("kind: Queue\nmetadata: {name: fq}\n---\n" + JOB_DOC.format(name="ffirst", namespace="") + "---\n"
+                 + JOB_DOC.format(name="fsecond", namespace=""), (),
+                 "{path}: only the first Job (ffirst) is run; skipped Queue fq, Job fsecond\n"
+                 "run job ffirst successfully",
+                 ("default", "ffirst"), id="first-job-of-several"),
+])
+def test_job_run_file(vcctl, api, tmp_path, text, args, want, created):
+    path = tmp_path / "job.yaml"
+    path.write_text(text)
+    before = {(j["metadata"]["namespace"], j["metadata"]["name"]) for j in api.list(kinds.JOB)}
+    try:
+        assert vcctl("job", "run", "-f", path, *args) == (0 if created else 255, want.format(path=path))
+        after = {(j["metadata"]["namespace"], j["metadata"]["name"]) for j in api.list(kinds.JOB)}
+        assert after - before == ({created} if created else set())
+    finally:
+        if created:
+            api.delete(kinds.JOB, *created)
+
+
 def test_job_view_says_why_a_job_waits(vcctl, api):
     assert vcctl("job", "run", "-N", "huge", "--command", "true", "-R", "cpu=64", "-L", "cpu=64")[0] == 0
     try:
