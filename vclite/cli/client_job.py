@@ -191,6 +191,7 @@ def _task_text(w: Any, task: Obj) -> None:
         for p in c.get("ports") or []:
             w(6, f"Container Port:\t{p.get('containerPort', 0)}\n")
             w(6, f"Name:          \t{p.get('name', '')}\n")
+        w(5, "Resources:\n")
         res = c.get("resources") or {}
         for section, label in (("limits", "Limits:"), ("requests", "Requests:")):
             values = res.get(section) or {}

@@ -265,6 +265,30 @@ def test_view_text_has_volcanos_sections_and_the_waiting_reason(utc):
                          "not enough cpu")
 
 
+def test_view_text_prints_a_container_as_volcano_does():
+    the_job = job("j")
+    container = {"name": "main", "image": "busybox", "command": ["sleep", "9"],
+                 "ports": [{"name": "http", "containerPort": 80}],
+                 "resources": {"limits": {"cpu": "2", "memory": "1Gi"}, "requests": {"cpu": "500m"}}}
+    the_job["spec"]["tasks"] = [{"name": "t", "replicas": 2,
+                                 "template": {"spec": {"restartPolicy": "Never", "containers": [container]}}}]
+    lines = client_job.view_text(the_job, [], "", NOW).splitlines()
+    start = lines.index("        Containers:")
+    assert lines[start:lines.index("        Restart Policy:   \tNever") + 1] == [
+        "        Containers:",
+        "          Command:", "            sleep", "            9",
+        "          Image:\tbusybox",
+        "          Name: \tmain",
+        "          Ports:", "            Container Port:\t80", "            Name:          \thttp",
+        "          Resources:",
+        "            Limits:", "              Cpu:   \t2", "              Memory:\t1Gi",
+        "            Requests:", "              Cpu:   \t500m", "              Memory:\t0",
+        "            Working Dir:\t",
+        "        Image Pull Secrets:",
+        "        Restart Policy:   \tNever",
+    ]
+
+
 def test_view_without_events():
     assert client_job.events_text([], NOW) == "Events: \t<none>\n"
 
