@@ -302,3 +302,20 @@ def test_files_without_objects_are_each_named(vcctl, write):
     assert f"{empty}: no objects found: the file is empty or holds only comments\n" in v.err, v
     assert f"{comments}: no objects found: the file is empty or holds only comments\n" in v.err, v
     assert "2 problem(s) found" in v.err, v
+
+
+@pytest.mark.parametrize("option, code, says", [
+    (["--nodes", "abc"], 2, "error: invalid --nodes value 'abc': not a number of nodes"),
+    (["--nodes", "0"], 2, "error: invalid --nodes value '0': the number of nodes must be between 1 and"),
+])
+def test_a_bad_server_nodes_option_is_a_usage_error_and_leaves_no_data_directory(vcctl, tmp_path, option, code, says):
+    data = tmp_path / "data"
+    r = vcctl("server", "--data-dir", data, "--port", "0", *option, timeout=60)
+    assert (r.code, r.out) == (code, "") and r.err.startswith(says) and "Traceback" not in r.err, r
+    assert not data.exists()
+
+
+def test_a_data_directory_that_cannot_be_created_is_named(vcctl, write):
+    data = write("a-file", "") / "data"
+    r = vcctl("server", "--data-dir", data, "--port", "0", timeout=60)
+    assert (r.code, r.err) == (1, f"error: cannot create the data directory {data}: Not a directory\n"), r

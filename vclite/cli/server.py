@@ -4,7 +4,8 @@ Builds the runtime on the data directory (objects, pod logs, token, kubeconfig, 
 then serves it (`httpserver.server.serve`) until SIGTERM or SIGINT. Prints the URL and the
 kubeconfig path on stdout once listening. Exit status: 0 after a graceful stop; 1 if the server
 cannot start (data directory in use, address in use, a certificate that cannot be loaded);
-2 for invalid options (e.g. --plain-http on a non-loopback address, an unknown --controllers name) or
+2 for invalid options (e.g. --plain-http on a non-loopback address, an unknown --controllers name, a bad
+--nodes value; the data directory is not created nor touched) or
 an invalid --scheduler-conf (each problem printed as file:line: message; nothing is started).
 """
 from __future__ import annotations
@@ -34,10 +35,9 @@ def default_data_dir() -> pathlib.Path:
     return pathlib.Path(env).expanduser() if env else pathlib.Path.home() / ".vclite"
 
 
-def build_runtime(data_dir: pathlib.Path, nodes_opt: str | None,
+def build_runtime(data_dir: pathlib.Path, nodes: list[dict] | None,
                   conf: scheduler_conf_mod.SchedulerConf | None,
                   controllers: frozenset[str] = frozenset(gates.KNOWN)) -> runtime_mod.Runtime:
-    nodes = nodes_mod.parse_nodes_option(nodes_opt) if nodes_opt else None
     return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, scheduler_config=conf, data_dir=data_dir,
                                controllers=controllers)
 
@@ -108,10 +108,19 @@ def server(data_dir, address, port, tls_cert, tls_key, plain_http, nodes_opt, sc
         click.echo(f"{len(e.problems)} problem(s) found in the scheduler configuration; the server was not started.",
                    err=True)
         sys.exit(2)
-    try:
+    try:   # options first: a refused option leaves no data directory behind
         server_mod.check_options(options)
+        nodes = nodes_mod.parse_nodes_option(nodes_opt) if nodes_opt else None
+    except (server_mod.ServeError, ValueError) as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    try:
         data_dir.mkdir(parents=True, exist_ok=True)
-        rt = build_runtime(data_dir, nodes_opt, conf, controllers)
+    except OSError as e:
+        click.echo(f"error: cannot create the data directory {data_dir}: {e.strerror or e}", err=True)
+        sys.exit(1)
+    try:
+        rt = build_runtime(data_dir, nodes, conf, controllers)
     except server_mod.ServeError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)
