@@ -166,11 +166,18 @@ def resolve(prefs: Obj, sections: dict[str, dict[str, tuple[Obj, pathlib.Path]]]
 
 def _read_yaml(path: pathlib.Path) -> Obj:
     try:
-        doc = yaml.safe_load(path.read_text())
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"cannot read kubeconfig {path}: {exc.strerror}") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"kubeconfig {path} is not valid YAML: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"kubeconfig {path} is not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
+    except yaml.YAMLError as exc:   # one line: where, then what (PyYAML's text spans several lines)
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        context = getattr(exc, "context", None)
+        raise ConfigError(f"kubeconfig {where} is not valid YAML: {what}" + (f" ({context})" if context else "")) \
+            from exc
     if doc is None:
         return {}
     if not isinstance(doc, dict):

@@ -146,11 +146,18 @@ def test_in_cluster_service_account(tmp_path):
     assert kubeconfig.in_cluster({}, tmp_path) is None
 
 
-def test_unreadable_yaml_is_a_config_error(tmp_path):
+@pytest.mark.parametrize("data, message", [
+    pytest.param(b"clusters: [unclosed", "kubeconfig {path}:1:20 is not valid YAML: expected ',' or ']', but got "
+                 "'<stream end>' (while parsing a flow sequence)", id="not-yaml"),
+    pytest.param(b"clusters: []\nusers: \xff\n", "kubeconfig {path} is not UTF-8 text: invalid start byte at byte 20",
+                 id="not-utf-8"),
+])
+def test_an_unreadable_kubeconfig_is_a_one_line_config_error(tmp_path, data, message):
     path = tmp_path / "bad"
-    path.write_text("clusters: [unclosed")
-    with pytest.raises(kubeconfig.ConfigError, match="not valid YAML"):
+    path.write_bytes(data)
+    with pytest.raises(kubeconfig.ConfigError) as caught:
         kubeconfig.load(str(path), env={}, home=tmp_path)
+    assert str(caught.value) == message.format(path=path)
 
 
 # ---- exec credential plugins (a real plugin process) ------------------------------------------------
