@@ -312,7 +312,21 @@ def _name_ns(fn: Any) -> Any:
     return common.name_option("job")(common.namespace_option("job")(common.common_options(fn)))
 
 
-@click.command("run", context_settings=CONTEXT, help="run job by parameters from the command line")
+RUN_HELP = """run job by parameters from the command line
+
+Creates a vcjob of one task of -r pods (image -i, requests -R, limits -L) that scheduler -S
+starts once -m of them fit, in namespace -n; or the first Job of a YAML file (-f; -n then
+applies only when the file names no namespace). Prints `run job <name> successfully`. On vclite,
+which runs each container as a local process, give the container's command with --command.
+
+\b
+Examples:
+  vcctl job run -N train -r 4 -m 4 -R cpu=2,memory=4Gi -L cpu=2,memory=4Gi --command 'python train.py'
+  vcctl job run -f job.yaml
+"""
+
+
+@click.command("run", context_settings=CONTEXT, help=RUN_HELP, short_help="run job by parameters from the command line")
 @common.common_options
 @click.option("-i", "--image", default="busybox", show_default=True, help="the container image of job")
 @common.namespace_option("job")
@@ -337,7 +351,16 @@ def run(ctx, master, kubeconfig, image, namespace, name, min_, replicas, request
     common.run_checked("run", "job", lambda: _run(common.connect(master, kubeconfig), flags))
 
 
-@click.command("list", context_settings=CONTEXT, help="list job information")
+@click.command("list", context_settings=CONTEXT, short_help="list job information", help="""list job information
+
+One line per vcjob of namespace -n (every namespace with --all-namespaces): creation date, phase,
+job type, replicas, minAvailable and pods by phase. `No resources found` when none matches.
+
+\b
+Examples:
+  vcctl job list
+  vcctl job list --all-namespaces -q research --selector train
+""")
 @common.common_options
 @click.option("-q", "--queue", default="", help="list job with specified queue name")
 @common.namespace_option("job")
@@ -349,7 +372,15 @@ def list_(master, kubeconfig, queue, namespace, scheduler, all_namespaces, selec
                                                     queue, scheduler, selector))
 
 
-@click.command("view", context_settings=CONTEXT, help="show job information")
+@click.command("view", context_settings=CONTEXT, short_help="show job information", help="""show job information
+
+The job's spec, status and events, as Volcano's vcctl prints them, and (vclite) `Waiting:` with
+the scheduler's reason while the job waits for resources.
+
+\b
+Example:
+  vcctl job view -N train -n research
+""")
 @_name_ns
 @click.pass_context
 def view(ctx, name, namespace, master, kubeconfig):
@@ -357,8 +388,30 @@ def view(ctx, name, namespace, master, kubeconfig):
     common.run_checked("view", "job", lambda: _view(common.connect(master, kubeconfig), namespace, name, now))
 
 
+ACTION_HELP = {
+    "suspend": """abort a job
+
+Asks the job controller to abort the job: its pods are stopped, the job goes Aborting then
+Aborted and keeps its spec until `vcctl job resume`. Prints nothing on success, as Volcano.
+
+\b
+Example:
+  vcctl job suspend -N train -n research
+""",
+    "resume": """resume a job
+
+Asks the job controller to run an aborted job again: its pods are created anew. Prints nothing on
+success, as Volcano.
+
+\b
+Example:
+  vcctl job resume -N train -n research
+""",
+}
+
+
 def _action_command(sub: str, help_text: str, action: batch.Action) -> click.Command:
-    @click.command(sub, context_settings=CONTEXT, help=help_text)
+    @click.command(sub, context_settings=CONTEXT, short_help=help_text, help=ACTION_HELP[sub])
     @_name_ns
     def cmd(name, namespace, master, kubeconfig):
         def body() -> None:
@@ -369,7 +422,14 @@ def _action_command(sub: str, help_text: str, action: batch.Action) -> click.Com
     return cmd
 
 
-@click.command("delete", context_settings=CONTEXT, help="delete a job")
+@click.command("delete", context_settings=CONTEXT, short_help="delete a job", help="""delete a job
+
+Deletes the vcjob (its pods and PodGroup go with it) and prints `delete job <name> successfully`.
+
+\b
+Example:
+  vcctl job delete -N train -n research
+""")
 @_name_ns
 def delete(name, namespace, master, kubeconfig):
     def body() -> None:

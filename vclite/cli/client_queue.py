@@ -105,7 +105,16 @@ def _delete(client: Any, name: str) -> None:
 
 
 # ---- the commands ----------------------------------------------------------------------------------
-@click.command("create", context_settings=CONTEXT, help="creates queue")
+@click.command("create", context_settings=CONTEXT, short_help="creates queue", help="""creates queue
+
+Creates a cluster-wide queue of weight -w in state -S (Open or Closed), child of `root`.
+-n is the queue's name here (queues have no namespace), as in Volcano's vcctl. Prints nothing
+on success, as Volcano.
+
+\b
+Example:
+  vcctl queue create -n research -w 4
+""")
 @common.common_options
 @click.option("-n", "--name", default="test", show_default=True, help="the name of queue")
 @click.option("-w", "--weight", default=1, show_default=True, type=int, help="the weight of the queue")
@@ -114,14 +123,33 @@ def create(master, kubeconfig, name, weight, state):
     common.run_checked("create", "queue", lambda: _create(common.connect(master, kubeconfig), name, weight, state))
 
 
-@click.command("delete", context_settings=CONTEXT, help="delete queue")
+@click.command("delete", context_settings=CONTEXT, short_help="delete queue", help="""delete queue
+
+Deletes a queue that no PodGroup uses any more (`default` and `root` cannot be deleted).
+-n is the queue's name here (queues have no namespace), as in Volcano's vcctl. Prints nothing
+on success, as Volcano.
+
+\b
+Example:
+  vcctl queue delete -n research
+""")
 @common.common_options
 @click.option("-n", "--name", default="", help="the name of queue")
 def delete(master, kubeconfig, name):
     common.run_checked("delete", "queue", lambda: _delete(common.connect(master, kubeconfig), name))
 
 
-@click.command("operate", context_settings=CONTEXT, help="operate queue")
+@click.command("operate", context_settings=CONTEXT, short_help="operate queue", help="""operate queue
+
+-a open|close: open or close the queue (a closed queue admits no new job; it stays Closing while
+PodGroups still use it). -a update -w N: set its weight. -n is the queue's name here (queues
+have no namespace), as in Volcano's vcctl. Prints nothing on success.
+
+\b
+Examples:
+  vcctl queue operate -n research -a close
+  vcctl queue operate -n research -a update -w 8
+""")
 @common.common_options
 @click.option("-n", "--name", default="", help="the name of queue")
 @click.option("-w", "--weight", default=0, type=int, help="the weight of the queue")
@@ -131,13 +159,28 @@ def operate(master, kubeconfig, name, weight, action):
                        lambda: _operate(common.connect(master, kubeconfig), name, weight, action))
 
 
-@click.command("list", context_settings=CONTEXT, help="lists all the queue")
+@click.command("list", context_settings=CONTEXT, short_help="lists all the queue", help="""lists all the queue
+
+One line per queue: weight, state, parent and its PodGroups by phase (Inqueue, Pending, Running,
+Unknown, Completed).
+
+\b
+Example:
+  vcctl queue list
+""")
 @common.common_options
 def list_(master, kubeconfig):
     common.run_checked("list", "queue", lambda: _list(common.connect(master, kubeconfig)))
 
 
-@click.command("get", context_settings=CONTEXT, help="get a queue")
+@click.command("get", context_settings=CONTEXT, short_help="get a queue", help="""get a queue
+
+The queue's line of `vcctl queue list`. -n is the queue's name here (queues have no namespace), as in Volcano's vcctl.
+
+\b
+Example:
+  vcctl queue get -n research
+""")
 @common.common_options
 @click.option("-n", "--name", default="", help="the name of queue")
 def get(master, kubeconfig, name):

@@ -300,6 +300,22 @@ def test_U30_only_jobflow_list_has_all_namespaces():
     assert client_jobflow.JOBTEMPLATE.all_namespaces is False
 
 
+@pytest.mark.parametrize("group, sub, short", [
+    ("job", "run", "run job by parameters from the command line"), ("job", "list", "list job information"),
+    ("job", "view", "show job information"), ("job", "suspend", "abort a job"), ("job", "resume", "resume a job"),
+    ("job", "delete", "delete a job"), ("queue", "create", "creates queue"), ("queue", "delete", "delete queue"),
+    ("queue", "operate", "operate queue"), ("queue", "list", "lists all the queue"), ("queue", "get", "get a queue"),
+])
+def test_job_and_queue_help_keeps_volcanos_line_and_teaches_with_an_example(group, sub, short):
+    command = _group(group).commands[sub]
+    assert command.get_short_help_str(limit=100) == short
+    text = CliRunner().invoke(main_mod.cli, [group, sub, "--help"]).output
+    lines = text.splitlines()
+    assert lines[2] == f"  {short}" and any(f"{ln.strip()} ".startswith(f"vcctl {group} {sub} ") for ln in lines), text
+    if group == "queue" and sub != "list":
+        assert "-n is the queue's name" in " ".join(text.split()), text
+
+
 # ---- errors, as Volcano prints them ---------------------------------------------------------------------
 @pytest.mark.parametrize("args, message", [
     pytest.param(("jobflow", "get"), "Failed to get jobflow: name is mandatory to get the particular jobflow details",
