@@ -22,7 +22,6 @@ import os
 import time
 from typing import Any, Callable
 
-import multidict
 from aiohttp import web
 
 from vclite.api import flow, kinds, meta
@@ -52,9 +51,7 @@ def _dumps(obj: Any, pretty: bool = False) -> bytes:
 def json_response(code: int, obj: Any, content_type: str = JSON_CT, pretty: bool = False,
                   warnings: list[str] | None = None) -> web.Response:
     """`warnings`: sent as `Warning: 299 - "<text>"` headers, as kube-apiserver sends them."""
-    headers = multidict.CIMultiDict({"Content-Type": content_type})
-    for text in warnings or ():
-        headers.add("Warning", "299 - " + json.dumps(text))
+    headers = [("Content-Type", content_type)] + [("Warning", "299 - " + json.dumps(text)) for text in warnings or ()]
     return web.Response(status=code, body=_dumps(obj, pretty), headers=headers)
 
 
