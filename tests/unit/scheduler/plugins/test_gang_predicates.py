@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from vclite.scheduler.framework import snapshot
+from vclite.scheduler.framework import tasks as tasks_mod
 from vclite.scheduler.plugins import gang, predicates
 
 from .. import objects
@@ -89,3 +90,30 @@ def test_toleration_matching():
     assert not t({"key": "other", "operator": "Exists"}, key, "NoSchedule")
     assert not t({"value": "x"}, key, "NoSchedule")
     assert np.all([t({"operator": "Exists"}, key, "NoSchedule")])
+
+
+# Volcano's gang_test.go TestShouldSkipUnschedulableForReleasing (reference §4.7 GANG-01..05): a job whose
+# releasing tasks (still on a node) with its scheduled ones cover minMember, and with nothing pending or
+# pipelined, gets no Unschedulable condition. GANG-03 (a task pipelined in the session) cannot be a state file.
+S = tasks_mod.TaskStatus
+
+
+@pytest.mark.parametrize("min_member, tasks, want", [
+    pytest.param(2, [(S.RUNNING, "node-1"), (S.RELEASING, "node-2")], True, id="GANG-01"),
+    pytest.param(2, [(S.RUNNING, "node-1"), (S.RELEASING, "node-2"), (S.PENDING, None)], False, id="GANG-02"),
+    pytest.param(2, [(S.RUNNING, "node-1"), (S.RELEASING, "node-2"), (S.PIPELINED, "node-3")], False, id="GANG-03"),
+    pytest.param(1, [(S.RELEASING, None)], False, id="GANG-04"),
+    pytest.param(3, [(S.RUNNING, "node-1"), (S.RELEASING, "node-2")], False, id="GANG-05"),
+])
+def test_should_skip_unschedulable_for_releasing(min_member, tasks, want):
+    nodes = [objects.node(f"node-{i}") for i in (1, 2, 3)]
+    pods = [objects.pod(f"ns/t-{i}", "g", node=n if s != S.PIPELINED else None,
+                        phase="Running" if s in (S.RUNNING, S.RELEASING) else "Pending", deleting=s == S.RELEASING)
+            for i, (s, n) in enumerate(tasks)]
+    job = snapshot.build(objects.state(nodes=nodes, podgroups=[objects.pg("ns/g", min_member=min_member)],
+                                       pods=pods)).jobs["ns/g"]
+    for i, (status, node) in enumerate(tasks):
+        task = job.tasks[f"ns/t-{i}"]
+        task.node = node or ""      # a pipelined task holds the node it waits on
+        job.update_task_status(task, status)
+    assert gang._covered_by_releasing(job) is want
