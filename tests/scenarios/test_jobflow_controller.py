@@ -561,3 +561,19 @@ def test_a_wide_flow_is_created_over_several_syncs_and_missing_templates_do_not_
     assert env.jobs() == {f"wide-t{i}" for i in range(n)}
     assert len(syncs) >= -(-n // controller.CREATES_PER_SYNC), "created over several syncs"
     assert len(syncs) < 20, "no sync loop over the flows that cannot be created"
+
+
+def test_jobtemplate_round_trip_and_a_manual_status_write_b4(env):
+    """BoCloud e2e B4: a JobTemplate is created and deleted; a status written by hand is kept (the controller
+    recomputes `jobDependsOnList` only when a vcjob made from the template comes or goes)."""
+    env.template("a")
+    env.drain()
+    assert env.get(kinds.JOBTEMPLATE, "a").get("status") in (None, {})
+    tmpl = env.get(kinds.JOBTEMPLATE, "a")
+    env.client.update_status({**tmpl, "status": {"jobDependsOnList": ["by-hand"]}})
+    env.clock.advance(60)
+    env.drain()
+    assert env.get(kinds.JOBTEMPLATE, "a")["status"] == {"jobDependsOnList": ["by-hand"]}
+    env.client.delete(kinds.JOBTEMPLATE, NS, "a")
+    env.drain()
+    assert env.get(kinds.JOBTEMPLATE, "a") is None

@@ -76,8 +76,9 @@ def phase(obj: Obj) -> str:
 
 def status_only_change(new: Obj, old: Obj) -> bool:
     """True if nothing but status and resourceVersion differs between two versions of an object
-    (a controller's own status write, as its watch sees it)."""
-    if new.keys() != old.keys() or any(new[k] != old[k] for k in new if k not in ("status", "metadata")):
+    (a controller's own status write, as its watch sees it). The first status write adds the key."""
+    if new.keys() - {"status"} != old.keys() - {"status"} or \
+            any(new[k] != old[k] for k in new if k not in ("status", "metadata")):
         return False
     md_new, md_old = new.get("metadata") or {}, old.get("metadata") or {}
     return md_new.keys() == md_old.keys() and all(md_new[k] == md_old[k] for k in md_new if k != "resourceVersion")

@@ -20,6 +20,8 @@ def with_(**changes):
 @pytest.mark.parametrize("new, want", [
     pytest.param(with_(status={"phase": "B"}, md_resourceVersion="2"), True, id="status write"),
     pytest.param(with_(md_resourceVersion="2"), True, id="nothing but the version"),
+    pytest.param({k: v for k, v in BASE.items() if k != "status"}, True, id="status removed"),
+
     pytest.param(with_(spec={"n": 2}, md_resourceVersion="2"), False, id="spec changed"),
     pytest.param(with_(md_labels={"l": "2"}), False, id="labels changed"),
     pytest.param(with_(md_finalizers=["f"]), False, id="finalizer added"),
@@ -27,3 +29,10 @@ def with_(**changes):
 ])
 def test_status_only_change(new, want):
     assert meta.status_only_change(new, BASE) is want
+
+
+def test_the_first_status_write_is_status_only():
+    """An object created without `status` (a JobTemplate): its first status write adds the key."""
+    bare = {k: v for k, v in BASE.items() if k != "status"}
+    assert meta.status_only_change(with_(md_resourceVersion="2"), bare) is True
+    assert meta.status_only_change({**bare, "spec": {"n": 2}}, BASE) is False
