@@ -1,5 +1,7 @@
 """The CRDs `vcctl controller --print-crds` prints: Volcano's names, scope, short names, printer
 columns and status subresource, with spec and status kept as given (vclite's fields survive)."""
+import json
+
 import pytest
 
 from vclite.api import crds, kinds
@@ -41,3 +43,10 @@ def test_jobflow_fields_are_described_for_kubectl_explain():
 def test_jobflow_status_column_reads_the_phase():
     (version,) = crds.definition(kinds.JOBFLOW)["spec"]["versions"]
     assert version["additionalPrinterColumns"][0]["jsonPath"] == ".status.state.phase"
+
+
+@pytest.mark.parametrize("kind", [kinds.JOBFLOW, kinds.JOBTEMPLATE])
+def test_kubectl_apply_can_keep_its_last_applied_annotation(kind):
+    """volcano#3347/#3356: Volcano's JobFlow CRD was too large for `kubectl apply` (`metadata.annotations: Too
+    long: must have at most 262144 bytes`, the last-applied copy of the whole object): these must stay below."""
+    assert len(json.dumps(crds.definition(kind), separators=(",", ":")).encode()) < 262144
