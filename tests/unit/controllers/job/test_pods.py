@@ -43,6 +43,29 @@ def test_pod_metadata():
     assert job["spec"]["tasks"][0]["template"]["metadata"]["labels"] == {"role": "ps"}  # template untouched
 
 
+COPIED = ("volcano.sh/preemptable", "volcano.sh/cooldown-time", "volcano.sh/revocable-zone",
+          "volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable")
+
+
+@pytest.mark.parametrize("job_annotations, copied", [
+    pytest.param({"volcano.sh/preemptable": "false", "volcano.sh/cooldown-time": "5m",
+                  "volcano.sh/revocable-zone": "*", "other": "x"},
+                 {"volcano.sh/preemptable": "false", "volcano.sh/cooldown-time": "5m", "volcano.sh/revocable-zone": "*"},
+                 id="preemptable-cooldown-revocable-zone"),
+    pytest.param({"volcano.sh/jdb-min-available": "2", "volcano.sh/jdb-max-unavailable": "1"},
+                 {"volcano.sh/jdb-min-available": "2"}, id="jdb-min-available-wins-over-max-unavailable"),
+    pytest.param({"volcano.sh/jdb-max-unavailable": "30%"}, {"volcano.sh/jdb-max-unavailable": "30%"},
+                 id="jdb-max-unavailable-alone"),
+    pytest.param({}, {}, id="none"),
+])
+def test_job_annotations_copied_to_pods(job_annotations, copied):
+    """Volcano's createJobPod copies these job annotations (the JDB pair: min-available, else max-unavailable)."""
+    job = _job()
+    job["metadata"]["annotations"] = job_annotations
+    ann = pods.build_pod(job, job["spec"]["tasks"][1], 0)["metadata"]["annotations"]
+    assert {k: v for k, v in ann.items() if k in COPIED or k == "other"} == copied
+
+
 @pytest.mark.parametrize("task_index,index,scheduler,priority,numa", [
     pytest.param(0, 0, "volcano", "high", None, id="inherits-from-job"),
     pytest.param(1, 1, "other", "low", "best-effort", id="template-wins"),
