@@ -11,14 +11,17 @@ from .. import objects
 S = tasks_mod.TaskStatus
 
 
+NO_NODE = "releasing-without-a-node"   # a Releasing task that was never placed
+
+
 def job(min_member, phase, statuses):
     pods = [objects.pod(f"ns/t-{i}", "g") for i in range(len(statuses))]
     j = snapshot.build(objects.state(podgroups=[objects.pg("ns/g", min_member=min_member, phase=phase)],
                                      pods=pods)).jobs["ns/g"]
     for i, s in enumerate(statuses):
         t = j.tasks[f"ns/t-{i}"]
-        j.update_task_status(t, s)
-        t.node = "n1" if s != S.PENDING else ""
+        j.update_task_status(t, S.RELEASING if s == NO_NODE else s)
+        t.node = "n1" if s not in (S.PENDING, NO_NODE) else ""
     return j
 
 
@@ -29,6 +32,8 @@ def job(min_member, phase, statuses):
     pytest.param(2, "Inqueue", [S.BOUND, S.RUNNING], False, "Running", id="bound and running"),
     pytest.param(2, "Running", [S.SUCCEEDED, S.FAILED], False, "Completed", id="all scheduled tasks finished"),
     pytest.param(2, "Running", [S.RUNNING, S.RELEASING], False, "Running", id="releasing with a node counts"),
+    pytest.param(2, "Running", [S.RUNNING, NO_NODE], False, "Pending", id="releasing without a node does not"),
+    pytest.param(2, "Running", [S.SUCCEEDED, S.RELEASING], False, "Running", id="releasing is not finished"),
     pytest.param(2, "Running", [S.RUNNING, S.PENDING], True, "Unknown", id="running + unschedulable now"),
     pytest.param(2, "Running", [S.RUNNING, S.PENDING], False, "Pending", id="lost its gang"),
     # minMember 0: 0 scheduled >= 0 and all 0 of them finished -> Completed (Volcano's getPodGroupPhase)
