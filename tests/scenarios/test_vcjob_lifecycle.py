@@ -217,6 +217,23 @@ def test_task_completed_completes_job_while_ps_runs(c):
     assert c.job()["status"]["conditions"][-2]["status"] == "Completing"
 
 
+@pytest.mark.parametrize("updates, phase", [
+    pytest.param([("Running", 1)], "Running", id="restarts-below-maxRetry"),
+    pytest.param([("Running", 1), ("Running", 2)], "Terminated", id="restarts-reach-maxRetry-TaskFailed"),
+    pytest.param([("Running", 2)], "Running", id="the-move-into-Running-is-PodRunning-not-TaskFailed"),
+    pytest.param([("Running", 2), ("Running", 3)], "Terminated", id="next-update-of-a-running-pod-is-TaskFailed"),
+])
+def test_task_failed_event_from_container_restarts(c, updates, phase):
+    """Volcano's updatePod: a Running/Pending pod whose task's containers restarted maxRetry times in all gives
+    TaskFailed, unless the update is the pod's move into that phase (PodRunning/PodPending win)."""
+    c.create(vcjob(tasks=[task("t", 1, maxRetry=2, policies=[{"event": "TaskFailed", "action": "TerminateJob"}])]))
+    c.enqueue()
+    for pod_phase, restarts in updates:
+        c.set_pod("j-t-0", pod_phase, restarts=restarts)
+        c.step()
+    assert c.phase() == phase
+
+
 def test_abort_and_resume_by_command_annotation(c):
     c.create(vcjob())
     c.enqueue()
