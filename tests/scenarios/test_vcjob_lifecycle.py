@@ -234,6 +234,23 @@ def test_task_failed_event_from_container_restarts(c, updates, phase):
     assert c.phase() == phase
 
 
+@pytest.mark.parametrize("policies, phase", [
+    pytest.param([{"event": "Unknown", "action": "RestartJob"}], "Restarting", id="Unknown-policy-acts"),
+    pytest.param([{"event": "PodFailed", "action": "RestartJob"}], "Running", id="no-Unknown-policy-plain-sync"),
+])
+def test_podgroup_unknown_is_the_job_unknown_event(c, policies, phase):
+    """Volcano's updatePodGroup: a PodGroup moving to Unknown (running tasks, and now unschedulable) sends the job
+    an `Unknown` event, which a lifecycle policy can act on."""
+    c.create(vcjob(policies=policies))
+    c.enqueue()
+    c.run_all()
+    assert c.phase() == "Running"
+    (pg,) = c.podgroups()
+    c.client.patch(kinds.PODGROUP, "default", pg["metadata"]["name"], {"status": {"phase": "Unknown"}}, status=True)
+    c.step()
+    assert c.phase() == phase
+
+
 def test_abort_and_resume_by_command_annotation(c):
     c.create(vcjob())
     c.enqueue()
