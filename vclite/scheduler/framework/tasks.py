@@ -78,8 +78,9 @@ _UNSET: Any = object()
 
 
 def name_index(name: str) -> int | None:
-    """The number after the last `-` of a pod name (`job-worker-3` -> 3), if it is one."""
-    m = _INDEX.search(name)
+    """The number after the last `-` of a pod name (`job-worker-3` -> 3), if it is one and the name has at
+    least three `-`-separated parts, as Volcano's GetPodIndexUnderTask (`web-3` has no index)."""
+    m = _INDEX.search(name) if name.count("-") >= 2 else None
     return int(m.group(1)) if m else None
 
 

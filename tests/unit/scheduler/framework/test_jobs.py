@@ -82,3 +82,28 @@ def test_allocated_follows_status():
     assert job.allocated[0] == 1000
     job.update_task_status(t, S.PIPELINED)
     assert job.allocated[0] == 0
+
+
+# helpers.CompareTask, the task order when no plugin decides: the pod's index (the part after the last `-` of a
+# name of at least three parts, GetPodIndexUnderTask), else creation time, then uid.
+T0, T1 = "2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z"
+
+
+def _task(name, created, uid=None):
+    pod = objects.pod(f"ns/{name}", "g")
+    pod["metadata"].update(creationTimestamp=created, uid=uid or name)
+    snap = snapshot.build(objects.state(podgroups=[objects.pg("ns/g")], pods=[pod]))
+    return snap.jobs["ns/g"].tasks[uid or name]
+
+
+@pytest.mark.parametrize("left, right, want", [
+    pytest.param(("j-t-2", T1), ("j-t-10", T0), -1, id="index-numeric-not-text-before-creation"),
+    pytest.param(("a-t-1", T1), ("b-t-1", T0), 1, id="equal-index-then-creation"),
+    pytest.param(("j-t-x", T0), ("j-t-1", T1), -1, id="no-number-then-creation"),
+    pytest.param(("w-9", T1), ("w-10", T0), 1, id="two-part-name-has-no-index"),
+    pytest.param(("job-worker-007", T1), ("job-worker-8", T0), -1, id="leading-zeros"),
+    pytest.param(("j-t-1", T0, "u2"), ("j-t-1", T0, "u1"), 1, id="all-equal-then-uid"),
+])
+def test_compare_tasks(left, right, want):
+    assert tasks_mod.compare_tasks(_task(*left), _task(*right)) == want
+    assert tasks_mod.compare_tasks(_task(*right), _task(*left)) == -want
