@@ -50,7 +50,8 @@ COPIED = ("volcano.sh/preemptable", "volcano.sh/cooldown-time", "volcano.sh/revo
 @pytest.mark.parametrize("job_annotations, copied", [
     pytest.param({"volcano.sh/preemptable": "false", "volcano.sh/cooldown-time": "5m",
                   "volcano.sh/revocable-zone": "*", "other": "x"},
-                 {"volcano.sh/preemptable": "false", "volcano.sh/cooldown-time": "5m", "volcano.sh/revocable-zone": "*"},
+                 {"volcano.sh/preemptable": "false", "volcano.sh/cooldown-time": "5m",
+                  "volcano.sh/revocable-zone": "*"},
                  id="preemptable-cooldown-revocable-zone"),
     pytest.param({"volcano.sh/jdb-min-available": "2", "volcano.sh/jdb-max-unavailable": "1"},
                  {"volcano.sh/jdb-min-available": "2"}, id="jdb-min-available-wins-over-max-unavailable"),
