@@ -8,6 +8,12 @@ condition when it has none: waiting (on what), waiting for a probe, suspended, S
 not created — and, under a loop flow, a row per item or iteration (the first LOOP_ROWS, then a
 count). Retries and a job's output (its termination message) appear in the detail column.
 
+A big flow is summarised, so that a frame costs the same for 10 jobs or 10,000: FAN_MIN or more sibling
+flows (the same dependency, no loop) are one row — their names, the count of each state, why the first
+pending one waits — with the failed and running ones listed under it (the first LISTED_ROWS, then a
+count); a dependency on more than FAN_MIN flows names the first TARGETS_SHOWN; and the flows beyond
+MAX_ROWS rows are one such row at the end. A smaller flow is drawn row by row as before.
+
 Pure functions from a Snapshot of API objects to rich renderables or lines of text; no API calls
 and no clock reads (the caller passes `now`).
 """
@@ -24,7 +30,7 @@ from rich.text import Text
 
 from vclite.api import batch, flow, meta
 from vclite.lib import clock as clock_mod
-from vclite.lib import dag
+from vclite.lib import dag, jsoncopy
 
 Obj = dict[str, Any]
 
@@ -36,6 +42,15 @@ PHASE_STYLE = {
 }
 RETRY_REASONS = frozenset({"RetryBackoff", "Retrying", "RetriesExhausted", "NotRetried"})   # the message says more
 LOOP_ROWS = 8          # item / iteration rows shown under a loop flow
+FAN_MIN = 20           # sibling flows (one dependency, no loop) drawn as one row from this many on
+LISTED_ROWS = 8        # failed / running flows listed under a summary row
+MAX_ROWS = 100         # rows of one JobFlow's DAG: the flows beyond are summarised in one row
+TARGETS_SHOWN = 3      # targets named in a dependency on more than FAN_MIN flows
+PENDING_ASKED = 50     # pending vcjobs of a summary row asked why they wait (the first that says is shown)
+# the order of the states counted in a summary row (trouble first, finished last; any other after them)
+COUNT_ORDER = ("Failed", "Terminated", "Terminating", "Aborted", "Aborting", "retrying", "Restarting", "Running",
+               "Completing", "Pending", "probe", "suspended", "waiting", "not created", "Completed", "Skipped")
+LISTED_STATES = frozenset(COUNT_ORDER[:COUNT_ORDER.index("Pending")])   # listed under a summary row
 WAITING_STATES = {"WaitingForDependencies": "waiting", "WaitingForOutput": "waiting", "WaitingForOtherFlows": "waiting",
                   "WaitingForProbe": "probe", "Suspended": "suspended", "NotCreated": "not created",
                   "Retrying": "retrying", "JobTemplateNotFound": "waiting", "JobAlreadyExists": "waiting",
@@ -180,22 +195,29 @@ def flow_rows(jf: Obj, snap: Snapshot) -> list[tuple[str, str, Obj | None, list[
 
 @dataclasses.dataclass(frozen=True)
 class Row:
-    """One line of a JobFlow's DAG: a flow, or (indented) one item / iteration of a loop flow."""
+    """One line of a JobFlow's DAG: a flow; (indented) one item / iteration of a loop flow, or one flow listed
+    under a summary row; or a summary row, standing for many flows: `members` (label, vcjob name) and
+    `counts`, how many of them are in each state."""
 
     label: str
     depends: str
     key: str                 # the vcjob name, or `<jobflow>-<flow>` for a flow without one
     job: Obj | None
     child: bool = False
+    members: tuple[tuple[str, str], ...] = ()
+    counts: tuple[tuple[str, int], ...] = ()
 
 
 def depends_text(f: Obj) -> str:
-    """A flow's dependency in a few words: `a, b`, `any of a, b`, the expression, probes, when, loops."""
+    """A flow's dependency in a few words: `a, b`, `any of a, b`, the expression, probes, when, loops (more
+    than FAN_MIN targets: the first TARGETS_SHOWN and a count)."""
     dep = f.get("dependsOn") if isinstance(f.get("dependsOn"), dict) else {}
     targets = [t for t in dep.get("targets") or [] if isinstance(t, str)]
     parts = []
     if targets:
-        parts.append(("any of " if dep.get("strategy") == "any" and len(targets) > 1 else "") + ", ".join(targets))
+        named = targets if len(targets) <= FAN_MIN else [*targets[:TARGETS_SHOWN],
+                                                          f"… {len(targets) - TARGETS_SHOWN:,} more"]
+        parts.append(("any of " if dep.get("strategy") == "any" and len(targets) > 1 else "") + ", ".join(named))
     if dep.get("expression"):
         parts.append(str(dep["expression"]))
     probe = dep.get("probe") if isinstance(dep.get("probe"), dict) else {}
@@ -230,9 +252,49 @@ def _flow_refs(f: Obj) -> list[str]:
     return refs
 
 
-def dag_rows(jf: Obj, snap: Snapshot) -> list[Row]:
-    """The rows of a JobFlow's DAG, flows in dependency order (the exit handler last)."""
-    spec = jf.get("spec") or {}
+def _is_loop(f: Obj) -> bool:
+    return f.get("withItems") is not None or bool(f.get("withParam")) or isinstance(f.get("repeat"), dict)
+
+
+def _fans(flows: dict[str, Obj], order: list[str], exit_flow: Any) -> dict[str, list[str]]:
+    """Sibling flows drawn as one row: FAN_MIN or more flows, none a loop or the exit handler, with the
+    same dependency (targets, strategy, expression, probes, when). Maps the first of each fan (in `order`)
+    to its flows, and each other flow of a fan to []."""
+    if len(flows) < FAN_MIN:
+        return {}
+    siblings: dict[str, list[str]] = {}
+    for fname in order:
+        f = flows[fname]
+        if fname != exit_flow and not _is_loop(f):
+            siblings.setdefault(repr((f.get("dependsOn"), f.get("when"))), []).append(fname)
+    out: dict[str, list[str]] = {}
+    for names in siblings.values():
+        if len(names) >= FAN_MIN:
+            out.update(dict.fromkeys(names[1:], []))
+            out[names[0]] = names
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class _Entry:
+    """A flow of the DAG in dependency order, or a fan of flows (drawn as a summary row)."""
+
+    name: str
+    depends: str
+    key: str                                  # its vcjob name (the first flow's, for a fan)
+    loop_word: str = ""                       # "item" / "iteration" for a loop flow
+    fan: tuple[tuple[str, str], ...] = ()     # a fan's flows: (name, vcjob name)
+
+
+_last_layout: tuple[str, Obj, list[_Entry]] | None = None   # (jobflow name, spec, layout): a live view redraws one
+
+
+def layout(name: str, spec: Obj) -> list[_Entry]:
+    """The DAG of JobFlow `name` with this spec: its flows in dependency order (the exit handler last),
+    fans grouped. The same for every frame of a live view: the last one is kept (with a copy of its spec)."""
+    global _last_layout
+    if _last_layout is not None and _last_layout[0] == name and _last_layout[1] == spec:
+        return _last_layout[2]
     flows = {f.get("name", ""): f for f in spec.get("flows") or [] if isinstance(f, dict)}
     graph = {n: [r for r in _flow_refs(f) if r in flows and r != n] for n, f in flows.items()}
     try:
@@ -242,36 +304,144 @@ def dag_rows(jf: Obj, snap: Snapshot) -> list[Row]:
     exit_flow = spec.get("onExit")
     if exit_flow in order:
         order = [n for n in order if n != exit_flow] + [exit_flow]
-    name, ns = meta.name(jf), meta.namespace(jf)
-    conditions = (jf.get("status") or {}).get("conditions") or {}
-    rows: list[Row] = []
+    fans = _fans(flows, order, exit_flow)
+    out = []
     for fname in order:
         f, base = flows[fname], flow.job_name(name, fname)
-        depends = depends_text(f) + ("on exit" if fname == exit_flow else "")
-        loop = f.get("withItems") is not None or f.get("withParam") or isinstance(f.get("repeat"), dict)
-        rows.append(Row(fname, depends, base, None if loop else snap.job(ns, base)))
-        if not loop:
+        if fname in fans:
+            if fans[fname]:
+                out.append(_Entry(fname, depends_text(f), base,
+                                  fan=tuple((m, flow.job_name(name, m)) for m in fans[fname])))
             continue
-        count = int((conditions.get(base) or {}).get("items") or (conditions.get(base) or {}).get("iterations") or 0)
-        word = "iteration" if isinstance(f.get("repeat"), dict) else "item"
+        word = ("iteration" if isinstance(f.get("repeat"), dict) else "item") if _is_loop(f) else ""
+        out.append(_Entry(fname, depends_text(f) + ("on exit" if fname == exit_flow else ""), base, word))
+    _last_layout = (name, jsoncopy.deep_copy(spec), out)
+    return out
+
+
+def dag_rows(jf: Obj, snap: Snapshot, max_rows: int = MAX_ROWS) -> list[Row]:
+    """The rows of a JobFlow's DAG, flows in dependency order (the exit handler last); a fan of FAN_MIN or
+    more flows as a summary row, and the flows beyond `max_rows` rows as one summary row at the end."""
+    ns = meta.namespace(jf)
+    conditions = (jf.get("status") or {}).get("conditions") or {}
+    states = _States(jf, snap)
+    units: list[tuple[list[Row], list[tuple[str, str]], int]] = []   # the rows of a flow or a fan, its members, flows
+    for e in layout(meta.name(jf), jf.get("spec") or {}):
+        if e.fan:
+            members = list(e.fan)
+            label = f"{members[0][0]} … {members[-1][0]} ({len(members):,} flows)"
+            units.append((summary_rows(label, e.depends, members, states), members, len(members)))
+            continue
+        rows = [Row(e.name, e.depends, e.key, None if e.loop_word else snap.job(ns, e.key))]
+        units.append((rows, [(e.name, e.key)], 1))
+        if not e.loop_word:
+            continue
+        cond = conditions.get(e.key) or {}
+        count = int(cond.get("items") or cond.get("iterations") or 0)
         for i in range(min(count, LOOP_ROWS)):
-            rows.append(Row(f"  {word} {i}", "", f"{base}-{i}", snap.job(ns, f"{base}-{i}"), child=True))
+            rows.append(Row(f"  {e.loop_word} {i}", "", f"{e.key}-{i}", snap.job(ns, f"{e.key}-{i}"), child=True))
         if count > LOOP_ROWS:
             rows.append(Row(f"  … {count - LOOP_ROWS} more", "", "", None, child=True))
+        if count:
+            units[-1] = (rows, [(f"{e.name} {e.loop_word} {i}", f"{e.key}-{i}") for i in range(count)], 1)
+    if sum(len(rows) for rows, _, _ in units) <= max_rows:
+        return [row for rows, _, _ in units for row in rows]
+    out: list[Row] = []
+    room = max(0, max_rows - LISTED_ROWS - 2)   # (the rows of the summary at the end)
+    for i, (rows, _, _) in enumerate(units):
+        if len(out) + len(rows) > room:
+            rest = units[i:]
+            return out + summary_rows(f"… {sum(n for _, _, n in rest):,} more flows", "",
+                                      [m for _, ms, _ in rest for m in ms], states)
+        out.extend(rows)
+    return out
+
+
+class _States:
+    """The state drawn for each flow of one JobFlow (its row's state cell), by vcjob name."""
+
+    def __init__(self, jf: Obj, snap: Snapshot):
+        self.snap, self.namespace, self.suspended = snap, meta.namespace(jf), _suspended(jf)
+        self.conditions = (jf.get("status") or {}).get("conditions") or {}
+
+    def job(self, key: str) -> Obj | None:
+        return self.snap.job(self.namespace, key)
+
+    def of(self, key: str) -> str:
+        return flow_state(self.conditions.get(key) or {}, self.job(key), self.suspended) or "unknown"
+
+
+def summary_rows(label: str, depends: str, members: list[tuple[str, str]], states: _States) -> list[Row]:
+    """A summary row for many flows (`members`: label and vcjob name), with the failed and running ones
+    listed under it: the first LISTED_ROWS, then a row counting the others."""
+    by_state: dict[str, list[tuple[str, str]]] = {}
+    for member in members:
+        by_state.setdefault(states.of(member[1]), []).append(member)
+    rows = [Row(label, depends, "", None, members=tuple(members), counts=_counts(by_state))]
+    listed = [m for state in COUNT_ORDER if state in LISTED_STATES for m in by_state.get(state, ())]
+    rows += [Row(f"  {lbl}", "", key, states.job(key), child=True) for lbl, key in listed[:LISTED_ROWS]]
+    if len(listed) > LISTED_ROWS:
+        rest: dict[str, list[tuple[str, str]]] = {}
+        for member in listed[LISTED_ROWS:]:
+            rest.setdefault(states.of(member[1]), []).append(member)
+        rows.append(Row(f"  … {len(listed) - LISTED_ROWS:,} more", "", "", None, child=True, counts=_counts(rest)))
     return rows
+
+
+def _counts(by_state: dict[str, list[Any]]) -> tuple[tuple[str, int], ...]:
+    ranked = sorted(by_state, key=lambda s: (COUNT_ORDER.index(s) if s in COUNT_ORDER else len(COUNT_ORDER), s))
+    return tuple((state, len(by_state[state])) for state in ranked)
+
+
+def counts_text(counts: tuple[tuple[str, int], ...]) -> Text:
+    """`9,000 Completed, 800 Running`, each state in its colour."""
+    text = Text()
+    for i, (state, n) in enumerate(counts):
+        text.append(", " if i else "")
+        text.append(f"{n:,} {state}", style=PHASE_STYLE.get(state, ""))
+    return text
+
+
+def flow_state(cond: Obj, job: Obj | None, suspended: bool) -> str:
+    """The state drawn for a flow: its vcjob's phase (`retrying` between attempts, `suspended` in a
+    suspended flow's back-off), or without a vcjob its JobFlow condition's (waiting, probe, suspended,
+    Skipped, not created ...)."""
+    if job is None:
+        phase, reason = cond.get("phase") or "", cond.get("reason") or ""
+        if phase in ("", batch.JobPhase.PENDING) and (reason in WAITING_STATES or not reason):
+            return WAITING_STATES.get(reason, "waiting")
+        return phase
+    if cond.get("reason") in ("RetryBackoff", "Retrying"):   # the failed attempt is about to run again
+        return "suspended" if suspended and cond.get("reason") == "RetryBackoff" else "retrying"
+    return meta.phase(job) or "Pending"
+
+
+def _first_pending_reason(snap: Snapshot, jf: Obj, row: Row) -> str:
+    """Why the first pending vcjob of a summary row that says why waits (`m7: 0/1 tasks in gang
+    unschedulable ...`), among its first PENDING_ASKED pending vcjobs; "" if none says."""
+    ns, asked = meta.namespace(jf), 0
+    for label, key in row.members:
+        job = snap.job(ns, key)
+        if job is not None and (meta.phase(job) or "Pending") == "Pending":
+            reason = why_waiting(snap, job)
+            if reason:
+                return f"{label}: {reason}"
+            asked += 1
+            if asked == PENDING_ASKED:
+                break
+    return ""
 
 
 def row_cells(snap: Snapshot, jf: Obj, row: Row, now: dt.datetime) -> tuple[Text, str, str, str]:
     """(state, tasks, elapsed, detail) of a DAG row."""
+    if row.counts:
+        pending = dict(row.counts).get("Pending")
+        return counts_text(row.counts), "", "", _first_pending_reason(snap, jf, row) if pending else ""
     cond = ((jf.get("status") or {}).get("conditions") or {}).get(row.key) or {}
     if row.job is None:
-        phase, reason = cond.get("phase") or "", cond.get("reason") or ""
         if not row.key:
             return Text(""), "", "", ""
-        if phase in ("", batch.JobPhase.PENDING) and (reason in WAITING_STATES or not reason):
-            state = WAITING_STATES.get(reason, "waiting")
-        else:
-            state = phase
+        state = flow_state(cond, None, False)
         return Text(state, style=PHASE_STYLE.get(state, "")), "", "", cond.get("message", "")
     ph, tasks, el, detail = job_cells(snap, row.job, [], now)
     extra = []
@@ -279,9 +449,9 @@ def row_cells(snap: Snapshot, jf: Obj, row: Row, now: dt.datetime) -> tuple[Text
         extra.append(f"retry {cond['retries']}")
     if cond.get("reason") in RETRY_REASONS:
         extra.append(cond.get("message", ""))
-    if cond.get("reason") in ("RetryBackoff", "Retrying"):   # the failed attempt is about to run again
-        state = "suspended" if _suspended(jf) and cond.get("reason") == "RetryBackoff" else "retrying"
-        ph = Text(state, style=PHASE_STYLE[state])
+    state = flow_state(cond, row.job, _suspended(jf))
+    if state != ph.plain:
+        ph = Text(state, style=PHASE_STYLE.get(state, ""))
     if cond.get("output") and meta.phase(row.job) == batch.JobPhase.COMPLETED:
         extra.append(f"output: {str(cond['output']).strip()[:60]}")
     return ph, tasks, el, "; ".join([x for x in (detail, *extra) if x])

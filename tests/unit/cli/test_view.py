@@ -1,5 +1,6 @@
-"""The live view's DAG: rows in dependency order, loop items under their flow, and the state of a flow
-without a vcjob read from the JobFlow's status condition (waiting, probe, suspended, Skipped)."""
+"""The live view's DAG: rows in dependency order, loop items under their flow, the state of a flow without a
+vcjob read from the JobFlow's status condition (waiting, probe, suspended, Skipped), and big fans and long
+flows summarised (counts per state, the failed and running flows listed up to a cap)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -193,3 +194,110 @@ def test_failed_init_containers():
 @pytest.mark.parametrize("cost, gap", [(0.0, 0.1), (0.005, 0.1), (0.02, 0.2), (0.5, 5.0)])
 def test_a_costly_redraw_makes_the_live_view_redraw_less_often(cost, gap):
     assert view.redraw_gap(cost) == pytest.approx(gap)
+
+
+# ---- big flows: summarised ---------------------------------------------------------------------------------
+def fan(n, phases=(), conditions=None):
+    """`start -> m0 … m<n-1> -> end`: start Completed, the i-th middle vcjob in phases[i] (none beyond), end
+    waiting."""
+    mids = [f"m{i}" for i in range(n)]
+    flows = [{"name": "start"}, *({"name": m, "dependsOn": {"targets": ["start"]}} for m in mids),
+             {"name": "end", "dependsOn": {"targets": mids}}]
+    jf = jobflow(flows, conditions)
+    return jf, snap(jf, flow_job("jf-start", "Completed"), *(flow_job(f"jf-m{i}", p) for i, p in enumerate(phases)))
+
+
+def flow_job(name, phase):
+    j = job(name, phase)
+    j["metadata"]["labels"] = {"volcano.sh/createdByJobFlow": "default.jf"}
+    return j
+
+
+def summary(rows):
+    """Each row as (label, state cell) — a summary row's state cell counts its flows' states."""
+    return [(r.label, view.row_cells(s_, jf_, r, NOW)[0].plain) for jf_, s_, r in rows]
+
+
+@pytest.mark.parametrize("n, phases, conditions, expected", [
+    pytest.param(view.FAN_MIN - 1, ["Running"] * (view.FAN_MIN - 1), None,
+                 [("start", "Completed"), *((f"m{i}", "Running") for i in range(view.FAN_MIN - 1)), ("end", "waiting")],
+                 id="fewer-than-FAN_MIN-siblings-row-by-row"),
+    pytest.param(view.FAN_MIN, [], None,
+                 [("start", "Completed"), (f"m0 … m{view.FAN_MIN - 1} ({view.FAN_MIN} flows)",
+                                           f"{view.FAN_MIN} waiting"), ("end", "waiting")],
+                 id="FAN_MIN-siblings-one-row"),
+    pytest.param(10_000, ["Completed"] * 9_000 + ["Failed"] * 3 + ["Running"] * 10 + ["Pending"] * 900, None,
+                 [("start", "Completed"),
+                  ("m0 … m9999 (10,000 flows)", "3 Failed, 10 Running, 900 Pending, 87 waiting, 9,000 Completed"),
+                  ("  m9000", "Failed"), ("  m9001", "Failed"), ("  m9002", "Failed"),
+                  *((f"  m{i}", "Running") for i in range(9003, 9008)), ("  … 5 more", "5 Running"),
+                  ("end", "waiting")],
+                 id="10000-counted-failed-and-running-listed-up-to-LISTED_ROWS"),
+    pytest.param(30, ["Completed"] * 10, {**{f"jf-m{i}": {"phase": "Completed"} for i in range(10, 20)},
+                                          **{f"jf-m{i}": {"phase": "Pending", "reason": "WaitingForDependencies"}
+                                             for i in range(20, 29)},
+                                          "jf-m29": {"phase": "Failed", "reason": "RetryBackoff", "message": "m"}},
+                 [("start", "Completed"), ("m0 … m29 (30 flows)", "1 Failed, 9 waiting, 20 Completed"),
+                  ("  m29", "Failed"), ("end", "waiting")],
+                 id="compact-conditions-of-flows-without-a-vcjob"),
+    pytest.param(30, ["Failed"] * 30, {"jf-m0": {"phase": "Failed", "reason": "RetryBackoff", "retries": 1}},
+                 [("start", "Completed"), ("m0 … m29 (30 flows)", "29 Failed, 1 retrying"),
+                  *((f"  m{i}", "Failed") for i in range(1, 9)), ("  … 22 more", "21 Failed, 1 retrying"),
+                  ("end", "waiting")],
+                 id="a-retrying-flow-counted-as-retrying"),
+])
+def test_a_fan_of_FAN_MIN_or_more_siblings_is_one_row_with_counts(n, phases, conditions, expected):
+    jf, s = fan(n, phases, conditions)
+    assert summary([(jf, s, r) for r in view.dag_rows(jf, s)]) == expected
+
+
+@pytest.mark.parametrize("targets, text", [
+    pytest.param([f"m{i}" for i in range(view.FAN_MIN)], ", ".join(f"m{i}" for i in range(view.FAN_MIN)),
+                 id="FAN_MIN-named"),
+    pytest.param([f"m{i}" for i in range(10_000)], "m0, m1, m2, … 9,997 more", id="more-counted"),
+])
+def test_a_dependency_on_many_flows_names_the_first(targets, text):
+    assert view.depends_text({"dependsOn": {"targets": targets}}) == text
+
+
+def chain(n, completed):
+    flows = [{"name": f"c{i}", **({"dependsOn": {"targets": [f"c{i - 1}"]}} if i else {})} for i in range(n)]
+    jf = jobflow(flows)
+    return jf, snap(jf, *(flow_job(f"jf-c{i}", "Completed") for i in range(completed)),
+                    flow_job(f"jf-c{completed}", "Running"))
+
+
+@pytest.mark.parametrize("n, completed, expected_tail", [
+    pytest.param(view.MAX_ROWS, 50, [("c99", "waiting")], id="MAX_ROWS-row-by-row"),
+    pytest.param(view.MAX_ROWS + 1, 50,
+                 [("c89", "waiting"), ("… 11 more flows", "11 waiting")], id="one-more-summarised"),
+    pytest.param(10_000, 5_000, [("c89", "Completed"),
+                                 ("… 9,910 more flows", "1 Running, 4,999 waiting, 4,910 Completed"),
+                                 ("  c5000", "Running")], id="the-running-one-listed-under-the-rest"),
+])
+def test_the_flows_beyond_MAX_ROWS_rows_are_one_row(n, completed, expected_tail):
+    jf, s = chain(n, completed)
+    rows = view.dag_rows(jf, s)
+    assert len(rows) <= view.MAX_ROWS
+    assert summary([(jf, s, r) for r in rows])[-len(expected_tail):] == expected_tail
+
+
+def test_a_summary_row_says_why_its_first_pending_vcjob_waits():
+    jf, s = fan(30, ["Completed", "Pending", "Pending"])
+    pg = {"metadata": {"name": "pg", "namespace": "default", "ownerReferences": [
+        {"kind": "Job", "name": "jf-m2", "controller": True}]},
+        "status": {"conditions": [{"type": "Unschedulable", "status": "True", "message": "0/1 nodes are available"}]}}
+    s = view.Snapshot(s.jobflows, s.jobs, [pg], [])
+    row = view.dag_rows(jf, s)[1]
+    assert view.row_cells(s, jf, row, NOW)[3] == "m2: 0/1 nodes are available"
+
+
+@pytest.mark.parametrize("n", [100, 1_000, 10_000])
+def test_the_view_of_a_big_fan_is_as_long_as_a_small_ones(n):
+    """A frame of a fan of any size: start, the fan's row, its listed flows and count, end (and the title, header)."""
+    jf, s = fan(n, ["Completed"] * (n // 2) + ["Running"] * (n // 4))
+    console = Console(width=200, record=True)
+    console.print(view.render(s, NOW))
+    lines = console.export_text().splitlines()
+    assert len(lines) == 3 + 1 + 1 + view.LISTED_ROWS + 1 + 1, lines
+    assert f"{n // 4:,} Running, {n - n // 2 - n // 4:,} waiting, {n // 2:,} Completed" in lines[4], lines
