@@ -167,3 +167,36 @@ def test_wrong_token_changes_nothing(vcctl, server, tmp_path):
     r = vcctl("queue", "create", "-n", "intruder", "-k", bad, kubeconfig=False)
     assert r.code == 255 and "Unauthorized" in r.out, r
     assert vcctl("queue", "get", "-n", "intruder").code == 255
+
+
+def fan_manifests(n):
+    """JobTemplates and a JobFlow `fan`: start -> m0 … m<n-1> -> end, each a `true` job."""
+    names = ["start", *(f"m{i}" for i in range(n)), "end"]
+    templates = [{"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobTemplate", "metadata": {"name": name},
+                  "spec": {"minAvailable": 1, "tasks": [{"name": "main", "replicas": 1, "template": {"spec": {
+                      "restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox", "command": ["true"],
+                                                                 "resources": {"requests": {"cpu": "1"}}}]}}}]}}
+                 for name in names]
+    flows = [{"name": "start"}, *({"name": m, "dependsOn": {"targets": ["start"]}} for m in names[1:-1]),
+             {"name": "end", "dependsOn": {"targets": names[1:-1]}}]
+    jobflow = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow", "metadata": {"name": "fan"},
+               "spec": {"flows": flows}}
+    return yaml.safe_dump_all(templates), yaml.safe_dump(jobflow)
+
+
+def test_following_a_big_fan_draws_it_as_one_row(vcctl, tmp_path):
+    """The siblings of a fan are one row counting their states (view.FAN_MIN or more); `end`'s dependency names
+    the first of them."""
+    templates, jobflow = fan_manifests(25)
+    (tmp_path / "t.yaml").write_text(templates)
+    (tmp_path / "f.yaml").write_text(jobflow)
+    assert vcctl("jobtemplate", "create", "-f", tmp_path / "t.yaml").code == 0
+    assert vcctl("jobflow", "create", "-f", tmp_path / "f.yaml").code == 0
+    r = vcctl("jobflow", "get", "fan", "-w", timeout=180, env={**os.environ, "COLUMNS": "200"})
+    assert r.code == 0, r
+    view = [ln.split("  ") for ln in r.out[r.out.index("JobFlow default/fan  Succeed"):].splitlines()]
+    rows = {cells[0]: [c.strip() for c in cells[1:] if c.strip()] for cells in view}
+    assert rows["m0 … m24 (25 flows)"] == ["start", "25 Completed"], r.out
+    assert rows["end"][:2] == ["m0, m1, m2, … 22 more", "Completed"], r.out
+    assert vcctl("jobflow", "delete", "-f", tmp_path / "f.yaml").code == 0
+    assert vcctl("jobtemplate", "delete", "-f", tmp_path / "t.yaml").code == 0

@@ -207,7 +207,7 @@ def _get_command(res: Resource) -> click.Command:
         clock = common.clock_of(ctx)
         obj = client.get(res.kind, namespace, name)
         click.echo(table(res, [obj], clock.now()), nl=False)
-        return client_live.follow(client, namespace, name, clock) if watch else 0
+        return client_live.follow(client, namespace, name, clock, jobflow=obj) if watch else 0
 
     @click.command("get", context_settings=CONTEXT, help=f"get a {res.group}" + (
         "\n\nWith -w, then follow it: a live view of its DAG, each job's phase and task progress, "

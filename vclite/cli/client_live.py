@@ -7,8 +7,14 @@ cache, and draws `view.render` of that cache — the same live view as `vcctl ru
 prints a line per phase change instead, and the final view at the end. Returns the exit status:
 0 the flow succeeded, 1 it failed or was deleted, 130 interrupted.
 
-Watch handlers run on the watch threads: they only update the cache under its lock and set an
-Event; all drawing happens on the calling thread.
+A big flow (10,000 vcjobs, as many pods) takes seconds to list, so each kind is listed and watched on
+its own thread, all at once, and the JobFlow that `get` has just read is not read again: the first
+frame waits at most FIRST_FRAME_WAIT for the lists, then draws what has come (the JobFlow's status
+knows every flow's phase), and each list redraws when it lands. Pods that Succeeded are left out (a
+field selector): the view reads pods only to say why a job waits or failed.
+
+Watch handlers (and the list threads) only update the cache under its lock and set an Event; all
+drawing happens on the calling thread.
 """
 from __future__ import annotations
 
@@ -28,6 +34,8 @@ Obj = dict[str, Any]
 DONE = frozenset({flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED})
 REDRAW_GAP = 0.1       # seconds: at most 10 redraws a second
 TICK = 1.0             # seconds: redraw the elapsed times when nothing changes
+FIRST_FRAME_WAIT = 0.15  # seconds the first frame waits for every list before it draws what has come
+NOT_SUCCEEDED = "status.phase!=Succeeded"   # the pods the view reads
 
 
 class Cache:
@@ -53,6 +61,10 @@ class Cache:
                 objects[key] = ev.object
         self.changed.set()
 
+    def seeded(self, kind: kinds.Kind) -> bool:
+        with self._lock:
+            return kind.kind in self._objects
+
     def _all(self, kind: kinds.Kind) -> list[Obj]:
         return list(self._objects.get(kind.kind, {}).values())
 
@@ -68,29 +80,93 @@ def selectors(namespace: str, name: str) -> list[tuple[kinds.Kind, dict[str, Any
         (kinds.JOBFLOW, {"field_selector": f"metadata.name={name}"}),
         (kinds.JOB, {"label_selector": {flow.CREATED_BY_JOB_FLOW: flow.object_string(namespace, name)}}),
         (kinds.PODGROUP, {}),
-        (kinds.POD, {}),
+        (kinds.POD, {"field_selector": NOT_SUCCEEDED}),
     ]
 
 
-def follow(client: Any, namespace: str, name: str, clock: clock_mod.Clock, console: Console | None = None) -> int:
-    """Follow JobFlow `namespace/name` until it is Succeed or Failed; the exit status."""
-    console = console or Console(highlight=False)
-    cache, subs = Cache(), []
-    try:
-        for kind, sel in selectors(namespace, name):
-            objects, rv = client.list_with_version(kind, namespace, sel.get("label_selector"),
-                                                   sel.get("field_selector"))
-            cache.seed(kind, objects)
-            subs.append(client.watch(kind, cache.handle, rv, namespace=namespace, **sel))
-        return _loop(cache, namespace, name, clock, console)
-    except KeyboardInterrupt:
-        return 130
-    finally:
+class Loader:
+    """Lists then watches each kind into the cache, every kind on its own thread at once (a list of
+    10,000 objects takes seconds). `error` keeps the first failure, for the caller's thread to raise."""
+
+    def __init__(self, client: Any, cache: Cache, namespace: str, name: str, jobflow: Obj | None = None):
+        self.client, self.cache, self.namespace, self.jobflow = client, cache, namespace, jobflow
+        self.kinds = selectors(namespace, name)
+        self.error: BaseException | None = None
+        self._lock = threading.Lock()
+        self._subs: list[Any] = []
+        self._cancelled = False
+        self._threads = [threading.Thread(target=self._open, args=(kind, sel), name=f"list-{kind.plural}",
+                                          daemon=True) for kind, sel in self.kinds]
+
+    def start(self) -> "Loader":
+        for t in self._threads:
+            t.start()
+        return self
+
+    def done(self) -> bool:
+        return all(self.cache.seeded(kind) for kind, _ in self.kinds)
+
+    def _open(self, kind: kinds.Kind, sel: dict[str, Any]) -> None:
+        try:
+            if kind is kinds.JOBFLOW and self.jobflow is not None:   # (just read by `get`)
+                objects, rv = [self.jobflow], str((self.jobflow.get("metadata") or {}).get("resourceVersion") or "")
+            else:
+                objects, rv = self.client.list_with_version(kind, self.namespace, sel.get("label_selector"),
+                                                            sel.get("field_selector"))
+            self.cache.seed(kind, objects)
+            sub = self.client.watch(kind, self.cache.handle, rv or None, namespace=self.namespace, **sel)
+        except BaseException as exc:   # raised on the caller's thread (an unreachable server, a refusal)
+            with self._lock:
+                self.error = self.error or exc
+            self.cache.changed.set()
+            return
+        with self._lock:
+            if not self._cancelled:
+                self._subs.append(sub)
+                return
+        sub.cancel()
+
+    def check(self) -> None:
+        with self._lock:
+            if self.error is not None:
+                raise self.error
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            subs, self._subs = self._subs, []
         for sub in subs:
             sub.cancel()
 
 
-def _loop(cache: Cache, namespace: str, name: str, clock: clock_mod.Clock, console: Console) -> int:
+def follow(client: Any, namespace: str, name: str, clock: clock_mod.Clock, console: Console | None = None,
+           jobflow: Obj | None = None) -> int:
+    """Follow JobFlow `namespace/name` (`jobflow`: as just read, if it was) until it is Succeed or Failed;
+    the exit status."""
+    console = console or Console(highlight=False)
+    cache = Cache()
+    loader = Loader(client, cache, namespace, name, jobflow)
+    try:
+        loader.start()
+        _first_frame_wait(cache, loader)
+        return _loop(cache, loader, namespace, name, clock, console)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        loader.cancel()
+
+
+def _first_frame_wait(cache: Cache, loader: Loader) -> None:
+    """Until every kind is listed, or FIRST_FRAME_WAIT has passed and the JobFlow is there."""
+    deadline = time.monotonic() + FIRST_FRAME_WAIT
+    while not loader.done() and (time.monotonic() < deadline or not cache.seeded(kinds.JOBFLOW)):
+        loader.check()
+        cache.changed.wait(max(0.01, deadline - time.monotonic()))
+        cache.changed.clear()
+    loader.check()
+
+
+def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_mod.Clock, console: Console) -> int:
     live = Live(console=console, auto_refresh=False, transient=False) if console.is_terminal else None
     start, last_phases, gap = clock.monotonic(), {}, REDRAW_GAP
     pause = threading.Event()  # never set: an interruptible sleep that coalesces bursts of events
@@ -98,6 +174,7 @@ def _loop(cache: Cache, namespace: str, name: str, clock: clock_mod.Clock, conso
         live.start()
     try:
         while True:
+            loader.check()
             cache.changed.clear()
             snap = cache.snapshot()
             if not snap.jobflows:
@@ -113,7 +190,7 @@ def _loop(cache: Cache, namespace: str, name: str, clock: clock_mod.Clock, conso
                 for line in view.transitions(last_phases, now_phases):
                     console.print(f"[{clock.monotonic() - start:7.2f}s] {line}", highlight=False)
                 last_phases = now_phases
-            if phase in DONE:
+            if phase in DONE and loader.done():
                 break
             cache.changed.wait(TICK if live is not None else None)
             pause.wait(gap)
