@@ -9,11 +9,13 @@ import sys
 import click
 
 from vclite.api import convert, yamlio
-from vclite.cli import client_job, client_jobflow, client_queue, manifests
+from vclite.cli import client_job, client_jobflow, client_queue
 from vclite.cli.context import CONTEXT
 
 
 def _convert(file: str, name: str | None, output: str, want_kind: str, fn) -> None:
+    from vclite.cli import manifests  # (admission and a scratch API: the client commands never need them)
+
     try:
         docs = manifests.load([file])
     except manifests.InvalidManifests as exc:

@@ -9,7 +9,6 @@ import sys
 import click
 
 from vclite import __version__
-from vclite.cli import manifests
 from vclite.cli.context import CONTEXT
 
 
@@ -120,6 +119,8 @@ def validate(files, params) -> None:
     A field no schema defines (a typo such as `minAvaliable`) is a warning: it is ignored; in a
     JobFlow it is a problem (a typo such as `flow:` would run nothing and succeed).
     """
+    from vclite.cli import manifests  # admission and a scratch API: not loaded by the client commands
+
     docs, problems = manifests.load_and_validate(list(files), params=params)
     for w in manifests.warnings(docs):
         click.echo(f"warning: {w}", err=True)
