@@ -286,15 +286,16 @@ class _Entry:
     fan: tuple[tuple[str, str], ...] = ()     # a fan's flows: (name, vcjob name)
 
 
-_last_layout: tuple[str, Obj, list[_Entry]] | None = None   # (jobflow name, spec, layout): a live view redraws one
+_layouts: dict[str, tuple[Obj, list[_Entry]]] = {}   # by JobFlow name: (a copy of its spec, its layout)
+LAYOUTS_KEPT = 16
 
 
 def layout(name: str, spec: Obj) -> list[_Entry]:
     """The DAG of JobFlow `name` with this spec: its flows in dependency order (the exit handler last),
-    fans grouped. The same for every frame of a live view: the last one is kept (with a copy of its spec)."""
-    global _last_layout
-    if _last_layout is not None and _last_layout[0] == name and _last_layout[1] == spec:
-        return _last_layout[2]
+    fans grouped. The same for every frame of a live view: kept for the last LAYOUTS_KEPT JobFlows drawn."""
+    kept = _layouts.get(name)
+    if kept is not None and kept[0] == spec:
+        return kept[1]
     flows = {f.get("name", ""): f for f in spec.get("flows") or [] if isinstance(f, dict)}
     graph = {n: [r for r in _flow_refs(f) if r in flows and r != n] for n, f in flows.items()}
     try:
@@ -315,7 +316,9 @@ def layout(name: str, spec: Obj) -> list[_Entry]:
             continue
         word = ("iteration" if isinstance(f.get("repeat"), dict) else "item") if _is_loop(f) else ""
         out.append(_Entry(fname, depends_text(f) + ("on exit" if fname == exit_flow else ""), base, word))
-    _last_layout = (name, jsoncopy.deep_copy(spec), out)
+    if len(_layouts) >= LAYOUTS_KEPT:
+        _layouts.clear()
+    _layouts[name] = (jsoncopy.deep_copy(spec), out)
     return out
 
 
