@@ -30,7 +30,7 @@ from rich.text import Text
 
 from vclite.api import batch, flow, meta
 from vclite.lib import clock as clock_mod
-from vclite.lib import dag, jsoncopy
+from vclite.lib import dag
 
 Obj = dict[str, Any]
 
@@ -286,15 +286,16 @@ class _Entry:
     fan: tuple[tuple[str, str], ...] = ()     # a fan's flows: (name, vcjob name)
 
 
-_layouts: dict[str, tuple[Obj, list[_Entry]]] = {}   # by JobFlow name: (a copy of its spec, its layout)
+_layouts: dict[str, tuple[Obj, list[_Entry]]] = {}   # by JobFlow name: (its spec, its layout)
 LAYOUTS_KEPT = 16
 
 
 def layout(name: str, spec: Obj) -> list[_Entry]:
     """The DAG of JobFlow `name` with this spec: its flows in dependency order (the exit handler last),
-    fans grouped. The same for every frame of a live view: kept for the last LAYOUTS_KEPT JobFlows drawn."""
+    fans grouped. The same for every frame of a live view: kept for the last LAYOUTS_KEPT JobFlows drawn, with
+    their specs (read-only, as every object drawn: a spec is never changed, a new version is a new object)."""
     kept = _layouts.get(name)
-    if kept is not None and kept[0] == spec:
+    if kept is not None and (kept[0] is spec or kept[0] == spec):
         return kept[1]
     flows = {f.get("name", ""): f for f in spec.get("flows") or [] if isinstance(f, dict)}
     graph = {n: [r for r in _flow_refs(f) if r in flows and r != n] for n, f in flows.items()}
@@ -318,7 +319,7 @@ def layout(name: str, spec: Obj) -> list[_Entry]:
         out.append(_Entry(fname, depends_text(f) + ("on exit" if fname == exit_flow else ""), base, word))
     if len(_layouts) >= LAYOUTS_KEPT:
         _layouts.clear()
-    _layouts[name] = (jsoncopy.deep_copy(spec), out)
+    _layouts[name] = (spec, out)
     return out
 
 
