@@ -14,19 +14,32 @@ and the per-hop latency of whole `vcctl run`s against make and Luigi.
               coalesced).
   hops        benchmarks/dag_hops.py: `vcctl run` of the peer benchmark's 50-job chain and 202-job
               fan against make -j2 and Luigi (../shared/bench/peer-dag), per-hop cost of the chain.
+  watch       a `vcctl server` running start -> 10,000 -> end (`true` jobs, 32 CPUs), once 1,000 middle
+              jobs completed: `vcctl jobflow get NAME` (to its exit), the first frame of `vcctl jobflow
+              get NAME -w` in a pseudo-terminal (from its start to the view's title on the terminal),
+              and what each following frame costs (reading the cache, drawing) while the flow runs.
+  runview     `vcctl run` of start -> 2,000 -> end with its live view (a terminal): the time drawing
+              took, in how many frames.
 
 Prints figures; never asserts anything about time.
 
-    python benchmarks/jobflow.py [admit] [completion] [hops] [--quick] [--runs 3]
+    python benchmarks/jobflow.py [admit] [completion] [hops] [watch] [runview] [--quick] [--runs 3]
 """
 from __future__ import annotations
 
 import argparse
+import asyncio
 import datetime as dt
+import io
+import os
 import pathlib
+import pty
+import select
+import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Any, Callable
 
@@ -204,9 +217,170 @@ def bench_hops(runs: int) -> None:
     print(proc.stdout[proc.stdout.find("| tool"):] if "| tool" in proc.stdout else proc.stdout + proc.stderr[-2000:])
 
 
+# ---- watch: vcctl jobflow get [-w] against a server running a big fan ----------------------------------------
+WATCH_NODES = "1x(cpu=32,memory=64Gi)"
+FOLLOW_SECONDS = 10.0   # following frames are measured for this long
+
+
+def fan_templates(flows: list[Obj]) -> list[Obj]:
+    """A JobTemplate per flow (Volcano names a flow after its template): one `true` container."""
+    return [{"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobTemplate",
+             "metadata": {"name": f["name"], "namespace": "default"},
+             "spec": {"minAvailable": 1, "tasks": [{"name": "main", "replicas": 1, "template": {"spec": {
+                 "restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox", "command": ["true"],
+                                                           "resources": {"requests": {"cpu": "1"}}}]}}}]}}
+            for f in flows]
+
+
+def vcctl_command(*args: str) -> list[str]:
+    return [str(pathlib.Path(sys.executable).with_name("vcctl")), *args]
+
+
+def first_frame(args: list[str], marker: bytes, timeout: float = 300.0) -> float:
+    """Seconds from starting `vcctl ARGS` in a pseudo-terminal (160x50) until `marker` is on it; then it is killed."""
+    began = time.perf_counter()
+    pid, fd = pty.fork()
+    if pid == 0:   # the child: vcctl, its stdout a terminal
+        os.environ.update(COLUMNS="160", LINES="50", TERM="xterm-256color")
+        os.execv(vcctl_command()[0], vcctl_command(*args))
+    seen, took = b"", float("nan")
+    try:
+        while select.select([fd], [], [], timeout)[0]:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                break
+            seen += chunk
+            if not chunk or marker in seen:
+                took = time.perf_counter() - began if marker in seen else took
+                break
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    return took
+
+
+def following_frames(kubeconfig: str, name: str, seconds: float) -> list[float]:
+    """Seconds each frame of `jobflow get -w` (client_live, in this process, on a 160x50 terminal) took after the
+    first — reading the cache, building the view, drawing it — for `seconds`."""
+    from rich import live as rich_live
+    from rich.console import Console
+
+    from vclite.cli import client_live
+    from vclite.kube import client as kube_client
+
+    costs: list[float] = []
+    started, stop_at = [0.0], time.perf_counter() + seconds
+    snapshot, update = client_live.Cache.snapshot, rich_live.Live.update
+
+    def timed_snapshot(cache: Any) -> Any:
+        started[0] = time.perf_counter()
+        return snapshot(cache)
+
+    def timed_update(live: Any, *a: Any, **kw: Any) -> None:
+        update(live, *a, **kw)
+        costs.append(time.perf_counter() - started[0])
+        if time.perf_counter() > stop_at:
+            raise KeyboardInterrupt
+    client_live.Cache.snapshot, rich_live.Live.update = timed_snapshot, timed_update
+    try:
+        client = kube_client.HttpClient.from_kubeconfig(kubeconfig)
+        console = Console(file=io.StringIO(), force_terminal=True, width=160, height=50)
+        client_live.follow(client, "default", name, clock_mod.RealClock(), console,
+                           jobflow=client.get(kinds.JOBFLOW, "default", name))
+    finally:
+        client_live.Cache.snapshot, rich_live.Live.update = snapshot, update
+    return costs[1:]
+
+
+def bench_watch(mids: int, at: int, runs: int) -> None:
+    from tests import vcctl_server
+    from vclite.kube import client as kube_client
+
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    flows = fan(mids + 2)
+    print(f"\n## vcctl jobflow get against a server running start -> {mids:,} -> end, at {at:,} completed "
+          f"(best and median of {runs})\n")
+    with tempfile.TemporaryDirectory(prefix="bench-watch-") as tmp, \
+            vcctl_server.running(pathlib.Path(tmp), "--nodes", WATCH_NODES) as srv:
+        kubeconfig = str(srv.kubeconfig)
+        client = kube_client.HttpClient.from_kubeconfig(kubeconfig)
+        t = time.perf_counter()
+        for template in fan_templates(flows):
+            client.create(template)
+        client.create({**jobflow(flows), "metadata": {"name": "big", "namespace": "default"}})
+        while True:
+            status = client.get(kinds.JOBFLOW, "default", "big").get("status") or {}
+            done = len(status.get("completedJobs") or [])
+            if done >= at or meta.phase({"status": status}) in ("Succeed", "Failed"):
+                break
+            time.sleep(1)
+        print(f"(created {len(flows):,} JobTemplates and the JobFlow, ran to {done:,} completed: "
+              f"{time.perf_counter() - t:.0f} s)\n")
+        print("| what | best | median |\n|---|---|---|")
+        timed = {"`vcctl jobflow get big` (to its exit)": lambda: best(lambda: subprocess.run(
+                     vcctl_command("jobflow", "get", "big", "-k", kubeconfig), capture_output=True, check=True), 1),
+                 "`vcctl jobflow get big -w`: first frame": lambda: first_frame(
+                     ["jobflow", "get", "big", "-w", "-k", kubeconfig], b"jobs completed")}
+        for label, measure in timed.items():
+            figures = [measure() for _ in range(runs)]
+            print(f"| {label} | {min(figures):.2f} s | {statistics.median(figures):.2f} s |")
+        frames = following_frames(kubeconfig, "big", FOLLOW_SECONDS)
+        if frames:
+            print(f"| each following frame ({len(frames)} in {FOLLOW_SECONDS:g} s) | {min(frames) * 1000:.0f} ms | "
+                  f"{statistics.median(frames) * 1000:.0f} ms (max {max(frames) * 1000:.0f} ms) |")
+
+
+# ---- runview: vcctl run's live view of a big fan --------------------------------------------------------------
+def bench_runview(mids: int) -> None:
+    from rich import live as rich_live
+    from rich.console import Console
+
+    from vclite.api import yamlio
+    from vclite.cli import manifests
+    from vclite.cli import run as run_mod
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import hop_costs
+
+    docs = yamlio.load_string(hop_costs.flow_yaml("fan", mids), "fan.yaml")
+    costs: list[float] = []
+    update = rich_live.Live.update
+
+    def timed_update(live: Any, renderable: Any, *a: Any, **kw: Any) -> None:   # (render() ran just before)
+        t = time.perf_counter()
+        update(live, renderable, *a, **kw)
+        costs.append(time.perf_counter() - t)
+    rich_live.Live.update = timed_update
+    view_render = run_mod.view.render
+    rendering: list[float] = []
+
+    def timed_render(*a: Any, **kw: Any) -> Any:
+        t = time.perf_counter()
+        out = view_render(*a, **kw)
+        rendering.append(time.perf_counter() - t)
+        return out
+    run_mod.view.render = timed_render
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-runview-") as work:
+            rt = run_mod.build_runtime(WATCH_NODES, None, work)
+            assert not manifests.apply_all(rt.client, docs)
+            console = Console(file=io.StringIO(), force_terminal=True, width=160, height=50)
+            t = time.perf_counter()
+            done, _, _ = asyncio.run(run_mod._run(rt, docs, console, True, False, 1200))
+            wall = time.perf_counter() - t
+    finally:
+        rich_live.Live.update, run_mod.view.render = update, view_render
+    drawing = sum(costs) + sum(rendering)
+    print(f"\n## vcctl run's live view of start -> {mids:,} -> end (a terminal of 160x50)\n")
+    print(f"{'finished' if done else 'NOT finished'} in {wall:.1f} s; drawing took {drawing:.2f} s in {len(costs)} "
+          f"frames ({drawing / max(1, len(costs)) * 1000:.0f} ms a frame, the longest "
+          f"{max((a + b for a, b in zip(costs, rendering)), default=0) * 1000:.0f} ms)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("parts", nargs="*", default=["admit", "completion", "hops"])
+    ap.add_argument("parts", nargs="*", default=["admit", "completion", "hops", "watch", "runview"])
     ap.add_argument("--quick", action="store_true", help="smaller sizes, fewer runs")
     ap.add_argument("--runs", type=int, default=3)
     a = ap.parse_args()
@@ -217,6 +391,10 @@ def main() -> None:
         bench_completion(sizes, 50 if a.quick else 200)
     if "hops" in a.parts:
         bench_hops(1 if a.quick else a.runs)
+    if "watch" in a.parts:
+        bench_watch(1_000 if a.quick else 10_000, 100 if a.quick else 1_000, 1 if a.quick else a.runs)
+    if "runview" in a.parts:
+        bench_runview(500 if a.quick else 2_000)
 
 
 if __name__ == "__main__":
