@@ -4,8 +4,9 @@ Lists then watches (through the Kubernetes API only) the JobFlow, its vcjobs (la
 `volcano.sh/createdByJobFlow=<ns>.<name>`), and the PodGroups and Pods of its namespace into a local
 cache, and draws `view.render` of that cache — the same live view as `vcctl run` — on every change
 (at most 10 times a second; once a second for the elapsed times). When stdout is not a terminal it
-prints a line per phase change instead, and the final view at the end. Returns the exit status:
-0 the flow succeeded, 1 it failed or was deleted, 130 interrupted.
+prints a line per phase change instead, and the final view at the end — once the vcjobs the
+JobFlow's status says ended are ended in the cache too (their watch may lag: SETTLE_WAIT at most).
+Returns the exit status: 0 the flow succeeded, 1 it failed or was deleted, 130 interrupted.
 
 A big flow (10,000 vcjobs, as many pods) takes seconds to list, so each kind is listed and watched on
 its own thread, all at once, and the JobFlow that `get` has just read is not read again: the first
@@ -25,7 +26,7 @@ from typing import Any
 from rich.console import Console
 from rich.live import Live
 
-from vclite.api import flow, kinds, meta
+from vclite.api import batch, flow, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.cli import view
 from vclite.lib import clock as clock_mod
@@ -35,6 +36,7 @@ DONE = frozenset({flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED})
 REDRAW_GAP = 0.1       # seconds: at most 10 redraws a second
 TICK = 1.0             # seconds: redraw the elapsed times when nothing changes
 FIRST_FRAME_WAIT = 0.15  # seconds the first frame waits for every list before it draws what has come
+SETTLE_WAIT = 2.0       # seconds the last frame waits for the vcjobs' watch to catch up with the finished JobFlow
 NOT_SUCCEEDED = "status.phase!=Succeeded"   # the pods the view reads
 
 
@@ -139,6 +141,19 @@ class Loader:
             sub.cancel()
 
 
+def behind(snap: view.Snapshot) -> list[str]:
+    """The vcjobs that the JobFlow's status says ended but the cache still shows unfinished: their events
+    have not arrived yet (the JobFlow and its vcjobs come on separate watches)."""
+    out = []
+    for jf in snap.jobflows:
+        ns = meta.namespace(jf)
+        for key, cond in ((jf.get("status") or {}).get("conditions") or {}).items():
+            job = snap.job(ns, key) if isinstance(cond, dict) and cond.get("phase") in batch.TERMINAL_PHASES else None
+            if job is not None and meta.phase(job) not in batch.TERMINAL_PHASES:
+                out.append(key)
+    return out
+
+
 def follow(client: Any, namespace: str, name: str, clock: clock_mod.Clock, console: Console | None = None,
            jobflow: Obj | None = None) -> int:
     """Follow JobFlow `namespace/name` (`jobflow`: as just read, if it was) until it is Succeed or Failed;
@@ -168,7 +183,7 @@ def _first_frame_wait(cache: Cache, loader: Loader) -> None:
 
 def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_mod.Clock, console: Console) -> int:
     live = Live(console=console, auto_refresh=False, transient=False) if console.is_terminal else None
-    start, last_phases, gap = clock.monotonic(), {}, REDRAW_GAP
+    start, last_phases, gap, settle_by = clock.monotonic(), {}, REDRAW_GAP, 0.0
     pause = threading.Event()  # never set: an interruptible sleep that coalesces bursts of events
     if live is not None:
         live.start()
@@ -191,8 +206,13 @@ def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_
                     console.print(f"[{clock.monotonic() - start:7.2f}s] {line}", highlight=False)
                 last_phases = now_phases
             if phase in DONE and loader.done():
-                break
-            cache.changed.wait(TICK if live is not None else None)
+                settle_by = settle_by or time.monotonic() + SETTLE_WAIT
+                if not behind(snap) or time.monotonic() >= settle_by:
+                    break
+            if live is not None:
+                cache.changed.wait(TICK)
+            else:   # (lines only on changes; while settling, until settle_by at most)
+                cache.changed.wait(max(0.0, settle_by - time.monotonic()) if settle_by else None)
             pause.wait(gap)
     finally:
         if live is not None:
