@@ -10,7 +10,10 @@ is reloaded from the database (the write never happened) and `WriteFailed` is ra
 On open, every object is loaded; resourceVersions continue from the largest stored; the newest
 `history` watch events are kept (table `events`, pruned as the in-memory history rolls over), so
 a watch resumes across a restart from any version still retained and older ones get Gone, exactly
-as in memory. generateName suffixes continue past the stored resourceVersion (never reused).
+as in memory. The table also holds at most `event_bytes` of JSON (the oldest events go first, as an
+etcd compaction): a big object written often — a 10,000-job JobFlow's status is over a megabyte —
+would otherwise fill it with thousands of its versions, gigabytes on disk and many more in memory
+when the store is opened again; a watch from before the events kept then gets Gone and lists again. generateName suffixes continue past the stored resourceVersion (never reused).
 
 One process owns a database: `<db>.lock` is held with flock for the store's lifetime (the kernel
 releases it when the process dies, even by SIGKILL). A second opener gets `Locked`; a file that is
@@ -22,6 +25,7 @@ This module knows nothing of admission or of what a kind means (as memory.py).
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import fcntl
 import itertools
@@ -41,6 +45,8 @@ Obj = dict[str, Any]
 SCHEMA_VERSION = 1
 DEFAULT_HISTORY = memory.DEFAULT_HISTORY
 PRUNE_EVERY = 64      # commits between prunings of the events table
+DEFAULT_EVENT_BYTES = 64 * 2 ** 20   # JSON kept in the events table at most (objects and old objects)
+RECENT_JSON = 256     # objects whose last written JSON is kept, to store it again as the next event's old object
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -75,6 +81,17 @@ class WriteFailed(errors.ApiError):
 
 def _dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def _bytes_cutoff(sizes: "collections.deque[tuple[int, int]]", excess: int) -> int:
+    """The resourceVersion from which the events table keeps its rows, the oldest dropped until at
+    least `excess` bytes go (`sizes`: (rv, bytes) per row, oldest first); the newest row always stays."""
+    dropped = 0
+    for i, (rv, size) in enumerate(sizes):
+        if dropped >= excess or i == len(sizes) - 1:
+            return rv
+        dropped += size
+    return 0
 
 
 def lock_path(db_path: pathlib.Path) -> pathlib.Path:
@@ -123,9 +140,15 @@ def _connect(path: pathlib.Path) -> sqlite3.Connection:
 
 class SqliteStore(memory.MemoryStore):
     def __init__(self, clock: clock_mod.Clock, path: str | os.PathLike, history: int = DEFAULT_HISTORY,
-                 uid_factory: Callable[[], str] | None = None):
+                 uid_factory: Callable[[], str] | None = None, event_bytes: int = DEFAULT_EVENT_BYTES):
         super().__init__(clock, history=history, uid_factory=uid_factory)
         self.path = pathlib.Path(path)
+        self._event_bytes = event_bytes
+        self._event_sizes: collections.deque[tuple[int, int]] = collections.deque()   # (rv, bytes) per row
+        self._event_total = 0
+        # key -> (resourceVersion, JSON) of the objects written last: an update's old object is the version
+        # written before, so its JSON need not be made again (a big JobFlow's status: a megabyte each time)
+        self._recent_json: collections.OrderedDict[tuple[str, str, str], tuple[int, str]] = collections.OrderedDict()
         self._pending: list[memory.Event] = []
         self._depth = 0
         self._commits = 0
@@ -165,6 +188,7 @@ class SqliteStore(memory.MemoryStore):
             rv = max(rv, int(md.get("resourceVersion") or 0))
         for ev_rv, type_, kind_name, data, old in self._db.execute(
                 "SELECT rv, type, kind, object, old FROM events ORDER BY rv"):
+            self._count_event(ev_rv, len(data) + len(old or ""))
             kind = kinds.by_kind(kind_name)
             if kind is None:
                 continue
@@ -233,14 +257,43 @@ class SqliteStore(memory.MemoryStore):
                     db.execute(_DELETE, key)
                 else:
                     db.execute(_UPSERT, (*key, ev.rv, data))
-                db.execute(_EVENT, (ev.rv, ev.type, ev.kind.kind, data, None if ev.old is None else _dumps(ev.old)))
+                old = None if ev.old is None else self._json_of_old(key, ev.old)
+                if ev.type == "DELETED":
+                    self._recent_json.pop(key, None)
+                else:
+                    self._recent_json[key] = (ev.rv, data)
+                    self._recent_json.move_to_end(key)
+                    if len(self._recent_json) > RECENT_JSON:
+                        self._recent_json.popitem(last=False)
+                db.execute(_EVENT, (ev.rv, ev.type, ev.kind.kind, data, old))
+                self._count_event(ev.rv, len(data) + len(old or ""))
             db.execute("UPDATE meta SET value = ? WHERE key = 'rv'", (str(self._rv),))
             self._commits += 1
             if self._commits % PRUNE_EVERY == 0 and len(self._history) == self._history.maxlen:
-                db.execute("DELETE FROM events WHERE rv < ?", (self._history[0].rv,))
+                self._prune_events(self._history[0].rv)
+            if self._event_total > self._event_bytes:
+                self._prune_events(_bytes_cutoff(self._event_sizes, self._event_total - self._event_bytes))
             db.execute("COMMIT")
         except (sqlite3.Error, TypeError, ValueError) as e:
             self._abandon(e)
+
+    def _json_of_old(self, key: tuple[str, str, str], old: Obj) -> str:
+        """The JSON of `old`, the stored version an event replaces: as written then, if still at hand."""
+        recent = self._recent_json.get(key)
+        if recent is not None and str(recent[0]) == (old.get("metadata") or {}).get("resourceVersion"):
+            return recent[1]
+        return _dumps(old)
+
+    def _count_event(self, rv: int, size: int) -> None:
+        self._event_sizes.append((rv, size))
+        self._event_total += size
+
+    def _prune_events(self, before: int) -> None:
+        """Delete the events older than resourceVersion `before` (in the transaction under way)."""
+        assert self._db is not None
+        self._db.execute("DELETE FROM events WHERE rv < ?", (before,))
+        while self._event_sizes and self._event_sizes[0][0] < before:
+            self._event_total -= self._event_sizes.popleft()[1]
 
     def _abandon(self, cause: Exception) -> None:
         """The commit failed: roll back, make memory match the database again, and raise."""
@@ -252,6 +305,9 @@ class SqliteStore(memory.MemoryStore):
             self._dependents.clear()
             self._uids.clear()
             self._history.clear()
+            self._event_sizes.clear()
+            self._event_total = 0
+            self._recent_json.clear()
             self._load()
         except Exception as e:  # noqa: BLE001 - memory may now differ from disk: refuse further writes
             self._broken = f"reloading after a failed commit failed: {e}"

@@ -35,9 +35,9 @@ def stores(tmp_path):
     """Opens stores in tmp_path (each its own file unless `name` is given); closes them at the end."""
     opened = []
 
-    def open_store(name=None, history=sqlite.DEFAULT_HISTORY, clk=None):
+    def open_store(name=None, history=sqlite.DEFAULT_HISTORY, clk=None, event_bytes=sqlite.DEFAULT_EVENT_BYTES):
         s = sqlite.SqliteStore(clk or clock.VirtualClock(), tmp_path / (name or f"s{len(opened)}.db"),
-                               history=history)
+                               history=history, event_bytes=event_bytes)
         opened.append(s)
         return s
     yield open_store
@@ -149,6 +149,61 @@ def test_watch_from_a_version_older_than_the_retained_history_is_gone_after_reop
     r.watch(kinds.POD, lambda ev: replay.append(ev.object["metadata"]["name"]),
             resource_version=str(int(r.resource_version) - 2))
     assert replay == [f"p{3 * sqlite.PRUNE_EVERY - 2}", f"p{3 * sqlite.PRUNE_EVERY - 1}"]
+
+
+def test_the_events_table_holds_a_bounded_amount_of_json_however_big_the_objects(stores):
+    """A big object written often (a 10,000-job JobFlow's status) does not fill the events table with
+    its versions: at most event_bytes of JSON stay (oldest first out, the newest always), so reopening
+    loads a bounded history; a watch from before it is Gone, one from within it replays as before."""
+    cap = 200_000
+    s = stores("big.db", event_bytes=cap)
+    p = s.create(kinds.POD, pod("big"))
+    for i in range(40):   # each version ~20 kB: event rows of ~40 kB (object and old object)
+        p = s.update(kinds.POD, dict(p, metadata={**p["metadata"], "annotations": {"blob": str(i) * 20_000}}))
+    s.close()
+    db = sqlite3.connect(str(s.path))
+    (stored,) = db.execute("SELECT sum(length(object) + coalesce(length(old), 0)) FROM events").fetchone()
+    (oldest,) = db.execute("SELECT min(rv) FROM events").fetchone()
+    db.close()
+    assert stored <= cap, stored
+    r = stores("big.db", event_bytes=cap)
+    with pytest.raises(errors.Gone):
+        r.watch(kinds.POD, lambda ev: None, resource_version="1")
+    replay = []
+    r.watch(kinds.POD, lambda ev: replay.append((ev.type, ev.old["metadata"]["annotations"]["blob"][:2])),
+            resource_version=str(oldest))
+    assert replay and all(t == "MODIFIED" for t, _ in replay) and replay[-1][1] == "38", replay
+
+
+def test_an_update_stores_its_old_object_without_encoding_it_again(stores, monkeypatch):
+    """The old object of an update is the version written before: its JSON, kept from then, is stored
+    again (a big JobFlow's status is encoded once per write, not twice), and reads back the same."""
+    s = stores("enc.db")
+    p = s.create(kinds.POD, pod("a"))
+    encoded = []
+    real = sqlite._dumps
+    monkeypatch.setattr(sqlite, "_dumps", lambda obj: encoded.append(obj) or real(obj))
+    for i in range(5):
+        p = s.update(kinds.POD, dict(p, metadata={**p["metadata"], "annotations": {"n": str(i)}}))
+    assert len(encoded) == 5, "one encoding per write"
+    s.close()
+    seen = []
+    stores("enc.db").watch(kinds.POD, lambda ev: seen.append((ev.old["metadata"].get("annotations"),
+                                                            ev.object["metadata"]["annotations"])),
+                           resource_version="1")
+    assert seen == [(None, {"n": "0"})] + [({"n": str(i)}, {"n": str(i + 1)}) for i in range(4)]
+
+
+@pytest.mark.parametrize("sizes, excess, cutoff", [
+    ([(1, 10), (2, 10), (3, 10)], 5, 2),      # dropping the first row is enough
+    ([(1, 10), (2, 10), (3, 10)], 10, 2),
+    ([(1, 10), (2, 10), (3, 10)], 11, 3),
+    ([(1, 10), (2, 10), (3, 10)], 100, 3),    # the newest row always stays
+    ([(7, 50)], 1, 7),
+])
+def test_bytes_cutoff(sizes, excess, cutoff):
+    import collections
+    assert sqlite._bytes_cutoff(collections.deque(sizes), excess) == cutoff
 
 
 def test_generated_names_are_not_reused_after_reopen(stores):
