@@ -37,12 +37,11 @@ class Lifecycle:
         if (self.stopping or self.frozen) and not fr.d.exit:
             self.probe_waiters.pop(fr.d.name, None)
             self.next.discard(fr.d.name)
-            if not self.frozen:   # a dependency that can never hold still says so: Skipped, not NotCreated
-                verdict = self._verdict(fr)
-                if verdict.state is readiness.State.SKIPPED:
-                    fr.verdict = verdict
-                    self._finish(fr, O.SKIPPED, R.NEVER_MET, verdict.message)
-                    return
+            verdict = self._verdict(fr)   # a dependency that can never hold says so: Skipped, not NotCreated,
+            if verdict.state is readiness.State.SKIPPED:   # even when it is found after the JobFlow is Failed
+                fr.verdict = verdict
+                self._finish(fr, O.SKIPPED, R.NEVER_MET, verdict.message)
+                return
             self._flow_condition(fr)      # after an unhandled failure nothing new starts: NotCreated
             return
         fr.verdict = self._verdict(fr)

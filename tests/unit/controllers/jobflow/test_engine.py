@@ -59,6 +59,19 @@ RULES = [
     ], {"b": "DependencyNeverMet", "d": "NotCreated"}, id="plain-failure-fails-the-flow-and-nothing-starts"),
     # a dependency that can never hold says so even once the JobFlow has stopped (b), while a flow that
     # could still have run is NotCreated (d, ready after the failure)
+    pytest.param([fl("a"), fl("c"), fl("d", "c")], [
+        (("start",), ["a", "c"], "Pending"),
+        (("done", "a", F), ["a", "c"], "Failed"),
+        (("done", "c", F), ["a", "c"], "Failed"),
+    ], {"d": "DependencyNeverMet"}, id="a-dependency-found-false-after-the-jobflow-failed-skips"),
+    pytest.param([fl("e"), fl("a"), fl("c"), fl("d", "c")], [
+        (("start",), ["a", "c"], "Pending"),
+        (("done", "a", F), ["a", "c"], "Running"),
+        (("done", "c", F), ["a", "c", "e"], "Running"),
+        (("done", "e", C), ["a", "c", "e"], "Failed"),
+    ], {"d": "DependencyNeverMet"}, id="the-same-with-an-exit-handler"),
+    # (both ways: d's target failed after a's unhandled failure stopped the JobFlow; the JobFlow being
+    # Failed already, without an exit handler, once left d NotCreated)
     pytest.param([fl("a"), fl("b"), anyof("c", "a", "b")], [
         (("start",), ["a", "b"], "Pending"),
         (("done", "a", F), ["a", "b"], "Running"),
