@@ -72,7 +72,7 @@ class Conditions:
         else:
             cond = rs.pending(R.CREATING, "dependencies are met; the job is being created")
         d = self.flows[inst.flow].d
-        if inst.state is rs.IState.RETRY_WAIT and (self.frozen or (self.stopping and not d.exit)):
+        if inst.state is rs.IState.RETRY_WAIT and self._not_retried(d) or self._left_unretried(inst):
             cond["reason"] = str(R.NOT_RETRIED)
             cond["message"] = f"attempt {inst.retries + 1} failed; not retried: " + (
                 f"the JobFlow is {self.phase}" if self.frozen else "a failure stops the JobFlow")

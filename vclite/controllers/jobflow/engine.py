@@ -336,7 +336,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         if phase == JP.COMPLETED:
             return rs.IState.COMPLETED
         if phase in (JP.FAILED, JP.TERMINATED):
-            if not inst.refused and not self._retry_refusal(inst, d):
+            if not inst.refused and not self._retry_refusal(inst, d) and not self._not_retried(d):
                 return rs.IState.RETRY_WAIT
             return rs.IState.FAILED if phase == JP.FAILED else rs.IState.TERMINATED
         if phase == JP.TERMINATING and self._retry_refusal(inst, d):
@@ -374,6 +374,17 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             return None
         left = (first + dt.timedelta(seconds=d.backoff.max_duration) - now).total_seconds()
         return max(1, int(left)) if left <= MAX_POD_DEADLINE else None   # (Argo truncates to seconds too)
+
+    def _not_retried(self, d: plan_mod.FlowDef) -> bool:
+        """No retry of `d` starts any more: the JobFlow stopped (but the exit handler's). A failure left
+        without its retry is the flow's outcome (NotRetried), so what depends on it is decided."""
+        return self.frozen or (self.stopping and not d.exit)
+
+    def _left_unretried(self, inst: rs.Inst) -> bool:
+        """`inst` failed with a retry left that will not start (its condition says NotRetried)."""
+        d = self.flows[inst.flow].d
+        return inst.state in (rs.IState.FAILED, rs.IState.TERMINATED) and inst.job is not None and d.retried \
+            and not inst.refused and self._not_retried(d) and not self._retry_refusal(inst, d)
 
     def _retry_refusal(self, inst: rs.Inst, d: plan_mod.FlowDef) -> str:
         """Why `inst`'s failed (or failing) vcjob is not retried; "" when it is."""
@@ -529,7 +540,9 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             if not fr.started and fr.final is None:
                 self._flow_condition(fr)
             for inst in fr.insts:
-                if inst.state in (rs.IState.ABSENT, rs.IState.RETRY_WAIT):
+                if inst.state is rs.IState.RETRY_WAIT:
+                    self._update(inst, None)        # not retried now: its failure is the flow's outcome
+                elif inst.state is rs.IState.ABSENT:
                     self._inst_condition(inst)
         if self.plan.exit:
             self._mark(self.plan.exit)
@@ -644,7 +657,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
                 self._flow_condition(fr)
             for inst in fr.insts:
                 if (inst.job is None and inst.state is rs.IState.ABSENT and inst.note is None) or \
-                        inst.state is rs.IState.RETRY_WAIT:
+                        inst.state is rs.IState.RETRY_WAIT or self._left_unretried(inst):
                     self._inst_condition(inst)
 
 def build(jobflow: Obj, jobs: Iterable[Obj], now: dt.datetime, plan: plan_mod.Plan | None = None,

@@ -72,6 +72,18 @@ RULES = [
     ], {"d": "DependencyNeverMet"}, id="the-same-with-an-exit-handler"),
     # (both ways: d's target failed after a's unhandled failure stopped the JobFlow; the JobFlow being
     # Failed already, without an exit handler, once left d NotCreated)
+    pytest.param([fl("a"), fl("c", retry={"limit": 2}), fl("d", "c")], [
+        (("start",), ["a", "c"], "Pending"),
+        (("done", "a", F), ["a", "c"], "Failed"),
+        (("done", "c", F), ["a", "c"], "Failed"),
+    ], {"c": "NotRetried", "d": "DependencyNeverMet"}, id="a-failure-not-retried-after-the-stop-is-the-outcome"),
+    pytest.param([fl("a"), fl("c", retry={"limit": 2, "backoff": {"duration": "5s"}}), fl("d", "c")], [
+        (("start",), ["a", "c"], "Pending"),
+        (("done", "c", F), ["a", "c"], "Running"),
+        (("done", "a", F), ["a", "c"], "Failed"),
+    ], {"c": "NotRetried", "d": "DependencyNeverMet"}, id="a-retry-waiting-when-the-jobflow-stops-is-the-outcome"),
+    # (a retry that will not start leaves the failure as the flow's outcome: its dependents are decided;
+    # they once stayed NotCreated, the flow having no outcome)
     pytest.param([fl("a"), fl("b"), anyof("c", "a", "b")], [
         (("start",), ["a", "b"], "Pending"),
         (("done", "a", F), ["a", "b"], "Running"),
