@@ -93,7 +93,8 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         self.active = 0                                        # instances of non-exit flows with a live vcjob
         self.todo: dict[str, None] = {}                        # flows not started, to decide
         self.todo_started: dict[str, None] = {}                # started flows, to re-aggregate first
-        self.ready: dict[str, None] = {}                       # decided READY: started once all is settled
+        self.admitting: dict[str, None] = {}                   # decided READY: admitted together once all is settled
+        self.ready: dict[str, None] = {}                       # admitted: started once all is settled again
         self.failures: dict[str, None] = {}                    # flows that failed: is it handled?
         self.to_create: dict[str, rs.Inst] = {}
         self.retry_wait: dict[str, rs.Inst] = {}
@@ -559,7 +560,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
                     continue                             # after an unhandled failure only the exit handler runs
                 self._retry(inst, now)
         guard = 0
-        while self.todo or self.todo_started or self.ready or self.failures:
+        while self.todo or self.todo_started or self.admitting or self.ready or self.failures:
             if not self.todo_started and self.failures:
                 fr = self.flows[next(iter(self.failures))]
                 del self.failures[fr.d.name]
@@ -572,7 +573,16 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
                 del queue[name]
                 self._step(self.flows[name], now)
                 continue
-            # Every decision is settled: start what is ready (a failure found in the same settle wins).
+            if self.admitting:
+                # Every decision is settled: what is ready is admitted together (`when`, items), so a skip or
+                # failure found there, which may stop the JobFlow, wins over every start whatever the spec order.
+                batch = [(self.flows[n], self._can_start(self.flows[n])) for n in self.admitting]
+                self.admitting.clear()
+                for fr, can in batch:
+                    if not fr.started and fr.final is None and (not can or self._admit(fr)):
+                        self.ready[fr.d.name] = None     # (started below, or NotCreated when it cannot start)
+                continue
+            # Settled again: start what is ready (a failure found in the same settle wins).
             fr = self.flows[next(iter(self.ready))]
             del self.ready[fr.d.name]
             if not fr.started and fr.final is None and self._can_start(fr):

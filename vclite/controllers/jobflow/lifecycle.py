@@ -56,9 +56,7 @@ class Lifecycle:
             self.probe_waiters.pop(fr.d.name, None)
         self._update_next(fr)
         if state is readiness.State.READY and self._can_start(fr):
-            if not self._admit(fr):
-                return
-            self.ready[fr.d.name] = None
+            self.admitting[fr.d.name] = None
         self._flow_condition(fr)
 
     def _can_start(self, fr: rs.FlowRT) -> bool:
@@ -121,7 +119,7 @@ class Lifecycle:
 
     def _admit(self, fr: rs.FlowRT) -> bool:
         """A ready flow's own decisions, before anything starts: `when` (false: Skipped; an error:
-        Failed), its items (not a JSON list: Failed; none: Completed). True: it is to start."""
+        Failed), its items (not a JSON list: Failed). True: it is to start (with no items: Completed)."""
         d = fr.d
         if d.when is not None:
             try:
@@ -136,15 +134,14 @@ class Lifecycle:
             fr.items = self._items(fr)
             if fr.items is None:
                 return False
-            if not fr.items:
-                self._begin(fr, [])
-                self._finish(fr, O.COMPLETED, R.NO_ITEMS, "no items: nothing to run")
-                return False
         return True
 
     def _start(self, fr: rs.FlowRT) -> None:
         d = fr.d
-        if d.loop is plan_mod.Loop.REPEAT:
+        if d.fanout and not fr.items:   # (here, not in _admit: a failure found in the same settle wins)
+            self._begin(fr, [])
+            self._finish(fr, O.COMPLETED, R.NO_ITEMS, "no items: nothing to run")
+        elif d.loop is plan_mod.Loop.REPEAT:
             self._begin(fr, [rs.Inst(self.key(d.name, 0), d.name, 0)])
         elif d.fanout:
             self._begin(fr, [rs.Inst(self.key(d.name, i), d.name, i, item=it) for i, it in enumerate(fr.items or [])])

@@ -84,6 +84,17 @@ RULES = [
     ], {"c": "NotRetried", "d": "DependencyNeverMet"}, id="a-retry-waiting-when-the-jobflow-stops-is-the-outcome"),
     # (a retry that will not start leaves the failure as the flow's outcome: its dependents are decided;
     # they once stayed NotCreated, the flow having no outcome)
+    *[pytest.param(flows, [
+        (("start",), ["a", "c"], "Pending"),
+        (("done", "a", F), ["a", "c"], "Running"),
+        (("done", "c", C), ["a", "c"], "Failed"),
+    ], {"b": "NotCreated", "h": "DependencyNeverMet"}, id=f"the-failure-wins-over-{what}-{order}")
+      for what, b in [("an-empty-fan-out", fl("b", "c", withItems=[])),
+                      ("a-false-when", fl("b", "c", when="params.go == 'yes'"))]
+      for order, flows in [("before", [fl("a"), fl("c"), b, expr("h", "a.Failed && c.Failed")]),
+                           ("after", [fl("a"), fl("c"), expr("h", "a.Failed && c.Failed"), b])]],
+    # (c's completion skips h, a's only handler, and makes b ready: nothing starts — not even a fan-out of no
+    # items — and b's `when` is not looked at, whatever the spec order; b before h once Completed or WhenFalse)
     pytest.param([fl("a"), fl("b"), anyof("c", "a", "b")], [
         (("start",), ["a", "b"], "Pending"),
         (("done", "a", F), ["a", "b"], "Running"),
