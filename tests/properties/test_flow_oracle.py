@@ -129,6 +129,8 @@ def runs(draw):
             x["when"] = draw(st.sampled_from([WHEN_TRUE, WHEN_FALSE]))
         if draw(st.integers(0, 3)) == 0:
             x["retry"] = {"limit": 1, "backoff": {"duration": "1s"}}
+        if draw(st.integers(0, 4)) == 0:
+            x["withItems"] = list(range(draw(st.integers(0, 2))))
         flows.append(x)
         on_exit = "x"
     attempts = {}
