@@ -8,7 +8,7 @@ never drops anything admission reads; values that take several JSON types are un
 """
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
 Obj = dict[str, Any]
 
@@ -117,3 +117,34 @@ def node(f: Field) -> Obj:
 def properties(fields: tuple[Field, ...]) -> Obj:
     """The `properties` of an object whose fields are these rows (fresh dictionaries)."""
     return {f.name: node(f) for f in fields}
+
+
+def walk(schema: Obj, path: str) -> Iterator[tuple[str, Obj]]:
+    """(path, node) of every node under `schema`: `[]` for an item, `{}` for a map value."""
+    yield path, schema
+    for name, sub in (schema.get("properties") or {}).items():
+        yield from walk(sub, f"{path}.{name}")
+    if "items" in schema:
+        yield from walk(schema["items"], f"{path}[]")
+    if isinstance(schema.get("additionalProperties"), dict):
+        yield from walk(schema["additionalProperties"], f"{path}{{}}")
+
+
+def structural_problems(node: Obj) -> list[str]:
+    """What keeps one schema node from being structural, as a CRD's must be (empty: none)."""
+    typed = "type" in node
+    problems = []
+    if not (typed or node.get("x-kubernetes-int-or-string") or node.get("x-kubernetes-preserve-unknown-fields")):
+        problems.append("no type")
+    if typed and node.get("x-kubernetes-int-or-string"):
+        problems.append("a type and x-kubernetes-int-or-string")
+    if "properties" in node and "additionalProperties" in node:
+        problems.append("both properties and additionalProperties")
+    if node.get("type") == "array" and "items" not in node:
+        problems.append("an array without items")
+    if node.get("type") == "object" and "additionalProperties" not in node \
+            and not node.get("x-kubernetes-preserve-unknown-fields"):
+        problems.append("an object that would drop the fields it does not name")
+    problems += [f"required {name!r} is no property" for name in node.get("required", [])
+                 if name not in (node.get("properties") or {})]
+    return problems

@@ -3,37 +3,15 @@ CRD must be, every field described, and in step with the fields admission knows.
 import pytest
 
 from vclite.admission import fields
-from vclite.api import flowschema
+from vclite.api import flowschema, schemabuild
 
 
-def walk(schema, path="spec"):
-    """(path, node) of every node under `schema`."""
-    yield path, schema
-    for name, sub in (schema.get("properties") or {}).items():
-        yield from walk(sub, f"{path}.{name}")
-    if "items" in schema:
-        yield from walk(schema["items"], f"{path}[]")
-    if isinstance(schema.get("additionalProperties"), dict):
-        yield from walk(schema["additionalProperties"], f"{path}{{}}")
-
-
-NODES = [*walk(flowschema.SPEC), *walk(flowschema.STATUS, "status")]
+NODES = [*schemabuild.walk(flowschema.SPEC, "spec"), *schemabuild.walk(flowschema.STATUS, "status")]
 
 
 @pytest.mark.parametrize("path, node", NODES, ids=[p for p, _ in NODES])
 def test_every_node_is_structural(path, node):
-    typed = "type" in node
-    assert typed or node.get("x-kubernetes-int-or-string") or node.get("x-kubernetes-preserve-unknown-fields"), path
-    assert not (typed and node.get("x-kubernetes-int-or-string")), path
-    assert not ("properties" in node and "additionalProperties" in node), path
-    if node.get("type") == "array":
-        assert "items" in node, path
-    if node.get("type") == "object" and "additionalProperties" not in node:
-        assert node.get("x-kubernetes-preserve-unknown-fields"), f"{path}: a cluster would prune unknown fields"
-    for name in node.get("required", []):
-        assert name in node["properties"], path
-    for branch in node.get("anyOf", []):
-        assert set(branch) == {"type"} and node.get("x-kubernetes-int-or-string"), path
+    assert schemabuild.structural_problems(node) == [], path
 
 
 @pytest.mark.parametrize("path, node", [(p, n) for p, n in NODES if not p.endswith(("[]", "{}"))],
@@ -63,3 +41,17 @@ def field_paths(table, path=""):
 
 def test_the_schema_names_every_field_admission_knows_and_no_other():
     assert schema_paths(flowschema.SPEC) == field_paths(fields.JOBFLOW_SPEC)
+
+
+@pytest.mark.parametrize("node, problems", [
+    ({"type": "string"}, []),
+    ({"description": "x"}, ["no type"]),
+    ({"type": "integer", "x-kubernetes-int-or-string": True}, ["a type and x-kubernetes-int-or-string"]),
+    ({"type": "object", "properties": {}, "additionalProperties": {}}, ["both properties and additionalProperties"]),
+    ({"type": "array"}, ["an array without items"]),
+    ({"type": "object", "properties": {}}, ["an object that would drop the fields it does not name"]),
+    ({"type": "object", "x-kubernetes-preserve-unknown-fields": True, "required": ["a"]},
+     ["required 'a' is no property"]),
+])
+def test_structural_problems(node, problems):
+    assert schemabuild.structural_problems(node) == problems
