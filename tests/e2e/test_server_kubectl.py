@@ -486,10 +486,11 @@ def test_logs_of_the_current_run_and_previous(kubectl):
     kubectl("delete", "pod", "retried")
 
 
-ORPHANED = """
-apiVersion: flow.volcano.sh/v1alpha1
+def one_pod_template(name, command):
+    """A JobTemplate of one task with one pod running `command` (a program without arguments)."""
+    return f"""apiVersion: flow.volcano.sh/v1alpha1
 kind: JobTemplate
-metadata: {name: kept}
+metadata: {{name: {name}}}
 spec:
   minAvailable: 1
   tasks:
@@ -498,8 +499,11 @@ spec:
       template:
         spec:
           restartPolicy: Never
-          containers: [{name: c, image: busybox, command: ["true"]}]
----
+          containers: [{{name: c, image: busybox, command: ["{command}"]}}]
+"""
+
+
+ORPHANED = one_pod_template("kept", "true") + """---
 apiVersion: flow.volcano.sh/v1alpha1
 kind: JobFlow
 metadata: {name: orphaned}
@@ -526,33 +530,7 @@ def test_delete_cascade_orphan_keeps_the_vcjobs_of_a_jobflow(kubectl):
     kubectl("delete", "jt", "kept")
 
 
-COUNTED = """
-apiVersion: flow.volcano.sh/v1alpha1
-kind: JobTemplate
-metadata: {name: passes}
-spec:
-  minAvailable: 1
-  tasks:
-    - name: t
-      replicas: 1
-      template:
-        spec:
-          restartPolicy: Never
-          containers: [{name: c, image: busybox, command: ["true"]}]
----
-apiVersion: flow.volcano.sh/v1alpha1
-kind: JobTemplate
-metadata: {name: fails}
-spec:
-  minAvailable: 1
-  tasks:
-    - name: t
-      replicas: 1
-      template:
-        spec:
-          restartPolicy: Never
-          containers: [{name: c, image: busybox, command: ["false"]}]
----
+COUNTED = one_pod_template("passes", "true") + "---\n" + one_pod_template("fails", "false") + """---
 apiVersion: flow.volcano.sh/v1alpha1
 kind: JobFlow
 metadata: {name: good}
