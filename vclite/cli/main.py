@@ -3,7 +3,9 @@ module (run.py, manifests.py, convert …); this module only declares the interf
 from __future__ import annotations
 
 import json
+import logging
 import math
+import os
 import sys
 
 import click
@@ -104,7 +106,9 @@ def run(files, params, quiet, output, nodes_opt, scheduler_conf, workdir, timeou
     """
     from vclite.cli import run as run_mod  # the whole control plane: imported only to run
 
-    sys.exit(run_mod.run(list(files), quiet, output, nodes_opt, scheduler_conf, workdir, timeout, params))
+    code = run_mod.run(list(files), quiet, output, nodes_opt, scheduler_conf, workdir, timeout, params)
+    _EXIT_AT_ONCE.append(code)   # (main() then skips freeing the run's objects one by one)
+    sys.exit(code)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -132,8 +136,30 @@ def validate(files, params) -> None:
     click.echo(f"{len(docs)} object(s) valid.")
 
 
+# Set by `run` once everything is done (pods stopped, output written, work directory handled): the
+# process then ends without the interpreter's teardown, which frees the control plane's objects one
+# by one — about half a millisecond per job of the flow (0.17 s after a 300-job chain).
+_EXIT_AT_ONCE: list[int] = []
+
+
+def exit_at_once(code: int) -> None:
+    """End the process now with `code`, once what it printed is flushed (as a normal exit would)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):   # a closed pipe (`vcctl run … | head`): nothing more to say
+            pass
+    logging.shutdown()
+    os._exit(code)
+
+
 def main() -> None:
-    cli(prog_name="vcctl")
+    try:
+        cli(prog_name="vcctl")
+    except SystemExit:
+        if _EXIT_AT_ONCE:
+            exit_at_once(_EXIT_AT_ONCE[-1])
+        raise
 
 
 if __name__ == "__main__":
