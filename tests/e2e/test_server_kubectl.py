@@ -8,6 +8,7 @@ token, or with a wrong one, that get 401 and change nothing. The server must sto
 """
 import base64
 import json
+import re
 import shutil
 import signal
 import ssl
@@ -115,6 +116,13 @@ def test_kubectl_runs_the_diamond(kubectl, server):
     assert "best model: d" in kubectl("logs", "diamond-e-evaluate-0").stdout
     assert kubectl("logs", "diamond-e-evaluate-0", "--tail=1").stdout == "best model: d\n"
     assert "best model: d" in kubectl("logs", "-f", "diamond-e-evaluate-0", timeout=30).stdout
+    # the time of a line: when the executor saw it, here the quick run's end (finishedAt)
+    ended = json.loads(kubectl("get", "pod", "diamond-e-evaluate-0", "-o", "json").stdout)[
+        "status"]["containerStatuses"][0]["state"]["terminated"]["finishedAt"]
+    stamped = kubectl("logs", "diamond-e-evaluate-0", "--timestamps", "--tail=1").stdout
+    assert re.fullmatch(re.escape(ended[:-1]) + r"\.000000000Z best model: d\n", stamped), (ended, stamped)
+    assert kubectl("logs", "diamond-e-evaluate-0", "--since=1h", "--tail=1").stdout == "best model: d\n"
+    assert kubectl("logs", "diamond-e-evaluate-0", "--since-time=2099-01-01T00:00:00Z").stdout == ""
 
 
 def test_server_side_apply_repeats_and_patches(kubectl):

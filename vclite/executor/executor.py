@@ -38,7 +38,7 @@ from vclite.api import core, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import events
 from vclite.apiserver import informer as informer_mod
-from vclite.executor import envvars, podstatus, recovery, runner as runner_mod
+from vclite.executor import envvars, logtimes, podstatus, recovery, runner as runner_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
 
@@ -50,6 +50,7 @@ SHUTDOWN_REASON, SHUTDOWN_MESSAGE = "Terminated", "Pod was terminated in respons
 DEADLINE_REASON, DEADLINE_MESSAGE = "DeadlineExceeded", "Pod was active on the node longer than the specified deadline"
 EVENT_SOURCE = "kubelet"   # the source component of a pod's Events, as on a node
 REPORT_DELAY = 0.02   # seconds a pod's move to Running may wait before it is written
+LOG_TIMES_KEY = "\x00log-times"   # the work-queue key of the look at running containers' logs (no pod's key)
 
 
 @dataclasses.dataclass
@@ -82,6 +83,8 @@ class LocalExecutor:
         self._blocked: set[str] = set()       # pods waiting for a ConfigMap or Secret
         self._lost: dict[str, str] = {}       # key -> uid of pods whose processes died with a previous process
         self._subs: list[client_mod.Subscription] = []
+        self._log_sizes: dict[tuple[str, int], int] = {}   # (log path, inode) -> size at its last sample
+        self._sampling = False   # a look at the logs is due (LOG_TIMES_KEY queued)
         self.pods = informer_mod.Informer(client, kinds.POD, self._on_pod)   # read-only pods
         self.host_env = dict(os.environ)   # what every container's environment starts from
 
@@ -143,6 +146,9 @@ class LocalExecutor:
 
     # ---- reconcile --------------------------------------------------------------------------------
     def sync(self, key: Hashable) -> None:
+        if key == LOG_TIMES_KEY:
+            self._sample_logs()
+            return
         key = str(key)
         ns, _, name = key.partition("/")
         pod = self.pods.get(ns, name)
@@ -205,10 +211,38 @@ class LocalExecutor:
         run = _Run(meta.uid(pod), runner, task)
         task.add_done_callback(lambda t: self._task_done(key, t))
         self._runs[key] = run   # its status is written when its first container starts
+        if not self._sampling:
+            self._sampling = True
+            self.queue.add_after(LOG_TIMES_KEY, logtimes.SAMPLE_INTERVAL, chore=True)
         seconds = podstatus.active_deadline(pod)
         if seconds is not None:
             run.deadline = self.clock.monotonic() + seconds
             self.queue.add_after(key, seconds)
+
+    def _sample_logs(self) -> None:
+        """Note the size of each running container's log that has grown since the last look, with the
+        time (logtimes.py); look again in SAMPLE_INTERVAL while any pod runs."""
+        now = self.clock.now().timestamp()
+        sizes: dict[tuple[str, int], int] = {}
+        for run in self._runs.values():
+            for path in run.runner.running_logs():
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                key = (str(path), st.st_ino)
+                size = self._log_sizes.get(key, 0)
+                if st.st_size > size:
+                    try:
+                        logtimes.append_sample(path, st.st_size, now)
+                        size = st.st_size
+                    except OSError as e:
+                        log.warning("%s: log times not written: %s", path, e)
+                sizes[key] = size
+        self._log_sizes = sizes
+        self._sampling = bool(self._runs)
+        if self._sampling:
+            self.queue.add_after(LOG_TIMES_KEY, logtimes.SAMPLE_INTERVAL, chore=True)
 
     def _past_deadline(self, run: _Run) -> bool:
         return (run.deadline is not None and not run.past_deadline and run.stop_task is None

@@ -4,6 +4,8 @@ Layout of a pod's directory `<poddir>` (the executor uses `<workdir>/<namespace>
 - `logs/<container>.log` — stdout and stderr of the container's current run (a new run of the
   same pod starts a new file, as the kubelet's); `logs/<container>.previous.log` — the run before
   (`kubectl logs --previous`). A pod made again under the same name starts with neither;
+  `logs/<container>.log.times` (and `.previous.log.times`) — when the log grew, for a container
+  that ran longer than a second (logtimes.py: `kubectl logs --timestamps`, `--since`);
 - `logs/<container>.termination-log` — the container's termination message file, whatever its
   terminationMessagePath says; its path is in `$TERMINATION_MESSAGE_PATH` (removed before each run,
   created by the container if it writes one). After the process exits, its last 4096 bytes (as the kubelet) become
@@ -17,8 +19,8 @@ Layout of a pod's directory `<poddir>` (the executor uses `<workdir>/<namespace>
   mount paths `/logs` and `/.vclite` are reserved;
 - `.vclite/volumes/<volume>` — emptyDir, configMap and secret volumes (made only for pods that have some).
 Each container log carries the pod's uid as an extended attribute (`user.vclite.pod-uid`: its start, for a
-restarted server; `logs/.started` where the file system has no xattrs). Nothing else is created: a
-directory or file costs a few hundred microseconds on some disks, and a
+restarted server; `logs/.started` where the file system has no xattrs). Nothing else is created at a
+pod's start: a directory or file costs a few hundred microseconds on some disks, and a
 pod of a fast chain would pay them on every hop.
 The process environment is the host's (as the executor found it when it started), plus VC_POD_DIR,
 TERMINATION_MESSAGE_PATH and HOSTNAME (the pod's hostname), plus the container's env (see envvars).
@@ -45,7 +47,7 @@ import signal
 from typing import Any, Callable, Iterable
 
 from vclite.api import core, meta
-from vclite.executor import envvars, podstatus, processes
+from vclite.executor import envvars, logtimes, podstatus, processes
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -358,6 +360,10 @@ class PodRunner:
         """How many container processes are running now."""
         return len(self._procs)
 
+    def running_logs(self) -> list[Path]:
+        """The log files of the containers whose processes run now."""
+        return [self.launches[name].log for name in self._procs] if self.launches else []
+
     async def run(self) -> None:
         """Run init containers, then app containers, until none runs or will run again (or stop())."""
         self.prepare()
@@ -403,8 +409,10 @@ class PodRunner:
         if st.terminated is not None:   # a restart: this pod's run before is kept for --previous
             launch.termination_log.unlink(missing_ok=True)   # a message is this run's, never the last one's
             _replace_if_there(launch.log, launch.previous_log)
+            _replace_if_there(logtimes.times_path(launch.log), logtimes.times_path(launch.previous_log))
         elif not self._fresh_logs:   # left by an earlier pod of this name (or a run vclite never started)
-            for path in (launch.termination_log, launch.log, launch.previous_log):
+            for path in (launch.termination_log, launch.log, launch.previous_log,
+                         logtimes.times_path(launch.log), logtimes.times_path(launch.previous_log)):
                 path.unlink(missing_ok=True)
         try:
             with open(launch.log, "ab") as log:

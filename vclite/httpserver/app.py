@@ -25,6 +25,7 @@ from typing import Any, Callable
 from aiohttp import web
 
 from vclite.api import flow, kinds, meta
+from vclite.executor import logtimes
 from vclite.httpserver import backend as backend_mod
 from vclite.httpserver import bodies, discovery, logs, media, metrics, openapi, resources, routes, security
 from vclite.httpserver import status as status_mod
@@ -390,6 +391,9 @@ class Server:
         follow = media.parse_bool(query.get("follow"), "follow") and not previous   # (a finished run's log)
         tail = media.parse_int(query.get("tailLines"), "tailLines")
         limit = media.parse_int(query.get("limitBytes"), "limitBytes")
+        timestamps = media.parse_bool(query.get("timestamps"), "timestamps")
+        now = self.backend.clock.now().timestamp
+        since = logs.since(media.parse_int(query.get("sinceSeconds"), "sinceSeconds"), query.get("sinceTime"), now())
         if self.backend.log_path is None:
             raise errors.BadRequest("pod logs are not available: this server runs no local executor")
         if previous and not logs.has_previous(pod, container):
@@ -403,7 +407,13 @@ class Server:
             raise errors.BadRequest(logs.previous_missing(pod, container) if previous
                                     else logs.waiting_message(pod, container)) from None
         with fh:
-            fh.seek(logs.tail_offset(path, tail) if tail is not None else 0)
+            start = logs.tail_offset(path, tail) if tail is not None else 0
+            fh.seek(start)
+            timed = None
+            if timestamps or since is not None:
+                ended = logs.finished_at(pod, container, previous or logs.backing_off(pod, container))
+                timed = logtimes.TimedLines(logtimes.read_samples(path), start, os.fstat(fh.fileno()).st_size,
+                                            now() if ended is None else ended, now, timestamps, since)
             response = web.StreamResponse(status=200, headers={"Content-Type": "text/plain"})
             response.enable_chunked_encoding()
             await response.prepare(request)
@@ -411,13 +421,21 @@ class Server:
             uid = meta.uid(pod)
             try:
                 while limit is None or sent < limit:
-                    data = fh.read(logs.CHUNK if limit is None else min(logs.CHUNK, limit - sent))
+                    data = fh.read(logs.CHUNK if limit is None or timed is not None else min(logs.CHUNK, limit - sent))
+                    if timed is not None and data:
+                        data = timed.feed(data)
+                        if not data:
+                            continue
                     if data:
+                        data = data if limit is None else data[:limit - sent]
                         await response.write(data)
                         sent += len(data)
                         continue
                     if not follow or self._log_finished(ns, name, uid) or logs.replaced(path, fh):
                         if os.fstat(fh.fileno()).st_size <= fh.tell():
+                            last = timed.flush() if timed is not None else b""
+                            if last:
+                                await response.write(last if limit is None else last[:limit - sent])
                             break   # (the run ended: kubectl logs -f ends with it, as with the kubelet)
                         continue  # the last bytes came in after the check
                     if self.stopping.is_set() or request.transport is None or request.transport.is_closing():

@@ -9,10 +9,12 @@
 - `previous=true` reads the log of the container's run in `lastState.terminated` (the executor
   keeps the run before the current one; while the container backs off after a crash, that is the
   current file); without a terminated last state, 400 with the kubelet's words. A followed log
-  ends when its run does (the file renamed away at a restart), as kubectl's with the kubelet. `timestamps` and `sinceSeconds`/`sinceTime`
-  are ignored (the executor stores what the process writes, with no time per line): the whole
-  log is sent, so log viewers that always send them (k9s) still work.
-Only `resolve` and `tail_offset` decide anything; they are pure or read one file.
+  ends when its run does (the file renamed away at a restart), as kubectl's with the kubelet.
+- `timestamps=true` starts each line with its time, as the kubelet does (RFC 3339, nine fractional
+  digits, UTC); `sinceSeconds=N` / `sinceTime=T` leave out the lines before (after `tailLines` picked
+  its lines, as the kubelet). A line's time is when the executor saw it (executor/logtimes.py: at
+  most a second late). `limitBytes` counts what is sent, prefixes included.
+Only `resolve`, `since` and `tail_offset` decide anything; they are pure or read one file.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import os
 import pathlib
 from typing import Any
 
+from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
 Obj = dict[str, Any]
@@ -83,6 +86,37 @@ def replaced(path: pathlib.Path, fh: Any) -> bool:
         return os.stat(path).st_ino != os.fstat(fh.fileno()).st_ino
     except FileNotFoundError:
         return True
+
+
+def finished_at(pod: Obj, container: str, previous: bool) -> float | None:
+    """When the container's current run (or, with `previous`, the run before) ended; None if it runs."""
+    state = _status_of(pod, container).get("lastState" if previous else "state") or {}
+    try:
+        ended = clock_mod.parse_time((state.get("terminated") or {}).get("finishedAt"))
+    except ValueError:
+        return None
+    return ended.timestamp() if ended is not None else None
+
+
+def since(seconds: int | None, time_text: str | None, now: float) -> float | None:
+    """The unix time before which lines are left out (`sinceSeconds` or `sinceTime`), or None.
+    BadRequest with the API server's words for both, a zero, or a time that is not RFC 3339."""
+    if seconds is not None and time_text:
+        raise errors.BadRequest("at most one of `sinceTime` or `sinceSeconds` may be specified")
+    if seconds is not None:
+        if seconds < 1:
+            raise errors.BadRequest(f"sinceSeconds: Invalid value: {seconds}: must be greater than 0")
+        return now - seconds
+    if not time_text:
+        return None
+    try:
+        when = clock_mod.parse_time(time_text)
+    except ValueError:
+        when = None
+    if when is None:
+        raise errors.BadRequest(f'invalid value for sinceTime: "{time_text}" (want an RFC 3339 time, '
+                                f'e.g. 2006-01-02T15:04:05Z)')
+    return when.timestamp()
 
 
 def previous_missing(pod: Obj, container: str) -> str:

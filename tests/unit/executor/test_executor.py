@@ -8,6 +8,7 @@ import pytest
 from vclite.api import kinds
 from vclite.apiserver import inprocess
 from vclite.executor import executor as executor_mod
+from vclite.executor import logtimes
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
@@ -242,3 +243,22 @@ def test_a_pod_that_ends_within_its_active_deadline_is_not_touched(env):
     client.create(pod)
     asyncio.run(drive(ex, lambda: phase(client, "quick") == "Succeeded"))
     assert "reason" not in client.get(kinds.POD, "default", "quick")["status"]
+
+
+def test_the_logs_of_running_containers_get_time_samples_and_a_restart_keeps_them_with_their_run(env, monkeypatch):
+    client, ex, workdir = env
+    monkeypatch.setattr(logtimes, "SAMPLE_INTERVAL", 0.05)
+    script = ('if [ -f "$VC_POD_DIR/ran" ]; then echo second; sleep 0.4; else touch "$VC_POD_DIR/ran"; '
+              'echo first; sleep 0.4; echo more; sleep 0.4; exit 1; fi')
+    client.create(make_pod("slow", script, restart="OnFailure"))
+    client.create(make_pod("quick", "echo hi"))
+    asyncio.run(drive(ex, lambda: phase(client, "slow") == "Succeeded" and phase(client, "quick") == "Succeeded"))
+    current, previous = ex.log_path("default", "slow", "main"), ex.log_path("default", "slow", "main", previous=True)
+    assert previous.read_text() == "first\nmore\n" and current.read_text() == "second\n"
+    before = logtimes.read_samples(previous)
+    assert [size for size, _ in before] == [6, 11]   # after "first\n", then after "more\n"
+    assert before[1][1] - before[0][1] >= 0.3
+    assert [size for size, _ in logtimes.read_samples(current)] == [7]
+    assert before[1][1] <= logtimes.read_samples(current)[0][1]
+    assert not logtimes.times_path(ex.log_path("default", "quick", "main")).exists()   # it ended before a look
+    asyncio.run(drive(ex, lambda: len(ex.queue) == 0))   # no pod runs: the looks stop

@@ -1,14 +1,17 @@
 """The HTTP application end to end in-process (aiohttp test server): auth, limits, negotiation,
 watch streams, logs, metrics. Every refused request is checked to have changed nothing."""
 import asyncio
+import datetime
 import json
 import os
+import time
 
 import pytest
 from aiohttp import test_utils
 
 from vclite.api import kinds
 from vclite.apiserver import inprocess
+from vclite.executor import logtimes
 from vclite.httpserver import app as app_mod
 from vclite.httpserver import backend, bodies
 from vclite.lib import clock as clock_mod
@@ -241,6 +244,68 @@ def test_pod_logs_tail_and_follow(tmp_path):
         for query in ("", "?previous=true"):
             resp = await asyncio.wait_for(client.get(url + query, headers=AUTH), 5)
             assert await asyncio.wait_for(resp.text(), 5) == "one\ntwo\nthree\nfour\n"
+    serve(test, log_dir=tmp_path)
+
+
+def _stamp(when: float) -> str:
+    return logtimes.format_time(when) + " "
+
+
+def test_pod_logs_timestamps_and_since(tmp_path):
+    """Each line's time is the first sample at or after its end (executor/logtimes.py); lines after
+    the last sample take the run's finishedAt once it ended, and the time of reading while it runs."""
+    async def test(client, srv, be):
+        be.client.create(POD)
+        url = "/api/v1/namespaces/default/pods/p1/log"
+        log = tmp_path / "default_p1_main.log"
+        log.write_text("one\ntwo\nthree\n")
+        t0 = time.time() - 3600
+        logtimes.append_sample(log, 4, t0)          # "one\n" by t0
+        logtimes.append_sample(log, 8, t0 + 60)     # "two\n" by t0 + 1 min
+        before = time.time()
+        text = await (await client.get(url + "?timestamps=true", headers=AUTH)).text()
+        lines = text.splitlines(keepends=True)
+        assert lines[:2] == [_stamp(t0) + "one\n", _stamp(t0 + 60) + "two\n"]
+        stamp, _, rest = lines[2].partition(" ")   # still running: the time it was read
+        assert rest == "three\n" and logtimes.format_time(before - 1) <= stamp <= logtimes.format_time(time.time() + 1)
+        finished = float(int(t0) + 120)
+        finished_text = clock_mod.format_time(datetime.datetime.fromtimestamp(finished, datetime.timezone.utc))
+        ended = {"terminated": {"exitCode": 0, "reason": "Completed", "finishedAt": finished_text}}
+        be.client.patch(kinds.POD, "default", "p1", {"status": {"containerStatuses": [
+            {"name": "main", "state": ended}]}}, status=True)
+        cases = {
+            "?timestamps=true": _stamp(t0) + "one\n" + _stamp(t0 + 60) + "two\n" + _stamp(finished) + "three\n",
+            "?timestamps=true&tailLines=1": _stamp(finished) + "three\n",
+            "?timestamps=true&limitBytes=35": (_stamp(t0) + "one\n" + _stamp(t0 + 60) + "two\n")[:35],
+            f"?sinceSeconds={int(time.time() - t0 - 30)}": "two\nthree\n",
+            "?sinceTime=" + finished_text: "three\n",
+            "?sinceTime=2030-01-01T00:00:00Z": "",
+            f"?sinceSeconds={int(time.time() - t0 - 90)}&tailLines=2": "three\n",
+        }
+        for query, want in cases.items():
+            assert await (await client.get(url + query, headers=AUTH)).text() == want, query
+        bad = {
+            "?sinceSeconds=0": "sinceSeconds: Invalid value: 0: must be greater than 0",
+            "?sinceSeconds=5&sinceTime=2026-01-02T03:04:05Z": "at most one of `sinceTime` or `sinceSeconds`",
+            "?sinceTime=yesterday": "invalid value for sinceTime",
+            "?timestamps=maybe": "invalid value for timestamps",
+        }
+        for query, words in bad.items():
+            resp = await client.get(url + query, headers=AUTH)
+            assert resp.status == 400 and words in (await resp.json())["message"], query
+    serve(test, log_dir=tmp_path)
+
+
+def test_a_quick_run_without_samples_takes_its_end_time_for_every_line(tmp_path):
+    async def test(client, srv, be):
+        be.client.create(POD)
+        (tmp_path / "default_p1_main.log").write_text("a\nb")
+        ended = {"terminated": {"exitCode": 0, "reason": "Completed", "finishedAt": "2026-01-02T03:04:05Z"}}
+        be.client.patch(kinds.POD, "default", "p1", {"status": {"containerStatuses": [
+            {"name": "main", "state": ended}]}}, status=True)
+        stamp = _stamp(clock_mod.parse_time("2026-01-02T03:04:05Z").timestamp())
+        text = await (await client.get("/api/v1/namespaces/default/pods/p1/log?timestamps=true", headers=AUTH)).text()
+        assert text == stamp + "a\n" + stamp + "b"   # (a last line without its newline, as written)
     serve(test, log_dir=tmp_path)
 
 
