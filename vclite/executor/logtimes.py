@@ -9,8 +9,8 @@ when the log has grown — a sample: every byte before `size` was there by then.
 time of the first sample at or after its end; the bytes after the last sample take the time the
 run ended (its `finishedAt`), or, while it runs, the time they are read. A container that ends
 within its first interval (most quick jobs) has no index: its lines take its end time. A time is
-therefore at most SAMPLE_INTERVAL late, never early (the kubelet's are the moment the runtime read
-the line).
+therefore at most SAMPLE_INTERVAL late and never early (the kubelet's are the moment the runtime read
+the line) — but for the end time, which the pod status gives in whole seconds.
 
 Pure but for `append_sample` and `read_samples` (one small file each).
 """
@@ -21,7 +21,7 @@ import datetime as dt
 import pathlib
 from typing import Callable
 
-SAMPLE_INTERVAL = 1.0   # seconds between two looks at the logs of the running containers
+SAMPLE_INTERVAL = 0.5   # seconds between two looks at the logs of the running containers
 SUFFIX = ".times"
 
 Samples = list[tuple[int, float]]   # (log size, unix time it was seen), by size

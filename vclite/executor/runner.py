@@ -5,7 +5,7 @@ Layout of a pod's directory `<poddir>` (the executor uses `<workdir>/<namespace>
   same pod starts a new file, as the kubelet's); `logs/<container>.previous.log` — the run before
   (`kubectl logs --previous`). A pod made again under the same name starts with neither;
   `logs/<container>.log.times` (and `.previous.log.times`) — when the log grew, for a container
-  that ran longer than a second (logtimes.py: `kubectl logs --timestamps`, `--since`);
+  that ran longer than half a second (logtimes.py: `kubectl logs --timestamps`, `--since`);
 - `logs/<container>.termination-log` — the container's termination message file, whatever its
   terminationMessagePath says; its path is in `$TERMINATION_MESSAGE_PATH` (removed before each run,
   created by the container if it writes one). After the process exits, its last 4096 bytes (as the kubelet) become

@@ -392,7 +392,8 @@ class Server:
         tail = media.parse_int(query.get("tailLines"), "tailLines")
         limit = media.parse_int(query.get("limitBytes"), "limitBytes")
         timestamps = media.parse_bool(query.get("timestamps"), "timestamps")
-        now = self.backend.clock.now().timestamp
+        def now() -> float:
+            return self.backend.clock.now().timestamp()
         since = logs.since(media.parse_int(query.get("sinceSeconds"), "sinceSeconds"), query.get("sinceTime"), now())
         if self.backend.log_path is None:
             raise errors.BadRequest("pod logs are not available: this server runs no local executor")

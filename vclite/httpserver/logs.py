@@ -13,7 +13,7 @@
 - `timestamps=true` starts each line with its time, as the kubelet does (RFC 3339, nine fractional
   digits, UTC); `sinceSeconds=N` / `sinceTime=T` leave out the lines before (after `tailLines` picked
   its lines, as the kubelet). A line's time is when the executor saw it (executor/logtimes.py: at
-  most a second late). `limitBytes` counts what is sent, prefixes included.
+  most half a second late). `limitBytes` counts what is sent, prefixes included.
 Only `resolve`, `since` and `tail_offset` decide anything; they are pure or read one file.
 """
 from __future__ import annotations

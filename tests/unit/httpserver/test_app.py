@@ -296,6 +296,24 @@ def test_pod_logs_timestamps_and_since(tmp_path):
     serve(test, log_dir=tmp_path)
 
 
+def test_a_followed_log_with_timestamps_stamps_new_lines_when_they_are_read(tmp_path):
+    async def test(client, srv, be):
+        be.client.create(POD)
+        log = tmp_path / "default_p1_main.log"
+        log.write_text("old\n")
+        logtimes.append_sample(log, 4, time.time() - 60)
+        follow = await client.get("/api/v1/namespaces/default/pods/p1/log?follow=true&timestamps=true", headers=AUTH)
+        first = await asyncio.wait_for(follow.content.readline(), 5)
+        await asyncio.sleep(0.3)
+        written = time.time()
+        with open(log, "a") as f:
+            f.write("new\n")
+        stamp, _, line = (await asyncio.wait_for(follow.content.readline(), 5)).decode().partition(" ")
+        assert first.decode().partition(" ")[2] == "old\n" and line == "new\n"
+        assert logtimes.format_time(written - 0.001) <= stamp <= logtimes.format_time(time.time())
+    serve(test, log_dir=tmp_path)
+
+
 def test_a_quick_run_without_samples_takes_its_end_time_for_every_line(tmp_path):
     async def test(client, srv, be):
         be.client.create(POD)
