@@ -259,7 +259,7 @@ def test_pod_logs_timestamps_and_since(tmp_path):
         url = "/api/v1/namespaces/default/pods/p1/log"
         log = tmp_path / "default_p1_main.log"
         log.write_text("one\ntwo\nthree\n")
-        t0 = time.time() - 3600
+        t0 = float(f"{time.time() - 3600:.6f}")   # (as the index file keeps it)
         logtimes.append_sample(log, 4, t0)          # "one\n" by t0
         logtimes.append_sample(log, 8, t0 + 60)     # "two\n" by t0 + 1 min
         before = time.time()
