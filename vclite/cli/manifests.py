@@ -458,22 +458,23 @@ def warnings(docs: list[yamlio.Document]) -> list[Problem]:
             ns = _namespace_of(d.obj)
             found += advice.probe_task_advice(d.obj, lambda name, ns=ns: templates.get((ns, name)))
             found += advice.template_context_advice(d.obj, lambda name, ns=ns: specs.get((ns, name)))
-            found += _misread_items(d)
+            found += _misread_items(d, lambda name, ns=ns: specs.get((ns, name)))
         out += [Problem(d.file, d.line_of(path), describe(d), path, message) for path, message in found]
     return out
 
 
-def _misread_items(d: yamlio.Document) -> list[tuple[str, str]]:
+def _misread_items(d: yamlio.Document, template_spec: Any) -> list[tuple[str, str]]:
     """(field path, warning) for each value of a withItems item that was written unquoted and that YAML
     reads as something else than its text (`[y, n]` are true and false, `010` is 8): a flow's vcjobs
-    would get "true", not "y", where they read `{{item}}`."""
+    would get "true", not "y", where they read `{{item}}`. Only for the values the flow's vcjobs read
+    (`_items_read`): an item no placeholder writes anywhere is taken as it is."""
     spec = d.obj.get("spec")
     flows = spec.get("flows") if isinstance(spec, dict) else None
     out = []
     for i, f in enumerate(flows if isinstance(flows, list) else ()):
         items = f.get("withItems") if isinstance(f, dict) else None
-        todo = [(item, f"spec.flows[{i}].withItems[{j}]", "item") for j, item in enumerate(items)] \
-            if isinstance(items, list) else []
+        read = _items_read(f, template_spec) if isinstance(items, list) else set()
+        todo = [(item, f"spec.flows[{i}].withItems[{j}]", "item") for j, item in enumerate(items)] if read else []
         while todo:
             value, path, placeholder = todo.pop(0)
             if isinstance(value, dict | list):
@@ -482,10 +483,27 @@ def _misread_items(d: yamlio.Document) -> list[tuple[str, str]]:
                 continue
             text = d.plain_text(path)
             shown = flowtemplate.render(value)
-            if text is not None and yamlio.quote_hint(value) and shown != text:
+            written = any(placeholder == name or placeholder.startswith(f"{name}.") for name in read)
+            if written and text is not None and yamlio.quote_hint(value) and shown != text:
                 out.append((path, f'{{{{{placeholder}}}}} gives "{shown}": {yamlio.quote_hint(value, text)} '
                                   "if the text was meant"))
     return out
+
+
+def _items_read(f: Obj, template_spec: Any) -> set[str]:
+    """The `item…` placeholders that flow `f`'s vcjobs are made with: those of its JobTemplate
+    (`template_spec(name)`: its spec, None if no document defines it) with its `patch.jobSpec` merged on
+    (a field the patch replaces is not the template's any more). With no such template, every item is
+    taken as read (`{{item}}`): the template, defined elsewhere, may read it."""
+    patch = (f.get("patch") or {}).get("jobSpec") if isinstance(f.get("patch"), dict) else None
+    spec = template_spec(f["name"]) if isinstance(f.get("name"), str) else None
+    if not isinstance(spec, dict):
+        return {"item"}
+    try:
+        merged = flowtemplate.apply_patch(spec, patch) if patch is not None else spec
+    except ValueError:   # (a patch of the wrong shape, an error of its own): both as written
+        merged = [spec, patch]
+    return {name for name in flowtemplate.placeholders(merged) if name.split(".")[0] == "item"}
 
 
 def _namespace_of(obj: dict) -> str:

@@ -184,18 +184,56 @@ def test_a_parameter_set_with_p_is_a_string_whatever_it_reads_as_in_yaml():
     assert docs[0].obj["spec"]["arguments"]["parameters"] == [{"name": "n", "value": "no"}]
 
 
-def test_a_with_items_value_yaml_reads_as_another_type_is_a_warning():
-    text = jobflow("    - name: a\n      withItems: [y, 'n', true, 7, 1e3, {a: off}]\n") \
-        + template("a", '[echo, "{{item}}"]')
-    docs = yamlio.load_string(text.removeprefix("---\n"), "f.yaml")
-    assert manifests.validate(docs) == []
-    assert [f"{w.line}: {w.field}: {w.message}" for w in manifests.warnings(docs)] == [
-        '7: spec.flows[0].withItems[0]: {{item}} gives "true": the unquoted YAML value y is read as the boolean true; '
-        'quote it ("y") if the text was meant',
-        '7: spec.flows[0].withItems[4]: {{item}} gives "1000.0": the unquoted YAML value 1e3 is read as the number '
-        '1000.0; quote it ("1e3") if the text was meant',
-        '7: spec.flows[0].withItems[5].a: {{item.a}} gives "false": the unquoted YAML value off is read as the '
-        'boolean false; quote it ("off") if the text was meant']
+def misread(flow_fields: str, templates: str) -> list[str]:
+    """`line: field: message` of each warning about a withItems value of flow `a`."""
+    docs = yamlio.load_string((jobflow("    - name: a\n" + flow_fields) + templates).removeprefix("---\n"), "f.yaml")
+    return [f"{w.line}: {w.field}: {w.message}" for w in manifests.warnings(docs) if ".withItems[" in w.field]
+
+
+Y = '7: spec.flows[0].withItems[0]: {{item}} gives "true": the unquoted YAML value y is read as the boolean true; ' \
+    'quote it ("y") if the text was meant'
+YA = '7: spec.flows[0].withItems[0].a: {{item.a}} gives "true": the unquoted YAML value y is read as the boolean ' \
+     'true; quote it ("y") if the text was meant'
+OCTAL = '7: spec.flows[0].withItems[0].b[0]: {{item.b.0}} gives "8": the unquoted YAML value 010 is read as the ' \
+        'number 8; quote it ("010") if the text was meant'
+# A withItems value YAML reads as another type than its text is a warning only where the flow's vcjobs
+# get it: a placeholder of the JobTemplate (with the flow's patch merged on) writes it, or an enclosing value.
+MISREAD = [
+    pytest.param("      withItems: [y, 'n', true, 7, 1e3, {a: off}]\n", template("a", '[echo, "{{item}}"]'),
+                 ['7: spec.flows[0].withItems[0]: {{item}} gives "true": the unquoted YAML value y is read as the '
+                  'boolean true; quote it ("y") if the text was meant',
+                  '7: spec.flows[0].withItems[4]: {{item}} gives "1000.0": the unquoted YAML value 1e3 is read as the '
+                  'number 1000.0; quote it ("1e3") if the text was meant',
+                  '7: spec.flows[0].withItems[5].a: {{item.a}} gives "false": the unquoted YAML value off is read as '
+                  'the boolean false; quote it ("off") if the text was meant'], id="item-read"),
+    pytest.param("      withItems: [y, 010, 1.0]\n", template("a", '[echo, hello]'), [], id="item-not-read"),
+    pytest.param("      withItems: [y]\n", template("a", '[echo, "{{ item }}"]'), [Y], id="item-read-with-spaces"),
+    pytest.param("      withItems: [y]\n      patch: {jobSpec: {queue: '{{item}}'}}\n", template("a"), [Y],
+                 id="item-read-by-the-patch"),
+    pytest.param("      withItems: [y]\n      patch: {jobSpec: {tasks: [{name: main, template: {spec: {containers: "
+                 "[{name: c, command: [echo, hi]}]}}}]}}\n", template("a", '[echo, "{{item}}"]'), [],
+                 id="template-field-the-patch-replaces"),
+    pytest.param("      withItems: [y]\n      patch: {jobSpec: {tasks: {name: main}}}\n",
+                 template("a", '[echo, "{{item}}"]'), [Y], id="patch-of-the-wrong-shape"),
+    pytest.param("      withItems: [y]\n      when: item == true\n", template("a"), [], id="read-by-when-only"),
+    pytest.param("      withItems: [{a: y, b: [010]}]\n", template("a", '[echo, "{{item.a}}"]'), [YA],
+                 id="field-read-other-field-not"),
+    pytest.param("      withItems: [{a: y, b: [010]}]\n", template("a", '[echo, "{{item.b}}"]'), [OCTAL],
+                 id="enclosing-list-read"),
+    pytest.param("      withItems: [{a: y, b: [010]}]\n", template("a", '[echo, "{{item.b.0}}"]'), [OCTAL],
+                 id="list-element-read"),
+    pytest.param("      withItems: [{a: y, b: [010]}]\n", template("a", '[echo, "{{item}}"]'), [YA, OCTAL],
+                 id="whole-item-read"),
+    pytest.param("      withItems: [{ab: y}]\n", template("a", '[echo, "{{item.a}}"]'), [],
+                 id="a-field-name-prefix-is-not-the-field"),
+    pytest.param("      withItems: [y]\n", template("other"), [Y], id="template-not-among-the-documents"),
+]
+
+
+@pytest.mark.parametrize("flow_fields, templates, expected", MISREAD)
+def test_a_with_items_value_yaml_reads_as_another_type_is_a_warning_where_a_vcjob_gets_it(flow_fields, templates,
+                                                                                         expected):
+    assert misread(flow_fields, templates) == expected
 
 
 def test_a_file_named_twice_is_read_once(tmp_path):
