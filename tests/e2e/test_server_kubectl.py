@@ -136,6 +136,27 @@ def test_server_side_apply_repeats_and_patches(kubectl):
     assert rows(kubectl("get", "jt", "-l", "json=yes").stdout)[1][0] == "a"
 
 
+@pytest.mark.parametrize("verb, kind, name", [
+    pytest.param("annotate", "jt", "a", id="annotate-custom-resource"),   # (a merge patch)
+    pytest.param("label", "jf", "diamond", id="label-custom-resource"),
+    pytest.param("annotate", "q", "default", id="annotate-cluster-scoped"),
+    pytest.param("annotate", "ns", "default", id="annotate-built-in"),   # (a strategic merge patch)
+])
+def test_removing_the_last_label_or_annotation_leaves_no_empty_map(kubectl, verb, kind, name):
+    """As on a cluster (omitempty): after `kubectl annotate x k-` of the last annotation, `-o yaml` shows
+    no `annotations:` key (nor `labels:` after `kubectl label x k-`)."""
+    field = "annotations" if verb == "annotate" else "labels"
+    before = yaml.safe_load(kubectl("get", kind, name, "-o", "yaml").stdout)["metadata"].get(field) or {}
+    for key in before:
+        kubectl(verb, kind, name, f"{key}-")
+    kubectl(verb, kind, name, "vclite.test/k=v")
+    kubectl(verb, kind, name, "vclite.test/k-")
+    assert field not in yaml.safe_load(kubectl("get", kind, name, "-o", "yaml").stdout)["metadata"]
+    for key, value in before.items():
+        kubectl(verb, kind, name, f"{key}={value}")
+    assert (yaml.safe_load(kubectl("get", kind, name, "-o", "yaml").stdout)["metadata"].get(field) or {}) == before
+
+
 @pytest.mark.parametrize("kind, name", [("jt", "a"), ("jf", "diamond"), ("vcjob", "diamond-a"), ("q", "default")])
 def test_strategic_merge_patch_is_refused_for_custom_resources(kubectl, kind, name):
     """kubectl patch without --type sends a strategic merge patch: a cluster answers 415 for a custom

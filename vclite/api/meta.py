@@ -35,6 +35,20 @@ def annotations(obj: Obj) -> dict[str, str]:
     return obj.get("metadata", {}).get("annotations") or {}
 
 
+OMITTED_WHEN_EMPTY = ("labels", "annotations")
+
+
+def without_empty_maps(obj: Any) -> Any:
+    """`obj` without a `metadata.labels` or `metadata.annotations` that is an empty map, as Kubernetes
+    stores and serves them (`omitempty`: `kubectl annotate x a-` of the last annotation leaves no
+    `annotations:` key). For a patch's result: a removal leaves `{}` behind. A new object (sharing
+    the rest) when something is dropped, else `obj` itself; anything not an object is returned as it is."""
+    md = obj.get("metadata") if isinstance(obj, dict) else None
+    if not isinstance(md, dict) or not any(md.get(k) == {} for k in OMITTED_WHEN_EMPTY):
+        return obj
+    return {**obj, "metadata": {k: v for k, v in md.items() if not (k in OMITTED_WHEN_EMPTY and v == {})}}
+
+
 def owner_references(obj: Obj) -> list[Obj]:
     return obj.get("metadata", {}).get("ownerReferences") or []
 

@@ -157,7 +157,7 @@ class InProcessClient:
         current = self.store.peek(kind, namespace if kind.namespaced else "", name)
         if current is None:
             current = self.store.get(kind, namespace, name)   # raises NotFound
-        patched = merge_patch(current, patch)   # shares what it does not change with the stored object
+        patched = meta.without_empty_maps(merge_patch(current, patch))   # (shares what it leaves with the stored)
         patched["metadata"] = {**patched["metadata"], "resourceVersion": (
             (patch.get("metadata") or {}).get("resourceVersion") or current["metadata"]["resourceVersion"])}
         return self.update_status(patched) if status else self.update(patched)

@@ -236,7 +236,7 @@ def patch(be: backend_mod.Backend, route: routes.Resource, query: Query, content
     else:
         new = patches.merge_patch(current, body)
     # The result keeps the current resourceVersion unless the patch names one (then it must match).
-    return 200, _write(be, route, _conform(route, new, name_required=True), dry)
+    return 200, _write(be, route, _conform(route, meta.without_empty_maps(new), name_required=True), dry)
 
 
 def apply(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Any) -> Result:

@@ -36,3 +36,23 @@ def test_the_first_status_write_is_status_only():
     bare = {k: v for k, v in BASE.items() if k != "status"}
     assert meta.status_only_change(with_(md_resourceVersion="2"), bare) is True
     assert meta.status_only_change({**bare, "spec": {"n": 2}}, BASE) is False
+
+
+@pytest.mark.parametrize("obj, want", [
+    pytest.param({"metadata": {"name": "a", "labels": {}, "annotations": {}}}, {"metadata": {"name": "a"}},
+                 id="both-empty"),
+    pytest.param({"metadata": {"labels": {"l": "1"}, "annotations": {}}}, {"metadata": {"labels": {"l": "1"}}},
+                 id="annotations-empty"),
+    pytest.param({"metadata": {"finalizers": [], "ownerReferences": []}},
+                 {"metadata": {"finalizers": [], "ownerReferences": []}}, id="other-empty-fields-kept"),
+    pytest.param({"spec": {"labels": {}}, "metadata": {}}, {"spec": {"labels": {}}, "metadata": {}},
+                 id="spec-not-metadata"),
+    pytest.param({"metadata": {"labels": []}}, {"metadata": {"labels": []}}, id="not-a-map-left-for-admission"),
+    pytest.param({"metadata": {"labels": None}}, {"metadata": {"labels": None}}, id="null-left-for-admission"),
+    pytest.param({"metadata": "x"}, {"metadata": "x"}, id="metadata-not-an-object"),
+    pytest.param([], [], id="not-an-object"),
+])
+def test_without_empty_maps(obj, want):
+    before = repr(obj)
+    assert meta.without_empty_maps(obj) == want
+    assert repr(obj) == before   # (the argument is not changed)

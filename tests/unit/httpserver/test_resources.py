@@ -194,6 +194,45 @@ def test_patch_types(be, ctype, body, labels):
     assert code == 200 and out["metadata"]["labels"] == labels
 
 
+def _without(key):
+    return {"metadata": {key: {"k": None}}}
+
+
+MD = {"labels": {"k": "v"}, "annotations": {"k": "v"}}
+# A patch that removes the last label or annotation leaves no empty map behind (Kubernetes' omitempty:
+# after `kubectl annotate x k-`, `kubectl get x -o yaml` shows no `annotations:` key); the other map stays.
+EMPTIED = [
+    pytest.param(kinds.JOBTEMPLATE, resources.MERGE, _without("annotations"), {"labels": {"k": "v"}},
+                 id="merge-last-annotation"),
+    pytest.param(kinds.JOBTEMPLATE, resources.MERGE, _without("labels"), {"annotations": {"k": "v"}},
+                 id="merge-last-label"),
+    pytest.param(kinds.JOBTEMPLATE, resources.MERGE, {"metadata": {"labels": {"k": None}, "annotations": {"k": None}}},
+                 {}, id="merge-both"),
+    pytest.param(kinds.JOBTEMPLATE, resources.MERGE, {"metadata": {"annotations": {"k": None, "j": "w"}}},
+                 {**MD, "annotations": {"j": "w"}}, id="merge-not-the-last"),
+    pytest.param(kinds.JOBTEMPLATE, resources.MERGE, {"metadata": {"annotations": {}}}, MD, id="merge-nothing"),
+    pytest.param(kinds.JOBTEMPLATE, resources.JSON_PATCH, [{"op": "remove", "path": "/metadata/annotations/k"}],
+                 {"labels": {"k": "v"}}, id="json-patch-remove"),
+    pytest.param(kinds.JOBTEMPLATE, resources.JSON_PATCH, [{"op": "replace", "path": "/metadata/labels", "value": {}}],
+                 {"annotations": {"k": "v"}}, id="json-patch-replace-with-empty"),
+    pytest.param(kinds.CONFIGMAP, resources.STRATEGIC, _without("annotations"), {"labels": {"k": "v"}},
+                 id="strategic-last-annotation"),
+    pytest.param(kinds.CONFIGMAP, resources.STRATEGIC, {"metadata": {"labels": {"$patch": "replace"}}},
+                 {"annotations": {"k": "v"}}, id="strategic-replace-with-empty"),
+]
+
+
+@pytest.mark.parametrize("kind, ctype, body, metadata", EMPTIED)
+def test_a_patch_emptying_labels_or_annotations_leaves_no_empty_map(be, kind, ctype, body, metadata):
+    be.client.create({"apiVersion": kind.api_version, "kind": kind.kind, "metadata": {"name": "t", **MD},
+                      **({"spec": JT["spec"]} if kind is kinds.JOBTEMPLATE else {})})
+    route = routes.Resource(kind, "default", "t", None)
+    _, out = resources.patch(be, route, {}, ctype, body)
+    stored = be.client.get(kind, "default", "t")
+    for obj in (out, stored):
+        assert {k: v for k, v in obj["metadata"].items() if k in MD} == metadata
+
+
 CRD_TYPES = "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
 ALL_TYPES = ("application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, "
              "application/apply-patch+yaml")
