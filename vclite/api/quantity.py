@@ -3,8 +3,9 @@
 `parse` accepts what Kubernetes accepts (a signed decimal number with an optional decimal SI suffix
 n u m "" k M G T P E, a binary suffix Ki Mi Gi Ti Pi Ei, or a decimal exponent e3 / E-2) and keeps
 the exact value: no rounding to nano units as Kubernetes does, so sums and comparisons are exact.
-`format` renders a value back in the form a user would write for the resource; `to_milli` and
-`to_int` round up, as Kubernetes' MilliValue() and Value() do.
+`format` renders a value back in the form a user would write for the resource; `canonical` renders
+it as Kubernetes' Quantity.String() does (what Go clients such as Volcano's vcctl print); `to_milli`
+and `to_int` round up, as Kubernetes' MilliValue() and Value() do.
 This module does no I/O and knows nothing of pods or resource lists (see resources.py).
 """
 from __future__ import annotations
@@ -143,6 +144,70 @@ def _decimal(v: Fraction) -> str:
         if scaled.denominator == 1:
             return f"{scaled.numerator}{suffix}"
     return f"{math.ceil(v * 10**9)}n"
+
+
+# ---- Kubernetes' canonical form (resource.Quantity.String()) ---------------------------------------
+
+_DECIMAL_SUFFIXES = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+_DECIMAL_EXPONENTS = {suffix: exponent for exponent, suffix in _DECIMAL_SUFFIXES.items()}
+_BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+_INT64_MAX = 2**63 - 1
+_NANO = 10**9
+
+
+def canonical(value: str | int | float) -> str:
+    """The quantity as Kubernetes' Quantity.String() prints it once a Go client has read it from JSON
+    (a number as the JSON text vclite writes for it): in the notation it was written in (a binary
+    suffix, a decimal one, or an exponent), with the largest suffix or exponent that loses nothing:
+    `1000m` -> `1`, `0.5` -> `500m`, `1.5Gi` -> `1536Mi`, `1024Mi` -> `1Gi`, `1e4` -> `10e3`, a number
+    1000 -> `1k`; binary values under 1Ki, or not whole, in decimal (`0.5Ki` -> `512`); finer than
+    nano units rounded up (`1.5n` -> `2n`); binary ones capped at 2^63-1. A text Kubernetes' parser
+    keeps as written is printed as written (`1.500`, `+1`, `12E3`: its fast path), as Go does. One
+    difference: a decimal value past the E suffix is printed with an exponent (`1000E` -> `1e21`),
+    where Go prints the mantissa alone (`1`). ValueError (parse's) when it is no quantity."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise _invalid(value, "expected a string or a number")
+    text = value.strip() if isinstance(value, str) else _show(value)
+    v, m = parse(text), _QUANTITY.fullmatch(text)
+    if m is None:
+        raise _invalid(value)
+    if _kept_as_written(m):
+        return text
+    binary = m["suffix"] in _BINARY
+    magnitude = Fraction(math.ceil(abs(v) * _NANO), _NANO)   # (rounded up to nano units, away from zero)
+    if binary:
+        magnitude = min(magnitude, Fraction(_INT64_MAX))
+    sign = "-" if v < 0 and magnitude else ""
+    if magnitude == 0:
+        return "0"
+    if binary and magnitude >= 1024 and magnitude.denominator == 1:
+        n, power = magnitude.numerator, 0
+        while n % 1024 == 0:
+            n, power = n // 1024, power + 1
+        return f"{sign}{n}{_BINARY_SUFFIXES[power]}"
+    n, exponent = (magnitude * _NANO).numerator, -9   # (a whole number of nano units)
+    while n % 10 == 0:
+        n, exponent = n // 10, exponent + 1
+    n, exponent = n * 10 ** (exponent % 3), exponent - exponent % 3
+    if m["exp"] is not None or exponent not in _DECIMAL_SUFFIXES:
+        return f"{sign}{n}" + (f"e{exponent}" if exponent else "")
+    return f"{sign}{n}{_DECIMAL_SUFFIXES[exponent]}"
+
+
+def _kept_as_written(m: re.Match) -> bool:
+    """Whether Kubernetes' ParseQuantity keeps the text it parsed as its String(): its int64 fast path, for a
+    decimal text of at most 18 digits whose exponent is a multiple of 3 and whose digits do not end in 000,
+    or a binary one of a whole number that is no multiple of 8 (so `1.500`, `+1`, `01`, `12E3` stay as written)."""
+    num, denom = (m["int"] or "").lstrip("0") or "0", m["frac"] or m["frac_only"] or ""
+    if m["suffix"] in _BINARY:
+        exponent = _BINARY_SUFFIXES.index(m["suffix"]) * 10
+        precision = 15 - len(num) - exponent * 3 // 10 - 1
+        return (precision >= 0 and not denom and int(num) << exponent <= _INT64_MAX
+                and int(num) & 0x07 != 0)
+    exponent = int(m["exp"]) if m["exp"] is not None else _DECIMAL_EXPONENTS[m["suffix"] or ""]
+    shifted, scale = num + denom, exponent - len(denom)
+    return (len(shifted) <= 18 and scale >= -9 and scale % 3 == 0 and not shifted.endswith("000")
+            and shifted[0] != "0")
 
 
 def to_milli(value: Fraction | int | str) -> int:

@@ -196,13 +196,24 @@ def _task_text(w: Any, task: Obj) -> None:
         for section, label in (("limits", "Limits:"), ("requests", "Requests:")):
             values = res.get(section) or {}
             w(6, f"{label}\n")
-            w(7, f"Cpu:   \t{values.get('cpu', '0')}\n")
-            w(7, f"Memory:\t{values.get('memory', '0')}\n")
+            w(7, f"Cpu:   \t{_quantity(values.get('cpu'))}\n")
+            w(7, f"Memory:\t{_quantity(values.get('memory'))}\n")
         w(6, f"Working Dir:\t{c.get('workingDir', '')}\n")
     w(4, "Image Pull Secrets:\n")
     for s in tspec.get("imagePullSecrets") or []:
         w(5, f"Name:     \t{s.get('name', '')}\n")
     w(4, f"Restart Policy:   \t{tspec.get('restartPolicy', '')}\n")
+
+
+def _quantity(value: Any) -> str:
+    """A resource quantity as Volcano's vcctl prints it (Quantity.String(): `1000m` -> `1`); none is `0`. A
+    value that is no quantity (admission refuses them; a Go client could not read the job) as it is."""
+    if value is None:
+        return "0"
+    try:
+        return quantity.canonical(value)
+    except ValueError:
+        return value if isinstance(value, str) else json.dumps(value)
 
 
 def vcctl_duration(timestamp: str | None, now: dt.datetime) -> str:

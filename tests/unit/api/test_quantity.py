@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import fractions
 import json
+import math
 import re
 
 import pytest
@@ -178,3 +179,76 @@ def test_binary_memory_round_trip(count, power):
 @given(st.integers(min_value=0, max_value=10**18))
 def test_memory_bytes_round_trip(n):
     assert quantity.parse(quantity.format(F(n), "memory")) == F(n)
+
+
+# Kubernetes' Quantity.String() of a parsed value (what Volcano's vcctl prints): the notation it was written
+# in, with the largest suffix or exponent that loses nothing; a text ParseQuantity's fast path keeps, as written.
+@pytest.mark.parametrize("value, want", [
+    pytest.param("1000m", "1", id="millicores-whole"),
+    pytest.param("0.5", "500m", id="fraction-to-milli"),
+    pytest.param("1.5", "1500m", id="fraction-over-one"),
+    pytest.param("1500m", "1500m", id="already-canonical"),
+    pytest.param("1024Mi", "1Gi", id="binary-up"),
+    pytest.param("1.5Gi", "1536Mi", id="binary-fraction-down"),
+    pytest.param("1025Ki", "1025Ki", id="binary-kept"),
+    pytest.param("0.5Ki", "512", id="binary-under-1Ki-is-decimal"),
+    pytest.param("1.1Ki", "1126400m", id="binary-not-whole-is-decimal"),
+    pytest.param("10Ei", "9223372036854775807", id="binary-capped"),
+    pytest.param("2000", "2k", id="decimal-up"),
+    pytest.param("1200", "1200", id="decimal-no-exact-suffix"),
+    pytest.param("1000000Ki", "1000000Ki", id="binary-stays-binary"),
+    pytest.param("59762562.5Ki", "61196864000", id="binary-whole-but-not-of-1Ki"),   # (no suffix: not "61196864k")
+    pytest.param("1e3", "1e3", id="exponent-kept"),
+    pytest.param("1e4", "10e3", id="exponent-multiple-of-3"),
+    pytest.param("1.5e3", "1500", id="exponent-zero-has-no-suffix"),
+    pytest.param("1e100", "10e99", id="exponent-not-capped"),
+    pytest.param("1e-10", "1e-9", id="exponent-rounded-up-to-nano"),
+    pytest.param("1.5n", "2n", id="rounded-up-to-nano"),
+    pytest.param("-1.5n", "-2n", id="negative-rounded-away-from-zero"),
+    pytest.param("-1000m", "-1", id="negative"),
+    pytest.param("0", "0", id="zero"),
+    pytest.param("0Mi", "0", id="zero-binary"),
+    pytest.param("-0.0", "0", id="negative-zero"),
+    pytest.param(" 2 ", "2", id="spaces-trimmed"),
+    pytest.param("1.500", "1.500", id="fast-path-keeps-the-text"),
+    pytest.param("+1", "+1", id="fast-path-keeps-the-sign"),
+    pytest.param("01", "01", id="fast-path-keeps-leading-zeros"),
+    pytest.param("12E3", "12E3", id="fast-path-keeps-upper-e"),
+    pytest.param("1000E", "1e21", id="past-E-an-exponent-not-go's-bare-1"),
+    pytest.param(1000, "1k", id="json-integer"),
+    pytest.param(2, "2", id="json-small-integer"),
+    pytest.param(0.5, "500m", id="json-float"),
+    pytest.param(1000.0, "1k", id="json-whole-float"),
+    pytest.param(1e20, "100e18", id="json-float-exponent"),
+    # (from Kubernetes' quantity_test.go: TestQuantityString's alternates, TestQuantityParseEmit)
+    pytest.param("0.001T", "1G", id="upstream-decimal-up"),
+    pytest.param("1.08", "1080m", id="upstream-fraction"),
+    pytest.param("1000e-12", "1e-9", id="upstream-exponent-up"),
+    pytest.param(".001Ki", "1024m", id="upstream-binary-fraction"),
+    pytest.param(".000000000001Ki", "2n", id="upstream-binary-rounded-up"),
+    pytest.param("-307200Ki", "-300Mi", id="upstream-negative-binary"),
+])
+def test_canonical_as_kubernetes_prints_it(value, want):
+    assert quantity.canonical(value) == want
+
+
+@pytest.mark.parametrize("value, message", [
+    pytest.param("1GB", "invalid quantity \"1GB\": quantities must match the regular expression", id="junk"),
+    pytest.param("", "invalid quantity \"\"", id="empty"),
+    pytest.param(True, "invalid quantity true: expected a string or a number", id="bool"),
+    pytest.param(None, "invalid quantity null: expected a string or a number", id="null"),
+    pytest.param([1], "invalid quantity [1]: expected a string or a number", id="list"),
+])
+def test_canonical_refuses_non_quantities_by_name(value, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        quantity.canonical(value)
+
+
+@given(st.integers(min_value=-10**9, max_value=10**9), st.integers(min_value=0, max_value=4),
+       st.sampled_from(["", "n", "u", "m", "k", "M", "G", "Ki", "Mi", "Gi", "e2", "e-3"]))
+def test_canonical_keeps_the_value_rounded_up_to_nano_units(digits, point, suffix):
+    """(Binary values up to 1e9Gi: below the 2^63-1 cap.)"""
+    whole, frac = divmod(abs(digits), 10**point)
+    text = f"{'-' if digits < 0 else ''}{whole}{f'.{frac:0{point}d}' if point else ''}{suffix}"
+    once, exact = quantity.canonical(text), quantity.parse(text)
+    assert quantity.parse(once) == F(math.ceil(abs(exact) * 10**9), 10**9) * (1 if exact >= 0 else -1)

@@ -289,6 +289,31 @@ def test_view_text_prints_a_container_as_volcano_does():
     ]
 
 
+@pytest.mark.parametrize("resources, limits, requests", [
+    pytest.param({"limits": {"cpu": "1000m", "memory": "1024Mi"}, "requests": {"cpu": "0.5", "memory": "1.5Gi"}},
+                 ("1", "1Gi"), ("500m", "1536Mi"), id="canonical-form"),
+    pytest.param({"limits": {"cpu": "2", "memory": "1Gi"}, "requests": {"cpu": "1500m", "memory": "1025Ki"}},
+                 ("2", "1Gi"), ("1500m", "1025Ki"), id="already-canonical"),
+    pytest.param({"limits": {"cpu": 1000, "memory": 2048}, "requests": {"cpu": 0.5, "memory": 1e3}},
+                 ("1k", "2048"), ("500m", "1k"), id="numbers"),
+    pytest.param({"limits": {"cpu": "1e3", "memory": "1e4"}, "requests": {"cpu": "0.5Ki", "memory": "1.500"}},
+                 ("1e3", "10e3"), ("512", "1.500"), id="exponents-and-quirks"),
+    pytest.param({"limits": {"cpu": None}, "requests": {}}, ("0", "0"), ("0", "0"), id="none"),
+    pytest.param({"limits": {"cpu": "lots", "memory": True}}, ("lots", "true"), ("0", "0"),
+                 id="no-quantity-as-written"),
+])
+def test_view_text_prints_quantities_as_volcanos_vcctl(resources, limits, requests):
+    """Quantity.String() of each value: the canonical form, in the notation it was written in."""
+    the_job = job("j")
+    the_job["spec"]["tasks"] = [{"name": "t", "replicas": 1, "template": {"spec": {"containers": [
+        {"name": "main", "image": "busybox", "resources": resources}]}}}]
+    lines = client_job.view_text(the_job, [], "", NOW).splitlines()
+    start = lines.index("          Resources:")
+    assert lines[start + 1:start + 7] == [
+        "            Limits:", f"              Cpu:   \t{limits[0]}", f"              Memory:\t{limits[1]}",
+        "            Requests:", f"              Cpu:   \t{requests[0]}", f"              Memory:\t{requests[1]}"]
+
+
 def test_view_without_events():
     assert client_job.events_text([], NOW) == "Events: \t<none>\n"
 
