@@ -197,6 +197,21 @@ def test_errors_as_kubectl_prints_them(kubectl, write):
     assert kubectl("get", "pod", "prio", check=False).returncode == 1
 
 
+@pytest.mark.parametrize("api_version, kind", [("flow.volcano.sh/v1alpha1", "Jobflow"),
+                                               ("flow.volcano.sh/v1alpha2", "JobFlow"),
+                                               ("apps/v1", "Deployment")])
+@pytest.mark.parametrize("how", [["apply"], ["create"]])
+def test_a_kind_the_server_does_not_serve(kubectl, api_version, kind, how):
+    """A mistyped kind or version, or a kind vclite does not serve: kubectl's default validation
+    (strict) finds no schema for it and the mapping names it, as on a cluster without that CRD
+    (it needs /openapi/v2 to say so, not "failed to download openapi")."""
+    manifest = f"apiVersion: {api_version}\nkind: {kind}\nmetadata: {{name: typo}}\nspec: {{}}\n"
+    out = kubectl(*how, "-f", "-", input=manifest, check=False)
+    assert out.returncode == 1, out.stdout
+    assert f'no matches for kind "{kind}" in version "{api_version}"' in out.stderr, out.stderr
+    assert "ensure CRDs are installed first" in out.stderr and "openapi" not in out.stderr, out.stderr
+
+
 DRY_JT = """apiVersion: flow.volcano.sh/v1alpha1
 kind: JobTemplate
 metadata: {name: dry}

@@ -222,6 +222,11 @@ class Server:
                                                 lambda: discovery.api_resource_list(route.group, route.version)))
         if ep is E.VERSION:
             return json_response(200, discovery.version_info())
+        if ep is E.OPENAPI_V2:
+            if "protobuf" in (request.headers.get("Accept") or "") and "json" not in request.headers["Accept"]:
+                return web.Response(status=200, body=openapi.v2_document_protobuf(),
+                                    headers={"Content-Type": openapi.V2_PROTOBUF_TYPE})
+            return json_response(200, openapi.v2_document())
         if ep is E.OPENAPI_V3:
             return json_response(200, self._doc(ep, openapi.root))
         if ep is E.OPENAPI_V3_GV:

@@ -1,4 +1,4 @@
-"""OpenAPI v3 documents: the root index and one document per group-version.
+"""OpenAPI v3 documents: the root index and one document per group-version; an empty v2 document.
 
 Enough for `kubectl apply` with its default validation: every kind's item path has a PATCH
 operation carrying `x-kubernetes-group-version-kind` and a `fieldValidation` query parameter
@@ -8,6 +8,13 @@ for built-in kinds from its compiled-in types, as it does with OpenAPI v2 absent
 open objects (`x-kubernetes-preserve-unknown-fields`): admission is the validator, not the
 schema; Volcano's kinds (JobFlow, JobTemplate, Job, Queue, PodGroup) also describe every field
 (api/kindschemas), for `kubectl explain`. Pure functions of the kinds table.
+
+OpenAPI v2 (`/openapi/v2`) is a Swagger 2.0 document without paths or definitions. kubectl reads it
+only for a kind the v3 documents do not have (a mistyped kind or version, a kind vclite does not
+serve): its strict validation falls back to v2, finds no schema and lets the mapping fail with
+kubectl's own words (`no matches for kind "Jobflow" in version "flow.volcano.sh/v1alpha1"`), as on
+a cluster without that CRD. Without the document kubectl stops at `failed to download openapi`.
+Client-go asks for it as protobuf (gnostic's `openapi_v2.Document`), other clients as JSON.
 """
 from __future__ import annotations
 
@@ -98,3 +105,25 @@ def document_hash(group: str, version: str) -> str:
 def root() -> Obj:
     return {"paths": {gv_path(g, v): {"serverRelativeURL": f"/openapi/v3/{gv_path(g, v)}?hash={document_hash(g, v)}"}
                       for g, v in routes.served_group_versions()}}
+
+
+# (client-go asks for `…spec.v2@v1.0+protobuf`; kube-openapi answers with a type Go's mime package can parse)
+V2_PROTOBUF_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+
+
+def v2_document() -> Obj:
+    major, minor, patch = discovery.KUBE_VERSION
+    return {"swagger": "2.0", "info": {"title": "Kubernetes (vclite)", "version": f"v{major}.{minor}.{patch}"},
+            "paths": {}, "definitions": {}}
+
+
+def _pb_string(field: int, text: str) -> bytes:
+    data = text.encode()
+    return bytes([field << 3 | 2, len(data)]) + data   # (every string here is shorter than 128 bytes)
+
+
+def v2_document_protobuf() -> bytes:
+    """`v2_document` as gnostic's openapi_v2.Document: swagger = 1, info = 2 (title = 1, version = 2)."""
+    doc = v2_document()
+    info = _pb_string(1, doc["info"]["title"]) + _pb_string(2, doc["info"]["version"])
+    return _pb_string(1, doc["swagger"]) + bytes([2 << 3 | 2, len(info)]) + info

@@ -24,6 +24,7 @@ class Endpoint(enum.StrEnum):
     GROUP = "group"                  # /apis/<g>: APIGroup
     GROUP_VERSION = "group_version"  # /api/v1, /apis/<g>/<v>: APIResourceList
     VERSION = "version"
+    OPENAPI_V2 = "openapi_v2"        # an empty Swagger 2.0 document (see openapi.v2_document)
     OPENAPI_V3 = "openapi_v3"
     OPENAPI_V3_GV = "openapi_v3_gv"
     HEALTHZ = "healthz"
@@ -57,6 +58,7 @@ _FIXED = {
     ("api",): Static(Endpoint.API),
     ("apis",): Static(Endpoint.APIS),
     ("version",): Static(Endpoint.VERSION),
+    ("openapi", "v2"): Static(Endpoint.OPENAPI_V2),
     ("openapi", "v3"): Static(Endpoint.OPENAPI_V3),
     ("metrics",): Static(Endpoint.METRICS),
 }

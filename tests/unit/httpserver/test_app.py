@@ -13,7 +13,7 @@ from vclite.api import kinds
 from vclite.apiserver import inprocess
 from vclite.executor import logtimes
 from vclite.httpserver import app as app_mod
-from vclite.httpserver import backend, bodies
+from vclite.httpserver import backend, bodies, protobuf
 from vclite.lib import clock as clock_mod
 
 TOKEN = "s3cret-token"
@@ -131,6 +131,22 @@ def test_discovery_negotiation_and_table():
         assert (await resp.json())["rows"][0]["cells"][:2] == ["default", "Active"]
         resp = await client.get("/version", headers=AUTH)
         assert (await resp.json())["gitVersion"].startswith("v1.32")
+    serve(test)
+
+
+def test_openapi_v2_is_an_empty_document_as_protobuf_or_json():
+    """client-go asks for gnostic's protobuf Document (swagger = 1, info = 2: title = 1, version = 2)."""
+    async def test(client, srv, be):
+        resp = await client.get("/openapi/v2", headers={
+            **AUTH, "Accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"})
+        assert resp.status == 200
+        assert resp.headers["Content-Type"] == "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+        fields = protobuf._fields(await resp.read())
+        assert [(n, w) for n, w, _ in fields] == [(1, 2), (2, 2)] and fields[0][2] == b"2.0"
+        assert [v for _, _, v in protobuf._fields(fields[1][2])] == [b"Kubernetes (vclite)", b"v1.32.0"]
+        resp = await client.get("/openapi/v2", headers={**AUTH, "Accept": "application/json"})
+        assert await resp.json() == {"swagger": "2.0", "info": {"title": "Kubernetes (vclite)", "version": "v1.32.0"},
+                                     "paths": {}, "definitions": {}}
     serve(test)
 
 
