@@ -111,6 +111,11 @@ def test_kubectl_runs_the_diamond(kubectl, server):
     assert "Events:" in described and "create a job named diamond-e" in described
     # field selectors with slashes in values (involvedObject.apiVersion=flow.volcano.sh/v1alpha1)
     assert "create a job named diamond-e" in kubectl("events", "--for", "jf/diamond").stdout
+    # `kubectl get events` lists in name order: an object's Events in the order they happened
+    jobs = [m.split()[-1] for m in kubectl("get", "events", "--field-selector", "involvedObject.name=diamond", "-o",
+                                           "jsonpath={range .items[*]}{.message}{'\\n'}{end}").stdout.splitlines()]
+    assert jobs[:2] == ["diamond-a!", "diamond-b!"] and sorted(jobs[2:4]) == ["diamond-c!", "diamond-d!"] \
+        and jobs[4:] == ["diamond-e!"], jobs   # (c and d are created at the same moment)
     out = kubectl("get", "jf", "--field-selector", "spec.flows=x", check=False)
     assert out.returncode == 1 and "field label not supported: spec.flows" in out.stderr, out.stderr
     assert "best model: d" in kubectl("logs", "diamond-e-evaluate-0").stdout

@@ -7,10 +7,17 @@ component, writes what it noted once nothing more urgent is ready — an Event n
 job of a flow, and the Events it notes are written in the order noted (each with the time it was
 noted; Events written at once by other components may be stored before them). Like client-go's,
 events noted but not yet written are lost if the process dies.
+
+An Event is named as client-go names it, `<object>.<UnixNano in hex>` of its first occurrence, so a
+list (sorted by name, as kube-apiserver's) shows each object's Events in the order they happened.
+The same Event again (same object, type, reason, message and source) bumps the count of the first
+one, found through a cache of the last CACHE_SIZE Events written, as client-go's correlator does
+(so, as there, a repeat after a restart is a new Event).
 """
 from __future__ import annotations
 
-import zlib
+import collections
+import threading
 from typing import Any, Callable, Hashable
 
 from vclite.api import kinds, meta
@@ -21,6 +28,11 @@ Obj = dict[str, Any]
 # (obj, event_type, reason, message, component) -> None
 RecordFn = Callable[..., None]
 MAX_NOTED = 1000   # noted events written at once when this many wait (bounded memory under load)
+CACHE_SIZE = 4096  # Events remembered for counting repeats (client-go's maxLruCacheEntries)
+NAME_ATTEMPTS = 10   # names tried when one is taken (an Event of the object at that instant, before a restart)
+_written: collections.OrderedDict[tuple, tuple[str, str]] = collections.OrderedDict()  # key -> (namespace, name)
+_last_stamp: collections.OrderedDict[str, int] = collections.OrderedDict()   # object uid -> its last Event's stamp
+_written_lock = threading.Lock()
 
 
 def direct(client: Any, clock: clock_mod.Clock) -> RecordFn:
@@ -64,12 +76,17 @@ class Recorder:
 
 def build(clock: clock_mod.Clock, obj: Obj, event_type: str, reason: str, message: str,
           component: str = "vclite") -> Obj:
-    """The Event about `obj`, as of now. Its name is stable for the same object and message, so
-    the same event again bumps the count of the first (`write`)."""
+    """The Event about `obj`, as of now, named `<object>.<UnixNano in hex>` as client-go names it."""
     ns = meta.namespace(obj) or "default"
-    digest = zlib.crc32(f"{meta.uid(obj)}\0{message}".encode())  # stable across restarts (unlike hash())
-    ev_name = f"{meta.name(obj)}.{reason.lower()}.{digest:010d}"
-    now = clock_mod.format_time(clock.now())
+    t = clock.now()
+    stamp = int(t.timestamp()) * 10**9 + t.microsecond * 1000
+    with _written_lock:   # Events of an object at one instant (a virtual clock): a nanosecond apart, in order
+        stamp = max(stamp, _last_stamp.pop(meta.uid(obj), -1) + 1)
+        _last_stamp[meta.uid(obj)] = stamp
+        if len(_last_stamp) > CACHE_SIZE:
+            _last_stamp.popitem(last=False)
+    ev_name = f"{meta.name(obj)}.{stamp:x}"
+    now = clock_mod.format_time(t)
     event = {
         "apiVersion": "v1", "kind": "Event",
         "metadata": {"name": ev_name, "namespace": ns},
@@ -81,24 +98,61 @@ def build(clock: clock_mod.Clock, obj: Obj, event_type: str, reason: str, messag
     return event
 
 
-def write(client: Any, event: Obj) -> None:
-    """Create the Event, or bump the count (and lastTimestamp) of the one already there.
-    Never raises: an event that cannot be written is dropped."""
+def _key(event: Obj) -> tuple:
+    inv = event.get("involvedObject") or {}
+    return (inv.get("uid"), inv.get("kind"), inv.get("namespace"), inv.get("name"), event.get("type"),
+            event.get("reason"), event.get("message"), (event.get("source") or {}).get("component"))
+
+
+def _remember(key: tuple, namespace: str, name: str) -> None:
+    with _written_lock:
+        _written[key] = (namespace, name)
+        _written.move_to_end(key)
+        while len(_written) > CACHE_SIZE:
+            _written.popitem(last=False)
+
+
+def _bump(client: Any, key: tuple, event: Obj) -> bool:
+    """Count `event` on the Event written for it before, if that one is still there."""
+    with _written_lock:
+        where = _written.get(key)
+    if where is None:
+        return False
     try:
-        client.create(event)   # most events are new: one write, no read first
-        return
-    except errors.AlreadyExists:
-        pass
+        existing = client.get(kinds.EVENT, *where)
     except errors.ApiError:
-        return
+        return False
+    if _key(existing) != key:
+        return False
+    existing["count"] = int(existing.get("count", 1)) + 1
+    existing["lastTimestamp"] = event["lastTimestamp"]
     try:
-        md = event["metadata"]
-        existing = client.get(kinds.EVENT, md["namespace"], md["name"])
-        existing["count"] = int(existing.get("count", 1)) + 1
-        existing["lastTimestamp"] = event["lastTimestamp"]
         client.update(existing)
     except errors.ApiError:
         pass
+    _remember(key, *where)
+    return True
+
+
+def write(client: Any, event: Obj) -> None:
+    """Create the Event, or bump the count (and lastTimestamp) of the one written for the same
+    thing before. Never raises: an event that cannot be written is dropped."""
+    key = _key(event)
+    if _bump(client, key, event):
+        return
+    md = event["metadata"]
+    base, _, stamp = md["name"].rpartition(".")
+    for i in range(NAME_ATTEMPTS):
+        if i:   # the name is taken: the next nanosecond
+            event = {**event, "metadata": {**md, "name": f"{base}.{int(stamp, 16) + i:x}"}}
+        try:
+            client.create(event)
+        except errors.AlreadyExists:
+            continue
+        except errors.ApiError:
+            return
+        _remember(key, md["namespace"], event["metadata"]["name"])
+        return
 
 
 def record(client: Any, clock: clock_mod.Clock, obj: Obj, event_type: str, reason: str, message: str,

@@ -32,6 +32,24 @@ def test_a_repeated_event_bumps_count_and_last_timestamp():
     assert evs["Started"]["count"] == 1 and evs["Started"]["type"] == "Normal"
 
 
+def test_events_of_an_object_are_listed_in_the_order_they_happened():
+    """Named `<object>.<UnixNano in hex>` as client-go names them: a list, sorted by name as
+    kube-apiserver's, shows an object's Events in order (`kubectl get events`), the Events of one
+    instant too; a repeat is counted on the first, which keeps its place."""
+    clk, client, pod = setup()
+    messages = ["scheduled", "pulled", "started", "killing", "back-off", "started again", "done", "gone", "x", "y"]
+    for i, message in enumerate(messages):
+        events.record(client, clk, pod, "Normal", "Step", message)
+        if i % 3 == 0:
+            clk.advance(0.25)
+    events.record(client, clk, pod, "Normal", "Step", "scheduled")
+    listed = sorted(client.list(kinds.EVENT), key=lambda e: e["metadata"]["name"])
+    assert [e["message"] for e in listed] == messages
+    assert listed[0]["count"] == 2 and [e["count"] for e in listed[1:]] == [1] * (len(messages) - 1)
+    name, _, stamp = listed[0]["metadata"]["name"].rpartition(".")
+    assert name == "p" and int(stamp, 16) == int(clock.VirtualClock().now().timestamp() * 10**9)
+
+
 class RefusingClient:
     """Every write fails as the API would (the event is dropped, the caller goes on)."""
 
