@@ -217,6 +217,18 @@ def test_a_kind_the_server_does_not_serve(kubectl, api_version, kind, how):
     assert "ensure CRDs are installed first" in out.stderr and "openapi" not in out.stderr, out.stderr
 
 
+def test_kubectl_auth_can_i_and_whoami(kubectl):
+    """The token's holder may do everything (system:masters on a cluster): `kubectl auth` asks the
+    server (self-subject reviews, sent as protobuf) and says so."""
+    out = kubectl("auth", "can-i", "create", "jobflows")
+    assert out.stdout == "yes\n", out.stderr
+    assert kubectl("auth", "can-i", "delete", "pods", "-n", "team", "--subresource=log").stdout == "yes\n"
+    assert kubectl("auth", "can-i", "get", "/metrics").stdout == "yes\n"
+    assert rows(kubectl("auth", "can-i", "--list").stdout)[1] == ["*.*", "[]", "[]", "[*]"]
+    assert rows(kubectl("auth", "whoami").stdout) == [["ATTRIBUTE", "VALUE"], ["Username", "vclite-admin"],
+                                                      ["Groups", "[system:masters", "system:authenticated]"]]
+
+
 DRY_JT = """apiVersion: flow.volcano.sh/v1alpha1
 kind: JobTemplate
 metadata: {name: dry}

@@ -27,7 +27,8 @@ from aiohttp import web
 from vclite.api import flow, kinds, meta
 from vclite.executor import logtimes
 from vclite.httpserver import backend as backend_mod
-from vclite.httpserver import bodies, discovery, logs, media, metrics, openapi, resources, routes, security
+from vclite.httpserver import bodies, discovery, logs, media, metrics, openapi, resources, reviews, routes
+from vclite.httpserver import security
 from vclite.httpserver import status as status_mod
 from vclite.httpserver import tables, watch
 from vclite.lib import errors
@@ -185,6 +186,8 @@ class Server:
         route = routes.match(request.path)
         if route is None:
             return status_response(status_mod.not_found_path())
+        if isinstance(route, routes.Static) and route.endpoint is routes.Endpoint.REVIEW:
+            return await self._review(request, route, info)
         if isinstance(route, routes.Static):
             if request.method not in STATIC_METHODS:
                 return status_response(status_mod.status(405, "MethodNotAllowed",
@@ -200,6 +203,17 @@ class Server:
                                                          route.name if about_object else None))
 
     # ---- fixed endpoints --------------------------------------------------------------------------
+    async def _review(self, request: web.Request, route: routes.Static, info: dict[str, str]) -> web.StreamResponse:
+        info["verb"], info["resource"] = "CREATE", route.plural
+        if request.method != "POST":
+            return status_response(status_mod.status(405, "MethodNotAllowed",
+                                                     f"the server does not allow {request.method} on {request.path}"))
+        try:
+            body = bodies.decode(await self._read_body(request), request.headers.get("Content-Type"))
+            return json_response(201, reviews.answer(route.group, route.version, route.plural, body))
+        except errors.ApiError as err:
+            return status_response(status_mod.from_error(err))
+
     def _doc(self, key: Any, build: Callable[[], Obj]) -> Obj:
         if key not in self._docs:
             self._docs[key] = build()

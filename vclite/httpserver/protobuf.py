@@ -1,9 +1,10 @@
 """Kubernetes protobuf request bodies, for the few kinds kubectl sends that way.
 
-kubectl's generator commands (`kubectl create namespace|configmap|secret|priorityclass`) send their
-object as `application/vnd.kubernetes.protobuf`: the magic `k8s\\0`, then a `runtime.Unknown`
-(typeMeta {apiVersion=1, kind=2} = 1, raw = 2) whose `raw` is the object's protobuf message. This
-module decodes those messages for Namespace, ConfigMap, Secret and PriorityClass into the JSON-shaped
+kubectl's generator commands (`kubectl create namespace|configmap|secret|priorityclass`) and `kubectl
+auth` (self-subject reviews) send their object as `application/vnd.kubernetes.protobuf`: the magic
+`k8s\\0`, then a `runtime.Unknown` (typeMeta {apiVersion=1, kind=2} = 1, raw = 2) whose `raw` is the
+object's protobuf message. This module decodes those messages for Namespace, ConfigMap, Secret,
+PriorityClass and the reviews into the JSON-shaped
 objects their JSON form would give (zero values omitted, as the JSON `omitempty` tags do; binary
 data base64, times RFC 3339). Any other kind, or a malformed message, is refused with
 UnsupportedMediaType / BadRequest: the client can send JSON instead. Pure; a bounded walk over
@@ -42,6 +43,18 @@ SCHEMAS: dict[tuple[str, str], Schema] = {
                                                 3: ("globalDefault", "bool"), 4: ("description", "string"),
                                                 5: ("preemptionPolicy", "string")},
 }
+RESOURCE_ATTRIBUTES: Schema = {1: ("namespace", "string"), 2: ("verb", "string"), 3: ("group", "string"),
+                               4: ("version", "string"), 5: ("resource", "string"), 6: ("subresource", "string"),
+                               7: ("name", "string")}
+# the self-subject reviews kubectl sends (`kubectl auth can-i`, `auth can-i --list`, `auth whoami`; reviews.py)
+SCHEMAS.update({
+    ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): {1: ("metadata", OBJECT_META), 2: ("spec", {
+        1: ("resourceAttributes", RESOURCE_ATTRIBUTES),
+        2: ("nonResourceAttributes", {1: ("path", "string"), 2: ("verb", "string")})})},
+    ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): {1: ("metadata", OBJECT_META),
+                                                            2: ("spec", {1: ("namespace", "string")})},
+    ("authentication.k8s.io/v1", "SelfSubjectReview"): {1: ("metadata", OBJECT_META)},
+})
 KEEP_ZERO = {("scheduling.k8s.io/v1", "PriorityClass"): {"value"}}
 UNKNOWN: Schema = {1: ("typeMeta", {1: ("apiVersion", "string"), 2: ("kind", "string")}), 2: ("raw", "raw"),
                    3: ("contentEncoding", "string"), 4: ("contentType", "string")}

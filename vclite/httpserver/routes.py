@@ -31,6 +31,7 @@ class Endpoint(enum.StrEnum):
     LIVEZ = "livez"
     READYZ = "readyz"
     METRICS = "metrics"
+    REVIEW = "review"                # POST /apis/<g>/<v>/<plural>: a self-subject review (reviews.py)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Static:
     endpoint: Endpoint
     group: str = ""
     version: str = ""
+    plural: str = ""   # (REVIEW only)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +66,10 @@ _FIXED = {
 }
 _HEALTH = {"healthz": Endpoint.HEALTHZ, "livez": Endpoint.LIVEZ, "readyz": Endpoint.READYZ}
 NAMESPACE_SUBRESOURCES = ("status", "finalize")
+# self-subject reviews, created and answered, never stored: (group, version, plural)
+REVIEWS = (("authorization.k8s.io", "v1", "selfsubjectaccessreviews"),
+           ("authorization.k8s.io", "v1", "selfsubjectrulesreviews"),
+           ("authentication.k8s.io", "v1", "selfsubjectreviews"))
 
 
 def served_group_versions() -> list[tuple[str, str]]:
@@ -91,6 +97,8 @@ def match(path: str) -> Route | None:
     parts = tuple(p for p in path.split("/") if p)
     if parts in _FIXED:
         return _FIXED[parts]
+    if len(parts) == 4 and parts[0] == "apis" and parts[1:] in REVIEWS:
+        return Static(Endpoint.REVIEW, *parts[1:])
     if parts and parts[0] in _HEALTH:
         return Static(_HEALTH[parts[0]])  # /healthz, /healthz/ping, /readyz/log... all answer
     if len(parts) >= 3 and parts[:2] == ("openapi", "v3"):
