@@ -116,7 +116,7 @@ def _apply(client: Any, docs: list[yamlio.Document], check_templates: bool) -> _
             continue
         seen[ident] = doc
         try:
-            created = client.create(doc.obj)
+            created = _create(client, k, doc.obj)
             admitted.append(doc)
             if doc.obj.get("kind") == kinds.JOBFLOW.kind:
                 out.jobflows.append((doc, created))
@@ -131,6 +131,22 @@ def _apply(client: Any, docs: list[yamlio.Document], check_templates: bool) -> _
                                                + [(d, _sound_flows(d.obj, errs)) for d, errs in out.refused]))
         out.problems.extend(_missing_priority_classes(docs, admitted))
     return out
+
+
+def _create(client: Any, kind: kinds.Kind | None, obj: Obj) -> Obj:
+    """Create `obj`; if it exists already, apply it as `kubectl apply` would: the fields it gives are
+    merged onto the live object (its status aside: a subresource), through update admission. Only
+    what the API starts with — the `default` Namespace, the `root` and `default` Queues — can exist
+    when a document is applied (a name defined twice is a problem before that): Volcano's guides
+    change the default queue this way (`kubectl apply` of a Queue named `default`)."""
+    try:
+        return client.create(obj)
+    except errors.AlreadyExists:
+        if kind is None:
+            raise
+        md = obj["metadata"]
+        patch = {key: value for key, value in obj.items() if key != "status"}
+        return client.patch(kind, (md.get("namespace") or "default") if kind.namespaced else "", md["name"], patch)
 
 
 def _located(doc: yamlio.Document, path: str, message: str, offset: int | None = None) -> Problem:
