@@ -204,7 +204,9 @@ class PodRunner:
     def __init__(self, pod: Obj, pod_dir: Path, config_maps: dict[str, Obj], clock: clock_mod.Clock,
                  on_change: Callable[[str], None], restart_backoff: float = 10.0,
                  host_env: dict[str, str] | None = None):
-        self.pod, self.pod_dir, self.key = pod, Path(pod_dir), meta.key(pod)
+        # (absolute: the mounts' symlinks point into it, and $VC_POD_DIR is read from the container's own
+        # working directory — a relative `vcctl run --workdir` left both pointing nowhere)
+        self.pod, self.pod_dir, self.key = pod, Path(pod_dir).absolute(), meta.key(pod)
         self._host_env = host_env if host_env is not None else dict(os.environ)
         self._config_maps, self._clock, self._on_change = config_maps, clock, on_change
         self._backoff = restart_backoff

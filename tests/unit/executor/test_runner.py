@@ -1,6 +1,7 @@
 """PodRunner against real processes: phases, restarts, env, volumes, logs, kill, termination messages."""
 import asyncio
 import os
+import pathlib
 import time
 
 import pytest
@@ -146,6 +147,23 @@ def test_configmap_volume_is_materialized_under_the_pod_dir(tmp_path):
     r = run(tmp_path, pod, {"job-svc": {"data": {"worker.host": "job-worker-0.job\njob-worker-1.job"}}})
     assert r.phase() == core.PodPhase.SUCCEEDED
     assert (tmp_path / "ns" / "p" / "copy").read_text() == "job-worker-0.job\njob-worker-1.job"
+
+
+@pytest.mark.parametrize("script, extra", [
+    pytest.param('cat etc/volcano/worker.host > copy', {}, id="mount-from-the-pod-dir"),
+    pytest.param('cat "$VC_POD_DIR/etc/volcano/worker.host" > "$VC_POD_DIR/copy"',
+                 {"workingDir": "/no/such/dir/vclite-test"}, id="vc-pod-dir-from-another-working-dir"),
+])
+def test_a_relative_pod_dir_still_gives_working_mounts_and_vc_pod_dir(tmp_path, monkeypatch, script, extra):
+    """`vcctl run --workdir wd`: the volume's symlink and $VC_POD_DIR must not be relative to the wrong place."""
+    monkeypatch.chdir(tmp_path)
+    pod = make_pod([container("main", script, volumeMounts=[{"name": "hosts", "mountPath": "/etc/volcano"}], **extra)],
+                   volumes=[{"name": "hosts", "configMap": {"name": "job-svc"}}])
+    r = runner.PodRunner(pod, pathlib.Path("wd") / "ns" / "p", {"job-svc": {"data": {"worker.host": "w-0.job"}}},
+                         clock.RealClock(), [].append, restart_backoff=0.05)
+    asyncio.run(r.run())
+    assert r.phase() == core.PodPhase.SUCCEEDED, (tmp_path / "wd/ns/p/logs/main.log").read_text()
+    assert (tmp_path / "wd/ns/p/copy").read_text() == "w-0.job"
 
 
 def test_working_dir_maps_into_the_pod_dir_when_absent_on_the_host(tmp_path):
