@@ -32,8 +32,10 @@ def no_command_message(name: str, has_args: bool = False) -> str:
             "image's default entrypoint")
 
 
-def validate_pod_spec(spec: Any, path: str, *, require_command: bool) -> list[FieldError]:
-    """Check a PodSpec at `path` (e.g. `spec.tasks[0].template.spec`)."""
+def validate_pod_spec(spec: Any, path: str, *, require_command: bool,
+                      commanded: frozenset[str] = frozenset()) -> list[FieldError]:
+    """Check a PodSpec at `path` (e.g. `spec.tasks[0].template.spec`). `commanded`: the names of the
+    (app) containers a job plugin gives a command (ray's head and worker): they need none of their own."""
     if not isinstance(spec, dict):
         return [FieldError(path, common.REQUIRED if spec is None else common.type_error(spec, "object"))]
     errs: list[FieldError] = []
@@ -50,7 +52,8 @@ def validate_pod_spec(spec: Any, path: str, *, require_command: bool) -> list[Fi
             errs.append(FieldError(f"{path}.{key}", common.type_error(items, "array")))
             continue
         for j, c in enumerate(items):
-            errs += _validate_container(c, f"{path}.{key}[{j}]", seen, require_command)
+            own = key == "containers" and isinstance(c, dict) and c.get("name") in commanded
+            errs += _validate_container(c, f"{path}.{key}[{j}]", seen, require_command and not own)
             if isinstance(c, dict):
                 errs += _volume_mounts(c.get("volumeMounts"), f"{path}.{key}[{j}].volumeMounts", volumes)
                 errs += _env(c.get("env"), f"{path}.{key}[{j}].env")

@@ -6,7 +6,8 @@ Sources: pkg/webhooks/admission/jobs/{mutate/mutate_job.go, validate/admit_job.g
 and installer/helm/chart/volcano/policy/jobs-validating.yaml. Differences, on purpose: every problem
 is reported (Volcano's UPDATE check stops at the first), the pod-name length check uses the largest
 replica index (Volcano uses the task index), undefined `dependsOn` names and cycles are named, and
-containers must have a command (vclite runs pods as local processes; `Options.require_command`).
+containers must have a command (vclite runs pods as local processes; `Options.require_command`) — but
+those the ray plugin gives one (`plugin_commands`).
 The spec-level functions are shared with JobTemplate. Pure functions; the only reads go through View.
 """
 from __future__ import annotations
@@ -110,7 +111,7 @@ def validate_spec(spec: Obj, job_name: str, view: base.View, options: base.Optio
     elif not isinstance(tasks, list):
         errs.append(FieldError("spec.tasks", common.type_error(tasks, "array")))
         tasks = []
-    total = _validate_tasks(tasks or [], job_name, options, errs)
+    total = _validate_tasks(tasks or [], job_name, options, errs, plugin_commands(spec.get("plugins")))
     _validate_job_fields(spec, total, errs)
     # Volcano's own name check; only its length rule can fail once the name is a valid subdomain.
     name_msgs = common.qualified_name(job_name) if job_name and not common.dns1123_subdomain(job_name) else []
@@ -149,9 +150,23 @@ def _validate_network_topology(nt: Any, path: str) -> list[FieldError]:
     return common.network_topology(nt, path)
 
 
-def _validate_tasks(tasks: list, job_name: str, options: base.Options, errs: list[FieldError]) -> int | None:
+def plugin_commands(plugins: Any) -> dict[str, frozenset[str]]:
+    """task name -> the names of its containers whose command a job plugin sets when their pods are
+    made: ray's head and worker containers (`ray start …`, ray.go OnPodCreate), so a ray job needs no
+    command of its own there, as Volcano's ray example writes it."""
+    if not isinstance(plugins, dict) or "ray" not in plugins:
+        return {}
+    f = goflags.parse(plugins["ray"] if isinstance(plugins["ray"], list) else [], batch.RAY_PLUGIN_FLAGS)[0]
+    out: dict[str, frozenset[str]] = {}
+    for task, container in ((f["head"], f["headContainer"]), (f["worker"], f["workerContainer"])):
+        out[task] = out.get(task, frozenset()) | {container}
+    return out
+
+
+def _validate_tasks(tasks: list, job_name: str, options: base.Options, errs: list[FieldError],
+                    commanded: dict[str, frozenset[str]]) -> int | None:
     """Per-task rules; returns Σ replicas, or None when some task's replicas is invalid (already
-    reported: the rules comparing with replicas would only repeat it)."""
+    reported: the rules comparing with replicas would only repeat it). `commanded`: plugin_commands."""
     names: set[str] = set()
     total: int | None = 0
     for i, task in enumerate(tasks):
@@ -184,18 +199,20 @@ def _validate_tasks(tasks: list, job_name: str, options: base.Options, errs: lis
             msgs = common.qualified_name(pod_name)
             if msgs:
                 errs.append(FieldError(f"{tp}.name", f"create pod with name {pod_name} validate failed [{' '.join(msgs)}]"))
-        errs += _validate_template(task, i, options)
+        errs += _validate_template(task, i, options, commanded.get(name, frozenset()))
         errs += _validate_partition_policy(task, tp, name, job_name)
         errs += _validate_depends_on_shape(task.get("dependsOn"), f"{tp}.dependsOn")
     return total
 
 
-def _validate_template(task: Obj, index: int, options: base.Options) -> list[FieldError]:
+def _validate_template(task: Obj, index: int, options: base.Options,
+                       commanded: frozenset[str] = frozenset()) -> list[FieldError]:
     tp = f"spec.tasks[{index}].template"
     template = task.get("template")
     if not isinstance(template, dict):
         return [FieldError(tp, common.REQUIRED if template is None else common.type_error(template, "object"))]
-    errs = pod.validate_pod_spec(template.get("spec"), f"{tp}.spec", require_command=options.require_command)
+    errs = pod.validate_pod_spec(template.get("spec"), f"{tp}.spec", require_command=options.require_command,
+                                 commanded=commanded)
     errs += shapes.check(template.get("metadata"), shapes.TEMPLATE_METADATA, f"{tp}.metadata")
     policy = task.get("topologyPolicy")
     if policy in (None, "", TOPOLOGY_NONE):

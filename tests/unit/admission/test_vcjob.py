@@ -552,3 +552,33 @@ def test_e2e_updates(change, text: str | None) -> None:
         with pytest.raises(errors.Invalid) as info:
             admit.admit(Op.UPDATE, kinds.JOB, new, old, views.default_view())
         assert text in str(info.value)
+
+
+def _bare(name: str) -> Obj:
+    return {"name": name, "image": "rayproject/ray"}
+
+
+@pytest.mark.parametrize("plugins, tasks, refused", [
+    pytest.param({"ray": [], "svc": []}, [task("head", 1, containers=[_bare("head")]),
+                                          task("worker", 2, containers=[_bare("worker")])], [],
+                 id="ray-head-and-worker-commands-come-from-the-plugin"),
+    pytest.param({"ray": ["--head=h", "--headContainer=c", "--worker=w", "--workerContainer=c"]},
+                 [task("h", 1, containers=[_bare("c")]), task("w", 1, containers=[_bare("c")])], [],
+                 id="ray-flags-name-the-tasks-and-containers"),
+    pytest.param({"ray": []}, [task("head", 1, containers=[_bare("head"), _bare("side")]),
+                               task("worker", 1, containers=[_bare("ray")])],
+                 ["spec.tasks[0].template.spec.containers[1].command", "spec.tasks[1].template.spec.containers[0].command"],
+                 id="ray-other-containers-still-need-one"),
+    pytest.param({"ray": []}, [task("head", 1) | {"template": {"spec": {"initContainers": [_bare("init")],
+                                                                          "containers": [_bare("head")]}}}],
+                 ["spec.tasks[0].template.spec.initContainers[0].command"], id="ray-init-container-still-needs-one"),
+    pytest.param({"svc": []}, [task("head", 1, containers=[_bare("head")])],
+                 ["spec.tasks[0].template.spec.containers[0].command"], id="no-ray-plugin"),
+])
+def test_a_container_whose_command_a_job_plugin_sets_needs_none(plugins: Obj, tasks: list[Obj],
+                                                                refused: list[str]) -> None:
+    obj = job(*tasks, plugins=plugins)
+    errs = rejected(obj) if refused else []
+    if not refused:
+        assert create(obj) is not None
+    assert sorted(e.path for e in errs) == refused
