@@ -121,11 +121,12 @@ def test_kubectl_runs_the_diamond(kubectl, server):
     assert "best model: d" in kubectl("logs", "diamond-e-evaluate-0").stdout
     assert kubectl("logs", "diamond-e-evaluate-0", "--tail=1").stdout == "best model: d\n"
     assert "best model: d" in kubectl("logs", "-f", "diamond-e-evaluate-0", timeout=30).stdout
-    # the time of a line: when the executor saw it, here the quick run's end (finishedAt)
-    ended = json.loads(kubectl("get", "pod", "diamond-e-evaluate-0", "-o", "json").stdout)[
-        "status"]["containerStatuses"][0]["state"]["terminated"]["finishedAt"]
+    # the time of a line: when the executor saw it (a look while it ran, or the run's end, finishedAt)
+    run = json.loads(kubectl("get", "pod", "diamond-e-evaluate-0", "-o", "json").stdout)[
+        "status"]["containerStatuses"][0]["state"]["terminated"]
     stamped = kubectl("logs", "diamond-e-evaluate-0", "--timestamps", "--tail=1").stdout
-    assert re.fullmatch(re.escape(ended[:-1]) + r"\.000000000Z best model: d\n", stamped), (ended, stamped)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z best model: d\n", stamped), stamped
+    assert run["startedAt"][:-1] <= stamped[:19] <= run["finishedAt"][:-1], (run, stamped)
     assert kubectl("logs", "diamond-e-evaluate-0", "--since=1h", "--tail=1").stdout == "best model: d\n"
     assert kubectl("logs", "diamond-e-evaluate-0", "--since-time=2099-01-01T00:00:00Z").stdout == ""
 
@@ -545,6 +546,39 @@ def test_logs_of_the_current_run_and_previous(kubectl):
     out = kubectl("logs", "retried", "-p", check=False)
     assert out.returncode == 1 and 'previous terminated container "main" in pod "retried" not found' in out.stderr
     kubectl("delete", "pod", "retried")
+
+
+GRACEFUL = """
+apiVersion: v1
+kind: Pod
+metadata: {name: NAME}
+spec:
+  schedulerName: volcano
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 20
+  containers:
+    - name: main
+      image: busybox
+      command: ["sh", "-c", "trap 'echo stopping; sleep 2; exit 0' TERM; echo up; while true; do sleep 0.1; done"]
+"""
+
+
+def test_deleting_a_running_pod_is_graceful(kubectl):
+    """Terminating (deletionTimestamp) while the container handles SIGTERM, logs readable meanwhile;
+    then gone. `--grace-period=0 --force` removes it at once."""
+    for name in ("slow-stop", "forced"):
+        kubectl("apply", "-f", "-", input=GRACEFUL.replace("NAME", name))
+        wait_for(kubectl, ["logs", name], lambda out: out.stdout == "up\n", f"{name} did not start")
+    kubectl("delete", "pod", "slow-stop", "--wait=false")
+    row = rows(kubectl("get", "pod", "slow-stop").stdout)[1]
+    assert row[2] == "Terminating", row
+    assert kubectl("get", "pod", "slow-stop", "-o", "jsonpath={.metadata.deletionGracePeriodSeconds}").stdout == "20"
+    wait_for(kubectl, ["logs", "slow-stop"], lambda out: "stopping" in out.stdout, "no SIGTERM seen in the log")
+    wait_for(kubectl, ["get", "pod", "slow-stop", "--ignore-not-found"], lambda out: out.stdout == "",
+             "the pod was not removed once its container stopped")
+    out = kubectl("delete", "pod", "forced", "--grace-period=0", "--force")
+    assert 'pod "forced" force deleted' in out.stdout, out.stdout
+    assert kubectl("get", "pod", "forced", "--ignore-not-found").stdout == ""
 
 
 def one_pod_template(name, command):

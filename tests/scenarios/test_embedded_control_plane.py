@@ -51,7 +51,12 @@ def kubelet(rt, outcome=lambda pod: "Succeeded"):
     """Move every bound pod one step: Pending -> Running -> outcome(pod). Returns pods moved."""
     moved = 0
     for pod in rt.client.list(kinds.POD):
-        if not pod["spec"].get("nodeName") or meta.is_deleting(pod):
+        if not pod["spec"].get("nodeName"):
+            continue
+        if meta.is_deleting(pod):   # its containers stop at once: the kubelet's last step of the deletion
+            if pod["metadata"].get("deletionGracePeriodSeconds"):
+                rt.client.delete(kinds.POD, meta.namespace(pod), meta.name(pod), grace_period=0)
+                moved += 1
             continue
         phase = (pod.get("status") or {}).get("phase", "Pending")
         nxt = {"Pending": "Running", "Running": outcome(pod)}.get(phase)
@@ -159,6 +164,7 @@ def test_deleting_a_namespace_deletes_what_is_inside_then_the_namespace():
         rt.client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "late", "namespace": "team"}})
     for _ in range(50):
         rt.settle()
+        kubelet(rt)   # the running pods stop (graceful deletion): the kubelet's last step removes them
         if not any(n["metadata"]["name"] == "team" for n in rt.client.list(kinds.NAMESPACE)):
             break
         rt.clock.advance(0.2)
@@ -199,6 +205,8 @@ def test_a_bare_pod_for_volcano_gets_a_podgroup_and_is_scheduled():
     assert "scheduling.k8s.io/group-name" not in theirs["metadata"].get("annotations", {})
     assert not theirs["spec"].get("nodeName") and len(rt.client.list(kinds.PODGROUP)) == 1
     rt.client.delete(kinds.POD, "default", "mine")
+    rt.settle()
+    kubelet(rt)   # (a running pod: its kubelet ends the graceful deletion)
     rt.settle()
     assert rt.client.list(kinds.PODGROUP) == []   # owned by the pod: collected with it
 

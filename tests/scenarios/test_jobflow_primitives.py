@@ -43,7 +43,12 @@ def kubelet(rt: runtime.Runtime, outcome) -> int:
     """Move every bound pod one step: Pending -> Running -> outcome(pod) = (phase, message)."""
     moved = 0
     for pod in rt.client.list(kinds.POD):
-        if not pod["spec"].get("nodeName") or meta.is_deleting(pod):
+        if not pod["spec"].get("nodeName"):
+            continue
+        if meta.is_deleting(pod):   # its containers stop at once: the kubelet's last step of the deletion
+            if pod["metadata"].get("deletionGracePeriodSeconds"):
+                rt.client.delete(kinds.POD, meta.namespace(pod), meta.name(pod), grace_period=0)
+                moved += 1
             continue
         phase = (pod.get("status") or {}).get("phase", "Pending")
         if phase == "Pending":

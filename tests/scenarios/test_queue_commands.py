@@ -119,6 +119,9 @@ def test_a_job_command_is_consumed_once_and_runs_its_action():
     rt.settle()
     command(rt, kinds.JOB, "j", "AbortJob")
     rt.settle()
+    assert meta.phase(rt.client.get(kinds.JOB, "default", "j")) == "Aborting"   # while its pods stop
+    kubelet(rt)
+    rt.settle()
     assert meta.phase(rt.client.get(kinds.JOB, "default", "j")) == "Aborted"
     assert rt.client.list(kinds.COMMAND) == []
     assert [m for _, m, _ in events(rt, "j", "CommandIssued")] == [

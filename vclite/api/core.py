@@ -30,3 +30,20 @@ DEFAULT_NAMESPACE = "default"
 NAMESPACE_FINALIZER = "kubernetes"   # a Namespace's spec.finalizers: the namespace controller empties it
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"   # every Namespace carries its name as this label
 CPU, MEMORY, PODS = "cpu", "memory", "pods"
+DEFAULT_TERMINATION_GRACE = 30   # seconds: a pod's terminationGracePeriodSeconds when it names none
+
+
+def deletion_grace(pod: dict, requested: int | None = None) -> int:
+    """Seconds a deleted pod gets to stop, as the pod registry's CheckGracefulDelete decides: 0 (it is
+    removed at once) for a pod no node runs or whose containers have all ended; else `requested`
+    (DeleteOptions.gracePeriodSeconds), else its `terminationGracePeriodSeconds` (30 when unset).
+    A negative value counts as 1, as the API server reads it."""
+    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    phase = (pod.get("status") or {}).get("phase") if isinstance(pod.get("status"), dict) else None
+    if not spec.get("nodeName") or phase in (PodPhase.SUCCEEDED, PodPhase.FAILED):
+        return 0
+    grace = requested if requested is not None else spec.get("terminationGracePeriodSeconds",
+                                                             DEFAULT_TERMINATION_GRACE)
+    if not isinstance(grace, int) or isinstance(grace, bool):
+        grace = DEFAULT_TERMINATION_GRACE
+    return 1 if grace < 0 else grace

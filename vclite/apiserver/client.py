@@ -68,7 +68,10 @@ class Client(Protocol):
     def bind(self, namespace: str, name: str, node: str, annotations: dict[str, str] | None = None) -> None:
         """Assign a pod to a node through pods/binding (Conflict if it is assigned already)."""
 
-    def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background") -> Obj | None: ...
+    def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background",
+               grace_period: int | None = None) -> Obj | None:
+        """Delete (a running pod gracefully: see store/memory.py); `grace_period`: DeleteOptions'
+        gracePeriodSeconds (0: at once)."""
 
     def watch(self, kind: kinds.Kind | None, handler: WatchHandler,
               resource_version: str | None = None) -> Subscription: ...

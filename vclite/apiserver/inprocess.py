@@ -171,7 +171,7 @@ class InProcessClient:
         self.store.update(kinds.POD, new, subresource="binding", owned=True, copy_result=False)
 
     def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background",
-               dry_run: bool = False) -> Obj | None:
+               dry_run: bool = False, grace_period: int | None = None) -> Obj | None:
         old = self.store.peek(kind, namespace if kind.namespaced else "", name)   # (admission only reads it)
         if old is None:
             old = self.store.get(kind, namespace, name)   # raises NotFound
@@ -180,7 +180,8 @@ class InProcessClient:
             # (a namespace stored before namespaces had their finalizer: it must empty out first too)
             held = {**(old.get("spec") or {}), "finalizers": [core.NAMESPACE_FINALIZER]}
             self.store.update(kind, {**old, "spec": held}, owned=True, copy_result=False)
-        return self.store.delete(kind, namespace, name, propagation=propagation, dry_run=dry_run)
+        return self.store.delete(kind, namespace, name, propagation=propagation, dry_run=dry_run,
+                                 grace_period=grace_period)
 
     def watch(self, kind: kinds.Kind | None, handler: client_mod.WatchHandler,
               resource_version: str | None = None) -> client_mod.Subscription:

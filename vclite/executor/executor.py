@@ -10,8 +10,10 @@ container statuses, pod and host IP 127.0.0.1).
 - A pod deleted, being deleted (deletionTimestamp), moved off its node or replaced by a new pod of
   the same name has its process groups stopped (SIGTERM, SIGKILL after the grace period: a
   positive metadata.deletionGracePeriodSeconds, else spec.terminationGracePeriodSeconds, default
-  30 s); a pod still present gets its final status, and a pod being deleted without finalizers is
-  then deleted for good (the kubelet's last step of graceful deletion).
+  30 s); a pod still present gets its final status, and a pod being deleted is then deleted with
+  grace period 0 (the kubelet's last step of a graceful deletion: the API keeps a deleted pod of a
+  node, Terminating, until then; its finalizers, if any, hold it longer). So is a pod being
+  deleted that runs nothing here.
 - A pod already Succeeded or Failed is never run again.
 - A pod with spec.activeDeadlineSeconds still running that long after it started is stopped as above
   (its terminationGracePeriodSeconds) and Failed with reason DeadlineExceeded, as the kubelet does.
@@ -174,8 +176,8 @@ class LocalExecutor:
         lost = pod is not None and lost_uid == meta.uid(pod)
         if pod is None or not self._mine(pod) or meta.is_deleting(pod):
             self._blocked.discard(key)
-            if lost and meta.is_deleting(pod):   # the kubelet's last step, which the previous process missed
-                self._finish_deletion(pod)
+            if pod is not None and meta.is_deleting(pod) and (lost or self._mine(pod)):
+                self._finish_deletion(pod)   # nothing of it runs here (any more): it may go
             return
         if meta.phase(pod) in podstatus.TERMINAL:
             return
@@ -277,9 +279,12 @@ class LocalExecutor:
         return run.stop_task
 
     def _finish_deletion(self, pod: Obj) -> None:
-        if meta.is_deleting(pod) and not (pod.get("metadata") or {}).get("finalizers"):
+        """The kubelet's last step of a graceful deletion: its containers have stopped, so the pod may
+        go now (delete with grace period 0; its finalizers, if any, still hold it)."""
+        md = pod.get("metadata") or {}
+        if meta.is_deleting(pod) and (md.get("deletionGracePeriodSeconds") or not md.get("finalizers")):
             try:
-                self.client.delete(kinds.POD, meta.namespace(pod), meta.name(pod))
+                self.client.delete(kinds.POD, meta.namespace(pod), meta.name(pod), grace_period=0)
             except errors.NotFound:
                 pass
 

@@ -260,6 +260,22 @@ def apply(be: backend_mod.Backend, route: routes.Resource, query: Query, body: A
     return 200, _write(be, route, new, dry)
 
 
+def grace_period(query: Query, body: Obj | None) -> int | None:
+    """DeleteOptions.gracePeriodSeconds, from the body or the query (None: the pod's own)."""
+    value = (body or {}).get("gracePeriodSeconds") if isinstance(body, dict) else None
+    if value is None:
+        text = query.get("gracePeriodSeconds")
+        if text in (None, ""):
+            return None
+        try:
+            return int(text)
+        except ValueError:
+            raise errors.BadRequest(f'invalid value for gracePeriodSeconds: "{text}" (want an integer)') from None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise errors.BadRequest(f"gracePeriodSeconds: expected an integer, got {value!r}")
+    return value
+
+
 def delete_options(query: Query, body: Obj | None) -> tuple[str, Obj, bool]:
     """(propagationPolicy, preconditions, dry run) from a DeleteOptions body or the query."""
     opts = body or {}
@@ -286,7 +302,7 @@ def delete(be: backend_mod.Backend, route: routes.Resource, query: Query, body: 
                                       f"{field} in object meta: {md.get(field)}")
     # Foreground deletion is served as Background: dependents are collected right after.
     gone = be.client.delete(kind, ns, name, propagation="Orphan" if policy == "Orphan" else "Background",
-                            dry_run=dry)
+                            dry_run=dry, grace_period=grace_period(query, body))
     if gone is None:
         return 200, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                      "details": {"name": name, "group": kind.group, "kind": kind.plural}}
@@ -295,13 +311,15 @@ def delete(be: backend_mod.Backend, route: routes.Resource, query: Query, body: 
 
 def delete_collection(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj | None) -> Result:
     policy, _, dry = delete_options(query, body)
+    grace = grace_period(query, body)
     kind = route.kind
     items = be.select(kind, route.namespace, query.get("labelSelector") or None, query.get("fieldSelector") or None)
     deleted = []
     for obj in sorted(items, key=_sort_key):
         try:
             out = be.client.delete(kind, meta.namespace(obj), meta.name(obj),
-                                   propagation="Orphan" if policy == "Orphan" else "Background", dry_run=dry)
+                                   propagation="Orphan" if policy == "Orphan" else "Background", dry_run=dry,
+                                   grace_period=grace)
         except errors.NotFound:
             continue
         deleted.append(out if out is not None else obj)

@@ -7,7 +7,10 @@
   the stored status.
 - delete of an object with finalizers (a Namespace's spec.finalizers too) only sets
   deletionTimestamp (a Namespace turns Terminating); the update that removes the last finalizer
-  completes the deletion. When an object is removed, dependents whose
+  completes the deletion. So does the delete of a Pod a node runs (core.deletion_grace): it gets
+  deletionTimestamp = now + its grace period and deletionGracePeriodSeconds, and is removed by the
+  delete with grace period 0 its kubelet (the executor) sends once its containers have stopped; a
+  later delete may only shorten the grace period. When an object is removed, dependents whose
   ownerReferences all point at removed owners are deleted too (background cascading deletion);
   `propagation="Orphan"` removes the reference instead (and an emptied ownerReferences list).
 - watch delivers (ADDED|MODIFIED|DELETED, new, old) to handlers synchronously after each write,
@@ -18,16 +21,18 @@ caller asks for the stored object (`copy_result=False`: the in-process client, w
 keep a write's result). Objects in watch events are the store's own (never modified after they are
 written, since every write replaces the object): handlers must treat them as read-only. That
 saves a deep copy per event per subscriber. mutations.py checks the read-only contract in tests.
-The store does not know what a kind means beyond its scope and whether it has a status subresource.
+The store does not know what a kind means beyond its scope, whether it has a status subresource, and
+the two deletion rules of Namespaces (spec.finalizers) and Pods (graceful).
 """
 from __future__ import annotations
 
 import collections
+import datetime
 import itertools
 import uuid
 from typing import Any, Callable, Iterable
 
-from vclite.api import kinds
+from vclite.api import core, kinds
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, jsoncopy
 from vclite.store import mutations
@@ -237,7 +242,8 @@ class MemoryStore:
                 else:
                     new.pop("status", None)
             nmd = new.setdefault("metadata", {})
-            for field in ("uid", "creationTimestamp", "namespace", "deletionTimestamp", "generation"):
+            for field in ("uid", "creationTimestamp", "namespace", "deletionTimestamp", "deletionGracePeriodSeconds",
+                          "generation"):
                 if field in old["metadata"]:
                     nmd[field] = old["metadata"][field]
                 else:
@@ -254,7 +260,8 @@ class MemoryStore:
         new["metadata"]["resourceVersion"] = str(self._next_rv())
         self._reindex_owners(kind, ns, name, old, new)
         self._put(kind, ns, name, new)
-        if new["metadata"].get("deletionTimestamp") and not finalizers(kind, new):
+        if new["metadata"].get("deletionTimestamp") and not finalizers(kind, new) \
+                and not new["metadata"].get("deletionGracePeriodSeconds"):
             return self._result(self._remove(kind, ns, name, old_for_event=old), copy_result)
         self._emit("MODIFIED", kind, new, old)
         return self._result(new, copy_result)
@@ -269,8 +276,9 @@ class MemoryStore:
                 self._dependents[uid].add((kind.kind, ns, name))
 
     def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background",
-               dry_run: bool = False) -> Obj | None:
-        """`dry_run`: every check, nothing deleted (dependents neither); the object as it is."""
+               dry_run: bool = False, grace_period: int | None = None) -> Obj | None:
+        """`dry_run`: every check, nothing deleted (dependents neither); the object as it is.
+        `grace_period`: DeleteOptions.gracePeriodSeconds (a pod only, see the module docstring)."""
         ns = namespace if kind.namespaced else ""
         obj = self._objects[kind.kind].get((ns, name))
         if obj is None:
@@ -279,19 +287,27 @@ class MemoryStore:
             return clone(obj)
         if propagation == "Orphan":
             self._orphan_dependents(obj["metadata"]["uid"])
-        if finalizers(kind, obj):
-            if obj["metadata"].get("deletionTimestamp"):
-                return clone(obj)
-            new = clone(obj)
-            if kind.kind == "Namespace":
-                new["status"] = {**(new.get("status") or {}), "phase": "Terminating"}
-            new["metadata"]["deletionTimestamp"] = clock_mod.format_time(self._clock.now())
-            new["metadata"]["deletionGracePeriodSeconds"] = 0
-            new["metadata"]["resourceVersion"] = str(self._next_rv())
-            self._put(kind, ns, name, new)
-            self._emit("MODIFIED", kind, new, obj)
-            return clone(new)
+        grace = core.deletion_grace(obj, grace_period) if kind.kind == "Pod" else 0
+        if grace or finalizers(kind, obj):
+            return self._mark_deleting(kind, ns, name, obj, grace)
         return clone(self._remove(kind, ns, name, old_for_event=None))
+
+    def _mark_deleting(self, kind: kinds.Kind, ns: str, name: str, obj: Obj, grace: int) -> Obj:
+        """Set deletionTimestamp (now + `grace`) and deletionGracePeriodSeconds; a second deletion may
+        only shorten the grace period."""
+        md = obj["metadata"]
+        if md.get("deletionTimestamp") and (md.get("deletionGracePeriodSeconds") or 0) <= grace:
+            return clone(obj)
+        new = clone(obj)
+        if kind.kind == "Namespace":
+            new["status"] = {**(new.get("status") or {}), "phase": "Terminating"}
+        when = self._clock.now() + datetime.timedelta(seconds=grace)
+        new["metadata"]["deletionTimestamp"] = clock_mod.format_time(when)
+        new["metadata"]["deletionGracePeriodSeconds"] = grace
+        new["metadata"]["resourceVersion"] = str(self._next_rv())
+        self._put(kind, ns, name, new)
+        self._emit("MODIFIED", kind, new, obj)
+        return clone(new)
 
     def _orphan_dependents(self, owner_uid: str) -> None:
         for kind_name, ns, name in sorted(self._dependents.pop(owner_uid, set())):

@@ -331,9 +331,9 @@ class SqliteStore(memory.MemoryStore):
             return super().update(kind, obj, subresource, owned, copy_result, dry_run)
 
     def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background",
-               dry_run: bool = False) -> Obj | None:
+               dry_run: bool = False, grace_period: int | None = None) -> Obj | None:
         with self._transaction():
-            return super().delete(kind, namespace, name, propagation, dry_run)
+            return super().delete(kind, namespace, name, propagation, dry_run, grace_period)
 
     def watch(self, kind: kinds.Kind | None, handler: memory.Handler, resource_version: str | None = None):
         with self._mutex:   # no write can slip between the replay and the subscription

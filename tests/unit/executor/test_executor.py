@@ -262,3 +262,29 @@ def test_the_logs_of_running_containers_get_time_samples_and_a_restart_keeps_the
     assert before[1][1] <= logtimes.read_samples(current)[0][1]
     assert not logtimes.times_path(ex.log_path("default", "quick", "main")).exists()   # it ended before a look
     asyncio.run(drive(ex, lambda: len(ex.queue) == 0))   # no pod runs: the looks stop
+
+
+def test_a_deleted_running_pod_stays_terminating_until_its_container_has_stopped(env):
+    """Graceful deletion: the API keeps the pod (deletionTimestamp) while its container handles SIGTERM;
+    the executor then writes its final status and removes it (delete with grace period 0)."""
+    client, ex, workdir = env
+    script = 'trap "echo stopping; sleep 0.3; exit 0" TERM; echo up; while true; do sleep 0.05; done'
+    client.create(make_pod("graceful", script))
+    log = workdir / "default" / "graceful" / "logs" / "main.log"
+    seen = []
+    client.watch(kinds.POD, lambda ev: seen.append((ev.type, (ev.object.get("status") or {}).get("phase"),
+                                                    bool(ev.object["metadata"].get("deletionTimestamp")))))
+
+    async def scenario():
+        try:
+            await drive(ex, lambda: phase(client, "graceful") == "Running" and "up" in log.read_text())
+            marked = client.delete(kinds.POD, "default", "graceful")
+            assert marked["metadata"]["deletionGracePeriodSeconds"] == 5   # its terminationGracePeriodSeconds
+            assert phase(client, "graceful") == "Running"   # still there, Terminating
+            await drive(ex, lambda: phase(client, "graceful") is None)
+        finally:
+            await ex.stop_all(grace=0)
+
+    asyncio.run(scenario())
+    assert "stopping" in log.read_text()   # it got SIGTERM and its grace period
+    assert seen[-2:] == [("MODIFIED", "Succeeded", True), ("DELETED", "Succeeded", True)]   # final status, then gone

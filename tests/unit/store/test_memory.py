@@ -1,4 +1,6 @@
 """Kubernetes storage semantics of the in-memory store."""
+import datetime
+
 import pytest
 
 from vclite.api import kinds
@@ -114,6 +116,68 @@ def test_finalizers_delay_deletion_until_removed():
     s.update(kinds.POD, marked)
     with pytest.raises(errors.NotFound):
         s.get(kinds.POD, "default", "a")
+
+
+def running_pod(name, grace=None, phase="Running", node="n1", **kw):
+    p = pod(name, **kw)
+    if node:
+        p["spec"]["nodeName"] = node
+    if grace is not None:
+        p["spec"]["terminationGracePeriodSeconds"] = grace
+    p["status"] = {"phase": phase}
+    return p
+
+
+def test_a_running_pod_is_deleted_gracefully_and_removed_by_its_kubelets_last_delete():
+    s = new_store()
+    s.create(kinds.POD, running_pod("a", grace=10))
+    seen = []
+    s.watch(kinds.POD, lambda ev: seen.append(ev.type))
+    marked = s.delete(kinds.POD, "default", "a")
+    md = marked["metadata"]
+    assert md["deletionGracePeriodSeconds"] == 10 and seen == ["MODIFIED"]
+    assert clock.parse_time(md["deletionTimestamp"]) == clock.parse_time(md["creationTimestamp"]) + \
+        datetime.timedelta(seconds=10)   # (a virtual clock: now is the creation time)
+    assert s.delete(kinds.POD, "default", "a", grace_period=20) == s.get(kinds.POD, "default", "a")   # never longer
+    shorter = s.delete(kinds.POD, "default", "a", grace_period=3)["metadata"]
+    assert shorter["deletionGracePeriodSeconds"] == 3
+    now_failed = dict(s.get(kinds.POD, "default", "a"), status={"phase": "Failed"})
+    s.update(kinds.POD, now_failed, subresource="status")   # the kubelet's final status: still there
+    current = s.get(kinds.POD, "default", "a")
+    labelled = {k: v for k, v in current["metadata"].items() if k != "deletionGracePeriodSeconds"}
+    s.update(kinds.POD, dict(current, metadata={**labelled, "labels": {"x": "y"}}))   # (a client that drops it)
+    assert s.get(kinds.POD, "default", "a")["metadata"]["deletionGracePeriodSeconds"] == 3   # kept by an update
+    assert s.delete(kinds.POD, "default", "a", grace_period=0)["metadata"]["name"] == "a"
+    with pytest.raises(errors.NotFound):
+        s.get(kinds.POD, "default", "a")
+    assert seen[-1] == "DELETED"
+
+
+def test_a_gracefully_deleted_pod_with_a_finalizer_goes_once_both_are_done():
+    s = new_store()
+    s.create(kinds.POD, running_pod("a", finalizers=["example.com/f"]))
+    s.delete(kinds.POD, "default", "a")
+    held = s.get(kinds.POD, "default", "a")
+    s.update(kinds.POD, dict(held, metadata={**held["metadata"], "finalizers": []}))   # the finalizer's owner is done
+    assert s.get(kinds.POD, "default", "a")   # its grace period runs still
+    s.update(kinds.POD, dict(s.get(kinds.POD, "default", "a"),
+                             metadata={**s.get(kinds.POD, "default", "a")["metadata"], "finalizers": ["example.com/f"]}))
+    s.delete(kinds.POD, "default", "a", grace_period=0)   # the kubelet's last delete: the finalizer holds it
+    held = s.get(kinds.POD, "default", "a")
+    assert held["metadata"]["deletionGracePeriodSeconds"] == 0
+    s.update(kinds.POD, dict(held, metadata={**held["metadata"], "finalizers": []}))
+    with pytest.raises(errors.NotFound):
+        s.get(kinds.POD, "default", "a")
+
+
+def test_cascading_deletion_deletes_a_running_dependent_pod_gracefully():
+    s = new_store()
+    j = s.create(kinds.JOB, job("j"))
+    s.create(kinds.POD, running_pod("j-t-0", owners=[j]))
+    s.create(kinds.POD, running_pod("j-t-1", owners=[j], phase="Succeeded"))
+    s.delete(kinds.JOB, "default", "j")
+    (left,) = s.list(kinds.POD)
+    assert left["metadata"]["name"] == "j-t-0" and left["metadata"]["deletionGracePeriodSeconds"] == 30
 
 
 def test_selectors_filter_lists():
