@@ -372,3 +372,22 @@ def test_the_succeeded_pod_of_a_completed_job_is_retained():
     assert (meta.phase(job), job["status"].get("retryCount", 0)) == ("Completed", 0)
     assert c.pods() == {"j-succeeded-task-0": "Succeeded"}
 
+
+def test_a_gang_that_cannot_fit_is_reported_by_an_unschedulable_event_on_its_podgroup():
+    """`Checking Unschedulable Event Generation for job`: one more 1-cpu pod than the node the tasks are pinned to
+    holds. Upstream waits for an Event with reason `Unschedulable` about the job's PodGroup; the Event is
+    written again only when what it says changes."""
+    c = Cluster([node("n1", "2"), node("n2", "2")])
+    t = task("complete", 3, 3, cpu="1")
+    t["template"]["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [
+            {"key": "kubernetes.io/hostname", "operator": "In", "values": ["n1"]}]}]}}}
+    c.create(vcjob([t], policies=[pol("PodFailed", "TerminateJob")]))
+    c.rt.settle()
+    (pg,) = c.client.list(kinds.PODGROUP, "default")
+    (event,) = [e for e in c.client.list(kinds.EVENT, "default") if e["reason"] == "Unschedulable"]
+    assert event["involvedObject"]["name"] == meta.name(pg) and event["type"] == "Warning"
+    assert event["message"] == next(cond["message"] for cond in pg["status"]["conditions"]
+                                    if cond["type"] == "Unschedulable")
+    assert event["source"]["component"] == "volcano" and event.get("count", 1) == 1
+    assert c.pods() and set(c.pods().values()) == {"Pending"}

@@ -82,7 +82,7 @@ class Runtime(loop_mod.Loop):
         self.jobflow_controller = jobflow_controller.JobFlowController(self.client, self.clock,
                                                                        recorder=self.events.record)
         self.jobtemplate_controller = jobtemplate_controller.JobTemplateController(self.client, self.clock)
-        self.scheduler = scheduler_mod.Scheduler(self.client, self.clock, conf)
+        self.scheduler = scheduler_mod.Scheduler(self.client, self.clock, conf, recorder=self.events.record)
         self.namespace_controller = namespace_controller.NamespaceController(self.client, self.clock)
         self.podgroup_controller = podgroup_controller.PodGroupController(self.client, self.clock)
         self.queue_controller = queue_controller.QueueController(self.client, self.clock, recorder=self.events.record)

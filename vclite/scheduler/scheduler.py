@@ -11,6 +11,9 @@ reads them), runs one pure session and writes the results:
 - a bind goes through pods/binding (spec.nodeName and PodScheduled=True in one write);
 - an eviction deletes the pod;
 - PodGroup statuses only when they changed (the session already ignores time-only differences);
+  a status whose Unschedulable condition is new or says something new is also told as a Warning
+  Event `Unschedulable` on the PodGroup, as Volcano's scheduler cache records it (Volcano repeats
+  it every session, where the event correlator only bumps its count);
   Queue `status.allocated` when it changed, at most once per QUEUE_STATUS_GAP (Volcano writes it
   once per session, i.e. once a second; the last value is always written).
 The watch events of the PodGroup and Queue status writes do not wake the scheduler again (they
@@ -25,8 +28,9 @@ from __future__ import annotations
 
 from typing import Any, Hashable
 
-from vclite.api import batch, kinds, meta
+from vclite.api import batch, kinds, meta, scheduling
 from vclite.apiserver import client as client_mod
+from vclite.apiserver import events
 from vclite.apiserver import informer as informer_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
@@ -43,6 +47,8 @@ WATCHED = (kinds.POD, kinds.PODGROUP, kinds.QUEUE, kinds.NODE, kinds.PRIORITYCLA
 QUEUE_STATUS_GAP = triggers.STATUS_DELAY   # seconds between two writes of Queue status.allocated
 LIVE, FINISHED_IN = "live", "finished-in"   # pod indexes: not finished; finished, by PodGroup key
 ACTIVE = "active"   # PodGroup index: not waiting for room (waiting ones are in the scheduler's Pool)
+EVENT_COMPONENT = "volcano"   # the source.component of the scheduler's Events (Volcano's scheduler name)
+UNSCHEDULABLE = str(scheduling.PodGroupConditionType.UNSCHEDULABLE)
 
 
 def _live(pod: Obj) -> bool | None:
@@ -70,8 +76,9 @@ class Scheduler:
     name = "scheduler"
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock, conf: conf_mod.SchedulerConf | None = None,
-                 scheduler_name: str = snapshot.DEFAULT_SCHEDULER_NAME):
+                 scheduler_name: str = snapshot.DEFAULT_SCHEDULER_NAME, recorder: events.RecordFn | None = None):
         self.client, self.clock = client, clock
+        self.record = recorder or events.direct(client, clock)
         self.conf = conf if conf is not None else conf_mod.default_conf()
         self.scheduler_name = scheduler_name
         self.queue = workqueue.WorkQueue(clock)
@@ -208,6 +215,17 @@ class Scheduler:
                 continue
             pg = dict(seen, status=status)
             try:
-                self._wrote(self.client.update_status(pg))
+                written = self._wrote(self.client.update_status(pg))
             except (errors.NotFound, errors.Conflict):
                 continue
+            message = _unschedulable(status)
+            if message is not None and message != _unschedulable(seen.get("status") or {}):
+                self.record(written, "Warning", UNSCHEDULABLE, message, EVENT_COMPONENT)
+
+
+def _unschedulable(status: Obj) -> str | None:
+    """The message of a PodGroup status's true Unschedulable condition, if it has one."""
+    for cond in status.get("conditions") or []:
+        if cond.get("type") == UNSCHEDULABLE and cond.get("status") == "True":
+            return cond.get("message", "")
+    return None
