@@ -391,3 +391,31 @@ def test_a_gang_that_cannot_fit_is_reported_by_an_unschedulable_event_on_its_pod
                                     if cond["type"] == "Unschedulable")
     assert event["source"]["component"] == "volcano" and event.get("count", 1) == 1
     assert c.pods() and set(c.pods().values()) == {"Pending"}
+
+
+# ---- jobseq/queue_job_status.go ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("deleted, phase", [
+    pytest.param(["m0"], "Unknown", id="Transform-from-running-to-unknown-after-a-member-is-gone"),
+    pytest.param(["m0", "m1"], "Pending", id="Transform-from-running-to-pending"),
+])
+def test_a_running_podgroup_that_loses_members(deleted, phase):
+    """A PodGroup of two standalone pods (minMember 2) runs; members are force-deleted. One left running and the
+    gang short: Unknown. None left: Pending (upstream deletes a running vcjob's pods; here the vcjob controller
+    would recreate them before the next session, so the PodGroup's own members are deleted)."""
+    c = Cluster([node("n1", "2")])
+    c.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "q1"},
+              "spec": {"weight": 1}})
+    c.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+              "metadata": {"name": "pg", "namespace": "default"}, "spec": {"minMember": 2, "queue": "q1"}})
+    for i in range(2):
+        c.create({"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": f"m{i}", "namespace": "default", "annotations": {"scheduling.k8s.io/group-name": "pg"}},
+            "spec": {"schedulerName": "volcano", "restartPolicy": "Never", "containers": [
+                {"name": "c", "image": "nginx", "command": ["sleep", "1000"],
+                 "resources": {"requests": {"cpu": "500m"}}}]}})
+    c.kubelet()
+    assert meta.phase(c.client.get(kinds.PODGROUP, "default", "pg")) == "Running"
+    for name in deleted:
+        c.client.delete(kinds.POD, "default", name)
+    c.rt.settle()
+    assert meta.phase(c.client.get(kinds.PODGROUP, "default", "pg")) == phase
