@@ -40,8 +40,9 @@ def vcjob(tasks: list[dict], name: str = "j", **spec) -> dict:
 
 
 class Cluster:
-    def __init__(self, nodes: list[dict] | None = None):
-        self.rt = runtime.Runtime(clock.VirtualClock(), nodes=nodes or [node("n1")], run_pods=False)
+    def __init__(self, nodes: list[dict] | None = None, scheduler_config=None):
+        self.rt = runtime.Runtime(clock.VirtualClock(), nodes=nodes or [node("n1")], run_pods=False,
+                                  scheduler_config=scheduler_config)
         self.client = self.rt.client
         self.history: dict[str, list[dict]] = {}
         self.client.watch(kinds.JOB, self._record)
