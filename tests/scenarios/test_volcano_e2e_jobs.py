@@ -26,8 +26,8 @@ def node(name: str, cpu: str = "8") -> dict:
 
 def task(name: str, replicas: int, min_available: int | None = None, cpu: str = "1", **extra) -> dict:
     t = {"name": name, "replicas": replicas,
-         "template": {"spec": {"restartPolicy": "Never", "containers": [
-             {"name": "c", "image": "busybox", "command": ["sleep", "1000"], "resources": {"requests": {"cpu": cpu}}}]}},
+         "template": {"spec": {"restartPolicy": "Never", "containers": [{
+             "name": "c", "image": "busybox", "command": ["sleep", "1000"], "resources": {"requests": {"cpu": cpu}}}]}},
          **extra}
     if min_available is not None:
         t["minAvailable"] = min_available
@@ -35,8 +35,8 @@ def task(name: str, replicas: int, min_available: int | None = None, cpu: str = 
 
 
 def vcjob(tasks: list[dict], name: str = "j", **spec) -> dict:
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"tasks": tasks, **spec}}
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+            "metadata": {"name": name, "namespace": "default"}, "spec": {"tasks": tasks, **spec}}
 
 
 class Cluster:
