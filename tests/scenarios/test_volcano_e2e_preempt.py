@@ -1,12 +1,12 @@
-"""Volcano's e2e preemption cases (test/e2e/schedulingaction/preempt.go) on the embedded control plane, virtual
-clock, with the scheduler configuration Volcano's e2e runs with (installer/.../volcano-scheduler-ci.conf: actions
-`enqueue, allocate, backfill, reclaim, preempt`; priority, gang and drf with enablePreemptable false,
-conformance, overcommit, predicates, proportion, nodeorder, binpack — `sla` without arguments and
-`network-topology-aware` without HyperNodes do nothing there and are left out). As on upstream's kind nodes, the
-two nodes are bigger (8 cpu) than what is free for the test (2 cpu each: a pod of another scheduler, bound by
-nodeName, takes the rest), so the cluster holds `rep` = 4 one-cpu pods while overcommit (1.2 x the whole
-capacity) still admits what preemption can make room for. Upstream asserts "at least n pods Running"; these
-pin the exact count."""
+"""Volcano's e2e preemption and reclaim cases (test/e2e/schedulingaction/preempt.go, reclaim.go) on the embedded
+control plane on a virtual clock, with the scheduler configuration Volcano's e2e runs with
+(installer/.../volcano-scheduler-ci.conf: actions `enqueue, allocate, backfill, reclaim, preempt`; priority, gang
+and drf with enablePreemptable false, conformance, overcommit, predicates, proportion, nodeorder, binpack — `sla`
+without arguments and `network-topology-aware` without HyperNodes do nothing there and are left out). As on
+upstream's kind nodes, the two nodes are bigger (8 cpu) than what is free for the test (2 cpu each: a pod of
+another scheduler, bound by nodeName, takes the rest), so the cluster holds `rep` = 4 one-cpu pods while overcommit
+(1.2 x the whole capacity) still admits what preemption can make room for. Upstream asserts "at least n pods
+Running"; these pin the exact count."""
 from __future__ import annotations
 
 import pytest
@@ -37,15 +37,18 @@ NO_ENQUEUE = "allocate, backfill, reclaim, preempt"   # upstream drops enqueue w
 REP = 4
 
 
-def cluster(actions: str = CI_ACTIONS, queues: tuple[str, ...] = ()) -> Cluster:
-    c = Cluster([node("n1", "8"), node("n2", "8")], conf.parse(CI_CONF.replace(CI_ACTIONS, actions)))
-    for n in ("n1", "n2"):
+def cluster(actions: str = CI_ACTIONS, queues: tuple[str, ...] = (), nodes: int = 2, free: int = 2) -> Cluster:
+    """`nodes` nodes of 8 cpu with `free` cpu left for the test."""
+    names = [f"n{i}" for i in range(1, nodes + 1)]
+    c = Cluster([node(n, "8") for n in names], conf.parse(CI_CONF.replace(CI_ACTIONS, actions)))
+    for n in names:
         c.client.create({"apiVersion": "v1", "kind": "Pod",
                          "metadata": {"name": f"system-{n}", "namespace": "kube-system"},
-                         "spec": {"nodeName": n, "containers": [{"name": "c", "image": "pause", "command": ["sleep", "1"],
-                                                                 "resources": {"requests": {"cpu": "6"}}}]},
+                         "spec": {"nodeName": n, "containers": [{
+                             "name": "c", "image": "pause", "command": ["sleep", "1"],
+                             "resources": {"requests": {"cpu": str(8 - free)}}}]},
                          "status": {"phase": "Running"}})
-    for name, value in (("high-priority", 100), ("low-priority", 10)):
+    for name, value in (("high-priority", 10000), ("low-priority", 10)):
         c.client.create({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
                          "value": value})
     for q in queues:
@@ -140,3 +143,39 @@ def test_a_preemptor_held_by_scheduling_gates_preempts_only_once_they_are_remove
             c.client.update(pod)
     run(c)
     assert (running(c, "preemptee-1"), running(c, "preemptor-1")) == (REP // 2, REP // 2)
+
+
+# ---- reclaim.go: nodes with 1 cpu free each; every job's pods are 1 cpu --------------------------------------------
+def _set_unreclaimable(c: Cluster, *queues: str) -> None:
+    for name in queues:
+        q = c.client.get(kinds.QUEUE, "", name)
+        q["spec"]["reclaimable"] = False
+        c.client.update(q)
+
+
+@pytest.mark.parametrize("nodes, first, later, unreclaimable, pods", [
+    pytest.param(4, [("reclaim-j1", 1, "low-priority", "default"), ("reclaim-j2", 1, "low-priority", "reclaim-q2")],
+                 [("reclaim-j3", 1, "low-priority", "reclaim-q3")], (), 3,
+                 id="Case-1-no-reclaim-when-resource-is-enough"),
+    pytest.param(3, [("reclaim-j1", 1, "low-priority", "default"), ("reclaim-j2", 1, "low-priority", "reclaim-q2")],
+                 [("reclaim-j3", 1, "low-priority", "reclaim-q3")], ("default", "reclaim-q2"), 3,
+                 id="Case-9-all-queues-unreclaimable-no-reclaim"),
+    pytest.param(4, [("reclaim-j1", 2, "low-priority", "default"), ("reclaim-j2", 2, "low-priority", "reclaim-q2")],
+                 [("reclaim-j3", 1, "high-priority", "reclaim-q3"), ("reclaim-j4", 1, "high-priority", "reclaim-q4")],
+                 (), 4, id="Case-10-multi-reclaimed-queue"),
+])
+def test_reclaim(nodes, first, later, unreclaimable, pods):
+    """Every PodGroup ends Running; in case 10 the two full queues each give one pod back to a new queue
+    (4 queues of weight 1 on 4 cpu: 1 cpu each deserved)."""
+    c = cluster(queues=("reclaim-q2",), nodes=nodes, free=1)
+    for name, replicas, priority, queue in first:
+        run(c, job(name, replicas, 1, priority, queue))
+    for q in {queue for *_, queue in later} - {"default", "reclaim-q2"}:
+        c.client.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": q},
+                         "spec": {"weight": 1}})
+    _set_unreclaimable(c, *unreclaimable)
+    for name, replicas, priority, queue in later:
+        run(c, job(name, replicas, 1, priority, queue))
+    assert {pg["spec"]["queue"]: meta.phase(pg) for pg in c.client.list(kinds.PODGROUP, "default")} == {
+        queue: "Running" for *_, queue in first + later}
+    assert sum(running(c, name) for name, *_ in first + later) == pods
