@@ -410,6 +410,44 @@ def test_a_gang_that_cannot_fit_is_reported_by_an_unschedulable_event_on_its_pod
     assert c.pods() and set(c.pods().values()) == {"Pending"}
 
 
+def test_the_pods_of_a_waiting_gang_say_why_in_their_podscheduled_condition_and_a_failedscheduling_event():
+    """Volcano's cache (RecordJobStatusEvent, taskUnschedulable): each pod of a gang left waiting gets
+    PodScheduled=False — Schedulable where it fit and the gang is short, Unschedulable with the nodes'
+    reasons where it fit nowhere — and a Warning Event FailedScheduling; written again only when it changes.
+    Once the gang fits, the bind turns the condition True."""
+    c = Cluster([node("n1", "2"), node("n2", "2")])
+    t = task("complete", 3, 3, cpu="1")
+    t["template"]["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [
+            {"key": "kubernetes.io/hostname", "operator": "In", "values": ["n1"]}]}]}}}
+    c.create(vcjob([t]))
+    c.rt.settle()
+
+    def scheduled(name):
+        pod = c.client.get(kinds.POD, "default", name)
+        (cond,) = [x for x in pod["status"]["conditions"] if x["type"] == "PodScheduled"]
+        return cond["status"], cond.get("reason"), cond.get("message")
+
+    fits_nowhere = "0/2 nodes are unavailable: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector."
+    assert [scheduled(f"j-complete-{i}") for i in range(3)] == [
+        ("False", "Schedulable", "Pod default/j-complete-0 can possibly be assigned to n1, once minAvailable is satisfied"),
+        ("False", "Schedulable", "Pod default/j-complete-1 can possibly be assigned to n1, once minAvailable is satisfied"),
+        ("False", "Unschedulable", fits_nowhere)]
+    failed = sorted((e["involvedObject"]["name"], e["type"], e["message"], e.get("count", 1))
+                    for e in c.client.list(kinds.EVENT, "default") if e["reason"] == "FailedScheduling")
+    assert [f[:2] for f in failed] == [(f"j-complete-{i}", "Warning") for i in range(3)] and failed[2][2] == fits_nowhere
+    versions = [c.client.get(kinds.POD, "default", f"j-complete-{i}")["metadata"]["resourceVersion"] for i in range(3)]
+    c.rt.scheduler.queue.add("session")   # another session: nothing new to say
+    c.rt.settle()
+    assert [c.client.get(kinds.POD, "default", f"j-complete-{i}")["metadata"]["resourceVersion"]
+            for i in range(3)] == versions
+    n1 = c.client.get(kinds.NODE, "", "n1")
+    n1["status"]["allocatable"]["cpu"] = n1["status"]["capacity"]["cpu"] = "4"
+    c.client.update_status(n1)
+    c.rt.settle()
+    assert [scheduled(f"j-complete-{i}")[0] for i in range(3)] == ["True"] * 3
+
+
 # ---- jobseq/queue_job_status.go ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("deleted, phase", [
     pytest.param(["m0"], "Unknown", id="Transform-from-running-to-unknown-after-a-member-is-gone"),

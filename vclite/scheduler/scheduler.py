@@ -38,6 +38,7 @@ from vclite.scheduler import conf as conf_mod
 from vclite.scheduler import triggers
 from vclite.scheduler.framework import session as session_mod
 from vclite.scheduler.framework import snapshot
+from vclite.scheduler.framework import status as status_mod
 from vclite.scheduler.framework import waiting as waiting_mod
 
 Obj = dict[str, Any]
@@ -162,6 +163,7 @@ class Scheduler:
             self._bind(result.binds)
             self._evict(result.evictions)
             self._write_podgroups(result.podgroup_status)
+            self._write_pod_conditions(result.pod_conditions)
             self._write_queues(result)
         finally:
             self._writing = False
@@ -221,6 +223,26 @@ class Scheduler:
             message = _unschedulable(status)
             if message is not None and message != _unschedulable(seen.get("status") or {}):
                 self.record(written, "Warning", UNSCHEDULABLE, message, EVENT_COMPONENT)
+
+
+    def _write_pod_conditions(self, updates: dict[str, tuple[str, str]]) -> None:
+        """A waiting pod's PodScheduled=False condition, and a Warning Event FailedScheduling saying the
+        same, as Volcano's cache writes them (status.py)."""
+        if not updates:
+            return
+        pods = self.informers[kinds.POD.kind]
+        now = clock_mod.format_time(self.clock.now()) or ""
+        for key, (reason, message) in updates.items():
+            seen = pods.get(*_split(key))
+            if seen is None or (seen.get("spec") or {}).get("nodeName"):
+                continue   # gone, or bound meanwhile
+            conditions = status_mod.pod_unscheduled_conditions(seen, reason, message, now)
+            try:
+                self._wrote(self.client.update_status(dict(seen, status={**(seen.get("status") or {}),
+                                                                          "conditions": conditions})))
+            except (errors.NotFound, errors.Conflict):
+                continue
+            self.record(seen, "Warning", "FailedScheduling", message, EVENT_COMPONENT)
 
 
 def _unschedulable(status: Obj) -> str | None:

@@ -44,6 +44,8 @@ class SessionResult:
     evictions: list[str] = dataclasses.field(default_factory=list)           # pod keys
     pipelined: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # podgroup key -> nodes
     podgroup_status: dict[str, Obj] = dataclasses.field(default_factory=dict)  # podgroup key -> status
+    # pod key -> (reason, message) of a PodScheduled=False condition that changed (status.py)
+    pod_conditions: dict[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
     # queues whose status.allocated no longer says what they hold: name -> (queue, allocated vector, dims)
     queue_allocated: dict[str, tuple[QueueInfo, np.ndarray, Any]] = dataclasses.field(default_factory=dict,
                                                                                        repr=False)
@@ -60,7 +62,7 @@ class SessionResult:
         return out
 
     def _compared(self) -> tuple:
-        return self.binds, self.evictions, self.pipelined, self.podgroup_status, self.queue_status
+        return self.binds, self.evictions, self.pipelined, self.podgroup_status, self.queue_status, self.pod_conditions
 
     def __eq__(self, other: object) -> bool:
         return self._compared() == other._compared() if isinstance(other, SessionResult) else NotImplemented
@@ -357,11 +359,23 @@ def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResul
         new = status_mod.podgroup_status_update(job, job.uid in ssn.unschedulable_now, binding_scheduled)
         if new is not None:
             result.podgroup_status[job.uid] = new
+        if job.uid in ssn.unschedulable_now:
+            _tell_waiting_pods(job, result.pod_conditions)
     allocated = status_mod.queue_allocated(ssn.jobs, ssn.queues, ssn.dims)
     for name, queue in ssn.queues.items():
         if not status_mod.queue_allocated_unchanged(queue, allocated[name], ssn.dims):
             result.queue_allocated[name] = (queue, allocated[name], ssn.dims)
     return result
+
+
+def _tell_waiting_pods(job: JobInfo, out: dict[str, tuple[str, str]]) -> None:
+    """Why each pod of a waiting job is not placed, where its PodScheduled condition does not say it yet."""
+    base = status_mod.job_fit_message(job)
+    for status in status_mod.WAITING_TASKS:
+        for task in (job.index.get(status) or {}).values():
+            reason, message = status_mod.task_scheduling_reason(job, task, base)
+            if status_mod.pod_scheduled_differs(task.pod, reason, message):
+                out[task.key] = (reason, message)
 
 
 def run_session(state: snapshot.ClusterState, conf: "conf_mod.SchedulerConf", now: _dt.datetime,

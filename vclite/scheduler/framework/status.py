@@ -13,6 +13,11 @@ Conditions are upserted by type. A condition whose type, status, reason and mess
 unchanged keeps its old lastTransitionTime and transitionID, so a status differs from the stored
 one only when something a user can see changed: the shell writes nothing otherwise.
 
+A job left waiting (Unschedulable=True this session) also tells each of its pods still to place why,
+as Volcano's cache does (RecordJobStatusEvent, taskUnschedulable): a PodScheduled=False condition
+with reason Unschedulable — or Schedulable for a task that fit, its gang short — and the message
+of `task_scheduling_reason`, written only when it changed (podConditionHaveUpdate).
+
 Must not: decide scheduling; it only derives and compares statuses.
 """
 from __future__ import annotations
@@ -43,6 +48,59 @@ class Reason(enum.StrEnum):
 
 
 _IDENTITY = ("type", "status", "reason", "message")
+POD_SCHEDULED = "PodScheduled"
+POD_SCHEDULABLE, POD_UNSCHEDULABLE = "Schedulable", "Unschedulable"   # Volcano's PodReason* values
+ALL_NODES_UNAVAILABLE = "all nodes are unavailable"   # Volcano's AllNodeUnavailableMsg
+WAITING_TASKS = (TaskStatus.ALLOCATED, TaskStatus.PENDING, TaskStatus.PIPELINED)
+
+
+def job_fit_message(job: jobs_mod.JobInfo) -> str:
+    """The job-level reason a pod without its own gets (Volcano's JobFitErrors): the job's
+    Unschedulable message, else Volcano's default."""
+    for c in job.conditions:
+        if c.get("type") == CondType.UNSCHEDULABLE and c.get("status") == "True" and c.get("message"):
+            return c["message"]
+    return ALL_NODES_UNAVAILABLE
+
+
+def task_scheduling_reason(job: jobs_mod.JobInfo, task: tasks_mod.TaskInfo, base: str) -> tuple[str, str]:
+    """(reason, message) of a waiting task's PodScheduled=False condition (Volcano's
+    TaskSchedulingReason): where its last placement in the session got, else why it fit no node."""
+    status, node = task.last_transaction or (task.status, task.node)
+    where = f"Pod {task.namespace}/{task.name} can possibly be assigned to {node}"
+    if status == TaskStatus.ALLOCATED:
+        return POD_SCHEDULABLE, f"{where}, once minAvailable is satisfied"
+    if status == TaskStatus.PIPELINED:
+        return POD_UNSCHEDULABLE, f"{where}, once resource is released and minAvailable is satisfied"
+    errors = job.nodes_fit_errors.get(task.uid)
+    if errors is not None:
+        return POD_UNSCHEDULABLE, errors.error()
+    return POD_UNSCHEDULABLE, job.task_notes.get(task.uid) or base
+
+
+def pod_scheduled_differs(pod: Obj, reason: str, message: str) -> bool:
+    """Whether the pod's PodScheduled condition is not already False with this reason and message."""
+    for c in (pod.get("status") or {}).get("conditions") or []:
+        if c.get("type") == POD_SCHEDULED:
+            return not (c.get("status") == "False" and c.get("reason") == reason and c.get("message") == message)
+    return True
+
+
+def pod_unscheduled_conditions(pod: Obj, reason: str, message: str, now: str) -> list[Obj]:
+    """The pod's conditions with PodScheduled=False (reason, message) upserted in place; its
+    lastTransitionTime kept while it stays False."""
+    out, found = [], False
+    for c in (pod.get("status") or {}).get("conditions") or []:
+        if c.get("type") == POD_SCHEDULED:
+            found = True
+            c = {"type": POD_SCHEDULED, "status": "False", "lastProbeTime": None,
+                 "lastTransitionTime": c.get("lastTransitionTime") if c.get("status") == "False" else now,
+                 "reason": reason, "message": message}
+        out.append(c)
+    if not found:
+        out.append({"type": POD_SCHEDULED, "status": "False", "lastProbeTime": None, "lastTransitionTime": now,
+                    "reason": reason, "message": message})
+    return out
 
 
 def same_condition(a: Obj, b: Obj) -> bool:

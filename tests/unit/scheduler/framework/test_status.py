@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from vclite.scheduler.framework import snapshot, status
+from vclite.scheduler.framework import fit, snapshot, status
 from vclite.scheduler.framework import tasks as tasks_mod
 
 from .. import objects
@@ -118,3 +118,63 @@ def test_queue_allocated_unchanged_agrees_with_the_patch(stored, allocated):
     except (ValueError, TypeError):
         patch = "rewrite"
     assert status.queue_allocated_unchanged(queue, v, dims) == (patch is None)
+
+
+# ---- a waiting pod's PodScheduled condition (Volcano's TaskSchedulingReason) --------------------------
+FIT_NOWHERE = "0/2 nodes are unavailable: 2 Insufficient cpu."
+
+
+def waiting_task(last=None, fit_errors=False, note=None):
+    j = job(2, "Inqueue", [S.PENDING, S.PENDING])
+    t = j.tasks["ns/t-0"]
+    t.last_transaction = last
+    if fit_errors:
+        j.record_fit_errors(t, fit.FitErrors(2, {"Insufficient cpu": 2}))
+    if note:
+        j.task_notes[t.uid] = note
+    return j, t
+
+
+@pytest.mark.parametrize("last, fit_errors, note, want", [
+    pytest.param((S.ALLOCATED, "n1"), False, None,
+                 ("Schedulable", "Pod ns/t-0 can possibly be assigned to n1, once minAvailable is satisfied"),
+                 id="fit-but-the-gang-is-short"),
+    pytest.param((S.PIPELINED, "n2"), False, None,
+                 ("Unschedulable", "Pod ns/t-0 can possibly be assigned to n2, once resource is released and "
+                                   "minAvailable is satisfied"), id="pipelined"),
+    pytest.param(None, True, None, ("Unschedulable", FIT_NOWHERE), id="fit-nowhere"),
+    pytest.param(None, False, 'queue "q" cannot take the task now', ("Unschedulable", 'queue "q" cannot take the task now'),
+                 id="a-plugin-refused-it"),
+    pytest.param(None, False, None, ("Unschedulable", "the job's message"), id="not-tried: the job's message"),
+])
+def test_task_scheduling_reason(last, fit_errors, note, want):
+    j, t = waiting_task(last, fit_errors, note)
+    assert status.task_scheduling_reason(j, t, "the job's message") == want
+
+
+def test_job_fit_message_is_the_unschedulable_message_else_volcanos_default():
+    j = job(2, "Inqueue", [S.PENDING])
+    assert status.job_fit_message(j) == "all nodes are unavailable"
+    j.conditions.append({"type": "Unschedulable", "status": "True", "message": "1/2 tasks in gang unschedulable"})
+    assert status.job_fit_message(j) == "1/2 tasks in gang unschedulable"
+
+
+SCHEDULED_FALSE = {"type": "PodScheduled", "status": "False", "lastProbeTime": None,
+                   "lastTransitionTime": "2026-01-01T00:00:00Z", "reason": "Unschedulable", "message": FIT_NOWHERE}
+
+
+@pytest.mark.parametrize("conditions, reason, message, differs, transition", [
+    pytest.param([], "Unschedulable", FIT_NOWHERE, True, "NOW", id="none-yet"),
+    pytest.param([SCHEDULED_FALSE], "Unschedulable", FIT_NOWHERE, False, "2026-01-01T00:00:00Z", id="same"),
+    pytest.param([SCHEDULED_FALSE], "Unschedulable", "other", True, "2026-01-01T00:00:00Z",
+                 id="new-message-keeps-the-transition-time"),
+    pytest.param([{**SCHEDULED_FALSE, "status": "True"}], "Unschedulable", FIT_NOWHERE, True, "NOW",
+                 id="was-true"),
+])
+def test_pod_scheduled_condition(conditions, reason, message, differs, transition):
+    pod = {"status": {"conditions": [{"type": "Initialized", "status": "True"}, *conditions]}}
+    assert status.pod_scheduled_differs(pod, reason, message) is differs
+    out = status.pod_unscheduled_conditions(pod, reason, message, "NOW")
+    assert out[0] == {"type": "Initialized", "status": "True"}   # (others kept, in place)
+    assert out[1] == {"type": "PodScheduled", "status": "False", "lastProbeTime": None,
+                      "lastTransitionTime": transition, "reason": reason, "message": message}
