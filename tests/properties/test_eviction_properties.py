@@ -20,6 +20,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests import scheduler_confs
 from vclite.api import batch, resources
 from vclite.scheduler import conf, registry
 from vclite.scheduler.framework import hooks, plugin, session, snapshot
@@ -31,21 +32,7 @@ TaskStatus = tasks_mod.TaskStatus
 CLASSES = [{"metadata": {"name": n}, "value": v} for n, v in (("low", 10), ("mid", 100), ("high", 1000))]
 
 
-HELM_TIERS = """
-- plugins:
-  - name: priority
-  - name: gang
-    enablePreemptable: false
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-    enablePreemptable: false
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: binpack
-"""
+HELM_TIERS = scheduler_confs.HELM_TIERS
 
 
 def default_conf(actions, tiers=conf.DEFAULT_CONF_YAML):

@@ -47,16 +47,23 @@ def start(text):
     return rt
 
 
+def finish_deletion(rt, pod) -> bool:
+    """The kubelet's last step of a pod's graceful deletion (its containers stop at once here): True if it
+    removed the pod, False if nothing was left to do."""
+    if not pod["metadata"].get("deletionGracePeriodSeconds"):
+        return False
+    rt.client.delete(kinds.POD, meta.namespace(pod), meta.name(pod), grace_period=0)
+    return True
+
+
 def kubelet(rt, outcome=lambda pod: "Succeeded"):
     """Move every bound pod one step: Pending -> Running -> outcome(pod). Returns pods moved."""
     moved = 0
     for pod in rt.client.list(kinds.POD):
         if not pod["spec"].get("nodeName"):
             continue
-        if meta.is_deleting(pod):   # its containers stop at once: the kubelet's last step of the deletion
-            if pod["metadata"].get("deletionGracePeriodSeconds"):
-                rt.client.delete(kinds.POD, meta.namespace(pod), meta.name(pod), grace_period=0)
-                moved += 1
+        if meta.is_deleting(pod):
+            moved += finish_deletion(rt, pod)
             continue
         phase = (pod.get("status") or {}).get("phase", "Pending")
         nxt = {"Pending": "Running", "Running": outcome(pod)}.get(phase)

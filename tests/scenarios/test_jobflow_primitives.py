@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from tests import flowsim
-from tests.scenarios.test_embedded_control_plane import NODE
+from tests.scenarios.test_embedded_control_plane import NODE, finish_deletion
 from vclite.api import flow, kinds, meta
 from vclite.controllers.jobflow import controller as controller_mod
 from vclite.controllers.jobflow import prober as prober_mod
@@ -45,10 +45,8 @@ def kubelet(rt: runtime.Runtime, outcome) -> int:
     for pod in rt.client.list(kinds.POD):
         if not pod["spec"].get("nodeName"):
             continue
-        if meta.is_deleting(pod):   # its containers stop at once: the kubelet's last step of the deletion
-            if pod["metadata"].get("deletionGracePeriodSeconds"):
-                rt.client.delete(kinds.POD, meta.namespace(pod), meta.name(pod), grace_period=0)
-                moved += 1
+        if meta.is_deleting(pod):
+            moved += finish_deletion(rt, pod)
             continue
         phase = (pod.get("status") or {}).get("phase", "Pending")
         if phase == "Pending":

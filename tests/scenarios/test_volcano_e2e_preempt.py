@@ -11,28 +11,13 @@ from __future__ import annotations
 
 import pytest
 
+from tests import scheduler_confs
 from tests.scenarios.test_volcano_e2e_jobs import Cluster, node, task, vcjob
 from vclite.api import kinds, meta
 from vclite.scheduler import conf
 
 CI_ACTIONS = "enqueue, allocate, backfill, reclaim, preempt"
-CI_CONF = f"""\
-actions: "{CI_ACTIONS}"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-    enablePreemptable: false
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-    enablePreemptable: false
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: binpack
-"""
+CI_CONF = scheduler_confs.helm_conf(CI_ACTIONS)   # (volcano-scheduler-ci.conf: the same tiers)
 NO_ENQUEUE = "allocate, backfill, reclaim, preempt"   # upstream drops enqueue where it "conflicts with preempt"
 REP = 4
 

@@ -3,25 +3,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests import scheduler_confs
 from vclite.scheduler import conf
 
-HELM = """
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-    enablePreemptable: false
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-    enablePreemptable: false
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: binpack
-"""
+HELM = scheduler_confs.helm_conf("enqueue, allocate, backfill")
 
 
 def test_default_conf_is_volcanos():
