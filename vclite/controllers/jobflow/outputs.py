@@ -49,8 +49,11 @@ class Outputs:
         return inst.output or ""
 
     def output_of(self, name: str) -> str:
-        """A finished flow's output: its vcjob's (the last iteration's), a fan-out's JSON list."""
+        """A finished flow's output: its vcjob's (the last iteration's), a fan-out's JSON list (`[]` with no
+        items); "" if it made no vcjob."""
         fr = self.flows.get(name)
+        if fr is not None and fr.d.fanout and fr.final is flowexpr.Outcome.COMPLETED and not fr.insts:
+            return "[]"                         # NoItems: its items' outputs are an empty list
         if fr is None or not fr.insts:
             return ""
         if fr.d.fanout:

@@ -310,6 +310,34 @@ def test_a_fan_outs_output_lists_its_items_json_objects_as_objects():
     assert "jf-d" in sim.created, sim.status
 
 
+@pytest.mark.parametrize("flows, outputs, flow, output", [
+    pytest.param([fl("f", withItems=[])], [], "f", "[]", id="no-items-an-empty-list"),
+    pytest.param([fl("f", withItems=[0, 1])], [("f-0", "a"), ("f-1", "b")], "f", '["a","b"]', id="items"),
+    pytest.param([fl("f", withItems=[], when="params.go != 'yes'")], [], "f", "", id="skipped-never-ran"),
+    pytest.param([fl("s"), fl("f", "s", withParam="{{outputs.s}}")], [("s", "x")], "f", "", id="invalid-param"),
+    pytest.param([fl("s"), fl("f", "s", withParam="{{outputs.s}}")], [("s", "[]")], "f", "[]", id="no-param-items"),
+])
+def test_a_fan_outs_output_is_the_list_of_its_items_outputs(flows, outputs, flow, output):
+    """docs/jobflow-primitives.md, Outputs: a fan-out's output is the JSON list of its items' outputs, so one
+    with no items outputs `[]`; a flow that never ran outputs ""."""
+    sim = flowsim.Sim(flows, arguments={"parameters": [{"name": "go", "value": "yes"}]})
+    for job, out in outputs:
+        sim.finish("jf-" + job, C, out)
+    assert sim.eng.output_of(flow) == output
+
+
+@pytest.mark.parametrize("items, created, reason", [
+    pytest.param([], ["b"], "NoItems", id="an-empty-fan-out-gives-no-items"),
+    pytest.param([0, 1], ["e-0", "e-1", "b", "w-0", "w-1"], "FanOut", id="one-item-per-item-output"),
+])
+def test_with_param_over_a_fan_outs_output(items, created, reason):
+    sim = flowsim.Sim([fl("e", withItems=items), fl("w", withParam="{{outputs.e}}"), fl("b")])
+    for i in range(len(items)):
+        sim.finish(f"jf-e-{i}", C, str(i))
+    assert ([c.removeprefix("jf-") for c in sim.created], sim.reason("w")) == (created, reason)
+    assert sim.phase not in ("Failed", "Succeed"), sim.status
+
+
 def test_a_fan_out_failed_before_its_items_counts_as_one_failed_item():
     sim = flowsim.Sim([fl("src"), fl("f", "src", withParam="{{outputs.src}}"), expr("h", "f.AnyFailed && f.AllFailed")])
     sim.finish("jf-src", C, "not json")
