@@ -65,8 +65,9 @@ class Outputs:
         for e in (d.when, d.until):
             if e is not None:
                 refs |= flowexpr.flow_refs(e)
+        # (the exit handler runs once nothing else will: what it reads is final, "" for a flow that never ran)
         outputs = {r: self.output_of(r) for r in refs
-                   if r in self.flows and (self.flows[r].final is not None or r == d.name)}
+                   if r in self.flows and (self.flows[r].final is not None or r == d.name or d.exit)}
         return flowexpr.WhenEnv(self.plan.params, outputs, item, iteration)
 
     def values_for(self, inst: rs.Inst, names: Iterable[str]) -> tuple[dict[str, str] | None, list[str]]:
@@ -83,7 +84,7 @@ class Outputs:
                     continue
                 if f == inst.flow:
                     outputs[f] = self._previous_output(inst)
-                elif fr.final is None:
+                elif fr.final is None and not d.exit:   # (the exit handler's reads are final: never wait)
                     waiting.append(f)
                 elif fr.final != flowexpr.Outcome.COMPLETED and not d.exit and f not in declared:
                     unread.append(f"{f} {fr.final}")

@@ -183,6 +183,18 @@ RULES = [
         (("start",), ["a"], "Pending"),
         (("done", "a", C), ["a"], "Succeed"),
     ], {"e": "WhenFalse"}, id="exit-handler-whose-when-is-false-is-skipped"),
+    # ... and after a stop, a flow that never ran (NotCreated) reads as "" (it was an error: no output)
+    pytest.param([fl("e", when="outputs.c == ''"), fl("a"), fl("b"), fl("c", "b")], [
+        (("start",), ["a", "b"], "Pending"),
+        (("done", "a", F), ["a", "b"], "Running"),
+        (("done", "b", C), ["a", "b", "e"], "Running"),
+        (("done", "e", C), ["a", "b", "e"], "Failed"),
+    ], {"c": "NotCreated"}, id="exit-handler-reads-a-flow-not-created-as-empty"),
+    pytest.param([fl("e", when="outputs.c == 'x'"), fl("a"), fl("b"), fl("c", "b")], [
+        (("start",), ["a", "b"], "Pending"),
+        (("done", "a", F), ["a", "b"], "Running"),
+        (("done", "b", C), ["a", "b"], "Failed"),
+    ], {"e": "WhenFalse", "c": "NotCreated"}, id="exit-handler-reading-a-flow-not-created-may-be-skipped"),
 ]
 
 
@@ -208,6 +220,22 @@ def test_a_skip_message_names_the_output_read_from_a_flow_that_did_not_complete(
                       arguments={"parameters": [{"name": "go", "value": "no"}]})
     sim.finish("jf-x", C)
     assert sim.cond("b") == {"phase": "Skipped", "reason": "DependencyNeverMet", "message": message}
+
+
+@pytest.mark.parametrize("finish, values", [
+    pytest.param([("a", F), ("b", C)], {"outputs.c": "", "outputs.b": "b-out", "outputs.a": "a-out"},
+                 id="after-a-stop-a-flow-not-created-reads-empty"),
+    pytest.param([("b", C), ("c", C), ("a", C)], {"outputs.c": "c-out", "outputs.b": "b-out", "outputs.a": "a-out"},
+                 id="after-success"),
+])
+def test_the_exit_handlers_template_reads_final_outputs_without_waiting(finish, values):
+    """The exit handler's JobTemplate reading {{outputs.c}} of a flow left NotCreated by a stop: "" (it used
+    to wait for it — for ever: c never runs)."""
+    sim = flowsim.Sim([fl("e"), fl("a"), fl("b"), fl("c", "b")], onExit="e")
+    for job, phase in finish:
+        sim.finish("jf-" + job, phase, f"{job}-out")
+    got, waiting = sim.eng.values_for(sim.eng.flows["e"].insts[0], sorted(values))
+    assert ({k: got[k] for k in values} if got else got, waiting) == (values, [])
 
 
 def test_every_rule_in_the_docs_has_a_row():
