@@ -58,7 +58,9 @@ class Outputs:
             return ""
         if fr.d.fanout:
             return json.dumps([_list_element(self.inst_output(i)) for i in fr.insts], separators=(",", ":"))
-        return self.inst_output(fr.insts[-1])
+        # its last vcjob: a repeat's next iteration that a stop left uncreated is none
+        last = next((i for i in reversed(fr.insts) if i.state is not rs.IState.ABSENT), fr.insts[-1])
+        return self.inst_output(last)
 
     def _env(self, d: plan_mod.FlowDef, item: Any = None, iteration: int = 0) -> flowexpr.WhenEnv:
         refs = set()

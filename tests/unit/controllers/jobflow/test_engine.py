@@ -238,6 +238,20 @@ def test_the_exit_handlers_template_reads_final_outputs_without_waiting(finish, 
     assert ({k: got[k] for k in values} if got else got, waiting) == (values, [])
 
 
+@pytest.mark.parametrize("finish, output", [
+    pytest.param([("bad", F), ("t-0", C, "it0")], "it0", id="a-stop-left-iteration-1-not-created"),
+    pytest.param([("t-0", C, "it0"), ("t-1", C, "it1"), ("bad", C)], "it1", id="until-held"),
+    pytest.param([("bad", F)], "", id="iteration-0-still-running"),
+])
+def test_a_repeats_output_is_its_last_iteration_that_ran(finish, output):
+    """docs/jobflow-primitives.md: a repeat's output is its last iteration's, and a flow that did not complete
+    reads as its last vcjob's message. An iteration a stop left uncreated is no vcjob: it used to read as ""."""
+    sim = flowsim.Sim([fl("e"), fl("bad"), fl("t", repeat={"until": "iteration >= 1", "limit": 3})], onExit="e")
+    for job, phase, *out in finish:
+        sim.finish("jf-" + job, phase, *out)
+    assert sim.eng.output_of("t") == output
+
+
 def test_every_rule_in_the_docs_has_a_row():
     ids = {p.id for p in RULES}
     assert {"plain-failure-fails-the-flow-and-nothing-starts", "expression-accepting-failed-handles-it",
