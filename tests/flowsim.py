@@ -106,6 +106,13 @@ class Sim:
             self.set(name, "Running")
         self.set(name, phase, output)
 
+    def suspend(self, on: bool) -> None:
+        """`vcctl jobflow suspend` (on) or `resume`: the annotation changes."""
+        annotations = {"flow.volcano.sh/suspend": "true"} if on else {}
+        self.obj["metadata"]["annotations"] = annotations
+        self.eng.set_meta(jobflow([], annotations=annotations))
+        self.step()
+
     def advance(self, seconds: float) -> None:
         self.now += dt.timedelta(seconds=seconds)
         self.step()
