@@ -49,7 +49,10 @@ class Lifecycle:
         if state is readiness.State.SKIPPED:
             self._finish(fr, O.SKIPPED, R.NEVER_MET, fr.verdict.message)
             return
-        waiting_probe = state is readiness.State.WAITING and bool(fr.d.probe)
+        # a probe is asked again while it does not hold, and while it holds for a flow that cannot start yet
+        # (suspended): it may stop holding before the flow starts
+        waiting_probe = bool(fr.d.probe) and (state is readiness.State.WAITING or
+                                              state is readiness.State.READY and not self._can_start(fr))
         if waiting_probe:
             self.probe_waiters[fr.d.name] = None
         else:

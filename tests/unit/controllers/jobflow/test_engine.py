@@ -721,6 +721,33 @@ def test_task_status_probe(counts, final, created, reason):
     assert [c.removeprefix("jf-") for c in sim.created] == created and sim.reason("c") == reason
 
 
+PS_UP, PS_DONE = {"ps": {"phase": {"Running": 1}}}, {"ps": {"phase": {"Succeeded": 1}}}
+
+
+@pytest.mark.parametrize("while_suspended, reason", [
+    pytest.param([], "Suspended", id="probe-holds"),
+    pytest.param([("s-0", "Completed", PS_DONE)], "WaitingForProbe", id="an-item-finished"),
+    pytest.param([("s-1", "Failed", {"ps": {"phase": {"Failed": 1}}})], "WaitingForProbe",
+                 id="an-item-awaits-its-retry"),
+    pytest.param([("s-0", "Running", {"ps": {"phase": {"Pending": 1}}})], "WaitingForProbe", id="a-ps-went-down"),
+])
+def test_a_probed_flow_held_by_a_suspension_shows_whether_its_probe_still_holds(while_suspended, reason):
+    """Only the flows ready to start show Suspended: a probe that stops holding while the JobFlow is suspended
+    is seen at once (it was seen only at the resume, the flow saying "dependencies are met" until then)."""
+    probe = {"taskStatusList": [{"taskName": "ps", "phase": "Running"}]}
+    sim = flowsim.Sim([fl("s", withItems=[0, 1], retry={"limit": 1}), {"name": "c", "dependsOn": {
+        "targets": ["s"], "probe": probe}}])
+    sim.suspend(True)
+    sim.set("jf-s-0", "Running", tasks=PS_UP)
+    sim.set("jf-s-1", "Running", tasks=PS_UP)
+    assert sim.reason("c") == "Suspended"
+    for job, phase, tasks in while_suspended:
+        sim.set("jf-" + job, phase, tasks=tasks)
+    assert sim.reason("c") == reason
+    sim.suspend(False)
+    assert ("jf-c" in sim.created) is (reason == "Suspended") and not sim.early
+
+
 @pytest.mark.parametrize("flows, finish, message", [
     pytest.param([fl("a", when="params.go == 'yes'"), fl("b", "a")], [], "dependsOn target a was Skipped",
                  id="target-skipped"),
