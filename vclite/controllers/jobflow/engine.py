@@ -582,13 +582,16 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
                     if not fr.started and fr.final is None and (not can or self._admit(fr)):
                         self.ready[fr.d.name] = None     # (started below, or NotCreated when it cannot start)
                 continue
-            # Settled again: start what is ready (a failure found in the same settle wins).
-            fr = self.flows[next(iter(self.ready))]
-            del self.ready[fr.d.name]
-            if not fr.started and fr.final is None and self._can_start(fr):
-                self._start(fr)
-            elif not fr.started and fr.final is None:
-                self._flow_condition(fr)
+            # Settled again: start what is ready, all of it, then settle what the starts decided (a fan-out
+            # with no items is Completed at once): a failure found then stops the vcjobs still to be created
+            # (a failure found in the same settle wins), never another of these starts, whatever the spec order.
+            batch = [self.flows[n] for n in self.ready]
+            self.ready.clear()
+            for fr in batch:
+                if not fr.started and fr.final is None and self._can_start(fr):
+                    self._start(fr)
+                elif not fr.started and fr.final is None:
+                    self._flow_condition(fr)
             guard += 1
             if guard > 50 * (len(self.flows) + len(self.insts) + 10):
                 raise RuntimeError(f"jobflow {self.name}: decisions do not settle")

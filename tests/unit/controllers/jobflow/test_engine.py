@@ -324,6 +324,25 @@ def test_with_param(output, created, phase, reason):
     assert (sim.phase, sim.reason("f")) == (phase, reason)
 
 
+@pytest.mark.parametrize("order", [
+    pytest.param(["p", "e", "j"], id="param-first"),
+    pytest.param(["e", "p", "j"], id="items-first"),
+    pytest.param(["j", "e", "p"], id="job-first"),
+    pytest.param(["j", "p", "e"], id="job-param-items"),
+])
+def test_flows_started_together_all_start_whatever_the_spec_order(order):
+    """e, p (no items: Completed at once) and j start together when s completes; p's completion makes r ready
+    and r's `when` fails: the failure stops what is still to be created (j's vcjob), never one of the starts
+    made with p's — e used to be NotCreated when p came first in the spec."""
+    together = {"e": fl("e", "s", withItems=[]), "p": fl("p", "s", withParam="{{outputs.s}}"), "j": fl("j", "s")}
+    sim = flowsim.Sim([fl("s"), *(together[n] for n in order), fl("r", "p", when="outputs.s >= 1")])
+    sim.finish("jf-s", C, "[]")
+    got = {n: (sim.cond(n)["phase"], sim.cond(n).get("reason")) for n in ["e", "p", "j", "r"]}
+    assert got == {"e": ("Completed", "NoItems"), "p": ("Completed", "NoItems"), "j": ("Pending", "NotCreated"),
+                   "r": ("Failed", "InvalidCondition")}
+    assert (sim.created, sim.phase) == (["jf-s"], "Failed")
+
+
 @pytest.mark.parametrize("dependency, runs", [
     pytest.param({"dependsOn": {"targets": ["f"]}}, True, id="all"),
     pytest.param({"dependsOn": {"targets": ["f"], "strategy": "any"}}, True, id="any-counted"),
