@@ -5,8 +5,8 @@ A vcjob's output is its designated pod's termination message, read once through 
 its vcjob's, a repeat's last iteration's, a fan-out's JSON list of its items' outputs. `values_for`
 gives the placeholder values of an instance's template (parameters, outputs, item, iteration), or the
 flows whose output it must wait for; a template reading the output of a flow that did not complete
-skips its flow, as a `when` or a patch reading it does (unless its `dependsOn` — a target, or its
-expression — names that flow, or it is the exit handler); in a repeat, `{{outputs.<itself>}}` is the previous iteration's.
+skips its flow, as a `when` or a patch reading it does (unless its `dependsOn.expression` names that
+flow, or it is the exit handler); in a repeat, `{{outputs.<itself>}}` is the previous iteration's.
 """
 from __future__ import annotations
 
@@ -77,7 +77,9 @@ class Outputs:
         (None, []) when a flow it reads did not complete: its flow is then Skipped (`skip_unread`)."""
         d = self.flows[inst.flow].d
         outputs, waiting, unread = {}, [], []
-        declared = set(d.refs) - set(d.readers_of)     # an expression naming the flow may read any outcome
+        # an expression naming the flow says which outcomes it accepts: it may read any; a target must have
+        # Completed (as for a `when` or a patch: strategy any and probes start the flow before it has)
+        declared = flowexpr.flow_refs(d.expression) if d.expression is not None else frozenset()
         for n in names:
             if n.startswith("outputs."):
                 f = n.split(".")[1]

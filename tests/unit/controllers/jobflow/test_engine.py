@@ -252,6 +252,22 @@ def test_a_repeats_output_is_its_last_iteration_that_ran(finish, output):
     assert sim.eng.output_of("t") == output
 
 
+@pytest.mark.parametrize("reader, readable", [
+    pytest.param(anyof("c", "a", "b"), False, id="a-target-of-strategy-any-must-complete"),
+    pytest.param(expr("c", "a.Finished && b.Completed"), True, id="an-expression-naming-it-accepts-any-outcome"),
+    pytest.param(expr("c", "b.Completed"), False, id="an-expression-not-naming-it"),
+])
+def test_a_template_reads_an_output_only_from_a_completed_flow_unless_its_expression_names_it(reader, readable):
+    """docs/jobflow-expressions.md: to read the output of a flow whatever its outcome, name it in the
+    expression. A JobTemplate's read follows the rule of a `when` or a patch: a target of `strategy: any`
+    that Failed is not read (the template read it, where a `when` reading it skipped the flow)."""
+    sim = flowsim.Sim([fl("a"), fl("b"), expr("h", "a.Failed"), reader])   # (h handles a's failure)
+    sim.finish("jf-a", F, "a-out")
+    sim.finish("jf-b", C, "b-out")
+    values, waiting = sim.eng.values_for(sim.eng.flows["c"].insts[0], ["outputs.a"])
+    assert (values["outputs.a"] if values else None, waiting) == ("a-out" if readable else None, [])
+
+
 def test_every_rule_in_the_docs_has_a_row():
     ids = {p.id for p in RULES}
     assert {"plain-failure-fails-the-flow-and-nothing-starts", "expression-accepting-failed-handles-it",
