@@ -554,11 +554,19 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         self.polling = False                         # set when an http/tcp check must be asked again
         for name in list(self.probe_waiters):
             self._mark(name)
+        self._settle(now)
+        # The retries due start once this moment is settled: a failure found in it (at a resume, say) wins,
+        # and the retries waiting are then not made (NotRetried: their failure is their flow's outcome).
         if not self.frozen and not self.suspended:
             for inst in [i for i in self.retry_wait.values() if i.retry_at is not None and i.retry_at <= now]:
                 if self.stopping and not self.flows[inst.flow].d.exit:
                     continue                             # after an unhandled failure only the exit handler runs
                 self._retry(inst, now)
+            self._settle(now)
+        return self._actions(now)
+
+    def _settle(self, now: dt.datetime) -> None:
+        """Decide until nothing is left to decide: skips, failures, admissions, starts."""
         guard = 0
         while self.todo or self.todo_started or self.admitting or self.ready or self.failures:
             if not self.todo_started and self.failures:
@@ -595,7 +603,6 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             guard += 1
             if guard > 50 * (len(self.flows) + len(self.insts) + 10):
                 raise RuntimeError(f"jobflow {self.name}: decisions do not settle")
-        return self._actions(now)
 
     # ---- outputs and templates -------------------------------------------------------------------------
     # ---- actions ------------------------------------------------------------------------------------------

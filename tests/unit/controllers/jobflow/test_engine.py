@@ -743,6 +743,28 @@ def test_a_retry_waiting_while_the_jobflow_is_suspended_says_so_and_runs_once_re
     assert sim.created == ["jf-a", "jf-a"] and sim.cond("a")["retries"] == 1
 
 
+@pytest.mark.parametrize("stops, reason, message", [
+    pytest.param(True, "NotRetried", "attempt 1 failed; not retried: the JobFlow is Failed",
+                 id="a-failure-found-at-the-resume-wins-over-the-retry"),
+    pytest.param(False, "", None, id="else-the-retry-runs"),
+])
+def test_a_retry_due_at_the_resume_and_a_failure_found_then(stops, reason, message):
+    """At the resume, w's `when` fails (InvalidCondition, unhandled: the JobFlow stops) in the moment a's
+    retry is due: no retry starts after the stop, so a's failure is its outcome (a was NotCreated, no outcome)."""
+    when = "outputs.s >= 1" if stops else "outputs.s == 'x'"
+    sim = flowsim.Sim([fl("a", retry={"limit": 1, "backoff": {"duration": "1s"}}), fl("s"), fl("w", "s", when=when)])
+    sim.suspend(True)
+    sim.finish("jf-a", F)
+    sim.finish("jf-s", C, "x")
+    sim.advance(5)
+    sim.suspend(False)
+    if stops:
+        assert (sim.cond("a")["phase"], sim.reason("a"), sim.cond("a")["message"]) == ("Failed", reason, message)
+        assert sim.created == ["jf-a", "jf-s"] and sim.phase == "Failed" and sim.deleted == []
+    else:
+        assert sim.created == ["jf-a", "jf-s", "jf-w", "jf-a"] and sim.cond("a")["retries"] == 1
+
+
 @pytest.mark.parametrize("counts, final, created, reason", [
     pytest.param({"ps": {"phase": {"Running": 1}}}, None, ["s", "c"], "", id="task-running-starts-it"),
     pytest.param({"ps": {"phase": {"Pending": 1}}}, None, ["s"], "WaitingForProbe", id="not-yet"),
