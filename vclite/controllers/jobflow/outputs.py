@@ -49,13 +49,15 @@ class Outputs:
         return inst.output or ""
 
     def output_of(self, name: str) -> str:
-        """A finished flow's output: its vcjob's (the last iteration's), a fan-out's JSON list (`[]` with no
+        """A finished flow's output: its vcjob's (the last iteration's made), a fan-out's JSON list (`[]` with no
         items); "" if it made no vcjob."""
         fr = self.flows.get(name)
         if fr is not None and fr.d.fanout and fr.final is flowexpr.Outcome.COMPLETED and not fr.insts:
             return "[]"                         # NoItems: its items' outputs are an empty list
         if fr is None or not fr.insts:
             return ""
+        if fr.d.fanout and all(i.state is rs.IState.ABSENT and not i.retries for i in fr.insts):
+            return ""                           # its items were never made (a stop came in the moment it started)
         if fr.d.fanout:
             return json.dumps([_list_element(self.inst_output(i)) for i in fr.insts], separators=(",", ":"))
         # its last vcjob: a repeat's next iteration that a stop left uncreated is none

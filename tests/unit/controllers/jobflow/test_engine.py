@@ -393,6 +393,9 @@ def test_a_fan_outs_output_lists_its_items_json_objects_as_objects():
     pytest.param([fl("f", withItems=[], when="params.go != 'yes'")], [], "f", "", id="skipped-never-ran"),
     pytest.param([fl("s"), fl("f", "s", withParam="{{outputs.s}}")], [("s", "x")], "f", "", id="invalid-param"),
     pytest.param([fl("s"), fl("f", "s", withParam="{{outputs.s}}")], [("s", "[]")], "f", "[]", id="no-param-items"),
+    # f starts with e (no items: Completed), then w's `when` fails: the stop cancels f's items, never made
+    pytest.param([fl("s"), fl("f", "s", withItems=[1, 2]), fl("e", "s", withItems=[]),
+                  fl("w", "e", when="outputs.s >= 1")], [("s", "x")], "f", "", id="items-a-stop-left-not-created"),
 ])
 def test_a_fan_outs_output_is_the_list_of_its_items_outputs(flows, outputs, flow, output):
     """docs/jobflow-primitives.md, Outputs: a fan-out's output is the JSON list of its items' outputs, so one
