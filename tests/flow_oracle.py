@@ -1,32 +1,52 @@
 """An oracle for the JobFlow outcome rules, written from docs/jobflow-primitives.md and
-docs/jobflow-expressions.md (not from the engine): which flows run, which are Skipped and why, and the
-JobFlow's final phase, given each vcjob's predetermined attempts.
+docs/jobflow-expressions.md (not from the engine): which vcjobs run, which flows are Skipped and why,
+and the JobFlow's final phase, given each vcjob's predetermined attempts (phase and output).
 
-It covers `targets` with `strategy: all|any`, `dependsOn.expression` (three-valued, with `Finished` and
-the fan-out outcomes `AnyCompleted` … `AllFailed`), a `when` that is one of `params.<p> == '<v>'` /
-`params.<p> != '<v>'`, `withItems`, `retry.limit`, and `spec.onExit`. Not covered: probes, outputs,
-`withParam`, `repeat`, suspend, back-off timing.
+It covers `targets` with `strategy: all|any`, a `taskStatusList` probe (every target's `ps` task
+Running), `dependsOn.expression` (three-valued, with `Finished` and the fan-out outcomes `AnyCompleted`
+… `AllFailed`), outputs (a vcjob's termination message; a fan-out's JSON list, a repeat's last
+iteration's), `when` and `repeat.until` as `||`/`&&` of comparisons over `params`, `outputs` and
+`iteration`, `withItems`, `withParam` over an earlier flow's output, `repeat` with `limit`,
+`retry.limit`, `spec.onExit`, and suspend / resume. Not covered: http/tcp probes, patches and
+JobTemplates (their `{{…}}` reads), back-off timing and `maxDuration`, the status' messages.
 
-`Oracle` is a state machine played in step with the engine: `running` is the set of vcjobs running now;
-`finish(job)` ends the current attempt of `job` with its next predetermined phase. `predict` plays it to
-the end in a given order. The rules, as the docs state them:
+`Oracle` is a state machine played in step with the engine: `running` is the set of vcjobs running
+now; `finish(job)` ends the current attempt of `job` with its next predetermined phase and output,
+`ps_up(job)` brings a running vcjob's ps task up, `suspend(on)` sets or removes the annotation; each
+is one moment (`_settle`). `predict` plays it to the end in a given order. The rules, as the docs
+state them:
 
-- a flow's dependency is true, false or undecided; false skips it (`DependencyNeverMet`), true starts it
-  unless its `when` is false (`WhenFalse`) or the JobFlow has stopped;
+- a flow's dependency is true, false or undecided: its `dependsOn`, and every output it reads (in
+  `when`, `withParam`) from a flow its expression does not name, which must have Completed (one its
+  expression names need only have finished); false skips it (`DependencyNeverMet`); true starts it
+  unless the JobFlow is suspended (it is held, `Suspended`) or has stopped, or its `when` is false
+  (`WhenFalse`) or cannot be evaluated (Failed, `InvalidCondition`), or its `withParam` is not a JSON
+  list (Failed, `InvalidParam`: one failed item);
 - an atom `x.<Outcome>` is undecided until `x` has an outcome, except `AnyCompleted` / `AnyFailed`,
   true as soon as one item did, `AllCompleted` false as soon as one item Failed and `AllFailed` as soon
   as one Completed; a flow without items counts as one item; `strategy: any` meets a fan-out target as
-  soon as one of its items completed;
-- a failure (Failed or Terminated, once no retry is left) is handled while a flow that reads it is not
-  Skipped and its dependency is not false; the first unhandled failure stops the JobFlow: nothing new
-  starts (not even what became ready at the same moment), no retry starts (but the exit handler's),
-  flows whose dependency is false are still Skipped, the others are `NotCreated`;
-- the exit handler runs once every other flow has an outcome, or after a stop once none runs;
+  soon as one of its items completed; a fan-out with no items is Completed at once (`NoItems`);
+- a probe holds while every current vcjob of the target (every item, a repeat's last iteration) runs
+  with its ps task up; it is false once the target finished before that (a fan-out with no items is
+  met), and it never accepts the target's failure;
+- a repeat runs iteration after iteration until `until` holds (Completed); an iteration that did not
+  complete ends it in its phase; `until` that cannot be evaluated, or still false after `limit`
+  iterations, fails it;
+- a failure (Failed or Terminated, once no retry is left) is handled while a flow that accepts it (reads
+  it in its `dependsOn`) is not Skipped and its dependency is not false; the first unhandled failure
+  stops the JobFlow: nothing new starts — not even what became ready in the same moment: the vcjobs
+  that moment would make are not made —, no retry or iteration starts (but the exit handler's), flows
+  whose dependency is false are still Skipped, the others are `NotCreated` (a loop that started keeps
+  `Pending`, no outcome);
+- the exit handler runs once every other flow has an outcome, or after a stop once no other vcjob runs;
+  it reads outputs as they are ("" for a flow that never ran);
 - the JobFlow is Failed after a stop or when the exit handler failed, else Succeed.
 """
 from __future__ import annotations
 
 import dataclasses
+import json
+import operator
 import re
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -118,48 +138,148 @@ def evaluate(expr: Expr, fact: Callable[[str, str], bool | None]) -> bool | None
     return and3(values) if kind == "and" else or3(values)
 
 
-WHEN = re.compile(r"^\s*params\.([A-Za-z0-9_-]+)\s*(==|!=)\s*'([^']*)'\s*$")
+# ---- conditions (`when`, `repeat.until`) -----------------------------------------------------------------
+
+COMPARE = re.compile(r"^\s*(iteration|params\.[A-Za-z0-9_-]+|outputs\.[A-Za-z0-9_-]+)\s*(==|!=|>=|<=|<|>)\s*"
+                     r"(?:'([^']*)'|(-?[0-9]+))\s*$")
+NUMBER = re.compile(r"^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$")
+ORDER = {"==": operator.eq, "!=": operator.ne, ">=": operator.ge, "<=": operator.le, "<": operator.lt,
+         ">": operator.gt}
 
 
-def when_holds(when: str | None, params: Mapping[str, str]) -> bool:
-    if when is None:
+class ConditionError(ValueError):
+    """A condition that cannot be evaluated (a string that is not a number compared with a number)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Env:
+    params: Mapping[str, str]
+    output: Callable[[str], str]        # flow -> its output (the docs: surrounding whitespace removed)
+    iteration: int | None = None
+
+
+def output_reads(text: str | None) -> set[str]:
+    return set(re.findall(r"outputs\.([A-Za-z0-9_-]+)", text or ""))
+
+
+def condition(text: str | None, env: Env) -> bool:
+    """The oracle reads `a || b`, `a && b` (`&&` binds tighter; both short-circuit) of comparisons
+    `<iteration | params.p | outputs.f> <op> <'string' | integer>`; None (no `when`) holds."""
+    if text is None:
         return True
-    m = WHEN.match(when)
+    return any(all(compare(part, env) for part in alternative.split("&&")) for alternative in text.split("||"))
+
+
+def compare(text: str, env: Env) -> bool:
+    m = COMPARE.match(text)
     if not m:
-        raise ValueError(f"the oracle only reads params.<p> == / != '<v>', not {when!r}")
-    equal = params[m.group(1)] == m.group(3)
-    return equal if m.group(2) == "==" else not equal
+        raise ValueError(f"the oracle does not read the condition {text!r}")
+    ref, op, string, number = m.groups()
+    if ref == "iteration":
+        left: str | float = float(env.iteration)
+    elif ref.startswith("params."):
+        left = env.params[ref.split(".", 1)[1]]
+    else:
+        left = env.output(ref.split(".", 1)[1]).strip()
+    if number is not None:                      # a string compared with a number is read as a number
+        if isinstance(left, str) and not NUMBER.match(left):
+            raise ConditionError(f"{left!r} is not a number")
+        return ORDER[op](float(left), float(number))
+    if op not in ("==", "!="):
+        raise ValueError("the oracle orders numbers only")
+    return ORDER[op](left, string)
+
+
+def param_items(output: str) -> int | None:
+    """withParam: the number of items of the JSON list `output`, None when it is not one (InvalidParam)."""
+    try:
+        value = json.loads(output)
+    except ValueError:
+        return None
+    return len(value) if isinstance(value, list) else None
+
+
+def fan_out_output(messages: Sequence[str]) -> str:
+    """A fan-out's output: the JSON list of its items' outputs (a JSON object as the object, else the string)."""
+    def item(message: str):
+        try:
+            value = json.loads(message)
+        except ValueError:
+            return message
+        return value if isinstance(value, dict) else message
+    return json.dumps([item(m) for m in messages])
 
 
 # ---- the run ----------------------------------------------------------------------------------------------
+
+FAN_OUT = ("items", "param")
+PARAM = re.compile(r"\{\{outputs\.([A-Za-z0-9_-]+)\}\}")
 
 
 @dataclasses.dataclass
 class Flow:
     name: str
-    kind: str                       # "none", "all", "any", "expression"
+    kind: str                       # "none", "all", "any", "expression", "probe" (targets all + taskStatusList)
     targets: tuple[str, ...]
     expr: Expr | None
     when: str | None
-    items: int | None               # None: not a fan-out
+    loop: str                       # "", "items" (withItems), "param" (withParam), "repeat"
+    n_items: int | None             # withItems: how many
+    param: str | None               # withParam: the flow whose output it reads
+    until: str | None               # repeat
+    limit: int
     retry: int
     exit: bool
-    state: str = "Pending"          # Pending, Running, Completed, Failed, Terminated, Skipped, NotCreated
-    reason: str = ""                # for Skipped: DependencyNeverMet or WhenFalse
+    state: str = "Pending"          # Pending, Running, Completed, Failed, Terminated, Skipped
+    reason: str = ""                # DependencyNeverMet, WhenFalse, InvalidCondition, InvalidParam, NoItems, ...
     item_outcomes: list = dataclasses.field(default_factory=list)   # per item: None while it runs
+    jobs: list = dataclasses.field(default_factory=list)            # its vcjobs, in the order they were made
 
     @property
-    def reads(self) -> set[str]:
+    def named(self) -> set[str]:
+        """The flows its `dependsOn` names (targets, or the expression's atoms)."""
         return atoms(self.expr) if self.expr is not None else set(self.targets)
+
+    @property
+    def accepts(self) -> set[str]:
+        """The flows whose failure it may handle: a probe never accepts its target's failure."""
+        return set() if self.kind == "probe" else self.named
+
+    @property
+    def reads_outputs(self) -> set[str]:
+        read = output_reads(self.when) | output_reads(self.until) | ({self.param} if self.param else set())
+        return read - {self.name}
 
     @property
     def finished(self) -> bool:
         return self.state in OUTCOMES
 
 
+def make_flow(f: Mapping, on_exit: str | None) -> Flow:
+    dep = f.get("dependsOn") or {}
+    if "expression" in dep:
+        kind, expr = "expression", parse(dep["expression"])
+    elif dep.get("targets"):
+        kind, expr = ("probe" if dep.get("probe") else dep.get("strategy", "all")), None
+    else:
+        kind, expr = "none", None
+    loop = ("items" if "withItems" in f else "param" if "withParam" in f else "repeat" if "repeat" in f else "")
+    param = PARAM.fullmatch(f["withParam"]).group(1) if loop == "param" else None
+    repeat = f.get("repeat") or {}
+    return Flow(f["name"], kind, tuple(dep.get("targets") or ()), expr, f.get("when"), loop,
+                len(f["withItems"]) if loop == "items" else None, param, repeat.get("until"),
+                int(repeat.get("limit", 1)), int((f.get("retry") or {}).get("limit", 0)), f["name"] == on_exit)
+
+
+def aggregate(outcomes: Sequence[str]) -> str:
+    """A fan-out whose items all finished: Completed, else Failed, Terminated if none failed."""
+    return ("Completed" if all(o == "Completed" for o in outcomes)
+            else "Failed" if "Failed" in outcomes else "Terminated")
+
+
 @dataclasses.dataclass(frozen=True)
 class Result:
-    states: dict[str, str]          # flow -> Completed, Failed, Terminated, Skipped or NotCreated
+    states: dict[str, str]          # flow -> Completed, Failed, Terminated, Skipped, NotCreated, Pending:<loop>
     reasons: dict[str, str]         # Skipped flow -> DependencyNeverMet or WhenFalse
     phase: str                      # Succeed or Failed
     created: frozenset[str]         # every vcjob created
@@ -167,27 +287,29 @@ class Result:
 
 
 class Oracle:
+    """`attempts` / `outputs`: vcjob -> the phase / the output of each of its attempts (the last repeats;
+    by default Completed, ""). `suspend(on)` sets or removes the suspend annotation, `ps_up(job)` says the
+    `ps` task of a running vcjob is Running (what a `taskStatusList` probe reads)."""
+
     def __init__(self, flows: Sequence[dict], attempts: Mapping[str, Sequence[str]], on_exit: str | None = None,
-                 params: Mapping[str, str] | None = None, name: str = "jf"):
+                 params: Mapping[str, str] | None = None, name: str = "jf",
+                 outputs: Mapping[str, Sequence[str]] | None = None):
         self.name = name
         self.params = dict(params or {})
-        self.attempts = attempts                    # vcjob -> the phases its attempts end in (the last repeats)
+        self.attempts = attempts
+        self.outputs = outputs or {}
         self.tries: dict[str, int] = {}             # vcjob -> attempts ended so far
+        self.messages: dict[str, str] = {}          # vcjob -> its last attempt's output
+        self.owner: dict[str, tuple[Flow, int]] = {}    # vcjob -> its flow and item / iteration
         self.running: set[str] = set()
+        self.waiting: set[str] = set()              # vcjobs to make when not suspended: retries, next iterations
+        self.ps: set[str] = set()                   # running vcjobs whose ps task is Running
         self.created: set[str] = set()
+        self.fresh: list[str] = []                  # vcjobs to make at the end of this moment
+        self.started_now: list[Flow] = []           # flows started in this moment
+        self.suspended = False
         self.stopped = False
-        self.flows: dict[str, Flow] = {}
-        for f in flows:
-            dep = f.get("dependsOn") or {}
-            if "expression" in dep:
-                kind, expr = "expression", parse(dep["expression"])
-            elif dep.get("targets"):
-                kind, expr = dep.get("strategy", "all"), None
-            else:
-                kind, expr = "none", None
-            items = len(f["withItems"]) if "withItems" in f else None
-            self.flows[f["name"]] = Flow(f["name"], kind, tuple(dep.get("targets") or ()), expr, f.get("when"),
-                                         items, int((f.get("retry") or {}).get("limit", 0)), f["name"] == on_exit)
+        self.flows = {f["name"]: make_flow(f, on_exit) for f in flows}
         self._settle()
 
     # ---- facts about a flow --------------------------------------------------------------------------
@@ -195,14 +317,13 @@ class Oracle:
         """Item outcomes (None: running); a flow without items is one item; a Skipped flow has none."""
         if flow.state == "Skipped":
             return []
-        return flow.item_outcomes if flow.items is not None else [flow.state if flow.finished else None]
+        return flow.item_outcomes if flow.loop in FAN_OUT else [flow.state if flow.finished else None]
 
     def fact(self, name: str, outcome: str) -> bool | None:
         flow = self.flows[name]
         items = self.items(flow)
         if outcome in ("AnyCompleted", "AnyFailed"):
-            want = outcome[3:]
-            if want in items:
+            if outcome[3:] in items:
                 return True
             return False if flow.finished else None
         if outcome == "AllCompleted" and "Failed" in items or outcome == "AllFailed" and "Completed" in items:
@@ -215,103 +336,268 @@ class Oracle:
             return True
         return flow.state == outcome
 
+    def probe_fact(self, name: str) -> bool | None:
+        """`taskStatusList {ps, Running}` on target `name`: every current vcjob (every item, a repeat's last
+        iteration) runs with its ps task Running; false once the target finished before that held."""
+        target = self.flows[name]
+        if target.finished:                         # a fan-out with no items has no vcjob to probe: met
+            return target.reason == "NoItems"
+        current = target.jobs[-1:] if target.loop == "repeat" else target.jobs
+        if target.state == "Pending" or not current:
+            return None
+        return True if all(j in self.running and j in self.ps for j in current) else None
+
+    def output(self, name: str) -> str:
+        """A flow's output: its last vcjob's (a repeat's last iteration), a fan-out's list; "" if none ran."""
+        flow = self.flows[name]
+        if flow.loop in FAN_OUT:
+            ran = flow.jobs or flow.reason == "NoItems"
+            return fan_out_output([self.messages.get(j, "") for j in flow.jobs]) if ran else ""
+        return self.messages.get(flow.jobs[-1], "") if flow.jobs else ""
+
     def dependency(self, flow: Flow) -> bool | None:
+        """Its dependsOn, and for each output it reads: Completed, or only finished if its expression names it."""
+        named = atoms(flow.expr) if flow.expr is not None else set()
+        reads = [self.fact(r, "Completed") if r not in named else (True if self.flows[r].finished else None)
+                 for r in sorted(flow.reads_outputs)]
         if flow.kind == "none":
-            return True
-        if flow.kind == "expression":
-            return evaluate(flow.expr, self.fact)
-        met = [self.fact(t, "Completed") for t in flow.targets]
-        if flow.kind == "all":
-            return and3(met)
-        return or3(or3([m, self.fact(t, "AnyCompleted")]) for m, t in zip(met, flow.targets))
+            own: bool | None = True
+        elif flow.kind == "expression":
+            own = evaluate(flow.expr, self.fact)
+        elif flow.kind == "probe":
+            own = and3(self.probe_fact(t) for t in flow.targets)
+        elif flow.kind == "all":
+            own = and3(self.fact(t, "Completed") for t in flow.targets)
+        else:
+            own = or3(or3([self.fact(t, "Completed"), self.fact(t, "AnyCompleted")]) for t in flow.targets)
+        return and3([own, *reads])
 
     def handled(self, failed: Flow) -> bool:
-        return any(failed.name in r.reads and r.state != "Skipped" and self.dependency(r) is not False
+        return any(failed.name in r.accepts and r.state != "Skipped" and self.dependency(r) is not False
                    for r in self.flows.values() if not r.exit)
 
     def unhandled(self) -> list[str]:
         return [f.name for f in self.flows.values() if not f.exit and f.state in FAILURES and not self.handled(f)]
 
+    def env(self, iteration: int | None = None) -> Env:
+        return Env(self.params, self.output, iteration)
+
+    # ---- what is held ---------------------------------------------------------------------------------
+    def _pending(self) -> list[Flow]:
+        return [f for f in self.flows.values() if not f.exit and f.state == "Pending"]
+
+    def _exit_due(self) -> Flow | None:
+        """The exit handler, once every other flow finished, or after a stop once no other vcjob runs."""
+        exit_flow = next((f for f in self.flows.values() if f.exit), None)
+        if exit_flow is None or exit_flow.state != "Pending":
+            return None
+        others = [f for f in self.flows.values() if not f.exit]
+        if all(f.finished for f in others) or self.stopped and not any(
+                self.owner[j][0] is not exit_flow for j in self.running):
+            return exit_flow
+        return None
+
+    def held(self) -> set[str]:
+        """The flows that would start now but for the suspension (they show `Suspended`)."""
+        if not self.suspended:
+            return set()
+        ready = [] if self.stopped else [f.name for f in self._pending() if self.dependency(f) is True]
+        exit_flow = self._exit_due()
+        return set(ready) | ({exit_flow.name} if exit_flow is not None else set())
+
+    @property
+    def idle(self) -> bool:
+        """Nothing runs and nothing would start even once resumed: the run is over."""
+        return not self.running and not self.waiting and not self.held()
+
     # ---- moves ------------------------------------------------------------------------------------------
-    def jobs(self, flow: Flow) -> list[str]:
-        base = f"{self.name}-{flow.name}"
-        return [base] if flow.items is None else [f"{base}-{i}" for i in range(flow.items)]
+    def suspend(self, on: bool) -> None:
+        self.suspended = on
+        self._settle()
 
-    def _start(self, flow: Flow) -> None:
-        flow.state = "Running"
-        flow.item_outcomes = [None] * (flow.items or 0)
-        for job in self.jobs(flow):
-            self.running.add(job)
-            self.created.add(job)
-        if flow.items == 0:
-            flow.state = "Completed"
-
-    def _skip(self, flow: Flow, reason: str) -> None:
-        flow.state, flow.reason = "Skipped", reason
+    def ps_up(self, job: str) -> None:
+        assert job in self.running, job
+        self.ps.add(job)
+        self._settle()
 
     def next_phase(self, job: str) -> str:
         phases = self.attempts.get(job) or ["Completed"]
         return phases[min(self.tries.get(job, 0), len(phases) - 1)]
 
+    def next_output(self, job: str) -> str:
+        outputs = self.outputs.get(job) or [""]
+        return outputs[min(self.tries.get(job, 0), len(outputs) - 1)]
+
     def finish(self, job: str) -> None:
-        """The current attempt of `job` ends in its next predetermined phase."""
+        """The current attempt of `job` ends in its next predetermined phase, writing its next output."""
         assert job in self.running, job
-        phase = self.next_phase(job)
+        phase, self.messages[job] = self.next_phase(job), self.next_output(job)
         self.tries[job] = self.tries.get(job, 0) + 1
-        flow = self._flow_of(job)
-        if phase in FAILURES and self.tries[job] <= flow.retry and (flow.exit or not self.stopped):
-            return                                   # deleted and created again after the back-off
         self.running.discard(job)
-        if flow.items is None:
-            flow.state = phase
+        self.ps.discard(job)
+        flow, index = self.owner[job]
+        if phase in FAILURES and self.tries[job] <= flow.retry:
+            self.waiting.add(job)                   # deleted and created again after the back-off
         else:
-            flow.item_outcomes[int(job.rsplit("-", 1)[1])] = phase
-            if None not in flow.item_outcomes:
-                outcomes = flow.item_outcomes
-                flow.state = ("Completed" if all(o == "Completed" for o in outcomes)
-                              else "Failed" if "Failed" in outcomes else "Terminated")
+            self._job_ended(flow, index, phase)
         self._settle()
 
-    def _flow_of(self, job: str) -> Flow:
-        for flow in self.flows.values():
-            if job in self.jobs(flow):
-                return flow
-        raise KeyError(job)
+    def _make(self, flow: Flow, job: str, index: int) -> None:
+        """The vcjob is made at the end of this moment, unless a failure found in it stops the JobFlow."""
+        self.owner[job] = (flow, index)
+        self.fresh.append(job)
+
+    def _commit(self) -> None:
+        for job in self.fresh:
+            flow = self.owner[job][0]
+            if job not in flow.jobs:
+                flow.jobs.append(job)
+            self.running.add(job)
+            self.created.add(job)
+        self.fresh, self.started_now = [], []
+
+    def _cancel(self) -> bool:
+        """A failure found in this moment wins (the docs: "not even one that became ready at the same moment"):
+        a flow started in it is not (NotCreated), a retry or an iteration waits again (then `_stop_waiting`)."""
+        cancelled = [j for j in self.fresh if not self.owner[j][0].exit]
+        for flow in [f for f in self.started_now if not f.exit and f.state == "Running"]:   # (NoItems: Completed)
+            if flow.loop == "":
+                flow.state = "Pending"
+            else:                                   # its items / iteration NotCreated; the flow has no outcome
+                flow.reason = "Repeat" if flow.loop == "repeat" else "FanOut"
+        for job in cancelled:
+            if self.owner[job][0] not in self.started_now:
+                self.waiting.add(job)
+        self.fresh = [j for j in self.fresh if j not in cancelled]
+        self.started_now = [f for f in self.started_now if f.exit]
+        return bool(cancelled)
+
+    def _start(self, flow: Flow) -> None:
+        """Its vcjobs: one, one per item (none: Completed at once, `NoItems`), or the first iteration."""
+        flow.state = "Running"
+        self.started_now.append(flow)
+        base = f"{self.name}-{flow.name}"
+        if flow.loop == "repeat":
+            self._make(flow, f"{base}-0", 0)
+            return
+        if flow.loop == "":
+            self._make(flow, base, 0)
+            return
+        n = flow.n_items if flow.loop == "items" else param_items(self.output(flow.param))
+        flow.item_outcomes = [None] * n
+        for i in range(n):
+            self._make(flow, f"{base}-{i}", i)
+        if n == 0:
+            flow.state, flow.reason = "Completed", "NoItems"
+
+    def _job_ended(self, flow: Flow, index: int, phase: str) -> None:
+        if flow.loop in FAN_OUT:
+            flow.item_outcomes[index] = phase
+            if None not in flow.item_outcomes:
+                flow.state = aggregate(flow.item_outcomes)
+        elif flow.loop == "repeat":
+            self._iteration_ended(flow, index, phase)
+        else:
+            flow.state = phase
+
+    def _iteration_ended(self, flow: Flow, iteration: int, phase: str) -> None:
+        """Completed when `until` holds; an iteration that did not complete ends the flow in its phase; Failed
+        when `until` cannot be evaluated or is still false after `limit` iterations; else the next iteration."""
+        if phase != "Completed":
+            flow.state = phase
+            return
+        try:
+            done = condition(flow.until, self.env(iteration))
+        except ConditionError:
+            flow.state, flow.reason = "Failed", "InvalidCondition"
+            return
+        if done:
+            flow.state = "Completed"
+        elif iteration + 1 >= flow.limit:
+            flow.state, flow.reason = "Failed", "RepeatLimitReached"
+        else:
+            job = f"{self.name}-{flow.name}-{iteration + 1}"
+            self.owner[job] = (flow, iteration + 1)
+            self.waiting.add(job)
+
+    def _skip(self, flow: Flow, reason: str) -> None:
+        flow.state, flow.reason = "Skipped", reason
+
+    def _begin(self, flow: Flow) -> bool:
+        """Evaluates `when`, then reads `withParam`, as the flow would start: False if that decided its outcome
+        (Skipped; Failed: `InvalidCondition` or `InvalidParam`, a fan-out then counting as one failed item)."""
+        try:
+            holds = condition(flow.when, self.env())
+        except ConditionError:
+            flow.state, flow.reason, flow.item_outcomes = "Failed", "InvalidCondition", ["Failed"]
+            return False
+        if not holds:
+            self._skip(flow, "WhenFalse")
+            return False
+        if flow.loop == "param" and param_items(self.output(flow.param)) is None:
+            flow.state, flow.reason, flow.item_outcomes = "Failed", "InvalidParam", ["Failed"]
+            return False
+        return True
+
+    def _stop_waiting(self) -> bool:
+        """After a stop no retry (but the exit handler's) and no iteration starts: the failure is the outcome."""
+        stale = sorted(j for j in self.waiting if not self.owner[j][0].exit)
+        for job in stale:
+            self.waiting.discard(job)
+            flow, index = self.owner[job]
+            if job in self.tries:                   # a retry: NotRetried
+                self._job_ended(flow, index, self.attempts_ended_in(job))
+            else:                                   # an iteration: NotCreated; the flow has no outcome
+                flow.reason = "Repeat"
+        return bool(stale)
+
+    def attempts_ended_in(self, job: str) -> str:
+        phases = self.attempts.get(job) or ["Completed"]
+        return phases[min(self.tries[job] - 1, len(phases) - 1)]
+
+    def _advance(self) -> bool:
+        """One decision of the JobFlow controller; False once there is nothing to decide."""
+        never = [f for f in self._pending() if self.dependency(f) is False]
+        for f in never:
+            self._skip(f, "DependencyNeverMet")
+        if never:
+            return True
+        self.stopped = self.stopped or bool(self.unhandled())
+        if self.stopped:
+            return self._cancel() or self._stop_waiting()
+        ready = [f for f in self._pending() if self.dependency(f) is True]
+        if self.suspended:                          # held: `when` is evaluated as the flow starts, once resumed
+            return False
+        if not all([self._begin(f) for f in ready]):
+            return True                             # a decided `when`: look again before anything starts
+        if not ready and not self.waiting:
+            return False
+        for f in ready:
+            self._start(f)
+        for job in sorted(self.waiting):
+            self.waiting.discard(job)
+            self._make(self.owner[job][0], job, self.owner[job][1])
+        return True
 
     def _settle(self) -> None:
-        pending = lambda: [f for f in self.flows.values() if not f.exit and f.state == "Pending"]   # noqa: E731
-        while True:
-            never = [f for f in pending() if self.dependency(f) is False]
-            for f in never:
-                self._skip(f, "DependencyNeverMet")
-            if never:
-                continue
-            self.stopped = self.stopped or bool(self.unhandled())
-            if self.stopped:
-                break
-            ready = [f for f in pending() if self.dependency(f) is True]
-            whens = [f for f in ready if not when_holds(f.when, self.params)]
-            for f in whens:
-                self._skip(f, "WhenFalse")
-            if whens:
-                continue
-            for f in ready:
-                self._start(f)
-            if not ready:
-                break
-        exit_flow = next((f for f in self.flows.values() if f.exit), None)
-        others = [f for f in self.flows.values() if not f.exit]
-        if exit_flow is not None and exit_flow.state == "Pending" and (
-                all(f.finished for f in others) or (self.stopped and not any(f.state == "Running" for f in others))):
-            if when_holds(exit_flow.when, self.params):
-                self._start(exit_flow)
-            else:
-                self._skip(exit_flow, "WhenFalse")
+        """One moment: everything the last event decides, then the vcjobs made."""
+        while self._advance():
+            pass
+        exit_flow = self._exit_due()
+        if exit_flow is not None and not self.suspended and self._begin(exit_flow):
+            self._start(exit_flow)
+        if not self.suspended:
+            for job in sorted(j for j in self.waiting if self.owner[j][0].exit):
+                self.waiting.discard(job)
+                self._make(self.owner[job][0], job, self.owner[job][1])
+        self._commit()
 
     # ---- the end ----------------------------------------------------------------------------------------
     def result(self) -> Result:
         assert not self.running, f"still running: {sorted(self.running)}"
-        states = {n: ("NotCreated" if f.state == "Pending" else f.state) for n, f in self.flows.items()}
+        # (a loop whose items or next iteration a stop left uncreated shows Pending, reason FanOut or Repeat)
+        states = {n: (f"Pending:{f.reason}" if f.state == "Running" else "NotCreated" if f.state == "Pending"
+                      else f.state) for n, f in self.flows.items()}
         exit_failed = any(f.exit and f.state in FAILURES for f in self.flows.values())
         assert self.stopped or all(s in OUTCOMES for s in states.values()), states
         return Result(states, {n: f.reason for n, f in self.flows.items() if f.state == "Skipped"},
@@ -319,9 +605,10 @@ class Oracle:
 
 
 def predict(flows: Sequence[dict], attempts: Mapping[str, Sequence[str]], on_exit: str | None = None,
-            params: Mapping[str, str] | None = None, pick: Callable[[list[str]], str] = min) -> Result:
+            params: Mapping[str, str] | None = None, pick: Callable[[list[str]], str] = min,
+            outputs: Mapping[str, Sequence[str]] | None = None) -> Result:
     """Plays the run to its end, finishing the vcjob `pick` chooses among those running each time."""
-    oracle = Oracle(flows, attempts, on_exit, params)
+    oracle = Oracle(flows, attempts, on_exit, params, outputs=outputs)
     for _ in range(10_000):
         if not oracle.running:
             return oracle.result()

@@ -1,15 +1,18 @@
 """The JobFlow engine against an oracle written from the docs (tests/flow_oracle.py): random DAGs of
-targets (all/any), expressions over every outcome, `when`, fan-outs, retries and an exit handler, with
-predetermined job outcomes, played in a random order through the engine as the controller drives it
-(tests/flowsim.py). At every step the same vcjobs run; at the end every flow has the same state (and a
-Skipped flow the same reason) and the JobFlow the same phase; no vcjob was created before its dependency
-held. The oracle's own rows come from the docs' examples."""
+targets (all/any, a taskStatusList probe), expressions over every outcome, `when` over parameters and
+outputs, fan-outs (withItems, withParam over an earlier flow's output), repeat-until, retries, an exit
+handler, with predetermined job outcomes and outputs, played in a random order through the engine as the
+controller drives it (tests/flowsim.py), the JobFlow suspended and resumed at random moments. At every
+step the same vcjobs run and the same flows wait for the resume; at the end every flow has the same state
+(and a Skipped flow the same reason) and the JobFlow the same phase; no vcjob was created before its
+dependency held. The oracle's own rows come from the docs' examples."""
 from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tests import flow_oracle, flowsim
+from vclite.admission import jobflow as admission
 
 GO = {"go": "yes"}
 WHEN_TRUE, WHEN_FALSE = "params.go == 'yes'", "params.go != 'yes'"
@@ -82,6 +85,78 @@ def test_oracle_rows_from_the_docs(flows, on_exit, attempts, order, states, phas
     assert (got, result.phase) == (states, phase)
 
 
+PS_PROBE = {"taskStatusList": [{"taskName": "ps", "phase": "Running"}]}
+
+# (flows, onExit, attempts, outputs, moves, states, phase, vcjobs created); moves: ("finish", job), ("ps", job),
+# ("suspend",), ("resume",) — then the running vcjobs finish in name order
+PRIMITIVE_RULES = [
+    # examples/fan-out.yaml: one vcjob per item of the earlier flow's JSON list
+    ([{"name": "s"}, {"name": "p", **dep(targets=["s"]), "withParam": "{{outputs.s}}"}], None, {},
+     {"jf-s": ['["a", "b"]']}, [], {"s": "Completed", "p": "Completed"}, "Succeed", {"jf-s", "jf-p-0", "jf-p-1"}),
+    # an empty list: Completed at once; not a JSON list: one failed item (handled here by p.AllFailed)
+    ([{"name": "s"}, {"name": "p", "withParam": "{{outputs.s}}"}, {"name": "d", **dep(targets=["p"])}], None, {},
+     {"jf-s": ["[]"]}, [], {"s": "Completed", "p": "Completed", "d": "Completed"}, "Succeed", {"jf-s", "jf-d"}),
+    ([{"name": "s"}, {"name": "p", "withParam": "{{outputs.s}}"}, {"name": "h", **dep(expression="p.AllFailed")}],
+     None, {}, {"jf-s": ["x"]}, [], {"s": "Completed", "p": "Failed", "h": "Completed"}, "Succeed", {"jf-s", "jf-h"}),
+    # a fan-out's output is the list of its items' outputs: `[]` with no items
+    ([{"name": "e", "withItems": []}, {"name": "p", "withParam": "{{outputs.e}}"}], None, {}, {}, [],
+     {"e": "Completed", "p": "Completed"}, "Succeed", set()),
+    # examples/if-else.yaml: two flows with opposite conditions over an output
+    ([{"name": "e"}, {"name": "deploy", "when": "outputs.e >= 1"}, {"name": "retrain", "when": "outputs.e < 1"}],
+     None, {}, {"jf-e": ["2"]}, [], {"e": "Completed", "deploy": "Completed", "retrain": "Skipped:WhenFalse"},
+     "Succeed", {"jf-e", "jf-deploy"}),
+    # reading a flow's output needs it Completed, unless the expression names it
+    ([{"name": "a"}, {"name": "b", "when": "outputs.a == 'x'"}, {"name": "h", **dep(expression="a.Failed")}], None,
+     {"jf-a": ["Failed"]}, {"jf-a": ["x"]}, [], {"a": "Failed", "b": "Skipped:DependencyNeverMet",
+                                                 "h": "Completed"}, "Succeed", {"jf-a", "jf-h"}),
+    ([{"name": "a"}, {"name": "b", **dep(expression="a.Finished"), "when": "outputs.a == 'x'"}], None,
+     {"jf-a": ["Failed"]}, {"jf-a": ["x"]}, [], {"a": "Failed", "b": "Completed"}, "Succeed", {"jf-a", "jf-b"}),
+    # examples/repeat-until.yaml: until holds after iteration 1; the limit reached fails it
+    ([{"name": "t", "repeat": {"until": "outputs.t == 'done'", "limit": 3}}, {"name": "p", **dep(targets=["t"])}],
+     None, {}, {"jf-t-0": ["no"], "jf-t-1": ["done"]}, [], {"t": "Completed", "p": "Completed"}, "Succeed",
+     {"jf-t-0", "jf-t-1", "jf-p"}),
+    ([{"name": "t", "repeat": {"until": "iteration >= 5", "limit": 2}}], None, {}, {}, [], {"t": "Failed"},
+     "Failed", {"jf-t-0", "jf-t-1"}),
+    ([{"name": "t", "repeat": {"until": "outputs.t >= 2", "limit": 3}}], None, {}, {"jf-t-0": ["many"]}, [],
+     {"t": "Failed"}, "Failed", {"jf-t-0"}),
+    ([{"name": "t", "repeat": {"until": "iteration >= 5", "limit": 3}}], None, {"jf-t-1": ["Terminated"]}, {}, [],
+     {"t": "Terminated"}, "Failed", {"jf-t-0", "jf-t-1"}),
+    # examples/probe.yaml: the flow starts once the target's ps task runs; a target finished first skips it
+    ([{"name": "ps"}, {"name": "w", "dependsOn": {"targets": ["ps"], "probe": PS_PROBE}}], None, {}, {},
+     [("ps", "jf-ps")], {"ps": "Completed", "w": "Completed"}, "Succeed", {"jf-ps", "jf-w"}),
+    ([{"name": "ps"}, {"name": "w", "dependsOn": {"targets": ["ps"], "probe": PS_PROBE}}], None, {}, {},
+     [("finish", "jf-ps")], {"ps": "Completed", "w": "Skipped:DependencyNeverMet"}, "Succeed", {"jf-ps"}),
+    # a probe never accepts its target's failure
+    ([{"name": "ps"}, {"name": "w", "dependsOn": {"targets": ["ps"], "probe": PS_PROBE}}], None,
+     {"jf-ps": ["Failed"]}, {}, [("ps", "jf-ps")], {"ps": "Failed", "w": "Completed"}, "Failed", {"jf-ps", "jf-w"}),
+    # suspended: nothing new starts (running vcjobs go on) until resumed
+    ([{"name": "a"}, {"name": "b", **dep(targets=["a"])}], None, {}, {},
+     [("suspend",), ("finish", "jf-a"), ("resume",)], {"a": "Completed", "b": "Completed"}, "Succeed",
+     {"jf-a", "jf-b"}),
+    # after a stop the exit handler reads a flow that never ran as ""
+    ([{"name": "a"}, {"name": "b"}, {"name": "c", **dep(targets=["b"])}, {"name": "x", "when": "outputs.c == ''"}],
+     "x", {"jf-a": ["Failed"]}, {}, [("finish", "jf-a"), ("finish", "jf-b")],
+     {"a": "Failed", "b": "Completed", "c": "NotCreated", "x": "Completed"}, "Failed", {"jf-a", "jf-b", "jf-x"}),
+]
+
+
+@pytest.mark.parametrize("flows, on_exit, attempts, outputs, moves, states, phase, created", PRIMITIVE_RULES)
+def test_oracle_rows_for_outputs_loops_probes_and_suspend(flows, on_exit, attempts, outputs, moves, states, phase,
+                                                         created):
+    oracle = flow_oracle.Oracle(flows, attempts, on_exit, GO, outputs=outputs)
+    for move, *job in moves:
+        if move == "finish":
+            oracle.finish(job[0])
+        elif move == "ps":
+            oracle.ps_up(job[0])
+        else:
+            oracle.suspend(move == "suspend")
+    while oracle.running:
+        oracle.finish(min(oracle.running))
+    result = oracle.result()
+    assert (oracle_states(result), result.phase, set(result.created)) == (states, phase, created)
+
+
 # ---- random JobFlows ------------------------------------------------------------------------------------
 
 EXPR_OUTCOMES = ["Completed", "Succeeded", "Failed", "Terminated", "Skipped", "Finished",
@@ -99,26 +174,71 @@ def expressions(draw, names: list[str], depth: int = 0):
     return f"!{text}" if draw(st.integers(0, 4)) == 0 else text
 
 
+LISTS = ["[]", "[1]", '["a", "b"]', " [1, 2, 3] ", '{"k": 1}', "x"]     # outputs a withParam reads
+WORDS = ["a", "1", "2", "x", "", "[1]"]                                 # outputs a `when` or `until` reads
+UNTILS = ["iteration >= {n}", "outputs.{f} == 'a'", "outputs.{f} >= 2", "iteration >= 1 || outputs.{f} == '1'",
+          "outputs.{f} == '2' && iteration >= 1"]
+WHENS = [WHEN_TRUE, WHEN_FALSE, "outputs.{f} == 'a'", "outputs.{f} != 'a'", "outputs.{f} >= 1"]
+
+
+def vcjobs(f: dict) -> list[str]:
+    """Every vcjob a flow may make: its own, one per item (withParam: at most 3), one per iteration."""
+    base = f"jf-{f['name']}"
+    if "withItems" in f:
+        return [f"{base}-{i}" for i in range(len(f["withItems"]))]
+    if "withParam" in f:
+        return [f"{base}-{i}" for i in range(3)]
+    if "repeat" in f:
+        return [f"{base}-{i}" for i in range(f["repeat"]["limit"])]
+    return [base]
+
+
+@st.composite
+def loops(draw, f: dict, earlier: list[dict]) -> None:
+    """None, withItems, withParam over an earlier flow's output, or repeat-until."""
+    kinds = ["", "", "items", "param", "repeat"]
+    kind = draw(st.sampled_from(kinds if earlier else [k for k in kinds if k != "param"]))
+    if kind == "items":
+        f["withItems"] = list(range(draw(st.integers(0, 3))))
+    elif kind == "param":
+        f["withParam"] = "{{outputs.%s}}" % draw(st.sampled_from(earlier))["name"]
+    elif kind == "repeat":
+        until = draw(st.sampled_from(UNTILS)).format(n=draw(st.integers(0, 2)), f=f["name"])
+        f["repeat"] = {"until": until, "limit": draw(st.integers(1, 3))}
+
+
+@st.composite
+def whens(draw, earlier: list[dict]) -> str:
+    """A `when` over the parameter, or over the output of an earlier flow without items."""
+    sources = [e["name"] for e in earlier if "withItems" not in e and "withParam" not in e]
+    forms = WHENS if sources else WHENS[:2]
+    return draw(st.sampled_from(forms)).format(f=draw(st.sampled_from(sources)) if sources else "")
+
+
 @st.composite
 def runs(draw):
-    """(flows, onExit, attempts): every vcjob fails 0-2 times (Failed or Terminated), then ends as drawn."""
+    """(flows, onExit, attempts, outputs): every vcjob of a retried flow fails 0-2 times (Failed or
+    Terminated), then every vcjob ends as drawn (Completed 5 times in 7); each attempt writes an output
+    (a list if a withParam reads it)."""
     n = draw(st.integers(1, 7))
     names = [f"f{i}" for i in range(n)]
-    flows = []
+    flows: list[dict] = []
     for i, name in enumerate(names):
         f: dict = {"name": name}
         earlier = names[:i]
-        kind = draw(st.sampled_from(["none", "all", "any", "expression"])) if earlier else "none"
-        if kind in ("all", "any"):
-            f.update(dep(targets=draw(st.lists(st.sampled_from(earlier), min_size=1, max_size=3, unique=True))))
+        kind = draw(st.sampled_from(["none", "all", "any", "expression", "probe"])) if earlier else "none"
+        if kind in ("all", "any", "probe"):
+            most = 2 if kind == "probe" else 3     # (a probe holds only while every target's ps task runs)
+            f.update(dep(targets=draw(st.lists(st.sampled_from(earlier), min_size=1, max_size=most, unique=True))))
             if kind == "any":
                 f["dependsOn"]["strategy"] = "any"
+            if kind == "probe":
+                f["dependsOn"]["probe"] = {"taskStatusList": [{"taskName": "ps", "phase": "Running"}]}
         elif kind == "expression":
             f.update(dep(expression=draw(expressions(earlier))))
-        if draw(st.integers(0, 4)) == 0:
-            f["when"] = draw(st.sampled_from([WHEN_TRUE, WHEN_FALSE]))
         if draw(st.integers(0, 3)) == 0:
-            f["withItems"] = list(range(draw(st.integers(0, 3))))
+            f["when"] = draw(whens(flows))
+        draw(loops(f, flows))
         if draw(st.integers(0, 3)) == 0:
             f["retry"] = {"limit": draw(st.integers(1, 2)), "backoff": {"duration": "1s"}}
         flows.append(f)
@@ -126,24 +246,33 @@ def runs(draw):
     if draw(st.booleans()):
         x: dict = {"name": "x"}
         if draw(st.integers(0, 4)) == 0:
-            x["when"] = draw(st.sampled_from([WHEN_TRUE, WHEN_FALSE]))
+            x["when"] = draw(whens(flows))
         if draw(st.integers(0, 3)) == 0:
             x["retry"] = {"limit": 1, "backoff": {"duration": "1s"}}
         if draw(st.integers(0, 4)) == 0:
             x["withItems"] = list(range(draw(st.integers(0, 2))))
+        elif draw(st.integers(0, 4)) == 0:
+            x["withParam"] = "{{outputs.%s}}" % draw(st.sampled_from(flows))["name"]
         flows.append(x)
         on_exit = "x"
-    attempts = {}
+    attempts, outputs = {}, {}
+    listed = {flow_oracle.PARAM.fullmatch(f["withParam"]).group(1) for f in flows if "withParam" in f}
     for f in flows:
-        jobs = [f"jf-{f['name']}"] if "withItems" not in f else [f"jf-{f['name']}-{i}" for i in f["withItems"]]
-        for job in jobs:
-            failures = draw(st.lists(st.sampled_from(["Failed", "Terminated"]), max_size=2))
-            attempts[job] = [*failures, draw(st.sampled_from(["Completed", "Completed", "Failed", "Terminated"]))]
-    return flows, on_exit, attempts
+        for job in vcjobs(f):
+            failures = draw(st.lists(st.sampled_from(["Failed", "Terminated"]), max_size=2 if "retry" in f else 0))
+            attempts[job] = [*failures, draw(st.sampled_from(["Completed"] * 5 + ["Failed", "Terminated"]))]
+            pool = LISTS if f["name"] in listed else WORDS
+            outputs[job] = draw(st.lists(st.sampled_from(pool), min_size=len(attempts[job]),
+                                         max_size=len(attempts[job])))
+    return flows, on_exit, attempts, outputs
 
 
 def active(sim: flowsim.Sim) -> set[str]:
     return {n for n, j in sim.jobs.items() if j["status"]["state"]["phase"] in ("Pending", "Running")}
+
+
+def suspended_flows(sim: flowsim.Sim, flows: list[dict]) -> set[str]:
+    return {f["name"] for f in flows if sim.cond(f["name"]).get("reason") == "Suspended"}
 
 
 def engine_states(sim: flowsim.Sim, flows: list[dict]) -> dict[str, str]:
@@ -165,32 +294,76 @@ def oracle_states(result: flow_oracle.Result) -> dict[str, str]:
     return {n: f"Skipped:{result.reasons[n]}" if s == "Skipped" else s for n, s in result.states.items()}
 
 
-def play(flows: list[dict], on_exit: str | None, attempts: dict, choose) -> tuple[flowsim.Sim, flow_oracle.Oracle]:
-    """Both run the same vcjobs at every step; `choose` picks which running vcjob ends next."""
-    spec = {"arguments": {"parameters": [{"name": "go", "value": "yes"}]}}
+POD_PHASE = {"Completed": "Succeeded", "Failed": "Failed", "Terminated": "Failed"}
+
+
+def finish(sim: flowsim.Sim, job: str, phase: str, output: str) -> None:
+    """The vcjob runs, then ends in `phase`, its pods with it, its designated pod having written `output`."""
+    if sim.jobs[job]["status"]["state"]["phase"] == "Pending":
+        sim.set(job, "Running")
+    sim.set(job, phase, output, tasks={"ps": {"phase": {POD_PHASE[phase]: 1}}})
+
+
+def settle_time(sim: flowsim.Sim) -> None:
+    """Lets the back-offs pass: a retry's vcjob is created again once it is over (unless suspended)."""
+    for _ in range(5):
+        if sim.acts.wake_at is None:
+            return
+        sim.advance(max(0.0, (sim.acts.wake_at - sim.now).total_seconds()))
+
+
+def moves(sim: flowsim.Sim, oracle: flow_oracle.Oracle, probes: bool, suspends: bool) -> list[tuple[str, str]]:
+    """What may happen next: a running vcjob ends or its ps task comes up; the JobFlow (not finished, as
+    vcctl refuses that) is suspended, or resumed."""
+    running = sorted(oracle.running)
+    out = [("finish", job) for job in running]
+    if probes:
+        out += [("ps", job) for job in running if job not in oracle.ps]
+    if suspends and (oracle.suspended or sim.phase not in ("Succeed", "Failed")):
+        out.append(("resume" if oracle.suspended else "suspend", ""))
+    return out
+
+
+def play(flows: list[dict], on_exit: str | None, attempts: dict, choose, outputs: dict | None = None,
+         suspends: bool = False) -> tuple[flowsim.Sim, flow_oracle.Oracle]:
+    """Both run the same vcjobs (and hold the same flows while suspended) at every step; `choose` picks the
+    next move: a running vcjob ends, its ps task comes up, the JobFlow is suspended or resumed."""
+    spec: dict = {"arguments": {"parameters": [{"name": "go", "value": "yes"}]}}
     if on_exit:
         spec["onExit"] = on_exit
+    assert admission.validate_spec({"flows": flows, **spec}, "jf", "default") == []
     sim = flowsim.Sim(flows, **spec)
-    oracle = flow_oracle.Oracle(flows, attempts, on_exit, GO)
-    for step in range(200):
+    oracle = flow_oracle.Oracle(flows, attempts, on_exit, GO, outputs=outputs)
+    probes = any((f.get("dependsOn") or {}).get("probe") for f in flows)
+    for step in range(300):
+        settle_time(sim)
         assert active(sim) == oracle.running, (step, sim.created, engine_states(sim, flows))
-        if not oracle.running:
+        assert suspended_flows(sim, flows) == oracle.held(), (step, engine_states(sim, flows))
+        if oracle.idle:
             return sim, oracle
-        job = choose(sorted(oracle.running))
-        sim.finish(job, oracle.next_phase(job))
-        for _ in range(5):                       # a retry: the back-off passes, the vcjob is created again
-            if job in active(sim) or sim.acts.wake_at is None:
-                break
-            sim.advance((sim.acts.wake_at - sim.now).total_seconds())
-        oracle.finish(job)
+        options = moves(sim, oracle, probes, suspends)
+        move, job = choose(options) if oracle.running or not oracle.suspended else ("resume", "")
+        if move == "finish":
+            finish(sim, job, oracle.next_phase(job), oracle.next_output(job))
+            oracle.finish(job)
+        elif move == "ps":
+            sim.set(job, "Running", tasks={"ps": {"phase": {"Running": 1}}})
+            oracle.ps_up(job)
+        else:
+            sim.suspend(move == "suspend")
+            oracle.suspend(move == "suspend")
     raise AssertionError("the run does not end")
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(runs(), st.data())
-def test_the_engine_runs_skips_and_ends_as_the_oracle_says(run, data):
-    flows, on_exit, attempts = run
-    sim, oracle = play(flows, on_exit, attempts, lambda running: data.draw(st.sampled_from(running)))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(runs(), st.booleans(), st.data())
+def test_the_engine_runs_skips_and_ends_as_the_oracle_says(run, suspends, data):
+    check(run, suspends, lambda options: data.draw(st.sampled_from(options)))
+
+
+def check(run: tuple, suspends: bool, choose) -> None:
+    flows, on_exit, attempts, outputs = run
+    sim, oracle = play(flows, on_exit, attempts, choose, outputs, suspends)
     result = oracle.result()
     assert engine_states(sim, flows) == oracle_states(result)
     assert sim.phase == result.phase, (sim.phase, oracle_states(result))
@@ -204,9 +377,9 @@ def test_the_engine_runs_skips_and_ends_as_the_oracle_says(run, data):
 def test_the_oracles_phase_does_not_depend_on_the_order(run, rnd):
     # the final phase is a function of the outcomes; so are the flows' states unless an unhandled failure
     # stopped the JobFlow (what had started by then depends on the order)
-    flows, on_exit, attempts = run
-    first = flow_oracle.predict(flows, attempts, on_exit, GO)
-    other = flow_oracle.predict(flows, attempts, on_exit, GO, pick=rnd.choice)
+    flows, on_exit, attempts, outputs = run
+    first = flow_oracle.predict(flows, attempts, on_exit, GO, outputs=outputs)
+    other = flow_oracle.predict(flows, attempts, on_exit, GO, pick=rnd.choice, outputs=outputs)
     assert (first.phase, first.stopped) == (other.phase, other.stopped)
     if not first.stopped:
         assert oracle_states(first) == oracle_states(other)
