@@ -337,3 +337,28 @@ def test_cluster_scoped_queue(be):
     assert code == 201 and "namespace" not in obj["metadata"]
     _, lst = resources.list_objects(be, route, {})
     assert {o["metadata"]["name"] for o in lst["items"]} >= {"q1", "default", "root"}
+
+
+@pytest.mark.parametrize("query, body, grace", [
+    pytest.param({}, None, None, id="none: the pod's own"),
+    pytest.param({"gracePeriodSeconds": "0"}, None, 0, id="query"),
+    pytest.param({}, {"kind": "DeleteOptions", "gracePeriodSeconds": 5}, 5, id="body"),
+    pytest.param({"gracePeriodSeconds": "7"}, {"gracePeriodSeconds": 3}, 3, id="the body wins"),
+])
+def test_grace_period_of_delete_options(query, body, grace):
+    assert resources.grace_period(query, body) == grace
+
+
+@pytest.mark.parametrize("query, body, words", [
+    pytest.param({"gracePeriodSeconds": "soon"}, None, 'invalid value for gracePeriodSeconds: "soon"', id="query"),
+    pytest.param({}, {"gracePeriodSeconds": "5"}, "gracePeriodSeconds: expected an integer, got '5'", id="body-string"),
+    pytest.param({}, {"gracePeriodSeconds": True}, "expected an integer", id="body-bool"),
+])
+def test_a_bad_grace_period_is_refused_and_deletes_nothing(be, query, body, words):
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+           "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "i", "command": ["true"]}]}}
+    be.client.create(pod)
+    route = routes.Resource(kind=kinds.POD, namespace="default", name="p")
+    with pytest.raises(errors.BadRequest, match=words):
+        resources.delete(be, route, query, body)
+    assert be.client.get(kinds.POD, "default", "p")["metadata"].get("deletionTimestamp") is None
