@@ -164,3 +164,26 @@ def test_reclaim(nodes, first, later, unreclaimable, pods):
     assert {pg["spec"]["queue"]: meta.phase(pg) for pg in c.client.list(kinds.PODGROUP, "default")} == {
         queue: "Running" for *_, queue in first + later}
     assert sum(running(c, name) for name, *_ in first + later) == pods
+
+
+def test_while_its_victims_terminate_a_preemptor_waits_nominated_to_their_nodes():
+    """Graceful deletion: the evicted pods stay Terminating until their kubelet is done; meanwhile the
+    preemptors are pipelined onto the room they leave, and say so as Volcano's cache writes it:
+    PodScheduled=False and status.nominatedNodeName."""
+    c = cluster()
+    run(c, job("preemptee-1", REP, 1, "low-priority"))
+    c.client.create(job("preemptor-1", REP, REP // 2, "high-priority"))
+    c.rt.settle()
+    pods = {meta.name(p): p for p in c.client.list(kinds.POD, "default")}
+    victims = sorted(n for n, p in pods.items() if meta.is_deleting(p))
+    assert len(victims) == REP // 2 and all(c.pod_phase(pods[n]) == "Running" for n in victims)
+    nominated = {n: (p["status"].get("nominatedNodeName"), p["status"]["conditions"][-1]["message"])
+                 for n, p in pods.items() if p["status"].get("nominatedNodeName")}
+    assert sorted(node for node, _ in nominated.values()) == sorted(pods[v]["spec"]["nodeName"] for v in victims)
+    for name, (node, message) in nominated.items():
+        assert message == (f"Pod default/{name} can possibly be assigned to {node}, once resource is released "
+                           "and minAvailable is satisfied")
+    run(c)   # the victims' kubelet is done: the preemptors run where they were nominated
+    assert (running(c, "preemptee-1"), running(c, "preemptor-1")) == (REP // 2, REP // 2)
+    for name, (node, _) in nominated.items():
+        assert c.client.get(kinds.POD, "default", name)["spec"]["nodeName"] == node

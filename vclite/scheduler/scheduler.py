@@ -225,21 +225,23 @@ class Scheduler:
                 self.record(written, "Warning", UNSCHEDULABLE, message, EVENT_COMPONENT)
 
 
-    def _write_pod_conditions(self, updates: dict[str, tuple[str, str]]) -> None:
-        """A waiting pod's PodScheduled=False condition, and a Warning Event FailedScheduling saying the
-        same, as Volcano's cache writes them (status.py)."""
+    def _write_pod_conditions(self, updates: dict[str, tuple[str, str, str]]) -> None:
+        """A waiting pod's PodScheduled=False condition (and the node it is nominated to, if pipelined),
+        and a Warning Event FailedScheduling saying the same, as Volcano's cache writes them (status.py)."""
         if not updates:
             return
         pods = self.informers[kinds.POD.kind]
         now = clock_mod.format_time(self.clock.now()) or ""
-        for key, (reason, message) in updates.items():
+        for key, (reason, message, nominated) in updates.items():
             seen = pods.get(*_split(key))
             if seen is None or (seen.get("spec") or {}).get("nodeName"):
                 continue   # gone, or bound meanwhile
-            conditions = status_mod.pod_unscheduled_conditions(seen, reason, message, now)
+            status = {**(seen.get("status") or {}),
+                      "conditions": status_mod.pod_unscheduled_conditions(seen, reason, message, now)}
+            if nominated:
+                status["nominatedNodeName"] = nominated
             try:
-                self._wrote(self.client.update_status(dict(seen, status={**(seen.get("status") or {}),
-                                                                          "conditions": conditions})))
+                self._wrote(self.client.update_status(dict(seen, status=status)))
             except (errors.NotFound, errors.Conflict):
                 continue
             self.record(seen, "Warning", "FailedScheduling", message, EVENT_COMPONENT)

@@ -44,8 +44,8 @@ class SessionResult:
     evictions: list[str] = dataclasses.field(default_factory=list)           # pod keys
     pipelined: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # podgroup key -> nodes
     podgroup_status: dict[str, Obj] = dataclasses.field(default_factory=dict)  # podgroup key -> status
-    # pod key -> (reason, message) of a PodScheduled=False condition that changed (status.py)
-    pod_conditions: dict[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
+    # pod key -> (reason, message, nominated node or "") of a PodScheduled=False condition that changed
+    pod_conditions: dict[str, tuple[str, str, str]] = dataclasses.field(default_factory=dict)
     # queues whose status.allocated no longer says what they hold: name -> (queue, allocated vector, dims)
     queue_allocated: dict[str, tuple[QueueInfo, np.ndarray, Any]] = dataclasses.field(default_factory=dict,
                                                                                        repr=False)
@@ -368,14 +368,14 @@ def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResul
     return result
 
 
-def _tell_waiting_pods(job: JobInfo, out: dict[str, tuple[str, str]]) -> None:
+def _tell_waiting_pods(job: JobInfo, out: dict[str, tuple[str, str, str]]) -> None:
     """Why each pod of a waiting job is not placed, where its PodScheduled condition does not say it yet."""
     base = status_mod.job_fit_message(job)
     for status in status_mod.WAITING_TASKS:
         for task in (job.index.get(status) or {}).values():
-            reason, message = status_mod.task_scheduling_reason(job, task, base)
-            if status_mod.pod_scheduled_differs(task.pod, reason, message):
-                out[task.key] = (reason, message)
+            why = status_mod.task_scheduling_reason(job, task, base)
+            if status_mod.pod_scheduled_differs(task.pod, *why):
+                out[task.key] = why
 
 
 def run_session(state: snapshot.ClusterState, conf: "conf_mod.SchedulerConf", now: _dt.datetime,

@@ -63,24 +63,29 @@ def job_fit_message(job: jobs_mod.JobInfo) -> str:
     return ALL_NODES_UNAVAILABLE
 
 
-def task_scheduling_reason(job: jobs_mod.JobInfo, task: tasks_mod.TaskInfo, base: str) -> tuple[str, str]:
-    """(reason, message) of a waiting task's PodScheduled=False condition (Volcano's
-    TaskSchedulingReason): where its last placement in the session got, else why it fit no node."""
+def task_scheduling_reason(job: jobs_mod.JobInfo, task: tasks_mod.TaskInfo, base: str) -> tuple[str, str, str]:
+    """(reason, message, nominated node) of a waiting task's PodScheduled=False condition (Volcano's
+    TaskSchedulingReason): where its last placement in the session got, else why it fit no node. A
+    pipelined task is nominated to the node whose resources it waits for (status.nominatedNodeName)."""
     status, node = task.last_transaction or (task.status, task.node)
     where = f"Pod {task.namespace}/{task.name} can possibly be assigned to {node}"
     if status == TaskStatus.ALLOCATED:
-        return POD_SCHEDULABLE, f"{where}, once minAvailable is satisfied"
+        return POD_SCHEDULABLE, f"{where}, once minAvailable is satisfied", ""
     if status == TaskStatus.PIPELINED:
-        return POD_UNSCHEDULABLE, f"{where}, once resource is released and minAvailable is satisfied"
+        return POD_UNSCHEDULABLE, f"{where}, once resource is released and minAvailable is satisfied", node
     errors = job.nodes_fit_errors.get(task.uid)
     if errors is not None:
-        return POD_UNSCHEDULABLE, errors.error()
-    return POD_UNSCHEDULABLE, job.task_notes.get(task.uid) or base
+        return POD_UNSCHEDULABLE, errors.error(), ""
+    return POD_UNSCHEDULABLE, job.task_notes.get(task.uid) or base, ""
 
 
-def pod_scheduled_differs(pod: Obj, reason: str, message: str) -> bool:
-    """Whether the pod's PodScheduled condition is not already False with this reason and message."""
-    for c in (pod.get("status") or {}).get("conditions") or []:
+def pod_scheduled_differs(pod: Obj, reason: str, message: str, nominated: str = "") -> bool:
+    """Whether the pod's PodScheduled condition is not already False with this reason and message, or
+    (a node to nominate) its status.nominatedNodeName is another."""
+    status = pod.get("status") or {}
+    if nominated and status.get("nominatedNodeName") != nominated:
+        return True
+    for c in status.get("conditions") or []:
         if c.get("type") == POD_SCHEDULED:
             return not (c.get("status") == "False" and c.get("reason") == reason and c.get("message") == message)
     return True

@@ -137,15 +137,16 @@ def waiting_task(last=None, fit_errors=False, note=None):
 
 @pytest.mark.parametrize("last, fit_errors, note, want", [
     pytest.param((S.ALLOCATED, "n1"), False, None,
-                 ("Schedulable", "Pod ns/t-0 can possibly be assigned to n1, once minAvailable is satisfied"),
+                 ("Schedulable", "Pod ns/t-0 can possibly be assigned to n1, once minAvailable is satisfied", ""),
                  id="fit-but-the-gang-is-short"),
     pytest.param((S.PIPELINED, "n2"), False, None,
                  ("Unschedulable", "Pod ns/t-0 can possibly be assigned to n2, once resource is released and "
-                                   "minAvailable is satisfied"), id="pipelined"),
-    pytest.param(None, True, None, ("Unschedulable", FIT_NOWHERE), id="fit-nowhere"),
-    pytest.param(None, False, 'queue "q" cannot take the task now', ("Unschedulable", 'queue "q" cannot take the task now'),
+                                   "minAvailable is satisfied", "n2"), id="pipelined"),
+    pytest.param(None, True, None, ("Unschedulable", FIT_NOWHERE, ""), id="fit-nowhere"),
+    pytest.param(None, False, 'queue "q" cannot take the task now',
+                 ("Unschedulable", 'queue "q" cannot take the task now', ""),
                  id="a-plugin-refused-it"),
-    pytest.param(None, False, None, ("Unschedulable", "the job's message"), id="not-tried: the job's message"),
+    pytest.param(None, False, None, ("Unschedulable", "the job's message", ""), id="not-tried: the job's message"),
 ])
 def test_task_scheduling_reason(last, fit_errors, note, want):
     j, t = waiting_task(last, fit_errors, note)
@@ -178,3 +179,16 @@ def test_pod_scheduled_condition(conditions, reason, message, differs, transitio
     assert out[0] == {"type": "Initialized", "status": "True"}   # (others kept, in place)
     assert out[1] == {"type": "PodScheduled", "status": "False", "lastProbeTime": None,
                       "lastTransitionTime": transition, "reason": reason, "message": message}
+
+
+@pytest.mark.parametrize("nominated_now, nominated, differs", [
+    pytest.param(None, "n1", True, id="nominated-now"),
+    pytest.param("n1", "n1", False, id="already-nominated"),
+    pytest.param("n1", "n2", True, id="another-node"),
+    pytest.param("n1", "", False, id="nothing-to-nominate"),
+])
+def test_a_nominated_node_is_part_of_what_changed(nominated_now, nominated, differs):
+    pod = {"status": {"conditions": [SCHEDULED_FALSE]}}
+    if nominated_now:
+        pod["status"]["nominatedNodeName"] = nominated_now
+    assert status.pod_scheduled_differs(pod, "Unschedulable", FIT_NOWHERE, nominated) is differs
