@@ -416,6 +416,9 @@ class Server:
         since = logs.since(media.parse_int(query.get("sinceSeconds"), "sinceSeconds"), query.get("sinceTime"), now())
         if self.backend.log_path is None:
             raise errors.BadRequest("pod logs are not available: this server runs no local executor")
+        if not (pod.get("spec") or {}).get("nodeName"):
+            # no node runs it: nothing to read, as kube-apiserver answers (an empty log location)
+            return web.Response(status=200, body=b"", headers={"Content-Type": "text/plain"})
         if previous and not logs.has_previous(pod, container):
             raise errors.BadRequest(logs.previous_missing(pod, container))
         # a container backing off after a crash: its last run is the previous one (and still the

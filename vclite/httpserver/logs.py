@@ -1,5 +1,6 @@
 """`pods/<name>/log`: a container's log file written by the local executor, as kubectl reads it.
 
+- A pod no node runs yet has an empty log (kube-apiserver's LogLocation: no node, no location).
 - `container` names the container; a pod with one container needs none, with several the error
   lists them (as the kubelet). Init containers are accepted too.
 - `tailLines=N` starts N lines before the end; `limitBytes=N` stops after N bytes.

@@ -220,7 +220,18 @@ def test_watch_ends_when_server_stops():
 
 
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p1", "namespace": "default"},
-       "spec": {"containers": [{"name": "main", "image": "i", "command": ["true"]}]}}
+       "spec": {"nodeName": "n1", "containers": [{"name": "main", "image": "i", "command": ["true"]}]}}
+
+
+def test_the_log_of_a_pod_no_node_runs_is_empty(tmp_path):
+    async def test(client, srv, be):
+        be.client.create({**POD, "spec": {"containers": POD["spec"]["containers"]}})
+        for query in ("", "?follow=true", "?timestamps=true&tailLines=3"):
+            resp = await client.get("/api/v1/namespaces/default/pods/p1/log" + query, headers=AUTH)
+            assert (resp.status, await resp.text()) == (200, ""), query
+        resp = await client.get("/api/v1/namespaces/default/pods/p1/log?container=other", headers=AUTH)
+        assert resp.status == 400   # (the container is checked first)
+    serve(test, log_dir=tmp_path)
 
 
 def test_pod_logs_tail_and_follow(tmp_path):
