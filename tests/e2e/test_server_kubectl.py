@@ -230,9 +230,11 @@ def test_kubectl_auth_can_i_and_whoami(kubectl):
                                                       ["Groups", "[system:masters", "system:authenticated]"]]
 
 
-DRY_JT = """apiVersion: flow.volcano.sh/v1alpha1
+def one_pod_template(name, *command):
+    """A JobTemplate of one task with one pod running `command` (a program and its arguments)."""
+    return f"""apiVersion: flow.volcano.sh/v1alpha1
 kind: JobTemplate
-metadata: {name: dry}
+metadata: {{name: {name}}}
 spec:
   minAvailable: 1
   tasks:
@@ -241,8 +243,11 @@ spec:
       template:
         spec:
           restartPolicy: Never
-          containers: [{name: c, image: busybox, command: ["sh", "-c", "sleep 1"]}]
+          containers: [{{name: c, image: busybox, command: {json.dumps(list(command))}}}]
 """
+
+
+DRY_JT = one_pod_template("dry", "sh", "-c", "sleep 1")
 
 
 def test_server_dry_run_and_diff(kubectl, write):
@@ -579,23 +584,6 @@ def test_deleting_a_running_pod_is_graceful(kubectl):
     out = kubectl("delete", "pod", "forced", "--grace-period=0", "--force")
     assert 'pod "forced" force deleted' in out.stdout, out.stdout
     assert kubectl("get", "pod", "forced", "--ignore-not-found").stdout == ""
-
-
-def one_pod_template(name, command):
-    """A JobTemplate of one task with one pod running `command` (a program without arguments)."""
-    return f"""apiVersion: flow.volcano.sh/v1alpha1
-kind: JobTemplate
-metadata: {{name: {name}}}
-spec:
-  minAvailable: 1
-  tasks:
-    - name: t
-      replicas: 1
-      template:
-        spec:
-          restartPolicy: Never
-          containers: [{{name: c, image: busybox, command: ["{command}"]}}]
-"""
 
 
 ORPHANED = one_pod_template("kept", "true") + """---
