@@ -176,6 +176,18 @@ def test_strategic_merge_patch_is_refused_for_custom_resources(kubectl, kind, na
     assert "sm" not in labels
 
 
+@pytest.mark.parametrize("ptype, body, words", [
+    ("merge", '{"metadata":null}', "the name of the object (a based on URL) was undeterminable"),
+    ("merge", '{"metadata":{"name":"b"}}', "the name of the object (b) does not match the name on the URL (a)"),
+    ("json", '[{"op":"remove","path":"/metadata"}]', "the name of the object (a based on URL) was undeterminable"),
+])
+def test_a_patch_that_loses_or_changes_the_name_is_refused(kubectl, ptype, body, words):
+    before = json.loads(kubectl("get", "jt", "a", "-o", "json").stdout)["metadata"]
+    out = kubectl("patch", "jt", "a", f"--type={ptype}", "-p", body, check=False)
+    assert out.returncode == 1 and f"Error from server (BadRequest): {words}" in out.stderr, out.stderr
+    assert json.loads(kubectl("get", "jt", "a", "-o", "json").stdout)["metadata"] == before
+
+
 def test_strategic_merge_patch_of_a_built_in_kind(kubectl):
     kubectl("create", "configmap", "smp", "--from-literal=a=1")
     assert kubectl("patch", "cm", "smp", "-p", '{"data":{"b":"2"}}').stdout.strip() == "configmap/smp patched"

@@ -49,6 +49,18 @@ def without_empty_maps(obj: Any) -> Any:
     return {**obj, "metadata": {k: v for k, v in md.items() if not (k in OMITTED_WHEN_EMPTY and v == {})}}
 
 
+def name_problem(obj: Any, url_name: str) -> str | None:
+    """Why a written object cannot be the object `url_name` (kube-apiserver's checkName: an update or
+    a patch's result must carry the name of the URL), or None."""
+    md = obj.get("metadata") if isinstance(obj, dict) else None
+    name = md.get("name") if isinstance(md, dict) else None
+    if name in (None, ""):
+        return f"the name of the object ({url_name} based on URL) was undeterminable: name must be provided"
+    if name != url_name:
+        return f"the name of the object ({name}) does not match the name on the URL ({url_name})"
+    return None
+
+
 def owner_references(obj: Obj) -> list[Obj]:
     return obj.get("metadata", {}).get("ownerReferences") or []
 

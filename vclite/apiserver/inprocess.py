@@ -158,6 +158,9 @@ class InProcessClient:
         if current is None:
             current = self.store.get(kind, namespace, name)   # raises NotFound
         patched = meta.without_empty_maps(merge_patch(current, patch))   # (shares what it leaves with the stored)
+        problem = meta.name_problem(patched, name)
+        if problem:
+            raise errors.BadRequest(problem)
         patched["metadata"] = {**patched["metadata"], "resourceVersion": (
             (patch.get("metadata") or {}).get("resourceVersion") or current["metadata"]["resourceVersion"])}
         return self.update_status(patched) if status else self.update(patched)

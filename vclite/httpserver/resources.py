@@ -125,8 +125,9 @@ def meta_rv(obj: Obj) -> str:
     return str((obj.get("metadata") or {}).get("resourceVersion") or "")
 
 
-def _conform(route: routes.Resource, obj: Obj, name_required: bool) -> Obj:
-    """Fill in apiVersion/kind/namespace from the path, refuse disagreements (400)."""
+def _conform(route: routes.Resource, obj: Obj, name_from_path: bool = False) -> Obj:
+    """Fill in apiVersion/kind/namespace from the path, refuse disagreements (400). An update or patch
+    must keep the object's name (kube-apiserver's checkName); only an apply configuration may leave it out."""
     kind = route.kind
     obj = dict(obj)
     api_version, kind_name = obj.get("apiVersion"), obj.get("kind")
@@ -150,12 +151,12 @@ def _conform(route: routes.Resource, obj: Obj, name_required: bool) -> Obj:
     elif md.get("namespace"):
         md.pop("namespace")
     if route.name is not None:
-        if md.get("name") in (None, ""):
+        if name_from_path and md.get("name") in (None, ""):
             md["name"] = route.name
-        elif md["name"] != route.name:
-            raise errors.BadRequest(f"the name of the object ({md['name']}) does not match the name on the URL "
-                                    f"({route.name})")
-    elif name_required and not md.get("name") and not md.get("generateName"):
+        problem = meta.name_problem(obj, route.name)
+        if problem:
+            raise errors.BadRequest(problem)
+    elif not md.get("name") and not md.get("generateName"):
         raise errors.Invalid(kind.kind, "", [errors.FieldError("metadata.name", "Required value: name or "
                                                                                 "generateName is required")])
     return obj
@@ -192,7 +193,7 @@ def create(be: backend_mod.Backend, route: routes.Resource, query: Query, body: 
     if route.kind.namespaced and route.namespace is None:
         raise errors.BadRequest(f"a {route.kind.kind} must be created in a namespace: "
                                 f"POST to .../namespaces/<namespace>/{route.kind.plural}")
-    return 201, be.client.create(_conform(route, body, name_required=True), dry_run=dry)
+    return 201, be.client.create(_conform(route, body), dry_run=dry)
 
 
 def bind(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
@@ -210,7 +211,7 @@ def bind(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Ob
 def update(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
     dry = dry_run(query.get("dryRun"))
     _check_fields(route, query, body)
-    return 200, _write(be, route, _conform(route, body, name_required=True), dry)
+    return 200, _write(be, route, _conform(route, body), dry)
 
 
 def _write(be: backend_mod.Backend, route: routes.Resource, obj: Obj, dry: bool) -> Obj:
@@ -236,7 +237,7 @@ def patch(be: backend_mod.Backend, route: routes.Resource, query: Query, content
     else:
         new = patches.merge_patch(current, body)
     # The result keeps the current resourceVersion unless the patch names one (then it must match).
-    return 200, _write(be, route, _conform(route, meta.without_empty_maps(new), name_required=True), dry)
+    return 200, _write(be, route, _conform(route, meta.without_empty_maps(new)), dry)
 
 
 def apply(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Any) -> Result:
@@ -244,7 +245,7 @@ def apply(be: backend_mod.Backend, route: routes.Resource, query: Query, body: A
     if not isinstance(body, dict):
         raise errors.BadRequest("an apply configuration must be an object")
     _check_fields(route, query, body)
-    config = _conform(route, body, name_required=True)
+    config = _conform(route, body, name_from_path=True)
     manager = query.get("fieldManager") or ""
     force = media.parse_bool(query.get("force"), "force")
     try:

@@ -1,9 +1,10 @@
 """The in-process Client's merge patch: what it stores when a patch removes the last label or annotation."""
 import pytest
 
-from vclite.api import batch, kinds
+from vclite.api import batch, kinds, meta
 from vclite.apiserver import inprocess
 from vclite.controllers.job import commands
+from vclite.lib import errors
 
 CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}}
 
@@ -24,3 +25,19 @@ def test_a_patch_removing_the_last_label_or_annotation_stores_no_empty_map(metad
     out = client.patch(kinds.CONFIGMAP, "default", "c", patch)
     for obj in (out, client.get(kinds.CONFIGMAP, "default", "c")):
         assert {k: v for k, v in obj["metadata"].items() if k in ("labels", "annotations")} == want
+
+
+@pytest.mark.parametrize("patch, words", [
+    pytest.param({"metadata": None}, r"name of the object \(c based on URL\) was undeterminable", id="metadata-null"),
+    pytest.param({"metadata": {"name": None}}, "was undeterminable", id="name-null"),
+    pytest.param({"metadata": {"name": "d"}}, r"name of the object \(d\) does not match the name on the URL \(c\)",
+                 id="rename"),
+])
+def test_a_patch_that_loses_or_changes_the_name_is_refused_and_changes_nothing(patch, words):
+    client = inprocess.new_client()
+    client.create({**CM, "metadata": {**CM["metadata"], "labels": {"l": "1"}}})
+    before = client.get(kinds.CONFIGMAP, "default", "c")
+    with pytest.raises(errors.BadRequest, match=words):
+        client.patch(kinds.CONFIGMAP, "default", "c", patch)
+    assert client.get(kinds.CONFIGMAP, "default", "c") == before
+    assert [meta.name(o) for o in client.list(kinds.CONFIGMAP, "default")] == ["c"]

@@ -282,6 +282,33 @@ def test_patch_cannot_rename_or_move(be):
     assert be.resource_version() == before
 
 
+UNNAMED = "the name of the object \\(t based on URL\\) was undeterminable: name must be provided"
+
+
+@pytest.mark.parametrize("verb, ctype, body", [
+    pytest.param("patch", resources.MERGE, {"metadata": None}, id="merge-metadata-null"),
+    pytest.param("patch", resources.MERGE, {"metadata": {"name": None}}, id="merge-name-null"),
+    pytest.param("patch", resources.JSON_PATCH, [{"op": "remove", "path": "/metadata"}], id="json-patch-remove"),
+    pytest.param("patch", resources.STRATEGIC, {"metadata": None}, id="strategic-metadata-null"),
+    pytest.param("update", None, {"metadata": {}}, id="put-without-name"),
+])
+def test_an_update_or_patch_that_loses_the_name_is_refused_and_changes_nothing(be, verb, ctype, body):
+    """As kube-apiserver's checkName: the written object must carry the name of the URL (an apply
+    configuration may leave it out)."""
+    kind = kinds.CONFIGMAP if ctype == resources.STRATEGIC else kinds.JOBTEMPLATE
+    current = be.client.create({"apiVersion": kind.api_version, "kind": kind.kind,
+                                "metadata": {"name": "t", "namespace": "default", "labels": {"k": "v"}},
+                                **({"spec": JT["spec"]} if kind is kinds.JOBTEMPLATE else {})})
+    before = be.resource_version()
+    route = routes.Resource(kind, "default", "t", None)
+    with pytest.raises(errors.BadRequest, match=UNNAMED):
+        if verb == "patch":
+            resources.patch(be, route, {}, ctype, body)
+        else:
+            resources.update(be, route, {}, {k: v for k, v in current.items() if k != "metadata"} | body)
+    assert be.resource_version() == before and be.client.get(kind, "default", "t")["metadata"]["labels"] == {"k": "v"}
+
+
 def test_patch_unknown_type_is_415(be):
     make(be, "t")
     with pytest.raises(status_mod.UnsupportedMediaType):
