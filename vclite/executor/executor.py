@@ -40,7 +40,7 @@ from vclite.api import core, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import events
 from vclite.apiserver import informer as informer_mod
-from vclite.executor import envvars, logtimes, podstatus, recovery, runner as runner_mod
+from vclite.executor import envvars, logtimes, podexec, podstatus, recovery, runner as runner_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
 
@@ -141,6 +141,22 @@ class LocalExecutor:
         """The container's log of its current run, or with `previous` of the run before."""
         path = self.pod_dir(namespace, pod) / "logs" / f"{container}.log"
         return runner_mod.previous_log_of(path) if previous else path
+
+    def exec_problem(self, namespace: str, pod: str, container: str) -> str | None:
+        """Why a command cannot be exec'd in the pod's container now (`kubectl exec`), or None."""
+        run = self._runs.get(f"{namespace}/{pod}")
+        if run is None or run.stop_task is not None:
+            return f'container not found ("{container}")'
+        return run.runner.exec_problem(container)
+
+    async def exec(self, namespace: str, pod: str, container: str, argv: list[str], *, stdin: bool, stdout: bool,
+                   stderr: bool, tty: bool) -> podexec.Session:
+        """Start `argv` in the pod's running container (podexec.py); raises podexec.ExecError if it cannot."""
+        problem = self.exec_problem(namespace, pod, container)
+        if problem:
+            raise podexec.ExecError(problem)
+        return await self._runs[f"{namespace}/{pod}"].runner.exec(container, argv, stdin=stdin, stdout=stdout,
+                                                                  stderr=stderr, tty=tty)
 
     def running_count(self) -> int:
         """Pods whose runner has not finished (processes alive, starting, or waiting to restart)."""

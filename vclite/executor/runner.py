@@ -47,7 +47,7 @@ import signal
 from typing import Any, Callable, Iterable
 
 from vclite.api import core, meta
-from vclite.executor import envvars, logtimes, podstatus, processes
+from vclite.executor import envvars, logtimes, podexec, podstatus, processes
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -224,6 +224,7 @@ class PodRunner:
         self.launches: dict[str, Launch] | None = None
         self._fresh_logs = False
         self._procs: dict[str, processes.Child] = {}
+        self._execs: dict[str, set[podexec.Session]] = {}   # container -> commands exec'd in it (kubectl exec)
         self._stopping = False
         self._stop = asyncio.Event()
         self._done = asyncio.Event()
@@ -366,6 +367,31 @@ class PodRunner:
         """The log files of the containers whose processes run now."""
         return [self.launches[name].log for name in self._procs] if self.launches else []
 
+    async def exec(self, container: str, argv: list[str], *, stdin: bool, stdout: bool, stderr: bool,
+                   tty: bool) -> podexec.Session:
+        """Start `argv` in a running container's context (podexec.py); it is killed when the container's
+        process ends. Raises podexec.ExecError if the container does not run now."""
+        problem = self.exec_problem(container)
+        if problem:
+            raise podexec.ExecError(problem)
+        assert self.launches is not None
+        launch = self.launches[container]
+        session = await podexec.start(argv, cwd=launch.cwd, env=launch.env, stdin=stdin, stdout=stdout,
+                                      stderr=stderr, tty=tty)
+        sessions = self._execs.setdefault(container, set())
+        sessions.add(session)
+        return session
+
+    def exec_problem(self, container: str) -> str | None:
+        """Why a command cannot be exec'd in `container` now (the kubelet's words), or None."""
+        if container not in self._procs or self._stopping or self.launches is None:
+            return f'container not found ("{container}")'
+        return None
+
+    def _end_execs(self, container: str) -> None:
+        for session in self._execs.pop(container, ()):
+            session.kill_left_behind()
+
     async def run(self) -> None:
         """Run init containers, then app containers, until none runs or will run again (or stop())."""
         self.prepare()
@@ -433,6 +459,7 @@ class PodRunner:
         rc = await proc.wait()
         self._procs.pop(st.name, None)
         _signal_group(proc, signal.SIGKILL)  # the container is gone: so is everything it started
+        self._end_execs(st.name)             # and what was exec'd in it
         code = rc if rc >= 0 else 128 - rc
         message = read_message(launch.termination_log)
         if not message and code != 0 and launch.fallback_to_logs:
@@ -461,6 +488,8 @@ class PodRunner:
         """SIGKILL every process group now (a stop under way stops waiting out its grace period)."""
         for p in list(self._procs.values()):
             _signal_group(p, signal.SIGKILL)
+        for name in list(self._execs):
+            self._end_execs(name)
 
 
 def _signal_group(proc: processes.Child, sig: int) -> None:

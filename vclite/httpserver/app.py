@@ -27,8 +27,8 @@ from aiohttp import web
 from vclite.api import flow, kinds, meta
 from vclite.executor import logtimes
 from vclite.httpserver import backend as backend_mod
-from vclite.httpserver import bodies, discovery, logs, media, metrics, openapi, resources, reviews, routes
-from vclite.httpserver import security
+from vclite.httpserver import bodies, discovery, execstream, logs, media, metrics, openapi, resources, reviews
+from vclite.httpserver import routes, security
 from vclite.httpserver import status as status_mod
 from vclite.httpserver import tables, watch
 from vclite.lib import errors
@@ -276,6 +276,9 @@ class Server:
         if route.subresource == "log":
             info["verb"] = "CONNECT" if media.parse_bool(query.get("follow"), "follow") else "GET"
             return await self._logs(request, route, query)
+        if route.subresource == "exec":
+            info["verb"] = "CONNECT"
+            return await self._exec(request, route, query)
         if method == "GET" and media.parse_bool(query.get("watch"), "watch"):
             info["verb"] = "WATCH"
             return await self._watch(request, route, query, choice)
@@ -317,6 +320,8 @@ class Server:
             return ("GET", "PUT", "PATCH")
         if route.subresource == "binding":
             return ("POST",)
+        if route.subresource == "exec":
+            return ("GET", "POST")
         if route.is_collection:
             return ("GET", "POST", "DELETE")
         return ("GET", "PUT", "PATCH", "DELETE")
@@ -400,6 +405,27 @@ class Server:
             wait = min(deadline - t, 5.0, (next_bookmark - t) if bookmarks else 5.0)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(feed.wakeup.wait(), timeout=max(wait, 0.0))
+
+    # ---- exec -------------------------------------------------------------------------------------
+    async def _exec(self, request: web.Request, route: routes.Resource, query: dict[str, str]) -> web.StreamResponse:
+        """kubectl exec / cp (execstream.py). Checked before the upgrade: the pod, the container, the
+        options, then whether the container runs (the kubelet's plain-text refusal)."""
+        ns, name = route.namespace or "default", route.name or ""
+        pod = self.backend.client.get(kinds.POD, ns, name)
+        opts = execstream.check(pod, query, request.query.getall("command", []))
+        pod_exec = self.backend.pod_exec
+        if pod_exec is None:
+            raise errors.BadRequest("exec is not available: this server runs no local executor")
+        problem = pod_exec.exec_problem(ns, name, opts.container)
+        if problem:
+            return web.Response(status=400, text=problem, headers={"Content-Type": "text/plain; charset=utf-8"})
+        if request.method != "GET" or request.headers.get("Upgrade", "").lower() != "websocket":
+            raise errors.BadRequest(execstream.SPDY_MESSAGE)
+
+        def start(o: execstream.Options) -> Any:
+            return pod_exec.exec(ns, name, o.container, o.command, stdin=o.stdin, stdout=o.stdout, stderr=o.stderr,
+                                 tty=o.tty)
+        return await execstream.serve(request, opts, start)
 
     # ---- logs -------------------------------------------------------------------------------------
     async def _logs(self, request: web.Request, route: routes.Resource, query: dict[str, str]) -> web.StreamResponse:

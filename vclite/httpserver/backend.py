@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import pathlib
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Protocol
 
 from vclite.api import kinds
 from vclite.lib import clock as clock_mod
@@ -20,6 +20,15 @@ Obj = dict[str, Any]
 LogPath = Callable[[str, str, str, bool], pathlib.Path]   # (namespace, pod, container, previous)
 
 
+class PodExec(Protocol):
+    """What `pods/exec` needs of the local executor (executor.LocalExecutor)."""
+
+    def exec_problem(self, namespace: str, pod: str, container: str) -> str | None: ...
+
+    async def exec(self, namespace: str, pod: str, container: str, argv: list[str], *, stdin: bool, stdout: bool,
+                   stderr: bool, tty: bool) -> Any: ...
+
+
 @dataclasses.dataclass
 class Backend:
     client: Any                                        # the Client protocol (in-process)
@@ -27,6 +36,7 @@ class Backend:
     resource_version: Callable[[], str]                # the newest resourceVersion of the whole store
     objects: Callable[[kinds.Kind], Iterable[Obj]]     # stored objects, read-only
     log_path: LogPath | None = None                    # where a pod container's log is (local executor)
+    pod_exec: PodExec | None = None                    # commands run in a pod's container (local executor)
 
     def select(self, kind: kinds.Kind, namespace: str | None, label_selector: str | None = None,
                field_selector: str | None = None) -> list[Obj]:
@@ -38,7 +48,7 @@ class Backend:
         return [o for o in objs if lp(o) and fp(o)]
 
     @classmethod
-    def of_client(cls, client: Any, log_path: LogPath | None = None) -> "Backend":
+    def of_client(cls, client: Any, log_path: LogPath | None = None, pod_exec: PodExec | None = None) -> "Backend":
         store = client.store
         return cls(client=client, clock=client.clock, resource_version=lambda: store.resource_version,
-                   objects=lambda kind: store.iter(kind), log_path=log_path)
+                   objects=lambda kind: store.iter(kind), log_path=log_path, pod_exec=pod_exec)

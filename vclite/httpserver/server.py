@@ -158,7 +158,7 @@ async def serve(rt: Any, options: Options) -> int:
     """Serve until signalled; returns the exit code (0 after a graceful stop, 1 if the control
     loop failed — the server then stops too rather than serve an API nothing reconciles)."""
     log_path = rt.executor.log_path if rt.executor is not None else None
-    backend = backend_mod.Backend.of_client(rt.client, log_path)
+    backend = backend_mod.Backend.of_client(rt.client, log_path, rt.executor)
     listening = await listen(backend, options)
     server = listening.server
     counting = _hook_metrics(rt, server)

@@ -289,3 +289,37 @@ def test_a_restart_does_not_report_the_run_befores_termination_message(tmp_path)
     assert st["restartCount"] == 1 and st["state"]["terminated"]["exitCode"] == 0
     assert "message" not in st["state"]["terminated"]
     assert st["lastState"]["terminated"]["message"] == "first-run\n"
+
+
+def test_exec_runs_in_the_containers_context_and_ends_with_it(tmp_path):
+    """kubectl exec: the command gets the container's env and working directory; not before the
+    container runs, nor in a container that does not; what it left running ends with the container."""
+    from vclite.executor import podexec
+    from tests.unit.executor.test_podexec import alive, drain
+    pod = make_pod([container("main", 'while [ ! -e "$VC_POD_DIR/stop" ]; do sleep 0.02; done'),
+                    container("side", "exit 0")],
+                   restartPolicy="Never")
+    pod["spec"]["containers"][0]["env"] = [{"name": "MY_ENV", "value": "set-in-the-spec"}]
+
+    async def go():
+        r = new_runner(tmp_path, pod)
+        assert r.exec_problem("main") == 'container not found ("main")'   # (nothing runs yet)
+        task = asyncio.create_task(r.run())
+        while r.alive() < 1 or r.exec_problem("main"):
+            await asyncio.sleep(0.01)
+        s = await r.exec("main", ["sh", "-c", "echo $MY_ENV; pwd; sleep 60 & echo $!"], stdin=False, stdout=True,
+                         stderr=False, tty=False)
+        line = lambda: s.outputs[0][1].readline()   # noqa: E731
+        env, cwd, left = (await line()).strip(), (await line()).strip(), int(await line())
+        while r.alive() > 1:   # (side ends)
+            await asyncio.sleep(0.01)
+        with pytest.raises(podexec.ExecError, match=r'container not found \("side"\)'):
+            await r.exec("side", ["true"], stdin=False, stdout=True, stderr=False, tty=False)
+        assert alive(left, settle=0)   # (left running by an exec that ended: it stays while the container runs)
+        (r.pod_dir / "stop").touch()
+        await task
+        _, rc = await drain(s)
+        return env, cwd, left, rc
+    env, cwd, left, rc = asyncio.run(asyncio.wait_for(go(), 30))
+    assert (env, cwd, rc) == (b"set-in-the-spec", str(tmp_path / "ns" / "p").encode(), 0)
+    assert not alive(left)
