@@ -60,12 +60,14 @@ class Cluster:
 
     # the kubelet
     def kubelet(self) -> None:
-        """Until nothing more moves: every bound pod still Pending starts (Running, ready), every pod
-        being deleted has stopped (the last step of a graceful deletion); the control plane settles."""
+        """Until nothing more moves: every pod bound to a node that exists and still Pending starts (Running,
+        ready), every pod being deleted has stopped (the last step of a graceful deletion); the control plane
+        settles."""
         for _ in range(20):
             moved = 0
+            nodes = {meta.name(n) for n in self.client.list(kinds.NODE)}
             for pod in self.client.list(kinds.POD):
-                if not pod["spec"].get("nodeName"):
+                if pod["spec"].get("nodeName") not in nodes:   # (no kubelet runs a node that does not exist)
                     continue
                 if meta.is_deleting(pod):
                     if pod["metadata"].get("deletionGracePeriodSeconds"):
