@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import enum
 
+# The scheduling gate Volcano's webhook may put on a pod until its queue admits it (QueueAllocationGateKey).
+QUEUE_ALLOCATION_GATE = "scheduling.volcano.sh/queue-allocation-gate"
+
 
 class PodGroupPhase(enum.StrEnum):
     PENDING = "Pending"

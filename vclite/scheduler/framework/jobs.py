@@ -125,6 +125,17 @@ class JobInfo:
                 n += len(bucket)
         return n
 
+    def deduct_gated(self, res: np.ndarray) -> np.ndarray:
+        """`res` less the requests of the job's scheduling-gated tasks, floored at 0 (Volcano's
+        DeductSchGatedResources): what an admitted job holds in `inqueue` while some of its pods wait for
+        their gates to be removed. A task whose only gate is Volcano's own queue-allocation gate still counts.
+        `res` itself when nothing is gated."""
+        gated = None
+        for t in self.tasks.values():
+            if t.scheduling_gated and not t.only_queue_allocation_gate:
+                gated = t.req.copy() if gated is None else gated + t.req
+        return res if gated is None else np.maximum(res - gated, 0)
+
     # ---- gang arithmetic -------------------------------------------------------------------------
     def ready_task_num(self) -> int:
         return self.n_ready

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from vclite.api import batch, core, meta
+from vclite.api import batch, core, meta, scheduling
 from vclite.lib import clock
 
 Obj = dict[str, Any]
@@ -121,6 +121,12 @@ class TaskInfo:
     @property
     def scheduling_gated(self) -> bool:
         return bool((self.pod.get("spec") or {}).get("schedulingGates"))
+
+    @property
+    def only_queue_allocation_gate(self) -> bool:
+        """The pod's one scheduling gate is Volcano's `scheduling.volcano.sh/queue-allocation-gate`."""
+        gates = (self.pod.get("spec") or {}).get("schedulingGates") or []
+        return len(gates) == 1 and gates[0].get("name") == scheduling.QUEUE_ALLOCATION_GATE
 
 
 def compare_tasks(l: TaskInfo, r: TaskInfo) -> int:

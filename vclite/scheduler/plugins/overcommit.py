@@ -11,6 +11,8 @@ stays Inqueue for a session after its pods are bound, and those pods are already
 JobEnqueueable: Permit without minResources; else Permit iff inqueue + minResources ≤ idle on the
 dimensions minResources requests (pods ignored, Volcano's 0.1 tolerance), else Reject with
 "resource in cluster is overused" and what was missing. JobEnqueued: inqueue += minResources.
+Both leave out the requests of the job's scheduling-gated pods (JobInfo.deduct_gated, Volcano's
+DeductSchGatedResources): pods waiting for their gates hold no room.
 
 Must not: keep state between sessions.
 """
@@ -89,7 +91,7 @@ class Overcommit:
                 continue
             if job.phase == scheduling.PodGroupPhase.INQUEUE or (
                     job.phase == scheduling.PodGroupPhase.RUNNING and job.allocated_task_num() >= job.min_available):
-                self.inqueue += np.maximum(min_res - job.allocated, 0)
+                self.inqueue += job.deduct_gated(np.maximum(min_res - job.allocated, 0))
         # Verdicts by minResources vector (snapshots share one read-only vector per distinct list)
         # while `inqueue` is unchanged: a queue of equal jobs costs one check, not one per job.
         self._verdicts: dict[int, tuple[np.ndarray, str | None]] = {}
@@ -125,7 +127,7 @@ class Overcommit:
 
     def job_enqueued(self, job: "jobs_mod.JobInfo") -> None:
         if job.min_resources is not None:
-            self.inqueue += job.min_resources
+            self.inqueue += job.deduct_gated(job.min_resources)
             self._verdicts.clear()
 
     def on_session_close(self, ssn: "session_mod.Session") -> None:

@@ -14,12 +14,14 @@ Hooks: QueueOrder (higher spec.priority, then lower share), Overused (deserved �
 Allocatable (queue Open and allocated + req ≤ deserved on the task's requested dimensions),
 JobEnqueueable (Reject if the queue is not Open; Permit without minResources; else Permit iff
 minResources + allocated + inqueue − elastic ≤ realCapability on minResources' dimensions, with a
-plain message otherwise), JobEnqueued (inqueue += minResources), and allocate/deallocate events
+plain message otherwise), JobEnqueued (inqueue += minResources less gated pods), and allocate/deallocate events
 keeping `allocated` and the share current within the session.
 Reclaimable: per victim queue, from its current `allocated`, a candidate is a victim while that
 queue's allocated ≰ deserved (then allocated −= its request). Preemptive(queue, task): the
 Allocatable test without a note (queue Open, allocated + req ≤ deserved on the task's dimensions).
-Not modelled: scheduling-gated pods are not deducted from inqueue.
+What a job adds to `inqueue` (at session open and on JobEnqueued) leaves out the requests of its
+scheduling-gated pods (JobInfo.deduct_gated), as Volcano's DeductSchGatedResources: pods waiting for their
+gates hold no room that other jobs could be admitted to.
 
 Must not: keep state between sessions.
 """
@@ -176,7 +178,7 @@ class Proportion:
         phase = job.phase
         if min_res is not None and (phase == scheduling.PodGroupPhase.INQUEUE or (
                 phase == scheduling.PodGroupPhase.RUNNING and job.allocated_task_num() >= job.min_available)):
-            attr.inqueue += np.maximum(min_res - job.allocated, 0)
+            attr.inqueue += job.deduct_gated(np.maximum(min_res - job.allocated, 0))
         attr.elastic += np.maximum(job.allocated - (min_res if min_res is not None else 0), 0)
 
     # ---- hooks -----------------------------------------------------------------------------------
@@ -265,7 +267,7 @@ class Proportion:
 
     def job_enqueued(self, job: "jobs_mod.JobInfo") -> None:
         if job.min_resources is not None:
-            self.attrs[job.queue].inqueue += job.min_resources
+            self.attrs[job.queue].inqueue += job.deduct_gated(job.min_resources)
 
     def _update(self, task: "tasks_mod.TaskInfo", sign: int) -> None:
         attr = self.attrs.get(self.ssn.jobs[task.job].queue)

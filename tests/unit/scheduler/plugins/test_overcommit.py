@@ -115,3 +115,34 @@ def test_inqueue_job_with_bound_pods_is_not_counted_twice():
     plugin = ssn.plugins[0]
     assert plugin.inqueue[ssn.dims.index["cpu"]] == 0
     assert plugin.job_enqueueable(ssn.jobs["ns/b"]) == hooks.Vote.PERMIT
+
+
+def _gated(pod: dict, *gates: str) -> dict:
+    pod["spec"]["schedulingGates"] = [{"name": g} for g in gates]
+    return pod
+
+
+@pytest.mark.parametrize("gates, inqueue, admitted", [
+    pytest.param([(), ()], 4000, False, id="nothing gated: all of minResources is held"),
+    pytest.param([("example.com/g",), ()], 3000, True, id="one gated pod: its cpu is not held"),
+    pytest.param([("example.com/g",), ("example.com/g",)], 2000, True, id="both gated: only the rest of minResources"),
+    pytest.param([("example.com/g",), ("example.com/g",), ("example.com/g",), ("example.com/g",)], 0, True,
+                 id="more gated than minResources: floored at 0"),
+    pytest.param([("scheduling.volcano.sh/queue-allocation-gate",), ()], 4000, False,
+                 id="Volcano's queue-allocation gate alone still holds"),
+    pytest.param([("scheduling.volcano.sh/queue-allocation-gate", "example.com/g"), ()], 3000, True,
+                 id="queue-allocation gate and another: not held"),
+])
+def test_scheduling_gated_pods_hold_no_inqueue_room(gates, inqueue, admitted):
+    """Volcano's DeductSchGatedResources: an Inqueue job's gated pods are left out of `inqueue`, at session open
+    and when it is enqueued. 8 cpu × 1.2 = 9.6 idle; the 6-cpu job fits beside no more than 3.6 held."""
+    ssn, plugin = _session(
+        [objects.pg("ns/in", min_member=4, min_resources={"cpu": "4"}),
+         objects.pg("ns/new", phase="Pending", min_resources={"cpu": "6"})],
+        [_gated(objects.pod(f"ns/in-{i}", "in", cpu="1"), *g) for i, g in enumerate(gates)])
+    cpu = ssn.dims.index["cpu"]
+    assert plugin.inqueue[cpu] == inqueue
+    assert (plugin.job_enqueueable(ssn.jobs["ns/new"]) == hooks.Vote.PERMIT) == admitted
+    plugin.inqueue[:] = 0
+    plugin.job_enqueued(ssn.jobs["ns/in"])   # (the same deduction when it is admitted in this session)
+    assert plugin.inqueue[cpu] == inqueue

@@ -86,6 +86,28 @@ def test_running_podgroup_reserves_by_placed_tasks(phases, reserved):
     assert p.attrs["a"].inqueue[0] == reserved
 
 
+@pytest.mark.parametrize("gates, reserved", [
+    pytest.param([(), ()], 4000, id="nothing gated"),
+    pytest.param([("example.com/g",), ()], 3000, id="a gated pod's request is not reserved"),
+    pytest.param([("example.com/g",)] * 5, 0, id="gated beyond minResources: floored at 0"),
+    pytest.param([("scheduling.volcano.sh/queue-allocation-gate",), ()], 4000,
+                 id="Volcano's own queue-allocation gate alone: reserved"),
+])
+def test_inqueue_leaves_out_scheduling_gated_pods(gates, reserved):
+    """Volcano's DeductSchGatedResources, at session open and on JobEnqueued."""
+    pods = [objects.pod(f"ns/in-{i}", "in", "1", "1Gi") for i in range(len(gates))]
+    for pod, g in zip(pods, gates):
+        pod["spec"]["schedulingGates"] = [{"name": name} for name in g]
+    st = objects.state(
+        nodes=[objects.node("n1", cpu="8", mem="8Gi", pods="10")], queues=[objects.queue("a")],
+        podgroups=[objects.pg("ns/in", "a", 1, "Inqueue", min_resources={"cpu": "4"})], pods=pods)
+    p = _plugin(objects.open_session(st, "enqueue"))
+    assert p.attrs["a"].inqueue[0] == reserved
+    p.attrs["a"].inqueue[:] = 0
+    p.job_enqueued(p.ssn.jobs["ns/in"])
+    assert p.attrs["a"].inqueue[0] == reserved
+
+
 def test_session_accounting_and_hooks():
     st = objects.state(
         nodes=[objects.node("n1", cpu="8", mem="8Gi", pods="10")],
