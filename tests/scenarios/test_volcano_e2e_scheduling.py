@@ -232,3 +232,122 @@ def test_scheduling_gated_pods_do_not_hold_room_other_jobs_could_be_admitted_to(
         spec_job("job1", spec_task(ONE, 16, 16)), spec_job("job2", spec_task(ONE, 16, 16)))
     assert phases(c, "j-gated") == ["Pending"] * 32
     assert (phases(c, "job1"), phases(c, "job2")) == (["Running"] * 16, ["Running"] * 16)
+
+
+# ---- guarantee.go ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("guarantee, req, message", [
+    pytest.param(CPU2MEM2, res("500m", "512Mi"),
+                 'queue resource quota insufficient: job needs cpu 500m, memory 512Mi but queue "queue2" can get at '
+                 "most cpu 0, memory 0", id="one-queue-reserve-all-cluster-resource"),
+    pytest.param(CPU1MEM1, res("1500m", "512Mi"),
+                 'queue resource quota insufficient: job needs cpu 1500m but queue "queue2" can get at most 1',
+                 id="one-queue-reserve-some-cluster-resource-so-it-is-NOT-enough-to-create-job"),
+])
+def test_what_another_queue_guarantees_is_not_given_to_a_job(guarantee, req, message):
+    """queue1 guarantees part of the cluster; a one-pod job in queue2 needs more than the rest and is not
+    admitted. Upstream limits the room left on one node, but a guarantee is subtracted from the cluster's whole
+    capacity, so there the job always fits (and WaitJobPending holds only because the created pod is Pending
+    until it runs, while a PodGroup that is not admitted gets no pods). Here the cluster is that one node of
+    2 cpu / 2Gi, so the guarantee takes what the upstream test means it to."""
+    c = kind(nodes=[{**_node("n1"), "status": {**_node("n1")["status"], "allocatable": res("2", "2Gi") | {
+        "pods": "110"}}}])
+    queue(c, "queue1", guarantee={"resource": guarantee}, deserved=guarantee)   # (CreateQueueWithQueueSpec's default)
+    queue(c, "queue2")
+    run(c, spec_job("queue2-job", spec_task(req, 1, 1), queue="queue2"))
+    assert pods_of(c, "queue2-job") == {}
+    assert pg_phase(c, "queue2-job") == "Pending"
+    assert pg_condition(c, "queue2-job") == message
+
+
+# ---- predicates.go: the whole cluster (four free workers, the control plane tainted) -------------------------
+def test_hostport_one_pod_per_node():
+    """`Hostport`: twice as many pods as untainted nodes, all on host port 28080, minAvailable one per node:
+    one runs on each worker, the other half wait unbound."""
+    c = kind()
+    run(c, spec_job("hp-spec", spec_task(ONE, 8, 4, hostport=28080)))
+    placed = sorted(n for phase, n in pods_of(c, "hp-spec").values() if phase == "Running")
+    assert placed == WORKERS
+    assert [n for phase, n in pods_of(c, "hp-spec").values() if phase == "Pending"] == [None] * 4
+
+
+@pytest.mark.parametrize("target", [
+    pytest.param("worker1", id="NodeAffinity"),
+    # (not upstream: worker1 is also where equal scores put them without the affinity)
+    pytest.param("worker3", id="NodeAffinity-to-another-worker"),
+])
+def test_node_affinity_by_field_puts_every_pod_on_the_node_named(target):
+    """`NodeAffinity`: matchFields metadata.name In [the first worker with room, e2eutil.ComputeNode's]; as
+    many 1-cpu pods as it holds (8), minAvailable 1: all run there."""
+    c = kind()
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [target]}]}]}}}
+    run(c, spec_job("na-job", spec_task(ONE, 8, 1, affinity=affinity)))
+    assert set(pods_of(c, "na-job").values()) == {("Running", target)} and len(pods_of(c, "na-job")) == 8
+
+
+@pytest.mark.parametrize("anchor", [
+    pytest.param(None, id="Pod-Affinity"),
+    # (not upstream: with nothing else placed, equal scores put the gang on worker1 with or without the
+    # affinity; a foo=bar pod already on worker3 shows the term is what places them)
+    pytest.param("worker3", id="Pod-Affinity-to-a-pod-already-placed"),
+])
+def test_pod_affinity_to_their_own_label_puts_a_gang_on_one_node(anchor):
+    """`Pod Affinity`: half a node's worth of 500m pods (8 of 16), minAvailable all of them, each required to be
+    on the node (hostname) of a pod labelled foo=bar, which they all are: the first may go anywhere (it matches
+    its own term, and no pod matches yet), the others follow it."""
+    c = kind()
+    labels = {"foo": "bar"}
+    if anchor:
+        c.client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {   # (in the job's namespace: the term's)
+            "name": "anchor", "namespace": "default", "labels": labels}, "status": {"phase": "Running"},
+            "spec": {"nodeName": anchor, "containers": [{"name": "c", "image": "nginx"}]}})
+    affinity = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": labels}, "topologyKey": "kubernetes.io/hostname"}]}}
+    run(c, spec_job("pa-job", spec_task(HALF, 8, 8, labels=labels, affinity=affinity)))
+    placed = pods_of(c, "pa-job")
+    assert set(placed.values()) == {("Running", anchor or "worker1")} and len(placed) == 8
+
+
+def test_pod_anti_affinity_to_their_own_label_spreads_a_gang():
+    """`Pod Anti-Affinity`: two 1-cpu pods labelled foo=bar, each anti-affine to foo=bar by hostname."""
+    c = kind()
+    labels = {"foo": "bar"}
+    affinity = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": labels}, "topologyKey": "kubernetes.io/hostname"}]}}
+    run(c, spec_job("pa-job", spec_task(ONE, 2, 2, labels=labels, affinity=affinity)))
+    assert sorted(pods_of(c, "pa-job").values()) == [("Running", "worker1"), ("Running", "worker2")]
+
+
+TAINT = {"key": "test-taint-key", "value": "test-taint-val", "effect": "NoSchedule"}
+TOLERATION = {"key": "test-taint-key", "value": "test-taint-val", "operator": "Equal", "effect": "NoSchedule"}
+
+
+def _taint_all(c: Cluster, on: bool) -> None:
+    """e2eutil.TaintAllNodes / RemoveTaintsFromAllNodes: the test's taint added to or removed from every node,
+    the control plane's own taint kept."""
+    for n in c.client.list(kinds.NODE):
+        taints = [t for t in (n.get("spec") or {}).get("taints") or [] if t["key"] != TAINT["key"]]
+        n["spec"] = {**(n.get("spec") or {}), "taints": taints + ([TAINT] if on else [])}
+        c.client.update(n)
+
+
+@pytest.mark.parametrize("tolerant", [
+    pytest.param(False, id="Taints"),
+    pytest.param(True, id="Taints-and-Tolerations"),
+])
+def test_a_pod_waits_for_a_taint_it_does_not_tolerate_to_be_removed(tolerant):
+    """Every node tainted test-taint-key=test-taint-val:NoSchedule: a one-pod job that tolerates it runs at once
+    (on a worker: the control plane's own taint is not tolerated); one that does not waits, and runs once the
+    taint is removed."""
+    c = kind()
+    _taint_all(c, True)
+    if tolerant:
+        run(c, spec_job("tt-job", spec_task(ONE, 1, 1, tolerations=[TOLERATION])))
+        assert pods_of(c, "tt-job") == {"tt-job-tt-job-task-0-0": ("Running", "worker1")}
+    run(c, spec_job("tt-job-no-toleration", spec_task(ONE, 1, 1)))
+    assert list(pods_of(c, "tt-job-no-toleration").values()) == [("Pending", None)]
+    assert pg_condition(c, "tt-job-no-toleration").endswith(
+        "0/5 nodes are unavailable: 5 node(s) had untolerated taint(s).")
+    _taint_all(c, False)
+    run(c)
+    assert phases(c, "tt-job-no-toleration") == ["Running"]
