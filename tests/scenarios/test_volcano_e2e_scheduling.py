@@ -1,6 +1,7 @@
 """Volcano's e2e scheduling cases — test/e2e/schedulingaction/allocate.go, enqueue.go, guarantee.go,
-predicates.go and test/e2e/schedulingbase/drf.go — on the embedded control plane on a virtual clock, with the
-scheduler configuration of Volcano's e2e (tests/scenarios/test_volcano_e2e_preempt.py says which).
+predicates.go and test/e2e/schedulingbase/job_scheduling.go, drf.go — on the embedded control plane on a
+virtual clock, with the scheduler configuration of Volcano's e2e (tests/scenarios/test_volcano_e2e_preempt.py
+says which). The "Gang scheduling" ReplicaSet is played by pods of another scheduler bound by nodeName.
 
 The cluster is upstream's kind cluster (hack/e2e-kind-config.yaml): a control-plane node, tainted NoSchedule, and
 four workers, 8 cpu / 16Gi each. e2eutil.InitTestContext's `NodesNumLimit: n, NodesResourceLimit: r` is played
@@ -17,6 +18,9 @@ Not ported:
   so pointing it at a pending one tests nothing).
 - allocate.go "Scheduling gates block Deployment", and the Deployment/ReplicaSet/batch-v1-Job cases of
   schedulingbase/job_scheduling.go: vclite has no Deployment, ReplicaSet or Job controller.
+- job_scheduling.go "Queue Fair Share": skipped upstream ("may fail in some condition"); "PodGroup's Count
+  change with Deployment's Request change", "PodGroup's Phase with k8s Job in Completed" / "... when Job
+  fails", "Schedule v1.Job type using Volcano scheduler" (and its error case): see above (no such controllers).
 - drf.go "drf works": skipped upstream ("may fail in some condition"), and it cannot hold under the e2e
   configuration: j1-reference's minAvailable is all of its pods, so gang lets none of them be evicted, and drf
   runs with enablePreemptable false.
@@ -351,3 +355,81 @@ def test_a_pod_waits_for_a_taint_it_does_not_tolerate_to_be_removed(tolerant):
     _taint_all(c, False)
     run(c)
     assert phases(c, "tt-job-no-toleration") == ["Running"]
+
+
+# ---- schedulingbase/job_scheduling.go: the whole cluster, 32 one-cpu slots on the workers ---------------------
+def test_schedule_job_and_multiple_jobs():
+    """`Schedule Job` / `Schedule Multiple Jobs`: three jobs of 32 one-cpu pods, minAvailable 2, created
+    together: each gets at least its gang; the cluster holds 32, shared in creation order as drf's job order
+    keeps their shares even (11, 11, 10)."""
+    c = kind()
+    run(c, *(spec_job(f"mqj-{i}", spec_task(ONE, 32, 2)) for i in (1, 2, 3)))
+    assert [phases(c, f"mqj-{i}").count("Running") for i in (1, 2, 3)] == [11, 11, 10]
+    assert all(pg_phase(c, f"mqj-{i}") == "Running" for i in (1, 2, 3))
+
+
+def _other_scheduler_pods(c: Cluster, n: int) -> None:
+    """e2eutil.CreateReplicaSet's pods (1 cpu each, the default scheduler's), bound as it would: filling
+    workers in order."""
+    for i in range(n):
+        c.client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"rs-1-{i}", "namespace": "default"},
+                         "spec": {"nodeName": WORKERS[i // NODE_CPU], "schedulerName": "default-scheduler",
+                                  "containers": [{"name": "nginx", "image": "nginx",
+                                                  "resources": {"requests": {"cpu": "1"}}}]},
+                         "status": {"phase": "Running"}})
+
+
+def test_gang_scheduling_waits_for_the_whole_gang_then_runs():
+    """`Gang scheduling`: a ReplicaSet of the default scheduler takes 17 of the 32 slots; a gang of 17 cannot
+    fit the 15 left: none of its pods is bound, it is reported Unschedulable; once the ReplicaSet is gone,
+    all 17 run."""
+    c = kind()
+    _other_scheduler_pods(c, 17)
+    run(c, spec_job("gang-qj", spec_task(ONE, 17, 17)))
+    assert phases(c, "gang-qj") == ["Pending"] * 17 and {n for _, n in pods_of(c, "gang-qj").values()} == {None}
+    assert meta.phase(c.client.get(kinds.JOB, "default", "gang-qj")) == "Pending"
+    # (15 fit the room left: within-job preemption pipelines them there without evicting anything, as
+    # Volcano's does; the whole gang stays unbound)
+    assert pg_condition(c, "gang-qj").startswith("17/17 tasks in gang unschedulable: pod group is not ready, "
+                                                 "15 Pipelined, 17 minAvailable, 2 Pending; 0/5 nodes are unavailable")
+    for i in range(17):
+        c.client.delete(kinds.POD, "default", f"rs-1-{i}", grace_period=0)
+    run(c)
+    assert phases(c, "gang-qj") == ["Running"] * 17
+
+
+def test_a_gang_that_cannot_fit_beside_a_full_one_waits_and_evicts_nothing():
+    """`Gang scheduling: Full Occupied` and `Statement`: a gang of 32 fills the cluster; a second equal gang
+    stays Pending (its PodGroup reported Unschedulable) and the first keeps every pod: no eviction."""
+    c = kind()
+    run(c, spec_job("st-qj-1", spec_task(ONE, 32, 32)))
+    run(c, spec_job("st-qj-2", spec_task(ONE, 32, 32)))
+    assert phases(c, "st-qj-1") == ["Running"] * 32
+    assert not any(meta.is_deleting(c.client.get(kinds.POD, "default", n)) for n in pods_of(c, "st-qj-1"))
+    assert meta.phase(c.client.get(kinds.JOB, "default", "st-qj-2")) == "Pending"
+    assert {phase for phase, _ in pods_of(c, "st-qj-2").values()} <= {"Pending"}
+    assert pg_condition(c, "st-qj-2")
+
+
+@pytest.mark.parametrize("tasks, running", [
+    # upstream's task named "best-effort" is the one with requests (its names are swapped)
+    pytest.param([spec_task(ONE, 16, 16, "best-effort"), spec_task(None, 16, 16, "non-best-effort")], 32,
+                 id="Gang-scheduling-Contains-both-best-effort-pod-and-non-best-effort-pod"),
+    pytest.param([spec_task(ONE, 32, 2), spec_task(None, 16, 2)], 48, id="Schedule-BestEffort-Job"),
+])
+def test_a_gang_with_best_effort_pods_runs(tasks, running):
+    """Pods without requests (BestEffort) are placed by backfill once the gang is admitted; they count in
+    the gang and take no cpu, so every pod of both tasks runs."""
+    c = kind()
+    run(c, spec_job("test", *tasks))
+    assert phases(c, "test") == ["Running"] * running
+
+
+def test_binpack_fills_the_node_of_the_first_job():
+    """`support binpack policy`: a 1-cpu pod runs (on worker1); a gang of as many 500m pods as that node has room
+    for (14) is placed there too: binpack scores the fuller node higher."""
+    c = kind()
+    run(c, spec_job("binpack-base-1", spec_task(ONE, 1, 1)))
+    (base,) = [n for _, n in pods_of(c, "binpack-base-1").values()]
+    run(c, spec_job("binpack-test-1", spec_task(HALF, 14, 14)))
+    assert set(pods_of(c, "binpack-test-1").values()) == {("Running", base)}
