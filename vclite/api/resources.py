@@ -4,7 +4,8 @@ A pod's effective request follows Kubernetes (`PodRequests`): the sum over conta
 request falls back to the container's limit), sidecar init containers (restartPolicy Always) added
 to it, the max with every plain init container's need, plus `spec.overhead`; and, as Volcano
 counts pods as a resource, it always carries `pods: 1`. Arithmetic treats a missing key as zero.
-`to_quota_list` / `from_resource_list` convert to and from the string ResourceLists objects carry
+`pod_limits` is Kubernetes' PodLimits (the same sum and max over limits, overhead added only to what is
+limited). `to_quota_list` / `from_resource_list` convert to and from the string ResourceLists objects carry
 (PodGroup minResources, node allocatable, queue capability).
 Pure functions over plain dicts: no I/O, never mutates an argument.
 """
@@ -81,6 +82,34 @@ def pod_requests(pod_or_podspec: Mapping[str, Any]) -> Resources:
     return total
 
 
+def _limits(container: Mapping[str, Any], path: str) -> Resources:
+    return _parse_list((container.get("resources") or {}).get("limits"), f"{path}.resources.limits")
+
+
+def pod_limits(pod_or_podspec: Mapping[str, Any]) -> Resources:
+    """The pod's limits (Kubernetes PodLimits): containers' limits summed, sidecar init containers added,
+    the max with every plain init container's limit (plus the sidecars started before it); overhead is
+    added to the resources that have a limit. No `pods` entry."""
+    spec = _spec_of(pod_or_podspec)
+    total: Resources = {}
+    for i, c in enumerate(spec.get("containers") or []):
+        total = add(total, _limits(c, f"spec.containers[{i}]"))
+    sidecars: Resources = {}
+    init_need: Resources = {}
+    for i, c in enumerate(spec.get("initContainers") or []):
+        lim = _limits(c, f"spec.initContainers[{i}]")
+        if c.get("restartPolicy") == _SIDECAR_RESTART_POLICY:
+            total = add(total, lim)
+            sidecars = add(sidecars, lim)
+            need = dict(sidecars)
+        else:
+            need = add(lim, sidecars)
+        init_need = maximum(init_need, need)
+    total = maximum(total, init_need)
+    overhead = _parse_list(spec.get("overhead"), "spec.overhead")
+    return {name: value + overhead.get(name, Fraction(0)) for name, value in total.items()}
+
+
 def add(a: Mapping[str, Fraction], b: Mapping[str, Fraction]) -> Resources:
     """a + b per resource (keys of either)."""
     out = dict(a)
@@ -139,16 +168,23 @@ def is_best_effort(r: Mapping[str, Fraction]) -> bool:
     return all(value == 0 for name, value in r.items() if name != PODS)
 
 
-def to_quota_list(r: Mapping[str, Fraction]) -> dict[str, str]:
-    """A quota-style ResourceList, as Volcano writes PodGroup minResources: each resource under
-    its name and its quota name (`requests.cpu`, `requests.memory`, `count/pods`,
-    `requests.<name>`). Unlike Kubernetes' quota usage, extended resources keep the bare name too.
+QUOTA_LIMITED = (CPU, MEMORY, "ephemeral-storage")   # the limits Kubernetes' pod quota usage counts
+
+
+def to_quota_list(r: Mapping[str, Fraction], limits: Mapping[str, Fraction] | None = None) -> dict[str, str]:
+    """A quota-style ResourceList, as Volcano writes PodGroup minResources (Kubernetes' PodUsageFunc):
+    each request under its name and its quota name (`requests.cpu`, `requests.memory`, `count/pods`,
+    `requests.<name>`), and the `limits` of cpu, memory and ephemeral-storage as `limits.<name>`. Unlike
+    Kubernetes' quota usage, extended resources keep the bare name too (Volcano's GetPodQuotaUsage).
     """
     out: dict[str, str] = {}
     for name, value in r.items():
         text = quantity.format(value, name)
         out[name] = text
         out[COUNT_PODS if name == PODS else REQUESTS_PREFIX + name] = text
+    for name in QUOTA_LIMITED:
+        if limits and name in limits:
+            out[LIMITS_PREFIX + name] = quantity.format(limits[name], name)
     return out
 
 

@@ -51,7 +51,8 @@ def build(pod: Obj) -> Obj:
     refs = (pod.get("metadata") or {}).get("ownerReferences") if owner else [{
         "apiVersion": "v1", "kind": "Pod", "name": meta.name(pod), "uid": meta.uid(pod),
         "controller": True, "blockOwnerDeletion": True}]
-    pg_spec: Obj = {"minMember": 1, "minResources": resources.to_quota_list(resources.pod_requests(pod))}
+    pg_spec: Obj = {"minMember": 1, "minResources": resources.to_quota_list(resources.pod_requests(pod),
+                                                                  resources.pod_limits(pod))}
     if spec.get("priorityClassName"):
         pg_spec["priorityClassName"] = spec["priorityClassName"]
     queue = meta.annotations(pod).get(QUEUE_ANNOTATION)

@@ -148,6 +148,30 @@ def test_to_quota_list(r, want):
     assert resources.to_quota_list(r) == want
 
 
+def test_to_quota_list_counts_the_limits_of_cpu_memory_and_ephemeral_storage_only():
+    """Kubernetes' PodUsageFunc: limits.cpu, limits.memory, limits.ephemeral-storage; no limits.<extended>."""
+    limits = {"cpu": F(2), "memory": F(GI), "ephemeral-storage": F(GI), "nvidia.com/gpu": F(1)}
+    assert resources.to_quota_list({"cpu": F(1), "pods": F(1)}, limits) == {
+        "cpu": "1", "requests.cpu": "1", "pods": "1", "count/pods": "1",
+        "limits.cpu": "2", "limits.memory": "1Gi", "limits.ephemeral-storage": "1Gi"}
+
+
+@pytest.mark.parametrize("spec, want", [
+    pytest.param({"containers": [c({"cpu": "1"}, {"cpu": "2"}), c(limits={"cpu": "1", "memory": "1Gi"})]},
+                 {"cpu": F(3), "memory": F(GI)}, id="containers-summed"),
+    pytest.param({"containers": [c({"cpu": "1"})]}, {}, id="requests-are-not-limits"),
+    pytest.param({"containers": [c(limits={"cpu": "1"})], "initContainers": [c(limits={"cpu": "4"})]},
+                 {"cpu": F(4)}, id="init-container-max"),
+    pytest.param({"containers": [c(limits={"cpu": "1"})],
+                  "initContainers": [c(limits={"cpu": "1"}, restart="Always"), c(limits={"cpu": "2"})]},
+                 {"cpu": F(3)}, id="sidecar-added-and-under-later-init"),
+    pytest.param({"containers": [c(limits={"cpu": "1"})], "overhead": {"cpu": "100m", "memory": "1Gi"}},
+                 {"cpu": F(11, 10)}, id="overhead-only-on-limited"),
+])
+def test_pod_limits(spec, want):
+    assert resources.pod_limits(spec) == want
+
+
 @pytest.mark.parametrize("d, want", [
     pytest.param({"cpu": "4", "memory": "8Gi", "pods": "110"},
                  {"cpu": F(4), "memory": F(8 * GI), "pods": F(110)}, id="node-allocatable"),

@@ -50,3 +50,12 @@ def test_spec_from_the_pod():
     assert group["spec"]["priorityClassName"] == "high" and group["status"] == {"phase": "Pending"}
     assert group["spec"]["minResources"]["cpu"] == "1250m" and group["spec"]["minResources"]["memory"] == "1Gi"
     assert "queue" not in podgroup.build(pod())["spec"]   # admission defaults it
+
+
+def test_min_resources_are_the_pod_s_quota_usage_limits_included():
+    """CalTaskRequests(pod, 1): the pod's quota usage, limits.cpu and limits.memory too."""
+    p = pod()
+    p["spec"]["containers"][0]["resources"]["limits"] = {"cpu": "2", "memory": "2Gi"}
+    assert podgroup.build(p)["spec"]["minResources"] == {
+        "cpu": "1250m", "requests.cpu": "1250m", "memory": "1Gi", "requests.memory": "1Gi", "pods": "1",
+        "count/pods": "1", "limits.cpu": "2", "limits.memory": "2Gi"}

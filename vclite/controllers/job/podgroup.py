@@ -9,7 +9,8 @@
   first (unknown or missing class = 0; `priorities` maps class name -> value); if job.minAvailable
   < Σ task.minAvailable, the first minAvailable pods in that order; else each task's minAvailable
   pods, then filled up to job.minAvailable with the remaining replicas in priority order. Per-pod
-  usage is quota-style (cpu + requests.cpu, ..., pods + count/pods). A task without minAvailable is
+  usage is quota-style (cpu + requests.cpu, ..., pods + count/pods, limits.cpu/memory/ephemeral-storage:
+  Kubernetes' PodUsageFunc). A task without minAvailable is
   taken as minAvailable = replicas, as Volcano's webhook defaults it.
 - `reconcile(pg, job, priorities)`: the updated PodGroup when its spec must follow the job
   (shouldUpdateExistingPodGroup), else None.
@@ -49,8 +50,10 @@ def min_task_member(task: Obj) -> int:
     return int(task.get("replicas", 0) or 0)
 
 
-def _pod_usage(task: Obj) -> dict[str, Fraction]:
-    return resources.pod_requests((task.get("template") or {}).get("spec") or {})
+def _pod_usage(task: Obj) -> tuple[dict[str, Fraction], dict[str, Fraction]]:
+    """A pod of the task: (requests, limits)."""
+    spec = (task.get("template") or {}).get("spec") or {}
+    return resources.pod_requests(spec), resources.pod_limits(spec)
 
 
 def min_resources(job: Obj, priorities: Mapping[str, int]) -> dict[str, str]:
@@ -64,11 +67,14 @@ def min_resources(job: Obj, priorities: Mapping[str, int]) -> dict[str, str]:
     ordered = sorted(tasks, key=prio, reverse=True)  # stable: equal priorities keep spec order
     job_min = int(spec.get("minAvailable", 0) or 0)
     total: dict[str, Fraction] = {}
+    limits: dict[str, Fraction] = {}
 
     def take(task: Obj, count: int) -> None:
-        nonlocal total
+        nonlocal total, limits
         if count > 0:
-            total = resources.add(total, resources.scale(_pod_usage(task), count))
+            requests, lims = _pod_usage(task)
+            total = resources.add(total, resources.scale(requests, count))
+            limits = resources.add(limits, resources.scale(lims, count))
 
     if job_min < sum(_task_min(t) for t in tasks):
         left = job_min
@@ -78,14 +84,14 @@ def min_resources(job: Obj, priorities: Mapping[str, int]) -> dict[str, str]:
             left -= n
             if left <= 0:
                 break
-        return resources.to_quota_list(total)
+        return resources.to_quota_list(total, limits)
     count = 0
     for task in ordered:
         n = min(_task_min(task), job_min - count)
         take(task, n)
         count += n
         if count >= job_min:
-            return resources.to_quota_list(total)
+            return resources.to_quota_list(total, limits)
     left = job_min - count
     for task in ordered:
         rest = int(task.get("replicas", 0) or 0) - _task_min(task)
@@ -96,7 +102,7 @@ def min_resources(job: Obj, priorities: Mapping[str, int]) -> dict[str, str]:
         left -= n
         if left <= 0:
             break
-    return resources.to_quota_list(total)
+    return resources.to_quota_list(total, limits)
 
 
 def _network_topology(nt: Obj | None) -> Obj | None:

@@ -52,6 +52,15 @@ def test_min_resources_priority_order(priorities, job_min, want):
     assert podgroup.min_resources(job, priorities) == want
 
 
+def test_min_resources_count_limits_as_kubernetes_pod_quota_usage():
+    """Volcano's CalTaskRequests is quota usage: limits.cpu / limits.memory beside the requests (the
+    e2e `Generate PodGroup and valid minResource when creating job`)."""
+    task = _task("a", 3, "1", 2)
+    task["template"]["spec"]["containers"][0]["resources"]["limits"] = {"cpu": "2", "memory": "1Gi"}
+    assert podgroup.min_resources(_job([task], 2), {}) == {   # (a limit without a request is requested)
+        **_quota("2", 2), "memory": "2Gi", "requests.memory": "2Gi", "limits.cpu": "4", "limits.memory": "2Gi"}
+
+
 def test_build():
     job = _job([_task("a", 3, "1", 2), _task("b", 4, "1", partitionPolicy={"totalPartitions": 2,
                                                                            "partitionSize": 2, "minPartitions": 1})],
