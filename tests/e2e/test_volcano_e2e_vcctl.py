@@ -220,7 +220,10 @@ def test_a_job_command_has_volcanos_description_and_flags(path, short, flags):
             continue
         shorts = [o for o in p.opts + p.secondary_opts if not o.startswith("--")]
         longs = [o for o in p.opts if o.startswith("--")]
-        default = p.default is True if getattr(p, "is_flag", False) else p.default if p.default not in ("", ()) else None
+        if getattr(p, "is_flag", False):
+            default = p.default is True
+        else:
+            default = p.default if p.default not in ("", ()) else None
         have.add((shorts[0] if shorts else None, longs[0], default))
     assert flags <= have, sorted(flags - have, key=str)
 
