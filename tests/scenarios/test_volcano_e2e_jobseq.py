@@ -5,15 +5,28 @@ kubelet of test_volcano_e2e_jobs.py:
   the `<job>-svc` ConfigMap must equal svc.GenerateHosts of the updated job, spelled out here; then
   WaitJobCleanedUp after the job is deleted);
 - test/e2e/jobp/job_controlled_resource.go: `Generate PodGroup and valid minResource when creating job` (found
-  that minResources lacked the limits.cpu / limits.memory of Kubernetes' pod quota usage). Not ported: `use
-  exisisting PVC in job` (skipped upstream too; vclite has no PersistentVolumeClaim kind, actions.py says so);
+  that minResources lacked the limits.cpu / limits.memory of Kubernetes' pod quota usage);
+- test/e2e/jobp/admission.go: every `job validate check` (one table row each), `Default queue would be added`,
+  `Job mutate check`, `create job with privileged container`, `Invalid CPU/memory unit`, `Create volcano-scheduler
+  pod`, `Create volcano pod with volcano scheduler`, `Allow to create pod when podgroup is Pending`, `queue
+  check: open queue can be deleted`;
+- test/e2e/jobp/pg_controller.go: both cases, with the pod the ReplicationController would make;
+- test/e2e/jobseq/queue.go: both Queue Command cases (bus.volcano.sh Commands, as util.CreateQueueCommand);
+  test_queue_commands.py covers the same controller in more depth.
+
+Not ported:
+- job_controlled_resource.go `use exisisting PVC in job` (skipped upstream too): vclite has no
+  PersistentVolumeClaim kind (controllers/job/actions.py).
+- admission.go `Create default-scheduler pod` runs the pod with kube-scheduler, which vclite does not have: such a
+  pod is never placed (docs/differences.md); test_a_pod_of_another_scheduler_gets_no_podgroup pins that.
+- pg_controller.go's ReplicationController itself (no such kind; docs/differences.md, "kinds not served").
 """
 from __future__ import annotations
 
 import pytest
 
-from tests.scenarios.test_volcano_e2e_jobs import Cluster, node, task, vcjob
-from vclite.api import kinds, meta, quantity
+from tests.scenarios.test_volcano_e2e_jobs import Cluster, node, pol, task, vcjob
+from vclite.api import bus, kinds, meta, quantity
 from vclite.lib import errors
 
 
@@ -103,3 +116,200 @@ def test_a_job_s_podgroup_gets_its_min_resources_from_the_tasks_requests_and_lim
     got = pg["spec"]["minResources"]
     assert {k: str(quantity.parse(got[k])) if k in got else None for k in want} == \
         {k: str(quantity.parse(v)) for k, v in want.items()}
+
+
+# ---- jobp/admission.go ----------------------------------------------------------------------------------------
+def _admission_job(**spec) -> dict:
+    """admission.go's JSON job: minAvailable 1, one task of two 1-cpu nginx pods (what a row changes)."""
+    t = task("", 2, cpu="1")
+    del t["name"]
+    return vcjob([t], name="test-job", **{"minAvailable": 1, **spec})
+
+
+def _with_task(min_available: int = 1, **fields):
+    job = _admission_job(minAvailable=min_available)
+    job["spec"]["tasks"][0].update(fields)
+    return job
+
+
+def _with_request(name: str, value: str):
+    job = _admission_job(minAvailable=3)
+    job["spec"]["tasks"][0].update(replicas=3, name="default-nginx")
+    job["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["resources"] = {"requests": {name: value}}
+    return job
+
+
+def _two_tasks(name: str | None):
+    job = _admission_job()
+    job["spec"]["tasks"] = [task(name, 1, cpu="1") for _ in range(2)]
+    for t in job["spec"]["tasks"]:
+        if name is None:
+            del t["name"]
+    return job
+
+
+def _privileged():
+    job = _admission_job()
+    job["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["securityContext"] = {"privileged": True}
+    return job
+
+
+@pytest.mark.parametrize("job", [
+    pytest.param(_with_request("cpu", "-1"), id="Invalid-CPU-unit"),
+    pytest.param(_with_request("memory", "-1"), id="Invalid-memory-unit"),
+    pytest.param(_two_tasks("test"), id="duplicate-task-name-check-when-create"),
+    pytest.param(_admission_job(policies=[pol("PodFailed", "AbortJob"), pol("PodFailed", "RestartJob")]),
+                 id="duplicate-job-policy-event-when-create"),
+    pytest.param(_with_task(2, replicas=1), id="minAvailable-larger-than-replicas-when-create"),
+    pytest.param(_admission_job(plugins={"big_plugin": []}), id="illegal-plugin-when-create"),
+    pytest.param(_admission_job(ttlSecondsAfterFinished=-1), id="illegal-ttl-when-create"),
+    pytest.param(_admission_job(minAvailable=-1), id="illegal-minAvailable-when-create"),
+    pytest.param(_admission_job(maxRetry=-1), id="illegal-maxRetry-when-create"),
+    pytest.param(vcjob([], name="test-job", minAvailable=1), id="no-task-spec-when-create"),
+    pytest.param(_with_task(replicas=-1), id="illegal-replicas-when-create"),
+    pytest.param(_with_task(name="Task-1"), id="illegal-task-name-when-create"),
+    pytest.param(_admission_job(policies=[{"event": "PodFailed", "action": "AbortJob", "exitCode": -1}]),
+                 id="policy-event-with-exit-code-when-create"),
+    pytest.param(_admission_job(policies=[{"action": "AbortJob"}]),
+                 id="policy-event-and-exit-code-both-nil-when-create"),
+    pytest.param(_admission_job(policies=[pol("fakeEvent", "AbortJob")]), id="invalid-policy-event-when-create"),
+    pytest.param(_admission_job(policies=[pol("PodEvicted", "fakeAction")]), id="invalid-action-when-create"),
+    pytest.param(_admission_job(policies=[{"action": "AbortJob", "exitCode": 0}]), id="zero-exitCode-when-create"),
+    pytest.param(_admission_job(policies=[pol("*", "AbortJob"), pol("PodFailed", "RestartJob")]),
+                 id="both-any-event-and-other-events-exist-when-create"),
+    pytest.param(_admission_job(volumes=[{"mountPath": ""}]), id="invalid-volume-mount-when-create"),
+    pytest.param(_admission_job(volumes=[{"mountPath": "/var", "volumeClaimName": "pvc1"},
+                                         {"mountPath": "/var", "volumeClaimName": "pvc2"}]),
+                 id="duplicate-mount-volume-when-create"),
+    pytest.param(_admission_job(volumes=[{"mountPath": "/var"}]),
+                 id="vloume-without-volumeClaimName-and-volumeClaim-when-create"),
+    pytest.param(_admission_job(queue="fakeQueue"), id="invalid-queue-when-create"),
+    pytest.param(_admission_job(queue="root"), id="create-job-with-root-queue"),
+    pytest.param(_admission_job(queue="q1"), id="create-job-with-non-leaf-queue"),
+])
+def test_job_validate_check_refuses(job):
+    """`job validate check: …`: the create is refused, and nothing is stored."""
+    c = Cluster()
+    for name, parent in (("q1", "root"), ("q11", "q1")):
+        c.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": name},
+                  "spec": {"weight": 1, "parent": parent}})
+    with pytest.raises(errors.Invalid):
+        c.client.create(job)
+    assert c.client.list(kinds.JOB, "default") == []
+
+
+def test_job_mutate_check_defaults_queue_scheduler_and_task_names():
+    """`Default queue would be added`, `Job mutate check` (and `create job with privileged container`, accepted)."""
+    c = Cluster()
+    c.create(_two_tasks(None))
+    job = c.job("test-job")
+    assert (job["spec"]["queue"], job["spec"]["schedulerName"]) == ("default", "volcano")
+    assert [t["name"] for t in job["spec"]["tasks"]] == ["default0", "default1"]
+    c.create(_privileged() | {"metadata": {"name": "privileged", "namespace": "default"}})
+    assert c.job("privileged")["spec"]["queue"] == "default"
+
+
+def _pod(name: str, cpu: str, scheduler: str | None = "volcano", group: str | None = None) -> dict:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+           "spec": {"containers": [{"name": "c", "image": "nginx", "command": ["sleep", "1000"],
+                                    "resources": {"requests": {"cpu": cpu}, "limits": {"cpu": cpu}}}]}}
+    if scheduler:
+        pod["spec"]["schedulerName"] = scheduler
+    if group:
+        pod["metadata"]["annotations"] = {"scheduling.k8s.io/group-name": group}
+    return pod
+
+
+def _podgroup(name: str, cpu: str) -> dict:
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"minMember": 1, "minResources": {"cpu": cpu}}}
+
+
+def test_a_volcano_pod_gets_a_podgroup_and_runs():
+    """`Create volcano-scheduler pod`; pg_controller.go `Create volcano rc, pg controller process` (the pod as
+    the ReplicationController makes it — vclite has no ReplicationController kind): its PodGroup Running."""
+    c = Cluster()
+    c.create(_pod("pod-volcano-scheduler", "1"))
+    c.kubelet()
+    assert c.pods() == {"pod-volcano-scheduler": "Running"}
+    (pg,) = c.client.list(kinds.PODGROUP, "default")
+    assert meta.phase(pg) == "Running" and pg["spec"]["minMember"] == 1
+
+
+def test_a_pod_of_another_scheduler_gets_no_podgroup():
+    """pg_controller.go `Create default-scheduler rc, pg controller don't process` (upstream's pod also runs, by
+    kube-scheduler, which vclite does not have: see `Create default-scheduler pod` below)."""
+    c = Cluster()
+    c.create(_pod("pod-default-scheduler", "1", scheduler=None))
+    c.kubelet()
+    assert c.client.list(kinds.PODGROUP, "default") == []
+    assert c.pods() == {"pod-default-scheduler": "Pending"}
+
+
+def test_a_pod_of_an_inqueue_podgroup_runs():
+    """`Create volcano pod with volcano scheduler`: a PodGroup (minMember 1, 1 cpu) goes Inqueue, then its
+    half-cpu pod is created and runs."""
+    c = Cluster()
+    c.create(_podgroup("running-pg", "1"))
+    assert meta.phase(c.client.get(kinds.PODGROUP, "default", "running-pg")) == "Inqueue"
+    c.create(_pod("volcano-pod", "500m", group="running-pg"))
+    c.kubelet()
+    assert c.pods() == {"volcano-pod": "Running"}
+
+
+def test_a_pod_may_be_created_for_a_pending_podgroup():
+    """`Allow to create pod when podgroup is Pending`: a PodGroup asking 30 cpu stays Pending; its pod is
+    admitted all the same (and waits)."""
+    c = Cluster()
+    c.create(_podgroup("pending-pg", "30"))
+    assert meta.phase(c.client.get(kinds.PODGROUP, "default", "pending-pg")) == "Pending"
+    c.create(_pod("pod-volcano", "1", group="pending-pg"))
+    c.kubelet()
+    assert c.pods() == {"pod-volcano": "Pending"}
+
+
+def test_an_open_queue_can_be_deleted():
+    """`queue check: open queue can be deleted`."""
+    c = Cluster()
+    c.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+              "metadata": {"name": "deleted-open-queue"}, "spec": {"weight": 1}, "status": {"state": "Open"}})
+    assert c.client.get(kinds.QUEUE, "", "deleted-open-queue")["status"]["state"] == "Open"
+    c.client.delete(kinds.QUEUE, "", "deleted-open-queue")
+    c.rt.settle()
+    with pytest.raises(errors.NotFound):
+        c.client.get(kinds.QUEUE, "", "deleted-open-queue")
+
+
+# ---- jobseq/queue.go ----------------------------------------------------------------------------------------
+def _queue_command(c: Cluster, name: str, action: str) -> None:
+    """util.CreateQueueCommand: a bus.volcano.sh Command in `default` targeting the queue."""
+    cmd = bus.command_for(c.client.get(kinds.QUEUE, "", name), kinds.QUEUE, action)
+    cmd["metadata"]["namespace"] = "default"
+    c.create(cmd)
+
+
+def _queue_state(c: Cluster, name: str) -> str:
+    return c.client.get(kinds.QUEUE, "", name)["status"]["state"]
+
+
+@pytest.mark.parametrize("parents, steps", [
+    pytest.param({"queue-command-close": "root"},
+                 [("queue-command-close", "CloseQueue", "queue-command-close", "Closed"),
+                  ("queue-command-close", "OpenQueue", "queue-command-close", "Open")],
+                 id="Queue-Command-Close-And-Open-With-State-Check"),
+    pytest.param({"queue1": "root", "queue2": "root", "queue11": "queue1"},
+                 [("queue1", "CloseQueue", "queue11", "Closed"),     # the child closes with its parent
+                  ("queue11", "OpenQueue", "queue11", "Closed"),     # not while its parent is closed
+                  ("queue1", "OpenQueue", "queue1", "Open")],
+                 id="Queue-Command-Close-And-Open-With-Hierarchical-Queues"),
+])
+def test_queue_commands_close_and_open(parents, steps):
+    c = Cluster()
+    for name, parent in parents.items():
+        c.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": name},
+                  "spec": {"weight": 1, "parent": parent}})
+    for target, action, watched, state in steps:
+        _queue_command(c, target, action)
+        assert _queue_state(c, watched) == state, (target, action)
+    assert c.client.list(kinds.COMMAND, "default") == []   # each consumed
