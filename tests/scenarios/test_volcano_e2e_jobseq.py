@@ -11,6 +11,7 @@ kubelet of test_volcano_e2e_jobs.py:
   pod`, `Create volcano pod with volcano scheduler`, `Allow to create pod when podgroup is Pending`, `queue
   check: open queue can be deleted`;
 - test/e2e/jobp/pg_controller.go: both cases, with the pod the ReplicationController would make;
+- test/e2e/jobseq/job_error_handling.go: `Task Priority` (the one case test_volcano_e2e_jobs.py left);
 - test/e2e/jobseq/queue.go: both Queue Command cases (bus.volcano.sh Commands, as util.CreateQueueCommand);
   test_queue_commands.py covers the same controller in more depth.
 
@@ -20,6 +21,7 @@ Not ported:
 - admission.go `Create default-scheduler pod` runs the pod with kube-scheduler, which vclite does not have: such a
   pod is never placed (docs/differences.md); test_a_pod_of_another_scheduler_gets_no_podgroup pins that.
 - pg_controller.go's ReplicationController itself (no such kind; docs/differences.md, "kinds not served").
+- queue_job_status.go `Transform from inqueque to running` is disabled upstream (XIt, then Skip "Prepare 2 job").
 """
 from __future__ import annotations
 
@@ -313,3 +315,35 @@ def test_queue_commands_close_and_open(parents, steps):
         _queue_command(c, target, action)
         assert _queue_state(c, watched) == state, (target, action)
     assert c.client.list(kinds.COMMAND, "default") == []   # each consumed
+
+
+# ---- jobseq/job_error_handling.go `Task Priority` --------------------------------------------------------------
+@pytest.mark.parametrize("lower_class, running", [
+    # Upstream gives both tasks master-pri (expecting nodecount master-pri pods ready and no worker-pri ones): it
+    # cannot tell the tasks apart. The intended case — the lower task in worker-pri — is the first row.
+    pytest.param("worker-pri", {"higherprioritytask": 2, "lowerprioritytask": 0}, id="Task-Priority-intended"),
+    pytest.param("master-pri", None, id="Task-Priority-as-upstream-writes-it"),
+])
+def test_the_higher_priority_task_gets_the_nodes(lower_class, running):
+    """Two nodes that hold one (cpu per node - 1) pod each; a job of minAvailable = node count with two tasks of
+    node-count such pods: the pods of the task with the higher PriorityClass are placed first."""
+    c = Cluster([node("n1", "4"), node("n2", "4")])
+    for name, value in (("master-pri", 100), ("worker-pri", -50)):
+        c.create({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+                  "value": value})
+    tasks = [task("higherprioritytask", 2, cpu="3"), task("lowerprioritytask", 2, cpu="3")]
+    for t, pc in zip(tasks, ("master-pri", lower_class)):
+        t["template"]["spec"]["priorityClassName"] = pc
+    c.create(vcjob(tasks, name="task-priority-job", minAvailable=2))
+    c.start()
+    assert c.went_through(["Pending", "Running"], "task-priority-job")
+    ready = {}
+    for p in c.client.list(kinds.POD, "default"):
+        if c.pod_phase(p) in ("Running", "Succeeded"):
+            pc = p["spec"]["priorityClassName"]
+            ready[pc] = ready.get(pc, 0) + 1
+            t = meta.labels(p)["volcano.sh/task-spec"]
+            ready[t] = ready.get(t, 0) + 1
+    assert (ready.get("master-pri", 0), ready.get("worker-pri", 0)) == (2, 0)   # WaitTasksReadyEx
+    if running is not None:
+        assert {t: ready.get(t, 0) for t in running} == running
