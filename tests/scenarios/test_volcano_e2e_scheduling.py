@@ -392,6 +392,10 @@ def test_gang_scheduling_waits_for_the_whole_gang_then_runs():
     # Volcano's does; the whole gang stays unbound)
     assert pg_condition(c, "gang-qj").startswith("17/17 tasks in gang unschedulable: pod group is not ready, "
                                                  "15 Pipelined, 17 minAvailable, 2 Pending; 0/5 nodes are unavailable")
+    # nothing was evicted for them: no pod is nominated to a node, nor said to wait for resources being released
+    assert "being released" not in pg_condition(c, "gang-qj")
+    assert not any((c.client.get(kinds.POD, "default", n).get("status") or {}).get("nominatedNodeName")
+                   for n in pods_of(c, "gang-qj"))
     for i in range(17):
         c.client.delete(kinds.POD, "default", f"rs-1-{i}", grace_period=0)
     run(c)

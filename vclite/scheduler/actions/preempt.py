@@ -165,7 +165,7 @@ class Preempt:
         if not fits:
             node_stmt.discard()
             return False
-        node_stmt.pipeline(preemptor, row)
+        node_stmt.pipeline(preemptor, row, evicted_for=node_stmt.has_evictions())
         stmt.merge(node_stmt)
         return True
 

@@ -134,7 +134,7 @@ class Reclaim:
             if not victims_mod.holds(task.req, room):
                 node_stmt.discard()
                 continue
-            node_stmt.pipeline(task, row)
+            node_stmt.pipeline(task, row, evicted_for=node_stmt.has_evictions())
             stmt.merge(node_stmt)
             return True
         return False

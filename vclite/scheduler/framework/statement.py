@@ -63,10 +63,13 @@ class Statement:
         self.ssn.hooks.call(hooks.Point.ALLOCATE_EVENT, task)
         self.operations.append(_Record(Op.ALLOCATE, task, row, before))
 
-    def pipeline(self, task: TaskInfo, row: int) -> None:
-        """Reserve resources being released on node `row` for a Pending task (no bind)."""
+    def pipeline(self, task: TaskInfo, row: int, evicted_for: bool = False) -> None:
+        """Reserve resources on node `row` for a Pending task (no bind): resources being released, or idle
+        ones while its gang is short. `evicted_for`: this statement evicted pods for it."""
         nodes = self.ssn.nodes
         before = task.status
+        task.evicted_for = evicted_for
+        task.waits_release = bool(((task.req > nodes.idle[row]) & (task.req > 0)).any())
         self._set(task, TaskStatus.PIPELINED)
         task.node = nodes.names[row]
         nodes.add_task(row, task.req, TaskStatus.PIPELINED)
@@ -116,7 +119,8 @@ class Statement:
                 continue
             status = TaskStatus.ALLOCATED if rec.op == Op.ALLOCATE else TaskStatus.PIPELINED
             nodes.remove_task(rec.row, task.req, status)
-            task.last_transaction = (status, task.node)
+            task.last_transaction = (status, task.node, task.evicted_for)
+            task.evicted_for = task.waits_release = False
             self._set(task, rec.before)
             task.node = ""
             self.ssn.hooks.call(hooks.Point.DEALLOCATE_EVENT, task)

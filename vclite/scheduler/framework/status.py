@@ -66,13 +66,14 @@ def job_fit_message(job: jobs_mod.JobInfo) -> str:
 def task_scheduling_reason(job: jobs_mod.JobInfo, task: tasks_mod.TaskInfo, base: str) -> tuple[str, str, str]:
     """(reason, message, nominated node) of a waiting task's PodScheduled=False condition (Volcano's
     TaskSchedulingReason): where its last placement in the session got, else why it fit no node. A
-    pipelined task is nominated to the node whose resources it waits for (status.nominatedNodeName)."""
-    status, node = task.last_transaction or (task.status, task.node)
+    pipelined task that pods were evicted for is nominated to their node (status.nominatedNodeName)."""
+    status, node, evicted_for = task.last_transaction or (task.status, task.node, task.evicted_for)
     where = f"Pod {task.namespace}/{task.name} can possibly be assigned to {node}"
     if status == TaskStatus.ALLOCATED:
         return POD_SCHEDULABLE, f"{where}, once minAvailable is satisfied", ""
     if status == TaskStatus.PIPELINED:
-        return POD_UNSCHEDULABLE, f"{where}, once resource is released and minAvailable is satisfied", node
+        return (POD_UNSCHEDULABLE, f"{where}, once resource is released and minAvailable is satisfied",
+                node if evicted_for else "")
     errors = job.nodes_fit_errors.get(task.uid)
     if errors is not None:
         return POD_UNSCHEDULABLE, errors.error(), ""

@@ -99,9 +99,14 @@ class TaskInfo:
     created: _dt.datetime
     pod: Obj
     node: str = ""
-    # (status, node) of the last tentative placement undone by a discarded statement: the gang
-    # message counts such tasks as schedulable, as Volcano's LastTransaction does.
-    last_transaction: tuple[TaskStatus, str] | None = None
+    # A pipelined task: something was evicted for it (Volcano's EvictionOccurred: its pod is then
+    # nominated to the node), and whether the node's idle resources could not hold it (it waits for
+    # resources being released, not only for the rest of its gang).
+    evicted_for: bool = False
+    waits_release: bool = False
+    # (status, node, evicted_for) of the last tentative placement undone by a discarded statement: the
+    # gang message counts such tasks as schedulable, as Volcano's LastTransaction does.
+    last_transaction: tuple[TaskStatus, str, bool] | None = None
     name_idx: Any = _UNSET   # name_index(name), computed on first comparison
 
     def index_in_name(self) -> int | None:

@@ -112,7 +112,7 @@ class Gang:
 
 def _waiting_note(job: "jobs_mod.JobInfo") -> str:
     """`; 1 task waits for resources being released on n1 (evicted or terminating pods)`."""
-    waiting = job.index.get(TaskStatus.PIPELINED)
+    waiting = {uid: t for uid, t in (job.index.get(TaskStatus.PIPELINED) or {}).items() if t.waits_release}
     if not waiting:
         return ""
     where = ", ".join(sorted({t.node for t in waiting.values()}))

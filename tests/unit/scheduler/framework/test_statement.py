@@ -108,4 +108,20 @@ def test_discard_remembers_the_last_tentative_placement():
     stmt.allocate(task, 0)
     stmt.discard()
     assert task.status == TaskStatus.PENDING and task.node == ""
-    assert task.last_transaction == (TaskStatus.ALLOCATED, "a")
+    assert task.last_transaction == (TaskStatus.ALLOCATED, "a", False)
+
+
+@pytest.mark.parametrize("task_key, row, evicted_for, waits_release", [
+    pytest.param("ns/j-0", 0, False, False, id="idle-room: waits only for its gang"),
+    pytest.param("ns/j-2", 1, False, True, id="no-idle-room: waits for resources being released"),
+    pytest.param("ns/j-2", 1, True, True, id="pods-evicted-for-it"),
+])
+def test_pipeline_notes_what_the_task_waits_for_and_discard_keeps_it(task_key, row, evicted_for, waits_release):
+    ssn = _session()
+    task = ssn.jobs["ns/j"].tasks[task_key]
+    stmt = ssn.statement()
+    stmt.pipeline(task, row, evicted_for=evicted_for)
+    assert (task.status, task.evicted_for, task.waits_release) == (TaskStatus.PIPELINED, evicted_for, waits_release)
+    stmt.discard()
+    assert (task.evicted_for, task.waits_release) == (False, False)
+    assert task.last_transaction == (TaskStatus.PIPELINED, ("a", "b")[row], evicted_for)

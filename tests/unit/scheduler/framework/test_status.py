@@ -136,12 +136,15 @@ def waiting_task(last=None, fit_errors=False, note=None):
 
 
 @pytest.mark.parametrize("last, fit_errors, note, want", [
-    pytest.param((S.ALLOCATED, "n1"), False, None,
+    pytest.param((S.ALLOCATED, "n1", False), False, None,
                  ("Schedulable", "Pod ns/t-0 can possibly be assigned to n1, once minAvailable is satisfied", ""),
                  id="fit-but-the-gang-is-short"),
-    pytest.param((S.PIPELINED, "n2"), False, None,
+    pytest.param((S.PIPELINED, "n2", True), False, None,
                  ("Unschedulable", "Pod ns/t-0 can possibly be assigned to n2, once resource is released and "
-                                   "minAvailable is satisfied", "n2"), id="pipelined"),
+                                   "minAvailable is satisfied", "n2"), id="pipelined-where-pods-were-evicted-for-it"),
+    pytest.param((S.PIPELINED, "n2", False), False, None,
+                 ("Unschedulable", "Pod ns/t-0 can possibly be assigned to n2, once resource is released and "
+                                   "minAvailable is satisfied", ""), id="pipelined-nothing-evicted: not nominated"),
     pytest.param(None, True, None, ("Unschedulable", FIT_NOWHERE, ""), id="fit-nowhere"),
     pytest.param(None, False, 'queue "q" cannot take the task now',
                  ("Unschedulable", 'queue "q" cannot take the task now', ""),
