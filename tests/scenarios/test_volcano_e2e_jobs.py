@@ -448,6 +448,11 @@ def test_the_pods_of_a_waiting_gang_say_why_in_their_podscheduled_condition_and_
     c.client.update_status(n1)
     c.rt.settle()
     assert [scheduled(f"j-complete-{i}")[0] for i in range(3)] == ["True"] * 3
+    # and each bind is told by a Normal Event Scheduled, as Volcano's cache writes it
+    assert sorted((e["involvedObject"]["name"], e["type"], e["message"], e["source"]["component"])
+                  for e in c.client.list(kinds.EVENT, "default") if e["reason"] == "Scheduled") == [
+        (f"j-complete-{i}", "Normal", f"Successfully assigned default/j-complete-{i} to n1", "volcano")
+        for i in range(3)]
 
 
 # ---- jobseq/queue_job_status.go ----------------------------------------------------------------------------------

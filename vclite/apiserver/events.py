@@ -25,7 +25,7 @@ from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
 
 Obj = dict[str, Any]
-# (obj, event_type, reason, message, component) -> None
+# (obj, event_type, reason, message, component, field_path="") -> None
 RecordFn = Callable[..., None]
 MAX_NOTED = 1000   # noted events written at once when this many wait (bounded memory under load)
 CACHE_SIZE = 4096  # Events remembered for counting repeats (client-go's maxLruCacheEntries)
@@ -37,8 +37,9 @@ _written_lock = threading.Lock()
 
 def direct(client: Any, clock: clock_mod.Clock) -> RecordFn:
     """A record function that writes each Event at once (components driven without a Recorder)."""
-    def record_now(obj: Obj, event_type: str, reason: str, message: str, component: str = "vclite") -> None:
-        record(client, clock, obj, event_type, reason, message, component)
+    def record_now(obj: Obj, event_type: str, reason: str, message: str, component: str = "vclite",
+                   field_path: str = "") -> None:
+        record(client, clock, obj, event_type, reason, message, component, field_path)
     return record_now
 
 
@@ -57,8 +58,9 @@ class Recorder:
     def start(self) -> None:
         pass
 
-    def record(self, obj: Obj, event_type: str, reason: str, message: str, component: str = "vclite") -> None:
-        self._noted.append(build(self.clock, obj, event_type, reason, message, component))
+    def record(self, obj: Obj, event_type: str, reason: str, message: str, component: str = "vclite",
+               field_path: str = "") -> None:
+        self._noted.append(build(self.clock, obj, event_type, reason, message, component, field_path))
         if len(self._noted) >= MAX_NOTED:
             self.sync(self.KEY)
         else:
@@ -75,8 +77,9 @@ class Recorder:
 
 
 def build(clock: clock_mod.Clock, obj: Obj, event_type: str, reason: str, message: str,
-          component: str = "vclite") -> Obj:
-    """The Event about `obj`, as of now, named `<object>.<UnixNano in hex>` as client-go names it."""
+          component: str = "vclite", field_path: str = "") -> Obj:
+    """The Event about `obj` (a part of it: `field_path`, e.g. a pod's `spec.containers{main}`, as the
+    kubelet names a container), as of now, named `<object>.<UnixNano in hex>` as client-go names it."""
     ns = meta.namespace(obj) or "default"
     t = clock.now()
     stamp = int(t.timestamp()) * 10**9 + t.microsecond * 1000
@@ -91,7 +94,8 @@ def build(clock: clock_mod.Clock, obj: Obj, event_type: str, reason: str, messag
         "apiVersion": "v1", "kind": "Event",
         "metadata": {"name": ev_name, "namespace": ns},
         "involvedObject": {"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"), "name": meta.name(obj),
-                           "namespace": meta.namespace(obj), "uid": meta.uid(obj)},
+                           "namespace": meta.namespace(obj), "uid": meta.uid(obj),
+                           **({"fieldPath": field_path} if field_path else {})},
         "type": event_type, "reason": reason, "message": message, "count": 1,
         "firstTimestamp": now, "lastTimestamp": now, "source": {"component": component},
     }
@@ -100,8 +104,8 @@ def build(clock: clock_mod.Clock, obj: Obj, event_type: str, reason: str, messag
 
 def _key(event: Obj) -> tuple:
     inv = event.get("involvedObject") or {}
-    return (inv.get("uid"), inv.get("kind"), inv.get("namespace"), inv.get("name"), event.get("type"),
-            event.get("reason"), event.get("message"), (event.get("source") or {}).get("component"))
+    return (inv.get("uid"), inv.get("kind"), inv.get("namespace"), inv.get("name"), inv.get("fieldPath"),
+            event.get("type"), event.get("reason"), event.get("message"), (event.get("source") or {}).get("component"))
 
 
 def _remember(key: tuple, namespace: str, name: str) -> None:
@@ -156,7 +160,7 @@ def write(client: Any, event: Obj) -> None:
 
 
 def record(client: Any, clock: clock_mod.Clock, obj: Obj, event_type: str, reason: str, message: str,
-           component: str = "vclite") -> None:
+           component: str = "vclite", field_path: str = "") -> None:
     """Create (or bump the count of) an Event about `obj` now. `event_type` is Normal or Warning.
     Never raises: an event that cannot be written is dropped."""
-    write(client, build(clock, obj, event_type, reason, message, component))
+    write(client, build(clock, obj, event_type, reason, message, component, field_path))

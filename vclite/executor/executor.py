@@ -75,7 +75,7 @@ class LocalExecutor:
     name = "executor"
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock, node_names: list[str],
-                 workdir: pathlib.Path, restart_backoff: float = 10.0):
+                 workdir: pathlib.Path, restart_backoff: float = 10.0, recorder: events.RecordFn | None = None):
         self.client, self.clock = client, clock
         self.node_names = list(node_names)
         self.workdir = pathlib.Path(workdir)
@@ -89,6 +89,7 @@ class LocalExecutor:
         self._sampling = False   # a look at the logs is due (LOG_TIMES_KEY queued)
         self.pods = informer_mod.Informer(client, kinds.POD, self._on_pod)   # read-only pods
         self.host_env = dict(os.environ)   # what every container's environment starts from
+        self.record = recorder or events.direct(client, clock)   # containers' Events (Started, Killing, BackOff)
 
     # ---- watches: enqueue only ----------------------------------------------------------------
     def start(self) -> None:
@@ -215,7 +216,7 @@ class LocalExecutor:
         try:
             runner = runner_mod.PodRunner(pod, self.pod_dir(meta.namespace(pod), meta.name(pod)),
                                           self._config_maps(pod), self.clock, self._on_runner_change,
-                                          self.restart_backoff, self.host_env)
+                                          self.restart_backoff, self.host_env, self._container_events(pod))
             runner.prepare()
         except runner_mod.NoCommandError as e:
             self._write_not_started(pod, core.PodPhase.FAILED, envvars.NO_COMMAND, e.message, pod_level=True)
@@ -236,6 +237,11 @@ class LocalExecutor:
         if seconds is not None:
             run.deadline = self.clock.monotonic() + seconds
             self.queue.add_after(key, seconds)
+
+    def _container_events(self, pod: Obj) -> runner_mod.ContainerEvent:
+        def on_event(field_path: str, event_type: str, reason: str, message: str) -> None:
+            self.record(pod, event_type, reason, message, EVENT_SOURCE, field_path)
+        return on_event
 
     def _sample_logs(self) -> None:
         """Note the size of each running container's log that has grown since the last look, with the

@@ -65,6 +65,9 @@ _RESTARTS = {  # restart policy -> does an exit with this code restart the conta
 }
 
 
+ContainerEvent = Callable[[str, str, str, str], None]   # (field path, type, reason, message): an Event to record
+
+
 class NoCommandError(envvars.ConfigError):
     reason = envvars.NO_COMMAND
 
@@ -203,12 +206,13 @@ def _encoded(host_env: dict[str, str]) -> dict[bytes, bytes]:
 class PodRunner:
     def __init__(self, pod: Obj, pod_dir: Path, config_maps: dict[str, Obj], clock: clock_mod.Clock,
                  on_change: Callable[[str], None], restart_backoff: float = 10.0,
-                 host_env: dict[str, str] | None = None):
+                 host_env: dict[str, str] | None = None, on_event: ContainerEvent | None = None):
         # (absolute: the mounts' symlinks point into it, and $VC_POD_DIR is read from the container's own
         # working directory — a relative `vcctl run --workdir` left both pointing nowhere)
         self.pod, self.pod_dir, self.key = pod, Path(pod_dir).absolute(), meta.key(pod)
         self._host_env = host_env if host_env is not None else dict(os.environ)
         self._config_maps, self._clock, self._on_change = config_maps, clock, on_change
+        self._on_event = on_event
         self._backoff = restart_backoff
         spec = pod.get("spec") or {}
         try:
@@ -221,6 +225,8 @@ class PodRunner:
         first = podstatus.Reason.INITIALIZING if inits else podstatus.Reason.CREATING
         self.main = [podstatus.ContainerState(c.get("name", ""), c.get("image", ""), reason=first) for c in apps]
         self._specs = {c.get("name", ""): c for c in list(inits) + list(apps)}
+        self._field_paths = {**{c.get("name", ""): f"spec.containers{{{c.get('name', '')}}}" for c in apps},
+                             **{c.get("name", ""): f"spec.initContainers{{{c.get('name', '')}}}" for c in inits}}
         self.launches: dict[str, Launch] | None = None
         self._fresh_logs = False
         self._procs: dict[str, processes.Child] = {}
@@ -356,6 +362,11 @@ class PodRunner:
     def _changed(self) -> None:
         self._on_change(self.key)
 
+    def _event(self, container: str, event_type: str, reason: str, message: str) -> None:
+        """An Event about one container, in the kubelet's words."""
+        if self._on_event is not None:
+            self._on_event(self._field_paths.get(container, ""), event_type, reason, message)
+
     def phase(self) -> core.PodPhase:
         return podstatus.pod_phase(self.init, self.main, self.finished)
 
@@ -424,6 +435,9 @@ class PodRunner:
             delay = min(self._backoff * 2 ** st.restart_count, self._backoff * 30)
             st.back_off(f"back-off {clock_mod.format_duration(delay)} restarting failed container={st.name} "
                         f"pod={meta.name(self.pod)}_{meta.namespace(self.pod)}({meta.uid(self.pod)})")
+            self._event(st.name, "Warning", "BackOff", f"Back-off restarting failed container {st.name} in pod "
+                                                       f"{meta.name(self.pod)}_{meta.namespace(self.pod)}"
+                                                       f"({meta.uid(self.pod)})")
             self._changed()
             try:
                 await asyncio.wait_for(self._stop.wait(), timeout=delay)
@@ -454,6 +468,7 @@ class PodRunner:
         self._procs[st.name] = proc
         st.start(self._now(), proc.pid)
         self._changed()
+        self._event(st.name, "Normal", "Started", f"Started container {st.name}")   # (no Created: one step here)
         if self._stopping:  # stop() ran while the process was being started: no grace left to give
             _signal_group(proc, signal.SIGKILL)
         rc = await proc.wait()
@@ -474,8 +489,9 @@ class PodRunner:
         self._stop.set()
         grace = self.grace if grace is None else grace
         procs = list(self._procs.values())
-        for p in procs:
+        for name, p in list(self._procs.items()):
             _signal_group(p, signal.SIGTERM)
+            self._event(name, "Normal", "Killing", f"Stopping container {name}")
         if procs:
             await asyncio.wait([asyncio.ensure_future(p.wait()) for p in procs], timeout=max(grace, 0))
             for p in procs:

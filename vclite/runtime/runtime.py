@@ -94,7 +94,7 @@ class Runtime(loop_mod.Loop):
         self.executor = None
         if run_pods:
             self.executor = executor_mod.LocalExecutor(self.client, self.clock, self.node_names, self.workdir,
-                                                       restart_backoff=restart_backoff)
+                                                       restart_backoff=restart_backoff, recorder=self.events.record)
             components.append(self.executor)
         components += [self.scheduler, self.events]
         super().__init__(self.clock, components, max_requeues)

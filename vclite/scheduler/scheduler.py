@@ -192,12 +192,17 @@ class Scheduler:
                 continue
 
     def _bind(self, binds: dict[str, str]) -> None:
+        pods = self.informers[kinds.POD.kind]
         for pod_key, node in binds.items():
             ns, name = pod_key.split("/", 1)
             try:
                 self.client.bind(ns, name, node)
             except (errors.NotFound, errors.Conflict):
                 continue   # deleted, or bound meanwhile: the next session sees it as it is
+            pod = pods.get(ns, name)
+            if pod is not None:   # (as Volcano's cache, after each bind)
+                self.record(pod, "Normal", "Scheduled", f"Successfully assigned {ns}/{name} to {node}",
+                            EVENT_COMPONENT)
 
     def _evict(self, evictions: list[str]) -> None:
         for pod_key in evictions:

@@ -288,3 +288,34 @@ def test_a_deleted_running_pod_stays_terminating_until_its_container_has_stopped
     asyncio.run(scenario())
     assert "stopping" in log.read_text()   # it got SIGTERM and its grace period
     assert seen[-2:] == [("MODIFIED", "Succeeded", True), ("DELETED", "Succeeded", True)]   # final status, then gone
+
+
+def _container_events(client, name):
+    return [(e["type"], e["reason"], e["message"], e["involvedObject"].get("fieldPath"), e["source"]["component"],
+             e.get("count", 1))
+            for e in sorted(client.list(kinds.EVENT, "default"), key=lambda e: e["metadata"]["name"])
+            if e["involvedObject"]["name"] == name]
+
+
+def test_containers_have_the_kubelets_events(env):
+    """Started at each start, BackOff before a restart (counted when repeated), Killing when the pod is
+    deleted: the kubelet's reasons and words, about the container's field path (no Pulled nor Created: no
+    image, and a process is made and started in one step)."""
+    client, ex, workdir = env
+    uid = client.create(make_pod("flaky", '[ -e "$VC_POD_DIR/once" ] && exec sleep 100; touch "$VC_POD_DIR/once"; '
+                                          'exit 1', restart="OnFailure"))["metadata"]["uid"]
+
+    async def scenario():
+        try:
+            await drive(ex, lambda: ("Started", 2) in [(e[1], e[5]) for e in _container_events(client, "flaky")])
+            client.delete(kinds.POD, "default", "flaky")
+            await drive(ex, lambda: ex.running_count() == 0)
+        finally:
+            await ex.stop_all(grace=0)
+    asyncio.run(scenario())
+    main = "spec.containers{main}"
+    assert _container_events(client, "flaky") == [
+        ("Normal", "Started", "Started container main", main, "kubelet", 2),
+        ("Warning", "BackOff", f"Back-off restarting failed container main in pod flaky_default({uid})", main,
+         "kubelet", 1),
+        ("Normal", "Killing", "Stopping container main", main, "kubelet", 1)]
