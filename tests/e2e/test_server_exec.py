@@ -71,6 +71,15 @@ def test_output_environment_and_working_directory(kubectl, running):
     assert out.stdout == f"out\nset-in-the-spec\n{running}\n" and out.stderr == "err\n"
 
 
+def test_describe_shows_the_pods_events(kubectl, running):
+    """Scheduled (by volcano) then Started (by the kubelet), as `kubectl describe pod` shows them on a cluster."""
+    out = wait_for(kubectl, ["describe", "pod", "box"], lambda out: "Started container main" in out.stdout,
+                   "no Started event").stdout
+    events = [line.split() for line in out.split("Events:")[1].strip().splitlines()[2:]]
+    assert [(e[0], e[1], e[3]) for e in events] == [("Normal", "Scheduled", "volcano"), ("Normal", "Started", "kubelet")]
+    assert "Successfully assigned default/box to " in out
+
+
 def test_the_exit_code_is_kubectls(kubectl, running):
     out = kubectl("exec", "box", "--", "sh", "-c", "exit 3", check=False)
     assert out.returncode == 3 and out.stderr == "command terminated with exit code 3\n"
