@@ -5,15 +5,17 @@ of Volcano's fields only, so the API server prunes every field vclite adds to a 
 `retry`, `withItems`, the expression `dependsOn` …) before any controller sees it. These CRDs keep
 Volcano's names, scope, short names, printer columns and status subresource, and keep `spec` and
 `status` as given (`x-kubernetes-preserve-unknown-fields`): a plain Volcano JobFlow is stored the
-same, and vclite's controller validates each flow itself. JobFlow's schema also names and describes
-every field, with types never stricter than admission (api/flowschema), so `kubectl explain
-jobflow.spec.flows` teaches on a cluster too. Pure data: no I/O.
+same, and vclite's controller validates each flow itself. Both schemas also name and describe every
+field, so `kubectl explain jobflow.spec.flows` and `kubectl explain jobtemplate.spec.tasks` teach on
+a cluster too, with types never stricter than admission: JobFlow's as api/flowschema types them,
+JobTemplate's (a vcjob spec, api/kindschemas) with every scalar open to a flow placeholder string
+(`replicas: "{{params.n}}"`). Pure data: no I/O.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from vclite.api import flowschema, kinds
+from vclite.api import flowschema, kinds, kindschemas, schemabuild
 
 Obj = dict[str, Any]
 _OPEN_OBJECT: Obj = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
@@ -32,6 +34,11 @@ def definition(kind: kinds.Kind) -> Obj:
     if kind is kinds.JOBFLOW:   # every field described (`kubectl explain`), nothing pruned
         schema["description"] = flowschema.DESCRIPTION
         schema["properties"].update(flowschema.jobflow_properties())
+    else:
+        described = kindschemas.described(kind)
+        assert described is not None
+        schema["description"], props = described
+        schema["properties"].update(spec=schemabuild.open_to_placeholders(props["spec"]), status=props["status"])
     version: Obj = {
         "name": kind.version, "served": True, "storage": True,
         "schema": {"openAPIV3Schema": schema},

@@ -119,6 +119,26 @@ def properties(fields: tuple[Field, ...]) -> Obj:
     return {f.name: node(f) for f in fields}
 
 
+def open_to_placeholders(node: Obj) -> Obj:
+    """`node` (fresh dictionaries) with every typed scalar also taking a string, so a flow placeholder
+    (`replicas: "{{params.n}}"`) is stored as written: an integer becomes int-or-string, a boolean or
+    number any value; nothing `required`. For a CRD, whose schema the API server enforces before any
+    vclite admission can read the object: never stricter than that admission."""
+    kind = node.get("type")
+    if kind == "integer":
+        return int_or_string(node.get("description", ""))
+    if kind in ("boolean", "number"):
+        return any_value(node.get("description", ""))
+    out = {k: v for k, v in node.items() if k != "required"}
+    if isinstance(node.get("properties"), dict):
+        out["properties"] = {name: open_to_placeholders(sub) for name, sub in node["properties"].items()}
+    if isinstance(node.get("items"), dict):
+        out["items"] = open_to_placeholders(node["items"])
+    if isinstance(node.get("additionalProperties"), dict):
+        out["additionalProperties"] = open_to_placeholders(node["additionalProperties"])
+    return out
+
+
 def walk(schema: Obj, path: str) -> Iterator[tuple[str, Obj]]:
     """(path, node) of every node under `schema`: `[]` for an item, `{}` for a map value."""
     yield path, schema

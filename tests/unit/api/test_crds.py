@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from vclite.api import crds, kinds
+from vclite.api import crds, kinds, schemabuild
 
 
 def test_two_definitions_named_as_volcanos():
@@ -28,9 +28,39 @@ def test_definition_shape(kind, short, columns):
     assert version["subresources"] == {"status": {}}
     assert [c["name"] for c in version.get("additionalPrinterColumns", [])] == columns
     props = version["schema"]["openAPIV3Schema"]["properties"]
-    for field in ("spec", "status"):   # nothing a cluster would prune; JobFlow's fields are described
+    for field in ("spec", "status"):   # nothing a cluster would prune; every field described
         assert props[field]["type"] == "object" and props[field]["x-kubernetes-preserve-unknown-fields"] is True
-        assert ("properties" in props[field]) == (kind is kinds.JOBFLOW)
+        assert props[field]["properties"]
+
+
+@pytest.mark.parametrize("kind", [kinds.JOBFLOW, kinds.JOBTEMPLATE])
+def test_every_node_is_structural(kind):
+    (version,) = crds.definition(kind)["spec"]["versions"]
+    props = version["schema"]["openAPIV3Schema"]["properties"]
+    assert [(path, problems) for field in ("spec", "status") for path, node in schemabuild.walk(props[field], field)
+            if (problems := schemabuild.structural_problems(node))] == []
+
+
+def test_jobtemplate_fields_are_described_and_take_flow_placeholders():
+    """`kubectl explain jobtemplate.spec.tasks.replicas` on a cluster, and `replicas: "{{params.n}}"` stored as
+    written (a cluster would refuse a string where the schema says integer, before vclite could fill it in)."""
+    (version,) = crds.definition(kinds.JOBTEMPLATE)["spec"]["versions"]
+    spec = version["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    replicas = spec["properties"]["tasks"]["items"]["properties"]["replicas"]
+    assert replicas["x-kubernetes-int-or-string"] is True and replicas["description"]
+    typed = [(path, node["type"]) for path, node in schemabuild.walk(spec, "spec")
+             if node.get("type") not in (None, "object", "array", "string")]
+    assert typed == [] and not [path for path, node in schemabuild.walk(spec, "spec") if node.get("required")]
+
+
+def test_open_to_placeholders():
+    node = schemabuild.obj("o", {"n": schemabuild.integer("an int"), "b": schemabuild.boolean("a flag"),
+                                 "s": schemabuild.string("text"),
+                                 "l": schemabuild.array("ints", {"type": "integer"})}, required=["n"])
+    assert schemabuild.open_to_placeholders(node) == {
+        "type": "object", "description": "o", "x-kubernetes-preserve-unknown-fields": True, "properties": {
+            "n": schemabuild.int_or_string("an int"), "b": schemabuild.any_value("a flag"),
+            "s": schemabuild.string("text"), "l": schemabuild.array("ints", schemabuild.int_or_string())}}
 
 
 def test_jobflow_fields_are_described_for_kubectl_explain():
