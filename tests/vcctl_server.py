@@ -63,3 +63,28 @@ def running(data_dir: pathlib.Path, *extra: str, startup: float = 60.0) -> Itera
                 proc.wait()
         out.close()
         log.close()
+
+
+def wait_until(fn, what: str, timeout: float = 60.0):
+    """Poll until fn() is truthy and return it (a readiness wait, not an assertion on time)."""
+    deadline = time.monotonic() + timeout
+    while not (value := fn()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.05)
+    return value
+
+
+def kubectl_runner(kubeconfig: pathlib.Path, cache: pathlib.Path):
+    """`run(*args, check=True, input=None, cwd=ROOT, timeout=60)`: the real kubectl against the server
+    (its own discovery cache); `run.argv` is the command line before the arguments."""
+    argv = ["kubectl", "--kubeconfig", str(kubeconfig), "--cache-dir", str(cache)]
+
+    def run(*args, timeout=60, check=True, input=None, cwd=ROOT):
+        proc = subprocess.run([*argv, *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                              input=input)
+        if check:
+            assert proc.returncode == 0, f"kubectl {' '.join(map(str, args))}: exit {proc.returncode}\n{proc.stderr}"
+        return proc
+    run.argv = argv
+    return run

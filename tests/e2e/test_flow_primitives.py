@@ -279,13 +279,7 @@ spec:
 """
 
 
-def wait_for(fn, what, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while not (value := fn()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        time.sleep(0.05)
-    return value
+wait_for = vcctl_server.wait_until
 
 
 def test_suspend_and_resume_through_a_server(vcctl, tmp_path):

@@ -12,7 +12,6 @@ import time
 import pytest
 
 from tests import vcctl_server
-from tests.e2e.conftest import ROOT
 from tests.e2e.test_server_kubectl import wait_for
 from tests.unit.executor.test_podexec import alive
 
@@ -44,17 +43,7 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def kubectl(server, tmp_path_factory):
-    cache = tmp_path_factory.mktemp("kube-cache")
-
-    def run(*args, timeout=60, check=True, input=None, cwd=ROOT):
-        proc = subprocess.run(["kubectl", "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(cache),
-                               *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                              input=input)
-        if check:
-            assert proc.returncode == 0, f"kubectl {' '.join(map(str, args))}: exit {proc.returncode}\n{proc.stderr}"
-        return proc
-    run.argv = ["kubectl", "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(cache)]
-    return run
+    return vcctl_server.kubectl_runner(server.kubeconfig, tmp_path_factory.mktemp("kube-cache"))
 
 
 @pytest.fixture(scope="module")

@@ -40,16 +40,7 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def kubectl(server, tmp_path_factory):
-    cache = tmp_path_factory.mktemp("kube-cache")
-
-    def run(*args, timeout=60, check=True, input=None):
-        proc = subprocess.run(["kubectl", "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(cache),
-                               *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                              input=input)
-        if check:
-            assert proc.returncode == 0, f"kubectl {' '.join(map(str, args))}: exit {proc.returncode}\n{proc.stderr}"
-        return proc
-    return run
+    return vcctl_server.kubectl_runner(server.kubeconfig, tmp_path_factory.mktemp("kube-cache"))
 
 
 def rows(text):

@@ -12,7 +12,6 @@ subcommands, and its flags (short and long names, defaults).
 Not ported: the root `vcctl --help` lists `pod` (`vcctl pod list`) and `version`, which vclite's vcctl does
 not have (it has `--version`); and cobra's global klog flags (`--log-flush-frequency`, `-v`, `--vmodule`).
 """
-import time
 
 import pytest
 from click.testing import CliRunner
@@ -60,16 +59,7 @@ def vcctl(server):
     return run
 
 
-def wait_for(fn, what: str, timeout: float = 60.0):
-    """Poll the API until fn() is truthy (e2eutil's waits; a readiness wait, not an assertion on time)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = fn()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        time.sleep(0.05)
+wait_for = vcctl_server.wait_until   # (e2eutil's waits)
 
 
 def vcjob(name: str, namespace: str, replicas: int, min_available: int, cpu: str = "1", task: str = "") -> dict:

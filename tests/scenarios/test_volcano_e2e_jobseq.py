@@ -249,26 +249,22 @@ def test_a_pod_of_another_scheduler_gets_no_podgroup():
     assert c.pods() == {"pod-default-scheduler": "Pending"}
 
 
-def test_a_pod_of_an_inqueue_podgroup_runs():
-    """`Create volcano pod with volcano scheduler`: a PodGroup (minMember 1, 1 cpu) goes Inqueue, then its
-    half-cpu pod is created and runs."""
+@pytest.mark.parametrize("group, group_cpu, group_phase, pod, pod_cpu, pod_phase", [
+    # `Create volcano pod with volcano scheduler`: the PodGroup goes Inqueue, then its pod is created and runs
+    pytest.param("running-pg", "1", "Inqueue", "volcano-pod", "500m", "Running", id="an-inqueue-podgroups-pod-runs"),
+    # `Allow to create pod when podgroup is Pending`: a PodGroup asking 30 cpu stays Pending; its pod is admitted
+    # all the same (and waits)
+    pytest.param("pending-pg", "30", "Pending", "pod-volcano", "1", "Pending",
+                 id="a-pod-may-be-created-for-a-pending-podgroup"),
+])
+def test_a_pod_of_a_podgroup_made_before_it(group, group_cpu, group_phase, pod, pod_cpu, pod_phase):
+    """A PodGroup (minMember 1) made first, then its pod."""
     c = Cluster()
-    c.create(_podgroup("running-pg", "1"))
-    assert meta.phase(c.client.get(kinds.PODGROUP, "default", "running-pg")) == "Inqueue"
-    c.create(_pod("volcano-pod", "500m", group="running-pg"))
+    c.create(_podgroup(group, group_cpu))
+    assert meta.phase(c.client.get(kinds.PODGROUP, "default", group)) == group_phase
+    c.create(_pod(pod, pod_cpu, group=group))
     c.kubelet()
-    assert c.pods() == {"volcano-pod": "Running"}
-
-
-def test_a_pod_may_be_created_for_a_pending_podgroup():
-    """`Allow to create pod when podgroup is Pending`: a PodGroup asking 30 cpu stays Pending; its pod is
-    admitted all the same (and waits)."""
-    c = Cluster()
-    c.create(_podgroup("pending-pg", "30"))
-    assert meta.phase(c.client.get(kinds.PODGROUP, "default", "pending-pg")) == "Pending"
-    c.create(_pod("pod-volcano", "1", group="pending-pg"))
-    c.kubelet()
-    assert c.pods() == {"pod-volcano": "Pending"}
+    assert c.pods() == {pod: pod_phase}
 
 
 def test_an_open_queue_can_be_deleted():

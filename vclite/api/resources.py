@@ -11,7 +11,7 @@ Pure functions over plain dicts: no I/O, never mutates an argument.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from vclite.api import quantity
@@ -58,26 +58,32 @@ def _spec_of(pod_or_spec: Mapping[str, Any]) -> Mapping[str, Any]:
     return pod_or_spec
 
 
-def pod_requests(pod_or_podspec: Mapping[str, Any]) -> Resources:
-    """The pod's effective request (Kubernetes PodRequests), always with `pods: 1`."""
-    spec = _spec_of(pod_or_podspec)
+def _pod_total(spec: Mapping[str, Any], of_container: Callable[[Mapping[str, Any], str], Resources]) -> Resources:
+    """Kubernetes' pod-level sum of a per-container quantity (requests or limits): the app containers'
+    summed, sidecar init containers added, the max with every plain init container's (plus the sidecars
+    started before it). Overhead not included."""
     total: Resources = {}
     for i, c in enumerate(spec.get("containers") or []):
-        total = add(total, container_requests(c, f"spec.containers[{i}]"))
+        total = add(total, of_container(c, f"spec.containers[{i}]"))
     sidecars: Resources = {}
     init_need: Resources = {}
     for i, c in enumerate(spec.get("initContainers") or []):
-        req = container_requests(c, f"spec.initContainers[{i}]")
+        amount = of_container(c, f"spec.initContainers[{i}]")
         if c.get("restartPolicy") == _SIDECAR_RESTART_POLICY:
             # A sidecar keeps running beside the app containers and every later init container.
-            total = add(total, req)
-            sidecars = add(sidecars, req)
+            total = add(total, amount)
+            sidecars = add(sidecars, amount)
             need = dict(sidecars)
         else:
-            need = add(req, sidecars)
+            need = add(amount, sidecars)
         init_need = maximum(init_need, need)
-    total = maximum(total, init_need)
-    total = add(total, _parse_list(spec.get("overhead"), "spec.overhead"))
+    return maximum(total, init_need)
+
+
+def pod_requests(pod_or_podspec: Mapping[str, Any]) -> Resources:
+    """The pod's effective request (Kubernetes PodRequests), always with `pods: 1`."""
+    spec = _spec_of(pod_or_podspec)
+    total = add(_pod_total(spec, container_requests), _parse_list(spec.get("overhead"), "spec.overhead"))
     total[PODS] = Fraction(1)
     return total
 
@@ -87,25 +93,10 @@ def _limits(container: Mapping[str, Any], path: str) -> Resources:
 
 
 def pod_limits(pod_or_podspec: Mapping[str, Any]) -> Resources:
-    """The pod's limits (Kubernetes PodLimits): containers' limits summed, sidecar init containers added,
-    the max with every plain init container's limit (plus the sidecars started before it); overhead is
+    """The pod's limits (Kubernetes PodLimits): as requests are summed (`_pod_total`), with the overhead
     added to the resources that have a limit. No `pods` entry."""
     spec = _spec_of(pod_or_podspec)
-    total: Resources = {}
-    for i, c in enumerate(spec.get("containers") or []):
-        total = add(total, _limits(c, f"spec.containers[{i}]"))
-    sidecars: Resources = {}
-    init_need: Resources = {}
-    for i, c in enumerate(spec.get("initContainers") or []):
-        lim = _limits(c, f"spec.initContainers[{i}]")
-        if c.get("restartPolicy") == _SIDECAR_RESTART_POLICY:
-            total = add(total, lim)
-            sidecars = add(sidecars, lim)
-            need = dict(sidecars)
-        else:
-            need = add(lim, sidecars)
-        init_need = maximum(init_need, need)
-    total = maximum(total, init_need)
+    total = _pod_total(spec, _limits)
     overhead = _parse_list(spec.get("overhead"), "spec.overhead")
     return {name: value + overhead.get(name, Fraction(0)) for name, value in total.items()}
 

@@ -6,7 +6,6 @@ clock is injected (click context object) to show a flow "created 3 days ago".
 """
 import datetime as dt
 import json
-import time
 
 import click
 import pytest
@@ -138,16 +137,7 @@ def later(days: float) -> clock_mod.VirtualClock:
     return clock_mod.VirtualClock(start=clock_mod.RealClock().now() + dt.timedelta(days=days))
 
 
-def wait_for(fn, what: str, timeout: float = 30.0):
-    """Poll the API until fn() is truthy (a readiness wait, not an assertion on time)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = fn()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        time.sleep(0.05)
+wait_for = vcctl_server.wait_until
 
 
 def phase(api, kind, ns, name):
