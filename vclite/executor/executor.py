@@ -15,6 +15,8 @@ container statuses, pod and host IP 127.0.0.1).
   node, Terminating, until then; its finalizers, if any, hold it longer). So is a pod being
   deleted that runs nothing here.
 - A pod already Succeeded or Failed is never run again.
+- A container using more memory than its resources.limits.memory is killed and ends OOMKilled (exit
+  code 137), as a node's cgroup would have it: looked at every half second (memory.py).
 - A pod with spec.activeDeadlineSeconds still running that long after it started is stopped as above
   (its terminationGracePeriodSeconds) and Failed with reason DeadlineExceeded, as the kubelet does.
 - Status is written when something a user can see changed, except that a move to Running is
@@ -40,7 +42,7 @@ from vclite.api import core, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import events
 from vclite.apiserver import informer as informer_mod
-from vclite.executor import envvars, logtimes, podexec, podstatus, recovery, runner as runner_mod
+from vclite.executor import envvars, logtimes, memory, podexec, podstatus, recovery, runner as runner_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
 
@@ -52,7 +54,7 @@ SHUTDOWN_REASON, SHUTDOWN_MESSAGE = "Terminated", "Pod was terminated in respons
 DEADLINE_REASON, DEADLINE_MESSAGE = "DeadlineExceeded", "Pod was active on the node longer than the specified deadline"
 EVENT_SOURCE = "kubelet"   # the source component of a pod's Events, as on a node
 REPORT_DELAY = 0.02   # seconds a pod's move to Running may wait before it is written
-LOG_TIMES_KEY = "\x00log-times"   # the work-queue key of the look at running containers' logs (no pod's key)
+LOG_TIMES_KEY = "\x00log-times"   # the work-queue key of the look at running containers: logs, memory (no pod's key)
 
 
 @dataclasses.dataclass
@@ -167,6 +169,7 @@ class LocalExecutor:
     def sync(self, key: Hashable) -> None:
         if key == LOG_TIMES_KEY:
             self._sample_logs()
+            self._check_memory()
             return
         key = str(key)
         ns, _, name = key.partition("/")
@@ -267,6 +270,19 @@ class LocalExecutor:
         self._sampling = bool(self._runs)
         if self._sampling:
             self.queue.add_after(LOG_TIMES_KEY, logtimes.SAMPLE_INTERVAL, chore=True)
+
+    def _check_memory(self) -> None:
+        """Kill each running container over its memory limit (memory.py): one look at /proc for all."""
+        limits: dict[int, int] = {}
+        owners: dict[int, runner_mod.PodRunner] = {}
+        for run in self._runs.values():
+            for group, limit in run.runner.memory_limits().items():
+                limits[group], owners[group] = limit, run.runner
+        if not limits:
+            return
+        for group in memory.over_limit(memory.resident_by_group(limits), limits):
+            log.info("%s: a container used more than its memory limit: killed (OOMKilled)", owners[group].key)
+            owners[group].oom_kill(group)
 
     def _past_deadline(self, run: _Run) -> bool:
         return (run.deadline is not None and not run.past_deadline and run.stop_task is None

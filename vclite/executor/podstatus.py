@@ -6,7 +6,7 @@ Phase (Kubernetes `getPhase`, restated for a runner that knows when it is done):
 - an init container has not yet succeeded, or an app container has not started yet: Pending;
 - otherwise Running (a container waiting to restart counts as running).
 Container states are the API's: waiting {reason, message} / running {startedAt} / terminated
-{exitCode, reason Completed|Error|StartError, message, startedAt, finishedAt}, with lastState,
+{exitCode, reason Completed|Error|StartError|OOMKilled, message, startedAt, finishedAt}, with lastState,
 restartCount, ready and started.
 This module does no I/O and holds no process handles.
 """
@@ -31,6 +31,7 @@ class Reason(enum.StrEnum):
     COMPLETED = "Completed"
     ERROR = "Error"
     START_ERROR = "StartError"
+    OOM_KILLED = "OOMKilled"
     CRASH_LOOP = "CrashLoopBackOff"
     CREATING = "ContainerCreating"
     INITIALIZING = "PodInitializing"

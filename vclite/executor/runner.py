@@ -47,7 +47,7 @@ import signal
 from typing import Any, Callable, Iterable
 
 from vclite.api import core, meta
-from vclite.executor import envvars, logtimes, podexec, podstatus, processes
+from vclite.executor import envvars, logtimes, memory, podexec, podstatus, processes
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -82,6 +82,7 @@ class Launch:
     log: Path
     termination_log: Path
     fallback_to_logs: bool
+    memory_limit: int | None = None   # resources.limits.memory in bytes (memory.py)
 
     @property
     def previous_log(self) -> Path:
@@ -231,6 +232,7 @@ class PodRunner:
         self._fresh_logs = False
         self._procs: dict[str, processes.Child] = {}
         self._execs: dict[str, set[podexec.Session]] = {}   # container -> commands exec'd in it (kubectl exec)
+        self._oom: set[str] = set()   # containers killed for using more than their memory limit
         self._stopping = False
         self._stop = asyncio.Event()
         self._done = asyncio.Event()
@@ -342,7 +344,8 @@ class PodRunner:
         argv = envvars.argv(c, env)
         return Launch(argv=argv, env={**_encoded(self._host_env), **_encode(env)}, cwd=self._working_dir(c.get("workingDir"), mounts),
                       log=self.pod_dir / "logs" / f"{name}.log", termination_log=term,
-                      fallback_to_logs=c.get("terminationMessagePolicy") == "FallbackToLogsOnError")
+                      fallback_to_logs=c.get("terminationMessagePolicy") == "FallbackToLogsOnError",
+                      memory_limit=memory.limit_of(c))
 
     def _working_dir(self, wd: str | None, mounts: dict[str, Path]) -> Path:
         if not wd:
@@ -373,6 +376,21 @@ class PodRunner:
     def alive(self) -> int:
         """How many container processes are running now."""
         return len(self._procs)
+
+    def memory_limits(self) -> dict[int, int]:
+        """Process group -> memory limit (bytes) of each running container that has one."""
+        if not self.launches:
+            return {}
+        return {p.pid: limit for name, p in self._procs.items()
+                if (limit := self.launches[name].memory_limit) is not None}
+
+    def oom_kill(self, group: int) -> None:
+        """Kill the running container whose process group this is: it used more than its memory limit
+        (it ends OOMKilled, exit code 137, as the kernel's cgroup would have it)."""
+        for name, p in list(self._procs.items()):
+            if p.pid == group:
+                self._oom.add(name)
+                _signal_group(p, signal.SIGKILL)
 
     def running_logs(self) -> list[Path]:
         """The log files of the containers whose processes run now."""
@@ -479,6 +497,11 @@ class PodRunner:
         message = read_message(launch.termination_log)
         if not message and code != 0 and launch.fallback_to_logs:
             message = log_tail(launch.log)
+        if st.name in self._oom:
+            self._oom.discard(st.name)
+            st.finish(code, self._now(), message=message or memory.message(launch.memory_limit or 0),
+                      reason=podstatus.Reason.OOM_KILLED)
+            return
         st.finish(code, self._now(), message=message)
         # no report here: the caller reports next (the back-off, the next container's start, or the end)
 

@@ -319,3 +319,27 @@ def test_containers_have_the_kubelets_events(env):
         ("Warning", "BackOff", f"Back-off restarting failed container main in pod flaky_default({uid})", main,
          "kubelet", 1),
         ("Normal", "Killing", "Stopping container main", main, "kubelet", 1)]
+
+
+GROW = ("import sys, time\n"
+        "b = bytearray(int(sys.argv[1]) * 2**20)\n"
+        "print('allocated', flush=True)\n"
+        "time.sleep(float(sys.argv[2]))\n")
+
+
+@pytest.mark.parametrize("allocate_mib, limit, reason, exit_code", [
+    pytest.param(150, "64Mi", "OOMKilled", 137, id="over-its-limit: OOMKilled"),
+    pytest.param(8, "256Mi", "Completed", 0, id="under-its-limit: runs to its end"),
+])
+def test_a_container_over_its_memory_limit_is_oomkilled(env, allocate_mib, limit, reason, exit_code):
+    """As a node's cgroup: the container's processes use more than resources.limits.memory -> killed,
+    terminated OOMKilled with exit code 137 (looked at every half second)."""
+    import sys
+    client, ex, _ = env
+    client.create(make_pod("mem", None, command=[sys.executable, "-c", GROW, str(allocate_mib), "1.5"],
+                           resources={"limits": {"memory": limit}}))
+    asyncio.run(drive(ex, lambda: phase(client, "mem") in ("Succeeded", "Failed")))
+    (cs,) = client.get(kinds.POD, "default", "mem")["status"]["containerStatuses"]
+    assert (cs["state"]["terminated"]["reason"], cs["state"]["terminated"]["exitCode"]) == (reason, exit_code)
+    if reason == "OOMKilled":
+        assert phase(client, "mem") == "Failed" and "memory limit (64Mi)" in cs["state"]["terminated"]["message"]
