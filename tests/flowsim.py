@@ -39,6 +39,7 @@ class Sim:
         self.created: list[str] = []
         self.early: list[str] = []      # vcjobs created while their flow's dependency did not hold
         self.deleted: list[str] = []
+        self.created_at: list[tuple[str, dt.datetime, int | None]] = []   # (vcjob, when, activeDeadlineSeconds)
         self.probe = probe if probe is not None else {}
         self._uids = itertools.count(1)
         self.eng = engine.Engine(self.obj, self.plan, reader=lambda inst: self.outputs.get(inst.name, ""),
@@ -76,6 +77,7 @@ class Sim:
                "status": {"state": {"phase": "Pending", "lastTransitionTime": clock_mod.format_time(self.now)}}}
         self.jobs[inst.name] = job
         self.created.append(inst.name)
+        self.created_at.append((inst.name, self.now, self.eng.attempt_deadline(inst, self.now)))
         self.eng.observe(inst.name, job, self.now)
 
     def _holds(self, d: plan_mod.FlowDef) -> bool:
@@ -111,6 +113,16 @@ class Sim:
         annotations = {"flow.volcano.sh/suspend": "true"} if on else {}
         self.obj["metadata"]["annotations"] = annotations
         self.eng.set_meta(jobflow([], annotations=annotations))
+        self.step()
+
+    def restart(self) -> None:
+        """The controller restarts: a new engine from the stored status, the JobFlow's metadata and the vcjobs
+        there are now (as controller._engine builds one), then it decides."""
+        spec = {k: v for k, v in self.obj["spec"].items() if k != "flows"}
+        stored = jobflow(self.obj["spec"]["flows"], self.status, annotations=self.obj["metadata"]["annotations"],
+                         **spec)
+        self.eng = engine.Engine(stored, self.plan, reader=self.eng.reader, prober=self.eng.prober)
+        self.eng.load(list(self.jobs.values()), self.now)
         self.step()
 
     def advance(self, seconds: float) -> None:

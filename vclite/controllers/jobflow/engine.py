@@ -396,13 +396,36 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         return plan_mod.retry_refusal(d.retry_limit, d.backoff, inst.retries, _time(self._first_created(inst)),
                                       _time(failed_at))
 
+    def _failure_origin(self, inst: rs.Inst, now: dt.datetime | None) -> dt.datetime:
+        """When `inst`'s vcjob failed, as the back-off counts it (_failure_time)."""
+        failed_at = _time(((inst.job or {}).get("status") or {}).get("state", {}).get("lastTransitionTime"))
+        return _failure_time(failed_at, now)
+
+    def _seen_failure(self, inst: rs.Inst, d: plan_mod.FlowDef, old: rs.IState,
+                      now: dt.datetime | None) -> dt.datetime | None:
+        """A failed attempt seen for the first time: whether it is retried is decided now, for good, from the
+        time its back-off runs from — so a failure seen at 25.5s (its transition time kept as 25s) with a 5s
+        back-off and maxDuration 30s is refused at once, not shown waiting then refused as the back-off ends.
+        Returns that time (None when nothing was decided)."""
+        job = inst.job
+        if job is None or inst.refused or not d.retried or meta.phase(job) not in (JP.FAILED, JP.TERMINATED) or \
+                old in (rs.IState.RETRY_WAIT, rs.IState.FAILED, rs.IState.TERMINATED) or \
+                (inst.retry_of and meta.uid(job) == inst.retry_of):
+            return None
+        origin = self._failure_origin(inst, now)
+        inst.refused = plan_mod.retry_refusal(d.retry_limit, d.backoff, inst.retries,
+                                              _time(self._first_created(inst)), origin)
+        return origin
+
     @staticmethod
     def _first_created(inst: rs.Inst) -> str:
         return inst.first_created or ((inst.job or {}).get("metadata") or {}).get("creationTimestamp") or ""
 
     def _update(self, inst: rs.Inst, now: dt.datetime | None) -> None:
         fr = self.flows[inst.flow]
-        old, new = inst.state, self._inst_state(inst, fr.d)
+        old = inst.state
+        failed_at = self._seen_failure(inst, fr.d, old, now)
+        new = self._inst_state(inst, fr.d)
         if old != new:
             fr.counts[old] -= 1
             fr.counts[new] += 1
@@ -412,8 +435,8 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         if new is rs.IState.RETRY_WAIT:
             if old is not rs.IState.RETRY_WAIT or inst.retry_at is None:
                 # the back-off runs from the failure (as Argo's), so a restarted controller waits the same
-                failed_at = _time(((inst.job or {}).get("status") or {}).get("state", {}).get("lastTransitionTime"))
-                inst.retry_at = _failure_time(failed_at, now) + dt.timedelta(seconds=fr.d.backoff.delay(inst.retries))
+                failed_at = failed_at or self._failure_origin(inst, now)
+                inst.retry_at = failed_at + dt.timedelta(seconds=fr.d.backoff.delay(inst.retries))
             self.retry_wait[inst.name] = inst
         else:
             self.retry_wait.pop(inst.name, None)

@@ -558,6 +558,26 @@ def test_max_duration_limits_all_attempts_together_as_in_argo():
     assert sim.cond("b")["reason"] == "DependencyNeverMet"
 
 
+@pytest.mark.parametrize("failed_at, reason, message", [
+    pytest.param(25.5, "RetriesExhausted", "attempt 1 failed; not retried: a 5s back-off would end after maxDuration "
+                 "30s from the first attempt (2026-01-01T00:00:00Z)", id="back-off-from-25.5s-ends-after-30s"),
+    pytest.param(30.5, "RetriesExhausted", "attempt 1 failed; not retried: maxDuration 30s from the first attempt "
+                 "(2026-01-01T00:00:00Z) has passed", id="failed-after-30s"),
+    pytest.param(25.0, "RetryBackoff", "attempt 1 failed; retry 1 of 3 after a 5s back-off", id="ends-at-30s"),
+])
+def test_max_duration_is_decided_from_the_time_the_back_off_runs_from(failed_at, reason, message):
+    """A failure seen within its second runs its back-off from then: the maxDuration check uses that time too.
+    It used the transition time kept to the second (25s): the flow showed RetryBackoff for 5s, then refused the
+    retry saying maxDuration `passed while the retry waited` — though nothing had held it back."""
+    sim = flowsim.Sim([fl("a", retry={"limit": 3, "backoff": {"duration": "5s", "maxDuration": "30s"}})])
+    sim.set("jf-a", "Running")
+    sim.advance(failed_at)
+    sim.set("jf-a", F)
+    assert (sim.reason("a"), sim.cond("a")["message"]) == (reason, message)
+    assert sim.phase == ("Running" if reason == "RetryBackoff" else "Failed")
+    assert flowsim.normalized(sim.rebuilt()) == flowsim.normalized(sim.status), "a restart decides the same"
+
+
 def test_an_attempt_that_fails_after_max_duration_is_not_retried():
     sim = flowsim.Sim([fl("a", retry={"limit": 5, "backoff": {"duration": "1s", "maxDuration": "1m"}})])
     sim.set("jf-a", "Running")
