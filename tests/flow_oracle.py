@@ -420,6 +420,18 @@ class Oracle:
         self.ps.add(job)
         self._settle()
 
+    def delete(self, job: str, ttl: bool, plain: bool) -> None:
+        """A finished vcjob is deleted, by its `ttlSecondsAfterFinished` (`ttl`) or a user. Its outcome stands
+        (`deleted: true`), but for Volcano's rule in a plain JobFlow (`plain`: targets only, no new field): a
+        Completed vcjob a user deleted while the JobFlow runs is created again, its flow waiting for it anew."""
+        flow = self.owner[job][0]
+        assert job not in self.running, job
+        finished = all(f.finished for f in self.flows.values())
+        if plain and not ttl and flow.state == "Completed" and not self.stopped and not finished:
+            flow.state = "Running"
+            self.running.add(job)
+        self._settle()
+
     def next_phase(self, job: str) -> str:
         phases = self.attempts.get(job) or ["Completed"]
         return phases[min(self.tries.get(job, 0), len(phases) - 1)]

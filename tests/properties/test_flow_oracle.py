@@ -312,20 +312,26 @@ def settle_time(sim: flowsim.Sim) -> None:
         sim.advance(max(0.0, (sim.acts.wake_at - sim.now).total_seconds()))
 
 
-def moves(sim: flowsim.Sim, oracle: flow_oracle.Oracle, probes: bool, suspends: bool) -> list[tuple[str, str]]:
+def moves(sim: flowsim.Sim, oracle: flow_oracle.Oracle, probes: bool, suspends: bool,
+          chaos: bool = False) -> list[tuple[str, str]]:
     """What may happen next: a running vcjob ends or its ps task comes up; the JobFlow (not finished, as
-    vcctl refuses that) is suspended, or resumed."""
+    vcctl refuses that) is suspended, or resumed; with `chaos`, the controller restarts (rebuilt from the stored
+    status and the vcjobs) or a finished vcjob is deleted (its ttlSecondsAfterFinished, a user) — neither
+    changes anything: a flow using vclite's fields keeps a finished vcjob's outcome (docs: `deleted: true`)."""
     running = sorted(oracle.running)
     out = [("finish", job) for job in running]
     if probes:
         out += [("ps", job) for job in running if job not in oracle.ps]
     if suspends and (oracle.suspended or sim.phase not in ("Succeed", "Failed")):
         out.append(("resume" if oracle.suspended else "suspend", ""))
+    if chaos:
+        out.append(("restart", ""))
+        out += [("delete", job) for job in sorted(sim.jobs) if job not in oracle.running]
     return out
 
 
 def play(flows: list[dict], on_exit: str | None, attempts: dict, choose, outputs: dict | None = None,
-         suspends: bool = False) -> tuple[flowsim.Sim, flow_oracle.Oracle]:
+         suspends: bool = False, chaos: bool = False) -> tuple[flowsim.Sim, flow_oracle.Oracle]:
     """Both run the same vcjobs (and hold the same flows while suspended) at every step; `choose` picks the
     next move: a running vcjob ends, its ps task comes up, the JobFlow is suspended or resumed."""
     spec: dict = {"arguments": {"parameters": [{"name": "go", "value": "yes"}]}}
@@ -341,9 +347,15 @@ def play(flows: list[dict], on_exit: str | None, attempts: dict, choose, outputs
         assert suspended_flows(sim, flows) == oracle.held(), (step, engine_states(sim, flows))
         if oracle.idle:
             return sim, oracle
-        options = moves(sim, oracle, probes, suspends)
+        options = moves(sim, oracle, probes, suspends, chaos)
         move, job = choose(options) if oracle.running or not oracle.suspended else ("resume", "")
-        if move == "finish":
+        if move == "restart":
+            sim.restart()
+        elif move == "delete":
+            del sim.jobs[job]
+            sim.eng.observe(job, None, sim.now)
+            sim.step()
+        elif move == "finish":
             finish(sim, job, oracle.next_phase(job), oracle.next_output(job))
             oracle.finish(job)
         elif move == "ps":
@@ -361,9 +373,15 @@ def test_the_engine_runs_skips_and_ends_as_the_oracle_says(run, suspends, data):
     check(run, suspends, lambda options: data.draw(st.sampled_from(options)))
 
 
-def check(run: tuple, suspends: bool, choose) -> None:
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(runs(), st.booleans(), st.data())
+def test_restarts_and_deleted_vcjobs_change_nothing(run, suspends, data):
+    check(run, suspends, lambda options: data.draw(st.sampled_from(options)), chaos=True)
+
+
+def check(run: tuple, suspends: bool, choose, chaos: bool = False) -> None:
     flows, on_exit, attempts, outputs = run
-    sim, oracle = play(flows, on_exit, attempts, choose, outputs, suspends)
+    sim, oracle = play(flows, on_exit, attempts, choose, outputs, suspends, chaos)
     result = oracle.result()
     assert engine_states(sim, flows) == oracle_states(result)
     assert sim.phase == result.phase, (sim.phase, oracle_states(result))
@@ -383,3 +401,52 @@ def test_the_oracles_phase_does_not_depend_on_the_order(run, rnd):
     assert (first.phase, first.stopped) == (other.phase, other.stopped)
     if not first.stopped:
         assert oracle_states(first) == oracle_states(other)
+
+
+# ---- a plain Volcano JobFlow whose vcjobs are deleted ------------------------------------------------------
+
+
+@st.composite
+def plain_runs(draw):
+    """Targets only (Volcano's fields): each flow's targets among the earlier ones; a vcjob Completed or Failed."""
+    n = draw(st.integers(1, 6))
+    flows = []
+    for i in range(n):
+        f: dict = {"name": f"f{i}"}
+        targets = draw(st.lists(st.sampled_from([f"f{k}" for k in range(i)]), max_size=2, unique=True)) if i else []
+        if targets:
+            f["dependsOn"] = {"targets": targets}
+        flows.append(f)
+    attempts = {f"jf-{f['name']}": [draw(st.sampled_from(["Completed"] * 6 + ["Failed"]))] for f in flows}
+    return flows, attempts
+
+
+@settings(max_examples=120, deadline=None)
+@given(plain_runs(), st.data())
+def test_a_plain_jobflow_re_creates_a_completed_vcjob_a_user_deleted_as_volcano(run, data):
+    """docs/differences.md: a plain JobFlow re-creates a Completed vcjob deleted while it runs (Volcano's rule),
+    but not one deleted by its ttlSecondsAfterFinished, nor once the JobFlow finished; moves drawn at random."""
+    flows, attempts = run
+    sim, oracle = flowsim.Sim(flows), flow_oracle.Oracle(flows, attempts)
+    for step in range(200):
+        assert active(sim) == oracle.running, (step, sim.created, engine_states(sim, flows))
+        finished = sorted(j for j in sim.jobs if j not in oracle.running)
+        options = [("finish", j) for j in sorted(oracle.running)] + [("delete", j) for j in finished]
+        if not oracle.running and (not finished or data.draw(st.integers(0, 2)) == 0):
+            break
+        move, job = data.draw(st.sampled_from(options))
+        if move == "finish":
+            finish(sim, job, oracle.next_phase(job), "")
+            oracle.finish(job)
+            continue
+        ttl = data.draw(st.booleans())
+        if ttl:   # the version it was deleted in, as its TTL deletes it
+            sim.jobs[job] = {**sim.jobs[job], "spec": {**sim.jobs[job]["spec"], "ttlSecondsAfterFinished": 0}}
+            sim.eng.observe(job, sim.jobs[job], sim.now)
+        del sim.jobs[job]
+        sim.eng.observe(job, None, sim.now)
+        sim.step()
+        oracle.delete(job, ttl, plain=True)
+    result = oracle.result()
+    assert engine_states(sim, flows) == oracle_states(result)
+    assert sim.phase == result.phase
