@@ -140,8 +140,8 @@ def evaluate(expr: Expr, fact: Callable[[str, str], bool | None]) -> bool | None
 
 # ---- conditions (`when`, `repeat.until`) -----------------------------------------------------------------
 
-COMPARE = re.compile(r"^\s*(iteration|params\.[A-Za-z0-9_-]+|outputs\.[A-Za-z0-9_-]+)\s*(==|!=|>=|<=|<|>)\s*"
-                     r"(?:'([^']*)'|(-?[0-9]+))\s*$")
+COMPARE = re.compile(r"^\s*(iteration|params\.[A-Za-z0-9_-]+|outputs\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_]+)*)\s*"
+                     r"(==|!=|>=|<=|<|>)\s*(?:'([^']*)'|(-?[0-9]+(?:\.[0-9]+)?))\s*$")
 NUMBER = re.compile(r"^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$")
 ORDER = {"==": operator.eq, "!=": operator.ne, ">=": operator.ge, "<=": operator.le, "<": operator.lt,
          ">": operator.gt}
@@ -162,9 +162,27 @@ def output_reads(text: str | None) -> set[str]:
     return set(re.findall(r"outputs\.([A-Za-z0-9_-]+)", text or ""))
 
 
+def json_field(output: str, path: list[str]):
+    """`outputs.<flow>.<field>.<index>…`: the output parsed as JSON, then fields and list indexes; a missing
+    output, field or index (or an output that is not JSON) is an error."""
+    try:
+        value = json.loads(output)
+    except ValueError:
+        raise ConditionError(f"{output!r} is not JSON") from None
+    for part in path:
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            raise ConditionError(f"no {part} in {value!r}")
+    return value
+
+
 def condition(text: str | None, env: Env) -> bool:
     """The oracle reads `a || b`, `a && b` (`&&` binds tighter; both short-circuit) of comparisons
-    `<iteration | params.p | outputs.f> <op> <'string' | integer>`; None (no `when`) holds."""
+    `<iteration | params.p | outputs.f | outputs.f.<field>.<index>…> <op> <'string' | number>`; None (no `when`)
+    holds."""
     if text is None:
         return True
     return any(all(compare(part, env) for part in alternative.split("&&")) for alternative in text.split("||"))
@@ -176,17 +194,28 @@ def compare(text: str, env: Env) -> bool:
         raise ValueError(f"the oracle does not read the condition {text!r}")
     ref, op, string, number = m.groups()
     if ref == "iteration":
-        left: str | float = float(env.iteration)
+        left = float(env.iteration)
     elif ref.startswith("params."):
         left = env.params[ref.split(".", 1)[1]]
     else:
-        left = env.output(ref.split(".", 1)[1]).strip()
+        _, flow, *path = ref.split(".")
+        left = env.output(flow).strip()
+        if path:
+            left = json_field(left, path)
+    if left is None and op in ("==", "!="):      # `null` equals only `null`
+        return op == "!="
+    if isinstance(left, bool) or left is None or isinstance(left, (dict, list)):
+        raise ConditionError(f"{left!r} compared with a {'number' if number else 'string'}")   # (mixed types)
     if number is not None:                      # a string compared with a number is read as a number
         if isinstance(left, str) and not NUMBER.match(left):
             raise ConditionError(f"{left!r} is not a number")
         return ORDER[op](float(left), float(number))
     if op not in ("==", "!="):
         raise ValueError("the oracle orders numbers only")
+    if not isinstance(left, str):               # a JSON number compared with a string: the string read as one
+        if not NUMBER.match(string):
+            raise ConditionError(f"{string!r} is not a number")
+        return ORDER[op](float(left), float(string))
     return ORDER[op](left, string)
 
 

@@ -8,6 +8,8 @@ step the same vcjobs run and the same flows wait for the resume; at the end ever
 dependency held. The oracle's own rows come from the docs' examples."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -105,6 +107,14 @@ PRIMITIVE_RULES = [
     ([{"name": "e"}, {"name": "deploy", "when": "outputs.e >= 1"}, {"name": "retrain", "when": "outputs.e < 1"}],
      None, {}, {"jf-e": ["2"]}, [], {"e": "Completed", "deploy": "Completed", "retrain": "Skipped:WhenFalse"},
      "Succeed", {"jf-e", "jf-deploy"}),
+    # docs/jobflow-expressions.md: `params.env == "prod" && outputs.eval.acc >= 0.9` — the output parsed as JSON
+    ([{"name": "e"}, {"name": "deploy", "when": "params.go == 'yes' && outputs.e.acc >= 0.9"}], None, {},
+     {"jf-e": ['{"acc": 0.95}']}, [], {"e": "Completed", "deploy": "Completed"}, "Succeed", {"jf-e", "jf-deploy"}),
+    # a missing field is an error that fails the flow; `null` equals only `null`
+    ([{"name": "e"}, {"name": "d", "when": "outputs.e.acc >= 0.9"}], None, {}, {"jf-e": ['{"loss": 1}']}, [],
+     {"e": "Completed", "d": "Failed"}, "Failed", {"jf-e"}),
+    ([{"name": "e"}, {"name": "d", "when": "outputs.e.1 != 1"}], None, {}, {"jf-e": ['[0, null]']}, [],
+     {"e": "Completed", "d": "Completed"}, "Succeed", {"jf-e", "jf-d"}),
     # reading a flow's output needs it Completed, unless the expression names it
     ([{"name": "a"}, {"name": "b", "when": "outputs.a == 'x'"}, {"name": "h", **dep(expression="a.Failed")}], None,
      {"jf-a": ["Failed"]}, {"jf-a": ["x"]}, [], {"a": "Failed", "b": "Skipped:DependencyNeverMet",
@@ -175,10 +185,13 @@ def expressions(draw, names: list[str], depth: int = 0):
 
 
 LISTS = ["[]", "[1]", '["a", "b"]', " [1, 2, 3] ", '{"k": 1}', "x"]     # outputs a withParam reads
-WORDS = ["a", "1", "2", "x", "", "[1]"]                                 # outputs a `when` or `until` reads
+WORDS = ["a", "1", "2", "x", "", "[1]",                                 # outputs a `when` or `until` reads
+         '{"acc": 0.95}', ' {"acc": "0.5", "k": "a"} ', '{"acc": "x"}', '{"k": 1}', '[2, {"acc": 1}]', "{}"]
 UNTILS = ["iteration >= {n}", "outputs.{f} == 'a'", "outputs.{f} >= 2", "iteration >= 1 || outputs.{f} == '1'",
           "outputs.{f} == '2' && iteration >= 1"]
-WHENS = [WHEN_TRUE, WHEN_FALSE, "outputs.{f} == 'a'", "outputs.{f} != 'a'", "outputs.{f} >= 1"]
+WHENS = [WHEN_TRUE, WHEN_FALSE, "outputs.{f} == 'a'", "outputs.{f} != 'a'", "outputs.{f} >= 1",
+         "outputs.{f}.acc >= 0.9", "outputs.{f}.k == 'a'", "outputs.{f}.k != '1'", "outputs.{f}.1.acc < 2",
+         "outputs.{f}.0 == 2 || outputs.{f}.acc > 0.5"]
 
 
 def vcjobs(f: dict) -> list[str]:
@@ -450,3 +463,42 @@ def test_a_plain_jobflow_re_creates_a_completed_vcjob_a_user_deleted_as_volcano(
     result = oracle.result()
     assert engine_states(sim, flows) == oracle_states(result)
     assert sim.phase == result.phase
+
+
+# ---- `when` over JSON outputs ------------------------------------------------------------------------------
+
+SCALARS = st.one_of(st.integers(-2, 3), st.sampled_from([0.5, 2.5]), st.sampled_from(["a", "1", "0.9", "x", ""]),
+                    st.booleans(), st.none())
+JSON = st.recursive(SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["acc", "k", "0"]), inner, max_size=3)),
+    max_leaves=6)
+
+
+@st.composite
+def json_whens(draw) -> str:
+    path = ".".join(draw(st.lists(st.sampled_from(["acc", "k", "0", "1"]), min_size=1, max_size=2)))
+    op = draw(st.sampled_from(["==", "!=", ">=", "<", ">"]))
+    literal = draw(st.sampled_from(["1", "0.9", "-1", "'a'", "'1'", "''"]) if op in ("==", "!=")
+                   else st.sampled_from(["1", "0.9", "-1"]))
+    return f"outputs.a.{path} {op} {literal}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(JSON.map(json.dumps), st.sampled_from(["x", "", " [1, 2] "])), json_whens(), st.booleans())
+def test_a_when_over_a_json_output_runs_skips_or_fails_as_the_docs_say(output, when, handled):
+    """docs/jobflow-expressions.md: `outputs.<flow>.<field>.<index>…` is the output parsed as JSON, then fields
+    and list indexes; a string compared with a number is read as one; a missing field, an output that is not
+    JSON or mixed types are errors, which fail the flow (InvalidCondition) — handled here or not."""
+    flows = [{"name": "a"}, {"name": "b", "when": when}]
+    if handled:
+        flows.append({"name": "h", "dependsOn": {"expression": "b.Failed || b.Skipped || b.Completed"}})
+    oracle = flow_oracle.Oracle(flows, {}, outputs={"jf-a": [output]})
+    sim = flowsim.Sim(flows)
+    finish(sim, "jf-a", "Completed", output)
+    oracle.finish("jf-a")
+    while oracle.running:
+        job = min(oracle.running)
+        finish(sim, job, "Completed", "")
+        oracle.finish(job)
+    result = oracle.result()
+    assert (engine_states(sim, flows), sim.phase) == (oracle_states(result), result.phase), sim.cond("b")
