@@ -7,8 +7,13 @@ Running), `dependsOn.expression` (three-valued, with `Finished` and the fan-out 
 … `AllFailed`), outputs (a vcjob's termination message; a fan-out's JSON list, a repeat's last
 iteration's), `when` and `repeat.until` as `||`/`&&` of comparisons over `params`, `outputs` and
 `iteration`, `withItems`, `withParam` over an earlier flow's output, `repeat` with `limit`,
-`retry.limit`, `spec.onExit`, and suspend / resume. Not covered: http/tcp probes, patches and
-JobTemplates (their `{{…}}` reads), back-off timing and `maxDuration`, the status' messages.
+`retry.limit`, `spec.onExit`, suspend / resume, a finished vcjob deleted (its TTL, a user: the outcome
+stands; a plain Volcano JobFlow re-creates a Completed one a user deleted while it runs), `when` over JSON
+outputs (`outputs.f.acc.0`, null, mixed types), and JobTemplates' placeholders (`{{params.p}}`, `{{item}}`,
+`{{iteration}}`, `{{outputs.f}}`: a read waits for its flow, skips the reader when that flow did not complete
+unless its expression names it, is refused for the reader's own flow outside a repeat; the command each vcjob
+gets). The property module plays restarts of the controller too (nothing changes). Back-off timing and
+`maxDuration` are tests/retry_oracle.py's. Not covered: http/tcp probes, patches, the status' messages.
 
 `Oracle` is a state machine played in step with the engine: `running` is the set of vcjobs running
 now; `finish(job)` ends the current attempt of `job` with its next predetermined phase and output,
@@ -40,7 +45,12 @@ state them:
   `Pending`, no outcome);
 - the exit handler runs once every other flow has an outcome, or after a stop once no other vcjob runs;
   it reads outputs as they are ("" for a flow that never ran);
-- the JobFlow is Failed after a stop or when the exit handler failed, else Succeed.
+- the JobFlow is Failed after a stop or when the exit handler failed, else Succeed;
+- a JobTemplate's `{{outputs.f}}` reads are decided as its vcjobs are made (once resumed, while suspended): it
+  waits while `f` runs; when `f` did not complete the reader is Skipped (`DependencyNeverMet`) — unless its
+  expression names `f`, or it is the exit handler —, settled with the moment's other starts; a vcjob still
+  waiting when the JobFlow stops is never made (`NotCreated`); outside a repeat its own output cannot be read
+  (the vcjob is refused: a failure).
 """
 from __future__ import annotations
 
@@ -229,20 +239,23 @@ def param_items(output: str) -> int | None:
 
 
 def fan_out_output(messages: Sequence[str]) -> str:
-    """A fan-out's output: the JSON list of its items' outputs (a JSON object as the object, else the string)."""
+    """A fan-out's output: the compact JSON list of its items' outputs (a JSON object as the object, else the
+    string, surrounding whitespace removed)."""
     def item(message: str):
         try:
             value = json.loads(message)
         except ValueError:
-            return message
-        return value if isinstance(value, dict) else message
-    return json.dumps([item(m) for m in messages])
+            return message.strip()
+        return value if isinstance(value, dict) else message.strip()
+    return json.dumps([item(m) for m in messages], separators=(",", ":"))
 
 
 # ---- the run ----------------------------------------------------------------------------------------------
 
 FAN_OUT = ("items", "param")
 PARAM = re.compile(r"\{\{outputs\.([A-Za-z0-9_-]+)\}\}")
+TEMPLATE_READ = PARAM
+PLACEHOLDER = re.compile(r"\{\{(params\.[A-Za-z0-9_-]+|outputs\.[A-Za-z0-9_-]+|item|iteration)\}\}")
 
 
 @dataclasses.dataclass
@@ -254,12 +267,14 @@ class Flow:
     when: str | None
     loop: str                       # "", "items" (withItems), "param" (withParam), "repeat"
     n_items: int | None             # withItems: how many
+    item_values: list | None        # withItems: the items
     param: str | None               # withParam: the flow whose output it reads
     until: str | None               # repeat
     limit: int
     retry: int
     exit: bool
-    state: str = "Pending"          # Pending, Running, Completed, Failed, Terminated, Skipped
+    template: str = ""              # its JobTemplate's command (where its `{{…}}` placeholders are)
+    state: str = "Pending"          # Pending, Running, Completed, Failed, Terminated, Skipped, Unmade (NotCreated)
     reason: str = ""                # DependencyNeverMet, WhenFalse, InvalidCondition, InvalidParam, NoItems, ...
     item_outcomes: list = dataclasses.field(default_factory=list)   # per item: None while it runs
     jobs: list = dataclasses.field(default_factory=list)            # its vcjobs, in the order they were made
@@ -283,6 +298,10 @@ class Flow:
     def finished(self) -> bool:
         return self.state in OUTCOMES
 
+    def template_reads(self, flows: Iterable[str]) -> set[str]:
+        """The flows whose output its JobTemplate reads (`{{outputs.<flow>}}` of a flow of the JobFlow)."""
+        return set(TEMPLATE_READ.findall(self.template)) & set(flows) - {self.name}
+
 
 def make_flow(f: Mapping, on_exit: str | None) -> Flow:
     dep = f.get("dependsOn") or {}
@@ -296,7 +315,7 @@ def make_flow(f: Mapping, on_exit: str | None) -> Flow:
     param = PARAM.fullmatch(f["withParam"]).group(1) if loop == "param" else None
     repeat = f.get("repeat") or {}
     return Flow(f["name"], kind, tuple(dep.get("targets") or ()), expr, f.get("when"), loop,
-                len(f["withItems"]) if loop == "items" else None, param, repeat.get("until"),
+                len(f["withItems"]) if loop == "items" else None, f.get("withItems"), param, repeat.get("until"),
                 int(repeat.get("limit", 1)), int((f.get("retry") or {}).get("limit", 0)), f["name"] == on_exit)
 
 
@@ -322,7 +341,7 @@ class Oracle:
 
     def __init__(self, flows: Sequence[dict], attempts: Mapping[str, Sequence[str]], on_exit: str | None = None,
                  params: Mapping[str, str] | None = None, name: str = "jf",
-                 outputs: Mapping[str, Sequence[str]] | None = None):
+                 outputs: Mapping[str, Sequence[str]] | None = None, templates: Mapping[str, str] | None = None):
         self.name = name
         self.params = dict(params or {})
         self.attempts = attempts
@@ -339,6 +358,12 @@ class Oracle:
         self.suspended = False
         self.stopped = False
         self.flows = {f["name"]: make_flow(f, on_exit) for f in flows}
+        self.item_of: dict[str, object] = {}        # vcjob -> its loop item (withItems, withParam)
+        self.output_wait: list[str] = []            # vcjobs whose JobTemplate reads an output not there yet
+        self.commands: list[tuple[str, str]] = []   # (vcjob, its JobTemplate's command filled in), as created
+        self.templated = templates is not None
+        for name, text in (templates or {}).items():
+            self.flows[name].template = text
         self._settle()
 
     # ---- facts about a flow --------------------------------------------------------------------------
@@ -431,13 +456,14 @@ class Oracle:
         if not self.suspended:
             return set()
         ready = [] if self.stopped else [f.name for f in self._pending() if self.dependency(f) is True]
+        ready += [self.owner[j][0].name for j in self.ready_waiting() if self.owner[j][0].loop == ""]
         exit_flow = self._exit_due()
         return set(ready) | ({exit_flow.name} if exit_flow is not None else set())
 
     @property
     def idle(self) -> bool:
         """Nothing runs and nothing would start even once resumed: the run is over."""
-        return not self.running and not self.waiting and not self.held()
+        return not self.running and not self.waiting and not self.held() and not self.ready_waiting()
 
     # ---- moves ------------------------------------------------------------------------------------------
     def suspend(self, on: bool) -> None:
@@ -488,8 +514,87 @@ class Oracle:
         self.owner[job] = (flow, index)
         self.fresh.append(job)
 
+    def fill(self, job: str) -> str:
+        """Its JobTemplate's command with the placeholders that mean something in its flow filled in (the docs:
+        strings as they are, other values as compact JSON; an output with surrounding whitespace removed, as a
+        condition reads it; `{{outputs.<itself>}}` in a repeat the previous iteration's, "" at the first); others,
+        as `{{item}}` outside a loop or `{{iteration}}` outside a repeat, are left as written."""
+        flow, index = self.owner[job]
+
+        def value(m: re.Match) -> str:
+            ref = m.group(1)
+            if ref.startswith("params.") and ref[7:] in self.params:
+                return self.params[ref[7:]]
+            if ref.startswith("outputs.") and ref[8:] in self.flows:
+                read = ref[8:]
+                if read != flow.name:
+                    return self.output(read).strip()
+                previous = f"{self.name}-{flow.name}-{index - 1}"
+                return self.messages.get(previous, "").strip() if flow.loop == "repeat" and index > 0 else ""
+            if ref == "item" and flow.loop in FAN_OUT:
+                item = self.item_of[job]
+                return item if isinstance(item, str) else json.dumps(item, separators=(",", ":"))
+            if ref == "iteration" and flow.loop == "repeat":
+                return str(index)
+            return m.group(0)
+        return PLACEHOLDER.sub(value, flow.template)
+
+    def _reads(self, flow: Flow) -> str:
+        """What its JobTemplate's reads say as its vcjobs are made: "wait" while a flow it reads has not finished
+        (`WaitingForOutput`), "skip" when one did not complete — unless its expression names it, or it is the
+        exit handler (which never waits: what it reads is final) —, "invalid" when it reads its own output outside
+        a repeat (a wait that could never end: the vcjob is refused, `InvalidTemplate`, a failure), else "ok"."""
+        if flow.loop != "repeat" and flow.name in TEMPLATE_READ.findall(flow.template):
+            return "invalid"                        # its own output, which it has only once it has finished
+        if flow.exit:
+            return "ok"
+        reads = [self.flows[r] for r in flow.template_reads(self.flows)]
+        named = atoms(flow.expr) if flow.expr is not None else set()
+        if any(not r.finished for r in reads):
+            return "wait"
+        return "skip" if any(r.state != "Completed" and r.name not in named for r in reads) else "ok"
+
+    def _template_checks(self) -> bool:
+        """The vcjobs to make and those waiting for an output, as the controller builds them: True if a flow was
+        Skipped (that may decide more: settle again)."""
+        for job in [*self.fresh, *self.output_wait]:
+            flow = self.owner[job][0]
+            if job not in self.fresh and job not in self.output_wait:
+                continue                            # (its flow was just Skipped)
+            if job in self.output_wait and (self.suspended or self.stopped):
+                continue                            # (read as it is made: once resumed, as `when` is)
+            verdict = self._reads(flow)
+            if verdict == "invalid":
+                self.fresh = [j for j in self.fresh if j != job]
+                self.output_wait = [j for j in self.output_wait if j != job]
+                self.created.discard(job)
+                self._job_ended(flow, self.owner[job][1], "Failed")
+                return True
+            if verdict == "skip":
+                mine = [j for j in [*self.fresh, *self.output_wait] if self.owner[j][0] is flow]
+                self.fresh = [j for j in self.fresh if j not in mine]
+                self.output_wait = [j for j in self.output_wait if j not in mine]
+                self.started_now = [f for f in self.started_now if f is not flow]
+                flow.item_outcomes, flow.jobs = [], []
+                self._skip(flow, "DependencyNeverMet")
+                return True
+            if verdict == "wait" and job in self.fresh:
+                self.fresh.remove(job)
+                self.output_wait.append(job)
+            elif verdict == "ok" and job in self.output_wait:
+                self.output_wait.remove(job)
+                self.fresh.append(job)
+        return False
+
+    def ready_waiting(self) -> list[str]:
+        """The vcjobs whose outputs are there (or will never be), held back by the suspension: made — or their
+        flow Skipped — once resumed, as a `when` is evaluated."""
+        return [j for j in self.output_wait if self._reads(self.owner[j][0]) != "wait"]
+
     def _commit(self) -> None:
         for job in self.fresh:
+            if self.templated:
+                self.commands.append((job, self.fill(job)))
             flow = self.owner[job][0]
             if job not in flow.jobs:
                 flow.jobs.append(job)
@@ -501,6 +606,13 @@ class Oracle:
         """A failure found in this moment wins (the docs: "not even one that became ready at the same moment"):
         a flow started in it is not (NotCreated), a retry or an iteration waits again (then `_stop_waiting`)."""
         cancelled = [j for j in self.fresh if not self.owner[j][0].exit]
+        unmade = [j for j in self.output_wait if not self.owner[j][0].exit]     # (waiting for an output: never made)
+        self.output_wait = [j for j in self.output_wait if j not in unmade]
+        for flow in {self.owner[j][0].name: self.owner[j][0] for j in unmade}.values():
+            if flow.loop == "":
+                flow.state = "Unmade"               # started: never decided again (NotCreated)
+            else:
+                flow.reason = "Repeat" if flow.loop == "repeat" else "FanOut"
         for flow in [f for f in self.started_now if not f.exit and f.state == "Running"]:   # (NoItems: Completed)
             if flow.loop == "":
                 flow.state = "Pending"
@@ -511,7 +623,7 @@ class Oracle:
                 self.waiting.add(job)
         self.fresh = [j for j in self.fresh if j not in cancelled]
         self.started_now = [f for f in self.started_now if f.exit]
-        return bool(cancelled)
+        return bool(cancelled or unmade)
 
     def _start(self, flow: Flow) -> None:
         """Its vcjobs: one, one per item (none: Completed at once, `NoItems`), or the first iteration."""
@@ -524,9 +636,11 @@ class Oracle:
         if flow.loop == "":
             self._make(flow, base, 0)
             return
-        n = flow.n_items if flow.loop == "items" else param_items(self.output(flow.param))
+        values = flow.item_values if flow.loop == "items" else json.loads(self.output(flow.param))
+        n = len(values)
         flow.item_outcomes = [None] * n
         for i in range(n):
+            self.item_of[f"{base}-{i}"] = values[i]
             self._make(flow, f"{base}-{i}", i)
         if n == 0:
             flow.state, flow.reason = "Completed", "NoItems"
@@ -621,24 +735,28 @@ class Oracle:
         return True
 
     def _settle(self) -> None:
-        """One moment: everything the last event decides, then the vcjobs made."""
-        while self._advance():
-            pass
-        exit_flow = self._exit_due()
-        if exit_flow is not None and not self.suspended and self._begin(exit_flow):
-            self._start(exit_flow)
-        if not self.suspended:
-            for job in sorted(j for j in self.waiting if self.owner[j][0].exit):
-                self.waiting.discard(job)
-                self._make(self.owner[job][0], job, self.owner[job][1])
+        """One moment: everything the last event decides, then the vcjobs made — as their JobTemplates' reads
+        allow (a flow Skipped for what it reads may decide more, in the same moment)."""
+        while True:
+            while self._advance():
+                pass
+            exit_flow = self._exit_due()
+            if exit_flow is not None and not self.suspended and self._begin(exit_flow):
+                self._start(exit_flow)
+            if not self.suspended:
+                for job in sorted(j for j in self.waiting if self.owner[j][0].exit):
+                    self.waiting.discard(job)
+                    self._make(self.owner[job][0], job, self.owner[job][1])
+            if not (self.templated and self._template_checks()):
+                break
         self._commit()
 
     # ---- the end ----------------------------------------------------------------------------------------
     def result(self) -> Result:
         assert not self.running, f"still running: {sorted(self.running)}"
         # (a loop whose items or next iteration a stop left uncreated shows Pending, reason FanOut or Repeat)
-        states = {n: (f"Pending:{f.reason}" if f.state == "Running" else "NotCreated" if f.state == "Pending"
-                      else f.state) for n, f in self.flows.items()}
+        states = {n: (f"Pending:{f.reason}" if f.state == "Running" else "NotCreated" if f.state in (
+            "Pending", "Unmade") else f.state) for n, f in self.flows.items()}
         exit_failed = any(f.exit and f.state in FAILURES for f in self.flows.values())
         assert self.stopped or all(s in OUTCOMES for s in states.values()), states
         return Result(states, {n: f.reason for n, f in self.flows.items() if f.state == "Skipped"},

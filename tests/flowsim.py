@@ -13,7 +13,8 @@ import itertools
 from typing import Any
 
 from vclite.api import flowexpr, meta
-from vclite.controllers.jobflow import engine, plan as plan_mod, readiness, runstate
+from vclite.controllers.jobflow import controller as controller_mod, engine, objects, plan as plan_mod, readiness
+from vclite.controllers.jobflow import runstate
 from vclite.lib import clock as clock_mod
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
@@ -29,8 +30,30 @@ def jobflow(flows: list[dict], status: dict | None = None, annotations: dict | N
     return obj
 
 
+class _Builder:
+    """The JobFlow controller's own vcjob building (`_build`: placeholders, patch, waiting for outputs, skipping
+    a flow whose template reads an output that cannot be read), without its API."""
+    _build = controller_mod.JobFlowController._build
+    _note = controller_mod.JobFlowController._note
+
+    @staticmethod
+    def _placeholders_of(template: dict) -> list[str]:
+        return objects.placeholders(template.get("spec") or {})
+
+
+def job_template(flow: str, command: str) -> dict:
+    """A JobTemplate whose container runs `command` (where its placeholders are)."""
+    pod = {"spec": {"containers": [{"name": "c", "image": "busybox", "command": ["sh", "-c", command]}],
+                    "restartPolicy": "Never"}}
+    return {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobTemplate",
+            "metadata": {"name": flow, "namespace": "default"},
+            "spec": {"tasks": [{"name": "main", "replicas": 1, "template": pod},
+                               {"name": "ps", "replicas": 1, "template": pod}]}}
+
+
 class Sim:
-    def __init__(self, flows: list[dict], probe: dict | None = None, suspended: bool = False, **spec: Any):
+    def __init__(self, flows: list[dict], probe: dict | None = None, suspended: bool = False,
+                 templates: dict[str, str] | None = None, **spec: Any):
         self.now = T0
         self.obj = jobflow(flows, annotations={"flow.volcano.sh/suspend": "true"} if suspended else {}, **spec)
         self.plan = plan_mod.compile_spec(self.obj["spec"], NAME)
@@ -41,6 +64,11 @@ class Sim:
         self.deleted: list[str] = []
         self.created_at: list[tuple[str, dt.datetime, int | None]] = []   # (vcjob, when, activeDeadlineSeconds)
         self.probe = probe if probe is not None else {}
+        # flow -> the command of its JobTemplate: vcjobs are then built as the controller builds them, and the
+        # command each was created with is kept in `commands` (None: every vcjob is a plain two-task job)
+        self.templates = {f: job_template(f, c) for f, c in templates.items()} if templates is not None else None
+        self.commands: list[tuple[str, str]] = []
+        self.notes: dict = {}
         self._uids = itertools.count(1)
         self.eng = engine.Engine(self.obj, self.plan, reader=lambda inst: self.outputs.get(inst.name, ""),
                                  prober=lambda job, entry: self.probe.get((meta.name(job), entry.task)))   # None: ask again
@@ -50,6 +78,7 @@ class Sim:
 
     # ---- playing the controller -----------------------------------------------------------------
     def step(self) -> runstate.Actions:
+        tried: set[str] = set()     # (as the controller's sync: each vcjob tried once — one waiting stays waiting)
         for _ in range(1000):
             acts = self.eng.decide(self.now)
             if acts.delete:
@@ -58,22 +87,39 @@ class Sim:
                     self.deleted.append(name)
                     self.eng.observe(name, None, self.now)
                 continue
-            if not acts.create:
+            todo = [i for i in acts.create if i.name not in tried or i.note is None]
+            if not todo:
                 break
-            for inst in acts.create:
-                self._create(inst)
+            built = []
+            for inst in todo:              # (as controller._create: every vcjob of the moment built first)
+                tried.add(inst.name)
+                spec = self._build(inst)
+                if spec is not None:
+                    built.append((inst, spec))
+            for inst, spec in built:
+                if self.eng.still_to_create(inst):
+                    self._create(inst, spec)
         self.status = self.eng.status(self.now)
         self.acts = acts
         return acts
 
-    def _create(self, inst: runstate.Inst) -> None:
+    def _build(self, inst: runstate.Inst) -> dict | None:
+        """The vcjob's spec, or None when it is not made now (waiting for an output, its flow Skipped, refused)."""
+        if self.templates is None:
+            return {"tasks": [{"name": "main", "replicas": 1}, {"name": "ps", "replicas": 1}]}
+        built = _Builder._build(_Builder(), self.obj, self.eng, self.templates[inst.flow], inst, self.notes)
+        return None if built is None else built["spec"]
+
+    def _create(self, inst: runstate.Inst, spec: dict) -> None:
         d = self.plan.flows[inst.flow]
+        if self.templates is not None:
+            self.commands.append((inst.name, spec["tasks"][0]["template"]["spec"]["containers"][0]["command"][2]))
         if not d.exit and d.dependency is not None and not self._holds(d):
             self.early.append(inst.name)
         job = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
                "metadata": {"name": inst.name, "namespace": "default", "uid": f"u{next(self._uids)}",
                             "creationTimestamp": clock_mod.format_time(self.now)},
-               "spec": {"tasks": [{"name": "main", "replicas": 1}, {"name": "ps", "replicas": 1}]},
+               "spec": spec,
                "status": {"state": {"phase": "Pending", "lastTransitionTime": clock_mod.format_time(self.now)}}}
         self.jobs[inst.name] = job
         self.created.append(inst.name)

@@ -344,15 +344,16 @@ def moves(sim: flowsim.Sim, oracle: flow_oracle.Oracle, probes: bool, suspends: 
 
 
 def play(flows: list[dict], on_exit: str | None, attempts: dict, choose, outputs: dict | None = None,
-         suspends: bool = False, chaos: bool = False) -> tuple[flowsim.Sim, flow_oracle.Oracle]:
+         suspends: bool = False, chaos: bool = False,
+         templates: dict[str, str] | None = None) -> tuple[flowsim.Sim, flow_oracle.Oracle]:
     """Both run the same vcjobs (and hold the same flows while suspended) at every step; `choose` picks the
     next move: a running vcjob ends, its ps task comes up, the JobFlow is suspended or resumed."""
     spec: dict = {"arguments": {"parameters": [{"name": "go", "value": "yes"}]}}
     if on_exit:
         spec["onExit"] = on_exit
     assert admission.validate_spec({"flows": flows, **spec}, "jf", "default") == []
-    sim = flowsim.Sim(flows, **spec)
-    oracle = flow_oracle.Oracle(flows, attempts, on_exit, GO, outputs=outputs)
+    sim = flowsim.Sim(flows, templates=templates, **spec)
+    oracle = flow_oracle.Oracle(flows, attempts, on_exit, GO, outputs=outputs, templates=templates)
     probes = any((f.get("dependsOn") or {}).get("probe") for f in flows)
     for step in range(300):
         settle_time(sim)
@@ -392,9 +393,36 @@ def test_restarts_and_deleted_vcjobs_change_nothing(run, suspends, data):
     check(run, suspends, lambda options: data.draw(st.sampled_from(options)), chaos=True)
 
 
-def check(run: tuple, suspends: bool, choose, chaos: bool = False) -> None:
+@st.composite
+def templates(draw, flows: list[dict]) -> dict[str, str]:
+    """A JobTemplate command per flow: the parameter, `{{item}}` and `{{iteration}}` (left as written where they
+    mean nothing), text that is no placeholder, and the outputs of earlier flows (any flow for the exit handler;
+    itself in a repeat: the previous iteration's)."""
+    out = {}
+    names = [f["name"] for f in flows]
+    for i, f in enumerate(flows):
+        readable = names if f["name"] == "x" else names[:i] + ([f["name"]] if "repeat" in f else [])
+        reads = draw(st.lists(st.sampled_from(readable), max_size=2, unique=True)) if readable else []
+        parts = ["p={{params.go}}", "i={{item}}", "n={{iteration}}", "{{outputs.nope}} {{ name }}"]
+        out[f["name"]] = " ".join(draw(st.permutations(parts))[:draw(st.integers(0, 4))] +
+                                  [f"{r}={{{{outputs.{r}}}}}" for r in reads])
+    return out
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(runs(), st.booleans(), st.data())
+def test_job_templates_wait_for_skip_on_and_fill_in_what_they_read(run, suspends, data):
+    """docs/jobflow-primitives.md "Outputs" and "Templates": a JobTemplate reading `{{outputs.<flow>}}` makes
+    its vcjob wait for that flow; a flow that did not complete skips the reader (unless its expression names it,
+    or it is the exit handler); every vcjob is created with its parameters, item, iteration and outputs filled
+    in."""
+    check(run, suspends, lambda options: data.draw(st.sampled_from(options)), templates=data.draw(templates(run[0])))
+
+
+def check(run: tuple, suspends: bool, choose, chaos: bool = False, templates: dict[str, str] | None = None) -> None:
     flows, on_exit, attempts, outputs = run
-    sim, oracle = play(flows, on_exit, attempts, choose, outputs, suspends, chaos)
+    sim, oracle = play(flows, on_exit, attempts, choose, outputs, suspends, chaos, templates)
+    assert sorted(sim.commands) == sorted(oracle.commands)
     result = oracle.result()
     assert engine_states(sim, flows) == oracle_states(result)
     assert sim.phase == result.phase, (sim.phase, oracle_states(result))

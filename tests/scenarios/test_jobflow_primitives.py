@@ -221,3 +221,51 @@ def test_a_restarted_controller_finishes_the_same_way():
     st = status(rt)
     assert st["state"]["phase"] == "Succeed" and st["conditions"]["p-a"]["retries"] == 1
     assert sorted(st["completedJobs"]) == ["p-a", "p-f-0", "p-f-1", "p-r-0", "p-r-1"]
+
+
+def start_with(flows: list[dict], commands: dict[str, str]) -> runtime.Runtime:
+    """start(), with a JobTemplate per flow running `commands[flow]` (where its placeholders are)."""
+    rt = start(flows, [])
+    for name, command in commands.items():
+        t = template(name)
+        t["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["command"] = ["sh", "-c", command]
+        rt.client.create(t)
+    return rt
+
+
+def test_a_failure_found_building_a_moments_vcjobs_keeps_the_others_of_that_moment_from_being_created():
+    """c completes: h (`strategy: any` over a, c: it handled a's failure) and k start together. h's JobTemplate
+    reads a's output — a target that Failed: h is Skipped, a's failure is unhandled and stops the JobFlow. The
+    docs: that failure wins over the starts of the same moment. k was created all the same (the controller
+    created each vcjob as it built it)."""
+    rt = start_with([{"name": "a"}, {"name": "s"}, {"name": "c", "dependsOn": {"targets": ["s"]}},
+                     {"name": "h", "dependsOn": {"targets": ["a", "c"], "strategy": "any"}},
+                     {"name": "k", "dependsOn": {"targets": ["c"]}}],
+                    {"a": "true", "s": "true", "c": "true", "h": "echo {{outputs.a}}", "k": "true"})
+    order = run(rt, by_job({"p-a": ("Failed", "")}))
+    st = status(rt)
+    assert sorted(order) == ["p-a", "p-c", "p-s"] and st["state"]["phase"] == "Failed"
+    assert (st["conditions"]["p-h"]["reason"], st["conditions"]["p-k"]["reason"]) == ("DependencyNeverMet",
+                                                                                     "NotCreated")
+
+
+def test_a_vcjob_whose_awaited_output_is_settled_in_the_same_sync_is_decided_in_it():
+    """f2's template reads f1's output (Skipped: f2 is Skipped), f4's reads f3's — f3 waits for f2. Building
+    f2 and f4 together, f4 waits for f3; f3 is then Skipped in the same sync, so f4 can be decided — but it had
+    been tried in that sync already: it stayed `Creating` until an unrelated vcjob event brought a status
+    refresh (0.25 s later here; nothing at all if none came)."""
+    rt = start_with([{"name": "f0"}, {"name": "f1", "dependsOn": {"expression": "f0.Failed"}},
+                     {"name": "f2", "dependsOn": {"targets": ["f0"]}}, {"name": "f3", "dependsOn": {"targets": ["f2"]}},
+                     {"name": "f4", "dependsOn": {"targets": ["f0"]}}],
+                    {"f0": "true", "f1": "true", "f2": "echo {{outputs.f1}}", "f3": "true",
+                     "f4": "echo {{outputs.f3}}"})
+    rt.settle(max_iterations=200)
+    kubelet(rt, lambda pod: ("Succeeded", ""))      # f0's pod runs
+    rt.settle(max_iterations=200)
+    kubelet(rt, lambda pod: ("Succeeded", ""))      # f0's pod succeeds
+    seen = rt.clock.now()
+    rt.settle(max_iterations=200)
+    st = status(rt)
+    assert st["state"]["phase"] == "Succeed" and rt.clock.now() == seen
+    assert {k: st["conditions"][f"p-{k}"]["reason"] for k in ("f1", "f2", "f3", "f4")} == dict.fromkeys(
+        ("f1", "f2", "f3", "f4"), "DependencyNeverMet")

@@ -45,6 +45,11 @@ class Conditions:
             self.listed[key] = bucket
             self.phase_count[cond.get("phase", "")] += 1
 
+    def _no_more_creates(self, inst: rs.Inst) -> bool:
+        """The JobFlow stopped (an unhandled failure, or it finished): `inst`'s vcjob will not be made (but the
+        exit handler's). One waiting for an output says `NotCreated` then, as any vcjob the stop left unmade."""
+        return self.frozen or (self.stopping and not self.flows[inst.flow].d.exit)
+
     def _inst_condition(self, inst: rs.Inst) -> None:
         if inst.job is not None:
             cond = st.job_condition(inst.job)
@@ -53,7 +58,7 @@ class Conditions:
             ratio = st.failure_ratio(inst.job)
             if ratio:
                 cond["podFailureRatio"] = ratio
-        elif inst.note is not None:
+        elif inst.note is not None and not (inst.note.reason == R.WAITING_OUTPUT and self._no_more_creates(inst)):
             cond = {"phase": str(inst.note.phase), "reason": str(inst.note.reason), "message": inst.note.message}
         elif self.frozen and inst.name in self.conditions and self.conditions[inst.name].get("reason") not in \
                 (R.CREATING, R.SUSPENDED, R.RETRYING):

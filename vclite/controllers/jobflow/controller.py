@@ -292,7 +292,9 @@ class JobFlowController:
                 if acts.create:
                     self.queue.add(key)   # the rest in the next sync: other work (a server's requests) goes between
                 break
-            todo = [i for i in acts.create if i.name not in tried]
+            # (one tried that waited for an output which came in this very sync — the flow it read was Skipped by
+            # what its own template reads — has no note any more: tried again, or nothing would sync it again)
+            todo = [i for i in acts.create if i.name not in tried or i.note is None]
             if not todo or failure is not None:
                 break
             tried.update((i.name, i.flow) for i in todo)
@@ -427,9 +429,10 @@ class JobFlowController:
         """Create the vcjobs of `todo`; notes record what stopped one. Returns an error to re-raise."""
         ns = meta.namespace(jobflow)
         templates: dict[str, Obj | None] = {}
+        built: list[tuple[engine_mod.Inst, Obj]] = []
         for inst in todo:
-            if self._made >= CREATES_PER_SYNC:
-                return None   # (the sync requeues itself: these are tried in the next one)
+            if self._made + len(built) >= CREATES_PER_SYNC:
+                break         # (the sync requeues itself: the others are tried in the next one)
             if inst.flow not in templates:
                 templates[inst.flow] = self._template(ns, inst.flow)
             template = templates[inst.flow]
@@ -439,7 +442,12 @@ class JobFlowController:
                                                              status_mod.Reason.TEMPLATE_NOT_FOUND, missing))
                 continue
             job = self._build(jobflow, eng, template, inst, notes)
-            if job is None:
+            if job is not None:
+                built.append((inst, job))
+        # Every vcjob of this moment is built before any is created: a flow Skipped by what its template reads
+        # may leave a failure unhandled, and that failure wins over the starts of the same moment (the docs).
+        for inst, job in built:
+            if not eng.still_to_create(inst):
                 continue
             deadline = eng.attempt_deadline(inst, now)
             if deadline is not None:

@@ -365,6 +365,12 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             inst.retry_of = meta.uid(inst.job) if inst.job else ""
         self._update(inst, now)
 
+    def still_to_create(self, inst: rs.Inst) -> bool:
+        """Whether `inst`'s vcjob is still to be made: building the vcjobs of a moment may have stopped the
+        JobFlow (a template reading an output that cannot be read skips its flow, and the failure it handled is
+        unhandled then), which keeps the others of that moment from being created — but the exit handler's."""
+        return self.to_create.get(inst.name) is inst and (not self.stopping or self.flows[inst.flow].d.exit)
+
     def attempt_deadline(self, inst: rs.Inst, now: dt.datetime) -> int | None:
         """Seconds a retry attempt's pods may run (their activeDeadlineSeconds): what is left of
         `backoff.maxDuration` from the first attempt, as Argo sets a retried pod's deadline; None for a

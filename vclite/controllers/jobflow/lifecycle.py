@@ -231,8 +231,7 @@ class Lifecycle:
         jobs = [i.job for i in insts if i.job is not None]
         if not t.started or not jobs:
             return t.facts
-        tasks = [task.get("name", "") for task in (jobs[0].get("spec") or {}).get("tasks") or []]
-        entries = fd.probes_for(target, tasks)
+        entries = fd.probes_for(target, _task_names(jobs))
         if not entries:
             return t.facts
         if len(jobs) == len(insts) and all(self._holds(job, e) is True for job in jobs for e in entries):
@@ -258,3 +257,18 @@ class Lifecycle:
             for t in self.flows[name].d.targets:
                 out.update(i.name for i in (self.flows[t].insts if t in self.flows else []))
         return out
+
+
+def _task_names(jobs: list[Obj]) -> list[str]:
+    """The target's task names, which say which probe entries cover it: from a vcjob's spec — not from a stand-in
+    for one deleted after it finished (engine.load), which keeps no spec: its tasks are its taskStatusCount's.
+    (The first item's used to be read: a stand-in there, after a restart, left the probe covering nothing, so
+    the target was waited for as Completed — a fan-out's probe held once its items had all finished.)"""
+    for job in jobs:
+        names = [t.get("name", "") for t in (job.get("spec") or {}).get("tasks") or [] if isinstance(t, dict)]
+        if names and names != ["-"]:
+            return names
+    counted: list[str] = []
+    for job in jobs:
+        counted += [n for n in ((job.get("status") or {}).get("taskStatusCount") or {}) if n not in counted]
+    return counted

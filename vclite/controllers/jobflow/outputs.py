@@ -6,7 +6,8 @@ its vcjob's, a repeat's last iteration's, a fan-out's JSON list of its items' ou
 gives the placeholder values of an instance's template (parameters, outputs, item, iteration), or the
 flows whose output it must wait for; a template reading the output of a flow that did not complete
 skips its flow, as a `when` or a patch reading it does (unless its `dependsOn.expression` names that
-flow, or it is the exit handler); in a repeat, `{{outputs.<itself>}}` is the previous iteration's.
+flow, or it is the exit handler); in a repeat, `{{outputs.<itself>}}` is the previous iteration's (outside a
+repeat a flow has no output of its own to read before it finishes: `output_deadlock` refuses the template).
 """
 from __future__ import annotations
 
@@ -88,8 +89,10 @@ class Outputs:
                 fr = self.flows.get(f)
                 if fr is None:
                     continue
-                if f == inst.flow:
+                if f == inst.flow and d.loop is plan_mod.Loop.REPEAT:
                     outputs[f] = self._previous_output(inst)
+                elif f == inst.flow:
+                    waiting.append(f)       # (its own output, outside a repeat: a wait that never ends, refused)
                 elif fr.final is None and not d.exit:   # (the exit handler's reads are final: never wait)
                     waiting.append(f)
                 elif fr.final != flowexpr.Outcome.COMPLETED and not d.exit and f not in declared:
@@ -145,6 +148,9 @@ class Outputs:
         admission, which does not read them, cannot see it)."""
         own = inst.flow
         for f in flows:
+            if f == own:
+                return (f'the template reads the output of its own flow "{f}", which it has only once it has '
+                        f"finished (only a repeat reads its previous iteration's)")
             if f == self.plan.exit and own != f:
                 return (f'the template reads the output of the exit handler "{f}", which runs only after '
                         f"every other flow has finished")

@@ -997,3 +997,58 @@ def test_a_big_flows_pending_jobs_keep_only_their_phase_and_running_ones_their_d
     assert sim.cond("b")["taskStatusCount"] == {"main": {"phase": {"Running": 1}}}
     entries = {e["name"]: e for e in sim.status["jobStatusList"]}
     assert "runningHistories" not in entries["jf-a"] and entries["jf-b"]["runningHistories"]
+
+
+# ---- found by the oracles (tests/flow_oracle.py): template reads, probes after a restart ----------------------
+def test_a_vcjob_waiting_for_an_output_when_the_jobflow_stops_says_not_created():
+    """b's JobTemplate reads c's output; a's unhandled failure stops the JobFlow, so c never runs: b's vcjob
+    will never be made. It said `WaitingForOutput` for ever in the Failed JobFlow; now `NotCreated`, as every
+    vcjob a stop leaves unmade."""
+    sim = flowsim.Sim([fl("a"), fl("b"), fl("s"), fl("c", "s")], templates={"a": "", "b": "{{outputs.c}}", "s": "",
+                                                                             "c": ""})
+    assert sim.reason("b") == "WaitingForOutput"
+    sim.finish("jf-a", F)
+    assert (sim.phase, sim.reason("b"), sim.reason("c")) == ("Failed", "NotCreated", "NotCreated")
+    sim.finish("jf-s", C)
+    assert (sim.phase, sim.reason("b"), sim.reason("c")) == ("Failed", "NotCreated", "NotCreated")
+
+
+@pytest.mark.parametrize("flow, command, outcome", [
+    pytest.param(fl("a"), "a={{outputs.a}}", "InvalidTemplate", id="a-flow-reads-its-own-output"),
+    pytest.param(fl("a", withItems=[1, 2]), "a={{outputs.a}}", "InvalidTemplate", id="a-fan-out-too"),
+    pytest.param(fl("a", repeat={"until": "iteration >= 1", "limit": 2}), "a={{outputs.a}}", "Completed",
+                 id="a-repeat-reads-its-previous-iteration"),
+])
+def test_a_template_reading_its_own_flows_output_outside_a_repeat_is_refused(flow, command, outcome):
+    """Outside a repeat a flow has no output before it finishes: the read is a wait that never ends. It read
+    the previous item's output — "" or another item's, depending on which had finished, retried or not."""
+    sim = flowsim.Sim([flow], templates={"a": command})
+    for _ in range(3):
+        for job in [j for j, v in sim.jobs.items() if v["status"]["state"]["phase"] == "Pending"]:
+            sim.finish(job, C, "out")
+    if outcome == "InvalidTemplate":
+        key = "a" if "withItems" not in flow else "a-0"
+        assert (sim.cond(key)["reason"], sim.phase, sim.created) == ("InvalidTemplate", "Failed", [])
+        assert sim.cond(key)["message"] == ('flow a: the template reads the output of its own flow "a", which it '
+                                            "has only once it has finished (only a repeat reads its previous "
+                                            "iteration's)")
+    else:
+        assert sim.commands == [("jf-a-0", "a="), ("jf-a-1", "a=out")] and sim.phase == "Succeed"
+
+
+def test_a_probe_over_a_fan_out_whose_item_was_deleted_still_covers_it_after_a_restart():
+    """The probe's entries cover a target by its tasks, read from the first item's vcjob: after a restart a
+    finished item deleted by its TTL is a stand-in without a spec, so no entry covered the target and w waited
+    for it as Completed — then started, though the target finished before its probe held."""
+    probe = {"taskStatusList": [{"taskName": "ps", "phase": "Running"}]}
+    sim = flowsim.Sim([fl("t", withItems=[0, 1]), {"name": "w", "dependsOn": {"targets": ["t"], "probe": probe}}])
+    sim.set("jf-t-0", "Running")
+    sim.set("jf-t-0", C, tasks={"ps": {"phase": {"Succeeded": 1}}})
+    del sim.jobs["jf-t-0"]
+    sim.eng.observe("jf-t-0", None, sim.now)
+    sim.step()
+    sim.restart()
+    sim.set("jf-t-1", "Running")
+    sim.set("jf-t-1", C, tasks={"ps": {"phase": {"Succeeded": 1}}})
+    assert (sim.cond("w")["phase"], sim.reason("w"), sim.created) == ("Skipped", "DependencyNeverMet",
+                                                                      ["jf-t-0", "jf-t-1"])
