@@ -2,9 +2,9 @@
 docs/jobflow-expressions.md (not from the engine): which vcjobs run, which flows are Skipped and why,
 and the JobFlow's final phase, given each vcjob's predetermined attempts (phase and output).
 
-It covers `targets` with `strategy: all|any`, a `taskStatusList` probe (every target's `ps` task
-Running), `dependsOn.expression` (three-valued, with `Finished` and the fan-out outcomes `AnyCompleted`
-… `AllFailed`), outputs (a vcjob's termination message; a fan-out's JSON list, a repeat's last
+It covers `targets` with `strategy: all|any`, probes (`taskStatusList` on the `ps` task, `httpGetList` and
+`tcpSocketList` on `main`, entries on a task no vcjob has), `dependsOn.expression` (three-valued, with
+`Finished` and the fan-out outcomes `AnyCompleted` … `AllFailed`), outputs (a vcjob's termination message; a fan-out's JSON list, a repeat's last
 iteration's), `when` and `repeat.until` as `||`/`&&` of comparisons over `params`, `outputs` and
 `iteration`, `withItems`, `withParam` over an earlier flow's output, `repeat` with `limit`,
 `retry.limit`, `spec.onExit`, suspend / resume, a finished vcjob deleted (its TTL, a user: the outcome
@@ -13,7 +13,7 @@ outputs (`outputs.f.acc.0`, null, mixed types), and JobTemplates' placeholders (
 `{{iteration}}`, `{{outputs.f}}`: a read waits for its flow, skips the reader when that flow did not complete
 unless its expression names it, is refused for the reader's own flow outside a repeat; the command each vcjob
 gets). The property module plays restarts of the controller too (nothing changes). Back-off timing and
-`maxDuration` are tests/retry_oracle.py's. Not covered: http/tcp probes, patches, the status' messages.
+`maxDuration` are tests/retry_oracle.py's. Not covered: patches, the status' messages.
 
 `Oracle` is a state machine played in step with the engine: `running` is the set of vcjobs running
 now; `finish(job)` ends the current attempt of `job` with its next predetermined phase and output,
@@ -32,7 +32,9 @@ state them:
   as one Completed; a flow without items counts as one item; `strategy: any` meets a fan-out target as
   soon as one of its items completed; a fan-out with no items is Completed at once (`NoItems`);
 - a probe holds while every current vcjob of the target (every item, a repeat's last iteration) runs
-  with its ps task up; it is false once the target finished before that (a fan-out with no items is
+  with every entry holding: its ps task Running (`taskStatusList`), its main task answering (`httpGetList`,
+  `tcpSocketList`); entries naming a task the target does not have cover nothing — a target no entry covers
+  is waited for as usual (Completed); it is false once the target finished before that (a fan-out with no items is
   met), and it never accepts the target's failure;
 - a repeat runs iteration after iteration until `until` holds (Completed); an iteration that did not
   complete ends it in its phase; `until` that cannot be evaluated, or still false after `limit`
@@ -61,6 +63,7 @@ import re
 from typing import Callable, Iterable, Mapping, Sequence
 
 FAILURES = ("Failed", "Terminated")
+TASKS = ("main", "ps")                  # every vcjob's tasks (a probe entry naming another task covers nothing)
 OUTCOMES = ("Completed", "Failed", "Terminated", "Skipped")
 ALIASES = {"Succeeded": "Completed", "AnySucceeded": "AnyCompleted", "AllSucceeded": "AllCompleted"}
 
@@ -261,7 +264,7 @@ PLACEHOLDER = re.compile(r"\{\{(params\.[A-Za-z0-9_-]+|outputs\.[A-Za-z0-9_-]+|i
 @dataclasses.dataclass
 class Flow:
     name: str
-    kind: str                       # "none", "all", "any", "expression", "probe" (targets all + taskStatusList)
+    kind: str                       # "none", "all", "any", "expression", "probe" (targets all + probe entries)
     targets: tuple[str, ...]
     expr: Expr | None
     when: str | None
@@ -273,6 +276,7 @@ class Flow:
     limit: int
     retry: int
     exit: bool
+    probes: tuple = ()              # its probe entries: (kind, taskName): taskStatus (phase Running), httpGet, tcpSocket
     template: str = ""              # its JobTemplate's command (where its `{{…}}` placeholders are)
     state: str = "Pending"          # Pending, Running, Completed, Failed, Terminated, Skipped, Unmade (NotCreated)
     reason: str = ""                # DependencyNeverMet, WhenFalse, InvalidCondition, InvalidParam, NoItems, ...
@@ -314,9 +318,13 @@ def make_flow(f: Mapping, on_exit: str | None) -> Flow:
     loop = ("items" if "withItems" in f else "param" if "withParam" in f else "repeat" if "repeat" in f else "")
     param = PARAM.fullmatch(f["withParam"]).group(1) if loop == "param" else None
     repeat = f.get("repeat") or {}
+    probe = dep.get("probe") or {}
+    entries = tuple((kind, e["taskName"]) for key, kind in (("taskStatusList", "taskStatus"), ("httpGetList", "httpGet"),
+                                                            ("tcpSocketList", "tcpSocket"))
+                    for e in probe.get(key) or [])
     return Flow(f["name"], kind, tuple(dep.get("targets") or ()), expr, f.get("when"), loop,
                 len(f["withItems"]) if loop == "items" else None, f.get("withItems"), param, repeat.get("until"),
-                int(repeat.get("limit", 1)), int((f.get("retry") or {}).get("limit", 0)), f["name"] == on_exit)
+                int(repeat.get("limit", 1)), int((f.get("retry") or {}).get("limit", 0)), f["name"] == on_exit, entries)
 
 
 def aggregate(outcomes: Sequence[str]) -> str:
@@ -352,6 +360,7 @@ class Oracle:
         self.running: set[str] = set()
         self.waiting: set[str] = set()              # vcjobs to make when not suspended: retries, next iterations
         self.ps: set[str] = set()                   # running vcjobs whose ps task is Running
+        self.http: set[str] = set()                 # running vcjobs whose main task's pods answer (http, tcp)
         self.created: set[str] = set()
         self.fresh: list[str] = []                  # vcjobs to make at the end of this moment
         self.started_now: list[Flow] = []           # flows started in this moment
@@ -390,16 +399,20 @@ class Oracle:
             return True
         return flow.state == outcome
 
-    def probe_fact(self, name: str) -> bool | None:
+    def probe_fact(self, reader: Flow, name: str) -> bool | None:
         """`taskStatusList {ps, Running}` on target `name`: every current vcjob (every item, a repeat's last
         iteration) runs with its ps task Running; false once the target finished before that held."""
         target = self.flows[name]
+        covering = [e for e in reader.probes if e[1] in TASKS]
+        if not covering:                            # no entry covers the target: waited for as usual
+            return self.fact(name, "Completed")
         if target.finished:                         # a fan-out with no items has no vcjob to probe: met
             return target.reason == "NoItems"
         current = target.jobs[-1:] if target.loop == "repeat" else target.jobs
         if target.state == "Pending" or not current:
             return None
-        return True if all(j in self.running and j in self.ps for j in current) else None
+        up = {"taskStatus": self.ps, "httpGet": self.http, "tcpSocket": self.http}
+        return True if all(j in self.running and j in up[kind] for j in current for kind, _ in covering) else None
 
     def output(self, name: str) -> str:
         """A flow's output: its last vcjob's (a repeat's last iteration), a fan-out's list; "" if none ran."""
@@ -419,7 +432,7 @@ class Oracle:
         elif flow.kind == "expression":
             own = evaluate(flow.expr, self.fact)
         elif flow.kind == "probe":
-            own = and3(self.probe_fact(t) for t in flow.targets)
+            own = and3(self.probe_fact(flow, t) for t in flow.targets)
         elif flow.kind == "all":
             own = and3(self.fact(t, "Completed") for t in flow.targets)
         else:
@@ -470,6 +483,11 @@ class Oracle:
         self.suspended = on
         self._settle()
 
+    def http_up(self, job: str) -> None:
+        assert job in self.running, job
+        self.http.add(job)
+        self._settle()
+
     def ps_up(self, job: str) -> None:
         assert job in self.running, job
         self.ps.add(job)
@@ -502,6 +520,7 @@ class Oracle:
         self.tries[job] = self.tries.get(job, 0) + 1
         self.running.discard(job)
         self.ps.discard(job)
+        self.http.discard(job)
         flow, index = self.owner[job]
         if phase in FAILURES and self.tries[job] <= flow.retry:
             self.waiting.add(job)                   # deleted and created again after the back-off
@@ -555,21 +574,24 @@ class Oracle:
         return "skip" if any(r.state != "Completed" and r.name not in named for r in reads) else "ok"
 
     def _template_checks(self) -> bool:
-        """The vcjobs to make and those waiting for an output, as the controller builds them: True if a flow was
-        Skipped (that may decide more: settle again)."""
-        for job in [*self.fresh, *self.output_wait]:
+        """The vcjobs to make and those waiting for an output, as the controller builds them — all of the moment's
+        together: True if a flow was Skipped or a vcjob refused (that may decide more: settle again)."""
+        decided = False
+        batch = [j for j in [*self.fresh, *self.output_wait]
+                 if j in self.fresh or not (self.suspended or self.stopped)]   # (read as made: once resumed)
+        verdicts = {j: self._reads(self.owner[j][0]) for j in batch}       # (as they are at the moment's start)
+        for job in batch:
             flow = self.owner[job][0]
             if job not in self.fresh and job not in self.output_wait:
                 continue                            # (its flow was just Skipped)
-            if job in self.output_wait and (self.suspended or self.stopped):
-                continue                            # (read as it is made: once resumed, as `when` is)
-            verdict = self._reads(flow)
+            verdict = verdicts[job]
             if verdict == "invalid":
                 self.fresh = [j for j in self.fresh if j != job]
                 self.output_wait = [j for j in self.output_wait if j != job]
                 self.created.discard(job)
                 self._job_ended(flow, self.owner[job][1], "Failed")
-                return True
+                decided = True
+                continue
             if verdict == "skip":
                 mine = [j for j in [*self.fresh, *self.output_wait] if self.owner[j][0] is flow]
                 self.fresh = [j for j in self.fresh if j not in mine]
@@ -577,14 +599,15 @@ class Oracle:
                 self.started_now = [f for f in self.started_now if f is not flow]
                 flow.item_outcomes, flow.jobs = [], []
                 self._skip(flow, "DependencyNeverMet")
-                return True
+                decided = True
+                continue
             if verdict == "wait" and job in self.fresh:
                 self.fresh.remove(job)
                 self.output_wait.append(job)
             elif verdict == "ok" and job in self.output_wait:
                 self.output_wait.remove(job)
                 self.fresh.append(job)
-        return False
+        return decided
 
     def ready_waiting(self) -> list[str]:
         """The vcjobs whose outputs are there (or will never be), held back by the suspension: made — or their

@@ -1052,3 +1052,23 @@ def test_a_probe_over_a_fan_out_whose_item_was_deleted_still_covers_it_after_a_r
     sim.set("jf-t-1", C, tasks={"ps": {"phase": {"Succeeded": 1}}})
     assert (sim.cond("w")["phase"], sim.reason("w"), sim.created) == ("Skipped", "DependencyNeverMet",
                                                                       ["jf-t-0", "jf-t-1"])
+
+
+@pytest.mark.xfail(strict=True, reason="open: a retry due in the moment a template's read stops the JobFlow was "
+                                       "already counted and its failed attempt deleted; it is then NotCreated")
+def test_a_retry_due_when_building_the_moments_vcjobs_stops_the_jobflow_is_not_retried():
+    """At the resume a's retry is due and h starts; h's JobTemplate reads f's output (f Failed, a target of
+    `strategy: any`): h is Skipped, f's failure unhandled, the JobFlow stops. The docs: no retry starts after the
+    stop, not even one due in that moment — a's failure is its outcome (`NotRetried`). The engine had already
+    counted the retry and deleted the failed attempt before the vcjobs were built: a says `NotCreated`, with
+    no outcome."""
+    sim = flowsim.Sim([fl("a", retry={"limit": 1, "backoff": {"duration": "1s"}}), fl("f"), fl("g"),
+                       anyof("h", "f", "g")], templates={"a": "", "f": "", "g": "", "h": "{{outputs.f}}"})
+    sim.suspend(True)
+    sim.finish("jf-a", F)
+    sim.finish("jf-f", F)
+    sim.finish("jf-g", C)
+    sim.advance(5)
+    sim.suspend(False)
+    assert (sim.phase, sim.reason("h")) == ("Failed", "DependencyNeverMet")
+    assert (sim.cond("a")["phase"], sim.reason("a")) == ("Failed", "NotRetried")
