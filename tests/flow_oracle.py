@@ -4,9 +4,9 @@ and the JobFlow's final phase, given each vcjob's predetermined attempts (phase 
 
 It covers `targets` with `strategy: all|any`, probes (`taskStatusList` on the `ps` task, `httpGetList` and
 `tcpSocketList` on `main`, entries on a task no vcjob has), `dependsOn.expression` (three-valued, with
-`Finished` and the fan-out outcomes `AnyCompleted` … `AllFailed`), outputs (a vcjob's termination message; a fan-out's JSON list, a repeat's last
-iteration's), `when` and `repeat.until` as `||`/`&&` of comparisons over `params`, `outputs` and
-`iteration`, `withItems`, `withParam` over an earlier flow's output, `repeat` with `limit`,
+`Finished` and the fan-out outcomes `AnyCompleted` … `AllFailed`), outputs (a vcjob's termination message; a
+fan-out's JSON list, a repeat's last iteration's), `when` and `repeat.until` as `||`/`&&` of comparisons over
+`params`, `outputs` and `iteration`, `withItems`, `withParam` over an earlier flow's output, `repeat` with `limit`,
 `retry.limit`, `spec.onExit`, suspend / resume, a finished vcjob deleted (its TTL, a user: the outcome
 stands; a plain Volcano JobFlow re-creates a Completed one a user deleted while it runs), `when` over JSON
 outputs (`outputs.f.acc.0`, null, mixed types), and JobTemplates' placeholders (`{{params.p}}`, `{{item}}`,
@@ -276,7 +276,7 @@ class Flow:
     limit: int
     retry: int
     exit: bool
-    probes: tuple = ()              # its probe entries: (kind, taskName): taskStatus (phase Running), httpGet, tcpSocket
+    probes: tuple = ()              # its probe entries (kind, taskName): taskStatus (Running), httpGet, tcpSocket
     template: str = ""              # its JobTemplate's command (where its `{{…}}` placeholders are)
     state: str = "Pending"          # Pending, Running, Completed, Failed, Terminated, Skipped, Unmade (NotCreated)
     reason: str = ""                # DependencyNeverMet, WhenFalse, InvalidCondition, InvalidParam, NoItems, ...
@@ -319,9 +319,8 @@ def make_flow(f: Mapping, on_exit: str | None) -> Flow:
     param = PARAM.fullmatch(f["withParam"]).group(1) if loop == "param" else None
     repeat = f.get("repeat") or {}
     probe = dep.get("probe") or {}
-    entries = tuple((kind, e["taskName"]) for key, kind in (("taskStatusList", "taskStatus"), ("httpGetList", "httpGet"),
-                                                            ("tcpSocketList", "tcpSocket"))
-                    for e in probe.get(key) or [])
+    kinds = (("taskStatusList", "taskStatus"), ("httpGetList", "httpGet"), ("tcpSocketList", "tcpSocket"))
+    entries = tuple((kind, e["taskName"]) for key, kind in kinds for e in probe.get(key) or [])
     return Flow(f["name"], kind, tuple(dep.get("targets") or ()), expr, f.get("when"), loop,
                 len(f["withItems"]) if loop == "items" else None, f.get("withItems"), param, repeat.get("until"),
                 int(repeat.get("limit", 1)), int((f.get("retry") or {}).get("limit", 0)), f["name"] == on_exit, entries)

@@ -440,7 +440,7 @@ def test_job_templates_wait_for_skip_on_and_fill_in_what_they_read(run, data):
     or it is the exit handler); every vcjob is created with its parameters, item, iteration and outputs filled
     in."""
     # (not suspended: a resume can make a retry due in the moment a template's read stops the JobFlow, an open
-    # discrepancy — test_engine.py::test_a_retry_due_when_building_the_moments_vcjobs_stops_the_jobflow_is_not_retried)
+    # discrepancy: test_engine.py::test_a_retry_due_when_building_the_moments_vcjobs_stops_the_jobflow_is_not_…)
     check(run, False, lambda options: data.draw(st.sampled_from(options)), templates=data.draw(templates(run[0])))
 
 

@@ -124,9 +124,9 @@ def scripts(draw) -> Script:
     limit = draw(st.integers(0, 3))
     retry = Retry(limit, draw(st.integers(0, 5)), draw(st.sampled_from([None, 1, 2])),
                   draw(st.sampled_from([None, None, 3, 6])), draw(st.one_of(st.none(), st.integers(3, 20))))
-    attempts = draw(st.lists(st.tuples(st.integers(2, 12).map(lambda h: h / 2), st.sampled_from(["Failed", "Failed", "Terminated",
-                                                                            "Completed"])),
-                             min_size=1, max_size=limit + 1))
+    phases = st.sampled_from(["Failed", "Failed", "Terminated", "Completed"])
+    runs = st.integers(2, 12).map(lambda halves: halves / 2)           # whole or half seconds
+    attempts = draw(st.lists(st.tuples(runs, phases), min_size=1, max_size=limit + 1))
     toggles = draw(st.lists(st.integers(1, 40), max_size=4, unique=True))
     toggles = frozenset(toggles[:len(toggles) // 2 * 2])     # (resumed in the end)
     deleted = frozenset(draw(st.lists(st.integers(0, limit), max_size=2, unique=True)))
