@@ -88,3 +88,9 @@ def kubectl_runner(kubeconfig: pathlib.Path, cache: pathlib.Path):
         return proc
     run.argv = argv
     return run
+
+
+def stop_cleanly(srv: Server) -> None:
+    """SIGTERM the server: it must exit 0 (the tail of its log in the failure)."""
+    srv.proc.send_signal(signal.SIGTERM)
+    assert srv.proc.wait(timeout=30) == 0, (srv.data_dir / "server.log").read_text()[-3000:]

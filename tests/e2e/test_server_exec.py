@@ -5,7 +5,6 @@ both ways, and what an exec leaves running ending with the container."""
 import os
 import select
 import shutil
-import signal
 import subprocess
 import time
 
@@ -37,8 +36,7 @@ spec:
 def server(tmp_path_factory):
     with vcctl_server.running(tmp_path_factory.mktemp("server"), "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
         yield srv
-        srv.proc.send_signal(signal.SIGTERM)
-        assert srv.proc.wait(timeout=30) == 0, (srv.data_dir / "server.log").read_text()[-3000:]
+        vcctl_server.stop_cleanly(srv)
 
 
 @pytest.fixture(scope="module")

@@ -33,8 +33,7 @@ FLOWS = ("a", "b", "c", "d", "e")
 def server(tmp_path_factory):
     with vcctl_server.running(tmp_path_factory.mktemp("server"), "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
         yield srv
-        srv.proc.send_signal(signal.SIGTERM)
-        assert srv.proc.wait(timeout=30) == 0, (srv.data_dir / "server.log").read_text()[-3000:]
+        vcctl_server.stop_cleanly(srv)
     assert "stopped" in (srv.data_dir / "server.log").read_text()
 
 
