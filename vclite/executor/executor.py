@@ -145,6 +145,11 @@ class LocalExecutor:
         path = self.pod_dir(namespace, pod) / "logs" / f"{container}.log"
         return runner_mod.previous_log_of(path) if previous else path
 
+    def runs(self, namespace: str, pod: str) -> bool:
+        """Whether the pod's containers run here, not being stopped (`kubectl port-forward` reaches them)."""
+        run = self._runs.get(f"{namespace}/{pod}")
+        return run is not None and run.stop_task is None
+
     def exec_problem(self, namespace: str, pod: str, container: str) -> str | None:
         """Why a command cannot be exec'd in the pod's container now (`kubectl exec`), or None."""
         run = self._runs.get(f"{namespace}/{pod}")

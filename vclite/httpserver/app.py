@@ -28,7 +28,7 @@ from vclite.api import flow, kinds, meta
 from vclite.executor import logtimes
 from vclite.httpserver import backend as backend_mod
 from vclite.httpserver import bodies, discovery, execstream, logs, media, metrics, openapi, resources, reviews
-from vclite.httpserver import routes, security
+from vclite.httpserver import portforward, routes, security
 from vclite.httpserver import status as status_mod
 from vclite.httpserver import tables, watch
 from vclite.lib import errors
@@ -279,6 +279,9 @@ class Server:
         if route.subresource == "exec":
             info["verb"] = "CONNECT"
             return await self._exec(request, route, query)
+        if route.subresource == "portforward":
+            info["verb"] = "CONNECT"
+            return await self._portforward(request, route)
         if method == "GET" and media.parse_bool(query.get("watch"), "watch"):
             info["verb"] = "WATCH"
             return await self._watch(request, route, query, choice)
@@ -320,7 +323,7 @@ class Server:
             return ("GET", "PUT", "PATCH")
         if route.subresource == "binding":
             return ("POST",)
-        if route.subresource == "exec":
+        if route.subresource in ("exec", "portforward"):
             return ("GET", "POST")
         if route.is_collection:
             return ("GET", "POST", "DELETE")
@@ -426,6 +429,24 @@ class Server:
             return pod_exec.exec(ns, name, o.container, o.command, stdin=o.stdin, stdout=o.stdout, stderr=o.stderr,
                                  tty=o.tty)
         return await execstream.serve(request, opts, start)
+
+    # ---- port-forward -----------------------------------------------------------------------------
+    async def _portforward(self, request: web.Request, route: routes.Resource) -> web.StreamResponse:
+        """kubectl port-forward (portforward.py). Checked before the upgrade: the pod, its node, that the
+        local executor runs it."""
+        ns, name = route.namespace or "default", route.name or ""
+        pod = self.backend.client.get(kinds.POD, ns, name)
+        if not (pod.get("spec") or {}).get("nodeName"):
+            raise errors.BadRequest(f"pod {name} does not have a host assigned")
+        pod_exec = self.backend.pod_exec
+        if pod_exec is None:
+            raise errors.BadRequest("port-forward is not available: this server runs no local executor")
+        if not pod_exec.runs(ns, name):
+            return web.Response(status=404, text="pod does not exist",
+                                headers={"Content-Type": "text/plain; charset=utf-8"})
+        if request.method != "GET" or request.headers.get("Upgrade", "").lower() != "websocket":
+            raise errors.BadRequest(portforward.SPDY_MESSAGE)
+        return await portforward.serve(request, request.query.getall("ports", []), name, meta.uid(pod))
 
     # ---- logs -------------------------------------------------------------------------------------
     async def _logs(self, request: web.Request, route: routes.Resource, query: dict[str, str]) -> web.StreamResponse:

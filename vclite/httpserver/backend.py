@@ -21,7 +21,9 @@ LogPath = Callable[[str, str, str, bool], pathlib.Path]   # (namespace, pod, con
 
 
 class PodExec(Protocol):
-    """What `pods/exec` needs of the local executor (executor.LocalExecutor)."""
+    """What `pods/exec` and `pods/portforward` need of the local executor (executor.LocalExecutor)."""
+
+    def runs(self, namespace: str, pod: str) -> bool: ...
 
     def exec_problem(self, namespace: str, pod: str, container: str) -> str | None: ...
 

@@ -90,7 +90,7 @@ def kind_for(group: str, version: str, plural: str) -> kinds.Kind | None:
 
 def subresources(kind: kinds.Kind) -> tuple[str, ...]:
     subs = ("status",) if kind.has_status else ()
-    return subs + (("log", "binding", "exec") if kind is kinds.POD else ())
+    return subs + (("log", "binding", "exec", "portforward") if kind is kinds.POD else ())
 
 
 def match(path: str) -> Route | None:
