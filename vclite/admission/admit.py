@@ -13,7 +13,7 @@ import types
 from typing import Any, Callable
 
 from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, podpriority, priorityclass, queue
-from vclite.admission import command, lease, namespace, secret, vcjob
+from vclite.admission import command, cronjob, lease, namespace, secret, vcjob
 from vclite.api import kinds, meta
 from vclite.lib import errors
 from vclite.lib import jsoncopy
@@ -41,12 +41,13 @@ class Rules:
 
 # Kinds whose CRD has a status subresource: Kubernetes drops the status a create carries (the
 # custom-resource strategy's PrepareForCreate); only the controllers write it afterwards.
-STATUS_DROPPED_ON_CREATE = frozenset({kinds.JOB.kind, kinds.JOBTEMPLATE.kind, kinds.JOBFLOW.kind})
+STATUS_DROPPED_ON_CREATE = frozenset({kinds.JOB.kind, kinds.JOBTEMPLATE.kind, kinds.JOBFLOW.kind, kinds.CRONJOB.kind})
 
 NO_RULES = Rules()
 RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.JOB.kind: Rules(vcjob.mutate, vcjob.validate),
     kinds.JOBTEMPLATE.kind: Rules(jobtemplate.mutate, jobtemplate.validate),
+    kinds.CRONJOB.kind: Rules(cronjob.mutate, cronjob.validate),
     kinds.JOBFLOW.kind: Rules(jobflow.mutate, jobflow.validate),
     kinds.QUEUE.kind: Rules(queue.mutate, queue.validate, queue.check_delete),
     kinds.PODGROUP.kind: Rules(podgroup.mutate, podgroup.validate),

@@ -80,6 +80,20 @@ OUT_OF_SYNC_ANNOTATION = "volcano.sh/controller-out-of-sync"
 GROUP_NAME = "scheduling.k8s.io/group-name"
 TASK_PRIORITY = "volcano.sh/task-priority"
 
+# batch.volcano.sh CronJob: the scheduled time of the run a vcjob was made for (RFC 3339, in the CronJob's zone)
+CRONJOB_SCHEDULED_TIMESTAMP = "volcano.sh/cronjob-scheduled-timestamp"
+
+
+class ConcurrencyPolicy(enum.StrEnum):
+    ALLOW = "Allow"
+    FORBID = "Forbid"
+    REPLACE = "Replace"
+
+
+# the CronJob CRD's defaults
+CRONJOB_DEFAULTS = {"concurrencyPolicy": ConcurrencyPolicy.ALLOW.value, "suspend": False,
+                    "successfulJobsHistoryLimit": 3, "failedJobsHistoryLimit": 1}
+
 DEFAULT_SCHEDULER = "volcano"
 DEFAULT_QUEUE = "default"
 DEFAULT_MAX_RETRY = 3

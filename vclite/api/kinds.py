@@ -34,6 +34,9 @@ class Kind:
 
 
 JOB = Kind("batch.volcano.sh", "v1alpha1", "Job", "jobs", "job", True, ("vcjob", "vj"), crd=True)
+# Volcano's CronJob (pkg/controllers/cronjob): vcjobs made from a template on a cron schedule.
+CRONJOB = Kind("batch.volcano.sh", "v1alpha1", "CronJob", "cronjobs", "cronjob", True, ("cronvcjob", "cronvj"),
+               crd=True)
 JOBFLOW = Kind("flow.volcano.sh", "v1alpha1", "JobFlow", "jobflows", "jobflow", True, ("jf",),
                also_accepted=("batch.volcano.sh/v1alpha1",), crd=True)
 JOBTEMPLATE = Kind("flow.volcano.sh", "v1alpha1", "JobTemplate", "jobtemplates", "jobtemplate", True, ("jt",),
@@ -55,8 +58,8 @@ COMMAND = Kind("bus.volcano.sh", "v1alpha1", "Command", "commands", "command", T
 # A lock with a holder and a term: `vcctl controller`'s leader election (as every Kubernetes controller's).
 LEASE = Kind("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, has_status=False)
 
-ALL: tuple[Kind, ...] = (JOB, JOBFLOW, JOBTEMPLATE, QUEUE, PODGROUP, PRIORITYCLASS, POD, NODE, NAMESPACE, EVENT,
-                         CONFIGMAP, SERVICE, SECRET, COMMAND, LEASE)
+ALL: tuple[Kind, ...] = (JOB, CRONJOB, JOBFLOW, JOBTEMPLATE, QUEUE, PODGROUP, PRIORITYCLASS, POD, NODE, NAMESPACE,
+                         EVENT, CONFIGMAP, SERVICE, SECRET, COMMAND, LEASE)
 _BY_KIND = {k.kind: k for k in ALL}
 
 

@@ -2,7 +2,7 @@
 
 The runtime wires the parts and drives them with the shared loop (`loop.Loop`: `step`, `settle`,
 `run_until`): the in-process API (admission over the memory or SQLite store), the vcjob, JobFlow,
-JobTemplate, PodGroup, Queue and Namespace controllers, the scheduler, the local executor and the
+CronJob, JobTemplate, PodGroup, Queue and Namespace controllers, the scheduler, the local executor and the
 Event recorder. `controllers` (Volcano names, see `gates`) leaves controllers out: a server whose
 JobFlows are reconciled by `vcctl controller` elsewhere runs without its own JobFlow controllers.
 
@@ -24,6 +24,7 @@ from vclite.api import kinds
 from vclite.apiserver import events
 from vclite.apiserver import inprocess
 from vclite.controllers import jobtemplate as jobtemplate_controller
+from vclite.controllers.cronjob import controller as cronjob_controller
 from vclite.controllers import namespace as namespace_controller
 from vclite.controllers import podgroup as podgroup_controller
 from vclite.controllers import queue as queue_controller
@@ -82,14 +83,16 @@ class Runtime(loop_mod.Loop):
         self.jobflow_controller = jobflow_controller.JobFlowController(self.client, self.clock,
                                                                        recorder=self.events.record)
         self.jobtemplate_controller = jobtemplate_controller.JobTemplateController(self.client, self.clock)
+        self.cronjob_controller = cronjob_controller.CronJobController(self.client, self.clock,
+                                                                       recorder=self.events.record)
         self.scheduler = scheduler_mod.Scheduler(self.client, self.clock, conf, recorder=self.events.record)
         self.namespace_controller = namespace_controller.NamespaceController(self.client, self.clock)
         self.podgroup_controller = podgroup_controller.PodGroupController(self.client, self.clock)
         self.queue_controller = queue_controller.QueueController(self.client, self.clock, recorder=self.events.record)
         wanted = gates.component_names(controllers)
         components: list[component_mod.Component] = [c for c in (
-            self.jobflow_controller, self.jobtemplate_controller, self.job_controller, self.podgroup_controller,
-            self.queue_controller) if c.name in wanted]
+            self.jobflow_controller, self.cronjob_controller, self.jobtemplate_controller, self.job_controller,
+            self.podgroup_controller, self.queue_controller) if c.name in wanted]
         components.append(self.namespace_controller)
         self.executor = None
         if run_pods:

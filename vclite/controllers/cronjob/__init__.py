@@ -1,0 +1,1 @@
+"""Volcano's CronJob controller: schedule.py (pure decisions), controller.py (the component)."""
