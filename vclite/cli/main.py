@@ -86,7 +86,8 @@ PARAM_HELP = ("Set a JobFlow parameter (spec.arguments.parameters), as `argo sub
 @click.option("--workdir", type=click.Path(file_okay=False),
               help="Where pods' working directories and logs go (default: a new temporary directory).")
 @click.option("--timeout", type=float, metavar="SECONDS", callback=_positive_seconds,
-              help="Give up (exit 1) after this many seconds (e.g. 600).")
+              help="Give up (exit 1) after this many seconds (e.g. 600). A run with a CronJob ends so "
+                   "(exit 0 if nothing failed).")
 def run(files, params, quiet, output, nodes_opt, scheduler_conf, workdir, timeout) -> None:
     """Run manifests on the embedded control plane until every JobFlow, vcjob and bare pod finishes.
 
@@ -99,6 +100,11 @@ def run(files, params, quiet, output, nodes_opt, scheduler_conf, workdir, timeou
     (file:line: Kind/name: field: message) and nothing runs (exit 2). Then the objects are applied
     (Queues and JobTemplates before the vcjobs and JobFlows that use them), each pod runs as local
     processes, and a live view shows each flow's DAG, per-job phase and task progress.
+
+    A CronJob (batch.volcano.sh) never finishes: its vcjobs run at their scheduled times
+    (`schedule: "@every 10s"`, `"*/5 * * * *"`, ...) until --timeout or Ctrl-C; ending at
+    --timeout exits 0 if nothing failed (a vcjob still running then is stopped):
+      vcctl run --timeout 60 examples/cronjob.yaml
 
     \b
     Exit status: 0 all succeeded; 1 something failed or can never run (the reason is printed);

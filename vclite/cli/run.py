@@ -7,6 +7,12 @@ controller: Volcano's podgroup controller gives it a PodGroup of its own) is fin
 nothing can change any more (no process alive, no timer pending) while some are not: then each
 unfinished one is reported with the reason it waits (e.g. the scheduler's "1/1 tasks in gang
 unschedulable: …").
+
+A CronJob never finishes: with one among the documents, the run goes on, making its vcjobs at their
+scheduled times, until `--timeout` (or Ctrl-C: 130, or until no CronJob can run again: all
+suspended). Ending so is not a failure: the exit status is 0 when nothing failed — every vcjob a
+CronJob made that finished Completed (one still running is stopped; one its `Replace` policy
+deleted does not count) and every other JobFlow, vcjob and pod finished and succeeded.
 """
 from __future__ import annotations
 
@@ -33,7 +39,7 @@ from vclite.scheduler import conf as scheduler_conf
 
 FLOW_DONE = {flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED}
 JOB_DONE = {batch.JobPhase.COMPLETED, batch.JobPhase.FAILED, batch.JobPhase.TERMINATED, batch.JobPhase.ABORTED}
-LIST_KINDS = (kinds.JOBFLOW, kinds.JOBTEMPLATE, kinds.JOB, kinds.PODGROUP, kinds.POD)
+LIST_KINDS = (kinds.CRONJOB, kinds.JOBFLOW, kinds.JOBTEMPLATE, kinds.JOB, kinds.PODGROUP, kinds.POD)
 POD_DONE = {"Succeeded", "Failed"}
 SUCCESS = {flow.FlowPhase.SUCCEED, batch.JobPhase.COMPLETED, "Succeeded"}
 DELETED_UNFINISHED = "deleted before it finished"
@@ -77,6 +83,7 @@ class Progress:
         self.deleted: dict[str, dict[str, Obj]] = {kind: {} for kind in KEPT_WHEN_DELETED}
         self._phases: dict[str, str] = {}
         self._changed: dict[str, None] = {}
+        self.scheduled: set[str] = set()   # the vcjobs a CronJob made (a run with a CronJob ends unfinished)
 
     def observe(self, ev: Any) -> None:
         obj = ev.object
@@ -94,9 +101,13 @@ class Progress:
         phase = "" if ev.type == "DELETED" else meta.phase(obj) if not is_pod else _pod_phase(obj)
         follows = is_flow or is_pod or flow.CREATED_BY_JOB_FLOW not in meta.labels(obj)
         done = FLOW_DONE if is_flow else POD_DONE if is_pod else JOB_DONE
+        if kind == kinds.JOB.kind and _made_by_cronjob(obj):
+            self.scheduled.add(what)
         if ev.type != "DELETED" and follows and phase not in done:
             self.unfinished.add(what)
             self.outcomes.pop(what, None)
+        elif ev.type == "DELETED" and what in self.scheduled and what in self.unfinished:
+            self.unfinished.discard(what)   # replaced by its CronJob (concurrencyPolicy: Replace): no outcome
         else:
             self.unfinished.discard(what)
             if follows and what not in self.outcomes:
@@ -112,6 +123,10 @@ class Progress:
         """Every followed JobFlow Succeed, every standalone vcjob Completed, every bare pod Succeeded."""
         return all(phase in SUCCESS for phase in self.outcomes.values()) and not self.unfinished
 
+    def nothing_failed(self) -> bool:
+        """A run with a CronJob, stopped: no outcome is a failure and only CronJobs' vcjobs are unfinished."""
+        return all(phase in SUCCESS for phase in self.outcomes.values()) and self.unfinished <= self.scheduled
+
     def summary(self) -> tuple[list[str], list[str]]:
         """(`vcctl run` lines of what failed, of what succeeded), e.g. `vcjob default/a Failed`."""
         bad = [f"{what} {phase}" for what, phase in self.outcomes.items() if phase not in SUCCESS]
@@ -123,6 +138,11 @@ class Progress:
         lines = [f"{what}: {self._phases[what]}" for what in self._changed]
         self._changed.clear()
         return lines
+
+
+def _made_by_cronjob(job: Obj) -> bool:
+    ref = meta.controller_ref(job)
+    return ref is not None and ref.get("kind") == kinds.CRONJOB.kind
 
 
 def _pod_phase(pod: Obj) -> str:
@@ -240,7 +260,9 @@ STUCK_LINES = 40   # what still waits, listed after a timeout: at most this many
 
 
 async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Console, live_view: bool,
-               quiet: bool, timeout: float | None) -> tuple[bool, view.Snapshot, Progress]:
+               quiet: bool, timeout: float | None, endless: bool = False) -> tuple[bool, view.Snapshot, Progress]:
+    """`endless`: a CronJob is among the documents (the run ends only on timeout, Ctrl-C or when
+    nothing can run again)."""
     rt.start()   # (the documents were applied when they were validated)
     start = rt.clock.monotonic()
     last_draw = -1.0
@@ -282,7 +304,7 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
     try:
         if live is not None:
             live.start()
-        done = await rt.run_until(progress.done, timeout=timeout,
+        done = await rt.run_until((lambda: False) if endless else progress.done, timeout=timeout,
                                   on_tick=None if quiet else tick)
         tick(final=True)
         return done, snapshot(caches, progress.deleted), progress
@@ -348,15 +370,18 @@ def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: st
     out = Console(highlight=False)
     live_view = out.is_terminal and not quiet and output is None
     progress_console = out if output is None else Console(stderr=True, highlight=False)
+    endless = any(d.obj.get("kind") == kinds.CRONJOB.kind for d in docs)
     try:
         started = rt.clock.monotonic()
-        done, snap, progress = asyncio.run(_run(rt, docs, progress_console, live_view, quiet, timeout))
+        done, snap, progress = asyncio.run(_run(rt, docs, progress_console, live_view, quiet, timeout, endless))
     except (runtime_mod.Interrupted, asyncio.CancelledError, KeyboardInterrupt):
         err.print("interrupted: every pod was stopped.", markup=False)
         return 130
     if output:
         data = as_list(rt.client, progress.deleted)
         sys.stdout.write(yamlio.dump_yaml(data) if output == "yaml" else json.dumps(data, indent=2) + "\n")
+    if not done and endless and progress.nothing_failed():
+        return _cron_run_report(rt, progress, timeout, started, quiet, err)
     if not done:
         timed_out = timeout is not None and rt.clock.monotonic() - started >= timeout
         err.print(f"stopped: timed out after {timeout:g}s" if timed_out else "stopped: no further progress is possible",
@@ -383,6 +408,23 @@ def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: st
         err.print("failed: " + ", ".join(bad) + (f"; succeeded: {', '.join(good)}" if good else "") + where,
                   markup=False)
     return 0 if ok else 1
+
+
+def _cron_run_report(rt: runtime_mod.Runtime, progress: Progress, timeout: float | None, started: float,
+                     quiet: bool, err: "_Stderr") -> int:
+    """A run with a CronJob that ended with nothing failed (exit 0): why it ended, what ran."""
+    if quiet:
+        return 0
+    timed_out = timeout is not None and rt.clock.monotonic() - started >= timeout
+    why = f"timed out after {timeout:g}s" if timed_out else "no CronJob will run again (suspended?)"
+    _, good = progress.summary()
+    running = sorted(progress.unfinished)
+    where = f" (pod logs under {rt.workdir})" if _has_pods(rt.workdir) else ""
+    err.print(f"stopped: {why}, as a run with a CronJob ends; nothing failed", markup=False)
+    err.print("succeeded: " + (", ".join(good) or "no vcjob finished") + where, markup=False)
+    if running:
+        err.print("stopped while running: " + ", ".join(running), markup=False)
+    return 0
 
 
 def _has_pods(workdir: pathlib.Path) -> bool:
