@@ -205,6 +205,7 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
     kinds.JOBFLOW.kind: (_crd("Status", ".status.state.phase", "string"),
                          _crd("Age", ".metadata.creationTimestamp", "date")),
     kinds.JOBTEMPLATE.kind: (AGE,),
+    kinds.CRONJOB.kind: (AGE,),   # (its CRD declares no additionalPrinterColumns: kubectl shows NAME, AGE)
     kinds.JOB.kind: (_crd("STATUS", ".status.state.phase", "string"),
                      _crd("minAvailable", ".status.minAvailable", "integer"),
                      _crd("RUNNINGS", ".status.running", "integer"),
