@@ -78,3 +78,32 @@ def test_validate_names_file_line_and_field(vcctl, write):
     assert f"{path}:7: CronJob/cron: spec.timeZone: timeZone can't be Local" in r.err, r
     assert f'{path}:8: CronJob/cron: spec.concurrencyPolicy: Unsupported value: "Never"' in r.err, r
     assert vcctl("validate", write("good.yaml", cronjob())).code == 0
+
+
+def test_kubectl_against_a_server(tmp_path):
+    """`kubectl get cronvj` and the full name, `explain`, a vcjob made and owned, a bad schedule refused in
+    the webhook's words, suspend by patch, and deletion taking the vcjobs with it."""
+    import shutil
+
+    from tests import vcctl_server
+    from tests.e2e.test_server_kubectl import wait_for
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl is not installed")
+    with vcctl_server.running(tmp_path / "server", "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
+        kubectl = vcctl_server.kubectl_runner(srv.kubeconfig, tmp_path / "cache")
+        assert kubectl("apply", "-f", "-", input=cronjob()).stdout == "cronjob.batch.volcano.sh/cron created\n"
+        assert kubectl("get", "cronvj", "-o", "name").stdout == "cronjob.batch.volcano.sh/cron\n"
+        assert kubectl("get", "cronjobs.batch.volcano.sh").stdout.split()[:3] == ["NAME", "AGE", "cron"]
+        out = wait_for(kubectl, ["get", "vcjob", "-l", "team=a", "-o",
+                                 "jsonpath={.items[0].metadata.ownerReferences[0].name}"],
+                       lambda o: o.stdout == "cron", "a vcjob owned by the CronJob")
+        assert out.returncode == 0
+        assert "robfig/cron" in kubectl("explain", "cronvj.spec.schedule").stdout
+        bad = kubectl("patch", "cronvj", "cron", "--type=merge", "-p", '{"spec":{"schedule":"bogus"}}', check=False)
+        assert bad.returncode == 1 and "spec.schedule: schedule is not a valid cron expression" in bad.stderr
+        kubectl("patch", "cronvj", "cron", "--type=merge", "-p", '{"spec":{"suspend":true}}')
+        assert kubectl("get", "cronvj", "cron", "-o", "jsonpath={.spec.suspend}").stdout == "true"
+        kubectl("delete", "cronvj", "cron")
+        wait_for(kubectl, ["get", "vcjob", "-l", "team=a", "-o", "name"], lambda o: o.stdout == "",
+                 "the CronJob's vcjobs to be deleted with it")
+        vcctl_server.stop_cleanly(srv)

@@ -41,6 +41,9 @@ JOB_SPEC = {**dict.fromkeys(("schedulerName", "minAvailable", "volumes", "plugin
                              "maxRetry", "ttlSecondsAfterFinished", "priorityClassName", "minSuccess",
                              "networkTopology")),
             "tasks": [_TASK], "policies": [_POLICY]}
+CRONJOB_SPEC = {**dict.fromkeys(("schedule", "timeZone", "startingDeadlineSeconds", "concurrencyPolicy", "suspend",
+                                 "successfulJobsHistoryLimit", "failedJobsHistoryLimit")),
+                "jobTemplate": {"metadata": None, "spec": JOB_SPEC}}
 _HTTP_GET = {**dict.fromkeys(("taskName", "path", "port")), "httpHeader": dict.fromkeys(("name", "value"))}
 _PROBE = {"httpGetList": [_HTTP_GET],
           "tcpSocketList": [dict.fromkeys(("taskName", "port"))],
@@ -65,6 +68,7 @@ def _object(spec: Any) -> dict:
 # by kind (apiVersion is checked by admission); kinds not listed are not looked into
 BY_KIND = {
     "Job": _object(JOB_SPEC),
+    "CronJob": _object(CRONJOB_SPEC),
     "JobTemplate": _object(JOB_SPEC),
     "JobFlow": _object(JOBFLOW_SPEC),
     "Queue": _object(QUEUE_SPEC),

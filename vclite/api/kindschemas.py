@@ -1,4 +1,4 @@
-"""The described OpenAPI v3 schemas of Volcano's kinds — Job (vcjob), JobTemplate, Queue and PodGroup as
+"""The described OpenAPI v3 schemas of Volcano's kinds — Job (vcjob), CronJob, JobTemplate, Queue and PodGroup as
 tables of fields, and JobFlow from api/flowschema — for `kubectl explain vcjob.spec.tasks` and the like
 on `vcctl server` (/openapi/v3).
 
@@ -159,6 +159,44 @@ JOBTEMPLATE_STATUS = (
                                     "keeps it in step as they come and go)"),
 )
 
+# ---- CronJob ----------------------------------------------------------------------------------
+
+CRONJOB_SPEC = (
+    Field("schedule", STR, "when to make a vcjob: a cron expression (`*/5 * * * *`: minute, hour, day of month, month, "
+                           "day of week), a descriptor (`@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`) or "
+                           "`@every <duration>` (robfig/cron's standard parser)", required=True),
+    Field("timeZone", STR, "the IANA time zone the schedule is read in (`Europe/Berlin`); the controller's local "
+                           "zone if unset. A `TZ=`/`CRON_TZ=` prefix in the schedule is refused when it is set"),
+    Field("startingDeadlineSeconds", INT, "a scheduled time missed by more than this many seconds is skipped "
+                                          "(MissSchedule); unset: no deadline"),
+    Field("concurrencyPolicy", STR, "when the previous vcjob still runs: `Allow` (default) another one, `Forbid` "
+                                    "skip this time, `Replace` delete the running one and make the new one"),
+    Field("suspend", BOOL, "true: make no new vcjob (the running ones go on)"),
+    Field("jobTemplate", OBJ, "the vcjob made at each scheduled time, named `<cronjob>-<Unix minutes>`", (
+        Field("metadata", OBJ, "labels and annotations copied onto each vcjob", (
+            Field("labels", STR_MAP, "labels of each vcjob"),
+            Field("annotations", STR_MAP, "annotations of each vcjob"),
+            Field("name", STR, "not used: a vcjob is named `<cronjob>-<Unix minutes>`"),
+            Field("namespace", STR, "not used: the vcjobs are made in the CronJob's namespace"),
+            Field("finalizers", STRS, "not used: the vcjobs get no finalizers from it"),
+        )),
+        Field("spec", OBJ, "a vcjob spec, as `kubectl explain vcjob.spec` shows it", JOB_SPEC),
+    ), required=True),
+    Field("successfulJobsHistoryLimit", INT, "how many Completed vcjobs to keep (default 3; older ones are deleted)"),
+    Field("failedJobsHistoryLimit", INT, "how many Failed vcjobs to keep (default 1)"),
+)
+
+CRONJOB_STATUS = (
+    Field("active", LIST, "references to the vcjobs of this CronJob that run now", (
+        Field("kind", STR, "the vcjob's kind, `Job`"), Field("namespace", STR, "the vcjob's namespace"),
+        Field("name", STR, "the vcjob's name"), Field("uid", STR, "the vcjob's uid"),
+        Field("apiVersion", STR, "`batch.volcano.sh/v1alpha1`"),
+        Field("resourceVersion", STR, "the vcjob's version seen"), Field("fieldPath", STR, "not used by CronJobs"),
+    )),
+    Field("lastScheduleTime", STR, f"the last time a vcjob was made ({_TIME})"),
+    Field("lastSuccessfulTime", STR, f"the last time a vcjob of it completed ({_TIME})"),
+)
+
 # ---- Queue -------------------------------------------------------------------------------------
 
 _NODE_GROUPS = (
@@ -280,6 +318,10 @@ KINDS: dict[str, KindDoc] = {
         "a field may also hold a flow placeholder (`{{item}}`, `{{params.<name>}}`…), filled in when the vcjob "
         "is made.", "a vcjob spec, as `kubectl explain vcjob.spec` shows it", JOB_SPEC,
         "what the JobTemplate controller reports", JOBTEMPLATE_STATUS),
+    "CronJob": KindDoc(
+        "A Volcano CronJob: a vcjob made from its jobTemplate at each time of its schedule, with a policy for "
+        "overlapping runs and a history of finished vcjobs kept.", "the schedule and the vcjob to make",
+        CRONJOB_SPEC, "what the CronJob controller reports: the vcjobs running and the last times", CRONJOB_STATUS),
     "Queue": KindDoc(
         "A Volcano queue (cluster-wide): PodGroups are admitted and share the cluster by queue — weight, "
         "capability, guarantee, priority, hierarchy; a closed queue takes no new jobs.",

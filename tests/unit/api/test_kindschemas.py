@@ -6,7 +6,7 @@ from vclite.admission import fields
 from vclite.api import kinds, kindschemas, schemabuild
 from vclite.httpserver import openapi
 
-DESCRIBED = (kinds.JOB, kinds.JOBTEMPLATE, kinds.QUEUE, kinds.PODGROUP, kinds.JOBFLOW)
+DESCRIBED = (kinds.JOB, kinds.CRONJOB, kinds.JOBTEMPLATE, kinds.QUEUE, kinds.PODGROUP, kinds.JOBFLOW)
 
 
 def top_level(kind):
@@ -62,6 +62,12 @@ UPSTREAM = {
         retryCount running runningDuration state state.lastTransitionTime state.message state.phase state.reason
         succeeded taskStatusCount taskStatusCount.phase terminating unknown version"""),
     "JobTemplate": _JOB_SPEC + " status.jobDependsOnList",
+    "CronJob": " ".join(p.replace("spec.", "spec.jobTemplate.spec.", 1) for p in _JOB_SPEC.split()) + " " + under(
+        "spec", """concurrencyPolicy failedJobsHistoryLimit jobTemplate jobTemplate.metadata jobTemplate.metadata.annotations
+        jobTemplate.metadata.finalizers jobTemplate.metadata.labels jobTemplate.metadata.name
+        jobTemplate.metadata.namespace jobTemplate.spec schedule startingDeadlineSeconds successfulJobsHistoryLimit
+        suspend timeZone""") + " " + under("status", """active active.apiVersion active.fieldPath active.kind
+        active.name active.namespace active.resourceVersion active.uid lastScheduleTime lastSuccessfulTime"""),
     "Queue": under("spec", f"""
         affinity affinity.nodeGroupAffinity {under("affinity.nodeGroupAffinity", _NODE_GROUPS)}
         affinity.nodeGroupAntiAffinity {under("affinity.nodeGroupAntiAffinity", _NODE_GROUPS)} capability
@@ -76,7 +82,8 @@ UPSTREAM = {
         conditions conditions.lastTransitionTime conditions.message conditions.reason conditions.status
         conditions.transitionID conditions.type failed phase running succeeded"""),
 }
-VOLCANO_KINDS = [pytest.param(k, id=k.kind) for k in (kinds.JOB, kinds.JOBTEMPLATE, kinds.QUEUE, kinds.PODGROUP)]
+VOLCANO_KINDS = [pytest.param(k, id=k.kind) for k in (kinds.JOB, kinds.CRONJOB, kinds.JOBTEMPLATE, kinds.QUEUE,
+                                                      kinds.PODGROUP)]
 
 
 @pytest.mark.parametrize("kind", VOLCANO_KINDS)
