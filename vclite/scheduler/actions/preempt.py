@@ -151,13 +151,13 @@ class Preempt:
 
     def _on_node(self, ssn: "session_mod.Session", stmt: "statement_mod.Statement", queue: "jobs_mod.QueueInfo",
                  preemptor: TaskInfo, row: int, accept: Callable[[TaskInfo], bool], profile: tuple | None) -> bool:
-        candidates = victims_mod.in_victim_order(ssn, self.placed.on(row, accept))
+        candidates = victims_mod.in_victim_order(ssn, self.placed.on(row, accept), preemptor)
         victims = ssn.hooks.call(hooks.Point.PREEMPTABLE, preemptor, candidates) or []
         if not victims_mod.victims_fit(ssn, preemptor, row, victims):
             self.hopeless.add(profile, row)
             return False
         node_stmt = ssn.statement()
-        line = victims_mod.victim_queue(ssn, victims)
+        line = victims_mod.victim_queue(ssn, victims, preemptor)
         fits = victims_mod.fits_after(ssn, queue, preemptor, row)
         while not fits and line:
             node_stmt.evict(line.pop(), "preempt")

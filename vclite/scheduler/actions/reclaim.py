@@ -119,13 +119,13 @@ class Reclaim:
             if not candidates:
                 self.hopeless.add(profile, row)
                 continue
-            candidates = victims_mod.in_victim_order(ssn, candidates)
+            candidates = victims_mod.in_victim_order(ssn, candidates, task)
             victims = ssn.hooks.call(hooks.Point.RECLAIMABLE, task, candidates) or []
             if not victims_mod.victims_fit(ssn, task, row, victims):
                 self.hopeless.add(profile, row)
                 continue
             node_stmt = ssn.statement()
-            line = victims_mod.victim_queue(ssn, victims)
+            line = victims_mod.victim_queue(ssn, victims, task)
             room = victims_mod.future_idle(ssn, row)
             while line and not victims_mod.holds(task.req, room):
                 victim = line.pop()

@@ -15,7 +15,7 @@
   reservations (Volcano's ties are random; claimed nodes last keeps mass preemption linear), then
   name.
 - `victim_less` / `victim_queue` / `in_victim_order`: BuildVictimsPriorityQueue's order — same job:
-  reverse TaskOrder; different queues: reverse QueueOrder; same queue: reverse plugin JobOrder,
+  reverse TaskOrder; different queues: VictimQueueOrder for the preemptor's queue, else reverse QueueOrder; same queue: reverse plugin JobOrder,
   then reverse TaskOrder. Candidates are handed to the Preemptable / Reclaimable plugins in this
   order too (Volcano hands them in map order), so the plugins that allow "up to k victims" (gang,
   proportion, drf) allow the ones that would be evicted first, and the outcome is deterministic.
@@ -224,15 +224,24 @@ def fits_after(ssn: "session_mod.Session", queue: "jobs_mod.QueueInfo", task: Ta
     return not any(f.mask(n)[row] for f in ssn.predicate(task, ssn.nodes))
 
 
-def victim_less(ssn: "session_mod.Session") -> Callable[[TaskInfo, TaskInfo], bool]:
-    """`less(l, r)`: l is evicted before r (BuildVictimsPriorityQueue)."""
+def victim_less(ssn: "session_mod.Session", preemptor: TaskInfo | None = None) -> Callable[[TaskInfo, TaskInfo], bool]:
+    """`less(l, r)`: l is evicted before r (BuildVictimsPriorityQueue). Victims of different queues
+    go by VictimQueueOrder for the `preemptor`'s queue, then by reverse QueueOrder."""
     jobs, queues = ssn.jobs, ssn.queues
+    victim_queue_order = None
+    if preemptor is not None and ssn.hooks.flat(hooks.Point.VICTIM_QUEUE_ORDER) and preemptor.job in jobs:
+        victim_queue_order = ssn.hooks.caller(hooks.Point.VICTIM_QUEUE_ORDER)
+        preemptor_queue = queues.get(jobs[preemptor.job].queue)
 
     def less(l: TaskInfo, r: TaskInfo) -> bool:
         if l.job == r.job:
             return ssn.task_less(r, l)
         lj, rj = jobs[l.job], jobs[r.job]
         if lj.queue != rj.queue:
+            if victim_queue_order is not None:
+                v = victim_queue_order(queues[lj.queue], queues[rj.queue], preemptor_queue)
+                if v:
+                    return v < 0
             return ssn.queue_less(queues[rj.queue], queues[lj.queue])
         v = ssn.hooks.call(hooks.Point.JOB_ORDER, lj, rj)
         if v:
@@ -242,14 +251,16 @@ def victim_less(ssn: "session_mod.Session") -> Callable[[TaskInfo, TaskInfo], bo
     return less
 
 
-def victim_queue(ssn: "session_mod.Session", victims: Iterable[TaskInfo]) -> pqueue.PriorityQueue:
-    return pqueue.PriorityQueue(victim_less(ssn), victims)
+def victim_queue(ssn: "session_mod.Session", victims: Iterable[TaskInfo],
+                 preemptor: TaskInfo | None = None) -> pqueue.PriorityQueue:
+    return pqueue.PriorityQueue(victim_less(ssn, preemptor), victims)
 
 
-def in_victim_order(ssn: "session_mod.Session", tasks: list[TaskInfo]) -> list[TaskInfo]:
+def in_victim_order(ssn: "session_mod.Session", tasks: list[TaskInfo],
+                    preemptor: TaskInfo | None = None) -> list[TaskInfo]:
     if len(tasks) < 2:
         return tasks
-    less = victim_less(ssn)
+    less = victim_less(ssn, preemptor)
     return sorted(tasks, key=functools.cmp_to_key(lambda a, b: -1 if less(a, b) else (1 if less(b, a) else 0)))
 
 

@@ -71,6 +71,7 @@ class Point(enum.StrEnum):
     JOB_ORDER = "jobOrder"
     TASK_ORDER = "taskOrder"
     QUEUE_ORDER = "queueOrder"
+    VICTIM_QUEUE_ORDER = "victimQueueOrder"
     CLUSTER_ORDER = "clusterOrder"
     JOB_VALID = "jobValid"
     PRE_PREDICATE = "prePredicate"
@@ -105,6 +106,9 @@ TABLE: Mapping[Point, Spec] = types.MappingProxyType({
     Point.JOB_ORDER: Spec(Rule.FIRST_NONZERO, "enableJobOrder", "(job, job) -> int"),
     Point.TASK_ORDER: Spec(Rule.FIRST_NONZERO, "enableTaskOrder", "(task, task) -> int"),
     Point.QUEUE_ORDER: Spec(Rule.FIRST_NONZERO, "enableQueueOrder", "(queue, queue) -> int"),
+    # Which of two other queues gives back first to a preemptor's queue (Volcano registers it without
+    # an enable flag; only hierarchical capacity does). 0 everywhere: the reverse of QueueOrder.
+    Point.VICTIM_QUEUE_ORDER: Spec(Rule.FIRST_NONZERO, None, "(queue, queue, preemptor's queue) -> int"),
     Point.CLUSTER_ORDER: Spec(Rule.FIRST_NONZERO, "enabledClusterOrder", "(cluster, cluster) -> int"),
     Point.JOB_VALID: Spec(Rule.FIRST_FAILURE, None, "(job) -> ValidateResult | None"),
     Point.PRE_PREDICATE: Spec(Rule.FIRST_FAILURE, "enablePredicate", "(task) -> str reason | None"),

@@ -146,3 +146,45 @@ def test_nothing_is_remembered_without_keys():
     ssn = session.open_session(st, conf.build("preempt", [[conf.plugin("nokey", enablePreemptable=True)]],
                                               registry=reg), o.NOW)
     assert victims.Hopeless(ssn, hooks.Point.PREEMPTABLE).profile(_task(ssn, "ns/p"), "any") is None
+
+
+class FarQueuesFirst:
+    """A VictimQueueOrder plugin: victims of queue `far` go before those of `near`, whatever the
+    QueueOrder says (as hierarchical capacity orders by distance from the preemptor's queue)."""
+    name = "farfirst"
+    Arguments = plugin.NoArguments
+    seen: list = []
+
+    def __init__(self, arguments):
+        FarQueuesFirst.seen = []
+
+    def on_session_open(self, ssn, reg):
+        reg.add(hooks.Point.VICTIM_QUEUE_ORDER, self.order)
+
+    def order(self, l, r, preemptor):
+        FarQueuesFirst.seen.append(preemptor.name)
+        rank = {"far": 0, "near": 1}
+        return rank.get(l.name, 2) - rank.get(r.name, 2)
+
+    def on_session_close(self, ssn):
+        pass
+
+
+@pytest.mark.parametrize("with_plugin, order", [
+    pytest.param(False, ["ns/near-0", "ns/far-0"], id="no VictimQueueOrder: reverse QueueOrder (near is later)"),
+    pytest.param(True, ["ns/far-0", "ns/near-0"], id="VictimQueueOrder decides for the preemptor's queue"),
+])
+def test_victim_queue_order_point(with_plugin, order):
+    tiers = [[conf.plugin("proportion", enableQueueOrder=True)] + ([conf.plugin("farfirst")] if with_plugin else [])]
+    pgs = [o.pg("ns/near", "near", 0), o.pg("ns/far", "far", 0), o.pg("ns/me", "mine", 0)]
+    pods = [o.pod("ns/near-0", "near", node="n1", phase="Running"), o.pod("ns/far-0", "far", node="n1", phase="Running"),
+            o.pod("ns/me-0", "me")]
+    st = o.state([o.node("n1", "8", "8Gi")], [o.queue("near"), o.queue("far", priority=1), o.queue("mine")], pgs, pods)
+    reg = registry.default_registry().with_plugins(FarQueuesFirst)
+    ssn = session.open_session(st, conf.build("reclaim", tiers, registry=reg), o.NOW)
+    tasks = [_task(ssn, "ns/near-0"), _task(ssn, "ns/far-0")]
+    me = _task(ssn, "ns/me-0")
+    assert [t.key for t in victims.in_victim_order(ssn, tasks, me)] == order
+    line = victims.victim_queue(ssn, list(reversed(tasks)), me)
+    assert [line.pop().key for _ in range(2)] == order
+    assert set(FarQueuesFirst.seen) == ({"mine"} if with_plugin else set())
