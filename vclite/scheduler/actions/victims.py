@@ -15,7 +15,8 @@
   reservations (Volcano's ties are random; claimed nodes last keeps mass preemption linear), then
   name.
 - `victim_less` / `victim_queue` / `in_victim_order`: BuildVictimsPriorityQueue's order — same job:
-  reverse TaskOrder; different queues: VictimQueueOrder for the preemptor's queue, else reverse QueueOrder; same queue: reverse plugin JobOrder,
+  reverse TaskOrder; different queues: VictimQueueOrder for the preemptor's queue, else reverse
+  QueueOrder; same queue: reverse plugin JobOrder,
   then reverse TaskOrder. Candidates are handed to the Preemptable / Reclaimable plugins in this
   order too (Volcano hands them in map order), so the plugins that allow "up to k victims" (gang,
   proportion, drf) allow the ones that would be evicted first, and the outcome is deterministic.

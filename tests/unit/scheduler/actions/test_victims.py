@@ -177,7 +177,8 @@ class FarQueuesFirst:
 def test_victim_queue_order_point(with_plugin, order):
     tiers = [[conf.plugin("proportion", enableQueueOrder=True)] + ([conf.plugin("farfirst")] if with_plugin else [])]
     pgs = [o.pg("ns/near", "near", 0), o.pg("ns/far", "far", 0), o.pg("ns/me", "mine", 0)]
-    pods = [o.pod("ns/near-0", "near", node="n1", phase="Running"), o.pod("ns/far-0", "far", node="n1", phase="Running"),
+    pods = [o.pod("ns/near-0", "near", node="n1", phase="Running"),
+            o.pod("ns/far-0", "far", node="n1", phase="Running"),
             o.pod("ns/me-0", "me")]
     st = o.state([o.node("n1", "8", "8Gi")], [o.queue("near"), o.queue("far", priority=1), o.queue("mine")], pgs, pods)
     reg = registry.default_registry().with_plugins(FarQueuesFirst)
