@@ -306,6 +306,24 @@ def _tier(t: int, tier: Any, reg: registry_mod.Registry, default_on: bool, out: 
     return valid
 
 
+EXCLUSIVE = ("capacity", "proportion")
+EXCLUSIVE_WHY = ("capacity and proportion cannot be used together (Volcano's capacity plugin guide: they "
+                 "conflict, each deciding what a queue deserves); keep one of them")
+
+
+def _exclusive(tiers: Sequence[Any], out: _Problems) -> None:
+    """Refuse plugins that each decide queue quotas (Volcano accepts both and mixes their votes)."""
+    where: dict[str, str] = {}
+    for t, tier in enumerate(tiers):
+        plugins = tier.get("plugins") if isinstance(tier, Mapping) else tier
+        for i, p in enumerate(plugins if isinstance(plugins, (list, tuple)) else ()):
+            name = p.get("name") if isinstance(p, Mapping) else None
+            if name in EXCLUSIVE and name not in where:
+                where[name] = f"tiers[{t}].plugins[{i}].name"
+    if len(where) == len(EXCLUSIVE):
+        out.add(where[EXCLUSIVE[0]], EXCLUSIVE_WHY)
+
+
 def _build(actions: Any, tiers: Any, configurations: Any, reg: registry_mod.Registry, default_on: bool,
            out: _Problems) -> SchedulerConf | None:
     names = _split_actions(actions, out)
@@ -315,6 +333,7 @@ def _build(actions: Any, tiers: Any, configurations: Any, reg: registry_mod.Regi
         out.add("tiers", "must be a list of tiers (`- plugins: [...]`)")
         tiers = []
     out_tiers = tuple(_tier(t, tier, reg, default_on, out) for t, tier in enumerate(tiers))
+    _exclusive(tiers, out)
     action_opts = _action_options(names, configurations, reg, out)
     return None if out else SchedulerConf(action_opts, out_tiers)
 

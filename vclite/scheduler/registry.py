@@ -15,8 +15,8 @@ from typing import Mapping
 
 from vclite.scheduler.actions import allocate, backfill, enqueue, preempt, reclaim
 from vclite.scheduler.actions import unsupported as unsupported_actions
-from vclite.scheduler.plugins import (binpack, conformance, drf, gang, nodeorder, overcommit, predicates, priority,
-                                      proportion)
+from vclite.scheduler.plugins import (binpack, capacity, conformance, drf, gang, nodeorder, overcommit, predicates,
+                                      priority, proportion)
 
 # Everything Volcano can be configured with, for a clearer error on names vclite lacks.
 VOLCANO_ACTIONS = ("enqueue", "allocate", "backfill", "preempt", "reclaim", "gangpreempt", "gangreclaim",
@@ -72,5 +72,6 @@ def default_registry() -> Registry:
         actions=_table([enqueue.Enqueue, allocate.Allocate, backfill.Backfill, preempt.Preempt, reclaim.Reclaim,
                         *unsupported_actions.ACTIONS]),
         plugins=_table([priority.Priority, gang.Gang, conformance.Conformance, drf.Drf, predicates.Predicates,
-                        proportion.Proportion, nodeorder.NodeOrder, binpack.Binpack, overcommit.Overcommit]),
+                        proportion.Proportion, capacity.Capacity, nodeorder.NodeOrder, binpack.Binpack,
+                         overcommit.Overcommit]),
     )

@@ -10,18 +10,21 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
 
 @pytest.mark.parametrize("text, problems", [
     pytest.param(HEAD + "- plugins:\n  - name: nodeorderr\n",
-                 ['sched.conf:7: unknown plugin "nodeorderr" (known: binpack, conformance, drf, gang, nodeorder, '
-                  'overcommit, predicates, priority, proportion)'], id="unknown plugin"),
+                 ['sched.conf:7: unknown plugin "nodeorderr" (known: binpack, capacity, conformance, drf, gang, '
+                  'nodeorder, overcommit, predicates, priority, proportion)'], id="unknown plugin"),
     pytest.param('actions: "enqueue, alocate"\ntiers: []\n',
                  ['sched.conf:1: unknown action "alocate" (known: allocate, backfill, enqueue, preempt, reclaim)'],
                  id="unknown action"),
     pytest.param('actions: "allocate, shuffle"\ntiers: []\n',
                  ['sched.conf:1: action "shuffle" is not supported by vclite yet (supported: allocate, backfill, '
                   'enqueue, preempt, reclaim)'], id="a Volcano action vclite lacks"),
-    pytest.param(HEAD + "  - name: capacity\n",
-                 ['sched.conf:6: plugin "capacity" is not supported by vclite yet (supported: binpack, conformance, '
-                  'drf, gang, nodeorder, overcommit, predicates, priority, proportion)'],
+    pytest.param(HEAD + "  - name: sla\n",
+                 ['sched.conf:6: plugin "sla" is not supported by vclite yet (supported: binpack, capacity, '
+                  'conformance, drf, gang, nodeorder, overcommit, predicates, priority, proportion)'],
                  id="a Volcano plugin vclite lacks"),
+    pytest.param(HEAD + "- plugins:\n  - name: capacity\n  - name: proportion\n",
+                 ['sched.conf:7: capacity and proportion cannot be used together'],
+                 id="capacity with proportion"),
     pytest.param(HEAD + "    enableJobRedy: true\n",
                  ['sched.conf:6: plugin "gang": unknown field "enableJobRedy" (did you mean "enableJobReady"?)'],
                  id="misspelt flag"),

@@ -367,6 +367,8 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME, laz
         names.update(r)
     for q in state.queues:
         names.update(_spec_list(q, "spec", "capability"), _spec_list(q, "spec", "guarantee", "resource"))
+        if (q.get("spec") or _EMPTY).get("deserved"):   # (the capacity plugin's)
+            names.update(_spec_list(q, "spec", "deserved"))
     for m in {id(e.min_list): e.min_list for e in entries if e.min_list}.values():
         names.update(m)
     for _, members in pool.classes() if pool else ():   # (equal minResources within a class)

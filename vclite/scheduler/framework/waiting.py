@@ -41,7 +41,8 @@ ENQUEUE = "enqueue"
 # Plugins whose JobEnqueueable votes depend only on (queue, minResources) and the session's state,
 # and whose JobOrder ties for equal jobs without pods.
 CLASS_SAFE_PLUGINS = frozenset({
-    "priority", "gang", "conformance", "drf", "proportion", "predicates", "nodeorder", "binpack", "overcommit"})
+    "priority", "gang", "conformance", "drf", "proportion", "capacity", "predicates", "nodeorder", "binpack",
+    "overcommit"})
 _UNSCHEDULABLE = str(scheduling.PodGroupConditionType.UNSCHEDULABLE)
 _PENDING = str(scheduling.PodGroupPhase.PENDING)
 _EMPTY: dict = {}

@@ -120,6 +120,24 @@ def share(allocated: np.ndarray, deserved: np.ndarray) -> float:
     return float((allocated[cols] / deserved[cols]).max())
 
 
+def account(job: "jobs_mod.JobInfo", attr: QueueAttr) -> None:
+    """Add the job to its queue's request, allocated, inqueue and elastic (also capacity's)."""
+    if not job.tasks and job.phase == scheduling.PodGroupPhase.PENDING:
+        return   # a waiting PodGroup without pods adds nothing (every term below is zero)
+    for t in job.tasks.values():
+        if t.status in tasks_mod.ALLOCATED_STATUS:
+            attr.allocated += t.req
+            attr.request += t.req
+        elif t.status == tasks_mod.TaskStatus.PENDING:
+            attr.request += t.req
+    min_res = job.min_resources
+    phase = job.phase
+    if min_res is not None and (phase == scheduling.PodGroupPhase.INQUEUE or (
+            phase == scheduling.PodGroupPhase.RUNNING and job.allocated_task_num() >= job.min_available)):
+        attr.inqueue += job.deduct_gated(np.maximum(min_res - job.allocated, 0))
+    attr.elastic += np.maximum(job.allocated - (min_res if min_res is not None else 0), 0)
+
+
 def _any_reclaimer(reclaimer: "tasks_mod.TaskInfo") -> tuple:
     return ()   # Reclaimable looks at the victims' queues only
 
@@ -148,7 +166,7 @@ class Proportion:
             return attr
 
         for job in ssn.jobs.values():
-            self._account(job, attr_of(job.queue))
+            account(job, attr_of(job.queue))
         for name in ssn.waiting:   # queues whose jobs all wait (they add nothing but take part)
             attr_of(name)
         water_fill(ssn.total, list(self.attrs.values()), dims)
@@ -163,23 +181,6 @@ class Proportion:
         reg.add(hooks.Point.PREEMPTIVE, self.preemptive)
         reg.add(hooks.Point.ALLOCATE_EVENT, self.on_allocate)
         reg.add(hooks.Point.DEALLOCATE_EVENT, self.on_deallocate)
-
-    @staticmethod
-    def _account(job: "jobs_mod.JobInfo", attr: QueueAttr) -> None:
-        if not job.tasks and job.phase == scheduling.PodGroupPhase.PENDING:
-            return   # a waiting PodGroup without pods adds nothing (every term below is zero)
-        for t in job.tasks.values():
-            if t.status in tasks_mod.ALLOCATED_STATUS:
-                attr.allocated += t.req
-                attr.request += t.req
-            elif t.status == tasks_mod.TaskStatus.PENDING:
-                attr.request += t.req
-        min_res = job.min_resources
-        phase = job.phase
-        if min_res is not None and (phase == scheduling.PodGroupPhase.INQUEUE or (
-                phase == scheduling.PodGroupPhase.RUNNING and job.allocated_task_num() >= job.min_available)):
-            attr.inqueue += job.deduct_gated(np.maximum(min_res - job.allocated, 0))
-        attr.elastic += np.maximum(job.allocated - (min_res if min_res is not None else 0), 0)
 
     # ---- hooks -----------------------------------------------------------------------------------
     def _share(self, name: str) -> float:
