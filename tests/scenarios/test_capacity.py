@@ -340,3 +340,212 @@ HIER = [
 @pytest.mark.parametrize("case", HIER)
 def test_hierarchical_capacity(case: Case):
     check(case, run(case))
+
+
+# ---- Test_capacityPlugin_AncestorReclaimScenarios ---------------------------------------------------
+A1R1 = R("1", "1Gi", a100=1, rdma_hca=1)
+N_A4 = node("n1", R("16", "16Gi", a100=4, rdma_hca=1001, pods=11))
+N_22 = node("n1", R("2", "2Gi", pods=10))
+
+
+def anc_case(level, priority, nodes, queues, pgs, pods, **kw):
+    return Case(caph(level, priority), "enqueue, reclaim, allocate", nodes, queues, pgs, pods, **kw)
+
+
+def project_tree():
+    return [ROOT2, hq("project1_root", "root", R("", "", a100=1), R("", "", a100=2)),
+            hq("project1_non-preemptable", "project1_root", R("", "", a100=1), R("", "", a100=1)),
+            hq("project1_preemptable", "project1_root"),
+            hq("project2_root", "root", R("", "", a100=3), R("", "", a100=4)),
+            hq("project2_non-preemptable", "project2_root", R("", "", a100=3), R("", "", a100=3)),
+            hq("project2_preemptable", "project2_root")]
+
+
+def level_tree():
+    two, one, four = R("2", "2Gi"), R("1", "1Gi"), R("4", "4Gi")
+    return [ROOT, hq("grand-a", "root", two, four), hq("parent-a", "grand-a", two, two),
+            hq("queue-a", "parent-a", two, two), hq("grand-b", "root", R("3", "3Gi"), four),
+            hq("parent-b", "grand-b", one, two), hq("queue-b", "parent-b", one, two)]
+
+
+def victim_and_reclaimer(victim_queue, reclaimer_queue, victim=R("2", "2Gi"), reclaimer=R("2", "2Gi")):
+    return ([pg("pg-victim", victim_queue, 1, "Running"), pg("pg-reclaimer", reclaimer_queue, 1, "Inqueue")],
+            [running("p-victim", "pg-victim", "n1", victim), pending("p-reclaimer", "pg-reclaimer", reclaimer)])
+
+
+RECLAIMED = dict(evict=["p-victim"], pipelined={"pg-reclaimer": ["n1"]})
+KEPT = dict(pipelined={})
+ANC = [
+    pytest.param(anc_case(
+        1, True, [N_A4], [ROOT2, hq("case1_queue1", "root", R("", "", a100=1)), hq("case1_queue11", "case1_queue1"),
+                          hq("case1_queue2", "root")],
+        [pg("pg1", "case1_queue2", 1, "Running"), pg("pg2", "case1_queue11", 1, "Inqueue")],
+        [running("p1", "pg1", "n1", R("1", "1Gi", a100=4, rdma_hca=1)), pending("p2", "pg2", A1R1)],
+        evict=["p1"], pipelined={"pg2": ["n1"]}), id="ANC-01 reclaim on the parent's deserved at level 1"),
+    pytest.param(anc_case(
+        1, True, [N_A4], project_tree(),
+        [pg(f"pg{i}", "project2_preemptable", 1, "Running") for i in (1, 2, 3, 4)] + [
+            pg("pg5", "project1_preemptable", 1, "Pending")],
+        [running("p1", "pg1", "n1", A1R1, priority=2), running("p2", "pg2", "n1", A1R1, priority=2),
+         running("p3", "pg3", "n1", A1R1, priority=2), running("p4", "pg4", "n1", A1R1, priority=1),
+         pending("p5", "pg5", A1R1)],
+        evict=["p4"], pipelined={"pg5": ["n1"]}),
+        id="ANC-02 cross-parent reclaim when the victim's child and parent are over deserved"),
+    pytest.param(anc_case(
+        1, True, [N_A4], project_tree(),
+        [pg("pg1", "project2_preemptable", 1, "Running"), pg("pg2", "project2_preemptable", 1, "Running"),
+         pg("pg3", "project2_preemptable", 1, "Running"), pg("pg4_reclaimed", "project2_preemptable", 1, "Inqueue"),
+         pg("pg5_pipelined", "project1_preemptable", 1, "Running"),
+         pg("pg6", "project2_non-preemptable", 1, "Pending")],
+        [running("p1", "pg1", "n1", A1R1, priority=2), running("p2", "pg2", "n1", A1R1, priority=2),
+         running("p3", "pg3", "n1", A1R1, priority=2), pending("p4", "pg4_reclaimed", A1R1),
+         running("p5", "pg5_pipelined", "n1", A1R1), pending("p6", "pg6", A1R1)],
+        evict=["p3"], pipelined={"pg6": ["n1"]}), id="ANC-03 the sibling queue's victim goes first"),
+    pytest.param(anc_case(
+        1, True, [node("n1", R("8", "8Gi", a100=1, rdma_hca=1001, pods=11))],
+        [ROOT2, hq("case4_parent1", "root", R("", "", a100=1)), hq("case4_child1", "case4_parent1", R("", "", a100=1)),
+         hq("case4_child1_sibling", "case4_parent1"), hq("case4_parent2", "root", R("", "", a100=1)),
+         hq("case4_child2", "case4_parent2", R("", "", a100=1))],
+        [pg("pg1", "case4_child1", 1, "Running"), pg("pg2", "case4_child2", 1, "Pending"),
+         pg("pg3", "case4_child1_sibling", 1, "Running")],
+        [running("p1", "pg1", "n1", A1R1), pending("p2", "pg2", A1R1),
+         running("p3", "pg3", "n1", A1R1, preemptable=NO)],
+        **KEPT), id="ANC-04 cross-parent reclaim blocked when the victim's child is not over deserved"),
+    pytest.param(anc_case(0, False, [N_22], level_tree(), *victim_and_reclaimer("queue-b", "queue-a"), **RECLAIMED),
+                 id="ANC-05 level 0: leaf deserved decides"),
+    pytest.param(anc_case(1, False, [N_22], level_tree(), *victim_and_reclaimer("queue-b", "queue-a"), **RECLAIMED),
+                 id="ANC-06 level 1: the parents' check passes"),
+    pytest.param(anc_case(2, False, [N_22], level_tree(), *victim_and_reclaimer("queue-b", "queue-a"), **KEPT),
+                 id="ANC-07 level 2: the grandparents' check fails"),
+    pytest.param(anc_case(
+        1, False, [N_22], [ROOT, hq("parent", "root", R("4", "4Gi"), R("4", "4Gi")), hq("queue-a", "parent"),
+                           hq("queue-b", "parent")],
+        *victim_and_reclaimer("queue-b", "queue-a"), **KEPT),
+        id="ANC-08 level 1: siblings without leaf deserved do not reclaim"),
+    pytest.param(anc_case(
+        2, False, [N_22], [ROOT, hq("grand", "root", R("2", "2Gi"), R("2", "2Gi")), hq("parent-a", "grand"),
+                           hq("queue-a", "parent-a"), hq("parent-b", "grand"), hq("queue-b", "parent-b")],
+        *victim_and_reclaimer("queue-b", "queue-a"), **KEPT),
+        id="ANC-09 level 2: cousins without leaf deserved under one grandparent do not reclaim"),
+    pytest.param(anc_case(
+        2, False, [N_22], [ROOT, hq("grand", "root", R("1", "1Gi"), R("2", "2Gi")),
+                           hq("parent-deep", "grand", R("1", "1Gi"), R("2", "2Gi")), hq("queue-deep", "parent-deep"),
+                           hq("queue-shallow", "grand")],
+        *victim_and_reclaimer("queue-deep", "queue-shallow"), **KEPT),
+        id="ANC-10 level 2: unbalanced tree under one grandparent, no leaf deserved"),
+    pytest.param(anc_case(
+        2, False, [node("n1", R("4", "4Gi", pods=10, a100=2))],
+        [ROOT, hq("shallow-parent", "root", R("", "", a100=1)),
+         hq("queue-shallow", "shallow-parent", R("", "", a100=1)),
+         hq("deep-grand", "root", R("", "", a100=2)), hq("deep-parent", "deep-grand", R("", "", a100=1)),
+         hq("queue-deep", "deep-parent", R("", "", a100=1))],
+        *victim_and_reclaimer("queue-deep", "queue-shallow", R("1", "1Gi", a100=2), R("1", "1Gi", a100=1)), **KEPT),
+        id="ANC-11 level 2: the depth-2 ancestor is not over deserved"),
+]
+
+
+@pytest.mark.parametrize("case", ANC)
+def test_ancestor_reclaim(case: Case):
+    check(case, run(case))
+
+
+# ---- Test_buildHierarchicalQueueAttrs_nilSafety ------------------------------------------------------
+NIL_TIERS = [[P("capacity", enabledAllocatable=True, enableReclaimable=True, enableQueueOrder=True,
+                enableHierarchy=True, enableJobEnqueued=True),
+              P("predicates", enablePredicate=True), P("gang", enableJobStarving=True)]]
+N_44 = node("n1", R("4", "4Gi", pods=10))
+
+
+@pytest.mark.parametrize("case", [
+    pytest.param(Case(NIL_TIERS, "allocate", [N_44], [], [], []), id="NIL-1 no root queue: nothing scheduled"),
+    pytest.param(Case(NIL_TIERS, "allocate", [N_44], [hq("root", "")], [pg("pg-orphan", "deleted-queue", 1, "Inqueue")],
+                      [pending("orphan", "pg-orphan", R("1", "1Gi"))]), id="NIL-2 a job of a deleted queue"),
+])
+def test_nil_safety(case: Case):
+    check(case, run(case))
+
+
+def test_no_root_queue_says_why():
+    """vclite's own: without a root queue nothing is allocatable, and the pod says why."""
+    case = Case(NIL_TIERS, "allocate", [N_44], [queue("q1")], [pg("pg1", "q1", 1, "Inqueue")],
+                [pending("p1", "pg1", R("1", "1Gi"))])
+    result = run(case)
+    assert result.binds == {}
+    assert 'the root queue "root" does not exist' in result.pod_conditions[f"{NS}/p1"][1]
+
+
+def test_a_job_in_a_parent_queue_does_not_stop_the_others():
+    """Volcano schedules nothing at all while one PodGroup sits in a queue that has children
+    (buildHierarchicalQueueAttrs fails); vclite refuses only that job (docs/differences.md)."""
+    case = Case(caph(), "enqueue, allocate", [H_N1], [ROOT, Q1, Q2, Q11, Q12],
+                [pg("pg-parent", "q1", 1, "Inqueue"), pg("pg-leaf", "q11", 1, "Inqueue")],
+                [pending("p-parent", "pg-parent", R("1", "1Gi")), pending("p-leaf", "pg-leaf", R("1", "1Gi"))])
+    result = run(case)
+    assert result.binds == {f"{NS}/p-leaf": "n1"}
+    assert 'queue "q1" is not a leaf queue' in result.pod_conditions[f"{NS}/p-parent"][1]
+
+
+# ---- TestNoDoubleCountingForInqueueJobWithBindingTasks (two sessions) --------------------------------
+def test_no_double_counting_for_inqueue_job_with_binding_tasks():
+    tiers = [[P("capacity", enabledAllocatable=True, enabledOverused=True, enableJobEnqueued=True)]]
+    nodes = [node("n1", R("4", "8Gi", pods=10))]
+    queues = [queue("q1", None, R("4", "8Gi"))]
+    pga = pg("pga", "q1", 3, "Inqueue", R("3", "3Gi"))
+    pods = [pending(f"pa{i}", "pga", R("1", "1Gi")) for i in (1, 2, 3)]
+    r1 = session.run_session(snapshot.ClusterState(nodes, queues, [pga], pods), conf.build("allocate", tiers), NOW)
+    assert r1.binds == {f"{NS}/pa{i}": "n1" for i in (1, 2, 3)}
+    for p in pods:
+        p["spec"]["nodeName"] = "n1"   # bound, not yet running; pgA still Inqueue
+    pgb = pg("pgb", "q1", 1, "Pending", R("1", "1Gi"))
+    state = snapshot.ClusterState(nodes, queues, [pga, pgb], pods + [pending("pb1", "pgb", R("1", "1Gi"))])
+    r2 = session.run_session(state, conf.build("enqueue, allocate", tiers), NOW)
+    assert r2.binds == {f"{NS}/pb1": "n1"}
+
+
+# ---- TestJobEnqueuedOnOtherPluginsReject -----------------------------------------------------------
+class Rejecter:
+    """The upstream test's RejecterPlugin: rejects pga at enqueue, abstains otherwise."""
+    name = "test-rejecter"
+    Arguments = plugin.NoArguments
+
+    def __init__(self, arguments):
+        pass
+
+    def on_session_open(self, ssn, reg):
+        reg.add(hooks.Point.JOB_ENQUEUEABLE, lambda job: hooks.Vote.REJECT if job.name == "pga" else hooks.Vote.ABSTAIN)
+
+    def on_session_close(self, ssn):
+        pass
+
+
+def test_job_enqueued_only_after_every_voter_admits():
+    reg = registry.default_registry().with_plugins(Rejecter)
+    tiers = [[P("capacity", enableJobEnqueued=True), P("test-rejecter", enableJobEnqueued=True)]]
+    pga, pgb = pg("pga", "q1", 1, "Pending", R("1", "1G")), pg("pgb", "q1", 1, "Pending", R("1", "1G"))
+    pga["metadata"]["creationTimestamp"] = "2026-01-01T00:00:00Z"
+    pgb["metadata"]["creationTimestamp"] = "2026-01-01T00:00:01Z"
+    case = Case(tiers, "enqueue", [node("n1", R("4", "4G", pods=10))], [queue("q1", R("1", "4G"), R("1", "4G"))],
+                [pga, pgb], [pending("poda", "pga", R("1", "1G")), pending("podb", "pgb", R("1", "1G"))],
+                phases={"pgb": "Inqueue", "pga": "Pending"})
+    check(case, run(case, reg))
+
+
+# ---- actions/reclaim/reclaim_test.go: "can not reclaim resources when queue is not open (capacity)" ----
+def test_reclaim06_closed_queue_does_not_reclaim():
+    tiers = [[P("conformance", enableReclaimable=True), P("gang", enableReclaimable=True, enableJobStarving=True),
+              P("capacity", enableReclaimable=True, enableQueueOrder=True, enablePreemptive=True)]]
+    pg1 = pg("pg1", "q1", 1, "Running")
+    pg1["spec"]["priorityClassName"] = "low-priority"
+    pg2 = pg("pg2", "q2", 1, "Inqueue")
+    pg2["spec"]["priorityClassName"] = "high-priority"
+    case = Case(tiers, "reclaim", [node("n1", R("3", "3Gi"))], [queue("q1"), queue("q2", state="Closed")], [pg1, pg2],
+                [running("preemptee1", "pg1", "n1", R("1", "1G"), preemptable=NO),
+                 running("preemptee2", "pg1", "n1", R("1", "1G"), preemptable=True),
+                 running("preemptee3", "pg1", "n1", R("1", "1G"), preemptable=NO),
+                 pending("preemptor1", "pg2", R("1", "1G"))], pipelined={})
+    check(case, run(case))
+    # vclite's own: the check matters — give q2 what it deserves, and only the open queue reclaims.
+    case.queues[1]["spec"]["deserved"] = R("3", "3Gi")
+    check(case, run(case))
+    case.queues[1]["status"]["state"] = "Open"
+    assert run(case).evictions == [f"{NS}/preemptee2"]
