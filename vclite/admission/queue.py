@@ -1,17 +1,18 @@
 """Admission for Queues (scheduling.volcano.sh): Volcano's defaults (weight 1, reclaimable true, legacy
-hierarchy annotations rooted) and checks (weight, state, guarantee ≤ deserved ≤ capability, parent),
-and the delete guard (`default`/`root`, child queues, PodGroups still in the queue).
+hierarchy annotations rooted) and checks (weight, state, guarantee ≤ deserved ≤ capability, parent;
+the hierarchy's depth, root protection, and capability/deserved/guarantee against parent and
+children: queuetree.py), and the delete guard (`default`/`root`, child queues, PodGroups still in
+the queue).
 
 Sources: pkg/webhooks/admission/queues/{mutate,validate} and the Queue CRD (weight 1..65535,
 priority ≥ 0). Messages are Volcano's. The PodGroup delete guard is vclite's stand-in for Volcano's
-"has allocated Pods" check. The ancestor capability/guarantee sums of hierarchical queues are the
-scheduler's concern and are not checked here. Pure functions; reads go through View.
+"has allocated Pods" check. Pure functions; reads go through View.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from vclite.admission import base, common
+from vclite.admission import base, common, queuetree
 from vclite.api import kinds, meta, scheduling
 from vclite.lib import errors
 
@@ -70,8 +71,26 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
             if state not in (None, "") and state not in allowed:
                 errs.append(FieldError(path, common.invalid(state, f"queue state must be in [{' '.join(_STATES)}]")))
     old_parent = common.dict_at(old, "spec").get("parent") if old is not None else None
+    name = meta.name(new)
     if op is base.Operation.CREATE or spec.get("parent") != old_parent:
-        errs += _validate_parent(meta.name(new), spec.get("parent"), view)
+        parent_errs = _validate_parent(name, spec.get("parent"), view)
+        errs += parent_errs
+        if not parent_errs and spec.get("parent") not in (None, "", scheduling.ROOT_QUEUE):
+            why = queuetree.check_depth(name, spec.get("parent"), view) or \
+                queuetree.check_parent_without_children_has_no_pods(name, spec.get("parent"), view)
+            if why:
+                errs.append(FieldError("spec.parent", why))
+    if errs:
+        return errs
+    if name == scheduling.ROOT_QUEUE:
+        if op is base.Operation.UPDATE and old is not None:
+            why = queuetree.check_root_update(new, old)
+            if why:
+                errs.append(FieldError("spec", why))
+    elif queuetree.resources_changed(new, old if op is base.Operation.UPDATE else None):
+        why = queuetree.check_resources(new, view)
+        if why:
+            errs.append(FieldError("spec", why))
     return errs
 
 

@@ -186,3 +186,78 @@ def test_a_clusters_existing_queue_may_be_in_any_state(state):
     assert client.create(q("qs", status={"state": state}))["status"]["state"] == state
     with pytest.raises(errors.Invalid, match="queue state must be in"):
         client.create(q("bad", status={"state": "Paused"}))
+
+
+# ---- hierarchical queues (validate_queue.go validateHierarchicalQueue{,Resources}; messages from
+# validate_queue_test.go where it has the case) ------------------------------------------------------------
+def _tree(*extra: Obj) -> Any:
+    return views.default_view(
+        views.queue("parent-queue-resource-test", parent="root", capability={"cpu": "10", "memory": "20Gi"},
+                    guarantee={"resource": {"cpu": "8", "memory": "16Gi"}}),
+        views.queue("sibling-queue-resource-test", parent="parent-queue-resource-test",
+                    capability={"cpu": "3", "memory": "6Gi"}, guarantee={"resource": {"cpu": "2", "memory": "4Gi"}}),
+        views.queue("parent-queue-to-update", parent="root", capability={"cpu": "20", "memory": "40Gi"},
+                    guarantee={"resource": {"cpu": "10", "memory": "20Gi"}}),
+        views.queue("child-queue-a", parent="parent-queue-to-update", capability={"cpu": "12", "memory": "24Gi"},
+                    guarantee={"resource": {"cpu": "6", "memory": "12Gi"}}),
+        views.queue("child-queue-b", parent="parent-queue-to-update", capability={"cpu": "8", "memory": "16Gi"},
+                    guarantee={"resource": {"cpu": "4", "memory": "8Gi"}}),
+        views.queue("busy-leaf", parent="root") | {"status": {"allocated": {"pods": "1"}}},
+        views.queue("d1", parent="root"), views.queue("d2", parent="d1"), views.queue("d3", parent="d2"),
+        views.queue("d4", parent="d3"), views.queue("d5", parent="d4"), *extra)
+
+
+def _refusal(op: Op, new: Obj, old: Obj | None = None) -> list[str]:
+    try:
+        admit.admit(op, kinds.QUEUE, new, old, _tree())
+    except errors.Invalid as e:
+        return [fe.detail if hasattr(fe, "detail") else str(fe) for fe in e.errors]
+    return []
+
+
+G48, G1020 = {"cpu": "4", "memory": "8Gi"}, {"cpu": "10", "memory": "20Gi"}
+HIERARCHY_REJECT = [
+    pytest.param(Op.CREATE, q("child-capability-exceeds-parent", parent="parent-queue-resource-test",
+                              capability={"cpu": "20", "memory": "40Gi"}), None,
+                 "queue child-capability-exceeds-parent capability[cpu]=20 exceeds its ancestor's capability=10",
+                 id="child capability above the parent's"),
+    pytest.param(Op.CREATE, q("siblings-guarantee-exceeds", parent="parent-queue-resource-test",
+                              capability={"cpu": "7", "memory": "14Gi"}, deserved={"cpu": "7", "memory": "14Gi"},
+                              guarantee={"resource": {"cpu": "7", "memory": "14Gi"}}), None,
+                 "parent queue parent-queue-resource-test validation failed: sum of children's guarantee "
+                 "(cpu 9000.00, memory 19327352832.00) exceeds parent's guarantee limit (cpu 8000.00, memory "
+                 "17179869184.00)", id="siblings' guarantees above the parent's"),
+    pytest.param(Op.UPDATE, q("parent-queue-to-update", parent="root", capability={"cpu": "10", "memory": "20Gi"},
+                              guarantee={"resource": G1020}, deserved=G1020),
+                 q("parent-queue-to-update", parent="root", capability={"cpu": "20", "memory": "40Gi"},
+                   guarantee={"resource": G1020}, deserved=G1020),
+                 "queue parent-queue-to-update capability[cpu]=10 is smaller than its descendants' max capability=12",
+                 id="parent capability below a child's on update"),
+    pytest.param(Op.CREATE, q("leaf-of-busy", parent="busy-leaf"), None,
+                 "queue busy-leaf cannot be the parent queue of queue leaf-of-busy because it has allocated Pods: 1",
+                 id="a leaf with pods cannot become a parent"),
+    pytest.param(Op.CREATE, q("d6", parent="d5"), None, "queue d6 exceeds the maximum allowed depth of 5",
+                 id="too deep"),
+    pytest.param(Op.UPDATE, q("root", capability={"cpu": "4"}), q("root"),
+                 "root queue's resource attributes (capability, deserved, guarantee) cannot be modified",
+                 id="root protected"),
+]
+
+
+@pytest.mark.parametrize("op, new, old, message", HIERARCHY_REJECT)
+def test_hierarchy_rejects(op: Op, new: Obj, old: Obj | None, message: str) -> None:
+    assert any(message in m for m in _refusal(op, new, old)), _refusal(op, new, old)
+
+
+@pytest.mark.parametrize("op, new, old", [
+    pytest.param(Op.CREATE, q("fits", parent="parent-queue-resource-test", capability={"cpu": "5"}), None,
+                 id="within the parent"),
+    pytest.param(Op.CREATE, q("d5b", parent="d4"), None, id="depth 5"),
+    pytest.param(Op.UPDATE, q("root", weight=2), q("root"), id="root weight may change"),
+    pytest.param(Op.UPDATE, q("child-queue-b", parent="parent-queue-to-update", weight=5, deserved=G48,
+                              capability={"cpu": "8", "memory": "16Gi"}, guarantee={"resource": G48}),
+                 q("child-queue-b", parent="parent-queue-to-update", capability={"cpu": "8", "memory": "16Gi"},
+                   deserved=G48, guarantee={"resource": G48}), id="resources unchanged: not re-checked"),
+])
+def test_hierarchy_accepts(op: Op, new: Obj, old: Obj | None) -> None:
+    assert _refusal(op, new, old) == []
