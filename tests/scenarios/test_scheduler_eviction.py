@@ -336,8 +336,12 @@ RECLAIM = [
         CGP, [node("n1", 3, "3Gi")], [q("q1"), q("q2", state="Closed")],
         [group("c1/pg1", "q1", 1, "Running", prio="low-priority"), group("c1/pg2", "q2", 1, prio="high-priority")],
         THREE_RUNNING, [], pipelined={}), id="RECLAIM-05 closed queue does not reclaim (proportion)"),
-    pytest.param(None, marks=pytest.mark.skip(reason="needs the capacity plugin, which vclite does not implement"),
-                 id="RECLAIM-06 closed queue does not reclaim (capacity)"),
+    pytest.param(reclaim_case(
+        t_reclaim("conformance", "gang") + [[P("capacity", enableReclaimable=True, enableQueueOrder=True,
+                                                enablePreemptive=True)]],
+        [node("n1", 3, "3Gi")], [q("q1"), q("q2", state="Closed")],
+        [group("c1/pg1", "q1", 1, "Running", prio="low-priority"), group("c1/pg2", "q2", 1, prio="high-priority")],
+        THREE_RUNNING, [], pipelined={}), id="RECLAIM-06 closed queue does not reclaim (capacity)"),
     pytest.param(reclaim_case(
         CGPP, [node("n1", 10, "2Gi")], [q("q1", priority=1), q("q2", priority=2), q("q3", 3)],
         [group("c1/pg1", "q1", 0, "Running", prio="mid-priority"), group("c1/pg2", "q2", 0, "Running", prio="mid-priority"),
