@@ -12,8 +12,8 @@ Not ported from reclaim.go:
 - Reclaim Case 3 (no reclaim when the PodGroup is pending): upstream skips it as flaky (issue #3562), and what it
   waits for — reclaim-j3's PodGroup Pending after its only pod is deleted — does not follow: the vcjob controller
   recreates the pod and there is room for it, so the PodGroup runs again.
-- Capacity Reclaim Cases 11 and 12: they swap proportion for the `capacity` plugin (12 with hierarchical queues),
-  which vclite refuses at load (docs/differences.md, Scheduler: plugins).
+- Capacity Reclaim Cases 11 and 12: they swap proportion for the `capacity` plugin (12 with hierarchical queues);
+  not ported yet (the plugin's own cases are in test_capacity.py).
 - "Reclaim" (q1-qj-1/q2-qj-2): skipped upstream ("the case has some problem")."""
 from __future__ import annotations
 
