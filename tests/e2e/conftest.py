@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+from tests import vcctl_server
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VCCTL = str(pathlib.Path(sys.executable).with_name("vcctl"))
 
@@ -37,3 +39,18 @@ def write(tmp_path):
         path.write_text(text)
         return path
     return write_file
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A real `vcctl server` with one 4-cpu node for the module's tests (a module may define its own);
+    it must stop cleanly at the end."""
+    with vcctl_server.running(tmp_path_factory.mktemp("server"), "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
+        yield srv
+        vcctl_server.stop_cleanly(srv)
+
+
+@pytest.fixture(scope="module")
+def kubectl(server, tmp_path_factory):
+    """The real kubectl against the module's server (vcctl_server.kubectl_runner)."""
+    return vcctl_server.kubectl_runner(server.kubeconfig, tmp_path_factory.mktemp("kube-cache"))

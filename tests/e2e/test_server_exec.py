@@ -10,7 +10,6 @@ import time
 
 import pytest
 
-from tests import vcctl_server
 from tests.e2e.test_server_kubectl import wait_for
 from tests.unit.executor.test_podexec import alive
 
@@ -30,18 +29,6 @@ spec:
       command: ["sh", "-c", "while [ ! -e stop ]; do sleep 0.05; done"]
       env: [{name: MY_ENV, value: set-in-the-spec}]
 """
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with vcctl_server.running(tmp_path_factory.mktemp("server"), "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
-        yield srv
-        vcctl_server.stop_cleanly(srv)
-
-
-@pytest.fixture(scope="module")
-def kubectl(server, tmp_path_factory):
-    return vcctl_server.kubectl_runner(server.kubeconfig, tmp_path_factory.mktemp("kube-cache"))
 
 
 @pytest.fixture(scope="module")

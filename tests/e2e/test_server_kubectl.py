@@ -37,11 +37,6 @@ def server(tmp_path_factory):
     assert "stopped" in (srv.data_dir / "server.log").read_text()
 
 
-@pytest.fixture(scope="module")
-def kubectl(server, tmp_path_factory):
-    return vcctl_server.kubectl_runner(server.kubeconfig, tmp_path_factory.mktemp("kube-cache"))
-
-
 def rows(text):
     return [line.split() for line in text.strip().splitlines()]
 

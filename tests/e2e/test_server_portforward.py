@@ -16,7 +16,6 @@ import urllib.request
 
 import pytest
 
-from tests import vcctl_server
 from tests.e2e.test_server_kubectl import wait_for
 from tests.unit.httpserver.test_portforward import free_port
 
@@ -42,18 +41,6 @@ spec:
       image: python
       command: COMMAND
 """
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with vcctl_server.running(tmp_path_factory.mktemp("server"), "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
-        yield srv
-        vcctl_server.stop_cleanly(srv)
-
-
-@pytest.fixture(scope="module")
-def kubectl(server, tmp_path_factory):
-    return vcctl_server.kubectl_runner(server.kubeconfig, tmp_path_factory.mktemp("kube-cache"))
 
 
 def start_pod(kubectl, name, command):
