@@ -321,3 +321,17 @@ def test_history_limits_delete_the_oldest_finished() -> None:
     assert [j["metadata"]["name"] for j in c.jobs()] == [f"vccronjob-{int((TEN + 4 * M).timestamp()) // 60}"]
     assert c.reasons().count("SuccessfulDelete") == 3
     assert 'Deleted job "vccronjob-' in next(m for _, r, m in c.events if r == "SuccessfulDelete")
+
+
+def test_vcjobs_are_followed_only_once_a_cronjob_exists():
+    """A flow's vcjobs cost the controller nothing until a CronJob appears; then the vcjobs already
+    there are known too (a CronJob's own vcjob made before a restart is seen)."""
+    c = Cluster()
+    c.client.create({"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+                     "metadata": {"name": "plain", "namespace": "default"}, "spec": job_spec()})
+    assert list(c.ctrl.jobs.items()) == []
+    c.create_cronjob()
+    assert [j["metadata"]["name"] for j in c.ctrl.jobs.items()] == ["plain"]
+    restarted = cc.CronJobController(c.client, c.clock, local_zone=UTC)
+    restarted.start()
+    assert [j["metadata"]["name"] for j in restarted.jobs.items()] == ["plain"]

@@ -59,10 +59,16 @@ class CronJobController:
         self.jobs = informer_mod.Informer(client, kinds.JOB, self._on_job, indexers={"cronjob": _owner_key})
 
     def start(self) -> None:
-        self.jobs.start()
+        """Follow CronJobs; vcjobs only once a CronJob exists (`_follow_jobs`)."""
         self.cronjobs.start()
         for cj in self.cronjobs.items():
+            self._follow_jobs()
             self.queue.add(meta.key(cj))
+
+    def _follow_jobs(self) -> None:
+        """Start following vcjobs (a list, then the watch; once). Until a CronJob exists, no vcjob can be
+        one of its: a flow's vcjobs then cost this controller nothing (no cache, no event handled)."""
+        self.jobs.start()
 
     def stop(self) -> None:
         self.cronjobs.stop()
@@ -70,6 +76,7 @@ class CronJobController:
 
     # ---- handlers (cronjob_controller_handler.go) ---------------------------------------------
     def _on_cronjob(self, ev: client_mod.WatchEvent) -> None:
+        self._follow_jobs()
         if ev.type == client_mod.EventType.MODIFIED and ev.old is not None:
             if meta.status_only_change(ev.object, ev.old):
                 return   # our own status write (its sync already queued what follows)
