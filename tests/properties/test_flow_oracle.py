@@ -433,15 +433,14 @@ def templates(draw, flows: list[dict]) -> dict[str, str]:
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(runs(), st.data())
-def test_job_templates_wait_for_skip_on_and_fill_in_what_they_read(run, data):
+@given(runs(), st.booleans(), st.data())
+def test_job_templates_wait_for_skip_on_and_fill_in_what_they_read(run, suspends, data):
     """docs/jobflow-primitives.md "Outputs" and "Templates": a JobTemplate reading `{{outputs.<flow>}}` makes
     its vcjob wait for that flow; a flow that did not complete skips the reader (unless its expression names it,
     or it is the exit handler); every vcjob is created with its parameters, item, iteration and outputs filled
-    in."""
-    # (not suspended: a resume can make a retry due in the moment a template's read stops the JobFlow, an open
-    # discrepancy: test_engine.py::test_a_retry_due_when_building_the_moments_vcjobs_stops_the_jobflow_is_not_…)
-    check(run, False, lambda options: data.draw(st.sampled_from(options)), templates=data.draw(templates(run[0])))
+    in — the JobFlow suspended and resumed at random moments (its reads are decided once resumed)."""
+    check(run, suspends, lambda options: data.draw(st.sampled_from(options)),
+          templates=data.draw(templates(run[0])))
 
 
 def check(run: tuple, suspends: bool, choose, chaos: bool = False, templates: dict[str, str] | None = None) -> None:

@@ -584,15 +584,34 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         for name in list(self.probe_waiters):
             self._mark(name)
         self._settle(now)
-        # The retries due start once this moment is settled: a failure found in it (at a resume, say) wins,
-        # and the retries waiting are then not made (NotRetried: their failure is their flow's outcome).
-        if not self.frozen and not self.suspended:
-            for inst in [i for i in self.retry_wait.values() if i.retry_at is not None and i.retry_at <= now]:
-                if self.stopping and not self.flows[inst.flow].d.exit:
-                    continue                             # after an unhandled failure only the exit handler runs
-                self._retry(inst, now)
+        # The retries due start once this moment is settled and its vcjobs are built: a failure found in it (at a
+        # resume, say, a template's read skipping its flow) wins, and the retries waiting are then not made
+        # (NotRetried: their failure is their flow's outcome) — decided before anything is counted or deleted.
+        due = self._retries_due(now)
+        for inst in due:
+            self._retry(inst, now)
+        if due:
             self._settle(now)
         return self._actions(now)
+
+    def _retries_due(self, now: dt.datetime) -> list[rs.Inst]:
+        """The failed instances whose retry starts now: their back-off has passed, the JobFlow is neither
+        suspended nor stopped (after an unhandled failure only the exit handler's retries), and every vcjob
+        this moment asked for has been built (none is left without a note): building them reads the
+        JobTemplates, which may skip a flow and so stop the JobFlow — the controller decides again after it
+        built them, and only then are the retries counted and their failed vcjobs deleted."""
+        if self.frozen or self.suspended:
+            return []
+        due = [i for i in self.retry_wait.values() if i.retry_at is not None and i.retry_at <= now
+               and (not self.stopping or self.flows[i.flow].d.exit)]
+        if due and any(i.note is None for i in self._to_build()):
+            return []
+        return due
+
+    def _to_build(self) -> list[rs.Inst]:
+        """The instances whose vcjobs the controller is asked to make now (those of the exit handler only, after
+        an unhandled failure)."""
+        return [i for i in self.to_create.values() if not self.stopping or self.flows[i.flow].d.exit]
 
     def _settle(self, now: dt.datetime) -> None:
         """Decide until nothing is left to decide: skips, failures, admissions, starts."""
@@ -638,7 +657,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
     def _actions(self, now: dt.datetime) -> rs.Actions:
         acts = rs.Actions()
         if not self.frozen and not self.suspended:
-            acts.create = [i for i in self.to_create.values() if not self.stopping or self.flows[i.flow].d.exit]
+            acts.create = self._to_build()
         if not self.frozen:   # (after an unhandled failure, only the exit handler's retries still wait)
             due = [i.retry_at for i in self.retry_wait.values()
                    if i.retry_at is not None and (not self.stopping or self.flows[i.flow].d.exit)]

@@ -1054,14 +1054,12 @@ def test_a_probe_over_a_fan_out_whose_item_was_deleted_still_covers_it_after_a_r
                                                                       ["jf-t-0", "jf-t-1"])
 
 
-@pytest.mark.xfail(strict=True, reason="open: a retry due in the moment a template's read stops the JobFlow was "
-                                       "already counted and its failed attempt deleted; it is then NotCreated")
 def test_a_retry_due_when_building_the_moments_vcjobs_stops_the_jobflow_is_not_retried():
     """At the resume a's retry is due and h starts; h's JobTemplate reads f's output (f Failed, a target of
     `strategy: any`): h is Skipped, f's failure unhandled, the JobFlow stops. The docs: no retry starts after the
     stop, not even one due in that moment — a's failure is its outcome (`NotRetried`). The engine had already
-    counted the retry and deleted the failed attempt before the vcjobs were built: a says `NotCreated`, with
-    no outcome."""
+    counted the retry and deleted the failed attempt before the vcjobs were built: a said `NotCreated`, with
+    no outcome. Now the retries due start only once the moment's vcjobs are built."""
     sim = flowsim.Sim([fl("a", retry={"limit": 1, "backoff": {"duration": "1s"}}), fl("f"), fl("g"),
                        anyof("h", "f", "g")], templates={"a": "", "f": "", "g": "", "h": "{{outputs.f}}"})
     sim.suspend(True)
@@ -1072,3 +1070,18 @@ def test_a_retry_due_when_building_the_moments_vcjobs_stops_the_jobflow_is_not_r
     sim.suspend(False)
     assert (sim.phase, sim.reason("h")) == ("Failed", "DependencyNeverMet")
     assert (sim.cond("a")["phase"], sim.reason("a")) == ("Failed", "NotRetried")
+    assert ("jf-a" in sim.deleted, sim.cond("a").get("retries"), sim.created.count("jf-a")) == (False, None, 1)
+
+
+def test_a_retry_due_at_a_resume_starts_after_the_moments_vcjobs_are_built():
+    """The same moment without a stop (f Completed: h's read holds): h is created, then a's retry starts."""
+    sim = flowsim.Sim([fl("a", retry={"limit": 1, "backoff": {"duration": "1s"}}), fl("f"), fl("g"),
+                       anyof("h", "f", "g")], templates={"a": "", "f": "", "g": "", "h": "{{outputs.f}}"})
+    sim.suspend(True)
+    sim.finish("jf-a", F)
+    sim.finish("jf-f", C)
+    sim.finish("jf-g", C)
+    sim.advance(5)
+    sim.suspend(False)
+    assert (sim.created[-2:], sim.deleted, sim.cond("a").get("retries")) == (["jf-h", "jf-a"], ["jf-a"], 1)
+    assert sim.phase == "Running"
