@@ -96,6 +96,7 @@ class Sim:
                 spec = self._build(inst)
                 if spec is not None:
                     built.append((inst, spec))
+            self.eng.built(self.now)
             for inst, spec in built:
                 if self.eng.still_to_create(inst):
                     self._create(inst, spec)

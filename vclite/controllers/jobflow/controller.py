@@ -445,7 +445,9 @@ class JobFlowController:
             if job is not None:
                 built.append((inst, job))
         # Every vcjob of this moment is built before any is created: a flow Skipped by what its template reads
-        # may leave a failure unhandled, and that failure wins over the starts of the same moment (the docs).
+        # may leave a failure unhandled (a vcjob refused as built fails its flow), and that failure wins over the
+        # starts of the same moment (the docs).
+        eng.built(now)
         for inst, job in built:
             if not eng.still_to_create(inst):
                 continue

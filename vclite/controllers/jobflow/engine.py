@@ -365,10 +365,18 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             inst.retry_of = meta.uid(inst.job) if inst.job else ""
         self._update(inst, now)
 
+    def built(self, now: dt.datetime) -> None:
+        """Every vcjob of this moment is built (before any is created): what building decided — a flow Skipped for
+        what its JobTemplate reads, a vcjob refused (`InvalidTemplate`), and what follows from them (a handler
+        Skipped in turn, a failure left unhandled) — is settled now, so that `still_to_create` knows whether the
+        JobFlow stopped, whatever the order the vcjobs were built in."""
+        self._settle(now)
+
     def still_to_create(self, inst: rs.Inst) -> bool:
-        """Whether `inst`'s vcjob is still to be made: building the vcjobs of a moment may have stopped the
-        JobFlow (a template reading an output that cannot be read skips its flow, and the failure it handled is
-        unhandled then), which keeps the others of that moment from being created — but the exit handler's."""
+        """Whether `inst`'s vcjob is still to be made once the moment's vcjobs are `built`: building them may have
+        stopped the JobFlow (a template reading an output that cannot be read skips its flow, and the failure it
+        handled is unhandled then; a patch that cannot be applied fails its flow), which keeps the others of that
+        moment from being created — but the exit handler's."""
         return self.to_create.get(inst.name) is inst and (not self.stopping or self.flows[inst.flow].d.exit)
 
     def attempt_deadline(self, inst: rs.Inst, now: dt.datetime) -> int | None:

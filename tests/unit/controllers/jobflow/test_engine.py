@@ -1085,3 +1085,28 @@ def test_a_retry_due_at_a_resume_starts_after_the_moments_vcjobs_are_built():
     sim.suspend(False)
     assert (sim.created[-2:], sim.deleted, sim.cond("a").get("retries")) == (["jf-h", "jf-a"], ["jf-a"], 1)
     assert sim.phase == "Running"
+
+
+def test_a_patch_that_cannot_be_merged_fails_its_flow_before_the_moments_vcjobs_are_created():
+    """b's patch has a task without a name while its JobTemplate has two: its vcjob is refused (InvalidTemplate),
+    found as the moment's vcjobs are built. The docs: every vcjob of a moment is built before any is created, and a
+    failure found then wins over the starts of that moment, whatever the spec order — a is not created (it was)."""
+    sim = flowsim.Sim([fl("a"), fl("b", patch={"jobSpec": {"tasks": [{}]}})], templates={"a": "", "b": ""})
+    assert (sim.phase, sim.reason("b"), sim.cond("b")["phase"]) == ("Failed", "InvalidTemplate", "Failed")
+    assert (sim.created, sim.reason("a")) == ([], "NotCreated")
+
+
+def test_a_handler_skipped_by_what_a_template_read_skipped_stops_the_vcjobs_of_that_moment():
+    """a Failed is handled by k (`h.Completed && a.Failed`) while h can complete. g completes: h and z start
+    together; h's JobTemplate reads the output of f, Skipped (its `when` is false): h is Skipped as its vcjob is
+    built, so k can never run and a's failure is unhandled. That is settled with the moment's starts: z is never
+    created (it was, as only the failures h itself handled were looked at before creating)."""
+    sim = flowsim.Sim([fl("a"), fl("f", when="params.go != 'yes'"), fl("g"), fl("h", "g"),
+                       expr("k", "h.Completed && a.Failed"), fl("z", "g")],
+                      templates={n: "{{outputs.f}}" if n == "h" else "" for n in "afghkz"},
+                      arguments={"parameters": [{"name": "go", "value": "yes"}]})
+    sim.finish("jf-a", F)
+    assert sim.phase == "Running"
+    sim.finish("jf-g", C)
+    assert (sim.reason("h"), sim.reason("k"), sim.phase) == ("DependencyNeverMet", "DependencyNeverMet", "Failed")
+    assert ("jf-z" in sim.created, sim.reason("z")) == (False, "NotCreated")
