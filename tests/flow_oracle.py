@@ -629,6 +629,10 @@ class Oracle:
         a flow started in it is not (NotCreated), a retry or an iteration waits again (then `_stop_waiting`)."""
         cancelled = [j for j in self.fresh if not self.owner[j][0].exit]
         unmade = [j for j in self.output_wait if not self.owner[j][0].exit]     # (waiting for an output: never made)
+        # (and one whose output came in this moment: it is neither a retry nor a next iteration, to wait again)
+        unmade += [j for j in cancelled if self.owner[j][0] not in self.started_now and j not in self.tries
+                   and not (self.owner[j][0].loop == "repeat" and self.owner[j][1] > 0)]
+        cancelled = [j for j in cancelled if j not in unmade]
         self.output_wait = [j for j in self.output_wait if j not in unmade]
         for flow in {self.owner[j][0].name: self.owner[j][0] for j in unmade}.values():
             if flow.loop == "":
@@ -643,7 +647,7 @@ class Oracle:
         for job in cancelled:
             if self.owner[job][0] not in self.started_now:
                 self.waiting.add(job)
-        self.fresh = [j for j in self.fresh if j not in cancelled]
+        self.fresh = [j for j in self.fresh if j not in cancelled and j not in unmade]
         self.started_now = [f for f in self.started_now if f.exit]
         return bool(cancelled or unmade)
 

@@ -87,6 +87,25 @@ def test_oracle_rows_from_the_docs(flows, on_exit, attempts, order, states, phas
     assert (got, result.phase) == (states, phase)
 
 
+def test_a_vcjob_whose_output_comes_in_the_moment_a_failure_stops_the_jobflow_is_not_created():
+    """s's JobTemplate reads a's output: s waits for it. f Fails, handled by h (`strategy: any` over f and a). a
+    completes: in that moment s's output is there and h starts, but h's JobTemplate reads f's output: h is Skipped,
+    f's failure unhandled, and the JobFlow stops — s is never made (`NotCreated`, the docs: "A vcjob still waiting
+    for an output when an unhandled failure stops the JobFlow is never made"). The oracle had s wait again as if
+    it were a retry, then called it a repeat's iteration (`Pending:Repeat`)."""
+    flows = [{"name": "a"}, {"name": "f"}, {"name": "h", **dep(targets=["f", "a"], strategy="any")}, {"name": "s"}]
+    templates = {"a": "", "f": "", "h": "{{outputs.f}}", "s": "{{outputs.a}}"}
+    oracle = flow_oracle.Oracle(flows, {"jf-f": ["Failed"]}, None, GO, templates=templates)
+    sim = flowsim.Sim(flows, templates=templates)
+    for job in ("jf-f", "jf-a"):
+        finish(sim, job, oracle.next_phase(job), "")
+        oracle.finish(job)
+    result = oracle.result()
+    want = {"a": "Completed", "f": "Failed", "h": "Skipped:DependencyNeverMet", "s": "NotCreated"}
+    assert (oracle_states(result), result.phase) == (want, "Failed")
+    assert (engine_states(sim, flows), sim.phase) == (want, "Failed")
+
+
 PS_PROBE = {"taskStatusList": [{"taskName": "ps", "phase": "Running"}]}
 
 # (flows, onExit, attempts, outputs, moves, states, phase, vcjobs created); moves: ("finish", job), ("ps", job),
