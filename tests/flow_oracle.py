@@ -12,8 +12,12 @@ stands; a plain Volcano JobFlow re-creates a Completed one a user deleted while 
 outputs (`outputs.f.acc.0`, null, mixed types), and JobTemplates' placeholders (`{{params.p}}`, `{{item}}`,
 `{{iteration}}`, `{{outputs.f}}`: a read waits for its flow, skips the reader when that flow did not complete
 unless its expression names it, is refused for the reader's own flow outside a repeat; the command each vcjob
+gets), `patch.jobSpec` merged onto a JobTemplate's whole spec (`patched`, from the rules of
+docs/jobflow-expressions.md "Patches": job fields replaced, tasks by name, vcjob volumes by mountPath, plugin
+arguments appended, pod templates merged through their keyed lists; a patch that cannot be merged refuses the
+vcjob) with its placeholders filled in and its output reads part of the flow's dependency (the spec each vcjob
 gets). The property module plays restarts of the controller too (nothing changes). Back-off timing and
-`maxDuration` are tests/retry_oracle.py's. Not covered: patches, the status' messages.
+`maxDuration` are tests/retry_oracle.py's. Not covered: the status' messages.
 
 `Oracle` is a state machine played in step with the engine: `running` is the set of vcjobs running
 now; `finish(job)` ends the current attempt of `job` with its next predetermined phase and output,
@@ -277,7 +281,9 @@ class Flow:
     retry: int
     exit: bool
     probes: tuple = ()              # its probe entries (kind, taskName): taskStatus (Running), httpGet, tcpSocket
-    template: str = ""              # its JobTemplate's command (where its `{{…}}` placeholders are)
+    template: str = ""              # its JobTemplate's command (where its `{{…}}` placeholders are), or its spec's JSON
+    spec: dict | None = None        # its JobTemplate's spec, when given whole (else a command: `template`)
+    patch: dict | None = None       # its `patch.jobSpec`
     state: str = "Pending"          # Pending, Running, Completed, Failed, Terminated, Skipped, Unmade (NotCreated)
     reason: str = ""                # DependencyNeverMet, WhenFalse, InvalidCondition, InvalidParam, NoItems, ...
     item_outcomes: list = dataclasses.field(default_factory=list)   # per item: None while it runs
@@ -296,7 +302,7 @@ class Flow:
     @property
     def reads_outputs(self) -> set[str]:
         read = output_reads(self.when) | output_reads(self.until) | ({self.param} if self.param else set())
-        return read - {self.name}
+        return (read | set(TEMPLATE_READ.findall(json.dumps(self.patch)))) - {self.name}   # (a patch's: its dependency)
 
     @property
     def finished(self) -> bool:
@@ -323,7 +329,108 @@ def make_flow(f: Mapping, on_exit: str | None) -> Flow:
     entries = tuple((kind, e["taskName"]) for key, kind in kinds for e in probe.get(key) or [])
     return Flow(f["name"], kind, tuple(dep.get("targets") or ()), expr, f.get("when"), loop,
                 len(f["withItems"]) if loop == "items" else None, f.get("withItems"), param, repeat.get("until"),
-                int(repeat.get("limit", 1)), int((f.get("retry") or {}).get("limit", 0)), f["name"] == on_exit, entries)
+                int(repeat.get("limit", 1)), int((f.get("retry") or {}).get("limit", 0)), f["name"] == on_exit, entries,
+                patch=(f.get("patch") or {}).get("jobSpec"))
+
+
+# ---- patch.jobSpec (docs/jobflow-expressions.md "Patches") ----------------------------------------------------
+
+class PatchError(ValueError):
+    """A patch that cannot be applied (an element without its key where the rule does not allow it): the vcjob is
+    refused, its flow fails (`InvalidTemplate`)."""
+
+
+POD_KEYED = {"containers": "name", "initContainers": "name", "volumes": "name", "tolerations": "key",
+             "hostAliases": "ip"}                       # lists of a pod spec merged by a key (the docs' table)
+CONTAINER_KEYED = {"env": "name", "volumeMounts": "mountPath", "ports": "containerPort"}
+WHOLE = {"affinity", "securityContext", "livenessProbe", "readinessProbe", "startupProbe"}   # replaced whole
+
+
+def patched(template: dict, patch: dict | None) -> dict:
+    """The JobTemplate's spec with a flow's `patch.jobSpec` merged onto it, by the docs' rules: only what the patch
+    sets changes (absent or null keeps the template's value); job fields and `policies` are replaced; `tasks` merge
+    by name (a matched task's fields replaced, but its pod template, merged), `volumes` by mountPath (a matched one
+    replaced whole), `plugins` append the patch's arguments the template's lack. New elements are appended."""
+    spec = json.loads(json.dumps(template))
+    for key, value in (patch or {}).items():
+        if value is None:
+            continue
+        if key == "tasks":
+            spec[key] = by_key(spec.get(key) or [], value, "name", merge_task)
+        elif key == "volumes":
+            spec[key] = by_key(spec.get(key) or [], value, "mountPath", lambda old, new: new)
+        elif key == "plugins":
+            plugins = dict(spec.get(key) or {})
+            for name, args in value.items():
+                if args is None:
+                    continue
+                have = list(plugins.get(name) or [])
+                for arg in args:
+                    if arg not in have:
+                        have.append(arg)
+                plugins[name] = have
+            spec[key] = plugins
+        else:
+            spec[key] = value
+    return json.loads(json.dumps(spec))
+
+
+def by_key(old: list, new: list, key: str, merge_one: Callable[[dict, dict], dict]) -> list:
+    """A keyed list: a patch element merges onto the template's element of the same key, else is appended; one
+    without its key applies to the template's element when both lists have exactly one, else it is an error."""
+    out = list(old)
+    for element in new:
+        if element.get(key) is None:
+            if len(old) != 1 or len(new) != 1:
+                raise PatchError(f"an element without {key}: the template has {len(old)}, the patch {len(new)}")
+            out[0] = merge_one(out[0], element)
+            continue
+        at = [i for i, e in enumerate(out) if e.get(key) == element[key]]
+        if at:
+            out[at[0]] = merge_one(out[at[0]], element)
+        else:
+            out.append(element)
+    return out
+
+
+def merge_task(old: dict, new: dict) -> dict:
+    task = dict(old)
+    for key, value in new.items():
+        if value is not None:
+            task[key] = pod_template(task[key], value) if key == "template" and key in task else value
+    return task
+
+
+def merge_fields(old: dict, new: dict, keyed: Mapping[str, str], inner: Mapping[str, Callable]) -> dict:
+    """Objects merge key by key: scalars and unkeyed lists replaced, WHOLE sections replaced whole, the `keyed` lists
+    element by element (`inner` says how a matched element of each merges: by default it is replaced whole)."""
+    out = dict(old)
+    for key, value in new.items():
+        if value is None:
+            continue
+        if key not in out or key in WHOLE:
+            out[key] = value
+        elif key in keyed and isinstance(value, list) and isinstance(out[key], list):
+            out[key] = by_key(out[key], value, keyed[key], inner.get(key, lambda o, n: n))
+        elif isinstance(value, dict) and isinstance(out[key], dict):
+            out[key] = merge_fields(out[key], value, {}, {})
+        else:
+            out[key] = value
+    return out
+
+
+def container(old: dict, new: dict) -> dict:
+    """A matched container merges: its image, `env` by name, `resources` per request and limit, …"""
+    return merge_fields(old, new, CONTAINER_KEYED, {})
+
+
+def pod_template(old: dict, new: dict) -> dict:
+    out = merge_fields(old, {k: v for k, v in new.items() if k != "spec"}, {}, {})
+    if new.get("spec") is not None:
+        inner = {"containers": container, "initContainers": container}
+        out["spec"] = merge_fields(out.get("spec") or {}, new["spec"], POD_KEYED, inner) \
+            if isinstance(out.get("spec"), dict) else new["spec"]
+    return out
 
 
 def aggregate(outcomes: Sequence[str]) -> str:
@@ -369,9 +476,13 @@ class Oracle:
         self.item_of: dict[str, object] = {}        # vcjob -> its loop item (withItems, withParam)
         self.output_wait: list[str] = []            # vcjobs whose JobTemplate reads an output not there yet
         self.commands: list[tuple[str, str]] = []   # (vcjob, its JobTemplate's command filled in), as created
+        self.specs: list[tuple[str, dict]] = []     # (vcjob, its spec), as created, for JobTemplates given whole
         self.templated = templates is not None
-        for name, text in (templates or {}).items():
-            self.flows[name].template = text
+        for name, template in (templates or {}).items():
+            if isinstance(template, dict):
+                self.flows[name].spec, self.flows[name].template = template, json.dumps(template)
+            else:
+                self.flows[name].template = template
         self._settle()
 
     # ---- facts about a flow --------------------------------------------------------------------------
@@ -532,11 +643,11 @@ class Oracle:
         self.owner[job] = (flow, index)
         self.fresh.append(job)
 
-    def fill(self, job: str) -> str:
-        """Its JobTemplate's command with the placeholders that mean something in its flow filled in (the docs:
-        strings as they are, other values as compact JSON; an output with surrounding whitespace removed, as a
-        condition reads it; `{{outputs.<itself>}}` in a repeat the previous iteration's, "" at the first); others,
-        as `{{item}}` outside a loop or `{{iteration}}` outside a repeat, are left as written."""
+    def fill(self, job: str, text: str | None = None) -> str:
+        """Its JobTemplate's command (or `text`) with the placeholders that mean something in its flow filled in
+        (the docs: strings as they are, other values as compact JSON; an output with surrounding whitespace removed,
+        as a condition reads it; `{{outputs.<itself>}}` in a repeat the previous iteration's, "" at the first);
+        others, as `{{item}}` outside a loop or `{{iteration}}` outside a repeat, are left as written."""
         flow, index = self.owner[job]
 
         def value(m: re.Match) -> str:
@@ -555,7 +666,28 @@ class Oracle:
             if ref == "iteration" and flow.loop == "repeat":
                 return str(index)
             return m.group(0)
-        return PLACEHOLDER.sub(value, flow.template)
+        return PLACEHOLDER.sub(value, flow.template if text is None else text)
+
+    def build(self, job: str) -> dict:
+        """The vcjob's spec: its JobTemplate's with the flow's patch merged onto it, then every placeholder in it
+        filled in (`fill`; a patch's all mean something in their flow: admission refuses the others)."""
+        flow = self.owner[job][0]
+
+        def walk(value):
+            if isinstance(value, str):
+                return self.fill(job, value)
+            if isinstance(value, dict):
+                return {k: walk(v) for k, v in value.items()}
+            return [walk(v) for v in value] if isinstance(value, list) else value
+        return walk(patched(flow.spec or {}, flow.patch))
+
+    def _unbuildable(self, flow: Flow) -> bool:
+        """Its patch cannot be merged onto its JobTemplate: every vcjob of it is refused (`InvalidTemplate`)."""
+        try:
+            patched(flow.spec or {}, flow.patch)
+        except PatchError:
+            return True
+        return False
 
     def _reads(self, flow: Flow) -> str:
         """What its JobTemplate's reads say as its vcjobs are made: "wait" while a flow it reads has not finished
@@ -565,12 +697,14 @@ class Oracle:
         if flow.loop != "repeat" and flow.name in TEMPLATE_READ.findall(flow.template):
             return "invalid"                        # its own output, which it has only once it has finished
         if flow.exit:
-            return "ok"
+            return "invalid" if self._unbuildable(flow) else "ok"
         reads = [self.flows[r] for r in flow.template_reads(self.flows)]
         named = atoms(flow.expr) if flow.expr is not None else set()
         if any(not r.finished for r in reads):
             return "wait"
-        return "skip" if any(r.state != "Completed" and r.name not in named for r in reads) else "ok"
+        if any(r.state != "Completed" and r.name not in named for r in reads):
+            return "skip"
+        return "invalid" if self._unbuildable(flow) else "ok"
 
     def _template_checks(self) -> bool:
         """The vcjobs to make and those waiting for an output, as the controller builds them — all of the moment's
@@ -615,7 +749,9 @@ class Oracle:
 
     def _commit(self) -> None:
         for job in self.fresh:
-            if self.templated:
+            if self.templated and self.owner[job][0].spec is not None:
+                self.specs.append((job, self.build(job)))
+            elif self.templated:
                 self.commands.append((job, self.fill(job)))
             flow = self.owner[job][0]
             if job not in flow.jobs:

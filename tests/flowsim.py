@@ -64,10 +64,14 @@ class Sim:
         self.deleted: list[str] = []
         self.created_at: list[tuple[str, dt.datetime, int | None]] = []   # (vcjob, when, activeDeadlineSeconds)
         self.probe = probe if probe is not None else {}
-        # flow -> the command of its JobTemplate: vcjobs are then built as the controller builds them, and the
-        # command each was created with is kept in `commands` (None: every vcjob is a plain two-task job)
-        self.templates = {f: job_template(f, c) for f, c in templates.items()} if templates is not None else None
+        # flow -> the command of its JobTemplate, or its whole spec: vcjobs are then built as the controller builds
+        # them, and the command each was created with is kept in `commands` — its spec in `specs`, for a spec given
+        # whole (None: every vcjob is a plain two-task job)
+        self.templates = {f: job_template(f, c) if isinstance(c, str) else {**job_template(f, ""), "spec": c}
+                          for f, c in templates.items()} if templates is not None else None
+        self.whole = {f for f, c in (templates or {}).items() if not isinstance(c, str)}
         self.commands: list[tuple[str, str]] = []
+        self.specs: list[tuple[str, dict]] = []
         self.notes: dict = {}
         self._uids = itertools.count(1)
         self.eng = engine.Engine(self.obj, self.plan, reader=lambda inst: self.outputs.get(inst.name, ""),
@@ -113,7 +117,9 @@ class Sim:
 
     def _create(self, inst: runstate.Inst, spec: dict) -> None:
         d = self.plan.flows[inst.flow]
-        if self.templates is not None:
+        if inst.flow in self.whole:
+            self.specs.append((inst.name, spec))
+        elif self.templates is not None:
             self.commands.append((inst.name, spec["tasks"][0]["template"]["spec"]["containers"][0]["command"][2]))
         if not d.exit and d.dependency is not None and not self._holds(d):
             self.early.append(inst.name)

@@ -1,11 +1,12 @@
 """The JobFlow engine against an oracle written from the docs (tests/flow_oracle.py): random DAGs of
 targets (all/any, a taskStatusList probe), expressions over every outcome, `when` over parameters and
 outputs, fan-outs (withItems, withParam over an earlier flow's output), repeat-until, retries, an exit
-handler, with predetermined job outcomes and outputs, played in a random order through the engine as the
-controller drives it (tests/flowsim.py), the JobFlow suspended and resumed at random moments. At every
-step the same vcjobs run and the same flows wait for the resume; at the end every flow has the same state
-(and a Skipped flow the same reason) and the JobFlow the same phase; no vcjob was created before its
-dependency held. The oracle's own rows come from the docs' examples."""
+handler, JobTemplates' placeholders and `patch.jobSpec`, with predetermined job outcomes and outputs, played
+in a random order through the engine as the controller drives it (tests/flowsim.py), the JobFlow suspended
+and resumed at random moments. At every step the same vcjobs run and the same flows wait for the resume; at
+the end every flow has the same state (and a Skipped flow the same reason) and the JobFlow the same phase,
+every vcjob was created with the same command (or whole spec); no vcjob was created before its dependency
+held. The oracle's own rows come from the docs' examples."""
 from __future__ import annotations
 
 import json
@@ -462,12 +463,133 @@ def test_job_templates_wait_for_skip_on_and_fill_in_what_they_read(run, suspends
           templates=data.draw(templates(run[0])))
 
 
-def check(run: tuple, suspends: bool, choose, chaos: bool = False, templates: dict[str, str] | None = None) -> None:
+def text_with(placeholders: list[str]):
+    """A string of a template or patch: plain, or holding one or two of `placeholders`."""
+    plain = st.sampled_from(["v", "1", "a b"])
+    if not placeholders:
+        return plain
+    one = st.sampled_from(placeholders)
+    return st.one_of(plain, one, st.tuples(one, one).map(lambda p: f"{p[0]}-{p[1]}"))
+
+
+@st.composite
+def template_specs(draw, command: str) -> dict:
+    """A JobTemplate's spec around `command` (tasks main and ps, whose main container runs it): job fields, vcjob
+    volumes, plugins, policies; in the pods, containers (one or two), env, resources, ports, mounts, pod volumes,
+    tolerations, affinity, a security context, labels — each there or not."""
+    text = text_with(["{{params.go}}", "{{item}}", "{{ name }}"])   # (left as written where they mean nothing)
+
+    def maybe(key: str, value) -> dict:
+        return {key: value} if draw(st.booleans()) else {}
+
+    def pod(name: str, cmd: list[str]) -> dict:
+        c = {"name": "c", "image": "busybox", "command": cmd,
+             **maybe("env", [{"name": "A", "value": draw(text)}, {"name": "B", "value": "b"}]),
+             **maybe("resources", {"requests": {"cpu": "1"}, "limits": {"cpu": "2"}}),
+             **maybe("ports", [{"containerPort": 80, "name": "http"}]),
+             **maybe("volumeMounts", [{"name": "v", "mountPath": "/v"}])}
+        containers = [c] + ([{"name": "side", "image": "busybox:1"}] if draw(st.booleans()) else [])
+        spec = {"containers": containers, "restartPolicy": "Never",
+                **maybe("volumes", [{"name": "v", "emptyDir": {}}]),
+                **maybe("tolerations", [{"key": "k", "operator": "Exists"}]),
+                **maybe("affinity", {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": []}}),
+                **maybe("securityContext", {"runAsUser": 1000, "runAsGroup": 1000}),
+                **maybe("nodeSelector", {"zone": "a", "disk": "ssd"})}
+        return {**maybe("metadata", {"labels": {"app": name}}), "spec": spec}
+    tasks = [{"name": "main", "replicas": draw(st.integers(1, 2)), "template": pod("main", ["sh", "-c", command])},
+             {"name": "ps", "replicas": 1, "template": pod("ps", ["sleep", "1"])}]
+    return {**maybe("queue", "default"), **maybe("maxRetry", 3), **maybe("schedulerName", draw(text)),
+            **maybe("minAvailable", 1), **maybe("plugins", {"svc": ["--a"], "env": []}),
+            **maybe("volumes", [{"mountPath": "/data", "volumeClaimName": "pvc"}]),
+            **maybe("policies", [{"event": "PodEvicted", "action": "RestartJob"}]), "tasks": tasks}
+
+
+@st.composite
+def patches(draw, f: dict, flows: list[dict]) -> dict:
+    """A `patch.jobSpec` for flow `f`: job fields replaced (some null: kept), policies, plugins' arguments, vcjob
+    volumes by mountPath, tasks by name (a new one, one without a name: refused, as two tasks are there) and in their
+    pods containers (one without a name: merged when its task has one container, else refused), env, ports, mounts,
+    resources, pod volumes, tolerations, sections replaced whole; strings with the placeholders it may use: the
+    parameter, `{{item}}` in a loop, `{{iteration}}` in a repeat, the outputs of earlier flows (any for the exit
+    handler; its own in a repeat)."""
+    names = [g["name"] for g in flows]
+    i = names.index(f["name"])
+    readable = [n for n in names if n != "x"] if f["name"] == "x" else names[:i] + (
+        [f["name"]] if "repeat" in f else [])
+    holes = ["{{params.go}}", *["{{item}}"] * ("withItems" in f or "withParam" in f),
+             *["{{iteration}}"] * ("repeat" in f), *[f"{{{{outputs.{n}}}}}" for n in readable]]
+    text = text_with(holes)
+
+    def some(options: dict) -> dict:
+        keys = draw(st.lists(st.sampled_from(sorted(options)), max_size=3, unique=True))
+        return {k: draw(options[k]) for k in keys}
+
+    def keyed(key: str, values: list, element) -> st.SearchStrategy:
+        return st.lists(st.sampled_from(values), min_size=1, max_size=2, unique=True).flatmap(
+            lambda ks: st.tuples(*[element(k) for k in ks]).map(
+                lambda es: [{**({key: k} if k is not None else {}), **e} for k, e in zip(ks, es)]))
+
+    container = st.fixed_dictionaries({}, optional={
+        "image": st.one_of(text, st.none()), "command": st.lists(text, min_size=1, max_size=3),
+        "env": keyed("name", ["A", "C"], lambda k: st.one_of(
+            text.map(lambda t: {"value": t}), st.just({"valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}))),
+        "resources": st.fixed_dictionaries({}, optional={"limits": st.just({"memory": "1Gi"}),
+                                                         "requests": st.just({"cpu": "3"})}),
+        "ports": keyed("containerPort", [80, 81], lambda k: text.map(lambda t: {"name": "p"})),
+        "volumeMounts": keyed("mountPath", ["/v", "/w"], lambda k: st.just({"name": "v", "readOnly": True})),
+        "securityContext": st.just({"privileged": False})})
+    pod_spec = st.fixed_dictionaries({}, optional={
+        "containers": st.one_of(keyed("name", ["c", "side", "new"], lambda k: container.map(
+            lambda c: c if k != "new" else {"image": "busybox:2", **c})), container.map(lambda c: [c])),
+        "volumes": keyed("name", ["v", "w"], lambda k: st.just({"hostPath": {"path": "/tmp"}})),
+        "tolerations": keyed("key", ["k", "k2"], lambda k: text.map(lambda t: {"operator": "Equal", "value": t})),
+        "affinity": st.just({"podAffinity": {}}), "securityContext": st.just({"runAsUser": 0}),
+        "nodeSelector": text.map(lambda t: {"zone": t}), "restartPolicy": st.just("OnFailure")})
+    pod = st.fixed_dictionaries({}, optional={"metadata": text.map(lambda t: {"labels": {"flow": t}}),
+                                              "spec": pod_spec})
+    task = st.fixed_dictionaries({}, optional={"maxRetry": st.just(2), "template": pod})
+    named_tasks = keyed("name", ["main", "ps", "extra"], lambda k: task if k == "ps" else st.tuples(
+        task, st.booleans()).map(lambda p: {**p[0], "replicas": 2} if p[1] else p[0]))   # (ps keeps 1: probes read it)
+    tasks = st.integers(0, 5).flatmap(lambda n: task.map(lambda t: [t]) if n == 0 else named_tasks)
+    spec = some({"queue": st.one_of(text, st.none()), "schedulerName": text, "maxRetry": st.just(5),
+                 "minAvailable": st.one_of(st.just(1), st.none()), "priorityClassName": text,
+                 "policies": st.just([{"event": "PodFailed", "action": "AbortJob"}]),
+                 "plugins": st.dictionaries(st.sampled_from(["svc", "ssh"]), st.lists(
+                     st.sampled_from(["--a", "--b", "--c"]), max_size=3)),
+                 "volumes": keyed("mountPath", ["/data", "/new"], lambda k: text.map(
+                     lambda t: {"volumeClaimName": t})),
+                 "tasks": tasks})
+    return spec
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(runs(), st.booleans(), st.data())
+def test_patches_merge_onto_the_job_templates_and_are_filled_in_as_documented(run, suspends, data):
+    """docs/jobflow-expressions.md "Patches" and docs/jobflow-primitives.md "Templates": each vcjob's spec is its
+    JobTemplate's with the flow's `patch.jobSpec` merged onto it (job fields replaced, tasks by name, volumes by
+    mountPath, plugin arguments appended, pod templates merged by their keyed lists), then the placeholders filled
+    in; a patch reading an output is a dependency; one that cannot be merged fails the flow — the oracle's own
+    model of the rules, the JobFlow suspended and resumed at random moments."""
+    flows, on_exit, attempts, outputs = run
+    commands = data.draw(templates(flows))
+    specs = {f["name"]: data.draw(template_specs(commands[f["name"]])) for f in flows}
+    flows = [{**f, "patch": {"jobSpec": data.draw(patches(f, flows))}} if data.draw(st.booleans()) else f
+             for f in flows]
+    check((flows, on_exit, attempts, outputs), suspends, lambda options: data.draw(st.sampled_from(options)),
+          templates=specs)
+
+
+def spec_key(entry: tuple[str, dict]) -> str:
+    return json.dumps(entry, sort_keys=True)
+
+
+def check(run: tuple, suspends: bool, choose, chaos: bool = False, templates: dict | None = None) -> None:
     flows, on_exit, attempts, outputs = run
     sim, oracle = play(flows, on_exit, attempts, choose, outputs, suspends, chaos, templates)
     assert sorted(sim.commands) == sorted(oracle.commands)
+    assert sorted(sim.specs, key=spec_key) == sorted(oracle.specs, key=spec_key)
     result = oracle.result()
-    assert engine_states(sim, flows) == oracle_states(result)
+    assert engine_states(sim, flows) == oracle_states(result), (engine_states(sim, flows), oracle_states(result))
     assert sim.phase == result.phase, (sim.phase, oracle_states(result))
     assert set(sim.created) == result.created
     assert sim.early == [], f"created before their dependency held: {sim.early}"
