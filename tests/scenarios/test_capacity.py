@@ -14,9 +14,9 @@ import dataclasses
 
 import pytest
 
-from tests.scenarios.test_scheduler_scenarios import NOW, P
+from tests.scenarios.test_scheduler_scenarios import NOW, P, rejecter
 from vclite.scheduler import conf, registry
-from vclite.scheduler.framework import hooks, plugin, session, snapshot
+from vclite.scheduler.framework import session, snapshot
 
 NS = "ns1"
 
@@ -503,23 +503,8 @@ def test_no_double_counting_for_inqueue_job_with_binding_tasks():
 
 
 # ---- TestJobEnqueuedOnOtherPluginsReject -----------------------------------------------------------
-class Rejecter:
-    """The upstream test's RejecterPlugin: rejects pga at enqueue, abstains otherwise."""
-    name = "test-rejecter"
-    Arguments = plugin.NoArguments
-
-    def __init__(self, arguments):
-        pass
-
-    def on_session_open(self, ssn, reg):
-        reg.add(hooks.Point.JOB_ENQUEUEABLE, lambda job: hooks.Vote.REJECT if job.name == "pga" else hooks.Vote.ABSTAIN)
-
-    def on_session_close(self, ssn):
-        pass
-
-
 def test_job_enqueued_only_after_every_voter_admits():
-    reg = registry.default_registry().with_plugins(Rejecter)
+    reg = registry.default_registry().with_plugins(rejecter("pga", "test-rejecter"))
     tiers = [[P("capacity", enableJobEnqueued=True), P("test-rejecter", enableJobEnqueued=True)]]
     pga, pgb = pg("pga", "q1", 1, "Pending", R("1", "1G")), pg("pgb", "q1", 1, "Pending", R("1", "1G"))
     pga["metadata"]["creationTimestamp"] = "2026-01-01T00:00:00Z"

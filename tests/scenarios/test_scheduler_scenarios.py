@@ -318,24 +318,27 @@ def test_prop07_inqueue_not_double_counted_for_binding_tasks():
     assert r2.binds == {"ns/pB1": "n1"}
 
 
-class Rejecter:
-    """PROP-08's test plugin: rejects pgA at enqueue, abstains otherwise."""
-    name = "rejecter"
-    Arguments = plugin.NoArguments
+def rejecter(job_name, plugin_name="rejecter"):
+    """A test plugin (as PROP-08's and capacity's upstream tests have): rejects the PodGroup `job_name`
+    at enqueue, abstains for every other."""
+    class Rejecter:
+        name = plugin_name
+        Arguments = plugin.NoArguments
 
-    def __init__(self, arguments):
-        pass
+        def __init__(self, arguments):
+            pass
 
-    def on_session_open(self, ssn, reg):
-        reg.add(hooks.Point.JOB_ENQUEUEABLE,
-                lambda job: hooks.Vote.REJECT if job.name == "pgA" else hooks.Vote.ABSTAIN)
+        def on_session_open(self, ssn, reg):
+            reg.add(hooks.Point.JOB_ENQUEUEABLE,
+                    lambda job: hooks.Vote.REJECT if job.name == job_name else hooks.Vote.ABSTAIN)
 
-    def on_session_close(self, ssn):
-        pass
+        def on_session_close(self, ssn):
+            pass
+    return Rejecter
 
 
 def test_prop08_job_enqueued_only_after_all_voters_admit():
-    reg = registry.default_registry().with_plugins(Rejecter)
+    reg = registry.default_registry().with_plugins(rejecter("pgA"))
     tiers = [[P("proportion", enableJobEnqueued=True), P("rejecter", enableJobEnqueued=True)]]
     case = Case(tiers, "enqueue", [node("n1", 4, "4G")], [queue("q1", capability={"cpu": "1", "memory": "4G"})],
                 [pg("ns1/pgA", "q1", 1, "Pending", min_resources={"cpu": "1", "memory": "1G"}, created="2026-01-01T00:00:00Z"),
