@@ -17,7 +17,8 @@ docs/jobflow-expressions.md "Patches": job fields replaced, tasks by name, vcjob
 arguments appended, pod templates merged through their keyed lists; a patch that cannot be merged refuses the
 vcjob) with its placeholders filled in and its output reads part of the flow's dependency (the spec each vcjob
 gets). The property module plays restarts of the controller too (nothing changes). Back-off timing and
-`maxDuration` are tests/retry_oracle.py's. Not covered: the status' messages.
+`maxDuration` are tests/retry_oracle.py's. A Skipped flow's message is checked where the docs give its words
+(`never_message`); other status messages are not covered.
 
 `Oracle` is a state machine played in step with the engine: `running` is the set of vcjobs running
 now; `finish(job)` ends the current attempt of `job` with its next predetermined phase and output,
@@ -281,11 +282,13 @@ class Flow:
     retry: int
     exit: bool
     probes: tuple = ()              # its probe entries (kind, taskName): taskStatus (Running), httpGet, tcpSocket
+    expression: str = ""            # its `dependsOn.expression` as written
     template: str = ""              # its JobTemplate's command (where its `{{…}}` placeholders are), or its spec's JSON
     spec: dict | None = None        # its JobTemplate's spec, when given whole (else a command: `template`)
     patch: dict | None = None       # its `patch.jobSpec`
     state: str = "Pending"          # Pending, Running, Completed, Failed, Terminated, Skipped, Unmade (NotCreated)
     reason: str = ""                # DependencyNeverMet, WhenFalse, InvalidCondition, InvalidParam, NoItems, ...
+    message: tuple = ("", "")       # Skipped (DependencyNeverMet): (its condition's message, how: never_message)
     item_outcomes: list = dataclasses.field(default_factory=list)   # per item: None while it runs
     jobs: list = dataclasses.field(default_factory=list)            # its vcjobs, in the order they were made
 
@@ -330,7 +333,7 @@ def make_flow(f: Mapping, on_exit: str | None) -> Flow:
     return Flow(f["name"], kind, tuple(dep.get("targets") or ()), expr, f.get("when"), loop,
                 len(f["withItems"]) if loop == "items" else None, f.get("withItems"), param, repeat.get("until"),
                 int(repeat.get("limit", 1)), int((f.get("retry") or {}).get("limit", 0)), f["name"] == on_exit, entries,
-                patch=(f.get("patch") or {}).get("jobSpec"))
+                dep.get("expression") or "", patch=(f.get("patch") or {}).get("jobSpec"))
 
 
 # ---- patch.jobSpec (docs/jobflow-expressions.md "Patches") ----------------------------------------------------
@@ -446,6 +449,7 @@ class Result:
     phase: str                      # Succeed or Failed
     created: frozenset[str]         # every vcjob created
     stopped: bool                   # an unhandled failure stopped the JobFlow
+    messages: dict = dataclasses.field(default_factory=dict)   # Skipped flow -> Oracle.never_message
 
 
 class Oracle:
@@ -731,7 +735,7 @@ class Oracle:
                 self.output_wait = [j for j in self.output_wait if j not in mine]
                 self.started_now = [f for f in self.started_now if f is not flow]
                 flow.item_outcomes, flow.jobs = [], []
-                self._skip(flow, "DependencyNeverMet")
+                self._skip(flow, "DependencyNeverMet", ("its JobTemplate reads the output of ", "start"))
                 decided = True
                 continue
             if verdict == "wait" and job in self.fresh:
@@ -837,8 +841,47 @@ class Oracle:
             self.owner[job] = (flow, iteration + 1)
             self.waiting.add(job)
 
-    def _skip(self, flow: Flow, reason: str) -> None:
-        flow.state, flow.reason = "Skipped", reason
+    def _skip(self, flow: Flow, reason: str, message: tuple = ("", "")) -> None:
+        flow.state, flow.reason, flow.message = "Skipped", reason, message
+
+    def never_message(self, flow: Flow) -> tuple:
+        """Why its dependency can never hold, in the words of docs/jobflow-primitives.md "Status": (the message,
+        "whole"), (its beginning, "start"), or (its beginning, "list", the targets found dead) for `<beginning><t>
+        <outcome>, …`, listing those and maybe others Skipped with it (the order the same moment's skips are
+        decided in is not said). Its targets when they can no longer be met — `dependsOn target b was Skipped`,
+        `dependsOn targets c, d can no longer all be Completed: d Failed`, `… (strategy any): none of them can
+        complete: …`, `dependsOn target tg finished (Completed) before its probe (…) held` —, else
+        `dependsOn.expression <as written> can never hold: …`; ("", "") where the docs leave the words open: a
+        flow reading outputs (of a flow that did not complete: `it reads the output of …`, when that decides)."""
+        def met(t: str) -> bool | None:
+            if flow.kind == "probe":
+                return self.probe_fact(flow, t)
+            if flow.kind == "any":
+                return or3([self.fact(t, "Completed"), self.fact(t, "AnyCompleted")])
+            return self.fact(t, "Completed")
+        named = atoms(flow.expr) if flow.expr is not None else set()
+        if flow.reads_outputs - named:  # (one it reads may be Skipped in the same moment: then that may be why)
+            return "", ""
+        dead = [t for t in flow.targets if met(t) is False] if flow.kind in ("all", "any", "probe") else []
+        if flow.kind == "any" and len(dead) < len(flow.targets):
+            dead = []                               # (one can still complete: the targets are not why)
+        probed = flow.kind == "probe" and any(e[1] in TASKS for e in flow.probes)
+        if dead and len(flow.targets) == 1:
+            state = self.flows[dead[0]].state
+            if probed and state not in ("Skipped", "Failed"):    # (it ran, and finished before its probe held)
+                return f"dependsOn target {dead[0]} finished ({state}) before its probe (", "start"
+            return f"dependsOn target {dead[0]} was {state}", "whole"
+        if dead:
+            names, found = ", ".join(flow.targets), tuple(f"{t} {self.flows[t].state}" for t in dead)
+            if flow.kind == "any":
+                return f"dependsOn targets {names} (strategy any): none of them can complete: {', '.join(found)}", \
+                    "whole"
+            if probed:
+                return f"dependsOn targets {names} can no longer all be Completed: ", "start"
+            return f"dependsOn targets {names} can no longer all be Completed: ", "list", found
+        if flow.kind == "expression":
+            return f"dependsOn.expression {flow.expression} can never hold", "start"
+        return "", ""
 
     def _begin(self, flow: Flow) -> bool:
         """Evaluates `when`, then reads `withParam`, as the flow would start: False if that decided its outcome
@@ -875,8 +918,8 @@ class Oracle:
     def _advance(self) -> bool:
         """One decision of the JobFlow controller; False once there is nothing to decide."""
         never = [f for f in self._pending() if self.dependency(f) is False]
-        for f in never:
-            self._skip(f, "DependencyNeverMet")
+        for f, message in [(f, self.never_message(f)) for f in never]:    # (as they are when found)
+            self._skip(f, "DependencyNeverMet", message)
         if never:
             return True
         self.stopped = self.stopped or bool(self.unhandled())
@@ -922,7 +965,8 @@ class Oracle:
         exit_failed = any(f.exit and f.state in FAILURES for f in self.flows.values())
         assert self.stopped or all(s in OUTCOMES for s in states.values()), states
         return Result(states, {n: f.reason for n, f in self.flows.items() if f.state == "Skipped"},
-                      "Failed" if self.stopped or exit_failed else "Succeed", frozenset(self.created), self.stopped)
+                      "Failed" if self.stopped or exit_failed else "Succeed", frozenset(self.created), self.stopped,
+                      {n: f.message for n, f in self.flows.items() if f.state == "Skipped" and f.message[0]})
 
 
 def predict(flows: Sequence[dict], attempts: Mapping[str, Sequence[str]], on_exit: str | None = None,

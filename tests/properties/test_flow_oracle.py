@@ -88,6 +88,23 @@ def test_oracle_rows_from_the_docs(flows, on_exit, attempts, order, states, phas
     assert (got, result.phase) == (states, phase)
 
 
+def test_the_oracles_skip_messages_are_the_docs_words():
+    """docs/jobflow-primitives.md "Status": `dependsOn target b was Skipped`, `dependsOn targets c, d can no longer
+    all be Completed: d Failed`, `… (strategy any): none of them can complete: …`, `dependsOn.expression <as
+    written> can never hold: …` — and the engine says the same."""
+    flows = [{"name": "b", "when": WHEN_FALSE}, {"name": "c"}, {"name": "d"}, {"name": "h", **dep(targets=["b"])},
+             {"name": "e", **dep(targets=["c", "d"])}, {"name": "y", **dep(targets=["b", "d"], strategy="any")},
+             {"name": "z", **dep(expression="c.Failed ||  d.Completed")}, {"name": "k", **dep(expression="!d.Failed")}]
+    result = flow_oracle.predict(flows, {"jf-d": ["Failed"]}, None, GO)
+    assert result.messages == {
+        "h": ("dependsOn target b was Skipped", "whole"),
+        "e": ("dependsOn targets c, d can no longer all be Completed: ", "list", ("d Failed",)),
+        "y": ("dependsOn targets b, d (strategy any): none of them can complete: b Skipped, d Failed", "whole"),
+        "z": ("dependsOn.expression c.Failed ||  d.Completed can never hold", "start"),
+        "k": ("dependsOn.expression !d.Failed can never hold", "start")}
+    check((flows, None, {"jf-d": ["Failed"]}, {}), False, min)
+
+
 def test_a_vcjob_whose_output_comes_in_the_moment_a_failure_stops_the_jobflow_is_not_created():
     """s's JobTemplate reads a's output: s waits for it. f Fails, handled by h (`strategy: any` over f and a). a
     completes: in that moment s's output is there and h starts, but h's JobTemplate reads f's output: h is Skipped,
@@ -590,6 +607,13 @@ def check(run: tuple, suspends: bool, choose, chaos: bool = False, templates: di
     assert sorted(sim.specs, key=spec_key) == sorted(oracle.specs, key=spec_key)
     result = oracle.result()
     assert engine_states(sim, flows) == oracle_states(result), (engine_states(sim, flows), oracle_states(result))
+    for name, (message, how, *found) in result.messages.items():   # (docs/jobflow-primitives.md "Status")
+        said = sim.cond(name).get("message", "")
+        assert said == message if how == "whole" else said.startswith(message), (name, said, message)
+        if how == "list":    # the targets found dead, maybe with others of the same moment, in their order
+            listed, targets = said[len(message):].split(", "), next(f for f in flows if f["name"] == name)
+            may = [f"{t} {result.states[t]}" for t in targets["dependsOn"]["targets"]]
+            assert set(found[0]) <= set(listed) and listed == [w for w in may if w in listed], (name, said, found)
     assert sim.phase == result.phase, (sim.phase, oracle_states(result))
     assert set(sim.created) == result.created
     assert sim.early == [], f"created before their dependency held: {sim.early}"
