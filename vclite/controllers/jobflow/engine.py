@@ -5,7 +5,9 @@ The controller builds an Engine once per JobFlow (from its spec, its previous st
 vcjobs), then feeds it changes: `record(job, at)` for each phase change the watch delivered (the
 runningHistories), `observe(name, job)` for a vcjob that changed, `set_meta` for the JobFlow's own
 metadata. `decide(now)` settles every flow touched since the last call and returns
-the runstate.Actions (vcjobs to create, failed vcjobs to delete for a retry, when to wake up). A vcjob's
+the runstate.Actions (vcjobs to create, failed vcjobs to delete for a retry, when to wake up); the controller
+builds every vcjob to create, calls `built(now)` (what building decided is settled), creates those
+`still_to_create`, and decides again — the retries due start only once nothing is left to build. A vcjob's
 change costs its own instance, its flow, and the flows that read that flow (plan.dependents) — never
 a pass over the whole JobFlow — and fan-in dependencies on targets are counted, not re-evaluated.
 `status(now)` assembles the JobFlowStatus from per-entry dictionaries kept up to date as they change.
