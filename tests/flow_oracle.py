@@ -18,7 +18,8 @@ arguments appended, pod templates merged through their keyed lists; a patch that
 vcjob) with its placeholders filled in and its output reads part of the flow's dependency (the spec each vcjob
 gets). The property module plays restarts of the controller too (nothing changes). Back-off timing and
 `maxDuration` are tests/retry_oracle.py's. A Skipped flow's message is checked where the docs give its words
-(`never_message`); other status messages are not covered.
+(`never_message`), and so are the flows a flow waits for (`waiting_on`, strategy all); other status
+messages are not covered.
 
 `Oracle` is a state machine played in step with the engine: `running` is the set of vcjobs running
 now; `finish(job)` ends the current attempt of `job` with its next predetermined phase and output,
@@ -577,6 +578,15 @@ class Oracle:
                 self.owner[j][0] is not exit_flow for j in self.running):
             return exit_flow
         return None
+
+    def waiting_on(self) -> dict[str, set[str]]:
+        """The flows waiting for their targets (`strategy: all`, no probe, no output read) while the JobFlow runs:
+        flow -> the targets not Completed yet (docs/jobflow-primitives.md "Status": `WaitingForDependencies`, on
+        which flows)."""
+        if self.stopped:
+            return {}
+        return {f.name: {t for t in f.targets if self.fact(t, "Completed") is not True} for f in self._pending()
+                if f.kind == "all" and not f.reads_outputs and self.dependency(f) is None}
 
     def held(self) -> set[str]:
         """The flows that would start now but for the suspension (they show `Suspended`)."""

@@ -10,6 +10,7 @@ held. The oracle's own rows come from the docs' examples."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -414,6 +415,10 @@ def play(flows: list[dict], on_exit: str | None, attempts: dict, choose, outputs
         settle_time(sim)
         assert active(sim) == oracle.running, (step, sim.created, engine_states(sim, flows))
         assert suspended_flows(sim, flows) == oracle.held(), (step, engine_states(sim, flows))
+        for name, targets in oracle.waiting_on().items():     # (WaitingForDependencies: on which flows)
+            cond = sim.cond(name)
+            said = (cond.get("reason"), set(re.findall(r"\bjf-[A-Za-z0-9-]+", cond.get("message", ""))))
+            assert said == ("WaitingForDependencies", {f"jf-{t}" for t in targets}), (step, name, cond)
         if oracle.idle:
             return sim, oracle
         options = moves(sim, oracle, probes, suspends, chaos)
