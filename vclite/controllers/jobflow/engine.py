@@ -102,6 +102,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         self.retry_wait: dict[str, rs.Inst] = {}
         self.replacing: dict[str, rs.Inst] = {}
         self.output_waits: dict[str, tuple[rs.Inst, tuple[str, ...]]] = {}
+        self.unread_skips: dict[str, str] = {}                 # flows Skipped by a read found while building
         self.probe_waiters: dict[str, None] = {}
         self.polling = False
         self.carry = self.phase in st.FROZEN                     # rebuilt after it stopped: keep what it said
@@ -371,7 +372,13 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         """Every vcjob of this moment is built (before any is created): what building decided — a flow Skipped for
         what its JobTemplate reads, a vcjob refused (`InvalidTemplate`), and what follows from them (a handler
         Skipped in turn, a failure left unhandled) — is settled now, so that `still_to_create` knows whether the
-        JobFlow stopped, whatever the order the vcjobs were built in."""
+        JobFlow stopped, whatever the order the vcjobs were built in: the skips building found are applied only now,
+        so every vcjob of the moment read the flows as they were at its start (one reading the output of a flow
+        Skipped in this moment waits for it, then reads it Skipped — unless the failure that skip left unhandled
+        stopped the JobFlow: then it is NotCreated, as a vcjob waiting for an output at a stop is)."""
+        for flow, message in list(self.unread_skips.items()):
+            self.apply_unread_skip(flow, message)
+        self.unread_skips.clear()
         self._settle(now)
 
     def still_to_create(self, inst: rs.Inst) -> bool:

@@ -125,12 +125,22 @@ class Outputs:
     def skip_unread(self, inst: rs.Inst, message: str) -> None:
         """`inst`'s flow is Skipped (DependencyNeverMet) before any of its vcjobs exists: its JobTemplate
         reads the output of a flow that did not complete, as a `when` or a patch reading it would be
-        (admission cannot see a template's reads: they are found when its first vcjob is made)."""
+        (admission cannot see a template's reads: they are found when its first vcjob is made). The skip is
+        applied once every vcjob of the moment is built (Engine.built), so that none of them sees it before."""
         fr = self.flows[inst.flow]
-        if fr.final is not None:
+        if fr.final is not None or inst.flow in self.unread_skips:
             return   # (another item of the same fan-out found it first)
         if any(i.job is not None or i.retries or i.state is not rs.IState.ABSENT for i in fr.insts):
             self.create_failed(inst, st.Note(JP.FAILED, R.INVALID_TEMPLATE, f"flow {inst.flow}: {message}"))
+            return
+        for i in fr.insts:
+            self.to_create.pop(i.name, None)
+        self.unread_skips[inst.flow] = message
+
+    def apply_unread_skip(self, flow: str, message: str) -> None:
+        """The skip `skip_unread` found, applied: the flow's instances are forgotten, never made."""
+        fr = self.flows[flow]
+        if fr.final is not None:
             return
         for i in fr.insts:
             self.to_create.pop(i.name, None)

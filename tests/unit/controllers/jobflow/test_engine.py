@@ -1110,3 +1110,35 @@ def test_a_handler_skipped_by_what_a_template_read_skipped_stops_the_vcjobs_of_t
     sim.finish("jf-g", C)
     assert (sim.reason("h"), sim.reason("k"), sim.phase) == ("DependencyNeverMet", "DependencyNeverMet", "Failed")
     assert ("jf-z" in sim.created, sim.reason("z")) == (False, "NotCreated")
+
+
+@pytest.mark.parametrize("reader_first", [False, True], ids=["reader-after", "reader-before"])
+@pytest.mark.parametrize("b_fails, h_outcome, jobflow_phase", [
+    pytest.param(True, ("Pending", "FanOut"), "Failed", id="the-skip-stops-the-jobflow-the-reader-is-not-created"),
+    pytest.param(False, ("Skipped", "DependencyNeverMet"), "Succeed", id="no-stop-the-reader-reads-it-skipped"),
+])
+def test_a_read_of_a_flow_skipped_in_the_same_moment_does_not_depend_on_the_spec_order(reader_first, b_fails,
+                                                                                          h_outcome, jobflow_phase):
+    """Found by the flow oracle (a random draw): b Failed is handled by s (`strategy: any`, a still running). a
+    completes: s, x and h start together. s's JobTemplate reads b's output, so s is Skipped as it is built, and
+    b's failure is unhandled: the JobFlow stops. h (a fan-out) reads s's output. The engine said h was Skipped when
+    s came before it in the spec, and NotCreated (its summary `Pending`, `FanOut`) when after. Now every vcjob of
+    the moment reads the flows as they were at its start: h waits for s, and the stop leaves it NotCreated, in
+    either order. Without a failure (b Skipped by its `when`), h then reads s Skipped: Skipped, in the same moment."""
+    b = fl("b") if b_fails else fl("b", when="params.go != 'yes'")
+    h = fl("h", "a", withItems=[0, 1])
+    flows = [fl("a"), b, anyof("s", "a", "b"), fl("x", "a")]
+    flows = [flows[0], flows[1], h, *flows[2:]] if reader_first else [*flows, h]
+    sim = flowsim.Sim(flows, templates={"a": "", "b": "", "s": "{{outputs.b}}", "x": "", "h": "{{outputs.s}}"},
+                      arguments={"parameters": [{"name": "go", "value": "yes"}]})
+    if b_fails:
+        sim.finish("jf-b", F)
+    sim.finish("jf-a", C)
+    assert (sim.cond("s")["phase"], sim.reason("s")) == ("Skipped", "DependencyNeverMet")
+    assert (sim.cond("h")["phase"], sim.reason("h")) == h_outcome
+    assert sim.reason("h-0") == ("NotCreated" if b_fails else "")
+    assert (sim.reason("x"), sim.phase) == (("NotCreated", "Failed") if b_fails else ("", "Running"))
+    if not b_fails:
+        sim.finish("jf-x", C)
+    assert sim.phase == jobflow_phase
+    assert [j for j in sim.created if j not in ("jf-a", "jf-b")] == ([] if b_fails else ["jf-x"])
