@@ -473,6 +473,7 @@ class Oracle:
         self.ps: set[str] = set()                   # running vcjobs whose ps task is Running
         self.http: set[str] = set()                 # running vcjobs whose main task's pods answer (http, tcp)
         self.created: set[str] = set()
+        self.refused: set[str] = set()        # vcjobs refused as they were built (InvalidTemplate): Failed, never made
         self.fresh: list[str] = []                  # vcjobs to make at the end of this moment
         self.started_now: list[Flow] = []           # flows started in this moment
         self.suspended = False
@@ -530,11 +531,14 @@ class Oracle:
         return True if all(j in self.running and j in up[kind] for j in current for kind, _ in covering) else None
 
     def output(self, name: str) -> str:
-        """A flow's output: its last vcjob's (a repeat's last iteration), a fan-out's list; "" if none ran."""
+        """A flow's output: its last vcjob's (a repeat's last iteration), a fan-out's list — one entry per item, in
+        their order, "" for an item that wrote nothing (refused as built, or left uncreated by a stop); "" if none of
+        its items was made or refused (the docs: "a flow that did not complete reads as its last vcjob's message")."""
         flow = self.flows[name]
         if flow.loop in FAN_OUT:
-            ran = flow.jobs or flow.reason == "NoItems"
-            return fan_out_output([self.messages.get(j, "") for j in flow.jobs]) if ran else ""
+            items = [f"{self.name}-{name}-{i}" for i in range(len(flow.item_outcomes))]
+            ran = any(j in flow.jobs or j in self.refused for j in items) or flow.reason == "NoItems"
+            return fan_out_output([self.messages.get(j, "") for j in items]) if ran else ""
         return self.messages.get(flow.jobs[-1], "") if flow.jobs else ""
 
     def dependency(self, flow: Flow) -> bool | None:
@@ -736,6 +740,7 @@ class Oracle:
                 self.fresh = [j for j in self.fresh if j != job]
                 self.output_wait = [j for j in self.output_wait if j != job]
                 self.created.discard(job)
+                self.refused.add(job)
                 self._job_ended(flow, self.owner[job][1], "Failed")
                 decided = True
                 continue

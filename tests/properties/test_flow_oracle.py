@@ -601,6 +601,45 @@ def test_patches_merge_onto_the_job_templates_and_are_filled_in_as_documented(ru
           templates=specs)
 
 
+
+def scripted(*script: tuple[str, str]):
+    """A chooser playing `script`, then the first move offered."""
+    left = list(script)
+    return lambda options: left.pop(0) if left else options[0]
+
+
+def test_found_a_read_of_a_flow_skipped_in_the_moment_its_skip_stops_the_jobflow():
+    """A random draw: f1 Failed (its `until` cannot read "a" as a number) is handled by f2 (`strategy: any`) while f0
+    runs; f0 completes: f2, f3, f4 and f5 start together; f2's JobTemplate reads f1's output, so f2 is Skipped as it is
+    built and the JobFlow stops; f5 reads f2's output. The engine said f5 Skipped (its reads saw f2 Skipped because f2
+    came first in the spec); the docs: every vcjob of the moment reads the flows as at its start — NotCreated."""
+    flows = [{"name": "f0"},
+             {"name": "f1", "dependsOn": {"targets": ["f0"], "probe": {"taskStatusList": [
+                 {"taskName": "ps", "phase": "Running"}]}},
+              "when": "params.go == 'yes'", "repeat": {"until": "outputs.f1 >= 2", "limit": 2}},
+             {"name": "f2", "dependsOn": {"targets": ["f0", "f1"], "strategy": "any"}, "when": "params.go == 'yes'"},
+             {"name": "f3", "dependsOn": {"expression": "f0.Completed"}},
+             {"name": "f4", "dependsOn": {"targets": ["f0"]}, "withItems": [0, 1, 2]},
+             {"name": "f5", "dependsOn": {"targets": ["f0"]}, "withItems": [0, 1, 2]}]
+    jobs = ["jf-f0", "jf-f1-0", "jf-f1-1", "jf-f2", "jf-f3", *(f"jf-f{n}-{i}" for n in (4, 5) for i in range(3))]
+    templates = {"f0": "", "f1": "", "f2": "f0={{outputs.f0}} f1={{outputs.f1}}", "f3": "", "f4": "",
+                 "f5": "f2={{outputs.f2}}"}
+    for order in (flows, [*flows[:2], flows[5], *flows[2:5]]):    # (either spec order)
+        check((order, None, {j: ["Completed"] for j in jobs}, {j: ["a"] for j in jobs}), False,
+              scripted(("ps", "jf-f0"), ("finish", "jf-f1-0"), ("finish", "jf-f0")), templates=templates)
+
+
+def test_found_the_exit_handler_reads_a_fan_out_whose_item_was_refused_as_a_list():
+    """A random draw: f0's only item is refused as it is built (its patch, a task without a name, cannot be merged
+    onto a JobTemplate of two tasks): f0 Failed; the exit handler reads its output — `[""]`, one entry per item (the
+    oracle said "", as for a flow that never ran)."""
+    spec = {"tasks": [{"name": name, "replicas": 1, "template": {"spec": {"containers": [
+        {"name": "c", "image": "busybox", "command": command}], "restartPolicy": "Never"}}}
+        for name, command in (("main", ["sh", "-c", "f0={{outputs.f0}}"]), ("ps", ["sleep", "1"]))]}
+    flows = [{"name": "f0", "withItems": [0], "patch": {"jobSpec": {"tasks": [{}]}}}, {"name": "x", "withItems": [0]}]
+    check((flows, "x", {"jf-f0-0": ["Completed"], "jf-x-0": ["Completed"]}, {"jf-x-0": ["a"]}), False,
+          scripted(), templates={"f0": spec, "x": spec})
+
 def spec_key(entry: tuple[str, dict]) -> str:
     return json.dumps(entry, sort_keys=True)
 

@@ -1142,3 +1142,18 @@ def test_a_read_of_a_flow_skipped_in_the_same_moment_does_not_depend_on_the_spec
         sim.finish("jf-x", C)
     assert sim.phase == jobflow_phase
     assert [j for j in sim.created if j not in ("jf-a", "jf-b")] == ([] if b_fails else ["jf-x"])
+
+
+@pytest.mark.parametrize("items, read", [
+    pytest.param([0], '[""]', id="its-only-item-refused"),
+    pytest.param([0, 1], '["",""]', id="every-item-refused"),
+])
+def test_a_fan_out_whose_items_were_refused_reads_as_a_list_of_empty_outputs(items, read):
+    """docs/jobflow-primitives.md: a flow that did not complete reads as its last vcjobs' messages, "" only if it
+    never ran (Skipped, or left NotCreated by a stop); a fan-out's output is the list of its items' outputs. f's
+    items are refused as they are built (its patch cannot be merged): f Failed, and the exit handler reads one ""
+    per item (the flow oracle used to say "", a random draw found it)."""
+    sim = flowsim.Sim([fl("f", withItems=items, patch={"jobSpec": {"tasks": [{}]}}), fl("x", withItems=[0])],
+                      onExit="x", templates={"f": "", "x": "f={{outputs.f}}"})
+    assert (sim.cond("f")["phase"], sim.phase) == ("Failed", "Running")
+    assert dict(sim.commands)["jf-x-0"] == f"f={read}"
