@@ -640,6 +640,26 @@ def test_found_the_exit_handler_reads_a_fan_out_whose_item_was_refused_as_a_list
     check((flows, "x", {"jf-f0-0": ["Completed"], "jf-x-0": ["Completed"]}, {"jf-x-0": ["a"]}), False,
           scripted(), templates={"f0": spec, "x": spec})
 
+
+def test_found_a_dependency_found_dead_lists_every_target_dead_in_that_moment():
+    """A random draw: f0 Failed (after its retry) skips f1 (its withParam reads f0), f2 and f3 in one moment; f4
+    (targets f1, f2) is Skipped in the same moment. The engine, deciding f4 as soon as f2 was Skipped (f4 was queued
+    before f1), said `… can no longer all be Completed: f2 Skipped`; it now decides a flow after those queued before
+    it, and says `f1 Skipped, f2 Skipped`."""
+    flows = [{"name": "f0", "withItems": [0], "retry": {"limit": 1, "backoff": {"duration": "1s"}}},
+             {"name": "f1", "when": "params.go == 'yes'", "withParam": "{{outputs.f0}}"},
+             {"name": "f2", "dependsOn": {"targets": ["f0"], "probe": {"taskStatusList": [
+                 {"taskName": "ps", "phase": "Running"}]}}, "when": "params.go == 'yes'"},
+             {"name": "f3", "dependsOn": {"targets": ["f0"]}, "when": "params.go == 'yes'"},
+             {"name": "f4", "dependsOn": {"targets": ["f1", "f2"], "probe": {"taskStatusList": [
+                 {"taskName": "nope", "phase": "Running"}]}}},
+             {"name": "f5", "when": "params.go == 'yes'"}]
+    jobs = ["jf-f0-0", "jf-f1-0", "jf-f1-1", "jf-f1-2", "jf-f2", "jf-f3", "jf-f4", "jf-f5"]
+    attempts = {j: ["Failed" if j == "jf-f0-0" else "Completed"] for j in jobs}
+    outputs = {j: ["[]" if j == "jf-f0-0" else "a"] for j in jobs}
+    check((flows, None, attempts, outputs), False,
+          scripted(("finish", "jf-f0-0"), ("finish", "jf-f0-0"), ("finish", "jf-f5")))
+
 def spec_key(entry: tuple[str, dict]) -> str:
     return json.dumps(entry, sort_keys=True)
 

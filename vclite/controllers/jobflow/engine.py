@@ -130,8 +130,12 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
 
     def _mark(self, name: str) -> None:
         """`name` must be looked at again. Started flows go first in a settle: their failures decide
-        whether the JobFlow stops before any waiting flow is decided, whatever the order of events."""
-        (self.todo_started if self.flows[name].started else self.todo)[name] = None
+        whether the JobFlow stops before any waiting flow is decided, whatever the order of events. A flow
+        marked again goes to the end of its queue: it is decided after the flows marked before it, so that a
+        dependency found dead says every target found dead in that moment (`… : a Skipped, b Skipped`)."""
+        queue = self.todo_started if self.flows[name].started else self.todo
+        queue.pop(name, None)
+        queue[name] = None
 
     def _facts(self, name: str) -> frozenset[str]:
         fr = self.flows.get(name)
