@@ -42,7 +42,8 @@ from vclite.api import core, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import events
 from vclite.apiserver import informer as informer_mod
-from vclite.executor import envvars, logtimes, memory, podexec, podstatus, recovery, runner as runner_mod
+from vclite.executor import envvars, logtimes, memory, podexec, podstatus, recovery, usage
+from vclite.executor import runner as runner_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
 
@@ -92,6 +93,7 @@ class LocalExecutor:
         self.pods = informer_mod.Informer(client, kinds.POD, self._on_pod)   # read-only pods
         self.host_env = dict(os.environ)   # what every container's environment starts from
         self.record = recorder or events.direct(client, clock)   # containers' Events (Started, Killing, BackOff)
+        self._cpu_samples: dict[int, tuple[float, float]] = {}   # process group -> (boot seconds, cpu seconds)
 
     # ---- watches: enqueue only ----------------------------------------------------------------
     def start(self) -> None:
@@ -165,6 +167,27 @@ class LocalExecutor:
             raise podexec.ExecError(problem)
         return await self._runs[f"{namespace}/{pod}"].runner.exec(container, argv, stdin=stdin, stdout=stdout,
                                                                   stderr=stderr, tty=tty)
+
+    def container_usage(self) -> dict[str, dict[str, usage.ContainerUsage]]:
+        """`namespace/pod` -> container -> what its processes use now (`kubectl top`), for every container
+        running here: one pass over /proc. CPU is a rate over the time since the previous call (usage.py)."""
+        groups = {key: run.runner.process_groups() for key, run in self._runs.items() if run.stop_task is None}
+        found = usage.by_group(g for by_name in groups.values() for g in by_name.values())
+        now = usage.boot_seconds()
+        out: dict[str, dict[str, usage.ContainerUsage]] = {}
+        samples: dict[int, tuple[float, float]] = {}
+        for key, by_name in groups.items():
+            for name, group in by_name.items():
+                used = found.get(group)
+                if used is None or used.started is None or now is None:
+                    continue    # (ended meanwhile)
+                previous = self._cpu_samples.get(group)
+                cores, window = usage.usage_rate(now, used, previous)
+                fresh = previous is None or now - previous[0] >= usage.MIN_WINDOW   # (else the window grows)
+                samples[group] = (now, used.cpu_seconds) if fresh or previous is None else previous
+                out.setdefault(key, {})[name] = usage.ContainerUsage(cores, used.resident, window)
+        self._cpu_samples = samples
+        return out
 
     def running_count(self) -> int:
         """Pods whose runner has not finished (processes alive, starting, or waiting to restart)."""

@@ -3,7 +3,7 @@
 On a node, the kernel's cgroup kills a container that uses more memory than `resources.limits.memory`
 and the kubelet reports it `OOMKilled` (exit code 137). Here a container is the process group its
 process leads (runner.py), so the executor adds up the resident memory of the group's processes —
-read from /proc, one pass over it for every limited container — at its half-second look at running
+read from /proc (usage.py), one pass over it for every limited container — at its half-second look at running
 containers (logtimes.SAMPLE_INTERVAL), and kills a group that is over its limit (runner.PodRunner.oom_kill).
 A peak shorter than that interval goes unseen; containers without a limit cost nothing.
 
@@ -12,12 +12,12 @@ Pure functions but `resident_by_group`, which reads /proc. Must not: know pods.
 from __future__ import annotations
 
 import math
-import os
 from typing import Any, Iterable, Mapping
 
 from vclite.api import quantity
+from vclite.executor import usage
 
-PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+PAGE_SIZE = usage.PAGE_SIZE
 
 
 def limit_of(container: Mapping[str, Any]) -> int | None:
@@ -32,34 +32,9 @@ def limit_of(container: Mapping[str, Any]) -> int | None:
         return None
 
 
-def _group_and_resident(stat: str) -> tuple[int, int]:
-    """(process group, resident bytes) from a /proc/<pid>/stat line (the name may hold spaces and
-    parentheses: the fields are counted from its last `)`)."""
-    fields = stat[stat.rindex(")") + 2:].split()
-    return int(fields[2]), int(fields[21]) * PAGE_SIZE   # (pgrp is field 5, rss field 24, in pages)
-
-
 def resident_by_group(groups: Iterable[int], proc: str = "/proc") -> dict[int, int]:
     """Resident bytes of every process in each of `groups` (process group ids), summed per group."""
-    wanted = set(groups)
-    totals = dict.fromkeys(wanted, 0)
-    if not wanted:
-        return totals
-    try:
-        entries = os.listdir(proc)
-    except OSError:
-        return totals
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"{proc}/{entry}/stat") as f:
-                group, resident = _group_and_resident(f.read())
-        except (OSError, ValueError, IndexError):
-            continue   # (gone meanwhile, or not readable)
-        if group in wanted:
-            totals[group] += resident
-    return totals
+    return {g: u.resident for g, u in usage.by_group(groups, proc).items()}
 
 
 def over_limit(used: Mapping[int, int], limits: Mapping[int, int]) -> list[int]:

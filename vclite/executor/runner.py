@@ -377,6 +377,10 @@ class PodRunner:
         """How many container processes are running now."""
         return len(self._procs)
 
+    def process_groups(self) -> dict[str, int]:
+        """Container name -> the process group of its running processes (`kubectl top`)."""
+        return {name: p.pid for name, p in self._procs.items()}
+
     def memory_limits(self) -> dict[int, int]:
         """Process group -> memory limit (bytes) of each running container that has one."""
         if not self.launches:

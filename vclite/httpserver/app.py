@@ -30,7 +30,8 @@ from vclite.httpserver import backend as backend_mod
 from vclite.httpserver import bodies, discovery, execstream, logs, media, metrics, openapi, resources, reviews
 from vclite.httpserver import portforward, routes, security
 from vclite.httpserver import status as status_mod
-from vclite.httpserver import tables, watch
+from vclite.httpserver import tables, usagemetrics, watch
+from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
 Obj = dict[str, Any]
@@ -186,6 +187,8 @@ class Server:
         route = routes.match(request.path)
         if route is None:
             return status_response(status_mod.not_found_path())
+        if isinstance(route, routes.Usage):
+            return self._usage(request, route, info)
         if isinstance(route, routes.Static) and route.endpoint is routes.Endpoint.REVIEW:
             return await self._review(request, route, info)
         if isinstance(route, routes.Static):
@@ -213,6 +216,31 @@ class Server:
             return json_response(201, reviews.answer(route.group, route.version, route.plural, body))
         except errors.ApiError as err:
             return status_response(status_mod.from_error(err))
+
+    def _usage(self, request: web.Request, route: routes.Usage, info: dict[str, str]) -> web.Response:
+        """The metrics API, read by `kubectl top` (usagemetrics.py): what the local executor measures."""
+        info["verb"], info["resource"] = ("GET" if route.name else "LIST"), f"{route.plural}.metrics.k8s.io"
+        if request.method != "GET":
+            return status_response(status_mod.status(405, "MethodNotAllowed",
+                                                     f"the server does not allow {request.method} on {request.path}"))
+        pods_wanted = route.plural == "pods"
+        kind = kinds.POD if pods_wanted else kinds.NODE
+        try:
+            chosen = self.backend.select(kind, route.namespace, request.query.get("labelSelector") or None,
+                                         request.query.get("fieldSelector") or None)
+        except errors.ApiError as err:
+            return status_response(status_mod.from_error(err))
+        pods = chosen if pods_wanted else self.backend.select(kinds.POD, None)
+        measured = self.backend.pod_exec.container_usage() if self.backend.pod_exec is not None else {}
+        now = clock_mod.format_time(self.backend.clock.now()) or ""
+        items = usagemetrics.select(route, pods, [] if pods_wanted else chosen, measured, now)
+        if route.name is None:
+            return json_response(200, usagemetrics.metrics_list("PodMetrics" if pods_wanted else "NodeMetrics", items))
+        if items:
+            return json_response(200, items[0])
+        resource, name = usagemetrics.not_found(route)
+        return status_response(status_mod.status(404, "NotFound", f'{resource}.metrics.k8s.io "{name}" not found',
+                                                 {"name": name, "group": routes.METRICS_GROUP, "kind": resource}))
 
     def _doc(self, key: Any, build: Callable[[], Obj]) -> Obj:
         if key not in self._docs:

@@ -21,7 +21,10 @@ LogPath = Callable[[str, str, str, bool], pathlib.Path]   # (namespace, pod, con
 
 
 class PodExec(Protocol):
-    """What `pods/exec` and `pods/portforward` need of the local executor (executor.LocalExecutor)."""
+    """What `pods/exec`, `pods/portforward` and the metrics API (`kubectl top`) need of the local executor
+    (executor.LocalExecutor)."""
+
+    def container_usage(self) -> dict[str, dict[str, Any]]: ...
 
     def runs(self, namespace: str, pod: str) -> bool: ...
 

@@ -25,6 +25,11 @@ KUBE_VERSION = (1, 32, 0)
 AGGREGATED_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v={v};as=APIGroupDiscoveryList"
 
 
+# the metrics API (`kubectl top`): read only, never stored — (plural, singular, kind, namespaced)
+METRICS_RESOURCES = (("nodes", "", "NodeMetrics", False), ("pods", "", "PodMetrics", True))
+METRICS_VERBS = ["get", "list"]
+
+
 def kinds_of(group: str, version: str) -> list[kinds.Kind]:
     return [k for k in kinds.ALL if k.group == group and k.version == version]
 
@@ -41,13 +46,14 @@ def api_versions() -> Obj:
 
 
 def api_group(group: str) -> Obj:
-    versions = [{"groupVersion": f"{group}/{v}", "version": v} for g, v in routes.served_group_versions() if g == group]
+    versions = [{"groupVersion": f"{group}/{v}", "version": v} for g, v in routes.discovered_group_versions()
+                if g == group]
     return {"kind": "APIGroup", "apiVersion": "v1", "name": group, "versions": versions,
             "preferredVersion": versions[0] if versions else None}
 
 
 def api_group_list() -> Obj:
-    groups = [g for g, _ in routes.served_group_versions() if g]
+    groups = [g for g, _ in routes.discovered_group_versions() if g]
     unique = list(dict.fromkeys(groups))
     return {"kind": "APIGroupList", "apiVersion": "v1",
             "groups": [{k: v for k, v in api_group(g).items() if k not in ("kind", "apiVersion")} for g in unique]}
@@ -64,6 +70,10 @@ def _resource_entry(k: kinds.Kind) -> Obj:
 
 
 def api_resource_list(group: str, version: str) -> Obj:
+    if (group, version) == (routes.METRICS_GROUP, routes.METRICS_VERSION):
+        return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{group}/{version}",
+                "resources": [{"name": plural, "singularName": singular, "namespaced": namespaced, "kind": kind,
+                               "verbs": METRICS_VERBS} for plural, singular, kind, namespaced in METRICS_RESOURCES]}
     resources = []
     for k in kinds_of(group, version):
         resources.append(_resource_entry(k))
@@ -94,13 +104,20 @@ def _discovery_resource(k: kinds.Kind) -> Obj:
     return entry
 
 
+def _discovery_resources(group: str, version: str) -> list[Obj]:
+    if (group, version) == (routes.METRICS_GROUP, routes.METRICS_VERSION):
+        return [{"resource": plural, "responseKind": {"group": group, "version": version, "kind": kind},
+                 "scope": "Namespaced" if namespaced else "Cluster", "singularResource": plural[:-1],
+                 "verbs": METRICS_VERBS} for plural, _, kind, namespaced in METRICS_RESOURCES]
+    return [_discovery_resource(k) for k in kinds_of(group, version)]
+
+
 def aggregated(core: bool, version: str = "v2") -> Obj:
     """The APIGroupDiscoveryList of `/api` (core=True) or `/apis`; `version` v2 or v2beta1."""
     items = []
-    pairs = [gv for gv in routes.served_group_versions() if (gv[0] == "") == core]
+    pairs = [gv for gv in routes.discovered_group_versions() if (gv[0] == "") == core]
     for group in dict.fromkeys(g for g, _ in pairs):
-        versions = [{"version": v, "freshness": "Current",
-                     "resources": [_discovery_resource(k) for k in kinds_of(group, v)]}
+        versions = [{"version": v, "freshness": "Current", "resources": _discovery_resources(g, v)}
                     for g, v in pairs if g == group]
         items.append({"metadata": {"name": group, "creationTimestamp": None}, "versions": versions})
     return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}",

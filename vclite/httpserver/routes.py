@@ -6,7 +6,8 @@ Resource paths, as kube-apiserver lays them out:
   /apis/<group>/<version>/... the same for every other group
 `/api/v1/namespaces/<name>[/status]` is the Namespace object itself. A namespaced kind's item is
 only reachable under its namespace, a cluster-scoped kind never is; subresources are `status`
-(kinds with a status), `log` and `binding` (pods). Everything else is a fixed endpoint (discovery, version,
+(kinds with a status), `log` and `binding` (pods). The metrics API (`/apis/metrics.k8s.io/v1beta1/...`,
+`kubectl top`) is a `Usage` read. Everything else is a fixed endpoint (discovery, version,
 OpenAPI, health, metrics) or unknown (None → 404). Trailing slashes are ignored, as clients send
 them (`/version/`, `/api/`).
 """
@@ -54,7 +55,17 @@ class Resource:
         return self.name is None
 
 
-Route = Static | Resource
+@dataclasses.dataclass(frozen=True)
+class Usage:
+    """A read of the metrics API (metrics.k8s.io/v1beta1: `kubectl top`), built from what the executor
+    measures, never stored: `pods` (namespaced: PodMetrics) or `nodes` (NodeMetrics)."""
+    plural: str
+    namespace: str | None      # None: all namespaces (pods), or nodes
+    name: str | None           # None: the list
+
+
+Route = Static | Resource | Usage
+METRICS_GROUP, METRICS_VERSION = "metrics.k8s.io", "v1beta1"
 
 _FIXED = {
     ("api",): Static(Endpoint.API),
@@ -70,6 +81,11 @@ NAMESPACE_SUBRESOURCES = ("status", "finalize")
 REVIEWS = (("authorization.k8s.io", "v1", "selfsubjectaccessreviews"),
            ("authorization.k8s.io", "v1", "selfsubjectrulesreviews"),
            ("authentication.k8s.io", "v1", "selfsubjectreviews"))
+
+
+def discovered_group_versions() -> list[tuple[str, str]]:
+    """What discovery lists: the stored kinds' group versions, then the metrics API."""
+    return [*served_group_versions(), (METRICS_GROUP, METRICS_VERSION)]
 
 
 def served_group_versions() -> list[tuple[str, str]]:
@@ -109,10 +125,30 @@ def match(path: str) -> Route | None:
         if len(parts) < 2 or parts[1] != "v1":
             return None
         return _group_version("", "v1", parts[2:])
+    if parts[0] == "apis" and len(parts) >= 2 and parts[1] == METRICS_GROUP:
+        return _metrics(parts[2:])
     if parts[0] == "apis":
         if len(parts) == 2:
             return Static(Endpoint.GROUP, parts[1]) if parts[1] in _groups() else None
         return _group_version(parts[1], parts[2], parts[3:])
+    return None
+
+
+def _metrics(rest: tuple[str, ...]) -> Route | None:
+    """/apis/metrics.k8s.io[/v1beta1[/pods|/nodes[/<name>]|/namespaces/<ns>/pods[/<name>]]]"""
+    if not rest:
+        return Static(Endpoint.GROUP, METRICS_GROUP)
+    if rest[0] != METRICS_VERSION:
+        return None
+    rest = rest[1:]
+    if not rest:
+        return Static(Endpoint.GROUP_VERSION, METRICS_GROUP, METRICS_VERSION)
+    if rest[0] == "namespaces" and len(rest) in (3, 4) and rest[2] == "pods":
+        return Usage("pods", rest[1], rest[3] if len(rest) == 4 else None)
+    if rest == ("pods",):
+        return Usage("pods", None, None)
+    if rest[0] == "nodes" and len(rest) <= 2:
+        return Usage("nodes", None, rest[1] if len(rest) == 2 else None)
     return None
 
 

@@ -38,9 +38,24 @@ def test_aggregated_core_and_groups():
     assert [i["metadata"]["name"] for i in core["items"]] == [""]
     groups = discovery.aggregated(core=False, version="v2beta1")
     assert groups["apiVersion"] == "apidiscovery.k8s.io/v2beta1"
-    assert {i["metadata"]["name"] for i in groups["items"]} == {k.group for k in kinds.ALL if k.group}
+    assert {i["metadata"]["name"] for i in groups["items"]} == {k.group for k in kinds.ALL if k.group} | {
+        "metrics.k8s.io"}
     jobs = next(r for i in groups["items"] for v in i["versions"] for r in v["resources"] if r["resource"] == "jobs")
     assert jobs["scope"] == "Namespaced" and jobs["subresources"][0]["subresource"] == "status"
+
+
+def test_the_metrics_api_is_discovered_as_metrics_server_serves_it():
+    """What `kubectl top` looks for before it reads: the group metrics.k8s.io, version v1beta1, read-only pods
+    (namespaced, PodMetrics) and nodes (NodeMetrics), in the group list and in both discovery forms."""
+    assert {"name": "metrics.k8s.io", "versions": [{"groupVersion": "metrics.k8s.io/v1beta1", "version": "v1beta1"}],
+            "preferredVersion": {"groupVersion": "metrics.k8s.io/v1beta1", "version": "v1beta1"}} in \
+        discovery.api_group_list()["groups"]
+    legacy = discovery.api_resource_list("metrics.k8s.io", "v1beta1")["resources"]
+    assert {(r["name"], r["kind"], r["namespaced"], tuple(r["verbs"])) for r in legacy} == {
+        ("pods", "PodMetrics", True, ("get", "list")), ("nodes", "NodeMetrics", False, ("get", "list"))}
+    item = next(i for i in discovery.aggregated(core=False)["items"] if i["metadata"]["name"] == "metrics.k8s.io")
+    assert {(r["resource"], r["scope"], r["responseKind"]["kind"]) for r in item["versions"][0]["resources"]} == {
+        ("pods", "Namespaced", "PodMetrics"), ("nodes", "Cluster", "NodeMetrics")}
 
 
 def test_group_list_and_version():

@@ -7,6 +7,7 @@ from vclite.httpserver import routes
 E = routes.Endpoint
 R = routes.Resource
 S = routes.Static
+U = routes.Usage
 
 
 @pytest.mark.parametrize("path, expected", [
@@ -43,6 +44,13 @@ S = routes.Static
                  id="namespace-status"),
     pytest.param("/api/v1/namespaces/default/events", R(kinds.EVENT, "default", None), id="events"),
     pytest.param("/api/v1/nodes/local", R(kinds.NODE, None, "local"), id="node"),
+    pytest.param("/apis/metrics.k8s.io", S(E.GROUP, "metrics.k8s.io"), id="metrics-group"),
+    pytest.param("/apis/metrics.k8s.io/v1beta1", S(E.GROUP_VERSION, "metrics.k8s.io", "v1beta1"), id="metrics-gv"),
+    pytest.param("/apis/metrics.k8s.io/v1beta1/pods", U("pods", None, None), id="pod-metrics-all-namespaces"),
+    pytest.param("/apis/metrics.k8s.io/v1beta1/namespaces/ns/pods", U("pods", "ns", None), id="pod-metrics"),
+    pytest.param("/apis/metrics.k8s.io/v1beta1/namespaces/ns/pods/p", U("pods", "ns", "p"), id="a-pods-metrics"),
+    pytest.param("/apis/metrics.k8s.io/v1beta1/nodes", U("nodes", None, None), id="node-metrics"),
+    pytest.param("/apis/metrics.k8s.io/v1beta1/nodes/n1/", U("nodes", None, "n1"), id="a-nodes-metrics"),
 ])
 def test_known_paths(path, expected):
     assert routes.match(path) == expected
@@ -62,6 +70,11 @@ def test_known_paths(path, expected):
     pytest.param("/openapi/v2/apis", id="openapi-v2-has-no-sub-paths"),
     pytest.param("/apis/flow.volcano.sh/v1alpha1/namespaces/default/jobflows/f1/status/x", id="too-deep"),
     pytest.param("/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobflows", id="alias-group-not-served"),
+    pytest.param("/apis/metrics.k8s.io/v1", id="metrics-unknown-version"),
+    pytest.param("/apis/metrics.k8s.io/v1beta1/namespaces/ns/nodes", id="node-metrics-in-a-namespace"),
+    pytest.param("/apis/metrics.k8s.io/v1beta1/pods/p", id="pod-metrics-without-namespace"),
+    pytest.param("/apis/metrics.k8s.io/v1beta1/namespaces/ns/pods/p/x", id="metrics-too-deep"),
+    pytest.param("/apis/metrics.k8s.io/v1beta1/namespaces/ns", id="metrics-namespace-alone"),
 ])
 def test_unknown_paths(path):
     assert routes.match(path) is None
