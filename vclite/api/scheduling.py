@@ -5,6 +5,8 @@ import enum
 
 # The scheduling gate Volcano's webhook may put on a pod until its queue admits it (QueueAllocationGateKey).
 QUEUE_ALLOCATION_GATE = "scheduling.volcano.sh/queue-allocation-gate"
+# The queue of a pod no vcjob made (QueueNameAnnotationKey); a vcjob's pods carry batch.QUEUE_NAME instead.
+QUEUE_NAME_ANNOTATION = "scheduling.volcano.sh/queue-name"
 
 
 class PodGroupPhase(enum.StrEnum):

@@ -1,4 +1,4 @@
-"""The `vcctl jobflow|jobtemplate|job|queue` groups: Volcano's vcctl client commands (client_*.py)
+"""The `vcctl jobflow|jobtemplate|job|queue|pod` groups: Volcano's vcctl client commands (client_*.py)
 and the local converters between a vcjob and a JobTemplate. Loaded by main.LazyGroup only when one
 of these groups is used (or help lists them)."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 import click
 
 from vclite.api import convert, yamlio
-from vclite.cli import client_job, client_jobflow, client_queue
+from vclite.cli import client_job, client_jobflow, client_pod, client_queue
 from vclite.cli.context import CONTEXT
 
 
@@ -102,6 +102,7 @@ def job() -> None:
 for _command in client_job.build():
     job.add_command(_command)
 queue = client_queue.build()
+pod = client_pod.build()
 
 
 job_from_template = _converter(

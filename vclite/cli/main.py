@@ -22,7 +22,7 @@ class LazyGroup(click.Group):
         "server": "vclite.cli.server:server", "scheduler": "vclite.cli.scheduler_cmd:scheduler",
         "controller": "vclite.cli.controller:controller",
         "jobflow": "vclite.cli.groups:jobflow", "jobtemplate": "vclite.cli.groups:jobtemplate",
-        "job": "vclite.cli.groups:job", "queue": "vclite.cli.groups:queue",
+        "job": "vclite.cli.groups:job", "queue": "vclite.cli.groups:queue", "pod": "vclite.cli.groups:pod",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

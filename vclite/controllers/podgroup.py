@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Hashable
 
-from vclite.api import batch, kinds, meta, resources
+from vclite.api import batch, kinds, meta, resources, scheduling
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer as informer_mod
 from vclite.lib import clock as clock_mod
@@ -24,7 +24,7 @@ from vclite.lib import errors, workqueue
 Obj = dict[str, Any]
 SCHEDULER_NAME = "volcano"
 PREFIX = "podgroup-"
-QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name"
+QUEUE_ANNOTATION = scheduling.QUEUE_NAME_ANNOTATION
 
 
 def wants_group(pod: Obj) -> bool:
