@@ -3,6 +3,7 @@ HTTP with the kubeconfig the server wrote — the diamond example from create to
 queues, and `jobflow get -w` following a flow until it succeeds."""
 import json
 import os
+import re
 import subprocess
 import time
 
@@ -200,3 +201,91 @@ def test_following_a_big_fan_draws_it_as_one_row(vcctl, tmp_path):
     assert rows["end"][:2] == ["m0, m1, m2, … 22 more", "Completed"], r.out
     assert vcctl("jobflow", "delete", "-f", tmp_path / "f.yaml").code == 0
     assert vcctl("jobtemplate", "delete", "-f", tmp_path / "t.yaml").code == 0
+
+
+POD_JOB = """apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: {name}
+  namespace: {namespace}
+spec:
+  minAvailable: {replicas}
+  queue: {queue}
+  tasks:
+  - replicas: {replicas}
+    name: t
+    template:
+      spec:
+        restartPolicy: Never
+        containers:
+        - name: c
+          image: busybox
+          command: ["sh", "-c", "{command}"]
+          resources: {{requests: {{cpu: 100m, memory: 16Mi}}, limits: {{cpu: 100m, memory: 16Mi}}}}
+"""
+
+
+def pod_rows(r):
+    """`vcctl pod list` output as {name: cells}, checking every cell starts under its header (Volcano's
+    left-aligned columns, each as wide as its widest value plus 8)."""
+    lines = r.out.splitlines()
+    headers = lines[0].split()
+    starts = [m.start() for m in re.finditer(r"\S+", lines[0])]
+    rows = {}
+    for line in lines[1:]:
+        cells = line.split()
+        assert [m.start() for m in re.finditer(r"\S+", line)] == starts, r
+        rows[cells[headers.index("Name")]] = dict(zip(headers, cells))
+    return headers, rows
+
+
+def test_pod_list_shows_vcjobs_pods_by_job_queue_and_namespace(vcctl, tmp_path):
+    assert vcctl("queue", "create", "-n", "podq").code == 0
+    jobs = [("sleeper", "default", "podq", 2, "sleep 120"), ("quick", "default", "default", 1, "true"),
+            ("elsewhere", "pods-e2e", "default", 1, "sleep 120")]
+    for name, namespace, queue, replicas, command in jobs:
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(POD_JOB.format(name=name, namespace=namespace, queue=queue, replicas=replicas,
+                                       command=command))
+        assert vcctl("job", "run", "-f", path).code == 0
+    try:
+        def settled(r):
+            return r.code == 0 and len(r.out.splitlines()) == 5 and all(
+                row["Status"] in ("Running", "Completed") for row in pod_rows(r)[1].values())
+
+        r = wait_until(vcctl, ("pod", "list", "--all-namespaces"), settled, "every pod running or completed")
+        headers, rows = pod_rows(r)
+        assert headers == ["Namespace", "Name", "Ready", "Status", "Restart", "Age"], r
+        assert [(v["Namespace"], k) for k, v in rows.items()] == [
+            ("default", "quick-t-0"), ("default", "sleeper-t-0"), ("default", "sleeper-t-1"),
+            ("pods-e2e", "elsewhere-t-0")], r   # sorted by namespace, then name
+        assert [rows["sleeper-t-0"][c] for c in ("Ready", "Status", "Restart")] == ["1/1", "Running", "0"], r
+        assert [rows["quick-t-0"][c] for c in ("Ready", "Status", "Restart")] == ["0/1", "Completed", "0"], r
+
+        r = vcctl("pod", "list")
+        headers, rows = pod_rows(r)
+        assert headers == ["Name", "Ready", "Status", "Restart", "Age"] and sorted(rows) == [
+            "quick-t-0", "sleeper-t-0", "sleeper-t-1"], r
+        assert sorted(pod_rows(vcctl("pod", "list", "-j", "sleeper"))[1]) == ["sleeper-t-0", "sleeper-t-1"]
+        assert sorted(pod_rows(vcctl("pod", "list", "-q", "podq"))[1]) == ["sleeper-t-0", "sleeper-t-1"]
+        assert sorted(pod_rows(vcctl("pod", "list", "-q", "podq", "-j", "sleeper"))[1]) == ["sleeper-t-0",
+                                                                                           "sleeper-t-1"]
+        assert sorted(pod_rows(vcctl("pod", "list", "-n", "pods-e2e"))[1]) == ["elsewhere-t-0"]
+        r = vcctl("pod", "list", "-j", "sleeper", "-q", "default")
+        assert (r.code, r.out) == (255, "Failed to list pod: the input vcjob sleeper does not match the queue "
+                                        "default\n"), r
+        r = vcctl("pod", "list", "-n", "nosuchnamespace")
+        assert (r.code, r.out) == (0, "No resources found\n"), r
+    finally:
+        for name, namespace, *_ in jobs:
+            vcctl("job", "delete", "-N", name, "-n", namespace)
+        vcctl("queue", "delete", "-n", "podq")
+
+
+def test_version(vcctl):
+    r = vcctl("version", kubeconfig=False)
+    lines = r.out.splitlines()
+    assert r.code == 0 and [ln.split(": ")[0] for ln in lines] == [
+        "API Version", "Version", "Git SHA", "Built At", "Python Version", "Python OS/Arch"], r
+    assert lines[0] == "API Version: v1alpha1" and lines[1] == vcctl("--version", kubeconfig=False).out.replace(
+        "vcctl, version ", "Version: ").rstrip("\n"), r
