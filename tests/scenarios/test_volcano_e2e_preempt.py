@@ -3,17 +3,16 @@ control plane on a virtual clock, with the scheduler configuration Volcano's e2e
 (installer/.../volcano-scheduler-ci.conf: actions `enqueue, allocate, backfill, reclaim, preempt`; priority, gang
 and drf with enablePreemptable false, conformance, overcommit, predicates, proportion, nodeorder, binpack — `sla`
 without arguments and `network-topology-aware` without HyperNodes do nothing there and are left out). As on
-upstream's kind nodes, the two nodes are bigger (8 cpu) than what is free for the test (2 cpu each: a pod of
-another scheduler, bound by nodeName, takes the rest), so the cluster holds `rep` = 4 one-cpu pods while overcommit
-(1.2 x the whole capacity) still admits what preemption can make room for. Upstream asserts "at least n pods
-Running"; these pin the exact count.
+upstream's kind nodes, the two nodes are bigger (8 cpu, 16Gi) than what is free for the test (2 cpu and 2Gi each:
+a pod of another scheduler, bound by nodeName, takes the rest), so the cluster holds `rep` = 4 one-cpu pods while
+overcommit (1.2 x the whole capacity) still admits what preemption can make room for. Upstream asserts "at least n
+pods Running"; these pin the exact count. Capacity Reclaim Cases 11 and 12 swap proportion for `capacity`, as
+upstream's ConfigMap modifier does.
 
 Not ported from reclaim.go:
 - Reclaim Case 3 (no reclaim when the PodGroup is pending): upstream skips it as flaky (issue #3562), and what it
   waits for — reclaim-j3's PodGroup Pending after its only pod is deleted — does not follow: the vcjob controller
   recreates the pod and there is room for it, so the PodGroup runs again.
-- Capacity Reclaim Cases 11 and 12: they swap proportion for the `capacity` plugin (12 with hierarchical queues);
-  not ported yet (the plugin's own cases are in test_capacity.py).
 - "Reclaim" (q1-qj-1/q2-qj-2): skipped upstream ("the case has some problem")."""
 from __future__ import annotations
 
@@ -33,16 +32,26 @@ NO_ENQUEUE = "allocate, backfill, reclaim, preempt"   # upstream drops enqueue w
 REP = 4
 
 
-def cluster(actions: str = CI_ACTIONS, queues: tuple[str, ...] = (), nodes: int = 2, free: int = 2) -> Cluster:
-    """`nodes` nodes of 8 cpu with `free` cpu left for the test."""
+def capacity_conf(hierarchy: bool = False) -> str:
+    """The CI conf with `proportion` replaced by a bare `capacity` (with `enableHierarchy: true` for case 12), as
+    the modifier of upstream's Capacity Reclaim cases rewrites the scheduler's ConfigMap for the case."""
+    assert CI_CONF.count("  - name: proportion\n") == 1
+    return CI_CONF.replace("  - name: proportion\n",
+                           "  - name: capacity\n" + ("    enableHierarchy: true\n" if hierarchy else ""))
+
+
+def cluster(actions: str = CI_ACTIONS, queues: tuple[str, ...] = (), nodes: int = 2, free: int = 2,
+            scheduler_conf: str = CI_CONF) -> Cluster:
+    """`nodes` nodes of 8 cpu and 16Gi with `free` cpu and `free` Gi left for the test (e2eutil's placeholders
+    for NodesResourceLimit CPU1Mem1 / CPU2Mem2)."""
     names = [f"n{i}" for i in range(1, nodes + 1)]
-    c = Cluster([node(n, "8") for n in names], conf.parse(CI_CONF.replace(CI_ACTIONS, actions)))
+    c = Cluster([node(n, "8") for n in names], conf.parse(scheduler_conf.replace(CI_ACTIONS, actions)))
     for n in names:
         c.client.create({"apiVersion": "v1", "kind": "Pod",
                          "metadata": {"name": f"system-{n}", "namespace": "kube-system"},
                          "spec": {"nodeName": n, "containers": [{
                              "name": "c", "image": "pause", "command": ["sleep", "1"],
-                             "resources": {"requests": {"cpu": str(8 - free)}}}]},
+                             "resources": {"requests": {"cpu": str(8 - free), "memory": f"{16 - free}Gi"}}}]},
                          "status": {"phase": "Running"}})
     for name, value in (("high-priority", 10000), ("low-priority", 10)):
         c.client.create({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
@@ -256,6 +265,90 @@ def test_no_reclaim(queues, first, later, phases, pods):
     assert len(c.client.list(kinds.POD, "default")) == len(pods)
     if "fake-node" in str(later):
         assert meta.phase(c.client.get(kinds.JOB, "default", "reclaim-j3")) == "Pending"
+
+
+# ---- reclaim.go, Capacity Reclaim Cases 11 and 12: 4 nodes with 2 cpu / 2Gi free each (8 cpu in all) -------------
+def _cpu_mem(j: dict, n: int) -> dict:
+    """e2eutil.CPU1Mem1 / CPU2Mem2: the pods ask n cpu and n Gi."""
+    j["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["resources"]["requests"] = {
+        "cpu": str(n), "memory": f"{n * 1024}Mi"}
+    return j
+
+
+def _deserved_queue(c: Cluster, name: str, n: int, parent: str = "") -> None:
+    """e2eutil.CreateQueue with DeservedResource n cpu / n Gi (and QueueParent)."""
+    c.client.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": name},
+                     "spec": {"weight": 1, "deserved": {"cpu": str(n), "memory": f"{n}Gi"},
+                              **({"parent": parent} if parent else {})}})
+
+
+def _deleted_pods(c: Cluster) -> list[str]:
+    """The names of the pods deleted from now on, in order (a vcjob's replacement pod keeps the name)."""
+    deleted: list[str] = []
+    c.client.watch(kinds.POD, lambda ev: deleted.append(meta.name(ev.object)) if ev.type == "DELETED" else None)
+    return deleted
+
+
+def test_capacity_reclaim_case_11_multi_reclaimed_queue():
+    """`capacity` in place of proportion; queues q1, q2, q3, q4 deserve 1, 1, 2, 4 cpu (and as many Gi).
+    Allocate checks only a queue's realCapability (the whole cluster: no guarantee, no capability), not its
+    deserved, so reclaim-j1 (q1) and reclaim-j2 (q2), 4 low-priority pods of 1 cpu each, fill the 8 cpu, two pods a
+    node (binpack): n1, n2 hold j1's, n3, n4 j2's. Then one pod a job, high priority, each found no idle room and
+    reclaimed: a queue may reclaim while allocated + request stays within its deserved on some dimension (q3: 0 + 2
+    ≤ 2; q4: 2, 3, 4 ≤ 4), and a pod is a victim while its queue is over its deserved (q1, q2: above 1 cpu), so q1
+    and q2 give up 3 pods each, never their last:
+    - reclaim-j3 (q3, 2 cpu) takes n1, evicting j1's two pods (q1: 4 -> 2 cpu);
+    - reclaim-j4 (q4, 2 cpu): on n2 only one of j1's pods is a victim (q1 would reach its deserved 1 after it), not
+      room enough; n3's two j2 pods are (q2: 4 -> 2);
+    - reclaim-j5 and reclaim-j6 (q4, 1 cpu each) each evict one pod, from n2 (q1: 2 -> 1) then n4 (q2: 2 -> 1).
+    Upstream asserts 1 Running PodGroup in q3 and 3 in q4; pinned here: every PodGroup Running (j1, j2 keep their
+    minAvailable 1), one pod running per job, and which pods were evicted (their replacements wait, Pending). Which
+    node each reclaimer takes follows vclite's node-name tie-break; the counts do not depend on it."""
+    c = cluster(nodes=4, free=2, scheduler_conf=capacity_conf())
+    for name, n in (("reclaim-q1", 1), ("reclaim-q2", 1), ("reclaim-q3", 2), ("reclaim-q4", 4)):
+        _deserved_queue(c, name, n)
+    deleted = _deleted_pods(c)
+    run(c, _cpu_mem(job("reclaim-j1", 4, 1, "low-priority", "reclaim-q1"), 1))
+    run(c, _cpu_mem(job("reclaim-j2", 4, 1, "low-priority", "reclaim-q2"), 1))
+    assert (running(c, "reclaim-j1"), running(c, "reclaim-j2")) == (4, 4)
+    coming = [("reclaim-j3", "reclaim-q3", 2), ("reclaim-j4", "reclaim-q4", 2),
+              ("reclaim-j5", "reclaim-q4", 1), ("reclaim-j6", "reclaim-q4", 1)]
+    for name, queue, n in coming:
+        run(c, _cpu_mem(job(name, 1, 1, "high-priority", queue), n))
+        assert running(c, name) == 1
+    assert _podgroups(c) == {"reclaim-j1": ("reclaim-q1", "Running"), "reclaim-j2": ("reclaim-q2", "Running"),
+                             **{name: (queue, "Running") for name, queue, _ in coming}}
+    assert {name: running(c, name) for name in _podgroups(c)} == dict.fromkeys(_podgroups(c), 1)
+    assert deleted == ["reclaim-j1-t-0", "reclaim-j1-t-1", "reclaim-j2-t-0", "reclaim-j2-t-1",
+                       "reclaim-j1-t-3", "reclaim-j2-t-3"]
+    pods = {meta.name(p): p for p in c.client.list(kinds.POD, "default")}
+    assert sorted(n for n, p in pods.items() if c.pod_phase(p) == "Pending") == sorted(deleted)
+    assert {n: pods[n]["spec"]["nodeName"] for n in ("reclaim-j3-t-0", "reclaim-j4-t-0", "reclaim-j5-t-0",
+                                                      "reclaim-j6-t-0")} == {
+        "reclaim-j3-t-0": "n1", "reclaim-j4-t-0": "n3", "reclaim-j5-t-0": "n2", "reclaim-j6-t-0": "n4"}
+
+
+def test_capacity_reclaim_case_12_hierarchical_queues_nothing_to_reclaim():
+    """`capacity` with enableHierarchy in place of proportion; under `root`, q1 and q2 deserve 4 cpu (and Gi) each,
+    q1's children q11 and q12 2 each. reclaim-j1 (q2) and reclaim-j2 (q11), one pod of 2 cpu each, take n1 and n2;
+    then reclaim-j3 (q12) and reclaim-j4 (q11), one pod of 1 cpu each, find idle room (4 cpu on n3, n4): allocate
+    places both on n3 (binpack) before reclaim runs, as Allocatable checks q11, q1 and root against their
+    realCapability (the whole cluster: no guarantee, no capability), not deserved — q11 ends at 3 cpu, above its 2.
+    Despite the case's name nothing is reclaimed: no pod is evicted and n4 stays idle. Upstream asserts 1 Running
+    PodGroup in q12 and 2 in q11; pinned here: each job's queue, PodGroup and one running pod, and no deletion."""
+    c = cluster(nodes=4, free=2, scheduler_conf=capacity_conf(hierarchy=True))
+    for name, n, parent in (("reclaim-q1", 4, "root"), ("reclaim-q2", 4, "root"),
+                            ("reclaim-q11", 2, "reclaim-q1"), ("reclaim-q12", 2, "reclaim-q1")):
+        _deserved_queue(c, name, n, parent)
+    deleted = _deleted_pods(c)
+    jobs = [("reclaim-j1", "reclaim-q2", 2), ("reclaim-j2", "reclaim-q11", 2),
+            ("reclaim-j3", "reclaim-q12", 1), ("reclaim-j4", "reclaim-q11", 1)]
+    for name, queue, n in jobs:
+        run(c, _cpu_mem(job(name, 1, 1, "low-priority", queue), n))
+        assert running(c, name) == 1
+    assert _podgroups(c) == {name: (queue, "Running") for name, queue, _ in jobs}
+    assert deleted == []
+    assert {p["spec"]["nodeName"] for p in c.client.list(kinds.POD, "default")} == {"n1", "n2", "n3"}
 
 
 def test_while_its_victims_terminate_a_preemptor_waits_nominated_to_their_nodes():
