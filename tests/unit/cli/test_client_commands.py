@@ -110,12 +110,6 @@ TEMPLATES_FILE = (TEMPLATE.format(name="a", namespace="  namespace: default\n").
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with vcctl_server.running(tmp_path_factory.mktemp("vclite"), "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
 def api(server):
     client = kube_client.HttpClient.from_kubeconfig(str(server.kubeconfig))
     client.create({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",

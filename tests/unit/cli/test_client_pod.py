@@ -14,7 +14,6 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from tests import vcctl_server
 from vclite.api import kinds
 from vclite.cli import client_common as common
 from vclite.cli import client_pod
@@ -41,12 +40,6 @@ def build_pod(namespace, name, labels=None, annotations=None):
 
 
 # ---- TestListPod, against a real server ---------------------------------------------------------------
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with vcctl_server.running(tmp_path_factory.mktemp("vclite"), "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
-        yield srv
-
-
 @pytest.fixture(scope="module")
 def api(server):
     return kube_client.HttpClient.from_kubeconfig(str(server.kubeconfig))
