@@ -5,6 +5,7 @@ import signal
 import subprocess
 import time
 
+import pytest
 import yaml
 
 from tests.e2e.conftest import ROOT, VCCTL
@@ -390,3 +391,36 @@ def test_secrets_reach_env_and_volumes_as_on_kubernetes(vcctl, write, tmp_path):
     without_secret = SECRET_JOB.split("---")[1]
     r = vcctl("run", "--timeout", "5", "--workdir", tmp_path / "m", write("missing.yaml", without_secret), timeout=60)
     assert r.code == 1 and 'CreateContainerConfigError: secret "creds" not found' in r.err, r
+
+
+COMPLETE_ON_TASK = """
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {{name: psw}}
+spec:
+  minAvailable: 2
+  tasks:
+    - name: ps
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: {policy}
+          containers: [{{name: ps, image: busybox, command: [sh, -c, "sleep 60"]}}]
+    - name: worker
+      replicas: 1
+      policies: [{{event: TaskCompleted, action: CompleteJob}}]
+      template:
+        spec:
+          restartPolicy: {policy}
+          containers: [{{name: worker, image: busybox, command: [sh, -c, "sleep 0.6"]}}]
+"""
+
+
+@pytest.mark.parametrize("policy", ["Never", "OnFailure"])
+def test_complete_job_stopping_a_running_task_ends_completed(vcctl, write, tmp_path, policy):
+    """TaskCompleted -> CompleteJob stops the ps (its pod deleted, then gone once its process ended):
+    the standalone vcjob ends Completed, not stuck Completing (the run stopped while the ps's stop was
+    still being reported, before the executor removed the pod)."""
+    r = vcctl("run", "--workdir", tmp_path, write("psw.yaml", COMPLETE_ON_TASK.format(policy=policy)), timeout=60)
+    assert r.code == 0, r
+    assert "succeeded: vcjob default/psw Completed" in r.err + r.out, r

@@ -190,8 +190,9 @@ class LocalExecutor:
         return out
 
     def running_count(self) -> int:
-        """Pods whose runner has not finished (processes alive, starting, or waiting to restart)."""
-        return sum(1 for r in self._runs.values() if not r.runner.finished)
+        """Pods whose run has not settled: processes alive, starting or waiting to restart, or a stop
+        not yet over (its end is what lets a pod being deleted go: a run must not stop before it)."""
+        return sum(1 for r in self._runs.values() if not r.settled)
 
     # ---- reconcile --------------------------------------------------------------------------------
     def sync(self, key: Hashable) -> None:
