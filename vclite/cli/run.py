@@ -84,6 +84,10 @@ class Progress:
         self._phases: dict[str, str] = {}
         self._changed: dict[str, None] = {}
         self.scheduled: set[str] = set()   # the vcjobs a CronJob made (a run with a CronJob ends unfinished)
+        # the last Failed version of each pod, kept when a pod of the same name replaces it (a vcjob's
+        # RestartJob deletes its pods and makes new ones): why a job that then used up maxRetry failed
+        self.failed_pods: dict[str, Obj] = {}
+        self.ended = False   # set when the run's outcome is read: stopping the pods left changes nothing of it
 
     def observe(self, ev: Any) -> None:
         obj = ev.object
@@ -94,6 +98,8 @@ class Progress:
                 kept[meta.key(obj)] = obj
             else:
                 kept.pop(meta.key(obj), None)
+        if kind == kinds.POD.kind and _pod_phase(obj) == "Failed" and not self.ended:
+            self.failed_pods[meta.key(obj)] = obj
         if kind == kinds.PODGROUP.kind or (kind == kinds.POD.kind and not view.is_bare_pod(obj)):
             return
         is_flow, is_pod = kind == kinds.JOBFLOW.kind, kind == kinds.POD.kind
@@ -200,11 +206,20 @@ def stuck_report(snap: view.Snapshot) -> list[str]:
     return lines
 
 
-def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime) -> list[str]:
+def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime, failed_pods: dict[str, Obj] | None = None
+                   ) -> list[str]:
+    """Why each vcjob, bare pod and JobFlow failed; `failed_pods` (Progress.failed_pods): failed pods
+    since replaced, read for a vcjob whose pods now say nothing (restarted, then out of retries)."""
     lines = []
     for job in snap.jobs:
         if meta.phase(job) in (batch.JobPhase.FAILED, batch.JobPhase.TERMINATED, batch.JobPhase.ABORTED):
-            reason = view.failure_reason(snap, job) or meta.phase(job)
+            reason = view.failure_reason(snap, job)
+            if not reason and failed_pods:
+                earlier = view.Snapshot([], [job], [], [
+                    p for p in failed_pods.values()
+                    if snap.job(meta.namespace(p), meta.labels(p).get(batch.JOB_NAME, "")) is job])
+                reason = view.failure_reason(earlier, job)
+            reason = reason or meta.phase(job)
             lines.append(f"vcjob {meta.key(job)} {meta.phase(job)}: {reason}")
             for pod in snap.pods_of(job):
                 if (pod.get("status") or {}).get("phase") == "Failed":
@@ -307,6 +322,7 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
         done = await rt.run_until((lambda: False) if endless else progress.done, timeout=timeout,
                                   on_tick=None if quiet else tick)
         tick(final=True)
+        progress.ended = True
         return done, snapshot(caches, progress.deleted), progress
     finally:
         if live is not None:
@@ -391,13 +407,13 @@ def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: st
             err.print(f"  {line}", markup=False)
         if len(stuck) > STUCK_LINES:
             err.print(f"  … and {len(stuck) - STUCK_LINES} more (vcctl run -o yaml shows every object)", markup=False)
-        for line in failure_report(snap, rt):
+        for line in failure_report(snap, rt, progress.failed_pods):
             err.print(f"  {line}", markup=False)
         return 1
     ok = progress.succeeded()
     if ok and quiet:
         return 0
-    for line in failure_report(snap, rt):   # a failure says why, even under --quiet
+    for line in failure_report(snap, rt, progress.failed_pods):   # a failure says why, even under --quiet
         err.print(line, markup=False)
     bad, good = progress.summary()
     where = f" (pod logs under {rt.workdir})" if _has_pods(rt.workdir) else ""

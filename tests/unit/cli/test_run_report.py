@@ -1,0 +1,62 @@
+"""`vcctl run`'s final report: why a vcjob failed, even when its failed pods were since replaced."""
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from vclite.api import kinds
+from vclite.apiserver import client as client_mod
+from vclite.cli import run, view
+
+ADDED, MODIFIED, DELETED = client_mod.EventType.ADDED, client_mod.EventType.MODIFIED, client_mod.EventType.DELETED
+
+
+def job(phase, retries=2):
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+            "metadata": {"name": "life", "namespace": "default", "uid": "j1"},
+            "spec": {"maxRetry": 2, "tasks": [{"name": "w", "replicas": 1}]},
+            "status": {"state": {"phase": phase}, "retryCount": retries}}
+
+
+def pod(uid, phase, exit_code=None):
+    status = {"phase": phase}
+    if exit_code is not None:
+        status["containerStatuses"] = [{"name": "c", "state": {"terminated": {"exitCode": exit_code,
+                                                                              "reason": "Error"}}}]
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "life-w-0", "namespace": "default", "uid": uid,
+                         "labels": {"volcano.sh/job-name": "life"},
+                         "ownerReferences": [{"kind": "Job", "name": "life", "controller": True}]},
+            "status": status}
+
+
+def observe(progress, events):
+    for type_, obj in events:
+        kind = kinds.POD if obj["kind"] == "Pod" else kinds.JOB
+        progress.observe(client_mod.WatchEvent(type_, kind, obj, None))
+
+
+@pytest.mark.parametrize("events, live_pods, expected", [
+    pytest.param([(ADDED, pod("p1", "Failed", 3))], [pod("p1", "Failed", 3)],
+                 "pod life-w-0: container c exited 3 (Error) (after 2 retries, maxRetry 2)", id="failed-pod-live"),
+    pytest.param([(ADDED, pod("p1", "Failed", 3)), (DELETED, pod("p1", "Failed", 3)), (ADDED, pod("p2", "Pending"))],
+                 [pod("p2", "Pending")], "pod life-w-0: container c exited 3 (Error) (after 2 retries, maxRetry 2)",
+                 id="failed-pod-replaced-by-a-restart"),
+    pytest.param([(ADDED, pod("p2", "Pending"))], [pod("p2", "Pending")], "Failed", id="no-failed-pod-seen"),
+])
+def test_a_failed_vcjob_says_why_even_when_its_failed_pod_was_replaced(events, live_pods, expected):
+    progress = run.Progress()
+    failed = job("Failed")
+    observe(progress, [(ADDED, job("Running", 0)), *events, (MODIFIED, failed)])
+    snap = view.Snapshot([], [failed], [], live_pods)
+    no_runtime = types.SimpleNamespace(executor=None, failures=[])   # (no pod logs to show)
+    lines = run.failure_report(snap, no_runtime, progress.failed_pods)
+    assert lines == [f"vcjob default/life Failed: {expected}"]
+
+
+def test_pods_failed_by_the_stop_at_the_end_are_not_a_reason():
+    progress = run.Progress()
+    progress.ended = True
+    observe(progress, [(ADDED, pod("p1", "Failed", 143))])
+    assert progress.failed_pods == {}
