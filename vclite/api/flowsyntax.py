@@ -196,8 +196,10 @@ _DIGITS = frozenset("0123456789")
 _SCAN = re.compile(r"\s*(?:(&&|\|\||==|!=|<=|>=|[!<>()\[\],.])|([A-Za-z0-9_][A-Za-z0-9_-]*)|(\S))")
 _JUNK = re.compile(r"-?[A-Za-z0-9_.-]*")
 _ESCAPES = {'"': '"', "'": "'", "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_CURLY = "a typographic quote (pasted from a document?): use straight quotes ' or \""
 _HINTS = {"&": "use && for 'and'", "|": "use || for 'or'", "=": "use == to compare",
-          "{": "write references without {{ }}, e.g. outputs.train == \"ok\""}
+          "{": "write references without {{ }}, e.g. outputs.train == \"ok\"",
+          **dict.fromkeys("‘’‚‛“”„‟«»′″", _CURLY)}
 CMP_OPS = ("==", "!=", "<", "<=", ">", ">=")
 
 

@@ -24,6 +24,9 @@ def facts(*names: str) -> frozenset[str]:
 
 # ---- parsing: dependencies --------------------------------------------------------------------
 
+CURLY = "(a typographic quote (pasted from a document?): use straight quotes ' or \")"
+
+
 @pytest.mark.parametrize("text, canonical", [
     pytest.param("a.Completed", "a.Completed", id="atom"),
     pytest.param("a", "a.Completed", id="bare-name-means-completed"),
@@ -80,6 +83,8 @@ OUTCOMES_LIST = ("Completed, Failed, Terminated, Skipped, Finished, AnyCompleted
     pytest.param("a.Completed && {{b}}", "unexpected character '{' (write references without {{ }}, e.g. "
                  "outputs.train == \"ok\")", 15, id="braces"),
     pytest.param("-a", "unexpected character '-'", 0, id="leading-hyphen"),
+    pytest.param("“a”.Completed", f"unexpected character '“' {CURLY}", 0, id="curly-double-quotes"),
+    pytest.param("a.Completed || ‘b’.Failed", f"unexpected character '‘' {CURLY}", 15, id="curly-single-quotes"),
     pytest.param("!", "expected a flow outcome such as train.Completed, found the end of the expression", 1,
                  id="lone-not"),
     pytest.param("()", "expected a flow outcome such as train.Completed, found ')'", 1, id="empty-parens"),
@@ -326,6 +331,7 @@ UNKNOWN_NAME = ("a condition can use params.<name>, outputs.<flow>, item, iterat
     pytest.param("outputs.a.", "expected a name after '.', found the end of the expression", 10, id="dangling-dot"),
     pytest.param("{{outputs.a}} == 'x'", "unexpected character '{' (write references without {{ }}, e.g. "
                  "outputs.train == \"ok\")", 0, id="argo-braces"),
+    pytest.param("params.x == “y”", f"unexpected character '“' {CURLY}", 12, id="curly-quoted-string"),
     pytest.param("true false", "unexpected 'false' after a complete expression (missing && or ||?)", 5,
                  id="two-values"),
     pytest.param("[" * 33 + "]" * 33, "expression nested too deeply (more than 32 levels)", 32, id="deep-lists"),
