@@ -17,6 +17,9 @@ them the same way); `vcctl validate` and `vcctl run` print each as a warning:
   entry covers that target, so the flow waits for it to be Completed, as without a probe.
 - (across documents) a flow placeholder in a JobTemplate that means nothing in the flow using it
   (`{{item}}` outside a loop, `{{params.x}}` without spec.arguments…): left as written, as Volcano does.
+- a job plugin argument the plugin's Go flag set cannot parse (`--workers=w`, `--port=abc`): Volcano's
+  plugin logs the error and goes on with the flags read before it, so that argument and every one
+  after it are ignored.
 
 Pure functions over plain dicts.
 """
@@ -24,7 +27,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from vclite.api import flow, flowtemplate
+from vclite.api import batch, flow, flowtemplate
+from vclite.lib import goflags
 
 RESTART_POLICY_UNSET = ("not set, so Kubernetes' default Always applies: this task's containers restart whenever "
                         "they exit (even with code 0) and the vcjob never completes; set Never or OnFailure for a "
@@ -138,6 +142,7 @@ def advice_in(obj: Any) -> list[tuple[str, str]]:
     out = _left_alone(obj["spec"], "spec") if obj.get("kind") == "JobTemplate" else []
     output_task = ((obj.get("metadata") or {}).get("annotations") or {}).get(OUTPUT_TASK) \
         if obj.get("kind") == "JobTemplate" and isinstance(obj.get("metadata"), dict) else None
+    out += _plugin_args_advice(obj["spec"].get("plugins"))
     names = [t.get("name") for t in tasks if isinstance(t, dict)] if isinstance(tasks, list) else []
     if isinstance(output_task, str) and output_task and output_task not in names:
         out.append((f"metadata.annotations[{OUTPUT_TASK}]",
@@ -158,6 +163,22 @@ def advice_in(obj: Any) -> list[tuple[str, str]]:
                             custom_termination_path(path)))
             elif isinstance(c, dict):
                 out += _writes_default_path(c, f"spec.tasks[{i}].template.spec.containers[{j}]")
+    return out
+
+
+def _plugin_args_advice(plugins: Any) -> list[tuple[str, str]]:
+    """An argument a job plugin cannot parse (Go's flag package: an unknown flag, a bad or missing value)."""
+    out = []
+    for name, args in plugins.items() if isinstance(plugins, dict) else ():
+        flags = batch.PLUGIN_FLAGS.get(name)
+        if flags is None or not isinstance(args, list) or any(not isinstance(a, str) or "{{" in a for a in args):
+            continue   # (another problem, or a flow placeholder: its value is known when the vcjob is made)
+        error = goflags.parse(args, flags)[1]
+        if error:   # the argument that stopped the parsing: the shortest prefix that fails
+            k = next(k for k in range(len(args)) if goflags.parse(args[:k + 1], flags)[1])
+            known = ", ".join(f"--{f}" for f in flags)
+            out.append((f"spec.plugins.{name}[{k}]", f"{error}: Volcano's {name} plugin ignores this argument and "
+                                                     f"every one after it (its flags: {known})"))
     return out
 
 

@@ -103,3 +103,15 @@ KNOWN_PLUGINS = frozenset({"env", "svc", "ssh", "tensorflow", "mpi", "pytorch", 
 MPI_PLUGIN_FLAGS = {"master": "master", "worker": "worker", "port": 22}
 RAY_PLUGIN_FLAGS = {"head": "head", "headContainer": "head", "worker": "worker", "workerContainer": "worker",
                     "port": 6379, "dashboardPort": 8265, "clientPort": 10001}
+# every job plugin's Go flags and their defaults, by plugin (the plugins read them; `vcctl validate` warns
+# about an argument they cannot parse); `env` reads no argument
+PLUGIN_FLAGS = {
+    "svc": {"publish-not-ready-addresses": False, "disable-network-policy": False, "inject-hosts-env": True},
+    "ssh": {"ssh-key-file-path": "/root/.ssh", "ssh-private-key": "", "ssh-public-key": "", "ssh-port": 22},
+    "pytorch": {"master": "master", "worker": "worker", "port": 23456, "wait-master-enabled": False,
+                "wait-master-timeout": 300, "wait-master-image": "busybox:1.36.1"},
+    "tensorflow": {"ps": "ps", "worker": "worker", "chief": "chief", "evaluator": "evaluator", "port": 2222},
+    "mpi": MPI_PLUGIN_FLAGS,
+    "ray": RAY_PLUGIN_FLAGS,
+    "hcclrank": {"master": "master", "worker": "worker"},
+}

@@ -123,3 +123,31 @@ def test_braces_that_are_not_flow_placeholders_are_left_alone_with_a_warning():
         (path, "{{param.x}} is not a flow placeholder (params, outputs, item, iteration): it is left as it is")]
     jobflow = {"kind": "JobFlow", "spec": {"flows": [{"name": "a", "patch": {"jobSpec": {"queue": "{{q}}"}}}]}}
     assert [p for p, _ in advice.advice_in(jobflow)] == ["spec.flows[0].patch.jobSpec.queue"]
+
+
+@pytest.mark.parametrize("kind, plugins, expected", [
+    pytest.param("Job", {"svc": [], "ssh": [], "env": ["anything"]}, [], id="no-arguments"),
+    pytest.param("Job", {"tensorflow": ["--port=5000", "--worker=w", "-ps", "p"]}, [], id="valid-flags"),
+    pytest.param("Job", {"tensorflow": ["--port=5000", "--workers=w"]},
+                 [("spec.plugins.tensorflow[1]", "flag provided but not defined: -workers: Volcano's tensorflow "
+                   "plugin ignores this argument and every one after it (its flags: --ps, --worker, --chief, "
+                   "--evaluator, --port)")], id="unknown-flag"),
+    pytest.param("JobTemplate", {"ssh": ["--no-root", "--ssh-key-file-path=/home/u/.ssh"]},
+                 [("spec.plugins.ssh[0]", "flag provided but not defined: -no-root")], id="flag-volcano-dropped"),
+    pytest.param("Job", {"pytorch": ["--master=m", "--port", "abc"]},
+                 [("spec.plugins.pytorch[1]", "invalid value 'abc' for flag -port")], id="bad-integer"),
+    pytest.param("Job", {"mpi": ["--master=m", "--port"]},
+                 [("spec.plugins.mpi[1]", "flag needs an argument: -port")], id="missing-value"),
+    pytest.param("Job", {"svc": ["--publish-not-ready-addresses=maybe"]},
+                 [("spec.plugins.svc[0]", "invalid value 'maybe' for flag -publish-not-ready-addresses")],
+                 id="bad-boolean"),
+    pytest.param("JobTemplate", {"pytorch": ["--port={{params.port}}"]}, [], id="placeholder-known-later"),
+    pytest.param("Job", {"pytorch": "--port=1", "bogus": ["-x"]}, [], id="other-problems-said-elsewhere"),
+])
+def test_plugin_arguments_the_plugin_cannot_parse(kind, plugins, expected):
+    """Volcano's job plugins parse their arguments with Go's flag package (ContinueOnError) and only log an
+    error: the argument that fails and every one after it are silently ignored."""
+    obj = {"kind": kind, "spec": {"plugins": plugins, "tasks": []}}
+    found = advice.advice_in(obj)
+    assert [p for p, _ in found] == [p for p, _ in expected]
+    assert all(m.startswith(want) for (_, m), (_, want) in zip(found, expected)), found

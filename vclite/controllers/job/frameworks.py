@@ -39,12 +39,11 @@ from vclite.lib import goflags
 Obj = dict[str, Any]
 
 PYTORCH, TENSORFLOW, MPI, RAY, HCCLRANK = "pytorch", "tensorflow", "mpi", "ray", "hcclrank"
-PYTORCH_FLAGS = {"master": "master", "worker": "worker", "port": 23456, "wait-master-enabled": False,
-                 "wait-master-timeout": 300, "wait-master-image": "busybox:1.36.1"}
-TENSORFLOW_FLAGS = {"ps": "ps", "worker": "worker", "chief": "chief", "evaluator": "evaluator", "port": 2222}
+PYTORCH_FLAGS = batch.PLUGIN_FLAGS[PYTORCH]
+TENSORFLOW_FLAGS = batch.PLUGIN_FLAGS[TENSORFLOW]
 MPI_FLAGS = batch.MPI_PLUGIN_FLAGS
 RAY_FLAGS = batch.RAY_PLUGIN_FLAGS
-HCCLRANK_FLAGS = {"master": "master", "worker": "worker"}
+HCCLRANK_FLAGS = batch.PLUGIN_FLAGS[HCCLRANK]
 WAIT_FOR_MASTER = "wait-for-master"
 HCCL_RANK_KEY = "hccl/rankIndex"
 

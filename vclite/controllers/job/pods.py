@@ -156,7 +156,7 @@ def apply_env(pod: Obj) -> None:
 
 
 # ---- svc plugin --------------------------------------------------------------------------------
-SVC_FLAGS = {"publish-not-ready-addresses": False, "disable-network-policy": False, "inject-hosts-env": True}
+SVC_FLAGS = batch.PLUGIN_FLAGS["svc"]
 
 
 def svc_flags(args: Iterable[str]) -> dict[str, bool]:

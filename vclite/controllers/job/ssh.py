@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from vclite.api import meta
+from vclite.api import batch, meta
 from vclite.lib import goflags
 
 Obj = dict[str, Any]
@@ -22,7 +22,7 @@ NAME = "ssh"
 ABSOLUTE_PATH = "/root/.ssh"
 RELATIVE_PATH = ".ssh"
 KEYS = ("id_rsa", "id_rsa.pub", "authorized_keys", "config")
-FLAGS = {"ssh-key-file-path": ABSOLUTE_PATH, "ssh-private-key": "", "ssh-public-key": "", "ssh-port": 22}
+FLAGS = batch.PLUGIN_FLAGS[NAME]   # (ssh-key-file-path defaults to ABSOLUTE_PATH)
 
 
 def flags(args: Any) -> dict[str, Any]:
