@@ -424,3 +424,17 @@ def test_complete_job_stopping_a_running_task_ends_completed(vcctl, write, tmp_p
     r = vcctl("run", "--workdir", tmp_path, write("psw.yaml", COMPLETE_ON_TASK.format(policy=policy)), timeout=60)
     assert r.code == 0, r
     assert "succeeded: vcjob default/psw Completed" in r.err + r.out, r
+
+
+@pytest.mark.parametrize("workdir, says", [
+    pytest.param("{tmp}/a-file/pods", "Not a directory", id="under-a-file"),
+    pytest.param("/proc/vclite-pods", "No such file or directory", id="cannot-be-made"),
+])
+def test_a_workdir_that_cannot_be_made_is_refused_before_anything_runs(vcctl, write, tmp_path, workdir, says):
+    """Not a traceback per pod sync and a job left Pending: the usage error, exit 2, nothing run."""
+    (tmp_path / "a-file").write_text("")
+    job = write("job.yaml", JOB.format(name="j", extra="", script="touch $VC_POD_DIR/../../../ran"))
+    r = vcctl("run", "--workdir", workdir.format(tmp=tmp_path), job, timeout=60)
+    assert r.code == 2, r
+    assert f"--workdir {workdir.format(tmp=tmp_path)}" in r.err and says in r.err, r
+    assert "Traceback" not in r.err and len(r.err.splitlines()) == 1, r

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import pathlib
 import shutil
 import signal
@@ -174,9 +175,23 @@ def load_scheduler_conf(conf_path: str | None) -> tuple[scheduler_conf.Scheduler
         return None, exc.problems
 
 
+def _make_workdir(path: pathlib.Path) -> None:
+    """--workdir, made now (with its parents) and checked writable: a directory no pod can use is a usage
+    error before anything runs, not a failure of every pod's start."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".vclite-write-check-{os.getpid()}"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise OSError(f"--workdir {path}: cannot use it as the pods' directory: {exc.strerror or exc}") from None
+
+
 def build_runtime(nodes_opt: str | None, conf: scheduler_conf.SchedulerConf | None,
                   workdir: str | None) -> runtime_mod.Runtime:
     nodes = nodes_mod.parse_nodes_option(nodes_opt) if nodes_opt else None
+    if workdir is not None:
+        _make_workdir(pathlib.Path(workdir))
     return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, workdir=workdir, scheduler_config=conf)
 
 
