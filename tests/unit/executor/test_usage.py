@@ -36,15 +36,16 @@ def test_a_real_busy_group_uses_cpu_and_its_memory():
     child = subprocess.Popen([sys.executable, "-c", "b = bytearray(48 * 2**20)\nwhile True: pass"],
                              start_new_session=True)
     try:
-        time.sleep(1.0)
-        used = usage.by_group([child.pid])[child.pid]
+        deadline = time.monotonic() + 60     # (a wait, not a time limit: a loaded machine gives it less CPU)
+        while (used := usage.by_group([child.pid])[child.pid]).cpu_seconds <= 0.2 or used.resident <= 48 * 2**20:
+            assert time.monotonic() < deadline, used
+            time.sleep(0.1)
         now = usage.boot_seconds()
     finally:
         child.kill()
         child.wait()
-    assert used.resident > 48 * 2**20 and used.cpu_seconds > 0.2
     cores, window = usage.usage_rate(now, used, None)
-    assert 0.2 < cores <= 1.05 and 0.5 < window < 30
+    assert 0 < cores <= 1.05 and window > 0.2
 
 
 @pytest.mark.parametrize("now, current, previous, expected", [
