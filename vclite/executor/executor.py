@@ -183,8 +183,8 @@ class LocalExecutor:
                     continue    # (ended meanwhile)
                 previous = self._cpu_samples.get(group)
                 cores, window = usage.usage_rate(now, used, previous)
-                fresh = previous is None or now - previous[0] >= usage.MIN_WINDOW   # (else the window grows)
-                samples[group] = (now, used.cpu_seconds) if fresh or previous is None else previous
+                recent = previous is not None and now - previous[0] < usage.MIN_WINDOW
+                samples[group] = previous if recent and previous is not None else (now, used.cpu_seconds)
                 out.setdefault(key, {})[name] = usage.ContainerUsage(cores, used.resident, window)
         self._cpu_samples = samples
         return out
