@@ -651,3 +651,36 @@ def test_a_flow_applied_before_its_templates_records_no_warning(kubectl):
     events = kubectl("events", "--for", "jf/retry").stdout
     assert "create a job named retry-fetch" in events and "JobTemplateNotFound" not in events, events
     kubectl("delete", "-f", ROOT / "examples" / "retry.yaml")
+
+
+HYPERNODES = """\
+apiVersion: topology.volcano.sh/v1alpha1
+kind: HyperNode
+metadata: {name: rack-0}
+spec:
+  tier: 1
+  tierName: rack
+  members:
+  - {type: Node, selector: {regexMatch: {pattern: "^node-"}}}
+---
+apiVersion: topology.volcano.sh/v1alpha1
+kind: HyperNode
+metadata: {name: spine}
+spec:
+  tier: 2
+  members:
+  - {type: HyperNode, selector: {exactMatch: {name: rack-0}}}
+"""
+
+
+def test_hypernodes_are_served_under_their_names_and_refused_as_upstream(kubectl):
+    out = kubectl("apply", "-f", "-", input=HYPERNODES).stdout   # default validation: /openapi/v3 knows the kind
+    assert "hypernode.topology.volcano.sh/rack-0 created" in out, out
+    table = rows(kubectl("get", "hn").stdout)
+    assert table[0] == ["NAME", "TIER", "TIERNAME", "NODECOUNT", "AGE"]
+    assert [r[:2] for r in table[1:]] == [["rack-0", "1"], ["spine", "2"]] and table[1][2] == "rack"
+    assert rows(kubectl("get", "hypernodes", "spine", "-o", "name").stdout) == [["hypernode.topology.volcano.sh/spine"]]
+    bad = HYPERNODES.split("---")[0].replace('"^node-"', '"node-(["').replace("rack-0", "rack-1")
+    refused = kubectl("apply", "-f", "-", input=bad, check=False)
+    assert refused.returncode != 0 and "member regexMatch pattern is invalid" in refused.stderr, refused.stderr
+    assert "exactly one of exactMatch, regexMatch, labelMatch" in kubectl("explain", "hn.spec.members").stdout

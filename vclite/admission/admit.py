@@ -13,7 +13,7 @@ import types
 from typing import Any, Callable
 
 from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, podpriority, priorityclass, queue
-from vclite.admission import command, cronjob, lease, namespace, secret, vcjob
+from vclite.admission import command, cronjob, hypernode, lease, namespace, secret, vcjob
 from vclite.api import kinds, meta
 from vclite.lib import errors
 from vclite.lib import jsoncopy
@@ -41,7 +41,8 @@ class Rules:
 
 # Kinds whose CRD has a status subresource: Kubernetes drops the status a create carries (the
 # custom-resource strategy's PrepareForCreate); only the controllers write it afterwards.
-STATUS_DROPPED_ON_CREATE = frozenset({kinds.JOB.kind, kinds.JOBTEMPLATE.kind, kinds.JOBFLOW.kind, kinds.CRONJOB.kind})
+STATUS_DROPPED_ON_CREATE = frozenset({kinds.JOB.kind, kinds.JOBTEMPLATE.kind, kinds.JOBFLOW.kind, kinds.CRONJOB.kind,
+                                      kinds.HYPERNODE.kind})
 
 NO_RULES = Rules()
 RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
@@ -51,6 +52,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.JOBFLOW.kind: Rules(jobflow.mutate, jobflow.validate),
     kinds.QUEUE.kind: Rules(queue.mutate, queue.validate, queue.check_delete),
     kinds.PODGROUP.kind: Rules(podgroup.mutate, podgroup.validate),
+    kinds.HYPERNODE.kind: Rules(validate=hypernode.validate),
     kinds.POD.kind: Rules(pod.mutate, pod.validate, resolve=podpriority.resolve),
     kinds.PRIORITYCLASS.kind: Rules(priorityclass.mutate, priorityclass.validate),
     kinds.NAMESPACE.kind: Rules(namespace.mutate, delete=namespace.check_delete),

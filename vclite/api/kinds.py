@@ -44,6 +44,8 @@ JOBTEMPLATE = Kind("flow.volcano.sh", "v1alpha1", "JobTemplate", "jobtemplates",
 QUEUE = Kind("scheduling.volcano.sh", "v1beta1", "Queue", "queues", "queue", False, ("q", "queue-v1beta1"), crd=True)
 PODGROUP = Kind("scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups", "podgroup", True,
                 ("pg", "podgroup-v1beta1"), crd=True)
+# Volcano's network topology (topology.volcano.sh): a group of nodes or of other HyperNodes, one tier.
+HYPERNODE = Kind("topology.volcano.sh", "v1alpha1", "HyperNode", "hypernodes", "hypernode", False, ("hn",), crd=True)
 PRIORITYCLASS = Kind("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", False, ("pc",),
                      has_status=False)
 POD = Kind("", "v1", "Pod", "pods", "pod", True, ("po",))
@@ -58,8 +60,8 @@ COMMAND = Kind("bus.volcano.sh", "v1alpha1", "Command", "commands", "command", T
 # A lock with a holder and a term: `vcctl controller`'s leader election (as every Kubernetes controller's).
 LEASE = Kind("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, has_status=False)
 
-ALL: tuple[Kind, ...] = (JOB, CRONJOB, JOBFLOW, JOBTEMPLATE, QUEUE, PODGROUP, PRIORITYCLASS, POD, NODE, NAMESPACE,
-                         EVENT, CONFIGMAP, SERVICE, SECRET, COMMAND, LEASE)
+ALL: tuple[Kind, ...] = (JOB, CRONJOB, JOBFLOW, JOBTEMPLATE, QUEUE, PODGROUP, HYPERNODE, PRIORITYCLASS, POD, NODE,
+                         NAMESPACE, EVENT, CONFIGMAP, SERVICE, SECRET, COMMAND, LEASE)
 _BY_KIND = {k.kind: k for k in ALL}
 
 

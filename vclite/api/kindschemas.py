@@ -1,5 +1,5 @@
-"""The described OpenAPI v3 schemas of Volcano's kinds — Job (vcjob), CronJob, JobTemplate, Queue and PodGroup as
-tables of fields, and JobFlow from api/flowschema — for `kubectl explain vcjob.spec.tasks` and the like
+"""The described OpenAPI v3 schemas of Volcano's kinds — Job (vcjob), CronJob, JobTemplate, Queue, PodGroup and
+HyperNode as tables of fields, and JobFlow from api/flowschema — for `kubectl explain vcjob.spec.tasks` and the like
 on `vcctl server` (/openapi/v3).
 
 The fields and their types are Volcano's (volcano.sh/apis: batch/v1alpha1 job.go, flow/v1alpha1
@@ -296,6 +296,31 @@ PODGROUP_STATUS = (
     Field("failed", INT, "pods of the group Failed"),
 )
 
+# ---- HyperNode ---------------------------------------------------------------------------------
+
+HYPERNODE_SPEC = (
+    Field("tier", INT, "the HyperNode's level in the network (0 or more; lower tiers are closer): a job's "
+                       "networkTopology.highestTierAllowed names the highest tier its pods may span", required=True),
+    Field("tierName", STR, "a name for the tier (up to 253 characters), for networkTopology.highestTierName"),
+    Field("members", LIST, "the nodes or HyperNodes it groups (at least one)", (
+        Field("type", STR, "`Node` (the selector picks nodes) or `HyperNode` (exactMatch names a lower HyperNode)",
+              required=True),
+        Field("selector", OBJ, "which members: exactly one of exactMatch, regexMatch, labelMatch", (
+            Field("exactMatch", OBJ, "one member by name", (
+                Field("name", STR, "the node's or HyperNode's name", required=True),)),
+            Field("regexMatch", OBJ, "the nodes whose names match (type Node only)", (
+                Field("pattern", STR, "a regular expression searched in each node's name", required=True),)),
+            Field("labelMatch", OBJ, "the nodes a Kubernetes label selector picks (matchLabels, matchExpressions; "
+                                     "type Node only)"),
+        )),
+    )),
+)
+
+HYPERNODE_STATUS = (
+    Field("conditions", LIST, "what the HyperNode controller reports (vclite runs none and writes no status)"),
+    Field("nodeCount", INT, "how many nodes it holds in all"),
+)
+
 # ---- kinds -------------------------------------------------------------------------------------
 
 class KindDoc(NamedTuple):
@@ -327,6 +352,10 @@ KINDS: dict[str, KindDoc] = {
         "capability, guarantee, priority, hierarchy; a closed queue takes no new jobs.",
         "the queue's share of the cluster and its place in the hierarchy", QUEUE_SPEC,
         "the queue's state, PodGroup counts and allocation", QUEUE_STATUS),
+    "HyperNode": KindDoc(
+        "A Volcano HyperNode (cluster-wide): a group of nodes, or of lower HyperNodes, that share a network "
+        "level (a rack, a spine…), of one tier; jobs with networkTopology are kept within one of them.",
+        "the tier and the members", HYPERNODE_SPEC, "the HyperNode's node count and conditions", HYPERNODE_STATUS),
     "PodGroup": KindDoc(
         "A gang of pods: the Volcano scheduler places none of them until minMember can be placed together. The "
         "vcjob controller makes one per vcjob (`<job>-<uid>`); a pod for the volcano scheduler without one gets "

@@ -27,8 +27,8 @@ _PATCH_FIELD = re.compile(r"patch\.jobSpec((?:\.[A-Za-z0-9_-]+|\[[0-9]+\])*): ")
 
 # Apply order: what other objects refer to comes first.
 APPLY_ORDER = {k.kind: i for i, k in enumerate((
-    kinds.NAMESPACE, kinds.PRIORITYCLASS, kinds.NODE, kinds.QUEUE, kinds.CONFIGMAP, kinds.SECRET, kinds.JOBTEMPLATE,
-    kinds.PODGROUP, kinds.JOB, kinds.POD, kinds.JOBFLOW))}
+    kinds.NAMESPACE, kinds.PRIORITYCLASS, kinds.NODE, kinds.HYPERNODE, kinds.QUEUE, kinds.CONFIGMAP, kinds.SECRET,
+    kinds.JOBTEMPLATE, kinds.PODGROUP, kinds.JOB, kinds.POD, kinds.JOBFLOW))}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -42,7 +42,7 @@ from vclite.scheduler.framework import session, snapshot
 from vclite.store import memory
 
 Obj = dict[str, Any]
-STATE_KINDS = (kinds.NODE, kinds.QUEUE, kinds.PRIORITYCLASS, kinds.PODGROUP, kinds.POD)
+STATE_KINDS = (kinds.NODE, kinds.HYPERNODE, kinds.QUEUE, kinds.PRIORITYCLASS, kinds.PODGROUP, kinds.POD)
 IGNORED_KINDS = (kinds.NAMESPACE,)
 UNSCHEDULABLE = str(scheduling.PodGroupConditionType.UNSCHEDULABLE)
 
@@ -102,7 +102,8 @@ def build_state(objects: list[Obj]) -> State:
             by_kind[obj["kind"]].append(obj)
     state = State(snapshot.ClusterState(
         nodes=by_kind[kinds.NODE.kind], queues=by_kind[kinds.QUEUE.kind], podgroups=by_kind[kinds.PODGROUP.kind],
-        pods=by_kind[kinds.POD.kind], priority_classes=by_kind[kinds.PRIORITYCLASS.kind]))
+        pods=by_kind[kinds.POD.kind], priority_classes=by_kind[kinds.PRIORITYCLASS.kind],
+        hypernodes=by_kind[kinds.HYPERNODE.kind]))
     queues = {meta.name(q) for q in state.cluster.queues}
     if scheduling.DEFAULT_QUEUE not in queues:
         state.cluster.queues.append(default_queue())
@@ -174,7 +175,8 @@ def render_table(state: State, conf_name: str, conf: conf_mod.SchedulerConf, out
     c = state.cluster
     queues = len(c.queues) - (1 if state.added_default_queue else 0)
     lines = [f"State: {len(c.nodes)} node(s), {queues} queue(s), {len(c.podgroups)} PodGroup(s), "
-             f"{len(c.pods)} pod(s), {len(c.priority_classes)} PriorityClass(es).",
+             f"{len(c.pods)} pod(s), {len(c.priority_classes)} PriorityClass(es)"
+             + (f", {len(c.hypernodes)} HyperNode(s)." if c.hypernodes else "."),
              f"Configuration: {conf_name} (actions: {', '.join(conf.action_names)}).", ""]
     lines.append(f"BINDS ({len(out['binds'])})")
     if out["binds"]:

@@ -2,7 +2,8 @@
 
 Volcano's kinds have the columns of Volcano's CRDs (additionalPrinterColumns: JobFlow Status, Age;
 vcjob STATUS, minAvailable, RUNNINGS, AGE, QUEUE (priority 1); PodGroup STATUS, minMember,
-RUNNINGS, AGE, QUEUE (priority 1); Queue PARENT; JobTemplate none, hence the default Age), with
+RUNNINGS, AGE, QUEUE (priority 1); Queue PARENT; HyperNode Tier, TierName, NodeCount, Age; JobTemplate
+none, hence the default Age), with
 cells as kube-apiserver's CRD table converter makes them (missing value → null, `date` → a human
 age such as `5m`). Built-in kinds have kubectl's familiar columns (pods: READY, STATUS, RESTARTS,
 AGE; wide: IP, NODE, …). kubectl upper-cases headers; columns with priority > 0 show with `-o wide`.
@@ -217,6 +218,9 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
                           _crd("AGE", ".metadata.creationTimestamp", "date"),
                           _crd("QUEUE", ".spec.queue", "string", priority=1)),
     kinds.QUEUE.kind: (_crd("PARENT", ".spec.parent", "string"),),
+    kinds.HYPERNODE.kind: (_crd("Tier", ".spec.tier", "string"), _crd("TierName", ".spec.tierName", "string"),
+                           _crd("NodeCount", ".status.nodeCount", "integer"),
+                           _crd("Age", ".metadata.creationTimestamp", "date")),
     kinds.POD.kind: POD_COLUMNS,
     kinds.NODE.kind: (Column("Status", "string", _node_status), Column("Roles", "string", _node_roles), AGE,
                       Column("Version", "string", lambda n, now: _get(n, "status.nodeInfo.kubeletVersion") or ""),

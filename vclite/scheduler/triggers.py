@@ -11,6 +11,7 @@ a session within STATUS_DELAY will do), NONE otherwise. There is no periodic ses
   nothing), spec changed, or phase changed.
 - Queue: created, deleted, spec changed, or state changed (not our `allocated` writes).
 - Node: created, deleted, allocatable/capacity, labels, unschedulable or Ready changed.
+- HyperNode: created, deleted or spec changed (not its status).
 - PriorityClass: any change.
 - Namespace: labels changed (a pod affinity term's namespaceSelector may now select it, or no
   longer); a Namespace created or deleted has no pods yet, or no more: their own events count.
@@ -82,6 +83,7 @@ def _pod_urgency(ev: client_mod.WatchEvent, scheduler_name: str) -> Wake:
 _FIELDS = {
     kinds.PODGROUP.kind: lambda o: (_get(o, "spec"), _get(o, "status", "phase")),
     kinds.QUEUE.kind: lambda o: (_get(o, "spec"), _get(o, "status", "state")),
+    kinds.HYPERNODE.kind: lambda o: (_get(o, "spec"),),
     kinds.NODE.kind: lambda o: (_get(o, "spec"), _get(o, "status", "allocatable"), _get(o, "status", "capacity"),
                                 meta.labels(o or {}), _ready(o)),
 }

@@ -48,6 +48,7 @@ class ClusterState:
     pods: list[Obj] = dataclasses.field(default_factory=list)
     priority_classes: list[Obj] = dataclasses.field(default_factory=list)
     namespaces: list[Obj] = dataclasses.field(default_factory=list)   # (their labels: namespaceSelector)
+    hypernodes: list[Obj] = dataclasses.field(default_factory=list)   # (network topology: framework/hypernodes)
     # Optional memo of pod requests keyed by (uid, resourceVersion), kept by the caller across
     # sessions (parsing quantities is the costliest part of a snapshot); pruned to live pods.
     # `build` also keeps its memos of parsed resource lists and times there, under SHARED_MEMO, and
