@@ -15,6 +15,8 @@ Then: ready -> commit (binds); pipelined but not ready -> keep the reservations 
 after every job, so shares are re-ranked. Pending jobs are skipped when `enqueue` is configured,
 else admitted here; invalid jobs (JobValid) are skipped with their reason written.
 BestEffort tasks (no cpu/memory/scalar request) and scheduling-gated pods are left to `backfill`.
+A job whose PodGroup has `networkTopology` with a tier limit takes actions/topology.py instead of
+`allocate_for_job` (the gang within one HyperNode); every other job takes the path below unchanged.
 
 Hot path: when no predicate plugin rejects any node for the task and every NodeOrder function is
 row-local (registered with `key=`), the best idle-fitting node comes from the session's memo over
@@ -32,7 +34,7 @@ import dataclasses
 import numpy as np
 
 from vclite.api import scheduling
-from vclite.scheduler.actions import enqueue
+from vclite.scheduler.actions import enqueue, topology
 from vclite.scheduler.framework import fit
 from vclite.scheduler.framework import tasks as tasks_mod
 
@@ -94,7 +96,10 @@ class Allocate:
                     t for t in job.tasks_in(tasks_mod.TaskStatus.PENDING) if not t.best_effort and not t.scheduling_gated)
             tasks = pending[job.uid]
             if tasks:
-                stmt = allocate_for_job(ssn, job, queue, tasks)
+                nt = topology.spec_of(job)   # (a job with networkTopology: actions/topology.py)
+                limit = topology.highest_tier(ssn, nt) if nt is not None else None
+                stmt = allocate_for_job(ssn, job, queue, tasks) if limit is None else \
+                    topology.allocate_job(ssn, job, queue, tasks, limit, choose_node)
                 if ssn.job_ready(job):
                     stmt.commit()
                     if tasks:

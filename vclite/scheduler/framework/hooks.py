@@ -93,6 +93,7 @@ class Point(enum.StrEnum):
     RESERVED_NODES = "reservedNodes"
     ALLOCATE_EVENT = "allocateEvent"
     DEALLOCATE_EVENT = "deallocateEvent"
+    HYPERNODE_ORDER = "hyperNodeOrder"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,6 +131,7 @@ TABLE: Mapping[Point, Spec] = types.MappingProxyType({
     Point.RESERVED_NODES: Spec(Rule.CALL_ALL, "enableReservedNodes", "() -> None"),
     Point.ALLOCATE_EVENT: Spec(Rule.CALL_ALL, None, "(task) -> None"),
     Point.DEALLOCATE_EVENT: Spec(Rule.CALL_ALL, None, "(task) -> None"),
+    Point.HYPERNODE_ORDER: Spec(Rule.SUM, "enabledHyperNodeOrder", "(job, hypernode names) -> scores array"),
 })
 
 Fn = Callable[..., Any]

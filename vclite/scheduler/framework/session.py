@@ -21,6 +21,7 @@ import numpy as np
 from vclite.api import scheduling
 from vclite.lib import clock
 from vclite.scheduler.framework import fit, fitcache, hooks, pqueue, snapshot, statement
+from vclite.scheduler.framework import hypernodes as hypernodes_mod
 from vclite.scheduler.framework import jobs as jobs_mod
 from vclite.scheduler.framework import status as status_mod
 from vclite.scheduler.framework import tasks as tasks_mod
@@ -108,6 +109,7 @@ class Session:
         self.pods: list[Obj] = snap.pods   # every listed pod, read-only (pods on nodes: plugins/podindex)
         self.priority_classes: list[Obj] = snap.priority_classes   # read-only (preempt: preemptionPolicy)
         self.namespaces: list[Obj] = snap.namespaces   # read-only (pod affinity's namespaceSelector)
+        self.hypernode_objects: list[Obj] = snap.hypernodes   # read-only (`topology`, built on first use)
         self.hooks = hooks.Hooks(len(conf.tiers))
         self.plugins: list[Any] = []
         self.binds: dict[str, str] = {}
@@ -119,6 +121,12 @@ class Session:
         self.fit_cache = fitcache.FitCache(self.nodes)
         self._sum_cache: tuple[int, fitcache.RowCache, fitcache.BestCache] | None = None
         self._now_text = ""
+
+    @functools.cached_property
+    def topology(self) -> hypernodes_mod.Tree:
+        """The HyperNode tree over the nodes, built on first use: only jobs with networkTopology and
+        the network-topology-aware plugin (when HyperNodes exist) ask for it."""
+        return hypernodes_mod.build(self.hypernode_objects, self.nodes)
 
     @functools.cached_property
     def uid(self) -> str:
@@ -142,6 +150,7 @@ class Session:
     pre_predicate = _Caller(Point.PRE_PREDICATE)
     predicate = _Caller(Point.PREDICATE)
     best_node = _Caller(Point.BEST_NODE)
+    hypernode_order = _Caller(Point.HYPERNODE_ORDER)
 
     @functools.cached_property
     def node_order(self) -> Any:

@@ -69,6 +69,7 @@ class Snapshot:
     pods: list[Obj] = dataclasses.field(default_factory=list)  # every listed pod, read-only (plugins/podindex)
     priority_classes: list[Obj] = dataclasses.field(default_factory=list)  # read-only (preemptionPolicy)
     namespaces: list[Obj] = dataclasses.field(default_factory=list)  # read-only (pod affinity's namespaceSelector)
+    hypernodes: list[Obj] = dataclasses.field(default_factory=list)   # read-only (framework/hypernodes, lazily)
     # PodGroups waiting for room, by queue, without JobInfos (waiting.py): with `lazy_waiting` only
     waiting: dict[str, list[waiting_mod.WaitingClass]] = dataclasses.field(default_factory=dict)
 
@@ -390,7 +391,7 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME, laz
     _add_pods(pod_reqs, dims, nodes, jobs, prio, scheduler_name, memo)
     return Snapshot(dims, nodes, jobs, queues, nodes.allocatable.sum(axis=0), pods=state.pods,
                     priority_classes=state.priority_classes, namespaces=state.namespaces,
-                    waiting=waiting_mod.session_classes(
+                    hypernodes=state.hypernodes, waiting=waiting_mod.session_classes(
                         pool, queues, lambda pg: _job_info(_entry(pg, memo), dims, prio, memo), promoted)
                     if pool else {})
 
