@@ -33,7 +33,8 @@ _PER_RESOURCE = "as resource name: quantity (`cpu: 4`, `memory: 8Gi`)"
 
 NETWORK_TOPOLOGY = Field("networkTopology", OBJ, (
     "keep the pods within part of the network (HyperNode tiers), for Volcano's network-topology-aware "
-    "scheduling; vclite copies it to the PodGroup, and its scheduler does not place by network topology"), (
+    "scheduling: the job's gang is placed within one HyperNode of the tier allowed. vclite's scheduler reads "
+    "the job's (PodGroup's) field; a partition's (subGroupPolicy) is copied and not placed by"), (
     Field("mode", STR, "`hard` (default): the pods must stay within the highest tier allowed; `soft`: the "
                        "scheduler tries to, and may go beyond it"),
     Field("highestTierAllowed", INT, "the highest HyperNode tier the pods may span (0 or more); not together "
