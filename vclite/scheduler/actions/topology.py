@@ -162,8 +162,11 @@ def _explain(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", limit: int, al
     names = [hn for g in tried for hn in g if hn != hypernodes_mod.TOP]
     where = f"within HyperNode {allocated!r}'s tier-{limit} ancestor, " if allocated else ""
     if not tried:
-        msg = (f"network topology: no HyperNode of tier <= {limit} {where}can hold the gang "
-               f"(HyperNode tiers: {', '.join(map(str, ssn.topology.tiers[:-1])) or 'none'})")
+        tree = ssn.topology
+        sizes = [f"{hn} ({int(tree.leaves[hn].sum())} nodes)" for hn in sorted(tree.tier)
+                 if hn != hypernodes_mod.TOP and tree.tier[hn] <= limit]
+        msg = (f"network topology: no HyperNode of tier <= {limit} {where}can hold the gang's minResources "
+               f"(HyperNodes of those tiers: {', '.join(sizes) or 'none'})")
     else:
         msg = (f"network topology: the gang fits in no single HyperNode of tier <= {limit} {where}"
                f"(tried: {', '.join(names) or 'the whole cluster'})")
