@@ -42,7 +42,7 @@ from vclite.api import core, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import events
 from vclite.apiserver import informer as informer_mod
-from vclite.executor import envvars, logtimes, memory, podexec, podstatus, recovery, usage
+from vclite.executor import envvars, logtimes, memory, podattach, podexec, podstatus, recovery, usage
 from vclite.executor import runner as runner_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
@@ -167,6 +167,21 @@ class LocalExecutor:
             raise podexec.ExecError(problem)
         return await self._runs[f"{namespace}/{pod}"].runner.exec(container, argv, stdin=stdin, stdout=stdout,
                                                                   stderr=stderr, tty=tty)
+
+    def attach_problem(self, namespace: str, pod: str, container: str) -> str | None:
+        """Why a client cannot attach to the pod's container now (`kubectl attach`), or None."""
+        run = self._runs.get(f"{namespace}/{pod}")
+        if run is None or run.stop_task is not None:
+            return f"container {container} not found in pod {pod}_{namespace}"
+        return run.runner.attach_problem(container)
+
+    async def attach(self, namespace: str, pod: str, container: str, *, stdin: bool,
+                     output: int | None) -> podattach.Attachment:
+        """Attach to the pod's running container (podattach.py); raises podexec.ExecError if it cannot."""
+        problem = self.attach_problem(namespace, pod, container)
+        if problem:
+            raise podexec.ExecError(problem)
+        return self._runs[f"{namespace}/{pod}"].runner.attach(container, stdin=stdin, output=output)
 
     def container_usage(self) -> dict[str, dict[str, usage.ContainerUsage]]:
         """`namespace/pod` -> container -> what its processes use now (`kubectl top`), for every container

@@ -7,7 +7,7 @@ is its controlling terminal (job control works; resizes reach it). As a containe
 the runner kills what was exec'd in a container when the container's process ends.
 
 `start` returns a `Session`: `stdin` (a StreamWriter, or None), `outputs` ([(stream id, reader)]:
-stdout and stderr, or the terminal's one stream), `wait()`, `resize()`, `kill()`.
+stdout and stderr, or the terminal's one stream), `wait()`, `resize()`, `end_stdin()`, `kill()`.
 Must not: know HTTP or the streaming protocol (httpserver/execstream.py speaks it).
 """
 from __future__ import annotations
@@ -50,6 +50,11 @@ class Session:
         """Set the terminal's size (the process gets SIGWINCH); nothing without a terminal."""
         if self._terminal is not None:
             fcntl.ioctl(self._terminal, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
+
+    def end_stdin(self) -> None:
+        """The client's stdin ended: so does the command's."""
+        if self.stdin is not None:
+            self.stdin.close()
 
     def kill(self) -> None:
         """SIGKILL the command, if it still runs, and everything it started (its session's process group)."""

@@ -76,12 +76,13 @@ def _pidfd_open(pid: int) -> int | None:
 
 
 async def start(argv: list[str], *, cwd: str | os.PathLike, env: Mapping[str, str] | Mapping[bytes, bytes],
-                log: IO[bytes]) -> Child:
-    """Start `argv` in a new session, stdin from /dev/null, stdout and stderr to `log`.
-    Raises OSError (e.g. FileNotFoundError) when the program cannot be started."""
+                log: IO[bytes], stdin: int | None = None) -> Child:
+    """Start `argv` in a new session, stdin from the file descriptor `stdin` (None: /dev/null), stdout and
+    stderr to `log`. Raises OSError (e.g. FileNotFoundError) when the program cannot be started."""
     loop = asyncio.get_running_loop()
+    stdin_source = subprocess.DEVNULL if stdin is None else stdin
     if _PIDFD_WORKS is not False and hasattr(os, "pidfd_open"):
-        popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+        popen = subprocess.Popen(argv, stdin=stdin_source, stdout=log, stderr=subprocess.STDOUT,
                                  cwd=cwd, env=env, start_new_session=True)
         fd = _pidfd_open(popen.pid)
         if fd is not None:
@@ -89,7 +90,7 @@ async def start(argv: list[str], *, cwd: str | os.PathLike, env: Mapping[str, st
         # no pidfd after all: wait for this one in a thread, later ones go through asyncio
         return _ThreadWaitedChild(popen, loop)
     return await asyncio.create_subprocess_exec(
-        *argv, stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=asyncio.subprocess.STDOUT,
+        *argv, stdin=stdin_source, stdout=log, stderr=asyncio.subprocess.STDOUT,
         cwd=cwd, env=env, start_new_session=True)
 
 

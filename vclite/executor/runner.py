@@ -27,6 +27,8 @@ TERMINATION_MESSAGE_PATH and HOSTNAME (the pod's hostname), plus the container's
 The working directory is `workingDir` when that is an existing host directory not under a mount;
 otherwise `<poddir>/<workingDir>` (created); with no workingDir, `<poddir>`.
 
+A process's stdin is /dev/null, or for a container with `stdin: true` a pipe the runner keeps open
+while it runs, written by `kubectl attach -i` (podattach.py; `stdinOnce` closes it after one client).
 Init containers run one at a time, then all app containers at once. Each process starts in its own
 session; when it exits, or the pod is stopped, its whole process group is killed (SIGTERM, then
 SIGKILL after the grace period), grandchildren included. restartPolicy Always restarts every exit,
@@ -47,7 +49,7 @@ import signal
 from typing import Any, Callable, Iterable
 
 from vclite.api import core, meta
-from vclite.executor import envvars, logtimes, memory, podexec, podstatus, processes
+from vclite.executor import envvars, logtimes, memory, podattach, podexec, podstatus, processes
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -83,6 +85,8 @@ class Launch:
     termination_log: Path
     fallback_to_logs: bool
     memory_limit: int | None = None   # resources.limits.memory in bytes (memory.py)
+    stdin: bool = False               # `stdin: true`: a pipe kept open for `kubectl attach -i` (podattach.py)
+    stdin_once: bool = False          # `stdinOnce: true`: closed when an attached client's stdin ends
 
     @property
     def previous_log(self) -> Path:
@@ -232,6 +236,8 @@ class PodRunner:
         self._fresh_logs = False
         self._procs: dict[str, processes.Child] = {}
         self._execs: dict[str, set[podexec.Session]] = {}   # container -> commands exec'd in it (kubectl exec)
+        self._stdins: dict[str, podattach.ContainerStdin] = {}   # container -> its running process's stdin pipe
+        self._attached: dict[str, set[podattach.Attachment]] = {}   # container -> clients attached (kubectl attach)
         self._oom: set[str] = set()   # containers killed for using more than their memory limit
         self._stopping = False
         self._stop = asyncio.Event()
@@ -345,7 +351,8 @@ class PodRunner:
         return Launch(argv=argv, env={**_encoded(self._host_env), **_encode(env)}, cwd=self._working_dir(c.get("workingDir"), mounts),
                       log=self.pod_dir / "logs" / f"{name}.log", termination_log=term,
                       fallback_to_logs=c.get("terminationMessagePolicy") == "FallbackToLogsOnError",
-                      memory_limit=memory.limit_of(c))
+                      memory_limit=memory.limit_of(c), stdin=c.get("stdin") is True,
+                      stdin_once=c.get("stdinOnce") is True)
 
     def _working_dir(self, wd: str | None, mounts: dict[str, Path]) -> Path:
         if not wd:
@@ -425,6 +432,39 @@ class PodRunner:
         for session in self._execs.pop(container, ()):
             session.kill_left_behind()
 
+    def attach(self, container: str, *, stdin: bool, output: int | None) -> podattach.Attachment:
+        """Attach a client to a running container (podattach.py): its output from now on (as stream id
+        `output`; None: none), and with `stdin` the container's stdin if it has one. The attachment ends
+        with the container's process. Raises podexec.ExecError if the container does not run now."""
+        problem = self.attach_problem(container)
+        if problem:
+            raise podexec.ExecError(problem)
+        assert self.launches is not None
+        try:
+            log = open(self.launches[container].log, "rb")
+        except OSError as e:
+            raise podexec.ExecError(f"error attaching to container: {e.strerror or e}") from None
+        log.seek(0, os.SEEK_END)
+        attached = self._attached.setdefault(container, set())
+        attachment = podattach.Attachment(log, self._stdins.get(container) if stdin else None, output,
+                                          lambda a: self._attached.get(container, set()).discard(a))
+        attached.add(attachment)
+        return attachment
+
+    def attach_problem(self, container: str) -> str | None:
+        """Why a client cannot attach to `container` now (the kubelet's words), or None."""
+        if container not in self._procs or self._stopping or self.launches is None:
+            return f"container {container} not found in pod {meta.name(self.pod)}_{meta.namespace(self.pod)}"
+        return None
+
+    def _end_attaches(self, container: str) -> None:
+        """The container's process ended: so does its stdin, and every attachment (after its output)."""
+        stdin = self._stdins.pop(container, None)
+        if stdin is not None:
+            stdin.close()
+        for attachment in list(self._attached.pop(container, ())):
+            attachment.container_ended()
+
     async def run(self) -> None:
         """Run init containers, then app containers, until none runs or will run again (or stop())."""
         self.prepare()
@@ -478,15 +518,24 @@ class PodRunner:
             for path in (launch.termination_log, launch.log, launch.previous_log,
                          logtimes.times_path(launch.log), logtimes.times_path(launch.previous_log)):
                 path.unlink(missing_ok=True)
+        stdin = podattach.ContainerStdin(launch.stdin_once) if launch.stdin else None
         try:
+            if stdin is not None:
+                await stdin.open()
             with open(launch.log, "ab") as log:
                 mark_started(log.fileno(), self.pod_dir, meta.uid(self.pod))
-                proc = await processes.start(launch.argv, cwd=launch.cwd, env=launch.env, log=log)
+                proc = await processes.start(launch.argv, cwd=launch.cwd, env=launch.env, log=log,
+                                             stdin=stdin.read_end if stdin is not None else None)
         except OSError as e:
+            if stdin is not None:
+                stdin.close()
             st.finish(START_ERROR_EXIT, self._now(), reason=podstatus.Reason.START_ERROR,
                       message=f"failed to start {launch.argv[0]!r}: {e.strerror or e}")
             self._changed()
             return
+        if stdin is not None:
+            stdin.started()
+            self._stdins[st.name] = stdin
         self._procs[st.name] = proc
         st.start(self._now(), proc.pid)
         self._changed()
@@ -497,6 +546,7 @@ class PodRunner:
         self._procs.pop(st.name, None)
         _signal_group(proc, signal.SIGKILL)  # the container is gone: so is everything it started
         self._end_execs(st.name)             # and what was exec'd in it
+        self._end_attaches(st.name)          # its stdin closes, attached clients get the end of its output
         code = rc if rc >= 0 else 128 - rc
         message = read_message(launch.termination_log)
         if not message and code != 0 and launch.fallback_to_logs:

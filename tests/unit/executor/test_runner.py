@@ -323,3 +323,63 @@ def test_exec_runs_in_the_containers_context_and_ends_with_it(tmp_path):
     env, cwd, left, rc = asyncio.run(asyncio.wait_for(go(), 30))
     assert (env, cwd, rc) == (b"set-in-the-spec", str(tmp_path / "ns" / "p").encode(), 0)
     assert not alive(left)
+
+
+def test_attach_follows_a_running_container_and_writes_its_stdin(tmp_path):
+    """kubectl attach: the output from the attach on (not the history), the container's stdin (`stdin:
+    true`: a pipe kept open between clients; without it, /dev/null), the end with the container's run;
+    not before the container runs, nor after."""
+    from vclite.executor import podexec
+    from tests.unit.executor.test_podattach import read_to_end, read_until
+    pod = make_pod([container("main", "echo before; while read l; do echo got $l; done; echo stdin-closed",
+                              stdin=True),
+                    container("side", 'read x; echo "side read [$x]"; while [ ! -e "$VC_POD_DIR/stop" ]; do '
+                                      'sleep 0.02; done')])
+
+    async def go():
+        r = new_runner(tmp_path, pod)
+        assert r.attach_problem("main") == "container main not found in pod p_ns"   # (nothing runs yet)
+        task = asyncio.create_task(r.run())
+        log = r.pod_dir / "logs" / "main.log"
+        while r.alive() < 2 or b"before" not in (log.read_bytes() if log.exists() else b""):
+            await asyncio.sleep(0.01)
+        a = r.attach("main", stdin=True, output=podexec.STDOUT)
+        a.stdin.write(b"hello\n")
+        first = await read_until(a, b"got hello\n")
+        a.end_stdin()   # (no stdinOnce: the client is detached, the container's stdin stays open)
+        assert await a.read() == b"" and not r._attached["main"]
+        b = r.attach("main", stdin=True, output=podexec.STDOUT)
+        b.stdin.write(b"again\n")
+        await read_until(b, b"got again\n")
+        side = r.attach("side", stdin=True, output=podexec.STDOUT)
+        assert side.stdin is None   # (no stdin: true)
+        await r.stop(grace=5)
+        await task
+        rest, side_rest = await read_to_end(b), await read_to_end(side)
+        assert await b.wait() == 0 and not r._attached and not r._stdins
+        with pytest.raises(podexec.ExecError, match="container main not found in pod p_ns"):
+            r.attach("main", stdin=False, output=podexec.STDOUT)
+        return first, rest, side_rest
+    first, rest, side_rest = asyncio.run(asyncio.wait_for(go(), 30))
+    assert (first, rest, side_rest) == (b"got hello\n", b"", b"")   # (SIGTERM: no "stdin-closed")
+    assert (tmp_path / "ns" / "p" / "logs" / "side.log").read_bytes() == b"side read []\n"
+
+
+def test_stdin_once_closes_the_containers_stdin_when_the_client_is_done(tmp_path):
+    from vclite.executor import podexec
+    from tests.unit.executor.test_podattach import read_to_end
+    pod = make_pod([container("main", "tr a-z A-Z; echo stdin-closed", stdin=True, stdinOnce=True)])
+
+    async def go():
+        r = new_runner(tmp_path, pod)
+        task = asyncio.create_task(r.run())
+        while r.attach_problem("main"):
+            await asyncio.sleep(0.01)
+        a = r.attach("main", stdin=True, output=podexec.STDOUT)
+        a.stdin.write(b"shout\n")
+        a.end_stdin()
+        out = await read_to_end(a)   # (the container's end ends the attach)
+        await task
+        return out, r.phase()
+    out, phase = asyncio.run(asyncio.wait_for(go(), 30))
+    assert (out, phase) == (b"SHOUT\nstdin-closed\n", core.PodPhase.SUCCEEDED)
