@@ -307,6 +307,9 @@ class Server:
         if route.subresource == "exec":
             info["verb"] = "CONNECT"
             return await self._exec(request, route, query)
+        if route.subresource == "attach":
+            info["verb"] = "CONNECT"
+            return await self._attach(request, route, query)
         if route.subresource == "portforward":
             info["verb"] = "CONNECT"
             return await self._portforward(request, route)
@@ -351,7 +354,7 @@ class Server:
             return ("GET", "PUT", "PATCH")
         if route.subresource == "binding":
             return ("POST",)
-        if route.subresource in ("exec", "portforward"):
+        if route.subresource in ("exec", "attach", "portforward"):
             return ("GET", "POST")
         if route.is_collection:
             return ("GET", "POST", "DELETE")
@@ -457,6 +460,28 @@ class Server:
             return pod_exec.exec(ns, name, o.container, o.command, stdin=o.stdin, stdout=o.stdout, stderr=o.stderr,
                                  tty=o.tty)
         return await execstream.serve(request, opts, start)
+
+    # ---- attach -----------------------------------------------------------------------------------
+    async def _attach(self, request: web.Request, route: routes.Resource, query: dict[str, str]
+                      ) -> web.StreamResponse:
+        """kubectl attach (execstream.py, the executor's podattach.py). Checked before the upgrade: the pod,
+        the container, the options, then whether the container runs (the kubelet's plain-text refusal,
+        a 500 as its streaming server answers it)."""
+        ns, name = route.namespace or "default", route.name or ""
+        pod = self.backend.client.get(kinds.POD, ns, name)
+        opts = execstream.check_attach(pod, query)
+        pod_exec = self.backend.pod_exec
+        if pod_exec is None:
+            raise errors.BadRequest("attach is not available: this server runs no local executor")
+        problem = pod_exec.attach_problem(ns, name, opts.container)
+        if problem:
+            return web.Response(status=500, text=problem, headers={"Content-Type": "text/plain; charset=utf-8"})
+        if request.method != "GET" or request.headers.get("Upgrade", "").lower() != "websocket":
+            raise errors.BadRequest(execstream.SPDY_MESSAGE)
+
+        def attach() -> Any:
+            return pod_exec.attach(ns, name, opts.container, stdin=opts.stdin, output=opts.output)
+        return await execstream.serve_attach(request, attach)
 
     # ---- port-forward -----------------------------------------------------------------------------
     async def _portforward(self, request: web.Request, route: routes.Resource) -> web.StreamResponse:

@@ -21,8 +21,8 @@ LogPath = Callable[[str, str, str, bool], pathlib.Path]   # (namespace, pod, con
 
 
 class PodExec(Protocol):
-    """What `pods/exec`, `pods/portforward` and the metrics API (`kubectl top`) need of the local executor
-    (executor.LocalExecutor)."""
+    """What `pods/exec`, `pods/attach`, `pods/portforward` and the metrics API (`kubectl top`) need of the
+    local executor (executor.LocalExecutor)."""
 
     def container_usage(self) -> dict[str, dict[str, Any]]: ...
 
@@ -32,6 +32,10 @@ class PodExec(Protocol):
 
     async def exec(self, namespace: str, pod: str, container: str, argv: list[str], *, stdin: bool, stdout: bool,
                    stderr: bool, tty: bool) -> Any: ...
+
+    def attach_problem(self, namespace: str, pod: str, container: str) -> str | None: ...
+
+    async def attach(self, namespace: str, pod: str, container: str, *, stdin: bool, output: int | None) -> Any: ...
 
 
 @dataclasses.dataclass

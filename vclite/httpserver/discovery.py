@@ -17,9 +17,10 @@ Obj = dict[str, Any]
 
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 SUB_VERBS = {"status": ["get", "patch", "update"], "log": ["get"], "binding": ["create"],
-             "exec": ["create", "get"], "portforward": ["create", "get"]}
+             "exec": ["create", "get"], "attach": ["create", "get"], "portforward": ["create", "get"]}
 # subresources whose objects are not the parent's kind
-SUB_KINDS = {"binding": "Binding", "exec": "PodExecOptions", "portforward": "PodPortForwardOptions"}
+SUB_KINDS = {"binding": "Binding", "exec": "PodExecOptions", "attach": "PodAttachOptions",
+             "portforward": "PodPortForwardOptions"}
 CATEGORIES = {kinds.POD.kind: ["all"], kinds.SERVICE.kind: ["all"]}
 KUBE_VERSION = (1, 32, 0)
 AGGREGATED_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v={v};as=APIGroupDiscoveryList"

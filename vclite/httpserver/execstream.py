@@ -1,4 +1,5 @@
-"""`pods/exec` over WebSocket: the channel.k8s.io streaming protocol of `kubectl exec` and `kubectl cp`.
+"""`pods/exec` and `pods/attach` over WebSocket: the channel.k8s.io streaming protocol of `kubectl exec`,
+`kubectl cp` and `kubectl attach`.
 
 kubectl (1.30 and newer) opens an exec as a WebSocket (GET, subprotocol `v5.channel.k8s.io`; `v4` is
 taken too). Every binary message is one byte of stream id, then data: 0 stdin, 1 stdout, 2 stderr,
@@ -13,7 +14,12 @@ the container (`-c`, or the pod's only one), a node that runs the pod, at least 
 command. A refusal is an HTTP error, so kubectl, which then retries over SPDY (POST, `Upgrade:
 SPDY/3.1`), gets it again and prints it as against a cluster. SPDY itself is not spoken: an older
 kubectl is told to use a newer one.
-Must not: start processes (the executor's podexec.py does).
+
+An attach (`check_attach`, `serve_attach`) is the same protocol around a running container instead of
+a new command (the executor's podattach.py): the container's output from now on, stdin into the
+container's own, and at the end — the container's, or the client's detaching — a Success Status (an
+attach has no exit code). Refused with a Status: a terminal (`tty`), which no container has here.
+Must not: start processes or read logs (the executor's podexec.py and podattach.py do).
 """
 from __future__ import annotations
 
@@ -21,7 +27,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
-from typing import Any, Awaitable, Callable, Mapping, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
 from aiohttp import WSMsgType, web
 
@@ -33,8 +39,9 @@ from vclite.lib import errors
 Obj = dict[str, Any]
 PROTOCOLS = ("v5.channel.k8s.io", "v4.channel.k8s.io")
 STDIN, ERROR, RESIZE, CLOSE = 0, 3, 4, 255
-SPDY_MESSAGE = ("vclite serves exec over WebSocket only (SPDY is not spoken): use kubectl 1.30 or newer, "
-                "or a client that speaks the v5.channel.k8s.io WebSocket protocol")
+SPDY_MESSAGE = ("vclite serves exec and attach over WebSocket only (SPDY is not spoken): use kubectl 1.30 or "
+                "newer, or a client that speaks the v5.channel.k8s.io WebSocket protocol")
+SUCCESS = {"metadata": {}, "status": "Success"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,19 +71,57 @@ def container_of(pod: Obj, name: str | None) -> str:
                             f"choose one of: [{' '.join(names)}]")
 
 
-def check(pod: Obj, query: Mapping[str, str], commands: Sequence[str]) -> Options:
-    """The exec's options from the query, refused (BadRequest) where kube-apiserver or the kubelet would."""
+@dataclasses.dataclass(frozen=True)
+class AttachOptions:
+    container: str
+    stdin: bool
+    stdout: bool
+    stderr: bool
+
+    @property
+    def output(self) -> int | None:
+        """The stream the container's output goes out as (its log merges stdout and stderr): stdout if
+        asked for, else stderr if asked for, else none."""
+        return podexec.STDOUT if self.stdout else podexec.STDERR if self.stderr else None
+
+
+def _placed_container(pod: Obj, query: Mapping[str, str]) -> str:
+    """kube-apiserver's checks of an exec or attach: the container, then a node that runs the pod."""
     container = container_of(pod, query.get("container"))
     if not (pod.get("spec") or {}).get("nodeName"):
         raise errors.BadRequest(f"pod {meta.name(pod)} does not have a host assigned")
+    return container
+
+
+def _streams(query: Mapping[str, str], commands: Sequence[str] | None = None) -> dict[str, bool]:
+    """The kubelet's reading of the streams asked for (stdin, stdout, stderr, tty) and, for an exec, the
+    command."""
     flags = {k: media.parse_bool(query.get(k), k) for k in ("stdin", "stdout", "stderr", "tty")}
-    if not commands:
+    if commands is not None and not commands:
         raise errors.BadRequest("you must specify at least one command for the container")
     if flags["tty"]:
         flags["stderr"] = False   # (a terminal is one stream; the kubelet drops stderr too)
     if not (flags["stdin"] or flags["stdout"] or flags["stderr"]):
         raise errors.BadRequest("you must specify at least 1 of stdin, stdout, stderr")
-    return Options(list(commands), container, **flags)
+    return flags
+
+
+def check(pod: Obj, query: Mapping[str, str], commands: Sequence[str]) -> Options:
+    """The exec's options from the query, refused (BadRequest) where kube-apiserver or the kubelet would."""
+    container = _placed_container(pod, query)
+    return Options(list(commands), container, **_streams(query, commands))
+
+
+def check_attach(pod: Obj, query: Mapping[str, str]) -> AttachOptions:
+    """The attach's options from the query, refused (BadRequest) where kube-apiserver or the kubelet would,
+    and for a terminal, which the local executor gives no container."""
+    container = _placed_container(pod, query)
+    flags = _streams(query)
+    if flags.pop("tty"):
+        raise errors.BadRequest(f"container {container} has no terminal: the local executor runs containers "
+                                f"without one (their tty: true is ignored); attach with a stdin that is not a "
+                                f"terminal, e.g. cat | kubectl attach -i {meta.name(pod)} -c {container}")
+    return AttachOptions(container, **flags)
 
 
 def exit_status(code: int, command: Sequence[str]) -> Obj:
@@ -93,16 +138,47 @@ def failure_status(message: str) -> Obj:
     return {"metadata": {}, "status": "Failure", "reason": "InternalError", "message": message, "code": 500}
 
 
+class Output(Protocol):
+    async def read(self, n: int = -1) -> bytes: ...   # (b"" at the end)
+
+
+class Session(Protocol):
+    """What is streamed: podexec.Session (a command) or podattach.Attachment (a running container)."""
+    stdin: asyncio.StreamWriter | None
+
+    @property
+    def outputs(self) -> Sequence[tuple[int, Output]]: ...
+
+    async def wait(self) -> int: ...
+
+    def resize(self, width: int, height: int) -> None: ...
+
+    def end_stdin(self) -> None: ...
+
+    def kill(self) -> None: ...
+
+
 Start = Callable[[Options], Awaitable[podexec.Session]]
 
 
 async def serve(request: web.Request, opts: Options, start: Start) -> web.StreamResponse:
     """Upgrade to a WebSocket and run the command over it (`start` raises podexec.ExecError when it
     cannot: that is told on the error stream, as a runtime's failure is)."""
+    return await _serve(request, lambda: start(opts), lambda code: exit_status(code, opts.command))
+
+
+async def serve_attach(request: web.Request, attach: Callable[[], Awaitable[Session]]) -> web.StreamResponse:
+    """Upgrade to a WebSocket and attach to the container over it (`attach` raises podexec.ExecError when
+    it cannot: the container ended meanwhile); a Success Status at the end, as the kubelet sends."""
+    return await _serve(request, attach, lambda code: SUCCESS)
+
+
+async def _serve(request: web.Request, start: Callable[[], Awaitable[Session]],
+                 status: Callable[[int], Obj]) -> web.StreamResponse:
     ws = web.WebSocketResponse(protocols=PROTOCOLS, autoping=True, max_msg_size=0)
     await ws.prepare(request)
     try:
-        session = await start(opts)
+        session = await start()
     except podexec.ExecError as e:
         await _finish(ws, failure_status(str(e)))
         return ws
@@ -110,7 +186,7 @@ async def serve(request: web.Request, opts: Options, start: Start) -> web.Stream
     try:
         await asyncio.gather(*(_copy(ws, sid, reader) for sid, reader in session.outputs))
         code = await session.wait()
-        await _finish(ws, exit_status(code, opts.command))
+        await _finish(ws, status(code))
     finally:
         session.kill()   # (if the client went away first; what an ended command left in the background stays)
         await session.wait()
@@ -120,7 +196,7 @@ async def serve(request: web.Request, opts: Options, start: Start) -> web.Stream
     return ws
 
 
-async def _copy(ws: web.WebSocketResponse, sid: int, reader: asyncio.StreamReader) -> None:
+async def _copy(ws: web.WebSocketResponse, sid: int, reader: Output) -> None:
     while data := await podexec.read(reader):
         if ws.closed:
             return
@@ -134,14 +210,18 @@ async def _finish(ws: web.WebSocketResponse, status: Obj) -> None:
         await ws.close()
 
 
-async def _inputs(ws: web.WebSocketResponse, session: podexec.Session) -> None:
-    """The client's messages: stdin data, its end, terminal sizes. The connection's end kills the command."""
-    stdin = session.stdin
+async def _inputs(ws: web.WebSocketResponse, session: Session) -> None:
+    """The client's messages: stdin data, its end, terminal sizes. The connection's end kills the command
+    (detaches an attached client)."""
+    stdin, stdin_open = session.stdin, True
     async for msg in ws:
         if msg.type != WSMsgType.BINARY or not msg.data:
             continue
         sid, data = msg.data[0], msg.data[1:]
         if sid == STDIN and stdin is not None:
+            if stdin.is_closing():   # (the command ended, or an attached container's stdin was closed)
+                stdin = None
+                continue
             try:
                 stdin.write(data)
                 await stdin.drain()
@@ -149,13 +229,13 @@ async def _inputs(ws: web.WebSocketResponse, session: podexec.Session) -> None:
                 stdin = None
         elif sid == RESIZE:
             _resize(session, data)
-        elif sid == CLOSE and data[:1] == bytes([STDIN]) and stdin is not None:
-            stdin.close()
-            stdin = None
+        elif sid == CLOSE and data[:1] == bytes([STDIN]) and stdin_open:
+            session.end_stdin()
+            stdin, stdin_open = None, False
     session.kill()
 
 
-def _resize(session: podexec.Session, data: bytes) -> None:
+def _resize(session: Session, data: bytes) -> None:
     try:
         size = json.loads(data)
         session.resize(int(size.get("Width") or 0), int(size.get("Height") or 0))

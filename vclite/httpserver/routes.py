@@ -6,10 +6,10 @@ Resource paths, as kube-apiserver lays them out:
   /apis/<group>/<version>/... the same for every other group
 `/api/v1/namespaces/<name>[/status]` is the Namespace object itself. A namespaced kind's item is
 only reachable under its namespace, a cluster-scoped kind never is; subresources are `status`
-(kinds with a status), `log` and `binding` (pods). The metrics API (`/apis/metrics.k8s.io/v1beta1/...`,
-`kubectl top`) is a `Usage` read. Everything else is a fixed endpoint (discovery, version,
-OpenAPI, health, metrics) or unknown (None → 404). Trailing slashes are ignored, as clients send
-them (`/version/`, `/api/`).
+(kinds with a status), `log`, `binding`, `exec`, `attach` and `portforward` (pods). The metrics API
+(`/apis/metrics.k8s.io/v1beta1/...`, `kubectl top`) is a `Usage` read. Everything else is a fixed
+endpoint (discovery, version, OpenAPI, health, metrics) or unknown (None → 404). Trailing slashes
+are ignored, as clients send them (`/version/`, `/api/`).
 """
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ def kind_for(group: str, version: str, plural: str) -> kinds.Kind | None:
 
 def subresources(kind: kinds.Kind) -> tuple[str, ...]:
     subs = ("status",) if kind.has_status else ()
-    return subs + (("log", "binding", "exec", "portforward") if kind is kinds.POD else ())
+    return subs + (("log", "binding", "exec", "attach", "portforward") if kind is kinds.POD else ())
 
 
 def match(path: str) -> Route | None:

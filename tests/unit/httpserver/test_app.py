@@ -22,13 +22,13 @@ CMS = "/api/v1/namespaces/default/configmaps"
 CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c1"}, "data": {"k": "v"}}
 
 
-def serve(test, log_dir=None):
+def serve(test, log_dir=None, pod_exec=None):
     """Run `test(client, server, backend)` against a fresh server."""
     async def main():
         api = inprocess.new_client(clock_mod.RealClock())
         log_path = (lambda ns, pod, c, previous: log_dir / f"{ns}_{pod}_{c}{'.previous' if previous else ''}.log"
                     ) if log_dir else None
-        be = backend.Backend.of_client(api, log_path)
+        be = backend.Backend.of_client(api, log_path, pod_exec)
         srv = app_mod.Server(be, TOKEN, bookmark_interval=0.05)
         srv.ready = True
         async with test_utils.TestClient(test_utils.TestServer(srv.app())) as client:
@@ -232,6 +232,66 @@ def test_the_log_of_a_pod_no_node_runs_is_empty(tmp_path):
         resp = await client.get("/api/v1/namespaces/default/pods/p1/log?container=other", headers=AUTH)
         assert resp.status == 400   # (the container is checked first)
     serve(test, log_dir=tmp_path)
+
+
+class NothingRuns:
+    """A local executor whose containers do not run (yet): the kubelet's refusal of an attach."""
+
+    def attach_problem(self, namespace, pod, container):
+        return f"container {container} not found in pod {pod}_{namespace}"
+
+
+ATTACH = "/api/v1/namespaces/default/pods/{}/attach?container={}&stdout=true&stderr=true"
+
+
+@pytest.mark.parametrize("pod, query, method, pod_exec, code, reason, words", [
+    pytest.param("nope", "?stdout=true", "GET", NothingRuns(), 404, "NotFound", 'pods "nope" not found', id="no-pod"),
+    pytest.param("p1", "?container=other&stdout=true", "GET", NothingRuns(), 400, "BadRequest",
+                 "container other is not valid for pod p1", id="unknown-container"),
+    pytest.param("p0", "?stdout=true", "GET", NothingRuns(), 400, "BadRequest", "pod p0 does not have a host assigned",
+                 id="no-node"),
+    pytest.param("p1", "?stdin=true&stdout=true&tty=true", "GET", NothingRuns(), 400, "BadRequest",
+                 "container main has no terminal", id="a-terminal"),
+    pytest.param("p1", "?stdout=true", "GET", None, 400, "BadRequest", "attach is not available", id="no-executor"),
+    pytest.param("p1", "?stdout=true", "PUT", NothingRuns(), 405, "MethodNotAllowed", "allowed: GET, POST",
+                 id="not-get-nor-post"),
+])
+def test_attach_refusals_as_kube_apiserver_gives_them(pod, query, method, pod_exec, code, reason, words):
+    async def test(client, srv, be):
+        be.client.create(POD)
+        be.client.create({**POD, "metadata": {"name": "p0", "namespace": "default"},
+                          "spec": {"containers": POD["spec"]["containers"]}})
+        resp = await client.request(method, f"/api/v1/namespaces/default/pods/{pod}/attach{query}", headers=AUTH)
+        body = await resp.json()
+        assert (resp.status, body["reason"]) == (code, reason) and words in body["message"], body
+    serve(test, pod_exec=pod_exec)
+
+
+@pytest.mark.parametrize("method, headers", [
+    pytest.param("GET", {"Connection": "Upgrade", "Upgrade": "websocket"}, id="websocket"),
+    pytest.param("POST", {"Connection": "Upgrade", "Upgrade": "SPDY/3.1"}, id="spdy"),
+])
+def test_attach_to_a_container_that_does_not_run_gets_the_kubelets_plain_text(method, headers):
+    """As the kubelet's streaming server answers it (a 500 and the error's text), over either protocol; kubectl
+    prints `error: unable to upgrade connection: <text>`."""
+    async def test(client, srv, be):
+        be.client.create(POD)
+        resp = await client.request(method, ATTACH.format("p1", "main"), headers={**AUTH, **headers})
+        assert (resp.status, await resp.text()) == (500, "container main not found in pod p1_default")
+    serve(test, pod_exec=NothingRuns())
+
+
+def test_attach_over_spdy_is_refused_with_a_message():
+    class Runs(NothingRuns):
+        def attach_problem(self, namespace, pod, container):
+            return None
+
+    async def test(client, srv, be):
+        be.client.create(POD)
+        resp = await client.post(ATTACH.format("p1", "main"), headers={**AUTH, "Upgrade": "SPDY/3.1"})
+        body = await resp.json()
+        assert resp.status == 400 and body["message"].startswith("vclite serves exec and attach over WebSocket only")
+    serve(test, pod_exec=Runs())
 
 
 def test_pod_logs_tail_and_follow(tmp_path):

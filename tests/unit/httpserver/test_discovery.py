@@ -33,6 +33,18 @@ def test_legacy_resource_list_has_subresources_and_verbs():
     assert set(flows) == {"jobflows", "jobflows/status", "jobtemplates", "jobtemplates/status"}
 
 
+def test_the_streaming_subresources_of_pods_as_kube_apiserver_lists_them():
+    """pods/exec, pods/attach and pods/portforward: verbs create and get, their options kinds, in both forms."""
+    want = {("exec", "PodExecOptions"), ("attach", "PodAttachOptions"), ("portforward", "PodPortForwardOptions")}
+    core = resources(discovery.api_resource_list("", "v1"))
+    assert {(n.split("/")[1], r["kind"]) for n, r in core.items()
+            if n.startswith("pods/") and r["verbs"] == ["create", "get"]} == want
+    pods = next(r for item in discovery.aggregated(core=True)["items"] for v in item["versions"]
+                for r in v["resources"] if r["resource"] == "pods")
+    assert {(s["subresource"], s["responseKind"]["kind"]) for s in pods["subresources"]
+            if s["verbs"] == ["create", "get"]} == want
+
+
 def test_aggregated_core_and_groups():
     core = discovery.aggregated(core=True)
     assert [i["metadata"]["name"] for i in core["items"]] == [""]

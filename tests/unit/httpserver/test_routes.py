@@ -38,6 +38,8 @@ U = routes.Usage
     pytest.param("/apis/scheduling.volcano.sh/v1beta1/queues/q1/status", R(kinds.QUEUE, None, "q1", "status"),
                  id="cluster-status"),
     pytest.param("/api/v1/namespaces/default/pods/p1/log", R(kinds.POD, "default", "p1", "log"), id="pod-log"),
+    pytest.param("/api/v1/namespaces/default/pods/p1/attach", R(kinds.POD, "default", "p1", "attach"),
+                 id="pod-attach"),
     pytest.param("/api/v1/namespaces", R(kinds.NAMESPACE, None, None), id="namespaces"),
     pytest.param("/api/v1/namespaces/default", R(kinds.NAMESPACE, None, "default"), id="namespace-object"),
     pytest.param("/api/v1/namespaces/default/status", R(kinds.NAMESPACE, None, "default", "status"),
