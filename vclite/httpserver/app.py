@@ -8,8 +8,8 @@ One catch-all route; `routes.match` decides what a path names. Order per request
    logged with its traceback). Bodies are capped at bodies.MAX_BODY (413);
 3. every request, 401s and 404s included, is logged and counted in the metrics.
 Handlers call the synchronous in-process Client directly: it is in memory and fast, and the
-runtime shares this event loop. Watches and followed logs are streamed (watch.py, logs.py) and
-end when the server stops.
+runtime shares this event loop. Watches, followed logs and attaches are streamed (watch.py, logs.py,
+execstream.py) and end when the server stops.
 """
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ class Server:
         return application
 
     async def stop_streams(self) -> None:
-        """End every watch and followed log (graceful shutdown, before in-flight requests drain)."""
+        """End every watch, followed log and attach (graceful shutdown, before in-flight requests drain)."""
         self.stopping.set()
         self.ready = False
         for feed in list(self.feeds):
@@ -481,7 +481,7 @@ class Server:
 
         def attach() -> Any:
             return pod_exec.attach(ns, name, opts.container, stdin=opts.stdin, output=opts.output)
-        return await execstream.serve_attach(request, attach)
+        return await execstream.serve_attach(request, attach, self.stopping)
 
     # ---- port-forward -----------------------------------------------------------------------------
     async def _portforward(self, request: web.Request, route: routes.Resource) -> web.StreamResponse:

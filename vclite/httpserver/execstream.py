@@ -42,6 +42,7 @@ STDIN, ERROR, RESIZE, CLOSE = 0, 3, 4, 255
 SPDY_MESSAGE = ("vclite serves exec and attach over WebSocket only (SPDY is not spoken): use kubectl 1.30 or "
                 "newer, or a client that speaks the v5.channel.k8s.io WebSocket protocol")
 SUCCESS = {"metadata": {}, "status": "Success"}
+STOPPING_MESSAGE = "the vclite server is stopping (and its pods with it): the attach ends"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -167,14 +168,17 @@ async def serve(request: web.Request, opts: Options, start: Start) -> web.Stream
     return await _serve(request, lambda: start(opts), lambda code: exit_status(code, opts.command))
 
 
-async def serve_attach(request: web.Request, attach: Callable[[], Awaitable[Session]]) -> web.StreamResponse:
+async def serve_attach(request: web.Request, attach: Callable[[], Awaitable[Session]],
+                       stopping: asyncio.Event) -> web.StreamResponse:
     """Upgrade to a WebSocket and attach to the container over it (`attach` raises podexec.ExecError when
-    it cannot: the container ended meanwhile); a Success Status at the end, as the kubelet sends."""
-    return await _serve(request, attach, lambda code: SUCCESS)
+    it cannot: the container ended meanwhile); a Success Status at the end, as the kubelet sends. When
+    `stopping` is set (the server stops, and its pods with it), the client is detached with a Failure
+    Status saying so, rather than hold the shutdown."""
+    return await _serve(request, attach, lambda code: SUCCESS, stopping)
 
 
 async def _serve(request: web.Request, start: Callable[[], Awaitable[Session]],
-                 status: Callable[[int], Obj]) -> web.StreamResponse:
+                 status: Callable[[int], Obj], stopping: asyncio.Event | None = None) -> web.StreamResponse:
     ws = web.WebSocketResponse(protocols=PROTOCOLS, autoping=True, max_msg_size=0)
     await ws.prepare(request)
     try:
@@ -183,17 +187,28 @@ async def _serve(request: web.Request, start: Callable[[], Awaitable[Session]],
         await _finish(ws, failure_status(str(e)))
         return ws
     inputs = asyncio.ensure_future(_inputs(ws, session))
+    stopped = asyncio.ensure_future(_stopped(stopping, session))
     try:
         await asyncio.gather(*(_copy(ws, sid, reader) for sid, reader in session.outputs))
         code = await session.wait()
-        await _finish(ws, status(code))
+        await _finish(ws, failure_status(STOPPING_MESSAGE) if stopped.done() else status(code))
     finally:
         session.kill()   # (if the client went away first; what an ended command left in the background stays)
         await session.wait()
-        inputs.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await inputs
+        for task in (inputs, stopped):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
     return ws
+
+
+async def _stopped(stopping: asyncio.Event | None, session: Session) -> None:
+    """Detach the session when the server stops (returns then; never without `stopping`)."""
+    if stopping is None:
+        await asyncio.Future()   # (until cancelled)
+    else:
+        await stopping.wait()
+        session.kill()
 
 
 async def _copy(ws: web.WebSocketResponse, sid: int, reader: Output) -> None:

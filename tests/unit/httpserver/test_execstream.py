@@ -139,7 +139,8 @@ def attach_over_websocket(test, start):
     """`test(ws)` against a WebSocket served by execstream.serve_attach(request, start)."""
     async def main():
         async def handler(request):
-            return await execstream.serve_attach(request, start)
+            return await execstream.serve_attach(request, start, stopping)
+        stopping = asyncio.Event()
         app = web.Application()
         app.router.add_get("/attach", handler)
         async with test_utils.TestClient(test_utils.TestServer(app)) as client:
@@ -199,3 +200,31 @@ def test_a_container_that_ended_before_the_upgrade_is_told_on_the_error_stream()
         assert (status["status"], status["reason"], status["message"]) == (
             "Failure", "InternalError", "Internal error occurred: error attaching to container: container main is gone")
     attach_over_websocket(test, start)
+
+
+def test_a_stopping_server_detaches_its_clients_with_a_status_saying_so():
+    fake, stopping = FakeAttachment(), None
+
+    async def start():
+        return fake
+
+    async def test(ws):
+        fake.output.put_nowait(b"x")
+        await ws.receive_bytes()
+        stopping.set()
+        status = json.loads((await ws.receive_bytes())[1:])
+        assert (status["status"], status["message"]) == ("Failure", execstream.STOPPING_MESSAGE)
+        assert "kill" in fake.calls   # (detached: never the container)
+
+    async def main():
+        nonlocal stopping
+        stopping = asyncio.Event()
+
+        async def handler(request):
+            return await execstream.serve_attach(request, start, stopping)
+        app = web.Application()
+        app.router.add_get("/attach", handler)
+        async with test_utils.TestClient(test_utils.TestServer(app)) as client:
+            ws = await client.ws_connect("/attach", protocols=["v5.channel.k8s.io"])
+            await asyncio.wait_for(test(ws), 10)
+    asyncio.run(main())
