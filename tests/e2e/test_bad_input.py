@@ -27,6 +27,17 @@ def template(name, replicas=1, queue="default", command=None):
     return "---" + TEMPLATE.format(name=name, replicas=replicas, queue=queue, command=cmd)
 
 
+def estimate(text, value="xyz"):
+    """`text` with a runningEstimate in its (first) job spec."""
+    return text.replace("  minAvailable: 1\n", f"  minAvailable: 1\n  runningEstimate: {value}\n", 1)
+
+
+def as_vcjob(text):
+    """A template() as a standalone vcjob."""
+    return text.replace("apiVersion: flow.volcano.sh/v1alpha1\nkind: JobTemplate",
+                        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job")
+
+
 def flow(flows):
     return "---\napiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: f}\nspec:\n  flows:\n" + flows
 
@@ -69,6 +80,11 @@ CASES = [
     pytest.param(flow("    - name: a\n      withItems: [{n: 1}, {m: 2}]\n")
                  + template("a", command='              command: ["echo", "{{item.n}}"]'),
                  "item {\"m\":2} has no 'n'", "spec.flows[0].withItems[1]", id="item-without-the-field"),
+    pytest.param(estimate(as_vcjob(template("a"))), 'Invalid value: "xyz": time: invalid duration "xyz"',
+                 "bad.yaml:7: Job/a: spec.runningEstimate", id="vcjob-running-estimate-not-a-duration"),
+    pytest.param(flow("    - name: a\n") + estimate(template("a"), "'90'"),
+                 'Invalid value: "90": time: invalid duration',
+                 "bad.yaml:14: JobTemplate/a: spec.runningEstimate", id="template-running-estimate-a-bare-number"),
 ]
 
 

@@ -46,7 +46,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from vclite.admission import base, common
+from vclite.admission import base, common, vcjob
 from vclite.api import core, flow, flowexpr, flowsyntax, flowtemplate, meta, yamlio
 from vclite.lib import dag, errors
 
@@ -621,6 +621,8 @@ def _patch(patch: Any, ctx: _Ctx) -> None:
         common.check_int(spec, key, f"{path}.{key}", ctx.errs, minimum=minimum)
     for key in ("queue", "schedulerName", "priorityClassName"):
         common.check_type(spec, key, f"{path}.{key}", ctx.errs, str, "string")
+    if not flowtemplate.PLACEHOLDER.search(str(spec.get("runningEstimate"))):   # (else known when the flow runs)
+        vcjob.check_running_estimate(spec, f"{path}.runningEstimate", ctx.errs)
     common.check_type(spec, "policies", f"{path}.policies", ctx.errs, list, "array")
     _patch_list(spec, "tasks", "name", path, ctx.errs)
     _patch_list(spec, "volumes", "mountPath", path, ctx.errs)

@@ -16,7 +16,7 @@ from typing import Any
 
 from vclite.admission import base, common, pod, policies, shapes
 from vclite.api import batch, kinds, meta, quantity, scheduling
-from vclite.lib import dag, errors, goflags
+from vclite.lib import clock, dag, errors, goflags
 from vclite.lib import jsoncopy
 
 Obj = dict[str, Any]
@@ -144,6 +144,20 @@ def _validate_job_fields(spec: Obj, total_replicas: int | None, errs: list[Field
     if pcn:
         errs += [FieldError("spec.priorityClassName", common.invalid(pcn, m)) for m in common.dns1123_subdomain(pcn)]
     errs += _validate_network_topology(spec.get("networkTopology"), "spec.networkTopology")
+    check_running_estimate(spec, "spec.runningEstimate", errs)
+
+
+def check_running_estimate(spec: Obj, path: str, errs: list[FieldError]) -> None:
+    """`runningEstimate` is a *metav1.Duration: Volcano's webhook cannot decode a job whose value is not a
+    string Go's time.ParseDuration reads (`90s`, `1h30m`, `1.5h`, `-2m`, `0`), so the job is refused."""
+    value = common.check_type(spec, "runningEstimate", path, errs, str, "string")
+    if value is None:
+        return
+    try:
+        clock.parse_duration(value)
+    except ValueError:
+        errs.append(FieldError(path, common.invalid(value, f"time: invalid duration {common.show(value)}: must be "
+                                                           'a duration such as "90s", "30m" or "1h30m"')))
 
 
 def _validate_network_topology(nt: Any, path: str) -> list[FieldError]:

@@ -57,7 +57,7 @@ def retry_limit(value: Any) -> int | None:
     return None
 
 
-MAX_BACKOFF_SECONDS = 9_223_372_036.854775807   # Go's longest time.Duration (about 292 years), as Argo parses
+MAX_BACKOFF_SECONDS = clock.MAX_DURATION_SECONDS   # Go's longest time.Duration, as Argo parses
 MAX_BACKOFF_FACTOR = 1000.0
 
 

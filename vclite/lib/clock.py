@@ -83,20 +83,27 @@ def parse_time(s: str | None) -> _dt.datetime | None:
     return _dt.datetime.fromisoformat(s.replace("Z", "+00:00")).astimezone(UTC)
 
 
+MAX_DURATION_SECONDS = 9_223_372_036.854775807   # Go's longest time.Duration (2^63-1 ns, about 292 years)
+
+
 def parse_duration(s: str) -> float:
-    """Parse a Go duration (`1h2m3.5s`, `500ms`, `10s`) into seconds; ValueError if malformed."""
+    """Parse a Go duration (`1h2m3.5s`, `500ms`, `10s`, `-2m`, `0`) into seconds, as Go's time.ParseDuration
+    does: units ns, us, µs (either micro sign), ms, s, m, h; a bare number other than 0 and a duration longer
+    than Go's longest are refused. ValueError if malformed."""
     import re
 
     if not isinstance(s, str) or not s:
         raise ValueError(f"invalid duration {s!r}")
-    units = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+    units = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "\u03bcs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
     body = s[1:] if s[0] in "+-" else s
     if body == "0":
         return 0.0
-    parts = re.findall(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)", body)
+    parts = re.findall(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)", body)
     if not parts or "".join(n + u for n, u in parts) != body:
         raise ValueError(f"invalid duration {s!r}")
     total = sum(float(n) * units[u] for n, u in parts)
+    if total > MAX_DURATION_SECONDS:
+        raise ValueError(f"invalid duration {s!r}")
     return -total if s[0] == "-" else total
 
 

@@ -315,6 +315,11 @@ REJECT = [
                   "spec.flows[0].patch.jobSpec.volumes[0].mountPath: Required value",
                   "spec.flows[0].patch.jobSpec.plugins.svc: Invalid value: [1]: must be of type array of strings"],
                  id="patch-shape"),
+    pytest.param(jf(fl("a", patch={"jobSpec": {"runningEstimate": "soon"}})),
+                 ['spec.flows[0].patch.jobSpec.runningEstimate: Invalid value: "soon": time: invalid duration "soon": '
+                  'must be a duration such as "90s", "30m" or "1h30m"'], id="patch-running-estimate"),
+    pytest.param(jf(fl("a", patch={"jobSpec": {"runningEstimate": "{{params.e}}"}}), **args(e="2h")), [],
+                 id="patch-running-estimate-from-a-parameter"),
     pytest.param(jf(fl("a", patch={"jobSpec": {"queue": "{{params.q}}", "tasks": [
         {"name": "t", "template": {"x": "{{item}} {{foo.bar}} {{outputs.nope}}"}}]}})),
                  ['spec.flows[0].patch.jobSpec.tasks[0].template.x: flow "a": item is only defined in a flow with '

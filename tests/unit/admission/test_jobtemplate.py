@@ -101,6 +101,9 @@ REJECT_CASES = [
                  "[name part must be no more than 63 characters]", id="pod-name-too-long"),
     pytest.param(Op.CREATE, template(policies=[{"event": "PodFailed", "exitCode": 1, "action": "AbortJob"}]), None,
                  "spec.policies[0]: must not specify event and exitCode simultaneously", id="policy-rules"),
+    pytest.param(Op.CREATE, template(runningEstimate="xyz"), None,
+                 'spec.runningEstimate: Invalid value: "xyz": time: invalid duration "xyz": must be a duration such '
+                 'as "90s", "30m" or "1h30m"', id="running-estimate-not-a-duration"),
 ]
 
 
@@ -134,6 +137,7 @@ def test_the_queues_live_state_is_not_looked_up(op: Op, new: Obj, old: Obj | Non
                  id="a-plain-invalid-name-still-refused"),
     pytest.param({"priorityClassName": "{{name}}"}, ["spec.priorityClassName: Invalid value"],
                  id="other-braces-are-a-name"),
+    pytest.param({"runningEstimate": "{{params.estimate}}"}, [], id="estimate-from-a-parameter"),
 ])
 def test_a_field_holding_a_flow_placeholder_is_checked_in_the_vcjob_a_flow_makes(spec: Obj, refused: list[str]) -> None:
     got = refusal(Op.CREATE, template(**spec))

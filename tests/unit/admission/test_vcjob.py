@@ -289,6 +289,15 @@ CREATE_REJECT_CASES = [
                  id="scheduler-name-false"),
     pytest.param(job(task(False)), "spec.tasks[0].name", "Invalid value: false: must be of type string",
                  id="task-name-false"),
+    # a *metav1.Duration: Volcano's webhook cannot decode the job
+    pytest.param(job(runningEstimate="xyz"), "spec.runningEstimate", 'Invalid value: "xyz": time: invalid duration',
+                 id="running-estimate-not-a-duration"),
+    pytest.param(job(runningEstimate="90"), "spec.runningEstimate", 'Invalid value: "90": time: invalid duration',
+                 id="running-estimate-bare-number"),
+    pytest.param(job(runningEstimate=""), "spec.runningEstimate", 'Invalid value: "": time: invalid duration',
+                 id="running-estimate-empty"),
+    pytest.param(job(runningEstimate=90), "spec.runningEstimate", "Invalid value: 90: must be of type string",
+                 id="running-estimate-a-number"),
 ]
 
 QUEUES = views.default_view(views.queue("closed", "Closed"), views.queue("closing", "Closing"),
@@ -376,6 +385,10 @@ CREATE_ACCEPT_CASES = [
                  id="volumes"),
     pytest.param(job(task("t", 0)), {}, id="zero-replicas"),
     pytest.param(job(name="j" * 59), {}, id="pod-name-exactly-63"),
+    pytest.param(job(runningEstimate="1h30m"), {}, id="running-estimate"),
+    pytest.param(job(runningEstimate="1.5h"), {}, id="running-estimate-fraction"),
+    pytest.param(job(runningEstimate="-2m"), {}, id="running-estimate-negative"),
+    pytest.param(job(runningEstimate="0"), {}, id="running-estimate-bare-zero"),
 ]
 
 
