@@ -134,6 +134,9 @@ def test_status_is_dropped_on_create() -> None:
     pytest.param({"jobTemplate": None}, ["spec.jobTemplate: Required value"], id="no template"),
     pytest.param({"jobTemplate": {"spec": {"tasks": []}}}, ["spec.jobTemplate.spec.tasks: No task specified in job "
                                                             "spec"], id="template as a vcjob"),
+    pytest.param({"jobTemplate": {"spec": job_spec() | {"runningEstimate": "xyz"}}},
+                 ['spec.jobTemplate.spec.runningEstimate: Invalid value: "xyz": time: invalid duration "xyz": must be '
+                  'a duration such as "90s", "30m" or "1h30m"'], id="template running estimate"),
 ])
 def test_schema_and_template(spec: Obj, expected: list[str]) -> None:
     assert refusal(cronjob(**spec)) == expected
