@@ -33,6 +33,10 @@ def template(name, tasks, min_available, queue="default"):
     return vcjob(name, tasks, min_available, queue, kind="JobTemplate", api="flow.volcano.sh/v1alpha1")
 
 
+def without_requests(manifest):
+    return manifest.replace(', resources: {requests: {cpu: "1"}}', "")
+
+
 FLOW = "---\napiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: flow}\nspec:\n  flows:\n    - name: step\n"
 SMALL_QUEUE = ("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: small}\n"
                "spec: {weight: 1, capability: {cpu: \"1\"}}\n---\n")
@@ -56,6 +60,13 @@ CASES = [
                  r"vcjob default/gang: [45]/5 tasks in gang unschedulable: pod group is not ready, 5 Pending, "
                  r"5 minAvailable; 0/3 nodes are unavailable: (1 Insufficient cpu, 2|3) node\(s\) didn't match Pod's "
                  r"node affinity/selector\.", id="gang fit errors"),
+    # the pod count is checked, and said, whether or not the pod requests resources
+    *(pytest.param(make(vcjob(name, [("main", 1, "1", None)], 1)),
+                   "1x(cpu=2,memory=4Gi,pods=0)",
+                   re.escape(f"vcjob default/{name}: 1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, "
+                             "1 minAvailable; 0/1 nodes are unavailable: 1 Insufficient pods. pod needs pods 1, but the "
+                             "largest node has 0"), id=f"node without pod slots, {name}")
+      for name, make in (("requests", str), ("no-requests", without_requests))),
 ]
 
 

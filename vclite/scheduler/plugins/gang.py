@@ -7,7 +7,8 @@ pipelined tasks holds, else Reject. JobStarving: ready + waiting < minMember.
 At session close, every job with tasks gets a condition: not ready -> Unschedulable /
 NotEnoughResources `"<min − schedulable>/<#tasks> tasks in gang unschedulable: <why>"`, where why
 spells out the per-node reasons (and, for pipelined tasks, the nodes whose releasing resources
-they wait for); ready -> Scheduled ("tasks in gang are ready to be scheduled")
+they wait for); ready -> Scheduled ("tasks in gang are ready to be scheduled") — a pending BestEffort
+task that fit no node this session does not count as ready here, though JobReady counts it —
 and an earlier Unschedulable condition turns False. Jobs whose reason was already written this
 session (enqueue rejection, invalid) keep it.
 Preemptable / Reclaimable: a victim job keeps at least minMember ready tasks — counting from its
@@ -100,7 +101,7 @@ class Gang:
         for job in ssn.jobs.values():
             if not job.tasks or job.uid in ssn.explained:
                 continue
-            if job.is_ready():
+            if job.is_ready() and not _best_effort_short(job):
                 ssn.set_condition(job, CondType.SCHEDULED, True, status_mod.Reason.GANG_READY, "")
                 ssn.clear_condition(job, CondType.UNSCHEDULABLE)
             elif not _covered_by_releasing(job):
@@ -108,6 +109,17 @@ class Gang:
                 message = f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {job.fit_error()}"
                 message += _waiting_note(job)
                 ssn.set_condition(job, CondType.UNSCHEDULABLE, True, Reason.NOT_ENOUGH_RESOURCES, message)
+
+
+def _best_effort_short(job: "jobs_mod.JobInfo") -> bool:
+    """IsReady counts pending BestEffort tasks (no requests) as ready, for backfill places them later in
+    the session; at its close, one that fit no node this session (a node full by pod count) is not: the
+    gang is short of it and says why, as for a task with requests (vclite; Volcano calls it Scheduled)."""
+    if not job.n_pending_best_effort or not job.nodes_fit_errors:
+        return False
+    pending = job.index.get(TaskStatus.PENDING, {})
+    unfit = sum(1 for uid in job.nodes_fit_errors if uid in pending and pending[uid].best_effort)
+    return job.n_ready + job.n_pending_best_effort - unfit < job.min_available
 
 
 def _waiting_note(job: "jobs_mod.JobInfo") -> str:

@@ -117,3 +117,24 @@ def test_should_skip_unschedulable_for_releasing(min_member, tasks, want):
         task.node = node or ""      # a pipelined task holds the node it waits on
         job.update_task_status(task, status)
     assert gang._covered_by_releasing(job) is want
+
+
+@pytest.mark.parametrize("node_pods, placed", [
+    pytest.param("0", [], id="node-allows-no-pod"),
+    pytest.param("1", [("ns/other-0", "other")], id="node-full-by-pod-count"),
+])
+@pytest.mark.parametrize("cpu", [pytest.param("1", id="with-requests"), pytest.param(None, id="without-requests")])
+def test_a_node_out_of_pod_slots_is_reported_whether_or_not_the_pod_requests_resources(node_pods, placed, cpu):
+    """The pod count is checked for every pod (as NodeResourcesFit does), and a gang short of a BestEffort pod
+    that fit nowhere says why as one short of any other pod: its PodGroup is not called Scheduled."""
+    st = objects.state(nodes=[objects.node("n1", pods=node_pods)],
+                       podgroups=[objects.pg("ns/g"), *(objects.pg(f"ns/{g}", phase="Running") for _, g in placed)],
+                       pods=[objects.pod("ns/g-0", "g", cpu=cpu, mem=None if cpu is None else "1Gi"),
+                             *(objects.pod(k, g, node="n1", phase="Running") for k, g in placed)])
+    result = objects.run(st, "enqueue, allocate, backfill")
+    assert result.binds == {}
+    cond = {c["type"]: c for c in result.podgroup_status["ns/g"]["conditions"]}["Unschedulable"]
+    assert (cond["status"], cond["reason"]) == ("True", "NotEnoughResources")
+    assert "1/1 tasks in gang unschedulable" in cond["message"] and "1 Insufficient pods." in cond["message"]
+    reason, message, _ = result.pod_conditions["ns/g-0"]
+    assert reason == "Unschedulable" and message.startswith("0/1 nodes are unavailable: 1 Insufficient pods."), message
