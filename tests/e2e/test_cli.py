@@ -438,3 +438,32 @@ def test_a_workdir_that_cannot_be_made_is_refused_before_anything_runs(vcctl, wr
     assert r.code == 2, r
     assert f"--workdir {workdir.format(tmp=tmp_path)}" in r.err and says in r.err, r
     assert "Traceback" not in r.err and len(r.err.splitlines()) == 1, r
+
+
+def test_run_dash_reads_the_manifests_from_standard_input(vcctl, tmp_path):
+    marker = tmp_path / "ran"
+    r = vcctl("run", "--quiet", "--workdir", tmp_path / "work", "-",
+              input=JOB.format(name="piped", extra="", script=f"touch {marker}"))
+    assert r.code == 0 and marker.exists(), r
+
+
+@pytest.mark.parametrize("args, says", [
+    pytest.param(["validate", "-"], "<stdin>:7: Job/piped: spec.minAvailable: Invalid value: -1", id="validate"),
+    pytest.param(["run", "--quiet", "-"], "<stdin>:7: Job/piped: spec.minAvailable: Invalid value: -1", id="run"),
+    pytest.param(["validate", "-", "-"], "<stdin>:7: Job/piped", id="named-twice-read-once"),
+    pytest.param(["scheduler", "dry-run", "-f", "-"], "<stdin>:3: Job/piped: kind: a cluster state holds only",
+                 id="dry-run"),
+    pytest.param(["job", "from-template", "-f", "-"], "<stdin>: no JobTemplate found (found: Job)",
+                 id="from-template"),
+])
+def test_problems_of_standard_input_name_it_stdin(vcctl, tmp_path, args, says):
+    marker = tmp_path / "ran"
+    text = JOB.format(name="piped", extra="", script=f"touch {marker}").replace("minAvailable: 1", "minAvailable: -1")
+    r = vcctl(*args, input=text)
+    assert r.code == 2 and says in r.err and r.err.count("<stdin>") == 1, r
+    assert not marker.exists()
+
+
+def test_conversion_reads_standard_input(vcctl):
+    r = vcctl("jobtemplate", "from-job", "-f", "-", input=SLEEPER)
+    assert r.code == 0 and yaml.safe_load(r.out)["kind"] == "JobTemplate", r

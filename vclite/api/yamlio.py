@@ -589,11 +589,23 @@ def _read(path: str) -> tuple[str | None, list[Problem]]:
             data = f.read()
     except OSError as e:
         return None, [Problem(path, 0, f"cannot read: {e.strerror or e}")]
+    return _decode(data, path)
+
+
+def _decode(data: bytes, filename: str) -> tuple[str | None, list[Problem]]:
     try:
         return data.decode("utf-8-sig"), []
     except UnicodeDecodeError as e:
         line = data[:e.start].count(b"\n") + 1
-        return None, [Problem(path, line, f"not UTF-8 text: {e.reason} at byte {e.start}")]
+        return None, [Problem(filename, line, f"not UTF-8 text: {e.reason} at byte {e.start}")]
+
+
+def parse_bytes(data: bytes, filename: str) -> tuple[list[Document], list[Problem]]:
+    """`parse_files` for the bytes of one file read by the caller (standard input), named `filename`."""
+    text, problems = _decode(data, filename)
+    if text is None:
+        return [], problems
+    return parse_string(text, filename)
 
 
 def parse_files(paths: Iterable[str]) -> tuple[list[Document], list[Problem]]:

@@ -22,6 +22,7 @@ def _convert(file: str, name: str | None, output: str, want_kind: str, fn) -> No
         for p in exc.problems:
             click.echo(str(p), err=True)
         sys.exit(2)
+    file = manifests.source_name(file)
     chosen = [d for d in docs if d.obj.get("kind") == want_kind]
     if not chosen:
         click.echo(f"{file}: no {want_kind} found (found: {', '.join(sorted({str(d.obj.get('kind')) for d in docs}))})",
@@ -40,8 +41,9 @@ def _convert(file: str, name: str | None, output: str, want_kind: str, fn) -> No
         click.echo("---\n".join(yamlio.dump_yaml(o) for o in out), nl=False)
 
 
-_file_opt = click.option("-f", "--file", "file", required=True, type=click.Path(exists=True, dir_okay=False),
-                         help="The manifest file to convert.")
+_file_opt = click.option("-f", "--file", "file", required=True,
+                         type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+                         help="The manifest file to convert (- for standard input).")
 _name_opt = click.option("--name", help="Name of the new object (default: the source's name); only when the file "
                                       "has one object to convert.")
 _out_opt = click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)

@@ -95,9 +95,11 @@ def run(files, params, quiet, output, nodes_opt, scheduler_conf, workdir, timeou
     Examples:
       vcctl run examples/diamond.yaml
       vcctl run -p epochs=5 -p lr=0.01 train-flow.yaml templates.yaml
+      generate-flow | vcctl run -
 
-    Every document of every FILE is validated first; if any is invalid, every problem is listed
-    (file:line: Kind/name: field: message) and nothing runs (exit 2). Then the objects are applied
+    A FILE of - is standard input (problems name it <stdin>). Every document of every FILE is
+    validated first; if any is invalid, every problem is listed (file:line: Kind/name: field:
+    message) and nothing runs (exit 2). Then the objects are applied
     (Queues and JobTemplates before the vcjobs and JobFlows that use them), each pod runs as local
     processes, and a live view shows each flow's DAG, per-job phase and task progress.
 
@@ -124,6 +126,7 @@ def validate(files, params) -> None:
     """Check manifests with the same admission rules `run` and a Volcano cluster apply.
 
     Lists every problem as file:line: Kind/name: field: message and exits 2 if there is any.
+    A FILE of - is standard input (named <stdin> in the problems).
     One check goes further than a cluster: a JobFlow whose JobTemplates no FILE defines is a
     problem (on a cluster it would wait for them forever), so give the templates' files too.
     A field no schema defines (a typo such as `minAvaliable`) is a warning: it is ignored; in a

@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import os
 import re
+import sys
 from typing import Any
 
 from vclite.admission import advice, fields, podpriority
@@ -24,6 +25,8 @@ from vclite.lib import errors
 
 Obj = dict[str, Any]
 _PATCH_FIELD = re.compile(r"patch\.jobSpec((?:\.[A-Za-z0-9_-]+|\[[0-9]+\])*): ")   # apply_patch's messages
+
+STDIN, STDIN_NAME = "-", "<stdin>"   # a FILE of `-` is standard input (as `kubectl apply -f -`), and its name
 
 # Apply order: what other objects refer to comes first.
 APPLY_ORDER = {k.kind: i for i, k in enumerate((
@@ -61,19 +64,40 @@ def load(paths: list[str]) -> list[yamlio.Document]:
 
 
 def _read_all(paths: list[str]) -> tuple[list[yamlio.Document], list[Any]]:
-    """(the documents without a structural problem, every structural problem) of every file. A file
-    named twice (`vcctl validate a.yaml *.yaml`) is read once: its objects are not defined twice."""
+    """(the documents without a structural problem, every structural problem) of every file; a FILE of
+    `-` is standard input, named `<stdin>`. A file named twice (`vcctl validate a.yaml *.yaml`) is read
+    once: its objects are not defined twice."""
     firsts: dict[str, str] = {}
     for path in paths:
-        firsts.setdefault(os.path.realpath(path), path)
+        firsts.setdefault(path if path == STDIN else os.path.realpath(path), path)
     paths = list(firsts.values())
-    docs, problems = yamlio.parse_files(paths)
+    docs: list[yamlio.Document] = []
+    problems: list[Any] = []
+    for path in paths:
+        file_docs, file_problems = _parse(path)
+        docs += file_docs
+        problems += file_problems
     broken = {(p.file, p.document) for p in problems if p.document}
     docs = [d for d in docs if (d.file, d.index) not in broken]
     if not docs and not problems:   # (each file: a file of no objects among others is no problem, as for kubectl)
-        problems.extend(Problem(path, 0, "", "", "no objects found: the file is empty or holds only comments")
-                        for path in paths)
-    return docs, list(problems)
+        problems.extend(Problem(source_name(path), 0, "", "", "no objects found: the file is empty or holds only "
+                                "comments") for path in paths)
+    return docs, problems
+
+
+def source_name(path: str) -> str:
+    """How problems name a FILE: `<stdin>` for `-`, else the path as given."""
+    return STDIN_NAME if path == STDIN else path
+
+
+def _parse(path: str) -> tuple[list[yamlio.Document], list[Any]]:
+    if path != STDIN:
+        return yamlio.parse_files([path])
+    try:
+        data = sys.stdin.buffer.read()
+    except (AttributeError, OSError, ValueError) as e:   # (no standard input: closed, or not a byte stream)
+        return [], [Problem(STDIN_NAME, 0, "", "", f"cannot read: {e}")]
+    return yamlio.parse_bytes(data, STDIN_NAME)
 
 
 def ordered(docs: list[yamlio.Document]) -> list[yamlio.Document]:

@@ -211,7 +211,8 @@ def scheduler() -> None:
 
 @scheduler.command("dry-run", context_settings=CONTEXT)
 @click.option("-f", "--filename", "files", multiple=True, required=True, type=click.Path(dir_okay=False),
-              help="Manifests of the cluster state: Nodes, Queues, PriorityClasses, PodGroups, Pods (repeatable).")
+              help="Manifests of the cluster state: Nodes, Queues, PriorityClasses, PodGroups, Pods (repeatable; "
+                   "- for standard input).")
 @click.option("--conf", "conf_path", type=click.Path(dir_okay=False),
               help="A volcano-scheduler.conf (actions and plugin tiers); Volcano's default if omitted.")
 @click.option("-o", "--output", type=click.Choice(["table", "json", "yaml"]), default="table", show_default=True)
