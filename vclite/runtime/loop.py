@@ -9,6 +9,8 @@ decides how long to wait:
   left: a day of cluster time in milliseconds;
 - `run_until(done)` (asyncio, real clock) wakes on new work, on the next timer, or when a pod's
   process changes state — never on a fixed period.
+A failed sync is logged with its traceback the first time a component fails with that error; its
+repeats (each retry of a sync that keeps failing) are one line each, with how often it was seen.
 
 `runtime.Runtime` (the embedded control plane) and `remote.ControllerRuntime` (the JobFlow
 controllers against a Kubernetes cluster) are Loops over different components and clients.
@@ -33,6 +35,7 @@ IDLE_GC_MIN_WAIT = 0.002   # seconds: a timer due sooner is not kept waiting by 
 # seconds of syncs run_until runs in a row before the event loop gets a turn: a server's requests, pod
 # exits and timers wait at most this long behind a big flow's burst of work
 STEP_BUDGET = 0.05
+FAILURES_REMEMBERED = 1024   # distinct (component, error) pairs whose traceback was logged, the latest kept
 
 
 class Interrupted(Exception):
@@ -82,6 +85,7 @@ class Loop:
         self.components = components
         self.max_requeues = max_requeues
         self.failures: list[SyncFailure] = []
+        self._failures_seen: dict[tuple[str, str], int] = {}   # (component, error) -> times logged
         self._wake: asyncio.Future[None] | None = None   # run_until's: done when work is added
         for c in self.components:
             c.queue.on_add = self._on_add
@@ -121,7 +125,7 @@ class Loop:
             c.queue.add_rate_limited(key)  # somebody wrote first: re-read and retry
         except Exception as exc:  # noqa: BLE001 - a failing sync must not stop the control plane
             attempts = c.queue.num_requeues(key) + 1
-            log.warning("%s: sync %s failed (attempt %d): %s", c.name, key, attempts, exc, exc_info=True)
+            self._log_failure(c.name, key, attempts, exc)
             if self.max_requeues >= 0 and attempts > self.max_requeues:
                 c.queue.forget(key)
                 self.failures.append(SyncFailure(c.name, key, f"{type(exc).__name__}: {exc}", attempts))
@@ -130,6 +134,20 @@ class Loop:
         finally:
             if self.on_sync is not None:
                 self.on_sync(c.name, time.perf_counter() - started)
+
+    def _log_failure(self, component: str, key: Hashable, attempts: int, exc: Exception) -> None:
+        """A failed sync, with its traceback the first time this component fails with this error; a
+        repeat (every retry of a sync that keeps failing) is one line with how often it was seen."""
+        seen = (component, f"{type(exc).__name__}: {exc}")
+        times = self._failures_seen.pop(seen, 0) + 1
+        self._failures_seen[seen] = times   # (last: the error seen longest ago is forgotten first)
+        if len(self._failures_seen) > FAILURES_REMEMBERED:
+            del self._failures_seen[next(iter(self._failures_seen))]
+        if times == 1:
+            log.warning("%s: sync %s failed (attempt %d): %s", component, key, attempts, exc, exc_info=exc)
+        else:
+            log.warning("%s: sync %s failed (attempt %d): %s (the same error %d times; its traceback was "
+                        "logged the first time)", component, key, attempts, exc, times)
 
     def step(self, background: bool = True, budget: float | None = None) -> int:
         """Process every ready key of every component; return how many syncs ran. Without
