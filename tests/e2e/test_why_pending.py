@@ -63,9 +63,9 @@ CASES = [
     # the pod count is checked, and said, whether or not the pod requests resources
     *(pytest.param(make(vcjob(name, [("main", 1, "1", None)], 1)),
                    "1x(cpu=2,memory=4Gi,pods=0)",
-                   re.escape(f"vcjob default/{name}: 1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, "
-                             "1 minAvailable; 0/1 nodes are unavailable: 1 Insufficient pods. pod needs pods 1, but the "
-                             "largest node has 0"), id=f"node without pod slots, {name}")
+                   re.escape(f"vcjob default/{name}: 1/1 tasks in gang unschedulable: pod group is not ready, "
+                             "1 Pending, 1 minAvailable; 0/1 nodes are unavailable: 1 Insufficient pods. pod needs "
+                             "pods 1, but the largest node has 0"), id=f"node without pod slots, {name}")
       for name, make in (("requests", str), ("no-requests", without_requests))),
 ]
 
