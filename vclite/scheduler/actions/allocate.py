@@ -15,8 +15,9 @@ Then: ready -> commit (binds); pipelined but not ready -> keep the reservations 
 after every job, so shares are re-ranked. Pending jobs are skipped when `enqueue` is configured,
 else admitted here; invalid jobs (JobValid) are skipped with their reason written.
 BestEffort tasks (no cpu/memory/scalar request) and scheduling-gated pods are left to `backfill`.
-A job whose PodGroup has `networkTopology` with a tier limit takes actions/topology.py instead of
-`allocate_for_job` (the gang within one HyperNode); every other job takes the path below unchanged.
+A job whose PodGroup has `networkTopology` with a tier limit, or a `subGroupPolicy` (partition) with
+`networkTopology`, takes actions/topology.py instead of `allocate_for_job` (the gang within one
+HyperNode, each partition within one of its tier); every other job takes the path below unchanged.
 
 Hot path: when no predicate plugin rejects any node for the task and every NodeOrder function is
 row-local (registered with `key=`), the best idle-fitting node comes from the session's memo over
@@ -98,11 +99,16 @@ class Allocate:
             if tasks:
                 nt = topology.spec_of(job)   # (a job with networkTopology: actions/topology.py)
                 limit = topology.highest_tier(ssn, nt) if nt is not None else None
-                stmt = allocate_for_job(ssn, job, queue, tasks) if limit is None else \
-                    topology.allocate_job(ssn, job, queue, tasks, limit, choose_node)
+                plain = limit is None and not topology.has_partition_topology(job)
+                if plain:
+                    stmt = allocate_for_job(ssn, job, queue, tasks)
+                else:
+                    stmt = topology.allocate_job(ssn, job, queue, tasks, limit, choose_node)
                 if ssn.job_ready(job):
+                    # a topology job's tasks go back when nothing fits: it returns only while it progresses
+                    again = bool(tasks) and (plain or bool(stmt.operations))
                     stmt.commit()
-                    if tasks:
+                    if again:
                         jobs.push(job)
                 elif not ssn.job_pipelined(job):
                     stmt.discard()

@@ -22,14 +22,31 @@ Kept apart from allocate's loop so that jobs without networkTopology never come 
 The dry run is repeated for the chosen HyperNode rather than replaying saved operations: the
 placement is deterministic, so it is the same.
 
+Partitions (the PodGroup's `subGroupPolicy`, a vcjob task's `partitionPolicy`; Volcano's SubJobs,
+allocate.go allocateForSubJob): a pod belongs to the first policy whose `labelSelector` (if any)
+selects it and whose `matchLabelKeys` it all carries (non-empty), one partition per value tuple;
+other pods form the default partition. A partition's `networkTopology` limit is its
+`highestTierAllowed` (or `highestTierName`'s tier); `soft` is bounded by the job's limit (else the
+top tier), as Volcano's convertSoftToHardTopology. A job with such a partition takes this path even
+without a job-level limit (its HyperNode is then the whole cluster). Within each job HyperNode, the
+partitions are tried in the order of their best pending task: the default partition over the job
+HyperNode's nodes; a limited one over the HyperNodes of its own gradients inside the job HyperNode
+(below its placed pods' HyperNode's highest allowed ancestor), each a dry run that must make the
+partition ready (`subGroupSize` of its tasks placed, else 1) or pipelined, the best by HyperNodeOrder
+over the partition's tasks (ties by name); the job stops when it is ready. A job HyperNode is a
+solution when the job becomes ready (or pipelined); the best is the one whose partitions' scores sum
+highest (ties by name), as selectBestHyperNodeForJob.
+
 Must not: write to the API.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from vclite.api import meta
 from vclite.scheduler.framework import hypernodes as hypernodes_mod
 from vclite.scheduler.framework import tasks as tasks_mod
 
@@ -42,6 +59,67 @@ if TYPE_CHECKING:
 Obj = dict[str, Any]
 Choose = Callable[["session_mod.Session", tasks_mod.TaskInfo, np.ndarray], tuple[int, bool]]
 REASON = "NotEnoughResources"
+
+
+@dataclasses.dataclass
+class Part:
+    """A partition with a tier limit (Volcano's SubJob with networkTopology)."""
+    name: str          # <policy>/<values joined by "-">
+    limit: int         # its highest allowed tier
+    size: int          # subGroupSize (1 when unset): the tasks that make it ready
+    uids: set          # its tasks
+
+    def placed(self, job: "jobs_mod.JobInfo", pipelined: bool = False) -> int:
+        ok = tasks_mod.ALLOCATED_STATUS | {tasks_mod.TaskStatus.SUCCEEDED}
+        if pipelined:
+            ok = ok | {tasks_mod.TaskStatus.PIPELINED}
+        return sum(1 for uid in self.uids if job.tasks[uid].status in ok)
+
+
+@dataclasses.dataclass
+class _Tasks:
+    """What HyperNodeOrder reads of a partition: its tasks (Volcano scores a SubJob)."""
+    tasks: dict
+
+
+def _policies(job: "jobs_mod.JobInfo") -> list:
+    spec = (job.podgroup.get("spec") or {}) if isinstance(job.podgroup, dict) else {}
+    return [p for p in spec.get("subGroupPolicy") or () if isinstance(p, dict)]
+
+
+def has_partition_topology(job: "jobs_mod.JobInfo") -> bool:
+    """A subGroupPolicy with networkTopology (the job takes this module's path)."""
+    return any(isinstance(p.get("networkTopology"), dict) for p in _policies(job))
+
+
+def partitions(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", job_limit: int | None) -> list[Part]:
+    """The job's partitions that have a tier limit (see the module docstring)."""
+    policies = _policies(job)
+    out: dict[str, Part] = {}
+    for t in sorted(job.tasks.values(), key=lambda t: t.key):
+        labels = meta.labels(t.pod)
+        for pol in policies:
+            keys = [k for k in pol.get("matchLabelKeys") or () if isinstance(k, str)]
+            selector = pol.get("labelSelector")
+            if selector and not hypernodes_mod.selects(selector, labels):
+                continue
+            values = [labels.get(k) for k in keys]
+            if not keys or not all(values):
+                continue
+            nt = pol.get("networkTopology")
+            limit = _part_limit(ssn, nt, job_limit) if isinstance(nt, dict) else None
+            if limit is not None:
+                name = f"{pol.get('name')}/{'-'.join(values)}"
+                part = out.setdefault(name, Part(name, limit, int(pol.get("subGroupSize") or 1), set()))
+                part.uids.add(t.uid)
+            break
+    return list(out.values())
+
+
+def _part_limit(ssn: "session_mod.Session", nt: Obj, job_limit: int | None) -> int | None:
+    if nt.get("mode") == "soft":
+        return job_limit if job_limit is not None else ssn.topology.top_tier
+    return highest_tier(ssn, nt)
 
 
 def spec_of(job: "jobs_mod.JobInfo") -> Obj | None:
@@ -64,24 +142,34 @@ def highest_tier(ssn: "session_mod.Session", nt: Obj) -> int | None:
     return None
 
 
-def allocated_hypernode(ssn: "session_mod.Session", job: "jobs_mod.JobInfo") -> str:
-    """The lowest HyperNode holding the nodes of the job's placed pods ("" when none is placed)."""
+def allocated_hypernode(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", uids: set | None = None) -> str:
+    """The lowest HyperNode holding the nodes of the job's placed pods ("" when none is placed);
+    `uids`: only those tasks (a partition)."""
     rows = [ssn.nodes.index[t.node] for s in tasks_mod.ALLOCATED_STATUS for t in (job.index.get(s) or {}).values()
-            if t.node in ssn.nodes.index]
+            if t.node in ssn.nodes.index and (uids is None or t.uid in uids)]
     if not rows:
         return ""
     return ssn.topology.lowest_holding(np.array(rows, dtype=np.intp))
 
 
-def gradients(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", limit: int, allocated: str) -> list[list[str]]:
+def gradients(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", limit: int, allocated: str,
+              within: str = hypernodes_mod.TOP, need: np.ndarray | None = None) -> list[list[str]]:
+    """HyperNodes by tier below `within` (Volcano's getSearchRoot: intersected with the highest
+    ancestor of `allocated` within the limit); `need`: minResources (the job's when not given)."""
     tree = ssn.topology
-    root = hypernodes_mod.TOP
+    root = within
     if allocated:
         allowed = [a for a in tree.ancestors(allocated) if tree.tier[a] <= limit]
         if not allowed:
             return []
-        root = allowed[-1]
-    need = job.min_resources
+        highest = allowed[-1]
+        lca = tree.lca(within, highest)
+        if lca == within:
+            root = highest
+        elif lca != highest:
+            return []
+    if need is None:
+        need = job.min_resources
     idle, future = ssn.nodes.idle, ssn.nodes.future_idle()
     by_tier: dict[int, list[str]] = {}
     queue, seen = [root], {root}
@@ -102,9 +190,15 @@ def _holds(avail: np.ndarray, mask: np.ndarray, need: np.ndarray) -> bool:
 
 
 def allocate_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
-                 tasks: "pqueue.PriorityQueue", limit: int, choose: Choose) -> "statement_mod.Statement":
+                 tasks: "pqueue.PriorityQueue", limit: int | None, choose: Choose) -> "statement_mod.Statement":
     """The job's statement within its best HyperNode (empty when none holds the gang). `choose`:
-    allocate's choice of node among feasible rows (row, whether idle holds the task)."""
+    allocate's choice of node among feasible rows (row, whether idle holds the task). `limit`
+    None: no job-level limit (a job with partitions only)."""
+    parts = partitions(ssn, job, limit)
+    if parts:
+        return _allocate_parts(ssn, job, queue, tasks, limit, parts, choose)
+    if limit is None:   # partitions with networkTopology whose tier names resolve to nothing
+        limit = ssn.topology.top_tier
     allocated = allocated_hypernode(ssn, job)
     pending = _drain(tasks)
     tried = gradients(ssn, job, limit, allocated)
@@ -138,8 +232,11 @@ def _drain(tasks: "pqueue.PriorityQueue") -> list[tasks_mod.TaskInfo]:
 
 
 def _try(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
-         pending: list[tasks_mod.TaskInfo], mask: np.ndarray, choose: Choose) -> tuple["statement_mod.Statement", list]:
-    """allocate_for_job's loop over the HyperNode's nodes only; the tasks not tried are returned."""
+         pending: list[tasks_mod.TaskInfo], mask: np.ndarray, choose: Choose,
+         done: Callable[[], bool] | None = None) -> tuple["statement_mod.Statement", list]:
+    """allocate_for_job's loop over the HyperNode's nodes only; the tasks not tried are returned.
+    `done`: when to stop with tasks left (the job is ready, by default)."""
+    done = done or (lambda: ssn.job_ready(job))
     stmt = ssn.statement()
     for i, task in enumerate(pending):
         if not ssn.allocatable(queue, task):
@@ -152,7 +249,7 @@ def _try(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.Q
             continue
         row, idle = choose(ssn, task, feasible)
         (stmt.allocate if idle else stmt.pipeline)(task, row)
-        if i + 1 < len(pending) and ssn.job_ready(job):
+        if i + 1 < len(pending) and done():
             return stmt, pending[i + 1:]
     return stmt, []
 
@@ -170,6 +267,115 @@ def _explain(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", limit: int, al
     else:
         msg = (f"network topology: the gang fits in no single HyperNode of tier <= {limit} {where}"
                f"(tried: {', '.join(names) or 'the whole cluster'})")
+    ssn.explain_unschedulable(job, REASON, msg)
+    for t in (job.index.get(tasks_mod.TaskStatus.PENDING) or {}).values():
+        job.task_notes.setdefault(t.uid, msg)
+
+
+def _allocate_parts(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
+                    tasks: "pqueue.PriorityQueue", limit: int | None, parts: list[Part],
+                    choose: Choose) -> "statement_mod.Statement":
+    """allocate_job for a job with limited partitions (Volcano's allocateForJob over SubJobs)."""
+    allocated = allocated_hypernode(ssn, job) if limit is not None else ""
+    pending = _drain(tasks)
+    tried = gradients(ssn, job, limit, allocated) if limit is not None else [[hypernodes_mod.TOP]]
+    for gradient in tried:
+        scores = {}
+        for hn in gradient:
+            stmt, _, score = _try_parts(ssn, job, queue, pending, hn, parts, choose)
+            if stmt.operations and (ssn.job_ready(job) or ssn.job_pipelined(job)):
+                scores[hn] = score
+            stmt.discard()
+        if not scores:
+            continue
+        best = max(sorted(scores), key=lambda hn: scores[hn])
+        stmt, left, _ = _try_parts(ssn, job, queue, pending, best, parts, choose)
+        for t in left:
+            tasks.push(t)
+        return stmt
+    for t in pending:
+        tasks.push(t)
+    if limit is None or not tried:
+        _explain_parts(ssn, job, parts)
+    else:
+        _explain(ssn, job, limit, allocated, tried)
+    return ssn.statement()
+
+
+def _try_parts(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
+               pending: list[tasks_mod.TaskInfo], hn: str, parts: list[Part],
+               choose: Choose) -> tuple["statement_mod.Statement", list, float]:
+    """The job within HyperNode `hn`, a partition at a time (the default one: the other tasks),
+    best pending task first, each until it is ready and back in line while it has tasks left; stops
+    when the job is ready. Returns the statement, the tasks left and the partitions' scores' sum."""
+    owner = {uid: p for p in parts for uid in p.uids}
+    groups: dict[str, list] = {}
+    for t in pending:
+        groups.setdefault(owner[t.uid].name if t.uid in owner else "", []).append(t)
+    by_name = {p.name: p for p in parts}
+    line = list(groups)   # by each partition's best pending task (Volcano: SubJobOrderFn)
+    stmt, total, failed = ssn.statement(), 0.0, []
+    while line:
+        name = line.pop(0)
+        members = groups.pop(name)
+        part = by_name.get(name)
+        if part is None:
+            sub, rest = _try(ssn, job, queue, members, ssn.topology.leaves[hn], choose,
+                             done=lambda: True)
+            score = _score(ssn, members, [hn])[0] if sub.operations else 0.0
+        else:
+            sub, rest, score = _try_part(ssn, job, queue, members, hn, part, choose)
+        if sub is None or not sub.operations:
+            failed.extend(members)
+            continue
+        stmt.merge(sub)
+        total += score
+        if rest:
+            groups[name] = rest
+            line.append(name)
+            line.sort(key=lambda n: pending.index(groups[n][0]))
+        if ssn.job_ready(job):
+            break
+    left = failed + [t for members in groups.values() for t in members]
+    return stmt, sorted(left, key=pending.index), total
+
+
+def _try_part(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
+              members: list, hn: str, part: Part, choose: Choose) -> tuple[Any, list, float]:
+    """Volcano's allocateForSubJob: the partition within the best HyperNode of its first gradient
+    (below `hn`) where it becomes ready or pipelined; (None, members, 0) when there is none."""
+    tree = ssn.topology
+    need = np.sum([t.req for t in members], axis=0) if members else None
+    done = lambda: part.placed(job) >= part.size   # noqa: E731
+    for gradient in gradients(ssn, job, part.limit, allocated_hypernode(ssn, job, part.uids), within=hn, need=need):
+        fits = []
+        for c in gradient:
+            sub, _ = _try(ssn, job, queue, members, tree.leaves[c], choose, done=done)
+            if sub.operations and part.placed(job, pipelined=True) >= part.size:
+                fits.append(c)
+            sub.discard()
+        if not fits:
+            continue
+        scores = _score(ssn, members, fits, part)
+        i = int(np.argmax(scores))
+        sub, rest = _try(ssn, job, queue, members, tree.leaves[fits[i]], choose, done=done)
+        return sub, rest, float(scores[i])
+    return None, members, 0.0
+
+
+def _score(ssn: "session_mod.Session", members: list, names: list[str], part: Part | None = None) -> np.ndarray:
+    """HyperNodeOrder over a partition's tasks (all of them: placed or not, as Volcano's subJob.Tasks)."""
+    job = ssn.jobs.get(members[0].job) if members else None
+    if part is not None and job is not None:
+        view = _Tasks({uid: job.tasks[uid] for uid in part.uids})
+    else:
+        view = _Tasks({t.uid: t for t in members})
+    return np.broadcast_to(np.asarray(ssn.hypernode_order(view, names), dtype=np.float64), (len(names),))
+
+
+def _explain_parts(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", parts: list[Part]) -> None:
+    limits = ", ".join(f"{p.name} (tier <= {p.limit})" for p in parts)
+    msg = f"network topology: no placement keeps each partition within one HyperNode of its tier: {limits}"
     ssn.explain_unschedulable(job, REASON, msg)
     for t in (job.index.get(tasks_mod.TaskStatus.PENDING) or {}).values():
         job.task_notes.setdefault(t.uid, msg)

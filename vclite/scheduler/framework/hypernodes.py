@@ -91,6 +91,9 @@ def _selects(selector: Any, labels: Obj) -> bool:
     return True
 
 
+selects = _selects   # the partitions' labelSelector (actions/topology.py)
+
+
 def _node_members(selector: Obj, nodes: nodes_mod.NodeState) -> np.ndarray:
     mask = np.zeros(len(nodes), dtype=bool)
     exact = selector.get("exactMatch")
