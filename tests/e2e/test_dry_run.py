@@ -78,7 +78,7 @@ spec:
     pytest.param({"state.yaml": BAD_STATE}, None, "state.yaml:14: Pod/p1: spec.containers[0].resources.requests.cpu",
                  id="bad quantity in a pod"),
     pytest.param({"state.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\n"}, None,
-                 "state.yaml:1: Job/j: kind: a cluster state holds only Node, Queue, PriorityClass, PodGroup, Pod",
+                 "state.yaml:1: Job/j: kind: a cluster state holds only Node, HyperNode, Queue, PriorityClass, PodGroup, Pod",
                  id="a kind a state does not hold"),
     pytest.param({"state.yaml": "apiVersion: v1\nkind: Node\nmetadata: {name: n1\n"}, None, "state.yaml:4",
                  id="YAML syntax"),

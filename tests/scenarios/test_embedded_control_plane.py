@@ -170,7 +170,9 @@ def test_deleting_a_namespace_deletes_what_is_inside_then_the_namespace():
                                                "being terminated"):
         rt.client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "late", "namespace": "team"}})
     for _ in range(50):
-        rt.settle()
+        # (bounded: while pods wait for the kubelet below, the namespace's re-check timer never runs out, and
+        # an unbounded settle jumped through a million of them, most of this test's time)
+        rt.settle(max_iterations=200)
         kubelet(rt)   # the running pods stop (graceful deletion): the kubelet's last step removes them
         if not any(n["metadata"]["name"] == "team" for n in rt.client.list(kinds.NAMESPACE)):
             break
