@@ -441,20 +441,22 @@ class Server:
                 await asyncio.wait_for(feed.wakeup.wait(), timeout=max(wait, 0.0))
 
     # ---- exec -------------------------------------------------------------------------------------
+    def _pod_streams(self, verb: str) -> Any:
+        """The executor's exec / attach side, or BadRequest: a server without a local executor has none."""
+        if self.backend.pod_exec is None:
+            raise errors.BadRequest(f"{verb} is not available: this server runs no local executor")
+        return self.backend.pod_exec
+
     async def _exec(self, request: web.Request, route: routes.Resource, query: dict[str, str]) -> web.StreamResponse:
         """kubectl exec / cp (execstream.py). Checked before the upgrade: the pod, the container, the
         options, then whether the container runs (the kubelet's plain-text refusal)."""
         ns, name = route.namespace or "default", route.name or ""
         pod = self.backend.client.get(kinds.POD, ns, name)
         opts = execstream.check(pod, query, request.query.getall("command", []))
-        pod_exec = self.backend.pod_exec
-        if pod_exec is None:
-            raise errors.BadRequest("exec is not available: this server runs no local executor")
-        problem = pod_exec.exec_problem(ns, name, opts.container)
-        if problem:
-            return web.Response(status=400, text=problem, headers={"Content-Type": "text/plain; charset=utf-8"})
-        if request.method != "GET" or request.headers.get("Upgrade", "").lower() != "websocket":
-            raise errors.BadRequest(execstream.SPDY_MESSAGE)
+        pod_exec = self._pod_streams("exec")
+        refusal = _before_upgrade(request, pod_exec.exec_problem(ns, name, opts.container), status=400)
+        if refusal is not None:
+            return refusal
 
         def start(o: execstream.Options) -> Any:
             return pod_exec.exec(ns, name, o.container, o.command, stdin=o.stdin, stdout=o.stdout, stderr=o.stderr,
@@ -470,14 +472,10 @@ class Server:
         ns, name = route.namespace or "default", route.name or ""
         pod = self.backend.client.get(kinds.POD, ns, name)
         opts = execstream.check_attach(pod, query)
-        pod_exec = self.backend.pod_exec
-        if pod_exec is None:
-            raise errors.BadRequest("attach is not available: this server runs no local executor")
-        problem = pod_exec.attach_problem(ns, name, opts.container)
-        if problem:
-            return web.Response(status=500, text=problem, headers={"Content-Type": "text/plain; charset=utf-8"})
-        if request.method != "GET" or request.headers.get("Upgrade", "").lower() != "websocket":
-            raise errors.BadRequest(execstream.SPDY_MESSAGE)
+        pod_exec = self._pod_streams("attach")
+        refusal = _before_upgrade(request, pod_exec.attach_problem(ns, name, opts.container), status=500)
+        if refusal is not None:
+            return refusal
 
         def attach() -> Any:
             return pod_exec.attach(ns, name, opts.container, stdin=opts.stdin, output=opts.output)
@@ -577,3 +575,13 @@ class Server:
         except errors.NotFound:
             return True
         return meta.uid(pod) != uid or (pod.get("status") or {}).get("phase") in logs.TERMINAL
+
+
+def _before_upgrade(request: web.Request, problem: str | None, status: int) -> web.Response | None:
+    """The kubelet's plain-text refusal of a container that does not run (`status`: 400 for exec, 500 for
+    attach, as its streaming server answers), or None; SPDY (no WebSocket upgrade) is refused."""
+    if problem:
+        return web.Response(status=status, text=problem, headers={"Content-Type": "text/plain; charset=utf-8"})
+    if request.method != "GET" or request.headers.get("Upgrade", "").lower() != "websocket":
+        raise errors.BadRequest(execstream.SPDY_MESSAGE)
+    return None
