@@ -9,7 +9,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(p.name for p in (ROOT / "examples").glob("*.yaml"))
 EXPECTED_EXIT = {"failing.yaml": 1, "exit-handler.yaml": 1}
 # a CronJob never finishes: its run ends at --timeout (exit 0 when nothing failed)
-EXTRA_ARGS = {"cronjob.yaml": ("--timeout", "5")}
+TOPOLOGY_NODES = ("--nodes", "4x(cpu=2,memory=4Gi)")   # local-0 .. local-3, the racks examples/topology.yaml names
+EXTRA_ARGS = {"cronjob.yaml": ("--timeout", "5"), "topology.yaml": TOPOLOGY_NODES}
 KINDS = {"cronjob.yaml": {"CronJob", "Job", "Pod"}}
 
 
@@ -90,3 +91,23 @@ def test_pytorch_plugin_gives_every_pod_its_rank(vcctl, tmp_path):
     assert lines == [f"rank {i} of 3, rendezvous at ddp-train-master-0.ddp-train:23456" for i in range(3)], lines
     job = by_kind(r.json()["items"], "Job")["ddp-train"]
     assert set(job["spec"]["plugins"]) == {"pytorch", "svc"}   # the webhook adds svc, as Volcano's
+
+
+@pytest.mark.parametrize("topology", [True, False], ids=["hard rack limit", "no limit"])
+def test_topology_keeps_the_gang_in_the_one_rack_that_holds_it(vcctl, tmp_path, topology):
+    """The loader takes a cpu of rack-a (local-0, local-1): the 4-cpu gang fits whole only in rack-b; without
+    its networkTopology, the same flow spreads the workers over both racks (so the first run shows the limit)."""
+    text = (ROOT / "examples" / "topology.yaml").read_text()
+    if not topology:
+        text = text.replace("  networkTopology:\n    mode: hard\n    highestTierAllowed: 1\n", "")
+        assert "networkTopology" not in text
+    (tmp_path / "flow.yaml").write_text(text)
+    r = vcctl("run", "--quiet", "-o", "json", "--workdir", tmp_path / "work", *TOPOLOGY_NODES, tmp_path / "flow.yaml")
+    assert r.code == 0, r
+    pods = by_kind(r.json()["items"], "Pod")
+    workers = {p["spec"]["nodeName"] for n, p in pods.items() if n.startswith("allreduce-train-")}
+    assert pods["allreduce-loader-main-0"]["spec"]["nodeName"] == "local-0"
+    if topology:
+        assert workers == {"local-2", "local-3"}, workers
+    else:
+        assert workers & {"local-0", "local-1"} and workers & {"local-2", "local-3"}, workers
