@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from vclite.api import batch, flowexpr, meta
+from vclite.controllers.jobflow import lifecycle
 from vclite.controllers.jobflow import plan as plan_mod
 from vclite.controllers.jobflow import readiness
 from vclite.controllers.jobflow import runstate as rs
@@ -61,12 +62,12 @@ class Conditions:
         elif inst.note is not None and not (inst.note.reason == R.WAITING_OUTPUT and self._no_more_creates(inst)):
             cond = {"phase": str(inst.note.phase), "reason": str(inst.note.reason), "message": inst.note.message}
         elif self.frozen and inst.name in self.conditions and self.conditions[inst.name].get("reason") not in \
-                (R.CREATING, R.SUSPENDED, R.RETRYING):
+                (R.CREATING, R.SUSPENDED, R.RETRYING, R.NOT_CREATED):
             return                                      # vanished after the JobFlow stopped: keep what it said
         elif self.frozen and self.carry and inst.name in self.prev_conditions:
             cond = jsoncopy.deep_copy(self.prev_conditions[inst.name])
         elif self.frozen or (self.stopping and not self.flows[inst.flow].d.exit):
-            cond = self._kept_not_created(inst.name) or rs.pending(R.NOT_CREATED, self._not_created())
+            cond = self._not_created_condition(inst.name)
         elif (inst.retry_of or (inst.retries and inst.state is rs.IState.ABSENT)) and self.suspended:
             cond = rs.pending(R.SUSPENDED, f"attempt {inst.retries + 1} is created once the JobFlow is resumed "
                                            "(it is suspended: vcctl jobflow resume)")
@@ -121,23 +122,39 @@ class Conditions:
         if self.frozen and self.carry and key in self.prev_conditions:
             cond = jsoncopy.deep_copy(self.prev_conditions[key])
         elif self.frozen or (self.stopping and not d.exit):
-            cond = self._kept_not_created(key) or rs.pending(R.NOT_CREATED, self._not_created())
+            cond = self._not_created_condition(key)
         else:
             cond = self._waiting_condition(fr)
         self._set_condition(key, cond)
 
-    def _kept_not_created(self, key: str) -> Obj | None:
-        """A NotCreated condition already said (now or before a rebuild) stays as it was said."""
-        for cond in (self.conditions.get(key), self.prev_conditions.get(key)):
-            if cond and cond.get("reason") == R.NOT_CREATED and \
-                    self.frozen == ("JobFlow is" in cond.get("message", "")):
-                return cond if cond is self.conditions.get(key) else jsoncopy.deep_copy(cond)
-        return None
+    def _not_created_condition(self, key: str) -> Obj:
+        """`NotCreated`, saying what is so now — every such entry says the same (`_say_not_created` rewrites them
+        when it changes), and a rebuilt controller says it too: the unhandled failures while the exit handler is to
+        run, then the JobFlow's phase."""
+        message = self._not_created()
+        cond = self.conditions.get(key)
+        if cond and cond.get("reason") == R.NOT_CREATED and cond.get("message") == message:
+            return cond
+        return rs.pending(R.NOT_CREATED, message)
 
     def _not_created(self) -> str:
+        """`not created: a, b failed` (the unhandled failures, in spec order, the first three), or once the JobFlow
+        has stopped for good, `not created: the JobFlow is Failed`."""
         if self.frozen:
             return f"not created: the JobFlow is {self.phase}"
-        return f"not created: {', '.join(sorted(self.unhandled)[:3]) or 'a job'} failed"
+        failed = sorted(self.unhandled, key=lambda n: self.flows[n].d.index if n in self.flows else len(self.flows))
+        return f"not created: {', '.join(failed[:3]) or 'a job'} failed"
+
+    def _say_not_created(self) -> None:
+        """The entries of the flows and vcjobs a stop left uncreated (but the exit handler's), said again."""
+        for fr in self.flows.values():
+            if fr.d.exit:
+                continue
+            if not fr.started and fr.final is None:
+                self._flow_condition(fr)
+            for inst in fr.insts:
+                if inst.state is rs.IState.ABSENT and inst.job is None:
+                    self._inst_condition(inst)
 
     def _loop_summary(self, fr: rs.FlowRT) -> Obj:
         c, n, d = fr.counts, len(fr.insts), fr.d
@@ -170,17 +187,22 @@ class Conditions:
         if fr.d.exit:
             return rs.pending(R.WAITING_EXIT, self._exit_waits_for(fr))
         d = fr.d
-        if fr.d.name in self.probe_waiters:
-            return rs.pending(R.WAITING_PROBE, self._probe_message(fr))
+        probes = self._probe_waits(fr) if fr.d.name in self.probe_waiters else []
+        if probes:
+            return rs.pending(R.WAITING_PROBE, "waiting for probe: " + ", ".join(probes))
         if d.simple and d.strategy is plan_mod.Strategy.ALL:
             if fr.pending > rs.LIST_LIMIT:
                 return rs.pending(R.WAITING, f"waiting for {fr.pending} of {len(d.atoms)} targets to be Completed")
             return rs.pending(R.WAITING, f"waiting for {names(t for t in d.atoms if O.COMPLETED not in self._facts(t))}"
                                        " to be Completed")
-        if d.simple:
-            return rs.pending(R.WAITING, f"waiting for one of {names(d.atoms, rs.LIST_LIMIT)} to complete")
-        what = names(v.waiting_for, rs.LIST_LIMIT)
-        if v.waiting_for and set(v.waiting_for) <= set(d.readers_of):
+        if d.simple:   # (strategy any: the targets that can still complete, not those that finished without)
+            alive = (t for t in d.atoms if O.FINISHED not in readiness.closure(self._facts(t)))
+            return rs.pending(R.WAITING, f"waiting for one of {names(alive, rs.LIST_LIMIT)} to complete")
+        # (a target whose probe held is waited for no more, unless its output is read)
+        waiting = [r for r in v.waiting_for if not (d.probe and r in d.targets and r not in d.readers_of and
+                                                    O.COMPLETED in self._probe_facts(d, r))]
+        what = names(waiting, rs.LIST_LIMIT)
+        if waiting and set(waiting) <= set(d.readers_of):
             return rs.pending(R.WAITING_OUTPUT, f"waiting for {what} to finish (its output is read)")
         return rs.pending(R.WAITING, f"waiting for {what}: {d.dependency}")
 
@@ -204,17 +226,26 @@ class Conditions:
                 extra += 1
         return ", ".join(out) + (f" (+{extra} more)" if extra else "")
 
-    def _probe_message(self, fr: rs.FlowRT) -> str:
+    def _probe_waits(self, fr: rs.FlowRT) -> list[str]:
+        """What each target whose probe does not hold yet lacks, in the order of the targets: `<vcjob> to start`
+        (none of its vcjobs exists yet), `<vcjob>: <the entries not holding>` on its current vcjob (a repeat's last
+        iteration; the flow's name for several), or `<vcjob> to be Completed` when no entry covers it (waited for as
+        usual). Empty when every probe holds (the flow may still wait for an output it reads)."""
         parts = []
         for target in fr.d.targets:
             t = self.flows.get(target)
-            jobs = [i.job for i in (t.insts if t else []) if i.job is not None]
+            if t is None or O.COMPLETED in self._probe_facts(fr.d, target):
+                continue
+            insts = t.insts[-1:] if t.d.loop is plan_mod.Loop.REPEAT else t.insts
+            jobs = [i.job for i in insts if i.job is not None]
             if not jobs:
                 parts.append(f"{self.key(target)} to start")
                 continue
-            tasks = [task.get("name", "") for task in (jobs[0].get("spec") or {}).get("tasks") or []]
-            pending = [e.describe() for e in fr.d.probes_for(target, tasks)
-                       if not all(self._holds(j, e) is True for j in jobs)]
+            entries = fr.d.probes_for(target, lifecycle.task_names(jobs))
+            if not entries:
+                parts.append(f"{self.key(target)} to be Completed")
+                continue
+            pending = [e.describe() for e in entries if not all(self._holds(j, e) is True for j in jobs)]
             if pending:
                 parts.append(f"{meta.name(jobs[0]) if len(jobs) == 1 else self.key(target)}: {'; '.join(pending)}")
-        return "waiting for probe: " + (", ".join(parts) or "targets to finish")
+        return parts

@@ -521,11 +521,14 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         elif outcome == O.SKIPPED:
             self._recheck_failures(fr)
         for name, (inst, flows) in list(self.output_waits.items()):
-            if all(self.flows[f].final is not None for f in flows if f in self.flows):
+            left = [f for f in flows if f in self.flows and self.flows[f].final is None]
+            if not left:
                 del self.output_waits[name]
                 if inst.note is not None and inst.note.reason == R.WAITING_OUTPUT:
                     inst.note = None
                     self._update(inst, None)
+            elif fr.d.name in flows:                # (it says what it still waits for)
+                self.wait_for_output(inst, left)
         if not fr.insts or fr.d.loop is not plan_mod.Loop.NONE:
             self._flow_condition(fr)
         if self.plan.exit and self.plan.exit in self.flows:
@@ -577,10 +580,12 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
                 self._unhandled(fr, fr.message)
 
     def _unhandled(self, fr: rs.FlowRT, message: str) -> None:
-        was_stopping = self.stopping
+        was_stopping, said = self.stopping, self._not_created()
         self.unhandled[fr.d.name] = message or f"flow {fr.d.name} {fr.final}"
         if not was_stopping:
             self._stop_everything()
+        elif self._not_created() != said and not self.compact:   # (a big flow's NotCreated entries have no message)
+            self._say_not_created()
 
     def _stop_everything(self) -> None:
         """An unhandled failure: nothing new starts (but the exit handler); say so once."""
@@ -745,7 +750,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             if not fr.started and fr.final is None:
                 self._flow_condition(fr)
             for inst in fr.insts:
-                if (inst.job is None and inst.state is rs.IState.ABSENT and inst.note is None) or \
+                if (inst.job is None and inst.state is rs.IState.ABSENT) or \
                         inst.state is rs.IState.RETRY_WAIT or self._left_unretried(inst):
                     self._inst_condition(inst)
 

@@ -231,7 +231,7 @@ class Lifecycle:
         jobs = [i.job for i in insts if i.job is not None]
         if not t.started or not jobs:
             return t.facts
-        entries = fd.probes_for(target, _task_names(jobs))
+        entries = fd.probes_for(target, task_names(jobs))
         if not entries:
             return t.facts
         if len(jobs) == len(insts) and all(self._holds(job, e) is True for job in jobs for e in entries):
@@ -259,7 +259,7 @@ class Lifecycle:
         return out
 
 
-def _task_names(jobs: list[Obj]) -> list[str]:
+def task_names(jobs: list[Obj]) -> list[str]:
     """The target's task names, which say which probe entries cover it: from a vcjob's spec — not from a stand-in
     for one deleted after it finished (engine.load), which keeps no spec: its tasks are its taskStatusCount's.
     (The first item's used to be read: a stand-in there, after a restart, left the probe covering nothing, so

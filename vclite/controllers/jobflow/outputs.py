@@ -179,8 +179,10 @@ class Outputs:
         return dag.find_path(waits, start, goal)
 
     def wait_for_output(self, inst: rs.Inst, flows: list[str]) -> None:
-        """`inst`'s template reads outputs of flows that have not finished: create it once they have."""
+        """`inst`'s template reads outputs of flows that have not finished: create it once they have (its note names
+        those not finished yet, in spec order)."""
         self.to_create.pop(inst.name, None)
+        flows = sorted(flows, key=lambda f: self.flows[f].d.index)
         inst.note = st.Note(JP.PENDING, R.WAITING_OUTPUT,
                             f"the template reads the output of {self._names(flows)}: waiting for it to finish")
         self._inst_condition(inst)

@@ -1157,3 +1157,76 @@ def test_a_fan_out_whose_items_were_refused_reads_as_a_list_of_empty_outputs(ite
                       onExit="x", templates={"f": "", "x": "f={{outputs.f}}"})
     assert (sim.cond("f")["phase"], sim.phase) == ("Failed", "Running")
     assert dict(sim.commands)["jf-x-0"] == f"f={read}"
+
+
+# ---- found by the flow oracle's status words (WhenFalse, NotCreated, Waiting…) ------------------------------------
+PS = {"taskStatusList": [{"taskName": "ps", "phase": "Running"}]}
+
+
+def probed(name, *targets, probe=None, **extra):
+    return {"name": name, "dependsOn": {"targets": list(targets), "probe": probe or PS}, **extra}
+
+
+def test_strategy_any_waits_for_the_targets_that_can_still_complete():
+    """`waiting for one of …` named every target, also one that had finished without completing."""
+    sim = flowsim.Sim([fl("a"), fl("b"), anyof("c", "a", "b"), expr("h", "a.Failed")])
+    assert sim.cond("c")["message"] == "waiting for one of jf-a, jf-b to complete"
+    sim.finish("jf-a", F)
+    assert sim.cond("c") == {"phase": "Pending", "reason": "WaitingForDependencies",
+                             "message": "waiting for one of jf-b to complete"}
+
+
+@pytest.mark.parametrize("flows, moves, reason, message", [
+    pytest.param([fl("t"), probed("w", "t", probe={"taskStatusList": [{"taskName": "nope", "phase": "Running"}]})],
+                 [], "WaitingForProbe", "waiting for probe: jf-t to be Completed", id="no-entry-covers-the-target"),
+    pytest.param([fl("t"), fl("o"), probed("w", "t", when="outputs.o == 'a'")], [("t", "Running", PS_UP)],
+                 "WaitingForOutput", "waiting for jf-o to finish (its output is read)", id="probe-held-output-awaited"),
+    pytest.param([fl("r", repeat={"until": "iteration >= 1", "limit": 3}), fl("q"), probed("w", "r", "q")],
+                 [("r-0", "Running", PS_UP), ("r-0", C, PS_DONE), ("r-1", "Running", PS_UP)],
+                 "WaitingForProbe", "waiting for probe: jf-q: task ps Running", id="a-repeats-last-iteration"),
+    pytest.param([fl("r", repeat={"until": "iteration >= 1", "limit": 3}), probed("w", "r")],
+                 [("suspend",), ("r-0", "Running", {}), ("r-0", C, PS_DONE)],
+                 "WaitingForProbe", "waiting for probe: jf-r to start", id="its-next-iteration-to-be-made"),
+])
+def test_a_probed_flow_says_what_it_waits_for(flows, moves, reason, message):
+    """docs/jobflow-primitives.md "Status": `WaitingForProbe` names the entries not holding on the target's current
+    vcjob (a repeat's last iteration), a target no entry covers is waited for as Completed, and once every probe
+    holds the flow waits for what it reads. It said `waiting for probe: targets to finish` for the first, `waiting for
+    jf-t, jf-o: probe:t.Completed && o.Completed` for the second, and read the repeat's finished iterations (`jf-r:
+    task ps Running`, `jf-r-0: task ps Running`) for the others."""
+    sim = flowsim.Sim(flows, arguments={"parameters": [{"name": "go", "value": "yes"}]})
+    for job, *change in moves:
+        if change:
+            sim.set("jf-" + job, change[0], tasks=change[1])
+        else:
+            sim.suspend(True)
+    assert sim.cond("w") == {"phase": "Pending", "reason": reason, "message": message}
+
+
+def test_not_created_names_the_unhandled_failures_as_they_are_and_then_the_final_phase():
+    """Every entry a stop left uncreated (a flow, a repeat's next iteration) says the same thing, now: the unhandled
+    failures in spec order while the exit handler is to run, then `the JobFlow is Failed`. A flow's entry kept the
+    first failure (`z failed`) while an iteration left uncreated later said `a, z failed` (names sorted) and kept it
+    after the JobFlow was Failed."""
+    sim = flowsim.Sim([fl("z"), fl("a"), fl("k"), fl("c", "k"), fl("r", repeat={"until": "iteration >= 5",
+                                                                                 "limit": 3}), fl("x")], onExit="x")
+    sim.finish("jf-z", F)
+    assert (sim.reason("c"), sim.cond("c")["message"]) == ("NotCreated", "not created: z failed")
+    sim.finish("jf-a", F)
+    sim.finish("jf-r-0", C)
+    assert [sim.cond(k)["message"] for k in ("c", "r-1")] == ["not created: z, a failed"] * 2
+    sim.finish("jf-k", C)
+    sim.finish("jf-x", C)
+    assert sim.phase == "Failed"
+    assert [sim.cond(k)["message"] for k in ("c", "r-1")] == ["not created: the JobFlow is Failed"] * 2
+    assert sim.rebuilt()["conditions"]["jf-r-1"] == sim.cond("r-1")
+
+
+def test_a_vcjob_waiting_for_outputs_names_those_still_to_finish_in_spec_order():
+    """It named the flows its template read as they were when it was built (sorted by name), also once one had
+    finished."""
+    sim = flowsim.Sim([fl("b"), fl("a"), fl("c")], templates={"b": "", "a": "", "c": "{{outputs.a}} {{outputs.b}}"})
+    assert sim.cond("c")["message"] == "the template reads the output of jf-b, jf-a: waiting for it to finish"
+    sim.finish("jf-b", C)
+    assert sim.cond("c") == {"phase": "Pending", "reason": "WaitingForOutput",
+                             "message": "the template reads the output of jf-a: waiting for it to finish"}
