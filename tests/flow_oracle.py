@@ -18,8 +18,9 @@ arguments appended, pod templates merged through their keyed lists; a patch that
 vcjob) with its placeholders filled in and its output reads part of the flow's dependency (the spec each vcjob
 gets). The property module plays restarts of the controller too (nothing changes). Back-off timing and
 `maxDuration` are tests/retry_oracle.py's. A Skipped flow's message is checked where the docs give its words
-(`never_message`), and so are the flows a flow waits for (`waiting_on`, strategy all); other status
-messages are not covered.
+(`never_message`), and so are the entries of docs/jobflow-primitives.md "Status" that say what a flow waits for
+(`Waiting…`), that its `when` is false (`WhenFalse`) or that a stop left it uncreated (`NotCreated`): `conditions`,
+at every step; other status messages (retries, loop summaries, `Suspended`'s words) are not covered.
 
 `Oracle` is a state machine played in step with the engine: `running` is the set of vcjobs running
 now; `finish(job)` ends the current attempt of `job` with its next predetermined phase and output,
@@ -284,6 +285,7 @@ class Flow:
     exit: bool
     probes: tuple = ()              # its probe entries (kind, taskName): taskStatus (Running), httpGet, tcpSocket
     expression: str = ""            # its `dependsOn.expression` as written
+    probe_words: tuple = ()         # each entry as the status says it: `task ps Running`, `task main accepts TCP :6379`
     template: str = ""              # its JobTemplate's command (where its `{{…}}` placeholders are), or its spec's JSON
     spec: dict | None = None        # its JobTemplate's spec, when given whole (else a command: `template`)
     patch: dict | None = None       # its `patch.jobSpec`
@@ -331,10 +333,14 @@ def make_flow(f: Mapping, on_exit: str | None) -> Flow:
     probe = dep.get("probe") or {}
     kinds = (("taskStatusList", "taskStatus"), ("httpGetList", "httpGet"), ("tcpSocketList", "tcpSocket"))
     entries = tuple((kind, e["taskName"]) for key, kind in kinds for e in probe.get(key) or [])
+    words = tuple({"taskStatus": f"task {e['taskName']} {e.get('phase')}",
+                   "httpGet": f"task {e['taskName']} answers HTTP GET :{e.get('port')}{e.get('path') or '/'}",
+                   "tcpSocket": f"task {e['taskName']} accepts TCP :{e.get('port')}"}[kind]
+                  for key, kind in kinds for e in probe.get(key) or [])
     return Flow(f["name"], kind, tuple(dep.get("targets") or ()), expr, f.get("when"), loop,
                 len(f["withItems"]) if loop == "items" else None, f.get("withItems"), param, repeat.get("until"),
                 int(repeat.get("limit", 1)), int((f.get("retry") or {}).get("limit", 0)), f["name"] == on_exit, entries,
-                dep.get("expression") or "", patch=(f.get("patch") or {}).get("jobSpec"))
+                dep.get("expression") or "", patch=(f.get("patch") or {}).get("jobSpec"), probe_words=words)
 
 
 # ---- patch.jobSpec (docs/jobflow-expressions.md "Patches") ----------------------------------------------------
@@ -481,6 +487,7 @@ class Oracle:
         self.flows = {f["name"]: make_flow(f, on_exit) for f in flows}
         self.item_of: dict[str, object] = {}        # vcjob -> its loop item (withItems, withParam)
         self.output_wait: list[str] = []            # vcjobs whose JobTemplate reads an output not there yet
+        self.unmade: set[str] = set()               # vcjobs (of loops, or waiting for an output) a stop left unmade
         self.commands: list[tuple[str, str]] = []   # (vcjob, its JobTemplate's command filled in), as created
         self.specs: list[tuple[str, dict]] = []     # (vcjob, its spec), as created, for JobTemplates given whole
         self.templated = templates is not None
@@ -524,11 +531,18 @@ class Oracle:
             return self.fact(name, "Completed")
         if target.finished:                         # a fan-out with no items has no vcjob to probe: met
             return target.reason == "NoItems"
-        current = target.jobs[-1:] if target.loop == "repeat" else target.jobs
+        current = self.current_jobs(target)
         if target.state == "Pending" or not current:
             return None
         up = {"taskStatus": self.ps, "httpGet": self.http, "tcpSocket": self.http}
         return True if all(j in self.running and j in up[kind] for j in current for kind, _ in covering) else None
+
+    def current_jobs(self, flow: Flow) -> list[str]:
+        """The vcjobs a probe reads: every item's, a repeat's last iteration's (none while the next is to be made)."""
+        if flow.loop != "repeat":
+            return flow.jobs
+        last = max((i for f, i in self.owner.values() if f is flow), default=0)
+        return [j for j in flow.jobs if j == f"{self.name}-{flow.name}-{last}"]
 
     def output(self, name: str) -> str:
         """A flow's output: its last vcjob's (a repeat's last iteration), a fan-out's list — one entry per item, in
@@ -583,14 +597,95 @@ class Oracle:
             return exit_flow
         return None
 
-    def waiting_on(self) -> dict[str, set[str]]:
-        """The flows waiting for their targets (`strategy: all`, no probe, no output read) while the JobFlow runs:
-        flow -> the targets not Completed yet (docs/jobflow-primitives.md "Status": `WaitingForDependencies`, on
-        which flows)."""
-        if self.stopped:
-            return {}
-        return {f.name: {t for t in f.targets if self.fact(t, "Completed") is not True} for f in self._pending()
-                if f.kind == "all" and not f.reads_outputs and self.dependency(f) is None}
+    # ---- what the status says (docs/jobflow-primitives.md "Status") --------------------------------------------
+    def conditions(self) -> dict[str, tuple[str, str, bool]]:
+        """entry (a flow, or a vcjob of a loop: `f3`, `f3-1`) -> (reason, message, whole): the words of the
+        entries the docs give them for — `WhenFalse`, `NotCreated` and what a flow waits for (`Waiting…`); `whole`
+        False: the message begins so (the rest is the dependency, not covered)."""
+        out: dict[str, tuple[str, str, bool]] = {}
+        for f in self.flows.values():
+            if f.state == "Skipped" and f.reason == "WhenFalse":
+                out[f.name] = ("WhenFalse", f"when {f.when} is false", True)
+            elif f.state in ("Pending", "Unmade") and self.stopped and not f.exit:
+                out[f.name] = ("NotCreated", self.not_created(), True)
+            elif f.state == "Pending" and self.dependency(f) is None or f.exit and f.state == "Pending":
+                said = self.waits(f)
+                if said is not None:
+                    out[f.name] = said
+        for job in self.output_wait:
+            flow = self.owner[job][0]
+            reads = [r for r in self.flows if r in flow.template_reads(self.flows) and not self.flows[r].finished]
+            if reads:
+                out[job[len(self.name) + 1:]] = ("WaitingForOutput", f"the template reads the output of "
+                                                 f"{self.jobs_of(reads)}: waiting for it to finish", True)
+        for job in self.unmade:
+            out[job[len(self.name) + 1:]] = ("NotCreated", self.not_created(), True)
+        return out
+
+    def jobs_of(self, flows: Iterable[str]) -> str:
+        return ", ".join(f"{self.name}-{f}" for f in flows)
+
+    def not_created(self) -> str:
+        """`NotCreated`: the failures that stopped the JobFlow (unhandled; spec order, the first three) while the
+        exit handler is to run; once the JobFlow is Failed, that."""
+        exit_flow = next((f for f in self.flows.values() if f.exit), None)
+        if exit_flow is None or exit_flow.finished:
+            return "not created: the JobFlow is Failed"
+        return f"not created: {', '.join(self.unhandled()[:3])} failed"
+
+    def waits(self, flow: Flow) -> tuple[str, str, bool] | None:
+        """What a flow that has not started waits for: the exit handler, the other flows (or once a failure stopped
+        the JobFlow, the running vcjobs); a probed flow, its targets' probes; targets only, the targets (`strategy
+        all`: those not Completed; `any`: those that can still complete); else the flows its dependency reads that
+        have not finished (but a target whose probe held) — `WaitingForOutput` when it reads only their outputs."""
+        if flow.exit:
+            if self._exit_due() is not None:
+                return None                             # (Suspended)
+            if self.stopped:
+                n = len([j for j in self.running if not self.owner[j][0].exit])
+                return ("WaitingForOtherFlows",
+                        f"the exit handler runs once the running jobs have finished ({n} still running)", True)
+            others = [f.name for f in self.flows.values() if not f.exit and not f.finished]
+            return ("WaitingForOtherFlows", "the exit handler runs once every other flow has finished: waiting for "
+                    + self.jobs_of(others), True)
+        named = atoms(flow.expr) if flow.expr is not None else set()
+        reads = flow.reads_outputs - named - (set(flow.targets) if flow.kind == "all" else set())
+        if flow.kind == "probe" and any(self.probe_fact(flow, t) is not True for t in flow.targets):
+            return "WaitingForProbe", "waiting for probe: " + ", ".join(self.probe_waits(flow)), True
+        if flow.kind == "all" and not reads:
+            waited = [t for t in flow.targets if self.fact(t, "Completed") is not True]
+            return "WaitingForDependencies", f"waiting for {self.jobs_of(waited)} to be Completed", True
+        if flow.kind == "any" and not reads:
+            alive = [t for t in flow.targets if not self.flows[t].finished]
+            return "WaitingForDependencies", f"waiting for one of {self.jobs_of(alive)} to complete", True
+        held = {t for t in flow.targets if flow.kind == "probe" and self.probe_fact(flow, t) is True} - reads
+        refs = [*flow.targets, *sorted(named), *sorted(flow.reads_outputs)]
+        unfinished = [r for r in dict.fromkeys(refs) if not self.flows[r].finished and r not in held]
+        if unfinished and set(unfinished) <= reads:
+            return "WaitingForOutput", f"waiting for {self.jobs_of(unfinished)} to finish (its output is read)", True
+        return "WaitingForDependencies", f"waiting for {self.jobs_of(unfinished)}: ", False
+
+    def probe_waits(self, flow: Flow) -> list[str]:
+        """Each target whose probe does not hold yet: `<jf>-t to start` (no vcjob yet), `<its vcjob>: <the entries
+        not holding on it>` (on a target's several vcjobs, `<jf>-t: …`), or `<jf>-t to be Completed` (no entry
+        covers it)."""
+        parts = []
+        up = {"taskStatus": self.ps, "httpGet": self.http, "tcpSocket": self.http}
+        for t in flow.targets:
+            if self.probe_fact(flow, t) is True:
+                continue
+            target = self.flows[t]
+            current = self.current_jobs(target)
+            covering = [(e, words) for e, words in zip(flow.probes, flow.probe_words) if e[1] in TASKS]
+            if not current:
+                parts.append(f"{self.name}-{t} to start")
+            elif not covering:
+                parts.append(f"{self.name}-{t} to be Completed")
+            else:
+                pending = [words for (kind, _), words in covering
+                           if not all(j in self.running and j in up[kind] for j in current)]
+                parts.append(f"{current[0] if len(current) == 1 else f'{self.name}-{t}'}: {'; '.join(pending)}")
+        return parts
 
     def held(self) -> set[str]:
         """The flows that would start now but for the suspension (they show `Suspended`)."""
@@ -789,6 +884,8 @@ class Oracle:
                    and not (self.owner[j][0].loop == "repeat" and self.owner[j][1] > 0)]
         cancelled = [j for j in cancelled if j not in unmade]
         self.output_wait = [j for j in self.output_wait if j not in unmade]
+        self.unmade.update(j for j in cancelled if self.owner[j][0] in self.started_now)
+        self.unmade.update(unmade)
         for flow in {self.owner[j][0].name: self.owner[j][0] for j in unmade}.values():
             if flow.loop == "":
                 flow.state = "Unmade"               # started: never decided again (NotCreated)
@@ -924,6 +1021,7 @@ class Oracle:
                 self._job_ended(flow, index, self.attempts_ended_in(job))
             else:                                   # an iteration: NotCreated; the flow has no outcome
                 flow.reason = "Repeat"
+                self.unmade.add(job)
         return bool(stale)
 
     def attempts_ended_in(self, job: str) -> str:
