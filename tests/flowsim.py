@@ -95,12 +95,15 @@ class Sim:
             if not todo:
                 break
             built = []
-            for inst in todo:              # (as controller._create: every vcjob of the moment built first)
-                tried.add(inst.name)
-                spec = self._build(inst)
-                if spec is not None:
-                    built.append((inst, spec))
-            self.eng.built(self.now)
+            while todo:                    # (as controller._create: every vcjob of the moment built first, and
+                for inst in todo:          # those what building decided: a flow started, an output come)
+                    tried.add(inst.name)
+                    spec = self._build(inst)
+                    if spec is not None:
+                        built.append((inst, spec))
+                self.eng.built(self.now)
+                done = {i.name for i, _ in built}
+                todo = [i for i in self.eng.to_build() if i.name not in done and i.note is None]
             for inst, spec in built:
                 if self.eng.still_to_create(inst):
                     self._create(inst, spec)

@@ -716,6 +716,16 @@ def test_found_a_vcjob_waiting_for_outputs_named_one_that_had_finished():
           templates={"f0": "", "f1": "", "f2": "f1={{outputs.f1}} f0={{outputs.f0}}"})
 
 
+def test_found_a_handler_that_a_refused_vcjob_starts_is_built_before_the_moments_vcjobs_are_created():
+    """A random draw (seed 2), in short: a's vcjob is refused as it is built (its template reads its own output), h
+    (`a.Failed`) starts in that moment and is Skipped as it is built (its template reads s, Skipped): a's failure is
+    unhandled. The engine had created c's vcjob, built in the same moment, before it built h's."""
+    flows = [{"name": "a"}, {"name": "s", "when": WHEN_FALSE}, {"name": "h", **dep(expression="a.Failed")},
+             {"name": "c"}]
+    check((flows, None, {}, {}), False, scripted(), templates={"a": "{{outputs.a}}", "s": "", "h": "{{outputs.s}}",
+                                                               "c": ""})
+
+
 def spec_key(entry: tuple[str, dict]) -> str:
     return json.dumps(entry, sort_keys=True)
 

@@ -577,3 +577,24 @@ def test_jobtemplate_round_trip_and_a_manual_status_write_b4(env):
     env.client.delete(kinds.JOBTEMPLATE, NS, "a")
     env.drain()
     assert env.get(kinds.JOBTEMPLATE, "a") is None
+
+
+def test_a_handler_started_by_a_vcjob_refused_as_built_is_built_before_the_moments_vcjobs_are_created(env):
+    """a's vcjob is refused as it is built (its template reads its own output): a Failed, which h (`a.Failed`) handles,
+    so h starts in that moment; h's template reads s, Skipped: h is Skipped as it is built and a's failure stops the
+    JobFlow. c, made in the same moment, was created before h was built; now it is not (`NotCreated`)."""
+    env.template("a", _reading("a"))
+    env.template("h", _reading("s"))
+    for name in ("s", "c"):
+        env.template(name)
+    flows = [fl("a"), {"name": "s", "when": "params.go == 'no'"}, {"name": "h", "dependsOn": {"expression": "a.Failed"}},
+             fl("c")]
+    env.client.create({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+                       "metadata": {"name": "test", "namespace": NS},
+                       "spec": {"flows": flows, "arguments": {"parameters": [{"name": "go", "value": "yes"}]}}})
+    env.drain()
+    conditions = env.status("test")["conditions"]
+    assert {k: (c["phase"], c.get("reason")) for k, c in conditions.items()} == {
+        "test-a": ("Failed", "InvalidTemplate"), "test-s": ("Skipped", "WhenFalse"),
+        "test-h": ("Skipped", "DependencyNeverMet"), "test-c": ("Pending", "NotCreated")}
+    assert (env.jobs(), env.phase("test")) == (set(), "Failed")

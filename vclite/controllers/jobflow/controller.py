@@ -430,24 +430,31 @@ class JobFlowController:
         ns = meta.namespace(jobflow)
         templates: dict[str, Obj | None] = {}
         built: list[tuple[engine_mod.Inst, Obj]] = []
-        for inst in todo:
-            if self._made + len(built) >= CREATES_PER_SYNC:
-                break         # (the sync requeues itself: the others are tried in the next one)
-            if inst.flow not in templates:
-                templates[inst.flow] = self._template(ns, inst.flow)
-            template = templates[inst.flow]
-            if template is None:
-                missing = f'JobTemplate "{inst.flow}" not found'
-                self._note(eng, inst, notes, status_mod.Note(batch.JobPhase.PENDING,
-                                                             status_mod.Reason.TEMPLATE_NOT_FOUND, missing))
-                continue
-            job = self._build(jobflow, eng, template, inst, notes)
-            if job is not None:
-                built.append((inst, job))
-        # Every vcjob of this moment is built before any is created: a flow Skipped by what its template reads
-        # may leave a failure unhandled (a vcjob refused as built fails its flow), and that failure wins over the
-        # starts of the same moment (the docs).
-        eng.built(now)
+        moment = list(todo)
+        while moment:
+            for inst in moment:
+                if self._made + len(built) >= CREATES_PER_SYNC:
+                    break         # (the sync requeues itself: the others are tried in the next one)
+                if inst.flow not in templates:
+                    templates[inst.flow] = self._template(ns, inst.flow)
+                template = templates[inst.flow]
+                if template is None:
+                    missing = f'JobTemplate "{inst.flow}" not found'
+                    self._note(eng, inst, notes, status_mod.Note(batch.JobPhase.PENDING,
+                                                                 status_mod.Reason.TEMPLATE_NOT_FOUND, missing))
+                    continue
+                job = self._build(jobflow, eng, template, inst, notes)
+                if job is not None:
+                    built.append((inst, job))
+            # Every vcjob of this moment is built before any is created: a flow Skipped by what its template reads
+            # may leave a failure unhandled (a vcjob refused as built fails its flow), and that failure wins over
+            # the starts of the same moment (the docs) — also what building decided (a flow handling the refused
+            # vcjob's failure starts, a vcjob whose output came is made, each maybe Skipped by what its template
+            # reads): those are built too, before any is created.
+            eng.built(now)
+            done = {i.name for i, _ in built}
+            moment = [i for i in eng.to_build() if i.name not in done and i.note is None] \
+                if self._made + len(built) < CREATES_PER_SYNC else []
         for inst, job in built:
             if not eng.still_to_create(inst):
                 continue

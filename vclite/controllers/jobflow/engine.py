@@ -630,13 +630,15 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             return []
         due = [i for i in self.retry_wait.values() if i.retry_at is not None and i.retry_at <= now
                and (not self.stopping or self.flows[i.flow].d.exit)]
-        if due and any(i.note is None for i in self._to_build()):
+        if due and any(i.note is None for i in self.to_build()):
             return []
         return due
 
-    def _to_build(self) -> list[rs.Inst]:
+    def to_build(self) -> list[rs.Inst]:
         """The instances whose vcjobs the controller is asked to make now (those of the exit handler only, after
-        an unhandled failure)."""
+        an unhandled failure). After `built`, those not built yet are of the same moment: the flows what building
+        decided started (a flow handling the failure of a vcjob refused as built, say) — built before any is
+        created, as their build may stop the JobFlow."""
         return [i for i in self.to_create.values() if not self.stopping or self.flows[i.flow].d.exit]
 
     def _settle(self, now: dt.datetime) -> None:
@@ -683,7 +685,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
     def _actions(self, now: dt.datetime) -> rs.Actions:
         acts = rs.Actions()
         if not self.frozen and not self.suspended:
-            acts.create = self._to_build()
+            acts.create = self.to_build()
         if not self.frozen:   # (after an unhandled failure, only the exit handler's retries still wait)
             due = [i.retry_at for i in self.retry_wait.values()
                    if i.retry_at is not None and (not self.stopping or self.flows[i.flow].d.exit)]

@@ -1230,3 +1230,17 @@ def test_a_vcjob_waiting_for_outputs_names_those_still_to_finish_in_spec_order()
     sim.finish("jf-b", C)
     assert sim.cond("c") == {"phase": "Pending", "reason": "WaitingForOutput",
                              "message": "the template reads the output of jf-a: waiting for it to finish"}
+
+
+def test_what_building_decides_is_built_before_the_moments_vcjobs_are_created():
+    """A random draw of the flow oracle: a's vcjob is refused as it is built (its template reads its own output), so
+    a Failed — handled by h (`a.Failed`), which starts in that moment; h's template reads s (Skipped): h is Skipped as
+    built, a's failure is unhandled and stops the JobFlow. c's vcjob, built in the same moment, was created before h
+    was built; the docs: a failure that building leaves unhandled keeps every vcjob of that moment from being
+    created."""
+    sim = flowsim.Sim([fl("a"), fl("s", when="params.go == 'no'"), expr("h", "a.Failed"), fl("c")],
+                      templates={"a": "{{outputs.a}}", "s": "", "h": "{{outputs.s}}", "c": ""},
+                      arguments={"parameters": [{"name": "go", "value": "yes"}]})
+    assert [sim.reason(f) for f in ("a", "s", "h", "c")] == ["InvalidTemplate", "WhenFalse", "DependencyNeverMet",
+                                                            "NotCreated"]
+    assert (sim.created, sim.phase) == ([], "Failed")
