@@ -726,6 +726,16 @@ def test_found_a_handler_that_a_refused_vcjob_starts_is_built_before_the_moments
                                                                "c": ""})
 
 
+def test_found_a_dependency_found_dead_missed_a_target_whose_skip_was_marked_behind_it():
+    """A random draw (seed 7), in short: b Failed (its `when` cannot read e's output as JSON); c, d and f, reading
+    b's output, are Skipped in that moment, and g (targets f, c) with them. The engine said `…: c Skipped`: d's skip
+    had marked f again, behind g."""
+    flows = [{"name": "e"}, {"name": "b", "when": "outputs.e.k == 'a'"}, {"name": "c", "when": "outputs.b == 'a'"},
+             {"name": "d", "when": "outputs.b == 'a'"}, {"name": "f", **dep(targets=["d"]), "when": "outputs.b == 'a'"},
+             {"name": "g", **dep(targets=["f", "c"])}]
+    check((flows, None, {}, {"jf-e": ["x"]}), False, scripted())
+
+
 def spec_key(entry: tuple[str, dict]) -> str:
     return json.dumps(entry, sort_keys=True)
 

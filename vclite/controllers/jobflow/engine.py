@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import collections
 import datetime as dt
+import heapq
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -39,6 +40,7 @@ from vclite.controllers.jobflow import runstate as rs
 from vclite.controllers.jobflow import plan as plan_mod
 from vclite.controllers.jobflow import status as st
 from vclite.lib import clock as clock_mod
+from vclite.lib import dag
 from vclite.lib import jsoncopy
 
 MAX_POD_DEADLINE = 2**31 - 1   # the largest activeDeadlineSeconds Kubernetes admits
@@ -94,6 +96,8 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         self.unhandled: dict[str, str] = {}
         self.active = 0                                        # instances of non-exit flows with a live vcjob
         self.todo: dict[str, None] = {}                        # flows not started, to decide
+        self.todo_heap: list[tuple[int, str]] = []             # … by their rank: a flow after those it reads
+        self.rank = _ranks(plan)
         self.todo_started: dict[str, None] = {}                # started flows, to re-aggregate first
         self.admitting: dict[str, None] = {}                   # decided READY: admitted together once all is settled
         self.ready: dict[str, None] = {}                       # admitted: started once all is settled again
@@ -130,12 +134,27 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
 
     def _mark(self, name: str) -> None:
         """`name` must be looked at again. Started flows go first in a settle: their failures decide
-        whether the JobFlow stops before any waiting flow is decided, whatever the order of events. A flow
-        marked again goes to the end of its queue: it is decided after the flows marked before it, so that a
-        dependency found dead says every target found dead in that moment (`… : a Skipped, b Skipped`)."""
-        queue = self.todo_started if self.flows[name].started else self.todo
-        queue.pop(name, None)
-        queue[name] = None
+        whether the JobFlow stops before any waiting flow is decided, whatever the order of events. A started
+        flow marked again goes to the end of its queue; flows not started are decided in dependency order (each
+        after the flows it reads that are to be decided too), so that a dependency found dead says every target
+        found dead in that moment (`… : a Skipped, b Skipped`), whatever the order they were marked in."""
+        if self.flows[name].started:
+            self.todo_started.pop(name, None)
+            self.todo_started[name] = None
+        elif name not in self.todo:
+            self.todo[name] = None
+            heapq.heappush(self.todo_heap, (self.rank[name], name))
+
+    def _next_todo(self) -> str:
+        """The flow to decide next: a started one first, else the first by rank not started."""
+        if self.todo_started:
+            name = next(iter(self.todo_started))
+            del self.todo_started[name]
+            return name
+        while True:
+            _, name = heapq.heappop(self.todo_heap)
+            if self.todo.pop(name, 0) is None:
+                return name
 
     def _facts(self, name: str) -> frozenset[str]:
         fr = self.flows.get(name)
@@ -652,10 +671,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
                     self._unhandled(fr, fr.message)
                 continue
             if self.todo or self.todo_started:
-                queue = self.todo_started or self.todo
-                name = next(iter(queue))
-                del queue[name]
-                self._step(self.flows[name], now)
+                self._step(self.flows[self._next_todo()], now)
                 continue
             if self.admitting:
                 # Every decision is settled: what is ready is admitted together (`when`, items), so a skip or
@@ -755,6 +771,18 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
                 if (inst.job is None and inst.state is rs.IState.ABSENT) or \
                         inst.state is rs.IState.RETRY_WAIT or self._left_unretried(inst):
                     self._inst_condition(inst)
+
+
+def _ranks(plan: plan_mod.Plan) -> dict[str, int]:
+    """Each flow's place in a topological order of what the flows read (spec order among equals; spec order only,
+    for a plan with a cycle: its flows are blocked)."""
+    graph = {n: [r for r in fd.refs if r in plan.flows] for n, fd in plan.flows.items()}
+    try:
+        order = dag.topological_order(graph)
+    except ValueError:
+        order = list(plan.flows)
+    return {n: i for i, n in enumerate(order)}
+
 
 def build(jobflow: Obj, jobs: Iterable[Obj], now: dt.datetime, plan: plan_mod.Plan | None = None,
           reader: Callable[[rs.Inst], str | None] | None = None,
