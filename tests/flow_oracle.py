@@ -608,7 +608,7 @@ class Oracle:
                 out[f.name] = ("WhenFalse", f"when {f.when} is false", True)
             elif f.state in ("Pending", "Unmade") and self.stopped and not f.exit:
                 out[f.name] = ("NotCreated", self.not_created(), True)
-            elif f.state == "Pending" and self.dependency(f) is None or f.exit and f.state == "Pending":
+            elif f.state == "Pending" and (f.exit or self.dependency(f) is None):
                 said = self.waits(f)
                 if said is not None:
                     out[f.name] = said
@@ -626,8 +626,8 @@ class Oracle:
         return ", ".join(f"{self.name}-{f}" for f in flows)
 
     def not_created(self) -> str:
-        """`NotCreated`: the failures that stopped the JobFlow (unhandled; spec order, the first three) while the
-        exit handler is to run; once the JobFlow is Failed, that."""
+        """`NotCreated`'s words, the same in every such entry: the unhandled failures as they are now (spec order, the
+        first three) while the exit handler is to run; once the JobFlow is Failed, that."""
         exit_flow = next((f for f in self.flows.values() if f.exit), None)
         if exit_flow is None or exit_flow.finished:
             return "not created: the JobFlow is Failed"
