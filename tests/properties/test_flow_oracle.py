@@ -365,10 +365,11 @@ POD_PHASE = {"Completed": "Succeeded", "Failed": "Failed", "Terminated": "Failed
 
 
 def finish(sim: flowsim.Sim, job: str, phase: str, output: str) -> None:
-    """The vcjob runs, then ends in `phase`, its pods with it, its designated pod having written `output`."""
+    """The vcjob runs, then ends in `phase`, its pods with it (its status counts both tasks' pods, as Volcano's
+    does: a vcjob deleted afterwards is known by them), its designated pod having written `output`."""
     if sim.jobs[job]["status"]["state"]["phase"] == "Pending":
         sim.set(job, "Running")
-    sim.set(job, phase, output, tasks={"ps": {"phase": {POD_PHASE[phase]: 1}}})
+    sim.set(job, phase, output, tasks={task: {"phase": {POD_PHASE[phase]: 1}} for task in ("main", "ps")})
 
 
 def settle_time(sim: flowsim.Sim) -> None:
@@ -734,6 +735,19 @@ def test_found_a_dependency_found_dead_missed_a_target_whose_skip_was_marked_beh
              {"name": "d", "when": "outputs.b == 'a'"}, {"name": "f", **dep(targets=["d"]), "when": "outputs.b == 'a'"},
              {"name": "g", **dep(targets=["f", "c"])}]
     check((flows, None, {}, {"jf-e": ["x"]}), False, scripted())
+
+
+def test_found_a_probe_on_a_vcjob_deleted_in_its_back_off_reads_its_tasks_after_a_restart():
+    """A random draw (seed 41), in short: f0's first attempt fails while the JobFlow is suspended; its vcjob is
+    deleted (f1 runs on), then the controller restarts: f0 is known by its status only, its tasks by the pods its
+    status counted. The harness (`finish`) counted only ps's, so the engine said f4's http probe (on task main)
+    covered nothing (`jf-f0 to be Completed`); a vcjob's status counts the pods of every task that has some, as
+    Volcano's does."""
+    http = {"httpGetList": [{"taskName": "main", "port": 8080, "path": "/healthz"}]}
+    flows = [{"name": "f0", "retry": {"limit": 1, "backoff": {"duration": "1s"}}}, {"name": "f1"},
+             {"name": "f4", "dependsOn": {"targets": ["f0"], "probe": http}}]
+    check((flows, None, {"jf-f0": ["Failed", "Completed"]}, {}), True,
+          scripted(("suspend", ""), ("finish", "jf-f0"), ("delete", "jf-f0"), ("restart", "")), chaos=True)
 
 
 def spec_key(entry: tuple[str, dict]) -> str:
