@@ -430,8 +430,9 @@ class JobFlowController:
         ns = meta.namespace(jobflow)
         templates: dict[str, Obj | None] = {}
         built: list[tuple[engine_mod.Inst, Obj]] = []
-        moment = list(todo)
+        moment, tried = list(todo), set()
         while moment:
+            tried.update(i.name for i in moment)   # (each built at most once a sync: the loop always ends)
             for inst in moment:
                 if self._made + len(built) >= CREATES_PER_SYNC:
                     break         # (the sync requeues itself: the others are tried in the next one)
@@ -452,8 +453,7 @@ class JobFlowController:
             # vcjob's failure starts, a vcjob whose output came is made, each maybe Skipped by what its template
             # reads): those are built too, before any is created.
             eng.built(now)
-            done = {i.name for i, _ in built}
-            moment = [i for i in eng.to_build() if i.name not in done and i.note is None] \
+            moment = [i for i in eng.to_build() if i.name not in tried and i.note is None] \
                 if self._made + len(built) < CREATES_PER_SYNC else []
         for inst, job in built:
             if not eng.still_to_create(inst):
