@@ -111,3 +111,48 @@ def test_topology_keeps_the_gang_in_the_one_rack_that_holds_it(vcctl, tmp_path, 
         assert workers == {"local-2", "local-3"}, workers
     else:
         assert workers & {"local-0", "local-1"} and workers & {"local-2", "local-3"}, workers
+
+
+LABELLED_NODES = "".join(f"""---
+apiVersion: v1
+kind: Node
+metadata:
+  name: local-{i}
+  labels: {{kubernetes.io/hostname: local-{i}, example.com/rack: rack-{"ab"[i // 2]}}}
+status:
+  capacity: {{cpu: "2", memory: 4Gi, pods: "110"}}
+  allocatable: {{cpu: "2", memory: 4Gi, pods: "110"}}
+""" for i in range(4))
+DISCOVERY = """---
+apiVersion: v1
+kind: Namespace
+metadata: {name: volcano-system}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: volcano-controller-configmap, namespace: volcano-system}
+data:
+  volcano-controller.conf: |
+    networkTopologyDiscovery:
+      - source: label
+        enabled: true
+        config:
+          networkTopologyTypes:
+            racks:
+              - nodeLabel: example.com/rack
+              - nodeLabel: kubernetes.io/hostname
+"""
+
+
+def test_topology_with_hypernodes_discovered_from_node_labels(vcctl, tmp_path):
+    """The same flow with its racks written as node labels and Volcano's label discovery instead of HyperNodes."""
+    text = (ROOT / "examples" / "topology.yaml").read_text()
+    flow = text[text.index("apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow"):]
+    (tmp_path / "flow.yaml").write_text(DISCOVERY + "---\n" + flow)
+    (tmp_path / "nodes.yaml").write_text(LABELLED_NODES)
+    r = vcctl("run", "--quiet", "-o", "json", "--workdir", tmp_path / "work", "--nodes", tmp_path / "nodes.yaml",
+              tmp_path / "flow.yaml")
+    assert r.code == 0, r
+    pods = by_kind(r.json()["items"], "Pod")
+    workers = {p["spec"]["nodeName"] for n, p in pods.items() if n.startswith("allreduce-train-")}
+    assert workers == {"local-2", "local-3"}, workers

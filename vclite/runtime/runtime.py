@@ -23,6 +23,7 @@ from typing import Any, Iterable
 from vclite.api import kinds
 from vclite.apiserver import events
 from vclite.apiserver import inprocess
+from vclite.controllers import hypernode as hypernode_controller
 from vclite.controllers import jobtemplate as jobtemplate_controller
 from vclite.controllers.cronjob import controller as cronjob_controller
 from vclite.controllers import namespace as namespace_controller
@@ -89,10 +90,12 @@ class Runtime(loop_mod.Loop):
         self.namespace_controller = namespace_controller.NamespaceController(self.client, self.clock)
         self.podgroup_controller = podgroup_controller.PodGroupController(self.client, self.clock)
         self.queue_controller = queue_controller.QueueController(self.client, self.clock, recorder=self.events.record)
+        self.hypernode_controller = hypernode_controller.HyperNodeController(self.client, self.clock,
+                                                                             recorder=self.events.record)
         wanted = gates.component_names(controllers)
         components: list[component_mod.Component] = [c for c in (
             self.jobflow_controller, self.cronjob_controller, self.jobtemplate_controller, self.job_controller,
-            self.podgroup_controller, self.queue_controller) if c.name in wanted]
+            self.podgroup_controller, self.queue_controller, self.hypernode_controller) if c.name in wanted]
         components.append(self.namespace_controller)
         self.executor = None
         if run_pods:

@@ -29,7 +29,8 @@ def test_enabled(values, expected):
 @pytest.mark.parametrize("values, message", [
     (("jobflow-controller,-jobflow-controller",), "'jobflow-controller' is named twice"),
     (("+job-controller", "job-controller"), "'job-controller' is named twice"),
-    (("*,-jobflow-controler",), "unknown controller 'jobflow-controler'; known: cronjob-controller, job-controller"),
+    (("*,-jobflow-controler",), "unknown controller 'jobflow-controler'; known: cronjob-controller, "
+     "hyperNode-controller, job-controller"),
     (("scheduler",), "unknown controller 'scheduler'"),
 ])
 def test_refused(values, message):

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from vclite.api import meta
+from vclite.api import meta, topology
 from vclite.scheduler.framework import nodes as nodes_mod
 
 Obj = dict[str, Any]
@@ -72,25 +72,7 @@ class Tree:
         return best
 
 
-def _selects(selector: Any, labels: Obj) -> bool:
-    """A metav1.LabelSelector with at least one requirement selects these labels."""
-    if not isinstance(selector, dict):
-        return False
-    match, exprs = selector.get("matchLabels") or {}, selector.get("matchExpressions") or []
-    if not match and not exprs:
-        return False
-    if any(labels.get(k) != v for k, v in match.items()):
-        return False
-    for e in exprs:
-        key, op, values = e.get("key"), e.get("operator"), e.get("values") or ()
-        ok = {"In": key in labels and labels.get(key) in values,
-              "NotIn": key not in labels or labels.get(key) not in values,
-              "Exists": key in labels, "DoesNotExist": key not in labels}.get(op, False)
-        if not ok:
-            return False
-    return True
-
-
+_selects = topology.selects
 selects = _selects   # the partitions' labelSelector (actions/topology.py)
 
 
