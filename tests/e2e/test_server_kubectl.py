@@ -676,9 +676,14 @@ spec:
 def test_hypernodes_are_served_under_their_names_and_refused_as_upstream(kubectl):
     out = kubectl("apply", "-f", "-", input=HYPERNODES).stdout   # default validation: /openapi/v3 knows the kind
     assert "hypernode.topology.volcano.sh/rack-0 created" in out, out
+    # the HyperNode controller counts members as upstream: the regex matches no node (the server's is
+    # local-0), the spine's exactMatch member counts by name
+    kubectl("wait", "--for=jsonpath={.status.nodeCount}=1", "hn/spine", "--timeout=20s")
+    kubectl("wait", "--for=jsonpath={.status.nodeCount}=0", "hn/rack-0", "--timeout=20s")
     table = rows(kubectl("get", "hn").stdout)
     assert table[0] == ["NAME", "TIER", "TIERNAME", "NODECOUNT", "AGE"]
     assert [r[:2] for r in table[1:]] == [["rack-0", "1"], ["spine", "2"]] and table[1][2] == "rack"
+    assert [r[-2] for r in table[1:]] == ["0", "1"], table
     assert rows(kubectl("get", "hypernodes", "spine", "-o", "name").stdout) == [["hypernode.topology.volcano.sh/spine"]]
     bad = HYPERNODES.split("---")[0].replace('"^node-"', '"node-(["').replace("rack-0", "rack-1")
     refused = kubectl("apply", "-f", "-", input=bad, check=False)
