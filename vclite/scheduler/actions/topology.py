@@ -92,12 +92,14 @@ def has_partition_topology(job: "jobs_mod.JobInfo") -> bool:
     return any(isinstance(p.get("networkTopology"), dict) for p in _policies(job))
 
 
-def partitions(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", job_limit: int | None) -> list[Part]:
-    """The job's partitions that have a tier limit (see the module docstring)."""
+def membership(job: "jobs_mod.JobInfo") -> dict[str, tuple[Obj, list[str]] | None]:
+    """Each task's partition: (its policy, the values of its matchLabelKeys), or None for the
+    default partition (Volcano's getOrCreateSubJob)."""
     policies = _policies(job)
-    out: dict[str, Part] = {}
+    out: dict[str, tuple[Obj, list[str]] | None] = {}
     for t in sorted(job.tasks.values(), key=lambda t: t.key):
         labels = meta.labels(t.pod)
+        out[t.uid] = None
         for pol in policies:
             keys = [k for k in pol.get("matchLabelKeys") or () if isinstance(k, str)]
             selector = pol.get("labelSelector")
@@ -106,14 +108,39 @@ def partitions(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", job_limit: i
             values = [labels.get(k) for k in keys]
             if not keys or not all(values):
                 continue
-            nt = pol.get("networkTopology")
-            limit = _part_limit(ssn, nt, job_limit) if isinstance(nt, dict) else None
-            if limit is not None:
-                name = f"{pol.get('name')}/{'-'.join(values)}"
-                part = out.setdefault(name, Part(name, limit, int(pol.get("subGroupSize") or 1), set()))
-                part.uids.add(t.uid)
+            out[t.uid] = (pol, values)
             break
+    return out
+
+
+def partitions(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", job_limit: int | None) -> list[Part]:
+    """The job's partitions that have a tier limit (see the module docstring)."""
+    out: dict[str, Part] = {}
+    for uid, member in membership(job).items():
+        if member is None:
+            continue
+        pol, values = member
+        nt = pol.get("networkTopology")
+        limit = _part_limit(ssn, nt, job_limit) if isinstance(nt, dict) else None
+        if limit is not None:
+            name = f"{pol.get('name')}/{'-'.join(values)}"
+            part = out.setdefault(name, Part(name, limit, int(pol.get("subGroupSize") or 1), set()))
+            part.uids.add(uid)
     return list(out.values())
+
+
+def topology_subjobs(job: "jobs_mod.JobInfo") -> dict[str, frozenset]:
+    """For each task of a partition with `networkTopology` (the default partition: the job's), the
+    tasks of its partition (Volcano's SubJob.WithNetworkTopology); other tasks are not listed."""
+    job_has = spec_of(job) is not None
+    groups: dict[Any, set] = {}
+    for uid, member in membership(job).items():
+        if member is None:
+            if job_has:
+                groups.setdefault(None, set()).add(uid)
+        elif isinstance(member[0].get("networkTopology"), dict):
+            groups.setdefault((member[0].get("name"), tuple(member[1])), set()).add(uid)
+    return {uid: frozenset(uids) for uids in groups.values() for uid in uids}
 
 
 def _part_limit(ssn: "session_mod.Session", nt: Obj, job_limit: int | None) -> int | None:

@@ -1,0 +1,104 @@
+"""network-topology-aware's BatchNodeOrder: node scores for pods with and without network topology, ported
+from Volcano's TestBatchNodeOrderFn (plugins/network-topology-aware) over its seven-HyperNode tree."""
+import numpy as np
+import pytest
+
+from vclite.scheduler import conf
+from vclite.scheduler.framework import session, snapshot
+
+from .test_scheduler_scenarios import NOW, P, node, pg, pod, queue
+from .test_scheduler_topology import hn
+
+TREE = [hn("s0", 3, "s1", "s2", kind="HyperNode"), hn("s1", 2, "s3", "s4", kind="HyperNode"),
+        hn("s2", 2, "s5", "s6", kind="HyperNode"),
+        hn("s3", 1, "s3-n1", "s3-n2"), hn("s4", 1, "s4-n1", "s4-n2"),
+        hn("s5", 1, "s5-n1", "s5-n2"), hn("s6", 1, "s6-n1", "s6-n2")]
+SIZES = {"s3": (2, "4G", 8), "s4": (4, "4G", 8), "s5": (2, "8G", 16), "s6": (4, "8G", 16)}
+NAMES = [f"{r}-n{i}" for r in SIZES for i in (1, 2)]
+
+
+def nodes():
+    out = []
+    for name in NAMES:
+        cpu, mem, foo = SIZES[name[:2]]
+        n = node(name, cpu, mem)
+        n["status"]["allocatable"]["example.com/foo"] = str(foo)
+        out.append(n)
+    return out
+
+
+def foo_pod(key, group, node=None, phase="Pending", labels=None):
+    p = pod(key, group, cpu="2", mem="4G", node=node, phase=phase)
+    p["spec"]["containers"][0]["resources"]["requests"]["example.com/foo"] = "8"
+    p["metadata"]["labels"] = labels or {}
+    return p
+
+
+CUSTOM = {"weight": 10, "hypernode.binpack.cpu": 1, "hypernode.binpack.memory": 4,
+          "hypernode.binpack.resources": "nvidia.com/gpu, example.com/foo",
+          "hypernode.binpack.resources.nvidia.com/gpu": 2, "hypernode.binpack.resources.example.com/foo": 3,
+          "hypernode.binpack.normal-pod.enable": True, "hypernode.binpack.normal-pod.fading": 0}
+
+
+def scores(arguments, pods, group=None):
+    group = group or pg("ns1/pg1", "q1", 1)
+    state = snapshot.ClusterState(nodes=nodes(), queues=[queue("q1")], podgroups=[group], pods=pods, hypernodes=TREE)
+    tiers = [[P("network-topology-aware", arguments, enableNodeOrder=True)]]
+    ssn = session.open_session(state, conf.build("allocate", tiers), NOW)
+    task = next(t for j in ssn.jobs.values() for t in j.tasks.values() if not t.node)
+    rows = np.arange(len(ssn.nodes))
+    got = np.broadcast_to(np.asarray(ssn.node_order(task, rows), dtype=float), (len(rows),))
+    return {ssn.nodes.names[r]: round(float(got[r]), 1) for r in rows}
+
+
+def pair(s3, s4, s5, s6):
+    return {f"{r}-n{i}": v for r, v in (("s3", s3), ("s4", s4), ("s5", s5), ("s6", s6)) for i in (1, 2)}
+
+
+PENDING = [foo_pod("ns1/p1", "pg1")]
+RUNNING_ON_S3 = PENDING + [foo_pod("ns1/p2", "pg1", "s3-n1", "Running"), foo_pod("ns1/p3", "pg1", "s3-n2", "Running")]
+
+
+@pytest.mark.parametrize("arguments, pods, want", [
+    pytest.param({"hypernode.binpack.normal-pod.enable": False}, PENDING, pair(0, 0, 0, 0), id="normal-pod-off"),
+    # tiers 1..4 (the virtual top included), fading 0.8: s3 = (.5 + .8·.2083 + .64·.0833 + .512·.0833) / 2.952
+    pytest.param({}, [pod("ns1/p1", "pg1", cpu="2", mem="4G")], pair(25.8, 21.6, 19.9, 15.7), id="defaults"),
+    pytest.param(CUSTOM, PENDING, pair(500.0, 468.8, 281.2, 250.0), id="customized-fading-0"),
+    pytest.param(CUSTOM, RUNNING_ON_S3, pair(0.0, 468.8, 281.2, 250.0), id="full-hypernode-scores-zero"),
+])
+def test_normal_pods_binpack_by_hypernode(arguments, pods, want):
+    assert scores(arguments, pods) == want
+
+
+def aware_group(nt_tier=2):
+    group = pg("ns1/pg1", "q1", 2)
+    group["spec"]["networkTopology"] = {"mode": "hard", "highestTierAllowed": nt_tier}
+    group["spec"]["subGroupPolicy"] = [{"name": "task1", "matchLabelKeys": ["volcano.sh/task-spec"],
+                                        "networkTopology": {"mode": "hard", "highestTierAllowed": 2}}]
+    return group
+
+
+WORKER = {"volcano.sh/task-spec": "worker"}
+
+
+@pytest.mark.parametrize("pods, want", [
+    # nothing of the partition placed yet: no HyperNode to stay near, every node 0
+    pytest.param([foo_pod("ns1/p1", "pg1", labels=WORKER)], pair(0, 0, 0, 0), id="first-placement-zero"),
+    # p2 on s4-n1: its partition's HyperNode is s4; s3 shares s1 (tier 2: (4-2)/3), s5/s6 only s0 (tier 3: 1/3);
+    # the best nodes (s4's) tie and add the share of the partition's tasks there (1 of 2)
+    pytest.param([foo_pod("ns1/p1", "pg1", labels=WORKER), foo_pod("ns1/p2", "pg1", "s4-n1", "Running", WORKER)],
+                 pair(66.7, 150.0, 33.3, 33.3), id="stay-near-the-partition"),
+    # placed on s3-n1 and s4-n1: their HyperNode is s1; s3 and s4 tie at (4-2)/3 and add 1/3 each
+    pytest.param([foo_pod("ns1/p1", "pg1", labels=WORKER), foo_pod("ns1/p2", "pg1", "s4-n1", "Running", WORKER),
+                  foo_pod("ns1/p3", "pg1", "s3-n1", "Running", WORKER)],
+                 pair(100.0, 100.0, 33.3, 33.3), id="lca-tier-and-task-share"),
+])
+def test_pods_with_network_topology_stay_near_their_partition(pods, want):
+    assert scores({}, pods, aware_group()) == want
+
+
+def test_a_pod_in_a_partition_without_topology_is_scored_as_a_normal_pod():
+    group = aware_group()
+    group["spec"]["subGroupPolicy"][0].pop("networkTopology")
+    pods = [foo_pod("ns1/p1", "pg1", labels=WORKER), foo_pod("ns1/p2", "pg1", "s4-n1", "Running", WORKER)]
+    assert scores(CUSTOM, pods, group) == scores(CUSTOM, pods, pg("ns1/pg1", "q1", 1))
