@@ -159,6 +159,8 @@ class Scheduler:
         result = session_mod.run_session(state, self.conf, self.clock.now(), self.scheduler_name,
                                          binding_scheduled=True)
         self.last_result = result
+        if result.recheck_at is not None:   # a plugin's deadline (sla): look again then
+            self.queue.add_after(KEY, max(0.0, (result.recheck_at - self.clock.now()).total_seconds()))
         self._writing = True
         try:
             self._bind(result.binds)

@@ -50,6 +50,8 @@ class SessionResult:
     # queues whose status.allocated no longer says what they hold: name -> (queue, allocated vector, dims)
     queue_allocated: dict[str, tuple[QueueInfo, np.ndarray, Any]] = dataclasses.field(default_factory=dict,
                                                                                        repr=False)
+    # when a decision may change by time alone (a plugin's deadline): the next session should run then
+    recheck_at: _dt.datetime | None = None
 
     @functools.cached_property
     def queue_status(self) -> dict[str, Obj]:
@@ -121,6 +123,13 @@ class Session:
         self.fit_cache = fitcache.FitCache(self.nodes)
         self._sum_cache: tuple[int, fitcache.RowCache, fitcache.BestCache] | None = None
         self._now_text = ""
+        self.recheck_at: _dt.datetime | None = None
+
+    def recheck_by(self, when: _dt.datetime) -> None:
+        """A plugin's verdict will change at `when` with nothing else happening (e.g. a deadline):
+        the scheduler runs a session then, as Volcano's periodic sessions would notice."""
+        if self.recheck_at is None or when < self.recheck_at:
+            self.recheck_at = when
 
     @functools.cached_property
     def topology(self) -> hypernodes_mod.Tree:
@@ -360,7 +369,7 @@ def run_actions(ssn: Session) -> None:
 def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResult:
     for plugin in ssn.plugins:
         plugin.on_session_close(ssn)
-    result = SessionResult(binds=dict(ssn.binds), evictions=list(ssn.evictions))
+    result = SessionResult(binds=dict(ssn.binds), evictions=list(ssn.evictions), recheck_at=ssn.recheck_at)
     for job in ssn.jobs.values():
         pipelined = job.index.get(tasks_mod.TaskStatus.PIPELINED)
         if pipelined:
