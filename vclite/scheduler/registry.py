@@ -15,8 +15,8 @@ from typing import Mapping
 
 from vclite.scheduler.actions import allocate, backfill, enqueue, preempt, reclaim
 from vclite.scheduler.actions import unsupported as unsupported_actions
-from vclite.scheduler.plugins import (binpack, capacity, conformance, drf, gang, network_topology, nodeorder,
-                                      overcommit, predicates, priority, proportion, sla)
+from vclite.scheduler.plugins import (binpack, capacity, conformance, drf, gang, network_topology, nodegroup,
+                                      nodeorder, overcommit, predicates, priority, proportion, sla)
 
 # Everything Volcano can be configured with, for a clearer error on names vclite lacks.
 VOLCANO_ACTIONS = ("enqueue", "allocate", "backfill", "preempt", "reclaim", "gangpreempt", "gangreclaim",
@@ -73,5 +73,6 @@ def default_registry() -> Registry:
                         *unsupported_actions.ACTIONS]),
         plugins=_table([priority.Priority, gang.Gang, conformance.Conformance, drf.Drf, predicates.Predicates,
                         proportion.Proportion, capacity.Capacity, nodeorder.NodeOrder, binpack.Binpack,
-                         overcommit.Overcommit, network_topology.NetworkTopologyAware, sla.Sla]),
+                         overcommit.Overcommit, network_topology.NetworkTopologyAware, sla.Sla,
+                         nodegroup.NodeGroup]),
     )
