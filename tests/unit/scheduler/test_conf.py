@@ -50,8 +50,38 @@ configurations:
     assert overcommit.args.factor == 1.5
 
 
+# Arguments Volcano reads (each under the name its code reads it by) load here too.
+@pytest.mark.parametrize("text, attr, want", [
+    pytest.param('actions: "allocate, backfill"\ntiers: []\nconfigurations: [{name: backfill, arguments: '
+                 '{predicateErrorCacheEnable: false}}]', None, None, id="backfill predicateErrorCacheEnable"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: predicates, arguments: '
+                 '{volumebinding.weight: 2, volumebinding.bindTimeoutSeconds: 30}}]}]',
+                 "volume_binding_timeout", 30, id="predicates volumebinding weight and timeout"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: predicates, arguments: {volumebinding.shape: '
+                 '[{utilization: 0, score: 10}, {Utilization: 100, Score: 0}]}}]}]',
+                 "volume_binding_shape", ((0, 10), (100, 0)), id="predicates volumebinding.shape"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: predicates, arguments: '
+                 '{dynamicresources.filterTimeoutSeconds: 15}}]}]', "dra_filter_timeout", 15,
+                 id="predicates dynamicresources.filterTimeoutSeconds"),
+])
+def test_volcano_arguments_load(text, attr, want):
+    c = conf.parse(text)
+    if attr:
+        assert getattr(c.tiers[0][0].args, attr) == want
+
+
 @pytest.mark.parametrize("text, message", [
     pytest.param('actions: "enqueue, allocat"\ntiers: []', 'unknown action "allocat"', id="unknown action"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: predicates, arguments: '
+                 '{volumebinding.shape: [{utilization: 0, score: high}]}}]}]',
+                 "argument 'volumebinding.shape'[0]: expected {utilization: <integer>, score: <integer>}",
+                 id="shape point not integers"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: predicates, arguments: '
+                 '{volumebinding.shape: 10}}]}]', "argument 'volumebinding.shape': expected a list",
+                 id="shape not a list"),
+    pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: predicates, arguments: '
+                 '{volumebinding.bindTimeoutSeconds: "600"}}]}]',
+                 "argument 'volumebinding.bindTimeoutSeconds': expected an integer", id="quoted timeout"),
     pytest.param('actions: "allocate, shuffle"\ntiers: []', 'action "shuffle" is not supported by vclite yet',
                  id="volcano action vclite lacks"),
     pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: gangg}]}]', 'unknown plugin "gangg"',

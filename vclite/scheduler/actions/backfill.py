@@ -11,10 +11,11 @@ Must not: write to the API; statements record decisions, the session collects th
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from vclite.scheduler.actions import allocate
-from vclite.scheduler.framework import fit, plugin
+from vclite.scheduler.framework import fit
 from vclite.scheduler.framework import tasks as tasks_mod
 
 if TYPE_CHECKING:
@@ -23,11 +24,16 @@ if TYPE_CHECKING:
 NAME = "backfill"
 
 
+@dataclasses.dataclass(frozen=True)
+class Arguments:
+    predicateErrorCacheEnable: bool = True   # accepted; vclite evaluates predicates over all nodes at once
+
+
 class Backfill:
     name = NAME
-    Arguments: type = plugin.NoArguments
+    Arguments = Arguments
 
-    def __init__(self, arguments: object):
+    def __init__(self, arguments: Arguments):
         self.arguments = arguments
 
     def execute(self, ssn: "session_mod.Session") -> None:

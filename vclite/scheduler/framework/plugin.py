@@ -11,7 +11,7 @@ Must not: hold state between sessions (a new instance is made per session).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol
 
 if TYPE_CHECKING:
     from vclite.scheduler.framework import hooks
@@ -43,9 +43,10 @@ class Action(Protocol):
     def execute(self, ssn: "session_mod.Session") -> None: ...
 
 
-def arg(key: str, default: Any) -> Any:
-    """A dataclass field read from configuration key `key`."""
-    return dataclasses.field(default=default, metadata={"key": key})
+def arg(key: str, default: Any, read: Callable[[Any, str], Any] | None = None) -> Any:
+    """A dataclass field read from configuration key `key`; `read(value, where)` converts a value of a
+    kind `convert` does not know (a list, a mapping) or raises ValueError naming `where`."""
+    return dataclasses.field(default=default, metadata={"key": key, **({"read": read} if read else {})})
 
 
 # Volcano reads plugin arguments from gopkg.in/yaml.v2 values (framework/arguments.go): GetBool takes a
@@ -87,7 +88,7 @@ def parse_arguments(cls: type, raw: Mapping[str, Any] | None, owner: str, prefix
 
     Unknown keys raise ValueError naming them, except keys under one of `prefixes` (kept raw in
     a field named `extra` if the dataclass has one). Values are converted to the field's type
-    (bool, int, float, str) with Volcano's rules (`convert`).
+    (bool, int, float, str) with Volcano's rules (`convert`), or by the field's own `read`.
     """
     raw = dict(raw or {})
     fields = {f.metadata.get("key", f.name): f for f in dataclasses.fields(cls) if f.name != "extra" and f.init}
@@ -102,6 +103,9 @@ def parse_arguments(cls: type, raw: Mapping[str, Any] | None, owner: str, prefix
                 continue
             known = ", ".join(sorted(fields)) or "none"
             raise ValueError(f"{owner}: unknown argument {key!r} (known: {known})")
+        if "read" in f.metadata:
+            values[f.name] = f.metadata["read"](value, where)
+            continue
         kind = _TYPES.get(f.type if isinstance(f.type, str) else getattr(f.type, "__name__", ""), str)
         values[f.name] = convert(value, kind, where)
     if extra:

@@ -43,6 +43,21 @@ PORTS_IN_USE = "node(s) didn't have free ports for the requested pod ports"
 tolerates = nodematch.tolerates
 
 
+def read_shape(value, where: str) -> tuple[tuple[int, int], ...]:
+    """`volumebinding.shape`: a list of {utilization, score} integer points (kube-scheduler's
+    UtilizationShapePoint, keys matched without case as Volcano's decoder does), as (utilization, score)."""
+    if not isinstance(value, list):
+        raise ValueError(f"{where}: expected a list of {{utilization, score}} points, got {value!r}")
+    points = []
+    for i, point in enumerate(value):
+        fields = {str(k).lower(): v for k, v in point.items()} if isinstance(point, dict) else None
+        if fields is None or not all(isinstance(fields.get(k), int) and not isinstance(fields.get(k), bool)
+                                     for k in ("utilization", "score")):
+            raise ValueError(f"{where}[{i}]: expected {{utilization: <integer>, score: <integer>}}, got {point!r}")
+        points.append((fields["utilization"], fields["score"]))
+    return tuple(points)
+
+
 @dataclasses.dataclass(frozen=True)
 class Arguments:
     node_affinity: bool = plugin.arg("predicate.NodeAffinityEnable", True)
@@ -57,6 +72,13 @@ class Arguments:
     cache: bool = plugin.arg("predicate.CacheEnable", False)
     gpu_sharing: bool = plugin.arg("predicate.GPUSharingEnable", False)
     proportional: bool = plugin.arg("predicate.ProportionalEnable", False)
+    # kube-scheduler's VolumeBinding and DynamicResources arguments, as Volcano passes them on
+    # (predicates/helper.go); accepted and checked, not used: vclite binds no volumes and has no DRA.
+    volume_binding_weight: int = plugin.arg("volumebinding.weight", 1)
+    volume_binding_timeout: int = plugin.arg("volumebinding.bindTimeoutSeconds", 600)
+    volume_binding_shape: tuple = plugin.arg("volumebinding.shape", (), read_shape)
+    dra_filter_timeout: int = plugin.arg("dynamicresources.filterTimeoutSeconds", 10)
+
 
 
 def tolerates_unschedulable(task: "tasks_mod.TaskInfo") -> bool:
