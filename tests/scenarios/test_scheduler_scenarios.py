@@ -25,8 +25,10 @@ def node(name, cpu, mem, pods=10, labels=None, unschedulable=False):
     return n
 
 
-def queue(name, weight=1, capability=None, state="Open"):
+def queue(name, weight=1, capability=None, state="Open", priority=None):
     spec = {"weight": weight}
+    if priority is not None:
+        spec["priority"] = priority
     if capability:
         spec["capability"] = capability
     return {"metadata": {"name": name}, "spec": spec, "status": {"state": state}}
@@ -156,6 +158,20 @@ CASES = [
         [pg("ns-1/pg-1", "q-1", 0, "Running"), pg("ns-1/pg-2", "q-1", 0)],
         [pod("ns-1/pod-1", "pg-1", "1", "1G", node="node-1", phase="Running"), pod("ns-1/pod-2", "pg-2", "2", "2G")],
         bind={"ns-1/pod-2": "node-1"}), id="ALLOC-09 job without pending tasks puts queue back"),
+    pytest.param(Case(
+        T_ALLOC, "allocate", [node("n1", 2, "4G")], [queue("c1"), queue("c2")],
+        [pg("c1/pg1", "c1", 0), pg("c1/pg2", "c2", 0)],
+        [pod("c1/p1", "pg1", "3", "1G"), pod("c1/p2", "pg2", "1", "1G")],
+        bind={"c1/p2": "n1"}), id="ALLOC-06 high priority queue should not block others"),
+    pytest.param(Case(
+        T_FAIR, "allocate", [node("node-1", 5, "5G")], [queue("q-1"), queue("q-2")],
+        [pg("ns-1/pg-small-1", "q-1", 0, "Running"), pg("ns-1/pg-large-1", "q-1", 0),
+         pg("ns-1/pg-small-2", "q-2", 0), pg("ns-1/pg-large-2", "q-2", 0)],
+        [pod("ns-1/pod-small-1", "pg-small-1", "1", "1G", node="node-1", phase="Running"),
+         pod("ns-1/pod-large-1", "pg-large-1", "2", "2G"), pod("ns-1/pod-large-2", "pg-large-2", "2", "2G"),
+         pod("ns-1/pod-small-2", "pg-small-2", "1", "1G")],
+        bind={"ns-1/pod-large-1": "node-1", "ns-1/pod-large-2": "node-1"}),
+        id="ALLOC-08 a queue's share is updated before it goes back into the queue order"),
     # ---- enqueue ---------------------------------------------------------------------------------
     pytest.param(Case(
         T_ENQ, "enqueue", [], [queue("c1", capability={"cpu": "4", "memory": "4G"}),
@@ -176,6 +192,10 @@ CASES = [
     pytest.param(Case(
         T_ENQ, "enqueue", [], [queue("c2")], [pg("c1/pg1", "c1", 1, "Pending")], [pod("c1/p1", "pg1")],
         phases={"c1/pg1": None}), id="ENQ-04 podgroup of a missing queue is not in the session"),
+    pytest.param(Case(
+        T_ENQ, "enqueue", [], [queue("c1", capability={"cpu": "1", "memory": "1G"})],
+        [pg("c1/pg1", "c1", 1, "Pending", min_resources={"cpu": "8", "memory": "8G"})], [],
+        phases={"c1/pg1": "Pending"}), id="ENQ-05 queue capability below minResources: stays Pending"),
 ]
 
 # proportion_test.go TestEnqueueAndAllocable fixture
@@ -185,16 +205,45 @@ PROP_QUEUES = [queue("q1", capability={"cpu": "2", "memory": "2G"}), queue("q2",
 PROP_PGS = {
     "pg1": pg("ns/pg1", "q1", 1, "Running", min_resources={"cpu": "1", "memory": "2G"}),
     "pg2": pg("ns/pg2", "q2", 1, "Running", min_resources={"cpu": "2", "memory": "1G"}),
+    "pg3": pg("ns/pg3", "q1", 1, "Pending", min_resources={"cpu": "1", "memory": "0G"}),
+    "pg4": pg("ns/pg4", "q2", 1, "Pending", min_resources={"cpu": "0", "memory": "1G"}),
     "pg5": pg("ns/pg5", "q1", 1, "Pending", min_resources={"cpu": "1", "memory": "1G"}),
     "pg6": pg("ns/pg6", "q3", 1, "Pending", min_resources={"cpu": "1", "memory": "1G"}),
 }
 PROP_PODS = {
     "pod1": pod("ns/pod1", "pg1", "1", "2G", node="n1", phase="Running"),
     "pod2": pod("ns/pod2", "pg2", "2", "1G", node="n2", phase="Running"),
+    "pod3": pod("ns/pod3", "pg3", "1", "0G"),
+    "pod4": pod("ns/pod4", "pg4", "0", "1G"),
     "pod5": pod("ns/pod5", "pg5", "1", "1G"),
     "pod6": pod("ns/pod6", "pg6", "1", "1G"),
 }
+PROP_ALC = [[P("proportion", enabledAllocatable=True, enabledOverused=False, enableJobEnqueued=False)]]
 CASES += [
+    pytest.param(Case(
+        PROP_ALL, "enqueue, allocate", PROP_NODES, PROP_QUEUES,
+        [PROP_PGS[k] for k in ("pg1", "pg2", "pg3")], [PROP_PODS[k] for k in ("pod1", "pod2", "pod3")],
+        bind={"ns/pod3": "n1"}, phases={"ns/pg3": "Inqueue"}),
+        id="PROP-01 memory over deserved: a cpu-only job is enqueued and allocated"),
+    pytest.param(Case(
+        PROP_ALL, "enqueue, allocate", PROP_NODES, PROP_QUEUES,
+        [PROP_PGS[k] for k in ("pg1", "pg2", "pg4")], [PROP_PODS[k] for k in ("pod1", "pod2", "pod4")],
+        bind={"ns/pod4": "n2"}, phases={"ns/pg4": "Inqueue"}),
+        id="PROP-02 cpu over deserved: a memory-only job is enqueued and allocated"),
+    pytest.param(Case(
+        PROP_ALC, "enqueue, allocate", PROP_NODES, PROP_QUEUES,
+        [PROP_PGS[k] for k in ("pg1", "pg2", "pg5")], [PROP_PODS[k] for k in ("pod1", "pod2", "pod5")],
+        bind={}), id="PROP-04 over deserved: not allocated"),
+    pytest.param(Case(
+        [[P("proportion", enableQueueOrder=True)]], "allocate, reclaim",
+        [node("n1", 2, "4Gi"), node("n2", 2, "4Gi")],
+        [queue("q1", capability={"cpu": "2", "memory": "4Gi"}, priority=5),
+         queue("q2", capability={"cpu": "2", "memory": "4Gi"}, priority=1),
+         queue("q3", capability={"cpu": "2", "memory": "4Gi"}, priority=10)],
+        [pg("ns/pg1", "q1", 1, "Running"), pg("ns/pg2", "q2", 1), pg("ns/pg3", "q3", 1)],
+        [pod("ns/p1", "pg1", "2", "4Gi", node="n1", phase="Running"), pod("ns/p2", "pg2", "2", "4Gi"),
+         pod("ns/p3", "pg3", "2", "4Gi")],
+        bind={"ns/p3": "n2"}), id="PROP-06 queues are served in priority order"),
     pytest.param(Case(
         PROP_ENQ, "enqueue, allocate", PROP_NODES, PROP_QUEUES,
         [PROP_PGS[k] for k in ("pg1", "pg2", "pg5")], [PROP_PODS[k] for k in ("pod1", "pod2", "pod5")],
