@@ -246,6 +246,37 @@ PREEMPT += [
                  id="PREEMPT-14b an unresolvable predicate failure keeps preempt off the node"),
 ]
 
+# TestTopologyAwarePreempt's two cases TestPreempt lacks, run with normal preemption (vclite refuses
+# enableTopologyAwarePreemption) and without the capacity plugin (vclite refuses it beside proportion; it only
+# added a queue order there): Volcano's expected victims are the same.
+def _anti(p, labels):
+    p["metadata"].setdefault("labels", {}).update(labels)
+    p["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": labels}, "topologyKey": "kubernetes.io/hostname"}]}}
+    return p
+
+
+T_PREEMPT_PRED = [T_PREEMPT[0] + [P("predicates", enablePreemptable=True, enablePredicate=True)]]
+PREEMPT += [
+    pytest.param(preempt_case(
+        [node("n1", 2, "2Gi", pods=2, labels={"kubernetes.io/hostname": "n1"})], [q("q1", cap=("2", "2G"))],
+        [group("c1/pg1", "q1", 0, prio="low-priority", min_task_member={}),
+         group("c1/pg2", "q1", 0, prio="low-priority", min_task_member={}),
+         group("c1/pg3", "q1", 1, prio="high-priority", min_task_member=ONE)],
+        [running("c1/preemptee1", "pg2", "n1", preemptable=True),
+         _anti(running("c1/preemptee2", "pg1", "n1", preemptable=True), {"test": "test"}),
+         _anti(pending("c1/preemptor1", "pg3"), {"test": "test"})],
+        ["c1/preemptee2"], {"c1/pg3": ["n1"]}, tiers=T_PREEMPT_PRED),
+        id="PREEMPT-15 the victim whose anti-affinity conflicts with the preemptor"),
+    pytest.param(preempt_case(
+        [node("n1", 2, "2Gi", pods=2)], [q("q1", cap=("1", "1G"), priority=1), q("q2", cap=("1", "1G"), priority=10)],
+        [group("c1/pg3", "q2", 1, "Running", prio="high-priority"), group("c1/pg1", "q1", 0, "Running", prio="low-priority"),
+         group("c1/pg2", "q1", 1, prio="high-priority")],
+        [running("c1/preemptee2", "pg3", "n1", preemptable=True), running("c1/preemptee1", "pg1", "n1", preemptable=True),
+         pending("c1/preemptor1", "pg2", policy="PreemptLowerPriority")],
+        ["c1/preemptee1"], {"c1/pg2": ["n1"]}), id="PREEMPT-16 preemption with priority queues: within the queue"),
+]
+
 # ---- priority plugin (priority_test.go TestPreempt): allocate then preempt ----------------------------
 PRIO_EVICT = P("priority", enableTaskOrder=True, enableJobOrder=True, enablePreemptable=True,
                enableReclaimable=True, enableJobStarving=True)

@@ -50,17 +50,27 @@ BINPACK_ARGS = {"binpack.weight": 10, "binpack.cpu": 2, "binpack.memory": 3,
                 "binpack.resources.nvidia.com/gpu": 7, "binpack.resources.example.com/foo": 8}
 
 
-def test_binpack_01_scores():
+BINPACK_02_ARGS = {"binpack.weight": 1, "binpack.cpu": 1, "binpack.memory": 1, "binpack.resources": "nvidia.com/gpu",
+                   "binpack.resources.nvidia.com/gpu": 23}
+
+
+@pytest.mark.parametrize("args, want", [
+    pytest.param(BINPACK_ARGS, {"p1": [700, 137.5, 0], "p2": [0, 375, 0], "p3": [0, 531.25, 0],
+                                "p4": [0, 173.076923076, 0]}, id="BINPACK-01"),
+    pytest.param(BINPACK_02_ARGS, {"p1": [75, 15.625, 0], "p2": [0, 37.5, 0], "p3": [0, 50.5, 0], "p4": [0, 50, 0]},
+                 id="BINPACK-02 unit weights, gpu 23"),
+])
+def test_binpack_scores(args, want):
+    """binpack_test.go TestNode (both cases): NodeOrder scores of each pending or bound task on each node."""
     nodes = [node("n1", 2, "4Gi"), allocatable(node("n2", 4, "16Gi"), **{"nvidia.com/gpu": "4"}),
              allocatable(node("n3", 2, "4Gi"), **{"example.com/foo": "16"})]
     pods = [pod("c1/p1", "pg1", "1", "1Gi", node="n1"), pod("c1/p2", "pg1", "1500m", None, node="n3"),
             requests(pod("c1/p3", "pg1", "2", "10Gi"), **{"nvidia.com/gpu": "2"}),
             requests(pod("c1/p4", "pg1", "3", "4Gi"), **{"example.com/foo": "3"})]
-    c = conf.build("allocate", [[P("binpack", BINPACK_ARGS, enableNodeOrder=True)]])
+    c = conf.build("allocate", [[P("binpack", args, enableNodeOrder=True)]])
     ssn = session.open_session(snapshot.ClusterState(nodes, [queue("c1")], [pg("c1/pg1", "c1", 0)], pods), c, NOW)
     rows = np.arange(3)
     got = {t.name: list(ssn.node_order(t, rows)) for t in ssn.jobs["c1/pg1"].tasks.values()}
-    want = {"p1": [700, 137.5, 0], "p2": [0, 375, 0], "p3": [0, 531.25, 0], "p4": [0, 173.076923076, 0]}
     for name, scores in want.items():
         assert got[name] == pytest.approx(scores, abs=1e-6), name
 
@@ -157,6 +167,52 @@ NODEORDER = [
 
 
 # ---- predicates -----------------------------------------------------------------------------------
+# predicates_test.go: required anti-affinity among `role: worker` pods per hostname (getWorkerAffinity)
+WORKER_ANTI = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    {"labelSelector": {"matchExpressions": [{"key": "role", "operator": "In", "values": ["worker"]}]},
+     "topologyKey": "kubernetes.io/hostname"}]}}
+P1_P2 = [{"metadata": {"name": "p1"}, "value": 1}, {"metadata": {"name": "p2"}, "value": 2}]
+
+
+def _prio(obj, class_name):
+    obj["spec"]["priorityClassName"] = class_name
+    return obj
+
+
+def _worker(key, group, cpu, mem, anti=True, selector=None):
+    p = labelled(pod(key, group, cpu, mem, selector=selector), role="worker")
+    return spec(p, affinity=WORKER_ANTI) if anti else p
+
+
+VOLCANO_PREDICATES = [
+    pytest.param(Case(
+        [[P("predicates", enablePredicate=True), P("gang", enableJobReady=True, enableJobPipelined=True),
+          P("priority", enableJobOrder=True)]], "allocate",
+        [node("node1", 14, "14k", labels={"selector": "worker", "kubernetes.io/hostname": "node1"}),
+         node("node2", 3, "3k", labels={"kubernetes.io/hostname": "node2"})],
+        [queue("q1", weight=0)],
+        [_prio(pg("ns1/pg1", "q1", 2), "p2"), _prio(pg("ns1/pg2", "q1", 1), "p1")],
+        [_worker("ns1/worker-1", "pg1", "3", "3k", selector={"selector": "worker"}),
+         _worker("ns1/worker-2", "pg1", "5", "5k"), _worker("ns1/worker-3", "pg2", "4", "4k")],
+        bind={"ns1/worker-3": "node1"}, classes=P1_P2),
+        id="PRED-01 TestEventHandler: a gang that cannot place its second worker gives its node back"),
+    pytest.param(Case(
+        [[P("predicates", enablePredicate=True)]], "allocate, backfill",
+        [node("node1", 4, "4k", pods=2, labels={"selector": "worker"})], [queue("q1", weight=0)],
+        [_prio(pg("ns1/pg1", "q1", 2), "p2"), _prio(pg("ns1/pg2", "q1", 1), "p1")],
+        [labelled(pod("ns1/worker-1", "pg1", None, None, selector={"selector": "worker"}), role="worker"),
+         labelled(pod("ns1/worker-2", "pg1", None, None), role="worker"),
+         labelled(pod("ns1/worker-3", "pg2", None, None), role="worker")],
+        bind={"ns1/worker-1": "node1", "ns1/worker-2": "node1"}, classes=P1_P2),
+        id="PRED-02 TestNodeNum: best-effort pods stop at the node's pod count"),
+]
+
+
+@pytest.mark.parametrize("case", VOLCANO_PREDICATES)
+def test_volcano_predicates(case):
+    assert run(case).binds == case.bind
+
+
 def _required(*exprs, fields=()):
     term = {}
     if exprs:

@@ -95,10 +95,12 @@ class Case:
     pipelined: dict | None = None
     phases: dict | None = None       # pg key -> phase after the session (None = no status update)
     messages: dict | None = None     # pg key -> substring of the Unschedulable condition message
+    classes: list = dataclasses.field(default_factory=list)   # PriorityClasses
 
 
 def run(case: Case, reg=None):
-    state = snapshot.ClusterState(nodes=case.nodes, queues=case.queues, podgroups=case.podgroups, pods=case.pods)
+    state = snapshot.ClusterState(nodes=case.nodes, queues=case.queues, podgroups=case.podgroups, pods=case.pods,
+                                  priority_classes=case.classes)
     return session.run_session(state, conf.build(case.actions, case.tiers, registry=reg), NOW)
 
 

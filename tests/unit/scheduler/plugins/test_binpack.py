@@ -21,6 +21,11 @@ from .. import objects
     pytest.param({"binpack.resources": "nvidia.com/gpu, example.com/foo", "binpack.resources.nvidia.com/gpu": 7},
                  {"nvidia.com/gpu": 7, "example.com/foo": 1, "cpu": 1, "memory": 1},
                  id="listed resources: given weight or 1"),
+    pytest.param({"binpack.weight": 10, "binpack.cpu": 5, "binpack.memory": 2,
+                  "binpack.resources": "nvidia.com/gpu, example.com/foo", "binpack.resources.nvidia.com/gpu": 7,
+                  "binpack.resources.example.com/foo": -3},
+                 {"cpu": 5, "memory": 2, "nvidia.com/gpu": 7, "example.com/foo": 1},
+                 id="binpack_test.go TestArguments: a negative resource weight becomes 1"),
     pytest.param({"binpack.resources.example.com/bar": 9}, {"cpu": 1, "memory": 1},
                  id="a weight for an unlisted resource is ignored, as in Volcano"),
 ])

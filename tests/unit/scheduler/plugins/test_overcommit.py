@@ -146,3 +146,27 @@ def test_scheduling_gated_pods_hold_no_inqueue_room(gates, inqueue, admitted):
     plugin.inqueue[:] = 0
     plugin.job_enqueued(ssn.jobs["ns/in"])   # (the same deduction when it is admitted in this session)
     assert plugin.inqueue[cpu] == inqueue
+
+
+# overcommit_test.go TestOvercommitPlugin: nodes 2 cpu/4Gi and 4 cpu/16Gi, one Inqueue PodGroup (minMember 2,
+# queue c1), overcommit{jobEnqueued}; each job is marked enqueued, then asked whether it is enqueueable.
+@pytest.mark.parametrize("factor, min_resources, queue_capability, want", [
+    pytest.param(1.2, {"cpu": "2000m", "memory": "2G"}, None, hooks.Vote.PERMIT,
+                 id="overCommitFactor is more than 0"),
+    pytest.param(0.8, {"cpu": "2000m", "memory": "2G"}, None, hooks.Vote.PERMIT,
+                 id="overCommitFactor is less than 0"),
+    pytest.param(1.2, {"cpu": "20000m", "memory": "20G"}, None, hooks.Vote.REJECT,
+                 id="when the required resources of pg are too large"),
+    pytest.param(1.2, None, {"cpu": "200m", "memory": "0.5G"}, hooks.Vote.PERMIT,
+                 id="when pg does not fill MinResources"),
+])
+def test_volcano_overcommit_plugin(factor, min_resources, queue_capability, want):
+    c = conf.build("enqueue", [[conf.plugin("overcommit", {"overcommit-factor": factor}, enableJobEnqueued=True)]])
+    st = objects.state(nodes=[objects.node("n1", cpu="2", mem="4Gi"), objects.node("n2", cpu="4", mem="16Gi")],
+                       queues=[objects.queue("c1", capability=queue_capability)],
+                       podgroups=[objects.pg("test-namespace/pg1", "c1", min_member=2, min_resources=min_resources)])
+    ssn = session.open_session(st, c, objects.NOW)
+    plugin = ssn.plugins[0]
+    job = ssn.jobs["test-namespace/pg1"]
+    plugin.job_enqueued(job)
+    assert plugin.job_enqueueable(job) == want
