@@ -189,3 +189,27 @@ def test_victim_queue_order_point(with_plugin, order):
     line = victims.victim_queue(ssn, list(reversed(tasks)), me)
     assert [line.pop().key for _ in range(2)] == order
     assert set(FarQueuesFirst.seen) == ({"mine"} if with_plugin else set())
+
+
+@pytest.mark.parametrize("with_preemptor", [
+    pytest.param(True, id="preemptor job found"),
+    pytest.param(False, id="preemptor job missing"),
+])
+def test_victims_of_equal_jobs_go_by_task_order(with_preemptor):
+    """session_plugins_victim_order_test.go TestBuildVictimsPriorityQueueJobTieBreaksWithTaskOrder: two jobs
+    priority's JobOrder finds equal (the older one, pg-low, holds the lower-priority pod): the lower task
+    priority is evicted first, whatever the jobs' creation times."""
+    def created(pg, seconds):
+        pg["metadata"]["creationTimestamp"] = f"1970-01-01T00:00:{seconds:02d}Z"
+        return pg
+    pgs = [created(o.pg("ns1/pg-high", "q1", phase="Running"), 20), created(o.pg("ns1/pg-low", "q1", phase="Running"), 10)]
+    pods = [o.pod("ns1/p-high", "pg-high", node="n1", phase="Running", priority=100),
+            o.pod("ns1/p-low", "pg-low", node="n1", phase="Running", priority=1)]
+    if with_preemptor:
+        pgs.append(o.pg("ns1/pg-preemptor", "q1", phase="Pending"))
+        pods.append(o.pod("ns1/p-preemptor", "pg-preemptor", priority=100))
+    tiers = [[conf.plugin("priority", enableJobOrder=True, enableTaskOrder=True)]]
+    ssn = _ssn(pods, tiers, [o.queue("q1")], pgs)
+    high, low = _task(ssn, "ns1/p-high"), _task(ssn, "ns1/p-low")
+    preemptor = _task(ssn, "ns1/p-preemptor") if with_preemptor else None
+    assert victims.victim_queue(ssn, [high, low], preemptor).pop() is low
