@@ -270,9 +270,11 @@ PREEMPT += [
         id="PREEMPT-15 the victim whose anti-affinity conflicts with the preemptor"),
     pytest.param(preempt_case(
         [node("n1", 2, "2Gi", pods=2)], [q("q1", cap=("1", "1G"), priority=1), q("q2", cap=("1", "1G"), priority=10)],
-        [group("c1/pg3", "q2", 1, "Running", prio="high-priority"), group("c1/pg1", "q1", 0, "Running", prio="low-priority"),
+        [group("c1/pg3", "q2", 1, "Running", prio="high-priority"),
+         group("c1/pg1", "q1", 0, "Running", prio="low-priority"),
          group("c1/pg2", "q1", 1, prio="high-priority")],
-        [running("c1/preemptee2", "pg3", "n1", preemptable=True), running("c1/preemptee1", "pg1", "n1", preemptable=True),
+        [running("c1/preemptee2", "pg3", "n1", preemptable=True),
+         running("c1/preemptee1", "pg1", "n1", preemptable=True),
          pending("c1/preemptor1", "pg2", policy="PreemptLowerPriority")],
         ["c1/preemptee1"], {"c1/pg2": ["n1"]}), id="PREEMPT-16 preemption with priority queues: within the queue"),
 ]

@@ -202,7 +202,8 @@ def test_victims_of_equal_jobs_go_by_task_order(with_preemptor):
     def created(pg, seconds):
         pg["metadata"]["creationTimestamp"] = f"1970-01-01T00:00:{seconds:02d}Z"
         return pg
-    pgs = [created(o.pg("ns1/pg-high", "q1", phase="Running"), 20), created(o.pg("ns1/pg-low", "q1", phase="Running"), 10)]
+    pgs = [created(o.pg("ns1/pg-high", "q1", phase="Running"), 20),
+           created(o.pg("ns1/pg-low", "q1", phase="Running"), 10)]
     pods = [o.pod("ns1/p-high", "pg-high", node="n1", phase="Running", priority=100),
             o.pod("ns1/p-low", "pg-low", node="n1", phase="Running", priority=1)]
     if with_preemptor:
