@@ -45,9 +45,10 @@ FLAGS: tuple[str, ...] = (
     "enabledHyperNodeGradient",
 )
 _FLAG_SET = frozenset(FLAGS)  # hypernode and sub-job flags are accepted; vclite has no such points yet
-# Opt-in even in YAML: Volcano's default configuration puts drf beside proportion, which
-# hierarchical drf forbids, so ApplyPluginConfDefaults cannot be turning it on.
-_OPT_IN = frozenset({"enableHierarchy"})
+# Opt-in even in YAML: ApplyPluginConfDefaults (plugins/defaults.go) leaves these two unset, and
+# an unset flag is off (isEnabled). Volcano's default configuration puts drf beside proportion,
+# which hierarchical drf forbids.
+_OPT_IN = frozenset({"enableHierarchy", "enabledClusterOrder"})
 TOP_LEVEL = ("actions", "tiers", "configurations", "metrics")
 
 DEFAULT_CONF_YAML = """\

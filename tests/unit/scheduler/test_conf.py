@@ -21,6 +21,8 @@ def test_yaml_flags_default_on_and_can_be_turned_off():
     gang = c.tiers[0][1]
     assert gang.enabled("enableJobReady") and not gang.enabled("enablePreemptable")
     assert not gang.enabled("enableHierarchy")  # opt-in even in YAML
+    assert not gang.enabled("enabledClusterOrder")  # ApplyPluginConfDefaults leaves it unset too
+    assert gang.enabled("enabledHyperNodeGradient") and gang.enabled("enabledSubJobOrder")
 
 
 def test_in_code_flags_default_off():
