@@ -138,3 +138,111 @@ def test_plugin_arguments(args, expected):
     plugin = c.tiers[0][0].instantiate()
     assert isinstance(plugin, network_topology.NetworkTopologyAware)
     assert plugin.arguments.resource_weights() == expected
+
+
+# ---- allocate_test.go TestAllocateWithNetWorkTopologies, job-level rows ----------------------------
+# Nodes 2 cpu/4Gi each; every pod asks 2 cpu/4G, so one pod per node; gang{jobOrder, jobReady, jobPipelined,
+# jobStarving}, predicates, network-topology-aware{nodeOrder, hyperNodeOrder, hyperNodeGradient}. Volcano's
+# rows count the binds (MinimalBindCheck). A "rescheduled" job has two pods running on s0 (s3) and one
+# pending; its PodGroup carries volcano.sh/job-allocated-hypernode, which vclite does not read: it derives
+# the job's HyperNode from where its pods run (the same HyperNode in every row here).
+TASK, JOB = "volcano.sh/task-spec", "volcano.sh/job-spec"
+TREE2 = [hn("s0", 1, "s0-n1", "s0-n2", tier_name=TASK), hn("s1", 1, "s1-n3", "s1-n4", tier_name=TASK),
+         hn("s2", 2, "s0", "s1", kind="HyperNode", tier_name=JOB)]
+NODES2 = ("s0-n1", "s0-n2", "s1-n3", "s1-n4")
+TREE3 = [hn(f"s{i}", 1, f"s{i}-n1", f"s{i}-n2") for i in (3, 4, 5, 6)] + [
+    hn("s1", 2, "s3", "s4", kind="HyperNode"), hn("s2", 2, "s5", "s6", kind="HyperNode"),
+    hn("s0", 3, "s1", "s2", kind="HyperNode")]
+NODES3 = tuple(f"s{i}-n{j}" for i in (3, 4, 5, 6) for j in (1, 2))
+RACKS_ONLY = [hn("s0", 1, "s0-n1", "s0-n2", tier_name=TASK), hn("s1", 1, "s1-n3", "s1-n4", tier_name=TASK)]
+
+
+def upstream_job(min_member, nt, pending, running=()):
+    group = pg("c1/pg1", "q1", min_member)
+    group["spec"]["networkTopology"] = nt
+    pods = [pod(f"c1/r{i}", "pg1", "2", "4G", node=n, phase="Running") for i, n in enumerate(running)]
+    pods += [pod(f"c1/p{i}", "pg1", "2", "4G") for i in range(pending)]
+    return [group], pods
+
+
+def hard(tier):
+    return {"mode": "hard", "highestTierAllowed": tier}
+
+
+def hard_name(name):
+    return {"mode": "hard", "highestTierName": name}
+
+
+SOFT = {"mode": "soft", "highestTierAllowed": 0}
+ON_S0, ON_S3 = ("s0-n1", "s0-n2"), ("s3-n1", "s3-n2")
+UPSTREAM_TOPOLOGY = [
+    pytest.param(upstream_job(3, SOFT, 3), TREE2, NODES2, 3,
+                 id="soft network topology constrain, can allocate job when resources are enough"),
+    pytest.param(upstream_job(1, SOFT, 2), TREE2, NODES2, 2,
+                 id="soft network topology constrain, can allocate job when minavailable < replicas"),
+    pytest.param(upstream_job(2, SOFT, 1, ON_S0), TREE2, NODES2, 1,
+                 id="soft network topology constrain and tasks in job rescheduled, can allocate job when resources "
+                    "are enough"),
+    pytest.param(upstream_job(3, SOFT, 1, ON_S0), TREE2, NODES2, 1,
+                 id="soft ... rescheduled, can allocate job when resources are enough and minavailable = replicas"),
+    pytest.param(upstream_job(2, SOFT, 1, ON_S3), TREE3, NODES3, 1,
+                 id="soft ... rescheduled, can allocate job when cross highestTierAllowed tier and hyperNodesInfo has "
+                    "three tier"),
+    pytest.param(upstream_job(3, hard(1), 3), TREE2, NODES2, 0,
+                 id="hard network topology constrain, can not allocate job when cross highestTierAllowed tier"),
+    pytest.param(upstream_job(3, hard(2), 3), TREE2, NODES2, 3,
+                 id="hard network topology constrain, can allocate job when highestTierAllowed not reached"),
+    pytest.param(upstream_job(2, hard(1), 2), TREE2, NODES2, 2,
+                 id="hard network topology constrain, can allocate job when multi hyperNodes are available"),
+    pytest.param(upstream_job(1, hard(1), 2), TREE2, NODES2, 2,
+                 id="hard network topology constrain, can allocate job when minavailable < replicas"),
+    pytest.param(upstream_job(2, hard(2), 1, ON_S0), TREE2, NODES2, 1,
+                 id="hard ... rescheduled, can allocate job when highestTierAllowed not reached"),
+    pytest.param(upstream_job(3, hard(2), 1, ON_S0), TREE2, NODES2, 1,
+                 id="hard ... rescheduled, can allocate job when highestTierAllowed not reached and minavailable = "
+                    "replicas"),
+    pytest.param(upstream_job(2, hard(2), 1, ON_S3), TREE3, NODES3, 1,
+                 id="hard ... rescheduled, can allocate job when highestTierAllowed not reached and hyperNodesInfo "
+                    "has three tier"),
+    pytest.param(upstream_job(2, hard(1), 1, ON_S0), TREE2, NODES2, 0,
+                 id="hard ... rescheduled, can not allocate job when cross highestTierAllowed tier"),
+    pytest.param(upstream_job(2, hard(1), 1, ON_S3), TREE3, NODES3, 0,
+                 id="hard ... rescheduled, can not allocate job when cross highestTierAllowed tier and "
+                    "hyperNodesInfo has three tier"),
+    pytest.param(upstream_job(2, hard(2), 1, ON_S0), RACKS_ONLY, NODES2, 1,
+                 id="hard ... rescheduled, can allocate job when LCAHyperNode is empty"),
+    pytest.param(upstream_job(3, hard_name(TASK), 3), TREE2, NODES2, 0,
+                 id="hard network topology constrain, can not allocate job when cross highestTierName tier"),
+    pytest.param(upstream_job(3, hard_name(JOB), 3), TREE2, NODES2, 3,
+                 id="hard network topology constrain, can allocate job when the tier corresponding to "
+                    "highestTierName not reached"),
+    pytest.param(upstream_job(2, hard_name(TASK), 2), TREE2, NODES2, 2,
+                 id="hard network topology constrain (highestTierName), can allocate job when multi hyperNodes are "
+                    "available"),
+    pytest.param(upstream_job(2, hard_name(JOB), 1, ON_S0), TREE2, NODES2, 1,
+                 id="hard ... task in job rescheduled, can allocate job when the tier corresponding to "
+                    "highestTierName not reached"),
+    pytest.param(upstream_job(3, hard_name(JOB), 1, ON_S0), TREE2, NODES2, 1,
+                 id="hard ... task in job rescheduled, can allocate job when the tier corresponding to "
+                    "highestTierName not reached and minavailable = replicas"),
+    pytest.param(upstream_job(2, hard_name(TASK), 1, ON_S0), TREE2, NODES2, 0,
+                 id="hard ... rescheduled, can not allocate job when cross the tier corresponding to "
+                    "highestTierName"),
+    pytest.param(upstream_job(2, hard_name("volcano.sh/hypercluster"), 1, ON_S0), RACKS_ONLY, NODES2, 1,
+                 id="hard ... highestTierName ... rescheduled, can allocate job when here is no corresponding "
+                    "highestTierAllowed for highestTierName"),
+]
+UPSTREAM_TIERS = [[P("gang", enableJobOrder=True, enableJobReady=True, enableJobPipelined=True,
+                     enableJobStarving=True),
+                   P("predicates", enablePredicate=True),
+                   P("network-topology-aware", enableNodeOrder=True, enabledHyperNodeOrder=True,
+                     enabledHyperNodeGradient=True)]]
+
+
+@pytest.mark.parametrize("job_objs, tree, node_names, binds", UPSTREAM_TOPOLOGY)
+def test_volcano_allocate_with_network_topologies(job_objs, tree, node_names, binds):
+    groups, pods = job_objs
+    state = snapshot.ClusterState(nodes=[node(n, 2, "4Gi") for n in node_names], queues=[queue("q1")],
+                                  podgroups=groups, pods=pods, hypernodes=tree)
+    result = session.run_session(state, conf.build("allocate", UPSTREAM_TIERS), NOW)
+    assert len(result.binds) == binds, result.binds

@@ -15,9 +15,10 @@ Kept apart from allocate's loop so that jobs without networkTopology never come 
   without placed pods, a HyperNode whose idle (or future idle) sum cannot hold the job's
   minResources is skipped (isEligibleHyperNode);
 - per gradient, each HyperNode (by name) is a dry run of the job's tasks over its nodes only; those
-  where the job becomes ready (or pipelined) are scored by the HyperNodeOrder functions (the
-  network-topology-aware plugin), the best kept (ties: the first by name — Volcano's map order is
-  random), and the first gradient with any solution decides;
+  where a task is placed and the job is then ready (or pipelined) are scored by the HyperNodeOrder
+  functions (the network-topology-aware plugin), the best kept (ties: the first by name — Volcano's
+  map order is random), and the first gradient with any solution decides (a HyperNode where no task
+  fits is no solution, even for a job its running pods already make ready);
 - nothing fits: the job waits with Unschedulable saying which tiers were tried.
 The dry run is repeated for the chosen HyperNode rather than replaying saved operations: the
 placement is deterministic, so it is the same.
@@ -233,7 +234,9 @@ def allocate_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jo
         fits = []
         for hn in gradient:
             stmt, _ = _try(ssn, job, queue, pending, ssn.topology.leaves[hn], choose)
-            if ssn.job_ready(job) or ssn.job_pipelined(job):
+            # a HyperNode where none of the tasks fits is no solution, even for a job its running
+            # pods already make ready (allocateForJob skips an empty statement)
+            if stmt.operations and (ssn.job_ready(job) or ssn.job_pipelined(job)):
                 fits.append(hn)
             stmt.discard()
         if not fits:
