@@ -246,3 +246,24 @@ def test_volcano_allocate_with_network_topologies(job_objs, tree, node_names, bi
                                   podgroups=groups, pods=pods, hypernodes=tree)
     result = session.run_session(state, conf.build("allocate", UPSTREAM_TIERS), NOW)
     assert len(result.binds) == binds, result.binds
+
+
+@pytest.mark.parametrize("used_rack, want", [
+    pytest.param("s0", {"c1/p1": "s0-n1", "c1/p2": "s0-n2"},
+                 id="hard network topology constrain, allocate job to highest score hypeNode with node level binpack"),
+    pytest.param("s1", {"c1/p1": "s1-n3", "c1/p2": "s1-n4"}, id="the same with the used rack second by name"),
+])
+def test_volcano_node_level_score_with_network_topologies(used_rack, want):
+    """allocate_test.go TestNodeLevelScoreWithNetWorkTopologies: binpack and network-topology-aware put a
+    2-pod gang (hard, tier 1) on the rack another job already uses, each pod on the node binpack prefers."""
+    tiers = [[UPSTREAM_TIERS[0][0], UPSTREAM_TIERS[0][1], P("binpack", enableNodeOrder=True), UPSTREAM_TIERS[0][2]]]
+    g1, g2 = pg("c1/pg1", "q1", 2), pg("c1/pg2", "q1", 2, "Running")
+    g1["spec"]["networkTopology"] = hard(1)
+    g2["spec"]["networkTopology"] = {"mode": "", "highestTierAllowed": 1}
+    small, large = ("s0-n1", "s0-n2") if used_rack == "s0" else ("s1-n3", "s1-n4")
+    pods = [pod("c1/p1", "pg1", "2", "4Gi"), pod("c1/p2", "pg1", "4", "8Gi"),
+            pod("c1/p3", "pg2", "2", "4Gi", node=small, phase="Running"),
+            pod("c1/p4", "pg2", "4", "8Gi", node=large, phase="Running")]
+    nodes = [node("s0-n1", 4, "8Gi"), node("s0-n2", 8, "16Gi"), node("s1-n3", 4, "8Gi"), node("s1-n4", 8, "16Gi")]
+    state = snapshot.ClusterState(nodes=nodes, queues=[queue("q1")], podgroups=[g1, g2], pods=pods, hypernodes=TREE)
+    assert session.run_session(state, conf.build("allocate", tiers), NOW).binds == want
