@@ -102,3 +102,30 @@ def test_a_pod_in_a_partition_without_topology_is_scored_as_a_normal_pod():
     group["spec"]["subGroupPolicy"][0].pop("networkTopology")
     pods = [foo_pod("ns1/p1", "pg1", labels=WORKER), foo_pod("ns1/p2", "pg1", "s4-n1", "Running", WORKER)]
     assert scores(CUSTOM, pods, group) == scores(CUSTOM, pods, pg("ns1/pg1", "q1", 1))
+
+
+@pytest.mark.parametrize("racks", [
+    pytest.param({"s0": ("s0-n1", "s0-n2"), "s1": ("s1-n3", "s1-n4"), "s2": ("s2-n5", "s2-n6")}, id="upstream"),
+    pytest.param({"s0": ("n1", "n4"), "s1": ("n2", "n5"), "s2": ("n3", "n6")}, id="racks-interleaved-by-name"),
+])
+def test_volcano_hypernode_binpack_with_network_topologies(racks):
+    """allocate_test.go TestHyperNodeBinpackWithNetWorkTopologies: a 4-pod gang (hard, tier 2) over three
+    racks of two one-pod nodes fills two racks (2 + 2): each pod prefers the nodes nearest to those placed,
+    then the rack holding more of its tasks (with name order alone, interleaved racks would get 1+1+1+1)."""
+    tree = [hn(r, 1, *members) for r, members in racks.items()] + [hn("s3", 2, *racks, kind="HyperNode")]
+    group = pg("c1/pg1", "q1", 4)
+    group["spec"]["networkTopology"] = {"mode": "hard", "highestTierAllowed": 2}
+    roles = ["master", "worker", "worker", "worker"]
+    pods = []
+    for i, role in enumerate(roles):
+        p = pod(f"c1/p{i + 1}", "pg1", cpu="4", mem="8Gi")
+        p["metadata"]["labels"] = {"volcano.sh/task-spec": role}
+        pods.append(p)
+    nodes_ = [node(n, 4, "8Gi") for members in racks.values() for n in members]
+    tiers = [[P("gang", enableJobOrder=True, enableJobReady=True, enableJobPipelined=True, enableJobStarving=True),
+              P("predicates", enablePredicate=True),
+              P("network-topology-aware", enableNodeOrder=True, enabledHyperNodeOrder=True)]]
+    state = snapshot.ClusterState(nodes=nodes_, queues=[queue("q1")], podgroups=[group], pods=pods, hypernodes=tree)
+    binds = session.run_session(state, conf.build("allocate", tiers), NOW).binds
+    per_rack = sorted(sum(1 for n in binds.values() if n in members) for members in racks.values())
+    assert per_rack == [0, 2, 2], binds

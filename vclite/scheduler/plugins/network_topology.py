@@ -22,8 +22,8 @@ by HyperNode name (Volcano's map order is random).
 
 BatchNodeOrder, × 100 × weight:
 - a pod of a partition with networkTopology (the default partition: when the job has it), once
-  its partition has placed pods (their lowest common HyperNode A, recomputed each session as the
-  allocate action does): a node whose lowest-tier HyperNode is A scores 1, else
+  its partition has placed pods (their lowest common HyperNode A, those placed earlier in this
+  session included, as allocate updates the job's allocated HyperNode after each task): a node whose lowest-tier HyperNode is A scores 1, else
   (maxTier − tier(LCA(its HyperNode, A))) / (maxTier − minTier) over the session's tiers (the
   virtual top included; 1 when there is one tier), 0 for a node in no lowest-tier HyperNode; the
   nodes sharing the best score add the share of the partition's tasks on their HyperNode. Before
@@ -100,7 +100,6 @@ class NetworkTopologyAware:
         self.scale = MAX_NODE_SCORE * global_weight
         self._tier_rows: dict[int, tuple] | None = None        # the session-open cache, built on first use
         self._subjobs: dict[str, dict[str, frozenset]] = {}    # job uid -> task uid -> its partition
-        self._allocated: dict[frozenset, str] = {}
         reg.add(hooks.Point.HYPERNODE_ORDER, self.hypernode_order, weight=self.scale)
         reg.add(hooks.Point.NODE_ORDER, self.node_order, key=self.key)
 
@@ -193,9 +192,7 @@ class NetworkTopologyAware:
     def _aware_scores(self, task: "tasks_mod.TaskInfo", subjob: frozenset, rows: np.ndarray) -> np.ndarray:
         ssn = self.ssn
         job = ssn.jobs[task.job]
-        allocated = self._allocated.get(subjob)
-        if allocated is None:
-            allocated = self._allocated[subjob] = topology.allocated_hypernode(ssn, job, set(subjob))
+        allocated = topology.allocated_hypernode(ssn, job, set(subjob))   # this session's placements too
         out = np.zeros(len(rows))
         if not allocated:
             return out
