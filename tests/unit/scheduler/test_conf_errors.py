@@ -10,7 +10,7 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
 
 @pytest.mark.parametrize("text, problems", [
     pytest.param(HEAD + "- plugins:\n  - name: nodeorderr\n",
-                 ['sched.conf:7: unknown plugin "nodeorderr" (known: binpack, capacity, conformance, drf, gang, '
+                 ['sched.conf:7: unknown plugin "nodeorderr" (known: binpack, capacity, cdp, conformance, drf, gang, '
                   'network-topology-aware, nodegroup, nodeorder, overcommit, predicates, priority, proportion, sla)'],
                  id="unknown plugin"),
     pytest.param('actions: "enqueue, alocate"\ntiers: []\n',
@@ -21,7 +21,7 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
                   'enqueue, preempt, reclaim)'], id="a Volcano action vclite lacks"),
     pytest.param(HEAD + "  - name: tdm\n",
                  ['sched.conf:6: plugin "tdm" is not supported by vclite yet (supported: binpack, capacity, '
-                  'conformance, drf, gang, network-topology-aware, nodegroup, nodeorder, overcommit, predicates, '
+                  'cdp, conformance, drf, gang, network-topology-aware, nodegroup, nodeorder, overcommit, predicates, '
                   'priority, proportion, sla)'],
                  id="a Volcano plugin vclite lacks"),
     pytest.param(HEAD + "- plugins:\n  - name: capacity\n  - name: proportion\n",
