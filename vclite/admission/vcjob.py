@@ -111,8 +111,12 @@ def validate_spec(spec: Obj, job_name: str, view: base.View, options: base.Optio
     elif not isinstance(tasks, list):
         errs.append(FieldError("spec.tasks", common.type_error(tasks, "array")))
         tasks = []
+    reported = len(errs)
     total = _validate_tasks(tasks or [], job_name, options, errs, plugin_commands(spec.get("plugins")))
-    _validate_job_fields(spec, total, errs)
+    if _min_available_derived(spec, any(e.path.endswith(".minAvailable") for e in errs[reported:])):
+        _validate_job_fields(spec, None, errs, check_min_available=False)
+    else:
+        _validate_job_fields(spec, total, errs)
     # Volcano's own name check; only its length rule can fail once the name is a valid subdomain.
     name_msgs = common.qualified_name(job_name) if job_name and not common.dns1123_subdomain(job_name) else []
     if name_msgs:
@@ -130,8 +134,18 @@ def validate_spec(spec: Obj, job_name: str, view: base.View, options: base.Optio
     return errs
 
 
-def _validate_job_fields(spec: Obj, total_replicas: int | None, errs: list[FieldError]) -> None:
-    min_available = common.check_int(spec, "minAvailable", "spec.minAvailable", errs, minimum=0)
+def _min_available_derived(spec: Obj, task_min_errors: bool) -> bool:
+    """The job's minAvailable is the sum of its tasks' (as the defaults make it when absent) and a task's
+    minAvailable is already refused: the job-level rules would only repeat that problem, at a line the
+    user may never have written (Volcano reports both)."""
+    mins = [t.get("minAvailable") for t in common.list_at(spec, "tasks") if isinstance(t, dict)]
+    return task_min_errors and all(common.is_int(m) for m in mins) and spec.get("minAvailable") == sum(mins)
+
+
+def _validate_job_fields(spec: Obj, total_replicas: int | None, errs: list[FieldError],
+                         check_min_available: bool = True) -> None:
+    min_available = common.check_int(spec, "minAvailable", "spec.minAvailable", errs,
+                                     minimum=0) if check_min_available else None
     if min_available is not None and total_replicas is not None and min_available > total_replicas:
         errs.append(FieldError("spec.minAvailable", "job 'minAvailable' should not be greater than total replicas in tasks"))
     common.check_int(spec, "maxRetry", "spec.maxRetry", errs, minimum=0)

@@ -406,6 +406,30 @@ def test_every_problem_is_reported_at_once() -> None:
             "spec.tasks[1].minAvailable", "spec.queue", "spec.policies[0].exitCode"} <= paths
 
 
+
+@pytest.mark.parametrize("obj, expected", [
+    pytest.param(job(task("t", 1, minAvailable=2)),
+                 ["spec.tasks[0].minAvailable: 'minAvailable' is greater than 'replicas' in task: t, job: job"],
+                 id="task-minavailable-gt-replicas"),
+    pytest.param(job(task("t", 1, minAvailable=-1)),
+                 ["spec.tasks[0].minAvailable: Invalid value: -1: should be greater than or equal to 0"],
+                 id="task-minavailable-negative"),
+    pytest.param(job(task("a", 1, minAvailable=2), task("b", 3, minAvailable=1), minAvailable=3),
+                 ["spec.tasks[0].minAvailable: 'minAvailable' is greater than 'replicas' in task: a, job: job"],
+                 id="job-minavailable-written-as-the-sum"),
+    pytest.param(job(task("t", 1, minAvailable=2), minAvailable=5),
+                 ["spec.tasks[0].minAvailable: 'minAvailable' is greater than 'replicas' in task: t, job: job",
+                  "spec.minAvailable: job 'minAvailable' should not be greater than total replicas in tasks"],
+                 id="job-minavailable-of-its-own-still-checked"),
+    pytest.param(job(task("t", 1), minAvailable=-1),
+                 ["spec.minAvailable: Invalid value: -1: should be greater than or equal to 0"], id="job-negative"),
+])
+def test_a_job_minavailable_derived_from_a_refused_task_one_is_not_refused_again(obj: Obj,
+                                                                                  expected: list[str]) -> None:
+    """The defaults make the job's minAvailable the sum of its tasks': a task's bad minAvailable is one
+    problem, at the task's line, not a second one at `spec:` (Volcano's webhook and VAP report both)."""
+    assert [f"{e.path}: {e.message}" for e in rejected(obj)] == expected
+
 # ---- UPDATE rules ------------------------------------------------------------------------------
 
 def _stored(*tasks: Obj, **spec: Any) -> Obj:
