@@ -61,6 +61,7 @@ def validate_pod_spec(spec: Any, path: str, *, require_command: bool,
     if policy not in (None, "") and policy not in _RESTART_POLICIES:
         errs.append(FieldError(f"{path}.restartPolicy", common.unsupported(policy, _RESTART_POLICIES)))
     common.parse_resource_list(spec.get("overhead"), f"{path}.overhead", errs)
+    errs += _pod_level_resources(spec, path)
     errs += _seconds(spec, path)
     return errs + shapes.check(spec, shapes.POD_SPEC, path)
 
@@ -215,6 +216,25 @@ def _env_source(source: Obj, path: str) -> list[FieldError]:
             for key in ("name", "key"):
                 if sel.get(key) in (None, ""):
                     errs.append(FieldError(f"{path}.{ref}.{key}", common.REQUIRED))
+    return errs
+
+
+def _pod_level_resources(spec: Obj, path: str) -> list[FieldError]:
+    """A PodSpec's own `resources` (Kubernetes' PodLevelResources): quantities parse, a request is at most
+    its limit, and covers what the containers request together (ValidatePodSpec's words)."""
+    res = spec.get("resources")
+    errs = validate_resources(res, f"{path}.resources")
+    if errs or not isinstance(res, dict) or not isinstance(res.get("requests"), dict):
+        return errs
+    try:
+        aggregate = resources.aggregate_container_requests(spec)
+    except ValueError:
+        return errs   # (a container's bad quantity is its own error)
+    for name, value in res["requests"].items():
+        if name in aggregate and aggregate[name] > quantity.parse(value):
+            errs.append(FieldError(f"{path}.resources.requests.{name}", common.invalid(
+                value, "must be greater than or equal to aggregate container requests of "
+                       + quantity.format(aggregate[name], name))))
     return errs
 
 

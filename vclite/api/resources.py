@@ -80,6 +80,12 @@ def _pod_total(spec: Mapping[str, Any], of_container: Callable[[Mapping[str, Any
     return maximum(total, init_need)
 
 
+def aggregate_container_requests(pod_or_podspec: Mapping[str, Any]) -> Resources:
+    """Kubernetes' AggregateContainerRequests: what the containers of a pod request together (init
+    containers and sidecars as `_pod_total` counts them), without the overhead or `pods`."""
+    return _pod_total(_spec_of(pod_or_podspec), container_requests)
+
+
 def pod_requests(pod_or_podspec: Mapping[str, Any]) -> Resources:
     """The pod's effective request (Kubernetes PodRequests), always with `pods: 1`."""
     spec = _spec_of(pod_or_podspec)

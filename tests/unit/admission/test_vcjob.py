@@ -264,6 +264,27 @@ CREATE_REJECT_CASES = [
     pytest.param(job(task("t", 1, containers=[container(resources={"requests": {"cpu": "2"}, "limits": {"cpu": "1"}})])),
                  "spec.tasks[0].template.spec.containers[0].resources.requests.cpu",
                  "must be less than or equal to cpu limit of 1", id="request-above-limit"),
+    # pod-level resources (admit_job_test.go, PodLevelResources on): Kubernetes' ValidatePodTemplate words
+    pytest.param(job(task("t", 1) | {"template": {"spec": {
+        "resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "2"}},
+        "initContainers": [container("i", resources={"requests": {"cpu": "2"}})],
+        "containers": [container("a", resources={"requests": {"cpu": "2"}}),
+                       container("b", resources={"requests": {"cpu": "2"}})]}}}),
+                 "spec.tasks[0].template.spec.resources.requests.cpu",
+                 'Invalid value: "2": must be greater than or equal to aggregate container requests of 4',
+                 id="pod-level-request-under-aggregate"),
+    pytest.param(job(task("t", 1) | {"template": {"spec": {
+        "resources": {"requests": {"cpu": "6"}, "limits": {"cpu": "4"}},
+        "containers": [container(resources={"requests": {"cpu": "2"}, "limits": {"cpu": "2"}})]}}}),
+                 "spec.tasks[0].template.spec.resources.requests.cpu",
+                 'Invalid value: "6": must be less than or equal to cpu limit of 4', id="pod-level-request-over-limit"),
+    pytest.param(job(task("t", 1) | {"template": {"spec": {
+        "resources": {"requests": {"memory": "1Gi"}},
+        "containers": [container(resources={"requests": {"memory": "1Gi"}}),
+                       container("b", resources={"requests": {"memory": "512Mi"}})]}}}),
+                 "spec.tasks[0].template.spec.resources.requests.memory",
+                 'Invalid value: "1Gi": must be greater than or equal to aggregate container requests of 1536Mi',
+                 id="pod-level-memory-under-aggregate"),
     pytest.param(job(task("t", 1, containers=[{"name": "app", "image": "python:3.12"}])),
                  "spec.tasks[0].template.spec.containers[0].command",
                  'container "app" has no command: vclite runs pods as local processes and cannot run an image\'s '
@@ -379,6 +400,12 @@ CREATE_ACCEPT_CASES = [
     pytest.param(job(task("t", 1, containers=[container(resources={"requests": {"cpu": "500m", "memory": "1Gi",
                                                                                   "nvidia.com/gpu": 1}})])), {},
                  id="quantities-parse"),
+    pytest.param(job(task("t", 1) | {"template": {"spec": {
+        "resources": {"requests": {"cpu": "4", "memory": "8Gi", "hugepages-1Mi": "2Gi"},
+                      "limits": {"cpu": "4", "memory": "8Gi", "hugepages-1Mi": "2Gi"}},
+        "containers": [container(resources={"requests": {"cpu": "2", "memory": "4Gi", "hugepages-1Mi": "1Gi"},
+                                            "limits": {"cpu": "2", "memory": "4Gi", "hugepages-1Mi": "1Gi"}})]}}}),
+                 {}, id="pod-level-resources-covering-the-containers"),
     pytest.param(job(queue="fresh"), {}, id="queue-without-status-counts-open"),
     pytest.param(job(volumes=[{"mountPath": "/d", "volumeClaimName": "pvc-1"},
                               {"mountPath": "/e", "volumeClaim": {"accessModes": ["ReadWriteOnce"]}}]), {},
