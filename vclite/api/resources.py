@@ -2,7 +2,8 @@
 
 A pod's effective request follows Kubernetes (`PodRequests`): the sum over containers (a missing
 request falls back to the container's limit), sidecar init containers (restartPolicy Always) added
-to it, the max with every plain init container's need, plus `spec.overhead`; and, as Volcano
+to it, the max with every plain init container's need — or the pod's own `spec.resources` request of
+cpu, memory or hugepages (PodLevelResources) —, plus `spec.overhead`; and, as Volcano
 counts pods as a resource, it always carries `pods: 1`. Arithmetic treats a missing key as zero.
 `pod_limits` is Kubernetes' PodLimits (the same sum and max over limits, overhead added only to what is
 limited). `to_quota_list` / `from_resource_list` convert to and from the string ResourceLists objects carry
@@ -86,10 +87,22 @@ def aggregate_container_requests(pod_or_podspec: Mapping[str, Any]) -> Resources
     return _pod_total(_spec_of(pod_or_podspec), container_requests)
 
 
+def _pod_level(spec: Mapping[str, Any], key: str) -> Resources:
+    """The pod's own `resources.requests` or `.limits` (Kubernetes' PodLevelResources) of the resources a
+    pod may set: cpu, memory and hugepages-*."""
+    res = spec.get("resources")
+    if not isinstance(res, Mapping):
+        return {}
+    own = _parse_list(res.get(key), f"spec.resources.{key}")
+    return {name: value for name, value in own.items() if name in (CPU, MEMORY) or name.startswith("hugepages-")}
+
+
 def pod_requests(pod_or_podspec: Mapping[str, Any]) -> Resources:
-    """The pod's effective request (Kubernetes PodRequests), always with `pods: 1`."""
+    """The pod's effective request (Kubernetes PodRequests), always with `pods: 1`: a resource the pod
+    requests itself (`spec.resources`) is that request, not its containers' sum."""
     spec = _spec_of(pod_or_podspec)
-    total = add(_pod_total(spec, container_requests), _parse_list(spec.get("overhead"), "spec.overhead"))
+    total = _pod_total(spec, container_requests) | _pod_level(spec, "requests")
+    total = add(total, _parse_list(spec.get("overhead"), "spec.overhead"))
     total[PODS] = Fraction(1)
     return total
 
@@ -102,7 +115,7 @@ def pod_limits(pod_or_podspec: Mapping[str, Any]) -> Resources:
     """The pod's limits (Kubernetes PodLimits): as requests are summed (`_pod_total`), with the overhead
     added to the resources that have a limit. No `pods` entry."""
     spec = _spec_of(pod_or_podspec)
-    total = _pod_total(spec, _limits)
+    total = _pod_total(spec, _limits) | _pod_level(spec, "limits")
     overhead = _parse_list(spec.get("overhead"), "spec.overhead")
     return {name: value + overhead.get(name, Fraction(0)) for name, value in total.items()}
 

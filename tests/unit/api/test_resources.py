@@ -73,6 +73,10 @@ SUMMED = {"cpu": F(3, 4), "memory": F(GI), "pods": F(1)}
     pytest.param({"containers": [c({"cpu": "1"})], "initContainers": [c({"cpu": "500m"}, restart="Always")]},
                  {"cpu": F(3, 2), "pods": F(1)}, id="sidecar-adds-to-containers"),
     pytest.param({"containers": [c(limits={"cpu": "2"})]}, {"cpu": F(2), "pods": F(1)}, id="limits-fallback"),
+    pytest.param({"containers": [c({"cpu": "1", "memory": "1Gi", "nvidia.com/gpu": "1"})],
+                  "resources": {"requests": {"cpu": "4", "nvidia.com/gpu": "2"}}, "overhead": {"cpu": "100m"}},
+                 {"cpu": F(41, 10), "memory": F(GI), "nvidia.com/gpu": F(1), "pods": F(1)},
+                 id="pod-level-request-replaces-the-containers-sum-of-cpu-memory-only"),
 ])
 def test_pod_requests(pod, want):
     assert resources.pod_requests(pod) == want
@@ -167,6 +171,8 @@ def test_to_quota_list_counts_the_limits_of_cpu_memory_and_ephemeral_storage_onl
                  {"cpu": F(3)}, id="sidecar-added-and-under-later-init"),
     pytest.param({"containers": [c(limits={"cpu": "1"})], "overhead": {"cpu": "100m", "memory": "1Gi"}},
                  {"cpu": F(11, 10)}, id="overhead-only-on-limited"),
+    pytest.param({"containers": [c(limits={"cpu": "1"})], "resources": {"limits": {"cpu": "3", "memory": "2Gi"}}},
+                 {"cpu": F(3), "memory": F(2 * GI)}, id="pod-level-limits"),
 ])
 def test_pod_limits(spec, want):
     assert resources.pod_limits(spec) == want

@@ -110,6 +110,9 @@ def _request_signature(pod: Obj) -> tuple | None:
     overhead = spec.get("overhead")
     if overhead:
         sig.append(("overhead", repr(overhead)))
+    own = spec.get("resources")
+    if own:
+        sig.append(("resources", repr(own)))
     return tuple(sig)
 
 

@@ -100,3 +100,11 @@ def test_reconcile(change, updated):
     if new is not None:
         assert new["spec"] == {**podgroup.build(job, {})["spec"]}
         assert new["status"] == {"phase": "Inqueue"}
+
+
+def test_min_resources_count_a_pods_own_resources():
+    """A task whose pods request resources themselves (PodLevelResources) counts that request, as
+    Kubernetes' PodRequests does, not its containers' sum."""
+    task = _task("a", 2, "100m", 2)
+    task["template"]["spec"]["resources"] = {"requests": {"cpu": "1"}}
+    assert podgroup.min_resources(_job([task], 2), {}) == _quota("2", 2)

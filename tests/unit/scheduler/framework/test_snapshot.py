@@ -121,3 +121,15 @@ def test_podgroups_read_once_across_sessions_and_never_shared_mutably():
     third = build([newer])
     assert third.jobs["ns/w"].phase == "Inqueue" and third.jobs["ns/w"].conditions == []
     assert set(cache[snapshot.SHARED_MEMO]["podgroups"]) == {id(newer)}   # gone PodGroups are dropped
+
+
+def test_a_pods_own_resources_request_is_its_request_and_not_shared_with_a_pod_without():
+    """Two pods whose containers ask the same but one of which requests 3 cpus itself (PodLevelResources):
+    the request memo (by what the request depends on) must not give one's request to the other."""
+    big = objects.pod("ns/big", "g", cpu="1")
+    big["spec"]["resources"] = {"requests": {"cpu": "3"}}
+    small = objects.pod("ns/small", "g", cpu="1")
+    snap = snapshot.build(objects.state(podgroups=[objects.pg("ns/g")], pods=[small, big]))
+    cpu = snap.dims.index["cpu"]
+    tasks = snap.jobs["ns/g"].tasks
+    assert (tasks["ns/small"].req[cpu], tasks["ns/big"].req[cpu]) == (1000, 3000)
