@@ -443,8 +443,11 @@ def validate_update(new: Obj, old: Obj) -> list[FieldError]:
 
 
 def _frozen_part(spec: Obj) -> Any:
-    """The spec without the fields an update may change, empty values dropped (Go's zero values)."""
+    """The spec without the fields an update may change, empty values dropped (Go's zero values), its
+    absent defaults filled as the new spec's are (`mutate`): a stored spec not defaulted (written before
+    admission defaulted it) does not make every default a change."""
     s = jsoncopy.deep_copy(spec)
+    set_spec_defaults(s)
     for key in ("minAvailable", "priorityClassName"):
         s.pop(key, None)
     for task in common.list_at(s, "tasks"):

@@ -527,6 +527,38 @@ def test_update_accepts(change) -> None:
     assert admit.admit(Op.UPDATE, kinds.JOB, new, BASE, views.default_view()) == new
 
 
+
+def _upstream_job() -> Obj:
+    """admit_job_test.go newJob(): as a Go test builds it, without the defaults admission adds."""
+    return job(task("task-1", 5), name="valid-job", minAvailable=5, queue="default",
+               policies=[{"event": "PodEvicted", "action": "RestartTask"}])
+
+
+@pytest.mark.parametrize("replicas, min_available, change, refused", [
+    pytest.param(6, 5, None, [], id="scale-up"),
+    pytest.param(4, 5, None, ["spec.minAvailable"], id="invalid-scale-down-replicas-under-minavailable"),
+    pytest.param(4, 3, None, [], id="scale-down"),
+    pytest.param(4, 5, lambda s: s["tasks"].append(task("task-2", 5)), ["spec.tasks"],
+                 id="invalid-add-task"),
+    pytest.param(5, 5, lambda s: s["tasks"][0].update(name="mutated-name"), ["spec.tasks[0].name"],
+                 id="invalid-mutate-task-name"),
+    pytest.param(5, 5, lambda s: s.update(queue="mutated-queue"), ["spec.queue"], id="invalid-mutate-queue"),
+])
+def test_upstream_validate_job_update(replicas: int, min_available: int, change, refused: list[str]) -> None:
+    """admit_job_test.go TestValidateJobUpdate: the old job as the Go test builds it, never defaulted, so a
+    default the update fills in (maxRetry, schedulerName, a task's maxRetry) is no change."""
+    old, new = _upstream_job(), _upstream_job()
+    new["spec"]["minAvailable"] = min_available
+    new["spec"]["tasks"][0]["replicas"] = replicas
+    if change:
+        change(new["spec"])
+    if not refused:
+        assert admit.admit(Op.UPDATE, kinds.JOB, new, old, views.default_view())
+        return
+    with pytest.raises(errors.Invalid) as info:
+        admit.admit(Op.UPDATE, kinds.JOB, new, old, views.default_view())
+    assert sorted({e.path for e in info.value.errors}) == refused
+
 def test_update_ignores_controller_filled_claim_name() -> None:
     old = _stored(volumes=[{"mountPath": "/d", "volumeClaim": {"accessModes": ["ReadWriteOnce"]}}])
     new = _changed(old, lambda s: s["volumes"][0].update(volumeClaimName="job-volume-abc"))
