@@ -1,16 +1,21 @@
 """Admission for PodGroups (scheduling.volcano.sh), light: the CRD default queue, and the fields the
 scheduler reads must have the right shape (minMember ≥ 0, minTaskMember integers, minResources
-quantities that parse, networkTopology not both tier fields).
+quantities that parse, networkTopology — the PodGroup's and each subGroupPolicy's — not both tier
+fields).
 
-Volcano's PodGroup webhook also refuses a PodGroup whose queue is missing or not Open; vclite leaves
-that to the scheduler (a vcjob's queue was checked when the job was admitted). Pure functions.
+Volcano's PodGroup webhook (validate_podgroup.go) also refuses, on CREATE, a PodGroup whose queue is
+missing or not Open. vclite does so for a PodGroup a user writes (one without ownerReferences); one a
+controller makes for its vcjob or pod is left to the scheduler, which holds it and says why, rather than
+refused and retried for ever (a vcjob's queue was checked when the job was admitted). A cluster state
+loaded for a scheduler dry-run (`existing_state`) was admitted there: its queues are not looked at.
+Pure functions.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from vclite.admission import base, common
-from vclite.api import scheduling
+from vclite.api import kinds, meta, scheduling
 from vclite.lib import errors
 
 Obj = dict[str, Any]
@@ -36,4 +41,39 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
         common.check_int(members, task, f"spec.minTaskMember.{task}", errs, minimum=0)
     common.parse_resource_list(spec.get("minResources"), "spec.minResources", errs)
     errs += common.network_topology(spec.get("networkTopology"), "spec.networkTopology")
+    errs += _sub_group_policies(spec.get("subGroupPolicy"))
+    queue = spec.get("queue")
+    if (op is base.Operation.CREATE and isinstance(queue, str) and queue and not meta.owner_references(new)
+            and not getattr(view, "existing_state", False)):
+        errs += _queue_open(queue, view)
     return errs
+
+
+def _sub_group_policies(policies: Any) -> list[FieldError]:
+    """Each subGroupPolicy's networkTopology, named as Volcano names it (`in subGroupPolicy '<name>': …`)."""
+    if policies is None:
+        return []
+    if not isinstance(policies, list):
+        return [FieldError("spec.subGroupPolicy", common.type_error(policies, "array"))]
+    errs: list[FieldError] = []
+    for i, policy in enumerate(policies):
+        path = f"spec.subGroupPolicy[{i}]"
+        if not isinstance(policy, dict):
+            errs.append(FieldError(path, common.type_error(policy, "object")))
+            continue
+        for e in common.network_topology(policy.get("networkTopology"), f"{path}.networkTopology"):
+            prefix = f"in subGroupPolicy '{policy.get('name', '')}': " if e.message.startswith("must not") else ""
+            errs.append(FieldError(e.path, prefix + e.message))
+    return errs
+
+
+def _queue_open(name: str, view: base.View) -> list[FieldError]:
+    """validate_podgroup.go checkQueueState: the queue exists and is Open (no state yet counts as Open)."""
+    q = view.get(kinds.QUEUE, "", name)
+    if q is None:
+        return [FieldError("spec.queue", f'unable to find queue: {kinds.QUEUE.resource} "{name}" not found')]
+    state = common.dict_at(q, "status").get("state") or scheduling.QueueState.OPEN
+    if state != scheduling.QueueState.OPEN:
+        return [FieldError("spec.queue", f"can only submit PodGroup to queue with state `Open`, queue `{name}` "
+                                         f"status is `{state}`.")]
+    return []

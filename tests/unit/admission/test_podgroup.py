@@ -1,0 +1,85 @@
+"""PodGroup admission: the rows of Volcano's validate_podgroup_test.go (the queue a user's PodGroup is
+submitted to, networkTopology and subGroupPolicy tiers), and what vclite leaves to the scheduler."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from vclite.admission import admit
+from vclite.api import kinds
+from vclite.lib import errors
+
+from . import views
+
+Op = admit.Operation
+Obj = dict[str, Any]
+BOTH_TIERS = {"mode": "hard", "highestTierAllowed": 1, "highestTierName": "volcano.sh/hypernode"}
+QUEUES = views.default_view(views.queue("open-q", "Open"), views.queue("closed-q", "Closed"),
+                            views.queue("closing-q", "Closing"), views.queue("fresh-q"))
+
+
+def pg(owned: bool = False, **spec: Any) -> Obj:
+    md: Obj = {"name": "test-podgroup", "namespace": "default"}
+    if owned:
+        md["ownerReferences"] = [{"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": "j",
+                                  "uid": "u-1", "controller": True}]
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": md, "spec": spec}
+
+
+@pytest.mark.parametrize("obj, expected", [
+    pytest.param(pg(queue="open-q"), [], id="valid-podgroup-with-open-queue"),
+    pytest.param(pg(queue="closed-q"), ["spec.queue: can only submit PodGroup to queue with state `Open`, "
+                                        "queue `closed-q` status is `Closed`."],
+                 id="invalid-podgroup-with-closed-queue"),
+    pytest.param(pg(queue="closing-q"), ["spec.queue: can only submit PodGroup to queue with state `Open`, "
+                                         "queue `closing-q` status is `Closing`."], id="closing-queue"),
+    pytest.param(pg(), [], id="valid-podgroup-with-empty-queue-defaulted"),
+    pytest.param(pg(queue="fresh-q"), [], id="queue-whose-state-is-not-written-yet-counts-open"),
+    pytest.param(pg(queue="test-queue"),
+                 ['spec.queue: unable to find queue: queues.scheduling.volcano.sh "test-queue" not found'],
+                 id="invalid-podgroup-with-a-queue-that-does-not-exist"),
+    pytest.param(pg(subGroupPolicy=[{"name": "test-policy", "networkTopology": {
+        "mode": "hard", "highestTierName": "volcano.sh/hypernode"}}]), [], id="subgrouppolicy-highest-tier-name"),
+    pytest.param(pg(subGroupPolicy=[{"name": "test-policy", "networkTopology": {
+        "mode": "hard", "highestTierAllowed": 1}}]), [], id="subgrouppolicy-highest-tier-allowed"),
+    pytest.param(pg(subGroupPolicy=[{"name": "test-policy", "networkTopology": BOTH_TIERS}]),
+                 ["spec.subGroupPolicy[0].networkTopology: in subGroupPolicy 'test-policy': must not specify "
+                  "'highestTierAllowed' and 'highestTierName' in networkTopology simultaneously"],
+                 id="invalid-subgrouppolicy-both-tiers"),
+    pytest.param(pg(networkTopology=BOTH_TIERS),
+                 ["spec.networkTopology: must not specify 'highestTierAllowed' and 'highestTierName' in "
+                  "networkTopology simultaneously"], id="invalid-networktopology-both-tiers"),
+    pytest.param(pg(queue="test-queue", networkTopology=BOTH_TIERS),
+                 ["spec.networkTopology: must not specify 'highestTierAllowed' and 'highestTierName' in "
+                  "networkTopology simultaneously",
+                  'spec.queue: unable to find queue: queues.scheduling.volcano.sh "test-queue" not found'],
+                 id="both-queue-and-networktopology-reported"),
+    # vclite: a PodGroup a controller makes (for its vcjob or pod) is held by the scheduler, not refused
+    pytest.param(pg(owned=True, queue="closed-q"), [], id="controller-made-podgroup-left-to-the-scheduler"),
+    pytest.param(pg(owned=True, queue="missing"), [], id="controller-made-podgroup-missing-queue"),
+])
+def test_create(obj: Obj, expected: list[str]) -> None:
+    if not expected:
+        assert admit.admit(Op.CREATE, kinds.PODGROUP, obj, None, QUEUES)
+        return
+    with pytest.raises(errors.Invalid) as info:
+        admit.admit(Op.CREATE, kinds.PODGROUP, obj, None, QUEUES)
+    assert sorted(f"{e.path}: {e.message}" for e in info.value.errors) == expected
+
+
+def test_update_does_not_look_at_the_queue() -> None:
+    """Volcano's webhook admits CREATE only: a PodGroup whose queue was closed since may be updated."""
+    old = pg(queue="open-q")
+    new = pg(queue="closed-q", minMember=2)
+    assert admit.admit(Op.UPDATE, kinds.PODGROUP, new, old, QUEUES)
+
+
+class _ClusterState(views.DictView):
+    existing_state = True
+
+
+def test_a_cluster_state_for_a_dry_run_is_not_refused_for_its_queues() -> None:
+    """A scheduler dry-run's state was admitted on its cluster: a PodGroup of a queue closed since is kept."""
+    view = _ClusterState(views.queue("root", "Open"), views.queue("closed-q", "Closed"))
+    assert admit.admit(Op.CREATE, kinds.PODGROUP, pg(queue="closed-q"), None, view)
