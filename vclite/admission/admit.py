@@ -51,7 +51,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.CRONJOB.kind: Rules(cronjob.mutate, cronjob.validate),
     kinds.JOBFLOW.kind: Rules(jobflow.mutate, jobflow.validate),
     kinds.QUEUE.kind: Rules(queue.mutate, queue.validate, queue.check_delete),
-    kinds.PODGROUP.kind: Rules(podgroup.mutate, podgroup.validate),
+    kinds.PODGROUP.kind: Rules(podgroup.mutate, podgroup.validate, resolve=podgroup.resolve),
     kinds.HYPERNODE.kind: Rules(validate=hypernode.validate),
     kinds.POD.kind: Rules(pod.mutate, pod.validate, resolve=podpriority.resolve),
     kinds.PRIORITYCLASS.kind: Rules(priorityclass.mutate, priorityclass.validate),

@@ -1,7 +1,8 @@
 """Admission for PodGroups (scheduling.volcano.sh), light: the CRD default queue, and the fields the
 scheduler reads must have the right shape (minMember ≥ 0, minTaskMember integers, minResources
 quantities that parse, networkTopology — the PodGroup's and each subGroupPolicy's — not both tier
-fields).
+fields). On CREATE, a PodGroup of the `default` queue takes the queue its namespace's annotation
+`scheduling.volcano.sh/queue-name` names (Volcano's mutating webhook; `resolve`, as it reads the namespace).
 
 Volcano's PodGroup webhook (validate_podgroup.go) also refuses, on CREATE, a PodGroup whose queue is
 missing or not Open. vclite does so for a PodGroup a user writes (one without ownerReferences); one a
@@ -45,8 +46,26 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     queue = spec.get("queue")
     if (op is base.Operation.CREATE and isinstance(queue, str) and queue and not meta.owner_references(new)
             and not getattr(view, "existing_state", False)):
-        errs += _queue_open(queue, view)
+        errs += _queue_open(namespace_queue(new, view) or queue, view)
     return errs
+
+
+def namespace_queue(pg: Obj, view: base.View) -> str | None:
+    """mutate_podgroup.go: a PodGroup of the `default` queue goes to the queue its namespace names in
+    its annotation `scheduling.volcano.sh/queue-name`, if any."""
+    if common.dict_at(pg, "spec").get("queue") != scheduling.DEFAULT_QUEUE:
+        return None
+    ns = view.get(kinds.NAMESPACE, "", str(meta.namespace(pg) or ""))
+    value = meta.annotations(ns).get(scheduling.QUEUE_NAME_ANNOTATION) if ns is not None else None
+    return value if isinstance(value, str) and value else None
+
+
+def resolve(op: base.Operation, pg: Obj, old: Obj | None, view: base.View) -> None:
+    """On CREATE, the namespace's queue (namespace_queue) for a PodGroup of the `default` queue."""
+    if op is base.Operation.CREATE and not getattr(view, "existing_state", False):
+        queue = namespace_queue(pg, view)
+        if queue:
+            pg["spec"]["queue"] = queue
 
 
 def _sub_group_policies(policies: Any) -> list[FieldError]:

@@ -83,3 +83,38 @@ def test_a_cluster_state_for_a_dry_run_is_not_refused_for_its_queues() -> None:
     """A scheduler dry-run's state was admitted on its cluster: a PodGroup of a queue closed since is kept."""
     view = _ClusterState(views.queue("root", "Open"), views.queue("closed-q", "Closed"))
     assert admit.admit(Op.CREATE, kinds.PODGROUP, pg(queue="closed-q"), None, view)
+
+
+def _namespace(annotations: dict[str, str] | None) -> Obj:
+    md: Obj = {"name": "default"}
+    if annotations is not None:
+        md["annotations"] = annotations
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": md}
+
+
+ANNOTATED = {"scheduling.volcano.sh/queue-name": "open-q"}
+
+
+@pytest.mark.parametrize("obj, namespace, queue", [
+    pytest.param(pg(queue="custom-queue", owned=True), _namespace(ANNOTATED), "custom-queue",
+                 id="podgroup-with-non-default-queue"),
+    pytest.param(pg(queue="default"), _namespace(ANNOTATED), "open-q",
+                 id="podgroup-with-default-queue-and-namespace-with-queue-annotation"),
+    pytest.param(pg(), _namespace(ANNOTATED), "open-q", id="podgroup-without-queue-and-annotated-namespace"),
+    pytest.param(pg(queue="default"), _namespace({}), "default",
+                 id="podgroup-with-default-queue-and-namespace-without-queue-annotation"),
+    pytest.param(pg(queue="default", owned=True), _namespace(ANNOTATED), "open-q",
+                 id="a-controllers-podgroup-too"),
+])
+def test_namespace_queue_annotation(obj: Obj, namespace: Obj, queue: str) -> None:
+    """mutate_podgroup_test.go: a PodGroup of the `default` queue goes to its namespace's queue."""
+    view = views.default_view(views.queue("open-q", "Open"), namespace)
+    assert admit.admit(Op.CREATE, kinds.PODGROUP, obj, None, view)["spec"]["queue"] == queue
+
+
+def test_the_namespace_queue_is_the_one_checked() -> None:
+    view = views.default_view(views.queue("closed-q", "Closed"),
+                              _namespace({"scheduling.volcano.sh/queue-name": "closed-q"}))
+    with pytest.raises(errors.Invalid) as info:
+        admit.admit(Op.CREATE, kinds.PODGROUP, pg(queue="default"), None, view)
+    assert "queue `closed-q` status is `Closed`." in str(info.value)
