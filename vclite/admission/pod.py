@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from vclite.admission import base, common, shapes
-from vclite.api import core, quantity, resources
+from vclite.api import batch, core, quantity, resources
 from vclite.lib import errors
 
 Obj = dict[str, Any]
@@ -335,4 +335,45 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
              options: base.Options) -> list[FieldError]:
     # Pods made by the vcjob controller come from templates already checked (with the command rule);
     # plain pods are kept light: the command rule is the executor's to report.
-    return validate_pod_spec(new.get("spec"), "spec", require_command=False)
+    errs = validate_pod_spec(new.get("spec"), "spec", require_command=False)
+    spec = new.get("spec")
+    volcano = isinstance(spec, dict) and spec.get("schedulerName") == batch.DEFAULT_SCHEDULER
+    if op is base.Operation.CREATE and volcano and not getattr(view, "existing_state", False):
+        errs += jdb_annotations((new.get("metadata") or {}).get("annotations"), "metadata.annotations")
+    return errs
+
+
+# ---- Volcano's pod webhook (admit_pod.go validateAnnotation) ------------------------------------
+JDB_KEYS = (batch.JDB_MIN_AVAILABLE, batch.JDB_MAX_UNAVAILABLE)
+_GO_INT = re.compile(r"[+-]?[0-9]+")
+
+
+def jdb_annotations(annotations: Any, path: str, *, one_only: bool = True) -> list[FieldError]:
+    """A volcano pod's disruption budget annotations: a positive integer or a percentage of 1% to 99%,
+    and (`one_only`) not both keys. The first problem only, in Volcano's words."""
+    if not isinstance(annotations, dict):
+        return []
+    found = [key for key in JDB_KEYS if key in annotations]
+    for key in found:
+        why = jdb_value_problem(key, str(annotations[key]))
+        if why:
+            return [FieldError(f"{path}[{key}]", why)]
+    if one_only and len(found) > 1:
+        return [FieldError(f"{path}[{found[1]}]",
+                           f"not allow configure multiple annotations <[{' '.join(JDB_KEYS)}]> at same time")]
+    return []
+
+
+def jdb_value_problem(key: str, value: str) -> str | None:
+    """validateIntPercentageStr: intstr.Parse reads an integer (Go's Atoi) or else a string, whose `%`
+    signs are dropped before it is read as a percentage."""
+    if _GO_INT.fullmatch(value):
+        return None if int(value) > 0 else (f"invalid value <{common.show(value)}> for {key}, it must be a positive "
+                                            "integer")
+    digits = value.replace("%", "")
+    if not _GO_INT.fullmatch(digits):
+        return f"invalid value strconv.Atoi: parsing {common.show(digits)}: invalid syntax for {key}"
+    if not 0 < int(digits) < 100:
+        return (f"invalid value <{common.show(value)}> for {key}, it must be a valid percentage which between "
+                "1% ~ 99%")
+    return None

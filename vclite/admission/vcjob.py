@@ -95,7 +95,18 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
         return [FieldError("spec", common.REQUIRED if spec is None else common.type_error(spec, "object"))]
     if op is base.Operation.UPDATE and old is not None:
         return validate_update(spec, common.dict_at(old, "spec"))
-    return validate_spec(spec, meta.name(new), view, options)
+    return validate_spec(spec, meta.name(new), view, options) + _pod_annotations(new)
+
+
+def _pod_annotations(job: Obj) -> list[FieldError]:
+    """vclite: the disruption budget annotations its pods will carry — the job's (the controller copies
+    one of them) and each task template's — are checked as Volcano's pod webhook checks each pod, so a
+    bad one is refused with the job rather than making every pod creation fail."""
+    errs = pod.jdb_annotations(meta.annotations(job), "metadata.annotations", one_only=False)
+    for i, task in enumerate(common.list_at(job.get("spec"), "tasks")):
+        template_md = common.dict_at(common.dict_at(task, "template"), "metadata")
+        errs += pod.jdb_annotations(template_md.get("annotations"), f"spec.tasks[{i}].template.metadata.annotations")
+    return errs
 
 
 # ---- CREATE ------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import pytest
 from vclite.admission import pod
 from vclite.api import kinds, resources
 from vclite.apiserver import inprocess
-from vclite.lib import clock
+from vclite.lib import clock, errors
 
 
 def _spec(container_extra=None, volumes=None):
@@ -117,3 +117,42 @@ def test_created_pod_requests_its_limits_and_has_a_qos_class(containers, init, r
     assert stored["status"]["qosClass"] == qos
     assert resources.pod_requests(stored) == resources.pod_requests(spec)   # the scheduler counts the same
 
+
+
+# ---- Volcano's pod webhook: disruption budget annotations (test/e2e/admission/pod_validation_test.go) --
+MIN, MAX = "volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable"
+
+
+def _volcano_pod(annotations, scheduler="volcano"):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default",
+                                                            "annotations": annotations},
+            "spec": {"schedulerName": scheduler, "containers": [{"name": "c", "command": ["true"]}]}}
+
+
+@pytest.mark.parametrize("annotations, scheduler, expected", [
+    pytest.param({MIN: "2"}, "volcano", None, id="valid-annotations"),
+    pytest.param({MAX: "50%"}, "volcano", None, id="valid-percentage"),
+    pytest.param({MIN: "-1"}, "volcano", f'metadata.annotations[{MIN}]: invalid value <"-1"> for {MIN}, it must be '
+                 "a positive integer", id="negative"),
+    pytest.param({MIN: "0"}, "volcano", f'metadata.annotations[{MIN}]: invalid value <"0"> for {MIN}, it must be a '
+                 "positive integer", id="zero"),
+    pytest.param({MAX: "0%"}, "volcano", f'metadata.annotations[{MAX}]: invalid value <"0%"> for {MAX}, it must be '
+                 "a valid percentage which between 1% ~ 99%", id="percentage-0"),
+    pytest.param({MAX: "100%"}, "volcano", f'metadata.annotations[{MAX}]: invalid value <"100%"> for {MAX}, it must '
+                 "be a valid percentage which between 1% ~ 99%", id="percentage-100"),
+    pytest.param({MIN: "invalid"}, "volcano", f'metadata.annotations[{MIN}]: invalid value strconv.Atoi: parsing '
+                 f'"invalid": invalid syntax for {MIN}', id="string"),
+    pytest.param({MIN: "2", MAX: "50%"}, "volcano", f"metadata.annotations[{MAX}]: not allow configure multiple "
+                 f"annotations <[{MIN} {MAX}]> at same time", id="multiple-conflicting"),
+    pytest.param({}, "volcano", None, id="no-annotations"),
+    pytest.param({MIN: "-1"}, "default-scheduler", None, id="non-volcano-scheduler-bypasses"),
+])
+def test_volcano_pod_disruption_budget_annotations(annotations, scheduler, expected):
+    client = inprocess.new_client(clock.VirtualClock())
+    obj = _volcano_pod(annotations, scheduler)
+    if expected is None:
+        assert client.create(obj)
+        return
+    with pytest.raises(errors.Invalid) as info:
+        client.create(obj)
+    assert [f"{e.path}: {e.message}" for e in info.value.errors] == [expected]

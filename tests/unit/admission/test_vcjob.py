@@ -457,6 +457,30 @@ def test_a_job_minavailable_derived_from_a_refused_task_one_is_not_refused_again
     problem, at the task's line, not a second one at `spec:` (Volcano's webhook and VAP report both)."""
     assert [f"{e.path}: {e.message}" for e in rejected(obj)] == expected
 
+
+JDB_MIN, JDB_MAX = "volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable"
+
+
+@pytest.mark.parametrize("obj, expected", [
+    pytest.param(job() | {"metadata": {"name": "job", "annotations": {JDB_MIN: "0"}}},
+                 [f'metadata.annotations[{JDB_MIN}]: invalid value <"0"> for {JDB_MIN}, it must be a positive integer'],
+                 id="job-annotation-zero"),
+    pytest.param(job() | {"metadata": {"name": "job", "annotations": {JDB_MAX: "100%"}}},
+                 [f'metadata.annotations[{JDB_MAX}]: invalid value <"100%"> for {JDB_MAX}, it must be a valid '
+                  "percentage which between 1% ~ 99%"], id="job-annotation-percentage-100"),
+    pytest.param(job(task("t") | {"template": task("t")["template"] | {"metadata": {"annotations": {
+        JDB_MIN: "2", JDB_MAX: "50%"}}}}),
+                 [f"spec.tasks[0].template.metadata.annotations[{JDB_MAX}]: not allow configure multiple annotations "
+                  f"<[{JDB_MIN} {JDB_MAX}]> at same time"], id="task-template-both-annotations"),
+])
+def test_the_disruption_budget_annotations_its_pods_carry(obj: Obj, expected: list[str]) -> None:
+    """vclite: what Volcano's pod webhook would refuse on each of the job's pods is refused with the job."""
+    assert [f"{e.path}: {e.message}" for e in rejected(obj)] == expected
+
+
+def test_a_job_may_name_both_budget_annotations_as_only_one_is_copied_to_its_pods() -> None:
+    assert create(job() | {"metadata": {"name": "job", "annotations": {JDB_MIN: "2", JDB_MAX: "50%"}}})
+
 # ---- UPDATE rules ------------------------------------------------------------------------------
 
 def _stored(*tasks: Obj, **spec: Any) -> Obj:
