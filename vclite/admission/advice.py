@@ -17,6 +17,9 @@ them the same way); `vcctl validate` and `vcctl run` print each as a warning:
   entry covers that target, so the flow waits for it to be Completed, as without a probe.
 - (across documents) a flow placeholder in a JobTemplate that means nothing in the flow using it
   (`{{item}}` outside a loop, `{{params.x}}` without spec.arguments…): left as written, as Volcano does.
+- a vcjob / JobTemplate, or one of its tasks' pod templates, naming a `schedulerName` other than
+  `volcano`: vclite runs Volcano's scheduler only, so run here such pods are never placed and the
+  vcjob stays Pending.
 - a job plugin argument the plugin's Go flag set cannot parse (`--workers=w`, `--port=abc`): Volcano's
   plugin logs the error and goes on with the flags read before it, so that argument and every one
   after it are ignored.
@@ -36,6 +39,11 @@ RESTART_POLICY_UNSET = ("not set, so Kubernetes' default Always applies: this ta
 _KINDS = ("Job", "JobTemplate")
 DEFAULT_TERMINATION_PATH = "/dev/termination-log"
 OUTPUT_TASK = flow.OUTPUT_TASK_ANNOTATION
+
+
+def other_scheduler(name: str) -> str:
+    return (f'"{name}" is not {batch.DEFAULT_SCHEDULER}: vclite (`vcctl run`, `vcctl server`) runs Volcano\'s '
+            "scheduler only, so run here these pods are never placed and the vcjob stays Pending")
 
 
 def custom_termination_path(path: str) -> str:
@@ -143,6 +151,7 @@ def advice_in(obj: Any) -> list[tuple[str, str]]:
     output_task = ((obj.get("metadata") or {}).get("annotations") or {}).get(OUTPUT_TASK) \
         if obj.get("kind") == "JobTemplate" and isinstance(obj.get("metadata"), dict) else None
     out += _plugin_args_advice(obj["spec"].get("plugins"))
+    out += _scheduler_advice(obj["spec"], "spec")
     names = [t.get("name") for t in tasks if isinstance(t, dict)] if isinstance(tasks, list) else []
     if isinstance(output_task, str) and output_task and output_task not in names:
         out.append((f"metadata.annotations[{OUTPUT_TASK}]",
@@ -155,6 +164,7 @@ def advice_in(obj: Any) -> list[tuple[str, str]]:
             continue
         if pod_spec.get("restartPolicy") in (None, ""):
             out.append((f"spec.tasks[{i}].template.spec.restartPolicy", RESTART_POLICY_UNSET))
+        out += _scheduler_advice(pod_spec, f"spec.tasks[{i}].template.spec")
         containers = pod_spec.get("containers")
         for j, c in enumerate(containers if isinstance(containers, list) else []):
             path = c.get("terminationMessagePath") if isinstance(c, dict) else None
@@ -164,6 +174,13 @@ def advice_in(obj: Any) -> list[tuple[str, str]]:
             elif isinstance(c, dict):
                 out += _writes_default_path(c, f"spec.tasks[{i}].template.spec.containers[{j}]")
     return out
+
+
+def _scheduler_advice(spec: dict, base: str) -> list[tuple[str, str]]:
+    name = spec.get("schedulerName")
+    if isinstance(name, str) and name not in ("", batch.DEFAULT_SCHEDULER) and "{{" not in name:
+        return [(f"{base}.schedulerName", other_scheduler(name))]
+    return []
 
 
 def _plugin_args_advice(plugins: Any) -> list[tuple[str, str]]:

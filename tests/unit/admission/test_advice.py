@@ -151,3 +151,23 @@ def test_plugin_arguments_the_plugin_cannot_parse(kind, plugins, expected):
     found = advice.advice_in(obj)
     assert [p for p, _ in found] == [p for p, _ in expected]
     assert all(m.startswith(want) for (_, m), (_, want) in zip(found, expected)), found
+
+
+@pytest.mark.parametrize("kind, spec, pod_spec, paths", [
+    pytest.param("Job", {"schedulerName": "kube-scheduler"}, {"restartPolicy": "Never"}, ["spec.schedulerName"],
+                 id="job-level"),
+    pytest.param("JobTemplate", {}, {"restartPolicy": "Never", "schedulerName": "default-scheduler"},
+                 ["spec.tasks[0].template.spec.schedulerName"], id="task-template-level"),
+    pytest.param("Job", {"schedulerName": "volcano"}, {"restartPolicy": "Never", "schedulerName": "volcano"}, [],
+                 id="volcano"),
+    pytest.param("Job", {"schedulerName": ""}, {"restartPolicy": "Never"}, [], id="empty-is-defaulted-to-volcano"),
+    pytest.param("JobTemplate", {"schedulerName": "{{params.s}}"}, {"restartPolicy": "Never"}, [],
+                 id="a-flow-placeholder-is-known-later"),
+])
+def test_a_scheduler_other_than_volcano_never_places_the_pods_here(kind, spec, pod_spec, paths):
+    obj = _job(pod_spec, kind=kind)
+    obj["spec"].update(spec)
+    found = [(p, m) for p, m in advice.advice_in(obj) if p.endswith("schedulerName")]
+    assert [p for p, _ in found] == paths
+    for _, message in found:
+        assert "runs Volcano's scheduler only" in message and "stays Pending" in message
