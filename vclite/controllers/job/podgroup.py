@@ -122,8 +122,9 @@ def sub_group_policies(tasks: list[Obj]) -> list[Obj]:
         part = task.get("partitionPolicy")
         if part is None:
             continue
-        policy: Obj = {"name": task.get("name"), "subGroupSize": part.get("partitionSize"),
-                       "minSubGroups": part.get("minPartitions"),
+        # (Volcano points at the partition's fields: one not written is 0 there, never null)
+        policy: Obj = {"name": task.get("name"), "subGroupSize": part.get("partitionSize") or 0,
+                       "minSubGroups": part.get("minPartitions") or 0,
                        "labelSelector": {"matchLabels": {batch.TASK_SPEC: task.get("name")}},
                        "matchLabelKeys": [batch.PARTITION_ID]}
         nt = part.get("networkTopology")

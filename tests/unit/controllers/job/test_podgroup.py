@@ -108,3 +108,22 @@ def test_min_resources_count_a_pods_own_resources():
     task = _task("a", 2, "100m", 2)
     task["template"]["spec"]["resources"] = {"requests": {"cpu": "1"}}
     assert podgroup.min_resources(_job([task], 2), {}) == _quota("2", 2)
+
+
+@pytest.mark.parametrize("replicas, partition, min_sub_groups, size, topology", [
+    pytest.param(6, {"totalPartitions": 2, "minPartitions": 1, "partitionSize": 3,
+                     "networkTopology": {"mode": "hard", "highestTierAllowed": 1}}, 1, 3,
+                 {"mode": "hard", "highestTierAllowed": 1}, id="min-partitions-set"),
+    pytest.param(9, {"totalPartitions": 3, "minPartitions": 3, "partitionSize": 3}, 3, 3, None,
+                 id="min-partitions-equal-to-total"),
+    pytest.param(6, {"totalPartitions": 2, "minPartitions": 0, "partitionSize": 3}, 0, 3, None,
+                 id="min-partitions-0"),
+    pytest.param(6, {"totalPartitions": 2, "partitionSize": 3}, 0, 3, None, id="min-partitions-not-written-is-0"),
+])
+def test_sub_group_policy(replicas, partition, min_sub_groups, size, topology):
+    """job_controller_actions_test.go TestGetSubGroupPolicy: a partitioned task's subGroupPolicy."""
+    [policy] = podgroup.sub_group_policies([{"name": "task1", "replicas": replicas, "partitionPolicy": partition}])
+    assert (policy["minSubGroups"], policy["subGroupSize"]) == (min_sub_groups, size)
+    assert policy["labelSelector"] == {"matchLabels": {"volcano.sh/task-spec": "task1"}}
+    assert policy["matchLabelKeys"] == ["volcano.sh/partition-id"]
+    assert policy.get("networkTopology") == topology
