@@ -1,11 +1,11 @@
 """Kubernetes protobuf request bodies, for the few kinds kubectl sends that way.
 
-kubectl's generator commands (`kubectl create namespace|configmap|secret|priorityclass`) and `kubectl
-auth` (self-subject reviews) send their object as `application/vnd.kubernetes.protobuf`: the magic
-`k8s\\0`, then a `runtime.Unknown` (typeMeta {apiVersion=1, kind=2} = 1, raw = 2) whose `raw` is the
-object's protobuf message. This module decodes those messages for Namespace, ConfigMap, Secret,
-PriorityClass and the reviews into the JSON-shaped
-objects their JSON form would give (zero values omitted, as the JSON `omitempty` tags do; binary
+kubectl's generator commands (`kubectl create namespace|configmap|secret|priorityclass`), `kubectl
+auth` (self-subject reviews) and `kubectl drain` (the DeleteOptions of each pod it deletes) send their
+object as `application/vnd.kubernetes.protobuf`: the magic `k8s\\0`, then a `runtime.Unknown` (typeMeta
+{apiVersion=1, kind=2} = 1, raw = 2) whose `raw` is the object's protobuf message. This module decodes
+those messages for Namespace, ConfigMap, Secret, PriorityClass, the reviews and DeleteOptions into the
+JSON-shaped objects their JSON form would give (zero values omitted, as the JSON `omitempty` tags do; binary
 data base64, times RFC 3339). Any other kind, or a malformed message, is refused with
 UnsupportedMediaType / BadRequest: the client can send JSON instead. Pure; a bounded walk over
 the bytes (nesting limited by the schemas).
@@ -55,7 +55,16 @@ SCHEMAS.update({
                                                             2: ("spec", {1: ("namespace", "string")})},
     ("authentication.k8s.io/v1", "SelfSubjectReview"): {1: ("metadata", OBJECT_META)},
 })
-KEEP_ZERO = {("scheduling.k8s.io/v1", "PriorityClass"): {"value"}}
+# the options of a DELETE (`kubectl drain` deletes each pod through client-go, which sends them as protobuf;
+# resources.delete_options reads them); client-go names them in the client's group version or in meta's
+DELETE_OPTIONS: Schema = {1: ("gracePeriodSeconds", "int"),
+                          2: ("preconditions", {1: ("uid", "string"), 2: ("resourceVersion", "string")}),
+                          3: ("orphanDependents", "bool"), 4: ("propagationPolicy", "string"),
+                          5: ("dryRun", ("repeated", "string"))}
+SCHEMAS.update({(version, "DeleteOptions"): DELETE_OPTIONS for version in ("v1", "meta.k8s.io/v1")})
+KEEP_ZERO = {("scheduling.k8s.io/v1", "PriorityClass"): {"value"},
+             # 0 is a grace period of its own (delete now), not an absent one
+             **{(version, "DeleteOptions"): {"gracePeriodSeconds"} for version in ("v1", "meta.k8s.io/v1")}}
 UNKNOWN: Schema = {1: ("typeMeta", {1: ("apiVersion", "string"), 2: ("kind", "string")}), 2: ("raw", "raw"),
                    3: ("contentEncoding", "string"), 4: ("contentType", "string")}
 
@@ -166,8 +175,8 @@ def decode(raw: bytes) -> dict:
     key = (type_meta.get("apiVersion", ""), type_meta.get("kind", ""))
     schema = SCHEMAS.get(key)
     if schema is None:
+        known = ", ".join(dict.fromkeys(k for _, k in SCHEMAS))
         raise status_mod.UnsupportedMediaType(
-            f"vclite reads protobuf bodies only for {', '.join(k for _, k in SCHEMAS)}, not {key[1] or 'this kind'}: "
-            "send application/json")
+            f"vclite reads protobuf bodies only for {known}, not {key[1] or 'this kind'}: send application/json")
     obj = _message(unknown.get("raw", b""), schema, frozenset(KEEP_ZERO.get(key, ())))
     return {"apiVersion": key[0], "kind": key[1], **obj}

@@ -50,6 +50,17 @@ META = field(1, "cfg") + field(2, "") + field(3, "team") + field(4, "") + field(
     pytest.param(envelope("scheduling.k8s.io/v1", "PriorityClass", field(1, field(1, "neg")) + field(2, -5)),
                  {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "neg"},
                   "value": -5}, id="negative-int"),
+    # `kubectl drain` deletes each pod through client-go, which sends its DeleteOptions as protobuf
+    pytest.param(envelope("v1", "DeleteOptions", field(1, 0) + field(4, "Foreground") + field(5, "All") +
+                          field(2, field(1, "u-1") + field(2, "7"))),
+                 {"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0,
+                  "propagationPolicy": "Foreground", "dryRun": ["All"],
+                  "preconditions": {"uid": "u-1", "resourceVersion": "7"}}, id="delete-options-grace-zero-kept"),
+    pytest.param(envelope("meta.k8s.io/v1", "DeleteOptions", field(1, 30) + field(3, True)),
+                 {"apiVersion": "meta.k8s.io/v1", "kind": "DeleteOptions", "gracePeriodSeconds": 30,
+                  "orphanDependents": True}, id="delete-options-meta"),
+    pytest.param(envelope("v1", "DeleteOptions", b""), {"apiVersion": "v1", "kind": "DeleteOptions"},
+                 id="delete-options-empty"),
 ])
 def test_decodes(body, expected):
     assert bodies.decode(body, "application/vnd.kubernetes.protobuf") == expected
@@ -65,3 +76,9 @@ def test_decodes(body, expected):
 def test_refuses(body, error):
     with pytest.raises(error):
         protobuf.decode(body)
+
+
+def test_an_unknown_kind_is_refused_naming_each_known_kind_once():
+    with pytest.raises(status_mod.UnsupportedMediaType) as info:
+        protobuf.decode(envelope("v1", "Pod", b""))
+    assert str(info.value).count("DeleteOptions") == 1 and "not Pod: send application/json" in str(info.value)

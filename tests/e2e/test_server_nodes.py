@@ -1,0 +1,68 @@
+"""What a kubectl user does with the nodes of a `vcctl server`: drain one, read them.
+
+One real server with two nodes for the module. `kubectl drain` cordons a node and deletes its pods
+through client-go (DeleteOptions sent as protobuf); the vcjob's pod comes back on the other node.
+"""
+import json
+import shutil
+
+import pytest
+
+from tests import vcctl_server
+
+pytestmark = [pytest.mark.e2e,
+              pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")]
+
+LONG_JOB = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: long}
+spec:
+  minAvailable: 1
+  schedulerName: volcano
+  tasks:
+  - name: main
+    replicas: 1
+    template:
+      spec:
+        restartPolicy: Never
+        containers:
+        - name: main
+          image: busybox
+          command: [sh, -c, "sleep 300"]
+          resources: {requests: {cpu: "1"}}
+"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with vcctl_server.running(tmp_path_factory.mktemp("server"), "--nodes", "2x(cpu=2,memory=2Gi)") as srv:
+        yield srv
+        vcctl_server.stop_cleanly(srv)
+
+
+def _pod(kubectl, name):
+    out = kubectl("get", "pod", name, "-o", "json", check=False)
+    return json.loads(out.stdout) if out.returncode == 0 else None
+
+
+def _running_on(kubectl, name):
+    pod = _pod(kubectl, name)
+    if pod and pod["status"].get("phase") == "Running" and not pod["metadata"].get("deletionTimestamp"):
+        return pod["spec"]["nodeName"]
+    return None
+
+
+def test_drain_moves_a_vcjobs_pod_to_the_other_node(kubectl):
+    kubectl("apply", "-f", "-", input=LONG_JOB)
+    first = vcctl_server.wait_until(lambda: _running_on(kubectl, "long-main-0"), "the pod running")
+    drained = kubectl("drain", first, "--timeout=60s", timeout=90)
+    assert "pod/long-main-0 deleted" in drained.stdout and f"node/{first} drained" in drained.stdout, drained
+    try:
+        node = json.loads(kubectl("get", "node", first, "-o", "json").stdout)
+        assert node["spec"]["unschedulable"] is True
+        second = vcctl_server.wait_until(lambda: _running_on(kubectl, "long-main-0"), "the pod running again")
+        assert second != first
+    finally:
+        kubectl("uncordon", first)
+        kubectl("delete", "vcjob", "long", "--wait=false")
