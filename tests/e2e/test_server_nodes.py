@@ -66,3 +66,21 @@ def test_drain_moves_a_vcjobs_pod_to_the_other_node(kubectl):
     finally:
         kubectl("uncordon", first)
         kubectl("delete", "vcjob", "long", "--wait=false")
+
+
+def test_the_official_python_client_reads_the_nodes(server):
+    """Its V1NodeSystemInfo requires every nodeInfo field a kubelet writes."""
+    from kubernetes import client, config
+    api = client.CoreV1Api(config.new_client_from_config(str(server.kubeconfig)))
+    listed = api.list_node().items
+    assert sorted(n.metadata.name for n in listed) == ["local-0", "local-1"]
+    node = api.read_node("local-0")
+    assert node.status.node_info.operating_system == "linux" and node.status.node_info.kube_proxy_version == ""
+    ready = [c for c in node.status.conditions if c.type == "Ready"]
+    assert ready[0].status == "True" and ready[0].last_heartbeat_time.year > 1
+
+
+def test_describe_node_shows_when_its_conditions_were_written(kubectl):
+    out = kubectl("describe", "node", "local-1").stdout
+    assert "Ready" in out and "KubeletReady" in out
+    assert "0001" not in out, out

@@ -1,13 +1,17 @@
 """The Node objects the local executor serves, sized from this host or from the `--nodes` option.
 
 `host_node(name)` is a v1 Node as big as this machine (cpu = os.cpu_count(), memory = MemTotal,
-110 pods, ephemeral-storage = its temporary filesystem's size), Ready. `parse_nodes_option(value)` turns the CLI's `--nodes` value into Node objects;
-it accepts exactly three forms (see NODES_HELP). Every node runs its pods on this same host: the
+110 pods, ephemeral-storage = its temporary filesystem's size), Ready, with every `nodeInfo` field a
+kubelet writes (clients such as the official Python one refuse a Node without them); `stamped(node,
+now, previous)` gives its conditions the times a kubelet's heartbeat writes.
+`parse_nodes_option(value)` turns the CLI's `--nodes` value into Node objects; it accepts exactly
+three forms (see NODES_HELP). Every node runs its pods on this same host: the
 sizes are what the scheduler packs against, not a promise of isolation.
 This module builds objects only: it never writes to the API and never starts processes.
 """
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import re
@@ -15,6 +19,7 @@ import shutil
 import tempfile
 from typing import Any
 
+from vclite import __version__
 from vclite.admission import common, shapes
 from vclite.api import core, quantity, yamlio
 
@@ -69,6 +74,53 @@ def _arch() -> str:
     return {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}.get(m, m or "unknown")
 
 
+def _first_line(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.readline().strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _os_image() -> str:
+    try:
+        return platform.freedesktop_os_release().get("PRETTY_NAME", "")
+    except OSError:
+        return ""
+
+
+@functools.cache
+def node_info() -> dict[str, str]:
+    """A kubelet's `status.nodeInfo` for this host: every field the API requires, "" where unknown
+    (kube-proxy does not run; the system UUID needs root to read)."""
+    return {"machineID": _first_line("/etc/machine-id"), "systemUUID": "",
+            "bootID": _first_line("/proc/sys/kernel/random/boot_id"), "kernelVersion": platform.release(),
+            "osImage": _os_image(), "containerRuntimeVersion": f"vclite://{__version__}",
+            "kubeletVersion": "vclite", "kubeProxyVersion": "", "operatingSystem": "linux",
+            "architecture": _arch()}
+
+
+def stamped(node_obj: Obj, now: str, previous: Obj | None = None) -> Obj:
+    """`node_obj` whose conditions have the heartbeat time `now`; a condition keeps `previous`'s
+    transition time while its status is the same, as a kubelet's heartbeat does (else `now`)."""
+    before = {c.get("type"): c for c in ((previous or {}).get("status") or {}).get("conditions") or []}
+    conditions = []
+    for cond in (node_obj.get("status") or {}).get("conditions") or []:
+        old = before.get(cond.get("type")) or {}
+        moved = old.get("status") != cond.get("status") or not old.get("lastTransitionTime")
+        conditions.append({**cond, "lastHeartbeatTime": now,
+                           "lastTransitionTime": now if moved else old["lastTransitionTime"]})
+    return {**node_obj, "status": {**node_obj.get("status", {}), "conditions": conditions}}
+
+
+def unstamped(status: Obj | None) -> Obj:
+    """A node's status without its conditions' times: what says whether it changed."""
+    status = dict(status or {})
+    status["conditions"] = [{k: v for k, v in c.items() if k not in ("lastHeartbeatTime", "lastTransitionTime")}
+                            for c in status.get("conditions") or []]
+    return status
+
+
 def node(name: str, resources: dict[str, str]) -> Obj:
     """A Ready v1 Node named `name` whose capacity and allocatable are `resources` (strings)."""
     return {
@@ -82,7 +134,7 @@ def node(name: str, resources: dict[str, str]) -> Obj:
             "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
                             "message": "vclite local executor is ready"}],
             "addresses": [{"type": "InternalIP", "address": "127.0.0.1"}, {"type": "Hostname", "address": name}],
-            "nodeInfo": {"operatingSystem": "linux", "architecture": _arch(), "kubeletVersion": "vclite"},
+            "nodeInfo": dict(node_info()),
         },
     }
 
@@ -246,5 +298,6 @@ def _complete(path: str, obj: Obj) -> Obj:
     if not status.get("conditions"):
         status["conditions"] = [{"type": "Ready", "status": "True", "reason": "KubeletReady",
                                  "message": "vclite local executor is ready"}]
+    status["nodeInfo"] = {**node_info(), **(status.get("nodeInfo") or {})}
     obj.setdefault("spec", {})
     return obj

@@ -61,13 +61,15 @@ class Runtime(loop_mod.Loop):
         node_objs = nodes if nodes is not None else [nodes_mod.host_node()]
         try:
             self.client = inprocess.new_client(self.clock, require_command=require_command, store=self.store)
+            now = clock_mod.format_time(self.clock.now()) or ""
             for node in node_objs:
                 try:
-                    self.client.create(node)
+                    self.client.create(nodes_mod.stamped(node, now))
                 except errors.AlreadyExists:   # a durable store reopened: refresh the node's capacity
                     stored = self.client.get(kinds.NODE, "", node["metadata"]["name"])
-                    if node.get("status") and stored.get("status") != node["status"]:
-                        self.client.update_status({**stored, "status": node["status"]})
+                    status = nodes_mod.stamped(node, now, stored)["status"] if node.get("status") else None
+                    if status and nodes_mod.unstamped(stored.get("status")) != nodes_mod.unstamped(status):
+                        self.client.update_status({**stored, "status": status})
         except BaseException:
             self.close()    # release the data directory
             raise

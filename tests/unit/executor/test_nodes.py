@@ -118,3 +118,42 @@ def test_bad_node_files(tmp_path, text, fragment):
     with pytest.raises(ValueError) as ei:
         nodes.parse_nodes_option(str(f))
     assert fragment in str(ei.value)
+
+
+NODE_INFO_FIELDS = ("machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion",
+                    "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture")
+
+
+def test_every_node_has_each_node_info_field_a_kubelet_writes(tmp_path):
+    """The official Python client refuses a Node whose nodeInfo lacks one (its model requires them all)."""
+    path = tmp_path / "nodes.yaml"
+    path.write_text("kind: Node\napiVersion: v1\nmetadata: {name: big}\nstatus:\n  nodeInfo: {osImage: Mine}\n")
+    for n in [nodes.host_node("local"), *nodes.parse_nodes_option("2x(cpu=1)"), *nodes.parse_nodes_option(str(path))]:
+        info = n["status"]["nodeInfo"]
+        assert all(isinstance(info.get(f), str) for f in NODE_INFO_FIELDS), info
+        assert info["operatingSystem"] == "linux" and info["kubeletVersion"] == "vclite"
+    assert nodes.parse_nodes_option(str(path))[0]["status"]["nodeInfo"]["osImage"] == "Mine"
+
+
+READY = {"type": "Ready", "status": "True", "reason": "KubeletReady"}
+
+
+def _with(*conditions):
+    return {"kind": "Node", "status": {"conditions": list(conditions)}}
+
+
+@pytest.mark.parametrize("previous, transition", [
+    pytest.param(None, "T2", id="new-node"),
+    pytest.param(_with({**READY, "lastHeartbeatTime": "T1", "lastTransitionTime": "T0"}), "T0", id="still-ready"),
+    pytest.param(_with({**READY, "status": "False", "lastTransitionTime": "T0"}), "T2", id="became-ready"),
+    pytest.param(_with({**READY}), "T2", id="previous-without-times"),
+])
+def test_stamped_conditions_have_a_heartbeat_and_keep_their_transition(previous, transition):
+    got = nodes.stamped(_with(dict(READY)), "T2", previous)
+    assert got["status"]["conditions"] == [{**READY, "lastHeartbeatTime": "T2", "lastTransitionTime": transition}]
+
+
+def test_unstamped_ignores_only_the_condition_times():
+    status = _with(dict(READY))["status"]
+    assert nodes.unstamped(nodes.stamped(_with(dict(READY)), "T2")["status"]) == nodes.unstamped(status) == status
+    assert nodes.unstamped({**status, "capacity": {"cpu": "2"}}) != nodes.unstamped(status)
