@@ -202,7 +202,7 @@ def test_errors_as_kubectl_prints_them(kubectl, write):
 
 @pytest.mark.parametrize("api_version, kind", [("flow.volcano.sh/v1alpha1", "Jobflow"),
                                                ("flow.volcano.sh/v1alpha2", "JobFlow"),
-                                               ("apps/v1", "Deployment")])
+                                               ("apps/v1", "Widget")])
 @pytest.mark.parametrize("how", [["apply"], ["create"]])
 def test_a_kind_the_server_does_not_serve(kubectl, api_version, kind, how):
     """A mistyped kind or version, or a kind vclite does not serve: kubectl's default validation
@@ -213,6 +213,15 @@ def test_a_kind_the_server_does_not_serve(kubectl, api_version, kind, how):
     assert out.returncode == 1, out.stdout
     assert f'no matches for kind "{kind}" in version "{api_version}"' in out.stderr, out.stderr
     assert "ensure CRDs are installed first" in out.stderr and "openapi" not in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("how", [["apply"], ["create"], ["apply", "--server-side"]])
+def test_a_kind_kubernetes_has_that_vclite_does_not_run(kubectl, how):
+    """A Deployment is mapped (kubectl's prune list needs apps/v1) but refused, saying why."""
+    manifest = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {}\n"
+    out = kubectl(*how, "-f", "-", input=manifest, check=False)
+    assert out.returncode == 1 and "(MethodNotAllowed)" in out.stderr, out.stderr
+    assert "vclite does not run deployments.apps" in out.stderr, out.stderr
 
 
 def test_kubectl_auth_can_i_and_whoami(kubectl):
@@ -689,3 +698,33 @@ def test_hypernodes_are_served_under_their_names_and_refused_as_upstream(kubectl
     refused = kubectl("apply", "-f", "-", input=bad, check=False)
     assert refused.returncode != 0 and "member regexMatch pattern is invalid" in refused.stderr, refused.stderr
     assert "exactly one of exactMatch, regexMatch, labelMatch" in kubectl("explain", "hn.spec.members").stdout
+
+
+PRUNE_SET = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: prune-keep, labels: {set: prune-e2e}}
+data: {a: "1"}
+"""
+PRUNE_GONE = """\
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: prune-gone, labels: {set: prune-e2e}}
+data: {a: "1"}
+"""
+
+
+def test_apply_prune_with_kubectls_default_allowlist(kubectl, write):
+    """kubectl looks up every kind of its default prune list (Deployments, Endpoints, batch/v1 Jobs, …):
+    vclite serves those it does not run empty and read only."""
+    out = kubectl("apply", "-l", "set=prune-e2e", "--prune", "-f", write("both.yaml", PRUNE_SET + PRUNE_GONE)).stdout
+    assert "configmap/prune-gone created" in out
+    out = kubectl("apply", "-l", "set=prune-e2e", "--prune", "-f", write("one.yaml", PRUNE_SET)).stdout
+    assert "configmap/prune-keep unchanged" in out and "configmap/prune-gone pruned" in out, out
+    assert "NotFound" in kubectl("get", "cm", "prune-gone", check=False).stderr
+    kubectl("delete", "cm", "prune-keep")
+    assert "No resources found" in kubectl("get", "deployments,jobs.v1.batch,ingresses").stderr
+    created = kubectl("create", "deployment", "web", "--image=nginx", check=False)
+    assert created.returncode == 1 and "vclite does not run deployments.apps" in created.stderr
+    assert "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs" in kubectl("get", "jobs", "-v=6").stderr

@@ -27,7 +27,7 @@ from aiohttp import web
 from vclite.api import flow, kinds, meta
 from vclite.executor import logtimes
 from vclite.httpserver import backend as backend_mod
-from vclite.httpserver import bodies, discovery, execstream, logs, media, metrics, openapi, resources, reviews
+from vclite.httpserver import absent, bodies, discovery, execstream, logs, media, metrics, openapi, resources, reviews
 from vclite.httpserver import portforward, routes, security
 from vclite.httpserver import status as status_mod
 from vclite.httpserver import tables, usagemetrics, watch
@@ -189,6 +189,8 @@ class Server:
             return status_response(status_mod.not_found_path())
         if isinstance(route, routes.Usage):
             return self._usage(request, route, info)
+        if isinstance(route, routes.Absent):
+            return self._absent(request, route, info)
         if isinstance(route, routes.Static) and route.endpoint is routes.Endpoint.REVIEW:
             return await self._review(request, route, info)
         if isinstance(route, routes.Static):
@@ -241,6 +243,23 @@ class Server:
         resource, name = usagemetrics.not_found(route)
         return status_response(status_mod.status(404, "NotFound", f'{resource}.metrics.k8s.io "{name}" not found',
                                                  {"name": name, "group": routes.METRICS_GROUP, "kind": resource}))
+
+    def _absent(self, request: web.Request, route: routes.Absent, info: dict[str, str]) -> web.Response:
+        """A kind vclite does not run (absent.py): an empty list, no object, no write."""
+        k = route.kind
+        info["verb"], info["resource"] = ("GET" if route.name else "LIST"), k.resource
+        watching = route.name is None and media.parse_bool(request.query.get("watch"), "watch")
+        if request.method != "GET" or watching:
+            return status_response(status_mod.status(405, "MethodNotAllowed",
+                                                     absent.refused(k, "watch" if watching else request.method)))
+        if route.name is not None:
+            message, details = absent.not_found(k, route.name)
+            return status_response(status_mod.status(404, "NotFound", message, details))
+        choice = media.negotiate(request.headers.get("Accept"))
+        rv = self.backend.resource_version()
+        if choice.form == "table":
+            return json_response(200, absent.empty_table(choice.version, rv))
+        return json_response(200, absent.empty_list(k, rv))
 
     def _doc(self, key: Any, build: Callable[[], Obj]) -> Obj:
         if key not in self._docs:

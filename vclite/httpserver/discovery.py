@@ -11,7 +11,7 @@ from typing import Any
 
 from vclite import __version__
 from vclite.api import kinds
-from vclite.httpserver import routes
+from vclite.httpserver import absent, routes
 
 Obj = dict[str, Any]
 
@@ -81,6 +81,7 @@ def api_resource_list(group: str, version: str) -> Obj:
         for sub in routes.subresources(k):
             resources.append({"name": f"{k.plural}/{sub}", "singularName": "", "namespaced": k.namespaced,
                               "kind": SUB_KINDS.get(sub, k.kind), "verbs": SUB_VERBS[sub]})
+    resources += [absent.resource_entry(k) for k in absent.of(group, version)]
     gv = f"{group}/{version}" if group else version
     return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}
 
@@ -110,7 +111,8 @@ def _discovery_resources(group: str, version: str) -> list[Obj]:
         return [{"resource": plural, "responseKind": {"group": group, "version": version, "kind": kind},
                  "scope": "Namespaced" if namespaced else "Cluster", "singularResource": plural[:-1],
                  "verbs": METRICS_VERBS} for plural, _, kind, namespaced in METRICS_RESOURCES]
-    return [_discovery_resource(k) for k in kinds_of(group, version)]
+    return [*(_discovery_resource(k) for k in kinds_of(group, version)),
+            *(absent.discovery_entry(k) for k in absent.of(group, version))]
 
 
 def aggregated(core: bool, version: str = "v2") -> Obj:

@@ -7,7 +7,8 @@ Resource paths, as kube-apiserver lays them out:
 `/api/v1/namespaces/<name>[/status]` is the Namespace object itself. A namespaced kind's item is
 only reachable under its namespace, a cluster-scoped kind never is; subresources are `status`
 (kinds with a status), `log`, `binding`, `exec`, `attach` and `portforward` (pods). The metrics API
-(`/apis/metrics.k8s.io/v1beta1/...`, `kubectl top`) is a `Usage` read. Everything else is a fixed
+(`/apis/metrics.k8s.io/v1beta1/...`, `kubectl top`) is a `Usage` read; the kinds vclite does not run
+but kubectl expects (absent.py: Deployments, Endpoints, …) are `Absent` reads. Everything else is a fixed
 endpoint (discovery, version, OpenAPI, health, metrics) or unknown (None → 404). Trailing slashes
 are ignored, as clients send them (`/version/`, `/api/`).
 """
@@ -17,6 +18,7 @@ import dataclasses
 import enum
 
 from vclite.api import kinds
+from vclite.httpserver import absent
 
 
 class Endpoint(enum.StrEnum):
@@ -64,7 +66,15 @@ class Usage:
     name: str | None           # None: the list
 
 
-Route = Static | Resource | Usage
+@dataclasses.dataclass(frozen=True)
+class Absent:
+    """A kind vclite does not run (absent.py): always empty, read only."""
+    kind: absent.AbsentKind
+    namespace: str | None
+    name: str | None           # None: the list
+
+
+Route = Static | Resource | Usage | Absent
 METRICS_GROUP, METRICS_VERSION = "metrics.k8s.io", "v1beta1"
 
 _FIXED = {
@@ -84,8 +94,10 @@ REVIEWS = (("authorization.k8s.io", "v1", "selfsubjectaccessreviews"),
 
 
 def discovered_group_versions() -> list[tuple[str, str]]:
-    """What discovery lists: the stored kinds' group versions, then the metrics API."""
-    return [*served_group_versions(), (METRICS_GROUP, METRICS_VERSION)]
+    """What discovery lists: the stored kinds' group versions, those of kinds vclite does not run
+    (after Volcano's: kubectl resolves a plural such as `jobs` to the first group that has it), then
+    the metrics API."""
+    return [*served_group_versions(), *absent.group_versions(), (METRICS_GROUP, METRICS_VERSION)]
 
 
 def served_group_versions() -> list[tuple[str, str]]:
@@ -153,7 +165,7 @@ def _metrics(rest: tuple[str, ...]) -> Route | None:
 
 
 def _groups() -> set[str]:
-    return {g for g, _ in served_group_versions() if g}
+    return {g for g, _ in [*served_group_versions(), *absent.group_versions()] if g}
 
 
 def _openapi_gv(rest: tuple[str, ...]) -> Route | None:
@@ -165,15 +177,19 @@ def _openapi_gv(rest: tuple[str, ...]) -> Route | None:
 
 
 def _group_version(group: str, version: str, rest: tuple[str, ...]) -> Route | None:
-    if (group, version) not in served_group_versions():
+    if (group, version) not in served_group_versions() and (group, version) not in absent.group_versions():
         return None
     if not rest:
         return Static(Endpoint.GROUP_VERSION, group, version)
     if rest[0] == "namespaces" and len(rest) >= 3 and rest[2] not in NAMESPACE_SUBRESOURCES:
+        if (gone := absent.find(group, version, rest[2])) is not None:
+            return _absent(gone, rest[1], rest[3:])
         kind = kind_for(group, version, rest[2])
         if kind is None or not kind.namespaced:
             return None
         return _resource(kind, rest[1], rest[3:])
+    if (gone := absent.find(group, version, rest[0])) is not None:
+        return _absent(gone, None, rest[1:])
     kind = kind_for(group, version, rest[0])
     if kind is None:
         return None
@@ -189,4 +205,12 @@ def _resource(kind: kinds.Kind, namespace: str | None, rest: tuple[str, ...]) ->
         return Resource(kind, namespace, rest[0])
     if len(rest) == 2 and rest[1] in subresources(kind):
         return Resource(kind, namespace, rest[0], rest[1])
+    return None
+
+
+def _absent(kind: absent.AbsentKind, namespace: str | None, rest: tuple[str, ...]) -> Route | None:
+    if not rest:
+        return Absent(kind, namespace, None)
+    if len(rest) == 1 and (namespace is not None or not kind.namespaced):
+        return Absent(kind, namespace, rest[0])
     return None

@@ -487,3 +487,34 @@ def test_jobflow_phase_counters_as_volcano():
                           "# TYPE volcano_jobflow_failed_phase_count counter",
                           'volcano_jobflow_failed_phase_count{jobflow_namespace="ml"} 1']) in text, text
     serve(test)
+
+
+TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+
+
+@pytest.mark.parametrize("method, path, accept, code, want", [
+    pytest.param("GET", "/apis/apps/v1/namespaces/default/deployments", "application/json", 200,
+                 {"kind": "DeploymentList", "apiVersion": "apps/v1", "items": []}, id="empty-list"),
+    pytest.param("GET", "/api/v1/persistentvolumes", TABLE_ACCEPT, 200, {"kind": "Table", "rows": []},
+                 id="empty-table"),
+    pytest.param("GET", "/apis/batch/v1/namespaces/default/jobs/j", "application/json", 404,
+                 {"reason": "NotFound", "message": 'jobs.batch "j" not found'}, id="no-object"),
+    pytest.param("POST", "/apis/apps/v1/namespaces/default/deployments", "application/json", 405,
+                 {"reason": "MethodNotAllowed"}, id="create-refused"),
+    pytest.param("DELETE", "/api/v1/namespaces/default/endpoints/e", "application/json", 405,
+                 {"reason": "MethodNotAllowed"}, id="delete-refused"),
+    pytest.param("GET", "/apis/apps/v1/deployments?watch=true", "application/json", 405,
+                 {"reason": "MethodNotAllowed"}, id="watch-refused"),
+])
+def test_kinds_vclite_does_not_run_are_read_only_and_empty(method, path, accept, code, want):
+    async def test(client, srv, be):
+        before = be.resource_version()
+        resp = await client.request(method, path, data=json.dumps({"metadata": {"name": "d"}}) if method == "POST"
+                                    else None, headers={**AUTH, "Accept": accept, "Content-Type": "application/json"})
+        assert resp.status == code
+        body = await resp.json()
+        assert want.items() <= body.items(), body
+        if code == 405:
+            assert "vclite does not run" in body["message"]
+        assert be.resource_version() == before
+    serve(test)

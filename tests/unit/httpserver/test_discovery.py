@@ -51,7 +51,7 @@ def test_aggregated_core_and_groups():
     groups = discovery.aggregated(core=False, version="v2beta1")
     assert groups["apiVersion"] == "apidiscovery.k8s.io/v2beta1"
     assert {i["metadata"]["name"] for i in groups["items"]} == {k.group for k in kinds.ALL if k.group} | {
-        "metrics.k8s.io"}
+        "metrics.k8s.io", "apps", "batch", "networking.k8s.io"}
     jobs = next(r for i in groups["items"] for v in i["versions"] for r in v["resources"] if r["resource"] == "jobs")
     assert jobs["scope"] == "Namespaced" and jobs["subresources"][0]["subresource"] == "status"
 
@@ -68,6 +68,31 @@ def test_the_metrics_api_is_discovered_as_metrics_server_serves_it():
     item = next(i for i in discovery.aggregated(core=False)["items"] if i["metadata"]["name"] == "metrics.k8s.io")
     assert {(r["resource"], r["scope"], r["responseKind"]["kind"]) for r in item["versions"][0]["resources"]} == {
         ("pods", "Namespaced", "PodMetrics"), ("nodes", "Cluster", "NodeMetrics")}
+
+
+# kubectl 1.32's default `apply --prune` list: it stops if the server does not serve one of them
+PRUNED_BY_DEFAULT = {("", "v1", "ConfigMap"), ("", "v1", "Endpoints"), ("", "v1", "PersistentVolumeClaim"),
+                     ("", "v1", "Pod"), ("", "v1", "ReplicationController"), ("", "v1", "Secret"),
+                     ("", "v1", "Service"), ("batch", "v1", "Job"), ("batch", "v1", "CronJob"),
+                     ("networking.k8s.io", "v1", "Ingress"), ("apps", "v1", "DaemonSet"),
+                     ("apps", "v1", "Deployment"), ("apps", "v1", "ReplicaSet"), ("apps", "v1", "StatefulSet"),
+                     ("", "v1", "Namespace"), ("", "v1", "PersistentVolume")}
+
+
+def test_every_kind_kubectl_prunes_by_default_is_discovered_and_volcanos_groups_come_first():
+    found = set()
+    for core in (True, False):
+        for item in discovery.aggregated(core=core)["items"]:
+            for v in item["versions"]:
+                found |= {(item["metadata"]["name"], v["version"], r["responseKind"]["kind"]) for r in v["resources"]}
+    assert PRUNED_BY_DEFAULT <= found
+    legacy = {(g, v, r["kind"]) for g, v in [("", "v1"), ("apps", "v1"), ("batch", "v1"), ("networking.k8s.io", "v1")]
+              for r in discovery.api_resource_list(g, v)["resources"] if "/" not in r["name"]}
+    assert PRUNED_BY_DEFAULT <= legacy
+    names = [g["name"] for g in discovery.api_group_list()["groups"]]
+    assert names.index("batch.volcano.sh") < names.index("batch")   # `jobs`, `cronjobs` stay Volcano's
+    deployments = next(r for r in discovery.api_resource_list("apps", "v1")["resources"] if r["name"] == "deployments")
+    assert deployments["verbs"] == ["get", "list"] and deployments["shortNames"] == ["deploy"]
 
 
 def test_group_list_and_version():

@@ -2,12 +2,16 @@
 import pytest
 
 from vclite.api import kinds
-from vclite.httpserver import routes
+from vclite.httpserver import absent, routes
 
 E = routes.Endpoint
 R = routes.Resource
 S = routes.Static
 U = routes.Usage
+A = routes.Absent
+DEPLOYMENT = absent.find("apps", "v1", "deployments")
+PV = absent.find("", "v1", "persistentvolumes")
+ENDPOINTS = absent.find("", "v1", "endpoints")
 
 
 @pytest.mark.parametrize("path, expected", [
@@ -53,6 +57,16 @@ U = routes.Usage
     pytest.param("/apis/metrics.k8s.io/v1beta1/namespaces/ns/pods/p", U("pods", "ns", "p"), id="a-pods-metrics"),
     pytest.param("/apis/metrics.k8s.io/v1beta1/nodes", U("nodes", None, None), id="node-metrics"),
     pytest.param("/apis/metrics.k8s.io/v1beta1/nodes/n1/", U("nodes", None, "n1"), id="a-nodes-metrics"),
+    # kinds vclite does not run, served empty for kubectl (absent.py)
+    pytest.param("/apis/apps", S(E.GROUP, "apps"), id="absent-group"),
+    pytest.param("/apis/apps/v1", S(E.GROUP_VERSION, "apps", "v1"), id="absent-group-version"),
+    pytest.param("/apis/apps/v1/deployments", A(DEPLOYMENT, None, None), id="absent-all-namespaces"),
+    pytest.param("/apis/apps/v1/namespaces/ns/deployments", A(DEPLOYMENT, "ns", None), id="absent-list"),
+    pytest.param("/apis/apps/v1/namespaces/ns/deployments/d", A(DEPLOYMENT, "ns", "d"), id="absent-object"),
+    pytest.param("/api/v1/namespaces/ns/endpoints", A(ENDPOINTS, "ns", None), id="absent-core-kind"),
+    pytest.param("/api/v1/persistentvolumes/pv1", A(PV, None, "pv1"), id="absent-cluster-kind"),
+    pytest.param("/apis/batch.volcano.sh/v1alpha1/namespaces/ns/jobs", R(kinds.JOB, "ns", None),
+                 id="volcano-jobs-still-volcanos"),
 ])
 def test_known_paths(path, expected):
     assert routes.match(path) == expected
@@ -77,6 +91,9 @@ def test_known_paths(path, expected):
     pytest.param("/apis/metrics.k8s.io/v1beta1/pods/p", id="pod-metrics-without-namespace"),
     pytest.param("/apis/metrics.k8s.io/v1beta1/namespaces/ns/pods/p/x", id="metrics-too-deep"),
     pytest.param("/apis/metrics.k8s.io/v1beta1/namespaces/ns", id="metrics-namespace-alone"),
+    pytest.param("/apis/apps/v1/deployments/d", id="absent-namespaced-object-without-namespace"),
+    pytest.param("/apis/apps/v1/namespaces/ns/deployments/d/scale", id="absent-subresource"),
+    pytest.param("/apis/apps/v2/deployments", id="absent-unknown-version"),
 ])
 def test_unknown_paths(path):
     assert routes.match(path) is None
