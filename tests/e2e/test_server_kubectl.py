@@ -728,3 +728,10 @@ def test_apply_prune_with_kubectls_default_allowlist(kubectl, write):
     created = kubectl("create", "deployment", "web", "--image=nginx", check=False)
     assert created.returncode == 1 and "vclite does not run deployments.apps" in created.stderr
     assert "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs" in kubectl("get", "jobs", "-v=6").stderr
+
+
+def test_health_checks_as_kubectl_get_raw_reads_them(kubectl):
+    verbose = kubectl("get", "--raw", "/readyz?verbose").stdout
+    assert verbose.startswith("[+]ping ok\n") and verbose.endswith("readyz check passed\n"), verbose
+    assert kubectl("get", "--raw", "/livez/ping").stdout == "ok"
+    assert "NotFound" in kubectl("get", "--raw", "/readyz/etcd", check=False).stderr

@@ -27,8 +27,8 @@ from aiohttp import web
 from vclite.api import flow, kinds, meta
 from vclite.executor import logtimes
 from vclite.httpserver import backend as backend_mod
-from vclite.httpserver import absent, bodies, discovery, execstream, logs, media, metrics, openapi, resources, reviews
-from vclite.httpserver import portforward, routes, security
+from vclite.httpserver import absent, bodies, discovery, execstream, health, logs, media, metrics, openapi
+from vclite.httpserver import portforward, resources, reviews, routes, security
 from vclite.httpserver import status as status_mod
 from vclite.httpserver import tables, usagemetrics, watch
 from vclite.lib import clock as clock_mod
@@ -296,9 +296,13 @@ class Server:
         if ep is E.METRICS:
             return web.Response(status=200, body=self.registry.render().encode(),
                                 headers={"Content-Type": metrics.CONTENT_TYPE})
-        ok = ep is not E.READYZ or (self.ready and not self.stopping.is_set())
-        return web.Response(status=200 if ok else 503, text="ok" if ok else "not ready",
-                            headers={"Content-Type": "text/plain; charset=utf-8"})
+        checks = [("ping", True), ("log", True)]
+        if ep is E.READYZ:
+            checks += [("started", self.ready), ("shutdown", not self.stopping.is_set())]
+        parts = [p for p in request.path.split("/") if p]
+        code, text = health.answer(ep.value, "/".join(parts[1:]) or None, checks,
+                                   "verbose" in request.query)
+        return web.Response(status=code, text=text, headers={"Content-Type": "text/plain; charset=utf-8"})
 
     # ---- resources --------------------------------------------------------------------------------
     async def _read_body(self, request: web.Request) -> bytes:

@@ -441,9 +441,13 @@ def test_a_followed_log_ends_when_its_run_is_renamed_away_at_a_restart(tmp_path)
 
 def test_health_and_metrics():
     async def test(client, srv, be):
-        for path in ("/healthz", "/livez", "/readyz", "/healthz/ping"):
+        for path in ("/healthz", "/livez", "/readyz", "/healthz/ping", "/readyz/shutdown"):
             resp = await client.get(path, headers=AUTH)
             assert (resp.status, await resp.text()) == (200, "ok")
+        resp = await client.get("/readyz?verbose", headers=AUTH)
+        assert (resp.status, await resp.text()) == (
+            200, "[+]ping ok\n[+]log ok\n[+]started ok\n[+]shutdown ok\nreadyz check passed\n")
+        assert (await client.get("/livez/etcd", headers=AUTH)).status == 404
         await client.get(CMS, headers=AUTH)
         srv.observe_sync("scheduler", 0.002, scheduled=3)
         text = await (await client.get("/metrics", headers=AUTH)).text()
