@@ -728,6 +728,8 @@ def test_apply_prune_with_kubectls_default_allowlist(kubectl, write):
     created = kubectl("create", "deployment", "web", "--image=nginx", check=False)
     assert created.returncode == 1 and "vclite does not run deployments.apps" in created.stderr
     assert "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs" in kubectl("get", "jobs", "-v=6").stderr
+    dump = kubectl("cluster-info", "dump", "--namespaces", "default")   # reads DaemonSets, Deployments, …
+    assert '"kind": "NodeList"' in dump.stdout and '"kind": "DeploymentList"' in dump.stdout
 
 
 def test_health_checks_as_kubectl_get_raw_reads_them(kubectl):
