@@ -447,6 +447,50 @@ def test_run_dash_reads_the_manifests_from_standard_input(vcctl, tmp_path):
     assert r.code == 0 and marker.exists(), r
 
 
+PIPED_NODE = """apiVersion: v1
+kind: Node
+metadata: {name: piped-node}
+status:
+  capacity: {cpu: "2", memory: 2Gi, pods: "10"}
+"""
+PIPED_CONF = """actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: predicates
+"""
+
+
+@pytest.mark.parametrize("option, text, check", [
+    pytest.param("--nodes", PIPED_NODE, lambda pod: pod["spec"]["nodeName"] == "piped-node", id="nodes"),
+    pytest.param("--scheduler-conf", PIPED_CONF, lambda pod: pod["status"]["phase"] == "Succeeded", id="conf"),
+])
+def test_run_options_read_standard_input_as_a_file(vcctl, write, tmp_path, option, text, check):
+    job = write("job.yaml", JOB.format(name="j", extra="", script="true"))
+    r = vcctl("run", "--quiet", "-o", "json", "--workdir", tmp_path / "work", option, "-", job, input=text)
+    assert r.code == 0, r
+    pods = [o for o in r.json()["items"] if o["kind"] == "Pod"]
+    assert len(pods) == 1 and check(pods[0]), pods
+
+
+@pytest.mark.parametrize("args, text, says", [
+    pytest.param(["--nodes", "-"], "kind: Node\nmetadata: {name: x\n", "invalid --nodes value '<stdin>': <stdin>:3:1",
+                 id="nodes-broken-yaml"),
+    pytest.param(["--scheduler-conf", "-"], 'actions: "enqueue, alocate"\n', "<stdin>:1: ", id="conf-unknown-action"),
+    pytest.param(["--nodes", "-", "-"], PIPED_NODE,
+                 "error: standard input (-) can be read only once, but FILES and --nodes both ask for it", id="two"),
+    pytest.param(["--nodes", "-", "--scheduler-conf", "-", "-"], PIPED_NODE,
+                 "FILES, --nodes and --scheduler-conf all ask for it", id="three"),
+])
+def test_run_refuses_a_bad_or_twice_read_standard_input(vcctl, write, tmp_path, args, text, says):
+    marker = tmp_path / "ran"
+    job = write("job.yaml", JOB.format(name="j", extra="", script=f"touch {marker}"))
+    r = vcctl("run", "--quiet", *args, job, input=text)
+    assert r.code == 2 and says in r.err and "Traceback" not in r.err, r
+    assert not marker.exists()
+
+
 @pytest.mark.parametrize("args, says", [
     pytest.param(["validate", "-"], "<stdin>:7: Job/piped: spec.minAvailable: Invalid value: -1", id="validate"),
     pytest.param(["run", "--quiet", "-"], "<stdin>:7: Job/piped: spec.minAvailable: Invalid value: -1", id="run"),

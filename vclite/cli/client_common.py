@@ -18,6 +18,7 @@ import click
 import yaml
 
 from vclite.api import yamlio
+from vclite.cli import stdinput
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
@@ -183,10 +184,12 @@ def describe_text(obj: Obj, fmt: str) -> str:
 def read_documents(path: str) -> list[Obj]:
     """Every non-empty document of a YAML file (Volcano splits on `---` and skips blank ones).
     A file that is not UTF-8 text or not YAML is one CommandError naming the file, line and column
-    of the first problem (as `vcctl validate` prints it), so nothing of the file is sent."""
+    of the first problem (as `vcctl validate` prints it), so nothing of the file is sent. A path
+    of `-` is standard input, named `<stdin>`."""
     if not path:
         raise CommandError("a file must be given with -f/--file")
-    data = pathlib.Path(path).read_bytes()
+    data = stdinput.read() if path == stdinput.STDIN else pathlib.Path(path).read_bytes()
+    path = stdinput.name(path)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -20,6 +20,7 @@ import click
 
 from vclite.api import batch, bus, kinds, meta, quantity, scheduling
 from vclite.cli import client_common as common
+from vclite.cli import stdinput
 from vclite.cli.context import CONTEXT
 from vclite.controllers.job import commands
 from vclite.lib import clock as clock_mod
@@ -281,9 +282,10 @@ def _run(client: Any, flags: dict[str, Any]) -> None:
         raise common.CommandError("job name cannot be left blank")
     requests, limits = parse_resources(flags["requests"]), parse_resources(flags["limits"])
     if flags["filename"]:
-        if ".yaml" not in flags["filename"] and ".yml" not in flags["filename"]:
+        path = flags["filename"]
+        if path != stdinput.STDIN and ".yaml" not in path and ".yml" not in path:
             raise common.CommandError("only support yaml file")
-        job = job_from_file(flags["filename"], common.read_documents(flags["filename"]), flags["namespace"],
+        job = job_from_file(stdinput.name(path), common.read_documents(path), flags["namespace"],
                             flags["namespace_given"])
     else:
         job = launch_job(flags["name"], flags["namespace"], flags["image"], flags["min"], flags["replicas"],
@@ -327,13 +329,15 @@ RUN_HELP = """run job by parameters from the command line
 
 Creates a vcjob of one task of -r pods (image -i, requests -R, limits -L) that scheduler -S
 starts once -m of them fit, in namespace -n; or the first Job of a YAML file (-f; -n then
-applies only when the file names no namespace). Prints `run job <name> successfully`. On vclite,
-which runs each container as a local process, give the container's command with --command.
+applies only when the file names no namespace; -f - reads it from standard input). Prints
+`run job <name> successfully`. On vclite, which runs each container as a local process, give
+the container's command with --command.
 
 \b
 Examples:
   vcctl job run -N train -r 4 -m 4 -R cpu=2,memory=4Gi -L cpu=2,memory=4Gi --command 'python train.py'
   vcctl job run -f job.yaml
+  generate-job | vcctl job run -f -
 """
 
 
@@ -349,7 +353,7 @@ Examples:
 @click.option("-L", "--limits", default="cpu=1000m,memory=100Mi", show_default=True,
               help="the resource limit of the task")
 @click.option("-S", "--scheduler", default="volcano", show_default=True, help="the scheduler for this job")
-@click.option("-f", "--filename", default="", help="the yaml file of job")
+@click.option("-f", "--filename", default="", help="the yaml file of job (- for standard input)")
 @click.option("--command", default=None, help="the container's command, run with `sh -c` (vclite extension: "
                                               "vclite runs containers as local processes)")
 @click.pass_context

@@ -80,9 +80,10 @@ PARAM_HELP = ("Set a JobFlow parameter (spec.arguments.parameters), as `argo sub
                    "(those deleted during the run, e.g. by ttlSecondsAfterFinished, as last seen).")
 @click.option("--nodes", "nodes_opt", metavar="SPEC",
               help="Nodes to run on instead of one node sized like this host: a count (`3`), "
-                   "sizes (`2x(cpu=4,memory=8Gi)`), or a YAML file of Node objects.")
-@click.option("--scheduler-conf", type=click.Path(exists=True, dir_okay=False),
-              help="A volcano-scheduler.conf (actions and plugin tiers); Volcano's default if omitted.")
+                   "sizes (`2x(cpu=4,memory=8Gi)`), or a YAML file of Node objects (- for standard input).")
+@click.option("--scheduler-conf", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+              help="A volcano-scheduler.conf (actions and plugin tiers; - for standard input); Volcano's "
+                   "default if omitted.")
 @click.option("--workdir", type=click.Path(file_okay=False),
               help="Where pods' working directories and logs go (default: a new temporary directory).")
 @click.option("--timeout", type=float, metavar="SECONDS", callback=_positive_seconds,
@@ -97,7 +98,8 @@ def run(files, params, quiet, output, nodes_opt, scheduler_conf, workdir, timeou
       vcctl run -p epochs=5 -p lr=0.01 train-flow.yaml templates.yaml
       generate-flow | vcctl run -
 
-    A FILE of - is standard input (problems name it <stdin>). Every document of every FILE is
+    A FILE of - is standard input (problems name it <stdin>); so is a --nodes or --scheduler-conf
+    of -, but only one input can be read from it (exit 2 if two ask). Every document of every FILE is
     validated first; if any is invalid, every problem is listed (file:line: Kind/name: field:
     message) and nothing runs (exit 2). Then the objects are applied
     (Queues and JobTemplates before the vcjobs and JobFlows that use them), each pod runs as local

@@ -12,13 +12,13 @@ import dataclasses
 import functools
 import os
 import re
-import sys
 from typing import Any
 
 from vclite.admission import advice, fields, podpriority
 from vclite.admission import jobflow as jobflow_admission
 from vclite.api import flow, flowtemplate, kinds, meta, yamlio
 from vclite.apiserver import inprocess
+from vclite.cli import stdinput
 from vclite.controllers.jobflow import objects
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
@@ -26,7 +26,7 @@ from vclite.lib import errors
 Obj = dict[str, Any]
 _PATCH_FIELD = re.compile(r"patch\.jobSpec((?:\.[A-Za-z0-9_-]+|\[[0-9]+\])*): ")   # apply_patch's messages
 
-STDIN, STDIN_NAME = "-", "<stdin>"   # a FILE of `-` is standard input (as `kubectl apply -f -`), and its name
+STDIN, STDIN_NAME = stdinput.STDIN, stdinput.STDIN_NAME   # a FILE of `-` is standard input, and its name
 
 # Apply order: what other objects refer to comes first.
 APPLY_ORDER = {k.kind: i for i, k in enumerate((
@@ -87,15 +87,15 @@ def _read_all(paths: list[str]) -> tuple[list[yamlio.Document], list[Any]]:
 
 def source_name(path: str) -> str:
     """How problems name a FILE: `<stdin>` for `-`, else the path as given."""
-    return STDIN_NAME if path == STDIN else path
+    return stdinput.name(path)
 
 
 def _parse(path: str) -> tuple[list[yamlio.Document], list[Any]]:
     if path != STDIN:
         return yamlio.parse_files([path])
     try:
-        data = sys.stdin.buffer.read()
-    except (AttributeError, OSError, ValueError) as e:   # (no standard input: closed, or not a byte stream)
+        data = stdinput.read()
+    except OSError as e:   # (no standard input: closed, or not a byte stream)
         return [], [Problem(STDIN_NAME, 0, "", "", f"cannot read: {e}")]
     return yamlio.parse_bytes(data, STDIN_NAME)
 

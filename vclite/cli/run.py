@@ -32,7 +32,7 @@ from rich.live import Live
 from vclite.api import batch, flow, kinds, meta, yamlio
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer
-from vclite.cli import manifests, view
+from vclite.cli import manifests, stdinput, view
 from vclite.executor import nodes as nodes_mod
 from vclite.lib import clock as clock_mod
 from vclite.runtime import runtime as runtime_mod
@@ -170,7 +170,11 @@ def load_scheduler_conf(conf_path: str | None) -> tuple[scheduler_conf.Scheduler
     if not conf_path:
         return None, []
     try:
+        if conf_path == stdinput.STDIN:
+            return scheduler_conf.load_bytes(stdinput.read(), stdinput.STDIN_NAME), []
         return scheduler_conf.load_file(conf_path), []
+    except OSError as exc:
+        return None, [scheduler_conf.Problem("", f"cannot read: {exc}", stdinput.STDIN_NAME)]
     except scheduler_conf.ConfError as exc:
         return None, exc.problems
 
@@ -189,7 +193,10 @@ def _make_workdir(path: pathlib.Path) -> None:
 
 def build_runtime(nodes_opt: str | None, conf: scheduler_conf.SchedulerConf | None,
                   workdir: str | None) -> runtime_mod.Runtime:
-    nodes = nodes_mod.parse_nodes_option(nodes_opt) if nodes_opt else None
+    if nodes_opt == stdinput.STDIN:
+        nodes = nodes_mod.nodes_from_bytes(stdinput.read(), stdinput.STDIN_NAME)
+    else:
+        nodes = nodes_mod.parse_nodes_option(nodes_opt) if nodes_opt else None
     if workdir is not None:
         _make_workdir(pathlib.Path(workdir))
     return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, workdir=workdir, scheduler_config=conf)
@@ -366,6 +373,10 @@ async def _stop_pods(rt: runtime_mod.Runtime, loop: asyncio.AbstractEventLoop, q
 def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None, conf_path: str | None,
         workdir: str | None, timeout: float | None, params: dict[str, str] | None = None) -> int:
     err = _Stderr()
+    twice = stdinput.conflict({"FILES": files, "--nodes": nodes_opt, "--scheduler-conf": conf_path})
+    if twice:
+        err.print(f"error: {twice}; nothing was run.", markup=False)
+        return 2
     conf, conf_problems = load_scheduler_conf(conf_path)
     rt, runtime_error = None, None
     if not conf_problems:

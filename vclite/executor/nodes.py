@@ -43,7 +43,8 @@ NODES_HELP = """\
                                  host's, pods to 110
                                  (e.g. --nodes '4x(cpu=8,memory=32Gi)+2x(cpu=32,nvidia.com/gpu=4)')
   PATH                           a YAML file of Node objects (kind: Node)
-                                 (e.g. --nodes nodes.yaml)"""
+                                 (e.g. --nodes nodes.yaml; `vcctl run --nodes -` reads it from
+                                 standard input)"""
 
 
 def _bad(value: str, why: str) -> ValueError:
@@ -256,6 +257,18 @@ def _from_file(path: str) -> list[Obj]:
         raise _bad(path, str(e)) from None
     except OSError as e:
         raise _bad(path, f"cannot read the file: {e}") from None
+    return _from_documents(path, docs)
+
+
+def nodes_from_bytes(data: bytes, filename: str) -> list[Obj]:
+    """`--nodes FILE` for the bytes of a file the caller read (standard input), named `filename`."""
+    docs, problems = yamlio.parse_bytes(data, filename)
+    if problems:
+        raise _bad(filename, "\n".join(str(p) for p in problems))
+    return _from_documents(filename, docs)
+
+
+def _from_documents(path: str, docs: list[yamlio.Document]) -> list[Obj]:
     out: list[Obj] = []
     names: set[str] = set()
     for i, doc in enumerate(docs):

@@ -404,12 +404,17 @@ def load_file(path: str, registry: registry_mod.Registry | None = None) -> Sched
             data = f.read()
     except OSError as e:
         raise ConfError([Problem("", f"cannot read: {e.strerror or e}", path)]) from None
+    return load_bytes(data, path, registry)
+
+
+def load_bytes(data: bytes, filename: str, registry: registry_mod.Registry | None = None) -> SchedulerConf:
+    """`load_file` for the bytes of a configuration the caller read (standard input), named `filename`."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise ConfError([Problem("", f"not UTF-8 text: {e.reason} at byte {e.start}", path,
+        raise ConfError([Problem("", f"not UTF-8 text: {e.reason} at byte {e.start}", filename,
                                  data[:e.start].count(b"\n") + 1)]) from None
-    return parse(text, path, registry)
+    return parse(text, filename, registry)
 
 
 def default_conf(registry: registry_mod.Registry | None = None) -> SchedulerConf:

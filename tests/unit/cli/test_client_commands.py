@@ -447,6 +447,26 @@ def test_job_run_file(vcctl, api, tmp_path, text, args, want, created):
             api.delete(kinds.JOB, *created)
 
 
+@pytest.mark.parametrize("text, want, created", [
+    pytest.param(JOB_DOC.format(name="fstdin", namespace=""), "run job fstdin successfully", ("default", "fstdin"),
+                 id="a-job"),
+    pytest.param("kind: Job\nmetadata: {name: x\n", "Failed to run job: <stdin>:3:1: document 1: invalid YAML", None,
+                 id="broken-yaml"),
+    pytest.param("kind: Queue\nmetadata: {name: fq}\n", "Failed to run job: <stdin>: no Job", None, id="no-job"),
+])
+def test_job_run_file_dash_reads_standard_input(server, api, text, want, created):
+    """As `vcctl run -`: `-f -` is standard input, named <stdin> in problems (not refused as `not a yaml file`)."""
+    before = {(j["metadata"]["namespace"], j["metadata"]["name"]) for j in api.list(kinds.JOB)}
+    result = CliRunner().invoke(main_mod.cli, ["job", "run", "-f", "-", "-k", str(server.kubeconfig)], input=text)
+    try:
+        assert result.exit_code == (0 if created else 255) and result.output.startswith(want), result.output
+        after = {(j["metadata"]["namespace"], j["metadata"]["name"]) for j in api.list(kinds.JOB)}
+        assert after - before == ({created} if created else set())
+    finally:
+        if created:
+            api.delete(kinds.JOB, *created)
+
+
 def test_job_view_says_why_a_job_waits(vcctl, api):
     assert vcctl("job", "run", "-N", "huge", "--command", "true", "-R", "cpu=64", "-L", "cpu=64")[0] == 0
     try:
