@@ -85,6 +85,9 @@ CASES = [
     pytest.param(flow("    - name: a\n") + estimate(template("a"), "'90'"),
                  'Invalid value: "90": time: invalid duration',
                  "bad.yaml:14: JobTemplate/a: spec.runningEstimate", id="template-running-estimate-a-bare-number"),
+    pytest.param(estimate(as_vcjob(template("a")), "5"),   # not "quote it": a quoted "5" is refused too
+                 'Invalid value: 5: must be a duration string with a unit, such as "5s" or "5m"',
+                 "bad.yaml:7: Job/a: spec.runningEstimate", id="vcjob-running-estimate-an-unquoted-number"),
 ]
 
 

@@ -174,15 +174,37 @@ def _validate_job_fields(spec: Obj, total_replicas: int | None, errs: list[Field
 
 def check_running_estimate(spec: Obj, path: str, errs: list[FieldError]) -> None:
     """`runningEstimate` is a *metav1.Duration: Volcano's webhook cannot decode a job whose value is not a
-    string Go's time.ParseDuration reads (`90s`, `1h30m`, `1.5h`, `-2m`, `0`), so the job is refused."""
+    string Go's time.ParseDuration reads (`90s`, `1h30m`, `1.5h`, `-2m`, `0`), so the job is refused.
+    A number written for it (`5`) is told what works (`"5s"`): quoting it would not do, Go's
+    durations need a unit (but `0`, which is refused as a number and works quoted)."""
+    raw = spec.get("runningEstimate")
+    if isinstance(raw, bool):
+        errs.append(FieldError(path, common.invalid(raw, 'must be a duration string such as "90s", "30m" or "1h30m"')))
+        return
+    if isinstance(raw, int | float) and raw != 0:
+        errs.append(FieldError(path, common.invalid(raw, _NEEDS_UNIT.format(n=f"{raw:g}"))))
+        return
     value = common.check_type(spec, "runningEstimate", path, errs, str, "string")
     if value is None:
         return
     try:
         clock.parse_duration(value)
     except ValueError:
-        errs.append(FieldError(path, common.invalid(value, f"time: invalid duration {common.show(value)}: must be "
-                                                           'a duration such as "90s", "30m" or "1h30m"')))
+        bare = _bare_number(value)
+        why = _NEEDS_UNIT.format(n=bare) if bare else 'must be a duration such as "90s", "30m" or "1h30m"'
+        errs.append(FieldError(path, common.invalid(value, f"time: invalid duration {common.show(value)}: {why}")))
+
+
+_NEEDS_UNIT = 'must be a duration string with a unit, such as "{n}s" or "{n}m" (a bare number is no Go duration)'
+
+
+def _bare_number(text: str) -> str:
+    """`text` as a number `{:g}` shows (`"5"` -> `5`), or "" if it is not one."""
+    try:
+        number = float(text)
+    except ValueError:
+        return ""
+    return f"{number:g}" if number == number and abs(number) != float("inf") else ""
 
 
 def _validate_network_topology(nt: Any, path: str) -> list[FieldError]:

@@ -313,12 +313,20 @@ CREATE_REJECT_CASES = [
     # a *metav1.Duration: Volcano's webhook cannot decode the job
     pytest.param(job(runningEstimate="xyz"), "spec.runningEstimate", 'Invalid value: "xyz": time: invalid duration',
                  id="running-estimate-not-a-duration"),
-    pytest.param(job(runningEstimate="90"), "spec.runningEstimate", 'Invalid value: "90": time: invalid duration',
-                 id="running-estimate-bare-number"),
+    # a number, quoted or not, is told what works ("90s"): quoting alone would not do (Go durations need a unit)
+    pytest.param(job(runningEstimate="90"), "spec.runningEstimate", 'Invalid value: "90": time: invalid duration "90": '
+                 'must be a duration string with a unit, such as "90s" or "90m"', id="running-estimate-bare-number"),
     pytest.param(job(runningEstimate=""), "spec.runningEstimate", 'Invalid value: "": time: invalid duration',
                  id="running-estimate-empty"),
-    pytest.param(job(runningEstimate=90), "spec.runningEstimate", "Invalid value: 90: must be of type string",
-                 id="running-estimate-a-number"),
+    pytest.param(job(runningEstimate=90), "spec.runningEstimate", 'Invalid value: 90: must be a duration string with '
+                 'a unit, such as "90s" or "90m"', id="running-estimate-a-number"),
+    pytest.param(job(runningEstimate=2.5), "spec.runningEstimate", 'such as "2.5s" or "2.5m"',
+                 id="running-estimate-a-fraction"),
+    pytest.param(job(runningEstimate=True), "spec.runningEstimate", 'Invalid value: true: must be a duration string '
+                 'such as "90s"', id="running-estimate-a-boolean"),
+    # 0 is the one number that works quoted ("0"): the type error, whose quote hint then is right
+    pytest.param(job(runningEstimate=0), "spec.runningEstimate", "Invalid value: 0: must be of type string",
+                 id="running-estimate-zero"),
 ]
 
 QUEUES = views.default_view(views.queue("closed", "Closed"), views.queue("closing", "Closing"),
