@@ -204,7 +204,7 @@ class Conditions:
         what = names(waiting, rs.LIST_LIMIT)
         if waiting and set(waiting) <= set(d.readers_of):
             return rs.pending(R.WAITING_OUTPUT, f"waiting for {what} to finish (its output is read)")
-        return rs.pending(R.WAITING, f"waiting for {what}: {d.dependency}")
+        return rs.pending(R.WAITING, f"waiting for {what}: {d.written}")
 
     def _exit_waits_for(self, fr: rs.FlowRT) -> str:
         """What the exit handler waits for: the other flows (named when few), or, once a failure stopped

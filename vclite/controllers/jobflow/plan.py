@@ -145,6 +145,23 @@ class FlowDef:
     def fanout(self) -> bool:
         return self.loop in (Loop.ITEMS, Loop.PARAM)
 
+    @property
+    def written(self) -> str:
+        """Its dependency in the terms the user wrote (what status messages show, never the compiled
+        tree): `targets a, b` (`any of targets a, b`, `… (probed)`), the expression as written on one
+        line, and `reads the output of c` for the flows it waits for only because it reads them."""
+        parts = []
+        if self.targets:
+            named = ", ".join(dict.fromkeys(self.targets))
+            parts.append(("any of targets " if self.strategy is Strategy.ANY and len(self.targets) > 1 else
+                          "targets " if len(self.targets) > 1 else "target ") + named
+                         + (" (probed)" if self.probe else ""))
+        if self.expression is not None:
+            parts.append(one_line(self.expression.text))
+        if self.readers_of and not self.exit:
+            parts.append("reads the output of " + ", ".join(self.readers_of))
+        return "; ".join(parts)
+
     def probes_for(self, target: str, tasks: Sequence[str]) -> tuple[ProbeEntry, ...]:
         return tuple(p for p in self.probe if p.task in tasks) if target in self.targets else ()
 
@@ -211,6 +228,12 @@ def _retry(spec: Any) -> tuple[int, Backoff]:
     cap, total = (_duration(b[k], f"retry.backoff.{k}") if b.get(k) not in (None, "") else None
                   for k in ("cap", "maxDuration"))
     return limit, Backoff(_duration(b.get("duration"), "retry.backoff.duration"), factor, cap, total)
+
+
+def one_line(text: str) -> str:
+    """An expression as written, on one line: each line break of one written over several (a `|` block),
+    with the indentation around it, one space; spaces within a line are kept as written."""
+    return re.sub(r"[ \t]*[\r\n]+\s*", " ", text).strip()
 
 
 def target_met(flow: str, strategy: Strategy) -> flowsyntax.Node:

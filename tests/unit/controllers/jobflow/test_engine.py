@@ -518,6 +518,32 @@ def test_waiting_reason_says_whether_a_dependency_or_only_an_output_is_awaited(f
     assert sim.reason("c") == reason
 
 
+@pytest.mark.parametrize("flows, message", [
+    # the expression as written (on one line), not its compiled tree (`a.Completed || (b.Completed && …)`)
+    pytest.param([fl("a"), fl("b"), expr("c", "a  ||\n  (b.Succeeded && !a.Failed)\n")],
+                 "waiting for jf-a, jf-b: a  || (b.Succeeded && !a.Failed)", id="expression"),
+    pytest.param([fl("a"), fl("b"), expr("c", "a.Completed", when="outputs.b == 'go'")],
+                 "waiting for jf-a, jf-b: a.Completed; reads the output of b", id="expression-and-a-read"),
+    pytest.param([fl("a"), fl("b"), fl("c", "a", when="outputs.b == 'go'")],
+                 "waiting for jf-a, jf-b: target a; reads the output of b", id="target-and-a-read"),
+    # (not `(a.AnyCompleted || a.Completed || b.AnyCompleted || b.Completed) && b.Completed`)
+    pytest.param([fl("a"), fl("b"), {**anyof("c", "a", "b"), "when": "outputs.b == 'go'"}],
+                 "waiting for jf-a, jf-b: any of targets a, b; reads the output of b", id="any-and-a-read"),
+    pytest.param([fl("a"), fl("b"), expr("c", "a.Finished && b", when="outputs.a == 'x'")],
+                 "waiting for jf-a, jf-b: a.Finished && b", id="a-read-the-expression-names"),
+])
+def test_waiting_message_shows_the_dependency_as_written(flows, message):
+    sim = flowsim.Sim(flows)
+    assert sim.cond("c") == {"phase": "Pending", "reason": "WaitingForDependencies", "message": message}
+
+
+def test_a_never_met_expression_is_shown_as_written():
+    sim = flowsim.Sim([fl("a"), expr("c", "a.Failed ||\n   a.Skipped")])
+    sim.finish("jf-a", C)
+    assert sim.reason("c") == "DependencyNeverMet"
+    assert sim.cond("c")["message"].endswith("dependsOn.expression a.Failed || a.Skipped can never hold: a Completed")
+
+
 # ---- retry ---------------------------------------------------------------------------------------------------
 def test_retry_deletes_and_recreates_after_the_backoff_then_counts_attempts():
     sim = flowsim.Sim([fl("a", retry={"limit": 2, "backoff": {"duration": "10s", "factor": 3}}), fl("b", "a")])
