@@ -306,6 +306,23 @@ def test_suspend_and_resume_through_a_server(vcctl, tmp_path):
         assert r.code == 255 and "Failed to suspend jobflow" in r.out, r
 
 
+@pytest.mark.parametrize("value, code, says", [
+    # nothing can resume it in `vcctl run`: the stop says so, and how to run it
+    pytest.param("'True'", 1, 'JobFlow default/held is suspended (annotation flow.volcano.sh/suspend: "true"): '
+                 "vcctl run starts none of its vcjobs; remove the annotation to run it", id="suspended"),
+    # only "true" suspends: another value is warned about, and the flow runs
+    pytest.param("'yes'", 0, 'metadata.annotations[flow.volcano.sh/suspend]: "yes" is not "true": the JobFlow '
+                 "is not suspended", id="not-true"),
+])
+def test_a_jobflow_suspended_in_its_file_under_vcctl_run(vcctl, tmp_path, value, code, says):
+    path = tmp_path / "flow.yaml"
+    path.write_text(FLOW.replace("metadata: {name: held}", "metadata:\n  name: held\n  annotations: "
+                                 f"{{flow.volcano.sh/suspend: {value}}}")
+                    + _template("first", "true") + _template("second", "true"))
+    r = vcctl("run", "--workdir", tmp_path / "work", path, timeout=60)
+    assert r.code == code and says in r.err, r
+
+
 @pytest.mark.parametrize("sub", ["suspend", "resume"])
 def test_suspend_needs_a_name(vcctl, sub):
     r = vcctl("jobflow", sub, "-s", "http://127.0.0.1:1")

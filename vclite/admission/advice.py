@@ -11,6 +11,8 @@ them the same way); `vcctl validate` and `vcctl run` print each as a warning:
   gives every container its own message file, `$TERMINATION_MESSAGE_PATH`, so a script that writes
   to the written path itself produces no output (a JobFlow reads it) when run locally; and so does
   a command that writes the default `/dev/termination-log` by name (this machine's own file).
+- a JobFlow whose suspend annotation (`flow.volcano.sh/suspend`) is neither "true" nor "false" (`yes`):
+  only "true" suspends it.
 - a JobFlow flow whose `dependsOn` has a `probe` or a `strategy` but no `targets`: both apply to the
   targets, so with none they are never looked at (the flow starts at once).
 - (across documents) a probe entry whose `taskName` is not a task of its target's JobTemplate: no
@@ -83,6 +85,16 @@ def _flows_advice(spec: dict) -> list[tuple[str, str]]:
     return out
 
 
+def _suspend_advice(md: Any) -> list[tuple[str, str]]:
+    """The suspend annotation with a value that is neither "true" nor "false": only "true" suspends."""
+    value = (md.get("annotations") or {}).get(flow.SUSPEND_ANNOTATION) if isinstance(md, dict) and \
+        isinstance(md.get("annotations"), dict) else None
+    if value is None or str(value).lower() in ("true", "false", ""):
+        return []
+    return [(f"metadata.annotations[{flow.SUSPEND_ANNOTATION}]",
+             f"\"{value}\" is not \"true\": the JobFlow is not suspended (only \"true\" suspends it)")]
+
+
 def _why_left(name: str, flow_name: str, flows: set[str], params: bool) -> str:
     root, _, rest = name.partition(".")
     return {"item": f"flow {flow_name!r} has no withItems or withParam",
@@ -143,7 +155,7 @@ def probe_task_advice(jobflow: Any, template_tasks: Callable[[str], "list[str] |
 def advice_in(obj: Any) -> list[tuple[str, str]]:
     """(field path, warning) for each likely mistake in one API object."""
     if isinstance(obj, dict) and obj.get("kind") == "JobFlow" and isinstance(obj.get("spec"), dict):
-        return _flows_advice(obj["spec"])
+        return _suspend_advice(obj.get("metadata")) + _flows_advice(obj["spec"])
     if not isinstance(obj, dict) or obj.get("kind") not in _KINDS or not isinstance(obj.get("spec"), dict):
         return []
     tasks = obj["spec"].get("tasks")

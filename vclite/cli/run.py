@@ -208,6 +208,9 @@ def stuck_report(snap: view.Snapshot) -> list[str]:
     for jf in snap.jobflows:
         if meta.phase(jf) in FLOW_DONE:
             continue
+        if str(meta.annotations(jf).get(flow.SUSPEND_ANNOTATION, "")).lower() == "true":
+            lines.append(f"JobFlow {meta.key(jf)} is suspended (annotation {flow.SUSPEND_ANNOTATION}: \"true\"): "
+                         "vcctl run starts none of its vcjobs; remove the annotation to run it")
         for name, job_name, job, targets in view.flow_rows(jf, snap):
             if job is None:
                 cond = ((jf.get("status") or {}).get("conditions") or {}).get(job_name) or {}

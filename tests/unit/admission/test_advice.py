@@ -76,6 +76,21 @@ def test_jobflow_dependency_fields_without_targets(flows, paths):
     assert all("there are none" in m for _, m in found)
 
 
+@pytest.mark.parametrize("annotations, warned", [
+    pytest.param({"flow.volcano.sh/suspend": "yes"}, True, id="yes"),
+    pytest.param({"flow.volcano.sh/suspend": "1"}, True, id="one"),
+    pytest.param({"flow.volcano.sh/suspend": "true"}, False, id="true"),
+    pytest.param({"flow.volcano.sh/suspend": "False"}, False, id="false"),
+    pytest.param({}, False, id="none"),
+])
+def test_a_suspend_annotation_that_does_not_suspend(annotations, warned):
+    found = advice.advice_in({"kind": "JobFlow", "metadata": {"name": "f", "annotations": annotations},
+                              "spec": {"flows": [{"name": "a"}]}})
+    assert found == ([("metadata.annotations[flow.volcano.sh/suspend]",
+                       f'"{annotations.get("flow.volcano.sh/suspend")}" is not "true": the JobFlow is not suspended '
+                       '(only "true" suspends it)')] if warned else [])
+
+
 TEMPLATES = {"ps": ["ps"], "pair": ["ps", "worker"], "none": []}
 
 
