@@ -413,10 +413,25 @@ class _FlowCheck:
         except errors.AlreadyExists:
             return []   # a file defines a vcjob of that name: the run reports the clash
         except errors.Invalid as exc:
-            return [Problem(*self._origin(job, fe.path, where), f"{refused}{fe.path}: {fe.message}") for fe in exc.errors]
+            return [Problem(*self._origin(job, fe.path, where), f"{refused}{fe.path}: {fe.message}"
+                            + self._new_task_note(job, fe.path)) for fe in exc.errors]
         except errors.ApiError as exc:
             return [Problem(*where, refused + exc.message)]
         return []
+
+    def _new_task_note(self, job: Obj, path: str) -> str:
+        """For a refused field of a task the patch added (its name matches no task of the template, as a
+        misspelt one): that it was added, and the template's task names."""
+        m = re.match(r"spec\.tasks\[([0-9]+)\]", path)
+        tasks = (job.get("spec") or {}).get("tasks")
+        if not self.patch or not m or not isinstance(tasks, list) or int(m.group(1)) >= len(tasks):
+            return ""
+        name = tasks[int(m.group(1))].get("name") if isinstance(tasks[int(m.group(1))], dict) else None
+        own = [t.get("name") for t in (self.template.get("spec") or {}).get("tasks") or () if isinstance(t, dict)]
+        if not isinstance(name, str) or name in own:
+            return ""
+        return (f" (the patch's task \"{name}\" names no task of the JobTemplate ({', '.join(map(str, own))}), so it "
+                "is added as a new task)")
 
     def _origin(self, job: Obj, path: str, where: tuple) -> tuple:
         """Where to report a refused field of the merged vcjob: the patch element it came from, when

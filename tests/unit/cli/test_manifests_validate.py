@@ -128,6 +128,23 @@ def test_the_flows_of_a_refused_jobflow_are_checked(text, expected):
         assert g.startswith(want), (g, want)
 
 
+@pytest.mark.parametrize("patch, expected", [
+    # a misspelt task name in a patch adds a task: what is refused of it says so
+    pytest.param("{jobSpec: {tasks: [{name: mian, replicas: 2}]}}",
+                 ['7: spec.flows[0].patch.jobSpec.tasks[0].template: the vcjob it makes from JobTemplate "a" would be '
+                  "refused: spec.tasks[1].template: Required value (the patch's task \"mian\" names no task of the "
+                  "JobTemplate (main), so it is added as a new task)"], id="unknown-task"),
+    # a task of the template: no such note
+    pytest.param("{jobSpec: {tasks: [{name: main, template: {spec: {containers: [{name: d, image: b}]}}}]}}",
+                 ['7: spec.flows[0].patch.jobSpec.tasks[0].template.spec.containers[0].command: the vcjob it makes '
+                  'from JobTemplate "a" would be refused: spec.tasks[0].template.spec.containers[1].command: '
+                  'container "d" has no command: vclite runs pods as local processes and cannot run an image\'s '
+                  "default entrypoint"], id="known-task"),
+])
+def test_a_patch_task_naming_no_task_of_the_template_is_said_to_be_added(patch, expected):
+    assert located(jobflow(f"    - name: a\n      patch: {patch}\n") + template("a")) == expected
+
+
 def test_a_jobflow_defined_twice_is_checked_once_at_its_own_lines():
     """The second document is not created: its flows are not checked as if they were the first's."""
     text = (jobflow("    - name: a\n      patch: {jobSpec: {queue: nope}}\n")
