@@ -267,6 +267,45 @@ def test_exit_handler_runs_after_the_failure(vcctl, tmp_path):
     assert status["conditions"]["exit-handler-evaluate"]["reason"] == "DependencyNeverMet"   # train failed
 
 
+def _edge_flow(flows: str, on_exit: str = "") -> str:
+    return ("apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: edge}\nspec:\n"
+            + (f"  onExit: {on_exit}\n" if on_exit else "") + "  flows:\n" + flows)
+
+
+EDGE_TEMPLATES = (_template("say", 'printf %s "$SAY" > $TERMINATION_MESSAGE_PATH').replace(
+    "command:", "env: [{name: SAY, value: '[1, 2'}], command:") + _template("quiet", "true")
+    + _template("each", "echo {{item}}") + _template("fail", "exit 3"))
+
+
+@pytest.mark.parametrize("flows, on_exit, code, conditions, says", [
+    pytest.param("    - name: say\n    - name: each\n      withParam: '{{outputs.say}}'\n", "", 1,
+                 {"edge-each": ("Failed", "InvalidParam")},
+                 "withParam of flow each (the output of flow say): not a JSON list", id="with-param-malformed-json"),
+    pytest.param("    - name: quiet\n    - name: each\n      withParam: '{{outputs.quiet}}'\n", "", 1,
+                 {"edge-each": ("Failed", "InvalidParam")}, "the output is empty, not a JSON list",
+                 id="with-param-no-output"),
+    pytest.param("    - name: each\n      withItems: []\n    - name: quiet\n      dependsOn: {targets: [each]}\n",
+                 "", 0, {"edge-each": ("Completed", "NoItems"), "edge-quiet": ("Completed", None)}, "",
+                 id="with-items-empty"),
+    pytest.param("    - name: quiet\n      repeat: {until: \"outputs.quiet == 'never'\", limit: 2}\n", "", 1,
+                 {"edge-quiet": ("Failed", "RepeatLimitReached"), "edge-quiet-1": ("Completed", None)},
+                 "until outputs.quiet == 'never' still false after 2 iterations (limit 2)", id="repeat-never-true"),
+    pytest.param("    - name: fail\n      retry: {limit: 0}\n", "", 1, {"edge-fail": ("Failed", "RetriesExhausted")},
+                 "attempt 1 failed; no retries left (limit 0)", id="retry-limit-0"),
+    pytest.param("    - name: quiet\n    - name: fail\n", "fail", 1,
+                 {"edge-quiet": ("Completed", None), "edge-fail": ("Failed", None)},
+                 "vcjob default/edge-fail Failed: pod edge-fail-main-0: container main exited 3",
+                 id="exit-handler-fails"),
+])
+def test_edge_cases_end_with_the_right_code_and_a_readable_status(vcctl, tmp_path, flows, on_exit, code,
+                                                                   conditions, says):
+    status, _, r = run_example(vcctl, tmp_path, "edge.yaml", _edge_flow(flows, on_exit) + EDGE_TEMPLATES, code=code)
+    assert status["state"]["phase"] == ("Succeed" if code == 0 else "Failed")
+    got = {n: (status["conditions"][n]["phase"], status["conditions"][n].get("reason")) for n in conditions}
+    assert got == conditions, status["conditions"]
+    assert says in r.err, r
+
+
 # ---- vcctl jobflow suspend | resume against a server ---------------------------------------------------
 FLOW = """apiVersion: flow.volcano.sh/v1alpha1
 kind: JobFlow

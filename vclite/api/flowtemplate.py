@@ -158,7 +158,11 @@ def placeholder_paths(obj: Any, base: str = "", pattern: re.Pattern = PLACEHOLDE
 
 
 def parse_items(text: str, source: str = "withParam") -> list[Any]:
-    """The loop items a `withParam` value names: a JSON list. ValueError otherwise."""
+    """The loop items a `withParam` value names: a JSON list. ValueError otherwise (an empty output
+    is said to be one: its pod most likely wrote no termination message)."""
+    if not text.strip():
+        raise ValueError(f"{source}: the output is empty, not a JSON list (did the pod write its list to "
+                         "$TERMINATION_MESSAGE_PATH?)")
     try:
         items = json.loads(text)
     except ValueError as e:

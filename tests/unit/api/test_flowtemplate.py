@@ -119,6 +119,8 @@ def test_parse_items(text: str, expected: list) -> None:
     pytest.param("a, b", "withParam: not a JSON list (Expecting value: line 1 column 1 (char 0)): 'a, b'",
                  id="not-json"),
     pytest.param('{"a": 1}', "withParam: expected a JSON list, got object: '{\"a\": 1}'", id="not-a-list"),
+    pytest.param(" \n", "withParam: the output is empty, not a JSON list (did the pod write its list to "
+                 "$TERMINATION_MESSAGE_PATH?)", id="empty"),
 ])
 def test_parse_items_rejects(text: str, message: str) -> None:
     with pytest.raises(ValueError) as info:

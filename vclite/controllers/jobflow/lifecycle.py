@@ -156,7 +156,8 @@ class Lifecycle:
         if d.loop is plan_mod.Loop.ITEMS:
             return list(d.items)
         try:
-            return flowtemplate.parse_items(self.output_of(d.param_from), f"withParam of flow {d.name}")
+            return flowtemplate.parse_items(self.output_of(d.param_from),
+                                            f"withParam of flow {d.name} (the output of flow {d.param_from})")
         except ValueError as e:
             self._finish(fr, O.FAILED, R.INVALID_PARAM, str(e))
             return None

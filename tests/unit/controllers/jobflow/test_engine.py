@@ -332,12 +332,25 @@ def test_fan_out_item_failure_fails_the_flow_once_every_item_finished():
     pytest.param("[]", ["src", "d"], "Running", "NoItems", id="empty-list-completes"),
     pytest.param("not json", ["src"], "Failed", "InvalidParam", id="not-json"),
     pytest.param('{"a": 1}', ["src"], "Failed", "InvalidParam", id="not-a-list"),
+    pytest.param("", ["src"], "Failed", "InvalidParam", id="no-output"),
 ])
 def test_with_param(output, created, phase, reason):
     sim = flowsim.Sim([fl("src"), fl("f", "src", withParam="{{outputs.src}}"), fl("d", "f")])
     sim.finish("jf-src", C, output)
     assert [c.removeprefix("jf-") for c in sim.created] == created
     assert (sim.phase, sim.reason("f")) == (phase, reason)
+
+
+@pytest.mark.parametrize("output, message", [
+    pytest.param("[1, 2", "withParam of flow f (the output of flow src): not a JSON list (Expecting ',' delimiter: "
+                 "line 1 column 6 (char 5)): '[1, 2'", id="malformed"),
+    pytest.param("", "withParam of flow f (the output of flow src): the output is empty, not a JSON list (did the "
+                 "pod write its list to $TERMINATION_MESSAGE_PATH?)", id="no-output"),
+])
+def test_a_with_param_that_is_no_list_names_the_flow_it_came_from(output, message):
+    sim = flowsim.Sim([fl("src"), fl("f", "src", withParam="{{outputs.src}}")])
+    sim.finish("jf-src", C, output)
+    assert sim.cond("f") == {"phase": "Failed", "reason": "InvalidParam", "message": message}
 
 
 @pytest.mark.parametrize("order", [
