@@ -145,7 +145,7 @@ def test_hostile_yaml_is_one_problem_quickly(vcctl, write, text, says):
     (["--timeout", "-1"], "-1 is not a number of seconds greater than 0"),
     (["--timeout", "0"], "0 is not a number of seconds greater than 0"),
     (["--timeout", "nan"], "nan is not a number of seconds greater than 0"),
-    (["--nodes", "NODES"], "node 'n1': spec.taints: Invalid value: 5: must be of type array"),
+    (["--nodes", "NODES"], "nodes.yaml:4: Node/n1: spec.taints: Invalid value: 5: must be of type array"),
 ])
 def test_bad_run_options_run_nothing(vcctl, write, tmp_path, option, says):
     nodes = write("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {taints: 5}\n")

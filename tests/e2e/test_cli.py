@@ -475,7 +475,7 @@ def test_run_options_read_standard_input_as_a_file(vcctl, write, tmp_path, optio
 
 
 @pytest.mark.parametrize("args, text, says", [
-    pytest.param(["--nodes", "-"], "kind: Node\nmetadata: {name: x\n", "invalid --nodes value '<stdin>': <stdin>:3:1",
+    pytest.param(["--nodes", "-"], "kind: Node\nmetadata: {name: x\n", "--nodes <stdin>:3:1: document 1: invalid YAML",
                  id="nodes-broken-yaml"),
     pytest.param(["--scheduler-conf", "-"], 'actions: "enqueue, alocate"\n', "<stdin>:1: ", id="conf-unknown-action"),
     pytest.param(["--nodes", "-", "-"], PIPED_NODE,

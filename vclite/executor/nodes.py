@@ -253,8 +253,8 @@ def _from_file(path: str) -> list[Obj]:
     host), the hostname label and a Ready condition are added when absent. Other fields are kept."""
     try:
         docs = yamlio.load_file(path)
-    except ValueError as e:
-        raise _bad(path, str(e)) from None
+    except ValueError as e:   # (each problem located: file:line)
+        raise ValueError(f"--nodes {e}") from None
     except OSError as e:
         raise _bad(path, f"cannot read the file: {e}") from None
     return _from_documents(path, docs)
@@ -264,50 +264,60 @@ def nodes_from_bytes(data: bytes, filename: str) -> list[Obj]:
     """`--nodes FILE` for the bytes of a file the caller read (standard input), named `filename`."""
     docs, problems = yamlio.parse_bytes(data, filename)
     if problems:
-        raise _bad(filename, "\n".join(str(p) for p in problems))
+        raise ValueError("--nodes " + "\n".join(str(p) for p in problems))
     return _from_documents(filename, docs)
+
+
+def _in_file(doc: yamlio.Document, what: str, field: str, message: str) -> ValueError:
+    """A problem of a Node file, as `vcctl validate` says one: `--nodes file:line: Node/n: field: message`
+    (the file's form was understood, so the forms of --nodes are not listed again)."""
+    where = f"{doc.file}:{doc.line_of(field)}"
+    return ValueError(f"--nodes {where}: {what}: " + (f"{field}: " if field else "") + message)
 
 
 def _from_documents(path: str, docs: list[yamlio.Document]) -> list[Obj]:
     out: list[Obj] = []
-    names: set[str] = set()
-    for i, doc in enumerate(docs):
+    names: dict[str, yamlio.Document] = {}
+    for doc in docs:
         obj = doc.obj
         if not isinstance(obj, dict) or obj.get("kind") != "Node" or obj.get("apiVersion") != "v1":
-            raise _bad(path, f"document {i + 1} is not a v1 Node")
-        name = (obj.get("metadata") or {}).get("name")
+            kind = f"{obj.get('apiVersion')} {obj.get('kind')}" if isinstance(obj, dict) else "no object"
+            raise _in_file(doc, f"document {doc.index}", "", f"is not a v1 Node ({kind}): the file holds Nodes only")
+        name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
         if not name or not isinstance(name, str):
-            raise _bad(path, f"document {i + 1}: a Node needs metadata.name")
+            raise _in_file(doc, f"document {doc.index}", "metadata.name", "Required value: a Node needs a name")
+        what = f"Node/{name}"
         if name in names:
-            raise _bad(path, f"node {name!r} appears twice")
-        names.add(name)
+            first = names[name]
+            raise _in_file(doc, what, "metadata.name", f"defined twice (first at {first.file}:{first.line})")
+        names[name] = doc
         problems = shapes.check(obj, shapes.NODE, "")
         if problems:
-            raise _bad(path, f"node {name!r}: {problems[0].path.lstrip('.')}: {problems[0].message}")
+            raise _in_file(doc, what, problems[0].path.lstrip("."), problems[0].message)
         for j, taint in enumerate((obj.get("spec") or {}).get("taints") or ()):
             if taint.get("effect") not in shapes.TAINT_EFFECTS:
-                raise _bad(path, f"node {name!r}: spec.taints[{j}].effect: "
-                                 + common.unsupported(taint.get("effect"), shapes.TAINT_EFFECTS))
-        out.append(_complete(path, obj))
+                raise _in_file(doc, what, f"spec.taints[{j}].effect",
+                               common.unsupported(taint.get("effect"), shapes.TAINT_EFFECTS))
+        out.append(_complete(doc, obj))
     if not out:
         raise _bad(path, "the file holds no Node")
     return out
 
 
-def _complete(path: str, obj: Obj) -> Obj:
+def _complete(doc: yamlio.Document, obj: Obj) -> Obj:
     obj = dict(obj)
     md = obj["metadata"] = dict(obj["metadata"])
     md["labels"] = {core.HOSTNAME_LABEL: md["name"], **(md.get("labels") or {})}
     status = obj["status"] = dict(obj.get("status") or {})
-    cap = status.get("capacity") or status.get("allocatable") or host_resources()
-    status.setdefault("capacity", dict(cap))
-    status.setdefault("allocatable", dict(cap))
-    for field in ("capacity", "allocatable"):
-        for res, amount in (status[field] or {}).items():
+    for field in ("capacity", "allocatable"):   # (as written: one is filled from the other below)
+        for res, amount in (status.get(field) or {}).items():
             try:
                 quantity.parse(amount)
             except ValueError as e:
-                raise _bad(path, f"node {md['name']!r}: status.{field}.{res}: {e}") from None
+                raise _in_file(doc, f"Node/{md['name']}", f"status.{field}.{res}", str(e)) from None
+    cap = status.get("capacity") or status.get("allocatable") or host_resources()
+    status.setdefault("capacity", dict(cap))
+    status.setdefault("allocatable", dict(cap))
     if not status.get("conditions"):
         status["conditions"] = [{"type": "Ready", "status": "True", "reason": "KubeletReady",
                                  "message": "vclite local executor is ready"}]

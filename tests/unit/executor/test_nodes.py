@@ -94,22 +94,29 @@ def test_nodes_from_yaml_file(tmp_path):
 
 
 @pytest.mark.parametrize("text, fragment", [
-    pytest.param("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n", "is not a v1 Node", id="not-a-node"),
+    # a problem of the file is located as `vcctl validate` locates one: file:line, the object, the field
+    pytest.param("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n",
+                 "--nodes {f}:1: document 1: is not a v1 Node (v1 Pod): the file holds Nodes only", id="not-a-node"),
     pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Node\n"
-                 "metadata: {name: a}\n", "appears twice", id="duplicate-name"),
+                 "metadata: {name: a}\n", "--nodes {f}:7: Node/a: metadata.name: defined twice (first at {f}:1)",
+                 id="duplicate-name"),
     pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {capacity: {cpu: lots}}\n",
-                 "status.capacity.cpu", id="bad-quantity"),
+                 "--nodes {f}:4: Node/a: status.capacity.cpu: invalid quantity", id="bad-quantity"),
+    pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus:\n  allocatable:\n    memory: lots\n",
+                 "--nodes {f}:6: Node/a: status.allocatable.memory: invalid quantity", id="bad-quantity-own-line"),
     pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: 5\n",
-                 "node 'a': status: Invalid value: 5: must be of type object", id="status-not-an-object"),
+                 "--nodes {f}:4: Node/a: status: Invalid value: 5: must be of type object", id="status-not-an-object"),
     pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: a}\nspec: {taints: 5}\n",
-                 "node 'a': spec.taints: Invalid value: 5: must be of type array", id="taints-not-a-list"),
+                 "Node/a: spec.taints: Invalid value: 5: must be of type array", id="taints-not-a-list"),
     pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: [x]}\n",
-                 "node 'a': metadata.labels: Invalid value: [\"x\"]: must be of type object", id="labels-not-a-map"),
+                 "Node/a: metadata.labels: Invalid value: [\"x\"]: must be of type object", id="labels-not-a-map"),
     pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: a}\nspec: {unschedulable: 'yes'}\n",
                  "spec.unschedulable: Invalid value: \"yes\": must be of type boolean", id="unschedulable-string"),
-    pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: a}\nspec: {taints: [{key: k, effect: Nope}]}\n",
-                 "spec.taints[0].effect: Unsupported value: \"Nope\"", id="taint-effect"),
-    pytest.param("a: [1, 2\n", "nodes.yaml", id="yaml-syntax"),
+    pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: a}\nspec:\n  taints: [{key: k, effect: Nope}]\n",
+                 "--nodes {f}:5: Node/a: spec.taints[0].effect: Unsupported value: \"Nope\"", id="taint-effect"),
+    pytest.param("apiVersion: v1\nkind: Node\nmetadata: {labels: {a: b}}\n",
+                 "--nodes {f}:3: document 1 (Node): metadata.name: Required value", id="no-name"),
+    pytest.param("a: [1, 2\n", "--nodes {f}:2:1: document 1: invalid YAML", id="yaml-syntax"),
     pytest.param("", "holds no Node", id="empty-file"),
 ])
 def test_bad_node_files(tmp_path, text, fragment):
@@ -117,7 +124,9 @@ def test_bad_node_files(tmp_path, text, fragment):
     f.write_text(text)
     with pytest.raises(ValueError) as ei:
         nodes.parse_nodes_option(str(f))
-    assert fragment in str(ei.value)
+    assert fragment.format(f=f) in str(ei.value)
+    if "{f}" in fragment:
+        assert "--nodes accepts one of" not in str(ei.value), "the file's form was understood: no list of forms"
 
 
 NODE_INFO_FIELDS = ("machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion",
