@@ -22,7 +22,7 @@ import click
 
 from vclite.api import flow, kinds, meta
 from vclite.cli import client_common as common
-from vclite.cli import client_live
+from vclite.cli import client_live, stdinput
 from vclite.cli.context import CONTEXT
 from vclite.lib import errors
 
@@ -71,7 +71,8 @@ def describe_shape(res: Resource, obj: Obj) -> Obj:
 
 # ---- command bodies --------------------------------------------------------------------------------
 def _create(res: Resource, client: Any, path: str) -> None:
-    for doc in common.of_kind(common.read_documents(path), res.kind.kind, res.kind.api_version, path):
+    for doc in common.of_kind(common.read_documents(path), res.kind.kind, res.kind.api_version,
+                              stdinput.name(path)):
         ns = meta.namespace(doc) or "default"
         doc["metadata"] = dict(doc.get("metadata") or {}, namespace=ns)
         try:
@@ -83,7 +84,8 @@ def _create(res: Resource, client: Any, path: str) -> None:
 
 def _delete(res: Resource, client: Any, name: str, namespace: str, path: str) -> None:
     if path:
-        for doc in common.of_kind(common.read_documents(path), res.kind.kind, res.kind.api_version, path):
+        for doc in common.of_kind(common.read_documents(path), res.kind.kind, res.kind.api_version,
+                                  stdinput.name(path)):
             ns = meta.namespace(doc) or "default"
             try:
                 client.delete(res.kind, ns, meta.name(doc))
@@ -125,7 +127,7 @@ def _checked(res: Resource, sub: str, body: Callable[[], Any]) -> Any:
 def build(res: Resource) -> list[click.Command]:
     """The five client commands of one resource, ready to be added to its click group."""
     ns_opt, name_opt = common.namespace_option(res.what), common.name_option(res.what)
-    file_help = f"the path to the YAML file containing the {res.what}"
+    file_help = f"the path to the YAML file containing the {res.what} (- for standard input)"
 
     @click.command("create", context_settings=CONTEXT, help=f"create a {res.group}")
     @common.common_options

@@ -179,6 +179,20 @@ def test_a_finished_jobflow_cannot_be_suspended(vcctl, api, succeeded_flow):
     assert vcctl("jobflow", "resume", succeeded_flow) == (0, "Resumed JobFlow: default/test-jobflow")
 
 
+def test_create_and_delete_read_standard_input_as_a_file(server, api):
+    """`-f -` (as `job run -f -`, `vcctl run -`): the documents from standard input; a skipped one names it."""
+    def vcctl(*args, text):
+        result = CliRunner().invoke(main_mod.cli, [*args, "-f", "-", "-k", str(server.kubeconfig)], input=text)
+        return result.exit_code, result.output.strip()
+    text = TEMPLATES_FILE + "\napiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n"
+    code, out = vcctl("jobtemplate", "create", text=text)
+    assert code == 0, out
+    assert out.splitlines() == ["<stdin>: skipped Queue q (not a JobTemplate)", "Created JobTemplate: default/a",
+                                "Created JobTemplate: default/b"]
+    assert vcctl("jobtemplate", "delete", text=TEMPLATES_FILE) == (0, "Deleted JobTemplate: default/a\n"
+                                                                      "Deleted JobTemplate: default/b")
+
+
 # ---- U26, U27: create and delete by file, delete by name ----------------------------------------------
 @pytest.mark.parametrize("group, kind, text", [
     pytest.param("jobflow", "JobFlow", JOBFLOWS_FILE, id="U26-U27-jobflow"),
