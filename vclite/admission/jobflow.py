@@ -568,7 +568,8 @@ def _retry(retry: Any, path: str, errs: list[FieldError]) -> None:
     else:
         limit = flow.retry_limit(retry["limit"])
         if limit is None:
-            errs.append(FieldError(f"{path}.limit", common.type_error(retry["limit"], "integer")))
+            errs.append(FieldError(f"{path}.limit", common.type_error(retry["limit"], "integer") + ' (or a string of '
+                                   'digits, as "2")'))
         else:
             common.check_int({"limit": limit}, "limit", f"{path}.limit", errs, *RETRY_LIMIT)
     backoff = retry.get("backoff")

@@ -282,7 +282,8 @@ REJECT = [
                   "spec.flows[0].retry.backoff.factor: Invalid value: 0.5: must be a number from 1 to 1000"],
                  id="retry-values"),
     pytest.param(jf(fl("a", retry={"limit": "x", "backoff": {"duration": -1}})),
-                 ['spec.flows[0].retry.limit: Invalid value: "x": must be of type integer',
+                 ['spec.flows[0].retry.limit: Invalid value: "x": must be of type integer (or a string of digits, '
+                  'as "2")',
                   'spec.flows[0].retry.backoff.duration: Invalid value: -1: must be a non-negative duration such '
                   'as "10s", "1m30s" or "500ms", or seconds ("5"), at most 2562047h (Go\'s longest)'],
                  id="retry-values-argo-style-but-wrong"),
@@ -301,7 +302,8 @@ REJECT = [
                  ['spec.flows[0].retry.backoff.factor: Invalid value: "x": must be a number from 1 to 1000'],
                  id="retry-cap-shorter-is-every-wait-as-argo-and-factor-not-a-number"),
     pytest.param(jf(fl("a", retry={"limit": True})),
-                 ["spec.flows[0].retry.limit: Invalid value: true: must be of type integer"], id="retry-bool"),
+                 ['spec.flows[0].retry.limit: Invalid value: true: must be of type integer (or a string of digits, '
+                  'as "2")'], id="retry-bool"),
     # patch
     pytest.param(jf(fl("a", patch={"jobSpec": []})),
                  ["spec.flows[0].patch.jobSpec: Invalid value: []: must be of type object"], id="patch-not-object"),
