@@ -144,6 +144,18 @@ def test_a_parameter_set_on_the_command_line_replaces_the_files_value(vcctl, tmp
     assert malformed.code == 2 and "'epochs': expected NAME=VALUE" in malformed.err, malformed
 
 
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_a_problem_found_with_p_values_says_which_were_given(vcctl, write, tmp_path, command):
+    """The problem is located in the file (the `when` that reads it), but the value came from -p: the count says so."""
+    path = write("w.yaml", "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: w}\nspec:\n"
+                           "  arguments: {parameters: [{name: 'n', value: '3'}, {name: s, value: x}]}\n"
+                           "  flows:\n  - name: a\n    when: params.n > 2\n" + _template("a", "true"))
+    r = vcctl(command, "-p", "n=many", "-p", "s=a b", path)
+    assert r.code == 2 and 'w.yaml:8: JobFlow/w: spec.flows[0].when: flow "a": cannot read string "many" as a ' \
+        "number at position 0" in r.err, r
+    assert "1 problem(s) found (with -p n=many -p 's=a b')" in r.err, r
+
+
 def test_a_parameter_named_like_a_yaml_boolean_is_set_with_p(vcctl, write, tmp_path):
     """`-p n=no`: names and values given with -p are strings, never read as YAML (where `n` and `no` are
     false); the JobFlow declares the name quoted."""

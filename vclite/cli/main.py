@@ -142,7 +142,7 @@ def validate(files, params) -> None:
     if problems:
         for p in problems:
             click.echo(str(p), err=True)
-        click.echo(f"{len(problems)} problem(s) found.", err=True)
+        click.echo(f"{len(problems)} problem(s) found{manifests.with_params(params)}.", err=True)
         sys.exit(2)
     click.echo(f"{len(docs)} object(s) valid.")
 

@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import os
 import re
+import shlex
 from typing import Any
 
 from vclite.admission import advice, fields, podpriority
@@ -83,6 +84,13 @@ def _read_all(paths: list[str]) -> tuple[list[yamlio.Document], list[Any]]:
         problems.extend(Problem(source_name(path), 0, "", "", "no objects found: the file is empty or holds only "
                                 "comments") for path in paths)
     return docs, problems
+
+
+def with_params(params: dict[str, str] | None) -> str:
+    """What `N problem(s) found` adds when -p set parameters: a problem at a condition or a template
+    may be due to a value given on the command line, not in the file (` (with -p n=abc)`)."""
+    given = " ".join("-p " + shlex.quote(f"{name}={value}") for name, value in (params or {}).items())
+    return f" (with {given})" if given else ""
 
 
 def source_name(path: str) -> str:

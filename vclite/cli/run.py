@@ -396,7 +396,8 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
         if problems:
             for p in problems:
                 err.print(str(p), markup=False)
-            err.print(f"{len(problems)} problem(s) found; nothing was run.", markup=False)
+            err.print(f"{len(problems)} problem(s) found{manifests.with_params(params)}; nothing was run.",
+                      markup=False)
             return 2
         if rt is None:
             err.print(f"error: {runtime_error}", markup=False)
