@@ -102,3 +102,33 @@ def test_a_good_conf_is_used(vcctl, write, tmp_path):
                    job, timeout=90)
     assert packed.code == 0, packed
     assert len(set(_nodes_of_pods(packed.out))) == 1, packed
+
+
+PLUGINS_CONF = """\
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: sla
+  - name: task-topology
+    arguments: {task-topology.weight: 10}
+- plugins:
+  - name: predicates
+  - name: proportion
+  - name: nodegroup
+    arguments: {strict: false}
+  - name: binpack
+"""
+
+
+def test_the_added_plugins_work_through_vcctl_run(vcctl, write, tmp_path):
+    """With binpack the pair would share a node; task-topology's anti-affinity (from the vcjob's annotation, which
+    its PodGroup carries) spreads it; nodegroup (not strict) lets a queue without affinity use unlabelled nodes."""
+    job = PAIR.replace("metadata: {name: pair}",
+                       'metadata: {name: pair, annotations: {volcano.sh/task-topology-anti-affinity: "main"}}')
+    conf = write("plugins.conf", PLUGINS_CONF)
+    r = vcctl("run", "-q", "-o", "json", "--nodes", NODES, "--scheduler-conf", conf, "--workdir", tmp_path / "w",
+              write("pair.yaml", job), timeout=90)
+    assert r.code == 0, r
+    assert len(set(_nodes_of_pods(r.out))) == 2, r
