@@ -737,3 +737,14 @@ def test_health_checks_as_kubectl_get_raw_reads_them(kubectl):
     assert verbose.startswith("[+]ping ok\n") and verbose.endswith("readyz check passed\n"), verbose
     assert kubectl("get", "--raw", "/livez/ping").stdout == "ok"
     assert "NotFound" in kubectl("get", "--raw", "/readyz/etcd", check=False).stderr
+
+
+def test_kubectl_run_without_volcanos_scheduler_is_warned_that_the_pod_stays_pending(kubectl):
+    out = kubectl("run", "no-sched", "--image=busybox", "--restart=Never", "--", "true")
+    assert "pod/no-sched created" in out.stdout
+    assert 'Warning: pod "no-sched" will stay Pending: schedulerName default-scheduler does not run here' in \
+        out.stderr, out.stderr
+    quiet = kubectl("run", "with-sched", "--image=busybox", "--restart=Never",
+                    '--overrides={"spec": {"schedulerName": "volcano"}}', "--", "true")
+    assert "Warning" not in quiet.stderr, quiet.stderr
+    kubectl("delete", "pod", "no-sched", "with-sched", "--wait=false")

@@ -367,6 +367,8 @@ class Server:
             else:
                 code, obj = (resources.create if method == "POST" else resources.update)(be, route, query, body)
                 warnings = resources.field_warnings(route, query, body)
+        if code == 201:
+            warnings = warnings + resources.creation_warnings(route, obj)
         return json_response(code, obj, JSON_CT, pretty, warnings)
 
     @staticmethod

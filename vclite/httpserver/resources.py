@@ -187,6 +187,25 @@ def field_warnings(route: routes.Resource, query: Query, body: Any) -> list[str]
     return _unknown_fields(route, body)
 
 
+VOLCANO_SCHEDULER = "volcano"
+
+
+def creation_warnings(route: routes.Resource, created: Obj) -> list[str]:
+    """What a created object will not do here, for `Warning` headers: a Pod for another scheduler
+    than Volcano's (`kubectl run` writes none: default-scheduler) stays Pending, as no such
+    scheduler runs in vclite — kube-apiserver has nothing to say, since its cluster runs one."""
+    if route.kind is not kinds.POD or route.subresource or created.get("kind") != "Pod":
+        return []
+    spec = created.get("spec") or {}
+    scheduler = spec.get("schedulerName") or "default-scheduler"
+    if scheduler == VOLCANO_SCHEDULER or spec.get("nodeName"):
+        return []
+    name = (created.get("metadata") or {}).get("name", "")
+    return [f'pod "{name}" will stay Pending: schedulerName {scheduler} does not run here, only Volcano\'s '
+            'scheduler does (set spec.schedulerName: volcano; with kubectl run, '
+            '--overrides=\'{"spec":{"schedulerName":"volcano"}}\'; or make it a vcjob)']
+
+
 def create(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
     dry = dry_run(query.get("dryRun"))
     _check_fields(route, query, body)

@@ -389,3 +389,28 @@ def test_a_bad_grace_period_is_refused_and_deletes_nothing(be, query, body, word
     with pytest.raises(errors.BadRequest, match=words):
         resources.delete(be, route, query, body)
     assert be.client.get(kinds.POD, "default", "p")["metadata"].get("deletionTimestamp") is None
+
+
+def _pod(spec):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec}
+
+
+@pytest.mark.parametrize("route, created, warned", [
+    pytest.param(routes.Resource(kinds.POD, "default", None), _pod({"schedulerName": "default-scheduler"}), True,
+                 id="default-scheduler"),
+    pytest.param(routes.Resource(kinds.POD, "default", None), _pod({}), True, id="no-scheduler-name"),
+    pytest.param(routes.Resource(kinds.POD, "default", "p"), _pod({"schedulerName": "other"}), True,
+                 id="server-side-apply-create"),
+    pytest.param(routes.Resource(kinds.POD, "default", None), _pod({"schedulerName": "volcano"}), False,
+                 id="volcano"),
+    pytest.param(routes.Resource(kinds.POD, "default", None), _pod({"nodeName": "local-0"}), False,
+                 id="bound-already"),
+    pytest.param(routes.Resource(kinds.POD, "default", "p", "binding"), {"kind": "Binding"}, False, id="binding"),
+    pytest.param(jt_route(), JT, False, id="not-a-pod"),
+])
+def test_a_pod_no_scheduler_here_will_run_is_created_with_a_warning(route, created, warned):
+    got = resources.creation_warnings(route, created)
+    assert bool(got) == warned
+    if warned:
+        assert got[0].startswith('pod "p" will stay Pending: schedulerName ') and "schedulerName: volcano" in got[0]
+        assert got[0].isascii()   # a Warning header
