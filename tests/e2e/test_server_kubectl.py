@@ -748,3 +748,19 @@ def test_kubectl_run_without_volcanos_scheduler_is_warned_that_the_pod_stays_pen
                     '--overrides={"spec": {"schedulerName": "volcano"}}', "--", "true")
     assert "Warning" not in quiet.stderr, quiet.stderr
     kubectl("delete", "pod", "no-sched", "with-sched", "--wait=false")
+
+
+def test_client_side_apply_of_a_jobflow_too_big_for_its_last_applied_annotation(kubectl, write):
+    """Kubernetes limits an object's annotations to 256 KiB: kubectl apply's copy of a 4,000-flow
+    JobFlow is refused as on a cluster; server-side apply and create keep no such copy."""
+    flows = [{"name": f"step-with-a-longish-name-{i}",
+              **({"dependsOn": {"targets": [f"step-with-a-longish-name-{i - 1}"]}} if i else {})} for i in range(4000)]
+    path = write("big.yaml", yaml.safe_dump({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+                                             "metadata": {"name": "big"}, "spec": {"flows": flows}}))
+    out = kubectl("apply", "--dry-run=server", "-f", path, check=False)
+    assert out.returncode == 1, out.stdout
+    assert 'The JobFlow "big" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes' in \
+        out.stderr, out.stderr[-500:]
+    assert "created (server dry run)" in kubectl("create", "--dry-run=server", "-f", path).stdout
+    assert "serverside-applied (server dry run)" in kubectl("apply", "--server-side", "--dry-run=server",
+                                                            "-f", path).stdout

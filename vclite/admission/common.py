@@ -277,7 +277,22 @@ def validate_metadata(kind: kinds.Kind, obj: Obj) -> list[FieldError]:
         errs.append(FieldError("metadata.finalizers", type_error(finalizers, "array of strings")))
     errs += _string_map(md, "labels", "metadata.labels", value_check=_label_value)
     errs += _string_map(md, "annotations", "metadata.annotations", value_check=None)
+    errs += _annotations_size(md.get("annotations"))
     return errs
+
+
+TOTAL_ANNOTATION_SIZE = 256 * 1024   # Kubernetes' limit on all of an object's annotations, keys and values
+
+
+def _annotations_size(annotations: Any) -> list[FieldError]:
+    """All annotations together at most 256 KiB (UTF-8 bytes of keys and values), as Kubernetes
+    checks them: what `kubectl apply` meets with a large object's last-applied-configuration."""
+    if not isinstance(annotations, dict):
+        return []
+    total = sum(len(str(k).encode()) + len(v.encode()) for k, v in annotations.items() if isinstance(v, str))
+    if total <= TOTAL_ANNOTATION_SIZE:
+        return []
+    return [FieldError("metadata.annotations", f"Too long: may not be more than {TOTAL_ANNOTATION_SIZE} bytes")]
 
 
 def _string_map(md: Obj, key: str, path: str, value_check) -> list[FieldError]:

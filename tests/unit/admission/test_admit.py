@@ -38,6 +38,8 @@ def refusal(kind: kinds.Kind, new: Any, op: Op = Op.CREATE, old: Obj | None = No
 
 ACCEPT_CASES = [
     pytest.param(kinds.NODE, obj(kinds.NODE, "node-1.example"), id="node-subdomain-name"),
+    pytest.param(kinds.NODE, obj(kinds.NODE, "n", metadata={"name": "n", "annotations": {
+                     "a": "x" * (256 * 1024 - 4), "b": "é"}}), id="annotations-of-the-largest-size"),
     pytest.param(kinds.CONFIGMAP, obj(kinds.CONFIGMAP, "job-svc", "default", data={"a": "b"}), id="configmap"),
     pytest.param(kinds.NAMESPACE, obj(kinds.NAMESPACE, "team-a"), id="namespace"),
     pytest.param(kinds.SERVICE, obj(kinds.SERVICE, "job", "default"), id="service"),
@@ -99,6 +101,9 @@ REJECT_CASES = [
                   "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or "
                   "'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"],
                  id="annotation-key-invalid"),
+    pytest.param(kinds.NODE, obj(kinds.NODE, "n", metadata={"name": "n", "annotations": {
+                     "a": "x" * (256 * 1024 - 3), "b": "é"}}),   # é is 2 bytes in UTF-8: one byte over
+                 ["metadata.annotations: Too long: may not be more than 262144 bytes"], id="annotations-too-big"),
     pytest.param(kinds.NODE, ["not", "an", "object"], ['Invalid value: ["not", "an", "object"]: must be of type object'],
                  id="not-an-object"),
     pytest.param(kinds.POD, obj(kinds.POD, "p", "default", spec=pod_spec({"image": "busybox"})),
