@@ -175,8 +175,24 @@ def _node_roles(node: Obj, now: datetime.datetime) -> str:
 
 
 def _service_ports(svc: Obj, now: datetime.datetime) -> str:
-    ports = [f"{p.get('port')}/{p.get('protocol') or 'TCP'}" for p in _get(svc, "spec.ports") or []]
+    """`port/protocol`, `port:nodePort/protocol` when it has a node port (kubectl's makePortString)."""
+    ports = [f"{p.get('port')}{':' + str(p['nodePort']) if p.get('nodePort') else ''}/{p.get('protocol') or 'TCP'}"
+             for p in _get(svc, "spec.ports") or []]
     return ",".join(ports) or "<none>"
+
+
+def _service_external_ip(svc: Obj, now: datetime.datetime) -> str:
+    """The external name, the external IPs, or a load balancer's (`<pending>` until it has one),
+    as kubectl's service printer shows them (vclite runs no load balancer)."""
+    kind = _get(svc, "spec.type") or "ClusterIP"
+    if kind == "ExternalName":
+        return _get(svc, "spec.externalName") or "<none>"
+    ips = list(_get(svc, "spec.externalIPs") or [])
+    if kind == "LoadBalancer":
+        ingress = [i.get("ip") or i.get("hostname") for i in _get(svc, "status.loadBalancer.ingress") or []]
+        ips = [i for i in ingress if i] + ips
+        return ",".join(ips) or "<pending>"
+    return ",".join(ips) or "<none>"
 
 
 def _event_object(ev: Obj, now: datetime.datetime) -> str:
@@ -234,7 +250,7 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
                         Column("Data", "integer", lambda s, now: len(s.get("data") or {})), AGE),
     kinds.SERVICE.kind: (Column("Type", "string", lambda s, now: _get(s, "spec.type") or "ClusterIP"),
                          Column("Cluster-IP", "string", lambda s, now: _or_none(_get(s, "spec.clusterIP"))),
-                         Column("External-IP", "string", lambda s, now: "<none>"),
+                         Column("External-IP", "string", _service_external_ip),
                          Column("Port(s)", "string", _service_ports), AGE,
                          Column("Selector", "string", lambda s, now: ",".join(
                              f"{k}={v}" for k, v in sorted((_get(s, "spec.selector") or {}).items())) or "<none>", 1)),

@@ -53,6 +53,20 @@ def test_columns(kind, expected):
                  ["default", "Active", "5m"], id="namespace"),
     pytest.param(kinds.CONFIGMAP, {"metadata": md("cm"), "data": {"a": "1", "b": "2"}}, ["cm", 2, "5m"],
                  id="configmap"),
+    # services as kubectl's printer shows them: node ports, external names and IPs, a load balancer pending
+    pytest.param(kinds.SERVICE, {"metadata": md("web"), "spec": {"type": "NodePort", "ports": [
+        {"port": 80, "nodePort": 30080, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}]}},
+                 ["web", "NodePort", "<none>", "<none>", "80:30080/TCP,53/UDP", "5m", "<none>"], id="service-nodeport"),
+    pytest.param(kinds.SERVICE, {"metadata": md("ext"), "spec": {"type": "ExternalName", "externalName": "a.io"}},
+                 ["ext", "ExternalName", "<none>", "a.io", "<none>", "5m", "<none>"], id="service-externalname"),
+    pytest.param(kinds.SERVICE, {"metadata": md("lb"), "spec": {"type": "LoadBalancer", "ports": [{"port": 1}]}},
+                 ["lb", "LoadBalancer", "<none>", "<pending>", "1/TCP", "5m", "<none>"], id="service-lb-pending"),
+    pytest.param(kinds.SERVICE, {"metadata": md("lb"), "spec": {"type": "LoadBalancer", "externalIPs": ["1.2.3.4"]},
+                                 "status": {"loadBalancer": {"ingress": [{"ip": "5.6.7.8"}]}}},
+                 ["lb", "LoadBalancer", "<none>", "5.6.7.8,1.2.3.4", "<none>", "5m", "<none>"], id="service-lb"),
+    pytest.param(kinds.SERVICE, {"metadata": md("c"), "spec": {"clusterIP": "None", "externalIPs": ["1.2.3.4"],
+                                                              "selector": {"b": "2", "a": "1"}}},
+                 ["c", "ClusterIP", "None", "1.2.3.4", "<none>", "5m", "a=1,b=2"], id="service-clusterip"),
 ])
 def test_cells(kind, obj, cells):
     row = tables.table(kind, [obj], NOW, "9")["rows"][0]
