@@ -409,6 +409,19 @@ def test_generators_that_send_protobuf_and_a_stale_replace(kubectl, write):
         "the object has been modified" in out.stderr, out.stderr
 
 
+def test_kubectl_create_service_sends_protobuf(kubectl):
+    kubectl("create", "service", "nodeport", "web", "--tcp=80:8080", "--node-port=30080")
+    kubectl("create", "service", "clusterip", "named", "--tcp=443:https")
+    kubectl("create", "service", "externalname", "ext", "--external-name=example.com")
+    table = {r[0]: r[1:] for r in rows(kubectl("get", "svc", "web", "named", "ext").stdout)[1:]}
+    assert table["web"][:4] == ["NodePort", "<none>", "<none>", "80:30080/TCP"], table
+    assert table["ext"][:3] == ["ExternalName", "<none>", "example.com"], table
+    spec = json.loads(kubectl("get", "svc", "named", "-o", "json").stdout)["spec"]
+    assert spec["ports"] == [{"name": "443-https", "port": 443, "protocol": "TCP", "targetPort": "https"}]
+    assert spec["selector"] == {"app": "named"}
+    kubectl("delete", "svc", "web", "named", "ext")
+
+
 def test_delete_cascades_to_vcjobs_and_pods(kubectl):
     wait_for(kubectl, ["get", "jf", "diamond", "-o", "jsonpath={.status.state.phase}"],
              lambda p: p.stdout == "Succeed", "the diamond to succeed")

@@ -1,10 +1,10 @@
 """Kubernetes protobuf request bodies, for the few kinds kubectl sends that way.
 
-kubectl's generator commands (`kubectl create namespace|configmap|secret|priorityclass`), `kubectl
+kubectl's generator commands (`kubectl create namespace|configmap|secret|priorityclass|service`), `kubectl
 auth` (self-subject reviews) and `kubectl drain` (the DeleteOptions of each pod it deletes) send their
 object as `application/vnd.kubernetes.protobuf`: the magic `k8s\\0`, then a `runtime.Unknown` (typeMeta
 {apiVersion=1, kind=2} = 1, raw = 2) whose `raw` is the object's protobuf message. This module decodes
-those messages for Namespace, ConfigMap, Secret, PriorityClass, the reviews and DeleteOptions into the
+those messages for Namespace, ConfigMap, Secret, PriorityClass, Service, the reviews and DeleteOptions into the
 JSON-shaped objects their JSON form would give (zero values omitted, as the JSON `omitempty` tags do; binary
 data base64, times RFC 3339). Any other kind, or a malformed message, is refused with
 UnsupportedMediaType / BadRequest: the client can send JSON instead. Pure; a bounded walk over
@@ -43,6 +43,19 @@ SCHEMAS: dict[tuple[str, str], Schema] = {
                                                 3: ("globalDefault", "bool"), 4: ("description", "string"),
                                                 5: ("preemptionPolicy", "string")},
 }
+INT_OR_STRING = "intorstr"   # util/intstr.IntOrString: {type = 1 (0 int, 1 string), intVal = 2, strVal = 3}
+SERVICE_PORT: Schema = {1: ("name", "string"), 2: ("protocol", "string"), 3: ("port", "int"),
+                        4: ("targetPort", INT_OR_STRING), 5: ("nodePort", "int"), 6: ("appProtocol", "string")}
+# `kubectl create service clusterip|nodeport|loadbalancer|externalname` (its status is not read)
+SCHEMAS[("v1", "Service")] = {1: ("metadata", OBJECT_META), 2: ("spec", {
+    1: ("ports", ("repeated", SERVICE_PORT)), 2: ("selector", ("map", "string")), 3: ("clusterIP", "string"),
+    4: ("type", "string"), 5: ("externalIPs", ("repeated", "string")), 7: ("sessionAffinity", "string"),
+    8: ("loadBalancerIP", "string"), 9: ("loadBalancerSourceRanges", ("repeated", "string")),
+    10: ("externalName", "string"), 11: ("externalTrafficPolicy", "string"), 12: ("healthCheckNodePort", "int"),
+    13: ("publishNotReadyAddresses", "bool"), 17: ("ipFamilyPolicy", "string"),
+    18: ("clusterIPs", ("repeated", "string")), 19: ("ipFamilies", ("repeated", "string")),
+    20: ("allocateLoadBalancerNodePorts", "bool"), 21: ("loadBalancerClass", "string"),
+    22: ("internalTrafficPolicy", "string"), 23: ("trafficDistribution", "string")})}
 RESOURCE_ATTRIBUTES: Schema = {1: ("namespace", "string"), 2: ("verb", "string"), 3: ("group", "string"),
                                4: ("version", "string"), 5: ("resource", "string"), 6: ("subresource", "string"),
                                7: ("name", "string")}
@@ -144,6 +157,11 @@ def _scalar(kind: Any, wire: int, value: Any) -> Any:
         return value if value < 1 << 63 else value - (1 << 64)
     if kind == TIME:
         return _time(value)
+    if kind == INT_OR_STRING:
+        parts = {n: v for n, _, v in _fields(value)}
+        if parts.get(1, 0) == 1:
+            return _scalar("string", 2, parts.get(3, b""))
+        return _scalar("int", 0, parts.get(2, 0))
     if isinstance(kind, dict):
         return _message(value, kind)
     raise errors.BadRequest("malformed protobuf body")

@@ -61,6 +61,19 @@ META = field(1, "cfg") + field(2, "") + field(3, "team") + field(4, "") + field(
                   "orphanDependents": True}, id="delete-options-meta"),
     pytest.param(envelope("v1", "DeleteOptions", b""), {"apiVersion": "v1", "kind": "DeleteOptions"},
                  id="delete-options-empty"),
+    # `kubectl create service nodeport web --tcp=80:8080 --node-port=30080`, as kubectl 1.32 writes it
+    pytest.param(envelope("v1", "Service", field(1, field(1, "web") + field(2, "")) + field(2, field(
+        1, field(1, "80-8080") + field(2, "TCP") + field(3, 80) + field(4, field(1, 0) + field(2, 8080) + field(3, ""))
+        + field(5, 30080)) + entry(2, "app", "web") + field(3, "") + field(4, "NodePort") + field(7, "") +
+        field(12, 0) + field(13, False)) + field(3, field(1, b""))),
+                 {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+                  "spec": {"ports": [{"name": "80-8080", "protocol": "TCP", "port": 80, "targetPort": 8080,
+                                      "nodePort": 30080}], "selector": {"app": "web"}, "type": "NodePort"}},
+                 id="service"),
+    pytest.param(envelope("v1", "Service", field(1, field(1, "named")) + field(2, field(
+        1, field(3, 443) + field(4, field(1, 1) + field(2, 0) + field(3, "https"))))),
+                 {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "named"},
+                  "spec": {"ports": [{"port": 443, "targetPort": "https"}]}}, id="service-named-target-port"),
 ])
 def test_decodes(body, expected):
     assert bodies.decode(body, "application/vnd.kubernetes.protobuf") == expected
