@@ -63,6 +63,7 @@ SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"   # k8s.io/apimachinery rand.Str
 NAME_ATTEMPTS = 20                       # upstream's loopCount
 COMPONENT = "vc-controller-manager"
 DISCOVERY = ("discovery",)               # the work-queue key of a label discovery
+RECOUNT = ("recount",)                   # every HyperNode's nodeCount again (a Node changed)
 
 
 # ---- member counting (pure) ----------------------------------------------------------------------
@@ -303,8 +304,7 @@ class HyperNodeController:
                 and meta.labels(ev.old) == meta.labels(ev.object):
             return
         self.queue.add(DISCOVERY)
-        for h in self.hypernodes.items():   # a Node added, gone or relabelled: counts may change
-            self.queue.add(meta.name(h))
+        self.queue.add(RECOUNT)   # a Node added, gone or relabelled: counts may change (one key for all)
 
     def _on_configmap(self, ev: client_mod.WatchEvent) -> None:
         if (meta.namespace(ev.object), meta.name(ev.object)) == (self.config_namespace, self.config_name):
@@ -314,14 +314,18 @@ class HyperNodeController:
     def sync(self, key: Hashable) -> None:
         if key == DISCOVERY:
             self._discover()
+        elif key == RECOUNT:
+            nodes = list(self.nodes.items())
+            for h in list(self.hypernodes.items()):
+                self._sync_status(meta.name(h), nodes)
         else:
             self._sync_status(str(key))
 
-    def _sync_status(self, name: str) -> None:
+    def _sync_status(self, name: str, nodes: list[Obj] | None = None) -> None:
         hypernode = self.hypernodes.get("", name)
         if hypernode is None:
             return
-        count = node_count(hypernode, list(self.nodes.items()))
+        count = node_count(hypernode, nodes if nodes is not None else list(self.nodes.items()))
         status = hypernode.get("status") or {}
         if status.get("nodeCount") == count:
             return
