@@ -16,7 +16,8 @@ from typing import Mapping
 from vclite.scheduler.actions import allocate, backfill, enqueue, preempt, reclaim
 from vclite.scheduler.actions import unsupported as unsupported_actions
 from vclite.scheduler.plugins import (binpack, capacity, cdp, conformance, drf, gang, network_topology, nodegroup,
-                                      nodeorder, overcommit, predicates, priority, proportion, sla, task_topology)
+                                      nodeorder, overcommit, predicates, priority, proportion,
+                                      resource_strategy_fit, sla, task_topology)
 
 # Everything Volcano can be configured with, for a clearer error on names vclite lacks.
 VOLCANO_ACTIONS = ("enqueue", "allocate", "backfill", "preempt", "reclaim", "gangpreempt", "gangreclaim",
@@ -74,5 +75,6 @@ def default_registry() -> Registry:
         plugins=_table([priority.Priority, gang.Gang, conformance.Conformance, drf.Drf, predicates.Predicates,
                         proportion.Proportion, capacity.Capacity, nodeorder.NodeOrder, binpack.Binpack,
                          overcommit.Overcommit, network_topology.NetworkTopologyAware, sla.Sla,
-                         nodegroup.NodeGroup, cdp.Cdp, task_topology.TaskTopology]),
+                         nodegroup.NodeGroup, cdp.Cdp, task_topology.TaskTopology,
+                         resource_strategy_fit.ResourceStrategyFit]),
     )

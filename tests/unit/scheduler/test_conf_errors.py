@@ -11,8 +11,8 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
 @pytest.mark.parametrize("text, problems", [
     pytest.param(HEAD + "- plugins:\n  - name: nodeorderr\n",
                  ['sched.conf:7: unknown plugin "nodeorderr" (known: binpack, capacity, cdp, conformance, drf, gang, '
-                  'network-topology-aware, nodegroup, nodeorder, overcommit, predicates, priority, proportion, sla, '
-                  'task-topology)'],
+                  'network-topology-aware, nodegroup, nodeorder, overcommit, predicates, priority, proportion, '
+                  'resource-strategy-fit, sla, task-topology)'],
                  id="unknown plugin"),
     pytest.param('actions: "enqueue, alocate"\ntiers: []\n',
                  ['sched.conf:1: unknown action "alocate" (known: allocate, backfill, enqueue, preempt, reclaim)'],
@@ -23,7 +23,7 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
     pytest.param(HEAD + "  - name: tdm\n",
                  ['sched.conf:6: plugin "tdm" is not supported by vclite yet (supported: binpack, capacity, '
                   'cdp, conformance, drf, gang, network-topology-aware, nodegroup, nodeorder, overcommit, predicates, '
-                  'priority, proportion, sla, task-topology)'],
+                  'priority, proportion, resource-strategy-fit, sla, task-topology)'],
                  id="a Volcano plugin vclite lacks"),
     pytest.param(HEAD + "- plugins:\n  - name: capacity\n  - name: proportion\n",
                  ['sched.conf:7: capacity and proportion cannot be used together'],
