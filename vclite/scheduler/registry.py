@@ -13,11 +13,11 @@ import dataclasses
 import types
 from typing import Mapping
 
-from vclite.scheduler.actions import allocate, backfill, enqueue, preempt, reclaim
+from vclite.scheduler.actions import allocate, backfill, enqueue, preempt, reclaim, shuffle
 from vclite.scheduler.actions import unsupported as unsupported_actions
 from vclite.scheduler.plugins import (binpack, capacity, cdp, conformance, drf, gang, network_topology, nodegroup,
                                       nodeorder, overcommit, predicates, priority, proportion,
-                                      resource_strategy_fit, sla, task_topology)
+                                      resource_strategy_fit, sla, task_topology, tdm)
 
 # Everything Volcano can be configured with, for a clearer error on names vclite lacks.
 VOLCANO_ACTIONS = ("enqueue", "allocate", "backfill", "preempt", "reclaim", "gangpreempt", "gangreclaim",
@@ -71,10 +71,11 @@ def _table(classes: list[type]) -> Mapping[str, type]:
 def default_registry() -> Registry:
     return Registry(
         actions=_table([enqueue.Enqueue, allocate.Allocate, backfill.Backfill, preempt.Preempt, reclaim.Reclaim,
+                        shuffle.Shuffle,
                         *unsupported_actions.ACTIONS]),
         plugins=_table([priority.Priority, gang.Gang, conformance.Conformance, drf.Drf, predicates.Predicates,
                         proportion.Proportion, capacity.Capacity, nodeorder.NodeOrder, binpack.Binpack,
                          overcommit.Overcommit, network_topology.NetworkTopologyAware, sla.Sla,
                          nodegroup.NodeGroup, cdp.Cdp, task_topology.TaskTopology,
-                         resource_strategy_fit.ResourceStrategyFit]),
+                         resource_strategy_fit.ResourceStrategyFit, tdm.Tdm]),
     )

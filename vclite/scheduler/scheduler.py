@@ -87,6 +87,7 @@ class Scheduler:
         self._own_writes: set[str] = set()
         self._writing = False
         self._requests: dict = {}  # pod requests memo across sessions (snapshot.ClusterState.request_cache)
+        self._memory: dict = {}    # plugins' state for the life of the scheduler (snapshot.ClusterState.memory)
         self._queues_written_at = float("-inf")   # clock.monotonic() of the last Queue status write
         self._queues_pending: session_mod.SessionResult | None = None   # its result, when deferred
         self.informers = {kind.kind: informer_mod.Informer(client, kind, self._on_event) for kind in WATCHED}
@@ -155,7 +156,7 @@ class Scheduler:
             nodes=cached["Node"], queues=cached["Queue"], podgroups=podgroups,
             pods=self._session_pods(podgroups), priority_classes=cached["PriorityClass"], namespaces=cached["Namespace"],
             hypernodes=cached["HyperNode"],
-            request_cache=self._requests, waiting=self.waiting)
+            request_cache=self._requests, waiting=self.waiting, memory=self._memory)
         result = session_mod.run_session(state, self.conf, self.clock.now(), self.scheduler_name,
                                          binding_scheduled=True)
         self.last_result = result

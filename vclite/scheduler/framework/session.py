@@ -112,6 +112,7 @@ class Session:
         self.priority_classes: list[Obj] = snap.priority_classes   # read-only (preempt: preemptionPolicy)
         self.namespaces: list[Obj] = snap.namespaces   # read-only (pod affinity's namespaceSelector)
         self.hypernode_objects: list[Obj] = snap.hypernodes   # read-only (`topology`, built on first use)
+        self.memory: dict = snap.memory   # plugins' state for the life of the scheduler (ClusterState.memory)
         self.hooks = hooks.Hooks(len(conf.tiers))
         self.plugins: list[Any] = []
         self.binds: dict[str, str] = {}
@@ -160,6 +161,7 @@ class Session:
     predicate = _Caller(Point.PREDICATE)
     best_node = _Caller(Point.BEST_NODE)
     hypernode_order = _Caller(Point.HYPERNODE_ORDER)
+    victim_tasks = _Caller(Point.VICTIM_TASKS)
 
     @functools.cached_property
     def node_order(self) -> Any:

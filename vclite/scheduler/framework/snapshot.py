@@ -57,6 +57,9 @@ class ClusterState:
     # PodGroups enqueue rejected before, kept by the caller across sessions (`podgroups` then
     # holds the others); without one, `build` sorts them out of `podgroups` itself.
     waiting: waiting_mod.Pool | None = None
+    # What Volcano's plugins keep for the life of the scheduler process (tdm's last eviction time),
+    # kept by the caller across sessions; a session without one starts afresh (a dry run).
+    memory: dict | None = None
 
 
 @dataclasses.dataclass
@@ -72,6 +75,7 @@ class Snapshot:
     hypernodes: list[Obj] = dataclasses.field(default_factory=list)   # read-only (framework/hypernodes, lazily)
     # PodGroups waiting for room, by queue, without JobInfos (waiting.py): with `lazy_waiting` only
     waiting: dict[str, list[waiting_mod.WaitingClass]] = dataclasses.field(default_factory=dict)
+    memory: dict = dataclasses.field(default_factory=dict)   # ClusterState.memory (plugins' process-long state)
 
 
 def _pod_requests(pod: Obj) -> dict[str, dims_mod.Fraction] | None:
@@ -393,6 +397,7 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME, laz
             jobs[job.uid] = job
     _add_pods(pod_reqs, dims, nodes, jobs, prio, scheduler_name, memo)
     return Snapshot(dims, nodes, jobs, queues, nodes.allocatable.sum(axis=0), pods=state.pods,
+                    memory=state.memory if state.memory is not None else {},
                     priority_classes=state.priority_classes, namespaces=state.namespaces,
                     hypernodes=state.hypernodes, waiting=waiting_mod.session_classes(
                         pool, queues, lambda pg: _job_info(_entry(pg, memo), dims, prio, memo), promoted)
