@@ -1,5 +1,6 @@
 """Admission for Queues (scheduling.volcano.sh): Volcano's defaults (weight 1, reclaimable true, legacy
-hierarchy annotations rooted) and checks (weight, state, guarantee ≤ deserved ≤ capability, parent;
+hierarchy annotations rooted) and checks (weight, state, guarantee ≤ deserved ≤ capability, the legacy
+hierarchy annotations, parent;
 the hierarchy's depth, root protection, and capability/deserved/guarantee against parent and
 children: queuetree.py), and the delete guard (`default`/`root`, child queues, PodGroups still in
 the queue).
@@ -14,7 +15,7 @@ from typing import Any
 
 from vclite.admission import base, common, queuetree
 from vclite.api import kinds, meta, scheduling
-from vclite.lib import errors
+from vclite.lib import errors, gostrconv
 
 Obj = dict[str, Any]
 FieldError = errors.FieldError
@@ -70,6 +71,7 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
             allowed = _ALL_STATES if existing and path == "status.state" else _STATES
             if state not in (None, "") and state not in allowed:
                 errs.append(FieldError(path, common.invalid(state, f"queue state must be in [{' '.join(_STATES)}]")))
+    errs += validate_hierarchy_annotations(new, view)
     old_parent = common.dict_at(old, "spec").get("parent") if old is not None else None
     name = meta.name(new)
     if op is base.Operation.CREATE or spec.get("parent") != old_parent:
@@ -117,6 +119,35 @@ def validate_resources(spec: Obj) -> list[FieldError]:
             errs.append(FieldError(f"spec.deserved.{r}", common.invalid(
                 str(raw_d[r]), f"deserved[{r}]={raw_d[r]} must be <= capability[{r}]={raw_c[r]}")))
     return errs
+
+
+def validate_hierarchy_annotations(queue: Obj, view: base.View) -> list[FieldError]:
+    """validate_queue.go validateHierarchicalAttributes, on CREATE and UPDATE: with `volcano.sh/hierarchy`
+    or `volcano.sh/hierarchy-weights` set, both have as many `/` parts, each weight is a number above 0
+    (Go's ParseFloat), and no other queue's hierarchy lies under this one's (`root/a` beside `root/a/b`).
+    The first problem only, as Volcano."""
+    ann = meta.annotations(queue)
+    hierarchy, weights = ann.get(HIERARCHY) or "", ann.get(HIERARCHY_WEIGHTS) or ""
+    if not isinstance(hierarchy, str) or not isinstance(weights, str) or not (hierarchy or weights):
+        return []
+    path = "metadata.annotations"
+    if len(hierarchy.split("/")) != len(weights.split("/")):
+        return [FieldError(path, common.invalid(hierarchy, f"{HIERARCHY} must have the same length with "
+                                                           f"{HIERARCHY_WEIGHTS}"))]
+    for weight in weights.split("/"):
+        try:
+            value = gostrconv.parse_float(weight)
+        except gostrconv.NumError as e:
+            return [FieldError(path, common.invalid(weights, f"{weight} in the {weights} is invalid number: {e}"))]
+        if value <= 0:
+            return [FieldError(path, common.invalid(weights, f"{weight} in the {weights} must be larger than 0"))]
+    name = meta.name(queue)
+    for other in view.list(kinds.QUEUE):
+        theirs = meta.annotations(other).get(HIERARCHY)
+        if isinstance(theirs, str) and theirs and meta.name(other) != name and theirs.startswith(hierarchy + "/"):
+            return [FieldError(path, common.invalid(hierarchy, f"{hierarchy} is not allowed to be in the sub path "
+                                                               f"of {theirs} of queue {meta.name(other)}"))]
+    return []
 
 
 def _validate_parent(name: str, parent: Any, view: base.View) -> list[FieldError]:

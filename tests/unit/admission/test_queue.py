@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from vclite.admission import admit
-from vclite.api import kinds
+from vclite.api import kinds, meta
 from vclite.apiserver import inprocess
 from vclite.lib import clock, errors
 
@@ -261,3 +261,57 @@ def test_hierarchy_rejects(op: Op, new: Obj, old: Obj | None, message: str) -> N
 ])
 def test_hierarchy_accepts(op: Op, new: Obj, old: Obj | None) -> None:
     assert _refusal(op, new, old) == []
+
+
+# ---- legacy hierarchy annotations (validate_queue.go validateHierarchicalAttributes; rows and messages of
+# validate_queue_test.go TestAdmitQueues) ------------------------------------------------------------------
+H, HW = "volcano.sh/hierarchy", "volcano.sh/hierarchy-weights"
+ORDINARY = q("ordinary-hierarchical-queue", annotations={H: "root/node1/node2", HW: "1/2/3"}, weight=1)
+
+
+def _annotated(hierarchy: str, weights: str, name: str = "hierarchy-weights-dont-match") -> Obj:
+    return q(name, annotations={H: hierarchy, HW: weights}, weight=1)
+
+
+@pytest.mark.parametrize("op, new, expected", [
+    pytest.param(Op.CREATE, _annotated("root/a/b", "1/2/3/4"),
+                 ['metadata.annotations: Invalid value: "root/a/b": volcano.sh/hierarchy must have the same length '
+                  'with volcano.sh/hierarchy-weights'], id="hierarchy-weights-dont-match"),
+    pytest.param(Op.CREATE, _annotated("root/a/b", "1/-1/3"),
+                 ['metadata.annotations: Invalid value: "1/-1/3": -1 in the 1/-1/3 must be larger than 0'],
+                 id="weights-negative"),
+    pytest.param(Op.CREATE, _annotated("root/a/b", "1/a/3"),
+                 ['metadata.annotations: Invalid value: "1/a/3": a in the 1/a/3 is invalid number: '
+                  'strconv.ParseFloat: parsing "a": invalid syntax'], id="weights-format-illegal"),
+    pytest.param(Op.CREATE, _annotated("root/a", "1/0"),
+                 ['metadata.annotations: Invalid value: "1/0": 0 in the 1/0 must be larger than 0'], id="weight-zero"),
+    pytest.param(Op.CREATE, _annotated("root/a", "1/1e999"),
+                 ['metadata.annotations: Invalid value: "1/1e999": 1e999 in the 1/1e999 is invalid number: '
+                  'strconv.ParseFloat: parsing "1e999": value out of range'], id="weight-out-of-range"),
+    pytest.param(Op.CREATE, _annotated("root/a", "1/ 2"),
+                 ['metadata.annotations: Invalid value: "1/ 2":  2 in the 1/ 2 is invalid number: '
+                  'strconv.ParseFloat: parsing " 2": invalid syntax'], id="weight-with-space"),
+    pytest.param(Op.CREATE, _annotated("root/node1", "1/4", "hierarchical-queue-in-sub-path-of-another-queue"),
+                 ['metadata.annotations: Invalid value: "root/node1": root/node1 is not allowed to be in the sub path '
+                  'of root/node1/node2 of queue ordinary-hierarchical-queue'], id="hierarchy-in-sub-path"),
+    pytest.param(Op.CREATE, _annotated("node1", "4", "rooted-by-the-mutation-first"),
+                 ['metadata.annotations: Invalid value: "root/node1": root/node1 is not allowed to be in the sub path '
+                  'of root/node1/node2 of queue ordinary-hierarchical-queue'], id="checked-after-rooting"),
+    pytest.param(Op.UPDATE, _annotated("root/a/b", "1/2"),
+                 ['metadata.annotations: Invalid value: "root/a/b": volcano.sh/hierarchy must have the same length '
+                  'with volcano.sh/hierarchy-weights'], id="update-checked-too"),
+    pytest.param(Op.CREATE, _annotated("root/node", "1/4", "hierarchical-queue-with-name-that-is-substring"), [],
+                 id="hierarchy-a-substring-of-another"),
+    pytest.param(Op.CREATE, _annotated("root/node1/node2/x", "1/2/3/0.5", "deeper"), [], id="below-another"),
+    pytest.param(Op.CREATE, _annotated("root/b", "1/0x1p-2", "hex-weight"), [], id="go-hex-float-weight"),
+    pytest.param(Op.UPDATE, ORDINARY, [], id="a-queue-is-not-under-itself"),
+])
+def test_hierarchy_annotations(op: Op, new: Obj, expected: list[str]) -> None:
+    view = views.default_view(ORDINARY)
+    old = _annotated("root/a", "1/2", meta.name(new)) if op is Op.UPDATE else None
+    try:
+        admit.admit(op, kinds.QUEUE, copy.deepcopy(new), old, view)
+    except errors.Invalid as e:
+        assert [str(fe) for fe in e.errors] == expected
+    else:
+        assert expected == []
