@@ -192,6 +192,39 @@ CASES = [
     ("not first run, pre all done, manymiss, has startingDeadlineSeconds, Allow",
      dict(schedule="* * * * *", startingDeadlineSeconds=LONG), TOMORROW, [J("Completed", TEN + 5 * M)], None,
      E(M, True, TOMORROW, TEN + 6 * M, active=1, events=2, created=1)),
+    # (Volcano's row of this name sets Forbid: on a first run the policies act alike)
+    ("First run, is time, Replace", dict(concurrencyPolicy="Replace"), TEN + 5 * M, [], None,
+     E(5 * M, True, TEN + 5 * M, active=1, events=1, created=1)),
+    *[(f"not first run, pre all done, is not time, {policy}", dict(concurrencyPolicy=policy,
+                                                                    startingDeadlineSeconds=LONG),
+       TEN + 3 * M, [J("Completed", TEN)], None, E(2 * M, True, success=TEN + M))
+      for policy in ("Allow", "Forbid", "Replace")],
+    *[(f"not first run, pre all done but in active, is not time, {policy}", dict(concurrencyPolicy=policy),
+       TEN + 3 * M, [J("Completed", TEN, active=True)], None, E(2 * M, True, success=TEN + M, events=1))
+      for policy in ("Allow", "Replace")],
+    *[(f"not first run, pre all done, is time, {policy}", dict(concurrencyPolicy=policy), TEN + 5 * M,
+       [J("Completed", TEN)], None, E(5 * M, True, TEN + 5 * M, TEN + M, active=1, events=1, created=1))
+      for policy in ("Allow", "Forbid", "Replace")],
+    *[(f"not first run, pre all done but in active, is time, {policy}", dict(concurrencyPolicy=policy),
+       TEN + 5 * M, [J("Completed", TEN, active=True)], None,
+       E(5 * M, True, TEN + 5 * M, TEN + M, active=1, events=2, created=1))
+      for policy in ("Allow", "Forbid")],
+    ("not first run, pre all done, job exist and in active, is time, Allow", {}, TEN + 5 * M,
+     [J("Running", TEN + 5 * M, client=True, active=True), J("Completed", TEN)], None,
+     E(5 * M, True, success=TEN + M, active=1)),
+    *[(f"not first run, pre active, not time, {policy}", dict(concurrencyPolicy=policy), TEN + 7 * M,
+       [J("Running", TEN + 5 * M, active=True)], TEN + 5 * M, E(3 * M, last=TEN + 5 * M, active=1))
+      for policy in ("Allow", "Replace")],
+    # (Volcano's row of this name does not set suspend; suspended, the CronJob waits for no time)
+    ("not first run, pre active, not time, suspend", dict(suspend=True), TEN + 7 * M,
+     [J("Running", TEN + 5 * M, active=True)], TEN + 5 * M, E(last=TEN + 5 * M, active=1)),
+    ("not first run, pre active, is time, miss deadline", dict(startingDeadlineSeconds=SIXTY), TEN + 12 * M,
+     [J("Running", TEN + 5 * M, client=True, active=True)], TEN + 5 * M, E(3 * M, last=TEN + 5 * M, active=1)),
+    ("not first run, pre active, is time, no miss deadline", dict(startingDeadlineSeconds=THREE_MIN), TEN + 12 * M,
+     [J("Running", TEN + 5 * M, client=True, active=True)], TEN + 5 * M,
+     E(3 * M, True, TEN + 10 * M, active=2, events=1, created=1)),
+    ("not first run, pre all done, manymiss, Allow", {}, TEN + 10 * H, [J("Completed", TEN + 5 * M)], None,
+     E(5 * M, True, TEN + 10 * H, TEN + 6 * M, active=1, events=2, created=1)),
 ]
 
 
