@@ -368,3 +368,31 @@ def test_vcjobs_are_followed_only_once_a_cronjob_exists():
     restarted = cc.CronJobController(c.client, c.clock, local_zone=UTC)
     restarted.start()
     assert [j["metadata"]["name"] for j in restarted.jobs.items()] == ["plain"]
+
+
+@pytest.mark.parametrize("old, new, delay", [
+    pytest.param(dict(schedule="0 * * * *"), dict(schedule="*/1 * * * *"), M, id="spec.schedule changed"),
+    pytest.param(dict(schedule="@every 1m"), dict(schedule="@every 3m"), 3 * M,
+                 id="spec.schedule with @every changed - cadence decrease"),
+    pytest.param(dict(schedule="@every 3m"), dict(schedule="@every 1m"), M,
+                 id="spec.schedule with @every changed - cadence increase"),
+    pytest.param(dict(schedule="0 * * * *"), dict(schedule="0 * * * *", timeZone="Pacific/Honolulu"), H,
+                 id="spec.timeZone changed"),
+    pytest.param(dict(timeZone="Pacific/Honolulu"),
+                 dict(timeZone="Pacific/Honolulu", jobTemplate={"metadata": {"labels": {"a": "foo"}}}), None,
+                 id="spec.timeZone not changed"),
+])
+def test_update_cronjob(old: dict, new: dict, delay: dt.timedelta | None) -> None:
+    """Volcano's TestUpdateCronJob: a changed schedule or time zone is synced at its next time (from the
+    last scheduled one), any other change at once."""
+    c = Cluster()
+    c.create_cronjob(**old)
+    c.client.update_status({**c.cronjob(), "status": {"lastScheduleTime": clock_mod.format_time(TEN)}})
+    c.drain()
+    c.ctrl.queue = type(c.ctrl.queue)(c.clock)   # (forget the timer the first sync set)
+    c.client.patch(kinds.CRONJOB, "default", "vccronjob", {"spec": new})
+    if delay is None:
+        assert c.ctrl.queue.get() is not None
+    else:
+        assert c.ctrl.queue.get() is None
+        assert c.ctrl.queue.next_ready_at() == pytest.approx(c.clock.monotonic() + delay.total_seconds() + D)

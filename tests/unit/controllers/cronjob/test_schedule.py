@@ -1,5 +1,5 @@
 """controllers/cronjob/schedule.py: Volcano's cronjob_controller_util_test.go, case for case (same inputs,
-same expectations), on JSON-shaped CronJobs and vcjobs."""
+same expectations), on JSON-shaped CronJobs and vcjobs; and which vcjobs are a CronJob's (handler_test)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from vclite.controllers.cronjob import controller as cc
 from vclite.controllers.cronjob import schedule as sched
 from vclite.lib import clock as clock_mod
 from vclite.lib import cron
@@ -193,3 +194,24 @@ def test_format_schedule(schedule, tz, expected, warned) -> None:
 
 def test_rfc3339_in_zone() -> None:
     assert sched.rfc3339(TOP.astimezone(zoneinfo.ZoneInfo("Pacific/Honolulu"))) == "2025-03-11T00:00:00-10:00"
+
+
+# ---- which vcjobs are the CronJob's (cronjob_controller_handler_test.go TestGetJobsByCronJob) --------------
+def _vcjob(namespace: str = "default", **ref: Any) -> dict:
+    owner = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "CronJob", "name": "mycronjob", "uid": "1a2b3c",
+             "controller": True, **ref}
+    return {"metadata": {"name": "j", "namespace": namespace, "ownerReferences": [owner] if ref.get("kind") != "-"
+                         else []}}
+
+
+@pytest.mark.parametrize("job, owner_key, mine", [
+    pytest.param(_vcjob(), "default/mycronjob", True, id="matching controller"),
+    pytest.param(_vcjob(kind="Deployment", apiVersion="apps/v1"), None, False, id="non-matching controller kind"),
+    pytest.param(_vcjob("other"), "other/mycronjob", True, id="different namespace job"),   # (keyed apart)
+    pytest.param(_vcjob(kind="-"), None, False, id="job without controller reference"),
+    pytest.param(_vcjob(controller=False), None, False, id="owner that is not the controller"),
+    pytest.param(_vcjob(uid="other-uid"), "default/mycronjob", False, id="jobs with mismatched UIDs"),
+])
+def test_jobs_of_a_cronjob(job: dict, owner_key: str | None, mine: bool) -> None:
+    assert cc._owner_key(job) == owner_key   # the key the vcjob is indexed and queued under
+    assert sched.controlled_by(job, cronjob("* * * * *", TOP)) is mine
