@@ -188,7 +188,8 @@ def test_deleting_a_namespace_deletes_what_is_inside_then_the_namespace():
 
 def test_a_bare_pod_for_volcano_gets_a_podgroup_and_is_scheduled():
     """Volcano's podgroup controller: `podgroup-<pod uid>`, minMember 1, the pod's requests, its
-    queue annotation; the pod is annotated with the group, then bound. Other schedulers' pods are
+    queue annotation, its network topology and scheduling annotations; the pod is annotated with the
+    group, then bound. Other schedulers' pods are
     left alone."""
     def pod(name, scheduler=None, annotations=None):
         spec = {"containers": [{"name": "c", "image": "busybox", "command": ["true"],
@@ -200,11 +201,15 @@ def test_a_bare_pod_for_volcano_gets_a_podgroup_and_is_scheduled():
     rt = start("")
     rt.client.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "q1"},
                       "spec": {"weight": 1}})
-    mine = rt.client.create(pod("mine", "volcano", {"scheduling.volcano.sh/queue-name": "q1"}))
+    mine = rt.client.create(pod("mine", "volcano", {"scheduling.volcano.sh/queue-name": "q1",
+                                                    "volcano.sh/network-topology-mode": "soft",
+                                                    "volcano.sh/preemptable": "true"}))
     rt.client.create(pod("theirs"))
     rt.settle()
     group = rt.client.get(kinds.PODGROUP, "default", f"podgroup-{mine['metadata']['uid']}")
     assert group["spec"]["minMember"] == 1 and group["spec"]["queue"] == "q1"
+    assert group["spec"]["networkTopology"] == {"mode": "soft"}
+    assert group["metadata"]["annotations"] == {"volcano.sh/preemptable": "true"}
     assert group["spec"]["minResources"]["cpu"] == "500m"
     assert group["metadata"]["ownerReferences"][0]["uid"] == mine["metadata"]["uid"]
     placed = rt.client.get(kinds.POD, "default", "mine")

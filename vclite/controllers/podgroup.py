@@ -5,14 +5,20 @@ volcano` and no `scheduling.k8s.io/group-name` annotation gets the PodGroup
 `podgroup-<uid of its controller owner, or its own>` — minMember 1, the pod's requests as
 minResources, its priorityClassName, the queue of its `scheduling.volcano.sh/queue-name`
 annotation (else the default queue), owned by the pod's controller or the pod itself so it goes
-with it — and then the annotation naming that group. The scheduler then places the pod like any
+with it; the pod's `volcano.sh/preemptable`, `cooldown-time`, `revocable-zone` and disruption budget
+(`jdb-min-available`, else `jdb-max-unavailable`) annotations and its `preemptable`/`cooldown-time`
+labels copied; a `networkTopology` from its `volcano.sh/network-topology-mode` (hard or soft, anything
+else hard) and `volcano.sh/network-topology-highest-tier` (an integer, else left out) annotations —
+and then the annotation naming that group. The scheduler then places the pod like any
 gang of one, and the executor runs it. (Volcano also does this for ReplicaSets and StatefulSets,
-which vclite does not serve.)
+which vclite does not serve, and so never reads an owner's annotations: `--inherit-owner-annotations`
+and `scheduling.volcano.sh/group-min-member` on a Deployment have nothing to act on.)
 
 Talks to the cluster only through the Client protocol; the watch handler only enqueues keys.
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Hashable
 
 from vclite.api import batch, kinds, meta, resources, scheduling
@@ -25,6 +31,12 @@ Obj = dict[str, Any]
 SCHEDULER_NAME = "volcano"
 PREFIX = "podgroup-"
 QUEUE_ANNOTATION = scheduling.QUEUE_NAME_ANNOTATION
+TOPOLOGY_MODE = "volcano.sh/network-topology-mode"
+TOPOLOGY_HIGHEST_TIER = "volcano.sh/network-topology-highest-tier"
+COPIED_ANNOTATIONS = (batch.PREEMPTABLE, batch.COOLDOWN_TIME, batch.REVOCABLE_ZONE)
+COPIED_LABELS = (batch.PREEMPTABLE, batch.COOLDOWN_TIME)
+_GO_INT = re.compile(r"[+-]?[0-9]+")   # strconv.Atoi's syntax
+_INT64 = 2 ** 63
 
 
 def wants_group(pod: Obj) -> bool:
@@ -44,6 +56,25 @@ def group_name(pod: Obj) -> str:
     return PREFIX + str((owner or {}).get("uid") or meta.uid(pod))
 
 
+def network_topology(pod: Obj) -> Obj | None:
+    """Volcano's parseNetworkTopologyFromPod: the PodGroup's networkTopology from the pod's annotations
+    (None when it has neither); the mode lower-cased, `hard` unless it says `soft`; the tier when
+    strconv.Atoi reads it."""
+    ann = meta.annotations(pod)
+    if TOPOLOGY_MODE not in ann and TOPOLOGY_HIGHEST_TIER not in ann:
+        return None
+    mode = str(ann.get(TOPOLOGY_MODE, "")).lower()
+    nt: Obj = {"mode": mode if mode in ("hard", "soft") else "hard"}
+    tier = ann.get(TOPOLOGY_HIGHEST_TIER)
+    if isinstance(tier, str) and _GO_INT.fullmatch(tier) and -_INT64 <= int(tier) < _INT64:
+        nt["highestTierAllowed"] = int(tier)
+    return nt
+
+
+def _copied(source: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {k: source[k] for k in keys if k in source}
+
+
 def build(pod: Obj) -> Obj:
     """The PodGroup Volcano's buildPodGroupFromPod makes for `pod` (pure)."""
     spec = pod.get("spec") or {}
@@ -58,9 +89,21 @@ def build(pod: Obj) -> Obj:
     queue = meta.annotations(pod).get(QUEUE_ANNOTATION)
     if queue:
         pg_spec["queue"] = queue
+    nt = network_topology(pod)
+    if nt is not None:
+        pg_spec["networkTopology"] = nt
+    md: Obj = {"name": group_name(pod), "namespace": meta.namespace(pod), "ownerReferences": list(refs)}
+    pod_ann = meta.annotations(pod)
+    annotations = _copied(pod_ann, COPIED_ANNOTATIONS)
+    annotations |= _copied(pod_ann, (batch.JDB_MIN_AVAILABLE,) if batch.JDB_MIN_AVAILABLE in pod_ann
+                           else (batch.JDB_MAX_UNAVAILABLE,))
+    labels = _copied(meta.labels(pod), COPIED_LABELS)
+    if annotations:
+        md["annotations"] = annotations
+    if labels:
+        md["labels"] = labels
     return {"apiVersion": kinds.PODGROUP.api_version, "kind": kinds.PODGROUP.kind,
-            "metadata": {"name": group_name(pod), "namespace": meta.namespace(pod), "ownerReferences": list(refs)},
-            "spec": pg_spec, "status": {"phase": "Pending"}}
+            "metadata": md, "spec": pg_spec, "status": {"phase": "Pending"}}
 
 
 class PodGroupController:

@@ -59,3 +59,41 @@ def test_min_resources_are_the_pod_s_quota_usage_limits_included():
     assert podgroup.build(p)["spec"]["minResources"] == {
         "cpu": "1250m", "requests.cpu": "1250m", "memory": "1Gi", "requests.memory": "1Gi", "pods": "1",
         "count/pods": "1", "limits.cpu": "2", "limits.memory": "2Gi"}
+
+
+MODE, TIER = "volcano.sh/network-topology-mode", "volcano.sh/network-topology-highest-tier"
+
+
+@pytest.mark.parametrize("annotations, expected", [
+    pytest.param({MODE: "hard", TIER: "2"}, {"mode": "hard", "highestTierAllowed": 2},
+                 id="Pod with NetworkTopology annotations - hard mode with tier"),
+    pytest.param({MODE: "soft"}, {"mode": "soft"}, id="Pod with NetworkTopology annotations - soft mode only"),
+    pytest.param({TIER: "1"}, {"mode": "hard", "highestTierAllowed": 1},
+                 id="Pod with tier annotation only - should default to hard mode"),
+    pytest.param({}, None, id="Pod without NetworkTopology annotations"),
+    pytest.param({MODE: "invalid", TIER: "3"}, {"mode": "hard", "highestTierAllowed": 3},
+                 id="Pod with invalid mode annotation - should default to hard"),
+    pytest.param({MODE: "SOFT"}, {"mode": "soft"}, id="mode in any case"),
+    pytest.param({TIER: "two"}, {"mode": "hard"}, id="a tier Atoi cannot read is left out"),
+    pytest.param({TIER: " 2"}, {"mode": "hard"}, id="Atoi reads no spaces"),
+    pytest.param({TIER: "+02"}, {"mode": "hard", "highestTierAllowed": 2}, id="Atoi reads a sign and zeros"),
+])
+def test_network_topology_from_the_pod(annotations, expected):
+    """Volcano's TestBuildPodGroupFromPodWithNetworkTopology, and strconv.Atoi's edges."""
+    assert podgroup.build(pod(annotations=annotations))["spec"].get("networkTopology") == expected
+
+
+def test_scheduling_annotations_and_labels_are_copied():
+    """buildPodGroupFromPod: preemptable, cooldown and revocable zone; a disruption budget's min-available
+    wins over its max-unavailable; nothing else."""
+    p = pod(annotations={"volcano.sh/preemptable": "true", "volcano.sh/cooldown-time": "600s",
+                         "volcano.sh/revocable-zone": "*", "volcano.sh/jdb-min-available": "2",
+                         "volcano.sh/jdb-max-unavailable": "1", "other": "x"})
+    p["metadata"]["labels"] = {"volcano.sh/preemptable": "false", "volcano.sh/cooldown-time": "60s", "app": "a"}
+    md = podgroup.build(p)["metadata"]
+    assert md["annotations"] == {"volcano.sh/preemptable": "true", "volcano.sh/cooldown-time": "600s",
+                                 "volcano.sh/revocable-zone": "*", "volcano.sh/jdb-min-available": "2"}
+    assert md["labels"] == {"volcano.sh/preemptable": "false", "volcano.sh/cooldown-time": "60s"}
+    only_max = podgroup.build(pod(annotations={"volcano.sh/jdb-max-unavailable": "25%"}))["metadata"]
+    assert only_max["annotations"] == {"volcano.sh/jdb-max-unavailable": "25%"} and "labels" not in only_max
+    assert "annotations" not in podgroup.build(pod())["metadata"]
