@@ -78,7 +78,8 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
         parent_errs = _validate_parent(name, spec.get("parent"), view)
         errs += parent_errs
         if not parent_errs and spec.get("parent") not in (None, "", scheduling.ROOT_QUEUE):
-            why = queuetree.check_depth(name, spec.get("parent"), view) or \
+            why = queuetree.check_cycle(name, spec.get("parent"), view) or \
+                queuetree.check_depth(name, spec.get("parent"), view) or \
                 queuetree.check_parent_without_children_has_no_pods(name, spec.get("parent"), view)
             if why:
                 errs.append(FieldError("spec.parent", why))

@@ -87,6 +87,21 @@ def _children(view: Any, name: str) -> list[Obj]:
     return [q for q in view.list(kinds.QUEUE) if _spec(q).get("parent") == name]
 
 
+def check_cycle(name: str, parent: Any, view: Any) -> str | None:
+    """vclite's own rule (Volcano's webhook lets an update close a loop, e.g. `a` under its own child
+    `b`): the new parent must not be the queue itself nor lie below it. The loop is named."""
+    chain, seen = [name], {name}
+    while isinstance(parent, str) and parent not in ("", scheduling.ROOT_QUEUE) and parent not in seen:
+        chain.append(parent)
+        seen.add(parent)
+        p = view.get(kinds.QUEUE, "", parent)
+        parent = _spec(p).get("parent") if p is not None else None
+    if parent != name:
+        return None
+    return (f"queue {name} cannot use {chain[1]} as parent: {chain[1]} is under {name}, "
+            f"so the parents would loop ({' -> '.join([*chain, name])})")
+
+
 def check_depth(name: str, parent: Any, view: Any) -> str | None:
     depth = 1
     seen = set()

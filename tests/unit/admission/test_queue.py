@@ -241,6 +241,14 @@ HIERARCHY_REJECT = [
     pytest.param(Op.UPDATE, q("root", capability={"cpu": "4"}), q("root"),
                  "root queue's resource attributes (capability, deserved, guarantee) cannot be modified",
                  id="root protected"),
+    # vclite's own rule: Volcano's webhook lets an update loop the parents
+    pytest.param(Op.UPDATE, q("d1", parent="d3"), q("d1", parent="root"),
+                 "queue d1 cannot use d3 as parent: d3 is under d1, so the parents would loop (d1 -> d3 -> d2 -> d1)",
+                 id="a parent below the queue"),
+    pytest.param(Op.UPDATE, q("parent-queue-to-update", parent="child-queue-a"), q("parent-queue-to-update"),
+                 "queue parent-queue-to-update cannot use child-queue-a as parent: child-queue-a is under "
+                 "parent-queue-to-update, so the parents would loop (parent-queue-to-update -> child-queue-a -> "
+                 "parent-queue-to-update)", id="its own child as parent"),
 ]
 
 
@@ -253,6 +261,7 @@ def test_hierarchy_rejects(op: Op, new: Obj, old: Obj | None, message: str) -> N
     pytest.param(Op.CREATE, q("fits", parent="parent-queue-resource-test", capability={"cpu": "5"}), None,
                  id="within the parent"),
     pytest.param(Op.CREATE, q("d5b", parent="d4"), None, id="depth 5"),
+    pytest.param(Op.UPDATE, q("d3", parent="d1"), q("d3", parent="d2"), id="moved up its own branch: no loop"),
     pytest.param(Op.UPDATE, q("root", weight=2), q("root"), id="root weight may change"),
     pytest.param(Op.UPDATE, q("child-queue-b", parent="parent-queue-to-update", weight=5, deserved=G48,
                               capability={"cpu": "8", "memory": "16Gi"}, guarantee={"resource": G48}),
