@@ -108,8 +108,29 @@ def _parse(path: str) -> tuple[list[yamlio.Document], list[Any]]:
     return yamlio.parse_bytes(data, STDIN_NAME)
 
 
+def _queue_name(doc: yamlio.Document) -> str | None:
+    md = doc.obj.get("metadata")
+    name = md.get("name") if doc.obj.get("kind") == kinds.QUEUE.kind and isinstance(md, dict) else None
+    return name if isinstance(name, str) else None
+
+
 def ordered(docs: list[yamlio.Document]) -> list[yamlio.Document]:
-    return sorted(docs, key=lambda d: APPLY_ORDER.get(d.obj.get("kind"), len(APPLY_ORDER)))
+    """By APPLY_ORDER, and a Queue after the parent queue another document defines (a child written
+    before its parent is admitted, where a second `kubectl apply` would be needed); else file order."""
+    defined = {n for n in map(_queue_name, docs) if n}
+    parents: dict[str, str] = {}
+    for d in docs:
+        name, spec = _queue_name(d), d.obj.get("spec")
+        if name and isinstance(spec, dict) and spec.get("parent") in defined:
+            parents[name] = spec["parent"]
+
+    def depth(d: yamlio.Document) -> int:
+        name, seen = _queue_name(d), set()
+        while name in parents and name not in seen:   # (a loop is admission's to report)
+            seen.add(name)
+            name = parents[name]
+        return len(seen)
+    return sorted(docs, key=lambda d: (APPLY_ORDER.get(d.obj.get("kind"), len(APPLY_ORDER)), depth(d)))
 
 
 def describe(doc: yamlio.Document) -> str:

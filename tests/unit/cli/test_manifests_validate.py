@@ -258,3 +258,30 @@ def test_a_file_named_twice_is_read_once(tmp_path):
     path.write_text(jobflow("    - name: a\n").removeprefix("---\n") + template("a"))
     docs, problems = manifests.load_and_validate([str(path), str(tmp_path / "." / "f.yaml")])
     assert (len(docs), problems) == (2, [])
+
+
+def _queue(name: str, parent: str | None = None) -> str:
+    return f"""---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {{name: {name}}}
+spec: {{weight: 1{f", parent: {parent}" if parent else ""}}}
+"""
+
+
+@pytest.mark.parametrize("text, created, problems", [
+    pytest.param(_queue("leaf", "mid") + _queue("mid", "top") + _queue("top"), ["top", "mid", "leaf"], [],
+                 id="children before their parents"),
+    pytest.param(_queue("b", "root") + _queue("a"), ["b", "a"], [], id="otherwise file order"),
+    pytest.param(_queue("qa", "qb") + _queue("qb", "qa"), [], [
+        'q.yaml:5: Queue/qa: spec.parent: failed to get parent queue of queue qa: queues.scheduling.volcano.sh '
+        '"qb" not found',
+        'q.yaml:10: Queue/qb: spec.parent: failed to get parent queue of queue qb: queues.scheduling.volcano.sh '
+        '"qa" not found'], id="a loop is refused, not followed"),
+])
+def test_queues_are_created_parents_first(text, created, problems):
+    docs = yamlio.load_string(text, "q.yaml")
+    client = inprocess.new_client()
+    assert [str(p) for p in manifests.validate(docs, client=client)] == problems
+    stored = {q["metadata"]["name"] for q in client.list(kinds.QUEUE)}
+    assert [n for n in (d.obj["metadata"]["name"] for d in manifests.ordered(docs)) if n in stored] == created
