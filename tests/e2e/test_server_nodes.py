@@ -84,3 +84,10 @@ def test_describe_node_shows_when_its_conditions_were_written(kubectl):
     out = kubectl("describe", "node", "local-1").stdout
     assert "Ready" in out and "KubeletReady" in out
     assert "0001" not in out, out
+
+
+def test_get_nodes_wide_shows_the_hosts_os_kernel_and_runtime(kubectl):
+    header, *rows = [line.split() for line in kubectl("get", "nodes", "-o", "wide").stdout.strip().splitlines()]
+    assert header == ["NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE",
+                      "KERNEL-VERSION", "CONTAINER-RUNTIME"]
+    assert rows[0][5:7] == ["127.0.0.1", "<none>"] and rows[0][-1].startswith("vclite://"), rows

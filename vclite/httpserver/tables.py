@@ -168,6 +168,14 @@ def _node_status(node: Obj, now: datetime.datetime) -> str:
     return text + (",SchedulingDisabled" if _get(node, "spec.unschedulable") else "")
 
 
+def _node_address(node: Obj, kind: str) -> str:
+    return next((a.get("address") for a in _get(node, "status.addresses") or [] if a.get("type") == kind), "<none>")
+
+
+def _node_info(node: Obj, field: str) -> str:
+    return _get(node, ("status", "nodeInfo", field)) or "<unknown>"
+
+
 def _node_roles(node: Obj, now: datetime.datetime) -> str:
     prefix = "node-role.kubernetes.io/"
     roles = sorted(k[len(prefix):] for k in (_get(node, "metadata.labels") or {}) if k.startswith(prefix))
@@ -240,9 +248,12 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
     kinds.POD.kind: POD_COLUMNS,
     kinds.NODE.kind: (Column("Status", "string", _node_status), Column("Roles", "string", _node_roles), AGE,
                       Column("Version", "string", lambda n, now: _get(n, "status.nodeInfo.kubeletVersion") or ""),
-                      Column("Internal-IP", "string", lambda n, now: next(
-                          (a.get("address") for a in _get(n, "status.addresses") or []
-                           if a.get("type") == "InternalIP"), "<none>"), 1)),
+                      Column("Internal-IP", "string", lambda n, now: _node_address(n, "InternalIP"), 1),
+                      Column("External-IP", "string", lambda n, now: _node_address(n, "ExternalIP"), 1),
+                      Column("OS-Image", "string", lambda n, now: _node_info(n, "osImage"), 1),
+                      Column("Kernel-Version", "string", lambda n, now: _node_info(n, "kernelVersion"), 1),
+                      Column("Container-Runtime", "string",
+                             lambda n, now: _node_info(n, "containerRuntimeVersion"), 1)),
     kinds.NAMESPACE.kind: (Column("Status", "string", lambda n, now: _get(n, "status.phase") or "Active"), AGE),
     kinds.CONFIGMAP.kind: (Column("Data", "integer", lambda c, now: len(c.get("data") or {}) +
                                   len(c.get("binaryData") or {})), AGE),

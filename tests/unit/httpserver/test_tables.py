@@ -32,6 +32,9 @@ def headers(kind):
     pytest.param(kinds.EVENT, [("Last Seen", 0), ("Type", 0), ("Reason", 0), ("Object", 0), ("Subobject", 1),
                                ("Source", 1), ("Message", 0), ("First Seen", 1), ("Count", 1), ("Name", 1)],
                  id="events-as-kubectl"),
+    pytest.param(kinds.NODE, [("Name", 0), ("Status", 0), ("Roles", 0), ("Age", 0), ("Version", 0),
+                              ("Internal-IP", 1), ("External-IP", 1), ("OS-Image", 1), ("Kernel-Version", 1),
+                              ("Container-Runtime", 1)], id="nodes-as-kubectl"),
 ])
 def test_columns(kind, expected):
     assert headers(kind) == expected
@@ -53,6 +56,13 @@ def test_columns(kind, expected):
                  ["default", "Active", "5m"], id="namespace"),
     pytest.param(kinds.CONFIGMAP, {"metadata": md("cm"), "data": {"a": "1", "b": "2"}}, ["cm", 2, "5m"],
                  id="configmap"),
+    pytest.param(kinds.NODE, {"metadata": md("n"), "status": {
+        "conditions": [{"type": "Ready", "status": "True"}],
+        "addresses": [{"type": "InternalIP", "address": "10.0.0.1"}],
+        "nodeInfo": {"kubeletVersion": "vclite", "osImage": "Debian", "kernelVersion": "",
+                     "containerRuntimeVersion": "vclite://0.1.0"}}},
+                 ["n", "Ready", "<none>", "5m", "vclite", "10.0.0.1", "<none>", "Debian", "<unknown>",
+                  "vclite://0.1.0"], id="node-wide"),
     # services as kubectl's printer shows them: node ports, external names and IPs, a load balancer pending
     pytest.param(kinds.SERVICE, {"metadata": md("web"), "spec": {"type": "NodePort", "ports": [
         {"port": 80, "nodePort": 30080, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}]}},
