@@ -394,7 +394,9 @@ def test_generators_that_send_protobuf_and_a_stale_replace(kubectl, write):
     kubectl("-n", "team", "create", "configmap", "cfg", "--from-literal=a=1")
     assert json.loads(kubectl("-n", "team", "get", "cm", "cfg", "-o", "json").stdout)["data"] == {"a": "1"}
     kubectl("create", "priorityclass", "urgent", "--value=1000")
-    assert rows(kubectl("get", "pc", "urgent").stdout)[1][:2] == ["urgent", "1000"]
+    header, urgent = rows(kubectl("get", "pc", "urgent").stdout)
+    assert header == ["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"], header
+    assert urgent[:3] == ["urgent", "1000", "false"] and urgent[4] == "PreemptLowerPriority", urgent
     kubectl("-n", "team", "create", "secret", "generic", "creds", "--from-literal=token=abc")
     assert rows(kubectl("-n", "team", "get", "secret", "creds").stdout)[1][:3] == ["creds", "Opaque", "1"]
     assert json.loads(kubectl("-n", "team", "get", "secret", "creds", "-o", "json").stdout)["data"] == {

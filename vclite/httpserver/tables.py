@@ -267,7 +267,8 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
                              f"{k}={v}" for k, v in sorted((_get(s, "spec.selector") or {}).items())) or "<none>", 1)),
     kinds.LEASE.kind: (Column("Holder", "string", lambda lease, now: _get(lease, "spec.holderIdentity") or ""), AGE),
     kinds.PRIORITYCLASS.kind: (Column("Value", "integer", lambda p, now: p.get("value", 0)),
-                               Column("Global-Default", "boolean", lambda p, now: bool(p.get("globalDefault"))), AGE),
+                               Column("Global-Default", "boolean", lambda p, now: bool(p.get("globalDefault"))), AGE,
+                               Column("PreemptionPolicy", "string", lambda p, now: p.get("preemptionPolicy") or "")),
 }
 
 NAME = Column("Name", "string", lambda o, now: (o.get("metadata") or {}).get("name"), 0, "name", NAME_DESCRIPTION)

@@ -63,6 +63,8 @@ def test_columns(kind, expected):
                      "containerRuntimeVersion": "vclite://0.1.0"}}},
                  ["n", "Ready", "<none>", "5m", "vclite", "10.0.0.1", "<none>", "Debian", "<unknown>",
                   "vclite://0.1.0"], id="node-wide"),
+    pytest.param(kinds.PRIORITYCLASS, {"metadata": md("high"), "value": 10, "preemptionPolicy": "Never"},
+                 ["high", 10, False, "5m", "Never"], id="priorityclass"),
     # services as kubectl's printer shows them: node ports, external names and IPs, a load balancer pending
     pytest.param(kinds.SERVICE, {"metadata": md("web"), "spec": {"type": "NodePort", "ports": [
         {"port": 80, "nodePort": 30080, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}]}},
