@@ -111,7 +111,7 @@ def stamped(node_obj: Obj, now: str, previous: Obj | None = None) -> Obj:
         moved = old.get("status") != cond.get("status") or not old.get("lastTransitionTime")
         conditions.append({**cond, "lastHeartbeatTime": now,
                            "lastTransitionTime": now if moved else old["lastTransitionTime"]})
-    return {**node_obj, "status": {**node_obj.get("status", {}), "conditions": conditions}}
+    return {**node_obj, "status": {**(node_obj.get("status") or {}), "conditions": conditions}}
 
 
 def unstamped(status: Obj | None) -> Obj:

@@ -248,7 +248,10 @@ class Server:
         """A kind vclite does not run (absent.py): an empty list, no object, no write."""
         k = route.kind
         info["verb"], info["resource"] = ("GET" if route.name else "LIST"), k.resource
-        watching = route.name is None and media.parse_bool(request.query.get("watch"), "watch")
+        try:
+            watching = route.name is None and media.parse_bool(request.query.get("watch"), "watch")
+        except errors.ApiError as err:
+            return status_response(status_mod.from_error(err))
         if request.method != "GET" or watching:
             return status_response(status_mod.status(405, "MethodNotAllowed",
                                                      absent.refused(k, "watch" if watching else request.method)))

@@ -156,6 +156,7 @@ def _with(*conditions):
     pytest.param(_with({**READY, "lastHeartbeatTime": "T1", "lastTransitionTime": "T0"}), "T0", id="still-ready"),
     pytest.param(_with({**READY, "status": "False", "lastTransitionTime": "T0"}), "T2", id="became-ready"),
     pytest.param(_with({**READY}), "T2", id="previous-without-times"),
+    pytest.param({"kind": "Node", "status": None}, "T2", id="previous-without-status"),
 ])
 def test_stamped_conditions_have_a_heartbeat_and_keep_their_transition(previous, transition):
     got = nodes.stamped(_with(dict(READY)), "T2", previous)
@@ -166,3 +167,7 @@ def test_unstamped_ignores_only_the_condition_times():
     status = _with(dict(READY))["status"]
     assert nodes.unstamped(nodes.stamped(_with(dict(READY)), "T2")["status"]) == nodes.unstamped(status) == status
     assert nodes.unstamped({**status, "capacity": {"cpu": "2"}}) != nodes.unstamped(status)
+
+
+def test_stamped_node_without_status():
+    assert nodes.stamped({"kind": "Node", "status": None}, "T1") == {"kind": "Node", "status": {"conditions": []}}

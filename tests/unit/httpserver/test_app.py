@@ -509,6 +509,8 @@ TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
                  {"reason": "MethodNotAllowed"}, id="delete-refused"),
     pytest.param("GET", "/apis/apps/v1/deployments?watch=true", "application/json", 405,
                  {"reason": "MethodNotAllowed"}, id="watch-refused"),
+    pytest.param("GET", "/apis/apps/v1/deployments?watch=maybe", "application/json", 400,
+                 {"reason": "BadRequest"}, id="watch-not-a-bool"),
 ])
 def test_kinds_vclite_does_not_run_are_read_only_and_empty(method, path, accept, code, want):
     async def test(client, srv, be):
