@@ -224,6 +224,15 @@ def test_a_kind_kubernetes_has_that_vclite_does_not_run(kubectl, how):
     assert "vclite does not run deployments.apps" in out.stderr, out.stderr
 
 
+def test_deleting_a_kind_vclite_does_not_run_finds_nothing(kubectl, write):
+    manifest = write("mixed.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {}\n---\n"
+                                   "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: mixed}\n")
+    kubectl("create", "cm", "mixed")
+    out = kubectl("delete", "-f", manifest, "--ignore-not-found")
+    assert out.stdout == 'configmap "mixed" deleted\n', out
+    assert 'deployments.apps "web" not found' in kubectl("delete", "deploy", "web", check=False).stderr
+
+
 def test_kubectl_auth_can_i_and_whoami(kubectl):
     """The token's holder may do everything (system:masters on a cluster): `kubectl auth` asks the
     server (self-subject reviews, sent as protobuf) and says so."""

@@ -4,8 +4,10 @@
 (Deployments, Services' Endpoints, batch/v1 Jobs, Ingresses, …) and stops with "error retrieving
 RESTMappings to prune" if the server does not serve one. vclite serves those it does not run
 read only: discovery lists them (verbs get and list, after Volcano's groups, so that `jobs` and
-`cronjobs` still name Volcano's kinds as before), a list is empty, an object is not found, any
-other method is refused with 405 saying that vclite does not run that kind. Pure.
+`cronjobs` still name Volcano's kinds as before), a list is empty, an object is not found (to
+read, change or delete: `kubectl delete -f --ignore-not-found` goes on), deleting a collection
+deletes nothing, and what would create one (POST, server-side apply) or watch them is refused with
+405 saying that vclite does not run that kind. Pure.
 """
 from __future__ import annotations
 

@@ -252,6 +252,12 @@ class Server:
             watching = route.name is None and media.parse_bool(request.query.get("watch"), "watch")
         except errors.ApiError as err:
             return status_response(status_mod.from_error(err))
+        applying = bodies.media_type(request.headers.get("Content-Type")) == "application/apply-patch+yaml"
+        if route.name is not None and request.method in ("PUT", "PATCH", "DELETE") and not applying:
+            message, details = absent.not_found(k, route.name)   # (there is none to change or delete)
+            return status_response(status_mod.status(404, "NotFound", message, details))
+        if route.name is None and request.method == "DELETE" and not watching:
+            return json_response(200, absent.empty_list(k, self.backend.resource_version()))   # none to delete
         if request.method != "GET" or watching:
             return status_response(status_mod.status(405, "MethodNotAllowed",
                                                      absent.refused(k, "watch" if watching else request.method)))

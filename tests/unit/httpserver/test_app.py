@@ -505,8 +505,14 @@ TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
                  {"reason": "NotFound", "message": 'jobs.batch "j" not found'}, id="no-object"),
     pytest.param("POST", "/apis/apps/v1/namespaces/default/deployments", "application/json", 405,
                  {"reason": "MethodNotAllowed"}, id="create-refused"),
-    pytest.param("DELETE", "/api/v1/namespaces/default/endpoints/e", "application/json", 405,
-                 {"reason": "MethodNotAllowed"}, id="delete-refused"),
+    pytest.param("DELETE", "/api/v1/namespaces/default/endpoints/e", "application/json", 404,
+                 {"reason": "NotFound", "message": 'endpoints "e" not found'}, id="delete-not-found"),
+    pytest.param("PUT", "/apis/apps/v1/namespaces/default/deployments/d", "application/json", 404,
+                 {"reason": "NotFound"}, id="update-not-found"),
+    pytest.param("DELETE", "/apis/apps/v1/namespaces/default/deployments", "application/json", 200,
+                 {"kind": "DeploymentList", "items": []}, id="delete-collection-deletes-nothing"),
+    pytest.param("PATCH", "/apis/apps/v1/namespaces/default/deployments/d", "application/apply-patch+yaml", 405,
+                 {"reason": "MethodNotAllowed"}, id="server-side-apply-refused"),
     pytest.param("GET", "/apis/apps/v1/deployments?watch=true", "application/json", 405,
                  {"reason": "MethodNotAllowed"}, id="watch-refused"),
     pytest.param("GET", "/apis/apps/v1/deployments?watch=maybe", "application/json", 400,
@@ -515,8 +521,10 @@ TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
 def test_kinds_vclite_does_not_run_are_read_only_and_empty(method, path, accept, code, want):
     async def test(client, srv, be):
         before = be.resource_version()
-        resp = await client.request(method, path, data=json.dumps({"metadata": {"name": "d"}}) if method == "POST"
-                                    else None, headers={**AUTH, "Accept": accept, "Content-Type": "application/json"})
+        body = json.dumps({"metadata": {"name": "d"}}) if method in ("POST", "PUT", "PATCH") else None
+        ctype = accept if method == "PATCH" else "application/json"
+        resp = await client.request(method, path, data=body, headers={**AUTH, "Accept": "application/json" if
+                                    method == "PATCH" else accept, "Content-Type": ctype})
         assert resp.status == code
         body = await resp.json()
         assert want.items() <= body.items(), body
