@@ -245,6 +245,14 @@ def test_kubectl_auth_can_i_and_whoami(kubectl):
                                                       ["Groups", "[system:masters", "system:authenticated]"]]
 
 
+def test_acting_as_another_user_is_refused_not_answered_as_the_token_holder(kubectl):
+    """`--as` names a user vclite does not have: refused (a `yes` would be the token holder's answer)."""
+    out = kubectl("auth", "can-i", "delete", "pods", "--as=bob", check=False)
+    assert out.returncode != 0 and "yes" not in out.stdout, out
+    assert 'users "bob" is forbidden' in out.stderr and "impersonation" in out.stderr, out.stderr
+    assert "vclite-admin" in kubectl("auth", "whoami", "--as=vclite-admin").stdout
+
+
 def one_pod_template(name, *command):
     """A JobTemplate of one task with one pod running `command` (a program and its arguments)."""
     return f"""apiVersion: flow.volcano.sh/v1alpha1

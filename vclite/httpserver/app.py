@@ -163,6 +163,10 @@ class Server:
                     or security.anonymous_allowed(request.method, request.path, header)):
                 info["verb"] = "UNAUTHORIZED"
                 response = status_response(status_mod.unauthorized())
+            elif refusal := reviews.impersonation_refusal(list(request.headers.items())):
+                who, why = refusal
+                response = status_response(status_mod.status(403, "Forbidden", f'users "{who}" is forbidden: {why}',
+                                                              {"name": who, "kind": "users"}))
             else:
                 response = await self._dispatch(request, info)
         except web.HTTPException as exc:  # raised by aiohttp itself (e.g. a body over the limit)

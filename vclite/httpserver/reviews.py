@@ -5,7 +5,8 @@ and `kubectl auth whoami` (SelfSubjectReview) ask the server; so do dashboards (
 they offer an action. vclite has one user, the holder of the server's token (anything without it
 is refused with 401 before getting here), and that user may do everything, as `system:masters` on
 a cluster. The reviews are created, never stored: the answer is the request with its `status`
-filled in (201), as kube-apiserver answers them.
+filled in (201), as kube-apiserver answers them. A request that asks to act as another user
+(`Impersonate-*` headers: `kubectl --as`) is refused (`impersonation_refusal`), as there is none.
 """
 from __future__ import annotations
 
@@ -25,6 +26,27 @@ KINDS = {
     ("authorization.k8s.io", "v1", "selfsubjectrulesreviews"): "SelfSubjectRulesReview",
     ("authentication.k8s.io", "v1", "selfsubjectreviews"): "SelfSubjectReview",
 }
+
+
+IMPERSONATE = "Impersonate-"
+
+
+def impersonation_refusal(headers: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """(who, why) when a request asks to act as someone else (`kubectl --as`, `--as-group`: the
+    `Impersonate-*` headers), which vclite refuses: it has no other user, so it could only answer
+    as its own — a `kubectl auth can-i --as=bob` saying yes. None when there is no such header or it
+    names the token's holder itself (and groups it is in)."""
+    asked = [(k.lower(), v) for k, v in headers if k.lower().startswith(IMPERSONATE.lower())]
+    if not asked:
+        return None
+    user = next((v for k, v in asked if k == "impersonate-user"), None)
+    groups = [v for k, v in asked if k == "impersonate-group"]
+    others = [k for k, _ in asked if k not in ("impersonate-user", "impersonate-group")]
+    if user == USERNAME and set(groups) <= set(GROUPS) and not others:
+        return None
+    who = user or (groups[0] if groups else others[0])
+    return who, (f"vclite has one user, {USERNAME} (the holder of the server's token), and acts as no other: "
+                 f"impersonation (kubectl --as, --as-group) is not supported")
 
 
 def _spec(body: Any, kind: str) -> Obj:
