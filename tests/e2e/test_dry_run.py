@@ -111,3 +111,25 @@ def test_heavy_commands_are_lazy():
     proc = subprocess.run([str(ROOT / ".venv/bin/python"), "-c", code], cwd=ROOT, capture_output=True, text=True,
                           timeout=60)
     assert proc.stdout.split() == ["0", *["False"] * len(LAZY)], proc
+
+
+def _dry_run_with_input(text: str, *args: str) -> Result:
+    return Result(subprocess.run([VCCTL, "scheduler", "dry-run", *args], cwd=ROOT, capture_output=True, text=True,
+                                 timeout=120, input=text))
+
+
+@pytest.mark.parametrize("conf, code, says", [
+    pytest.param('actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n', 0, "Configuration: <stdin>",
+                 id="a-configuration"),
+    pytest.param('actions: "allocate"\ntiers:\n- plugins:\n  - name: nodeorderr\n', 2,
+                 '<stdin>:4: unknown plugin "nodeorderr"', id="a-bad-configuration"),
+])
+def test_conf_dash_reads_standard_input(tmp_path, conf, code, says):
+    (tmp_path / "state.yaml").write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+    r = _dry_run_with_input(conf, "-f", str(tmp_path / "state.yaml"), "--conf", "-")
+    assert r.code == code and says in r.out + r.err, r
+
+
+def test_only_one_input_reads_standard_input():
+    r = _dry_run_with_input("", "-f", "-", "--conf", "-")
+    assert r.code == 2 and "standard input (-) can be read only once, but -f and --conf both ask for it" in r.err, r

@@ -33,7 +33,7 @@ import click
 
 from vclite.api import batch, kinds, meta, scheduling, yamlio
 from vclite.apiserver import inprocess
-from vclite.cli import manifests
+from vclite.cli import manifests, stdinput
 from vclite.cli.context import CONTEXT
 from vclite.lib import clock as clock_mod
 from vclite.lib import jsoncopy
@@ -214,7 +214,8 @@ def scheduler() -> None:
               help="Manifests of the cluster state: Nodes, Queues, PriorityClasses, PodGroups, Pods (repeatable; "
                    "- for standard input).")
 @click.option("--conf", "conf_path", type=click.Path(dir_okay=False),
-              help="A volcano-scheduler.conf (actions and plugin tiers); Volcano's default if omitted.")
+              help="A volcano-scheduler.conf (actions and plugin tiers; - for standard input); Volcano's default "
+                   "if omitted.")
 @click.option("-o", "--output", type=click.Choice(["table", "json", "yaml"]), default="table", show_default=True)
 def dry_run_command(files, conf_path, output) -> None:
     """Run ONE scheduling session over a cluster state and print what it decided.
@@ -228,10 +229,19 @@ def dry_run_command(files, conf_path, output) -> None:
     \b
       vcctl scheduler dry-run -f cluster.yaml --conf volcano-scheduler.conf -o json
     """
+    twice = stdinput.conflict({"-f": list(files), "--conf": conf_path})
+    if twice:
+        click.echo(f"error: {twice}; no session was run.", err=True)
+        sys.exit(2)
     problems: list[Any] = []
     conf = None
     try:
-        conf = conf_mod.load_file(conf_path) if conf_path else conf_mod.default_conf()
+        if conf_path == stdinput.STDIN:
+            conf = conf_mod.load_bytes(stdinput.read(), stdinput.STDIN_NAME)
+        else:
+            conf = conf_mod.load_file(conf_path) if conf_path else conf_mod.default_conf()
+    except OSError as exc:
+        problems.append(conf_mod.Problem("", f"cannot read: {exc}", stdinput.STDIN_NAME))
     except conf_mod.ConfError as exc:
         problems.extend(exc.problems)
     try:
@@ -249,5 +259,5 @@ def dry_run_command(files, conf_path, output) -> None:
     elif output == "yaml":
         click.echo(yamlio.dump_yaml(out), nl=False)
     else:
-        name = f"{conf_path}" if conf_path else "Volcano's default"
+        name = stdinput.name(conf_path) if conf_path else "Volcano's default"
         click.echo(render_table(state, name, conf, out), nl=False)
