@@ -101,6 +101,13 @@ class ExprError(ValueError):
         return f'{head} in "{excerpt}"'
 
 
+def as_written(text: str) -> str:
+    """An expression as written, on one line (for a status message or a table cell): each line break of one
+    written over several (a `|` or `>` block), with the indentation around it, one space; spaces within a
+    line are kept as written."""
+    return re.sub(r"[ \t]*[\r\n]+\s*", " ", text).strip()
+
+
 def one_line(e: Exception) -> str:
     """An error for a status message: an expression error with its text, else the first line."""
     return e.one_line() if isinstance(e, ExprError) else str(e).split("\n")[0]
@@ -184,7 +191,8 @@ class Expr:
     root: Node
 
     def __str__(self) -> str:
-        return self.text
+        """As written, on one line (status messages name conditions and dependencies so)."""
+        return as_written(self.text)
 
 
 # ---- tokens -----------------------------------------------------------------------------------

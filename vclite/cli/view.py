@@ -28,7 +28,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from vclite.api import batch, flow, meta
+from vclite.api import batch, flow, flowsyntax, meta
 from vclite.lib import clock as clock_mod
 from vclite.lib import dag
 
@@ -219,7 +219,7 @@ def depends_text(f: Obj) -> str:
                                                           f"… {len(targets) - TARGETS_SHOWN:,} more"]
         parts.append(("any of " if dep.get("strategy") == "any" and len(targets) > 1 else "") + ", ".join(named))
     if dep.get("expression"):
-        parts.append(str(dep["expression"]))
+        parts.append(flowsyntax.as_written(str(dep["expression"])))
     probe = dep.get("probe") if isinstance(dep.get("probe"), dict) else {}
     for e in probe.get("taskStatusList") or []:
         parts.append(f"probe {e.get('taskName')} {e.get('phase')}")
@@ -228,13 +228,14 @@ def depends_text(f: Obj) -> str:
     for e in probe.get("tcpSocketList") or []:
         parts.append(f"probe {e.get('taskName')} tcp :{e.get('port')}")
     if f.get("when"):
-        parts.append(f"when {f['when']}")
+        parts.append(f"when {flowsyntax.as_written(str(f['when']))}")
     if f.get("withItems") is not None:
         parts.append(f"for each of {len(f['withItems'])} items")
     if f.get("withParam"):
         parts.append(f"for each in {f['withParam']}")
     if isinstance(f.get("repeat"), dict):
-        parts.append(f"repeat until {f['repeat'].get('until')} (≤{f['repeat'].get('limit')})")
+        until = flowsyntax.as_written(str(f["repeat"].get("until")))
+        parts.append(f"repeat until {until} (≤{f['repeat'].get('limit')})")
     return "; ".join(parts)
 
 

@@ -86,6 +86,13 @@ def test_a_retried_flow_shows_retrying_while_it_waits_and_why_it_stopped(phase, 
     assert (cells[0].plain, cells[3]) == (state, detail)
 
 
+def test_depends_text_puts_conditions_written_over_lines_on_one():
+    """A `|` block's line breaks (and its last one) would break the flow's row of the table."""
+    f = {"dependsOn": {"expression": "a.Completed &&\n  b.Failed\n"}, "when": "outputs.a ==\n  'go'\n",
+         "repeat": {"until": "iteration  >= 2\n", "limit": 3}}
+    assert view.depends_text(f) == "a.Completed && b.Failed; when outputs.a == 'go'; repeat until iteration  >= 2 (≤3)"
+
+
 def test_depends_text():
     assert view.depends_text({"dependsOn": {"targets": ["a", "b"], "strategy": "any"}, "when": "params.x == 1",
                               "repeat": {"until": "outputs.t > 1", "limit": 3}}) == \

@@ -157,7 +157,7 @@ class FlowDef:
                           "targets " if len(self.targets) > 1 else "target ") + named
                          + (" (probed)" if self.probe else ""))
         if self.expression is not None:
-            parts.append(one_line(self.expression.text))
+            parts.append(str(self.expression))
         if self.readers_of and not self.exit:
             parts.append("reads the output of " + ", ".join(self.readers_of))
         return "; ".join(parts)
@@ -228,12 +228,6 @@ def _retry(spec: Any) -> tuple[int, Backoff]:
     cap, total = (_duration(b[k], f"retry.backoff.{k}") if b.get(k) not in (None, "") else None
                   for k in ("cap", "maxDuration"))
     return limit, Backoff(_duration(b.get("duration"), "retry.backoff.duration"), factor, cap, total)
-
-
-def one_line(text: str) -> str:
-    """An expression as written, on one line: each line break of one written over several (a `|` block),
-    with the indentation around it, one space; spaces within a line are kept as written."""
-    return re.sub(r"[ \t]*[\r\n]+\s*", " ", text).strip()
 
 
 def target_met(flow: str, strategy: Strategy) -> flowsyntax.Node:

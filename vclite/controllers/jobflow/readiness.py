@@ -146,7 +146,7 @@ def skip_message(fd: plan_mod.FlowDef, facts: Facts) -> str:
     if unread:   # (an output is read only from a Completed flow, unless the expression names it)
         return f"it reads the output of {', '.join(unread)}: an output is read only from a Completed flow"
     done = [f"{r} {_final_word(facts(r))}" for r in fd.refs if _final_word(facts(r))]
-    what = f"dependsOn.expression {plan_mod.one_line(fd.expression.text)}" if fd.expression is not None else "dependsOn"
+    what = f"dependsOn.expression {fd.expression}" if fd.expression is not None else "dependsOn"
     return f"{what} can never hold" + (f": {', '.join(done)}" if done else "")
 
 

@@ -550,6 +550,17 @@ def test_waiting_message_shows_the_dependency_as_written(flows, message):
     assert sim.cond("c") == {"phase": "Pending", "reason": "WaitingForDependencies", "message": message}
 
 
+def test_conditions_written_over_lines_are_shown_on_one():
+    sim = flowsim.Sim([fl("a"), fl("b", "a", when="outputs.a ==\n  'go'\n"),
+                       fl("r", repeat={"until": "iteration >=\n  1\n", "limit": 2})])
+    sim.finish("jf-a", C, "no")
+    assert sim.cond("b") == {"phase": "Skipped", "reason": "WhenFalse", "message": "when outputs.a == 'go' is false"}
+    sim.finish("jf-r-0", C)
+    assert sim.cond("r")["message"] == "iteration 1 (at most 2): until iteration >= 1"
+    sim.finish("jf-r-1", C)
+    assert sim.cond("r")["message"] == "until iteration >= 1 held after iteration 1"
+
+
 def test_a_never_met_expression_is_shown_as_written():
     sim = flowsim.Sim([fl("a"), expr("c", "a.Failed ||\n   a.Skipped")])
     sim.finish("jf-a", C)
