@@ -42,8 +42,9 @@ placeholders by the same rules, for `vcctl validate` / `vcctl run`, which read t
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from vclite.admission import base, common, vcjob
@@ -695,7 +696,7 @@ def _graph_errors(refs: list[tuple[str | None, list[_Ref]]], index: dict[str, in
         for r in flow_refs:
             if r.flow not in index or (r.flow == handler and name != handler):
                 if (r.flow, r.path) not in seen:
-                    errs.append(FieldError(r.path, _undefined(name, r) if r.flow not in index else
+                    errs.append(FieldError(r.path, _undefined(name, r, index) if r.flow not in index else
                                            f'flow "{name}": flow "{handler}" is the exit handler (spec.onExit): '
                                            "it runs after every other flow, so no flow can depend on it or read "
                                            "its output", offset=r.pos if r.pos >= 0 else None))
@@ -712,12 +713,19 @@ def _graph_errors(refs: list[tuple[str | None, list[_Ref]]], index: dict[str, in
     return errs
 
 
-def _undefined(name: str | None, r: _Ref) -> str:
+def _undefined(name: str | None, r: _Ref, flows: Iterable[str]) -> str:
+    hint = quote_hint(r.flow) or _closest(r.flow, flows)
     if r.pos == -1:
-        return f"{NOT_DEFINED}: {r.flow}{quote_hint(r.flow)}"
+        return f"{NOT_DEFINED}: {r.flow}{hint}"
     if r.pos == -2:
-        return f'flow "{name}": unknown flow "{r.flow}" in placeholder {{{{{r.text}}}}}'
-    return f'flow "{name}": {flowexpr.ExprError(f"unknown flow {chr(34)}{r.flow}{chr(34)}", r.pos, r.text)}'
+        return f'flow "{name}": unknown flow "{r.flow}"{hint} in placeholder {{{{{r.text}}}}}'
+    return f'flow "{name}": {flowexpr.ExprError(f"unknown flow {chr(34)}{r.flow}{chr(34)}{hint}", r.pos, r.text)}'
+
+
+def _closest(name: str, flows: Iterable[str]) -> str:
+    """` (did you mean "eval"?)` for a misspelt flow name, when one flow's name is close to it."""
+    close = difflib.get_close_matches(name, [f for f in flows if isinstance(f, str)], n=1, cutoff=0.7)
+    return f' (did you mean "{close[0]}"?)' if close else ""
 
 
 def quote_hint(target: str) -> str:

@@ -37,6 +37,7 @@ comparisons parenthesized, so parse(unparse(tree)) == tree.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import enum
 import json
 import re
@@ -470,7 +471,7 @@ def _outcome(word: str, pos: int, text: str) -> Outcome:
     except ValueError:
         pass
     names = [o.value for o in Outcome if o.value not in NOT_OUTCOMES] + list(ALIASES)
-    close = [n for n in names if n.lower() == word.lower()]
+    close = [n for n in names if n.lower() == word.lower()] or difflib.get_close_matches(word, names, n=1, cutoff=0.8)
     hint = f"did you mean {close[0]}? " if close else ""
     raise ExprError(f"unknown outcome {word!r} ({hint}outcomes: {', '.join(names)})", pos, text)
 

@@ -156,8 +156,18 @@ REJECT = [
                  ['spec.flows[1].dependsOn.expression: flow "b": expected a flow outcome such as train.Completed, '
                   "found the end of the expression at position 4:" + caret("a &&", 4)], id="expression-malformed"),
     pytest.param(jf(fl("train"), fl("eval"), fl("deploy", **dep(expression=EXPR))),
-                 ['spec.flows[2].dependsOn.expression: flow "deploy": unknown flow "evall" at position 20:'
-                  + caret(EXPR, 20)], id="expression-unknown-flow"),
+                 ['spec.flows[2].dependsOn.expression: flow "deploy": unknown flow "evall" (did you mean "eval"?) '
+                  "at position 20:" + caret(EXPR, 20)], id="expression-unknown-flow"),
+    # a name close to no flow's: no guess
+    pytest.param(jf(fl("train"), fl("deploy", **dep(expression="train && zzz"))),
+                 ['spec.flows[1].dependsOn.expression: flow "deploy": unknown flow "zzz" at position 9:'
+                  + caret("train && zzz", 9)], id="expression-unknown-flow-no-guess"),
+    pytest.param(jf(fl("train"), fl("deploy", **dep(targets=["trian"]))),
+                 ['spec.flows[1].dependsOn.targets[0]: jobflow Flow is not DAG: vertex is not defined: trian '
+                  '(did you mean "train"?)'], id="target-misspelt"),
+    pytest.param(jf(fl("train"), fl("deploy", when="outputs.trains == 'x'")),
+                 ['spec.flows[1].when: flow "deploy": unknown flow "trains" (did you mean "train"?) at position 0:'
+                  + caret("outputs.trains == 'x'", 0)], id="when-misspelt"),
     pytest.param(jf(fl("a", **dep(expression="b.Failed || b.Skipped")), fl("b", **dep(expression="!a"))),
                  ["spec.flows[0].dependsOn.expression: jobflow Flow is not DAG (cycle: a -> b -> a)"],
                  id="cycle-through-expressions"),

@@ -73,7 +73,9 @@ OUTCOMES_LIST = ("Completed, Failed, Terminated, Skipped, Finished, AnyCompleted
     pytest.param("a b", "unexpected 'b' after a complete expression (missing && or ||?)", 2, id="missing-operator"),
     pytest.param("a & b", "unexpected character '&' (use && for 'and')", 2, id="single-ampersand"),
     pytest.param("a | b", "unexpected character '|' (use || for 'or')", 2, id="single-bar"),
-    pytest.param("a.Complete", f"unknown outcome 'Complete' (outcomes: {OUTCOMES_LIST})", 2, id="unknown-outcome"),
+    pytest.param("a.Complete", f"unknown outcome 'Complete' (did you mean Completed? outcomes: {OUTCOMES_LIST})", 2,
+                 id="misspelt-outcome"),
+    pytest.param("a.Done", f"unknown outcome 'Done' (outcomes: {OUTCOMES_LIST})", 2, id="unknown-outcome"),
     pytest.param("x.Completed && a.failed",
                  f"unknown outcome 'failed' (did you mean Failed? outcomes: {OUTCOMES_LIST})", 17, id="wrong-case"),
     pytest.param("a.", "expected an outcome after 'a.', found the end of the expression", 2, id="dot-nothing"),
@@ -98,7 +100,8 @@ def test_parse_depends_rejects(text: str, message: str, position: int) -> None:
 def test_error_renders_message_position_and_caret() -> None:
     with pytest.raises(F.ExprError) as info:
         F.parse_depends("train.Completed && (evall.Faild || eval.Skipped)")
-    assert str(info.value) == (f"unknown outcome 'Faild' (outcomes: {OUTCOMES_LIST}) at position 26:\n"
+    assert str(info.value) == (f"unknown outcome 'Faild' (did you mean Failed? outcomes: {OUTCOMES_LIST}) "
+                               "at position 26:\n"
                                "    train.Completed && (evall.Faild || eval.Skipped)\n"
                                "                              ^")
 
