@@ -33,6 +33,7 @@ from vclite.api import batch, flow, kinds, meta, yamlio
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer
 from vclite.cli import manifests, stdinput, view
+from vclite.controllers.jobflow import status as jobflow_status
 from vclite.executor import nodes as nodes_mod
 from vclite.lib import clock as clock_mod
 from vclite.runtime import runtime as runtime_mod
@@ -44,6 +45,7 @@ LIST_KINDS = (kinds.CRONJOB, kinds.JOBFLOW, kinds.JOBTEMPLATE, kinds.JOB, kinds.
 POD_DONE = {"Succeeded", "Failed"}
 SUCCESS = {flow.FlowPhase.SUCCEED, batch.JobPhase.COMPLETED, "Succeeded"}
 DELETED_UNFINISHED = "deleted before it finished"
+RETRY_WAITS = {jobflow_status.Reason.RETRY_BACKOFF, jobflow_status.Reason.SUSPENDED}   # a finished vcjob's retry
 Obj = dict[str, Any]
 
 
@@ -221,6 +223,10 @@ def stuck_report(snap: view.Snapshot) -> list[str]:
             elif meta.phase(job) not in JOB_DONE:
                 reason = view.why_waiting(snap, job) or f"vcjob is {meta.phase(job) or 'Pending'}"
                 lines.append(f"JobFlow {meta.key(jf)}: flow {name} (vcjob {job_name}): {reason}")
+            else:   # (a failed vcjob to be retried: its back-off, or the suspension, is what the run waited on)
+                cond = ((jf.get("status") or {}).get("conditions") or {}).get(job_name) or {}
+                if cond.get("reason") in RETRY_WAITS and cond.get("message"):
+                    lines.append(f"JobFlow {meta.key(jf)}: flow {name} (vcjob {job_name}): {cond['message']}")
     for job in view.standalone_jobs(snap):
         if meta.phase(job) not in JOB_DONE:
             reason = view.why_waiting(snap, job) or f"vcjob is {meta.phase(job) or 'Pending'}"

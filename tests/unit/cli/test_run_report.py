@@ -60,3 +60,28 @@ def test_pods_failed_by_the_stop_at_the_end_are_not_a_reason():
     progress.ended = True
     observe(progress, [(ADDED, pod("p1", "Failed", 143))])
     assert progress.failed_pods == {}
+
+
+def _flow_job(name, phase):
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+            "metadata": {"name": name, "namespace": "default", "labels": {"volcano.sh/createdByJobFlow": "default.rt"}},
+            "spec": {"tasks": []}, "status": {"state": {"phase": phase}}}
+
+
+@pytest.mark.parametrize("cond, annotations, expected", [
+    # a failed vcjob in its retry back-off when the run stopped (--timeout): what the run waited on
+    pytest.param({"phase": "Failed", "reason": "RetryBackoff", "message": "attempt 1 failed; retry 1 of 2 after a 30s "
+                  "back-off"}, {}, ["JobFlow default/rt: flow fail (vcjob rt-fail): attempt 1 failed; retry 1 of 2 "
+                                    "after a 30s back-off"], id="retry-back-off"),
+    pytest.param({"phase": "Failed"}, {}, [], id="failed-for-good"),   # (the failure report says why)
+    # a JobFlow suspended in its file: nothing can resume it in `vcctl run`
+    pytest.param({"phase": "Failed"}, {"flow.volcano.sh/suspend": "true"},
+                 ['JobFlow default/rt is suspended (annotation flow.volcano.sh/suspend: "true"): vcctl run starts none '
+                  "of its vcjobs; remove the annotation to run it"], id="suspended"),
+])
+def test_stuck_report_says_what_a_finished_vcjob_of_a_running_jobflow_waits_for(cond, annotations, expected):
+    jf = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+          "metadata": {"name": "rt", "namespace": "default", "annotations": annotations},
+          "spec": {"flows": [{"name": "fail"}]},
+          "status": {"state": {"phase": "Running"}, "conditions": {"rt-fail": cond}}}
+    assert run.stuck_report(view.Snapshot([jf], [_flow_job("rt-fail", "Failed")], [], [])) == expected
