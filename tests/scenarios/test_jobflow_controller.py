@@ -295,6 +295,22 @@ def test_template_created_after_the_flow_starts_the_waiting_job(env):
     assert "reason" not in env.status("test")["conditions"]["test-b"]
 
 
+def test_flows_waiting_on_a_flow_whose_template_is_missing_are_not_next(env):
+    """`nextFlows` names the flows waiting only on flows that run: b waits on a, which started but whose vcjob
+    cannot be made (its JobTemplate is missing), so b is not next until a's vcjob exists."""
+    env.template("b")
+    env.jobflow("test", [fl("a"), fl("b", "a")])
+    env.drain()
+    status = env.status("test")
+    assert status["conditions"]["test-a"]["reason"] == "JobTemplateNotFound" and "nextFlows" not in status, status
+    env.template("a")
+    env.drain()
+    assert env.jobs() == {"test-a"} and env.status("test")["nextFlows"] == ["b"]
+    env.set_phase("test-a", JP.COMPLETED)
+    env.drain()
+    assert env.jobs() == {"test-a", "test-b"} and "nextFlows" not in env.status("test")
+
+
 def settle(env: Env) -> None:
     """Sync what is ready now, without moving the clock (unlike drain)."""
     busy = True

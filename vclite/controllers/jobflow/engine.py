@@ -306,11 +306,14 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             return
         if job is not None and inst.retry_of and meta.uid(job) != inst.retry_of:
             inst.retry_of = ""          # the new attempt exists
+        held = self._held(inst)
         inst.job, inst.gone = job, standin
         self._standins.discard(name)
         if job is not None:
             inst.note = None
         self._update(inst, now)
+        if held and not self._held(inst):
+            self._touch(self.plan.dependents.get(inst.flow, ()))   # (it runs now: its dependents may be next)
         if job is None and not self.plan.extended:
             self._reopen(self.flows[inst.flow])
 
@@ -349,8 +352,24 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
 
     def create_failed(self, inst: rs.Inst, note: st.Note) -> None:
         """The controller could not create `inst`'s vcjob; FailedCreate (phase Failed) is final."""
+        held = self._held(inst)
         inst.note = note
         self._update(inst, None)
+        if self._held(inst) != held:
+            self._touch(self.plan.dependents.get(inst.flow, ()))   # (not running after all: not next)
+
+    def _held(self, inst: rs.Inst) -> bool:
+        """Whether `inst` is its flow's first vcjob and could not be made yet (its JobTemplate is missing,
+        a vcjob of its name is not the JobFlow's): the flow started but does not run, so the flows waiting
+        on it are not next. (The first only: a missing template holds every vcjob of a flow alike.)"""
+        fr = self.flows.get(inst.flow)
+        return fr is not None and bool(fr.insts) and fr.insts[0] is inst and inst.job is None and \
+            inst.note is not None and inst.note.reason in rs.RETRIED_NOTES
+
+    def held(self, name: str) -> bool:
+        """Whether flow `name` started but its (first) vcjob could not be made yet (`_held`)."""
+        fr = self.flows[name]
+        return fr.started and bool(fr.insts) and self._held(fr.insts[0])
 
     # ---- instance state ---------------------------------------------------------------------------
     def _inst_state(self, inst: rs.Inst, d: plan_mod.FlowDef) -> rs.IState:

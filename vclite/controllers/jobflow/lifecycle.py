@@ -115,7 +115,8 @@ class Lifecycle:
         d = fr.d
         waiting = fr.verdict is not None and fr.verdict.state is readiness.State.WAITING
         if waiting and not d.exit and len(d.refs) <= 16 and all(
-                self.flows[r].started or self.flows[r].final is not None for r in d.refs if r in self.flows):
+                (self.flows[r].started and not self.held(r)) or self.flows[r].final is not None
+                for r in d.refs if r in self.flows):
             self.next.add(d.name)
         else:
             self.next.discard(d.name)
