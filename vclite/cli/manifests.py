@@ -114,6 +114,26 @@ def _queue_name(doc: yamlio.Document) -> str | None:
     return name if isinstance(name, str) else None
 
 
+def _queue_loops(docs: list[yamlio.Document]) -> dict[str, list[str]]:
+    """Queues of these documents whose parents, through queues the documents define, come back to
+    them: queue name -> the loop from it (`a -> b -> a`). Admission would report each as a missing
+    parent (none of them can be created first); this names the loop instead."""
+    parents: dict[str, str] = {}
+    for d in docs:
+        name, spec = _queue_name(d), d.obj.get("spec")
+        if name and isinstance(spec, dict) and isinstance(spec.get("parent"), str):
+            parents[name] = spec["parent"]
+    loops = {}
+    for name in parents:
+        chain, cur = [name], parents[name]
+        while cur in parents and cur not in chain:
+            chain.append(cur)
+            cur = parents[cur]
+        if cur == name and len(chain) > 1:   # (a queue naming itself: admission's own words)
+            loops[name] = [*chain, name]
+    return loops
+
+
 def ordered(docs: list[yamlio.Document]) -> list[yamlio.Document]:
     """By APPLY_ORDER, and a Queue after the parent queue another document defines (a child written
     before its parent is admitted, where a second `kubectl apply` would be needed); else file order."""
@@ -158,7 +178,13 @@ def _apply(client: Any, docs: list[yamlio.Document], check_templates: bool) -> _
     out = _Applied([], [], [])
     seen: dict[tuple[str, str, str], yamlio.Document] = {}
     admitted: list[yamlio.Document] = []
+    loops = _queue_loops(docs)
     for doc in ordered(docs):
+        loop = loops.get(_queue_name(doc) or "")
+        if loop is not None:
+            out.problems.append(_located(doc, "spec.parent", f"queue {loop[0]} cannot use {loop[1]} as parent: "
+                                                             f"the parents loop ({' -> '.join(loop)})"))
+            continue
         md = doc.obj.get("metadata") or {}
         k = kinds.lookup(str(doc.obj.get("apiVersion")), str(doc.obj.get("kind")))
         ident = (doc.obj.get("kind"), (md.get("namespace") or "default") if k and k.namespaced else "", md.get("name"))

@@ -274,10 +274,12 @@ spec: {{weight: 1{f", parent: {parent}" if parent else ""}}}
                  id="children before their parents"),
     pytest.param(_queue("b", "root") + _queue("a"), ["b", "a"], [], id="otherwise file order"),
     pytest.param(_queue("qa", "qb") + _queue("qb", "qa"), [], [
-        'q.yaml:5: Queue/qa: spec.parent: failed to get parent queue of queue qa: queues.scheduling.volcano.sh '
-        '"qb" not found',
-        'q.yaml:10: Queue/qb: spec.parent: failed to get parent queue of queue qb: queues.scheduling.volcano.sh '
-        '"qa" not found'], id="a loop is refused, not followed"),
+        'q.yaml:5: Queue/qa: spec.parent: queue qa cannot use qb as parent: the parents loop (qa -> qb -> qa)',
+        'q.yaml:10: Queue/qb: spec.parent: queue qb cannot use qa as parent: the parents loop (qb -> qa -> qb)'],
+                 id="a loop is refused and named, not followed"),
+    pytest.param(_queue("qs", "qs"), [], [
+        'q.yaml:5: Queue/qs: spec.parent: queue qs cannot use itself as parent'],
+                 id="a queue its own parent"),
 ])
 def test_queues_are_created_parents_first(text, created, problems):
     docs = yamlio.load_string(text, "q.yaml")
