@@ -59,15 +59,16 @@ def group_name(pod: Obj) -> str:
 def network_topology(pod: Obj) -> Obj | None:
     """Volcano's parseNetworkTopologyFromPod: the PodGroup's networkTopology from the pod's annotations
     (None when it has neither); the mode lower-cased, `hard` unless it says `soft`; the tier when
-    strconv.Atoi reads it."""
+    strconv.Atoi reads it and it is not negative (upstream copies a negative one, and the PodGroup it
+    then makes is refused by the CRD's minimum on every retry, so the pod never runs)."""
     ann = meta.annotations(pod)
     if TOPOLOGY_MODE not in ann and TOPOLOGY_HIGHEST_TIER not in ann:
         return None
     mode = str(ann.get(TOPOLOGY_MODE, "")).lower()
     nt: Obj = {"mode": mode if mode in ("hard", "soft") else "hard"}
     tier = ann.get(TOPOLOGY_HIGHEST_TIER)
-    if isinstance(tier, str) and _GO_INT.fullmatch(tier) and -_INT64 <= int(tier) < _INT64:
-        nt["highestTierAllowed"] = int(tier)
+    if isinstance(tier, str) and _GO_INT.fullmatch(tier) and 0 <= int(tier) < _INT64:
+        nt["highestTierAllowed"] = int(tier)   # (a negative one too: the PodGroup CRD's minimum is 0)
     return nt
 
 

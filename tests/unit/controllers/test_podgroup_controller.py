@@ -77,6 +77,7 @@ MODE, TIER = "volcano.sh/network-topology-mode", "volcano.sh/network-topology-hi
     pytest.param({TIER: "two"}, {"mode": "hard"}, id="a tier Atoi cannot read is left out"),
     pytest.param({TIER: " 2"}, {"mode": "hard"}, id="Atoi reads no spaces"),
     pytest.param({TIER: "+02"}, {"mode": "hard", "highestTierAllowed": 2}, id="Atoi reads a sign and zeros"),
+    pytest.param({TIER: "-1"}, {"mode": "hard"}, id="a negative tier is left out (the CRD would refuse it)"),
 ])
 def test_network_topology_from_the_pod(annotations, expected):
     """Volcano's TestBuildPodGroupFromPodWithNetworkTopology, and strconv.Atoi's edges."""
