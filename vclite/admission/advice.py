@@ -22,6 +22,8 @@ them the same way); `vcctl validate` and `vcctl run` print each as a warning:
 - a vcjob / JobTemplate, or one of its tasks' pod templates, naming a `schedulerName` other than
   `volcano`: vclite runs Volcano's scheduler only, so run here such pods are never placed and the
   vcjob stays Pending.
+- a vcjob / JobTemplate whose `minSuccess` is more than all its tasks' replicas: it can never be
+  reached, so the vcjob ends Failed once its pods have ended, however they end.
 - a job plugin argument the plugin's Go flag set cannot parse (`--workers=w`, `--port=abc`): Volcano's
   plugin logs the error and goes on with the flags read before it, so that argument and every one
   after it are ignored.
@@ -164,6 +166,7 @@ def advice_in(obj: Any) -> list[tuple[str, str]]:
         if obj.get("kind") == "JobTemplate" and isinstance(obj.get("metadata"), dict) else None
     out += _plugin_args_advice(obj["spec"].get("plugins"))
     out += _scheduler_advice(obj["spec"], "spec")
+    out += _min_success_advice(obj["spec"], tasks)
     names = [t.get("name") for t in tasks if isinstance(t, dict)] if isinstance(tasks, list) else []
     if isinstance(output_task, str) and output_task and output_task not in names:
         out.append((f"metadata.annotations[{OUTPUT_TASK}]",
@@ -186,6 +189,18 @@ def advice_in(obj: Any) -> list[tuple[str, str]]:
             elif isinstance(c, dict):
                 out += _writes_default_path(c, f"spec.tasks[{i}].template.spec.containers[{j}]")
     return out
+
+
+def _min_success_advice(spec: dict, tasks: Any) -> list[tuple[str, str]]:
+    wanted = spec.get("minSuccess")
+    replicas = [t.get("replicas", 1) for t in tasks if isinstance(t, dict)] if isinstance(tasks, list) else []
+    if not isinstance(wanted, int) or isinstance(wanted, bool) or \
+            not all(isinstance(r, int) and not isinstance(r, bool) for r in replicas):
+        return []   # (a placeholder or a mistyped value: admission's to report)
+    if wanted > sum(replicas):
+        return [("spec.minSuccess", f"{wanted} is more than the job's {sum(replicas)} pods (all its tasks' replicas): "
+                                    "it can never be reached, so the vcjob ends Failed once its pods have ended")]
+    return []
 
 
 def _scheduler_advice(spec: dict, base: str) -> list[tuple[str, str]]:

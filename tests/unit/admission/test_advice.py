@@ -186,3 +186,23 @@ def test_a_scheduler_other_than_volcano_never_places_the_pods_here(kind, spec, p
     assert [p for p, _ in found] == paths
     for _, message in found:
         assert "runs Volcano's scheduler only" in message and "stays Pending" in message
+
+
+def _counted(min_success, *replicas):
+    return {"kind": "Job", "spec": {"minSuccess": min_success, "tasks": [
+        {"name": f"t{i}", **({"replicas": r} if r is not None else {}),
+         "template": {"spec": {"restartPolicy": "Never"}}} for i, r in enumerate(replicas)]}}
+
+
+@pytest.mark.parametrize("obj, warned", [
+    pytest.param(_counted(5, 2, 2), True, id="more-than-all-replicas"),
+    pytest.param(_counted(4, 2, 2), False, id="exactly-all"),
+    pytest.param(_counted(2, None), True, id="replicas-default-1"),
+    pytest.param(_counted("{{params.n}}", 1), False, id="a-placeholder-is-not-judged"),
+    pytest.param(_counted(3, "two"), False, id="mistyped-replicas-are-admissions"),
+])
+def test_a_min_success_that_can_never_be_reached(obj, warned):
+    found = [m for p, m in advice.advice_in(obj) if p == "spec.minSuccess"]
+    assert bool(found) is warned
+    if warned:
+        assert "can never be reached" in found[0]
