@@ -226,10 +226,8 @@ def plugin_commands(plugins: Any) -> dict[str, frozenset[str]]:
 
 def _validate_tasks(tasks: list, job_name: str, options: base.Options, errs: list[FieldError],
                     commanded: dict[str, frozenset[str]]) -> int | None:
-    """Per-task rules; returns Σ replicas as Volcano sums them — a negative count too, so a job
-    minAvailable written above the sum is reported as Volcano's webhook does (admit_job_test.go
-    replica-lessThanZero) —, or None when some task's replicas is no integer (nothing to compare
-    with). `commanded`: plugin_commands."""
+    """Per-task rules; returns Σ replicas, or None when some task's replicas is invalid (already
+    reported: the rules comparing with replicas would only repeat it). `commanded`: plugin_commands."""
     names: set[str] = set()
     total: int | None = 0
     for i, task in enumerate(tasks):
@@ -247,8 +245,8 @@ def _validate_tasks(tasks: list, job_name: str, options: base.Options, errs: lis
             names.add(name)
         reported = len(errs)
         replicas = common.check_int(task, "replicas", f"{tp}.replicas", errs, minimum=0)
-        if replicas is None and task.get("replicas") is not None:
-            total = None   # (no integer: nothing to sum)
+        if len(errs) > reported:
+            total = None
         replicas = replicas if replicas is not None else 0
         total = None if total is None else total + replicas
         min_av = common.check_int(task, "minAvailable", f"{tp}.minAvailable", errs, minimum=0)

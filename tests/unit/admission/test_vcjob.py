@@ -466,27 +466,6 @@ def test_a_job_minavailable_derived_from_a_refused_task_one_is_not_refused_again
     assert [f"{e.path}: {e.message}" for e in rejected(obj)] == expected
 
 
-@pytest.mark.parametrize("obj, expected", [
-    pytest.param(job(task("task-1", 1), name="job-min-illegal", minAvailable=2),
-                 ["spec.minAvailable: job 'minAvailable' should not be greater than total replicas in tasks"],
-                 id="upstream-min-available-illegal"),
-    pytest.param(job(task("task-1", -1), name="replica-lessthanzero", minAvailable=1),
-                 ["spec.tasks[0].replicas: Invalid value: -1: should be greater than or equal to 0",
-                  "spec.minAvailable: job 'minAvailable' should not be greater than total replicas in tasks"],
-                 id="upstream-replica-lessThanZero"),
-    pytest.param(job(task("task-1", -1), name="replica-lessthanzero"),
-                 ["spec.tasks[0].replicas: Invalid value: -1: should be greater than or equal to 0"],
-                 id="negative-replicas-alone-is-one-problem"),
-    pytest.param(job(task("task-1", "1"), minAvailable=2),
-                 ['spec.tasks[0].replicas: Invalid value: "1": must be of type integer'],
-                 id="replicas-not-an-integer-is-not-summed"),
-])
-def test_upstream_replicas_and_job_min_available(obj: Obj, expected: list[str]) -> None:
-    """admit_job_test.go: the webhook sums the replicas as written (a negative one too), and a job
-    minAvailable written above that sum is refused beside the CRD's own replicas error."""
-    assert [f"{e.path}: {e.message}" for e in rejected(obj)] == expected
-
-
 JDB_MIN, JDB_MAX = "volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable"
 
 
