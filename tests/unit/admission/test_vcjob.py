@@ -466,6 +466,23 @@ def test_a_job_minavailable_derived_from_a_refused_task_one_is_not_refused_again
     assert [f"{e.path}: {e.message}" for e in rejected(obj)] == expected
 
 
+@pytest.mark.parametrize("obj, expected", [
+    pytest.param(job(task("task-1", 1), name="job-min-illegal", minAvailable=2),
+                 ["spec.minAvailable: job 'minAvailable' should not be greater than total replicas in tasks"],
+                 id="upstream-min-available-illegal"),
+    # admit_job_test.go replica-lessThanZero: Volcano's one message also says minAvailable (1) is above the
+    # sum (-1); vclite reports the negative count alone — one clear problem for one mistake
+    pytest.param(job(task("task-1", -1), name="replica-lessthanzero", minAvailable=1),
+                 ["spec.tasks[0].replicas: Invalid value: -1: should be greater than or equal to 0"],
+                 id="upstream-replica-lessThanZero"),
+    pytest.param(job(task("task-1", "1"), minAvailable=2),
+                 ['spec.tasks[0].replicas: Invalid value: "1": must be of type integer'],
+                 id="replicas-not-an-integer-is-not-summed"),
+])
+def test_upstream_replicas_and_job_min_available(obj: Obj, expected: list[str]) -> None:
+    assert [f"{e.path}: {e.message}" for e in rejected(obj)] == expected
+
+
 JDB_MIN, JDB_MAX = "volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable"
 
 
