@@ -414,6 +414,8 @@ def test_generators_that_send_protobuf_and_a_stale_replace(kubectl, write):
     header, urgent = rows(kubectl("get", "pc", "urgent").stdout)
     assert header == ["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"], header
     assert urgent[:3] == ["urgent", "1000", "false"] and urgent[4] == "PreemptLowerPriority", urgent
+    system = {r[0]: r[1] for r in rows(kubectl("get", "pc").stdout)[1:] if r[0].startswith("system-")}
+    assert system == {"system-cluster-critical": "2000000000", "system-node-critical": "2000001000"}, system
     kubectl("-n", "team", "create", "secret", "generic", "creds", "--from-literal=token=abc")
     assert rows(kubectl("-n", "team", "get", "secret", "creds").stdout)[1][:3] == ["creds", "Opaque", "1"]
     assert json.loads(kubectl("-n", "team", "get", "secret", "creds", "-o", "json").stdout)["data"] == {

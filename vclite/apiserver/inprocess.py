@@ -201,13 +201,22 @@ DEFAULT_OBJECTS: tuple[Obj, ...] = (
      "spec": {"weight": 1, "reclaimable": False}, "status": {"state": "Open"}},
     {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "default"},
      "spec": {"weight": 1, "reclaimable": True, "parent": "root"}, "status": {"state": "Open"}},
+    # kube-apiserver's bootstrap-system-priority-classes (pkg/apis/scheduling SystemPriorityClasses)
+    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "system-node-critical"},
+     "value": 2_000_001_000, "preemptionPolicy": "PreemptLowerPriority",
+     "description": "Used for system critical pods that must not be moved from their current node."},
+    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "system-cluster-critical"},
+     "value": 2_000_000_000, "preemptionPolicy": "PreemptLowerPriority",
+     "description": "Used for system critical pods that must run in the cluster, but can be moved to another node "
+                    "if necessary."},
 )
 
 
 def new_client(clock: clock_mod.Clock | None = None, require_command: bool = True,
                store: memory.MemoryStore | None = None, existing_state: bool = False) -> InProcessClient:
-    """A control plane API over `store` (default: a fresh in-memory one) with the default namespace
-    and queues, each created only if missing (a durable store reopened keeps its own).
+    """A control plane API over `store` (default: a fresh in-memory one) with the default namespace,
+    queues and the two system PriorityClasses, each created only if missing (a durable store reopened
+    keeps its own).
     `existing_state`: what is written is a cluster's state, already admitted there (see _View)."""
     clock = clock or clock_mod.RealClock()
     store = store if store is not None else memory.MemoryStore(clock)
