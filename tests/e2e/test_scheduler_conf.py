@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 BAD_CONF = """\
 actions: "enqueue, allocate, backfill"
 tiers:
@@ -83,6 +85,20 @@ def test_server_with_a_bad_conf_exits_2_before_starting(vcctl, write, tmp_path):
     assert f'{conf}:7: unknown plugin "nodeorderr"' in r.err, r
     assert "the server was not started" in r.err, r
     assert "listening" not in r.out, r
+    assert not data.exists(), "the data directory was created"
+
+
+@pytest.mark.parametrize("args, text, says", [
+    pytest.param(["--scheduler-conf", "-"], BAD_CONF, '<stdin>:7: unknown plugin "nodeorderr"', id="conf"),
+    pytest.param(["--nodes", "-"], "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: x}}\n",
+                 "error: --nodes <stdin>:4: Node/n1: status.capacity.cpu: invalid quantity", id="nodes"),
+    pytest.param(["--nodes", "-", "--scheduler-conf", "-"], "", "error: standard input (-) can be read only once, but "
+                 "--nodes and --scheduler-conf both ask for it", id="both"),
+])
+def test_server_reads_standard_input_for_one_option(vcctl, tmp_path, args, text, says):
+    data = tmp_path / "data"
+    r = vcctl("server", "--data-dir", data, "--port", "0", *args, timeout=60, input=text)
+    assert r.code == 2 and says in r.err and "listening" not in r.out, r
     assert not data.exists(), "the data directory was created"
 
 

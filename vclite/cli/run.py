@@ -193,12 +193,17 @@ def _make_workdir(path: pathlib.Path) -> None:
         raise OSError(f"--workdir {path}: cannot use it as the pods' directory: {exc.strerror or exc}") from None
 
 
+def nodes_of(nodes_opt: str | None) -> list[Obj] | None:
+    """The Node objects of `--nodes` (None: the default, one node the size of this host); `-` reads
+    a YAML file of Nodes from standard input. ValueError (or OSError) saying what is wrong."""
+    if nodes_opt == stdinput.STDIN:
+        return nodes_mod.nodes_from_bytes(stdinput.read(), stdinput.STDIN_NAME)
+    return nodes_mod.parse_nodes_option(nodes_opt) if nodes_opt else None
+
+
 def build_runtime(nodes_opt: str | None, conf: scheduler_conf.SchedulerConf | None,
                   workdir: str | None) -> runtime_mod.Runtime:
-    if nodes_opt == stdinput.STDIN:
-        nodes = nodes_mod.nodes_from_bytes(stdinput.read(), stdinput.STDIN_NAME)
-    else:
-        nodes = nodes_mod.parse_nodes_option(nodes_opt) if nodes_opt else None
+    nodes = nodes_of(nodes_opt)
     if workdir is not None:
         _make_workdir(pathlib.Path(workdir))
     return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, workdir=workdir, scheduler_config=conf)

@@ -17,8 +17,9 @@ import sys
 
 import click
 
+from vclite.cli import run as run_mod
+from vclite.cli import stdinput
 from vclite.cli.context import CONTEXT
-from vclite.executor import nodes as nodes_mod
 from vclite.httpserver import logsetup
 from vclite.httpserver import server as server_mod
 from vclite.lib import clock as clock_mod
@@ -66,9 +67,10 @@ def _announce(url: str, kubeconfig: pathlib.Path) -> None:
                    "use such a server; by default a self-signed certificate is generated.")
 @click.option("--nodes", "nodes_opt", metavar="SPEC",
               help="Nodes to run on instead of one node sized like this host: a count (`3`), "
-                   "sizes (`2x(cpu=4,memory=8Gi)`), or a YAML file of Node objects.")
-@click.option("--scheduler-conf", type=click.Path(exists=True, dir_okay=False),
-              help="A volcano-scheduler.conf (actions and plugin tiers); Volcano's default if omitted.")
+                   "sizes (`2x(cpu=4,memory=8Gi)`), or a YAML file of Node objects (- for standard input).")
+@click.option("--scheduler-conf", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+              help="A volcano-scheduler.conf (actions and plugin tiers; - for standard input); Volcano's default "
+                   "if omitted.")
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Request and server logs on stderr: plain lines or one JSON object per line.")
 @click.option("--controllers", "controllers_opt", multiple=True, metavar="LIST",
@@ -100,18 +102,21 @@ def server(data_dir, address, port, tls_cert, tls_key, plain_http, nodes_opt, sc
     data_dir = (data_dir or default_data_dir()).expanduser().resolve()
     options = server_mod.Options(data_dir=data_dir, address=address, port=port, tls_cert=tls_cert, tls_key=tls_key,
                                  plain_http=plain_http, announce=_announce)
-    try:
-        conf = scheduler_conf_mod.load_file(scheduler_conf) if scheduler_conf else None
-    except scheduler_conf_mod.ConfError as e:   # before anything starts or touches the data directory
-        for p in e.problems:
+    twice = stdinput.conflict({"--nodes": nodes_opt, "--scheduler-conf": scheduler_conf})
+    if twice:
+        click.echo(f"error: {twice}; the server was not started.", err=True)
+        sys.exit(2)
+    conf, problems = run_mod.load_scheduler_conf(scheduler_conf)
+    if problems:   # before anything starts or touches the data directory
+        for p in problems:
             click.echo(str(p), err=True)
-        click.echo(f"{len(e.problems)} problem(s) found in the scheduler configuration; the server was not started.",
+        click.echo(f"{len(problems)} problem(s) found in the scheduler configuration; the server was not started.",
                    err=True)
         sys.exit(2)
     try:   # options first: a refused option leaves no data directory behind
         server_mod.check_options(options)
-        nodes = nodes_mod.parse_nodes_option(nodes_opt) if nodes_opt else None
-    except (server_mod.ServeError, ValueError) as e:
+        nodes = run_mod.nodes_of(nodes_opt)
+    except (server_mod.ServeError, ValueError, OSError) as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)
     try:

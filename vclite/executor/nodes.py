@@ -43,7 +43,7 @@ NODES_HELP = """\
                                  host's, pods to 110
                                  (e.g. --nodes '4x(cpu=8,memory=32Gi)+2x(cpu=32,nvidia.com/gpu=4)')
   PATH                           a YAML file of Node objects (kind: Node)
-                                 (e.g. --nodes nodes.yaml; `vcctl run --nodes -` reads it from
+                                 (e.g. --nodes nodes.yaml; `--nodes -` reads it from
                                  standard input)"""
 
 
