@@ -159,3 +159,19 @@ def test_unschedulable_message_names_the_reasons():
     result = session.run_session(state, conf.build("allocate", tiers), NOW)
     message = next(c["message"] for c in result.podgroup_status["c1/pg"]["conditions"] if c["type"] == "Unschedulable")
     assert "4 node group affinity not specified" in message and "1 node group label not found" in message, message
+
+
+def test_a_discarded_gang_gives_its_node_group_allocations_back():
+    """A 3-pod gang over a 2-cpu limit on group1 places two pods and is discarded (its third fits nowhere):
+    the Deallocate events of the discard take them off the group's count (upstream's DeallocateFunc sees the
+    task's node), so the next job of the queue fits under the limit."""
+    queues = [q("q1", required=["group1"], notes=limits({"group1": {"cpu": "2"}}))]
+    groups = [pg("c1/gang", "q1", 3, created="2026-01-01T00:00:00Z"),
+              pg("c1/small", "q1", 1, created="2026-01-01T00:00:01Z")]
+    pods = [*(pod(f"c1/gang-{i}", "gang", cpu="1", mem="1Gi") for i in range(3)),
+            pod("c1/small-0", "small", cpu="1", mem="1Gi")]
+    tiers = [[P("gang", enableJobReady=True, enableJobPipelined=True, enableJobOrder=True),
+              P("nodegroup", enableNodeOrder=True, enablePredicate=True)]]
+    state = snapshot.ClusterState(nodes=BIG, queues=queues, podgroups=groups, pods=pods)
+    result = session.run_session(state, conf.build("allocate", tiers), NOW)
+    assert result.binds == {"c1/small-0": "n1"}

@@ -122,6 +122,7 @@ class Statement:
             task.last_transaction = (status, task.node, task.evicted_for)
             task.evicted_for = task.waits_release = False
             self._set(task, rec.before)
-            task.node = ""
+            # the handlers see the node it leaves (upstream clears NodeName after DeallocateFunc)
             self.ssn.hooks.call(hooks.Point.DEALLOCATE_EVENT, task)
+            task.node = ""
         self.operations = []
