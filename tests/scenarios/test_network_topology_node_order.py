@@ -129,3 +129,46 @@ def test_volcano_hypernode_binpack_with_network_topologies(racks):
     binds = session.run_session(state, conf.build("allocate", tiers), NOW).binds
     per_rack = sorted(sum(1 for n in binds.values() if n in members) for members in racks.values())
     assert per_rack == [0, 2, 2], binds
+
+
+def test_normal_pods_follow_the_hypernode_usage_this_session_made():
+    """Upstream's HyperNode resource cache is updated by the Allocate/Deallocate events of the session: a
+    pod placed earlier in the session makes its rack fuller for the next pod's bin-packing. a1 takes a
+    4-cpu pod (rack-a 5/8 for the next 1-cpu pod) where rack-b, which already runs 2 cpu, offers 3/8."""
+    tree = [hn("rack-a", 1, "a1", "a2"), hn("rack-b", 1, "b1", "b2")]
+    nodes_ = [node(n, 4, "8Gi") for n in ("a1", "a2", "b1", "b2")]
+    first, second = pg("c1/first", "q1", 1, created="2026-01-01T00:00:00Z"), pg("c1/second", "q1", 1,
+                                                                                created="2026-01-01T00:01:00Z")
+    pods = [pod("c1/busy", "busy", cpu="2", mem="", node="b1", phase="Running"),
+            pod("c1/first-0", "first", cpu="4", mem="", selector={"kubernetes.io/hostname": "a1"}),
+            pod("c1/second-0", "second", cpu="1", mem="")]
+    nodes_[0]["metadata"]["labels"] = {"kubernetes.io/hostname": "a1"}
+    tiers = [[P("predicates", enablePredicate=True), P("network-topology-aware", enableNodeOrder=True)]]
+    state = snapshot.ClusterState(nodes=nodes_, queues=[queue("q1")], podgroups=[first, second], pods=pods,
+                                  hypernodes=tree)
+    binds = session.run_session(state, conf.build("allocate", tiers), NOW).binds
+    assert binds == {"c1/first-0": "a1", "c1/second-0": "a2"}
+
+
+def test_fading_zero_with_a_tier_zero_hypernode_scores_by_tier_zero():
+    """0^(0-1) is infinite (upstream's math.Pow; Python's ** raised ZeroDivisionError and stopped the
+    session): tier 0 alone counts, the limit of the weighted mean."""
+    tree = [hn("t0-a", 0, "a1"), hn("t0-b", 0, "b1"), hn("rack", 1, "t0-a", "t0-b", kind="HyperNode")]
+    state = snapshot.ClusterState(nodes=[node("a1", 4, "8Gi"), node("b1", 2, "8Gi")], queues=[queue("q1")],
+                                  podgroups=[pg("c1/pg", "q1", 1)], pods=[pod("c1/p", "pg", cpu="1", mem="")],
+                                  hypernodes=tree)
+    tiers = [[P("network-topology-aware", {"hypernode.binpack.normal-pod.fading": 0}, enableNodeOrder=True)]]
+    ssn = session.open_session(state, conf.build("allocate", tiers), NOW)
+    task = next(t for j in ssn.jobs.values() for t in j.tasks.values())
+    got = np.asarray(ssn.node_order(task, np.arange(2)), dtype=float)
+    assert [round(float(v), 1) for v in got] == [25.0, 50.0]   # 1/4 and 1/2 of each tier-0 HyperNode
+
+
+def test_without_hypernodes_batch_node_order_is_not_registered():
+    """Every node is in the virtual top alone and would score alike: nothing to pay for per task."""
+    from vclite.scheduler.framework import hooks
+    state = snapshot.ClusterState(nodes=[node("a1", 4, "8Gi")], queues=[queue("q1")],
+                                  podgroups=[pg("c1/pg", "q1", 1)], pods=[pod("c1/p", "pg", cpu="1")])
+    tiers = [[P("network-topology-aware", enableNodeOrder=True)]]
+    ssn = session.open_session(state, conf.build("allocate", tiers), NOW)
+    assert ssn.hooks.flat(hooks.Point.NODE_ORDER) == []

@@ -23,16 +23,23 @@ by HyperNode name (Volcano's map order is random).
 BatchNodeOrder, × 100 × weight:
 - a pod of a partition with networkTopology (the default partition: when the job has it), once
   its partition has placed pods (their lowest common HyperNode A, those placed earlier in this
-  session included, as allocate updates the job's allocated HyperNode after each task): a node whose lowest-tier HyperNode is A scores 1, else
+  session included, as allocate updates the job's allocated HyperNode after each task): a node
+  whose lowest-tier HyperNode is A scores 1, else
   (maxTier − tier(LCA(its HyperNode, A))) / (maxTier − minTier) over the session's tiers (the
   virtual top included; 1 when there is one tier), 0 for a node in no lowest-tier HyperNode; the
   nodes sharing the best score add the share of the partition's tasks on their HyperNode. Before
   any is placed, 0 for every node;
 - any other pod, when normal-pod bin-packing is on: for each tier t from the lowest to the top,
   weight fading^(t−1), the tier's score is the bin-packing score above for this pod's request
-  alone of the node's HyperNode of that tier (the first by name), with `used` as the session
-  opened (upstream's cache), or 1 when the node is in none of that tier; the node's score is the
-  weighted mean.
+  alone of the node's HyperNode of that tier (the first by name), or 1 when the node is in none of
+  that tier; the node's score is the weighted mean (with fading 0 and tier-0 HyperNodes, where
+  upstream's weights are infinite and its scores NaN, the mean over the infinite ones: tier 0's).
+  `used` is upstream's HyperNode resource cache: what the nodes held when the session opened,
+  plus the requests of the tasks this session allocated or pipelined and minus those it evicted
+  or took back (its Allocate and Deallocate events), so a pod placed earlier in the session makes
+  its HyperNodes fuller for the next one.
+Without HyperNodes every node is in the virtual top alone and gets the same score from either
+function, which orders nothing: BatchNodeOrder is then not registered (a session pays nothing).
 
 Must not: keep state between sessions.
 """
@@ -81,6 +88,20 @@ class Arguments:
         return out
 
 
+@dataclasses.dataclass
+class _Layout:
+    """Every HyperNode of the tree (TOP included), tier by tier from the lowest, as stacked rows."""
+    tiers: list[int]             # the tiers from the lowest to the top, gaps included
+    names: list[list[str]]       # per tier, its HyperNodes by name
+    member: np.ndarray           # HyperNode × node row: the node is in it
+    owner: np.ndarray            # tier × node row: the node's HyperNode of the tier (the first by name);
+                                 # len(member) (a trailing entry) where it is in none
+    allocatable: np.ndarray      # HyperNode × dimension sums
+    used: np.ndarray             # likewise: upstream's cache, kept current by the session's events
+    fade: np.ndarray             # per tier: fading^(tier − 1), a normal pod's weight of the tier
+    fade_total: float
+
+
 class NetworkTopologyAware:
     name = "network-topology-aware"
     Arguments = Arguments
@@ -98,10 +119,15 @@ class NetworkTopologyAware:
         self.ssn = ssn
         global_weight = self.arguments.weight if self.arguments.weight >= 0 else 1
         self.scale = MAX_NODE_SCORE * global_weight
-        self._tier_rows: dict[int, tuple] | None = None        # the session-open cache, built on first use
+        self._layout: _Layout | None = None                     # built when the session opens
+        self._version = 0                                       # HyperNode usage changes this session
         self._subjobs: dict[str, dict[str, frozenset]] = {}    # job uid -> task uid -> its partition
         reg.add(hooks.Point.HYPERNODE_ORDER, self.hypernode_order, weight=self.scale)
-        reg.add(hooks.Point.NODE_ORDER, self.node_order, key=self.key)
+        if ssn.hypernode_objects:   # else every node scores alike (module docstring)
+            self._tiers()   # upstream's resource cache, as the session opens it
+            reg.add(hooks.Point.NODE_ORDER, self.node_order, key=self.key)
+            reg.add(hooks.Point.ALLOCATE_EVENT, lambda task: self._account(task, 1.0))
+            reg.add(hooks.Point.DEALLOCATE_EVENT, lambda task: self._account(task, -1.0))
 
     def hypernode_order(self, job: "jobs_mod.JobInfo", names: list[str]) -> np.ndarray:
         """Bin-packing score in [0, 1] per HyperNode (the hook's weight scales it)."""
@@ -136,11 +162,11 @@ class NetworkTopologyAware:
         return groups.get(task.uid)
 
     def key(self, task: "tasks_mod.TaskInfo") -> Any:
-        """Row-local only for a pod without network topology (its score depends on its request and
-        the session-open cache); None otherwise (scored over the candidates)."""
+        """Row-local only for a pod without network topology, within one state of the HyperNodes'
+        usage (the version counts this session's Allocate/Deallocate events); None otherwise."""
         if self._subjob(task) is not None or not self.arguments.normal_pod_enable:
             return None
-        return ("normal", tuple(task.req.tolist()))
+        return ("normal", task.req.tobytes(), self._version)
 
     def node_order(self, task: "tasks_mod.TaskInfo", rows: np.ndarray) -> np.ndarray | float:
         subjob = self._subjob(task)
@@ -154,40 +180,52 @@ class NetworkTopologyAware:
         f = self.arguments.normal_pod_fading
         return 0.8 if f < 0 else f
 
+    def _tiers(self) -> _Layout:
+        if self._layout is None:
+            tree, nodes = self.ssn.topology, self.ssn.nodes
+            tiers = list(range(tree.tiers[0], tree.tiers[-1] + 1))
+            names = [sorted(n for n, tier in tree.tier.items() if tier == t) for t in tiers]
+            flat = [n for per_tier in names for n in per_tier]
+            member = np.array([tree.leaves[n] for n in flat], dtype=bool).reshape(len(flat), len(nodes))
+            owner = np.full((len(tiers), len(nodes)), len(flat), dtype=np.intp)
+            start = 0
+            for i, per_tier in enumerate(names):
+                for j in range(start + len(per_tier) - 1, start - 1, -1):   # the first by name wins
+                    owner[i, member[j]] = j
+                start += len(per_tier)
+            weights = member.astype(np.float64)
+            with np.errstate(divide="ignore"):
+                fade = np.power(self._fading(), np.array(tiers, dtype=np.float64) - 1)
+            if np.isinf(fade).any():   # fading 0 and a tier-0 HyperNode: the limit of the weighted mean
+                fade = np.isinf(fade).astype(np.float64)
+            self._layout = _Layout(tiers, names, member, owner, weights @ nodes.allocatable, weights @ nodes.used,
+                                   fade, float(fade.sum()))
+        return self._layout
+
+    def _account(self, task: "tasks_mod.TaskInfo", sign: float) -> None:
+        """An Allocate (+) or Deallocate (−) event: the task's HyperNodes hold more or less."""
+        row = self.ssn.nodes.index.get(task.node) if task.node else None
+        if row is None:
+            return
+        self._version += 1
+        layout = self._tiers()
+        layout.used[layout.member[:, row]] += sign * task.req
+
     def _normal_scores(self, task: "tasks_mod.TaskInfo", rows: np.ndarray) -> np.ndarray:
-        ssn = self.ssn
-        tree = ssn.topology
-        lo, hi = tree.tiers[0], tree.tiers[-1]
-        if self._tier_rows is None:   # per tier: the HyperNode of each node row (-1: none) and its sums
-            self._tier_rows = {}
-            for t in range(lo, hi + 1):
-                owner = np.full(len(ssn.nodes), -1, dtype=np.intp)
-                names = sorted((n for n, tier in tree.tier.items() if tier == t), reverse=True)
-                for i, name in enumerate(names):   # reversed: the first by name wins
-                    owner[tree.leaves[name]] = i
-                sums = [(ssn.nodes.allocatable[tree.leaves[n]].sum(axis=0), ssn.nodes.used[tree.leaves[n]].sum(axis=0))
-                        for n in names]
-                self._tier_rows[t] = (owner, sums)
+        layout = self._tiers()
+        if layout.fade_total <= 0:
+            return np.zeros(len(rows))
         req = task.req
         counted = (req > 0) & (self.weights > 0)
-        total_weight = sum(self._fading() ** (t - 1) for t in range(lo, hi + 1))
-        out = np.zeros(len(rows))
-        if total_weight <= 0:
-            return out
-        for t in range(lo, hi + 1):
-            owner, sums = self._tier_rows[t]
-            per_hn = np.array([self._pod_binpack(req, counted, alloc, used) for alloc, used in sums] + [1.0])
-            out += self._fading() ** (t - 1) * per_hn[owner[rows]]   # -1 picks the trailing 1.0
-        return out / total_weight
-
-    def _pod_binpack(self, req: np.ndarray, counted: np.ndarray, alloc: np.ndarray, used: np.ndarray) -> float:
-        if not counted.any():
-            return 0.0
-        a, u = alloc[counted], used[counted] + req[counted]
-        if (u > a).any():
-            return 0.0
-        w = self.weights[counted]
-        return float((w * (u / a)).sum() / w.sum())
+        per_hn = np.ones(len(layout.member) + 1)   # the trailing 1: a node in no HyperNode of a tier
+        if counted.any():
+            w = self.weights[counted]
+            a, u = layout.allocatable[:, counted], layout.used[:, counted] + req[counted]
+            share = np.divide(u, a, out=np.zeros_like(u), where=a > 0) @ (w / w.sum())
+            per_hn[:-1] = np.where((u <= a).all(axis=1), share, 0.0)
+        else:
+            per_hn[:-1] = 0.0
+        return layout.fade @ per_hn[layout.owner[:, rows]] / layout.fade_total
 
     def _aware_scores(self, task: "tasks_mod.TaskInfo", subjob: frozenset, rows: np.ndarray) -> np.ndarray:
         ssn = self.ssn
@@ -196,28 +234,21 @@ class NetworkTopologyAware:
         out = np.zeros(len(rows))
         if not allocated:
             return out
-        tree = ssn.topology
-        lo, hi = tree.tiers[0], tree.tiers[-1]
-        lowest = sorted(n for n, tier in tree.tier.items() if tier == lo)
-        node_hn = []
-        for i, row in enumerate(rows.tolist()):
-            hn = next((n for n in lowest if tree.leaves[n][row]), "")
-            node_hn.append(hn)
-            if not hn:
-                continue
-            if hn == allocated:
-                out[i] = 1.0
-                continue
+        tree, layout = ssn.topology, self._tiers()
+        lowest = layout.names[0]   # FindHyperNodeForNode: the node's HyperNode of the lowest tier
+        lo, hi = layout.tiers[0], layout.tiers[-1]
+        per_hn = np.zeros(len(layout.member) + 1)   # the node's score by its HyperNode (0: in none)
+        for i, hn in enumerate(lowest):
             tier = tree.tier[tree.lca(hn, allocated)]
-            out[i] = 1.0 if lo == hi else (hi - tier) / (hi - lo) if lo <= tier <= hi else 0.0
+            per_hn[i] = 1.0 if hn == allocated or lo == hi else (hi - tier) / (hi - lo) if lo <= tier <= hi else 0.0
+        owner = layout.owner[0, rows]
+        out = per_hn[owner]
         best = np.flatnonzero(out == out.max())
         if best.size > 1:
-            placed = [ssn.nodes.index.get(job.tasks[u].node) for u in subjob if job.tasks[u].node]
-            for i in best.tolist():
-                hn = node_hn[i]
-                if hn:
-                    share = sum(1 for r in placed if r is not None and tree.leaves[hn][r])
-                    out[i] += share / len(subjob)
+            placed = np.array([ssn.nodes.index[job.tasks[u].node] for u in subjob
+                               if job.tasks[u].node in ssn.nodes.index], dtype=np.intp)
+            share = np.append(layout.member[:, placed].sum(axis=1) / len(subjob), 0.0)
+            out[best] += share[owner[best]]
         return out
 
     def on_session_close(self, ssn: "session_mod.Session") -> None:
