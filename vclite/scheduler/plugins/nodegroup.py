@@ -144,6 +144,10 @@ class NodeGroup:
     def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:
         self.ssn = ssn
         self.groups = [meta.labels(n).get(GROUP_LABEL) for n in ssn.nodes.objects]
+        self.group_names = sorted({g for g in self.groups if g is not None})
+        code = {g: i for i, g in enumerate(self.group_names)}
+        self.codes = np.array([code.get(g, -1) if g is not None else -1 for g in self.groups], dtype=np.intp)
+        self._allowed: dict[int, np.ndarray] = {}   # id(affinity) -> per group code: allowed
         self.attrs = {name: _QueueAttr(affinity_of(q.obj), *limits_of(q.obj, ssn.dims))
                       for name, q in ssn.queues.items()}
         if any(o.name == self.name and o.enabled("enableHierarchy") for t in ssn.conf.tiers for o in t):
@@ -182,32 +186,32 @@ class NodeGroup:
         attr.allocated[group] = (have if have is not None else 0.0) + sign * task.req
 
     def predicate(self, task: "tasks_mod.TaskInfo", nodes: "nodes_mod.NodeState") -> list[fit.Failure]:
+        """Vectorized over the nodes: each node's first reason (module docstring), by group code."""
         job = self.ssn.jobs.get(task.job)
         attr = self.attrs.get(job.queue) if job is not None else None
         n = len(nodes)
         if attr is not None and not attr.limits_valid:
             return [fit.Failure(((LIMIT_INVALID, np.ones(n, dtype=bool)),))]
         unset = attr is None or attr.affinity is None or attr.affinity.empty
-        reasons: dict[str, list[int]] = {}
-        for row, group in enumerate(self.groups):
-            why = None
-            if group is None:
-                if self.arguments.strict or not unset:
-                    why = LABEL_NOT_FOUND
-            elif unset:
-                why = NOT_SPECIFIED
-            elif not attr.affinity.allows(group):
-                why = UNSATISFIED
-            elif self._over_limit(attr, group, task):
-                why = LIMIT_EXCEEDED
-            if why:
-                reasons.setdefault(why, []).append(row)
-        out = []
-        for why, rows in reasons.items():
-            mask = np.zeros(n, dtype=bool)
-            mask[rows] = True
-            out.append((why, mask))
-        return [fit.Failure(tuple(out))] if out else []
+        unlabelled = self.codes < 0
+        reasons: list[tuple[str, np.ndarray]] = []
+        if self.arguments.strict or not unset:
+            reasons.append((LABEL_NOT_FOUND, unlabelled))
+        if unset:
+            reasons.append((NOT_SPECIFIED, ~unlabelled))
+        else:
+            affinity = attr.affinity
+            allowed = self._allowed.get(id(affinity))
+            if allowed is None:
+                allowed = self._allowed[id(affinity)] = np.array(
+                    [affinity.allows(g) for g in self.group_names] + [False], dtype=bool)
+            over = np.array([self._over_limit(attr, g, task) for g in self.group_names] + [False], dtype=bool)
+            ok = allowed[self.codes] & ~unlabelled   # (code -1 reads the trailing False)
+            reasons.append((UNSATISFIED, ~unlabelled & ~ok))
+            reasons.append((LIMIT_EXCEEDED, ok & over[self.codes]))
+        reasons = [(why, mask) for why, mask in reasons if mask.any()]
+        reasons.sort(key=lambda r: int(r[1].argmax()))   # in the order of each reason's first node
+        return [fit.Failure(tuple(reasons))] if reasons else []
 
     @staticmethod
     def _over_limit(attr: _QueueAttr, group: str, task: "tasks_mod.TaskInfo") -> bool:
