@@ -122,6 +122,9 @@ RUNNING = [pod("c1/r1", "other", cpu="6", mem="8Gi", node="n1", phase="Running")
                  id="placed-pods-count-6+2-over-7"),
     pytest.param(limits("{not json"), {"n1": nodegroup.LIMIT_INVALID, "n2": nodegroup.LIMIT_INVALID},
                  id="invalid-annotation-refuses-everywhere"),
+    pytest.param(limits("null"), {"n1": OK, "n2": OK}, id="json-null-is-no-limit"),   # Go: a nil map, no error
+    pytest.param(limits("[]"), {"n1": nodegroup.LIMIT_INVALID, "n2": nodegroup.LIMIT_INVALID},
+                 id="a-list-is-invalid"),
 ])
 def test_node_group_resource_limits(notes, fits):
     queues = [q("q1", **PREFER_BOTH, notes=notes), queue("other")]
@@ -175,3 +178,9 @@ def test_a_discarded_gang_gives_its_node_group_allocations_back():
     state = snapshot.ClusterState(nodes=BIG, queues=queues, podgroups=groups, pods=pods)
     result = session.run_session(state, conf.build("allocate", tiers), NOW)
     assert result.binds == {"c1/small-0": "n1"}
+
+
+def test_a_group_named_twice_in_the_preferred_list_keeps_its_first_place():
+    """docs/differences.md: Volcano's index map keeps the last place (group1: 2 of 2 distinct, score 0)."""
+    scores, _ = evaluate([q("q3", preferred=["group1", "group3", "group1"])], "q3", {"enablePreferredOrder": True})
+    assert (scores["n1"], scores["n3"]) == (50, 25)

@@ -111,6 +111,8 @@ def limits_of(queue: dict, dims: Any) -> tuple[dict[str, tuple[np.ndarray, np.nd
         return {}, True
     try:
         doc = json.loads(raw)
+        if doc is None:   # JSON null: Go decodes a nil map, without error (no limits)
+            return {}, True
         if not isinstance(doc, dict):
             raise ValueError("not an object")
         out = {}
