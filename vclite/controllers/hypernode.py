@@ -120,7 +120,8 @@ def configmap_ref(environ: Mapping[str, str] = os.environ) -> tuple[str, str]:
 def parse_config(configmap: Obj | None) -> Discovery | None:
     """The label source's settings from the ConfigMap, or None when it is absent or not enabled.
 
-    Problems (a config that does not parse, a type name too long, a label named twice, another
+    Problems (a config that does not parse, a type name too long, a label named twice, an entry
+    without nodeLabel (an empty label, as upstream decodes it), another
     source enabled) are listed; what can still be used is used, as upstream skips a bad type."""
     if configmap is None:
         return None
@@ -159,9 +160,14 @@ def _label_types(cfg: Any, problems: list[str]) -> dict[str, list[str]]:
         return {}
     types: dict[str, list[str]] = {}
     for name in sorted(raw, key=str):
-        entries = raw[name]
-        labels = [str(e.get("nodeLabel")) for e in entries if isinstance(e, dict) and e.get("nodeLabel")] \
-            if isinstance(entries, list) else []
+        entries = raw[name] if isinstance(raw[name], list) else []
+        labels = []
+        for i, e in enumerate(entries):   # an entry without nodeLabel decodes to "" upstream (mapstructure)
+            label = e.get("nodeLabel") if isinstance(e, dict) else None
+            if not label:
+                problems.append(f"networkTopologyTypes[{name}][{i}]: no nodeLabel; taken as an empty label, "
+                                "which no node has")
+            labels.append(str(label or ""))
         if len(str(name)) > MAX_TYPE_NAME:
             problems.append(f"networkTopologyTypes: type name {name!r} is longer than {MAX_TYPE_NAME} characters; "
                             "skipped")

@@ -69,6 +69,11 @@ networkTopologyDiscovery:
     ("networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n", {}, "'ufm' is not supported"),
     ("networkTopologyDiscovery:\n  - {source: label, enabled: true, config: {networkTopologyTypes: [1]}}\n", {},
      "must be a map"),
+    # an entry without nodeLabel is an empty label, as mapstructure decodes it: the tiers stay where they are
+    (LABEL_CONF.replace("nodeLabel: kubernetes.io/hostname", "nodelabel: kubernetes.io/hostname"),
+     {"rack-net": ["rack", "spine"]}, "[rack-net][2]: no nodeLabel"),
+    (LABEL_CONF.replace("nodeLabel: spine", "nodelabel: spine"), {"rack-net": ["rack", ""]},
+     "[rack-net][0]: no nodeLabel"),
 ])
 def test_parse_config(text, types, problem):
     got = hn.parse_config(configmap(text))
