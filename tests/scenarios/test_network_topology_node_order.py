@@ -172,3 +172,28 @@ def test_without_hypernodes_batch_node_order_is_not_registered():
     tiers = [[P("network-topology-aware", enableNodeOrder=True)]]
     ssn = session.open_session(state, conf.build("allocate", tiers), NOW)
     assert ssn.hooks.flat(hooks.Point.NODE_ORDER) == []
+
+
+def test_hypernode_order_counts_what_this_session_pipelined():
+    """HyperNodeOrder reads the same event-fed cache: a pod pipelined earlier in the session (waiting for a
+    Releasing pod on b1) makes rack-b fuller. rack-a holds 5 of 8 cpus, rack-b 4 (2 running, 2 releasing) and
+    then `first`'s 2 pipelined: the 2-cpu gang packs rack-b (8/8) rather than rack-a (7/8)."""
+    tree = [hn("rack-a", 1, "a1", "a2"), hn("rack-b", 1, "b1", "b2")]
+    nodes_ = [node(n, 4, "8Gi", labels={"kubernetes.io/hostname": n}) for n in ("a1", "a2", "b1", "b2")]
+    first = pg("c1/first", "q1", 1, created="2026-01-01T00:00:00Z")
+    gang = pg("c1/gang", "q1", 2, created="2026-01-01T00:01:00Z")
+    gang["spec"]["networkTopology"] = {"mode": "hard", "highestTierAllowed": 1}
+    pods = [pod("c1/r1", "other", cpu="4", mem="", node="a1", phase="Running"),
+            pod("c1/r2", "other", cpu="1", mem="", node="a2", phase="Running"),
+            pod("c1/r3", "other", cpu="2", mem="", node="b1", phase="Running"),
+            pod("c1/r4", "other", cpu="2", mem="", node="b1", phase="Running", deleting=True),
+            pod("c1/first-0", "first", cpu="2", mem="", selector={"kubernetes.io/hostname": "b1"}),
+            pod("c1/gang-0", "gang", cpu="1", mem=""), pod("c1/gang-1", "gang", cpu="1", mem="")]
+    tiers = [[P("gang", enableJobReady=True, enableJobPipelined=True, enableJobOrder=True),
+              P("predicates", enablePredicate=True),
+              P("network-topology-aware", enabledHyperNodeOrder=True, enableNodeOrder=True)]]
+    state = snapshot.ClusterState(nodes=nodes_, queues=[queue("q1")], podgroups=[first, gang], pods=pods,
+                                  hypernodes=tree)
+    result = session.run_session(state, conf.build("allocate", tiers), NOW)
+    assert result.pipelined == {"c1/first": ["b1"]}
+    assert sorted(result.binds.items()) == [("c1/gang-0", "b2"), ("c1/gang-1", "b2")], result.binds

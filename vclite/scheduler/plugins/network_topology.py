@@ -16,9 +16,10 @@ HyperNodeOrder, per candidate HyperNode h, over the resources the job's tasks re
 weight (request = the sum over all the job's tasks, placed or not, as upstream sums subJob.Tasks):
   s_r = (used_r(h) + request_r) / allocatable_r(h),   used/allocatable = sums over h's nodes
   score(h) = Σ w_r s_r / Σ w_r × 100 × weight,   0 if any used_r + request_r > allocatable_r.
-`used` is what the nodes hold now (placed pods and this session's allocations). Upstream scores
-each job-level candidate alone, so its task-count tie-break never applies there; vclite breaks ties
-by HyperNode name (Volcano's map order is random).
+`used` is upstream's HyperNode resource cache, as below (this session's pipelined tasks count,
+those it evicted do not; with no HyperNode but the virtual top, what the nodes hold now).
+Upstream scores each job-level candidate alone, so its task-count tie-break never applies there;
+vclite breaks ties by HyperNode name (Volcano's map order is random).
 
 BatchNodeOrder, × 100 × weight:
 - a pod of a partition with networkTopology (the default partition: when the job has it), once
@@ -93,6 +94,7 @@ class _Layout:
     """Every HyperNode of the tree (TOP included), tier by tier from the lowest, as stacked rows."""
     tiers: list[int]             # the tiers from the lowest to the top, gaps included
     names: list[list[str]]       # per tier, its HyperNodes by name
+    index: dict[str, int]        # HyperNode -> its row below
     member: np.ndarray           # HyperNode × node row: the node is in it
     owner: np.ndarray            # tier × node row: the node's HyperNode of the tier (the first by name);
                                  # len(member) (a trailing entry) where it is in none
@@ -140,10 +142,15 @@ class NetworkTopologyAware:
         if not counted.any():
             return out
         w = self.weights[counted]
+        layout = self._layout   # upstream's event-fed cache (HyperNodes exist); else the nodes' own books
         for i, name in enumerate(names):
-            mask = ssn.topology.leaves[name]
-            alloc = ssn.nodes.allocatable[mask][:, counted].sum(axis=0)
-            used = ssn.nodes.used[mask][:, counted].sum(axis=0) + request[counted]
+            if layout is not None and name in layout.index:
+                alloc = layout.allocatable[layout.index[name], counted]
+                used = layout.used[layout.index[name], counted] + request[counted]
+            else:
+                mask = ssn.topology.leaves[name]
+                alloc = ssn.nodes.allocatable[mask][:, counted].sum(axis=0)
+                used = ssn.nodes.used[mask][:, counted].sum(axis=0) + request[counted]
             if (used > alloc).any():
                 continue
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -198,8 +205,8 @@ class NetworkTopologyAware:
                 fade = np.power(self._fading(), np.array(tiers, dtype=np.float64) - 1)
             if np.isinf(fade).any():   # fading 0 and a tier-0 HyperNode: the limit of the weighted mean
                 fade = np.isinf(fade).astype(np.float64)
-            self._layout = _Layout(tiers, names, member, owner, weights @ nodes.allocatable, weights @ nodes.used,
-                                   fade, float(fade.sum()))
+            self._layout = _Layout(tiers, names, {n: i for i, n in enumerate(flat)}, member, owner,
+                                   weights @ nodes.allocatable, weights @ nodes.used, fade, float(fade.sum()))
         return self._layout
 
     def _account(self, task: "tasks_mod.TaskInfo", sign: float) -> None:
