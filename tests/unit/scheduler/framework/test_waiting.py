@@ -3,6 +3,7 @@ admits when every PodGroup is a JobInfo, and a class with no room costs one try.
 from __future__ import annotations
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,11 +23,25 @@ def _pg(key, created, **kw):
     return obj
 
 
-def _run(state, lazy, monkeypatch, actions="enqueue, allocate"):
+# Plugins that neither vote at enqueue nor order jobs, added to Volcano's default tiers.
+NON_VOTING = [{"name": "network-topology-aware"}, {"name": "nodegroup", "arguments": {"strict": False}},
+              {"name": "cdp"}]
+
+
+def _conf(actions="enqueue, allocate", extra=()):
+    c = objects.default_conf(actions)
+    if not extra:
+        return c
+    tiers = yaml.safe_load(conf_mod.DEFAULT_CONF_YAML)["tiers"]
+    tiers[-1]["plugins"] += list(extra)
+    return conf_mod.parse({"actions": actions, "tiers": tiers})
+
+
+def _run(state, lazy, monkeypatch, actions="enqueue, allocate", extra=()):
     with monkeypatch.context() as m:
         if not lazy:
             m.setattr(waiting, "enabled", lambda conf: False)
-        return session.run_session(state, objects.default_conf(actions), objects.NOW, binding_scheduled=True)
+        return session.run_session(state, _conf(actions, extra), objects.NOW, binding_scheduled=True)
 
 
 def _phases(state, result):
@@ -131,10 +146,16 @@ def test_a_queue_whose_jobs_all_wait_still_takes_part_in_proportion():
     ("enqueue, allocate", None, True),
     ("allocate, backfill", None, False),            # without enqueue, allocate takes Pending jobs
     ("enqueue, allocate", "custom", False),         # a plugin not known to vote by class
+    ("enqueue, allocate", "network-topology-aware", True),   # no JobEnqueueable, no JobOrder
+    ("enqueue, allocate", "nodegroup", True),
+    ("enqueue, allocate", "cdp", True),
+    ("enqueue, allocate", "sla", False),            # orders and admits by each job's deadline
 ])
 def test_enabled(actions, extra_plugin, want):
     tiers = [[conf_mod.plugin("priority"), conf_mod.plugin("gang")], [conf_mod.plugin("proportion")]]
-    if extra_plugin:
+    if extra_plugin and extra_plugin != "custom":
+        c = conf_mod.build(actions, [*tiers, [conf_mod.plugin(extra_plugin)]])
+    elif extra_plugin:
         class Custom:
             name = "custom"
             Arguments = plugin.NoArguments
@@ -180,12 +201,12 @@ def _cluster(draw):
 
 
 @settings(max_examples=150, deadline=None)
-@given(state=_cluster())
-def test_lazy_and_eager_sessions_decide_the_same(state):
+@given(state=_cluster(), extra=st.sampled_from([(), NON_VOTING]))
+def test_lazy_and_eager_sessions_decide_the_same(state, extra):
     import _pytest.monkeypatch
     mp = _pytest.monkeypatch.MonkeyPatch()
     try:
-        lazy, eager = _run(state, True, mp), _run(state, False, mp)
+        lazy, eager = _run(state, True, mp, extra=extra), _run(state, False, mp, extra=extra)
     finally:
         mp.undo()
     assert _phases(state, lazy) == _phases(state, eager)
