@@ -69,6 +69,37 @@ def _kind_problems(docs: list[yamlio.Document]) -> list[manifests.Problem]:
             for d in docs if kinds.by_kind(d.kind) not in STATE_KINDS + IGNORED_KINDS]
 
 
+def _time_paths(obj: Obj) -> list[str]:
+    """The fields of a state object holding a time the session reads (job order, sla, cdp)."""
+    paths = [f"metadata.{k}" for k in ("creationTimestamp", "deletionTimestamp")
+             if (obj.get("metadata") or {}).get(k) is not None]
+    conditions = (obj.get("status") or {}).get("conditions") if obj.get("kind") == kinds.POD.kind else None
+    if isinstance(conditions, list):
+        paths += [f"status.conditions[{i}].lastTransitionTime" for i, c in enumerate(conditions)
+                  if isinstance(c, dict) and c.get("lastTransitionTime") is not None]
+    return paths
+
+
+def _time_problems(docs: list[yamlio.Document]) -> list[manifests.Problem]:
+    """Times that are no RFC 3339 time (a cluster's apiserver never stores one; a written state may)."""
+    problems = []
+    for d in docs:
+        if not isinstance(d.obj, dict):
+            continue
+        for path in _time_paths(d.obj):
+            value: Any = d.obj
+            for part in path.replace("[", ".").replace("]", "").split("."):
+                value = value[int(part)] if isinstance(value, list) else value[part]
+            try:
+                ok = isinstance(value, str) and clock_mod.parse_time(value) is not None
+            except ValueError:
+                ok = False
+            if not ok:
+                problems.append(manifests.Problem(d.file, d.line_of(path), manifests.describe(d), path,
+                                                  f"Invalid value: {value!r}: not an RFC 3339 time"))
+    return problems
+
+
 def _validate(docs: list[yamlio.Document]) -> list[manifests.Problem]:
     """Admission problems, as `vcctl validate` finds them on a scratch API — except that the state
     may declare the queues the scratch API starts with (`default`, `root`)."""
@@ -84,7 +115,7 @@ def _validate(docs: list[yamlio.Document]) -> list[manifests.Problem]:
 def load_state(paths: list[str]) -> State:
     """The cluster state of the files, or manifests.InvalidManifests listing every problem (file:line)."""
     docs = manifests.load(paths)
-    problems = _kind_problems(docs) or _validate(docs)
+    problems = _kind_problems(docs) or (_validate(docs) + _time_problems(docs))
     if problems:
         raise manifests.InvalidManifests(problems)
     return build_state([d.obj for d in docs])

@@ -5,7 +5,7 @@ import datetime as dt
 
 import pytest
 
-from vclite.cli import scheduler_cmd
+from vclite.cli import manifests, scheduler_cmd
 from vclite.scheduler import conf
 from vclite.scheduler.framework import session
 
@@ -95,3 +95,39 @@ def test_decisions_prefer_the_sessions_status():
         dict(WAITING, status="False")]}})
     assert scheduler_cmd.decisions(state.cluster, result)["podGroupPhases"] == {"a/pg": "Inqueue"}
     assert scheduler_cmd.decisions(state.cluster, result)["unschedulable"] == {}
+
+
+BAD_TIMES = """\
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: pg, namespace: c1, creationTimestamp: yesterday}
+spec: {queue: default, minMember: 1}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  namespace: c1
+  annotations: {scheduling.k8s.io/group-name: pg}
+spec:
+  schedulerName: volcano
+  nodeName: n1
+  containers: [{name: c, image: x}]
+status:
+  phase: Running
+  conditions:
+    - {type: PodScheduled, status: "True", lastTransitionTime: "junk"}
+"""
+
+
+def test_a_time_that_does_not_parse_is_a_problem_of_its_file_and_line(tmp_path):
+    """The session reads these times (job order, sla, cdp): a state file with one that is no RFC 3339
+    time is refused with the field named, instead of a traceback from inside the session."""
+    path = tmp_path / "state.yaml"
+    path.write_text(BAD_TIMES)
+    with pytest.raises(manifests.InvalidManifests) as e:
+        scheduler_cmd.load_state([str(path)])
+    got = sorted(str(p) for p in e.value.problems)
+    assert got == [
+        f"{path}:19: Pod/p: status.conditions[0].lastTransitionTime: Invalid value: 'junk': not an RFC 3339 time",
+        f"{path}:3: PodGroup/pg: metadata.creationTimestamp: Invalid value: 'yesterday': not an RFC 3339 time"], got
