@@ -62,6 +62,7 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     common.check_int(spec, "priority", "spec.priority", errs, minimum=0)
     common.check_type(spec, "reclaimable", "spec.reclaimable", errs, bool, "boolean")
     errs += validate_resources(spec)
+    errs += _validate_affinity(spec)
     if op is base.Operation.CREATE:
         # Status is only ever written by the queue controller afterwards (Closing, Unknown…), past
         # this check: a cluster's state loaded for a scheduler dry run may carry any of them.
@@ -94,6 +95,25 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
         why = queuetree.check_resources(new, view)
         if why:
             errs.append(FieldError("spec", why))
+    return errs
+
+
+GROUP_RULES = ("nodeGroupAffinity", "nodeGroupAntiAffinity")
+GROUP_LISTS = ("requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution")
+
+
+def _validate_affinity(spec: Obj) -> list[FieldError]:
+    """spec.affinity as the Queue CRD's schema types it: objects holding lists of node-group names
+    (the nodegroup plugin reads them; a wrong type would silently mean no rule)."""
+    errs: list[FieldError] = []
+    affinity = common.check_type(spec, "affinity", "spec.affinity", errs, dict, "object")
+    for rule in GROUP_RULES if affinity else ():
+        groups = common.check_type(affinity, rule, f"spec.affinity.{rule}", errs, dict, "object")
+        for key in GROUP_LISTS if groups else ():
+            path = f"spec.affinity.{rule}.{key}"
+            for i, name in enumerate(common.check_type(groups, key, path, errs, list, "array") or ()):
+                if not isinstance(name, str):
+                    errs.append(FieldError(f"{path}[{i}]", common.type_error(name, "string")))
     return errs
 
 

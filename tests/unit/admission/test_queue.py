@@ -126,6 +126,19 @@ REJECT_CASES = [
                   "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
                   "'example.com', regex used for validation is "
                   "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"], id="name-invalid"),
+    # spec.affinity as the CRD's structural schema types it (the nodegroup plugin reads these lists)
+    pytest.param(Op.CREATE, q(affinity={"nodeGroupAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": "g1"}}),
+                 None, ['spec.affinity.nodeGroupAffinity.requiredDuringSchedulingIgnoredDuringExecution: '
+                        'Invalid value: "g1": must be of type array'], id="affinity-groups-not-a-list"),
+    pytest.param(Op.CREATE, q(affinity={"nodeGroupAntiAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": ["g1", 3]}}), None,
+                 ['spec.affinity.nodeGroupAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[1]: '
+                  'Invalid value: 3: must be of type string'], id="affinity-group-not-a-string"),
+    pytest.param(Op.CREATE, q(affinity={"nodeGroupAffinity": ["g1"]}), None,
+                 ["spec.affinity.nodeGroupAffinity: Invalid value: [\"g1\"]: must be of type object"],
+                 id="affinity-rules-not-an-object"),
+    pytest.param(Op.CREATE, q(affinity="g1"), None, ['spec.affinity: Invalid value: "g1": must be of type object'],
+                 id="affinity-not-an-object"),
 ]
 
 
@@ -148,6 +161,9 @@ ACCEPT_CASES = [
     pytest.param(Op.CREATE, q(parent="root"), None, id="parent-root"),
     pytest.param(Op.UPDATE, q(weight=3, parent="gone"), q(weight=1, parent="gone"), id="update-unchanged-parent"),
     pytest.param(Op.UPDATE_STATUS, q(weight=-1, status={"state": "Unknown"}), q(weight=1), id="status-write"),
+    pytest.param(Op.CREATE, q(affinity={"nodeGroupAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": ["g1"],
+                                                              "preferredDuringSchedulingIgnoredDuringExecution": []},
+                                        "nodeGroupAntiAffinity": None}), None, id="affinity-lists-of-groups"),
 ]
 
 
