@@ -140,6 +140,10 @@ def parse_config(configmap: Obj | None) -> Discovery | None:
     problems: list[str] = []
     label_cfg = None
     for i, entry in enumerate(entries):
+        if isinstance(entry, dict) and not isinstance(entry.get("enabled", False), bool):
+            problems.append(f"networkTopologyDiscovery[{i}].enabled: must be true or false, unquoted (got "
+                            f"{entry.get('enabled')!r}); the source stays off")
+            continue
         if not isinstance(entry, dict) or entry.get("enabled") is not True:
             continue
         if entry.get("source") == LABEL_SOURCE:

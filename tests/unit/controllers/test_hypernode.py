@@ -67,6 +67,7 @@ networkTopologyDiscovery:
     (LABEL_CONF.replace("nodeLabel: rack", "nodeLabel: spine"), {}, "named twice"),
     (LABEL_CONF + "  - source: ufm\n    enabled: true\n", {"rack-net": ["rack", "spine"]}, "'ufm' is not supported"),
     ("networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n", {}, "'ufm' is not supported"),
+    (LABEL_CONF.replace("enabled: true", 'enabled: "true"'), {}, "must be true or false, unquoted"),
     ("networkTopologyDiscovery:\n  - {source: label, enabled: true, config: {networkTopologyTypes: [1]}}\n", {},
      "must be a map"),
     # an entry without nodeLabel is an empty label, as mapstructure decodes it: the tiers stay where they are
