@@ -91,7 +91,9 @@ class Sra:
     resources: tuple[tuple[str, int], ...] = ()
 
 
-def read_sra(value: Any, where: str) -> Sra:
+def _policy(value: Any, where: str, table: str) -> tuple[dict[str, Any], bool, list[str], dict]:
+    """What sra and proportional share: (fields, `enable`, the names of `resources` "a, b", the map
+    `table` — its keys matched exactly, as Go's decoder matches a map's)."""
     f = _fields(value, where)
     enable = f.get("enable", False)
     if not isinstance(enable, bool):
@@ -99,14 +101,18 @@ def read_sra(value: Any, where: str) -> Sra:
     names = f.get("resources", "")
     if not isinstance(names, str):
         raise ValueError(f"{where}.resources: expected a comma-separated string, got {names!r}")
-    weights = f.get("resourceweight") or {}      # (a map: its keys are matched exactly, as Go's decoder does)
-    if not isinstance(weights, dict):
-        raise ValueError(f"{where}.resourceWeight: expected a mapping, got {weights!r}")
+    given = f.get(table.lower()) or {}
+    if not isinstance(given, dict):
+        raise ValueError(f"{where}.{table}: expected a mapping, got {given!r}")
+    return f, enable, [n for n in (n.strip() for n in names.split(",")) if n], given
+
+
+def read_sra(value: Any, where: str) -> Sra:
+    f, enable, names, weights = _policy(value, where, "resourceWeight")
     resources = []
-    for name in (n.strip() for n in names.split(",")):
-        if name:
-            w = _int(weights[name], f"{where}.resourceWeight[{name}]") if name in weights else 1
-            resources.append((name, w if w >= 0 else 1))
+    for name in names:
+        w = _int(weights[name], f"{where}.resourceWeight[{name}]") if name in weights else 1
+        resources.append((name, w if w >= 0 else 1))
     return Sra(enable, _int(f.get("weight", 0), f"{where}.weight"), tuple(resources))
 
 
@@ -117,20 +123,9 @@ class Proportional:
 
 
 def read_proportional(value: Any, where: str) -> Proportional:
-    f = _fields(value, where)
-    enable = f.get("enable", False)
-    if not isinstance(enable, bool):
-        raise ValueError(f"{where}.enable: expected true or false, got {enable!r}")
-    names = f.get("resources", "")
-    if not isinstance(names, str):
-        raise ValueError(f"{where}.resources: expected a comma-separated string, got {names!r}")
-    given = f.get("resourceproportion") or {}
-    if not isinstance(given, dict):
-        raise ValueError(f"{where}.resourceProportion: expected a mapping, got {given!r}")
+    _, enable, names, given = _policy(value, where, "resourceProportion")
     rates = []
-    for name in (n.strip() for n in names.split(",")):
-        if not name:
-            continue
+    for name in names:
         pair = []
         for part in ("cpu", "memory"):
             v = given.get(f"{name}.{part}", 1.0)
