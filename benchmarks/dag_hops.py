@@ -29,8 +29,8 @@ def main() -> None:
     if not PEER.is_dir():
         sys.exit(f"peer benchmark not found at {PEER}")
     venvs = pathlib.Path(a.venvs)
+    venvs.mkdir(parents=True, exist_ok=True)   # (the results file goes there, whichever tools run)
     if "luigi" in a.tools and not (venvs / "luigi" / "bin" / "python").exists():
-        venvs.mkdir(parents=True, exist_ok=True)
         subprocess.run([sys.executable, "-m", "venv", str(venvs / "luigi")], check=True)
         subprocess.run([str(venvs / "luigi" / "bin" / "pip"), "install", "-q", "luigi==3.8.1"], check=True)
     vcctl = str(pathlib.Path(sys.executable).with_name("vcctl"))
