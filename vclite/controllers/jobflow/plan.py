@@ -151,10 +151,10 @@ class FlowDef:
         tree): `targets a, b` (`any of targets a, b`, `… (probed)`), the expression as written on one
         line, and `reads the output of c` for the flows it waits for only because it reads them."""
         parts = []
-        if self.targets:
-            named = ", ".join(dict.fromkeys(self.targets))
-            parts.append(("any of targets " if self.strategy is Strategy.ANY and len(self.targets) > 1 else
-                          "targets " if len(self.targets) > 1 else "target ") + named
+        targets = list(dict.fromkeys(self.targets))
+        if targets:
+            parts.append(("any of targets " if self.strategy is Strategy.ANY and len(targets) > 1 else
+                          "targets " if len(targets) > 1 else "target ") + ", ".join(targets)
                          + (" (probed)" if self.probe else ""))
         if self.expression is not None:
             parts.append(str(self.expression))

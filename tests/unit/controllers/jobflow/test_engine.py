@@ -542,6 +542,8 @@ def test_waiting_reason_says_whether_a_dependency_or_only_an_output_is_awaited(f
     # (not `(a.AnyCompleted || a.Completed || b.AnyCompleted || b.Completed) && b.Completed`)
     pytest.param([fl("a"), fl("b"), {**anyof("c", "a", "b"), "when": "outputs.b == 'go'"}],
                  "waiting for jf-a, jf-b: any of targets a, b; reads the output of b", id="any-and-a-read"),
+    pytest.param([fl("a"), fl("b"), fl("c", "a", "a", when="outputs.b == 'go'")],
+                 "waiting for jf-a, jf-b: target a; reads the output of b", id="a-target-named-twice"),
     pytest.param([fl("a"), fl("b"), expr("c", "a.Finished && b", when="outputs.a == 'x'")],
                  "waiting for jf-a, jf-b: a.Finished && b", id="a-read-the-expression-names"),
 ])
