@@ -306,7 +306,7 @@ EDGE_TEMPLATES = (_template("say", 'printf %s "$SAY" > $TERMINATION_MESSAGE_PATH
                  "attempt 1 failed; no retries left (limit 0)", id="retry-limit-0"),
     pytest.param("    - name: quiet\n    - name: fail\n", "fail", 1,
                  {"edge-quiet": ("Completed", None), "edge-fail": ("Failed", None)},
-                 "vcjob default/edge-fail Failed: pod edge-fail-main-0: container main exited 3",
+                 "JobFlow default/edge: the exit handler (spec.onExit: fail) was Failed, which fails the JobFlow",
                  id="exit-handler-fails"),
 ])
 def test_edge_cases_end_with_the_right_code_and_a_readable_status(vcctl, tmp_path, flows, on_exit, code,

@@ -272,6 +272,12 @@ def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime, failed_pods: di
             if isinstance(cond, dict) and cond.get("phase") in (batch.JobPhase.FAILED, batch.JobPhase.TERMINATED) \
                     and cond.get("reason"):
                 lines.append(f"JobFlow {meta.key(jf)}: {name} {cond['reason']}: {cond.get('message', '')}".rstrip(": "))
+        handler = (jf.get("spec") or {}).get("onExit")
+        cond = ((jf.get("status") or {}).get("conditions") or {}).get(flow.job_name(meta.name(jf), str(handler)))
+        if handler and isinstance(cond, dict) and cond.get("phase") in (batch.JobPhase.FAILED,
+                                                                         batch.JobPhase.TERMINATED):
+            lines.append(f"JobFlow {meta.key(jf)}: the exit handler (spec.onExit: {handler}) was "
+                         f"{cond['phase']}, which fails the JobFlow")
     for f in rt.failures:
         lines.append(f"internal: {f.component} gave up on {f.key} after {f.attempts} attempts: {f.error}")
     return lines

@@ -85,3 +85,18 @@ def test_stuck_report_says_what_a_finished_vcjob_of_a_running_jobflow_waits_for(
           "spec": {"flows": [{"name": "fail"}]},
           "status": {"state": {"phase": "Running"}, "conditions": {"rt-fail": cond}}}
     assert run.stuck_report(view.Snapshot([jf], [_flow_job("rt-fail", "Failed")], [], [])) == expected
+
+
+@pytest.mark.parametrize("on_exit, cond, expected", [
+    pytest.param("h", {"phase": "Failed"}, ["JobFlow default/x: the exit handler (spec.onExit: h) was Failed, which "
+                                            "fails the JobFlow"], id="the-handler-failed"),
+    pytest.param("h", {"phase": "Completed"}, [], id="the-handler-completed"),
+    pytest.param(None, {"phase": "Failed"}, [], id="no-handler"),
+])
+def test_failure_report_says_when_the_exit_handler_failed(on_exit, cond, expected):
+    jf = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+          "metadata": {"name": "x", "namespace": "default"},
+          "spec": {"flows": [{"name": "a"}, {"name": "h"}], **({"onExit": on_exit} if on_exit else {})},
+          "status": {"state": {"phase": "Failed"}, "conditions": {"x-a": {"phase": "Completed"}, "x-h": cond}}}
+    no_runtime = types.SimpleNamespace(executor=None, failures=[])
+    assert run.failure_report(view.Snapshot([jf], [], [], []), no_runtime) == expected
