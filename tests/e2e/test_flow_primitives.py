@@ -235,7 +235,7 @@ def test_a_plain_volcano_flow_keeps_flow_placeholder_text_that_means_nothing_in_
     assert status["state"]["phase"] == "Succeed"
     assert logs(tmp_path, "braces-greet-main-0").strip() == "{{item}} {{ params.x }} {{outputs.zz}} {{iteration}}"
     checked = vcctl("validate", tmp_path / "braces.yaml")
-    assert checked.code == 0 and "{{item}} is left as it is: flow 'greet' has no withItems or withParam" in \
+    assert checked.code == 0 and "{{item}} is left as it is: flow \"greet\" has no withItems or withParam" in \
         checked.err, checked
 
 

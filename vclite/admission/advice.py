@@ -99,10 +99,10 @@ def _suspend_advice(md: Any) -> list[tuple[str, str]]:
 
 def _why_left(name: str, flow_name: str, flows: set[str], params: bool) -> str:
     root, _, rest = name.partition(".")
-    return {"item": f"flow {flow_name!r} has no withItems or withParam",
-            "iteration": f"flow {flow_name!r} has no repeat",
+    return {"item": f'flow "{flow_name}" has no withItems or withParam',
+            "iteration": f'flow "{flow_name}" has no repeat',
             "params": "the JobFlow declares no spec.arguments.parameters",
-            }.get(root, f"no flow is called {rest.split('.')[0]!r}")
+            }.get(root, f'no flow is called "{rest.split(".")[0]}"')
 
 
 def template_context_advice(jobflow: Any, template_spec: Callable[[str], Any]) -> list[tuple[str, str]]:
@@ -124,7 +124,7 @@ def template_context_advice(jobflow: Any, template_spec: Callable[[str], Any]) -
         for placeholder, where in flowtemplate.placeholder_paths(template, "spec").items():
             if not flowtemplate.in_context(placeholder, flows, params=params, loop=loop, repeat=repeat):
                 out.append((f"spec.flows[{i}].name",
-                            f"JobTemplate {name!r}: {where}: {{{{{placeholder}}}}} is left as it is: "
+                            f'JobTemplate "{name}": {where}: {{{{{placeholder}}}}} is left as it is: '
                             f"{_why_left(placeholder, name, flows, params)}"))
     return out
 
@@ -149,7 +149,7 @@ def probe_task_advice(jobflow: Any, template_tasks: Callable[[str], "list[str] |
                 if isinstance(task, str) and task and not any(task in tasks for tasks in known.values()):
                     have = "; ".join(f'JobTemplate "{t}": {", ".join(tasks) or "no tasks"}' for t, tasks in known.items())
                     out.append((f"spec.flows[{i}].dependsOn.probe.{kind}[{j}].taskName",
-                                f"no target has a task {task!r} ({have}): this entry never applies, so the "
+                                f'no target has a task "{task}" ({have}): this entry never applies, so the '
                                 f"flow waits for its targets to be Completed"))
     return out
 
