@@ -170,7 +170,7 @@ def advice_in(obj: Any) -> list[tuple[str, str]]:
     names = [t.get("name") for t in tasks if isinstance(t, dict)] if isinstance(tasks, list) else []
     if isinstance(output_task, str) and output_task and output_task not in names:
         out.append((f"metadata.annotations[{OUTPUT_TASK}]",
-                    f"no task {output_task!r} (tasks: {', '.join(map(str, names)) or 'none'}): the job's output "
+                    f'no task "{output_task}" (tasks: ' f"{', '.join(map(str, names)) or 'none'}): the job's output "
                     f"(the termination message of that task's first pod) will be empty"))
     for i, task in enumerate(tasks if isinstance(tasks, list) else []):
         template = task.get("template") if isinstance(task, dict) else None

@@ -126,7 +126,7 @@ def test_output_task_annotation_naming_no_task(kind, annotation, warned):
     found = [(p, m) for p, m in advice.advice_in(obj) if "output-task" in p]
     assert bool(found) is warned
     if warned:
-        assert found[0][1].startswith("no task 'wroker' (tasks: worker)")
+        assert found[0][1].startswith("no task \"wroker\" (tasks: worker)")
 
 
 def test_braces_that_are_not_flow_placeholders_are_left_alone_with_a_warning():
