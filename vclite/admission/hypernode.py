@@ -2,10 +2,10 @@
 
 Three layers upstream, one here, in their order: the CRD's schema (`spec.tier` required, ≥ 0;
 `tierName` ≤ 253 characters; `members` at least one item; a member's `type` required, Node or
-HyperNode; `exactMatch.name` required, 1..253 characters, a DNS subdomain; `regexMatch.pattern`
-required, not empty; the selector's two x-kubernetes-validations, with their messages), the
-ValidatingAdmissionPolicy `hypernode-validation-policy` (a member's selector must name exactly one
-of exactMatch, regexMatch, labelMatch), and the webhook `validatehypernode.volcano.sh` ("member
+HyperNode; `exactMatch.name` required, 1..253 characters, matching the CRD's DNS subdomain pattern;
+`regexMatch.pattern` required, at least 1 character; the selector's two x-kubernetes-validations,
+with their messages), the ValidatingAdmissionPolicy `hypernode-validation-policy` (a member's selector must name exactly
+one of exactMatch, regexMatch, labelMatch), and the webhook `validatehypernode.volcano.sh` ("member
 must have at least one member"; a regexMatch pattern that does not compile — Python's `re` here,
 Go's RE2 there: a few patterns differ, e.g. look-arounds compile here and not there).
 Field paths carry the member's index (`spec.members[1].selector.regexMatch.pattern`), where the webhook
@@ -31,6 +31,8 @@ NONE_MSG = "Either ExactMatch or RegexMatch or LabelMatch must be specified"
 MANY_MSG = "Only one of ExactMatch, RegexMatch, or LabelMatch can be specified"
 NO_MEMBERS_MSG = "member must have at least one member"          # the webhook's
 BAD_REGEX_MSG = "member regexMatch pattern is invalid: {}"        # the webhook's
+# the CRD's pattern for exactMatch.name (a DNS subdomain; its length is checked apart)
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
@@ -100,8 +102,10 @@ def _exact(exact: Any, path: str) -> list[FieldError]:
                                                                 "should be at least 1 chars long"))]
     if len(name) > MAX_NAME:
         return [FieldError(f"{path}.name", f"Too long: may not be longer than {MAX_NAME}")]
-    bad = common.dns1123_subdomain(name)
-    return [FieldError(f"{path}.name", common.invalid(name, "; ".join(bad)))] if bad else []
+    if not _DNS_SUBDOMAIN.fullmatch(name):
+        return [FieldError(f"{path}.name", common.invalid(name, "spec.members[].selector.exactMatch.name in body "
+                                                                f"should match '{_DNS_SUBDOMAIN.pattern}'"))]
+    return []
 
 
 def _regex(regex: Any, path: str) -> list[FieldError]:
@@ -115,7 +119,8 @@ def _regex(regex: Any, path: str) -> list[FieldError]:
     if not isinstance(pattern, str):
         return [FieldError(f"{path}.pattern", common.type_error(pattern, "string"))]
     if not pattern:
-        return [FieldError(f"{path}.pattern", common.invalid(pattern, "member regexMatch pattern is required"))]
+        return [FieldError(f"{path}.pattern", common.invalid(pattern, "spec.members[].selector.regexMatch.pattern in "
+                                                                      "body should be at least 1 chars long"))]
     try:
         re.compile(pattern)
     except re.error as e:

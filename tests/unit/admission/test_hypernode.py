@@ -81,15 +81,15 @@ BAD = [
     pytest.param(hn("s0", node(exactMatch={})), ["spec.members[0].selector.exactMatch.name: Required value"],
                  id="exact-no-name"),
     pytest.param(hn("s0", node(exactMatch={"name": "Node_A"})),
-                 ['spec.members[0].selector.exactMatch.name: Invalid value: "Node_A": a lowercase RFC 1123 subdomain '
-                  "must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an "
-                  "alphanumeric character (e.g. 'example.com', regex used for validation is "
-                  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"], id="exact-bad-name"),
+                 ['spec.members[0].selector.exactMatch.name: Invalid value: "Node_A": spec.members[].selector.'
+                  "exactMatch.name in body should match "
+                  "'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'"],
+                 id="exact-bad-name"),   # (the CRD's pattern, checked before the webhook)
     pytest.param(hn("s0", node(regexMatch={})), ["spec.members[0].selector.regexMatch.pattern: Required value"],
                  id="regex-no-pattern"),
     pytest.param(hn("s0", node(regexMatch={"pattern": ""})),
-                 ['spec.members[0].selector.regexMatch.pattern: Invalid value: "": member regexMatch pattern is '
-                  "required"], id="regex-empty"),
+                 ['spec.members[0].selector.regexMatch.pattern: Invalid value: "": spec.members[].selector.regexMatch.'
+                  "pattern in body should be at least 1 chars long"], id="regex-empty"),   # (the CRD's minLength)
     pytest.param(hn("s0", node(regexMatch={"pattern": "node-(["})),
                  ['spec.members[0].selector.regexMatch.pattern: Invalid value: "node-([": member regexMatch pattern '
                   "is invalid: unterminated character set at position 6"], id="regex-does-not-compile"),
