@@ -8,7 +8,8 @@ messages, rather than left to the kubelet: a volumeMount naming no volume, two m
 a volume name used twice, an env var whose `valueFrom` names no source or several, a downward-API
 `fieldPath` env vars cannot read. `mutate` applies Kubernetes' pod defaults: a limit without a request
 becomes the request (containers and init containers; the scheduler already counted limits so), and a
-created pod gets `restartPolicy: Always` if it has none and its `status.qosClass`.
+created pod gets `restartPolicy: Always` and `schedulerName: default-scheduler` if it has none, and its
+`status.qosClass`.
 Pure functions; nothing here reads the store.
 """
 from __future__ import annotations
@@ -24,6 +25,7 @@ Obj = dict[str, Any]
 FieldError = errors.FieldError
 
 _RESTART_POLICIES = tuple(p.value for p in core.RestartPolicy)
+DEFAULT_SCHEDULER_NAME = "default-scheduler"   # Kubernetes' SetDefaults_PodSpec
 
 
 def no_command_message(name: str, has_args: bool = False) -> str:
@@ -311,9 +313,10 @@ def qos_class(spec: Obj) -> core.QOSClass:
 
 def mutate(op: base.Operation, obj: Obj) -> None:
     """Kubernetes' pod defaults: requests from limits (SetDefaults_Pod); at create, `restartPolicy:
-    Always` when none is given, and `status.qosClass` (Kubernetes resets a created pod's whole status;
-    vclite keeps the rest of one the pod brings, as a scheduler dry-run's pods carry the phase a
-    cluster gave them, and a pod without a phase is Pending to every reader)."""
+    Always` and `schedulerName: default-scheduler` when none is given, and `status.qosClass` (Kubernetes
+    resets a created pod's whole status; vclite keeps the rest of one the pod brings, as a scheduler
+    dry-run's pods carry the phase a cluster gave them, and a pod without a phase is Pending to every
+    reader)."""
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         return
@@ -322,6 +325,8 @@ def mutate(op: base.Operation, obj: Obj) -> None:
         return
     if spec.get("restartPolicy") in (None, ""):
         spec["restartPolicy"] = core.RestartPolicy.ALWAYS.value
+    if spec.get("schedulerName") in (None, ""):
+        spec["schedulerName"] = DEFAULT_SCHEDULER_NAME
     try:
         qos = qos_class(spec)
     except (ValueError, TypeError):

@@ -156,3 +156,17 @@ def test_volcano_pod_disruption_budget_annotations(annotations, scheduler, expec
     with pytest.raises(errors.Invalid) as info:
         client.create(obj)
     assert [f"{e.path}: {e.message}" for e in info.value.errors] == [expected]
+
+
+@pytest.mark.parametrize("given, stored", [
+    pytest.param(None, "default-scheduler", id="none-given"),
+    pytest.param("", "default-scheduler", id="empty"),
+    pytest.param("volcano", "volcano", id="volcano-kept"),
+    pytest.param("custom-scheduler", "custom-scheduler", id="another-kept"),
+])
+def test_a_created_pod_without_a_scheduler_name_gets_the_default_scheduler(given, stored):
+    """Kubernetes' SetDefaults_PodSpec (Volcano's e2e pod_mutate_test.go reads it back: `default-scheduler`)."""
+    client = inprocess.new_client(clock.VirtualClock(), require_command=False)
+    spec = {"containers": [{"name": "c", "command": ["true"]}], **({} if given is None else {"schedulerName": given})}
+    client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec})
+    assert client.get(kinds.POD, "default", "p")["spec"]["schedulerName"] == stored
