@@ -13,7 +13,8 @@ job (JobOrder), and try that job's pending tasks best first (TaskOrder) in one S
 Then: ready -> commit (binds); pipelined but not ready -> keep the reservations for this session
 (neither committed nor discarded, as Volcano); otherwise discard. The queue goes back in line
 after every job, so shares are re-ranked. Pending jobs are skipped when `enqueue` is configured,
-else admitted here; invalid jobs (JobValid) are skipped with their reason written.
+else admitted here; invalid jobs (JobValid) are skipped with their reason written — unless only pods
+terminating on their nodes make them invalid (JobInfo.covered_by_releasing: Volcano writes no condition then).
 BestEffort tasks (no cpu/memory/scalar request) and scheduling-gated pods are left to `backfill`.
 A job whose PodGroup has `networkTopology` with a tier limit, or a `subGroupPolicy` (partition) with
 `networkTopology`, takes actions/topology.py instead of `allocate_for_job` (the gang within one
@@ -71,7 +72,7 @@ class Allocate:
                 job.phase = scheduling.PodGroupPhase.INQUEUE
             invalid = ssn.job_valid(job)
             if invalid is not None:
-                if job.tasks:
+                if job.tasks and not job.covered_by_releasing():   # (terminating pods are not a reason)
                     ssn.explain_unschedulable(job, invalid.reason, invalid.message)
                 continue
             jobs = by_queue.get(job.queue)

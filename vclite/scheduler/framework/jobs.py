@@ -195,6 +195,21 @@ class JobInfo:
     def valid_task_num(self) -> int:
         return self.count(VALID_STATUS)
 
+    def releasing_scheduled_num(self) -> int:
+        """Releasing tasks still on a node (pods terminating there, holding their slots): Volcano's
+        ReleasingScheduledTaskNum. A task deleted before it was placed does not count."""
+        releasing = self.index.get(TaskStatus.RELEASING)
+        return sum(1 for t in releasing.values() if t.node) if releasing else 0
+
+    def covered_by_releasing(self) -> bool:
+        """Its scheduled tasks, the terminating ones on a node included, still cover minMember and no task
+        waits for a node (Volcano's shouldSkipUnschedulableForReleasing): such a job is not unschedulable —
+        its pods are terminating, not waiting."""
+        if self.index.get(TaskStatus.PENDING) or self.index.get(TaskStatus.PIPELINED):
+            return False
+        releasing = self.releasing_scheduled_num()
+        return releasing > 0 and self.count(tasks_mod.SCHEDULED_STATUS) + releasing >= self.min_available
+
     def need_continue_allocating(self) -> bool:
         """After a task found no node: is it still worth trying this job's other tasks?"""
         if self.min_available == len(self.tasks):

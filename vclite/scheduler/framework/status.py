@@ -134,7 +134,7 @@ def phase(job: jobs_mod.JobInfo, unschedulable_now: bool, binding_scheduled: boo
     if unschedulable_now and job.index.get(TaskStatus.RUNNING):
         return Phase.UNKNOWN
     scheduled = job.count(_SCHEDULED_OR_BINDING if binding_scheduled else tasks_mod.SCHEDULED_STATUS)
-    scheduled += sum(1 for t in job.index.get(TaskStatus.RELEASING, {}).values() if t.node)
+    scheduled += job.releasing_scheduled_num()
     if scheduled >= job.min_available:
         done = job.count((TaskStatus.SUCCEEDED, TaskStatus.FAILED))
         return Phase.COMPLETED if scheduled == done else Phase.RUNNING

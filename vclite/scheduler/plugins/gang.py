@@ -104,7 +104,7 @@ class Gang:
             if job.is_ready() and not _best_effort_short(job):
                 ssn.set_condition(job, CondType.SCHEDULED, True, status_mod.Reason.GANG_READY, "")
                 ssn.clear_condition(job, CondType.UNSCHEDULABLE)
-            elif not _covered_by_releasing(job):
+            elif not job.covered_by_releasing():
                 unready = job.min_available - _schedulable(job)
                 message = f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {job.fit_error()}"
                 message += _waiting_note(job)
@@ -144,11 +144,3 @@ def _schedulable(job: "jobs_mod.JobInfo") -> int:
         if t.last_transaction is not None and t.last_transaction[0] in tasks_mod.ALLOCATED_STATUS:
             n += 1
     return n
-
-
-def _covered_by_releasing(job: "jobs_mod.JobInfo") -> bool:
-    """Scheduled tasks (releasing ones on a node included) still cover minMember and nothing waits."""
-    if job.index.get(TaskStatus.PENDING) or job.index.get(TaskStatus.PIPELINED):
-        return False
-    releasing = sum(1 for t in job.index.get(TaskStatus.RELEASING, {}).values() if t.node)
-    return releasing > 0 and job.count(tasks_mod.SCHEDULED_STATUS) + releasing >= job.min_available

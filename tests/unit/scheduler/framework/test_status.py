@@ -195,3 +195,21 @@ def test_a_nominated_node_is_part_of_what_changed(nominated_now, nominated, diff
     if nominated_now:
         pod["status"]["nominatedNodeName"] = nominated_now
     assert status.pod_scheduled_differs(pod, "Unschedulable", FIT_NOWHERE, nominated) is differs
+
+
+@pytest.mark.parametrize("min_member, statuses, covered", [
+    pytest.param(1, [S.RELEASING], True, id="the only pod terminating on its node"),
+    pytest.param(2, [S.RUNNING, S.RELEASING], True, id="one of two terminating"),
+    pytest.param(2, [S.RELEASING, S.RELEASING], True, id="both terminating"),
+    pytest.param(1, [NO_NODE], False, id="deleted before it was placed"),
+    pytest.param(2, [S.RUNNING, S.RUNNING], False, id="nothing terminating"),
+    pytest.param(2, [S.RUNNING, S.RELEASING, S.PENDING], False, id="a task still waits for a node"),
+    pytest.param(3, [S.RUNNING, S.RELEASING, S.PIPELINED], False, id="a task still waits for releasing resources"),
+    pytest.param(3, [S.RUNNING, S.RELEASING], False, id="too few even with the terminating one"),
+    pytest.param(2, [S.SUCCEEDED, S.RELEASING], True, id="finished tasks were scheduled"),
+])
+def test_a_job_covered_by_its_terminating_pods(min_member, statuses, covered):
+    """Volcano's shouldSkipUnschedulableForReleasing: neither gang nor allocate's JobValid reports such a job."""
+    j = job(min_member, "Running", statuses)
+    assert j.covered_by_releasing() is covered
+    assert j.releasing_scheduled_num() == statuses.count(S.RELEASING)

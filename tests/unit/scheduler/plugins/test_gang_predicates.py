@@ -116,7 +116,7 @@ def test_should_skip_unschedulable_for_releasing(min_member, tasks, want):
         task = job.tasks[f"ns/t-{i}"]
         task.node = node or ""      # a pipelined task holds the node it waits on
         job.update_task_status(task, status)
-    assert gang._covered_by_releasing(job) is want
+    assert job.covered_by_releasing() is want
 
 
 @pytest.mark.parametrize("node_pods, placed", [
