@@ -1,5 +1,5 @@
 """Volcano's e2e scheduling cases — test/e2e/schedulingaction/allocate.go, enqueue.go, guarantee.go,
-predicates.go and test/e2e/schedulingbase/job_scheduling.go, drf.go — on the embedded control plane on a
+predicates.go and test/e2e/schedulingbase/job_scheduling.go, drf.go, sla.go — on the embedded control plane on a
 virtual clock, with the scheduler configuration of Volcano's e2e (tests/scenarios/test_volcano_e2e_preempt.py
 says which). The "Gang scheduling" ReplicaSet is played by pods of another scheduler bound by nodeName.
 
@@ -437,3 +437,60 @@ def test_binpack_fills_the_node_of_the_first_job():
     (base,) = [n for _, n in pods_of(c, "binpack-base-1").values()]
     run(c, spec_job("binpack-test-1", spec_task(HALF, 14, 14)))
     assert set(pods_of(c, "binpack-test-1").values()) == {("Running", base)}
+
+
+# ---- schedulingbase/sla.go ---------------------------------------------------------------------------------------
+# volcano-scheduler-ci.conf has `sla` (no arguments) after conformance; the job's `sla-waiting-time` annotation
+# reaches its PodGroup. Upstream's test runs for a few minutes of real time, so no deadline of 30 min or more
+# passes in it: the virtual clock here moves through timers only within the first 10 minutes.
+SLA_CONF = scheduler_confs.helm_conf(CI_ACTIONS).replace("  - name: conformance\n",
+                                                         "  - name: conformance\n  - name: sla\n")
+REP = 32   # e2eutil.ClusterSize(ctx, OneCPU): 4 workers of 8 cpu
+
+
+def sla_cluster() -> Cluster:
+    c = Cluster([_node("control-plane", [CONTROL_PLANE_TAINT])] + [_node(n) for n in WORKERS], conf.parse(SLA_CONF))
+    horizon = c.rt.clock.monotonic() + 600
+
+    def settle_within_the_test() -> None:
+        while True:
+            c.rt.step()
+            t = c.rt.next_timer()
+            if t is None or t > horizon:
+                return
+            c.rt.clock.jump_to(t)
+
+    c.rt.settle = settle_within_the_test   # (what Cluster.kubelet and run call)
+    return c
+
+
+def sla_job(name: str, rep: int, waiting_time: str) -> dict:
+    """e2eutil.CreateJobWithPodGroup with the `sla-waiting-time` annotation on the job."""
+    job = spec_job(name, spec_task(ONE, rep, rep))
+    job["metadata"]["annotations"] = {"sla-waiting-time": waiting_time}
+    return job
+
+
+def test_sla_permits_job_to_be_inqueue():
+    """`sla permits job to be inqueue`: a gang of twice the cluster is let in once its 3 s have passed (over
+    overcommit's limit): all its pods are created, and wait Pending."""
+    c = sla_cluster()
+    run(c, sla_job("j1-overlarge", 2 * REP, "3s"))
+    assert pg_phase(c, "j1-overlarge") == "Inqueue"
+    assert phases(c, "j1-overlarge") == ["Pending"] * (2 * REP)
+
+
+def test_sla_adjusts_job_order():
+    """`sla adjusts job order`: behind the over-large job, a job with a 1 h waiting time and then one with 30 min
+    get no pods; once the over-large job is deleted, the one whose deadline comes first (30 min) runs on the whole
+    cluster and the other still has no pod."""
+    c = sla_cluster()
+    run(c, sla_job("j1-overlarge", 2 * REP, "3s"))
+    assert phases(c, "j1-overlarge") == ["Pending"] * (2 * REP)
+    run(c, sla_job("j2-slow-sla", REP, "1h"))
+    run(c, sla_job("j3-fast-sla", REP, "30m"))
+    assert pods_of(c, "j2-slow-sla") == {} and pods_of(c, "j3-fast-sla") == {}
+    c.client.delete(kinds.JOB, "default", "j1-overlarge")
+    run(c)
+    assert pods_of(c, "j2-slow-sla") == {}
+    assert phases(c, "j3-fast-sla") == ["Running"] * REP
