@@ -150,3 +150,148 @@ def test_case_2_3_pod_of_job_will_be_rescheduled_to_same_hypernode_when_be_kille
     pods = job_pods(c, "2-3")
     assert len(pods) == 2 and {phase for phase, _ in pods.values()} == {"Running"}, pods
     assert {node for _, node in pods.values()} <= n(0, 1), pods
+
+
+# ---- network_topology_task_test.go: tasks with a partitionPolicy, Cases 4.1 to 9.6 ----------------------------------
+SOFT = {"mode": "soft"}
+
+
+def partition_job(name: str, n: int, replicas: int, partitions: tuple, job_topology: dict | None,
+                  job_min: int | None = None, task_min: int | None = None) -> dict:
+    """e2eutil.JobSpec: one task of `replicas` CPU<n>Mem<n> pods with PartitionPolicy (total, size,
+    minPartitions, networkTopology); the job's Min (else the task's Min, as CreateJob sums them)."""
+    total, size, min_partitions, topology = partitions
+    policy = {"totalPartitions": total, "partitionSize": size, "networkTopology": topology}
+    if min_partitions is not None:
+        policy["minPartitions"] = min_partitions
+    task = {"name": f"task-{name}", "replicas": replicas, "partitionPolicy": policy, "template": {"spec": {
+        "tolerations": TOLERATIONS, "restartPolicy": "OnFailure", "containers": [{
+            "name": "nginx", "image": "nginx", "command": ["sleep", "1000"],
+            "resources": {"requests": res(n), "limits": res(n)}}]}}}
+    spec: dict = {}
+    if task_min is not None:
+        task["minAvailable"] = task_min
+    if job_topology is not None:
+        spec["networkTopology"] = job_topology
+    if job_min is not None or task_min is not None:
+        spec["minAvailable"] = job_min if job_min is not None else task_min
+    return vcjob([task], name=f"job-{name}", **spec)
+
+
+def nodes_of(hypernode: str) -> list[str]:
+    members = {name: m for name, m, _ in TREE}
+    return [n for m in members[hypernode] for n in (nodes_of(m) if m in members else [m])]
+
+
+def pods_on(c: Cluster, hypernode: str) -> int:
+    """VerifyHyperNodeScheduling's count: the test namespace's pods (the case's own included) on its nodes."""
+    return sum(1 for p in c.client.list(kinds.POD, "default") if p["spec"].get("nodeName") in nodes_of(hypernode))
+
+
+def kwok(*placed: tuple[int, int]) -> list[tuple[str, int]]:
+    return [(f"kwok-node-{i}", size) for i, size in placed]
+
+
+ALL6, ALL4, ALL2 = [(i, 6) for i in range(8)], [(i, 4) for i in range(8)], [(i, 2) for i in range(8)]
+FULL_BUT_ONE = [(0, 6), (1, 2), (2, 6), (3, 2), (4, 6), (5, 2), (6, 6), (7, 2)]
+TASK_CASES = [
+    # name, placed, size, replicas, (total, size, minPartitions, partition topology), job topology, job min, task min,
+    # expected: a set of nodes every pod is on, {hypernode: pods} counts, or None: the pods wait unplaced
+    pytest.param("4-1", kwok((2, 1), (3, 1)), 2, 4, (2, 2, None, hard(1)), hard(1), None, 4, n(2, 3),
+                 id="Case 4.1: Schedule to node-2 and node-3 when resources are enough"),
+    pytest.param("4-2", kwok(*ALL6), 4, 2, (2, 1, None, hard(1)), hard(1), None, 2, None,
+                 id="Case 4.2: Pods remain pending when no hypernode has sufficient resources"),
+    pytest.param("4-3", kwok(*FULL_BUT_ONE), 4, 2, (2, 1, None, hard(1)), hard(1), None, 2, None,
+                 id="Case 4.3: Pods remain pending when hypernode has sufficient resources but does not meet the "
+                    "topological requirements"),
+    pytest.param("5-1", kwok((2, 1), (3, 1)), 2, 4, (2, 2, None, hard(1)), hard(2), None, 4, n(2, 3),
+                 id="Case 5.1: Schedule to node-2 and node-3 when resources are enough"),
+    pytest.param("5-2", kwok((0, 3), (2, 3), (4, 6), (5, 6), (6, 6), (7, 6)), 3, 4, (2, 2, None, hard(1)), hard(2),
+                 None, 4, {"s0": 3, "s1": 3, "s4": 6},
+                 id="Case 5.2: Scheduling is performed in groups when resources are enough"),
+    pytest.param("5-4", kwok((0, 6), (1, 6), (2, 1), (3, 1)), 2, 4, (2, 2, None, hard(1)), hard(2), None, 4, n(2, 3),
+                 id="Case 5.4: Schedule to s1 when s0's resources are insufficient and s1's score is higher"),
+    pytest.param("5-5", kwok(*ALL6), 4, 2, (2, 1, None, hard(1)), hard(2), None, 2, None,
+                 id="Case 5.5: Pods remain pending when no hypernode has sufficient resources"),
+    pytest.param("5-6", kwok(*ALL4), 4, 2, (2, 1, None, hard(1)), hard(2), None, 2, None,
+                 id="Case 5.6: Pods remain pending when hypernode has sufficient resources but does not meet the "
+                    "topological requirements"),
+    pytest.param("6-1", kwok((2, 1), (3, 1)), 2, 4, (2, 2, None, SOFT), hard(2), None, 4, n(2, 3),
+                 id="Case 6.1: Schedule to node-2 and node-3 when resources are enough"),
+    pytest.param("6-2", kwok((0, 3), (1, 3), (2, 3), (3, 5), (4, 2), (6, 2)), 4, 4, (2, 2, None, SOFT), hard(2),
+                 None, 4, n(4, 5, 6, 7), id="Case 6.2: Scheduling is performed in groups when resources are enough"),
+    pytest.param("6-3", kwok((0, 6), (1, 2), (2, 2), (3, 2), (4, 6), (5, 2), (6, 2), (7, 2)), 4, 4,
+                 (2, 2, None, SOFT), hard(2), None, 4, None,
+                 id="Case 6.3: Pods remain pending when hypernode has sufficient resources but does not meet the "
+                    "topological requirements"),
+    pytest.param("7-1", kwok((0, 4), (4, 4), (2, 6), (3, 6), (6, 6), (7, 6)), 3, 4, (2, 2, None, hard(1)), SOFT,
+                 None, 4, {"s0": 3, "s2": 3},
+                 id="Case 7.1: Scheduling is performed in groups when resources are enough"),
+    # upstream's check (three pods Pending) holds as the pods are created; each one-pod partition fits a tier-1
+    # HyperNode (every node has 5.9 cpu free), so they are placed, one per node, as Volcano places them
+    pytest.param("7-2", kwok(*ALL2), 4, 3, (3, 1, None, hard(1)), SOFT, None, 3, n(0, 1, 2, 3, 4, 5, 6, 7),
+                 id="Case 7.2: Pods remain pending when hypernode has sufficient resources but does not meet the "
+                    "topological requirements"),
+    pytest.param("8-1", kwok((0, 4), (4, 4), (2, 6), (3, 6), (6, 6), (7, 6)), 3, 4, (2, 2, None, hard(1)), None,
+                 None, 4, {"s0": 3, "s2": 3},
+                 id="Case 8.1: Scheduling is performed in groups when resources are enough"),
+    pytest.param("9-1", kwok((2, 1), (3, 1)), 3, 4, (2, 2, 2, hard(1)), hard(1), 4, None, n(2, 3),
+                 id="Case 9.1: Schedule to node-2 and node-3 when hypernode resources just meet the job's "
+                    "minAvailable requirement."),
+    pytest.param("9-2", kwok((2, 1), (3, 1)), 3, 8, (4, 2, 4, hard(1)), hard(2), 4, None,
+                 {"s0": 4, "s1": 6, "s4": 10},
+                 id="Case 9.2: Schedule to s4 when hypernode resources has more resources than the minAvailable "
+                    "resources requested by the job."),
+    pytest.param("9-3", [], 3, 12, (6, 2, 2, hard(1)), hard(1), 6, None, None,
+                 id="Case 9.3: Pods remain pending when hypernode resources meet minPartitions but do not meet the "
+                    "job's minAvailable."),
+    pytest.param("9-4", [], 3, 12, (6, 2, 4, hard(1)), hard(1), 4, None, None,
+                 id="Case 9.4: Pods remain pending when hypernode resources meet the job's minAvailable but do not "
+                    "meet minPartitions."),
+]
+
+
+@pytest.mark.parametrize("name, placed, size, replicas, partitions, job_topology, job_min, task_min, expected",
+                         TASK_CASES)
+def test_partitions_with_network_topology(name, placed, size, replicas, partitions, job_topology, job_min, task_min,
+                                          expected):
+    c = cluster(placed)
+    run(c, partition_job(name, size, replicas, partitions, job_topology, job_min, task_min))
+    pods = job_pods(c, name)
+    assert len(pods) == replicas, pods
+    if expected is None:
+        assert set(pods.values()) == {("Pending", None)}, pods
+    elif isinstance(expected, set):
+        assert {phase for phase, _ in pods.values()} == {"Running"}, pods
+        assert {node for _, node in pods.values()} <= expected, pods
+    else:
+        assert {h: pods_on(c, h) for h in expected} == expected, pods
+
+
+@pytest.mark.parametrize("name, replicas, partitions, job_topology, job_min, killed", [
+    pytest.param("5-3", 4, (2, 2, None, hard(1)), hard(2), None, 1,
+                 id="Case 5.3: pod of job will be rescheduled to same hypernode when be killed"),
+    pytest.param("9-5", 4, (2, 2, 2, hard(1)), hard(2), None, 1,
+                 id="Case 9.5: pod of job will be rescheduled to same hypernode when be killed"),
+    pytest.param("9-6", 8, (4, 2, 2, hard(1)), hard(1), 4, 2,
+                 id="Case 9.6: subJob of job will be rescheduled to same hypernode when be killed"),
+])
+def test_killed_pods_of_partitions_come_back(name, replicas, partitions, job_topology, job_min, killed):
+    """Cases 5.3 and 9.5: the job runs in s3 (n6 and n7 already run a pod each) and a killed pod comes back there.
+    Case 9.6: a tier-1 HyperNode holds four of its eight 3-cpu pods, which make it ready (minAvailable 4, two
+    partitions); its first two pods (a whole partition) are killed and run again (upstream checks no more)."""
+    c = cluster(kwok((6, 1), (7, 1)))
+    task_min = replicas if name == "5-3" else None
+    run(c, partition_job(name, 2 if name == "5-3" else 3, replicas, partitions, job_topology, job_min, task_min))
+    pods = job_pods(c, name)
+    running = {pod for pod, (phase, _) in pods.items() if phase == "Running"}
+    assert len(pods) == replicas and len(running) == (job_min or replicas), pods
+    assert {pods[pod][1] for pod in running} <= n(6, 7), pods
+    for pod in sorted(pods)[:killed]:
+        assert pod in running
+        c.client.delete(kinds.POD, "default", pod)
+    for _ in range(4):
+        c.kubelet()
+    again = job_pods(c, name)
+    assert {pod for pod, (phase, _) in again.items() if phase == "Running"} == running, again
+    assert {again[pod][1] for pod in running} <= n(6, 7), again

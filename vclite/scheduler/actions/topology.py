@@ -47,8 +47,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from vclite.api import meta
 from vclite.scheduler.framework import hypernodes as hypernodes_mod
+from vclite.scheduler.framework import subgroups
 from vclite.scheduler.framework import tasks as tasks_mod
 
 if TYPE_CHECKING:
@@ -83,35 +83,13 @@ class _Tasks:
     tasks: dict
 
 
-def _policies(job: "jobs_mod.JobInfo") -> list:
-    spec = (job.podgroup.get("spec") or {}) if isinstance(job.podgroup, dict) else {}
-    return [p for p in spec.get("subGroupPolicy") or () if isinstance(p, dict)]
+_policies = subgroups.policies
+membership = subgroups.membership   # each task's partition (framework/subgroups.py)
 
 
 def has_partition_topology(job: "jobs_mod.JobInfo") -> bool:
     """A subGroupPolicy with networkTopology (the job takes this module's path)."""
     return any(isinstance(p.get("networkTopology"), dict) for p in _policies(job))
-
-
-def membership(job: "jobs_mod.JobInfo") -> dict[str, tuple[Obj, list[str]] | None]:
-    """Each task's partition: (its policy, the values of its matchLabelKeys), or None for the
-    default partition (Volcano's getOrCreateSubJob)."""
-    policies = _policies(job)
-    out: dict[str, tuple[Obj, list[str]] | None] = {}
-    for t in sorted(job.tasks.values(), key=lambda t: t.key):
-        labels = meta.labels(t.pod)
-        out[t.uid] = None
-        for pol in policies:
-            keys = [k for k in pol.get("matchLabelKeys") or () if isinstance(k, str)]
-            selector = pol.get("labelSelector")
-            if selector and not hypernodes_mod.selects(selector, labels):
-                continue
-            values = [labels.get(k) for k in keys]
-            if not keys or not all(values):
-                continue
-            out[t.uid] = (pol, values)
-            break
-    return out
 
 
 def partitions(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", job_limit: int | None) -> list[Part]:

@@ -76,6 +76,7 @@ class JobInfo:
     n_pending_best_effort: int = dataclasses.field(default=0, init=False)
     role_counts: dict[str, dict[TaskStatus, int]] = dataclasses.field(default_factory=dict, init=False)
     role_pending_best_effort: dict[str, int] = dataclasses.field(default_factory=dict, init=False)
+    sub_groups: tuple | None = dataclasses.field(default=None, init=False)   # subgroups.groups' cache
 
     # ---- task bookkeeping ------------------------------------------------------------------------
     def _count(self, task: TaskInfo, status: TaskStatus, delta: int) -> None:
@@ -91,6 +92,7 @@ class JobInfo:
 
     def add_task(self, task: TaskInfo) -> None:
         self.tasks[task.uid] = task
+        self.sub_groups = None
         self.index.setdefault(task.status, {})[task.uid] = task
         self._count(task, task.status, 1)
         if task.status in tasks_mod.ALLOCATED_STATUS:

@@ -1,9 +1,10 @@
 """gang: all-or-nothing by minMember / minTaskMember (plugins/gang/gang.go).
 
-JobValid: NotEnoughPodsOfTask if a role cannot reach its minTaskMember, NotEnoughTasks if fewer
-valid tasks (pending, pipelined, placed, succeeded) than minMember. JobOrder: jobs not yet ready
-first. JobReady: per-role and total counts met. JobPipelined: Permit iff the same counting
-pipelined tasks holds, else Reject. JobStarving: ready + waiting < minMember.
+JobValid: NotEnoughPodsOfTask if a role cannot reach its minTaskMember or a subGroupPolicy its
+minSubGroups partitions, NotEnoughTasks if fewer valid tasks (pending, pipelined, placed, succeeded)
+than minMember. JobOrder: jobs not yet ready first. JobReady: per-role, per-subGroupPolicy
+(minSubGroups ready partitions: framework/subgroups.py) and total counts met. JobPipelined: Permit
+iff the same counting pipelined tasks holds, else Reject. JobStarving: ready + waiting < minMember.
 At session close, every job with tasks gets a condition: not ready -> Unschedulable /
 NotEnoughResources `"<min − schedulable>/<#tasks> tasks in gang unschedulable: <why>"`, where why
 spells out the per-node reasons (and, for pipelined tasks, the nodes whose releasing resources
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING
 from vclite.api import scheduling
 from vclite.scheduler.framework import hooks, plugin
 from vclite.scheduler.framework import status as status_mod
+from vclite.scheduler.framework import subgroups
 from vclite.scheduler.framework import tasks as tasks_mod
 
 if TYPE_CHECKING:
@@ -56,6 +58,9 @@ class Gang:
         if not job.check_task_valid():
             return plugin.ValidateResult(Reason.NOT_ENOUGH_PODS_OF_TASK,
                                          "Not enough valid pods of each task for gang-scheduling")
+        if not subgroups.valid(job):
+            return plugin.ValidateResult(Reason.NOT_ENOUGH_PODS_OF_TASK,
+                                         "Not enough valid subGroups of each task for gang-scheduling")
         valid = job.valid_task_num()
         if valid < job.min_available:
             return plugin.ValidateResult(
@@ -72,11 +77,11 @@ class Gang:
 
     @staticmethod
     def job_ready(job: "jobs_mod.JobInfo") -> bool:
-        return job.check_task_ready() and job.is_ready()
+        return job.check_task_ready() and subgroups.ready(job) and job.is_ready()
 
     @staticmethod
     def job_pipelined(job: "jobs_mod.JobInfo") -> hooks.Vote:
-        ok = job.check_task_pipelined() and job.is_pipelined()
+        ok = job.check_task_pipelined() and subgroups.pipelined(job) and job.is_pipelined()
         return hooks.Vote.PERMIT if ok else hooks.Vote.REJECT
 
     @staticmethod
