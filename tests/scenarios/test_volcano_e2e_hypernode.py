@@ -1,6 +1,7 @@
-"""Volcano's network-topology e2e cases (test/e2e/hypernode/network_topology_test.go, Cases 1.1 to 3.1) on the
-embedded control plane on a virtual clock, with the test kubelet of test_volcano_e2e_jobs.py and the scheduler
-configuration of Volcano's CI (volcano-scheduler-ci.conf: the Helm tiers plus `sla` and
+"""Volcano's network-topology e2e cases (test/e2e/hypernode/network_topology_test.go, Cases 1.1 to 3.1, and
+network_topology_task_test.go, Cases 4.1 to 9.6: tasks with a partitionPolicy) on the embedded control
+plane on a virtual clock, with the test kubelet of test_volcano_e2e_jobs.py and the scheduler configuration
+of Volcano's CI (volcano-scheduler-ci.conf: the Helm tiers plus `sla` and
 `network-topology-aware`).
 
 The cluster is the one hack/run-e2e-kind.sh makes for the suite: eight kwok nodes of 8 cpu and 8Gi, tainted
@@ -21,7 +22,10 @@ upstream's e2eutil.CreatePod with `Node` binds them (kwok runs a pod whatever it
 Upstream's VerifyPodScheduling checks that every pod of the job is on one of the expected nodes; these pin
 the same. Cases 1.3 and 2.2 mean "no HyperNode has room" but upstream's check (WaitTaskPhase: two pods
 Pending) holds the moment the job's pods are created, before any scheduling, and their clusters do leave
-room (s0: n1 is free in both): Volcano places the job in s0 there, and so does vclite, which these pin.
+room (s0: n1 is free in both): Volcano places the job in s0 there, and so does vclite, which these pin; the
+same holds for Case 7.2. Not ported from test/e2e/hypernode: the HyperNode controller's deployment cases
+(controller_runtime_test.go, controller_ownership_transition_test.go: Helm releases, service accounts,
+leader fail-over), which are about installing Volcano.
 """
 from __future__ import annotations
 
