@@ -23,9 +23,12 @@ Upstream's VerifyPodScheduling checks that every pod of the job is on one of the
 the same. Cases 1.3 and 2.2 mean "no HyperNode has room" but upstream's check (WaitTaskPhase: two pods
 Pending) holds the moment the job's pods are created, before any scheduling, and their clusters do leave
 room (s0: n1 is free in both): Volcano places the job in s0 there, and so does vclite, which these pin; the
-same holds for Case 7.2. Not ported from test/e2e/hypernode: the HyperNode controller's deployment cases
-(controller_runtime_test.go, controller_ownership_transition_test.go: Helm releases, service accounts,
-leader fail-over), which are about installing Volcano.
+same holds for Case 7.2.
+
+controller_runtime_test.go's `discovers, updates, and removes label topology while reconciling status` is at
+the end, with the suite's label-discovery configuration. Not ported from test/e2e/hypernode: the
+controller's deployment cases (its other cases and controller_ownership_transition_test.go: Helm releases,
+Deployments, service accounts and RBAC, leader fail-over), which are about installing Volcano.
 """
 from __future__ import annotations
 
@@ -299,3 +302,59 @@ def test_killed_pods_of_partitions_come_back(name, replicas, partitions, job_top
     again = job_pods(c, name)
     assert {pod for pod, (phase, _) in again.items() if phase == "Running"} == running, again
     assert {again[pod][1] for pod in running} <= n(6, 7), again
+
+
+# ---- controller_runtime_test.go: `discovers, updates, and removes label topology while reconciling status` --------
+RACK = "volcano.sh/e2e-hypernode-rack"
+SOURCE = "volcano.sh/network-topology-source"
+DISCOVERY = """
+networkTopologyDiscovery:
+  - source: label
+    enabled: true
+    config:
+      networkTopologyTypes:
+        e2e-rack-topology:
+          - nodeLabel: volcano.sh/e2e-hypernode-rack
+          - nodeLabel: kubernetes.io/hostname
+"""   # (hack/run-e2e-kind.sh's controller_config_override for the HYPERNODE suite)
+
+
+def set_rack(c: Cluster, node: str, rack: str) -> None:
+    obj = c.client.get(kinds.NODE, "", node)
+    labels = {k: v for k, v in obj["metadata"]["labels"].items() if k != RACK}
+    if rack:
+        labels[RACK] = rack
+    c.client.update({**obj, "metadata": {**obj["metadata"], "labels": labels}})
+    c.rt.settle()
+
+
+def discovered_racks(c: Cluster) -> dict[str, tuple]:
+    """expectDiscoveredTopology: {rack: (tier, tierName, members, nodeCount)} of the label source's HyperNodes."""
+    out = {}
+    for h in c.client.list(kinds.HYPERNODE):
+        labels = h["metadata"].get("labels") or {}
+        if labels.get(SOURCE) != "label":
+            continue
+        members = sorted(m["selector"]["exactMatch"]["name"] for m in h["spec"]["members"] if m["type"] == "Node")
+        out[labels.get(RACK)] = (h["spec"]["tier"], h["spec"].get("tierName"), members,
+                                 (h.get("status") or {}).get("nodeCount"))
+    return out
+
+
+def test_discovers_updates_and_removes_label_topology_while_reconciling_status():
+    c = cluster([])
+    c.client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "volcano-system"}})
+    c.client.create({"apiVersion": "v1", "kind": "ConfigMap",
+                     "metadata": {"name": "volcano-controller-configmap", "namespace": "volcano-system"},
+                     "data": {"volcano-controller.conf": DISCOVERY}})
+    c.rt.settle()
+    assert discovered_racks(c) == {}
+    set_rack(c, "kwok-node-0", "rack-a")
+    set_rack(c, "kwok-node-1", "rack-a")
+    assert discovered_racks(c) == {"rack-a": (1, RACK, ["kwok-node-0", "kwok-node-1"], 2)}
+    set_rack(c, "kwok-node-1", "rack-b")
+    assert discovered_racks(c) == {"rack-a": (1, RACK, ["kwok-node-0"], 1), "rack-b": (1, RACK, ["kwok-node-1"], 1)}
+    set_rack(c, "kwok-node-0", "")
+    set_rack(c, "kwok-node-1", "")
+    assert discovered_racks(c) == {}
+    assert {h["metadata"]["name"] for h in c.client.list(kinds.HYPERNODE)} == {name for name, _, _ in TREE}
