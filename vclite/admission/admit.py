@@ -12,7 +12,7 @@ import dataclasses
 import types
 from typing import Any, Callable
 
-from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, podpriority, priorityclass, queue
+from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, priorityclass, queue
 from vclite.admission import command, cronjob, hypernode, lease, namespace, secret, vcjob
 from vclite.api import kinds, meta
 from vclite.lib import errors
@@ -53,7 +53,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.QUEUE.kind: Rules(queue.mutate, queue.validate, queue.check_delete),
     kinds.PODGROUP.kind: Rules(podgroup.mutate, podgroup.validate, resolve=podgroup.resolve),
     kinds.HYPERNODE.kind: Rules(validate=hypernode.validate),
-    kinds.POD.kind: Rules(pod.mutate, pod.validate, resolve=podpriority.resolve),
+    kinds.POD.kind: Rules(pod.mutate, pod.validate, resolve=pod.resolve),
     kinds.PRIORITYCLASS.kind: Rules(priorityclass.mutate, priorityclass.validate),
     kinds.NAMESPACE.kind: Rules(namespace.mutate, delete=namespace.check_delete),
     kinds.COMMAND.kind: Rules(validate=command.validate),

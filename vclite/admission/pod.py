@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from vclite.admission import base, common, shapes
-from vclite.api import batch, core, quantity, resources
+from vclite.admission import base, common, podpriority, shapes
+from vclite.api import batch, core, quantity, resources, scheduling
 from vclite.lib import errors
 
 Obj = dict[str, Any]
@@ -334,6 +334,30 @@ def mutate(op: base.Operation, obj: Obj) -> None:
     status = obj.setdefault("status", {})
     if isinstance(status, dict):
         status["qosClass"] = qos.value
+
+
+def resolve(op: base.Operation, obj: Obj, old: Obj | None, view: base.View) -> None:
+    """After validation: the pod's priority (podpriority.py), then a created pod's queue-allocation gate — not
+    for a cluster's existing pods (a scheduler dry-run's state), whose gate was dealt with there."""
+    podpriority.resolve(op, obj, old, view)
+    spec = obj.get("spec")
+    if op is base.Operation.CREATE and isinstance(spec, dict) and not getattr(view, "existing_state", False):
+        _gate_for_queue_admission(obj, spec)
+
+
+def _gate_for_queue_admission(obj: Obj, spec: Obj) -> None:
+    """Volcano's pod webhook (patchSchedulingGates, SchedulingGatesQueueAdmission): a pod that opts in with the
+    annotation `scheduling.volcano.sh/queue-allocation-gate: "true"` is created with that scheduling gate, which
+    the scheduler removes once its queue has room for it (docs/differences.md: on without a feature gate)."""
+    annotations = (obj.get("metadata") or {}).get("annotations")
+    if not isinstance(annotations, dict) or annotations.get(scheduling.QUEUE_ALLOCATION_GATE) != "true":
+        return
+    gates = spec.get("schedulingGates")
+    if gates is None:
+        spec["schedulingGates"] = [{"name": scheduling.QUEUE_ALLOCATION_GATE}]
+    elif isinstance(gates, list) and not any(isinstance(g, dict) and g.get("name") == scheduling.QUEUE_ALLOCATION_GATE
+                                             for g in gates):
+        gates.append({"name": scheduling.QUEUE_ALLOCATION_GATE})
 
 
 def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,

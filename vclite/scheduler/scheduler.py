@@ -168,6 +168,7 @@ class Scheduler:
             self._evict(result.evictions)
             self._write_podgroups(result.podgroup_status)
             self._write_pod_conditions(result.pod_conditions)
+            self._ungate(result.ungate)
             self._write_queues(result)
         finally:
             self._writing = False
@@ -207,6 +208,21 @@ class Scheduler:
             if pod is not None:   # (as Volcano's cache, after each bind)
                 self.record(pod, "Normal", "Scheduled", f"Successfully assigned {ns}/{name} to {node}",
                             EVENT_COMPONENT)
+
+    def _ungate(self, keys: list[str]) -> None:
+        """Remove Volcano's queue-allocation gate from pods whose queue has room (cache.RemoveVolcanoSchGate:
+        only while it is their one gate)."""
+        pods = self.informers[kinds.POD.kind]
+        for key in keys:
+            seen = pods.get(*_split(key))
+            gates = ((seen or {}).get("spec") or {}).get("schedulingGates") or []
+            if [g.get("name") for g in gates if isinstance(g, dict)] != [scheduling.QUEUE_ALLOCATION_GATE]:
+                continue   # gone, or another gate came meanwhile
+            spec = {k: v for k, v in seen["spec"].items() if k != "schedulingGates"}
+            try:
+                self.client.update(dict(seen, spec=spec))
+            except (errors.NotFound, errors.Conflict):
+                continue   # the next session sees it as it is
 
     def _evict(self, evictions: list[str]) -> None:
         for pod_key in evictions:

@@ -60,7 +60,9 @@ def _part(obj: Obj | None, name: str) -> Obj:
 
 def _pod_fields(pod: Obj | None) -> tuple:
     md, spec, status = _part(pod, "metadata"), _part(pod, "spec"), _part(pod, "status")
-    return (status.get("phase"), spec.get("nodeName"), md.get("deletionTimestamp"), bool(spec.get("schedulingGates")),
+    gates = spec.get("schedulingGates")   # (their names: removing one of two gates may let Volcano ungate it)
+    names = tuple(g.get("name") for g in gates if isinstance(g, dict)) if isinstance(gates, list) else bool(gates)
+    return (status.get("phase"), spec.get("nodeName"), md.get("deletionTimestamp"), names,
             _part(md, "annotations").get(batch.GROUP_NAME), spec.get("schedulerName"))
 
 

@@ -170,3 +170,24 @@ def test_a_created_pod_without_a_scheduler_name_gets_the_default_scheduler(given
     spec = {"containers": [{"name": "c", "command": ["true"]}], **({} if given is None else {"schedulerName": given})}
     client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec})
     assert client.get(kinds.POD, "default", "p")["spec"]["schedulerName"] == stored
+
+
+GATE = "scheduling.volcano.sh/queue-allocation-gate"
+
+
+@pytest.mark.parametrize("annotation, gates, existing, stored", [
+    pytest.param("true", None, False, [GATE], id="opted-in"),
+    pytest.param("true", ["example.com/other-gate"], False, ["example.com/other-gate", GATE], id="after-other-gates"),
+    pytest.param("true", [GATE], False, [GATE], id="not-twice"),
+    pytest.param("false", None, False, None, id="not-true"),
+    pytest.param(None, None, False, None, id="no-annotation"),
+    pytest.param("true", None, True, None, id="a-clusters-existing-pod"),
+])
+def test_a_pod_that_opts_in_is_created_with_the_queue_allocation_gate(annotation, gates, existing, stored):
+    """Volcano's pod webhook patchSchedulingGates (SchedulingGatesQueueAdmission)."""
+    client = inprocess.new_client(clock.VirtualClock(), require_command=False, existing_state=existing)
+    md = {"name": "p", **({"annotations": {GATE: annotation}} if annotation is not None else {})}
+    spec = {"containers": [{"name": "c", "command": ["true"]}],
+            **({"schedulingGates": [{"name": g} for g in gates]} if gates is not None else {})}
+    got = client.create({"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec})["spec"]
+    assert ([g["name"] for g in got["schedulingGates"]] if "schedulingGates" in got else None) == stored

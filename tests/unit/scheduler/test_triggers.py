@@ -98,6 +98,11 @@ U = triggers.Wake
     pytest.param(ev(kinds.POD, E.MODIFIED, changed(RUNNING, ["status", "conditions"], [{"type": "Ready"}]),
                     RUNNING), U.NONE, id="conditions only"),
     pytest.param(ev(kinds.POD, E.DELETED, RUNNING), U.NOW, id="deleted"),
+    pytest.param(ev(kinds.POD, E.MODIFIED, changed(POD, ["spec", "schedulingGates"], [{"name": "a"}]),
+                    changed(POD, ["spec", "schedulingGates"], [{"name": "b"}, {"name": "a"}])), U.NOW,
+                 id="one of two gates removed: Volcano may now remove its own"),
+    pytest.param(ev(kinds.POD, E.MODIFIED, POD, changed(POD, ["spec", "schedulingGates"], [{"name": "a"}])), U.NOW,
+                 id="last gate removed"),
 ])
 def test_urgency(event, want):
     assert triggers.urgency(event) == want

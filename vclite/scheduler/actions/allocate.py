@@ -15,7 +15,8 @@ Then: ready -> commit (binds); pipelined but not ready -> keep the reservations 
 after every job, so shares are re-ranked. Pending jobs are skipped when `enqueue` is configured,
 else admitted here; invalid jobs (JobValid) are skipped with their reason written — unless only pods
 terminating on their nodes make them invalid (JobInfo.covered_by_releasing: Volcano writes no condition then).
-BestEffort tasks (no cpu/memory/scalar request) and scheduling-gated pods are left to `backfill`.
+BestEffort tasks (no cpu/memory/scalar request) and scheduling-gated pods are left to `backfill`; a pod held
+only by Volcano's queue-allocation gate that its queue can take is ungated (SessionResult.ungate).
 A job whose PodGroup has `networkTopology` with a tier limit, or a `subGroupPolicy` (partition) with
 `networkTopology`, takes actions/topology.py instead of `allocate_for_job` (the gang within one
 HyperNode, each partition within one of its tier); every other job takes the path below unchanged.
@@ -94,6 +95,7 @@ class Allocate:
                 continue
             job = jobs.pop()
             if job.uid not in pending:
+                _ungate_admitted(ssn, job, queue)
                 pending[job.uid] = ssn.task_pq(
                     t for t in job.tasks_in(tasks_mod.TaskStatus.PENDING) if not t.best_effort and not t.scheduling_gated)
             tasks = pending[job.uid]
@@ -114,6 +116,15 @@ class Allocate:
                 elif not ssn.job_pipelined(job):
                     stmt.discard()
             queues.push(queue)
+
+
+def _ungate_admitted(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo") -> None:
+    """Pods held by Volcano's queue-allocation gate that their queue can take (Allocatable, which may reserve
+    them) lose the gate once it is their only one (the shell removes it; the next session places them)."""
+    for t in job.tasks_in(tasks_mod.TaskStatus.PENDING):
+        if t.scheduling_gated and t.queue_allocation_opt_in and ssn.allocatable(queue, t) \
+                and t.only_queue_allocation_gate:
+            ssn.ungate.append(t.key)
 
 
 def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",

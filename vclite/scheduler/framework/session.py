@@ -52,6 +52,8 @@ class SessionResult:
                                                                                        repr=False)
     # when a decision may change by time alone (a plugin's deadline): the next session should run then
     recheck_at: _dt.datetime | None = None
+    # pods whose queue has room for them: their only scheduling gate, Volcano's queue-allocation gate, goes
+    ungate: list[str] = dataclasses.field(default_factory=list)
 
     @functools.cached_property
     def queue_status(self) -> dict[str, Obj]:
@@ -65,7 +67,8 @@ class SessionResult:
         return out
 
     def _compared(self) -> tuple:
-        return self.binds, self.evictions, self.pipelined, self.podgroup_status, self.queue_status, self.pod_conditions
+        return (self.binds, self.evictions, self.pipelined, self.podgroup_status, self.queue_status,
+                self.pod_conditions, self.ungate)
 
     def __eq__(self, other: object) -> bool:
         return self._compared() == other._compared() if isinstance(other, SessionResult) else NotImplemented
@@ -117,6 +120,7 @@ class Session:
         self.plugins: list[Any] = []
         self.binds: dict[str, str] = {}
         self.evictions: list[str] = []
+        self.ungate: list[str] = []   # pod keys (SchGateManager.Enqueue: allocate asks, the shell removes the gate)
         self.unschedulable_now: set[str] = set()   # jobs given Unschedulable=True this session
         self.explained: set[str] = set()           # jobs whose Unschedulable reason is already written
         self.enqueue_notes: dict[str, tuple[str, str]] = {}
@@ -371,7 +375,8 @@ def run_actions(ssn: Session) -> None:
 def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResult:
     for plugin in ssn.plugins:
         plugin.on_session_close(ssn)
-    result = SessionResult(binds=dict(ssn.binds), evictions=list(ssn.evictions), recheck_at=ssn.recheck_at)
+    result = SessionResult(binds=dict(ssn.binds), evictions=list(ssn.evictions), recheck_at=ssn.recheck_at,
+                           ungate=list(dict.fromkeys(ssn.ungate)))
     for job in ssn.jobs.values():
         pipelined = job.index.get(tasks_mod.TaskStatus.PIPELINED)
         if pipelined:

@@ -128,6 +128,12 @@ class TaskInfo:
         return bool((self.pod.get("spec") or {}).get("schedulingGates"))
 
     @property
+    def queue_allocation_opt_in(self) -> bool:
+        """The pod asks for Volcano's queue-allocation gate (annotation `scheduling.volcano.sh/queue-allocation-gate:
+        "true"`, HasQueueAllocationGateAnnotation): gated until its queue has room, then counted as reserved."""
+        return (meta.annotations(self.pod) or {}).get(scheduling.QUEUE_ALLOCATION_GATE) == "true"
+
+    @property
     def only_queue_allocation_gate(self) -> bool:
         """The pod's one scheduling gate is Volcano's `scheduling.volcano.sh/queue-allocation-gate`."""
         gates = (self.pod.get("spec") or {}).get("schedulingGates") or []

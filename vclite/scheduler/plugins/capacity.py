@@ -26,9 +26,11 @@ Hooks:
   deserved has none of them); with ancestorReclaimLevel, each ancestor of the victim up to k levels
   that the reclaimer does not share must be over deserved too.
 - allocate/deallocate events keep allocated (and ancestors') and the queue's share current.
+- Pods that opted in to the queue-allocation gate (SchedulingGatesQueueAdmission's reservation cache): those
+  pending without the gate (their queue let them through) count in their queue's allocated for Allocatable,
+  and a candidate Allocatable lets through joins them; allocate takes one out, deallocate puts it back.
 Not ported: DRA quotas (`deviceclass/…` resources; vclite has no resource claims, the two DRA
-arguments are accepted and change nothing), the SchedulingGatesQueueAdmission reservation cache
-(an alpha feature gate, off by default), UnifiedEvictable and the Simulate* hooks (gangpreempt,
+arguments are accepted and change nothing), UnifiedEvictable and the Simulate* hooks (gangpreempt,
 gangreclaim and hypernode search, which vclite lacks). Differences from Volcano: see
 docs/differences.md.
 
@@ -45,13 +47,13 @@ from vclite.api import resources, scheduling
 from vclite.scheduler.framework import dims as dims_mod
 from vclite.scheduler.framework import hooks, plugin
 from vclite.scheduler.framework import status as status_mod
+from vclite.scheduler.framework import tasks as tasks_mod
 from vclite.scheduler.plugins import capacity_quota as quota
 from vclite.scheduler.plugins import proportion
 
 if TYPE_CHECKING:
     from vclite.scheduler.framework import jobs as jobs_mod
     from vclite.scheduler.framework import session as session_mod
-    from vclite.scheduler.framework import tasks as tasks_mod
 
 QueueAttr = quota.QueueAttr
 QUOTA_INSUFFICIENT = "queue resource quota insufficient"
@@ -98,6 +100,7 @@ class Capacity:
         self.level = max(arguments.ancestor_reclaim_level, 0)
         self.attrs: dict[str, QueueAttr] = {}
         self.broken = ""   # why the queue tree could not be built (then nothing is allowed)
+        self.reserved: dict[str, dict[str, "tasks_mod.TaskInfo"]] = {}   # queue -> pods its gate let through
 
     # ---- session open ----------------------------------------------------------------------------
     def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:
@@ -107,6 +110,7 @@ class Capacity:
             self._build_tree(ssn)
         else:
             self._build_flat(ssn)
+        self.reserved = _gate_reserved(ssn)
         reg.add(hooks.Point.QUEUE_ORDER, self.queue_order_tree if self.hierarchy else self.queue_order)
         if self.hierarchy and not self.broken:
             reg.add(hooks.Point.VICTIM_QUEUE_ORDER, self.victim_queue_order)
@@ -242,16 +246,30 @@ class Capacity:
         if self.hierarchy and attr.children:
             ssn.note_task_rejection(task, f'queue "{queue.name}" is not a leaf queue')
             return False
+        held = self._reserved_besides(queue.name, task)
         for a in self._chain(attr):
-            short = quota.insufficient(a.allocated + task.req, a.real_capability, task.req, ssn.dims)
+            used = a.allocated + held if a is attr and held is not None else a.allocated
+            short = quota.insufficient(used + task.req, a.real_capability, task.req, ssn.dims)
             if short:
                 dims = ssn.dims
                 whose = f'queue "{a.name}"' if a is attr else f'ancestor queue "{a.name}" of queue "{queue.name}"'
                 ssn.note_task_rejection(task, f"task needs {dims.describe(task.req, short)} but {whose} can use "
                                               f"{dims.describe(a.real_capability, short)} and has "
-                                              f"{dims.describe(a.allocated, short)} allocated")
+                                              f"{dims.describe(a.allocated, short)} allocated"
+                                              + (" and pods its queue-allocation gate let through"
+                                                 if used is not a.allocated else ""))
                 return False
+        if task.queue_allocation_opt_in:
+            self.reserved.setdefault(queue.name, {})[task.uid] = task
         return True
+
+    def _reserved_besides(self, queue: str, task: "tasks_mod.TaskInfo") -> "np.ndarray | None":
+        """What the queue's reserved pods (not `task`) ask, or None when it has none."""
+        held = None
+        for uid, t in (self.reserved.get(queue) or {}).items():
+            if uid != task.uid:
+                held = t.req.copy() if held is None else held + t.req
+        return held
 
     def job_enqueueable(self, job: "jobs_mod.JobInfo") -> hooks.Vote:
         ssn = self.ssn
@@ -389,9 +407,24 @@ class Capacity:
 
     def on_allocate(self, task: "tasks_mod.TaskInfo") -> None:
         self._update(task, 1)
+        for held in self.reserved.values():
+            held.pop(task.uid, None)
 
     def on_deallocate(self, task: "tasks_mod.TaskInfo") -> None:
         self._update(task, -1)
+        job = self.ssn.jobs.get(task.job)
+        if task.queue_allocation_opt_in and job is not None:   # (back in the reservation on rollback)
+            self.reserved.setdefault(job.queue, {})[task.uid] = task
 
     def on_session_close(self, ssn: "session_mod.Session") -> None:
         return None
+
+
+def _gate_reserved(ssn: "session_mod.Session") -> dict[str, dict[str, "tasks_mod.TaskInfo"]]:
+    """buildQueueReservedTasksCache: per queue, the pending pods that opted in and no longer carry a gate."""
+    out: dict[str, dict[str, "tasks_mod.TaskInfo"]] = {}
+    for job in ssn.jobs.values():
+        for t in (job.index.get(tasks_mod.TaskStatus.PENDING) or {}).values():
+            if not t.scheduling_gated and t.queue_allocation_opt_in:
+                out.setdefault(job.queue, {})[t.uid] = t
+    return out
