@@ -56,7 +56,8 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     if weight is not None and not common.is_int(weight):
         errs.append(FieldError("spec.weight", common.type_error(weight, "integer")))
     elif weight is not None and weight <= 0:
-        errs.append(FieldError("spec.weight", common.invalid(weight, "queue weight must be a positive integer")))
+        # (the CRD's minimum: a cluster's schema validation refuses it before the webhook's "positive integer")
+        errs.append(FieldError("spec.weight", common.invalid(weight, "should be greater than or equal to 1")))
     elif weight is not None and weight > 65535:
         errs.append(FieldError("spec.weight", common.invalid(weight, "should be less than or equal to 65535")))
     common.check_int(spec, "priority", "spec.priority", errs, minimum=0)
@@ -151,7 +152,7 @@ def validate_hierarchy_annotations(queue: Obj, view: base.View) -> list[FieldErr
     hierarchy, weights = ann.get(HIERARCHY) or "", ann.get(HIERARCHY_WEIGHTS) or ""
     if not isinstance(hierarchy, str) or not isinstance(weights, str) or not (hierarchy or weights):
         return []
-    path = "metadata.annotations"
+    path, weights_path = f"metadata.annotations[{HIERARCHY}]", f"metadata.annotations[{HIERARCHY_WEIGHTS}]"
     if len(hierarchy.split("/")) != len(weights.split("/")):
         return [FieldError(path, common.invalid(hierarchy, f"{HIERARCHY} must have the same length with "
                                                            f"{HIERARCHY_WEIGHTS}"))]
@@ -159,9 +160,13 @@ def validate_hierarchy_annotations(queue: Obj, view: base.View) -> list[FieldErr
         try:
             value = gostrconv.parse_float(weight)
         except gostrconv.NumError as e:
-            return [FieldError(path, common.invalid(weights, f"{weight} in the {weights} is invalid number: {e}"))]
+            return [FieldError(weights_path, common.invalid(weights, f"{weight} in the {weights} is invalid number: "
+                                                                     f"{e}"))]
         if value <= 0:
-            return [FieldError(path, common.invalid(weights, f"{weight} in the {weights} must be larger than 0"))]
+            return [FieldError(weights_path, common.invalid(weights, f"{weight} in the {weights} must be larger "
+                                                                     "than 0"))]
+    if getattr(view, "existing_state", False):
+        return []   # (a cluster's queues, as a dry-run state lists them: each was admitted there already)
     name = meta.name(queue)
     for other in view.list(kinds.QUEUE):
         theirs = meta.annotations(other).get(HIERARCHY)

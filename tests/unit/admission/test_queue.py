@@ -77,9 +77,9 @@ def test_update_adds_no_defaults() -> None:
 
 REJECT_CASES = [
     pytest.param(Op.CREATE, q(weight=-1), None,
-                 ["spec.weight: Invalid value: -1: queue weight must be a positive integer"], id="weight-negative"),
+                 ["spec.weight: Invalid value: -1: should be greater than or equal to 1"], id="weight-negative"),
     pytest.param(Op.UPDATE, q(weight=0), q(weight=1),
-                 ["spec.weight: Invalid value: 0: queue weight must be a positive integer"], id="update-weight-0"),
+                 ["spec.weight: Invalid value: 0: should be greater than or equal to 1"], id="update-weight-0"),
     pytest.param(Op.CREATE, q(weight=70000), None,
                  ["spec.weight: Invalid value: 70000: should be less than or equal to 65535"], id="weight-too-big"),
     pytest.param(Op.CREATE, q(weight="2"), None, ['spec.weight: Invalid value: "2": must be of type integer'],
@@ -298,32 +298,35 @@ def _annotated(hierarchy: str, weights: str, name: str = "hierarchy-weights-dont
     return q(name, annotations={H: hierarchy, HW: weights}, weight=1)
 
 
+H_AT, W_AT = "metadata.annotations[volcano.sh/hierarchy]: ", "metadata.annotations[volcano.sh/hierarchy-weights]: "
+
+
 @pytest.mark.parametrize("op, new, expected", [
     pytest.param(Op.CREATE, _annotated("root/a/b", "1/2/3/4"),
-                 ['metadata.annotations: Invalid value: "root/a/b": volcano.sh/hierarchy must have the same length '
+                 [H_AT + 'Invalid value: "root/a/b": volcano.sh/hierarchy must have the same length '
                   'with volcano.sh/hierarchy-weights'], id="hierarchy-weights-dont-match"),
     pytest.param(Op.CREATE, _annotated("root/a/b", "1/-1/3"),
-                 ['metadata.annotations: Invalid value: "1/-1/3": -1 in the 1/-1/3 must be larger than 0'],
+                 [W_AT + 'Invalid value: "1/-1/3": -1 in the 1/-1/3 must be larger than 0'],
                  id="weights-negative"),
     pytest.param(Op.CREATE, _annotated("root/a/b", "1/a/3"),
-                 ['metadata.annotations: Invalid value: "1/a/3": a in the 1/a/3 is invalid number: '
+                 [W_AT + 'Invalid value: "1/a/3": a in the 1/a/3 is invalid number: '
                   'strconv.ParseFloat: parsing "a": invalid syntax'], id="weights-format-illegal"),
     pytest.param(Op.CREATE, _annotated("root/a", "1/0"),
-                 ['metadata.annotations: Invalid value: "1/0": 0 in the 1/0 must be larger than 0'], id="weight-zero"),
+                 [W_AT + 'Invalid value: "1/0": 0 in the 1/0 must be larger than 0'], id="weight-zero"),
     pytest.param(Op.CREATE, _annotated("root/a", "1/1e999"),
-                 ['metadata.annotations: Invalid value: "1/1e999": 1e999 in the 1/1e999 is invalid number: '
+                 [W_AT + 'Invalid value: "1/1e999": 1e999 in the 1/1e999 is invalid number: '
                   'strconv.ParseFloat: parsing "1e999": value out of range'], id="weight-out-of-range"),
     pytest.param(Op.CREATE, _annotated("root/a", "1/ 2"),
-                 ['metadata.annotations: Invalid value: "1/ 2":  2 in the 1/ 2 is invalid number: '
+                 [W_AT + 'Invalid value: "1/ 2":  2 in the 1/ 2 is invalid number: '
                   'strconv.ParseFloat: parsing " 2": invalid syntax'], id="weight-with-space"),
     pytest.param(Op.CREATE, _annotated("root/node1", "1/4", "hierarchical-queue-in-sub-path-of-another-queue"),
-                 ['metadata.annotations: Invalid value: "root/node1": root/node1 is not allowed to be in the sub path '
+                 [H_AT + 'Invalid value: "root/node1": root/node1 is not allowed to be in the sub path '
                   'of root/node1/node2 of queue ordinary-hierarchical-queue'], id="hierarchy-in-sub-path"),
     pytest.param(Op.CREATE, _annotated("node1", "4", "rooted-by-the-mutation-first"),
-                 ['metadata.annotations: Invalid value: "root/node1": root/node1 is not allowed to be in the sub path '
+                 [H_AT + 'Invalid value: "root/node1": root/node1 is not allowed to be in the sub path '
                   'of root/node1/node2 of queue ordinary-hierarchical-queue'], id="checked-after-rooting"),
     pytest.param(Op.UPDATE, _annotated("root/a/b", "1/2"),
-                 ['metadata.annotations: Invalid value: "root/a/b": volcano.sh/hierarchy must have the same length '
+                 [H_AT + 'Invalid value: "root/a/b": volcano.sh/hierarchy must have the same length '
                   'with volcano.sh/hierarchy-weights'], id="update-checked-too"),
     pytest.param(Op.CREATE, _annotated("root/node", "1/4", "hierarchical-queue-with-name-that-is-substring"), [],
                  id="hierarchy-a-substring-of-another"),
