@@ -84,6 +84,7 @@ def test_describe_node_shows_when_its_conditions_were_written(kubectl):
     out = kubectl("describe", "node", "local-1").stdout
     assert "Ready" in out and "KubeletReady" in out
     assert "0001" not in out, out
+    assert "Failed to get lease" not in out and "HolderIdentity:  local-1" in out, out   # its node Lease
 
 
 def test_get_nodes_wide_shows_the_hosts_os_kernel_and_runtime(kubectl):

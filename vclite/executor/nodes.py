@@ -324,3 +324,21 @@ def _complete(doc: yamlio.Document, obj: Obj) -> Obj:
     status["nodeInfo"] = {**node_info(), **(status.get("nodeInfo") or {})}
     obj.setdefault("spec", {})
     return obj
+
+
+NODE_LEASE_NAMESPACE = "kube-node-lease"
+NODE_LEASE_SECONDS = 40   # the kubelet's nodeLeaseDurationSeconds
+
+
+def node_lease(node: Obj, now_micro: str) -> Obj:
+    """The Lease a kubelet holds for its node (`kube-node-lease/<node>`, owned by the Node), renewed `now`.
+    The server writes it when it first starts with the node and never renews it (its executor is the
+    server itself), so `kubectl describe node` finds one."""
+    md = node.get("metadata") or {}
+    return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": md.get("name"), "namespace": NODE_LEASE_NAMESPACE,
+                         "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": md.get("name"),
+                                              "uid": md.get("uid")}]},
+            "spec": {"holderIdentity": md.get("name"), "leaseDurationSeconds": NODE_LEASE_SECONDS,
+                     "renewTime": now_micro}}
+

@@ -70,6 +70,8 @@ class Runtime(loop_mod.Loop):
                     status = nodes_mod.stamped(node, now, stored)["status"] if node.get("status") else None
                     if status and nodes_mod.unstamped(stored.get("status")) != nodes_mod.unstamped(status):
                         self.client.update_status({**stored, "status": status})
+            if self.data_dir is not None:   # a server: each node's Lease, as a kubelet keeps one
+                self._node_leases([n["metadata"]["name"] for n in node_objs])
         except BaseException:
             self.close()    # release the data directory
             raise
@@ -106,6 +108,21 @@ class Runtime(loop_mod.Loop):
             components.append(self.executor)
         components += [self.scheduler, self.events]
         super().__init__(self.clock, components, max_requeues)
+
+    def _node_leases(self, names: list[str]) -> None:
+        """`kube-node-lease/<node>` for each node that has none (kubectl describe node reads it)."""
+        ns = nodes_mod.NODE_LEASE_NAMESPACE
+        try:
+            self.client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        except errors.AlreadyExists:
+            pass
+        now = clock_mod.format_micro_time(self.clock.now())
+        for name in names:
+            lease = nodes_mod.node_lease(self.client.get(kinds.NODE, "", name), now)
+            try:
+                self.client.create(lease)
+            except errors.AlreadyExists:
+                pass   # (a durable store reopened: what was accepted stays as it was)
 
     def busy_pods(self) -> int:
         """Pods whose processes are still alive (0 without an executor)."""
