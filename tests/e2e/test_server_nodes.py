@@ -1,7 +1,7 @@
 """What a kubectl user does with the nodes of a `vcctl server`: drain one, read them.
 
-One real server with two nodes for the module. `kubectl drain` cordons a node and deletes its pods
-through client-go (DeleteOptions sent as protobuf); the vcjob's pod comes back on the other node.
+One real server with two nodes for the module. `kubectl drain` cordons a node and evicts its pods
+(pods/eviction, policy/v1: the pod deleted gracefully); the vcjob's pod comes back on the other node.
 """
 import json
 import shutil
@@ -57,7 +57,8 @@ def test_drain_moves_a_vcjobs_pod_to_the_other_node(kubectl):
     kubectl("apply", "-f", "-", input=LONG_JOB)
     first = vcctl_server.wait_until(lambda: _running_on(kubectl, "long-main-0"), "the pod running")
     drained = kubectl("drain", first, "--timeout=60s", timeout=90)
-    assert "pod/long-main-0 deleted" in drained.stdout and f"node/{first} drained" in drained.stdout, drained
+    assert "evicting pod default/long-main-0" in drained.stdout, drained    # (pods/eviction is served)
+    assert "pod/long-main-0 evicted" in drained.stdout and f"node/{first} drained" in drained.stdout, drained
     try:
         node = json.loads(kubectl("get", "node", first, "-o", "json").stdout)
         assert node["spec"]["unschedulable"] is True
@@ -92,3 +93,17 @@ def test_get_nodes_wide_shows_the_hosts_os_kernel_and_runtime(kubectl):
     assert header == ["NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE",
                       "KERNEL-VERSION", "CONTAINER-RUNTIME"]
     assert rows[0][5:7] == ["127.0.0.1", "<none>"] and rows[0][-1].startswith("vclite://"), rows
+
+
+@pytest.mark.parametrize("name, body, error", [
+    pytest.param("ghost", {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "ghost"}},
+                 'pods "ghost" not found', id="a-pod-that-does-not-exist"),
+    pytest.param("ghost", {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "other"}},
+                 "name in URL does not match name in Eviction object", id="names-differ"),
+])
+def test_an_eviction_is_refused_as_kube_apiserver_refuses_it(kubectl, tmp_path, name, body, error):
+    path = tmp_path / "eviction.json"
+    path.write_text(json.dumps(body))
+    r = kubectl("create", "--raw", f"/api/v1/namespaces/default/pods/{name}/eviction", "-f", str(path), check=False)
+    assert r.returncode != 0 and error in r.stderr, r.stderr
+

@@ -377,6 +377,8 @@ class Server:
                 raise errors.BadRequest("the request body must be an object")
             if route.subresource == "binding":
                 code, obj = resources.bind(be, route, query, body)
+            elif route.subresource == "eviction":
+                code, obj = resources.evict(be, route, query, body)
             else:
                 code, obj = (resources.create if method == "POST" else resources.update)(be, route, query, body)
                 warnings = resources.field_warnings(route, query, body)
@@ -390,7 +392,7 @@ class Server:
             return ("GET",)
         if route.subresource == "status":
             return ("GET", "PUT", "PATCH")
-        if route.subresource == "binding":
+        if route.subresource in ("binding", "eviction"):
             return ("POST",)
         if route.subresource in ("exec", "attach", "portforward"):
             return ("GET", "POST")

@@ -16,11 +16,12 @@ from vclite.httpserver import absent, routes
 Obj = dict[str, Any]
 
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
-SUB_VERBS = {"status": ["get", "patch", "update"], "log": ["get"], "binding": ["create"],
+SUB_VERBS = {"status": ["get", "patch", "update"], "log": ["get"], "binding": ["create"], "eviction": ["create"],
              "exec": ["create", "get"], "attach": ["create", "get"], "portforward": ["create", "get"]}
 # subresources whose objects are not the parent's kind
-SUB_KINDS = {"binding": "Binding", "exec": "PodExecOptions", "attach": "PodAttachOptions",
+SUB_KINDS = {"binding": "Binding", "eviction": "Eviction", "exec": "PodExecOptions", "attach": "PodAttachOptions",
              "portforward": "PodPortForwardOptions"}
+SUB_GROUPS = {"eviction": ("policy", "v1")}   # a subresource kind of another group (kubectl drain reads it)
 CATEGORIES = {kinds.POD.kind: ["all"], kinds.SERVICE.kind: ["all"]}
 KUBE_VERSION = (1, 32, 0)
 AGGREGATED_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v={v};as=APIGroupDiscoveryList"
@@ -79,8 +80,11 @@ def api_resource_list(group: str, version: str) -> Obj:
     for k in kinds_of(group, version):
         resources.append(_resource_entry(k))
         for sub in routes.subresources(k):
-            resources.append({"name": f"{k.plural}/{sub}", "singularName": "", "namespaced": k.namespaced,
-                              "kind": SUB_KINDS.get(sub, k.kind), "verbs": SUB_VERBS[sub]})
+            entry = {"name": f"{k.plural}/{sub}", "singularName": "", "namespaced": k.namespaced,
+                     "kind": SUB_KINDS.get(sub, k.kind), "verbs": SUB_VERBS[sub]}
+            if sub in SUB_GROUPS:
+                entry["group"], entry["version"] = SUB_GROUPS[sub]
+            resources.append(entry)
     resources += [absent.resource_entry(k) for k in absent.of(group, version)]
     gv = f"{group}/{version}" if group else version
     return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}
@@ -99,7 +103,8 @@ def _discovery_resource(k: kinds.Kind) -> Obj:
     if k.kind in CATEGORIES:
         entry["categories"] = CATEGORIES[k.kind]
     subs = [{"subresource": s, "verbs": SUB_VERBS[s], "responseKind": (
-                {"group": "", "version": "v1", "kind": SUB_KINDS[s]} if s in SUB_KINDS else _response_kind(k))}
+                {"group": SUB_GROUPS.get(s, ("", "v1"))[0], "version": SUB_GROUPS.get(s, ("", "v1"))[1],
+                 "kind": SUB_KINDS[s]} if s in SUB_KINDS else _response_kind(k))}
             for s in routes.subresources(k)]
     if subs:
         entry["subresources"] = subs

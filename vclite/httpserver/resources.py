@@ -227,6 +227,26 @@ def bind(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Ob
     return 201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
 
 
+def evict(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
+    """POST pods/<name>/eviction (policy/v1 Eviction, what `kubectl drain` sends): the pod is deleted
+    gracefully, as its `deleteOptions` ask; answers 201 with a Success Status. vclite has no
+    PodDisruptionBudgets, so no eviction is refused for one (Kubernetes' 429)."""
+    name = route.name or ""
+    md = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    if body.get("kind") not in (None, "Eviction"):
+        raise errors.BadRequest(f"expected an Eviction, got {body.get('kind')!r}")
+    if md.get("name") not in (None, "", name):
+        raise errors.BadRequest(f"name in URL does not match name in Eviction object ({md.get('name')} != {name})")
+    options = body.get("deleteOptions") if isinstance(body.get("deleteOptions"), dict) else {}
+    grace = options.get("gracePeriodSeconds")
+    if grace is not None and (not isinstance(grace, int) or isinstance(grace, bool) or grace < 0):
+        raise errors.BadRequest(f"deleteOptions.gracePeriodSeconds: must be a non-negative integer, got {grace!r}")
+    be.client.get(kinds.POD, _ns(route), name)   # (404 for a pod that does not exist)
+    if not (dry_run(query.get("dryRun")) or options.get("dryRun")):
+        be.client.delete(kinds.POD, _ns(route), name, grace_period=grace)
+    return 201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
+
+
 def update(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
     dry = dry_run(query.get("dryRun"))
     _check_fields(route, query, body)

@@ -118,7 +118,7 @@ def kind_for(group: str, version: str, plural: str) -> kinds.Kind | None:
 
 def subresources(kind: kinds.Kind) -> tuple[str, ...]:
     subs = ("status",) if kind.has_status else ()
-    return subs + (("log", "binding", "exec", "attach", "portforward") if kind is kinds.POD else ())
+    return subs + (("log", "binding", "eviction", "exec", "attach", "portforward") if kind is kinds.POD else ())
 
 
 def match(path: str) -> Route | None:
