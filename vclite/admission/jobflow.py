@@ -557,6 +557,16 @@ def _repeat(rep: Any, ctx: _Ctx) -> None:
         _condition(rep["until"], f"{path}.until", ctx, own_output=True)
 
 
+def _written_duration(value: Any) -> str:
+    """A duration as the user wrote it, with its unit when it was a bare number of seconds (5, "5" -> 5s)."""
+    text = str(value).strip()
+    try:
+        float(text)
+    except ValueError:
+        return text
+    return f"{text}s"
+
+
 def _retry(retry: Any, path: str, errs: list[FieldError]) -> None:
     if retry is None:
         return
@@ -584,8 +594,8 @@ def _retry(retry: Any, path: str, errs: list[FieldError]) -> None:
     total = _duration(backoff, "maxDuration", f"{path}.backoff", errs)
     if duration is not None and total is not None and total < duration:
         errs.append(FieldError(f"{path}.backoff.maxDuration", common.invalid(
-            backoff["maxDuration"], f"must not be shorter than duration ({backoff['duration']}): no retry could "
-                                    "ever start")))
+            backoff["maxDuration"], f"must not be shorter than duration ({_written_duration(backoff['duration'])}): "
+                                    "no retry could ever start")))
     factor = backoff.get("factor")
     if factor is not None and flow.backoff_factor(factor) is None:
         errs.append(FieldError(f"{path}.backoff.factor", common.invalid(

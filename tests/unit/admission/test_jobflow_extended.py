@@ -308,6 +308,9 @@ REJECT = [
     pytest.param(jf(fl("a", retry={"limit": 1, "backoff": {"duration": "1m", "maxDuration": "30s"}})),
                  ['spec.flows[0].retry.backoff.maxDuration: Invalid value: "30s": must not be shorter than duration '
                   "(1m): no retry could ever start"], id="retry-max-shorter"),
+    pytest.param(jf(fl("a", retry={"limit": 1, "backoff": {"duration": 5, "maxDuration": "2"}})),
+                 ['spec.flows[0].retry.backoff.maxDuration: Invalid value: "2": must not be shorter than duration '
+                  "(5s): no retry could ever start"], id="retry-max-shorter-in-seconds-says-the-unit"),
     pytest.param(jf(fl("a", retry={"limit": 1, "backoff": {"duration": "1m", "cap": "30s", "factor": "x"}})),
                  ['spec.flows[0].retry.backoff.factor: Invalid value: "x": must be a number from 1 to 1000'],
                  id="retry-cap-shorter-is-every-wait-as-argo-and-factor-not-a-number"),
