@@ -303,9 +303,8 @@ class HyperNodeController:
 
     # ---- watch handlers (record work only) -------------------------------------------------------
     def _on_hypernode(self, ev: client_mod.WatchEvent) -> None:
-        if ev.type == client_mod.EventType.DELETED:
-            if meta.labels(ev.object).get(SOURCE_LABEL) == LABEL_SOURCE:
-                self.queue.add(DISCOVERY)
+        if ev.type == client_mod.EventType.DELETED:   # any HyperNode, as upstream: a name it held may be free
+            self.queue.add(DISCOVERY)
         else:
             self.queue.add(meta.name(ev.object))
 
