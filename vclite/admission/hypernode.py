@@ -87,19 +87,28 @@ def _member(member: Any, path: str) -> list[FieldError]:
     return errs
 
 
+def _member_string(selector: Any, key: str, path: str, schema_path: str) -> tuple[str | None, list[FieldError]]:
+    """What exactMatch and regexMatch share: an object whose `key` is a required, non-empty string
+    (the CRD's words). (value, []) when it is one; (None, problems) otherwise, or (None, []) when absent."""
+    if selector is None:
+        return None, []
+    if not isinstance(selector, dict):
+        return None, [FieldError(path, common.type_error(selector, "object"))]
+    value = selector.get(key)
+    if value is None:
+        return None, [FieldError(f"{path}.{key}", common.REQUIRED)]
+    if not isinstance(value, str):
+        return None, [FieldError(f"{path}.{key}", common.type_error(value, "string"))]
+    if not value:
+        return None, [FieldError(f"{path}.{key}", common.invalid(value, f"{schema_path} in body should be at "
+                                                                         "least 1 chars long"))]
+    return value, []
+
+
 def _exact(exact: Any, path: str) -> list[FieldError]:
-    if exact is None:
-        return []
-    if not isinstance(exact, dict):
-        return [FieldError(path, common.type_error(exact, "object"))]
-    name = exact.get("name")
+    name, errs = _member_string(exact, "name", path, "spec.members[].selector.exactMatch.name")
     if name is None:
-        return [FieldError(f"{path}.name", common.REQUIRED)]
-    if not isinstance(name, str):
-        return [FieldError(f"{path}.name", common.type_error(name, "string"))]
-    if not name:
-        return [FieldError(f"{path}.name", common.invalid(name, "spec.members[].selector.exactMatch.name in body "
-                                                                "should be at least 1 chars long"))]
+        return errs
     if len(name) > MAX_NAME:
         return [FieldError(f"{path}.name", f"Too long: may not be longer than {MAX_NAME}")]
     if not _DNS_SUBDOMAIN.fullmatch(name):
@@ -109,18 +118,9 @@ def _exact(exact: Any, path: str) -> list[FieldError]:
 
 
 def _regex(regex: Any, path: str) -> list[FieldError]:
-    if regex is None:
-        return []
-    if not isinstance(regex, dict):
-        return [FieldError(path, common.type_error(regex, "object"))]
-    pattern = regex.get("pattern")
+    pattern, errs = _member_string(regex, "pattern", path, "spec.members[].selector.regexMatch.pattern")
     if pattern is None:
-        return [FieldError(f"{path}.pattern", common.REQUIRED)]
-    if not isinstance(pattern, str):
-        return [FieldError(f"{path}.pattern", common.type_error(pattern, "string"))]
-    if not pattern:
-        return [FieldError(f"{path}.pattern", common.invalid(pattern, "spec.members[].selector.regexMatch.pattern in "
-                                                                      "body should be at least 1 chars long"))]
+        return errs
     try:
         re.compile(pattern)
     except re.error as e:
