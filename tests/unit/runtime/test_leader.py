@@ -206,10 +206,13 @@ def test_keeper_renews_from_its_own_thread_even_while_the_caller_is_busy(api):
 
 
 def test_keeper_reports_a_lease_taken_by_another(api):
-    me = leader.Elector(api, leader.Settings(identity="me", **FAST))
+    # (a renew deadline a loaded machine keeps: with FAST's 0.5 s a slow API call read as "no answer"; the
+    # thief's term outlasts it, so the lease is still the thief's when the keeper gives up)
+    me = leader.Elector(api, leader.Settings(identity="me", lease_duration=3.0, renew_deadline=2.5,
+                                             retry_period=0.05))
     assert me.try_acquire_or_renew()
     lease = api.get(kinds.LEASE, "volcano-system", "vclite-controller")
-    api.update({**lease, "spec": leader.claim(lease["spec"], "thief", NOW, 1.0)})   # (as after a long pause of ours)
+    api.update({**lease, "spec": leader.claim(lease["spec"], "thief", NOW, 30.0)})   # (as after a long pause of ours)
     lost = []
     keeper = leader.Keeper(me, lost.append)
     keeper.start()
