@@ -188,7 +188,11 @@ def _arguments(cls: type, raw: Any, owner: str, path: str, prefixes: tuple[str, 
     if not ok:
         return None
     try:
-        return plugin_mod.parse_arguments(cls, raw, owner, prefixes)
+        args = plugin_mod.parse_arguments(cls, raw, owner, prefixes)
+        check = getattr(args, "check_together", None)
+        if check is not None:
+            check()
+        return args
     except (ValueError, TypeError) as e:   # arguments that are only wrong together
         out.add(path, str(e))
         return None

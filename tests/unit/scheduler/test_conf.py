@@ -131,3 +131,30 @@ def test_errors_name_the_offender(text, message):
     with pytest.raises(ValueError, match=None) as e:
         conf.parse(text)
     assert message in str(e.value)
+
+
+def test_arguments_wrong_only_together_are_refused_at_the_arguments_line():
+    """Each argument is parsed alone first (its own line); `check_together()` then sees the whole set."""
+    import dataclasses
+
+    from vclite.scheduler import registry
+    from vclite.scheduler.framework import plugin as plugin_mod
+
+    @dataclasses.dataclass(frozen=True)
+    class Args:
+        low: int = plugin_mod.arg("t.low", 0)
+        high: int = plugin_mod.arg("t.high", 10)
+
+        def check_together(self):
+            if self.low > self.high:
+                raise ValueError(f'plugin "together": t.low {self.low} is above t.high {self.high}')
+
+    class Together:
+        name, Arguments = "together", Args
+
+    reg = registry.default_registry().with_plugins(Together)
+    text = 'actions: "allocate"\ntiers:\n- plugins:\n  - name: together\n    arguments:\n      t.low: 20\n'
+    with pytest.raises(conf.ConfError) as e:
+        conf.parse(text, "sched.conf", registry=reg)
+    assert str(e.value) == 'sched.conf:5: plugin "together": t.low 20 is above t.high 10'
+    assert conf.parse(text.replace("20", "5"), "sched.conf", registry=reg).tiers[0][0].args == Args(5, 10)

@@ -4,7 +4,10 @@ A plugin is a class with `name`, an `Arguments` frozen dataclass (field metadata
 configuration spelling, e.g. `predicate.NodeAffinityEnable`), `on_session_open(session,
 registrar)` and `on_session_close(session)`. An action is a class with `name`, `Arguments` and
 `execute(session)`. Both are built once per session from already-validated arguments.
-`parse_arguments` fails at configuration load with a ValueError naming the bad argument.
+`parse_arguments` fails at configuration load with a ValueError naming the bad argument; an Arguments
+class may also have `check_together()`, which configuration load calls on the whole set (each argument
+is first parsed alone, so that one bad argument is reported at its own line) to refuse arguments that
+are only wrong together (ValueError).
 
 Must not: hold state between sessions (a new instance is made per session).
 """
