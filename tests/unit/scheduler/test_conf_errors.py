@@ -10,9 +10,9 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
 
 @pytest.mark.parametrize("text, problems", [
     pytest.param(HEAD + "- plugins:\n  - name: nodeorderr\n",
-                 ['sched.conf:7: unknown plugin "nodeorderr" (known: binpack, capacity, cdp, conformance, drf, gang, '
-                  'network-topology-aware, nodegroup, nodeorder, overcommit, predicates, priority, proportion, '
-                  'resource-strategy-fit, sla, task-topology, tdm)'],
+                 ['sched.conf:7: unknown plugin "nodeorderr" (known: binpack, capacity, cdp, conformance, drf, '
+                  'extender, gang, network-topology-aware, nodegroup, nodeorder, overcommit, predicates, priority, '
+                  'proportion, resource-strategy-fit, sla, task-topology, tdm)'],
                  id="unknown plugin"),
     pytest.param('actions: "enqueue, alocate"\ntiers: []\n',
                  ['sched.conf:1: unknown action "alocate" (known: allocate, backfill, enqueue, preempt, reclaim, shuffle)'],
@@ -22,8 +22,8 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
                   'enqueue, preempt, reclaim, shuffle)'], id="a Volcano action vclite lacks"),
     pytest.param(HEAD + "  - name: numa-aware\n",
                  ['sched.conf:6: plugin "numa-aware" is not supported by vclite yet (supported: binpack, capacity, '
-                  'cdp, conformance, drf, gang, network-topology-aware, nodegroup, nodeorder, overcommit, predicates, '
-                  'priority, proportion, resource-strategy-fit, sla, task-topology, tdm)'],
+                  'cdp, conformance, drf, extender, gang, network-topology-aware, nodegroup, nodeorder, overcommit, '
+                  'predicates, priority, proportion, resource-strategy-fit, sla, task-topology, tdm)'],
                  id="a Volcano plugin vclite lacks"),
     pytest.param(HEAD + "- plugins:\n  - name: capacity\n  - name: proportion\n",
                  ['sched.conf:7: capacity and proportion cannot be used together'],

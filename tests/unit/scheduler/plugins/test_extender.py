@@ -1,0 +1,330 @@
+"""extender: scheduling hooks answered by a real HTTP extender (tests/extender_server.py: http.server in a thread).
+
+Ports extender_test.go (TestIsInterested, TestHasManagedResources, TestHasResourcesInList, TestMaxBodySizeLimit2)
+and checks every hook against a live extender: the JSON it receives (Go's field names), what its answers do,
+and `extender.ignorable` when it cannot answer; bad arguments are refused at load with file:line."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from tests import extender_server
+from tests.scenarios.test_scheduler_eviction import PRIO, T_PREEMPT, Case, group, node, pending, q, run, running
+from tests.unit.scheduler import objects as o
+from vclite.scheduler import conf
+from vclite.scheduler.framework import session
+from vclite.scheduler.plugins import extender, extender_http
+
+OK = {"status": "", "code": 0}
+
+
+def conf_text(url, ignorable=None, actions="enqueue, allocate", **verbs):
+    args = [f"extender.urlPrefix: {url}", "extender.httpTimeout: 2s"]
+    args += [f"extender.{k}Verb: {v}" for k, v in verbs.items()]
+    if ignorable is not None:
+        args.append(f"extender.ignorable: {str(ignorable).lower()}")
+    lines = "\n".join("      " + a for a in args)
+    return (f'actions: "{actions}"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n'
+            f"- plugins:\n  - name: predicates\n  - name: nodeorder\n  - name: extender\n    arguments:\n{lines}\n")
+
+
+def two_nodes(pods=None, phase="Inqueue"):
+    return o.state([o.node("n1"), o.node("n2")], podgroups=[o.pg("ns/pg", phase=phase)],
+                   pods=pods or [o.pod("ns/p1", "pg")])
+
+
+def session_with(url, st=None, **kw):
+    return session.run_session(st or two_nodes(), conf.parse(conf_text(url, **kw), "sched.conf"), o.NOW)
+
+
+# ---- upstream's IsInterested rows ------------------------------------------------------------------
+def pod_with(containers=(), init=()):
+    def c(requests=None, limits=None):
+        res = {}
+        if requests is not None:
+            res["requests"] = requests
+        if limits is not None:
+            res["limits"] = limits
+        return {"name": "c", "resources": res}
+    return {"spec": {"containers": [c(*x) for x in containers], "initContainers": [c(*x) for x in init]}}
+
+
+GPU, AMD = "nvidia.com/gpu", "amd.com/gpu"
+
+
+@pytest.mark.parametrize("managed, pod, want", [
+    pytest.param([], pod_with([({"cpu": "100m"},)]), True, id="empty managed resources - should return true"),
+    pytest.param([GPU], pod_with([({"cpu": "100m", GPU: "1"},)]), True, id="managed resource in requests"),
+    pytest.param([GPU], pod_with([(None, {GPU: "1"})]), True, id="container has managed resource in limits"),
+    pytest.param([GPU], pod_with([({"cpu": "100m"},)], [({GPU: "1"},)]), True, id="init container has one"),
+    pytest.param([GPU], pod_with([({"cpu": "100m", "memory": "128Mi"},)]), False, id="no managed resources"),
+    pytest.param([GPU, AMD], pod_with([({"cpu": "100m", AMD: "1"},)]), True, id="multiple managed - one match"),
+    # TestHasManagedResources
+    pytest.param([GPU], pod_with([]), False, id="no containers"),
+    pytest.param([GPU], pod_with([({GPU: "1"}, {GPU: "1"})]), True, id="managed resource in requests and limits"),
+    pytest.param([GPU], pod_with([({"cpu": "100m"},), ({GPU: "1"},)]), True, id="multiple containers - one has it"),
+    pytest.param([GPU], pod_with([(None, None)]), False, id="empty resource requirements"),
+    pytest.param([GPU, AMD], pod_with([({GPU: "1", "intel.com/gpu": "1"},)]), True, id="partial match"),
+    # TestHasResourcesInList
+    pytest.param([GPU], pod_with([({},)]), False, id="empty resource list"),
+    pytest.param([GPU, AMD], pod_with([({"cpu": "100m", GPU: "1", AMD: "1"},)]), True, id="several managed ones"),
+    pytest.param([], {}, True, id="no managed resources: every pod, even one without containers"),
+])
+def test_interested(managed, pod, want):
+    assert extender.interested(frozenset(managed), pod) is want
+
+
+# ---- the HTTP client ---------------------------------------------------------------------------------
+def test_an_answer_over_10_mib_is_refused():
+    """TestMaxBodySizeLimit2."""
+    big = b'{"padding":"' + b"a" * (extender_http.MAX_BODY + 1) + b'"}'
+    with extender_server.running({"test": lambda b: big}) as ext:
+        with pytest.raises(extender_http.ExtenderError, match="http: request body too large"):
+            extender_http.post(ext.url, "test", {"task": {}, "node": {}}, 5.0)
+
+
+def test_client_errors_say_what_happened():
+    gate = threading.Event()
+    answers = {"ok": lambda b: {"echo": b}, "boom": lambda b: (500, {}), "notjson": lambda b: b"<html>",
+               "slow": lambda b: gate.wait(10) and {}}
+    with extender_server.running(answers, prefix="/ext") as ext:
+        assert extender_http.post(ext.url + "/", "ok", {"x": 1}, 5.0) == {"echo": {"x": 1}}   # prefix's "/" trimmed
+        assert ext.calls[0] == ("ok", {"x": 1})
+        with pytest.raises(extender_http.ExtenderError, match=r"failed boom with extender at URL .*/ext/boom, code 500"
+                           ):
+            extender_http.post(ext.url, "boom", {}, 5.0)
+        with pytest.raises(extender_http.ExtenderError, match="the answer is not JSON"):
+            extender_http.post(ext.url, "notjson", {}, 5.0)
+        with pytest.raises(extender_http.ExtenderError, match=r"no answer within 100ms \(extender.httpTimeout\)"):
+            extender_http.post(ext.url, "slow", {}, 0.1)
+        gate.set()
+    with pytest.raises(extender_http.ExtenderError, match="Connection refused"):
+        extender_http.post(f"http://127.0.0.1:{extender_server.free_port()}", "x", {}, 5.0)
+
+
+# ---- bad arguments: file:line at load -----------------------------------------------------------------
+def conf_with(args):
+    return ('actions: "allocate"\ntiers:\n- plugins:\n  - name: extender\n    arguments:\n'
+            + "".join(f"      {a}\n" for a in args))
+
+
+@pytest.mark.parametrize("args, says", [
+    (["extender.urlPrefix: 127.0.0.1:8713"], "sched.conf:6: plugin \"extender\": argument 'extender.urlPrefix': "
+     "'127.0.0.1:8713' must start with http:// or https://"),
+    (["extender.urlPrefix: http://"], "sched.conf:6: plugin \"extender\": argument 'extender.urlPrefix': 'http://' "
+     "has no host"),
+    (["extender.urlPrefix: http://h:99999"], "sched.conf:6: plugin \"extender\": argument 'extender.urlPrefix': "
+     "'http://h:99999' not a URL (Port out of range 0-65535)"),
+    (["extender.urlPrefix: 8713"], "sched.conf:6: plugin \"extender\": argument 'extender.urlPrefix': expected a URL"),
+    (["extender.urlPrefix: http://h", "extender.httpTimeout: 100"], "sched.conf:7: plugin \"extender\": argument "
+     "'extender.httpTimeout': expected a Go duration string such as \"100ms\""),
+    (["extender.urlPrefix: http://h", "extender.httpTimeout: 1 sec"], "sched.conf:7: plugin \"extender\": argument "
+     "'extender.httpTimeout': invalid duration '1 sec'"),
+    (["extender.urlPrefix: http://h", "extender.httpTimeout: 0s"], "sched.conf:7: plugin \"extender\": argument "
+     "'extender.httpTimeout': must be positive, got '0s'"),
+    (["extender.predicateVerb: predicate"], "sched.conf:5: plugin \"extender\": extender.predicateVerb is set but "
+     "extender.urlPrefix is not"),
+    (["extender.urlPrefix: http://h", "extender.allocateFuncVerb: allocate"], "sched.conf:7: plugin \"extender\": "
+     "argument 'extender.allocateFuncVerb': not supported by vclite yet"),
+    (["extender.urlPrefix: http://h", "extender.managedResources: nvidia.com/gpu"], "sched.conf:7: plugin "
+     "\"extender\": argument 'extender.managedResources': expected a list of resource names"),
+    (["extender.urlPrefix: http://h", "extender.ignorable: maybe"], "sched.conf:7: plugin \"extender\": argument "
+     "'extender.ignorable': expected true or false"),
+    (["extender.urlPrefix: http://h", "extender.predicateverb: p"], "sched.conf:7: plugin \"extender\": unknown "
+     'argument "extender.predicateverb"'),
+])
+def test_bad_arguments_are_refused_at_load(args, says):
+    with pytest.raises(conf.ConfError) as e:
+        conf.parse(conf_with(args), "sched.conf")
+    assert says in str(e.value), str(e.value)
+
+
+def test_good_arguments_load():
+    c = conf.parse(conf_with(["extender.urlPrefix: https://ext.example:8443/v1", "extender.httpTimeout: 100ms",
+                              "extender.predicateVerb: predicate", "extender.ignorable: \"true\"",
+                              "extender.managedResources: [nvidia.com/gpu]"]), "sched.conf")
+    args = c.tiers[0][0].args
+    assert (args.url_prefix, args.http_timeout, args.predicate, args.ignorable, args.managed_resources) == \
+        ("https://ext.example:8443/v1", 0.1, "predicate", True, ("nvidia.com/gpu",))
+
+
+# ---- predicate --------------------------------------------------------------------------------------
+def refuse(name, code=2):
+    return lambda b: {"status": f"{name} is reserved", "code": code} if b["node"]["Name"] == name else OK
+
+
+def test_predicate_refuses_a_node_and_gets_volcano_shaped_json():
+    with extender_server.running({"predicate": refuse("n1")}) as ext:
+        result = session_with(ext.url, predicate="predicate")
+    assert result.binds == {"ns/p1": "n2"}
+    body = ext.bodies("predicate")[0]
+    assert set(body) == {"task", "node"}
+    task, node_ = body["task"], body["node"]
+    assert (task["UID"], task["Job"], task["Name"], task["Namespace"], task["Status"]) == \
+        ("ns/p1", "ns/pg", "p1", "ns", 1)
+    assert task["Resreq"] == {"MilliCPU": 1000.0, "Memory": 2.0 ** 30, "ScalarResources": {"pods": 1.0},
+                              "MaxTaskNum": 1}
+    assert task["Pod"]["metadata"]["name"] == "p1"
+    assert node_["Name"] == "n1" and node_["State"] == {"Phase": 1, "Reason": ""}
+    assert node_["Idle"]["MilliCPU"] == 4000.0 and node_["Node"]["metadata"]["name"] == "n1"
+    assert node_["Tasks"] == {}
+
+
+@pytest.mark.parametrize("answer", [[], "no", {"status": None}, {"code": 3}])
+def test_a_predicate_answer_without_a_message_passes(answer):
+    with extender_server.running({"predicate": lambda b: answer}) as ext:
+        assert session_with(ext.url, predicate="predicate").binds == {"ns/p1": "n1"}
+
+
+def test_predicate_refusing_every_node_says_why():
+    with extender_server.running({"predicate": lambda b: {"status": "no GPU left", "code": 3}}) as ext:
+        result = session_with(ext.url, predicate="predicate")
+    assert result.binds == {}
+    message = result.podgroup_status["ns/pg"]["conditions"][-1]["message"]
+    assert "2 no GPU left" in message, message
+
+
+@pytest.mark.parametrize("ignorable, binds", [(True, {"ns/p1": "n1"}), (False, {})])
+def test_an_unreachable_extender_is_skipped_or_fails_the_predicate(ignorable, binds):
+    url = f"http://127.0.0.1:{extender_server.free_port()}"
+    result = session_with(url, predicate="predicate", ignorable=ignorable)
+    assert result.binds == binds
+    if not ignorable:
+        message = result.podgroup_status["ns/pg"]["conditions"][-1]["message"]
+        assert "extender: POST " + url + "/predicate:" in message and "Connection refused" in message, message
+
+
+def test_a_pod_without_managed_resources_is_not_asked_about():
+    with extender_server.running({"predicate": lambda b: {"status": "never", "code": 3}}) as ext:
+        text = conf_text(ext.url, predicate="predicate").replace(
+            "extender.httpTimeout: 2s", "extender.httpTimeout: 2s\n      extender.managedResources: [nvidia.com/gpu]")
+        result = session.run_session(two_nodes(), conf.parse(text, "sched.conf"), o.NOW)
+    assert result.binds == {"ns/p1": "n1"} and ext.calls == []
+
+
+# ---- prioritize ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("answer, node_", [
+    ({"nodeScore": {"n2": 100.0}, "errorMessage": ""}, "n2"),
+    ({"nodeScore": {"n2": 100.0}, "errorMessage": "busy"}, "n1"),   # an error message: no scores
+    ({}, "n1"),
+])
+def test_prioritize_scores_the_candidates(answer, node_):
+    with extender_server.running({"prioritize": lambda b: answer}) as ext:
+        result = session_with(ext.url, prioritize="prioritize")
+    assert result.binds == {"ns/p1": node_}
+    body = ext.bodies("prioritize")[0]
+    assert body["task"]["Name"] == "p1" and [n["Name"] for n in body["nodes"]] == ["n1", "n2"]
+
+
+# ---- enqueue -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("answer, ignorable, phase", [
+    ({"status": 1}, None, "Inqueue"),
+    ({"status": -1}, None, "Pending"),
+    ({"status": 0}, None, "Inqueue"),
+    (None, True, "Inqueue"),     # unreachable, ignorable: Permit
+    (None, False, "Pending"),    # unreachable: Reject
+])
+def test_job_enqueueable_votes(answer, ignorable, phase):
+    st = two_nodes(phase="Pending")
+    if answer is None:
+        result = session_with(f"http://127.0.0.1:{extender_server.free_port()}", st, actions="enqueue",
+                              jobEnqueueable="jobEnqueueable", ignorable=ignorable)
+    else:
+        with extender_server.running({"jobEnqueueable": lambda b: answer, "jobEnqueued": lambda b: {}}) as ext:
+            result = session_with(ext.url, st, actions="enqueue", jobEnqueueable="jobEnqueueable",
+                                  jobEnqueued="jobEnqueued")
+        job = ext.bodies("jobEnqueueable")[0]["job"]
+        assert (job["UID"], job["Queue"], job["MinAvailable"], job["PodGroup"]["metadata"]["name"]) == \
+            ("ns/pg", "default", 1, "pg")
+        assert list(job["Tasks"]) == ["ns/p1"] and list(job["TaskStatusIndex"]) == ["1"]
+        assert ext.verbs().count("jobEnqueued") == (phase == "Inqueue")
+    assert result.podgroup_status.get("ns/pg", {}).get("phase", "Pending") == phase
+
+
+# ---- overused, jobReady ------------------------------------------------------------------------------
+@pytest.mark.parametrize("answers, ignorable, binds", [
+    ({"queueOverused": {"overused": True}}, None, {}),
+    ({"queueOverused": {"overused": False}}, None, {"ns/p1": "n1"}),
+    ({"jobReady": {"status": False}}, None, {}),
+    ({"jobReady": {"status": True}}, None, {"ns/p1": "n1"}),
+    ({"queueOverused": None}, True, {"ns/p1": "n1"}),
+    ({"queueOverused": None}, False, {}),
+    ({"jobReady": None}, True, {"ns/p1": "n1"}),    # (upstream: not ready when ignorable, ready when not)
+    ({"jobReady": None}, False, {}),
+])
+def test_overused_and_job_ready(answers, ignorable, binds):
+    verbs = {verb: verb for verb in answers}
+    table = {verb: (lambda b, a=a: a) if a is not None else (lambda b: (503, {})) for verb, a in answers.items()}
+    with extender_server.running(table) as ext:
+        result = session_with(ext.url, ignorable=ignorable, **verbs)
+    assert result.binds == binds
+    verb = next(iter(answers))
+    body = ext.bodies(verb)[0]
+    if verb == "queueOverused":
+        assert (body["queue"]["Name"], body["queue"]["UID"], body["queue"]["Weight"]) == ("default", "default", 1)
+    else:
+        assert body["job"]["Name"] == "pg"
+
+
+# ---- session open / close -------------------------------------------------------------------------------
+def test_session_open_and_close_are_called_with_the_snapshot():
+    with extender_server.running({"open": lambda b: {}, "close": lambda b: {}, "predicate": lambda b: OK}) as ext:
+        result = session_with(ext.url, onSessionOpen="open", onSessionClose="close", predicate="predicate")
+    assert result.binds == {"ns/p1": "n1"}
+    assert ext.verbs()[0] == "open" and ext.verbs()[-1] == "close"
+    opened = ext.bodies("open")[0]
+    assert sorted(opened) == ["Jobs", "NamespaceInfo", "NodeList", "Nodes", "Queues", "RevocableNodes"]
+    assert sorted(opened["Nodes"]) == ["n1", "n2"] and list(opened["Jobs"]) == ["ns/pg"]
+    assert list(opened["Queues"]) == ["default"] and opened["RevocableNodes"] == {}
+    assert ext.bodies("close") == [{}]
+
+
+@pytest.mark.parametrize("ignorable, binds, predicate_calls", [(True, {"ns/p1": "n1"}, 2), (False, {}, 0)])
+def test_a_failed_session_open(ignorable, binds, predicate_calls):
+    """Ignorable: the hooks are still asked. Not ignorable: every hook fails at once (upstream drops the
+    extender for the session instead); the close is still sent."""
+    with extender_server.running({"open": lambda b: (500, {}), "close": lambda b: {},
+                                  "predicate": lambda b: OK}) as ext:
+        result = session_with(ext.url, onSessionOpen="open", onSessionClose="close", predicate="predicate",
+                              ignorable=ignorable)
+    assert result.binds == binds
+    assert ext.verbs().count("predicate") == predicate_calls and ext.verbs()[-1] == "close"
+    if not ignorable:
+        message = result.podgroup_status["ns/pg"]["conditions"][-1]["message"]
+        assert "extender: session open failed: failed open with extender at URL" in message, message
+
+
+# ---- preemptable ------------------------------------------------------------------------------------------
+def preempt_case(ext_args):
+    tiers = [[conf.plugin("extender", ext_args, enablePreemptable=True), *T_PREEMPT[0]]]
+    return Case(tiers, "preempt", [node("n1", 3, "3G")], [q("q1")],
+                [group("c1/pg1", "q1", 0, prio="low-priority"), group("c1/pg2", "q1", 1, prio="high-priority")],
+                [running("c1/a", "pg1", "n1", preemptable=True), running("c1/b", "pg1", "n1", preemptable=True),
+                 running("c1/c", "pg1", "n1", preemptable=True), pending("c1/preemptor", "pg2")], [], classes=PRIO)
+
+
+def pick(name, status=1):
+    return lambda b: {"status": status, "victims": [t for t in b["evictees"] if t["Name"] == name]}
+
+
+@pytest.mark.parametrize("answer, evictions", [
+    (pick("c"), ["c1/c"]),
+    (pick("b", status=-1), ["c1/b"]),                      # only status 0 abstains (as upstream)
+    (lambda b: {"status": 1, "victims": [{"UID": "c1/zz"}]}, []),   # unknown victims are dropped: none left
+    (lambda b: (500, {}), []),                             # no answer: no victims in the tier
+    (lambda b: {"status": 1, "victims": 7}, []),           # nonsense: no victims
+    (lambda b: {"status": 1, "victims": [{"UID": ["c1/a"]}, "c1/b"]}, []),
+])
+def test_preemptable_chooses_victims(answer, evictions):
+    with extender_server.running({"preemptable": answer}) as ext:
+        result = run(preempt_case({"extender.urlPrefix": ext.url, "extender.preemptableVerb": "preemptable"}))
+    assert result.evictions == evictions
+    body = ext.bodies("preemptable")[0]
+    assert body["evictor"]["Name"] == "preemptor" and sorted(t["Name"] for t in body["evictees"]) == ["a", "b", "c"]
+
+
+def test_preemptable_abstaining_leaves_the_choice_to_the_others():
+    with extender_server.running({"preemptable": lambda b: {"status": 0, "victims": []}}) as ext:
+        result = run(preempt_case({"extender.urlPrefix": ext.url, "extender.preemptableVerb": "preemptable"}))
+    assert len(result.evictions) == 1
