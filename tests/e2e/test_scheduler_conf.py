@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from tests import extender_server
+
 BAD_CONF = """\
 actions: "enqueue, allocate, backfill"
 tiers:
@@ -149,3 +151,47 @@ def test_the_added_plugins_work_through_vcctl_run(vcctl, write, tmp_path):
               write("pair.yaml", job), timeout=90)
     assert r.code == 0, r
     assert len(set(_nodes_of_pods(r.out))) == 2, r
+
+
+EXTENDER_CONF = """\
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: predicates
+  - name: nodeorder
+  - name: extender
+    arguments:
+      extender.urlPrefix: {url}
+      extender.httpTimeout: 5s
+      extender.predicateVerb: filter
+      extender.onSessionOpenVerb: open
+"""
+
+
+def test_an_extender_that_refuses_a_node_keeps_the_pods_off_it(vcctl, write, tmp_path):
+    """Without it the pair spreads over both nodes (test_a_good_conf_is_used); the extender refuses local-0."""
+    def refuse(body):
+        if body["node"]["Name"] == "local-0":
+            return {"status": "local-0 is drained by the extender", "code": 3}
+        return {"status": "", "code": 0}
+    with extender_server.running({"filter": refuse, "open": lambda body: {}}) as ext:
+        conf = write("extender.conf", EXTENDER_CONF.format(url=ext.url))
+        r = vcctl("run", "-q", "-o", "json", "--nodes", NODES, "--scheduler-conf", conf, "--workdir", tmp_path / "w",
+                  write("pair.yaml", PAIR), timeout=90)
+    assert r.code == 0, r
+    assert _nodes_of_pods(r.out) == ["local-1", "local-1"], r
+    asked = {body["node"]["Name"] for body in ext.bodies("filter")}
+    assert asked == {"local-0", "local-1"} and "open" in ext.verbs(), ext.verbs()
+
+
+def test_bad_extender_arguments_are_named_by_file_and_line(vcctl, write, tmp_path):
+    conf = write("extender.conf", EXTENDER_CONF.format(url="localhost:8713").replace("5s", "5"))
+    r = vcctl("run", "--scheduler-conf", conf, "--workdir", tmp_path / "w", write("pair.yaml", PAIR), timeout=60)
+    assert r.code == 2, r
+    assert f"{conf}:11: plugin \"extender\": argument 'extender.urlPrefix': 'localhost:8713' must start with " \
+           "http:// or https://" in r.err, r
+    assert f"{conf}:12: plugin \"extender\": argument 'extender.httpTimeout': expected a Go duration string" in r.err, r
+    assert not list(tmp_path.rglob("ran-*")), "a pod ran"
