@@ -195,3 +195,21 @@ def test_bad_extender_arguments_are_named_by_file_and_line(vcctl, write, tmp_pat
            "http:// or https://" in r.err, r
     assert f"{conf}:12: plugin \"extender\": argument 'extender.httpTimeout': expected a Go duration string" in r.err, r
     assert not list(tmp_path.rglob("ran-*")), "a pod ran"
+
+
+def test_pods_refused_by_the_extender_are_placed_once_it_accepts(vcctl, write, tmp_path):
+    """The extender refuses every node for its first 6 answers, then accepts: nothing else changes in the cluster,
+    so only the plugin's request for another session (Volcano's periodic session) lets the pair run."""
+    answers = []
+
+    def refuse_at_first(body):
+        answers.append(body["node"]["Name"])
+        if len(answers) <= 6:
+            return {"status": "not yet", "code": 2}
+        return {"status": "", "code": 0}
+    with extender_server.running({"filter": refuse_at_first, "open": lambda body: {}}) as ext:
+        conf = write("extender.conf", EXTENDER_CONF.format(url=ext.url))
+        r = vcctl("run", "-q", "-o", "json", "--nodes", NODES, "--scheduler-conf", conf, "--workdir", tmp_path / "w",
+                  write("pair.yaml", PAIR), timeout=90)
+    assert r.code == 0, r
+    assert len(_nodes_of_pods(r.out)) == 2 and len(answers) > 6, (answers, r)

@@ -33,13 +33,15 @@ drops the extender for the session; a failed jobReady call is not-ready unless i
 the two inverted); a failed prioritize call gives no scores (upstream leaves the task unplaced this
 time); allocateFuncVerb / deallocateFuncVerb are refused (vclite's statements cannot roll an
 allocation back on a handler's error). Calls block the scheduler (and, with `vcctl server`, the API)
-for at most the timeout each.
+for at most the timeout each. A refusal (a node refused, Reject, overused, not ready) asks for another
+session a second later, as Volcano's periodic session would ask again.
 
 Must not: keep state between sessions.
 """
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +59,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 NAME = "extender"
+AGAIN = _dt.timedelta(seconds=1)   # Volcano's default schedule period: when a refusal is looked at again
 P = "extender."
 # Volcano's status codes (api/types.go)
 SUCCESS, ERROR, UNSCHEDULABLE, UNRESOLVABLE = 0, 1, 2, 3
@@ -201,6 +204,11 @@ class Extender:
             except extender_http.ExtenderError:
                 pass
 
+    def again(self) -> None:
+        """The extender kept something from happening: its answer may change with nothing else changing, so
+        the next session runs within Volcano's schedule period (vclite's sessions otherwise run on events)."""
+        self.ssn.recheck_by(self.ssn.now + AGAIN)
+
     # ---- hooks ------------------------------------------------------------------------------------
     def predicate(self, task: "tasks_mod.TaskInfo", nodes: "nodes_mod.NodeState") -> list[fit.Failure]:
         if not interested(self.managed, task.pod):
@@ -223,6 +231,8 @@ class Extender:
                 if mask is None:
                     mask = refused[why] = np.zeros(n, dtype=bool)
                 mask[row] = True
+        if refused:
+            self.again()
         out = []
         for resolvable in (False, True):
             reasons = tuple((why, m) for (why, r), m in refused.items() if r == resolvable)
@@ -289,10 +299,12 @@ class Extender:
         except extender_http.ExtenderError as e:
             if self.args.ignorable:
                 return hooks.Vote.PERMIT
+            self.again()
             self.ssn.note_enqueue_rejection(job, status.Reason.NOT_ENQUEUEABLE, f"extender: {e}")
             return hooks.Vote.REJECT
         vote = _vote(_field(answer, "status", 0))
         if vote == hooks.Vote.REJECT:
+            self.again()
             self.ssn.note_enqueue_rejection(job, status.Reason.NOT_ENQUEUEABLE, "the extender rejected the job")
         return vote
 
@@ -306,12 +318,20 @@ class Extender:
         try:
             answer = self.call(self.args.queue_overused, {"queue": self.enc.queue(queue)})
         except extender_http.ExtenderError:
-            return not self.args.ignorable
-        return _field(answer, "overused", False) is True
+            overused = not self.args.ignorable
+        else:
+            overused = _field(answer, "overused", False) is True
+        if overused:
+            self.again()
+        return overused
 
     def job_ready(self, job: "jobs_mod.JobInfo") -> bool:
         try:
             answer = self.call(self.args.job_ready, {"job": self.enc.job(job)})
         except extender_http.ExtenderError:
-            return self.args.ignorable
-        return _field(answer, "status", False) is True
+            ready = self.args.ignorable
+        else:
+            ready = _field(answer, "status", False) is True
+        if not ready:
+            self.again()
+        return ready

@@ -328,3 +328,20 @@ def test_preemptable_abstaining_leaves_the_choice_to_the_others():
     with extender_server.running({"preemptable": lambda b: {"status": 0, "victims": []}}) as ext:
         result = run(preempt_case({"extender.urlPrefix": ext.url, "extender.preemptableVerb": "preemptable"}))
     assert len(result.evictions) == 1
+
+
+# ---- a refusal is looked at again within Volcano's schedule period ----------------------------------------
+@pytest.mark.parametrize("verbs, answers, again", [
+    ({"predicate": "p"}, {"p": refuse("n1")}, True),
+    ({"predicate": "p"}, {"p": lambda b: OK}, False),
+    ({"jobEnqueueable": "e"}, {"e": lambda b: {"status": -1}}, True),
+    ({"jobEnqueueable": "e"}, {"e": lambda b: {"status": 1}}, False),
+    ({"queueOverused": "o"}, {"o": lambda b: {"overused": True}}, True),
+    ({"jobReady": "r"}, {"r": lambda b: {"status": False}}, True),
+    ({"jobReady": "r"}, {"r": lambda b: {"status": True}}, False),
+])
+def test_a_refusal_asks_for_another_session_a_second_later(verbs, answers, again):
+    """Volcano asks again at its next periodic session; vclite's sessions run on events, so the plugin asks."""
+    with extender_server.running(answers) as ext:
+        result = session_with(ext.url, two_nodes(phase="Pending"), **verbs)
+    assert result.recheck_at == (o.NOW + extender.AGAIN if again else None)
