@@ -10,7 +10,8 @@ import threading
 import pytest
 
 from tests import extender_server
-from tests.scenarios.test_scheduler_eviction import PRIO, T_PREEMPT, Case, group, node, pending, q, run, running
+from tests.scenarios.test_scheduler_eviction import (CGP, PRIO, T_PREEMPT, Case, group, node, pending, q, run,
+                                                     running)
 from tests.unit.scheduler import objects as o
 from vclite.scheduler import conf
 from vclite.scheduler.framework import session
@@ -345,3 +346,22 @@ def test_a_refusal_asks_for_another_session_a_second_later(verbs, answers, again
     with extender_server.running(answers) as ext:
         result = session_with(ext.url, two_nodes(phase="Pending"), **verbs)
     assert result.recheck_at == (o.NOW + extender.AGAIN if again else None)
+
+
+@pytest.mark.parametrize("answer, evictions", [
+    (pick("b"), ["c1/b"]),
+    (pick("a"), ["c1/a"]),
+    (lambda b: {"status": 0, "victims": []}, ["c1/c"]),   # abstains: the next tier (proportion) chooses
+])
+def test_reclaimable_chooses_victims(answer, evictions):
+    """In a tier of its own (a tier's victims are what all its plugins offer; proportion alone would take c)."""
+    pods = [running("c1/a", "pg1", "n1", preemptable=True), running("c1/b", "pg1", "n1", preemptable=True),
+            running("c1/c", "pg1", "n1", preemptable=True), pending("c1/reclaimer", "pg2")]
+    groups = [group("c1/pg1", "q1", 0, prio="low-priority"), group("c1/pg2", "q2", 1, prio="high-priority")]
+    with extender_server.running({"reclaimable": answer}) as ext:
+        args = {"extender.urlPrefix": ext.url, "extender.reclaimableVerb": "reclaimable"}
+        tiers = [[conf.plugin("extender", args, enableReclaimable=True)], CGP[0]]
+        result = run(Case(tiers, "reclaim", [node("n1", 3, "3G")], [q("q1"), q("q2")], groups, pods, [], classes=PRIO))
+    assert result.evictions == evictions
+    body = ext.bodies("reclaimable")[0]
+    assert body["evictor"]["Name"] == "reclaimer" and sorted(t["Name"] for t in body["evictees"]) == ["a", "b", "c"]
