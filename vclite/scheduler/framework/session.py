@@ -5,7 +5,8 @@ a SessionResult out (binds, evictions, pipelined reservations, PodGroup and Queu
 that differ from the stored ones). `open_session` / `close_session` expose the halves for tests.
 The session UID (conditions' transitionID) is derived from `now`, so a session is reproducible.
 
-Must not: perform I/O, read the clock, or know a particular plugin or action.
+Must not: perform I/O, read the clock, or know a particular plugin or action. (A plugin may do I/O: the
+`extender` asks an HTTP service, within its timeout; the session is then only as pure as its answers.)
 """
 from __future__ import annotations
 
