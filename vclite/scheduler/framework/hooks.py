@@ -88,6 +88,7 @@ class Point(enum.StrEnum):
     PREEMPTIVE = "preemptive"
     PREEMPTABLE = "preemptable"
     RECLAIMABLE = "reclaimable"
+    UNIFIED_EVICTABLE = "unifiedEvictable"
     VICTIM_TASKS = "victimTasks"
     TARGET_JOB = "targetJob"
     RESERVED_NODES = "reservedNodes"
@@ -126,6 +127,9 @@ TABLE: Mapping[Point, Spec] = types.MappingProxyType({
     Point.PREEMPTIVE: Spec(Rule.AND, "enablePreemptive", "(queue, task) -> bool"),
     Point.PREEMPTABLE: Spec(Rule.INTERSECT_BY_TIER, "enablePreemptable", "(preemptor, candidates) -> list | None"),
     Point.RECLAIMABLE: Spec(Rule.INTERSECT_BY_TIER, "enableReclaimable", "(reclaimer, candidates) -> list | None"),
+    # gangpreempt / gangreclaim (Volcano registers it without an enable flag: `enablePreemptable: false`
+    # does not turn it off): the candidates of a whole domain, in bundle order, at once.
+    Point.UNIFIED_EVICTABLE: Spec(Rule.INTERSECT_BY_TIER, None, "(eviction.Context, candidates) -> list | None"),
     Point.VICTIM_TASKS: Spec(Rule.UNION_BY_TIER, "enabledVictim", "(tasks) -> list"),
     Point.TARGET_JOB: Spec(Rule.FIRST_RESULT, "enableTargetJob", "(jobs) -> job | None"),
     Point.RESERVED_NODES: Spec(Rule.CALL_ALL, "enableReservedNodes", "() -> None"),

@@ -29,10 +29,13 @@ Hooks:
 - Pods that opted in to the queue-allocation gate (SchedulingGatesQueueAdmission's reservation cache): those
   pending without the gate (their queue let them through) count in their queue's allocated for Allocatable,
   and a candidate Allocatable lets through joins them; allocate takes one out, deallocate puts it back.
+- UnifiedEvictable (gangpreempt, gangreclaim): gangpreempt, every candidate; gangreclaim, per candidate
+  in the order given (bundle order): taking it keeps its queue at or above guarantee, and its queue's
+  deserved has none of its dimensions or it is over deserved on one of them (ancestors are not looked
+  at, nor whether it shares a dimension with the starving job, as upstream); a broken queue tree: none.
 Not ported: DRA quotas (`deviceclass/…` resources; vclite has no resource claims, the two DRA
-arguments are accepted and change nothing), UnifiedEvictable and the Simulate* hooks (gangpreempt,
-gangreclaim and hypernode search, which vclite lacks). Differences from Volcano: see
-docs/differences.md.
+arguments are accepted and change nothing), and the Simulate* hooks (topology-aware preemption and
+hypernode search, which vclite lacks). Differences from Volcano: see docs/differences.md.
 
 Must not: keep state between sessions.
 """
@@ -45,7 +48,7 @@ import numpy as np
 
 from vclite.api import resources, scheduling
 from vclite.scheduler.framework import dims as dims_mod
-from vclite.scheduler.framework import hooks, plugin
+from vclite.scheduler.framework import eviction, hooks, plugin
 from vclite.scheduler.framework import status as status_mod
 from vclite.scheduler.framework import tasks as tasks_mod
 from vclite.scheduler.plugins import capacity_quota as quota
@@ -115,6 +118,7 @@ class Capacity:
         if self.hierarchy and not self.broken:
             reg.add(hooks.Point.VICTIM_QUEUE_ORDER, self.victim_queue_order)
         reg.add(hooks.Point.RECLAIMABLE, self.reclaimable, key=_reclaimer_queue(ssn))
+        reg.add(hooks.Point.UNIFIED_EVICTABLE, self.unified_evictable)
         reg.add(hooks.Point.PREEMPTIVE, self.preemptive)
         reg.add(hooks.Point.ALLOCATABLE, self.allocatable)
         reg.add(hooks.Point.JOB_ENQUEUEABLE, self.job_enqueueable)
@@ -375,6 +379,30 @@ class Capacity:
             allocated -= t.req
             for up_allocated in {id(a): a for a in taken}.values():
                 up_allocated -= t.req
+            victims.append(t)
+        return victims
+
+    def unified_evictable(self, ctx: "eviction.Context",
+                          candidates: "list[tasks_mod.TaskInfo]") -> "list[tasks_mod.TaskInfo]":
+        if ctx.kind == eviction.Kind.GANG_PREEMPT:
+            return list(candidates)   # (no quota question within one queue)
+        if self.broken:
+            return []
+        ssn, dims = self.ssn, self.ssn.dims
+        victims = []
+        allocations: dict[str, np.ndarray] = {}
+        for t in candidates:
+            job = ssn.jobs.get(t.job)
+            attr = self.attrs.get(job.queue) if job is not None else None
+            if attr is None:
+                continue
+            allocated = allocations.setdefault(attr.name, attr.allocated.copy())
+            if not dims_mod.less_equal(attr.guarantee, allocated - t.req):
+                continue
+            if quota.shares_dimension(t.req, attr.deserved, dims, with_pods=True) and \
+                    not quota.over_deserved(allocated, attr.deserved, attr.listed, t.req, dims):
+                continue
+            allocated -= t.req
             victims.append(t)
         return victims
 

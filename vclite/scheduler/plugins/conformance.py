@@ -2,7 +2,8 @@
 
 Preemptable and Reclaimable drop every candidate whose priorityClassName is
 `system-cluster-critical` or `system-node-critical`, or that runs in namespace `kube-system`;
-the rest are victims as far as this plugin is concerned.
+the rest are victims as far as this plugin is concerned. UnifiedEvictable (gangpreempt,
+gangreclaim) drops the same candidates.
 
 Must not: keep state between sessions.
 """
@@ -44,6 +45,7 @@ class Conformance:
     def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:
         reg.add(hooks.Point.PREEMPTABLE, evictable, key=any_evictor)
         reg.add(hooks.Point.RECLAIMABLE, evictable, key=any_evictor)
+        reg.add(hooks.Point.UNIFIED_EVICTABLE, evictable)
 
     def on_session_close(self, ssn: "session_mod.Session") -> None:
         return None

@@ -14,6 +14,8 @@ and an earlier Unschedulable condition turns False. Jobs whose reason was alread
 session (enqueue rejection, invalid) keep it.
 Preemptable / Reclaimable: a victim job keeps at least minMember ready tasks — counting from its
 ReadyTaskNum, a candidate is a victim while the count is above minMember (the count then drops).
+UnifiedEvictable (gangpreempt, gangreclaim): every candidate — those actions keep gangs whole
+themselves (actions/bundles.py: a gang is broken only by taking it whole), as upstream.
 
 Must not: keep state between sessions.
 """
@@ -36,6 +38,10 @@ CondType = scheduling.PodGroupConditionType
 Reason = scheduling.ConditionReason
 
 
+def _every_candidate(ctx: object, candidates: "list[tasks_mod.TaskInfo]") -> "list[tasks_mod.TaskInfo]":
+    return list(candidates)
+
+
 class Gang:
     name = "gang"
     Arguments = plugin.NoArguments
@@ -52,6 +58,7 @@ class Gang:
         self.ssn = ssn
         reg.add(hooks.Point.PREEMPTABLE, self.evictable, key=_any_evictor)
         reg.add(hooks.Point.RECLAIMABLE, self.evictable, key=_any_evictor)
+        reg.add(hooks.Point.UNIFIED_EVICTABLE, _every_candidate)
 
     @staticmethod
     def job_valid(job: "jobs_mod.JobInfo") -> plugin.ValidateResult | None:

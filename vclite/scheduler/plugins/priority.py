@@ -5,6 +5,8 @@ priorityClassName value) first. JobStarving: ready + waiting < #tasks.
 Preemptable: a pod of another job is a victim iff its job's priority is lower than the
 preemptor's job's; a pod of the preemptor's own job iff its task priority is lower than the
 preemptor's. Like Volcano, priority registers no Reclaimable (reclaim is about queue shares).
+UnifiedEvictable (gangpreempt, gangreclaim): for gangpreempt a candidate is a victim iff its job's
+priority is lower than the starving job's; for gangreclaim every candidate is.
 
 Must not: keep state between sessions.
 """
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from vclite.scheduler.framework import hooks, plugin
+from vclite.scheduler.framework import eviction, hooks, plugin
 
 if TYPE_CHECKING:
     from vclite.scheduler.framework import jobs as jobs_mod
@@ -37,6 +39,7 @@ class Priority:
         reg.add(hooks.Point.JOB_STARVING, self.job_starving)
         self.ssn = ssn
         reg.add(hooks.Point.PREEMPTABLE, self.preemptable, key=self.preemptor_key)
+        reg.add(hooks.Point.UNIFIED_EVICTABLE, self.unified_evictable)
 
     @staticmethod
     def task_order(l: "tasks_mod.TaskInfo", r: "tasks_mod.TaskInfo") -> int:
@@ -68,6 +71,15 @@ class Priority:
             if (job.priority < mine.priority) if job is not mine else (t.priority < preemptor.priority):
                 victims.append(t)
         return victims
+
+    def unified_evictable(self, ctx: "eviction.Context",
+                          candidates: "list[tasks_mod.TaskInfo]") -> "list[tasks_mod.TaskInfo]":
+        """gangpreempt: the candidates of jobs of lower priority than the starving job; gangreclaim: all
+        (reclaim is about queues' fair shares, priority does not gate it)."""
+        if ctx.kind == eviction.Kind.GANG_RECLAIM:
+            return list(candidates)
+        jobs = self.ssn.jobs
+        return [t for t in candidates if t.job in jobs and jobs[t.job].priority < ctx.job.priority]
 
     def on_session_close(self, ssn: "session_mod.Session") -> None:
         return None
