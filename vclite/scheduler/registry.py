@@ -13,7 +13,7 @@ import dataclasses
 import types
 from typing import Mapping
 
-from vclite.scheduler.actions import allocate, backfill, enqueue, preempt, reclaim, shuffle
+from vclite.scheduler.actions import allocate, backfill, enqueue, gangpreempt, gangreclaim, preempt, reclaim, shuffle
 from vclite.scheduler.actions import unsupported as unsupported_actions
 from vclite.scheduler.plugins import (binpack, capacity, cdp, conformance, drf, extender, gang, network_topology,
                                       nodegroup, nodeorder, overcommit, predicates, priority, proportion,
@@ -71,7 +71,7 @@ def _table(classes: list[type]) -> Mapping[str, type]:
 def default_registry() -> Registry:
     return Registry(
         actions=_table([enqueue.Enqueue, allocate.Allocate, backfill.Backfill, preempt.Preempt, reclaim.Reclaim,
-                        shuffle.Shuffle,
+                        gangpreempt.GangPreempt, gangreclaim.GangReclaim, shuffle.Shuffle,
                         *unsupported_actions.ACTIONS]),
         plugins=_table([priority.Priority, gang.Gang, conformance.Conformance, drf.Drf, predicates.Predicates,
                         proportion.Proportion, capacity.Capacity, nodeorder.NodeOrder, binpack.Binpack,

@@ -84,8 +84,8 @@ def test_volcano_arguments_load(text, attr, want):
     pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: predicates, arguments: '
                  '{volumebinding.bindTimeoutSeconds: "600"}}]}]',
                  "argument 'volumebinding.bindTimeoutSeconds': expected an integer", id="quoted timeout"),
-    pytest.param('actions: "allocate, gangpreempt"\ntiers: []', 'action "gangpreempt" is not supported by vclite yet',
-                 id="volcano action vclite lacks"),
+    pytest.param('actions: "allocate, gangPreempt"\ntiers: []', 'unknown action "gangPreempt" (known: allocate, '
+                 'backfill, enqueue, gangpreempt, gangreclaim, ', id="action names are lower case, as Volcano's"),
     pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: gangg}]}]', 'unknown plugin "gangg"',
                  id="unknown plugin"),
     pytest.param('actions: "allocate"\ntiers: [{plugins: [{name: numa-aware}]}]',

@@ -159,9 +159,12 @@ def allocated_hypernode(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", uid
 
 
 def gradients(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", limit: int, allocated: str,
-              within: str = hypernodes_mod.TOP, need: np.ndarray | None = None) -> list[list[str]]:
+              within: str = hypernodes_mod.TOP, need: np.ndarray | None = None,
+              evict: bool = False) -> list[list[str]]:
     """HyperNodes by tier below `within` (Volcano's getSearchRoot: intersected with the highest
-    ancestor of `allocated` within the limit); `need`: minResources (the job's when not given)."""
+    ancestor of `allocated` within the limit); `need`: minResources (the job's when not given).
+    `evict` (PurposeEvict, gangpreempt and gangreclaim): a HyperNode is eligible when its nodes'
+    allocatable could hold `need` (what is free does not matter: pods are to be evicted)."""
     tree = ssn.topology
     root = within
     if allocated:
@@ -176,7 +179,10 @@ def gradients(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", limit: int, a
             return []
     if need is None:
         need = job.min_resources
-    idle, future = ssn.nodes.idle, ssn.nodes.future_idle()
+    if evict:
+        idle = future = ssn.nodes.allocatable
+    else:
+        idle, future = ssn.nodes.idle, ssn.nodes.future_idle()
     by_tier: dict[int, list[str]] = {}
     queue, seen = [root], {root}
     while queue:

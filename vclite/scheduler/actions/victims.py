@@ -1,7 +1,8 @@
 """What `preempt` and `reclaim` share: who may be evicted, in which order, on which nodes (§3.2, §3.4).
 
 - `preemptable(task)`: the pod's `volcano.sh/preemptable` annotation, else its label (Go's
-  ParseBool spellings; any other value means false), else true.
+  ParseBool spellings; any other value means false), else true; `preemptable_object` the same for a
+  PodGroup (gangpreempt and gangreclaim: IsJobPreemptableForGangEviction).
 - `never_preempts(task, never_classes(ssn))`: the pod's `spec.preemptionPolicy` is `Never`, or it
   sets none and its PriorityClass's is (Kubernetes' admission copies it into the pod).
 - `Placed`: the tasks that sit on each node when the action starts (statuses are read when used,
@@ -58,10 +59,15 @@ def _parse_bool(value: object) -> bool:
 
 
 def preemptable(task: TaskInfo) -> bool:
-    annotations = meta.annotations(task.pod)
+    return preemptable_object(task.pod)
+
+
+def preemptable_object(obj: dict) -> bool:
+    """`volcano.sh/preemptable` of a pod or a PodGroup: the annotation, else the label, else true."""
+    annotations = meta.annotations(obj)
     if batch.PREEMPTABLE in annotations:
         return _parse_bool(annotations[batch.PREEMPTABLE])
-    labels = meta.labels(task.pod)
+    labels = meta.labels(obj)
     if batch.PREEMPTABLE in labels:
         return _parse_bool(labels[batch.PREEMPTABLE])
     return True

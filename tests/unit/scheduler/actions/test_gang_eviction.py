@@ -1,0 +1,235 @@
+"""gangpreempt and gangreclaim: every case of upstream's gangpreempt_test.go and gangreclaim_test.go (domains,
+arguments, the candidates of a domain) and the bundle model (actions/bundles.py). The plugins' UnifiedEvictable
+answers: tests/unit/scheduler/plugins/test_unified_evictable.py; whole scenarios (Volcano's test/e2e/gangevict):
+tests/scenarios/states/GP-*, GR-*."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.unit.scheduler import objects as o
+from vclite.api import batch
+from vclite.scheduler import conf, registry
+from vclite.scheduler.actions import bundles, gangevict, gangplan, gangpreempt, gangreclaim
+from vclite.scheduler.framework import hooks, hypernodes, plugin, session
+
+TOP = hypernodes.TOP
+CLASSES = [{"metadata": {"name": "hi"}, "value": 100}, {"metadata": {"name": "lo"}, "value": 10}]
+
+
+class PermitAll:
+    """upstream's test plugin: a UnifiedEvictable that allows every candidate."""
+    name = "test-evict"
+    Arguments = plugin.NoArguments
+
+    def __init__(self, arguments):
+        pass
+
+    def on_session_open(self, ssn, reg):
+        reg.add(hooks.Point.UNIFIED_EVICTABLE, lambda ctx, candidates: list(candidates))
+
+    def on_session_close(self, ssn):
+        pass
+
+
+# ---- PickDomainsFromGradients ------------------------------------------------------------------------------
+@pytest.mark.parametrize("grads, max_domains, fallback, want", [
+    pytest.param([["d1", "d2"], ["d2", "d3"]], 2, "", ["d1", "d2"], id="gangpreempt: maxDomains and dedup"),
+    pytest.param([["d1", "d2"], ["d2", "d3"]], 3, "", ["d1", "d2", "d3"], id="gangreclaim: maxDomains and dedup"),
+    pytest.param(None, 8, TOP, [TOP], id="gangpreempt: fallback"),
+    pytest.param([], 8, TOP, [TOP], id="gangreclaim: fallback"),
+])
+def test_pick_domains_from_gradients(grads, max_domains, fallback, want):
+    assert gangevict.pick(grads or [], max_domains, fallback) == want
+
+
+@pytest.mark.parametrize("grads, cap, want", [
+    pytest.param([["a1", "a2"], ["b1"], ["top"]], 8, [["top"], ["b1"], ["a1", "a2"]], id="widest tier first"),
+    pytest.param([["a1", "a2", "a3"], ["b1"]], 3, [["b1"], ["a2", "a3"]], id="capped: the last of a tier kept"),
+])
+def test_eviction_gradients(grads, cap, want):
+    assert gangplan.widest_first(grads, cap) == want
+
+
+# ---- arguments ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("action, arguments, want", [
+    pytest.param("gangpreempt", {"maxDomains": 3, "allowWholeBundle": False}, (3, False), id="gangpreempt"),
+    pytest.param("gangreclaim", {"maxDomains": 5, "allowWholeBundle": False}, (5, False), id="gangreclaim"),
+    pytest.param("gangpreempt", {}, (8, True), id="defaults"),
+    pytest.param("gangreclaim", {"allowWholeBundle": "f"}, (8, False), id="a string ParseBool reads"),
+])
+def test_parse_arguments(action, arguments, want):
+    c = conf.build(action, [], [{"name": action, "arguments": arguments}])
+    args = c.actions[0].args
+    assert (args.maxDomains, args.allowWholeBundle) == want
+
+
+@pytest.mark.parametrize("action", ["gangpreempt", "gangreclaim"])
+@pytest.mark.parametrize("value", [0, -1], ids=["zero", "negative"])
+def test_invalid_max_domains_is_refused_at_load(action, value):
+    """Volcano falls back to 8 with a warning in its log; vclite refuses the file, naming the line."""
+    text = f'actions: "{action}"\nconfigurations:\n- name: {action}\n  arguments:\n    maxDomains: {value}\ntiers: []\n'
+    with pytest.raises(ValueError) as e:
+        conf.parse(text, "sched.conf")
+    assert str(e.value).startswith(f"sched.conf:5: action \"{action}\": argument 'maxDomains': must be a positive "
+                                   f"number of HyperNodes to search, got {value}"), str(e.value)
+
+
+# ---- the candidates of a domain (selectDomainBundles) ------------------------------------------------------
+def _pg(key, q, min_member=1, priority_class=None, annotations=None):
+    pg = o.pg(key, q, min_member, "Running", priority_class=priority_class)
+    if annotations is not None:
+        pg["metadata"]["annotations"] = annotations
+    return pg
+
+
+def _queue(name, reclaimable=None):
+    q = o.queue(name)
+    if reclaimable is not None:
+        q["spec"]["reclaimable"] = reclaimable
+    return q
+
+
+def _select(action, pgs, pods, queues, allow_whole=True, starving="ns/preemptor"):
+    st = o.state([o.node("n1", "8", "8Gi")], queues, pgs, pods, CLASSES)
+    reg = registry.default_registry().with_plugins(PermitAll)
+    ssn = session.open_session(st, conf.build(action, [[conf.plugin("test-evict")]], registry=reg), o.NOW)
+    cls = {"gangpreempt": gangpreempt.GangPreempt, "gangreclaim": gangreclaim.GangReclaim}[action]
+    act = cls(cls.Arguments(allowWholeBundle=allow_whole))
+    act.prepare(ssn)
+    job = ssn.jobs[starving]
+    need = np.sum([t.req for t in job.tasks.values()], axis=0)
+    chosen = act.select(ssn, job, need, TOP, np.ones(len(ssn.nodes), dtype=bool))
+    return [t.key for t in bundles.flatten(chosen)]
+
+
+def _running(key, group, priority=10, role=None, annotations=None):
+    pod = o.pod(key, group, "1", "1Gi", node="n1", phase="Running", priority=priority, role=role)
+    pod["metadata"]["annotations"].update(annotations or {})
+    return pod
+
+
+PREEMPTOR = [o.pod("ns/preemptor", "preemptor", "1", "1Gi", priority=100)]
+NOT_PREEMPTABLE = {batch.PREEMPTABLE: "false"}
+
+
+@pytest.mark.parametrize("allow_whole, pg_annotations, want", [
+    pytest.param(False, None, [], id="RespectAllowWholeBundle: no whole bundles"),
+    pytest.param(True, None, ["ns/victim"], id="RespectAllowWholeBundle: whole bundles allowed"),
+    pytest.param(True, NOT_PREEMPTABLE, [], id="RespectVictimJobPreemptable"),
+    pytest.param(True, {}, ["ns/victim"], id="AllowVictimJobWhenPreemptableUnset"),
+])
+def test_gangpreempt_candidates(allow_whole, pg_annotations, want):
+    """One running victim of a job of minMember 1 (a whole bundle: evicting it breaks the gang)."""
+    pgs = [_pg("ns/preemptor", "q1", priority_class="hi"),
+           _pg("ns/victim", "q1", 1, priority_class="lo", annotations=pg_annotations)]
+    assert _select("gangpreempt", pgs, PREEMPTOR + [_running("ns/victim", "victim")], [_queue("q1")],
+                   allow_whole) == want
+
+
+@pytest.mark.parametrize("pgs, pods, want", [
+    pytest.param([_pg("ns/equal", "q1", 0, priority_class="hi")], [_running("ns/equal", "equal", 100)], [],
+                 id="same priority: not a candidate"),
+    pytest.param([_pg("ns/other", "q2", 0, priority_class="lo")], [_running("ns/other", "other")], [],
+                 id="another queue: not a candidate"),
+    pytest.param([_pg("ns/low", "q1", 0, priority_class="lo")],
+                 [_running("ns/low", "low", annotations=NOT_PREEMPTABLE)], [], id="a pod annotated not preemptable"),
+    pytest.param([_pg("ns/low", "q1", 0, priority_class="lo")], [_running("ns/low", "low")], ["ns/low"],
+                 id="lower priority, same queue"),
+])
+def test_gangpreempt_candidate_filter(pgs, pods, want):
+    pgs = [_pg("ns/preemptor", "q1", priority_class="hi"), *pgs]
+    assert _select("gangpreempt", pgs, PREEMPTOR + pods, [_queue("q1"), _queue("q2")]) == want
+
+
+RECLAIMER = [o.pod("ns/reclaimer", "reclaimer", "1", "1Gi", priority=100)]
+
+
+@pytest.mark.parametrize("pgs, pods, queues, want", [
+    pytest.param([_pg("ns/victim", "q2"), _pg("ns/other", "q3")],
+                 [_running("ns/victim", "victim"), _running("ns/other", "other")],
+                 [_queue("q1"), _queue("q2", True), _queue("q3", False)], ["ns/victim"],
+                 id="ReclaimableCrossQueueOnly"),
+    pytest.param([_pg("ns/victim", "q2", annotations=NOT_PREEMPTABLE)], [_running("ns/victim", "victim")],
+                 [_queue("q1"), _queue("q2", True)], [], id="RespectVictimJobPreemptable"),
+    pytest.param([_pg("ns/victim", "q2", annotations={})], [_running("ns/victim", "victim")],
+                 [_queue("q1"), _queue("q2", True)], ["ns/victim"], id="AllowVictimJobWhenPreemptableUnset"),
+    pytest.param([_pg("ns/mine", "q1")], [_running("ns/mine", "mine")], [_queue("q1")], [],
+                 id="the reclaimer's own queue: not a candidate"),
+    pytest.param([_pg("ns/victim", "q2", priority_class="hi")], [_running("ns/victim", "victim", 100)],
+                 [_queue("q1"), _queue("q2")], ["ns/victim"], id="priority does not matter"),
+])
+def test_gangreclaim_candidates(pgs, pods, queues, want):
+    pgs = [_pg("ns/reclaimer", "q1", priority_class="hi"), *pgs]
+    assert _select("gangreclaim", pgs, RECLAIMER + pods, queues, starving="ns/reclaimer") == want
+
+
+# ---- bundles ---------------------------------------------------------------------------------------------
+def _job(pg, pods):
+    st = o.state([o.node("n1", "16", "16Gi")], [o.queue("q")], [pg], pods, CLASSES)
+    ssn = session.open_session(st, conf.build("allocate", [[]]), o.NOW)
+    return ssn, ssn.jobs[f"{pg['metadata']['namespace']}/{pg['metadata']['name']}"]
+
+
+def _partitioned(key, group, part, phase="Running"):
+    p = o.pod(key, group, "1", "1Gi", node="n1" if phase == "Running" else None, phase=phase)
+    p["metadata"]["labels"] = {"part": part}
+    return p
+
+
+SUBGROUPS = dict(o.pg("ns/v", "q", 2, "Running"))
+SUBGROUPS["spec"] = dict(SUBGROUPS["spec"], subGroupPolicy=[{"name": "p", "matchLabelKeys": ["part"],
+                                                             "subGroupSize": 2, "minSubGroups": 1}])
+
+
+@pytest.mark.parametrize("pg, pods, safe, whole", [
+    pytest.param(o.pg("ns/v", "q", 2, "Running"), [_running(f"ns/v-{i}", "v") for i in range(4)],
+                 ["ns/v-0", "ns/v-1"], ["ns/v-2", "ns/v-3"], id="surplus above minMember is safe"),
+    pytest.param(o.pg("ns/v", "q", 3, "Running"),
+                 [_running("ns/v-0", "v"), _running("ns/v-1", "v"), o.pod("ns/v-2", "v")],
+                 ["ns/v-0", "ns/v-1"], [], id="a gang already broken: all safe"),
+    pytest.param(o.pg("ns/v", "q", 2, "Running"),
+                 [_running("ns/v-0", "v", priority=5), _running("ns/v-1", "v", priority=1),
+                  _running("ns/v-2", "v", priority=3)],
+                 ["ns/v-1"], ["ns/v-2", "ns/v-0"], id="lowest priority first"),
+    pytest.param(o.pg("ns/v", "q", 3, "Running", min_task_member={"ps": 1, "worker": 2}),
+                 [_running("ns/v-ps", "v", role="ps")] + [_running(f"ns/v-w{i}", "v", role="worker") for i in range(3)],
+                 ["ns/v-w0"], ["ns/v-ps", "ns/v-w1", "ns/v-w2"], id="a role at its minimum is kept whole"),
+    pytest.param(SUBGROUPS, [_partitioned("ns/v-a0", "v", "a"), _partitioned("ns/v-a1", "v", "a"),
+                             _partitioned("ns/v-b0", "v", "b"), _partitioned("ns/v-b1", "v", "b")],
+                 ["ns/v-a0", "ns/v-a1"], ["ns/v-b0", "ns/v-b1"],
+                 id="minSubGroups: one partition to spare, taken whole"),
+])
+def test_job_bundles(pg, pods, safe, whole):
+    ssn, job = _job(pg, pods)
+    local = [t for t in job.tasks.values() if t.node]
+    got = {b.whole: [t.key for t in b.tasks] for b in bundles.job_bundles(job, local)}
+    assert (got.get(False, []), got.get(True, [])) == (safe, whole)
+    for b in bundles.job_bundles(job, local):
+        assert (b.cost == 0).all() != b.whole   # a safe bundle costs nothing; a whole one the job's requests
+
+
+def test_apply_allowed_keeps_whole_bundles_whole():
+    ssn, job = _job(o.pg("ns/v", "q", 2, "Running"), [_running(f"ns/v-{i}", "v") for i in range(4)])
+    safe, whole = bundles.job_bundles(job, list(job.tasks.values()))
+    allowed = {safe.tasks[0].uid, whole.tasks[0].uid}
+    kept = bundles.apply_allowed([safe, whole], allowed)
+    assert [(b.whole, [t.key for t in b.tasks]) for b in kept] == [(False, ["ns/v-0"])]
+    assert kept[0].local[ssn.dims.index["cpu"]] == 1000   # (millicores): shrunk to what is left
+
+
+def test_sort_for_preempt_safe_first_then_the_job_scheduled_last_then_return():
+    pgs = [o.pg("ns/hi", "q", 1, "Running", priority_class="hi"), o.pg("ns/lo", "q", 1, "Running",
+                                                                       priority_class="lo"),
+           o.pg("ns/lo2", "q", 2, "Running", priority_class="lo")]
+    pods = [_running("ns/hi-0", "hi"), _running("ns/hi-1", "hi"), _running("ns/lo-0", "lo"),
+            _running("ns/lo2-0", "lo2"), _running("ns/lo2-1", "lo2")]
+    st = o.state([o.node("n1", "16", "16Gi")], [o.queue("q")], pgs, pods, CLASSES)
+    ssn = session.open_session(st, conf.build("allocate", [[conf.plugin("priority", enableJobOrder=True)]]),
+                               o.NOW)
+    found = [b for j in ssn.jobs.values() for b in bundles.job_bundles(j, list(j.tasks.values()))]
+    need = ssn.dims.vector({"cpu": 1, "memory": 2 ** 30})
+    got = [(b.whole, b.job.name) for b in bundles.sort_for_preempt(found, need, ssn.dims, ssn.job_less)]
+    # safe first (hi's spare pod); then whole bundles, the job JobOrder takes last giving first: of the two
+    # low-priority jobs, lo2 (created alike, its uid after lo's), then lo, then hi's pod at its minimum
+    assert got == [(False, "hi"), (True, "lo2"), (True, "lo"), (True, "hi")]
