@@ -20,7 +20,8 @@ def _unified(tiers, kind, pgs, pods, queues=None, starving="ns/s"):
     ssn = session.open_session(st, conf.build("allocate", tiers), o.NOW)
     candidates = [t for j in ssn.jobs.values() for t in j.tasks.values() if t.node]
     candidates.sort(key=lambda t: t.key)
-    got = ssn.hooks.call(hooks.Point.UNIFIED_EVICTABLE, eviction.Context(kind, ssn.jobs[starving], hypernodes.TOP), candidates)
+    ctx = eviction.Context(kind, ssn.jobs[starving], hypernodes.TOP)
+    got = ssn.hooks.call(hooks.Point.UNIFIED_EVICTABLE, ctx, candidates)
     return None if got is None else [t.key for t in got]
 
 
