@@ -9,8 +9,9 @@ Arguments (Volcano's names and defaults): `weight` (1), `hypernode.binpack.cpu` 
 `hypernode.binpack.memory` (1), `hypernode.binpack.resources` ("a, b") with
 `hypernode.binpack.resources.<name>` (1) each; a negative weight becomes the default;
 `hypernode.binpack.normal-pod.enable` (true) and `hypernode.binpack.normal-pod.fading` (0.8; a
-negative one becomes the default). Accepted and not used: `hypernode.gradient.evict.max-hypernodes`
-(8) — vclite does not port topology-aware preemption.
+negative one becomes the default). `hypernode.gradient.evict.max-hypernodes` (8; 0 or less: 8) caps
+the HyperNodes gangpreempt and gangreclaim search for a job or a partition (actions/gangevict.py
+reads it; the eviction gradients themselves are actions/topology.py's, widest tier first).
 
 HyperNodeOrder, per candidate HyperNode h, over the resources the job's tasks request that have a
 weight (request = the sum over all the job's tasks, placed or not, as upstream sums subJob.Tasks):
