@@ -8,6 +8,7 @@ resource names (dimensions with total ≥ 0.1, `pods` included) of allocated / t
 - Preemptable: ls = share(preemptor job allocated + preemptor request); for each candidate,
   cumulatively per candidate job, rs = share(job allocated − candidate request so far); the
   candidate is a victim iff ls < rs or |ls − rs| ≤ 1e-6.
+- No UnifiedEvictable (gangpreempt, gangreclaim), as upstream: drf shares do not limit their victims.
 `enableHierarchy` (hierarchical DRF across queues) is not implemented: the flag is rejected
 when the configuration loads (`unsupported_flags`).
 

@@ -18,7 +18,9 @@ plain message otherwise), JobEnqueued (inqueue += minResources less gated pods),
 keeping `allocated` and the share current within the session.
 Reclaimable: per victim queue, from its current `allocated`, a candidate is a victim while that
 queue's allocated ≰ deserved (then allocated −= its request). Preemptive(queue, task): the
-Allocatable test without a note (queue Open, allocated + req ≤ deserved on the task's dimensions).
+Allocatable test without a note (queue Open, allocated + req ≤ deserved on the task's dimensions;
+gangreclaim asks it with the sum of a gang's pending requests). No UnifiedEvictable, as upstream: with
+gangreclaim, proportion does not keep victim queues at their deserved (capacity does).
 What a job adds to `inqueue` (at session open and on JobEnqueued) leaves out the requests of its
 scheduling-gated pods (JobInfo.deduct_gated), as Volcano's DeductSchGatedResources: pods waiting for their
 gates hold no room that other jobs could be admitted to.
