@@ -138,22 +138,21 @@ def apply_allowed(bundles: list[Bundle], allowed: set[str]) -> list[Bundle]:
 
 
 def _score(res: np.ndarray, need: np.ndarray, cols: np.ndarray, cap: bool) -> float:
-    score = 0.0
-    for c in np.flatnonzero(cols & (need > 0)):
-        v = float(res[c])
-        if cap and v > need[c]:
-            v = float(need[c])
-        score += v / float(need[c])
-    return score
+    """Σ over `cols` of res/need (each res capped at the need when `cap`); `cols` where need > 0."""
+    v = res[cols]
+    if cap:
+        v = np.minimum(v, need[cols])
+    return float((v / need[cols]).sum())
 
 
 def roi(b: Bundle, need: np.ndarray, dims: "dims_mod.Dims") -> float:
     """Local gain per unit of global cost over the dimensions `need` asks for (pods aside); +inf for
     a bundle that costs nothing."""
-    cost = _score(b.cost, need, dims.not_pods, cap=False)
+    cols = dims.not_pods & (need > 0)
+    cost = _score(b.cost, need, cols, cap=False)
     if cost == 0:
         return math.inf
-    return _score(b.local, need, dims.not_pods, cap=True) / cost
+    return _score(b.local, need, cols, cap=True) / cost
 
 
 def _tie(l: Bundle, r: Bundle) -> int:
