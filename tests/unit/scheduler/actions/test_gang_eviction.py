@@ -233,3 +233,86 @@ def test_sort_for_preempt_safe_first_then_the_job_scheduled_last_then_return():
     # safe first (hi's spare pod); then whole bundles, the job JobOrder takes last giving first: of the two
     # low-priority jobs, lo2 (created alike, its uid after lo's), then lo, then hi's pod at its minimum
     assert got == [(False, "hi"), (True, "lo2"), (True, "lo"), (True, "hi")]
+
+
+# ---- the demand, the domains, the placement (gangplan, gangevict.domains) ------------------------------------
+def _ssn(pgs, pods, nodes=None, hypernodes_=(), tiers=None):
+    st = o.state(nodes or [o.node("n1", "2", "2Gi")], [o.queue("q")], pgs, pods, CLASSES)
+    st.hypernodes = list(hypernodes_)
+    c = conf.build("allocate", tiers or [[conf.plugin("gang", enableJobReady=True, enableJobPipelined=True),
+                                          conf.plugin("priority", enableTaskOrder=True)]])
+    return session.open_session(st, c, o.NOW)
+
+
+def _gated(key, group):
+    pod = o.pod(key, group)
+    pod["spec"]["schedulingGates"] = [{"name": "example.com/wait"}]
+    return pod
+
+
+@pytest.mark.parametrize("pg, pods, want", [
+    pytest.param(o.pg("ns/j", "q", 2), [o.pod("ns/j-0", "j", priority=1), o.pod("ns/j-1", "j", priority=5)],
+                 ["ns/j-1", "ns/j-0"], id="a starting gang: every pending task, best first"),
+    pytest.param(o.pg("ns/j", "q", 1),
+                 [o.pod("ns/j-0", "j"), _gated("ns/j-1", "j"), o.pod("ns/j-2", "j", cpu="", mem="")], ["ns/j-0"],
+                 id="scheduling-gated and BestEffort tasks ask for no room"),
+    pytest.param(SUBGROUPS, [_partitioned("ns/v-a0", "v", "a"), _partitioned("ns/v-a1", "v", "a"),
+                             _partitioned("ns/v-b0", "v", "b", "Pending"),
+                             _partitioned("ns/v-b1", "v", "b", "Pending")],
+                 ["ns/v-b0", "ns/v-b1"], id="a ready gang: its first partition with pending tasks"),
+])
+def test_pending_demand(pg, pods, want):
+    ssn = _ssn([pg], pods, [o.node("n1", "8", "8Gi")])
+    job = next(iter(ssn.jobs.values()))
+    assert [t.key for t in gangplan.pending(ssn, job)] == want
+
+
+def test_a_failed_placement_leaves_nothing_applied():
+    """The victim frees 1 cpu where the gang needs 2: its eviction is undone, the node as it was."""
+    pgs = [o.pg("ns/v", "q", 1, "Running", priority_class="lo"), o.pg("ns/s", "q", 2, priority_class="hi")]
+    pods = [_running("ns/v-0", "v"), o.pod("ns/s-0", "s"), o.pod("ns/s-1", "s")]
+    ssn = _ssn(pgs, pods, [o.node("n1", "1", "1Gi")])
+    before = ssn.nodes.copy_arrays()
+    victim = next(t for t in ssn.jobs["ns/v"].tasks.values())
+    assert gangplan.place(ssn, ssn.queues["q"], ssn.jobs["ns/s"], TOP, [victim], "gangpreempt", 8) is None
+    after = ssn.nodes.copy_arrays()
+    assert all((before[k] == after[k]).all() for k in before)
+    assert victim.status == gangplan.TaskStatus.RUNNING
+
+
+def _hn(name, tier, *members, kind="Node"):
+    return {"apiVersion": "topology.volcano.sh/v1alpha1", "kind": "HyperNode", "metadata": {"name": name},
+            "spec": {"tier": tier, "members": [{"type": kind, "selector": {"exactMatch": {"name": m}}}
+                                               for m in members]}}
+
+
+TREE = [_hn("s0", 1, "n0", "n1"), _hn("s1", 1, "n2", "n3"), _hn("s2", 2, "s0", "s1", kind="HyperNode")]
+
+
+@pytest.mark.parametrize("nt, max_domains, cap, want", [
+    pytest.param(None, 8, 8, [TOP], id="no networkTopology: the whole cluster"),
+    pytest.param({"mode": "soft", "highestTierAllowed": 1}, 8, 8, [TOP], id="soft: the whole cluster"),
+    pytest.param({"mode": "hard", "highestTierAllowed": 2}, 8, 8, ["s2", "s0", "s1"], id="hard: widest tier first"),
+    pytest.param({"mode": "hard", "highestTierAllowed": 1}, 8, 8, ["s0", "s1"], id="hard tier 1"),
+    pytest.param({"mode": "hard", "highestTierAllowed": 2}, 2, 8, ["s2", "s0"], id="at most maxDomains"),
+    pytest.param({"mode": "hard", "highestTierAllowed": 2}, 8, 2, ["s2", "s1"],
+                 id="at most max-hypernodes (the last of a tier kept)"),
+])
+def test_domains(nt, max_domains, cap, want):
+    pg = o.pg("ns/j", "q", 1)
+    if nt is not None:
+        pg["spec"]["networkTopology"] = nt
+    ssn = _ssn([pg], [o.pod("ns/j-0", "j")], [o.node(f"n{i}", "1", "1Gi") for i in range(4)], TREE)
+    assert gangevict.domains(ssn, ssn.jobs["ns/j"], max_domains, cap) == want
+
+
+@pytest.mark.parametrize("arguments, want", [
+    pytest.param(None, 8, id="network-topology-aware not configured: 8"),
+    pytest.param({}, 8, id="its default: 8"),
+    pytest.param({"hypernode.gradient.evict.max-hypernodes": 3}, 3, id="its argument"),
+    pytest.param({"hypernode.gradient.evict.max-hypernodes": 0}, 8, id="0 or less: 8, as upstream"),
+])
+def test_evict_cap(arguments, want):
+    tiers = [[conf.plugin("network-topology-aware", arguments)]] if arguments is not None else [[]]
+    ssn = _ssn([o.pg("ns/j", "q", 1)], [o.pod("ns/j-0", "j")], tiers=tiers)
+    assert gangevict.evict_cap(ssn) == want
