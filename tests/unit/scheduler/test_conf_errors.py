@@ -15,13 +15,13 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
                   'proportion, resource-strategy-fit, sla, task-topology, tdm)'],
                  id="unknown plugin"),
     pytest.param('actions: "enqueue, alocate"\ntiers: []\n',
-                 ['sched.conf:1: unknown action "alocate" (known: allocate, backfill, enqueue, gangpreempt, gangreclaim, '
-                  'preempt, reclaim, shuffle)'],
+                 ['sched.conf:1: unknown action "alocate" (known: allocate, backfill, enqueue, gangpreempt, '
+                  'gangreclaim, preempt, reclaim, shuffle)'],
                  id="unknown action"),
     pytest.param('actions: "allocate, gangpreempt"\nconfigurations:\n- name: gangpreempt\n  arguments:\n'
                  '    maxDomains: 0\n    allowWholeBundle: sometimes\ntiers: []\n',
-                 ['sched.conf:5: action "gangpreempt": argument \'maxDomains\': must be a positive number of HyperNodes '
-                  'to search, got 0 (Volcano logs it and searches 8)',
+                 ['sched.conf:5: action "gangpreempt": argument \'maxDomains\': must be a positive number of '
+                  'HyperNodes to search, got 0 (Volcano logs it and searches 8)',
                   'sched.conf:6: action "gangpreempt": argument \'allowWholeBundle\': expected true or false (or a '
                   'string strconv.ParseBool reads: "true", "1", "f"…), got \'sometimes\'; Volcano ignores any other '
                   'value and keeps the default'], id="bad gangpreempt arguments"),
