@@ -279,6 +279,26 @@ PREEMPT += [
         ["c1/preemptee1"], {"c1/pg2": ["n1"]}), id="PREEMPT-16 preemption with priority queues: within the queue"),
 ]
 
+_BY_ID = {p.id.split(" ")[0]: p for p in PREEMPT}
+
+
+def _with_topology(spec_key, value):
+    """PREEMPT-03 with the preemptor's PodGroup carrying a network topology: it is not preempted for."""
+    case = _BY_ID["PREEMPT-03"].values[0]
+    pgs = [dict(g, spec={**g["spec"], spec_key: value}) if g["metadata"]["name"] == "pg2" else g
+           for g in case.podgroups]
+    return dataclasses.replace(case, podgroups=pgs, evict=[], pipelined={})
+
+
+PREEMPT += [
+    pytest.param(_with_topology("networkTopology", {"mode": "hard", "highestTierAllowed": 1}),
+                 id="TOPO-own-03a a job with networkTopology does not preempt (Volcano #4374)"),
+    pytest.param(_with_topology("subGroupPolicy", [{"name": "p", "subGroupSize": 1, "matchLabelKeys": ["x"],
+                                                    "networkTopology": {"mode": "hard", "highestTierAllowed": 1}}]),
+                 id="TOPO-own-03c nor a job with a partition's networkTopology"),
+]
+
+
 # ---- priority plugin (priority_test.go TestPreempt): allocate then preempt ----------------------------
 PRIO_EVICT = P("priority", enableTaskOrder=True, enableJobOrder=True, enablePreemptable=True,
                enableReclaimable=True, enableJobStarving=True)

@@ -22,6 +22,8 @@ preemptor then fits. Nodes are skipped at once when even every candidate's evict
 make room, or when the plugins' victims already could not for an equal preemptor since the last
 node change (victims.Hopeless): many equal preemptors facing a full cluster cost one pass.
 
+A job with `networkTopology` (its own or a partition's) never preempts, as upstream (Volcano issue
+#4374: its pods would not be kept within a HyperNode).
 Not implemented: `enableTopologyAwarePreemption` (dry-run candidate nodes and pick the cheapest,
 with reprieve) — true is rejected when the configuration loads. Nominated nodes do not exist in
 vclite. Must not: write to the API; statements record decisions, the session collects them.
@@ -31,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Callable
 
+from vclite.scheduler.actions import topology
 from vclite.scheduler.actions import victims as victims_mod
 from vclite.scheduler.framework import hooks
 from vclite.scheduler.framework import tasks as tasks_mod
@@ -82,6 +85,8 @@ class Preempt:
                 continue
             if not ssn.job_starving(job):
                 continue
+            if topology.spec_of(job) is not None or topology.has_partition_topology(job):
+                continue   # ContainsNetworkTopology: not preempted for (module docstring)
             preemptors.setdefault(job.queue, ssn.job_pq()).push(job)
             under_request.setdefault(job.queue, []).append(job)
             tasks[job.uid] = ssn.task_pq(_pending(job))
