@@ -79,12 +79,14 @@ class Case:
     pipelined: dict | None = None
     classes: list = dataclasses.field(default_factory=list)
     registry: object = None
+    configurations: list = dataclasses.field(default_factory=list)
 
 
 def run(case: Case) -> session.SessionResult:
     state = snapshot.ClusterState(nodes=case.nodes, queues=case.queues, podgroups=case.podgroups, pods=case.pods,
                                   priority_classes=case.classes)
-    return session.run_session(state, conf.build(case.actions, case.tiers, registry=case.registry), NOW)
+    built = conf.build(case.actions, case.tiers, case.configurations, registry=case.registry)
+    return session.run_session(state, built, NOW)
 
 
 # ---- preempt (T_PREEMPT) -------------------------------------------------------------------------
@@ -246,9 +248,9 @@ PREEMPT += [
                  id="PREEMPT-14b an unresolvable predicate failure keeps preempt off the node"),
 ]
 
-# TestTopologyAwarePreempt's two cases TestPreempt lacks, run with normal preemption (vclite refuses
-# enableTopologyAwarePreemption) and without the capacity plugin (vclite refuses it beside proportion; it only
-# added a queue order there): Volcano's expected victims are the same.
+# TestTopologyAwarePreempt's two cases TestPreempt lacks, run with normal preemption (the TOPO- rows below
+# run them with enableTopologyAwarePreemption) and without the capacity plugin (vclite refuses it beside
+# proportion; it only added a queue order there): Volcano's expected victims are the same.
 def _anti(p, labels):
     p["metadata"].setdefault("labels", {}).update(labels)
     p["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
@@ -279,24 +281,87 @@ PREEMPT += [
         ["c1/preemptee1"], {"c1/pg2": ["n1"]}), id="PREEMPT-16 preemption with priority queues: within the queue"),
 ]
 
+# ---- enableTopologyAwarePreemption (preempt_test.go TestTopologyAwarePreempt) -------------------------
+# Its twelve rows are TestPreempt's rows 1-10 and PREEMPT-15/16 above, run with the dry-run path and the
+# predicates plugin in the tier (capacity, which upstream adds for its queue order only, is left out: vclite
+# refuses it beside proportion). Victims are evicted most important first (the reprieve order: Volcano
+# evicts a candidate's victims in that order too; its test compares them as a set). A node where the
+# preemptor fits without evicting anything is no candidate, so nothing is pipelined there (row 1).
+def aware(**arguments):
+    return [{"name": "preempt", "arguments": {"enableTopologyAwarePreemption": True, **arguments}}]
+
+
+def _aware(param, evict=None, pipelined="same"):
+    case = param.values[0]
+    return pytest.param(dataclasses.replace(
+        case, tiers=T_PREEMPT_PRED, configurations=aware(), evict=case.evict if evict is None else evict,
+        pipelined=case.pipelined if pipelined == "same" else pipelined), id="TOPO-" + param.id)
+
+
 _BY_ID = {p.id.split(" ")[0]: p for p in PREEMPT}
+PREEMPT_AWARE = [
+    _aware(_BY_ID["PREEMPT-01"], pipelined={}),
+    *(_aware(_BY_ID[f"PREEMPT-{i:02d}"]) for i in (2, 3)),
+    _aware(_BY_ID["PREEMPT-04"], evict=["c1/preemptee1", "c1/preemptee2"]),
+    *(_aware(_BY_ID[f"PREEMPT-{i:02d}"]) for i in (5, 6, 7, 8, 9, 10, 15, 16)),
+    # vclite's own: Volcano re-checks only the predicates once every potential victim is gone, so it would
+    # evict both pods for a preemptor its queue cannot take; here that node is no candidate (differences.md)
+    _aware(_BY_ID["PREEMPT-11"]),
+]
 
 
-def _with_topology(spec_key, value):
+def _reprieve_case(evict, configurations=()):
+    """Two low pods on n1: the one evicted first (lowest priority) turns out not to be needed."""
+    case = preempt_case(
+        [node("n1", 4, "4G")], [q("q1")],
+        [group("c1/pg1", "q1", 0, prio="low-priority", min_task_member={}),
+         group("c1/pg2", "q1", 1, prio="high-priority", min_task_member=ONE)],
+        [running("c1/small", "pg1", "n1", "1", "1G", preemptable=True, priority=1),
+         running("c1/big", "pg1", "n1", "3", "3G", preemptable=True, priority=5),
+         pending("c1/preemptor1", "pg2", "3", "3G")], evict, {"c1/pg2": ["n1"]})
+    return dataclasses.replace(case, configurations=list(configurations))
+
+
+def _pick_case(evict, node_name, **arguments):
+    """n1 (first in node order) would cost a priority-5 pod, n2 a priority-1 one."""
+    case = preempt_case(
+        [node("n1", 1, "1G"), node("n2", 1, "1G")], [q("q1")],
+        [group("c1/pg1", "q1", 0, prio="low-priority", min_task_member={}),
+         group("c1/pg2", "q1", 1, prio="high-priority", min_task_member=ONE)],
+        [running("c1/on-n1", "pg1", "n1", preemptable=True, priority=5),
+         running("c1/on-n2", "pg1", "n2", preemptable=True, priority=1),
+         pending("c1/preemptor1", "pg2")], evict, {"c1/pg2": [node_name]})
+    return dataclasses.replace(case, configurations=aware(**arguments))
+
+
+PREEMPT_AWARE += [
+    pytest.param(_reprieve_case(["c1/small", "c1/big"]), id="TOPO-own-01a normal preemption evicts until it fits"),
+    pytest.param(_reprieve_case(["c1/big"], aware()), id="TOPO-own-01b the dry run reprieves the victim not needed"),
+    pytest.param(_pick_case(["c1/on-n1"], "n1"),
+                 id="TOPO-own-02a one candidate by default (10% of 2 nodes, at least 1): the first node's"),
+    pytest.param(_pick_case(["c1/on-n2"], "n2", minCandidateNodesAbsolute=2),
+                 id="TOPO-own-02b two candidates: the one whose most important victim matters least"),
+]
+
+
+def _with_topology(spec_key, value, configurations=()):
     """PREEMPT-03 with the preemptor's PodGroup carrying a network topology: it is not preempted for."""
     case = _BY_ID["PREEMPT-03"].values[0]
     pgs = [dict(g, spec={**g["spec"], spec_key: value}) if g["metadata"]["name"] == "pg2" else g
            for g in case.podgroups]
-    return dataclasses.replace(case, podgroups=pgs, evict=[], pipelined={})
+    return dataclasses.replace(case, podgroups=pgs, evict=[], pipelined={}, configurations=list(configurations))
 
 
-PREEMPT += [
+PREEMPT_AWARE += [
     pytest.param(_with_topology("networkTopology", {"mode": "hard", "highestTierAllowed": 1}),
                  id="TOPO-own-03a a job with networkTopology does not preempt (Volcano #4374)"),
+    pytest.param(_with_topology("networkTopology", {"mode": "soft"}, aware()),
+                 id="TOPO-own-03b nor with the dry run, soft mode too"),
     pytest.param(_with_topology("subGroupPolicy", [{"name": "p", "subGroupSize": 1, "matchLabelKeys": ["x"],
                                                     "networkTopology": {"mode": "hard", "highestTierAllowed": 1}}]),
                  id="TOPO-own-03c nor a job with a partition's networkTopology"),
 ]
+PREEMPT += PREEMPT_AWARE
 
 
 # ---- priority plugin (priority_test.go TestPreempt): allocate then preempt ----------------------------

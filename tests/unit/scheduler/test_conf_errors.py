@@ -65,9 +65,9 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
                         "    enableTopology: false\n",
                  ['sched.conf:10: action "allocate": unknown argument "enableTopology" '
                   '(known: predicateErrorCacheEnable)'], id="unknown action argument"),
-    pytest.param(HEAD + "configurations:\n- name: preempt\n  arguments:\n    enableTopologyAwarePreemption: true\n",
-                 ["sched.conf:9: action 'preempt': enableTopologyAwarePreemption: true is not supported by vclite"],
-                 id="an action argument vclite does not support"),
+    pytest.param(HEAD + "configurations:\n- name: preempt\n  arguments:\n    minCandidateNodesAbsolute: ten\n",
+                 ["sched.conf:9: action \"preempt\": argument 'minCandidateNodesAbsolute': expected an integer"],
+                 id="an action argument of the wrong type"),
     pytest.param(HEAD + "configurations:\n- name: allocat\n",
                  ['sched.conf:7: unknown action "allocat" (known: '], id="configuration of an unknown action"),
     pytest.param('actions: "allocate, allocate"\ntiers: []\n',

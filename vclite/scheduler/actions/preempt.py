@@ -22,18 +22,18 @@ preemptor then fits. Nodes are skipped at once when even every candidate's evict
 make room, or when the plugins' victims already could not for an equal preemptor since the last
 node change (victims.Hopeless): many equal preemptors facing a full cluster cost one pass.
 
-A job with `networkTopology` (its own or a partition's) never preempts, as upstream (Volcano issue
-#4374: its pods would not be kept within a HyperNode).
-Not implemented: `enableTopologyAwarePreemption` (dry-run candidate nodes and pick the cheapest,
-with reprieve) — true is rejected when the configuration loads. Nominated nodes do not exist in
-vclite. Must not: write to the API; statements record decisions, the session collects them.
+With `enableTopologyAwarePreemption: true` a task's nodes are dry-run instead (preempt_dryrun.py:
+victims reprieved when not needed, the cheapest candidate node chosen, no NodeOrder). Either way a
+job with `networkTopology` (its own or a partition's) never preempts, as upstream (Volcano issue
+#4374: its pods would not be kept within a HyperNode). Nominated nodes do not exist in vclite.
+Must not: write to the API; statements record decisions, the session collects them.
 """
 from __future__ import annotations
 
 import dataclasses
 from typing import TYPE_CHECKING, Callable
 
-from vclite.scheduler.actions import topology
+from vclite.scheduler.actions import preempt_dryrun, topology
 from vclite.scheduler.actions import victims as victims_mod
 from vclite.scheduler.framework import hooks
 from vclite.scheduler.framework import tasks as tasks_mod
@@ -59,10 +59,10 @@ class Arguments:
     maxCandidateNodesAbsolute: int = 100
     predicateErrorCacheEnable: bool = True   # accepted; vclite evaluates predicates over all nodes at once
 
-    def __post_init__(self) -> None:
-        if self.enableTopologyAwarePreemption:
-            raise ValueError("action 'preempt': enableTopologyAwarePreemption: true is not supported by vclite "
-                             "(it runs Volcano's normal preemption); remove it or set it to false")
+    def num_candidates(self, nodes: int) -> int:
+        """How many candidate nodes a topology-aware dry run collects before choosing."""
+        return preempt_dryrun.num_candidates(nodes, self.minCandidateNodesPercentage,
+                                             self.minCandidateNodesAbsolute, self.maxCandidateNodesAbsolute)
 
 
 def _pending(job: "jobs_mod.JobInfo") -> list[TaskInfo]:
@@ -142,11 +142,16 @@ class Preempt:
             return False
         try:
             rows = victims_mod.candidate_rows(ssn, preemptor)
+            every = len(rows)
             bound = self.placed.bound(bound_key + (preemptor.best_effort,),
                                       lambda t: self._loose(t, bound_key, preemptor.best_effort, ssn),
                                       ssn.jobs[preemptor.job].tasks.values() if bound_key[0] == "job" else None)
             profile = self.hopeless.profile(preemptor, self._candidates_profile(ssn, preemptor, bound_key))
             rows = self.hopeless.drop(profile, victims_mod.could_fit(ssn, preemptor, rows, bound))
+            if self.arguments.enableTopologyAwarePreemption:
+                return preempt_dryrun.preempt(
+                    ssn, stmt, queue, preemptor, (int(r) for r in rows), self.arguments.num_candidates(every),
+                    lambda row: victims_mod.in_victim_order(ssn, self.placed.on(row, accept), preemptor))
             for row in victims_mod.node_order(ssn, preemptor, rows):
                 if self._on_node(ssn, stmt, queue, preemptor, row, accept, profile):
                     return True

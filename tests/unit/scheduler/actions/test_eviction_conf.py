@@ -22,6 +22,26 @@ tiers:
 """
 
 
+def test_topology_aware_preemption_loads():
+    """Volcano's preempt_test.go configuration for TestTopologyAwarePreempt: accepted, with its defaults."""
+    c = conf.parse('actions: "preempt"\n'
+                   'configurations: [{name: preempt, arguments: {enableTopologyAwarePreemption: true}}]\ntiers: []')
+    args = c.actions[0].args
+    assert args.enableTopologyAwarePreemption is True
+    bounds = (args.minCandidateNodesPercentage, args.minCandidateNodesAbsolute, args.maxCandidateNodesAbsolute)
+    assert bounds == (10, 1, 100)
+
+
+@pytest.mark.parametrize("nodes, pct, lo, hi, want", [
+    (0, 10, 1, 100, 0), (1, 10, 1, 100, 1), (9, 10, 1, 100, 1), (50, 10, 1, 100, 5), (2000, 10, 1, 100, 100),
+    (50, 10, 8, 100, 8), (5, 10, 8, 100, 5), (50, 100, 1, 20, 20), (50, -10, 1, 100, 1),
+])
+def test_num_candidates(nodes, pct, lo, hi, want):
+    """calculateNumCandidates: the percentage of the nodes, clamped by the absolute bounds and the nodes."""
+    assert preempt.Arguments(minCandidateNodesPercentage=pct, minCandidateNodesAbsolute=lo,
+                             maxCandidateNodesAbsolute=hi).num_candidates(nodes) == want
+
+
 def test_volcano_ci_style_configuration_loads():
     c = conf.parse(CI_CONF)
     assert c.action_names == ("enqueue", "allocate", "backfill", "reclaim", "preempt")
@@ -32,8 +52,6 @@ def test_volcano_ci_style_configuration_loads():
 
 
 @pytest.mark.parametrize("text, message", [
-    pytest.param('actions: "preempt"\nconfigurations: [{name: preempt, arguments: {enableTopologyAwarePreemption: true}}]'
-                 '\ntiers: []', "enableTopologyAwarePreemption: true is not supported", id="topology-aware preemption"),
     pytest.param('actions: "reclaim"\nconfigurations: [{name: reclaim, arguments: {foo: 1}}]\ntiers: []',
                  'action "reclaim": unknown argument "foo"', id="unknown reclaim argument"),
     pytest.param('actions: "preempt"\ntiers: [{plugins: [{name: drf, enableHierarchy: true}]}]',
