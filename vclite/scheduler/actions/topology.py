@@ -112,6 +112,8 @@ def topology_subjobs(job: "jobs_mod.JobInfo") -> dict[str, frozenset]:
     """For each task of a partition with `networkTopology` (the default partition: the job's), the
     tasks of its partition (Volcano's SubJob.WithNetworkTopology); other tasks are not listed."""
     job_has = spec_of(job) is not None
+    if not job_has and not has_partition_topology(job):
+        return {}   # (what the loop below finds for such a job, without reading every task's labels)
     groups: dict[Any, set] = {}
     for uid, member in membership(job).items():
         if member is None:

@@ -10,7 +10,9 @@ bit for bit: each row is computed by the same operations either way.
 - `FitCache`: per distinct request vector, the masks "fits future idle" (the action's resource
   predicate, `fit.fits(req, future_idle)`) and "fits idle" (`fit.fits(req, idle)`).
 - `RowCache`: per key, the values of a row-local function `fn(task, rows)` over all nodes (the
-  NodeOrder functions registered with `key=`, or any plugin's own row-local vector).
+  NodeOrder functions registered with `key=`, or any plugin's own row-local vector). A `Volatile`
+  key is row-local only within one version of something beyond the node's row (network-topology-
+  aware's HyperNode usage): one entry per stable part, recomputed in full when the version moved.
 - `BestCache`: per (request, key), the row-local score of every node whose idle resources hold
   the request, -inf elsewhere: its argmax is allocate's pick among idle-fitting nodes.
 Arrays handed out are the memo's own: read them, never modify them.
@@ -19,7 +21,7 @@ Must not: change node state; decide anything (callers combine the vectors).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, NamedTuple
 
 import numpy as np
 
@@ -105,24 +107,37 @@ class FitCache:
         return future_ok, idle_ok
 
 
+class Volatile(NamedTuple):
+    """A NodeOrder key whose function is row-local only while `version` stays: a memo of the weighted
+    sum keyed by it would miss at every version, so the session sums the functions' own memos."""
+    stable: Hashable
+    version: int
+
+
 class RowCache:
     """The values of a row-local `fn(task, rows)` over all nodes, per key of the task."""
 
     def __init__(self, nodes: nodes_mod.NodeState, fn: Callable[[Any, np.ndarray], Any]):
         self.nodes = nodes
         self.fn = fn
-        self._entries: dict[Hashable, list[Any]] = {}   # key -> [seen, values]
+        self._entries: dict[Hashable, list[Any]] = {}   # key -> [seen, values, version]
 
     def get(self, key: Hashable, task: Any) -> np.ndarray:
         nodes = self.nodes
+        version = None
+        if type(key) is Volatile:
+            key, version = key
         e = self._entries.get(key)
+        if e is not None and version is not None and e[2] != version:
+            e[0], e[1], e[2] = len(nodes.changes), self._full(task), version
+            return e[1]
         if e is None:
             if len(self._entries) >= ENTRY_LIMIT:
                 del self._entries[next(iter(self._entries))]
             values = self._full(task)
-            self._entries[key] = [len(nodes.changes), values]
+            self._entries[key] = [len(nodes.changes), values, version]
             return values
-        seen, values = e
+        seen, values, _ = e
         if seen != len(nodes.changes):
             rows = _dirty_rows(nodes, seen)
             if rows is None:

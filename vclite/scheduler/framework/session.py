@@ -128,6 +128,7 @@ class Session:
         self.task_notes: dict[str, str] = {}       # why a plugin refused a task (Allocatable), by uid
         self.fit_cache = fitcache.FitCache(self.nodes)
         self._sum_cache: tuple[int, fitcache.RowCache, fitcache.BestCache] | None = None
+        self._fn_caches: dict[int, fitcache.RowCache] = {}   # each keyed NodeOrder function's memo, by id
         self._now_text = ""
         self.recheck_at: _dt.datetime | None = None
 
@@ -175,7 +176,7 @@ class Session:
     def _node_order_caller(self) -> Any:
         """The NodeOrder weighted sum; functions registered with `key=` are served from RowCaches."""
         flat = self.hooks.flat(Point.NODE_ORDER)
-        caches: dict[int, fitcache.RowCache] = {}
+        caches = self._fn_caches
         nodes = self.nodes
 
         def node_order(task: TaskInfo, rows: Any) -> Any:
@@ -224,22 +225,55 @@ class Session:
                                fitcache.BestCache(self.nodes, weighted_sum))
         return self._sum_cache[1], self._sum_cache[2]
 
+    def _summed(self, task: TaskInfo, keys: tuple) -> np.ndarray:
+        """The NodeOrder weighted sum over every node from each function's own memo, in registration
+        order (the same float operations as the sum's memo): used when a key is Volatile."""
+        flat = self.hooks.flat(Point.NODE_ORDER)
+        caches = self._fn_caches
+        total: Any = 0
+        for (fn, weight, _), k in zip(flat, keys):
+            cache = caches.get(id(fn))
+            if cache is None:
+                cache = caches[id(fn)] = fitcache.RowCache(self.nodes, fn)
+            if len(flat) == 1 and weight == 1:
+                return cache.get(k, task)   # as the sum's memo: 0 + 1·x is x
+            total = total + weight * cache.get(k, task)
+        if not isinstance(total, np.ndarray):
+            total = np.zeros(len(self.nodes))
+        return total
+
+    @staticmethod
+    def _volatile(keys: tuple) -> bool:
+        return any(type(k) is fitcache.Volatile for k in keys)
+
     def node_scores(self, task: TaskInfo) -> np.ndarray | None:
         """The NodeOrder sum for every node at once (read-only), when that is the same as scoring
         candidates (see `_score_keys`); else None (score the candidates)."""
         keys = self._score_keys(task)
         if keys is None:
             return None
+        if self._volatile(keys):
+            return self._summed(task, keys)
         return self._row_local()[0].get(keys, task)
 
     def best_idle_node(self, task: TaskInfo) -> int | None:
         """The hot path of allocate, for a task no predicate plugin rejects anywhere: the first
         best-scored node whose idle resources hold it now (what `allocate.choose_node` picks).
-        None when there is none, or when scores are not row-local: take the general path then."""
+        None when there is none, or when scores are not row-local: take the general path then.
+        With a Volatile key (HyperNode usage moves at every placement) the sum is rebuilt from the
+        functions' own memos, so only the volatile function is recomputed on every node."""
         keys = self._score_keys(task)
         if keys is None:
             return None
-        return self._row_local()[1].best(task.req, keys, task)
+        if not self._volatile(keys):
+            return self._row_local()[1].best(task.req, keys, task)
+        future_ok, idle_ok = self.fit_cache.masks(task.req)
+        scores = np.where(future_ok & idle_ok, self._summed(task, keys), -np.inf)
+        if not scores.size:
+            return None
+        row = int(scores.argmax())
+        v = scores.item(row)
+        return row if v > -np.inf or v != v else None   # as BestCache.best
 
     def job_less(self, l: JobInfo, r: JobInfo) -> bool:
         v = self._job_order(l, r)

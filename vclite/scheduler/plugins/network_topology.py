@@ -54,7 +54,7 @@ import numpy as np
 
 from vclite.scheduler.actions import topology
 from vclite.scheduler.framework import dims as dims_mod
-from vclite.scheduler.framework import hooks, plugin
+from vclite.scheduler.framework import fitcache, hooks, plugin
 
 if TYPE_CHECKING:
     from vclite.scheduler.framework import jobs as jobs_mod
@@ -125,6 +125,7 @@ class NetworkTopologyAware:
         self._layout: _Layout | None = None                     # built when the session opens
         self._version = 0                                       # HyperNode usage changes this session
         self._subjobs: dict[str, dict[str, frozenset]] = {}    # job uid -> task uid -> its partition
+        self._requests: dict[bytes, tuple] = {}                 # _request's memo
         reg.add(hooks.Point.HYPERNODE_ORDER, self.hypernode_order, weight=self.scale)
         if ssn.hypernode_objects:   # else every node scores alike (module docstring)
             self._tiers()   # upstream's resource cache, as the session opens it
@@ -171,10 +172,11 @@ class NetworkTopologyAware:
 
     def key(self, task: "tasks_mod.TaskInfo") -> Any:
         """Row-local only for a pod without network topology, within one state of the HyperNodes'
-        usage (the version counts this session's Allocate/Deallocate events); None otherwise."""
+        usage (the version counts this session's Allocate/Deallocate events: a Volatile key, so the
+        session recomputes this function alone when it moves); None otherwise."""
         if self._subjob(task) is not None or not self.arguments.normal_pod_enable:
             return None
-        return ("normal", task.req.tobytes(), self._version)
+        return fitcache.Volatile(("normal", task.req.tobytes()), self._version)
 
     def node_order(self, task: "tasks_mod.TaskInfo", rows: np.ndarray) -> np.ndarray | float:
         subjob = self._subjob(task)
@@ -219,21 +221,41 @@ class NetworkTopologyAware:
         layout = self._tiers()
         layout.used[layout.member[:, row]] += sign * task.req
 
+    def _request(self, req: np.ndarray) -> tuple:
+        """What a request's normal-pod scores read that the session's placements never change: the
+        counted columns, the HyperNodes' allocatable there, where it is positive, the normalised
+        weights and the request there — computed once per distinct request (the same values)."""
+        k = req.tobytes()
+        r = self._requests.get(k)
+        if r is None:
+            counted = (req > 0) & (self.weights > 0)
+            if counted.any():
+                w = self.weights[counted]
+                a = self._tiers().allocatable[:, counted]
+                r = (counted, a, a > 0, w / w.sum(), req[counted])
+            else:
+                r = (None,)
+            self._requests[k] = r
+        return r
+
     def _normal_scores(self, task: "tasks_mod.TaskInfo", rows: np.ndarray) -> np.ndarray:
         layout = self._tiers()
         if layout.fade_total <= 0:
             return np.zeros(len(rows))
-        req = task.req
-        counted = (req > 0) & (self.weights > 0)
+        request = self._request(task.req)
         per_hn = np.ones(len(layout.member) + 1)   # the trailing 1: a node in no HyperNode of a tier
-        if counted.any():
-            w = self.weights[counted]
-            a, u = layout.allocatable[:, counted], layout.used[:, counted] + req[counted]
-            share = np.divide(u, a, out=np.zeros_like(u), where=a > 0) @ (w / w.sum())
+        if request[0] is not None:
+            counted, a, positive, w, req = request
+            u = layout.used[:, counted] + req
+            share = np.divide(u, a, out=np.zeros_like(u), where=positive) @ w
             per_hn[:-1] = np.where((u <= a).all(axis=1), share, 0.0)
         else:
             per_hn[:-1] = 0.0
-        return layout.fade @ per_hn[layout.owner[:, rows]] / layout.fade_total
+        # every node (a session memo's full recomputation): the owners as they are, without a gather
+        n = layout.owner.shape[1]
+        full = rows.size == n and n > 0 and rows[0] == 0 and rows[-1] == n - 1 and bool((np.diff(rows) == 1).all())
+        owner = layout.owner if full else layout.owner[:, rows]
+        return layout.fade @ per_hn[owner] / layout.fade_total
 
     def _aware_scores(self, task: "tasks_mod.TaskInfo", subjob: frozenset, rows: np.ndarray) -> np.ndarray:
         ssn = self.ssn

@@ -81,3 +81,26 @@ def test_repeated_rows_in_the_change_log_are_harmless():
         nodes.add_task(2, req, S.ALLOCATED)
     nodes.remove_task(2, req, S.ALLOCATED)
     np.testing.assert_array_equal(cache.masks(req)[0], fit.fits(req, nodes.future_idle()))
+
+
+def test_a_volatile_key_is_recomputed_in_full_when_its_version_moves():
+    """Within one version a Volatile key's memo is patched on the changed rows only; a new version
+    recomputes every row (the values also depend on something outside the row) and keeps one entry."""
+    rng = random.Random(3)
+    nodes = _nodes(40, rng)
+    outside = [0.0]
+    asked: list[int] = []
+
+    def fn(task, rows):
+        asked.append(len(rows))
+        return nodes.idle[rows, 0] + outside[0]
+
+    cache = fitcache.RowCache(nodes, fn)
+    req = np.array([1000.0, 2.0**30, 1.0])
+    cache.get(fitcache.Volatile("k", 0), req)
+    nodes.add_task(5, req, S.ALLOCATED)
+    np.testing.assert_array_equal(cache.get(fitcache.Volatile("k", 0), req), nodes.idle[:, 0])
+    assert asked == [40, 1]
+    outside[0] = 7.0
+    np.testing.assert_array_equal(cache.get(fitcache.Volatile("k", 1), req), nodes.idle[:, 0] + 7.0)
+    assert asked == [40, 1, 40] and len(cache._entries) == 1
