@@ -144,8 +144,9 @@ def test_plugin_arguments(args, expected):
 # Nodes 2 cpu/4Gi each; every pod asks 2 cpu/4G, so one pod per node; gang{jobOrder, jobReady, jobPipelined,
 # jobStarving}, predicates, network-topology-aware{nodeOrder, hyperNodeOrder, hyperNodeGradient}. Volcano's
 # rows count the binds (MinimalBindCheck). A "rescheduled" job has two pods running on s0 (s3) and one
-# pending; its PodGroup carries volcano.sh/job-allocated-hypernode, which vclite does not read: it derives
-# the job's HyperNode from where its pods run (the same HyperNode in every row here).
+# pending; upstream's test writes volcano.sh/job-allocated-hypernode on its PodGroup, which neither Volcano's
+# scheduler (since v1.14) nor vclite reads: a first session recovers the job's HyperNode from where its pods
+# run (the same HyperNode in every row here).
 TASK, JOB = "volcano.sh/task-spec", "volcano.sh/job-spec"
 TREE2 = [hn("s0", 1, "s0-n1", "s0-n2", tier_name=TASK), hn("s1", 1, "s1-n3", "s1-n4", tier_name=TASK),
          hn("s2", 2, "s0", "s1", kind="HyperNode", tier_name=JOB)]

@@ -1,8 +1,9 @@
 """Partition-level network topology (a PodGroup's subGroupPolicy[].networkTopology, from a vcjob task's
 partitionPolicy), as Volcano's TestAllocateWithPartitionPolicyNetworkTopology
 (actions/allocate/allocate_test.go): every pod asks for a whole node (2 cpu), so a rack of two
-nodes holds two. Upstream's PodGroup also names the job's allocated HyperNode; vclite recomputes it
-from the placed pods, which the cases place accordingly. Upstream's tier-0 racks are tier 1 here."""
+nodes holds two. Upstream's PodGroup also names the job's allocated HyperNode; a first session
+recovers it from the placed pods (test_scheduler_topology_allocated.py: kept across sessions), which
+the cases place accordingly. Upstream's tier-0 racks are tier 1 here."""
 from __future__ import annotations
 
 import dataclasses

@@ -37,7 +37,7 @@ import dataclasses
 import numpy as np
 
 from vclite.api import scheduling
-from vclite.scheduler.actions import enqueue, topology
+from vclite.scheduler.actions import allocated, enqueue, topology
 from vclite.scheduler.framework import fit
 from vclite.scheduler.framework import tasks as tasks_mod
 
@@ -111,6 +111,8 @@ class Allocate:
                     # a topology job's tasks go back when nothing fits: it returns only while it progresses
                     again = bool(tasks) and (plain or bool(stmt.operations))
                     stmt.commit()
+                    if not plain:   # the HyperNodes chosen are kept (recorder.UpdateDecisionToJob)
+                        allocated.commit(ssn, job, topology.groups_of(ssn, job))
                     if again:
                         jobs.push(job)
                 elif not ssn.job_pipelined(job):

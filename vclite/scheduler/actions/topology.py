@@ -7,10 +7,10 @@ Kept apart from allocate's loop so that jobs without networkTopology never come 
   placed as any job, as upstream). `mode: soft` is Volcano's soft-to-hard conversion: the limit is
   the virtual top HyperNode's tier, so the lowest tier that fits is preferred and, failing all, the
   whole cluster. A hard job with neither field has no limit upstream either (plain placement);
-- the HyperNode already holding it: recomputed every session from the nodes of its placed pods (the
-  lowest-tier HyperNode holding them all), as Volcano's session recovers a job's allocated HyperNode
-  after a restart (recoverAllocatedHyperNode); a job with placed pods searches only below its
-  highest ancestor within the limit;
+- the HyperNode already holding it: the one kept since allocate chose it (actions/allocated.py, the
+  scheduler's memory as Volcano's cache), else recovered from the nodes of its placed pods (the
+  lowest-tier HyperNode holding them all: recoverAllocatedHyperNode); a job with placed pods
+  searches only below its highest ancestor within the limit;
 - gradients: HyperNodes breadth-first from the search root, tier ≤ limit, grouped by tier ascending;
   without placed pods, a HyperNode whose idle (or future idle) sum cannot hold the job's
   minResources is skipped (isEligibleHyperNode);
@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from vclite.scheduler.actions import allocated as allocated_mod
 from vclite.scheduler.framework import hypernodes as hypernodes_mod
 from vclite.scheduler.framework import subgroups
 from vclite.scheduler.framework import tasks as tasks_mod
@@ -102,26 +103,37 @@ def partitions(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", job_limit: i
         nt = pol.get("networkTopology")
         limit = _part_limit(ssn, nt, job_limit) if isinstance(nt, dict) else None
         if limit is not None:
-            name = f"{pol.get('name')}/{'-'.join(values)}"
+            name = part_name(pol, values)
             part = out.setdefault(name, Part(name, limit, int(pol.get("subGroupSize") or 1), set()))
             part.uids.add(uid)
     return list(out.values())
 
 
-def topology_subjobs(job: "jobs_mod.JobInfo") -> dict[str, frozenset]:
-    """For each task of a partition with `networkTopology` (the default partition: the job's), the
-    tasks of its partition (Volcano's SubJob.WithNetworkTopology); other tasks are not listed."""
+def part_name(policy: Obj, values: list[str]) -> str:
+    """A partition's name: `<policy>/<values joined by "-">` (the default partition: "")."""
+    return f"{policy.get('name')}/{'-'.join(values)}"
+
+
+def topology_groups(job: "jobs_mod.JobInfo") -> dict[str, frozenset]:
+    """The job's partitions with `networkTopology` by name, with their tasks (Volcano's SubJobs
+    WithNetworkTopology): the default partition "" when the job has its own, and each partition
+    whose policy has one. Other tasks are in none."""
     job_has = spec_of(job) is not None
     if not job_has and not has_partition_topology(job):
         return {}   # (what the loop below finds for such a job, without reading every task's labels)
-    groups: dict[Any, set] = {}
+    groups: dict[str, set] = {}
     for uid, member in membership(job).items():
         if member is None:
             if job_has:
-                groups.setdefault(None, set()).add(uid)
+                groups.setdefault("", set()).add(uid)
         elif isinstance(member[0].get("networkTopology"), dict):
-            groups.setdefault((member[0].get("name"), tuple(member[1])), set()).add(uid)
-    return {uid: frozenset(uids) for uids in groups.values() for uid in uids}
+            groups.setdefault(part_name(*member), set()).add(uid)
+    return {name: frozenset(uids) for name, uids in groups.items()}
+
+
+def topology_subjobs(job: "jobs_mod.JobInfo") -> dict[str, tuple[str, frozenset]]:
+    """For each task of a partition with `networkTopology`, its partition's name and tasks."""
+    return {uid: (name, uids) for name, uids in topology_groups(job).items() for uid in uids}
 
 
 def _part_limit(ssn: "session_mod.Session", nt: Obj, job_limit: int | None) -> int | None:
@@ -150,14 +162,17 @@ def highest_tier(ssn: "session_mod.Session", nt: Obj) -> int | None:
     return None
 
 
-def allocated_hypernode(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", uids: set | None = None) -> str:
-    """The lowest HyperNode holding the nodes of the job's placed pods ("" when none is placed);
-    `uids`: only those tasks (a partition)."""
-    rows = [ssn.nodes.index[t.node] for s in tasks_mod.ALLOCATED_STATUS for t in (job.index.get(s) or {}).values()
-            if t.node in ssn.nodes.index and (uids is None or t.uid in uids)]
-    if not rows:
-        return ""
-    return ssn.topology.lowest_holding(np.array(rows, dtype=np.intp))
+def groups_of(ssn: "session_mod.Session", job: "jobs_mod.JobInfo") -> dict[str, frozenset]:
+    """topology_groups, once per session."""
+    return allocated_mod.groups(ssn, job, topology_groups)
+
+
+def part_allocated(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", name: str) -> str:
+    """A partition's allocated HyperNode now: the one kept (actions/allocated.py) and the nodes its
+    pods were placed on since, this session's included (upstream's running JobAllocatedHyperNode)."""
+    groups = groups_of(ssn, job)
+    kept = allocated_mod.part_hypernode(ssn, job, groups, name)
+    return ssn.topology.lca(kept, allocated_mod.lowest_holding(ssn, job, groups.get(name, frozenset())))
 
 
 def gradients(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", limit: int, allocated: str,
@@ -213,7 +228,7 @@ def allocate_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jo
         return _allocate_parts(ssn, job, queue, tasks, limit, parts, choose)
     if limit is None:   # partitions with networkTopology whose tier names resolve to nothing
         limit = ssn.topology.top_tier
-    allocated = allocated_hypernode(ssn, job)
+    allocated = allocated_mod.job_hypernode(ssn, job, groups_of(ssn, job))
     pending = _drain(tasks)
     tried = gradients(ssn, job, limit, allocated)
     for gradient in tried:
@@ -233,9 +248,11 @@ def allocate_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jo
         stmt, left = _try(ssn, job, queue, pending, ssn.topology.leaves[best], choose)
         for t in left:
             tasks.push(t)
+        allocated_mod.propose(ssn, job, best, {"": best} if spec_of(job) is not None else {})
         return stmt
     for t in pending:
         tasks.push(t)
+    allocated_mod.forget_proposal(ssn, job)
     _explain(ssn, job, limit, allocated, tried)
     return ssn.statement()
 
@@ -292,25 +309,29 @@ def _allocate_parts(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: 
                     tasks: "pqueue.PriorityQueue", limit: int | None, parts: list[Part],
                     choose: Choose) -> "statement_mod.Statement":
     """allocate_job for a job with limited partitions (Volcano's allocateForJob over SubJobs)."""
-    allocated = allocated_hypernode(ssn, job) if limit is not None else ""
+    allocated = allocated_mod.job_hypernode(ssn, job, groups_of(ssn, job)) if limit is not None else ""
     pending = _drain(tasks)
     tried = gradients(ssn, job, limit, allocated) if limit is not None else [[hypernodes_mod.TOP]]
     for gradient in tried:
         scores = {}
         for hn in gradient:
-            stmt, _, score = _try_parts(ssn, job, queue, pending, hn, parts, choose)
+            stmt, _, score, _ = _try_parts(ssn, job, queue, pending, hn, parts, choose)
             if stmt.operations and (ssn.job_ready(job) or ssn.job_pipelined(job)):
                 scores[hn] = score
             stmt.discard()
         if not scores:
             continue
         best = max(sorted(scores), key=lambda hn: scores[hn])
-        stmt, left, _ = _try_parts(ssn, job, queue, pending, best, parts, choose)
+        stmt, left, _, chosen = _try_parts(ssn, job, queue, pending, best, parts, choose)
         for t in left:
             tasks.push(t)
+        if spec_of(job) is not None:
+            chosen[""] = best   # the default partition carries the job's topology
+        allocated_mod.propose(ssn, job, best, chosen)
         return stmt
     for t in pending:
         tasks.push(t)
+    allocated_mod.forget_proposal(ssn, job)
     if limit is None or not tried:
         _explain_parts(ssn, job, parts)
     else:
@@ -320,17 +341,18 @@ def _allocate_parts(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: 
 
 def _try_parts(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
                pending: list[tasks_mod.TaskInfo], hn: str, parts: list[Part],
-               choose: Choose) -> tuple["statement_mod.Statement", list, float]:
+               choose: Choose) -> tuple["statement_mod.Statement", list, float, dict[str, str]]:
     """The job within HyperNode `hn`, a partition at a time (the default one: the other tasks),
     best pending task first, each until it is ready and back in line while it has tasks left; stops
-    when the job is ready. Returns the statement, the tasks left and the partitions' scores' sum."""
+    when the job is ready. Returns the statement, the tasks left, the partitions' scores' sum and
+    the HyperNode chosen for each limited partition placed."""
     owner = {uid: p for p in parts for uid in p.uids}
     groups: dict[str, list] = {}
     for t in pending:
         groups.setdefault(owner[t.uid].name if t.uid in owner else "", []).append(t)
     by_name = {p.name: p for p in parts}
     line = list(groups)   # by each partition's best pending task (Volcano: SubJobOrderFn)
-    stmt, total, failed = ssn.statement(), 0.0, []
+    stmt, total, failed, chosen = ssn.statement(), 0.0, [], {}
     while line:
         name = line.pop(0)
         members = groups.pop(name)
@@ -340,12 +362,14 @@ def _try_parts(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs
                              done=lambda: True)
             score = _score(ssn, members, [hn])[0] if sub.operations else 0.0
         else:
-            sub, rest, score = _try_part(ssn, job, queue, members, hn, part, choose)
+            sub, rest, score, where = _try_part(ssn, job, queue, members, hn, part, choose)
         if sub is None or not sub.operations:
             failed.extend(members)
             continue
         stmt.merge(sub)
         total += score
+        if part is not None:
+            chosen[name] = ssn.topology.lca(chosen.get(name, ""), where)
         if rest:
             groups[name] = rest
             line.append(name)
@@ -353,17 +377,18 @@ def _try_parts(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs
         if ssn.job_ready(job):
             break
     left = failed + [t for members in groups.values() for t in members]
-    return stmt, sorted(left, key=pending.index), total
+    return stmt, sorted(left, key=pending.index), total, chosen
 
 
 def _try_part(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
-              members: list, hn: str, part: Part, choose: Choose) -> tuple[Any, list, float]:
+              members: list, hn: str, part: Part, choose: Choose) -> tuple[Any, list, float, str]:
     """Volcano's allocateForSubJob: the partition within the best HyperNode of its first gradient
-    (below `hn`) where it becomes ready or pipelined; (None, members, 0) when there is none."""
+    (below `hn`) where it becomes ready or pipelined, and that HyperNode; (None, members, 0, "") when
+    there is none."""
     tree = ssn.topology
     need = np.sum([t.req for t in members], axis=0) if members else None
     done = lambda: part.placed(job) >= part.size   # noqa: E731
-    for gradient in gradients(ssn, job, part.limit, allocated_hypernode(ssn, job, part.uids), within=hn, need=need):
+    for gradient in gradients(ssn, job, part.limit, part_allocated(ssn, job, part.name), within=hn, need=need):
         fits = []
         for c in gradient:
             sub, _ = _try(ssn, job, queue, members, tree.leaves[c], choose, done=done)
@@ -375,8 +400,8 @@ def _try_part(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_
         scores = _score(ssn, members, fits, part)
         i = int(np.argmax(scores))
         sub, rest = _try(ssn, job, queue, members, tree.leaves[fits[i]], choose, done=done)
-        return sub, rest, float(scores[i])
-    return None, members, 0.0
+        return sub, rest, float(scores[i]), fits[i]
+    return None, members, 0.0, ""
 
 
 def _score(ssn: "session_mod.Session", members: list, names: list[str], part: Part | None = None) -> np.ndarray:

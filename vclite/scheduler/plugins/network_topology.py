@@ -24,8 +24,9 @@ vclite breaks ties by HyperNode name (Volcano's map order is random).
 
 BatchNodeOrder, × 100 × weight:
 - a pod of a partition with networkTopology (the default partition: when the job has it), once
-  its partition has placed pods (their lowest common HyperNode A, those placed earlier in this
-  session included, as allocate updates the job's allocated HyperNode after each task): a node
+  its partition has an allocated HyperNode A (the one kept across sessions, actions/allocated.py,
+  joined with the lowest common HyperNode of its placed pods, those placed earlier in this session
+  included, as allocate updates the task's JobAllocatedHyperNode after each placement): a node
   whose lowest-tier HyperNode is A scores 1, else
   (maxTier − tier(LCA(its HyperNode, A))) / (maxTier − minTier) over the session's tiers (the
   virtual top included; 1 when there is one tier), 0 for a node in no lowest-tier HyperNode; the
@@ -124,7 +125,7 @@ class NetworkTopologyAware:
         self.scale = MAX_NODE_SCORE * global_weight
         self._layout: _Layout | None = None                     # built when the session opens
         self._version = 0                                       # HyperNode usage changes this session
-        self._subjobs: dict[str, dict[str, frozenset]] = {}    # job uid -> task uid -> its partition
+        self._subjobs: dict[str, dict[str, tuple[str, frozenset]]] = {}   # job uid -> task uid -> (name, tasks)
         self._requests: dict[bytes, tuple] = {}                 # _request's memo
         reg.add(hooks.Point.HYPERNODE_ORDER, self.hypernode_order, weight=self.scale)
         if ssn.hypernode_objects:   # else every node scores alike (module docstring)
@@ -161,7 +162,7 @@ class NetworkTopologyAware:
         return out
 
     # ---- BatchNodeOrder --------------------------------------------------------------------------
-    def _subjob(self, task: "tasks_mod.TaskInfo") -> frozenset | None:
+    def _subjob(self, task: "tasks_mod.TaskInfo") -> tuple[str, frozenset] | None:
         job = self.ssn.jobs.get(task.job)
         if job is None:
             return None
@@ -257,10 +258,11 @@ class NetworkTopologyAware:
         owner = layout.owner if full else layout.owner[:, rows]
         return layout.fade @ per_hn[owner] / layout.fade_total
 
-    def _aware_scores(self, task: "tasks_mod.TaskInfo", subjob: frozenset, rows: np.ndarray) -> np.ndarray:
+    def _aware_scores(self, task: "tasks_mod.TaskInfo", named: tuple[str, frozenset], rows: np.ndarray) -> np.ndarray:
         ssn = self.ssn
         job = ssn.jobs[task.job]
-        allocated = topology.allocated_hypernode(ssn, job, set(subjob))   # this session's placements too
+        name, subjob = named
+        allocated = topology.part_allocated(ssn, job, name)   # kept, and this session's placements too
         out = np.zeros(len(rows))
         if not allocated:
             return out
