@@ -372,3 +372,38 @@ def test_while_its_victims_terminate_a_preemptor_waits_nominated_to_their_nodes(
     assert (running(c, "preemptee-1"), running(c, "preemptor-1")) == (REP // 2, REP // 2)
     for name, (node, _) in nominated.items():
         assert c.client.get(kinds.POD, "default", name)["spec"]["nodeName"] == node
+
+
+def _affine(name: str, replicas: int, priority: str, app: str, cpu: str = "1", anti: str | None = None,
+            near: str | None = None) -> dict:
+    """e2eutil.JobSpec with one task of pods labelled preemptable and `app`, required anti-affinity to the
+    pods of app `anti` and affinity to those of app `near` on the same node (kubernetes.io/hostname)."""
+    t = task("t", replicas, cpu=cpu)
+    t["template"]["metadata"] = {"labels": {"volcano.sh/preemptable": "true", "app": app}}
+    affinity: dict = {}
+    for kind, other in (("podAntiAffinity", anti), ("podAffinity", near)):
+        if other:
+            affinity[kind] = {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": other}}, "topologyKey": "kubernetes.io/hostname"}]}
+    t["template"]["spec"]["affinity"] = affinity
+    return vcjob([t], name=name, minAvailable=1 if replicas > 1 else replicas, priorityClassName=priority)
+
+
+def test_topology_aware_preemption_evicts_only_the_pod_whose_anti_affinity_blocks():
+    """preempt.go "should preempt low priority pod with anti-affinity constraint" (enqueue dropped,
+    `enableTopologyAwarePreemption: true`): on each node a middle-priority blocker (one a node) and a
+    low-priority bystander (kept near a blocker, one a node) leave slots − 2 cpu; a high-priority pod asks
+    slots − 1 and refuses a blocker's node. Normal preemption would evict the bystander first (lowest
+    priority) and then the blocker; the dry run reprieves the bystander, so every bystander keeps running
+    and one blocker is left (the other's replacement waits)."""
+    with_topology = CI_CONF + ("configurations:\n- name: preempt\n"
+                               "  arguments:\n    enableTopologyAwarePreemption: true\n")
+    c = cluster(NO_ENQUEUE, free=3, scheduler_conf=with_topology)
+    c.client.create({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                     "metadata": {"name": "middle-priority"}, "value": 500})
+    run(c, _affine("blocker-job", 2, "middle-priority", "blocker", anti="blocker"))
+    assert running(c, "blocker-job") == 2
+    run(c, _affine("bystander-job", 2, "low-priority", "bystander", anti="bystander", near="blocker"))
+    assert running(c, "bystander-job") == 2
+    run(c, _affine("high-priority-job", 1, "high-priority", "preemptor", cpu="2", anti="blocker"))
+    assert (running(c, "high-priority-job"), running(c, "bystander-job"), running(c, "blocker-job")) == (1, 2, 1)
