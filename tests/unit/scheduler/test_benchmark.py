@@ -16,3 +16,14 @@ def test_quick_benchmark_prints_the_table():
     rows = [line for line in lines if line[:4] in ("| a.", "| b.", "| c.", "| d.")]
     assert [r[2] for r in rows] == ["a", "b", "c", "d"]
     assert "kube-scheduler" in out and "Goal:" in out
+
+
+def test_topology_benchmark_prints_its_table_and_checks_binds(tmp_path):
+    """benchmarks/topology.py on a small cluster: the table, and the binds compared with a file it wrote."""
+    ref = tmp_path / "binds.json"
+    args = [sys.executable, str(ROOT / "benchmarks" / "topology.py"), "--nodes", "16", "--jobs", "20", "--repeats", "1"]
+    subprocess.run(args + ["--write", str(ref)], capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run(args + ["--reference", str(ref)], capture_output=True, text=True, timeout=120,
+                         check=True).stdout
+    assert [line.split(" | ")[0] for line in out.splitlines()[2:5]] == ["| none", "| plugin", "| hypernodes"]
+    assert "identical to" in out
