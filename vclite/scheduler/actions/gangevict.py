@@ -209,7 +209,7 @@ def domains(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", max_domains: in
     limit = hard_limit(ssn, job)
     if limit is None:   # (no gradient for a job without a hard limit: the search root alone)
         return pick([[hypernodes.TOP]], max_domains, hypernodes.TOP)
-    grads = topology.gradients(ssn, job, limit, topology.allocated_hypernode(ssn, job), evict=True)
+    grads = topology.gradients(ssn, job, limit, topology.job_allocated(ssn, job), evict=True)
     return pick(gangplan.widest_first(grads, cap), max_domains)
 
 

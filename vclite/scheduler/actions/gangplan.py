@@ -159,7 +159,7 @@ def _within(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", part: Part, dom
     if limit is None:
         return [domain]
     need = np.sum([t.req for t in part.pending], axis=0)
-    grads = topology.gradients(ssn, job, limit, topology.allocated_hypernode(ssn, job, set(part.uids)),
+    grads = topology.gradients(ssn, job, limit, topology.part_allocated(ssn, job, part.name),
                                within=domain, need=need, evict=True)
     return [hn for g in widest_first(grads, cap) for hn in g]
 

@@ -167,6 +167,11 @@ def groups_of(ssn: "session_mod.Session", job: "jobs_mod.JobInfo") -> dict[str, 
     return allocated_mod.groups(ssn, job, topology_groups)
 
 
+def job_allocated(ssn: "session_mod.Session", job: "jobs_mod.JobInfo") -> str:
+    """The job's allocated HyperNode now (actions/allocated.py: kept across sessions)."""
+    return allocated_mod.job_hypernode(ssn, job, groups_of(ssn, job))
+
+
 def part_allocated(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", name: str) -> str:
     """A partition's allocated HyperNode now: the one kept (actions/allocated.py) and the nodes its
     pods were placed on since, this session's included (upstream's running JobAllocatedHyperNode)."""
@@ -228,7 +233,7 @@ def allocate_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jo
         return _allocate_parts(ssn, job, queue, tasks, limit, parts, choose)
     if limit is None:   # partitions with networkTopology whose tier names resolve to nothing
         limit = ssn.topology.top_tier
-    allocated = allocated_mod.job_hypernode(ssn, job, groups_of(ssn, job))
+    allocated = job_allocated(ssn, job)
     pending = _drain(tasks)
     tried = gradients(ssn, job, limit, allocated)
     for gradient in tried:
@@ -309,7 +314,7 @@ def _allocate_parts(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: 
                     tasks: "pqueue.PriorityQueue", limit: int | None, parts: list[Part],
                     choose: Choose) -> "statement_mod.Statement":
     """allocate_job for a job with limited partitions (Volcano's allocateForJob over SubJobs)."""
-    allocated = allocated_mod.job_hypernode(ssn, job, groups_of(ssn, job)) if limit is not None else ""
+    allocated = job_allocated(ssn, job) if limit is not None else ""
     pending = _drain(tasks)
     tried = gradients(ssn, job, limit, allocated) if limit is not None else [[hypernodes_mod.TOP]]
     for gradient in tried:
