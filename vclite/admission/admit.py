@@ -13,7 +13,7 @@ import types
 from typing import Any, Callable
 
 from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, priorityclass, queue
-from vclite.admission import command, cronjob, hypernode, lease, namespace, secret, vcjob
+from vclite.admission import command, cronjob, hypernode, lease, namespace, pdb, secret, vcjob
 from vclite.api import kinds, meta
 from vclite.lib import errors
 from vclite.lib import jsoncopy
@@ -59,6 +59,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.COMMAND.kind: Rules(validate=command.validate),
     kinds.SECRET.kind: Rules(secret.mutate, secret.validate),
     kinds.LEASE.kind: Rules(validate=lease.validate),
+    kinds.PODDISRUPTIONBUDGET.kind: Rules(pdb.mutate, pdb.validate),
 })
 
 

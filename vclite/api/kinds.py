@@ -59,9 +59,12 @@ SECRET = Kind("", "v1", "Secret", "secrets", "secret", True, has_status=False)
 COMMAND = Kind("bus.volcano.sh", "v1alpha1", "Command", "commands", "command", True, has_status=False, crd=True)
 # A lock with a holder and a term: `vcctl controller`'s leader election (as every Kubernetes controller's).
 LEASE = Kind("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, has_status=False)
+# How many of a set of pods may be disrupted at once: evictions and the scheduler's `pdb` plugin honour it.
+PODDISRUPTIONBUDGET = Kind("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", True,
+                           ("pdb",))
 
 ALL: tuple[Kind, ...] = (JOB, CRONJOB, JOBFLOW, JOBTEMPLATE, QUEUE, PODGROUP, HYPERNODE, PRIORITYCLASS, POD, NODE,
-                         NAMESPACE, EVENT, CONFIGMAP, SERVICE, SECRET, COMMAND, LEASE)
+                         NAMESPACE, EVENT, CONFIGMAP, SERVICE, SECRET, COMMAND, LEASE, PODDISRUPTIONBUDGET)
 _BY_KIND = {k.kind: k for k in ALL}
 
 

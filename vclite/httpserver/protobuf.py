@@ -1,11 +1,11 @@
 """Kubernetes protobuf request bodies, for the few kinds kubectl sends that way.
 
-kubectl's generator commands (`kubectl create namespace|configmap|secret|priorityclass|service`), `kubectl
+kubectl's generator commands (`kubectl create namespace|configmap|secret|priorityclass|service|pdb`), `kubectl
 auth` (self-subject reviews) and `kubectl drain` (the DeleteOptions of each pod it deletes) send their
 object as `application/vnd.kubernetes.protobuf`: the magic `k8s\\0`, then a `runtime.Unknown` (typeMeta
 {apiVersion=1, kind=2} = 1, raw = 2) whose `raw` is the object's protobuf message. This module decodes
-those messages for Namespace, ConfigMap, Secret, PriorityClass, Service, the reviews and DeleteOptions into the
-JSON-shaped objects their JSON form would give (zero values omitted, as the JSON `omitempty` tags do; binary
+those messages for Namespace, ConfigMap, Secret, PriorityClass, Service, PodDisruptionBudget, the reviews
+and DeleteOptions into the JSON-shaped objects their JSON form would give (zero values omitted, as the JSON `omitempty` tags do; binary
 data base64, times RFC 3339). Any other kind, or a malformed message, is refused with
 UnsupportedMediaType / BadRequest: the client can send JSON instead. Pure; a bounded walk over
 the bytes (nesting limited by the schemas).
@@ -56,6 +56,13 @@ SCHEMAS[("v1", "Service")] = {1: ("metadata", OBJECT_META), 2: ("spec", {
     18: ("clusterIPs", ("repeated", "string")), 19: ("ipFamilies", ("repeated", "string")),
     20: ("allocateLoadBalancerNodePorts", "bool"), 21: ("loadBalancerClass", "string"),
     22: ("internalTrafficPolicy", "string"), 23: ("trafficDistribution", "string")})}
+# `kubectl create poddisruptionbudget`: a pointer field (IntOrString, LabelSelector) sent is kept even when its
+# value is zero (`--min-available=0`, an empty selector): ("kept", type)
+LABEL_SELECTOR: Schema = {1: ("matchLabels", ("map", "string")), 2: ("matchExpressions", ("repeated", {
+    1: ("key", "string"), 2: ("operator", "string"), 3: ("values", ("repeated", "string"))}))}
+SCHEMAS[("policy/v1", "PodDisruptionBudget")] = {1: ("metadata", OBJECT_META), 2: ("spec", {
+    1: ("minAvailable", ("kept", INT_OR_STRING)), 2: ("selector", ("kept", LABEL_SELECTOR)),
+    3: ("maxUnavailable", ("kept", INT_OR_STRING)), 4: ("unhealthyPodEvictionPolicy", "string")})}
 RESOURCE_ATTRIBUTES: Schema = {1: ("namespace", "string"), 2: ("verb", "string"), 3: ("group", "string"),
                                4: ("version", "string"), 5: ("resource", "string"), 6: ("subresource", "string"),
                                7: ("name", "string")}
@@ -169,6 +176,7 @@ def _scalar(kind: Any, wire: int, value: Any) -> Any:
 
 def _message(data: bytes, schema: Schema, keep_zero: frozenset[str] = frozenset()) -> dict:
     out: dict[str, Any] = {}
+    kept = set(keep_zero)
     for number, wire, value in _fields(data):
         if number not in schema:
             continue  # fields vclite does not keep (selfLink, managedFields, …)
@@ -179,9 +187,12 @@ def _message(data: bytes, schema: Schema, keep_zero: frozenset[str] = frozenset(
             out.setdefault(name, {})[key] = _scalar(kind[1], 2, entry.get(2, b""))
         elif isinstance(kind, tuple) and kind[0] == "repeated":
             out.setdefault(name, []).append(_scalar(kind[1], wire, value))
+        elif isinstance(kind, tuple) and kind[0] == "kept":
+            out[name] = _scalar(kind[1], wire, value)
+            kept.add(name)
         else:
             out[name] = _scalar(kind, wire, value)
-    return {k: v for k, v in out.items() if k in keep_zero or v not in ("", b"", 0, False, {}, [], None)}
+    return {k: v for k, v in out.items() if k in kept or v not in ("", b"", 0, False, {}, [], None)}
 
 
 def decode(raw: bytes) -> dict:

@@ -16,7 +16,7 @@ import datetime
 import json
 from typing import Any, Callable
 
-from vclite.api import kinds
+from vclite.api import disruption, kinds
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -266,6 +266,12 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
                          Column("Selector", "string", lambda s, now: ",".join(
                              f"{k}={v}" for k, v in sorted((_get(s, "spec.selector") or {}).items())) or "<none>", 1)),
     kinds.LEASE.kind: (Column("Holder", "string", lambda lease, now: _get(lease, "spec.holderIdentity") or ""), AGE),
+    # kube-apiserver's printer for PodDisruptionBudgets (pkg/printers/internalversion)
+    kinds.PODDISRUPTIONBUDGET.kind: (
+        Column("Min Available", "string", lambda p, now: disruption.int_or_percent_text(_get(p, "spec.minAvailable"))),
+        Column("Max Unavailable", "string",
+               lambda p, now: disruption.int_or_percent_text(_get(p, "spec.maxUnavailable"))),
+        Column("Allowed Disruptions", "integer", lambda p, now: _get(p, "status.disruptionsAllowed") or 0), AGE),
     kinds.PRIORITYCLASS.kind: (Column("Value", "integer", lambda p, now: p.get("value", 0)),
                                Column("Global-Default", "boolean", lambda p, now: bool(p.get("globalDefault"))), AGE,
                                Column("PreemptionPolicy", "string", lambda p, now: p.get("preemptionPolicy") or "")),

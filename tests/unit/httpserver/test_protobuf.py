@@ -74,6 +74,16 @@ META = field(1, "cfg") + field(2, "") + field(3, "team") + field(4, "") + field(
         1, field(3, 443) + field(4, field(1, 1) + field(2, 0) + field(3, "https"))))),
                  {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "named"},
                   "spec": {"ports": [{"port": 443, "targetPort": "https"}]}}, id="service-named-target-port"),
+    # `kubectl create pdb b --selector=app=a --min-available=0`: a zero IntOrString is a value, kept
+    pytest.param(envelope("policy/v1", "PodDisruptionBudget", field(1, field(1, "b")) + field(2, field(
+        1, field(1, 0) + field(2, 0) + field(3, "")) + field(2, entry(1, "app", "a") + b"") + field(4, ""))),
+                 {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "b"},
+                  "spec": {"minAvailable": 0, "selector": {"matchLabels": {"app": "a"}}}}, id="pdb-min-zero"),
+    pytest.param(envelope("policy/v1", "PodDisruptionBudget", field(1, field(1, "b")) + field(2, field(
+        3, field(1, 1) + field(3, "50%")) + field(2, b"") + field(4, "AlwaysAllow"))),
+                 {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "b"},
+                  "spec": {"maxUnavailable": "50%", "selector": {}, "unhealthyPodEvictionPolicy": "AlwaysAllow"}},
+                 id="pdb-empty-selector-kept"),
 ])
 def test_decodes(body, expected):
     assert bodies.decode(body, "application/vnd.kubernetes.protobuf") == expected

@@ -35,6 +35,8 @@ def headers(kind):
     pytest.param(kinds.NODE, [("Name", 0), ("Status", 0), ("Roles", 0), ("Age", 0), ("Version", 0),
                               ("Internal-IP", 1), ("External-IP", 1), ("OS-Image", 1), ("Kernel-Version", 1),
                               ("Container-Runtime", 1)], id="nodes-as-kubectl"),
+    pytest.param(kinds.PODDISRUPTIONBUDGET, [("Name", 0), ("Min Available", 0), ("Max Unavailable", 0),
+                                             ("Allowed Disruptions", 0), ("Age", 0)], id="pdb-as-kubectl"),
 ])
 def test_columns(kind, expected):
     assert headers(kind) == expected
@@ -65,6 +67,11 @@ def test_columns(kind, expected):
                   "vclite://0.1.0"], id="node-wide"),
     pytest.param(kinds.PRIORITYCLASS, {"metadata": md("high"), "value": 10, "preemptionPolicy": "Never"},
                  ["high", 10, False, "5m", "Never"], id="priorityclass"),
+    pytest.param(kinds.PODDISRUPTIONBUDGET, {"metadata": md("b"), "spec": {"minAvailable": "50%"},
+                                             "status": {"disruptionsAllowed": 2}}, ["b", "50%", "N/A", 2, "5m"],
+                 id="pdb-min-available"),
+    pytest.param(kinds.PODDISRUPTIONBUDGET, {"metadata": md("b"), "spec": {"maxUnavailable": 0}},
+                 ["b", "N/A", "0", 0, "5m"], id="pdb-max-unavailable-zero-no-status"),
     # services as kubectl's printer shows them: node ports, external names and IPs, a load balancer pending
     pytest.param(kinds.SERVICE, {"metadata": md("web"), "spec": {"type": "NodePort", "ports": [
         {"port": 80, "nodePort": 30080, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}]}},
