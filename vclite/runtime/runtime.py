@@ -2,7 +2,7 @@
 
 The runtime wires the parts and drives them with the shared loop (`loop.Loop`: `step`, `settle`,
 `run_until`): the in-process API (admission over the memory or SQLite store), the vcjob, JobFlow,
-CronJob, JobTemplate, PodGroup, Queue and Namespace controllers, the scheduler, the local executor and the
+CronJob, JobTemplate, PodGroup, Queue, Namespace and disruption (PodDisruptionBudget) controllers, the scheduler, the local executor and the
 Event recorder. `controllers` (Volcano names, see `gates`) leaves controllers out: a server whose
 JobFlows are reconciled by `vcctl controller` elsewhere runs without its own JobFlow controllers.
 
@@ -23,6 +23,7 @@ from typing import Any, Iterable
 from vclite.api import kinds
 from vclite.apiserver import events
 from vclite.apiserver import inprocess
+from vclite.controllers import disruption as disruption_controller
 from vclite.controllers import hypernode as hypernode_controller
 from vclite.controllers import jobtemplate as jobtemplate_controller
 from vclite.controllers.cronjob import controller as cronjob_controller
@@ -101,6 +102,10 @@ class Runtime(loop_mod.Loop):
             self.jobflow_controller, self.cronjob_controller, self.jobtemplate_controller, self.job_controller,
             self.podgroup_controller, self.queue_controller, self.hypernode_controller) if c.name in wanted]
         components.append(self.namespace_controller)
+        # kube-controller-manager's: on wherever vclite is the cluster (no --controllers name, as the namespace one)
+        self.disruption_controller = disruption_controller.DisruptionController(self.client, self.clock,
+                                                                                recorder=self.events.record)
+        components.append(self.disruption_controller)
         self.executor = None
         if run_pods:
             self.executor = executor_mod.LocalExecutor(self.client, self.clock, self.node_names, self.workdir,
