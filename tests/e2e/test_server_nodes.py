@@ -2,6 +2,7 @@
 
 One real server with two nodes for the module. `kubectl drain` cordons a node and evicts its pods
 (pods/eviction, policy/v1: the pod deleted gracefully); the vcjob's pod comes back on the other node.
+A PodDisruptionBudget refuses an eviction (429) until its status allows one.
 """
 import json
 import shutil
@@ -31,6 +32,34 @@ spec:
           image: busybox
           command: [sh, -c, "sleep 300"]
           resources: {requests: {cpu: "1"}}
+"""
+
+# two pods that cannot share a node, and a budget that keeps both
+GUARDED = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: guarded}
+spec:
+  schedulerName: volcano
+  tasks:
+  - name: main
+    replicas: 2
+    template:
+      metadata: {labels: {app: guarded}}
+      spec:
+        restartPolicy: Never
+        containers:
+        - name: main
+          image: busybox
+          command: [sh, -c, "sleep 300"]
+          resources: {requests: {cpu: 1500m}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: guarded}
+spec:
+  minAvailable: 2
+  selector: {matchLabels: {app: guarded}}
 """
 
 
@@ -67,6 +96,39 @@ def test_drain_moves_a_vcjobs_pod_to_the_other_node(kubectl):
     finally:
         kubectl("uncordon", first)
         kubectl("delete", "vcjob", "long", "--wait=false")
+
+
+def _budget(kubectl, name):
+    return json.loads(kubectl("get", "pdb", name, "-o", "json").stdout)
+
+
+def test_drain_is_refused_by_a_disruption_budget_until_it_allows_one(kubectl):
+    kubectl("apply", "-f", "-", input=GUARDED)
+    node = None
+    try:
+        node = vcctl_server.wait_until(lambda: _running_on(kubectl, "guarded-main-0"), "the pod running")
+        vcctl_server.wait_until(lambda: _budget(kubectl, "guarded")["status"].get("currentHealthy") == 2,
+                                "the budget counting both pods")
+        header, row = kubectl("get", "pdb", "guarded").stdout.split("\n")[:2]
+        assert header.split() == ["NAME", "MIN", "AVAILABLE", "MAX", "UNAVAILABLE", "ALLOWED", "DISRUPTIONS", "AGE"]
+        assert row.split()[:4] == ["guarded", "2", "N/A", "0"], row
+        refused = kubectl("drain", node, "--timeout=3s", check=False, timeout=60)
+        assert refused.returncode != 0, refused
+        assert ('error when evicting pods/"guarded-main-0" -n "default" (will retry after 5s): Cannot evict pod as it '
+                "would violate the pod's disruption budget.") in refused.stderr, refused.stderr
+        assert _running_on(kubectl, "guarded-main-0") == node
+        kubectl("patch", "pdb", "guarded", "--type=merge", "-p", '{"spec": {"minAvailable": 1}}')
+        vcctl_server.wait_until(lambda: _budget(kubectl, "guarded")["status"].get("disruptionsAllowed") == 1,
+                                "the budget allowing one disruption")
+        drained = kubectl("drain", node, "--timeout=60s", timeout=90)
+        assert "pod/guarded-main-0 evicted" in drained.stdout and f"node/{node} drained" in drained.stdout, drained
+        status = _budget(kubectl, "guarded")["status"]
+        assert status["observedGeneration"] == 2 and status["disruptionsAllowed"] == 0, status
+    finally:
+        if node:
+            kubectl("uncordon", node, check=False)
+        kubectl("delete", "vcjob", "guarded", "--wait=false", check=False)
+        kubectl("delete", "pdb", "guarded", check=False)
 
 
 def test_the_official_python_client_reads_the_nodes(server):

@@ -59,7 +59,11 @@ def json_response(code: int, obj: Any, content_type: str = JSON_CT, pretty: bool
 
 
 def status_response(obj: Obj) -> web.Response:
-    return json_response(int(obj.get("code") or 500), obj)
+    response = json_response(int(obj.get("code") or 500), obj)
+    retry_after = (obj.get("details") or {}).get("retryAfterSeconds")
+    if retry_after:   # (as kube-apiserver's response writer)
+        response.headers["Retry-After"] = str(retry_after)
+    return response
 
 
 def final_phase_reached(obj: Obj, old: Obj | None) -> str | None:

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 from vclite.admission import fields
 from vclite.api import kinds, meta
-from vclite.apiserver import binding
+from vclite.apiserver import binding, eviction
 from vclite.httpserver import backend as backend_mod
 from vclite.httpserver import bodies, media, patches, routes, tables
 from vclite.httpserver import status as status_mod
@@ -229,8 +229,8 @@ def bind(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Ob
 
 def evict(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
     """POST pods/<name>/eviction (policy/v1 Eviction, what `kubectl drain` sends): the pod is deleted
-    gracefully, as its `deleteOptions` ask; answers 201 with a Success Status. vclite has no
-    PodDisruptionBudgets, so no eviction is refused for one (Kubernetes' 429)."""
+    gracefully, as its `deleteOptions` ask, unless a PodDisruptionBudget refuses it (429, see
+    apiserver/eviction.py); answers 201 with a Success Status."""
     name = route.name or ""
     md = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
     if body.get("kind") not in (None, "Eviction"):
@@ -241,9 +241,8 @@ def evict(be: backend_mod.Backend, route: routes.Resource, query: Query, body: O
     grace = options.get("gracePeriodSeconds")
     if grace is not None and (not isinstance(grace, int) or isinstance(grace, bool) or grace < 0):
         raise errors.BadRequest(f"deleteOptions.gracePeriodSeconds: must be a non-negative integer, got {grace!r}")
-    be.client.get(kinds.POD, _ns(route), name)   # (404 for a pod that does not exist)
-    if not (dry_run(query.get("dryRun")) or options.get("dryRun")):
-        be.client.delete(kinds.POD, _ns(route), name, grace_period=grace)
+    eviction.evict(be.client, be.clock, _ns(route), name, grace_period=grace,
+                   dry_run=bool(dry_run(query.get("dryRun")) or options.get("dryRun")))
     return 201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
 
 

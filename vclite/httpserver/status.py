@@ -107,6 +107,10 @@ def from_error(err: errors.ApiError, kind: kinds.Kind | None = None, name: str |
     elif isinstance(err, InvalidPatch):
         return status(err.code, err.reason, InvalidPatch.GENERIC,
                       {"causes": [{"reason": "UnexpectedServerResponse", "message": err.message}]})
+    elif isinstance(err, errors.TooManyRequests):   # (NewTooManyRequests: no name, group or kind)
+        details = {"causes": err.causes} if err.causes else {}
+        if err.retry_after > 0:
+            details["retryAfterSeconds"] = err.retry_after
     elif isinstance(err, ApplyConflict):
         details["causes"] = [{"reason": "FieldManagerConflict", "message": f'conflict with "{mgr}"', "field": field}
                              for mgr, field in err.conflicts]

@@ -74,6 +74,18 @@ class Forbidden(ApiError):
     reason = "Forbidden"
 
 
+class TooManyRequests(ApiError):
+    """429: try again later (`retry_after` seconds, 0: unsaid); `causes` as the Status details carry
+    them ({"reason": ..., "message": ...}), e.g. an eviction a PodDisruptionBudget refuses."""
+
+    code = 429
+    reason = "TooManyRequests"
+
+    def __init__(self, message: str, retry_after: int = 0, causes: list[dict] | None = None):
+        super().__init__(message)
+        self.retry_after, self.causes = retry_after, list(causes or ())
+
+
 class Invalid(ApiError):
     """Admission rejected an object; `errors` lists every field problem found."""
 

@@ -46,3 +46,13 @@ def test_apply_conflict_causes():
 def test_unauthorized_says_nothing_else():
     assert status_mod.unauthorized() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                                          "message": "Unauthorized", "reason": "Unauthorized", "code": 401}
+
+
+def test_too_many_requests_carries_its_causes_and_retry_after_only():
+    """NewTooManyRequests: no name, group or kind in the details (an eviction a budget refuses)."""
+    err = errors.TooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 10,
+                                 [{"reason": "DisruptionBudget", "message": "The disruption budget b is still …"}])
+    st = status_mod.from_error(err, kinds.POD, "p")
+    assert (st["code"], st["reason"], st["message"]) == (429, "TooManyRequests", err.message)
+    assert st["details"] == {"causes": err.causes, "retryAfterSeconds": 10}
+    assert "details" not in status_mod.from_error(errors.TooManyRequests("slow down"), kinds.POD, "p")
