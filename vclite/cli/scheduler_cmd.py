@@ -42,7 +42,8 @@ from vclite.scheduler.framework import session, snapshot
 from vclite.store import memory
 
 Obj = dict[str, Any]
-STATE_KINDS = (kinds.NODE, kinds.HYPERNODE, kinds.QUEUE, kinds.PRIORITYCLASS, kinds.PODGROUP, kinds.POD)
+STATE_KINDS = (kinds.NODE, kinds.HYPERNODE, kinds.QUEUE, kinds.PRIORITYCLASS, kinds.PODGROUP, kinds.POD,
+               kinds.PODDISRUPTIONBUDGET)
 IGNORED_KINDS = (kinds.NAMESPACE,)
 UNSCHEDULABLE = str(scheduling.PodGroupConditionType.UNSCHEDULABLE)
 
@@ -134,7 +135,7 @@ def build_state(objects: list[Obj]) -> State:
     state = State(snapshot.ClusterState(
         nodes=by_kind[kinds.NODE.kind], queues=by_kind[kinds.QUEUE.kind], podgroups=by_kind[kinds.PODGROUP.kind],
         pods=by_kind[kinds.POD.kind], priority_classes=by_kind[kinds.PRIORITYCLASS.kind],
-        hypernodes=by_kind[kinds.HYPERNODE.kind]))
+        hypernodes=by_kind[kinds.HYPERNODE.kind], pdbs=by_kind[kinds.PODDISRUPTIONBUDGET.kind]))
     queues = {meta.name(q) for q in state.cluster.queues}
     if scheduling.DEFAULT_QUEUE not in queues:
         state.cluster.queues.append(default_queue())
@@ -207,7 +208,8 @@ def render_table(state: State, conf_name: str, conf: conf_mod.SchedulerConf, out
     queues = len(c.queues) - (1 if state.added_default_queue else 0)
     lines = [f"State: {len(c.nodes)} node(s), {queues} queue(s), {len(c.podgroups)} PodGroup(s), "
              f"{len(c.pods)} pod(s), {len(c.priority_classes)} PriorityClass(es)"
-             + (f", {len(c.hypernodes)} HyperNode(s)." if c.hypernodes else "."),
+             + (f", {len(c.hypernodes)} HyperNode(s)" if c.hypernodes else "")
+             + (f", {len(c.pdbs)} PodDisruptionBudget(s)." if c.pdbs else "."),
              f"Configuration: {conf_name} (actions: {', '.join(conf.action_names)}).", ""]
     lines.append(f"BINDS ({len(out['binds'])})")
     if out["binds"]:
@@ -242,7 +244,8 @@ def scheduler() -> None:
 
 @scheduler.command("dry-run", context_settings=CONTEXT)
 @click.option("-f", "--filename", "files", multiple=True, required=True, type=click.Path(dir_okay=False),
-              help="Manifests of the cluster state: Nodes, Queues, PriorityClasses, PodGroups, Pods (repeatable; "
+              help="Manifests of the cluster state: Nodes, Queues, PriorityClasses, PodGroups, Pods, "
+                   "PodDisruptionBudgets (repeatable; "
                    "- for standard input).")
 @click.option("--conf", "conf_path", type=click.Path(dir_okay=False),
               help="A volcano-scheduler.conf (actions and plugin tiers; - for standard input); Volcano's default "

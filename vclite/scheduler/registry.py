@@ -16,7 +16,7 @@ from typing import Mapping
 from vclite.scheduler.actions import allocate, backfill, enqueue, gangpreempt, gangreclaim, preempt, reclaim, shuffle
 from vclite.scheduler.actions import unsupported as unsupported_actions
 from vclite.scheduler.plugins import (binpack, capacity, cdp, conformance, drf, extender, gang, network_topology,
-                                      nodegroup, nodeorder, overcommit, predicates, priority, proportion,
+                                      nodegroup, nodeorder, overcommit, pdb, predicates, priority, proportion,
                                       resource_strategy_fit, sla, task_topology, tdm)
 
 # Everything Volcano can be configured with, for a clearer error on names vclite lacks.
@@ -77,5 +77,5 @@ def default_registry() -> Registry:
                         proportion.Proportion, capacity.Capacity, nodeorder.NodeOrder, binpack.Binpack,
                          overcommit.Overcommit, network_topology.NetworkTopologyAware, sla.Sla,
                          nodegroup.NodeGroup, cdp.Cdp, task_topology.TaskTopology,
-                         resource_strategy_fit.ResourceStrategyFit, tdm.Tdm, extender.Extender]),
+                         resource_strategy_fit.ResourceStrategyFit, tdm.Tdm, extender.Extender, pdb.Pdb]),
     )

@@ -1,9 +1,9 @@
 """The scheduler component: the thin shell around `run_session` (Component protocol).
 
 start() keeps informers (read-only caches) of Pods, PodGroups, Queues, Nodes, PriorityClasses,
-Namespaces (their labels, for pod affinity's namespaceSelector) and HyperNodes (network topology),
-and a pool of the PodGroups enqueue rejected before, by class (framework/waiting.py), updated by
-each PodGroup event: a session is given the other PodGroups and the pool, so thousands of jobs
+Namespaces (their labels, for pod affinity's namespaceSelector), HyperNodes (network topology) and
+PodDisruptionBudgets (the pdb plugin), and a pool of the PodGroups enqueue rejected before, by class
+(framework/waiting.py), updated by each PodGroup event: a session is given the other PodGroups and the pool, so thousands of jobs
 waiting for room cost it nothing per job;
 an event that may give it work (triggers.py) adds the single key "session" to its queue, so bursts
 coalesce into one session. sync("session") snapshots the caches (no copies; the session only
@@ -44,7 +44,8 @@ from vclite.scheduler.framework import waiting as waiting_mod
 Obj = dict[str, Any]
 KEY = "session"
 QUEUE_STATUS_KEY = "queue-status"   # a deferred Queue status write: no session
-WATCHED = (kinds.POD, kinds.PODGROUP, kinds.QUEUE, kinds.NODE, kinds.PRIORITYCLASS, kinds.NAMESPACE, kinds.HYPERNODE)
+WATCHED = (kinds.POD, kinds.PODGROUP, kinds.QUEUE, kinds.NODE, kinds.PRIORITYCLASS, kinds.NAMESPACE, kinds.HYPERNODE,
+           kinds.PODDISRUPTIONBUDGET)
 QUEUE_STATUS_GAP = triggers.STATUS_DELAY   # seconds between two writes of Queue status.allocated
 LIVE, FINISHED_IN = "live", "finished-in"   # pod indexes: not finished; finished, by PodGroup key
 ACTIVE = "active"   # PodGroup index: not waiting for room (waiting ones are in the scheduler's Pool)
@@ -155,7 +156,7 @@ class Scheduler:
         state = snapshot.ClusterState(
             nodes=cached["Node"], queues=cached["Queue"], podgroups=podgroups,
             pods=self._session_pods(podgroups), priority_classes=cached["PriorityClass"], namespaces=cached["Namespace"],
-            hypernodes=cached["HyperNode"],
+            hypernodes=cached["HyperNode"], pdbs=cached["PodDisruptionBudget"],
             request_cache=self._requests, waiting=self.waiting, memory=self._memory)
         result = session_mod.run_session(state, self.conf, self.clock.now(), self.scheduler_name,
                                          binding_scheduled=True)

@@ -13,6 +13,8 @@ a session within STATUS_DELAY will do), NONE otherwise. There is no periodic ses
 - Node: created, deleted, allocatable/capacity, labels, unschedulable or Ready changed.
 - HyperNode: created, deleted or spec changed (not its status).
 - PriorityClass: any change.
+- PodDisruptionBudget: created, deleted, spec, disruptionsAllowed or disruptedPods changed (the pdb
+  plugin's victims).
 - Namespace: labels changed (a pod affinity term's namespaceSelector may now select it, or no
   longer); a Namespace created or deleted has no pods yet, or no more: their own events count.
 
@@ -86,6 +88,8 @@ _FIELDS = {
     kinds.PODGROUP.kind: lambda o: (_get(o, "spec"), _get(o, "status", "phase")),
     kinds.QUEUE.kind: lambda o: (_get(o, "spec"), _get(o, "status", "state")),
     kinds.HYPERNODE.kind: lambda o: (_get(o, "spec"),),
+    kinds.PODDISRUPTIONBUDGET.kind: lambda o: (_get(o, "spec"), _get(o, "status", "disruptionsAllowed"),
+                                               _get(o, "status", "disruptedPods")),
     kinds.NODE.kind: lambda o: (_get(o, "spec"), _get(o, "status", "allocatable"), _get(o, "status", "capacity"),
                                 meta.labels(o or {}), _ready(o)),
 }

@@ -131,3 +131,37 @@ def test_a_time_that_does_not_parse_is_a_problem_of_its_file_and_line(tmp_path):
     assert got == [
         f"{path}:19: Pod/p: status.conditions[0].lastTransitionTime: Invalid value: 'junk': not an RFC 3339 time",
         f"{path}:3: PodGroup/pg: metadata.creationTimestamp: Invalid value: 'yesterday': not an RFC 3339 time"], got
+
+
+PDB_CONF = """\
+actions: "enqueue, allocate, preempt"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+  - name: pdb
+"""
+
+
+@pytest.mark.parametrize("allowed, evictions", [pytest.param(0, [], id="the-budget-protects-both"),
+                                                 pytest.param(1, ["default/low-1"], id="the-budget-allows-one")])
+def test_a_state_with_a_disruption_budget_and_the_pdb_plugin(allowed, evictions):
+    priority = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
+                "value": 1000}
+    low = [pod(f"low-{i}", "low", node_name="n1", phase="Running") for i in (0, 1)]
+    for p in low:
+        p["metadata"]["labels"] = {"app": "low"}
+    high = pod("hi-0", "hi")
+    high["spec"].update(priorityClassName="high", priority=1000)
+    hi_group = podgroup("hi")
+    hi_group["spec"]["priorityClassName"] = "high"
+    budget = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "low"},
+              "spec": {"minAvailable": 2 - allowed, "selector": {"matchLabels": {"app": "low"}}},
+              "status": {"disruptionsAllowed": allowed}}
+    state = scheduler_cmd.build_state([node("n1", cpu="2"), queue("default"), priority,
+                                       podgroup("low", phase="Running", min_member=0), *low, hi_group, high, budget])
+    c = conf.parse(PDB_CONF)
+    out = scheduler_cmd.dry_run(state, c, NOW)
+    assert out["evictions"] == evictions
+    assert "1 PodDisruptionBudget(s)." in scheduler_cmd.render_table(state, "sched.conf", c, out)

@@ -1,7 +1,8 @@
 """shuffle: evict what the VictimTasks plugins choose among the running pods (actions/shuffle/shuffle.go).
 
 Every running task of every job is offered to the VictimTasks functions (tdm: preemptable pods left
-on revocable nodes whose zone has closed; the union over the first tier that names any), and each
+on revocable nodes whose zone has closed; the union over the first tier that names any), the
+VictimFilter functions (pdb: what the PodDisruptionBudgets allow) keep what may go, and each
 victim is evicted at once, with reason "shuffle".
 
 Must not: write to the API; statements record decisions, the session collects them.
@@ -32,6 +33,8 @@ class Shuffle:
         if not running:
             return
         victims = ssn.victim_tasks(running) or []
+        if victims:
+            victims = ssn.victim_filter(victims)
         if not victims:
             return
         stmt = ssn.statement()

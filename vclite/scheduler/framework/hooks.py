@@ -16,6 +16,8 @@ point is one line and every loop honours tiers and enable flags the same way:
                  plugins; a plugin returning an empty list leaves its tier undecided (Volcano);
                  the first decided tier's list (possibly empty after intersecting) is returned.
 - UNION_BY_TIER  the first tier whose plugins return any items: their union.
+- CHAIN          filters: each function keeps what it allows of what the previous one kept; the
+                 items as given when none is registered.
 - FIRST_RESULT   the first non-None result; None.
 - CALL_ALL       call every function (event handlers, accounting); None.
 
@@ -57,6 +59,7 @@ class Rule(enum.Enum):
     SUM = "weighted-sum"
     INTERSECT_BY_TIER = "intersect-by-tier"
     UNION_BY_TIER = "union-by-tier"
+    CHAIN = "chain"
     FIRST_RESULT = "first-result"
     CALL_ALL = "call-all"
 
@@ -90,6 +93,7 @@ class Point(enum.StrEnum):
     RECLAIMABLE = "reclaimable"
     UNIFIED_EVICTABLE = "unifiedEvictable"
     VICTIM_TASKS = "victimTasks"
+    VICTIM_FILTER = "victimFilter"
     TARGET_JOB = "targetJob"
     RESERVED_NODES = "reservedNodes"
     ALLOCATE_EVENT = "allocateEvent"
@@ -131,6 +135,9 @@ TABLE: Mapping[Point, Spec] = types.MappingProxyType({
     # does not turn it off): the candidates of a whole domain, in bundle order, at once.
     Point.UNIFIED_EVICTABLE: Spec(Rule.INTERSECT_BY_TIER, None, "(eviction.Context, candidates) -> list | None"),
     Point.VICTIM_TASKS: Spec(Rule.UNION_BY_TIER, "enabledVictim", "(tasks) -> list"),
+    # What may not be evicted of the victims VictimTasks chose (vclite's: Volcano's pdb registers its
+    # filter as a VictimTasks function, whose union then evicts every pod no budget protects)
+    Point.VICTIM_FILTER: Spec(Rule.CHAIN, "enabledVictim", "(tasks) -> list"),
     Point.TARGET_JOB: Spec(Rule.FIRST_RESULT, "enableTargetJob", "(jobs) -> job | None"),
     Point.RESERVED_NODES: Spec(Rule.CALL_ALL, "enableReservedNodes", "() -> None"),
     Point.ALLOCATE_EVENT: Spec(Rule.CALL_ALL, None, "(task) -> None"),
@@ -248,6 +255,14 @@ def _union_by_tier(tiers: Tiers, args: tuple) -> list:
     return []
 
 
+def _chain(tiers: Tiers, args: tuple) -> list:
+    items = args[0]
+    for tier in tiers:
+        for fn, _, _ in tier:
+            items = fn(items)
+    return items
+
+
 def _call_all(tiers: Tiers, args: tuple) -> None:
     for tier in tiers:
         for fn, _, _ in tier:
@@ -258,6 +273,7 @@ RULES: Mapping[Rule, Callable[[Tiers, tuple], Any]] = types.MappingProxyType({
     Rule.FIRST_NONZERO: _first_nonzero, Rule.FIRST_FAILURE: _first_non_none, Rule.ALL_PASS: _all_pass,
     Rule.AND: _and, Rule.OR: _or, Rule.VOTE_BY_TIER: _vote_by_tier, Rule.AND_BY_TIER: _and_by_tier,
     Rule.SUM: _sum, Rule.INTERSECT_BY_TIER: _intersect_by_tier, Rule.UNION_BY_TIER: _union_by_tier,
+    Rule.CHAIN: _chain,
     Rule.FIRST_RESULT: _first_non_none,
     Rule.CALL_ALL: _call_all,
 })

@@ -116,6 +116,7 @@ class Session:
         self.priority_classes: list[Obj] = snap.priority_classes   # read-only (preempt: preemptionPolicy)
         self.namespaces: list[Obj] = snap.namespaces   # read-only (pod affinity's namespaceSelector)
         self.hypernode_objects: list[Obj] = snap.hypernodes   # read-only (`topology`, built on first use)
+        self.pdbs: list[Obj] = snap.pdbs   # read-only PodDisruptionBudgets (the pdb plugin)
         self.memory: dict = snap.memory   # plugins' state for the life of the scheduler (ClusterState.memory)
         self.hooks = hooks.Hooks(len(conf.tiers))
         self.plugins: list[Any] = []
@@ -168,6 +169,7 @@ class Session:
     best_node = _Caller(Point.BEST_NODE)
     hypernode_order = _Caller(Point.HYPERNODE_ORDER)
     victim_tasks = _Caller(Point.VICTIM_TASKS)
+    victim_filter = _Caller(Point.VICTIM_FILTER)
 
     @functools.cached_property
     def node_order(self) -> Any:

@@ -49,6 +49,7 @@ class ClusterState:
     priority_classes: list[Obj] = dataclasses.field(default_factory=list)
     namespaces: list[Obj] = dataclasses.field(default_factory=list)   # (their labels: namespaceSelector)
     hypernodes: list[Obj] = dataclasses.field(default_factory=list)   # (network topology: framework/hypernodes)
+    pdbs: list[Obj] = dataclasses.field(default_factory=list)   # PodDisruptionBudgets (the pdb plugin)
     # Optional memo of pod requests keyed by (uid, resourceVersion), kept by the caller across
     # sessions (parsing quantities is the costliest part of a snapshot); pruned to live pods.
     # `build` also keeps its memos of parsed resource lists and times there, under SHARED_MEMO, and
@@ -73,6 +74,7 @@ class Snapshot:
     priority_classes: list[Obj] = dataclasses.field(default_factory=list)  # read-only (preemptionPolicy)
     namespaces: list[Obj] = dataclasses.field(default_factory=list)  # read-only (pod affinity's namespaceSelector)
     hypernodes: list[Obj] = dataclasses.field(default_factory=list)   # read-only (framework/hypernodes, lazily)
+    pdbs: list[Obj] = dataclasses.field(default_factory=list)   # read-only PodDisruptionBudgets (the pdb plugin)
     # PodGroups waiting for room, by queue, without JobInfos (waiting.py): with `lazy_waiting` only
     waiting: dict[str, list[waiting_mod.WaitingClass]] = dataclasses.field(default_factory=dict)
     memory: dict = dataclasses.field(default_factory=dict)   # ClusterState.memory (plugins' process-long state)
@@ -399,7 +401,7 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME, laz
     return Snapshot(dims, nodes, jobs, queues, nodes.allocatable.sum(axis=0), pods=state.pods,
                     memory=state.memory if state.memory is not None else {},
                     priority_classes=state.priority_classes, namespaces=state.namespaces,
-                    hypernodes=state.hypernodes, waiting=waiting_mod.session_classes(
+                    hypernodes=state.hypernodes, pdbs=state.pdbs, waiting=waiting_mod.session_classes(
                         pool, queues, lambda pg: _job_info(_entry(pg, memo), dims, prio, memo), promoted)
                     if pool else {})
 

@@ -1,0 +1,45 @@
+"""pdb in a whole preempt session: a PodDisruptionBudget keeps as many victims as it protects, and the
+preemptor waits when the room it needs would break a budget (Volcano's plugins/pdb with preempt)."""
+import pytest
+
+from vclite.scheduler import conf
+from vclite.scheduler.framework import session, snapshot
+
+from .test_scheduler_eviction import PRIO, T_PREEMPT, group, node, pending, q, running
+from .test_scheduler_scenarios import NOW, P
+
+T_PDB = [[P("pdb", enablePreemptable=True), *T_PREEMPT[0]]]
+
+
+def budget(allowed, disrupted=()):
+    status = {"disruptionsAllowed": allowed}
+    if disrupted:
+        status["disruptedPods"] = {name: "2026-01-01T00:00:00Z" for name in disrupted}
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "low", "namespace": "c1"},
+            "spec": {"selector": {"matchLabels": {"app": "low"}}}, "status": status}
+
+
+def labelled(p):
+    p["metadata"]["labels"] = {**p["metadata"].get("labels", {}), "app": "low"}
+    return p
+
+
+def run(pdbs, cpu="2"):
+    pods = [labelled(running(f"c1/low{i}", "pg1", "n1", preemptable=True)) for i in (1, 2, 3)]
+    state = snapshot.ClusterState(
+        nodes=[node("n1", 3, "3G")], queues=[q("q1")],
+        podgroups=[group("c1/pg1", "q1", 0, prio="low-priority"), group("c1/pg2", "q1", 1, prio="high-priority")],
+        pods=pods + [pending("c1/preemptor", "pg2", cpu=cpu, mem=f"{cpu}G")], priority_classes=PRIO, pdbs=pdbs)
+    return session.run_session(state, conf.build("preempt", T_PDB), NOW)
+
+
+@pytest.mark.parametrize("pdbs, cpu, evicted", [
+    pytest.param([], "2", 2, id="no-budget-two-victims"),
+    pytest.param([budget(2)], "2", 2, id="the-budget-allows-both"),
+    pytest.param([budget(1)], "1", 1, id="the-budget-allows-the-one-needed"),
+    pytest.param([budget(1)], "2", 0, id="the-budget-allows-one-of-two-needed-nobody-goes"),
+    pytest.param([budget(0, disrupted=["low1", "low2"])], "2", 2, id="pods-already-counted-by-the-api"),
+])
+def test_preempt_with_a_budget(pdbs, cpu, evicted):
+    result = run(pdbs, cpu)
+    assert len(result.evictions) == evicted, result.evictions
