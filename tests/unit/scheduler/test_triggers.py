@@ -33,6 +33,8 @@ PG = {"metadata": {"name": "g", "namespace": "ns"}, "spec": {"minMember": 1}, "s
 Q = {"metadata": {"name": "q"}, "spec": {"weight": 1}, "status": {"state": "Open"}}
 NODE = {"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4"},
                                                "conditions": [{"type": "Ready", "status": "True"}]}}
+PDB = {"metadata": {"name": "b", "namespace": "ns"}, "spec": {"minAvailable": 1},
+       "status": {"disruptionsAllowed": 0, "currentHealthy": 1}}
 
 
 @pytest.mark.parametrize("event, wakes", [
@@ -71,6 +73,11 @@ NODE = {"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4"},
                  id="node cordoned"),
     pytest.param(ev(kinds.PRIORITYCLASS, E.ADDED, {"metadata": {"name": "high"}, "value": 10}), True,
                  id="priority class"),
+    pytest.param(ev(kinds.PODDISRUPTIONBUDGET, E.ADDED, PDB), True, id="budget created"),
+    pytest.param(ev(kinds.PODDISRUPTIONBUDGET, E.MODIFIED, changed(PDB, ["status", "disruptionsAllowed"], 1), PDB),
+                 True, id="budget allows another disruption"),
+    pytest.param(ev(kinds.PODDISRUPTIONBUDGET, E.MODIFIED, changed(PDB, ["status", "currentHealthy"], 2), PDB),
+                 False, id="budget counts only"),
     pytest.param(ev(kinds.JOB, E.ADDED, {"metadata": {"name": "j"}}), False, id="kinds not watched"),
 ])
 def test_wakes_scheduler(event, wakes):
