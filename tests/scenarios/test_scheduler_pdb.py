@@ -43,3 +43,19 @@ def run(pdbs, cpu="2"):
 def test_preempt_with_a_budget(pdbs, cpu, evicted):
     result = run(pdbs, cpu)
     assert len(result.evictions) == evicted, result.evictions
+
+
+def test_evictions_earlier_in_the_session_spend_the_budget():
+    """A gang of two preemptors of one cpu each, a budget allowing one disruption: Volcano's plugin starts
+    every call from status.disruptionsAllowed, so each preemptor takes a victim (two disruptions); here the
+    second finds the budget spent, the gang cannot be placed and nobody is evicted."""
+    pods = [labelled(running(f"c1/low{i}", "pg1", "n1", preemptable=True)) for i in (1, 2, 3)]
+    preemptors = [pending(f"c1/preemptor{i}", "pg2") for i in (1, 2)]
+    state = snapshot.ClusterState(
+        nodes=[node("n1", 3, "3G")], queues=[q("q1")],
+        podgroups=[group("c1/pg1", "q1", 0, prio="low-priority"), group("c1/pg2", "q1", 2, prio="high-priority")],
+        pods=pods + preemptors, priority_classes=PRIO, pdbs=[budget(1)])
+    result = session.run_session(state, conf.build("preempt", T_PDB), NOW)
+    assert result.evictions == []
+    state.pdbs = [budget(2)]
+    assert len(session.run_session(state, conf.build("preempt", T_PDB), NOW).evictions) == 2
