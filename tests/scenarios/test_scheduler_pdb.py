@@ -2,6 +2,9 @@
 preemptor waits when the room it needs would break a budget (Volcano's plugins/pdb with preempt)."""
 import pytest
 
+from tests import scheduler_confs
+from tests.scenarios import test_volcano_e2e_preempt as e2e
+from vclite.api import kinds
 from vclite.scheduler import conf
 from vclite.scheduler.framework import session, snapshot
 
@@ -59,3 +62,37 @@ def test_evictions_earlier_in_the_session_spend_the_budget():
     assert result.evictions == []
     state.pdbs = [budget(2)]
     assert len(session.run_session(state, conf.build("preempt", T_PDB), NOW).evictions) == 2
+
+
+# ---- the embedded control plane: the disruption controller's status read by the scheduler --------------------
+
+class ReadyCluster(e2e.Cluster):
+    def set_pod(self, name, phase, exit_code=0, restarts=0):   # (with the Ready condition a kubelet writes)
+        super().set_pod(name, phase, exit_code, restarts)
+        pod = self.client.get(kinds.POD, "default", name)
+        ready = "True" if phase == "Running" else "False"
+        conditions = [{"type": "Ready", "status": ready}]
+        self.client.update_status({**pod, "status": {**pod["status"], "conditions": conditions}})
+
+
+def test_on_the_control_plane_a_budget_holds_preemption_until_it_allows_it():
+    """The disruption controller counts the low job's Ready pods; the scheduler, woken by the budget's
+    status, lets the high job preempt only as many as the budget allows."""
+    conf_text = scheduler_confs.helm_conf(e2e.CI_ACTIONS).replace("  - name: conformance\n",
+                                                                  "  - name: conformance\n  - name: pdb\n")
+    c = e2e.cluster(scheduler_conf=conf_text)
+    c.__class__ = ReadyCluster   # (e2e.cluster builds a plain Cluster: its pods then become Ready too)
+    low = e2e.job("low", e2e.REP, 1, "low-priority")
+    low["spec"]["tasks"][0]["template"]["metadata"]["labels"]["app"] = "low"
+    e2e.run(c, low)
+    e2e.run(c, {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                "metadata": {"name": "low", "namespace": "default"},
+                "spec": {"minAvailable": e2e.REP, "selector": {"matchLabels": {"app": "low"}}}})
+    status = c.client.get(kinds.PODDISRUPTIONBUDGET, "default", "low")["status"]
+    assert (status["currentHealthy"], status["disruptionsAllowed"]) == (e2e.REP, 0)
+    e2e.run(c, e2e.job("high", e2e.REP, e2e.REP // 2, "high-priority"))
+    assert (e2e.running(c, "low"), e2e.running(c, "high")) == (e2e.REP, 0)
+    pdb = c.client.get(kinds.PODDISRUPTIONBUDGET, "default", "low")
+    c.client.update({**pdb, "spec": {**pdb["spec"], "minAvailable": e2e.REP // 2}})
+    e2e.run(c)
+    assert (e2e.running(c, "low"), e2e.running(c, "high")) == (e2e.REP // 2, e2e.REP // 2)
