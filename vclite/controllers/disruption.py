@@ -13,7 +13,7 @@ selects none, `{}` all), whatever their phase. Then:
 - currentHealthy = the pods that are Ready, not being deleted, and not in `status.disruptedPods`
   (pods an eviction let go, for 2 minutes from the eviction; older entries, and entries of pods
   gone or being deleted, are dropped — a pod still there after 2 minutes gets a `NotDeleted`
-  Warning);
+  Warning, on the pod as upstream records it);
 - disruptionsAllowed = currentHealthy − desiredHealthy, 0 if that is negative or expectedPods is 0;
   observedGeneration = the budget's generation; condition `DisruptionAllowed` True
   (`SufficientPods`) or False (`InsufficientPods`).
@@ -40,6 +40,7 @@ from vclite.lib import errors, workqueue
 
 Obj = dict[str, Any]
 Key = tuple[str, str]
+COMPONENT = "controllermanager"   # the source of its Events, as kube-controller-manager's
 # (controller ownerReference, namespace) -> its scale; None: no such controller; SyncError: cannot tell
 ScaleOf = Callable[[Obj, str], "int | None"]
 
@@ -57,6 +58,7 @@ class Outcome:
     status: Obj
     events: list[tuple[str, str, str]]      # (type, reason, message) to record on the budget
     recheck_at: _dt.datetime | None         # when the oldest disrupted pod's entry expires
+    pod_events: list[tuple[str, str, str, str]] = dataclasses.field(default_factory=list)   # (pod, type, reason, msg)
 
 
 def controller_ref(pod: Obj) -> Obj | None:
@@ -197,9 +199,9 @@ def compute(pdb: Obj, pods: list[Obj], now: _dt.datetime, scale: ScaleOf = scale
             "result in undefined behavior. To account for these pods please set \".spec.minAvailable\" field of "
             "the PDB to an integer value.")))
     kept, late, recheck = prune_disrupted(old.get("disruptedPods") or {}, pods, now)
-    for name in late:
-        notes.append(("Warning", "NotDeleted",
-                      f"Pod was expected by PDB {meta.namespace(pdb)}/{meta.name(pdb)} to be deleted but it wasn't"))
+    pod_notes = [(name, "Warning", "NotDeleted",
+                  f"Pod was expected by PDB {meta.namespace(pdb)}/{meta.name(pdb)} to be deleted but it wasn't")
+                 for name in late]
     healthy = count_healthy(pods, kept, now)
     allowed = healthy - desired
     if expected <= 0 or allowed <= 0:
@@ -212,7 +214,7 @@ def compute(pdb: Obj, pods: list[Obj], now: _dt.datetime, scale: ScaleOf = scale
     if generation:
         status["observedGeneration"] = generation
     status["conditions"] = old.get("conditions") or []
-    return Outcome(allowed_condition(status, stamp), notes, recheck)
+    return Outcome(allowed_condition(status, stamp), notes, recheck, pod_notes)
 
 
 def _selector_text(selector: Any) -> str:
@@ -271,7 +273,11 @@ class DisruptionController:
         now = self.clock.now()
         outcome = compute(pdb, self._pods_of(pdb), now)
         for event_type, reason, message in outcome.events:
-            self.record(pdb, event_type, reason, message, "controllermanager")
+            self.record(pdb, event_type, reason, message, COMPONENT)
+        for pod_name, event_type, reason, message in outcome.pod_events:
+            pod = self.pods.get(ns, pod_name)
+            if pod is not None:
+                self.record(pod, event_type, reason, message, COMPONENT)
         if outcome.recheck_at is not None:
             self.queue.add_after(key, max(0.0, (outcome.recheck_at - now).total_seconds()) + 0.001, chore=True)
         if outcome.status == (pdb.get("status") or {}):

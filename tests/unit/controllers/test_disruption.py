@@ -108,7 +108,8 @@ def test_disrupted_pods_are_not_healthy_for_two_minutes_then_dropped_with_a_warn
     assert out.status["disruptedPods"] == {"p1": ago(30)}
     assert counts(out.status) == (3, 1, 2, 1)
     assert out.recheck_at == NOW + dt.timedelta(seconds=90)
-    assert ("Warning", "NotDeleted", "Pod was expected by PDB default/b to be deleted but it wasn't") in out.events
+    assert out.pod_events == [("p2", "Warning", "NotDeleted", "Pod was expected by PDB default/b to be deleted but "
+                                                            "it wasn't")]
 
 
 def test_the_condition_keeps_its_transition_time_while_its_status_holds():
