@@ -149,6 +149,7 @@ def test_a_queue_whose_jobs_all_wait_still_takes_part_in_proportion():
     ("enqueue, allocate", "network-topology-aware", True),   # no JobEnqueueable, no JobOrder
     ("enqueue, allocate", "nodegroup", True),
     ("enqueue, allocate", "cdp", True),
+    ("enqueue, allocate", "pdb", True),             # victims only
     ("enqueue, allocate", "sla", False),            # orders and admits by each job's deadline
 ])
 def test_enabled(actions, extra_plugin, want):
