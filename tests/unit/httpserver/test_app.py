@@ -532,3 +532,25 @@ def test_kinds_vclite_does_not_run_are_read_only_and_empty(method, path, accept,
             assert "vclite does not run" in body["message"]
         assert be.resource_version() == before
     serve(test)
+
+
+def test_an_eviction_a_budget_refuses_is_429_with_retry_after_and_the_budget_named():
+    """kube-apiserver's answer while a budget's status is older than its spec: retry after 10 s."""
+    async def test(client, srv, be):
+        be.client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default",
+                                                                          "labels": {"app": "a"}},
+                          "spec": {"containers": [{"name": "c", "image": "x", "command": ["true"]}]}})
+        pod = be.client.get(kinds.POD, "default", "p")
+        be.client.update_status({**pod, "status": {"phase": "Running"}})
+        be.client.create({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                          "metadata": {"name": "b", "namespace": "default"},
+                          "spec": {"minAvailable": 0, "selector": {"matchLabels": {"app": "a"}}}})
+        resp = await client.post("/api/v1/namespaces/default/pods/p/eviction", headers=AUTH, json={
+            "apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "p"}})
+        st = await resp.json()
+        assert (resp.status, resp.headers.get("Retry-After"), st["reason"]) == (429, "10", "TooManyRequests")
+        assert st["message"] == "Cannot evict pod as it would violate the pod's disruption budget."
+        assert st["details"] == {"causes": [{"reason": "DisruptionBudget", "message": (
+            "The disruption budget b is still being processed by the server.")}], "retryAfterSeconds": 10}
+        assert not be.client.get(kinds.POD, "default", "p")["metadata"].get("deletionTimestamp")
+    serve(test)
