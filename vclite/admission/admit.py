@@ -13,7 +13,7 @@ import types
 from typing import Any, Callable
 
 from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, priorityclass, queue
-from vclite.admission import command, cronjob, hypernode, lease, namespace, pdb, secret, vcjob
+from vclite.admission import command, cronjob, hypernode, lease, namespace, pdb, resourcequota, secret, vcjob
 from vclite.api import kinds, meta
 from vclite.lib import errors
 from vclite.lib import jsoncopy
@@ -42,7 +42,7 @@ class Rules:
 # Kinds whose CRD has a status subresource: Kubernetes drops the status a create carries (the
 # custom-resource strategy's PrepareForCreate); only the controllers write it afterwards.
 STATUS_DROPPED_ON_CREATE = frozenset({kinds.JOB.kind, kinds.JOBTEMPLATE.kind, kinds.JOBFLOW.kind, kinds.CRONJOB.kind,
-                                      kinds.HYPERNODE.kind})
+                                      kinds.HYPERNODE.kind, kinds.RESOURCEQUOTA.kind})
 
 NO_RULES = Rules()
 RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
@@ -60,6 +60,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.SECRET.kind: Rules(secret.mutate, secret.validate),
     kinds.LEASE.kind: Rules(validate=lease.validate),
     kinds.PODDISRUPTIONBUDGET.kind: Rules(pdb.mutate, pdb.validate),
+    kinds.RESOURCEQUOTA.kind: Rules(resourcequota.mutate, resourcequota.validate),
 })
 
 

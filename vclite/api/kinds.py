@@ -63,8 +63,12 @@ LEASE = Kind("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, has_
 PODDISRUPTIONBUDGET = Kind("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", True,
                            ("pdb",))
 
+# A namespace's limits on what its objects may use (`spec.hard`) and what they use (`status.used`).
+RESOURCEQUOTA = Kind("", "v1", "ResourceQuota", "resourcequotas", "resourcequota", True, ("quota",))
+
 ALL: tuple[Kind, ...] = (JOB, CRONJOB, JOBFLOW, JOBTEMPLATE, QUEUE, PODGROUP, HYPERNODE, PRIORITYCLASS, POD, NODE,
-                         NAMESPACE, EVENT, CONFIGMAP, SERVICE, SECRET, COMMAND, LEASE, PODDISRUPTIONBUDGET)
+                         NAMESPACE, EVENT, CONFIGMAP, SERVICE, SECRET, COMMAND, LEASE, PODDISRUPTIONBUDGET,
+                         RESOURCEQUOTA)
 _BY_KIND = {k.kind: k for k in ALL}
 
 

@@ -107,8 +107,12 @@ def pod_requests(pod_or_podspec: Mapping[str, Any]) -> Resources:
     return total
 
 
-def _limits(container: Mapping[str, Any], path: str) -> Resources:
+def container_limits(container: Mapping[str, Any], path: str = "container") -> Resources:
+    """A container's limits as written."""
     return _parse_list((container.get("resources") or {}).get("limits"), f"{path}.resources.limits")
+
+
+_limits = container_limits
 
 
 def pod_limits(pod_or_podspec: Mapping[str, Any]) -> Resources:

@@ -1,11 +1,12 @@
 """Kubernetes protobuf request bodies, for the few kinds kubectl sends that way.
 
-kubectl's generator commands (`kubectl create namespace|configmap|secret|priorityclass|service|pdb`), `kubectl
-auth` (self-subject reviews) and `kubectl drain` (the DeleteOptions of each pod it deletes) send their
+kubectl's generator commands (`kubectl create namespace|configmap|secret|priorityclass|service|pdb|quota`),
+`kubectl auth` (self-subject reviews) and `kubectl drain` (the DeleteOptions of each pod it deletes) send their
 object as `application/vnd.kubernetes.protobuf`: the magic `k8s\\0`, then a `runtime.Unknown` (typeMeta
 {apiVersion=1, kind=2} = 1, raw = 2) whose `raw` is the object's protobuf message. This module decodes
-those messages for Namespace, ConfigMap, Secret, PriorityClass, Service, PodDisruptionBudget, the reviews
-and DeleteOptions into the JSON-shaped objects their JSON form would give (zero values omitted, as the JSON `omitempty` tags do; binary
+those messages for Namespace, ConfigMap, Secret, PriorityClass, Service, PodDisruptionBudget, ResourceQuota, the
+reviews and DeleteOptions into the JSON-shaped objects their JSON form would give (zero values omitted, as the JSON
+`omitempty` tags do; binary
 data base64, times RFC 3339). Any other kind, or a malformed message, is refused with
 UnsupportedMediaType / BadRequest: the client can send JSON instead. Pure; a bounded walk over
 the bytes (nesting limited by the schemas).
@@ -63,6 +64,13 @@ LABEL_SELECTOR: Schema = {1: ("matchLabels", ("map", "string")), 2: ("matchExpre
 SCHEMAS[("policy/v1", "PodDisruptionBudget")] = {1: ("metadata", OBJECT_META), 2: ("spec", {
     1: ("minAvailable", ("kept", INT_OR_STRING)), 2: ("selector", ("kept", LABEL_SELECTOR)),
     3: ("maxUnavailable", ("kept", INT_OR_STRING)), 4: ("unhealthyPodEvictionPolicy", "string")})}
+QUANTITY = "quantity"   # api/resource.Quantity: {string = 1}
+# `kubectl create quota NAME --hard=... [--scopes=...]`
+SCHEMAS[("v1", "ResourceQuota")] = {1: ("metadata", OBJECT_META), 2: ("spec", {
+    1: ("hard", ("map", QUANTITY)), 2: ("scopes", ("repeated", "string")),
+    3: ("scopeSelector", {1: ("matchExpressions", ("repeated", {
+        1: ("scopeName", "string"), 2: ("operator", "string"), 3: ("values", ("repeated", "string"))}))})}),
+    3: ("status", {1: ("hard", ("map", QUANTITY)), 2: ("used", ("map", QUANTITY))})}
 RESOURCE_ATTRIBUTES: Schema = {1: ("namespace", "string"), 2: ("verb", "string"), 3: ("group", "string"),
                                4: ("version", "string"), 5: ("resource", "string"), 6: ("subresource", "string"),
                                7: ("name", "string")}
@@ -164,6 +172,8 @@ def _scalar(kind: Any, wire: int, value: Any) -> Any:
         return value if value < 1 << 63 else value - (1 << 64)
     if kind == TIME:
         return _time(value)
+    if kind == QUANTITY:
+        return _scalar("string", 2, next((v for n, _, v in _fields(value) if n == 1), b""))
     if kind == INT_OR_STRING:
         parts = {n: v for n, _, v in _fields(value)}
         if parts.get(1, 0) == 1:

@@ -16,7 +16,7 @@ import datetime
 import json
 from typing import Any, Callable
 
-from vclite.api import disruption, kinds
+from vclite.api import disruption, kinds, quantity
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -278,6 +278,35 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
 }
 
 NAME = Column("Name", "string", lambda o, now: (o.get("metadata") or {}).get("name"), 0, "name", NAME_DESCRIPTION)
+
+
+def _quota_cell(limits: bool) -> Cell:
+    """kube's printResourceQuota: `name: used/hard` for each name of status.hard (sorted), the `limits.*`
+    ones in the Limit column and the others in Request; quantities as Quantity.String() prints them."""
+    def cell(q: Obj, now: datetime.datetime) -> str:
+        hard, used = _get(q, "status.hard") or {}, _get(q, "status.used") or {}
+        return ", ".join(f"{name}: {_canonical(used.get(name, '0'))}/{_canonical(hard[name])}"
+                         for name in sorted(hard) if _is_limit(name) == limits)
+    return cell
+
+
+def _is_limit(name: str) -> bool:
+    pieces = name.split(".")
+    return len(pieces) > 1 and pieces[0] == "limits"
+
+
+def _canonical(value: Any) -> str:
+    try:
+        return quantity.canonical(value)
+    except ValueError:
+        return str(value)
+
+
+COLUMNS[kinds.RESOURCEQUOTA.kind] = (
+    AGE, Column("Request", "string", _quota_cell(False), description="Request represents a minimum amount of "
+                "cpu/memory that a container may consume."),
+    Column("Limit", "string", _quota_cell(True), description="Limits control the maximum amount of cpu/memory "
+           "that a container may use independent of contention on the node."))
 
 
 def columns(kind: kinds.Kind) -> tuple[Column, ...]:

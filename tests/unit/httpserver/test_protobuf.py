@@ -50,6 +50,13 @@ META = field(1, "cfg") + field(2, "") + field(3, "team") + field(4, "") + field(
     pytest.param(envelope("scheduling.k8s.io/v1", "PriorityClass", field(1, field(1, "neg")) + field(2, -5)),
                  {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "neg"},
                   "value": -5}, id="negative-int"),
+    # `kubectl create quota q --hard=pods=2,requests.cpu=500m --scopes=BestEffort`: Quantity is {string = 1}
+    pytest.param(envelope("v1", "ResourceQuota", field(1, field(1, "q")) + field(2, entry(1, "pods", field(1, "2")) +
+                                                                         entry(1, "requests.cpu", field(1, "500m")) +
+                                                                         field(2, "BestEffort")) + field(3, b"")),
+                 {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "q"},
+                  "spec": {"hard": {"pods": "2", "requests.cpu": "500m"}, "scopes": ["BestEffort"]}},
+                 id="resourcequota"),
     # `kubectl drain` deletes each pod through client-go, which sends its DeleteOptions as protobuf
     pytest.param(envelope("v1", "DeleteOptions", field(1, 0) + field(4, "Foreground") + field(5, "All") +
                           field(2, field(1, "u-1") + field(2, "7"))),

@@ -32,6 +32,8 @@ def headers(kind):
     pytest.param(kinds.EVENT, [("Last Seen", 0), ("Type", 0), ("Reason", 0), ("Object", 0), ("Subobject", 1),
                                ("Source", 1), ("Message", 0), ("First Seen", 1), ("Count", 1), ("Name", 1)],
                  id="events-as-kubectl"),
+    pytest.param(kinds.RESOURCEQUOTA, [("Name", 0), ("Age", 0), ("Request", 0), ("Limit", 0)],
+                 id="resourcequota-as-kube-apiserver"),
     pytest.param(kinds.NODE, [("Name", 0), ("Status", 0), ("Roles", 0), ("Age", 0), ("Version", 0),
                               ("Internal-IP", 1), ("External-IP", 1), ("OS-Image", 1), ("Kernel-Version", 1),
                               ("Container-Runtime", 1)], id="nodes-as-kubectl"),
@@ -72,6 +74,13 @@ def test_columns(kind, expected):
                  id="pdb-min-available"),
     pytest.param(kinds.PODDISRUPTIONBUDGET, {"metadata": md("b"), "spec": {"maxUnavailable": 0}},
                  ["b", "N/A", "0", 0, "5m"], id="pdb-max-unavailable-zero-no-status"),
+    # kube's printResourceQuota: `name: used/hard` sorted, limits.* apart, quantities as Quantity.String()
+    pytest.param(kinds.RESOURCEQUOTA, {"metadata": md("q"), "status": {
+        "hard": {"pods": "4", "requests.memory": "1024Mi", "limits.cpu": "2000m", "count/configmaps": "3"},
+        "used": {"pods": "1", "requests.memory": "512Mi"}}},
+                 ["q", "5m", "count/configmaps: 0/3, pods: 1/4, requests.memory: 512Mi/1Gi", "limits.cpu: 0/2"],
+                 id="resourcequota"),
+    pytest.param(kinds.RESOURCEQUOTA, {"metadata": md("q")}, ["q", "5m", "", ""], id="resourcequota-no-status"),
     # services as kubectl's printer shows them: node ports, external names and IPs, a load balancer pending
     pytest.param(kinds.SERVICE, {"metadata": md("web"), "spec": {"type": "NodePort", "ports": [
         {"port": 80, "nodePort": 30080, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}]}},

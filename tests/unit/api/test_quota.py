@@ -1,0 +1,121 @@
+"""Quota arithmetic as Kubernetes' quota evaluators count: a pod's usage, object-count names, a
+namespace's usage, the "exceeded quota" and "must specify" messages, and which names a quota takes."""
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import pytest
+
+from vclite.api import kinds, quota
+
+
+def pod(requests=None, limits=None, phase=None, init=None, name="main"):
+    res = {}
+    if requests:
+        res["requests"] = requests
+    if limits:
+        res["limits"] = limits
+    p = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": name, "resources": res}]}}
+    if init is not None:
+        p["spec"]["initContainers"] = init
+    if phase:
+        p["status"] = {"phase": phase}
+    return p
+
+
+@pytest.mark.parametrize("obj, want", [
+    pytest.param(pod(), {"count/pods": F(1), "pods": F(1)}, id="best effort: pods only"),
+    pytest.param(pod({"cpu": "500m", "memory": "1Gi"}),
+                 {"count/pods": F(1), "pods": F(1), "cpu": F(1, 2), "requests.cpu": F(1, 2), "memory": F(2**30),
+                  "requests.memory": F(2**30)}, id="requests under both names"),
+    pytest.param(pod(limits={"cpu": "2", "ephemeral-storage": "1G"}),
+                 {"count/pods": F(1), "pods": F(1), "cpu": F(2), "requests.cpu": F(2), "limits.cpu": F(2),
+                  "ephemeral-storage": F(10**9), "requests.ephemeral-storage": F(10**9),
+                  "limits.ephemeral-storage": F(10**9)}, id="a limit without a request requests it"),
+    pytest.param(pod({"nvidia.com/gpu": "1", "hugepages-2Mi": "4Mi"}),
+                 {"count/pods": F(1), "pods": F(1), "requests.nvidia.com/gpu": F(1), "hugepages-2Mi": F(4 * 2**20),
+                  "requests.hugepages-2Mi": F(4 * 2**20)}, id="extended as requests.* only, hugepages both"),
+    pytest.param(pod({"cpu": "1"}, phase="Succeeded"), {"count/pods": F(1)}, id="finished: count/pods only"),
+    pytest.param(pod({"cpu": "1"}, phase="Failed"), {"count/pods": F(1)}, id="failed: count/pods only"),
+    pytest.param(pod({"cpu": "1"}, init=[{"name": "i", "resources": {"requests": {"cpu": "3"}}}]),
+                 {"count/pods": F(1), "pods": F(1), "cpu": F(3), "requests.cpu": F(3)},
+                 id="an init container's larger request"),
+])
+def test_pod_usage(obj, want):
+    assert quota.pod_usage(obj) == want
+
+
+@pytest.mark.parametrize("kind, names", [
+    (kinds.POD, ("count/pods",)),
+    (kinds.CONFIGMAP, ("count/configmaps", "configmaps")),
+    (kinds.SECRET, ("count/secrets", "secrets")),
+    (kinds.RESOURCEQUOTA, ("count/resourcequotas", "resourcequotas")),
+    (kinds.JOB, ("count/jobs.batch.volcano.sh",)),
+    (kinds.PODGROUP, ("count/podgroups.scheduling.volcano.sh",)),
+])
+def test_count_names(kind, names):
+    assert quota.count_names(kind) == names
+
+
+def test_usage_sums_pods_and_counts_for_the_hard_names_only():
+    pods = [pod({"cpu": "500m"}), pod({"cpu": "1"}, limits={"cpu": "2"}), pod({"cpu": "4"}, phase="Succeeded")]
+    got = quota.usage(["requests.cpu", "limits.cpu", "pods", "count/pods", "count/configmaps", "services"], pods,
+                      {"count/configmaps": 2, "count/secrets": 9})
+    assert got == {"requests.cpu": F(3, 2), "limits.cpu": F(2), "pods": F(2), "count/pods": F(3),
+                   "count/configmaps": F(2), "services": F(0)}
+
+
+@pytest.mark.parametrize("hard, used, requested, want", [
+    pytest.param({"pods": F(2)}, {"pods": F(1)}, {"pods": F(1), "cpu": F(5)}, None, id="within"),
+    pytest.param({"pods": F(1)}, {"pods": F(1)}, {"pods": F(1)},
+                 "exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1", id="pods"),
+    pytest.param({"requests.cpu": F(2), "requests.memory": F(2**30), "pods": F(10)},
+                 {"requests.cpu": F(3, 2), "requests.memory": F(2**29)},
+                 {"requests.cpu": F(1), "requests.memory": F(2**29), "pods": F(1)},
+                 "exceeded quota: q, requested: requests.cpu=1, used: requests.cpu=1500m, limited: requests.cpu=2",
+                 id="only the names over their limit"),
+    pytest.param({"requests.memory": F(2**30), "limits.memory": F(2**30)}, {},
+                 {"requests.memory": F(3 * 2**29), "limits.memory": F(3 * 2**29)},
+                 "exceeded quota: q, requested: limits.memory=1536Mi,requests.memory=1536Mi, "
+                 "used: limits.memory=0,requests.memory=0, limited: limits.memory=1Gi,requests.memory=1Gi",
+                 id="several, sorted, memory in binary units"),
+    pytest.param({"cpu": F(1)}, {"cpu": F(2)}, {"cpu": F(0)},
+                 "exceeded quota: q, requested: cpu=0, used: cpu=2, limited: cpu=1",
+                 id="a hard lowered below what is used refuses even a zero request"),
+    pytest.param({"requests.nvidia.com/gpu": F(1)}, {}, {"pods": F(1)}, None, id="a name not requested"),
+])
+def test_exceeded(hard, used, requested, want):
+    assert quota.exceeded("q", hard, used, requested) == want
+
+
+@pytest.mark.parametrize("obj, hard, want", [
+    pytest.param(pod({"cpu": "1"}), {"pods"}, None, id="pods alone asks nothing"),
+    pytest.param(pod({"cpu": "1"}), {"requests.cpu"}, None, id="requested"),
+    pytest.param(pod(limits={"cpu": "1"}), {"requests.cpu", "limits.cpu"}, None, id="a limit is its request too"),
+    pytest.param(pod({"cpu": "1"}), {"limits.cpu", "memory"}, "must specify limits.cpu for: main; memory for: main",
+                 id="each missing name"),
+    pytest.param(pod({"cpu": "1"}, init=[{"name": "init", "resources": {}}]), {"cpu"}, "must specify cpu for: init",
+                 id="init containers too"),
+    pytest.param(pod(), {"requests.nvidia.com/gpu", "requests.ephemeral-storage"}, None,
+                 id="only cpu and memory are constrained"),
+])
+def test_must_specify(obj, hard, want):
+    assert quota.must_specify(obj, hard) == want
+
+
+@pytest.mark.parametrize("name, ok", [
+    ("cpu", True), ("requests.memory", True), ("limits.ephemeral-storage", True), ("pods", True),
+    ("services.loadbalancers", True), ("hugepages-2Mi", True), ("requests.hugepages-1Gi", True),
+    ("count/pods", True), ("requests.nvidia.com/gpu", True), ("count/jobs.batch.volcano.sh", True),
+    ("foo", False), ("limits.nvidia", False), ("requests.gpu", False), ("gpu", False),
+])
+def test_name_problem(name, ok):
+    assert (quota.name_problem(name) is None) == ok
+
+
+@pytest.mark.parametrize("name, integer", [
+    ("pods", True), ("configmaps", True), ("count/pods", True), ("requests.nvidia.com/gpu", True),
+    ("nvidia.com/gpu", True), ("cpu", False), ("requests.memory", False), ("hugepages-2Mi", False),
+])
+def test_is_integer(name, integer):
+    assert quota.is_integer(name) == integer

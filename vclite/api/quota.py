@@ -1,0 +1,206 @@
+"""ResourceQuota arithmetic, as Kubernetes' quota evaluators count (pure, exact fractions).
+
+- `pod_usage(pod)`: what a pod charges (Kubernetes' PodUsageFunc): `count/pods` always; while the
+  pod is not Succeeded/Failed also `pods`, `cpu`/`requests.cpu`, `memory`/`requests.memory`,
+  `ephemeral-storage`/`requests.ephemeral-storage`, `limits.cpu|memory|ephemeral-storage`,
+  hugepages under both names and extended resources as `requests.<name>` only.
+- `count_names(kind)`: the object-count names an object of `kind` charges one of
+  (`count/<plural>[.<group>]`, and the legacy bare name of the few kinds that have one).
+- `usage(hard, pods, counts)`: a namespace's `status.used` for the names a quota lists.
+- `exceeded(name, hard, used, requested)`: kube-apiserver's "exceeded quota: ..." refusal, or None.
+- `must_specify(pod, hard)`: the "must specify ..." constraint on containers when cpu/memory are limited.
+- `name_problem(name)`: why a name is no quota resource name (kube's validation), or None.
+No I/O; never mutates an argument.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from vclite.api import kinds, quantity, resources
+
+Fraction = quantity.Fraction
+Resources = dict[str, Fraction]
+
+COUNT_PREFIX = "count/"
+REQUESTS, LIMITS = "requests.", "limits."
+HUGEPAGES = "hugepages-"
+_COMPUTE = ("cpu", "memory", "ephemeral-storage")
+# Kubernetes' standardQuotaResources (IsStandardQuotaResourceName also takes hugepages-* in both forms)
+STANDARD = frozenset({
+    "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.storage",
+    "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "services",
+    "replicationcontrollers", "resourcequotas", "secrets", "configmaps", "persistentvolumeclaims",
+    "services.nodeports", "services.loadbalancers"})
+# Names that only count whole objects: a fraction of one is refused (IsIntegerResourceName)
+INTEGER = frozenset({"pods", "services", "replicationcontrollers", "resourcequotas", "secrets", "configmaps",
+                     "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"})
+# cpu/memory names whose presence in `hard` makes every container say its own (the pod evaluator's Constraints)
+CONSTRAINED = frozenset({"requests.cpu", "requests.memory", "limits.cpu", "limits.memory", "cpu", "memory"})
+# kinds whose objects a bare legacy name counts too (besides count/<plural>)
+_LEGACY_COUNT = {"ConfigMap": "configmaps", "Secret": "secrets", "Service": "services",
+                 "ResourceQuota": "resourcequotas"}
+_TERMINAL = ("Succeeded", "Failed")
+
+
+def is_extended(name: str) -> bool:
+    """Kubernetes' IsExtendedResourceName: a domain-qualified name outside kubernetes.io, not a quota name."""
+    if "/" not in name or name.startswith(REQUESTS) or name.startswith(COUNT_PREFIX):
+        return False
+    domain = name.split("/", 1)[0]
+    return not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io"))
+
+
+def is_integer(name: str) -> bool:
+    """Whether quantities of `name` must be whole (object counts and extended resources)."""
+    return name in INTEGER or name.startswith(COUNT_PREFIX) or is_extended(name) or \
+        (name.startswith(REQUESTS) and is_extended(name[len(REQUESTS):]))
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` may not be a key of `hard` (kube's validateResourceQuotaResourceName), or None.
+    A name with a `/` (count/<resource>, requests.nvidia.com/gpu) passes as a qualified name."""
+    if "/" in name:
+        return None
+    if name in STANDARD or name.startswith(HUGEPAGES) or name.startswith(REQUESTS + HUGEPAGES):
+        return None
+    return "must be a standard resource for quota"
+
+
+def compute_usage(requests: Mapping[str, Fraction], limits: Mapping[str, Fraction]) -> Resources:
+    """Kubernetes' podComputeUsageHelper: requests and limits under their quota names, `pods` 1."""
+    out: Resources = {"pods": Fraction(1)}
+    for name in _COMPUTE:
+        if name in requests:
+            out[name] = out[REQUESTS + name] = requests[name]
+        if name in limits:
+            out[LIMITS + name] = limits[name]
+    for name, value in requests.items():
+        if name.startswith(HUGEPAGES):
+            out[name] = out[REQUESTS + name] = value
+        elif is_extended(name):
+            out[REQUESTS + name] = value
+    return out
+
+
+def counts_compute(pod: Mapping[str, Any]) -> bool:
+    """Whether the pod still charges compute resources (QuotaV1Pod: not Succeeded nor Failed)."""
+    status = pod.get("status")
+    return not (isinstance(status, Mapping) and status.get("phase") in _TERMINAL)
+
+
+def pod_usage(pod: Mapping[str, Any]) -> Resources:
+    """What one pod charges (PodUsageFunc). ValueError for a quantity that does not parse."""
+    out: Resources = {COUNT_PREFIX + "pods": Fraction(1)}
+    if not counts_compute(pod):
+        return out
+    requests = {k: v for k, v in resources.pod_requests(pod).items() if k != "pods"}
+    return {**out, **compute_usage(requests, resources.pod_limits(pod))}
+
+
+def count_names(kind: kinds.Kind) -> tuple[str, ...]:
+    """The object-count names one object of `kind` charges: `count/<plural>` (core) or
+    `count/<plural>.<group>`, and the legacy bare name (`configmaps`, `secrets`, …) where there is one."""
+    own = COUNT_PREFIX + kind.resource
+    legacy = _LEGACY_COUNT.get(kind.kind)
+    return (own, legacy) if legacy else (own,)
+
+
+def needs_pods(names: Iterable[str]) -> bool:
+    """Whether some of `names` is charged by pods (not an object count of another kind)."""
+    legacy = set(_LEGACY_COUNT.values())
+    return any(n == COUNT_PREFIX + "pods" or not (n.startswith(COUNT_PREFIX) or n in legacy) for n in names)
+
+
+def usage(hard: Iterable[str], pods: Iterable[Mapping[str, Any]],
+          counts: Mapping[str, int]) -> Resources:
+    """`status.used` for the names in `hard`: the pods' usage summed, and object counts from `counts`
+    (count name -> number of objects). A name nothing charges is used 0, as the controller writes it."""
+    names = list(hard)
+    out: Resources = {name: Fraction(0) for name in names}
+    if needs_pods(names):
+        for pod in pods:
+            try:
+                charged = pod_usage(pod)
+            except ValueError:
+                continue   # (admission refuses such pods)
+            for name, value in charged.items():
+                if name in out:
+                    out[name] += value
+    for name, n in counts.items():
+        if name in out and name != COUNT_PREFIX + "pods":
+            out[name] += n
+    return out
+
+
+def mask(r: Mapping[str, Fraction], names: Iterable[str]) -> Resources:
+    """Only the entries of `r` named in `names` (quota.Mask)."""
+    keep = set(names)
+    return {k: v for k, v in r.items() if k in keep}
+
+
+def _base(name: str) -> str:
+    """The resource a quota name measures (`requests.memory` -> memory), for printing its quantity."""
+    for prefix in (REQUESTS, LIMITS):
+        if name.startswith(prefix):
+            return name[len(prefix):]
+    return name
+
+
+def show(value: Fraction | str, name: str) -> str:
+    """A quantity as a quota prints it: as written for text, else in the unit a user writes for `name`."""
+    if isinstance(value, str):
+        try:
+            return quantity.canonical(value)
+        except ValueError:
+            return value
+    return quantity.format(value, _base(name))
+
+
+def pretty(r: Mapping[str, Any]) -> str:
+    """kube's prettyPrint: `name=quantity` sorted by name, comma-separated."""
+    return ",".join(f"{name}={show(r[name], name)}" for name in sorted(r))
+
+
+def parse_list(rl: Mapping[str, Any] | None) -> Resources:
+    """A stored ResourceList (`status.hard`, `status.used`) as exact values; a bad entry is left out."""
+    out: Resources = {}
+    for name, value in (rl or {}).items():
+        try:
+            out[str(name)] = quantity.parse(value)
+        except ValueError:
+            continue
+    return out
+
+
+def exceeded(quota_name: str, hard: Mapping[str, Fraction], used: Mapping[str, Fraction],
+             requested: Mapping[str, Fraction]) -> str | None:
+    """kube's check of one quota: the request masked to what `hard` lists, added to `used`; a name over
+    its hard limit refuses it with "exceeded quota: NAME, requested: ..., used: ..., limited: ..."."""
+    asked = mask(requested, hard)
+    over = sorted(n for n, v in asked.items() if used.get(n, Fraction(0)) + v > hard[n])
+    if not over:
+        return None
+    return (f"exceeded quota: {quota_name}, requested: {pretty(mask(asked, over))}, "
+            f"used: {pretty({n: used.get(n, Fraction(0)) for n in over})}, limited: {pretty(mask(hard, over))}")
+
+
+def must_specify(pod: Mapping[str, Any], hard: Iterable[str]) -> str | None:
+    """The pod evaluator's Constraints: when `hard` limits cpu or memory (CONSTRAINED), every container
+    and init container must request / limit each such name itself: "must specify limits.cpu for: a,b; ..."."""
+    required = CONSTRAINED.intersection(hard)
+    if not required:
+        return None
+    spec = pod.get("spec") if isinstance(pod.get("spec"), Mapping) else {}
+    missing: dict[str, set[str]] = {}
+    for key in ("containers", "initContainers"):
+        for i, c in enumerate(spec.get(key) or ()):
+            if not isinstance(c, Mapping):
+                continue
+            path = f"spec.{key}[{i}]"
+            have = compute_usage(resources.container_requests(c, path), resources.container_limits(c, path))
+            for name in required - set(have):
+                missing.setdefault(name, set()).add(str(c.get("name", "")))
+    if not missing:
+        return None
+    return "must specify " + "; ".join(f"{name} for: {','.join(sorted(missing[name]))}" for name in sorted(missing))
