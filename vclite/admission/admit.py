@@ -3,8 +3,10 @@ guard), generic metadata checks for every kind, and the error raised when an obj
 
 `admit` never changes its arguments: it returns a defaulted deep copy of `new` (CREATE, UPDATE,
 UPDATE_STATUS) or None (DELETE), or raises errors.Invalid listing every problem found /
-errors.Forbidden for a refused delete. Status writes are not admitted (as in Kubernetes, where
-webhooks on a resource do not see its /status subresource). No I/O beyond the View.
+errors.Forbidden for a refused delete or a create a ResourceQuota of its namespace refuses
+(resourcequota.py; not for a cluster's existing state, a view with `existing_state`). Status writes
+are not admitted (as in Kubernetes, where webhooks on a resource do not see its /status subresource).
+No I/O beyond the View.
 """
 from __future__ import annotations
 
@@ -100,6 +102,8 @@ def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, vie
         raise errors.Invalid(kind.kind, str(meta.name(obj)), errs)
     if rules.resolve is not None:   # (a field of the wrong type is refused above, as decoding refuses it)
         rules.resolve(op, obj, old, view)
+    if op is Operation.CREATE and not getattr(view, "existing_state", False):
+        resourcequota.check_create(kind, obj, view)   # (kube's ResourceQuota plugin: the last one)
     return obj
 
 

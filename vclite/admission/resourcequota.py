@@ -1,22 +1,32 @@
-"""ResourceQuota (v1): its validation.
+"""ResourceQuota (v1): its validation, and kube-apiserver's ResourceQuota admission plugin for creates.
 
 `validate`: `spec.hard` maps quota resource names (api/quota.py: the standard ones, hugepages, or a
 qualified name such as `count/pods` or `requests.nvidia.com/gpu`) to quantities that are not negative
 (whole for object counts and extended resources), as kube's ValidateResourceQuota words it. Scopes
 (`spec.scopes`, `spec.scopeSelector`) are refused: vclite does not evaluate them, and a quota that
 silently counted everything would refuse what a cluster admits.
+
+`refusal(kind, obj, view)`: the quota plugin's verdict on creating `obj`: for each quota of its
+namespace that lists a name the object charges, the object's usage (api/quota.py) added to what the
+namespace uses now must stay within `spec.hard`; the first quota (by name) it would exceed refuses it
+with kube's message. A pod must also name its own cpu/memory requests or limits when a quota limits
+them ("failed quota: NAME: must specify ..."), checked for every quota first. What the namespace uses
+is counted from the stored objects at that moment (kube reads the quota's `status.used`, which its
+admission and controller keep), so it is never stale and a new quota needs no status first.
+Pure over the View.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from vclite.admission import base, common
-from vclite.api import quantity
+from vclite.api import kinds, meta, quantity
 from vclite.api import quota as quota_mod
 from vclite.lib import errors
 
 Obj = dict[str, Any]
 FieldError = errors.FieldError
+Fraction = quantity.Fraction
 
 
 def mutate(op: base.Operation, obj: Obj) -> None:
@@ -64,3 +74,61 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
             errs.append(FieldError(f"spec.{key}", "Forbidden: quota scopes are not supported by vclite "
                                                   "(a quota here counts every object of its namespace)"))
     return errs
+
+
+def _usage_of(kind: kinds.Kind, obj: Obj) -> dict[str, Fraction]:
+    charged = {name: Fraction(1) for name in quota_mod.count_names(kind)}
+    if kind.kind == kinds.POD.kind:
+        charged.update(quota_mod.pod_usage(obj))
+    return charged
+
+
+def _counts(names: set[str], namespace: str, view: base.View) -> dict[str, int]:
+    """Stored objects of every kind some name of `names` counts (count/<resource>, configmaps, …)."""
+    out: dict[str, int] = {}
+    for k in kinds.ALL:
+        if not k.namespaced or k.kind == kinds.POD.kind:
+            continue
+        counted = [n for n in quota_mod.count_names(k) if n in names]
+        if counted:
+            n = len(view.list(k, namespace))
+            out.update({name: n for name in counted})
+    return out
+
+
+def refusal(kind: kinds.Kind, obj: Obj, view: base.View) -> str | None:
+    """Why creating `obj` would break a quota of its namespace (kube's message), or None."""
+    namespace = meta.namespace(obj)
+    if not kind.namespaced or not namespace:
+        return None
+    quotas = sorted(view.list(kinds.RESOURCEQUOTA, namespace), key=meta.name)
+    if not quotas:
+        return None
+    try:
+        charged = _usage_of(kind, obj)
+    except ValueError:
+        return None   # (the pod's own validation names a bad quantity)
+    hards = [(meta.name(q), quota_mod.parse_list((q.get("spec") or {}).get("hard"))) for q in quotas]
+    if kind.kind == kinds.POD.kind:   # (every quota's constraints first, as kube checks them)
+        for name, hard in hards:
+            why = quota_mod.must_specify(obj, hard)
+            if why:
+                return f"failed quota: {name}: {why}"
+    touched = [(name, hard) for name, hard in hards if set(hard) & set(charged)]
+    if not touched:
+        return None
+    names = {n for _, hard in hards for n in hard}
+    pods = view.list(kinds.POD, namespace) if quota_mod.needs_pods(names) else []
+    used = quota_mod.usage(names, pods, _counts(names, namespace, view))
+    for name, hard in touched:
+        why = quota_mod.exceeded(name, hard, used, charged)
+        if why:
+            return why
+    return None
+
+
+def check_create(kind: kinds.Kind, obj: Obj, view: base.View) -> None:
+    """Raise Forbidden as kube-apiserver does (`pods "p" is forbidden: exceeded quota: ...`)."""
+    why = refusal(kind, obj, view)
+    if why:
+        raise errors.Forbidden(f'{kind.plural} "{meta.name(obj)}" is forbidden: {why}')

@@ -2,9 +2,10 @@
 
 The runtime wires the parts and drives them with the shared loop (`loop.Loop`: `step`, `settle`,
 `run_until`): the in-process API (admission over the memory or SQLite store), the vcjob, JobFlow,
-CronJob, JobTemplate, PodGroup, Queue, Namespace and disruption (PodDisruptionBudget) controllers, the scheduler, the local executor and the
-Event recorder. `controllers` (Volcano names, see `gates`) leaves controllers out: a server whose
-JobFlows are reconciled by `vcctl controller` elsewhere runs without its own JobFlow controllers.
+CronJob, JobTemplate, PodGroup, Queue, Namespace, disruption (PodDisruptionBudget) and ResourceQuota
+controllers, the scheduler, the local executor and the Event recorder. `controllers` (Volcano names, see
+`gates`) leaves controllers out: a server whose JobFlows are reconciled by `vcctl controller` elsewhere runs
+without its own JobFlow controllers.
 
 With `data_dir`, the control plane is durable: objects live in `<data_dir>/store.db` (a
 store.sqlite.SqliteStore, owned by this process until close()) and pods' working directories and
@@ -25,6 +26,7 @@ from vclite.apiserver import events
 from vclite.apiserver import inprocess
 from vclite.controllers import disruption as disruption_controller
 from vclite.controllers import hypernode as hypernode_controller
+from vclite.controllers import resourcequota as resourcequota_controller
 from vclite.controllers import jobtemplate as jobtemplate_controller
 from vclite.controllers.cronjob import controller as cronjob_controller
 from vclite.controllers import namespace as namespace_controller
@@ -93,6 +95,7 @@ class Runtime(loop_mod.Loop):
                                                                        recorder=self.events.record)
         self.scheduler = scheduler_mod.Scheduler(self.client, self.clock, conf, recorder=self.events.record)
         self.namespace_controller = namespace_controller.NamespaceController(self.client, self.clock)
+        self.resourcequota_controller = resourcequota_controller.ResourceQuotaController(self.client, self.clock)
         self.podgroup_controller = podgroup_controller.PodGroupController(self.client, self.clock)
         self.queue_controller = queue_controller.QueueController(self.client, self.clock, recorder=self.events.record)
         self.hypernode_controller = hypernode_controller.HyperNodeController(self.client, self.clock,
@@ -101,7 +104,7 @@ class Runtime(loop_mod.Loop):
         components: list[component_mod.Component] = [c for c in (
             self.jobflow_controller, self.cronjob_controller, self.jobtemplate_controller, self.job_controller,
             self.podgroup_controller, self.queue_controller, self.hypernode_controller) if c.name in wanted]
-        components.append(self.namespace_controller)
+        components += [self.namespace_controller, self.resourcequota_controller]
         # kube-controller-manager's: on wherever vclite is the cluster (no --controllers name, as the namespace one)
         self.disruption_controller = disruption_controller.DisruptionController(self.client, self.clock,
                                                                                 recorder=self.events.record)

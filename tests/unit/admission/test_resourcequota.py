@@ -1,10 +1,10 @@
 """ResourceQuota admission: `spec.hard` names and quantities as kube's validation words them, scopes
-refused."""
+refused; and the quota plugin's verdict on creates, over a View of stored objects."""
 from __future__ import annotations
 
 import pytest
 
-from vclite.admission import admit
+from vclite.admission import admit, resourcequota
 from vclite.api import kinds
 from vclite.lib import errors
 
@@ -16,6 +16,14 @@ Op = admit.Operation
 def rq(hard=None, name="q", ns="default", **spec):
     return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": name, "namespace": ns},
             "spec": {"hard": hard or {}, **spec}}
+
+
+def pod(name, cpu="1", phase=None, ns="default"):
+    p = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns},
+         "spec": {"containers": [{"name": "main", "command": ["x"], "resources": {"limits": {"cpu": cpu}}}]}}
+    if phase:
+        p["status"] = {"phase": phase}
+    return p
 
 
 def test_a_valid_quota_is_admitted_and_its_status_dropped():
@@ -53,3 +61,47 @@ def test_bad_hard_entries_name_their_field(hard, path, message):
 def test_scopes_are_refused_not_ignored(spec):
     with pytest.raises(errors.Invalid, match="quota scopes are not supported by vclite"):
         admit.admit(Op.CREATE, kinds.RESOURCEQUOTA, rq({"pods": "1"}, **spec), None, views.DictView())
+
+
+@pytest.mark.parametrize("stored, new, kind, want", [
+    pytest.param([], pod("a"), kinds.POD, None, id="no quota"),
+    pytest.param([rq({"pods": "1"}), pod("x")], pod("a"), kinds.POD,
+                 "exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1", id="pods"),
+    pytest.param([rq({"pods": "1"}), pod("x", phase="Succeeded")], pod("a"), kinds.POD, None,
+                 id="a finished pod does not count"),
+    pytest.param([rq({"pods": "1"}, ns="other"), pod("x")], pod("a"), kinds.POD, None,
+                 id="another namespace's quota"),
+    pytest.param([rq({"limits.cpu": "2"}), pod("x", "1500m")], pod("a", "1"), kinds.POD,
+                 "exceeded quota: q, requested: limits.cpu=1, used: limits.cpu=1500m, limited: limits.cpu=2",
+                 id="limits.cpu"),
+    pytest.param([rq({"pods": "5"}, name="b"), rq({"pods": "1"}, name="a"), pod("x")], pod("y"), kinds.POD,
+                 "exceeded quota: a, requested: pods=1, used: pods=1, limited: pods=1", id="the first quota by name"),
+    pytest.param([rq({"memory": "1Gi"}, name="z"), rq({"pods": "0"}, name="a")], pod("a"), kinds.POD,
+                 "failed quota: z: must specify memory for: main", id="constraints before usage"),
+    pytest.param([rq({"count/configmaps": "1"}), {"apiVersion": "v1", "kind": "ConfigMap",
+                                                   "metadata": {"name": "m", "namespace": "default"}}],
+                 {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "n", "namespace": "default"}},
+                 kinds.CONFIGMAP, "exceeded quota: q, requested: count/configmaps=1, used: count/configmaps=1, "
+                                  "limited: count/configmaps=1", id="count/configmaps"),
+    pytest.param([rq({"count/configmaps": "1"})], pod("a"), kinds.POD, None, id="a pod is no configmap"),
+    pytest.param([rq({"resourcequotas": "1"})], rq({"pods": "1"}, name="r"), kinds.RESOURCEQUOTA,
+                 "exceeded quota: q, requested: resourcequotas=1, used: resourcequotas=1, limited: resourcequotas=1",
+                 id="the legacy resourcequotas count"),
+])
+def test_refusal(stored, new, kind, want):
+    assert resourcequota.refusal(kind, new, views.DictView(*stored)) == want
+
+
+def test_admit_refuses_a_create_over_the_quota_with_403_and_kubes_words():
+    view = views.DictView(rq({"pods": "0"}))
+    with pytest.raises(errors.Forbidden) as info:
+        admit.admit(Op.CREATE, kinds.POD, pod("a"), None, view)
+    assert str(info.value) == \
+        'pods "a" is forbidden: exceeded quota: q, requested: pods=1, used: pods=0, limited: pods=0'
+
+
+def test_existing_state_is_not_checked_again():
+    """A scheduler dry-run's objects were admitted by their cluster already."""
+    view = views.DictView(rq({"pods": "0"}))
+    view.existing_state = True
+    admit.admit(Op.CREATE, kinds.POD, pod("a"), None, view)

@@ -1,0 +1,127 @@
+"""ResourceQuota on the embedded control plane (virtual clock): admission refuses what would exceed
+`spec.hard`, the resourcequota controller keeps `status.used`, and a vcjob whose pods are refused
+behaves as Volcano's job controller: a FailedCreate Warning naming the quota, retries with back-off,
+and, after --max-requeue-num retries, the job terminated."""
+from __future__ import annotations
+
+import pytest
+
+from vclite.api import kinds, meta
+from vclite.lib import clock, errors
+from vclite.runtime import runtime
+
+NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"kubernetes.io/hostname": "n1"}},
+        "status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"},
+                   "capacity": {"cpu": "8", "memory": "16Gi", "pods": "110"},
+                   "conditions": [{"type": "Ready", "status": "True"}]}}
+
+
+def quota(hard, name="q", ns="default"):
+    return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": name, "namespace": ns},
+            "spec": {"hard": hard}}
+
+
+def pod(name, cpu="1", phase=None):
+    p = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+         "spec": {"restartPolicy": "Never", "containers": [
+             {"name": "main", "command": ["true"], "resources": {"requests": {"cpu": cpu}, "limits": {"cpu": cpu}}}]}}
+    if phase:
+        p["status"] = {"phase": phase}
+    return p
+
+
+def vcjob(name="j", replicas=3, cpu="1"):
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"minAvailable": replicas, "schedulerName": "volcano", "tasks": [
+                {"name": "t", "replicas": replicas, "template": {"spec": {"restartPolicy": "Never", "containers": [
+                    {"name": "main", "command": ["true"], "resources": {"requests": {"cpu": cpu}}}]}}}]}}
+
+
+@pytest.fixture
+def rt():
+    r = runtime.Runtime(clock.VirtualClock(), nodes=[NODE], run_pods=False)
+    r.start()
+    yield r
+
+
+def status(rt, name="q"):
+    return rt.client.get(kinds.RESOURCEQUOTA, "default", name).get("status")
+
+
+def test_status_follows_the_namespace_pods(rt):
+    rt.client.create(quota({"pods": "3", "requests.cpu": "4", "limits.cpu": "4", "count/configmaps": "5"}))
+    rt.settle()
+    assert status(rt) == {"hard": {"pods": "3", "requests.cpu": "4", "limits.cpu": "4", "count/configmaps": "5"},
+                          "used": {"pods": "0", "requests.cpu": "0", "limits.cpu": "0", "count/configmaps": "0"}}
+    rt.client.create(pod("a", "500m"))
+    rt.client.create(pod("b", "1"))
+    rt.client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m", "namespace": "default"}})
+    rt.settle()
+    assert status(rt)["used"] == {"pods": "2", "requests.cpu": "1500m", "limits.cpu": "1500m", "count/configmaps": "1"}
+    b = rt.client.get(kinds.POD, "default", "b")
+    rt.client.update_status({**b, "status": {"phase": "Succeeded"}})   # a finished pod frees what it used
+    rt.settle()
+    assert status(rt)["used"]["requests.cpu"] == "500m" and status(rt)["used"]["pods"] == "1"
+    rt.client.delete(kinds.POD, "default", "a")
+    rt.settle()
+    assert status(rt)["used"]["pods"] == "0"
+
+
+@pytest.mark.parametrize("hard, create, message", [
+    pytest.param({"pods": "1"}, [pod("a"), pod("b")],
+                 'pods "b" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1',
+                 id="pods"),
+    pytest.param({"requests.cpu": "2", "limits.cpu": "10"}, [pod("a", "1500m"), pod("b", "1")],
+                 'pods "b" is forbidden: exceeded quota: q, requested: requests.cpu=1, used: requests.cpu=1500m, '
+                 'limited: requests.cpu=2', id="requests.cpu, only the name exceeded"),
+    pytest.param({"cpu": "1", "memory": "1Gi"}, [pod("a", "2")],
+                 'pods "a" is forbidden: failed quota: q: must specify memory for: main', id="must specify"),
+    pytest.param({"count/pods": "1"}, [pod("a", phase="Succeeded"), pod("b")],
+                 'pods "b" is forbidden: exceeded quota: q, requested: count/pods=1, used: count/pods=1, '
+                 'limited: count/pods=1', id="count/pods counts finished pods too"),
+])
+def test_admission_refuses_what_exceeds_hard(rt, hard, create, message):
+    rt.client.create(quota(hard))
+    with pytest.raises(errors.Forbidden) as info:
+        for obj in create:
+            rt.client.create(obj)
+    assert str(info.value) == message
+    assert meta.name(create[-1]) not in {meta.name(p) for p in rt.client.list(kinds.POD)}
+
+
+def test_a_finished_pod_makes_room(rt):
+    rt.client.create(quota({"pods": "1"}))
+    rt.client.create(pod("a"))
+    a = rt.client.get(kinds.POD, "default", "a")
+    rt.client.update_status({**a, "status": {"phase": "Failed"}})
+    rt.client.create(pod("b"))   # (admitted: a no longer counts)
+
+
+def test_another_namespace_is_not_limited(rt):
+    rt.client.create(quota({"pods": "0"}, ns="team"))
+    rt.client.create(pod("a"))
+
+
+def test_a_vcjob_whose_pods_exceed_the_quota_is_terminated_after_retries(rt):
+    rt.client.create(quota({"pods": "2"}))
+    rt.client.create(vcjob(replicas=3))
+    for _ in range(5):
+        rt.step()
+    assert len(rt.client.list(kinds.POD, "default")) == 2   # the third is refused (and retried)
+    rt.settle()
+    warnings = [e for e in rt.client.list(kinds.EVENT, "default") if e["reason"] == "FailedCreate"]
+    assert warnings and "exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2" in warnings[0]["message"]
+    job = rt.client.get(kinds.JOB, "default", "j")
+    assert job["status"]["state"]["phase"] == "Terminated", job["status"]
+    assert rt.client.list(kinds.POD, "default") == []   # (a terminated job's pods are deleted)
+    executed = [e["message"] for e in rt.client.list(kinds.EVENT, "default") if e["reason"] == "ExecuteAction"]
+    assert any("retry limit reached" in m for m in executed), executed
+
+
+def test_a_vcjob_within_the_quota_runs(rt):
+    rt.client.create(quota({"pods": "3", "requests.cpu": "3"}))
+    rt.client.create(vcjob(replicas=3))
+    rt.settle()
+    assert len(rt.client.list(kinds.POD, "default")) == 3
+    assert status(rt)["used"] == {"pods": "3", "requests.cpu": "3"}

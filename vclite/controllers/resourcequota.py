@@ -1,0 +1,122 @@
+"""The resourcequota controller (kube-controller-manager's): each ResourceQuota's `status.hard` is its
+`spec.hard`, and `status.used` what its namespace uses of each of those names now.
+
+Usage is counted as admission counts it (api/quota.py): pods not Succeeded/Failed for compute
+resources and `pods`, every stored pod for `count/pods`, stored objects for `count/<resource>` and the
+legacy `configmaps`/`secrets`/`services`/`resourcequotas`; a name nothing in vclite charges (PVCs) is
+used 0. A namespace is recounted when one of its quotas changes, when one of its pods is created,
+deleted or reaches Succeeded/Failed, and when another object of its is created or deleted; the
+status is written only when it differs. Kubernetes also recounts every 5 minutes; nothing here can
+drift, so there is no period.
+
+Talks to the API only through the Client protocol; watch handlers only enqueue namespaces.
+"""
+from __future__ import annotations
+
+from typing import Any, Hashable
+
+from vclite.api import kinds, meta
+from vclite.api import quota as quota_mod
+from vclite.apiserver import client as client_mod
+from vclite.apiserver import informer as informer_mod
+from vclite.lib import clock as clock_mod
+from vclite.lib import errors, workqueue
+
+Obj = dict[str, Any]
+BY_NAMESPACE = "namespace"
+
+
+def _namespace(obj: Obj) -> str:
+    return meta.namespace(obj)
+
+
+def _phase(pod: Obj | None) -> Any:
+    return ((pod or {}).get("status") or {}).get("phase")
+
+
+def status_of(quota: Obj, pods: list[Obj], counts: dict[str, int]) -> Obj:
+    """The status the controller writes for `quota`, given its namespace's pods and object counts."""
+    hard = dict((quota.get("spec") or {}).get("hard") or {})
+    used = quota_mod.usage(hard, pods, counts)
+    return {"hard": hard, "used": {name: quota_mod.show(value, name) for name, value in used.items()}}
+
+
+class ResourceQuotaController:
+    name = "resourcequota-controller"
+
+    def __init__(self, client: client_mod.Client, clock: clock_mod.Clock):
+        self.client, self.clock = client, clock
+        self.queue = workqueue.WorkQueue(clock)
+        self.quotas = informer_mod.Informer(client, kinds.RESOURCEQUOTA, self._on_quota,
+                                            indexers={BY_NAMESPACE: _namespace})
+        self.pods = informer_mod.Informer(client, kinds.POD, self._on_pod, indexers={BY_NAMESPACE: _namespace})
+        self._counted = [k for k in kinds.ALL if k.namespaced and k.kind not in (kinds.POD.kind, kinds.EVENT.kind)
+                         and k.kind != kinds.RESOURCEQUOTA.kind]
+        self._subs: list[client_mod.Subscription] = []
+
+    def start(self) -> None:
+        self.quotas.start()
+        self.pods.start()
+        self._subs = [self.client.watch(k, self._on_object) for k in self._counted]
+        for ns in self.quotas.index_values(BY_NAMESPACE):
+            self.queue.add(ns)
+
+    def stop(self) -> None:
+        self.quotas.stop()
+        self.pods.stop()
+        for sub in self._subs:
+            sub.cancel()
+        self._subs = []
+
+    def _has_quota(self, namespace: str) -> bool:
+        return bool(self.quotas.by_index(BY_NAMESPACE, namespace))
+
+    def _on_quota(self, ev: client_mod.WatchEvent) -> None:
+        if ev.type != client_mod.EventType.BOOKMARK:
+            self.queue.add(meta.namespace(ev.object))
+            # (its own status writes come back here too: the recount then finds nothing to write)
+
+    def _on_pod(self, ev: client_mod.WatchEvent) -> None:
+        ns = meta.namespace(ev.object)
+        if not self._has_quota(ns):
+            return
+        if ev.type in (client_mod.EventType.ADDED, client_mod.EventType.DELETED) or \
+                quota_mod.counts_compute(ev.old or {}) != quota_mod.counts_compute(ev.object):
+            self.queue.add(ns)
+
+    def _on_object(self, ev: client_mod.WatchEvent) -> None:
+        if ev.type in (client_mod.EventType.ADDED, client_mod.EventType.DELETED):
+            ns = meta.namespace(ev.object)
+            if self._has_quota(ns):
+                self.queue.add(ns)
+
+    def _counts(self, names: set[str], namespace: str) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for k in [*self._counted, kinds.RESOURCEQUOTA]:
+            counted = [n for n in quota_mod.count_names(k) if n in names]
+            if not counted:
+                continue
+            n = len(self.quotas.by_index(BY_NAMESPACE, namespace)) if k is kinds.RESOURCEQUOTA else \
+                len(self.client.list(k, namespace))
+            out.update({name: n for name in counted})
+        return out
+
+    def sync(self, key: Hashable) -> None:
+        ns = str(key)
+        quotas = self.quotas.by_index(BY_NAMESPACE, ns)
+        if not quotas:
+            return
+        names = {n for q in quotas for n in ((q.get("spec") or {}).get("hard") or {})}
+        pods = self.pods.by_index(BY_NAMESPACE, ns) if quota_mod.needs_pods(names) else []
+        counts = self._counts(names, ns)
+        for q in quotas:
+            if meta.is_deleting(q):
+                continue
+            status = status_of(q, pods, counts)
+            if status == (q.get("status") or {}):
+                continue
+            try:
+                self.client.update_status({**q, "status": status})
+            except errors.NotFound:
+                continue
+            # (a Conflict: the quota changed meanwhile; the runtime retries and its event requeues it)
