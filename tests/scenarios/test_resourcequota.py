@@ -125,3 +125,37 @@ def test_a_vcjob_within_the_quota_runs(rt):
     rt.settle()
     assert len(rt.client.list(kinds.POD, "default")) == 3
     assert status(rt)["used"] == {"pods": "3", "requests.cpu": "3"}
+
+
+QUOTA_CONF = """actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: resourcequota
+- plugins:
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+"""
+
+
+def test_with_the_resourcequota_plugin_the_podgroup_waits_until_the_quota_has_room():
+    from vclite.scheduler import conf as conf_mod
+    rt = runtime.Runtime(clock.VirtualClock(), nodes=[NODE], run_pods=False,
+                         scheduler_config=conf_mod.parse(QUOTA_CONF))
+    rt.start()
+    rt.client.create(quota({"pods": "2"}))
+    rt.client.create(vcjob(replicas=3))
+    rt.settle()
+    (pg,) = rt.client.list(kinds.PODGROUP, "default")
+    assert pg["status"]["phase"] == "Pending"
+    (cond,) = [c for c in pg["status"]["conditions"] if c["type"] == "Unschedulable"]
+    assert cond["message"] == "resource quota insufficient, requested: pods=3, used: pods=0, limited: pods=2"
+    assert rt.client.list(kinds.POD, "default") == []   # no pod created, none refused: the job waits
+    assert rt.client.get(kinds.JOB, "default", "j")["status"]["state"]["phase"] == "Pending"
+    q = rt.client.get(kinds.RESOURCEQUOTA, "default", "q")
+    rt.client.update({**q, "spec": {"hard": {"pods": "3"}}})   # the controller writes status.hard; that wakes it
+    rt.settle()
+    assert meta.phase(rt.client.list(kinds.PODGROUP, "default")[0]) in ("Inqueue", "Running")
+    assert len(rt.client.list(kinds.POD, "default")) == 3

@@ -3,7 +3,9 @@
 The state is ordinary manifests (any number of `-f` files): Nodes (`status.allocatable`, labels,
 taints), Queues (`status.state`), PriorityClasses, PodGroups (`status.phase`, conditions), Pods (bound
 ones with `spec.nodeName`, phase in `status.phase`, member of a PodGroup by the annotation
-`scheduling.k8s.io/group-name`, scheduled by Volcano when `spec.schedulerName: volcano`). Namespace
+`scheduling.k8s.io/group-name`, scheduled by Volcano when `spec.schedulerName: volcano`), ResourceQuotas
+(their `status.hard` and `status.used`, which the resourcequota plugin reads, as `kubectl get quota -o yaml`
+shows them). Namespace
 documents are accepted and ignored; any other kind is an error. Every document is checked as
 `vcctl validate` checks it (admission, file:line errors, exit 2) but is used as written, status
 included. Objects without a namespace are in `default`.
@@ -43,7 +45,7 @@ from vclite.store import memory
 
 Obj = dict[str, Any]
 STATE_KINDS = (kinds.NODE, kinds.HYPERNODE, kinds.QUEUE, kinds.PRIORITYCLASS, kinds.PODGROUP, kinds.POD,
-               kinds.PODDISRUPTIONBUDGET)
+               kinds.PODDISRUPTIONBUDGET, kinds.RESOURCEQUOTA)
 IGNORED_KINDS = (kinds.NAMESPACE,)
 UNSCHEDULABLE = str(scheduling.PodGroupConditionType.UNSCHEDULABLE)
 
@@ -135,7 +137,8 @@ def build_state(objects: list[Obj]) -> State:
     state = State(snapshot.ClusterState(
         nodes=by_kind[kinds.NODE.kind], queues=by_kind[kinds.QUEUE.kind], podgroups=by_kind[kinds.PODGROUP.kind],
         pods=by_kind[kinds.POD.kind], priority_classes=by_kind[kinds.PRIORITYCLASS.kind],
-        hypernodes=by_kind[kinds.HYPERNODE.kind], pdbs=by_kind[kinds.PODDISRUPTIONBUDGET.kind]))
+        hypernodes=by_kind[kinds.HYPERNODE.kind], pdbs=by_kind[kinds.PODDISRUPTIONBUDGET.kind],
+        resource_quotas=by_kind[kinds.RESOURCEQUOTA.kind]))
     queues = {meta.name(q) for q in state.cluster.queues}
     if scheduling.DEFAULT_QUEUE not in queues:
         state.cluster.queues.append(default_queue())
@@ -209,7 +212,8 @@ def render_table(state: State, conf_name: str, conf: conf_mod.SchedulerConf, out
     lines = [f"State: {len(c.nodes)} node(s), {queues} queue(s), {len(c.podgroups)} PodGroup(s), "
              f"{len(c.pods)} pod(s), {len(c.priority_classes)} PriorityClass(es)"
              + (f", {len(c.hypernodes)} HyperNode(s)" if c.hypernodes else "")
-             + (f", {len(c.pdbs)} PodDisruptionBudget(s)." if c.pdbs else "."),
+             + (f", {len(c.pdbs)} PodDisruptionBudget(s)" if c.pdbs else "")
+             + (f", {len(c.resource_quotas)} ResourceQuota(s)." if c.resource_quotas else "."),
              f"Configuration: {conf_name} (actions: {', '.join(conf.action_names)}).", ""]
     lines.append(f"BINDS ({len(out['binds'])})")
     if out["binds"]:

@@ -17,7 +17,7 @@ from vclite.scheduler.actions import allocate, backfill, enqueue, gangpreempt, g
 from vclite.scheduler.actions import unsupported as unsupported_actions
 from vclite.scheduler.plugins import (binpack, capacity, cdp, conformance, drf, extender, gang, network_topology,
                                       nodegroup, nodeorder, overcommit, pdb, predicates, priority, proportion,
-                                      resource_strategy_fit, sla, task_topology, tdm)
+                                      resource_strategy_fit, resourcequota, sla, task_topology, tdm)
 
 # Everything Volcano can be configured with, for a clearer error on names vclite lacks.
 VOLCANO_ACTIONS = ("enqueue", "allocate", "backfill", "preempt", "reclaim", "gangpreempt", "gangreclaim",
@@ -77,5 +77,6 @@ def default_registry() -> Registry:
                         proportion.Proportion, capacity.Capacity, nodeorder.NodeOrder, binpack.Binpack,
                          overcommit.Overcommit, network_topology.NetworkTopologyAware, sla.Sla,
                          nodegroup.NodeGroup, cdp.Cdp, task_topology.TaskTopology,
-                         resource_strategy_fit.ResourceStrategyFit, tdm.Tdm, extender.Extender, pdb.Pdb]),
+                         resource_strategy_fit.ResourceStrategyFit, tdm.Tdm, extender.Extender, pdb.Pdb,
+                         resourcequota.ResourceQuota]),
     )

@@ -2,8 +2,9 @@
 
 start() keeps informers (read-only caches) of Pods, PodGroups, Queues, Nodes, PriorityClasses,
 Namespaces (their labels, for pod affinity's namespaceSelector), HyperNodes (network topology) and
-PodDisruptionBudgets (the pdb plugin), and a pool of the PodGroups enqueue rejected before, by class
-(framework/waiting.py), updated by each PodGroup event: a session is given the other PodGroups and the pool, so thousands of jobs
+PodDisruptionBudgets (the pdb plugin), ResourceQuotas (their status, for the resourcequota plugin),
+and a pool of the PodGroups enqueue rejected before, by class (framework/waiting.py), updated by
+each PodGroup event: a session is given the other PodGroups and the pool, so thousands of jobs
 waiting for room cost it nothing per job;
 an event that may give it work (triggers.py) adds the single key "session" to its queue, so bursts
 coalesce into one session. sync("session") snapshots the caches (no copies; the session only
@@ -45,7 +46,7 @@ Obj = dict[str, Any]
 KEY = "session"
 QUEUE_STATUS_KEY = "queue-status"   # a deferred Queue status write: no session
 WATCHED = (kinds.POD, kinds.PODGROUP, kinds.QUEUE, kinds.NODE, kinds.PRIORITYCLASS, kinds.NAMESPACE, kinds.HYPERNODE,
-           kinds.PODDISRUPTIONBUDGET)
+           kinds.PODDISRUPTIONBUDGET, kinds.RESOURCEQUOTA)
 QUEUE_STATUS_GAP = triggers.STATUS_DELAY   # seconds between two writes of Queue status.allocated
 LIVE, FINISHED_IN = "live", "finished-in"   # pod indexes: not finished; finished, by PodGroup key
 ACTIVE = "active"   # PodGroup index: not waiting for room (waiting ones are in the scheduler's Pool)
@@ -157,6 +158,7 @@ class Scheduler:
             nodes=cached["Node"], queues=cached["Queue"], podgroups=podgroups,
             pods=self._session_pods(podgroups), priority_classes=cached["PriorityClass"], namespaces=cached["Namespace"],
             hypernodes=cached["HyperNode"], pdbs=cached["PodDisruptionBudget"],
+            resource_quotas=cached["ResourceQuota"],
             request_cache=self._requests, waiting=self.waiting, memory=self._memory)
         result = session_mod.run_session(state, self.conf, self.clock.now(), self.scheduler_name,
                                          binding_scheduled=True)

@@ -15,6 +15,7 @@ a session within STATUS_DELAY will do), NONE otherwise. There is no periodic ses
 - PriorityClass: any change.
 - PodDisruptionBudget: created, deleted, spec, disruptionsAllowed or disruptedPods changed (the pdb
   plugin's victims).
+- ResourceQuota: created, deleted, or its status (hard, used) changed: the resourcequota plugin reads it.
 - Namespace: labels changed (a pod affinity term's namespaceSelector may now select it, or no
   longer); a Namespace created or deleted has no pods yet, or no more: their own events count.
 
@@ -90,6 +91,7 @@ _FIELDS = {
     kinds.HYPERNODE.kind: lambda o: (_get(o, "spec"),),
     kinds.PODDISRUPTIONBUDGET.kind: lambda o: (_get(o, "spec"), _get(o, "status", "disruptionsAllowed"),
                                                _get(o, "status", "disruptedPods")),
+    kinds.RESOURCEQUOTA.kind: lambda o: (_get(o, "status"),),
     kinds.NODE.kind: lambda o: (_get(o, "spec"), _get(o, "status", "allocatable"), _get(o, "status", "capacity"),
                                 meta.labels(o or {}), _ready(o)),
 }

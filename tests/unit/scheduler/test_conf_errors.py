@@ -12,7 +12,7 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
     pytest.param(HEAD + "- plugins:\n  - name: nodeorderr\n",
                  ['sched.conf:7: unknown plugin "nodeorderr" (known: binpack, capacity, cdp, conformance, drf, '
                   'extender, gang, network-topology-aware, nodegroup, nodeorder, overcommit, pdb, predicates, '
-                  'priority, proportion, resource-strategy-fit, sla, task-topology, tdm)'],
+                  'priority, proportion, resource-strategy-fit, resourcequota, sla, task-topology, tdm)'],
                  id="unknown plugin"),
     pytest.param('actions: "enqueue, alocate"\ntiers: []\n',
                  ['sched.conf:1: unknown action "alocate" (known: allocate, backfill, enqueue, gangpreempt, '
@@ -28,8 +28,8 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
     pytest.param(HEAD + "  - name: numa-aware\n",
                  ['sched.conf:6: plugin "numa-aware" is not supported by vclite yet (supported: binpack, capacity, '
                   'cdp, conformance, drf, extender, gang, network-topology-aware, nodegroup, nodeorder, overcommit, '
-                  'pdb, '
-                  'predicates, priority, proportion, resource-strategy-fit, sla, task-topology, tdm)'],
+                  'pdb, predicates, priority, proportion, resource-strategy-fit, resourcequota, sla, task-topology, '
+                  'tdm)'],
                  id="a Volcano plugin vclite lacks"),
     pytest.param(HEAD + "- plugins:\n  - name: capacity\n  - name: proportion\n",
                  ['sched.conf:7: capacity and proportion cannot be used together'],

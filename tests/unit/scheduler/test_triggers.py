@@ -31,6 +31,8 @@ def ev(kind, type_, obj, old=None):
 
 PG = {"metadata": {"name": "g", "namespace": "ns"}, "spec": {"minMember": 1}, "status": {"phase": "Pending"}}
 Q = {"metadata": {"name": "q"}, "spec": {"weight": 1}, "status": {"state": "Open"}}
+RQ = {"metadata": {"name": "q", "namespace": "ns"}, "spec": {"hard": {"pods": "2"}},
+      "status": {"hard": {"pods": "2"}, "used": {"pods": "1"}}}
 NODE = {"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4"},
                                                "conditions": [{"type": "Ready", "status": "True"}]}}
 PDB = {"metadata": {"name": "b", "namespace": "ns"}, "spec": {"minAvailable": 1},
@@ -78,6 +80,12 @@ PDB = {"metadata": {"name": "b", "namespace": "ns"}, "spec": {"minAvailable": 1}
                  True, id="budget allows another disruption"),
     pytest.param(ev(kinds.PODDISRUPTIONBUDGET, E.MODIFIED, changed(PDB, ["status", "currentHealthy"], 2), PDB),
                  False, id="budget counts only"),
+    pytest.param(ev(kinds.RESOURCEQUOTA, E.ADDED, RQ), True, id="quota created"),
+    pytest.param(ev(kinds.RESOURCEQUOTA, E.DELETED, RQ), True, id="quota deleted"),
+    pytest.param(ev(kinds.RESOURCEQUOTA, E.MODIFIED, changed(RQ, ["status", "used", "pods"], "0"), RQ), True,
+                 id="quota used changed (a pod gave back what it used)"),
+    pytest.param(ev(kinds.RESOURCEQUOTA, E.MODIFIED, changed(RQ, ["spec", "hard", "pods"], "9"), RQ), False,
+                 id="quota spec alone (the plugin reads status.hard, which its controller writes next)"),
     pytest.param(ev(kinds.JOB, E.ADDED, {"metadata": {"name": "j"}}), False, id="kinds not watched"),
 ])
 def test_wakes_scheduler(event, wakes):

@@ -1,7 +1,7 @@
 """The session's view of the cluster, built from plain API objects (Volcano's cache Snapshot).
 
 `ClusterState` is what the shell lists from the API (Nodes, Queues, PodGroups, Pods,
-PriorityClasses). `build` turns it into columns and infos:
+PriorityClasses, Namespaces, HyperNodes, ResourceQuotas). `build` turns it into columns and infos:
 - only Ready nodes (a node without a Ready condition counts as Ready), sorted by name;
 - every pod bound to one of those nodes and not finished occupies it, whoever scheduled it;
 - a job per PodGroup whose queue exists; a pod is one of its tasks when its schedulerName is
@@ -50,6 +50,7 @@ class ClusterState:
     namespaces: list[Obj] = dataclasses.field(default_factory=list)   # (their labels: namespaceSelector)
     hypernodes: list[Obj] = dataclasses.field(default_factory=list)   # (network topology: framework/hypernodes)
     pdbs: list[Obj] = dataclasses.field(default_factory=list)   # PodDisruptionBudgets (the pdb plugin)
+    resource_quotas: list[Obj] = dataclasses.field(default_factory=list)   # (their status: plugins/resourcequota)
     # Optional memo of pod requests keyed by (uid, resourceVersion), kept by the caller across
     # sessions (parsing quantities is the costliest part of a snapshot); pruned to live pods.
     # `build` also keeps its memos of parsed resource lists and times there, under SHARED_MEMO, and
@@ -75,6 +76,7 @@ class Snapshot:
     namespaces: list[Obj] = dataclasses.field(default_factory=list)  # read-only (pod affinity's namespaceSelector)
     hypernodes: list[Obj] = dataclasses.field(default_factory=list)   # read-only (framework/hypernodes, lazily)
     pdbs: list[Obj] = dataclasses.field(default_factory=list)   # read-only PodDisruptionBudgets (the pdb plugin)
+    resource_quotas: list[Obj] = dataclasses.field(default_factory=list)   # read-only (plugins/resourcequota)
     # PodGroups waiting for room, by queue, without JobInfos (waiting.py): with `lazy_waiting` only
     waiting: dict[str, list[waiting_mod.WaitingClass]] = dataclasses.field(default_factory=dict)
     memory: dict = dataclasses.field(default_factory=dict)   # ClusterState.memory (plugins' process-long state)
@@ -401,6 +403,7 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME, laz
     return Snapshot(dims, nodes, jobs, queues, nodes.allocatable.sum(axis=0), pods=state.pods,
                     memory=state.memory if state.memory is not None else {},
                     priority_classes=state.priority_classes, namespaces=state.namespaces,
+                    resource_quotas=state.resource_quotas,
                     hypernodes=state.hypernodes, pdbs=state.pdbs, waiting=waiting_mod.session_classes(
                         pool, queues, lambda pg: _job_info(_entry(pg, memo), dims, prio, memo), promoted)
                     if pool else {})

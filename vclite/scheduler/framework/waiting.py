@@ -38,12 +38,12 @@ if TYPE_CHECKING:
 
 Obj = dict[str, Any]
 ENQUEUE = "enqueue"
-# Plugins whose JobEnqueueable votes depend only on (queue, minResources) and the session's state,
-# and whose JobOrder ties for equal jobs without pods (the last four have neither: they place pods
-# and choose victims). Not sla: it orders and admits by each job's own deadline.
+# Plugins whose JobEnqueueable votes depend only on (queue, namespace, minResources) and the session's state,
+# and whose JobOrder ties for equal jobs without pods (nodeorder, binpack, network-topology-aware, nodegroup, cdp
+# and pdb have neither: they place pods and choose victims). Not sla: it orders and admits by each job's own deadline.
 CLASS_SAFE_PLUGINS = frozenset({
     "priority", "gang", "conformance", "drf", "proportion", "capacity", "predicates", "nodeorder", "binpack",
-    "overcommit", "network-topology-aware", "nodegroup", "cdp", "pdb"})
+    "overcommit", "network-topology-aware", "nodegroup", "cdp", "pdb", "resourcequota"})
 _UNSCHEDULABLE = str(scheduling.PodGroupConditionType.UNSCHEDULABLE)
 _PENDING = str(scheduling.PodGroupPhase.PENDING)
 _EMPTY: dict = {}

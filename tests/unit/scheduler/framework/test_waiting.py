@@ -150,6 +150,7 @@ def test_a_queue_whose_jobs_all_wait_still_takes_part_in_proportion():
     ("enqueue, allocate", "nodegroup", True),
     ("enqueue, allocate", "cdp", True),
     ("enqueue, allocate", "pdb", True),             # victims only
+    ("enqueue, allocate", "resourcequota", True),   # votes by (namespace, minResources), its pending only grows
     ("enqueue, allocate", "sla", False),            # orders and admits by each job's deadline
 ])
 def test_enabled(actions, extra_plugin, want):
@@ -198,11 +199,14 @@ def _cluster(draw):
             pods.append(objects.pod(f"ns/j{i}-0", f"j{i}", cpu=draw(st.sampled_from(["1", "2"])), node=node,
                                     phase="Running"))
     classes = [{"metadata": {"name": "high"}, "value": 100}]
-    return snapshot.ClusterState(nodes, queues, pgs, pods, classes)
+    quotas = [{"metadata": {"name": "q", "namespace": "ns"},   # (read by resourcequota, when configured)
+               "status": {"hard": {"cpu": draw(st.sampled_from(["1", "2", "4"]))},
+                          "used": {"cpu": draw(st.sampled_from(["0", "1"]))}}}]
+    return snapshot.ClusterState(nodes, queues, pgs, pods, classes, resource_quotas=quotas)
 
 
 @settings(max_examples=150, deadline=None)
-@given(state=_cluster(), extra=st.sampled_from([(), NON_VOTING]))
+@given(state=_cluster(), extra=st.sampled_from([(), NON_VOTING, [{"name": "resourcequota"}]]))
 def test_lazy_and_eager_sessions_decide_the_same(state, extra):
     import _pytest.monkeypatch
     mp = _pytest.monkeypatch.MonkeyPatch()
