@@ -45,6 +45,7 @@ LIST_KINDS = (kinds.CRONJOB, kinds.JOBFLOW, kinds.JOBTEMPLATE, kinds.JOB, kinds.
 POD_DONE = {"Succeeded", "Failed"}
 SUCCESS = {flow.FlowPhase.SUCCEED, batch.JobPhase.COMPLETED, "Succeeded"}
 DELETED_UNFINISHED = "deleted before it finished"
+FAILED_CREATE = "FailedCreate"   # the vcjob controller's Warning when the API refuses a pod
 RETRY_WAITS = {jobflow_status.Reason.RETRY_BACKOFF, jobflow_status.Reason.SUSPENDED}   # a finished vcjob's retry
 Obj = dict[str, Any]
 
@@ -56,12 +57,14 @@ SNAPSHOT_KINDS = (kinds.JOBFLOW, kinds.JOB, kinds.PODGROUP, kinds.POD)
 KEPT_WHEN_DELETED = frozenset({kinds.JOB.kind, kinds.PODGROUP.kind, kinds.POD.kind})
 
 
-def snapshot(caches: dict[str, informer.Informer], deleted: dict[str, dict[str, Obj]] | None = None) -> view.Snapshot:
+def snapshot(caches: dict[str, informer.Informer], deleted: dict[str, dict[str, Obj]] | None = None,
+             create_failures: dict[tuple[str, str], str] | None = None) -> view.Snapshot:
     """The run's objects as its watch caches hold them (read-only, no copy: the live view draws one
     ten times a second, and the end of a long flow's run reads every object once); with `deleted`
-    (Progress.deleted), also the last version of each object deleted meanwhile."""
+    (Progress.deleted), also the last version of each object deleted meanwhile; `create_failures`
+    (Progress.create_failures): each vcjob's latest FailedCreate."""
     return view.Snapshot(*(_with_deleted(caches[kind.kind].list(), (deleted or {}).get(kind.kind))
-                           for kind in SNAPSHOT_KINDS))
+                           for kind in SNAPSHOT_KINDS), create_failures=dict(create_failures or {}))
 
 
 def _with_deleted(live: list[Obj], deleted: dict[str, Obj] | None) -> list[Obj]:
@@ -91,6 +94,16 @@ class Progress:
         # RestartJob deletes its pods and makes new ones): why a job that then used up maxRetry failed
         self.failed_pods: dict[str, Obj] = {}
         self.ended = False   # set when the run's outcome is read: stopping the pods left changes nothing of it
+        # each vcjob's latest FailedCreate Warning (pods the API refused, e.g. over a ResourceQuota), by
+        # (namespace, name): why it waits, where its PodGroup would only say that the gang lacks pods
+        self.create_failures: dict[tuple[str, str], str] = {}
+
+    def observe_event(self, ev: Any) -> None:
+        obj = ev.object
+        inv = obj.get("involvedObject") or {}
+        if ev.type != "DELETED" and obj.get("reason") == FAILED_CREATE and inv.get("kind") == kinds.JOB.kind:
+            self.create_failures[(inv.get("namespace") or meta.namespace(obj), inv.get("name", ""))] = \
+                obj.get("message") or ""
 
     def observe(self, ev: Any) -> None:
         obj = ev.object
@@ -332,6 +345,7 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
             for obj in inf.list():   # (applied before the informers started: no event of their own)
                 progress.observe(client_mod.WatchEvent(client_mod.EventType.ADDED, inf.kind, obj, None))
 
+    events = rt.client.watch(kinds.EVENT, progress.observe_event)
     draw_gap = view.MIN_REDRAW_GAP
 
     def tick(final: bool = False) -> None:
@@ -345,7 +359,8 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
             now = rt.clock.monotonic()
             if final or now - last_draw >= draw_gap:
                 began = time.perf_counter()
-                live.update(view.render(snapshot(caches), rt.clock.now()), refresh=True)
+                live.update(view.render(snapshot(caches, None, progress.create_failures), rt.clock.now()),
+                            refresh=True)
                 draw_gap = view.redraw_gap(time.perf_counter() - began)
                 last_draw = rt.clock.monotonic()
             return
@@ -365,8 +380,9 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
                                   on_tick=None if quiet else tick)
         tick(final=True)
         progress.ended = True
-        return done, snapshot(caches, progress.deleted), progress
+        return done, snapshot(caches, progress.deleted, progress.create_failures), progress
     finally:
+        events.cancel()
         if live is not None:
             live.stop()
         await _stop_pods(rt, loop, quiet)

@@ -73,6 +73,8 @@ class Snapshot:
     jobs: list[Obj]
     podgroups: list[Obj]
     pods: list[Obj]
+    # the latest FailedCreate message of each vcjob, by (namespace, name): its pods the API refused
+    create_failures: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
 
     def job(self, namespace: str, name: str) -> Obj | None:
         return self._jobs.get((namespace, name))
@@ -147,9 +149,14 @@ STARTING = frozenset({"", "ContainerCreating", "PodInitializing"})
 
 
 def why_waiting(snap: Snapshot, job: Obj) -> str:
-    """Why a job does not go on: the scheduler's reason its pods are not placed (PodGroup
+    """Why a job does not go on: the API's refusal of the pods it lacks (its FailedCreate, e.g. a
+    ResourceQuota exceeded), else the scheduler's reason its pods are not placed (PodGroup
     Unschedulable condition), else the first of its pods whose container cannot start (e.g.
     `CreateContainerConfigError: configmap "x" not found`)."""
+    failure = snap.create_failures.get((meta.namespace(job), meta.name(job)))
+    if failure and len(snap.pods_of(job)) < sum(int(t.get("replicas", 0) or 0)
+                                                for t in (job.get("spec") or {}).get("tasks") or []):
+        return f"FailedCreate: {failure}"   # (the gang then also misses them: this says why)
     pg = snap.podgroup_of(job)
     for cond in ((pg or {}).get("status") or {}).get("conditions") or []:
         if cond.get("type") == "Unschedulable" and cond.get("status") == "True":

@@ -308,3 +308,23 @@ def test_the_view_of_a_big_fan_is_as_long_as_a_small_ones(n):
     lines = console.export_text().splitlines()
     assert len(lines) == 3 + 1 + 1 + view.LISTED_ROWS + 1 + 1, lines
     assert f"{n // 4:,} Running, {n - n // 2 - n // 4:,} waiting, {n // 2:,} Completed" in lines[4], lines
+
+
+REFUSED = 'Error creating pods: [\'j-main-1: pods "j-main-1" is forbidden: exceeded quota: q, ...\']'
+GANG = {"metadata": {"name": "j-pg", "namespace": "default", "ownerReferences": [
+    {"kind": "Job", "name": "j", "controller": True}]}, "status": {"phase": "Inqueue", "conditions": [
+        {"type": "Unschedulable", "status": "True", "message": "Not enough valid pods of each task"}]}}
+
+
+@pytest.mark.parametrize("replicas, failures, expected", [
+    pytest.param(2, {("default", "j"): REFUSED}, "FailedCreate: " + REFUSED, id="a pod refused: the API's reason"),
+    pytest.param(1, {("default", "j"): REFUSED}, "Not enough valid pods of each task",
+                 id="every pod made since: the scheduler's reason"),
+    pytest.param(2, {}, "Not enough valid pods of each task", id="no refusal"),
+    pytest.param(2, {("default", "other"): REFUSED}, "Not enough valid pods of each task", id="another job's"),
+])
+def test_why_waiting_names_the_refusal_of_the_pods_a_job_lacks(replicas, failures, expected):
+    j = job("j")
+    j["spec"] = {"tasks": [{"name": "main", "replicas": replicas}]}
+    snap = view.Snapshot([], [j], [GANG], [_pod("Pending")], create_failures=failures)
+    assert view.why_waiting(snap, j) == expected
