@@ -159,3 +159,20 @@ def test_with_the_resourcequota_plugin_the_podgroup_waits_until_the_quota_has_ro
     rt.settle()
     assert meta.phase(rt.client.list(kinds.PODGROUP, "default")[0]) in ("Inqueue", "Running")
     assert len(rt.client.list(kinds.POD, "default")) == 3
+
+
+def test_a_scoped_quota_counts_and_limits_the_pods_its_scopes_match(rt):
+    be = quota({"pods": "1"}, name="best-effort")
+    be["spec"]["scopes"] = ["BestEffort"]
+    rt.client.create(be)
+
+    def best_effort(name):
+        p = pod(name)
+        p["spec"]["containers"][0].pop("resources")
+        return p
+    rt.client.create(best_effort("a"))
+    rt.client.create(pod("b"))   # (it requests cpu: not best effort, not counted)
+    with pytest.raises(errors.Forbidden, match="exceeded quota: best-effort, requested: pods=1, used: pods=1"):
+        rt.client.create(best_effort("c"))
+    rt.settle()
+    assert status(rt, "best-effort") == {"hard": {"pods": "1"}, "used": {"pods": "1"}}

@@ -2,12 +2,13 @@
 
 `validate`: `spec.hard` maps quota resource names (api/quota.py: the standard ones, hugepages, or a
 qualified name such as `count/pods` or `requests.nvidia.com/gpu`) to quantities that are not negative
-(whole for object counts and extended resources), as kube's ValidateResourceQuota words it. Scopes
-(`spec.scopes`, `spec.scopeSelector`) are refused: vclite does not evaluate them, and a quota that
-silently counted everything would refuse what a cluster admits.
+(whole for object counts and extended resources), as kube's ValidateResourceQuota words it; scopes
+(`spec.scopes`, `spec.scopeSelector`: Terminating, NotTerminating, BestEffort, NotBestEffort,
+PriorityClass, CrossNamespacePodAffinity) known, valid for the names in `hard`, not conflicting.
 
 `refusal(kind, obj, view)`: the quota plugin's verdict on creating `obj`: for each quota of its
-namespace that lists a name the object charges, the object's usage (api/quota.py) added to what the
+namespace whose scopes match it (api/quota.py `pod_matches`; a scoped quota counts pods only) and that
+lists a name the object charges, the object's usage (api/quota.py) added to what the
 namespace uses now must stay within `spec.hard`; the first quota (by name) it would exceed refuses it
 with kube's message. A pod must also name its own cpu/memory requests or limits when a quota limits
 them ("failed quota: NAME: must specify ..."), checked for every quota first. What the namespace uses
@@ -69,10 +70,65 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     if not isinstance(spec, dict):
         return [FieldError("spec", common.type_error(spec, "object"))]
     errs = hard_errors(spec.get("hard"), "spec.hard")
-    for key in ("scopes", "scopeSelector"):
-        if spec.get(key):
-            errs.append(FieldError(f"spec.{key}", "Forbidden: quota scopes are not supported by vclite "
-                                                  "(a quota here counts every object of its namespace)"))
+    hard = [str(n) for n in spec.get("hard") or {}] if isinstance(spec.get("hard"), dict) else []
+    return errs + _scope_errors(spec, hard) + _selector_errors(spec, hard)
+
+
+def _scope_errors(spec: Obj, hard: list[str]) -> list[FieldError]:
+    """kube's validateResourceQuotaScopes: known scopes, valid for every standard name in `hard` (the
+    name said, where kube says only "unsupported scope applied to resource"), no conflicting pair; each
+    problem shows the whole list, as kube does."""
+    scopes = spec.get("scopes")
+    if scopes is None:
+        return []
+    if not isinstance(scopes, list) or not all(isinstance(x, str) for x in scopes):
+        return [FieldError("spec.scopes", common.type_error(scopes, "array of strings"))]
+    errs: list[FieldError] = []
+    for scope in scopes:
+        if scope not in quota_mod.SCOPES:
+            errs.append(FieldError("spec.scopes", common.invalid(scopes, "unsupported scope")))
+        errs += [FieldError("spec.scopes", common.invalid(scopes, f"unsupported scope applied to resource {name}"))
+                 for name in sorted(hard) if not quota_mod.scope_allows(scope, name)]
+    errs += [FieldError("spec.scopes", common.invalid(scopes, "conflicting scopes"))
+             for pair in quota_mod.CONFLICTING if set(pair) <= set(scopes)]
+    return errs
+
+
+def _selector_errors(spec: Obj, hard: list[str]) -> list[FieldError]:
+    """kube's validateScopedResourceSelectorRequirement, with each expression's index in the path."""
+    selector = spec.get("scopeSelector")
+    if selector is None:
+        return []
+    if not isinstance(selector, dict) or not isinstance(selector.get("matchExpressions") or [], list):
+        return [FieldError("spec.scopeSelector", common.type_error(selector, "object with matchExpressions"))]
+    errs: list[FieldError] = []
+    names: set[str] = set()
+    for i, req in enumerate(selector.get("matchExpressions") or []):
+        path = f"spec.scopeSelector.matchExpressions[{i}]"
+        if not isinstance(req, dict):
+            errs.append(FieldError(path, common.type_error(req, "object")))
+            continue
+        scope, op, values = req.get("scopeName"), req.get("operator"), req.get("values") or []
+        if scope not in quota_mod.SCOPES:
+            errs.append(FieldError(f"{path}.scopeName", common.invalid(scope, "unsupported scope")))
+        errs += [FieldError(path, common.invalid(scope, f"unsupported scope applied to resource {name}"))
+                 for name in sorted(hard) if not quota_mod.scope_allows(str(scope), name)]
+        if scope in quota_mod.EXISTS_ONLY and op != "Exists":
+            errs.append(FieldError(f"{path}.operator", common.invalid(
+                op, "must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, "
+                    "ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort "
+                    "or ResourceQuotaScopeCrossNamespacePodAffinity")))
+        if op in ("In", "NotIn") and not values:
+            errs.append(FieldError(f"{path}.values", f"{common.REQUIRED}: must be at least one value when "
+                                                     "`operator` is 'In' or 'NotIn' for scope selector"))
+        elif op in ("Exists", "DoesNotExist") and values:
+            errs.append(FieldError(f"{path}.values", common.invalid(
+                values, "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector")))
+        elif op not in quota_mod.OPERATORS:
+            errs.append(FieldError(f"{path}.operator", common.invalid(op, "not a valid selector operator")))
+        names.add(str(scope))
+    errs += [FieldError("spec.scopeSelector.matchExpressions", common.invalid(
+        " and ".join(pair), "conflicting scopes")) for pair in quota_mod.CONFLICTING if set(pair) <= names]
     return errs
 
 
@@ -108,20 +164,28 @@ def refusal(kind: kinds.Kind, obj: Obj, view: base.View) -> str | None:
         charged = _usage_of(kind, obj)
     except ValueError:
         return None   # (the pod's own validation names a bad quantity)
-    hards = [(meta.name(q), quota_mod.parse_list((q.get("spec") or {}).get("hard"))) for q in quotas]
-    if kind.kind == kinds.POD.kind:   # (every quota's constraints first, as kube checks them)
-        for name, hard in hards:
+    is_pod = kind.kind == kinds.POD.kind
+    matching = [q for q in quotas if (quota_mod.pod_matches(q.get("spec") or {}, obj) if is_pod
+                                      else not quota_mod.is_scoped(q.get("spec") or {}))]
+    hards = [(q, quota_mod.parse_list((q.get("spec") or {}).get("hard"))) for q in matching]
+    if is_pod:   # (every quota's constraints first, as kube checks them)
+        for q, hard in hards:
             why = quota_mod.must_specify(obj, hard)
             if why:
-                return f"failed quota: {name}: {why}"
-    touched = [(name, hard) for name, hard in hards if set(hard) & set(charged)]
+                return f"failed quota: {meta.name(q)}: {why}"
+    touched = [(q, hard) for q, hard in hards if set(hard) & set(charged)]
     if not touched:
         return None
-    names = {n for _, hard in hards for n in hard}
+    names = {n for _, hard in touched for n in hard}
     pods = view.list(kinds.POD, namespace) if quota_mod.needs_pods(names) else []
-    used = quota_mod.usage(names, pods, _counts(names, namespace, view))
-    for name, hard in touched:
-        why = quota_mod.exceeded(name, hard, used, charged)
+    counts = _counts(names, namespace, view)
+    for q, hard in touched:
+        spec = q.get("spec") or {}
+        if quota_mod.is_scoped(spec):   # (only the pods its scopes match; no other kind)
+            used = quota_mod.usage(hard, [p for p in pods if quota_mod.pod_matches(spec, p)], {})
+        else:
+            used = quota_mod.usage(hard, pods, counts)
+        why = quota_mod.exceeded(meta.name(q), hard, used, charged)
         if why:
             return why
     return None

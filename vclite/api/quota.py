@@ -10,6 +10,9 @@
 - `exceeded(name, hard, used, requested)`: kube-apiserver's "exceeded quota: ..." refusal, or None.
 - `must_specify(pod, hard)`: the "must specify ..." constraint on containers when cpu/memory are limited.
 - `name_problem(name)`: why a name is no quota resource name (kube's validation), or None.
+- scopes: `pod_matches(spec, pod)` whether a quota's `scopes`/`scopeSelector` select the pod (kube's
+  pod evaluator: Terminating, NotTerminating, BestEffort, NotBestEffort, PriorityClass,
+  CrossNamespacePodAffinity), `scope_allows(scope, name)` which names a scope may limit.
 No I/O; never mutates an argument.
 """
 from __future__ import annotations
@@ -204,3 +207,99 @@ def must_specify(pod: Mapping[str, Any], hard: Iterable[str]) -> str | None:
     if not missing:
         return None
     return "must specify " + "; ".join(f"{name} for: {','.join(sorted(missing[name]))}" for name in sorted(missing))
+
+
+# ---- scopes ----------------------------------------------------------------------------------------
+TERMINATING, NOT_TERMINATING = "Terminating", "NotTerminating"
+BEST_EFFORT, NOT_BEST_EFFORT = "BestEffort", "NotBestEffort"
+PRIORITY_CLASS, CROSS_NAMESPACE = "PriorityClass", "CrossNamespacePodAffinity"
+VOLUME_ATTRIBUTES_CLASS = "VolumeAttributesClass"
+SCOPES = (TERMINATING, NOT_TERMINATING, BEST_EFFORT, NOT_BEST_EFFORT, PRIORITY_CLASS, CROSS_NAMESPACE,
+          VOLUME_ATTRIBUTES_CLASS)
+EXISTS_ONLY = (BEST_EFFORT, NOT_BEST_EFFORT, TERMINATING, NOT_TERMINATING, CROSS_NAMESPACE)
+CONFLICTING = ((BEST_EFFORT, NOT_BEST_EFFORT), (TERMINATING, NOT_TERMINATING))
+OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+_POD_COUNT = frozenset({"pods"})
+_POD_COMPUTE = frozenset({"cpu", "memory", "limits.cpu", "limits.memory", "requests.cpu", "requests.memory"})
+_PVC = frozenset({"persistentvolumeclaims", "requests.storage"})
+
+
+def scope_allows(scope: str, name: str) -> bool:
+    """kube's IsResourceQuotaScopeValidForResource, for the standard names (others are not checked)."""
+    if name not in STANDARD:
+        return True
+    if scope in (TERMINATING, NOT_TERMINATING, NOT_BEST_EFFORT, PRIORITY_CLASS, CROSS_NAMESPACE):
+        return name in _POD_COUNT or name in _POD_COMPUTE
+    if scope == BEST_EFFORT:
+        return name in _POD_COUNT
+    if scope == VOLUME_ATTRIBUTES_CLASS:
+        return name in _PVC
+    return True
+
+
+def selectors(spec: Mapping[str, Any]) -> list[tuple[str, str, list[str]]]:
+    """(scope, operator, values) of every scope a quota's spec names: `scopes` as Exists, then the
+    scopeSelector's matchExpressions (kube's getScopeSelectorsFromQuota)."""
+    out = [(str(s), "Exists", []) for s in spec.get("scopes") or ()]
+    for req in ((spec.get("scopeSelector") or {}).get("matchExpressions") or ()):
+        if isinstance(req, Mapping):
+            out.append((str(req.get("scopeName", "")), str(req.get("operator", "")), list(req.get("values") or ())))
+    return out
+
+
+def is_best_effort(pod: Mapping[str, Any]) -> bool:
+    """The pod's QoS class is BestEffort: no container (init ones included) requests or limits cpu or memory."""
+    spec = pod.get("spec") if isinstance(pod.get("spec"), Mapping) else {}
+    for key in ("containers", "initContainers"):
+        for c in spec.get(key) or ():
+            res = (c.get("resources") or {}) if isinstance(c, Mapping) else {}
+            for part in ("requests", "limits"):
+                if any(n in ("cpu", "memory") for n in (res.get(part) or {})):
+                    return False
+    return True
+
+
+def _cross_namespace(pod: Mapping[str, Any]) -> bool:
+    """A pod (anti-)affinity term names other namespaces (`namespaces` or a `namespaceSelector`)."""
+    affinity = ((pod.get("spec") or {}).get("affinity") or {})
+    for kind in ("podAffinity", "podAntiAffinity"):
+        terms = affinity.get(kind) or {}
+        for term in terms.get("requiredDuringSchedulingIgnoredDuringExecution") or ():
+            if term.get("namespaces") or term.get("namespaceSelector") is not None:
+                return True
+        for weighted in terms.get("preferredDuringSchedulingIgnoredDuringExecution") or ():
+            term = weighted.get("podAffinityTerm") or {}
+            if term.get("namespaces") or term.get("namespaceSelector") is not None:
+                return True
+    return False
+
+
+def _scope_matches(scope: str, operator: str, values: list[str], pod: Mapping[str, Any]) -> bool:
+    spec = pod.get("spec") or {}
+    if scope in (TERMINATING, NOT_TERMINATING):
+        deadline = spec.get("activeDeadlineSeconds")
+        terminating = isinstance(deadline, int) and deadline >= 0
+        return terminating == (scope == TERMINATING)
+    if scope in (BEST_EFFORT, NOT_BEST_EFFORT):
+        return is_best_effort(pod) == (scope == BEST_EFFORT)
+    if scope == CROSS_NAMESPACE:
+        return _cross_namespace(pod)
+    if scope == PRIORITY_CLASS:
+        name = spec.get("priorityClassName") or ""
+        if operator == "Exists":
+            return bool(name)
+        if operator == "In":
+            return name in values
+        if operator == "NotIn":
+            return name not in values
+        return False   # DoesNotExist: the class is always a (possibly empty) value, as kube's selector sees it
+    return False
+
+
+def pod_matches(spec: Mapping[str, Any], pod: Mapping[str, Any]) -> bool:
+    """Whether a quota with this spec counts the pod: every scope it names matches (none: all pods)."""
+    return all(_scope_matches(scope, op, values, pod) for scope, op, values in selectors(spec))
+
+
+def is_scoped(spec: Mapping[str, Any]) -> bool:
+    return bool(spec.get("scopes")) or bool((spec.get("scopeSelector") or {}).get("matchExpressions"))

@@ -1,12 +1,13 @@
 """The resourcequota controller (kube-controller-manager's): each ResourceQuota's `status.hard` is its
 `spec.hard`, and `status.used` what its namespace uses of each of those names now.
 
-Usage is counted as admission counts it (api/quota.py): pods not Succeeded/Failed for compute
-resources and `pods`, every stored pod for `count/pods`, stored objects for `count/<resource>` and the
-legacy `configmaps`/`secrets`/`services`/`resourcequotas`; a name nothing in vclite charges (PVCs) is
-used 0. A namespace is recounted when one of its quotas changes, when one of its pods is created,
-deleted or reaches Succeeded/Failed, and when another object of its is created or deleted; the
-status is written only when it differs. Kubernetes also recounts every 5 minutes; nothing here can
+Usage is counted as admission counts it (api/quota.py), over the pods a quota's scopes match (every
+pod without scopes): those not Succeeded/Failed for compute resources and `pods`, all of them for
+`count/pods`; stored objects for `count/<resource>` and the legacy `configmaps`/`secrets`/`services`/
+`resourcequotas` (not by a scoped quota); a name nothing in vclite charges (PVCs) is used 0. A
+namespace is recounted when one of its quotas changes, when one of its pods is created, deleted or
+reaches Succeeded/Failed, and when another object of its is created or deleted; the status is
+written only when it differs. Kubernetes also recounts every 5 minutes; nothing here can
 drift, so there is no period.
 
 Talks to the API only through the Client protocol; watch handlers only enqueue namespaces.
@@ -36,8 +37,12 @@ def _phase(pod: Obj | None) -> Any:
 
 def status_of(quota: Obj, pods: list[Obj], counts: dict[str, int]) -> Obj:
     """The status the controller writes for `quota`, given its namespace's pods and object counts."""
-    hard = dict((quota.get("spec") or {}).get("hard") or {})
-    used = quota_mod.usage(hard, pods, counts)
+    spec = quota.get("spec") or {}
+    hard = dict(spec.get("hard") or {})
+    if quota_mod.is_scoped(spec):   # (its scopes select pods; it counts no other kind)
+        used = quota_mod.usage(hard, [p for p in pods if quota_mod.pod_matches(spec, p)], {})
+    else:
+        used = quota_mod.usage(hard, pods, counts)
     return {"hard": hard, "used": {name: quota_mod.show(value, name) for name, value in used.items()}}
 
 

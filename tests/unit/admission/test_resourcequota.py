@@ -18,9 +18,12 @@ def rq(hard=None, name="q", ns="default", **spec):
             "spec": {"hard": hard or {}, **spec}}
 
 
-def pod(name, cpu="1", phase=None, ns="default"):
+def pod(name, cpu="1", phase=None, ns="default", prio=None):
+    res = {"limits": {"cpu": cpu}} if cpu else {}
     p = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns},
-         "spec": {"containers": [{"name": "main", "command": ["x"], "resources": {"limits": {"cpu": cpu}}}]}}
+         "spec": {"containers": [{"name": "main", "command": ["x"], "resources": res}]}}
+    if prio:
+        p["spec"]["priorityClassName"] = prio
     if phase:
         p["status"] = {"phase": phase}
     return p
@@ -55,12 +58,43 @@ def test_bad_hard_entries_name_their_field(hard, path, message):
     assert message in info.value.errors[0].message
 
 
-@pytest.mark.parametrize("spec", [{"scopes": ["BestEffort"]},
-                                  {"scopeSelector": {"matchExpressions": [{"scopeName": "PriorityClass",
-                                                                           "operator": "Exists"}]}}])
-def test_scopes_are_refused_not_ignored(spec):
-    with pytest.raises(errors.Invalid, match="quota scopes are not supported by vclite"):
-        admit.admit(Op.CREATE, kinds.RESOURCEQUOTA, rq({"pods": "1"}, **spec), None, views.DictView())
+@pytest.mark.parametrize("spec, errors_", [
+    pytest.param({"hard": {"pods": "1"}, "scopes": ["BestEffort"]}, [], id="BestEffort counts pods"),
+    pytest.param({"hard": {"cpu": "1"}, "scopes": ["NotBestEffort", "Terminating"]}, [], id="two scopes"),
+    pytest.param({"hard": {"cpu": "1"}, "scopeSelector": {"matchExpressions": [
+        {"scopeName": "PriorityClass", "operator": "In", "values": ["high"]}]}}, [], id="priority class In"),
+    pytest.param({"hard": {"pods": "1"}, "scopes": ["Sometimes"]},
+                 [("spec.scopes", 'Invalid value: ["Sometimes"]: unsupported scope')], id="unknown scope"),
+    pytest.param({"hard": {"cpu": "1", "pods": "1"}, "scopes": ["BestEffort"]},
+                 [("spec.scopes", 'Invalid value: ["BestEffort"]: unsupported scope applied to resource cpu')],
+                 id="BestEffort limits no cpu"),
+    pytest.param({"hard": {"pods": "1"}, "scopes": ["Terminating", "NotTerminating"]},
+                 [("spec.scopes", 'Invalid value: ["Terminating", "NotTerminating"]: conflicting scopes')],
+                 id="conflicting"),
+    pytest.param({"hard": {"pods": "1"}, "scopeSelector": {"matchExpressions": [
+        {"scopeName": "BestEffort", "operator": "In", "values": ["x"]}]}},
+                 [("spec.scopeSelector.matchExpressions[0].operator",
+                   'Invalid value: "In": must be \'Exist\' when scope is any of ResourceQuotaScopeTerminating, '
+                   'ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort '
+                   'or ResourceQuotaScopeCrossNamespacePodAffinity')], id="BestEffort takes Exists only"),
+    pytest.param({"hard": {"pods": "1"}, "scopeSelector": {"matchExpressions": [
+        {"scopeName": "PriorityClass", "operator": "NotIn"}]}},
+                 [("spec.scopeSelector.matchExpressions[0].values", "Required value: must be at least one value when "
+                   "`operator` is 'In' or 'NotIn' for scope selector")], id="NotIn without values"),
+    pytest.param({"hard": {"pods": "1"}, "scopeSelector": {"matchExpressions": [
+        {"scopeName": "PriorityClass", "operator": "Near"}]}},
+                 [("spec.scopeSelector.matchExpressions[0].operator",
+                   'Invalid value: "Near": not a valid selector operator')], id="unknown operator"),
+])
+def test_scopes_as_kube_validates_them(spec, errors_):
+    obj = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "q", "namespace": "default"},
+           "spec": spec}
+    if not errors_:
+        admit.admit(Op.CREATE, kinds.RESOURCEQUOTA, obj, None, views.DictView())
+        return
+    with pytest.raises(errors.Invalid) as info:
+        admit.admit(Op.CREATE, kinds.RESOURCEQUOTA, obj, None, views.DictView())
+    assert [(e.path, e.message) for e in info.value.errors] == errors_
 
 
 @pytest.mark.parametrize("stored, new, kind, want", [
@@ -84,6 +118,22 @@ def test_scopes_are_refused_not_ignored(spec):
                  kinds.CONFIGMAP, "exceeded quota: q, requested: count/configmaps=1, used: count/configmaps=1, "
                                   "limited: count/configmaps=1", id="count/configmaps"),
     pytest.param([rq({"count/configmaps": "1"})], pod("a"), kinds.POD, None, id="a pod is no configmap"),
+    pytest.param([rq({"pods": "1"}, scopes=["BestEffort"]), pod("x", cpu=None)], pod("a"), kinds.POD, None,
+                 id="a BestEffort quota does not count a pod with a cpu limit"),
+    pytest.param([rq({"pods": "1"}, scopes=["BestEffort"]), pod("x", cpu=None), pod("y")], pod("b", cpu=None),
+                 kinds.POD, "exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1",
+                 id="a BestEffort quota counts the best-effort pods"),
+    pytest.param([rq({"pods": "0"}, scopes=["Terminating"])], pod("a"), kinds.POD, None,
+                 id="Terminating: only pods with activeDeadlineSeconds"),
+    pytest.param([rq({"pods": "0"}, scopeSelector={"matchExpressions": [
+        {"scopeName": "PriorityClass", "operator": "In", "values": ["high"]}]})], pod("a", prio="high"), kinds.POD,
+                 "exceeded quota: q, requested: pods=1, used: pods=0, limited: pods=0", id="PriorityClass In"),
+    pytest.param([rq({"pods": "0"}, scopeSelector={"matchExpressions": [
+        {"scopeName": "PriorityClass", "operator": "In", "values": ["high"]}]})], pod("a", prio="low"), kinds.POD,
+                 None, id="PriorityClass In, another class"),
+    pytest.param([rq({"count/configmaps": "0"}, scopes=["NotBestEffort"])],
+                 {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "n", "namespace": "default"}},
+                 kinds.CONFIGMAP, None, id="a scoped quota counts no configmap"),
     pytest.param([rq({"resourcequotas": "1"})], rq({"pods": "1"}, name="r"), kinds.RESOURCEQUOTA,
                  "exceeded quota: q, requested: resourcequotas=1, used: resourcequotas=1, limited: resourcequotas=1",
                  id="the legacy resourcequotas count"),

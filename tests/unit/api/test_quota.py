@@ -119,3 +119,50 @@ def test_name_problem(name, ok):
 ])
 def test_is_integer(name, integer):
     assert quota.is_integer(name) == integer
+
+
+def spec_pod(**spec):
+    return {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}], **spec}}
+
+
+@pytest.mark.parametrize("spec, obj, want", [
+    pytest.param({}, pod(), True, id="no scope: every pod"),
+    pytest.param({"scopes": ["BestEffort"]}, pod(), True, id="best effort"),
+    pytest.param({"scopes": ["BestEffort"]}, pod({"memory": "1Gi"}), False, id="a memory request is not best effort"),
+    pytest.param({"scopes": ["BestEffort"]}, pod({"nvidia.com/gpu": "1"}), True, id="QoS looks at cpu and memory"),
+    pytest.param({"scopes": ["BestEffort"]}, pod(init=[{"name": "i", "resources": {"limits": {"cpu": "1"}}}]), False,
+                 id="an init container's limit"),
+    pytest.param({"scopes": ["NotBestEffort"]}, pod({"cpu": "1"}), True, id="not best effort"),
+    pytest.param({"scopes": ["Terminating"]}, spec_pod(activeDeadlineSeconds=60), True, id="terminating"),
+    pytest.param({"scopes": ["Terminating"]}, spec_pod(), False, id="no deadline: not terminating"),
+    pytest.param({"scopes": ["NotTerminating"]}, spec_pod(), True, id="not terminating"),
+    pytest.param({"scopes": ["NotTerminating", "BestEffort"]}, spec_pod(activeDeadlineSeconds=1), False,
+                 id="every scope must match"),
+    pytest.param({"scopeSelector": {"matchExpressions": [{"scopeName": "PriorityClass", "operator": "Exists"}]}},
+                 spec_pod(priorityClassName="high"), True, id="priority class exists"),
+    pytest.param({"scopeSelector": {"matchExpressions": [{"scopeName": "PriorityClass", "operator": "Exists"}]}},
+                 spec_pod(), False, id="no priority class"),
+    pytest.param({"scopeSelector": {"matchExpressions": [
+        {"scopeName": "PriorityClass", "operator": "NotIn", "values": ["high"]}]}}, spec_pod(), True,
+                 id="NotIn: a pod without a class"),
+    pytest.param({"scopeSelector": {"matchExpressions": [
+        {"scopeName": "PriorityClass", "operator": "In", "values": ["high", "mid"]}]}},
+                 spec_pod(priorityClassName="mid"), True, id="In"),
+    pytest.param({"scopes": ["CrossNamespacePodAffinity"]}, spec_pod(affinity={"podAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "k", "namespaceSelector": {}}]}}),
+                 True, id="cross-namespace affinity"),
+    pytest.param({"scopes": ["CrossNamespacePodAffinity"]}, spec_pod(affinity={"podAntiAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": {"topologyKey": "k"}}]}}),
+                 False, id="same-namespace affinity"),
+])
+def test_pod_matches(spec, obj, want):
+    assert quota.pod_matches(spec, obj) == want
+
+
+@pytest.mark.parametrize("scope, name, ok", [
+    ("BestEffort", "pods", True), ("BestEffort", "cpu", False), ("BestEffort", "count/pods", True),
+    ("Terminating", "limits.memory", True), ("Terminating", "configmaps", False),
+    ("NotBestEffort", "requests.ephemeral-storage", False), ("PriorityClass", "requests.cpu", True),
+])
+def test_scope_allows(scope, name, ok):
+    assert quota.scope_allows(scope, name) == ok

@@ -14,7 +14,8 @@ quota's names find their counterparts.
 Differences, on purpose: the message lists resources as `name=quantity` (kube's quota wording) where
 Volcano prints Go's ResourceList maps; the rejection becomes the PodGroup's Unschedulable condition
 (and its Warning Event, as every enqueue rejection here) where Volcano records a Normal Event.
-Quota `scopes` are refused at admission, so every quota applies to every PodGroup of its namespace.
+As upstream ("resourceQuota scope not supported"), a quota's scopes are not looked at: every quota
+of the namespace applies to every PodGroup in it.
 
 Must not: keep state between sessions.
 """
