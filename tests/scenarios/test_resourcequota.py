@@ -116,7 +116,7 @@ def test_a_vcjob_whose_pods_exceed_the_quota_is_terminated_after_retries(rt):
     assert job["status"]["state"]["phase"] == "Terminated", job["status"]
     assert rt.client.list(kinds.POD, "default") == []   # (a terminated job's pods are deleted)
     executed = [e["message"] for e in rt.client.list(kinds.EVENT, "default") if e["reason"] == "ExecuteAction"]
-    assert any("retry limit reached" in m for m in executed), executed
+    assert "Job failed on action SyncJob for retry limit reached" in executed, executed
 
 
 def test_a_vcjob_within_the_quota_runs(rt):

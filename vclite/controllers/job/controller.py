@@ -107,6 +107,7 @@ class JobController:
         self._pods: dict[str, dict[str, dict[str, Obj]]] = {}  # watch cache: job key -> task -> pod name -> pod
         self._requests: dict[str, list[policies.Request]] = {}
         self._delayed: dict[str, dict[str, policies.Delayed]] = {}  # job key -> pod name -> delayed action
+        self._acting: dict[str, Act] = {}   # job key -> the action a failing sync was executing (_give_up)
         self._subscriptions: list[Any] = []
 
     # ---- watch handlers (record work only) -------------------------------------------------------
@@ -294,6 +295,7 @@ class JobController:
             work = self._next_phase_work(key, before)
             if not work:
                 break
+        self._acting.pop(key, None)
         self._ttl(key)
 
     def _phase(self, key: str) -> str | None:
@@ -367,6 +369,7 @@ class JobController:
         """Execute `action` on the job as it is now; return the job as written (None: gone)."""
         phase = actions.phase_of(job)
         st = job.get("status") or {}
+        self._acting[meta.key(job)] = action
         t = state.decide_for(phase, action, st, lambda: self._ctx.summary(job))
         if action != Act.SYNC_JOB:
             self._ctx.event(job, "Normal", EXECUTE_ACTION, f"Start to execute action {action} ")
@@ -417,10 +420,11 @@ class JobController:
     def _give_up(self, key: str) -> None:
         """Volcano's handleJobError after --max-requeue-num: terminate the job and drop the work."""
         self._requests.pop(key, None)
+        action = self._acting.pop(key, Act.SYNC_JOB)
         job = self._get(key)
         if job is None:
             return
-        self._ctx.event(job, "Normal", EXECUTE_ACTION, "Job failed on action for retry limit reached")
+        self._ctx.event(job, "Normal", EXECUTE_ACTION, f"Job failed on action {action} for retry limit reached")
         try:
             self._run(job, Act.TERMINATE_JOB, "", "", "")
         except Exception:  # noqa: BLE001 - best effort, as Volcano
