@@ -68,6 +68,17 @@ def test_status_follows_the_namespace_pods(rt):
     assert status(rt)["used"]["pods"] == "0"
 
 
+def test_events_are_counted_as_admission_counts_them(rt):
+    rt.client.create(quota({"count/events": "1"}))
+    event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1", "namespace": "default"},
+             "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"}, "reason": "R", "message": "m"}
+    rt.client.create(event)
+    rt.settle()
+    assert status(rt)["used"] == {"count/events": "1"}
+    with pytest.raises(errors.Forbidden, match="exceeded quota: q, requested: count/events=1"):
+        rt.client.create({**event, "metadata": {"name": "e2", "namespace": "default"}})
+
+
 @pytest.mark.parametrize("hard, create, message", [
     pytest.param({"pods": "1"}, [pod("a"), pod("b")],
                  'pods "b" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1',

@@ -55,8 +55,8 @@ class ResourceQuotaController:
         self.quotas = informer_mod.Informer(client, kinds.RESOURCEQUOTA, self._on_quota,
                                             indexers={BY_NAMESPACE: _namespace})
         self.pods = informer_mod.Informer(client, kinds.POD, self._on_pod, indexers={BY_NAMESPACE: _namespace})
-        self._counted = [k for k in kinds.ALL if k.namespaced and k.kind not in (kinds.POD.kind, kinds.EVENT.kind)
-                         and k.kind != kinds.RESOURCEQUOTA.kind]
+        self._counted = [k for k in kinds.ALL
+                         if k.namespaced and k.kind not in (kinds.POD.kind, kinds.RESOURCEQUOTA.kind)]
         self._subs: list[client_mod.Subscription] = []
 
     def start(self) -> None:
