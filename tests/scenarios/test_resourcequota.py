@@ -68,6 +68,24 @@ def test_status_follows_the_namespace_pods(rt):
     assert status(rt)["used"]["pods"] == "0"
 
 
+def test_services_count_their_load_balancers_and_node_ports(rt):
+    rt.client.create(quota({"services": "5", "services.loadbalancers": "1", "services.nodeports": "3"}))
+
+    def service(name, type_, ports):
+        return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": "default"},
+                "spec": {"type": type_, "ports": [{"port": 80 + i} for i in range(ports)]}}
+    rt.client.create(service("lb", "LoadBalancer", 2))
+    rt.client.create(service("plain", "ClusterIP", 4))
+    with pytest.raises(errors.Forbidden, match="exceeded quota: q, requested: services.loadbalancers=1, "
+                                               "used: services.loadbalancers=1, limited: services.loadbalancers=1"):
+        rt.client.create(service("lb2", "LoadBalancer", 1))
+    with pytest.raises(errors.Forbidden, match="requested: services.nodeports=2, used: services.nodeports=2"):
+        rt.client.create(service("np", "NodePort", 2))
+    rt.client.create(service("np", "NodePort", 1))
+    rt.settle()
+    assert status(rt)["used"] == {"services": "3", "services.loadbalancers": "1", "services.nodeports": "3"}
+
+
 def test_events_are_counted_as_admission_counts_them(rt):
     rt.client.create(quota({"count/events": "1"}))
     event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1", "namespace": "default"},

@@ -136,6 +136,8 @@ def _usage_of(kind: kinds.Kind, obj: Obj) -> dict[str, Fraction]:
     charged = {name: Fraction(1) for name in quota_mod.count_names(kind)}
     if kind.kind == kinds.POD.kind:
         charged.update(quota_mod.pod_usage(obj))
+    elif kind.kind == kinds.SERVICE.kind:
+        charged.update(quota_mod.service_usage(obj))
     return charged
 
 
@@ -149,6 +151,8 @@ def _counts(names: set[str], namespace: str, view: base.View) -> dict[str, int]:
         if counted:
             n = len(view.list(k, namespace))
             out.update({name: n for name in counted})
+    if any(n in names for n in quota_mod.SERVICE_NAMES):
+        out.update(quota_mod.service_totals(names, view.list(kinds.SERVICE, namespace)))
     return out
 
 

@@ -4,6 +4,7 @@
   pod is not Succeeded/Failed also `pods`, `cpu`/`requests.cpu`, `memory`/`requests.memory`,
   `ephemeral-storage`/`requests.ephemeral-storage`, `limits.cpu|memory|ephemeral-storage`,
   hugepages under both names and extended resources as `requests.<name>` only.
+- `service_usage(svc)`: `services.loadbalancers` and `services.nodeports` of a Service.
 - `count_names(kind)`: the object-count names an object of `kind` charges one of
   (`count/<plural>[.<group>]`, and the legacy bare name of the few kinds that have one).
 - `usage(hard, pods, counts)`: a namespace's `status.used` for the names a quota lists.
@@ -101,6 +102,37 @@ def pod_usage(pod: Mapping[str, Any]) -> Resources:
     return {**out, **compute_usage(requests, resources.pod_limits(pod))}
 
 
+SERVICE_NAMES = ("services.loadbalancers", "services.nodeports")
+
+
+def service_usage(svc: Mapping[str, Any]) -> Resources:
+    """What a Service charges besides its count (kube's service evaluator): a LoadBalancer one
+    `services.loadbalancers` 1; NodePort and LoadBalancer ones a node port per port (a LoadBalancer with
+    `allocateLoadBalancerNodePorts: false` only the ports that name their nodePort)."""
+    spec = svc.get("spec") if isinstance(svc.get("spec"), Mapping) else {}
+    ports = [p for p in spec.get("ports") or () if isinstance(p, Mapping)]
+    kind = spec.get("type")
+    if kind == "NodePort":
+        return {"services.nodeports": Fraction(len(ports))}
+    if kind == "LoadBalancer":
+        node_ports = len(ports) if spec.get("allocateLoadBalancerNodePorts") is not False else \
+            sum(1 for p in ports if p.get("nodePort"))
+        return {"services.nodeports": Fraction(node_ports), "services.loadbalancers": Fraction(1)}
+    return {}
+
+
+def service_totals(names: Iterable[str], services: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """The namespace's `services.loadbalancers` / `services.nodeports` among `names` (count-style)."""
+    wanted = [n for n in SERVICE_NAMES if n in set(names)]
+    out = {n: 0 for n in wanted}
+    if wanted:
+        for svc in services:
+            for name, value in service_usage(svc).items():
+                if name in out:
+                    out[name] += int(value)
+    return out
+
+
 def count_names(kind: kinds.Kind) -> tuple[str, ...]:
     """The object-count names one object of `kind` charges: `count/<plural>` (core) or
     `count/<plural>.<group>`, and the legacy bare name (`configmaps`, `secrets`, …) where there is one."""
@@ -111,7 +143,7 @@ def count_names(kind: kinds.Kind) -> tuple[str, ...]:
 
 def needs_pods(names: Iterable[str]) -> bool:
     """Whether some of `names` is charged by pods (not an object count of another kind)."""
-    legacy = set(_LEGACY_COUNT.values())
+    legacy = set(_LEGACY_COUNT.values()) | set(SERVICE_NAMES)
     return any(n == COUNT_PREFIX + "pods" or not (n.startswith(COUNT_PREFIX) or n in legacy) for n in names)
 
 

@@ -4,10 +4,11 @@
 Usage is counted as admission counts it (api/quota.py), over the pods a quota's scopes match (every
 pod without scopes): those not Succeeded/Failed for compute resources and `pods`, all of them for
 `count/pods`; stored objects for `count/<resource>` and the legacy `configmaps`/`secrets`/`services`/
-`resourcequotas` (not by a scoped quota); a name nothing in vclite charges (PVCs) is used 0. A
-namespace is recounted when one of its quotas changes, when one of its pods is created, deleted or
-reaches Succeeded/Failed, and when another object of its is created or deleted; the status is
-written only when it differs. Kubernetes also recounts every 5 minutes; nothing here can
+`resourcequotas` (not by a scoped quota), and Services' `services.loadbalancers`/`services.nodeports`;
+a name nothing in vclite charges (PVCs) is used 0. A namespace is recounted when one of its quotas
+changes, when one of its pods is created, deleted or reaches Succeeded/Failed, when another object of
+its is created or deleted, and when a Service's type or ports change; the status is written only when
+it differs. Kubernetes also recounts every 5 minutes; nothing here can
 drift, so there is no period.
 
 Talks to the API only through the Client protocol; watch handlers only enqueue namespaces.
@@ -90,7 +91,9 @@ class ResourceQuotaController:
             self.queue.add(ns)
 
     def _on_object(self, ev: client_mod.WatchEvent) -> None:
-        if ev.type in (client_mod.EventType.ADDED, client_mod.EventType.DELETED):
+        if ev.type in (client_mod.EventType.ADDED, client_mod.EventType.DELETED) or (
+                ev.type == client_mod.EventType.MODIFIED and ev.kind.kind == kinds.SERVICE.kind and
+                quota_mod.service_usage(ev.old or {}) != quota_mod.service_usage(ev.object)):
             ns = meta.namespace(ev.object)
             if self._has_quota(ns):
                 self.queue.add(ns)
@@ -104,6 +107,8 @@ class ResourceQuotaController:
             n = len(self.quotas.by_index(BY_NAMESPACE, namespace)) if k is kinds.RESOURCEQUOTA else \
                 len(self.client.list(k, namespace))
             out.update({name: n for name in counted})
+        if any(n in names for n in quota_mod.SERVICE_NAMES):
+            out.update(quota_mod.service_totals(names, self.client.list(kinds.SERVICE, namespace)))
         return out
 
     def sync(self, key: Hashable) -> None:

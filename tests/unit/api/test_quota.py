@@ -166,3 +166,31 @@ def test_pod_matches(spec, obj, want):
 ])
 def test_scope_allows(scope, name, ok):
     assert quota.scope_allows(scope, name) == ok
+
+
+def svc(type_=None, ports=2, allocate=None, node_ports=0):
+    spec = {"ports": [{"port": 80 + i, **({"nodePort": 30000 + i} if i < node_ports else {})} for i in range(ports)]}
+    if type_:
+        spec["type"] = type_
+    if allocate is not None:
+        spec["allocateLoadBalancerNodePorts"] = allocate
+    return {"metadata": {"name": "s"}, "spec": spec}
+
+
+@pytest.mark.parametrize("obj, want", [
+    pytest.param(svc(), {}, id="ClusterIP: nothing"),
+    pytest.param(svc("NodePort", 3), {"services.nodeports": F(3)}, id="a node port per port"),
+    pytest.param(svc("LoadBalancer", 2), {"services.nodeports": F(2), "services.loadbalancers": F(1)},
+                 id="load balancer"),
+    pytest.param(svc("LoadBalancer", 3, allocate=False, node_ports=1),
+                 {"services.nodeports": F(1), "services.loadbalancers": F(1)},
+                 id="no node ports allocated: only those it names"),
+])
+def test_service_usage(obj, want):
+    assert quota.service_usage(obj) == want
+
+
+def test_service_totals():
+    services = [svc("NodePort", 2), svc("LoadBalancer", 1), svc()]
+    assert quota.service_totals(["services.nodeports", "services.loadbalancers", "pods"], services) == \
+        {"services.nodeports": 3, "services.loadbalancers": 1}
