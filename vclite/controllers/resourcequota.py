@@ -32,10 +32,6 @@ def _namespace(obj: Obj) -> str:
     return meta.namespace(obj)
 
 
-def _phase(pod: Obj | None) -> Any:
-    return ((pod or {}).get("status") or {}).get("phase")
-
-
 def status_of(quota: Obj, pods: list[Obj], counts: dict[str, int]) -> Obj:
     """The status the controller writes for `quota`, given its namespace's pods and object counts."""
     spec = quota.get("spec") or {}
