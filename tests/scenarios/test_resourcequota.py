@@ -205,3 +205,16 @@ def test_a_scoped_quota_counts_and_limits_the_pods_its_scopes_match(rt):
         rt.client.create(best_effort("c"))
     rt.settle()
     assert status(rt, "best-effort") == {"hard": {"pods": "1"}, "used": {"pods": "1"}}
+
+
+def test_usage_is_followed_only_once_a_quota_exists_and_what_was_made_before_counts(rt):
+    rt.client.create(pod("a", "500m"))
+    rt.client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m", "namespace": "default"}})
+    rt.settle()
+    assert list(rt.resourcequota_controller.pods.items()) == []   # (no quota: nothing followed, nothing paid)
+    rt.client.create(quota({"pods": "3", "requests.cpu": "4", "count/configmaps": "5"}))
+    rt.settle()
+    assert status(rt)["used"] == {"pods": "1", "requests.cpu": "500m", "count/configmaps": "1"}
+    rt.client.create(pod("b", "1"))
+    rt.settle()
+    assert status(rt)["used"]["pods"] == "2"

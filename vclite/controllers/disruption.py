@@ -241,10 +241,16 @@ class DisruptionController:
                                           indexers={"namespace": lambda p: meta.namespace(p)})
 
     def start(self) -> None:
+        """Follow budgets; pods only once a budget exists (`_follow_pods`)."""
         self.budgets.start()
-        self.pods.start()
         for pdb in self.budgets.items():
+            self._follow_pods()
             self.queue.add((meta.namespace(pdb), meta.name(pdb)))
+
+    def _follow_pods(self) -> None:
+        """Start following pods (a list, then the watch; once). Until a budget exists no pod is selected
+        by one, so a run without budgets pays nothing for this controller on each pod event."""
+        self.pods.start()
 
     def stop(self) -> None:
         self.budgets.stop()
@@ -252,6 +258,7 @@ class DisruptionController:
 
     def _on_budget(self, ev: client_mod.WatchEvent) -> None:
         if ev.type != client_mod.EventType.DELETED:
+            self._follow_pods()
             self.queue.add((meta.namespace(ev.object), meta.name(ev.object)))
 
     def _on_pod(self, ev: client_mod.WatchEvent) -> None:

@@ -57,11 +57,19 @@ class ResourceQuotaController:
         self._subs: list[client_mod.Subscription] = []
 
     def start(self) -> None:
+        """Follow quotas; pods and the counted kinds only once a quota exists (`_follow_usage`)."""
         self.quotas.start()
+        for ns in self.quotas.index_values(BY_NAMESPACE):
+            self._follow_usage()
+            self.queue.add(ns)
+
+    def _follow_usage(self) -> None:
+        """Start following pods and the kinds a quota counts (once). Until a quota exists nothing is
+        counted, so a run without quotas pays nothing for this controller on each write."""
+        if self._subs:
+            return
         self.pods.start()
         self._subs = [self.client.watch(k, self._on_object) for k in self._counted]
-        for ns in self.quotas.index_values(BY_NAMESPACE):
-            self.queue.add(ns)
 
     def stop(self) -> None:
         self.quotas.stop()
@@ -75,6 +83,8 @@ class ResourceQuotaController:
 
     def _on_quota(self, ev: client_mod.WatchEvent) -> None:
         if ev.type != client_mod.EventType.BOOKMARK:
+            if ev.type != client_mod.EventType.DELETED:
+                self._follow_usage()
             self.queue.add(meta.namespace(ev.object))
             # (its own status writes come back here too: the recount then finds nothing to write)
 

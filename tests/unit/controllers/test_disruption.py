@@ -142,3 +142,20 @@ def test_the_controller_writes_the_status_and_follows_the_pods():
     stored = client.get(kinds.PODDISRUPTIONBUDGET, "default", "b")
     assert counts(stored["status"]) == (1, 1, 1, 0) and stored["status"]["conditions"][0]["status"] == "False"
     controller.stop()
+
+
+def test_pods_are_followed_only_once_a_budget_exists_and_those_made_before_count():
+    clock = clock_mod.VirtualClock(NOW)
+    client = inprocess.new_client(clock)
+    controller = disruption.DisruptionController(client, clock)
+    controller.start()
+    for name in ("p1", "p2"):
+        client.create({**pod(name), "spec": {"containers": [{"name": "c", "image": "x", "command": ["true"]}]}})
+    for p in client.list(kinds.POD):
+        client.update_status({**p, "status": pod("x")["status"]})
+    assert list(controller.pods.items()) == []   # (no budget: a pod event costs this controller nothing)
+    client.create({**pdb(minAvailable=1), "status": None})
+    while (key := controller.queue.get()) is not None:
+        controller.sync(key)
+    assert counts(client.get(kinds.PODDISRUPTIONBUDGET, "default", "b")["status"]) == (2, 1, 2, 1)
+    controller.stop()
