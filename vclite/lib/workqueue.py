@@ -102,7 +102,8 @@ class WorkQueue:
     def get(self, later: bool = True) -> Hashable | None:
         """The next ready key (removed from the queue), or None if nothing is ready now; without
         `later`, only a key of the first lane."""
-        self._promote()
+        if self._delayed or self._chores:   # (most queues of a run are empty: no call for them)
+            self._promote()
         if self._ready:
             return self._ready.popitem(last=False)[0]
         if later and self._later:
