@@ -296,12 +296,27 @@ def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime, failed_pods: di
     return lines
 
 
-def _log_tails(rt: runtime_mod.Runtime, pod: Obj) -> list[str]:
-    """The last lines of a failed pod's logs: of the init container that failed, else of every container."""
+CRASH_TAILS = 5   # crash-looping pods whose last log lines a stopped run shows
+
+
+def crash_tails(snap: view.Snapshot, rt: runtime_mod.Runtime) -> list[str]:
+    """The last log lines of the crash-looping containers of each unfinished vcjob's pod that the stuck
+    report names (and of unfinished bare pods): why a container keeps failing (`mpiexec: not found`)."""
+    pods = [view.blocked_pod(snap, job) for job in snap.jobs if meta.phase(job) not in JOB_DONE]
+    pods += [p for p in view.bare_pods(snap) if _pod_phase(p) not in POD_DONE]
+    lines: list[str] = []
+    for pod in [p for p in pods if p is not None and view.crash_looping(p)][:CRASH_TAILS]:
+        lines.extend(_log_tails(rt, pod, view.crash_looping(pod)))
+    return lines
+
+
+def _log_tails(rt: runtime_mod.Runtime, pod: Obj, names: list[str] | None = None) -> list[str]:
+    """The last lines of a failed pod's logs: of `names`, else of the init container that failed, else of
+    every container."""
     if rt.executor is None:
         return []
-    names = view.failed_init_containers(pod) or [c.get("name", "") for c in (pod.get("spec") or {}).get("containers")
-                                                 or []]
+    names = names or view.failed_init_containers(pod) or [
+        c.get("name", "") for c in (pod.get("spec") or {}).get("containers") or []]
     lines = []
     for name in names:
         path = rt.executor.log_path(meta.namespace(pod), meta.name(pod), name)
@@ -470,6 +485,8 @@ def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: st
             err.print(f"  {line}", markup=False)
         if len(stuck) > STUCK_LINES:
             err.print(f"  … and {len(stuck) - STUCK_LINES} more (vcctl run -o yaml shows every object)", markup=False)
+        for line in crash_tails(snap, rt):
+            err.print(f"  {line}", markup=False)
         for line in failure_report(snap, rt, progress.failed_pods):
             err.print(f"  {line}", markup=False)
         return 1

@@ -161,17 +161,47 @@ def why_waiting(snap: Snapshot, job: Obj) -> str:
     for cond in ((pg or {}).get("status") or {}).get("conditions") or []:
         if cond.get("type") == "Unschedulable" and cond.get("status") == "True":
             return cond.get("message") or cond.get("reason") or "unschedulable"
+    pod = blocked_pod(snap, job)
+    return f"pod {meta.name(pod)}: {container_blocked(pod)}" if pod is not None else ""
+
+
+def blocked_pod(snap: Snapshot, job: Obj) -> Obj | None:
+    """The first of the job's pods (by name) whose container cannot start or keeps crashing, if any."""
     for pod in sorted(snap.pods_of(job), key=meta.name):
-        reason = container_blocked(pod)
-        if reason:
-            return f"pod {meta.name(pod)}: {reason}"
-    return ""
+        if container_blocked(pod):
+            return pod
+    return None
+
+
+def crash_looping(pod: Obj) -> list[str]:
+    """The names of the pod's containers waiting in CrashLoopBackOff (their last run failed or ended)."""
+    st = pod.get("status") or {}
+    return [cs.get("name", "?") for cs in [*(st.get("initContainerStatuses") or []),
+                                           *(st.get("containerStatuses") or [])]
+            if ((cs.get("state") or {}).get("waiting") or {}).get("reason") == "CrashLoopBackOff"]
+
+
+MESSAGE_SHOWN = 200   # characters of a last run's message in one line
+
+
+def last_run(last: Obj) -> str:
+    """`exit code 127`, `StartError, exit code 128: failed to start 'x': No such file or directory`: how a
+    container's previous run ended (its lastState.terminated), in one line; "" when it did not end."""
+    if not last:
+        return ""
+    reason = str(last.get("reason") or "")
+    text = ("" if reason in ("", "Error", "Completed") else f"{reason}, ") + f"exit code {last.get('exitCode', '?')}"
+    lines = [ln.strip() for ln in str(last.get("message") or "").splitlines() if ln.strip()]
+    if lines:
+        message = lines[-1]
+        text += ": " + (message if len(message) <= MESSAGE_SHOWN else message[:MESSAGE_SHOWN] + "…")
+    return text
 
 
 def container_blocked(pod: Obj) -> str:
     """`container main CreateContainerConfigError: configmap "x" not found` for a pod whose container
-    waits for a reason other than being started (CrashLoopBackOff included; a container that exited
-    0 only to be restarted names the restartPolicy that does it); "" otherwise."""
+    waits for a reason other than being started (CrashLoopBackOff included, with how its last run ended; a
+    container that exited 0 only to be restarted names the restartPolicy that does it); "" otherwise."""
     st = pod.get("status") or {}
     if st.get("phase") not in ("Pending", "Running", None):
         return ""
@@ -183,6 +213,8 @@ def container_blocked(pod: Obj) -> str:
             last = (cs.get("lastState") or {}).get("terminated") or {}
             if last.get("exitCode") == 0 and (pod.get("spec") or {}).get("restartPolicy") in (None, "", "Always"):
                 text += " (it exited 0 and restartPolicy Always restarts it; a task that should end wants Never or OnFailure)"
+            elif last:   # why it keeps being restarted: a missing binary, a failing command
+                text += f" (last run: {last_run(last)})"
             return text
     return ""
 

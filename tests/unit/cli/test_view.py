@@ -108,10 +108,14 @@ def test_title_says_suspended_and_what_starts_next():
     assert "suspended" in text and "1/3 jobs completed, 1 skipped" in text and "next: b, c" in text
 
 
-def _pod(phase, waiting=None, last_exit=None, restart_policy=None):
+def _pod(phase, waiting=None, last_exit=None, restart_policy=None, last_reason=None, last_message=None):
     cs = {"name": "c", "state": {"waiting": waiting} if waiting else {"running": {}}}
     if last_exit is not None:
         cs["lastState"] = {"terminated": {"exitCode": last_exit}}
+        if last_reason:
+            cs["lastState"]["terminated"]["reason"] = last_reason
+        if last_message:
+            cs["lastState"]["terminated"]["message"] = last_message
     spec = {"restartPolicy": restart_policy} if restart_policy else {}
     return {"metadata": {"name": "j-main-0", "namespace": "default", "labels": {"volcano.sh/job-name": "j"}},
             "spec": spec, "status": {"phase": phase, "containerStatuses": [cs]}}
@@ -129,7 +133,21 @@ RESTARTS = " (it exited 0 and restartPolicy Always restarts it; a task that shou
                  "pod j-main-0: container c CrashLoopBackOff: back-off 10s" + RESTARTS, id="exit-0-restarted"),
     pytest.param(_pod("Running", {"reason": "CrashLoopBackOff", "message": "back-off 10s"}, last_exit=1,
                       restart_policy="OnFailure"),
-                 "pod j-main-0: container c CrashLoopBackOff: back-off 10s", id="failure-restarted"),
+                 "pod j-main-0: container c CrashLoopBackOff: back-off 10s (last run: exit code 1)",
+                 id="failure-restarted"),
+    pytest.param(_pod("Running", {"reason": "CrashLoopBackOff", "message": "back-off 10s"}, last_exit=128,
+                      restart_policy="OnFailure", last_reason="StartError",
+                      last_message="failed to start 'paddle_k8s': No such file or directory"),
+                 "pod j-main-0: container c CrashLoopBackOff: back-off 10s (last run: StartError, exit code 128: "
+                 "failed to start 'paddle_k8s': No such file or directory)", id="missing-binary-restarted"),
+    pytest.param(_pod("Running", {"reason": "CrashLoopBackOff", "message": "back-off 10s"}, last_exit=2,
+                      restart_policy="OnFailure", last_reason="Error", last_message="usage:\n  bad flag\n\n"),
+                 "pod j-main-0: container c CrashLoopBackOff: back-off 10s (last run: exit code 2: bad flag)",
+                 id="message-last-line"),
+    pytest.param(_pod("Running", {"reason": "CrashLoopBackOff", "message": "back-off 10s"}, last_exit=137,
+                      restart_policy="OnFailure", last_reason="OOMKilled", last_message="x" * 300),
+                 "pod j-main-0: container c CrashLoopBackOff: back-off 10s (last run: OOMKilled, exit code 137: "
+                 + "x" * 200 + "…)", id="long-message-cut"),
     pytest.param(_pod("Succeeded", {"reason": "CrashLoopBackOff"}), "", id="finished-pod"),
 ])
 def test_why_waiting_names_a_container_that_cannot_start(pod, expected):
