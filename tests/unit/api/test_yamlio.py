@@ -331,6 +331,26 @@ def test_unserved_kind_lists_what_is_served():
     assert "JobFlow (flow.volcano.sh/v1alpha1)" in p.message and "Queue (scheduling.volcano.sh/v1beta1)" in p.message
 
 
+@pytest.mark.parametrize("api_version, kind, says", [
+    pytest.param("apps/v1", "Deployment", "vclite runs no Kubernetes workload controller: write the pods as a Volcano "
+                 "Job (batch.volcano.sh/v1alpha1, one gang) or as Pods with schedulerName: volcano", id="deployment"),
+    pytest.param("apps/v1", "ReplicaSet", "no Kubernetes workload controller", id="replicaset"),
+    pytest.param("v1", "ReplicationController", "no Kubernetes workload controller", id="replicationcontroller"),
+    pytest.param("rbac.authorization.k8s.io/v1", "Role", "vclite has one user, who may do everything (no RBAC)",
+                 id="role"),
+    pytest.param("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "(no RBAC)", id="clusterrolebinding"),
+    pytest.param("v1", "ServiceAccount", "(no RBAC)", id="serviceaccount"),
+    pytest.param("argoproj.io/v1alpha1", "WorkflowTemplate", "Argo's controller runs it, not vclite: a JobFlow",
+                 id="argo"),
+    pytest.param("sparkoperator.k8s.io/v1beta1", "SparkApplication", "its operator runs it, not vclite", id="spark"),
+])
+def test_a_kind_vclite_knows_it_does_not_run_says_why_and_what_instead(api_version, kind, says):
+    _, [problem] = yamlio.parse_string(f"apiVersion: {api_version}\nkind: {kind}\nmetadata: {{name: x}}\n", "f.yaml")
+    assert problem.path == "kind" and problem.line == 2
+    assert problem.message.startswith(f'kind "{kind}" of apiVersion "{api_version}" is not served: ')
+    assert says in problem.message and "served: Job" not in problem.message   # the reason, not the list
+
+
 def test_manifest_error_is_a_value_error_listing_every_problem():
     with pytest.raises(ValueError) as e:
         yamlio.load_string("- 1\n---\n- 2\n", "f.yaml")
