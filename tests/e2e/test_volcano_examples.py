@@ -537,3 +537,23 @@ def test_a_missing_binary_crash_loops_and_the_stopped_run_says_why(vcctl, write,
     assert "container pserver CrashLoopBackOff: back-off" in line and line.endswith(says[0]), r
     for text in says[1:]:
         assert text in r.err, r
+
+
+def test_a_job_written_for_bigger_nodes_says_how_to_declare_them(vcctl, write, tmp_path):
+    """The GPU example on this machine's one node (no GPU): stuck, with how to declare the cluster's nodes;
+    with them, it runs."""
+    path = write("gpu.yaml", GPU)
+    r = vcctl("run", "--quiet", "--workdir", tmp_path / "wd", "--timeout", 60, path)
+    assert r.code == 1 and "stopped: no further progress is possible" in r.err, r
+    assert "job needs nvidia.com/gpu 1 but the cluster can admit at most nvidia.com/gpu 0 more" in r.err, r
+    assert "  the one node is this machine (cpu " in r.err and "no GPU); declare the nodes the manifest was written " \
+           'for with --nodes, e.g. --nodes "2x(cpu=4,memory=8Gi,nvidia.com/gpu=1)"\n' in r.err, r
+    r = vcctl("run", "--quiet", "--nodes", "2x(cpu=2,memory=4Gi,nvidia.com/gpu=1)", "--workdir", tmp_path / "wd2",
+              "--timeout", 60, path)
+    assert r.code == 0, r
+
+
+def test_declared_nodes_too_small_get_no_hint_about_this_machine(vcctl, write, tmp_path):
+    r = vcctl("run", "--quiet", "--nodes", "1x(cpu=1,memory=1Gi)", "--workdir", tmp_path / "wd", "--timeout", 60,
+              write("gpu.yaml", GPU))
+    assert r.code == 1 and "nvidia.com/gpu 0 more" in r.err and "this machine" not in r.err, r

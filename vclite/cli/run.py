@@ -29,7 +29,7 @@ from typing import Any
 from rich.console import Console
 from rich.live import Live
 
-from vclite.api import batch, flow, kinds, meta, yamlio
+from vclite.api import batch, flow, kinds, meta, quantity, yamlio
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer
 from vclite.cli import manifests, stdinput, view
@@ -296,6 +296,24 @@ def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime, failed_pods: di
     return lines
 
 
+# the scheduler's words for a job or pod the nodes are too small for (enqueue's overcommit, a predicate)
+SHORT_OF_RESOURCES = ("resource in cluster is overused", "Insufficient ")
+
+
+def short_of_resources(line: str) -> bool:
+    """Whether a stuck report's line says the nodes lack the resources a job or pod asks for."""
+    return any(words in line for words in SHORT_OF_RESOURCES)
+
+
+def host_node_hint() -> str:
+    """What the default node is and how to declare bigger ones (a manifest written for a cluster asks
+    for more cpus than this machine has, or for GPUs)."""
+    memory = f"{float(quantity.parse(nodes_mod.host_memory())) / 2**30:.1f}Gi"
+    return (f"the one node is this machine (cpu {nodes_mod.host_cpu()}, memory {memory}, no GPU); "
+            'declare the nodes the manifest was written for with --nodes, e.g. --nodes "2x(cpu=4,memory=8Gi,'
+            'nvidia.com/gpu=1)"')
+
+
 CRASH_TAILS = 5   # crash-looping pods whose last log lines a stopped run shows
 
 
@@ -453,14 +471,14 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
         if not quiet:
             for w in manifests.warnings(docs):
                 err.print(f"warning: {w}", markup=False)
-        return _run_and_report(rt, docs, quiet, output, timeout, err)
+        return _run_and_report(rt, docs, quiet, output, timeout, err, default_node=nodes_opt is None)
     finally:
         if rt is not None and workdir is None and not _has_pods(rt.workdir):
             shutil.rmtree(rt.workdir, ignore_errors=True)   # a temporary directory no pod ran in: nothing to see
 
 
 def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: str | None, timeout: float | None,
-                    err: "_Stderr") -> int:
+                    err: "_Stderr", default_node: bool = False) -> int:
     out = Console(highlight=False)
     live_view = out.is_terminal and not quiet and output is None
     progress_console = out if output is None else Console(stderr=True, highlight=False)
@@ -487,6 +505,8 @@ def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: st
             err.print(f"  … and {len(stuck) - STUCK_LINES} more (vcctl run -o yaml shows every object)", markup=False)
         for line in crash_tails(snap, rt):
             err.print(f"  {line}", markup=False)
+        if default_node and any(short_of_resources(line) for line in stuck):
+            err.print(f"  {host_node_hint()}", markup=False)
         for line in failure_report(snap, rt, progress.failed_pods):
             err.print(f"  {line}", markup=False)
         return 1

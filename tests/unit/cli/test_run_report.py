@@ -100,3 +100,20 @@ def test_failure_report_says_when_the_exit_handler_failed(on_exit, cond, expecte
           "status": {"state": {"phase": "Failed"}, "conditions": {"x-a": {"phase": "Completed"}, "x-h": cond}}}
     no_runtime = types.SimpleNamespace(executor=None, failures=[])
     assert run.failure_report(view.Snapshot([jf], [], [], []), no_runtime) == expected
+
+
+@pytest.mark.parametrize("line, short", [
+    pytest.param("vcjob default/g: resource in cluster is overused: job needs nvidia.com/gpu 2 but the cluster can "
+                 "admit at most nvidia.com/gpu 0 more (overcommit-factor 1.2)", True, id="enqueue-overused"),
+    pytest.param("vcjob default/g: 0/1 nodes are unavailable: 1 Insufficient cpu.", True, id="predicate"),
+    pytest.param("vcjob default/g: pod g-w-0: container c CrashLoopBackOff: back-off 10s", False, id="crash-loop"),
+    pytest.param("vcjob default/g: 0/2 nodes are unavailable: 2 node(s) didn't match pod anti-affinity rules.", False,
+                 id="affinity"),
+])
+def test_a_stuck_line_short_of_resources_is_recognised(line, short):
+    assert run.short_of_resources(line) is short
+
+
+def test_the_hint_names_this_machine_and_the_nodes_option():
+    hint = run.host_node_hint()
+    assert hint.startswith("the one node is this machine (cpu ") and "--nodes" in hint
