@@ -557,3 +557,33 @@ def test_declared_nodes_too_small_get_no_hint_about_this_machine(vcctl, write, t
     r = vcctl("run", "--quiet", "--nodes", "1x(cpu=1,memory=1Gi)", "--workdir", tmp_path / "wd", "--timeout", 60,
               write("gpu.yaml", GPU))
     assert r.code == 1 and "nvidia.com/gpu 0 more" in r.err and "this machine" not in r.err, r
+
+
+HOSTS_FILE = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: tf}
+spec:
+  minAvailable: 1
+  schedulerName: volcano
+  plugins: {svc: []}
+  tasks:
+    - replicas: 1
+      name: worker
+      template:
+        spec:
+          containers:
+            - {name: tensorflow, image: example/tf, command: ["sh", "-c", "cat /etc/volcano/worker.host"]}
+          restartPolicy: Never
+"""
+
+
+def test_a_log_naming_the_svc_plugins_mount_says_where_it_is_here(vcctl, write, tmp_path):
+    """Volcano's MPI and TensorFlow examples read /etc/volcano/*.host, the svc plugin's mount: here the file
+    is under the pod's directory, and the failure report says so under the log lines that name it."""
+    r = vcctl("run", "--quiet", "--workdir", tmp_path / "wd", "--timeout", 60, write("tf.yaml", HOSTS_FILE))
+    assert r.code == 1 and "vcjob default/tf Failed" in r.err, r
+    assert "cat: /etc/volcano/worker.host: No such file or directory" in r.err, r
+    assert "\n  note: the volume mounted at /etc/volcano is at $VC_POD_DIR/etc/volcano here (pods run as processes " \
+           "on this machine's filesystem)\n" in r.err, r
+    assert (tmp_path / "wd/default/tf-worker-0/etc/volcano/worker.host").read_text() == "tf-worker-0.tf"

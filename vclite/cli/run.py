@@ -20,6 +20,7 @@ import asyncio
 import json
 import os
 import pathlib
+import re
 import shutil
 import signal
 import sys
@@ -342,7 +343,23 @@ def _log_tails(rt: runtime_mod.Runtime, pod: Obj, names: list[str] | None = None
         if tail:
             lines.append(f"  last lines of {path}:")
             lines.extend(f"    {ln}" for ln in tail)
+            lines.extend(f"  {note}" for note in mount_notes(pod, name, tail))
     return lines
+
+
+def mount_notes(pod: Obj, container: str, tail: list[str]) -> list[str]:
+    """For each volumeMount of the container whose absolute path the log lines name (`cat:
+    /etc/volcano/mpiworker.host: No such file or directory`, a manifest written for a container's
+    filesystem): where that mount is here, since a pod's processes see this machine's filesystem."""
+    spec = pod.get("spec") or {}
+    mounts = [m.get("mountPath") for c in [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]
+              if isinstance(c, dict) and c.get("name") == container for m in c.get("volumeMounts") or []
+              if isinstance(m, dict)]
+    text = "\n".join(tail)
+    return [f"note: the volume mounted at {m} is at $VC_POD_DIR{m} here (pods run as processes on this "
+            "machine's filesystem)"
+            for m in dict.fromkeys(mounts) if isinstance(m, str) and m.startswith("/") and m != "/"
+            and re.search(re.escape(m.rstrip("/")) + r"(/|\b)", text)]
 
 
 class _Stderr:

@@ -117,3 +117,26 @@ def test_a_stuck_line_short_of_resources_is_recognised(line, short):
 def test_the_hint_names_this_machine_and_the_nodes_option():
     hint = run.host_node_hint()
     assert hint.startswith("the one node is this machine (cpu ") and "--nodes" in hint
+
+
+def _mounted_pod(*paths, container="c"):
+    return {"spec": {"containers": [{"name": container, "volumeMounts": [{"name": f"v{i}", "mountPath": p}
+                                                                          for i, p in enumerate(paths)]}]}}
+
+
+@pytest.mark.parametrize("pod, tail, mounts", [
+    pytest.param(_mounted_pod("/etc/volcano", "/root/.ssh"), ["cat: /etc/volcano/mpiworker.host: No such file"],
+                 ["/etc/volcano"], id="svc-hosts-file"),
+    pytest.param(_mounted_pod("/etc/volcano/"), ["ls: cannot access '/etc/volcano': No such file"], ["/etc/volcano/"],
+                 id="the-mount-itself"),
+    pytest.param(_mounted_pod("/etc/volcano"), ["cat: /etc/volcanoes: No such file"], [], id="a-longer-name"),
+    pytest.param(_mounted_pod("/data", "/data"), ["open /data/x: no such file", "again /data/x"], ["/data"],
+                 id="named-once"),
+    pytest.param(_mounted_pod("/etc/volcano", container="other"), ["cat: /etc/volcano/x.host"], [],
+                 id="another-container's-mount"),
+    pytest.param(_mounted_pod("relative", "/"), ["relative/x /x"], [], id="relative-or-root"),
+])
+def test_a_log_naming_a_mount_path_gets_a_note_where_it_is_here(pod, tail, mounts):
+    assert run.mount_notes(pod, "c", tail) == [
+        f"note: the volume mounted at {m} is at $VC_POD_DIR{m} here (pods run as processes on this machine's "
+        "filesystem)" for m in mounts]
