@@ -65,10 +65,17 @@ def default_queue() -> Obj:
             "spec": {"weight": 1, "reclaimable": True}, "status": {"state": str(scheduling.QueueState.OPEN)}}
 
 
+# kinds a controller turns into PodGroups and pods (Volcano's examples are these): what runs them instead
+WORKLOAD_KINDS = (kinds.JOB, kinds.JOBFLOW, kinds.JOBTEMPLATE, kinds.CRONJOB)
+RUN_INSTEAD = ("; Volcano's controllers turn it into PodGroups and pods: `vcctl run FILE` runs it, and a state "
+               "lists the PodGroups and Pods a cluster holds")
+
+
 def _kind_problems(docs: list[yamlio.Document]) -> list[manifests.Problem]:
     allowed = ", ".join(k.kind for k in STATE_KINDS)
     return [manifests.Problem(d.file, d.line, manifests.describe(d), "kind",
-                              f"a cluster state holds only {allowed} (and Namespace) objects")
+                              f"a cluster state holds only {allowed} (and Namespace) objects"
+                              + (RUN_INSTEAD if kinds.by_kind(d.kind) in WORKLOAD_KINDS else ""))
             for d in docs if kinds.by_kind(d.kind) not in STATE_KINDS + IGNORED_KINDS]
 
 
