@@ -587,3 +587,30 @@ def test_a_log_naming_the_svc_plugins_mount_says_where_it_is_here(vcctl, write, 
     assert "\n  note: the volume mounted at /etc/volcano is at $VC_POD_DIR/etc/volcano here (pods run as processes " \
            "on this machine's filesystem)\n" in r.err, r
     assert (tmp_path / "wd/default/tf-worker-0/etc/volcano/worker.host").read_text() == "tf-worker-0.tf"
+
+
+BARE_POD = f"""\
+# Volcano's deployment example's pod, written as a bare Pod for Volcano's scheduler
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  annotations: {{scheduling.volcano.sh/queue-name: test}}
+spec:
+  schedulerName: volcano
+  restartPolicy: OnFailure
+  containers:
+    - name: nginx
+      image: nginx:latest
+      command: ["sh", "-c", "echo serving; exec {MISSING} -g 'daemon off;'"]
+      resources: {{requests: {{cpu: 300m}}}}
+"""
+
+
+def test_a_bare_pods_crash_loop_is_explained_too(vcctl, write, tmp_path):
+    r = vcctl("run", "--quiet", "--workdir", tmp_path / "wd", "--timeout", 3, write("queue.yaml", QUEUE),
+              write("pod.yaml", BARE_POD))
+    assert r.code == 1 and "stopped: timed out after 3s" in r.err, r
+    [line] = [ln for ln in r.err.splitlines() if ln.startswith("  pod default/web: ")]
+    assert "container nginx CrashLoopBackOff: back-off" in line and line.endswith("(last run: exit code 127)"), r
+    assert "\n      serving\n" in r.err and f"{MISSING}: not found" in r.err, r
