@@ -614,3 +614,18 @@ def test_a_bare_pods_crash_loop_is_explained_too(vcctl, write, tmp_path):
     [line] = [ln for ln in r.err.splitlines() if ln.startswith("  pod default/web: ")]
     assert "container nginx CrashLoopBackOff: back-off" in line and line.endswith("(last run: exit code 127)"), r
     assert "\n      serving\n" in r.err and f"{MISSING}: not found" in r.err, r
+
+
+def test_an_example_directory_runs_as_kubectl_apply_f_dir_reads_it(vcctl, tmp_path):
+    """Volcano's hierarchical-jobs/ holds jobs.yaml and queues.yaml: `vcctl run DIR` reads both (the jobs'
+    queues are defined, whatever the order), as `kubectl apply -f DIR`; other files are skipped."""
+    example = tmp_path / "hierarchical-jobs"
+    example.mkdir()
+    queues, jobs = HIERARCHY.split("---\napiVersion: batch.volcano.sh/v1alpha1", 1)
+    (example / "queues.yaml").write_text(queues)
+    (example / "jobs.yaml").write_text("apiVersion: batch.volcano.sh/v1alpha1" + jobs)
+    (example / "README.md").write_text("# not a manifest\n")
+    r = vcctl("validate", example)
+    assert r.code == 0 and r.out == "3 object(s) valid.\n" and r.err == "", r
+    r = vcctl("run", "--quiet", "--workdir", tmp_path / "wd", "--timeout", 60, example)
+    assert r.code == 0, r

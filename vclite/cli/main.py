@@ -72,7 +72,7 @@ PARAM_HELP = ("Set a JobFlow parameter (spec.arguments.parameters), as `argo sub
 
 
 @cli.command(context_settings=CONTEXT)
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE", callback=_params, help=PARAM_HELP)
 @click.option("-q", "--quiet", is_flag=True, help="No progress output: nothing on success; a failure prints only why (on stderr).")
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]),
@@ -99,7 +99,8 @@ def run(files, params, quiet, output, nodes_opt, scheduler_conf, workdir, timeou
       generate-flow | vcctl run -
 
     A FILE of - is standard input (problems name it <stdin>); so is a --nodes or --scheduler-conf
-    of -, but only one input can be read from it (exit 2 if two ask). Every document of every FILE is
+    of -, but only one input can be read from it (exit 2 if two ask). A FILE that is a directory stands
+    for its .json, .yaml and .yml files, as for kubectl apply -f DIR. Every document of every FILE is
     validated first; if any is invalid, every problem is listed (file:line: Kind/name: field:
     message) and nothing runs (exit 2). Then the objects are applied
     (Queues and JobTemplates before the vcjobs and JobFlows that use them), each pod runs as local
@@ -122,13 +123,14 @@ def run(files, params, quiet, output, nodes_opt, scheduler_conf, workdir, timeou
 
 
 @cli.command(context_settings=CONTEXT)
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE", callback=_params, help=PARAM_HELP)
 def validate(files, params) -> None:
     """Check manifests with the same admission rules `run` and a Volcano cluster apply.
 
     Lists every problem as file:line: Kind/name: field: message and exits 2 if there is any.
-    A FILE of - is standard input (named <stdin> in the problems).
+    A FILE of - is standard input (named <stdin> in the problems); a directory stands for its .json,
+    .yaml and .yml files, as for kubectl apply -f DIR.
     One check goes further than a cluster: a JobFlow whose JobTemplates no FILE defines is a
     problem (on a cluster it would wait for them forever), so give the templates' files too.
     A field no schema defines (a typo such as `minAvaliable`) is a warning: it is ignored; in a

@@ -69,22 +69,48 @@ def _read_all(paths: list[str]) -> tuple[list[yamlio.Document], list[Any]]:
     """(the documents without a structural problem, every structural problem) of every file; a FILE of
     `-` is standard input, named `<stdin>`. A file named twice (`vcctl validate a.yaml *.yaml`) is read
     once: its objects are not defined twice."""
+    paths, problems = expand_directories(paths)
     firsts: dict[str, str] = {}
     for path in paths:
         firsts.setdefault(path if path == STDIN else os.path.realpath(path), path)
     paths = list(firsts.values())
     docs: list[yamlio.Document] = []
-    problems: list[Any] = []
     for path in paths:
         file_docs, file_problems = _parse(path)
         docs += file_docs
         problems += file_problems
-    broken = {(p.file, p.document) for p in problems if p.document}
+    broken = {(p.file, p.document) for p in problems if getattr(p, "document", 0)}
     docs = [d for d in docs if (d.file, d.index) not in broken]
     if not docs and not problems:   # (each file: a file of no objects among others is no problem, as for kubectl)
         problems.extend(Problem(source_name(path), 0, "", "", "no objects found: the file is empty or holds only "
                                 "comments") for path in paths)
     return docs, problems
+
+
+MANIFEST_EXTENSIONS = (".json", ".yaml", ".yml")   # kubectl's for `-f DIR`
+
+
+def expand_directories(paths: list[str]) -> tuple[list[str], list[Problem]]:
+    """A FILE that is a directory stands for its .json, .yaml and .yml files in name order, as
+    `kubectl apply -f DIR` reads them (not its subdirectories: kubectl reads those with -R only; other
+    files are skipped); a directory without one is a problem. Other paths are kept as they are."""
+    out: list[str] = []
+    problems: list[Problem] = []
+    for path in paths:
+        if path == STDIN or not os.path.isdir(path):
+            out.append(path)
+            continue
+        try:
+            names = sorted(e.name for e in os.scandir(path) if e.name.endswith(MANIFEST_EXTENSIONS)
+                           and e.is_file())
+        except OSError as e:
+            problems.append(Problem(path, 0, "", "", f"cannot read the directory: {e.strerror or e}"))
+            continue
+        if not names:
+            problems.append(Problem(path, 0, "", "", "no .json, .yaml or .yml file in this directory "
+                                    "(its subdirectories are not read)"))
+        out.extend(os.path.join(path, n) for n in names)
+    return out, problems
 
 
 def with_params(params: dict[str, str] | None) -> str:

@@ -287,3 +287,19 @@ def test_queues_are_created_parents_first(text, created, problems):
     assert [str(p) for p in manifests.validate(docs, client=client)] == problems
     stored = {q["metadata"]["name"] for q in client.list(kinds.QUEUE)}
     assert [n for n in (d.obj["metadata"]["name"] for d in manifests.ordered(docs)) if n in stored] == created
+
+
+@pytest.mark.parametrize("files, expected, problem", [
+    pytest.param(["queues.yaml", "jobs.yaml", "c.json", "b.yml", "README.md", "sub/d.yaml"],
+                 ["b.yml", "c.json", "jobs.yaml", "queues.yaml"], "", id="manifests-in-name-order"),
+    pytest.param(["README.md", "sub/d.yaml"], [],
+                 "no .json, .yaml or .yml file in this directory (its subdirectories are not read)", id="none"),
+])
+def test_a_directory_stands_for_its_manifest_files_as_for_kubectl(tmp_path, files, expected, problem):
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    (tmp_path / "dir.yaml").mkdir()   # (a directory, whatever its name, is not a file to read)
+    paths, problems = manifests.expand_directories(["a.yaml", str(tmp_path), "-"])
+    assert paths == ["a.yaml", *[str(tmp_path / n) for n in expected], "-"]
+    assert [str(p) for p in problems] == ([f"{tmp_path}: {problem}"] if problem else [])
