@@ -520,7 +520,7 @@ MISSING = "vclite-example-no-such-binary"
 
 @pytest.mark.parametrize("command, says", [
     pytest.param(f'["{MISSING}", "start_fluid"]',
-                 [f"(last run: StartError, exit code 128: failed to start '{MISSING}': No such file or directory)"],
+                 [f'(last run: StartError, exit code 128: exec: "{MISSING}": executable file not found in $PATH)'],
                  id="command-not-found"),
     pytest.param(f'["/bin/sh", "-c", "echo starting; {MISSING} --np 2"]',
                  ["(last run: exit code 127)", "    last lines of ", "      starting", MISSING, "not found"],

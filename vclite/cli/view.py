@@ -185,7 +185,7 @@ MESSAGE_SHOWN = 200   # characters of a last run's message in one line
 
 
 def last_run(last: Obj) -> str:
-    """`exit code 127`, `StartError, exit code 128: failed to start 'x': No such file or directory`: how a
+    """`exit code 127`, `StartError, exit code 128: exec: "x": executable file not found in $PATH`: how a
     container's previous run ended (its lastState.terminated), in one line; "" when it did not end."""
     if not last:
         return ""

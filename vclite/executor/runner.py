@@ -70,6 +70,22 @@ _RESTARTS = {  # restart policy -> does an exit with this code restart the conta
 ContainerEvent = Callable[[str, str, str, str], None]   # (field path, type, reason, message): an Event to record
 
 
+def start_error_message(program: str, error: OSError) -> str:
+    """Why a container's process could not start, in runc's words (the core of the kubelet's StartError
+    message): `exec: "mpiexec": executable file not found in $PATH` for a name the PATH lacks,
+    `exec: "/usr/sbin/sshd": stat /usr/sbin/sshd: no such file or directory` for a missing path. An
+    error about another file (the working directory) names that file."""
+    if error.filename is not None and str(error.filename) != program:
+        return f"failed to start {program!r}: {error.strerror or error}: {error.filename}"
+    if isinstance(error, FileNotFoundError):
+        if "/" not in program:
+            return f'exec: "{program}": executable file not found in $PATH'
+        return f'exec: "{program}": stat {program}: no such file or directory'
+    if isinstance(error, PermissionError):
+        return f'exec: "{program}": permission denied'
+    return f'exec: "{program}": {(error.strerror or str(error)).lower()}'
+
+
 class NoCommandError(envvars.ConfigError):
     reason = envvars.NO_COMMAND
 
@@ -530,7 +546,7 @@ class PodRunner:
             if stdin is not None:
                 stdin.close()
             st.finish(START_ERROR_EXIT, self._now(), reason=podstatus.Reason.START_ERROR,
-                      message=f"failed to start {launch.argv[0]!r}: {e.strerror or e}")
+                      message=start_error_message(launch.argv[0], e))
             self._changed()
             return
         if stdin is not None:

@@ -137,9 +137,9 @@ RESTARTS = " (it exited 0 and restartPolicy Always restarts it; a task that shou
                  id="failure-restarted"),
     pytest.param(_pod("Running", {"reason": "CrashLoopBackOff", "message": "back-off 10s"}, last_exit=128,
                       restart_policy="OnFailure", last_reason="StartError",
-                      last_message="failed to start 'paddle_k8s': No such file or directory"),
+                      last_message='exec: "paddle_k8s": executable file not found in $PATH'),
                  "pod j-main-0: container c CrashLoopBackOff: back-off 10s (last run: StartError, exit code 128: "
-                 "failed to start 'paddle_k8s': No such file or directory)", id="missing-binary-restarted"),
+                 'exec: "paddle_k8s": executable file not found in $PATH)', id="missing-binary-restarted"),
     pytest.param(_pod("Running", {"reason": "CrashLoopBackOff", "message": "back-off 10s"}, last_exit=2,
                       restart_policy="OnFailure", last_reason="Error", last_message="usage:\n  bad flag\n\n"),
                  "pod j-main-0: container c CrashLoopBackOff: back-off 10s (last run: exit code 2: bad flag)",

@@ -185,12 +185,31 @@ def test_termination_message(tmp_path, extra, script, message):
     assert status_of(r, "main")["state"]["terminated"].get("message") == message
 
 
-def test_start_error_for_a_missing_executable(tmp_path):
-    r = run(tmp_path, make_pod([{"name": "main", "command": ["/nonexistent/vclite-binary"]}]))
+@pytest.mark.parametrize("program, message", [
+    pytest.param("/nonexistent/vclite-binary",
+                 'exec: "/nonexistent/vclite-binary": stat /nonexistent/vclite-binary: no such file or directory',
+                 id="missing-path"),
+    pytest.param("vclite-no-such-binary", 'exec: "vclite-no-such-binary": executable file not found in $PATH',
+                 id="not-in-path"),
+])
+def test_start_error_for_a_missing_executable(tmp_path, program, message):
+    """A binary of the image this machine lacks fails as in a pod: StartError, exit 128, runc's words."""
+    r = run(tmp_path, make_pod([{"name": "main", "command": [program]}]))
     term = status_of(r, "main")["state"]["terminated"]
-    assert (term["exitCode"], term["reason"]) == (128, "StartError")
-    assert "vclite-binary" in term["message"]
+    assert (term["exitCode"], term["reason"], term["message"]) == (128, "StartError", message)
     assert r.phase() == core.PodPhase.FAILED
+
+
+@pytest.mark.parametrize("error, message", [
+    pytest.param(PermissionError(13, "Permission denied", "./run.sh"), 'exec: "./run.sh": permission denied',
+                 id="not-executable"),
+    pytest.param(OSError(8, "Exec format error", "./run.sh"), 'exec: "./run.sh": exec format error',
+                 id="other-error"),
+    pytest.param(FileNotFoundError(2, "No such file or directory", "/gone/dir"),
+                 "failed to start './run.sh': No such file or directory: /gone/dir", id="another-file"),
+])
+def test_start_error_message(error, message):
+    assert runner.start_error_message("./run.sh", error) == message
 
 
 def _dead(pid: int) -> bool:
