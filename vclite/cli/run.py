@@ -20,7 +20,6 @@ import asyncio
 import json
 import os
 import pathlib
-import re
 import shutil
 import signal
 import sys
@@ -30,10 +29,10 @@ from typing import Any
 from rich.console import Console
 from rich.live import Live
 
-from vclite.api import batch, flow, kinds, meta, quantity, yamlio
+from vclite.api import batch, flow, kinds, meta, yamlio
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer
-from vclite.cli import manifests, stdinput, view
+from vclite.cli import manifests, runhints, stdinput, view
 from vclite.controllers.jobflow import status as jobflow_status
 from vclite.executor import nodes as nodes_mod
 from vclite.lib import clock as clock_mod
@@ -297,24 +296,6 @@ def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime, failed_pods: di
     return lines
 
 
-# the scheduler's words for a job or pod the nodes are too small for (enqueue's overcommit, a predicate)
-SHORT_OF_RESOURCES = ("resource in cluster is overused", "Insufficient ")
-
-
-def short_of_resources(line: str) -> bool:
-    """Whether a stuck report's line says the nodes lack the resources a job or pod asks for."""
-    return any(words in line for words in SHORT_OF_RESOURCES)
-
-
-def host_node_hint() -> str:
-    """What the default node is and how to declare bigger ones (a manifest written for a cluster asks
-    for more cpus than this machine has, or for GPUs)."""
-    memory = f"{float(quantity.parse(nodes_mod.host_memory())) / 2**30:.1f}Gi"
-    return (f"the one node is this machine (cpu {nodes_mod.host_cpu()}, memory {memory}, no GPU); "
-            'declare the nodes the manifest was written for with --nodes, e.g. --nodes "2x(cpu=4,memory=8Gi,'
-            'nvidia.com/gpu=1)"')
-
-
 CRASH_TAILS = 5   # crash-looping pods whose last log lines a stopped run shows
 
 
@@ -343,23 +324,8 @@ def _log_tails(rt: runtime_mod.Runtime, pod: Obj, names: list[str] | None = None
         if tail:
             lines.append(f"  last lines of {path}:")
             lines.extend(f"    {ln}" for ln in tail)
-            lines.extend(f"  {note}" for note in mount_notes(pod, name, tail))
+            lines.extend(f"  {note}" for note in runhints.mount_notes(pod, name, tail))
     return lines
-
-
-def mount_notes(pod: Obj, container: str, tail: list[str]) -> list[str]:
-    """For each volumeMount of the container whose absolute path the log lines name (`cat:
-    /etc/volcano/mpiworker.host: No such file or directory`, a manifest written for a container's
-    filesystem): where that mount is here, since a pod's processes see this machine's filesystem."""
-    spec = pod.get("spec") or {}
-    mounts = [m.get("mountPath") for c in [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]
-              if isinstance(c, dict) and c.get("name") == container for m in c.get("volumeMounts") or []
-              if isinstance(m, dict)]
-    text = "\n".join(tail)
-    return [f"note: the volume mounted at {m} is at $VC_POD_DIR{m} here (pods run as processes on this "
-            "machine's filesystem)"
-            for m in dict.fromkeys(mounts) if isinstance(m, str) and m.startswith("/") and m != "/"
-            and re.search(re.escape(m.rstrip("/")) + r"(/|\b)", text)]
 
 
 class _Stderr:
@@ -522,8 +488,8 @@ def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: st
             err.print(f"  … and {len(stuck) - STUCK_LINES} more (vcctl run -o yaml shows every object)", markup=False)
         for line in crash_tails(snap, rt):
             err.print(f"  {line}", markup=False)
-        if default_node and any(short_of_resources(line) for line in stuck):
-            err.print(f"  {host_node_hint()}", markup=False)
+        if default_node and any(runhints.short_of_resources(line) for line in stuck):
+            err.print(f"  {runhints.host_node_hint()}", markup=False)
         for line in failure_report(snap, rt, progress.failed_pods):
             err.print(f"  {line}", markup=False)
         return 1

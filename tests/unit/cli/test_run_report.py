@@ -7,7 +7,7 @@ import pytest
 
 from vclite.api import kinds
 from vclite.apiserver import client as client_mod
-from vclite.cli import run, view
+from vclite.cli import run, runhints, view
 
 ADDED, MODIFIED, DELETED = client_mod.EventType.ADDED, client_mod.EventType.MODIFIED, client_mod.EventType.DELETED
 
@@ -111,11 +111,11 @@ def test_failure_report_says_when_the_exit_handler_failed(on_exit, cond, expecte
                  id="affinity"),
 ])
 def test_a_stuck_line_short_of_resources_is_recognised(line, short):
-    assert run.short_of_resources(line) is short
+    assert runhints.short_of_resources(line) is short
 
 
 def test_the_hint_names_this_machine_and_the_nodes_option():
-    hint = run.host_node_hint()
+    hint = runhints.host_node_hint()
     assert hint.startswith("the one node is this machine (cpu ") and "--nodes" in hint
 
 
@@ -137,6 +137,6 @@ def _mounted_pod(*paths, container="c"):
     pytest.param(_mounted_pod("relative", "/"), ["relative/x /x"], [], id="relative-or-root"),
 ])
 def test_a_log_naming_a_mount_path_gets_a_note_where_it_is_here(pod, tail, mounts):
-    assert run.mount_notes(pod, "c", tail) == [
+    assert runhints.mount_notes(pod, "c", tail) == [
         f"note: the volume mounted at {m} is at $VC_POD_DIR{m} here (pods run as processes on this machine's "
         "filesystem)" for m in mounts]

@@ -1,0 +1,46 @@
+"""What a stopped or failed `vcctl run` adds to its report so that a manifest written for a cluster
+(Volcano's examples) says how to make it run here: the default node's size and `--nodes` when a job waits
+for resources this machine lacks, and where a volume is mounted when a container's log names its path.
+Pure functions over report lines, pods and log lines.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from vclite.api import quantity
+from vclite.executor import nodes as nodes_mod
+
+Obj = dict[str, Any]
+
+# the scheduler's words for a job or pod the nodes are too small for (enqueue's overcommit, a predicate)
+SHORT_OF_RESOURCES = ("resource in cluster is overused", "Insufficient ")
+
+
+def short_of_resources(line: str) -> bool:
+    """Whether a stuck report's line says the nodes lack the resources a job or pod asks for."""
+    return any(words in line for words in SHORT_OF_RESOURCES)
+
+
+def host_node_hint() -> str:
+    """What the default node is and how to declare bigger ones (a manifest written for a cluster asks
+    for more cpus than this machine has, or for GPUs)."""
+    memory = f"{float(quantity.parse(nodes_mod.host_memory())) / 2**30:.1f}Gi"
+    return (f"the one node is this machine (cpu {nodes_mod.host_cpu()}, memory {memory}, no GPU); "
+            'declare the nodes the manifest was written for with --nodes, e.g. --nodes "2x(cpu=4,memory=8Gi,'
+            'nvidia.com/gpu=1)"')
+
+
+def mount_notes(pod: Obj, container: str, tail: list[str]) -> list[str]:
+    """For each volumeMount of the container whose absolute path the log lines name (`cat:
+    /etc/volcano/mpiworker.host: No such file or directory`, a manifest written for a container's
+    filesystem): where that mount is here, since a pod's processes see this machine's filesystem."""
+    spec = pod.get("spec") or {}
+    mounts = [m.get("mountPath") for c in [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]
+              if isinstance(c, dict) and c.get("name") == container for m in c.get("volumeMounts") or []
+              if isinstance(m, dict)]
+    text = "\n".join(tail)
+    return [f"note: the volume mounted at {m} is at $VC_POD_DIR{m} here (pods run as processes on this "
+            "machine's filesystem)"
+            for m in dict.fromkeys(mounts) if isinstance(m, str) and m.startswith("/") and m != "/"
+            and re.search(re.escape(m.rstrip("/")) + r"(/|\b)", text)]
