@@ -28,7 +28,7 @@ from vclite.api import flow, kinds, meta
 from vclite.executor import logtimes
 from vclite.httpserver import backend as backend_mod
 from vclite.httpserver import absent, bodies, discovery, execstream, health, logs, media, metrics, openapi
-from vclite.httpserver import portforward, resources, reviews, routes, security
+from vclite.httpserver import listopts, portforward, resources, reviews, routes, security
 from vclite.httpserver import status as status_mod
 from vclite.httpserver import tables, usagemetrics, watch
 from vclite.lib import clock as clock_mod
@@ -411,6 +411,7 @@ class Server:
         field_selector = query.get("fieldSelector") or ""
         if route.name is not None:  # GET item?watch=true: the one object
             field_selector = ",".join(s for s in (field_selector, f"metadata.name={route.name}") if s)
+        listopts.check(query, watching=True)
         rv = query.get("resourceVersion") or None
         if rv is not None and not rv.isdigit():
             raise errors.BadRequest(f'invalid resourceVersion "{rv}"')

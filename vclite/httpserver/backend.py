@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable, Protocol
 
 from vclite.api import kinds
 from vclite.lib import clock as clock_mod
+from vclite.lib import errors
 from vclite.store import selectors
 
 Obj = dict[str, Any]
@@ -46,18 +47,25 @@ class Backend:
     objects: Callable[[kinds.Kind], Iterable[Obj]]     # stored objects, read-only
     log_path: LogPath | None = None                    # where a pod container's log is (local executor)
     pod_exec: PodExec | None = None                    # commands run in a pod's container (local executor)
+    # the objects of a kind as they were at a resourceVersion (read-only; errors.Gone when too old)
+    snapshot: Callable[[kinds.Kind, int], Iterable[Obj]] | None = None
 
     def select(self, kind: kinds.Kind, namespace: str | None, label_selector: str | None = None,
-               field_selector: str | None = None) -> list[Obj]:
+               field_selector: str | None = None, at: int | None = None) -> list[Obj]:
         """Stored objects (read-only, not copies) of `kind` in `namespace` (None: all) matching both
-        selectors; a malformed selector raises BadRequest."""
+        selectors, as they are or (`at`) as they were at that resourceVersion; a malformed selector
+        raises BadRequest, a version older than the watch history Gone."""
         lp, fp = selectors.label_predicate(label_selector), selectors.field_predicate(field_selector, kind.kind)
-        objs = self.objects(kind) if namespace is None or not kind.namespaced else (
-            o for o in self.objects(kind) if (o.get("metadata") or {}).get("namespace") == namespace)
+        if at is not None and self.snapshot is None:
+            raise errors.BadRequest("this server cannot list the state at a resourceVersion")
+        found = self.objects(kind) if at is None or self.snapshot is None else self.snapshot(kind, at)
+        objs = found if namespace is None or not kind.namespaced else (
+            o for o in found if (o.get("metadata") or {}).get("namespace") == namespace)
         return [o for o in objs if lp(o) and fp(o)]
 
     @classmethod
     def of_client(cls, client: Any, log_path: LogPath | None = None, pod_exec: PodExec | None = None) -> "Backend":
         store = client.store
         return cls(client=client, clock=client.clock, resource_version=lambda: store.resource_version,
-                   objects=lambda kind: store.iter(kind), log_path=log_path, pod_exec=pod_exec)
+                   objects=lambda kind: store.iter(kind), log_path=log_path, pod_exec=pod_exec,
+                   snapshot=store.snapshot)

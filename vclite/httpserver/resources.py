@@ -6,7 +6,9 @@ Writes go through the Client only — admission and resourceVersion checks apply
 refused here changes nothing.
 
 - list: label/field selectors, `limit` + `continue` (a key-ordered cursor; pages read the live
-  state), all-namespace collections; items in (namespace, name) order; Table on request.
+  state), all-namespace collections; items in (namespace, name) order; Table on request;
+  `resourceVersion` + `resourceVersionMatch` as kube-apiserver reads them (listopts.py: `Exact`
+  answers the state at that version, rewound through the watch history, or 410 when too old).
 - create: apiVersion/kind/namespace must agree with the path (filled in when missing).
 - update (PUT), status update, patch (merge, JSON, strategic for built-in kinds only, apply), delete (DeleteOptions body
   or query: propagationPolicy, preconditions), deletecollection.
@@ -29,7 +31,7 @@ from vclite.admission import fields
 from vclite.api import kinds, meta
 from vclite.apiserver import binding, eviction
 from vclite.httpserver import backend as backend_mod
-from vclite.httpserver import bodies, media, patches, routes, tables
+from vclite.httpserver import bodies, listopts, media, patches, routes, tables
 from vclite.httpserver import status as status_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
@@ -91,8 +93,13 @@ def decode_continue(token: str) -> tuple[str, str]:
 def list_objects(be: backend_mod.Backend, route: routes.Resource, query: Query,
                  choice: media.Choice = media.JSON) -> Result:
     kind = route.kind
+    listopts.check(query, watching=False)
     rv = be.resource_version()
-    items = be.select(kind, route.namespace, query.get("labelSelector") or None, query.get("fieldSelector") or None)
+    at = listopts.list_read(query, int(rv))
+    if at is not None:
+        rv = str(at)
+    items = be.select(kind, route.namespace, query.get("labelSelector") or None, query.get("fieldSelector") or None,
+                      at)
     items.sort(key=_sort_key)  # read-only stored objects: serialised by the caller, never modified
     token = query.get("continue")
     if token:

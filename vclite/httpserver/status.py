@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from vclite.api import kinds
+from vclite.httpserver import listopts
 from vclite.lib import errors
 
 Obj = dict[str, Any]
@@ -90,6 +91,14 @@ def status(code: int, reason: str, message: str, details: Obj | None = None) -> 
 
 def from_error(err: errors.ApiError, kind: kinds.Kind | None = None, name: str | None = None) -> Obj:
     """The Status for an API error raised while serving `kind`/`name` (either may be unknown)."""
+    if isinstance(err, listopts.InvalidOptions):
+        return status(err.code, err.reason, err.message, {
+            "group": err.GROUP, "kind": err.KIND,
+            "causes": [{"reason": cause_type(e.message), "message": e.message, "field": e.path} for e in err.errors]})
+    if isinstance(err, listopts.TooLargeResourceVersion):
+        return status(err.code, err.reason, err.message, {
+            "causes": [{"reason": "ResourceVersionTooLarge", "message": listopts.TOO_LARGE_CAUSE}],
+            "retryAfterSeconds": listopts.TOO_LARGE_RETRY_SECONDS})
     details: Obj = {}
     if name:
         details["name"] = name

@@ -370,6 +370,27 @@ class MemoryStore:
         self._by_kind.clear()
         return sub
 
+    def snapshot(self, kind: kinds.Kind, resource_version: int) -> list[Obj]:
+        """The objects of `kind` as they were at `resource_version` (stored objects, read-only): the
+        current ones with every retained event after it undone, newest first (a list with
+        resourceVersionMatch=Exact). Gone when the history no longer reaches back to it."""
+        oldest = self._history[0].rv if self._history else self._rv + 1
+        if resource_version < oldest - 1 and resource_version < self._rv:
+            raise errors.Gone("The resourceVersion for the provided list is too old.")
+        state = dict(self._objects[kind.kind])
+        for ev in reversed(self._history):
+            if ev.rv <= resource_version:
+                break
+            if ev.kind.kind != kind.kind:
+                continue
+            md = ev.object["metadata"]
+            key = (md.get("namespace", "") if kind.namespaced else "", md["name"])
+            if ev.type == "ADDED":
+                state.pop(key, None)
+            elif ev.old is not None:   # (MODIFIED, DELETED: the version before)
+                state[key] = ev.old
+        return list(state.values())
+
     def subscribers_of(self, kind: str) -> list[_Subscription]:
         """The subscriptions an event of `kind` goes to, in subscription order (do not modify)."""
         subs = self._by_kind.get(kind)

@@ -335,6 +335,10 @@ class SqliteStore(memory.MemoryStore):
         with self._transaction():
             return super().delete(kind, namespace, name, propagation, dry_run, grace_period)
 
+    def snapshot(self, kind: kinds.Kind, resource_version: int) -> list[memory.Obj]:
+        with self._mutex:   # (the objects and the history read at one moment)
+            return super().snapshot(kind, resource_version)
+
     def watch(self, kind: kinds.Kind | None, handler: memory.Handler, resource_version: str | None = None):
         with self._mutex:   # no write can slip between the replay and the subscription
             return super().watch(kind, handler, resource_version)

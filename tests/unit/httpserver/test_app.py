@@ -554,3 +554,36 @@ def test_an_eviction_a_budget_refuses_is_429_with_retry_after_and_the_budget_nam
             "The disruption budget b is still being processed by the server.")}], "retryAfterSeconds": 10}
         assert not be.client.get(kinds.POD, "default", "p")["metadata"].get("deletionTimestamp")
     serve(test)
+
+
+def test_a_list_at_an_exact_version_and_its_refusals():
+    async def test(client, srv, be):
+        created = await (await client.post(CMS, json=CM, headers=AUTH)).json()
+        at = created["metadata"]["resourceVersion"]
+        await client.patch(CMS + "/c1", data='{"data": {"k": "2"}}',
+                           headers={**AUTH, "Content-Type": "application/merge-patch+json"})
+        await client.post(CMS, json={**CM, "metadata": {"name": "c2"}}, headers=AUTH)
+        got = await (await client.get(CMS + f"?resourceVersion={at}&resourceVersionMatch=Exact", headers=AUTH)).json()
+        assert got["metadata"]["resourceVersion"] == at
+        assert [(o["metadata"]["name"], o["data"]) for o in got["items"]] == [("c1", {"k": "v"})]
+        newest = await (await client.get(CMS + f"?resourceVersion={at}&resourceVersionMatch=NotOlderThan",
+                                          headers=AUTH)).json()
+        assert [o["metadata"]["name"] for o in newest["items"]] == ["c1", "c2"]
+        before = be.resource_version()
+        refused = await client.get(CMS + "?resourceVersionMatch=Exact", headers=AUTH)
+        body = await refused.json()
+        assert (refused.status, body["reason"], body["details"]["causes"][0]["field"]) == (
+            422, "Invalid", "resourceVersionMatch")
+        assert body["message"] == ('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: '
+                                   "resourceVersionMatch is forbidden unless resourceVersion is provided")
+        ahead = await client.get(CMS + f"?resourceVersion={int(before) + 5}&resourceVersionMatch=Exact", headers=AUTH)
+        body = await ahead.json()
+        assert (ahead.status, body["reason"], body["details"]["causes"][0]["reason"]) == (
+            504, "Timeout", "ResourceVersionTooLarge")
+        be.client.store._history.clear()  # as if the history had rolled over
+        gone = await client.get(CMS + f"?resourceVersion={at}&resourceVersionMatch=Exact", headers=AUTH)
+        body = await gone.json()
+        assert (gone.status, body["reason"], body["message"]) == (
+            410, "Expired", "The resourceVersion for the provided list is too old.")
+        assert be.resource_version() == before
+    serve(test)

@@ -268,3 +268,30 @@ def test_the_api_names_a_generate_name_object_before_admission_so_vcjob_rules_se
     with pytest.raises(errors.Invalid) as info:
         client.create(bad)
     assert [fe.path for fe in info.value.errors] == ["metadata.generateName"]
+
+
+def _cm(name, value, ns="default"):
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": ns}, "data": {"k": value}}
+
+
+def test_a_snapshot_is_the_state_at_a_version_rewound_through_the_history():
+    """resourceVersionMatch=Exact: creates, updates and deletes after the version are undone."""
+    s = new_store()
+    a = s.create(kinds.CONFIGMAP, _cm("a", "1"))
+    s.create(kinds.POD, pod("p"))                          # (another kind: not in the ConfigMaps' state)
+    at = int(s.resource_version)
+    s.update(kinds.CONFIGMAP, {**a, "data": {"k": "2"}})
+    s.create(kinds.CONFIGMAP, _cm("b", "1"))
+    s.delete(kinds.CONFIGMAP, "default", "a")
+    assert [(o["metadata"]["name"], o["data"]) for o in s.snapshot(kinds.CONFIGMAP, at)] == [("a", {"k": "1"})]
+    assert [o["metadata"]["name"] for o in s.snapshot(kinds.CONFIGMAP, int(s.resource_version))] == ["b"]
+    assert s.snapshot(kinds.CONFIGMAP, 0) == []
+
+
+def test_a_snapshot_older_than_the_history_is_gone():
+    s = memory.MemoryStore(clock.VirtualClock(), history=2)
+    for i in range(4):
+        s.create(kinds.CONFIGMAP, _cm(f"c{i}", "1"))
+    assert len(s.snapshot(kinds.CONFIGMAP, 2)) == 2        # (events 3 and 4 retained: rewinds to 2)
+    with pytest.raises(errors.Gone, match="The resourceVersion for the provided list is too old."):
+        s.snapshot(kinds.CONFIGMAP, 1)
