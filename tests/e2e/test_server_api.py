@@ -46,3 +46,23 @@ def test_a_list_with_resource_version_match_exact_answers_that_version(core):
 def test_kubectl_get_raw_of_a_version_the_server_has_not_reached(kubectl):
     r = kubectl("get", "--raw", "/api/v1/configmaps?resourceVersion=99999999&resourceVersionMatch=Exact", check=False)
     assert r.returncode != 0 and "Too large resource version: 99999999" in r.stderr, r.stderr
+
+
+def test_kubectl_create_service_gets_kube_apiservers_defaults(kubectl):
+    import json
+    out = json.loads(kubectl("create", "service", "nodeport", "web", "--tcp=80:8080", "-o", "json").stdout)
+    spec = out["spec"]
+    assert spec["type"] == "NodePort" and spec["sessionAffinity"] == "None"
+    assert spec["clusterIP"].startswith("10.") and spec["clusterIPs"] == [spec["clusterIP"]]
+    assert (spec["ipFamilies"], spec["ipFamilyPolicy"], spec["internalTrafficPolicy"]) == (
+        ["IPv4"], "SingleStack", "Cluster")
+    assert spec["ports"][0]["protocol"] == "TCP" and 30000 <= spec["ports"][0]["nodePort"] <= 32767
+    # applied again without the assigned fields: they are kept, as kube-apiserver keeps them
+    kubectl("apply", "--server-side", "--force-conflicts", "-f", "-", input=json.dumps(
+        {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+         "spec": {"type": "NodePort", "selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}]}}))
+    again = json.loads(kubectl("get", "svc", "web", "-o", "json").stdout)["spec"]
+    assert again["clusterIP"] == spec["clusterIP"] and again["ports"][0]["nodePort"] == spec["ports"][0]["nodePort"]
+    bad = kubectl("create", "service", "clusterip", "bad", "--tcp=0:80", check=False)
+    assert bad.returncode != 0 and "spec.ports[0].port: Invalid value: 0: must be between 1 and 65535" in bad.stderr
+    assert kubectl("get", "svc", "bad", check=False).returncode != 0

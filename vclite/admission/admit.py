@@ -15,7 +15,8 @@ import types
 from typing import Any, Callable
 
 from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, priorityclass, queue
-from vclite.admission import command, cronjob, hypernode, lease, namespace, pdb, resourcequota, secret, vcjob
+from vclite.admission import (command, cronjob, hypernode, lease, namespace, pdb, resourcequota, secret, service,
+                              serviceips, vcjob)
 from vclite.api import kinds, meta
 from vclite.lib import errors
 from vclite.lib import jsoncopy
@@ -63,6 +64,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.LEASE.kind: Rules(validate=lease.validate),
     kinds.PODDISRUPTIONBUDGET.kind: Rules(pdb.mutate, pdb.validate),
     kinds.RESOURCEQUOTA.kind: Rules(resourcequota.mutate, resourcequota.validate),
+    kinds.SERVICE.kind: Rules(service.mutate, service.validate, resolve=serviceips.resolve),
 })
 
 

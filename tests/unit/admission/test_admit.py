@@ -42,7 +42,7 @@ ACCEPT_CASES = [
                      "a": "x" * (256 * 1024 - 4), "b": "é"}}), id="annotations-of-the-largest-size"),
     pytest.param(kinds.CONFIGMAP, obj(kinds.CONFIGMAP, "job-svc", "default", data={"a": "b"}), id="configmap"),
     pytest.param(kinds.NAMESPACE, obj(kinds.NAMESPACE, "team-a"), id="namespace"),
-    pytest.param(kinds.SERVICE, obj(kinds.SERVICE, "job", "default"), id="service"),
+    pytest.param(kinds.SERVICE, obj(kinds.SERVICE, "job", "default", spec={"clusterIP": "None"}), id="service"),
     pytest.param(kinds.EVENT, obj(kinds.EVENT, "job.17f3a", "default", reason="Created"), id="event"),
     pytest.param(kinds.POD, obj(kinds.POD, "p", "default", spec=pod_spec()), id="pod-without-command"),
     pytest.param(kinds.POD, obj(kinds.POD, "p", "default", metadata={"name": "p", "labels": {
@@ -81,7 +81,7 @@ REJECT_CASES = [
                   "alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. "
                   "'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"],
                  id="namespace-name-is-a-label"),
-    pytest.param(kinds.SERVICE, obj(kinds.SERVICE, "1job", "default"),
+    pytest.param(kinds.SERVICE, obj(kinds.SERVICE, "1job", "default", spec={"clusterIP": "None"}),
                  ["metadata.name: Invalid value: \"1job\": a DNS-1035 label must consist of lower case alphanumeric "
                   "characters or '-', start with an alphabetic character, and end with an alphanumeric character "
                   "(e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"],
