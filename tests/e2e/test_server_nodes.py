@@ -169,3 +169,17 @@ def test_an_eviction_is_refused_as_kube_apiserver_refuses_it(kubectl, tmp_path, 
     r = kubectl("create", "--raw", f"/api/v1/namespaces/default/pods/{name}/eviction", "-f", str(path), check=False)
     assert r.returncode != 0 and error in r.stderr, r.stderr
 
+
+
+def test_the_node_leases_are_renewed_as_a_kubelet_renews_them(kubectl):
+    """Every leaseDurationSeconds/4 (10 s): a node lease whose renewTime moves on (also when cordoned)."""
+    def renewed():
+        lease = json.loads(kubectl("get", "lease", "-n", "kube-node-lease", "local-0", "-o", "json").stdout)
+        return lease["spec"]["renewTime"], lease["spec"]["leaseDurationSeconds"]
+    first, duration = renewed()
+    assert duration == 40
+    kubectl("cordon", "local-0")
+    try:
+        vcctl_server.wait_until(lambda: renewed()[0] > first, "the lease renewed", timeout=90)
+    finally:
+        kubectl("uncordon", "local-0")

@@ -40,7 +40,7 @@ def build_runtime(data_dir: pathlib.Path, nodes: list[dict] | None,
                   conf: scheduler_conf_mod.SchedulerConf | None,
                   controllers: frozenset[str] = frozenset(gates.KNOWN)) -> runtime_mod.Runtime:
     return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, scheduler_config=conf, data_dir=data_dir,
-                               controllers=controllers)
+                               controllers=controllers, heartbeat=True)
 
 
 def _announce(url: str, kubeconfig: pathlib.Path) -> None:

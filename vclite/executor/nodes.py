@@ -11,6 +11,7 @@ This module builds objects only: it never writes to the API and never starts pro
 """
 from __future__ import annotations
 
+import datetime
 import functools
 import os
 import platform
@@ -22,6 +23,7 @@ from typing import Any
 from vclite import __version__
 from vclite.admission import common, shapes
 from vclite.api import core, quantity, yamlio
+from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
 
@@ -328,12 +330,12 @@ def _complete(doc: yamlio.Document, obj: Obj) -> Obj:
 
 NODE_LEASE_NAMESPACE = "kube-node-lease"
 NODE_LEASE_SECONDS = 40   # the kubelet's nodeLeaseDurationSeconds
+STATUS_REPORT_SECONDS = 300   # the kubelet's nodeStatusReportFrequency: conditions re-written at least this often
 
 
 def node_lease(node: Obj, now_micro: str) -> Obj:
     """The Lease a kubelet holds for its node (`kube-node-lease/<node>`, owned by the Node), renewed `now`.
-    The server writes it when it first starts with the node and never renews it (its executor is the
-    server itself), so `kubectl describe node` finds one."""
+    The server writes it when it first starts with the node; the heartbeat (heartbeat.py) renews it."""
     md = node.get("metadata") or {}
     return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
             "metadata": {"name": md.get("name"), "namespace": NODE_LEASE_NAMESPACE,
@@ -342,3 +344,22 @@ def node_lease(node: Obj, now_micro: str) -> Obj:
             "spec": {"holderIdentity": md.get("name"), "leaseDurationSeconds": NODE_LEASE_SECONDS,
                      "renewTime": now_micro}}
 
+
+
+def heartbeat_status(node_obj: Obj, now: datetime.datetime, report_seconds: float = STATUS_REPORT_SECONDS
+                     ) -> Obj | None:
+    """The node's status with every condition's `lastHeartbeatTime` at `now` when the Ready condition's
+    is `report_seconds` old or more (or missing), as a kubelet reports; None while it is recent."""
+    status = node_obj.get("status") or {}
+    conditions = status.get("conditions") or []
+    ready = next((c for c in conditions if c.get("type") == "Ready"), None)
+    if ready is None:
+        return None
+    try:
+        last = clock_mod.parse_time(ready.get("lastHeartbeatTime"))
+    except (ValueError, TypeError, AttributeError):
+        last = None   # (a time someone wrote that does not parse: written anew)
+    if last is not None and (now - last).total_seconds() < report_seconds:
+        return None
+    stamp = clock_mod.format_time(now)
+    return {**status, "conditions": [{**c, "lastHeartbeatTime": stamp} for c in conditions]}

@@ -3,9 +3,9 @@
 The runtime wires the parts and drives them with the shared loop (`loop.Loop`: `step`, `settle`,
 `run_until`): the in-process API (admission over the memory or SQLite store), the vcjob, JobFlow,
 CronJob, JobTemplate, PodGroup, Queue, Namespace, disruption (PodDisruptionBudget) and ResourceQuota
-controllers, the scheduler, the local executor and the Event recorder. `controllers` (Volcano names, see
-`gates`) leaves controllers out: a server whose JobFlows are reconciled by `vcctl controller` elsewhere runs
-without its own JobFlow controllers.
+controllers, the scheduler, the local executor (and, `heartbeat`, its nodes' kubelet heartbeat) and the
+Event recorder. `controllers` (Volcano names, see `gates`) leaves controllers out: a server whose JobFlows
+are reconciled by `vcctl controller` elsewhere runs without its own JobFlow controllers.
 
 With `data_dir`, the control plane is durable: objects live in `<data_dir>/store.db` (a
 store.sqlite.SqliteStore, owned by this process until close()) and pods' working directories and
@@ -35,6 +35,7 @@ from vclite.controllers import queue as queue_controller
 from vclite.controllers.job import controller as job_controller
 from vclite.controllers.jobflow import controller as jobflow_controller
 from vclite.executor import executor as executor_mod
+from vclite.executor import heartbeat as heartbeat_mod
 from vclite.executor import nodes as nodes_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import component as component_mod
@@ -54,8 +55,10 @@ class Runtime(loop_mod.Loop):
     def __init__(self, clock: clock_mod.Clock | None = None, *, nodes: list[dict] | None = None,
                  workdir: str | pathlib.Path | None = None, scheduler_config: Any = None, run_pods: bool = True,
                  require_command: bool = True, max_requeues: int = 15, restart_backoff: float = 10.0,
-                 data_dir: str | pathlib.Path | None = None, controllers: Iterable[str] = gates.KNOWN):
-        """`controllers`: the Volcano names of the controllers to run (`gates.enabled` reads the flag)."""
+                 data_dir: str | pathlib.Path | None = None, controllers: Iterable[str] = gates.KNOWN,
+                 heartbeat: bool = False):
+        """`controllers`: the Volcano names of the controllers to run (`gates.enabled` reads the flag);
+        `heartbeat`: the executor's nodes' Leases and conditions renewed as a kubelet's (a server)."""
         self.clock = clock or clock_mod.RealClock()
         self.data_dir = pathlib.Path(data_dir) if data_dir is not None else None
         self.store: sqlite_store.SqliteStore | None = None
@@ -115,6 +118,10 @@ class Runtime(loop_mod.Loop):
                                                        restart_backoff=restart_backoff, recorder=self.events.record)
             components.append(self.executor)
         components += [self.scheduler, self.events]
+        self.heartbeat = None
+        if run_pods and heartbeat:
+            self.heartbeat = heartbeat_mod.NodeHeartbeat(self.client, self.clock, self.node_names)
+            components.append(self.heartbeat)
         super().__init__(self.clock, components, max_requeues)
 
     def _node_leases(self, names: list[str]) -> None:
