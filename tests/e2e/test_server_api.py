@@ -66,3 +66,36 @@ def test_kubectl_create_service_gets_kube_apiservers_defaults(kubectl):
     bad = kubectl("create", "service", "clusterip", "bad", "--tcp=0:80", check=False)
     assert bad.returncode != 0 and "spec.ports[0].port: Invalid value: 0: must be between 1 and 65535" in bad.stderr
     assert kubectl("get", "svc", "bad", check=False).returncode != 0
+
+
+def test_events_k8s_io_through_the_python_clients_events_v1_api_and_kubectl(server, core, kubectl):
+    from kubernetes import client, config, watch
+    events = client.EventsV1Api(config.new_client_from_config(str(server.kubeconfig)))
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "evp"},
+           "spec": {"schedulerName": "volcano", "restartPolicy": "Never",
+                    "containers": [{"name": "main", "image": "busybox", "command": ["true"]}]}}
+    core.create_namespaced_pod("default", pod)
+    started = vcctl_server.wait_until(lambda: [e for e in events.list_namespaced_event(
+        "default", field_selector="regarding.name=evp").items if e.reason == "Started"], "the pod's Started event")
+    ev = started[0]
+    assert ev.regarding.kind == "Pod" and ev.note == "Started container main" and ev.deprecated_count == 1
+    assert ev.deprecated_source.component == "kubelet" and ev.event_time is not None   # (kube: null, which this client cannot read)
+    assert events.read_namespaced_event(ev.metadata.name, "default").note == ev.note
+    stream = watch.Watch().stream(events.list_namespaced_event, "default", timeout_seconds=30)
+    made = events.create_namespaced_event("default", client.EventsV1Event(
+        metadata=client.V1ObjectMeta(name="by-client.1"), event_time="2026-01-01T00:00:00.000000Z",
+        reporting_controller="example.com/ctl", reporting_instance="ctl-1", action="Sync", reason="Synced",
+        type="Normal", note="from the client", regarding=client.V1ObjectReference(kind="Pod", name="evp",
+                                                                                  namespace="default")))
+    assert made.note == "from the client"
+    seen = next(e["object"] for e in stream if e["object"].metadata.name == "by-client.1")
+    assert seen.reporting_controller == "example.com/ctl"
+    as_core = core.read_namespaced_event("by-client.1", "default")
+    assert (as_core.message, as_core.involved_object.name) == ("from the client", "evp")
+    with pytest.raises(client.ApiException) as refused:
+        events.create_namespaced_event("default", client.EventsV1Event(
+            metadata=client.V1ObjectMeta(name="bad.1"), event_time="2026-01-01T00:00:00.000000Z", reason="X"))
+    assert refused.value.status == 422 and "reportingController: Required value" in refused.value.body
+    table = kubectl("get", "events.events.k8s.io", "--field-selector", "reason=Synced").stdout
+    assert "Synced" in table and "pod/evp" in table and "from the client" in table, table
+    assert "Started container main" in kubectl("events", "--for", "pod/evp").stdout

@@ -32,6 +32,12 @@ class Kind:
         """`plural.group` as kubectl names it (`jobflows.flow.volcano.sh`)."""
         return f"{self.plural}.{self.group}" if self.group else self.plural
 
+    @property
+    def selector_kind(self) -> str:
+        """The name field selectors are looked up by (store/selectors.py): the kind's, or for a view
+        (VIEWS) `group/kind`, whose field names are its own."""
+        return f"{self.group}/{self.kind}" if self in VIEWS else self.kind
+
 
 JOB = Kind("batch.volcano.sh", "v1alpha1", "Job", "jobs", "job", True, ("vcjob", "vj"), crd=True)
 # Volcano's CronJob (pkg/controllers/cronjob): vcjobs made from a template on a cron schedule.
@@ -70,6 +76,16 @@ ALL: tuple[Kind, ...] = (JOB, CRONJOB, JOBFLOW, JOBTEMPLATE, QUEUE, PODGROUP, HY
                          NAMESPACE, EVENT, CONFIGMAP, SERVICE, SECRET, COMMAND, LEASE, PODDISRUPTIONBUDGET,
                          RESOURCEQUOTA)
 _BY_KIND = {k.kind: k for k in ALL}
+
+# Kinds served over HTTP as another version of a stored kind, never stored themselves (vcctl server
+# converts: api/eventsv1.py): events.k8s.io/v1 Events are the core/v1 Events.
+EVENT_V1 = Kind("events.k8s.io", "v1", "Event", "events", "event", True, ("ev",), has_status=False)
+VIEWS: dict[Kind, Kind] = {EVENT_V1: EVENT}    # view -> the stored kind it shows
+
+
+def lookup_view(api_version: str, kind: str) -> Kind | None:
+    """The view kind (VIEWS) for an (apiVersion, kind) pair, or None."""
+    return next((v for v in VIEWS if v.kind == kind and v.api_version == api_version), None)
 
 
 def by_kind(kind: str) -> Kind | None:

@@ -2,6 +2,8 @@
 
 `Backend.of_client` adapts an `apiserver.inprocess.InProcessClient` (whose store exposes the
 current resourceVersion and read-only iteration); tests build one from `inprocess.new_client()`.
+The kinds served as views of a stored kind (events.k8s.io/v1 Events) are converted on the way
+(views.py).
 The server never writes anywhere but through `client`. `select` returns the stored objects
 themselves (no copies): callers serialise them at once and never modify them — a list of 1,000
 JobFlows costs no deep copy.
@@ -14,6 +16,7 @@ from typing import Any, Callable, Iterable, Protocol
 
 from vclite.api import kinds
 from vclite.lib import clock as clock_mod
+from vclite.httpserver import views
 from vclite.lib import errors
 from vclite.store import selectors
 
@@ -55,7 +58,7 @@ class Backend:
         """Stored objects (read-only, not copies) of `kind` in `namespace` (None: all) matching both
         selectors, as they are or (`at`) as they were at that resourceVersion; a malformed selector
         raises BadRequest, a version older than the watch history Gone."""
-        lp, fp = selectors.label_predicate(label_selector), selectors.field_predicate(field_selector, kind.kind)
+        lp, fp = selectors.label_predicate(label_selector), selectors.field_predicate(field_selector, kind.selector_kind)
         if at is not None and self.snapshot is None:
             raise errors.BadRequest("this server cannot list the state at a resourceVersion")
         found = self.objects(kind) if at is None or self.snapshot is None else self.snapshot(kind, at)
@@ -66,6 +69,8 @@ class Backend:
     @classmethod
     def of_client(cls, client: Any, log_path: LogPath | None = None, pod_exec: PodExec | None = None) -> "Backend":
         store = client.store
-        return cls(client=client, clock=client.clock, resource_version=lambda: store.resource_version,
-                   objects=lambda kind: store.iter(kind), log_path=log_path, pod_exec=pod_exec,
-                   snapshot=store.snapshot)
+        return cls(client=views.ViewClient(client), clock=client.clock,
+                   resource_version=lambda: store.resource_version,
+                   objects=lambda kind: views.shown(kind, store.iter(kinds.VIEWS.get(kind, kind))),
+                   log_path=log_path, pod_exec=pod_exec,
+                   snapshot=lambda kind, at: views.shown(kind, store.snapshot(kinds.VIEWS.get(kind, kind), at)))

@@ -33,7 +33,7 @@ METRICS_VERBS = ["get", "list"]
 
 
 def kinds_of(group: str, version: str) -> list[kinds.Kind]:
-    return [k for k in kinds.ALL if k.group == group and k.version == version]
+    return [k for k in routes.served_kinds() if k.group == group and k.version == version]
 
 
 def version_info() -> Obj:

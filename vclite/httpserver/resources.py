@@ -140,7 +140,8 @@ def _conform(route: routes.Resource, obj: Obj, name_from_path: bool = False) -> 
     api_version, kind_name = obj.get("apiVersion"), obj.get("kind")
     if api_version in (None, "") and kind_name in (None, ""):
         obj["apiVersion"], obj["kind"] = kind.api_version, kind.kind
-    elif kinds.lookup(str(api_version or ""), str(kind_name or "")) is not kind:
+    elif (kinds.lookup(str(api_version or ""), str(kind_name or ""))
+          or kinds.lookup_view(str(api_version or ""), str(kind_name or ""))) is not kind:
         raise errors.BadRequest(f"the API version in the data ({api_version}) does not match the expected API "
                                 f"version ({kind.api_version}), or the kind ({kind_name}) is not {kind.kind}")
     md = obj.get("metadata")

@@ -103,14 +103,19 @@ def discovered_group_versions() -> list[tuple[str, str]]:
 def served_group_versions() -> list[tuple[str, str]]:
     """(group, version) pairs in kinds-table order, core ("", "v1") first."""
     out: list[tuple[str, str]] = [("", "v1")]
-    for k in kinds.ALL:
+    for k in served_kinds():
         if (k.group, k.version) not in out:
             out.append((k.group, k.version))
     return out
 
 
+def served_kinds() -> tuple[kinds.Kind, ...]:
+    """The stored kinds, then the views of them (events.k8s.io/v1 Events: httpserver/views.py)."""
+    return (*kinds.ALL, *kinds.VIEWS)
+
+
 def kind_for(group: str, version: str, plural: str) -> kinds.Kind | None:
-    for k in kinds.ALL:
+    for k in served_kinds():
         if k.group == group and k.version == version and k.plural == plural:
             return k
     return None

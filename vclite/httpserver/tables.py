@@ -16,7 +16,7 @@ import datetime
 import json
 from typing import Any, Callable
 
-from vclite.api import disruption, kinds, quantity
+from vclite.api import disruption, eventsv1, kinds, quantity
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -320,13 +320,18 @@ def _row_object(obj: Obj) -> Obj:
     return {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": md}
 
 
+# views whose cells are read from the stored form (kube-apiserver prints both Event versions alike)
+CELLS_FROM = {kinds.EVENT_V1: eventsv1.to_core}
+
+
 def table(kind: kinds.Kind, objs: list[Obj], now: datetime.datetime, resource_version: str = "",
           include_object: str = "Metadata", continue_token: str = "") -> Obj:
     """A meta.k8s.io/v1 Table of `objs`; include_object None|Metadata|Object decides each row's object."""
     cols = columns(kind)
+    stored = CELLS_FROM.get(kind)
     rows = []
     for obj in objs:
-        row: Obj = {"cells": [c.cell(obj, now) for c in cols]}
+        row: Obj = {"cells": [c.cell(obj if stored is None else stored(obj), now) for c in cols]}
         if include_object == "Object":
             row["object"] = obj
         elif include_object != "None":

@@ -34,7 +34,7 @@ class Feed:
                  field_selector: str | None, max_buffer: int = MAX_BUFFER):
         self.client, self.kind, self.namespace = client, kind, namespace
         self._labels = selectors.label_predicate(label_selector)
-        self._fields = selectors.field_predicate(field_selector, kind.kind)
+        self._fields = selectors.field_predicate(field_selector, kind.selector_kind)
         self.buffer: collections.deque[tuple[str, Obj]] = collections.deque()
         self.max_buffer = max_buffer
         self.overflowed = False

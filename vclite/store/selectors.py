@@ -128,6 +128,10 @@ FIELD_LABELS: dict[str, frozenset[str]] = {
     "Event": _COMMON_FIELDS | {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
                                "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
                                "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"},
+    # events.k8s.io/v1 Events (a view of the core ones): kube-apiserver's names for the same fields
+    "events.k8s.io/Event": _COMMON_FIELDS | {"regarding.kind", "regarding.namespace", "regarding.name",
+                                             "regarding.uid", "regarding.apiVersion", "regarding.resourceVersion",
+                                             "regarding.fieldPath", "reason", "reportingController", "type"},
     "Namespace": _COMMON_FIELDS | {"status.phase"},
     "Node": _COMMON_FIELDS | {"spec.unschedulable"},
 }

@@ -587,3 +587,48 @@ def test_a_list_at_an_exact_version_and_its_refusals():
             410, "Expired", "The resourceVersion for the provided list is too old.")
         assert be.resource_version() == before
     serve(test)
+
+
+EVENTS_V1 = "/apis/events.k8s.io/v1/namespaces/default/events"
+
+
+def test_events_k8s_io_serves_the_core_events_converted():
+    async def test(client, srv, be):
+        be.client.create({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "p.1", "namespace": "default"},
+                          "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"},
+                          "reason": "Started", "message": "hello", "type": "Normal", "count": 1,
+                          "source": {"component": "kubelet"}})
+        watch = await client.get(EVENTS_V1 + "?watch=true&timeoutSeconds=2", headers=AUTH)
+        listed = await (await client.get(EVENTS_V1 + "?fieldSelector=regarding.kind=Pod", headers=AUTH)).json()
+        assert listed["kind"] == "EventList" and listed["apiVersion"] == "events.k8s.io/v1"
+        item = listed["items"][0]
+        assert (item["apiVersion"], item["note"], item["regarding"]["name"], item["deprecatedSource"],
+                item["eventTime"]) == ("events.k8s.io/v1", "hello", "p", {"component": "kubelet"},
+                                       item["metadata"]["creationTimestamp"][:-1] + ".000000Z")
+        got = await (await client.get(EVENTS_V1 + "/p.1", headers=AUTH)).json()
+        assert got == item
+        refused = await client.get(EVENTS_V1 + "?fieldSelector=involvedObject.kind=Pod", headers=AUTH)
+        assert refused.status == 400   # (the core name: not a field of events.k8s.io's Event)
+        created = await client.post(EVENTS_V1, headers=AUTH, json={
+            "apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e.2"},
+            "eventTime": "2026-01-01T00:00:00.000000Z", "reportingController": "example.com/ctl",
+            "reportingInstance": "ctl-1", "action": "Sync", "reason": "Synced", "type": "Normal", "note": "done",
+            "regarding": {"kind": "Pod", "name": "p", "namespace": "default"}})
+        assert created.status == 201 and (await created.json())["note"] == "done"
+        core = be.client.get(kinds.EVENT, "default", "e.2")
+        assert (core["message"], core["reportingComponent"], core["involvedObject"]["name"]) == ("done",
+                                                                                                  "example.com/ctl", "p")
+        got = await read_lines(watch, 2)
+        assert [(e["type"], e["object"]["apiVersion"], e["object"].get("note")) for e in got] == [
+            ("ADDED", "events.k8s.io/v1", "hello"), ("ADDED", "events.k8s.io/v1", "done")]
+        before = be.resource_version()
+        bad = await client.post(EVENTS_V1, headers=AUTH, json={"apiVersion": "events.k8s.io/v1", "kind": "Event",
+                                                               "metadata": {"name": "e.3"}, "reason": "X"})
+        body = await bad.json()
+        assert bad.status == 422 and body["message"].startswith('Event.events.k8s.io "e.3" is invalid: [eventTime: '
+                                                                 "Required value")
+        assert be.resource_version() == before
+        table = await (await client.get(EVENTS_V1, headers={**AUTH, "Accept": "application/json;as=Table;v=v1;"
+                                                                              "g=meta.k8s.io"})).json()
+        assert [r["cells"][2:4] for r in table["rows"]] == [["Synced", "pod/p"], ["Started", "pod/p"]]
+    serve(test)
