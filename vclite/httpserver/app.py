@@ -417,7 +417,8 @@ class Server:
             raise errors.BadRequest(f'invalid resourceVersion "{rv}"')
         timeout = media.parse_int(query.get("timeoutSeconds"), "timeoutSeconds") or DEFAULT_WATCH_TIMEOUT
         bookmarks = media.parse_bool(query.get("allowWatchBookmarks"), "allowWatchBookmarks")
-        initial = media.parse_bool(query.get("sendInitialEvents"), "sendInitialEvents")
+        initial = media.parse_bool(query.get("sendInitialEvents"), "sendInitialEvents") \
+            if query.get("sendInitialEvents") not in (None, "") else None
         include = query.get("includeObject") or "Metadata"
         as_table = choice.form == "table"
         feed = watch.Feed(self.backend.client, kind, route.namespace, query.get("labelSelector") or None,
@@ -425,7 +426,7 @@ class Server:
         response = web.StreamResponse(status=200, headers={"Content-Type": tables.CONTENT_TYPE if as_table else JSON_CT})
         response.enable_chunked_encoding()
         try:
-            feed.open(rv, initial, self.backend.resource_version())
+            feed.open(rv, initial, bookmarks, self.backend.resource_version())
         except errors.Gone as err:
             await response.prepare(request)
             await response.write(_dumps({"type": "ERROR", "object": status_mod.from_error(err)}) + b"\n")

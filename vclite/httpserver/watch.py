@@ -9,8 +9,10 @@
 - Event objects are the store's shared read-only objects: queued by reference, serialised by the
   stream. A consumer that falls MAX_BUFFER events behind is cut off (the stream ends; the client
   re-watches from the last version it saw).
-- `sendInitialEvents=true` ends the initial ADDED events with a BOOKMARK annotated
-  `k8s.io/initial-events-end`.
+- `sendInitialEvents=true` (with `resourceVersionMatch=NotOlderThan`) starts with the current
+  objects whatever the resourceVersion, ended — when the request allows bookmarks — by a BOOKMARK
+  annotated `k8s.io/initial-events-end`; `sendInitialEvents=false` sends no initial objects (from
+  now on without a resourceVersion), as kube-apiserver's watch cache does.
 No HTTP here; `frame()` builds each line's JSON object, Table rows included.
 """
 from __future__ import annotations
@@ -48,17 +50,24 @@ class Feed:
             return False
         return self._labels(obj) and self._fields(obj)
 
-    def open(self, resource_version: str | None, send_initial_bookmark: bool = False,
-             current_rv: str = "") -> None:
-        """Start following; may raise errors.Gone (too old resourceVersion)."""
-        if resource_version in (None, "", "0"):
+    def open(self, resource_version: str | None, send_initial_events: bool | None = None,
+             initial_bookmark: bool = False, current_rv: str = "") -> None:
+        """Start following; may raise errors.Gone (too old resourceVersion). `send_initial_events`
+        as the request's sendInitialEvents: None (not given) sends the current objects first only
+        without a resourceVersion (or "0"), otherwise replays from it; True sends them whatever the
+        version (the state now is at least as new), False never. `initial_bookmark`: end the
+        initial objects with the `k8s.io/initial-events-end` BOOKMARK (`current_rv`)."""
+        legacy_state = resource_version in (None, "", "0")
+        if send_initial_events or (send_initial_events is None and legacy_state):
             for obj in sorted(self.client.list(self.kind, self.namespace), key=lambda o: (meta.namespace(o),
                                                                                           meta.name(o))):
                 if self.matches(obj):
                     self.buffer.append(("ADDED", obj))
-            if send_initial_bookmark:
+            if send_initial_events and initial_bookmark:
                 self.buffer.append(("BOOKMARK", self.bookmark(current_rv, initial_end=True)))
             self._sub = self.client.watch(self.kind, self._on_event)
+        elif legacy_state:
+            self._sub = self.client.watch(self.kind, self._on_event)   # (from now on)
         else:
             self._sub = self.client.watch(self.kind, self._on_event, resource_version)
         if self.buffer:

@@ -632,3 +632,19 @@ def test_events_k8s_io_serves_the_core_events_converted():
                                                                               "g=meta.k8s.io"})).json()
         assert [r["cells"][2:4] for r in table["rows"]] == [["Synced", "pod/p"], ["Started", "pod/p"]]
     serve(test)
+
+
+def test_a_watch_list_request_and_the_watch_options_kube_apiserver_refuses():
+    async def test(client, srv, be):
+        created = await (await client.post(CMS, json=CM, headers=AUTH)).json()
+        rv = created["metadata"]["resourceVersion"]
+        resp = await client.get(CMS + f"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+                                      f"&allowWatchBookmarks=true&resourceVersion={rv}&timeoutSeconds=1", headers=AUTH)
+        got = await read_lines(resp, 2)
+        assert [e["type"] for e in got] == ["ADDED", "BOOKMARK"]
+        assert got[1]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+        refused = await client.get(CMS + "?watch=1&sendInitialEvents=true", headers=AUTH)
+        body = await refused.json()
+        assert refused.status == 422 and body["details"]["causes"][0]["message"] == (
+            "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
+    serve(test)

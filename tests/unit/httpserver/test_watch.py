@@ -95,10 +95,28 @@ def test_slow_consumer_is_cut_off(client):
 def test_initial_events_end_bookmark(client):
     client.create(cm("a"))
     feed = watch.Feed(client, kinds.CONFIGMAP, None, None, None)
-    feed.open(None, send_initial_bookmark=True, current_rv="42")
+    feed.open(None, send_initial_events=True, initial_bookmark=True, current_rv="42")
     got = feed.drain()
     assert got[-1] == ("BOOKMARK", {"kind": "ConfigMap", "apiVersion": "v1", "metadata": {
         "resourceVersion": "42", "annotations": {watch.INITIAL_EVENTS_END: "true"}}})
+
+
+@pytest.mark.parametrize("from_version, initial, bookmarks, wanted", [
+    pytest.param(None, None, False, ["ADDED a", "ADDED b", "MODIFIED b"], id="legacy-state-then-changes"),
+    pytest.param("first", None, False, ["ADDED b", "MODIFIED b"], id="legacy-replay-from-a-version"),
+    pytest.param("first", True, True, ["ADDED a", "ADDED b", "BOOKMARK", "MODIFIED b"],
+                 id="initial-events-whatever-the-version"),
+    pytest.param(None, True, False, ["ADDED a", "ADDED b", "MODIFIED b"], id="no-end-bookmark-unless-allowed"),
+    pytest.param(None, False, False, ["MODIFIED b"], id="no-initial-events-from-now"),
+    pytest.param("first", False, False, ["ADDED b", "MODIFIED b"], id="no-initial-events-from-a-version"),
+])
+def test_send_initial_events_as_kube_apiservers_watch_cache(client, from_version, initial, bookmarks, wanted):
+    first = client.create(cm("a"))
+    b = client.create(cm("b"))
+    feed = watch.Feed(client, kinds.CONFIGMAP, None, None, None)
+    feed.open(first["metadata"]["resourceVersion"] if from_version else None, initial, bookmarks, "9")
+    client.update({**b, "data": {"k": "2"}})
+    assert [f"{t} {o['metadata'].get('name', '')}".strip() for t, o in feed.drain()] == wanted
 
 
 def test_table_frames_are_one_row_tables(client):
