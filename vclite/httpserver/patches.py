@@ -151,12 +151,16 @@ MERGE_KEYS = {"containers": "name", "initContainers": "name", "ephemeralContaine
               "ports": "containerPort", "imagePullSecrets": "name", "conditions": "type",
               "ownerReferences": "uid", "hostAliases": "ip", "containerStatuses": "name",
               "initContainerStatuses": "name"}
+# a list whose merge key depends on where it is: a Service's `spec.ports` merge by `port` (a container's by
+# `containerPort`); the path is the fields from the object's root, `*` for any list item
+PATH_MERGE_KEYS = {("spec", "ports"): "port"}
 SET_LISTS = ("finalizers",)
 _ORDER, _DELETE_FROM, _RETAIN = "$setElementOrder/", "$deleteFromPrimitiveList/", "$retainKeys"
 
 
-def strategic_merge(target: Any, patch: Any, merge_keys: bool = True) -> Any:
-    """Strategic merge patch; `merge_keys=False` (custom resources) merges like a merge patch."""
+def strategic_merge(target: Any, patch: Any, merge_keys: bool = True, path: tuple[str, ...] = ()) -> Any:
+    """Strategic merge patch; `merge_keys=False` (custom resources) merges like a merge patch. `path`:
+    where `target` is in the object (PATH_MERGE_KEYS)."""
     if not isinstance(patch, dict):
         return jsoncopy.deep_copy(patch)
     directive = patch.get("$patch")
@@ -175,12 +179,13 @@ def strategic_merge(target: Any, patch: Any, merge_keys: bool = True) -> Any:
             continue  # $setElementOrder/…, $retainKeys, $patch: ordering and pruning hints
         if v is None:
             result.pop(k, None)
-        elif isinstance(v, list) and merge_keys and k in MERGE_KEYS and isinstance(result.get(k), list):
-            result[k] = _merge_list(result[k], v, MERGE_KEYS[k])
+        elif isinstance(v, list) and merge_keys and (PATH_MERGE_KEYS.get((*path, k)) or MERGE_KEYS.get(k)) \
+                and isinstance(result.get(k), list):
+            result[k] = _merge_list(result[k], v, PATH_MERGE_KEYS.get((*path, k)) or MERGE_KEYS[k], (*path, k, "*"))
         elif isinstance(v, list) and merge_keys and k in SET_LISTS and isinstance(result.get(k), list):
             result[k] = result[k] + [x for x in v if x not in result[k]]
         elif isinstance(v, dict):
-            merged = strategic_merge(result.get(k), v, merge_keys)
+            merged = strategic_merge(result.get(k), v, merge_keys, (*path, k))
             if merged is None:
                 result.pop(k, None)
             else:
@@ -190,7 +195,7 @@ def strategic_merge(target: Any, patch: Any, merge_keys: bool = True) -> Any:
     return result
 
 
-def _merge_list(current: list, patch: list, key: str) -> list:
+def _merge_list(current: list, patch: list, key: str, path: tuple[str, ...] = ()) -> list:
     out = [jsoncopy.deep_copy(x) for x in current]
     for item in patch:
         if not isinstance(item, dict) or key not in item:
@@ -203,7 +208,7 @@ def _merge_list(current: list, patch: list, key: str) -> list:
         elif at is None:
             out.append({k: jsoncopy.deep_copy(v) for k, v in item.items() if not k.startswith("$")})
         else:
-            out[at] = strategic_merge(out[at], item)
+            out[at] = strategic_merge(out[at], item, path=path)
     return out
 
 

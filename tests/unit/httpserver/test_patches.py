@@ -176,3 +176,13 @@ def test_apply_needs_a_field_manager():
 ])
 def test_fields_round_trip(paths):
     assert patches.decode_fields(patches.encode_fields(paths)) == paths
+
+
+def test_a_services_ports_merge_by_port_and_a_containers_by_container_port():
+    svc = {"spec": {"ports": [{"name": "a", "port": 80, "targetPort": 8080}, {"name": "b", "port": 81}]}}
+    out = patches.strategic_merge(svc, {"spec": {"ports": [{"port": 80, "targetPort": 9090}]}})
+    assert out["spec"]["ports"] == [{"name": "a", "port": 80, "targetPort": 9090}, {"name": "b", "port": 81}]
+    pod = {"spec": {"containers": [{"name": "c", "ports": [{"containerPort": 80, "name": "x"}]}]}}
+    out = patches.strategic_merge(pod, {"spec": {"containers": [{"name": "c", "ports": [{"containerPort": 80,
+                                                                                        "protocol": "UDP"}]}]}})
+    assert out["spec"]["containers"][0]["ports"] == [{"containerPort": 80, "name": "x", "protocol": "UDP"}]
