@@ -99,3 +99,17 @@ def test_events_k8s_io_through_the_python_clients_events_v1_api_and_kubectl(serv
     table = kubectl("get", "events.events.k8s.io", "--field-selector", "reason=Synced").stdout
     assert "Synced" in table and "pod/evp" in table and "from the client" in table, table
     assert "Started container main" in kubectl("events", "--for", "pod/evp").stdout
+
+
+def test_server_side_apply_conflicts_with_the_manager_of_a_kubectl_create(kubectl):
+    """kube-apiserver records every write's manager: the field kubectl create set is kubectl-create's."""
+    kubectl("create", "configmap", "owned", "--from-literal=a=1")
+    config = '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owned"}, "data": {"a": "2"}}'
+    refused = kubectl("apply", "--server-side", "-f", "-", input=config, check=False)
+    assert refused.returncode != 0 and 'conflict with "kubectl-create" using v1: .data.a' in refused.stderr, \
+        refused.stderr
+    kubectl("apply", "--server-side", "--force-conflicts", "-f", "-", input=config)
+    import json
+    cm = json.loads(kubectl("get", "cm", "owned", "-o", "json", "--show-managed-fields").stdout)
+    assert cm["data"] == {"a": "2"}
+    assert {(e["manager"], e["operation"]) for e in cm["metadata"]["managedFields"]} == {("kubectl", "Apply")}

@@ -28,7 +28,7 @@ from vclite.api import flow, kinds, meta
 from vclite.executor import logtimes
 from vclite.httpserver import backend as backend_mod
 from vclite.httpserver import absent, bodies, discovery, execstream, health, logs, media, metrics, openapi
-from vclite.httpserver import listopts, portforward, resources, reviews, routes, security
+from vclite.httpserver import listopts, patches, portforward, resources, reviews, routes, security
 from vclite.httpserver import status as status_mod
 from vclite.httpserver import tables, usagemetrics, watch
 from vclite.lib import clock as clock_mod
@@ -366,6 +366,8 @@ class Server:
             return json_response(code, obj, ct, pretty)
         raw = await self._read_body(request)
         warnings: list[str] = []
+        if not query.get("fieldManager") and ctype != resources.APPLY:   # (an apply must name its manager)
+            query["fieldManager"] = patches.default_manager(request.headers.get("User-Agent"))
         if method == "DELETE":
             body = bodies.decode_object(raw, ctype or JSON_CT) if raw.strip() else None
             fn = resources.delete_collection if route.is_collection else resources.delete

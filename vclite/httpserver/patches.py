@@ -17,7 +17,11 @@ the Client (admission, resourceVersion checks). None of them mutates its argumen
   and no longer sets, unless another manager owns them too; and refuses (ApplyConflict, 409)
   to change a leaf another apply manager owns with a different value, unless `force`, which
   takes the ownership over. Identity metadata (name, namespace, uid, resourceVersion, …) is never
-  owned. Non-apply writes do not record ownership.
+  owned. A write over HTTP that is not an apply (create, update, patch: `record_update`) records
+  its manager (`fieldManager`, else the User-Agent's first word, as kube-apiserver) with
+  operation Update owning the leaves it set or changed, which no other manager owns any more; an
+  apply that would change one conflicts with it (`conflict with "kubectl-create" using v1`).
+  The control plane's own writes record nothing.
 """
 from __future__ import annotations
 
@@ -310,22 +314,32 @@ def apply(current: Obj | None, config: Obj, manager: str, force: bool, now: str,
     scope = subresource or ""
     owners = {e.get("manager", ""): decode_fields(e.get("fieldsV1")) for e in entries
               if e.get("operation") == "Apply" and (e.get("subresource") or "") == scope}
-    conflicts = []
+    updaters = [e for e in entries if e.get("operation") == "Update" and (e.get("subresource") or "") == scope]
+    updated = [decode_fields(e.get("fieldsV1")) for e in updaters]
+    conflicts, taken = [], []
     for path, value in wanted.items():
-        for other, paths in owners.items():
-            if other != manager and path in paths and _lookup(base, path) != (True, value):
-                conflicts.append((other, path))
+        if _lookup(base, path) == (True, value):
+            continue   # (the same value: owned together, no conflict)
+        conflicts += [(other, _show(path)) for other, paths in owners.items() if other != manager and path in paths]
+        for e, paths in zip(updaters, updated):
+            if path in paths:
+                conflicts.append((f"{e.get('manager', '')}\" using {e.get('apiVersion', '')}", _show(path)))
+                taken.append((paths, path))
     if conflicts and not force:
-        raise status_mod.ApplyConflict([(m, _show(p)) for m, p in conflicts])
-    for other, path in conflicts:
-        owners[other].discard(path)
-    others = set().union(*(p for m, p in owners.items() if m != manager)) if owners else set()
+        raise status_mod.ApplyConflict(conflicts)
+    for other, paths in owners.items():
+        if other != manager:
+            paths -= {p for p, v in wanted.items() if p in paths and _lookup(base, p) != (True, v)}
+    for paths, path in taken:
+        paths.discard(path)
+    others = set().union(*(p for m, p in owners.items() if m != manager), *updated)
     for path in owners.get(manager, set()) - set(wanted) - others:
         _delete(base, path)
     for path, value in wanted.items():
         _set(base, path, value)
     owners[manager] = set(wanted)
-    kept = [e for e in entries if not (e.get("operation") == "Apply" and (e.get("subresource") or "") == scope)]
+    kept = [e for e in entries if (e.get("subresource") or "") != scope or e.get("operation") not in ("Apply", "Update")]
+    kept += [{**e, "fieldsV1": encode_fields(paths)} for e, paths in zip(updaters, updated) if paths]
     api_version = config.get("apiVersion") or base.get("apiVersion", "")
     applied = []
     for m, paths in owners.items():
@@ -340,3 +354,49 @@ def apply(current: Obj | None, config: Obj, manager: str, force: bool, now: str,
         applied.append(new)
     md["managedFields"] = kept + applied
     return base
+
+
+def record_update(old: Obj | None, new: Obj, manager: str, now: str, subresource: str | None = None) -> Obj:
+    """`new` (a create's or an update's object, not yet written) with `manager`'s Update entry in its
+    managedFields: it owns the leaves it set or changed (and keeps those it owned), which no other
+    manager of the same scope owns any more; a manager left owning nothing is dropped. The entries
+    are `new`'s own when it carries some (kubectl edit sends them back), else `old`'s."""
+    scope = subresource or ""
+    before = leaves(old) if old is not None else {}
+    after = {p: v for p, v in leaves(new).items() if _owned(p, subresource)}
+    changed = {p for p, v in after.items() if before.get(p, _MISSING) != v}
+    gone = {p for p in before if _owned(p, subresource) and p not in after}
+    md_new = new.get("metadata") if isinstance(new.get("metadata"), dict) else {}
+    source = md_new.get("managedFields") if md_new.get("managedFields") is not None else \
+        ((old or {}).get("metadata") or {}).get("managedFields")
+    entries = [e for e in source or [] if isinstance(e, dict)]
+    mine: set[Path] = set()
+    out = []
+    for e in entries:
+        paths = decode_fields(e.get("fieldsV1"))
+        if (e.get("subresource") or "") != scope:
+            out.append(e)
+            continue
+        if e.get("manager") == manager and e.get("operation") == "Update":
+            mine |= paths
+            continue
+        paths -= changed | gone
+        if paths:
+            out.append({**e, "fieldsV1": encode_fields(paths)})
+    mine = (mine - gone) | changed
+    if mine:
+        entry: Obj = {"manager": manager, "operation": "Update", "apiVersion": new.get("apiVersion", ""),
+                      "time": now, "fieldsType": "FieldsV1", "fieldsV1": encode_fields(mine)}
+        if scope:
+            entry["subresource"] = scope
+        out.append(entry)
+    return {**new, "metadata": {**md_new, "managedFields": out}} if out or entries else new
+
+
+_MISSING = object()
+
+
+def default_manager(user_agent: str | None) -> str:
+    """kube-apiserver's field manager of a write that names none: the User-Agent up to its first `/`
+    (at most 128 characters)."""
+    return (user_agent or "").split("/")[0][:128]

@@ -220,7 +220,17 @@ def create(be: backend_mod.Backend, route: routes.Resource, query: Query, body: 
     if route.kind.namespaced and route.namespace is None:
         raise errors.BadRequest(f"a {route.kind.kind} must be created in a namespace: "
                                 f"POST to .../namespaces/<namespace>/{route.kind.plural}")
-    return 201, be.client.create(_conform(route, body), dry_run=dry)
+    return 201, be.client.create(_managed(be, route, query, None, _conform(route, body)), dry_run=dry)
+
+
+def _managed(be: backend_mod.Backend, route: routes.Resource, query: Query, current: Obj | None, new: Obj) -> Obj:
+    """`new` with its writer's Update entry in managedFields (patches.record_update); unchanged
+    when the request names no manager (the caller fills in kube-apiserver's default)."""
+    manager = query.get("fieldManager") or ""
+    if not manager:
+        return new
+    return patches.record_update(current, new, manager, clock_mod.format_time(be.clock.now()) or "",
+                                 route.subresource)
 
 
 def bind(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
@@ -257,7 +267,14 @@ def evict(be: backend_mod.Backend, route: routes.Resource, query: Query, body: O
 def update(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
     dry = dry_run(query.get("dryRun"))
     _check_fields(route, query, body)
-    return 200, _write(be, route, _conform(route, body), dry)
+    obj = _conform(route, body)
+    if query.get("fieldManager"):
+        try:
+            current: Obj | None = be.client.get(route.kind, _ns(route), route.name or "")
+        except errors.NotFound:
+            current = None
+        obj = _managed(be, route, query, current, obj)
+    return 200, _write(be, route, obj, dry)
 
 
 def _write(be: backend_mod.Backend, route: routes.Resource, obj: Obj, dry: bool) -> Obj:
@@ -283,7 +300,8 @@ def patch(be: backend_mod.Backend, route: routes.Resource, query: Query, content
     else:
         new = patches.merge_patch(current, body)
     # The result keeps the current resourceVersion unless the patch names one (then it must match).
-    return 200, _write(be, route, _conform(route, meta.without_empty_maps(new)), dry)
+    return 200, _write(be, route, _managed(be, route, query, current, _conform(route, meta.without_empty_maps(new))),
+                       dry)
 
 
 def apply(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Any) -> Result:

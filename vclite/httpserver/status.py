@@ -52,11 +52,16 @@ class ApplyConflict(errors.Conflict):
     """Server-side apply: fields owned by another manager would change (`causes`: field, manager)."""
 
     def __init__(self, conflicts: list[tuple[str, str]]):
+        """`conflicts`: (manager, field); a manager of an Update written `name" using v1` shows as
+        kube-apiserver names it (`conflict with "name" using v1`)."""
         self.conflicts = conflicts
         n = len(conflicts)
-        lines = "\n".join(f'- conflict with "{mgr}": {field}' for mgr, field in conflicts)
+        lines = "\n".join(f'- conflict with "{mgr}: {field}' if '"' in mgr else f'- conflict with "{mgr}": {field}'
+                          for mgr, field in conflicts)
+        first = conflicts[0][0] if conflicts else ""
+        shown = f'"{first}' if '"' in first else f'"{first}"'
         super().__init__(f"Apply failed with {n} conflict{'s' if n != 1 else ''}: " +
-                         (f'conflict with "{conflicts[0][0]}": {conflicts[0][1]}' if n == 1 else "\n" + lines))
+                         (f"conflict with {shown}: {conflicts[0][1]}" if n == 1 else "\n" + lines))
 
 
 CAUSE_TYPES = (("Required value", "FieldValueRequired"), ("Unsupported value", "FieldValueNotSupported"),
@@ -121,7 +126,8 @@ def from_error(err: errors.ApiError, kind: kinds.Kind | None = None, name: str |
         if err.retry_after > 0:
             details["retryAfterSeconds"] = err.retry_after
     elif isinstance(err, ApplyConflict):
-        details["causes"] = [{"reason": "FieldManagerConflict", "message": f'conflict with "{mgr}"', "field": field}
+        details["causes"] = [{"reason": "FieldManagerConflict",
+                              "message": f'conflict with "{mgr}' + ('' if '"' in mgr else '"'), "field": field}
                              for mgr, field in err.conflicts]
     return status(err.code, err.reason, message, details)
 

@@ -186,3 +186,31 @@ def test_a_services_ports_merge_by_port_and_a_containers_by_container_port():
     out = patches.strategic_merge(pod, {"spec": {"containers": [{"name": "c", "ports": [{"containerPort": 80,
                                                                                         "protocol": "UDP"}]}]}})
     assert out["spec"]["containers"][0]["ports"] == [{"containerPort": 80, "name": "x", "protocol": "UDP"}]
+
+
+def _updaters(obj):
+    return {e["manager"]: patches.decode_fields(e["fieldsV1"]) for e in obj["metadata"]["managedFields"]
+            if e["operation"] == "Update"}
+
+
+def test_a_write_that_is_not_an_apply_owns_what_it_set_and_an_apply_conflicts_with_it():
+    created = patches.record_update(None, CFG, "kubectl-create", NOW)
+    assert _updaters(created) == {"kubectl-create": {("data", "a"), ("data", "b")}}
+    assert created["metadata"]["managedFields"][0]["apiVersion"] == "v1"
+    with pytest.raises(status_mod.ApplyConflict) as exc:
+        patches.apply(created, {**CFG, "data": {"a": "2"}}, "kubectl", False, NOW)
+    assert exc.value.conflicts == [('kubectl-create" using v1', ".data.a")]
+    assert str(exc.value) == 'Apply failed with 1 conflict: conflict with "kubectl-create" using v1: .data.a'
+    same = patches.apply(created, {**CFG, "data": {"a": "1"}}, "kubectl", False, NOW)   # (the same value: shared)
+    assert _updaters(same) == {"kubectl-create": {("data", "a"), ("data", "b")}} and owners(same)["kubectl"] == {
+        ("data", "a")}
+    forced = patches.apply(created, {**CFG, "data": {"a": "2"}}, "kubectl", True, NOW)
+    assert _updaters(forced) == {"kubectl-create": {("data", "b")}} and owners(forced)["kubectl"] == {("data", "a")}
+
+
+def test_an_update_takes_what_it_changed_from_every_other_manager():
+    applied = patches.apply(None, CFG, "kubectl", False, NOW)
+    edited = patches.record_update(applied, {**applied, "data": {"a": "9", "b": "2"}}, "kubectl-edit", NOW)
+    assert _updaters(edited) == {"kubectl-edit": {("data", "a")}} and owners(edited)["kubectl"] == {("data", "b")}
+    again = patches.record_update(edited, {**edited, "data": {"b": "2"}}, "kubectl-edit", NOW)   # (a removed)
+    assert "kubectl-edit" not in _updaters(again)
