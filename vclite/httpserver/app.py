@@ -40,6 +40,7 @@ access_log = logging.getLogger("vclite.httpserver.access")
 JSON_CT = "application/json"
 DEFAULT_WATCH_TIMEOUT = 1800
 BOOKMARK_INTERVAL = 30.0
+BOOKMARK_BEFORE_END = 2.0   # seconds before a watch's timeoutSeconds end when its last bookmark is sent
 FRAME_CACHE = 4096
 LONG_RUNNING = ("WATCH", "CONNECT")
 STATIC_METHODS = ("GET", "HEAD")
@@ -464,7 +465,11 @@ class Server:
                     bookmarks: bool, as_table: bool, include: str) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        next_bookmark = loop.time() + self.bookmark_interval
+        last_call = deadline - BOOKMARK_BEFORE_END   # (a bookmark just before the end, as kube-apiserver's)
+
+        def after(t: float) -> float:
+            return min(t + self.bookmark_interval, last_call) if t < last_call else t + self.bookmark_interval
+        next_bookmark = after(loop.time())
         while True:
             batch = feed.drain()
             if batch:
@@ -482,7 +487,7 @@ class Server:
             if bookmarks and t >= next_bookmark:
                 await response.write(_dumps({"type": "BOOKMARK",
                                              "object": feed.bookmark(self.backend.resource_version())}) + b"\n")
-                next_bookmark = t + self.bookmark_interval
+                next_bookmark = after(t)
                 continue
             wait = min(deadline - t, 5.0, (next_bookmark - t) if bookmarks else 5.0)
             with contextlib.suppress(asyncio.TimeoutError):

@@ -22,14 +22,14 @@ CMS = "/api/v1/namespaces/default/configmaps"
 CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c1"}, "data": {"k": "v"}}
 
 
-def serve(test, log_dir=None, pod_exec=None):
+def serve(test, log_dir=None, pod_exec=None, bookmark_interval=0.05):
     """Run `test(client, server, backend)` against a fresh server."""
     async def main():
         api = inprocess.new_client(clock_mod.RealClock())
         log_path = (lambda ns, pod, c, previous: log_dir / f"{ns}_{pod}_{c}{'.previous' if previous else ''}.log"
                     ) if log_dir else None
         be = backend.Backend.of_client(api, log_path, pod_exec)
-        srv = app_mod.Server(be, TOKEN, bookmark_interval=0.05)
+        srv = app_mod.Server(be, TOKEN, bookmark_interval=bookmark_interval)
         srv.ready = True
         async with test_utils.TestClient(test_utils.TestServer(srv.app())) as client:
             await test(client, srv, be)
@@ -648,3 +648,14 @@ def test_a_watch_list_request_and_the_watch_options_kube_apiserver_refuses():
         assert refused.status == 422 and body["details"]["causes"][0]["message"] == (
             "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
     serve(test)
+
+
+def test_a_watch_that_allows_bookmarks_gets_one_just_before_its_timeout():
+    """(kube-apiserver: so that the client resumes from a recent version.)"""
+    async def test(client, srv, be):
+        await client.post(CMS, json=CM, headers=AUTH)
+        resp = await client.get(CMS + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=3", headers=AUTH)
+        got = await read_lines(resp, 2, timeout=10)
+        assert [e["type"] for e in got] == ["ADDED", "BOOKMARK"]
+        assert got[1]["object"]["metadata"]["resourceVersion"] == be.resource_version()
+    serve(test, bookmark_interval=3600)
