@@ -113,3 +113,12 @@ def test_server_side_apply_conflicts_with_the_manager_of_a_kubectl_create(kubect
     cm = json.loads(kubectl("get", "cm", "owned", "-o", "json", "--show-managed-fields").stdout)
     assert cm["data"] == {"a": "2"}
     assert {(e["manager"], e["operation"]) for e in cm["metadata"]["managedFields"]} == {("kubectl", "Apply")}
+
+
+def test_kubectl_apply_then_apply_server_side_of_a_service_does_not_conflict_over_its_defaults(kubectl):
+    """(client-side apply owns spec.ports; the server added protocol and targetPort: not a change.)"""
+    manifest = ("apiVersion: v1\nkind: Service\nmetadata: {name: both}\nspec:\n  selector: {app: x}\n  ports:\n"
+                "  - {name: http, port: 80, targetPort: 8080}\n  - {name: https, port: 443}\n")
+    kubectl("apply", "-f", "-", input=manifest)
+    assert "unchanged" in kubectl("apply", "-f", "-", input=manifest).stdout
+    assert "serverside-applied" in kubectl("apply", "--server-side", "-f", "-", input=manifest).stdout

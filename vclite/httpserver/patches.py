@@ -293,6 +293,24 @@ def _delete(obj: Obj, path: Path) -> None:
         chain[depth - 1].pop(path[depth - 1], None)
 
 
+def _covers(current: Any, wanted: Any) -> bool:
+    """Whether `current` is `wanted` with, at most, fields added inside it: the values the server
+    defaults (a Service port's `protocol`, a container's `terminationMessagePath`) in a list
+    item the configuration does not write. Lists must have the same length and order."""
+    if isinstance(wanted, dict) and isinstance(current, dict):
+        return all(k in current and _covers(current[k], v) for k, v in wanted.items())
+    if isinstance(wanted, list) and isinstance(current, list):
+        return len(wanted) == len(current) and all(_covers(c, w) for c, w in zip(current, wanted))
+    return current == wanted
+
+
+def _unchanged(obj: Obj, path: Path, value: Any) -> bool:
+    """Whether applying `value` at `path` would leave the object as it is (the same value, or the
+    same once the server has filled in its defaults again): no conflict, ownership shared."""
+    found, current = _lookup(obj, path)
+    return found and _covers(current, value)
+
+
 def _show(path: Path) -> str:
     return "." + ".".join(path)
 
@@ -318,7 +336,7 @@ def apply(current: Obj | None, config: Obj, manager: str, force: bool, now: str,
     updated = [decode_fields(e.get("fieldsV1")) for e in updaters]
     conflicts, taken = [], []
     for path, value in wanted.items():
-        if _lookup(base, path) == (True, value):
+        if _unchanged(base, path, value):
             continue   # (the same value: owned together, no conflict)
         conflicts += [(other, _show(path)) for other, paths in owners.items() if other != manager and path in paths]
         for e, paths in zip(updaters, updated):
@@ -329,7 +347,7 @@ def apply(current: Obj | None, config: Obj, manager: str, force: bool, now: str,
         raise status_mod.ApplyConflict(conflicts)
     for other, paths in owners.items():
         if other != manager:
-            paths -= {p for p, v in wanted.items() if p in paths and _lookup(base, p) != (True, v)}
+            paths -= {p for p, v in wanted.items() if p in paths and not _unchanged(base, p, v)}
     for paths, path in taken:
         paths.discard(path)
     others = set().union(*(p for m, p in owners.items() if m != manager), *updated)

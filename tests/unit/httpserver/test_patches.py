@@ -214,3 +214,16 @@ def test_an_update_takes_what_it_changed_from_every_other_manager():
     assert _updaters(edited) == {"kubectl-edit": {("data", "a")}} and owners(edited)["kubectl"] == {("data", "b")}
     again = patches.record_update(edited, {**edited, "data": {"b": "2"}}, "kubectl-edit", NOW)   # (a removed)
     assert "kubectl-edit" not in _updaters(again)
+
+
+def test_an_apply_that_leaves_out_only_server_defaults_in_a_list_is_no_conflict():
+    """After kubectl apply (client side) of a Service, the same configuration applied server side
+    does not conflict over the ports the server defaulted (protocol, targetPort)."""
+    config = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": "default"},
+              "spec": {"ports": [{"name": "http", "port": 80}]}}
+    stored = patches.record_update(None, config, "kubectl-client-side-apply", NOW)
+    stored["spec"]["ports"] = [{"name": "http", "port": 80, "protocol": "TCP", "targetPort": 80}]   # (defaults)
+    out = patches.apply(stored, config, "kubectl", False, NOW)
+    assert owners(out) == {"kubectl-client-side-apply": {("spec", "ports")}, "kubectl": {("spec", "ports")}}
+    with pytest.raises(status_mod.ApplyConflict):   # (a value that differs still conflicts)
+        patches.apply(stored, {**config, "spec": {"ports": [{"name": "http", "port": 81}]}}, "kubectl", False, NOW)
