@@ -5,8 +5,9 @@ returns (HTTP code, response object) or raises an ApiError (turned into a Status
 Writes go through the Client only — admission and resourceVersion checks apply — and a request
 refused here changes nothing.
 
-- list: label/field selectors, `limit` + `continue` (a key-ordered cursor; pages read the live
-  state), all-namespace collections; items in (namespace, name) order; Table on request;
+- list: label/field selectors, `limit` + `continue` (a key-ordered cursor; every page reads the state
+  the first one read, as kube-apiserver's, or 410 when the watch history no longer reaches it),
+  all-namespace collections; items in (namespace, name) order; Table on request;
   `resourceVersion` + `resourceVersionMatch` as kube-apiserver reads them (listopts.py: `Exact`
   answers the state at that version, rewound through the watch history, or 410 when too old).
 - create: apiVersion/kind/namespace must agree with the path (filled in when missing).
@@ -83,11 +84,22 @@ def encode_continue(last: tuple[str, str], rv: str) -> str:
 
 
 def decode_continue(token: str) -> tuple[str, str]:
+    return decode_continue_at(token)[0]
+
+
+def decode_continue_at(token: str) -> tuple[tuple[str, str], int | None]:
+    """(the last key the previous page had, the resourceVersion the first page read: None if the
+    token does not say)."""
     try:
         data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        return str(data["ns"]), str(data["name"])
-    except (ValueError, KeyError, TypeError, binascii.Error):
+        rv = data.get("rv")
+        return (str(data["ns"]), str(data["name"])), (int(rv) if rv not in (None, "") else None)
+    except (ValueError, KeyError, TypeError, AttributeError, binascii.Error):
         raise errors.BadRequest("invalid continue token") from None
+
+
+CONTINUE_EXPIRED = ("The provided continue parameter is too old to display a consistent list result. You can start "
+                    "a new list without the continue parameter.")
 
 
 def list_objects(be: backend_mod.Backend, route: routes.Resource, query: Query,
@@ -96,14 +108,22 @@ def list_objects(be: backend_mod.Backend, route: routes.Resource, query: Query,
     listopts.check(query, watching=False)
     rv = be.resource_version()
     at = listopts.list_read(query, int(rv))
+    token = query.get("continue")
+    after = None
+    if token:   # the next page of the same list: the state the first page read (kube-apiserver's paging)
+        after, first = decode_continue_at(token)
+        at = first if first is not None and first < int(rv) else None
     if at is not None:
         rv = str(at)
-    items = be.select(kind, route.namespace, query.get("labelSelector") or None, query.get("fieldSelector") or None,
-                      at)
+    try:
+        items = be.select(kind, route.namespace, query.get("labelSelector") or None,
+                          query.get("fieldSelector") or None, at)
+    except errors.Gone:
+        if token:
+            raise errors.Gone(CONTINUE_EXPIRED) from None
+        raise
     items.sort(key=_sort_key)  # read-only stored objects: serialised by the caller, never modified
-    token = query.get("continue")
-    if token:
-        after = decode_continue(token)
+    if after is not None:
         items = [o for o in items if _sort_key(o) > after]
     limit = media.parse_int(query.get("limit"), "limit", 0) or 0
     next_token, remaining = "", 0

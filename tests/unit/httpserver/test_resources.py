@@ -414,3 +414,19 @@ def test_a_pod_no_scheduler_here_will_run_is_created_with_a_warning(route, creat
     if warned:
         assert got[0].startswith('pod "p" will stay Pending: schedulerName ') and "schedulerName: volcano" in got[0]
         assert got[0].isascii()   # a Warning header
+
+
+def test_the_pages_of_a_list_read_the_state_the_first_page_read(be):
+    """(kube-apiserver's paging: a consistent list, or 410 when that state is gone.)"""
+    for name in "abc":
+        make(be, name)
+    _, page1 = resources.list_objects(be, jt_route(), {"limit": "2"})
+    make(be, "bb")                                       # (after the first page: not in this list)
+    be.client.delete(kinds.JOBTEMPLATE, "default", "c")  # (after the first page: still in it)
+    _, page2 = resources.list_objects(be, jt_route(), {"limit": "2", "continue": page1["metadata"]["continue"]})
+    assert [o["metadata"]["name"] for o in page2["items"]] == ["c"]
+    assert page2["metadata"]["resourceVersion"] == page1["metadata"]["resourceVersion"]
+    be.client.store._history.clear()   # as if the history had rolled over
+    make(be, "d")
+    with pytest.raises(errors.Gone, match="The provided continue parameter is too old"):
+        resources.list_objects(be, jt_route(), {"limit": "2", "continue": page1["metadata"]["continue"]})
