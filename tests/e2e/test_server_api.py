@@ -79,7 +79,8 @@ def test_events_k8s_io_through_the_python_clients_events_v1_api_and_kubectl(serv
         "default", field_selector="regarding.name=evp").items if e.reason == "Started"], "the pod's Started event")
     ev = started[0]
     assert ev.regarding.kind == "Pod" and ev.note == "Started container main" and ev.deprecated_count == 1
-    assert ev.deprecated_source.component == "kubelet" and ev.event_time is not None   # (kube: null, which this client cannot read)
+    # (kube-apiserver shows a null eventTime, which this client cannot read)
+    assert ev.deprecated_source.component == "kubelet" and ev.event_time is not None
     assert events.read_namespaced_event(ev.metadata.name, "default").note == ev.note
     stream = watch.Watch().stream(events.list_namespaced_event, "default", timeout_seconds=30)
     made = events.create_namespaced_event("default", client.EventsV1Event(

@@ -58,7 +58,8 @@ class Backend:
         """Stored objects (read-only, not copies) of `kind` in `namespace` (None: all) matching both
         selectors, as they are or (`at`) as they were at that resourceVersion; a malformed selector
         raises BadRequest, a version older than the watch history Gone."""
-        lp, fp = selectors.label_predicate(label_selector), selectors.field_predicate(field_selector, kind.selector_kind)
+        lp = selectors.label_predicate(label_selector)
+        fp = selectors.field_predicate(field_selector, kind.selector_kind)
         if at is not None and self.snapshot is None:
             raise errors.BadRequest("this server cannot list the state at a resourceVersion")
         found = self.objects(kind) if at is None or self.snapshot is None else self.snapshot(kind, at)

@@ -356,7 +356,8 @@ def apply(current: Obj | None, config: Obj, manager: str, force: bool, now: str,
     for path, value in wanted.items():
         _set(base, path, value)
     owners[manager] = set(wanted)
-    kept = [e for e in entries if (e.get("subresource") or "") != scope or e.get("operation") not in ("Apply", "Update")]
+    kept = [e for e in entries
+            if (e.get("subresource") or "") != scope or e.get("operation") not in ("Apply", "Update")]
     kept += [{**e, "fieldsV1": encode_fields(paths)} for e, paths in zip(updaters, updated) if paths]
     api_version = config.get("apiVersion") or base.get("apiVersion", "")
     applied = []

@@ -616,8 +616,8 @@ def test_events_k8s_io_serves_the_core_events_converted():
             "regarding": {"kind": "Pod", "name": "p", "namespace": "default"}})
         assert created.status == 201 and (await created.json())["note"] == "done"
         core = be.client.get(kinds.EVENT, "default", "e.2")
-        assert (core["message"], core["reportingComponent"], core["involvedObject"]["name"]) == ("done",
-                                                                                                  "example.com/ctl", "p")
+        assert (core["message"], core["reportingComponent"], core["involvedObject"]["name"]) == (
+            "done", "example.com/ctl", "p")
         got = await read_lines(watch, 2)
         assert [(e["type"], e["object"]["apiVersion"], e["object"].get("note")) for e in got] == [
             ("ADDED", "events.k8s.io/v1", "hello"), ("ADDED", "events.k8s.io/v1", "done")]
