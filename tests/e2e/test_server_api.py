@@ -123,3 +123,36 @@ def test_kubectl_apply_then_apply_server_side_of_a_service_does_not_conflict_ove
     kubectl("apply", "-f", "-", input=manifest)
     assert "unchanged" in kubectl("apply", "-f", "-", input=manifest).stdout
     assert "serverside-applied" in kubectl("apply", "--server-side", "-f", "-", input=manifest).stdout
+
+
+STUBBORN_JOB = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: fg}
+spec:
+  minAvailable: 1
+  schedulerName: volcano
+  tasks:
+  - name: main
+    replicas: 1
+    template:
+      spec:
+        restartPolicy: Never
+        terminationGracePeriodSeconds: 5
+        containers:
+        - name: main
+          image: busybox
+          command: [sh, -c, "trap '' TERM; sleep 300"]
+"""
+
+
+def test_kubectl_delete_cascade_foreground_keeps_the_vcjob_until_its_pod_is_gone(kubectl):
+    import json
+    kubectl("apply", "-f", "-", input=STUBBORN_JOB)
+    vcctl_server.wait_until(lambda: json.loads(kubectl("get", "pod", "fg-main-0", "-o", "json", check=False).stdout
+                                               or "{}").get("status", {}).get("phase") == "Running", "the pod running")
+    kubectl("delete", "vcjob", "fg", "--cascade=foreground", "--wait=false")
+    job = json.loads(kubectl("get", "vcjob", "fg", "-o", "json").stdout)   # (its pod ignores SIGTERM for 5 s)
+    assert "foregroundDeletion" in job["metadata"]["finalizers"] and job["metadata"]["deletionTimestamp"]
+    kubectl("wait", "--for=delete", "vcjob/fg", "--timeout=90s", timeout=120)
+    assert kubectl("get", "pod", "fg-main-0", check=False).returncode != 0

@@ -385,9 +385,7 @@ def delete(be: backend_mod.Backend, route: routes.Resource, query: Query, body: 
             if pre.get(field) and pre[field] != md.get(field):
                 raise errors.Conflict(f"Precondition failed: {field} in precondition: {pre[field]}, "
                                       f"{field} in object meta: {md.get(field)}")
-    # Foreground deletion is served as Background: dependents are collected right after.
-    gone = be.client.delete(kind, ns, name, propagation="Orphan" if policy == "Orphan" else "Background",
-                            dry_run=dry, grace_period=grace_period(query, body))
+    gone = be.client.delete(kind, ns, name, propagation=policy, dry_run=dry, grace_period=grace_period(query, body))
     if gone is None:
         return 200, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                      "details": {"name": name, "group": kind.group, "kind": kind.plural}}
@@ -402,8 +400,7 @@ def delete_collection(be: backend_mod.Backend, route: routes.Resource, query: Qu
     deleted = []
     for obj in sorted(items, key=_sort_key):
         try:
-            out = be.client.delete(kind, meta.namespace(obj), meta.name(obj),
-                                   propagation="Orphan" if policy == "Orphan" else "Background", dry_run=dry,
+            out = be.client.delete(kind, meta.namespace(obj), meta.name(obj), propagation=policy, dry_run=dry,
                                    grace_period=grace)
         except errors.NotFound:
             continue

@@ -13,6 +13,11 @@
   later delete may only shorten the grace period. When an object is removed, dependents whose
   ownerReferences all point at removed owners are deleted too (background cascading deletion);
   `propagation="Orphan"` removes the reference instead (and an emptied ownerReferences list).
+  `propagation="Foreground"` on an object with dependents gives it deletionTimestamp and the
+  `foregroundDeletion` finalizer, deletes (in the foreground too) the dependents no other live
+  owner keeps (and drops its reference from the others), and removes the finalizer — the object
+  with it — once the last dependent is gone (a Pod once its kubelet has stopped it), as
+  Kubernetes' garbage collector does.
 - watch delivers (ADDED|MODIFIED|DELETED, new, old) to handlers synchronously after each write,
   and can resume from a resourceVersion still in the retained history (else Gone).
 
@@ -74,6 +79,7 @@ class _Subscription:
 # Watch events kept for resuming (the apiserver's watch cache keeps far fewer): each holds whole object
 # versions, so this bounds memory on long runs; a watcher further behind gets Gone and re-lists.
 DEFAULT_HISTORY = 10_000
+FOREGROUND = "foregroundDeletion"   # the finalizer of an object deleted in the foreground
 
 
 def finalizers(kind: kinds.Kind, obj: Obj) -> list:
@@ -260,10 +266,15 @@ class MemoryStore:
         new["metadata"]["resourceVersion"] = str(self._next_rv())
         self._reindex_owners(kind, ns, name, old, new)
         self._put(kind, ns, name, new)
+        dropped = {r.get("uid") for r in old["metadata"].get("ownerReferences") or []} - \
+            {r.get("uid") for r in new["metadata"].get("ownerReferences") or []}
         if new["metadata"].get("deletionTimestamp") and not finalizers(kind, new) \
                 and not new["metadata"].get("deletionGracePeriodSeconds"):
-            return self._result(self._remove(kind, ns, name, old_for_event=old), copy_result)
+            gone = self._remove(kind, ns, name, old_for_event=old)
+            self._owners_released(old, ns, dropped)
+            return self._result(gone, copy_result)
         self._emit("MODIFIED", kind, new, old)
+        self._owners_released(old, ns, dropped)   # (an owner deleted in the foreground may have waited for it)
         return self._result(new, copy_result)
 
     def _reindex_owners(self, kind: kinds.Kind, ns: str, name: str, old: Obj, new: Obj) -> None:
@@ -287,6 +298,8 @@ class MemoryStore:
             return clone(obj)
         if propagation == "Orphan":
             self._orphan_dependents(obj["metadata"]["uid"])
+        elif propagation == "Foreground" and self._dependents.get(obj["metadata"]["uid"]):
+            return self._delete_foreground(kind, ns, name, obj)
         grace = core.deletion_grace(obj, grace_period) if kind.kind == "Pod" else 0
         if grace or finalizers(kind, obj):
             return self._mark_deleting(kind, ns, name, obj, grace)
@@ -308,6 +321,60 @@ class MemoryStore:
         self._put(kind, ns, name, new)
         self._emit("MODIFIED", kind, new, obj)
         return clone(new)
+
+    def _delete_foreground(self, kind: kinds.Kind, ns: str, name: str, obj: Obj) -> Obj:
+        """Foreground deletion (see the module docstring): the owner waits for its dependents."""
+        md = obj["metadata"]
+        if FOREGROUND not in (md.get("finalizers") or []):
+            new = clone(obj)
+            nmd = new["metadata"]
+            nmd["finalizers"] = [*(nmd.get("finalizers") or []), FOREGROUND]
+            if not nmd.get("deletionTimestamp"):
+                nmd["deletionTimestamp"] = clock_mod.format_time(self._clock.now())
+                nmd["deletionGracePeriodSeconds"] = 0
+            nmd["resourceVersion"] = str(self._next_rv())
+            self._put(kind, ns, name, new)
+            self._emit("MODIFIED", kind, new, obj)
+        uid = md["uid"]
+        for kind_name, dns, dname in sorted(self._dependents.get(uid, set())):
+            k = kinds.by_kind(kind_name)
+            dep = self._objects[kind_name].get((dns, dname))
+            if k is None or dep is None:
+                continue
+            refs = dep["metadata"].get("ownerReferences") or []
+            if any(r.get("uid") != uid and self._uid_exists(r.get("uid")) for r in refs):
+                rest = [r for r in refs if r.get("uid") != uid]   # (another owner keeps it: no longer ours)
+                self.update(k, {**dep, "metadata": {**dep["metadata"], "ownerReferences": rest}})
+                continue
+            try:
+                self.delete(k, dns, dname, propagation="Foreground")
+            except errors.NotFound:
+                pass
+        self._release_foreground(kind, ns, name, uid)
+        current = self._objects[kind.kind].get((ns, name))
+        return clone(current if current is not None else obj)
+
+    def _release_foreground(self, kind: kinds.Kind | None, ns: str, name: str, uid: str | None) -> None:
+        """Remove the foregroundDeletion finalizer of the owner `uid` (kind/ns/name) once no dependent
+        is left (the update that removes the last finalizer removes the object)."""
+        if kind is None or not uid or self._dependents.get(uid):
+            return
+        owner = self._objects[kind.kind].get((ns if kind.namespaced else "", name))
+        if owner is None or owner["metadata"].get("uid") != uid \
+                or FOREGROUND not in (owner["metadata"].get("finalizers") or []):
+            return
+        held = [f for f in owner["metadata"]["finalizers"] if f != FOREGROUND]
+        md = {**owner["metadata"], "finalizers": held}
+        if not held:
+            md.pop("finalizers")
+        self.update(kind, {**owner, "metadata": md})
+
+    def _owners_released(self, dependent: Obj, ns: str, uids: Iterable[str]) -> None:
+        """A dependent left (or dropped its references to) the owners `uids`: those deleted in the
+        foreground that waited for it only may go now."""
+        for ref in dependent["metadata"].get("ownerReferences") or []:
+            if ref.get("uid") in uids:
+                self._release_foreground(kinds.by_kind(str(ref.get("kind"))), ns, str(ref.get("name")), ref["uid"])
 
     def _orphan_dependents(self, owner_uid: str) -> None:
         for kind_name, ns, name in sorted(self._dependents.pop(owner_uid, set())):
@@ -334,6 +401,7 @@ class MemoryStore:
         gone = {**obj, "metadata": {**obj["metadata"], "resourceVersion": str(self._rv)}}  # shares the rest
         self._emit("DELETED", kind, gone, old_for_event or obj)
         self._collect_dependents(obj["metadata"]["uid"])
+        self._owners_released(obj, ns, {r.get("uid") for r in obj["metadata"].get("ownerReferences") or []})
         return gone
 
     def _collect_dependents(self, owner_uid: str) -> None:

@@ -295,3 +295,40 @@ def test_a_snapshot_older_than_the_history_is_gone():
     assert len(s.snapshot(kinds.CONFIGMAP, 2)) == 2        # (events 3 and 4 retained: rewinds to 2)
     with pytest.raises(errors.Gone, match="The resourceVersion for the provided list is too old."):
         s.snapshot(kinds.CONFIGMAP, 1)
+
+
+def _owned_by(obj, owner):
+    obj["metadata"]["ownerReferences"] = [{"apiVersion": owner["apiVersion"], "kind": owner["kind"],
+                                           "name": owner["metadata"]["name"], "uid": owner["metadata"]["uid"],
+                                           "blockOwnerDeletion": True}]
+    return obj
+
+
+def test_foreground_deletion_keeps_the_owner_until_its_dependents_are_gone():
+    s = new_store()
+    owner = s.create(kinds.JOB, job("j"))
+    s.create(kinds.CONFIGMAP, _owned_by(_cm("held", "1"), owner))
+    s.create(kinds.CONFIGMAP, {**_owned_by(_cm("slow", "1"), owner), "metadata": {
+        **_owned_by(_cm("slow", "1"), owner)["metadata"], "finalizers": ["example.com/keep"]}})
+    other = s.create(kinds.JOB, job("other"))
+    shared = _owned_by(_cm("shared", "1"), owner)
+    shared["metadata"]["ownerReferences"].append({**shared["metadata"]["ownerReferences"][0], "name": "other",
+                                                  "uid": other["metadata"]["uid"]})
+    s.create(kinds.CONFIGMAP, shared)
+    waiting = s.delete(kinds.JOB, "default", "j", propagation="Foreground")
+    assert waiting["metadata"]["finalizers"] == ["foregroundDeletion"] and waiting["metadata"]["deletionTimestamp"]
+    assert s.peek(kinds.CONFIGMAP, "default", "held") is None                # deleted
+    assert s.peek(kinds.CONFIGMAP, "default", "slow")["metadata"]["deletionTimestamp"]   # held by its finalizer
+    assert [r["name"] for r in s.peek(kinds.CONFIGMAP, "default", "shared")["metadata"]["ownerReferences"]] == [
+        "other"]                                                             # another owner keeps it
+    assert s.peek(kinds.JOB, "default", "j") is not None                     # waits for "slow"
+    slow = s.get(kinds.CONFIGMAP, "default", "slow")
+    s.update(kinds.CONFIGMAP, {**slow, "metadata": {**slow["metadata"], "finalizers": []}})
+    assert s.peek(kinds.JOB, "default", "j") is None                         # the last dependent gone: so is it
+
+
+def test_foreground_deletion_of_an_object_without_dependents_is_at_once():
+    s = new_store()
+    s.create(kinds.JOB, job("j"))
+    s.delete(kinds.JOB, "default", "j", propagation="Foreground")
+    assert s.peek(kinds.JOB, "default", "j") is None
