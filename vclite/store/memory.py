@@ -1,7 +1,9 @@
 """The in-memory object store: Kubernetes storage semantics without admission.
 
 - Every write gets a new cluster-wide resourceVersion (a decimal string, strictly increasing).
-- create sets uid, generation 1, creationTimestamp; a spec change bumps generation.
+- create sets uid, creationTimestamp and — for Volcano's kinds (custom resources on a cluster, whose
+  generation kube-apiserver tracks; it tracks none for the built-in kinds served here: ConfigMap,
+  Pod, Service, …) — generation 1, which a spec change bumps.
 - A write that names a stale resourceVersion raises Conflict.
 - Status is written only through `update(..., subresource="status")`; a main-resource update keeps
   the stored status.
@@ -196,7 +198,10 @@ class MemoryStore:
             raise errors.AlreadyExists(f'{kind.resource} "{name}" already exists')
         md.pop("deletionTimestamp", None)
         md["uid"] = self._uid()
-        md["generation"] = 1
+        if kind.crd:
+            md["generation"] = 1
+        else:
+            md.pop("generation", None)
         md["creationTimestamp"] = clock_mod.format_time(self._clock.now())
         if dry_run:
             md.pop("resourceVersion", None)
@@ -256,7 +261,8 @@ class MemoryStore:
                     nmd.pop(field, None)
             if {k: v for k, v in new.items() if k not in ("metadata", "status")} != \
                     {k: v for k, v in old.items() if k not in ("metadata", "status")}:
-                nmd["generation"] = old["metadata"].get("generation", 1) + 1
+                if kind.crd:
+                    nmd["generation"] = old["metadata"].get("generation", 1) + 1
         new["apiVersion"], new["kind"] = kind.api_version, kind.kind
         if new == old:
             return self._result(old, copy_result)  # no-op writes do not bump resourceVersion (as the apiserver)

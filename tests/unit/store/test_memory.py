@@ -31,7 +31,8 @@ def test_create_sets_server_fields_and_rejects_duplicates():
     s = new_store()
     p = s.create(kinds.POD, pod("a"))
     md = p["metadata"]
-    assert md["uid"] and md["resourceVersion"] == "1" and md["generation"] == 1 and md["creationTimestamp"]
+    assert md["uid"] and md["resourceVersion"] == "1" and md["creationTimestamp"]
+    assert "generation" not in md and s.create(kinds.JOB, job("j"))["metadata"]["generation"] == 1   # (CRDs only)
     with pytest.raises(errors.AlreadyExists):
         s.create(kinds.POD, pod("a"))
     assert s.get(kinds.POD, "default", "a")["metadata"]["uid"] == md["uid"]
@@ -43,7 +44,9 @@ def test_resource_versions_increase_and_stale_writes_conflict():
     p2 = dict(p, spec={"containers": [{"name": "c2"}]})
     out = s.update(kinds.POD, p2)
     assert int(out["metadata"]["resourceVersion"]) > int(p["metadata"]["resourceVersion"])
-    assert out["metadata"]["generation"] == 2
+    assert "generation" not in out["metadata"]   # (kube-apiserver tracks none for a Pod)
+    j = s.create(kinds.JOB, job("j"))
+    assert s.update(kinds.JOB, {**j, "spec": {"tasks": [], "queue": "q"}})["metadata"]["generation"] == 2
     with pytest.raises(errors.Conflict):
         s.update(kinds.POD, p)  # carries the old resourceVersion
     assert s.get(kinds.POD, "default", "a")["spec"]["containers"][0]["name"] == "c2"
@@ -56,7 +59,7 @@ def test_status_is_written_separately_from_spec():
     out = s.update(kinds.POD, with_status, subresource="status")
     assert out["status"] == {"phase": "Running"}
     assert out["spec"]["containers"][0]["name"] == "c", "a status write must not change spec"
-    assert out["metadata"]["generation"] == 1
+    assert "generation" not in out["metadata"]
     out2 = s.update(kinds.POD, dict(out, status={"phase": "Failed"}))
     assert out2["status"] == {"phase": "Running"}, "a main-resource write must not change status"
 
