@@ -193,7 +193,11 @@ class Server:
         return response
 
     async def _dispatch(self, request: web.Request, info: dict[str, str]) -> web.StreamResponse:
-        route = routes.match(request.path)
+        watch_path = routes.unwatched(request.path)   # (a deprecated /watch/ path: a watch of what it names)
+        route = routes.match(watch_path or request.path)
+        if watch_path is not None and not (isinstance(route, routes.Resource) and request.method == "GET"
+                                           and route.subresource is None):
+            route = None
         if route is None:
             return status_response(status_mod.not_found_path())
         if isinstance(route, routes.Usage):
@@ -209,7 +213,7 @@ class Server:
             return self._static(request, route, info)
         info["resource"] = f"{route.kind.resource}" + (f"/{route.subresource}" if route.subresource else "")
         try:
-            return await self._resource(request, route, info)
+            return await self._resource(request, route, info, force_watch=watch_path is not None)
         except errors.ApiError as err:
             about_object = not isinstance(err, (errors.BadRequest, status_mod.TooLarge, status_mod.MethodNotAllowed,
                                                 status_mod.UnsupportedMediaType))
@@ -332,9 +336,11 @@ class Server:
         except web.HTTPRequestEntityTooLarge:
             raise status_mod.TooLarge(f"the request body is larger than the limit of {self.max_body} bytes") from None
 
-    async def _resource(self, request: web.Request, route: routes.Resource, info: dict[str, str]
-                        ) -> web.StreamResponse:
+    async def _resource(self, request: web.Request, route: routes.Resource, info: dict[str, str],
+                        force_watch: bool = False) -> web.StreamResponse:
         be, method, query = self.backend, request.method, dict(request.query)
+        if force_watch:
+            query["watch"] = "true"
         choice = media.negotiate(request.headers.get("Accept"))
         pretty = media.parse_bool(query.get("pretty"), "pretty")
         ctype = bodies.media_type(request.headers.get("Content-Type"))

@@ -10,7 +10,8 @@ only reachable under its namespace, a cluster-scoped kind never is; subresources
 (`/apis/metrics.k8s.io/v1beta1/...`, `kubectl top`) is a `Usage` read; the kinds vclite does not run
 but kubectl expects (absent.py: Deployments, Endpoints, …) are `Absent` reads. Everything else is a fixed
 endpoint (discovery, version, OpenAPI, health, metrics) or unknown (None → 404). Trailing slashes
-are ignored, as clients send them (`/version/`, `/api/`).
+are ignored, as clients send them (`/version/`, `/api/`). The deprecated watch paths
+(`/api/v1/watch/...`, `/apis/<group>/<version>/watch/...`) name the same resources (`unwatched`).
 """
 from __future__ import annotations
 
@@ -124,6 +125,16 @@ def kind_for(group: str, version: str, plural: str) -> kinds.Kind | None:
 def subresources(kind: kinds.Kind) -> tuple[str, ...]:
     subs = ("status",) if kind.has_status else ()
     return subs + (("log", "binding", "eviction", "exec", "attach", "portforward") if kind is kinds.POD else ())
+
+
+def unwatched(path: str) -> str | None:
+    """The path a deprecated watch path names (`/api/v1/watch/namespaces/ns/pods` for
+    `/api/v1/namespaces/ns/pods?watch=true`, which kube-apiserver still serves), else None."""
+    parts = [p for p in path.split("/") if p]
+    at = 2 if parts[:1] == ["api"] else 3 if parts[:1] == ["apis"] else None
+    if at is None or len(parts) <= at + 1 or parts[at] != "watch":
+        return None
+    return "/" + "/".join(parts[:at] + parts[at + 1:])
 
 
 def match(path: str) -> Route | None:

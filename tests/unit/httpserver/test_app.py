@@ -659,3 +659,16 @@ def test_a_watch_that_allows_bookmarks_gets_one_just_before_its_timeout():
         assert [e["type"] for e in got] == ["ADDED", "BOOKMARK"]
         assert got[1]["object"]["metadata"]["resourceVersion"] == be.resource_version()
     serve(test, bookmark_interval=3600)
+
+
+def test_the_deprecated_watch_paths_are_watches():
+    async def test(client, srv, be):
+        resp = await client.get("/api/v1/watch/namespaces/default/configmaps?timeoutSeconds=2", headers=AUTH)
+        one = await client.get("/api/v1/watch/namespaces/default/configmaps/c1?timeoutSeconds=2", headers=AUTH)
+        await client.post(CMS, json=CM, headers=AUTH)
+        await client.post(CMS, json={**CM, "metadata": {"name": "c2"}}, headers=AUTH)
+        assert [e["object"]["metadata"]["name"] for e in await read_lines(resp, 2)] == ["c1", "c2"]
+        assert [e["object"]["metadata"]["name"] for e in await read_lines(one, 1)] == ["c1"]
+        refused = await client.post("/api/v1/watch/namespaces/default/configmaps", json=CM, headers=AUTH)
+        assert refused.status == 404
+    serve(test)

@@ -104,3 +104,17 @@ def test_every_kind_has_a_collection_path():
         prefix = f"/apis/{k.group}/{k.version}" if k.group else f"/api/{k.version}"
         ns = "/namespaces/default" if k.namespaced else ""
         assert routes.match(f"{prefix}{ns}/{k.plural}") == routes.Resource(k, "default" if k.namespaced else None, None)
+
+
+@pytest.mark.parametrize("path, named", [
+    ("/api/v1/watch/namespaces/default/pods", "/api/v1/namespaces/default/pods"),
+    ("/api/v1/watch/pods", "/api/v1/pods"),
+    ("/api/v1/watch/namespaces/default/pods/p", "/api/v1/namespaces/default/pods/p"),
+    ("/apis/flow.volcano.sh/v1alpha1/watch/namespaces/ns/jobflows",
+     "/apis/flow.volcano.sh/v1alpha1/namespaces/ns/jobflows"),
+    ("/api/v1/watch", None),
+    ("/api/v1/pods", None),
+    ("/apis/flow.volcano.sh/v1alpha1/jobflows", None),
+])
+def test_the_deprecated_watch_paths_name_the_resources(path, named):
+    assert routes.unwatched(path) == named
