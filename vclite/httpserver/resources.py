@@ -142,6 +142,9 @@ def list_objects(be: backend_mod.Backend, route: routes.Resource, query: Query,
 
 def get_object(be: backend_mod.Backend, route: routes.Resource, query: Query,
                choice: media.Choice = media.JSON) -> Result:
+    wanted = listopts.version(query)   # (a get is "not older than" its resourceVersion)
+    if wanted is not None and wanted > int(be.resource_version()):
+        raise listopts.TooLargeResourceVersion(wanted, int(be.resource_version()))
     obj = be.client.get(route.kind, _ns(route), route.name or "")
     if choice.form == "table":
         return 200, tables.table(route.kind, [obj], be.clock.now(), meta_rv(obj), query.get("includeObject") or "Metadata")

@@ -4,7 +4,7 @@ import pytest
 
 from vclite.api import kinds
 from vclite.apiserver import inprocess
-from vclite.httpserver import backend, media, resources, routes
+from vclite.httpserver import backend, listopts, media, resources, routes
 from vclite.httpserver import status as status_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
@@ -430,3 +430,10 @@ def test_the_pages_of_a_list_read_the_state_the_first_page_read(be):
     make(be, "d")
     with pytest.raises(errors.Gone, match="The provided continue parameter is too old"):
         resources.list_objects(be, jt_route(), {"limit": "2", "continue": page1["metadata"]["continue"]})
+
+
+def test_a_get_at_a_version_the_store_has_not_reached_is_too_large(be):
+    make(be, "a")
+    assert resources.get_object(be, jt_route(name="a"), {"resourceVersion": be.resource_version()})[0] == 200
+    with pytest.raises(listopts.TooLargeResourceVersion, match="Too large resource version"):
+        resources.get_object(be, jt_route(name="a"), {"resourceVersion": str(int(be.resource_version()) + 1)})
