@@ -156,3 +156,32 @@ def test_kubectl_delete_cascade_foreground_keeps_the_vcjob_until_its_pod_is_gone
     assert "foregroundDeletion" in job["metadata"]["finalizers"] and job["metadata"]["deletionTimestamp"]
     kubectl("wait", "--for=delete", "vcjob/fg", "--timeout=90s", timeout=120)
     assert kubectl("get", "pod", "fg-main-0", check=False).returncode != 0
+
+
+def test_kubectl_describe_service_shows_the_endpoints_of_its_running_pods(kubectl):
+    import json
+    kubectl("apply", "-f", "-", input="""\
+apiVersion: v1
+kind: Pod
+metadata: {name: ep-pod, labels: {app: ep}}
+spec:
+  schedulerName: volcano
+  restartPolicy: Never
+  containers:
+  - {name: main, image: busybox, command: [sleep, "300"], ports: [{containerPort: 18080, name: http}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: ep}
+spec:
+  selector: {app: ep}
+  ports: [{port: 80, targetPort: http}]
+""")
+    try:
+        vcctl_server.wait_until(lambda: json.loads(kubectl("get", "pod", "ep-pod", "-o", "json").stdout)["status"].get(
+            "phase") == "Running", "the pod running")
+        vcctl_server.wait_until(lambda: "127.0.0.1:18080" in kubectl("describe", "svc", "ep").stdout,
+                                "the endpoint in kubectl describe")
+        assert "127.0.0.1:18080" in kubectl("get", "endpoints", "ep").stdout
+    finally:
+        kubectl("delete", "pod", "ep-pod", "--wait=false")

@@ -50,6 +50,8 @@ ALL: tuple[AbsentKind, ...] = (
     AbsentKind("batch", "v1", "Job", "jobs", True),
     AbsentKind("batch", "v1", "CronJob", "cronjobs", True, ("cj",)),
     AbsentKind("networking.k8s.io", "v1", "Ingress", "ingresses", True, ("ing",)),
+    # (read by kubectl describe service: computed from Services and Pods, see endpoints.py)
+    AbsentKind("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True),
 )
 
 

@@ -27,12 +27,14 @@ from aiohttp import web
 from vclite.api import flow, kinds, meta
 from vclite.executor import logtimes
 from vclite.httpserver import backend as backend_mod
-from vclite.httpserver import absent, bodies, discovery, execstream, health, logs, media, metrics, openapi
+from vclite.httpserver import absent, bodies, discovery, endpoints, execstream, health, logs, media, metrics
+from vclite.httpserver import openapi
 from vclite.httpserver import listopts, patches, portforward, resources, reviews, routes, security
 from vclite.httpserver import status as status_mod
 from vclite.httpserver import tables, usagemetrics, watch
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
+from vclite.store import selectors
 
 Obj = dict[str, Any]
 log = logging.getLogger("vclite.httpserver")
@@ -258,7 +260,8 @@ class Server:
                                                  {"name": name, "group": routes.METRICS_GROUP, "kind": resource}))
 
     def _absent(self, request: web.Request, route: routes.Absent, info: dict[str, str]) -> web.Response:
-        """A kind vclite does not run (absent.py): an empty list, no object, no write."""
+        """A kind vclite does not run (absent.py): an empty list, no object, no write — but Endpoints,
+        computed from the Services and Pods (endpoints.py)."""
         k = route.kind
         info["verb"], info["resource"] = ("GET" if route.name else "LIST"), k.resource
         try:
@@ -274,14 +277,42 @@ class Server:
         if request.method != "GET" or watching:
             return status_response(status_mod.status(405, "MethodNotAllowed",
                                                      absent.refused(k, "watch" if watching else request.method)))
-        if route.name is not None:
-            message, details = absent.not_found(k, route.name)
-            return status_response(status_mod.status(404, "NotFound", message, details))
         choice = media.negotiate(request.headers.get("Accept"))
         rv = self.backend.resource_version()
+        try:
+            computed = self._computed(k, route.namespace, request.query.get("labelSelector") or None)
+        except errors.ApiError as err:   # (a malformed selector)
+            return status_response(status_mod.from_error(err))
+        if route.name is not None:
+            found = [o for o in computed or () if o["metadata"]["name"] == route.name]
+            if not found:
+                message, details = absent.not_found(k, route.name)
+                return status_response(status_mod.status(404, "NotFound", message, details))
+            if choice.form == "table":
+                return json_response(200, self._computed_table(k, found, rv, choice), tables.CONTENT_TYPE)
+            return json_response(200, found[0])
+        if computed is not None:
+            if choice.form == "table":
+                return json_response(200, self._computed_table(k, computed, rv, choice), tables.CONTENT_TYPE)
+            return json_response(200, {**absent.empty_list(k, rv), "items": computed})
         if choice.form == "table":
             return json_response(200, absent.empty_table(choice.version, rv))
         return json_response(200, absent.empty_list(k, rv))
+
+    def _computed_table(self, k: absent.AbsentKind, items: list[Obj], rv: str, choice: media.Choice) -> Obj:
+        return endpoints.table(k.kind, items, self.backend.clock.now(), rv, tables.AGE.cell, choice.version)
+
+    def _computed(self, k: absent.AbsentKind, namespace: str | None, label_selector: str | None
+                  ) -> list[Obj] | None:
+        """The objects of a kind vclite computes rather than stores (Endpoints: endpoints.py), else None."""
+        if k.kind not in ("Endpoints", "EndpointSlice"):
+            return None
+        services = sorted(self.backend.select(kinds.SERVICE, namespace),
+                          key=lambda o: (meta.namespace(o), meta.name(o)))
+        pods = self.backend.select(kinds.POD, namespace)
+        found = endpoints.all_of(services, pods) if k.kind == "Endpoints" else endpoints.all_slices(services, pods)
+        wanted = selectors.label_predicate(label_selector)
+        return [o for o in found if wanted(o)]
 
     def _doc(self, key: Any, build: Callable[[], Obj]) -> Obj:
         if key not in self._docs:

@@ -672,3 +672,27 @@ def test_the_deprecated_watch_paths_are_watches():
         refused = await client.post("/api/v1/watch/namespaces/default/configmaps", json=CM, headers=AUTH)
         assert refused.status == 404
     serve(test)
+
+
+def test_endpoints_and_endpoint_slices_are_computed_from_services_and_pods():
+    async def test(client, srv, be):
+        be.client.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"},
+                          "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}})
+        pod = be.client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default",
+                                                                                 "labels": {"app": "web"}},
+                                "spec": {"containers": [{"name": "c", "image": "i", "command": ["true"]}]}})
+        be.client.update_status({**pod, "status": {"phase": "Running", "podIP": "127.0.0.1",
+                                                   "conditions": [{"type": "Ready", "status": "True"}]}})
+        ep = await (await client.get("/api/v1/namespaces/default/endpoints/web", headers=AUTH)).json()
+        assert ep["subsets"] == [{"addresses": [{"ip": "127.0.0.1", "targetRef": {
+            "kind": "Pod", "namespace": "default", "name": "p", "uid": pod["metadata"]["uid"]}}],
+            "ports": [{"port": 80, "protocol": "TCP"}]}]
+        slices = await (await client.get("/apis/discovery.k8s.io/v1/namespaces/default/endpointslices"
+                                         "?labelSelector=kubernetes.io/service-name=web", headers=AUTH)).json()
+        assert [s["metadata"]["name"] for s in slices["items"]] == ["web-0"]
+        none = await client.get("/apis/discovery.k8s.io/v1/namespaces/default/endpointslices"
+                                "?labelSelector=kubernetes.io/service-name=other", headers=AUTH)
+        assert (await none.json())["items"] == []
+        missing = await client.get("/api/v1/namespaces/default/endpoints/other", headers=AUTH)
+        assert missing.status == 404
+    serve(test)

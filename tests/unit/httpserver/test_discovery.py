@@ -52,7 +52,7 @@ def test_aggregated_core_and_groups():
     assert groups["apiVersion"] == "apidiscovery.k8s.io/v2beta1"
     served = (*kinds.ALL, *kinds.VIEWS)
     assert {i["metadata"]["name"] for i in groups["items"]} == {k.group for k in served if k.group} | {
-        "metrics.k8s.io", "apps", "batch", "networking.k8s.io"}
+        "metrics.k8s.io", "apps", "batch", "networking.k8s.io", "discovery.k8s.io"}
     jobs = next(r for i in groups["items"] for v in i["versions"] for r in v["resources"] if r["resource"] == "jobs")
     assert jobs["scope"] == "Namespaced" and jobs["subresources"][0]["subresource"] == "status"
 
