@@ -213,18 +213,19 @@ def test_a_patch_element_that_cannot_apply_is_reported_at_its_own_line(vcctl, wr
                             "containers[1]: no name; an element without name is allowed only") in v.err, v
 
 
-def test_an_error_in_a_multi_line_expression_names_the_line_it_is_on(vcctl, write):
+def test_an_error_in_a_multi_line_expression_names_the_line_and_column_it_is_on(vcctl, write):
     text = flow("    - name: a\n    - name: b\n      when: >-\n        params.x == \"1\" &&\n"
                 "        outputs.a.result ==\n        && true\n      dependsOn:\n        expression: |\n"
                 "          a.Completed &&\n          (a.Failed ||\n          a.Bogus)\n") + template("a") + template("b")
     path = write("multi.yaml", text)
     v = vcctl("validate", path)
     assert v.code == 2, v
-    assert "multi.yaml:12: JobFlow/f: spec.flows[1].when: flow \"b\": expected a value, found '&&'" in v.err, v
-    assert "multi.yaml:17: JobFlow/f: spec.flows[1].dependsOn.expression: flow \"b\": unknown outcome 'Bogus'" in v.err
+    assert "multi.yaml:12:9: JobFlow/f: spec.flows[1].when: flow \"b\": expected a value, found '&&'" in v.err, v
+    assert "multi.yaml:17:13: JobFlow/f: spec.flows[1].dependsOn.expression: flow \"b\": unknown outcome 'Bogus'" \
+        in v.err, v
 
 
-def test_an_unknown_flow_in_a_multi_line_expression_names_the_line_it_is_on(vcctl, write):
+def test_an_unknown_flow_in_a_multi_line_expression_names_the_line_and_column_it_is_on(vcctl, write):
     text = flow("    - name: a\n    - name: b\n      dependsOn:\n        expression: |\n"
                 "          a.Completed\n          && (q.Failed ||\n          a.Skipped)\n"
                 "    - name: c\n      dependsOn: {expression: \"outputs.a == 1\"}\n") + template("a") + template("b") \
@@ -232,10 +233,28 @@ def test_an_unknown_flow_in_a_multi_line_expression_names_the_line_it_is_on(vcct
     path = write("unknown.yaml", text)
     v = vcctl("validate", path)
     assert v.code == 2, v
-    assert "unknown.yaml:12: JobFlow/f: spec.flows[1].dependsOn.expression: flow \"b\": unknown flow \"q\"" in v.err, v
+    assert "unknown.yaml:12:15: JobFlow/f: spec.flows[1].dependsOn.expression: flow \"b\": unknown flow \"q\"" \
+        in v.err, v
     # a condition's reference in an expression: said as such, not as an unknown outcome of a flow "outputs"
     assert ("spec.flows[2].dependsOn.expression: flow \"c\": outputs.a is a condition's reference: "
             "dependsOn.expression reads flow outcomes") in v.err, v
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_an_expressions_problem_names_the_column_of_its_character_in_every_style(vcctl, write, tmp_path, command):
+    """Single-quoted with an escaped quote, double-quoted with escapes, a `>` block: the column is that of the
+    character the caret points at; the problems in the order of their lines; `run` runs nothing."""
+    text = flow("    - name: a\n    - name: b\n      when: 'outputs.a == ''x'' && outputs.zz'\n"
+                "    - name: c\n      when: \"outputs.a == \\\"x\\\" &&\n        oops(1)\"\n"
+                "    - name: d\n      dependsOn:\n        expression: >\n          a.Completed\n"
+                "          && a.Faild\n") + template("a") + template("b") + template("c") + template("d")
+    v = vcctl(command, "--workdir", tmp_path / "work", write("styles.yaml", text)) if command == "run" else \
+        vcctl(command, write("styles.yaml", text))
+    assert v.code == 2, v
+    where = [line.split(": JobFlow/f: ")[0].rsplit("/", 1)[-1] for line in v.err.splitlines() if "JobFlow/f" in line]
+    assert where == ["styles.yaml:9:36", "styles.yaml:12:9", "styles.yaml:17:16"], v
+    assert "unknown function 'oops'" in v.err, v
+    assert not (tmp_path / "work").exists() or not any((tmp_path / "work").rglob("*.log")), v
 
 
 @pytest.mark.parametrize("patch, template_extra", [

@@ -151,7 +151,7 @@ def test_a_problem_found_with_p_values_says_which_were_given(vcctl, write, tmp_p
                            "  arguments: {parameters: [{name: 'n', value: '3'}, {name: s, value: x}]}\n"
                            "  flows:\n  - name: a\n    when: params.n > 2\n" + _template("a", "true"))
     r = vcctl(command, "-p", "n=many", "-p", "s=a b", path)
-    assert r.code == 2 and 'w.yaml:8: JobFlow/w: spec.flows[0].when: flow "a": cannot read string "many" as a ' \
+    assert r.code == 2 and 'w.yaml:8:11: JobFlow/w: spec.flows[0].when: flow "a": cannot read string "many" as a ' \
         "number at position 0" in r.err, r
     assert "1 problem(s) found (with -p n=many -p 's=a b')" in r.err, r
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from vclite.api import kinds, notserved
+from vclite.api import kinds, notserved, yamlpos
 from vclite.lib import errors
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -140,47 +140,11 @@ def _plain(node: yaml.ScalarNode, line: int) -> int:
     return place
 
 
-class _Lines(int):
-    """The place of a string that spans several source lines: the line of its key, and `starts`,
-    where each source line's text begins in the value — [(offset, line)], ascending — so that a
-    problem at a character of a multi-line expression names the line that character is on."""
-
-    starts: list[tuple[int, int]]
-
-
-def _spans(loader: Any, node: yaml.Node, line: int) -> int:
-    """`line`, as a _Lines that knows the source lines of the multi-line string `node`."""
-    source = getattr(loader, "source_lines", None)
-    if source is None:
-        return line
-    first = node.start_mark.line
-    last = min(node.end_mark.line - (1 if node.end_mark.column == 0 else 0), len(source) - 1)
-    block = node.style in ("|", ">")   # (its first line holds only the indicator)
-    starts, cursor = [], 0
-    for n in range(first + 1 if block else first, last + 1):
-        text = source[n][node.start_mark.column:] if n == first else source[n]
-        text = text.strip()
-        if node.style in ('"', "'"):
-            text = text.strip(node.style)
-        text = text[:20]   # (a prefix: an escape may follow)
-        at = node.value.find(text, cursor) if text else -1
-        if at >= 0:
-            starts.append((at, n + 1))
-            cursor = at + 1
-    if not starts:
-        return line
-    spans = _Lines(line)
-    spans.starts = starts
-    return spans
-
-
 def _build(loader: Any, node: yaml.Node, line: int, memo: dict, active: set) -> tuple[Any, _Place]:
     """The object and the places of a node, built in one walk (core tags only; aliases shared as
     PyYAML shares them; non-string scalars constructed by the loader, so they read the same)."""
     if type(node) is yaml.ScalarNode:
         if node.tag == _STR:
-            if node.end_mark.line != node.start_mark.line:
-                return node.value, _spans(loader, node, line)
             return node.value, line
         try:
             return loader.construct_document(node), _plain(node, line)
@@ -292,6 +256,11 @@ class Document:
     index: int  # 1-based position in the file, counting empty documents too
     line: int  # 1-based line where the document's content starts
     places: _Place = dataclasses.field(default=0, repr=False, compare=False)
+    # where the text was read (composed again to find a character of a string: `position_of`): the text, the
+    # document's ordinal in it, and the path of this document's object in that document's (a List's item)
+    source: yamlpos.Source | None = dataclasses.field(default=None, repr=False, compare=False)
+    ordinal: int = dataclasses.field(default=0, repr=False, compare=False)
+    prefix: tuple[str, ...] = dataclasses.field(default=(), repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -308,6 +277,10 @@ class Document:
         """The line of the field at `path` (`spec.tasks[1].replicas`), or of its nearest ancestor
         that exists; the document's line for "" or a path that matches nothing. `offset`: a
         character of the field's text (a string over several lines: the line of that character)."""
+        if offset is not None:
+            at = self.position_of(path, offset)
+            if at is not None:
+                return at.line
         place = self.places
         line, sub = place if isinstance(place, tuple) else (place, None)
         line = line or self.line
@@ -319,9 +292,25 @@ class Document:
             else:
                 break
             line, sub = place if isinstance(place, tuple) else (place, None)
-        if offset is not None and isinstance(line, _Lines):
-            return max((at for start, at in line.starts if start <= offset), default=int(line))
         return int(line)
+
+    def position_of(self, path: str, offset: int) -> yamlpos.Position | None:
+        """Where character `offset` of the string at `path` was written (line and column; `exact` False:
+        the string's first character, escapes hiding the one asked for); None if unknown (no source, a
+        path through a merge key, a value changed since it was read)."""
+        segments = split_path(path)
+        value: Any = self.obj
+        for seg in segments:
+            if isinstance(value, dict) and seg in value:
+                value = value[seg]
+            elif isinstance(value, list) and seg.isdigit() and int(seg) < len(value):
+                value = value[int(seg)]
+            else:
+                return None
+        if not isinstance(value, str):
+            return None
+        node = yamlpos.scalar(self.source, self.ordinal, [*self.prefix, *segments], value)
+        return yamlpos.position(node, self.source.lines, offset) if node is not None and self.source else None
 
     def plain_text(self, path: str) -> str | None:
         """How the value at exactly `path` was written when it is a plain (unquoted) scalar that YAML
@@ -502,7 +491,8 @@ def _parse_from(text: str, start: int, first_index: int, filename: str, objects:
     head = text.count("\n", 0, start)
     source = "\n" * head + text[start:]   # (blank lines keep the line numbers)
     loader = _Loader(source)
-    loader.source_lines = source.split("\n")   # (where a multi-line string's characters are)
+    loader.source_lines = source.split("\n")   # (what a syntax error's mark points at)
+    located = yamlpos.Source(source)   # (composed again only if a problem needs a string's character)
     index, last_end = first_index, head - 1
     aliases = "*" in text[start:]   # (no `*`, no alias: nothing to expand, the size check is skipped)
     try:
@@ -533,7 +523,7 @@ def _parse_from(text: str, start: int, first_index: int, filename: str, objects:
                 continue
             if obj is None:
                 continue
-            doc = Document(obj, filename, index, node.start_mark.line + 1, places)
+            doc = Document(obj, filename, index, node.start_mark.line + 1, places, located, index - first_index - 1)
             for one in (list_items(doc) if objects else [doc]):
                 if objects:
                     problems.extend(check(one))
@@ -561,7 +551,8 @@ def list_items(doc: Document) -> list[Document]:
     for i, item in enumerate(obj["items"]):
         item_place = item_places[i] if i < len(item_places) else doc.line
         line = item_place[0] if isinstance(item_place, tuple) else item_place
-        out.append(Document(item, doc.file, doc.index, line or doc.line, item_place))
+        out.append(Document(item, doc.file, doc.index, line or doc.line, item_place, doc.source, doc.ordinal,
+                            (*doc.prefix, "items", str(i))))
     return out
 
 

@@ -43,9 +43,11 @@ class Problem:
     what: str      # "Kind/name" or "document N"
     field: str
     message: str
+    column: int = 0   # 1-based; 0 when not known (a problem about a whole field)
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
+        where += f":{self.column}" if self.line and self.column else ""
         what = f"{self.what}: " if self.what else ""
         field = f"{self.field}: " if self.field else ""
         return f"{where}: {what}{field}{self.message}"
@@ -227,7 +229,8 @@ def _apply(client: Any, docs: list[yamlio.Document], check_templates: bool) -> _
             if doc.obj.get("kind") == kinds.JOBFLOW.kind:
                 out.jobflows.append((doc, created))
         except errors.Invalid as exc:
-            out.problems.extend(_located(doc, fe.path, fe.message, fe.offset) for fe in exc.errors)
+            located = [_located(doc, fe.path, fe.message, fe.offset) for fe in exc.errors]
+            out.problems.extend(sorted(located, key=lambda p: (p.line, p.column)))   # (in the document's order)
             if doc.obj.get("kind") == kinds.JOBFLOW.kind:
                 out.refused.append((doc, list(exc.errors)))
         except errors.ApiError as exc:
@@ -256,7 +259,20 @@ def _create(client: Any, kind: kinds.Kind | None, obj: Obj) -> Obj:
 
 
 def _located(doc: yamlio.Document, path: str, message: str, offset: int | None = None) -> Problem:
-    return Problem(doc.file, doc.line_of(path, offset), describe(doc), path, _quote_hint(doc, path, message))
+    return at_character(doc, path, _quote_hint(doc, path, message), offset)
+
+
+def at_character(doc: yamlio.Document, path: str, message: str, offset: int | None) -> Problem:
+    """A problem at the field `path`; with `offset` (a character of its string, an expression's error),
+    at the line and column where that character was written. Where a column cannot be known (see
+    yamlpos), the string's first character, and the message says so."""
+    at = doc.position_of(path, offset) if offset is not None else None
+    if at is None:
+        return Problem(doc.file, doc.line_of(path, offset), describe(doc), path, message)
+    if not at.exact:
+        head, sep, rest = message.partition("\n")
+        message = f"{head} (the column is where the string starts: the character's own is not known){sep}{rest}"
+    return Problem(doc.file, at.line, describe(doc), path, message, at.column)
 
 
 def _quote_hint(doc: yamlio.Document, path: str, message: str) -> str:
@@ -403,7 +419,7 @@ def _flows_of(client: Any, classes: set[str], d: yamlio.Document, jobflow: Obj, 
     reads = {name: set(objects.placeholders(t.get("spec") or {})) for name, t in templates.items()}
     bad = jobflow_admission.template_errors(spec, {name: flowtemplate.placeholder_paths(t.get("spec") or {}, "spec")
                                                    for name, t in templates.items()})
-    problems.extend(Problem(d.file, d.line_of(e.path, e.offset), describe(d), e.path, e.message) for e in bad)
+    problems.extend(at_character(d, e.path, e.message, e.offset) for e in bad)
     problems.extend(_item_fields(d, flows, sound, reads))
     for i in sound if named else ():
         f = flows[i]

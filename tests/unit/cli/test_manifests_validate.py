@@ -303,3 +303,57 @@ def test_a_directory_stands_for_its_manifest_files_as_for_kubectl(tmp_path, file
     paths, problems = manifests.expand_directories(["a.yaml", str(tmp_path), "-"])
     assert paths == ["a.yaml", *[str(tmp_path / n) for n in expected], "-"]
     assert [str(p) for p in problems] == ([f"{tmp_path}: {problem}"] if problem else [])
+
+
+EXPRESSIONS = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: x}
+spec:
+  flows:
+    - name: a
+    - name: b
+      dependsOn:
+        expression: a.Completed && (evall.Failed)
+    - name: c
+      dependsOn:
+        expression: "a.Completed &&
+          zz.Failed"
+    - name: d
+      dependsOn:
+        expression: |
+          a.Completed
+            && (b.Faild)
+    - name: e
+      when: 'outputs.a >'
+    - name: f
+      dependsOn:
+        expression: >
+          a.Completed
+          && qq.Failed
+    - name: g
+      when: "params.n == \\"1\\" && outputs.zz"
+""" + "".join(template(n) for n in "abcdefg")
+
+
+def test_an_expressions_problem_names_the_line_and_column_of_its_character_in_document_order():
+    """Every scalar style: plain, double- and single-quoted (continued on the next line, with escapes), `|`
+    and `>` blocks; the column is that of the character the message's caret points at."""
+    problems = manifests.validate(yamlio.load_string(EXPRESSIONS, "flow.yaml"))
+    got = [str(p).split("\n")[0].split(" JobFlow/x: ")[0] + " " + p.field for p in problems]
+    assert got == ["flow.yaml:9:37: spec.flows[1].dependsOn.expression",     # evall
+                   "flow.yaml:13:11: spec.flows[2].dependsOn.expression",    # zz
+                   "flow.yaml:18:19: spec.flows[3].dependsOn.expression",    # Faild
+                   "flow.yaml:20:25: spec.flows[4].when",                    # after `>`: the end
+                   "flow.yaml:25:14: spec.flows[5].dependsOn.expression",    # qq
+                   "flow.yaml:27:14: spec.flows[6].when",                    # params.n: none declared
+                   "flow.yaml:27:35: spec.flows[6].when"], got               # outputs.zz, after the escapes
+    assert all("the column is where" not in p.message for p in problems)
+
+
+def test_a_column_that_cannot_be_known_is_the_strings_start_and_the_problem_says_so():
+    [doc] = yamlio.load_string(EXPRESSIONS.split("---")[0], "flow.yaml")
+    doc.source.lines[8] = "        expression: something else entirely"   # (the text no longer holds the value)
+    problem = manifests.at_character(doc, "spec.flows[1].dependsOn.expression", "unknown flow\n  caret", 16)
+    assert (problem.line, problem.column) == (9, 21)
+    assert problem.message == "unknown flow (the column is where the string starts: the character's own is " \
+                              "not known)\n  caret"
