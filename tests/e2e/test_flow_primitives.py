@@ -1,12 +1,15 @@
 """Each flow primitive's example through the real `vcctl run` (real processes, real termination
 messages, a real HTTP server for the probe), with what it must show; and `vcctl jobflow
 suspend|resume` against a real `vcctl server`."""
+import signal
 import socket
+import subprocess
 import time
 
 import pytest
 
 from tests import vcctl_server
+from tests.e2e.conftest import VCCTL
 from tests.e2e.test_examples import ROOT, by_kind
 from vclite.api import kinds, meta
 from vclite.kube import client as kube_client
@@ -316,6 +319,44 @@ def test_edge_cases_end_with_the_right_code_and_a_readable_status(vcctl, tmp_pat
     got = {n: (status["conditions"][n]["phase"], status["conditions"][n].get("reason")) for n in conditions}
     assert got == conditions, status["conditions"]
     assert says in r.err, r
+
+
+# ---- a stopped run lists the loop items waiting for their retry ------------------------------------------------
+RETRYING_SHARDS = ("apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: shards}\nspec:\n  flows:\n"
+                   "  - name: shard\n    withItems: [1, 2, 3, 4]\n    retry: {limit: 3, backoff: {duration: 5m}}\n"
+                   + _template("shard", 'n={{item}}; if [ $((n % 2)) = 0 ]; then echo "shard $n: flaky" >&2; '
+                               'exit 1; fi'))
+ITEM_LINE = ("    item {i} (vcjob shards-shard-{i}): attempt 1 failed; retry 1 of 3 after a 5m0s back-off; "
+             "next attempt due at ")
+
+
+def test_a_timeout_lists_each_loop_item_waiting_for_its_retry(vcctl, write, tmp_path):
+    r = vcctl("run", "--quiet", "--timeout", "5", "--workdir", tmp_path / "work", write("s.yaml", RETRYING_SHARDS))
+    assert r.code == 1 and "stopped: timed out after 5s" in r.err, r
+    lines = r.err.splitlines()
+    at = lines.index("  JobFlow default/shards: flow shard: 4 items: 2 Completed, 2 retrying")
+    assert [line[:len(ITEM_LINE.format(i=1))] for line in lines[at + 1:at + 3]] == \
+        [ITEM_LINE.format(i=1), ITEM_LINE.format(i=3)], r
+    assert all(line.endswith("s)") and "(in 4m" in line for line in lines[at + 1:at + 3]), r
+
+
+def test_ctrl_c_reports_what_was_left_with_each_loop_item_waiting_for_its_retry(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(RETRYING_SHARDS)
+    proc = subprocess.Popen([VCCTL, "run", "--workdir", str(tmp_path / "work"), str(path)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    failed = 0
+    for line in proc.stdout:   # (a line per phase change: both failing items seen Failed)
+        failed += line.rstrip().endswith(("shards-shard-1: Failed", "shards-shard-3: Failed"))
+        if failed == 2:
+            break
+    time.sleep(0.5)   # (the JobFlow controller records their back-off)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.startswith("interrupted: every pod was stopped.\n"), err
+    summary = "  JobFlow default/shards: flow shard: 4 items: 2 Completed, 2 retrying\n"
+    assert summary + ITEM_LINE.format(i=1) in err, err
+    assert ITEM_LINE.format(i=3) in err and "vcjob default/shards-shard-3 Failed: " in err, err
 
 
 # ---- vcctl jobflow suspend | resume against a server ---------------------------------------------------

@@ -102,7 +102,7 @@ def run(files, params, quiet, output, nodes_opt, scheduler_conf, workdir, timeou
     of -, but only one input can be read from it (exit 2 if two ask). A FILE that is a directory stands
     for its .json, .yaml and .yml files, as for kubectl apply -f DIR. Every document of every FILE is
     validated first; if any is invalid, every problem is listed (file:line: Kind/name: field:
-    message) and nothing runs (exit 2). Then the objects are applied
+    message; file:line:column for a character of an expression) and nothing runs (exit 2). Then the objects are applied
     (Queues and JobTemplates before the vcjobs and JobFlows that use them), each pod runs as local
     processes, and a live view shows each flow's DAG, per-job phase and task progress.
 
@@ -113,7 +113,8 @@ def run(files, params, quiet, output, nodes_opt, scheduler_conf, workdir, timeou
 
     \b
     Exit status: 0 all succeeded; 1 something failed or can never run (the reason is printed);
-    2 invalid input; 130 interrupted (Ctrl-C stops every pod first).
+    2 invalid input; 130 interrupted (Ctrl-C stops every pod first, then lists what was left, as a
+    timeout does: what each flow waited on, each retry and when it was due).
     """
     from vclite.cli import run as run_mod  # the whole control plane: imported only to run
 

@@ -17,6 +17,7 @@ deleted does not count) and every other JobFlow, vcjob and pod finished and succ
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import os
 import pathlib
@@ -32,8 +33,7 @@ from rich.live import Live
 from vclite.api import batch, flow, kinds, meta, yamlio
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer
-from vclite.cli import manifests, runhints, stdinput, view
-from vclite.controllers.jobflow import status as jobflow_status
+from vclite.cli import flowreport, manifests, runhints, stdinput, view
 from vclite.executor import nodes as nodes_mod
 from vclite.lib import clock as clock_mod
 from vclite.runtime import runtime as runtime_mod
@@ -46,7 +46,6 @@ POD_DONE = {"Succeeded", "Failed"}
 SUCCESS = {flow.FlowPhase.SUCCEED, batch.JobPhase.COMPLETED, "Succeeded"}
 DELETED_UNFINISHED = "deleted before it finished"
 FAILED_CREATE = "FailedCreate"   # the vcjob controller's Warning when the API refuses a pod
-RETRY_WAITS = {jobflow_status.Reason.RETRY_BACKOFF, jobflow_status.Reason.SUSPENDED}   # a finished vcjob's retry
 Obj = dict[str, Any]
 
 
@@ -94,6 +93,7 @@ class Progress:
         # RestartJob deletes its pods and makes new ones): why a job that then used up maxRetry failed
         self.failed_pods: dict[str, Obj] = {}
         self.ended = False   # set when the run's outcome is read: stopping the pods left changes nothing of it
+        self.interrupted = False   # the run was stopped by Ctrl-C (SIGINT) or SIGTERM
         # each vcjob's latest FailedCreate Warning (pods the API refused, e.g. over a ResourceQuota), by
         # (namespace, name): why it waits, where its PodGroup would only say that the gang lacks pods
         self.create_failures: dict[tuple[str, str], str] = {}
@@ -222,8 +222,10 @@ def build_runtime(nodes_opt: str | None, conf: scheduler_conf.SchedulerConf | No
     return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, workdir=workdir, scheduler_config=conf)
 
 
-def stuck_report(snap: view.Snapshot) -> list[str]:
-    """Why each unfinished JobFlow / vcjob can make no more progress."""
+def stuck_report(snap: view.Snapshot, now: dt.datetime | None = None) -> list[str]:
+    """Why each unfinished JobFlow / vcjob can make no more progress; under a flow, each of its vcjobs whose
+    failed attempt waits for its retry (flowreport.retry_waits: when it is due, from `now`)."""
+    now = now or clock_mod.RealClock().now()
     lines = []
     for jf in snap.jobflows:
         if meta.phase(jf) in FLOW_DONE:
@@ -238,13 +240,13 @@ def stuck_report(snap: view.Snapshot) -> list[str]:
                     f"{cond.get('reason') or 'waiting'}: waiting on {', '.join(targets)}" if targets
                     else cond.get("reason") or "not created")
                 lines.append(f"JobFlow {meta.key(jf)}: flow {name}: {reason}")
+                lines.extend(f"  {which}: {what}" for which, what in flowreport.retry_waits(jf, name, now))
             elif meta.phase(job) not in JOB_DONE:
                 reason = view.why_waiting(snap, job) or f"vcjob is {meta.phase(job) or 'Pending'}"
                 lines.append(f"JobFlow {meta.key(jf)}: flow {name} (vcjob {job_name}): {reason}")
             else:   # (a failed vcjob to be retried: its back-off, or the suspension, is what the run waited on)
-                cond = ((jf.get("status") or {}).get("conditions") or {}).get(job_name) or {}
-                if cond.get("reason") in RETRY_WAITS and cond.get("message"):
-                    lines.append(f"JobFlow {meta.key(jf)}: flow {name} (vcjob {job_name}): {cond['message']}")
+                lines.extend(f"JobFlow {meta.key(jf)}: flow {name} ({which}): {what}"
+                             for which, what in flowreport.retry_waits(jf, name, now))
     for job in view.standalone_jobs(snap):
         if meta.phase(job) not in JOB_DONE:
             reason = view.why_waiting(snap, job) or f"vcjob is {meta.phase(job) or 'Pending'}"
@@ -284,7 +286,8 @@ def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime, failed_pods: di
             # a vcjob's own condition has no reason; a flow's failure without a failed pod has one
             if isinstance(cond, dict) and cond.get("phase") in (batch.JobPhase.FAILED, batch.JobPhase.TERMINATED) \
                     and cond.get("reason"):
-                lines.append(f"JobFlow {meta.key(jf)}: {name} {cond['reason']}: {cond.get('message', '')}".rstrip(": "))
+                lines.append(f"JobFlow {meta.key(jf)}: {flowreport.loop_vcjob(jf, name)} {cond['reason']}: "
+                             f"{cond.get('message', '')}".rstrip(": "))
         handler = (jf.get("spec") or {}).get("onExit")
         cond = ((jf.get("status") or {}).get("conditions") or {}).get(flow.job_name(meta.name(jf), str(handler)))
         if handler and isinstance(cond, dict) and cond.get("phase") in (batch.JobPhase.FAILED,
@@ -392,8 +395,11 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
     try:
         if live is not None:
             live.start()
-        done = await rt.run_until((lambda: False) if endless else progress.done, timeout=timeout,
-                                  on_tick=None if quiet else tick)
+        try:
+            done = await rt.run_until((lambda: False) if endless else progress.done, timeout=timeout,
+                                      on_tick=None if quiet else tick)
+        except runtime_mod.Interrupted:   # (Ctrl-C: what was left is reported as after a timeout)
+            done, progress.interrupted = False, True
         tick(final=True)
         progress.ended = True
         return done, snapshot(caches, progress.deleted, progress.create_failures), progress
@@ -472,6 +478,10 @@ def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: st
     except (runtime_mod.Interrupted, asyncio.CancelledError, KeyboardInterrupt):
         err.print("interrupted: every pod was stopped.", markup=False)
         return 130
+    if progress.interrupted:
+        err.print("interrupted: every pod was stopped.", markup=False)
+        _stopped_report(snap, rt, progress, err, default_node)
+        return 130
     if output:
         data = as_list(rt.client, progress.deleted)
         sys.stdout.write(yamlio.dump_yaml(data) if output == "yaml" else json.dumps(data, indent=2) + "\n")
@@ -481,17 +491,7 @@ def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: st
         timed_out = timeout is not None and rt.clock.monotonic() - started >= timeout
         err.print(f"stopped: timed out after {timeout:g}s" if timed_out else "stopped: no further progress is possible",
                   markup=False)
-        stuck = stuck_report(snap)
-        for line in stuck[:STUCK_LINES]:
-            err.print(f"  {line}", markup=False)
-        if len(stuck) > STUCK_LINES:
-            err.print(f"  … and {len(stuck) - STUCK_LINES} more (vcctl run -o yaml shows every object)", markup=False)
-        for line in crash_tails(snap, rt):
-            err.print(f"  {line}", markup=False)
-        if default_node and any(runhints.short_of_resources(line) for line in stuck):
-            err.print(f"  {runhints.host_node_hint()}", markup=False)
-        for line in failure_report(snap, rt, progress.failed_pods):
-            err.print(f"  {line}", markup=False)
+        _stopped_report(snap, rt, progress, err, default_node)
         return 1
     ok = progress.succeeded()
     if ok and quiet:
@@ -507,6 +507,23 @@ def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: st
         err.print("failed: " + ", ".join(bad) + (f"; succeeded: {', '.join(good)}" if good else "") + where,
                   markup=False)
     return 0 if ok else 1
+
+
+def _stopped_report(snap: view.Snapshot, rt: runtime_mod.Runtime, progress: Progress, err: "_Stderr",
+                    default_node: bool) -> None:
+    """What was left when the run stopped (a timeout, no progress possible, Ctrl-C), and what failed;
+    `default_node`: the run has only the node for this machine (a job short of resources gets the hint)."""
+    stuck = stuck_report(snap, rt.clock.now())
+    for line in stuck[:STUCK_LINES]:
+        err.print(f"  {line}", markup=False)
+    if len(stuck) > STUCK_LINES:
+        err.print(f"  … and {len(stuck) - STUCK_LINES} more (vcctl run -o yaml shows every object)", markup=False)
+    for line in crash_tails(snap, rt):
+        err.print(f"  {line}", markup=False)
+    if default_node and any(runhints.short_of_resources(line) for line in stuck):
+        err.print(f"  {runhints.host_node_hint()}", markup=False)
+    for line in failure_report(snap, rt, progress.failed_pods):
+        err.print(f"  {line}", markup=False)
 
 
 def _cron_run_report(rt: runtime_mod.Runtime, progress: Progress, timeout: float | None, started: float,

@@ -1,6 +1,7 @@
 """`vcctl run`'s final report: why a vcjob failed, even when its failed pods were since replaced."""
 from __future__ import annotations
 
+import datetime as dt
 import types
 
 import pytest
@@ -140,3 +141,63 @@ def test_a_log_naming_a_mount_path_gets_a_note_where_it_is_here(pod, tail, mount
     assert runhints.mount_notes(pod, "c", tail) == [
         f"note: the volume mounted at {m} is at $VC_POD_DIR{m} here (pods run as processes on this machine's "
         "filesystem)" for m in mounts]
+
+
+NOW = dt.datetime(2026, 1, 1, 0, 0, 5, tzinfo=dt.timezone.utc)
+BACKOFF = {"phase": "Failed", "reason": "RetryBackoff",
+           "message": "attempt 1 failed; retry 1 of 3 after a 30s back-off", "retryAt": "2026-01-01T00:00:30Z"}
+
+
+@pytest.mark.parametrize("spec_flow, conditions, expected", [
+    pytest.param({"name": "s", "withItems": [1, 2, 3, 4]},
+                 {"rt-s": {"phase": "Pending", "reason": "FanOut", "message": "4 items: 2 Completed, 2 retrying"},
+                  "rt-s-0": {"phase": "Completed"}, "rt-s-3": {**BACKOFF, "message": "attempt 2 failed; retry 2 of 3 "
+                                                                           "after a 30s back-off"},
+                  "rt-s-1": BACKOFF, "rt-s-2": {"phase": "Completed"}},
+                 ["JobFlow default/rt: flow s: 4 items: 2 Completed, 2 retrying",
+                  "  item 1 (vcjob rt-s-1): attempt 1 failed; retry 1 of 3 after a 30s back-off; next attempt due at "
+                  "2026-01-01T00:00:30Z (in 25s)",
+                  "  item 3 (vcjob rt-s-3): attempt 2 failed; retry 2 of 3 after a 30s back-off; next attempt due at "
+                  "2026-01-01T00:00:30Z (in 25s)"], id="fan-out-items-in-index-order"),
+    pytest.param({"name": "s", "withParam": "{{outputs.a}}"},
+                 {"rt-s": {"phase": "Pending", "reason": "FanOut", "message": "2 items: 1 Completed, 1 retrying"},
+                  "rt-s-10": {**BACKOFF, "retryAt": "2026-01-01T00:00:02Z"}, "rt-s-9": {"phase": "Completed"}},
+                 ["JobFlow default/rt: flow s: 2 items: 1 Completed, 1 retrying",
+                  "  item 10 (vcjob rt-s-10): attempt 1 failed; retry 1 of 3 after a 30s back-off; next attempt due at "
+                  "2026-01-01T00:00:02Z (3s ago)"], id="with-param-past-due"),
+    pytest.param({"name": "s", "repeat": {"until": "iteration >= 3", "limit": 5}},
+                 {"rt-s": {"phase": "Pending", "reason": "Repeat", "message": "iteration 1 (at most 5)"},
+                  "rt-s-0": {"phase": "Completed"},
+                  "rt-s-1": {"phase": "Pending", "reason": "Suspended", "message": "attempt 2 is created once the "
+                             "JobFlow is resumed (it is suspended: vcctl jobflow resume)"}},
+                 ["JobFlow default/rt: flow s: iteration 1 (at most 5)",
+                  "  iteration 1 (vcjob rt-s-1): attempt 2 is created once the JobFlow is resumed (it is suspended: "
+                  "vcctl jobflow resume)"], id="repeat-iteration-suspended"),
+    pytest.param({"name": "s", "withItems": [1]},
+                 {"rt-s": {"phase": "Pending", "reason": "FanOut", "message": "1 items: 1 Running"},
+                  "rt-s-0": {"phase": "Pending", "reason": "Suspended", "message": "the JobFlow is suspended"}},
+                 ["JobFlow default/rt: flow s: 1 items: 1 Running"], id="a-suspended-first-attempt-is-no-retry"),
+])
+def test_stuck_report_lists_each_loop_vcjob_waiting_for_its_retry(spec_flow, conditions, expected):
+    jf = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+          "metadata": {"name": "rt", "namespace": "default"}, "spec": {"flows": [spec_flow]},
+          "status": {"state": {"phase": "Running"}, "conditions": conditions}}
+    jobs = [_flow_job(name, cond["phase"]) for name, cond in conditions.items() if name != "rt-s"]
+    assert run.stuck_report(view.Snapshot([jf], jobs, [], []), NOW) == expected
+
+
+def test_failure_report_names_the_loop_item_a_stop_left_unretried():
+    jf = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+          "metadata": {"name": "x", "namespace": "default"},
+          "spec": {"flows": [{"name": "s", "withItems": [1, 2]}, {"name": "b"}, {"name": "r-2"}]},
+          "status": {"state": {"phase": "Failed"}, "conditions": {
+              "x-s-1": {"phase": "Failed", "reason": "NotRetried",
+                        "message": "attempt 1 failed; not retried: the JobFlow is Failed"},
+              "x-b": {"phase": "Failed", "reason": "RetriesExhausted", "message": "attempt 2 failed"},
+              "x-r-2": {"phase": "Failed", "reason": "RetriesExhausted", "message": "attempt 2 failed"}}}}
+    no_runtime = types.SimpleNamespace(executor=None, failures=[])
+    assert run.failure_report(view.Snapshot([jf], [], [], []), no_runtime) == [
+        "JobFlow default/x: flow s, item 1 (vcjob x-s-1) NotRetried: attempt 1 failed; not retried: the JobFlow is "
+        "Failed",
+        "JobFlow default/x: x-b RetriesExhausted: attempt 2 failed",
+        "JobFlow default/x: x-r-2 RetriesExhausted: attempt 2 failed"]

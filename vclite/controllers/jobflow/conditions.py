@@ -8,6 +8,7 @@ engine.py.
 """
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 from typing import Any
 
@@ -22,6 +23,12 @@ from vclite.lib import jsoncopy
 
 Obj = dict[str, Any]
 JP, O, R = batch.JobPhase, flowexpr.Outcome, st.Reason
+
+
+def _whole_second_after(t: dt.datetime) -> dt.datetime:
+    """`t` rounded up to the second: written so (as Kubernetes writes times), it is never before `t`."""
+    whole = t.replace(microsecond=0)
+    return whole if whole == t else whole + dt.timedelta(seconds=1)
 
 
 class Conditions:
@@ -88,6 +95,7 @@ class Conditions:
                                f"after a {clock_mod.format_duration(d.backoff.delay(inst.retries))} back-off"
                                + (", once the JobFlow is resumed (it is suspended: vcctl jobflow resume)"
                                   if self.suspended else ""))
+            cond[st.RETRY_AT] = clock_mod.format_time(_whole_second_after(inst.retry_at))
         elif inst.state is rs.IState.REPLACING:
             cond["reason"], cond["message"] = str(R.RETRYING), f"deleting attempt {inst.retries} to run it again"
         elif inst.state in (rs.IState.FAILED, rs.IState.TERMINATED) and inst.job is not None and d.retried:

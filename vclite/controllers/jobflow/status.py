@@ -92,6 +92,7 @@ BUCKETS: Mapping[str, str] = {
 }
 FAILING = frozenset({JP.FAILED, JP.TERMINATING, JP.TERMINATED})
 ENDED = frozenset({JP.COMPLETED, JP.FAILED, JP.TERMINATED})   # a vcjob in these phases is done
+RETRY_AT = "retryAt"   # condition field: when a failed vcjob's retry (its next attempt) is due, to the second
 DELETED = "deleted"    # condition field: the vcjob was deleted after it finished (TTL, a user); its outcome stands
 STARTED = frozenset({JP.RUNNING, JP.COMPLETING, JP.COMPLETED})
 # In a big flow, the vcjobs in these phases (most of them, at any moment) keep only their phase in

@@ -1308,3 +1308,19 @@ def test_a_dependency_found_dead_lists_its_targets_found_dead_in_that_moment_wha
     sim.finish("jf-e", C, "x")
     assert sim.cond("g") == {"phase": "Skipped", "reason": "DependencyNeverMet",
                              "message": "dependsOn targets f, c can no longer all be Completed: f Skipped, c Skipped"}
+
+
+@pytest.mark.parametrize("failed_at, retry_at", [
+    pytest.param(12.0, "2026-01-01T00:00:17Z", id="failed-at-a-whole-second"),
+    pytest.param(12.5, "2026-01-01T00:00:18Z", id="within-a-second-rounded-up"),
+])
+def test_a_retry_waiting_says_when_its_next_attempt_is_due(failed_at, retry_at):
+    """`retryAt`: when the back-off ends (rounded up to the second: the attempt is never made after it); gone once
+    the next attempt is made."""
+    sim = flowsim.Sim([fl("a", retry={"limit": 2, "backoff": {"duration": "5s"}})])
+    sim.set("jf-a", "Running")
+    sim.advance(failed_at)
+    sim.set("jf-a", F)
+    assert (sim.reason("a"), sim.cond("a").get("retryAt")) == ("RetryBackoff", retry_at)
+    sim.advance(6)
+    assert sim.created == ["jf-a", "jf-a"] and "retryAt" not in sim.cond("a")

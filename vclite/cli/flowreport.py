@@ -1,0 +1,79 @@
+"""What a stopped `vcctl run` says about a JobFlow's attempts waiting for their retry, one line each.
+
+A loop's summary (`4 items: 2 Completed, 2 retrying`) does not say which items wait, for what, or for
+how long: the report lists every vcjob of a flow whose failed attempt waits for its retry — a loop's
+item (`item 1`), a repeat's iteration (`iteration 2`) or the flow's one vcjob —, its attempt, and when
+the next attempt is due (the condition's `retryAt`), from the JobFlow's status alone.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from vclite.api import flow, meta
+from vclite.controllers.jobflow import status as jobflow_status
+from vclite.lib import clock as clock_mod
+
+Obj = dict[str, Any]
+R = jobflow_status.Reason
+WAITING = frozenset({R.RETRY_BACKOFF, R.RETRYING})   # a failed attempt whose retry is to come
+_ATTEMPT = re.compile(r"^attempt \d+ (?:is created once the JobFlow is resumed|failed)")
+
+
+def retry_waits(jf: Obj, flow_name: str, now: dt.datetime) -> list[tuple[str, str]]:
+    """(which, what) for each vcjob of flow `flow_name` whose retry is still to come, in item order:
+    (`item 1 (vcjob x-shard-1)`, `attempt 1 failed; retry 1 of 3 after a 30s back-off; next attempt due at
+    2026-01-02T10:00:05Z (in 25s)`); `vcjob x-a` for a flow without items or iterations."""
+    conditions = (jf.get("status") or {}).get("conditions") or {}
+    base = flow.job_name(meta.name(jf), flow_name)
+    unit = _unit(_spec_flow(jf, flow_name))
+    found = []
+    for key, cond in conditions.items():
+        if not isinstance(cond, dict) or not _waits_for_retry(cond):
+            continue
+        if key == base and not unit:
+            found.append((-1, f"vcjob {key}", _retry_text(cond, now)))
+        elif unit and key.startswith(base + "-") and key[len(base) + 1:].isdigit():
+            index = int(key[len(base) + 1:])
+            found.append((index, f"{unit} {index} (vcjob {key})", _retry_text(cond, now)))
+    return [(which, what) for _, which, what in sorted(found)]
+
+
+def loop_vcjob(jf: Obj, key: str) -> str:
+    """`flow shard, item 1 (vcjob x-shard-1)` for the vcjob of a loop's item or a repeat's iteration; `key`
+    itself for any other vcjob (or a flow's summary)."""
+    prefix = meta.name(jf) + "-"
+    head, _, index = key.rpartition("-")
+    if not key.startswith(prefix) or not index.isdigit() or len(head) <= len(prefix):
+        return key
+    name = head[len(prefix):]
+    unit = _unit(_spec_flow(jf, name))
+    return f"flow {name}, {unit} {int(index)} (vcjob {key})" if unit else key
+
+
+def _spec_flow(jf: Obj, name: str) -> Obj:
+    return next((f for f in (jf.get("spec") or {}).get("flows") or []
+                 if isinstance(f, dict) and f.get("name") == name), {})
+
+
+def _unit(spec_flow: Obj) -> str:
+    """What a flow's vcjobs are: `item`s of a loop, `iteration`s of a repeat, or "" (one vcjob)."""
+    return "iteration" if spec_flow.get("repeat") else "item" if (
+        "withItems" in spec_flow or "withParam" in spec_flow) else ""
+
+
+def _waits_for_retry(cond: Obj) -> bool:
+    reason = cond.get("reason")
+    return reason in WAITING or (reason == R.SUSPENDED and bool(_ATTEMPT.match(str(cond.get("message") or ""))))
+
+
+def _retry_text(cond: Obj, now: dt.datetime) -> str:
+    text = str(cond.get("message") or cond.get("reason"))
+    due = clock_mod.parse_time(cond.get(jobflow_status.RETRY_AT))
+    if due is None:
+        return text
+    left = (due - now).total_seconds()
+    when = f"in {clock_mod.format_duration(round(left))}" if left >= 1 else "now" if left > -1 else \
+        f"{clock_mod.format_duration(round(-left))} ago"
+    return f"{text}; next attempt due at {cond[jobflow_status.RETRY_AT]} ({when})"
