@@ -501,6 +501,9 @@ def row_cells(snap: Snapshot, jf: Obj, row: Row, now: dt.datetime) -> tuple[Text
     return ph, tasks, el, "; ".join([x for x in (detail, *extra) if x])
 
 
+_FINISHED_FLOW = frozenset({flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED})
+
+
 def _suspended(jf: Obj) -> bool:
     return str(meta.annotations(jf).get(flow.SUSPEND_ANNOTATION, "")).lower() == "true"
 
@@ -559,8 +562,11 @@ def jobflow_table(jf: Obj, snap: Snapshot, now: dt.datetime) -> Table:
 
 
 def phases(snap: Snapshot) -> dict[str, str]:
-    """Current phase of every JobFlow and vcjob, keyed for transition detection."""
-    out = {f"JobFlow {meta.key(jf)}": meta.phase(jf) for jf in snap.jobflows}
+    """Current phase of every JobFlow and vcjob, keyed for transition detection; a JobFlow suspended (`vcctl
+    jobflow suspend`) while it runs is `Running (suspended)`, so a watch without the live view says so too."""
+    out = {f"JobFlow {meta.key(jf)}": meta.phase(jf) + (" (suspended)" if _suspended(jf) and meta.phase(jf) and
+                                                         meta.phase(jf) not in _FINISHED_FLOW else "")
+           for jf in snap.jobflows}
     out.update({f"vcjob {meta.key(j)}": meta.phase(j) for j in snap.jobs})
     return out
 

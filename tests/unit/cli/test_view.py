@@ -346,3 +346,19 @@ def test_why_waiting_names_the_refusal_of_the_pods_a_job_lacks(replicas, failure
     j["spec"] = {"tasks": [{"name": "main", "replicas": replicas}]}
     snap = view.Snapshot([], [j], [GANG], [_pod("Pending")], create_failures=failures)
     assert view.why_waiting(snap, j) == expected
+
+
+@pytest.mark.parametrize("phase, annotations, expected", [
+    pytest.param("Running", {"flow.volcano.sh/suspend": "true"}, "Running (suspended)", id="suspended"),
+    pytest.param("Pending", {"flow.volcano.sh/suspend": "TRUE"}, "Pending (suspended)", id="any-case"),
+    pytest.param("Running", {"flow.volcano.sh/suspend": "yes"}, "Running", id="not-true-does-not-suspend"),
+    pytest.param("Succeed", {"flow.volcano.sh/suspend": "true"}, "Succeed", id="finished"),
+    pytest.param("Running", {}, "Running", id="not-suspended"),
+])
+def test_the_lines_of_a_watch_without_the_live_view_say_when_a_jobflow_is_suspended(phase, annotations, expected):
+    jf = jobflow([{"name": "a"}], annotations=annotations)
+    jf["status"]["state"]["phase"] = phase
+    before = view.phases(snap(jobflow([{"name": "a"}])))
+    assert view.phases(snap(jf)) == {"JobFlow default/jf": expected}
+    assert view.transitions(before, view.phases(snap(jf))) == ([] if expected == "Running" else
+                                                                [f"JobFlow default/jf: {expected}"])
