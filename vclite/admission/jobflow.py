@@ -374,13 +374,13 @@ def _depends_on(dep: Any, ctx: _Ctx) -> None:
     elif strategy is not None or dep.get("probe") is not None:
         field = "strategy" if strategy is not None else "probe"
         ctx.error(f"{path}.{field}", f"{field} applies to dependsOn.targets; an expression states its own logic")
-    else:
+    if isinstance(expression, str):   # (checked with targets, strategy or a probe too: one pass, every problem)
         try:
             parsed = flowexpr.parse_depends(expression)
         except flowexpr.ExprError as e:
             ctx.expr_error(f"{path}.expression", e)
         else:
-            for node in flowexpr.nodes(parsed):
+            for node in flowexpr.nodes(parsed) if not targets else ():
                 if isinstance(node, flowsyntax.Atom):
                     ctx.refs.append(_Ref(node.flow, f"{path}.expression", f"{path}.expression", node.pos, expression))
     _probe(dep.get("probe"), f"{path}.probe", ctx.errs)

@@ -148,6 +148,20 @@ REJECT = [
     pytest.param(jf(fl("a"), fl("b", **dep(expression="a", strategy="any"))),
                  ["spec.flows[1].dependsOn.strategy: strategy applies to dependsOn.targets; an expression states "
                   "its own logic"], id="expression-and-strategy"),
+    pytest.param(jf(fl("a"), fl("b", **dep(expression="a.Faild", strategy="any"))),
+                 ["spec.flows[1].dependsOn.strategy: strategy applies to dependsOn.targets; an expression states "
+                  "its own logic", "spec.flows[1].dependsOn.expression: flow \"b\": unknown outcome 'Faild' (did you "
+                  "mean Failed? outcomes: Completed, Failed, Terminated, Skipped, Finished, AnyCompleted, "
+                  "AllCompleted, AnyFailed, AllFailed, Succeeded, AnySucceeded, AllSucceeded) at position 2:" + caret("a.Faild", 2)],
+                 id="expression-and-strategy-the-expression-still-checked"),
+    pytest.param(jf(fl("a"), fl("b", **dep("a", expression="a &&"))),
+                 ["spec.flows[1].dependsOn.expression: set either dependsOn.targets or dependsOn.expression, not both",
+                  "spec.flows[1].dependsOn.expression: flow \"b\": expected a flow outcome such as train.Completed, "
+                  "found the end of the expression at position 4:" + caret("a &&", 4)],
+                 id="expression-and-targets-the-expression-still-checked"),
+    pytest.param(jf(fl("a"), fl("b", **dep("a", expression="zz"))),
+                 ["spec.flows[1].dependsOn.expression: set either dependsOn.targets or dependsOn.expression, not both"],
+                 id="expression-and-targets-its-flows-not-looked-up"),
     pytest.param(jf(fl("a"), fl("b", **dep(expression="a", probe={"taskStatusList": [
         {"taskName": "main", "phase": "Running"}]}))),
                  ["spec.flows[1].dependsOn.probe: probe applies to dependsOn.targets; an expression states "
