@@ -229,8 +229,7 @@ def _apply(client: Any, docs: list[yamlio.Document], check_templates: bool) -> _
             if doc.obj.get("kind") == kinds.JOBFLOW.kind:
                 out.jobflows.append((doc, created))
         except errors.Invalid as exc:
-            located = [_located(doc, fe.path, fe.message, fe.offset) for fe in exc.errors]
-            out.problems.extend(sorted(located, key=lambda p: (p.line, p.column)))   # (in the document's order)
+            out.problems.extend(_located(doc, fe.path, fe.message, fe.offset) for fe in exc.errors)
             if doc.obj.get("kind") == kinds.JOBFLOW.kind:
                 out.refused.append((doc, list(exc.errors)))
         except errors.ApiError as exc:
@@ -691,7 +690,22 @@ def load_and_validate(paths: list[str], require_command: bool = True, client: An
     problems = [*problems, *set_params(docs, params or {})]
     if docs:
         problems = [*problems, *validate(docs, require_command, whole=whole, client=client)]
-    return docs, problems
+    return docs, in_file_order(problems, paths)
+
+
+def in_file_order(problems: list[Any], paths: list[str]) -> list[Any]:
+    """`problems` in the order of the FILES, then of their lines and columns (found in passes — structure,
+    admission in dependency order, cross-document checks — they would jump back and forth); a problem
+    about the command line (`-p`, a plain string) first. The sort is stable: one line keeps its order."""
+    files: dict[str, int] = {}
+    for path in paths:
+        files.setdefault(source_name(path), len(files))
+
+    def key(p: Any) -> tuple[int, int, int]:
+        if isinstance(p, str):
+            return -1, 0, 0
+        return files.get(p.file, len(files)), p.line, getattr(p, "column", 0)
+    return sorted(problems, key=key)
 
 
 def set_params(docs: list[yamlio.Document], params: dict[str, str]) -> list[str]:

@@ -1,4 +1,6 @@
 """validate on a given API: the documents are created there once; a flow's vcjob checks store nothing."""
+import dataclasses
+
 import pytest
 
 from vclite.api import kinds, yamlio
@@ -335,10 +337,13 @@ spec:
 """ + "".join(template(n) for n in "abcdefg")
 
 
-def test_an_expressions_problem_names_the_line_and_column_of_its_character_in_document_order():
+def test_an_expressions_problem_names_the_line_and_column_of_its_character_in_file_order(tmp_path):
     """Every scalar style: plain, double- and single-quoted (continued on the next line, with escapes), `|`
-    and `>` blocks; the column is that of the character the message's caret points at."""
-    problems = manifests.validate(yamlio.load_string(EXPRESSIONS, "flow.yaml"))
+    and `>` blocks; the column is that of the character the message's caret points at. Listed in the order
+    of the lines (admission finds the unknown flows after the malformed expressions)."""
+    (tmp_path / "flow.yaml").write_text(EXPRESSIONS)
+    _, problems = manifests.load_and_validate([str(tmp_path / "flow.yaml")])
+    problems = [dataclasses.replace(p, file="flow.yaml") for p in problems]
     got = [str(p).split("\n")[0].split(" JobFlow/x: ")[0] + " " + p.field for p in problems]
     assert got == ["flow.yaml:9:37: spec.flows[1].dependsOn.expression",     # evall
                    "flow.yaml:13:11: spec.flows[2].dependsOn.expression",    # zz
@@ -357,3 +362,17 @@ def test_a_column_that_cannot_be_known_is_the_strings_start_and_the_problem_says
     assert (problem.line, problem.column) == (9, 21)
     assert problem.message == "unknown flow (the column is where the string starts: the character's own is " \
                               "not known)\n  caret"
+
+
+def test_problems_are_listed_in_the_order_of_the_files_then_of_their_lines(tmp_path):
+    """Found in passes (structure, then admission in dependency order: templates before flows), they are
+    listed file by file, line by line; a -p problem, about the command line, first."""
+    flows = tmp_path / "flows.yaml"
+    flows.write_text(EXPRESSIONS.split("---")[0].replace("    - name: a\n", "    - name: a\n      bogus: 1\n", 1))
+    templates = tmp_path / "templates.yaml"
+    templates.write_text(template("a", spec="  minAvailable: -1\n") + "".join(template(n) for n in "bcdefg"))
+    _, problems = manifests.load_and_validate([str(flows), str(templates)], params={"zz": "1"})
+    assert isinstance(problems[0], str) and problems[0].startswith("-p zz:"), problems
+    where = [(p.file, p.line, p.column) for p in problems[1:]]
+    assert where == sorted(where, key=lambda w: (w[0] != str(flows), w[1], w[2])), where
+    assert where[0] == (str(flows), 7, 0) and where[-1][0] == str(templates), where
