@@ -178,6 +178,10 @@ def test_a_second_ctrl_c_kills_a_pod_that_ignores_sigterm(write, tmp_path):
 def test_help_teaches(vcctl):
     r = vcctl("run", "--help")
     assert r.code == 0 and "Exit status" in r.out and "--nodes" in r.out
+    # the CronJob example on a line of its own (it was run into the paragraph before it)
+    assert "\n    vcctl run --timeout 60 examples/cronjob.yaml\n" in r.out, r
+    # a second terminal's `vcctl jobflow suspend` cannot reach the run: it says where to run a flow for that
+    assert "The run serves no API" in r.out and "run it in `vcctl server`" in " ".join(r.out.split()), r
 
 
 ROUND_TRIP = """

@@ -109,7 +109,14 @@ def run(files, params, quiet, output, nodes_opt, scheduler_conf, workdir, timeou
     A CronJob (batch.volcano.sh) never finishes: its vcjobs run at their scheduled times
     (`schedule: "@every 10s"`, `"*/5 * * * *"`, ...) until --timeout or Ctrl-C; ending at
     --timeout exits 0 if nothing failed (a vcjob still running then is stopped):
+
+    \b
       vcctl run --timeout 60 examples/cronjob.yaml
+
+    The run serves no API: other vcctl commands (`vcctl jobflow suspend`, `get -w`) and kubectl
+    cannot reach it. To watch, suspend or resume a flow from another terminal, run it in
+    `vcctl server` (`kubectl apply -f FILE`, or `vcctl jobtemplate create -f FILE` then
+    `vcctl jobflow create -f FILE`).
 
     \b
     Exit status: 0 all succeeded; 1 something failed or can never run (the reason is printed);
