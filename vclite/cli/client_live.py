@@ -19,6 +19,7 @@ drawing happens on the calling thread.
 """
 from __future__ import annotations
 
+import io
 import threading
 import time
 from typing import Any
@@ -38,6 +39,15 @@ TICK = 1.0             # seconds: redraw the elapsed times when nothing changes
 FIRST_FRAME_WAIT = 0.15  # seconds the first frame waits for every list before it draws what has come
 SETTLE_WAIT = 2.0       # seconds the last frame waits for the vcjobs' watch to catch up with the finished JobFlow
 NOT_SUCCEEDED = "status.phase!=Succeeded"   # the pods the view reads
+UNWRAPPED = 1000   # columns a frame written to a file or a pipe is drawn in: no row wrapped (rich's default: 80)
+
+
+def unwrapped(renderable: Any) -> str:
+    """`renderable` as plain text for a file or a pipe: each row on one line, as wide as it needs, without the
+    spaces that pad it to the table's width."""
+    out = Console(file=io.StringIO(), width=UNWRAPPED, highlight=False, color_system=None)
+    out.print(renderable)
+    return "".join(line.rstrip() + "\n" for line in out.file.getvalue().splitlines())
 
 
 class Cache:
@@ -218,5 +228,6 @@ def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_
         if live is not None:
             live.stop()
     if live is None:
-        console.print(view.render(snap, clock.now()))
+        console.file.write(unwrapped(view.render(snap, clock.now())))
+        console.file.flush()
     return 0 if phase == flow.FlowPhase.SUCCEED else 1

@@ -43,3 +43,22 @@ def test_pods_that_succeeded_are_not_listed(phase, listed):
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
            "status": {"phase": phase}}
     assert selectors.field_predicate(field_selector, "Pod")(pod) is listed
+
+
+def test_the_last_frame_written_to_a_file_has_each_row_on_one_line_without_padding():
+    """Written to a file or a pipe, rich drew 80 columns: a row's detail wrapped over many lines of a log."""
+    import datetime as dt
+    detail = "attempt 2 failed; no retries left (limit 1) " * 3
+    jf = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+          "metadata": {"name": "jf", "namespace": "default", "creationTimestamp": "2026-01-01T00:00:00Z"},
+          "spec": {"flows": [{"name": "a"}, {"name": "b", "dependsOn": {"targets": ["a"]}}]},
+          "status": {"state": {"phase": "Failed"}, "conditions": {
+              "jf-a": {"phase": "Failed", "reason": "RetriesExhausted", "message": detail.strip()},
+              "jf-b": {"phase": "Skipped", "reason": "DependencyNeverMet",
+                       "message": "dependsOn target a was Failed"}}}}
+    text = client_live.unwrapped(view.render(view.Snapshot([jf], [], [], []),
+                                             dt.datetime(2026, 1, 1, 0, 1, tzinfo=dt.timezone.utc)))
+    lines = text.splitlines()
+    assert any(line.startswith("a ") and line.endswith(detail.strip()) for line in lines), text
+    assert any(line.startswith("b ") and line.endswith("dependsOn target a was Failed") for line in lines), text
+    assert all(line == line.rstrip() for line in lines) and len(lines) == 5, text
