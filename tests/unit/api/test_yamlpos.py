@@ -108,3 +108,12 @@ def test_documents_after_others_and_list_items_are_located():
 def test_no_source_no_position():
     doc = yamlio.Document({"a": "text"}, "f.yaml", 1, 1)
     assert doc.position_of("a", 1) is None and doc.line_of("a", 1) == 1
+
+
+def test_a_document_after_a_syntax_error_is_located_in_its_own_text():
+    """Reading starts again after a broken document: that text is composed again, its first document first."""
+    text = "a: [1\n---\nb: 'x && y'\n---\nc: z && w\n"
+    docs, problems = yamlio.parse_string(text, objects=False)
+    assert len(problems) == 1 and [list(d.obj) for d in docs] == [["b"], ["c"]]
+    assert docs[0].position_of("b", 5) == yamlpos.Position(3, 10)
+    assert docs[1].position_of("c", 5) == yamlpos.Position(5, 9)
