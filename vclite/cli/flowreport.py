@@ -73,7 +73,17 @@ def _retry_text(cond: Obj, now: dt.datetime) -> str:
     due = clock_mod.parse_time(cond.get(jobflow_status.RETRY_AT))
     if due is None:
         return text
+    return f"{text}; next attempt due at {cond[jobflow_status.RETRY_AT]} ({_from_now(due, now)})"
+
+
+def next_attempt(cond: Obj, now: dt.datetime) -> str:
+    """`next attempt in 25s` for a vcjob's condition waiting out its retry's back-off (`retryAt`); "" otherwise
+    (the live view's detail: it is drawn again every second)."""
+    due = clock_mod.parse_time(cond.get(jobflow_status.RETRY_AT)) if cond.get("reason") == R.RETRY_BACKOFF else None
+    return "" if due is None else f"next attempt {_from_now(due, now)}"
+
+
+def _from_now(due: dt.datetime, now: dt.datetime) -> str:
     left = (due - now).total_seconds()
-    when = f"in {clock_mod.format_duration(round(left))}" if left >= 1 else "now" if left > -1 else \
+    return f"in {clock_mod.format_duration(round(left))}" if left >= 1 else "now" if left > -1 else \
         f"{clock_mod.format_duration(round(-left))} ago"
-    return f"{text}; next attempt due at {cond[jobflow_status.RETRY_AT]} ({when})"

@@ -29,6 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from vclite.api import batch, flow, flowsyntax, meta
+from vclite.cli import flowreport
 from vclite.lib import clock as clock_mod
 from vclite.lib import dag
 
@@ -493,6 +494,7 @@ def row_cells(snap: Snapshot, jf: Obj, row: Row, now: dt.datetime) -> tuple[Text
         extra.append(f"retry {cond['retries']}")
     if cond.get("reason") in RETRY_REASONS:
         extra.append(cond.get("message", ""))
+        extra.append(flowreport.next_attempt(cond, now))
     state = flow_state(cond, row.job, _suspended(jf))
     if state != ph.plain:
         ph = Text(state, style=PHASE_STYLE.get(state, ""))

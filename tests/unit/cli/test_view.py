@@ -362,3 +362,18 @@ def test_the_lines_of_a_watch_without_the_live_view_say_when_a_jobflow_is_suspen
     assert view.phases(snap(jf)) == {"JobFlow default/jf": expected}
     assert view.transitions(before, view.phases(snap(jf))) == ([] if expected == "Running" else
                                                                 [f"JobFlow default/jf: {expected}"])
+
+
+@pytest.mark.parametrize("retry_at, expected", [
+    pytest.param("2026-01-01T00:01:25Z", "next attempt in 25s", id="in-25s"),
+    pytest.param("2026-01-01T00:01:00Z", "next attempt now", id="due-now"),
+    pytest.param(None, None, id="no-retry-at"),
+])
+def test_a_vcjob_waiting_for_its_retry_says_when_the_next_attempt_is_due(retry_at, expected):
+    message = "attempt 1 failed; retry 1 of 2 after a 30s back-off"
+    cond = {"phase": "Failed", "reason": "RetryBackoff", "message": message,
+            **({"retryAt": retry_at} if retry_at else {})}
+    jf = jobflow([{"name": "a"}], {"jf-a": cond})
+    rows = view.dag_rows(jf, snap(jf, job("jf-a", "Failed")))
+    detail = view.row_cells(snap(jf, job("jf-a", "Failed")), jf, rows[0], NOW)[3]
+    assert detail.endswith(message + (f"; {expected}" if expected else ""))
