@@ -201,3 +201,24 @@ def test_failure_report_names_the_loop_item_a_stop_left_unretried():
         "Failed",
         "JobFlow default/x: x-b RetriesExhausted: attempt 2 failed",
         "JobFlow default/x: x-r-2 RetriesExhausted: attempt 2 failed"]
+
+
+def test_progress_lines_say_once_that_a_failed_attempt_will_be_retried():
+    """Without them, a log read `Failed` then `Pending` for the same vcjob, unexplained."""
+    def flow_event(cond):
+        jf = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+              "metadata": {"name": "x", "namespace": "ns"}, "spec": {"flows": [{"name": "a"}]},
+              "status": {"state": {"phase": "Running"}, "conditions": {"x-a": cond}}}
+        return client_mod.WatchEvent(MODIFIED, kinds.JOBFLOW, jf, None)
+
+    progress = run.Progress()
+    first = {"phase": "Failed", "reason": "RetryBackoff",
+             "message": "attempt 1 failed; retry 1 of 3 after a 1s back-off"}
+    progress.observe(flow_event(first))
+    assert progress.changes() == ["JobFlow ns/x: Running",
+                                  "vcjob ns/x-a: attempt 1 failed; retry 1 of 3 after a 1s back-off"]
+    progress.observe(flow_event({**first, "podFailureRatio": "1/1"}))   # (the same attempt, written again)
+    assert progress.changes() == []
+    second = {**first, "retries": 1, "message": "attempt 2 failed; retry 2 of 3 after a 2s back-off"}
+    progress.observe(flow_event(second))
+    assert progress.changes() == ["vcjob ns/x-a: attempt 2 failed; retry 2 of 3 after a 2s back-off"]
