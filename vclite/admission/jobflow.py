@@ -649,9 +649,22 @@ def _patch(patch: Any, ctx: _Ctx) -> None:
             problem = "a flow's patch cannot read its own output (it has not run yet; in a repeat it is the " \
                       "previous iteration's)"
         if problem:
-            ctx.error(where, f'flow "{ctx.name}": {problem}')
+            ctx.errs.append(FieldError(where, f'flow "{ctx.name}": {problem}',
+                                       offset=_placeholder_offset(spec, where[len(path):], placeholder)))
         elif root == "outputs" and rest[0] != ctx.name:   # (a repeat's own: the previous iteration's)
             ctx.refs.append(_Ref(rest[0], path, path, -2, placeholder))
+
+
+def _placeholder_offset(spec: Obj, field: str, placeholder: str) -> int | None:
+    """Where `{{placeholder}}` starts in the string at `field` (`.tasks[0].template…`) of the patch: the
+    CLI names its line and column."""
+    value: Any = spec
+    for seg in yamlio.split_path(field):
+        value = value.get(seg) if isinstance(value, dict) else \
+            value[int(seg)] if isinstance(value, list) and seg.isdigit() and int(seg) < len(value) else None
+    if not isinstance(value, str):
+        return None
+    return next((m.start() for m in flowtemplate.PLACEHOLDER.finditer(value) if m.group(1) == placeholder), None)
 
 
 def _patch_list(spec: Obj, key: str, match: str, path: str, errs: list[FieldError]) -> None:

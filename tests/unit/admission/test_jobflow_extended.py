@@ -485,3 +485,21 @@ def test_template_placeholders(spec: Obj, reads: dict[str, set[str]], expected: 
     assert len(got) == len(expected), got
     for g, want in zip(got, expected):
         assert g.startswith(want), (g, want)
+
+
+@pytest.mark.parametrize("command, offsets", [
+    pytest.param(["sh", "-c", "echo {{item}} and {{ params.x }}"], [5, 18], id="two-in-one-string"),
+    pytest.param(["{{params.x}}"], [0], id="the-whole-string"),
+])
+def test_a_patch_placeholders_problem_says_where_it_starts_in_its_string(command, offsets):
+    """The CLI names the line and column of the placeholder (`vcctl validate`: file:line:column)."""
+    patch = {"jobSpec": {"tasks": [{"name": "main", "template": {"spec": {"containers": [
+        {"name": "main", "command": command}]}}}]}}
+    obj = jf(fl("a", patch=patch))
+    try:
+        admit.admit(admit.Operation.CREATE, kinds.JOBFLOW, obj, None, views.default_view())
+    except errors.Invalid as e:
+        found = e.errors
+    else:
+        found = []
+    assert [fe.offset for fe in found] == offsets, [str(fe) for fe in found]

@@ -376,3 +376,11 @@ def test_problems_are_listed_in_the_order_of_the_files_then_of_their_lines(tmp_p
     where = [(p.file, p.line, p.column) for p in problems[1:]]
     assert where == sorted(where, key=lambda w: (w[0] != str(flows), w[1], w[2])), where
     assert where[0] == (str(flows), 7, 0) and where[-1][0] == str(templates), where
+
+
+def test_a_patch_placeholders_problem_names_its_line_and_column(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text("apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: pp}\nspec:\n  flows:\n"
+                    "  - name: train\n    patch: {jobSpec: {queue: 'q-{{params.nope}}'}}\n" + template("train"))
+    _, problems = manifests.load_and_validate([str(path)])
+    assert [(p.line, p.column, p.field) for p in problems] == [(7, 33, "spec.flows[0].patch.jobSpec.queue")]
