@@ -280,6 +280,8 @@ def test_exit_handler_runs_after_the_failure(vcctl, tmp_path):
     assert jobs["exit-handler-notify"]["metadata"]["creationTimestamp"] >= \
         next(e for e in status["jobStatusList"] if e["name"] == "exit-handler-train")["endTimestamp"]
     assert status["conditions"]["exit-handler-evaluate"]["reason"] == "DependencyNeverMet"   # train failed
+    assert logs(tmp_path, "exit-handler-notify-main-0") == \
+        "run finished: prepare Completed, train Failed, evaluate Skipped\n", r
 
 
 def _edge_flow(flows: str, on_exit: str = "") -> str:
@@ -319,6 +321,23 @@ def test_edge_cases_end_with_the_right_code_and_a_readable_status(vcctl, tmp_pat
     got = {n: (status["conditions"][n]["phase"], status["conditions"][n].get("reason")) for n in conditions}
     assert got == conditions, status["conditions"]
     assert says in r.err, r
+
+
+def test_the_exit_handler_reads_the_other_flows_outcomes(vcctl, write, tmp_path):
+    """`outcomes.<flow>` in its when and `{{outcomes.<flow>}}` in its template: what failed, what was skipped."""
+    text = ("apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: night}\nspec:\n  onExit: report\n"
+            "  flows:\n  - name: extract\n  - name: transform\n    dependsOn: {targets: [extract]}\n"
+            "  - name: publish\n    dependsOn: {targets: [transform]}\n"
+            "  - name: report\n    when: outcomes.publish != \"Completed\"\n"
+            + _template("extract", "true")
+            + _template("transform", 'echo "schema mismatch" > $TERMINATION_MESSAGE_PATH; exit 2')
+            + _template("publish", "true")
+            + _template("report", "echo extract={{outcomes.extract}} transform={{outcomes.transform}} "
+                                  "'({{outputs.transform}})' publish={{outcomes.publish}}"))
+    status, _, r = run_example(vcctl, tmp_path, "outcomes.yaml", text, code=1)
+    assert phases(status, "night-publish", "night-report") == {"night-publish": "Skipped", "night-report": "Completed"}
+    assert logs(tmp_path, "night-report-main-0") == \
+        "extract=Completed transform=Failed (schema mismatch) publish=Skipped\n", r
 
 
 # ---- a stopped run lists the loop items waiting for their retry ------------------------------------------------

@@ -102,6 +102,8 @@ def _why_left(name: str, flow_name: str, flows: set[str], params: bool) -> str:
     return {"item": f'flow "{flow_name}" has no withItems or withParam',
             "iteration": f'flow "{flow_name}" has no repeat',
             "params": "the JobFlow declares no spec.arguments.parameters",
+            "outcomes": f'flow "{flow_name}" is not the exit handler (spec.onExit)' if rest.split(".")[0] in flows
+            else f'no flow is called "{rest.split(".")[0]}"',
             }.get(root, f'no flow is called "{rest.split(".")[0]}"')
 
 
@@ -121,8 +123,9 @@ def template_context_advice(jobflow: Any, template_spec: Callable[[str], Any]) -
         if template is None:
             continue
         loop, repeat = f.get("withItems") is not None or f.get("withParam") is not None, f.get("repeat") is not None
+        exit = name == spec.get("onExit")
         for placeholder, where in flowtemplate.placeholder_paths(template, "spec").items():
-            if not flowtemplate.in_context(placeholder, flows, params=params, loop=loop, repeat=repeat):
+            if not flowtemplate.in_context(placeholder, flows, params=params, loop=loop, repeat=repeat, exit=exit):
                 out.append((f"spec.flows[{i}].name",
                             f'JobTemplate "{name}": {where}: {{{{{placeholder}}}}} is left as it is: '
                             f"{_why_left(placeholder, name, flows, params)}"))

@@ -78,6 +78,7 @@ class _Ref:
     edge: str
     pos: int = -1
     text: str = ""
+    edgeless: bool = False   # the exit handler reading an outcome: the flow must exist; nothing waits for it
 
 
 @dataclasses.dataclass
@@ -91,6 +92,7 @@ class _Ctx:
     repeat: bool
     errs: list[FieldError]
     refs: list[_Ref] = dataclasses.field(default_factory=list)
+    exit: bool = False   # the exit handler (spec.onExit): it may read the other flows' outcomes
 
     def error(self, path: str, message: str) -> None:
         self.errs.append(FieldError(path, message))
@@ -132,7 +134,8 @@ def validate_spec(spec: Any, jobflow: str, namespace: str) -> list[FieldError]:
     refs: list[tuple[str | None, list[_Ref]]] = []
     index: dict[str, int] = {}
     for i, f in enumerate(flows):
-        name, flow_refs = _validate_flow(f, i, jobflow, namespace, params, index, errs)
+        name, flow_refs = _validate_flow(f, i, jobflow, namespace, params, index, errs,
+                                         spec.get("onExit") if isinstance(spec.get("onExit"), str) else None)
         refs.append((name, flow_refs))
     errs += _on_exit(spec, flows, index)
     errs += _item_name_clashes(flows, index)
@@ -222,9 +225,10 @@ def _arguments(args: Any, errs: list[FieldError]) -> _Declared:
 
 
 def _validate_flow(f: Any, i: int, jobflow: str, namespace: str, params: Mapping[str, str | None],
-                   index: dict[str, int], errs: list[FieldError]) -> tuple[str | None, list[_Ref]]:
+                   index: dict[str, int], errs: list[FieldError],
+                   handler: str | None = None) -> tuple[str | None, list[_Ref]]:
     """One flow's own fields; returns its name (None if unusable or a duplicate) and what it reads.
-    `index` maps each name to its first flow's position."""
+    `index` maps each name to its first flow's position; `handler`, the exit handler's name."""
     fp = f"spec.flows[{i}]"
     if not isinstance(f, dict):
         errs.append(FieldError(fp, common.type_error(f, "object")))
@@ -244,7 +248,8 @@ def _validate_flow(f: Any, i: int, jobflow: str, namespace: str, params: Mapping
         else:
             index[name] = i
     loop = f.get("withItems") is not None or f.get("withParam") is not None
-    ctx = _Ctx(fp, name or "", params, loop, f.get("repeat") is not None, errs)
+    ctx = _Ctx(fp, name or "", params, loop, f.get("repeat") is not None, errs,
+               exit=bool(name) and name == handler)
     _depends_on(f.get("dependsOn"), ctx)
     _loop(f, ctx, jobflow)
     if f.get("when") is not None:
@@ -266,7 +271,7 @@ def dependencies(f: Obj) -> list[str]:
         _condition(f["when"], "when", ctx, own_output=False)
     _repeat(f.get("repeat"), ctx)
     _patch(f.get("patch"), ctx)
-    return list(dict.fromkeys(r.flow for r in ctx.refs if r.flow != ctx.name))
+    return list(dict.fromkeys(r.flow for r in ctx.refs if r.flow != ctx.name and not r.edgeless))
 
 
 def template_errors(spec: Obj, reads: Mapping[str, Mapping[str, str] | set[str]]) -> list[FieldError]:
@@ -293,7 +298,7 @@ def template_errors(spec: Obj, reads: Mapping[str, Mapping[str, str] | set[str]]
     for name, i in index.items():
         f = flows[i]
         ctx = _Ctx(f"spec.flows[{i}]", name, params, f.get("withItems") is not None or f.get("withParam") is not None,
-                   f.get("repeat") is not None, [])
+                   f.get("repeat") is not None, [], exit=name == handler)
         _depends_on(f.get("dependsOn"), ctx)   # (the spec's own references: admitted, so without errors)
         _loop(f, ctx, "")
         if isinstance(f.get("when"), str):
@@ -305,7 +310,7 @@ def template_errors(spec: Obj, reads: Mapping[str, Mapping[str, str] | set[str]]
         read = reads.get(name) or {}
         for placeholder in sorted(read):
             if not flowtemplate.in_context(placeholder, index, params=bool(params) or not params.complete,
-                                           loop=ctx.loop, repeat=ctx.repeat):
+                                           loop=ctx.loop, repeat=ctx.repeat, exit=ctx.exit):
                 continue   # left as written, as Volcano leaves it (a warning says so: advice.py)
             root, *rest = placeholder.split(".")
             problem = _placeholder_problem(placeholder, ctx)
@@ -483,6 +488,8 @@ def _condition(text: Any, path: str, ctx: _Ctx, own_output: bool) -> None:
                     "a flow's when cannot read its own output (it has not run yet)", node.pos, text))
         elif node.root == "outputs":
             ctx.refs.append(_Ref(node.path[0], path, path, node.pos, text))
+        elif node.root == "outcomes":
+            ctx.refs.append(_Ref(node.path[0], path, path, node.pos, text, edgeless=True))
     if sound:
         for e in flowexpr.constant_errors(parsed, ctx.params):
             ctx.expr_error(path, e)
@@ -491,8 +498,11 @@ def _condition(text: Any, path: str, ctx: _Ctx, own_output: bool) -> None:
 def _placeholder_problem(placeholder: str, ctx: _Ctx) -> str:
     """What is wrong with `{{placeholder}}` in a flow's patch or JobTemplate ("" if nothing)."""
     root, *rest = placeholder.split(".")
-    if root not in flowsyntax.ROOTS or (root in ("params", "outputs") and not rest):
-        return f"unknown placeholder {{{{{placeholder}}}}} (use params.<name>, outputs.<flow>, item or iteration)"
+    if root not in flowsyntax.ROOTS or (root in ("params", "outputs", "outcomes") and not rest):
+        return (f"unknown placeholder {{{{{placeholder}}}}} (use params.<name>, outputs.<flow>, item, iteration "
+                "or, in the exit handler, outcomes.<flow>)")
+    if root == "outcomes" and len(rest) > 1:
+        return f"outcomes.{rest[0]} has no fields (it is Completed, Failed, Terminated, Skipped or NotCreated)"
     return _ref_problem(root, tuple(rest), ctx)
 
 
@@ -508,6 +518,11 @@ def _ref_problem(root: str, path: tuple[str, ...], ctx: _Ctx, in_condition: bool
     if root == "iteration" and not ctx.repeat:
         return ("iteration is only defined in a flow with repeat" if in_condition
                 else "{{iteration}} is only defined in a flow with repeat")
+    if root == "outcomes" and not ctx.exit:
+        return ("outcomes are read by the exit handler (spec.onExit) only: another flow says which outcomes it "
+                f"accepts in dependsOn.expression ({path[0]}.Failed)")
+    if root == "outcomes" and path[0] == ctx.name:
+        return "the exit handler cannot read its own outcome (it has none while it runs)"
     return ""
 
 
@@ -653,6 +668,8 @@ def _patch(patch: Any, ctx: _Ctx) -> None:
                                        offset=_placeholder_offset(spec, where[len(path):], placeholder)))
         elif root == "outputs" and rest[0] != ctx.name:   # (a repeat's own: the previous iteration's)
             ctx.refs.append(_Ref(rest[0], path, path, -2, placeholder))
+        elif root == "outcomes":
+            ctx.refs.append(_Ref(rest[0], path, path, -2, placeholder, edgeless=True))
 
 
 def _placeholder_offset(spec: Obj, field: str, placeholder: str) -> int | None:
@@ -717,6 +734,8 @@ def _graph_errors(refs: list[tuple[str | None, list[_Ref]]], index: dict[str, in
     for name, flow_refs in refs:
         seen: set[tuple[str, str]] = set()
         for r in flow_refs:
+            if r.edgeless and r.flow in index:
+                continue   # (the exit handler reads an outcome: no edge, nothing waits)
             if r.flow not in index or (r.flow == handler and name != handler):
                 if (r.flow, r.path) not in seen:
                     errs.append(FieldError(r.path, _undefined(name, r, index) if r.flow not in index else

@@ -149,11 +149,13 @@ def evaluate_depends(expr: Expr | Node, outcomes: Mapping[str, frozenset[str]]) 
 @dataclasses.dataclass(frozen=True)
 class WhenEnv:
     """What a condition can read: JobFlow spec.arguments, finished flows' outputs, the loop item (None
-    outside a loop) and the repeat iteration."""
+    outside a loop), the repeat iteration and — for the exit handler (None elsewhere) — every other flow's
+    outcome (`Completed`, `Failed`, `Terminated`, `Skipped`, or `NotCreated`: a stop left it unstarted)."""
     params: Mapping[str, str] = dataclasses.field(default_factory=dict)
     outputs: Mapping[str, str] = dataclasses.field(default_factory=dict)
     item: Any = None
     iteration: int = 0
+    outcomes: Mapping[str, str] | None = None
 
 
 _NUMERIC = re.compile(r"\s*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?\s*")
@@ -220,6 +222,12 @@ class _When:
                 raise self.error("item is only defined in a flow with withItems or withParam", node)
             return self.walk(env.item, node.path, node, "item")
         flow = node.path[0]
+        if node.root == "outcomes":
+            if env.outcomes is None:
+                raise self.error("outcomes are read by the exit handler only (spec.onExit)", node)
+            if flow not in env.outcomes:
+                raise self.error(f"flow {flow!r} has no outcome here (the exit handler's own, or no such flow)", node)
+            return env.outcomes[flow]
         if flow not in env.outputs:
             raise self.error(f"flow {flow!r} has no output (not finished, or no termination message)", node)
         raw = env.outputs[flow]
@@ -319,7 +327,7 @@ def evaluate_value(expr: Expr, env: WhenEnv) -> Any:
     return _When(expr, env).ev(expr.root)
 
 
-_VARYING_ROOTS = frozenset({"outputs", "item", "iteration"})
+_VARYING_ROOTS = frozenset({"outputs", "item", "iteration", "outcomes"})
 
 
 def _constant(node: Node) -> bool:

@@ -65,7 +65,7 @@ class Outcome(enum.StrEnum):
 
 ALIASES = {"Succeeded": Outcome.COMPLETED,   # Argo's names
            "AnySucceeded": Outcome.ANY_COMPLETED, "AllSucceeded": Outcome.ALL_COMPLETED}
-ROOTS = ("params", "outputs", "item", "iteration")
+ROOTS = ("params", "outputs", "item", "iteration", "outcomes")   # outcomes: the exit handler's only
 FUNCTIONS = {"len": 1, "contains": 2, "json": 1}
 KEYWORDS = {"true": True, "false": False, "null": None}
 DEPENDS, WHEN = "depends", "when"
@@ -440,8 +440,8 @@ class _Parser:
         root = tok.value
         if root not in ROOTS:
             raise self.error(f"unknown name {root!r}: a condition can use params.<name>, outputs.<flow>, item, "
-                             "iteration, true, false, null, numbers, quoted strings and len(), contains(), json()",
-                             tok.pos)
+                             "iteration, outcomes.<flow> (the exit handler), true, false, null, numbers, quoted "
+                             "strings and len(), contains(), json()", tok.pos)
         path: list[str] = []
         while self.at("."):
             self.take()
@@ -449,11 +449,11 @@ class _Parser:
             if seg.kind != "name":
                 raise self.error(f"expected a name after '.', found {_describe(seg)}", seg.pos)
             path.append(seg.value)
-        need = {"params": "params.<name>", "outputs": "outputs.<flow>"}
+        need = {"params": "params.<name>", "outputs": "outputs.<flow>", "outcomes": "outcomes.<flow>"}
         if root in need and not path:
             raise self.error(f"{root} needs a name: {need[root]}", tok.pos)
-        if (root == "params" and len(path) > 1) or (root == "iteration" and path):
-            raise self.error(f"{root}{'.' + path[0] if root == 'params' else ''} has no fields", tok.pos)
+        if (root in ("params", "outcomes") and len(path) > 1) or (root == "iteration" and path):
+            raise self.error(f"{root}{'.' + path[0] if root != 'iteration' else ''} has no fields", tok.pos)
         return Ref(root, tuple(path), tok.pos)
 
 

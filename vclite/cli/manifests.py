@@ -431,7 +431,7 @@ def _flows_of(client: Any, classes: set[str], d: yamlio.Document, jobflow: Obj, 
         defined = functools.partial(flowtemplate.in_context, flows=templates_of_flows,
                                     params=bool(declared) or not declared.complete,
                                     loop=items is not None or f.get("withParam") is not None,
-                                    repeat=f.get("repeat") is not None)
+                                    repeat=f.get("repeat") is not None, exit=f["name"] == spec.get("onExit"))
         reads_item = items is not None and any(n.split(".")[0] == "item" and defined(n) for n in
                                                {*reads.get(f["name"], ()), *objects.placeholders(patch or {})})
         if not patch and not reads_item and not _long_pod_names(template, name) and _queue_open(client, template):

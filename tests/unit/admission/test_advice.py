@@ -134,8 +134,10 @@ def test_braces_that_are_not_flow_placeholders_are_left_alone_with_a_warning():
         "restartPolicy": "Never", "containers": [{"env": [{"value": "Hi {{name}} {{params.x}} {{ param.x }}"}]}]}}}]}}
     path = "spec.tasks[0].template.spec.containers[0].env[0].value"
     assert advice.advice_in(template) == [
-        (path, "{{name}} is not a flow placeholder (params, outputs, item, iteration): it is left as it is"),
-        (path, "{{param.x}} is not a flow placeholder (params, outputs, item, iteration): it is left as it is")]
+        (path, "{{name}} is not a flow placeholder (params, outputs, item, iteration, outcomes): it is left as "
+               "it is"),
+        (path, "{{param.x}} is not a flow placeholder (params, outputs, item, iteration, outcomes): it is left as "
+               "it is")]
     jobflow = {"kind": "JobFlow", "spec": {"flows": [{"name": "a", "patch": {"jobSpec": {"queue": "{{q}}"}}}]}}
     assert [p for p, _ in advice.advice_in(jobflow)] == ["spec.flows[0].patch.jobSpec.queue"]
 

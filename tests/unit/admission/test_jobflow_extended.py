@@ -503,3 +503,37 @@ def test_a_patch_placeholders_problem_says_where_it_starts_in_its_string(command
     else:
         found = []
     assert [fe.offset for fe in found] == offsets, [str(fe) for fe in found]
+
+
+HANDLER = {"onExit": "h"}
+
+
+@pytest.mark.parametrize("h, expected", [
+    pytest.param(fl("h", when='outcomes.a == "Failed"'), [], id="the-handlers-when"),
+    pytest.param(fl("h", patch={"jobSpec": {"queue": "{{outcomes.a}}"}}), [], id="the-handlers-patch"),
+    pytest.param(fl("h", when='outcomes.zz == "Failed"'),
+                 ['spec.flows[1].when: flow "h": unknown flow "zz" at position 0:'
+                  + caret('outcomes.zz == "Failed"', 0)],
+                 id="unknown-flow"),
+    pytest.param(fl("h", when='outcomes.h == "Failed"'),
+                 ['spec.flows[1].when: flow "h": the exit handler cannot read its own outcome (it has none while it '
+                  'runs) at position 0:' + caret('outcomes.h == "Failed"', 0)], id="its-own"),
+    pytest.param(fl("h", patch={"jobSpec": {"queue": "{{outcomes.a.x}}"}}),
+                 ['spec.flows[1].patch.jobSpec.queue: flow "h": outcomes.a has no fields (it is Completed, Failed, '
+                  "Terminated, Skipped or NotCreated)"], id="no-fields"),
+])
+def test_the_exit_handler_reads_the_other_flows_outcomes(h, expected):
+    assert messages(jf(fl("a"), h, **HANDLER)) == expected
+
+
+@pytest.mark.parametrize("b, expected", [
+    pytest.param(fl("b", when='outcomes.a == "Failed"'),
+                 ['spec.flows[1].when: flow "b": outcomes are read by the exit handler (spec.onExit) only: another '
+                  "flow says which outcomes it accepts in dependsOn.expression (a.Failed) at position 0:"
+                  + caret('outcomes.a == "Failed"', 0)], id="when"),
+    pytest.param(fl("b", patch={"jobSpec": {"queue": "{{outcomes.a}}"}}),
+                 ['spec.flows[1].patch.jobSpec.queue: flow "b": outcomes are read by the exit handler (spec.onExit) '
+                  "only: another flow says which outcomes it accepts in dependsOn.expression (a.Failed)"], id="patch"),
+])
+def test_another_flow_cannot_read_outcomes(b, expected):
+    assert messages(jf(fl("a"), b)) == expected

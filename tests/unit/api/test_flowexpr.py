@@ -304,8 +304,8 @@ def test_parse_when(text: str, canonical: str | None) -> None:
     assert F.unparse(F.parse_when(text)) == canonical
 
 
-UNKNOWN_NAME = ("a condition can use params.<name>, outputs.<flow>, item, iteration, true, false, null, numbers, "
-                "quoted strings and len(), contains(), json()")
+UNKNOWN_NAME = ("a condition can use params.<name>, outputs.<flow>, item, iteration, outcomes.<flow> (the exit "
+                "handler), true, false, null, numbers, quoted strings and len(), contains(), json()")
 
 
 @pytest.mark.parametrize("text, message, position", [

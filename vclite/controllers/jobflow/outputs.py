@@ -22,6 +22,8 @@ from vclite.controllers.jobflow import runstate as rs
 from vclite.controllers.jobflow import status as st
 from vclite.lib import dag
 
+NOT_CREATED = "NotCreated"   # the outcome the exit handler reads of a flow a stop left without one
+
 Obj = dict[str, Any]
 JP, R = batch.JobPhase, st.Reason
 
@@ -73,7 +75,13 @@ class Outputs:
         # (the exit handler runs once nothing else will: what it reads is final, "" for a flow that never ran)
         outputs = {r: self.output_of(r) for r in refs
                    if r in self.flows and (self.flows[r].final is not None or r == d.name or d.exit)}
-        return flowexpr.WhenEnv(self.plan.params, outputs, item, iteration)
+        return flowexpr.WhenEnv(self.plan.params, outputs, item, iteration, self.outcomes() if d.exit else None)
+
+    def outcomes(self) -> dict[str, str]:
+        """What the exit handler reads as `outcomes.<flow>`: every other flow's outcome (`Completed`, `Failed`,
+        `Terminated`, `Skipped`), `NotCreated` for one a stop left without any."""
+        return {name: str(fr.final) if fr.final is not None else NOT_CREATED
+                for name, fr in self.flows.items() if not fr.d.exit}
 
     def values_for(self, inst: rs.Inst, names: Iterable[str]) -> tuple[dict[str, str] | None, list[str]]:
         """Placeholder values for `inst`'s template, or (None, flows whose output is not there yet) — or
@@ -108,13 +116,14 @@ class Outputs:
         item = inst.item
         return flowtemplate.template_values(self.plan.params, outputs,
                                             *(() if item is rs.MISSING else (item,)),
-                                            iteration=inst.index if d.loop is plan_mod.Loop.REPEAT else None), []
+                                            iteration=inst.index if d.loop is plan_mod.Loop.REPEAT else None,
+                                            outcomes=self.outcomes() if d.exit else None), []
 
     def placeholder_context(self, flow: str) -> Callable[[str], bool]:
         """Which `{{…}}` of flow `flow`'s JobTemplate are its placeholders (flowtemplate.in_context)."""
         d = self.plan.flows[flow]
         return functools.partial(flowtemplate.in_context, flows=self.plan.flows, params=bool(self.plan.params),
-                                 loop=d.fanout, repeat=d.loop is plan_mod.Loop.REPEAT)
+                                 loop=d.fanout, repeat=d.loop is plan_mod.Loop.REPEAT, exit=d.exit)
 
     def _previous_output(self, inst: rs.Inst) -> str:
         """What `{{outputs.<own flow>}}` reads in a repeat: the previous iteration's output ("" at the first)."""

@@ -195,6 +195,18 @@ RULES = [
         (("done", "a", F), ["a", "b"], "Running"),
         (("done", "b", C), ["a", "b"], "Failed"),
     ], {"e": "WhenFalse", "c": "NotCreated"}, id="exit-handler-reading-a-flow-not-created-may-be-skipped"),
+    # the exit handler reads the other flows' outcomes: `when` runs it only if something did not complete
+    pytest.param([fl("e", when='outcomes.a != "Completed" || outcomes.c != "Completed"'), fl("a"), fl("b"),
+                  fl("c", "b")], [
+        (("start",), ["a", "b"], "Pending"),
+        (("done", "a", F), ["a", "b"], "Running"),
+        (("done", "b", C), ["a", "b", "e"], "Running"),
+        (("done", "e", C), ["a", "b", "e"], "Failed"),
+    ], {"c": "NotCreated"}, id="exit-handler-reading-outcomes-runs-after-a-failure"),
+    pytest.param([fl("e", when='outcomes.a != "Completed"'), fl("a")], [
+        (("start",), ["a"], "Pending"),
+        (("done", "a", C), ["a"], "Succeed"),
+    ], {"e": "WhenFalse"}, id="exit-handler-reading-outcomes-is-skipped-after-success"),
 ]
 
 
@@ -1324,3 +1336,20 @@ def test_a_retry_waiting_says_when_its_next_attempt_is_due(failed_at, retry_at):
     assert (sim.reason("a"), sim.cond("a").get("retryAt")) == ("RetryBackoff", retry_at)
     sim.advance(6)
     assert sim.created == ["jf-a", "jf-a"] and "retryAt" not in sim.cond("a")
+
+
+@pytest.mark.parametrize("finish, outcomes", [
+    pytest.param([("a", F), ("b", C)], {"outcomes.a": "Failed", "outcomes.b": "Completed", "outcomes.c": "NotCreated",
+                                        "outcomes.d": "Skipped"}, id="after-a-stop"),
+    pytest.param([("b", C), ("c", C), ("a", C)], {"outcomes.a": "Completed", "outcomes.b": "Completed",
+                                                  "outcomes.c": "Completed", "outcomes.d": "Skipped"},
+                 id="after-success"),
+])
+def test_the_exit_handlers_template_reads_the_other_flows_outcomes(finish, outcomes):
+    """`{{outcomes.<flow>}}`: what Argo's exit handler learns from {{workflow.status}} / {{workflow.failures}}."""
+    sim = flowsim.Sim([fl("e"), fl("a"), fl("b"), fl("c", "b"), fl("d", when="params.go == 'yes'")], onExit="e",
+                      arguments={"parameters": [{"name": "go", "value": "no"}]})
+    for job, phase in finish:
+        sim.finish("jf-" + job, phase)
+    got, waiting = sim.eng.values_for(sim.eng.flows["e"].insts[0], sorted(outcomes))
+    assert ({k: got[k] for k in outcomes} if got else got, waiting) == (outcomes, [])
