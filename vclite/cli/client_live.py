@@ -29,7 +29,7 @@ from rich.live import Live
 
 from vclite.api import batch, flow, kinds, meta
 from vclite.apiserver import client as client_mod
-from vclite.cli import view
+from vclite.cli import flowreport, view
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -194,6 +194,7 @@ def _first_frame_wait(cache: Cache, loader: Loader) -> None:
 def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_mod.Clock, console: Console) -> int:
     live = Live(console=console, auto_refresh=False, transient=False) if console.is_terminal else None
     start, last_phases, gap, settle_by = clock.monotonic(), {}, REDRAW_GAP, 0.0
+    retries: set[tuple[str, int]] = set()   # (vcjob, attempt) whose coming retry a line announced
     pause = threading.Event()  # never set: an interruptible sleep that coalesces bursts of events
     if live is not None:
         live.start()
@@ -212,8 +213,10 @@ def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_
                 gap = max(REDRAW_GAP, view.redraw_gap(time.perf_counter() - began))   # (a big flow: less often)
             else:
                 now_phases = view.phases(snap)
-                for line in view.transitions(last_phases, now_phases):
-                    console.print(f"[{clock.monotonic() - start:7.2f}s] {line}", highlight=False)
+                notes = [n for jf in snap.jobflows for n in flowreport.retry_notes(jf, retries)]
+                for line in [*view.transitions(last_phases, now_phases), *notes]:
+                    console.print(f"[{clock.monotonic() - start:7.2f}s] {line}", highlight=False, markup=False,
+                                  soft_wrap=True)   # (a line of a log: never wrapped at 80 columns)
                 last_phases = now_phases
             if phase in DONE and loader.done():
                 settle_by = settle_by or time.monotonic() + SETTLE_WAIT

@@ -121,7 +121,7 @@ class Progress:
         if kind == kinds.PODGROUP.kind or (kind == kinds.POD.kind and not view.is_bare_pod(obj)):
             return
         if kind == kinds.JOBFLOW.kind and ev.type != "DELETED":
-            self._note_retries(obj)
+            self._notes += flowreport.retry_notes(obj, self._retries)
         is_flow, is_pod = kind == kinds.JOBFLOW.kind, kind == kinds.POD.kind
         what = f"{'JobFlow' if is_flow else 'pod' if is_pod else 'vcjob'} {meta.key(obj)}"
         phase = "" if ev.type == "DELETED" else meta.phase(obj) if not is_pod else _pod_phase(obj)
@@ -158,16 +158,6 @@ class Progress:
         bad = [f"{what} {phase}" for what, phase in self.outcomes.items() if phase not in SUCCESS]
         good = [f"{what} {phase}" for what, phase in self.outcomes.items() if phase in SUCCESS]
         return bad, good
-
-    def _note_retries(self, jf: Obj) -> None:
-        """A line, once, for each failed attempt whose retry the JobFlow's status now says is coming (after the
-        vcjob's `Failed`, so a log does not read as a failure followed by an unexplained `Pending`)."""
-        for key, cond in ((jf.get("status") or {}).get("conditions") or {}).items():
-            if isinstance(cond, dict) and cond.get("reason") == RETRY_BACKOFF and cond.get("message"):
-                attempt = (key, int(cond.get("retries") or 0))
-                if attempt not in self._retries:
-                    self._retries.add(attempt)
-                    self._notes.append(f"vcjob {meta.namespace(jf)}/{key}: {cond['message']}")
 
     def changes(self) -> list[str]:
         """Lines for the phases that appeared or changed since the last call (view.transitions), then for
@@ -361,7 +351,6 @@ def _tail(path: pathlib.Path, n: int = 5) -> list[str]:
         return []
 
 
-RETRY_BACKOFF = "RetryBackoff"   # a JobFlow condition's reason: the failed attempt waits for its retry
 STUCK_LINES = 40   # what still waits, listed after a timeout: at most this many lines (a big flow has thousands)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from vclite.api import kinds
 from vclite.apiserver import client as client_mod
-from vclite.cli import run, runhints, view
+from vclite.cli import flowreport, run, runhints, view
 
 ADDED, MODIFIED, DELETED = client_mod.EventType.ADDED, client_mod.EventType.MODIFIED, client_mod.EventType.DELETED
 
@@ -222,3 +222,18 @@ def test_progress_lines_say_once_that_a_failed_attempt_will_be_retried():
     second = {**first, "retries": 1, "message": "attempt 2 failed; retry 2 of 3 after a 2s back-off"}
     progress.observe(flow_event(second))
     assert progress.changes() == ["vcjob ns/x-a: attempt 2 failed; retry 2 of 3 after a 2s back-off"]
+
+
+@pytest.mark.parametrize("conditions, seen, expected", [
+    pytest.param({"x-a": {"reason": "RetryBackoff", "message": "attempt 1 failed; retry 1 of 2 after a 1s back-off"}},
+                 set(), ["vcjob ns/x-a: attempt 1 failed; retry 1 of 2 after a 1s back-off"], id="announced"),
+    pytest.param({"x-a": {"reason": "RetryBackoff", "message": "attempt 1 failed; retry 1 of 2 after a 1s back-off"}},
+                 {("x-a", 0)}, [], id="once"),
+    pytest.param({"x-a": {"reason": "RetriesExhausted", "message": "attempt 3 failed; no retries left (limit 2)"},
+                  "x-b": {"phase": "Failed"}}, set(), [], id="no-retry-to-come"),
+])
+def test_retry_notes_announce_each_coming_retry_once(conditions, seen, expected):
+    """The lines `vcctl run` and `vcctl jobflow get -w` write (without a terminal) after a vcjob's Failed."""
+    jf = {"metadata": {"name": "x", "namespace": "ns"}, "status": {"conditions": conditions}}
+    assert flowreport.retry_notes(jf, seen) == expected
+    assert flowreport.retry_notes(jf, seen) == []
