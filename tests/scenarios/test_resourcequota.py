@@ -73,7 +73,7 @@ def test_services_count_their_load_balancers_and_node_ports(rt):
 
     def service(name, type_, ports):
         return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": "default"},
-                "spec": {"type": type_, "ports": [{"port": 80 + i} for i in range(ports)]}}
+                "spec": {"type": type_, "ports": [{"name": f"p{i}", "port": 80 + i} for i in range(ports)]}}
     rt.client.create(service("lb", "LoadBalancer", 2))
     rt.client.create(service("plain", "ClusterIP", 4))
     with pytest.raises(errors.Forbidden, match="exceeded quota: q, requested: services.loadbalancers=1, "
@@ -218,3 +218,27 @@ def test_usage_is_followed_only_once_a_quota_exists_and_what_was_made_before_cou
     rt.client.create(pod("b", "1"))
     rt.settle()
     assert status(rt)["used"]["pods"] == "2"
+
+
+FLOW = [{"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobTemplate", "metadata": {"name": "a", "namespace": "default"},
+         "spec": vcjob(replicas=1)["spec"]},
+        {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow", "metadata": {"name": "f", "namespace": "default"},
+         "spec": {"flows": [{"name": "a"}]}}]
+
+
+def test_a_jobflow_whose_vcjob_a_quota_refuses_says_why_and_creates_it_once_there_is_room(rt):
+    rt.client.create(quota({"count/jobs.batch.volcano.sh": "0"}))
+    for obj in FLOW:
+        rt.client.create(obj)
+    for _ in range(6):
+        rt.step()
+    cond = rt.client.get(kinds.JOBFLOW, "default", "f")["status"]["conditions"]["f-a"]
+    assert (cond["phase"], cond["reason"]) == ("Pending", "CreateRefused"), cond
+    assert 'jobs.batch.volcano.sh "f-a" is forbidden: exceeded quota: q' in cond["message"]
+    warnings = [e["message"] for e in rt.client.list(kinds.EVENT, "default") if e["reason"] == "CreateRefused"]
+    assert len(warnings) == 1 and "exceeded quota: q" in warnings[0]   # (once, not at every retry)
+    q = rt.client.get(kinds.RESOURCEQUOTA, "default", "q")
+    rt.client.update({**q, "spec": {"hard": {"count/jobs.batch.volcano.sh": "1"}}})
+    rt.settle()   # (the retry with back-off makes it)
+    assert meta.phase(rt.client.get(kinds.JOB, "default", "f-a")) in ("Pending", "Running")
+    assert rt.client.get(kinds.JOBFLOW, "default", "f")["status"]["conditions"]["f-a"].get("reason") != "CreateRefused"

@@ -199,4 +199,4 @@ def check_create(kind: kinds.Kind, obj: Obj, view: base.View) -> None:
     """Raise Forbidden as kube-apiserver does (`pods "p" is forbidden: exceeded quota: ...`)."""
     why = refusal(kind, obj, view)
     if why:
-        raise errors.Forbidden(f'{kind.plural} "{meta.name(obj)}" is forbidden: {why}')
+        raise errors.Forbidden(f'{kind.resource} "{meta.name(obj)}" is forbidden: {why}')   # (plural.group)

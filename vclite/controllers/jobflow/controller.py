@@ -476,6 +476,10 @@ class JobFlowController:
                 self._note(eng, inst, notes, status_mod.Note(batch.JobPhase.FAILED, status_mod.Reason.FAILED_CREATE,
                                                              err.message))
                 return None   # the flow fails: create nothing more in this sync
+            except errors.Forbidden as err:   # (over a ResourceQuota of the namespace: it may have room later)
+                self._note(eng, inst, notes, status_mod.Note(batch.JobPhase.PENDING, status_mod.Reason.CREATE_REFUSED,
+                                                             err.message))
+                return err    # retried with back-off by the runtime; the status and a Warning say why meanwhile
             except errors.ApiError as err:
                 return err    # retried with back-off by the runtime
             else:

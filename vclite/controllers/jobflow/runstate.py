@@ -55,7 +55,8 @@ RUNNING_I = frozenset({IState.ACTIVE, IState.REPLACING})
 OUTCOME_OF = {IState.COMPLETED: O.COMPLETED, IState.FAILED: O.FAILED, IState.TERMINATED: O.TERMINATED}
 
 
-RETRIED_NOTES = frozenset({st.Reason.TEMPLATE_NOT_FOUND, st.Reason.JOB_EXISTS})   # tried again every sync
+RETRIED_NOTES = frozenset({st.Reason.TEMPLATE_NOT_FOUND, st.Reason.JOB_EXISTS,   # tried again every sync
+                           st.Reason.CREATE_REFUSED})
 
 
 @dataclasses.dataclass(eq=False)

@@ -120,6 +120,7 @@ class Reason(enum.StrEnum):
     TEMPLATE_NOT_FOUND = "JobTemplateNotFound"
     JOB_EXISTS = "JobAlreadyExists"
     FAILED_CREATE = "FailedCreate"
+    CREATE_REFUSED = "CreateRefused"   # refused for now (a ResourceQuota): tried again with back-off
     INVALID_TEMPLATE = "InvalidTemplate"
     INVALID_CONDITION = "InvalidCondition"
     INVALID_PARAM = "InvalidParam"
