@@ -82,12 +82,13 @@ spec:
                  id="a kind a state does not hold"),
     pytest.param({"state.yaml": "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: f}\n"}, None,
                  "state.yaml:1: JobFlow/f: kind: a cluster state holds only Node, HyperNode, Queue, PriorityClass, "
-                 "PodGroup, Pod (and Namespace) objects; Volcano's controllers turn it into PodGroups and pods: "
+                 "PodGroup, Pod, PodDisruptionBudget, ResourceQuota (and Namespace) objects; Volcano's controllers turn it into PodGroups and pods: "
                  "`vcctl run FILE` runs it, and a state lists the PodGroups and Pods a cluster holds\n",
                  id="a workload, as Volcano's examples"),
     pytest.param({"state.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"}, None,
                  "state.yaml:1: ConfigMap/c: kind: a cluster state holds only Node, HyperNode, Queue, PriorityClass, "
-                 "PodGroup, Pod (and Namespace) objects\n", id="another kind: no hint"),
+                 "PodGroup, Pod, PodDisruptionBudget, ResourceQuota (and Namespace) objects\n",
+                 id="another kind: no hint"),
     pytest.param({"state.yaml": "apiVersion: v1\nkind: Node\nmetadata: {name: n1\n"}, None, "state.yaml:4",
                  id="YAML syntax"),
     pytest.param({"state.yaml": "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n",
