@@ -22,6 +22,13 @@ class Kind:
     has_status: bool = True
     also_accepted: tuple[str, ...] = ()  # extra apiVersions accepted on input
     crd: bool = False   # a custom resource on a real cluster (Volcano's CRDs), not a built-in kind
+    generation: bool = False   # a built-in kind whose metadata.generation kube-apiserver tracks (see tracks_generation)
+
+    @property
+    def tracks_generation(self) -> bool:
+        """Whether the store sets metadata.generation (1, bumped by a spec change): custom resources, and the
+        built-in kinds whose registry strategy does (PodDisruptionBudget: its status.observedGeneration)."""
+        return self.crd or self.generation
 
     @property
     def api_version(self) -> str:
@@ -67,7 +74,7 @@ COMMAND = Kind("bus.volcano.sh", "v1alpha1", "Command", "commands", "command", T
 LEASE = Kind("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, has_status=False)
 # How many of a set of pods may be disrupted at once: evictions and the scheduler's `pdb` plugin honour it.
 PODDISRUPTIONBUDGET = Kind("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", True,
-                           ("pdb",))
+                           ("pdb",), generation=True)
 
 # A namespace's limits on what its objects may use (`spec.hard`) and what they use (`status.used`).
 RESOURCEQUOTA = Kind("", "v1", "ResourceQuota", "resourcequotas", "resourcequota", True, ("quota",))

@@ -2,8 +2,8 @@
 
 - Every write gets a new cluster-wide resourceVersion (a decimal string, strictly increasing).
 - create sets uid, creationTimestamp and — for Volcano's kinds (custom resources on a cluster, whose
-  generation kube-apiserver tracks; it tracks none for the built-in kinds served here: ConfigMap,
-  Pod, Service, …) — generation 1, which a spec change bumps.
+  generation kube-apiserver tracks) and PodDisruptionBudgets (`Kind.tracks_generation`; it tracks none for
+  the other built-in kinds served here: ConfigMap, Pod, Service, …) — generation 1, which a spec change bumps.
 - A write that names a stale resourceVersion raises Conflict.
 - Status is written only through `update(..., subresource="status")`; a main-resource update keeps
   the stored status.
@@ -198,7 +198,7 @@ class MemoryStore:
             raise errors.AlreadyExists(f'{kind.resource} "{name}" already exists')
         md.pop("deletionTimestamp", None)
         md["uid"] = self._uid()
-        if kind.crd:
+        if kind.tracks_generation:
             md["generation"] = 1
         else:
             md.pop("generation", None)
@@ -261,7 +261,7 @@ class MemoryStore:
                     nmd.pop(field, None)
             if {k: v for k, v in new.items() if k not in ("metadata", "status")} != \
                     {k: v for k, v in old.items() if k not in ("metadata", "status")}:
-                if kind.crd:
+                if kind.tracks_generation:
                     nmd["generation"] = old["metadata"].get("generation", 1) + 1
         new["apiVersion"], new["kind"] = kind.api_version, kind.kind
         if new == old:

@@ -38,6 +38,28 @@ def test_create_sets_server_fields_and_rejects_duplicates():
     assert s.get(kinds.POD, "default", "a")["metadata"]["uid"] == md["uid"]
 
 
+GENERATIONS = [   # kind, spec created, spec updated, whether kube-apiserver tracks its generation
+    (kinds.JOB, {"queue": "a"}, {"queue": "b"}, True),   # (a custom resource)
+    (kinds.PODDISRUPTIONBUDGET, {"minAvailable": 1}, {"minAvailable": 2}, True),   # (its registry strategy)
+    (kinds.SERVICE, {"ports": [{"port": 80}]}, {"ports": [{"port": 81}]}, False),
+    (kinds.RESOURCEQUOTA, {"hard": {"pods": "1"}}, {"hard": {"pods": "2"}}, False),
+]
+
+
+def test_generation_is_tracked_where_kube_apiserver_tracks_it():
+    """A PodDisruptionBudget's generation is what its status.observedGeneration is compared with (the eviction
+    API's 'still being processed', kubectl's status): created 1, bumped by a spec change, as custom resources'."""
+    s = new_store()
+    got, want = {}, {}
+    for kind, spec, changed, tracked in GENERATIONS:
+        created = s.create(kind, {"apiVersion": kind.api_version, "kind": kind.kind,
+                                  "metadata": {"name": "x", "namespace": "default"}, "spec": spec})
+        updated = s.update(kind, {**created, "spec": changed})
+        got[kind.kind] = (created["metadata"].get("generation"), updated["metadata"].get("generation"))
+        want[kind.kind] = (1, 2) if tracked else (None, None)
+    assert got == want
+
+
 def test_resource_versions_increase_and_stale_writes_conflict():
     s = new_store()
     p = s.create(kinds.POD, pod("a"))
