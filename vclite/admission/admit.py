@@ -5,7 +5,9 @@ guard), generic metadata checks for every kind, and the error raised when an obj
 UPDATE_STATUS) or None (DELETE), or raises errors.Invalid listing every problem found /
 errors.Forbidden for a refused delete or a create a ResourceQuota of its namespace refuses
 (resourcequota.py; not for a cluster's existing state, a view with `existing_state`). Status writes
-are not admitted (as in Kubernetes, where webhooks on a resource do not see its /status subresource).
+are not admitted (as in Kubernetes, where webhooks on a resource do not see its /status subresource),
+except that the built-in kinds whose status others read (PodDisruptionBudget, ResourceQuota) have it
+checked as their registry strategy checks a status update (`Rules.status`, `status_errors`).
 No I/O beyond the View.
 """
 from __future__ import annotations
@@ -32,6 +34,8 @@ DeleteGuard = Callable[[Obj, base.View], "str | None"]
 # Kubernetes' in-tree mutating admission plugins that read the cluster (e.g. Priority): they may set
 # fields after the defaults and before validation, and raise errors.Forbidden
 Resolve = Callable[[base.Operation, Obj, "Obj | None", base.View], None]
+# A built-in kind's status update validation (kube's registry strategy, not a webhook): the status's problems
+StatusCheck = Callable[[Any], list[errors.FieldError]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +44,7 @@ class Rules:
     validate: Validate | None = None
     delete: DeleteGuard | None = None
     resolve: Resolve | None = None
+    status: StatusCheck | None = None
 
 
 # Kinds whose CRD has a status subresource: Kubernetes drops the status a create carries (the
@@ -62,8 +67,9 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.COMMAND.kind: Rules(validate=command.validate),
     kinds.SECRET.kind: Rules(secret.mutate, secret.validate),
     kinds.LEASE.kind: Rules(validate=lease.validate),
-    kinds.PODDISRUPTIONBUDGET.kind: Rules(pdb.mutate, pdb.validate),
-    kinds.RESOURCEQUOTA.kind: Rules(resourcequota.mutate, resourcequota.validate),
+    kinds.PODDISRUPTIONBUDGET.kind: Rules(pdb.mutate, pdb.validate, status=pdb.validate_status),
+    kinds.RESOURCEQUOTA.kind: Rules(resourcequota.mutate, resourcequota.validate,
+                                    status=resourcequota.validate_status),
     kinds.SERVICE.kind: Rules(service.mutate, service.validate, resolve=serviceips.resolve),
 })
 
@@ -86,6 +92,9 @@ def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, vie
     if not isinstance(new, dict):
         raise errors.Invalid(kind.kind, "", [errors.FieldError("", common.type_error(new, "object"))])
     if op is Operation.UPDATE_STATUS:
+        errs = status_errors(kind, new)
+        if errs:
+            raise errors.Invalid(kind.kind, str(meta.name(new)), errs)
         return new  # status writes are not admitted (as Kubernetes webhooks do not see /status)
     if op is Operation.CREATE:
         refusal = namespace.lifecycle_refusal(kind, str(meta.namespace(new) or ""), view)
@@ -107,6 +116,17 @@ def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, vie
     if op is Operation.CREATE and not getattr(view, "existing_state", False):
         resourcequota.check_create(kind, obj, view)   # (kube's ResourceQuota plugin: the last one)
     return obj
+
+
+def status_errors(kind: kinds.Kind, obj: Obj) -> list[errors.FieldError]:
+    """The problems of `obj`'s status that its kind's status update validation finds (none for most kinds)."""
+    check = RULES.get(kind.kind, NO_RULES).status
+    status = obj.get("status")
+    if check is None or status is None:
+        return []
+    if not isinstance(status, dict):
+        return [errors.FieldError("status", common.type_error(status, "object"))]
+    return check(status)
 
 
 def _status(op: Operation, kind: kinds.Kind, obj: Obj) -> list[errors.FieldError]:

@@ -7,6 +7,10 @@ ValidatePodDisruptionBudget treat it.
   a non-negative integer or a percentage (`[0-9]+%`) of at most 100%; `selector` is a label selector
   (matchLabels keys and values, matchExpressions operators with or without values);
   `unhealthyPodEvictionPolicy` IfHealthyBudget or AlwaysAllow. The spec may be updated (policy/v1).
+- Status writes (`validate_status`, ValidatePodDisruptionBudgetStatusUpdate and what decoding refuses):
+  the four counts and `observedGeneration` whole numbers, the counts not negative; `disruptedPods` a map
+  of pod names to RFC 3339 times; `conditions` a list. The eviction API, the disruption controller and
+  the scheduler's `pdb` plugin read them.
 Pure functions.
 """
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 
 from vclite.admission import base, common
 from vclite.api import disruption
+from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
 Obj = dict[str, Any]
@@ -24,6 +29,7 @@ PERCENT_MESSAGE = ("a valid percent string must be a numeric string followed by 
                    "or '93%', regex used for validation is '[0-9]+%')")
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 ZERO_STATUS = {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}
+COUNTS = ("disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods")
 
 
 def mutate(op: base.Operation, obj: Obj) -> None:
@@ -56,6 +62,30 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     if policy is not None and policy not in disruption.UNHEALTHY_POLICIES:
         errs.append(FieldError("spec.unhealthyPodEvictionPolicy",
                                common.unsupported(policy, disruption.UNHEALTHY_POLICIES)))
+    return errs
+
+
+def validate_status(status: Any) -> list[FieldError]:
+    """Problems of a budget's `status` (a status write, or a dry-run state's budget as written)."""
+    if not isinstance(status, dict):
+        return []   # (admit refuses a status that is no object)
+    errs: list[FieldError] = []
+    for key in COUNTS:
+        value = common.check_int(status, key, f"status.{key}", errs)
+        if value is not None and value < 0:   # (ValidateNonnegativeField's words)
+            errs.append(FieldError(f"status.{key}", common.invalid(value, "must be greater than or equal to 0")))
+    common.check_int(status, "observedGeneration", "status.observedGeneration", errs)
+    disrupted = status.get("disruptedPods")
+    if disrupted is not None and not isinstance(disrupted, dict):
+        errs.append(FieldError("status.disruptedPods", common.type_error(disrupted, "object")))
+    for pod, when in (disrupted or {}).items() if isinstance(disrupted, dict) else ():
+        try:
+            ok = isinstance(when, str) and clock_mod.parse_time(when) is not None
+        except ValueError:
+            ok = False
+        if not ok:
+            errs.append(FieldError(f"status.disruptedPods.{pod}", common.invalid(when, "not an RFC 3339 time")))
+    common.check_type(status, "conditions", "status.conditions", errs, list, "array")
     return errs
 
 

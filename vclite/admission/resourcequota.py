@@ -5,6 +5,8 @@ qualified name such as `count/pods` or `requests.nvidia.com/gpu`) to quantities 
 (whole for object counts and extended resources), as kube's ValidateResourceQuota words it; scopes
 (`spec.scopes`, `spec.scopeSelector`: Terminating, NotTerminating, BestEffort, NotBestEffort,
 PriorityClass, CrossNamespacePodAffinity) known, valid for the names in `hard`, not conflicting.
+`validate_status` (ValidateResourceQuotaStatusUpdate): `status.hard` and `status.used` hold the same
+kind of names and quantities as `spec.hard` (the scheduler's `resourcequota` plugin reads them).
 
 `refusal(kind, obj, view)`: the quota plugin's verdict on creating `obj`: for each quota of its
 namespace whose scopes match it (api/quota.py `pod_matches`; a scoped quota counts pods only) and that
@@ -60,6 +62,13 @@ def hard_errors(hard: Any, path: str) -> list[FieldError]:
         elif quota_mod.is_integer(name) and q.denominator != 1:
             errs.append(FieldError(where, common.invalid(value, "must be an integer")))
     return errs
+
+
+def validate_status(status: Any) -> list[FieldError]:
+    """Problems of a quota's `status` (a status write, or a dry-run state's quota as written)."""
+    if not isinstance(status, dict):
+        return []   # (admit refuses a status that is no object)
+    return hard_errors(status.get("hard"), "status.hard") + hard_errors(status.get("used"), "status.used")
 
 
 def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,

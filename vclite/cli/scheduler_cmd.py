@@ -33,6 +33,7 @@ from typing import Any
 
 import click
 
+from vclite.admission import admit
 from vclite.api import batch, kinds, meta, scheduling, yamlio
 from vclite.apiserver import inprocess
 from vclite.cli import manifests, stdinput
@@ -110,6 +111,19 @@ def _time_problems(docs: list[yamlio.Document]) -> list[manifests.Problem]:
     return problems
 
 
+def _status_problems(docs: list[yamlio.Document]) -> list[manifests.Problem]:
+    """The status a state's PodDisruptionBudgets and ResourceQuotas carry, checked as a status write is
+    (the session reads it as written; a create into the scratch API drops it)."""
+    problems = []
+    for d in docs:
+        kind = kinds.by_kind(d.kind)
+        if kind is None or not isinstance(d.obj, dict):
+            continue
+        problems += [manifests.Problem(d.file, d.line_of(e.path), manifests.describe(d), e.path, e.message)
+                     for e in admit.status_errors(kind, d.obj)]
+    return problems
+
+
 def _validate(docs: list[yamlio.Document]) -> list[manifests.Problem]:
     """Admission problems, as `vcctl validate` finds them on a scratch API — except that the state
     may declare the queues the scratch API starts with (`default`, `root`)."""
@@ -125,7 +139,7 @@ def _validate(docs: list[yamlio.Document]) -> list[manifests.Problem]:
 def load_state(paths: list[str]) -> State:
     """The cluster state of the files, or manifests.InvalidManifests listing every problem (file:line)."""
     docs = manifests.load(paths)
-    problems = _kind_problems(docs) or (_validate(docs) + _time_problems(docs))
+    problems = _kind_problems(docs) or (_validate(docs) + _time_problems(docs) + _status_problems(docs))
     if problems:
         raise manifests.InvalidManifests(problems)
     return build_state([d.obj for d in docs])

@@ -69,3 +69,34 @@ def test_the_spec_may_be_updated():
     old = admit_pdb(pdb(minAvailable=1))
     new = admit_pdb({**old, "spec": {**old["spec"], "minAvailable": 2}}, old, Op.UPDATE)
     assert new["spec"]["minAvailable"] == 2
+
+
+@pytest.mark.parametrize("status, path, message", [
+    pytest.param({"disruptionsAllowed": "x"}, "status.disruptionsAllowed", "must be of type integer", id="text"),
+    pytest.param({"disruptionsAllowed": -1}, "status.disruptionsAllowed", "must be greater than or equal to 0",
+                 id="negative-allowed"),
+    pytest.param({"currentHealthy": -2}, "status.currentHealthy", "must be greater than or equal to 0",
+                 id="negative-healthy"),
+    pytest.param({"expectedPods": 1.5}, "status.expectedPods", "must be of type integer", id="fraction"),
+    pytest.param({"observedGeneration": "1"}, "status.observedGeneration", "must be of type integer",
+                 id="generation-text"),
+    pytest.param({"disruptedPods": ["p"]}, "status.disruptedPods", "must be of type object", id="pods-list"),
+    pytest.param({"disruptedPods": {"p": "soon"}}, "status.disruptedPods.p", "not an RFC 3339 time",
+                 id="pod-time"),
+    pytest.param({"conditions": {}}, "status.conditions", "must be of type array", id="conditions"),
+])
+def test_a_status_write_is_checked_as_kube_apiserver_checks_it(status, path, message):
+    """The eviction API, the disruption controller and the scheduler's pdb plugin read the status: a write
+    kube-apiserver refuses (decoding, ValidatePodDisruptionBudgetStatusUpdate) is refused naming the field."""
+    old = admit_pdb(pdb())
+    with pytest.raises(errors.Invalid) as info:
+        admit_pdb({**old, "status": {**old["status"], **status}}, old, Op.UPDATE_STATUS)
+    problems = info.value.errors
+    assert len(problems) == 1 and problems[0].path == path and message in problems[0].message, problems
+
+
+def test_a_good_status_write_is_admitted():
+    old = admit_pdb(pdb())
+    status = {**old["status"], "disruptionsAllowed": 1, "observedGeneration": 1,
+              "disruptedPods": {"p": "2026-01-01T00:00:00Z"}, "conditions": []}
+    assert admit_pdb({**old, "status": status}, old, Op.UPDATE_STATUS)["status"] == status

@@ -155,3 +155,28 @@ def test_existing_state_is_not_checked_again():
     view = views.DictView(rq({"pods": "0"}))
     view.existing_state = True
     admit.admit(Op.CREATE, kinds.POD, pod("a"), None, view)
+
+
+@pytest.mark.parametrize("status, path, message", [
+    pytest.param({"hard": {"cpu": "lots"}}, "status.hard[cpu]", 'invalid quantity "lots"', id="hard-quantity"),
+    pytest.param({"used": {"cpu": "-1"}}, "status.used[cpu]", "must be greater than or equal to 0",
+                 id="used-negative"),
+    pytest.param({"used": {"pods": "0.5"}}, "status.used[pods]", "must be an integer", id="used-fraction"),
+    pytest.param({"used": {"widgets": "1"}}, "status.used[widgets]", "must be a standard resource for quota",
+                 id="used-name"),
+    pytest.param({"used": "zz"}, "status.used", "must be of type object", id="used-text"),
+])
+def test_a_status_write_is_checked_as_kube_apiserver_checks_it(status, path, message):
+    """The scheduler's resourcequota plugin reads status.hard and status.used: a write kube-apiserver
+    refuses (ValidateResourceQuotaStatusUpdate) is refused naming the field, instead of being kept."""
+    old = rq({"cpu": "2"})
+    with pytest.raises(errors.Invalid) as info:
+        admit.admit(Op.UPDATE_STATUS, kinds.RESOURCEQUOTA, {**old, "status": status}, old, views.DictView())
+    problems = info.value.errors
+    assert len(problems) == 1 and problems[0].path == path and message in problems[0].message, problems
+
+
+def test_a_good_status_write_is_admitted():
+    old = rq({"cpu": "2"})
+    new = {**old, "status": {"hard": {"cpu": "2"}, "used": {"cpu": "500m"}}}
+    assert admit.admit(Op.UPDATE_STATUS, kinds.RESOURCEQUOTA, new, old, views.DictView()) == new

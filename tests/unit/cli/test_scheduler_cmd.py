@@ -165,3 +165,40 @@ def test_a_state_with_a_disruption_budget_and_the_pdb_plugin(allowed, evictions)
     out = scheduler_cmd.dry_run(state, c, NOW)
     assert out["evictions"] == evictions
     assert "1 PodDisruptionBudget(s)." in scheduler_cmd.render_table(state, "sched.conf", c, out)
+
+
+BAD_STATUSES = """\
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: low}
+spec:
+  minAvailable: 1
+  selector: {matchLabels: {app: low}}
+status:
+  disruptionsAllowed: one
+---
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: q}
+spec:
+  hard: {cpu: "2"}
+status:
+  hard: {cpu: "2"}
+  used: {cpu: lots}
+"""
+
+
+def test_a_status_the_session_reads_that_does_not_parse_is_a_problem_of_its_file_and_line(tmp_path):
+    """The pdb and resourcequota plugins read these statuses as written: a budget's disruptionsAllowed that is
+    no integer (a traceback from inside the session) or a quota's quantity that does not parse (silently
+    left out) is refused with the field named, as a status write is."""
+    path = tmp_path / "state.yaml"
+    path.write_text(BAD_STATUSES)
+    with pytest.raises(manifests.InvalidManifests) as e:
+        scheduler_cmd.load_state([str(path)])
+    got = sorted(str(p) for p in e.value.problems)
+    assert got == [
+        f'{path}:17: ResourceQuota/q: status.used[cpu]: invalid quantity "lots": quantities must match the regular '
+        "expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+        f'{path}:8: PodDisruptionBudget/low: status.disruptionsAllowed: Invalid value: "one": must be of type integer',
+    ], got
