@@ -6,7 +6,8 @@ extender reads Go's field names (`UID`, `Resreq`, `MilliCPU`…); the request wr
 millicores, memory in bytes, other resources in thousandths (MilliValue) but `pods` as a count;
 a task status and a node phase are Go's bit constants (Pending 1, Allocated 2, … Running 32).
 Fields vclite does not keep are sent empty (null, 0, false, ""): NUMA, DRA, image states, a node's
-usage and generations, a job's sub-jobs and fit errors; docs/differences.md lists them.
+usage and generations, a job's sub-jobs and fit errors; docs/differences.md lists them. The session open's
+`NamespaceInfo` holds the ResourceQuotas' status, as Volcano's cache keeps it.
 
 Must not: change the infos (the JSON is built from them, never the reverse).
 """
@@ -33,6 +34,18 @@ STATUS_CODE = {s: 1 << i for i, s in enumerate(
     (TaskStatus.PENDING, TaskStatus.ALLOCATED, TaskStatus.PIPELINED, TaskStatus.BINDING, TaskStatus.BOUND,
      TaskStatus.RUNNING, TaskStatus.RELEASING, TaskStatus.SUCCEEDED, TaskStatus.FAILED, TaskStatus.UNKNOWN))}
 NODE_READY, NODE_NOT_READY = 1, 2
+
+
+def namespace_info(quotas: list[Obj]) -> Obj:
+    """Volcano's `NamespaceInfo` by namespace: `{Name, QuotaStatus}`, each ResourceQuota's status (`hard`,
+    `used`: v1.ResourceQuotaStatus's json) by name, for the namespaces that have quotas (its cache's)."""
+    out: Obj = {}
+    for q in sorted(quotas, key=meta.key):
+        ns = meta.namespace(q)
+        status = q.get("status") or {}
+        info = out.setdefault(ns, {"Name": ns, "QuotaStatus": {}})
+        info["QuotaStatus"][meta.name(q)] = {k: status[k] for k in ("hard", "used") if status.get(k)}
+    return out
 
 
 def resource(v: np.ndarray | None, dims: dims_mod.Dims) -> Obj | None:
@@ -187,7 +200,7 @@ class Encoder:
         nodes = {name: self.node(row) for row, name in enumerate(ssn.nodes.names)}
         return {"Jobs": {uid: self.job(j) for uid, j in ssn.jobs.items()}, "Nodes": nodes,
                 "Queues": {uid: self.queue(q) for uid, q in ssn.queues.items()},
-                "NamespaceInfo": {},
+                "NamespaceInfo": namespace_info(ssn.resource_quotas),
                 "RevocableNodes": {name: n for name, n in nodes.items() if n["RevocableZone"]},
                 "NodeList": None}
 

@@ -281,6 +281,25 @@ def test_session_open_and_close_are_called_with_the_snapshot():
     assert ext.bodies("close") == [{}]
 
 
+def test_session_open_sends_the_namespaces_quota_status_as_volcanos_namespace_info():
+    """Volcano's cache keeps each ResourceQuota's status by namespace and sends it (NamespaceInfo): an extender
+    that admits by quota reads it (it was always empty)."""
+    def quota(key, hard, used=None):
+        ns, name = key.split("/")
+        status = {"hard": hard, **({"used": used} if used else {})}
+        return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": name, "namespace": ns},
+                "spec": {"hard": hard}, "status": status}
+    st = two_nodes()
+    st.resource_quotas = [quota("ns/b", {"pods": "2"}), quota("ns/a", {"cpu": "4"}, {"cpu": "1"}),
+                          quota("other/q", {"pods": "1"}, {"pods": "0"})]
+    with extender_server.running({"open": lambda b: {}}) as ext:
+        session_with(ext.url, st, onSessionOpen="open")
+    assert ext.bodies("open")[0]["NamespaceInfo"] == {
+        "ns": {"Name": "ns", "QuotaStatus": {"a": {"hard": {"cpu": "4"}, "used": {"cpu": "1"}},
+                                             "b": {"hard": {"pods": "2"}}}},
+        "other": {"Name": "other", "QuotaStatus": {"q": {"hard": {"pods": "1"}, "used": {"pods": "0"}}}}}
+
+
 @pytest.mark.parametrize("ignorable, binds, predicate_calls", [(True, {"ns/p1": "n1"}, 2), (False, {}, 0)])
 def test_a_failed_session_open(ignorable, binds, predicate_calls):
     """Ignorable: the hooks are still asked. Not ignorable: every hook fails at once (upstream drops the
