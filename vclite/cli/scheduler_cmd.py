@@ -3,12 +3,13 @@
 The state is ordinary manifests (any number of `-f` files): Nodes (`status.allocatable`, labels,
 taints), Queues (`status.state`), PriorityClasses, PodGroups (`status.phase`, conditions), Pods (bound
 ones with `spec.nodeName`, phase in `status.phase`, member of a PodGroup by the annotation
-`scheduling.k8s.io/group-name`, scheduled by Volcano when `spec.schedulerName: volcano`), ResourceQuotas
-(their `status.hard` and `status.used`, which the resourcequota plugin reads, as `kubectl get quota -o yaml`
-shows them). Namespace
-documents are accepted and ignored; any other kind is an error. Every document is checked as
-`vcctl validate` checks it (admission, file:line errors, exit 2) but is used as written, status
-included. Objects without a namespace are in `default`.
+`scheduling.k8s.io/group-name`, scheduled by Volcano when `spec.schedulerName: volcano`), HyperNodes,
+PodDisruptionBudgets (their `status.disruptionsAllowed` and `disruptedPods`, which the pdb plugin reads),
+ResourceQuotas (their `status.hard` and `status.used`, which the resourcequota plugin reads, as
+`kubectl get quota -o yaml` shows them). Namespace documents are accepted and ignored; any other kind is
+an error. Every document is checked as `vcctl validate` checks it (admission, file:line errors, exit 2)
+but is used as written, status included (a budget's or quota's status checked as a status write is).
+Objects without a namespace are in `default`.
 
 Volcano's scheduler creates the queues `default` (weight 1, reclaimable) and `root` at start: if the
 state declares no Queue `default`, that one is added (and said so in the table); `root` is implicit
@@ -269,9 +270,8 @@ def scheduler() -> None:
 
 @scheduler.command("dry-run", context_settings=CONTEXT)
 @click.option("-f", "--filename", "files", multiple=True, required=True, type=click.Path(dir_okay=False),
-              help="Manifests of the cluster state: Nodes, Queues, PriorityClasses, PodGroups, Pods, "
-                   "PodDisruptionBudgets (repeatable; "
-                   "- for standard input).")
+              help="Manifests of the cluster state: Nodes, HyperNodes, Queues, PriorityClasses, PodGroups, Pods, "
+                   "PodDisruptionBudgets, ResourceQuotas (repeatable; - for standard input).")
 @click.option("--conf", "conf_path", type=click.Path(dir_okay=False),
               help="A volcano-scheduler.conf (actions and plugin tiers; - for standard input); Volcano's default "
                    "if omitted.")

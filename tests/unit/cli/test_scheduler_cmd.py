@@ -202,3 +202,13 @@ def test_a_status_the_session_reads_that_does_not_parse_is_a_problem_of_its_file
         "expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
         f'{path}:8: PodDisruptionBudget/low: status.disruptionsAllowed: Invalid value: "one": must be of type integer',
     ], got
+
+
+def test_the_help_names_every_kind_a_state_may_hold():
+    """`vcctl scheduler dry-run --help` lists what -f takes (it left out HyperNodes and ResourceQuotas)."""
+    from click.testing import CliRunner
+    out = CliRunner().invoke(scheduler_cmd.scheduler, ["dry-run", "--help"], terminal_width=1000).output
+    text = " ".join(out.split())
+    plurals = [k.kind + ("es" if k.kind.endswith("s") else "s") for k in scheduler_cmd.STATE_KINDS]
+    missing = [p for p in plurals if p not in text]
+    assert missing == [], text
