@@ -150,21 +150,6 @@ def _usage_of(kind: kinds.Kind, obj: Obj) -> dict[str, Fraction]:
     return charged
 
 
-def _counts(names: set[str], namespace: str, view: base.View) -> dict[str, int]:
-    """Stored objects of every kind some name of `names` counts (count/<resource>, configmaps, …)."""
-    out: dict[str, int] = {}
-    for k in kinds.ALL:
-        if not k.namespaced or k.kind == kinds.POD.kind:
-            continue
-        counted = [n for n in quota_mod.count_names(k) if n in names]
-        if counted:
-            n = len(view.list(k, namespace))
-            out.update({name: n for name in counted})
-    if any(n in names for n in quota_mod.SERVICE_NAMES):
-        out.update(quota_mod.service_totals(names, view.list(kinds.SERVICE, namespace)))
-    return out
-
-
 def refusal(kind: kinds.Kind, obj: Obj, view: base.View) -> str | None:
     """Why creating `obj` would break a quota of its namespace (kube's message), or None."""
     namespace = meta.namespace(obj)
@@ -191,7 +176,7 @@ def refusal(kind: kinds.Kind, obj: Obj, view: base.View) -> str | None:
         return None
     names = {n for _, hard in touched for n in hard}
     pods = view.list(kinds.POD, namespace) if quota_mod.needs_pods(names) else []
-    counts = _counts(names, namespace, view)
+    counts = quota_mod.object_counts(names, lambda k: view.list(k, namespace))
     for q, hard in touched:
         spec = q.get("spec") or {}
         if quota_mod.is_scoped(spec):   # (only the pods its scopes match; no other kind)

@@ -7,6 +7,7 @@
 - `service_usage(svc)`: `services.loadbalancers` and `services.nodeports` of a Service.
 - `count_names(kind)`: the object-count names an object of `kind` charges one of
   (`count/<plural>[.<group>]`, and the legacy bare name of the few kinds that have one).
+- `object_counts(names, list_of)`: the object counts among those names (`count/…`, `services.nodeports`, …).
 - `usage(hard, pods, counts)`: a namespace's `status.used` for the names a quota lists.
 - `exceeded(name, hard, used, requested)`: kube-apiserver's "exceeded quota: ..." refusal, or None.
 - `must_specify(pod, hard)`: the "must specify ..." constraint on containers when cpu/memory are limited.
@@ -18,7 +19,7 @@ No I/O; never mutates an argument.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from vclite.api import kinds, quantity, resources
@@ -139,6 +140,24 @@ def count_names(kind: kinds.Kind) -> tuple[str, ...]:
     own = COUNT_PREFIX + kind.resource
     legacy = _LEGACY_COUNT.get(kind.kind)
     return (own, legacy) if legacy else (own,)
+
+
+def object_counts(names: Iterable[str], list_of: Callable[[kinds.Kind], Sequence[Any]]) -> dict[str, int]:
+    """The object counts among `names` (`count/<resource>`, the legacy bare names, `services.loadbalancers`/
+    `services.nodeports`) of one namespace, `list_of(kind)` giving its stored objects of a namespaced kind
+    (pods are counted by `usage`). What admission and the resourcequota controller both count."""
+    wanted = set(names)
+    out: dict[str, int] = {}
+    for k in kinds.ALL:
+        if not k.namespaced or k.kind == kinds.POD.kind:
+            continue
+        counted = [n for n in count_names(k) if n in wanted]
+        if counted:
+            n = len(list_of(k))
+            out.update({name: n for name in counted})
+    if any(n in wanted for n in SERVICE_NAMES):
+        out.update(service_totals(wanted, list_of(kinds.SERVICE)))
+    return out
 
 
 def needs_pods(names: Iterable[str]) -> bool:

@@ -104,18 +104,11 @@ class ResourceQuotaController:
             if self._has_quota(ns):
                 self.queue.add(ns)
 
-    def _counts(self, names: set[str], namespace: str) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for k in [*self._counted, kinds.RESOURCEQUOTA]:
-            counted = [n for n in quota_mod.count_names(k) if n in names]
-            if not counted:
-                continue
-            n = len(self.quotas.by_index(BY_NAMESPACE, namespace)) if k is kinds.RESOURCEQUOTA else \
-                len(self.client.list(k, namespace))
-            out.update({name: n for name in counted})
-        if any(n in names for n in quota_mod.SERVICE_NAMES):
-            out.update(quota_mod.service_totals(names, self.client.list(kinds.SERVICE, namespace)))
-        return out
+    def _list(self, kind: kinds.Kind, namespace: str) -> list[Obj]:
+        """The namespace's objects of a counted kind (quotas from the informer)."""
+        if kind is kinds.RESOURCEQUOTA:
+            return self.quotas.by_index(BY_NAMESPACE, namespace)
+        return self.client.list(kind, namespace)
 
     def sync(self, key: Hashable) -> None:
         ns = str(key)
@@ -124,7 +117,7 @@ class ResourceQuotaController:
             return
         names = {n for q in quotas for n in ((q.get("spec") or {}).get("hard") or {})}
         pods = self.pods.by_index(BY_NAMESPACE, ns) if quota_mod.needs_pods(names) else []
-        counts = self._counts(names, ns)
+        counts = quota_mod.object_counts(names, lambda k: self._list(k, ns))
         for q in quotas:
             if meta.is_deleting(q):
                 continue
