@@ -5,7 +5,8 @@
 `internalTrafficPolicy: Cluster` (all but ExternalName), `externalTrafficPolicy: Cluster` (NodePort,
 LoadBalancer), `allocateLoadBalancerNodePorts: true` (LoadBalancer), an empty `status.loadBalancer`.
 `validate` refuses what ValidateService refuses, each problem naming its field
-(`spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive`). The addresses,
+(`spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive`), a headless NodePort or
+LoadBalancer Service and an `externalTrafficPolicy` on a Service that is not externally accessible included. The addresses,
 node ports and IP families a Service is given are serviceips.py's (they read the other Services).
 Pure functions.
 """
@@ -138,6 +139,12 @@ def _choice(spec: Obj, key: str, allowed: tuple[str, ...], errs: list[FieldError
         errs.append(FieldError(f"spec.{key}", common.unsupported(value, allowed)))
 
 
+def _externally_accessible(spec: Obj) -> bool:
+    """kube's ExternallyAccessible: NodePort or LoadBalancer, or a ClusterIP one with externalIPs."""
+    kind = spec.get("type")
+    return kind in (NODE_PORT, LOAD_BALANCER) or (kind == CLUSTER_IP and bool(spec.get("externalIPs")))
+
+
 def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
              options: base.Options) -> list[FieldError]:
     spec = new.get("spec")
@@ -159,6 +166,15 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
         if family not in FAMILIES:
             errs.append(FieldError(f"spec.ipFamilies[{i}]", common.unsupported(family, FAMILIES)))
     errs += _ports(spec, str(kind))
+    if kind in (NODE_PORT, LOAD_BALANCER) and spec.get("clusterIP") == HEADLESS:
+        errs.append(FieldError("spec.clusterIPs[0]", common.invalid(HEADLESS,
+                                                                    f"may not be set to 'None' for {kind} services")))
+    policy = spec.get("externalTrafficPolicy")
+    if policy not in (None, "") and not _externally_accessible(spec) and \
+            (old is None or (old.get("spec") or {}).get("externalTrafficPolicy") != policy):
+        # (an update that only changes the type keeps it, where kube-apiserver's strategy drops it)
+        errs.append(FieldError("spec.externalTrafficPolicy",
+                               common.invalid(policy, "may only be set for externally-accessible services")))
     if kind == EXTERNAL_NAME:
         name = spec.get("externalName")
         if not name:

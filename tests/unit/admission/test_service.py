@@ -90,6 +90,13 @@ def test_addresses_and_node_ports_in_use_are_skipped():
                  "The range of valid ports is 30000-32767", id="node-port-out-of-range"),
     pytest.param({"ipFamilyPolicy": "RequireDualStack", "ports": [{"port": 80}]}, "spec.ipFamilyPolicy",
                  "this cluster is not configured for dual-stack services", id="dual-stack"),
+    pytest.param({"type": "NodePort", "clusterIP": "None", "ports": [{"port": 80}]}, "spec.clusterIPs[0]",
+                 """Invalid value: "None": may not be set to 'None' for NodePort services""", id="headless-node-port"),
+    pytest.param({"type": "LoadBalancer", "clusterIP": "None", "ports": [{"port": 80}]}, "spec.clusterIPs[0]",
+                 "may not be set to 'None' for LoadBalancer services", id="headless-load-balancer"),
+    pytest.param({"externalTrafficPolicy": "Local", "ports": [{"port": 80}]}, "spec.externalTrafficPolicy",
+                 'Invalid value: "Local": may only be set for externally-accessible services',
+                 id="traffic-policy-on-cluster-ip"),
 ])
 def test_refusals_name_the_field(spec, field, words):
     with pytest.raises(errors.Invalid) as caught:
@@ -111,3 +118,14 @@ def test_an_update_keeps_what_was_assigned_and_may_not_change_the_address():
     with pytest.raises(errors.Invalid, match='spec.clusterIP: Invalid value: "10.96.0.99": field is immutable'):
         admit_svc(svc(type="NodePort", clusterIP="10.96.0.99", ports=[{"port": 80}]), created, old=created,
                   op=Op.UPDATE)
+
+
+def test_an_external_traffic_policy_is_kept_where_the_service_is_reachable_from_outside():
+    """ClusterIP with externalIPs is externally accessible (kube's ExternallyAccessible); an update that only
+    changes the type of a NodePort Service to ClusterIP is not refused for the policy it already had."""
+    out = admit_svc(svc(externalIPs=["1.2.3.4"], externalTrafficPolicy="Local", ports=[{"port": 80}]))
+    assert out["spec"]["externalTrafficPolicy"] == "Local"
+    old = admit_svc(svc(type="NodePort", ports=[{"port": 80}]))
+    new = {**old, "spec": {**old["spec"], "type": "ClusterIP",
+                           "ports": [{k: v for k, v in p.items() if k != "nodePort"} for p in old["spec"]["ports"]]}}
+    assert admit_svc(new, old=old, op=Op.UPDATE)["spec"]["type"] == "ClusterIP"
