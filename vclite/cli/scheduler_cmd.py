@@ -6,8 +6,9 @@ ones with `spec.nodeName`, phase in `status.phase`, member of a PodGroup by the 
 `scheduling.k8s.io/group-name`, scheduled by Volcano when `spec.schedulerName: volcano`), HyperNodes,
 PodDisruptionBudgets (their `status.disruptionsAllowed` and `disruptedPods`, which the pdb plugin reads),
 ResourceQuotas (their `status.hard` and `status.used`, which the resourcequota plugin reads, as
-`kubectl get quota -o yaml` shows them). Namespace documents are accepted and ignored; any other kind is
-an error. Every document is checked as `vcctl validate` checks it (admission, file:line errors, exit 2)
+`kubectl get quota -o yaml` shows them), and Namespaces (their labels, which a pod affinity term's
+namespaceSelector reads; a namespace the pods use but no document declares exists without labels, as on a
+cluster). Any other kind is an error. Every document is checked as `vcctl validate` checks it (admission, file:line errors, exit 2)
 but is used as written, status included (a budget's or quota's status checked as a status write is).
 Objects without a namespace are in `default`.
 
@@ -48,7 +49,7 @@ from vclite.store import memory
 Obj = dict[str, Any]
 STATE_KINDS = (kinds.NODE, kinds.HYPERNODE, kinds.QUEUE, kinds.PRIORITYCLASS, kinds.PODGROUP, kinds.POD,
                kinds.PODDISRUPTIONBUDGET, kinds.RESOURCEQUOTA)
-IGNORED_KINDS = (kinds.NAMESPACE,)
+IGNORED_KINDS = (kinds.NAMESPACE,)   # (not in the summary: only their labels are read, see _namespaces)
 UNSCHEDULABLE = str(scheduling.PodGroupConditionType.UNSCHEDULABLE)
 
 
@@ -159,6 +160,7 @@ def build_state(objects: list[Obj]) -> State:
     state = State(snapshot.ClusterState(
         nodes=by_kind[kinds.NODE.kind], queues=by_kind[kinds.QUEUE.kind], podgroups=by_kind[kinds.PODGROUP.kind],
         pods=by_kind[kinds.POD.kind], priority_classes=by_kind[kinds.PRIORITYCLASS.kind],
+        namespaces=_namespaces(objects, by_kind[kinds.POD.kind]),
         hypernodes=by_kind[kinds.HYPERNODE.kind], pdbs=by_kind[kinds.PODDISRUPTIONBUDGET.kind],
         resource_quotas=by_kind[kinds.RESOURCEQUOTA.kind]))
     queues = {meta.name(q) for q in state.cluster.queues}
@@ -169,6 +171,16 @@ def build_state(objects: list[Obj]) -> State:
         state.notes.append('Queue "default" is not declared: Volcano\'s default queue was added (weight 1).')
     state.notes.extend(_membership_notes(state.cluster, queues))
     return state
+
+
+def _namespaces(objects: list[Obj], pods: list[Obj]) -> list[Obj]:
+    """The Namespaces the live scheduler would see: those declared (their labels), and every other one the
+    pods are in (a cluster has a Namespace for each; admission gives each its name label)."""
+    declared = {meta.name(o): o for o in objects if o.get("kind") == kinds.NAMESPACE.kind and meta.name(o)}
+    for pod in pods:
+        declared.setdefault(meta.namespace(pod), {"apiVersion": "v1", "kind": kinds.NAMESPACE.kind,
+                                                  "metadata": {"name": meta.namespace(pod)}})
+    return [declared[name] for name in sorted(declared)]
 
 
 def _membership_notes(cluster: snapshot.ClusterState, queues: set[str]) -> list[str]:

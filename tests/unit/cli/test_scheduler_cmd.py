@@ -212,3 +212,41 @@ def test_the_help_names_every_kind_a_state_may_hold():
     plurals = [k.kind + ("es" if k.kind.endswith("s") else "s") for k in scheduler_cmd.STATE_KINDS]
     missing = [p for p in plurals if p not in text]
     assert missing == [], text
+
+
+def affinity_state(declare_namespace):
+    """A pod that must share a zone with a pod of a namespace labelled team=a (namespaceSelector)."""
+    nodes = [node("n1"), node("n2")]
+    for n, zone in zip(nodes, ("z1", "z2")):
+        n["metadata"]["labels"] = {"zone": zone}
+    other = pod("web", "web", ns="other", node_name="n2", phase="Running")
+    other["metadata"]["labels"] = {"app": "web"}
+    new = pod("p", "pg")
+    new["spec"]["affinity"] = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "web"}}, "namespaceSelector": {"matchLabels": {"team": "a"}},
+         "topologyKey": "zone"}]}}
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other", "labels": {"team": "a"}}}
+    return [*nodes, queue("default"), podgroup("web", ns="other", phase="Running", min_member=0), other,
+            podgroup("pg"), new, *([namespace] if declare_namespace else [])]
+
+
+@pytest.mark.parametrize("declared, binds", [
+    pytest.param(True, {"default/p": "n2"}, id="a-declared-namespace-is-selected-by-its-labels"),
+    pytest.param(False, {}, id="an-undeclared-namespace-has-no-labels"),
+])
+def test_namespaces_labels_are_read_as_the_live_scheduler_reads_them(declared, binds):
+    """The live scheduler gives the session every Namespace (pod affinity's namespaceSelector reads their
+    labels); a dry run ignored the state's Namespaces, so the same affinity never matched there."""
+    state = scheduler_cmd.build_state(affinity_state(declared))
+    assert scheduler_cmd.dry_run(state, conf.parse(PDB_CONF.replace("pdb", "predicates")), NOW)["binds"] == binds
+
+
+def test_a_namespace_the_pods_use_exists_with_its_name_label():
+    """`kubernetes.io/metadata.name` selects the namespace of a pod though no document declares it."""
+    objects = affinity_state(False)
+    objects[-1]["spec"]["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0][
+        "namespaceSelector"] = {"matchLabels": {"kubernetes.io/metadata.name": "other"}}
+    state = scheduler_cmd.build_state(objects)
+    assert [meta["metadata"]["name"] for meta in state.cluster.namespaces] == ["default", "other"]
+    assert scheduler_cmd.dry_run(state, conf.parse(PDB_CONF.replace("pdb", "predicates")), NOW)["binds"] == \
+        {"default/p": "n2"}
