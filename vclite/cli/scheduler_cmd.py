@@ -283,7 +283,7 @@ def scheduler() -> None:
 @scheduler.command("dry-run", context_settings=CONTEXT)
 @click.option("-f", "--filename", "files", multiple=True, required=True, type=click.Path(dir_okay=False),
               help="Manifests of the cluster state: Nodes, HyperNodes, Queues, PriorityClasses, PodGroups, Pods, "
-                   "PodDisruptionBudgets, ResourceQuotas (repeatable; - for standard input).")
+                   "PodDisruptionBudgets, ResourceQuotas, Namespaces (repeatable; - for standard input).")
 @click.option("--conf", "conf_path", type=click.Path(dir_okay=False),
               help="A volcano-scheduler.conf (actions and plugin tiers; - for standard input); Volcano's default "
                    "if omitted.")
