@@ -8,9 +8,9 @@ PodDisruptionBudgets (their `status.disruptionsAllowed` and `disruptedPods`, whi
 ResourceQuotas (their `status.hard` and `status.used`, which the resourcequota plugin reads, as
 `kubectl get quota -o yaml` shows them), and Namespaces (their labels, which a pod affinity term's
 namespaceSelector reads; a namespace the pods use but no document declares exists without labels, as on a
-cluster). Any other kind is an error. Every document is checked as `vcctl validate` checks it (admission, file:line errors, exit 2)
-but is used as written, status included (a budget's or quota's status checked as a status write is).
-Objects without a namespace are in `default`.
+cluster). Any other kind is an error. Every document is checked as `vcctl validate` checks it (admission,
+file:line errors, exit 2) but is used as written, status included (a budget's or quota's status checked as
+a status write is). Objects without a namespace are in `default`.
 
 Volcano's scheduler creates the queues `default` (weight 1, reclaimable) and `root` at start: if the
 state declares no Queue `default`, that one is added (and said so in the table); `root` is implicit
