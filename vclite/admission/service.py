@@ -6,8 +6,9 @@
 LoadBalancer), `allocateLoadBalancerNodePorts: true` (LoadBalancer), an empty `status.loadBalancer`.
 `validate` refuses what ValidateService refuses, each problem naming its field
 (`spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive`), a headless NodePort or
-LoadBalancer Service and an `externalTrafficPolicy` on a Service that is not externally accessible included. The addresses,
-node ports and IP families a Service is given are serviceips.py's (they read the other Services).
+LoadBalancer Service and an `externalTrafficPolicy` on a Service that is not externally accessible
+included. The addresses, node ports and IP families a Service is given are serviceips.py's (they read the
+other Services).
 Pure functions.
 """
 from __future__ import annotations
