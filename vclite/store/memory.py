@@ -270,10 +270,12 @@ class MemoryStore:
             new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
             return clone(new)
         new["metadata"]["resourceVersion"] = str(self._next_rv())
-        self._reindex_owners(kind, ns, name, old, new)
+        old_refs, new_refs = old["metadata"].get("ownerReferences"), new["metadata"].get("ownerReferences")
+        dropped: set = set()
+        if old_refs != new_refs:   # (most updates keep them: nothing to reindex or release)
+            self._reindex_owners(kind, ns, name, old, new)
+            dropped = {r.get("uid") for r in old_refs or []} - {r.get("uid") for r in new_refs or []}
         self._put(kind, ns, name, new)
-        dropped = {r.get("uid") for r in old["metadata"].get("ownerReferences") or []} - \
-            {r.get("uid") for r in new["metadata"].get("ownerReferences") or []}
         if new["metadata"].get("deletionTimestamp") and not finalizers(kind, new) \
                 and not new["metadata"].get("deletionGracePeriodSeconds"):
             gone = self._remove(kind, ns, name, old_for_event=old)
@@ -378,6 +380,8 @@ class MemoryStore:
     def _owners_released(self, dependent: Obj, ns: str, uids: Iterable[str]) -> None:
         """A dependent left (or dropped its references to) the owners `uids`: those deleted in the
         foreground that waited for it only may go now."""
+        if not uids:
+            return
         for ref in dependent["metadata"].get("ownerReferences") or []:
             if ref.get("uid") in uids:
                 self._release_foreground(kinds.by_kind(str(ref.get("kind"))), ns, str(ref.get("name")), ref["uid"])
