@@ -107,3 +107,14 @@ def test_a_partition_keeps_the_hypernode_chosen_for_it():
     assert set(result.binds.values()) == {"s0-n1", "s0-n2"}
     kept = memory[allocated.KEY]["c1/pg1"]
     assert (kept.job, kept.parts) == (allocated.TOP, {"workers/worker": "s0"})
+
+
+def test_a_gone_job_is_forgotten_at_the_next_allocate_even_with_no_topology_job_left():
+    memory = copy.deepcopy(_FIRST_MEMORY)
+    assert "c1/j" in memory[allocated.KEY]
+    other = pg("c1/plain", "q1", 1)   # no networkTopology: nothing looks the kept entries up
+    state = snapshot.ClusterState(nodes=NODES, queues=[queue("q1")], podgroups=[other],
+                                  pods=[pod("c1/plain-0", "plain", cpu="1", mem="1Gi")], hypernodes=TREE, memory=memory)
+    result = session.run_session(state, conf.build("allocate", TIERS), NOW)
+    assert result.binds, result
+    assert memory[allocated.KEY] == {}

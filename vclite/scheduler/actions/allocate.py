@@ -64,6 +64,7 @@ class Allocate:
         self.arguments = arguments
 
     def execute(self, ssn: "session_mod.Session") -> None:
+        allocated.prune(ssn)
         by_queue: dict[str, list] = {}
         with_enqueue = ssn.conf.has_action(enqueue.NAME)
         for job in ssn.jobs.values():

@@ -5,6 +5,8 @@ the scheduler process (scheduler/cache UpdateJobStatus → updateJobInfo; since 
 writes or reads the PodGroup annotation `volcano.sh/job-allocated-hypernode`, whose constant is
 left). vclite keeps them in `Session.memory` (the scheduler shell's, for its life; a dry run starts
 empty), per job uid, with Volcano's rules:
+- every allocate (`prune`), and when a session first looks at a job: the entries of jobs that are
+  gone are dropped (so a server whose last network-topology job is long gone keeps nothing of it);
 - when a session first looks at a job (removeInvalidAllocatedHyperNode): an entry of another
   PodGroup of the same name is dropped; a HyperNode that no longer exists, or that of a job or
   partition without allocated pods (Allocated, Binding, Bound, Running), is forgotten;
@@ -94,6 +96,14 @@ def lowest_holding(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", uids: fr
     return ssn.topology.lowest_holding(np.array(rows, dtype=np.intp))
 
 
+def prune(ssn: "session_mod.Session") -> None:
+    """Forget the entries of jobs the session no longer has (nothing to do, a dict lookup, without any)."""
+    store: dict[str, Entry] | None = ssn.memory.get(KEY)
+    if store:
+        for uid in [u for u in store if u not in ssn.jobs]:
+            del store[uid]
+
+
 def entry(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", groups: dict[str, frozenset]) -> Entry:
     """The job's entry, checked and recovered once per session (module docstring). `groups`: the
     job's partitions with a network topology, by name, with their tasks."""
@@ -103,8 +113,7 @@ def entry(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", groups: dict[str,
     if job.uid in scratch.checked and e is not None:
         return e
     if not scratch.checked:   # the first look of the session: forget the jobs that are gone
-        for uid in [u for u in store if u not in ssn.jobs]:
-            del store[uid]
+        prune(ssn)
     scratch.checked.add(job.uid)
     pg_uid = meta.uid(job.podgroup) if isinstance(job.podgroup, dict) else ""
     if e is None or e.podgroup != pg_uid:
