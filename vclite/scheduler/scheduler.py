@@ -9,7 +9,8 @@ waiting for room cost it nothing per job;
 an event that may give it work (triggers.py) adds the single key "session" to its queue, so bursts
 coalesce into one session. sync("session") snapshots the caches (no copies; the session only
 reads them), runs one pure session and writes the results:
-- a bind goes through pods/binding (spec.nodeName and PodScheduled=True in one write);
+- a bind goes through pods/binding (spec.nodeName, PodScheduled=True and the annotations a plugin put on
+  the binding — deviceshare's device ids — in one write);
 - an eviction deletes the pod;
 - PodGroup statuses only when they changed (the session already ignores time-only differences);
   a status whose Unschedulable condition is new or says something new is also told as a Warning
@@ -167,7 +168,7 @@ class Scheduler:
             self.queue.add_after(KEY, max(0.0, (result.recheck_at - self.clock.now()).total_seconds()))
         self._writing = True
         try:
-            self._bind(result.binds)
+            self._bind(result.binds, result.bind_annotations)
             self._evict(result.evictions)
             self._write_podgroups(result.podgroup_status)
             self._write_pod_conditions(result.pod_conditions)
@@ -199,12 +200,12 @@ class Scheduler:
             except errors.NotFound:
                 continue
 
-    def _bind(self, binds: dict[str, str]) -> None:
+    def _bind(self, binds: dict[str, str], annotations: dict[str, dict[str, str]] | None = None) -> None:
         pods = self.informers[kinds.POD.kind]
         for pod_key, node in binds.items():
             ns, name = pod_key.split("/", 1)
             try:
-                self.client.bind(ns, name, node)
+                self.client.bind(ns, name, node, (annotations or {}).get(pod_key))
             except (errors.NotFound, errors.Conflict):
                 continue   # deleted, or bound meanwhile: the next session sees it as it is
             pod = pods.get(ns, name)

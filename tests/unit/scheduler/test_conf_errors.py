@@ -10,8 +10,8 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
 
 @pytest.mark.parametrize("text, problems", [
     pytest.param(HEAD + "- plugins:\n  - name: nodeorderr\n",
-                 ['sched.conf:7: unknown plugin "nodeorderr" (known: binpack, capacity, cdp, conformance, drf, '
-                  'extender, gang, network-topology-aware, nodegroup, nodeorder, overcommit, pdb, predicates, '
+                 ['sched.conf:7: unknown plugin "nodeorderr" (known: binpack, capacity, cdp, conformance, deviceshare, '
+                  'drf, extender, gang, network-topology-aware, nodegroup, nodeorder, overcommit, pdb, predicates, '
                   'priority, proportion, resource-strategy-fit, resourcequota, sla, task-topology, tdm)'],
                  id="unknown plugin"),
     pytest.param('actions: "enqueue, alocate"\ntiers: []\n',
@@ -27,9 +27,9 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
                   'value and keeps the default'], id="bad gangpreempt arguments"),
     pytest.param(HEAD + "  - name: numa-aware\n",
                  ['sched.conf:6: plugin "numa-aware" is not supported by vclite yet (supported: binpack, capacity, '
-                  'cdp, conformance, drf, extender, gang, network-topology-aware, nodegroup, nodeorder, overcommit, '
-                  'pdb, predicates, priority, proportion, resource-strategy-fit, resourcequota, sla, task-topology, '
-                  'tdm)'],
+                  'cdp, conformance, deviceshare, drf, extender, gang, network-topology-aware, nodegroup, nodeorder, '
+                  'overcommit, pdb, predicates, priority, proportion, resource-strategy-fit, resourcequota, sla, '
+                  'task-topology, tdm)'],
                  id="a Volcano plugin vclite lacks"),
     pytest.param(HEAD + "- plugins:\n  - name: capacity\n  - name: proportion\n",
                  ['sched.conf:7: capacity and proportion cannot be used together'],

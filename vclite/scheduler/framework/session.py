@@ -43,6 +43,8 @@ _NAMESPACE = uuid.UUID("6f1c2d0e-6a49-4c57-9a54-7c1f3f1a5e10")
 @dataclasses.dataclass(eq=False)
 class SessionResult:
     binds: dict[str, str] = dataclasses.field(default_factory=dict)          # pod key -> node
+    # pod key -> annotations its binding carries (deviceshare's device ids), for binds that have some
+    bind_annotations: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
     evictions: list[str] = dataclasses.field(default_factory=list)           # pod keys
     pipelined: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # podgroup key -> nodes
     podgroup_status: dict[str, Obj] = dataclasses.field(default_factory=dict)  # podgroup key -> status
@@ -68,7 +70,8 @@ class SessionResult:
         return out
 
     def _compared(self) -> tuple:
-        return (self.binds, self.evictions, self.pipelined, self.podgroup_status, self.queue_status,
+        return (self.binds, self.bind_annotations, self.evictions, self.pipelined, self.podgroup_status,
+                self.queue_status,
                 self.pod_conditions, self.ungate)
 
     def __eq__(self, other: object) -> bool:
@@ -122,6 +125,7 @@ class Session:
         self.hooks = hooks.Hooks(len(conf.tiers))
         self.plugins: list[Any] = []
         self.binds: dict[str, str] = {}
+        self.bind_annotations: dict[str, dict[str, str]] = {}   # pod key -> its binding's annotations
         self.evictions: list[str] = []
         self.ungate: list[str] = []   # pod keys (SchGateManager.Enqueue: allocate asks, the shell removes the gate)
         self.unschedulable_now: set[str] = set()   # jobs given Unschedulable=True this session
@@ -413,7 +417,8 @@ def run_actions(ssn: Session) -> None:
 def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResult:
     for plugin in ssn.plugins:
         plugin.on_session_close(ssn)
-    result = SessionResult(binds=dict(ssn.binds), evictions=list(ssn.evictions), recheck_at=ssn.recheck_at,
+    result = SessionResult(binds=dict(ssn.binds), bind_annotations=dict(ssn.bind_annotations),
+                           evictions=list(ssn.evictions), recheck_at=ssn.recheck_at,
                            ungate=list(dict.fromkeys(ssn.ungate)))
     for job in ssn.jobs.values():
         pipelined = job.index.get(tasks_mod.TaskStatus.PIPELINED)

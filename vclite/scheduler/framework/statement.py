@@ -2,8 +2,9 @@
 
 Each operation takes effect in the session at once (task status, node columns, plugin accounting
 through the allocate/deallocate event hooks) so later decisions in the same session see it, and
-is recorded. `commit()` turns the log into decisions (allocate -> bind, evict -> delete; a
-pipeline is an in-session reservation only) and returns them; `discard()` undoes the log in
+is recorded. `commit()` turns the log into decisions (allocate -> bind, with the annotations plugins
+put on the task for its binding; evict -> delete; a pipeline is an in-session reservation only) and
+returns them; `discard()` undoes the log in
 reverse order, restoring node arrays exactly and notifying plugins.
 
 Must not: write to the API (the session collects committed decisions; the shell writes them).
@@ -102,6 +103,8 @@ class Statement:
         for rec in self.operations:
             if rec.op == Op.ALLOCATE:
                 self._set(rec.task, TaskStatus.BINDING)
+                if rec.task.bind_annotations:
+                    self.ssn.bind_annotations[rec.task.key] = dict(rec.task.bind_annotations)
             decisions.append(Decision(rec.op, rec.task.key, names[rec.row]))
         self.operations = []
         self.ssn.record(decisions)

@@ -107,6 +107,8 @@ class TaskInfo:
     # (status, node, evicted_for) of the last tentative placement undone by a discarded statement: the
     # gang message counts such tasks as schedulable, as Volcano's LastTransaction does.
     last_transaction: tuple[TaskStatus, str, bool] | None = None
+    # annotations a plugin wants on the pod's binding (deviceshare: the devices chosen), or None
+    bind_annotations: dict[str, str] | None = None
     name_idx: Any = _UNSET   # name_index(name), computed on first comparison
 
     def index_in_name(self) -> int | None:

@@ -1,0 +1,332 @@
+"""deviceshare: GPU sharing, GPU number and vGPU devices — node inventory, fit, policy order and score,
+the ledger rebuilt from placed pods' annotations, and the annotations a bind carries (sessions)."""
+from __future__ import annotations
+
+import pytest
+
+from vclite.scheduler import conf
+from vclite.scheduler.framework import session
+from vclite.scheduler.plugins import gpushare, vgpu
+
+from .. import objects
+
+# ---- builders -------------------------------------------------------------------------------------------
+
+
+def share_node(name, mem, num, unhealthy=None, field="allocatable"):
+    n = objects.node(name)
+    n["status"][field] = {**n["status"].get(field, {}), gpushare.GPU_MEMORY: str(mem), gpushare.GPU_NUMBER: str(num)}
+    if unhealthy is not None:
+        n["metadata"]["annotations"] = {gpushare.UNHEALTHY_IDS: unhealthy}
+    return n
+
+
+def vgpu_node(name, cards, alloc=True):
+    """cards: (uuid, count, memory[, type]) tuples."""
+    n = objects.node(name)
+    entry = [f"{c[0]},{c[1]},{c[2]},{c[3] if len(c) > 3 else 'NVIDIA-Tesla T4'},true,hami-core" for c in cards]
+    n["metadata"]["annotations"] = {vgpu.REGISTER: ":".join(entry) + ":"}
+    if alloc:
+        n["status"]["allocatable"].update({vgpu.VGPU_NUMBER: "20", vgpu.VGPU_CORES: "200", vgpu.VGPU_MEMORY: "32000"})
+    return n
+
+
+def gpod(key, limits, node=None, group="pg1", annotations=None, init_limits=None, phase=None):
+    p = objects.pod(key, group, node=node, phase=phase or ("Running" if node else "Pending"))
+    p["spec"]["containers"][0]["resources"]["limits"] = dict(limits)
+    if init_limits is not None:
+        p["spec"]["initContainers"] = [{"name": "init", "resources": {"limits": dict(init_limits)}}]
+    p["metadata"]["annotations"].update(annotations or {})
+    return p
+
+
+def mem(n):
+    return {gpushare.GPU_MEMORY: str(n)}
+
+
+def num(n):
+    return {gpushare.GPU_NUMBER: str(n)}
+
+
+def vg(number=None, memory=None, cores=None):
+    out = {}
+    for k, v in ((vgpu.VGPU_NUMBER, number), (vgpu.VGPU_MEMORY, memory), (vgpu.VGPU_CORES, cores)):
+        if v is not None:
+            out[k] = str(v)
+    return out
+
+
+def placed_vgpu(key, node, uuid, memory, cores=0):
+    return gpod(key, vg(1, memory), node=node, group="other",
+                annotations={vgpu.ASSIGNED_IDS: f"{uuid},NVIDIA,{memory},{cores}:"})
+
+
+def share_ledger(node, *pods):
+    dev = gpushare.node_devices(node)
+    for p in pods:
+        dev.add(p["metadata"]["uid"], p, gpushare.gpu_index(p))
+    return dev
+
+
+def vgpu_ledger(node, *pods):
+    dev = vgpu.node_devices(node)
+    for p in pods:
+        dev.add_placed(p["metadata"]["uid"], p)
+    return dev
+
+
+# ---- GPU share: inventory and requests ------------------------------------------------------------------
+@pytest.mark.parametrize("node, cards", [
+    pytest.param(share_node("n", 16000, 2), {0: 8000, 1: 8000}, id="memory split evenly"),
+    pytest.param(share_node("n", 10000, 3), {0: 3333, 1: 3333, 2: 3333}, id="integer division"),
+    pytest.param(share_node("n", 16000, 4, unhealthy="1,x,3"), {0: 4000, 2: 4000}, id="unhealthy ids dropped"),
+    pytest.param(share_node("n", 16000, 2, field="capacity"), {0: 8000, 1: 8000}, id="from capacity"),
+    pytest.param(share_node("n", 16000, 0), None, id="no cards"),
+    pytest.param(objects.node("n"), None, id="no gpu resources"),
+])
+def test_share_inventory(node, cards):
+    dev = gpushare.node_devices(node)
+    assert (None if dev is None else {i: c.memory for i, c in dev.cards.items()}) == cards
+
+
+@pytest.mark.parametrize("limits, init, want", [
+    ({gpushare.GPU_MEMORY: "3000"}, None, 3000),
+    ({gpushare.GPU_MEMORY: "3000"}, {gpushare.GPU_MEMORY: "5000"}, 5000),   # the larger init container
+    ({gpushare.GPU_MEMORY: "3k"}, None, 3000),
+    ({}, None, 0),
+])
+def test_share_pod_memory(limits, init, want):
+    assert gpushare.pod_amount(gpod("default/p", limits, init_limits=init), gpushare.GPU_MEMORY) == want
+
+
+# ---- GPU share: fit and allocation (memory fragmentation, cards in use, multi-GPU) ----------------------
+N2 = share_node("n", 16000, 2)
+N3 = share_node("n", 24000, 3)
+USES_0 = gpod("default/u0", mem(6000), node="n", annotations={gpushare.GPU_INDEX: "0"})
+NUMBER_0 = gpod("default/g0", num(1), node="n", annotations={gpushare.GPU_INDEX: "0"})
+
+
+@pytest.mark.parametrize("node, placed, pod, sharing, number, why, index", [
+    pytest.param(N2, [], gpod("default/p", mem(8000)), True, False, None, "0", id="fits a card exactly"),
+    pytest.param(N2, [USES_0], gpod("default/p", mem(4000)), True, False, None, "1",
+                 id="card 0 partly used by a running pod: card 1"),
+    pytest.param(N2, [USES_0], gpod("default/p", mem(2000)), True, False, None, "0",
+                 id="the first card that holds it"),
+    pytest.param(N2, [USES_0], gpod("default/p", mem(9000)), True, False, gpushare.NO_MEMORY, None,
+                 id="10000 idle in all but no card holds 9000 (fragmentation)"),
+    pytest.param(N3, [NUMBER_0], gpod("default/p", num(2)), False, True, None, "1,2",
+                 id="two whole idle cards"),
+    pytest.param(N3, [NUMBER_0], gpod("default/p", num(3)), False, True, gpushare.NO_NUMBER, None,
+                 id="a used card is not idle"),
+    pytest.param(N2, [gpod("default/two", mem(6000), node="n", annotations={gpushare.GPU_INDEX: "0,1"})],
+                 gpod("default/p", mem(3000)), True, False, gpushare.NO_MEMORY, None,
+                 id="a pod on two cards is charged its whole request on each"),
+])
+def test_share_fit_and_allocate(node, placed, pod, sharing, number, why, index):
+    dev = share_ledger(node, *placed)
+    assert gpushare.filter_node(dev, pod, sharing, number) == why
+    got = gpushare.allocate(dev, "uid", pod, 42)
+    assert (got or {}).get(gpushare.GPU_INDEX) == index
+    if index:
+        assert got[gpushare.PREDICATE_TIME] == "42"
+        dev.remove("uid")
+        assert all("uid" not in c.pods for c in dev.cards.values())
+
+
+# ---- vGPU: inventory ------------------------------------------------------------------------------------
+def short_entry_node():
+    n = vgpu_node("n", [("GPU-a", 10, 16000)])
+    n["metadata"]["annotations"][vgpu.REGISTER] += "GPU-b,10,100:"
+    return n
+
+
+@pytest.mark.parametrize("node, want", [
+    pytest.param(vgpu_node("n", [("GPU-a", 10, 16000), ("GPU-b", 5, 8000)]),
+                 {0: ("GPU-a", 10, 16000), 1: ("GPU-b", 5, 8000)}, id="two cards"),
+    pytest.param(vgpu_node("n", [("GPU-a", 10, 16000)], alloc=False), None, id="no vgpu allocatable"),
+    pytest.param(short_entry_node(), None, id="an entry with too few fields voids the node"),
+    pytest.param(objects.node("n"), None, id="no register annotation"),
+])
+def test_vgpu_inventory(node, want):
+    dev = vgpu.node_devices(node)
+    assert (None if dev is None else {i: (c.uuid, c.count, c.memory) for i, c in dev.cards.items()}) == want
+
+
+# ---- vGPU: fit, order and score per policy --------------------------------------------------------------
+V2 = vgpu_node("n", [("GPU-a", 10, 16000), ("GPU-b", 10, 16000)])
+A_USED = placed_vgpu("default/u", "n", "GPU-a", 4000)
+
+
+@pytest.mark.parametrize("placed, pod, policy, ids, score", [
+    pytest.param([A_USED], gpod("default/p", vg(1, 4000)), "binpack", [("GPU-a", 4000, 0)], 50.0,
+                 id="binpack: the most used card, scored with this pod's memory"),
+    pytest.param([A_USED], gpod("default/p", vg(1, 4000)), "spread", [("GPU-b", 4000, 0)], 100.0,
+                 id="spread: the card no pod uses"),
+    pytest.param([A_USED], gpod("default/p", vg(1, 4000)), "", [("GPU-b", 4000, 0)], 0.0,
+                 id="no policy: from the last card, no score"),
+    pytest.param([], gpod("default/p", vg(2, 4000)), "binpack", [("GPU-a", 4000, 0), ("GPU-b", 4000, 0)], 50.0,
+                 id="two cards for one container"),
+    pytest.param([], gpod("default/p", vg(1)), "binpack", [("GPU-a", 16000, 0)], 100.0,
+                 id="no memory asked: the whole card"),
+    pytest.param([A_USED], gpod("default/p", vg(1, 14000)), "binpack", [("GPU-b", 14000, 0)], 88.0,
+                 id="memory fragmentation: 12000 left on GPU-a"),
+    pytest.param([A_USED], gpod("default/p", vg(2, 14000)), "binpack", None, 0.0,
+                 id="two cards of 14000: only one holds it"),
+    pytest.param([], gpod("default/p", vg(3, 100)), "binpack", None, 0.0, id="more cards than the node has"),
+    pytest.param([placed_vgpu("default/u", "n", "GPU-a", 100, cores=60)], gpod("default/p", vg(1, 100, 50)),
+                 "binpack", [("GPU-b", 100, 50)], 1.0, id="cores over 100 on GPU-a"),
+    pytest.param([A_USED], gpod("default/p", vg(1, 100, 100)), "binpack", [("GPU-b", 100, 100)], 1.0,
+                 id="100 cores: a card no pod uses"),
+    pytest.param([], gpod("default/p", vg(1, 100), annotations={vgpu.USE_UUID: "GPU-b"}), "binpack",
+                 [("GPU-b", 100, 0)], 1.0, id="uuid allowlist"),
+    pytest.param([], gpod("default/p", vg(2, 100), annotations={vgpu.NOUSE_UUID: " GPU-b "}), "binpack", None, 0.0,
+                 id="uuid denylist leaves one card"),
+    pytest.param([], gpod("default/p", vg(1, 100), annotations={vgpu.USE_TYPE: "A100"}), "binpack", None, 0.0,
+                 id="card type not wanted"),
+    pytest.param([], gpod("default/p", vg(1, 100), annotations={vgpu.MODE: "mig"}), "binpack", None, 0.0,
+                 id="mode mismatch"),
+    pytest.param([gpod("default/u", vg(1, 100), node="n", group="pg1",
+                       annotations={vgpu.ASSIGNED_IDS: "GPU-a,NVIDIA,100,0:"})],
+                 gpod("default/p", vg(1, 100), annotations={vgpu.PODGROUP_POLICY: "spread"}), "binpack",
+                 [("GPU-b", 100, 0)], 1.0, id="podgroup spread: not the card of a pod of the same group"),
+])
+def test_vgpu_fit(placed, pod, policy, ids, score):
+    chosen, got_score, why = vgpu.fit(vgpu_ledger(V2, *placed), pod, policy)
+    assert chosen == (None if ids is None else [ids])
+    assert (why != "") == (ids is None)
+    assert round(got_score) == score
+
+
+def test_vgpu_allocate_and_remove():
+    dev = vgpu_ledger(V2, A_USED)
+    got = vgpu.allocate(dev, "uid", gpod("default/p", vg(1, 3000, 20)), "binpack", 7)
+    assert got == {vgpu.ASSIGNED_NODE: "n", vgpu.ASSIGNED_TIME: "7", vgpu.ASSIGNED_IDS: "GPU-a,NVIDIA,3000,20:",
+                   vgpu.TO_ALLOCATE: "GPU-a,NVIDIA,3000,20:", vgpu.BIND_PHASE: "allocating", vgpu.BIND_TIME: "7"}
+    a = dev.cards[0]
+    assert (a.used_num, a.used_mem, a.used_core) == (2, 7000, 20)
+    dev.remove("uid")
+    assert (a.used_num, a.used_mem, a.used_core) == (1, 4000, 0)
+
+
+def test_vgpu_decode_encode_round_trip():
+    chosen = [[("GPU-a", 100, 10), ("GPU-b", 200, 0)], [("GPU-c", 1, 2)]]
+    assert vgpu.decode_pod_devices(vgpu.encode_pod_devices(chosen)) == chosen
+
+
+# ---- sessions ---------------------------------------------------------------------------------------------
+def ds_conf(**arguments):
+    return conf.parse({"actions": "enqueue, allocate", "tiers": [
+        [{"name": "priority"}, {"name": "gang"}],
+        [{"name": "predicates"}, {"name": "deviceshare", "arguments": arguments}]]})
+
+
+def run(nodes, pods, arguments, min_member=1):
+    st = objects.state(nodes=nodes, podgroups=[objects.pg("default/pg1", min_member=min_member)], pods=pods)
+    return session.run_session(st, ds_conf(**arguments), objects.NOW)
+
+
+VGPU = {"deviceshare.VGPUEnable": True, "deviceshare.ScheduleWeight": 10}
+
+
+@pytest.mark.parametrize("policy, node", [("binpack", "n1"), ("spread", "n2")])
+def test_session_policy_picks_the_node(policy, node):
+    nodes = [vgpu_node("n1", [("GPU-1", 10, 16000)]), vgpu_node("n2", [("GPU-2", 10, 16000)])]
+    used = placed_vgpu("default/u", "n1", "GPU-1", 4000)
+    r = run(nodes, [used, gpod("default/p", vg(1, 2000))], {**VGPU, "deviceshare.SchedulePolicy": policy})
+    assert r.binds == {"default/p": node}
+    ids = r.bind_annotations["default/p"][vgpu.ASSIGNED_IDS]
+    assert ids == f"GPU-{node[-1]},NVIDIA,2000,0:"
+    assert r.bind_annotations["default/p"][vgpu.ASSIGNED_NODE] == node
+
+
+def test_session_gang_shares_cards_and_records_each():
+    nodes = [share_node("n1", 16000, 2)]
+    pods = [gpod(f"default/p{i}", mem(4000)) for i in range(3)]
+    r = run(nodes, pods, {"deviceshare.GPUSharingEnable": True}, min_member=3)
+    assert r.binds == {"default/p0": "n1", "default/p1": "n1", "default/p2": "n1"}
+    assert [r.bind_annotations[f"default/p{i}"][gpushare.GPU_INDEX] for i in range(3)] == ["0", "0", "1"]
+
+
+def test_session_third_pod_finds_no_card_after_fragmentation():
+    nodes = [share_node("n1", 16000, 2)]
+    pods = [gpod(f"default/p{i}", mem(5000)) for i in range(3)]
+    r = run(nodes, pods, {"deviceshare.GPUSharingEnable": True}, min_member=3)
+    assert r.binds == {} and r.bind_annotations == {}   # 6000 idle in all, 3000 per card
+
+
+def test_session_gang_that_does_not_fit_binds_nothing_and_keeps_no_annotation():
+    nodes = [share_node("n1", 16000, 2)]
+    pods = [gpod(f"default/p{i}", num(1)) for i in range(3)]
+    r = run(nodes, pods, {"deviceshare.GPUNumberEnable": True}, min_member=3)
+    assert r.binds == {} and r.bind_annotations == {}
+
+
+def test_session_fit_error_names_the_device():
+    nodes = [share_node("n1", 16000, 2)]
+    pods = [gpod("default/p", mem(9000))]
+    st = objects.state(nodes=nodes, podgroups=[objects.pg("default/pg1")], pods=pods)
+    ssn = session.open_session(st, ds_conf(**{"deviceshare.GPUSharingEnable": True}), objects.NOW)
+    task = next(iter(ssn.jobs["default/pg1"].tasks.values()))
+    _, errors = ssn.predicate_nodes(task)
+    assert errors.histogram == {gpushare.NO_MEMORY: 1}
+
+
+def test_pods_without_devices_are_unaffected():
+    nodes = [share_node("n1", 16000, 2), vgpu_node("n2", [("GPU-2", 10, 16000)])]
+    pods = [objects.pod("default/a", "pg1"), objects.pod("default/b", "pg1")]
+    with_plugin = run(nodes, pods, {**VGPU, "deviceshare.SchedulePolicy": "binpack"}, min_member=2)
+    st = objects.state(nodes=nodes, podgroups=[objects.pg("default/pg1", min_member=2)], pods=pods)
+    without = session.run_session(st, conf.parse({"actions": "enqueue, allocate", "tiers": [
+        [{"name": "priority"}, {"name": "gang"}], [{"name": "predicates"}]]}), objects.NOW)
+    assert with_plugin.binds == without.binds and len(without.binds) == 2
+    assert with_plugin.bind_annotations == {}
+
+
+def test_finished_and_deleting_pods_hold_no_device():
+    nodes = [share_node("n1", 8000, 1)]
+    done = gpod("default/done", mem(8000), node="n1", annotations={gpushare.GPU_INDEX: "0"}, phase="Succeeded")
+    r = run(nodes, [done, gpod("default/p", mem(8000))], {"deviceshare.GPUSharingEnable": True})
+    assert r.binds == {"default/p": "n1"}
+
+
+# ---- configuration ----------------------------------------------------------------------------------------
+CONF = 'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: predicates\n  - name: deviceshare\n    arguments:\n'
+
+
+def test_volcano_arguments_load():
+    text = CONF + ("      deviceshare.VGPUEnable: true\n      deviceshare.SchedulePolicy: binpack\n"
+                   "      deviceshare.ScheduleWeight: 10\n      deviceshare.NodeLockEnable: \"false\"\n"
+                   "      deviceshare.KnownGeometriesCMName: volcano-vgpu-device-config\n"
+                   "      deviceshare.AscendHAMiVNPUEnable: false\n")
+    option = conf.parse(text, "sched.conf").tiers[0][1]
+    args = option.args
+    assert (option.name, args.vgpu, args.schedule_policy, args.schedule_weight) == ("deviceshare", True, "binpack", 10)
+
+
+@pytest.mark.parametrize("arguments, problem", [
+    pytest.param("      deviceshare.SchedulePolicy: Binpack\n",
+                 "sched.conf:7: plugin \"deviceshare\": argument 'deviceshare.SchedulePolicy': expected binpack or "
+                 "spread, got 'Binpack'", id="policy spelt otherwise"),
+    pytest.param("      deviceshare.ScheduleWeight: \"10\"\n",
+                 "sched.conf:7: plugin \"deviceshare\": argument 'deviceshare.ScheduleWeight': expected an integer",
+                 id="weight quoted"),
+    pytest.param("      deviceshare.VGPUEnable: yes please\n",
+                 "sched.conf:7: plugin \"deviceshare\": argument 'deviceshare.VGPUEnable': expected true or false",
+                 id="switch not a boolean"),
+    pytest.param("      deviceshare.GPUSharingEnable: true\n      deviceshare.GPUNumberEnable: true\n",
+                 "sched.conf:6: deviceshare: can not define true in both gpu sharing and gpu number",
+                 id="sharing with number"),
+    pytest.param("      deviceshare.GPUNumberEnable: true\n      deviceshare.VGPUEnable: true\n",
+                 "sched.conf:6: deviceshare: gpu-share and vgpu can't be used together", id="gpu share with vgpu"),
+    pytest.param("      deviceshare.AscendMindClusterVNPUEnable: true\n",
+                 "sched.conf:7: plugin \"deviceshare\": argument 'deviceshare.AscendMindClusterVNPUEnable': Ascend NPU "
+                 "sharing is not supported by vclite yet", id="ascend"),
+    pytest.param("      deviceshare.GPUShareEnable: true\n",
+                 "sched.conf:7: plugin \"deviceshare\": unknown argument \"deviceshare.GPUShareEnable\"",
+                 id="misspelt argument"),
+])
+def test_bad_arguments_are_refused_at_their_line(arguments, problem):
+    with pytest.raises(conf.ConfError) as e:
+        conf.parse(CONF + arguments, "sched.conf")
+    got = [str(p) for p in e.value.problems]
+    assert len(got) == 1 and got[0].startswith(problem), got
