@@ -18,6 +18,7 @@ STATES = pathlib.Path(__file__).resolve().parent / "states"
 NOW = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 EXACT = ("binds", "evictions", "pipelined")      # compared whole
 BY_PODGROUP = ("podGroupPhases", "unschedulable")  # only the PodGroups listed (null: must have none)
+ANNOTATIONS = "bindAnnotations"   # the same pods; each annotation's value, null: present (a time)
 
 
 def case_ids() -> list[str]:
@@ -43,12 +44,26 @@ def mismatches(want: dict, got: dict) -> list[str]:
         if key in EXACT:
             if got.get(key) != value:
                 out.append(f"{key}: want {value}, got {got.get(key)}")
+        elif key == ANNOTATIONS:
+            out += _annotation_mismatches(value, got.get(key) or {})
         elif key in BY_PODGROUP:
             for pg, v in value.items():
                 if got.get(key, {}).get(pg) != v:
                     out.append(f"{key}[{pg}]: want {v!r}, got {got.get(key, {}).get(pg)!r}")
         else:
             out.append(f"unknown key {key!r} in the expected file")
+    return out
+
+
+def _annotation_mismatches(want: dict, got: dict) -> list[str]:
+    if set(want) != set(got):
+        return [f"bindAnnotations: want pods {sorted(want)}, got {sorted(got)}"]
+    out = []
+    for pod, annotations in want.items():
+        if set(annotations) != set(got[pod]):
+            out.append(f"bindAnnotations[{pod}]: want keys {sorted(annotations)}, got {sorted(got[pod])}")
+        out += [f"bindAnnotations[{pod}][{k}]: want {v!r}, got {got[pod].get(k)!r}"
+                for k, v in annotations.items() if v is not None and got[pod].get(k) != v]
     return out
 
 
@@ -75,6 +90,11 @@ def test_state_file(case_id):
                  id="null: must not be unschedulable"),
     pytest.param({"evictions": ["a/p", "a/q"]}, {"evictions": ["a/q", "a/p"]}, 1, id="eviction order matters"),
     pytest.param({"bind": {}}, {}, 1, id="a misspelt key is a problem"),
+    pytest.param({"bindAnnotations": {"a/p": {"t": None, "i": "0"}}},
+                 {"bindAnnotations": {"a/p": {"t": "9", "i": "0"}}}, 0, id="null: the annotation is there, any value"),
+    pytest.param({"bindAnnotations": {"a/p": {"i": "0"}}}, {"bindAnnotations": {"a/p": {"i": "1"}}}, 1,
+                 id="annotation values compared"),
+    pytest.param({"bindAnnotations": {"a/p": {"i": "0"}}}, {}, 1, id="annotations missing"),
 ])
 def test_mismatches(want, got, problems):
     assert len(mismatches(want, got)) == problems

@@ -22,7 +22,9 @@ default configuration. Output (`-o json`, exactly this shape; `-o yaml` the same
 `{"binds": {"<ns>/<pod>": "<node>"}, "evictions": ["<ns>/<pod>"], "pipelined": {"<ns>/<podgroup>":
 ["<node>"]}, "podGroupPhases": {"<ns>/<podgroup>": "<phase>"}, "unschedulable": {"<ns>/<podgroup>":
 "<message>"}}` — the phase of every PodGroup after the session, and the message of each PodGroup's
-Unschedulable=True condition. `-o table` (the default) is a readable summary with notes.
+Unschedulable=True condition; plus `"bindAnnotations": {"<ns>/<pod>": {"<key>": "<value>"}}` when a bind
+carries annotations (deviceshare's chosen devices, as the binding would write them on the pod).
+`-o table` (the default) is a readable summary with notes.
 
 Must not: start components or write anything; the session is pure.
 """
@@ -225,9 +227,12 @@ def decisions(cluster: snapshot.ClusterState, result: session.SessionResult) -> 
         message = unschedulable_message(status)
         if message is not None:
             unschedulable[key] = message
-    return {"binds": dict(sorted(result.binds.items())), "evictions": list(result.evictions),
-            "pipelined": {k: list(v) for k, v in sorted(result.pipelined.items())},
-            "podGroupPhases": phases, "unschedulable": unschedulable}
+    out = {"binds": dict(sorted(result.binds.items())), "evictions": list(result.evictions),
+           "pipelined": {k: list(v) for k, v in sorted(result.pipelined.items())},
+           "podGroupPhases": phases, "unschedulable": unschedulable}
+    if result.bind_annotations:
+        out["bindAnnotations"] = {k: dict(sorted(v.items())) for k, v in sorted(result.bind_annotations.items())}
+    return out
 
 
 def dry_run(state: State, conf: conf_mod.SchedulerConf, now: Any) -> Obj:
@@ -252,6 +257,8 @@ def render_table(state: State, conf_name: str, conf: conf_mod.SchedulerConf, out
     lines.append(f"BINDS ({len(out['binds'])})")
     if out["binds"]:
         lines.append(_table(["POD", "NODE"], [[k, v] for k, v in out["binds"].items()]))
+    for pod_key, annotations in (out.get("bindAnnotations") or {}).items():
+        lines.append(f"  {pod_key} is bound with: " + ", ".join(f"{k}={v}" for k, v in annotations.items()))
     lines.append("")
     lines.append(f"EVICTIONS ({len(out['evictions'])}, in order)")
     lines.extend(f"  {k}" for k in out["evictions"])
