@@ -89,6 +89,21 @@ def test_dry_run_answer_shape_and_content():
         assert text in table, table
 
 
+def test_device_annotations_in_the_answer_and_the_table():
+    gpu = node("g1")
+    gpu["status"]["allocatable"].update({"volcano.sh/gpu-memory": "16000", "volcano.sh/gpu-number": "2"})
+    p = pod("train-0", "train", ns="a")
+    p["spec"]["containers"][0]["resources"]["limits"] = {"volcano.sh/gpu-memory": "4000"}
+    state = scheduler_cmd.build_state([gpu, queue("default"), podgroup("train", ns="a"), p])
+    cfg = conf.parse({"actions": "enqueue, allocate", "tiers": [[{"name": "gang"}, {"name": "predicates"}, {
+        "name": "deviceshare", "arguments": {"deviceshare.GPUSharingEnable": True}}]]})
+    out = scheduler_cmd.dry_run(state, cfg, NOW)
+    assert out["bindAnnotations"] == {"a/train-0": {"volcano.sh/gpu-index": "0",
+                                                    "volcano.sh/predicate-time": "1767225600000000000"}}
+    table = scheduler_cmd.render_table(state, "gpu.conf", cfg, out)
+    assert "a/train-0 is bound with: volcano.sh/gpu-index=0, volcano.sh/predicate-time=1767225600000000000" in table
+
+
 def test_decisions_prefer_the_sessions_status():
     state = scheduler_cmd.build_state([podgroup("pg", ns="a", phase="Pending", conditions=[WAITING])])
     result = session.SessionResult(podgroup_status={"a/pg": {"phase": "Inqueue", "conditions": [
