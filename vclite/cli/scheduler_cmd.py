@@ -46,6 +46,7 @@ from vclite.lib import clock as clock_mod
 from vclite.lib import jsoncopy
 from vclite.scheduler import conf as conf_mod
 from vclite.scheduler.framework import session, snapshot
+from vclite.scheduler.plugins import gpushare, vgpu
 from vclite.store import memory
 
 Obj = dict[str, Any]
@@ -172,7 +173,19 @@ def build_state(objects: list[Obj]) -> State:
         queues.add(scheduling.DEFAULT_QUEUE)
         state.notes.append('Queue "default" is not declared: Volcano\'s default queue was added (weight 1).')
     state.notes.extend(_membership_notes(state.cluster, queues))
+    state.notes.extend(_device_notes(state.cluster.nodes))
     return state
+
+
+def _device_notes(nodes: list[Obj]) -> list[str]:
+    """Nodes whose GPU resources or annotations deviceshare cannot read (upstream only logs them)."""
+    notes = []
+    for node in sorted(nodes, key=meta.name):
+        for why in (gpushare.why_ignored(node), vgpu.why_ignored(node)):
+            if why:
+                notes.append(f"Node {meta.name(node)}: {why}: deviceshare sees no GPU there (pods asking for one "
+                             "fit it only by its resources, and get no device annotation).")
+    return notes
 
 
 def _namespaces(objects: list[Obj], pods: list[Obj]) -> list[Obj]:

@@ -104,6 +104,17 @@ def test_device_annotations_in_the_answer_and_the_table():
     assert "a/train-0 is bound with: volcano.sh/gpu-index=0, volcano.sh/predicate-time=1767225600000000000" in table
 
 
+def test_a_node_whose_gpus_deviceshare_cannot_read_is_noted():
+    gpu = node("g1")
+    gpu["metadata"]["annotations"] = {"volcano.sh/node-vgpu-register": "GPU-0,10,16000,T4,true:"}
+    gpu["status"]["allocatable"].update({"volcano.sh/vgpu-number": "10", "volcano.sh/vgpu-cores": "100",
+                                         "volcano.sh/vgpu-memory": "16000"})
+    state = scheduler_cmd.build_state([gpu, queue("default")])
+    assert state.notes == ["Node g1: volcano.sh/node-vgpu-register entry 'GPU-0,10,16000,T4,true' has fewer than six "
+                           "fields (UUID,count,memory,type,health,mode): deviceshare sees no GPU there (pods asking "
+                           "for one fit it only by its resources, and get no device annotation)."]
+
+
 def test_decisions_prefer_the_sessions_status():
     state = scheduler_cmd.build_state([podgroup("pg", ns="a", phase="Pending", conditions=[WAITING])])
     result = session.SessionResult(podgroup_status={"a/pg": {"phase": "Inqueue", "conditions": [

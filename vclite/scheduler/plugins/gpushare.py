@@ -129,6 +129,19 @@ def node_devices(node: Obj) -> Node | None:
     return Node(meta.name(node), cards)
 
 
+def why_ignored(node: Obj) -> str | None:
+    """Why a node advertising one of the two GPU resources has no GPU share cards (None: it has, or
+    advertises neither)."""
+    total, number = _capacity(node, GPU_MEMORY), _capacity(node, GPU_NUMBER)
+    if total is None and number is None:
+        return None
+    if total is None:
+        return f"{GPU_NUMBER} is advertised without {GPU_MEMORY}"
+    if not number:
+        return f"{GPU_MEMORY} is advertised without a non-zero {GPU_NUMBER}"
+    return None
+
+
 def requests(pod: Obj, sharing: bool, number: bool) -> bool:
     """HasDeviceRequest: the pod asks for what is enabled."""
     return (sharing and pod_amount(pod, GPU_MEMORY) > 0) or (number and pod_amount(pod, GPU_NUMBER) > 0)

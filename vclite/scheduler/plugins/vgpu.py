@@ -22,7 +22,8 @@ The node score sums, over the cards chosen: binpack 100 × the card's used memor
 included) / its memory; spread 100 for a card no pod used before this one (upstream scores after
 counting the pod, so its spread score is always 0: see docs/differences.md). Placed pods carry
 `volcano.sh/vgpu-ids-new` (`UUID,NVIDIA,memory,cores:` per card, `;` between containers), which the
-ledger is rebuilt from at every session.
+ledger is rebuilt from at every session. The handshake annotation older Volcano read
+(`volcano.sh/node-vgpu-handshake`) is gone upstream, replaced by the allocatable check above.
 
 Must not: know sessions or tasks; `Node` is one node's ledger, changed only by `add_*`/`remove`.
 """
@@ -157,6 +158,23 @@ def node_devices(node: Obj) -> Node | None:
                             items[4].strip().lower() in ("1", "t", "true"))
         mode = HAMI_CORE   # (mig falls back to hami-core without the device ConfigMap's geometries)
     return Node(meta.name(node), mode, cards) if cards else None
+
+
+def why_ignored(node: Obj) -> str | None:
+    """Why a node that carries the register annotation has no vGPUs for the scheduler (None: it has, or
+    it carries no annotation): what upstream only logs, for a reader of the node's manifest."""
+    text = meta.annotations(node).get(REGISTER)
+    if text is None:
+        return None
+    missing = [r for r in (VGPU_NUMBER, VGPU_CORES, VGPU_MEMORY) if not _allocatable(node, r)]
+    if missing:
+        return f"{REGISTER} is set but status.allocatable has no (or zero) {', '.join(missing)}"
+    for entry in text.split(":"):
+        if "," in entry and len(entry.split(",")) < 6:
+            return f"{REGISTER} entry {entry!r} has fewer than six fields (UUID,count,memory,type,health,mode)"
+    if ":" not in text or not any("," in e for e in text.split(":")):
+        return f"{REGISTER} lists no card (UUID,count,memory,type,health,mode entries, each ended by ':')"
+    return None
 
 
 def decode_pod_devices(text: str) -> list[list[tuple[str, int, int]]]:

@@ -361,3 +361,39 @@ def test_preempt_evicts_for_a_card_and_the_victim_frees_it():
         [{"name": "predicates"}, {"name": "deviceshare", "arguments": {"deviceshare.VGPUEnable": True}}]]})
     r = session.run_session(st, c, objects.NOW)
     assert (r.evictions, r.pipelined, r.binds) == (["default/low1"], {"default/pghigh": ["n1"]}, {})
+
+
+def _register(text, alloc=True):
+    n = vgpu_node("n", [("GPU-a", 10, 16000)], alloc=alloc)
+    n["metadata"]["annotations"][vgpu.REGISTER] = text
+    return n
+
+
+GOOD = "GPU-a,10,16000,NVIDIA-T4,true,hami-core"
+
+
+@pytest.mark.parametrize("node, why", [
+    pytest.param(_register(GOOD + ":"), None, id="readable"),
+    pytest.param(_register(GOOD), "lists no card", id="no trailing colon"),
+    pytest.param(_register(GOOD + ":GPU-b,10,16000,T4,true:"), "entry 'GPU-b,10,16000,T4,true' has fewer than six",
+                 id="five fields"),
+    pytest.param(_register(GOOD + ":", alloc=False), "status.allocatable has no (or zero) volcano.sh/vgpu-number",
+                 id="no allocatable"),
+    pytest.param(_register(":"), "lists no card", id="empty list"),
+])
+def test_vgpu_why_ignored_says_why_exactly_when_the_inventory_is_empty(node, why):
+    got = vgpu.why_ignored(node)
+    assert (got is None) == (why is None) == (vgpu.node_devices(node) is not None)
+    assert why is None or why in got, got
+
+
+@pytest.mark.parametrize("node, why", [
+    pytest.param(share_node("n", 16000, 2), None, id="both"),
+    pytest.param(share_node("n", 16000, 0), "without a non-zero volcano.sh/gpu-number", id="zero cards"),
+    pytest.param({"metadata": {"name": "n"}, "status": {"allocatable": {gpushare.GPU_NUMBER: "2"}}},
+                 "volcano.sh/gpu-number is advertised without volcano.sh/gpu-memory", id="number only"),
+])
+def test_share_why_ignored(node, why):
+    got = gpushare.why_ignored(node)
+    assert (got is None) == (why is None) == (gpushare.node_devices(node) is not None)
+    assert why is None or why in got, got
