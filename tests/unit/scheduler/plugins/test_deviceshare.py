@@ -121,6 +121,10 @@ NUMBER_0 = gpod("default/g0", num(1), node="n", annotations={gpushare.GPU_INDEX:
     pytest.param(N2, [gpod("default/two", mem(6000), node="n", annotations={gpushare.GPU_INDEX: "0,1"})],
                  gpod("default/p", mem(3000)), True, False, gpushare.NO_MEMORY, None,
                  id="a pod on two cards is charged its whole request on each"),
+    pytest.param(share_node("n", 1000, 1),
+                 [gpod("default/big", mem(3000), node="n", annotations={gpushare.GPU_INDEX: "0"})],
+                 gpod("default/p", mem(500)), True, False, gpushare.NO_MEMORY, None,
+                 id="an over-subscribed card has no idle memory (upstream share_test.go)"),
 ])
 def test_share_fit_and_allocate(node, placed, pod, sharing, number, why, index):
     dev = share_ledger(node, *placed)
@@ -397,3 +401,19 @@ def test_share_why_ignored(node, why):
     got = gpushare.why_ignored(node)
     assert (got is None) == (why is None) == (gpushare.node_devices(node) is not None)
     assert why is None or why in got, got
+
+
+# ---- upstream's TestGPUUUIDConstraints (vgpu/utils_test.go): two 16384 cards shared by 4, policy unset ------
+@pytest.mark.parametrize("annotations, uuid, error", [
+    ({vgpu.USE_UUID: "GPU-0000A"}, "GPU-0000A", None),
+    ({vgpu.NOUSE_UUID: "GPU-0000B"}, "GPU-0000A", None),
+    ({vgpu.USE_UUID: "GPU-unknown"}, None, vgpu.USE_UUID),
+    ({vgpu.NOUSE_UUID: "GPU-0000A,GPU-0000B"}, None, vgpu.NOUSE_UUID),
+    ({vgpu.USE_UUID: "GPU-0000"}, None, vgpu.USE_UUID),              # no partial match
+    ({vgpu.USE_UUID: "GPU-0000B", vgpu.NOUSE_UUID: "GPU-0000B"}, None, vgpu.USE_UUID),   # the denylist wins
+])
+def test_upstream_gpu_uuid_constraints(annotations, uuid, error):
+    dev = vgpu_ledger(vgpu_node("n", [("GPU-0000A", 4, 16384), ("GPU-0000B", 4, 16384)]))
+    chosen, _, why = vgpu.fit(dev, gpod("default/worker", vg(1, 4096, 25), annotations=annotations), "")
+    assert (chosen[0][0][0] if chosen else None) == uuid
+    assert (error is None and why == "") or (error is not None and error in why), why
