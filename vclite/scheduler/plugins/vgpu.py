@@ -30,6 +30,7 @@ Must not: know sessions or tasks; `Node` is one node's ledger, changed only by `
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 from vclite.api import batch, meta, quantity
@@ -133,7 +134,7 @@ def _int(text: str) -> int:
 def _allocatable(node: Obj, name: str) -> int:
     value = ((node.get("status") or {}).get("allocatable") or {}).get(name)
     try:
-        return int(quantity.parse(value)) if value is not None else 0
+        return math.ceil(quantity.parse(value)) if value is not None else 0
     except (ValueError, TypeError):
         return 0
 
@@ -147,7 +148,6 @@ def node_devices(node: Obj) -> Node | None:
     if not all(_allocatable(node, r) for r in (VGPU_NUMBER, VGPU_CORES, VGPU_MEMORY)):
         return None
     cards: dict[int, Card] = {}
-    mode = HAMI_CORE
     for index, entry in enumerate(text.split(":")):
         if "," not in entry:
             continue
@@ -155,9 +155,9 @@ def node_devices(node: Obj) -> Node | None:
         if len(items) < 6:
             return None
         cards[index] = Card(index, items[0], _int(items[1]), _int(items[2]), items[3],
-                            items[4].strip().lower() in ("1", "t", "true"))
-        mode = HAMI_CORE   # (mig falls back to hami-core without the device ConfigMap's geometries)
-    return Node(meta.name(node), mode, cards) if cards else None
+                            items[4] in ("1", "t", "T", "TRUE", "true", "True"))
+    # (a `mig` card falls back to hami-core without the device ConfigMap's geometries: the node's mode too)
+    return Node(meta.name(node), HAMI_CORE, cards) if cards else None
 
 
 def why_ignored(node: Obj) -> str | None:

@@ -138,6 +138,11 @@ def test_share_fit_and_allocate(node, placed, pod, sharing, number, why, index):
 
 
 # ---- vGPU: inventory ------------------------------------------------------------------------------------
+def _fractional(node):
+    node["status"]["allocatable"][vgpu.VGPU_CORES] = "500m"
+    return node
+
+
 def short_entry_node():
     n = vgpu_node("n", [("GPU-a", 10, 16000)])
     n["metadata"]["annotations"][vgpu.REGISTER] += "GPU-b,10,100:"
@@ -148,6 +153,8 @@ def short_entry_node():
     pytest.param(vgpu_node("n", [("GPU-a", 10, 16000), ("GPU-b", 5, 8000)]),
                  {0: ("GPU-a", 10, 16000), 1: ("GPU-b", 5, 8000)}, id="two cards"),
     pytest.param(vgpu_node("n", [("GPU-a", 10, 16000)], alloc=False), None, id="no vgpu allocatable"),
+    pytest.param(_fractional(vgpu_node("n", [("GPU-a", 10, 16000)])), {0: ("GPU-a", 10, 16000)},
+                 id="allocatable read as Value() reads it: 500m is 1"),
     pytest.param(short_entry_node(), None, id="an entry with too few fields voids the node"),
     pytest.param(objects.node("n"), None, id="no register annotation"),
 ])
