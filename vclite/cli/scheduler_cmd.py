@@ -22,9 +22,10 @@ default configuration. Output (`-o json`, exactly this shape; `-o yaml` the same
 `{"binds": {"<ns>/<pod>": "<node>"}, "evictions": ["<ns>/<pod>"], "pipelined": {"<ns>/<podgroup>":
 ["<node>"]}, "podGroupPhases": {"<ns>/<podgroup>": "<phase>"}, "unschedulable": {"<ns>/<podgroup>":
 "<message>"}}` — the phase of every PodGroup after the session, and the message of each PodGroup's
-Unschedulable=True condition; plus `"bindAnnotations": {"<ns>/<pod>": {"<key>": "<value>"}}` when a bind
-carries annotations (deviceshare's chosen devices, as the binding would write them on the pod).
-`-o table` (the default) is a readable summary with notes.
+Unschedulable=True condition. With `--bind-annotations` (only then: the shape above is a contract),
+`"bindAnnotations": {"<ns>/<pod>": {"<key>": "<value>"}}` is added when a bind carries annotations
+(deviceshare's chosen devices, as the binding would write them on the pod). `-o table` (the default)
+is a readable summary with notes, the bind annotations included.
 
 Must not: start components or write anything; the session is pure.
 """
@@ -229,8 +230,9 @@ def unschedulable_message(status: Obj) -> str | None:
     return None
 
 
-def decisions(cluster: snapshot.ClusterState, result: session.SessionResult) -> Obj:
-    """The dry run's answer, JSON-shaped (the exact shape documented above)."""
+def decisions(cluster: snapshot.ClusterState, result: session.SessionResult, bind_annotations: bool = False) -> Obj:
+    """The dry run's answer, JSON-shaped (the exact shape documented above; `bind_annotations`: with the
+    annotations binds carry, if any)."""
     phases: dict[str, str] = {}
     unschedulable: dict[str, str] = {}
     for pg in sorted(cluster.podgroups, key=meta.key):
@@ -243,13 +245,13 @@ def decisions(cluster: snapshot.ClusterState, result: session.SessionResult) -> 
     out = {"binds": dict(sorted(result.binds.items())), "evictions": list(result.evictions),
            "pipelined": {k: list(v) for k, v in sorted(result.pipelined.items())},
            "podGroupPhases": phases, "unschedulable": unschedulable}
-    if result.bind_annotations:
+    if bind_annotations and result.bind_annotations:
         out["bindAnnotations"] = {k: dict(sorted(v.items())) for k, v in sorted(result.bind_annotations.items())}
     return out
 
 
-def dry_run(state: State, conf: conf_mod.SchedulerConf, now: Any) -> Obj:
-    return decisions(state.cluster, session.run_session(state.cluster, conf, now))
+def dry_run(state: State, conf: conf_mod.SchedulerConf, now: Any, bind_annotations: bool = False) -> Obj:
+    return decisions(state.cluster, session.run_session(state.cluster, conf, now), bind_annotations)
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
@@ -308,7 +310,10 @@ def scheduler() -> None:
               help="A volcano-scheduler.conf (actions and plugin tiers; - for standard input); Volcano's default "
                    "if omitted.")
 @click.option("-o", "--output", type=click.Choice(["table", "json", "yaml"]), default="table", show_default=True)
-def dry_run_command(files, conf_path, output) -> None:
+@click.option("--bind-annotations", is_flag=True,
+              help="Add `bindAnnotations` to -o json|yaml: the annotations each bind writes on its pod (deviceshare's "
+                   "chosen GPUs). Off by default, so the answer keeps its five keys; the table always shows them.")
+def dry_run_command(files, conf_path, output, bind_annotations) -> None:
     """Run ONE scheduling session over a cluster state and print what it decided.
 
     \b
@@ -319,6 +324,7 @@ def dry_run_command(files, conf_path, output) -> None:
 
     \b
       vcctl scheduler dry-run -f cluster.yaml --conf volcano-scheduler.conf -o json
+      vcctl scheduler dry-run -f gpu-cluster.yaml --conf deviceshare.conf -o json --bind-annotations
     """
     twice = stdinput.conflict({"-f": list(files), "--conf": conf_path})
     if twice:
@@ -344,7 +350,7 @@ def dry_run_command(files, conf_path, output) -> None:
             click.echo(str(p), err=True)
         click.echo(f"{len(problems)} problem(s) found; no session was run.", err=True)
         sys.exit(2)
-    out = dry_run(state, conf, clock_mod.RealClock().now())
+    out = dry_run(state, conf, clock_mod.RealClock().now(), bind_annotations or output == "table")
     if output == "json":
         click.echo(json.dumps(out, indent=2))
     elif output == "yaml":

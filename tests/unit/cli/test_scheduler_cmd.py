@@ -97,7 +97,8 @@ def test_device_annotations_in_the_answer_and_the_table():
     state = scheduler_cmd.build_state([gpu, queue("default"), podgroup("train", ns="a"), p])
     cfg = conf.parse({"actions": "enqueue, allocate", "tiers": [[{"name": "gang"}, {"name": "predicates"}, {
         "name": "deviceshare", "arguments": {"deviceshare.GPUSharingEnable": True}}]]})
-    out = scheduler_cmd.dry_run(state, cfg, NOW)
+    out = scheduler_cmd.dry_run(state, cfg, NOW, bind_annotations=True)
+    assert "bindAnnotations" not in scheduler_cmd.dry_run(state, cfg, NOW)
     assert out["bindAnnotations"] == {"a/train-0": {"volcano.sh/gpu-index": "0",
                                                     "volcano.sh/predicate-time": "1767225600000000000"}}
     table = scheduler_cmd.render_table(state, "gpu.conf", cfg, out)
