@@ -33,6 +33,7 @@ import difflib
 from typing import Any, Iterable, Mapping, Sequence
 
 from vclite.api import yamlio
+from vclite.scheduler import nodemetrics
 from vclite.scheduler import registry as registry_mod
 from vclite.scheduler.framework import plugin as plugin_mod
 
@@ -117,6 +118,8 @@ class ActionOption:
 class SchedulerConf:
     actions: tuple[ActionOption, ...]
     tiers: tuple[tuple[PluginOption, ...], ...]
+    # the `metrics` section as Volcano reads it (strings; scheduler/nodemetrics.py): where node usage comes from
+    metrics: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def action_names(self) -> tuple[str, ...]:
@@ -366,15 +369,16 @@ def _from_mapping(data: Any, reg: registry_mod.Registry, out: _Problems) -> Sche
             out.add(_child("", key), f"unknown field {_q(key)} (known: {', '.join(TOP_LEVEL)})")
     if "actions" not in data:
         out.add("", 'actions: Required value (e.g. actions: "enqueue, allocate, backfill")')
-    metrics = data.get("metrics")
-    if metrics is not None and not isinstance(metrics, Mapping):
-        out.add("metrics", "must be a mapping")
+    metrics, problems = nodemetrics.check(data.get("metrics"))
+    for path, message in problems:
+        out.add(path, message)
     actions = data.get("actions", "")
     if isinstance(actions, list):   # Volcano reads `actions` into a Go string: yaml.v2 fails on a list
         out.add("actions", LISTED_ACTIONS)
         actions = ""
     tiers = data.get("tiers")
-    return _build(actions, [] if tiers is None else tiers, data.get("configurations"), reg, True, out)
+    conf = _build(actions, [] if tiers is None else tiers, data.get("configurations"), reg, True, out)
+    return None if conf is None else dataclasses.replace(conf, metrics=metrics)
 
 
 def parse(text: str | Mapping[str, Any], filename: str = "<string>",

@@ -1,0 +1,108 @@
+"""nodemetrics: the conf's `metrics` section, and Volcano's Prometheus reads against a real HTTP server."""
+from __future__ import annotations
+
+import datetime as dt
+import socket
+
+import pytest
+
+from tests import prometheus_server
+from vclite.scheduler import conf, nodemetrics
+
+NOW = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+TIERS = "tiers:\n- plugins:\n  - name: gang\n"
+
+
+@pytest.mark.parametrize("metrics, want", [
+    pytest.param("", {}, id="no-section"),
+    pytest.param("metrics:\n  type: prometheus\n  address: http://p:9090\n",
+                 {"type": "prometheus", "address": "http://p:9090"}, id="prometheus"),
+    pytest.param("metrics:\n  type: prometheus\n  address: https://p\n  interval: 1m\n  tls.insecureSkipVerify: true\n",
+                 {"type": "prometheus", "address": "https://p", "interval": "1m", "tls.insecureSkipVerify": "true"},
+                 id="scalars-as-yaml-v2-text"),
+    pytest.param("metrics:\n  interval: 10s\n", {"interval": "10s"}, id="no-type-reads-nothing"),
+])
+def test_good_sections(metrics, want):
+    c = conf.parse('actions: "allocate"\n' + TIERS + metrics, "sched.conf")
+    assert dict(c.metrics) == want
+    assert nodemetrics.enabled(c.metrics) == (want.get("type") == "prometheus")
+
+
+@pytest.mark.parametrize("metrics, line, message", [
+    ("metrics: [a]\n", 5, "metrics: must be a mapping"),
+    ("metrics:\n  type: prometheus\n  adress: http://p\n", 7, 'metrics: unknown field "adress"'),
+    ("metrics:\n  type: elasticsearch\n  address: http://e\n", 6,
+     'metrics: type "elasticsearch" is not supported by vclite yet'),
+    ("metrics:\n  type: prometheus_adaptor\n", 6, 'metrics: type "prometheus_adaptor" is not supported by vclite yet'),
+    ("metrics:\n  type: graphite\n", 6, 'metrics: unknown type "graphite"'),
+    ("metrics:\n  type: prometheus\n", 5, "metrics: address is required with type prometheus"),
+    ("metrics:\n  type: prometheus\n  address: p:9090\n", 7, "metrics: address must be an http(s) URL"),
+    ("metrics:\n  type: prometheus\n  address: http://p\n  interval: 30\n", 8,
+     "metrics: interval must be a positive Go duration"),
+    ("metrics:\n  type: prometheus\n  address: http://p\n  interval: -1s\n", 8,
+     "metrics: interval must be a positive Go duration"),
+    ("metrics:\n  type: prometheus\n  address: http://p\n  tls.insecureSkipVerify: yes please\n", 8,
+     'metrics: tls.insecureSkipVerify must be "true" or "false"'),
+    ("metrics:\n  type: prometheus\n  address: {a: 1}\n", 7, "metrics: address must be a string"),
+])
+def test_bad_sections_name_their_line(metrics, line, message):
+    with pytest.raises(conf.ConfError) as e:
+        conf.parse('actions: "allocate"\n' + TIERS + metrics, "sched.conf")
+    assert any(p.line == line and message in p.message for p in e.value.problems), e.value
+
+
+@pytest.mark.parametrize("conf_, seconds", [({}, 30.0), ({"interval": "1m"}, 60.0), ({"interval": "x"}, 30.0),
+                                            ({"interval": "0s"}, 30.0)])
+def test_interval(conf_, seconds):
+    assert nodemetrics.interval(conf_) == seconds
+
+
+def test_reads_each_node_with_volcanos_queries():
+    table = {("cpu", "n1"): 12.5, ("memory", "n1"): 40, ("cpu", "n2"): 90, ("memory", "n2"): 85.25}
+    with prometheus_server.running(lambda kind, node, form: table[kind, node]) as prom:
+        got = nodemetrics.prometheus_usage({"type": "prometheus", "address": prom.url + "/"}, ["n1", "n2"], lambda: NOW)
+    assert got == {
+        "n1": nodemetrics.NodeUsage(NOW, {"10m": 12.5}, {"10m": 40.0}),
+        "n2": nodemetrics.NodeUsage(NOW, {"10m": 90.0}, {"10m": 85.25}),
+    }
+    methods = {m for m, _ in prom.calls}
+    assert methods == {"POST"}
+    queries = [f["query"] for _, f in prom.calls]
+    assert queries[0] == ('avg_over_time(clamp_min(100 - (avg by (instance) (rate(node_cpu_seconds_total{mode="idle",'
+                          'instance="n1"}[5m])) * 100), 0)[10m:30s])')
+    assert queries[1] == ('100*avg_over_time(((1-node_memory_MemAvailable_bytes{instance="n1"}/'
+                          'node_memory_MemTotal_bytes{instance="n1"}))[10m:30s])')
+    assert prom.calls[0][1]["time"] == "1767225600"
+
+
+@pytest.mark.parametrize("answer, cpu, mem", [
+    pytest.param(lambda kind, node, form: None, 0.0, 0.0, id="empty-vector-is-0"),
+    pytest.param(lambda kind, node, form: (400, {"status": "error", "errorType": "bad_data", "error": "parse"}),
+                 0.0, 0.0, id="error-answer-is-0"),
+    pytest.param(lambda kind, node, form: 7.0 if kind == "cpu" else (503, b"down"), 7.0, 0.0,
+                 id="one-query-failing-keeps-the-other"),
+    pytest.param(lambda kind, node, form: (200, {"status": "success", "data": {"resultType": "scalar",
+                                                                               "result": [0, "5"]}}),
+                 0.0, 0.0, id="not-a-vector-is-0"),
+])
+def test_failed_queries_leave_zero_and_the_metrics_fresh(answer, cpu, mem):
+    """Volcano logs a failed query and goes on: the node's metrics time is still now."""
+    with prometheus_server.running(answer) as prom:
+        got = nodemetrics.prometheus_usage({"type": "prometheus", "address": prom.url}, ["n1"], lambda: NOW)
+    assert got == {"n1": nodemetrics.NodeUsage(NOW, {"10m": cpu}, {"10m": mem})}
+
+
+def test_get_when_post_is_not_allowed():
+    with prometheus_server.running(lambda kind, node, form: 3.0, post=False) as prom:
+        got = nodemetrics.prometheus_usage({"type": "prometheus", "address": prom.url}, ["n1"], lambda: NOW)
+    assert got["n1"].cpu_avg == {"10m": 3.0}
+    assert [m for m, _ in prom.calls] == ["POST", "GET", "POST", "GET"]
+
+
+def test_unreachable_server_gives_fresh_zero_usage():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    got = nodemetrics.prometheus_usage({"type": "prometheus", "address": f"http://127.0.0.1:{port}"}, ["a", "b"],
+                                       lambda: NOW)
+    assert got == {n: nodemetrics.NodeUsage(NOW, {"10m": 0.0}, {"10m": 0.0}) for n in ("a", "b")}
