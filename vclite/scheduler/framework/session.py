@@ -122,6 +122,7 @@ class Session:
         self.pdbs: list[Obj] = snap.pdbs   # read-only PodDisruptionBudgets (the pdb plugin)
         self.resource_quotas: list[Obj] = snap.resource_quotas   # read-only (plugins/resourcequota)
         self.memory: dict = snap.memory   # plugins' state for the life of the scheduler (ClusterState.memory)
+        self.node_usage = snap.node_usage   # node name -> nodemetrics.NodeUsage (ClusterState.node_usage)
         self.hooks = hooks.Hooks(len(conf.tiers))
         self.plugins: list[Any] = []
         self.binds: dict[str, str] = {}

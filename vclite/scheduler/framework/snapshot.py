@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -62,6 +62,9 @@ class ClusterState:
     # What Volcano's plugins keep for the life of the scheduler process (tdm's last eviction time),
     # kept by the caller across sessions; a session without one starts afresh (a dry run).
     memory: dict | None = None
+    # Node name -> nodemetrics.NodeUsage read from the configured metrics source (Volcano's
+    # NodeInfo.ResourceUsage); a node not in it has none (the usage and rescheduling plugins)
+    node_usage: Mapping[str, Any] | None = None
 
 
 @dataclasses.dataclass
@@ -80,6 +83,7 @@ class Snapshot:
     # PodGroups waiting for room, by queue, without JobInfos (waiting.py): with `lazy_waiting` only
     waiting: dict[str, list[waiting_mod.WaitingClass]] = dataclasses.field(default_factory=dict)
     memory: dict = dataclasses.field(default_factory=dict)   # ClusterState.memory (plugins' process-long state)
+    node_usage: Mapping[str, Any] = dataclasses.field(default_factory=dict)   # ClusterState.node_usage
 
 
 def _pod_requests(pod: Obj) -> dict[str, dims_mod.Fraction] | None:
@@ -402,6 +406,7 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME, laz
     _add_pods(pod_reqs, dims, nodes, jobs, prio, scheduler_name, memo)
     return Snapshot(dims, nodes, jobs, queues, nodes.allocatable.sum(axis=0), pods=state.pods,
                     memory=state.memory if state.memory is not None else {},
+                    node_usage=state.node_usage if state.node_usage is not None else {},
                     priority_classes=state.priority_classes, namespaces=state.namespaces,
                     resource_quotas=state.resource_quotas,
                     hypernodes=state.hypernodes, pdbs=state.pdbs, waiting=waiting_mod.session_classes(
