@@ -17,8 +17,8 @@ from vclite.scheduler.actions import allocate, backfill, enqueue, gangpreempt, g
 from vclite.scheduler.actions import unsupported as unsupported_actions
 from vclite.scheduler.plugins import (binpack, capacity, cdp, conformance, deviceshare, drf, extender, gang,
                                       network_topology, nodegroup, nodeorder, overcommit, pdb, predicates, priority,
-                                      proportion, resource_strategy_fit, resourcequota, sla, task_topology, tdm,
-                                      usage)
+                                      proportion, rescheduling, resource_strategy_fit, resourcequota, sla,
+                                      task_topology, tdm, usage)
 
 # Everything Volcano can be configured with, for a clearer error on names vclite lacks.
 VOLCANO_ACTIONS = ("enqueue", "allocate", "backfill", "preempt", "reclaim", "gangpreempt", "gangreclaim",
@@ -79,5 +79,6 @@ def default_registry() -> Registry:
                          overcommit.Overcommit, network_topology.NetworkTopologyAware, sla.Sla,
                          nodegroup.NodeGroup, cdp.Cdp, task_topology.TaskTopology,
                          resource_strategy_fit.ResourceStrategyFit, tdm.Tdm, extender.Extender, pdb.Pdb,
-                         resourcequota.ResourceQuota, deviceshare.DeviceShare, usage.Usage]),
+                         resourcequota.ResourceQuota, deviceshare.DeviceShare, usage.Usage,
+                         rescheduling.Rescheduling]),
     )

@@ -90,7 +90,8 @@ class Scheduler:
         self._own_writes: set[str] = set()
         self._writing = False
         self._requests: dict = {}  # pod requests memo across sessions (snapshot.ClusterState.request_cache)
-        self._memory: dict = {}    # plugins' state for the life of the scheduler (snapshot.ClusterState.memory)
+        # plugins' state for the life of the scheduler (snapshot.ClusterState.memory)
+        self._memory: dict = {snapshot.STARTED_AT: clock.now()}
         self._queues_written_at = float("-inf")   # clock.monotonic() of the last Queue status write
         self._queues_pending: session_mod.SessionResult | None = None   # its result, when deferred
         self.informers = {kind.kind: informer_mod.Informer(client, kind, self._on_event) for kind in WATCHED}

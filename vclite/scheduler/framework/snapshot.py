@@ -60,11 +60,15 @@ class ClusterState:
     # holds the others); without one, `build` sorts them out of `podgroups` itself.
     waiting: waiting_mod.Pool | None = None
     # What Volcano's plugins keep for the life of the scheduler process (tdm's last eviction time),
-    # kept by the caller across sessions; a session without one starts afresh (a dry run).
+    # kept by the caller across sessions; a session without one starts afresh (a dry run). A
+    # scheduler process puts its start time there, under STARTED_AT (rescheduling's first interval).
     memory: dict | None = None
     # Node name -> nodemetrics.NodeUsage read from the configured metrics source (Volcano's
     # NodeInfo.ResourceUsage); a node not in it has none (the usage and rescheduling plugins)
     node_usage: Mapping[str, Any] | None = None
+
+
+STARTED_AT = "scheduler.startedAt"   # ClusterState.memory: when the scheduler process started (a datetime)
 
 
 @dataclasses.dataclass
