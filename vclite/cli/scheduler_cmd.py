@@ -18,7 +18,9 @@ state declares no Queue `default`, that one is added (and said so in the table);
 is not in the session, as in Volcano (its job is skipped), and the table says so.
 
 The session is `session.run_session` with `--conf FILE` (a volcano-scheduler.conf) or Volcano's
-default configuration. Output (`-o json`, exactly this shape; `-o yaml` the same data):
+default configuration. A conf with a `metrics` source (Prometheus) has it read once, before the session,
+for the nodes' usage (the usage and rescheduling plugins; the table's notes say what was read).
+Output (`-o json`, exactly this shape; `-o yaml` the same data):
 `{"binds": {"<ns>/<pod>": "<node>"}, "evictions": ["<ns>/<pod>"], "pipelined": {"<ns>/<podgroup>":
 ["<node>"]}, "podGroupPhases": {"<ns>/<podgroup>": "<phase>"}, "unschedulable": {"<ns>/<podgroup>":
 "<message>"}}` — the phase of every PodGroup after the session, and the message of each PodGroup's
@@ -46,6 +48,7 @@ from vclite.cli.context import CONTEXT
 from vclite.lib import clock as clock_mod
 from vclite.lib import jsoncopy
 from vclite.scheduler import conf as conf_mod
+from vclite.scheduler import nodemetrics
 from vclite.scheduler.framework import session, snapshot
 from vclite.scheduler.plugins import gpushare, vgpu
 from vclite.store import memory
@@ -250,7 +253,22 @@ def decisions(cluster: snapshot.ClusterState, result: session.SessionResult, bin
     return out
 
 
+def read_usage(state: State, conf: conf_mod.SchedulerConf, now: Any) -> None:
+    """The nodes' usage from the conf's `metrics` source, read once as of `now` (the usage and rescheduling
+    plugins), and a note of what was read."""
+    if not nodemetrics.enabled(conf.metrics) or state.cluster.node_usage is not None:
+        return
+    names = [meta.name(n) for n in state.cluster.nodes]
+    usage = nodemetrics.prometheus_usage(conf.metrics, names, lambda: now)
+    state.cluster.node_usage = usage
+    period = nodemetrics.NODE_METRICS_PERIOD
+    read = ", ".join(f"{n} cpu {u.cpu_avg.get(period, 0.0):g}% memory {u.mem_avg.get(period, 0.0):g}%"
+                     for n, u in sorted(usage.items()))
+    state.notes.append(f"node usage ({period} averages) from {conf.metrics['address']}: {read or 'no nodes'}")
+
+
 def dry_run(state: State, conf: conf_mod.SchedulerConf, now: Any, bind_annotations: bool = False) -> Obj:
+    read_usage(state, conf, now)
     return decisions(state.cluster, session.run_session(state.cluster, conf, now), bind_annotations)
 
 

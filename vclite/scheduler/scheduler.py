@@ -7,8 +7,10 @@ and a pool of the PodGroups enqueue rejected before, by class (framework/waiting
 each PodGroup event: a session is given the other PodGroups and the pool, so thousands of jobs
 waiting for room cost it nothing per job;
 an event that may give it work (triggers.py) adds the single key "session" to its queue, so bursts
-coalesce into one session. sync("session") snapshots the caches (no copies; the session only
-reads them), runs one pure session and writes the results:
+coalesce into one session. With a `metrics` source in its configuration, the key "metrics" reads the
+nodes' usage every `metrics.interval` off its thread (metricsfeed.py) and asks for a session when it
+changed; sessions see the latest read (the usage and rescheduling plugins). sync("session") snapshots
+the caches (no copies; the session only reads them), runs one pure session and writes the results:
 - a bind goes through pods/binding (spec.nodeName, PodScheduled=True and the annotations a plugin put on
   the binding — deviceshare's device ids — in one write);
 - an eviction deletes the pod;
@@ -37,7 +39,7 @@ from vclite.apiserver import informer as informer_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
 from vclite.scheduler import conf as conf_mod
-from vclite.scheduler import triggers
+from vclite.scheduler import metricsfeed, nodemetrics, triggers
 from vclite.scheduler.framework import session as session_mod
 from vclite.scheduler.framework import snapshot
 from vclite.scheduler.framework import status as status_mod
@@ -46,6 +48,7 @@ from vclite.scheduler.framework import waiting as waiting_mod
 Obj = dict[str, Any]
 KEY = "session"
 QUEUE_STATUS_KEY = "queue-status"   # a deferred Queue status write: no session
+METRICS_KEY = "metrics"   # look at the node usage read (metricsfeed.py): a session when it changed
 WATCHED = (kinds.POD, kinds.PODGROUP, kinds.QUEUE, kinds.NODE, kinds.PRIORITYCLASS, kinds.NAMESPACE, kinds.HYPERNODE,
            kinds.PODDISRUPTIONBUDGET, kinds.RESOURCEQUOTA)
 QUEUE_STATUS_GAP = triggers.STATUS_DELAY   # seconds between two writes of Queue status.allocated
@@ -92,6 +95,8 @@ class Scheduler:
         self._requests: dict = {}  # pod requests memo across sessions (snapshot.ClusterState.request_cache)
         # plugins' state for the life of the scheduler (snapshot.ClusterState.memory)
         self._memory: dict = {snapshot.STARTED_AT: clock.now()}
+        # node usage from the conf's `metrics` source (the usage and rescheduling plugins), if any
+        self.metrics = metricsfeed.Feed(self.conf.metrics, clock) if nodemetrics.enabled(self.conf.metrics) else None
         self._queues_written_at = float("-inf")   # clock.monotonic() of the last Queue status write
         self._queues_pending: session_mod.SessionResult | None = None   # its result, when deferred
         self.informers = {kind.kind: informer_mod.Informer(client, kind, self._on_event) for kind in WATCHED}
@@ -110,6 +115,8 @@ class Scheduler:
             for pg in self.informers[kinds.PODGROUP.kind].list():
                 self.waiting.update(meta.key(pg), pg)
         self.queue.add(KEY)
+        if self.metrics is not None:
+            self.queue.add(METRICS_KEY)
 
     def _on_event(self, ev: client_mod.WatchEvent) -> None:
         if self.waiting is not None and ev.kind.kind == kinds.PODGROUP.kind:
@@ -147,6 +154,14 @@ class Scheduler:
         return [*pods.by_index(LIVE, True), *(p for key in keys for p in pods.by_index(FINISHED_IN, key))]
 
     def sync(self, key: Hashable) -> None:
+        if key == METRICS_KEY:
+            self.last_result = None   # (no session ran: nothing scheduled)
+            nodes = [meta.name(n) for n in self.informers[kinds.NODE.kind].list()]
+            changed, again = self.metrics.poll(nodes)
+            if changed:
+                self.queue.add(KEY)
+            self.queue.add_after(METRICS_KEY, again, chore=True)   # (bookkeeping: no run waits for it)
+            return
         if key == QUEUE_STATUS_KEY:
             self.last_result = None   # (no session ran: nothing scheduled)
             if self._queues_pending is not None:
@@ -161,7 +176,8 @@ class Scheduler:
             pods=self._session_pods(podgroups), priority_classes=cached["PriorityClass"], namespaces=cached["Namespace"],
             hypernodes=cached["HyperNode"], pdbs=cached["PodDisruptionBudget"],
             resource_quotas=cached["ResourceQuota"],
-            request_cache=self._requests, waiting=self.waiting, memory=self._memory)
+            request_cache=self._requests, waiting=self.waiting, memory=self._memory,
+            node_usage=self.metrics.usage if self.metrics is not None else None)
         result = session_mod.run_session(state, self.conf, self.clock.now(), self.scheduler_name,
                                          binding_scheduled=True)
         self.last_result = result
