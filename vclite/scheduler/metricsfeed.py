@@ -5,7 +5,10 @@ GetMetricsData on a timer: cache.go).
 result of a finished read, starts the next read on a worker thread when it is due, and answers whether
 the usage changed (the shell then runs a session: a node may have become usable) and when to poll
 again. A read that raises keeps the usage it had (Volcano: "Error getting node metrics", nothing
-updated). `usage` is what the next session sees.
+updated). `usage` is what the next session sees. `holds_sessions()`: the first read is to come or
+under way, begun less than FIRST_READ_WAIT ago — Volcano's first session comes a second after its
+cache synced, its first read (started with the cache) done by then, so the shell holds its sessions
+until it is.
 
 Must not: touch the API or the session; one read at a time, on a daemon thread of its own.
 """
@@ -21,6 +24,7 @@ from vclite.scheduler import nodemetrics
 
 log = logging.getLogger(__name__)
 POLL = 0.1   # seconds between two looks at a read under way
+FIRST_READ_WAIT = 5.0   # seconds the first sessions wait for the first read (Volcano's usually has it by then)
 
 Reader = Callable[..., Mapping[str, nodemetrics.NodeUsage]]
 
@@ -32,6 +36,11 @@ class Feed:
         self.usage: dict[str, nodemetrics.NodeUsage] = {}
         self._future: concurrent.futures.Future | None = None
         self._next_at = float("-inf")   # clock.monotonic() of the next read
+        self._first_at: float | None = None   # clock.monotonic() of the first read's start
+        self.ready = False   # a read has ended (with or without an answer)
+
+    def holds_sessions(self) -> bool:
+        return not self.ready and (self._first_at is None or self.clock.monotonic() - self._first_at < FIRST_READ_WAIT)
 
     def poll(self, nodes: Iterable[str]) -> tuple[bool, float]:
         """(the usage changed, seconds until the next poll)."""
@@ -41,10 +50,12 @@ class Feed:
             if not self._future.done():
                 return False, POLL
             changed = self._take(self._future)
-            self._future = None
+            self._future, self.ready = None, True
             self._next_at = now + self.interval
         if now < self._next_at:
             return changed, self._next_at - now
+        if self._first_at is None:
+            self._first_at = now
         self._future = future = concurrent.futures.Future()
         names = list(nodes)
 

@@ -9,7 +9,8 @@ waiting for room cost it nothing per job;
 an event that may give it work (triggers.py) adds the single key "session" to its queue, so bursts
 coalesce into one session. With a `metrics` source in its configuration, the key "metrics" reads the
 nodes' usage every `metrics.interval` off its thread (metricsfeed.py) and asks for a session when it
-changed; sessions see the latest read (the usage and rescheduling plugins). sync("session") snapshots
+changed; sessions see the latest read (the usage and rescheduling plugins), and wait for the first
+one at start (at most metricsfeed.FIRST_READ_WAIT). sync("session") snapshots
 the caches (no copies; the session only reads them), runs one pure session and writes the results:
 - a bind goes through pods/binding (spec.nodeName, PodScheduled=True and the annotations a plugin put on
   the binding — deviceshare's device ids — in one write);
@@ -114,9 +115,9 @@ class Scheduler:
         if self.waiting is not None:
             for pg in self.informers[kinds.PODGROUP.kind].list():
                 self.waiting.update(meta.key(pg), pg)
-        self.queue.add(KEY)
         if self.metrics is not None:
-            self.queue.add(METRICS_KEY)
+            self.queue.add(METRICS_KEY)   # (first: its first read is what the first session waits for)
+        self.queue.add(KEY)
 
     def _on_event(self, ev: client_mod.WatchEvent) -> None:
         if self.waiting is not None and ev.kind.kind == kinds.PODGROUP.kind:
@@ -161,6 +162,10 @@ class Scheduler:
             if changed:
                 self.queue.add(KEY)
             self.queue.add_after(METRICS_KEY, again, chore=True)   # (bookkeeping: no run waits for it)
+            return
+        if key == KEY and self.metrics is not None and self.metrics.holds_sessions():
+            self.last_result = None
+            self.queue.add_after(KEY, metricsfeed.POLL)   # (the first usage read is under way)
             return
         if key == QUEUE_STATUS_KEY:
             self.last_result = None   # (no session ran: nothing scheduled)

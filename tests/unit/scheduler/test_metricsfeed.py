@@ -60,6 +60,23 @@ def test_a_failing_reader_keeps_the_usage_it_had():
     assert feed.usage == {"n1": "kept"}
 
 
+def test_sessions_wait_for_the_first_read_at_most_first_read_wait():
+    release = threading.Event()
+
+    def read(conf_, nodes, now):
+        release.wait(10)
+        return {}
+    clock = clock_mod.VirtualClock()
+    feed = metricsfeed.Feed({"type": "prometheus", "address": "http://x"}, clock, read)
+    assert feed.holds_sessions()   # (the first read is to come)
+    feed.poll(["n1"])
+    clock.advance(metricsfeed.FIRST_READ_WAIT - 0.1)
+    assert feed.holds_sessions() and feed.poll(["n1"]) == (False, metricsfeed.POLL)
+    clock.advance(0.1)
+    assert not feed.holds_sessions()   # a read without an answer holds them no longer
+    release.set()
+
+
 class Cluster:
     def __init__(self, url):
         self.clock = clock_mod.VirtualClock()
@@ -98,8 +115,6 @@ def test_a_pod_waits_for_its_busy_node_to_calm_down():
 
     with prometheus_server.running(answer) as prom:
         c = Cluster(prom.url)
-        # (as in Volcano, sessions do not wait for the first read: the pod comes once it is done)
-        c.step_until(lambda: len(prom.calls) >= 2 and c.scheduler.metrics.usage)
         c.client.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
                          "metadata": {"name": "pg", "namespace": "default"},
                          "spec": {"minMember": 1, "queue": "default"}})
