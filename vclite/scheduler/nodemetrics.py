@@ -85,7 +85,13 @@ def check(raw: Any) -> tuple[dict[str, str], list[tuple[str, str]]]:
     for key, value in raw.items():
         where = f"metrics[{key}]" if "." in str(key) else f"metrics.{key}"
         if str(key) not in KEYS:
-            problems.append((where, f'metrics: unknown field "{key}" (known: {", ".join(KEYS)})'))
+            nested = [k for k in KEYS if k.startswith(f"{key}.")]
+            if nested and isinstance(value, Mapping):   # the nested form Volcano's design document shows
+                problems.append((where, f"metrics: {key} cannot be a mapping: Volcano reads the section as one "
+                                        f"level of strings (a nested mapping makes it fall back to its default "
+                                        f"configuration); write {', '.join(nested)} as keys"))
+            else:
+                problems.append((where, f'metrics: unknown field "{key}" (known: {", ".join(KEYS)})'))
             continue
         text = _text(value)
         if text is None:

@@ -44,6 +44,8 @@ def test_good_sections(metrics, want):
     ("metrics:\n  type: prometheus\n  address: http://p\n  tls.insecureSkipVerify: yes please\n", 8,
      'metrics: tls.insecureSkipVerify must be "true" or "false"'),
     ("metrics:\n  type: prometheus\n  address: {a: 1}\n", 7, "metrics: address must be a string"),
+    ("metrics:\n  type: prometheus\n  address: http://p\n  tls:\n    insecureSkipVerify: \"false\"\n", 8,
+     "metrics: tls cannot be a mapping: Volcano reads the section as one level of strings"),
 ])
 def test_bad_sections_name_their_line(metrics, line, message):
     with pytest.raises(conf.ConfError) as e:
