@@ -18,7 +18,7 @@ state declares no Queue `default`, that one is added (and said so in the table);
 is not in the session, as in Volcano (its job is skipped), and the table says so.
 
 The session is `session.run_session` with `--conf FILE` (a volcano-scheduler.conf) or Volcano's
-default configuration. A conf with a `metrics` source (Prometheus) has it read once, before the session,
+default configuration. A conf with a `metrics` source (Prometheus, Elasticsearch) has it read once, before the session,
 for the nodes' usage (the usage and rescheduling plugins; the table's notes say what was read).
 Output (`-o json`, exactly this shape; `-o yaml` the same data):
 `{"binds": {"<ns>/<pod>": "<node>"}, "evictions": ["<ns>/<pod>"], "pipelined": {"<ns>/<podgroup>":
@@ -48,7 +48,7 @@ from vclite.cli.context import CONTEXT
 from vclite.lib import clock as clock_mod
 from vclite.lib import jsoncopy
 from vclite.scheduler import conf as conf_mod
-from vclite.scheduler import nodemetrics
+from vclite.scheduler import metricsfeed, nodemetrics
 from vclite.scheduler.framework import session, snapshot
 from vclite.scheduler.plugins import gpushare, vgpu
 from vclite.store import memory
@@ -259,7 +259,13 @@ def read_usage(state: State, conf: conf_mod.SchedulerConf, now: Any) -> None:
     if not nodemetrics.enabled(conf.metrics) or state.cluster.node_usage is not None:
         return
     names = [meta.name(n) for n in state.cluster.nodes]
-    usage = nodemetrics.prometheus_usage(conf.metrics, names, lambda: now)
+    try:
+        usage = metricsfeed.read(conf.metrics, names, lambda: now)
+    except (OSError, ValueError) as e:
+        state.cluster.node_usage = {}
+        state.notes.append(f"node usage not read from {conf.metrics['address']} ({e}): no node has any, as in "
+                           "Volcano before its first successful read")
+        return
     state.cluster.node_usage = usage
     period = nodemetrics.NODE_METRICS_PERIOD
     read = ", ".join(f"{n} cpu {u.cpu_avg.get(period, 0.0):g}% memory {u.mem_avg.get(period, 0.0):g}%"

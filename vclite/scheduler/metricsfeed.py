@@ -20,7 +20,7 @@ import threading
 from typing import Any, Callable, Iterable, Mapping
 
 from vclite.lib import clock as clock_mod
-from vclite.scheduler import nodemetrics
+from vclite.scheduler import nodemetrics, nodemetrics_es
 
 log = logging.getLogger(__name__)
 POLL = 0.1   # seconds between two looks at a read under way
@@ -29,8 +29,16 @@ FIRST_READ_WAIT = 5.0   # seconds the first sessions wait for the first read (Vo
 Reader = Callable[..., Mapping[str, nodemetrics.NodeUsage]]
 
 
+def read(conf: Mapping[str, str], nodes: Iterable[str], now: Any = None) -> Mapping[str, nodemetrics.NodeUsage]:
+    """The nodes' usage from the source `metrics.type` names (prometheus or elasticsearch); raises when
+    nothing could be read (Elasticsearch; a Prometheus query that fails counts 0 instead)."""
+    if conf.get("type") == nodemetrics.ELASTICSEARCH:
+        return nodemetrics_es.elasticsearch_usage(conf, nodes, now)
+    return nodemetrics.prometheus_usage(conf, nodes, now)
+
+
 class Feed:
-    def __init__(self, conf: Mapping[str, str], clock: clock_mod.Clock, read: Reader = nodemetrics.prometheus_usage):
+    def __init__(self, conf: Mapping[str, str], clock: clock_mod.Clock, read: Reader = read):
         self.conf, self.clock, self.read = conf, clock, read
         self.interval = nodemetrics.interval(conf)
         self.usage: dict[str, nodemetrics.NodeUsage] = {}

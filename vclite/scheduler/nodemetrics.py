@@ -3,7 +3,7 @@ and a Prometheus HTTP API read as Volcano's metrics source reads it (pkg/schedul
 
 ```yaml
 metrics:
-  type: prometheus                 # prometheus_adaptor and elasticsearch: refused (not ported yet)
+  type: prometheus                 # or elasticsearch (nodemetrics_es.py); prometheus_adaptor: refused
   address: http://prometheus:9090
   interval: 30s                    # how often usage is read (a Go duration; 30s)
   tls.insecureSkipVerify: "false"
@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 
 NODE_METRICS_PERIOD = "10m"   # the only key Volcano's cache fills (source.NODE_METRICS_PERIOD)
 PROMETHEUS, ADAPTOR, ELASTICSEARCH = "prometheus", "prometheus_adaptor", "elasticsearch"
+SUPPORTED = (PROMETHEUS, ELASTICSEARCH)   # (the adaptor reads the cluster's custom metrics API: not ported)
 KEYS = ("type", "address", "interval", "tls.insecureSkipVerify", "elasticsearch.index",
         "elasticsearch.username", "elasticsearch.password", "elasticsearch.hostnameFieldName")
 DEFAULT_INTERVAL = 30.0   # seconds (cache.go's defaultMetricsInternal)
@@ -100,17 +101,17 @@ def check(raw: Any) -> tuple[dict[str, str], list[tuple[str, str]]]:
             continue
         conf[str(key)] = text
     kind = conf.get("type", "")
-    if kind in (ADAPTOR, ELASTICSEARCH):
+    if kind == ADAPTOR:
         problems.append(("metrics.type", f'metrics: type "{kind}" is not supported by vclite yet (supported: '
-                                         f'{PROMETHEUS})'))
-    elif kind not in ("", PROMETHEUS):
+                                         f'{", ".join(SUPPORTED)})'))
+    elif kind not in ("", *SUPPORTED):
         problems.append(("metrics.type", f'metrics: unknown type "{kind}" (Volcano reads {PROMETHEUS}, {ADAPTOR}, '
-                                         f'{ELASTICSEARCH}; vclite supports {PROMETHEUS})'))
+                                         f'{ELASTICSEARCH}; vclite supports {", ".join(SUPPORTED)})'))
     address = conf.get("address", "")
-    if kind == PROMETHEUS:
+    if kind in SUPPORTED:
         parts = urllib.parse.urlsplit(address)
         if not address and "address" not in raw:
-            problems.append(("metrics", "metrics: address is required with type prometheus (Volcano: \"metrics "
+            problems.append(("metrics", f"metrics: address is required with type {kind} (Volcano: \"metrics "
                                         "address is empty\", and no usage is read)"))
         elif address and parts.scheme not in ("http", "https") or not parts.netloc:
             problems.append(("metrics.address", f"metrics: address must be an http(s) URL such as "
@@ -142,7 +143,7 @@ def interval(conf: Mapping[str, str]) -> float:
 
 def enabled(conf: Mapping[str, str]) -> bool:
     """Whether usage is read at all (Volcano reads nothing without a `type`)."""
-    return conf.get("type", "") == PROMETHEUS and bool(conf.get("address"))
+    return conf.get("type", "") in SUPPORTED and bool(conf.get("address"))
 
 
 def _go_time(at: _dt.datetime) -> str:
@@ -157,18 +158,14 @@ def query(address: str, promql: str, at: _dt.datetime, timeout: float, insecure:
     when the server cannot be asked or answers an error."""
     url = address.rstrip("/") + "/api/v1/query"
     form = urllib.parse.urlencode({"query": promql, "time": _go_time(at)})
-    context = None
-    if insecure and url.startswith("https:"):
-        context = ssl.create_default_context()
-        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
     request = urllib.request.Request(url, data=form.encode(), method="POST",
                                      headers={"Content-Type": "application/x-www-form-urlencoded"})
     try:
-        body = _read(request, timeout, context)
+        body = read_body(request, timeout, insecure)
     except urllib.error.HTTPError as e:
         if e.code != 405:
             raise ValueError(f"{url}: HTTP {e.code}: {_error_of(e.read())}") from None
-        body = _read(urllib.request.Request(f"{url}?{form}"), timeout, context)
+        body = read_body(urllib.request.Request(f"{url}?{form}"), timeout, insecure)
     answer = json.loads(body)
     if not isinstance(answer, dict) or answer.get("status") != "success":
         raise ValueError(f"{url}: {_error_of(body)}")
@@ -179,11 +176,22 @@ def query(address: str, promql: str, at: _dt.datetime, timeout: float, insecure:
     return float(value[1])
 
 
-def _read(request: urllib.request.Request, timeout: float, context: ssl.SSLContext | None) -> bytes:
+def read_body(request: urllib.request.Request, timeout: float, insecure: bool = False, limit: int = 1 << 20) -> bytes:
+    """The answer's body (at most `limit` bytes), without an HTTP proxy (as Volcano's clients); with
+    `insecure`, an https server's certificate is not checked (`tls.insecureSkipVerify`). Raises
+    urllib.error.HTTPError for a status of 400 or more, OSError when the server cannot be reached."""
+    context = None
+    if insecure and request.full_url.startswith("https:"):
+        context = ssl.create_default_context()
+        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}),
                                          urllib.request.HTTPSHandler(context=context))
     with opener.open(request, timeout=timeout) as response:
-        return response.read(1 << 20)
+        return response.read(limit)
+
+
+def utc_now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc)
 
 
 def _error_of(body: bytes) -> str:
@@ -197,7 +205,7 @@ def _error_of(body: bytes) -> str:
 def prometheus_usage(conf: Mapping[str, str], nodes: Iterable[str], now: Any = None) -> dict[str, NodeUsage]:
     """Each node's usage from the Prometheus at `metrics.address` (see the module docstring).
     `now()` gives the metrics time (the moment each node's queries ended); real time by default."""
-    now = now or (lambda: _dt.datetime.now(_dt.timezone.utc))
+    now = now or utc_now
     address, insecure = conf["address"], conf.get("tls.insecureSkipVerify") == "true"
     deadline = time.monotonic() + ROUND_DEADLINE
     out: dict[str, NodeUsage] = {}

@@ -21,18 +21,20 @@ TIERS = "tiers:\n- plugins:\n  - name: gang\n"
                  {"type": "prometheus", "address": "https://p", "interval": "1m", "tls.insecureSkipVerify": "true"},
                  id="scalars-as-yaml-v2-text"),
     pytest.param("metrics:\n  interval: 10s\n", {"interval": "10s"}, id="no-type-reads-nothing"),
+    pytest.param("metrics:\n  type: elasticsearch\n  address: http://e:9200\n  elasticsearch.index: m-*\n",
+                 {"type": "elasticsearch", "address": "http://e:9200", "elasticsearch.index": "m-*"},
+                 id="elasticsearch"),
 ])
 def test_good_sections(metrics, want):
     c = conf.parse('actions: "allocate"\n' + TIERS + metrics, "sched.conf")
     assert dict(c.metrics) == want
-    assert nodemetrics.enabled(c.metrics) == (want.get("type") == "prometheus")
+    assert nodemetrics.enabled(c.metrics) == (want.get("type") in ("prometheus", "elasticsearch"))
 
 
 @pytest.mark.parametrize("metrics, line, message", [
     ("metrics: [a]\n", 5, "metrics: must be a mapping"),
     ("metrics:\n  type: prometheus\n  adress: http://p\n", 7, 'metrics: unknown field "adress"'),
-    ("metrics:\n  type: elasticsearch\n  address: http://e\n", 6,
-     'metrics: type "elasticsearch" is not supported by vclite yet'),
+    ("metrics:\n  type: elasticsearch\n", 5, "metrics: address is required with type elasticsearch"),
     ("metrics:\n  type: prometheus_adaptor\n", 6, 'metrics: type "prometheus_adaptor" is not supported by vclite yet'),
     ("metrics:\n  type: graphite\n", 6, 'metrics: unknown type "graphite"'),
     ("metrics:\n  type: prometheus\n", 5, "metrics: address is required with type prometheus"),
