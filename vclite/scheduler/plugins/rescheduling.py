@@ -18,14 +18,16 @@ then evicts what they choose among the running pods (rescheduling_lnu.py). Until
 for a session at the next time to run, when `shuffle` is configured and something runs.
 The nodes' use is the session's node usage (scheduler/nodemetrics.py) for `metricsPeriod`, read
 whatever its age; a node without it counts 0 %. As upstream, the metrics source fills the `10m`
-averages only: with the default `metricsPeriod` of 5m every node reads 0 % (all underused, so no
-victims) — write `metricsPeriod: 10m`.
+averages only: with any other `metricsPeriod` (the default is 5m) every node would read 0 % (all
+underused, so no victims) — hence `metricsPeriod: 10m`, required with thresholds.
 Differences: Volcano's scheduler panics on an `interval` or `metricsPeriod` that is not a string or a
 threshold that is not an integer, ignores strategies it does not know, evicts nothing when a strategy
-has no `params` and falls back to 5m on a bad `interval`: all refused at load here. A dry run (no
-scheduler process) runs the strategies in its session. `thresholds` keys `pod`/`pods` and the
-params `thresholdPriorityClassName`, `thresholdPriority`, `nodeFit`, `numberOfNodes` are accepted and,
-as upstream, change nothing.
+has no `params` and falls back to 5m on a bad `interval`: all refused at load here, and so are the
+design document's strategies and arguments Volcano never implemented (`offlineOnly`, `lowPriorityFirst`,
+`queueSelector`, `labelSelector`) and thresholds with a `metricsPeriod` other than `10m` (nothing could
+ever be evicted). A dry run (no scheduler process) runs the strategies in its session. `thresholds`
+keys `pod`/`pods` and the params `thresholdPriorityClassName`, `thresholdPriority`, `nodeFit`,
+`numberOfNodes` are accepted and, as upstream, change nothing.
 
 Must not: read the metrics source; keep state between sessions other than Session.memory.
 """
@@ -54,6 +56,8 @@ LAST_RUN = "rescheduling.lastRun"
 DEFAULT_THRESHOLDS = types.MappingProxyType({"cpu": 100.0, "memory": 100.0, "pods": 100.0})
 THRESHOLD_KEYS = ("cpu", "memory", "pod", "pods")
 IGNORED_PARAMS = ("thresholdPriorityClassName", "thresholdPriority", "nodeFit", "numberOfNodes")
+# strategies of docs/design/rescheduling.md never implemented (Volcano ignores them)
+DESIGNED_ONLY = ("offlineOnly", "lowPriorityFirst")
 _PANICS = "Volcano's scheduler panics on it"
 
 
@@ -105,6 +109,9 @@ def read_strategies(value: Any, where: str) -> tuple[Strategy, ...]:
             if key not in ("name", "params"):
                 raise ValueError(f"{at}: unknown field {str(key)!r} (known: name, params)")
         name = entry.get("name")
+        if name in DESIGNED_ONLY:
+            raise ValueError(f"{at}.name: strategy {name!r} is in Volcano's design but not implemented (Volcano "
+                             f"ignores it): remove it (known: {LOW_NODE_UTILIZATION})")
         if name != LOW_NODE_UTILIZATION:
             raise ValueError(f"{at}.name: unknown strategy {name!r} (known: {LOW_NODE_UTILIZATION}; Volcano "
                              "ignores the others)")
@@ -126,11 +133,27 @@ def read_strategies(value: Any, where: str) -> tuple[Strategy, ...]:
     return tuple(out) or (Strategy(),)
 
 
+def _designed_only(where: str) -> None:
+    raise ValueError(f"{where}: in Volcano's design but not implemented (Volcano ignores it): remove it; every "
+                     "running pod the strategies choose may be evicted")
+
+
 @dataclasses.dataclass(frozen=True)
 class Arguments:
     interval: float = plugin.arg("interval", 300.0, read_interval)   # seconds
     metrics_period: str = plugin.arg("metricsPeriod", "5m", read_period)
     strategies: tuple = plugin.arg("strategies", (Strategy(),), read_strategies)
+    queue_selector: Any = plugin.arg("queueSelector", None, lambda v, where: _designed_only(where))
+    label_selector: Any = plugin.arg("labelSelector", None, lambda v, where: _designed_only(where))
+
+    def check_together(self) -> None:
+        """Thresholds given with a metricsPeriod the metrics source never fills (configuration load)."""
+        given = any(s != Strategy(s.name) for s in self.strategies)
+        if given and self.metrics_period != nodemetrics.NODE_METRICS_PERIOD:
+            raise ValueError(f'plugin "{NAME}": metricsPeriod is {self.metrics_period}, but the metrics source '
+                             f"fills only the {nodemetrics.NODE_METRICS_PERIOD} averages (in Volcano too): every node "
+                             f"would read 0 % and nothing would ever be evicted; write metricsPeriod: "
+                             f"{nodemetrics.NODE_METRICS_PERIOD}")
 
 
 def _amount(node: dict, field: str, name: str) -> float | None:
