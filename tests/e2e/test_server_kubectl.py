@@ -799,3 +799,30 @@ def test_client_side_apply_of_a_jobflow_too_big_for_its_last_applied_annotation(
     assert "created (server dry run)" in kubectl("create", "--dry-run=server", "-f", path).stdout
     assert "serverside-applied (server dry run)" in kubectl("apply", "--server-side", "--dry-run=server",
                                                             "-f", path).stdout
+
+
+NUMATOPOLOGY = """\
+apiVersion: nodeinfo.volcano.sh/v1alpha1
+kind: Numatopology
+metadata: {name: node-numa}
+spec:
+  policies: {CPUManagerPolicy: static, TopologyManagerPolicy: single-numa-node}
+  numares:
+    cpu: {allocatable: "0-7", capacity: 8}
+  cpuDetail:
+    "0": {numa: 0, socket: 0, core: 0}
+    "4": {numa: 1, socket: 1, core: 2}
+"""
+
+
+def test_numatopologies_are_served_and_a_bad_cpuset_is_refused(kubectl):
+    out = kubectl("apply", "-f", "-", input=NUMATOPOLOGY).stdout
+    assert "numatopology.nodeinfo.volcano.sh/node-numa created" in out, out
+    table = rows(kubectl("get", "numatopologies").stdout)
+    assert table[0] == ["NAME", "AGE"] and table[1][0] == "node-numa", table
+    assert rows(kubectl("get", "numatopo", "node-numa", "-o", "name").stdout) == [
+        ["numatopology.nodeinfo.volcano.sh/node-numa"]]
+    refused = kubectl("apply", "-f", "-", input=NUMATOPOLOGY.replace('"0-7"', '"0-x"'), check=False)
+    assert refused.returncode != 0 and "spec.numares.cpu.allocatable" in refused.stderr, refused.stderr
+    assert "cpuset list" in kubectl("explain", "numatopo.spec.numares").stdout
+    kubectl("delete", "numatopo", "node-numa")

@@ -17,8 +17,8 @@ import types
 from typing import Any, Callable
 
 from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, priorityclass, queue
-from vclite.admission import (command, cronjob, hypernode, lease, namespace, pdb, resourcequota, secret, service,
-                              serviceips, vcjob)
+from vclite.admission import (command, cronjob, hypernode, lease, namespace, numatopology, pdb, resourcequota, secret,
+                              service, serviceips, vcjob)
 from vclite.api import kinds, meta
 from vclite.lib import errors
 from vclite.lib import jsoncopy
@@ -61,6 +61,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.QUEUE.kind: Rules(queue.mutate, queue.validate, queue.check_delete),
     kinds.PODGROUP.kind: Rules(podgroup.mutate, podgroup.validate, resolve=podgroup.resolve),
     kinds.HYPERNODE.kind: Rules(validate=hypernode.validate),
+    kinds.NUMATOPOLOGY.kind: Rules(validate=numatopology.validate),
     kinds.POD.kind: Rules(pod.mutate, pod.validate, resolve=pod.resolve),
     kinds.PRIORITYCLASS.kind: Rules(priorityclass.mutate, priorityclass.validate),
     kinds.NAMESPACE.kind: Rules(namespace.mutate, delete=namespace.check_delete),

@@ -59,6 +59,9 @@ PODGROUP = Kind("scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups", "po
                 ("pg", "podgroup-v1beta1"), crd=True)
 # Volcano's network topology (topology.volcano.sh): a group of nodes or of other HyperNodes, one tier.
 HYPERNODE = Kind("topology.volcano.sh", "v1alpha1", "HyperNode", "hypernodes", "hypernode", False, ("hn",), crd=True)
+# Volcano's per-node NUMA report (resource-exporter): policies, CPU topology and free CPU sets, for numa-aware.
+NUMATOPOLOGY = Kind("nodeinfo.volcano.sh", "v1alpha1", "Numatopology", "numatopologies", "numatopology", False,
+                    ("numatopo",), has_status=False, crd=True)
 PRIORITYCLASS = Kind("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", False, ("pc",),
                      has_status=False)
 POD = Kind("", "v1", "Pod", "pods", "pod", True, ("po",))
@@ -79,8 +82,8 @@ PODDISRUPTIONBUDGET = Kind("policy", "v1", "PodDisruptionBudget", "poddisruption
 # A namespace's limits on what its objects may use (`spec.hard`) and what they use (`status.used`).
 RESOURCEQUOTA = Kind("", "v1", "ResourceQuota", "resourcequotas", "resourcequota", True, ("quota",))
 
-ALL: tuple[Kind, ...] = (JOB, CRONJOB, JOBFLOW, JOBTEMPLATE, QUEUE, PODGROUP, HYPERNODE, PRIORITYCLASS, POD, NODE,
-                         NAMESPACE, EVENT, CONFIGMAP, SERVICE, SECRET, COMMAND, LEASE, PODDISRUPTIONBUDGET,
+ALL: tuple[Kind, ...] = (JOB, CRONJOB, JOBFLOW, JOBTEMPLATE, QUEUE, PODGROUP, HYPERNODE, NUMATOPOLOGY, PRIORITYCLASS,
+                         POD, NODE, NAMESPACE, EVENT, CONFIGMAP, SERVICE, SECRET, COMMAND, LEASE, PODDISRUPTIONBUDGET,
                          RESOURCEQUOTA)
 _BY_KIND = {k.kind: k for k in ALL}
 

@@ -1,5 +1,6 @@
-"""The described OpenAPI v3 schemas of Volcano's kinds — Job (vcjob), CronJob, JobTemplate, Queue, PodGroup and
-HyperNode as tables of fields, and JobFlow from api/flowschema — for `kubectl explain vcjob.spec.tasks` and the like
+"""The described OpenAPI v3 schemas of Volcano's kinds — Job (vcjob), CronJob, JobTemplate, Queue, PodGroup,
+HyperNode and Numatopology as tables of fields, and JobFlow from api/flowschema — for `kubectl explain
+vcjob.spec.tasks` and the like
 on `vcctl server` (/openapi/v3).
 
 The fields and their types are Volcano's (volcano.sh/apis: batch/v1alpha1 job.go, flow/v1alpha1
@@ -322,10 +323,35 @@ HYPERNODE_STATUS = (
     Field("nodeCount", INT, "how many nodes it holds in all"),
 )
 
+# ---- Numatopology ------------------------------------------------------------------------------
+
+NUMATOPOLOGY_SPEC = (
+    Field("policies", STR_MAP, "the kubelet's policies: `CPUManagerPolicy` (numa-aware needs `static`) and "
+                               "`TopologyManagerPolicy` (none, best-effort, restricted, single-numa-node)"),
+    Field("resReserved", STR_MAP, "what the kubelet reserves, as resource name: quantity (cpu, memory, "
+                                  "ephemeral-storage); reserved CPUs are never given to a pod"),
+    Field("numares", MAP, "per resource (`cpu`): what the node's NUMA nodes hold", (
+        Field("allocatable", STR, "the CPUs the kubelet can still give exclusively, a cpuset list (`0-3,8`)"),
+        Field("capacity", INT, "how many there are in all"),
+    )),
+    Field("cpuDetail", MAP, "per CPU id: where the CPU sits", (
+        Field("numa", INT, "its NUMA node"),
+        Field("socket", INT, "its socket"),
+        Field("core", INT, "its core (unique within the socket only)"),
+    )),
+    Field("podAllocations", LIST, "the pods the kubelet has pinned; the scheduler keeps its own CPU choice for "
+                                  "a pod it placed until the pod is listed here", (
+        Field("uid", STR, "the pod's uid"),
+        Field("name", STR, "the pod's name"),
+        Field("namespace", STR, "the pod's namespace"),
+        Field("containerAllocations", LIST, "per container: name, and allocations (resource: cpuset or quantity)"),
+    )),
+)
+
 # ---- kinds -------------------------------------------------------------------------------------
 
 class KindDoc(NamedTuple):
-    """What `kubectl explain <kind>` shows of a kind, its spec and its status."""
+    """What `kubectl explain <kind>` shows of a kind, its spec and its status (none: a kind without status)."""
     description: str
     spec_description: str
     spec: tuple[Field, ...]
@@ -357,6 +383,11 @@ KINDS: dict[str, KindDoc] = {
         "A Volcano HyperNode (cluster-wide): a group of nodes, or of lower HyperNodes, that share a network "
         "level (a rack, a spine…), of one tier; jobs with networkTopology are kept within one of them.",
         "the tier and the members", HYPERNODE_SPEC, "the HyperNode's node count and conditions", HYPERNODE_STATUS),
+    "Numatopology": KindDoc(
+        "Volcano's NUMA report of one node (cluster-wide, named after the node), written by Volcano's "
+        "resource-exporter (in vclite: by you): the kubelet's CPU and topology manager policies, the CPU topology "
+        "and the CPUs still free; the numa-aware scheduler plugin places pods with a topologyPolicy by it.",
+        "the node's policies, CPU topology, free CPUs and reservation", NUMATOPOLOGY_SPEC, "", ()),
     "PodGroup": KindDoc(
         "A gang of pods: the Volcano scheduler places none of them until minMember can be placed together. The "
         "vcjob controller makes one per vcjob (`<job>-<uid>`); a pod for the volcano scheduler without one gets "
@@ -373,7 +404,8 @@ TOP_LEVEL: Obj = {
 
 def _build() -> dict[str, tuple[str, Obj]]:
     out = {kind: (d.description, {"spec": obj(d.spec_description, properties(d.spec)),
-                                  "status": obj(d.status_description, properties(d.status))})
+                                  **({"status": obj(d.status_description, properties(d.status))}
+                                     if d.status else {})})
            for kind, d in KINDS.items()}
     out["JobFlow"] = (flowschema.DESCRIPTION, flowschema.jobflow_properties())
     return out

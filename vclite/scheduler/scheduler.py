@@ -1,7 +1,8 @@
 """The scheduler component: the thin shell around `run_session` (Component protocol).
 
 start() keeps informers (read-only caches) of Pods, PodGroups, Queues, Nodes, PriorityClasses,
-Namespaces (their labels, for pod affinity's namespaceSelector), HyperNodes (network topology) and
+Namespaces (their labels, for pod affinity's namespaceSelector), HyperNodes (network topology), Numatopologies
+(the numa-aware plugin) and
 PodDisruptionBudgets (the pdb plugin), ResourceQuotas (their status, for the resourcequota plugin),
 and a pool of the PodGroups enqueue rejected before, by class (framework/waiting.py), updated by
 each PodGroup event: a session is given the other PodGroups and the pool, so thousands of jobs
@@ -51,7 +52,7 @@ KEY = "session"
 QUEUE_STATUS_KEY = "queue-status"   # a deferred Queue status write: no session
 METRICS_KEY = "metrics"   # look at the node usage read (metricsfeed.py): a session when it changed
 WATCHED = (kinds.POD, kinds.PODGROUP, kinds.QUEUE, kinds.NODE, kinds.PRIORITYCLASS, kinds.NAMESPACE, kinds.HYPERNODE,
-           kinds.PODDISRUPTIONBUDGET, kinds.RESOURCEQUOTA)
+           kinds.NUMATOPOLOGY, kinds.PODDISRUPTIONBUDGET, kinds.RESOURCEQUOTA)
 QUEUE_STATUS_GAP = triggers.STATUS_DELAY   # seconds between two writes of Queue status.allocated
 LIVE, FINISHED_IN = "live", "finished-in"   # pod indexes: not finished; finished, by PodGroup key
 ACTIVE = "active"   # PodGroup index: not waiting for room (waiting ones are in the scheduler's Pool)
@@ -179,7 +180,7 @@ class Scheduler:
         state = snapshot.ClusterState(
             nodes=cached["Node"], queues=cached["Queue"], podgroups=podgroups,
             pods=self._session_pods(podgroups), priority_classes=cached["PriorityClass"], namespaces=cached["Namespace"],
-            hypernodes=cached["HyperNode"], pdbs=cached["PodDisruptionBudget"],
+            hypernodes=cached["HyperNode"], numatopologies=cached["Numatopology"], pdbs=cached["PodDisruptionBudget"],
             resource_quotas=cached["ResourceQuota"],
             request_cache=self._requests, waiting=self.waiting, memory=self._memory,
             node_usage=self.metrics.usage if self.metrics is not None else None)

@@ -12,6 +12,7 @@ a session within STATUS_DELAY will do), NONE otherwise. There is no periodic ses
 - Queue: created, deleted, spec changed, or state changed (not our `allocated` writes).
 - Node: created, deleted, allocatable/capacity, labels, unschedulable or Ready changed.
 - HyperNode: created, deleted or spec changed (not its status).
+- Numatopology: created, deleted or spec changed (its free CPUs, policies: the numa-aware plugin's).
 - PriorityClass: any change.
 - PodDisruptionBudget: created, deleted, spec, disruptionsAllowed or disruptedPods changed (the pdb
   plugin's victims).
@@ -89,6 +90,7 @@ _FIELDS = {
     kinds.PODGROUP.kind: lambda o: (_get(o, "spec"), _get(o, "status", "phase")),
     kinds.QUEUE.kind: lambda o: (_get(o, "spec"), _get(o, "status", "state")),
     kinds.HYPERNODE.kind: lambda o: (_get(o, "spec"),),
+    kinds.NUMATOPOLOGY.kind: lambda o: (_get(o, "spec"),),
     kinds.PODDISRUPTIONBUDGET.kind: lambda o: (_get(o, "spec"), _get(o, "status", "disruptionsAllowed"),
                                                _get(o, "status", "disruptedPods")),
     kinds.RESOURCEQUOTA.kind: lambda o: (_get(o, "status"),),

@@ -38,6 +38,7 @@ NODE = {"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4"},
 PDB = {"metadata": {"name": "b", "namespace": "ns"}, "spec": {"minAvailable": 1},
        "status": {"disruptionsAllowed": 0, "currentHealthy": 1}}
 
+NUMA = {"metadata": {"name": "node-1"}, "spec": {"numares": {"cpu": {"allocatable": "0-3"}}}}
 
 @pytest.mark.parametrize("event, wakes", [
     pytest.param(ev(kinds.POD, E.ADDED, POD), True, id="our pending pod created"),
@@ -86,6 +87,11 @@ PDB = {"metadata": {"name": "b", "namespace": "ns"}, "spec": {"minAvailable": 1}
                  id="quota used changed (a pod gave back what it used)"),
     pytest.param(ev(kinds.RESOURCEQUOTA, E.MODIFIED, changed(RQ, ["spec", "hard", "pods"], "9"), RQ), False,
                  id="quota spec alone (the plugin reads status.hard, which its controller writes next)"),
+    pytest.param(ev(kinds.NUMATOPOLOGY, E.ADDED, NUMA), True, id="numatopology created"),
+    pytest.param(ev(kinds.NUMATOPOLOGY, E.MODIFIED, changed(NUMA, ["spec", "numares", "cpu", "allocatable"], "0-1"),
+                    NUMA), True, id="numatopology free CPUs changed"),
+    pytest.param(ev(kinds.NUMATOPOLOGY, E.MODIFIED, changed(NUMA, ["metadata", "labels"], {"a": "b"}), NUMA), False,
+                 id="numatopology labels only"),
     pytest.param(ev(kinds.JOB, E.ADDED, {"metadata": {"name": "j"}}), False, id="kinds not watched"),
 ])
 def test_wakes_scheduler(event, wakes):

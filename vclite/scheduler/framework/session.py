@@ -119,6 +119,7 @@ class Session:
         self.priority_classes: list[Obj] = snap.priority_classes   # read-only (preempt: preemptionPolicy)
         self.namespaces: list[Obj] = snap.namespaces   # read-only (pod affinity's namespaceSelector)
         self.hypernode_objects: list[Obj] = snap.hypernodes   # read-only (`topology`, built on first use)
+        self.numatopologies: list[Obj] = snap.numatopologies   # read-only (the numa-aware plugin)
         self.pdbs: list[Obj] = snap.pdbs   # read-only PodDisruptionBudgets (the pdb plugin)
         self.resource_quotas: list[Obj] = snap.resource_quotas   # read-only (plugins/resourcequota)
         self.memory: dict = snap.memory   # plugins' state for the life of the scheduler (ClusterState.memory)

@@ -49,6 +49,7 @@ class ClusterState:
     priority_classes: list[Obj] = dataclasses.field(default_factory=list)
     namespaces: list[Obj] = dataclasses.field(default_factory=list)   # (their labels: namespaceSelector)
     hypernodes: list[Obj] = dataclasses.field(default_factory=list)   # (network topology: framework/hypernodes)
+    numatopologies: list[Obj] = dataclasses.field(default_factory=list)   # (the numa-aware plugin)
     pdbs: list[Obj] = dataclasses.field(default_factory=list)   # PodDisruptionBudgets (the pdb plugin)
     resource_quotas: list[Obj] = dataclasses.field(default_factory=list)   # (their status: plugins/resourcequota)
     # Optional memo of pod requests keyed by (uid, resourceVersion), kept by the caller across
@@ -82,6 +83,7 @@ class Snapshot:
     priority_classes: list[Obj] = dataclasses.field(default_factory=list)  # read-only (preemptionPolicy)
     namespaces: list[Obj] = dataclasses.field(default_factory=list)  # read-only (pod affinity's namespaceSelector)
     hypernodes: list[Obj] = dataclasses.field(default_factory=list)   # read-only (framework/hypernodes, lazily)
+    numatopologies: list[Obj] = dataclasses.field(default_factory=list)   # read-only (the numa-aware plugin)
     pdbs: list[Obj] = dataclasses.field(default_factory=list)   # read-only PodDisruptionBudgets (the pdb plugin)
     resource_quotas: list[Obj] = dataclasses.field(default_factory=list)   # read-only (plugins/resourcequota)
     # PodGroups waiting for room, by queue, without JobInfos (waiting.py): with `lazy_waiting` only
@@ -413,7 +415,8 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME, laz
                     node_usage=state.node_usage if state.node_usage is not None else {},
                     priority_classes=state.priority_classes, namespaces=state.namespaces,
                     resource_quotas=state.resource_quotas,
-                    hypernodes=state.hypernodes, pdbs=state.pdbs, waiting=waiting_mod.session_classes(
+                    hypernodes=state.hypernodes, numatopologies=state.numatopologies, pdbs=state.pdbs,
+                    waiting=waiting_mod.session_classes(
                         pool, queues, lambda pg: _job_info(_entry(pg, memo), dims, prio, memo), promoted)
                     if pool else {})
 
