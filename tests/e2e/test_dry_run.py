@@ -42,7 +42,7 @@ def test_scenario_through_the_cli(outputs, case_id):
 @pytest.mark.parametrize("case_id", [c for c in CASES if "bindAnnotations" in states.expected(c)])
 def test_bind_annotations_on_request(case_id):
     r = _dry_run("-f", str(states.STATES / f"{case_id}.yaml"), "--conf", str(states.conf_of(case_id)), "-o", "json",
-                 "--bind-annotations")
+                 "--details")
     assert r.code == 0, r
     got = r.json()
     assert "bindAnnotations" in got

@@ -78,7 +78,7 @@ def test_every_state_has_an_expectation_and_a_conf():
 @pytest.mark.parametrize("case_id", case_ids())
 def test_state_file(case_id):
     state = scheduler_cmd.load_state([str(STATES / f"{case_id}.yaml")])
-    out = scheduler_cmd.dry_run(state, conf.load_file(str(conf_of(case_id))), NOW, bind_annotations=True)
+    out = scheduler_cmd.dry_run(state, conf.load_file(str(conf_of(case_id))), NOW, details=True)
     assert not mismatches(expected(case_id), out), (mismatches(expected(case_id), out), out)
 
 

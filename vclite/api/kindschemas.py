@@ -74,7 +74,7 @@ TASK = (
           POLICY),
     Field("topologyPolicy", STR, "NUMA placement of the pods (Volcano's numa-aware plugin): none, best-effort, "
                                  "restricted or single-numa-node; other than none, every container must request "
-                                 "whole CPUs. vclite's scheduler does not place by NUMA"),
+                                 "whole CPUs. The scheduler places by the nodes' Numatopologies; nothing pins CPUs"),
     Field("maxRetry", INT, "how many container restarts the task's Running and Pending pods may have in all before "
                            "the TaskFailed event (default 3)"),
     Field("dependsOn", OBJ, "tasks whose pods must be ready before this task's pods are created", (

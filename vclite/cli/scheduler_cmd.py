@@ -4,6 +4,7 @@ The state is ordinary manifests (any number of `-f` files): Nodes (`status.alloc
 taints), Queues (`status.state`), PriorityClasses, PodGroups (`status.phase`, conditions), Pods (bound
 ones with `spec.nodeName`, phase in `status.phase`, member of a PodGroup by the annotation
 `scheduling.k8s.io/group-name`, scheduled by Volcano when `spec.schedulerName: volcano`), HyperNodes,
+Numatopologies (each node's NUMA report, which the numa-aware plugin reads),
 PodDisruptionBudgets (their `status.disruptionsAllowed` and `disruptedPods`, which the pdb plugin reads),
 ResourceQuotas (their `status.hard` and `status.used`, which the resourcequota plugin reads, as
 `kubectl get quota -o yaml` shows them), and Namespaces (their labels, which a pod affinity term's
@@ -24,10 +25,12 @@ Output (`-o json`, exactly this shape; `-o yaml` the same data):
 `{"binds": {"<ns>/<pod>": "<node>"}, "evictions": ["<ns>/<pod>"], "pipelined": {"<ns>/<podgroup>":
 ["<node>"]}, "podGroupPhases": {"<ns>/<podgroup>": "<phase>"}, "unschedulable": {"<ns>/<podgroup>":
 "<message>"}}` — the phase of every PodGroup after the session, and the message of each PodGroup's
-Unschedulable=True condition. With `--bind-annotations` (only then: the shape above is a contract),
-`"bindAnnotations": {"<ns>/<pod>": {"<key>": "<value>"}}` is added when a bind carries annotations
-(deviceshare's chosen devices, as the binding would write them on the pod). `-o table` (the default)
-is a readable summary with notes, the bind annotations included.
+Unschedulable=True condition. With `--details` (only then: the shape above is a contract), the
+plugins' details are added where there are some: `"bindAnnotations": {"<ns>/<pod>": {"<key>": "<value>"}}`
+(deviceshare's chosen devices, as the binding would write them on the pod) and `"numaCpuSets":
+{"<ns>/<pod>": {"node": "<node>", "cpu": "<cpuset>"}}` (numa-aware's CPUs for the pods it bound: what
+Volcano's scheduler cache keeps until the kubelet pins them). `-o table` (the default) is a readable
+summary with notes, the details included.
 
 Must not: start components or write anything; the session is pure.
 """
@@ -41,7 +44,7 @@ from typing import Any
 import click
 
 from vclite.admission import admit
-from vclite.api import batch, kinds, meta, scheduling, yamlio
+from vclite.api import batch, kinds, meta, numatopo, scheduling, yamlio
 from vclite.apiserver import inprocess
 from vclite.cli import manifests, stdinput
 from vclite.cli.context import CONTEXT
@@ -51,11 +54,12 @@ from vclite.scheduler import conf as conf_mod
 from vclite.scheduler import metricsfeed, nodemetrics
 from vclite.scheduler.framework import session, snapshot
 from vclite.scheduler.plugins import gpushare, vgpu
+from vclite.scheduler.plugins import numa_aware
 from vclite.store import memory
 
 Obj = dict[str, Any]
-STATE_KINDS = (kinds.NODE, kinds.HYPERNODE, kinds.QUEUE, kinds.PRIORITYCLASS, kinds.PODGROUP, kinds.POD,
-               kinds.PODDISRUPTIONBUDGET, kinds.RESOURCEQUOTA)
+STATE_KINDS = (kinds.NODE, kinds.HYPERNODE, kinds.NUMATOPOLOGY, kinds.QUEUE, kinds.PRIORITYCLASS, kinds.PODGROUP,
+               kinds.POD, kinds.PODDISRUPTIONBUDGET, kinds.RESOURCEQUOTA)
 IGNORED_KINDS = (kinds.NAMESPACE,)   # (not in the summary: only their labels are read, see _namespaces)
 UNSCHEDULABLE = str(scheduling.PodGroupConditionType.UNSCHEDULABLE)
 
@@ -168,7 +172,8 @@ def build_state(objects: list[Obj]) -> State:
         nodes=by_kind[kinds.NODE.kind], queues=by_kind[kinds.QUEUE.kind], podgroups=by_kind[kinds.PODGROUP.kind],
         pods=by_kind[kinds.POD.kind], priority_classes=by_kind[kinds.PRIORITYCLASS.kind],
         namespaces=_namespaces(objects, by_kind[kinds.POD.kind]),
-        hypernodes=by_kind[kinds.HYPERNODE.kind], pdbs=by_kind[kinds.PODDISRUPTIONBUDGET.kind],
+        hypernodes=by_kind[kinds.HYPERNODE.kind], numatopologies=by_kind[kinds.NUMATOPOLOGY.kind],
+        pdbs=by_kind[kinds.PODDISRUPTIONBUDGET.kind],
         resource_quotas=by_kind[kinds.RESOURCEQUOTA.kind]))
     queues = {meta.name(q) for q in state.cluster.queues}
     if scheduling.DEFAULT_QUEUE not in queues:
@@ -233,8 +238,8 @@ def unschedulable_message(status: Obj) -> str | None:
     return None
 
 
-def decisions(cluster: snapshot.ClusterState, result: session.SessionResult, bind_annotations: bool = False) -> Obj:
-    """The dry run's answer, JSON-shaped (the exact shape documented above; `bind_annotations`: with the
+def decisions(cluster: snapshot.ClusterState, result: session.SessionResult, details: bool = False) -> Obj:
+    """The dry run's answer, JSON-shaped (the exact shape documented above; `details`: with the
     annotations binds carry, if any)."""
     phases: dict[str, str] = {}
     unschedulable: dict[str, str] = {}
@@ -248,7 +253,7 @@ def decisions(cluster: snapshot.ClusterState, result: session.SessionResult, bin
     out = {"binds": dict(sorted(result.binds.items())), "evictions": list(result.evictions),
            "pipelined": {k: list(v) for k, v in sorted(result.pipelined.items())},
            "podGroupPhases": phases, "unschedulable": unschedulable}
-    if bind_annotations and result.bind_annotations:
+    if details and result.bind_annotations:
         out["bindAnnotations"] = {k: dict(sorted(v.items())) for k, v in sorted(result.bind_annotations.items())}
     return out
 
@@ -273,9 +278,17 @@ def read_usage(state: State, conf: conf_mod.SchedulerConf, now: Any) -> None:
     state.notes.append(f"node usage ({period} averages) from {conf.metrics['address']}: {read or 'no nodes'}")
 
 
-def dry_run(state: State, conf: conf_mod.SchedulerConf, now: Any, bind_annotations: bool = False) -> Obj:
+def dry_run(state: State, conf: conf_mod.SchedulerConf, now: Any, details: bool = False) -> Obj:
+    """The session's answer (`details`: with the plugins' details, see the module docstring)."""
     read_usage(state, conf, now)
-    return decisions(state.cluster, session.run_session(state.cluster, conf, now), bind_annotations)
+    kept: dict = {}   # (the plugins' process-long state: numa-aware's CPU choices are read from it)
+    out = decisions(state.cluster, session.run_session(dataclasses.replace(state.cluster, memory=kept), conf, now),
+                    details)
+    numa = numa_aware.assignments(kept)
+    if details and numa:
+        out["numaCpuSets"] = {pod: {"node": node, **{res: numatopo.format_cpuset(cpus) for res, cpus in sets.items()}}
+                              for pod, (node, sets) in numa.items()}
+    return out
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
@@ -290,6 +303,7 @@ def render_table(state: State, conf_name: str, conf: conf_mod.SchedulerConf, out
     lines = [f"State: {len(c.nodes)} node(s), {queues} queue(s), {len(c.podgroups)} PodGroup(s), "
              f"{len(c.pods)} pod(s), {len(c.priority_classes)} PriorityClass(es)"
              + (f", {len(c.hypernodes)} HyperNode(s)" if c.hypernodes else "")
+             + (f", {len(c.numatopologies)} Numatopology(ies)" if c.numatopologies else "")
              + (f", {len(c.pdbs)} PodDisruptionBudget(s)" if c.pdbs else "")
              + (f", {len(c.resource_quotas)} ResourceQuota(s)." if c.resource_quotas else "."),
              f"Configuration: {conf_name} (actions: {', '.join(conf.action_names)}).", ""]
@@ -299,6 +313,11 @@ def render_table(state: State, conf_name: str, conf: conf_mod.SchedulerConf, out
     for pod_key, annotations in (out.get("bindAnnotations") or {}).items():
         lines.append(f"  {pod_key} is bound with: " + ", ".join(f"{k}={v}" for k, v in annotations.items()))
     lines.append("")
+    if out.get("numaCpuSets"):
+        lines.append(f"NUMA CPU SETS ({len(out['numaCpuSets'])}, numa-aware's choice)")
+        lines.append(_table(["POD", "NODE", "CPUS"], [[k, v["node"], v.get("cpu", "")]
+                                                       for k, v in out["numaCpuSets"].items()]))
+        lines.append("")
     lines.append(f"EVICTIONS ({len(out['evictions'])}, in order)")
     lines.extend(f"  {k}" for k in out["evictions"])
     lines.append("")
@@ -328,16 +347,18 @@ def scheduler() -> None:
 
 @scheduler.command("dry-run", context_settings=CONTEXT)
 @click.option("-f", "--filename", "files", multiple=True, required=True, type=click.Path(dir_okay=False),
-              help="Manifests of the cluster state: Nodes, HyperNodes, Queues, PriorityClasses, PodGroups, Pods, "
+              help="Manifests of the cluster state: Nodes, HyperNodes, Numatopologies, Queues, PriorityClasses, "
+                   "PodGroups, Pods, "
                    "PodDisruptionBudgets, ResourceQuotas, Namespaces (repeatable; - for standard input).")
 @click.option("--conf", "conf_path", type=click.Path(dir_okay=False),
               help="A volcano-scheduler.conf (actions and plugin tiers; - for standard input); Volcano's default "
                    "if omitted.")
 @click.option("-o", "--output", type=click.Choice(["table", "json", "yaml"]), default="table", show_default=True)
-@click.option("--bind-annotations", is_flag=True,
-              help="Add `bindAnnotations` to -o json|yaml: the annotations each bind writes on its pod (deviceshare's "
-                   "chosen GPUs). Off by default, so the answer keeps its five keys; the table always shows them.")
-def dry_run_command(files, conf_path, output, bind_annotations) -> None:
+@click.option("--details", is_flag=True,
+              help="Add the plugins' details to -o json|yaml where there are some: `bindAnnotations` (what each bind "
+                   "writes on its pod: deviceshare's chosen GPUs) and `numaCpuSets` (numa-aware's CPUs per pod). Off "
+                   "by default, so the answer keeps its five keys; the table always shows them.")
+def dry_run_command(files, conf_path, output, details) -> None:
     """Run ONE scheduling session over a cluster state and print what it decided.
 
     \b
@@ -348,7 +369,7 @@ def dry_run_command(files, conf_path, output, bind_annotations) -> None:
 
     \b
       vcctl scheduler dry-run -f cluster.yaml --conf volcano-scheduler.conf -o json
-      vcctl scheduler dry-run -f gpu-cluster.yaml --conf deviceshare.conf -o json --bind-annotations
+      vcctl scheduler dry-run -f gpu-cluster.yaml --conf deviceshare.conf -o json --details
     """
     twice = stdinput.conflict({"-f": list(files), "--conf": conf_path})
     if twice:
@@ -374,7 +395,7 @@ def dry_run_command(files, conf_path, output, bind_annotations) -> None:
             click.echo(str(p), err=True)
         click.echo(f"{len(problems)} problem(s) found; no session was run.", err=True)
         sys.exit(2)
-    out = dry_run(state, conf, clock_mod.RealClock().now(), bind_annotations or output == "table")
+    out = dry_run(state, conf, clock_mod.RealClock().now(), details or output == "table")
     if output == "json":
         click.echo(json.dumps(out, indent=2))
     elif output == "yaml":

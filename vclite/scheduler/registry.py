@@ -16,7 +16,7 @@ from typing import Mapping
 from vclite.scheduler.actions import allocate, backfill, enqueue, gangpreempt, gangreclaim, preempt, reclaim, shuffle
 from vclite.scheduler.actions import unsupported as unsupported_actions
 from vclite.scheduler.plugins import (binpack, capacity, cdp, conformance, deviceshare, drf, extender, gang,
-                                      network_topology, nodegroup, nodeorder, overcommit, pdb, predicates, priority,
+                                      network_topology, nodegroup, nodeorder, numa_aware, overcommit, pdb, predicates, priority,
                                       proportion, rescheduling, resource_strategy_fit, resourcequota, sla,
                                       task_topology, tdm, usage)
 
@@ -80,5 +80,5 @@ def default_registry() -> Registry:
                          nodegroup.NodeGroup, cdp.Cdp, task_topology.TaskTopology,
                          resource_strategy_fit.ResourceStrategyFit, tdm.Tdm, extender.Extender, pdb.Pdb,
                          resourcequota.ResourceQuota, deviceshare.DeviceShare, usage.Usage,
-                         rescheduling.Rescheduling]),
+                         rescheduling.Rescheduling, numa_aware.NumaAware]),
     )

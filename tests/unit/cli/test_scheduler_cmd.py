@@ -97,7 +97,7 @@ def test_device_annotations_in_the_answer_and_the_table():
     state = scheduler_cmd.build_state([gpu, queue("default"), podgroup("train", ns="a"), p])
     cfg = conf.parse({"actions": "enqueue, allocate", "tiers": [[{"name": "gang"}, {"name": "predicates"}, {
         "name": "deviceshare", "arguments": {"deviceshare.GPUSharingEnable": True}}]]})
-    out = scheduler_cmd.dry_run(state, cfg, NOW, bind_annotations=True)
+    out = scheduler_cmd.dry_run(state, cfg, NOW, details=True)
     assert "bindAnnotations" not in scheduler_cmd.dry_run(state, cfg, NOW)
     assert out["bindAnnotations"] == {"a/train-0": {"volcano.sh/gpu-index": "0",
                                                     "volcano.sh/predicate-time": "1767225600000000000"}}
@@ -236,7 +236,8 @@ def test_the_help_names_every_kind_a_state_may_hold():
     from click.testing import CliRunner
     out = CliRunner().invoke(scheduler_cmd.scheduler, ["dry-run", "--help"], terminal_width=1000).output
     text = " ".join(out.split())
-    plurals = [k.kind + ("es" if k.kind.endswith("s") else "s") for k in scheduler_cmd.STATE_KINDS]
+    plurals = [k.kind[:-1] + "ies" if k.kind.endswith("y") else k.kind + ("es" if k.kind.endswith("s") else "s")
+               for k in scheduler_cmd.STATE_KINDS]
     missing = [p for p in plurals if p not in text]
     assert missing == [], text
 

@@ -24,9 +24,13 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
                   'sched.conf:6: action "gangpreempt": argument \'allowWholeBundle\': expected true or false (or a '
                   'string strconv.ParseBool reads: "true", "1", "f"…), got \'sometimes\'; Volcano ignores any other '
                   'value and keeps the default'], id="bad gangpreempt arguments"),
-    pytest.param(HEAD + "  - name: numa-aware\n",
-                 [f'sched.conf:6: plugin "numa-aware" is not supported by vclite yet (supported: {KNOWN_PLUGINS})'],
-                 id="a Volcano plugin vclite lacks"),
+    pytest.param(HEAD + "  - name: numa-aware\n    arguments:\n      weight: \"10\"\n",
+                 ['sched.conf:8: plugin "numa-aware": argument \'weight\': expected an integer, unquoted, got \'10\'; '
+                  'Volcano ignores any other value and keeps the default'],
+                 id="numa-aware weight quoted"),
+    pytest.param(HEAD + "  - name: numa-aware\n    arguments:\n      numa-aware.weight: 10\n",
+                 ['sched.conf:8: plugin "numa-aware": unknown argument "numa-aware.weight" (known: weight)'],
+                 id="numa-aware argument misnamed"),
     pytest.param(HEAD + "- plugins:\n  - name: capacity\n  - name: proportion\n",
                  ['sched.conf:7: capacity and proportion cannot be used together'],
                  id="capacity with proportion"),
