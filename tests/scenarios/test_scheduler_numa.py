@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from vclite.api import kinds
 from vclite.cli import manifests, scheduler_cmd
 from vclite.scheduler import conf as conf_mod
 from vclite.scheduler.framework import session, snapshot
@@ -215,3 +216,29 @@ def test_a_kept_choice_is_forgotten_when_its_pod_is_gone():
     assert numa_aware.assignments(memory)
     _session([node("node-a"), topo("node-a", "0-15")], memory)
     assert numa_aware.assignments(memory) == {}
+
+
+def test_the_embedded_scheduler_keeps_chosen_cpus_until_their_pod_finishes():
+    """A vcjob's topologyPolicy reaches its pods; the live scheduler keeps each pod's CPUs across sessions
+    (Session.memory), so a third 8-CPU pod waits until one of the two placed ones finishes."""
+    from tests.scenarios.test_volcano_e2e_jobs import Cluster, node as e2e_node, vcjob
+
+    c = Cluster([e2e_node("n1", cpu="32")], conf_mod.parse(CONF, "sched.conf"))
+    c.create(topo("n1", "0-15"))
+    limits = {"cpu": "8", "memory": "1Gi"}
+    for name in ("a", "b", "c"):
+        c.create(vcjob([{"name": "t", "replicas": 1, "topologyPolicy": "single-numa-node", "template": {"spec": {
+            "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox", "command": ["true"],
+                                                       "resources": {"limits": limits}}]}}}],
+                       name=name, schedulerName="volcano", minAvailable=1))
+        c.start()
+    pods = {meta_name(p): p for p in c.client.list(kinds.POD)}
+    assert pods["a-t-0"]["metadata"]["annotations"]["volcano.sh/numa-topology-policy"] == "single-numa-node"
+    assert [c.pod_phase(pods[n]) for n in ("a-t-0", "b-t-0", "c-t-0")] == ["Running", "Running", "Pending"]
+    c.set_pod("a-t-0", "Succeeded")
+    c.start()
+    assert c.pod_phase(c.client.get(kinds.POD, "default", "c-t-0")) == "Running"
+
+
+def meta_name(obj: Obj) -> str:
+    return obj["metadata"]["name"]
