@@ -12,6 +12,7 @@ from tests.e2e.conftest import ROOT, VCCTL, Result
 from tests.scenarios import test_state_files as states
 
 CASES = states.case_ids()
+DETAILS = ("bindAnnotations", "numaCpuSets")   # (only with --details)
 
 
 def _dry_run(*args: str) -> Result:
@@ -35,17 +36,17 @@ def test_scenario_through_the_cli(outputs, case_id):
     assert r.code == 0, r
     got = r.json()
     assert list(got) == ["binds", "evictions", "pipelined", "podGroupPhases", "unschedulable"]   # (the contract)
-    want = {k: v for k, v in states.expected(case_id).items() if k != "bindAnnotations"}
+    want = {k: v for k, v in states.expected(case_id).items() if k not in DETAILS}
     assert not states.mismatches(want, got), (states.mismatches(want, got), r)
 
 
-@pytest.mark.parametrize("case_id", [c for c in CASES if "bindAnnotations" in states.expected(c)])
-def test_bind_annotations_on_request(case_id):
+@pytest.mark.parametrize("case_id", [c for c in CASES if set(DETAILS) & set(states.expected(c))])
+def test_details_on_request(case_id):
     r = _dry_run("-f", str(states.STATES / f"{case_id}.yaml"), "--conf", str(states.conf_of(case_id)), "-o", "json",
                  "--details")
     assert r.code == 0, r
     got = r.json()
-    assert "bindAnnotations" in got
+    assert set(DETAILS) & set(got), got
     assert not states.mismatches(states.expected(case_id), got), (states.mismatches(states.expected(case_id), got), r)
 
 

@@ -16,7 +16,7 @@ from vclite.scheduler import conf
 
 STATES = pathlib.Path(__file__).resolve().parent / "states"
 NOW = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
-EXACT = ("binds", "evictions", "pipelined")      # compared whole
+EXACT = ("binds", "evictions", "pipelined", "numaCpuSets")      # compared whole
 BY_PODGROUP = ("podGroupPhases", "unschedulable")  # only the PodGroups listed (null: must have none)
 ANNOTATIONS = "bindAnnotations"   # the same pods; each annotation's value, null: present (a time)
 
