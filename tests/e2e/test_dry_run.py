@@ -90,15 +90,15 @@ spec:
     pytest.param({"state.yaml": BAD_STATE}, None, "state.yaml:14: Pod/p1: spec.containers[0].resources.requests.cpu",
                  id="bad quantity in a pod"),
     pytest.param({"state.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\n"}, None,
-                 "state.yaml:1: Job/j: kind: a cluster state holds only Node, HyperNode, Queue, PriorityClass, PodGroup, Pod",
+                 "state.yaml:1: Job/j: kind: a cluster state holds only Node, HyperNode, Numatopology, Queue, PriorityClass, PodGroup, Pod",
                  id="a kind a state does not hold"),
     pytest.param({"state.yaml": "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: f}\n"}, None,
-                 "state.yaml:1: JobFlow/f: kind: a cluster state holds only Node, HyperNode, Queue, PriorityClass, "
+                 "state.yaml:1: JobFlow/f: kind: a cluster state holds only Node, HyperNode, Numatopology, Queue, PriorityClass, "
                  "PodGroup, Pod, PodDisruptionBudget, ResourceQuota (and Namespace) objects; Volcano's controllers turn it into PodGroups and pods: "
                  "`vcctl run FILE` runs it, and a state lists the PodGroups and Pods a cluster holds\n",
                  id="a workload, as Volcano's examples"),
     pytest.param({"state.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"}, None,
-                 "state.yaml:1: ConfigMap/c: kind: a cluster state holds only Node, HyperNode, Queue, PriorityClass, "
+                 "state.yaml:1: ConfigMap/c: kind: a cluster state holds only Node, HyperNode, Numatopology, Queue, PriorityClass, "
                  "PodGroup, Pod, PodDisruptionBudget, ResourceQuota (and Namespace) objects\n",
                  id="another kind: no hint"),
     pytest.param({"state.yaml": "apiVersion: v1\nkind: Node\nmetadata: {name: n1\n"}, None, "state.yaml:4",
