@@ -1,17 +1,18 @@
 """`vcctl scheduler dry-run`: what would Volcano's scheduler do with this cluster? One session, no cluster.
 
-The state is ordinary manifests (any number of `-f` files): Nodes (`status.allocatable`, labels,
-taints), Queues (`status.state`), PriorityClasses, PodGroups (`status.phase`, conditions), Pods (bound
-ones with `spec.nodeName`, phase in `status.phase`, member of a PodGroup by the annotation
-`scheduling.k8s.io/group-name`, scheduled by Volcano when `spec.schedulerName: volcano`), HyperNodes,
-Numatopologies (each node's NUMA report, which the numa-aware plugin reads),
-PodDisruptionBudgets (their `status.disruptionsAllowed` and `disruptedPods`, which the pdb plugin reads),
-ResourceQuotas (their `status.hard` and `status.used`, which the resourcequota plugin reads, as
-`kubectl get quota -o yaml` shows them), and Namespaces (their labels, which a pod affinity term's
+The state is ordinary manifests (any number of `-f` files; a directory stands for its .json, .yaml and .yml
+files in name order, its subdirectories unread, as for `vcctl run`/`validate` and `kubectl apply -f DIR`):
+Nodes (`status.allocatable`, labels, taints), Queues (`status.state`), PriorityClasses, PodGroups
+(`status.phase`, conditions), Pods (bound ones with `spec.nodeName`, phase in `status.phase`, member of a
+PodGroup by the annotation `scheduling.k8s.io/group-name`, scheduled by Volcano when `spec.schedulerName:
+volcano`), HyperNodes, Numatopologies (each node's NUMA report, which the numa-aware
+plugin reads), PodDisruptionBudgets (their `status.disruptionsAllowed` and `disruptedPods`, which the
+pdb plugin reads), ResourceQuotas (their `status.hard` and `status.used`, which the resourcequota plugin
+reads, as `kubectl get quota -o yaml` shows them), and Namespaces (their labels, which a pod affinity term's
 namespaceSelector reads; a namespace the pods use but no document declares exists without labels, as on a
 cluster). Any other kind is an error. Every document is checked as `vcctl validate` checks it (admission,
-file:line errors, exit 2) but is used as written, status included (a budget's or quota's status checked as
-a status write is). Objects without a namespace are in `default`.
+file:line errors, exit 2) but is used as written, status included (a budget's or quota's status checked as a
+status write is). Objects without a namespace are in `default`.
 
 Volcano's scheduler creates the queues `default` (weight 1, reclaimable) and `root` at start: if the
 state declares no Queue `default`, that one is added (and said so in the table); `root` is implicit
@@ -346,10 +347,11 @@ def scheduler() -> None:
 
 
 @scheduler.command("dry-run", context_settings=CONTEXT)
-@click.option("-f", "--filename", "files", multiple=True, required=True, type=click.Path(dir_okay=False),
+@click.option("-f", "--filename", "files", multiple=True, required=True, type=click.Path(),
               help="Manifests of the cluster state: Nodes, HyperNodes, Numatopologies, Queues, PriorityClasses, "
-                   "PodGroups, Pods, "
-                   "PodDisruptionBudgets, ResourceQuotas, Namespaces (repeatable; - for standard input).")
+                   "PodGroups, Pods, PodDisruptionBudgets, ResourceQuotas, Namespaces (repeatable; - for standard "
+                   "input; a "
+                   "directory stands for its .json, .yaml and .yml files in name order, as for `vcctl run`).")
 @click.option("--conf", "conf_path", type=click.Path(dir_okay=False),
               help="A volcano-scheduler.conf (actions and plugin tiers; - for standard input); Volcano's default "
                    "if omitted.")

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
+import yaml
 
 from vclite.cli import manifests, scheduler_cmd
 from vclite.scheduler import conf
@@ -278,3 +280,45 @@ def test_a_namespace_the_pods_use_exists_with_its_name_label():
     assert [meta["metadata"]["name"] for meta in state.cluster.namespaces] == ["default", "other"]
     assert scheduler_cmd.dry_run(state, conf.parse(PDB_CONF.replace("pdb", "predicates")), NOW)["binds"] == \
         {"default/p": "n2"}
+
+
+def _write_state_dir(root, files):
+    root.mkdir()
+    for name, objects in files.items():
+        if objects is None:
+            (root / name).mkdir()
+        else:
+            (root / name).write_text(objects if isinstance(objects, str) else yaml.safe_dump_all(objects))
+    return root
+
+
+def _dry_run_cli(*args):
+    from click.testing import CliRunner
+    return CliRunner().invoke(scheduler_cmd.scheduler, ["dry-run", *args, "-o", "json"])
+
+
+TWO_PODS = [queue("default"), node("n1", cpu="2"), podgroup("pg", min_member=2), pod("a", "pg"), pod("b", "pg")]
+BAD_POD = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: x,\n" \
+          "    resources: {requests: {cpu: two}}}]\n"
+
+
+@pytest.mark.parametrize("files, extra, code, says", [
+    pytest.param({"1-nodes.yaml": TWO_PODS[:2], "2-pods.yml": TWO_PODS[2:], "notes.txt": "not read",
+                  "sub": None}, [], 0, '"default/a": "n1"', id="a-directory-of-yaml-and-yml"),
+    pytest.param({"a.json": json.dumps(TWO_PODS[2]), "pods.yaml": TWO_PODS[3:]}, ["nodes"], 0, '"default/b": "n1"',
+                 id="a-directory-and-a-file"),
+    pytest.param({"ok.yaml": TWO_PODS, "z-bad.yaml": BAD_POD}, [], 2,
+                 "state/z-bad.yaml:6: Pod/p: spec.containers[0].resources.requests.cpu", id="a-bad-file-named-by-line"),
+    pytest.param({"notes.txt": "x", "sub": None}, [], 2,
+                 "state: no .json, .yaml or .yml file in this directory", id="no-manifest-in-it"),
+])
+def test_a_directory_stands_for_its_manifests_as_for_run_and_validate(tmp_path, files, extra, code, says):
+    state = _write_state_dir(tmp_path / "state", files)
+    args = ["-f", str(state)]
+    if extra:
+        (tmp_path / "nodes.yaml").write_text(yaml.safe_dump_all(TWO_PODS[:2]))
+        args += ["-f", str(tmp_path / "nodes.yaml")]
+    r = _dry_run_cli(*args)
+    assert (r.exit_code, says in r.output) == (code, True), r.output
+    if code == 0:
+        assert json.loads(r.output)["binds"] == {"default/a": "n1", "default/b": "n1"}
