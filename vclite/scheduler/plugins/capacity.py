@@ -391,6 +391,10 @@ class Capacity:
         ssn, dims = self.ssn, self.ssn.dims
         victims = []
         allocations: dict[str, np.ndarray] = {}
+        # (queue, request) -> whether the request shares a dimension with the queue's deserved, and the
+        # columns over_deserved compares: both depend on neither `allocated` nor the candidate's order,
+        # and a gang's candidates are hundreds of pods of a few shapes
+        asked: dict[tuple[str, bytes], tuple[bool, np.ndarray]] = {}
         for t in candidates:
             job = ssn.jobs.get(t.job)
             attr = self.attrs.get(job.queue) if job is not None else None
@@ -399,8 +403,12 @@ class Capacity:
             allocated = allocations.setdefault(attr.name, attr.allocated.copy())
             if not dims_mod.less_equal(attr.guarantee, allocated - t.req):
                 continue
-            if quota.shares_dimension(t.req, attr.deserved, dims, with_pods=True) and \
-                    not quota.over_deserved(allocated, attr.deserved, attr.listed, t.req, dims):
+            key = (attr.name, t.req.tobytes())
+            known = asked.get(key)
+            if known is None:
+                known = asked[key] = (quota.shares_dimension(t.req, attr.deserved, dims, with_pods=True),
+                                      quota.deserved_columns(attr.deserved, attr.listed, t.req, dims))
+            if known[0] and not bool((allocated > attr.deserved)[known[1]].any()):   # (not over_deserved)
                 continue
             allocated -= t.req
             victims.append(t)

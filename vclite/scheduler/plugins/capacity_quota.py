@@ -76,11 +76,16 @@ def below_deserved_somewhere(future: np.ndarray, deserved: np.ndarray, req: np.n
 
 def over_deserved(allocated: np.ndarray, deserved: np.ndarray, listed: np.ndarray, req: np.ndarray,
                   dims: dims_mod.Dims) -> bool:
+    return bool((allocated > deserved)[deserved_columns(deserved, listed, req, dims)].any())
+
+
+def deserved_columns(deserved: np.ndarray, listed: np.ndarray, req: np.ndarray, dims: dims_mod.Dims) -> np.ndarray:
+    """The dimensions over_deserved compares: those the request asks (pods aside) that the queue lists
+    in deserved (cpu and memory: when deserved has some)."""
     relevant = listed.copy()
     for base in (dims.index[dims_mod.CPU], dims.index[dims_mod.MEMORY]):
         relevant[base] = deserved[base] >= TOL
-    cols = (req > 0) & dims.not_pods & relevant
-    return bool((allocated > deserved)[cols].any())
+    return (req > 0) & dims.not_pods & relevant
 
 
 def shares_dimension(a: np.ndarray, b: np.ndarray, dims: dims_mod.Dims, with_pods: bool) -> bool:
