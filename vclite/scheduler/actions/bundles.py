@@ -46,6 +46,9 @@ class Bundle:
     tasks: list[TaskInfo]
     local: np.ndarray    # what its tasks free in the domain
     cost: np.ndarray     # what taking it costs the cluster: 0 for a safe bundle, the job's requests for a whole one
+    # roi by need (need.tobytes()): `local` and `cost` never change, and gangevict reuses a bundle for the
+    # gangs after the one it was made for (a session's gangs often ask the same need)
+    rois: dict[bytes, float] = dataclasses.field(default_factory=dict, init=False, repr=False)
 
 
 def _sum(tasks, like: np.ndarray) -> np.ndarray:
@@ -163,7 +166,13 @@ def _tie(l: Bundle, r: Bundle) -> int:
 
 def _sorted(bundles: list[Bundle], need: np.ndarray, dims: "dims_mod.Dims",
             policy: Callable[[Bundle, Bundle], int]) -> list[Bundle]:
-    scores = {id(b): roi(b, need, dims) for b in bundles}
+    key = need.tobytes()
+    scores = {}
+    for b in bundles:
+        v = b.rois.get(key)
+        if v is None:
+            v = b.rois[key] = roi(b, need, dims)
+        scores[id(b)] = v
 
     def cmp(l: Bundle, r: Bundle) -> int:
         if l.whole != r.whole:

@@ -68,11 +68,60 @@ class Demand:
     req: np.ndarray
 
 
+class VictimCache:
+    """What `select` would otherwise rebuild for every starving gang: per domain, the placed tasks grouped
+    by job in scan order (once), and per (domain, victim job) its candidates' bundles, kept while the
+    victim job's task statuses are those they were built from (JobInfo.changes says when to compare them;
+    a trial's evictions that were discarded change them back) — the bundles are a function of those
+    statuses, and the candidates of a job depend on the starving gang only through `victim_job`, which
+    is all or none. Gangs of a session mostly evict a few jobs each, so most bundles are reused."""
+
+    def __init__(self, placed: victims_mod.Placed):
+        self.placed = placed
+        self._scan: dict[str, dict[str, list[tuple[int, TaskInfo]]]] = {}
+        # (domain, victim uid) -> (victim.changes, its task statuses, first candidate's scan index, bundles)
+        self._bundles: dict[tuple[str, str], tuple[int, tuple, int, list[bundles_mod.Bundle]]] = {}
+
+    def _scan_of(self, domain: str, mask: np.ndarray) -> dict[str, list[tuple[int, TaskInfo]]]:
+        scan = self._scan.get(domain)
+        if scan is None:
+            scan = self._scan[domain] = {}
+            i = 0
+            for row in np.flatnonzero(mask):
+                for t in self.placed.by_row.get(int(row), ()):
+                    scan.setdefault(t.job, []).append((i, t))
+                    i += 1
+        return scan
+
+    def bundles(self, ssn: "session_mod.Session", job: "jobs_mod.JobInfo", domain: str, mask: np.ndarray,
+                action: "GangEviction") -> list[bundles_mod.Bundle]:
+        found: list[tuple[int, list[bundles_mod.Bundle]]] = []
+        for uid, tasks in self._scan_of(domain, mask).items():
+            victim = ssn.jobs.get(uid)
+            if victim is None or not action.victim_job(ssn, job, victim):
+                continue
+            kept = self._bundles.get((domain, uid))
+            if kept is None or kept[0] != victim.changes:
+                statuses = tuple(t.status for t in victim.tasks.values())
+                if kept is not None and kept[1] == statuses:   # (changed and changed back: a discarded trial)
+                    kept = self._bundles[(domain, uid)] = (victim.changes, *kept[1:])
+                else:
+                    local = [(i, t) for i, t in tasks if action.victim_task(t)]
+                    first = local[0][0] if local else -1
+                    kept = self._bundles[(domain, uid)] = (victim.changes, statuses, first, bundles_mod.job_bundles(
+                        victim, [t for _, t in local]))
+            if kept[3]:
+                found.append((kept[2], kept[3]))
+        found.sort(key=lambda f: f[0])
+        return [b for _, bs in found for b in bs]
+
+
 class GangEviction:
     """The shared action; subclasses give `name`, `kind`, `reason` and the hooks below."""
     name: ClassVar[str]
     kind: ClassVar[eviction.Kind]
     Arguments: ClassVar[type] = Arguments
+    cache_victims: ClassVar[bool] = True   # (off: the bundles rebuilt for every gang; tests compare the two)
 
     def __init__(self, arguments: Arguments):
         self.arguments = arguments
@@ -84,8 +133,17 @@ class GangEviction:
     def may_evict_for(self, ssn: "session_mod.Session", queue: "jobs_mod.QueueInfo", demand: Demand) -> bool:
         return True
 
-    def candidate(self, ssn: "session_mod.Session", job: "jobs_mod.JobInfo", t: TaskInfo) -> bool:
+    def victim_job(self, ssn: "session_mod.Session", job: "jobs_mod.JobInfo", victim: "jobs_mod.JobInfo") -> bool:
+        """Whether `victim`'s tasks may be evicted for `job` (what does not depend on the task)."""
         raise NotImplementedError
+
+    def victim_task(self, t: TaskInfo) -> bool:
+        """Whether the task itself may be evicted (its status, its pod's `volcano.sh/preemptable`)."""
+        raise NotImplementedError
+
+    def candidate(self, ssn: "session_mod.Session", job: "jobs_mod.JobInfo", t: TaskInfo) -> bool:
+        victim = ssn.jobs.get(t.job)
+        return victim is not None and self.victim_task(t) and self.victim_job(ssn, job, victim)
 
     def order(self, ssn: "session_mod.Session", job: "jobs_mod.JobInfo", bundles: list[bundles_mod.Bundle],
               need: np.ndarray) -> list[bundles_mod.Bundle]:
@@ -122,9 +180,10 @@ class GangEviction:
                     stmt.discard()
 
     def prepare(self, ssn: "session_mod.Session") -> None:
-        """What the action reads once per session: the tasks on each node."""
+        """What the action reads once per session: the tasks on each node; the victim cache."""
         self.placed = victims_mod.Placed(ssn)
         self._job_preemptable: dict[str, bool] = {}
+        self.victims = VictimCache(self.placed) if self.cache_victims else None
 
     def job_preemptable(self, job: "jobs_mod.JobInfo") -> bool:
         """IsJobPreemptableForGangEviction: the PodGroup's `volcano.sh/preemptable`, true when unset."""
@@ -166,15 +225,23 @@ class GangEviction:
                         stmt.merge(s)
                     return
 
-    def select(self, ssn: "session_mod.Session", job: "jobs_mod.JobInfo", need: np.ndarray, domain: str,
-               mask: np.ndarray) -> list[bundles_mod.Bundle]:
-        """The domain's victim bundles the plugins allow, in the order they are to be taken."""
+    def found(self, ssn: "session_mod.Session", job: "jobs_mod.JobInfo", domain: str,
+              mask: np.ndarray) -> list[bundles_mod.Bundle]:
+        """The domain's candidates as bundles, victim jobs in the order their first candidate is met
+        (rows in order, each row's tasks in order); through the victim cache unless it is off."""
+        if self.victims is not None:
+            return self.victims.bundles(ssn, job, domain, mask, self)
         by_job: dict[str, list[TaskInfo]] = {}
         for row in np.flatnonzero(mask):
             for t in self.placed.by_row.get(int(row), ()):
                 if self.candidate(ssn, job, t):
                     by_job.setdefault(t.job, []).append(t)
-        found = [b for uid, tasks in by_job.items() for b in bundles_mod.job_bundles(ssn.jobs[uid], tasks)]
+        return [b for uid, tasks in by_job.items() for b in bundles_mod.job_bundles(ssn.jobs[uid], tasks)]
+
+    def select(self, ssn: "session_mod.Session", job: "jobs_mod.JobInfo", need: np.ndarray, domain: str,
+               mask: np.ndarray) -> list[bundles_mod.Bundle]:
+        """The domain's victim bundles the plugins allow, in the order they are to be taken."""
+        found = self.found(ssn, job, domain, mask)
         if not found:
             return []
         found = self.order(ssn, job, found, need)

@@ -40,12 +40,12 @@ class GangPreempt(gangevict.GangEviction):
     kind = eviction.Kind.GANG_PREEMPT
     Arguments = Arguments
 
-    def candidate(self, ssn: "session_mod.Session", job: "jobs_mod.JobInfo", t: "tasks_mod.TaskInfo") -> bool:
-        if t.status not in victims_mod.PREEMPTABLE_STATUS or t.job == job.uid or not self.placed.preemptable(t):
-            return False
-        victim = ssn.jobs.get(t.job)
-        return (victim is not None and victim.queue == job.queue and self.job_preemptable(victim)
-                and victim.priority < job.priority)
+    def victim_job(self, ssn: "session_mod.Session", job: "jobs_mod.JobInfo", victim: "jobs_mod.JobInfo") -> bool:
+        return (victim.uid != job.uid and victim.queue == job.queue and victim.priority < job.priority
+                and self.job_preemptable(victim))
+
+    def victim_task(self, t: "tasks_mod.TaskInfo") -> bool:
+        return t.status in victims_mod.PREEMPTABLE_STATUS and self.placed.preemptable(t)
 
     def order(self, ssn: "session_mod.Session", job: "jobs_mod.JobInfo", bundles: list[bundles_mod.Bundle],
               need: np.ndarray) -> list[bundles_mod.Bundle]:

@@ -48,14 +48,14 @@ class GangReclaim(gangevict.GangEviction):
                       demand: gangevict.Demand) -> bool:
         return ssn.preemptive(queue, demand)
 
-    def candidate(self, ssn: "session_mod.Session", job: "jobs_mod.JobInfo", t: "tasks_mod.TaskInfo") -> bool:
-        if t.status != tasks_mod.TaskStatus.RUNNING or not self.placed.preemptable(t):
-            return False
-        victim = ssn.jobs.get(t.job)
-        if victim is None or victim.queue == job.queue or not self.job_preemptable(victim):
+    def victim_job(self, ssn: "session_mod.Session", job: "jobs_mod.JobInfo", victim: "jobs_mod.JobInfo") -> bool:
+        if victim.queue == job.queue or not self.job_preemptable(victim):
             return False
         q = ssn.queues.get(victim.queue)
         return q is not None and reclaim.reclaimable_queue(q)
+
+    def victim_task(self, t: "tasks_mod.TaskInfo") -> bool:
+        return t.status == tasks_mod.TaskStatus.RUNNING and self.placed.preemptable(t)
 
     def order(self, ssn: "session_mod.Session", job: "jobs_mod.JobInfo", bundles: list[bundles_mod.Bundle],
               need: np.ndarray) -> list[bundles_mod.Bundle]:

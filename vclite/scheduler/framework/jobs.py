@@ -4,7 +4,9 @@ Readiness (`api/job_info.go`): ReadyTaskNum = #{Allocated, Binding, Bound, Runni
 WaitingTaskNum = #Pipelined; a pending BestEffort task counts as ready. Per-role checks apply only
 when minAvailable ≥ Σ minTaskMember. `allocated` is kept in step with task statuses, and so are
 counters (ready tasks, pending BestEffort tasks, tasks per role and status) that make every gang
-check O(roles) instead of O(tasks): jobs are compared many times per session.
+check O(roles) instead of O(tasks): jobs are compared many times per session. `changes` counts the
+task changes, so a cache of something derived from a job's tasks (gangevict's victim bundles) knows
+when it is stale.
 
 Must not: touch nodes, plugins or the API; statuses change only through `update_task_status`.
 """
@@ -77,6 +79,7 @@ class JobInfo:
     role_counts: dict[str, dict[TaskStatus, int]] = dataclasses.field(default_factory=dict, init=False)
     role_pending_best_effort: dict[str, int] = dataclasses.field(default_factory=dict, init=False)
     sub_groups: tuple | None = dataclasses.field(default=None, init=False)   # subgroups.groups' cache
+    changes: int = dataclasses.field(default=0, init=False)   # add_task/update_task_status calls: a cache's stamp
 
     # ---- task bookkeeping ------------------------------------------------------------------------
     def _count(self, task: TaskInfo, status: TaskStatus, delta: int) -> None:
@@ -91,6 +94,7 @@ class JobInfo:
         per_role[status] = per_role.get(status, 0) + delta
 
     def add_task(self, task: TaskInfo) -> None:
+        self.changes += 1
         self.tasks[task.uid] = task
         self.sub_groups = None
         self.index.setdefault(task.status, {})[task.uid] = task
@@ -99,6 +103,7 @@ class JobInfo:
             self.allocated += task.req
 
     def update_task_status(self, task: TaskInfo, status: TaskStatus) -> None:
+        self.changes += 1
         old = task.status
         bucket = self.index.get(old)
         if bucket is not None:
