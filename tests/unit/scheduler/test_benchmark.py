@@ -1,6 +1,7 @@
 """benchmarks/scheduler.py --quick runs and prints its comparison table (figures are not checked)."""
 from __future__ import annotations
 
+import json
 import pathlib
 import subprocess
 import sys
@@ -27,3 +28,13 @@ def test_topology_benchmark_prints_its_table_and_checks_binds(tmp_path):
                          check=True).stdout
     assert [line.split(" | ")[0] for line in out.splitlines()[2:5]] == ["| none", "| plugin", "| hypernodes"]
     assert "identical to" in out
+
+
+def test_gangevict_benchmark_prints_its_figures():
+    """benchmarks/gangevict.py on a small cluster: one JSON line a variant, with evictions and a digest."""
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gangevict.py"), "--nodes", "20", "--gangs", "8",
+                          "--repeats", "1"], capture_output=True, text=True, timeout=120, check=True).stdout
+    lines = out.splitlines()
+    rows = [json.loads(line) for line in lines[1:]]
+    assert [r["variant"] for r in rows] == ["preempt", "reclaim"], out
+    assert all(r["evictions"] > 0 and len(r["digest"]) == 16 for r in rows), out

@@ -18,6 +18,10 @@ pipelined (JobPipelined), else discarded. For a job (`_for_job`):
    covers the demand (cpu, memory, scalars), gangplan.place tries it: the chosen victims are evicted
    and the job placed; the first success ends the job's turn, else the next bundle, then domain.
 
+What step 3 reads is cached for the action's run (`VictimCache`): the domain's tasks grouped by job once,
+and each victim job's bundles while its task statuses are unchanged — the decisions are the same as
+rebuilding them for every gang (tests/properties/test_gangevict_cache.py).
+
 Arguments (Volcano's names): `maxDomains` (8) and `allowWholeBundle` (true). A `maxDomains` of 0 or
 less is refused at load (Volcano logs it and uses 8).
 
