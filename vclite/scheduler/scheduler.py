@@ -90,6 +90,7 @@ class Scheduler:
         self.record = recorder or events.direct(client, clock)
         self.conf = conf if conf is not None else conf_mod.default_conf()
         self.scheduler_name = scheduler_name
+        self.reads_quotas = triggers.reads_quotas(self.conf)   # (else ResourceQuota events wake nothing)
         self.queue = workqueue.WorkQueue(clock)
         self.last_result: session_mod.SessionResult | None = None
         self._own_writes: set[str] = set()
@@ -131,7 +132,7 @@ class Scheduler:
         if rv in self._own_writes:
             self._own_writes.discard(rv)  # the result of a decision already taken: nothing new
             return
-        wake = triggers.urgency(ev, self.scheduler_name)
+        wake = triggers.urgency(ev, self.scheduler_name, self.reads_quotas)
         if wake == triggers.Wake.NOW:
             self.queue.add(KEY)
         elif wake == triggers.Wake.LATER:

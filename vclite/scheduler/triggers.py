@@ -16,7 +16,10 @@ a session within STATUS_DELAY will do), NONE otherwise. There is no periodic ses
 - PriorityClass: any change.
 - PodDisruptionBudget: created, deleted, spec, disruptionsAllowed or disruptedPods changed (the pdb
   plugin's victims).
-- ResourceQuota: created, deleted, or its status (hard, used) changed: the resourcequota plugin reads it.
+- ResourceQuota: created, deleted, or its status (hard, used) changed — only when something in the
+  session reads quotas (`reads_quotas(conf)`: the resourcequota plugin, or an extender told them at session
+  open); otherwise no decision depends on them, and the resourcequota controller's `status.used` writes
+  (one per pod that starts or ends in a namespace with a quota) would each cost a session.
 - Namespace: labels changed (a pod affinity term's namespaceSelector may now select it, or no
   longer); a Namespace created or deleted has no pods yet, or no more: their own events count.
 
@@ -25,10 +28,13 @@ Must not: enqueue or read anything; the shell does.
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vclite.api import batch, kinds, meta, scheduling
 from vclite.apiserver import client as client_mod
+
+if TYPE_CHECKING:
+    from vclite.scheduler import conf as conf_mod
 
 Obj = dict[str, Any]
 STATUS_DELAY = 0.5   # seconds a LATER wake may wait for a session (Volcano's period is 1 s)
@@ -99,8 +105,27 @@ _FIELDS = {
 }
 
 
-def urgency(ev: client_mod.WatchEvent, scheduler_name: str = batch.DEFAULT_SCHEDULER) -> Wake:
+QUOTA_READERS = ("resourcequota",)   # plugins whose decisions read ResourceQuotas (the extender: see below)
+
+
+def reads_quotas(conf: "conf_mod.SchedulerConf") -> bool:
+    """Whether a session under `conf` reads ResourceQuotas: the resourcequota plugin, or the extender plugin
+    with an onSessionOpenVerb (its request carries every namespace's quotas, which its answers may follow)."""
+    for tier in conf.tiers:
+        for option in tier:
+            if option.name in QUOTA_READERS:
+                return True
+            if option.name == "extender" and getattr(option.args, "on_session_open", ""):
+                return True
+    return False
+
+
+def urgency(ev: client_mod.WatchEvent, scheduler_name: str = batch.DEFAULT_SCHEDULER,
+            quotas: bool = True) -> Wake:
+    """`quotas`: whether the session reads ResourceQuotas (reads_quotas); if not, their events are NONE."""
     if ev.type == client_mod.EventType.BOOKMARK:
+        return Wake.NONE
+    if not quotas and ev.kind.kind == kinds.RESOURCEQUOTA.kind:
         return Wake.NONE
     if ev.kind.kind == kinds.POD.kind:
         return _pod_urgency(ev, scheduler_name)
@@ -120,6 +145,7 @@ def urgency(ev: client_mod.WatchEvent, scheduler_name: str = batch.DEFAULT_SCHED
     return Wake.NOW if fields(ev.old) != fields(ev.object) else Wake.NONE
 
 
-def wakes_scheduler(ev: client_mod.WatchEvent, scheduler_name: str = batch.DEFAULT_SCHEDULER) -> bool:
+def wakes_scheduler(ev: client_mod.WatchEvent, scheduler_name: str = batch.DEFAULT_SCHEDULER,
+                    quotas: bool = True) -> bool:
     """Whether the event calls for a session at all (now or within STATUS_DELAY)."""
-    return urgency(ev, scheduler_name) != Wake.NONE
+    return urgency(ev, scheduler_name, quotas) != Wake.NONE

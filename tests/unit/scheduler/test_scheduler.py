@@ -6,16 +6,17 @@ import pytest
 from vclite.api import kinds
 from vclite.apiserver import inprocess
 from vclite.lib import clock as clock_mod
+from vclite.scheduler import conf as conf_mod
 from vclite.scheduler import scheduler as scheduler_mod
 
 
 class Cluster:
-    def __init__(self, cpu="4"):
+    def __init__(self, cpu="4", conf=None):
         self.clock = clock_mod.VirtualClock()
         self.client = inprocess.new_client(self.clock)
         self.client.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
                             "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}})
-        self.scheduler = scheduler_mod.Scheduler(self.client, self.clock)
+        self.scheduler = scheduler_mod.Scheduler(self.client, self.clock, conf)
         self.scheduler.start()
 
     def podgroup(self, name, min_member, cpu_total, phase=None):
@@ -206,3 +207,22 @@ def test_pod_affinity_selects_namespaces_by_their_labels_and_a_label_change_wake
     assert c.get(kinds.POD, "near-db")["spec"]["nodeName"] == "n2"
     assert c.get(kinds.NAMESPACE, "data")["metadata"]["labels"] == {
         "kubernetes.io/metadata.name": "data", "tier": "storage"}
+
+
+WITH_QUOTAS = conf_mod.DEFAULT_CONF_YAML.replace("  - name: conformance", "  - name: conformance\n  - name: resourcequota")
+
+
+@pytest.mark.parametrize("conf_text, sessions", [
+    pytest.param(conf_mod.DEFAULT_CONF_YAML, 0, id="default configuration: no plugin reads quotas"),
+    pytest.param(WITH_QUOTAS, 1, id="with the resourcequota plugin"),
+])
+def test_a_quota_status_write_wakes_a_session_only_when_a_plugin_reads_quotas(conf_text, sessions):
+    """The resourcequota controller writes status.used each time a pod starts or ends in the namespace: a
+    scheduler whose plugins do not read quotas runs no session for it."""
+    c = Cluster(conf=conf_mod.parse(conf_text))
+    quota = c.client.create({"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "rq",
+                                                                                       "namespace": "default"},
+                             "spec": {"hard": {"pods": "10"}}})
+    c.drain()
+    c.client.update_status({**quota, "status": {"hard": {"pods": "10"}, "used": {"pods": "1"}}})
+    assert c.drain() == sessions

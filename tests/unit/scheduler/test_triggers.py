@@ -7,7 +7,7 @@ import pytest
 
 from vclite.api import kinds
 from vclite.apiserver import client as client_mod
-from vclite.scheduler import triggers
+from vclite.scheduler import conf, triggers
 
 E = client_mod.EventType
 POD = {"metadata": {"name": "p", "namespace": "ns", "annotations": {"scheduling.k8s.io/group-name": "g"}},
@@ -127,3 +127,31 @@ U = triggers.Wake
 ])
 def test_urgency(event, want):
     assert triggers.urgency(event) == want
+
+
+USED = changed(RQ, ["status", "used", "pods"], "0")
+
+
+@pytest.mark.parametrize("event", [
+    pytest.param(ev(kinds.RESOURCEQUOTA, E.ADDED, RQ), id="quota created"),
+    pytest.param(ev(kinds.RESOURCEQUOTA, E.DELETED, RQ), id="quota deleted"),
+    pytest.param(ev(kinds.RESOURCEQUOTA, E.MODIFIED, USED, RQ), id="quota used changed"),
+])
+def test_quota_events_wake_only_a_scheduler_that_reads_quotas(event):
+    assert (triggers.wakes_scheduler(event, quotas=True), triggers.wakes_scheduler(event, quotas=False)) == \
+        (True, False)
+
+
+EXTENDER = {"name": "extender", "arguments": {"extender.urlPrefix": "http://127.0.0.1:8713"}}
+
+
+@pytest.mark.parametrize("plugins, reads", [
+    pytest.param([{"name": "gang"}, {"name": "proportion"}], False, id="default-like: nothing reads quotas"),
+    pytest.param([{"name": "gang"}, {"name": "resourcequota"}], True, id="the resourcequota plugin"),
+    pytest.param([{**EXTENDER, "arguments": {**EXTENDER["arguments"], "extender.predicateVerb": "filter"}}], False,
+                 id="an extender without session open: it is never told the quotas"),
+    pytest.param([{**EXTENDER, "arguments": {**EXTENDER["arguments"], "extender.onSessionOpenVerb": "open"}}], True,
+                 id="an extender told the quotas at session open"),
+])
+def test_reads_quotas(plugins, reads):
+    assert triggers.reads_quotas(conf.parse({"actions": "enqueue, allocate", "tiers": [{"plugins": plugins}]})) is reads
