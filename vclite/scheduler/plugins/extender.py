@@ -22,27 +22,37 @@ cure it —, 3 UnschedulableAndUnresolvable; 0 with a message counts as 1). `ext
 (a list of resource names): the extender is asked only about pods that request or limit one of them
 (predicate, prioritize, preemptable and reclaimable; other pods pass, get no score, abstain).
 
-A call that gets no answer (unreachable, timed out, status not 200, bad JSON) is logged, and then,
-with `extender.ignorable: true`, the extender has no say: the node passes, no score, no victims,
-Permit to enqueue, not overused, ready. Without it the call fails closed: the node is refused with
-the error as reason, no victims, Reject, overused, not ready. A session-open call without an answer
-(not ignorable) makes every hook of the session fail so, without calling.
-Differences from upstream (docs/differences.md): a bad `urlPrefix` or `httpTimeout` is refused at load;
-a failed session open (not ignorable) is a failure of the session's hooks, where upstream silently
-drops the extender for the session; a failed jobReady call is not-ready unless ignorable (upstream has
-the two inverted); a failed prioritize call gives no scores (upstream leaves the task unplaced this
-time); allocateFuncVerb / deallocateFuncVerb are refused (vclite's statements cannot roll an
-allocation back on a handler's error). Calls block the scheduler (and, with `vcctl server`, the API)
-for at most the timeout each. A refusal (a node refused, Reject, overused, not ready) asks for another
-session a second later, as Volcano's periodic session would ask again.
+A call that gets no answer (unreachable, timed out, status not 200, bad JSON) is logged, and then, with
+`extender.ignorable: true`, the extender has no say: the node passes, no score, no say on victims, Permit to
+enqueue, not overused, ready. Without it the call fails closed: the node is refused with the error as reason,
+no victims, Reject, overused, not ready. A session-open call without an answer (not ignorable) makes every
+hook of the session fail so, without calling.
+Differences from upstream (docs/differences.md): a bad `urlPrefix` or `httpTimeout` is refused at load; a
+failed session open (not ignorable) is a failure of the session's hooks, where upstream silently drops the
+extender for the session; a failed jobReady call is not-ready unless ignorable (upstream has the two
+inverted); a failed prioritize call gives no scores (upstream leaves the task unplaced this time);
+allocateFuncVerb / deallocateFuncVerb are refused (vclite's statements cannot roll an allocation back on a
+handler's error). Calls run in the session, on the scheduler's thread — with `vcctl server` the API's too —,
+so they share a budget: all of a session's calls together may take `extender.sessionTimeout` (vclite's
+argument, a Go duration; the httpTimeout when unset), each at most httpTimeout; once it is spent, calls fail
+at once without being made (so a slow or hung extender holds a session for one budget, not one timeout per
+call). The predicate asks about the nodes 16 calls at a time (upstream's predicate helper runs 16 workers),
+one call per node as upstream, every node being asked (upstream asks only those the earlier predicates
+passed). A failed preemptable/reclaimable call abstains when ignorable (upstream returns Permit with no
+victims, which its tier loop reads as an undecided tier, as it does the Reject it returns when not ignorable:
+vclite's answer then). A refusal (a node refused, Reject, overused, not ready) asks for another session a
+second later, as Volcano's periodic session would ask again.
 
 Must not: keep state between sessions.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import datetime as _dt
 import logging
+import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -65,6 +75,7 @@ P = "extender."
 SUCCESS, ERROR, UNSCHEDULABLE, UNRESOLVABLE = 0, 1, 2, 3
 UNSUPPORTED = ("extender.allocateFuncVerb", "extender.deallocateFuncVerb")
 _OWNER = f'plugin "{NAME}"'
+PARALLEL = 16   # predicate calls at a time (upstream's predicate helper: workqueue.ParallelizeUntil, 16)
 
 
 def _timeout(value: Any, where: str) -> float:
@@ -122,6 +133,13 @@ class Arguments:
     deallocate_func: str = plugin.arg(UNSUPPORTED[1], "", _unsupported)
     ignorable: bool = plugin.arg(P + "ignorable", False)
     managed_resources: tuple[str, ...] = plugin.arg(P + "managedResources", (), _resources)
+    # vclite's: what all of a session's calls may take together (0: the httpTimeout)
+    session_timeout: float = plugin.arg(P + "sessionTimeout", 0.0, _timeout)
+
+    @property
+    def budget(self) -> float:
+        """Seconds a session's calls may take together: sessionTimeout, else httpTimeout."""
+        return self.session_timeout or self.http_timeout
 
     def check_together(self) -> None:
         """A verb without a urlPrefix (configuration load calls it on the whole set)."""
@@ -155,6 +173,19 @@ def _field(answer: Any, key: str, default: Any) -> Any:
     return answer.get(key, default) if isinstance(answer, dict) else default
 
 
+_pool: concurrent.futures.ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _executor() -> concurrent.futures.ThreadPoolExecutor:
+    """The threads predicate calls run on (made on first use, kept for the process)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = concurrent.futures.ThreadPoolExecutor(PARALLEL, thread_name_prefix="vclite-extender")
+        return _pool
+
+
 class Extender:
     name = NAME
     Arguments = Arguments
@@ -163,22 +194,41 @@ class Extender:
         self.args = arguments
         self.managed = frozenset(arguments.managed_resources)
         self.broken: str | None = None   # why the session-open call failed (not ignorable)
+        self.deadline = time.monotonic() + arguments.budget   # (set again at session open)
+        self._logged: set[str] = set()   # verbs whose failure this session already logged
 
     def call(self, verb: str, body: Any, always: bool = False) -> Any:
-        """The extender's answer, or ExtenderError (logged). After a failed session open (not ignorable)
-        only an `always` call is made; the others fail at once."""
+        """The extender's answer, or ExtenderError (logged once per verb and session). After a failed
+        session open (not ignorable) only an `always` call is made; the others fail at once. A call may
+        take what is left of the session's budget (`deadline`), at most httpTimeout; once it is spent,
+        calls fail at once: a slow or hung extender holds the session (and `vcctl server`'s API, which
+        shares its thread) for at most the budget."""
         if self.broken is not None and not always:
             raise extender_http.ExtenderError(self.broken)
         try:
-            return extender_http.post(self.args.url_prefix, verb, body, self.args.http_timeout)
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise extender_http.ExtenderError(
+                    f"not asked: this session's calls already took extender.{self._budget_key()} "
+                    f"({extender_http.seconds(self.args.budget)})")
+            if left >= self.args.http_timeout:
+                return extender_http.post(self.args.url_prefix, verb, body, self.args.http_timeout)
+            return extender_http.post(self.args.url_prefix, verb, body, left, f"what was left of this session's "
+                                      f"extender.{self._budget_key()} ({extender_http.seconds(self.args.budget)})")
         except extender_http.ExtenderError as e:
-            log.warning("extender %s failed: %s", verb, e)
+            if verb not in self._logged:   # (a dead extender would otherwise log once per node)
+                self._logged.add(verb)
+                log.warning("extender %s failed: %s", verb, e)
             raise
+
+    def _budget_key(self) -> str:
+        return "sessionTimeout" if self.args.session_timeout else "httpTimeout"
 
     # ---- session ----------------------------------------------------------------------------------
     def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:
         a = self.args
         self.ssn = ssn
+        self.deadline = time.monotonic() + a.budget
         self.enc = extender_json.Encoder(ssn)
         if a.on_session_open:
             try:
@@ -216,16 +266,8 @@ class Extender:
         n = len(nodes)
         refused: dict[tuple[str, bool], np.ndarray] = {}
         body_task = self.enc.task(task)
-        failed: tuple[str, bool] | None = None
-        for row in range(n):
-            if failed is not None:   # one call without an answer: the others would fare no better
-                why = None if self.args.ignorable else failed
-            else:
-                try:
-                    why = self._node_verdict(body_task, row)
-                except extender_http.ExtenderError as e:
-                    failed = (f"extender: {e}", False)
-                    why = None if self.args.ignorable else failed
+        bodies = [{"task": body_task, "node": self.enc.node(row)} for row in range(n)]   # (encoded here)
+        for row, why in enumerate(self._verdicts(bodies)):
             if why is not None:
                 mask = refused.get(why)
                 if mask is None:
@@ -240,9 +282,21 @@ class Extender:
                 out.append(fit.Failure(reasons, resolvable=resolvable))
         return out
 
-    def _node_verdict(self, body_task: dict, row: int) -> tuple[str, bool] | None:
+    def _verdicts(self, bodies: list[dict]) -> list[tuple[str, bool] | None]:
+        """Each node's verdict, asked PARALLEL nodes at a time as upstream's predicate helper does. A call
+        without an answer: the node passes when ignorable, else is refused with the error."""
+        def one(body: dict) -> tuple[str, bool] | None:
+            try:
+                return self._node_verdict(body)
+            except extender_http.ExtenderError as e:
+                return None if self.args.ignorable else (f"extender: {e}", False)
+        if len(bodies) <= 1:
+            return [one(b) for b in bodies]
+        return list(_executor().map(one, bodies))
+
+    def _node_verdict(self, body: dict) -> tuple[str, bool] | None:
         """(reason, resolvable) when the extender refuses the node; None when it passes; ExtenderError."""
-        answer = self.call(self.args.predicate, {"task": body_task, "node": self.enc.node(row)})
+        answer = self.call(self.args.predicate, body)
         message = _field(answer, "status", "")
         if not message:
             return None
@@ -274,7 +328,9 @@ class Extender:
         try:
             answer = self.call(verb, {"evictor": self.enc.task(evictor), "evictees": self.enc.tasks(candidates)})
         except extender_http.ExtenderError:
-            return []
+            # ignorable: no say (the tier's other plugins decide); else an empty list, which leaves the tier
+            # undecided, as upstream's Reject with no victims (its Permit with none, when ignorable, too)
+            return None if self.args.ignorable else []
         if _vote(_field(answer, "status", 0)) == hooks.Vote.ABSTAIN:
             return None
         victims = _field(answer, "victims", None)

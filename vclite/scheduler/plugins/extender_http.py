@@ -56,8 +56,9 @@ def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, s
     return cls(parts.hostname, parts.port, timeout=timeout), parts.path or "/"
 
 
-def post(prefix: str, verb: str, body: Any, timeout: float) -> Any:
-    """POST `body` to `<prefix>/<verb>` and return the JSON answer (None for an empty body)."""
+def post(prefix: str, verb: str, body: Any, timeout: float, limit: str = "") -> Any:
+    """POST `body` to `<prefix>/<verb>` and return the JSON answer (None for an empty body); `limit` says
+    what set `timeout`, in the timeout's message (`<timeout> (extender.httpTimeout)` when not given)."""
     url = url_of(prefix, verb)
     data = json.dumps(body, separators=(",", ":")).encode()
     deadline = time.monotonic() + timeout
@@ -72,7 +73,8 @@ def post(prefix: str, verb: str, body: Any, timeout: float) -> Any:
             raise ExtenderError(f"failed {verb} with extender at URL {url}, code {resp.status}")
         raw = _read(sock, resp, deadline)
     except (socket.timeout, TimeoutError):
-        raise ExtenderError(f"POST {url}: no answer within {_seconds(timeout)} (extender.httpTimeout)") from None
+        within = limit or f"{seconds(timeout)} (extender.httpTimeout)"
+        raise ExtenderError(f"POST {url}: no answer within {within}") from None
     except (OSError, http.client.HTTPException) as e:
         raise ExtenderError(f"POST {url}: {e or type(e).__name__}") from None
     finally:
@@ -109,5 +111,6 @@ def _limit(sock: socket.socket | None, deadline: float) -> None:
         sock.settimeout(left)
 
 
-def _seconds(timeout: float) -> str:
+def seconds(timeout: float) -> str:
+    """A timeout as a Go duration reads (`100ms`, `2s`)."""
     return f"{timeout * 1000:g}ms" if timeout < 1 else f"{timeout:g}s"

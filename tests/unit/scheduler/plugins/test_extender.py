@@ -20,8 +20,8 @@ from vclite.scheduler.plugins import extender, extender_http
 OK = {"status": "", "code": 0}
 
 
-def conf_text(url, ignorable=None, actions="enqueue, allocate", **verbs):
-    args = [f"extender.urlPrefix: {url}", "extender.httpTimeout: 2s"]
+def conf_text(url, ignorable=None, actions="enqueue, allocate", timeout="2s", **verbs):
+    args = [f"extender.urlPrefix: {url}", f"extender.httpTimeout: {timeout}"]
     args += [f"extender.{k}Verb: {v}" for k, v in verbs.items()]
     if ignorable is not None:
         args.append(f"extender.ignorable: {str(ignorable).lower()}")
@@ -384,3 +384,69 @@ def test_reclaimable_chooses_victims(answer, evictions):
     assert result.evictions == evictions
     body = ext.bodies("reclaimable")[0]
     assert body["evictor"]["Name"] == "reclaimer" and sorted(t["Name"] for t in body["evictees"]) == ["a", "b", "c"]
+
+
+# ---- a slow or hung extender holds a session for one budget at most ----------------------------------------
+def three_pods():
+    return o.state([o.node("n1"), o.node("n2")], podgroups=[o.pg("ns/pg", min_member=1)],
+                   pods=[o.pod(f"ns/p{i}", "pg") for i in (1, 2, 3)])
+
+
+@pytest.mark.parametrize("ignorable, binds", [
+    pytest.param(True, 3, id="ignorable: the pods are placed without it"),
+    pytest.param(False, 0, id="not ignorable: every node refused"),
+])
+def test_a_hung_extender_is_asked_until_the_session_budget_is_spent(ignorable, binds):
+    """The first pod's nodes are asked together (as upstream's predicate helper, 16 at a time); none answers
+    within httpTimeout, which is also the session's budget: the other pods' predicates and every prioritize
+    are not asked (before, each pod's predicate waited httpTimeout again, so N pods held the session, and
+    `vcctl server`'s API that shares its thread, N timeouts long)."""
+    release = threading.Event()
+    try:
+        with extender_server.running({"predicate": lambda b: release.wait(10) and OK,
+                                      "prioritize": lambda b: {"nodeScore": {}}}) as ext:
+            result = session_with(ext.url, three_pods(), predicate="predicate", prioritize="prioritize",
+                                  ignorable=ignorable, timeout="200ms")
+            asked = ext.verbs()
+    finally:
+        release.set()
+    assert asked == ["predicate", "predicate"], asked
+    assert len(result.binds) == binds, result
+    if not ignorable:
+        message = result.podgroup_status["ns/pg"]["conditions"][-1]["message"]
+        assert ("2 extender: POST " + ext.url + "/predicate: no answer within what was left of this session's "
+                "extender.httpTimeout (200ms)") in message, message
+        assert "2 extender: not asked: this session's calls already took extender.httpTimeout (200ms)" in message
+
+
+@pytest.mark.parametrize("budget, asked", [
+    pytest.param(None, ["p1", "p1", "p2", "p2"], id="the budget is httpTimeout: p2's calls spend it, p3 not asked"),
+    pytest.param("1m", ["p1", "p1", "p2", "p2", "p3", "p3"], id="extender.sessionTimeout: every pod asked"),
+])
+def test_session_timeout_sets_what_the_calls_may_take_together(budget, asked):
+    """An extender that answers about p1 at once and never about the others (httpTimeout 500ms): with the
+    default budget p2's calls take what is left of it; with a larger `extender.sessionTimeout` each call
+    has its own httpTimeout."""
+    release = threading.Event()
+    try:
+        with extender_server.running({"predicate": lambda b: OK if b["task"]["Name"] == "p1"
+                                      else release.wait(10) and OK}) as ext:
+            text = conf_text(ext.url, predicate="predicate", timeout="500ms", ignorable=True)
+            if budget:
+                text += f"      extender.sessionTimeout: {budget}\n"
+            session.run_session(three_pods(), conf.parse(text, "sched.conf"), o.NOW)
+            got = sorted(b["task"]["Name"] for b in ext.bodies("predicate"))
+    finally:
+        release.set()
+    assert got == asked
+
+
+@pytest.mark.parametrize("ignorable, evictions", [
+    pytest.param(True, 1, id="ignorable: no say, the tier's other plugins choose"),
+    pytest.param(False, 0, id="not ignorable: no victims, the tier is undecided (as upstream)"),
+])
+def test_an_unreachable_extender_and_preemptable(ignorable, evictions):
+    url = f"http://127.0.0.1:{extender_server.free_port()}"
+    result = run(preempt_case({"extender.urlPrefix": url, "extender.preemptableVerb": "preemptable",
+                               "extender.ignorable": ignorable}))
+    assert len(result.evictions) == evictions
