@@ -13,7 +13,10 @@ decisions (evictions, pipelined PodGroups) are printed as a digest so that two r
 change) can be compared. `--profile VARIANT` prints cProfile's top functions by call count and time.
 Never asserts anything about time.
 
-    python benchmarks/gangevict.py [--nodes 200] [--gangs 80] [--repeats 3] [--profile preempt]
+With `--topology`, racks of 8 nodes (tier-1 HyperNodes) under spines of 4 racks (tier 2), and every starving
+gang kept within one spine (hard networkTopology): the actions search up to 8 HyperNodes a gang.
+
+    python benchmarks/gangevict.py [--nodes 200] [--gangs 80] [--repeats 3] [--topology] [--profile preempt]
 """
 from __future__ import annotations
 
@@ -62,8 +65,23 @@ def _pg(ns: str, name: str, queue: str, members: int, priority: str, phase: str,
             "status": {"phase": phase}}
 
 
-def make_state(n_nodes: int, n_gangs: int, variant: str) -> snapshot.ClusterState:
-    """The cluster described in the module docstring (deterministic)."""
+def make_hypernodes(n_nodes: int) -> list[Obj]:
+    """Racks of 8 nodes (tier 1) under spines of 4 racks (tier 2)."""
+    racks = [[f"n{i:04d}" for i in range(r, min(r + 8, n_nodes))] for r in range(0, n_nodes, 8)]
+    out = [{"apiVersion": "topology.volcano.sh/v1alpha1", "kind": "HyperNode", "metadata": {"name": f"rack-{r:03d}"},
+            "spec": {"tier": 1, "members": [{"type": "Node", "selector": {"exactMatch": {"name": m}}} for m in rack]}}
+           for r, rack in enumerate(racks)]
+    for s in range(0, len(racks), 4):
+        out.append({"apiVersion": "topology.volcano.sh/v1alpha1", "kind": "HyperNode",
+                    "metadata": {"name": f"spine-{s // 4:03d}"},
+                    "spec": {"tier": 2, "members": [{"type": "HyperNode", "selector": {"exactMatch": {
+                        "name": f"rack-{r:03d}"}}} for r in range(s, min(s + 4, len(racks)))]}})
+    return out
+
+
+def make_state(n_nodes: int, n_gangs: int, variant: str, topology: bool = False) -> snapshot.ClusterState:
+    """The cluster described in the module docstring (deterministic); `topology`: HyperNodes, and every
+    starving gang kept within one tier-2 HyperNode (`networkTopology` hard, highestTierAllowed 2)."""
     nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i:04d}"},
               "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}} for i in range(n_nodes)]
     low_q, high_q = ("q1", "q1") if variant == "preempt" else ("low", "high")
@@ -82,9 +100,12 @@ def make_state(n_nodes: int, n_gangs: int, variant: str) -> snapshot.ClusterStat
     for j in range(n_gangs):
         name, size = f"starve-{j:03d}", 4 + 2 * (j % 5)
         podgroups.append(_pg("ns", name, high_q, size, "high", "Inqueue", 10_000 + j))
+        if topology:
+            podgroups[-1]["spec"]["networkTopology"] = {"mode": "hard", "highestTierAllowed": 2}
         pods += [_pod("ns", f"{name}-{k}", name, "2", None, "high") for k in range(size)]
     return snapshot.ClusterState(nodes=nodes, queues=queues, podgroups=podgroups, pods=pods,
-                                 priority_classes=classes, request_cache={})
+                                 priority_classes=classes, request_cache={},
+                                 hypernodes=make_hypernodes(n_nodes) if topology else [])
 
 
 def make_conf(variant: str) -> conf_mod.SchedulerConf:
@@ -94,21 +115,22 @@ def make_conf(variant: str) -> conf_mod.SchedulerConf:
 
 def digest(result: session.SessionResult) -> str:
     """The decisions, hashed: evictions in order and the pipelined PodGroups with their nodes."""
-    data = {"evictions": list(result.evictions), "pipelined": {k: list(v) for k, v in sorted(result.pipelined.items())}}
+    data = {"evictions": list(result.evictions),
+            "pipelined": {k: list(v) for k, v in sorted(result.pipelined.items())}}
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def run(n_nodes: int, n_gangs: int, variant: str, repeats: int) -> dict[str, Any]:
+def run(n_nodes: int, n_gangs: int, variant: str, repeats: int, topology: bool = False) -> dict[str, Any]:
     conf = make_conf(variant)
     best, result = float("inf"), None
     for _ in range(repeats):
-        state = make_state(n_nodes, n_gangs, variant)
+        state = make_state(n_nodes, n_gangs, variant, topology)
         c0 = time.process_time()
         result = session.run_session(state, conf, NOW)
         best = min(best, time.process_time() - c0)
     assert result is not None
-    return {"variant": variant, "cpu_s": round(best, 3), "evictions": len(result.evictions),
-            "pipelined": len(result.pipelined), "digest": digest(result)}
+    return {"variant": variant + ("+topology" if topology else ""), "cpu_s": round(best, 3),
+            "evictions": len(result.evictions), "pipelined": len(result.pipelined), "digest": digest(result)}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -117,10 +139,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--gangs", type=int, default=80)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--variants", default="preempt,reclaim")
+    ap.add_argument("--topology", action="store_true", help="HyperNodes; the starving gangs within a tier-2 one")
     ap.add_argument("--profile", metavar="VARIANT", help="one session under cProfile: the top functions")
     a = ap.parse_args(argv)
     if a.profile:
-        conf, state = make_conf(a.profile), make_state(a.nodes, a.gangs, a.profile)
+        conf, state = make_conf(a.profile), make_state(a.nodes, a.gangs, a.profile, a.topology)
         prof = cProfile.Profile()
         prof.runcall(session.run_session, state, conf, NOW)
         stats = pstats.Stats(prof)
@@ -129,7 +152,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     print(f"{a.nodes} nodes, {a.gangs} starving gangs; process CPU, best of {a.repeats}")
     for variant in a.variants.split(","):
-        print(json.dumps(run(a.nodes, a.gangs, variant, a.repeats)))
+        print(json.dumps(run(a.nodes, a.gangs, variant, a.repeats, a.topology)))
 
 
 if __name__ == "__main__":
