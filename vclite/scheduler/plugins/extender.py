@@ -34,9 +34,9 @@ inverted); a failed prioritize call gives no scores (upstream leaves the task un
 allocateFuncVerb / deallocateFuncVerb are refused (vclite's statements cannot roll an allocation back on a
 handler's error). Calls run in the session, on the scheduler's thread — with `vcctl server` the API's too —,
 so they share a budget: all of a session's calls together may take `extender.sessionTimeout` (vclite's
-argument, a Go duration; the httpTimeout when unset), each at most httpTimeout; once it is spent, calls fail
-at once without being made (so a slow or hung extender holds a session for one budget, not one timeout per
-call). The predicate asks about the nodes 16 calls at a time (upstream's predicate helper runs 16 workers),
+argument, a Go duration; ten httpTimeouts when unset, so a healthy extender asked many times in a session is
+not cut short), each at most httpTimeout; once it is spent, calls fail at once without being made (so a slow
+or hung extender holds a session for one budget, not one timeout per call). The predicate asks about the nodes 16 calls at a time (upstream's predicate helper runs 16 workers),
 one call per node as upstream, every node being asked (upstream asks only those the earlier predicates
 passed). A failed preemptable/reclaimable call abstains when ignorable (upstream returns Permit with no
 victims, which its tier loop reads as an undecided tier, as it does the Reject it returns when not ignorable:
@@ -75,6 +75,7 @@ P = "extender."
 SUCCESS, ERROR, UNSCHEDULABLE, UNRESOLVABLE = 0, 1, 2, 3
 UNSUPPORTED = ("extender.allocateFuncVerb", "extender.deallocateFuncVerb")
 _OWNER = f'plugin "{NAME}"'
+DEFAULT_BUDGET_TIMEOUTS = 10   # httpTimeouts a session's calls may take together when sessionTimeout is unset
 PARALLEL = 16   # predicate calls at a time (upstream's predicate helper: workqueue.ParallelizeUntil, 16)
 
 
@@ -133,13 +134,13 @@ class Arguments:
     deallocate_func: str = plugin.arg(UNSUPPORTED[1], "", _unsupported)
     ignorable: bool = plugin.arg(P + "ignorable", False)
     managed_resources: tuple[str, ...] = plugin.arg(P + "managedResources", (), _resources)
-    # vclite's: what all of a session's calls may take together (0: the httpTimeout)
+    # vclite's: what all of a session's calls may take together (0: DEFAULT_BUDGET_TIMEOUTS httpTimeouts)
     session_timeout: float = plugin.arg(P + "sessionTimeout", 0.0, _timeout)
 
     @property
     def budget(self) -> float:
-        """Seconds a session's calls may take together: sessionTimeout, else httpTimeout."""
-        return self.session_timeout or self.http_timeout
+        """Seconds a session's calls may take together: sessionTimeout, else ten httpTimeouts."""
+        return self.session_timeout or DEFAULT_BUDGET_TIMEOUTS * self.http_timeout
 
     def check_together(self) -> None:
         """A verb without a urlPrefix (configuration load calls it on the whole set)."""
@@ -222,7 +223,8 @@ class Extender:
             raise
 
     def _budget_key(self) -> str:
-        return "sessionTimeout" if self.args.session_timeout else "httpTimeout"
+        return "sessionTimeout" if self.args.session_timeout else \
+            f"sessionTimeout (unset: {DEFAULT_BUDGET_TIMEOUTS} × httpTimeout)"
 
     # ---- session ----------------------------------------------------------------------------------
     def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:

@@ -398,15 +398,16 @@ def three_pods():
 ])
 def test_a_hung_extender_is_asked_until_the_session_budget_is_spent(ignorable, binds):
     """The first pod's nodes are asked together (as upstream's predicate helper, 16 at a time); none answers
-    within httpTimeout, which is also the session's budget: the other pods' predicates and every prioritize
+    within httpTimeout, which is also the session's budget here: the other pods' predicates and every prioritize
     are not asked (before, each pod's predicate waited httpTimeout again, so N pods held the session, and
     `vcctl server`'s API that shares its thread, N timeouts long)."""
     release = threading.Event()
     try:
         with extender_server.running({"predicate": lambda b: release.wait(10) and OK,
                                       "prioritize": lambda b: {"nodeScore": {}}}) as ext:
-            result = session_with(ext.url, three_pods(), predicate="predicate", prioritize="prioritize",
-                                  ignorable=ignorable, timeout="200ms")
+            text = conf_text(ext.url, predicate="predicate", prioritize="prioritize", timeout="200ms",
+                             ignorable=ignorable) + "      extender.sessionTimeout: 200ms\n"
+            result = session.run_session(three_pods(), conf.parse(text, "sched.conf"), o.NOW)
             asked = ext.verbs()
     finally:
         release.set()
@@ -415,18 +416,18 @@ def test_a_hung_extender_is_asked_until_the_session_budget_is_spent(ignorable, b
     if not ignorable:
         message = result.podgroup_status["ns/pg"]["conditions"][-1]["message"]
         assert ("2 extender: POST " + ext.url + "/predicate: no answer within what was left of this session's "
-                "extender.httpTimeout (200ms)") in message, message
-        assert "2 extender: not asked: this session's calls already took extender.httpTimeout (200ms)" in message
+                "extender.sessionTimeout (200ms)") in message, message
+        assert "2 extender: not asked: this session's calls already took extender.sessionTimeout (200ms)" in message
 
 
 @pytest.mark.parametrize("budget, asked", [
-    pytest.param(None, ["p1", "p1", "p2", "p2"], id="the budget is httpTimeout: p2's calls spend it, p3 not asked"),
-    pytest.param("1m", ["p1", "p1", "p2", "p2", "p3", "p3"], id="extender.sessionTimeout: every pod asked"),
+    pytest.param("500ms", ["p1", "p1", "p2", "p2"], id="a budget of one httpTimeout: p2's calls spend it, p3 not asked"),
+    pytest.param(None, ["p1", "p1", "p2", "p2", "p3", "p3"], id="unset: ten httpTimeouts, every pod asked"),
 ])
 def test_session_timeout_sets_what_the_calls_may_take_together(budget, asked):
-    """An extender that answers about p1 at once and never about the others (httpTimeout 500ms): with the
-    default budget p2's calls take what is left of it; with a larger `extender.sessionTimeout` each call
-    has its own httpTimeout."""
+    """An extender that answers about p1 at once and never about the others (httpTimeout 500ms): with a
+    budget of 500ms p2's calls take what is left of it; with the default (ten httpTimeouts) each call has its
+    own httpTimeout, as upstream."""
     release = threading.Event()
     try:
         with extender_server.running({"predicate": lambda b: OK if b["task"]["Name"] == "p1"
