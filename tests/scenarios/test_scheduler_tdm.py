@@ -144,3 +144,50 @@ def test_a_preemptable_preemptor_evicts_nobody_and_others_spare_revocable_nodes(
     fn = next(fn for fn, _, _ in ssn.hooks.flat(tdm.hooks.Point.PREEMPTABLE))
     assert fn(by_name["p"], candidates) == [by_name["on-n3"]]          # revocable-node pods are not victims
     assert fn(by_name["on-n1"], candidates) == []                       # a preemptable preemptor evicts nobody
+
+
+# ---- tdm_test.go Test_TDM_victimsFn: rz1 (0:00-0:01) is closed at noon; the victims the budgets allow ----------
+def _victims_case_pods():
+    """p1..p5 (c1/pg1) on n1 and p6..p10 (c2/pg2) on n2, 1 cpu each, preemptable by annotation except p4, p5."""
+    out = []
+    for i in range(1, 11):
+        ns, group, where = ("c1", "pg1", "n1") if i <= 5 else ("c2", "pg2", "n2")
+        p = pod(f"{ns}/p{i}", group, cpu="1", mem="1Gi", node=where, phase="Running")
+        p["metadata"]["annotations"]["volcano.sh/preemptable"] = "false" if i in (4, 5) else "true"
+        out.append(p)
+    return out
+
+
+def _budget_group(key, notes):
+    g = pg(key, key.split("/")[0], 0)
+    g["metadata"]["annotations"] = notes
+    return g
+
+
+@pytest.mark.parametrize("groups, window, want", [
+    pytest.param({"c1/pg1": {tdm.JDB_MAX: "30%"}}, "0:00-0:01", 2, id="case 0: max-unavailable 30% of 5 rounds up"),
+    pytest.param({"c1/pg1": {tdm.JDB_MAX: "30%"}}, "0:00-0:00", 0, id="case 1: a zone open all day evicts nothing"),
+    pytest.param({"c1/pg1": {tdm.JDB_MAX: "99%"}}, "0:00-0:01", 3, id="case 2: only the preemptable pods"),
+    pytest.param({"c2/pg2": {tdm.JDB_MAX: "50%"}}, "0:00-0:01", 3, id="case 3: max-unavailable 50%"),
+    pytest.param({"c2/pg2": {tdm.JDB_MAX: "50%"}, "c1/pg1": {tdm.JDB_MAX: "90%"}}, "0:00-0:01", 6,
+                 id="case 4: two jobs, each its own budget"),
+    pytest.param({"c2/pg2": {tdm.JDB_MAX: "3"}}, "0:00-0:01", 3, id="case 5: max-unavailable 3"),
+    pytest.param({"c2/pg2": {tdm.JDB_MIN: "3"}}, "0:00-0:01", 2, id="case 6: min-available 3 of 5"),
+    pytest.param({"c2/pg2": {tdm.JDB_MIN: "30%"}}, "0:00-0:01", 3, id="case 7: min-available 30% rounds up"),
+    pytest.param({"c2/pg2": {tdm.JDB_MIN: "2"}, "c1/pg1": {tdm.JDB_MAX: "3"}}, "0:00-0:01", 6,
+                 id="case 8: min-available and max-unavailable side by side"),
+])
+def test_upstream_victims_fn(groups, window, want):
+    """Upstream calls VictimTasks once the eviction period has passed; here shuffle, in the first session, evicts
+    what it returns. Only the PodGroups listed exist, so the other namespace's pods are in no job."""
+    wanted = set(groups)
+    pods = [p for p in _victims_case_pods()
+            if f"{p['metadata']['namespace']}/{p['metadata']['annotations']['scheduling.k8s.io/group-name']}"
+            in wanted]
+    state = snapshot.ClusterState(nodes=[zone_node("n1", "rz1"), zone_node("n2", "rz1")],
+                                  queues=[queue("c1"), queue("c2")],
+                                  podgroups=[_budget_group(k, v) for k, v in groups.items()], pods=pods)
+    tiers = [[P("tdm", {"tdm.revocable-zone.rz1": window, "tdm.evict.period": "1s"}, enabledVictim=True)]]
+    evicted = session.run_session(state, conf.build("shuffle", tiers), at(12)).evictions
+    assert len(evicted) == want, evicted
+    assert not {"c1/p4", "c1/p5"} & set(evicted)
