@@ -1,4 +1,4 @@
-"""enqueue and allocate details the ported scenarios do not pin down."""
+"""enqueue and allocate details the ported scenarios do not pin down; shuffle_test.go TestShuffle."""
 from __future__ import annotations
 
 import numpy as np
@@ -95,3 +95,34 @@ def test_enqueue_tries_every_job_of_a_queue_after_a_rejection():
         objects.pg("ns/small", phase="Pending", min_resources={"cpu": "1"})])
     status = objects.run(st, "enqueue").podgroup_status
     assert status["ns/big"]["phase"] == "Pending" and status["ns/small"]["phase"] == "Inqueue"
+
+
+class LowPriorityVictims:
+    """shuffle_test.go's fake plugin: its VictimTasks function offers every candidate of priority 10."""
+    name = "fake"
+    Arguments = plugin.NoArguments
+
+    def __init__(self, arguments):
+        pass
+
+    def on_session_open(self, ssn, reg):
+        reg.add(hooks.Point.VICTIM_TASKS, lambda tasks: [t for t in tasks if t.priority == 10])
+
+    def on_session_close(self, ssn):
+        pass
+
+
+def test_shuffle_select_pods_with_low_priority_and_evict_them():
+    """shuffle_test.go TestShuffle: three running jobs on two nodes; shuffle evicts exactly the low-priority pod
+    of each, as the victim plugin chose them."""
+    placed = [("pod1-1", "pg1", "node1", 10), ("pod1-2", "pg1", "node1", 100), ("pod1-3", "pg1", "node1", 100),
+              ("pod2-1", "pg2", "node1", 10), ("pod2-2", "pg2", "node2", 100),
+              ("pod3-1", "pg3", "node2", 10), ("pod3-2", "pg3", "node2", 100)]
+    st = objects.state(
+        nodes=[objects.node(n, cpu="4", mem="8Gi") for n in ("node1", "node2")],
+        podgroups=[objects.pg(f"test/pg{i}", min_member=0, phase="Running") for i in (1, 2, 3)],
+        pods=[objects.pod(f"test/{name}", group, "1", "2G", node=where, phase="Running", priority=prio)
+              for name, group, where, prio in placed])
+    reg = registry.default_registry().with_plugins(LowPriorityVictims)
+    c = conf.build("shuffle", [[conf.plugin("fake", enabledVictim=True)]], registry=reg)
+    assert sorted(session.run_session(st, c, objects.NOW).evictions) == ["test/pod1-1", "test/pod2-1", "test/pod3-1"]
