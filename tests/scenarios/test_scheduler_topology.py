@@ -268,3 +268,22 @@ def test_volcano_node_level_score_with_network_topologies(used_rack, want):
     nodes = [node("s0-n1", 4, "8Gi"), node("s0-n2", 8, "16Gi"), node("s1-n3", 4, "8Gi"), node("s1-n4", 8, "16Gi")]
     state = snapshot.ClusterState(nodes=nodes, queues=[queue("q1")], podgroups=[g1, g2], pods=pods, hypernodes=TREE)
     assert session.run_session(state, conf.build("allocate", tiers), NOW).binds == want
+
+
+@pytest.mark.parametrize("nt", [
+    pytest.param(SOFT, id="soft network topology constrain, two available hyperNodes, can allocate job to nodes with "
+                          "affinity"),
+    pytest.param(hard(1), id="hard network topology constrain, two available hyperNodes, can allocate job to nodes "
+                             "with affinity"),
+])
+def test_volcano_two_available_hypernodes_node_affinity(nt):
+    """allocate_test.go TestAllocateWithNetWorkTopologies: two one-node racks (upstream's tier 0, tier 1 here); the
+    pod's nodeSelector holds on the second rack's node only, and the job is placed there."""
+    group = pg("c1/pg1", "q1", 1)
+    group["spec"]["networkTopology"] = nt
+    p = pod("c1/p1", "pg1", "2", "4G", selector={"nodeRole": "master"})
+    p["metadata"]["labels"] = {"volcano.sh/task-spec": "master"}
+    nodes = [node("s0-n1", 2, "4Gi"), node("s1-n2", 2, "4Gi", labels={"nodeRole": "master"})]
+    tree = [hn("s0", 1, "s0-n1"), hn("s1", 1, "s1-n2")]
+    state = snapshot.ClusterState(nodes=nodes, queues=[queue("q1")], podgroups=[group], pods=[p], hypernodes=tree)
+    assert session.run_session(state, conf.build("allocate", UPSTREAM_TIERS), NOW).binds == {"c1/p1": "s1-n2"}
