@@ -156,3 +156,122 @@ def test_partition_that_fits_nowhere_says_why():
     result = run(Case(3, SOFT, [sub("p", "part", "hard", 1, 3)], pods, 0))
     assert not result.binds
     assert "network topology" in unschedulable_message(result, "c1/pg1")
+
+
+# ---- TestAllocateWithPartitionPolicyNetworkTopology: the minSubGroups and "rescheduling scenario" rows ----------
+# Upstream's tiers: gang{jobOrder, jobReady, jobPipelined, jobStarving, subJobReady, subJobOrder}, predicates,
+# network-topology-aware{nodeOrder, hyperNodeOrder, hyperNodeGradient}. Upstream checks at least the binds it
+# names (MinimalBindCheck); these pin the exact number. A PodGroup's allocated HyperNode (upstream's third
+# argument) is recovered from where its pods run, as test_scheduler_topology.py says.
+UPSTREAM_TIERS = [[conf.plugin("gang", enableJobOrder=True, enableJobReady=True, enableJobPipelined=True,
+                               enableJobStarving=True, enabledSubJobReady=True, enabledSubJobOrder=True),
+                   conf.plugin("predicates", enablePredicate=True),
+                   conf.plugin("network-topology-aware", enableNodeOrder=True, enabledHyperNodeOrder=True,
+                               enabledHyperNodeGradient=True)]]
+
+
+def mp(name, key, value, node=None, cpu="2", mem="4Gi"):
+    """A pod of pg1 labelled key=value (its partition), running on `node` or pending."""
+    out = p(name, {key: value}, node)
+    out["spec"]["containers"][0]["resources"]["requests"] = {"cpu": cpu, "memory": mem}
+    return out
+
+
+def msub(name, key, tier, size, min_sub_groups=None, mode="hard"):
+    out = sub(name, key, mode, tier, size)
+    if min_sub_groups is not None:
+        out["minSubGroups"] = min_sub_groups
+    return out
+
+
+FIVE = [mp("p1", SPEC, "master"), mp("p2", INST, "worker"), mp("p3", INST, "worker"),
+        mp("p4", INST, "worker2"), mp("p5", INST, "worker2")]
+EIGHT_PODS = [mp(f"p{i}", SPEC, f"master{'' if i == 1 else i}") for i in (1, 2, 3, 4)] + [
+    mp("p5", INST, "worker"), mp("p6", INST, "worker"), mp("p7", INST, "worker2"), mp("p8", INST, "worker2")]
+S3_TREE = [hn("s0", 1, "s0-n1", "s0-n2"), hn("s1", 1, "s1-n3", "s1-n4"), hn("s2", 1, "s2-n5"),
+           hn("s3", 2, "s0", "s1", "s2", kind="HyperNode")]
+SMALL_TREE = [hn("s0", 1, "s0-n1", "s0-n2"), hn("s1", 1, "s1-n3"), hn("s2", 2, "s0", "s1", kind="HyperNode")]
+S0_ONLY = [hn("s0", 1, "s0-n1", "s0-n2")]
+J = "podgroup hard network topology constrain and subGroup hard network topology constrain"
+JR = J + " with minSubGroups and tasks in job rescheduled"
+MIN_SUB_GROUPS = [
+    pytest.param(5, HARD(2), [msub("task1", SPEC, 1, 1, 1), msub("task2", INST, 1, 2, 2)], FIVE, 5, {"p1": "s2-n5"},
+                 S3_TREE, {n: 2 for n in FOUR + ["s2-n5"]},
+                 id=J + ", can allocate job according to the network topology constrain of subGroup policy with "
+                        "minSubGroups"),
+    pytest.param(3, HARD(2), [msub("task1", SPEC, 1, 1, 1), msub("task2", INST, 1, 2, 1)], FIVE, 3, {"p1": "s1-n3"},
+                 SMALL_TREE, {"s0-n1": 2, "s0-n2": 2, "s1-n3": 2},
+                 id=J + ", ... with minSubGroups and minavailable = replicas"),
+    pytest.param(3, HARD(2), [msub("task1", SPEC, 1, 1, 2), msub("task2", INST, 1, 2, 1)], EIGHT_PODS, 4, {},
+                 TWO_TIER, {n: 2 for n in FOUR}, id=J + ", ... with minSubGroups and hypernode resources meet "
+                                                        "minSubGroups"),
+    pytest.param(5, HARD(2), [msub("task1", SPEC, 1, 1, 1), msub("task2", INST, 1, 2, 1)], FIVE, 0, {},
+                 TWO_TIER, {n: 2 for n in FOUR}, id=J + ", can not allocate job when minMember is not satisfied"),
+    pytest.param(3, HARD(2), [msub("task1", SPEC, 1, 1, 1), msub("task2", INST, 1, 2, 2)], FIVE, 0, {},
+                 TWO_TIER, {n: 2 for n in FOUR}, id=J + ", can not allocate job when minSubGroups is not satisfied"),
+    pytest.param(2, HARD(2), [msub("task1", SPEC, 1, 2, 1)],
+                 [mp("p1", SPEC, "master", "s0-n1"), mp("p2", SPEC, "worker", "s1-n3"), mp("p3", SPEC, "worker")],
+                 1, {"p3": "s1-n4"}, TWO_TIER, {n: 2 for n in FOUR},
+                 id=JR + ", two available hyperNodes, can allocate job to nodes with affinity"),
+    pytest.param(2, HARD(2), [msub("task1", SPEC, 1, 2, 1)],
+                 [mp("p1", SPEC, "master", "s0-n1"), mp("p2", SPEC, "worker", "s1-n3"),
+                  mp("p3", SPEC, "worker", "s1-n4"), mp("p4", SPEC, "worker")], 0, {}, TWO_TIER, {n: 2 for n in FOUR},
+                 id=JR + ", can not allocate job when hypernode resources are insufficient."),
+    pytest.param(4, HARD(2), [msub("task1", SPEC, 2, 2, 2)],
+                 [mp("p1", SPEC, "master", "s0-n1"), mp("p2", SPEC, "worker", "s0-n2"), mp("p3", SPEC, "worker"),
+                  mp("p4", SPEC, "master")], 2, {}, TWO_TIER, {n: 2 for n in FOUR},
+                 id=JR + ", can allocate job when highestTierAllowed not reached and minAvailable = replicas"),
+    pytest.param(3, HARD(2), [msub("task1", SPEC, 1, 1, 2), msub("task2", INST, 1, 2, 1)],
+                 [mp("p1", SPEC, "master"), mp("p2", SPEC, "master2"), mp("p3", SPEC, "master3", "s0-n1"),
+                  mp("p4", SPEC, "master4", "s0-n2")] + EIGHT_PODS[4:], 2, {}, TWO_TIER, {n: 2 for n in FOUR},
+                 id=JR + ", can allocate job when subGroup is rescheduled"),
+    pytest.param(4, HARD(2), [msub("task1", SPEC, 1, 4)],
+                 [mp("p1", SPEC, "worker", "s0-n1", mem="4G"), mp("p2", SPEC, "worker", "s0-n2", mem="4G"),
+                  mp("p3", SPEC, "worker", mem="4G"), mp("p4", SPEC, "worker", mem="4G")], 2, {},
+                 TWO_TIER, {n: 4 for n in FOUR},
+                 id="rescheduling scenario: SubJob with multiple pending tasks, GetMinResources returns sum of all "
+                    "pending tasks resources"),
+    pytest.param(3, HARD(2), [msub("task1", SPEC, 1, 3)],
+                 [mp("p1", SPEC, "worker", "s0-n1", mem="4G"), mp("p2", SPEC, "worker", "s0-n2", mem="4G"),
+                  mp("p3", SPEC, "worker", mem="4G")], 1, {}, SMALL_TREE, {"s0-n1": 4, "s0-n2": 4, "s1-n3": 4},
+                 id="rescheduling scenario: SubJob with single pending task"),
+    pytest.param(6, HARD(2), [msub("task1", SPEC, 1, 3), msub("task2", INST, 1, 3)],
+                 [mp("p1", SPEC, "master", "s0-n1", mem="4G"), mp("p2", SPEC, "master", "s0-n2", mem="4G"),
+                  mp("p3", SPEC, "master", mem="4G"), mp("p4", INST, "worker", "s1-n3", mem="4G"),
+                  mp("p5", INST, "worker", mem="4G"), mp("p6", INST, "worker", mem="4G")], 3, {},
+                 TWO_TIER, {n: 4 for n in FOUR},
+                 id="rescheduling scenario: multiple SubJobs with different pending task counts"),
+    pytest.param(3, HARD(1), [msub("task1", SPEC, 1, 3)],
+                 [mp("p1-running", SPEC, "worker", "s0-n1", mem="4G"), mp("p2-pending-small", SPEC, "worker", mem="4G"),
+                  mp("p3-pending-large", SPEC, "worker", cpu="4", mem="8G")], 2, {}, S0_ONLY,
+                 {"s0-n1": 10, "s0-n2": 10}, id="rescheduling scenario: pending tasks with different resource "
+                                                "requirements"),
+    pytest.param(3, HARD(1), [msub("task1", SPEC, 1, 3)],
+                 [mp("p1", SPEC, "worker", "s0-n1", cpu="4", mem="4G"), mp("p2", SPEC, "worker", cpu="4", mem="4G"),
+                  mp("p3", SPEC, "worker", cpu="4", mem="4G")], 0, {}, S0_ONLY, {"s0-n1": 4, "s0-n2": 4},
+                 id="rescheduling scenario: insufficient resources for pending tasks allocation"),
+    pytest.param(4, HARD(2), [msub("task1", SPEC, 2, 4)],
+                 [mp("p1", SPEC, "worker", "s0-n1", mem="4G"), mp("p2", SPEC, "worker", "s0-n2", mem="4G"),
+                  mp("p3", SPEC, "worker", mem="4G"), mp("p4", SPEC, "worker", mem="4G")], 2, {},
+                 TWO_TIER, {n: 4 for n in FOUR},
+                 id="rescheduling scenario: SubJob rescheduling within tier-2 HyperNode constraint"),
+    pytest.param(2, None, [{"name": "worker", "matchLabelKeys": [SPEC], "subGroupSize": 1, "minSubGroups": 2}],
+                 [mp("p1", SPEC, "worker-0", mem="4G"), mp("p2", SPEC, "worker-1", mem="4G")], 2, {}, [],
+                 {"n1": 2, "n2": 2},
+                 id="no network topology at job or subgroup level but has SubJobPolicy, can allocate job successfully"),
+]
+
+
+@pytest.mark.parametrize("min_member, job_nt, policies, pods, binds, where, tree, nodes", MIN_SUB_GROUPS)
+def test_volcano_partitions_with_min_sub_groups(min_member, job_nt, policies, pods, binds, where, tree, nodes):
+    group = pg("c1/pg1", "q1", min_member)
+    if job_nt:
+        group["spec"]["networkTopology"] = job_nt
+    group["spec"]["subGroupPolicy"] = policies
+    node_objs = [node(n, cpu, f"{2 * cpu}Gi") for n, cpu in nodes.items()]
+    state = snapshot.ClusterState(nodes=node_objs, queues=[queue("q1")], podgroups=[group], pods=pods,
+                                  hypernodes=tree)
+    result = session.run_session(state, conf.build("allocate", UPSTREAM_TIERS), NOW)
+    assert len(result.binds) == binds, result.binds
+    for name, where_to in where.items():
+        assert result.binds.get(f"c1/{name}") == where_to, result.binds

@@ -30,7 +30,8 @@ other pods form the default partition. A partition's `networkTopology` limit is 
 `highestTierAllowed` (or `highestTierName`'s tier); `soft` is bounded by the job's limit (else the
 top tier), as Volcano's convertSoftToHardTopology. A job with such a partition takes this path even
 without a job-level limit (its HyperNode is then the whole cluster). Within each job HyperNode, the
-partitions are tried in the order of their best pending task: the default partition over the job
+partitions are tried in the order of their best pending task, those a policy's `minSubGroups` still needs
+first (as many not yet ready ones as it lacks, as organizeJobWorksheet): the default partition over the job
 HyperNode's nodes; a limited one over the HyperNodes of its own gradients inside the job HyperNode
 (below its placed pods' HyperNode's highest allowed ancestor), each a dry run that must make the
 partition ready (`subGroupSize` of its tasks placed, else 1) or pipelined, the best by HyperNodeOrder
@@ -70,6 +71,7 @@ class Part:
     limit: int         # its highest allowed tier
     size: int          # subGroupSize (1 when unset): the tasks that make it ready
     uids: set          # its tasks
+    policy: str = ""   # its subGroupPolicy's name
 
     def placed(self, job: "jobs_mod.JobInfo", pipelined: bool = False) -> int:
         ok = tasks_mod.ALLOCATED_STATUS | {tasks_mod.TaskStatus.SUCCEEDED}
@@ -104,7 +106,8 @@ def partitions(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", job_limit: i
         limit = _part_limit(ssn, nt, job_limit) if isinstance(nt, dict) else None
         if limit is not None:
             name = part_name(pol, values)
-            part = out.setdefault(name, Part(name, limit, int(pol.get("subGroupSize") or 1), set()))
+            part = out.setdefault(name, Part(name, limit, int(pol.get("subGroupSize") or 1), set(),
+                                                 str(pol.get("name"))))
             part.uids.add(uid)
     return list(out.values())
 
@@ -357,6 +360,9 @@ def _try_parts(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs
         groups.setdefault(owner[t.uid].name if t.uid in owner else "", []).append(t)
     by_name = {p.name: p for p in parts}
     line = list(groups)   # by each partition's best pending task (Volcano: SubJobOrderFn)
+    required = _required(job, line, by_name)
+    order = lambda n: (n not in required, pending.index(groups[n][0]))   # noqa: E731
+    line.sort(key=order)
     stmt, total, failed, chosen = ssn.statement(), 0.0, [], {}
     while line:
         name = line.pop(0)
@@ -378,11 +384,24 @@ def _try_parts(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs
         if rest:
             groups[name] = rest
             line.append(name)
-            line.sort(key=lambda n: pending.index(groups[n][0]))
+            line.sort(key=order)
         if ssn.job_ready(job):
             break
     left = failed + [t for members in groups.values() for t in members]
     return stmt, sorted(left, key=pending.index), total, chosen
+
+
+def _required(job: "jobs_mod.JobInfo", line: list[str], by_name: dict[str, Part]) -> set[str]:
+    """The partitions that go first (allocate.go organizeJobWorksheet's requireSubJobs): in line order, the
+    not yet ready ones of each policy with `minSubGroups`, as many as it still lacks ready partitions."""
+    short = subgroups.short_of(job)
+    out = set()
+    for name in line:
+        part = by_name.get(name)
+        if part is not None and short.get(part.policy, 0) > 0 and part.placed(job) < part.size:
+            out.add(name)
+            short[part.policy] -= 1
+    return out
 
 
 def _try_part(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",

@@ -91,25 +91,34 @@ def valid(job: "jobs_mod.JobInfo") -> bool:
     return all(len(g.parts) >= g.minimum for g in groups(job))
 
 
+def _met(job: "jobs_mod.JobInfo", g: Group, statuses: frozenset) -> int:
+    """How many of the policy's partitions have `size` tasks in `statuses` (or pending BestEffort)."""
+    met = 0
+    for uids in g.parts:
+        n = 0
+        for uid in uids:
+            t = job.tasks[uid]
+            if t.status in statuses or (t.status == TaskStatus.PENDING and t.best_effort):
+                n += 1
+        if n >= g.size:
+            met += 1
+    return met
+
+
 def _enough(job: "jobs_mod.JobInfo", statuses: frozenset) -> bool:
-    for g in groups(job):
-        met = 0
-        for uids in g.parts:
-            n = 0
-            for uid in uids:
-                t = job.tasks[uid]
-                if t.status in statuses or (t.status == TaskStatus.PENDING and t.best_effort):
-                    n += 1
-            if n >= g.size:
-                met += 1
-        if met < g.minimum:
-            return False
-    return True
+    return all(_met(job, g, statuses) >= g.minimum for g in groups(job))
 
 
 def ready(job: "jobs_mod.JobInfo") -> bool:
     """CheckSubJobReady: each policy has at least its minimum of ready partitions."""
     return not groups(job) or _enough(job, _READY)
+
+
+def short_of(job: "jobs_mod.JobInfo") -> dict[str, int]:
+    """For each policy with a minimum, how many more partitions must become ready (allocate.go
+    organizeJobWorksheet's count of the SubJobs already ready against MinSubJobs); policies met are left out."""
+    short = {g.name: g.minimum - _met(job, g, _READY) for g in groups(job)}
+    return {name: n for name, n in short.items() if n > 0}
 
 
 def pipelined(job: "jobs_mod.JobInfo") -> bool:

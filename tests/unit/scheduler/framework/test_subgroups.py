@@ -71,3 +71,14 @@ def test_the_cache_follows_the_tasks():
     extra = snapshot.build(objects.state(podgroups=[objects.pg("ns/h")], pods=[objects.pod("ns/x", "h")])).jobs["ns/h"]
     j.add_task(extra.tasks["ns/x"])
     assert j.sub_groups is None
+
+
+@pytest.mark.parametrize("statuses, kwargs, short", [
+    pytest.param([R, R, R, R], {}, {}, id="both partitions ready"),
+    pytest.param([R, R, R, P], {}, {"p": 1}, id="one partition short of its size"),
+    pytest.param([P, P, P, P], {}, {"p": 2}, id="none ready"),
+    pytest.param([R, R, P, P, P, P], {}, {"p": 1}, id="one of three ready, two needed"),
+    pytest.param([P, P, P, P], {"min_sub_groups": None}, {}, id="no minimum"),
+])
+def test_short_of_counts_the_partitions_a_policy_still_needs(statuses, kwargs, short):
+    assert subgroups.short_of(job(statuses, **kwargs)) == short
