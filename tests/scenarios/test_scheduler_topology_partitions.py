@@ -121,6 +121,8 @@ CASES = [
     pytest.param(Case(2, HARD(3), [sub("task1", SPEC, "hard", 2)],
                       [m("s3-n1", name="p1"), w("p2", "s3-n2"), w("p3", "s4-n1"), w("p4", "s4-n2"), w("p5")], 0,
                       tree=THREE_TIER, nodes=EIGHT), id="job-hard-sub-hard-rescheduled-three-tiers-full"),
+    pytest.param(Case(2, HARD(3), [sub("task1", SPEC, "hard", 2)], PLACED_S0, 1, tree=TWO_TIER[:2]),
+                 id="job-hard-sub-hard-rescheduled-lca-hypernode-empty"),
 ]
 
 
