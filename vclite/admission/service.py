@@ -1,14 +1,16 @@
 """Service admission (v1 Service): kube-apiserver's defaults and field validation.
 
 `mutate` sets what kube-apiserver's defaulting sets: `type: ClusterIP`, `sessionAffinity: None`
-(`ClientIP` gets its 10800 s timeout), each port's `protocol: TCP` and `targetPort` = its `port`,
-`internalTrafficPolicy: Cluster` (all but ExternalName), `externalTrafficPolicy: Cluster` (NodePort,
-LoadBalancer), `allocateLoadBalancerNodePorts: true` (LoadBalancer), an empty `status.loadBalancer`.
+(`ClientIP` gets its 10800 s timeout, at whichever level of `sessionAffinityConfig` it is missing),
+each port's `protocol: TCP` and `targetPort` = its `port`, `internalTrafficPolicy: Cluster` (all but
+ExternalName), `externalTrafficPolicy: Cluster` (NodePort, LoadBalancer),
+`allocateLoadBalancerNodePorts: true` (LoadBalancer), an empty `status.loadBalancer`.
 `validate` refuses what ValidateService refuses, each problem naming its field
 (`spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive`), a headless NodePort or
-LoadBalancer Service and an `externalTrafficPolicy` on a Service that is not externally accessible
-included. The addresses, node ports and IP families a Service is given are serviceips.py's (they read the
-other Services).
+LoadBalancer Service, an `externalTrafficPolicy` on a Service that is not externally accessible, a
+`clusterIPs` whose first value is not `clusterIP` and a `sessionAffinityConfig` that is not ClientIP's
+(`timeoutSeconds` 1..86400) included. The addresses, node ports and IP families a Service is given are
+serviceips.py's (they read the other Services). Status writes: statuswrites.py.
 Pure functions.
 """
 from __future__ import annotations
@@ -31,6 +33,7 @@ FAMILY_POLICIES = ("PreferDualStack", "RequireDualStack", "SingleStack")
 FAMILIES = ("IPv4", "IPv6")
 HEADLESS = "None"
 CLIENT_IP_TIMEOUT = 10800
+MAX_AFFINITY_TIMEOUT = 86400   # (kube's MaxClientIPServiceAffinitySeconds: one day)
 PORT_RANGE = "must be between 1 and 65535, inclusive"
 _SVC_NAME = re.compile(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?")
 
@@ -45,8 +48,8 @@ def mutate(op: base.Operation, obj: Obj) -> None:
         spec["type"] = CLUSTER_IP
     if not spec.get("sessionAffinity"):
         spec["sessionAffinity"] = "None"
-    if spec["sessionAffinity"] == "ClientIP" and not spec.get("sessionAffinityConfig"):
-        spec["sessionAffinityConfig"] = {"clientIP": {"timeoutSeconds": CLIENT_IP_TIMEOUT}}
+    if spec["sessionAffinity"] == "ClientIP":
+        _default_affinity_timeout(spec)
     for port in spec.get("ports") if isinstance(spec.get("ports"), list) else ():
         if not isinstance(port, dict):
             continue
@@ -64,6 +67,63 @@ def mutate(op: base.Operation, obj: Obj) -> None:
     status = obj.get("status")
     if status is None or (isinstance(status, dict) and "loadBalancer" not in status):
         obj["status"] = {**(status or {}), "loadBalancer": {}}
+
+
+def _default_affinity_timeout(spec: Obj) -> None:
+    """ClientIP affinity without a timeout gets CLIENT_IP_TIMEOUT, at whichever level is missing (kube's
+    SetDefaults_Service); a part of the wrong type is left for validate to report."""
+    config = spec.get("sessionAffinityConfig")
+    if config is None:
+        config = spec["sessionAffinityConfig"] = {}
+    if not isinstance(config, dict):
+        return
+    client_ip = config.get("clientIP")
+    if client_ip is None:
+        client_ip = config["clientIP"] = {}
+    if isinstance(client_ip, dict) and client_ip.get("timeoutSeconds") is None:
+        client_ip["timeoutSeconds"] = CLIENT_IP_TIMEOUT
+
+
+def _affinity_config(spec: Obj) -> list[FieldError]:
+    """kube's validateClientIPAffinityConfig: with ClientIP, `clientIP.timeoutSeconds` an integer of
+    1..MAX_AFFINITY_TIMEOUT; with None, no `sessionAffinityConfig` at all."""
+    path = "spec.sessionAffinityConfig"
+    config = spec.get("sessionAffinityConfig")
+    if config is None:
+        return []
+    if spec.get("sessionAffinity") == "None":
+        return [FieldError(path, "Forbidden: must not be set when session affinity is None")]
+    if not isinstance(config, dict):
+        return [FieldError(path, common.type_error(config, "object"))]
+    client_ip = config.get("clientIP")
+    if not isinstance(client_ip, dict):
+        return [FieldError(f"{path}.clientIP", common.type_error(client_ip, "object"))]
+    timeout = client_ip.get("timeoutSeconds")
+    if not common.is_int(timeout):
+        return [FieldError(f"{path}.clientIP.timeoutSeconds", common.type_error(timeout, "integer"))]
+    if not 0 < timeout <= MAX_AFFINITY_TIMEOUT:
+        return [FieldError(f"{path}.clientIP.timeoutSeconds",
+                           common.invalid(timeout, f"must be greater than 0 and less than {MAX_AFFINITY_TIMEOUT}"))]
+    return []
+
+
+def _cluster_ips(op: base.Operation, spec: Obj) -> list[FieldError]:
+    """kube's validateServiceClusterIPsRelatedFields, the part that ties `clusterIP` to `clusterIPs`: when
+    both are given the first of `clusterIPs` is `clusterIP`; a create with `clusterIPs` names `clusterIP`
+    too (an update that leaves it out keeps the assigned one: serviceips.py)."""
+    ips = spec.get("clusterIPs")
+    if ips is None or spec.get("type") == EXTERNAL_NAME:
+        return []
+    if not isinstance(ips, list) or not all(isinstance(ip, str) for ip in ips):
+        return [FieldError("spec.clusterIPs", common.type_error(ips, "array of strings"))]
+    single = spec.get("clusterIP") or ""
+    if not ips or not isinstance(single, str):
+        return []
+    if single and ips[0] != single:
+        return [FieldError("spec.clusterIPs", common.invalid(ips, "first value must match `clusterIP`"))]
+    if not single and op is base.Operation.CREATE:
+        return [FieldError("spec.clusterIPs", common.invalid(ips, "must be empty when `clusterIP` is not specified"))]
+    return []
 
 
 def _is_svc_name(value: str) -> bool:
@@ -156,6 +216,8 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     if kind not in TYPES:
         errs.append(FieldError("spec.type", common.unsupported(kind, TYPES)))
     _choice(spec, "sessionAffinity", AFFINITIES, errs)
+    errs += _affinity_config(spec)
+    errs += _cluster_ips(op, spec)
     _choice(spec, "internalTrafficPolicy", TRAFFIC_POLICIES, errs)
     _choice(spec, "externalTrafficPolicy", TRAFFIC_POLICIES, errs)
     _choice(spec, "ipFamilyPolicy", FAMILY_POLICIES, errs)

@@ -129,3 +129,46 @@ def test_an_external_traffic_policy_is_kept_where_the_service_is_reachable_from_
     new = {**old, "spec": {**old["spec"], "type": "ClusterIP",
                            "ports": [{k: v for k, v in p.items() if k != "nodePort"} for p in old["spec"]["ports"]]}}
     assert admit_svc(new, old=old, op=Op.UPDATE)["spec"]["type"] == "ClusterIP"
+
+
+@pytest.mark.parametrize("spec, field, words", [
+    pytest.param({"clusterIP": "10.96.0.7", "clusterIPs": ["10.96.0.8"], "ports": [{"port": 80}]}, "spec.clusterIPs",
+                 'Invalid value: ["10.96.0.8"]: first value must match `clusterIP`', id="cluster-ips-mismatch"),
+    pytest.param({"clusterIPs": ["10.96.0.8"], "ports": [{"port": 80}]}, "spec.clusterIPs",
+                 "must be empty when `clusterIP` is not specified", id="cluster-ips-without-cluster-ip"),
+    pytest.param({"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 0}},
+                  "ports": [{"port": 80}]}, "spec.sessionAffinityConfig.clientIP.timeoutSeconds",
+                 "Invalid value: 0: must be greater than 0 and less than 86400", id="affinity-timeout-zero"),
+    pytest.param({"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 86401}},
+                  "ports": [{"port": 80}]}, "spec.sessionAffinityConfig.clientIP.timeoutSeconds",
+                 "Invalid value: 86401", id="affinity-timeout-over-a-day"),
+    pytest.param({"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": "1h"}},
+                  "ports": [{"port": 80}]}, "spec.sessionAffinityConfig.clientIP.timeoutSeconds",
+                 "must be of type integer", id="affinity-timeout-not-a-number"),
+    pytest.param({"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": []},
+                  "ports": [{"port": 80}]}, "spec.sessionAffinityConfig.clientIP", "must be of type object",
+                 id="affinity-client-ip-not-an-object"),
+    pytest.param({"sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 60}}, "ports": [{"port": 80}]},
+                 "spec.sessionAffinityConfig", "Forbidden: must not be set when session affinity is None",
+                 id="affinity-config-without-client-ip"),
+])
+def test_cluster_ips_and_session_affinity_config_are_checked(spec, field, words):
+    with pytest.raises(errors.Invalid) as caught:
+        admit_svc(svc(**spec))
+    assert caught.value.errors[0].path == field and words in caught.value.errors[0].message, caught.value.errors
+
+
+@pytest.mark.parametrize("spec, expect", [
+    pytest.param({"sessionAffinity": "ClientIP", "sessionAffinityConfig": {}}, 10800, id="empty-config"),
+    pytest.param({"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": {}}}, 10800, id="no-timeout"),
+    pytest.param({"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 86400}}},
+                 86400, id="a-day"),
+])
+def test_client_ip_affinity_gets_its_timeout_where_missing(spec, expect):
+    out = admit_svc(svc(ports=[{"port": 80}], **spec))["spec"]
+    assert out["sessionAffinityConfig"] == {"clientIP": {"timeoutSeconds": expect}}
+
+
+def test_matching_cluster_ips_are_accepted():
+    out = admit_svc(svc(clusterIP="10.96.0.7", clusterIPs=["10.96.0.7"], ports=[{"port": 80}]))["spec"]
+    assert out["clusterIPs"] == ["10.96.0.7"]
