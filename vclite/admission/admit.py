@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, priorityclass, queue
 from vclite.admission import (command, cronjob, hypernode, lease, namespace, numatopology, pdb, resourcequota, secret,
-                              service, serviceips, vcjob)
+                              service, serviceips, statuswrites, vcjob)
 from vclite.api import kinds, meta
 from vclite.lib import errors
 from vclite.lib import jsoncopy
@@ -36,6 +36,8 @@ DeleteGuard = Callable[[Obj, base.View], "str | None"]
 Resolve = Callable[[base.Operation, Obj, "Obj | None", base.View], None]
 # A built-in kind's status update validation (kube's registry strategy, not a webhook): the status's problems
 StatusCheck = Callable[[Any], list[errors.FieldError]]
+# A status write's validation that reads the whole object and the version before it (ValidatePodStatusUpdate, …)
+StatusUpdateCheck = Callable[[Obj, "Obj | None"], list[errors.FieldError]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,6 +47,8 @@ class Rules:
     delete: DeleteGuard | None = None
     resolve: Resolve | None = None
     status: StatusCheck | None = None
+    status_update: StatusUpdateCheck | None = None
+    status_default: Callable[[Any], None] | None = None   # defaults a status write gets (a copy of it)
 
 
 # Kinds whose CRD has a status subresource: Kubernetes drops the status a create carries (the
@@ -62,7 +66,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.PODGROUP.kind: Rules(podgroup.mutate, podgroup.validate, resolve=podgroup.resolve),
     kinds.HYPERNODE.kind: Rules(validate=hypernode.validate),
     kinds.NUMATOPOLOGY.kind: Rules(validate=numatopology.validate),
-    kinds.POD.kind: Rules(pod.mutate, pod.validate, resolve=pod.resolve),
+    kinds.POD.kind: Rules(pod.mutate, pod.validate, resolve=pod.resolve, status_update=statuswrites.pod_update),
     kinds.PRIORITYCLASS.kind: Rules(priorityclass.mutate, priorityclass.validate),
     kinds.NAMESPACE.kind: Rules(namespace.mutate, delete=namespace.check_delete),
     kinds.COMMAND.kind: Rules(validate=command.validate),
@@ -71,7 +75,9 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.PODDISRUPTIONBUDGET.kind: Rules(pdb.mutate, pdb.validate, status=pdb.validate_status),
     kinds.RESOURCEQUOTA.kind: Rules(resourcequota.mutate, resourcequota.validate,
                                     status=resourcequota.validate_status),
-    kinds.SERVICE.kind: Rules(service.mutate, service.validate, resolve=serviceips.resolve),
+    kinds.SERVICE.kind: Rules(service.mutate, service.validate, resolve=serviceips.resolve,
+                              status_update=statuswrites.service_update, status_default=statuswrites.default_ingress),
+    kinds.NODE.kind: Rules(validate=statuswrites.node_validate, status=statuswrites.node_status),
 })
 
 
@@ -93,7 +99,12 @@ def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, vie
     if not isinstance(new, dict):
         raise errors.Invalid(kind.kind, "", [errors.FieldError("", common.type_error(new, "object"))])
     if op is Operation.UPDATE_STATUS:
+        if rules.status_default is not None and isinstance(new.get("status"), dict):
+            new = {**new, "status": jsoncopy.deep_copy(new["status"])}
+            rules.status_default(new["status"])
         errs = status_errors(kind, new)
+        if rules.status_update is not None and not errs:
+            errs = rules.status_update(new, old)
         if errs:
             raise errors.Invalid(kind.kind, str(meta.name(new)), errs)
         return new  # status writes are not admitted (as Kubernetes webhooks do not see /status)

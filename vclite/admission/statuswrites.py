@@ -1,0 +1,202 @@
+"""What kube-apiserver checks when a Pod's, a Node's or a Service's status is written (the `/status`
+subresource, PUT or PATCH): its registry strategies' ValidatePodStatusUpdate, ValidateNodeUpdate and
+ValidateServiceStatusUpdate, the parts that hold for vclite's objects.
+
+- Pod (`pod_update(new, old)`): `status.podIPs[*].ip` and `status.hostIPs[*].ip` valid IP addresses,
+  no duplicates, at most one per family; `status.nominatedNodeName` a node name; a container that has
+  terminated may not go back to waiting or running unless the pod's `restartPolicy` restarts it
+  (Always; OnFailure after a non-zero exit; a restartable init container). Beyond kube-apiserver:
+  `status.phase` must be one of the five pod phases (kube accepts any string; vclite's controllers act
+  on the phase, see docs/differences.md).
+- Node (`node_status(status)`; `node_validate` on a create or update too): each `status.capacity` and
+  `status.allocatable` entry a valid resource name and a quantity of at least 0 (`pods` whole).
+- Service (`service_update(new, old)`): `status.loadBalancer.ingress` only for a LoadBalancer Service;
+  each entry's `ip` a valid IP address, its `ipMode` VIP or Proxy and only with an `ip` (defaulted to
+  VIP when an `ip` is given, as kube-apiserver defaults it), its `hostname` a DNS name, not an IP.
+Problems name their field (`status.capacity[cpu]: Invalid value: "-1": must be greater than or equal
+to 0`); admit.py refuses the write with 422 and nothing is stored. Pure.
+"""
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+from vclite.admission import common
+from vclite.api import quantity, quota
+from vclite.lib import errors
+
+Obj = dict[str, Any]
+FieldError = errors.FieldError
+POD_PHASES = ("Failed", "Pending", "Running", "Succeeded", "Unknown")
+IP_MODES = ("Proxy", "VIP")
+BAD_IP = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
+
+
+def _ip(value: Any) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+def _ips(entries: Any, path: str) -> list[FieldError]:
+    """A list of `{ip: ...}` (podIPs, hostIPs): valid addresses, no duplicates, one per family."""
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        return [FieldError(path, common.type_error(entries, "array"))]
+    errs: list[FieldError] = []
+    seen: list[str] = []
+    families: list[int] = []
+    for i, entry in enumerate(entries):
+        value = entry.get("ip") if isinstance(entry, dict) else entry
+        address = _ip(value)
+        if address is None:
+            errs.append(FieldError(f"{path}[{i}].ip", common.invalid(value, BAD_IP)))
+            continue
+        if value in seen:
+            errs.append(FieldError(f"{path}[{i}].ip", common.duplicate(value)))
+        seen.append(value)
+        families.append(address.version)
+    if not errs and len(entries) > 1 and (len(entries) > 2 or families[0] == families[1]):
+        errs.append(FieldError(path, common.invalid(seen, "may specify no more than one IP for each IP family")))
+    return errs
+
+
+def _restarts(restart_policy: str, old_state: Obj, container_restart: Any) -> bool:
+    """Whether a container that terminated (`old_state`) may run again (ValidateContainerStateTransition)."""
+    if restart_policy == "Always" or container_restart == "Always":
+        return True
+    code = (old_state.get("terminated") or {}).get("exitCode")
+    return restart_policy == "OnFailure" and code not in (0, None)
+
+
+def _transitions(new: Any, old: Any, path: str, restart_policy: str, container_policies: dict) -> list[FieldError]:
+    errs: list[FieldError] = []
+    if not isinstance(new, list) or not isinstance(old, list):
+        return errs
+    now = {s.get("name"): s for s in new if isinstance(s, dict)}
+    for i, before in enumerate(old):
+        if not isinstance(before, dict):
+            continue
+        state = before.get("state") if isinstance(before.get("state"), dict) else {}
+        if not state.get("terminated") or _restarts(restart_policy, state, container_policies.get(before.get("name"))):
+            continue
+        after = now.get(before.get("name"))
+        if after is not None and not ((after.get("state") or {}).get("terminated")):
+            errs.append(FieldError(f"{path}[{i}].state", "Forbidden: may not be transitioned to non-terminated state"))
+    return errs
+
+
+def pod_update(new: Obj, old: Obj | None) -> list[FieldError]:
+    """The problems kube-apiserver (and vclite: `status.phase`) finds in a pod status write."""
+    status = new.get("status")
+    if not isinstance(status, dict):
+        return []   # (admit refuses a status that is no object)
+    errs: list[FieldError] = []
+    phase = status.get("phase")
+    if phase not in (None, "") and phase not in POD_PHASES:
+        errs.append(FieldError("status.phase", common.unsupported(phase, POD_PHASES)))
+    errs += _ips(status.get("podIPs"), "status.podIPs") + _ips(status.get("hostIPs"), "status.hostIPs")
+    nominated = status.get("nominatedNodeName")
+    if nominated and (old is None or (old.get("status") or {}).get("nominatedNodeName") != nominated):
+        errs += [FieldError("status.nominatedNodeName", common.invalid(nominated, m))
+                 for m in (common.dns1123_subdomain(nominated) if isinstance(nominated, str) else ["must be a string"])]
+    if old is not None and isinstance(old.get("status"), dict):
+        spec = old.get("spec") or {}
+        policy = str(spec.get("restartPolicy") or "Always")
+        inits = {c.get("name"): c.get("restartPolicy") for c in spec.get("initContainers") or [] if isinstance(c, dict)}
+        before = old["status"]
+        errs += _transitions(status.get("containerStatuses"), before.get("containerStatuses"),
+                             "status.containerStatuses", policy, {})
+        errs += _transitions(status.get("initContainerStatuses"), before.get("initContainerStatuses"),
+                             "status.initContainerStatuses", policy, inits)
+    return errs
+
+
+def _resource_list(rl: Any, path: str) -> list[FieldError]:
+    if rl is None:
+        return []
+    if not isinstance(rl, dict):
+        return [FieldError(path, common.type_error(rl, "object"))]
+    errs: list[FieldError] = []
+    for name, value in rl.items():
+        where = f"{path}[{name}]"
+        problems = common.qualified_name(str(name))
+        if problems:
+            errs += [FieldError(where, common.invalid(name, m)) for m in problems]
+            continue
+        try:
+            q = quantity.parse(value)
+        except ValueError as e:
+            errs.append(FieldError(where, str(e)))
+            continue
+        if q < 0:
+            errs.append(FieldError(where, common.invalid(value, "must be greater than or equal to 0")))
+        elif quota.is_integer(str(name)) and q.denominator != 1:
+            errs.append(FieldError(where, common.invalid(value, "must be an integer")))
+    return errs
+
+
+def node_status(status: Any) -> list[FieldError]:
+    """The problems of a Node's `status` (its capacity and allocatable), on any write of it."""
+    if not isinstance(status, dict):
+        return []
+    return _resource_list(status.get("capacity"), "status.capacity") + \
+        _resource_list(status.get("allocatable"), "status.allocatable")
+
+
+def node_validate(op: Any, new: Obj, old: Obj | None, view: Any, options: Any) -> list[FieldError]:
+    """A Node's create or update (ValidateNode, ValidateNodeUpdate): its status's resources too."""
+    return node_status(new.get("status"))
+
+
+def default_ingress(status: Any) -> None:
+    """kube-apiserver's default: a load-balancer ingress with an `ip` and no `ipMode` gets `ipMode: VIP`."""
+    lb = status.get("loadBalancer") if isinstance(status, dict) else None
+    for entry in (lb.get("ingress") if isinstance(lb, dict) else None) or []:
+        if isinstance(entry, dict) and entry.get("ip") and "ipMode" not in entry:
+            entry["ipMode"] = "VIP"
+
+
+def service_update(new: Obj, old: Obj | None) -> list[FieldError]:
+    """The problems of a Service's `status.loadBalancer` (ValidateLoadBalancerStatus)."""
+    status = new.get("status")
+    if not isinstance(status, dict):
+        return []
+    lb = status.get("loadBalancer")
+    if lb is None:
+        return []
+    if not isinstance(lb, dict):
+        return [FieldError("status.loadBalancer", common.type_error(lb, "object"))]
+    ingress = lb.get("ingress")
+    if ingress is None:
+        return []
+    path = "status.loadBalancer.ingress"
+    if not isinstance(ingress, list):
+        return [FieldError(path, common.type_error(ingress, "array"))]
+    if ingress and (new.get("spec") or {}).get("type") != "LoadBalancer":
+        return [FieldError(path, "Forbidden: may only be used when `spec.type` is 'LoadBalancer'")]
+    errs: list[FieldError] = []
+    for i, entry in enumerate(ingress):
+        at = f"{path}[{i}]"
+        if not isinstance(entry, dict):
+            errs.append(FieldError(at, common.type_error(entry, "object")))
+            continue
+        ip, mode, hostname = entry.get("ip"), entry.get("ipMode"), entry.get("hostname")
+        if ip and _ip(ip) is None:
+            errs.append(FieldError(f"{at}.ip", common.invalid(ip, BAD_IP)))
+        if mode is not None and not ip:
+            errs.append(FieldError(f"{at}.ipMode", "Forbidden: may not be specified when `ip` is not set"))
+        elif mode is not None and mode not in IP_MODES:
+            errs.append(FieldError(f"{at}.ipMode", common.unsupported(mode, IP_MODES)))
+        if hostname:
+            if not isinstance(hostname, str):
+                errs.append(FieldError(f"{at}.hostname", common.type_error(hostname, "string")))
+                continue
+            errs += [FieldError(f"{at}.hostname", common.invalid(hostname, m))
+                     for m in common.dns1123_subdomain(hostname)]
+            if _ip(hostname) is not None:
+                errs.append(FieldError(f"{at}.hostname", common.invalid(hostname, "must be a DNS name, not an IP "
+                                                                                  "address")))
+    return errs
