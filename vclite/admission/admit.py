@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, priorityclass, queue
 from vclite.admission import (command, cronjob, hypernode, lease, namespace, numatopology, pdb, resourcequota, secret,
-                              service, serviceips, statuswrites, vcjob)
+                              service, serviceaccount, serviceips, statuswrites, vcjob)
 from vclite.api import kinds, meta
 from vclite.lib import errors
 from vclite.lib import jsoncopy
@@ -77,6 +77,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
                                     status=resourcequota.validate_status),
     kinds.SERVICE.kind: Rules(service.mutate, service.validate, resolve=serviceips.resolve,
                               status_update=statuswrites.service_update, status_default=statuswrites.default_ingress),
+    kinds.SERVICEACCOUNT.kind: Rules(validate=serviceaccount.validate),
     kinds.NODE.kind: Rules(validate=statuswrites.node_validate, status=statuswrites.node_status),
 })
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from vclite.admission import base, common, podpriority, shapes
+from vclite.admission import base, common, podpriority, serviceaccount, shapes
 from vclite.api import batch, core, quantity, resources, scheduling
 from vclite.lib import errors
 
@@ -337,9 +337,11 @@ def mutate(op: base.Operation, obj: Obj) -> None:
 
 
 def resolve(op: base.Operation, obj: Obj, old: Obj | None, view: base.View) -> None:
-    """After validation: the pod's priority (podpriority.py), then a created pod's queue-allocation gate — not
-    for a cluster's existing pods (a scheduler dry-run's state), whose gate was dealt with there."""
+    """After validation: the pod's priority (podpriority.py), its ServiceAccount (serviceaccount.py), then a
+    created pod's queue-allocation gate — not for a cluster's existing pods (a scheduler dry-run's state),
+    whose gate was dealt with there."""
     podpriority.resolve(op, obj, old, view)
+    serviceaccount.resolve_pod(op, obj, view)
     spec = obj.get("spec")
     if op is base.Operation.CREATE and isinstance(spec, dict) and not getattr(view, "existing_state", False):
         _gate_for_queue_admission(obj, spec)
@@ -365,6 +367,7 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     # Pods made by the vcjob controller come from templates already checked (with the command rule);
     # plain pods are kept light: the command rule is the executor's to report.
     errs = validate_pod_spec(new.get("spec"), "spec", require_command=False)
+    errs += serviceaccount.pod_errors(new.get("spec"))
     spec = new.get("spec")
     volcano = isinstance(spec, dict) and spec.get("schedulerName") == batch.DEFAULT_SCHEDULER
     if op is base.Operation.CREATE and volcano and not getattr(view, "existing_state", False):

@@ -71,6 +71,9 @@ EVENT = Kind("", "v1", "Event", "events", "event", True, ("ev",), has_status=Fal
 CONFIGMAP = Kind("", "v1", "ConfigMap", "configmaps", "configmap", True, ("cm",), has_status=False)
 SERVICE = Kind("", "v1", "Service", "services", "service", True, ("svc",))
 SECRET = Kind("", "v1", "Secret", "secrets", "secret", True, has_status=False)
+# An identity for the processes of pods (every namespace has `default`); tokens from its `token` subresource.
+SERVICEACCOUNT = Kind("", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", True, ("sa",),
+                      has_status=False)
 # Volcano's bus: a request to the vcjob or queue controller to run an action on its target, once.
 COMMAND = Kind("bus.volcano.sh", "v1alpha1", "Command", "commands", "command", True, has_status=False, crd=True)
 # A lock with a holder and a term: `vcctl controller`'s leader election (as every Kubernetes controller's).
@@ -83,8 +86,8 @@ PODDISRUPTIONBUDGET = Kind("policy", "v1", "PodDisruptionBudget", "poddisruption
 RESOURCEQUOTA = Kind("", "v1", "ResourceQuota", "resourcequotas", "resourcequota", True, ("quota",))
 
 ALL: tuple[Kind, ...] = (JOB, CRONJOB, JOBFLOW, JOBTEMPLATE, QUEUE, PODGROUP, HYPERNODE, NUMATOPOLOGY, PRIORITYCLASS,
-                         POD, NODE, NAMESPACE, EVENT, CONFIGMAP, SERVICE, SECRET, COMMAND, LEASE, PODDISRUPTIONBUDGET,
-                         RESOURCEQUOTA)
+                         POD, NODE, NAMESPACE, EVENT, CONFIGMAP, SERVICE, SECRET, SERVICEACCOUNT, COMMAND, LEASE,
+                         PODDISRUPTIONBUDGET, RESOURCEQUOTA)
 _BY_KIND = {k.kind: k for k in ALL}
 
 # Kinds served over HTTP as another version of a stored kind, never stored themselves (vcctl server

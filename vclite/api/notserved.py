@@ -27,7 +27,6 @@ BY_GROUP = {
 
 # (apiVersion, kind) -> why, where the group alone does not say
 BY_KIND = {
-    ("v1", "ServiceAccount"): RBAC,
     ("v1", "ReplicationController"): WORKLOAD,
 }
 

@@ -4,7 +4,10 @@ Every write goes through admission (mutate, then validate) before it reaches the
 rejected write changes nothing. Input apiVersions accepted as aliases (JobFlow and JobTemplate
 under batch.volcano.sh/v1alpha1) are normalised to the served one. A `default` Namespace and the
 `root` and `default` Queues exist from the start, as in a Volcano cluster; a namespace named by a
-new object is created on demand (embedded mode has no one to create it by hand).
+new object is created on demand (embedded mode has no one to create it by hand). Every namespace
+has its `default` ServiceAccount from the moment it is created (kube's serviceaccount controller
+makes it moments later, and a pod created in between is refused), made again when it is deleted
+while its namespace lives.
 
 Reads (get, list) return the caller's own copies. Writes (create, update, update_status, patch)
 return the stored object itself, read-only like a watch event's: most callers drop the result, and
@@ -16,6 +19,7 @@ import json
 from typing import Any
 
 from vclite.admission import admit as admission
+from vclite.admission import serviceaccount
 from vclite.api import core, kinds, meta
 from vclite.apiserver import binding
 from vclite.apiserver import client as client_mod
@@ -99,6 +103,7 @@ class InProcessClient:
                                                     "name": ns, "labels": {core.NAMESPACE_NAME_LABEL: ns}},
                                                 "spec": {"finalizers": [core.NAMESPACE_FINALIZER]},
                                                 "status": {"phase": "Active"}})
+            ensure_default_account(self.store, ns)
 
     # Admission returns a fresh deep copy of what it admits (defaults applied): that copy is handed
     # to the store as its own (owned=True), so a write copies the caller's object once.
@@ -119,7 +124,10 @@ class InProcessClient:
         if dry_run:
             return self.store.create(kind, admitted, owned=True, dry_run=True)
         self._ensure_namespace(kind, admitted)
-        return self.store.create(kind, admitted, owned=True, copy_result=False)
+        created = self.store.create(kind, admitted, owned=True, copy_result=False)
+        if kind is kinds.NAMESPACE:
+            ensure_default_account(self.store, meta.name(created))
+        return created
 
     def _current(self, kind: kinds.Kind, obj: Obj) -> Obj:
         """The stored object (read only), or NotFound."""
@@ -183,8 +191,11 @@ class InProcessClient:
             # (a namespace stored before namespaces had their finalizer: it must empty out first too)
             held = {**(old.get("spec") or {}), "finalizers": [core.NAMESPACE_FINALIZER]}
             self.store.update(kind, {**old, "spec": held}, owned=True, copy_result=False)
-        return self.store.delete(kind, namespace, name, propagation=propagation, dry_run=dry_run,
+        gone = self.store.delete(kind, namespace, name, propagation=propagation, dry_run=dry_run,
                                  grace_period=grace_period)
+        if kind is kinds.SERVICEACCOUNT and name == serviceaccount.DEFAULT and not dry_run:
+            ensure_default_account(self.store, namespace)   # (the serviceaccount controller makes it again)
+        return gone
 
     def watch(self, kind: kinds.Kind | None, handler: client_mod.WatchHandler,
               resource_version: str | None = None) -> client_mod.Subscription:
@@ -212,6 +223,15 @@ DEFAULT_OBJECTS: tuple[Obj, ...] = (
 )
 
 
+def ensure_default_account(store: memory.MemoryStore, namespace: str) -> None:
+    """Create the `default` ServiceAccount of `namespace` if it has none and is not being deleted."""
+    ns = store.peek(kinds.NAMESPACE, "", namespace)
+    if ns is None or (ns.get("metadata") or {}).get("deletionTimestamp"):
+        return
+    if store.peek(kinds.SERVICEACCOUNT, namespace, serviceaccount.DEFAULT) is None:
+        store.create(kinds.SERVICEACCOUNT, serviceaccount.new_default(namespace))
+
+
 def new_client(clock: clock_mod.Clock | None = None, require_command: bool = True,
                store: memory.MemoryStore | None = None, existing_state: bool = False) -> InProcessClient:
     """A control plane API over `store` (default: a fresh in-memory one) with the default namespace,
@@ -224,4 +244,6 @@ def new_client(clock: clock_mod.Clock | None = None, require_command: bool = Tru
         kind = kind_of(obj)
         if store.peek(kind, "", obj["metadata"]["name"]) is None:
             store.create(kind, json.loads(json.dumps(obj)))
+    for ns in list(store.iter(kinds.NAMESPACE)):   # (a durable store from before ServiceAccounts included)
+        ensure_default_account(store, meta.name(ns))
     return InProcessClient(store, clock, require_command=require_command, existing_state=existing_state)

@@ -32,7 +32,7 @@ STDIN, STDIN_NAME = stdinput.STDIN, stdinput.STDIN_NAME   # a FILE of `-` is sta
 # Apply order: what other objects refer to comes first.
 APPLY_ORDER = {k.kind: i for i, k in enumerate((
     kinds.NAMESPACE, kinds.PRIORITYCLASS, kinds.NODE, kinds.HYPERNODE, kinds.NUMATOPOLOGY, kinds.QUEUE,
-    kinds.RESOURCEQUOTA, kinds.CONFIGMAP, kinds.SECRET, kinds.PODDISRUPTIONBUDGET,
+    kinds.RESOURCEQUOTA, kinds.CONFIGMAP, kinds.SECRET, kinds.SERVICEACCOUNT, kinds.PODDISRUPTIONBUDGET,
     kinds.JOBTEMPLATE, kinds.PODGROUP, kinds.JOB, kinds.POD, kinds.JOBFLOW))}
 
 

@@ -31,7 +31,7 @@ from vclite.httpserver import absent, bodies, discovery, endpoints, execstream, 
 from vclite.httpserver import openapi
 from vclite.httpserver import listopts, patches, portforward, resources, reviews, routes, security
 from vclite.httpserver import status as status_mod
-from vclite.httpserver import tables, usagemetrics, watch
+from vclite.httpserver import tables, tokens, usagemetrics, watch
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 from vclite.store import selectors
@@ -85,6 +85,7 @@ class Server:
     def __init__(self, backend: backend_mod.Backend, token: str, *, bookmark_interval: float = BOOKMARK_INTERVAL,
                  max_body: int = bodies.MAX_BODY):
         self.backend, self.token = backend, token
+        self.token_key = tokens.signing_key(token)   # (ServiceAccount tokens: tokens.py)
         self.bookmark_interval = bookmark_interval
         self.max_body = max_body
         self.stopping = asyncio.Event()
@@ -423,6 +424,9 @@ class Server:
                 code, obj = resources.bind(be, route, query, body)
             elif route.subresource == "eviction":
                 code, obj = resources.evict(be, route, query, body)
+            elif route.subresource == "token":
+                code, obj = 201, tokens.request(be.client, route.namespace or "default", route.name or "", body,
+                                                self.token_key, be.clock.now())
             else:
                 code, obj = (resources.create if method == "POST" else resources.update)(be, route, query, body)
                 warnings = resources.field_warnings(route, query, body)
@@ -436,7 +440,7 @@ class Server:
             return ("GET",)
         if route.subresource == "status":
             return ("GET", "PUT", "PATCH")
-        if route.subresource in ("binding", "eviction"):
+        if route.subresource in ("binding", "eviction", "token"):
             return ("POST",)
         if route.subresource in ("exec", "attach", "portforward"):
             return ("GET", "POST")

@@ -17,11 +17,13 @@ Obj = dict[str, Any]
 
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 SUB_VERBS = {"status": ["get", "patch", "update"], "log": ["get"], "binding": ["create"], "eviction": ["create"],
-             "exec": ["create", "get"], "attach": ["create", "get"], "portforward": ["create", "get"]}
+             "exec": ["create", "get"], "attach": ["create", "get"], "portforward": ["create", "get"],
+             "token": ["create"]}
 # subresources whose objects are not the parent's kind
 SUB_KINDS = {"binding": "Binding", "eviction": "Eviction", "exec": "PodExecOptions", "attach": "PodAttachOptions",
-             "portforward": "PodPortForwardOptions"}
-SUB_GROUPS = {"eviction": ("policy", "v1")}   # a subresource kind of another group (kubectl drain reads it)
+             "portforward": "PodPortForwardOptions", "token": "TokenRequest"}
+# a subresource kind of another group (kubectl drain reads eviction's)
+SUB_GROUPS = {"eviction": ("policy", "v1"), "token": ("authentication.k8s.io", "v1")}
 CATEGORIES = {kinds.POD.kind: ["all"], kinds.SERVICE.kind: ["all"]}
 KUBE_VERSION = (1, 32, 0)
 AGGREGATED_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v={v};as=APIGroupDiscoveryList"

@@ -4,7 +4,8 @@ kubectl's generator commands (`kubectl create namespace|configmap|secret|priorit
 `kubectl auth` (self-subject reviews) and `kubectl drain` (the DeleteOptions of each pod it deletes) send their
 object as `application/vnd.kubernetes.protobuf`: the magic `k8s\\0`, then a `runtime.Unknown` (typeMeta
 {apiVersion=1, kind=2} = 1, raw = 2) whose `raw` is the object's protobuf message. This module decodes
-those messages for Namespace, ConfigMap, Secret, PriorityClass, Service, PodDisruptionBudget, ResourceQuota, the
+those messages for Namespace, ConfigMap, Secret, ServiceAccount (and the TokenRequest of `kubectl create
+token`), PriorityClass, Service, PodDisruptionBudget, ResourceQuota, the
 reviews and DeleteOptions into the JSON-shaped objects their JSON form would give (zero values omitted, as the JSON
 `omitempty` tags do; binary
 data base64, times RFC 3339). Any other kind, or a malformed message, is refused with
@@ -33,6 +34,8 @@ OBJECT_META: Schema = {
     12: ("annotations", ("map", "string")), 13: ("ownerReferences", ("repeated", OWNER_REF)),
     14: ("finalizers", ("repeated", "string")),
 }
+OBJECT_REF: Schema = {1: ("kind", "string"), 2: ("namespace", "string"), 3: ("name", "string"), 4: ("uid", "string"),
+                      5: ("apiVersion", "string"), 6: ("resourceVersion", "string"), 7: ("fieldPath", "string")}
 SCHEMAS: dict[tuple[str, str], Schema] = {
     ("v1", "Namespace"): {1: ("metadata", OBJECT_META), 2: ("spec", {1: ("finalizers", ("repeated", "string"))}),
                           3: ("status", {1: ("phase", "string")})},
@@ -40,6 +43,15 @@ SCHEMAS: dict[tuple[str, str], Schema] = {
                           3: ("binaryData", ("map", "bytes")), 4: ("immutable", "bool")},
     ("v1", "Secret"): {1: ("metadata", OBJECT_META), 2: ("data", ("map", "bytes")), 3: ("type", "string"),
                        4: ("stringData", ("map", "string")), 5: ("immutable", "bool")},
+    ("v1", "ServiceAccount"): {1: ("metadata", OBJECT_META), 2: ("secrets", ("repeated", OBJECT_REF)),
+                               3: ("imagePullSecrets", ("repeated", {1: ("name", "string")})),
+                               4: ("automountServiceAccountToken", "bool")},
+    # (`kubectl create token`: the TokenRequest posted to serviceaccounts/<name>/token)
+    ("authentication.k8s.io/v1", "TokenRequest"): {
+        1: ("metadata", OBJECT_META),
+        2: ("spec", {1: ("audiences", ("repeated", "string")), 4: ("expirationSeconds", "int"),
+                     3: ("boundObjectRef", {1: ("kind", "string"), 2: ("apiVersion", "string"),
+                                            3: ("name", "string"), 4: ("uid", "string")})})},
     ("scheduling.k8s.io/v1", "PriorityClass"): {1: ("metadata", OBJECT_META), 2: ("value", "int"),
                                                 3: ("globalDefault", "bool"), 4: ("description", "string"),
                                                 5: ("preemptionPolicy", "string")},

@@ -6,7 +6,8 @@ Resource paths, as kube-apiserver lays them out:
   /apis/<group>/<version>/... the same for every other group
 `/api/v1/namespaces/<name>[/status]` is the Namespace object itself. A namespaced kind's item is
 only reachable under its namespace, a cluster-scoped kind never is; subresources are `status`
-(kinds with a status), `log`, `binding`, `exec`, `attach` and `portforward` (pods). The metrics API
+(kinds with a status), `log`, `binding`, `exec`, `attach` and `portforward` (pods), `token`
+(ServiceAccounts). The metrics API
 (`/apis/metrics.k8s.io/v1beta1/...`, `kubectl top`) is a `Usage` read; the kinds vclite does not run
 but kubectl expects (absent.py: Deployments, Endpoints, …) are `Absent` reads. Everything else is a fixed
 endpoint (discovery, version, OpenAPI, health, metrics) or unknown (None → 404). Trailing slashes
@@ -124,6 +125,8 @@ def kind_for(group: str, version: str, plural: str) -> kinds.Kind | None:
 
 def subresources(kind: kinds.Kind) -> tuple[str, ...]:
     subs = ("status",) if kind.has_status else ()
+    if kind is kinds.SERVICEACCOUNT:
+        return subs + ("token",)
     return subs + (("log", "binding", "eviction", "exec", "attach", "portforward") if kind is kinds.POD else ())
 
 

@@ -265,6 +265,7 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
                          Column("Port(s)", "string", _service_ports), AGE,
                          Column("Selector", "string", lambda s, now: ",".join(
                              f"{k}={v}" for k, v in sorted((_get(s, "spec.selector") or {}).items())) or "<none>", 1)),
+    kinds.SERVICEACCOUNT.kind: (Column("Secrets", "integer", lambda a, now: len(a.get("secrets") or [])), AGE),
     kinds.LEASE.kind: (Column("Holder", "string", lambda lease, now: _get(lease, "spec.holderIdentity") or ""), AGE),
     # kube-apiserver's printer for PodDisruptionBudgets (pkg/printers/internalversion)
     kinds.PODDISRUPTIONBUDGET.kind: (

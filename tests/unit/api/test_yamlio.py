@@ -339,7 +339,6 @@ def test_unserved_kind_lists_what_is_served():
     pytest.param("rbac.authorization.k8s.io/v1", "Role", "vclite has one user, who may do everything (no RBAC)",
                  id="role"),
     pytest.param("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "(no RBAC)", id="clusterrolebinding"),
-    pytest.param("v1", "ServiceAccount", "(no RBAC)", id="serviceaccount"),
     pytest.param("argoproj.io/v1alpha1", "WorkflowTemplate", "Argo's controller runs it, not vclite: a JobFlow",
                  id="argo"),
     pytest.param("sparkoperator.k8s.io/v1beta1", "SparkApplication", "its operator runs it, not vclite", id="spark"),

@@ -86,7 +86,8 @@ def test_a_good_load_balancer_status_is_stored_with_its_ip_mode():
 
 @pytest.mark.parametrize("spec, words", [
     pytest.param({"clusterIP": "10.96.0.20", "clusterIPs": ["10.96.0.21"]},
-                 'spec.clusterIPs: Invalid value: ["10.96.0.21"]: first value must match `clusterIP`', id="cluster-ips"),
+                 'spec.clusterIPs: Invalid value: ["10.96.0.21"]: first value must match `clusterIP`',
+                 id="cluster-ips"),
     pytest.param({"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 90000}}},
                  "spec.sessionAffinityConfig.clientIP.timeoutSeconds: Invalid value: 90000: must be greater than 0 "
                  "and less than 86400", id="affinity-timeout"),
@@ -99,4 +100,93 @@ def test_service_checks_over_http(spec, words):
         st = await resp.json()
         assert (resp.status, st["reason"]) == (422, "Invalid") and words in st["message"], st
         assert be.resource_version() == before and be.client.list(kinds.SERVICE) == []
+    serve(test)
+
+
+SAS = "/api/v1/namespaces/default/serviceaccounts"
+
+
+def _claims(token):
+    import base64
+    body = token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+
+
+def test_every_namespace_has_a_default_service_account_made_again_when_deleted():
+    async def test(client, srv, be):
+        names = [i["metadata"]["name"] for i in (await (await client.get(SAS, headers=AUTH)).json())["items"]]
+        assert names == ["default"]
+        ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}}
+        assert (await client.post("/api/v1/namespaces", json=ns, headers=AUTH)).status == 201
+        resp = await client.get("/api/v1/namespaces/team/serviceaccounts/default", headers=AUTH)
+        assert resp.status == 200
+        uid = (await resp.json())["metadata"]["uid"]
+        assert (await client.delete("/api/v1/namespaces/team/serviceaccounts/default", headers=AUTH)).status == 200
+        again = await (await client.get("/api/v1/namespaces/team/serviceaccounts/default", headers=AUTH)).json()
+        assert again["metadata"]["uid"] != uid
+        table = await (await client.get(SAS, headers={
+            **AUTH, "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})).json()
+        assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Secrets", "Age"]
+    serve(test)
+
+
+def test_pods_get_the_default_account_and_one_naming_a_missing_account_is_refused():
+    async def test(client, srv, be):
+        resp = await client.post(PODS, json=POD, headers=AUTH)
+        spec = (await resp.json())["spec"]
+        assert (spec["serviceAccountName"], spec["serviceAccount"]) == ("default", "default")
+        before = be.resource_version()
+        ci = {**POD, "metadata": {"name": "q"}, "spec": {**POD["spec"], "serviceAccountName": "ci"}}
+        resp = await client.post(PODS, json=ci, headers=AUTH)
+        st = await resp.json()
+        assert (resp.status, st["reason"], st["message"]) == (403, "Forbidden", 'pods "q" is forbidden: error looking '
+                                                              'up service account default/ci: serviceaccount "ci" '
+                                                              'not found')
+        assert be.resource_version() == before
+        sa = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "ci"}}
+        assert (await client.post(SAS, json=sa, headers=AUTH)).status == 201
+        resp = await client.post(PODS, json=ci, headers=AUTH)
+        assert resp.status == 201 and (await resp.json())["spec"]["serviceAccount"] == "ci"
+    serve(test)
+
+
+def test_a_token_request_answers_a_signed_token_for_the_account():
+    async def test(client, srv, be):
+        assert (await client.post(PODS, json=POD, headers=AUTH)).status == 201
+        pod_uid = be.client.get(kinds.POD, "default", "p")["metadata"]["uid"]
+        body = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                "spec": {"expirationSeconds": 600, "boundObjectRef": {"kind": "Pod", "apiVersion": "v1", "name": "p"}}}
+        resp = await client.post(SAS + "/default/token", json=body, headers=AUTH)
+        out = await resp.json()
+        assert resp.status == 201 and out["kind"] == "TokenRequest" and out["spec"]["expirationSeconds"] == 600
+        claims = _claims(out["status"]["token"])
+        assert claims["sub"] == "system:serviceaccount:default:default" and claims["exp"] - claims["iat"] == 600
+        assert claims["kubernetes.io"]["pod"] == {"name": "p", "uid": pod_uid}
+        assert out["spec"]["audiences"] == ["https://kubernetes.default.svc.cluster.local"]
+        # the token is not a credential of this API (docs/differences.md)
+        resp = await client.get(SAS, headers={"Authorization": f"Bearer {out['status']['token']}"})
+        assert resp.status == 401
+    serve(test)
+
+
+@pytest.mark.parametrize("path, spec, code, words", [
+    pytest.param(SAS + "/default/token", {"expirationSeconds": 60}, 422,
+                 'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 60: may not '
+                 'specify a duration less than 10 minutes', id="too-short"),
+    pytest.param(SAS + "/default/token", {"expirationSeconds": 1 << 33}, 422,
+                 "may not specify a duration larger than 2^32 seconds", id="too-long"),
+    pytest.param(SAS + "/nobody/token", {}, 404, 'serviceaccounts "nobody" not found', id="no-such-account"),
+    pytest.param(SAS + "/default/token", {"boundObjectRef": {"kind": "ConfigMap", "name": "c"}}, 400,
+                 "cannot bind token for object of type", id="bound-to-a-configmap"),
+    pytest.param(SAS + "/default/token", {"boundObjectRef": {"kind": "Pod", "name": "gone"}}, 404,
+                 'pods "gone" not found', id="bound-to-a-missing-pod"),
+])
+def test_bad_token_requests_are_refused(path, spec, code, words):
+    async def test(client, srv, be):
+        before = be.resource_version()
+        resp = await client.post(path, json={"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                                             "spec": spec}, headers=AUTH)
+        st = await resp.json()
+        assert resp.status == code and words in st["message"], st
+        assert be.resource_version() == before
     serve(test)
