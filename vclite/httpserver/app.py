@@ -311,7 +311,9 @@ class Server:
         services = sorted(self.backend.select(kinds.SERVICE, namespace),
                           key=lambda o: (meta.namespace(o), meta.name(o)))
         pods = self.backend.select(kinds.POD, namespace)
-        found = endpoints.all_of(services, pods) if k.kind == "Endpoints" else endpoints.all_slices(services, pods)
+        apiserver = self.backend.apiserver
+        found = endpoints.all_of(services, pods, apiserver) if k.kind == "Endpoints" else \
+            endpoints.all_slices(services, pods, apiserver)
         wanted = selectors.label_predicate(label_selector)
         return [o for o in found if wanted(o)]
 

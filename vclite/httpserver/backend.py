@@ -52,6 +52,8 @@ class Backend:
     pod_exec: PodExec | None = None                    # commands run in a pod's container (local executor)
     # the objects of a kind as they were at a resourceVersion (read-only; errors.Gone when too old)
     snapshot: Callable[[kinds.Kind, int], Iterable[Obj]] | None = None
+    # where the API is served, (ip, port): the Endpoints of `default/kubernetes` (apiservice.py); None in tests
+    apiserver: tuple[str, int] | None = None
 
     def select(self, kind: kinds.Kind, namespace: str | None, label_selector: str | None = None,
                field_selector: str | None = None, at: int | None = None) -> list[Obj]:

@@ -16,9 +16,11 @@ import datetime
 import uuid
 from typing import Any, Iterable
 
+from vclite.httpserver import apiservice
 from vclite.store import selectors
 
 Obj = dict[str, Any]
+Address = tuple[str, int]   # the API server's (ip, port), for `default/kubernetes`
 FINISHED = ("Succeeded", "Failed")
 SHOWN = 3   # addresses the Table's Endpoints column shows before `+ N more...` (kubectl's printer)
 
@@ -39,12 +41,17 @@ def _ready(pod: Obj) -> bool:
                for c in (pod.get("status") or {}).get("conditions") or [])
 
 
-def _groups(svc: Obj, pods: Iterable[Obj]) -> list[tuple[list[Obj], list[tuple[Obj, bool]]]] | None:
+def _groups(svc: Obj, pods: Iterable[Obj], apiserver: Address | None = None
+            ) -> list[tuple[list[Obj], list[tuple[Obj, bool]]]] | None:
     """(ports, [(address, ready)]) per set of target ports, or None when the Service has no
-    endpoints (no selector, or ExternalName)."""
+    endpoints (no selector, or ExternalName); `default/kubernetes` without a selector has the API
+    server's `apiserver` (ip, port), as kube-apiserver's endpoint reconciler writes it."""
     spec = svc.get("spec") or {}
     md = svc.get("metadata") or {}
     selector = spec.get("selector")
+    if apiserver is not None and not selector and apiservice.is_it(svc):
+        return [([{"name": apiservice.PORT_NAME, "port": apiserver[1], "protocol": "TCP"}],
+                 [({"ip": apiserver[0]}, True)])]
     if not selector or spec.get("type") == "ExternalName":
         return None
     matches = selectors.label_predicate(",".join(f"{k}={v}" for k, v in sorted(selector.items())))
@@ -82,10 +89,10 @@ def _meta(svc: Obj, what: str) -> Obj:
             "resourceVersion": md.get("resourceVersion")}
 
 
-def of_service(svc: Obj, pods: Iterable[Obj]) -> Obj | None:
+def of_service(svc: Obj, pods: Iterable[Obj], apiserver: Address | None = None) -> Obj | None:
     """The Endpoints of `svc` among `pods` (any namespace: those of another are skipped), or None when
     the Service has none (no selector, or ExternalName)."""
-    groups = _groups(svc, pods)
+    groups = _groups(svc, pods, apiserver)
     if groups is None:
         return None
     md = svc.get("metadata") or {}
@@ -105,40 +112,44 @@ SERVICE_NAME_LABEL = "kubernetes.io/service-name"
 MANAGED_BY_LABEL, MANAGED_BY = "endpointslice.kubernetes.io/managed-by", "endpointslice-controller.k8s.io"
 
 
-def slices_of(svc: Obj, pods: Iterable[Obj]) -> list[Obj]:
+def slices_of(svc: Obj, pods: Iterable[Obj], apiserver: Address | None = None) -> list[Obj]:
     """The discovery.k8s.io/v1 EndpointSlices of `svc` (IPv4, one per set of ports, named
-    `<service>-<n>` here where the controller adds a random suffix), labelled with the Service's
-    name as kubectl describe service finds them; none for a Service without endpoints."""
-    groups = _groups(svc, pods)
+    `<service>-<n>` here where the controller adds a random suffix; `kubernetes` for the API
+    server's), labelled with the Service's name as kubectl describe service finds them; none for a
+    Service without endpoints."""
+    groups = _groups(svc, pods, apiserver)
     if groups is None:
         return []
     md = svc.get("metadata") or {}
     owner = {"apiVersion": "v1", "kind": "Service", "name": md.get("name"), "uid": md.get("uid"),
              "controller": True, "blockOwnerDeletion": True}
+    own = apiserver is not None and apiservice.is_it(svc) and not (svc.get("spec") or {}).get("selector")
     out = []
     for i, (ports, addresses) in enumerate(groups or [([], [])]):
         out.append({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "addressType": "IPv4",
-                    "metadata": {**_meta(svc, f"endpointslice/{i}"), "name": f"{md.get('name')}-{i}",
+                    "metadata": {**_meta(svc, f"endpointslice/{i}"),
+                                 "name": apiservice.NAME if own else f"{md.get('name')}-{i}",
                                  "labels": {**(md.get("labels") or {}), SERVICE_NAME_LABEL: md.get("name"),
                                             MANAGED_BY_LABEL: MANAGED_BY},
                                  "ownerReferences": [owner]},
                     "endpoints": [{"addresses": [a["ip"]], "conditions": {"ready": ready, "serving": ready,
                                                                           "terminating": False},
                                    **({"nodeName": a["nodeName"]} if a.get("nodeName") else {}),
-                                   "targetRef": a["targetRef"]} for a, ready in addresses],
+                                   **({"targetRef": a["targetRef"]} if a.get("targetRef") else {})}
+                                  for a, ready in addresses],
                     # (every field of a slice's port is written, its name "" when unnamed: kubectl reads them all)
                     "ports": [{"name": p.get("name", ""), "port": p["port"], "protocol": p["protocol"]}
                               for p in ports]})
     return out
 
 
-def all_of(services: Iterable[Obj], pods: list[Obj]) -> list[Obj]:
+def all_of(services: Iterable[Obj], pods: list[Obj], apiserver: Address | None = None) -> list[Obj]:
     """The Endpoints of every Service that has some, in the services' order."""
-    return [e for e in (of_service(s, pods) for s in services) if e is not None]
+    return [e for e in (of_service(s, pods, apiserver) for s in services) if e is not None]
 
 
-def all_slices(services: Iterable[Obj], pods: list[Obj]) -> list[Obj]:
-    return [s for svc in services for s in slices_of(svc, pods)]
+def all_slices(services: Iterable[Obj], pods: list[Obj], apiserver: Address | None = None) -> list[Obj]:
+    return [s for svc in services for s in slices_of(svc, pods, apiserver)]
 
 
 def shown(endpoints: Obj) -> str:

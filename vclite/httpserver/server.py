@@ -11,7 +11,8 @@
 4. on SIGTERM/SIGINT, stops gracefully: readiness goes false, the listener closes, watches and
    followed logs end, in-flight requests finish (up to `shutdown_timeout`), the runtime stops,
    and every pod is stopped (`rt.shutdown()`), then the store is closed (`rt.close()`).
-Component sync latencies (and the scheduler's binds) feed the metrics through `rt.on_sync`, JobFlow
+The `default/kubernetes` Service names the server (apiservice.py). Component sync latencies (and the
+scheduler's binds) feed the metrics through `rt.on_sync`, JobFlow
 phase changes through a watch (Volcano's `volcano_jobflow_{succeed,failed}_phase_count`).
 """
 from __future__ import annotations
@@ -29,6 +30,7 @@ from aiohttp import web
 
 from vclite.api import kinds
 from vclite.apiserver import client as client_mod
+from vclite.httpserver import apiservice
 from vclite.httpserver import app as app_mod
 from vclite.httpserver import backend as backend_mod
 from vclite.httpserver import security
@@ -59,6 +61,7 @@ class Listening:
     kubeconfig: pathlib.Path
     runner: web.AppRunner
     server: app_mod.Server
+    port: int = 0
 
 
 def check_options(options: Options) -> None:
@@ -111,7 +114,8 @@ async def listen(backend: backend_mod.Backend, options: Options) -> Listening:
     await site.start()
     url = security.url(options.address, port, ssl_ctx is not None)
     kubeconfig = security.write_kubeconfig(options.data_dir, url, token, ca)
-    return Listening(url, kubeconfig, runner, server)
+    backend.apiserver = (apiservice.endpoint_ip(options.address), port)
+    return Listening(url, kubeconfig, runner, server, port)
 
 
 async def _drive(rt: Any, stop: asyncio.Event) -> None:
@@ -164,6 +168,12 @@ async def serve(rt: Any, options: Options) -> int:
     counting = _hook_metrics(rt, server)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    apiservice.ensure(rt.client, listening.port)
+
+    def on_service(ev: Any) -> None:   # (deleted: made again, as kube-apiserver's bootstrap controller does)
+        if ev.type == client_mod.EventType.DELETED and apiservice.is_it(ev.object) and not stop.is_set():
+            loop.call_soon(apiservice.ensure, rt.client, listening.port)
+    keeping = rt.client.watch(kinds.SERVICE, on_service)
 
     def on_signal(signame: str) -> None:
         if not stop.is_set():
@@ -200,6 +210,7 @@ async def serve(rt: Any, options: Options) -> int:
             await driver
         await rt.shutdown()                        # every pod stopped, final statuses written
         counting.cancel()
+        keeping.cancel()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
         close = getattr(rt, "close", None)

@@ -74,3 +74,25 @@ def test_an_unnamed_port_of_a_slice_has_an_empty_name():
     """(kubectl describe service dereferences every port's name.)"""
     svc = {**SVC, "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "protocol": "TCP"}]}}
     assert endpoints.slices_of(svc, [pod("a")])[0]["ports"] == [{"name": "", "port": 80, "protocol": "TCP"}]
+
+
+def test_the_kubernetes_service_has_the_api_servers_address():
+    from vclite.httpserver import apiservice
+    svc = {**apiservice.service(44321), "metadata": {**apiservice.service(44321)["metadata"], "uid": "u-k"}}
+    assert endpoints.of_service(svc, []) is None   # (no address known: a plain Service without selector)
+    ep = endpoints.of_service(svc, [], ("127.0.0.1", 44321))
+    assert ep["subsets"] == [{"addresses": [{"ip": "127.0.0.1"}],
+                              "ports": [{"name": "https", "port": 44321, "protocol": "TCP"}]}]
+    [piece] = endpoints.slices_of(svc, [], ("127.0.0.1", 44321))
+    assert piece["metadata"]["name"] == "kubernetes"
+    assert piece["metadata"]["labels"][endpoints.SERVICE_NAME_LABEL] == "kubernetes"
+    assert piece["endpoints"][0]["addresses"] == ["127.0.0.1"] and piece["ports"][0]["port"] == 44321
+    other = {**SVC, "spec": {"ports": [{"port": 80}]}}   # (another Service without selector: none)
+    assert endpoints.of_service(other, [], ("127.0.0.1", 44321)) is None
+
+
+@pytest.mark.parametrize("address, expect", [("127.0.0.1", "127.0.0.1"), ("0.0.0.0", "127.0.0.1"), ("::", "::1"),
+                                             ("10.1.2.3", "10.1.2.3"), ("localhost", "127.0.0.1")])
+def test_the_endpoint_address_of_a_listening_address(address, expect):
+    from vclite.httpserver import apiservice
+    assert apiservice.endpoint_ip(address) == expect
