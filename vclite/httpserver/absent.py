@@ -7,7 +7,8 @@ read only: discovery lists them (verbs get and list, after Volcano's groups, so 
 `cronjobs` still name Volcano's kinds as before), a list is empty, an object is not found (to
 read, change or delete: `kubectl delete -f --ignore-not-found` goes on), deleting a collection
 deletes nothing, and what would create one (POST, server-side apply) or watch them is refused with
-405 saying that vclite does not run that kind. Pure.
+405 saying that vclite does not run that kind — but Endpoints and EndpointSlices, computed from the
+Services and Pods, are listed and watched (endpoints.py, endpointwatch.py). Pure.
 """
 from __future__ import annotations
 

@@ -27,7 +27,8 @@ from aiohttp import web
 from vclite.api import flow, kinds, meta
 from vclite.executor import logtimes
 from vclite.httpserver import backend as backend_mod
-from vclite.httpserver import absent, bodies, discovery, endpoints, execstream, health, logs, media, metrics
+from vclite.httpserver import absent, bodies, discovery, endpoints, endpointwatch, execstream, health, logs, media
+from vclite.httpserver import metrics
 from vclite.httpserver import openapi
 from vclite.httpserver import listopts, patches, portforward, resources, reviews, routes, security
 from vclite.httpserver import status as status_mod
@@ -206,6 +207,8 @@ class Server:
         if isinstance(route, routes.Usage):
             return self._usage(request, route, info)
         if isinstance(route, routes.Absent):
+            if endpointwatch.watched(route.kind.kind, request.method, request.query.get("watch")):
+                return await self._computed_watch(request, route, info)
             return self._absent(request, route, info)
         if isinstance(route, routes.Static) and route.endpoint is routes.Endpoint.REVIEW:
             return await self._review(request, route, info)
@@ -465,10 +468,41 @@ class Server:
         bookmarks = media.parse_bool(query.get("allowWatchBookmarks"), "allowWatchBookmarks")
         initial = media.parse_bool(query.get("sendInitialEvents"), "sendInitialEvents") \
             if query.get("sendInitialEvents") not in (None, "") else None
-        include = query.get("includeObject") or "Metadata"
-        as_table = choice.form == "table"
         feed = watch.Feed(self.backend.client, kind, route.namespace, query.get("labelSelector") or None,
                           field_selector or None)
+        return await self._stream(request, feed, query, choice, timeout, rv, initial, bookmarks)
+
+    async def _computed_watch(self, request: web.Request, route: routes.Absent, info: dict[str, str]
+                              ) -> web.StreamResponse:
+        """A watch of Endpoints or EndpointSlices, computed from the Services and Pods (endpointwatch.py)."""
+        info["verb"], info["resource"] = "WATCH", route.kind.resource
+        query = dict(request.query)
+        try:
+            field_selector = query.get("fieldSelector") or ""
+            if route.name is not None:
+                field_selector = ",".join(s for s in (field_selector, f"metadata.name={route.name}") if s)
+            listopts.check(query, watching=True)
+            rv = query.get("resourceVersion") or None
+            if rv is not None and not rv.isdigit():
+                raise errors.BadRequest(f'invalid resourceVersion "{rv}"')
+            timeout = media.parse_int(query.get("timeoutSeconds"), "timeoutSeconds") or DEFAULT_WATCH_TIMEOUT
+            bookmarks = media.parse_bool(query.get("allowWatchBookmarks"), "allowWatchBookmarks")
+            initial = media.parse_bool(query.get("sendInitialEvents"), "sendInitialEvents") \
+                if query.get("sendInitialEvents") not in (None, "") else None
+            feed = endpointwatch.EndpointsFeed(self.backend.client, self.backend.select, route.kind, route.namespace,
+                                               query.get("labelSelector") or None, field_selector or None,
+                                               self.backend.apiserver)
+            return await self._stream(request, feed, query, media.negotiate(request.headers.get("Accept")), timeout,
+                                      rv, initial, bookmarks)
+        except errors.ApiError as err:
+            return status_response(status_mod.from_error(err))
+
+    async def _stream(self, request: web.Request, feed: Any, query: dict[str, str], choice: media.Choice,
+                      timeout: int, rv: str | None, initial: bool | None, bookmarks: bool) -> web.StreamResponse:
+        """Open `feed` (a watch.Feed, or an endpointwatch.EndpointsFeed) and stream its events until the
+        timeout, the client's leaving or the server's stop; a version too old ends it with a 410 ERROR."""
+        include = query.get("includeObject") or "Metadata"
+        as_table = choice.form == "table"
         response = web.StreamResponse(status=200, headers={"Content-Type": tables.CONTENT_TYPE if as_table else JSON_CT})
         response.enable_chunked_encoding()
         try:
@@ -518,7 +552,7 @@ class Server:
             if batch:
                 now = self.backend.clock.now()
                 data = b"".join(self._encode_event(t, o) if not as_table else
-                                _dumps(watch.frame(feed.kind, t, o, as_table, now, include)) + b"\n" for t, o in batch)
+                                _dumps(feed.frame(t, o, as_table, now, include)) + b"\n" for t, o in batch)
                 await response.write(data)
                 self.watch_events.inc(len(batch))
                 continue

@@ -8,7 +8,8 @@ a selector (not ExternalName) has Endpoints of its name: for each pod of its nam
 selector matches that has an IP, is not being deleted and has not finished, each service port's
 target port (a number, or a container port's name looked up in that pod: a pod without it is
 left out of that port) — the pod's address among `addresses` when it is Ready (or the Service
-`publishNotReadyAddresses`), else among `notReadyAddresses`; one subset per set of ports. Pure.
+`publishNotReadyAddresses`), else among `notReadyAddresses`; one subset per set of ports. Watches of
+them: endpointwatch.py. Pure.
 """
 from __future__ import annotations
 

@@ -112,6 +112,9 @@ class Feed:
             md["annotations"] = {INITIAL_EVENTS_END: "true"}
         return {"kind": self.kind.kind, "apiVersion": self.kind.api_version, "metadata": md}
 
+    def frame(self, etype: str, obj: Obj, as_table: bool, now: datetime.datetime, include_object: str) -> Obj:
+        return frame(self.kind, etype, obj, as_table, now, include_object)
+
 
 def frame(kind: kinds.Kind, etype: str, obj: Obj, as_table: bool, now: datetime.datetime,
           include_object: str = "Metadata") -> Obj:

@@ -190,3 +190,109 @@ def test_bad_token_requests_are_refused(path, spec, code, words):
         assert resp.status == code and words in st["message"], st
         assert be.resource_version() == before
     serve(test)
+
+
+EPS = "/api/v1/namespaces/default/endpoints"
+SLICES = "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices"
+WEB = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+       "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}]}}
+
+
+async def read_lines(resp, n, timeout=5.0):
+    lines = []
+    while len(lines) < n:
+        line = await asyncio.wait_for(resp.content.readline(), timeout)
+        if not line:
+            break
+        event = json.loads(line)
+        if event["type"] != "BOOKMARK":
+            lines.append(event)
+    return lines
+
+
+def _web_pod(name="w1"):
+    return {**POD, "metadata": {"name": name, "labels": {"app": "web"}}}
+
+
+async def _run_pod(client, name="w1", ready=True):
+    """The pod as a kubelet would report it: bound, Running with an IP, Ready or not."""
+    status = {"phase": "Running", "podIP": "127.0.0.1", "podIPs": [{"ip": "127.0.0.1"}],
+              "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}
+    resp = await client.patch(f"{PODS}/{name}/status", data=json.dumps({"status": status}), headers=MERGE)
+    assert resp.status == 200, await resp.text()
+
+
+def test_an_endpoints_watch_follows_services_and_pods():
+    async def test(client, srv, be):
+        assert (await client.post(SVCS, json=WEB, headers=AUTH)).status == 201
+        resp = await client.get(EPS + "?watch=true&timeoutSeconds=5", headers=AUTH)
+        assert resp.status == 200
+        [first] = await read_lines(resp, 1)   # (the current state: web has no address yet)
+        assert (first["type"], first["object"]["metadata"]["name"]) == ("ADDED", "web")
+        assert "subsets" not in first["object"]
+        await client.post(PODS, json=_web_pod(), headers=AUTH)
+        await _run_pod(client, ready=False)
+        await _run_pod(client, ready=True)
+        await client.delete(SVCS + "/web", headers=AUTH)
+        got = await read_lines(resp, 3)
+        assert [e["type"] for e in got] == ["MODIFIED", "MODIFIED", "DELETED"]
+        assert got[0]["object"]["subsets"][0]["notReadyAddresses"][0]["targetRef"]["name"] == "w1"
+        assert got[1]["object"]["subsets"][0]["addresses"][0]["ip"] == "127.0.0.1"
+        assert got[1]["object"]["subsets"][0]["ports"] == [{"port": 8080, "protocol": "TCP"}]
+        versions = [int(e["object"]["metadata"]["resourceVersion"]) for e in got]
+        assert versions == sorted(versions) and versions[-1] == int(be.resource_version())
+    serve(test)
+
+
+def test_an_endpoints_watch_resumes_from_a_version_and_410_when_too_old():
+    async def test(client, srv, be):
+        assert (await client.post(SVCS, json=WEB, headers=AUTH)).status == 201
+        await client.post(PODS, json=_web_pod(), headers=AUTH)
+        listed = await (await client.get(EPS, headers=AUTH)).json()
+        rv = listed["metadata"]["resourceVersion"]
+        await _run_pod(client)
+        resp = await client.get(EPS + f"?watch=1&resourceVersion={rv}&timeoutSeconds=5", headers=AUTH)
+        [ev] = await read_lines(resp, 1)   # (only the change after rv, no initial state)
+        assert ev["type"] == "MODIFIED" and ev["object"]["subsets"][0]["addresses"][0]["targetRef"]["name"] == "w1"
+        be.client.store._history.clear()   # as if the history had rolled over
+        be.client.create({**CM_OTHER})
+        resp = await client.get(EPS + "?watch=true&resourceVersion=1", headers=AUTH)
+        [err] = await read_lines(resp, 1)
+        assert err["type"] == "ERROR" and (err["object"]["code"], err["object"]["reason"]) == (410, "Expired")
+    serve(test)
+
+
+CM_OTHER = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c2", "namespace": "default"}}
+
+
+def test_an_endpoint_slices_watch_with_a_label_selector_and_table_rows():
+    async def test(client, srv, be):
+        assert (await client.post(SVCS, json=WEB, headers=AUTH)).status == 201
+        other = {**WEB, "metadata": {"name": "other"}, "spec": {**WEB["spec"], "selector": {"app": "other"}}}
+        assert (await client.post(SVCS, json=other, headers=AUTH)).status == 201
+        resp = await client.get(SLICES + "?watch=true&labelSelector=kubernetes.io/service-name%3Dweb&timeoutSeconds=5",
+                                headers={**AUTH, "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+        await client.post(PODS, json=_web_pod(), headers=AUTH)
+        await client.post(PODS, json={**_web_pod("o1"), "metadata": {"name": "o1", "labels": {"app": "other"}}},
+                          headers=AUTH)
+        await _run_pod(client, "o1")
+        await _run_pod(client)
+        first, ev = await read_lines(resp, 2)   # (web's slice, empty at first; nothing of other's)
+        assert (first["type"], first["object"]["rows"][0]["cells"][:4]) == ("ADDED", ["web-0", "IPv4", "<unset>",
+                                                                                    "<unset>"])
+        assert ev["type"] == "MODIFIED" and ev["object"]["kind"] == "Table"
+        assert ev["object"]["rows"][0]["cells"][:4] == ["web-0", "IPv4", "8080", "127.0.0.1"]
+    serve(test)
+
+
+def test_a_watch_of_one_endpoints_object():
+    async def test(client, srv, be):
+        for name in ("web", "b"):
+            body = {**WEB, "metadata": {"name": name}}
+            assert (await client.post(SVCS, json=body, headers=AUTH)).status == 201
+        resp = await client.get(EPS + "/web?watch=true&timeoutSeconds=5", headers=AUTH)
+        await client.delete(SVCS + "/b", headers=AUTH)
+        await client.delete(SVCS + "/web", headers=AUTH)
+        got = await read_lines(resp, 2)
+        assert [(e["type"], e["object"]["metadata"]["name"]) for e in got] == [("ADDED", "web"), ("DELETED", "web")]
+    serve(test)

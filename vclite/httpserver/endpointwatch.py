@@ -1,0 +1,192 @@
+"""Watches of the computed Endpoints and EndpointSlices (endpoints.py): `kubectl get endpoints -w`,
+informers on either kind.
+
+Neither kind is stored, so a feed follows what they are computed from: it keeps its own view of the
+Services and Pods of the watched namespace (the store's shared objects, never copied), updated by
+each Service or Pod watch event, and recomputes only the Services an event concerns — the Service
+itself, or those of the pod's namespace whose selector matches the pod before or after the change.
+What changed is sent as ADDED, MODIFIED or DELETED (a Service that gains its first ready or
+unready address, a pod that turns Ready, a Service deleted…), label and field selectors applied to
+the computed objects as on a list. Each sent object carries the resourceVersion of the event that
+changed it, so a client resuming from it (`resourceVersion=<rv>`) gets the state at that version
+(undone from the watch history, as a list with resourceVersionMatch=Exact reads it) and then the
+changes after it; a version older than the history is 410 Expired, as for stored kinds. Otherwise
+it starts like watch.Feed: the current objects first (no resourceVersion, or sendInitialEvents),
+then the changes. The stream side (app.py) drains it as it drains a watch.Feed.
+"""
+from __future__ import annotations
+
+import asyncio
+import collections
+import datetime
+from typing import Any, Callable, Iterable
+
+from vclite.api import kinds, meta
+from vclite.httpserver import absent, endpoints, tables, watch
+from vclite.store import selectors
+
+Obj = dict[str, Any]
+Key = tuple[str, str]   # (namespace, name)
+WATCHED = (kinds.SERVICE.kind, kinds.POD.kind)
+COMPUTED = ("Endpoints", "EndpointSlice")
+
+
+def _key(obj: Obj) -> Key:
+    md = obj.get("metadata") or {}
+    return str(md.get("namespace") or ""), str(md.get("name") or "")
+
+
+def _without_version(obj: Obj) -> Obj:
+    return {**obj, "metadata": {k: v for k, v in obj["metadata"].items() if k != "resourceVersion"}}
+
+
+def _version(obj: Obj | None) -> str:
+    return str(((obj or {}).get("metadata") or {}).get("resourceVersion") or "")
+
+
+def _with_version(obj: Obj, rv: str) -> Obj:
+    return {**obj, "metadata": {**obj["metadata"], "resourceVersion": rv}}
+
+
+class EndpointsFeed:
+    """One watch of Endpoints or EndpointSlices (`kind`), in `namespace` (None: all)."""
+
+    def __init__(self, client: Any, select: Callable[..., list[Obj]], kind: absent.AbsentKind,
+                 namespace: str | None, label_selector: str | None, field_selector: str | None,
+                 apiserver: endpoints.Address | None = None, max_buffer: int = watch.MAX_BUFFER):
+        self.client, self.select, self.kind, self.namespace = client, select, kind, namespace
+        self.apiserver = apiserver
+        self._labels = selectors.label_predicate(label_selector)
+        self._fields = selectors.field_predicate(field_selector, kind.kind)
+        self.services: dict[str, dict[str, Obj]] = collections.defaultdict(dict)   # namespace -> name -> Service
+        self.pods: dict[str, dict[str, Obj]] = collections.defaultdict(dict)
+        self.sent: dict[Key, dict[Key, Obj]] = {}   # Service -> the computed objects it shows (no version)
+        self.buffer: collections.deque[tuple[str, Obj]] = collections.deque()
+        self.max_buffer = max_buffer
+        self.overflowed = False
+        self.wakeup = asyncio.Event()
+        self._sub: Any = None
+
+    # ---- the computed objects ------------------------------------------------------------------
+    def _compute(self, namespace: str, name: str) -> dict[Key, Obj]:
+        svc = self.services[namespace].get(name)
+        if svc is None:
+            return {}
+        pods = self.pods[namespace].values()
+        found = [e for e in [endpoints.of_service(svc, pods, self.apiserver)] if e is not None] \
+            if self.kind.kind == "Endpoints" else endpoints.slices_of(svc, pods, self.apiserver)
+        return {_key(o): _without_version(o) for o in found if self._labels(o) and self._fields(o)}
+
+    def _refresh(self, service: Key, rv: str, emit: bool = True) -> None:
+        before = self.sent.get(service, {})
+        now = self._compute(*service)
+        if now:
+            self.sent[service] = now
+        else:
+            self.sent.pop(service, None)
+        if not emit:
+            return
+        for key, obj in now.items():
+            if key not in before:
+                self._push("ADDED", _with_version(obj, rv))
+            elif before[key] != obj:
+                self._push("MODIFIED", _with_version(obj, rv))
+        for key, obj in before.items():
+            if key not in now:
+                self._push("DELETED", _with_version(obj, rv))
+
+    def _load(self, services: Iterable[Obj], pods: Iterable[Obj]) -> None:
+        for svc in services:
+            ns, name = _key(svc)
+            self.services[ns][name] = svc
+        for pod in pods:
+            ns, name = _key(pod)
+            self.pods[ns][name] = pod
+
+    # ---- the feed ------------------------------------------------------------------------------
+    def open(self, resource_version: str | None, send_initial_events: bool | None = None,
+             initial_bookmark: bool = False, current_rv: str = "") -> None:
+        """As watch.Feed.open; a resourceVersion older than the history raises errors.Gone."""
+        legacy_state = resource_version in (None, "", "0")
+        at = None if legacy_state or send_initial_events else int(resource_version or 0)
+        self._load(self.select(kinds.SERVICE, self.namespace, at=at), self.select(kinds.POD, self.namespace, at=at))
+        initial = bool(send_initial_events or (send_initial_events is None and legacy_state))
+        for ns in sorted(self.services):
+            for name in sorted(self.services[ns]):
+                self._refresh((ns, name), "", emit=False)
+        if initial:   # (each with its Service's version, as a list shows them)
+            for ns, name in sorted(self.sent):
+                objs = self.sent[(ns, name)]
+                for key in sorted(objs):
+                    self._push("ADDED", _with_version(objs[key], _version(self.services[ns].get(name))))
+            if send_initial_events and initial_bookmark:
+                self._push("BOOKMARK", self.bookmark(current_rv, initial_end=True))
+        since = resource_version if at is not None else None
+        self._sub = self.client.watch(None, self._on_event, since)
+        if self.buffer:
+            self.wakeup.set()
+
+    def _on_event(self, ev: Any) -> None:
+        if self.overflowed or ev.kind.kind not in WATCHED:
+            return
+        obj = ev.object
+        ns, name = _key(obj)
+        if self.namespace is not None and ns != self.namespace:
+            return
+        rv = _version(obj)
+        gone = str(ev.type) == "DELETED"
+        if ev.kind.kind == kinds.SERVICE.kind:
+            if gone:
+                self.services[ns].pop(name, None)
+            else:
+                self.services[ns][name] = obj
+            self._refresh((ns, name), rv)
+            return
+        if gone:
+            self.pods[ns].pop(name, None)
+        else:
+            self.pods[ns][name] = obj
+        versions = [o for o in (obj, ev.old) if o is not None]
+        for svc_name, svc in list(self.services[ns].items()):
+            selector = (svc.get("spec") or {}).get("selector")
+            if isinstance(selector, dict) and selector and any(
+                    all(meta.labels(o).get(k) == v for k, v in selector.items()) for o in versions):
+                self._refresh((ns, svc_name), rv)
+
+    def _push(self, etype: str, obj: Obj) -> None:
+        if len(self.buffer) >= self.max_buffer:
+            self.overflowed = True
+            self.close()
+        else:
+            self.buffer.append((etype, obj))
+        self.wakeup.set()
+
+    def drain(self) -> list[tuple[str, Obj]]:
+        out = list(self.buffer)
+        self.buffer.clear()
+        self.wakeup.clear()
+        return out
+
+    def close(self) -> None:
+        if self._sub is not None:
+            self._sub.cancel()
+            self._sub = None
+        self.wakeup.set()
+
+    def bookmark(self, resource_version: str, initial_end: bool = False) -> Obj:
+        md: Obj = {"resourceVersion": resource_version}
+        if initial_end:
+            md["annotations"] = {watch.INITIAL_EVENTS_END: "true"}
+        return {"kind": self.kind.kind, "apiVersion": self.kind.api_version, "metadata": md}
+
+    def frame(self, etype: str, obj: Obj, as_table: bool, now: datetime.datetime, include_object: str) -> Obj:
+        """One watch line's object; with Table output a one-row Table (endpoints.table)."""
+        if as_table and etype in ("ADDED", "MODIFIED", "DELETED"):
+            table = endpoints.table(self.kind.kind, [obj], now, _version(obj), tables.AGE.cell, "v1")
+            return {"type": etype, "object": table}
+        return {"type": etype, "object": obj}
+
+
+def watched(kind: str, method: str, watch_param: str | None) -> bool:
+    """Whether a request of an absent kind is a watch this module serves (a GET with watch=true/1)."""
+    return kind in COMPUTED and method == "GET" and (watch_param or "").lower() in ("true", "1")
