@@ -1,0 +1,157 @@
+"""kube-apiserver parity of `vcctl server`, through the real kubectl and the official Python client:
+the `default/kubernetes` Service and its Endpoints, ServiceAccounts (`kubectl get|create sa`,
+`kubectl create token`, a pod naming a missing one refused), watches of Endpoints, and status and
+Service writes kube-apiserver refuses.
+
+One real server for the module.
+"""
+import base64
+import json
+import shutil
+import subprocess
+import threading
+import time
+
+import pytest
+
+from tests import vcctl_server
+
+pytestmark = [pytest.mark.e2e,
+              pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")]
+
+WEB_POD = """apiVersion: v1
+kind: Pod
+metadata: {name: w1, labels: {app: web}}
+spec:
+  schedulerName: volcano
+  containers:
+  - name: c
+    image: busybox
+    command: ["sh", "-c", "sleep 600"]
+    ports: [{containerPort: 8080}]
+"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with vcctl_server.running(tmp_path_factory.mktemp("server"), "--nodes", "1x(cpu=2,memory=2Gi)") as srv:
+        yield srv
+        vcctl_server.stop_cleanly(srv)
+
+
+@pytest.fixture(scope="module")
+def core(server):
+    from kubernetes import client, config
+    return client.CoreV1Api(config.new_client_from_config(str(server.kubeconfig)))
+
+
+def rows(text):
+    return [line.split() for line in text.strip().splitlines()]
+
+
+def test_the_kubernetes_service_and_its_endpoints_name_the_server(kubectl, server):
+    port = int(server.url.rsplit(":", 1)[1])
+    table = {r[0]: r[1:] for r in rows(kubectl("get", "svc").stdout)[1:]}
+    assert table["kubernetes"][:4] == ["ClusterIP", "10.96.0.1", "<none>", "443/TCP"]
+    assert rows(kubectl("get", "endpoints", "kubernetes").stdout)[1][1] == f"127.0.0.1:{port}"
+    described = kubectl("describe", "svc", "kubernetes").stdout
+    assert f"127.0.0.1:{port}" in described and "component=apiserver" in described
+    uid = json.loads(kubectl("get", "svc", "kubernetes", "-o", "json").stdout)["metadata"]["uid"]
+    kubectl("delete", "svc", "kubernetes")
+    again = vcctl_server.wait_until(lambda: kubectl("get", "svc", "kubernetes", "-o", "json", check=False).stdout,
+                                    "the kubernetes Service made again")
+    assert json.loads(again)["metadata"]["uid"] != uid
+
+
+def test_service_accounts_and_tokens(kubectl):
+    names = [r[1] for r in rows(kubectl("get", "sa", "-A").stdout)[1:]]
+    assert set(names) == {"default"}   # (one per namespace)
+    assert kubectl("create", "sa", "ci").stdout.strip() == "serviceaccount/ci created"   # (a protobuf body)
+    assert rows(kubectl("get", "sa", "ci").stdout)[0] == ["NAME", "SECRETS", "AGE"]
+    token = kubectl("create", "token", "ci", "--duration=15m").stdout.strip()
+    body = token.split(".")[1]
+    claims = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    assert claims["sub"] == "system:serviceaccount:default:ci" and claims["exp"] - claims["iat"] == 900
+    short = kubectl("create", "token", "ci", "--duration=1m", check=False)
+    assert short.returncode != 0 and "may not specify a duration less than 10 minutes" in short.stderr
+    missing = kubectl("create", "token", "nobody", check=False)
+    assert missing.returncode != 0 and 'serviceaccounts "nobody" not found' in missing.stderr
+
+
+def test_a_pod_gets_the_default_account_and_one_naming_a_missing_account_is_refused(kubectl):
+    refused = kubectl("run", "p-missing", "--image=busybox", "--overrides",
+                      '{"spec": {"serviceAccountName": "nobody", "schedulerName": "volcano"}}', "--", "true",
+                      check=False)
+    assert refused.returncode != 0 and ('pods "p-missing" is forbidden: error looking up service account '
+                                        'default/nobody: serviceaccount "nobody" not found') in refused.stderr
+    assert kubectl("get", "pod", "p-missing", check=False).returncode != 0
+    kubectl("run", "p-default", "--image=busybox", "--overrides", '{"spec": {"schedulerName": "volcano"}}',
+            "--", "true")
+    spec = json.loads(kubectl("get", "pod", "p-default", "-o", "json").stdout)["spec"]
+    assert spec["serviceAccountName"] == "default" and spec["serviceAccount"] == "default"
+
+
+def test_kubectl_watches_endpoints(kubectl, tmp_path):
+    out = tmp_path / "watch.txt"
+    with open(out, "w") as fh:
+        proc = subprocess.Popen([*kubectl.argv, "get", "endpoints", "-w"], stdout=fh, stderr=subprocess.STDOUT,
+                                text=True)
+        try:
+            vcctl_server.wait_until(lambda: "kubernetes" in out.read_text(), "the watch's first rows")
+            kubectl("create", "service", "clusterip", "web", "--tcp=80:8080")
+            kubectl("apply", "-f", "-", input=WEB_POD)
+            vcctl_server.wait_until(lambda: "127.0.0.1:8080" in out.read_text(), "web's address in the watch")
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+    web = [r for r in rows(out.read_text()) if r[0] == "web"]
+    assert web[0][1] == "<none>" and ["web", "127.0.0.1:8080"] in [r[:2] for r in web]
+
+
+def test_the_python_client_watches_endpoints(core):
+    from kubernetes import watch
+    core.create_namespaced_service("default", {"metadata": {"name": "api"}, "spec": {
+        "selector": {"app": "web"}, "ports": [{"port": 81, "targetPort": 8080}]}})
+    listed = core.list_namespaced_endpoints("default")
+    seen: list = []
+
+    def follow():
+        w = watch.Watch()
+        for ev in w.stream(core.list_namespaced_endpoints, "default",
+                           resource_version=listed.metadata.resource_version, timeout_seconds=20):
+            seen.append((ev["type"], ev["object"].metadata.name))
+            if ("DELETED", "api") in seen:
+                w.stop()
+    thread = threading.Thread(target=follow)
+    thread.start()
+    time.sleep(0.5)
+    core.delete_namespaced_service("api", "default")
+    thread.join(30)
+    assert ("DELETED", "api") in seen
+
+
+@pytest.mark.parametrize("args, words", [
+    pytest.param(["pod", "p-still", "--subresource=status", "-p", '{"status": {"phase": "Done"}}'],
+                 'status.phase: Unsupported value: "Done"', id="pod-phase"),
+    pytest.param(["node", "NODE", "--subresource=status", "-p", '{"status": {"capacity": {"cpu": "-1"}}}'],
+                 'status.capacity[cpu]: Invalid value: "-1": must be greater than or equal to 0', id="node-capacity"),
+    pytest.param(["svc", "kubernetes", "--subresource=status", "-p",
+                  '{"status": {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}}'],
+                 "may only be used when `spec.type` is 'LoadBalancer'", id="service-ingress"),
+    pytest.param(["svc", "kubernetes", "--type=merge", "-p", '{"spec": {"clusterIPs": ["10.96.0.9"]}}'],
+                 "first value must match `clusterIP`", id="cluster-ips"),
+    pytest.param(["svc", "kubernetes", "--type=merge", "-p",
+                  '{"spec": {"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": '
+                  '{"timeoutSeconds": 100000}}}}'],
+                 "spec.sessionAffinityConfig.clientIP.timeoutSeconds: Invalid value: 100000", id="affinity"),
+])
+def test_kubectl_patches_kube_apiserver_refuses(kubectl, args, words):
+    node = rows(kubectl("get", "nodes").stdout)[1][0]
+    args = [node if a == "NODE" else a for a in args]
+    if args[0] == "pod":   # (for no scheduler here: it stays Pending, nothing else writes it)
+        kubectl("run", "p-still", "--image=busybox", "--", "true")
+    before = kubectl("get", *args[:2], "-o", "json").stdout
+    r = kubectl("patch", *args, check=False)
+    assert r.returncode != 0 and words in r.stderr, r.stderr
+    after = json.loads(kubectl("get", *args[:2], "-o", "json").stdout)
+    assert after["metadata"]["resourceVersion"] == json.loads(before)["metadata"]["resourceVersion"]
