@@ -15,7 +15,7 @@ import re
 import shlex
 from typing import Any
 
-from vclite.admission import advice, fields, podpriority
+from vclite.admission import advice, fields, podpriority, serviceaccount
 from vclite.admission import jobflow as jobflow_admission
 from vclite.api import flow, flowtemplate, kinds, meta, yamlio
 from vclite.apiserver import inprocess
@@ -238,6 +238,7 @@ def _apply(client: Any, docs: list[yamlio.Document], check_templates: bool) -> _
         out.problems.extend(_missing_templates(docs, [(d, _sound_flows(d.obj, [])) for d, _ in out.jobflows]
                                                + [(d, _sound_flows(d.obj, errs)) for d, errs in out.refused]))
         out.problems.extend(_missing_priority_classes(docs, admitted))
+        out.problems.extend(_missing_service_accounts(docs, admitted))
     return out
 
 
@@ -351,6 +352,44 @@ def _missing_priority_classes(docs: list[yamlio.Document], admitted: list[yamlio
     return [Problem(d.file, d.line_of(path), describe(d), path, _class_refused(name))
             for d in admitted if d.obj.get("kind") in ("Job", "JobTemplate")
             for path, name in _priority_class_refs(d.obj) if not podpriority.known(name, defined)]
+
+
+def _service_account_refs(obj: Obj) -> list[tuple[str, str]]:
+    """(field path, ServiceAccount name) of each account a vcjob's or JobTemplate's task pods name
+    (`serviceAccountName`, else the deprecated `serviceAccount`), but `default`, which every namespace has."""
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    refs = []
+    for i, task in enumerate(spec.get("tasks") if isinstance(spec.get("tasks"), list) else ()):
+        template = task.get("template") if isinstance(task, dict) else None
+        pod_spec = template.get("spec") if isinstance(template, dict) else None
+        if not isinstance(pod_spec, dict):
+            continue
+        key = "serviceAccountName" if pod_spec.get("serviceAccountName") else "serviceAccount"
+        name = pod_spec.get(key)
+        if isinstance(name, str) and name and name != serviceaccount.DEFAULT \
+                and not flowtemplate.PLACEHOLDER.search(name):
+            refs.append((f"spec.tasks[{i}].template.spec.{key}", name))
+    return refs
+
+
+def _missing_service_accounts(docs: list[yamlio.Document], admitted: list[yamlio.Document]) -> list[Problem]:
+    """A problem for each ServiceAccount the pods of an (admitted) vcjob or JobTemplate would name that no
+    document defines in its namespace: kube-apiserver's ServiceAccount admission refuses such pods (a Pod
+    naming one is refused when it is applied)."""
+    defined = {(_namespace_of(d.obj), d.obj["metadata"].get("name")) for d in docs
+               if d.obj.get("kind") == "ServiceAccount" and isinstance(d.obj.get("metadata"), dict)}
+    problems = []
+    for d in admitted:
+        if d.obj.get("kind") not in ("Job", "JobTemplate"):
+            continue
+        ns = _namespace_of(d.obj)
+        for path, name in _service_account_refs(d.obj):
+            if (ns, name) not in defined:
+                problems.append(Problem(d.file, d.line_of(path), describe(d), path,
+                                        f'ServiceAccount "{name}" not found in namespace "{ns}": no file given '
+                                        "defines it, and pods naming it are refused (error looking up service "
+                                        f'account {ns}/{name}: serviceaccount "{name}" not found)'))
+    return problems
 
 
 def _missing_templates(docs: list[yamlio.Document], jobflows: list[tuple[yamlio.Document, list[int]]]) -> list[Problem]:
