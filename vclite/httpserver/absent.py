@@ -28,6 +28,7 @@ class AbsentKind:
     plural: str
     namespaced: bool
     short_names: tuple[str, ...] = ()
+    watchable: bool = False   # computed from stored kinds and watched (Endpoints, EndpointSlices)
 
     @property
     def api_version(self) -> str:
@@ -40,7 +41,7 @@ class AbsentKind:
 
 # kubectl 1.32's default prune list (k8s.io/kubectl/pkg/util/prune) less the kinds vclite stores
 ALL: tuple[AbsentKind, ...] = (
-    AbsentKind("", "v1", "Endpoints", "endpoints", True, ("ep",)),
+    AbsentKind("", "v1", "Endpoints", "endpoints", True, ("ep",), watchable=True),
     AbsentKind("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", True, ("pvc",)),
     AbsentKind("", "v1", "PersistentVolume", "persistentvolumes", False, ("pv",)),
     AbsentKind("", "v1", "ReplicationController", "replicationcontrollers", True, ("rc",)),
@@ -52,7 +53,7 @@ ALL: tuple[AbsentKind, ...] = (
     AbsentKind("batch", "v1", "CronJob", "cronjobs", True, ("cj",)),
     AbsentKind("networking.k8s.io", "v1", "Ingress", "ingresses", True, ("ing",)),
     # (read by kubectl describe service: computed from Services and Pods, see endpoints.py)
-    AbsentKind("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True),
+    AbsentKind("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True, watchable=True),
 )
 
 
@@ -69,10 +70,14 @@ def find(group: str, version: str, plural: str) -> AbsentKind | None:
     return next((k for k in of(group, version) if k.plural == plural), None)
 
 
+def verbs(k: AbsentKind) -> list[str]:
+    return [*VERBS, "watch"] if k.watchable else VERBS
+
+
 def resource_entry(k: AbsentKind) -> Obj:
     """Its entry in an APIResourceList."""
     entry: Obj = {"name": k.plural, "singularName": k.kind.lower(), "namespaced": k.namespaced, "kind": k.kind,
-                  "verbs": VERBS, "storageVersionHash": ""}
+                  "verbs": verbs(k), "storageVersionHash": ""}
     if k.short_names:
         entry["shortNames"] = list(k.short_names)
     return entry
@@ -82,7 +87,7 @@ def discovery_entry(k: AbsentKind) -> Obj:
     """Its entry in an aggregated discovery document (apidiscovery.k8s.io v2)."""
     entry: Obj = {"resource": k.plural, "responseKind": {"group": k.group, "version": k.version, "kind": k.kind},
                   "scope": "Namespaced" if k.namespaced else "Cluster", "singularResource": k.kind.lower(),
-                  "verbs": VERBS}
+                  "verbs": verbs(k)}
     if k.short_names:
         entry["shortNames"] = list(k.short_names)
     return entry

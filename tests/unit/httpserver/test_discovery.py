@@ -94,6 +94,10 @@ def test_every_kind_kubectl_prunes_by_default_is_discovered_and_volcanos_groups_
     assert names.index("batch.volcano.sh") < names.index("batch")   # `jobs`, `cronjobs` stay Volcano's
     deployments = next(r for r in discovery.api_resource_list("apps", "v1")["resources"] if r["name"] == "deployments")
     assert deployments["verbs"] == ["get", "list"] and deployments["shortNames"] == ["deploy"]
+    endpoints = next(r for r in discovery.api_resource_list("", "v1")["resources"] if r["name"] == "endpoints")
+    assert endpoints["verbs"] == ["get", "list", "watch"]   # (computed, and watched: endpointwatch.py)
+    slices = next(r for r in discovery.aggregated(False, "v2")["items"] if r["metadata"]["name"] == "discovery.k8s.io")
+    assert slices["versions"][0]["resources"][0]["verbs"] == ["get", "list", "watch"]
 
 
 def test_group_list_and_version():
