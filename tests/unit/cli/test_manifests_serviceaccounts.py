@@ -38,3 +38,16 @@ def test_service_accounts_the_pods_would_name(tmp_path, docs, want):
         problems
     for p, (_, _, who) in zip(problems, want):
         assert f"error looking up service account {who}" in p.message and p.file == str(path)
+
+
+def test_a_file_may_define_the_default_account_and_a_node_with_a_bad_capacity_is_refused_at_its_line(tmp_path):
+    good = tmp_path / "sa.yaml"
+    good.write_text("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: default}\n"
+                    "imagePullSecrets: [{name: regcred}]\n")
+    _, problems = manifests.load_and_validate([str(good)])
+    assert problems == []
+    bad = tmp_path / "node.yaml"
+    bad.write_text('apiVersion: v1\nkind: Node\nmetadata: {name: n9}\nstatus:\n  capacity:\n    cpu: "-4"\n')
+    _, [problem] = manifests.load_and_validate([str(bad)])
+    assert (problem.line, problem.field) == (6, "status.capacity[cpu]")
+    assert "must be greater than or equal to 0" in problem.message
