@@ -208,7 +208,11 @@ def _apply(client: Any, docs: list[yamlio.Document], check_templates: bool) -> _
     seen: dict[tuple[str, str, str], yamlio.Document] = {}
     admitted: list[yamlio.Document] = []
     loops = _queue_loops(docs)
+    stand_ins_due = True
     for doc in ordered(docs):
+        if stand_ins_due and APPLY_ORDER.get(str(doc.obj.get("kind")), -1) > APPLY_ORDER[kinds.SERVICEACCOUNT.kind]:
+            _stand_in_service_accounts(client, docs)   # (after the Namespaces and ServiceAccounts the files define)
+            stand_ins_due = False
         loop = loops.get(_queue_name(doc) or "")
         if loop is not None:
             out.problems.append(_located(doc, "spec.parent", f"queue {loop[0]} cannot use {loop[1]} as parent: "
@@ -238,7 +242,6 @@ def _apply(client: Any, docs: list[yamlio.Document], check_templates: bool) -> _
         out.problems.extend(_missing_templates(docs, [(d, _sound_flows(d.obj, [])) for d, _ in out.jobflows]
                                                + [(d, _sound_flows(d.obj, errs)) for d, errs in out.refused]))
         out.problems.extend(_missing_priority_classes(docs, admitted))
-        out.problems.extend(_missing_service_accounts(docs, admitted))
     return out
 
 
@@ -354,42 +357,48 @@ def _missing_priority_classes(docs: list[yamlio.Document], admitted: list[yamlio
             for path, name in _priority_class_refs(d.obj) if not podpriority.known(name, defined)]
 
 
-def _service_account_refs(obj: Obj) -> list[tuple[str, str]]:
-    """(field path, ServiceAccount name) of each account a vcjob's or JobTemplate's task pods name
-    (`serviceAccountName`, else the deprecated `serviceAccount`), but `default`, which every namespace has."""
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    refs = []
-    for i, task in enumerate(spec.get("tasks") if isinstance(spec.get("tasks"), list) else ()):
-        template = task.get("template") if isinstance(task, dict) else None
-        pod_spec = template.get("spec") if isinstance(template, dict) else None
-        if not isinstance(pod_spec, dict):
-            continue
-        key = "serviceAccountName" if pod_spec.get("serviceAccountName") else "serviceAccount"
-        name = pod_spec.get(key)
-        if isinstance(name, str) and name and name != serviceaccount.DEFAULT \
-                and not flowtemplate.PLACEHOLDER.search(name):
-            refs.append((f"spec.tasks[{i}].template.spec.{key}", name))
+def _service_account_refs(obj: Any, path: str = "") -> list[tuple[str, str]]:
+    """(field path, ServiceAccount name) of each account a pod spec anywhere in `obj` names (a vcjob's or
+    JobTemplate's tasks, a CronJob's job template, a JobFlow's patches, a bare Pod: `serviceAccountName`,
+    else the deprecated `serviceAccount`), but `default`, which every namespace has, and names a JobFlow
+    fills in at run time (placeholders)."""
+    refs: list[tuple[str, str]] = []
+    if isinstance(obj, dict):
+        if isinstance(obj.get("containers"), list):
+            key = "serviceAccountName" if obj.get("serviceAccountName") else "serviceAccount"
+            name = obj.get(key)
+            if isinstance(name, str) and name and name != serviceaccount.DEFAULT \
+                    and not flowtemplate.PLACEHOLDER.search(name):
+                refs.append((f"{path}.{key}" if path else key, name))
+        for k, v in obj.items():
+            if isinstance(v, (dict, list)) and k != "status":
+                refs += _service_account_refs(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            refs += _service_account_refs(v, f"{path}[{i}]")
     return refs
 
 
-def _missing_service_accounts(docs: list[yamlio.Document], admitted: list[yamlio.Document]) -> list[Problem]:
-    """A problem for each ServiceAccount the pods of an (admitted) vcjob or JobTemplate would name that no
-    document defines in its namespace: kube-apiserver's ServiceAccount admission refuses such pods (a Pod
-    naming one is refused when it is applied)."""
+def _undefined_service_accounts(docs: list[yamlio.Document]) -> list[tuple[yamlio.Document, str, str, str]]:
+    """(document, field path, namespace, name) of each ServiceAccount a document's pods would name that no
+    document defines in its namespace."""
     defined = {(_namespace_of(d.obj), d.obj["metadata"].get("name")) for d in docs
                if d.obj.get("kind") == "ServiceAccount" and isinstance(d.obj.get("metadata"), dict)}
-    problems = []
-    for d in admitted:
-        if d.obj.get("kind") not in ("Job", "JobTemplate"):
-            continue
-        ns = _namespace_of(d.obj)
-        for path, name in _service_account_refs(d.obj):
-            if (ns, name) not in defined:
-                problems.append(Problem(d.file, d.line_of(path), describe(d), path,
-                                        f'ServiceAccount "{name}" not found in namespace "{ns}": no file given '
-                                        "defines it, and pods naming it are refused (error looking up service "
-                                        f'account {ns}/{name}: serviceaccount "{name}" not found)'))
-    return problems
+    return [(d, path, _namespace_of(d.obj), name) for d in docs if d.obj.get("kind") != "ServiceAccount"
+            for path, name in _service_account_refs(d.obj) if (_namespace_of(d.obj), name) not in defined]
+
+
+def _stand_in_service_accounts(client: Any, docs: list[yamlio.Document]) -> None:
+    """Make each ServiceAccount the documents' pods name and no document defines, so the pods are not
+    refused: it stands for the account the cluster these manifests come from has (vclite authenticates
+    nobody with it). `warnings` says so at the field. A namespace no document or the API has is left to
+    the documents' own problems."""
+    for _, _, namespace, name in _undefined_service_accounts(docs):
+        try:
+            client.create({"apiVersion": "v1", "kind": "ServiceAccount",
+                           "metadata": {"name": name, "namespace": namespace}})
+        except (errors.AlreadyExists, errors.NotFound, errors.Invalid, errors.Forbidden):
+            pass
 
 
 def _missing_templates(docs: list[yamlio.Document], jobflows: list[tuple[yamlio.Document, list[int]]]) -> list[Problem]:
@@ -651,6 +660,10 @@ def warnings(docs: list[yamlio.Document]) -> list[Problem]:
             found += advice.template_context_advice(d.obj, lambda name, ns=ns: specs.get((ns, name)))
             found += _misread_items(d, lambda name, ns=ns: specs.get((ns, name)))
         out += [Problem(d.file, d.line_of(path), describe(d), path, message) for path, message in found]
+    out += [Problem(d.file, d.line_of(path), describe(d), path,
+                    f'ServiceAccount "{name}" is not defined in the files given: the embedded control plane makes '
+                    f"one in namespace {ns} for the run (on a cluster it must exist, or its pods are refused)")
+            for d, path, ns, name in _undefined_service_accounts(docs)]
     return out
 
 

@@ -1,6 +1,7 @@
-"""`vcctl validate`/`run` and ServiceAccounts: a vcjob or JobTemplate whose pods would name a
-ServiceAccount no file defines in its namespace is refused with its file, line and field
-(kube-apiserver's ServiceAccount admission would refuse the pods); `default` always exists."""
+"""`vcctl validate`/`run` and ServiceAccounts: pods (of a vcjob, a JobTemplate, a bare Pod…) that name a
+ServiceAccount no file defines in its namespace are not refused on the embedded control plane — it makes the
+account for the run, standing for the one the cluster has — but `warnings` says so at the field (on a
+cluster kube-apiserver's ServiceAccount admission refuses them); `default` always exists."""
 import pytest
 
 from vclite.cli import manifests
@@ -32,12 +33,27 @@ def job(account=None, key="serviceAccountName", kind="Job", api="batch.volcano.s
 def test_service_accounts_the_pods_would_name(tmp_path, docs, want):
     path = tmp_path / "m.yaml"
     path.write_text("---\n".join(docs))
-    _, problems = manifests.load_and_validate([str(path)])
-    got = [(p.field, p.line) for p in problems]
+    loaded, problems = manifests.load_and_validate([str(path)])
+    assert problems == []   # (the embedded control plane makes the account: the pods are not refused)
+    warned = [w for w in manifests.warnings(loaded) if "ServiceAccount" in w.message]
+    got = [(w.field, w.line) for w in warned]
     assert got == [(f, line + (len(docs[0].splitlines()) + 1 if len(docs) > 1 else 0)) for f, line, _ in want], \
-        problems
-    for p, (_, _, who) in zip(problems, want):
-        assert f"error looking up service account {who}" in p.message and p.file == str(path)
+        warned
+    for w, (_, _, who) in zip(warned, want):
+        ns, name = who.split("/")
+        assert f'ServiceAccount "{name}" is not defined in the files given' in w.message, w.message
+        assert f"in namespace {ns} for the run" in w.message and w.file == str(path)
+
+
+def test_a_bare_pod_naming_an_undefined_account_runs_and_is_warned_at_its_field(tmp_path):
+    path = tmp_path / "pod.yaml"
+    path.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  schedulerName: volcano\n"
+                    "  serviceAccountName: reader\n  restartPolicy: Never\n"
+                    '  containers: [{name: c, image: busybox, command: ["true"]}]\n')
+    loaded, problems = manifests.load_and_validate([str(path)])
+    assert problems == []
+    [warning] = [w for w in manifests.warnings(loaded) if "ServiceAccount" in w.message]
+    assert (warning.line, warning.field) == (6, "spec.serviceAccountName")
 
 
 def test_a_file_may_define_the_default_account_and_a_node_with_a_bad_capacity_is_refused_at_its_line(tmp_path):
