@@ -242,3 +242,33 @@ def test_a_jobflow_whose_vcjob_a_quota_refuses_says_why_and_creates_it_once_ther
     rt.settle()   # (the retry with back-off makes it)
     assert meta.phase(rt.client.get(kinds.JOB, "default", "f-a")) in ("Pending", "Running")
     assert rt.client.get(kinds.JOBFLOW, "default", "f")["status"]["conditions"]["f-a"].get("reason") != "CreateRefused"
+
+
+def test_a_refused_vcjob_is_made_as_soon_as_a_quota_change_gives_room_even_late(rt):
+    rt.client.create(quota({"count/jobs.batch.volcano.sh": "0"}))
+    for obj in FLOW:
+        rt.client.create(obj)
+    rt.step()
+    rt.clock.advance(150)   # (past the runtime's own 15 rate-limited requeues: 141.9 s, capped at 60 s each)
+    rt.step()
+    q = rt.client.get(kinds.RESOURCEQUOTA, "default", "q")
+    rt.client.update({**q, "spec": {"hard": {"count/jobs.batch.volcano.sh": "1"}}})
+    rt.step()   # (no timer: the quota's change brings the JobFlow back)
+    assert meta.phase(rt.client.get(kinds.JOB, "default", "f-a")) in ("", "Pending")
+    assert rt.failures == []
+
+
+def test_a_vcjob_refused_for_volcanos_retry_time_fails_its_flow_with_the_quota_message(rt):
+    rt.client.create(quota({"count/jobs.batch.volcano.sh": "0"}))
+    for obj in FLOW:
+        rt.client.create(obj)
+    started = rt.clock.monotonic()
+    rt.settle()
+    jf = rt.client.get(kinds.JOBFLOW, "default", "f")
+    cond = jf["status"]["conditions"]["f-a"]
+    assert (meta.phase(jf), cond["phase"], cond["reason"]) == ("Failed", "Failed", "FailedCreate"), jf["status"]
+    assert cond["message"].startswith('jobs.batch.volcano.sh "f-a" is forbidden: exceeded quota: q, ')
+    assert cond["message"].endswith("over 163.8s: not tried again)")
+    assert rt.clock.monotonic() - started == pytest.approx(163.835)   # (virtual time: the last try)
+    assert rt.failures == []   # (nothing given up on by the runtime)
+    assert not rt.client.list(kinds.JOB, "default")

@@ -23,8 +23,10 @@ Triggers (level-triggered; any duplicate or lost event is harmless):
   JobFlow of that namespace naming the template.
 - PodGroup of a vcjob whose scheduler Unschedulable reason changed -> that vcjob's JobFlow, coalesced:
   a Pending vcjob's condition shows the reason (`waiting.py`).
-- timers: a retry's back-off, an http/tcp probe to check again (PROBE_BACKOFF growing to PROBE_MAX),
-  a big flow's coalesced status write, a finished vcjob to delete (jobRetainPolicy: delete) that
+- ResourceQuota event (watched from the first vcjob the API refused) -> the JobFlows of its namespace
+  with a refused vcjob (refusals.py).
+- timers: a retry's back-off, a refused vcjob's next try (refusals.py; a chore), an http/tcp probe to
+  check again (PROBE_BACKOFF growing to PROBE_MAX), a big flow's coalesced status write, a finished vcjob to delete (jobRetainPolicy: delete) that
   has not shown its runningDuration (DELETE_GRACE).
 
 Cost: a vcjob's change costs the engine's work on that vcjob's flow and the flows reading it (see
@@ -63,6 +65,11 @@ Decisions beyond Volcano (each fixes a quirk listed in the reference, volcano-jo
 - retry: the failed vcjob is deleted once its back-off has passed (the attempt is first recorded in
   the status) and created again under the same name when it is gone.
 
+- A vcjob the API refuses for now (403: a ResourceQuota) waits visibly (`CreateRefused`, the quota's
+  message) and is tried again when a quota of the namespace changes and on a back-off; refused for
+  refusals.GIVE_UP seconds (Volcano's 15 requeues), its flow fails (`FailedCreate`), as vclite's vcjob
+  controller terminates a job whose pods stay refused. Volcano drops the key and says nothing.
+
 Other API errors (conflicts, unavailability) are raised after the status is written, so the runtime
 re-queues the key with back-off.
 """
@@ -81,6 +88,7 @@ from vclite.controllers.jobflow import engine as engine_mod
 from vclite.controllers.jobflow import objects
 from vclite.controllers.jobflow import plan as plan_mod
 from vclite.controllers.jobflow import prober as prober_mod
+from vclite.controllers.jobflow import refusals as refusals_mod
 from vclite.controllers.jobflow import status as status_mod
 from vclite.controllers.jobflow import waiting as waiting_mod
 from vclite.lib import clock as clock_mod
@@ -189,6 +197,8 @@ class JobFlowController:
         self._missing: dict[str, dict[str, tuple[str, dt.datetime]]] = {}
         self._warned: dict[str, set[str]] = {}
         self._creating: set[str] = set()          # names of the vcjobs the sync under way creates
+        self._refusals = refusals_mod.Refusals()  # vcjobs the API refused for now (a ResourceQuota)
+        self._quota_watch: client_mod.Subscription | None = None   # started at the first refusal
         self._made = 0                            # vcjobs the sync under way created
 
     # ---- watches: only enqueue ----------------------------------------------------------------
@@ -206,6 +216,9 @@ class JobFlowController:
         self.podgroups.stop()
         self.jobflows.stop()
         self.templates.stop()
+        if self._quota_watch is not None:
+            self._quota_watch.cancel()
+            self._quota_watch = None
         self.prober.close()
 
     def _on_jobflow(self, ev: client_mod.WatchEvent) -> None:
@@ -248,6 +261,17 @@ class JobFlowController:
         key = objects.jobflow_key_of(job) if job is not None else None
         if key:
             self.queue.add_after(key, STATUS_REFRESH)
+
+    def _on_quota(self, ev: client_mod.WatchEvent) -> None:
+        """A ResourceQuota changed (room given back, a limit raised, deleted): the JobFlows of its namespace
+        with a refused vcjob try again at once."""
+        for key in self._refusals.in_namespace(meta.namespace(ev.object)):
+            self.queue.add(key)
+
+    def _watch_quotas(self) -> None:
+        """Follow ResourceQuotas from the first refusal on (a run without one never pays for the watch)."""
+        if self._quota_watch is None:
+            self._quota_watch = self.client.watch(kinds.RESOURCEQUOTA, self._on_quota)
 
     def _on_template(self, ev: client_mod.WatchEvent) -> None:
         if ev.type == client_mod.EventType.ADDED:
@@ -313,8 +337,19 @@ class JobFlowController:
         for job_name, uid in acts.delete:
             self._delete_attempt(ns, job_name, uid)
         self._schedule(key, eng, acts, now)
-        if failure is not None:
-            raise failure
+        self._schedule_refused(key, phase, now)
+        if failure is not None and not isinstance(failure, errors.Forbidden):
+            raise failure   # (a refusal is tried again on its own schedule: _schedule_refused)
+
+    def _schedule_refused(self, key: str, phase: str, now: dt.datetime) -> None:
+        """The next try of the vcjobs the API refused for now (refusals.py); a chore: alone it moves nothing
+        on, so `vcctl run` stops as stuck, naming the quota, when nothing else can give room back."""
+        if phase in status_mod.FROZEN:
+            self._refusals.forget(key)
+            return
+        wait = self._refusals.next_try(key, now)
+        if wait is not None:
+            self.queue.add_after(key, max(0.001, wait), chore=True)
 
     def _write_now(self, key: str, eng: engine_mod.Engine, jobflow: Obj, phase: str, decisive: bool) -> bool:
         """Write the status in this sync? Always for a decisive change (phase, a retry to record before
@@ -391,6 +426,7 @@ class JobFlowController:
         self._template_names.pop(key, None)
         self._missing.pop(key, None)
         self._warned.pop(key, None)
+        self._refusals.forget(key)
 
     def _fan_out(self, template_key: str) -> None:
         ns, _, template = template_key.partition("/")
@@ -467,6 +503,7 @@ class JobFlowController:
             except errors.AlreadyExists:
                 existing = self.jobs.get(ns, inst.name) or self._existing(ns, inst.name)
                 if existing is not None and objects.belongs_to(existing, jobflow):
+                    self._refusals.created(meta.key(jobflow), inst.name)
                     eng.observe(inst.name, existing, now)
                 else:
                     self._note(eng, inst, notes, status_mod.Note(
@@ -477,13 +514,22 @@ class JobFlowController:
                                                              err.message))
                 return None   # the flow fails: create nothing more in this sync
             except errors.Forbidden as err:   # (over a ResourceQuota of the namespace: it may have room later)
+                refusal = self._refusals.refused(meta.key(jobflow), inst.name, now)
+                if refusals_mod.verdict(refusal, now)[0]:   # refused for too long: the flow fails
+                    self._refusals.created(meta.key(jobflow), inst.name)   # (nothing more to try)
+                    self._note(eng, inst, notes, status_mod.Note(
+                        batch.JobPhase.FAILED, status_mod.Reason.FAILED_CREATE,
+                        refusals_mod.give_up_message(err.message, refusal)))
+                    return None
                 self._note(eng, inst, notes, status_mod.Note(batch.JobPhase.PENDING, status_mod.Reason.CREATE_REFUSED,
                                                              err.message))
-                return err    # retried with back-off by the runtime; the status and a Warning say why meanwhile
+                self._watch_quotas()
+                return err    # nothing more this sync; the status and a Warning say why meanwhile
             except errors.ApiError as err:
                 return err    # retried with back-off by the runtime
             else:
                 self._made += 1
+                self._refusals.created(meta.key(jobflow), inst.name)
                 eng.observe(inst.name, created, now)
                 self._record(jobflow, NORMAL, "Created", f"create a job named {inst.name}!", component=EVENT_SOURCE)
         return None

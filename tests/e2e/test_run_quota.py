@@ -1,0 +1,69 @@
+"""`vcctl run` with a ResourceQuota that refuses a JobFlow's vcjob: the run waits while something it runs
+may give room back, makes the vcjob as soon as there is room, and stops, naming the quota, when nothing can."""
+from __future__ import annotations
+
+TEMPLATE_AND_FLOW = """
+---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {name: a}
+spec:
+  minAvailable: 1
+  schedulerName: volcano
+  tasks:
+  - name: t
+    replicas: 1
+    template:
+      spec:
+        restartPolicy: Never
+        containers: [{name: main, image: busybox, command: ["true"]}]
+---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: f}
+spec:
+  flows: [{name: a}]
+"""
+
+
+def quota(jobs: int) -> str:
+    return f"""apiVersion: v1
+kind: ResourceQuota
+metadata: {{name: jobs}}
+spec:
+  hard: {{count/jobs.batch.volcano.sh: "{jobs}"}}
+"""
+
+
+def test_a_vcjob_no_room_will_come_for_stops_the_run_at_once_with_the_quota_message(vcctl, write):
+    path = write("refused.yaml", quota(0) + TEMPLATE_AND_FLOW)
+    r = vcctl("run", "--timeout", "60", path)
+    assert r.code == 1, r
+    assert "stopped: no further progress is possible" in r.err, r   # (not the timeout: nothing could give room)
+    assert 'JobFlow default/f: flow a: jobs.batch.volcano.sh "f-a" is forbidden: exceeded quota: jobs, ' \
+           'requested: count/jobs.batch.volcano.sh=1, used: count/jobs.batch.volcano.sh=0' in r.err, r
+    assert "internal:" not in r.err, r
+
+
+def test_a_refused_vcjob_is_made_once_a_finished_job_gives_its_room_back(vcctl, write):
+    holder = """
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: holder}
+spec:
+  minAvailable: 1
+  schedulerName: volcano
+  ttlSecondsAfterFinished: 0
+  tasks:
+  - name: t
+    replicas: 1
+    template:
+      spec:
+        restartPolicy: Never
+        containers: [{name: main, image: busybox, command: ["sleep", "1"]}]
+"""
+    path = write("room.yaml", quota(1) + holder + TEMPLATE_AND_FLOW)
+    r = vcctl("run", "--timeout", "60", path)
+    assert r.code == 0, r
+    assert "succeeded: " in r.err and "JobFlow default/f" in r.err, r
