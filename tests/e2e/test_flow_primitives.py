@@ -281,7 +281,7 @@ def test_exit_handler_runs_after_the_failure(vcctl, tmp_path):
         next(e for e in status["jobStatusList"] if e["name"] == "exit-handler-train")["endTimestamp"]
     assert status["conditions"]["exit-handler-evaluate"]["reason"] == "DependencyNeverMet"   # train failed
     assert logs(tmp_path, "exit-handler-notify-main-0") == \
-        "run finished: prepare Completed, train Failed, evaluate Skipped\n", r
+        "run Failed: prepare Completed, train Failed, evaluate Skipped; first failure: train\n", r
 
 
 def _edge_flow(flows: str, on_exit: str = "") -> str:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from vclite.api import batch, flow, flowtemplate
+from vclite.api import batch, flow, flowsyntax, flowtemplate
 from vclite.lib import goflags
 
 RESTART_POLICY_UNSET = ("not set, so Kubernetes' default Always applies: this task's containers restart whenever "
@@ -104,6 +104,9 @@ def _why_left(name: str, flow_name: str, flows: set[str], params: bool) -> str:
             "params": "the JobFlow declares no spec.arguments.parameters",
             "outcomes": f'flow "{flow_name}" is not the exit handler (spec.onExit)' if rest.split(".")[0] in flows
             else f'no flow is called "{rest.split(".")[0]}"',
+            "workflow": f'flow "{flow_name}" is not the exit handler (spec.onExit)'
+            if rest.split(".")[0] in flowsyntax.WORKFLOW_FIELDS else
+            f'workflow has no field "{rest.split(".")[0]}" ({", ".join(flowsyntax.WORKFLOW_FIELDS)})',
             }.get(root, f'no flow is called "{rest.split(".")[0]}"')
 
 

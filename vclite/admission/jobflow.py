@@ -498,9 +498,11 @@ def _condition(text: Any, path: str, ctx: _Ctx, own_output: bool) -> None:
 def _placeholder_problem(placeholder: str, ctx: _Ctx) -> str:
     """What is wrong with `{{placeholder}}` in a flow's patch or JobTemplate ("" if nothing)."""
     root, *rest = placeholder.split(".")
-    if root not in flowsyntax.ROOTS or (root in ("params", "outputs", "outcomes") and not rest):
+    if root not in flowsyntax.ROOTS or (root in ("params", "outputs", "outcomes", "workflow") and not rest):
         return (f"unknown placeholder {{{{{placeholder}}}}} (use params.<name>, outputs.<flow>, item, iteration "
-                "or, in the exit handler, outcomes.<flow>)")
+                "or, in the exit handler, outcomes.<flow>, workflow.status and workflow.failures)")
+    if root == "workflow" and flowsyntax.workflow_problem(rest):
+        return flowsyntax.workflow_problem(rest)
     if root == "outcomes" and len(rest) > 1:
         return f"outcomes.{rest[0]} has no fields (it is Completed, Failed, Terminated, Skipped or NotCreated)"
     return _ref_problem(root, tuple(rest), ctx)
@@ -521,6 +523,9 @@ def _ref_problem(root: str, path: tuple[str, ...], ctx: _Ctx, in_condition: bool
     if root == "outcomes" and not ctx.exit:
         return ("outcomes are read by the exit handler (spec.onExit) only: another flow says which outcomes it "
                 f"accepts in dependsOn.expression ({path[0]}.Failed)")
+    if root == "workflow" and not ctx.exit:
+        return ("workflow is read by the exit handler (spec.onExit) only: the JobFlow's status and failures are "
+                "known once every other flow has finished")
     if root == "outcomes" and path[0] == ctx.name:
         return "the exit handler cannot read its own outcome (it has none while it runs)"
     return ""

@@ -150,12 +150,15 @@ def evaluate_depends(expr: Expr | Node, outcomes: Mapping[str, frozenset[str]]) 
 class WhenEnv:
     """What a condition can read: JobFlow spec.arguments, finished flows' outputs, the loop item (None
     outside a loop), the repeat iteration and — for the exit handler (None elsewhere) — every other flow's
-    outcome (`Completed`, `Failed`, `Terminated`, `Skipped`, or `NotCreated`: a stop left it unstarted)."""
+    outcome (`Completed`, `Failed`, `Terminated`, `Skipped`, or `NotCreated`: a stop left it unstarted) and the
+    whole JobFlow's (`workflow`: {"status": "Succeeded" | "Failed", "failures": [{name, outcome, message,
+    handled}, …]}, as Argo's exit handler reads {{workflow.status}} and {{workflow.failures}})."""
     params: Mapping[str, str] = dataclasses.field(default_factory=dict)
     outputs: Mapping[str, str] = dataclasses.field(default_factory=dict)
     item: Any = None
     iteration: int = 0
     outcomes: Mapping[str, str] | None = None
+    workflow: Mapping[str, Any] | None = None
 
 
 _NUMERIC = re.compile(r"\s*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?\s*")
@@ -221,6 +224,10 @@ class _When:
             if env.item is None:
                 raise self.error("item is only defined in a flow with withItems or withParam", node)
             return self.walk(env.item, node.path, node, "item")
+        if node.root == "workflow":
+            if env.workflow is None:
+                raise self.error("workflow is read by the exit handler only (spec.onExit)", node)
+            return self.walk(env.workflow, node.path, node, "workflow")
         flow = node.path[0]
         if node.root == "outcomes":
             if env.outcomes is None:
@@ -327,7 +334,7 @@ def evaluate_value(expr: Expr, env: WhenEnv) -> Any:
     return _When(expr, env).ev(expr.root)
 
 
-_VARYING_ROOTS = frozenset({"outputs", "item", "iteration", "outcomes"})
+_VARYING_ROOTS = frozenset({"outputs", "item", "iteration", "outcomes", "workflow"})
 
 
 def _constant(node: Node) -> bool:

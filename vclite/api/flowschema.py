@@ -102,7 +102,8 @@ SPEC = _obj("The flows and how the JobFlow runs them.", {
                       }),
     "onExit": _str("the exit handler (vclite): a flow, without dependsOn, that runs once every other flow has "
                    "finished, whatever the outcome (after an unhandled failure, once no job runs); it alone reads "
-                   "their outcomes: `outcomes.<flow>` in its when, `{{outcomes.<flow>}}` in its patch or template"),
+                   "their outcomes: `outcomes.<flow>` in its when, `{{outcomes.<flow>}}` in its patch or template, "
+                   "and the JobFlow's, as Argo's: `workflow.status` (Succeeded or Failed), `workflow.failures`"),
 })
 
 _JOB_LIST = "vcjob names (`<jobflow>-<flow>`), in the order they got there"

@@ -65,7 +65,9 @@ class Outcome(enum.StrEnum):
 
 ALIASES = {"Succeeded": Outcome.COMPLETED,   # Argo's names
            "AnySucceeded": Outcome.ANY_COMPLETED, "AllSucceeded": Outcome.ALL_COMPLETED}
-ROOTS = ("params", "outputs", "item", "iteration", "outcomes")   # outcomes: the exit handler's only
+ROOTS = ("params", "outputs", "item", "iteration", "outcomes", "workflow")   # outcomes, workflow: the exit handler's
+# what the exit handler reads of the whole JobFlow, as Argo's {{workflow.status}} and {{workflow.failures}}
+WORKFLOW_FIELDS = ("status", "failures")
 FUNCTIONS = {"len": 1, "contains": 2, "json": 1}
 KEYWORDS = {"true": True, "false": False, "null": None}
 DEPENDS, WHEN = "depends", "when"
@@ -440,7 +442,8 @@ class _Parser:
         root = tok.value
         if root not in ROOTS:
             raise self.error(f"unknown name {root!r}: a condition can use params.<name>, outputs.<flow>, item, "
-                             "iteration, outcomes.<flow> (the exit handler), true, false, null, numbers, quoted "
+                             "iteration, outcomes.<flow> and workflow.status / workflow.failures (the exit handler), "
+                             "true, false, null, numbers, quoted "
                              "strings and len(), contains(), json()", tok.pos)
         path: list[str] = []
         while self.at("."):
@@ -449,12 +452,26 @@ class _Parser:
             if seg.kind != "name":
                 raise self.error(f"expected a name after '.', found {_describe(seg)}", seg.pos)
             path.append(seg.value)
-        need = {"params": "params.<name>", "outputs": "outputs.<flow>", "outcomes": "outcomes.<flow>"}
+        need = {"params": "params.<name>", "outputs": "outputs.<flow>", "outcomes": "outcomes.<flow>",
+                "workflow": " or ".join(f"workflow.{f}" for f in WORKFLOW_FIELDS)}
         if root in need and not path:
             raise self.error(f"{root} needs a name: {need[root]}", tok.pos)
         if (root in ("params", "outcomes") and len(path) > 1) or (root == "iteration" and path):
             raise self.error(f"{root}{'.' + path[0] if root != 'iteration' else ''} has no fields", tok.pos)
+        problem = workflow_problem(path) if root == "workflow" else ""
+        if problem:
+            raise self.error(problem, tok.pos)
         return Ref(root, tuple(path), tok.pos)
+
+
+def workflow_problem(path: Sequence[str]) -> str:
+    """What is wrong with `workflow.<path>` ("" if nothing): `status` (a string, no fields) or `failures` (a
+    list: its elements and their fields may be read)."""
+    if path[0] not in WORKFLOW_FIELDS:
+        return f"workflow has no field {path[0]!r} (it has {', '.join(WORKFLOW_FIELDS)})"
+    if path[0] == "status" and len(path) > 1:
+        return "workflow.status has no fields (it is Succeeded or Failed)"
+    return ""
 
 
 NOT_OUTCOMES = {Outcome.ABORTED.value: "an Aborted (suspended) vcjob may be resumed, so it has no outcome yet and "

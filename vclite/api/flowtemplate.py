@@ -21,7 +21,7 @@ from vclite.lib import errors
 Obj = dict[str, Any]
 
 ROOTS = flowsyntax.ROOTS   # the placeholders' roots; other {{…}} text is left alone
-PLACEHOLDER = re.compile(r"\{\{\s*((?:params|outputs|item|iteration|outcomes)(?:\.[A-Za-z0-9_-]+)*)\s*\}\}")
+PLACEHOLDER = re.compile(r"\{\{\s*((?:params|outputs|item|iteration|outcomes|workflow)(?:\.[A-Za-z0-9_-]+)*)\s*\}\}")
 OTHER_BRACES = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}")   # any root
 _MISSING = object()
 
@@ -39,9 +39,12 @@ def in_context(name: str, flows: Collection[str], *, params: bool, loop: bool, r
     """Whether `{{name}}` in a flow's JobTemplate is a flow placeholder there. If not, it is left as it
     is written, as Volcano leaves it (a plain Volcano template may hold such text): `item…` only in a
     loop flow, `iteration` only in a repeat, `params.…` once the JobFlow has `spec.arguments`,
-    `outputs.<f>` only when f is a flow of the JobFlow, `outcomes.<f>` also only in the exit handler.
+    `outputs.<f>` only when f is a flow of the JobFlow, `outcomes.<f>` also only in the exit handler, and
+    `workflow.status` / `workflow.failures…` only there.
     (A patch is vclite's own: all of its are.)"""
     root, _, rest = name.partition(".")
+    if root == "workflow":
+        return exit and rest.split(".")[0] in flowsyntax.WORKFLOW_FIELDS
     if root == "outcomes":
         return exit and rest.split(".")[0] in flows
     if root == "item":
@@ -60,14 +63,17 @@ def render(value: Any) -> str:
 
 def template_values(params: Mapping[str, str] | None = None, outputs: Mapping[str, str] | None = None,
                     item: Any = _MISSING, iteration: int | None = None,
-                    outcomes: Mapping[str, str] | None = None) -> dict[str, str]:
+                    outcomes: Mapping[str, str] | None = None,
+                    workflow: Mapping[str, Any] | None = None) -> dict[str, str]:
     """The flat values `substitute` reads: `params.<name>`, `outputs.<flow>` (surrounding whitespace
     removed, as in conditions), `item` (rendered: strings as they are, other values as JSON),
-    `iteration` and (the exit handler's) `outcomes.<flow>`. Fields (`{{item.x}}`, `{{outputs.f.x}}`) are
+    `iteration` and (the exit handler's) `outcomes.<flow>` and `workflow.status` / `workflow.failures` (a
+    JSON list). Fields (`{{item.x}}`, `{{outputs.f.x}}`) are
     read from these by `substitute`."""
     values = {f"params.{k}": v for k, v in (params or {}).items()}
     values.update({f"outputs.{k}": v.strip() for k, v in (outputs or {}).items()})
     values.update({f"outcomes.{k}": v for k, v in (outcomes or {}).items()})
+    values.update({f"workflow.{k}": render(v) for k, v in (workflow or {}).items()})
     if item is not _MISSING:
         values["item"] = render(item)
     if iteration is not None:

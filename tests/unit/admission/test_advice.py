@@ -134,10 +134,10 @@ def test_braces_that_are_not_flow_placeholders_are_left_alone_with_a_warning():
         "restartPolicy": "Never", "containers": [{"env": [{"value": "Hi {{name}} {{params.x}} {{ param.x }}"}]}]}}}]}}
     path = "spec.tasks[0].template.spec.containers[0].env[0].value"
     assert advice.advice_in(template) == [
-        (path, "{{name}} is not a flow placeholder (params, outputs, item, iteration, outcomes): it is left as "
-               "it is"),
-        (path, "{{param.x}} is not a flow placeholder (params, outputs, item, iteration, outcomes): it is left as "
-               "it is")]
+        (path, "{{name}} is not a flow placeholder (params, outputs, item, iteration, outcomes, workflow): it is "
+               "left as it is"),
+        (path, "{{param.x}} is not a flow placeholder (params, outputs, item, iteration, outcomes, workflow): it is "
+               "left as it is")]
     jobflow = {"kind": "JobFlow", "spec": {"flows": [{"name": "a", "patch": {"jobSpec": {"queue": "{{q}}"}}}]}}
     assert [p for p, _ in advice.advice_in(jobflow)] == ["spec.flows[0].patch.jobSpec.queue"]
 
@@ -208,3 +208,18 @@ def test_a_min_success_that_can_never_be_reached(obj, warned):
     assert bool(found) is warned
     if warned:
         assert "can never be reached" in found[0]
+
+
+@pytest.mark.parametrize("flow, text, expected", [
+    pytest.param("a", "{{workflow.status}}", ['JobTemplate "a": spec.queue: {{workflow.status}} is left as it is: '
+                                              'flow "a" is not the exit handler (spec.onExit)'], id="not-the-handler"),
+    pytest.param("h", "{{workflow.status}} {{workflow.failures.0.name}}", [], id="the-handler"),
+    pytest.param("h", "{{workflow.name}}", ['JobTemplate "h": spec.queue: {{workflow.name}} is left as it is: '
+                                            'workflow has no field "name" (status, failures)'], id="argo-field-not-here"),
+    pytest.param("a", "{{outcomes.h}}", ['JobTemplate "a": spec.queue: {{outcomes.h}} is left as it is: '
+                                         'flow "a" is not the exit handler (spec.onExit)'], id="outcomes-elsewhere"),
+])
+def test_a_templates_exit_handler_placeholders_elsewhere_are_left_with_a_warning(flow, text, expected):
+    jobflow = {"spec": {"onExit": "h", "flows": [{"name": "a"}, {"name": "h"}]}}
+    templates = {flow: {"queue": text}}
+    assert [msg for _, msg in advice.template_context_advice(jobflow, templates.get)] == expected

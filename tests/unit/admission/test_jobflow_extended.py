@@ -526,7 +526,35 @@ def test_the_exit_handler_reads_the_other_flows_outcomes(h, expected):
     assert messages(jf(fl("a"), h, **HANDLER)) == expected
 
 
+@pytest.mark.parametrize("h, expected", [
+    pytest.param(fl("h", when='workflow.status == "Failed" || len(workflow.failures) > 0'), [], id="the-handlers-when"),
+    pytest.param(fl("h", patch={"jobSpec": {"queue": "{{workflow.status}}", "tasks": [{"name": "t", "template": {
+        "spec": {"containers": [{"name": "c", "command": ["echo", "{{workflow.failures}}",
+                                                          "{{workflow.failures.0.name}}"]}]}}}]}}), [],
+                 id="the-handlers-patch"),
+    pytest.param(fl("h", when="workflow.failed"),
+                 ['spec.flows[1].when: flow "h": workflow has no field \'failed\' (it has status, failures) '
+                  'at position 0:' + caret("workflow.failed", 0)], id="unknown-field"),
+    pytest.param(fl("h", patch={"jobSpec": {"queue": "{{workflow.phase}}"}}),
+                 ['spec.flows[1].patch.jobSpec.queue: flow "h": workflow has no field \'phase\' (it has status, '
+                  "failures)"], id="unknown-placeholder-field"),
+    pytest.param(fl("h", patch={"jobSpec": {"queue": "{{workflow.status.x}}"}}),
+                 ['spec.flows[1].patch.jobSpec.queue: flow "h": workflow.status has no fields (it is Succeeded or '
+                  "Failed)"], id="status-has-no-fields"),
+])
+def test_the_exit_handler_reads_the_whole_jobflow(h, expected):
+    assert messages(jf(fl("a"), h, **HANDLER)) == expected
+
+
 @pytest.mark.parametrize("b, expected", [
+    pytest.param(fl("b", when='workflow.status == "Failed"'),
+                 ['spec.flows[1].when: flow "b": workflow is read by the exit handler (spec.onExit) only: the '
+                  "JobFlow's status and failures are known once every other flow has finished at position 0:"
+                  + caret('workflow.status == "Failed"', 0)], id="workflow-in-when"),
+    pytest.param(fl("b", patch={"jobSpec": {"queue": "{{workflow.failures}}"}}),
+                 ['spec.flows[1].patch.jobSpec.queue: flow "b": workflow is read by the exit handler (spec.onExit) '
+                  "only: the JobFlow's status and failures are known once every other flow has finished"],
+                 id="workflow-in-patch"),
     pytest.param(fl("b", when='outcomes.a == "Failed"'),
                  ['spec.flows[1].when: flow "b": outcomes are read by the exit handler (spec.onExit) only: another '
                   "flow says which outcomes it accepts in dependsOn.expression (a.Failed) at position 0:"

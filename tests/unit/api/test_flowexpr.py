@@ -304,8 +304,9 @@ def test_parse_when(text: str, canonical: str | None) -> None:
     assert F.unparse(F.parse_when(text)) == canonical
 
 
-UNKNOWN_NAME = ("a condition can use params.<name>, outputs.<flow>, item, iteration, outcomes.<flow> (the exit "
-                "handler), true, false, null, numbers, quoted strings and len(), contains(), json()")
+UNKNOWN_NAME = ("a condition can use params.<name>, outputs.<flow>, item, iteration, outcomes.<flow> and "
+                "workflow.status / workflow.failures (the exit handler), true, false, null, numbers, quoted strings "
+                "and len(), contains(), json()")
 
 
 @pytest.mark.parametrize("text, message, position", [
@@ -315,6 +316,11 @@ UNKNOWN_NAME = ("a condition can use params.<name>, outputs.<flow>, item, iterat
     pytest.param("params.x == 1 && outputs", "outputs needs a name: outputs.<flow>", 17, id="outputs-bare"),
     pytest.param("params.a.b", "params.a has no fields", 0, id="params-field"),
     pytest.param("iteration.x", "iteration has no fields", 0, id="iteration-field"),
+    pytest.param("workflow", "workflow needs a name: workflow.status or workflow.failures", 0, id="workflow-bare"),
+    pytest.param("workflow.phase == 'x'", "workflow has no field 'phase' (it has status, failures)", 0,
+                 id="workflow-unknown-field"),
+    pytest.param("workflow.status.x", "workflow.status has no fields (it is Succeeded or Failed)", 0,
+                 id="workflow-status-field"),
     pytest.param("params.a == ", "expected a value, found the end of the expression", 12, id="missing-operand"),
     pytest.param("params.a = 1", "unexpected character '=' (use == to compare)", 9, id="single-equals"),
     pytest.param("1 < params.a < 3", "comparisons cannot be chained; join them with && or ||", 13, id="chained"),
@@ -628,3 +634,47 @@ def test_parsers_never_crash(text: str) -> None:
             parse(text)
         except F.ExprError as e:
             assert 0 <= e.position <= len(text)
+
+
+# ---- the exit handler's workflow.status / workflow.failures (Argo's {{workflow.status}}, {{workflow.failures}}) ----
+
+FAILURES = [{"name": "train", "outcome": "Failed", "message": "vcjob jf-train Failed", "handled": False},
+            {"name": "mirror", "outcome": "Terminated", "message": "flow mirror Terminated", "handled": True}]
+EXIT_ENV = F.WhenEnv(outcomes={"train": "Failed", "mirror": "Terminated", "eval": "NotCreated"},
+                     workflow={"status": "Failed", "failures": FAILURES})
+CLEAN_ENV = F.WhenEnv(outcomes={"train": "Completed"}, workflow={"status": "Succeeded", "failures": []})
+
+
+@pytest.mark.parametrize("text, env, expected", [
+    pytest.param('workflow.status == "Failed"', EXIT_ENV, True, id="status-failed"),
+    pytest.param('workflow.status != "Succeeded"', CLEAN_ENV, False, id="status-succeeded"),
+    pytest.param("len(workflow.failures) > 0", EXIT_ENV, True, id="any-failed"),
+    pytest.param("len(workflow.failures) == 0", CLEAN_ENV, True, id="none-failed"),
+    pytest.param('workflow.failures.0.name == "train" && workflow.failures.1.outcome == "Terminated"', EXIT_ENV,
+                 True, id="walk-the-list"),
+    pytest.param('!workflow.failures.0.handled && workflow.failures.1.handled', EXIT_ENV, True, id="handled"),
+    pytest.param('contains(workflow.failures.0.message, "jf-train")', EXIT_ENV, True, id="message"),
+    pytest.param('workflow.status == "Succeeded" && len(workflow.failures) == 0 || outcomes.train == "Failed"',
+                 EXIT_ENV, True, id="with-outcomes"),
+])
+def test_the_exit_handler_reads_the_whole_jobflow(text, env, expected):
+    assert F.evaluate_when(F.parse_when(text), env) is expected
+
+
+@pytest.mark.parametrize("text, env, message", [
+    pytest.param('workflow.status == "Failed"', ENV, "workflow is read by the exit handler only (spec.onExit)",
+                 id="not-the-exit-handler"),
+    pytest.param("workflow.failures.2.name == 'x'", EXIT_ENV, "workflow.failures has no element '2' (list; 2 elements)",
+                 id="past-the-end"),
+    pytest.param("workflow.failures.0.podName == 'x'", EXIT_ENV,
+                 "workflow.failures.0 has no field 'podName' (object; fields: name, outcome, message, handled)",
+                 id="unknown-field-of-a-failure"),
+])
+def test_the_workflow_errors_say_what_there_is(text, env, message):
+    with pytest.raises(F.ExprError) as info:
+        F.evaluate_when(F.parse_when(text), env)
+    assert info.value.message == message
+
+
+def test_a_condition_reading_workflow_is_not_constant():
+    assert F.constant_errors(F.parse_when("workflow.status == params.x"), {"x": "1"}) == []

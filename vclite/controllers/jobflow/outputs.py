@@ -42,6 +42,21 @@ def _list_element(output: str) -> Any:
     return text
 
 
+def _failure_message(fr: rs.FlowRT) -> str:
+    """Why a flow failed, for `workflow.failures`: what its condition says, else its last failed vcjob and the
+    message of that vcjob's state."""
+    if fr.message:
+        return fr.message
+    for inst in reversed(fr.insts):
+        if inst.job is not None and inst.state in (rs.IState.FAILED, rs.IState.TERMINATED):
+            state = (inst.job.get("status") or {}).get("state") or {}
+            why = state.get("message") or state.get("reason") or ""
+            return f"vcjob {inst.name} {inst.state.value}" + (f": {why}" if why else "")
+        if inst.note is not None and inst.note.phase == JP.FAILED:
+            return inst.note.message
+    return f"flow {fr.d.name} {fr.final}"
+
+
 class Outputs:
     """Mixin of engine.Engine (its state: flows, plan, reader, to_create, output_waits)."""
 
@@ -75,13 +90,25 @@ class Outputs:
         # (the exit handler runs once nothing else will: what it reads is final, "" for a flow that never ran)
         outputs = {r: self.output_of(r) for r in refs
                    if r in self.flows and (self.flows[r].final is not None or r == d.name or d.exit)}
-        return flowexpr.WhenEnv(self.plan.params, outputs, item, iteration, self.outcomes() if d.exit else None)
+        return flowexpr.WhenEnv(self.plan.params, outputs, item, iteration, self.outcomes() if d.exit else None,
+                                self.workflow() if d.exit else None)
 
     def outcomes(self) -> dict[str, str]:
         """What the exit handler reads as `outcomes.<flow>`: every other flow's outcome (`Completed`, `Failed`,
         `Terminated`, `Skipped`), `NotCreated` for one a stop left without any."""
         return {name: str(fr.final) if fr.final is not None else NOT_CREATED
                 for name, fr in self.flows.items() if not fr.d.exit}
+
+    def workflow(self) -> dict[str, Any]:
+        """What the exit handler reads as `workflow.status` and `workflow.failures`, as Argo's exit handler reads
+        {{workflow.status}} and {{workflow.failures}}: `Failed` once a failure is unhandled (the JobFlow fails,
+        whatever the handler does), else `Succeeded` (it succeeds if the handler completes); every other flow
+        that Failed or was Terminated, in spec order, with its outcome, why, and whether a flow handled it."""
+        failures = [{"name": name, "outcome": str(fr.final), "message": _failure_message(fr),
+                     "handled": name not in self.unhandled}
+                    for name, fr in self.flows.items()
+                    if not fr.d.exit and fr.final in (flowexpr.Outcome.FAILED, flowexpr.Outcome.TERMINATED)]
+        return {"status": "Failed" if self.stopping else "Succeeded", "failures": failures}
 
     def values_for(self, inst: rs.Inst, names: Iterable[str]) -> tuple[dict[str, str] | None, list[str]]:
         """Placeholder values for `inst`'s template, or (None, flows whose output is not there yet) — or
@@ -117,7 +144,8 @@ class Outputs:
         return flowtemplate.template_values(self.plan.params, outputs,
                                             *(() if item is rs.MISSING else (item,)),
                                             iteration=inst.index if d.loop is plan_mod.Loop.REPEAT else None,
-                                            outcomes=self.outcomes() if d.exit else None), []
+                                            outcomes=self.outcomes() if d.exit else None,
+                                            workflow=self.workflow() if d.exit else None), []
 
     def placeholder_context(self, flow: str) -> Callable[[str], bool]:
         """Which `{{…}}` of flow `flow`'s JobTemplate are its placeholders (flowtemplate.in_context)."""

@@ -8,11 +8,12 @@ advances the clock; ("resume",) clears suspension. Names are without the `jf-` p
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 
 from tests import flowsim
-from vclite.api import flowexpr
+from vclite.api import flowexpr, flowtemplate
 from vclite.controllers.jobflow import engine, readiness
 from vclite.lib import clock as clock_mod
 
@@ -207,6 +208,23 @@ RULES = [
         (("start",), ["a"], "Pending"),
         (("done", "a", C), ["a"], "Succeed"),
     ], {"e": "WhenFalse"}, id="exit-handler-reading-outcomes-is-skipped-after-success"),
+    # … and the whole JobFlow's, as Argo's {{workflow.status}} / {{workflow.failures}}
+    pytest.param([fl("e", when='workflow.status == "Failed"'), fl("a"), fl("b")], [
+        (("start",), ["a", "b"], "Pending"),
+        (("done", "a", F), ["a", "b"], "Running"),
+        (("done", "b", C), ["a", "b", "e"], "Running"),
+        (("done", "e", C), ["a", "b", "e"], "Failed"),
+    ], {}, id="exit-handler-reading-workflow-status-runs-after-a-failure"),
+    pytest.param([fl("e", when='workflow.status == "Failed"'), fl("a")], [
+        (("start",), ["a"], "Pending"),
+        (("done", "a", C), ["a"], "Succeed"),
+    ], {"e": "WhenFalse"}, id="exit-handler-reading-workflow-status-is-skipped-after-success"),
+    pytest.param([fl("e", when="len(workflow.failures) > 0"), fl("a"), expr("h", "a.Failed")], [
+        (("start",), ["a"], "Pending"),
+        (("done", "a", F), ["a", "h"], "Running"),
+        (("done", "h", C), ["a", "h", "e"], "Running"),
+        (("done", "e", C), ["a", "h", "e"], "Succeed"),
+    ], {}, id="a-handled-failure-is-among-the-failures-of-a-succeeding-jobflow"),
 ]
 
 
@@ -1353,3 +1371,25 @@ def test_the_exit_handlers_template_reads_the_other_flows_outcomes(finish, outco
         sim.finish("jf-" + job, phase)
     got, waiting = sim.eng.values_for(sim.eng.flows["e"].insts[0], sorted(outcomes))
     assert ({k: got[k] for k in outcomes} if got else got, waiting) == (outcomes, [])
+
+
+@pytest.mark.parametrize("finish, workflow", [
+    pytest.param([("a", F), ("b", C)], {"status": "Failed", "failures": [
+        {"name": "a", "outcome": "Failed", "message": "vcjob jf-a Failed", "handled": False}]}, id="after-a-stop"),
+    pytest.param([("b", C), ("c", C), ("a", C)], {"status": "Succeeded", "failures": []}, id="after-success"),
+    pytest.param([("a", F), ("b", "Terminated")], {"status": "Failed", "failures": [
+        {"name": "a", "outcome": "Failed", "message": "vcjob jf-a Failed", "handled": False},
+        {"name": "b", "outcome": "Terminated", "message": "vcjob jf-b Terminated", "handled": False}]},
+        id="spec-order"),
+])
+def test_the_exit_handlers_template_reads_the_whole_jobflow(finish, workflow):
+    """`{{workflow.status}}` and `{{workflow.failures}}` (a JSON list; `{{workflow.failures.0.name}}` walks it)."""
+    sim = flowsim.Sim([fl("e"), fl("a"), fl("b"), fl("c", "b")], onExit="e")
+    for job, phase in finish:
+        sim.finish("jf-" + job, phase)
+    names = ["workflow.status", "workflow.failures"]
+    got, waiting = sim.eng.values_for(sim.eng.flows["e"].insts[0], names)
+    assert waiting == [] and got["workflow.status"] == workflow["status"]
+    assert json.loads(got["workflow.failures"]) == workflow["failures"]
+    if workflow["failures"]:
+        assert flowtemplate.lookup("workflow.failures.0.name", got) == workflow["failures"][0]["name"]
