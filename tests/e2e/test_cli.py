@@ -180,8 +180,9 @@ def test_help_teaches(vcctl):
     assert r.code == 0 and "Exit status" in r.out and "--nodes" in r.out
     # the CronJob example on a line of its own (it was run into the paragraph before it)
     assert "\n    vcctl run --timeout 60 examples/cronjob.yaml\n" in r.out, r
-    # a second terminal's `vcctl jobflow suspend` cannot reach the run: it says where to run a flow for that
-    assert "The run serves no API" in r.out and "run it in `vcctl server`" in " ".join(r.out.split()), r
+    # a second terminal's `vcctl jobflow suspend` reaches the run only with --listen: the help says so
+    assert "The run serves no API unless --listen asks" in " ".join(r.out.split()), r
+    assert "kubectl --kubeconfig <printed path> get jf -w" in r.out, r
 
 
 ROUND_TRIP = """

@@ -67,6 +67,16 @@ def _params(ctx: click.Context, param: click.Parameter, values: tuple[str, ...])
     return out
 
 
+def _listen(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, int] | None:
+    if value is None:
+        return None
+    from vclite.cli import runlisten
+    try:
+        return runlisten.parse_address(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+
+
 PARAM_HELP = ("Set a JobFlow parameter (spec.arguments.parameters), as `argo submit -p`; repeatable. "
               "It must be declared by a JobFlow of the FILES.")
 
@@ -89,7 +99,13 @@ PARAM_HELP = ("Set a JobFlow parameter (spec.arguments.parameters), as `argo sub
 @click.option("--timeout", type=float, metavar="SECONDS", callback=_positive_seconds,
               help="Give up (exit 1) after this many seconds (e.g. 600). A run with a CronJob ends so "
                    "(exit 0 if nothing failed).")
-def run(files, params, quiet, output, nodes_opt, scheduler_conf, workdir, timeout) -> None:
+@click.option("--listen", metavar="HOST:PORT", callback=_listen,
+              help="Serve the Kubernetes-compatible API of `vcctl server` during the run (HTTPS, a token; "
+                   "port 0: any free one), so kubectl and vcctl reach it from another terminal with the "
+                   "kubeconfig the run prints (`kubectl get jf -w`, `vcctl jobflow suspend NAME -k PATH`). "
+                   "A run that serves does not stop when nothing can move on by itself: it waits for a "
+                   "client until everything finished, --timeout or Ctrl-C. Off by default.")
+def run(files, params, quiet, output, nodes_opt, scheduler_conf, workdir, timeout, listen) -> None:
     """Run manifests on the embedded control plane until every JobFlow, vcjob and bare pod finishes.
 
     \b
@@ -113,10 +129,14 @@ def run(files, params, quiet, output, nodes_opt, scheduler_conf, workdir, timeou
     \b
       vcctl run --timeout 60 examples/cronjob.yaml
 
-    The run serves no API: other vcctl commands (`vcctl jobflow suspend`, `get -w`) and kubectl
-    cannot reach it. To watch, suspend or resume a flow from another terminal, run it in
-    `vcctl server` (`kubectl apply -f FILE`, or `vcctl jobtemplate create -f FILE` then
-    `vcctl jobflow create -f FILE`).
+    The run serves no API unless --listen asks: then kubectl and other vcctl commands (`vcctl jobflow
+    suspend`, `get -w`) reach it from another terminal, with the kubeconfig it prints, until it ends:
+
+    \b
+      vcctl run --listen 127.0.0.1:0 flow.yaml
+      kubectl --kubeconfig <printed path> get jf -w
+
+    For a control plane that outlives the run, use `vcctl server`.
 
     \b
     Exit status: 0 all succeeded; 1 something failed or can never run (the reason is printed);
@@ -125,7 +145,7 @@ def run(files, params, quiet, output, nodes_opt, scheduler_conf, workdir, timeou
     """
     from vclite.cli import run as run_mod  # the whole control plane: imported only to run
 
-    code = run_mod.run(list(files), quiet, output, nodes_opt, scheduler_conf, workdir, timeout, params)
+    code = run_mod.run(list(files), quiet, output, nodes_opt, scheduler_conf, workdir, timeout, params, listen)
     _EXIT_AT_ONCE.append(code)   # (main() then skips freeing the run's objects one by one)
     sys.exit(code)
 

@@ -6,7 +6,8 @@ The run ends when every JobFlow, standalone vcjob (not made by a JobFlow) and ba
 controller: Volcano's podgroup controller gives it a PodGroup of its own) is finished — or when
 nothing can change any more (no process alive, no timer pending) while some are not: then each
 unfinished one is reported with the reason it waits (e.g. the scheduler's "1/1 tasks in gang
-unschedulable: …").
+unschedulable: …"). With `--listen` the run serves its API (runlisten.py) and, when nothing can change
+by itself, waits for a client's write instead of stopping.
 
 A CronJob never finishes: with one among the documents, the run goes on, making its vcjobs at their
 scheduled times, until `--timeout` (or Ctrl-C: 130, or until no CronJob can run again: all
@@ -351,13 +352,29 @@ def _tail(path: pathlib.Path, n: int = 5) -> list[str]:
         return []
 
 
+class ListenError(Exception):
+    """`--listen`: the API cannot be served as asked (the address is in use…); nothing has run."""
+
+
 STUCK_LINES = 40   # what still waits, listed after a timeout: at most this many lines (a big flow has thousands)
 
 
 async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Console, live_view: bool,
-               quiet: bool, timeout: float | None, endless: bool = False) -> tuple[bool, view.Snapshot, Progress]:
+               quiet: bool, timeout: float | None, endless: bool = False,
+               listen: tuple[str, int] | None = None) -> tuple[bool, view.Snapshot, Progress]:
     """`endless`: a CronJob is among the documents (the run ends only on timeout, Ctrl-C or when
-    nothing can run again)."""
+    nothing can run again). `listen`: (host, port) to serve the API on during the run (runlisten.py;
+    ListenError if it cannot: nothing has run then)."""
+    served = None
+    if listen is not None:
+        from vclite.cli import runlisten   # (the HTTP server's modules load only for a run that serves)
+        from vclite.httpserver import server as server_mod
+        try:
+            served = await runlisten.serve(rt, *listen)
+        except server_mod.ServeError as exc:
+            raise ListenError(str(exc)) from None
+        for line in served.lines():
+            print(line, file=sys.stderr, flush=True)
     rt.start()   # (the documents were applied when they were validated)
     start = rt.clock.monotonic()
     last_draw = -1.0
@@ -396,14 +413,25 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
             console.file.flush()
 
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, rt.request_stop)
-    loop.add_signal_handler(signal.SIGTERM, rt.request_stop)
+    stopping = asyncio.Event()
+
+    def stop() -> None:
+        stopping.set()
+        rt.request_stop()
+
+    loop.add_signal_handler(signal.SIGINT, stop)
+    loop.add_signal_handler(signal.SIGTERM, stop)
     try:
         if live is not None:
             live.start()
         try:
-            done = await rt.run_until((lambda: False) if endless else progress.done, timeout=timeout,
-                                      on_tick=None if quiet else tick)
+            until = (lambda: False) if endless else progress.done
+            if served is None:
+                done = await rt.run_until(until, timeout=timeout, on_tick=None if quiet else tick)
+            else:
+                from vclite.cli import runlisten
+                done = await runlisten.drive(rt, until, timeout, None if quiet else tick, stopping,
+                                             lambda text: None if quiet else print(text, file=sys.stderr, flush=True))
         except runtime_mod.Interrupted:   # (Ctrl-C: what was left is reported as after a timeout)
             done, progress.interrupted = False, True
         tick(final=True)
@@ -413,6 +441,8 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
         events.cancel()
         if live is not None:
             live.stop()
+        if served is not None:
+            await served.close()
         await _stop_pods(rt, loop, quiet)
 
 
@@ -435,7 +465,9 @@ async def _stop_pods(rt: runtime_mod.Runtime, loop: asyncio.AbstractEventLoop, q
 
 
 def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None, conf_path: str | None,
-        workdir: str | None, timeout: float | None, params: dict[str, str] | None = None) -> int:
+        workdir: str | None, timeout: float | None, params: dict[str, str] | None = None,
+        listen: tuple[str, int] | None = None) -> int:
+    """`listen`: (host, port) to serve the API on during the run (`--listen`, runlisten.py)."""
     err = _Stderr()
     twice = stdinput.conflict({"FILES": files, "--nodes": nodes_opt, "--scheduler-conf": conf_path})
     if twice:
@@ -466,21 +498,26 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
         if not quiet:
             for w in manifests.warnings(docs):
                 err.print(f"warning: {w}", markup=False)
-        return _run_and_report(rt, docs, quiet, output, timeout, err, default_node=nodes_opt is None)
+        return _run_and_report(rt, docs, quiet, output, timeout, err, default_node=nodes_opt is None,
+                               listen=listen)
     finally:
         if rt is not None and workdir is None and not _has_pods(rt.workdir):
             shutil.rmtree(rt.workdir, ignore_errors=True)   # a temporary directory no pod ran in: nothing to see
 
 
 def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: str | None, timeout: float | None,
-                    err: "_Stderr", default_node: bool = False) -> int:
+                    err: "_Stderr", default_node: bool = False, listen: tuple[str, int] | None = None) -> int:
     out = Console(highlight=False)
     live_view = out.is_terminal and not quiet and output is None
     progress_console = out if output is None else Console(stderr=True, highlight=False)
     endless = any(d.obj.get("kind") == kinds.CRONJOB.kind for d in docs)
     try:
         started = rt.clock.monotonic()
-        done, snap, progress = asyncio.run(_run(rt, docs, progress_console, live_view, quiet, timeout, endless))
+        done, snap, progress = asyncio.run(_run(rt, docs, progress_console, live_view, quiet, timeout, endless,
+                                                listen))
+    except ListenError as exc:
+        err.print(f"error: {exc}; nothing was run.", markup=False)
+        return 1
     except (runtime_mod.Interrupted, asyncio.CancelledError, KeyboardInterrupt):
         err.print("interrupted: every pod was stopped.", markup=False)
         return 130

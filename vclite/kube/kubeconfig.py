@@ -212,8 +212,8 @@ def load(kubeconfig: str | None = None, master: str | None = None, context: str 
             return Config(server=master.rstrip("/"), source="--master")
         raise ConfigError("no kubeconfig found: start `vcctl server` (it writes "
                           f"{vclite_kubeconfig_path(env, home)}), or pass -k/--kubeconfig or -s/--master "
-                          "(`vcctl run` serves no API: to watch, suspend or resume its flows from another "
-                          "terminal, run them in `vcctl server`)")
+                          "(`vcctl run` serves no API unless run with --listen HOST:PORT: then pass -k with the "
+                          "kubeconfig it prints)")
     docs = [(_read_yaml(p), p) for p in paths]
     prefs, sections = merge(docs)
     return resolve(prefs, sections, context, master, source=":".join(str(p) for p in paths))

@@ -130,9 +130,9 @@ def test_vclite_server_kubeconfig_is_the_default(tmp_path):
 def test_nothing_found_says_what_to_do(tmp_path):
     with pytest.raises(kubeconfig.ConfigError, match="no kubeconfig found: start `vcctl server`") as e:
         kubeconfig.load(env={}, home=tmp_path)
-    # (a `vcctl jobflow suspend` from a second terminal cannot reach a `vcctl run`: the message says where to run)
-    assert str(e.value).endswith("(`vcctl run` serves no API: to watch, suspend or resume its flows from another "
-                                 "terminal, run them in `vcctl server`)")
+    # (a `vcctl jobflow suspend` from a second terminal reaches a `vcctl run` only with --listen: the message says so)
+    assert str(e.value).endswith("(`vcctl run` serves no API unless run with --listen HOST:PORT: then pass -k with "
+                                 "the kubeconfig it prints)")
 
 
 def test_master_alone_is_enough(tmp_path):

@@ -1,0 +1,38 @@
+"""`vcctl run --listen HOST:PORT`: the address it takes."""
+from __future__ import annotations
+
+import pytest
+
+from vclite.cli import runlisten
+
+
+@pytest.mark.parametrize("text, want", [
+    pytest.param("127.0.0.1:6443", ("127.0.0.1", 6443), id="ipv4"),
+    pytest.param("0.0.0.0:0", ("0.0.0.0", 0), id="any-port"),
+    pytest.param(":8443", ("127.0.0.1", 8443), id="loopback-by-default"),
+    pytest.param("[::1]:6443", ("::1", 6443), id="ipv6"),
+    pytest.param("localhost:65535", ("localhost", 65535), id="name"),
+])
+def test_parse_address(text, want):
+    assert runlisten.parse_address(text) == want
+
+
+@pytest.mark.parametrize("text, message", [
+    pytest.param("localhost", "expected HOST:PORT", id="no-port"),
+    pytest.param("127.0.0.1:65536", "a port of 0..65535", id="port-too-big"),
+    pytest.param("127.0.0.1:http", "expected HOST:PORT", id="named-port"),
+    pytest.param("::1:6443", "write an IPv6 address in brackets", id="bare-ipv6"),
+])
+def test_parse_address_refuses(text, message):
+    with pytest.raises(ValueError, match=message):
+        runlisten.parse_address(text)
+
+
+def test_parsing_loads_no_http_server():
+    """The option is read at every `vcctl run`: the HTTP server's modules load only for a run that serves."""
+    import subprocess
+    import sys
+    code = ("import sys; from vclite.cli import runlisten; runlisten.parse_address(':1'); "
+            "print('vclite.httpserver.server' in sys.modules, 'aiohttp' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
