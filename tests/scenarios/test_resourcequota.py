@@ -272,3 +272,35 @@ def test_a_vcjob_refused_for_volcanos_retry_time_fails_its_flow_with_the_quota_m
     assert rt.clock.monotonic() - started == pytest.approx(163.835)   # (virtual time: the last try)
     assert rt.failures == []   # (nothing given up on by the runtime)
     assert not rt.client.list(kinds.JOB, "default")
+
+
+class _NoQuotaWatch:
+    """The runtime's client, but ResourceQuotas may not be listed or watched (a cluster's credentials without
+    that permission, as `vcctl controller` may have)."""
+
+    def __init__(self, client):
+        self._client = client
+
+    def __getattr__(self, name):
+        return getattr(self._client, name)
+
+    def watch(self, kind, handler, *args, **kw):
+        if kind == kinds.RESOURCEQUOTA:
+            raise errors.Forbidden('resourcequotas is forbidden: User "vclite" cannot list resource "resourcequotas"')
+        return self._client.watch(kind, handler, *args, **kw)
+
+
+def test_without_a_quota_watch_a_refused_vcjob_is_still_made_on_its_back_off(rt):
+    rt.jobflow_controller.client = _NoQuotaWatch(rt.client)
+    rt.client.create(quota({"count/jobs.batch.volcano.sh": "0"}))
+    for obj in FLOW:
+        rt.client.create(obj)
+    rt.step()
+    cond = rt.client.get(kinds.JOBFLOW, "default", "f")["status"]["conditions"]["f-a"]
+    assert (cond["phase"], cond["reason"]) == ("Pending", "CreateRefused"), cond   # (written: the sync did not fail)
+    q = rt.client.get(kinds.RESOURCEQUOTA, "default", "q")
+    rt.client.update({**q, "spec": {"hard": {"count/jobs.batch.volcano.sh": "1"}}})
+    rt.clock.advance(10)   # (at most one back-off: RETRY_MAX)
+    rt.step()
+    assert meta.phase(rt.client.get(kinds.JOB, "default", "f-a")) in ("", "Pending")
+    assert rt.failures == []

@@ -77,6 +77,7 @@ from __future__ import annotations
 
 import collections
 import datetime as dt
+import logging
 from typing import Any, Hashable
 
 from vclite.admission import jobflow as jobflow_admission
@@ -95,6 +96,7 @@ from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
 
 Obj = dict[str, Any]
+log = logging.getLogger("vclite.jobflow")
 EVENT_SOURCE = "vc-controller-manager"   # the source component of its Events, as Volcano's controllers
 TEMPLATE_KEY_PREFIX = "JobTemplate:"
 NORMAL, WARNING = "Normal", "Warning"
@@ -199,6 +201,7 @@ class JobFlowController:
         self._creating: set[str] = set()          # names of the vcjobs the sync under way creates
         self._refusals = refusals_mod.Refusals()  # vcjobs the API refused for now (a ResourceQuota)
         self._quota_watch: client_mod.Subscription | None = None   # started at the first refusal
+        self._quota_watch_refused = False   # (on a cluster, credentials without list/watch on resourcequotas)
         self._made = 0                            # vcjobs the sync under way created
 
     # ---- watches: only enqueue ----------------------------------------------------------------
@@ -269,9 +272,16 @@ class JobFlowController:
             self.queue.add(key)
 
     def _watch_quotas(self) -> None:
-        """Follow ResourceQuotas from the first refusal on (a run without one never pays for the watch)."""
-        if self._quota_watch is None:
+        """Follow ResourceQuotas from the first refusal on (a run without one never pays for the watch). On a
+        cluster whose credentials may not list them, refused vcjobs are tried on their back-off only."""
+        if self._quota_watch is not None or self._quota_watch_refused:
+            return
+        try:
             self._quota_watch = self.client.watch(kinds.RESOURCEQUOTA, self._on_quota)
+        except errors.ApiError as err:
+            self._quota_watch_refused = True
+            log.warning("cannot watch ResourceQuotas (%s): a vcjob a quota refused is tried again on its back-off "
+                        "only, not at once when a quota changes", err)
 
     def _on_template(self, ev: client_mod.WatchEvent) -> None:
         if ev.type == client_mod.EventType.ADDED:
