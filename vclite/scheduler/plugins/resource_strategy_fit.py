@@ -13,7 +13,8 @@ Arguments (Volcano's; nested values decoded as Volcano's JSON decoder does, keys
 NodeOrder, × 100:
 - strategy: over the resources the pod requests that have a configuration (or, when the pod's
   annotation `volcano.sh/resource-strategy-scoring-type` names a type, those in its JSON annotation
-  `volcano.sh/resource-strategy-weight`; a missing or bad weight annotation scores 0): MostAllocated
+  `volcano.sh/resource-strategy-weight`; a missing or bad weight annotation — not a JSON object, or a
+  weight that is not an integer — scores 0): MostAllocated
   w·(used+request)/allocatable, LeastAllocated w·(allocatable−used−request)/allocatable (0 when
   allocatable or w is 0), averaged over the weights, × resourceStrategyFitWeight; 0 on a node where
   one of them would be over-used;
@@ -198,7 +199,11 @@ class ResourceStrategyFit:
             weights = None
         if not isinstance(weights, dict):
             return (kind, None)
-        return (kind, tuple(sorted((str(k), v) for k, v in weights.items() if isinstance(v, int))))
+        # as Go's json.Unmarshal into map[ResourceName]int: a weight that is not an integer fails it all
+        # (the node scores 0), a null is 0
+        if any(v is not None and (isinstance(v, bool) or not isinstance(v, int)) for v in weights.values()):
+            return (kind, None)
+        return (kind, tuple(sorted((str(k), v or 0) for k, v in weights.items())))
 
     def key(self, task: "tasks_mod.TaskInfo") -> Any:
         return (task.req.tobytes(), self._pod_strategy(task))

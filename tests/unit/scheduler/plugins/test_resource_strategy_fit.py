@@ -69,6 +69,16 @@ POD = {rsf.SCORING_TYPE: L}
                  {**POD, rsf.SCORING_WEIGHT: "invalid-json"}, 0, id="pod-level-invalid-json"),
     pytest.param(LEAST_11, vec(100, 100), vec(200, 200), vec(500, 500), {**POD, rsf.SCORING_WEIGHT: '{"cpu": 2}'},
                  400, id="pod-level-missing-resource-weight"),
+    # Go's json.Unmarshal into map[ResourceName]int fails on a weight that is not an integer: the node scores 0;
+    # a null leaves the weight 0 (the resource counts for nothing)
+    pytest.param(LEAST_11, vec(100, 100), vec(200, 200), vec(500, 500),
+                 {**POD, rsf.SCORING_WEIGHT: '{"cpu": 1.5, "memory": 1}'}, 0, id="pod-level-fractional-weight"),
+    pytest.param(LEAST_11, vec(100, 100), vec(200, 200), vec(500, 500),
+                 {**POD, rsf.SCORING_WEIGHT: '{"cpu": true, "memory": 1}'}, 0, id="pod-level-boolean-weight"),
+    pytest.param(LEAST_11, vec(100, 100), vec(200, 200), vec(500, 500),
+                 {**POD, rsf.SCORING_WEIGHT: '{"cpu": "2", "memory": 1}'}, 0, id="pod-level-quoted-weight"),
+    pytest.param(LEAST_11, vec(100, 100), vec(200, 200), vec(500, 500),
+                 {**POD, rsf.SCORING_WEIGHT: '{"cpu": null, "memory": 1}'}, 400, id="pod-level-null-weight-is-0"),
     pytest.param(LEAST_11, vec(0, 0), vec(200, 200), vec(500, 500), None, 0, id="zero-resources-requested"),
     pytest.param(LEAST_11, vec(100, 100), vec(500, 500), vec(500, 500), None, 0, id="node-fully-allocated"),
     pytest.param(strategy(10, cpu=(L, 3), memory=(M, 1)), vec(100, 100), vec(200, 200), vec(500, 500), None, 450,
