@@ -760,15 +760,19 @@ def test_embedded_high_priority_vcjob_preempts_and_runs():
     assert {meta.name(j): meta.phase(j) for j in rt.client.list(kinds.JOB)} == {"high": "Running", "low": "Running"}
 
 
-@pytest.mark.xfail(strict=True, reason="vclite evicts worker-1 (its job is low-priority, so priority offers it, "
-                   "and without it worker-3's anti-affinity holds); upstream expects no eviction and the reason is "
-                   "not established yet (see tests/scenarios/UPSTREAM_SCHEDULER.md)")
-def test_volcano_pod_anti_affinity_no_victim_helps():
+def test_volcano_pod_anti_affinity_evicts_the_pod_that_blocks():
     """predicates_test.go TestPodAntiAffinity ("pod-anti-affinity"): allocate then preempt with
     enableTopologyAwarePreemption. n1 (2 pod slots) runs worker-1 (role worker, required anti-affinity to other
-    workers per hostname, high priority) and worker-2 (low priority); the high-priority worker-3 has the same
-    anti-affinity. Evicting worker-2 would not lift the conflict and worker-1 is as important as the preemptor:
-    nothing is evicted and nothing pipelined."""
+    workers per hostname) and worker-2, both of the low-priority job pg1; the high-priority worker-3 has the same
+    anti-affinity. Priority offers both (their job's priority is lower); the dry run finds that without worker-1
+    worker-3 fits, and reprieves worker-2: worker-1 is evicted, worker-3 pipelined on n1.
+
+    Differs on purpose (docs/differences.md): upstream's test expects nothing evicted, because its
+    SimulateRemoveTaskFn/SimulateAddTaskFn run only for plugins with enablePreemptable or enableAllocatable, which
+    the test's predicates lacks (tiers built in code leave flags off): the inter-pod affinity state of the dry run
+    never loses worker-1, so no victim set ever lets worker-3 in. A YAML configuration turns those flags on, and
+    upstream then evicts worker-1 as here (its e2e "should preempt low priority pod with anti-affinity
+    constraint")."""
     anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"labelSelector": {"matchExpressions": [{"key": "role", "operator": "In", "values": ["worker"]}]},
          "topologyKey": "kubernetes.io/hostname"}]}}
@@ -787,4 +791,4 @@ def test_volcano_pod_anti_affinity_no_victim_helps():
                  group("ns1/pg2", "q1", 1, prio="high-priority")], [w1, w2, w3], [], {},
                 [pclass("high-priority", 100000), pclass("low-priority", 10)], configurations=aware())
     result = run(case)
-    assert (result.evictions, result.pipelined, result.binds) == ([], {}, {})
+    assert (result.evictions, result.pipelined, result.binds) == (["ns1/worker-1"], {"ns1/pg2": ["n1"]}, {})
