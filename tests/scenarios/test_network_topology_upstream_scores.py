@@ -150,3 +150,17 @@ def test_volcano_new_with_a_bool_parse_bool_refuses_is_refused_at_load():
     the configuration, naming the argument (docs/differences.md, plugin arguments of the wrong type)."""
     with pytest.raises(conf.ConfError, match=r"normal-pod\.enable.*got 'a'"):
         conf.build("allocate", [[P("network-topology-aware", {"hypernode.binpack.normal-pod.enable": "a"})]])
+
+
+def test_volcano_new_with_customized_valid_arguments():
+    """TestNew "build plugin with customized valid arguments": a weight under a resource name not listed
+    (`…nvidia.com/gpuxxx`) leaves the listed resource at 1."""
+    args = {"weight": 2, "hypernode.binpack.cpu": 3, "hypernode.binpack.memory": 4,
+            "hypernode.binpack.resources": "nvidia.com/gpu, example.com/foo",
+            "hypernode.binpack.resources.nvidia.com/gpuxxx": 5, "hypernode.binpack.resources.example.com/foo": 6,
+            "hypernode.binpack.normal-pod.enable": False, "hypernode.binpack.normal-pod.fading": 0}
+    state = snapshot.ClusterState(nodes=[node("n1", 4, "8Gi")], queues=[queue("q1")], hypernodes=[hn("r", 1, "n1")])
+    ssn = session.open_session(state, conf.build("allocate", [[P("network-topology-aware", args)]]), NOW)
+    plugin = next(p for p in ssn.plugins if getattr(p, "name", "") == "network-topology-aware")
+    assert plugin.arguments.resource_weights() == {"cpu": 3, "memory": 4, "nvidia.com/gpu": 1, "example.com/foo": 6}
+    assert (plugin.scale, plugin.arguments.normal_pod_enable, plugin._fading()) == (200, False, 0.0)
