@@ -156,7 +156,7 @@ def _privileged():
     return job
 
 
-@pytest.mark.parametrize("job", [
+JOB_VALIDATE_CHECKS = [   # (tests/e2e/test_volcano_e2e_jobs_server.py sends them to a `vcctl server` too)
     pytest.param(_with_request("cpu", "-1"), id="Invalid-CPU-unit"),
     pytest.param(_with_request("memory", "-1"), id="Invalid-memory-unit"),
     pytest.param(_two_tasks("test"), id="duplicate-task-name-check-when-create"),
@@ -188,7 +188,10 @@ def _privileged():
     pytest.param(_admission_job(queue="fakeQueue"), id="invalid-queue-when-create"),
     pytest.param(_admission_job(queue="root"), id="create-job-with-root-queue"),
     pytest.param(_admission_job(queue="q1"), id="create-job-with-non-leaf-queue"),
-])
+]
+
+
+@pytest.mark.parametrize("job", JOB_VALIDATE_CHECKS)
 def test_job_validate_check_refuses(job):
     """`job validate check: …`: the create is refused, and nothing is stored."""
     c = Cluster()
