@@ -1,5 +1,5 @@
 """Volcano's vcjob e2e cases (test/e2e/jobseq/job_error_handling.go, test/e2e/jobp/job_lifecycle.go,
-min_success.go, job_restart.go) again, with real processes: a `vcctl server` of two 2-cpu nodes, driven over its
+min_success.go, job_restart.go, job_scale_up_down.go) again, with real processes: a `vcctl server` of two 2-cpu nodes, driven over its
 HTTP API as upstream's Vcclient/Kubeclient drive a cluster, whose pods run upstream's commands as local
 processes (`/bin/sh -c <command>`, as e2eutil.CreateContainers; nginx's endless server is `sleep 300`, and
 upstream's `sleep 10s` before a failure is `sleep 1`).
@@ -329,3 +329,48 @@ def test_job_validate_check_refuses_over_http(api, validate_ns, job):
         api.create(job)
     assert 'Job.batch.volcano.sh "test-job" is invalid: ' in str(info.value) and "spec." in str(info.value)
     assert api.list(kinds.JOB, validate_ns) == []
+
+
+# ---- job_scale_up_down.go ---------------------------------------------------------------------------------------
+def svc_hosts(job: str, task_name: str, n: int) -> dict[str, str]:
+    """svc.GenerateHosts for one task of `n` replicas."""
+    names = [f"{job}-{task_name}-{i}.{job}" for i in range(n)]
+    key = task_name.upper()
+    return {f"{task_name}.host": "\n".join(names), f"VC_{key}_HOSTS": ",".join(names), f"VC_{key}_NUM": str(n)}
+
+
+@pytest.mark.parametrize("name, steps", [
+    pytest.param("scale-up-job", [(4, 4, None)], id="Scale up"),
+    pytest.param("scale-down-job", [(1, 1, 1)], id="Scale down"),
+    pytest.param("scale-down-job", [(0, 0, 0), (2, 2, None)], id="Scale down to zero and scale up"),
+])
+def test_a_running_job_with_the_svc_plugin_scales(jobs, name, steps):
+    """A running job of two half-cpu pods with the svc plugin is updated (e2eutil.UpdateJob: the job's
+    minAvailable, the task's replicas and minAvailable); its pods follow — new ones run, those scaled away
+    stop and go — and the `<job>-svc` ConfigMap is svc.GenerateHosts of the updated job. Then deleted, it is
+    cleaned up, the plugin's objects with it."""
+    jobs.create(name, [task("default", 2, resources={"requests": {"cpu": "500m"}})], plugins={"svc": []})
+    jobs.wait_phases(name, ["Pending", "Running"])
+
+    def pods_running(n: int) -> bool:
+        pods = jobs.api.list(kinds.POD, jobs.ns)
+        return sorted(p["metadata"]["name"] for p in pods) == [f"{name}-default-{i}" for i in range(n)] and all(
+            (p.get("status") or {}).get("phase") == "Running" and not p["metadata"].get("deletionTimestamp")
+            for p in pods)
+
+    for replicas, min_available, task_min in steps:
+        job = jobs.api.get(kinds.JOB, jobs.ns, name)
+        job["spec"]["minAvailable"] = min_available
+        job["spec"]["tasks"][0]["replicas"] = replicas
+        if task_min is not None:
+            job["spec"]["tasks"][0]["minAvailable"] = task_min
+        jobs.api.update(job)
+        wait_for(lambda: pods_running(replicas), f"{replicas} pods of {name} to run and no other")
+        wait_for(lambda: jobs.api.get(kinds.CONFIGMAP, jobs.ns, f"{name}-svc")["data"]
+                 == svc_hosts(name, "default", replicas), "the svc ConfigMap to list the pods")
+        wait_for(lambda: ((jobs.api.get(kinds.JOB, jobs.ns, name).get("status") or {}).get("state") or {})
+                 .get("phase") == "Running", f"{name} to be Running")
+    jobs.api.delete(kinds.JOB, jobs.ns, name)
+    wait_for(lambda: not any(jobs.api.list(k, jobs.ns) for k in (kinds.JOB, kinds.PODGROUP, kinds.POD, kinds.SERVICE))
+             and not [c for c in jobs.api.list(kinds.CONFIGMAP, jobs.ns) if c["metadata"]["name"] == f"{name}-svc"],
+             "the job to be cleaned up")
