@@ -1,8 +1,8 @@
 """Volcano's vcjob e2e cases (test/e2e/jobseq/job_error_handling.go, test/e2e/jobp/job_lifecycle.go,
-min_success.go, job_restart.go, job_scale_up_down.go) again, with real processes: a `vcctl server` of two 2-cpu nodes, driven over its
-HTTP API as upstream's Vcclient/Kubeclient drive a cluster, whose pods run upstream's commands as local
-processes (`/bin/sh -c <command>`, as e2eutil.CreateContainers; nginx's endless server is `sleep 300`, and
-upstream's `sleep 10s` before a failure is `sleep 1`).
+min_success.go, job_restart.go, job_scale_up_down.go, test/e2e/stress) again, with real processes: a `vcctl
+server` of two 2-cpu nodes, driven over its HTTP API as upstream's Vcclient/Kubeclient drive a cluster, whose pods
+run upstream's commands as local processes (`/bin/sh -c <command>`, as e2eutil.CreateContainers; nginx's endless
+server is `sleep 300`, and upstream's `sleep 10s` before a failure is `sleep 1`).
 
 tests/scenarios/test_volcano_e2e_jobs.py ports the same cases on a virtual clock, the test playing the kubelet;
 here the pods' exits (`xxx` not found: 127, `exit 3`), the graceful deletion of a running pod (SIGTERM to its
@@ -374,3 +374,55 @@ def test_a_running_job_with_the_svc_plugin_scales(jobs, name, steps):
     wait_for(lambda: not any(jobs.api.list(k, jobs.ns) for k in (kinds.JOB, kinds.PODGROUP, kinds.POD, kinds.SERVICE))
              and not [c for c in jobs.api.list(kinds.CONFIGMAP, jobs.ns) if c["metadata"]["name"] == f"{name}-svc"],
              "the job to be cleaned up")
+
+
+# ---- stress/*.go: e2eutil.NumStress objects made, then deleted, from as many goroutines at once -----------------
+NUM_STRESS = 10
+
+
+def at_once(fn) -> None:
+    """One thread per index, sharing one client (upstream's goroutines share its clientset)."""
+    failures: list[BaseException] = []
+
+    def run(i: int) -> None:
+        try:
+            fn(i)
+        except BaseException as exc:   # (reported below, on the test's thread)
+            failures.append(exc)
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(NUM_STRESS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures
+
+
+def test_stress_should_create_multiple_jobs_successfully(jobs):
+    """stress/job.go: ten one-pod jobs created at once; each one's pod runs."""
+    at_once(lambda i: jobs.create(f"job-{i}", [task("task", 1, resources={"requests": {"cpu": "250m"}})]))
+    at_once(lambda i: wait_for(lambda: jobs.pod_running(f"job-{i}-task-0"), f"job-{i}'s pod to run"))
+
+
+def test_stress_pod_groups_and_queues_are_created_and_deleted_at_once(jobs):
+    """stress/podgroup.go, stress/queue.go: ten PodGroups (no pods: Completed here, docs in
+    tests/scenarios/test_volcano_e2e_stress.py) and ten Queues (Open) made at once, then deleted at once."""
+    api, ns = jobs.api, jobs.ns
+
+    def make(i: int) -> None:
+        api.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+                    "metadata": {"name": f"pod-group-{i}", "namespace": ns}, "spec": {"minResources": {}}})
+        api.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+                    "metadata": {"name": f"{ns}-queue-{i}"}, "spec": {"weight": 1}})
+        wait_for(lambda: (api.get(kinds.PODGROUP, ns, f"pod-group-{i}").get("status") or {}).get("phase")
+                 == "Completed", f"pod-group-{i} to be admitted")
+        wait_for(lambda: (api.get(kinds.QUEUE, "", f"{ns}-queue-{i}").get("status") or {}).get("state") == "Open",
+                 f"{ns}-queue-{i} to be Open")
+
+    def delete(i: int) -> None:
+        api.delete(kinds.PODGROUP, ns, f"pod-group-{i}")
+        api.delete(kinds.QUEUE, "", f"{ns}-queue-{i}")
+
+    at_once(make)
+    at_once(delete)
+    wait_for(lambda: not api.list(kinds.PODGROUP, ns) and not [
+        q for q in api.list(kinds.QUEUE) if q["metadata"]["name"].startswith(f"{ns}-queue-")], "all of them to go")
