@@ -12,8 +12,8 @@ e2eutil.WaitJobPhases reads them, from a watch of the job: in order, each with i
 jobp/admission.go's refusals (tests/scenarios/test_volcano_e2e_jobseq.py's JOB_VALIDATE_CHECKS) are sent over
 HTTP as well: a 422 naming the field, and nothing stored.
 
-Not here: `TaskFailed; Action: TerminateJob`: upstream writes a restart count into the pod status, which the
-executor owns here (the scenarios test covers it).
+`TaskFailed; Action: TerminateJob` writes a restart count into a running pod's status, as upstream does, over
+the executor's (the failing command sleeps long enough for the write to find the pod running).
 """
 from __future__ import annotations
 
@@ -199,6 +199,20 @@ def test_job_error_handling_with_real_processes(jobs, policies, tasks, delete, p
         wait_for(lambda: jobs.pod_running(f"j-{delete}"), f"j-{delete} to run")
         jobs.api.delete(kinds.POD, jobs.ns, f"j-{delete}")
     jobs.wait_phases("j", phases)
+
+
+def test_task_failed_terminates_the_job(jobs):
+    """`job level LifecyclePolicy, Event: TaskFailed; Action: TerminateJob`: a pod of the task of maxRetry 3 is
+    written a restart count of 4 (upstream's UpdateStatus, replacing its container statuses); the task has
+    failed, and the job is terminated."""
+    jobs.create("j", [task("success", 2, "sleep 5"), failing("failed", 2, "sleep 30 && xxx", maxRetry=3)],
+                policies=[pol("TaskFailed", "TerminateJob")])
+    jobs.wait_phases("j", ["Pending", "Running"])
+    wait_for(lambda: jobs.pod_running("j-failed-0"), "j-failed-0 to run")
+    pod = jobs.api.get(kinds.POD, jobs.ns, "j-failed-0")
+    pod["status"]["containerStatuses"] = [{"restartCount": 4}]
+    jobs.api.update_status(pod)
+    jobs.wait_phases("j", ["Pending", "Running", "Terminating", "Terminated"])
 
 
 def set_taints(api, taints: list[dict]) -> None:
