@@ -1,8 +1,9 @@
 """Volcano's vcjob e2e cases (test/e2e/jobseq/job_error_handling.go, test/e2e/jobp/job_lifecycle.go,
-min_success.go, job_restart.go, job_scale_up_down.go, test/e2e/stress) again, with real processes: a `vcctl
-server` of two 2-cpu nodes, driven over its HTTP API as upstream's Vcclient/Kubeclient drive a cluster, whose pods
-run upstream's commands as local processes (`/bin/sh -c <command>`, as e2eutil.CreateContainers; nginx's endless
-server is `sleep 300`, and upstream's `sleep 10s` before a failure is `sleep 1`).
+min_success.go, job_restart.go, job_scale_up_down.go, the framework jobs of test/e2e/jobseq, test/e2e/stress)
+again, with real processes: a `vcctl server` of two 2-cpu nodes, driven over its HTTP API as upstream's
+Vcclient/Kubeclient drive a cluster, whose pods run upstream's commands as local processes (`/bin/sh -c
+<command>`, as e2eutil.CreateContainers; nginx's endless server is `sleep 300`, and upstream's `sleep 10s`
+before a failure is `sleep 1`).
 
 tests/scenarios/test_volcano_e2e_jobs.py ports the same cases on a virtual clock, the test playing the kubelet;
 here the pods' exits (`xxx` not found: 127, `exit 3`), the graceful deletion of a running pod (SIGTERM to its
@@ -11,6 +12,8 @@ e2eutil.WaitJobPhases reads them, from a watch of the job: in order, each with i
 
 jobp/admission.go's refusals (tests/scenarios/test_volcano_e2e_jobseq.py's JOB_VALIDATE_CHECKS) are sent over
 HTTP as well: a 422 naming the field, and nothing stored.
+
+Not here: ray_plugin.go, whose plugin sets the containers' command to `ray start …`, which needs Ray installed.
 
 `TaskFailed; Action: TerminateJob` writes a restart count into a running pod's status, as upstream does, over
 the executor's (the failing command sleeps long enough for the write to find the pod running).
@@ -440,3 +443,78 @@ def test_stress_pod_groups_and_queues_are_created_and_deleted_at_once(jobs):
     at_once(delete)
     wait_for(lambda: not api.list(kinds.PODGROUP, ns) and not [
         q for q in api.list(kinds.QUEUE) if q["metadata"]["name"].startswith(f"{ns}-queue-")], "all of them to go")
+
+
+# ---- the framework jobs: mpi.go, mpi_plugin.go, tensorflow.go, tensorflow_plugin.go, pytorch_plugin.go ----------
+# Upstream's commands, with what needs an image (sshd, mpiexec, the training) replaced by printing what it would
+# be given; a mount path such as /etc/volcano is `etc/volcano` under the pod's directory, the process's working
+# directory (tests/e2e cannot write /etc). The hosts files end without a newline, as svc.GenerateHosts writes
+# them: upstream's `tr "\n" ","` makes no trailing comma of it.
+_TF = ("PS_HOST=`cat etc/volcano/ps.host | sed 's/$/&:2222/g' | sed 's/^/\"/;s/$/\"/' | tr \"\\n\" \",\"`; "
+       "WORKER_HOST=`cat etc/volcano/worker.host | sed 's/$/&:2222/g' | sed 's/^/\"/;s/$/\"/' | tr \"\\n\" \",\"`; "
+       "export TF_CONFIG={\\\"cluster\\\":{\\\"ps\\\":[${PS_HOST}],\\\"worker\\\":[${WORKER_HOST}]},"
+       "\\\"task\\\":{\\\"type\\\":\\\"%s\\\",\\\"index\\\":${VK_TASK_INDEX}},\\\"environment\\\":\\\"cloud\\\"}; "
+       "echo ${TF_CONFIG}; %s")
+TF_NAME = "tensorflow-dist-mnist"
+TF_HOSTS = (f'"cluster":{{"ps":["{TF_NAME}-ps-0.{TF_NAME}:2222"],'
+            f'"worker":["{TF_NAME}-worker-0.{TF_NAME}:2222","{TF_NAME}-worker-1.{TF_NAME}:2222"]}}')
+
+
+def tf_tasks(ps_command: str, worker_command: str) -> list[dict]:
+    port = [{"name": "tfjob-port", "containerPort": 2222}]
+    ps, worker = task("ps", 1, ps_command), task("worker", 2, worker_command, restartPolicy="Never",
+                                                  policies=[pol("TaskCompleted", "CompleteJob")])
+    for t in (ps, worker):
+        t["template"]["spec"]["containers"][0]["ports"] = port
+    return [ps, worker]
+
+
+MPI_WORKER = "sleep 300"
+FRAMEWORK_JOBS = [
+    pytest.param(
+        "mpi", {"ssh": [], "env": [], "svc": []}, [pol("TaskCompleted", "CompleteJob")], None,
+        [task("mpimaster", 1, "sleep 1; cat etc/volcano/mpiworker.host; echo; test -s root/.ssh/authorized_keys && "
+              "echo keys; echo index=$VK_TASK_INDEX", restartPolicy="Never"), task("mpiworker", 2, MPI_WORKER)],
+        "mpi-mpimaster-0", "mpi-mpiworker-0.mpi\nmpi-mpiworker-1.mpi\nkeys\nindex=0\n",
+        ["Pending", "Running", "Completing", "Completed"],
+        id="mpi.go MPI E2E Test will run and complete finally"),
+    pytest.param(
+        "mpi", {"mpi": ["--master=mpimaster", "--worker=mpiworker", "--port=22"]},
+        [pol("TaskCompleted", "CompleteJob")], 1,
+        [task("mpimaster", 1, "sleep 1; echo mpiexec --host ${MPI_HOST}", restartPolicy="Never"),
+         task("mpiworker", 2, MPI_WORKER)],
+        "mpi-mpimaster-0", "mpiexec --host mpi-mpiworker-0.mpi,mpi-mpiworker-1.mpi\n",
+        ["Pending", "Running", "Completing", "Completed"],
+        id="mpi_plugin.go MPI Plugin E2E Test will run and complete finally"),
+    pytest.param(
+        TF_NAME, {"svc": [], "env": []}, [pol("PodEvicted", "RestartJob")], 3,
+        tf_tasks(_TF % ("ps", "sleep 300"), _TF % ("worker", "sleep 1")),
+        f"{TF_NAME}-worker-1", '{' + TF_HOSTS + ',"task":{"type":"worker","index":1},"environment":"cloud"}\n',
+        ["Pending", "Running", "Completed"],
+        id="tensorflow.go TensorFlow E2E Test goes through phases to complete"),
+    pytest.param(
+        TF_NAME, {"tensorflow": ["--ps=ps", "--worker=worker", "--port=2222"]}, [pol("PodEvicted", "RestartJob")], 3,
+        tf_tasks("sleep 300", "sleep 1; echo $TF_CONFIG | tr -d ' '"),
+        f"{TF_NAME}-worker-1", '{' + TF_HOSTS + ',"task":{"type":"worker","index":1}}\n',
+        ["Pending", "Running", "Completed"], id="tensorflow_plugin.go TensorFlow Plugin E2E Test completes"),
+    pytest.param(
+        "pytorch-job", {"pytorch": ["--master=master", "--worker=worker", "--port=23456"]},
+        [pol("TaskCompleted", "CompleteJob")], 1,
+        [task("master", 1, "sleep 1; echo $MASTER_ADDR $MASTER_PORT $WORLD_SIZE $RANK", restartPolicy="Never"),
+         task("worker", 2, "sleep 300")],
+        "pytorch-job-master-0", "pytorch-job-master-0.pytorch-job 23456 3 0\n", ["Pending", "Running", "Completed"],
+        id="pytorch_plugin.go Pytorch Plugin E2E Test will run and complete finally"),
+]
+
+
+@pytest.mark.parametrize("name, plugins, policies, min_available, tasks, deciding, log, phases", FRAMEWORK_JOBS)
+def test_a_framework_job_runs_its_programs_and_completes(jobs, name, plugins, policies, min_available, tasks,
+                                                         deciding, log, phases):
+    """The job's phases in order (WaitJobPhases, WaitJobStates); the deciding pod's log shows what its program
+    was given — the svc plugin's hosts files, the ssh plugin's keys, the env and framework plugins' variables —
+    as a process, not only as the pod's spec."""
+    jobs.create(name, tasks, plugins=plugins, policies=policies,
+                **({"minAvailable": min_available} if min_available else {}))
+    jobs.wait_phases(name, phases)
+    resp = jobs.api.transport.request("GET", f"/api/v1/namespaces/{jobs.ns}/pods/{deciding}/log", accept="text/plain")
+    assert resp.status == 200 and resp.body.decode() == log, resp.body
