@@ -1,6 +1,6 @@
 """Volcano's vcjob e2e cases (test/e2e/jobseq/job_error_handling.go, test/e2e/jobp/job_lifecycle.go,
-min_success.go, job_restart.go, job_scale_up_down.go, the framework jobs of test/e2e/jobseq, test/e2e/stress)
-again, with real processes: a `vcctl server` of two 2-cpu nodes, driven over its HTTP API as upstream's
+min_success.go, job_restart.go, job_scale_up_down.go, the framework jobs and plugins' env of test/e2e/jobseq,
+test/e2e/stress) again, with real processes: a `vcctl server` of two 2-cpu nodes, driven over its HTTP API as upstream's
 Vcclient/Kubeclient drive a cluster, whose pods run upstream's commands as local processes (`/bin/sh -c
 <command>`, as e2eutil.CreateContainers; nginx's endless server is `sleep 300`, and upstream's `sleep 10s`
 before a failure is `sleep 1`).
@@ -518,3 +518,32 @@ def test_a_framework_job_runs_its_programs_and_completes(jobs, name, plugins, po
     jobs.wait_phases(name, phases)
     resp = jobs.api.transport.request("GET", f"/api/v1/namespaces/{jobs.ns}/pods/{deciding}/log", accept="text/plain")
     assert resp.status == 200 and resp.body.decode() == log, resp.body
+
+
+# ---- job_plugins.go: the plugins' env as the processes see it ---------------------------------------------------
+PRINT_ENV = "for v in VK_TASK_INDEX VC_TASK_INDEX VC_TASK_HOSTS VC_TASK_NUM; do echo $v=${!v-unset}; done"
+
+
+@pytest.mark.parametrize("name, plugins, hosts", [
+    pytest.param("job-with-all-plugin", {"ssh": ["--no-root"], "env": [], "svc": []}, True,
+                 id="Check Functionality of all plugins"),
+    pytest.param("svc-without-hosts-env", {"svc": ["--inject-hosts-env=false"], "env": []}, False,
+                 id="Test SVC Plugin with injectHostsEnv disabled"),
+])
+def test_the_plugins_env_reaches_init_and_app_containers(jobs, name, plugins, hosts):
+    """Upstream reads the env names from the pod's spec, of containers and init containers; here an init
+    container and the app container print them: the task's index from env, the hosts and their number from
+    svc — or not, with `--inject-hosts-env=false`."""
+    t = task("task", 2, f"bash -c '{PRINT_ENV}'; sleep 300")
+    t["template"]["spec"]["initContainers"] = [
+        {"name": "init", "image": "busybox", "command": ["bash", "-c", PRINT_ENV]}]
+    jobs.create(name, [t], plugins=plugins, minAvailable=1)
+    wait_for(lambda: jobs.pod_running(f"{name}-task-1"), f"{name}-task-1 to run")
+    task_hosts = f"{name}-task-0.{name},{name}-task-1.{name}"
+    want = ["VK_TASK_INDEX=1", "VC_TASK_INDEX=1", f"VC_TASK_HOSTS={task_hosts}" if hosts else "VC_TASK_HOSTS=unset",
+            "VC_TASK_NUM=2" if hosts else "VC_TASK_NUM=unset"]
+    for container in ("init", "c"):
+        path = f"/api/v1/namespaces/{jobs.ns}/pods/{name}-task-1/log?container={container}"
+        wait_for(lambda: len(jobs.api.transport.request("GET", path, accept="text/plain").body.splitlines()) >= 4,
+                 f"the {container} container's lines")
+        assert jobs.api.transport.request("GET", path, accept="text/plain").body.decode().splitlines() == want
