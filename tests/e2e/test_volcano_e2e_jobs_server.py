@@ -10,7 +10,7 @@ here the pods' exits (`xxx` not found: 127, `exit 3`), the graceful deletion of 
 process, then the pod gone) and the status writes are the executor's. The phases are read, as
 e2eutil.WaitJobPhases reads them, from a watch of the job: in order, each with its counters.
 
-jobp/admission.go's refusals (tests/scenarios/test_volcano_e2e_jobseq.py's JOB_VALIDATE_CHECKS) are sent over
+jobseq/queue.go's Commands are posted over HTTP too. jobp/admission.go's refusals (tests/scenarios/test_volcano_e2e_jobseq.py's JOB_VALIDATE_CHECKS) are sent over
 HTTP as well: a 422 naming the field, and nothing stored.
 
 Not here: ray_plugin.go, whose plugin sets the containers' command to `ray start …`, which needs Ray installed.
@@ -29,7 +29,7 @@ import pytest
 from tests import vcctl_server
 from tests.scenarios.test_volcano_e2e_jobs import _counters_fit
 from tests.scenarios.test_volcano_e2e_jobseq import JOB_VALIDATE_CHECKS
-from vclite.api import kinds
+from vclite.api import bus, kinds
 from vclite.kube import client as kube_client
 from vclite.lib import errors
 
@@ -547,3 +547,37 @@ def test_the_plugins_env_reaches_init_and_app_containers(jobs, name, plugins, ho
         wait_for(lambda: len(jobs.api.transport.request("GET", path, accept="text/plain").body.splitlines()) >= 4,
                  f"the {container} container's lines")
         assert jobs.api.transport.request("GET", path, accept="text/plain").body.decode().splitlines() == want
+
+
+# ---- jobseq/queue.go: Queue Commands over HTTP -------------------------------------------------------------------
+@pytest.mark.parametrize("parents, steps", [
+    pytest.param({"queue-command-close": "root"},
+                 [("queue-command-close", "CloseQueue", "queue-command-close", "Closed"),
+                  ("queue-command-close", "OpenQueue", "queue-command-close", "Open")],
+                 id="Queue Command Close And Open With State Check"),
+    pytest.param({"queue1": "root", "queue2": "root", "queue11": "queue1"},
+                 [("queue1", "CloseQueue", "queue11", "Closed"),     # the child closes with its parent
+                  ("queue11", "OpenQueue", "queue11", "Closed"),     # not while its parent is closed
+                  ("queue1", "OpenQueue", "queue1", "Open")],
+                 id="Queue Command Close And Open With Hierarchical Queues"),
+])
+def test_queue_commands_close_and_open(jobs, parents, steps):
+    """util.CreateQueueCommand: a bus.volcano.sh Command in `default` targeting the queue, posted over HTTP;
+    e2eutil.WaitQueueStatus for the state. The queues are the case's own (prefixed with its namespace) and
+    deleted after it, children first (upstream's CleanupTestContext order)."""
+    api, prefix = jobs.api, jobs.ns + "-"
+    try:
+        for name, parent in parents.items():
+            api.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+                        "metadata": {"name": prefix + name},
+                        "spec": {"weight": 1, "parent": parent if parent == "root" else prefix + parent}})
+        for target, action, watched, state in steps:
+            queue = api.get(kinds.QUEUE, "", prefix + target)
+            command = bus.command_for(queue, kinds.QUEUE, action)
+            command["metadata"]["namespace"] = "default"
+            api.create(command)
+            wait_for(lambda: (api.get(kinds.QUEUE, "", prefix + watched).get("status") or {}).get("state") == state,
+                     f"{prefix + watched} to be {state} after {action} of {prefix + target}")
+    finally:
+        for name in sorted(parents, key=lambda n: parents[n] == "root"):
+            api.delete(kinds.QUEUE, "", prefix + name)
