@@ -10,8 +10,9 @@ here the pods' exits (`xxx` not found: 127, `exit 3`), the graceful deletion of 
 process, then the pod gone) and the status writes are the executor's. The phases are read, as
 e2eutil.WaitJobPhases reads them, from a watch of the job: in order, each with its counters.
 
-jobseq/queue.go's Commands are posted over HTTP too. jobp/admission.go's refusals (tests/scenarios/test_volcano_e2e_jobseq.py's JOB_VALIDATE_CHECKS) are sent over
-HTTP as well: a 422 naming the field, and nothing stored.
+jobseq/queue.go's Commands are posted over HTTP too. jobp/admission.go's refusals
+(tests/scenarios/test_volcano_e2e_jobseq.py's JOB_VALIDATE_CHECKS) are sent over HTTP as well: a 422 naming
+the field, and nothing stored.
 
 Not here: ray_plugin.go, whose plugin sets the containers' command to `ray start …`, which needs Ray installed.
 
@@ -274,6 +275,23 @@ def test_checking_event_generation_for_job(jobs):
                 and "TerminateJob" in e["message"]]
     wait_for(executed, "an ExecuteAction event naming TerminateJob")
     jobs.wait_phases("terminate-job", ["Terminated"])
+
+
+def test_checking_unschedulable_event_generation_for_job(jobs):
+    """`Checking Unschedulable Event Generation for job`: one more 1-cpu pod than the node the task is pinned to
+    (by hostname) holds; an `Unschedulable` Event about the job's PodGroup (`<job>-<uid>`) follows."""
+    node = jobs.api.list(kinds.NODE)[0]
+    cpus = int(node["status"]["allocatable"]["cpu"])
+    t = task("complete", cpus + 1, "sleep 10", restartPolicy="Never",
+             resources={"requests": {"cpu": "1"}, "limits": {"cpu": "1"}})
+    hostname = {"key": "kubernetes.io/hostname", "operator": "In",
+                "values": [node["metadata"]["labels"]["kubernetes.io/hostname"]]}
+    t["template"]["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [hostname]}]}}}
+    jobs.create("unschedulable-job", [t], policies=[pol("PodFailed", "TerminateJob")])
+    group = "unschedulable-job-" + jobs.api.get(kinds.JOB, jobs.ns, "unschedulable-job")["metadata"]["uid"]
+    wait_for(lambda: [e for e in jobs.api.list(kinds.EVENT, jobs.ns) if e["reason"] == "Unschedulable"
+                      and e["involvedObject"]["name"].startswith(group)], "an Unschedulable event about the PodGroup")
 
 
 @pytest.mark.parametrize("phase, setup", [
