@@ -154,6 +154,8 @@ def load_state(paths: list[str]) -> State:
     """The cluster state of the files, or manifests.InvalidManifests listing every problem (file:line)."""
     docs = manifests.load(paths)
     problems = _kind_problems(docs) or (_validate(docs) + _time_problems(docs) + _status_problems(docs))
+    # a status that admission checks on create (a Node's) is checked by both: each problem is said once
+    problems = list(dict.fromkeys(problems))
     if problems:
         raise manifests.InvalidManifests(problems)
     return build_state([d.obj for d in docs])

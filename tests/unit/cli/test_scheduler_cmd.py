@@ -233,6 +233,21 @@ def test_a_status_the_session_reads_that_does_not_parse_is_a_problem_of_its_file
     ], got
 
 
+def test_a_bad_node_status_is_one_problem_per_field(tmp_path):
+    """A Node's status is checked by its create and by the status check of the state: each problem was
+    listed twice."""
+    path = tmp_path / "state.yaml"
+    path.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n"
+                    '  capacity: {cpu: "4", volcano.sh/gpu-number: "-2"}\n'
+                    '  allocatable: {cpu: "4", volcano.sh/gpu-memory: "abc"}\n')
+    with pytest.raises(manifests.InvalidManifests) as e:
+        scheduler_cmd.load_state([str(path)])
+    got = [str(p) for p in e.value.problems]
+    assert len(got) == len(set(got)) == 2, got
+    assert any(":5: Node/n1: status.capacity[volcano.sh/gpu-number]" in p for p in got), got
+    assert any(":6: Node/n1: status.allocatable[volcano.sh/gpu-memory]" in p for p in got), got
+
+
 def test_the_help_names_every_kind_a_state_may_hold():
     """`vcctl scheduler dry-run --help` lists what -f takes (it left out HyperNodes and ResourceQuotas)."""
     from click.testing import CliRunner
