@@ -267,8 +267,9 @@ def read_usage(state: State, conf: conf_mod.SchedulerConf, now: Any) -> None:
     if not nodemetrics.enabled(conf.metrics) or state.cluster.node_usage is not None:
         return
     names = [meta.name(n) for n in state.cluster.nodes]
+    failures: list[str] = []
     try:
-        usage = metricsfeed.read(conf.metrics, names, lambda: now)
+        usage = metricsfeed.read(conf.metrics, names, lambda: now, failures)
     except (OSError, ValueError) as e:
         state.cluster.node_usage = {}
         state.notes.append(f"node usage not read from {conf.metrics['address']} ({e}): no node has any, as in "
@@ -279,6 +280,9 @@ def read_usage(state: State, conf: conf_mod.SchedulerConf, now: Any) -> None:
     read = ", ".join(f"{n} cpu {u.cpu_avg.get(period, 0.0):g}% memory {u.mem_avg.get(period, 0.0):g}%"
                      for n, u in sorted(usage.items()))
     state.notes.append(f"node usage ({period} averages) from {conf.metrics['address']}: {read or 'no nodes'}")
+    if failures:
+        state.notes.append(f"{len(failures)} of {2 * len(names)} usage queries to {conf.metrics['address']} failed, "
+                           f"each value counted 0 as in Volcano (first: {failures[0]})")
 
 
 def dry_run(state: State, conf: conf_mod.SchedulerConf, now: Any, details: bool = False) -> Obj:

@@ -29,12 +29,14 @@ FIRST_READ_WAIT = 5.0   # seconds the first sessions wait for the first read (Vo
 Reader = Callable[..., Mapping[str, nodemetrics.NodeUsage]]
 
 
-def read(conf: Mapping[str, str], nodes: Iterable[str], now: Any = None) -> Mapping[str, nodemetrics.NodeUsage]:
+def read(conf: Mapping[str, str], nodes: Iterable[str], now: Any = None,
+         failures: list[str] | None = None) -> Mapping[str, nodemetrics.NodeUsage]:
     """The nodes' usage from the source `metrics.type` names (prometheus or elasticsearch); raises when
-    nothing could be read (Elasticsearch; a Prometheus query that fails counts 0 instead)."""
+    nothing could be read (Elasticsearch; a Prometheus query that fails counts 0 instead, and is told
+    to `failures` when given)."""
     if conf.get("type") == nodemetrics.ELASTICSEARCH:
         return nodemetrics_es.elasticsearch_usage(conf, nodes, now)
-    return nodemetrics.prometheus_usage(conf, nodes, now)
+    return nodemetrics.prometheus_usage(conf, nodes, now, failures)
 
 
 class Feed:

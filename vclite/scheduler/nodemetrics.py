@@ -202,9 +202,11 @@ def _error_of(body: bytes) -> str:
         return body[:200].decode("utf-8", "replace")
 
 
-def prometheus_usage(conf: Mapping[str, str], nodes: Iterable[str], now: Any = None) -> dict[str, NodeUsage]:
+def prometheus_usage(conf: Mapping[str, str], nodes: Iterable[str], now: Any = None,
+                     failures: list[str] | None = None) -> dict[str, NodeUsage]:
     """Each node's usage from the Prometheus at `metrics.address` (see the module docstring).
-    `now()` gives the metrics time (the moment each node's queries ended); real time by default."""
+    `now()` gives the metrics time (the moment each node's queries ended); real time by default.
+    `failures`, when given, receives a line for each query that failed (its value counted 0)."""
     now = now or utc_now
     address, insecure = conf["address"], conf.get("tls.insecureSkipVerify") == "true"
     deadline = time.monotonic() + ROUND_DEADLINE
@@ -225,6 +227,8 @@ def prometheus_usage(conf: Mapping[str, str], nodes: Iterable[str], now: Any = N
                     value = got
             except (OSError, ValueError) as e:
                 log.error("Error querying Prometheus: %s", e)
+                if failures is not None:
+                    failures.append(f"{node} {'cpu' if template is CPU_QUERY else 'memory'}: {e}")
             values.append(value)
         period = NODE_METRICS_PERIOD
         out[node] = NodeUsage(now(), types.MappingProxyType({period: values[0]}),
