@@ -47,7 +47,7 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
         common.check_int(res, "capacity", f"{path}.capacity", errs)
     for key, cpu in _object_map(spec.get("cpuDetail"), "spec.cpuDetail", errs).items():
         path = f"spec.cpuDetail.{key}"
-        if not str(key).isdigit():
+        if numatopo.cpu_id(key) is None:
             errs.append(FieldError(path, common.invalid(key, "a CPU id must be a non-negative integer")))
         for name in CPU_FIELDS:
             common.check_int(cpu, name, f"{path}.{name}", errs, minimum=0)

@@ -35,6 +35,12 @@ def parse_cpuset(text: str) -> frozenset[int]:
     return frozenset(out)
 
 
+def cpu_id(key: Any) -> int | None:
+    """A `spec.cpuDetail` key as the CPU id it names (ASCII digits only, as Go's strconv.Atoi), or None."""
+    text = str(key)
+    return int(text) if re.fullmatch(r"[0-9]+", text) else None
+
+
 def format_cpuset(cpus: Iterable[int]) -> str:
     """The cpuset list of `cpus` (`0-3,8`), ranges merged as cpuset.String writes them."""
     ids = sorted(set(cpus))

@@ -58,6 +58,13 @@ def test_good_numatopologies_are_admitted(obj: Obj) -> None:
                  id="capacity-not-an-integer"),
     pytest.param(topo(cpuDetail={"x": {"numa": 0}}), ["spec.cpuDetail.x: Invalid value: \"x\": a CPU id must be"],
                  id="cpu-id-not-a-number"),
+    # str.isdigit() accepted these, and the scheduler's int() raised a traceback out of the session
+    pytest.param(topo(cpuDetail={"\u00b2": {"numa": 0}}),
+                 ["spec.cpuDetail.\u00b2: Invalid value: \"\u00b2\": a CPU id"],
+                 id="cpu-id-superscript-digit"),
+    pytest.param(topo(cpuDetail={"\u0663": {"numa": 0}}),
+                 ["spec.cpuDetail.\u0663: Invalid value: \"\u0663\": a CPU id"],
+                 id="cpu-id-arabic-indic-digit"),
     pytest.param(topo(cpuDetail={"0": {"numa": -1}}), ["spec.cpuDetail.0.numa: Invalid value: -1: should be "
                                                        "greater than or equal to 0"], id="negative-numa"),
     pytest.param(topo(resReserved={"nvidia.com/gpu": "1"}), ["spec.resReserved.nvidia.com/gpu: Unsupported value"],

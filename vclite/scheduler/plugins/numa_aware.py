@@ -92,8 +92,9 @@ def node_numa(obj: Obj) -> NodeNuma:
             if isinstance(res, dict)}
     cpus = {}
     for key, d in (spec.get("cpuDetail") or {}).items():
-        if isinstance(d, dict) and str(key).isdigit():
-            cpus[int(key)] = numa_cpus.CPUInfo(int(d.get("numa") or 0), int(d.get("socket") or 0),
+        cpu = numatopo.cpu_id(key)
+        if isinstance(d, dict) and cpu is not None:
+            cpus[cpu] = numa_cpus.CPUInfo(int(d.get("numa") or 0), int(d.get("socket") or 0),
                                                int(d.get("core") or 0))
     reserved = None
     raw = (spec.get("resReserved") or {}).get("cpu")

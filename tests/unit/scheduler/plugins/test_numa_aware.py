@@ -29,3 +29,11 @@ def test_a_numatopology_is_read_as_volcanos_cache_reads_it():
     assert info.numa_nodes == [0, 1] and info.reserved == {0}
     assert numa_aware._listed(info.allocated_pods, "u", "ns", "p")
     assert not numa_aware._listed(info.allocated_pods, "v", "ns", "p")
+
+
+def test_a_cpu_id_of_non_ascii_digits_is_skipped_not_a_traceback():
+    """A Numatopology the scheduler is handed unadmitted (a watch of a real cluster) may hold any key: one
+    that str.isdigit() accepts but int() does not ("²") raised out of the session."""
+    info = numa_aware.node_numa({"metadata": {"name": "n"}, "spec": {
+        "cpuDetail": {"0": {"numa": 0}, "\u00b2": {"numa": 1}, "\u0663": {"numa": 1}}}})
+    assert info.cpus == {0: numa_cpus.CPUInfo(0, 0, 0)}
