@@ -221,9 +221,13 @@ def _membership_notes(cluster: snapshot.ClusterState, queues: set[str]) -> list[
                          "(as in Volcano): nothing of it is scheduled and its status is not updated.")
     for pod in sorted(cluster.pods, key=meta.key):
         group = meta.annotations(pod).get(batch.GROUP_NAME)
-        if not group:
-            continue
         scheduler = (pod.get("spec") or {}).get("schedulerName") or "default-scheduler"
+        if not group:
+            if scheduler == snapshot.DEFAULT_SCHEDULER_NAME and not (pod.get("spec") or {}).get("nodeName"):
+                notes.append(f"Pod {meta.key(pod)}: no {batch.GROUP_NAME} annotation, so it is not scheduled: "
+                             "Volcano's controller first gives such a pod a PodGroup (podgroup-<uid>); a state "
+                             "lists that PodGroup and the pod's annotation.")
+            continue
         if f"{meta.namespace(pod)}/{group}" not in groups:
             notes.append(f"Pod {meta.key(pod)}: its PodGroup {meta.namespace(pod)}/{group} is not in the state: "
                          "the pod is not scheduled (it only occupies its node, if bound).")

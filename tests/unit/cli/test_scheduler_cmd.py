@@ -55,6 +55,13 @@ def pod(name, group, cpu="1", ns=None, scheduler="volcano", node_name=None, phas
     pytest.param([queue("default"), pod("p", "nope")], False,
                  ["Pod default/p: its PodGroup default/nope is not in the state: the pod is not scheduled (it only "
                   "occupies its node, if bound)."], id="pod of a missing podgroup"),
+    # a bare volcano pod was silently left out (no bind, no PodGroup, no note)
+    pytest.param([queue("default"), pod("p", None), pod("bound", None, node_name="n1"),
+                  pod("kube", None, scheduler="default-scheduler")], False,
+                 ["Pod default/p: no scheduling.k8s.io/group-name annotation, so it is not scheduled: Volcano's "
+                  "controller first gives such a pod a PodGroup (podgroup-<uid>); a state lists that PodGroup and the "
+                  "pod's annotation."],
+                 id="volcano pod without a podgroup"),
 ])
 def test_build_state_notes(objects, added, notes):
     state = scheduler_cmd.build_state(objects)
