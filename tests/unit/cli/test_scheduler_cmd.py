@@ -125,6 +125,22 @@ def test_a_node_whose_gpus_deviceshare_cannot_read_is_noted():
                            "for one fit it only by its resources, and get no device annotation)."]
 
 
+def test_a_vgpu_card_whose_count_or_memory_is_no_integer_is_noted():
+    """Volcano reads such a field as 0 (Atoi's error ignored): the card takes no pod, and nothing said so."""
+    gpu = node("g1")
+    gpu["metadata"]["annotations"] = {"volcano.sh/node-vgpu-register":
+                                      "GPU-0,x,16000,NVIDIA-T4,true,hami-core:GPU-1,10,16_000,NVIDIA-T4,true,hami-core:"
+                                      "GPU-2,10,16000,NVIDIA-T4,true,hami-core:"}
+    gpu["status"]["allocatable"].update({"volcano.sh/vgpu-number": "30", "volcano.sh/vgpu-cores": "300",
+                                         "volcano.sh/vgpu-memory": "48000"})
+    state = scheduler_cmd.build_state([gpu, queue("default")])
+    assert state.notes == [
+        "Node g1: volcano.sh/node-vgpu-register card 'GPU-0': count 'x' is not an integer, so it counts 0 and the "
+        "card takes no pod.",
+        "Node g1: volcano.sh/node-vgpu-register card 'GPU-1': memory '16_000' is not an integer, so it counts 0 and "
+        "the card takes no pod."]
+
+
 def test_decisions_prefer_the_sessions_status():
     state = scheduler_cmd.build_state([podgroup("pg", ns="a", phase="Pending", conditions=[WAITING])])
     result = session.SessionResult(podgroup_status={"a/pg": {"phase": "Inqueue", "conditions": [

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import Any
 
 from vclite.api import batch, meta, quantity
@@ -124,11 +125,12 @@ class Node:
         usage[2] += cores
 
 
+_GO_INT = re.compile(r"[+-]?[0-9]+")   # what Go's strconv.Atoi reads (no spaces, underscores, other digits)
+
+
 def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        return 0
+    """strconv.Atoi, its error read as 0 (as upstream, which ignores it)."""
+    return int(text) if _GO_INT.fullmatch(text) else 0
 
 
 def _allocatable(node: Obj, name: str) -> int:
@@ -175,6 +177,24 @@ def why_ignored(node: Obj) -> str | None:
     if ":" not in text or not any("," in e for e in text.split(":")):
         return f"{REGISTER} lists no card (UUID,count,memory,type,health,mode entries, each ended by ':')"
     return None
+
+
+def card_problems(node: Obj) -> list[str]:
+    """The cards of a node's register annotation whose count or memory upstream reads as 0 (not an
+    integer: the card then takes no pod), for a reader of the node's manifest; [] when none, or when
+    the node has no vGPUs at all (why_ignored says why)."""
+    if node_devices(node) is None:
+        return []
+    out = []
+    for entry in meta.annotations(node)[REGISTER].split(":"):
+        items = entry.split(",")
+        if len(items) < 6:
+            continue
+        for field, value in (("count", items[1]), ("memory", items[2])):
+            if not _GO_INT.fullmatch(value):
+                out.append(f"{REGISTER} card {items[0]!r}: {field} {value!r} is not an integer, so it counts 0 "
+                           "and the card takes no pod")
+    return out
 
 
 def decode_pod_devices(text: str) -> list[list[tuple[str, int, int]]]:

@@ -424,3 +424,20 @@ def test_upstream_gpu_uuid_constraints(annotations, uuid, error):
     chosen, _, why = vgpu.fit(dev, gpod("default/worker", vg(1, 4096, 25), annotations=annotations), "")
     assert (chosen[0][0][0] if chosen else None) == uuid
     assert (error is None and why == "") or (error is not None and error in why), why
+
+
+@pytest.mark.parametrize("count, memory, read", [
+    pytest.param("10", "16000", (10, 16000), id="integers"),
+    pytest.param("+10", "016000", (10, 16000), id="sign-and-leading-zero-as-atoi"),
+    pytest.param("1_0", "16_000", (0, 0), id="underscores-atoi-refuses"),
+    pytest.param(" 10", "16000 ", (0, 0), id="spaces-atoi-refuses"),
+    pytest.param("\u0661\u0660", "16000", (0, 16000), id="non-ascii-digits-atoi-refuses"),
+])
+def test_vgpu_register_numbers_read_as_gos_atoi(count, memory, read):
+    """Python's int() took '16_000', ' 10' and Arabic-Indic digits where upstream's Atoi fails and reads 0."""
+    node = {"metadata": {"name": "n", "annotations": {
+        "volcano.sh/node-vgpu-register": f"GPU-0,{count},{memory},NVIDIA-T4,true,hami-core:"}},
+        "status": {"allocatable": {"volcano.sh/vgpu-number": "10", "volcano.sh/vgpu-cores": "100",
+                                   "volcano.sh/vgpu-memory": "16000"}}}
+    card = vgpu.node_devices(node).cards[0]
+    assert (card.count, card.memory) == read
