@@ -21,7 +21,7 @@ import tempfile
 from typing import Any
 
 from vclite import __version__
-from vclite.admission import common, shapes
+from vclite.admission import common, shapes, statuswrites
 from vclite.api import core, quantity, yamlio
 from vclite.lib import clock as clock_mod
 
@@ -317,6 +317,9 @@ def _complete(doc: yamlio.Document, obj: Obj) -> Obj:
                 quantity.parse(amount)
             except ValueError as e:
                 raise _in_file(doc, f"Node/{md['name']}", f"status.{field}.{res}", str(e)) from None
+    errs = statuswrites.node_status(status)   # (a negative amount: the API would refuse the Node)
+    if errs:
+        raise _in_file(doc, f"Node/{md['name']}", errs[0].path, errs[0].message)
     cap = status.get("capacity") or status.get("allocatable") or host_resources()
     status.setdefault("capacity", dict(cap))
     status.setdefault("allocatable", dict(cap))

@@ -104,6 +104,11 @@ def test_nodes_from_yaml_file(tmp_path):
                  "--nodes {f}:4: Node/a: status.capacity.cpu: invalid quantity", id="bad-quantity"),
     pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus:\n  allocatable:\n    memory: lots\n",
                  "--nodes {f}:6: Node/a: status.allocatable.memory: invalid quantity", id="bad-quantity-own-line"),
+    # the runtime's API refused it after the file was read: a traceback out of `vcctl run --nodes`
+    pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus:\n  capacity:\n"
+                 "    volcano.sh/gpu-number: \"-2\"\n",
+                 '--nodes {f}:6: Node/a: status.capacity[volcano.sh/gpu-number]: Invalid value: "-2": must be greater '
+                 "than or equal to 0", id="negative-amount"),
     pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: 5\n",
                  "--nodes {f}:4: Node/a: status: Invalid value: 5: must be of type object", id="status-not-an-object"),
     pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: a}\nspec: {taints: 5}\n",
