@@ -36,12 +36,13 @@ handler's error). Calls run in the session, on the scheduler's thread — with `
 so they share a budget: all of a session's calls together may take `extender.sessionTimeout` (vclite's
 argument, a Go duration; ten httpTimeouts when unset, so a healthy extender asked many times in a session is
 not cut short), each at most httpTimeout; once it is spent, calls fail at once without being made (so a slow
-or hung extender holds a session for one budget, not one timeout per call). The predicate asks about the nodes 16 calls at a time (upstream's predicate helper runs 16 workers),
-one call per node as upstream, every node being asked (upstream asks only those the earlier predicates
-passed). A failed preemptable/reclaimable call abstains when ignorable (upstream returns Permit with no
-victims, which its tier loop reads as an undecided tier, as it does the Reject it returns when not ignorable:
-vclite's answer then). A refusal (a node refused, Reject, overused, not ready) asks for another session a
-second later, as Volcano's periodic session would ask again.
+or hung extender holds a session for one budget, not one timeout per call). The predicate asks about the
+nodes 16 calls at a time (upstream's predicate helper runs 16 workers), one call per node as upstream, every
+node being asked (upstream asks only those the earlier predicates passed). A failed preemptable/reclaimable
+call abstains when ignorable (upstream returns Permit with no victims, which its tier loop reads as an
+undecided tier, as it does the Reject it returns when not ignorable: vclite's answer then). A refusal (a
+node refused, Reject, overused, not ready) asks for another session a second later, as Volcano's periodic
+session would ask again.
 
 Must not: keep state between sessions.
 """
