@@ -197,7 +197,8 @@ def _device_notes(nodes: list[Obj]) -> list[str]:
             if why:
                 notes.append(f"Node {meta.name(node)}: {why}: deviceshare sees no GPU there (pods asking for one "
                              "fit it only by its resources, and get no device annotation).")
-        notes.extend(f"Node {meta.name(node)}: {why}." for why in vgpu.card_problems(node))
+        notes.extend(f"Node {meta.name(node)}: {why}."
+                     for why in (*gpushare.unhealthy_problems(node), *vgpu.card_problems(node)))
     return notes
 
 

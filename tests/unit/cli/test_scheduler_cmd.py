@@ -141,6 +141,15 @@ def test_a_vgpu_card_whose_count_or_memory_is_no_integer_is_noted():
         "the card takes no pod."]
 
 
+def test_an_unhealthy_gpu_id_that_is_no_card_id_is_noted():
+    gpu = node("g1")
+    gpu["metadata"]["annotations"] = {"volcano.sh/gpu-unhealthy-ids": "1, 2"}
+    gpu["status"]["allocatable"].update({"volcano.sh/gpu-memory": "16000", "volcano.sh/gpu-number": "4"})
+    state = scheduler_cmd.build_state([gpu, queue("default")])
+    assert state.notes == ["Node g1: volcano.sh/gpu-unhealthy-ids entry ' 2' is not a card id (an integer, no spaces), "
+                           "so it is skipped and no card is taken out of use for it."]
+
+
 def test_decisions_prefer_the_sessions_status():
     state = scheduler_cmd.build_state([podgroup("pg", ns="a", phase="Pending", conditions=[WAITING])])
     result = session.SessionResult(podgroup_status={"a/pg": {"phase": "Inqueue", "conditions": [

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import Any
 
 from vclite.api import meta, quantity
@@ -30,6 +31,13 @@ PREDICATE_TIME = "volcano.sh/predicate-time"
 UNHEALTHY_IDS = "volcano.sh/gpu-unhealthy-ids"
 NO_MEMORY = "GpuShare no enough gpu memory"
 NO_NUMBER = "GpuNumber no enough gpu number"
+
+
+_GO_INT = re.compile(r"[+-]?[0-9]+")   # what Go's strconv.Atoi reads (no spaces, underscores, other digits)
+
+
+def _atoi(text: str) -> int | None:
+    return int(text) if _GO_INT.fullmatch(text) else None
 
 
 def _value(q: Any) -> int:
@@ -58,10 +66,8 @@ def gpu_index(pod: Obj) -> list[int]:
     value = meta.annotations(pod).get(GPU_INDEX)
     if not value:
         return []
-    try:
-        return [int(v) for v in value.split(",")]
-    except ValueError:
-        return []
+    ids = [_atoi(v) for v in value.split(",")]
+    return [] if None in ids else [i for i in ids if i is not None]
 
 
 @dataclasses.dataclass
@@ -122,11 +128,20 @@ def node_devices(node: Obj) -> Node | None:
     per_card = total // number
     cards = {i: Card(i, per_card) for i in range(number)}
     for sid in (meta.annotations(node).get(UNHEALTHY_IDS) or "").split(","):
-        try:
-            cards.pop(int(sid), None)
-        except ValueError:
-            continue   # upstream logs it
+        card = _atoi(sid)
+        if card is not None:   # (else upstream logs it: unhealthy_problems)
+            cards.pop(card, None)
     return Node(meta.name(node), cards)
+
+
+def unhealthy_problems(node: Obj) -> list[str]:
+    """The entries of a GPU node's `volcano.sh/gpu-unhealthy-ids` that are no card id as Go's Atoi reads
+    one (upstream logs and skips them: that card stays in use), for a reader of the node's manifest."""
+    text = meta.annotations(node).get(UNHEALTHY_IDS)
+    if not text or node_devices(node) is None:
+        return []
+    return [f"{UNHEALTHY_IDS} entry {sid!r} is not a card id (an integer, no spaces), so it is skipped and no "
+            "card is taken out of use for it" for sid in text.split(",") if _atoi(sid) is None]
 
 
 def why_ignored(node: Obj) -> str | None:

@@ -80,6 +80,9 @@ def vgpu_ledger(node, *pods):
     pytest.param(share_node("n", 16000, 2), {0: 8000, 1: 8000}, id="memory split evenly"),
     pytest.param(share_node("n", 10000, 3), {0: 3333, 1: 3333, 2: 3333}, id="integer division"),
     pytest.param(share_node("n", 16000, 4, unhealthy="1,x,3"), {0: 4000, 2: 4000}, id="unhealthy ids dropped"),
+    # Go's Atoi refuses " 3" and "3_0": upstream keeps those cards in use (int() took them)
+    pytest.param(share_node("n", 16000, 4, unhealthy="1, 3,0_0"), {0: 4000, 2: 4000, 3: 4000},
+                 id="unhealthy ids as atoi reads them"),
     pytest.param(share_node("n", 16000, 2, field="capacity"), {0: 8000, 1: 8000}, id="from capacity"),
     pytest.param(share_node("n", 16000, 0), None, id="no cards"),
     pytest.param(objects.node("n"), None, id="no gpu resources"),
@@ -441,3 +444,12 @@ def test_vgpu_register_numbers_read_as_gos_atoi(count, memory, read):
                                    "volcano.sh/vgpu-memory": "16000"}}}
     card = vgpu.node_devices(node).cards[0]
     assert (card.count, card.memory) == read
+
+
+@pytest.mark.parametrize("value, ids", [
+    pytest.param("0,2", [0, 2], id="ids"),
+    pytest.param("0, 2", [], id="a space voids the annotation as upstream"),
+    pytest.param("1_0", [], id="underscore"),
+])
+def test_gpu_index_read_as_upstream(value, ids):
+    assert gpushare.gpu_index({"metadata": {"annotations": {gpushare.GPU_INDEX: value}}}) == ids
