@@ -108,6 +108,10 @@ def check(raw: Any) -> tuple[dict[str, str], list[tuple[str, str]]]:
         problems.append(("metrics.type", f'metrics: unknown type "{kind}" (Volcano reads {PROMETHEUS}, {ADAPTOR}, '
                                          f'{ELASTICSEARCH}; vclite supports {", ".join(SUPPORTED)})'))
     address = conf.get("address", "")
+    if not kind and address:   # (Volcano's design document calls the type optional, "prometheus by default")
+        problems.append(("metrics.address", "metrics: address is set but type is not: Volcano reads no usage "
+                                            "without a type (its design document's \"prometheus by default\" "
+                                            "is not what its scheduler does); write type: prometheus"))
     if kind in SUPPORTED:
         parts = urllib.parse.urlsplit(address)
         if not address and "address" not in raw:

@@ -38,6 +38,8 @@ def test_good_sections(metrics, want):
     ("metrics:\n  type: prometheus_adaptor\n", 6, 'metrics: type "prometheus_adaptor" is not supported by vclite yet'),
     ("metrics:\n  type: graphite\n", 6, 'metrics: unknown type "graphite"'),
     ("metrics:\n  type: prometheus\n", 5, "metrics: address is required with type prometheus"),
+    # the design document's "type: optional, prometheus by default": Volcano then reads nothing, silently
+    ("metrics:\n  address: http://p:9090\n", 6, "metrics: address is set but type is not: Volcano reads no usage"),
     ("metrics:\n  type: prometheus\n  address: p:9090\n", 7, "metrics: address must be an http(s) URL"),
     ("metrics:\n  type: prometheus\n  address: http://p\n  interval: 30\n", 8,
      "metrics: interval must be a positive Go duration"),
