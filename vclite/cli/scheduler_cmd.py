@@ -270,7 +270,14 @@ def decisions(cluster: snapshot.ClusterState, result: session.SessionResult, det
 def read_usage(state: State, conf: conf_mod.SchedulerConf, now: Any) -> None:
     """The nodes' usage from the conf's `metrics` source, read once as of `now` (the usage and rescheduling
     plugins), and a note of what was read."""
-    if not nodemetrics.enabled(conf.metrics) or state.cluster.node_usage is not None:
+    if not nodemetrics.enabled(conf.metrics):
+        readers = sorted({p.name for tier in conf.tiers for p in tier} & {"usage", "rescheduling"})
+        if readers:
+            state.notes.append(f"{' and '.join(readers)} configured without a metrics source (the conf's `metrics` "
+                               "section: type, address): no node has any usage, so "
+                               f"{'it has' if len(readers) == 1 else 'they have'} no say, as in Volcano")
+        return
+    if state.cluster.node_usage is not None:
         return
     names = [meta.name(n) for n in state.cluster.nodes]
     failures: list[str] = []

@@ -131,3 +131,17 @@ def test_a_dry_run_says_which_queries_failed():
     assert state.notes[0] == f"node usage (10m averages) from http://127.0.0.1:{port}: n1 cpu 0% memory 0%"
     assert state.notes[1].startswith(f"2 of 2 usage queries to http://127.0.0.1:{port} failed, each value counted 0 "
                                      "as in Volcano (first: n1 cpu: "), state.notes
+
+
+@pytest.mark.parametrize("plugins, note", [
+    pytest.param(["usage"], "usage configured without a metrics source", id="usage"),
+    pytest.param(["usage", "rescheduling"], "rescheduling and usage configured without a metrics source", id="both"),
+    pytest.param(["gang"], None, id="no-reader"),
+])
+def test_a_dry_run_says_when_the_usage_readers_have_no_source(plugins, note):
+    """usage or rescheduling without a `metrics` section have no say (as upstream): the dry run said nothing."""
+    from vclite.cli import scheduler_cmd
+    c = conf.parse({"actions": "allocate", "tiers": [{"plugins": [{"name": p} for p in plugins]}]})
+    state = scheduler_cmd.State(scheduler_cmd.snapshot.ClusterState(nodes=[{"metadata": {"name": "n1"}}]))
+    scheduler_cmd.read_usage(state, c, NOW)
+    assert [n.split(" (")[0] for n in state.notes] == ([note] if note else [])
