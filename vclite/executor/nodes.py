@@ -169,7 +169,7 @@ def parse_nodes_option(value: str) -> list[Obj]:
     if not isinstance(value, str) or not value.strip():
         raise _bad(str(value), "empty")
     text = value.strip()
-    if text.isdigit():
+    if re.fullmatch(r"[0-9]+", text):   # (str.isdigit() takes "²", which int() refuses)
         n = int(text)
         if not 1 <= n <= MAX_NODES:
             raise _bad(value, f"the number of nodes must be between 1 and {MAX_NODES}")

@@ -47,6 +47,7 @@ def test_good_nodes_option(value, expected):
     pytest.param("0", "between 1 and", id="zero-nodes"),
     pytest.param("-2", "not a number of nodes", id="negative"),
     pytest.param("three", "not a number of nodes", id="word"),
+    pytest.param("\u00b2", "not a number of nodes", id="superscript-digit"),   # int()'s own error before
     pytest.param("2x(cpu=two)", "invalid quantity", id="bad-quantity"),
     pytest.param("2x(cpus=2)", "unknown resource 'cpus'", id="typo-resource"),
     pytest.param("2x(cpu)", "is not name=quantity", id="missing-value"),
