@@ -86,7 +86,7 @@ def dry_run(tmp_path, objects: list[Obj], *flags: str) -> Obj:
     result = CliRunner().invoke(scheduler_cmd.scheduler, ["dry-run", "-f", str(state_file), "--conf",
                                                           str(conf_file), "-o", "json", *(flags or ["--details"])])
     assert result.exit_code == 0, result.output
-    return json.loads(result.output)
+    return json.loads(result.stdout)   # (notes go to stderr)
 
 
 TWO = [node("node-a"), node("node-b")]

@@ -416,7 +416,13 @@ def dry_run_command(files, conf_path, output, details) -> None:
             click.echo(str(p), err=True)
         click.echo(f"{len(problems)} problem(s) found; no session was run.", err=True)
         sys.exit(2)
+    if nodemetrics.enabled(conf.metrics):   # (a source that accepts and never answers holds the read this long)
+        click.echo(f"reading the nodes' usage from {conf.metrics.get('address')} (at most "
+                   f"{nodemetrics.ROUND_DEADLINE:g}s)…", err=True)
     out = dry_run(state, conf, clock_mod.RealClock().now(), details or output == "table")
+    if output in ("json", "yaml"):
+        for note in state.notes:   # (the table shows them; the answer's keys are a contract: on stderr)
+            click.echo(f"note: {note}", err=True)
     if output == "json":
         click.echo(json.dumps(out, indent=2))
     elif output == "yaml":

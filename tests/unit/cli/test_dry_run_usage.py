@@ -72,7 +72,9 @@ def test_busy_node_refused_idle_node_preferred_and_busy_node_relieved(tmp_path):
         as_json = CliRunner().invoke(main_mod.cli, [*args, "-o", "json"])
         table = CliRunner().invoke(main_mod.cli, args)
     assert as_json.exit_code == 0, as_json.output
-    out = json.loads(as_json.output)
+    out = json.loads(as_json.stdout)
+    assert f"reading the nodes' usage from {prom.url}" in as_json.stderr   # (what it waits for, on stderr)
+    assert f"note: node usage (10m averages) from {prom.url}: n1 cpu 90%" in as_json.stderr
     # n1 is over the cpu threshold; n3 is the least used; n1 gives back pods until it is under 60 %
     assert out["binds"] == {"ns/p": "n3"}
     assert out["evictions"] == ["ns/r1", "ns/r2"]
