@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from vclite.admission import base, common, podpriority, serviceaccount, shapes
+from vclite.admission import base, common, podpriority, podupdate, serviceaccount, shapes
 from vclite.api import batch, core, quantity, resources, scheduling
 from vclite.lib import errors
 
@@ -312,8 +312,10 @@ def qos_class(spec: Obj) -> core.QOSClass:
 
 
 def mutate(op: base.Operation, obj: Obj) -> None:
-    """Kubernetes' pod defaults: requests from limits (SetDefaults_Pod); at create, `restartPolicy:
-    Always` and `schedulerName: default-scheduler` when none is given, and `status.qosClass` (Kubernetes
+    """Kubernetes' pod defaults: requests from limits (SetDefaults_Pod); at create and update, `restartPolicy:
+    Always` and `schedulerName: default-scheduler` when none is given (an update's `serviceAccount` and
+    `serviceAccountName` name the same account, as kube's conversion reads them); at create
+    `status.qosClass` (Kubernetes
     resets a created pod's whole status; vclite keeps the rest of one the pod brings, as a scheduler
     dry-run's pods carry the phase a cluster gave them, and a pod without a phase is Pending to every
     reader)."""
@@ -321,12 +323,17 @@ def mutate(op: base.Operation, obj: Obj) -> None:
     if not isinstance(spec, dict):
         return
     default_requests(spec)
-    if op is not base.Operation.CREATE:
+    if op not in (base.Operation.CREATE, base.Operation.UPDATE):
         return
     if spec.get("restartPolicy") in (None, ""):
         spec["restartPolicy"] = core.RestartPolicy.ALWAYS.value
     if spec.get("schedulerName") in (None, ""):
         spec["schedulerName"] = DEFAULT_SCHEDULER_NAME
+    if op is base.Operation.UPDATE:
+        account = spec.get("serviceAccountName") or spec.get("serviceAccount")
+        if account:   # (kube reads the deprecated field when the other is empty, and shows both)
+            spec["serviceAccountName"] = spec["serviceAccount"] = account
+        return
     try:
         qos = qos_class(spec)
     except (ValueError, TypeError):
@@ -368,11 +375,23 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     # plain pods are kept light: the command rule is the executor's to report.
     errs = validate_pod_spec(new.get("spec"), "spec", require_command=False)
     errs += serviceaccount.pod_errors(new.get("spec"))
+    if op is base.Operation.UPDATE and isinstance(old, dict) and not errs:
+        errs += podupdate.errors_of(_priority_kept(new, old), old)
     spec = new.get("spec")
     volcano = isinstance(spec, dict) and spec.get("schedulerName") == batch.DEFAULT_SCHEDULER
     if op is base.Operation.CREATE and volcano and not getattr(view, "existing_state", False):
         errs += jdb_annotations((new.get("metadata") or {}).get("annotations"), "metadata.annotations")
     return errs
+
+
+def _priority_kept(new: Obj, old: Obj) -> Obj:
+    """`new` as the Priority plugin leaves it on an update (podpriority.resolve, which runs after validation
+    here and before it on kube-apiserver): the priority and preemption policy it leaves out kept."""
+    spec, before = new.get("spec"), old.get("spec")
+    if not isinstance(spec, dict) or not isinstance(before, dict):
+        return new
+    kept = {k: before[k] for k in ("priority", "preemptionPolicy") if spec.get(k) is None and before.get(k) is not None}
+    return {**new, "spec": {**spec, **kept}} if kept else new
 
 
 # ---- Volcano's pod webhook (admit_pod.go validateAnnotation) ------------------------------------
