@@ -5,7 +5,7 @@
 - A new Namespace gets `spec.finalizers: [kubernetes]` and `status.phase: Active`. Deleting it sets
   its deletionTimestamp and turns it Terminating (the store); the namespace controller then deletes
   everything inside and empties spec.finalizers, which removes it.
-- `default` may not be deleted.
+- `default`, `kube-system` and `kube-public` may not be deleted (`kube-node-lease` may).
 - Nothing new (but Events, which record the deletion itself) may be created in a namespace that is
   being deleted.
 
@@ -48,8 +48,9 @@ def mutate(op: base.Operation, obj: Obj) -> None:
 
 
 def check_delete(obj: Obj, view: base.View) -> str | None:
-    if meta.name(obj) == core.DEFAULT_NAMESPACE:
-        return f'namespaces "{core.DEFAULT_NAMESPACE}" is forbidden: this namespace may not be deleted'
+    name = meta.name(obj)
+    if name in core.IMMORTAL_NAMESPACES:
+        return f'namespaces "{name}" is forbidden: this namespace may not be deleted'
     return None
 
 

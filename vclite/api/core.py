@@ -27,6 +27,12 @@ class RestartPolicy(enum.StrEnum):
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 DEFAULT_NAMESPACE = "default"
+SYSTEM_NAMESPACE = "kube-system"
+PUBLIC_NAMESPACE = "kube-public"
+NODE_LEASE_NAMESPACE = "kube-node-lease"
+# the namespaces kube-apiserver keeps (its system namespaces controller), and those it never lets go
+SYSTEM_NAMESPACES = (SYSTEM_NAMESPACE, PUBLIC_NAMESPACE, NODE_LEASE_NAMESPACE)
+IMMORTAL_NAMESPACES = (DEFAULT_NAMESPACE, SYSTEM_NAMESPACE, PUBLIC_NAMESPACE)
 NAMESPACE_FINALIZER = "kubernetes"   # a Namespace's spec.finalizers: the namespace controller empties it
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"   # every Namespace carries its name as this label
 CPU, MEMORY, PODS = "cpu", "memory", "pods"

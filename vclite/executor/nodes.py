@@ -331,7 +331,7 @@ def _complete(doc: yamlio.Document, obj: Obj) -> Obj:
     return obj
 
 
-NODE_LEASE_NAMESPACE = "kube-node-lease"
+NODE_LEASE_NAMESPACE = core.NODE_LEASE_NAMESPACE
 NODE_LEASE_SECONDS = 40   # the kubelet's nodeLeaseDurationSeconds
 STATUS_REPORT_SECONDS = 300   # the kubelet's nodeStatusReportFrequency: conditions re-written at least this often
 

@@ -21,7 +21,7 @@ import pathlib
 import tempfile
 from typing import Any, Iterable
 
-from vclite.api import kinds
+from vclite.api import core, kinds
 from vclite.apiserver import events
 from vclite.apiserver import inprocess
 from vclite.controllers import disruption as disruption_controller
@@ -76,7 +76,8 @@ class Runtime(loop_mod.Loop):
                     status = nodes_mod.stamped(node, now, stored)["status"] if node.get("status") else None
                     if status and nodes_mod.unstamped(stored.get("status")) != nodes_mod.unstamped(status):
                         self.client.update_status({**stored, "status": status})
-            if self.data_dir is not None:   # a server: each node's Lease, as a kubelet keeps one
+            if self.data_dir is not None:   # a server: kube-apiserver's namespaces, each node's Lease as a kubelet's
+                self._system_namespaces()
                 self._node_leases([n["metadata"]["name"] for n in node_objs])
         except BaseException:
             self.close()    # release the data directory
@@ -124,13 +125,17 @@ class Runtime(loop_mod.Loop):
             components.append(self.heartbeat)
         super().__init__(self.clock, components, max_requeues)
 
+    def _system_namespaces(self) -> None:
+        """kube-system, kube-public and kube-node-lease, as kube-apiserver makes them at its start (each with
+        its `default` ServiceAccount); the first two may not be deleted (admission/namespace.py)."""
+        for ns in core.SYSTEM_NAMESPACES:
+            try:
+                self.client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+            except errors.AlreadyExists:
+                pass
+
     def _node_leases(self, names: list[str]) -> None:
         """`kube-node-lease/<node>` for each node that has none (kubectl describe node reads it)."""
-        ns = nodes_mod.NODE_LEASE_NAMESPACE
-        try:
-            self.client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
-        except errors.AlreadyExists:
-            pass
         now = clock_mod.format_micro_time(self.clock.now())
         for name in names:
             lease = nodes_mod.node_lease(self.client.get(kinds.NODE, "", name), now)
