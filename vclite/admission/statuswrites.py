@@ -5,7 +5,11 @@ ValidateServiceStatusUpdate, the parts that hold for vclite's objects.
 - Pod (`pod_update(new, old)`): `status.podIPs[*].ip` and `status.hostIPs[*].ip` valid IP addresses,
   no duplicates, at most one per family; `status.nominatedNodeName` a node name; a container that has
   terminated may not go back to waiting or running unless the pod's `restartPolicy` restarts it
-  (Always; OnFailure after a non-zero exit; a restartable init container). Beyond kube-apiserver:
+  (Always; OnFailure after a non-zero exit; a restartable init container); `status.qosClass` may not
+  change; a condition type other than PodScheduled, Ready and Initialized a qualified name (kube names
+  the field `metadata.conditions[i].Type`). Before the checks, `reconcile_pod_ips` makes `podIP` and
+  `podIPs[0]` (`hostIP`, `hostIPs[0]`) agree as kube's conversion of a v1 PodStatus does: the single
+  field wins when both are given and differ, else each is filled from the other. Beyond kube-apiserver:
   `status.phase` must be one of the five pod phases (kube accepts any string; vclite's controllers act
   on the phase, see docs/differences.md).
 - Node (`node_status(status)`; `node_validate` on a create or update too): each `status.capacity` and
@@ -98,11 +102,15 @@ def pod_update(new: Obj, old: Obj | None) -> list[FieldError]:
     if phase not in (None, "") and phase not in POD_PHASES:
         errs.append(FieldError("status.phase", common.unsupported(phase, POD_PHASES)))
     errs += _ips(status.get("podIPs"), "status.podIPs") + _ips(status.get("hostIPs"), "status.hostIPs")
+    errs += _condition_types(status.get("conditions"))
     nominated = status.get("nominatedNodeName")
     if nominated and (old is None or (old.get("status") or {}).get("nominatedNodeName") != nominated):
         errs += [FieldError("status.nominatedNodeName", common.invalid(nominated, m))
                  for m in (common.dns1123_subdomain(nominated) if isinstance(nominated, str) else ["must be a string"])]
     if old is not None and isinstance(old.get("status"), dict):
+        qos, before_qos = status.get("qosClass") or "", old["status"].get("qosClass") or ""
+        if qos != before_qos:
+            errs.append(FieldError("status.qosClass", common.invalid(qos, "field is immutable")))
         spec = old.get("spec") or {}
         policy = str(spec.get("restartPolicy") or "Always")
         inits = {c.get("name"): c.get("restartPolicy") for c in spec.get("initContainers") or [] if isinstance(c, dict)}
@@ -112,6 +120,36 @@ def pod_update(new: Obj, old: Obj | None) -> list[FieldError]:
         errs += _transitions(status.get("initContainerStatuses"), before.get("initContainerStatuses"),
                              "status.initContainerStatuses", policy, inits)
     return errs
+
+
+SYSTEM_POD_CONDITIONS = ("PodScheduled", "Ready", "Initialized")
+
+
+def _condition_types(conditions: Any) -> list[FieldError]:
+    """validatePodConditions: the type of a condition of one's own is a qualified name (`example.com/ok`)."""
+    errs: list[FieldError] = []
+    for i, cond in enumerate(conditions if isinstance(conditions, list) else []):
+        ctype = cond.get("type") if isinstance(cond, dict) else None
+        if isinstance(ctype, str) and ctype not in SYSTEM_POD_CONDITIONS:
+            errs += [FieldError(f"metadata.conditions[{i}].Type", common.invalid(ctype, m))
+                     for m in common.qualified_name(ctype)]
+    return errs
+
+
+def reconcile_pod_ips(status: Any) -> None:
+    """Convert_v1_PodStatus_To_core_PodStatus and back: `podIP` wins over a `podIPs` whose first entry differs
+    (which becomes `[{ip: podIP}]`), `podIPs` is made from a lone `podIP`, and `podIP` is read from `podIPs[0]`
+    when empty; `hostIP` and `hostIPs` likewise. Changes `status` in place."""
+    if not isinstance(status, dict):
+        return
+    for one, many in (("podIP", "podIPs"), ("hostIP", "hostIPs")):
+        ip, ips = status.get(one), status.get(many)
+        first = ips[0].get("ip") if isinstance(ips, list) and ips and isinstance(ips[0], dict) else None
+        if isinstance(ip, str) and ip:
+            if ips in (None, []) or (isinstance(ips, list) and first != ip):
+                status[many] = [{"ip": ip}]
+        elif ip in (None, "") and isinstance(first, str) and first:
+            status[one] = first
 
 
 def _resource_list(rl: Any, path: str) -> list[FieldError]:

@@ -63,6 +63,15 @@ def write_status(kind, new, old):
     pytest.param(kinds.POD, pod({"initContainerStatuses": [running("i")]}, init=[{"name": "i"}]),
                  pod({"initContainerStatuses": [terminated("i")]}, init=[{"name": "i"}]),
                  "status.initContainerStatuses[0].state", "may not be transitioned", id="init-container"),
+    pytest.param(kinds.POD, pod({"qosClass": "Guaranteed"}), pod({"qosClass": "BestEffort"}), "status.qosClass",
+                 'Invalid value: "Guaranteed": field is immutable', id="qos-class"),
+    pytest.param(kinds.POD, pod({"conditions": [{"type": "Ready", "status": "True"}, {"type": "my ok",
+                                                                                      "status": "True"}]}),
+                 pod(), "metadata.conditions[1].Type", 'Invalid value: "my ok": name part must consist of',
+                 id="condition-type"),
+    pytest.param(kinds.POD, pod({"podIP": "10.0.0.300", "podIPs": [{"ip": "10.0.0.1"}]}), pod(),
+                 "status.podIPs[0].ip", 'Invalid value: "10.0.0.300": must be a valid IP address',
+                 id="pod-ip-wins-then-is-checked"),
     pytest.param(kinds.NODE, node({"capacity": {"cpu": "-1"}}), node({}), "status.capacity[cpu]",
                  'Invalid value: "-1": must be greater than or equal to 0', id="negative-capacity"),
     pytest.param(kinds.NODE, node({"capacity": {"memory": "lots"}}), node({}), "status.capacity[memory]",
@@ -97,7 +106,8 @@ def test_bad_status_writes_are_refused_naming_the_field(kind, new, old, field, w
 
 
 @pytest.mark.parametrize("kind, new, old", [
-    pytest.param(kinds.POD, pod({"phase": "Succeeded", "podIPs": [{"ip": "127.0.0.1"}, {"ip": "::1"}],
+    pytest.param(kinds.POD, pod({"phase": "Succeeded", "podIP": "127.0.0.1", "podIPs": [{"ip": "127.0.0.1"},
+                                                                                         {"ip": "::1"}],
                                  "containerStatuses": [terminated()]}), pod({"phase": "Running"}), id="pod"),
     pytest.param(kinds.POD, pod({"containerStatuses": [running()]}, "Always"),
                  pod({"containerStatuses": [terminated()]}, "Always"), id="always-restarts"),
@@ -124,3 +134,22 @@ def test_an_ingress_ip_gets_ip_mode_vip_and_the_write_given_is_not_changed():
 def test_a_node_created_with_a_bad_capacity_is_refused():
     with pytest.raises(errors.Invalid, match=r"status.capacity\[cpu\]: Invalid value: \"-2\""):
         admit.admit(Op.CREATE, kinds.NODE, node({"capacity": {"cpu": "-2"}}), None, views.DictView())
+
+
+@pytest.mark.parametrize("given, stored", [
+    pytest.param({"podIP": "10.0.0.1", "podIPs": [{"ip": "10.0.0.2"}, {"ip": "fd00::2"}]},
+                 {"podIP": "10.0.0.1", "podIPs": [{"ip": "10.0.0.1"}]}, id="pod-ip-wins"),
+    pytest.param({"podIP": "10.0.0.1"}, {"podIP": "10.0.0.1", "podIPs": [{"ip": "10.0.0.1"}]}, id="pod-ips-made"),
+    pytest.param({"podIPs": [{"ip": "10.0.0.2"}]}, {"podIP": "10.0.0.2", "podIPs": [{"ip": "10.0.0.2"}]},
+                 id="pod-ip-read"),
+    pytest.param({"podIP": "10.0.0.1", "podIPs": [{"ip": "10.0.0.1"}, {"ip": "fd00::1"}]},
+                 {"podIP": "10.0.0.1", "podIPs": [{"ip": "10.0.0.1"}, {"ip": "fd00::1"}]}, id="agreeing"),
+    pytest.param({"hostIP": "10.0.0.1", "hostIPs": [{"ip": "10.0.0.2"}]},
+                 {"hostIP": "10.0.0.1", "hostIPs": [{"ip": "10.0.0.1"}]}, id="host-ip-wins"),
+    pytest.param({"hostIPs": [{"ip": "10.0.0.2"}]}, {"hostIP": "10.0.0.2", "hostIPs": [{"ip": "10.0.0.2"}]},
+                 id="host-ip-read"),
+])
+def test_pod_ip_and_pod_ips_are_made_to_agree_as_kubes_conversion_does(given, stored):
+    new = pod(dict(given))
+    assert write_status(kinds.POD, new, pod())["status"] == stored
+    assert new["status"] == given
