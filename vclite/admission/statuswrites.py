@@ -16,13 +16,17 @@ ValidateServiceStatusUpdate, the parts that hold for vclite's objects.
   `status.allocatable` entry a valid resource name and a quantity of at least 0 (`pods` whole).
 - Service (`service_update(new, old)`): `status.loadBalancer.ingress` only for a LoadBalancer Service;
   each entry's `ip` a valid IP address, its `ipMode` VIP or Proxy and only with an `ip` (defaulted to
-  VIP when an `ip` is given, as kube-apiserver defaults it), its `hostname` a DNS name, not an IP.
+  VIP when an `ip` is given, as kube-apiserver defaults it), its `hostname` a DNS name, not an IP;
+  `status.conditions` shaped as metav1.Conditions (what kube's decoding refuses; their values are not
+  checked, as kube-apiserver does not check them).
 Problems name their field (`status.capacity[cpu]: Invalid value: "-1": must be greater than or equal
 to 0`); admit.py refuses the write with 422 and nothing is stored. Pure.
 """
 from __future__ import annotations
 
+import datetime
 import ipaddress
+import re
 from typing import Any
 
 from vclite.admission import common
@@ -197,11 +201,58 @@ def default_ingress(status: Any) -> None:
             entry["ipMode"] = "VIP"
 
 
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+_CONDITION_STRINGS = ("type", "status", "reason", "message")
+
+
+def condition_shapes(conditions: Any, path: str) -> list[FieldError]:
+    """metav1.Conditions as kube-apiserver decodes them: objects whose `type`, `status`, `reason` and `message`
+    are strings, `observedGeneration` an integer and `lastTransitionTime` an RFC 3339 time (kube fails to
+    decode another value, 400; a 422 naming the field here). Their values are not checked further: kube does
+    not validate a Service's conditions."""
+    if conditions is None:
+        return []
+    if not isinstance(conditions, list):
+        return [FieldError(path, common.type_error(conditions, "array"))]
+    errs: list[FieldError] = []
+    for i, cond in enumerate(conditions):
+        at = f"{path}[{i}]"
+        if not isinstance(cond, dict):
+            errs.append(FieldError(at, common.type_error(cond, "object")))
+            continue
+        for key in _CONDITION_STRINGS:
+            common.check_type(cond, key, f"{at}.{key}", errs, str, "string")
+        generation = cond.get("observedGeneration")
+        if generation is not None and not common.is_int(generation):
+            errs.append(FieldError(f"{at}.observedGeneration", common.type_error(generation, "integer")))
+        when = cond.get("lastTransitionTime")
+        if when is not None and not _is_time(when):
+            errs.append(FieldError(f"{at}.lastTransitionTime", common.invalid(when, "must be an RFC 3339 date-time "
+                                                                                    "(2006-01-02T15:04:05Z)")))
+    return errs
+
+
+def _is_time(value: Any) -> bool:
+    if not isinstance(value, str) or not _RFC3339.fullmatch(value):
+        return False
+    try:
+        datetime.datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
 def service_update(new: Obj, old: Obj | None) -> list[FieldError]:
-    """The problems of a Service's `status.loadBalancer` (ValidateLoadBalancerStatus)."""
+    """The problems of a Service's `status.loadBalancer` (ValidateLoadBalancerStatus), and of its conditions'
+    shapes (`condition_shapes`)."""
     status = new.get("status")
     if not isinstance(status, dict):
         return []
+    shape_errs = condition_shapes(status.get("conditions"), "status.conditions")
+    return shape_errs + _load_balancer(new, status)
+
+
+def _load_balancer(new: Obj, status: Obj) -> list[FieldError]:
     lb = status.get("loadBalancer")
     if lb is None:
         return []

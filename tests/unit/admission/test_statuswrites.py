@@ -72,6 +72,17 @@ def write_status(kind, new, old):
     pytest.param(kinds.POD, pod({"podIP": "10.0.0.300", "podIPs": [{"ip": "10.0.0.1"}]}), pod(),
                  "status.podIPs[0].ip", 'Invalid value: "10.0.0.300": must be a valid IP address',
                  id="pod-ip-wins-then-is-checked"),
+    pytest.param(kinds.SERVICE, service(status={"conditions": {"type": "Ready"}}), service(), "status.conditions",
+                 'Invalid value: {"type": "Ready"}: must be of type array', id="service-conditions-not-a-list"),
+    pytest.param(kinds.SERVICE, service(status={"conditions": [{"type": "Ready", "status": True}]}), service(),
+                 "status.conditions[0].status", "Invalid value: true: must be of type string",
+                 id="service-condition-status-type"),
+    pytest.param(kinds.SERVICE, service(status={"conditions": [{"type": "Ready", "lastTransitionTime": "yesterday"}]}),
+                 service(), "status.conditions[0].lastTransitionTime",
+                 'Invalid value: "yesterday": must be an RFC 3339 date-time', id="service-condition-time"),
+    pytest.param(kinds.SERVICE, service(status={"conditions": [{"type": "Ready", "observedGeneration": "1"}]}),
+                 service(), "status.conditions[0].observedGeneration", 'Invalid value: "1": must be of type integer',
+                 id="service-condition-generation"),
     pytest.param(kinds.NODE, node({"capacity": {"cpu": "-1"}}), node({}), "status.capacity[cpu]",
                  'Invalid value: "-1": must be greater than or equal to 0', id="negative-capacity"),
     pytest.param(kinds.NODE, node({"capacity": {"memory": "lots"}}), node({}), "status.capacity[memory]",
@@ -119,6 +130,9 @@ def test_bad_status_writes_are_refused_naming_the_field(kind, new, old, field, w
                                                 "example.com/gpu": "2"}}), node({}), id="node"),
     pytest.param(kinds.SERVICE, service(status={"loadBalancer": {"ingress": [{"hostname": "lb.example.com"}]}}),
                  service(), id="service"),
+    pytest.param(kinds.SERVICE, service(status={"conditions": [  # (values kube-apiserver does not check either)
+        {"type": "not a name", "status": "Maybe", "reason": "", "message": "x" * 40000, "observedGeneration": -1,
+         "lastTransitionTime": "2026-01-02T03:04:05.5+01:00"}]}), service(), id="service-conditions"),
 ])
 def test_good_status_writes_pass(kind, new, old):
     assert write_status(kind, new, old)["status"] == new["status"]
