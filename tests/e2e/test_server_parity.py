@@ -7,6 +7,7 @@ One real server for the module.
 """
 import base64
 import json
+import os
 import shutil
 import subprocess
 import threading
@@ -155,3 +156,70 @@ def test_kubectl_patches_kube_apiserver_refuses(kubectl, args, words):
     assert r.returncode != 0 and words in r.stderr, r.stderr
     after = json.loads(kubectl("get", *args[:2], "-o", "json").stdout)
     assert after["metadata"]["resourceVersion"] == json.loads(before)["metadata"]["resourceVersion"]
+
+
+def pod_json(kubectl, name):
+    return json.loads(kubectl("get", "pod", name, "-o", "json").stdout)
+
+
+def edit(kubectl, tmp_path, name, sed):
+    """`kubectl edit pod <name>` with an editor that applies a sed expression to the file."""
+    return subprocess.run([*kubectl.argv, "edit", "pod", name], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "KUBE_EDITOR": f"sed -i -e '{sed}'"})
+
+
+def test_kubectl_changes_a_pods_image_labels_and_annotations(kubectl, tmp_path):
+    kubectl("run", "p-upd", "--image=busybox:1.36", "--", "sleep", "600")   # (stays Pending: no default scheduler)
+    assert kubectl("set", "image", "pod/p-upd", "p-upd=busybox:1.37").stdout.strip() == "pod/p-upd image updated"
+    kubectl("label", "pod", "p-upd", "tier=web")
+    kubectl("annotate", "pod", "p-upd", "note=hello")
+    r = edit(kubectl, tmp_path, "p-upd", "s/image: busybox:1.37/image: busybox:1.38/")
+    assert r.returncode == 0 and "pod/p-upd edited" in r.stdout, r.stderr
+    pod = pod_json(kubectl, "p-upd")
+    assert pod["spec"]["containers"][0]["image"] == "busybox:1.38"
+    assert pod["metadata"]["labels"]["tier"] == "web" and pod["metadata"]["annotations"]["note"] == "hello"
+
+
+@pytest.mark.parametrize("how, args, words", [
+    pytest.param("patch", ["--type=merge", "-p", '{"spec": {"restartPolicy": "Never"}}'],
+                 '+ spec.restartPolicy: "Never"', id="restart-policy"),
+    pytest.param("patch", ["--type=merge", "-p", '{"spec": {"nodeName": "elsewhere"}}'],
+                 '+ spec.nodeName: "elsewhere"', id="node-name"),
+    pytest.param("patch", ["--type=json", "-p", '[{"op": "add", "path": "/spec/containers/-", '
+                                                 '"value": {"name": "two", "image": "busybox"}}]'],
+                 "spec.containers: Forbidden: pod updates may not add or remove containers", id="container-added"),
+    pytest.param("replace", [], "- spec.serviceAccountName: \"default\"", id="replace-without-account"),
+    pytest.param("edit", [], '+ spec.containers[0].args[1]: "700"', id="edit-command"),
+])
+def test_kubectl_cannot_change_the_rest_of_a_pods_spec(kubectl, tmp_path, request, how, args, words):
+    name = "p-fixed-" + request.node.callspec.id
+    kubectl("run", name, "--image=busybox:1.36", "--", "sleep", "600")
+    before = pod_json(kubectl, name)
+    if how == "patch":
+        r = kubectl("patch", "pod", name, *args, check=False)
+    elif how == "replace":
+        body = {**before, "spec": {k: v for k, v in before["spec"].items()
+                                   if k not in ("serviceAccountName", "serviceAccount")}}
+        r = kubectl("replace", "-f", "-", input=json.dumps(body), check=False)
+    else:   # (kubectl edit keeps the refused file, the server's message at its head)
+        r = edit(kubectl, tmp_path, name, "s/- \"600\"/- \"700\"/")
+        assert f'pods "{name}" is invalid' in r.stderr, r.stderr
+        kept = r.stderr.split('A copy of your changes has been stored to "')[1].split('"')[0]
+        r.stderr = open(kept).read()
+    assert r.returncode != 0, r.stdout
+    assert ("spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,"
+            "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to "
+            "existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously "
+            "negative)" in r.stderr or "add or remove containers" in words), r.stderr
+    assert words in r.stderr, r.stderr
+    assert pod_json(kubectl, name)["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"]
+
+
+def test_the_system_namespaces_are_there_and_kept(kubectl):
+    names = [r[0] for r in rows(kubectl("get", "ns").stdout)[1:]]
+    assert {"default", "kube-system", "kube-public", "kube-node-lease"} <= set(names)
+    assert rows(kubectl("get", "sa", "-n", "kube-system").stdout)[1][0] == "default"
+    for ns in ("kube-system", "kube-public", "default"):
+        r = kubectl("delete", "ns", ns, check=False)
+        assert r.returncode != 0 and f'namespaces "{ns}" is forbidden: this namespace may not be deleted' in r.stderr
+    assert rows(kubectl("get", "ns", "kube-system").stdout)[1][1] == "Active"
