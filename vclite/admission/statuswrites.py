@@ -6,10 +6,11 @@ ValidateServiceStatusUpdate, the parts that hold for vclite's objects.
   no duplicates, at most one per family; `status.nominatedNodeName` a node name; a container that has
   terminated may not go back to waiting or running unless the pod's `restartPolicy` restarts it
   (Always; OnFailure after a non-zero exit; a restartable init container); `status.qosClass` may not
-  change; a condition type other than PodScheduled, Ready and Initialized a qualified name (kube names
-  the field `metadata.conditions[i].Type`). Before the checks, `reconcile_pod_ips` makes `podIP` and
-  `podIPs[0]` (`hostIP`, `hostIPs[0]`) agree as kube's conversion of a v1 PodStatus does: the single
-  field wins when both are given and differ, else each is filled from the other. Beyond kube-apiserver:
+  change (a write may leave it out, which kube refuses too: test kubelets write such statuses); a
+  condition type other than PodScheduled, Ready and Initialized a qualified name (kube names the field
+  `metadata.conditions[i].Type`). Before the checks, `reconcile_pod_ips` makes `podIP` and `podIPs[0]`
+  (`hostIP`, `hostIPs[0]`) agree as kube's conversion of a v1 PodStatus does: the single field wins
+  when both are given and differ, else each is filled from the other. Beyond kube-apiserver:
   `status.phase` must be one of the five pod phases (kube accepts any string; vclite's controllers act
   on the phase, see docs/differences.md).
 - Node (`node_status(status)`; `node_validate` on a create or update too): each `status.capacity` and
@@ -113,7 +114,7 @@ def pod_update(new: Obj, old: Obj | None) -> list[FieldError]:
                  for m in (common.dns1123_subdomain(nominated) if isinstance(nominated, str) else ["must be a string"])]
     if old is not None and isinstance(old.get("status"), dict):
         qos, before_qos = status.get("qosClass") or "", old["status"].get("qosClass") or ""
-        if qos != before_qos:
+        if qos and qos != before_qos:   # (left out: accepted, see the module docstring)
             errs.append(FieldError("status.qosClass", common.invalid(qos, "field is immutable")))
         spec = old.get("spec") or {}
         policy = str(spec.get("restartPolicy") or "Always")

@@ -122,6 +122,7 @@ def test_bad_status_writes_are_refused_naming_the_field(kind, new, old, field, w
                                  "containerStatuses": [terminated()]}), pod({"phase": "Running"}), id="pod"),
     pytest.param(kinds.POD, pod({"containerStatuses": [running()]}, "Always"),
                  pod({"containerStatuses": [terminated()]}, "Always"), id="always-restarts"),
+    pytest.param(kinds.POD, pod({"phase": "Running"}), pod({"qosClass": "BestEffort"}), id="qos-class-left-out"),
     pytest.param(kinds.POD, pod({"containerStatuses": [running()]}, "OnFailure"),
                  pod({"containerStatuses": [terminated(code=1)]}, "OnFailure"), id="on-failure-after-failure"),
     pytest.param(kinds.POD, pod({"initContainerStatuses": [running("i")]}, init=[SIDECAR]),
