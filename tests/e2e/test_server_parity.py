@@ -223,3 +223,13 @@ def test_the_system_namespaces_are_there_and_kept(kubectl):
         r = kubectl("delete", "ns", ns, check=False)
         assert r.returncode != 0 and f'namespaces "{ns}" is forbidden: this namespace may not be deleted' in r.stderr
     assert rows(kubectl("get", "ns", "kube-system").stdout)[1][1] == "Active"
+
+
+def test_a_deleted_kube_node_lease_comes_back_with_the_next_node_lease(kubectl):
+    uid = json.loads(kubectl("get", "ns", "kube-node-lease", "-o", "json").stdout)["metadata"]["uid"]
+    kubectl("delete", "ns", "kube-node-lease", timeout=120)
+    again = vcctl_server.wait_until(lambda: kubectl("get", "ns", "kube-node-lease", "-o", "json", check=False).stdout,
+                                    "kube-node-lease made again")
+    back = json.loads(again)
+    assert back["metadata"]["uid"] != uid and back["status"]["phase"] == "Active"
+    assert kubectl("get", "sa", "default", "-n", "kube-node-lease").returncode == 0
