@@ -378,9 +378,23 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     if op is base.Operation.UPDATE and isinstance(old, dict) and not errs:
         errs += podupdate.errors_of(_priority_kept(new, old), old)
     spec = new.get("spec")
+    if op is base.Operation.CREATE and isinstance(spec, dict):
+        errs += _create_only(spec)
     volcano = isinstance(spec, dict) and spec.get("schedulerName") == batch.DEFAULT_SCHEDULER
     if op is base.Operation.CREATE and volcano and not getattr(view, "existing_state", False):
         errs += jdb_annotations((new.get("metadata") or {}).get("annotations"), "metadata.annotations")
+    return errs
+
+
+def _create_only(spec: Obj) -> list[FieldError]:
+    """ValidatePodCreate: no ephemeral containers (their subresource adds them), no node while a scheduling gate
+    holds the pod (the binding subresource sets it once the gates are gone)."""
+    errs = []
+    if spec.get("ephemeralContainers"):
+        errs.append(FieldError("spec.ephemeralContainers", "Forbidden: cannot be set on create"))
+    if spec.get("nodeName") and spec.get("schedulingGates"):
+        errs.append(FieldError("spec.nodeName", "Forbidden: cannot be set until all schedulingGates have been "
+                                                "cleared"))
     return errs
 
 

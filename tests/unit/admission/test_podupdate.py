@@ -172,3 +172,20 @@ def test_an_update_keeps_the_account_under_both_names_and_defaults_what_it_leave
 def test_the_default_pull_policy_compared(image, policy):
     assert podupdate.canonical_spec({"containers": [{"name": "c", "image": image}]})["containers"][0][
         "imagePullPolicy"] == policy
+
+
+@pytest.mark.parametrize("spec, field, words", [
+    pytest.param({"nodeName": "n1", "schedulingGates": [{"name": "a"}]}, "spec.nodeName",
+                 "Forbidden: cannot be set until all schedulingGates have been cleared", id="gated-with-node"),
+    pytest.param({"ephemeralContainers": [{"name": "debug", "image": "busybox"}]}, "spec.ephemeralContainers",
+                 "Forbidden: cannot be set on create", id="ephemeral-containers"),
+])
+def test_what_a_pod_may_not_be_created_with(spec, field, words):
+    with pytest.raises(errors.Invalid) as e:
+        created(**spec)
+    assert [(fe.path, fe.message) for fe in e.value.errors] == [(field, words)]
+
+
+def test_a_pod_may_be_created_on_a_node_or_gated():
+    assert created(nodeName="n1")["spec"]["nodeName"] == "n1"
+    assert created(schedulingGates=[{"name": "a"}])["spec"]["schedulingGates"] == [{"name": "a"}]
