@@ -9,7 +9,8 @@ a volume name used twice, an env var whose `valueFrom` names no source or severa
 `fieldPath` env vars cannot read. `mutate` applies Kubernetes' pod defaults: a limit without a request
 becomes the request (containers and init containers; the scheduler already counted limits so), and a
 created pod gets `restartPolicy: Always` and `schedulerName: default-scheduler` if it has none, and its
-`status.qosClass`.
+`status.qosClass`. An update may change only what kube-apiserver lets it (podupdate.py); a create may not
+bring ephemeral containers, nor a node while scheduling gates hold the pod.
 Pure functions; nothing here reads the store.
 """
 from __future__ import annotations
