@@ -233,3 +233,17 @@ def test_a_deleted_kube_node_lease_comes_back_with_the_next_node_lease(kubectl):
     back = json.loads(again)
     assert back["metadata"]["uid"] != uid and back["status"]["phase"] == "Active"
     assert kubectl("get", "sa", "default", "-n", "kube-node-lease").returncode == 0
+
+
+def test_a_running_pods_labels_and_image_change_and_it_keeps_running(kubectl):
+    kubectl("apply", "-f", "-", input=WEB_POD.replace("name: w1", "name: w-run"))
+    vcctl_server.wait_until(lambda: pod_json(kubectl, "w-run").get("status", {}).get("phase") == "Running",
+                            "w-run running")
+    kubectl("label", "pod", "w-run", "tier=web")
+    kubectl("set", "image", "pod/w-run", "c=busybox:1.37")
+    r = kubectl("patch", "pod", "w-run", "--type=merge", "-p", '{"spec": {"nodeName": "elsewhere"}}', check=False)
+    assert r.returncode != 0 and "pod updates may not change fields other than" in r.stderr, r.stderr
+    pod = pod_json(kubectl, "w-run")
+    assert pod["metadata"]["labels"]["tier"] == "web" and pod["spec"]["containers"][0]["image"] == "busybox:1.37"
+    assert pod["status"]["phase"] == "Running" and pod["spec"]["nodeName"] != "elsewhere"
+    kubectl("delete", "pod", "w-run", "--wait=false")
