@@ -190,6 +190,8 @@ def test_kubectl_changes_a_pods_image_labels_and_annotations(kubectl, tmp_path):
                  "spec.containers: Forbidden: pod updates may not add or remove containers", id="container-added"),
     pytest.param("replace", [], "- spec.serviceAccountName: \"default\"", id="replace-without-account"),
     pytest.param("edit", [], '+ spec.containers[0].args[1]: "700"', id="edit-command"),
+    pytest.param("apply", ["--server-side", "--force-conflicts"], '+ spec.containers[0].args[1]: "700"',
+                 id="server-side-apply"),
 ])
 def test_kubectl_cannot_change_the_rest_of_a_pods_spec(kubectl, tmp_path, request, how, args, words):
     name = "p-fixed-" + request.node.callspec.id
@@ -197,6 +199,10 @@ def test_kubectl_cannot_change_the_rest_of_a_pods_spec(kubectl, tmp_path, reques
     before = pod_json(kubectl, name)
     if how == "patch":
         r = kubectl("patch", "pod", name, *args, check=False)
+    elif how == "apply":
+        manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                    "spec": {"containers": [{"name": name, "image": "busybox:1.36", "args": ["sleep", "700"]}]}}
+        r = kubectl("apply", *args, "-f", "-", input=json.dumps(manifest), check=False)
     elif how == "replace":
         body = {**before, "spec": {k: v for k, v in before["spec"].items()
                                    if k not in ("serviceAccountName", "serviceAccount")}}
