@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from vclite.admission import base, common, podpriority, podupdate, serviceaccount, shapes
+from vclite.admission import base, common, podpriority, podupdate, serviceaccount, shapes, tolerations
 from vclite.api import batch, core, quantity, resources, scheduling
 from vclite.lib import errors
 
@@ -64,6 +64,7 @@ def validate_pod_spec(spec: Any, path: str, *, require_command: bool,
     if policy not in (None, "") and policy not in _RESTART_POLICIES:
         errs.append(FieldError(f"{path}.restartPolicy", common.unsupported(policy, _RESTART_POLICIES)))
     common.parse_resource_list(spec.get("overhead"), f"{path}.overhead", errs)
+    errs += tolerations.errors_of(spec.get("tolerations"), f"{path}.tolerations")
     errs += _pod_level_resources(spec, path)
     errs += _seconds(spec, path)
     return errs + shapes.check(spec, shapes.POD_SPEC, path)
