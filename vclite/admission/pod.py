@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from vclite.admission import base, common, podpriority, podupdate, serviceaccount, shapes, tolerations
+from vclite.admission import (base, common, podannotations, podpriority, podupdate, serviceaccount, shapes,
+                              tolerations)
 from vclite.api import batch, core, quantity, resources, scheduling
 from vclite.lib import errors
 
@@ -382,6 +383,7 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     spec = new.get("spec")
     if op is base.Operation.CREATE and isinstance(spec, dict):
         errs += _create_only(spec)
+    errs += podannotations.errors_of((new.get("metadata") or {}).get("annotations"), spec)
     volcano = isinstance(spec, dict) and spec.get("schedulerName") == batch.DEFAULT_SCHEDULER
     if op is base.Operation.CREATE and volcano and not getattr(view, "existing_state", False):
         errs += jdb_annotations((new.get("metadata") or {}).get("annotations"), "metadata.annotations")

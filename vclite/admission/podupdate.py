@@ -14,7 +14,7 @@ A pod's spec is fixed once created, but for:
 Any other change of the spec (its `nodeName` too: the binding subresource sets it) is refused with
 kube's 422 `spec: Forbidden: pod updates may not change fields other than …`, followed by the fields
 that differ. Metadata stays mutable, except that the mirror-pod annotation and AppArmor's container
-annotations may not be added, changed or removed.
+annotations may not be added, changed or removed (podannotations.py).
 
 Specs are compared as kube-apiserver compares its decoded, defaulted objects: a field left out equals
 its default or zero value (`restartPolicy: Always`, a port's `protocol: TCP`, `hostNetwork: false`, an
@@ -30,7 +30,7 @@ import fractions
 import json
 from typing import Any
 
-from vclite.admission import common
+from vclite.admission import common, podannotations
 from vclite.api import quantity
 from vclite.lib import errors, jsoncopy
 
@@ -45,14 +45,12 @@ UPDATABLE_FIELDS = (
     "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
 )
 NOT_UPDATABLE = "pod updates may not change fields other than " + ",".join(UPDATABLE_FIELDS)
-MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
-APPARMOR_PREFIX = "container.apparmor.security.beta.kubernetes.io/"
 MAX_INT32 = 2**31 - 1
 
 
 def errors_of(new: Obj, old: Obj) -> list[FieldError]:
     """The problems of updating pod `old` to `new` (both after defaulting), in kube-apiserver's order."""
-    errs = annotation_updates(new, old)
+    errs = podannotations.update_errors(new, old)
     nspec = new.get("spec") if isinstance(new.get("spec"), dict) else {}
     ospec = old.get("spec") if isinstance(old.get("spec"), dict) else {}
     for key in ("containers", "initContainers"):
@@ -73,35 +71,6 @@ def errors_of(new: Obj, old: Obj) -> list[FieldError]:
     if before != after:
         errs.append(FieldError("spec", f"Forbidden: {NOT_UPDATABLE}\n{diff(before, after)}"))
     return errs
-
-
-def annotation_updates(new: Obj, old: Obj) -> list[FieldError]:
-    """ValidatePodSpecificAnnotationUpdates: the mirror-pod and AppArmor annotations stay as they were."""
-    now = _annotations(new)
-    before = _annotations(old)
-    errs: list[FieldError] = []
-    for key, value in before.items():
-        if key in now and now[key] == value:
-            continue
-        if key.startswith(APPARMOR_PREFIX):
-            errs.append(FieldError(f"metadata.annotations[{key}]", "Forbidden: may not remove or update AppArmor "
-                                                                   "annotations"))
-        if key == MIRROR_ANNOTATION:
-            errs.append(FieldError(f"metadata.annotations[{key}]", "Forbidden: may not remove or update mirror pod "
-                                                                   "annotation"))
-    for key in now:
-        if key in before:
-            continue
-        if key.startswith(APPARMOR_PREFIX):
-            errs.append(FieldError(f"metadata.annotations[{key}]", "Forbidden: may not add AppArmor annotations"))
-        if key == MIRROR_ANNOTATION:
-            errs.append(FieldError(f"metadata.annotations[{key}]", "Forbidden: may not add mirror pod annotation"))
-    return errs
-
-
-def _annotations(obj: Obj) -> dict:
-    md = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    return md.get("annotations") if isinstance(md.get("annotations"), dict) else {}
 
 
 def _listed(value: Any) -> list:

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from vclite.admission import admit, podupdate
+from vclite.admission import admit, podannotations, podupdate
 from vclite.api import kinds
 from vclite.lib import errors
 
@@ -134,11 +134,11 @@ def test_what_an_update_may_change(spec, change):
                         [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b"]}]}]),
                  "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]",
                  "only additions are allowed (no mutations or deletions)", id="gated-expression-changed"),
-    pytest.param({}, setter("metadata.annotations", {podupdate.MIRROR_ANNOTATION: "x"}),
-                 f"metadata.annotations[{podupdate.MIRROR_ANNOTATION}]",
+    pytest.param({"nodeName": "n1"}, setter("metadata.annotations", {podannotations.MIRROR_ANNOTATION: "x"}),
+                 f"metadata.annotations[{podannotations.MIRROR_ANNOTATION}]",
                  "Forbidden: may not add mirror pod annotation", id="mirror-added"),
-    pytest.param({}, setter("metadata.annotations", {podupdate.APPARMOR_PREFIX + "c": "runtime/default"}),
-                 f"metadata.annotations[{podupdate.APPARMOR_PREFIX}c]",
+    pytest.param({}, setter("metadata.annotations", {podannotations.APPARMOR_PREFIX + "c": "runtime/default"}),
+                 f"metadata.annotations[{podannotations.APPARMOR_PREFIX}c]",
                  "Forbidden: may not add AppArmor annotations", id="apparmor-added"),
 ])
 def test_what_an_update_may_not_change(spec, change, field, words):
