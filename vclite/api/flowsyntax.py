@@ -68,6 +68,7 @@ ALIASES = {"Succeeded": Outcome.COMPLETED,   # Argo's names
 ROOTS = ("params", "outputs", "item", "iteration", "outcomes", "workflow")   # outcomes, workflow: the exit handler's
 # what the exit handler reads of the whole JobFlow, as Argo's {{workflow.status}} and {{workflow.failures}}
 WORKFLOW_FIELDS = ("status", "failures")
+FAILURE_FIELDS = ("name", "outcome", "message", "handled")   # of each element of workflow.failures
 FUNCTIONS = {"len": 1, "contains": 2, "json": 1}
 KEYWORDS = {"true": True, "false": False, "null": None}
 DEPENDS, WHEN = "depends", "when"
@@ -466,11 +467,19 @@ class _Parser:
 
 def workflow_problem(path: Sequence[str]) -> str:
     """What is wrong with `workflow.<path>` ("" if nothing): `status` (a string, no fields) or `failures` (a
-    list: its elements and their fields may be read)."""
+    list: its elements, by index, and their FAILURE_FIELDS may be read; an index past the end is known only when
+    the handler runs)."""
     if path[0] not in WORKFLOW_FIELDS:
         return f"workflow has no field {path[0]!r} (it has {', '.join(WORKFLOW_FIELDS)})"
     if path[0] == "status" and len(path) > 1:
         return "workflow.status has no fields (it is Succeeded or Failed)"
+    if path[0] == "failures" and len(path) > 1 and not path[1].isdigit():
+        return (f"workflow.failures is a list: read an element by its index (workflow.failures.0.name), "
+                f"not {path[1]!r}")
+    if path[0] == "failures" and len(path) > 2 and path[2] not in FAILURE_FIELDS:
+        return f"a failure has no field {path[2]!r} (it has {', '.join(FAILURE_FIELDS)})"
+    if path[0] == "failures" and len(path) > 3:
+        return f"workflow.failures.{path[1]}.{path[2]} has no fields"
     return ""
 
 

@@ -541,6 +541,15 @@ def test_the_exit_handler_reads_the_other_flows_outcomes(h, expected):
     pytest.param(fl("h", patch={"jobSpec": {"queue": "{{workflow.status.x}}"}}),
                  ['spec.flows[1].patch.jobSpec.queue: flow "h": workflow.status has no fields (it is Succeeded or '
                   "Failed)"], id="status-has-no-fields"),
+    pytest.param(fl("h", patch={"jobSpec": {"queue": "{{workflow.failures.x}}"}}),
+                 ['spec.flows[1].patch.jobSpec.queue: flow "h": workflow.failures is a list: read an element by its '
+                  "index (workflow.failures.0.name), not 'x'"], id="failures-not-an-index"),
+    pytest.param(fl("h", patch={"jobSpec": {"queue": "{{workflow.failures.0.phase}}"}}),
+                 ['spec.flows[1].patch.jobSpec.queue: flow "h": a failure has no field \'phase\' (it has name, '
+                  "outcome, message, handled)"], id="failure-unknown-field"),
+    pytest.param(fl("h", when='len(workflow.failures.1.message.text) > 0'),
+                 ['spec.flows[1].when: flow "h": workflow.failures.1.message has no fields at position 4:'
+                  + caret("len(workflow.failures.1.message.text) > 0", 4)], id="failure-field-has-no-fields"),
 ])
 def test_the_exit_handler_reads_the_whole_jobflow(h, expected):
     assert messages(jf(fl("a"), h, **HANDLER)) == expected

@@ -321,6 +321,12 @@ UNKNOWN_NAME = ("a condition can use params.<name>, outputs.<flow>, item, iterat
                  id="workflow-unknown-field"),
     pytest.param("workflow.status.x", "workflow.status has no fields (it is Succeeded or Failed)", 0,
                  id="workflow-status-field"),
+    pytest.param('workflow.failures.x == "a"', "workflow.failures is a list: read an element by its index "
+                 "(workflow.failures.0.name), not 'x'", 0, id="workflow-failures-not-an-index"),
+    pytest.param('workflow.failures.0.nme == "a"', "a failure has no field 'nme' (it has name, outcome, message, "
+                 "handled)", 0, id="workflow-failure-unknown-field"),
+    pytest.param('workflow.failures.0.name.y == "a"', "workflow.failures.0.name has no fields", 0,
+                 id="workflow-failure-field-has-no-fields"),
     pytest.param("params.a == ", "expected a value, found the end of the expression", 12, id="missing-operand"),
     pytest.param("params.a = 1", "unexpected character '=' (use == to compare)", 9, id="single-equals"),
     pytest.param("1 < params.a < 3", "comparisons cannot be chained; join them with && or ||", 13, id="chained"),
@@ -666,8 +672,8 @@ def test_the_exit_handler_reads_the_whole_jobflow(text, env, expected):
                  id="not-the-exit-handler"),
     pytest.param("workflow.failures.2.name == 'x'", EXIT_ENV, "workflow.failures has no element '2' (list; 2 elements)",
                  id="past-the-end"),
-    pytest.param("workflow.failures.0.podName == 'x'", EXIT_ENV,
-                 "workflow.failures.0 has no field 'podName' (object; fields: name, outcome, message, handled)",
+    pytest.param("workflow.failures.0.podName == 'x'", EXIT_ENV,   # (refused when parsed: known in advance)
+                 "a failure has no field 'podName' (it has name, outcome, message, handled)",
                  id="unknown-field-of-a-failure"),
 ])
 def test_the_workflow_errors_say_what_there_is(text, env, message):

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from tests import flowsim
-from vclite.api import flowexpr, flowtemplate
+from vclite.api import flowexpr, flowsyntax, flowtemplate
 from vclite.controllers.jobflow import engine, readiness
 from vclite.lib import clock as clock_mod
 
@@ -1393,3 +1393,5 @@ def test_the_exit_handlers_template_reads_the_whole_jobflow(finish, workflow):
     assert json.loads(got["workflow.failures"]) == workflow["failures"]
     if workflow["failures"]:
         assert flowtemplate.lookup("workflow.failures.0.name", got) == workflow["failures"][0]["name"]
+        # (the fields admission lets a condition or placeholder read of an element: flowsyntax.FAILURE_FIELDS)
+        assert all(tuple(f) == flowsyntax.FAILURE_FIELDS for f in json.loads(got["workflow.failures"]))
