@@ -52,9 +52,28 @@ POD_SPEC = {"nodeSelector": STR_MAP, "affinity": AFFINITY, "tolerations": [TOLER
             "terminationGracePeriodSeconds": INT, "activeDeadlineSeconds": INT, "schedulingGates": [{"name": STR}]}
 TEMPLATE_METADATA = {"name": STR, "namespace": STR, "labels": STR_MAP, "annotations": STR_MAP}
 TAINT = {"key": STR, "value": STR, "effect": STR, "timeAdded": STR}
-# (capacity and allocatable quantities are parsed by whoever reads them)
-NODE = {"metadata": TEMPLATE_METADATA, "spec": {"unschedulable": BOOL, "taints": [TAINT]},
-        "status": {"capacity": {}, "allocatable": {}, "conditions": [{"type": STR, "status": STR}]}}
+CONDITION = {"type": STR, "status": STR, "reason": STR, "message": STR, "lastTransitionTime": STR,
+             "lastHeartbeatTime": STR, "lastProbeTime": STR}
+_NODE_INFO = {f: STR for f in ("machineID", "systemUUID", "bootID", "kernelVersion", "osImage",
+                               "containerRuntimeVersion", "kubeletVersion", "kubeProxyVersion", "operatingSystem",
+                               "architecture")}
+# (capacity and allocatable quantities are checked by statuswrites.py, or parsed by whoever reads them)
+NODE_STATUS = {"capacity": {}, "allocatable": {}, "conditions": [CONDITION], "phase": STR,
+               "addresses": [{"type": STR, "address": STR}], "nodeInfo": _NODE_INFO,
+               "daemonEndpoints": {"kubeletEndpoint": {"Port": INT}}, "images": [{"names": [STR], "sizeBytes": INT}],
+               "volumesInUse": [STR]}
+NODE = {"metadata": TEMPLATE_METADATA, "spec": {"unschedulable": BOOL, "taints": [TAINT], "podCIDR": STR,
+                                                "podCIDRs": [STR], "providerID": STR},
+        "status": NODE_STATUS}
+_CONTAINER_STATE = {"waiting": {"reason": STR, "message": STR}, "running": {"startedAt": STR},
+                    "terminated": {"exitCode": INT, "signal": INT, "reason": STR, "message": STR, "startedAt": STR,
+                                   "finishedAt": STR, "containerID": STR}}
+_CONTAINER_STATUS = {"name": STR, "state": _CONTAINER_STATE, "lastState": _CONTAINER_STATE, "ready": BOOL,
+                     "restartCount": INT, "image": STR, "imageID": STR, "containerID": STR, "started": BOOL}
+# (phase, podIPs, hostIPs and nominatedNodeName have their own checks in statuswrites.py)
+POD_STATUS = {"conditions": [CONDITION], "message": STR, "reason": STR, "hostIP": STR, "podIP": STR,
+              "startTime": STR, "qosClass": STR, "initContainerStatuses": [_CONTAINER_STATUS],
+              "containerStatuses": [_CONTAINER_STATUS], "ephemeralContainerStatuses": [_CONTAINER_STATUS]}
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 _SCALARS = {STR: (str,), BOOL: (bool,)}

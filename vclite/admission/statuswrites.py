@@ -15,6 +15,9 @@ ValidateServiceStatusUpdate, the parts that hold for vclite's objects.
   on the phase, see docs/differences.md).
 - Node (`node_status(status)`; `node_validate` on a create or update too): each `status.capacity` and
   `status.allocatable` entry a valid resource name and a quantity of at least 0 (`pods` whole).
+- Pods and Nodes: the JSON types of the status fields (shapes.POD_STATUS, shapes.NODE_STATUS: `conditions` a
+  list of objects, `containerStatuses[*].state` an object…), which kube-apiserver's decoding refuses (a
+  `conditions: "x"` stored would break the tables, the scheduler's node reads and kubectl describe).
 - Service (`service_update(new, old)`): `status.loadBalancer.ingress` only for a LoadBalancer Service;
   each entry's `ip` a valid IP address, its `ipMode` VIP or Proxy and only with an `ip` (defaulted to
   VIP when an `ip` is given, as kube-apiserver defaults it), its `hostname` a DNS name, not an IP;
@@ -30,7 +33,7 @@ import ipaddress
 import re
 from typing import Any
 
-from vclite.admission import common
+from vclite.admission import common, shapes
 from vclite.api import quantity, quota
 from vclite.lib import errors
 
@@ -102,7 +105,9 @@ def pod_update(new: Obj, old: Obj | None) -> list[FieldError]:
     status = new.get("status")
     if not isinstance(status, dict):
         return []   # (admit refuses a status that is no object)
-    errs: list[FieldError] = []
+    errs = shapes.check(status, shapes.POD_STATUS, "status")
+    if errs:
+        return errs   # (as decoding refuses a wrongly typed field: nothing else is looked at)
     phase = status.get("phase")
     if phase not in (None, "") and phase not in POD_PHASES:
         errs.append(FieldError("status.phase", common.unsupported(phase, POD_PHASES)))
@@ -185,13 +190,14 @@ def node_status(status: Any) -> list[FieldError]:
     """The problems of a Node's `status` (its capacity and allocatable), on any write of it."""
     if not isinstance(status, dict):
         return []
-    return _resource_list(status.get("capacity"), "status.capacity") + \
+    return shapes.check(status, shapes.NODE_STATUS, "status") or \
+        _resource_list(status.get("capacity"), "status.capacity") + \
         _resource_list(status.get("allocatable"), "status.allocatable")
 
 
 def node_validate(op: Any, new: Obj, old: Obj | None, view: Any, options: Any) -> list[FieldError]:
-    """A Node's create or update (ValidateNode, ValidateNodeUpdate): its status's resources too."""
-    return node_status(new.get("status"))
+    """A Node's create or update (ValidateNode, ValidateNodeUpdate): its spec's types, its status's too."""
+    return shapes.check(new.get("spec"), shapes.NODE["spec"], "spec") + node_status(new.get("status"))
 
 
 def default_ingress(status: Any) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from vclite.admission import admit
-from vclite.api import kinds
+from vclite.api import core, kinds
+from vclite.executor import nodes, podstatus
 from vclite.lib import errors
 
 from . import views
@@ -109,6 +110,29 @@ def write_status(kind, new, old):
     pytest.param(kinds.SERVICE, service("ClusterIP", {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}),
                  service("ClusterIP"), "status.loadBalancer.ingress",
                  "Forbidden: may only be used when `spec.type` is 'LoadBalancer'", id="ingress-not-a-load-balancer"),
+    # wrongly typed fields, which kube-apiserver's decoding refuses (stored, they broke kubectl get and the tables)
+    pytest.param(kinds.NODE, node({"conditions": "x"}), node({}), "status.conditions",
+                 'Invalid value: "x": must be of type array', id="node-conditions-not-a-list"),
+    pytest.param(kinds.NODE, node({"conditions": [{"type": "Ready", "status": True}]}), node({}),
+                 "status.conditions[0].status", "must be of type string", id="node-condition-status"),
+    pytest.param(kinds.NODE, node({"addresses": [{"type": "InternalIP", "address": 10}]}), node({}),
+                 "status.addresses[0].address", "must be of type string", id="node-address"),
+    pytest.param(kinds.NODE, node({"nodeInfo": 5}), node({}), "status.nodeInfo", "must be of type object",
+                 id="node-info"),
+    pytest.param(kinds.NODE, node({"images": [{"names": "busybox"}]}), node({}), "status.images[0].names",
+                 "must be of type array", id="node-image-names"),
+    pytest.param(kinds.POD, pod({"conditions": "x"}), pod(), "status.conditions",
+                 'Invalid value: "x": must be of type array', id="pod-conditions-not-a-list"),
+    pytest.param(kinds.POD, pod({"containerStatuses": "x"}), pod(), "status.containerStatuses",
+                 "must be of type array", id="pod-container-statuses"),
+    pytest.param(kinds.POD, pod({"initContainerStatuses": 5}), pod(), "status.initContainerStatuses",
+                 "must be of type array", id="pod-init-container-statuses"),
+    pytest.param(kinds.POD, pod({"containerStatuses": [{"name": "c", "state": "x"}]}), pod(),
+                 "status.containerStatuses[0].state", "must be of type object", id="pod-container-state"),
+    pytest.param(kinds.POD, pod({"containerStatuses": [{"name": "c", "restartCount": "2"}]}), pod(),
+                 "status.containerStatuses[0].restartCount", "must be of type integer", id="pod-restart-count"),
+    pytest.param(kinds.POD, pod({"qosClass": [1]}), pod(), "status.qosClass", "must be of type string",
+                 id="pod-qos-class"),
 ])
 def test_bad_status_writes_are_refused_naming_the_field(kind, new, old, field, words):
     with pytest.raises(errors.Invalid) as caught:
@@ -137,6 +161,22 @@ def test_bad_status_writes_are_refused_naming_the_field(kind, new, old, field, w
 ])
 def test_good_status_writes_pass(kind, new, old):
     assert write_status(kind, new, old)["status"] == new["status"]
+
+
+def test_the_statuses_vclite_writes_itself_pass():
+    """A kubelet's node status (executor/nodes.py, stamped by the heartbeat) and the pod statuses the executor
+    writes (podstatus.py: running, then terminated with a restart) are all of the right types."""
+    host = nodes.stamped(nodes.host_node("n1"), "2026-01-01T00:00:00Z")
+    assert write_status(kinds.NODE, host, host)["status"] == host["status"]
+    a = podstatus.ContainerState("c", "busybox")
+    a.start("2026-01-01T00:00:00Z", 42)
+    running_status = podstatus.build_status(None, core.PodPhase.RUNNING, "2026-01-01T00:00:01Z",
+                                            start_time="2026-01-01T00:00:00Z", init=[], main=[a])
+    a.finish(1, "2026-01-01T00:00:02Z", "boom")
+    a.start("2026-01-01T00:00:03Z", 43)
+    again = podstatus.build_status(running_status, core.PodPhase.RUNNING, "2026-01-01T00:00:04Z",
+                                   start_time="2026-01-01T00:00:00Z", init=[], main=[a])
+    assert write_status(kinds.POD, pod(again, "Always"), pod(running_status, "Always"))["status"] == again
 
 
 def test_an_ingress_ip_gets_ip_mode_vip_and_the_write_given_is_not_changed():
