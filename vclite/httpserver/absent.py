@@ -5,7 +5,8 @@
 RESTMappings to prune" if the server does not serve one. vclite serves those it does not run
 read only: discovery lists them (verbs get and list, after Volcano's groups, so that `jobs` and
 `cronjobs` still name Volcano's kinds as before), a list is empty, an object is not found (to
-read, change or delete: `kubectl delete -f --ignore-not-found` goes on), deleting a collection
+read, change or delete: `kubectl delete -f --ignore-not-found` goes on; a computed Endpoints or EndpointSlice
+that exists is refused with 405 instead, `kubectl edit endpoints` says why), deleting a collection
 deletes nothing, and what would create one (POST, server-side apply) or watch them is refused with
 405 saying that vclite does not run that kind — but Endpoints and EndpointSlices, computed from the
 Services and Pods, are listed and watched (endpoints.py, endpointwatch.py). Pure.
@@ -112,6 +113,12 @@ def empty_table(table_version: str, resource_version: str) -> Obj:
 def not_found(k: AbsentKind, name: str) -> tuple[str, Obj]:
     """The message and details of a 404 for an object of an absent kind (there are none)."""
     return f'{k.resource} "{name}" not found', {"name": name, "group": k.group, "kind": k.plural}
+
+
+def computed_refused(k: AbsentKind, method: str) -> str:
+    """Why a write of an existing computed object (an Endpoints, an EndpointSlice) is refused."""
+    return (f"vclite computes {k.resource} from the Services and Pods at each read and does not store them: "
+            f"{method} is not allowed (change the Service, its selector or its pods instead)")
 
 
 def refused(k: AbsentKind, method: str) -> str:

@@ -274,6 +274,9 @@ class Server:
             return status_response(status_mod.from_error(err))
         applying = bodies.media_type(request.headers.get("Content-Type")) == "application/apply-patch+yaml"
         if route.name is not None and request.method in ("PUT", "PATCH", "DELETE") and not applying:
+            if k.watchable and self._computed_one(k, route.namespace, route.name):   # (kubectl edit endpoints …)
+                return status_response(status_mod.status(405, "MethodNotAllowed",
+                                                         absent.computed_refused(k, request.method)))
             message, details = absent.not_found(k, route.name)   # (there is none to change or delete)
             return status_response(status_mod.status(404, "NotFound", message, details))
         if route.name is None and request.method == "DELETE" and not watching:
@@ -319,6 +322,10 @@ class Server:
             endpoints.all_slices(services, pods, apiserver)
         wanted = selectors.label_predicate(label_selector)
         return [o for o in found if wanted(o)]
+
+    def _computed_one(self, k: absent.AbsentKind, namespace: str | None, name: str) -> bool:
+        """Whether the computed object `namespace/name` of kind `k` exists (Endpoints, EndpointSlices)."""
+        return any(o["metadata"]["name"] == name for o in self._computed(k, namespace, None) or ())
 
     def _doc(self, key: Any, build: Callable[[], Obj]) -> Obj:
         if key not in self._docs:

@@ -695,4 +695,19 @@ def test_endpoints_and_endpoint_slices_are_computed_from_services_and_pods():
         assert (await none.json())["items"] == []
         missing = await client.get("/api/v1/namespaces/default/endpoints/other", headers=AUTH)
         assert missing.status == 404
+        # a write of one that exists (kubectl edit / delete endpoints web) is refused saying why, not "not found";
+        # one that does not exist is not found (kubectl delete --ignore-not-found goes on)
+        patch = {"Content-Type": "application/merge-patch+json", **AUTH}
+        for method, path, body, headers in [
+                ("PATCH", "/api/v1/namespaces/default/endpoints/web", {"metadata": {"labels": {"a": "b"}}}, patch),
+                ("PUT", "/api/v1/namespaces/default/endpoints/web", ep, AUTH),
+                ("DELETE", "/api/v1/namespaces/default/endpoints/web", None, AUTH),
+                ("DELETE", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/web-0", None, AUTH)]:
+            resp = await client.request(method, path, json=body, headers=headers)
+            status = await resp.json()
+            assert (resp.status, status["reason"]) == (405, "MethodNotAllowed"), (method, path, status)
+            assert f"{method} is not allowed (change the Service, its selector or its pods" in status["message"]
+        gone = await client.delete("/api/v1/namespaces/default/endpoints/other", headers=AUTH)
+        assert gone.status == 404
+        assert (await (await client.get("/api/v1/namespaces/default/endpoints/web", headers=AUTH)).json()) == ep
     serve(test)
