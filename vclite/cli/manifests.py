@@ -361,10 +361,11 @@ def _service_account_refs(obj: Any, path: str = "") -> list[tuple[str, str]]:
     """(field path, ServiceAccount name) of each account a pod spec anywhere in `obj` names (a vcjob's or
     JobTemplate's tasks, a CronJob's job template, a JobFlow's patches, a bare Pod: `serviceAccountName`,
     else the deprecated `serviceAccount`), but `default`, which every namespace has, and names a JobFlow
-    fills in at run time (placeholders)."""
+    fills in at run time (placeholders). A pod spec is one with `containers`, or any `template.spec` (a
+    patch may give only the account of its task's pods)."""
     refs: list[tuple[str, str]] = []
     if isinstance(obj, dict):
-        if isinstance(obj.get("containers"), list):
+        if isinstance(obj.get("containers"), list) or path.endswith("template.spec"):
             key = "serviceAccountName" if obj.get("serviceAccountName") else "serviceAccount"
             name = obj.get(key)
             if isinstance(name, str) and name and name != serviceaccount.DEFAULT \

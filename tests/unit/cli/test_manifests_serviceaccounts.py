@@ -45,6 +45,36 @@ def test_service_accounts_the_pods_would_name(tmp_path, docs, want):
         assert f"in namespace {ns} for the run" in w.message and w.file == str(path)
 
 
+FLOW_PATCHING_THE_ACCOUNT = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: f}
+spec:
+  flows:
+  - name: j
+    patch:
+      jobSpec:
+        tasks:
+        - name: a
+          template:
+            spec:
+              serviceAccountName: builder
+"""
+
+
+def test_a_jobflow_patch_giving_only_the_account_of_its_pods_is_warned_and_the_account_made(tmp_path):
+    """A patch of a task's pod spec without containers still names the account its pods will have: it was
+    missed, so `vcctl run` neither warned nor made it, and the vcjob's pods were refused until the timeout."""
+    path = tmp_path / "flow.yaml"
+    path.write_text(job(kind="JobTemplate", api="flow.volcano.sh/v1alpha1")
+                    + "---\n" + FLOW_PATCHING_THE_ACCOUNT)
+    loaded, problems = manifests.load_and_validate([str(path)])
+    assert problems == []
+    [warning] = [w for w in manifests.warnings(loaded) if "ServiceAccount" in w.message]
+    field = "spec.flows[0].patch.jobSpec.tasks[0].template.spec.serviceAccountName"
+    assert (warning.line, warning.field) == (25, field)
+    assert 'ServiceAccount "builder" is not defined in the files given' in warning.message
+
+
 def test_a_bare_pod_naming_an_undefined_account_runs_and_is_warned_at_its_field(tmp_path):
     path = tmp_path / "pod.yaml"
     path.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  schedulerName: volcano\n"
