@@ -360,16 +360,15 @@ def _missing_priority_classes(docs: list[yamlio.Document], admitted: list[yamlio
 def _service_account_refs(obj: Any, path: str = "") -> list[tuple[str, str]]:
     """(field path, ServiceAccount name) of each account a pod spec anywhere in `obj` names (a vcjob's or
     JobTemplate's tasks, a CronJob's job template, a JobFlow's patches, a bare Pod: `serviceAccountName`,
-    else the deprecated `serviceAccount`), but `default`, which every namespace has, and names a JobFlow
-    fills in at run time (placeholders). A pod spec is one with `containers`, or any `template.spec` (a
+    else the deprecated `serviceAccount`), but `default`, which every namespace has; a name with placeholders
+    is given as written (`_resolved`). A pod spec is one with `containers`, or any `template.spec` (a
     patch may give only the account of its task's pods)."""
     refs: list[tuple[str, str]] = []
     if isinstance(obj, dict):
         if isinstance(obj.get("containers"), list) or path.endswith("template.spec"):
             key = "serviceAccountName" if obj.get("serviceAccountName") else "serviceAccount"
             name = obj.get(key)
-            if isinstance(name, str) and name and name != serviceaccount.DEFAULT \
-                    and not flowtemplate.PLACEHOLDER.search(name):
+            if isinstance(name, str) and name and name != serviceaccount.DEFAULT:
                 refs.append((f"{path}.{key}" if path else key, name))
         for k, v in obj.items():
             if isinstance(v, (dict, list)) and k != "status":
@@ -386,7 +385,37 @@ def _undefined_service_accounts(docs: list[yamlio.Document]) -> list[tuple[yamli
     defined = {(_namespace_of(d.obj), d.obj["metadata"].get("name")) for d in docs
                if d.obj.get("kind") == "ServiceAccount" and isinstance(d.obj.get("metadata"), dict)}
     return [(d, path, _namespace_of(d.obj), name) for d in docs if d.obj.get("kind") != "ServiceAccount"
-            for path, name in _service_account_refs(d.obj) if (_namespace_of(d.obj), name) not in defined]
+            for path, written in _service_account_refs(d.obj) for name in _resolved(written, d, docs)
+            if (_namespace_of(d.obj), name) not in defined]
+
+
+def _resolved(name: str, d: yamlio.Document, docs: list[yamlio.Document]) -> list[str]:
+    """The account names `name` stands for: itself, or with `{{params.<p>}}` filled in by the parameters of
+    the JobFlow `d` is (or of each JobFlow of its namespace running JobTemplate `d`); a name with another
+    placeholder (an item, an output) is known only at run time: none."""
+    if not flowtemplate.PLACEHOLDER.search(name):
+        return [name]
+    ns, own = _namespace_of(d.obj), (d.obj.get("metadata") or {}).get("name")
+
+    def runs_it(f: yamlio.Document) -> bool:
+        if f is d or d.obj.get("kind") != kinds.JOBTEMPLATE.kind:
+            return f is d
+        flows = f.obj["spec"].get("flows")
+        return _namespace_of(f.obj) == ns and isinstance(flows, list) and \
+            any(isinstance(x, dict) and x.get("name") == own for x in flows)
+
+    out = []
+    for f in docs:
+        if f.obj.get("kind") != kinds.JOBFLOW.kind or not isinstance(f.obj.get("spec"), dict) or not runs_it(f):
+            continue
+        values = {f"params.{k}": v for k, v in flowtemplate.arguments(f.obj["spec"]).items() if isinstance(v, str)}
+        try:
+            filled = flowtemplate.substitute(name, values, only=lambda n: n.split(".")[0] == "params")
+        except ValueError:
+            continue   # (an undeclared parameter: the JobFlow's own problem)
+        if filled and filled != serviceaccount.DEFAULT and not flowtemplate.PLACEHOLDER.search(filled):
+            out.append(filled)
+    return list(dict.fromkeys(out))
 
 
 def _stand_in_service_accounts(client: Any, docs: list[yamlio.Document]) -> None:

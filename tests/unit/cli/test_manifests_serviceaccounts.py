@@ -75,6 +75,42 @@ def test_a_jobflow_patch_giving_only_the_account_of_its_pods_is_warned_and_the_a
     assert 'ServiceAccount "builder" is not defined in the files given' in warning.message
 
 
+FLOW_WITH_A_PARAMETER = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: f}
+spec:
+  arguments: {parameters: [{name: sa, value: builder}]}
+  flows:
+  - name: j
+"""
+
+
+@pytest.mark.parametrize("template_account, patch_account, cli, want", [
+    pytest.param("'{{params.sa}}'", None, {}, [(10, "builder")], id="the-templates-parameter"),
+    pytest.param("'{{params.sa}}'", None, {"sa": "ci"}, [(10, "ci")], id="set-with-p"),
+    pytest.param(None, "'{{params.sa}}-bot'", {}, [(20, "builder-bot")], id="the-patchs-parameter"),
+    pytest.param("'{{params.nope}}'", None, {}, [], id="an-undeclared-parameter-is-the-flows-problem"),
+    pytest.param("'{{item}}'", None, {}, [], id="known-only-at-run-time"),
+])
+def test_an_account_named_by_a_parameter_is_the_parameters_value(tmp_path, template_account, patch_account, cli,
+                                                                 want):
+    """`serviceAccountName: "{{params.sa}}"` names the account the JobFlow's parameter (or `-p`) gives: it was
+    skipped as a placeholder, so `vcctl run` made no account and the pods were refused until the timeout (or
+    forever without one)."""
+    flow = FLOW_WITH_A_PARAMETER
+    if patch_account:
+        flow += ("    patch: {jobSpec: {tasks: [{name: a, template: {spec: {serviceAccountName: "
+                 f"{patch_account}}}}}}}]}}}}\n")
+    path = tmp_path / "flow.yaml"
+    path.write_text(job(template_account, kind="JobTemplate", api="flow.volcano.sh/v1alpha1") + "---\n" + flow)
+    loaded, problems = manifests.load_and_validate([str(path)], params=cli)
+    assert [p.message for p in problems] == ([] if "nope" not in (template_account or "") else [
+        'JobTemplate "j": spec.tasks[0].template.spec.serviceAccountName: unknown parameter "nope" '
+        '(spec.arguments.parameters declares: sa)'])
+    warned = [w for w in manifests.warnings(loaded) if "ServiceAccount" in w.message]
+    assert [(w.line, w.message.split('"')[1]) for w in warned] == want, warned
+
+
 def test_a_bare_pod_naming_an_undefined_account_runs_and_is_warned_at_its_field(tmp_path):
     path = tmp_path / "pod.yaml"
     path.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  schedulerName: volcano\n"
