@@ -70,6 +70,8 @@ _CONTAINER_STATE = {"waiting": {"reason": STR, "message": STR}, "running": {"sta
                                    "finishedAt": STR, "containerID": STR}}
 _CONTAINER_STATUS = {"name": STR, "state": _CONTAINER_STATE, "lastState": _CONTAINER_STATE, "ready": BOOL,
                      "restartCount": INT, "image": STR, "imageID": STR, "containerID": STR, "started": BOOL}
+SERVICE_STATUS = {"conditions": [{**CONDITION, "observedGeneration": INT}], "loadBalancer": {"ingress": [{
+    "ip": STR, "hostname": STR, "ipMode": STR, "ports": [{"port": INT, "protocol": STR, "error": STR}]}]}}
 # (phase, podIPs, hostIPs and nominatedNodeName have their own checks in statuswrites.py)
 POD_STATUS = {"conditions": [CONDITION], "message": STR, "reason": STR, "hostIP": STR, "podIP": STR,
               "startTime": STR, "qosClass": STR, "initContainerStatuses": [_CONTAINER_STATUS],

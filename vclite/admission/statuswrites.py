@@ -15,9 +15,10 @@ ValidateServiceStatusUpdate, the parts that hold for vclite's objects.
   on the phase, see docs/differences.md).
 - Node (`node_status(status)`; `node_validate` on a create or update too): each `status.capacity` and
   `status.allocatable` entry a valid resource name and a quantity of at least 0 (`pods` whole).
-- Pods and Nodes: the JSON types of the status fields (shapes.POD_STATUS, shapes.NODE_STATUS: `conditions` a
-  list of objects, `containerStatuses[*].state` an object…), which kube-apiserver's decoding refuses (a
-  `conditions: "x"` stored would break the tables, the scheduler's node reads and kubectl describe).
+- Pods, Nodes and Services: the JSON types of the status fields (shapes.POD_STATUS, NODE_STATUS,
+  SERVICE_STATUS: `conditions` a list of objects, `containerStatuses[*].state` an object…), which
+  kube-apiserver's decoding refuses (a `conditions: "x"` stored would break the tables, the scheduler's node
+  reads and kubectl describe).
 - Service (`service_update(new, old)`): `status.loadBalancer.ingress` only for a LoadBalancer Service;
   each entry's `ip` a valid IP address, its `ipMode` VIP or Proxy and only with an `ip` (defaulted to
   VIP when an `ip` is given, as kube-apiserver defaults it), its `hostname` a DNS name, not an IP;
@@ -250,13 +251,15 @@ def _is_time(value: Any) -> bool:
 
 
 def service_update(new: Obj, old: Obj | None) -> list[FieldError]:
-    """The problems of a Service's `status.loadBalancer` (ValidateLoadBalancerStatus), and of its conditions'
-    shapes (`condition_shapes`)."""
+    """The problems of a Service's `status.loadBalancer` (ValidateLoadBalancerStatus), its fields' types, and
+    its conditions' shapes (`condition_shapes`)."""
     status = new.get("status")
     if not isinstance(status, dict):
         return []
-    shape_errs = condition_shapes(status.get("conditions"), "status.conditions")
-    return shape_errs + _load_balancer(new, status)
+    shape_errors = shapes.check(status, shapes.SERVICE_STATUS, "status")
+    if shape_errors:
+        return shape_errors
+    return condition_shapes(status.get("conditions"), "status.conditions") + _load_balancer(new, status)
 
 
 def _load_balancer(new: Obj, status: Obj) -> list[FieldError]:

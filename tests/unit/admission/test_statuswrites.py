@@ -133,6 +133,11 @@ def write_status(kind, new, old):
                  "status.containerStatuses[0].restartCount", "must be of type integer", id="pod-restart-count"),
     pytest.param(kinds.POD, pod({"qosClass": [1]}), pod(), "status.qosClass", "must be of type string",
                  id="pod-qos-class"),
+    pytest.param(kinds.SERVICE, service(status={"conditions": "x"}), service(), "status.conditions",
+                 "must be of type array", id="service-conditions"),
+    pytest.param(kinds.SERVICE, service(status={"loadBalancer": {"ingress": [{"ip": "1.2.3.4", "ports": [
+        {"port": "a", "protocol": "TCP"}]}]}}), service(), "status.loadBalancer.ingress[0].ports[0].port",
+                 "must be of type integer", id="ingress-port"),
 ])
 def test_bad_status_writes_are_refused_naming_the_field(kind, new, old, field, words):
     with pytest.raises(errors.Invalid) as caught:
@@ -158,6 +163,11 @@ def test_bad_status_writes_are_refused_naming_the_field(kind, new, old, field, w
     pytest.param(kinds.SERVICE, service(status={"conditions": [  # (values kube-apiserver does not check either)
         {"type": "not a name", "status": "Maybe", "reason": "", "message": "x" * 40000, "observedGeneration": -1,
          "lastTransitionTime": "2026-01-02T03:04:05.5+01:00"}]}), service(), id="service-conditions"),
+    pytest.param(kinds.SERVICE, service(status={"loadBalancer": {"ingress": [{"hostname": "lb.example.com", "ports": [
+        {"port": 80, "protocol": "TCP"}]}]}, "conditions": [{"type": "Ready", "status": "True", "reason": "Up",
+                                                            "message": "", "observedGeneration": 1,
+                                                            "lastTransitionTime": "2026-01-01T00:00:00Z"}]}),
+                 service(), id="service-ports-and-conditions"),
 ])
 def test_good_status_writes_pass(kind, new, old):
     assert write_status(kind, new, old)["status"] == new["status"]
