@@ -22,6 +22,11 @@ class FieldError:
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
+class Expected(Exception):
+    """A failure a sync reports with a message that says it all (pods the API refused): the runtime logs it
+    without a traceback, which would only show the controller's own code."""
+
+
 class ApiError(Exception):
     """Base of errors returned by the API (store / client). `code` is the HTTP status code."""
 

@@ -143,8 +143,9 @@ class Loop:
         self._failures_seen[seen] = times   # (last: the error seen longest ago is forgotten first)
         if len(self._failures_seen) > FAILURES_REMEMBERED:
             del self._failures_seen[next(iter(self._failures_seen))]
-        if times == 1:
-            log.warning("%s: sync %s failed (attempt %d): %s", component, key, attempts, exc, exc_info=exc)
+        if times == 1:   # (an Expected error's message says it all: no traceback)
+            log.warning("%s: sync %s failed (attempt %d): %s", component, key, attempts, exc,
+                        exc_info=None if isinstance(exc, errors.Expected) else exc)
         else:
             log.warning("%s: sync %s failed (attempt %d): %s (the same error %d times; its traceback was "
                         "logged the first time)", component, key, attempts, exc, times)

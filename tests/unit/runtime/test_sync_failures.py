@@ -68,3 +68,25 @@ def test_a_traceback_per_component_and_error(caplog, components, tracebacks):
     assert sorted(with_traceback) == sorted(tracebacks)
     assert len(records) == sum(len(errors) for errors in components.values()) * (MAX_REQUEUES + 1)
     assert len(rt.failures) == sum(len(errors) for errors in components.values())
+
+
+def test_a_vcjob_whose_pods_the_api_refuses_is_logged_without_a_traceback(caplog):
+    """`failed to create 1 pods of 1 (first: …)`, the API's reason included, and no traceback: `vcctl run` printed
+    one (of the job controller's own code) for a pod refused for a missing ServiceAccount or a quota."""
+    rt = runtime.Runtime(clock.VirtualClock(), nodes=[], run_pods=False, max_requeues=MAX_REQUEUES)
+    try:
+        rt.client.create({"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+                          "metadata": {"name": "j", "namespace": "default"},
+                          "spec": {"minAvailable": 1, "schedulerName": "volcano", "tasks": [{
+                              "name": "t", "replicas": 1, "template": {"spec": {
+                                  "serviceAccountName": "ghost", "restartPolicy": "Never",
+                                  "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}}}]}})
+        with caplog.at_level(logging.WARNING, logger="vclite.runtime"):
+            rt.settle()
+    finally:
+        rt.close()
+    records = [r for r in caplog.records if r.name == "vclite.runtime" and "default/j" in r.getMessage()]
+    assert records and all(r.exc_info is None for r in records), records
+    assert records[0].getMessage().startswith(
+        'job-controller: sync default/j failed (attempt 1): failed to create 1 pods of 1 (first: j-t-0: pods "j-t-0" '
+        "is forbidden: error looking up service account default/ghost")

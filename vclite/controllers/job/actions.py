@@ -106,7 +106,7 @@ class Context:
         return spec
 
 
-class ActionError(Exception):
+class ActionError(errors.Expected):
     """Some pods could not be created or deleted; the sync is retried."""
 
 
@@ -435,7 +435,7 @@ def _create_pods(ctx: Context, job: Obj, pods: PodsByTask, missing: list[tuple[O
         tally.add(created)
     if failures:
         ctx.event(job, "Warning", FAILED_CREATE, f"Error creating pods: {failures}")
-        raise ActionError(f"failed to create {len(failures)} pods")
+        raise ActionError(f"failed to create {len(failures)} pods of {len(wanted)} (first: {failures[0]})")
 
 
 def sync(ctx: Context, job: Obj, t: state.Transition, pods_of: Callable[[Obj], PodsByTask]) -> Obj:
