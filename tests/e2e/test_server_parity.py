@@ -62,6 +62,11 @@ def test_the_kubernetes_service_and_its_endpoints_name_the_server(kubectl, serve
     again = vcctl_server.wait_until(lambda: kubectl("get", "svc", "kubernetes", "-o", "json", check=False).stdout,
                                     "the kubernetes Service made again")
     assert json.loads(again)["metadata"]["uid"] != uid
+    # a change of its ports (kubectl edit, patch) is undone, as the bootstrap controller reconciles it
+    kubectl("patch", "svc", "kubernetes", "--type=merge", "-p",
+            '{"spec":{"ports":[{"name":"https","port":8443,"targetPort":1234,"protocol":"TCP"}]}}')
+    vcctl_server.wait_until(lambda: kubectl("get", "svc", "kubernetes", "-o", "jsonpath={.spec.ports[0].port}"
+                                            ).stdout == "443", "the kubernetes Service's port put back")
 
 
 def test_service_accounts_and_tokens(kubectl):

@@ -4,9 +4,10 @@ bootstrap controller keeps it.
 `vcctl server` makes it at every start (and again when it is deleted): type ClusterIP, the first
 address of the service CIDR (10.96.0.1), port 443 named `https` whose target is the port the server
 listens on, labels `component: apiserver` and `provider: kubernetes`, no selector. A start on
-another port updates the target port. Its Endpoints (and EndpointSlice `kubernetes`) name the
-server's address and port (endpoints.py computes them from `Backend.apiserver`). Writes go through
-the in-process Client, so the Service is admitted as any other.
+another port updates the target port; a write that changes its ports or type is undone (`needs_fix`),
+as the bootstrap controller's reconciliation undoes it (within 10 s there). Its Endpoints (and
+EndpointSlice `kubernetes`) name the server's address and port (endpoints.py computes them from
+`Backend.apiserver`). Writes go through the in-process Client, so the Service is admitted as any other.
 """
 from __future__ import annotations
 
@@ -53,12 +54,23 @@ def ensure(client: Any, target_port: int) -> None:
         except errors.AlreadyExists:
             pass
         return
-    ports = (current.get("spec") or {}).get("ports") or []
-    wanted = service(target_port)["spec"]["ports"]
-    if [(p.get("name"), p.get("port"), p.get("targetPort")) for p in ports] != \
-            [(p["name"], p["port"], p["targetPort"]) for p in wanted]:
-        current["spec"]["ports"] = wanted
+    if needs_fix(current, target_port):
+        current["spec"] = {**(current.get("spec") or {}), "type": "ClusterIP",
+                           "ports": service(target_port)["spec"]["ports"]}
+        for field in ("externalTrafficPolicy", "healthCheckNodePort", "loadBalancerClass",
+                      "allocateLoadBalancerNodePorts"):
+            current["spec"].pop(field, None)   # (a NodePort or LoadBalancer's: a ClusterIP Service has none)
         client.update(current)
+
+
+def needs_fix(current: Obj, target_port: int) -> bool:
+    """Whether the Service's ports or type are not those it must have (kube's getMasterServiceUpdateIfNeeded)."""
+    spec = current.get("spec") or {}
+    wanted = service(target_port)["spec"]["ports"]
+    ports = spec.get("ports") if isinstance(spec.get("ports"), list) else []
+    return spec.get("type", "ClusterIP") != "ClusterIP" or \
+        [(p.get("name"), p.get("port"), p.get("targetPort"), p.get("nodePort")) for p in ports
+         if isinstance(p, dict)] != [(p["name"], p["port"], p["targetPort"], None) for p in wanted]
 
 
 def is_it(obj: Obj | None) -> bool:

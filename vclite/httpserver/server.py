@@ -170,8 +170,10 @@ async def serve(rt: Any, options: Options) -> int:
     loop = asyncio.get_running_loop()
     apiservice.ensure(rt.client, listening.port)
 
-    def on_service(ev: Any) -> None:   # (deleted: made again, as kube-apiserver's bootstrap controller does)
-        if ev.type == client_mod.EventType.DELETED and apiservice.is_it(ev.object) and not stop.is_set():
+    def on_service(ev: Any) -> None:   # (deleted or changed: kept, as kube-apiserver's bootstrap controller does)
+        if not apiservice.is_it(ev.object) or stop.is_set():
+            return
+        if ev.type == client_mod.EventType.DELETED or apiservice.needs_fix(ev.object, listening.port):
             loop.call_soon(apiservice.ensure, rt.client, listening.port)
     keeping = rt.client.watch(kinds.SERVICE, on_service)
 

@@ -3,6 +3,7 @@ import datetime
 
 import pytest
 
+from vclite.api import kinds
 from vclite.httpserver import endpoints
 
 SVC = {"apiVersion": "v1", "kind": "Service",
@@ -96,3 +97,25 @@ def test_the_kubernetes_service_has_the_api_servers_address():
 def test_the_endpoint_address_of_a_listening_address(address, expect):
     from vclite.httpserver import apiservice
     assert apiservice.endpoint_ip(address) == expect
+
+
+@pytest.mark.parametrize("change", [
+    pytest.param({"ports": [{"name": "https", "port": 8443, "protocol": "TCP", "targetPort": 1234}]}, id="ports"),
+    pytest.param({"type": "NodePort"}, id="type"),
+])
+def test_a_change_of_the_kubernetes_services_ports_or_type_is_undone(change):
+    """As the bootstrap controller reconciles it (kubectl edit svc kubernetes kept port 8443 before)."""
+    from vclite.apiserver import inprocess
+    from vclite.httpserver import apiservice
+    from vclite.lib import clock
+    client = inprocess.InProcessClient(inprocess.memory.MemoryStore(clock.VirtualClock()), clock.VirtualClock())
+    apiservice.ensure(client, 44321)
+    current = client.get(kinds.SERVICE, "default", "kubernetes")
+    assert not apiservice.needs_fix(current, 44321)
+    changed = client.update({**current, "spec": {**current["spec"], **change}})
+    assert apiservice.needs_fix(changed, 44321)
+    apiservice.ensure(client, 44321)
+    fixed = client.get(kinds.SERVICE, "default", "kubernetes")
+    assert not apiservice.needs_fix(fixed, 44321)
+    assert fixed["spec"]["type"] == "ClusterIP" and fixed["spec"]["clusterIP"] == apiservice.CLUSTER_IP
+    assert fixed["spec"]["ports"] == [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 44321}]
