@@ -27,8 +27,11 @@ def parse_address(text: str) -> tuple[str, int]:
     if not colon or not port.isdigit() or not 0 <= int(port) <= 65535:
         raise ValueError(f"{text!r}: expected HOST:PORT with a port of 0..65535 (e.g. 127.0.0.1:6443; 0: any free "
                          "port)")
-    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    if ":" in host and not text.startswith("["):
+    bracketed = host.startswith("[") or host.endswith("]")
+    if bracketed and not (host.startswith("[") and host.endswith("]") and len(host) > 2 and "[" not in host[1:]):
+        raise ValueError(f"{text!r}: an address in brackets is an IPv6 address, as in [::1]:6443")
+    host = host[1:-1] if bracketed else host
+    if ":" in host and not bracketed:
         raise ValueError(f"{text!r}: write an IPv6 address in brackets ([::1]:6443)")
     return host or "127.0.0.1", int(port)
 

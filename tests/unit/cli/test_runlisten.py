@@ -22,6 +22,10 @@ def test_parse_address(text, want):
     pytest.param("127.0.0.1:65536", "a port of 0..65535", id="port-too-big"),
     pytest.param("127.0.0.1:http", "expected HOST:PORT", id="named-port"),
     pytest.param("::1:6443", "write an IPv6 address in brackets", id="bare-ipv6"),
+    # (taken as 127.0.0.1, or tried as a host name "[::1" and refused with exit 1 once the run was set up, before)
+    pytest.param("[]:0", "an address in brackets is an IPv6 address", id="empty-brackets"),
+    pytest.param("[::1:0", "an address in brackets is an IPv6 address", id="unclosed-bracket"),
+    pytest.param("::1]:0", "an address in brackets is an IPv6 address", id="unopened-bracket"),
 ])
 def test_parse_address_refuses(text, message):
     with pytest.raises(ValueError, match=message):
