@@ -4,9 +4,9 @@ sends, answered as kube-apiserver answers it.
 The request's spec is defaulted (`expirationSeconds: 3600`, `audiences` the API server's,
 AUDIENCE) and checked as ValidateTokenRequest checks it (at least 10 minutes, at most 2^32 seconds:
 422). A `boundObjectRef` must name a Pod, Secret or Node that exists (400 for another kind, 404 when
-missing, 409 when its uid differs). The token is a JWT with kube's claims (`iss`, `sub`
-`system:serviceaccount:<ns>:<name>`, `aud`, `exp`, `iat`, `nbf`, `jti`, and `kubernetes.io` naming the
-namespace, the account and the bound object), signed with HMAC-SHA256 under a key derived from the
+missing, 409 when its uid differs; 400 for a Pod running with another account). The token is a JWT
+with kube's claims (`iss`, `sub` `system:serviceaccount:<ns>:<name>`, `aud`, `exp`, `iat`, `nbf`, `jti`,
+and `kubernetes.io` naming the namespace, the account and the bound object), signed with HMAC-SHA256 under a key derived from the
 server's own token where kube-apiserver signs with its RSA service-account key. vclite does not
 accept these tokens as credentials: its API has one bearer token (docs/differences.md).
 """
@@ -82,8 +82,9 @@ def _spec(body: Obj) -> Obj:
     return {"audiences": audiences, "expirationSeconds": seconds, "boundObjectRef": ref}
 
 
-def _bound(client: Any, namespace: str, ref: Obj | None) -> tuple[str, Obj] | None:
-    """The bound object's kind and stored version, or None; errors as kube-apiserver's."""
+def _bound(client: Any, namespace: str, account: str, ref: Obj | None) -> tuple[str, Obj] | None:
+    """The bound object's kind and stored version, or None; errors as kube-apiserver's (a Pod must run
+    with `account`)."""
     if ref is None:
         return None
     kind = BOUND_KINDS.get(str(ref.get("kind") or ""))
@@ -91,6 +92,10 @@ def _bound(client: Any, namespace: str, ref: Obj | None) -> tuple[str, Obj] | No
         raise errors.BadRequest(f"cannot bind token for object of type {ref.get('apiVersion') or ''}, "
                                 f"Kind={ref.get('kind') or ''}")
     obj = client.get(kind, namespace if kind.namespaced else "", str(ref.get("name") or ""))
+    runs_as = (obj.get("spec") or {}).get("serviceAccountName") or "default" if kind is kinds.POD else account
+    if runs_as != account:
+        raise errors.BadRequest(f'cannot bind token for serviceaccount "{account}" to pod running with '
+                                f'serviceaccount "{runs_as}"')
     if ref.get("uid") and ref["uid"] != meta.uid(obj):
         raise errors.Conflict(f'Operation cannot be fulfilled on {kind.kind}.{kind.group} "{meta.name(obj)}": the '
                               f"UID in the bound object reference ({ref['uid']}) does not match the UID in record. "
@@ -102,7 +107,7 @@ def request(client: Any, namespace: str, name: str, body: Obj, key: bytes, now: 
     """The TokenRequest answered for ServiceAccount `namespace/name` (NotFound when it is missing)."""
     spec = _spec(body)
     account = client.get(kinds.SERVICEACCOUNT, namespace, name)
-    bound = _bound(client, namespace, spec["boundObjectRef"])
+    bound = _bound(client, namespace, name, spec["boundObjectRef"])
     issued = int(now.timestamp())
     expires = issued + spec["expirationSeconds"]
     private: Obj = {"namespace": namespace, "serviceaccount": {"name": name, "uid": meta.uid(account)}}

@@ -169,6 +169,22 @@ def test_a_token_request_answers_a_signed_token_for_the_account():
     serve(test)
 
 
+def test_a_token_bound_to_a_pod_is_for_the_account_the_pod_runs_with():
+    """As kube-apiserver's TokenREST: `kubectl create token ci --bound-object-kind Pod --bound-object-name p` for
+    a pod running as `default` is a 400 (it was answered)."""
+    async def test(client, srv, be):
+        assert (await client.post(PODS, json=POD, headers=AUTH)).status == 201
+        sa = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "ci"}}
+        assert (await client.post(SAS, json=sa, headers=AUTH)).status == 201
+        body = {"spec": {"boundObjectRef": {"kind": "Pod", "apiVersion": "v1", "name": "p"}}}
+        resp = await client.post(SAS + "/ci/token", json=body, headers=AUTH)
+        st = await resp.json()
+        assert (resp.status, st["message"]) == (400, 'cannot bind token for serviceaccount "ci" to pod running with '
+                                                     'serviceaccount "default"')
+        assert (await client.post(SAS + "/default/token", json=body, headers=AUTH)).status == 201
+    serve(test)
+
+
 @pytest.mark.parametrize("path, spec, code, words", [
     pytest.param(SAS + "/default/token", {"expirationSeconds": 60}, 422,
                  'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 60: may not '
