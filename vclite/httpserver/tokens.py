@@ -6,9 +6,10 @@ AUDIENCE) and checked as ValidateTokenRequest checks it (at least 10 minutes, at
 422). A `boundObjectRef` must name a Pod, Secret or Node that exists (400 for another kind, 404 when
 missing, 409 when its uid differs; 400 for a Pod running with another account). The token is a JWT
 with kube's claims (`iss`, `sub` `system:serviceaccount:<ns>:<name>`, `aud`, `exp`, `iat`, `nbf`, `jti`,
-and `kubernetes.io` naming the namespace, the account and the bound object), signed with HMAC-SHA256 under a key derived from the
-server's own token where kube-apiserver signs with its RSA service-account key. vclite does not
-accept these tokens as credentials: its API has one bearer token (docs/differences.md).
+and `kubernetes.io` naming the namespace, the account and the bound object), signed with HMAC-SHA256
+under a key derived from the server's own token where kube-apiserver signs with its RSA service-account
+key. vclite does not accept these tokens as credentials: its API has one bearer token
+(docs/differences.md).
 """
 from __future__ import annotations
 
