@@ -16,7 +16,6 @@ then the changes. The stream side (app.py) drains it as it drains a watch.Feed.
 """
 from __future__ import annotations
 
-import asyncio
 import collections
 import datetime
 from typing import Any, Callable, Iterable
@@ -48,24 +47,20 @@ def _with_version(obj: Obj, rv: str) -> Obj:
     return {**obj, "metadata": {**obj["metadata"], "resourceVersion": rv}}
 
 
-class EndpointsFeed:
+class EndpointsFeed(watch.Buffered):
     """One watch of Endpoints or EndpointSlices (`kind`), in `namespace` (None: all)."""
 
     def __init__(self, client: Any, select: Callable[..., list[Obj]], kind: absent.AbsentKind,
                  namespace: str | None, label_selector: str | None, field_selector: str | None,
                  apiserver: endpoints.Address | None = None, max_buffer: int = watch.MAX_BUFFER):
-        self.client, self.select, self.kind, self.namespace = client, select, kind, namespace
+        super().__init__(kind, max_buffer)
+        self.client, self.select, self.namespace = client, select, namespace
         self.apiserver = apiserver
         self._labels = selectors.label_predicate(label_selector)
         self._fields = selectors.field_predicate(field_selector, kind.kind)
         self.services: dict[str, dict[str, Obj]] = collections.defaultdict(dict)   # namespace -> name -> Service
         self.pods: dict[str, dict[str, Obj]] = collections.defaultdict(dict)
         self.sent: dict[Key, dict[Key, Obj]] = {}   # Service -> the computed objects it shows (no version)
-        self.buffer: collections.deque[tuple[str, Obj]] = collections.deque()
-        self.max_buffer = max_buffer
-        self.overflowed = False
-        self.wakeup = asyncio.Event()
-        self._sub: Any = None
 
     # ---- the computed objects ------------------------------------------------------------------
     def _compute(self, namespace: str, name: str) -> dict[Key, Obj]:
@@ -152,32 +147,6 @@ class EndpointsFeed:
             if isinstance(selector, dict) and selector and any(
                     all(meta.labels(o).get(k) == v for k, v in selector.items()) for o in versions):
                 self._refresh((ns, svc_name), rv)
-
-    def _push(self, etype: str, obj: Obj) -> None:
-        if len(self.buffer) >= self.max_buffer:
-            self.overflowed = True
-            self.close()
-        else:
-            self.buffer.append((etype, obj))
-        self.wakeup.set()
-
-    def drain(self) -> list[tuple[str, Obj]]:
-        out = list(self.buffer)
-        self.buffer.clear()
-        self.wakeup.clear()
-        return out
-
-    def close(self) -> None:
-        if self._sub is not None:
-            self._sub.cancel()
-            self._sub = None
-        self.wakeup.set()
-
-    def bookmark(self, resource_version: str, initial_end: bool = False) -> Obj:
-        md: Obj = {"resourceVersion": resource_version}
-        if initial_end:
-            md["annotations"] = {watch.INITIAL_EVENTS_END: "true"}
-        return {"kind": self.kind.kind, "apiVersion": self.kind.api_version, "metadata": md}
 
     def frame(self, etype: str, obj: Obj, as_table: bool, now: datetime.datetime, include_object: str) -> Obj:
         """One watch line's object; with Table output a one-row Table (endpoints.table)."""

@@ -31,17 +31,53 @@ MAX_BUFFER = 50_000
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
 
-class Feed:
-    def __init__(self, client: Any, kind: kinds.Kind, namespace: str | None, label_selector: str | None,
-                 field_selector: str | None, max_buffer: int = MAX_BUFFER):
-        self.client, self.kind, self.namespace = client, kind, namespace
-        self._labels = selectors.label_predicate(label_selector)
-        self._fields = selectors.field_predicate(field_selector, kind.selector_kind)
+class Buffered:
+    """What a watch request's handler reads from: the events a feed pushed and not yet sent (at most
+    `max_buffer`: a client that falls that far behind is closed, `overflowed`), the event that wakes the
+    handler, and the subscription to cancel. `kind` has `kind` and `api_version` (for bookmarks)."""
+
+    def __init__(self, kind: Any, max_buffer: int):
+        self.kind = kind
         self.buffer: collections.deque[tuple[str, Obj]] = collections.deque()
         self.max_buffer = max_buffer
         self.overflowed = False
         self.wakeup = asyncio.Event()
         self._sub: Any = None
+
+    def _push(self, etype: str, obj: Obj) -> None:
+        if len(self.buffer) >= self.max_buffer:
+            self.overflowed = True
+            self.close()
+        else:
+            self.buffer.append((etype, obj))
+        self.wakeup.set()
+
+    def drain(self) -> list[tuple[str, Obj]]:
+        out = list(self.buffer)
+        self.buffer.clear()
+        self.wakeup.clear()
+        return out
+
+    def close(self) -> None:
+        if self._sub is not None:
+            self._sub.cancel()
+            self._sub = None
+        self.wakeup.set()
+
+    def bookmark(self, resource_version: str, initial_end: bool = False) -> Obj:
+        md: Obj = {"resourceVersion": resource_version}
+        if initial_end:
+            md["annotations"] = {INITIAL_EVENTS_END: "true"}
+        return {"kind": self.kind.kind, "apiVersion": self.kind.api_version, "metadata": md}
+
+
+class Feed(Buffered):
+    def __init__(self, client: Any, kind: kinds.Kind, namespace: str | None, label_selector: str | None,
+                 field_selector: str | None, max_buffer: int = MAX_BUFFER):
+        super().__init__(kind, max_buffer)
+        self.client, self.namespace = client, namespace
+        self._labels = selectors.label_predicate(label_selector)
+        self._fields = selectors.field_predicate(field_selector, kind.selector_kind)
 
     def matches(self, obj: Obj | None) -> bool:
         if obj is None:
@@ -87,30 +123,7 @@ class Feed:
                 return
         else:
             return
-        if len(self.buffer) >= self.max_buffer:
-            self.overflowed = True
-            self.close()
-        else:
-            self.buffer.append((etype, ev.object))
-        self.wakeup.set()
-
-    def drain(self) -> list[tuple[str, Obj]]:
-        out = list(self.buffer)
-        self.buffer.clear()
-        self.wakeup.clear()
-        return out
-
-    def close(self) -> None:
-        if self._sub is not None:
-            self._sub.cancel()
-            self._sub = None
-        self.wakeup.set()
-
-    def bookmark(self, resource_version: str, initial_end: bool = False) -> Obj:
-        md: Obj = {"resourceVersion": resource_version}
-        if initial_end:
-            md["annotations"] = {INITIAL_EVENTS_END: "true"}
-        return {"kind": self.kind.kind, "apiVersion": self.kind.api_version, "metadata": md}
+        self._push(etype, ev.object)
 
     def frame(self, etype: str, obj: Obj, as_table: bool, now: datetime.datetime, include_object: str) -> Obj:
         return frame(self.kind, etype, obj, as_table, now, include_object)
