@@ -463,19 +463,8 @@ class Server:
     # ---- watch ------------------------------------------------------------------------------------
     async def _watch(self, request: web.Request, route: routes.Resource, query: dict[str, str],
                      choice: media.Choice) -> web.StreamResponse:
-        kind = route.kind
-        field_selector = query.get("fieldSelector") or ""
-        if route.name is not None:  # GET item?watch=true: the one object
-            field_selector = ",".join(s for s in (field_selector, f"metadata.name={route.name}") if s)
-        listopts.check(query, watching=True)
-        rv = query.get("resourceVersion") or None
-        if rv is not None and not rv.isdigit():
-            raise errors.BadRequest(f'invalid resourceVersion "{rv}"')
-        timeout = media.parse_int(query.get("timeoutSeconds"), "timeoutSeconds") or DEFAULT_WATCH_TIMEOUT
-        bookmarks = media.parse_bool(query.get("allowWatchBookmarks"), "allowWatchBookmarks")
-        initial = media.parse_bool(query.get("sendInitialEvents"), "sendInitialEvents") \
-            if query.get("sendInitialEvents") not in (None, "") else None
-        feed = watch.Feed(self.backend.client, kind, route.namespace, query.get("labelSelector") or None,
+        field_selector, rv, timeout, bookmarks, initial = _watch_options(route.name, query)
+        feed = watch.Feed(self.backend.client, route.kind, route.namespace, query.get("labelSelector") or None,
                           field_selector or None)
         return await self._stream(request, feed, query, choice, timeout, rv, initial, bookmarks)
 
@@ -485,17 +474,7 @@ class Server:
         info["verb"], info["resource"] = "WATCH", route.kind.resource
         query = dict(request.query)
         try:
-            field_selector = query.get("fieldSelector") or ""
-            if route.name is not None:
-                field_selector = ",".join(s for s in (field_selector, f"metadata.name={route.name}") if s)
-            listopts.check(query, watching=True)
-            rv = query.get("resourceVersion") or None
-            if rv is not None and not rv.isdigit():
-                raise errors.BadRequest(f'invalid resourceVersion "{rv}"')
-            timeout = media.parse_int(query.get("timeoutSeconds"), "timeoutSeconds") or DEFAULT_WATCH_TIMEOUT
-            bookmarks = media.parse_bool(query.get("allowWatchBookmarks"), "allowWatchBookmarks")
-            initial = media.parse_bool(query.get("sendInitialEvents"), "sendInitialEvents") \
-                if query.get("sendInitialEvents") not in (None, "") else None
+            field_selector, rv, timeout, bookmarks, initial = _watch_options(route.name, query)
             feed = endpointwatch.EndpointsFeed(self.backend.client, self.backend.select, route.kind, route.namespace,
                                                query.get("labelSelector") or None, field_selector or None,
                                                self.backend.apiserver)
@@ -722,3 +701,21 @@ def _before_upgrade(request: web.Request, problem: str | None, status: int) -> w
     if request.method != "GET" or request.headers.get("Upgrade", "").lower() != "websocket":
         raise errors.BadRequest(execstream.SPDY_MESSAGE)
     return None
+
+
+def _watch_options(name: str | None, query: dict[str, str]) -> tuple[str, str | None, int, bool, bool | None]:
+    """A watch request's (field selector — with the one object's name for `GET item?watch=true` —,
+    resourceVersion, timeout seconds, allowWatchBookmarks, sendInitialEvents (None: not given)); raises
+    errors.BadRequest for a bad one."""
+    field_selector = query.get("fieldSelector") or ""
+    if name is not None:
+        field_selector = ",".join(s for s in (field_selector, f"metadata.name={name}") if s)
+    listopts.check(query, watching=True)
+    rv = query.get("resourceVersion") or None
+    if rv is not None and not (rv.isascii() and rv.isdigit()):
+        raise errors.BadRequest(f'invalid resourceVersion "{rv}"')
+    timeout = media.parse_int(query.get("timeoutSeconds"), "timeoutSeconds") or DEFAULT_WATCH_TIMEOUT
+    bookmarks = media.parse_bool(query.get("allowWatchBookmarks"), "allowWatchBookmarks")
+    initial = media.parse_bool(query.get("sendInitialEvents"), "sendInitialEvents") \
+        if query.get("sendInitialEvents") not in (None, "") else None
+    return field_selector, rv, timeout, bookmarks, initial

@@ -108,7 +108,7 @@ def version(query: Mapping[str, str]) -> int | None:
     rv = query.get("resourceVersion") or ""
     if rv in ("", "0"):
         return None
-    if not rv.isdigit():
+    if not (rv.isascii() and rv.isdigit()):
         raise errors.BadRequest(f'invalid resourceVersion "{rv}"')   # (kube-apiserver: not a uint64)
     return int(rv)
 

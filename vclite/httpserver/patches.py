@@ -48,7 +48,7 @@ def _pointer(path: Any) -> list[str]:
 def _index(container: list, token: str, allow_end: bool) -> int:
     if token == "-" and allow_end:
         return len(container)
-    if not token.isdigit() or (len(token) > 1 and token[0] == "0"):
+    if not (token.isascii() and token.isdigit()) or (len(token) > 1 and token[0] == "0"):
         raise status_mod.InvalidPatch(f"invalid array index {token!r}")
     i = int(token)
     if i > len(container) or (i == len(container) and not allow_end):

@@ -66,6 +66,7 @@ def test_a_version_the_store_has_not_reached_is_too_large(match):
         listopts.list_read({"resourceVersion": "11", "resourceVersionMatch": match}, 10)
 
 
-def test_a_version_that_is_not_a_number_is_a_bad_request():
-    with pytest.raises(errors.BadRequest, match='invalid resourceVersion "abc"'):
-        listopts.list_read({"resourceVersion": "abc"}, 10)
+@pytest.mark.parametrize("rv", ["abc", "²", "١٢"])   # (digits int() reads but kube's uint64 parse does not)
+def test_a_version_that_is_not_a_number_is_a_bad_request(rv):
+    with pytest.raises(errors.BadRequest, match=f'invalid resourceVersion "{rv}"'):
+        listopts.list_read({"resourceVersion": rv}, 10)

@@ -42,6 +42,8 @@ def test_json_patch(ops, expected_spec):
                  "replace operation does not apply: path /spec/nope does not exist", id="replace-missing"),
     pytest.param([{"op": "add", "path": "/spec/list/9", "value": 1}], status_mod.InvalidPatch,
                  "add operation does not apply: array index 9 out of range", id="index-out-of-range"),
+    pytest.param([{"op": "replace", "path": "/spec/list/²", "value": 1}], status_mod.InvalidPatch,
+                 "replace operation does not apply: invalid array index '²'", id="index-not-ascii-digits"),
     pytest.param([{"op": "add", "path": "/nope/deeper", "value": 1}], status_mod.InvalidPatch,
                  "add operation does not apply: path /nope/deeper does not exist", id="missing-parent"),
     pytest.param([{"op": "frobnicate", "path": "/spec"}], errors.BadRequest, "unknown JSON patch operation",

@@ -336,7 +336,7 @@ def standin_job(namespace: str, name: str, cond: Obj, entry: Obj) -> Obj:
             status[key] = jsoncopy.deep_copy(cond[key])
     spec: Obj = {}
     failed, _, total = str(cond.get("podFailureRatio") or "").partition("/")
-    if failed.isdigit() and total.isdigit():
+    if failed.isascii() and failed.isdigit() and total.isascii() and total.isdigit():
         status["failed"] = int(failed)
         spec["tasks"] = [{"name": "-", "replicas": int(total)}]
     md: Obj = {"name": name, "namespace": namespace}
