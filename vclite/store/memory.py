@@ -93,6 +93,22 @@ def finalizers(kind: kinds.Kind, obj: Obj) -> list:
     return held
 
 
+
+def deliver(subscribers: Iterable[Any], ev: Event) -> None:
+    """Hand `ev` to every active subscriber, even when one of them raises: the write is stored, so the
+    others' caches must see it too (else they stay wrong for good). The first exception is raised again
+    once all have had it — a failing handler is a bug, and its writer hears of it."""
+    first: BaseException | None = None
+    for sub in subscribers:
+        if sub.active:
+            try:
+                sub.handler(ev)
+            except Exception as exc:  # noqa: BLE001 - re-raised below, after the others
+                if first is None:
+                    first = exc
+    if first is not None:
+        raise first
+
 class MemoryStore:
     def __init__(self, clock: clock_mod.Clock, history: int = DEFAULT_HISTORY,
                  uid_factory: Callable[[], str] | None = None):
@@ -148,9 +164,7 @@ class MemoryStore:
         ev = Event(self._rv, type_, kind, obj, old)
         self._history.append(ev)
         key = (kind.kind, obj["metadata"].get("namespace", ""), obj["metadata"]["name"]) if self._detector else None
-        for sub in self.subscribers_of(kind.kind):
-            if sub.active:
-                sub.handler(ev)
+        deliver(self.subscribers_of(kind.kind), ev)
         if self._detector and type_ != "DELETED":
             self._detector.check(key)
 

@@ -315,10 +315,14 @@ class SqliteStore(memory.MemoryStore):
 
     def _publish(self, events: list[memory.Event]) -> None:
         self._history.extend(events)
-        for ev in events:
-            for sub in self.subscribers_of(ev.kind.kind):
-                if sub.active:
-                    sub.handler(ev)
+        first: BaseException | None = None
+        for ev in events:   # (every event to every subscriber, even after one raised: all of them are stored)
+            try:
+                memory.deliver(self.subscribers_of(ev.kind.kind), ev)
+            except Exception as exc:  # noqa: BLE001 - re-raised below, after the other events
+                first = first or exc
+        if first is not None:
+            raise first
 
     def create(self, kind: kinds.Kind, obj: Obj, owned: bool = False, copy_result: bool = True,
                dry_run: bool = False) -> Obj:

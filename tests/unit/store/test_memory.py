@@ -357,3 +357,19 @@ def test_foreground_deletion_of_an_object_without_dependents_is_at_once():
     s.create(kinds.JOB, job("j"))
     s.delete(kinds.JOB, "default", "j", propagation="Foreground")
     assert s.peek(kinds.JOB, "default", "j") is None
+
+
+def test_a_failing_watch_handler_does_not_keep_the_event_from_the_others():
+    """The write is stored whatever a handler does: every other subscriber still gets the event (else its
+    cache stays wrong for good), and the handler's error reaches the writer once all have had it."""
+    s = new_store()
+    seen: list[str] = []
+
+    def broken(ev):
+        raise RuntimeError("a handler's bug")
+    s.watch(kinds.POD, broken)
+    s.watch(kinds.POD, lambda ev: seen.append(ev.object["metadata"]["name"]))
+    with pytest.raises(RuntimeError, match="a handler's bug"):
+        s.create(kinds.POD, pod("a"))
+    assert seen == ["a"]
+    assert [o["metadata"]["name"] for o in s.list(kinds.POD)] == ["a"]
