@@ -242,3 +242,14 @@ def test_the_embedded_scheduler_keeps_chosen_cpus_until_their_pod_finishes():
 
 def meta_name(obj: Obj) -> str:
     return obj["metadata"]["name"]
+
+
+def test_a_kept_choice_is_forgotten_when_its_pod_runs_on_another_node():
+    """A pod whose CPUs were chosen on node-a but which runs on node-b (its bind there failed and a later
+    session placed it again) holds nothing on node-a any more: node-a's CPUs are free for the next pod."""
+    memory: dict = {}
+    _session([node("node-a"), topo("node-a", "0-15"), *job("a", "6", "single-numa-node")], memory)
+    assert numa_aware.assignments(memory) == {"default/a-0": ("node-a", {"cpu": frozenset(range(6))})}
+    elsewhere = job("a", "6", "single-numa-node", node_name="node-b")
+    _session([node("node-a"), node("node-b"), topo("node-a", "0-15"), *elsewhere], memory)
+    assert "default/a-0" not in numa_aware.assignments(memory)

@@ -166,9 +166,10 @@ class NumaAware:
     def _refresh(self, ssn: "session_mod.Session") -> None:
         """RefreshNumaSchedulerInfoByCrd: the kept choices of pods the kubelet has not pinned yet stay taken."""
         kept: dict[str, dict] = ssn.memory.setdefault(MEMORY_KEY, {})
-        live = {meta.uid(p) for p in ssn.pods if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")}
-        for node in list(kept):
-            pods = kept[node] = {uid: e for uid, e in kept[node].items() if uid in live}
+        live = {meta.uid(p): (p.get("spec") or {}).get("nodeName") or "" for p in ssn.pods
+                if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")}
+        for node in list(kept):   # (a pod bound elsewhere since — its bind failed, it was placed again — is not here)
+            pods = kept[node] = {uid: e for uid, e in kept[node].items() if live.get(uid) in ("", node)}
             info = self.info.get(node)
             if not pods:
                 del kept[node]
