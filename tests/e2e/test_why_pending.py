@@ -150,5 +150,5 @@ def test_a_run_whose_pods_a_quota_refuses_says_so(vcctl, write, tmp_path):
               timeout=90)
     assert r.code == 1, r
     assert "stopped: timed out after 4s" in r.err, r
-    assert ('  vcjob default/two: FailedCreate: Error creating pods: [\'two-t-1: pods "two-t-1" is forbidden: '
-            'exceeded quota: one, requested: pods=1, used: pods=1, limited: pods=1\']') in r.err.splitlines(), r
+    assert ('  vcjob default/two: FailedCreate: Error creating pods: [two-t-1: pods "two-t-1" is forbidden: '
+            'exceeded quota: one, requested: pods=1, used: pods=1, limited: pods=1]') in r.err.splitlines(), r

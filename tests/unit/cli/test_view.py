@@ -328,7 +328,7 @@ def test_the_view_of_a_big_fan_is_as_long_as_a_small_ones(n):
     assert f"{n // 4:,} Running, {n - n // 2 - n // 4:,} waiting, {n // 2:,} Completed" in lines[4], lines
 
 
-REFUSED = 'Error creating pods: [\'j-main-1: pods "j-main-1" is forbidden: exceeded quota: q, ...\']'
+REFUSED = 'Error creating pods: [j-main-1: pods "j-main-1" is forbidden: exceeded quota: q, ...]'
 GANG = {"metadata": {"name": "j-pg", "namespace": "default", "ownerReferences": [
     {"kind": "Job", "name": "j", "controller": True}]}, "status": {"phase": "Inqueue", "conditions": [
         {"type": "Unschedulable", "status": "True", "message": "Not enough valid pods of each task"}]}}

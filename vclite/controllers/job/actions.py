@@ -363,7 +363,7 @@ def kill(ctx: Context, job: Obj, t: state.Transition, pods: PodsByTask, target: 
             failures.append(f"{name}: {err}")
             tally.add(pod)
     if failures:
-        ctx.event(job, "Warning", FAILED_DELETE, f"Error deleting pods: {failures}")
+        ctx.event(job, "Warning", FAILED_DELETE, f"Error deleting pods: {_go_list(failures)}")
         raise ActionError(f"failed to kill {len(failures)} pods of {len(victims)}")
     status_mod.write_counts(status, tally)
     _apply_outcome(ctx, job, status, t)
@@ -434,7 +434,7 @@ def _create_pods(ctx: Context, job: Obj, pods: PodsByTask, missing: list[tuple[O
             ctx.creating.discard(pod_key)
         tally.add(created)
     if failures:
-        ctx.event(job, "Warning", FAILED_CREATE, f"Error creating pods: {failures}")
+        ctx.event(job, "Warning", FAILED_CREATE, f"Error creating pods: {_go_list(failures)}")
         raise ActionError(f"failed to create {len(failures)} pods of {len(wanted)} (first: {failures[0]})")
 
 
@@ -484,7 +484,7 @@ def sync(ctx: Context, job: Obj, t: state.Transition, pods_of: Callable[[Obj], P
             continue
         tally.add_terminating()
     if failures:
-        ctx.event(job, "Warning", FAILED_DELETE, f"Error deleting pods: {failures}")
+        ctx.event(job, "Warning", FAILED_DELETE, f"Error deleting pods: {_go_list(failures)}")
         raise ActionError(f"failed to delete {len(failures)} pods")
     status_mod.write_counts(status, tally)
     min_available = int((job.get("spec") or {}).get("minAvailable", 0) or 0)
@@ -494,3 +494,8 @@ def sync(ctx: Context, job: Obj, t: state.Transition, pods_of: Callable[[Obj], P
         status.pop("minAvailable", None)
     _apply_outcome(ctx, job, status, t)
     return write_status(ctx, job, status)
+
+
+def _go_list(items: list[str]) -> str:
+    """A list of errors as Volcano's events print one (Go's %+v of a []error: `[a b]`, no quotes)."""
+    return "[" + " ".join(items) + "]"
