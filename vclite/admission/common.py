@@ -349,13 +349,20 @@ def parse_resource_list(rl: Any, path: str, errs: list[FieldError]) -> dict[str,
         return {}
     out: dict[str, quantity.Fraction] = {}
     for name, value in rl.items():
-        try:
-            q = quantity.parse(value)
-        except ValueError as e:
-            errs.append(FieldError(f"{path}.{name}", str(e)))
-            continue
-        if q < 0:
-            errs.append(FieldError(f"{path}.{name}", invalid(value, "must be greater than or equal to 0")))
-            continue
-        out[str(name)] = q
+        q = nonnegative_quantity(value, f"{path}.{name}", errs)
+        if q is not None:
+            out[str(name)] = q
     return out
+
+
+def nonnegative_quantity(value: Any, path: str, errs: list[FieldError]) -> quantity.Fraction | None:
+    """`value` as a quantity of at least 0; else a FieldError at `path` and None."""
+    try:
+        q = quantity.parse(value)
+    except ValueError as e:
+        errs.append(FieldError(path, str(e)))
+        return None
+    if q < 0:
+        errs.append(FieldError(path, invalid(value, "must be greater than or equal to 0")))
+        return None
+    return q

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from vclite.admission import base, common
-from vclite.api import numatopo, quantity
+from vclite.api import numatopo
 from vclite.lib import errors
 
 Obj = dict[str, Any]
@@ -91,13 +91,7 @@ def _reserved(name: str, value: str, path: str, errs: list[FieldError]) -> None:
     if name not in RESERVABLE:
         errs.append(FieldError(path, common.unsupported(name, RESERVABLE)))
         return
-    try:
-        q = quantity.parse(value)
-    except ValueError as e:
-        errs.append(FieldError(path, str(e)))
-        return
-    if q < 0:
-        errs.append(FieldError(path, common.invalid(value, "must be greater than or equal to 0")))
+    common.nonnegative_quantity(value, path, errs)
 
 
 def _pod_allocation(pod: Any, path: str, errs: list[FieldError]) -> None:

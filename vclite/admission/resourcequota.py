@@ -52,14 +52,8 @@ def hard_errors(hard: Any, path: str) -> list[FieldError]:
         if why is not None:
             errs.append(FieldError(where, common.invalid(name, why)))
             continue
-        try:
-            q = quantity.parse(value)
-        except ValueError as e:
-            errs.append(FieldError(where, str(e)))
-            continue
-        if q < 0:
-            errs.append(FieldError(where, common.invalid(value, "must be greater than or equal to 0")))
-        elif quota_mod.is_integer(name) and q.denominator != 1:
+        q = common.nonnegative_quantity(value, where, errs)
+        if q is not None and quota_mod.is_integer(name) and q.denominator != 1:
             errs.append(FieldError(where, common.invalid(value, "must be an integer")))
     return errs
 

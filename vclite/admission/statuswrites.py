@@ -35,7 +35,7 @@ import re
 from typing import Any
 
 from vclite.admission import common, shapes
-from vclite.api import quantity, quota
+from vclite.api import quota
 from vclite.lib import errors
 
 Obj = dict[str, Any]
@@ -175,14 +175,8 @@ def _resource_list(rl: Any, path: str) -> list[FieldError]:
         if problems:
             errs += [FieldError(where, common.invalid(name, m)) for m in problems]
             continue
-        try:
-            q = quantity.parse(value)
-        except ValueError as e:
-            errs.append(FieldError(where, str(e)))
-            continue
-        if q < 0:
-            errs.append(FieldError(where, common.invalid(value, "must be greater than or equal to 0")))
-        elif quota.is_integer(str(name)) and q.denominator != 1:
+        q = common.nonnegative_quantity(value, where, errs)
+        if q is not None and quota.is_integer(str(name)) and q.denominator != 1:
             errs.append(FieldError(where, common.invalid(value, "must be an integer")))
     return errs
 
