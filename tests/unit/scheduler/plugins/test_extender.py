@@ -6,6 +6,7 @@ and `extender.ignorable` when it cannot answer; bad arguments are refused at loa
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -392,6 +393,16 @@ def three_pods():
                    pods=[o.pod(f"ns/p{i}", "pg") for i in (1, 2, 3)])
 
 
+def _settled(ext, made: int) -> list[str]:
+    """The verbs the extender was asked, once it has read the `made` requests the session sent (on a loaded
+    machine it may read one after the session's timeout has passed) and a moment more for any further one."""
+    deadline = time.monotonic() + 10
+    while len(ext.calls) < made and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.2)
+    return ext.verbs()
+
+
 @pytest.mark.parametrize("ignorable, binds", [
     pytest.param(True, 3, id="ignorable: the pods are placed without it"),
     pytest.param(False, 0, id="not ignorable: every node refused"),
@@ -408,7 +419,7 @@ def test_a_hung_extender_is_asked_until_the_session_budget_is_spent(ignorable, b
             text = conf_text(ext.url, predicate="predicate", prioritize="prioritize", timeout="200ms",
                              ignorable=ignorable) + "      extender.sessionTimeout: 200ms\n"
             result = session.run_session(three_pods(), conf.parse(text, "sched.conf"), o.NOW)
-            asked = ext.verbs()
+            asked = _settled(ext, 2)
     finally:
         release.set()
     assert asked == ["predicate", "predicate"], asked
@@ -436,6 +447,7 @@ def test_session_timeout_sets_what_the_calls_may_take_together(budget, asked):
             if budget:
                 text += f"      extender.sessionTimeout: {budget}\n"
             session.run_session(three_pods(), conf.parse(text, "sched.conf"), o.NOW)
+            _settled(ext, len(asked))
             got = sorted(b["task"]["Name"] for b in ext.bodies("predicate"))
     finally:
         release.set()
