@@ -58,21 +58,18 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
 
 
 def _string_map(value: Any, path: str, errs: list[FieldError]) -> dict:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        errs.append(FieldError(path, common.type_error(value, "object")))
-        return {}
-    out = {}
-    for k, v in value.items():
-        if isinstance(v, str):
-            out[k] = v
-        else:
-            errs.append(FieldError(f"{path}.{k}", common.type_error(v, "string")))
-    return out
+    """A map of strings (every other value an error)."""
+    return _map_of(value, path, errs, str, "string", skip_null=False)
 
 
 def _object_map(value: Any, path: str, errs: list[FieldError]) -> dict:
+    """A map of objects (null values left out, as Go decodes them; other values an error)."""
+    return _map_of(value, path, errs, dict, "object", skip_null=True)
+
+
+def _map_of(value: Any, path: str, errs: list[FieldError], typ: type, type_name: str, skip_null: bool) -> dict:
+    """The entries of the map `value` whose values are `typ`; an error at each other entry (and at `path`
+    when `value` is no map)."""
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -80,10 +77,10 @@ def _object_map(value: Any, path: str, errs: list[FieldError]) -> dict:
         return {}
     out = {}
     for k, v in value.items():
-        if isinstance(v, dict):
+        if isinstance(v, typ):
             out[k] = v
-        elif v is not None:
-            errs.append(FieldError(f"{path}.{k}", common.type_error(v, "object")))
+        elif not (skip_null and v is None):
+            errs.append(FieldError(f"{path}.{k}", common.type_error(v, type_name)))
     return out
 
 
