@@ -16,13 +16,26 @@ from vclite.cli.context import CONTEXT
 
 class LazyGroup(click.Group):
     """A group whose commands are imported only when used: the embedded control plane and the
-    server (heavy), and the client groups (`vcctl run` and `validate` never load the HTTP client)."""
+    server (heavy), and the client groups (`vcctl run` and `validate` never load the HTTP client).
+    `vcctl --help` lists them from `lazy_help` without importing any (importing them all took a
+    second: the scheduler's plugins, NumPy, the HTTP stack); a test keeps each line equal to the
+    command's own short help."""
 
     lazy: dict[str, str] = {
         "server": "vclite.cli.server:server", "scheduler": "vclite.cli.scheduler_cmd:scheduler",
         "controller": "vclite.cli.controller:controller",
         "jobflow": "vclite.cli.groups:jobflow", "jobtemplate": "vclite.cli.groups:jobtemplate",
         "job": "vclite.cli.groups:job", "queue": "vclite.cli.groups:queue", "pod": "vclite.cli.groups:pod",
+    }
+    lazy_help: dict[str, str] = {
+        "controller": "Run vclite's JobFlow controllers on a Kubernetes cluster where Volcano runs the jobs.",
+        "job": 'Volcano jobs (batch.volcano.sh/v1alpha1 Job, "vcjob").',
+        "jobflow": "JobFlows (flow.volcano.sh/v1alpha1) on a server or cluster, as Volcano's vcctl.",
+        "jobtemplate": "JobTemplates (flow.volcano.sh/v1alpha1): the job a JobFlow's flow runs.",
+        "pod": "vcctl command line operation pod",
+        "queue": "Queue Operations",
+        "scheduler": "Volcano's scheduler, offline: ask what it would decide for a cluster state.",
+        "server": "Serve the control plane to kubectl, vcctl and Kubernetes clients, durably.",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -35,6 +48,21 @@ class LazyGroup(click.Group):
             module, attr = self.lazy[name].split(":")
             self.add_command(getattr(importlib.import_module(module), attr), name)
         return super().get_command(ctx, name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's command list, with the lazy commands' lines from `lazy_help` (nothing imported)."""
+        width = formatter.width - 6 - max(len(name) for name in self.list_commands(ctx))
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in self.lazy_help and name not in self.commands:
+                rows.append((name, click.Command(name, help=self.lazy_help[name]).get_short_help_str(width)))
+                continue
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(width)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
 @click.group(cls=LazyGroup, context_settings=CONTEXT)

@@ -10,23 +10,20 @@ an invalid --scheduler-conf (each problem printed as file:line: message; nothing
 """
 from __future__ import annotations
 
-import asyncio
 import os
 import pathlib
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
-from vclite.cli import run as run_mod
 from vclite.cli import stdinput
 from vclite.cli.context import CONTEXT
-from vclite.httpserver import logsetup
-from vclite.httpserver import server as server_mod
-from vclite.lib import clock as clock_mod
 from vclite.runtime import gates
-from vclite.runtime import runtime as runtime_mod
-from vclite.scheduler import conf as scheduler_conf_mod
-from vclite.store import sqlite as sqlite_store
+
+if TYPE_CHECKING:   # (the control plane and the HTTP stack load only when the server starts: `--help` is quick)
+    from vclite.runtime import runtime as runtime_mod
+    from vclite.scheduler import conf as scheduler_conf_mod
 
 DATA_ENV = "VCLITE_DATA"
 
@@ -39,6 +36,9 @@ def default_data_dir() -> pathlib.Path:
 def build_runtime(data_dir: pathlib.Path, nodes: list[dict] | None,
                   conf: scheduler_conf_mod.SchedulerConf | None,
                   controllers: frozenset[str] = frozenset(gates.KNOWN)) -> runtime_mod.Runtime:
+    from vclite.lib import clock as clock_mod
+    from vclite.runtime import runtime as runtime_mod
+
     return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, scheduler_config=conf, data_dir=data_dir,
                                controllers=controllers, heartbeat=True)
 
@@ -93,6 +93,13 @@ def server(data_dir, address, port, tls_cert, tls_key, plain_http, nodes_opt, sc
 
     Stops gracefully on SIGTERM or Ctrl-C: every pod is stopped first.
     """
+    import asyncio
+
+    from vclite.cli import run as run_mod
+    from vclite.httpserver import logsetup
+    from vclite.httpserver import server as server_mod
+    from vclite.store import sqlite as sqlite_store
+
     try:
         controllers = gates.enabled(controllers_opt)
     except gates.GateError as e:
