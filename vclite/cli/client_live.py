@@ -2,7 +2,7 @@
 
 Lists then watches (through the Kubernetes API only) the JobFlow, its vcjobs (label
 `volcano.sh/createdByJobFlow=<ns>.<name>`), and the PodGroups and Pods of its namespace into a local
-cache, and draws `view.render` of that cache — the same live view as `vcctl run` — on every change
+cache, and draws `viewdraw.render` of that cache — the same live view as `vcctl run` — on every change
 (at most 10 times a second; once a second for the elapsed times). When stdout is not a terminal it
 prints a line per phase change instead, and the final view at the end — once the vcjobs the
 JobFlow's status says ended are ended in the cache too (their watch may lag: SETTLE_WAIT at most).
@@ -29,7 +29,7 @@ from rich.live import Live
 
 from vclite.api import batch, flow, kinds, meta
 from vclite.apiserver import client as client_mod
-from vclite.cli import flowreport, view
+from vclite.cli import flowreport, view, viewdraw
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -209,7 +209,7 @@ def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_
             phase = meta.phase(snap.jobflows[0])
             if live is not None:
                 began = time.perf_counter()
-                live.update(view.render(snap, clock.now()), refresh=True)
+                live.update(viewdraw.render(snap, clock.now()), refresh=True)
                 gap = max(REDRAW_GAP, view.redraw_gap(time.perf_counter() - began))   # (a big flow: less often)
             else:
                 now_phases = view.phases(snap)
@@ -231,6 +231,6 @@ def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_
         if live is not None:
             live.stop()
     if live is None:
-        console.file.write(unwrapped(view.render(snap, clock.now())))
+        console.file.write(unwrapped(viewdraw.render(snap, clock.now())))
         console.file.flush()
     return 0 if phase == flow.FlowPhase.SUCCEED else 1

@@ -26,10 +26,8 @@ import shutil
 import signal
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
-from rich.console import Console
-from rich.live import Live
 
 from vclite.api import batch, flow, kinds, meta, yamlio
 from vclite.apiserver import client as client_mod
@@ -39,6 +37,9 @@ from vclite.executor import nodes as nodes_mod
 from vclite.lib import clock as clock_mod
 from vclite.runtime import runtime as runtime_mod
 from vclite.scheduler import conf as scheduler_conf
+
+if TYPE_CHECKING:   # (rich loads only to draw a live view: a piped run never needs it)
+    from rich.console import Console
 
 FLOW_DONE = {flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED}
 JOB_DONE = {batch.JobPhase.COMPLETED, batch.JobPhase.FAILED, batch.JobPhase.TERMINATED, batch.JobPhase.ABORTED}
@@ -359,12 +360,13 @@ class ListenError(Exception):
 STUCK_LINES = 40   # what still waits, listed after a timeout: at most this many lines (a big flow has thousands)
 
 
-async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Console, live_view: bool,
+async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], lines_to: TextIO, console: Console | None,
                quiet: bool, timeout: float | None, endless: bool = False,
                listen: tuple[str, int] | None = None) -> tuple[bool, view.Snapshot, Progress]:
     """`endless`: a CronJob is among the documents (the run ends only on timeout, Ctrl-C or when
     nothing can run again). `listen`: (host, port) to serve the API on during the run (runlisten.py;
-    ListenError if it cannot: nothing has run then)."""
+    ListenError if it cannot: nothing has run then). `console`: draw the live view there; else
+    write a line per phase change to `lines_to`."""
     served = None
     if listen is not None:
         from vclite.cli import runlisten   # (the HTTP server's modules load only for a run that serves)
@@ -378,7 +380,12 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
     rt.start()   # (the documents were applied when they were validated)
     start = rt.clock.monotonic()
     last_draw = -1.0
-    live = Live(console=console, auto_refresh=False, transient=False) if live_view else None
+    live = None
+    if console is not None:
+        from rich.live import Live
+
+        from vclite.cli import viewdraw
+        live = Live(console=console, auto_refresh=False, transient=False)
     progress = Progress()
     caches = {kind.kind: informer.Informer(rt.client, kind, progress.observe) for kind in SNAPSHOT_KINDS}
     for inf in caches.values():
@@ -401,7 +408,7 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
             now = rt.clock.monotonic()
             if final or now - last_draw >= draw_gap:
                 began = time.perf_counter()
-                live.update(view.render(snapshot(caches, None, progress.create_failures), rt.clock.now()),
+                live.update(viewdraw.render(snapshot(caches, None, progress.create_failures), rt.clock.now()),
                             refresh=True)
                 draw_gap = view.redraw_gap(time.perf_counter() - began)
                 last_draw = rt.clock.monotonic()
@@ -409,8 +416,8 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], console: Co
         lines = progress.changes()
         if lines:   # plain lines (no live view here): written directly, rich's rendering is per line
             elapsed = f"[{rt.clock.monotonic() - start:7.2f}s]"
-            console.file.write("".join(f"{elapsed} {line}\n" for line in lines))
-            console.file.flush()
+            lines_to.write("".join(f"{elapsed} {line}\n" for line in lines))
+            lines_to.flush()
 
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
@@ -505,15 +512,28 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
             shutil.rmtree(rt.workdir, ignore_errors=True)   # a temporary directory no pod ran in: nothing to see
 
 
+def live_console() -> Console | None:
+    """rich's Console on stdout when it draws a live view there (a terminal, as rich decides, its
+    TTY_COMPATIBLE and FORCE_COLOR included); None without loading rich when stdout is piped."""
+    try:
+        tty = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if not tty and "TTY_COMPATIBLE" not in os.environ and "FORCE_COLOR" not in os.environ:
+        return None
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    return console if console.is_terminal else None
+
+
 def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: str | None, timeout: float | None,
                     err: "_Stderr", default_node: bool = False, listen: tuple[str, int] | None = None) -> int:
-    out = Console(highlight=False)
-    live_view = out.is_terminal and not quiet and output is None
-    progress_console = out if output is None else Console(stderr=True, highlight=False)
+    console = live_console() if not quiet and output is None else None
     endless = any(d.obj.get("kind") == kinds.CRONJOB.kind for d in docs)
     try:
         started = rt.clock.monotonic()
-        done, snap, progress = asyncio.run(_run(rt, docs, progress_console, live_view, quiet, timeout, endless,
+        done, snap, progress = asyncio.run(_run(rt, docs, sys.stdout if output is None else sys.stderr, console, quiet, timeout, endless,
                                                 listen))
     except ListenError as exc:
         err.print(f"error: {exc}; nothing was run.", markup=False)

@@ -14,8 +14,8 @@ pending one waits — with the failed and running ones listed under it (the firs
 count); a dependency on more than FAN_MIN flows names the first TARGETS_SHOWN; and the flows beyond
 MAX_ROWS rows are one such row at the end. A smaller flow is drawn row by row as before.
 
-Pure functions from a Snapshot of API objects to rich renderables or lines of text; no API calls
-and no clock reads (the caller passes `now`).
+Pure functions from a Snapshot of API objects to rows and lines of text; no API calls and no clock
+reads (the caller passes `now`). viewdraw.py turns the rows into rich tables (loaded only to draw).
 """
 from __future__ import annotations
 
@@ -23,25 +23,12 @@ import dataclasses
 import datetime as dt
 from typing import Any
 
-from rich import box
-from rich.console import Group
-from rich.table import Table
-from rich.text import Text
-
 from vclite.api import batch, flow, flowsyntax, meta
-from vclite.cli import flowreport
 from vclite.lib import clock as clock_mod
 from vclite.lib import dag
 
 Obj = dict[str, Any]
 
-PHASE_STYLE = {
-    "Succeed": "bold green", "Completed": "green", "Running": "cyan", "Pending": "yellow",
-    "Failed": "bold red", "Terminated": "red", "Aborted": "magenta", "Terminating": "magenta",
-    "Restarting": "yellow", "Completing": "green", "Aborting": "magenta", "waiting": "dim",
-    "Skipped": "dim strike", "probe": "yellow", "suspended": "magenta", "not created": "dim", "retrying": "yellow",
-}
-RETRY_REASONS = frozenset({"RetryBackoff", "Retrying", "RetriesExhausted", "NotRetried"})   # the message says more
 LOOP_ROWS = 8          # item / iteration rows shown under a loop flow
 FAN_MIN = 20           # sibling flows (one dependency, no loop) drawn as one row from this many on
 LISTED_ROWS = 8        # failed / running flows listed under a summary row
@@ -406,7 +393,7 @@ class _States:
     """The state drawn for each flow of one JobFlow (its row's state cell), by vcjob name."""
 
     def __init__(self, jf: Obj, snap: Snapshot):
-        self.snap, self.namespace, self.suspended = snap, meta.namespace(jf), _suspended(jf)
+        self.snap, self.namespace, self.suspended = snap, meta.namespace(jf), is_suspended(jf)
         self.conditions = (jf.get("status") or {}).get("conditions") or {}
 
     def job(self, key: str) -> Obj | None:
@@ -438,15 +425,6 @@ def _counts(by_state: dict[str, list[Any]]) -> tuple[tuple[str, int], ...]:
     return tuple((state, len(by_state[state])) for state in ranked)
 
 
-def counts_text(counts: tuple[tuple[str, int], ...]) -> Text:
-    """`9,000 Completed, 800 Running`, each state in its colour."""
-    text = Text()
-    for i, (state, n) in enumerate(counts):
-        text.append(", " if i else "")
-        text.append(f"{n:,} {state}", style=PHASE_STYLE.get(state, ""))
-    return text
-
-
 def flow_state(cond: Obj, job: Obj | None, suspended: bool) -> str:
     """The state drawn for a flow: its vcjob's phase (`retrying` between attempts, `suspended` in a
     suspended flow's back-off), or without a vcjob its JobFlow condition's (waiting, probe, suspended,
@@ -461,7 +439,7 @@ def flow_state(cond: Obj, job: Obj | None, suspended: bool) -> str:
     return meta.phase(job) or "Pending"
 
 
-def _first_pending_reason(snap: Snapshot, jf: Obj, row: Row) -> str:
+def first_pending_reason(snap: Snapshot, jf: Obj, row: Row) -> str:
     """Why the first pending vcjob of a summary row that says why waits (`m7: 0/1 tasks in gang
     unschedulable ...`), among its first PENDING_ASKED pending vcjobs; "" if none says."""
     ns, asked = meta.namespace(jf), 0
@@ -477,96 +455,17 @@ def _first_pending_reason(snap: Snapshot, jf: Obj, row: Row) -> str:
     return ""
 
 
-def row_cells(snap: Snapshot, jf: Obj, row: Row, now: dt.datetime) -> tuple[Text, str, str, str]:
-    """(state, tasks, elapsed, detail) of a DAG row."""
-    if row.counts:
-        pending = dict(row.counts).get("Pending")
-        return counts_text(row.counts), "", "", _first_pending_reason(snap, jf, row) if pending else ""
-    cond = ((jf.get("status") or {}).get("conditions") or {}).get(row.key) or {}
-    if row.job is None:
-        if not row.key:
-            return Text(""), "", "", ""
-        state = flow_state(cond, None, False)
-        return Text(state, style=PHASE_STYLE.get(state, "")), "", "", cond.get("message", "")
-    ph, tasks, el, detail = job_cells(snap, row.job, [], now)
-    extra = []
-    if cond.get("retries"):
-        extra.append(f"retry {cond['retries']}")
-    if cond.get("reason") in RETRY_REASONS:
-        extra.append(cond.get("message", ""))
-        extra.append(flowreport.next_attempt(cond, now))
-    state = flow_state(cond, row.job, _suspended(jf))
-    if state != ph.plain:
-        ph = Text(state, style=PHASE_STYLE.get(state, ""))
-    if cond.get("output") and meta.phase(row.job) == batch.JobPhase.COMPLETED:
-        extra.append(f"output: {str(cond['output']).strip()[:60]}")
-    return ph, tasks, el, "; ".join([x for x in (detail, *extra) if x])
-
-
 _FINISHED_FLOW = frozenset({flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED})
 
 
-def _suspended(jf: Obj) -> bool:
+def is_suspended(jf: Obj) -> bool:
     return str(meta.annotations(jf).get(flow.SUSPEND_ANNOTATION, "")).lower() == "true"
-
-
-def job_cells(snap: Snapshot, job: Obj | None, targets: list[str], now: dt.datetime) -> tuple[Text, str, str, str]:
-    if job is None:
-        detail = f"waiting on {', '.join(targets)}" if targets else "waiting"
-        return Text("waiting", style=PHASE_STYLE["waiting"]), "", "", detail
-    phase = meta.phase(job) or "Pending"
-    detail = why_waiting(snap, job) if phase in ("Pending", "", "Running") else ""
-    if phase == "Failed":
-        detail = failure_reason(snap, job)
-    return Text(phase, style=PHASE_STYLE.get(phase, "")), task_progress(job), elapsed(job, now), detail
-
-
-def render(snap: Snapshot, now: dt.datetime) -> Group:
-    """The live view: one table per JobFlow (its DAG in dependency order), one for standalone jobs."""
-    parts: list[Any] = []
-    for jf in snap.jobflows:
-        parts.append(jobflow_table(jf, snap, now))
-    jobs = standalone_jobs(snap)
-    if jobs:
-        table = Table(title=Text("vcjobs", style="bold"), title_justify="left", box=box.SIMPLE, show_edge=False)
-        for col in ("job", "phase", "tasks", "elapsed", "detail"):
-            table.add_column(col, overflow="fold")
-        for job in jobs:
-            ph, tasks, el, detail = job_cells(snap, job, [], now)
-            table.add_row(meta.key(job), ph, tasks, el, Text(detail, style="dim"))
-        parts.append(table)
-    return Group(*parts)
-
-
-def jobflow_table(jf: Obj, snap: Snapshot, now: dt.datetime) -> Table:
-    """One JobFlow: a title (phase, suspended, counts, next flows) and its DAG rows."""
-    status = jf.get("status") or {}
-    phase = meta.phase(jf) or "Pending"
-    done = len(status.get("completedJobs") or [])
-    skipped = len(status.get("skippedJobs") or [])
-    total = done + skipped + sum(len(status.get(k) or []) for k in
-                                 ("pendingJobs", "runningJobs", "failedJobs", "terminatedJobs", "unKnowJobs"))
-    bits: list[Any] = [("JobFlow ", "bold"), (meta.key(jf), "bold"), "  ", (phase, PHASE_STYLE.get(phase, ""))]
-    if _suspended(jf):
-        bits += ["  ", ("suspended", PHASE_STYLE["suspended"])]
-    bits.append(f"  {done}/{total} jobs completed" + (f", {skipped} skipped" if skipped else "") + "  ")
-    if status.get("nextFlows") and phase not in ("Succeed", "Failed"):
-        bits.append((f"next: {', '.join(status['nextFlows'][:5])}  ", "dim"))
-    bits.append((elapsed(jf, now) if phase not in ("Succeed", "Failed") else "", "dim"))
-    table = Table(title=Text.assemble(*bits), title_justify="left", box=box.SIMPLE, show_edge=False, pad_edge=False)
-    for col in ("flow", "depends on", "state", "tasks", "elapsed", "detail"):
-        table.add_column(col, overflow="fold")
-    for row in dag_rows(jf, snap):
-        ph, tasks, el, detail = row_cells(snap, jf, row, now)
-        table.add_row(Text(row.label, style="dim" if row.child else ""), row.depends, ph, tasks, el,
-                      Text(detail, style="dim"))
-    return table
 
 
 def phases(snap: Snapshot) -> dict[str, str]:
     """Current phase of every JobFlow and vcjob, keyed for transition detection; a JobFlow suspended (`vcctl
     jobflow suspend`) while it runs is `Running (suspended)`, so a watch without the live view says so too."""
-    out = {f"JobFlow {meta.key(jf)}": meta.phase(jf) + (" (suspended)" if _suspended(jf) and meta.phase(jf) and
+    out = {f"JobFlow {meta.key(jf)}": meta.phase(jf) + (" (suspended)" if is_suspended(jf) and meta.phase(jf) and
                                                          meta.phase(jf) not in _FINISHED_FLOW else "")
            for jf in snap.jobflows}
     out.update({f"vcjob {meta.key(j)}": meta.phase(j) for j in snap.jobs})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vclite.api import kinds
-from vclite.cli import client_live, view
+from vclite.cli import client_live, view, viewdraw
 from vclite.store import selectors
 
 
@@ -56,7 +56,7 @@ def test_the_last_frame_written_to_a_file_has_each_row_on_one_line_without_paddi
               "jf-a": {"phase": "Failed", "reason": "RetriesExhausted", "message": detail.strip()},
               "jf-b": {"phase": "Skipped", "reason": "DependencyNeverMet",
                        "message": "dependsOn target a was Failed"}}}}
-    text = client_live.unwrapped(view.render(view.Snapshot([jf], [], [], []),
+    text = client_live.unwrapped(viewdraw.render(view.Snapshot([jf], [], [], []),
                                              dt.datetime(2026, 1, 1, 0, 1, tzinfo=dt.timezone.utc)))
     lines = text.splitlines()
     assert any(line.startswith("a ") and line.endswith(detail.strip()) for line in lines), text

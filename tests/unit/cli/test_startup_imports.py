@@ -68,7 +68,7 @@ def test_help_and_light_commands_load_nothing_heavy(argv, allowed, tmp_path):
     assert [m for m in loaded if m not in allowed] == []
 
 
-def test_a_default_run_loads_only_the_configured_plugins(tmp_path):
+def test_a_piped_default_run_loads_only_the_configured_plugins_and_no_drawing(tmp_path):
     job = tmp_path / "one.yaml"
     job.write_text("""apiVersion: batch.volcano.sh/v1alpha1
 kind: Job
@@ -86,6 +86,7 @@ spec:
     loaded = heavy_modules_loaded(["run", "--workdir", str(tmp_path / "work"), str(job)], str(tmp_path))
     assert "vclite.runtime.runtime" in loaded   # (it did run)
     assert [m for m in loaded if m.startswith("vclite.scheduler.plugins.")] == []
+    assert [m for m in loaded if m.split(".")[0] in ("rich", "aiohttp")] == []   # (piped: no live view)
 
 
 @pytest.mark.parametrize("name", sorted(main_mod.LazyGroup.lazy_help))

@@ -8,7 +8,7 @@ import datetime as dt
 import pytest
 from rich.console import Console
 
-from vclite.cli import view
+from vclite.cli import view, viewdraw
 
 NOW = dt.datetime(2026, 1, 1, 0, 1, tzinfo=dt.timezone.utc)
 
@@ -58,14 +58,14 @@ def test_rows_follow_dependencies_with_items_under_their_flow_and_the_exit_handl
 def test_state_of_a_flow_without_a_vcjob(flow, condition, state):
     jf = jobflow([{"name": "a"}, flow], {"jf-b": condition})
     row = next(r for r in view.dag_rows(jf, snap(jf)) if r.label == "b")
-    cells = view.row_cells(snap(jf), jf, row, NOW)
+    cells = viewdraw.row_cells(snap(jf), jf, row, NOW)
     assert (cells[0].plain, cells[3]) == (state, condition["message"])
 
 
 def test_retries_and_outputs_in_the_detail():
     jf = jobflow([{"name": "a"}], {"jf-a": {"phase": "Completed", "retries": 2, "output": "0.93\n"}})
     row = view.dag_rows(jf, snap(jf, job("jf-a", "Completed")))[0]
-    assert view.row_cells(snap(jf, job("jf-a", "Completed")), jf, row, NOW)[3] == "retry 2; output: 0.93"
+    assert viewdraw.row_cells(snap(jf, job("jf-a", "Completed")), jf, row, NOW)[3] == "retry 2; output: 0.93"
 
 
 @pytest.mark.parametrize("phase, condition, state, detail", [
@@ -82,7 +82,7 @@ def test_retries_and_outputs_in_the_detail():
 def test_a_retried_flow_shows_retrying_while_it_waits_and_why_it_stopped(phase, condition, state, detail):
     jf = jobflow([{"name": "a", "retry": {"limit": 2}}], {"jf-a": condition})
     s = snap(jf, job("jf-a", phase))
-    cells = view.row_cells(s, jf, view.dag_rows(jf, s)[0], NOW)
+    cells = viewdraw.row_cells(s, jf, view.dag_rows(jf, s)[0], NOW)
     assert (cells[0].plain, cells[3]) == (state, detail)
 
 
@@ -103,7 +103,7 @@ def test_title_says_suspended_and_what_starts_next():
     jf = jobflow([{"name": "a"}], {}, annotations={"flow.volcano.sh/suspend": "true"}, nextFlows=["b", "c"],
                  completedJobs=["jf-x"], skippedJobs=["jf-y"], pendingJobs=["jf-a"])
     console = Console(width=120, record=True)
-    console.print(view.render(snap(jf), NOW))
+    console.print(viewdraw.render(snap(jf), NOW))
     text = " ".join(console.export_text().split())    # the title wraps with the table's width
     assert "suspended" in text and "1/3 jobs completed, 1 skipped" in text and "next: b, c" in text
 
@@ -156,7 +156,7 @@ def test_why_waiting_names_a_container_that_cannot_start(pod, expected):
 
 def test_a_running_job_shows_its_restarting_container():
     pod = _pod("Running", {"reason": "CrashLoopBackOff", "message": "back-off 10s"}, last_exit=0)
-    phase, _, _, detail = view.job_cells(view.Snapshot([], [job("j")], [], [pod]), job("j"), [], NOW)
+    phase, _, _, detail = viewdraw.job_cells(view.Snapshot([], [job("j")], [], [pod]), job("j"), [], NOW)
     assert phase.plain == "Running" and detail == "pod j-main-0: container c CrashLoopBackOff: back-off 10s" + RESTARTS
 
 
@@ -240,7 +240,7 @@ def flow_job(name, phase):
 
 def summary(rows):
     """Each row as (label, state cell) — a summary row's state cell counts its flows' states."""
-    return [(r.label, view.row_cells(s_, jf_, r, NOW)[0].plain) for jf_, s_, r in rows]
+    return [(r.label, viewdraw.row_cells(s_, jf_, r, NOW)[0].plain) for jf_, s_, r in rows]
 
 
 @pytest.mark.parametrize("n, phases, conditions, expected", [
@@ -314,7 +314,7 @@ def test_a_summary_row_says_why_its_first_pending_vcjob_waits():
         "status": {"conditions": [{"type": "Unschedulable", "status": "True", "message": "0/1 nodes are available"}]}}
     s = view.Snapshot(s.jobflows, s.jobs, [pg], [])
     row = view.dag_rows(jf, s)[1]
-    assert view.row_cells(s, jf, row, NOW)[3] == "m2: 0/1 nodes are available"
+    assert viewdraw.row_cells(s, jf, row, NOW)[3] == "m2: 0/1 nodes are available"
 
 
 @pytest.mark.parametrize("n", [100, 1_000, 10_000])
@@ -322,7 +322,7 @@ def test_the_view_of_a_big_fan_is_as_long_as_a_small_ones(n):
     """A frame of a fan of any size: start, the fan's row, its listed flows and count, end (and the title, header)."""
     jf, s = fan(n, ["Completed"] * (n // 2) + ["Running"] * (n // 4))
     console = Console(width=200, record=True)
-    console.print(view.render(s, NOW))
+    console.print(viewdraw.render(s, NOW))
     lines = console.export_text().splitlines()
     assert len(lines) == 3 + 1 + 1 + view.LISTED_ROWS + 1 + 1, lines
     assert f"{n // 4:,} Running, {n - n // 2 - n // 4:,} waiting, {n // 2:,} Completed" in lines[4], lines
@@ -375,5 +375,5 @@ def test_a_vcjob_waiting_for_its_retry_says_when_the_next_attempt_is_due(retry_a
             **({"retryAt": retry_at} if retry_at else {})}
     jf = jobflow([{"name": "a"}], {"jf-a": cond})
     rows = view.dag_rows(jf, snap(jf, job("jf-a", "Failed")))
-    detail = view.row_cells(snap(jf, job("jf-a", "Failed")), jf, rows[0], NOW)[3]
+    detail = viewdraw.row_cells(snap(jf, job("jf-a", "Failed")), jf, rows[0], NOW)[3]
     assert detail.endswith(message + (f"; {expected}" if expected else ""))

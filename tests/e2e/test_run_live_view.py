@@ -1,0 +1,59 @@
+"""`vcctl run`'s output as a terminal and a pipe see it: the live DAG view on a terminal (a real
+pseudo-terminal here, or rich's TTY_COMPATIBLE=1), one line per phase change when piped."""
+from __future__ import annotations
+
+import os
+import pathlib
+import pty
+import re
+import subprocess
+
+import pytest
+
+from tests.e2e.conftest import ROOT, VCCTL
+
+pytestmark = pytest.mark.e2e
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+LINE = "] vcjob default/diamond-a: Pending"   # a phase-change line (pipes)
+TABLE = "depends on"                          # the live view's column (terminals)
+
+
+def run_on_terminal(args: list[str], workdir: pathlib.Path) -> tuple[int, str]:
+    """Run vcctl with its stdout on a pseudo-terminal; its exit code and all it drew there."""
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([VCCTL, "run", "--workdir", str(workdir), *args], cwd=ROOT, stdout=follower,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=dict(os.environ, COLUMNS="120"))
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:   # (EIO: the terminal's other end is closed)
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(leader)
+    proc.stderr.read()
+    return proc.wait(timeout=120), ANSI.sub("", b"".join(chunks).decode(errors="replace"))
+
+
+def test_a_terminal_gets_the_live_dag_view(tmp_path):
+    code, drawn = run_on_terminal(["examples/diamond.yaml"], tmp_path / "work")
+    assert code == 0, drawn
+    assert TABLE in drawn and "JobFlow default/diamond  Succeed" in drawn, drawn
+    assert LINE not in drawn
+
+
+@pytest.mark.parametrize("env, live", [
+    pytest.param({}, False, id="piped: lines"),
+    pytest.param({"TTY_COMPATIBLE": "1"}, True, id="TTY_COMPATIBLE=1: the live view"),
+    pytest.param({"FORCE_COLOR": "1"}, True, id="FORCE_COLOR=1: the live view, as rich decides"),
+])
+def test_a_pipe_gets_lines_unless_rich_is_told_it_is_a_terminal(env, live, tmp_path):
+    clean = {k: v for k, v in os.environ.items() if k not in ("TTY_COMPATIBLE", "FORCE_COLOR")}
+    proc = subprocess.run([VCCTL, "run", "--workdir", str(tmp_path / "work"), "examples/diamond.yaml"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, env={**clean, **env})
+    assert proc.returncode == 0, proc.stderr
+    out = ANSI.sub("", proc.stdout)
+    assert (TABLE in out, LINE in out) == (live, not live), out

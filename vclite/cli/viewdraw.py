@@ -1,0 +1,115 @@
+"""The live view's drawing: view.py's rows and states as rich tables, one per JobFlow and one for the
+standalone vcjobs, each state in its colour. Imported only when something is drawn (a terminal),
+so a run whose output is piped never loads rich.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from vclite.api import batch, meta
+from vclite.cli import flowreport
+from vclite.cli.view import (Obj, Row, Snapshot, dag_rows, elapsed, failure_reason, first_pending_reason,
+                             flow_state, is_suspended, standalone_jobs, task_progress, why_waiting)
+
+PHASE_STYLE = {
+    "Succeed": "bold green", "Completed": "green", "Running": "cyan", "Pending": "yellow",
+    "Failed": "bold red", "Terminated": "red", "Aborted": "magenta", "Terminating": "magenta",
+    "Restarting": "yellow", "Completing": "green", "Aborting": "magenta", "waiting": "dim",
+    "Skipped": "dim strike", "probe": "yellow", "suspended": "magenta", "not created": "dim", "retrying": "yellow",
+}
+RETRY_REASONS = frozenset({"RetryBackoff", "Retrying", "RetriesExhausted", "NotRetried"})   # the message says more
+
+
+
+def counts_text(counts: tuple[tuple[str, int], ...]) -> Text:
+    """`9,000 Completed, 800 Running`, each state in its colour."""
+    text = Text()
+    for i, (state, n) in enumerate(counts):
+        text.append(", " if i else "")
+        text.append(f"{n:,} {state}", style=PHASE_STYLE.get(state, ""))
+    return text
+
+
+def row_cells(snap: Snapshot, jf: Obj, row: Row, now: dt.datetime) -> tuple[Text, str, str, str]:
+    """(state, tasks, elapsed, detail) of a DAG row."""
+    if row.counts:
+        pending = dict(row.counts).get("Pending")
+        return counts_text(row.counts), "", "", first_pending_reason(snap, jf, row) if pending else ""
+    cond = ((jf.get("status") or {}).get("conditions") or {}).get(row.key) or {}
+    if row.job is None:
+        if not row.key:
+            return Text(""), "", "", ""
+        state = flow_state(cond, None, False)
+        return Text(state, style=PHASE_STYLE.get(state, "")), "", "", cond.get("message", "")
+    ph, tasks, el, detail = job_cells(snap, row.job, [], now)
+    extra = []
+    if cond.get("retries"):
+        extra.append(f"retry {cond['retries']}")
+    if cond.get("reason") in RETRY_REASONS:
+        extra.append(cond.get("message", ""))
+        extra.append(flowreport.next_attempt(cond, now))
+    state = flow_state(cond, row.job, is_suspended(jf))
+    if state != ph.plain:
+        ph = Text(state, style=PHASE_STYLE.get(state, ""))
+    if cond.get("output") and meta.phase(row.job) == batch.JobPhase.COMPLETED:
+        extra.append(f"output: {str(cond['output']).strip()[:60]}")
+    return ph, tasks, el, "; ".join([x for x in (detail, *extra) if x])
+
+
+def job_cells(snap: Snapshot, job: Obj | None, targets: list[str], now: dt.datetime) -> tuple[Text, str, str, str]:
+    if job is None:
+        detail = f"waiting on {', '.join(targets)}" if targets else "waiting"
+        return Text("waiting", style=PHASE_STYLE["waiting"]), "", "", detail
+    phase = meta.phase(job) or "Pending"
+    detail = why_waiting(snap, job) if phase in ("Pending", "", "Running") else ""
+    if phase == "Failed":
+        detail = failure_reason(snap, job)
+    return Text(phase, style=PHASE_STYLE.get(phase, "")), task_progress(job), elapsed(job, now), detail
+
+
+def render(snap: Snapshot, now: dt.datetime) -> Group:
+    """The live view: one table per JobFlow (its DAG in dependency order), one for standalone jobs."""
+    parts: list[Any] = []
+    for jf in snap.jobflows:
+        parts.append(jobflow_table(jf, snap, now))
+    jobs = standalone_jobs(snap)
+    if jobs:
+        table = Table(title=Text("vcjobs", style="bold"), title_justify="left", box=box.SIMPLE, show_edge=False)
+        for col in ("job", "phase", "tasks", "elapsed", "detail"):
+            table.add_column(col, overflow="fold")
+        for job in jobs:
+            ph, tasks, el, detail = job_cells(snap, job, [], now)
+            table.add_row(meta.key(job), ph, tasks, el, Text(detail, style="dim"))
+        parts.append(table)
+    return Group(*parts)
+
+
+def jobflow_table(jf: Obj, snap: Snapshot, now: dt.datetime) -> Table:
+    """One JobFlow: a title (phase, suspended, counts, next flows) and its DAG rows."""
+    status = jf.get("status") or {}
+    phase = meta.phase(jf) or "Pending"
+    done = len(status.get("completedJobs") or [])
+    skipped = len(status.get("skippedJobs") or [])
+    total = done + skipped + sum(len(status.get(k) or []) for k in
+                                 ("pendingJobs", "runningJobs", "failedJobs", "terminatedJobs", "unKnowJobs"))
+    bits: list[Any] = [("JobFlow ", "bold"), (meta.key(jf), "bold"), "  ", (phase, PHASE_STYLE.get(phase, ""))]
+    if is_suspended(jf):
+        bits += ["  ", ("suspended", PHASE_STYLE["suspended"])]
+    bits.append(f"  {done}/{total} jobs completed" + (f", {skipped} skipped" if skipped else "") + "  ")
+    if status.get("nextFlows") and phase not in ("Succeed", "Failed"):
+        bits.append((f"next: {', '.join(status['nextFlows'][:5])}  ", "dim"))
+    bits.append((elapsed(jf, now) if phase not in ("Succeed", "Failed") else "", "dim"))
+    table = Table(title=Text.assemble(*bits), title_justify="left", box=box.SIMPLE, show_edge=False, pad_edge=False)
+    for col in ("flow", "depends on", "state", "tasks", "elapsed", "detail"):
+        table.add_column(col, overflow="fold")
+    for row in dag_rows(jf, snap):
+        ph, tasks, el, detail = row_cells(snap, jf, row, now)
+        table.add_row(Text(row.label, style="dim" if row.child else ""), row.depends, ph, tasks, el,
+                      Text(detail, style="dim"))
+    return table
