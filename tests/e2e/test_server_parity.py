@@ -167,6 +167,18 @@ def pod_json(kubectl, name):
     return json.loads(kubectl("get", "pod", name, "-o", "json").stdout)
 
 
+def test_a_pods_qos_class_is_kept_by_a_status_write_without_it_and_may_not_change(kubectl):
+    kubectl("run", "p-qos", "--image=busybox", "--", "true")   # (stays Pending: no default scheduler)
+    assert pod_json(kubectl, "p-qos")["status"]["qosClass"] == "BestEffort"
+    kubectl("patch", "pod", "p-qos", "--subresource=status", "--type=merge", "-p",
+            '{"status": {"qosClass": null, "conditions": [{"type": "example.com/warm", "status": "Maybe"}]}}')
+    status = pod_json(kubectl, "p-qos")["status"]
+    assert status["qosClass"] == "BestEffort" and status["conditions"][0]["status"] == "Maybe", status
+    r = kubectl("patch", "pod", "p-qos", "--subresource=status", "-p", '{"status": {"qosClass": "Guaranteed"}}',
+                check=False)
+    assert r.returncode != 0 and 'status.qosClass: Invalid value: "Guaranteed": field is immutable' in r.stderr, r
+
+
 def edit(kubectl, tmp_path, name, sed):
     """`kubectl edit pod <name>` with an editor that applies a sed expression to the file."""
     return subprocess.run([*kubectl.argv, "edit", "pod", name], capture_output=True, text=True, timeout=60,

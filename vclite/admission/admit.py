@@ -48,7 +48,7 @@ class Rules:
     resolve: Resolve | None = None
     status: StatusCheck | None = None
     status_update: StatusUpdateCheck | None = None
-    status_default: Callable[[Any], None] | None = None   # defaults a status write gets (a copy of it)
+    status_default: Callable[[Any, "Obj | None"], None] | None = None   # (status (a copy), old): a write's defaults
 
 
 # Kinds whose CRD has a status subresource: Kubernetes drops the status a create carries (the
@@ -67,7 +67,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.HYPERNODE.kind: Rules(validate=hypernode.validate),
     kinds.NUMATOPOLOGY.kind: Rules(validate=numatopology.validate),
     kinds.POD.kind: Rules(pod.mutate, pod.validate, resolve=pod.resolve, status_update=statuswrites.pod_update,
-                          status_default=statuswrites.reconcile_pod_ips),
+                          status_default=statuswrites.pod_status_defaults),
     kinds.PRIORITYCLASS.kind: Rules(priorityclass.mutate, priorityclass.validate),
     kinds.NAMESPACE.kind: Rules(namespace.mutate, delete=namespace.check_delete),
     kinds.COMMAND.kind: Rules(validate=command.validate),
@@ -103,7 +103,7 @@ def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, vie
     if op is Operation.UPDATE_STATUS:
         if rules.status_default is not None and isinstance(new.get("status"), dict):
             new = {**new, "status": jsoncopy.deep_copy(new["status"])}
-            rules.status_default(new["status"])
+            rules.status_default(new["status"], old)
         errs = status_errors(kind, new)
         if rules.status_update is not None and not errs:
             errs = rules.status_update(new, old)

@@ -6,11 +6,13 @@ ValidateServiceStatusUpdate, the parts that hold for vclite's objects.
   no duplicates, at most one per family; `status.nominatedNodeName` a node name; a container that has
   terminated may not go back to waiting or running unless the pod's `restartPolicy` restarts it
   (Always; OnFailure after a non-zero exit; a restartable init container); `status.qosClass` may not
-  change (a write may leave it out, which kube refuses too: test kubelets write such statuses); a
-  condition type other than PodScheduled, Ready and Initialized a qualified name (kube names the field
-  `metadata.conditions[i].Type`). Before the checks, `reconcile_pod_ips` makes `podIP` and `podIPs[0]`
-  (`hostIP`, `hostIPs[0]`) agree as kube's conversion of a v1 PodStatus does: the single field wins
-  when both are given and differ, else each is filled from the other. Beyond kube-apiserver:
+  change (`field is immutable`); a condition type other than PodScheduled, Ready and Initialized a
+  qualified name (kube names the field `metadata.conditions[i].Type`; a condition's `status` is not
+  checked, by kube either). Before the checks, `pod_status_defaults` (the pod status strategy's
+  PrepareForUpdate and kube's conversion) gives a write that leaves `qosClass` out (or empty) the
+  stored one, and makes `podIP` and `podIPs[0]` (`hostIP`, `hostIPs[0]`) agree as kube's conversion
+  of a v1 PodStatus does: the single field wins when both are given and differ, else each is filled
+  from the other. Beyond kube-apiserver:
   `status.phase` must be one of the five pod phases (kube accepts any string; vclite's controllers act
   on the phase, see docs/differences.md).
 - Node (`node_status(status)`; `node_validate` on a create or update too): each `status.capacity` and
@@ -120,7 +122,7 @@ def pod_update(new: Obj, old: Obj | None) -> list[FieldError]:
                  for m in (common.dns1123_subdomain(nominated) if isinstance(nominated, str) else ["must be a string"])]
     if old is not None and isinstance(old.get("status"), dict):
         qos, before_qos = status.get("qosClass") or "", old["status"].get("qosClass") or ""
-        if qos and qos != before_qos:   # (left out: accepted, see the module docstring)
+        if qos != before_qos:   # (left out: pod_status_defaults gave it the stored one)
             errs.append(FieldError("status.qosClass", common.invalid(qos, "field is immutable")))
         spec = old.get("spec") or {}
         policy = str(spec.get("restartPolicy") or "Always")
@@ -145,6 +147,18 @@ def _condition_types(conditions: Any) -> list[FieldError]:
             errs += [FieldError(f"metadata.conditions[{i}].Type", common.invalid(ctype, m))
                      for m in common.qualified_name(ctype)]
     return errs
+
+
+def pod_status_defaults(status: Any, old: Obj | None) -> None:
+    """What a pod status write gets before it is checked: the stored `qosClass` when it leaves it out or
+    empty (podStatusStrategy.PrepareForUpdate backfills it: old kubelets dropped it), and `podIP`/`podIPs`
+    made to agree (reconcile_pod_ips). Changes `status` in place."""
+    if not isinstance(status, dict):
+        return
+    before = (old or {}).get("status")
+    if not status.get("qosClass") and isinstance(before, dict) and before.get("qosClass"):
+        status["qosClass"] = before["qosClass"]
+    reconcile_pod_ips(status)
 
 
 def reconcile_pod_ips(status: Any) -> None:
@@ -195,7 +209,7 @@ def node_validate(op: Any, new: Obj, old: Obj | None, view: Any, options: Any) -
     return shapes.check(new.get("spec"), shapes.NODE["spec"], "spec") + node_status(new.get("status"))
 
 
-def default_ingress(status: Any) -> None:
+def default_ingress(status: Any, old: Obj | None = None) -> None:
     """kube-apiserver's default: a load-balancer ingress with an `ip` and no `ipMode` gets `ipMode: VIP`."""
     lb = status.get("loadBalancer") if isinstance(status, dict) else None
     for entry in (lb.get("ingress") if isinstance(lb, dict) else None) or []:

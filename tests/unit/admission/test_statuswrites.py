@@ -151,7 +151,8 @@ def test_bad_status_writes_are_refused_naming_the_field(kind, new, old, field, w
                                  "containerStatuses": [terminated()]}), pod({"phase": "Running"}), id="pod"),
     pytest.param(kinds.POD, pod({"containerStatuses": [running()]}, "Always"),
                  pod({"containerStatuses": [terminated()]}, "Always"), id="always-restarts"),
-    pytest.param(kinds.POD, pod({"phase": "Running"}), pod({"qosClass": "BestEffort"}), id="qos-class-left-out"),
+    pytest.param(kinds.POD, pod({"conditions": [{"type": "example.com/warm", "status": "Maybe"}]}), pod(),
+                 id="pod-condition-status-not-checked"),   # (kube checks only the type of a pod's conditions)
     pytest.param(kinds.POD, pod({"containerStatuses": [running()]}, "OnFailure"),
                  pod({"containerStatuses": [terminated(code=1)]}, "OnFailure"), id="on-failure-after-failure"),
     pytest.param(kinds.POD, pod({"initContainerStatuses": [running("i")]}, init=[SIDECAR]),
@@ -171,6 +172,20 @@ def test_bad_status_writes_are_refused_naming_the_field(kind, new, old, field, w
 ])
 def test_good_status_writes_pass(kind, new, old):
     assert write_status(kind, new, old)["status"] == new["status"]
+
+
+@pytest.mark.parametrize("given", [
+    pytest.param({"phase": "Running"}, id="left-out"),
+    pytest.param({"phase": "Running", "qosClass": ""}, id="empty"),
+    pytest.param({"phase": "Running", "qosClass": "Burstable"}, id="the-same"),
+])
+def test_a_status_write_without_the_qos_class_keeps_the_stored_one(given):
+    """podStatusStrategy.PrepareForUpdate backfills an empty qosClass from the stored pod (old kubelets dropped
+    it), so such a write is accepted and the pod keeps its class; the write given is not changed."""
+    new = pod(dict(given))
+    out = write_status(kinds.POD, new, pod({"phase": "Pending", "qosClass": "Burstable"}))
+    assert out["status"] == {"phase": "Running", "qosClass": "Burstable"}
+    assert new["status"] == given
 
 
 def test_the_statuses_vclite_writes_itself_pass():
