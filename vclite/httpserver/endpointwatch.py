@@ -5,6 +5,10 @@ Neither kind is stored, so a feed follows what they are computed from: it keeps 
 Services and Pods of the watched namespace (the store's shared objects, never copied), updated by
 each Service or Pod watch event, and recomputes only the Services an event concerns — the Service
 itself, or those of the pod's namespace whose selector matches the pod before or after the change.
+It also keeps each Service's members (the pods its selector matches, updated by the same events), so
+a recompute reads those pods only, not every pod of the namespace, and the Services by each label
+their selector names, so a pod event looks only at the Services that name one of the pod's labels
+(before or after the change), not at every Service of the namespace (docs/performance.md).
 What changed is sent as ADDED, MODIFIED or DELETED (a Service that gains its first ready or
 unready address, a pod that turns Ready, a Service deleted…), label and field selectors applied to
 the computed objects as on a list. Each sent object carries the resourceVersion of the event that
@@ -47,6 +51,22 @@ def _with_version(obj: Obj, rv: str) -> Obj:
     return {**obj, "metadata": {**obj["metadata"], "resourceVersion": rv}}
 
 
+def _selector(svc: Obj | None) -> dict | None:
+    """A Service's selector when it selects pods (a non-empty map), else None."""
+    selector = ((svc or {}).get("spec") or {}).get("selector")
+    return selector if isinstance(selector, dict) and selector else None
+
+
+def _pairs(selector: dict | None) -> list[tuple[str, str]]:
+    """A selector's (label, value) pairs that a pod's labels can have (string values)."""
+    return [(k, v) for k, v in (selector or {}).items() if isinstance(v, str)]
+
+
+def _matches(selector: dict, pod: Obj) -> bool:
+    labels = meta.labels(pod)
+    return all(labels.get(k) == v for k, v in selector.items())
+
+
 class EndpointsFeed(watch.Buffered):
     """One watch of Endpoints or EndpointSlices (`kind`), in `namespace` (None: all)."""
 
@@ -60,6 +80,10 @@ class EndpointsFeed(watch.Buffered):
         self._fields = selectors.field_predicate(field_selector, kind.kind)
         self.services: dict[str, dict[str, Obj]] = collections.defaultdict(dict)   # namespace -> name -> Service
         self.pods: dict[str, dict[str, Obj]] = collections.defaultdict(dict)
+        self.members: dict[Key, dict[str, Obj]] = {}   # Service -> the pods its selector matches, by name
+        self.selectors: dict[Key, dict] = {}   # Service -> its selector, as indexed in by_label
+        # namespace -> (label, value) -> the names of the Services whose selector has that pair
+        self.by_label: dict[str, dict[tuple[str, str], set[str]]] = collections.defaultdict(dict)
         self.sent: dict[Key, dict[Key, Obj]] = {}   # Service -> the computed objects it shows (no version)
 
     # ---- the computed objects ------------------------------------------------------------------
@@ -67,7 +91,7 @@ class EndpointsFeed(watch.Buffered):
         svc = self.services[namespace].get(name)
         if svc is None:
             return {}
-        pods = self.pods[namespace].values()
+        pods = self.members.get((namespace, name), {}).values()
         found = [e for e in [endpoints.of_service(svc, pods, self.apiserver)] if e is not None] \
             if self.kind.kind == "Endpoints" else endpoints.slices_of(svc, pods, self.apiserver)
         return {_key(o): _without_version(o) for o in found if self._labels(o) and self._fields(o)}
@@ -91,12 +115,33 @@ class EndpointsFeed(watch.Buffered):
                 self._push("DELETED", _with_version(obj, rv))
 
     def _load(self, services: Iterable[Obj], pods: Iterable[Obj]) -> None:
-        for svc in services:
-            ns, name = _key(svc)
-            self.services[ns][name] = svc
         for pod in pods:
             ns, name = _key(pod)
             self.pods[ns][name] = pod
+        for svc in services:
+            ns, name = _key(svc)
+            self.services[ns][name] = svc
+            self._enroll((ns, name))
+
+    def _enroll(self, service: Key) -> None:
+        """The members of `service` from every pod of its namespace, and its selector's place in by_label
+        (the Service is new, changed or gone)."""
+        ns, name = service
+        index = self.by_label[ns]
+        for pair in _pairs(self.selectors.pop(service, None)):
+            names = index.get(pair)
+            if names is not None:
+                names.discard(name)
+                if not names:
+                    del index[pair]
+        selector = _selector(self.services[ns].get(name))
+        if selector is None:
+            self.members.pop(service, None)
+            return
+        self.selectors[service] = selector
+        for pair in _pairs(selector):
+            index.setdefault(pair, set()).add(name)
+        self.members[service] = {n: pod for n, pod in self.pods[ns].items() if _matches(selector, pod)}
 
     # ---- the feed ------------------------------------------------------------------------------
     def open(self, resource_version: str | None, send_initial_events: bool | None = None,
@@ -135,18 +180,24 @@ class EndpointsFeed(watch.Buffered):
                 self.services[ns].pop(name, None)
             else:
                 self.services[ns][name] = obj
+            self._enroll((ns, name))
             self._refresh((ns, name), rv)
             return
-        if gone:
-            self.pods[ns].pop(name, None)
-        else:
+        before = self.pods[ns].pop(name, None) if gone else self.pods[ns].get(name)
+        if not gone:
             self.pods[ns][name] = obj
-        versions = [o for o in (obj, ev.old) if o is not None]
-        for svc_name, svc in list(self.services[ns].items()):
-            selector = (svc.get("spec") or {}).get("selector")
-            if isinstance(selector, dict) and selector and any(
-                    all(meta.labels(o).get(k) == v for k, v in selector.items()) for o in versions):
-                self._refresh((ns, svc_name), rv)
+        index = self.by_label[ns]
+        concerned = {svc for o in (before, None if gone else obj) if o is not None
+                     for pair in meta.labels(o).items() for svc in index.get(pair, ())}
+        for svc_name in sorted(concerned):
+            selector = self.selectors[(ns, svc_name)]
+            members = self.members.setdefault((ns, svc_name), {})
+            was = members.pop(name, None) is not None   # (it matched before the change)
+            if not gone and _matches(selector, obj):
+                members[name] = obj
+            elif not was:
+                continue   # (matched neither before nor after)
+            self._refresh((ns, svc_name), rv)
 
     def frame(self, etype: str, obj: Obj, as_table: bool, now: datetime.datetime, include_object: str) -> Obj:
         """One watch line's object; with Table output a one-row Table (endpoints.table)."""
