@@ -134,3 +134,46 @@ def test_ctrl_c_stops_a_run_waiting_for_a_client(tmp_path, write):
         run.kill()
     err.wait_for("interrupted: every pod was stopped")
     assert not (tmp_path / "work" / ".api").exists()
+
+
+SLEEPER = """
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: sleeper}
+spec:
+  minAvailable: 1
+  schedulerName: volcano
+  tasks:
+  - name: t
+    replicas: 1
+    template:
+      spec:
+        restartPolicy: Never
+        terminationGracePeriodSeconds: 5
+        containers: [{name: main, image: busybox, command: ["sleep", "600"]}]
+"""
+
+
+def test_ctrl_c_stops_the_pods_before_the_api_so_a_watcher_sees_them_end(tmp_path, write):
+    path = write("job.yaml", SLEEPER)
+    run = subprocess.Popen([VCCTL, "run", "--listen", "127.0.0.1:0", "--workdir", tmp_path / "work", path],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watch = None
+    try:
+        err = Lines(run.stderr)
+        kubeconfig = err.wait_for(r"kubeconfig: (\S+)\)").group(1)
+        kubectl = vcctl_server.kubectl_runner(kubeconfig, tmp_path / "kube-cache")
+        watch = subprocess.Popen([*kubectl.argv, "get", "pods", "-w", "-o",
+                                  'jsonpath={.metadata.name} {.status.phase} {.status.reason}{"\\n"}'],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        seen = Lines(watch.stdout)
+        seen.wait_for(r"sleeper-t-0 Running")
+        run.send_signal(signal.SIGINT)
+        assert run.wait(timeout=60) == 130, err.text
+        ended = seen.wait_for(r"sleeper-t-0 Failed (\S+)")   # (the pod's last status, written before the API closed)
+    finally:
+        run.kill()
+        if watch is not None:
+            watch.kill()
+    assert ended.group(1) == "Terminated", seen.text   # (the kubelet's graceful node shutdown)
+    assert not (tmp_path / "work" / ".api").exists()

@@ -448,9 +448,11 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], lines_to: T
         events.cancel()
         if live is not None:
             live.stop()
-        if served is not None:
-            await served.close()
-        await _stop_pods(rt, loop, quiet)
+        try:   # (the pods first: a client watching them, `kubectl get pods -w`, sees them end)
+            await _stop_pods(rt, loop, quiet)
+        finally:
+            if served is not None:
+                await served.close()
 
 
 async def _stop_pods(rt: runtime_mod.Runtime, loop: asyncio.AbstractEventLoop, quiet: bool) -> None:

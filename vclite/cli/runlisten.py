@@ -4,7 +4,8 @@ The run's own in-process API is served (`httpserver.server.listen`, on the run's
 server` serves its own: HTTPS with a self-signed certificate and a bearer token, both written with a
 kubeconfig into `<workdir>/.api` (a namespace's directory can never be called so), which is removed when
 the run ends. So `kubectl --kubeconfig <workdir>/.api/kubeconfig get jf -w` and `vcctl jobflow suspend
-NAME -k <that kubeconfig>` reach the running flows; the API ends with the run.
+NAME -k <that kubeconfig>` reach the running flows; the API ends with the run, after its pods were
+stopped (a timeout, Ctrl-C) and their final statuses written, so a client watching them sees them end.
 """
 from __future__ import annotations
 
