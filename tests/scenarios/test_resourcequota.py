@@ -274,6 +274,34 @@ def test_a_vcjob_refused_for_volcanos_retry_time_fails_its_flow_with_the_quota_m
     assert not rt.client.list(kinds.JOB, "default")
 
 
+def test_a_restarted_server_continues_the_refusal_window_it_recorded(tmp_path):
+    """`vcctl server` restarted on its data directory: the first refusal's time is in the stored condition
+    (`refusedSince`), so the flow still fails 163.8 s after that refusal, not 163.8 s after the restart."""
+    virtual = clock.VirtualClock()
+    first = runtime.Runtime(virtual, nodes=[NODE], run_pods=False, data_dir=tmp_path / "data")
+    first.start()
+    first.client.create(quota({"count/jobs.batch.volcano.sh": "0"}))
+    for obj in FLOW:
+        first.client.create(obj)
+    started = virtual.monotonic()
+    first.step()
+    cond = first.client.get(kinds.JOBFLOW, "default", "f")["status"]["conditions"]["f-a"]
+    assert (cond["reason"], cond["refusedSince"]) == ("CreateRefused", clock.format_micro_time(virtual.now())), cond
+    virtual.advance(100)
+    first.close()   # (the server stops; its timers with it)
+    again = runtime.Runtime(virtual, nodes=[NODE], run_pods=False, data_dir=tmp_path / "data")
+    try:
+        again.start()
+        again.settle()
+        jf = again.client.get(kinds.JOBFLOW, "default", "f")
+        cond = jf["status"]["conditions"]["f-a"]
+        assert (meta.phase(jf), cond["reason"]) == ("Failed", "FailedCreate"), jf["status"]
+        assert virtual.monotonic() - started == pytest.approx(163.835, abs=1e-3)   # (virtual time: the last try)
+        assert cond["message"].endswith("over 163.8s: not tried again)")
+    finally:
+        again.close()
+
+
 class _NoQuotaWatch:
     """The runtime's client, but ResourceQuotas may not be listed or watched (a cluster's credentials without
     that permission, as `vcctl controller` may have)."""

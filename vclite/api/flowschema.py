@@ -120,6 +120,8 @@ _CONDITION = _obj("one vcjob's (or, for a flow without one yet, the flow's) cond
     "firstCreateTime": _str("(vclite) when the first attempt was created (" + _TIME + ")"),
     "retryAt": _str("(vclite) while a failed attempt waits for its retry: when the next attempt is due ("
                     + _TIME + ", rounded up to the second)"),
+    "refusedSince": _str("(vclite) while the vcjob's create is refused for now (CreateRefused: a ResourceQuota): "
+                         "when it was first refused (" + _TIME + ", microseconds)"),
     "output": _str("(vclite) the vcjob's output: its designated pod's termination message"),
     "podFailureRatio": _str("(vclite) failed pods / pods, when some failed"),
 })
@@ -149,7 +151,7 @@ STATUS = _obj("What the JobFlow controller reports (Volcano's fields, and vclite
                   "conditions": {"type": "object", "description": "per vcjob name, from the start: phase, "
                                  "createTime, runningDuration, taskStatusCount; and (vclite) reason and message "
                                  "(what a flow waits on, why it was skipped, retries), retries, firstCreateTime, "
-                                 "retryAt, output, podFailureRatio",
+                                 "retryAt, refusedSince, output, podFailureRatio",
                                  "additionalProperties": _CONDITION},
                   "jobStatusList": _list("per vcjob: state, times, restartCount and runningHistories (the last 10 "
                                          "phases)", _JOB_STATUS),

@@ -15,7 +15,7 @@ from typing import Any
 from vclite.api import batch, flowexpr, meta
 from vclite.controllers.jobflow import lifecycle
 from vclite.controllers.jobflow import plan as plan_mod
-from vclite.controllers.jobflow import readiness
+from vclite.controllers.jobflow import readiness, refusals
 from vclite.controllers.jobflow import runstate as rs
 from vclite.controllers.jobflow import status as st
 from vclite.lib import clock as clock_mod
@@ -68,6 +68,8 @@ class Conditions:
                 cond["podFailureRatio"] = ratio
         elif inst.note is not None and not (inst.note.reason == R.WAITING_OUTPUT and self._no_more_creates(inst)):
             cond = {"phase": str(inst.note.phase), "reason": str(inst.note.reason), "message": inst.note.message}
+            if inst.note.since:
+                cond[refusals.SINCE] = inst.note.since
         elif self.frozen and inst.name in self.conditions and self.conditions[inst.name].get("reason") not in \
                 (R.CREATING, R.SUSPENDED, R.RETRYING, R.NOT_CREATED):
             return                                      # vanished after the JobFlow stopped: keep what it said

@@ -524,7 +524,9 @@ class JobFlowController:
                                                              err.message))
                 return None   # the flow fails: create nothing more in this sync
             except errors.Forbidden as err:   # (over a ResourceQuota of the namespace: it may have room later)
-                refusal = self._refusals.refused(meta.key(jobflow), inst.name, now)
+                stored = refusals_mod.from_condition(
+                    ((jobflow.get("status") or {}).get("conditions") or {}).get(inst.name), now)
+                refusal = self._refusals.refused(meta.key(jobflow), inst.name, now, stored)
                 if refusals_mod.verdict(refusal, now)[0]:   # refused for too long: the flow fails
                     self._refusals.created(meta.key(jobflow), inst.name)   # (nothing more to try)
                     self._note(eng, inst, notes, status_mod.Note(
@@ -532,7 +534,7 @@ class JobFlowController:
                         refusals_mod.give_up_message(err.message, refusal)))
                     return None
                 self._note(eng, inst, notes, status_mod.Note(batch.JobPhase.PENDING, status_mod.Reason.CREATE_REFUSED,
-                                                             err.message))
+                                                             err.message, clock_mod.format_micro_time(refusal.since)))
                 self._watch_quotas()
                 return err    # nothing more this sync; the status and a Warning say why meanwhile
             except errors.ApiError as err:

@@ -7,16 +7,29 @@ refused for GIVE_UP seconds — Volcano's controllers drop a key after 15 rate-l
 doubling: 163.8 s; vclite's vcjob controller then terminates the job — the flow fails (`FailedCreate`,
 the quota's message): a run does not wait on room that never comes.
 
+The time of the first refusal is kept in the stored JobFlow too — the flow's condition says
+`refusedSince` (RFC 3339, microseconds) beside its reason `CreateRefused` — so a controller that starts
+again (`vcctl server` restarted on its data directory) continues the window where it was instead of
+starting a new one (`from_condition`): a vcjob refused for 100 s before a restart is given up 63.8 s
+after it. The count of refusals is not stored (it would change the status at every refusal): a
+restarted controller takes the count the back-off schedule makes over the time already waited
+(`tries_by`), so its back-off goes on from there too.
+
 Pure bookkeeping: the controller records refusals and creations and asks what is due.
 """
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from typing import Any
+
+from vclite.controllers.jobflow import status as st
+from vclite.lib import clock as clock_mod
 
 RETRY_BASE = 0.005
 RETRY_MAX = 10.0
 GIVE_UP = 0.005 * (2 ** 15 - 1)   # seconds: Volcano's back-off over its 15 requeues (--max-requeue-num)
+SINCE = "refusedSince"   # the condition field: when the vcjob was first refused (this run of refusals)
 
 
 @dataclasses.dataclass
@@ -35,6 +48,32 @@ def verdict(r: Refusal, now: dt.datetime, give_up: float = GIVE_UP) -> tuple[boo
     return False, min(RETRY_BASE * 2 ** max(0, r.attempts - 1), RETRY_MAX, left)
 
 
+def tries_by(waited: float) -> int:
+    """How many tries the back-off schedule (RETRY_BASE doubling, at most RETRY_MAX) makes within `waited`
+    seconds of the first: 1 at once, then one at each back-off's end."""
+    tries, at = 1, 0.0
+    while True:
+        at += min(RETRY_BASE * 2 ** (tries - 1), RETRY_MAX)
+        if at > waited:
+            return tries
+        tries += 1
+
+
+def from_condition(cond: Any, now: dt.datetime) -> Refusal | None:
+    """The refusal a stored condition records (reason CreateRefused with `refusedSince`), as a restarted
+    controller takes it up; None when it records none (or a time it cannot read, or one in the future)."""
+    if not isinstance(cond, dict) or cond.get("reason") != st.Reason.CREATE_REFUSED or \
+            not isinstance(cond.get(SINCE), str):
+        return None
+    try:
+        since = clock_mod.parse_time(cond[SINCE])
+    except ValueError:
+        return None
+    if since is None or since > now:
+        return None
+    return Refusal(since, tries_by((now - since).total_seconds()))
+
+
 def give_up_message(message: str, r: Refusal, give_up: float = GIVE_UP) -> str:
     """The FailedCreate message of a vcjob refused until `give_up`."""
     return f"{message} (refused {r.attempts} times over {give_up:.1f}s: not tried again)"
@@ -46,8 +85,13 @@ class Refusals:
     def __init__(self) -> None:
         self._by_flow: dict[str, dict[str, Refusal]] = {}
 
-    def refused(self, key: str, job: str, now: dt.datetime) -> Refusal:
-        r = self._by_flow.setdefault(key, {}).setdefault(job, Refusal(now))
+    def refused(self, key: str, job: str, now: dt.datetime, stored: Refusal | None = None) -> Refusal:
+        """Record a refusal of `job`; `stored`: the refusal the stored status records (from_condition), taken
+        up when this controller has none of its own (it started since)."""
+        jobs = self._by_flow.setdefault(key, {})
+        r = jobs.get(job)
+        if r is None:
+            r = jobs[job] = stored if stored is not None else Refusal(now)
         r.attempts += 1
         return r
 

@@ -149,6 +149,7 @@ class Note:
     phase: batch.JobPhase
     reason: Reason
     message: str
+    since: str = ""   # CreateRefused: when the vcjob was first refused (the condition's refusedSince)
 
 
 @dataclasses.dataclass(frozen=True)
