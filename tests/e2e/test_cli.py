@@ -516,3 +516,43 @@ def test_problems_of_standard_input_name_it_stdin(vcctl, tmp_path, args, says):
 def test_conversion_reads_standard_input(vcctl):
     r = vcctl("jobtemplate", "from-job", "-f", "-", input=SLEEPER)
     assert r.code == 0 and yaml.safe_load(r.out)["kind"] == "JobTemplate", r
+
+
+KUBE_SYSTEM = """
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg, namespace: kube-system}
+data: {greeting: hello}
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: sysjob, namespace: kube-system}
+spec:
+  minAvailable: 1
+  schedulerName: volcano
+  tasks:
+  - name: t
+    replicas: 1
+    template:
+      spec:
+        restartPolicy: Never
+        priorityClassName: system-node-critical
+        containers:
+        - name: main
+          image: busybox
+          command: ["sh", "-c", "echo $G"]
+          env: [{name: G, valueFrom: {configMapKeyRef: {name: cfg, key: greeting}}}]
+"""
+
+
+@pytest.mark.parametrize("namespace_doc", [
+    pytest.param("", id="no-namespace-document"),
+    pytest.param("---\napiVersion: v1\nkind: Namespace\nmetadata: {name: kube-system}\n", id="namespace-after"),
+])
+def test_a_manifest_for_kube_system_runs_unchanged(vcctl, write, tmp_path, namespace_doc):
+    """The embedded control plane makes a namespace when something is put in it (kube-apiserver has
+    kube-system from its start): a vcjob and a ConfigMap in kube-system run as written."""
+    path = write("system.yaml", KUBE_SYSTEM + namespace_doc)
+    r = vcctl("run", "--workdir", tmp_path / "work", path)
+    assert r.code == 0 and "vcjob kube-system/sysjob Completed" in r.err + r.out, r
+    assert (tmp_path / "work" / "kube-system" / "sysjob-t-0" / "logs" / "main.log").read_text() == "hello\n"
