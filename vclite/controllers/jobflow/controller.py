@@ -68,7 +68,8 @@ Decisions beyond Volcano (each fixes a quirk listed in the reference, volcano-jo
 - A vcjob the API refuses for now (403: a ResourceQuota) waits visibly (`CreateRefused`, the quota's
   message) and is tried again when a quota of the namespace changes and on a back-off; refused for
   refusals.GIVE_UP seconds (Volcano's 15 requeues), its flow fails (`FailedCreate`), as vclite's vcjob
-  controller terminates a job whose pods stay refused. Volcano drops the key and says nothing.
+  controller terminates a job whose pods stay refused. Volcano drops the key and says nothing. The first
+  refusal's time is in the condition (`refusedSince`): a controller started again goes on from it.
 
 Other API errors (conflicts, unavailability) are raised after the status is written, so the runtime
 re-queues the key with back-off.
