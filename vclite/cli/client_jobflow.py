@@ -22,7 +22,7 @@ import click
 
 from vclite.api import flow, kinds, meta
 from vclite.cli import client_common as common
-from vclite.cli import client_live, stdinput
+from vclite.cli import stdinput
 from vclite.cli.context import CONTEXT
 from vclite.lib import errors
 
@@ -209,7 +209,10 @@ def _get_command(res: Resource) -> click.Command:
         clock = common.clock_of(ctx)
         obj = client.get(res.kind, namespace, name)
         click.echo(table(res, [obj], clock.now()), nl=False)
-        return client_live.follow(client, namespace, name, clock, jobflow=obj) if watch else 0
+        if not watch:
+            return 0
+        from vclite.cli import client_live   # (rich and the live view load only to watch)
+        return client_live.follow(client, namespace, name, clock, jobflow=obj)
 
     @click.command("get", context_settings=CONTEXT, help=f"get a {res.group}" + (
         "\n\nWith -w, then follow it: a live view of its DAG, each job's phase and task progress, "

@@ -62,6 +62,8 @@ def heavy_modules_loaded(argv: list[str], cwd: str) -> list[str]:
     pytest.param(["server", "--help"], ["vclite.cli.server"], id="server --help"),
     pytest.param(["run", "--help"], [], id="run --help"),
     pytest.param(["validate", "--help"], [], id="validate --help"),
+    pytest.param(["jobflow", "list", "-s", "http://127.0.0.1:9"], ["vclite.cli.groups"], id="jobflow list"),
+    pytest.param(["job", "list", "-s", "http://127.0.0.1:9"], ["vclite.cli.groups"], id="job list"),
 ])
 def test_help_and_light_commands_load_nothing_heavy(argv, allowed, tmp_path):
     loaded = heavy_modules_loaded(argv, str(tmp_path))
