@@ -148,7 +148,7 @@ def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue:
             if job.need_continue_allocating():
                 continue
             break
-        failures = ssn.predicate(task, ssn.nodes)
+        failures = ssn.predicate(task, ssn.nodes, lambda: ssn.fit_cache.masks(task.req)[0])   # (resources first)
         row, idle = None if failures else ssn.best_idle_node(task), True   # the hot path (see above)
         if row is None:
             feasible, errors = ssn.feasible_nodes(task, failures=failures)

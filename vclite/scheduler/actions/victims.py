@@ -228,7 +228,9 @@ def fits_after(ssn: "session_mod.Session", queue: "jobs_mod.QueueInfo", task: Ta
     if not holds(task.req, future_idle(ssn, row)):
         return False
     n = len(ssn.nodes)
-    return not any(f.mask(n)[row] for f in ssn.predicate(task, ssn.nodes))
+    only = np.zeros(n, dtype=bool)
+    only[row] = True   # (a Predicate function registered with among=True is asked about this node only)
+    return not any(f.mask(n)[row] for f in ssn.predicate(task, ssn.nodes, only))
 
 
 def victim_less(ssn: "session_mod.Session", preemptor: TaskInfo | None = None) -> Callable[[TaskInfo, TaskInfo], bool]:

@@ -10,9 +10,11 @@ Must not: change node state.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any, Callable
 
 import numpy as np
 
+from vclite.scheduler.framework import hooks
 from vclite.scheduler.framework import nodes as nodes_mod
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +78,28 @@ def fits(req: np.ndarray, available: np.ndarray) -> np.ndarray:
     """Mask of rows of `available` that hold `req` on every requested dimension."""
     cols = req > 0
     return (available[:, cols] >= req[cols]).all(axis=1)
+
+
+def predicate_caller(flat: list[hooks.Entry]) -> Callable[..., list[Failure]]:
+    """The session's Predicate dispatcher: `call(task, nodes, among=None)` -> every function's failures, in
+    tier order. `among` is what the caller's own checks left (a mask, or a function making it, called only
+    when needed; None: every node). A function registered with among=True is given the nodes still in play
+    — `among` less those the functions before it refused — and is asked about those only, as Volcano's
+    PredicateFn stops at a node's first failing plugin; without one, this is the plain concatenation."""
+    def call(task: Any, nodes: nodes_mod.NodeState, among: Any = None) -> list[Failure]:
+        out: list[Failure] = []
+        for fn, _, key in flat:
+            if key is not hooks.AMONG:
+                out.extend(fn(task, nodes))
+                continue
+            n = len(nodes)
+            alive = np.ones(n, dtype=bool) if among is None else \
+                np.array(among() if callable(among) else among, dtype=bool)   # (a copy)
+            for f in out:
+                alive &= ~f.mask(n)
+            out.extend(fn(task, nodes, alive))
+        return out
+    return call
 
 
 def too_big_hint(req: np.ndarray, nodes: nodes_mod.NodeState) -> str:

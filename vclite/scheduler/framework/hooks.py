@@ -33,6 +33,12 @@ candidates), and it may be asked about any node, feasible or not. The session th
 scores for all nodes per key and recomputes only the nodes changed since (framework/fitcache.py);
 the result is the same as calling the function every time.
 
+A Predicate function may be registered with `among=True`: it then takes a third argument, the mask of
+nodes still in play — those the caller's own checks (allocate's resource fit) and every earlier
+Predicate function left — and is asked about those only (Volcano's PredicateFn stops at a node's first
+failing plugin, so a costly filter such as an HTTP extender is not asked about nodes already refused);
+the session's dispatcher (fit.predicate_caller) computes the mask only when such a function is registered.
+
 A Preemptable or Reclaimable function may be registered with `key=` too: `key(evictor)` names
 everything about the evictor its verdict depends on besides the candidates, the session's state
 and the identity of the evictor's job (which preempt adds itself when a candidate belongs to that
@@ -171,10 +177,12 @@ def _first_non_none(tiers: Tiers, args: tuple) -> Any:
 
 
 def _all_pass(tiers: Tiers, args: tuple) -> list:
+    """(A function registered with among=True is given None: every node; the session's own dispatcher,
+    fit.predicate_caller, gives it the nodes in play.)"""
     out: list = []
     for tier in tiers:
-        for fn, _, _ in tier:
-            out.extend(fn(*args))
+        for fn, _, key in tier:
+            out.extend(fn(*args, None) if key is AMONG else fn(*args))
     return out
 
 
@@ -280,6 +288,7 @@ RULES: Mapping[Rule, Callable[[Tiers, tuple], Any]] = types.MappingProxyType({
 
 
 KEYED_POINTS = (Point.NODE_ORDER, Point.PREEMPTABLE, Point.RECLAIMABLE)
+AMONG = "among"   # the key of a Predicate entry registered with among=True (it takes the nodes in play)
 _FLAGS = {point: spec.flag for point, spec in TABLE.items()}   # (a plain dict: read at every registration)
 
 
@@ -372,8 +381,8 @@ def _flat_first_non_none(flat: Flat) -> Callable[..., Any]:
 def _flat_all_pass(flat: Flat) -> Callable[..., list]:
     def call(*args: Any) -> list:
         out: list = []
-        for fn, _, _ in flat:
-            out.extend(fn(*args))
+        for fn, _, key in flat:
+            out.extend(fn(*args, None) if key is AMONG else fn(*args))
         return out
     return call
 
@@ -425,14 +434,19 @@ class Registrar:
     def __init__(self, hooks: Hooks, tier: int, plugin: str, enabled: Callable[[str], bool]):
         self._hooks, self._tier, self._plugin, self._enabled = hooks, tier, plugin, enabled
 
-    def add(self, point: Point, fn: Fn, weight: float = 1.0, *, key: KeyFn | None = None) -> bool:
+    def add(self, point: Point, fn: Fn, weight: float = 1.0, *, key: KeyFn | None = None,
+            among: bool = False) -> bool:
         """Register `fn` for `point` if the plugin's flag for it is on; returns whether it was.
-        `key`: NodeOrder (row-local scores cached per key(task)), Preemptable and Reclaimable (see the
-        module docstring)."""
+        `key`: NodeOrder (row-local scores cached per key(task)), Preemptable and Reclaimable; `among`:
+        a Predicate function asked only about the nodes still in play (see the module docstring)."""
         flag = _FLAGS[point]
         if flag is not None and not self._enabled(flag):
             return False
         if key is not None and point not in KEYED_POINTS:
             raise ValueError(f"{self._plugin}: key= is only for {', '.join(KEYED_POINTS)}, not {point}")
+        if among:
+            if point != Point.PREDICATE:
+                raise ValueError(f"{self._plugin}: among= is only for {Point.PREDICATE}, not {point}")
+            key = AMONG
         self._hooks.register(point, self._tier, fn, weight, self._plugin, key)
         return True

@@ -172,11 +172,17 @@ class Session:
     allocatable = _Caller(Point.ALLOCATABLE)
     preemptive = _Caller(Point.PREEMPTIVE)
     pre_predicate = _Caller(Point.PRE_PREDICATE)
-    predicate = _Caller(Point.PREDICATE)
+    # ssn.predicate(task, nodes, among=None): see fit.predicate_caller
     best_node = _Caller(Point.BEST_NODE)
     hypernode_order = _Caller(Point.HYPERNODE_ORDER)
     victim_tasks = _Caller(Point.VICTIM_TASKS)
     victim_filter = _Caller(Point.VICTIM_FILTER)
+
+    @functools.cached_property
+    def predicate(self) -> Any:
+        """`predicate(task, nodes, among=None)`: every Predicate function's failures (fit.predicate_caller);
+        `among`: the nodes the caller's own checks left, a mask or a function making it (None: all)."""
+        return fit.predicate_caller(self.hooks.flat(Point.PREDICATE))
 
     @functools.cached_property
     def node_order(self) -> Any:
@@ -333,8 +339,8 @@ class Session:
         """`predicate_nodes`, but unless `copy` the mask may be a cache's own array: read it only.
         `failures`: the Predicate hook's verdicts, if the caller already asked for them."""
         n = len(self.nodes)
-        plugin_failures = self.predicate(task, self.nodes) if failures is None else failures
         ok = self.fit_cache.masks(task.req)[0]
+        plugin_failures = self.predicate(task, self.nodes, ok) if failures is None else failures
         if plugin_failures:
             ok = ok.copy()
             for f in plugin_failures:

@@ -37,9 +37,10 @@ so they share a budget: all of a session's calls together may take `extender.ses
 argument, a Go duration; ten httpTimeouts when unset, so a healthy extender asked many times in a session is
 not cut short), each at most httpTimeout; once it is spent, calls fail at once without being made (so a slow
 or hung extender holds a session for one budget, not one timeout per call). The predicate asks about the
-nodes 16 calls at a time (upstream's predicate helper runs 16 workers), one call per node as upstream, every
-node being asked (upstream asks only those the earlier predicates passed). A failed preemptable/reclaimable
-call abstains when ignorable (upstream returns Permit with no victims, which its tier loop reads as an
+nodes 16 calls at a time (upstream's predicate helper runs 16 workers), one call per node as upstream, and
+only about the nodes still in play, as upstream: allocate's resource check and the Predicate functions of
+the plugins before it in the configuration have passed them (hooks: registered with among=True). A failed
+preemptable/reclaimable call abstains when ignorable (upstream returns Permit with no victims, which its tier loop reads as an
 undecided tier, as it does the Reject it returns when not ignorable: vclite's answer then). A refusal (a
 node refused, Reject, overused, not ready) asks for another session a second later, as Volcano's periodic
 session would ask again.
@@ -248,7 +249,7 @@ class Extender:
                                 (a.queue_overused, hooks.Point.OVERUSED, self.overused),
                                 (a.job_ready, hooks.Point.JOB_READY, self.job_ready)):
             if verb:
-                reg.add(point, fn)
+                reg.add(point, fn, among=point == hooks.Point.PREDICATE)
 
     def on_session_close(self, ssn: "session_mod.Session") -> None:
         if self.args.on_session_close:
@@ -263,14 +264,20 @@ class Extender:
         self.ssn.recheck_by(self.ssn.now + AGAIN)
 
     # ---- hooks ------------------------------------------------------------------------------------
-    def predicate(self, task: "tasks_mod.TaskInfo", nodes: "nodes_mod.NodeState") -> list[fit.Failure]:
+    def predicate(self, task: "tasks_mod.TaskInfo", nodes: "nodes_mod.NodeState",
+                  among: np.ndarray | None) -> list[fit.Failure]:
+        """Asks about the nodes in play (`among`: those the resource check and the plugins before this one
+        left; None: every node), one call per node, in node order."""
         if not interested(self.managed, task.pod):
             return []
         n = len(nodes)
+        rows = range(n) if among is None else np.flatnonzero(among).tolist()
+        if not rows:
+            return []
         refused: dict[tuple[str, bool], np.ndarray] = {}
         body_task = self.enc.task(task)
-        bodies = [{"task": body_task, "node": self.enc.node(row)} for row in range(n)]   # (encoded here)
-        for row, why in enumerate(self._verdicts(bodies)):
+        bodies = [{"task": body_task, "node": self.enc.node(row)} for row in rows]   # (encoded here)
+        for row, why in zip(rows, self._verdicts(bodies)):
             if why is not None:
                 mask = refused.get(why)
                 if mask is None:

@@ -187,6 +187,46 @@ def test_predicate_refusing_every_node_says_why():
     assert "2 no GPU left" in message, message
 
 
+def four_nodes():
+    """small: too little cpu; other: not the pod's zone (nodeSelector); a, b: fit."""
+    zone = {"zone": "a"}
+    return o.state([o.node("small", cpu="500m", labels=zone), o.node("other", labels={"zone": "b"}),
+                    o.node("a", labels=zone), o.node("b", labels=zone)], podgroups=[o.pg("ns/pg")],
+                   pods=[o.pod("ns/p1", "pg", selector=zone)])
+
+
+@pytest.mark.parametrize("extender_first, asked", [
+    pytest.param(False, ["a", "b"], id="after predicates: only the nodes resources and predicates passed"),
+    pytest.param(True, ["a", "b", "other"], id="before predicates: every node the resources passed"),
+])
+def test_the_predicate_asks_only_about_the_nodes_still_in_play(extender_first, asked):
+    """Volcano's PredicateFn stops at a node's first failing plugin (in configuration order), after allocate's
+    own resource check: the extender is not asked about a node already refused (before: every node)."""
+    with extender_server.running({"predicate": lambda b: OK}) as ext:
+        text = conf_text(ext.url, predicate="predicate")
+        if extender_first:
+            text = text.replace("  - name: predicates\n  - name: nodeorder\n", "") + \
+                "  - name: predicates\n  - name: nodeorder\n"
+        result = session.run_session(four_nodes(), conf.parse(text, "sched.conf"), o.NOW)
+    assert result.binds["ns/p1"] in ("a", "b")
+    assert sorted(b["node"]["Name"] for b in ext.bodies("predicate")) == asked
+
+
+def test_preempt_asks_the_predicate_only_about_the_node_it_tries():
+    """Preempt's stop test after each eviction tried on n1 asks the extender about n1 only (before: about every
+    node, each time); n2, full of pods that may not be preempted, is asked once, when the candidates are found."""
+    with extender_server.running({"predicate": lambda b: OK}) as ext:
+        case = preempt_case({"extender.predicateVerb": "predicate", "extender.urlPrefix": ext.url})
+        case.tiers[0][0]["enablePredicate"] = True
+        case.nodes.append(node("n2", 3, "3G"))
+        case.podgroups.append(group("c1/pg3", "q1", 0, prio="high-priority"))
+        case.pods.extend(running(f"c1/k{i}", "pg3", "n2") for i in range(3))
+        result = run(case)
+    assert result.evictions
+    asked = [b["node"]["Name"] for b in ext.bodies("predicate")]
+    assert asked.count("n2") == 1 and asked.count("n1") > 1, asked
+
+
 @pytest.mark.parametrize("ignorable, binds", [(True, {"ns/p1": "n1"}), (False, {})])
 def test_an_unreachable_extender_is_skipped_or_fails_the_predicate(ignorable, binds):
     url = f"http://127.0.0.1:{extender_server.free_port()}"
