@@ -158,10 +158,9 @@ def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue:
                     continue
                 break
             row, idle = choose_node(ssn, task, feasible)
-        if idle:
-            stmt.allocate(task, row)
-        else:
-            stmt.pipeline(task, row)
+        refused = stmt.allocate(task, row) if idle else stmt.pipeline(task, row)
+        if refused is not None:
+            continue   # (undone and noted by the statement; upstream logs the error and goes on)
         if tasks and ssn.job_ready(job):
             break
     return stmt

@@ -72,7 +72,8 @@ class Backfill:
             if errors is not None:
                 job.record_fit_errors(task, errors)
                 continue
-            stmt.allocate(task, allocate.best_node(ssn, task, feasible))
+            if stmt.allocate(task, allocate.best_node(ssn, task, feasible)) is not None:
+                continue   # (undone and noted by the statement)
             if ssn.job_ready(job):
                 stmt.commit()
                 stmt = ssn.statement()

@@ -198,7 +198,9 @@ def _trial(ssn: "session_mod.Session", queue: "jobs_mod.QueueInfo", job: "jobs_m
             trial.discard()
             return None
         row, _ = allocate.choose_node(ssn, task, feasible)
-        trial.pipeline(task, row, evicted_for=evicted)
+        if trial.pipeline(task, row, evicted_for=evicted) is not None:
+            trial.discard()   # (a handler refused the node)
+            return None
     if not trial.operations or not (part_ready(ssn, job, part) or part_pipelined(ssn, job, part)):
         trial.discard()
         return None

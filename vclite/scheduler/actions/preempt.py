@@ -175,7 +175,9 @@ class Preempt:
         if not fits:
             node_stmt.discard()
             return False
-        node_stmt.pipeline(preemptor, row, evicted_for=node_stmt.has_evictions())
+        if node_stmt.pipeline(preemptor, row, evicted_for=node_stmt.has_evictions()) is not None:
+            node_stmt.discard()   # (a handler refused the node: its evictions are taken back)
+            return False
         stmt.merge(node_stmt)
         return True
 

@@ -151,6 +151,8 @@ def preempt(ssn: "session_mod.Session", stmt: "statement_mod.Statement", queue: 
     node_stmt = ssn.statement()
     for victim in best.victims:
         node_stmt.evict(victim, "preempt")
-    node_stmt.pipeline(preemptor, best.row, evicted_for=True)
+    if node_stmt.pipeline(preemptor, best.row, evicted_for=True) is not None:
+        node_stmt.discard()   # (a handler refused the node: its evictions are taken back)
+        return False
     stmt.merge(node_stmt)
     return True

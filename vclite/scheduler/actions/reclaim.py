@@ -134,7 +134,9 @@ class Reclaim:
             if not victims_mod.holds(task.req, room):
                 node_stmt.discard()
                 continue
-            node_stmt.pipeline(task, row, evicted_for=node_stmt.has_evictions())
+            if node_stmt.pipeline(task, row, evicted_for=node_stmt.has_evictions()) is not None:
+                node_stmt.discard()   # (a handler refused the node: its evictions are taken back)
+                continue
             stmt.merge(node_stmt)
             return True
         return False

@@ -289,7 +289,8 @@ def _try(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.Q
         if not feasible.any():
             continue
         row, idle = choose(ssn, task, feasible)
-        (stmt.allocate if idle else stmt.pipeline)(task, row)
+        if (stmt.allocate if idle else stmt.pipeline)(task, row) is not None:
+            continue   # (undone and noted by the statement)
         if i + 1 < len(pending) and done():
             return stmt, pending[i + 1:]
     return stmt, []

@@ -146,7 +146,8 @@ TABLE: Mapping[Point, Spec] = types.MappingProxyType({
     Point.VICTIM_FILTER: Spec(Rule.CHAIN, "enabledVictim", "(tasks) -> list"),
     Point.TARGET_JOB: Spec(Rule.FIRST_RESULT, "enableTargetJob", "(jobs) -> job | None"),
     Point.RESERVED_NODES: Spec(Rule.CALL_ALL, "enableReservedNodes", "() -> None"),
-    Point.ALLOCATE_EVENT: Spec(Rule.CALL_ALL, None, "(task) -> None"),
+    # (a statement.Refused: why the allocation or pipeline must be undone; the statement calls them itself)
+    Point.ALLOCATE_EVENT: Spec(Rule.CALL_ALL, None, "(task) -> None | statement.Refused"),
     Point.DEALLOCATE_EVENT: Spec(Rule.CALL_ALL, None, "(task) -> None"),
     Point.HYPERNODE_ORDER: Spec(Rule.SUM, "enabledHyperNodeOrder", "(job, hypernode names) -> scores array"),
 })

@@ -7,6 +7,12 @@ put on the task for its binding; evict -> delete; a pipeline is an in-session re
 returns them; `discard()` undoes the log in
 reverse order, restoring node arrays exactly and notifying plugins.
 
+An allocate handler may refuse an allocation or a pipeline (it returns a `Refused`, saying why: a device
+plugin finding no card for the pod on the node; any other return value is ignored): as Volcano's
+Statement.Allocate/Pipeline, every handler is still called, then the operation is undone at once (the task
+back to its status, the node's columns, every deallocate handler) and not logged; `allocate`/`pipeline` return the reason (None: done), and the task's job notes it for the pod's
+and the PodGroup's Unschedulable message.
+
 Must not: write to the API (the session collects committed decisions; the shell writes them).
 """
 from __future__ import annotations
@@ -29,6 +35,10 @@ class Op(enum.StrEnum):
     ALLOCATE = "allocate"
     PIPELINE = "pipeline"
     EVICT = "evict"
+
+
+class Refused(str):
+    """What an allocate handler returns to refuse the allocation: why (a plain str is not a refusal)."""
 
 
 class Decision(NamedTuple):   # immutable, and cheap to make by the ten thousand
@@ -54,19 +64,24 @@ class Statement:
     def _set(self, task: TaskInfo, status: TaskStatus) -> None:
         self.ssn.jobs[task.job].update_task_status(task, status)
 
-    def allocate(self, task: TaskInfo, row: int) -> None:
-        """Place a Pending task on node `row` with its idle resources."""
+    def allocate(self, task: TaskInfo, row: int) -> str | None:
+        """Place a Pending task on node `row` with its idle resources; None, or why a handler refused it
+        (then nothing of it is left: see the module docstring)."""
         nodes = self.ssn.nodes
         before = task.status
         self._set(task, TaskStatus.ALLOCATED)
         task.node = nodes.names[row]
         nodes.add_task(row, task.req, TaskStatus.ALLOCATED)
-        self.ssn.hooks.call(hooks.Point.ALLOCATE_EVENT, task)
+        refused = self._allocated(task)
+        if refused is not None:
+            return self._refuse(task, row, TaskStatus.ALLOCATED, before, refused)
         self.operations.append(_Record(Op.ALLOCATE, task, row, before))
+        return None
 
-    def pipeline(self, task: TaskInfo, row: int, evicted_for: bool = False) -> None:
+    def pipeline(self, task: TaskInfo, row: int, evicted_for: bool = False) -> str | None:
         """Reserve resources on node `row` for a Pending task (no bind): resources being released, or idle
-        ones while its gang is short. `evicted_for`: this statement evicted pods for it."""
+        ones while its gang is short. `evicted_for`: this statement evicted pods for it. None, or why a
+        handler refused it (then nothing of it is left)."""
         nodes = self.ssn.nodes
         before = task.status
         task.evicted_for = evicted_for
@@ -74,8 +89,37 @@ class Statement:
         self._set(task, TaskStatus.PIPELINED)
         task.node = nodes.names[row]
         nodes.add_task(row, task.req, TaskStatus.PIPELINED)
-        self.ssn.hooks.call(hooks.Point.ALLOCATE_EVENT, task)
+        refused = self._allocated(task)
+        if refused is not None:
+            return self._refuse(task, row, TaskStatus.PIPELINED, before, refused)
         self.operations.append(_Record(Op.PIPELINE, task, row, before))
+        return None
+
+    def _allocated(self, task: TaskInfo) -> str | None:
+        """Every allocate handler is told (as upstream, even after one refused); why they refused, if any."""
+        reasons = []
+        for fn, _, _ in self.ssn.hooks.flat(hooks.Point.ALLOCATE_EVENT):
+            why = fn(task)
+            if isinstance(why, Refused):
+                reasons.append(str(why))
+        return "; ".join(reasons) if reasons else None
+
+    def _refuse(self, task: TaskInfo, row: int, status: TaskStatus, before: TaskStatus, reason: str) -> str:
+        """Undo a refused allocation at once (upstream's unallocate / unpipeline) and note why on its job."""
+        node = task.node
+        self._undo(task, row, status, before)
+        verb = "allocation to" if status == TaskStatus.ALLOCATED else "reservation on"
+        self.ssn.jobs[task.job].task_notes[task.uid] = f'{verb} node "{node}" undone: {reason}'
+        return reason
+
+    def _undo(self, task: TaskInfo, row: int, status: TaskStatus, before: TaskStatus) -> None:
+        """An allocation or pipeline taken back: node columns, status, deallocate handlers, node name."""
+        self.ssn.nodes.remove_task(row, task.req, status)
+        task.evicted_for = task.waits_release = False
+        self._set(task, before)
+        # the handlers see the node it leaves (upstream clears NodeName after DeallocateFunc)
+        self.ssn.hooks.call(hooks.Point.DEALLOCATE_EVENT, task)
+        task.node = ""
 
     def evict(self, task: TaskInfo, reason: str = "") -> None:
         """Mark a running task for deletion: its resources become `releasing` on its node."""
@@ -121,11 +165,6 @@ class Statement:
                 self.ssn.hooks.call(hooks.Point.ALLOCATE_EVENT, task)
                 continue
             status = TaskStatus.ALLOCATED if rec.op == Op.ALLOCATE else TaskStatus.PIPELINED
-            nodes.remove_task(rec.row, task.req, status)
             task.last_transaction = (status, task.node, task.evicted_for)
-            task.evicted_for = task.waits_release = False
-            self._set(task, rec.before)
-            # the handlers see the node it leaves (upstream clears NodeName after DeallocateFunc)
-            self.ssn.hooks.call(hooks.Point.DEALLOCATE_EVENT, task)
-            task.node = ""
+            self._undo(task, rec.row, status, rec.before)
         self.operations = []

@@ -19,7 +19,9 @@ of a node that are neither finished, pipelined nor being deleted, from their `vo
 - allocate event: the devices chosen (upstream does it in the predicates plugin's handler) are
   charged to the ledger, and for a pod being bound their annotations go on its binding —
   `volcano.sh/gpu-index` and `volcano.sh/predicate-time`, or the vGPU ones (vgpu.py) — with the
-  session's time; deallocate (an eviction, a discarded statement) takes them back.
+  session's time; deallocate (an eviction, a discarded statement) takes them back. When no card fits
+  (a node the predicate was not asked about), the allocation is refused (statement.Refused, upstream's
+  error) and the statement undoes it: the pod stays Pending, its message says why.
 
 Must not: write to the API (the annotations travel with the session's binds).
 """
@@ -31,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vclite.scheduler.framework import fit, hooks, plugin
+from vclite.scheduler.framework import fit, hooks, plugin, statement
 from vclite.scheduler.framework import tasks as tasks_mod
 from vclite.scheduler.plugins import gpushare, podindex, vgpu
 
@@ -181,24 +183,39 @@ class DeviceShare:
                     out[k] = math.floor(score + 0.5) * self.args.schedule_weight
         return out
 
-    def on_allocate(self, task: tasks_mod.TaskInfo) -> None:
+    def on_allocate(self, task: tasks_mod.TaskInfo) -> statement.Refused | None:
+        """The cards of an allocated or pipelined pod, charged and annotated; when none fit (the predicate
+        was not asked, e.g. `enablePredicate: false`), the allocation is refused with upstream's error and the
+        statement undoes it (upstream's event.Err: Statement.Allocate rolls it back), so no pod is bound
+        without its card."""
         row = self.ssn.nodes.index.get(task.node)
         if row is None:
-            return
+            return None
         pod = task.pod
         if task.status not in _NEW:   # (a discarded eviction puts a placed pod back)
             self._add_placed(row, task.uid, pod)
-            return
+            return None
         annotations: dict[str, str] = {}
         share = self.share.get(row)
         if share is not None and self._wants_share(pod):
-            annotations.update(gpushare.allocate(share, task.uid, pod, _unix_nano(self.ssn.now)) or {})
+            got = gpushare.allocate(share, task.uid, pod, _unix_nano(self.ssn.now))
+            if got is None:
+                why = gpushare.filter_node(share, pod, self.args.gpu_sharing, self.args.gpu_number)
+                ns, name = task.key.split("/", 1)
+                return statement.Refused(f"deviceshare: the node {task.node} can't place the pod {name} in ns {ns}"
+                                         + (f" ({why})" if why else ""))
+            annotations.update(got)
         vdev = self.vgpu.get(row)
         if vdev is not None and self._wants_vgpu(pod):
             unix = _unix_nano(self.ssn.now) // 10**9
-            annotations.update(vgpu.allocate(vdev, task.uid, pod, self.args.schedule_policy, unix) or {})
+            got = vgpu.allocate(vdev, task.uid, pod, self.args.schedule_policy, unix)
+            if got is None:
+                why = vgpu.fit(vdev, pod, self.args.schedule_policy)[2]
+                return statement.Refused(f"deviceshare: {why or 'no enough gpu cards on node ' + task.node}")
+            annotations.update(got)
         if annotations:
             task.bind_annotations = {**(task.bind_annotations or {}), **annotations}
+        return None
 
     def on_deallocate(self, task: tasks_mod.TaskInfo) -> None:
         row = self.ssn.nodes.index.get(task.node)

@@ -125,3 +125,27 @@ def test_pipeline_notes_what_the_task_waits_for_and_discard_keeps_it(task_key, r
     stmt.discard()
     assert (task.evicted_for, task.waits_release) == (False, False)
     assert task.last_transaction == (TaskStatus.PIPELINED, ("a", "b")[row], evicted_for)
+
+
+@pytest.mark.parametrize("op", ["allocate", "pipeline"])
+def test_a_refused_allocation_is_undone_at_once_and_noted(op):
+    """An allocate handler returning statement.Refused (a device plugin finding no card): every handler is still
+    told, then the operation is undone exactly (node columns, proportion's books, the task) with every
+    deallocate handler told, nothing is logged for commit, and the task's job notes why. Any other return value
+    of a handler is not a refusal."""
+    ssn = _session()
+    told = []
+    ssn.hooks.register(statement_mod.hooks.Point.ALLOCATE_EVENT, 0,
+                       lambda t: told.append(("refuse", t.key)) or statement_mod.Refused("no card fits"))
+    ssn.hooks.register(statement_mod.hooks.Point.ALLOCATE_EVENT, 1, lambda t: told.append(("after", t.key)) or "x")
+    ssn.hooks.register(statement_mod.hooks.Point.DEALLOCATE_EVENT, 1, lambda t: told.append(("undo", t.node)))
+    before = _books(ssn)
+    stmt = ssn.statement()
+    task = next(t for t in ssn.jobs["ns/j"].tasks.values() if t.key == "ns/j-0")
+    assert getattr(stmt, op)(task, 0) == "no card fits"
+    _assert_same(before, _books(ssn))
+    assert (task.status, task.node, stmt.operations) == (TaskStatus.PENDING, "", [])
+    assert told == [("refuse", "ns/j-0"), ("after", "ns/j-0"), ("undo", "a")]
+    verb = "allocation to" if op == "allocate" else "reservation on"
+    assert ssn.jobs["ns/j"].task_notes[task.uid] == f'{verb} node "a" undone: no card fits'
+    assert stmt.commit() == []

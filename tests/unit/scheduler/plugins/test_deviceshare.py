@@ -453,3 +453,51 @@ def test_vgpu_register_numbers_read_as_gos_atoi(count, memory, read):
 ])
 def test_gpu_index_read_as_upstream(value, ids):
     assert gpushare.gpu_index({"metadata": {"annotations": {gpushare.GPU_INDEX: value}}}) == ids
+
+
+# ---- an allocation no card fits: refused and undone (upstream: the allocate handler's error) -----------------
+def unchecked_conf(arguments):
+    """deviceshare without its predicate (enablePredicate: false): allocate is not told the cards are full."""
+    return conf.parse({"actions": "enqueue, allocate", "tiers": [
+        [{"name": "priority"}, {"name": "gang"}],
+        [{"name": "predicates"}, {"name": "deviceshare", "enablePredicate": False, "arguments": arguments}]]})
+
+
+SHARE_REFUSED = ('allocation to node "n1" undone: deviceshare: the node n1 can\'t place the pod p2 in ns default '
+                 f"({gpushare.NO_MEMORY})")
+VGPU_REFUSED = 'allocation to node "n1" undone: deviceshare: '
+
+
+@pytest.mark.parametrize("nodes, pods, arguments, min_member, binds, refused, why", [
+    pytest.param([share_node("n1", 16000, 2)], [gpod(f"default/p{i}", mem(5000)) for i in range(3)],
+                 {"deviceshare.GPUSharingEnable": True}, 1, {"default/p0": "0", "default/p1": "1"}, ["default/p2"],
+                 SHARE_REFUSED, id="gpu share: the third pod is not bound without a card"),
+    pytest.param([share_node("n1", 16000, 2)], [gpod(f"default/p{i}", mem(5000)) for i in range(3)],
+                 {"deviceshare.GPUSharingEnable": True}, 3, {}, ["default/p2"], SHARE_REFUSED,
+                 id="gpu share gang: the refusal leaves the gang short, nothing is bound"),
+    pytest.param([share_node("n1", 16000, 2, unhealthy="1")], [gpod(f"default/p{i}", num(1)) for i in range(3)],
+                 {"deviceshare.GPUNumberEnable": True}, 1, {"default/p0": "0"}, ["default/p1", "default/p2"],
+                 SHARE_REFUSED.replace(gpushare.NO_MEMORY, gpushare.NO_NUMBER).replace("p2", "p1"),
+                 id="gpu number: the second card is unhealthy"),
+    pytest.param([vgpu_node("n1", [("GPU-a", 10, 16000)])], [gpod(f"default/p{i}", vg(1, 10000)) for i in range(3)],
+                 {"deviceshare.VGPUEnable": True}, 1, {"default/p0": "GPU-a"}, ["default/p1", "default/p2"],
+                 VGPU_REFUSED, id="vgpu"),
+])
+def test_an_allocation_no_card_fits_is_refused_and_undone(nodes, pods, arguments, min_member, binds, refused, why):
+    st = objects.state(nodes=nodes, podgroups=[objects.pg("default/pg1", min_member=min_member)], pods=pods)
+    ssn = session.open_session(st, unchecked_conf(arguments), objects.NOW)
+    session.run_actions(ssn)
+    r = session.close_session(ssn)
+    assert set(r.binds) == set(binds) and set(r.bind_annotations) == set(binds), r
+    for key, card in binds.items():
+        ann = r.bind_annotations[key]
+        assert (ann.get(gpushare.GPU_INDEX) or ann[vgpu.ASSIGNED_IDS]).startswith(card), ann
+    job = ssn.jobs["default/pg1"]
+    assert sorted(job.task_notes) == refused
+    assert job.task_notes[refused[0]].startswith(why), job.task_notes
+    for t in job.tasks.values():   # nothing half-done: a task is bound with its node, or Pending without one
+        assert (t.key in r.binds) == bool(t.node), (t.key, t.status, t.node)
+    # the session's node columns hold exactly the bound pods (1 cpu each)
+    assert ssn.nodes.used[0][ssn.nodes.dims.index["cpu"]] == 1000 * len(binds)
+    if min_member > 1:
+        assert why in r.podgroup_status["default/pg1"]["conditions"][-1]["message"]
