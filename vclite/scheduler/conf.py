@@ -176,6 +176,7 @@ def _arguments(cls: type, raw: Any, owner: str, path: str, prefixes: tuple[str, 
         return None
     keys = {f.metadata.get("key", f.name) for f in dataclasses.fields(cls) if f.name != "extra"}
     ok = True
+    usable: dict[str, Any] = {}   # key -> value, or a PARTIAL-wrapped value read in part
     for key, value in raw.items():
         at = _child(path, key)
         if str(key) not in keys and not any(str(key).startswith(p) for p in prefixes):
@@ -185,10 +186,17 @@ def _arguments(cls: type, raw: Any, owner: str, path: str, prefixes: tuple[str, 
             continue
         try:
             plugin_mod.parse_arguments(cls, {key: value}, owner, prefixes)   # alone: the error is this key's
+            usable[str(key)] = value
+        except plugin_mod.ArgumentProblems as e:   # every problem inside the value, each at its own place
+            _add_inside(out, at, e)
+            if e.partial is not None:
+                usable[str(key)] = _Partial(e.partial)
+            ok = False
         except (ValueError, TypeError) as e:
             out.add(at, str(e))
             ok = False
     if not ok:
+        _check_together_anyway(cls, raw, usable, owner, path, prefixes, out)
         return None
     try:
         args = plugin_mod.parse_arguments(cls, raw, owner, prefixes)
@@ -196,9 +204,47 @@ def _arguments(cls: type, raw: Any, owner: str, path: str, prefixes: tuple[str, 
         if check is not None:
             check()
         return args
+    except plugin_mod.ArgumentProblems as e:   # arguments only wrong together, at the places it names
+        _add_inside(out, path, e)
+        return None
     except (ValueError, TypeError) as e:   # arguments that are only wrong together
         out.add(path, str(e))
         return None
+
+
+def _add_inside(out: _Problems, at: str, e: plugin_mod.ArgumentProblems) -> None:
+    """Each of `e`'s problems at its place inside the value at `at` (`[0].name`, `.x`, or a key)."""
+    for inside, message in e.problems:
+        out.add(at + inside if inside[:1] in ("[", ".", "") else f"{at}.{inside}", message)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Partial:
+    """An argument's value as read without its faulty parts (ArgumentProblems.partial)."""
+    value: Any
+
+
+def _check_together_anyway(cls: type, raw: Mapping[str, Any], usable: Mapping[str, Any], owner: str, path: str,
+                           prefixes: tuple[str, ...], out: _Problems) -> None:
+    """With other arguments bad, a class's check_together still runs when every key it reads (TOGETHER_KEYS)
+    that was given could be read (in part at least): its problem is reported in the same round."""
+    together = getattr(cls, "TOGETHER_KEYS", None)
+    check = getattr(cls, "check_together", None)
+    if not together or check is None:
+        return
+    given = [k for k in together if k in raw]
+    if any(k not in usable for k in given):
+        return
+    try:
+        args = plugin_mod.parse_arguments(cls, {k: v for k, v in usable.items()
+                                                if k in given and not isinstance(v, _Partial)}, owner, prefixes)
+        fields = {f.metadata.get("key", f.name): f.name for f in dataclasses.fields(cls)}
+        partial = {fields[k]: v.value for k, v in usable.items() if k in given and isinstance(v, _Partial)}
+        dataclasses.replace(args, **partial).check_together()
+    except plugin_mod.ArgumentProblems as e:
+        _add_inside(out, path, e)
+    except (ValueError, TypeError) as e:
+        out.add(path, str(e))
 
 
 _ACTIONS_FORM = 'must be a comma-separated string such as "enqueue, allocate, backfill"'

@@ -8,6 +8,11 @@ registrar)` and `on_session_close(session)`. An action is a class with `name`, `
 class may also have `check_together()`, which configuration load calls on the whole set (each argument
 is first parsed alone, so that one bad argument is reported at its own line) to refuse arguments that
 are only wrong together (ValueError).
+An argument with a nested value (a list of mappings) reports every problem in it at once: its `read` raises
+`ArgumentProblems`, each problem at its own place inside the value (configuration load gives each its line),
+with the value read without its faulty parts (`partial`). When an Arguments class names the keys its
+`check_together` reads (`TOGETHER_KEYS`), that check still runs when other arguments are bad, as long as
+those keys were read (in part, at least), so that it is reported in the same round.
 
 Must not: hold state between sessions (a new instance is made per session).
 """
@@ -44,6 +49,16 @@ class Action(Protocol):
     def __init__(self, arguments: Any) -> None: ...
 
     def execute(self, ssn: "session_mod.Session") -> None: ...
+
+
+class ArgumentProblems(ValueError):
+    """Every problem of one argument's value: (where inside the value — `[0].params.thresholds.cpu`, "" for the
+    value itself —, message) pairs, and `partial`, the value read without its faulty parts (None: nothing)."""
+
+    def __init__(self, problems: list[tuple[str, str]], partial: Any = None):
+        self.problems = list(problems)
+        self.partial = partial
+        super().__init__("\n".join(message for _, message in self.problems))
 
 
 def arg(key: str, default: Any, read: Callable[[Any, str], Any] | None = None) -> Any:

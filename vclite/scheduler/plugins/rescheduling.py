@@ -25,7 +25,9 @@ threshold that is not an integer, ignores strategies it does not know, evicts no
 has no `params` and falls back to 5m on a bad `interval`: all refused at load here, and so are the
 design document's strategies and arguments Volcano never implemented (`offlineOnly`, `lowPriorityFirst`,
 `queueSelector`, `labelSelector`) and thresholds with a `metricsPeriod` other than `10m` (nothing could
-ever be evicted). A dry run (no scheduler process) runs the strategies in its session. `thresholds`
+ever be evicted); every problem of the arguments is reported at once, each at its own line (the strategies'
+entries and thresholds through plugin.ArgumentProblems; the metricsPeriod check even when other arguments are
+bad). A dry run (no scheduler process) runs the strategies in its session. `thresholds`
 keys `pod`/`pods` and the params `thresholdPriorityClassName`, `thresholdPriority`, `nodeFit`,
 `numberOfNodes` are accepted and, as upstream, change nothing.
 
@@ -83,54 +85,77 @@ def read_period(value: Any, where: str) -> str:
     return value or "5m"
 
 
-def _thresholds(value: Any, where: str) -> Mapping[str, float]:
+def _thresholds(value: Any, where: str, inside: str, problems: list[tuple[str, str]]) -> Mapping[str, float]:
+    """A strategy's thresholds (each problem added to `problems` at its place; the defaults where bad)."""
     if not isinstance(value, dict):
-        raise ValueError(f"{where}: expected a mapping such as {{cpu: 20, memory: 20}}, got {value!r} (Volcano "
-                         "stops reading the strategy's params)")
+        problems.append((inside, f"{where}{inside}: expected a mapping such as {{cpu: 20, memory: 20}}, got "
+                                 f"{value!r} (Volcano stops reading the strategy's params)"))
+        return DEFAULT_THRESHOLDS
     out = dict(DEFAULT_THRESHOLDS)
     for key, v in value.items():
         if key not in THRESHOLD_KEYS:
-            raise ValueError(f"{where}: unknown resource {str(key)!r} (known: {', '.join(THRESHOLD_KEYS)})")
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise ValueError(f"{where}.{key}: expected an integer percentage, got {v!r}; {_PANICS}")
-        out[key] = float(v)
+            problems.append((inside, f"{where}{inside}: unknown resource {str(key)!r} "
+                                     f"(known: {', '.join(THRESHOLD_KEYS)})"))
+        elif isinstance(v, bool) or not isinstance(v, int):
+            problems.append((f"{inside}.{key}", f"{where}{inside}.{key}: expected an integer percentage, got {v!r}; "
+                                                f"{_PANICS}"))
+        else:
+            out[key] = float(v)
     return types.MappingProxyType(out)
 
 
 def read_strategies(value: Any, where: str) -> tuple[Strategy, ...]:
+    """The strategies; every problem of the list at once (plugin.ArgumentProblems, each at its place inside
+    the list, with the strategies read without their faulty entries)."""
     if not isinstance(value, list):
         raise ValueError(f"{where}: expected a list of {{name, params}}, got {value!r}")
-    out: list[Strategy] = []
+    out: list[Strategy] = []   # (with problems: what could be read, for the check of metricsPeriod)
+    problems: list[tuple[str, str]] = []
+    names: set[Any] = set()
     for i, entry in enumerate(value):
-        at = f"{where}: strategies[{i}]"
-        if not isinstance(entry, dict):
-            raise ValueError(f"{at}: expected a mapping with name and params, got {entry!r}")
-        for key in entry:
-            if key not in ("name", "params"):
-                raise ValueError(f"{at}: unknown field {str(key)!r} (known: name, params)")
-        name = entry.get("name")
-        if name in DESIGNED_ONLY:
-            raise ValueError(f"{at}.name: strategy {name!r} is in Volcano's design but not implemented (Volcano "
-                             f"ignores it): remove it (known: {LOW_NODE_UTILIZATION})")
-        if name != LOW_NODE_UTILIZATION:
-            raise ValueError(f"{at}.name: unknown strategy {name!r} (known: {LOW_NODE_UTILIZATION}; Volcano "
-                             "ignores the others)")
-        if name in (s.name for s in out):
-            raise ValueError(f"{at}.name: strategy {name!r} is listed twice")
-        params = entry.get("params")
-        if not isinstance(params, dict):
-            raise ValueError(f"{at}.params: expected a mapping with thresholds and targetThresholds, got "
-                             f"{params!r} (Volcano evicts nothing without params)")
-        for key in params:
-            if key not in ("thresholds", "targetThresholds", *IGNORED_PARAMS):
-                raise ValueError(f"{at}.params: unknown parameter {str(key)!r} (known: thresholds, "
-                                 f"targetThresholds, {', '.join(IGNORED_PARAMS)})")
-        low = _thresholds(params["thresholds"], f"{at}.params.thresholds") if "thresholds" in params \
-            else DEFAULT_THRESHOLDS
-        target = _thresholds(params["targetThresholds"], f"{at}.params.targetThresholds") \
-            if "targetThresholds" in params else DEFAULT_THRESHOLDS
-        out.append(Strategy(name, low, target))
+        strategy = _strategy(entry, f"[{i}]", f"{where}: strategies", names, problems)
+        if strategy is not None:
+            out.append(strategy)
+    if problems:
+        raise plugin.ArgumentProblems(problems, tuple(out) or (Strategy(),))
     return tuple(out) or (Strategy(),)
+
+
+def _strategy(entry: Any, at: str, where: str, names: set[Any], problems: list[tuple[str, str]]) -> Strategy | None:
+    """One entry of `strategies` (None when it cannot be read at all); its problems added to `problems`."""
+    def problem(inside: str, message: str) -> None:
+        problems.append((at + inside, f"{where}{at}{inside}: {message}" if inside else f"{where}{at}: {message}"))
+    if not isinstance(entry, dict):
+        problem("", f"expected a mapping with name and params, got {entry!r}")
+        return None
+    for key in entry:
+        if key not in ("name", "params"):
+            problem("", f"unknown field {str(key)!r} (known: name, params)")
+    name = entry.get("name")
+    if name in DESIGNED_ONLY:
+        problem(".name", f"strategy {name!r} is in Volcano's design but not implemented (Volcano ignores it): "
+                         f"remove it (known: {LOW_NODE_UTILIZATION})")
+        return None
+    if name != LOW_NODE_UTILIZATION:
+        problem(".name", f"unknown strategy {name!r} (known: {LOW_NODE_UTILIZATION}; Volcano ignores the others)")
+        return None
+    if name in names:
+        problem(".name", f"strategy {name!r} is listed twice")
+    names.add(name)
+    params = entry.get("params")
+    if not isinstance(params, dict):
+        problem(".params", f"expected a mapping with thresholds and targetThresholds, got {params!r} (Volcano "
+                           "evicts nothing without params)")
+        return None
+    for key in params:
+        if key not in ("thresholds", "targetThresholds", *IGNORED_PARAMS):
+            problem(".params", f"unknown parameter {str(key)!r} (known: thresholds, targetThresholds, "
+                               f"{', '.join(IGNORED_PARAMS)})")
+    low = _thresholds(params["thresholds"], f"{where}", f"{at}.params.thresholds", problems) \
+        if "thresholds" in params else DEFAULT_THRESHOLDS
+    target = _thresholds(params["targetThresholds"], f"{where}", f"{at}.params.targetThresholds", problems) \
+        if "targetThresholds" in params else DEFAULT_THRESHOLDS
+    return Strategy(name, low, target)
 
 
 def _designed_only(where: str) -> None:
@@ -146,14 +171,16 @@ class Arguments:
     queue_selector: Any = plugin.arg("queueSelector", None, lambda v, where: _designed_only(where))
     label_selector: Any = plugin.arg("labelSelector", None, lambda v, where: _designed_only(where))
 
+    TOGETHER_KEYS = ("strategies", "metricsPeriod")   # (checked even when other arguments are bad)
+
     def check_together(self) -> None:
         """Thresholds given with a metricsPeriod the metrics source never fills (configuration load)."""
         given = any(s != Strategy(s.name) for s in self.strategies)
         if given and self.metrics_period != nodemetrics.NODE_METRICS_PERIOD:
-            raise ValueError(f'plugin "{NAME}": metricsPeriod is {self.metrics_period}, but the metrics source '
-                             f"fills only the {nodemetrics.NODE_METRICS_PERIOD} averages (in Volcano too): every node "
-                             f"would read 0 % and nothing would ever be evicted; write metricsPeriod: "
-                             f"{nodemetrics.NODE_METRICS_PERIOD}")
+            raise plugin.ArgumentProblems([("metricsPeriod", (
+                f'plugin "{NAME}": metricsPeriod is {self.metrics_period}, but the metrics source fills only the '
+                f"{nodemetrics.NODE_METRICS_PERIOD} averages (in Volcano too): every node would read 0 % and nothing "
+                f"would ever be evicted; write metricsPeriod: {nodemetrics.NODE_METRICS_PERIOD}"))])
 
 
 def _amount(node: dict, field: str, name: str) -> float | None:

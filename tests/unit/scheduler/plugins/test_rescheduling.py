@@ -193,3 +193,56 @@ def test_bad_arguments_name_their_line(arguments, line, message):
     assert len(e.value.problems) == 1
     p = e.value.problems[0]
     assert (p.file, p.line) == ("sched.conf", line) and message in p.message, p
+
+
+DESIGN_EXAMPLE = """\
+actions: "enqueue, allocate, backfill, shuffle"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+  - name: rescheduling
+    arguments:
+      interval: 5m
+      metricsPeriod: 5m
+      strategies:
+        - name: offlineOnly
+        - name: lowPriorityFirst
+        - name: lowNodeUtilization
+          params:
+            thresholds:
+              "cpu" : 20
+              "memory": 20
+              "pods": 20
+            targetThresholds:
+              "cpu" : 50.5
+              "memory": 50
+              "gpu": 50
+      queueSelector:
+        - default
+        - test-queue
+      labelSelector:
+        business: offline
+        team: test
+"""
+
+
+def test_every_problem_of_the_design_documents_example_is_reported_at_once():
+    """docs/design/rescheduling.md's example (with two more slips in targetThresholds): every problem in one
+    round, each at its own line, the metricsPeriod check included (before: only the first, offlineOnly)."""
+    with pytest.raises(conf.ConfError) as e:
+        conf.parse(DESIGN_EXAMPLE, "sched.conf")
+    got = [(p.file, p.line, p.message) for p in e.value.problems]
+    want = [
+        (10, "metricsPeriod is 5m, but the metrics source fills only the 10m averages"),
+        (12, "strategies[0].name: strategy 'offlineOnly' is in Volcano's design but not implemented"),
+        (13, "strategies[1].name: strategy 'lowPriorityFirst' is in Volcano's design but not implemented"),
+        (20, "strategies[2].params.targetThresholds: unknown resource 'gpu'"),
+        (21, "strategies[2].params.targetThresholds.cpu: expected an integer percentage, got 50.5"),
+        (24, "'queueSelector': in Volcano's design but not implemented"),
+        (27, "'labelSelector': in Volcano's design but not implemented"),
+    ]
+    assert len(got) == len(want), got
+    for (file, line, message), (want_line, want_message) in zip(got, sorted(want)):
+        assert (file, line) == ("sched.conf", want_line) and want_message in message, (line, message)
