@@ -21,7 +21,9 @@ is not in the session, as in Volcano (its job is skipped), and the table says so
 
 The session is `session.run_session` with `--conf FILE` (a volcano-scheduler.conf) or Volcano's
 default configuration. A conf with a `metrics` source (Prometheus, Elasticsearch) has it read once, before the session,
-for the nodes' usage (the usage and rescheduling plugins; the table's notes say what was read).
+for the nodes' usage (the usage and rescheduling plugins; the table's notes say what was read). That read may take
+`--metrics-timeout` seconds in all (METRICS_TIMEOUT, 5, by default; Volcano's scheduler gives a round 60): a
+source that accepts and never answers costs a dry run a few seconds, and the notes say it did not answer in time.
 Output (`-o json`, exactly this shape; `-o yaml` the same data):
 `{"binds": {"<ns>/<pod>": "<node>"}, "evictions": ["<ns>/<pod>"], "pipelined": {"<ns>/<podgroup>":
 ["<node>"]}, "podGroupPhases": {"<ns>/<podgroup>": "<phase>"}, "unschedulable": {"<ns>/<podgroup>":
@@ -39,7 +41,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import sys
+import time
 from typing import Any
 
 import click
@@ -267,9 +271,12 @@ def decisions(cluster: snapshot.ClusterState, result: session.SessionResult, det
     return out
 
 
-def read_usage(state: State, conf: conf_mod.SchedulerConf, now: Any) -> None:
+METRICS_TIMEOUT = 5.0   # seconds the dry run's one read of the metrics source may take (Volcano's round: 60)
+
+
+def read_usage(state: State, conf: conf_mod.SchedulerConf, now: Any, within: float = METRICS_TIMEOUT) -> None:
     """The nodes' usage from the conf's `metrics` source, read once as of `now` (the usage and rescheduling
-    plugins), and a note of what was read."""
+    plugins) within `within` seconds, and a note of what was read."""
     if not nodemetrics.enabled(conf.metrics):
         readers = sorted({p.name for tier in conf.tiers for p in tier} & {"usage", "rescheduling"})
         if readers:
@@ -281,12 +288,13 @@ def read_usage(state: State, conf: conf_mod.SchedulerConf, now: Any) -> None:
         return
     names = [meta.name(n) for n in state.cluster.nodes]
     failures: list[str] = []
+    started = time.monotonic()
     try:
-        usage = metricsfeed.read(conf.metrics, names, lambda: now, failures)
+        usage = metricsfeed.read(conf.metrics, names, lambda: now, failures, within)
     except (OSError, ValueError) as e:
         state.cluster.node_usage = {}
         state.notes.append(f"node usage not read from {conf.metrics['address']} ({e}): no node has any, as in "
-                           "Volcano before its first successful read")
+                           "Volcano before its first successful read" + _late(started, within))
         return
     state.cluster.node_usage = usage
     period = nodemetrics.NODE_METRICS_PERIOD
@@ -295,12 +303,22 @@ def read_usage(state: State, conf: conf_mod.SchedulerConf, now: Any) -> None:
     state.notes.append(f"node usage ({period} averages) from {conf.metrics['address']}: {read or 'no nodes'}")
     if failures:
         state.notes.append(f"{len(failures)} of {2 * len(names)} usage queries to {conf.metrics['address']} failed, "
-                           f"each value counted 0 as in Volcano (first: {failures[0]})")
+                           f"each value counted 0 as in Volcano (first: {failures[0]})" + _late(started, within))
 
 
-def dry_run(state: State, conf: conf_mod.SchedulerConf, now: Any, details: bool = False) -> Obj:
-    """The session's answer (`details`: with the plugins' details, see the module docstring)."""
-    read_usage(state, conf, now)
+def _late(started: float, within: float) -> str:
+    """What a note adds when the read used up its time: the source did not answer in time."""
+    if time.monotonic() - started < within:
+        return ""
+    return (f"; the source did not answer within {within:g}s, all this dry run waits for it (--metrics-timeout; "
+            f"Volcano's scheduler waits up to {nodemetrics.ROUND_DEADLINE:g}s a round)")
+
+
+def dry_run(state: State, conf: conf_mod.SchedulerConf, now: Any, details: bool = False,
+            metrics_timeout: float = METRICS_TIMEOUT) -> Obj:
+    """The session's answer (`details`: with the plugins' details, see the module docstring); the metrics
+    source, if any, is read within `metrics_timeout` seconds."""
+    read_usage(state, conf, now, metrics_timeout)
     kept: dict = {}   # (the plugins' process-long state: numa-aware's CPU choices are read from it)
     out = decisions(state.cluster, session.run_session(dataclasses.replace(state.cluster, memory=kept), conf, now),
                     details)
@@ -360,6 +378,12 @@ def render_table(state: State, conf_name: str, conf: conf_mod.SchedulerConf, out
     return "\n".join(lines) + "\n"
 
 
+def _positive(value: float) -> float:
+    if not (0 < value < math.inf):
+        raise click.BadParameter(f"{value:g} is not a number of seconds greater than 0")
+    return value
+
+
 @click.group(context_settings=CONTEXT)
 def scheduler() -> None:
     """Volcano's scheduler, offline: ask what it would decide for a cluster state."""
@@ -379,7 +403,13 @@ def scheduler() -> None:
               help="Add the plugins' details to -o json|yaml where there are some: `bindAnnotations` (what each bind "
                    "writes on its pod: deviceshare's chosen GPUs) and `numaCpuSets` (numa-aware's CPUs per pod). Off "
                    "by default, so the answer keeps its five keys; the table always shows them.")
-def dry_run_command(files, conf_path, output, details) -> None:
+@click.option("--metrics-timeout", type=float, metavar="SECONDS", default=METRICS_TIMEOUT, show_default=True,
+              callback=lambda ctx, param, value: _positive(value),
+              help="With a `metrics` section in the conf: how long the one read of the nodes' usage may take in "
+                   "all, connecting and waiting for answers included (Volcano's scheduler gives a round 60 s). A "
+                   "source that has not answered by then counts as unreachable: every node's usage 0 %, as in "
+                   "Volcano, and the notes say so.")
+def dry_run_command(files, conf_path, output, details, metrics_timeout) -> None:
     """Run ONE scheduling session over a cluster state and print what it decided.
 
     \b
@@ -418,8 +448,8 @@ def dry_run_command(files, conf_path, output, details) -> None:
         sys.exit(2)
     if nodemetrics.enabled(conf.metrics):   # (a source that accepts and never answers holds the read this long)
         click.echo(f"reading the nodes' usage from {conf.metrics.get('address')} (at most "
-                   f"{nodemetrics.ROUND_DEADLINE:g}s)…", err=True)
-    out = dry_run(state, conf, clock_mod.RealClock().now(), details or output == "table")
+                   f"{metrics_timeout:g}s: --metrics-timeout)…", err=True)
+    out = dry_run(state, conf, clock_mod.RealClock().now(), details or output == "table", metrics_timeout)
     if output in ("json", "yaml"):
         for note in state.notes:   # (the table shows them; the answer's keys are a contract: on stderr)
             click.echo(f"note: {note}", err=True)

@@ -30,13 +30,14 @@ Reader = Callable[..., Mapping[str, nodemetrics.NodeUsage]]
 
 
 def read(conf: Mapping[str, str], nodes: Iterable[str], now: Any = None,
-         failures: list[str] | None = None) -> Mapping[str, nodemetrics.NodeUsage]:
+         failures: list[str] | None = None, within: float = nodemetrics.ROUND_DEADLINE
+         ) -> Mapping[str, nodemetrics.NodeUsage]:
     """The nodes' usage from the source `metrics.type` names (prometheus or elasticsearch); raises when
     nothing could be read (Elasticsearch; a Prometheus query that fails counts 0 instead, and is told
-    to `failures` when given)."""
+    to `failures` when given). `within`: the seconds the whole read may take (Volcano's 60 by default)."""
     if conf.get("type") == nodemetrics.ELASTICSEARCH:
-        return nodemetrics_es.elasticsearch_usage(conf, nodes, now)
-    return nodemetrics.prometheus_usage(conf, nodes, now, failures)
+        return nodemetrics_es.elasticsearch_usage(conf, nodes, now, within)
+    return nodemetrics.prometheus_usage(conf, nodes, now, failures, within)
 
 
 class Feed:

@@ -207,13 +207,14 @@ def _error_of(body: bytes) -> str:
 
 
 def prometheus_usage(conf: Mapping[str, str], nodes: Iterable[str], now: Any = None,
-                     failures: list[str] | None = None) -> dict[str, NodeUsage]:
+                     failures: list[str] | None = None, within: float = ROUND_DEADLINE) -> dict[str, NodeUsage]:
     """Each node's usage from the Prometheus at `metrics.address` (see the module docstring).
     `now()` gives the metrics time (the moment each node's queries ended); real time by default.
-    `failures`, when given, receives a line for each query that failed (its value counted 0)."""
+    `failures`, when given, receives a line for each query that failed (its value counted 0). `within`: the
+    seconds the whole round may take (Volcano's 60; the dry run's is shorter): a query may wait what is left."""
     now = now or utc_now
     address, insecure = conf["address"], conf.get("tls.insecureSkipVerify") == "true"
-    deadline = time.monotonic() + ROUND_DEADLINE
+    deadline = time.monotonic() + within
     out: dict[str, NodeUsage] = {}
     for node in nodes:
         values = []

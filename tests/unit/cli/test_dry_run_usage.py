@@ -1,8 +1,12 @@
 """`vcctl scheduler dry-run` with the usage and rescheduling plugins, node usage read from a real Prometheus."""
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
+import threading
 
+import pytest
 import yaml
 from click.testing import CliRunner
 
@@ -73,7 +77,8 @@ def test_busy_node_refused_idle_node_preferred_and_busy_node_relieved(tmp_path):
         table = CliRunner().invoke(main_mod.cli, args)
     assert as_json.exit_code == 0, as_json.output
     out = json.loads(as_json.stdout)
-    assert f"reading the nodes' usage from {prom.url}" in as_json.stderr   # (what it waits for, on stderr)
+    # (what it waits for, and how long at most, on stderr)
+    assert f"reading the nodes' usage from {prom.url} (at most 5s: --metrics-timeout)" in as_json.stderr
     assert f"note: node usage (10m averages) from {prom.url}: n1 cpu 90%" in as_json.stderr
     # n1 is over the cpu threshold; n3 is the least used; n1 gives back pods until it is under 60 %
     assert out["binds"] == {"ns/p": "n3"}
@@ -92,3 +97,65 @@ def test_a_bad_metrics_section_runs_nothing(tmp_path):
     assert r.exit_code == 2
     assert f"{tmp_path / 'sched.conf'}:21: metrics: address must be an http(s) URL" in r.output
     assert "no session was run" in r.output
+
+
+@contextlib.contextmanager
+def _silent_server():
+    """A real TCP server that accepts every connection, reads what it is sent and never answers."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def serve():
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            held.append(conn)   # (kept open, never answered)
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", held
+    finally:
+        stop.set()
+        thread.join()
+        for conn in held:
+            conn.close()
+        listener.close()
+
+
+@pytest.mark.parametrize("kind, note", [
+    pytest.param("prometheus", "6 of 6 usage queries to {url} failed, each value counted 0 as in Volcano (first: n1 "
+                               "cpu: ", id="prometheus: every query counted 0"),
+    pytest.param("elasticsearch", "node usage not read from {url} (", id="elasticsearch: nothing read"),
+])
+def test_a_source_that_never_answers_holds_the_dry_run_for_its_metrics_timeout_only(tmp_path, kind, note):
+    """Before, a dry run waited up to Volcano's 60 s round for a source that accepts and never answers; now its
+    one read gives up after --metrics-timeout (5 s by default), says so, and the session runs as with an
+    unreachable source."""
+    state = tmp_path / "state.yaml"
+    state.write_text(yaml.safe_dump_all(STATE))
+    with _silent_server() as (url, held):
+        (tmp_path / "sched.conf").write_text(CONF.format(url=url).replace("type: prometheus", f"type: {kind}"))
+        r = CliRunner().invoke(main_mod.cli, ["scheduler", "dry-run", "-f", str(state), "--conf",
+                                              str(tmp_path / "sched.conf"), "-o", "json", "--metrics-timeout", "0.5"])
+        asked = len(held)
+    assert r.exit_code == 0, r.output
+    assert asked >= 1   # (the source was reached: it accepted and said nothing)
+    assert f"reading the nodes' usage from {url} (at most 0.5s: --metrics-timeout)" in r.stderr
+    assert f"note: {note.format(url=url)}" in r.stderr, r.stderr
+    assert ("the source did not answer within 0.5s, all this dry run waits for it (--metrics-timeout; Volcano's "
+            "scheduler waits up to 60s a round)") in r.stderr, r.stderr
+    assert json.loads(r.stdout)["binds"] == {"ns/p": "n1"}   # (no usage: the session ran as with none)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "inf", "soon"])
+def test_a_bad_metrics_timeout_is_refused(tmp_path, value):
+    state = tmp_path / "state.yaml"
+    state.write_text(yaml.safe_dump_all(STATE))
+    r = CliRunner().invoke(main_mod.cli, ["scheduler", "dry-run", "-f", str(state), "--metrics-timeout", value])
+    assert r.exit_code == 2 and "--metrics-timeout" in r.output, r.output
