@@ -134,6 +134,7 @@ class Session:
         self.explained: set[str] = set()           # jobs whose Unschedulable reason is already written
         self.enqueue_notes: dict[str, tuple[str, str]] = {}
         self.task_notes: dict[str, str] = {}       # why a plugin refused a task (Allocatable), by uid
+        self.refused: set[str] = set()   # tasks whose allocation a handler refused (statement.Refused), by uid
         self.fit_cache = fitcache.FitCache(self.nodes)
         self._sum_cache: tuple[int, fitcache.RowCache, fitcache.BestCache] | None = None
         self._fn_caches: dict[int, fitcache.RowCache] = {}   # each keyed NodeOrder function's memo, by id
@@ -437,6 +438,8 @@ def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResul
             result.podgroup_status[job.uid] = new
         if job.uid in ssn.unschedulable_now:
             _tell_waiting_pods(job, result.pod_conditions)
+        elif ssn.refused:
+            _tell_waiting_pods(job, result.pod_conditions, ssn.refused)
     allocated = status_mod.queue_allocated(ssn.jobs, ssn.queues, ssn.dims)
     for name, queue in ssn.queues.items():
         if not status_mod.queue_allocated_unchanged(queue, allocated[name], ssn.dims):
@@ -444,11 +447,15 @@ def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResul
     return result
 
 
-def _tell_waiting_pods(job: JobInfo, out: dict[str, tuple[str, str, str]]) -> None:
-    """Why each pod of a waiting job is not placed, where its PodScheduled condition does not say it yet."""
+def _tell_waiting_pods(job: JobInfo, out: dict[str, tuple[str, str, str]], only: set[str] | None = None) -> None:
+    """Why each pod of a waiting job is not placed, where its PodScheduled condition does not say it yet.
+    `only`: just these tasks (by uid) — a job whose gang is satisfied still tells a pod whose allocation a
+    handler refused (statement.Refused) why it waits."""
     base = status_mod.job_fit_message(job)
     for status in status_mod.WAITING_TASKS:
         for task in (job.index.get(status) or {}).values():
+            if only is not None and (task.uid not in only or task.status != tasks_mod.TaskStatus.PENDING):
+                continue
             why = status_mod.task_scheduling_reason(job, task, base)
             if status_mod.pod_scheduled_differs(task.pod, *why):
                 out[task.key] = why

@@ -110,6 +110,7 @@ class Statement:
         self._undo(task, row, status, before)
         verb = "allocation to" if status == TaskStatus.ALLOCATED else "reservation on"
         self.ssn.jobs[task.job].task_notes[task.uid] = f'{verb} node "{node}" undone: {reason}'
+        self.ssn.refused.add(task.uid)   # (its pod is told why, even when its gang is satisfied)
         return reason
 
     def _undo(self, task: TaskInfo, row: int, status: TaskStatus, before: TaskStatus) -> None:
