@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from vclite.api import kinds
-from vclite.cli import manifests, scheduler_cmd
+from vclite.cli import dryrun, manifests, scheduler_cmd
 from vclite.scheduler import conf as conf_mod
 from vclite.scheduler.framework import session, snapshot
 from vclite.scheduler.plugins import numa_aware
@@ -179,14 +179,14 @@ def test_a_bad_numatopology_in_a_state_file_is_refused_with_file_and_line(tmp_pa
     path.write_text("apiVersion: nodeinfo.volcano.sh/v1alpha1\nkind: Numatopology\nmetadata: {name: node-a}\n"
                     "spec:\n  numares:\n    cpu: {allocatable: 0-x}\n")
     with pytest.raises(manifests.InvalidManifests) as e:
-        scheduler_cmd.load_state([str(path)])
+        dryrun.load_state([str(path)])
     assert [str(p) for p in e.value.problems] == [
         f"{path}:6: Numatopology/node-a: spec.numares.cpu.allocatable: Invalid value: \"0-x\": invalid cpuset item "
         "'0-x' (expected N or N-M, comma-separated: `0-3,8`)"]
 
 
 def _session(objects: list[Obj], memory: dict) -> session.SessionResult:
-    state = scheduler_cmd.build_state(objects).cluster
+    state = dryrun.build_state(objects).cluster
     return session.run_session(snapshot.ClusterState(**{**state.__dict__, "memory": memory}),
                                conf_mod.parse(CONF, "sched.conf"), NOW)
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from vclite.cli import scheduler_cmd
+from vclite.cli import dryrun
 from vclite.scheduler import conf
 
 STATES = pathlib.Path(__file__).resolve().parent / "states"
@@ -77,8 +77,8 @@ def test_every_state_has_an_expectation_and_a_conf():
 
 @pytest.mark.parametrize("case_id", case_ids())
 def test_state_file(case_id):
-    state = scheduler_cmd.load_state([str(STATES / f"{case_id}.yaml")])
-    out = scheduler_cmd.dry_run(state, conf.load_file(str(conf_of(case_id))), NOW, details=True)
+    state = dryrun.load_state([str(STATES / f"{case_id}.yaml")])
+    out = dryrun.dry_run(state, conf.load_file(str(conf_of(case_id))), NOW, details=True)
     assert not mismatches(expected(case_id), out), (mismatches(expected(case_id), out), out)
 
 

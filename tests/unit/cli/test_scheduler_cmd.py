@@ -7,7 +7,7 @@ import json
 import pytest
 import yaml
 
-from vclite.cli import manifests, scheduler_cmd
+from vclite.cli import dryrun, manifests, scheduler_cmd
 from vclite.scheduler import conf
 from vclite.scheduler.framework import session
 
@@ -64,14 +64,14 @@ def pod(name, group, cpu="1", ns=None, scheduler="volcano", node_name=None, phas
                  id="volcano pod without a podgroup"),
 ])
 def test_build_state_notes(objects, added, notes):
-    state = scheduler_cmd.build_state(objects)
+    state = dryrun.build_state(objects)
     assert state.added_default_queue is added
     assert state.notes == notes
 
 
 def test_build_state_defaults_namespaces_and_leaves_the_input_alone():
     objects = [node("n1"), podgroup("pg"), pod("p", "pg")]
-    state = scheduler_cmd.build_state(objects)
+    state = dryrun.build_state(objects)
     assert [p["metadata"]["namespace"] for p in state.cluster.pods + state.cluster.podgroups] == ["default", "default"]
     assert "namespace" not in objects[2]["metadata"] and "namespace" not in objects[1]["metadata"]
     assert [q["metadata"]["name"] for q in state.cluster.queues] == ["default"]
@@ -85,15 +85,15 @@ def test_dry_run_answer_shape_and_content():
                podgroup("fits", ns="a"), pod("fits-0", "fits", ns="a"),
                podgroup("big", ns="a", min_member=1), pod("big-0", "big", cpu="8", ns="a"),
                podgroup("orphan", q="missing", ns="a", phase="", conditions=[WAITING])]
-    state = scheduler_cmd.build_state(objects)
-    out = scheduler_cmd.dry_run(state, conf.default_conf(), NOW)
+    state = dryrun.build_state(objects)
+    out = dryrun.dry_run(state, conf.default_conf(), NOW)
     assert list(out) == ["binds", "evictions", "pipelined", "podGroupPhases", "unschedulable"]
     assert out["binds"] == {"a/fits-0": "n1"} and out["evictions"] == [] and out["pipelined"] == {}
     assert out["podGroupPhases"] == {"a/big": "Inqueue", "a/fits": "Inqueue", "a/orphan": "Pending"}
     assert set(out["unschedulable"]) == {"a/big", "a/orphan"}
     assert out["unschedulable"]["a/orphan"] == "old reason"   # not in the session: the condition as written
     assert "pod needs cpu 8, but the largest node has 2" in out["unschedulable"]["a/big"]
-    table = scheduler_cmd.render_table(state, "Volcano's default", conf.default_conf(), out)
+    table = dryrun.render_table(state, "Volcano's default", conf.default_conf(), out)
     for text in ("BINDS (1)", "a/fits-0   n1", "WHY PENDING", "a/orphan: old reason", 'queue "missing" does not exist'):
         assert text in table, table
 
@@ -103,14 +103,14 @@ def test_device_annotations_in_the_answer_and_the_table():
     gpu["status"]["allocatable"].update({"volcano.sh/gpu-memory": "16000", "volcano.sh/gpu-number": "2"})
     p = pod("train-0", "train", ns="a")
     p["spec"]["containers"][0]["resources"]["limits"] = {"volcano.sh/gpu-memory": "4000"}
-    state = scheduler_cmd.build_state([gpu, queue("default"), podgroup("train", ns="a"), p])
+    state = dryrun.build_state([gpu, queue("default"), podgroup("train", ns="a"), p])
     cfg = conf.parse({"actions": "enqueue, allocate", "tiers": [[{"name": "gang"}, {"name": "predicates"}, {
         "name": "deviceshare", "arguments": {"deviceshare.GPUSharingEnable": True}}]]})
-    out = scheduler_cmd.dry_run(state, cfg, NOW, details=True)
-    assert "bindAnnotations" not in scheduler_cmd.dry_run(state, cfg, NOW)
+    out = dryrun.dry_run(state, cfg, NOW, details=True)
+    assert "bindAnnotations" not in dryrun.dry_run(state, cfg, NOW)
     assert out["bindAnnotations"] == {"a/train-0": {"volcano.sh/gpu-index": "0",
                                                     "volcano.sh/predicate-time": "1767225600000000000"}}
-    table = scheduler_cmd.render_table(state, "gpu.conf", cfg, out)
+    table = dryrun.render_table(state, "gpu.conf", cfg, out)
     assert "a/train-0 is bound with: volcano.sh/gpu-index=0, volcano.sh/predicate-time=1767225600000000000" in table
 
 
@@ -119,7 +119,7 @@ def test_a_node_whose_gpus_deviceshare_cannot_read_is_noted():
     gpu["metadata"]["annotations"] = {"volcano.sh/node-vgpu-register": "GPU-0,10,16000,T4,true:"}
     gpu["status"]["allocatable"].update({"volcano.sh/vgpu-number": "10", "volcano.sh/vgpu-cores": "100",
                                          "volcano.sh/vgpu-memory": "16000"})
-    state = scheduler_cmd.build_state([gpu, queue("default")])
+    state = dryrun.build_state([gpu, queue("default")])
     assert state.notes == ["Node g1: volcano.sh/node-vgpu-register entry 'GPU-0,10,16000,T4,true' has fewer than six "
                            "fields (UUID,count,memory,type,health,mode): deviceshare sees no GPU there (pods asking "
                            "for one fit it only by its resources, and get no device annotation)."]
@@ -133,7 +133,7 @@ def test_a_vgpu_card_whose_count_or_memory_is_no_integer_is_noted():
                                       "GPU-2,10,16000,NVIDIA-T4,true,hami-core:"}
     gpu["status"]["allocatable"].update({"volcano.sh/vgpu-number": "30", "volcano.sh/vgpu-cores": "300",
                                          "volcano.sh/vgpu-memory": "48000"})
-    state = scheduler_cmd.build_state([gpu, queue("default")])
+    state = dryrun.build_state([gpu, queue("default")])
     assert state.notes == [
         "Node g1: volcano.sh/node-vgpu-register card 'GPU-0': count 'x' is not an integer, so it counts 0 and the "
         "card takes no pod.",
@@ -145,17 +145,17 @@ def test_an_unhealthy_gpu_id_that_is_no_card_id_is_noted():
     gpu = node("g1")
     gpu["metadata"]["annotations"] = {"volcano.sh/gpu-unhealthy-ids": "1, 2"}
     gpu["status"]["allocatable"].update({"volcano.sh/gpu-memory": "16000", "volcano.sh/gpu-number": "4"})
-    state = scheduler_cmd.build_state([gpu, queue("default")])
+    state = dryrun.build_state([gpu, queue("default")])
     assert state.notes == ["Node g1: volcano.sh/gpu-unhealthy-ids entry ' 2' is not a card id (an integer, no spaces), "
                            "so it is skipped and no card is taken out of use for it."]
 
 
 def test_decisions_prefer_the_sessions_status():
-    state = scheduler_cmd.build_state([podgroup("pg", ns="a", phase="Pending", conditions=[WAITING])])
+    state = dryrun.build_state([podgroup("pg", ns="a", phase="Pending", conditions=[WAITING])])
     result = session.SessionResult(podgroup_status={"a/pg": {"phase": "Inqueue", "conditions": [
         dict(WAITING, status="False")]}})
-    assert scheduler_cmd.decisions(state.cluster, result)["podGroupPhases"] == {"a/pg": "Inqueue"}
-    assert scheduler_cmd.decisions(state.cluster, result)["unschedulable"] == {}
+    assert dryrun.decisions(state.cluster, result)["podGroupPhases"] == {"a/pg": "Inqueue"}
+    assert dryrun.decisions(state.cluster, result)["unschedulable"] == {}
 
 
 BAD_TIMES = """\
@@ -187,7 +187,7 @@ def test_a_time_that_does_not_parse_is_a_problem_of_its_file_and_line(tmp_path):
     path = tmp_path / "state.yaml"
     path.write_text(BAD_TIMES)
     with pytest.raises(manifests.InvalidManifests) as e:
-        scheduler_cmd.load_state([str(path)])
+        dryrun.load_state([str(path)])
     got = sorted(str(p) for p in e.value.problems)
     assert got == [
         f"{path}:19: Pod/p: status.conditions[0].lastTransitionTime: Invalid value: 'junk': not an RFC 3339 time",
@@ -220,12 +220,12 @@ def test_a_state_with_a_disruption_budget_and_the_pdb_plugin(allowed, evictions)
     budget = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "low"},
               "spec": {"minAvailable": 2 - allowed, "selector": {"matchLabels": {"app": "low"}}},
               "status": {"disruptionsAllowed": allowed}}
-    state = scheduler_cmd.build_state([node("n1", cpu="2"), queue("default"), priority,
+    state = dryrun.build_state([node("n1", cpu="2"), queue("default"), priority,
                                        podgroup("low", phase="Running", min_member=0), *low, hi_group, high, budget])
     c = conf.parse(PDB_CONF)
-    out = scheduler_cmd.dry_run(state, c, NOW)
+    out = dryrun.dry_run(state, c, NOW)
     assert out["evictions"] == evictions
-    assert "1 PodDisruptionBudget(s)." in scheduler_cmd.render_table(state, "sched.conf", c, out)
+    assert "1 PodDisruptionBudget(s)." in dryrun.render_table(state, "sched.conf", c, out)
 
 
 BAD_STATUSES = """\
@@ -256,7 +256,7 @@ def test_a_status_the_session_reads_that_does_not_parse_is_a_problem_of_its_file
     path = tmp_path / "state.yaml"
     path.write_text(BAD_STATUSES)
     with pytest.raises(manifests.InvalidManifests) as e:
-        scheduler_cmd.load_state([str(path)])
+        dryrun.load_state([str(path)])
     got = sorted(str(p) for p in e.value.problems)
     assert got == [
         f'{path}:17: ResourceQuota/q: status.used[cpu]: invalid quantity "lots": quantities must match the regular '
@@ -273,7 +273,7 @@ def test_a_bad_node_status_is_one_problem_per_field(tmp_path):
                     '  capacity: {cpu: "4", volcano.sh/gpu-number: "-2"}\n'
                     '  allocatable: {cpu: "4", volcano.sh/gpu-memory: "abc"}\n')
     with pytest.raises(manifests.InvalidManifests) as e:
-        scheduler_cmd.load_state([str(path)])
+        dryrun.load_state([str(path)])
     got = [str(p) for p in e.value.problems]
     assert len(got) == len(set(got)) == 2, got
     assert any(":5: Node/n1: status.capacity[volcano.sh/gpu-number]" in p for p in got), got
@@ -286,7 +286,7 @@ def test_the_help_names_every_kind_a_state_may_hold():
     out = CliRunner().invoke(scheduler_cmd.scheduler, ["dry-run", "--help"], terminal_width=1000).output
     text = " ".join(out.split())
     plurals = [k.kind[:-1] + "ies" if k.kind.endswith("y") else k.kind + ("es" if k.kind.endswith("s") else "s")
-               for k in scheduler_cmd.STATE_KINDS]
+               for k in dryrun.STATE_KINDS]
     missing = [p for p in plurals if p not in text]
     assert missing == [], text
 
@@ -314,8 +314,8 @@ def affinity_state(declare_namespace):
 def test_namespaces_labels_are_read_as_the_live_scheduler_reads_them(declared, binds):
     """The live scheduler gives the session every Namespace (pod affinity's namespaceSelector reads their
     labels); a dry run ignored the state's Namespaces, so the same affinity never matched there."""
-    state = scheduler_cmd.build_state(affinity_state(declared))
-    assert scheduler_cmd.dry_run(state, conf.parse(PDB_CONF.replace("pdb", "predicates")), NOW)["binds"] == binds
+    state = dryrun.build_state(affinity_state(declared))
+    assert dryrun.dry_run(state, conf.parse(PDB_CONF.replace("pdb", "predicates")), NOW)["binds"] == binds
 
 
 def test_a_namespace_the_pods_use_exists_with_its_name_label():
@@ -323,9 +323,9 @@ def test_a_namespace_the_pods_use_exists_with_its_name_label():
     objects = affinity_state(False)
     objects[-1]["spec"]["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0][
         "namespaceSelector"] = {"matchLabels": {"kubernetes.io/metadata.name": "other"}}
-    state = scheduler_cmd.build_state(objects)
+    state = dryrun.build_state(objects)
     assert [meta["metadata"]["name"] for meta in state.cluster.namespaces] == ["default", "other"]
-    assert scheduler_cmd.dry_run(state, conf.parse(PDB_CONF.replace("pdb", "predicates")), NOW)["binds"] == \
+    assert dryrun.dry_run(state, conf.parse(PDB_CONF.replace("pdb", "predicates")), NOW)["binds"] == \
         {"default/p": "n2"}
 
 

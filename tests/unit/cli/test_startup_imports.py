@@ -38,7 +38,7 @@ report()
 """
 
 HEAVY = ["numpy", "aiohttp", "rich", "vclite.runtime.runtime", "vclite.httpserver", "vclite.cli.run",
-         "vclite.cli.server", "vclite.cli.scheduler_cmd", "vclite.cli.controller", "vclite.cli.groups",
+         "vclite.cli.server", "vclite.cli.scheduler_cmd", "vclite.cli.dryrun", "vclite.scheduler.framework", "vclite.cli.controller", "vclite.cli.groups",
          "vclite.scheduler.plugins.deviceshare", "vclite.scheduler.plugins.numa_aware",
          "vclite.scheduler.plugins.usage", "vclite.scheduler.plugins.extender"]
 
@@ -60,6 +60,8 @@ def heavy_modules_loaded(argv: list[str], cwd: str) -> list[str]:
     pytest.param(["--version"], [], id="vcctl --version"),
     pytest.param(["version"], [], id="vcctl version"),
     pytest.param(["server", "--help"], ["vclite.cli.server"], id="server --help"),
+    pytest.param(["scheduler", "--help"], ["vclite.cli.scheduler_cmd"], id="scheduler --help"),
+    pytest.param(["scheduler", "dry-run", "--help"], ["vclite.cli.scheduler_cmd"], id="scheduler dry-run --help"),
     pytest.param(["run", "--help"], [], id="run --help"),
     pytest.param(["validate", "--help"], [], id="validate --help"),
     pytest.param(["jobflow", "list", "-s", "http://127.0.0.1:9"], ["vclite.cli.groups"], id="jobflow list"),

@@ -117,7 +117,7 @@ def test_unreachable_server_gives_fresh_zero_usage():
 def test_a_dry_run_says_which_queries_failed():
     """An unreachable Prometheus counts 0 (as Volcano), and the dry run's notes said only "cpu 0% memory 0%":
     they now say the queries failed and why."""
-    from vclite.cli import scheduler_cmd
+    from vclite.cli import dryrun
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -126,8 +126,8 @@ def test_a_dry_run_says_which_queries_failed():
     nodemetrics.prometheus_usage(metrics, ["a"], lambda: NOW, failures)
     assert [f.split(":")[0] for f in failures] == ["a cpu", "a memory"], failures
     c = conf.parse({"actions": "allocate", "tiers": [{"plugins": [{"name": "usage"}]}], "metrics": metrics})
-    state = scheduler_cmd.State(scheduler_cmd.snapshot.ClusterState(nodes=[{"metadata": {"name": "n1"}}]))
-    scheduler_cmd.read_usage(state, c, NOW)
+    state = dryrun.State(dryrun.snapshot.ClusterState(nodes=[{"metadata": {"name": "n1"}}]))
+    dryrun.read_usage(state, c, NOW)
     assert state.notes[0] == f"node usage (10m averages) from http://127.0.0.1:{port}: n1 cpu 0% memory 0%"
     assert state.notes[1].startswith(f"2 of 2 usage queries to http://127.0.0.1:{port} failed, each value counted 0 "
                                      "as in Volcano (first: n1 cpu: "), state.notes
@@ -140,8 +140,8 @@ def test_a_dry_run_says_which_queries_failed():
 ])
 def test_a_dry_run_says_when_the_usage_readers_have_no_source(plugins, note):
     """usage or rescheduling without a `metrics` section have no say (as upstream): the dry run said nothing."""
-    from vclite.cli import scheduler_cmd
+    from vclite.cli import dryrun
     c = conf.parse({"actions": "allocate", "tiers": [{"plugins": [{"name": p} for p in plugins]}]})
-    state = scheduler_cmd.State(scheduler_cmd.snapshot.ClusterState(nodes=[{"metadata": {"name": "n1"}}]))
-    scheduler_cmd.read_usage(state, c, NOW)
+    state = dryrun.State(dryrun.snapshot.ClusterState(nodes=[{"metadata": {"name": "n1"}}]))
+    dryrun.read_usage(state, c, NOW)
     assert [n.split(" (")[0] for n in state.notes] == ([note] if note else [])

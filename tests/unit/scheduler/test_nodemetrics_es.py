@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from vclite.cli import scheduler_cmd
+from vclite.cli import dryrun
 from vclite.scheduler import conf, metricsfeed, nodemetrics
 from vclite.scheduler import nodemetrics_es as es
 
@@ -110,7 +110,7 @@ def test_unreachable_server_fails_the_round_and_the_dry_run_says_so():
     with pytest.raises(OSError):
         es.elasticsearch_usage(metrics, ["n1"], lambda: NOW)
     c = conf.parse({"actions": "allocate", "tiers": [{"plugins": [{"name": "usage"}]}], "metrics": metrics})
-    state = scheduler_cmd.State(scheduler_cmd.snapshot.ClusterState(nodes=[{"metadata": {"name": "n1"}}]))
-    scheduler_cmd.read_usage(state, c, NOW)
+    state = dryrun.State(dryrun.snapshot.ClusterState(nodes=[{"metadata": {"name": "n1"}}]))
+    dryrun.read_usage(state, c, NOW)
     assert state.cluster.node_usage == {}
     assert state.notes[0].startswith(f"node usage not read from http://127.0.0.1:{port} (")
