@@ -340,6 +340,25 @@ def test_the_exit_handler_reads_the_other_flows_outcomes(vcctl, write, tmp_path)
         "extract=Completed transform=Failed (schema mismatch) publish=Skipped\n", r
 
 
+def test_the_exit_handler_sends_one_notification_per_failure(vcctl, tmp_path):
+    """`withParam: "{{workflow.failures}}"`: one vcjob per failed flow, each reading its failure's fields."""
+    text = ("apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: night}\nspec:\n  onExit: notify\n"
+            "  flows:\n  - name: notify\n    withParam: '{{workflow.failures}}'\n  - name: extract\n"
+            "  - name: transform\n    dependsOn: {expression: extract.Finished}\n"
+            "  - name: publish\n    dependsOn: {targets: [transform]}\n"
+            + _template("extract", 'echo "disk full" > $TERMINATION_MESSAGE_PATH; exit 2')
+            + _template("transform", "exit 3") + _template("publish", "true")
+            + _template("notify", 'echo "{{item.name}} {{item.outcome}} (handled: {{item.handled}}): '
+                                  '{{item.message}}"'))
+    status, jobs, r = run_example(vcctl, tmp_path, "notify.yaml", text, code=1)
+    assert sorted(j for j in jobs if j.startswith("night-notify")) == ["night-notify-0", "night-notify-1"], r
+    assert status["conditions"]["night-notify"]["message"] == "2 items: 2 Completed"
+    assert logs(tmp_path, "night-notify-0-main-0") == \
+        "extract Failed (handled: true): vcjob night-extract Failed: disk full\n", r
+    assert logs(tmp_path, "night-notify-1-main-0") == \
+        "transform Failed (handled: false): vcjob night-transform Failed\n"
+
+
 # ---- a stopped run lists the loop items waiting for their retry ------------------------------------------------
 RETRYING_SHARDS = ("apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: shards}\nspec:\n  flows:\n"
                    "  - name: shard\n    withItems: [1, 2, 3, 4]\n    retry: {limit: 3, backoff: {duration: 5m}}\n"

@@ -23,7 +23,8 @@ Additive fields (all optional; a plain Volcano JobFlow is admitted exactly as be
                                  taskStatusList[{taskName, phase: a pod phase}]; taskName a DNS label
     spec.flows[].when: "<condition>"    (api/flowexpr) over params, outputs, item, iteration
     spec.flows[].withItems: [...]       fan-out, one vcjob `<jobflow>-<flow>-<index>` per item
-    spec.flows[].withParam: "{{outputs.<flow>}}"  (that flow's output, a JSON list)
+    spec.flows[].withParam: "{{outputs.<flow>}}"  (that flow's output, a JSON list), or in the exit handler
+                                 "{{workflow.failures}}" (one item per failed flow; {{item.<field>}} its fields)
     spec.flows[].repeat: {until: "<condition>", limit: 1..100}   both required; not with withItems/withParam
     spec.flows[].retry: {limit: 0..20, backoff: {duration: "10s", factor: >=1, maxDuration: "5m", cap: "5m"}}
     spec.flows[].patch.jobSpec: (Volcano) merged onto the template (api/flowtemplate.apply_patch)
@@ -67,6 +68,7 @@ _RETAIN_POLICIES = tuple(p.value for p in flow.RetainPolicy)
 _POD_PHASES = tuple(p.value for p in core.PodPhase)
 _PARAM_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 _WITH_PARAM = re.compile(r"\s*\{\{\s*outputs\.([A-Za-z0-9_-]+)\s*\}\}\s*")
+_WITH_PARAM_WORKFLOW = re.compile(r"\s*\{\{\s*(workflow(?:\.[A-Za-z0-9_-]+)*)\s*\}\}\s*")   # the exit handler's
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,6 +95,7 @@ class _Ctx:
     errs: list[FieldError]
     refs: list[_Ref] = dataclasses.field(default_factory=list)
     exit: bool = False   # the exit handler (spec.onExit): it may read the other flows' outcomes
+    failures: bool = False   # it loops over workflow.failures: each item is a failure
 
     def error(self, path: str, message: str) -> None:
         self.errs.append(FieldError(path, message))
@@ -249,7 +252,7 @@ def _validate_flow(f: Any, i: int, jobflow: str, namespace: str, params: Mapping
             index[name] = i
     loop = f.get("withItems") is not None or f.get("withParam") is not None
     ctx = _Ctx(fp, name or "", params, loop, f.get("repeat") is not None, errs,
-               exit=bool(name) and name == handler)
+               exit=bool(name) and name == handler, failures=_loops_over_failures(f))
     _depends_on(f.get("dependsOn"), ctx)
     _loop(f, ctx, jobflow)
     if f.get("when") is not None:
@@ -298,7 +301,7 @@ def template_errors(spec: Obj, reads: Mapping[str, Mapping[str, str] | set[str]]
     for name, i in index.items():
         f = flows[i]
         ctx = _Ctx(f"spec.flows[{i}]", name, params, f.get("withItems") is not None or f.get("withParam") is not None,
-                   f.get("repeat") is not None, [], exit=name == handler)
+                   f.get("repeat") is not None, [], exit=name == handler, failures=_loops_over_failures(f))
         _depends_on(f.get("dependsOn"), ctx)   # (the spec's own references: admitted, so without errors)
         _loop(f, ctx, "")
         if isinstance(f.get("when"), str):
@@ -517,6 +520,8 @@ def _ref_problem(root: str, path: tuple[str, ...], ctx: _Ctx, in_condition: bool
                 "(use {{item}} in the patch)")
     if root == "item" and not ctx.loop:
         return "item is only defined in a flow with withItems or withParam"
+    if root == "item" and ctx.failures and path:
+        return flowsyntax.failure_field_problem(path, "item")
     if root == "iteration" and not ctx.repeat:
         return ("iteration is only defined in a flow with repeat" if in_condition
                 else "{{iteration}} is only defined in a flow with repeat")
@@ -548,12 +553,40 @@ def _loop(f: Obj, ctx: _Ctx, jobflow: str) -> None:
                                              " a vcjob name must be no more than 63 characters")
     if param is None:
         return
+    w = _WITH_PARAM_WORKFLOW.fullmatch(param) if isinstance(param, str) else None
+    if w is not None:
+        problem = _workflow_param_problem(w.group(1), ctx)
+        if problem:
+            ctx.expr_error(f"{fp}.withParam", flowexpr.ExprError(problem, w.start(1), param))
+        return
     m = _WITH_PARAM.fullmatch(param) if isinstance(param, str) else None
     if m is None:
         ctx.error(f"{fp}.withParam", common.invalid(param, 'must be "{{outputs.<flow>}}": the output of an '
-                                                           "earlier flow, a JSON list"))
+                                                           'earlier flow, a JSON list (or, in the exit handler, '
+                                                           '"{{workflow.failures}}")'))
     else:
         ctx.refs.append(_Ref(m.group(1), f"{fp}.withParam", f"{fp}.withParam", m.start(1), param))
+
+
+def _loops_over_failures(f: Obj) -> bool:
+    """Whether flow `f` loops over `{{workflow.failures}}` (its items are failures, whose fields are known)."""
+    w = _WITH_PARAM_WORKFLOW.fullmatch(f["withParam"]) if isinstance(f.get("withParam"), str) else None
+    return w is not None and w.group(1) == "workflow.failures"
+
+
+def _workflow_param_problem(ref: str, ctx: _Ctx) -> str:
+    """What is wrong with `withParam: "{{<ref>}}"`, `ref` a `workflow…` reference ("" if nothing): only the exit
+    handler reads the JobFlow's, and only `workflow.failures` is a list to loop over."""
+    path = ref.split(".")[1:]
+    if not path:
+        return "workflow needs a name: withParam loops over workflow.failures"
+    problem = _ref_problem("workflow", tuple(path), ctx) or flowsyntax.workflow_problem(path)
+    if problem:
+        return problem
+    if path != ["failures"]:
+        return (f"withParam needs a JSON list: {{{{{ref}}}}} is not one (loop over workflow.failures, "
+                "one item per failed flow)")
+    return ""
 
 
 def _repeat(rep: Any, ctx: _Ctx) -> None:

@@ -69,6 +69,8 @@ ROOTS = ("params", "outputs", "item", "iteration", "outcomes", "workflow")   # o
 # what the exit handler reads of the whole JobFlow, as Argo's {{workflow.status}} and {{workflow.failures}}
 WORKFLOW_FIELDS = ("status", "failures")
 FAILURE_FIELDS = ("name", "outcome", "message", "handled")   # of each element of workflow.failures
+# Argo's names for them ({{item.displayName}} in an Argo exit handler looping over {{workflow.failures}})
+ARGO_FAILURE_FIELDS = {"displayName": "name", "templateName": "name", "phase": "outcome"}
 FUNCTIONS = {"len": 1, "contains": 2, "json": 1}
 KEYWORDS = {"true": True, "false": False, "null": None}
 DEPENDS, WHEN = "depends", "when"
@@ -476,10 +478,20 @@ def workflow_problem(path: Sequence[str]) -> str:
     if path[0] == "failures" and len(path) > 1 and not path[1].isdigit():
         return (f"workflow.failures is a list: read an element by its index (workflow.failures.0.name), "
                 f"not {path[1]!r}")
-    if path[0] == "failures" and len(path) > 2 and path[2] not in FAILURE_FIELDS:
-        return f"a failure has no field {path[2]!r} (it has {', '.join(FAILURE_FIELDS)})"
-    if path[0] == "failures" and len(path) > 3:
-        return f"workflow.failures.{path[1]}.{path[2]} has no fields"
+    if path[0] == "failures" and len(path) > 2:
+        return failure_field_problem(path[2:], f"workflow.failures.{path[1]}")
+    return ""
+
+
+def failure_field_problem(path: Sequence[str], written: str) -> str:
+    """What is wrong with reading `path` of an element of workflow.failures ("" if nothing); `written` names the
+    element as the reader wrote it (`item`, `workflow.failures.0`). Argo's field names are pointed to ours."""
+    if path[0] not in FAILURE_FIELDS:
+        argo = ARGO_FAILURE_FIELDS.get(path[0])
+        hint = f"; Argo's {path[0]} is {argo} here" if argo else ""
+        return f"a failure has no field {path[0]!r} (it has {', '.join(FAILURE_FIELDS)}{hint})"
+    if len(path) > 1:
+        return f"{written}.{path[0]} has no fields"
     return ""
 
 

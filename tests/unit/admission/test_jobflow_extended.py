@@ -262,7 +262,8 @@ REJECT = [
                  ["spec.flows[1].withParam: set either withItems or withParam, not both"], id="both-loops"),
     *[pytest.param(jf(fl("a"), fl("b", withParam=v)),
                    [f'spec.flows[1].withParam: Invalid value: "{v}": must be "{{{{outputs.<flow>}}}}": the output of '
-                    "an earlier flow, a JSON list"], id=f"with-param-form-{i}")
+                    'an earlier flow, a JSON list (or, in the exit handler, "{{workflow.failures}}")'],
+                   id=f"with-param-form-{i}")
       for i, v in enumerate(["outputs.a", "{{outputs.a.items}}", "{{params.list}}", "{{outputs.a}} x"])],
     pytest.param(jf(fl("a", withParam="{{outputs.b}}")),
                  ['spec.flows[0].withParam: flow "a": unknown flow "b" at position 10:' + caret("{{outputs.b}}", 10)],
@@ -546,13 +547,66 @@ def test_the_exit_handler_reads_the_other_flows_outcomes(h, expected):
                   "index (workflow.failures.0.name), not 'x'"], id="failures-not-an-index"),
     pytest.param(fl("h", patch={"jobSpec": {"queue": "{{workflow.failures.0.phase}}"}}),
                  ['spec.flows[1].patch.jobSpec.queue: flow "h": a failure has no field \'phase\' (it has name, '
-                  "outcome, message, handled)"], id="failure-unknown-field"),
+                  "outcome, message, handled; Argo's phase is outcome here)"], id="failure-unknown-field"),
     pytest.param(fl("h", when='len(workflow.failures.1.message.text) > 0'),
                  ['spec.flows[1].when: flow "h": workflow.failures.1.message has no fields at position 4:'
                   + caret("len(workflow.failures.1.message.text) > 0", 4)], id="failure-field-has-no-fields"),
 ])
 def test_the_exit_handler_reads_the_whole_jobflow(h, expected):
     assert messages(jf(fl("a"), h, **HANDLER)) == expected
+
+
+def _echo(*words: str) -> Obj:
+    return {"jobSpec": {"tasks": [{"name": "t", "template": {"spec": {"containers": [
+        {"name": "c", "command": ["echo", *words]}]}}}]}}
+
+
+FAILURES = "{{workflow.failures}}"
+
+
+@pytest.mark.parametrize("flows, expected", [
+    pytest.param([fl("a"), fl("h", withParam=FAILURES, patch=_echo("{{item}}", "{{item.name}}", "{{item.outcome}}",
+                                                                   "{{item.message}}", "{{item.handled}}"))], [],
+                 id="the-exit-handler-loops-over-the-failures"),
+    pytest.param([fl("a"), fl("h", withParam=" {{ workflow.failures }} ")], [], id="spaces"),
+    pytest.param([fl("a", withParam=FAILURES), fl("h")],
+                 ['spec.flows[0].withParam: flow "a": workflow is read by the exit handler (spec.onExit) only: the '
+                  "JobFlow's status and failures are known once every other flow has finished at position 2:"
+                  + caret(FAILURES, 2)], id="outside-the-exit-handler"),
+    pytest.param([fl("a"), fl("h", withParam="{{workflow.status}}")],
+                 ['spec.flows[1].withParam: flow "h": withParam needs a JSON list: {{workflow.status}} is not one '
+                  "(loop over workflow.failures, one item per failed flow) at position 2:"
+                  + caret("{{workflow.status}}", 2)], id="status-is-not-a-list"),
+    pytest.param([fl("a"), fl("h", withParam="{{workflow.failures.0}}")],
+                 ['spec.flows[1].withParam: flow "h": withParam needs a JSON list: {{workflow.failures.0}} is not '
+                  "one (loop over workflow.failures, one item per failed flow) at position 2:"
+                  + caret("{{workflow.failures.0}}", 2)], id="an-element-is-not-a-list"),
+    pytest.param([fl("a"), fl("h", withParam="{{workflow.errors}}")],
+                 ['spec.flows[1].withParam: flow "h": workflow has no field \'errors\' (it has status, failures) at '
+                  "position 2:" + caret("{{workflow.errors}}", 2)], id="unknown-field"),
+    pytest.param([fl("a"), fl("h", withParam=FAILURES, patch=_echo("{{item.displayName}}"))],
+                 ['spec.flows[1].patch.jobSpec.tasks[0].template.spec.containers[0].command[1]: flow "h": a failure '
+                  "has no field 'displayName' (it has name, outcome, message, handled; Argo's displayName is name "
+                  "here)"], id="argos-field-name"),
+    pytest.param([fl("a"), fl("h", withParam=FAILURES, patch=_echo("{{item.name.first}}"))],
+                 ['spec.flows[1].patch.jobSpec.tasks[0].template.spec.containers[0].command[1]: flow "h": '
+                  "item.name has no fields"], id="a-field-has-no-fields"),
+    pytest.param([fl("a"), fl("h", withParam="{{outputs.a}}", patch=_echo("{{item.displayName}}"))], [],
+                 id="another-lists-items-are-not-failures"),
+])
+def test_the_exit_handler_loops_over_the_failures(flows, expected):
+    """`withParam: "{{workflow.failures}}"`: one item per failed flow, in the exit handler only; the fields of an
+    item are a failure's."""
+    assert messages(jf(*flows, **HANDLER)) == expected
+
+
+def test_a_template_reading_a_failure_field_that_does_not_exist_is_refused():
+    spec = {"onExit": "h", "flows": [fl("a"), fl("h", withParam=FAILURES)]}
+    got = [f"{e.path}: {e.message}" for e in jobflow.template_errors(
+        spec, {"h": {"item.phase": "spec.tasks[0].template.spec.containers[0].command[1]", "item.name": ""}})]
+    assert got == ['spec.flows[1].name: JobTemplate "h": spec.tasks[0].template.spec.containers[0].command[1]: '
+                   "a failure has no field 'phase' (it has name, outcome, message, handled; Argo's phase is "
+                   "outcome here)"]
 
 
 @pytest.mark.parametrize("b, expected", [

@@ -177,7 +177,7 @@ class Conditions:
         done = ", ".join(f"{c[s]} {s}" for s in (rs.IState.COMPLETED, rs.IState.FAILED, rs.IState.TERMINATED) if c[s])
         if c[rs.IState.RETRY_WAIT]:
             done = ", ".join(x for x in (done, f"{c[rs.IState.RETRY_WAIT]} retrying") if x)
-        msg = fr.message or f"{n} items: " + (done or "none finished")
+        msg = fr.message or f"{n} item{'' if n == 1 else 's'}: " + (done or "none finished")
         return {"phase": str(phase), "reason": str(fr.reason or R.FAN_OUT), "message": msg, "items": n}
 
     def _waiting_condition(self, fr: rs.FlowRT) -> Obj:

@@ -261,7 +261,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             top = max(self._flow_of(j)[1] for j in jobs)
             self._begin(fr, [rs.Inst(self.key(d.name, i), d.name, i) for i in range(top + 1)])
         elif d.fanout:
-            items = self._items(fr)
+            items = self._items(fr) if not d.over_failures else [None] * self._failure_items(fr, jobs)
             if items is None:
                 return   # the items cannot be known again: the flow is decided anew (and fails)
             self._begin(fr, [rs.Inst(self.key(d.name, i), d.name, i, item=it) for i, it in enumerate(items)])
@@ -270,6 +270,13 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         for job in jobs:
             if meta.name(job) in self.insts:
                 self.observe(meta.name(job), job, now)
+
+    def _failure_items(self, fr: rs.FlowRT, jobs: list[Obj]) -> int:
+        """How many items the exit handler looping over `{{workflow.failures}}` had, when it is rebuilt: the
+        other flows' outcomes are settled only after the load, so the failures are read again when an item's
+        vcjob is built (`values_for`); their count is the one the status recorded (else its vcjobs')."""
+        n = (self.prev_conditions.get(self.key(fr.d.name)) or {}).get("items")
+        return n if isinstance(n, int) and n >= 0 else max(self._flow_of(j)[1] for j in jobs) + 1
 
     def _restore_sticky(self, fr: rs.FlowRT) -> None:
         """Flow-level failures and skips recorded in the previous status survive a rebuild."""

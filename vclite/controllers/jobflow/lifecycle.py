@@ -144,7 +144,8 @@ class Lifecycle:
         d = fr.d
         if d.fanout and not fr.items:   # (here, not in _admit: a failure found in the same settle wins)
             self._begin(fr, [])
-            self._finish(fr, O.COMPLETED, R.NO_ITEMS, "no items: nothing to run")
+            self._finish(fr, O.COMPLETED, R.NO_ITEMS, "no failures: nothing to run" if d.over_failures
+                         else "no items: nothing to run")
         elif d.loop is plan_mod.Loop.REPEAT:
             self._begin(fr, [rs.Inst(self.key(d.name, 0), d.name, 0)])
         elif d.fanout:
@@ -156,6 +157,8 @@ class Lifecycle:
         d = fr.d
         if d.loop is plan_mod.Loop.ITEMS:
             return list(d.items)
+        if d.over_failures:   # (the exit handler: every other flow has finished, the list is final)
+            return list(self.workflow()["failures"])
         try:
             return flowtemplate.parse_items(self.output_of(d.param_from),
                                             f"withParam of flow {d.name} (the output of flow {d.param_from})")

@@ -42,21 +42,6 @@ def _list_element(output: str) -> Any:
     return text
 
 
-def _failure_message(fr: rs.FlowRT) -> str:
-    """Why a flow failed, for `workflow.failures`: what its condition says, else its last failed vcjob and the
-    message of that vcjob's state."""
-    if fr.message:
-        return fr.message
-    for inst in reversed(fr.insts):
-        if inst.job is not None and inst.state in (rs.IState.FAILED, rs.IState.TERMINATED):
-            state = (inst.job.get("status") or {}).get("state") or {}
-            why = state.get("message") or state.get("reason") or ""
-            return f"vcjob {inst.name} {inst.state.value}" + (f": {why}" if why else "")
-        if inst.note is not None and inst.note.phase == JP.FAILED:
-            return inst.note.message
-    return f"flow {fr.d.name} {fr.final}"
-
-
 class Outputs:
     """Mixin of engine.Engine (its state: flows, plan, reader, to_create, output_waits)."""
 
@@ -99,12 +84,28 @@ class Outputs:
         return {name: str(fr.final) if fr.final is not None else NOT_CREATED
                 for name, fr in self.flows.items() if not fr.d.exit}
 
+    def _failure_message(self, fr: rs.FlowRT) -> str:
+        """Why a flow failed, for `workflow.failures`: what its condition says, else its last failed vcjob, the
+        message of that vcjob's state and what its pod said (its output: the termination message, as Argo's
+        failure message is the failed pod's)."""
+        if fr.message:
+            return fr.message
+        for inst in reversed(fr.insts):
+            if inst.job is not None and inst.state in (rs.IState.FAILED, rs.IState.TERMINATED):
+                state = (inst.job.get("status") or {}).get("state") or {}
+                why = [w for w in (state.get("message") or state.get("reason") or "",
+                                   " ".join(self.inst_output(inst).split())) if w]
+                return f"vcjob {inst.name} {inst.state.value}" + (f": {'; '.join(why)}" if why else "")
+            if inst.note is not None and inst.note.phase == JP.FAILED:
+                return inst.note.message
+        return f"flow {fr.d.name} {fr.final}"
+
     def workflow(self) -> dict[str, Any]:
         """What the exit handler reads as `workflow.status` and `workflow.failures`, as Argo's exit handler reads
         {{workflow.status}} and {{workflow.failures}}: `Failed` once a failure is unhandled (the JobFlow fails,
         whatever the handler does), else `Succeeded` (it succeeds if the handler completes); every other flow
         that Failed or was Terminated, in spec order, with its outcome, why, and whether a flow handled it."""
-        failures = [{"name": name, "outcome": str(fr.final), "message": _failure_message(fr),
+        failures = [{"name": name, "outcome": str(fr.final), "message": self._failure_message(fr),
                      "handled": name not in self.unhandled}
                     for name, fr in self.flows.items()
                     if not fr.d.exit and fr.final in (flowexpr.Outcome.FAILED, flowexpr.Outcome.TERMINATED)]
@@ -141,6 +142,9 @@ class Outputs:
                                    "only from a Completed flow")
             return None, []
         item = inst.item
+        if d.over_failures:   # (read when it is built: after a rebuild, once the other flows' outcomes are settled)
+            failures = self.workflow()["failures"]
+            item = failures[inst.index] if inst.index < len(failures) else {}
         return flowtemplate.template_values(self.plan.params, outputs,
                                             *(() if item is rs.MISSING else (item,)),
                                             iteration=inst.index if d.loop is plan_mod.Loop.REPEAT else None,

@@ -42,6 +42,7 @@ Obj = dict[str, Any]
 O = flowexpr.Outcome
 PROBE_PREFIX = "probe:"
 PARAM_REF = re.compile(r"^\s*\{\{\s*outputs\.([A-Za-z0-9_-]+)\s*\}\}\s*$")
+FAILURES_REF = re.compile(r"^\s*\{\{\s*workflow\.failures\s*\}\}\s*$")   # the exit handler's withParam
 NEW_FLOW_FIELDS = ("when", "withItems", "withParam", "repeat", "retry", "patch")
 NEW_DEPENDS_FIELDS = ("strategy", "expression")
 
@@ -128,6 +129,7 @@ class FlowDef:
     loop: Loop = Loop.NONE
     items: tuple[Any, ...] = ()               # withItems
     param_from: str = ""                      # withParam: the flow whose output lists the items
+    over_failures: bool = False               # withParam "{{workflow.failures}}" (the exit handler): one item each
     until: flowexpr.Expr | None = None        # repeat
     limit: int = 1                            # repeat: at most this many iterations
     retry_limit: int = 0
@@ -274,7 +276,7 @@ def _compile_flow(f: Obj, index: int, exit_name: str) -> FlowDef:
         expression = flowexpr.parse_depends(dep["expression"]) if dep.get("expression") else None
         when = flowexpr.parse_when(f["when"]) if f.get("when") not in (None, "") else None
         probe = _probe_entries(dep.get("probe"))
-        loop, items, param_from, until, limit = _loop(f, name)
+        loop, items, param_from, until, limit = _loop(f, name, base.exit)
         retry_limit, backoff = _retry(f.get("retry"))
         patch = (f.get("patch") or {}).get("jobSpec") if isinstance(f.get("patch"), dict) else None
     except (flowexpr.ExprError, ValueError, TypeError) as e:
@@ -293,12 +295,15 @@ def _compile_flow(f: Obj, index: int, exit_name: str) -> FlowDef:
         if dependency is not None else ()
     return dataclasses.replace(
         base, strategy=strategy, expression=expression, probe=probe, when=when, loop=loop, items=items,
-        param_from=param_from, until=until, limit=limit, retry_limit=retry_limit, retried=isinstance(f.get("retry"), dict), backoff=backoff, patch=patch,
+        param_from=param_from, over_failures=loop is Loop.PARAM and not param_from, until=until, limit=limit,
+        retry_limit=retry_limit, retried=isinstance(f.get("retry"), dict), backoff=backoff, patch=patch,
         refs=refs, readers_of=tuple(r for r in reads if r not in named), dependency=dependency, atoms=atoms,
         simple=bool(targets) and not probe and expression is None and not reads)
 
 
-def _loop(f: Obj, name: str) -> tuple[Loop, tuple, str, flowexpr.Expr | None, int]:
+def _loop(f: Obj, name: str, exit: bool = False) -> tuple[Loop, tuple, str, flowexpr.Expr | None, int]:
+    """A flow's loop: its kind, withItems' items, the flow a withParam reads ("" for `{{workflow.failures}}`, which
+    only the exit handler (`exit`) may loop over), repeat's condition and limit."""
     given = [k for k in ("withItems", "withParam", "repeat") if f.get(k) is not None]
     if len(given) > 1:
         raise ValueError(f"{' and '.join(given)} cannot be combined on one flow")
@@ -309,6 +314,10 @@ def _loop(f: Obj, name: str) -> tuple[Loop, tuple, str, flowexpr.Expr | None, in
             raise ValueError("withItems: must be a list")
         return Loop.ITEMS, tuple(f["withItems"]), "", None, 1
     if given[0] == "withParam":
+        if FAILURES_REF.match(str(f["withParam"])):
+            if not exit:
+                raise ValueError("withParam: {{workflow.failures}} is read by the exit handler (spec.onExit) only")
+            return Loop.PARAM, (), "", None, 1
         m = PARAM_REF.match(str(f["withParam"]))
         if not m:
             raise ValueError(f'withParam: must be "{{{{outputs.<flow>}}}}", got {f["withParam"]!r}')

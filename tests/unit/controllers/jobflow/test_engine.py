@@ -1395,3 +1395,54 @@ def test_the_exit_handlers_template_reads_the_whole_jobflow(finish, workflow):
         assert flowtemplate.lookup("workflow.failures.0.name", got) == workflow["failures"][0]["name"]
         # (the fields admission lets a condition or placeholder read of an element: flowsyntax.FAILURE_FIELDS)
         assert all(tuple(f) == flowsyntax.FAILURE_FIELDS for f in json.loads(got["workflow.failures"]))
+
+
+# ---- the exit handler looping over {{workflow.failures}} ------------------------------------------------------
+FAILURES_FLOWS = [fl("e", withParam="{{workflow.failures}}"), fl("a"), expr("b", "a.Finished"), fl("c", "b")]
+NOTIFY = "echo {{item.name}} {{item.outcome}} {{item.handled}}: {{item.message}}"
+
+
+@pytest.mark.parametrize("finish, commands, phase, summary", [
+    pytest.param([("a", F, "disk full"), ("b", F, "")],
+                 [("jf-e-0", "echo a Failed true: vcjob jf-a Failed: disk full"),
+                  ("jf-e-1", "echo b Failed false: vcjob jf-b Failed")], "Failed", ("FanOut", "2 items: 2 Completed"),
+                 id="one-vcjob-per-failure-handled-or-not"),
+    pytest.param([("a", F, "oom\n  at step 7\n"), ("b", C, ""), ("c", C, "")],
+                 [("jf-e-0", "echo a Failed true: vcjob jf-a Failed: oom at step 7")], "Succeed",
+                 ("FanOut", "1 item: 1 Completed"), id="a-handled-failure-of-a-succeeding-jobflow"),
+    pytest.param([("a", C, ""), ("b", C, ""), ("c", C, "")], [], "Succeed",
+                 ("NoItems", "no failures: nothing to run"), id="no-failures-nothing-to-run"),
+])
+def test_the_exit_handler_makes_one_vcjob_per_failure(finish, commands, phase, summary):
+    """`withParam: "{{workflow.failures}}"` in the exit handler: one vcjob per flow that failed (spec order), each
+    reading its failure's fields as `{{item.<field>}}` (its message says what the pod wrote, as Argo's does)."""
+    sim = flowsim.Sim(FAILURES_FLOWS, onExit="e", templates={f: NOTIFY if f == "e" else "true" for f in "eabc"})
+    for job, phase_, output in finish:
+        sim.finish("jf-" + job, phase_, output)
+    assert sim.commands[len(sim.commands) - len(commands):] == commands
+    for name, _ in commands:
+        sim.finish(name, C)
+    assert sim.phase == phase
+    assert (sim.reason("e"), sim.cond("e").get("message")) == summary
+
+
+def test_the_exit_handlers_failure_items_are_the_same_after_a_restart():
+    """A controller restarted while the handler's items run reads the same failures (the other flows' outcomes are
+    settled after its load): an item retried then is made as it was the first time."""
+    flows = [fl("e", withParam="{{workflow.failures}}", retry={"limit": 1}), *FAILURES_FLOWS[1:]]
+    sim = flowsim.Sim(flows, onExit="e", templates={f: NOTIFY if f == "e" else "true" for f in "eabc"})
+    sim.finish("jf-a", F, "disk full")
+    sim.finish("jf-b", F)
+    sim.finish("jf-e-0", C)
+    sim.restart()
+    sim.finish("jf-e-1", F)
+    assert [c for c in sim.commands if c[0] == "jf-e-1"] == [("jf-e-1", "echo b Failed false: vcjob jf-b Failed")] * 2
+    sim.finish("jf-e-1", C)
+    assert sim.phase == "Failed" and (sim.reason("e"), sim.cond("e")["message"]) == ("FanOut", "2 items: 2 Completed")
+
+
+def test_a_plan_refuses_the_failures_outside_the_exit_handler():
+    """On a cluster without admission: the flow is blocked, saying why."""
+    from vclite.controllers.jobflow import plan as plan_mod
+    p = plan_mod.compile_spec({"flows": [fl("a", withParam="{{workflow.failures}}")]}, "jf")
+    assert p.blocked == {"a": "withParam: {{workflow.failures}} is read by the exit handler (spec.onExit) only"}
