@@ -359,6 +359,36 @@ def test_the_exit_handler_sends_one_notification_per_failure(vcctl, tmp_path):
         "transform Failed (handled: false): vcjob night-transform Failed\n"
 
 
+def test_an_account_named_by_an_item_or_an_output_is_made_when_the_vcjob_is(vcctl, write, tmp_path):
+    """`serviceAccountName: "sa-{{item}}"` / `"{{outputs.pick}}"`: known only when the JobFlow makes the vcjob, the
+    account is made then (as those the files name but do not define are before the run), with a warning at the
+    field that wrote it; the pods run under it."""
+    account = "          serviceAccountName: {!r}\n          restartPolicy: Never"
+    text = ("apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: acct}\nspec:\n  flows:\n"
+            "  - name: pick\n  - name: shard\n    withItems: [trainer, evaluator]\n"
+            "  - name: publish\n    dependsOn: {targets: [pick]}\n"
+            + _template("pick", "printf publisher > $TERMINATION_MESSAGE_PATH")
+            + _template("shard", "echo {{item}}").replace("          restartPolicy: Never",
+                                                          account.format("sa-{{item}}"))
+            + _template("publish", "true").replace("          restartPolicy: Never",
+                                                   account.format("{{outputs.pick}}")))
+    path = write("acct.yaml", text)
+    r = vcctl("run", "-o", "json", "--timeout", "60", "--workdir", tmp_path / "work", path)
+    assert r.code == 0, r
+    pods = {meta.name(p): p["spec"]["serviceAccountName"] for p in r.json()["items"] if p["kind"] == "Pod"}
+    assert pods == {"acct-pick-main-0": "default", "acct-shard-0-main-0": "sa-trainer",
+                    "acct-shard-1-main-0": "sa-evaluator", "acct-publish-main-0": "publisher"}, r
+    line = {name: 1 + text.splitlines().index(account.format(name).splitlines()[0])
+            for name in ("sa-{{item}}", "{{outputs.pick}}")}
+    for written, made, job in [("sa-{{item}}", "sa-trainer", "acct-shard-0"),
+                               ("sa-{{item}}", "sa-evaluator", "acct-shard-1"),
+                               ("{{outputs.pick}}", "publisher", "acct-publish")]:
+        assert (f'warning: {path}:{line[written]}: JobTemplate/{job.split("-")[1]}: '
+                f'spec.tasks[0].template.spec.serviceAccountName: ServiceAccount "{made}" is not defined in the files '
+                f"given: the embedded control plane made one in namespace default for the run when it created vcjob "
+                f"default/{job} ") in r.err, r
+
+
 # ---- a stopped run lists the loop items waiting for their retry ------------------------------------------------
 RETRYING_SHARDS = ("apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: shards}\nspec:\n  flows:\n"
                    "  - name: shard\n    withItems: [1, 2, 3, 4]\n    retry: {limit: 3, backoff: {duration: 5m}}\n"

@@ -16,6 +16,7 @@ a copy of every written object was a tenth of a quick job's cost. Copy a result 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from vclite.admission import admit as admission
@@ -80,6 +81,9 @@ class InProcessClient:
                  existing_state: bool = False):
         self.store, self.clock = store, clock
         self._view = _View(store, require_command, existing_state)
+        # called with (kind, the stored object) after each create (not a dry run): what one mode adds to the API
+        # (embedded: standins.make_accounts)
+        self.after_create: list[Callable[[kinds.Kind, Obj], None]] = []
 
     # reads
     def get(self, kind: kinds.Kind, namespace: str, name: str) -> Obj:
@@ -127,6 +131,8 @@ class InProcessClient:
         created = self.store.create(kind, admitted, owned=True, copy_result=False)
         if kind is kinds.NAMESPACE:
             ensure_default_account(self.store, meta.name(created))
+        for hook in self.after_create:
+            hook(kind, created)
         return created
 
     def _current(self, kind: kinds.Kind, obj: Obj) -> Obj:

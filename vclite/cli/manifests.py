@@ -19,7 +19,7 @@ from vclite.admission import advice, fields, podpriority, serviceaccount
 from vclite.admission import jobflow as jobflow_admission
 from vclite.api import flow, flowtemplate, kinds, meta, yamlio
 from vclite.apiserver import inprocess
-from vclite.cli import stdinput
+from vclite.cli import runaccounts, stdinput
 from vclite.controllers.jobflow import objects
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
@@ -357,35 +357,13 @@ def _missing_priority_classes(docs: list[yamlio.Document], admitted: list[yamlio
             for path, name in _priority_class_refs(d.obj) if not podpriority.known(name, defined)]
 
 
-def _service_account_refs(obj: Any, path: str = "") -> list[tuple[str, str]]:
-    """(field path, ServiceAccount name) of each account a pod spec anywhere in `obj` names (a vcjob's or
-    JobTemplate's tasks, a CronJob's job template, a JobFlow's patches, a bare Pod: `serviceAccountName`,
-    else the deprecated `serviceAccount`), but `default`, which every namespace has; a name with placeholders
-    is given as written (`_resolved`). A pod spec is one with `containers`, or any `template.spec` (a
-    patch may give only the account of its task's pods)."""
-    refs: list[tuple[str, str]] = []
-    if isinstance(obj, dict):
-        if isinstance(obj.get("containers"), list) or path.endswith("template.spec"):
-            key = "serviceAccountName" if obj.get("serviceAccountName") else "serviceAccount"
-            name = obj.get(key)
-            if isinstance(name, str) and name and name != serviceaccount.DEFAULT:
-                refs.append((f"{path}.{key}" if path else key, name))
-        for k, v in obj.items():
-            if isinstance(v, (dict, list)) and k != "status":
-                refs += _service_account_refs(v, f"{path}.{k}" if path else str(k))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            refs += _service_account_refs(v, f"{path}[{i}]")
-    return refs
-
-
 def _undefined_service_accounts(docs: list[yamlio.Document]) -> list[tuple[yamlio.Document, str, str, str]]:
     """(document, field path, namespace, name) of each ServiceAccount a document's pods would name that no
     document defines in its namespace."""
     defined = {(_namespace_of(d.obj), d.obj["metadata"].get("name")) for d in docs
                if d.obj.get("kind") == "ServiceAccount" and isinstance(d.obj.get("metadata"), dict)}
     return [(d, path, _namespace_of(d.obj), name) for d in docs if d.obj.get("kind") != "ServiceAccount"
-            for path, written in _service_account_refs(d.obj) for name in _resolved(written, d, docs)
+            for path, written in runaccounts.service_account_refs(d.obj) for name in _resolved(written, d, docs)
             if (_namespace_of(d.obj), name) not in defined]
 
 
@@ -694,7 +672,22 @@ def warnings(docs: list[yamlio.Document]) -> list[Problem]:
                     f'ServiceAccount "{name}" is not defined in the files given: the embedded control plane makes '
                     f"one in namespace {ns} for the run (on a cluster it must exist, or its pods are refused)")
             for d, path, ns, name in _undefined_service_accounts(docs)]
+    out += [Problem(d.file, d.line_of(path), describe(d), path,
+                    f'ServiceAccount "{written}" is named only when the JobFlow makes the vcjob: the embedded control '
+                    f"plane then makes each account it names that namespace {_namespace_of(d.obj)} lacks, for the run "
+                    "(on a cluster each must exist, or its pods are refused)")
+            for d, path, written in runaccounts.filled_at_run_time(docs)]
     return out
+
+
+def made_account_warning(docs: list[yamlio.Document], made: Any) -> Problem:
+    """The warning about an account the embedded control plane made when it created a vcjob (standins.Made), at
+    the field that wrote its name (a JobTemplate's, a flow's patch), else at the vcjob's field."""
+    source = runaccounts.made_source(docs, made)
+    if source is None:
+        return Problem("", 0, f"Job/{meta.name(made.job)}", made.field, runaccounts.made_message(made))
+    d, path = source
+    return Problem(d.file, d.line_of(path), describe(d), path, runaccounts.made_message(made))
 
 
 def _misread_items(d: yamlio.Document, template_spec: Any) -> list[tuple[str, str]]:

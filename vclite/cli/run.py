@@ -227,7 +227,8 @@ def build_runtime(nodes_opt: str | None, conf: scheduler_conf.SchedulerConf | No
     nodes = nodes_of(nodes_opt)
     if workdir is not None:
         _make_workdir(pathlib.Path(workdir))
-    return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, workdir=workdir, scheduler_config=conf)
+    return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, workdir=workdir, scheduler_config=conf,
+                               accounts_on_demand=True)
 
 
 def stuck_report(snap: view.Snapshot, now: dt.datetime | None = None) -> list[str]:
@@ -543,6 +544,9 @@ def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: st
     except (runtime_mod.Interrupted, asyncio.CancelledError, KeyboardInterrupt):
         err.print("interrupted: every pod was stopped.", markup=False)
         return 130
+    if not quiet:   # (the accounts a JobFlow named only when it made a vcjob: made for the run, as those of the files)
+        for made in rt.made_accounts:
+            err.print(f"warning: {manifests.made_account_warning(docs, made)}", markup=False)
     if progress.interrupted:
         err.print("interrupted: every pod was stopped.", markup=False)
         _stopped_report(snap, rt, progress, err, default_node)

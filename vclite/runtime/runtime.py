@@ -17,6 +17,7 @@ It must not contain any controller, scheduling or executor logic.
 """
 from __future__ import annotations
 
+import functools
 import pathlib
 import tempfile
 from typing import Any, Iterable
@@ -24,6 +25,7 @@ from typing import Any, Iterable
 from vclite.api import core, kinds
 from vclite.apiserver import events
 from vclite.apiserver import inprocess
+from vclite.apiserver import standins
 from vclite.controllers import disruption as disruption_controller
 from vclite.controllers import hypernode as hypernode_controller
 from vclite.controllers import resourcequota as resourcequota_controller
@@ -56,9 +58,11 @@ class Runtime(loop_mod.Loop):
                  workdir: str | pathlib.Path | None = None, scheduler_config: Any = None, run_pods: bool = True,
                  require_command: bool = True, max_requeues: int = 15, restart_backoff: float = 10.0,
                  data_dir: str | pathlib.Path | None = None, controllers: Iterable[str] = gates.KNOWN,
-                 heartbeat: bool = False):
+                 heartbeat: bool = False, accounts_on_demand: bool = False):
         """`controllers`: the Volcano names of the controllers to run (`gates.enabled` reads the flag);
-        `heartbeat`: the executor's nodes' Leases and conditions renewed as a kubelet's (a server)."""
+        `heartbeat`: the executor's nodes' Leases and conditions renewed as a kubelet's (a server);
+        `accounts_on_demand` (`vcctl run`): a vcjob created makes the ServiceAccounts its pods name that its
+        namespace lacks, with a Warning Event (apiserver/standins.py); a server refuses those pods, as kube."""
         self.clock = clock or clock_mod.RealClock()
         self.data_dir = pathlib.Path(data_dir) if data_dir is not None else None
         self.store: sqlite_store.SqliteStore | None = None
@@ -91,6 +95,10 @@ class Runtime(loop_mod.Loop):
             self.workdir = pathlib.Path(tempfile.mkdtemp(prefix="vclite-"))
         conf = scheduler_config if scheduler_config is not None else scheduler_conf.default_conf()
         self.events = events.Recorder(self.client, self.clock)
+        self.made_accounts: list[standins.Made] = []   # (accounts_on_demand) the ServiceAccounts made, in order
+        if accounts_on_demand:
+            make = functools.partial(standins.make_accounts, self.client, self.events.record)
+            self.client.after_create.append(lambda kind, obj: self.made_accounts.extend(make(kind, obj)))
         self.job_controller = job_controller.JobController(self.client, self.clock, recorder=self.events.record)
         self.jobflow_controller = jobflow_controller.JobFlowController(self.client, self.clock,
                                                                        recorder=self.events.record)

@@ -4,6 +4,7 @@ account for the run, standing for the one the cluster has — but `warnings` say
 cluster kube-apiserver's ServiceAccount admission refuses them); `default` always exists."""
 import pytest
 
+from vclite.apiserver import standins
 from vclite.cli import manifests
 
 SA = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: ci, namespace: NS}\n"
@@ -133,3 +134,68 @@ def test_a_file_may_define_the_default_account_and_a_node_with_a_bad_capacity_is
     _, [problem] = manifests.load_and_validate([str(bad)])
     assert (problem.line, problem.field) == (6, "status.capacity[cpu]")
     assert "must be greater than or equal to 0" in problem.message
+
+
+LOOPING_FLOW = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: f}
+spec:
+  flows:
+  - name: pick
+  - name: j
+    withItems: [trainer, evaluator]
+"""
+
+
+@pytest.mark.parametrize("template_account, patch_account, want", [
+    pytest.param("'sa-{{item}}'", None, [(10, "sa-{{item}}")], id="an-item"),
+    pytest.param("'{{outputs.pick}}'", None, [(10, "{{outputs.pick}}")], id="an-output"),
+    pytest.param(None, "'{{item}}-bot'", [(33, "{{item}}-bot")], id="the-patchs-item"),
+    pytest.param("'{{iteration}}'", None, [], id="not-a-placeholder-of-this-flow-left-as-written"),
+])
+def test_an_account_named_only_when_the_vcjob_is_made_is_warned_at_its_field(tmp_path, template_account,
+                                                                            patch_account, want):
+    """The embedded control plane makes it when it creates the vcjob (apiserver/standins.py): said before the run."""
+    flow = LOOPING_FLOW
+    if patch_account:
+        flow += ("    patch: {jobSpec: {tasks: [{name: a, template: {spec: {serviceAccountName: "
+                 f"{patch_account}}}}}}}]}}}}\n")
+    path = tmp_path / "flow.yaml"
+    path.write_text(job(template_account, kind="JobTemplate", api="flow.volcano.sh/v1alpha1") + "---\n"
+                    + job(kind="JobTemplate", api="flow.volcano.sh/v1alpha1").replace("name: j,", "name: pick,")
+                    + "---\n" + flow)
+    loaded, problems = manifests.load_and_validate([str(path)])
+    assert problems == []
+    warned = [w for w in manifests.warnings(loaded) if "ServiceAccount" in w.message]
+    assert [(w.line, w.message.split('"')[1]) for w in warned] == want, warned
+    for w in warned:
+        assert "is named only when the JobFlow makes the vcjob: the embedded control plane then makes each " \
+               "account it names that namespace default lacks, for the run" in w.message
+
+
+@pytest.mark.parametrize("patch_account, name, want", [
+    pytest.param(None, "sa-trainer", (10, "JobTemplate/j", "spec.tasks[0].template.spec.serviceAccountName"),
+                 id="the-templates-field"),
+    pytest.param("'{{item}}-bot'", "trainer-bot",
+                 (22, "JobFlow/f", "spec.flows[1].patch.jobSpec.tasks[0].template.spec.serviceAccountName"),
+                 id="the-patch-wins"),
+    pytest.param(None, "other", (0, "Job/f-j-0", "spec.tasks[0].template.spec.serviceAccountName"),
+                 id="no-field-could-write-it"),
+])
+def test_an_account_made_during_the_run_is_warned_at_the_field_that_wrote_its_name(tmp_path, patch_account, name,
+                                                                                   want):
+    flow = LOOPING_FLOW
+    if patch_account:
+        flow += ("    patch: {jobSpec: {tasks: [{name: a, template: {spec: {serviceAccountName: "
+                 f"{patch_account}}}}}}}]}}}}\n")
+    path = tmp_path / "flow.yaml"
+    path.write_text(job("'sa-{{item}}'", kind="JobTemplate", api="flow.volcano.sh/v1alpha1") + "---\n" + flow)
+    loaded = manifests.load([str(path)])
+    made = standins.Made({"metadata": {"name": "f-j-0", "namespace": "default", "labels": {
+        "volcano.sh/createdByJobFlow": "default.f", "volcano.sh/createdByJobTemplate": "default.j"}}},
+        "spec.tasks[0].template.spec.serviceAccountName", name)
+    w = manifests.made_account_warning(loaded, made)
+    assert (w.line, w.what, w.field) == want
+    assert w.message == (f'ServiceAccount "{name}" is not defined in the files given: the embedded control plane '
+                         "made one in namespace default for the run when it created vcjob default/f-j-0 (on a "
+                         "cluster it must exist, or its pods are refused)")
