@@ -657,6 +657,9 @@ class Oracle:
             return "WaitingForDependencies", f"waiting for {self.jobs_of(waited)} to be Completed", True
         if flow.kind == "any" and not reads:
             alive = [t for t in flow.targets if not self.flows[t].finished]
+            if len(alive) == 1 and len(set(flow.targets)) > 1:
+                return ("WaitingForDependencies", f"waiting for {self.jobs_of(alive)} to complete (the only target "
+                        "that still can)", True)
             return "WaitingForDependencies", f"waiting for one of {self.jobs_of(alive)} to complete", True
         held = {t for t in flow.targets if flow.kind == "probe" and self.probe_fact(flow, t) is True} - reads
         refs = [*flow.targets, *sorted(named), *sorted(flow.reads_outputs)]

@@ -344,7 +344,8 @@ def layout(name: str, spec: Obj) -> list[_Entry]:
                                   fan=tuple((m, flow.job_name(name, m)) for m in fans[fname])))
             continue
         word = ("iteration" if isinstance(f.get("repeat"), dict) else "item") if _is_loop(f) else ""
-        out.append(_Entry(fname, depends_text(f) + ("on exit" if fname == exit_flow else ""), base, word))
+        depends = "; ".join(x for x in ("on exit" if fname == exit_flow else "", depends_text(f)) if x)
+        out.append(_Entry(fname, depends, base, word))
     if len(_layouts) >= LAYOUTS_KEPT:
         _layouts.clear()
     _layouts[name] = (spec, out)

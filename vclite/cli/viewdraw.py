@@ -96,12 +96,14 @@ def jobflow_table(jf: Obj, snap: Snapshot, now: dt.datetime) -> Table:
     phase = meta.phase(jf) or "Pending"
     done = len(status.get("completedJobs") or [])
     skipped = len(status.get("skippedJobs") or [])
+    failed = len(status.get("failedJobs") or []) + len(status.get("terminatedJobs") or [])
     total = done + skipped + sum(len(status.get(k) or []) for k in
                                  ("pendingJobs", "runningJobs", "failedJobs", "terminatedJobs", "unKnowJobs"))
     bits: list[Any] = [("JobFlow ", "bold"), (meta.key(jf), "bold"), "  ", (phase, PHASE_STYLE.get(phase, ""))]
     if is_suspended(jf):
         bits += ["  ", ("suspended", PHASE_STYLE["suspended"])]
-    bits.append(f"  {done}/{total} jobs completed" + (f", {skipped} skipped" if skipped else "") + "  ")
+    bits.append(f"  {done}/{total} jobs completed" + (f", {failed} failed" if failed else "")
+                + (f", {skipped} skipped" if skipped else "") + "  ")
     if status.get("nextFlows") and phase not in ("Succeed", "Failed"):
         bits.append((f"next: {', '.join(status['nextFlows'][:5])}  ", "dim"))
     bits.append((elapsed(jf, now) if phase not in ("Succeed", "Failed") else "", "dim"))

@@ -99,6 +99,26 @@ def test_depends_text():
         "any of a, b; when params.x == 1; repeat until outputs.t > 1 (≤3)"
 
 
+@pytest.mark.parametrize("handler, depends", [
+    pytest.param({"name": "e"}, "on exit", id="plain"),
+    pytest.param({"name": "e", "when": 'workflow.status == "Failed"'}, 'on exit; when workflow.status == "Failed"',
+                 id="with-a-when"),
+    pytest.param({"name": "e", "withParam": "{{workflow.failures}}"}, "on exit; for each in {{workflow.failures}}",
+                 id="looping-over-the-failures"),
+])
+def test_the_exit_handlers_row_says_on_exit_apart_from_its_condition(handler, depends):
+    """`when workflow.status == "Failed"on exit` ran the two together."""
+    jf = jobflow([handler, {"name": "a"}], {}, on_exit="e")
+    assert view.dag_rows(jf, snap(jf))[-1].depends == depends
+
+
+def test_title_counts_the_failed_jobs():
+    jf = jobflow([{"name": "a"}], {}, completedJobs=["jf-x"], failedJobs=["jf-a", "jf-b"], terminatedJobs=["jf-c"])
+    console = Console(width=120, record=True)
+    console.print(view.render(snap(jf), NOW))
+    assert "1/4 jobs completed, 3 failed" in " ".join(console.export_text().split())
+
+
 def test_title_says_suspended_and_what_starts_next():
     jf = jobflow([{"name": "a"}], {}, annotations={"flow.volcano.sh/suspend": "true"}, nextFlows=["b", "c"],
                  completedJobs=["jf-x"], skippedJobs=["jf-y"], pendingJobs=["jf-a"])

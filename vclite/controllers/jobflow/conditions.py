@@ -206,7 +206,9 @@ class Conditions:
             return rs.pending(R.WAITING, f"waiting for {names(t for t in d.atoms if O.COMPLETED not in self._facts(t))}"
                                        " to be Completed")
         if d.simple:   # (strategy any: the targets that can still complete, not those that finished without)
-            alive = (t for t in d.atoms if O.FINISHED not in readiness.closure(self._facts(t)))
+            alive = [t for t in d.atoms if O.FINISHED not in readiness.closure(self._facts(t))]
+            if len(alive) == 1 and len(d.atoms) > 1:   # (the others finished without completing)
+                return rs.pending(R.WAITING, f"waiting for {names(alive)} to complete (the only target that still can)")
             return rs.pending(R.WAITING, f"waiting for one of {names(alive, rs.LIST_LIMIT)} to complete")
         # (a target whose probe held is waited for no more, unless its output is read)
         waiting = [r for r in v.waiting_for if not (d.probe and r in d.targets and r not in d.readers_of and

@@ -1255,7 +1255,7 @@ def test_strategy_any_waits_for_the_targets_that_can_still_complete():
     assert sim.cond("c")["message"] == "waiting for one of jf-a, jf-b to complete"
     sim.finish("jf-a", F)
     assert sim.cond("c") == {"phase": "Pending", "reason": "WaitingForDependencies",
-                             "message": "waiting for one of jf-b to complete"}
+                             "message": "waiting for jf-b to complete (the only target that still can)"}
 
 
 @pytest.mark.parametrize("flows, moves, reason, message", [
