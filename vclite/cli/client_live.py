@@ -1,9 +1,10 @@
 """`vcctl jobflow get NAME -w`: follow one JobFlow on a server live, until it finishes.
 
 Lists then watches (through the Kubernetes API only) the JobFlow, its vcjobs (label
-`volcano.sh/createdByJobFlow=<ns>.<name>`), and the PodGroups and Pods of its namespace into a local
-cache, and draws `viewdraw.render` of that cache — the same live view as `vcctl run` — on every change
-(at most 10 times a second; once a second for the elapsed times). When stdout is not a terminal it
+`volcano.sh/createdByJobFlow=<ns>.<name>`), the PodGroups and Pods of its namespace and its vcjobs'
+FailedCreate Events (why a vcjob lacks pods: the API refused them) into a local cache, and draws
+`viewdraw.render` of that cache — the same live view as `vcctl run` — on every change (at most 10 times a
+second; once a second for the elapsed times). When stdout is not a terminal it
 prints a line per phase change instead, and the final view at the end — once the vcjobs the
 JobFlow's status says ended are ended in the cache too (their watch may lag: SETTLE_WAIT at most).
 Returns the exit status: 0 the flow succeeded, 1 it failed or was deleted, 130 interrupted.
@@ -31,6 +32,7 @@ from vclite.api import batch, flow, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.cli import flowreport, view, viewdraw
 from vclite.lib import clock as clock_mod
+from vclite.lib import errors
 
 Obj = dict[str, Any]
 DONE = frozenset({flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED})
@@ -39,6 +41,9 @@ TICK = 1.0             # seconds: redraw the elapsed times when nothing changes
 FIRST_FRAME_WAIT = 0.15  # seconds the first frame waits for every list before it draws what has come
 SETTLE_WAIT = 2.0       # seconds the last frame waits for the vcjobs' watch to catch up with the finished JobFlow
 NOT_SUCCEEDED = "status.phase!=Succeeded"   # the pods the view reads
+# the Events the view reads: the vcjob controller's FailedCreate, a vcjob's pods the API refused (a missing
+# ServiceAccount, a ResourceQuota exceeded), which says why a job waits
+FAILED_CREATE = "involvedObject.kind=Job,reason=FailedCreate"
 UNWRAPPED = 1000   # columns a frame written to a file or a pipe is drawn in: no row wrapped (rich's default: 80)
 
 
@@ -83,7 +88,23 @@ class Cache:
     def snapshot(self) -> view.Snapshot:
         with self._lock:
             return view.Snapshot(self._all(kinds.JOBFLOW), self._all(kinds.JOB), self._all(kinds.PODGROUP),
-                                 self._all(kinds.POD))
+                                 self._all(kinds.POD), create_failures=create_failures(self._all(kinds.EVENT)))
+
+
+def _version(obj: Obj) -> int:
+    rv = str((obj.get("metadata") or {}).get("resourceVersion") or "")
+    return int(rv) if rv.isdigit() else 0
+
+
+def create_failures(events: list[Obj]) -> dict[tuple[str, str], str]:
+    """Each vcjob's latest FailedCreate message, by (namespace, name), from its Events (as `vcctl run` keeps it)."""
+    out: dict[tuple[str, str], str] = {}
+    latest = sorted(events, key=lambda e: (str(e.get("lastTimestamp") or e.get("eventTime") or ""), _version(e)))
+    for ev in latest:
+        inv = ev.get("involvedObject") or {}
+        if ev.get("reason") == "FailedCreate" and inv.get("kind") == kinds.JOB.kind:
+            out[(inv.get("namespace") or meta.namespace(ev), str(inv.get("name") or ""))] = str(ev.get("message") or "")
+    return out
 
 
 def selectors(namespace: str, name: str) -> list[tuple[kinds.Kind, dict[str, Any]]]:
@@ -93,6 +114,7 @@ def selectors(namespace: str, name: str) -> list[tuple[kinds.Kind, dict[str, Any
         (kinds.JOB, {"label_selector": {flow.CREATED_BY_JOB_FLOW: flow.object_string(namespace, name)}}),
         (kinds.PODGROUP, {}),
         (kinds.POD, {"field_selector": NOT_SUCCEEDED}),
+        (kinds.EVENT, {"field_selector": FAILED_CREATE}),
     ]
 
 
@@ -128,6 +150,9 @@ class Loader:
             self.cache.seed(kind, objects)
             sub = self.client.watch(kind, self.cache.handle, rv or None, namespace=self.namespace, **sel)
         except BaseException as exc:   # raised on the caller's thread (an unreachable server, a refusal)
+            if kind is kinds.EVENT and isinstance(exc, errors.Forbidden):
+                self.cache.seed(kind, [])   # (a user who may not read Events: the view goes without their reasons)
+                return
             with self._lock:
                 self.error = self.error or exc
             self.cache.changed.set()

@@ -62,3 +62,57 @@ def test_the_last_frame_written_to_a_file_has_each_row_on_one_line_without_paddi
     assert any(line.startswith("a ") and line.endswith(detail.strip()) for line in lines), text
     assert any(line.startswith("b ") and line.endswith("dependsOn target a was Failed") for line in lines), text
     assert all(line == line.rstrip() for line in lines) and len(lines) == 5, text
+
+
+def event(job_name, reason="FailedCreate", kind="Job", last="2026-01-01T00:00:01Z", rv="5", message="refused"):
+    return {"apiVersion": "v1", "kind": "Event", "metadata": {"name": f"{job_name}.{rv}", "namespace": "default",
+                                                              "resourceVersion": rv},
+            "involvedObject": {"kind": kind, "namespace": "default", "name": job_name}, "reason": reason,
+            "lastTimestamp": last, "message": message, "type": "Warning"}
+
+
+@pytest.mark.parametrize("ev, listed", [
+    pytest.param(event("jf-a"), True, id="a-vcjobs-failed-create"),
+    pytest.param(event("jf-a", reason="Scheduled"), False, id="another-reason"),
+    pytest.param(event("p", kind="Pod"), False, id="another-kind"),
+])
+def test_the_failed_creates_of_vcjobs_are_watched(ev, listed):
+    """Why a vcjob of the flow lacks pods (the API refused them: a missing ServiceAccount on a server, a quota): the
+    view said only `Pending main 0/1`, where `vcctl run` said `FailedCreate: …`."""
+    field_selector = dict(client_live.selectors("default", "jf"))[kinds.EVENT]["field_selector"]
+    assert selectors.field_predicate(field_selector, "Event")(ev) is listed
+
+
+def test_a_waiting_vcjob_says_its_latest_failed_create():
+    cache = client_live.Cache()
+    a = {**job("jf-a", "Pending"), "spec": {"tasks": [{"name": "main", "replicas": 1}]}}
+    cache.seed(kinds.JOBFLOW, [jobflow({"jf-a": {"phase": "Pending"}})])
+    cache.seed(kinds.JOB, [a])
+    cache.seed(kinds.EVENT, [
+        event("jf-a", last="2026-01-01T00:00:09Z", rv="7", message='serviceaccount "ci" not found'),
+        event("jf-a", last="2026-01-01T00:00:01Z", rv="9", message="older")])
+    snap = cache.snapshot()
+    assert snap.create_failures == {("default", "jf-a"): 'serviceaccount "ci" not found'}
+    assert view.why_waiting(snap, a) == 'FailedCreate: serviceaccount "ci" not found'
+
+
+class _NoEvents:
+    """A client of a cluster whose user may not read Events (the rest is listed empty)."""
+
+    def list_with_version(self, kind, namespace, label_selector=None, field_selector=None):
+        if kind is kinds.EVENT:
+            from vclite.lib import errors
+            raise errors.Forbidden('events is forbidden: User "dev" cannot list resource "events"')
+        return [], "1"
+
+    def watch(self, kind, handler, resource_version=None, **kw):
+        return type("Sub", (), {"cancel": lambda self: None})()
+
+
+def test_a_user_who_may_not_read_events_still_follows_the_flow():
+    cache = client_live.Cache()
+    loader = client_live.Loader(_NoEvents(), cache, "default", "jf", jobflow({})).start()
+    for t in loader._threads:
+        t.join(10)
+    loader.check()   # (no error: the view goes without the Events' reasons)
+    assert loader.done() and cache.snapshot().create_failures == {}
