@@ -115,7 +115,7 @@ def test_the_exit_handlers_row_says_on_exit_apart_from_its_condition(handler, de
 def test_title_counts_the_failed_jobs():
     jf = jobflow([{"name": "a"}], {}, completedJobs=["jf-x"], failedJobs=["jf-a", "jf-b"], terminatedJobs=["jf-c"])
     console = Console(width=120, record=True)
-    console.print(view.render(snap(jf), NOW))
+    console.print(viewdraw.render(snap(jf), NOW))
     assert "1/4 jobs completed, 3 failed" in " ".join(console.export_text().split())
 
 
