@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from vclite.api import quantity
+from vclite.executor import devices
 from vclite.executor import nodes as nodes_mod
 
 Obj = dict[str, Any]
@@ -26,7 +27,9 @@ def host_node_hint() -> str:
     """What the default node is and how to declare bigger ones (a manifest written for a cluster asks
     for more cpus than this machine has, or for GPUs)."""
     memory = f"{float(quantity.parse(nodes_mod.host_memory())) / 2**30:.1f}Gi"
-    return (f"the one node is this machine (cpu {nodes_mod.host_cpu()}, memory {memory}, no GPU); "
+    gpus = len(devices.host_gpus())
+    gpu = f"{gpus} GPU{'s' if gpus > 1 else ''}" if gpus else "no GPU"
+    return (f"the one node is this machine (cpu {nodes_mod.host_cpu()}, memory {memory}, {gpu}); "
             'declare the nodes the manifest was written for with --nodes, e.g. --nodes "2x(cpu=4,memory=8Gi,'
             'nvidia.com/gpu=1)"')
 

@@ -42,7 +42,7 @@ from vclite.api import core, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import events
 from vclite.apiserver import informer as informer_mod
-from vclite.executor import envvars, logtimes, memory, podattach, podexec, podstatus, recovery, usage
+from vclite.executor import devices, envvars, logtimes, memory, podattach, podexec, podstatus, recovery, usage
 from vclite.executor import runner as runner_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
@@ -68,6 +68,7 @@ class _Run:
     stopped_by_shutdown: bool = False    # stopped because the control plane stops (stop_all)
     deadline: float | None = None        # monotonic time spec.activeDeadlineSeconds ends
     past_deadline: bool = False          # stopped for it
+    gpus: frozenset[int] = frozenset()   # positions in its node's GPUs it holds for itself (devices.py)
 
     @property
     def settled(self) -> bool:
@@ -78,8 +79,13 @@ class LocalExecutor:
     name = "executor"
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock, node_names: list[str],
-                 workdir: pathlib.Path, restart_backoff: float = 10.0, recorder: events.RecordFn | None = None):
+                 workdir: pathlib.Path, restart_backoff: float = 10.0, recorder: events.RecordFn | None = None,
+                 gpus: dict[str, tuple[str, ...]] | None = None, hide_gpus: bool = False):
+        """`gpus`: node name -> its GPUs (devices.node_devices); `hide_gpus`: this host has GPUs, so a
+        container given none is told so (devices.py)."""
         self.client, self.clock = client, clock
+        self.gpus = dict(gpus or {})
+        self.hide_gpus = hide_gpus or bool(self.gpus)
         self.node_names = list(node_names)
         self.workdir = pathlib.Path(workdir)
         self.restart_backoff = restart_backoff
@@ -261,9 +267,15 @@ class LocalExecutor:
             raise RuntimeError("the local executor runs pods as asyncio subprocesses: call sync() inside a "
                                "running event loop (Runtime.run_until)") from None
         try:
+            device_env, held = self._devices(pod)
+        except devices.NotEnough as e:   # (the kubelet's admission refusal: the pod fails, nothing runs)
+            self._write_not_started(pod, core.PodPhase.FAILED, devices.ADMISSION_REASON, str(e), pod_level=True)
+            return
+        try:
             runner = runner_mod.PodRunner(pod, self.pod_dir(meta.namespace(pod), meta.name(pod)),
                                           self._config_maps(pod), self.clock, self._on_runner_change,
-                                          self.restart_backoff, self.host_env, self._container_events(pod))
+                                          self.restart_backoff, self.host_env, self._container_events(pod),
+                                          device_env)
             runner.prepare()
         except runner_mod.NoCommandError as e:
             self._write_not_started(pod, core.PodPhase.FAILED, envvars.NO_COMMAND, e.message, pod_level=True)
@@ -274,7 +286,7 @@ class LocalExecutor:
             return
         self._blocked.discard(key)
         task = loop.create_task(runner.run(), name=f"pod {key}")
-        run = _Run(meta.uid(pod), runner, task)
+        run = _Run(meta.uid(pod), runner, task, gpus=held)
         task.add_done_callback(lambda t: self._task_done(key, t))
         self._runs[key] = run   # its status is written when its first container starts
         if not self._sampling:
@@ -284,6 +296,25 @@ class LocalExecutor:
         if seconds is not None:
             run.deadline = self.clock.monotonic() + seconds
             self.queue.add_after(key, seconds)
+
+    def _devices(self, pod: Obj) -> tuple[dict[str, dict[str, str]] | None, frozenset[int]]:
+        """Each container's GPU variables (None: a run without GPUs, nothing to set) and the positions of its
+        node's GPUs the pod holds for itself (devices.py). NotEnough when too few are free."""
+        if not self.hide_gpus:
+            return None, frozenset()
+        node = (pod.get("spec") or {}).get("nodeName")
+        ids = self.gpus.get(node, ())
+        shared = devices.shared_cards(pod, ids)
+        if shared is not None:
+            spec = pod.get("spec") or {}
+            names = [c.get("name", "") for k in ("initContainers", "containers") for c in spec.get(k) or []]
+            return {name: devices.env(shared) for name in names}, frozenset()
+        held = {i for run in self._runs.values()   # (a pod whose containers all ended holds none: its
+                if run.gpus and run.runner.node == node and not run.runner.finished   # status may be written)
+                for i in run.gpus}
+        positions = devices.assign(pod, ids, held)
+        return ({name: devices.env([ids[i] for i in got]) for name, got in positions.items()},
+                frozenset(i for got in positions.values() for i in got))
 
     def _container_events(self, pod: Obj) -> runner_mod.ContainerEvent:
         def on_event(field_path: str, event_type: str, reason: str, message: str) -> None:

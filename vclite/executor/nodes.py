@@ -23,6 +23,7 @@ from typing import Any
 from vclite import __version__
 from vclite.admission import common, shapes, statuswrites
 from vclite.api import core, quantity, yamlio
+from vclite.executor import devices
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -158,8 +159,13 @@ def host_resources() -> dict[str, str]:
 
 def host_node(name: str = "local") -> Obj:
     """A Node the size of this host: cpu = os.cpu_count(), memory = MemTotal, pods = 110,
-    ephemeral-storage = the size of the temporary directory's filesystem."""
-    return node(name, host_resources())
+    ephemeral-storage = the size of the temporary directory's filesystem, nvidia.com/gpu = its GPUs
+    (devices.host_gpus) when it has some."""
+    resources = host_resources()
+    gpus = devices.host_gpus()
+    if gpus:
+        resources[devices.GPU] = str(len(gpus))
+    return node(name, resources)
 
 
 def parse_nodes_option(value: str) -> list[Obj]:

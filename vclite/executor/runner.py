@@ -23,7 +23,8 @@ restarted server; `logs/.started` where the file system has no xattrs). Nothing 
 pod's start: a directory or file costs a few hundred microseconds on some disks, and a
 pod of a fast chain would pay them on every hop.
 The process environment is the host's (as the executor found it when it started), plus VC_POD_DIR,
-TERMINATION_MESSAGE_PATH and HOSTNAME (the pod's hostname), plus the container's env (see envvars).
+TERMINATION_MESSAGE_PATH and HOSTNAME (the pod's hostname), plus its GPUs' CUDA_VISIBLE_DEVICES and
+NVIDIA_VISIBLE_DEVICES when the run has GPUs (devices.py), plus the container's env (see envvars).
 The working directory is `workingDir` when that is an existing host directory not under a mount;
 otherwise `<poddir>/<workingDir>` (created); with no workingDir, `<poddir>`.
 
@@ -227,15 +228,18 @@ def _encoded(host_env: dict[str, str]) -> dict[bytes, bytes]:
 class PodRunner:
     def __init__(self, pod: Obj, pod_dir: Path, config_maps: dict[str, Obj], clock: clock_mod.Clock,
                  on_change: Callable[[str], None], restart_backoff: float = 10.0,
-                 host_env: dict[str, str] | None = None, on_event: ContainerEvent | None = None):
+                 host_env: dict[str, str] | None = None, on_event: ContainerEvent | None = None,
+                 device_env: dict[str, dict[str, str]] | None = None):
         # (absolute: the mounts' symlinks point into it, and $VC_POD_DIR is read from the container's own
         # working directory — a relative `vcctl run --workdir` left both pointing nowhere)
         self.pod, self.pod_dir, self.key = pod, Path(pod_dir).absolute(), meta.key(pod)
         self._host_env = host_env if host_env is not None else dict(os.environ)
         self._config_maps, self._clock, self._on_change = config_maps, clock, on_change
         self._on_event = on_event
+        self._device_env = device_env or {}   # container -> its GPU variables (executor/devices.py)
         self._backoff = restart_backoff
         spec = pod.get("spec") or {}
+        self.node = spec.get("nodeName")
         try:
             self.restart_policy = core.RestartPolicy(spec.get("restartPolicy") or core.RestartPolicy.ALWAYS)
             self.grace = float(spec.get("terminationGracePeriodSeconds", DEFAULT_GRACE))
@@ -361,7 +365,7 @@ class PodRunner:
         term = self.pod_dir / "logs" / f"{name}.termination-log"
         spec = self.pod.get("spec") or {}
         injected = {"VC_POD_DIR": str(self.pod_dir), "TERMINATION_MESSAGE_PATH": str(term),
-                    "HOSTNAME": spec.get("hostname") or meta.name(self.pod)}
+                    "HOSTNAME": spec.get("hostname") or meta.name(self.pod), **self._device_env.get(name, {})}
         env = envvars.container_env(self.pod, c, self._config_maps, injected)
         argv = envvars.argv(c, env)
         return Launch(argv=argv, env={**_encoded(self._host_env), **_encode(env)}, cwd=self._working_dir(c.get("workingDir"), mounts),

@@ -18,6 +18,7 @@ It must not contain any controller, scheduling or executor logic.
 from __future__ import annotations
 
 import functools
+import logging
 import pathlib
 import tempfile
 from typing import Any, Iterable
@@ -36,6 +37,7 @@ from vclite.controllers import podgroup as podgroup_controller
 from vclite.controllers import queue as queue_controller
 from vclite.controllers.job import controller as job_controller
 from vclite.controllers.jobflow import controller as jobflow_controller
+from vclite.executor import devices
 from vclite.executor import executor as executor_mod
 from vclite.executor import heartbeat as heartbeat_mod
 from vclite.executor import nodes as nodes_mod
@@ -48,6 +50,7 @@ from vclite.scheduler import conf as scheduler_conf
 from vclite.scheduler import scheduler as scheduler_mod
 from vclite.store import sqlite as sqlite_store
 
+log = logging.getLogger("vclite.runtime")
 STORE_FILE = "store.db"
 PODS_DIR = "pods"
 Interrupted, SyncFailure = loop_mod.Interrupted, loop_mod.SyncFailure   # (where callers have always found them)
@@ -123,8 +126,14 @@ class Runtime(loop_mod.Loop):
         components.append(self.disruption_controller)
         self.executor = None
         if run_pods:
+            host_gpus = devices.host_gpus()
+            gpus = devices.node_devices(node_objs, host_gpus)
+            shared = devices.shared_gpus(gpus, host_gpus)
+            if shared:
+                log.warning("%s", shared)
             self.executor = executor_mod.LocalExecutor(self.client, self.clock, self.node_names, self.workdir,
-                                                       restart_backoff=restart_backoff, recorder=self.events.record)
+                                                       restart_backoff=restart_backoff, recorder=self.events.record,
+                                                       gpus=gpus, hide_gpus=bool(host_gpus))
             components.append(self.executor)
         components += [self.scheduler, self.events]
         self.heartbeat = None

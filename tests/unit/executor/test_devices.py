@@ -1,0 +1,162 @@
+"""executor/devices.py: which GPUs each local container gets (CUDA_VISIBLE_DEVICES), as a node's device
+manager gives them on a cluster."""
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from vclite.executor import devices, nodes
+
+
+def gpu_node(name: str, n: int) -> dict:
+    return nodes.node(name, {"cpu": "4", devices.GPU: str(n)})
+
+
+def pod(apps: list[int], inits: list[int] = (), annotations: dict | None = None) -> dict:
+    def container(prefix: str, i: int, n: int) -> dict:
+        c = {"name": f"{prefix}{i}", "command": ["true"]}
+        if n:
+            c["resources"] = {"limits": {devices.GPU: str(n)}}
+        return c
+    return {"metadata": {"name": "p", "namespace": "ns", "annotations": annotations or {}},
+            "spec": {"nodeName": "n0", "containers": [container("c", i, n) for i, n in enumerate(apps)],
+                     "initContainers": [container("i", i, n) for i, n in enumerate(inits)]}}
+
+
+@pytest.mark.parametrize("counts, host, expected", [
+    pytest.param([2, 2], ("G0", "G1", "G2", "G3"), {"n0": ("G0", "G1"), "n1": ("G2", "G3")},
+                 id="the host's GPUs split over the nodes in order"),
+    pytest.param([4], ("G0", "G1", "G2", "G3"), {"n0": ("G0", "G1", "G2", "G3")}, id="one node: all of them"),
+    pytest.param([0, 2], ("G0", "G1"), {"n1": ("G0", "G1")}, id="a node without GPUs has no entry"),
+    pytest.param([2, 2], ("G0", "G1", "G2"), {"n0": ("G0", "G1"), "n1": ("G2", "G0")},
+                 id="more declared than the host has: they wrap around"),
+    pytest.param([2, 1], (), {"n0": ("0", "1"), "n1": ("2",)}, id="no host GPU: numbered across the nodes"),
+    pytest.param([0, 0], ("G0",), {}, id="no node declares any: nothing"),
+])
+def test_node_devices(counts, host, expected):
+    assert devices.node_devices([gpu_node(f"n{i}", n) for i, n in enumerate(counts)], host) == expected
+
+
+@pytest.mark.parametrize("allocatable, count", [
+    pytest.param({devices.GPU: "2"}, 2, id="nvidia.com/gpu"),
+    pytest.param({devices.GPU_NUMBER: "3"}, 3, id="volcano.sh/gpu-number (GPU sharing)"),
+    pytest.param({devices.GPU: "1", devices.GPU_NUMBER: "3"}, 1, id="nvidia.com/gpu first"),
+    pytest.param({devices.GPU: "1k"}, 1000, id="a quantity"),
+    pytest.param({devices.GPU: "-1"}, 0, id="negative: none"),
+    pytest.param({devices.GPU: "lots"}, 0, id="unreadable: none"),
+    pytest.param({}, 0, id="neither"),
+])
+def test_node_count(allocatable, count):
+    assert devices.node_count(nodes.node("n", {"cpu": "1", **allocatable})) == count
+
+
+@pytest.mark.parametrize("gpus, host, warned", [
+    pytest.param({"n0": ("G0", "G1"), "n1": ("G0", "G1")}, ("G0", "G1"), True, id="4 declared, 2 here"),
+    pytest.param({"n0": ("G0", "G1")}, ("G0", "G1"), False, id="as many as the host has"),
+    pytest.param({"n0": ("0", "1")}, (), False, id="no host GPU: nothing to share"),
+])
+def test_shared_gpus_warning(gpus, host, warned):
+    warning = devices.shared_gpus(gpus, host)
+    assert (warning is not None) is warned
+    if warned:
+        assert "declare 4 GPUs (nvidia.com/gpu) and this host has 2" in warning
+
+
+@pytest.mark.parametrize("apps, inits, held, expected", [
+    pytest.param([1, 1], [], set(), {"c0": [0], "c1": [1]}, id="each app container its own"),
+    pytest.param([2, 0], [], set(), {"c0": [0, 1], "c1": []}, id="a container asking none gets none"),
+    pytest.param([1], [], {0, 1}, {"c0": [2]}, id="running pods' GPUs are not given again"),
+    pytest.param([1], [2], set(), {"i0": [0, 1], "c0": [0]}, id="an init container reuses the pod's GPUs"),
+    pytest.param([1, 1], [1], {3}, {"i0": [0], "c0": [0], "c1": [1]}, id="init and apps, one held"),
+    pytest.param([0], [], {0, 1, 2, 3}, {"c0": []}, id="asking none fits a full node"),
+])
+def test_assign(apps, inits, held, expected):
+    assert devices.assign(pod(apps, inits), ("G0", "G1", "G2", "G3"), held) == expected
+
+
+@pytest.mark.parametrize("apps, inits, held, requested, available", [
+    pytest.param([3], [], {0, 1}, 3, 2, id="app containers"),
+    pytest.param([2, 2], [], {0}, 4, 3, id="two app containers together"),
+    pytest.param([1], [3], {0, 1}, 3, 2, id="an init container"),
+])
+def test_too_few_free_is_the_kubelets_admission_error(apps, inits, held, requested, available):
+    with pytest.raises(devices.NotEnough) as exc:
+        devices.assign(pod(apps, inits), ("G0", "G1", "G2", "G3"), held)
+    assert str(exc.value) == ("Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. "
+                              f"Requested: {requested}, Available: {available}, which is unexpected")
+
+
+@pytest.mark.parametrize("annotation, expected", [
+    pytest.param("1", ["G1"], id="one card"),
+    pytest.param("0,2", ["G0", "G2"], id="two cards"),
+    pytest.param("5", None, id="no such card on this node: not shared"),
+    pytest.param("a", None, id="not indices"),
+    pytest.param("", None, id="empty"),
+    pytest.param(None, None, id="absent"),
+])
+def test_shared_cards_follow_volcano_gpu_index(annotation, expected):
+    annotations = {} if annotation is None else {devices.GPU_INDEX: annotation}
+    assert devices.shared_cards(pod([0], annotations=annotations), ("G0", "G1", "G2")) == expected
+
+
+@pytest.mark.parametrize("ids, expected", [
+    pytest.param(["G1", "G3"], {"CUDA_VISIBLE_DEVICES": "G1,G3", "NVIDIA_VISIBLE_DEVICES": "G1,G3"}, id="two"),
+    pytest.param([], {"CUDA_VISIBLE_DEVICES": "", "NVIDIA_VISIBLE_DEVICES": "void"}, id="none: hidden"),
+    pytest.param(["G0", "G0"], {"CUDA_VISIBLE_DEVICES": "G0", "NVIDIA_VISIBLE_DEVICES": "G0"},
+                 id="a wrapped-around id once"),
+])
+def test_env(ids, expected):
+    assert devices.env(ids) == expected
+
+
+@pytest.fixture
+def fresh_host(monkeypatch, tmp_path):
+    """host_gpus read anew, with no CUDA_VISIBLE_DEVICES and a PATH holding only `bin` (filled by the test)."""
+    devices.host_gpus.cache_clear()
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    yield bin_dir
+    devices.host_gpus.cache_clear()
+
+
+def fake_nvidia_smi(bin_dir, script: str) -> None:
+    path = bin_dir / "nvidia-smi"
+    path.write_text("#!/bin/sh\n" + script)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+
+
+def test_host_gpus_are_nvidia_smis_uuids(fresh_host):
+    fake_nvidia_smi(fresh_host, 'case "$*" in *query-gpu=uuid*) echo GPU-aaa; echo GPU-bbb;; *) exit 9;; esac\n')
+    assert devices.host_gpus() == ("GPU-aaa", "GPU-bbb")
+    assert nodes.host_node()["status"]["allocatable"][devices.GPU] == "2"
+
+
+def test_host_gpus_follow_vclites_own_cuda_visible_devices(fresh_host, monkeypatch):
+    fake_nvidia_smi(fresh_host, "echo GPU-aaa; echo GPU-bbb\n")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3, 1")
+    assert devices.host_gpus() == ("3", "1")
+
+
+def test_an_empty_cuda_visible_devices_means_none(fresh_host, monkeypatch):
+    fake_nvidia_smi(fresh_host, "echo GPU-aaa\n")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert devices.host_gpus() == ()
+    assert devices.GPU not in nodes.host_node()["status"]["allocatable"]
+
+
+def test_a_failing_nvidia_smi_is_no_gpu(fresh_host):
+    fake_nvidia_smi(fresh_host, "echo 'NVIDIA-SMI has failed' >&2; exit 9\n")
+    if os.path.isdir("/proc/driver/nvidia/gpus"):
+        pytest.skip("this host has NVIDIA GPUs")
+    assert devices.host_gpus() == ()
+
+
+def test_no_nvidia_smi_no_gpu(fresh_host):
+    if os.path.isdir("/proc/driver/nvidia/gpus"):
+        pytest.skip("this host has NVIDIA GPUs")
+    assert devices.host_gpus() == ()
+    assert devices.GPU not in nodes.host_node()["status"]["allocatable"]
