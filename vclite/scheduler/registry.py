@@ -93,7 +93,7 @@ class LazyTable(Mapping[str, type]):
         """This table and `classes` (each has a `name`); a duplicate name is an error."""
         loaded = dict(self._loaded)
         for cls in classes:
-            if cls.name in self:
+            if cls.name in self._where or cls.name in loaded:   # (`loaded`: also a name twice in `classes`)
                 raise ValueError(f"plugin {cls.name!r} is already registered")
             loaded[cls.name] = cls
         return LazyTable(self._package, self._where, loaded)
