@@ -284,7 +284,9 @@ def _try(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.Q
             continue
         if ssn.pre_predicate(task) is not None:
             continue
-        feasible, _ = ssn.feasible_nodes(task, copy=True)
+        # (an among-predicate — the extender — is asked about the HyperNode's nodes the resources fit, only)
+        failures = ssn.predicate(task, ssn.nodes, lambda: ssn.fit_cache.masks(task.req)[0] & mask)
+        feasible, _ = ssn.feasible_nodes(task, copy=True, failures=failures)
         feasible &= mask
         if not feasible.any():
             continue

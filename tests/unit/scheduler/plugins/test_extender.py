@@ -5,6 +5,7 @@ and checks every hook against a live extender: the JSON it receives (Go's field 
 and `extender.ignorable` when it cannot answer; bad arguments are refused at load with file:line."""
 from __future__ import annotations
 
+import collections
 import threading
 import time
 
@@ -225,6 +226,25 @@ def test_preempt_asks_the_predicate_only_about_the_node_it_tries():
     assert result.evictions
     asked = [b["node"]["Name"] for b in ext.bodies("predicate")]
     assert asked.count("n2") == 1 and asked.count("n1") > 1, asked
+
+
+def test_a_network_topology_job_asks_the_predicate_only_about_the_hypernode_tried():
+    """A gang kept within one HyperNode (networkTopology, hard, tier 1) is tried in s0 = {a1, a2}, then s1 =
+    {b1, b2}, then placed in the first: each try asks the extender about the HyperNode's nodes only, as Volcano's
+    allocate predicates the HyperNode's nodes (before: about every node, at each try)."""
+    tree = [{"metadata": {"name": s}, "spec": {"tier": 1, "members": [
+        {"type": "Node", "selector": {"exactMatch": {"name": n}}} for n in members]}}
+        for s, members in (("s0", ("a1", "a2")), ("s1", ("b1", "b2")))]
+    group = o.pg("ns/pg", min_member=2)
+    group["spec"]["networkTopology"] = {"mode": "hard", "highestTierAllowed": 1}
+    st = o.state([o.node(n) for n in ("a1", "a2", "b1", "b2")], podgroups=[group],
+                 pods=[o.pod(f"ns/p{i}", "pg") for i in range(2)])
+    st.hypernodes = tree
+    with extender_server.running({"predicate": lambda b: OK}) as ext:
+        result = session.run_session(st, conf.parse(conf_text(ext.url, predicate="predicate"), "sched.conf"), o.NOW)
+    assert set(result.binds.values()) <= {"a1", "a2"} and len(result.binds) == 2, result.binds
+    asked = collections.Counter(b["node"]["Name"] for b in ext.bodies("predicate"))
+    assert asked == {"a1": 4, "a2": 4, "b1": 2, "b2": 2}, asked   # (2 pods: in s0, in s1, in s0 again)
 
 
 @pytest.mark.parametrize("ignorable, binds", [(True, {"ns/p1": "n1"}), (False, {})])
