@@ -186,14 +186,11 @@ def _trial(ssn: "session_mod.Session", queue: "jobs_mod.QueueInfo", job: "jobs_m
     for task in part.pending:
         ok = ssn.allocatable(queue, task)
         if ok:
-            rows = victims_mod.candidate_rows(ssn, task)
+            # the request fits future idle, within `mask` (only these nodes are asked an among-predicate about)
+            rows = victims_mod.candidate_rows(ssn, task, mask & ssn.fit_cache.masks(task.req)[0])
             feasible = np.zeros(n, dtype=bool)
             feasible[rows] = True
-            feasible &= mask
             ok = bool(feasible.any()) and ssn.pre_predicate(task) is None
-        if ok:
-            feasible &= ssn.fit_cache.masks(task.req)[0]   # the request fits future idle
-            ok = bool(feasible.any())
         if not ok:
             trial.discard()
             return None

@@ -139,11 +139,12 @@ class Placed:
         return b
 
 
-def candidate_rows(ssn: "session_mod.Session", task: TaskInfo) -> np.ndarray:
-    """Rows (ascending) where no unresolvable predicate failure rejects `task`."""
+def candidate_rows(ssn: "session_mod.Session", task: TaskInfo, among: np.ndarray | None = None) -> np.ndarray:
+    """Rows (ascending) where no unresolvable predicate failure rejects `task`; `among`: of these rows only
+    (an among-predicate, the extender's, is asked about them only)."""
     n = len(ssn.nodes)
-    ok = np.ones(n, dtype=bool)
-    for failure in ssn.predicate(task, ssn.nodes):
+    ok = np.ones(n, dtype=bool) if among is None else np.array(among, dtype=bool)
+    for failure in ssn.predicate(task, ssn.nodes, among):
         if not failure.resolvable:
             ok &= ~failure.mask(n)
     return np.flatnonzero(ok)

@@ -316,3 +316,21 @@ def test_evict_cap(arguments, want):
     tiers = [[conf.plugin("network-topology-aware", arguments)]] if arguments is not None else [[]]
     ssn = _ssn([o.pg("ns/j", "q", 1)], [o.pod("ns/j-0", "j")], tiers=tiers)
     assert gangevict.evict_cap(ssn) == want
+
+
+def test_a_placement_in_a_domain_asks_an_among_predicate_about_the_domains_nodes_only():
+    """The extender's predicate (registered with among=True) is asked, for each task placed in s0, about s0's
+    nodes the request fits only (Volcano's simulation predicates the domain's nodes, resources first); before:
+    about every node of the cluster."""
+    pgs = [o.pg("ns/s", "q", 2, priority_class="hi")]
+    pods = [o.pod("ns/s-0", "s"), o.pod("ns/s-1", "s")]
+    nodes = [o.node(n, "2", "4Gi") for n in ("n0", "n1", "n2", "n3")]
+    ssn = _ssn(pgs, pods, nodes, TREE)
+    asked = []
+    ssn.hooks.register(hooks.Point.PREDICATE, 9, lambda task, nodes_, among: asked.append(
+        (task.key, np.flatnonzero(among).tolist())) or [], 1.0, "recorder", hooks.AMONG)
+    chain = gangplan.place(ssn, ssn.queues["q"], ssn.jobs["ns/s"], "s0", [], "gangpreempt", 8)
+    assert chain is not None
+    assert {t.node for t in ssn.jobs["ns/s"].tasks.values()} <= {"n0", "n1"}
+    assert [key for key, _ in asked] == ["ns/s-0", "ns/s-1"]
+    assert all(set(rows) <= {0, 1} and rows for _, rows in asked), asked
