@@ -33,7 +33,9 @@ Unschedulable=True condition. With `--details` (only then: the shape above is a 
 plugins' details are added where there are some: `"bindAnnotations": {"<ns>/<pod>": {"<key>": "<value>"}}`
 (deviceshare's chosen devices, as the binding would write them on the pod) and `"numaCpuSets":
 {"<ns>/<pod>": {"node": "<node>", "cpu": "<cpuset>"}}` (numa-aware's CPUs for the pods it bound: what
-Volcano's scheduler cache keeps until the kubelet pins them). `-o table` (the default) is a readable
+Volcano's scheduler cache keeps until the kubelet pins them) and `"pendingPods": {"<ns>/<pod>": "<message>"}` (why
+a pod waits that its PodGroup's message does not explain: a pod whose allocation a plugin refused — deviceshare
+finding no card — while its gang is satisfied; its PodScheduled=False message). `-o table` (the default) is a readable
 summary with notes, the details included.
 
 Must not: start components or write anything; the session is pure.
@@ -264,7 +266,20 @@ def decisions(cluster: snapshot.ClusterState, result: session.SessionResult, det
            "podGroupPhases": phases, "unschedulable": unschedulable}
     if details and result.bind_annotations:
         out["bindAnnotations"] = {k: dict(sorted(v.items())) for k, v in sorted(result.bind_annotations.items())}
+    pending = _pending_pods(cluster, result, unschedulable) if details else {}
+    if pending:
+        out["pendingPods"] = pending
     return out
+
+
+def _pending_pods(cluster: snapshot.ClusterState, result: session.SessionResult,
+                  unschedulable: dict[str, str]) -> dict[str, str]:
+    """Pod -> why it waits (its PodScheduled=False message), for the pods whose PodGroup's message does not say
+    it: a pod whose allocation a plugin refused (deviceshare: no card) while its gang is satisfied."""
+    group_of = {meta.key(p): f"{meta.namespace(p)}/{meta.annotations(p).get(batch.GROUP_NAME)}"
+                for p in cluster.pods}
+    return {pod: message for pod, (_, message, _) in sorted(result.pod_conditions.items())
+            if group_of.get(pod) not in unschedulable}
 
 
 
@@ -367,6 +382,9 @@ def render_table(state: State, conf_name: str, conf: conf_mod.SchedulerConf, out
     if out["unschedulable"]:
         lines += ["", "WHY PENDING (Unschedulable condition)"]
         lines.extend(f"  {k}: {v}" for k, v in out["unschedulable"].items())
+    if out.get("pendingPods"):
+        lines += ["", "WHY PENDING (pods whose PodGroup is not waiting)"]
+        lines.extend(f"  {k}: {v}" for k, v in out["pendingPods"].items())
     if state.notes:
         lines += ["", "NOTES"]
         lines.extend(f"  - {n}" for n in state.notes)

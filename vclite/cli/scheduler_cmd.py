@@ -38,8 +38,9 @@ def scheduler() -> None:
 @click.option("-o", "--output", type=click.Choice(["table", "json", "yaml"]), default="table", show_default=True)
 @click.option("--details", is_flag=True,
               help="Add the plugins' details to -o json|yaml where there are some: `bindAnnotations` (what each bind "
-                   "writes on its pod: deviceshare's chosen GPUs) and `numaCpuSets` (numa-aware's CPUs per pod). Off "
-                   "by default, so the answer keeps its five keys; the table always shows them.")
+                   "writes on its pod: deviceshare's chosen GPUs), `numaCpuSets` (numa-aware's CPUs per pod) and "
+                   "`pendingPods` (why a pod waits that its PodGroup's message does not explain: deviceshare found no "
+                   "card for it). Off by default, so the answer keeps its five keys; the table always shows them.")
 @click.option("--metrics-timeout", type=float, metavar="SECONDS", default=METRICS_TIMEOUT, show_default=True,
               callback=lambda ctx, param, value: _positive(value),
               help="With a `metrics` section in the conf: how long the one read of the nodes' usage may take in "

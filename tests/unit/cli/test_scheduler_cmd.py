@@ -114,6 +114,28 @@ def test_device_annotations_in_the_answer_and_the_table():
     assert "a/train-0 is bound with: volcano.sh/gpu-index=0, volcano.sh/predicate-time=1767225600000000000" in table
 
 
+
+def test_a_pod_left_pending_in_a_placed_gang_says_why_with_details_and_in_the_table():
+    """deviceshare without its predicate: the third pod gets no card, its allocation is refused and its gang (1 of 3)
+    is satisfied, so no PodGroup message says why it waits; --details and the table show the pod's own reason
+    (before: nothing at all about it)."""
+    gpu = node("g1", cpu="8")
+    gpu["status"]["allocatable"].update({"volcano.sh/gpu-memory": "16000", "volcano.sh/gpu-number": "2"})
+    pods = [pod(f"p{i}", "pg", ns="a") for i in range(3)]
+    for p in pods:
+        p["spec"]["containers"][0]["resources"]["limits"] = {"volcano.sh/gpu-memory": "5000"}
+    state = dryrun.build_state([gpu, queue("default"), podgroup("pg", ns="a"), *pods])
+    cfg = conf.parse({"actions": "enqueue, allocate", "tiers": [[{"name": "gang"}, {"name": "predicates"}, {
+        "name": "deviceshare", "enablePredicate": False, "arguments": {"deviceshare.GPUSharingEnable": True}}]]})
+    plain = dryrun.dry_run(state, cfg, NOW)
+    assert "pendingPods" not in plain and plain["unschedulable"] == {} and len(plain["binds"]) == 2
+    out = dryrun.dry_run(state, cfg, NOW, details=True)
+    assert list(out["pendingPods"]) == ["a/p2"]
+    assert out["pendingPods"]["a/p2"].startswith('allocation to node "g1" undone: deviceshare: the node g1 '
+                                                 "can't place the pod p2 in ns a"), out["pendingPods"]
+    table = dryrun.render_table(state, "gpu.conf", cfg, out)
+    assert "WHY PENDING (pods whose PodGroup is not waiting)\n  a/p2: allocation to node" in table, table
+
 def test_a_node_whose_gpus_deviceshare_cannot_read_is_noted():
     gpu = node("g1")
     gpu["metadata"]["annotations"] = {"volcano.sh/node-vgpu-register": "GPU-0,10,16000,T4,true:"}
