@@ -10,8 +10,9 @@ reverse order, restoring node arrays exactly and notifying plugins.
 An allocate handler may refuse an allocation or a pipeline (it returns a `Refused`, saying why: a device
 plugin finding no card for the pod on the node; any other return value is ignored): as Volcano's
 Statement.Allocate/Pipeline, every handler is still called, then the operation is undone at once (the task
-back to its status, the node's columns, every deallocate handler) and not logged; `allocate`/`pipeline` return the reason (None: done), and the task's job notes it for the pod's
-and the PodGroup's Unschedulable message.
+back to its status, the node's columns, every deallocate handler) and not logged; `allocate`/`pipeline` return
+the reason (None: done), and the task's job notes it for the pod's and the PodGroup's Unschedulable message (a
+placement a discard remembered before, `last_transaction`, is forgotten: the refusal is the latest news).
 
 Must not: write to the API (the session collects committed decisions; the shell writes them).
 """
@@ -108,6 +109,7 @@ class Statement:
         """Undo a refused allocation at once (upstream's unallocate / unpipeline) and note why on its job."""
         node = task.node
         self._undo(task, row, status, before)
+        task.last_transaction = None   # (the refusal is what the pod is told, not a placement discarded before)
         verb = "allocation to" if status == TaskStatus.ALLOCATED else "reservation on"
         self.ssn.jobs[task.job].task_notes[task.uid] = f'{verb} node "{node}" undone: {reason}'
         self.ssn.refused.add(task.uid)   # (its pod is told why, even when its gang is satisfied)

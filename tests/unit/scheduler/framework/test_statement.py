@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vclite.scheduler.framework import session
 from vclite.scheduler.framework import statement as statement_mod
 from vclite.scheduler.framework import tasks as tasks_mod
 from vclite.scheduler.plugins import proportion
@@ -149,3 +150,20 @@ def test_a_refused_allocation_is_undone_at_once_and_noted(op):
     verb = "allocation to" if op == "allocate" else "reservation on"
     assert ssn.jobs["ns/j"].task_notes[task.uid] == f'{verb} node "a" undone: no card fits'
     assert stmt.commit() == []
+
+
+def test_a_refusal_after_a_discarded_placement_is_what_the_pod_is_told():
+    """j-0 was placed on a then discarded (its gang short), then refused on b: its PodScheduled message is the
+    refusal, the last thing that happened to it (before: "can possibly be assigned to a, once minAvailable is
+    satisfied", from the discarded placement), and gang no longer counts it as schedulable."""
+    ssn = _session()
+    task = ssn.jobs["ns/j"].tasks["ns/j-0"]
+    stmt = ssn.statement()
+    stmt.allocate(task, 0)
+    stmt.discard()
+    ssn.hooks.register(statement_mod.hooks.Point.ALLOCATE_EVENT, 0, lambda t: statement_mod.Refused("no card fits"))
+    assert stmt.allocate(task, 1) == "no card fits"
+    assert task.last_transaction is None
+    ssn.unschedulable_now.add("ns/j")
+    reason, message, _ = session.close_session(ssn).pod_conditions["ns/j-0"]
+    assert (reason, message) == ("Unschedulable", 'allocation to node "b" undone: no card fits')
