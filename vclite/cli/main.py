@@ -49,6 +49,19 @@ class LazyGroup(click.Group):
             self.add_command(getattr(importlib.import_module(module), attr), name)
         return super().get_command(ctx, name)
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple:
+        """click's, but a mistyped name is told the close names among every command, lazy ones included
+        (click suggests among the loaded ones only)."""
+        name = click.utils.make_str(args[0])
+        if name[:1].isalnum() and not ctx.resilient_parsing and self.get_command(ctx, name) is None:
+            import difflib
+
+            close = sorted(difflib.get_close_matches(name, self.list_commands(ctx)))
+            hint = "" if not close else f" Did you mean {close[0]!r}?" if len(close) == 1 else \
+                f" (Did you mean one of: {', '.join(repr(c) for c in close)}?)"
+            ctx.fail(f"No such command {name!r}.{hint}")
+        return super().resolve_command(ctx, args)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """click's command list, with the lazy commands' lines from `lazy_help` (nothing imported)."""
         width = formatter.width - 6 - max(len(name) for name in self.list_commands(ctx))

@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import click
+from click.testing import CliRunner
 import pytest
 
 from vclite.cli import main as main_mod
@@ -126,3 +127,17 @@ def test_a_misnamed_table_entry_is_an_error():
     table = registry.LazyTable("vclite.scheduler.plugins", {"not-gang": "gang:Gang"})
     with pytest.raises(ValueError, match="named 'gang', registered as 'not-gang'"):
         table["not-gang"]
+
+
+@pytest.mark.parametrize("typed, says", [
+    pytest.param("schedulr", "No such command 'schedulr'. Did you mean 'scheduler'?", id="a lazy command"),
+    pytest.param("jobflw", "No such command 'jobflw'. (Did you mean one of: 'job', 'jobflow'?)", id="two close names"),
+    pytest.param("valdate", "No such command 'valdate'. Did you mean 'validate'?", id="a command loaded at start"),
+    pytest.param("zzz", "No such command 'zzz'.\n", id="nothing close"),
+])
+def test_a_mistyped_command_is_told_the_close_names_lazy_ones_included(typed, says):
+    """click suggests among the commands it has loaded only: a lazy one was never suggested (`vcctl schedulr`
+    said only `No such command`)."""
+    result = CliRunner().invoke(main_mod.cli, [typed])
+    assert result.exit_code == 2
+    assert says in result.stderr, result.stderr
