@@ -649,7 +649,8 @@ def _long_pod_names(template: Obj, job_name: str) -> bool:
 def warnings(docs: list[yamlio.Document]) -> list[Problem]:
     """Fields no schema defines (admission/fields.py): ignored, so most likely a typo; a warning
     each, with the closest known name (kubectl's strict validation refuses them). And valid
-    manifests that most likely do not mean what they say (admission/advice.py)."""
+    manifests that most likely do not mean what they say (admission/advice.py). Listed as problems
+    are: in the order of the files (as `docs` first names them), then of their lines."""
     templates: dict[tuple[str, str], list[str]] = {}
     specs: dict[tuple[str, str], dict] = {}
     for d in docs:
@@ -677,7 +678,10 @@ def warnings(docs: list[yamlio.Document]) -> list[Problem]:
                     f"plane then makes each account it names that namespace {_namespace_of(d.obj)} lacks, for the run "
                     "(on a cluster each must exist, or its pods are refused)")
             for d, path, written in runaccounts.filled_at_run_time(docs)]
-    return out
+    files: dict[str, int] = {}
+    for d in docs:
+        files.setdefault(d.file, len(files))
+    return sorted(out, key=lambda w: (files.get(w.file, len(files)), w.line, w.column))   # (stable)
 
 
 def made_account_warning(docs: list[yamlio.Document], made: Any) -> Problem:

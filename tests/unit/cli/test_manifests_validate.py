@@ -384,3 +384,30 @@ def test_a_patch_placeholders_problem_names_its_line_and_column(tmp_path):
                     "  - name: train\n    patch: {jobSpec: {queue: 'q-{{params.nope}}'}}\n" + template("train"))
     _, problems = manifests.load_and_validate([str(path)])
     assert [(p.line, p.column, p.field) for p in problems] == [(7, 33, "spec.flows[0].patch.jobSpec.queue")]
+
+
+def test_warnings_are_listed_in_the_order_of_the_files_then_of_their_lines():
+    """Found per check (unknown fields, then advice, then service accounts), they are listed as problems are."""
+    flow_text = jobflow("    - name: a\n      dependsOn:\n        strategy: any\n        probe:\n"
+                        "          taskStatusList: [{taskName: main, phase: Running}]\n"
+                        "    - name: b\n")
+    job_text = """---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: j}
+spec:
+  minAvaliable: 1
+  tasks:
+    - name: t
+      replicas: 1
+      template:
+        spec:
+          serviceAccountName: robot
+          containers: [{name: c, image: busybox, command: ["true"]}]
+"""
+    docs = yamlio.load_string((flow_text + template("a") + template("b") + job_text).removeprefix("---\n"), "f.yaml")
+    where = [(w.line, w.field) for w in manifests.warnings(docs)]
+    assert [f for _, f in where] == ["spec.flows[0].dependsOn.strategy", "spec.flows[0].dependsOn.probe",
+                                     "spec.minAvaliable", "spec.tasks[0].template.spec.restartPolicy",
+                                     "spec.tasks[0].template.spec.serviceAccountName"], where
+    assert [line for line, _ in where] == sorted(line for line, _ in where), where
