@@ -10,7 +10,9 @@ decides how long to wait:
 - `run_until(done)` (asyncio, real clock) wakes on new work, on the next timer, or when a pod's
   process changes state — never on a fixed period.
 A failed sync is logged with its traceback the first time a component fails with that error; its
-repeats (each retry of a sync that keeps failing) are one line each, with how often it was seen.
+repeats (each retry of a sync that keeps failing) are one line each, with how often it was seen — at
+INFO for an Expected error (pods the API refused: the first warning and the objects' Events say it), so
+`vcctl run`, which shows warnings only, is not filled with a refused create's retries; a server logs them.
 
 `runtime.Runtime` (the embedded control plane) and `remote.ControllerRuntime` (the JobFlow
 controllers against a Kubernetes cluster) are Loops over different components and clients.
@@ -143,12 +145,13 @@ class Loop:
         self._failures_seen[seen] = times   # (last: the error seen longest ago is forgotten first)
         if len(self._failures_seen) > FAILURES_REMEMBERED:
             del self._failures_seen[next(iter(self._failures_seen))]
+        expected = isinstance(exc, errors.Expected)
         if times == 1:   # (an Expected error's message says it all: no traceback)
             log.warning("%s: sync %s failed (attempt %d): %s", component, key, attempts, exc,
-                        exc_info=None if isinstance(exc, errors.Expected) else exc)
-        else:
-            log.warning("%s: sync %s failed (attempt %d): %s (the same error %d times; its traceback was "
-                        "logged the first time)", component, key, attempts, exc, times)
+                        exc_info=None if expected else exc)
+        else:   # (an Expected one's repeats, a refused create retried, are INFO: `vcctl run` shows the first only)
+            log.log(logging.INFO if expected else logging.WARNING, "%s: sync %s failed (attempt %d): %s (the same "
+                    "error %d times; its traceback was logged the first time)", component, key, attempts, exc, times)
 
     def step(self, background: bool = True, budget: float | None = None) -> int:
         """Process every ready key of every component; return how many syncs ran. Without

@@ -5,7 +5,7 @@ import logging
 
 import pytest
 
-from vclite.lib import clock, workqueue
+from vclite.lib import clock, errors, workqueue
 from vclite.runtime import runtime
 
 MAX_REQUEUES = 4
@@ -22,7 +22,8 @@ class Failing:
         pass
 
     def sync(self, key):
-        raise RuntimeError(self.errors[key])
+        error = self.errors[key]
+        raise error if isinstance(error, Exception) else RuntimeError(error)
 
 
 def run(caplog, components):
@@ -35,7 +36,7 @@ def run(caplog, components):
             c.queue.on_add = rt._on_add
             for key in errors:
                 c.queue.add(key)
-        with caplog.at_level(logging.WARNING, logger="vclite.runtime"):
+        with caplog.at_level(logging.INFO, logger="vclite.runtime"):
             rt.settle()
         return rt, [r for r in caplog.records if r.name == "vclite.runtime"]
     finally:
@@ -81,7 +82,7 @@ def test_a_vcjob_whose_pods_the_api_refuses_is_logged_without_a_traceback(caplog
                               "name": "t", "replicas": 1, "template": {"spec": {
                                   "serviceAccountName": "ghost", "restartPolicy": "Never",
                                   "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}}}]}})
-        with caplog.at_level(logging.WARNING, logger="vclite.runtime"):
+        with caplog.at_level(logging.INFO, logger="vclite.runtime"):
             rt.settle()
     finally:
         rt.close()
@@ -90,3 +91,18 @@ def test_a_vcjob_whose_pods_the_api_refuses_is_logged_without_a_traceback(caplog
     assert records[0].getMessage().startswith(
         'job-controller: sync default/j failed (attempt 1): failed to create 1 pods of 1 (first: j-t-0: pods "j-t-0" '
         "is forbidden: error looking up service account default/ghost")
+
+
+def test_an_expected_errors_repeats_are_info_so_vcctl_run_shows_the_first_only(caplog):
+    """A refused create retried (errors.Expected: its message says it all) warns once, without a traceback; its
+    repeats are INFO lines (a server's log has them; `vcctl run` shows warnings only)."""
+    rt, records = run(caplog, {"job-controller": {"ns/j": errors.Expected("failed to create 1 pods of 1")}})
+    assert [(r.levelno, r.exc_info is None) for r in records] == \
+        [(logging.WARNING, True)] + [(logging.INFO, True)] * MAX_REQUEUES
+    assert records[-1].getMessage().endswith(f"(the same error {MAX_REQUEUES + 1} times; its traceback was logged "
+                                              "the first time)")
+
+
+def test_an_unexpected_errors_repeats_stay_warnings(caplog):
+    rt, records = run(caplog, {"broken": {"k": "boom"}})
+    assert {r.levelno for r in records} == {logging.WARNING}
