@@ -90,7 +90,7 @@ def test_exit_code_counts_a_job_deleted_after_it_finished(vcctl, write, tmp_path
     last = r.err.strip().splitlines()[-1]
     assert last.startswith("failed: vcjob default/gone Failed; succeeded: vcjob default/fine Completed"), r
     # why it failed is not lost with it (its pods went too), nor is it missing from -o yaml
-    assert "vcjob default/gone Failed: pod gone-main-0: container main exited 1 (Error)" in r.err, r
+    assert "vcjob default/gone Failed: pod gone-main-0: container main exited with code 1 (Error)" in r.err, r
     r = vcctl("run", "-q", "-o", "yaml", "--workdir", tmp_path / "again", write("ttl.yaml", text), timeout=60)
     items = {(i["kind"], i["metadata"]["name"]): i for i in yaml.safe_load(r.out)["items"]}
     assert items[("Job", "gone")]["status"]["state"]["phase"] == "Failed"
@@ -103,7 +103,7 @@ def test_a_failed_init_container_is_named_with_its_log(vcctl, write, tmp_path):
         "[sh, -c, 'echo no input data >&2; exit 4']}\n          containers:")
     r = vcctl("run", "--workdir", tmp_path, write("init.yaml", text), timeout=60)
     assert r.code == 1, r
-    assert "vcjob default/init Failed: pod init-main-0: init container setup exited 4 (Error)" in r.err, r
+    assert "vcjob default/init Failed: pod init-main-0: init container setup exited with code 4 (Error)" in r.err, r
     assert "setup.log:" in r.err and "no input data" in r.err, r
 
 
@@ -303,7 +303,7 @@ def test_bare_pods_are_followed_to_their_end(vcctl, write, tmp_path):
     waits for it and counts it, as a vcjob."""
     r = vcctl("run", "--workdir", tmp_path, write("pods.yaml", BARE_PODS), timeout=60)
     assert r.code == 1, r
-    assert "pod default/sad Failed: container main exited 2 (Error)" in r.err and "    sad" in r.err, r
+    assert "pod default/sad Failed: container main exited with code 2 (Error)" in r.err and "    sad" in r.err, r
     assert r.err.strip().splitlines()[-1].startswith(
         "failed: pod default/sad Failed; succeeded: pod default/hello Succeeded"), r
     assert (tmp_path / "default" / "hello" / "logs" / "main.log").read_text() == "hi\n"

@@ -78,7 +78,7 @@ def test_retry_restarts_the_failed_job_then_succeeds(vcctl, tmp_path):
 def test_failing_flow_says_why(vcctl, tmp_path):
     r = vcctl("run", "--workdir", tmp_path, "examples/failing.yaml")
     assert r.code == 1, r
-    assert "failing-validate-data" in r.err and "exited 3" in r.err, r
+    assert "failing-validate-data" in r.err and "exited with code 3" in r.err, r
     assert "column price is negative" in r.err, r
     assert not list(tmp_path.rglob("failing-train-model-*")), "the dependent job must never start"
 

@@ -23,7 +23,7 @@ import dataclasses
 import datetime as dt
 from typing import Any
 
-from vclite.api import batch, flow, flowsyntax, meta
+from vclite.api import batch, flow, flowsyntax, meta, podfailure
 from vclite.lib import clock as clock_mod
 from vclite.lib import dag
 
@@ -478,15 +478,8 @@ def transitions(before: dict[str, str], after: dict[str, str]) -> list[str]:
     return [f"{what}: {phase}" for what, phase in after.items() if phase and before.get(what) != phase]
 
 
-def failed_init_containers(pod: Obj) -> list[str]:
-    """Names of the pod's init containers that exited non-zero (the pod failed before its containers ran)."""
-    return [cs.get("name", "") for cs in (pod.get("status") or {}).get("initContainerStatuses") or []
-            if (_terminated(cs) or {}).get("exitCode", 0) != 0]
-
-
-def _terminated(cs: Obj) -> Obj | None:
-    """A container's last termination (now, or before its restart), if any."""
-    return (cs.get("state") or {}).get("terminated") or (cs.get("lastState") or {}).get("terminated")
+failed_init_containers = podfailure.failed_init_containers
+pod_failure_reasons = podfailure.pod_failure_reasons
 
 
 def is_bare_pod(pod: Obj) -> bool:
@@ -513,52 +506,7 @@ def why_pod_waits(snap: Snapshot, pod: Obj) -> str:
     return container_blocked(pod)
 
 
-def _exits_before_stop(pod: Obj) -> list[str]:
-    """A pod that did not fail itself (stopped by its job): its containers' non-zero exits, with restarts."""
-    out = []
-    for cs in (pod.get("status") or {}).get("containerStatuses") or []:
-        term = _terminated(cs)
-        if term and term.get("exitCode", 0) != 0 and term.get("reason") != "ProcessLost":
-            restarts = cs.get("restartCount") or 0
-            out.append(f"container {cs.get('name')} exited {term.get('exitCode')} ({term.get('reason', 'Error')})"
-                       + (f", restarted {restarts} time{'s' if restarts != 1 else ''}" if restarts else ""))
-    return out
-
-
-def pod_failure_reasons(pod: Obj) -> list[str]:
-    """Why a failed pod failed: the pod's own reason and message when it has one (the kubelet's:
-    `DeadlineExceeded: Pod was active on the node longer than the specified deadline`), then each init
-    container, then container, that exited non-zero (`init container setup exited 4 (Error)`)."""
-    status = pod.get("status") or {}
-    reasons = [f"{status['reason']}: {status.get('message', '')}".rstrip(": ")] if status.get("reason") else []
-    for what, key in (("init container", "initContainerStatuses"), ("container", "containerStatuses")):
-        for cs in status.get(key) or []:
-            term = _terminated(cs)
-            if term and term.get("exitCode", 0) != 0:
-                msg = f"{what} {cs.get('name')} exited {term.get('exitCode')} ({term.get('reason', 'Error')})"
-                if term.get("message"):
-                    msg += f": {term['message'].strip()[:200]}"
-                reasons.append(msg)
-    if not reasons and status.get("message"):   # no process told why
-        reasons.append(str(status["message"]))
-    return reasons
-
-
 def failure_reason(snap: Snapshot, job: Obj) -> str:
-    """Why a vcjob failed, from its failed pods (init containers first: `pod a-t-0: init container
-    setup exited 4 (Error)`, `pod a-t-0: container main exited 3 (Error)`), else its state's reason;
-    a job that used up its restarts says so: `(after 2 retries, maxRetry 2)`."""
-    reasons = [f"pod {meta.name(pod)}: {r}" for pod in snap.pods_of(job)
-               if (pod.get("status") or {}).get("phase") == "Failed" for r in pod_failure_reasons(pod)]
-    if not reasons:   # (its pods were stopped by the job's own action, TerminateJob or AbortJob: what exited first)
-        reasons = [f"pod {meta.name(pod)}: {r}" for pod in snap.pods_of(job) for r in _exits_before_stop(pod)]
-    job_status = job.get("status") or {}
-    state = job_status.get("state") or {}
-    if not reasons and (state.get("reason") or state.get("message")):
-        reasons.append(f"{state.get('reason', '')}: {state.get('message', '')}".strip(": "))
-    text = "; ".join(reasons[:3]) + (f" (+{len(reasons) - 3} more)" if len(reasons) > 3 else "")
-    retries = job_status.get("retryCount") or 0
-    if text and isinstance(retries, int) and retries > 0:
-        text += f" (after {retries} {'retry' if retries == 1 else 'retries'}, maxRetry " \
-                f"{(job.get('spec') or {}).get('maxRetry', 3)})"
-    return text
+    """Why a vcjob failed, from its pods (podfailure.job_failure: `pod a-t-0: container main exited with code 3
+    (Error)`), else its state's reason."""
+    return podfailure.job_failure(job, snap.pods_of(job))

@@ -40,9 +40,11 @@ def observe(progress, events):
 
 @pytest.mark.parametrize("events, live_pods, expected", [
     pytest.param([(ADDED, pod("p1", "Failed", 3))], [pod("p1", "Failed", 3)],
-                 "pod life-w-0: container c exited 3 (Error) (after 2 retries, maxRetry 2)", id="failed-pod-live"),
+                 "pod life-w-0: container c exited with code 3 (Error) (after 2 retries, maxRetry 2)",
+                 id="failed-pod-live"),
     pytest.param([(ADDED, pod("p1", "Failed", 3)), (DELETED, pod("p1", "Failed", 3)), (ADDED, pod("p2", "Pending"))],
-                 [pod("p2", "Pending")], "pod life-w-0: container c exited 3 (Error) (after 2 retries, maxRetry 2)",
+                 [pod("p2", "Pending")],
+                 "pod life-w-0: container c exited with code 3 (Error) (after 2 retries, maxRetry 2)",
                  id="failed-pod-replaced-by-a-restart"),
     pytest.param([(ADDED, pod("p2", "Pending"))], [pod("p2", "Pending")], "Failed", id="no-failed-pod-seen"),
 ])

@@ -212,18 +212,21 @@ def _failed_job(retries=0, max_retry=None, state_reason=None):
 
 
 @pytest.mark.parametrize("the_job, pods, expected", [
-    pytest.param(_failed_job(), [_failed_pod(main_exit=3)], "pod j-main-0: container main exited 3 (Error)",
+    pytest.param(_failed_job(), [_failed_pod(main_exit=3)], "pod j-main-0: container main exited with code 3 (Error)",
                  id="container"),
-    pytest.param(_failed_job(), [_failed_pod(init_exit=4)], "pod j-main-0: init container setup exited 4 (Error)",
+    pytest.param(_failed_job(), [_failed_pod(init_exit=4)],
+                 "pod j-main-0: init container setup exited with code 4 (Error)",
                  id="init-container"),
     pytest.param(_failed_job(retries=2, max_retry=2), [_failed_pod(main_exit=1)],
-                 "pod j-main-0: container main exited 1 (Error) (after 2 retries, maxRetry 2)", id="retried"),
+                 "pod j-main-0: container main exited with code 1 (Error) (after 2 retries, maxRetry 2)", id="retried"),
     pytest.param(_failed_job(retries=1), [_failed_pod(main_exit=1)],
-                 "pod j-main-0: container main exited 1 (Error) (after 1 retry, maxRetry 3)", id="default-max-retry"),
+                 "pod j-main-0: container main exited with code 1 (Error) (after 1 retry, maxRetry 3)",
+                 id="default-max-retry"),
     pytest.param(_failed_job(), [_failed_pod(reason="Evicted")], "pod j-main-0: Evicted", id="pod-reason"),
     pytest.param(_failed_job(state_reason="PodGroupPending"), [], "PodGroupPending: why", id="job-state"),
     pytest.param(_failed_job(), [], "", id="nothing-known"),
-    pytest.param(_failed_job(), [_stopped_pod(restarts=2)], "pod j-main-0: container main exited 1 (Error), restarted "
+    pytest.param(_failed_job(), [_stopped_pod(restarts=2)],
+                 "pod j-main-0: container main exited with code 1 (Error), restarted "
                  "2 times", id="pod-stopped-by-the-jobs-action-after-its-container-failed"),
     pytest.param(_failed_job(), [_stopped_pod(restarts=0, exit_code=0)], "", id="pod-stopped-whose-container-did-well"),
 ])
