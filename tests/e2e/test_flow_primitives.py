@@ -1,6 +1,7 @@
 """Each flow primitive's example through the real `vcctl run` (real processes, real termination
 messages, a real HTTP server for the probe), with what it must show; and `vcctl jobflow
 suspend|resume` against a real `vcctl server`."""
+import json
 import signal
 import socket
 import subprocess
@@ -353,10 +354,29 @@ def test_the_exit_handler_sends_one_notification_per_failure(vcctl, tmp_path):
     status, jobs, r = run_example(vcctl, tmp_path, "notify.yaml", text, code=1)
     assert sorted(j for j in jobs if j.startswith("night-notify")) == ["night-notify-0", "night-notify-1"], r
     assert status["conditions"]["night-notify"]["message"] == "2 items: 2 Completed"
-    assert logs(tmp_path, "night-notify-0-main-0") == \
-        "extract Failed (handled: true): vcjob night-extract Failed: disk full\n", r
-    assert logs(tmp_path, "night-notify-1-main-0") == \
-        "transform Failed (handled: false): vcjob night-transform Failed\n"
+    assert logs(tmp_path, "night-notify-0-main-0") == ("extract Failed (handled: true): vcjob night-extract Failed: "
+                                                      "pod night-extract-main-0: container main exited with code 2 "
+                                                      "(Error): disk full\n"), r
+    assert logs(tmp_path, "night-notify-1-main-0") == ("transform Failed (handled: false): vcjob night-transform "
+                                                      "Failed: pod night-transform-main-0: container main exited with "
+                                                      "code 3 (Error)\n")
+
+
+def test_a_failed_flow_says_which_container_exited_with_what_code(vcctl, tmp_path):
+    """A real `exit 3` with no termination message: the JobFlow's condition, the exit handler's
+    `{{workflow.failures}}` and the run's report say which pod's container exited with what code."""
+    why = "pod night-train-main-0: container main exited with code 3 (Error)"
+    text = ("apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata: {name: night}\nspec:\n  onExit: notify\n"
+            "  flows:\n  - name: notify\n  - name: train\n"
+            + _template("train", "echo 'loss is nan' >&2; exit 3")
+            + _template("notify", 'printf "%s\\n" "$FAILURES"').replace(
+                "command: [sh", "env: [{name: FAILURES, value: '{{workflow.failures}}'}], command: [sh"))
+    status, _, r = run_example(vcctl, tmp_path, "train.yaml", text, code=1)
+    assert status["conditions"]["night-train"]["message"] == why, status
+    assert json.loads(logs(tmp_path, "night-notify-main-0")) == [
+        {"name": "train", "outcome": "Failed", "message": f"vcjob night-train Failed: {why}", "handled": False}], r
+    assert f"vcjob default/night-train Failed: {why}\n" in r.err, r
+    assert "loss is nan" in r.err, r   # (the last lines of its log)
 
 
 def test_an_account_named_by_an_item_or_an_output_is_made_when_the_vcjob_is(vcctl, write, tmp_path):

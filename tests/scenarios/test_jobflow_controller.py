@@ -614,3 +614,95 @@ def test_a_handler_started_by_a_vcjob_refused_as_built_is_built_before_the_momen
         "test-a": ("Failed", "InvalidTemplate"), "test-s": ("Skipped", "WhenFalse"),
         "test-h": ("Skipped", "DependencyNeverMet"), "test-c": ("Pending", "NotCreated")}
     assert (env.jobs(), env.phase("test")) == (set(), "Failed")
+
+
+# ---- a failed flow says why: its first failed pod's container, exit code and reason ---------------------------------
+def _failed_pod(env: Env, job: str, exit_code: int = 3, message: str = "", uid: str | None = None,
+                index: int = 0, finished: str = "2026-01-01T00:00:05Z") -> None:
+    """What the vcjob controller and the kubelet leave of a pod that exited `exit_code` (its owner: the vcjob's
+    uid, or `uid`: an earlier attempt's)."""
+    owner = env.client.get(kinds.JOB, NS, job)
+    ref = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": job,
+           "uid": uid or meta.uid(owner), "controller": True, "blockOwnerDeletion": True}
+    pod = env.client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {
+        "name": f"{job}-default-nginx-{index}", "namespace": NS, "labels": {batch.JOB_NAME: job},
+        "ownerReferences": [ref]}, "spec": {"containers": [{"name": "nginx", "image": "nginx"}]}})
+    term = {"exitCode": exit_code, "reason": "Error", "finishedAt": finished,
+            **({"message": message} if message else {})}
+    env.client.update_status({**pod, "status": {**(pod.get("status") or {}), "phase": "Failed", "containerStatuses": [
+        {"name": "nginx", "state": {"terminated": term}, "ready": False, "restartCount": 0, "image": "nginx"}]}})
+
+
+def _echo(text: str) -> dict:
+    spec = copy.deepcopy(SPEC)
+    spec["tasks"][0]["template"]["spec"]["containers"][0]["command"] = ["echo", text]
+    return spec
+
+
+WHY = "pod test-b-default-nginx-0: container nginx exited with code 3 (Error)"
+
+
+@pytest.mark.parametrize("pods, message", [
+    pytest.param([{}], WHY, id="exit-code"),
+    pytest.param([{"message": "CUDA out of memory\n"}], WHY + ": CUDA out of memory", id="termination-message"),
+    pytest.param([{"index": 1, "exit_code": 1}, {"index": 0, "finished": "2026-01-01T00:00:09Z"}],
+                 "pod test-b-default-nginx-1: container nginx exited with code 1 (Error); " + WHY,
+                 id="first-to-fail-first"),
+    pytest.param([{"uid": "an-earlier-attempt"}], None, id="an-earlier-attempts-pod-is-not-read"),
+    pytest.param([], None, id="no-pod-left"),
+])
+def test_a_failed_vcjob_says_which_container_exited_with_what(env, pods, message):
+    """The condition of a failed vcjob and the exit handler's `workflow.failures[].message` name its first failed
+    pod's container, exit code and reason (and termination message), read through the API as on a cluster."""
+    spec = copy.deepcopy(SPEC)
+    spec["tasks"][0]["replicas"] = 2
+    spec["minAvailable"] = 2
+    env.template("b", spec)
+    env.template("notify", _echo("{{workflow.failures.0.message}}"))
+    env.client.create({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+                       "metadata": {"name": "test", "namespace": NS},
+                       "spec": {"onExit": "notify", "flows": [fl("notify"), fl("b")]}})
+    env.drain()
+    for p in pods:
+        _failed_pod(env, "test-b", **p)
+    env.set_phase("test-b", JP.FAILED)
+    env.drain()
+    cond = env.status("test")["conditions"]["test-b"]
+    assert cond.get("message") == message, cond
+    assert _told(env, "test-notify") == "vcjob test-b Failed" + (f": {message}" if message else "")
+    # a restarted controller, the pods gone: the condition still says it
+    for p in env.client.list(kinds.POD, NS):
+        env.client.delete(kinds.POD, NS, meta.name(p))
+    env.flows.stop()
+    env.flows = controller.JobFlowController(env.client, env.clock)
+    env.flows.start()
+    env.drain()
+    assert env.status("test")["conditions"]["test-b"].get("message") == message
+
+
+def _told(env: Env, job: str) -> str:
+    """What the vcjob's container echoes (its command's argument)."""
+    return env.get(kinds.JOB, job)["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["command"][1]
+
+
+def test_a_retried_vcjob_says_why_its_last_attempt_failed(env):
+    env.template("b")
+    env.template("notify", _echo("{{workflow.failures.0.message}}"))
+    env.client.create({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+                       "metadata": {"name": "test", "namespace": NS},
+                       "spec": {"onExit": "notify", "flows": [fl("notify"), {"name": "b", "retry": {"limit": 1}}]}})
+    env.drain()
+    _failed_pod(env, "test-b", exit_code=3)
+    env.set_phase("test-b", JP.FAILED)
+    env.drain()   # (the back-off, then the failed attempt is deleted and made again)
+    assert env.status("test")["conditions"]["test-b"].get("retries") == 1
+    for p in env.client.list(kinds.POD, NS):
+        env.client.delete(kinds.POD, NS, meta.name(p))
+    _failed_pod(env, "test-b", exit_code=4)
+    env.set_phase("test-b", JP.FAILED)
+    env.drain()
+    cond = env.status("test")["conditions"]["test-b"]
+    why = "pod test-b-default-nginx-0: container nginx exited with code 4 (Error)"
+    assert (cond["reason"], cond["message"]) == ("RetriesExhausted",
+                                                 f"attempt 2 failed; no retries left (limit 1); last attempt: {why}")
+    assert _told(env, "test-notify") == f"vcjob test-b Failed: {why}"

@@ -117,7 +117,8 @@ _CONDITION = _obj("one vcjob's (or, for a flow without one yet, the flow's) cond
     "taskStatusCount": _any("per task: how many pods are in each phase (`{phase: {Running: 2}}`)"),
     "reason": _str("(vclite) why it waits, was skipped, or retries: WaitingForDependencies, DependencyNeverMet, "
                    "WhenFalse, RetryBackoff, RetriesExhausted…"),
-    "message": _str("(vclite) the reason in words"),
+    "message": _str("(vclite) the reason in words; for a Failed or Terminated vcjob, why: its first failed pod's "
+                    "container, exit code, reason and termination message"),
     "retries": _int("(vclite) attempts made again by `retry`"),
     "firstCreateTime": _str("(vclite) when the first attempt was created (" + _TIME + ")"),
     "retryAt": _str("(vclite) while a failed attempt waits for its retry: when the next attempt is due ("

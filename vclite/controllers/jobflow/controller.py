@@ -82,7 +82,7 @@ import logging
 from typing import Any, Hashable
 
 from vclite.admission import jobflow as jobflow_admission
-from vclite.api import batch, flow, kinds, meta
+from vclite.api import batch, flow, kinds, meta, podfailure
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer as informer_mod
 from vclite.apiserver import events
@@ -386,7 +386,7 @@ class JobFlowController:
         if eng is None or eng.uid != meta.uid(jobflow) or eng.generation != generation:
             self._dirty.pop(key, None)
             plan = plan_mod.compile_spec(jobflow.get("spec"), meta.name(jobflow))
-            eng = engine_mod.Engine(jobflow, plan, self._read_output, self._probe)
+            eng = engine_mod.Engine(jobflow, plan, self._read_output, self._probe, self._read_failure)
             for job, at in phases:
                 eng.record(job, at)
             eng.load(self._jobs_of(jobflow), now)
@@ -656,6 +656,23 @@ class JobFlowController:
         except errors.NotFound:
             return ""
         return objects.termination_message(pod)
+
+    def _read_failure(self, inst: engine_mod.Inst) -> str:
+        """Why the instance's failed vcjob failed, from its pods (podfailure.job_failure: the first to fail, its
+        container's exit code, reason and termination message), read by name as Volcano names them
+        (objects.pod_names: at most objects.PODS_READ); "" when nothing says why (its pods are gone)."""
+        job = inst.job
+        if job is None:
+            return ""
+        pods = []
+        for name in objects.pod_names(job):
+            try:
+                pod = self.client.get(kinds.POD, meta.namespace(job), name)
+            except errors.NotFound:
+                continue
+            if objects.pod_of(pod, job):
+                pods.append(pod)
+        return podfailure.job_failure(job, pods)
 
     def _probe(self, job: Obj, entry: plan_mod.ProbeEntry) -> bool | None:
         """Whether every pod of the entry's task answers. False: a pod is not running yet (its change

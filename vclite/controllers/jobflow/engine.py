@@ -71,10 +71,11 @@ def _time(text: Any) -> dt.datetime | None:
 class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
     def __init__(self, jobflow: Obj, plan: plan_mod.Plan,
                  reader: Callable[[rs.Inst], str | None] | None = None,
-                 prober: Callable[[Obj, plan_mod.ProbeEntry], bool | None] | None = None):
+                 prober: Callable[[Obj, plan_mod.ProbeEntry], bool | None] | None = None,
+                 why: Callable[[rs.Inst], str] | None = None):
         self.name, self.ns, self.uid = meta.name(jobflow), meta.namespace(jobflow), meta.uid(jobflow)
         self.generation = jobflow.get("metadata", {}).get("generation")   # a spec change: rebuilt
-        self.plan, self.reader, self.prober = plan, reader, prober
+        self.plan, self.reader, self.prober, self.why = plan, reader, prober, why
         prev = jobflow.get("status") or {}
         self.phase = (prev.get("state") or {}).get("phase") or ""
         self.extra = {k: jsoncopy.deep_copy(v) for k, v in prev.items() if k not in st.KNOWN_FIELDS}
@@ -524,6 +525,10 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             self._mark(self.plan.exit)
         if new in rs.FINAL_I and inst.output is None and self.reader is not None and self.plan.extended:
             inst.output = self.reader(inst)
+        if new not in rs.FAILED_I and inst.job is not None:
+            inst.why = None                        # (retried: the next attempt's failure is read when it fails)
+        elif inst.why is None and inst.job is not None and self.why is not None:
+            inst.why = self.why(inst)
         self._inst_condition(inst)
         self._mark(inst.flow)
 
@@ -550,10 +555,11 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         inst.retries = int(prev.get("retries") or 0)
         inst.first_created = str(prev.get("firstCreateTime") or "")
         if prev.get("reason") == R.RETRIES_EXHAUSTED:
-            inst.refused = str(prev.get("message") or "not retried")
+            inst.refused = str(prev.get("message") or "not retried").partition(st.LAST_ATTEMPT)[0]
         inst.retry_of = str(prev.get("retryOf") or "")
         if prev.get("output") is not None:
             inst.output = str(prev["output"])
+        inst.why = st.recorded_failure(prev)
 
     def _finish(self, fr: rs.FlowRT, outcome: str, reason: str = "", message: str = "") -> None:
         fr.final, fr.reason, fr.message = outcome, reason, message

@@ -103,6 +103,32 @@ def output_pod(job: Obj) -> str:
     return f"{meta.name(job)}-{task}-0"
 
 
+PODS_READ = 32   # pods of a failed vcjob read to tell why it failed (a gang of thousands: the first few)
+
+
+def pod_names(job: Obj, limit: int = PODS_READ) -> list[str]:
+    """The names of a vcjob's pods as Volcano makes them (`<job>-<task>-<index>`), task by task, the first
+    `limit`."""
+    names: list[str] = []
+    for task in (job.get("spec") or {}).get("tasks") or []:
+        if not isinstance(task, dict):
+            continue
+        replicas = task.get("replicas", 1)
+        replicas = replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else 1
+        for i in range(min(max(replicas, 0), limit - len(names))):
+            names.append(f"{meta.name(job)}-{task.get('name', '')}-{i}")
+        if len(names) >= limit:
+            break
+    return names
+
+
+def pod_of(pod: Obj, job: Obj) -> bool:
+    """Whether `pod` is one of this very vcjob's (its controller ownerReference, when it has one, names the
+    vcjob's uid: a pod of an earlier attempt of the same name is not)."""
+    ref = meta.controller_ref(pod)
+    return ref is None or not ref.get("uid") or not meta.uid(job) or ref.get("uid") == meta.uid(job)
+
+
 def termination_message(pod: Obj) -> str:
     """The first container (spec order) termination message of a pod's last run, "" if none: what the
     kubelet reports in `state.terminated.message` (an earlier run's, in `lastState`, is not the output)."""

@@ -85,16 +85,20 @@ class Outputs:
                 for name, fr in self.flows.items() if not fr.d.exit}
 
     def _failure_message(self, fr: rs.FlowRT) -> str:
-        """Why a flow failed, for `workflow.failures`: what its condition says, else its last failed vcjob, the
-        message of that vcjob's state and what its pod said (its output: the termination message, as Argo's
-        failure message is the failed pod's)."""
+        """Why a flow failed, for `workflow.failures`: what its condition says, else its last failed vcjob, why
+        (its first failed pod's container: exit code, reason, termination message — as Argo's failure message is
+        the failed pod's `Error (exit code 3)`), the message of that vcjob's state and its output (the designated
+        pod's termination message), each once."""
         if fr.message:
             return fr.message
         for inst in reversed(fr.insts):
-            if inst.job is not None and inst.state in (rs.IState.FAILED, rs.IState.TERMINATED):
+            if inst.job is not None and inst.state in rs.FAILED_I:
                 state = (inst.job.get("status") or {}).get("state") or {}
-                why = [w for w in (state.get("message") or state.get("reason") or "",
-                                   " ".join(self.inst_output(inst).split())) if w]
+                why: list[str] = []
+                for w in (inst.why or "", state.get("message") or state.get("reason") or "",
+                          " ".join(self.inst_output(inst).split())):
+                    if w and not any(w in seen for seen in why):
+                        why.append(w)
                 return f"vcjob {inst.name} {inst.state.value}" + (f": {'; '.join(why)}" if why else "")
             if inst.note is not None and inst.note.phase == JP.FAILED:
                 return inst.note.message

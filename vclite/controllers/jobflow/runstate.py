@@ -52,6 +52,9 @@ FINAL_I = frozenset({IState.COMPLETED, IState.FAILED, IState.TERMINATED})
 RUNNING_I = frozenset({IState.ACTIVE, IState.REPLACING})
 
 
+FAILED_I = frozenset({IState.FAILED, IState.TERMINATED})   # its vcjob failed for good: why is told
+
+
 OUTCOME_OF = {IState.COMPLETED: O.COMPLETED, IState.FAILED: O.FAILED, IState.TERMINATED: O.TERMINATED}
 
 
@@ -73,6 +76,7 @@ class Inst:
     retry_of: str = ""         # uid of the failed vcjob being replaced
     retry_at: dt.datetime | None = None
     output: str | None = None
+    why: str | None = None     # why its failed vcjob failed (podfailure.job_failure), once read; "": nothing says
     note: st.Note | None = None
     seen_uid: str = ""         # the last vcjob (uid) observed under this name
     gone: bool = False         # `job` finished, then was deleted (its TTL, a user): its outcome stands

@@ -307,6 +307,30 @@ def compute(jobflow: Obj, jobs: Sequence[Obj], now: dt.datetime,
     return eng.status(now)
 
 
+LAST_ATTEMPT = "; last attempt: "   # joins a failed vcjob's retry verdict and why it failed, in its message
+WHY_REASONS = frozenset({Reason.RETRIES_EXHAUSTED, Reason.NOT_RETRIED})   # (their messages say why, after it)
+
+
+def with_failure(message: str, why: str) -> str:
+    """A failed vcjob's condition message with why it failed (podfailure.job_failure): `why` alone when there is
+    no other message, else after LAST_ATTEMPT."""
+    if not why:
+        return message
+    return f"{message}{LAST_ATTEMPT}{why}" if message else why
+
+
+def recorded_failure(cond: Obj) -> str | None:
+    """Why a failed vcjob failed, as its condition recorded it (`with_failure`); None when it did not (read it)."""
+    if cond.get("phase") not in (JP.FAILED, JP.TERMINATED) or not cond.get("message"):
+        return None
+    message, reason = str(cond["message"]), cond.get("reason")
+    if not reason:
+        return message
+    if reason in WHY_REASONS and LAST_ATTEMPT in message:
+        return message.partition(LAST_ATTEMPT)[2]
+    return None
+
+
 def failure_ratio(job: Obj) -> str:
     failed = int((job.get("status") or {}).get("failed", 0) or 0)
     if not failed:

@@ -338,3 +338,27 @@ def test_a_10000_job_fan_out_fits_in_etcd_at_every_stage(completed, failed):
         assert conditions[f"bench-m{n - 1}"] == {"phase": JP.PENDING, "reason": st.Reason.NOT_CREATED}
     elif completed < n:
         assert conditions[f"bench-m{n - 1}"] == {"phase": JP.PENDING, "reason": st.Reason.CREATING}
+
+
+WHY = "pod f-b-main-0: container main exited with code 3 (Error)"
+
+
+@pytest.mark.parametrize("cond, why, message, recorded", [
+    pytest.param({"phase": "Failed"}, WHY, WHY, WHY, id="failed"),
+    pytest.param({"phase": "Terminated"}, WHY, WHY, WHY, id="terminated"),
+    pytest.param({"phase": "Failed", "reason": "RetriesExhausted", "message": "attempt 3 failed; no retries left"},
+                 WHY, f"attempt 3 failed; no retries left; last attempt: {WHY}", WHY, id="retries-exhausted"),
+    pytest.param({"phase": "Failed", "reason": "NotRetried", "message": "attempt 1 failed; not retried"},
+                 WHY, f"attempt 1 failed; not retried; last attempt: {WHY}", WHY, id="not-retried"),
+    pytest.param({"phase": "Failed", "reason": "RetriesExhausted", "message": "attempt 3 failed"}, "",
+                 "attempt 3 failed", None, id="nothing-said-read-again"),
+    pytest.param({"phase": "Failed"}, "", "", None, id="nothing-at-all"),
+    pytest.param({"phase": "Failed", "reason": "FailedCreate", "message": "denied"}, "", "denied", None,
+                 id="another-failure's-message"),
+])
+def test_a_failed_vcjobs_condition_records_why(cond, why, message, recorded):
+    """with_failure writes why a vcjob failed into its condition's message; recorded_failure reads it back (a
+    restarted controller: its pods may be gone)."""
+    written = st.with_failure(cond.get("message", ""), why)
+    assert written == message
+    assert st.recorded_failure({**cond, **({"message": written} if written else {})}) == recorded
