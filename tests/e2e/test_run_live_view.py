@@ -57,3 +57,11 @@ def test_a_pipe_gets_lines_unless_rich_is_told_it_is_a_terminal(env, live, tmp_p
     assert proc.returncode == 0, proc.stderr
     out = ANSI.sub("", proc.stdout)
     assert (TABLE in out, LINE in out) == (live, not live), out
+
+
+def test_the_live_view_names_each_loop_item(tmp_path):
+    """A loop flow's rows show each item's value: withParam's (shard-a …, from `split`'s output) and withItems'."""
+    code, drawn = run_on_terminal(["examples/fan-out.yaml"], tmp_path / "work")
+    assert code == 0, drawn
+    for label in ("item 0: shard-a", "item 2: shard-c", 'item 1: {"code":"de","name":"Ge…'):
+        assert label in drawn, drawn

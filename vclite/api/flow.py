@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import enum
+import json
 import re
 from typing import Any
 
@@ -40,6 +41,23 @@ def object_string(namespace: str, name: str) -> str:
 # vclite's flow primitives (annotations, so they work on a cluster with Volcano's CRDs unchanged).
 SUSPEND_ANNOTATION = "flow.volcano.sh/suspend"          # "true": no new vcjob of the JobFlow starts
 OUTPUT_TASK_ANNOTATION = "flow.volcano.sh/output-task"  # on a JobTemplate: whose termination message is the output
+# on a loop item's vcjob: its item, as item_text shows it (what the live view names the item by: a withParam's items
+# are in no status — a 10,000-item fan would grow it by all their values —, only in the output they were read from)
+ITEM_ANNOTATION = "flow.volcano.sh/item"
+ITEM_ANNOTATION_MAX = 200   # characters of an item kept in ITEM_ANNOTATION
+
+
+def item_text(item: Any, limit: int = ITEM_ANNOTATION_MAX) -> str:
+    """A loop item in one line: a string as it is, anything else as compact JSON (`{"lr":0.1}`), cut at `limit`
+    characters with `…`."""
+    if isinstance(item, str):
+        text = " ".join(item.split())
+    else:
+        try:
+            text = json.dumps(item, separators=(",", ":"), ensure_ascii=False)
+        except (TypeError, ValueError):
+            text = str(item)
+    return text if len(text) <= limit else text[:max(0, limit - 1)] + "…"
 
 
 # ---- retry values, read as Argo's retryStrategy reads them ------------------------------------------

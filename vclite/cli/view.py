@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
+import re
 from typing import Any
 
 from vclite.api import batch, flow, flowsyntax, meta, podfailure
@@ -30,6 +32,7 @@ from vclite.lib import dag
 Obj = dict[str, Any]
 
 LOOP_ROWS = 8          # item / iteration rows shown under a loop flow
+ITEM_SHOWN = 24        # characters of a loop item's value shown after its label
 FAN_MIN = 20           # sibling flows (one dependency, no loop) drawn as one row from this many on
 LISTED_ROWS = 8        # failed / running flows listed under a summary row
 MAX_ROWS = 100         # rows of one JobFlow's DAG: the flows beyond are summarised in one row
@@ -311,6 +314,7 @@ class _Entry:
     depends: str
     key: str                                  # its vcjob name (the first flow's, for a fan)
     loop_word: str = ""                       # "item" / "iteration" for a loop flow
+    items: tuple[Any, ...] | None = None      # withItems' items (a withParam's: on each item's vcjob, ITEM_ANNOTATION)
     fan: tuple[tuple[str, str], ...] = ()     # a fan's flows: (name, vcjob name)
 
 
@@ -345,7 +349,8 @@ def layout(name: str, spec: Obj) -> list[_Entry]:
             continue
         word = ("iteration" if isinstance(f.get("repeat"), dict) else "item") if _is_loop(f) else ""
         depends = "; ".join(x for x in ("on exit" if fname == exit_flow else "", depends_text(f)) if x)
-        out.append(_Entry(fname, depends, base, word))
+        items = f.get("withItems")
+        out.append(_Entry(fname, depends, base, word, items=tuple(items) if isinstance(items, list) else None))
     if len(_layouts) >= LAYOUTS_KEPT:
         _layouts.clear()
     _layouts[name] = (spec, out)
@@ -372,7 +377,8 @@ def dag_rows(jf: Obj, snap: Snapshot, max_rows: int = MAX_ROWS) -> list[Row]:
         cond = conditions.get(e.key) or {}
         count = int(cond.get("items") or cond.get("iterations") or 0)
         for i in range(min(count, LOOP_ROWS)):
-            rows.append(Row(f"  {e.loop_word} {i}", "", f"{e.key}-{i}", snap.job(ns, f"{e.key}-{i}"), child=True))
+            job = snap.job(ns, f"{e.key}-{i}")
+            rows.append(Row(f"  {e.loop_word} {i}{item_shown(e, i, job)}", "", f"{e.key}-{i}", job, child=True))
         if count > LOOP_ROWS:
             rows.append(Row(f"  … {count - LOOP_ROWS} more", "", "", None, child=True))
         if count:
@@ -388,6 +394,26 @@ def dag_rows(jf: Obj, snap: Snapshot, max_rows: int = MAX_ROWS) -> list[Row]:
                                       [m for _, ms, _ in rest for m in ms], states)
         out.extend(rows)
     return out
+
+
+_FAILURE = re.compile(r'\{"name":("(?:[^"\\]|\\.)*"),"outcome":"(\w+)"')
+
+
+def item_shown(e: _Entry, index: int, job: Obj | None) -> str:
+    """`: <the item>` after a loop item's label, ITEM_SHOWN characters at most (`: resnet50`, `: {"lr":0.1,…`):
+    withItems' from the spec, a withParam's from its vcjob (flow.ITEM_ANNOTATION; the exit handler's over
+    `{{workflow.failures}}`: `train Failed`); "" when not known (no vcjob yet) or for an iteration."""
+    if e.loop_word != "item":
+        return ""
+    if e.items is not None:
+        return f": {flow.item_text(e.items[index], ITEM_SHOWN)}" if index < len(e.items) else ""
+    text = meta.annotations(job).get(flow.ITEM_ANNOTATION) if job is not None else None
+    if not isinstance(text, str) or not text:
+        return ""
+    failure = _FAILURE.match(text)   # (a failure the exit handler reads: its JSON may be cut after them)
+    if failure:
+        text = f"{json.loads(failure[1])} {failure[2]}"
+    return f": {flow.item_text(text, ITEM_SHOWN)}"
 
 
 class _States:

@@ -24,6 +24,7 @@ PHASE_STYLE = {
     "Skipped": "dim strike", "probe": "yellow", "suspended": "magenta", "not created": "dim", "retrying": "yellow",
 }
 RETRY_REASONS = frozenset({"RetryBackoff", "Retrying", "RetriesExhausted", "NotRetried"})   # the message says more
+FLOW_WIDTH = 36   # the flow column is at least as wide as its longest label, up to this
 
 
 
@@ -108,9 +109,12 @@ def jobflow_table(jf: Obj, snap: Snapshot, now: dt.datetime) -> Table:
         bits.append((f"next: {', '.join(status['nextFlows'][:5])}  ", "dim"))
     bits.append((elapsed(jf, now) if phase not in ("Succeed", "Failed") else "", "dim"))
     table = Table(title=Text.assemble(*bits), title_justify="left", box=box.SIMPLE, show_edge=False, pad_edge=False)
-    for col in ("flow", "depends on", "state", "tasks", "elapsed", "detail"):
+    rows = dag_rows(jf, snap)
+    # (a loop item's label, `item 0: resnet50`, kept on one line while it fits: the detail column gives way)
+    table.add_column("flow", overflow="fold", min_width=min(FLOW_WIDTH, max((len(r.label) for r in rows), default=0)))
+    for col in ("depends on", "state", "tasks", "elapsed", "detail"):
         table.add_column(col, overflow="fold")
-    for row in dag_rows(jf, snap):
+    for row in rows:
         ph, tasks, el, detail = row_cells(snap, jf, row, now)
         table.add_row(Text(row.label, style="dim" if row.child else ""), row.depends, ph, tasks, el,
                       Text(detail, style="dim"))

@@ -36,9 +36,45 @@ def test_rows_follow_dependencies_with_items_under_their_flow_and_the_exit_handl
                   {"name": "f", "withItems": list(range(10))}, {"name": "s"}],
                  {"jf-f": {"phase": "Running", "reason": "FanOut", "items": 10}}, on_exit="e")
     rows = view.dag_rows(jf, snap(jf))
-    assert [r.label for r in rows] == ["f", *[f"  item {i}" for i in range(view.LOOP_ROWS)],
+    assert [r.label for r in rows] == ["f", *[f"  item {i}: {i}" for i in range(view.LOOP_ROWS)],
                                        f"  … {10 - view.LOOP_ROWS} more", "m", "s", "e"]
     assert rows[0].depends == "for each of 10 items" and rows[-1].depends == "on exit"
+
+
+def annotated(name, item_text):
+    j = job(name)
+    j["metadata"]["annotations"] = {"flow.volcano.sh/item": item_text}
+    return j
+
+
+FAILURE = '{"name":"train","outcome":"Failed","message":"vcjob jf-train Failed: pod jf-train-main-0: ' \
+          'container main exited with code 3 (Error)","handled":false}'
+
+
+@pytest.mark.parametrize("loop, jobs, labels", [
+    pytest.param({"withItems": ["resnet50", "vit-b16"]}, [], ["item 0: resnet50", "item 1: vit-b16"],
+                 id="withItems-from-the-spec"),
+    pytest.param({"withItems": [{"lr": 0.1, "batch": 256, "optimizer": "adamw"}, 3, True]}, [],
+                 ['item 0: {"lr":0.1,"batch":256,"…', "item 1: 3", "item 2: true"], id="withItems-cut-as-json"),
+    pytest.param({"withItems": ["a very long model name indeed, longer than shown"]}, [],
+                 ["item 0: a very long model name …"], id="withItems-long-string"),
+    pytest.param({"withParam": "{{outputs.pick}}"}, [annotated("jf-f-0", "resnet50")], ["item 0: resnet50", "item 1"],
+                 id="withParam-from-its-vcjob-none-yet-for-item-1"),
+    pytest.param({"withParam": "{{outputs.pick}}"}, [annotated("jf-f-0", '{"lr":0.1}'), job("jf-f-1")],
+                 ['item 0: {"lr":0.1}', "item 1"], id="withParam-an-object-a-vcjob-without-the-annotation"),
+    pytest.param({"withParam": "{{workflow.failures}}"}, [annotated("jf-f-0", FAILURE),
+                                                          annotated("jf-f-1", FAILURE[:40] + "…")],
+                 ["item 0: train Failed", "item 1: train Failed"], id="the-exit-handlers-failures"),
+    pytest.param({"repeat": {"until": "true", "limit": 3}}, [job("jf-f-0")], ["iteration 0", "iteration 1"],
+                 id="repeat-iterations-have-no-value"),
+])
+def test_a_loop_row_names_its_item(loop, jobs, labels):
+    """Under a loop flow each item's row shows its value, ITEM_SHOWN characters at most: withItems' from the spec,
+    a withParam's from its vcjob's annotation (the JobFlow status keeps no item values)."""
+    jf = jobflow([{"name": "pick"}, {"name": "f", **loop}],
+                 {"jf-f": {"phase": "Running", "reason": "FanOut", "items": len(labels)}})
+    rows = view.dag_rows(jf, snap(jf, *jobs))
+    assert [r.label.strip() for r in rows if r.child] == labels
 
 
 @pytest.mark.parametrize("flow, condition, state", [

@@ -91,6 +91,7 @@ from vclite.controllers.jobflow import objects
 from vclite.controllers.jobflow import plan as plan_mod
 from vclite.controllers.jobflow import prober as prober_mod
 from vclite.controllers.jobflow import refusals as refusals_mod
+from vclite.controllers.jobflow import runstate as rs
 from vclite.controllers.jobflow import status as status_mod
 from vclite.controllers.jobflow import waiting as waiting_mod
 from vclite.lib import clock as clock_mod
@@ -567,8 +568,10 @@ class JobFlowController:
                 else:
                     eng.wait_for_output(inst, waiting)
                 return None
+        item = eng.item_of(inst) if d.fanout else rs.MISSING
         try:
-            return objects.build_instance(jobflow, template, inst.flow, inst.name, d.patch, values, defined)
+            return objects.build_instance(jobflow, template, inst.flow, inst.name, d.patch, values, defined,
+                                          objects.NO_ITEM if item is rs.MISSING else item)
         except ValueError as err:
             self._note(eng, inst, notes, status_mod.Note(batch.JobPhase.FAILED, status_mod.Reason.INVALID_TEMPLATE,
                                                          f"flow {inst.flow}: {err}"))

@@ -54,6 +54,8 @@ def build_job(jobflow: Obj, template: Obj, flow_name: str) -> Obj:
 
 
 OUTPUT_TASK = flow.OUTPUT_TASK_ANNOTATION
+ITEM = flow.ITEM_ANNOTATION
+NO_ITEM = object()   # build_instance's `item` for a vcjob that is no loop item
 
 
 def placeholders(spec: Obj) -> list[str]:
@@ -62,10 +64,11 @@ def placeholders(spec: Obj) -> list[str]:
 
 
 def build_instance(jobflow: Obj, template: Obj, flow_name: str, job_name: str, patch: Obj | None = None,
-                   values: dict[str, str] | None = None, only: Callable[[str], bool] | None = None) -> Obj:
+                   values: dict[str, str] | None = None, only: Callable[[str], bool] | None = None,
+                   item: Any = NO_ITEM) -> Obj:
     """The vcjob `job_name` of flow `flow_name`: build_job, then the patch, then the placeholders
-    (`only` those: flowtemplate.in_context). ValueError (naming the field) when the patch or a
-    placeholder cannot be applied."""
+    (`only` those: flowtemplate.in_context), and a loop item's `item` in the ITEM annotation. ValueError (naming
+    the field) when the patch or a placeholder cannot be applied."""
     job = build_job(jobflow, template, flow_name)
     job["metadata"]["name"] = job_name
     spec = flowtemplate.apply_patch(job["spec"], patch) if patch else job["spec"]
@@ -75,6 +78,8 @@ def build_instance(jobflow: Obj, template: Obj, flow_name: str, job_name: str, p
     task = meta.annotations(template).get(OUTPUT_TASK)
     if task:
         job["metadata"]["annotations"] = {**job["metadata"]["annotations"], OUTPUT_TASK: task}
+    if item is not NO_ITEM:
+        job["metadata"]["annotations"] = {**job["metadata"]["annotations"], ITEM: flow.item_text(item)}
     return job
 
 

@@ -145,15 +145,20 @@ class Outputs:
             self.skip_unread(inst, f"its JobTemplate reads the output of {', '.join(unread)}: an output is read "
                                    "only from a Completed flow")
             return None, []
-        item = inst.item
-        if d.over_failures:   # (read when it is built: after a rebuild, once the other flows' outcomes are settled)
-            failures = self.workflow()["failures"]
-            item = failures[inst.index] if inst.index < len(failures) else {}
+        item = self.item_of(inst)
         return flowtemplate.template_values(self.plan.params, outputs,
                                             *(() if item is rs.MISSING else (item,)),
                                             iteration=inst.index if d.loop is plan_mod.Loop.REPEAT else None,
                                             outcomes=self.outcomes() if d.exit else None,
                                             workflow=self.workflow() if d.exit else None), []
+
+    def item_of(self, inst: rs.Inst) -> Any:
+        """`inst`'s loop item (rs.MISSING: it is none); the exit handler's over `{{workflow.failures}}`: its failure,
+        read when it is built (after a rebuild, once the other flows' outcomes are settled)."""
+        if self.flows[inst.flow].d.over_failures:
+            failures = self.workflow()["failures"]
+            return failures[inst.index] if inst.index < len(failures) else {}
+        return inst.item
 
     def placeholder_context(self, flow: str) -> Callable[[str], bool]:
         """Which `{{…}}` of flow `flow`'s JobTemplate are its placeholders (flowtemplate.in_context)."""

@@ -169,3 +169,31 @@ OWNED = vcjob(owner={**FLOW_OWNER, "uid": "jf-uid"})
 ])
 def test_collected_with_follows_the_garbage_collector(jobflow, jobs, collected):
     assert objects.collected_with(jobflow, jobs) == collected
+
+
+@pytest.mark.parametrize("item, written", [
+    pytest.param("resnet50", "resnet50", id="string"),
+    pytest.param({"lr": 0.1, "model": "vit"}, '{"lr":0.1,"model":"vit"}', id="object-as-compact-json"),
+    pytest.param(7, "7", id="number"),
+    pytest.param("x" * 300, "x" * (flow.ITEM_ANNOTATION_MAX - 1) + "…", id="cut"),
+    pytest.param("two\nlines", "two lines", id="one-line"),
+])
+def test_a_loop_items_vcjob_carries_its_item(item, written):
+    job = objects.build_instance(JOBFLOW, TEMPLATE, "jobtemplate", "jobflow-jobtemplate-0", item=item)
+    assert job["metadata"]["annotations"][flow.ITEM_ANNOTATION] == written
+
+
+def test_a_vcjob_that_is_no_loop_item_carries_no_item():
+    job = objects.build_instance(JOBFLOW, TEMPLATE, "jobtemplate", "jobflow-jobtemplate")
+    assert flow.ITEM_ANNOTATION not in job["metadata"]["annotations"]
+
+
+@pytest.mark.parametrize("tasks, limit, names", [
+    pytest.param([{"name": "ps", "replicas": 1}, {"name": "w", "replicas": 2}], 32, ["j-ps-0", "j-w-0", "j-w-1"],
+                 id="task-by-task"),
+    pytest.param([{"name": "w", "replicas": 1000}], 3, ["j-w-0", "j-w-1", "j-w-2"], id="a-big-gang-the-first-few"),
+    pytest.param([{"name": "w"}, {"name": "bad", "replicas": "x"}, "junk"], 32, ["j-w-0", "j-bad-0"],
+                 id="replicas-defaulted-junk-skipped"),
+])
+def test_pod_names_of_a_vcjob(tasks, limit, names):
+    assert objects.pod_names({"metadata": {"name": "j"}, "spec": {"tasks": tasks}}, limit) == names
