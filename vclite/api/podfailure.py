@@ -42,13 +42,15 @@ def failed_init_containers(pod: Obj) -> list[str]:
 def pod_failure_reasons(pod: Obj) -> list[str]:
     """Why a failed pod failed: the pod's own reason and message when it has one (the kubelet's:
     `DeadlineExceeded: Pod was active on the node longer than the specified deadline`), then each init
-    container, then container, that exited non-zero (`init container setup exited with code 4 (Error)`)."""
+    container, then container, that exited non-zero (`init container setup exited with code 4 (Error)`) — but
+    those the pod's reason already tells of (it ended them: `ProcessLost`)."""
     status = pod.get("status") or {}
     reasons = [f"{status['reason']}: {status.get('message', '')}".rstrip(": ")] if status.get("reason") else []
     for what, key in (("init container", "initContainerStatuses"), ("container", "containerStatuses")):
         for cs in status.get(key) or []:
             term = terminated(cs)
-            if term and term.get("exitCode", 0) != 0:
+            if term and term.get("exitCode", 0) != 0 and not (status.get("reason") and
+                                                              term.get("reason") == status["reason"]):
                 reasons.append(exit_text(str(cs.get("name")), term, what))
     if not reasons and status.get("message"):   # no process told why
         reasons.append(str(status["message"]))
