@@ -68,6 +68,7 @@ def validate_pod_spec(spec: Any, path: str, *, require_command: bool,
     errs += tolerations.errors_of(spec.get("tolerations"), f"{path}.tolerations")
     errs += _pod_level_resources(spec, path)
     errs += _seconds(spec, path)
+    errs += serviceaccount.pod_errors(spec, path)
     return errs + shapes.check(spec, shapes.POD_SPEC, path)
 
 
@@ -377,7 +378,6 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     # Pods made by the vcjob controller come from templates already checked (with the command rule);
     # plain pods are kept light: the command rule is the executor's to report.
     errs = validate_pod_spec(new.get("spec"), "spec", require_command=False)
-    errs += serviceaccount.pod_errors(new.get("spec"))
     if op is base.Operation.UPDATE and isinstance(old, dict) and not errs:
         errs += podupdate.errors_of(_priority_kept(new, old), old)
     spec = new.get("spec")

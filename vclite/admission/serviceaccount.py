@@ -47,15 +47,17 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     return errs
 
 
-def pod_errors(spec: Any) -> list[FieldError]:
-    """A pod's `spec.serviceAccountName` (and the deprecated `spec.serviceAccount`): a DNS subdomain."""
+def pod_errors(spec: Any, path: str = "spec") -> list[FieldError]:
+    """A PodSpec's (at `path`: a pod's, a vcjob task template's) `serviceAccountName` (and the deprecated
+    `serviceAccount`): a DNS subdomain, as ValidatePodSpec checks it — so Volcano's webhook refuses a vcjob whose
+    template names an account no pod could use, before any pod of it is tried."""
     if not isinstance(spec, dict):
         return []
     errs: list[FieldError] = []
     for key in ("serviceAccountName", "serviceAccount"):
-        name = common.check_type(spec, key, f"spec.{key}", errs, str, "string")
+        name = common.check_type(spec, key, f"{path}.{key}", errs, str, "string")
         if name:
-            errs += [FieldError(f"spec.{key}", common.invalid(name, m)) for m in common.dns1123_subdomain(name)]
+            errs += [FieldError(f"{path}.{key}", common.invalid(name, m)) for m in common.dns1123_subdomain(name)]
     return errs
 
 

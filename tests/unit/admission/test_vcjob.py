@@ -728,3 +728,28 @@ def test_a_container_whose_command_a_job_plugin_sets_needs_none(plugins: Obj, ta
     if not refused:
         assert create(obj) is not None
     assert sorted(e.path for e in errs) == refused
+
+
+def _with_account(**fields: Any) -> Obj:
+    t = task()
+    t["template"]["spec"].update(fields)
+    return job(t)
+
+
+@pytest.mark.parametrize("fields, message", [
+    pytest.param({"serviceAccountName": "sa-Bad_Name"},
+                 'spec.tasks[0].template.spec.serviceAccountName: Invalid value: "sa-Bad_Name": a lowercase RFC 1123 '
+                 "subdomain", id="not-a-name"),
+    pytest.param({"serviceAccount": "-x"}, 'spec.tasks[0].template.spec.serviceAccount: Invalid value: "-x"',
+                 id="deprecated-field"),
+    pytest.param({"serviceAccountName": "trainer"}, None, id="a-name"),
+])
+def test_a_task_template_naming_an_account_no_pod_could_use_is_refused(fields, message):
+    """ValidatePodTemplate (Volcano's webhook) checks the template's account name as a pod's: refused at the vcjob,
+    not pod after pod (a JobFlow's `sa-{{item}}` with a bad item fails its flow at once, FailedCreate)."""
+    if message is None:
+        assert create(_with_account(**fields)) is not None
+        return
+    with pytest.raises(errors.Invalid) as info:
+        create(_with_account(**fields))
+    assert message in str(info.value)
