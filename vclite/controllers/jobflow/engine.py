@@ -113,6 +113,10 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         self.carry = self.phase in st.FROZEN                     # rebuilt after it stopped: keep what it said
         self.next: set[str] = set()
         self._standins: set[str] = set()                          # names of stand-in vcjobs being loaded
+        # bumped by what may change `workflow()` (an outcome, a failure's vcjob, a failure left unhandled)
+        self.outcome_changes = 0
+        self.workflow_kept: tuple[tuple[int, bool], dict[str, Any]] | None = None   # (outputs.workflow)
+        self.exit_values_kept: tuple[dict[str, Any], dict[str, str]] | None = None   # (outputs._exit_values)
         self._init_counters()
 
     # ---- small helpers --------------------------------------------------------------------------
@@ -342,6 +346,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         if fr.final != O.COMPLETED or self.frozen or self.stopping or fr.d.loop is not plan_mod.Loop.NONE:
             return
         fr.final = None
+        self.outcome_changes += 1
         self.unfinished.add(fr.d.name)
         self._set_facts(fr, rs.NO_FACTS)
 
@@ -496,6 +501,8 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
 
     def _update(self, inst: rs.Inst, now: dt.datetime | None) -> None:
         fr = self.flows[inst.flow]
+        if not fr.d.exit:
+            self.outcome_changes += 1
         old = inst.state
         failed_at = self._seen_failure(inst, fr.d, old, now)
         new = self._inst_state(inst, fr.d)
@@ -563,6 +570,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
 
     def _finish(self, fr: rs.FlowRT, outcome: str, reason: str = "", message: str = "") -> None:
         fr.final, fr.reason, fr.message = outcome, reason, message
+        self.outcome_changes += 1
         self.unfinished.discard(fr.d.name)
         self.probe_waiters.pop(fr.d.name, None)
         self.next.discard(fr.d.name)
@@ -633,6 +641,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
     def _unhandled(self, fr: rs.FlowRT, message: str) -> None:
         was_stopping, said = self.stopping, self._not_created()
         self.unhandled[fr.d.name] = message or f"flow {fr.d.name} {fr.final}"
+        self.outcome_changes += 1
         if not was_stopping:
             self._stop_everything()
         elif self._not_created() != said and not self.compact:   # (a big flow's NotCreated entries have no message)

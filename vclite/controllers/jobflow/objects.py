@@ -17,7 +17,7 @@ No I/O here.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from vclite.api import convert, flow, flowtemplate, kinds, meta
@@ -64,7 +64,7 @@ def placeholders(spec: Obj) -> list[str]:
 
 
 def build_instance(jobflow: Obj, template: Obj, flow_name: str, job_name: str, patch: Obj | None = None,
-                   values: dict[str, str] | None = None, only: Callable[[str], bool] | None = None,
+                   values: Mapping[str, str] | None = None, only: Callable[[str], bool] | None = None,
                    item: Any = NO_ITEM) -> Obj:
     """The vcjob `job_name` of flow `flow_name`: build_job, then the patch, then the placeholders
     (`only` those: flowtemplate.in_context), and a loop item's `item` in the ITEM annotation. ValueError (naming

@@ -11,9 +11,10 @@ repeat a flow has no output of its own to read before it finishes: `output_deadl
 """
 from __future__ import annotations
 
+import collections
 import functools
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from vclite.api import batch, flowexpr, flowtemplate
@@ -108,14 +109,22 @@ class Outputs:
         """What the exit handler reads as `workflow.status` and `workflow.failures`, as Argo's exit handler reads
         {{workflow.status}} and {{workflow.failures}}: `Failed` once a failure is unhandled (the JobFlow fails,
         whatever the handler does), else `Succeeded` (it succeeds if the handler completes); every other flow
-        that Failed or was Terminated, in spec order, with its outcome, why, and whether a flow handled it."""
+        that Failed or was Terminated, in spec order, with its outcome, why, and whether a flow handled it.
+        Kept once every other flow has finished and its failures are decided (until something changes it): the
+        exit handler over `{{workflow.failures}}` reads it for each of its items (a 10,000-failure list each)."""
+        key = (self.outcome_changes, self.stopping)
+        if self.workflow_kept is not None and self.workflow_kept[0] == key:
+            return self.workflow_kept[1]
         failures = [{"name": name, "outcome": str(fr.final), "message": self._failure_message(fr),
                      "handled": name not in self.unhandled}
                     for name, fr in self.flows.items()
                     if not fr.d.exit and fr.final in (flowexpr.Outcome.FAILED, flowexpr.Outcome.TERMINATED)]
-        return {"status": "Failed" if self.stopping else "Succeeded", "failures": failures}
+        found = {"status": "Failed" if self.stopping else "Succeeded", "failures": failures}
+        if not self.failures and all(self.flows[n].d.exit for n in self.unfinished):
+            self.workflow_kept = (key, found)
+        return found
 
-    def values_for(self, inst: rs.Inst, names: Iterable[str]) -> tuple[dict[str, str] | None, list[str]]:
+    def values_for(self, inst: rs.Inst, names: Iterable[str]) -> tuple[Mapping[str, str] | None, list[str]]:
         """Placeholder values for `inst`'s template, or (None, flows whose output is not there yet) — or
         (None, []) when a flow it reads did not complete: its flow is then Skipped (`skip_unread`)."""
         d = self.flows[inst.flow].d
@@ -146,11 +155,21 @@ class Outputs:
                                    "only from a Completed flow")
             return None, []
         item = self.item_of(inst)
-        return flowtemplate.template_values(self.plan.params, outputs,
-                                            *(() if item is rs.MISSING else (item,)),
-                                            iteration=inst.index if d.loop is plan_mod.Loop.REPEAT else None,
-                                            outcomes=self.outcomes() if d.exit else None,
-                                            workflow=self.workflow() if d.exit else None), []
+        own = flowtemplate.template_values(self.plan.params, outputs, *(() if item is rs.MISSING else (item,)),
+                                           iteration=inst.index if d.loop is plan_mod.Loop.REPEAT else None)
+        return (collections.ChainMap(own, self._exit_values()) if d.exit else own), []
+
+    def _exit_values(self) -> dict[str, str]:
+        """The exit handler's own placeholder values, `outcomes.<flow>` and `workflow.…` (rendered), kept with
+        `workflow()`: an exit handler looping over 10,000 failures renders them once, not for each item."""
+        workflow = self.workflow()
+        kept = self.exit_values_kept
+        if kept is not None and kept[0] is workflow:
+            return kept[1]
+        values = flowtemplate.template_values(outcomes=self.outcomes(), workflow=workflow)
+        if self.workflow_kept is not None and self.workflow_kept[1] is workflow:
+            self.exit_values_kept = (workflow, values)
+        return values
 
     def item_of(self, inst: rs.Inst) -> Any:
         """`inst`'s loop item (rs.MISSING: it is none); the exit handler's over `{{workflow.failures}}`: its failure,
