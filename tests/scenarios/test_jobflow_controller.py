@@ -42,14 +42,20 @@ class Env:
         self.flows.start()
         self.templates.start()
 
-    def drain(self) -> None:
-        """Sync until nothing is left, jumping the virtual clock to delayed work (as Runtime.settle)."""
+    def drain(self, retry: bool = False) -> None:
+        """Sync until nothing is left, jumping the virtual clock to delayed work (as Runtime.settle); `retry`: a
+        sync that fails with an API error is tried again a second later (as the runtime's loop, with back-off)."""
         busy = True
         while busy:
             busy = False
             for ctrl in (self.flows, self.templates):
                 while (key := ctrl.queue.get()) is not None:
-                    ctrl.sync(key)
+                    try:
+                        ctrl.sync(key)
+                    except errors.ApiError:
+                        if not retry:
+                            raise
+                        ctrl.queue.add_after(key, 1.0)
                     busy = True
             due = [t for t in (c.queue.next_ready_at() for c in (self.flows, self.templates)) if t is not None]
             if not busy and due:
@@ -706,3 +712,47 @@ def test_a_retried_vcjob_says_why_its_last_attempt_failed(env):
     assert (cond["reason"], cond["message"]) == ("RetriesExhausted",
                                                  f"attempt 2 failed; no retries left (limit 1); last attempt: {why}")
     assert _told(env, "test-notify") == f"vcjob test-b Failed: {why}"
+
+
+class _PodsUnreadable:
+    """The in-process client, but the `fail`th read of a pod (counting from 1) fails: a cluster's API throttling."""
+
+    def __init__(self, client, fail: int):
+        self.client, self.fail, self.reads = client, fail, 0
+
+    def __getattr__(self, name):
+        return getattr(self.client, name)
+
+    def get(self, kind, namespace, name):
+        if kind is kinds.POD:
+            self.reads += 1
+            if self.reads == self.fail:
+                raise errors.TooManyRequests("the server is busy")
+        return self.client.get(kind, namespace, name)
+
+
+@pytest.mark.parametrize("fail", [pytest.param(1, id="reading-its-output"), pytest.param(2, id="reading-why")])
+def test_a_failed_vcjob_whose_pod_could_not_be_read_at_once_is_still_told(env, fail):
+    """An API error when the JobFlow reads a failed vcjob's pod: reading its output, the sync is tried again and
+    sees the vcjob again (it was once lost: the flow never finished); reading why, the flow goes on and why is read
+    again when the exit handler reads the failure (then the vcjob's condition says it too)."""
+    flaky = _PodsUnreadable(env.client, fail)
+    env.flows.stop()
+    env.flows = controller.JobFlowController(flaky, env.clock)
+    env.flows.start()
+    for name in "ac":
+        env.template(name)
+    env.template("notify", _echo("{{workflow.failures.0.message}}"))
+    env.client.create({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+                       "metadata": {"name": "test", "namespace": NS},
+                       "spec": {"onExit": "notify", "flows": [fl("notify"), fl("a"), fl("c")]}})
+    env.drain()
+    _failed_pod(env, "test-a", exit_code=3)
+    env.set_phase("test-a", JP.FAILED)
+    env.drain(retry=True)
+    assert env.status("test")["conditions"]["test-a"]["phase"] == "Failed" and "test-notify" not in env.jobs()
+    env.set_phase("test-c", JP.COMPLETED)   # (the exit handler runs once c has finished)
+    env.drain()
+    why = "pod test-a-default-nginx-0: container nginx exited with code 3 (Error)"
+    assert _told(env, "test-notify") == f"vcjob test-a Failed: {why}"
+    assert env.status("test")["conditions"]["test-a"]["message"] == why

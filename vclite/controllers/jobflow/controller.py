@@ -396,12 +396,18 @@ class JobFlowController:
         eng.set_meta(jobflow)
         for job, at in phases:
             eng.record(job, at)
-        for name in sorted(self._dirty.pop(key, ())):
+        names = sorted(self._dirty.pop(key, ()))
+        for i, name in enumerate(names):
             job = self.jobs.get(eng.ns, name)
             last = deleted.get(name)
-            if job is None and last is not None and objects.belongs_to(last, jobflow):
-                eng.observe(name, last, now)     # the version it was deleted in (maybe finished), then gone
-            eng.observe(name, job if job is not None and objects.belongs_to(job, jobflow) else None, now)
+            try:
+                if job is None and last is not None and objects.belongs_to(last, jobflow):
+                    eng.observe(name, last, now)     # the version it was deleted in (maybe finished), then gone
+                eng.observe(name, job if job is not None and objects.belongs_to(job, jobflow) else None, now)
+            except errors.ApiError:   # (reading an output: the sync is tried again, these vcjobs observed then)
+                self._dirty[key].update(names[i:])
+                self._deleted[key].update({n: deleted[n] for n in names[i:] if n in deleted})
+                raise
         return eng
 
     def _spec_problems(self, key: str, jobflow: Obj) -> str:
@@ -660,10 +666,11 @@ class JobFlowController:
             return ""
         return objects.termination_message(pod)
 
-    def _read_failure(self, inst: engine_mod.Inst) -> str:
+    def _read_failure(self, inst: engine_mod.Inst) -> str | None:
         """Why the instance's failed vcjob failed, from its pods (podfailure.job_failure: the first to fail, its
         container's exit code, reason and termination message), read by name as Volcano names them
-        (objects.pod_names: at most objects.PODS_READ); "" when nothing says why (its pods are gone)."""
+        (objects.pod_names: at most objects.PODS_READ); "" when nothing says why (its pods are gone); None when
+        the API did not answer (asked again when the failure is next read: the engine's decisions never wait)."""
         job = inst.job
         if job is None:
             return ""
@@ -673,6 +680,10 @@ class JobFlowController:
                 pod = self.client.get(kinds.POD, meta.namespace(job), name)
             except errors.NotFound:
                 continue
+            except errors.ApiError as err:
+                log.warning("cannot read pod %s/%s to tell why vcjob %s failed: %s", meta.namespace(job), name,
+                            meta.name(job), err)
+                return None
             if objects.pod_of(pod, job):
                 pods.append(pod)
         return podfailure.job_failure(job, pods)

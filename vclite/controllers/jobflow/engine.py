@@ -72,7 +72,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
     def __init__(self, jobflow: Obj, plan: plan_mod.Plan,
                  reader: Callable[[rs.Inst], str | None] | None = None,
                  prober: Callable[[Obj, plan_mod.ProbeEntry], bool | None] | None = None,
-                 why: Callable[[rs.Inst], str] | None = None):
+                 why: Callable[[rs.Inst], str | None] | None = None):
         self.name, self.ns, self.uid = meta.name(jobflow), meta.namespace(jobflow), meta.uid(jobflow)
         self.generation = jobflow.get("metadata", {}).get("generation")   # a spec change: rebuilt
         self.plan, self.reader, self.prober, self.why = plan, reader, prober, why
@@ -506,6 +506,8 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         old = inst.state
         failed_at = self._seen_failure(inst, fr.d, old, now)
         new = self._inst_state(inst, fr.d)
+        if new in rs.FINAL_I and inst.output is None and self.reader is not None and self.plan.extended:
+            inst.output = self.reader(inst)   # (first: an API error raised here leaves the instance as it was)
         if old != new:
             fr.counts[old] -= 1
             fr.counts[new] += 1
@@ -530,8 +532,6 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             self.to_create.pop(inst.name, None)
         if old != new and self.plan.exit and self.stopping:    # its condition counts the running jobs
             self._mark(self.plan.exit)
-        if new in rs.FINAL_I and inst.output is None and self.reader is not None and self.plan.extended:
-            inst.output = self.reader(inst)
         if new not in rs.FAILED_I and inst.job is not None:
             inst.why = None                        # (retried: the next attempt's failure is read when it fails)
         elif inst.why is None and inst.job is not None and self.why is not None:

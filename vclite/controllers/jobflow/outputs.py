@@ -96,6 +96,10 @@ class Outputs:
             if inst.job is not None and inst.state in rs.FAILED_I:
                 state = (inst.job.get("status") or {}).get("state") or {}
                 why: list[str] = []
+                if inst.why is None and self.why is not None:   # (the API did not answer when it failed)
+                    inst.why = self.why(inst)
+                    if inst.why:
+                        self._inst_condition(inst)
                 for w in (inst.why or "", state.get("message") or state.get("reason") or "",
                           " ".join(self.inst_output(inst).split())):
                     if w and not any(w in seen for seen in why):
