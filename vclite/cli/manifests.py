@@ -490,7 +490,9 @@ def _flows_of(client: Any, classes: set[str], d: yamlio.Document, jobflow: Obj, 
                                     repeat=f.get("repeat") is not None, exit=f["name"] == spec.get("onExit"))
         reads_item = items is not None and any(n.split(".")[0] == "item" and defined(n) for n in
                                                {*reads.get(f["name"], ()), *objects.placeholders(patch or {})})
-        if not patch and not reads_item and not _long_pod_names(template, name) and _queue_open(client, template):
+        reads_params = any(n.split(".")[0] == "params" and defined(n) for n in reads.get(f["name"], ()))
+        if not patch and not reads_item and not reads_params and not _long_pod_names(template, name) and \
+                _queue_open(client, template):
             continue   # the template was checked as a vcjob already (its queue aside): only its name differs
         check = _FlowCheck(d, client, classes, jobflow, template, f, i, name, patch, defined)
         # every item (each makes its own vcjob), up to MAX_ITEMS_CHECKED distinct ones; else the first

@@ -411,3 +411,22 @@ spec:
                                      "spec.minAvaliable", "spec.tasks[0].template.spec.restartPolicy",
                                      "spec.tasks[0].template.spec.serviceAccountName"], where
     assert [line for line, _ in where] == sorted(line for line, _ in where), where
+
+
+SA = "\n          serviceAccountName: '{{params.sa}}'"
+SA_ARGS = "  arguments: {parameters: [{name: sa, value: trainer}]}\n"
+
+
+@pytest.mark.parametrize("params, expected", [
+    pytest.param({}, [], id="the-declared-value"),
+    pytest.param({"sa": "Bad_Name"},
+                 ['7: spec.flows[0].name: the vcjob it makes from JobTemplate "a" would be refused: '
+                  'spec.tasks[0].template.spec.serviceAccountName: Invalid value: "Bad_Name"'], id="a-bad-value-with-p"),
+])
+def test_a_template_reading_a_parameter_is_checked_with_its_value_before_the_run(params, expected):
+    """`{{params.sa}}` in a JobTemplate: its vcjob is checked with the parameter's value (from the file or `-p`), so
+    a value no vcjob could take is refused before anything runs, at the flow (it failed the flow once running)."""
+    got = located(jobflow("    - name: a\n", SA_ARGS) + template("a", extra=SA), params)
+    assert len(got) == len(expected), got
+    for g, want in zip(got, expected):
+        assert g.startswith(want), (g, want)
