@@ -17,8 +17,9 @@ Vocabulary: a *flow* is an entry of spec.flows; an *instance* is one vcjob name 
 repeat). The rules each step applies are pure: readiness.decide (dependencies), flowexpr (when,
 until), flowtemplate (items), status (entries and phase rules). I/O is injected: `reader` returns an
 instance's output (its designated pod's termination message), `prober` whether an http/tcp probe
-entry holds (None: not known yet). Without them (status.compute, tests) outputs are empty and such
-probes are undecided.
+entry holds (None: not known yet), `why` why an instance's vcjob failed for good (its pods read:
+api/podfailure; kept in its condition's message, None: not known yet, read again when asked). Without
+them (status.compute, tests) outputs are empty and such probes are undecided.
 
 The engine is split by concern into mixins: lifecycle.py (a flow's life: decide, admit, start,
 aggregate; probes), conditions.py (what the status shows), outputs.py (outputs, template values);
