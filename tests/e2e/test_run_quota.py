@@ -67,3 +67,53 @@ spec:
     r = vcctl("run", "--timeout", "60", path)
     assert r.code == 0, r
     assert "succeeded: " in r.err and "JobFlow default/f" in r.err, r
+
+
+def cpu_job(name: str, cpu: str, command: str) -> str:
+    return f"""
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {{name: {name}}}
+spec:
+  minAvailable: 1
+  schedulerName: volcano
+  tasks:
+  - name: t
+    replicas: 1
+    template:
+      spec:
+        restartPolicy: Never
+        containers:
+        - name: main
+          image: busybox
+          command: [sh, -c, "{command}"]
+          resources: {{requests: {{cpu: "{cpu}"}}}}
+"""
+
+
+CPU_QUOTA = """apiVersion: v1
+kind: ResourceQuota
+metadata: {name: small}
+spec:
+  hard: {requests.cpu: "1"}
+"""
+
+
+def test_a_vcjob_whose_pods_no_room_will_come_for_stops_the_run_at_once(vcctl, write):
+    """Its pods refused (not the vcjob): before, the run waited out the vcjob's retries (2-3 minutes) and said
+    only `Terminated`; now it stops at once with the quota's words, and warns once."""
+    path = write("pods.yaml", CPU_QUOTA + cpu_job("big", "2", "true"))
+    r = vcctl("run", "--timeout", "60", path)
+    assert r.code == 1, r
+    assert "stopped: no further progress is possible" in r.err, r
+    assert 'vcjob default/big: FailedCreate: Error creating pods: [big-t-0: pods "big-t-0" is forbidden: ' \
+           "exceeded quota: small, requested: requests.cpu=2, used: requests.cpu=0, limited: requests.cpu=1]" in r.err
+    assert r.err.count("sync default/big failed") == 1, r   # (its retries are not a warning each)
+
+
+def test_a_vcjob_whose_pods_wait_for_room_gets_them_when_a_running_job_ends(vcctl, write):
+    path = write("wait.yaml", CPU_QUOTA + cpu_job("first", "1", "sleep 1") + cpu_job("second", "1", "true"))
+    r = vcctl("run", "--timeout", "60", path)
+    assert r.code == 0, r
+    assert "succeeded: vcjob default/first Completed, vcjob default/second Completed" in r.err, r

@@ -148,6 +148,41 @@ def test_a_vcjob_whose_pods_exceed_the_quota_is_terminated_after_retries(rt):
     assert "Job failed on action SyncJob for retry limit reached" in executed, executed
 
 
+def test_a_refused_vcjobs_retry_is_a_chore_so_a_run_with_nothing_else_left_is_stuck(rt):
+    """Only another pod's end or a quota change can let the third pod in: the retry alone moves nothing, so
+    `vcctl run` can stop at once and say why (before, it counted as progress until the job was terminated)."""
+    rt.client.create(quota({"pods": "2"}))
+    rt.client.create(vcjob(replicas=3))
+    for _ in range(5):
+        rt.step()
+    assert len(rt.client.list(kinds.POD, "default")) == 2
+    assert rt.next_timer() is not None   # (the retry is still due: a server keeps trying)
+    assert not rt.awaits_progress()
+
+
+def test_a_quota_change_tries_a_refused_vcjob_again_at_once(rt):
+    rt.client.create(quota({"pods": "2"}))
+    rt.client.create(vcjob(replicas=3))
+    for _ in range(5):
+        rt.step()
+    q = rt.client.get(kinds.RESOURCEQUOTA, "default", "q")
+    rt.client.update({**q, "spec": {"hard": {"pods": "3"}}})
+    rt.step()   # (no clock moved: not the back-off's retry)
+    assert len(rt.client.list(kinds.POD, "default")) == 3
+
+
+def test_a_pod_refused_for_another_reason_is_retried_as_progress(rt):
+    """Only a quota's refusal waits on others; any other failed create is retried as before (progress)."""
+    rt.client.create(vcjob(replicas=1) | {"spec": {**vcjob()["spec"], "tasks": [
+        {**vcjob()["spec"]["tasks"][0], "replicas": 1,
+         "template": {"spec": {"restartPolicy": "Never", "serviceAccountName": "missing", "containers": [
+             {"name": "main", "command": ["true"]}]}}}], "minAvailable": 1}})
+    for _ in range(5):
+        rt.step()
+    assert rt.client.list(kinds.POD, "default") == []
+    assert rt.awaits_progress()
+
+
 def test_a_vcjob_within_the_quota_runs(rt):
     rt.client.create(quota({"pods": "3", "requests.cpu": "3"}))
     rt.client.create(vcjob(replicas=3))

@@ -24,7 +24,14 @@ class FieldError:
 
 class Expected(Exception):
     """A failure a sync reports with a message that says it all (pods the API refused): the runtime logs it
-    without a traceback, which would only show the controller's own code."""
+    without a traceback, which would only show the controller's own code. `waits_on_others`: trying again
+    cannot succeed until something else changes (a ResourceQuota refused the create: another pod must end or
+    the quota change), so the retry is a chore timer (workqueue.py) and a run with nothing else left can tell
+    it is stuck."""
+
+    def __init__(self, message: str = "", waits_on_others: bool = False):
+        super().__init__(message)
+        self.waits_on_others = waits_on_others
 
 
 class ApiError(Exception):

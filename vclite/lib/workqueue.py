@@ -70,11 +70,11 @@ class WorkQueue:
         dues[key] = due
         heapq.heappush(heap, (due, next(self._seq), key))
 
-    def add_rate_limited(self, key: Hashable) -> None:
-        """Re-queue after a failure, with per-key exponential back-off."""
+    def add_rate_limited(self, key: Hashable, chore: bool = False) -> None:
+        """Re-queue after a failure, with per-key exponential back-off (`chore`: see add_after)."""
         n = self._failures.get(key, 0)
         self._failures[key] = n + 1
-        self.add_after(key, min(self._base * (2 ** n), self._max))
+        self.add_after(key, min(self._base * (2 ** n), self._max), chore=chore)
 
     def num_requeues(self, key: Hashable) -> int:
         return self._failures.get(key, 0)

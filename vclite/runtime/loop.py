@@ -131,8 +131,8 @@ class Loop:
             if self.max_requeues >= 0 and attempts > self.max_requeues:
                 c.queue.forget(key)
                 self.failures.append(SyncFailure(c.name, key, f"{type(exc).__name__}: {exc}", attempts))
-            else:
-                c.queue.add_rate_limited(key)
+            else:   # (a retry only something else can let succeed is a chore: errors.Expected)
+                c.queue.add_rate_limited(key, chore=getattr(exc, "waits_on_others", False))
         finally:
             if self.on_sync is not None:
                 self.on_sync(c.name, time.perf_counter() - started)

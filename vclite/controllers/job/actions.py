@@ -107,7 +107,11 @@ class Context:
 
 
 class ActionError(errors.Expected):
-    """Some pods could not be created or deleted; the sync is retried."""
+    """Some pods could not be created or deleted; the sync is retried (a chore when a ResourceQuota refused every
+    one: `waits_on_others`)."""
+
+
+EXCEEDED_QUOTA = "exceeded quota"   # kube-apiserver's words in a 403 a ResourceQuota gives
 
 
 # ---- status helpers ----------------------------------------------------------------------------
@@ -409,6 +413,7 @@ def _create_pods(ctx: Context, job: Obj, pods: PodsByTask, missing: list[tuple[O
     all_pods = {n: p for task_pods in pods.values() for n, p in task_pods.items()}
     ready: dict[str, bool] = {}
     failures = []
+    over_quota: list[bool] = []   # per failure: a ResourceQuota refused it (room only another pod's end gives)
     wanted = []
     for task, index in missing:
         name = task.get("name", "")
@@ -429,13 +434,15 @@ def _create_pods(ctx: Context, job: Obj, pods: PodsByTask, missing: list[tuple[O
             continue  # counted when its watch event arrives
         except errors.ApiError as exc:
             failures.append(f"{pod_key[1]}: {exc}")
+            over_quota.append(isinstance(exc, errors.Forbidden) and EXCEEDED_QUOTA in str(exc))
             continue
         finally:
             ctx.creating.discard(pod_key)
         tally.add(created)
     if failures:
         ctx.event(job, "Warning", FAILED_CREATE, f"Error creating pods: {_go_list(failures)}")
-        raise ActionError(f"failed to create {len(failures)} pods of {len(wanted)} (first: {failures[0]})")
+        raise ActionError(f"failed to create {len(failures)} pods of {len(wanted)} (first: {failures[0]})",
+                          waits_on_others=all(over_quota))
 
 
 def sync(ctx: Context, job: Obj, t: state.Transition, pods_of: Callable[[Obj], PodsByTask]) -> Obj:

@@ -28,7 +28,10 @@ once (a SyncJob is a full, idempotent reconcile). `state.decide` picks the table
 whose own write moved the job to another, non-final phase goes on at once with the re-sync that write
 requested (`_next_phase_work`), so a quick job's Pending -> Running -> Completed is one sync. A sync
 that fails re-queues the unprocessed requests and raises (the runtime retries with back-off); after
-MAX_REQUEUE retries the job is terminated, as Volcano's `--max-requeue-num`. A finished job
+MAX_REQUEUE retries the job is terminated, as Volcano's `--max-requeue-num`. A job whose pods a
+ResourceQuota refused is also tried again at once when a ResourceQuota of its namespace changes (usage
+fell as a pod ended), and its back-off retry is a chore: `vcctl run` with nothing else left that could
+give room back stops at once, naming the quota, instead of waiting out the retries. A finished job
 (Completed/Failed/Terminated) with `ttlSecondsAfterFinished` is deleted that long after its
 lastTransitionTime (Volcano's garbage collector).
 
@@ -108,6 +111,9 @@ class JobController:
         self._requests: dict[str, list[policies.Request]] = {}
         self._delayed: dict[str, dict[str, policies.Delayed]] = {}  # job key -> pod name -> delayed action
         self._acting: dict[str, Act] = {}   # job key -> the action a failing sync was executing (_give_up)
+        # namespace -> keys of jobs whose pods a ResourceQuota refused: tried again at once when a quota there
+        # changes (room given back); their back-off retry is a chore (errors.Expected.waits_on_others)
+        self._over_quota: dict[str, set[str]] = {}
         self._subscriptions: list[Any] = []
 
     # ---- watch handlers (record work only) -------------------------------------------------------
@@ -117,7 +123,8 @@ class JobController:
         self._subscriptions = [self.client.watch(kinds.JOB, self._on_job),
                                self.client.watch(kinds.POD, self._on_pod),
                                self.client.watch(kinds.PODGROUP, self._on_podgroup),
-                               self.client.watch(kinds.COMMAND, self._on_command)]
+                               self.client.watch(kinds.COMMAND, self._on_command),
+                               self.client.watch(kinds.RESOURCEQUOTA, self._on_quota)]
         for pg in self.client.list(kinds.PODGROUP):
             self._podgroups[(meta.namespace(pg), meta.name(pg))] = pg
         for pod in self.client.list(kinds.POD):
@@ -154,6 +161,12 @@ class JobController:
         cmd = commands.requested(job)
         if cmd is not None and (old is None or commands.requested(old) != cmd):
             self._request(key, policies.Request(event=Event.COMMAND_ISSUED))
+
+    def _on_quota(self, ev: client_mod.WatchEvent) -> None:
+        """A ResourceQuota changed (its usage fell as a pod ended, its limit rose, it went): the jobs of its
+        namespace whose pods a quota refused try again now."""
+        for key in sorted(self._over_quota.pop(meta.namespace(ev.object), ())):
+            self.queue.add(key)
 
     def _on_command(self, ev: client_mod.WatchEvent) -> None:
         cmd = ev.object
@@ -283,7 +296,9 @@ class JobController:
             before = self._phase(key)
             try:
                 self._process(key, work)
-            except Exception:
+            except Exception as exc:
+                if getattr(exc, "waits_on_others", False):
+                    self._over_quota.setdefault(key.partition("/")[0], set()).add(key)
                 if self.queue.num_requeues(key) >= MAX_REQUEUE:
                     self._give_up(key)
                     return
