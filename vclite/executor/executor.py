@@ -124,7 +124,8 @@ class LocalExecutor:
 
     def _marked_started(self, pod: Obj) -> bool:
         """A process of this pod was started, though its status was never written (runner.mark_started)."""
-        names = [c.get("name", "") for key in ("initContainers", "containers") for c in (pod.get("spec") or {}).get(key) or []]
+        spec = pod.get("spec") or {}
+        names = [c.get("name", "") for key in ("initContainers", "containers") for c in spec.get(key) or []]
         return runner_mod.started_here(self.pod_dir(meta.namespace(pod), meta.name(pod)), meta.uid(pod), names)
 
     def _mine(self, pod: Obj | None) -> bool:

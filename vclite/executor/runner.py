@@ -368,7 +368,8 @@ class PodRunner:
                     "HOSTNAME": spec.get("hostname") or meta.name(self.pod), **self._device_env.get(name, {})}
         env = envvars.container_env(self.pod, c, self._config_maps, injected)
         argv = envvars.argv(c, env)
-        return Launch(argv=argv, env={**_encoded(self._host_env), **_encode(env)}, cwd=self._working_dir(c.get("workingDir"), mounts),
+        return Launch(argv=argv, env={**_encoded(self._host_env), **_encode(env)},
+                      cwd=self._working_dir(c.get("workingDir"), mounts),
                       log=self.pod_dir / "logs" / f"{name}.log", termination_log=term,
                       fallback_to_logs=c.get("terminationMessagePolicy") == "FallbackToLogsOnError",
                       memory_limit=memory.limit_of(c), stdin=c.get("stdin") is True,
