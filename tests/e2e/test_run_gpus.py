@@ -109,3 +109,29 @@ def test_gpu_sharing_pods_see_the_card_volcano_chose(tmp_path):
     assert set(pods) == set(logs) == {"infer-a-0", "infer-b-0"}
     for name, pod in pods.items():
         assert given(logs[name]) == [pod["metadata"]["annotations"]["volcano.sh/gpu-index"]], (name, logs)
+
+
+VGPU_NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "g1", "annotations": {
+    "volcano.sh/node-vgpu-register": "GPU-g1-0,10,16000,NVIDIA-Tesla T4,true,hami-core:"
+                                     "GPU-g1-1,10,16000,NVIDIA-Tesla T4,true,hami-core:"}},
+    "status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": "20", "volcano.sh/vgpu-number": "20",
+                               "volcano.sh/vgpu-cores": "200", "volcano.sh/vgpu-memory": "32000"}}}
+
+
+def test_vgpu_pods_see_their_cards_and_hami_cores_limits(tmp_path):
+    """On a host with GPUs, a vGPU pod sees the host GPU behind the card deviceshare chose (before: none)."""
+    conf = ROOT / "tests" / "scenarios" / "states" / "conf" / "vgpu.conf"
+    nodes = tmp_path / "nodes.json"
+    nodes.write_text(json.dumps(VGPU_NODE))
+    show = {"name": "main", "image": "cuda", "command": ["sh", "-c", SHOW + " mem=$CUDA_DEVICE_MEMORY_LIMIT_0 "
+                                                                        "sm=$CUDA_DEVICE_SM_LIMIT"],
+            "resources": {"limits": {"volcano.sh/vgpu-memory": 6000, "volcano.sh/vgpu-cores": 30}}}
+    proc, logs = run(tmp_path, [job("infer", {"a": (1, show), "b": (1, show), "c": (1, show)})],
+                     "--scheduler-conf", str(conf), "--nodes", str(nodes), "-o", "json",
+                     env={"CUDA_VISIBLE_DEVICES": "4,5,6,7"})
+    assert proc.returncode == 0, proc.stderr
+    pods = {o["metadata"]["name"]: o for o in json.loads(proc.stdout)["items"] if o["kind"] == "Pod"}
+    assert set(logs) == set(pods) == {"infer-a-0", "infer-b-0", "infer-c-0"}
+    for name, pod in pods.items():
+        card = pod["metadata"]["annotations"]["volcano.sh/vgpu-ids-new"].split(",")[0]   # GPU-g1-<i>
+        assert logs[name] == f"gpus=[{4 + int(card[-1])}] nvidia=[{4 + int(card[-1])}] mem=6000m sm=30", name

@@ -13,8 +13,9 @@ wins: a user who sets CUDA_VISIBLE_DEVICES there gets what they wrote.
   The node sized like this host (`vcctl run`'s and `vcctl server`'s default, `--nodes N`) declares them as
   `nvidia.com/gpu` (nodes.py).
 - **Each node's GPUs** (`node_devices`): its allocatable `nvidia.com/gpu` (else `volcano.sh/gpu-number`, the
-  count Volcano's GPU sharing reads), taken in node order from the host's GPUs, so `--nodes
-  '2x(nvidia.com/gpu=2)'` on a 4-GPU host gives local-0 GPUs 0-1 and local-1 GPUs 2-3. Nodes that declare more
+  count Volcano's GPU sharing reads, else the cards of its `volcano.sh/node-vgpu-register`), taken in node order
+  from the host's GPUs, so `--nodes '2x(nvidia.com/gpu=2)'` on a 4-GPU host gives local-0 GPUs 0-1 and local-1
+  GPUs 2-3. Nodes that declare more
   GPUs than the host has wrap around and share physical GPUs (`shared_gpus` says so); on a host without GPUs the
   devices are numbered "0", "1", … across the nodes (nothing to isolate, but a script still sees which it got).
 - **A pod's GPUs** (`assign`): each app container gets its `nvidia.com/gpu` limit (or request) of the node's
@@ -22,7 +23,8 @@ wins: a user who sets CUDA_VISIBLE_DEVICES there gets what they wrote.
   alongside the app containers), as the kubelet's device manager allows. Too few free: the pod fails, as the
   kubelet fails it (`UnexpectedAdmissionError`, its message). A pod placed by Volcano's GPU sharing
   (`volcano.sh/gpu-index`, the card indices the deviceshare plugin wrote) sees those cards of its node, shared
-  with the other pods the scheduler put there.
+  with the other pods the scheduler put there. A vGPU pod (`volcano.sh/vgpu-ids-new`) sees the GPUs behind its
+  cards, with HAMi-core's limits (vgpus.py); a vGPU node's GPUs are the cards it registers (`registered_cards`).
 Nothing here is called for a run without GPUs anywhere (`node_devices` is then empty): a CPU-only run's
 environment is unchanged. Pure functions, but `host_gpus` (reads the host once).
 """
@@ -40,6 +42,7 @@ Obj = dict[str, Any]
 GPU = "nvidia.com/gpu"
 GPU_NUMBER = "volcano.sh/gpu-number"   # Volcano's GPU sharing: a node's whole cards
 GPU_INDEX = "volcano.sh/gpu-index"     # the cards the deviceshare plugin chose for a pod
+VGPU_REGISTER = "volcano.sh/node-vgpu-register"   # a vGPU node's cards, `UUID,count,memory,type,health,mode:` each
 VISIBLE = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
 ADMISSION_REASON = "UnexpectedAdmissionError"
 NVIDIA_SMI_TIMEOUT = 10.0   # seconds
@@ -72,7 +75,8 @@ def host_gpus() -> tuple[str, ...]:
 
 
 def node_count(node: Obj) -> int:
-    """A node's GPUs: allocatable nvidia.com/gpu, else volcano.sh/gpu-number; 0 when neither (or unreadable)."""
+    """A node's GPUs: allocatable nvidia.com/gpu, else volcano.sh/gpu-number, else the cards a vGPU node
+    registers (registered_cards); 0 when none (or unreadable)."""
     allocatable = (node.get("status") or {}).get("allocatable") or {}
     for name in (GPU, GPU_NUMBER):
         if name in allocatable:
@@ -80,7 +84,16 @@ def node_count(node: Obj) -> int:
                 return max(int(quantity.parse(str(allocatable[name]))), 0)
             except (ValueError, TypeError, OverflowError):
                 return 0
-    return 0
+    return len(registered_cards(node))
+
+
+def registered_cards(node: Obj) -> tuple[str, ...]:
+    """The UUIDs of the cards a vGPU node's volcano.sh/node-vgpu-register annotation lists, in its order
+    (the volcano-vgpu-device-plugin writes it on a cluster); () without one."""
+    text = meta.annotations(node).get(VGPU_REGISTER)
+    if not isinstance(text, str):
+        return ()
+    return tuple(entry.split(",", 1)[0].strip() for entry in text.split(":") if entry.strip())
 
 
 def node_devices(nodes: list[Obj], host: tuple[str, ...]) -> dict[str, tuple[str, ...]]:

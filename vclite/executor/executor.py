@@ -42,7 +42,7 @@ from vclite.api import core, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import events
 from vclite.apiserver import informer as informer_mod
-from vclite.executor import devices, envvars, logtimes, memory, podattach, podexec, podstatus, recovery, usage
+from vclite.executor import devices, envvars, logtimes, memory, podattach, podexec, podstatus, recovery, usage, vgpus
 from vclite.executor import runner as runner_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
@@ -314,8 +314,17 @@ class LocalExecutor:
                 if run.gpus and run.runner.node == node and not run.runner.finished   # status may be written)
                 for i in run.gpus}
         positions = devices.assign(pod, ids, held)
-        return ({name: devices.env([ids[i] for i in got]) for name, got in positions.items()},
-                frozenset(i for got in positions.values() for i in got))
+        by_name = {name: devices.env([ids[i] for i in got]) for name, got in positions.items()}
+        if vgpus.CHOSEN in meta.annotations(pod):   # (vGPU cards: shared, held by none)
+            logs = self.pod_dir(meta.namespace(pod), meta.name(pod)) / "logs"
+            by_name.update(vgpus.container_env(pod, ids, devices.registered_cards(self._node(node)), str(logs)))
+        return by_name, frozenset(i for got in positions.values() for i in got)
+
+    def _node(self, name: str | None) -> Obj:
+        try:
+            return self.client.get(kinds.NODE, "", name or "")
+        except errors.NotFound:
+            return {}
 
     def _container_events(self, pod: Obj) -> runner_mod.ContainerEvent:
         def on_event(field_path: str, event_type: str, reason: str, message: str) -> None:

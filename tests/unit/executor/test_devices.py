@@ -52,6 +52,25 @@ def test_node_count(allocatable, count):
     assert devices.node_count(nodes.node("n", {"cpu": "1", **allocatable})) == count
 
 
+REGISTER = "GPU-a,10,16000,NVIDIA-Tesla T4,true,hami-core:GPU-b,10,16000,NVIDIA-Tesla T4,true,hami-core:"
+
+
+@pytest.mark.parametrize("allocatable, register, cards, count", [
+    pytest.param({"volcano.sh/vgpu-number": "20"}, REGISTER, ("GPU-a", "GPU-b"), 2,
+                 id="a vGPU node: the cards it registers"),
+    pytest.param({devices.GPU: "1"}, REGISTER, ("GPU-a", "GPU-b"), 1, id="nvidia.com/gpu first"),
+    pytest.param({}, "GPU-a,10,16000,NVIDIA,true,hami-core", ("GPU-a",), 1, id="no final colon"),
+    pytest.param({}, "", (), 0, id="an empty annotation"),
+    pytest.param({}, None, (), 0, id="no annotation"),
+])
+def test_a_vgpu_nodes_cards_are_its_gpus(allocatable, register, cards, count):
+    node = nodes.node("n", {"cpu": "1", **allocatable})
+    if register is not None:
+        node["metadata"]["annotations"] = {devices.VGPU_REGISTER: register}
+    assert devices.registered_cards(node) == cards
+    assert devices.node_count(node) == count
+
+
 @pytest.mark.parametrize("gpus, host, warned", [
     pytest.param({"n0": ("G0", "G1"), "n1": ("G0", "G1")}, ("G0", "G1"), True, id="4 declared, 2 here"),
     pytest.param({"n0": ("G0", "G1")}, ("G0", "G1"), False, id="as many as the host has"),
