@@ -7,8 +7,8 @@ variables CUDA and NVIDIA's tools read: `CUDA_VISIBLE_DEVICES` and `NVIDIA_VISIB
 empty CUDA_VISIBLE_DEVICES, for a container that asked for none, hides them all). A container's own `env` still
 wins: a user who sets CUDA_VISIBLE_DEVICES there gets what they wrote.
 
-- **This host's GPUs** (`host_gpus`): the ones vclite's own CUDA_VISIBLE_DEVICES lists when it is set
-  (`CUDA_VISIBLE_DEVICES=2,3 vcctl run …` keeps the run to those two; empty: none); else each GPU's UUID from
+- **This host's GPUs** (`host_gpus`): the ones vclite's own CUDA_VISIBLE_DEVICES lets CUDA see when it is set
+  (`CUDA_VISIBLE_DEVICES=2,3 vcctl run …` keeps the run to those two; empty or `-1`: none; `visible`); else each GPU's UUID from
   `nvidia-smi --query-gpu=uuid`; else as many indices as /proc/driver/nvidia/gpus has entries; else none.
   The node sized like this host (`vcctl run`'s and `vcctl server`'s default, `--nodes N`) declares them as
   `nvidia.com/gpu` (nodes.py).
@@ -52,12 +52,24 @@ class NotEnough(Exception):
     """Fewer free GPUs on the node than the pod asks for; the message is the kubelet's."""
 
 
+def visible(listed: str) -> tuple[str, ...]:
+    """The GPUs a CUDA_VISIBLE_DEVICES value lets CUDA see: its entries up to the first invalid one, as CUDA
+    reads it (`-1`, the usual way to hide every GPU, sees none; `0,2,-1,1` sees 0 and 2). Valid: an index (digits)
+    or a GPU or MIG UUID (`GPU-…`, `MIG-…`)."""
+    out: list[str] = []
+    for entry in (x.strip() for x in listed.split(",") if x.strip()):
+        if not (entry.isascii() and entry.isdigit()) and not entry.startswith(("GPU-", "MIG-")):
+            break
+        out.append(entry)
+    return tuple(out)
+
+
 @functools.cache
 def host_gpus() -> tuple[str, ...]:
     """This host's GPUs, as CUDA_VISIBLE_DEVICES may name them (see the module docstring)."""
     listed = os.environ.get("CUDA_VISIBLE_DEVICES")
     if listed is not None:
-        return tuple(x.strip() for x in listed.split(",") if x.strip())
+        return visible(listed)
     smi = shutil.which("nvidia-smi")
     if smi:
         try:

@@ -160,6 +160,22 @@ def test_host_gpus_follow_vclites_own_cuda_visible_devices(fresh_host, monkeypat
     assert devices.host_gpus() == ("3", "1")
 
 
+@pytest.mark.parametrize("listed, gpus", [
+    pytest.param("-1", (), id="-1: CUDA's usual way to hide every GPU"),
+    pytest.param("0,2,-1,1", ("0", "2"), id="up to the first invalid entry, as CUDA reads it"),
+    pytest.param("none", (), id="not an index nor a UUID"),
+    pytest.param("GPU-aaa,MIG-bbb", ("GPU-aaa", "MIG-bbb"), id="UUIDs"),
+    pytest.param(" 1 , 0 ", ("1", "0"), id="spaces around"),
+    pytest.param("0,,1", ("0", "1"), id="an empty entry is skipped"),
+    pytest.param("", (), id="empty"),
+])
+def test_cuda_visible_devices_as_cuda_reads_it(fresh_host, monkeypatch, listed, gpus):
+    fake_nvidia_smi(fresh_host, "echo GPU-aaa\n")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", listed)
+    assert devices.host_gpus() == gpus
+    assert (devices.GPU in nodes.host_node()["status"]["allocatable"]) is bool(gpus)
+
+
 def test_an_empty_cuda_visible_devices_means_none(fresh_host, monkeypatch):
     fake_nvidia_smi(fresh_host, "echo GPU-aaa\n")
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
