@@ -8,8 +8,10 @@ empty CUDA_VISIBLE_DEVICES, for a container that asked for none, hides them all)
 wins: a user who sets CUDA_VISIBLE_DEVICES there gets what they wrote.
 
 - **This host's GPUs** (`host_gpus`): the ones vclite's own CUDA_VISIBLE_DEVICES lets CUDA see when it is set
-  (`CUDA_VISIBLE_DEVICES=2,3 vcctl run …` keeps the run to those two; empty or `-1`: none; `visible`); else each GPU's UUID from
-  `nvidia-smi --query-gpu=uuid`; else as many indices as /proc/driver/nvidia/gpus has entries; else none.
+  (`CUDA_VISIBLE_DEVICES=2,3 vcctl run …` keeps the run to those two; empty or `-1`: none; `visible`); else
+  each GPU's UUID as the driver shows it in /proc/driver/nvidia/gpus (read, not asked: nvidia-smi may take
+  seconds to start where the GPUs are not kept initialised), else from `nvidia-smi --query-gpu=uuid`; else as
+  many indices as /proc/driver/nvidia/gpus has entries; else none.
   The node sized like this host (`vcctl run`'s and `vcctl server`'s default, `--nodes N`) declares them as
   `nvidia.com/gpu` (nodes.py).
 - **Each node's GPUs** (`node_devices`): its allocatable `nvidia.com/gpu` (else `volcano.sh/gpu-number`, the
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import subprocess
 from typing import Any, Mapping
@@ -46,6 +49,8 @@ VGPU_REGISTER = "volcano.sh/node-vgpu-register"   # a vGPU node's cards, `UUID,c
 VISIBLE = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
 ADMISSION_REASON = "UnexpectedAdmissionError"
 NVIDIA_SMI_TIMEOUT = 10.0   # seconds
+PROC_GPUS = "/proc/driver/nvidia/gpus"   # the NVIDIA driver's GPUs, a directory per PCI address
+_UUID_LINE = re.compile(r"^GPU UUID:\s*(GPU-[0-9A-Fa-f-]+)\s*$", re.MULTILINE)
 
 
 class NotEnough(Exception):
@@ -70,6 +75,9 @@ def host_gpus() -> tuple[str, ...]:
     listed = os.environ.get("CUDA_VISIBLE_DEVICES")
     if listed is not None:
         return visible(listed)
+    uuids = _proc_uuids()
+    if uuids:
+        return uuids
     smi = shutil.which("nvidia-smi")
     if smi:
         try:
@@ -81,9 +89,29 @@ def host_gpus() -> tuple[str, ...]:
         except (OSError, subprocess.SubprocessError):
             pass
     try:
-        return tuple(str(i) for i in range(len(os.listdir("/proc/driver/nvidia/gpus"))))
+        return tuple(str(i) for i in range(len(os.listdir(PROC_GPUS))))
     except OSError:
         return ()
+
+
+def _proc_uuids() -> tuple[str, ...]:
+    """The UUIDs the NVIDIA driver shows in PROC_GPUS (`<PCI address>/information`, its `GPU UUID:` line), in
+    PCI order as nvidia-smi lists them; () unless every GPU there shows one."""
+    try:
+        slots = sorted(os.listdir(PROC_GPUS))
+    except OSError:
+        return ()
+    uuids = []
+    for slot in slots:
+        try:
+            with open(os.path.join(PROC_GPUS, slot, "information"), encoding="utf-8", errors="replace") as fh:
+                found = _UUID_LINE.search(fh.read())
+        except OSError:
+            return ()
+        if found is None:
+            return ()
+        uuids.append(found[1])
+    return tuple(uuids)
 
 
 def node_count(node: Obj) -> int:

@@ -2,7 +2,6 @@
 manager gives them on a cluster."""
 from __future__ import annotations
 
-import os
 import stat
 
 import pytest
@@ -132,9 +131,11 @@ def test_env(ids, expected):
 
 @pytest.fixture
 def fresh_host(monkeypatch, tmp_path):
-    """host_gpus read anew, with no CUDA_VISIBLE_DEVICES and a PATH holding only `bin` (filled by the test)."""
+    """host_gpus read anew, with no CUDA_VISIBLE_DEVICES, no driver files (a test may give some) and a PATH
+    holding only `bin` (filled by the test)."""
     devices.host_gpus.cache_clear()
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    monkeypatch.setattr(devices, "PROC_GPUS", str(tmp_path / "no-driver"), raising=False)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
@@ -183,15 +184,43 @@ def test_an_empty_cuda_visible_devices_means_none(fresh_host, monkeypatch):
     assert devices.GPU not in nodes.host_node()["status"]["allocatable"]
 
 
+def driver_gpus(root, infos: dict[str, str]) -> None:
+    for slot, info in infos.items():
+        (root / slot).mkdir(parents=True)
+        (root / slot / "information").write_text(info)
+
+
+def info(uuid: str) -> str:
+    return f"Model: \t\t NVIDIA A100\nIRQ:   \t\t 42\nGPU UUID: \t {uuid}\nBus Type: \t PCIe\n"
+
+
+def test_host_gpus_are_read_from_the_drivers_proc_files_without_nvidia_smi(fresh_host, monkeypatch, tmp_path):
+    """(nvidia-smi may take seconds to start: the driver's own files say the same at once)"""
+    calls = tmp_path / "calls"
+    fake_nvidia_smi(fresh_host, f"echo called >> {calls}; echo GPU-from-smi\n")
+    driver_gpus(tmp_path / "gpus", {"0000:81:00.0": info("GPU-bbbb-2"), "0000:07:00.0": info("GPU-aaaa-1")})
+    monkeypatch.setattr(devices, "PROC_GPUS", str(tmp_path / "gpus"), raising=False)
+    assert devices.host_gpus() == ("GPU-aaaa-1", "GPU-bbbb-2")   # (PCI order, as nvidia-smi lists them)
+    assert not calls.exists()
+
+
+@pytest.mark.parametrize("infos", [
+    pytest.param({"0000:07:00.0": info("GPU-aaaa-1"), "0000:81:00.0": info("??")}, id="one shows no UUID"),
+    pytest.param({"0000:07:00.0": "Model: NVIDIA A100\n"}, id="no UUID line"),
+])
+def test_nvidia_smi_is_asked_when_the_proc_files_show_no_uuid(fresh_host, monkeypatch, tmp_path, infos):
+    fake_nvidia_smi(fresh_host, "echo GPU-from-smi-0; echo GPU-from-smi-1\n")
+    driver_gpus(tmp_path / "gpus", infos)
+    monkeypatch.setattr(devices, "PROC_GPUS", str(tmp_path / "gpus"), raising=False)
+    assert devices.host_gpus() == ("GPU-from-smi-0", "GPU-from-smi-1")
+
+
 def test_a_failing_nvidia_smi_is_no_gpu(fresh_host):
+    """(and no driver files: a host without GPUs)"""
     fake_nvidia_smi(fresh_host, "echo 'NVIDIA-SMI has failed' >&2; exit 9\n")
-    if os.path.isdir("/proc/driver/nvidia/gpus"):
-        pytest.skip("this host has NVIDIA GPUs")
     assert devices.host_gpus() == ()
 
 
 def test_no_nvidia_smi_no_gpu(fresh_host):
-    if os.path.isdir("/proc/driver/nvidia/gpus"):
-        pytest.skip("this host has NVIDIA GPUs")
     assert devices.host_gpus() == ()
     assert devices.GPU not in nodes.host_node()["status"]["allocatable"]
