@@ -12,8 +12,8 @@ wins: a user who sets CUDA_VISIBLE_DEVICES there gets what they wrote.
   each GPU's UUID as the driver shows it in /proc/driver/nvidia/gpus (read, not asked: nvidia-smi may take
   seconds to start where the GPUs are not kept initialised), else from `nvidia-smi --query-gpu=uuid`; else as
   many indices as /proc/driver/nvidia/gpus has entries; else none.
-  The node sized like this host (`vcctl run`'s and `vcctl server`'s default, `--nodes N`) declares them as
-  `nvidia.com/gpu` (nodes.py).
+  The node sized like this host (`vcctl run`'s and `vcctl server`'s default) declares them as
+  `nvidia.com/gpu` (nodes.py); `--nodes N`'s host-sized nodes share them out.
 - **Each node's GPUs** (`node_devices`): its allocatable `nvidia.com/gpu` (else `volcano.sh/gpu-number`, the
   count Volcano's GPU sharing reads, else the cards of its `volcano.sh/node-vgpu-register`), taken in node order
   from the host's GPUs, so `--nodes '2x(nvidia.com/gpu=2)'` on a 4-GPU host gives local-0 GPUs 0-1 and local-1

@@ -36,8 +36,8 @@ _STANDARD = ("cpu", "memory", "pods", "ephemeral-storage")
 
 NODES_HELP = """\
 --nodes accepts one of:
-  N                              N nodes named local-0 … local-<N-1>, each the size of this host
-                                 (e.g. --nodes 3)
+  N                              N nodes named local-0 … local-<N-1>, each the size of this host,
+                                 its GPUs shared out among them (e.g. --nodes 3)
   [COUNTx](RES,…)[+[COUNTx](RES,…)…]
                                  groups of nodes with the given sizes, named local-0, local-1, … in
                                  order; RES is name=quantity (cpu, memory, pods, ephemeral-storage,
@@ -157,15 +157,22 @@ def host_resources() -> dict[str, str]:
             EPHEMERAL_STORAGE: host_ephemeral_storage()}
 
 
-def host_node(name: str = "local") -> Obj:
+def host_node(name: str = "local", gpus: int | None = None) -> Obj:
     """A Node the size of this host: cpu = os.cpu_count(), memory = MemTotal, pods = 110,
     ephemeral-storage = the size of the temporary directory's filesystem, nvidia.com/gpu = its GPUs
-    (devices.host_gpus) when it has some."""
+    (devices.host_gpus; `gpus` of them when given) when it has some."""
     resources = host_resources()
-    gpus = devices.host_gpus()
-    if gpus:
-        resources[devices.GPU] = str(len(gpus))
+    count = len(devices.host_gpus()) if gpus is None else gpus
+    if count:
+        resources[devices.GPU] = str(count)
     return node(name, resources)
+
+
+def host_nodes(n: int) -> list[Obj]:
+    """`--nodes N`: N nodes the size of this host, its GPUs shared out among them (4 GPUs, 2 nodes: 2 each; 4 GPUs,
+    3 nodes: 2, 1, 1), since a GPU, unlike a cpu, cannot serve two trainings at once."""
+    gpus = len(devices.host_gpus())
+    return [host_node(f"{NAME_PREFIX}-{i}", gpus // n + (i < gpus % n)) for i in range(n)]
 
 
 def parse_nodes_option(value: str) -> list[Obj]:
@@ -179,7 +186,7 @@ def parse_nodes_option(value: str) -> list[Obj]:
         n = int(text)
         if not 1 <= n <= MAX_NODES:
             raise _bad(value, f"the number of nodes must be between 1 and {MAX_NODES}")
-        return [host_node(f"{NAME_PREFIX}-{i}") for i in range(n)]
+        return host_nodes(n)
     if os.path.isfile(text):
         return _from_file(text)
     if "(" in text:

@@ -4,7 +4,7 @@ import os
 import pytest
 
 from vclite.api import core, quantity
-from vclite.executor import nodes
+from vclite.executor import devices, nodes
 
 
 def test_host_node_is_ready_and_sized_from_the_host():
@@ -40,6 +40,21 @@ def test_good_nodes_option(value, expected):
     got = nodes.parse_nodes_option(value)
     assert [(n["metadata"]["name"], n["status"]["allocatable"]) for n in got] == expected
     assert all(n["status"]["capacity"] == n["status"]["allocatable"] for n in got)
+
+
+@pytest.mark.parametrize("value, host, gpus", [
+    pytest.param("2", 4, ["2", "2"], id="4 GPUs, 2 nodes: 2 each"),
+    pytest.param("3", 4, ["2", "1", "1"], id="4 GPUs, 3 nodes: the first ones get the rest"),
+    pytest.param("3", 2, ["1", "1", None], id="more nodes than GPUs: some get none"),
+    pytest.param("1", 4, ["4"], id="one node: all of them"),
+    pytest.param("2", 0, [None, None], id="no GPU"),
+])
+def test_host_sized_nodes_share_out_the_hosts_gpus(monkeypatch, value, host, gpus):
+    """(each node declaring all of them, two pods on different nodes were given the same GPU)"""
+    monkeypatch.setattr(devices, "host_gpus", lambda: tuple(f"GPU-{i}" for i in range(host)))
+    got = nodes.parse_nodes_option(value)
+    assert [n["status"]["allocatable"].get(devices.GPU) for n in got] == gpus
+    assert devices.shared_gpus(devices.node_devices(got, devices.host_gpus()), devices.host_gpus()) is None
 
 
 @pytest.mark.parametrize("value, fragment", [
