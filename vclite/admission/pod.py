@@ -245,7 +245,10 @@ def _pod_level_resources(spec: Obj, path: str) -> list[FieldError]:
 
 
 def validate_resources(res: Any, path: str) -> list[FieldError]:
-    """ResourceRequirements: quantities parse and are ≥ 0; a request is at most its limit."""
+    """ResourceRequirements: quantities parse and are ≥ 0; a request is at most its limit. An extended
+    resource (`nvidia.com/gpu`, `volcano.sh/vgpu-memory`: a name with a domain outside kubernetes.io) is an
+    integer; it and hugepages cannot be overcommitted: a request needs a limit and equals it (Kubernetes'
+    ValidateResourceRequirements, which a device plugin's whole devices rely on)."""
     if res is None:
         return []
     if not isinstance(res, dict):
@@ -253,11 +256,30 @@ def validate_resources(res: Any, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     limits = common.parse_resource_list(res.get("limits"), f"{path}.limits", errs)
     requests = common.parse_resource_list(res.get("requests"), f"{path}.requests", errs)
+    for part, parsed in (("limits", limits), ("requests", requests)):
+        for name, q in parsed.items():
+            if _extended(name) and q.denominator != 1:
+                errs.append(FieldError(f"{path}.{part}.{name}", common.invalid(res[part][name], "must be an integer")))
     for name, req in requests.items():
-        if name in limits and req > limits[name]:
+        overcommit = not _extended(name) and not name.startswith("hugepages-")
+        if name not in limits:
+            if not overcommit:
+                errs.append(FieldError(f"{path}.limits", f"{common.REQUIRED}: Limit must be set for non "
+                                                         "overcommitable resources"))
+        elif req != limits[name] and not overcommit:
+            errs.append(FieldError(f"{path}.requests.{name}", common.invalid(
+                res["requests"][name], f"must be equal to {name} limit of {res['limits'][name]}")))
+        elif req > limits[name]:
             errs.append(FieldError(f"{path}.requests.{name}", common.invalid(
                 res["requests"][name], f"must be less than or equal to {name} limit of {res['limits'][name]}")))
     return errs
+
+
+def _extended(name: str) -> bool:
+    """Kubernetes' IsExtendedResourceName: not a native resource (a name without a domain, or one in
+    kubernetes.io), not a quota's `requests.` name, and a qualified name."""
+    native = "/" not in name or "kubernetes.io/" in name
+    return not native and not name.startswith("requests.") and not common.qualified_name(f"requests.{name}")
 
 
 # ---- defaults (Kubernetes' SetDefaults_Pod and the pod strategy's PrepareForCreate) ---------------

@@ -80,6 +80,42 @@ def test_pod_references(spec, expected):
     assert [(e.path, e.message) for e in errs] == expected
 
 
+def _res(requests=None, limits=None):
+    return _spec({"resources": {k: v for k, v in (("requests", requests), ("limits", limits)) if v is not None}})
+
+
+GPU = "nvidia.com/gpu"
+R = f"{C}.resources"
+
+
+@pytest.mark.parametrize("spec, expected", [
+    pytest.param(_res(limits={GPU: 2}), [], id="a GPU limit alone"),
+    pytest.param(_res({GPU: "2"}, {GPU: 2}), [], id="a GPU request equal to its limit"),
+    pytest.param(_res(limits={GPU: "500m"}), [(f"{R}.limits.{GPU}", 'Invalid value: "500m": must be an integer')],
+                 id="half a GPU"),
+    pytest.param(_res(limits={"volcano.sh/vgpu-memory": 0.5}),
+                 [(f"{R}.limits.volcano.sh/vgpu-memory", "Invalid value: 0.5: must be an integer")],
+                 id="any extended resource is whole"),
+    pytest.param(_res({GPU: 1}), [(f"{R}.limits", "Required value: Limit must be set for non overcommitable "
+                                                  "resources")], id="a GPU request without a limit"),
+    pytest.param(_res({GPU: 1}, {GPU: 2}), [(f"{R}.requests.{GPU}", "Invalid value: 1: must be equal to "
+                                                                      "nvidia.com/gpu limit of 2")],
+                 id="a GPU request below its limit"),
+    pytest.param(_res({"hugepages-2Mi": "2Mi"}, {"hugepages-2Mi": "4Mi"}),
+                 [(f"{R}.requests.hugepages-2Mi", 'Invalid value: "2Mi": must be equal to hugepages-2Mi limit of '
+                                                  '4Mi')], id="hugepages are not overcommitted either"),
+    pytest.param(_res({"cpu": "500m", "example.kubernetes.io/x": "500m"}), [],
+                 id="native resources may be fractions and requested alone"),
+    pytest.param(_res({"cpu": "2"}, {"cpu": "1"}), [(f"{R}.requests.cpu", 'Invalid value: "2": must be less than '
+                                                                          'or equal to cpu limit of 1')],
+                 id="a cpu request over its limit"),
+])
+def test_extended_resources_are_whole_and_not_overcommitted(spec, expected):
+    """(Kubernetes' ValidateResourceRequirements: a device plugin gives whole devices, each to one container)"""
+    errs = pod.validate_pod_spec(spec, "p", require_command=True)
+    assert [(e.path, e.message) for e in errs] == expected
+
+
 # ---- defaults at create, through the real admission path (Kubernetes' SetDefaults_Pod, GetPodQOS) ------
 def _container(name="main", requests=None, limits=None):
     res = {k: v for k, v in (("requests", requests), ("limits", limits)) if v is not None}

@@ -405,8 +405,8 @@ CREATE_ACCEPT_CASES = [
     pytest.param(job(task("t", 1, topologyPolicy="single-numa-node",
                           containers=[container(resources={"limits": {"cpu": "2", "memory": "1Gi"}})])), {},
                  id="topology-policy-integral-cpu-from-limits"),
-    pytest.param(job(task("t", 1, containers=[container(resources={"requests": {"cpu": "500m", "memory": "1Gi",
-                                                                                  "nvidia.com/gpu": 1}})])), {},
+    pytest.param(job(task("t", 1, containers=[container(resources={"requests": {"cpu": "500m", "memory": "1Gi"},
+                                                                   "limits": {"nvidia.com/gpu": 1}})])), {},
                  id="quantities-parse"),
     pytest.param(job(task("t", 1) | {"template": {"spec": {
         "resources": {"requests": {"cpu": "4", "memory": "8Gi", "hugepages-1Mi": "2Gi"},
