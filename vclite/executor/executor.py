@@ -15,6 +15,9 @@ container statuses, pod and host IP 127.0.0.1).
   node, Terminating, until then; its finalizers, if any, hold it longer). So is a pod being
   deleted that runs nothing here.
 - A pod already Succeeded or Failed is never run again.
+- Each container gets its GPUs (devices.py, vgpus.py); a pod asking for more than its node's free ones fails
+  (UnexpectedAdmissionError), unless pods being stopped hold the missing ones: it waits until their processes
+  are gone (a GPU is never two running pods').
 - A container using more memory than its resources.limits.memory is killed and ends OOMKilled (exit
   code 137), as a node's cgroup would have it: looked at every half second (memory.py).
 - A pod with spec.activeDeadlineSeconds still running that long after it started is stopped as above
@@ -75,6 +78,10 @@ class _Run:
         return self.runner.finished and (self.stop_task is None or self.stop_task.done())
 
 
+class _Releasing(Exception):
+    """The pod's GPUs are held by pods being stopped: it starts once their processes are gone."""
+
+
 class LocalExecutor:
     name = "executor"
 
@@ -92,6 +99,7 @@ class LocalExecutor:
         self.queue = workqueue.WorkQueue(clock)
         self._runs: dict[str, _Run] = {}
         self._blocked: set[str] = set()       # pods waiting for a ConfigMap or Secret
+        self._gpu_waits: set[str] = set()     # pods waiting for GPUs a pod being stopped still holds
         self._lost: dict[str, str] = {}       # key -> uid of pods whose processes died with a previous process
         self._subs: list[client_mod.Subscription] = []
         self._log_sizes: dict[tuple[str, int], int] = {}   # (log path, inode) -> size at its last sample
@@ -240,6 +248,7 @@ class LocalExecutor:
             if not run.settled:
                 return
             del self._runs[key]
+            self._wake_gpu_waits()
             if same:
                 self._finish_deletion(pod)
                 return
@@ -247,6 +256,7 @@ class LocalExecutor:
         lost = pod is not None and lost_uid == meta.uid(pod)
         if pod is None or not self._mine(pod) or meta.is_deleting(pod):
             self._blocked.discard(key)
+            self._gpu_waits.discard(key)
             if pod is not None and meta.is_deleting(pod) and (lost or self._mine(pod)):
                 self._finish_deletion(pod)   # nothing of it runs here (any more): it may go
             return
@@ -269,9 +279,13 @@ class LocalExecutor:
                                "running event loop (Runtime.run_until)") from None
         try:
             device_env, held = self._devices(pod)
+        except _Releasing:   # (started when that pod's processes are gone: _wake_gpu_waits)
+            self._gpu_waits.add(key)
+            return
         except devices.NotEnough as e:   # (the kubelet's admission refusal: the pod fails, nothing runs)
             self._write_not_started(pod, core.PodPhase.FAILED, devices.ADMISSION_REASON, str(e), pod_level=True)
             return
+        self._gpu_waits.discard(key)
         try:
             runner = runner_mod.PodRunner(pod, self.pod_dir(meta.namespace(pod), meta.name(pod)),
                                           self._config_maps(pod), self.clock, self._on_runner_change,
@@ -300,7 +314,8 @@ class LocalExecutor:
 
     def _devices(self, pod: Obj) -> tuple[dict[str, dict[str, str]] | None, frozenset[int]]:
         """Each container's GPU variables (None: a run without GPUs, nothing to set) and the positions of its
-        node's GPUs the pod holds for itself (devices.py). NotEnough when too few are free."""
+        node's GPUs the pod holds for itself (devices.py). NotEnough when too few are free; _Releasing when
+        enough are, once the pods being stopped (deleted, even forcibly) have let theirs go."""
         if not self.hide_gpus:
             return None, frozenset()
         node = (pod.get("spec") or {}).get("nodeName")
@@ -313,12 +328,23 @@ class LocalExecutor:
         held = {i for run in self._runs.values()   # (a pod whose containers all ended holds none: its
                 if run.gpus and run.runner.node == node and not run.runner.finished   # status may be written)
                 for i in run.gpus}
-        positions = devices.assign(pod, ids, held)
+        try:
+            positions = devices.assign(pod, ids, held)
+        except devices.NotEnough:
+            stopping = {i for run in self._runs.values() if run.stop_task is not None and run.runner.node == node
+                        for i in run.gpus}
+            devices.assign(pod, ids, held - stopping)   # (NotEnough even then: the kubelet's refusal)
+            raise _Releasing() from None
         by_name = {name: devices.env([ids[i] for i in got]) for name, got in positions.items()}
         if vgpus.CHOSEN in meta.annotations(pod):   # (vGPU cards: shared, held by none)
             logs = self.pod_dir(meta.namespace(pod), meta.name(pod)) / "logs"
             by_name.update(vgpus.container_env(pod, ids, devices.registered_cards(self._node(node)), str(logs)))
         return by_name, frozenset(i for got in positions.values() for i in got)
+
+    def _wake_gpu_waits(self) -> None:
+        """A run has settled: the pods waiting for GPUs try again."""
+        for key in sorted(self._gpu_waits):
+            self.queue.add(key)
 
     def _node(self, name: str | None) -> Obj:
         try:

@@ -1,0 +1,80 @@
+"""LocalExecutor and GPUs against the in-process API with real processes: a GPU is one running pod's at a time,
+a pod keeps its GPUs across container restarts, and a pod's GPUs are free only once its processes are gone."""
+import asyncio
+
+import pytest
+
+from tests.unit.executor.test_executor import drive, make_pod, phase
+from vclite.api import kinds
+from vclite.apiserver import inprocess
+from vclite.executor import executor as executor_mod
+from vclite.lib import clock as clock_mod
+
+
+@pytest.fixture
+def env(tmp_path):
+    """An executor whose node `local` has one GPU, G0."""
+    clock = clock_mod.RealClock()
+    client = inprocess.new_client(clock)
+    ex = executor_mod.LocalExecutor(client, clock, ["local"], tmp_path, restart_backoff=0.05,
+                                    gpus={"local": ("G0",)})
+    return client, ex, tmp_path
+
+
+def gpu_pod(name, script, restart="Never"):
+    return make_pod(name, script, restart=restart, resources={"limits": {"nvidia.com/gpu": "1"}})
+
+
+def log(workdir, name):
+    path = workdir / "default" / name / "logs" / "main.log"
+    return path.read_text() if path.exists() else ""
+
+
+@pytest.mark.parametrize("force", [pytest.param(True, id="deleted forcibly"), pytest.param(False, id="gracefully")])
+def test_a_pod_waits_for_the_gpu_a_deleted_pod_holds_until_its_processes_are_gone(env, force):
+    """(before: the second pod failed, UnexpectedAdmissionError, while the first one's process handled SIGTERM)"""
+    client, ex, workdir = env
+    gone = workdir / "first-gone"
+    client.create(gpu_pod("first", f'trap "sleep 0.5; touch {gone}; exit 0" TERM; echo up; '
+                                   "while true; do sleep 0.05; done"))
+
+    async def scenario():
+        try:
+            await drive(ex, lambda: "up" in log(workdir, "first"))
+            client.delete(kinds.POD, "default", "first", grace_period=0 if force else None)
+            client.create(gpu_pod("second", f'test -e {gone} && echo "gpu=$CUDA_VISIBLE_DEVICES"'))
+            await drive(ex, lambda: phase(client, "second") in ("Succeeded", "Failed"))
+        finally:
+            await ex.stop_all(grace=0)
+
+    asyncio.run(scenario())
+    assert phase(client, "second") == "Succeeded", client.get(kinds.POD, "default", "second")["status"]
+    assert log(workdir, "second") == "gpu=G0\n"   # started after the first pod's process had ended
+
+
+def test_a_pod_asking_more_gpus_than_the_node_has_still_fails_at_once(env):
+    client, ex, workdir = env
+    client.create(make_pod("big", "true", resources={"limits": {"nvidia.com/gpu": "2"}}))
+    asyncio.run(drive(ex, lambda: phase(client, "big") == "Failed"))
+    assert client.get(kinds.POD, "default", "big")["status"]["reason"] == "UnexpectedAdmissionError"
+
+
+def test_a_restarted_container_keeps_its_gpu_and_holds_it_while_backing_off(env):
+    """(as the kubelet keeps a container's devices across restarts: a pod bound by hand meanwhile is refused)"""
+    client, ex, workdir = env
+    client.create(gpu_pod("crashy", 'n=$(cat "$VC_POD_DIR/n" 2>/dev/null || echo 0); echo $((n+1)) > "$VC_POD_DIR/n"; '
+                                    'echo "gpu=$CUDA_VISIBLE_DEVICES"; [ "$n" -ge 2 ]', restart="OnFailure"))
+
+    async def scenario():
+        try:
+            await drive(ex, lambda: "gpu=" in log(workdir, "crashy"))
+            client.create(gpu_pod("other", "true"))
+            await drive(ex, lambda: phase(client, "crashy") == "Succeeded" and phase(client, "other") == "Failed")
+        finally:
+            await ex.stop_all(grace=0)
+
+    asyncio.run(scenario())
+    assert client.get(kinds.POD, "default", "crashy")["status"]["containerStatuses"][0]["restartCount"] == 2
+    assert log(workdir, "crashy") == "gpu=G0\n"
+    assert (workdir / "default" / "crashy" / "logs" / "main.previous.log").read_text() == "gpu=G0\n"
+    assert client.get(kinds.POD, "default", "other")["status"]["reason"] == "UnexpectedAdmissionError"
