@@ -26,7 +26,7 @@ container statuses, pod and host IP 127.0.0.1).
   written REPORT_DELAY late (the kubelet reports it up to a second late): a pod whose containers
   end meanwhile goes from Pending straight to Succeeded or Failed, with one write.
 - On start, pods whose processes died with a previous vclite process are recovered (see
-  recovery.py): left-behind process groups are killed, started pods get a final status with
+  recovery.py): left-behind process groups are killed (and waited for), started pods get a final status with
   reason ProcessLost, pods being deleted are deleted for good.
 `sync` must run inside a running asyncio event loop (processes are asyncio subprocesses). Watch
 handlers only enqueue keys; the runner's change callback too. This module never imports the
@@ -115,10 +115,17 @@ class LocalExecutor:
             self._subs = [self.client.watch(kind, self._on_config_map) for kind in (kinds.CONFIGMAP, kinds.SECRET)]
             self.pods.start()
             left = recovery.left_behind(self.workdir)
+            killed: set[int] = set()
             for pod in list(self.pods.items()):  # pods bound before start
                 if self._mine(pod):
-                    self._note_lost(pod, left.get(str(self.pod_dir(meta.namespace(pod), meta.name(pod))), []))
+                    pids = left.get(str(self.pod_dir(meta.namespace(pod), meta.name(pod))), [])
+                    self._note_lost(pod, pids)
+                    killed.update(pids)
                     self.queue.add(meta.key(pod))
+            alive = recovery.wait_gone(killed) if killed else set()
+            if alive:   # (their GPUs are given to the next pods all the same)
+                log.warning("process groups %s left by a previous vclite process have not exited %.0f s after "
+                            "SIGKILL", sorted(alive), recovery.KILL_WAIT)
 
     def _note_lost(self, pod: Obj, left_pids: list[int]) -> None:
         """A pod found at start that ran under a previous process: kill what is left of it and

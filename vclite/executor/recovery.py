@@ -5,7 +5,9 @@ server is not our child: its exit status can never be read (waitpid only reaps c
 adopted process would end with an unknown outcome. Instead, when the executor starts:
 - every process group the previous server left behind for one of our pods is killed — a session
   leader whose environment names a pod directory under our work directory (`VC_POD_DIR`) and whose
-  parent is not this process (so our own live containers are never touched);
+  parent is not this process (so our own live containers are never touched) — and waited for (up to
+  KILL_WAIT seconds): a process may take a while to exit (a GPU's memory is freed as it does), and the pod
+  that gets its GPU next must not start before;
 - a pod that was started (status shows a start time or a container that ran, a left-behind
   process was found, or its directory holds its start mark — runner.mark_started, written before its
   first process starts, so a pod whose status was never written is not run a second time) and is not
@@ -22,6 +24,7 @@ from __future__ import annotations
 import os
 import pathlib
 import signal
+import time
 from typing import Any
 
 from vclite.api import core
@@ -33,6 +36,7 @@ LOST_EXIT_CODE = 137   # as if killed by SIGKILL
 CONTAINER_MESSAGE = "the vclite server restarted while the container ran: its process was lost"
 POD_MESSAGE = "the vclite server restarted while the pod ran: its container processes were lost"
 POD_DIR_ENV = b"VC_POD_DIR="
+KILL_WAIT = 10.0   # seconds the executor's start waits for the processes it killed to exit
 
 
 def was_started(pod: Obj) -> bool:
@@ -151,3 +155,35 @@ def kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def live_groups(pgids: set[int]) -> set[int]:
+    """The process groups of `pgids` that still have a process not yet a zombie (one that may still hold memory
+    or a GPU: a process lets them go as it exits, before it is a zombie). Empty where /proc is not available."""
+    live: set[int] = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return live
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] not in (b"Z", b"X") and int(fields[2]) in pgids:
+            live.add(int(fields[2]))
+    return live
+
+
+def wait_gone(pgids: set[int], timeout: float = KILL_WAIT) -> set[int]:
+    """Wait until every process of the groups `pgids` (killed) has exited, at most `timeout` seconds; the groups
+    still alive then."""
+    deadline = time.monotonic() + timeout
+    left = live_groups(pgids)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.01)
+        left = live_groups(left)
+    return left

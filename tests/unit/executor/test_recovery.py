@@ -272,3 +272,57 @@ def test_a_pod_started_but_killed_before_its_status_was_written_is_not_run_again
         assert count.read_text() == "ran\n", "run once only"
     finally:
         store.close()
+
+
+def _group_alive(pgid):
+    """Whether a process of the group is alive (a zombie has let its memory and devices go)."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    fields = fh.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] not in (b"Z", b"X") and int(fields[2]) == pgid:
+                return True
+    return False
+
+
+def test_the_processes_a_previous_server_left_are_gone_when_the_executor_has_started(tmp_path):
+    """(their GPUs are given again next: before, they were sent SIGKILL and the executor went on at once, while a
+    process holding much memory — as a training holds a GPU's — was still exiting)"""
+    workdir, ready = tmp_path / "pods", tmp_path / "ready"
+    env = {**os.environ, "VC_POD_DIR": str(workdir / "default" / "long")}
+    hold = (f"import time; b = bytearray(b'x') * (256 << 20); open({str(ready)!r}, 'w').close(); "
+            "time.sleep(60)")
+    spawn = (f"import subprocess, sys; p = subprocess.Popen([sys.executable, '-c', {hold!r}], start_new_session=True, "
+             "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); print(p.pid, flush=True)")
+    leader = int(subprocess.run([sys.executable, "-c", spawn], env=env, capture_output=True, text=True).stdout)
+    clk = clock_mod.RealClock()
+    client = inprocess.new_client(clk)
+    client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "long", "namespace": "default"},
+                   "spec": {"nodeName": "local", "restartPolicy": "Never",
+                            "containers": [{"name": "main", "image": "busybox", "command": ["sleep", "60"]}]}})
+    try:
+        for _ in range(3000):   # (its memory taken: up to ~30 s on a loaded machine)
+            if ready.exists():
+                break
+            time.sleep(0.01)
+        assert _group_alive(leader)
+        executor_mod.LocalExecutor(client, clk, ["local"], workdir).start()
+        assert not _group_alive(leader)
+    finally:
+        recovery.kill_group(leader)
+
+
+def test_wait_gone_says_which_groups_outlived_it(tmp_path):
+    alive = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        assert recovery.wait_gone({alive.pid}, timeout=0.05) == {alive.pid}
+        alive.kill()
+        alive.wait()
+        assert recovery.wait_gone({alive.pid}, timeout=5) == set()
+    finally:
+        if alive.poll() is None:
+            alive.kill()
+            alive.wait()
