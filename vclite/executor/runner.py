@@ -32,9 +32,11 @@ A process's stdin is /dev/null, or for a container with `stdin: true` a pipe the
 while it runs, written by `kubectl attach -i` (podattach.py; `stdinOnce` closes it after one client).
 Init containers run one at a time, then all app containers at once. Each process starts in its own
 session; when it exits, or the pod is stopped, its whole process group is killed (SIGTERM, then
-SIGKILL after the grace period), grandchildren included. restartPolicy Always restarts every exit,
-OnFailure a non-zero exit (init containers restart on failure unless the pod's policy is Never),
-waiting `restart_backoff` × 2^restarts (capped at 30 × restart_backoff) in CrashLoopBackOff.
+SIGKILL after the grace period), grandchildren included; a container given GPUs ends once all of them have
+exited (a process lets a GPU's memory go as it exits: the next pod to get the GPU must find it free).
+restartPolicy Always restarts every exit, OnFailure a non-zero exit (init containers restart on failure
+unless the pod's policy is Never), waiting `restart_backoff` × 2^restarts (capped at 30 × restart_backoff)
+in CrashLoopBackOff.
 State changes are reported by calling `on_change(pod_key)`; the caller reads `phase()`, `init`
 and `main`. This module knows nothing of the API client.
 """
@@ -50,7 +52,7 @@ import signal
 from typing import Any, Callable, Iterable
 
 from vclite.api import core, meta
-from vclite.executor import envvars, logtimes, memory, podattach, podexec, podstatus, processes
+from vclite.executor import envvars, logtimes, memory, podattach, podexec, podstatus, processes, recovery
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -566,6 +568,8 @@ class PodRunner:
         rc = await proc.wait()
         self._procs.pop(st.name, None)
         _signal_group(proc, signal.SIGKILL)  # the container is gone: so is everything it started
+        if self._device_env.get(st.name, {}).get("CUDA_VISIBLE_DEVICES"):
+            await _group_gone(proc.pid)      # (its GPUs go to the next pod: not while a process still exits)
         self._end_execs(st.name)             # and what was exec'd in it
         self._end_attaches(st.name)          # its stdin closes, attached clients get the end of its output
         code = rc if rc >= 0 else 128 - rc
@@ -604,6 +608,13 @@ class PodRunner:
             _signal_group(p, signal.SIGKILL)
         for name in list(self._execs):
             self._end_execs(name)
+
+
+async def _group_gone(pgid: int) -> None:
+    """Wait until every process of the group has exited (at most recovery.KILL_WAIT seconds)."""
+    deadline = asyncio.get_running_loop().time() + recovery.KILL_WAIT
+    while recovery.live_groups({pgid}) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)
 
 
 def _signal_group(proc: processes.Child, sig: int) -> None:

@@ -1,10 +1,12 @@
 """LocalExecutor and GPUs against the in-process API with real processes: a GPU is one running pod's at a time,
 a pod keeps its GPUs across container restarts, and a pod's GPUs are free only once its processes are gone."""
 import asyncio
+import sys
 
 import pytest
 
 from tests.unit.executor.test_executor import drive, make_pod, phase
+from tests.unit.executor.test_recovery import _alive
 from vclite.api import kinds
 from vclite.apiserver import inprocess
 from vclite.executor import executor as executor_mod
@@ -78,3 +80,22 @@ def test_a_restarted_container_keeps_its_gpu_and_holds_it_while_backing_off(env)
     assert log(workdir, "crashy") == "gpu=G0\n"
     assert (workdir / "default" / "crashy" / "logs" / "main.previous.log").read_text() == "gpu=G0\n"
     assert client.get(kinds.POD, "default", "other")["status"]["reason"] == "UnexpectedAdmissionError"
+
+
+def test_a_gpu_pod_ends_once_every_process_it_started_has_exited(env):
+    """(the GPU goes to the next pod then: before, the pod ended as soon as its group was sent SIGKILL, while a
+    child holding much memory — as a worker holds a GPU's — was still exiting)"""
+    client, ex, workdir = env
+    pid_file, ready = workdir / "child.pid", workdir / "ready"
+    hold = f"import time; b = bytearray(b'x') * (256 << 20); open('{ready}', 'w').close(); time.sleep(60)"
+    client.create(gpu_pod("trainer", f'{sys.executable} -c "{hold}" & echo $! > {pid_file}; '
+                                     f"while [ ! -e {ready} ]; do sleep 0.01; done"))
+
+    async def scenario():
+        try:
+            await drive(ex, lambda: phase(client, "trainer") == "Succeeded", limit=3000)
+        finally:
+            await ex.stop_all(grace=0)
+
+    asyncio.run(scenario())
+    assert not _alive(int(pid_file.read_text()))
