@@ -168,6 +168,10 @@ def test_ctrl_c_stops_the_pods_before_the_api_so_a_watcher_sees_them_end(tmp_pat
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         seen = Lines(watch.stdout)
         seen.wait_for(r"sleeper-t-0 Running")
+        # (that line may come from kubectl's list, before its watch reaches the server: a change to the pod seen
+        # in a second line says the watch is there, so the pod's end cannot be written before it watches)
+        kubectl("label", "pod", "sleeper-t-0", "watched=yes")
+        seen.wait_for(r"(?s)sleeper-t-0 Running.*sleeper-t-0 Running")
         run.send_signal(signal.SIGINT)
         assert run.wait(timeout=60) == 130, err.text
         ended = seen.wait_for(r"sleeper-t-0 Failed (\S+)")   # (the pod's last status, written before the API closed)
