@@ -10,7 +10,7 @@ import subprocess
 import threading
 import time
 
-from tests import vcctl_server
+from tests import jobs_yaml, vcctl_server
 from tests.e2e.conftest import ROOT, VCCTL
 
 FLOW = """
@@ -136,22 +136,7 @@ def test_ctrl_c_stops_a_run_waiting_for_a_client(tmp_path, write):
     assert not (tmp_path / "work" / ".api").exists()
 
 
-SLEEPER = """
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata: {name: sleeper}
-spec:
-  minAvailable: 1
-  schedulerName: volcano
-  tasks:
-  - name: t
-    replicas: 1
-    template:
-      spec:
-        restartPolicy: Never
-        terminationGracePeriodSeconds: 5
-        containers: [{name: main, image: busybox, command: ["sleep", "600"]}]
-"""
+SLEEPER = jobs_yaml.vcjob("sleeper", ["sleep", "600"], grace=5)
 
 
 def test_ctrl_c_stops_the_pods_before_the_api_so_a_watcher_sees_them_end(tmp_path, write):

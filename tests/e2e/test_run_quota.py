@@ -2,6 +2,8 @@
 may give room back, makes the vcjob as soon as there is room, and stops, naming the quota, when nothing can."""
 from __future__ import annotations
 
+from tests import jobs_yaml
+
 TEMPLATE_AND_FLOW = """
 ---
 apiVersion: flow.volcano.sh/v1alpha1
@@ -70,26 +72,7 @@ spec:
 
 
 def cpu_job(name: str, cpu: str, command: str) -> str:
-    return f"""
----
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata: {{name: {name}}}
-spec:
-  minAvailable: 1
-  schedulerName: volcano
-  tasks:
-  - name: t
-    replicas: 1
-    template:
-      spec:
-        restartPolicy: Never
-        containers:
-        - name: main
-          image: busybox
-          command: [sh, -c, "{command}"]
-          resources: {{requests: {{cpu: "{cpu}"}}}}
-"""
+    return "---\n" + jobs_yaml.vcjob(name, ["sh", "-c", command], cpu=cpu)
 
 
 CPU_QUOTA = """apiVersion: v1

@@ -15,6 +15,7 @@ import click
 from click.testing import CliRunner
 import pytest
 
+from tests import jobs_yaml
 from vclite.cli import main as main_mod
 from vclite.scheduler import registry
 
@@ -75,19 +76,7 @@ def test_help_and_light_commands_load_nothing_heavy(argv, allowed, tmp_path):
 
 def test_a_piped_default_run_loads_only_the_configured_plugins_and_no_drawing(tmp_path):
     job = tmp_path / "one.yaml"
-    job.write_text("""apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata: {name: one}
-spec:
-  minAvailable: 1
-  tasks:
-  - name: main
-    replicas: 1
-    template:
-      spec:
-        restartPolicy: Never
-        containers: [{name: main, image: busybox, command: ["true"]}]
-""")
+    job.write_text(jobs_yaml.vcjob("one", ["true"]))
     loaded = heavy_modules_loaded(["run", "--workdir", str(tmp_path / "work"), str(job)], str(tmp_path))
     assert "vclite.runtime.runtime" in loaded   # (it did run)
     assert [m for m in loaded if m.startswith("vclite.scheduler.plugins.")] == []
