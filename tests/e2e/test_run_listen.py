@@ -13,35 +13,7 @@ import time
 from tests import jobs_yaml, vcctl_server
 from tests.e2e.conftest import ROOT, VCCTL
 
-FLOW = """
-apiVersion: flow.volcano.sh/v1alpha1
-kind: JobTemplate
-metadata: {name: slow}
-spec:
-  minAvailable: 1
-  schedulerName: volcano
-  tasks:
-  - name: t
-    replicas: 1
-    template:
-      spec:
-        restartPolicy: Never
-        containers: [{name: main, image: busybox, command: ["sleep", "3"]}]
----
-apiVersion: flow.volcano.sh/v1alpha1
-kind: JobTemplate
-metadata: {name: quick}
-spec:
-  minAvailable: 1
-  schedulerName: volcano
-  tasks:
-  - name: t
-    replicas: 1
-    template:
-      spec:
-        restartPolicy: Never
-        containers: [{name: main, image: busybox, command: ["true"]}]
----
+FLOW = jobs_yaml.template("slow", ["sleep", "3"]) + "---\n" + jobs_yaml.template("quick", ["true"]) + """---
 apiVersion: flow.volcano.sh/v1alpha1
 kind: JobFlow
 metadata: {name: f}

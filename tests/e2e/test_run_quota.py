@@ -4,22 +4,7 @@ from __future__ import annotations
 
 from tests import jobs_yaml
 
-TEMPLATE_AND_FLOW = """
----
-apiVersion: flow.volcano.sh/v1alpha1
-kind: JobTemplate
-metadata: {name: a}
-spec:
-  minAvailable: 1
-  schedulerName: volcano
-  tasks:
-  - name: t
-    replicas: 1
-    template:
-      spec:
-        restartPolicy: Never
-        containers: [{name: main, image: busybox, command: ["true"]}]
----
+TEMPLATE_AND_FLOW = "\n---\n" + jobs_yaml.template("a", ["true"]) + """---
 apiVersion: flow.volcano.sh/v1alpha1
 kind: JobFlow
 metadata: {name: f}
