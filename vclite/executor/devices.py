@@ -17,9 +17,9 @@ wins: a user who sets CUDA_VISIBLE_DEVICES there gets what they wrote.
 - **Each node's GPUs** (`node_devices`): its allocatable `nvidia.com/gpu` (else `volcano.sh/gpu-number`, the
   count Volcano's GPU sharing reads, else the cards of its `volcano.sh/node-vgpu-register`), taken in node order
   from the host's GPUs, so `--nodes '2x(nvidia.com/gpu=2)'` on a 4-GPU host gives local-0 GPUs 0-1 and local-1
-  GPUs 2-3. Nodes that declare more
-  GPUs than the host has wrap around and share physical GPUs (`shared_gpus` says so); on a host without GPUs the
-  devices are numbered "0", "1", … across the nodes (nothing to isolate, but a script still sees which it got).
+  GPUs 2-3. Nodes that declare more GPUs than the host has wrap around and share physical GPUs (`shared_gpus`
+  says so); on a host without GPUs the devices are numbered "0", "1", … across the nodes (nothing to isolate,
+  but a script still sees which it got).
 - **A pod's GPUs** (`assign`): each app container gets its `nvidia.com/gpu` limit (or request) of the node's
   GPUs that no running pod holds, in order; an init container reuses the pod's first ones (they never run
   alongside the app containers), as the kubelet's device manager allows. Too few free: the pod fails, as the
