@@ -112,6 +112,20 @@ def test_gpu_sharing_pods_see_the_card_volcano_chose(tmp_path):
         assert given(logs[name]) == [pod["metadata"]["annotations"]["volcano.sh/gpu-index"]], (name, logs)
 
 
+def test_a_gpu_sharing_pods_container_that_asks_for_no_card_sees_none(tmp_path):
+    """Volcano's device plugin is asked for the containers requesting volcano.sh/gpu-memory only."""
+    conf = ROOT / "tests" / "scenarios" / "states" / "conf" / "gpushare.conf"
+    infer = job("infer", {"a": (1, container(6000, "volcano.sh/gpu-memory"))})
+    side = {"name": "side", "image": "busybox", "command": ["sh", "-c", SHOW]}
+    infer["spec"]["tasks"][0]["template"]["spec"]["containers"].append(side)
+    proc, _ = run(tmp_path, [infer], "--scheduler-conf", str(conf),
+                  "--nodes", "(cpu=8,volcano.sh/gpu-memory=16000,volcano.sh/gpu-number=2)")
+    assert proc.returncode == 0, proc.stderr
+    logs = tmp_path / "work" / "default" / "infer-a-0" / "logs"
+    assert given((logs / "main.log").read_text()) != []
+    assert (logs / "side.log").read_text().strip() == "gpus=[] nvidia=[void]"
+
+
 VGPU_NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "g1", "annotations": {
     "volcano.sh/node-vgpu-register": "GPU-g1-0,10,16000,NVIDIA-Tesla T4,true,hami-core:"
                                      "GPU-g1-1,10,16000,NVIDIA-Tesla T4,true,hami-core:"}},

@@ -25,7 +25,8 @@ wins: a user who sets CUDA_VISIBLE_DEVICES there gets what they wrote.
   alongside the app containers), as the kubelet's device manager allows. Too few free: the pod fails, as the
   kubelet fails it (`UnexpectedAdmissionError`, its message). A pod placed by Volcano's GPU sharing
   (`volcano.sh/gpu-index`, the card indices the deviceshare plugin wrote) sees those cards of its node, shared
-  with the other pods the scheduler put there. A vGPU pod (`volcano.sh/vgpu-ids-new`) sees the GPUs behind its
+  with the other pods the scheduler put there — in the containers that ask for `volcano.sh/gpu-memory` (or
+  `gpu-number`); its other containers see none, as the device plugin is asked for the former only. A vGPU pod (`volcano.sh/vgpu-ids-new`) sees the GPUs behind its
   cards, with HAMi-core's limits (vgpus.py); a vGPU node's GPUs are the cards it registers (`registered_cards`).
 Nothing here is called for a run without GPUs anywhere (`node_devices` is then empty): a CPU-only run's
 environment is unchanged. Pure functions, but `host_gpus` (reads the host once).
@@ -183,6 +184,17 @@ def shared_cards(pod: Obj, node: tuple[str, ...]) -> list[str] | None:
     if any(i < 0 or i >= len(node) for i in indices):
         return None
     return list(dict.fromkeys(node[i] for i in indices))
+
+
+SHARED = ("volcano.sh/gpu-memory", GPU_NUMBER)   # what a container asks Volcano's GPU sharing for
+
+
+def asks_shared(container: Obj) -> bool:
+    """Whether a container asks Volcano's GPU sharing for a card (its limits or requests name gpu-memory or
+    gpu-number): the device plugin gives the pod's cards to those containers only, as the kubelet asks it for
+    each container that requests its resource."""
+    resources = container.get("resources") or {}
+    return any(name in (resources.get(part) or {}) for part in ("limits", "requests") for name in SHARED)
 
 
 def assign(pod: Obj, node: tuple[str, ...], held: set[int]) -> dict[str, list[int]]:

@@ -328,10 +328,10 @@ class LocalExecutor:
         node = (pod.get("spec") or {}).get("nodeName")
         ids = self.gpus.get(node, ())
         shared = devices.shared_cards(pod, ids)
-        if shared is not None:
+        if shared is not None:   # (Volcano's device plugin gives the cards to the containers asking for them)
             spec = pod.get("spec") or {}
-            names = [c.get("name", "") for k in ("initContainers", "containers") for c in spec.get(k) or []]
-            return {name: devices.env(shared) for name in names}, frozenset()
+            return {c.get("name", ""): devices.env(shared if devices.asks_shared(c) else [])
+                    for k in ("initContainers", "containers") for c in spec.get(k) or []}, frozenset()
         held = {i for run in self._runs.values()   # (a pod whose containers all ended holds none: its
                 if run.gpus and run.runner.node == node and not run.runner.finished   # status may be written)
                 for i in run.gpus}
