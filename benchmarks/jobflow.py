@@ -11,7 +11,8 @@ and the per-hop latency of whole `vcctl run`s against make and Luigi.
               copies of its lists), one status write through the in-process API (handed over: the store
               keeps the assembled status without copying it), status.compute from scratch (what a full
               recompute would cost), and a whole JobFlowController.sync (status writes of big flows are
-              coalesced).
+              coalesced); last, the same sync when every other middle vcjob waits (Pending, its PodGroup
+              Unschedulable: the status shows why each waits) and the sync writes the status.
   hops        benchmarks/dag_hops.py: `vcctl run` of the peer benchmark's 50-job chain and 202-job
               fan against make -j2 and Luigi (../shared/bench/peer-dag), per-hop cost of the chain.
   watch       a `vcctl server` running start -> 10,000 -> end (`true` jobs, 32 CPUs), once 1,000 middle
@@ -127,7 +128,8 @@ def fan_engine(n: int) -> tuple[engine.Engine, list[str]]:
 def bench_completion(sizes: list[int], samples: int) -> None:
     print("\n## One job completing, as the flow grows (fan of N; medians)\n")
     print("| N flows | decide (observe + decide) | status assembly | one status write in the store | "
-          "status.compute from scratch | controller sync |\n|---|---|---|---|---|---|")
+          "status.compute from scratch | controller sync | sync writing the status, the others waiting |\n"
+          "|---|---|---|---|---|---|---|")
     for n in sizes:
         eng, mids = fan_engine(n)
         step = max(1, len(mids) // samples)
@@ -147,8 +149,9 @@ def bench_completion(sizes: list[int], samples: int) -> None:
         full = best(lambda: status_mod.compute(obj, jobs, T0), 1 if n >= 10_000 else 3)
         write = status_write(obj)
         sync = controller_sync(n, min(samples, 20))
+        sync_waiting = controller_sync(n, min(samples, 20), waiting=True)
         print(f"| {n:,} | {statistics.median(decide) * 1e6:.0f} µs | {statistics.median(assemble) * 1e6:.0f} µs | "
-              f"{write * 1000:.1f} ms | {full * 1000:.1f} ms | {sync * 1000:.2f} ms |")
+              f"{write * 1000:.1f} ms | {full * 1000:.1f} ms | {sync * 1000:.2f} ms | {sync_waiting * 1000:.2f} ms |")
     print(f"\nA status is rewritten at most every {controller_mod.STATUS_WRITE_GAP} s "
           f"({controller_mod.BIG_WRITE_GAP} s from {controller_mod.BIG_STATUS:,} entries), at once when the phase "
           "changes, a retry or creation failure must be recorded, or the flow has finished.")
@@ -167,9 +170,11 @@ def status_write(obj: Obj) -> float:
     return best(write, 3)
 
 
-def controller_sync(n: int, samples: int) -> float:
+def controller_sync(n: int, samples: int, waiting: bool = False) -> float:
     """Median seconds of JobFlowController.sync after one middle vcjob of fan(n) completed, with the
-    real in-process API: informers, engine, and the status write (handed over to the store, not copied)."""
+    real in-process API: informers, engine, and the status write (handed over to the store, not copied).
+    `waiting`: every middle vcjob Pending, its PodGroup saying why (Unschedulable: a cluster too small for the
+    fan, so the status shows each one's reason), and each sync writes the status (the write gap has passed)."""
     clock = clock_mod.VirtualClock()
     client = inprocess.new_client(clock)
     flows = fan(n)
@@ -194,14 +199,37 @@ def controller_sync(n: int, samples: int) -> float:
     drain(ctrl)
     costs = []
     mids = [f"big-m{i}" for i in range(n - 2)]
+    if waiting:
+        for name in mids:
+            wait_unschedulable(client, name)
+        drain(ctrl)
     for name in mids[:: max(1, len(mids) // samples)][:samples]:
         finish(name)
+        if waiting:
+            clock.advance(controller_mod.BIG_WRITE_GAP)
         t = time.perf_counter()
         ctrl.sync(key)
         costs.append(time.perf_counter() - t)
         drain(ctrl)
     ctrl.stop()
     return statistics.median(costs)
+
+
+def wait_unschedulable(client: Any, name: str) -> None:
+    """What the vcjob controller and the scheduler write for a vcjob that cannot run yet: Pending, and its
+    PodGroup Unschedulable."""
+    job = client.get(kinds.JOB, "default", name)
+    stamp = clock_mod.format_time(T0)
+    client.update_status({**job, "status": {"state": {"phase": "Pending", "lastTransitionTime": stamp}}})
+    owner = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": name, "uid": meta.uid(job),
+             "controller": True}
+    pg = client.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+                        "metadata": {"name": name, "namespace": "default", "ownerReferences": [owner]},
+                        "spec": {"minMember": 1}})
+    client.update_status({**pg, "status": {"phase": "Pending", "conditions": [
+        {"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources", "transitionID": "t",
+         "message": "1/1 tasks in gang unschedulable: 0/4 nodes are available, 4 Insufficient cpu.",
+         "lastTransitionTime": stamp}]}})
 
 
 def drain(ctrl: controller_mod.JobFlowController) -> None:

@@ -756,3 +756,53 @@ def test_a_failed_vcjob_whose_pod_could_not_be_read_at_once_is_still_told(env, f
     why = "pod test-a-default-nginx-0: container nginx exited with code 3 (Error)"
     assert _told(env, "test-notify") == f"vcjob test-a Failed: {why}"
     assert env.status("test")["conditions"]["test-a"]["message"] == why
+
+
+def _podgroup_of(env: Env, job: str, conditions: list[dict], create: bool) -> None:
+    """What the vcjob controller and the scheduler write: the vcjob's PodGroup, with `conditions`."""
+    vcjob = env.client.get(kinds.JOB, NS, job)
+    if create:
+        env.client.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+                           "metadata": {"name": f"{job}-{meta.uid(vcjob)}", "namespace": NS, "ownerReferences": [
+                               {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": job,
+                                "uid": meta.uid(vcjob), "controller": True}]},
+                           "spec": {"minMember": 1}})
+    pg = env.client.get(kinds.PODGROUP, NS, f"{job}-{meta.uid(vcjob)}")
+    env.client.update_status({**pg, "status": {"phase": "Pending", "conditions": conditions}})
+
+
+def _unschedulable(message: str) -> list[dict]:
+    return [{"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources", "message": message,
+             "transitionID": "t", "lastTransitionTime": "2026-01-01T00:00:00Z"}]
+
+
+def test_a_waiting_vcjobs_condition_follows_its_podgroups_reason(env):
+    """The reason appears, changes and goes with the PodGroup's Unschedulable condition while the vcjob is Pending,
+    only for the vcjob whose PodGroup changed, and is gone once it runs."""
+    env.template("a")
+    env.template("b")
+    env.jobflow("w", [fl("a"), fl("b")])
+    env.drain()
+    conds = lambda: env.status("w")["conditions"]   # noqa: E731
+    for job in ("w-a", "w-b"):
+        env.set_phase(job, JP.PENDING)
+        _podgroup_of(env, job, [], create=True)
+    env.drain()
+    assert "reason" not in conds()["w-a"] and "reason" not in conds()["w-b"]
+    steps = [("w-a", _unschedulable("1/1 tasks in gang unschedulable: 0/1 nodes are available")),
+             ("w-b", _unschedulable("queue resource quota insufficient")),
+             ("w-a", _unschedulable("1/1 tasks in gang unschedulable: 1 Insufficient cpu")),
+             ("w-a", [])]
+    want = {}
+    for job, conditions in steps:
+        _podgroup_of(env, job, conditions, create=False)
+        env.drain()
+        want[job] = conditions[0]["message"] if conditions else None
+        for name, message in want.items():
+            cond = conds()[name]
+            assert cond["phase"] == JP.PENDING
+            assert (cond.get("reason"), cond.get("message")) == (("NotEnoughResources", message) if message
+                                                                else (None, None)), (job, name, cond)
+    env.set_phase("w-b", JP.RUNNING)
+    env.drain()
+    assert conds()["w-b"]["phase"] == JP.RUNNING and "reason" not in conds()["w-b"]

@@ -15,7 +15,7 @@ from typing import Any
 from vclite.api import batch, flowexpr, meta
 from vclite.controllers.jobflow import lifecycle
 from vclite.controllers.jobflow import plan as plan_mod
-from vclite.controllers.jobflow import readiness, refusals
+from vclite.controllers.jobflow import readiness, refusals, waiting
 from vclite.controllers.jobflow import runstate as rs
 from vclite.controllers.jobflow import status as st
 from vclite.lib import clock as clock_mod
@@ -115,7 +115,18 @@ class Conditions:
             cond["retryOf"] = inst.retry_of
         if inst.output:
             cond["output"] = inst.output
+        if inst.job is not None and self.waiting is not None and cond.get("phase", "") in waiting.WAITING_PHASES \
+                and not cond.get("reason") and not cond.get("message"):
+            why = self.waiting(inst.name, meta.uid(inst.job))
+            if why is not None:
+                cond["reason"], cond["message"] = why
         self._set_condition(inst.name, cond)
+
+    def waiting_changed(self, name: str) -> None:
+        """Why the vcjob `name` waits changed (its PodGroup's Unschedulable condition): its condition again."""
+        inst = self.insts.get(name)
+        if inst is not None and inst.job is not None:
+            self._inst_condition(inst)
 
     def _flow_condition(self, fr: rs.FlowRT) -> None:
         """The condition under `<jobflow>-<flow>` of a flow without vcjobs yet, or of a loop flow."""

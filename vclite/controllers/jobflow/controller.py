@@ -78,6 +78,7 @@ from __future__ import annotations
 
 import collections
 import datetime as dt
+import functools
 import logging
 from typing import Any, Hashable
 
@@ -187,6 +188,7 @@ class JobFlowController:
         self.prober = prober or prober_mod.Prober(clock)
         self._engines: dict[str, engine_mod.Engine] = {}
         self._dirty: dict[str, set[str]] = collections.defaultdict(set)
+        self._waits_changed: dict[str, set[str]] = collections.defaultdict(set)   # JobFlow -> vcjobs: why they wait
         # JobFlow -> the vcjob versions with a new phase since its last sync, with when they were seen
         self._phases: dict[str, list[tuple[Obj, dt.datetime]]] = collections.defaultdict(list)
         # JobFlow -> {vcjob name: its last version} for vcjobs deleted since its last sync: one deleted as
@@ -265,6 +267,7 @@ class JobFlowController:
         job = self.jobs.get(*changed) if changed else None
         key = objects.jobflow_key_of(job) if job is not None else None
         if key:
+            self._waits_changed[key].add(meta.name(job))
             self.queue.add_after(key, STATUS_REFRESH)
 
     def _on_quota(self, ev: client_mod.WatchEvent) -> None:
@@ -386,8 +389,10 @@ class JobFlowController:
         deleted = self._deleted.pop(key, {})
         if eng is None or eng.uid != meta.uid(jobflow) or eng.generation != generation:
             self._dirty.pop(key, None)
+            self._waits_changed.pop(key, None)
             plan = plan_mod.compile_spec(jobflow.get("spec"), meta.name(jobflow))
-            eng = engine_mod.Engine(jobflow, plan, self._read_output, self._probe, self._read_failure)
+            eng = engine_mod.Engine(jobflow, plan, self._read_output, self._probe, self._read_failure,
+                                    functools.partial(self._waiting.reason, meta.namespace(jobflow)))
             for job, at in phases:
                 eng.record(job, at)
             eng.load(self._jobs_of(jobflow), now)
@@ -408,6 +413,8 @@ class JobFlowController:
                 self._dirty[key].update(names[i:])
                 self._deleted[key].update({n: deleted[n] for n in names[i:] if n in deleted})
                 raise
+        for name in self._waits_changed.pop(key, ()):
+            eng.waiting_changed(name)
         return eng
 
     def _spec_problems(self, key: str, jobflow: Obj) -> str:
@@ -438,6 +445,7 @@ class JobFlowController:
         self._engines.pop(key, None)
         self._written.pop(key, None)
         self._dirty.pop(key, None)
+        self._waits_changed.pop(key, None)
         self._phases.pop(key, None)
         self._deleted.pop(key, None)
         self._probe_delay.pop(key, None)
@@ -719,13 +727,13 @@ class JobFlowController:
 
     # ---- writing --------------------------------------------------------------------------------------
     def _write_status(self, jobflow: Obj, new_status: Obj) -> Obj:
-        new_status = self._with_waiting_reasons(jobflow, new_status)
         if new_status == jobflow.get("status"):
             return jobflow
         return self.client.update_status({**jobflow, "status": new_status})
 
     def _with_waiting_reasons(self, jobflow: Obj, new_status: Obj) -> Obj:
-        """Pending vcjobs' conditions with their PodGroup's Unschedulable reason (waiting.py)."""
+        """Pending vcjobs' conditions with their PodGroup's Unschedulable reason (waiting.py), for a status
+        computed without the engine (whose conditions carry them: Engine.waiting)."""
         ns, conditions = meta.namespace(jobflow), new_status.get("conditions") or {}
         jobs = [self.jobs.get(ns, name) for name in self._waiting.waiting_jobs(ns) if name in conditions]
         mine = [j for j in jobs if j is not None and objects.belongs_to(j, jobflow)]
@@ -772,7 +780,8 @@ class JobFlowController:
         if objects.FINALIZER not in finalizers:
             return
         jobs = self._jobs_of(jobflow)
-        jobflow = self._write_status(jobflow, status_mod.compute(jobflow, jobs, self.clock.now()))
+        status = status_mod.compute(jobflow, jobs, self.clock.now())
+        jobflow = self._write_status(jobflow, self._with_waiting_reasons(jobflow, status))
         self._delete_jobs(objects.collected_with(jobflow, jobs))
         if objects.collected_with(jobflow, self._jobs_of(jobflow)):
             return   # the vcjobs' DELETED events bring us back

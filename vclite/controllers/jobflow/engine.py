@@ -73,10 +73,12 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
     def __init__(self, jobflow: Obj, plan: plan_mod.Plan,
                  reader: Callable[[rs.Inst], str | None] | None = None,
                  prober: Callable[[Obj, plan_mod.ProbeEntry], bool | None] | None = None,
-                 why: Callable[[rs.Inst], str | None] | None = None):
+                 why: Callable[[rs.Inst], str | None] | None = None,
+                 waiting: Callable[[str, str], tuple[str, str] | None] | None = None):
         self.name, self.ns, self.uid = meta.name(jobflow), meta.namespace(jobflow), meta.uid(jobflow)
         self.generation = jobflow.get("metadata", {}).get("generation")   # a spec change: rebuilt
         self.plan, self.reader, self.prober, self.why = plan, reader, prober, why
+        self.waiting = waiting      # (vcjob name, uid) -> why its PodGroup waits (waiting.Index.reason)
         prev = jobflow.get("status") or {}
         self.phase = (prev.get("state") or {}).get("phase") or ""
         self.extra = {k: jsoncopy.deep_copy(v) for k, v in prev.items() if k not in st.KNOWN_FIELDS}

@@ -72,6 +72,12 @@ class Index:
         controller looks only at these instead of at every vcjob of the flow)."""
         return [job for ns, job in self._by_job if ns == namespace]
 
+    def reason(self, namespace: str, job: str, uid: str) -> tuple[str, str] | None:
+        """(reason, message) of why the vcjob `namespace/job` (this uid: not a same-named earlier one) waits, if its
+        PodGroup says."""
+        hit = self._by_job.get((namespace, job))
+        return hit[1] if hit is not None and hit[0] == uid else None
+
     def reasons(self, jobs: Iterable[Obj]) -> dict[str, tuple[str, str]]:
         """vcjob name -> (reason, message) for those of `jobs` that wait and whose PodGroup says why."""
         out = {}
