@@ -135,7 +135,8 @@ def task_progress(job: Obj) -> str:
     return "; ".join(parts)
 
 
-# the waiting reasons of a container that is merely on its way (anything else keeps it from starting)
+# the waiting reasons of a container that is merely on its way (anything else keeps it from starting, and so
+# does one of these with a message: a pod waiting for GPUs a pod being stopped still holds)
 STARTING = frozenset({"", "ContainerCreating", "PodInitializing"})
 
 
@@ -198,7 +199,7 @@ def container_blocked(pod: Obj) -> str:
         return ""
     for cs in [*(st.get("initContainerStatuses") or []), *(st.get("containerStatuses") or [])]:
         waiting = (cs.get("state") or {}).get("waiting") or {}
-        if waiting and waiting.get("reason", "") not in STARTING:
+        if waiting and (waiting.get("reason", "") not in STARTING or waiting.get("message")):
             message = waiting.get("message") or ""
             text = f"container {cs.get('name', '?')} {waiting['reason']}" + (f": {message}" if message else "")
             last = (cs.get("lastState") or {}).get("terminated") or {}

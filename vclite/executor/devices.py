@@ -57,6 +57,11 @@ _UUID_LINE = re.compile(r"^GPU UUID:\s*(GPU-[0-9A-Fa-f-]+)\s*$", re.MULTILINE)
 class NotEnough(Exception):
     """Fewer free GPUs on the node than the pod asks for; the message is the kubelet's."""
 
+    def __init__(self, requested: int, available: int):
+        super().__init__(f"Allocate failed due to requested number of devices unavailable for {GPU}. "
+                         f"Requested: {requested}, Available: {available}, which is unexpected")
+        self.requested, self.available = requested, available
+
 
 def visible(listed: str) -> tuple[str, ...]:
     """The GPUs a CUDA_VISIBLE_DEVICES value lets CUDA see: its entries up to the first invalid one, as CUDA
@@ -208,8 +213,7 @@ def assign(pod: Obj, node: tuple[str, ...], held: set[int]) -> dict[str, list[in
     need = max(sum(wanted), max((_count(c) for c in inits), default=0))
     free = [i for i in range(len(node)) if i not in held]
     if need > len(free):
-        raise NotEnough(f"Allocate failed due to requested number of devices unavailable for {GPU}. "
-                        f"Requested: {need}, Available: {len(free)}, which is unexpected")
+        raise NotEnough(need, len(free))
     out: dict[str, list[int]] = {c.get("name", ""): free[:_count(c)] for c in inits}
     start = 0
     for c, n in zip(apps, wanted):

@@ -17,7 +17,8 @@ container statuses, pod and host IP 127.0.0.1).
 - A pod already Succeeded or Failed is never run again.
 - Each container gets its GPUs (devices.py, vgpus.py); a pod asking for more than its node's free ones fails
   (UnexpectedAdmissionError), unless pods being stopped hold the missing ones: it waits until their processes
-  are gone (a GPU is never two running pods').
+  are gone (a GPU is never two running pods'), its containers waiting in ContainerCreating with a message that
+  says so.
 - A container using more memory than its resources.limits.memory is killed and ends OOMKilled (exit
   code 137), as a node's cgroup would have it: looked at every half second (memory.py).
 - A pod with spec.activeDeadlineSeconds still running that long after it started is stopped as above
@@ -79,7 +80,15 @@ class _Run:
 
 
 class _Releasing(Exception):
-    """The pod's GPUs are held by pods being stopped: it starts once their processes are gone."""
+    """The pod's GPUs are held by pods being stopped: it starts once their processes are gone. The message
+    says so (its containers' waiting message)."""
+
+
+def gpus_held_message(holders: list[str], short: devices.NotEnough) -> str:
+    """Why a pod waits for GPUs pods being stopped hold (its containers' waiting message)."""
+    pods = ("pods " if len(holders) > 1 else "pod ") + ", ".join(holders)
+    return (f"waiting for {devices.GPU} held by {pods}, being stopped, to be released: "
+            f"requested {short.requested}, available {short.available}")
 
 
 class LocalExecutor:
@@ -286,8 +295,9 @@ class LocalExecutor:
                                "running event loop (Runtime.run_until)") from None
         try:
             device_env, held = self._devices(pod)
-        except _Releasing:   # (started when that pod's processes are gone: _wake_gpu_waits)
+        except _Releasing as e:   # (started when that pod's processes are gone: _wake_gpu_waits)
             self._gpu_waits.add(key)
+            self._write_waiting(pod, str(e))
             return
         except devices.NotEnough as e:   # (the kubelet's admission refusal: the pod fails, nothing runs)
             self._write_not_started(pod, core.PodPhase.FAILED, devices.ADMISSION_REASON, str(e), pod_level=True)
@@ -337,11 +347,11 @@ class LocalExecutor:
                 for i in run.gpus}
         try:
             positions = devices.assign(pod, ids, held)
-        except devices.NotEnough:
-            stopping = {i for run in self._runs.values() if run.stop_task is not None and run.runner.node == node
-                        for i in run.gpus}
-            devices.assign(pod, ids, held - stopping)   # (NotEnough even then: the kubelet's refusal)
-            raise _Releasing() from None
+        except devices.NotEnough as short:
+            stopping = {key: run.gpus for key, run in self._runs.items()
+                        if run.stop_task is not None and run.runner.node == node and run.gpus & held}
+            devices.assign(pod, ids, held.difference(*stopping.values()))   # (NotEnough even then: refused)
+            raise _Releasing(gpus_held_message(sorted(stopping), short)) from None
         by_name = {name: devices.env([ids[i] for i in got]) for name, got in positions.items()}
         if vgpus.CHOSEN in meta.annotations(pod):   # (vGPU cards: shared, held by none)
             logs = self.pod_dir(meta.namespace(pod), meta.name(pod)) / "logs"
@@ -479,6 +489,20 @@ class LocalExecutor:
                        recovery.POD_MESSAGE if failed else ""):
             events.record(self.client, self.clock, pod, "Warning", recovery.PROCESS_LOST, recovery.POD_MESSAGE,
                           component=EVENT_SOURCE)
+
+    def _write_waiting(self, pod: Obj, message: str) -> None:
+        """Pending, its first containers waiting (ContainerCreating, or PodInitializing behind init containers)
+        with `message`: why they are not created yet (a kubelet's pod whose containers it has not created shows
+        ContainerCreating). The runner's first report, when they start, clears it."""
+        spec = pod.get("spec") or {}
+        inits = [podstatus.ContainerState(c.get("name", ""), c.get("image", "")) for c in spec.get("initContainers")
+                 or []]
+        later = podstatus.Reason.INITIALIZING if inits else podstatus.Reason.CREATING
+        main = [podstatus.ContainerState(c.get("name", ""), c.get("image", ""), reason=later)
+                for c in spec.get("containers") or []]
+        for st in inits[:1] or main:
+            st.wait(podstatus.Reason.CREATING, message)
+        self._write(pod, core.PodPhase.PENDING, None, inits, main, "", "")
 
     def _write_not_started(self, pod: Obj, phase: core.PodPhase, reason: str, message: str,
                            pod_level: bool = False) -> None:

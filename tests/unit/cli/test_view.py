@@ -184,6 +184,10 @@ RESTARTS = " (it exited 0 and restartPolicy Always restarts it; a task that shou
     pytest.param(_pod("Pending", {"reason": "CreateContainerConfigError", "message": 'configmap "x" not found'}),
                  'pod j-main-0: container c CreateContainerConfigError: configmap "x" not found', id="config-error"),
     pytest.param(_pod("Pending", {"reason": "ContainerCreating"}), "", id="starting-is-no-reason"),
+    pytest.param(_pod("Pending", {"reason": "ContainerCreating", "message": "waiting for nvidia.com/gpu held by pod "
+                                  "default/a, being stopped, to be released: requested 1, available 0"}),
+                 "pod j-main-0: container c ContainerCreating: waiting for nvidia.com/gpu held by pod default/a, "
+                 "being stopped, to be released: requested 1, available 0", id="starting-with-a-reason"),
     pytest.param(_pod("Running"), "", id="running"),
     pytest.param(_pod("Running", {"reason": "CrashLoopBackOff", "message": "back-off 10s"}, last_exit=0),
                  "pod j-main-0: container c CrashLoopBackOff: back-off 10s" + RESTARTS, id="exit-0-restarted"),

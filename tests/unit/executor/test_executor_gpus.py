@@ -54,6 +54,52 @@ def test_a_pod_waits_for_the_gpu_a_deleted_pod_holds_until_its_processes_are_gon
     assert log(workdir, "second") == "gpu=G0\n"   # started after the first pod's process had ended
 
 
+def waiting(client, name):
+    """The waiting states of the pod's containers and init containers, by name."""
+    st = client.get(kinds.POD, "default", name).get("status") or {}
+    return {cs["name"]: cs["state"]["waiting"] for cs in (st.get("initContainerStatuses") or [])
+            + (st.get("containerStatuses") or []) if "waiting" in cs.get("state", {})}
+
+
+HELD = ("waiting for nvidia.com/gpu held by pod default/first, being stopped, to be released: requested 1, "
+        "available 0")
+
+
+@pytest.mark.parametrize("inits, expected", [
+    pytest.param([], {"main": {"reason": "ContainerCreating", "message": HELD}}, id="app container"),
+    pytest.param([{"name": "setup", "image": "busybox", "command": ["true"]}],
+                 {"setup": {"reason": "ContainerCreating", "message": HELD}, "main": {"reason": "PodInitializing"}},
+                 id="behind an init container"),
+])
+def test_a_pod_waiting_for_a_gpu_says_so_until_it_starts(env, inits, expected):
+    """(before: it showed a plain Pending, no container status, as long as the deleted pod took to stop)"""
+    client, ex, workdir = env
+    gone, go = workdir / "first-gone", workdir / "go"
+    client.create(gpu_pod("first", f'trap "while [ ! -e {go} ]; do sleep 0.02; done; touch {gone}; exit 0" TERM; '
+                                   "echo up; while true; do sleep 0.05; done"))
+    second = gpu_pod("second", f'test -e {gone} && echo started && sleep 30')
+    second["spec"]["initContainers"] = inits
+    seen = {}
+
+    async def scenario():
+        try:
+            await drive(ex, lambda: "up" in log(workdir, "first"))
+            client.delete(kinds.POD, "default", "first")
+            client.create(second)
+            await drive(ex, lambda: waiting(client, "second"))
+            seen["waiting"] = (phase(client, "second"), waiting(client, "second"))
+            go.touch()
+            await drive(ex, lambda: phase(client, "second") == "Running")
+            seen["running"] = waiting(client, "second")
+        finally:
+            await ex.stop_all(grace=0)
+
+    asyncio.run(scenario())
+    assert seen["waiting"] == ("Pending", expected)
+    assert seen["running"] == {}
+    assert log(workdir, "second") == "started\n"
+
+
 def test_a_pod_asking_more_gpus_than_the_node_has_still_fails_at_once(env):
     client, ex, workdir = env
     client.create(make_pod("big", "true", resources={"limits": {"nvidia.com/gpu": "2"}}))
