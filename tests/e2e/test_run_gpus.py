@@ -47,6 +47,21 @@ def run(tmp_path: pathlib.Path, objects: list[dict], *args: str, env: dict | Non
     return proc, logs
 
 
+NO_DRIVER = pytest.mark.skipif(os.path.isdir("/proc/driver/nvidia/gpus"),
+                               reason="this host's driver shows its own GPUs (a fake nvidia-smi is not asked)")
+
+
+def fake_gpus(tmp_path: pathlib.Path, n: int) -> pathlib.Path:
+    """A directory holding an nvidia-smi that lists `n` GPUs (GPU-0000, GPU-0001, …), for `path_first`: with
+    CUDA_VISIBLE_DEVICES, vclite keeps to those of them CUDA would see."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    smi = bin_dir / "nvidia-smi"
+    smi.write_text("#!/bin/sh\n" + "".join(f"echo GPU-{i:04d}\n" for i in range(n)))
+    smi.chmod(smi.stat().st_mode | stat.S_IEXEC)
+    return bin_dir
+
+
 def given(line: str) -> list[str]:
     """The GPUs a pod's line says it was given."""
     inner = line.split("gpus=[", 1)[1].split("]", 1)[0]
@@ -62,37 +77,67 @@ def test_each_worker_gets_its_own_gpu_and_a_cpu_pod_none(tmp_path):
     assert logs["train-prep-0"] == "gpus=[] nvidia=[void]"
 
 
-@pytest.mark.skipif(os.path.isdir("/proc/driver/nvidia/gpus"), reason="this host's driver shows its own GPUs")
+@NO_DRIVER
 def test_the_hosts_gpus_from_nvidia_smi_are_the_default_nodes(tmp_path):
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    smi = bin_dir / "nvidia-smi"
-    smi.write_text("#!/bin/sh\necho GPU-1111\necho GPU-2222\n")
-    smi.chmod(smi.stat().st_mode | stat.S_IEXEC)
-    proc, logs = run(tmp_path, [job("train", {"worker": (2, container(1))})], path_first=bin_dir)
+    proc, logs = run(tmp_path, [job("train", {"worker": (2, container(1))})], path_first=fake_gpus(tmp_path, 2))
     assert proc.returncode == 0, proc.stderr
-    assert sorted(given(line)[0] for line in logs.values()) == ["GPU-1111", "GPU-2222"]
+    assert sorted(given(line)[0] for line in logs.values()) == ["GPU-0000", "GPU-0001"]
 
 
+@NO_DRIVER
 def test_the_default_node_declares_the_hosts_gpus_so_a_third_gang_member_waits(tmp_path):
     """Two GPUs here: a gang of three one-GPU workers cannot start (minAvailable 3), and the run says why."""
     proc, logs = run(tmp_path, [job("big", {"worker": (3, container(1))})], "--timeout", "3",
-                     env={"CUDA_VISIBLE_DEVICES": "0,1"})
+                     env={"CUDA_VISIBLE_DEVICES": "0,1"}, path_first=fake_gpus(tmp_path, 4))
     assert proc.returncode == 1
     assert "job needs nvidia.com/gpu 3" in proc.stderr and logs == {}, proc.stderr
     assert "the one node is this machine (cpu " in proc.stderr and ", 2 GPUs); declare the nodes" in proc.stderr
 
 
+@NO_DRIVER
 def test_vclites_own_cuda_visible_devices_limits_the_run(tmp_path):
-    proc, logs = run(tmp_path, [job("train", {"worker": (2, container(1))})], env={"CUDA_VISIBLE_DEVICES": "5,7"})
+    proc, logs = run(tmp_path, [job("train", {"worker": (2, container(1))})], env={"CUDA_VISIBLE_DEVICES": "5,7"},
+                     path_first=fake_gpus(tmp_path, 8))
     assert proc.returncode == 0, proc.stderr
     assert sorted(given(line)[0] for line in logs.values()) == ["5", "7"]
 
 
+@NO_DRIVER
+@pytest.mark.parametrize("listed, host", [
+    pytest.param("1,9,0", "1 GPU)", id="ends at an index past the host's GPUs"),
+    pytest.param("GPU-0003,GPU-00", "1 GPU)", id="ends at an ambiguous UUID"),
+    pytest.param("2,0,2", "no GPU)", id="a GPU twice: none"),
+])
+def test_vclites_own_cuda_visible_devices_is_read_as_cuda_reads_it(tmp_path, listed, host):
+    """(before: `1,9,0` gave the run three GPUs, one of them a GPU this host has not, `2,0,2` two)"""
+    proc, logs = run(tmp_path, [job("pair", {"worker": (2, container(1))})], "--timeout", "3",
+                     env={"CUDA_VISIBLE_DEVICES": listed}, path_first=fake_gpus(tmp_path, 4))
+    assert proc.returncode == 1
+    assert "job needs nvidia.com/gpu 2" in proc.stderr, proc.stderr
+    assert f", {host}; declare the nodes" in proc.stderr, proc.stderr
+
+
+@NO_DRIVER
+def test_vclites_own_cuda_visible_devices_names_gpus_by_uuid(tmp_path):
+    proc, logs = run(tmp_path, [job("pair", {"worker": (2, container(1))})],
+                     env={"CUDA_VISIBLE_DEVICES": "GPU-0003,GPU-0001"}, path_first=fake_gpus(tmp_path, 4))
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(given(line)[0] for line in logs.values()) == ["GPU-0001", "GPU-0003"]
+
+
+def test_cuda_visible_devices_on_a_host_without_gpus_gives_none(tmp_path):
+    """As CUDA, which sees no GPU there (before: `CUDA_VISIBLE_DEVICES=0,1` gave the run two)."""
+    proc, _ = run(tmp_path, [job("big", {"worker": (1, container(1))})], "--timeout", "3",
+                  env={"CUDA_VISIBLE_DEVICES": "0,1"}, path_first=fake_gpus(tmp_path, 0))
+    assert proc.returncode == 1
+    assert "job needs nvidia.com/gpu 1" in proc.stderr and ", no GPU); declare" in proc.stderr, proc.stderr
+
+
+@NO_DRIVER
 def test_a_pod_asking_more_than_its_node_has_free_fails_as_the_kubelet_fails_it(tmp_path):
     bare = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "greedy"},
             "spec": {"nodeName": "local", "restartPolicy": "Never", "containers": [container(3)]}}
-    proc, logs = run(tmp_path, [bare], env={"CUDA_VISIBLE_DEVICES": "0,1"})
+    proc, logs = run(tmp_path, [bare], env={"CUDA_VISIBLE_DEVICES": "0,1"}, path_first=fake_gpus(tmp_path, 2))
     assert proc.returncode == 1
     assert ("pod default/greedy Failed: UnexpectedAdmissionError: Allocate failed due to requested number of "
             "devices unavailable for nvidia.com/gpu. Requested: 3, Available: 2, which is unexpected") in proc.stderr
@@ -133,6 +178,7 @@ VGPU_NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "g1", "ann
                                "volcano.sh/vgpu-cores": "200", "volcano.sh/vgpu-memory": "32000"}}}
 
 
+@NO_DRIVER
 def test_vgpu_pods_see_their_cards_and_hami_cores_limits(tmp_path):
     """On a host with GPUs, a vGPU pod sees the host GPU behind the card deviceshare chose (before: none)."""
     conf = ROOT / "tests" / "scenarios" / "states" / "conf" / "vgpu.conf"
@@ -143,7 +189,7 @@ def test_vgpu_pods_see_their_cards_and_hami_cores_limits(tmp_path):
             "resources": {"limits": {"volcano.sh/vgpu-memory": 6000, "volcano.sh/vgpu-cores": 30}}}
     proc, logs = run(tmp_path, [job("infer", {"a": (1, show), "b": (1, show), "c": (1, show)})],
                      "--scheduler-conf", str(conf), "--nodes", str(nodes), "-o", "json",
-                     env={"CUDA_VISIBLE_DEVICES": "4,5,6,7"})
+                     env={"CUDA_VISIBLE_DEVICES": "4,5,6,7"}, path_first=fake_gpus(tmp_path, 8))
     assert proc.returncode == 0, proc.stderr
     pods = {o["metadata"]["name"]: o for o in json.loads(proc.stdout)["items"] if o["kind"] == "Pod"}
     assert set(logs) == set(pods) == {"infer-a-0", "infer-b-0", "infer-c-0"}

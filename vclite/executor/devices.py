@@ -7,11 +7,12 @@ variables CUDA and NVIDIA's tools read: `CUDA_VISIBLE_DEVICES` and `NVIDIA_VISIB
 empty CUDA_VISIBLE_DEVICES, for a container that asked for none, hides them all). A container's own `env` still
 wins: a user who sets CUDA_VISIBLE_DEVICES there gets what they wrote.
 
-- **This host's GPUs** (`host_gpus`): the ones vclite's own CUDA_VISIBLE_DEVICES lets CUDA see when it is set
-  (`CUDA_VISIBLE_DEVICES=2,3 vcctl run …` keeps the run to those two; empty or `-1`: none; `visible`); else
-  each GPU's UUID as the driver shows it in /proc/driver/nvidia/gpus (read, not asked: nvidia-smi may take
-  seconds to start where the GPUs are not kept initialised), else from `nvidia-smi --query-gpu=uuid`; else as
-  many indices as /proc/driver/nvidia/gpus has entries; else none.
+- **This host's GPUs** (`host_gpus`): each GPU's UUID as the driver shows it in /proc/driver/nvidia/gpus (read,
+  not asked: nvidia-smi may take seconds to start where the GPUs are not kept initialised), else from
+  `nvidia-smi --query-gpu=uuid`; else as many indices as /proc/driver/nvidia/gpus has entries; else none. Of
+  those, the ones vclite's own CUDA_VISIBLE_DEVICES lets CUDA see when it is set, read as CUDA reads it
+  (cudavisible.py: `CUDA_VISIBLE_DEVICES=2,3 vcctl run …` keeps the run to those two; empty or `-1`: none; an
+  index past the last GPU ends the list).
   The node sized like this host (`vcctl run`'s and `vcctl server`'s default) declares them as
   `nvidia.com/gpu` (nodes.py); `--nodes N`'s host-sized nodes share them out.
 - **Each node's GPUs** (`node_devices`): its allocatable `nvidia.com/gpu` (else `volcano.sh/gpu-number`, the
@@ -41,6 +42,7 @@ import subprocess
 from typing import Any, Mapping
 
 from vclite.api import meta, quantity
+from vclite.executor import cudavisible
 
 Obj = dict[str, Any]
 GPU = "nvidia.com/gpu"
@@ -63,24 +65,17 @@ class NotEnough(Exception):
         self.requested, self.available = requested, available
 
 
-def visible(listed: str) -> tuple[str, ...]:
-    """The GPUs a CUDA_VISIBLE_DEVICES value lets CUDA see: its entries up to the first invalid one, as CUDA
-    reads it (`-1`, the usual way to hide every GPU, sees none; `0,2,-1,1` sees 0 and 2). Valid: an index (digits)
-    or a GPU or MIG UUID (`GPU-…`, `MIG-…`)."""
-    out: list[str] = []
-    for entry in (x.strip() for x in listed.split(",") if x.strip()):
-        if not (entry.isascii() and entry.isdigit()) and not entry.startswith(("GPU-", "MIG-")):
-            break
-        out.append(entry)
-    return tuple(out)
-
-
 @functools.cache
 def host_gpus() -> tuple[str, ...]:
     """This host's GPUs, as CUDA_VISIBLE_DEVICES may name them (see the module docstring)."""
+    found = _driver_gpus()
     listed = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if listed is not None:
-        return visible(listed)
+    return found if listed is None else cudavisible.visible(listed, found)
+
+
+def _driver_gpus() -> tuple[str, ...]:
+    """Every GPU the driver shows: their UUIDs (its /proc files, else nvidia-smi), else "0", "1", … (as many as
+    it has /proc entries), else none."""
     uuids = _proc_uuids()
     if uuids:
         return uuids

@@ -157,24 +157,43 @@ def test_host_gpus_are_nvidia_smis_uuids(fresh_host):
 
 def test_host_gpus_follow_vclites_own_cuda_visible_devices(fresh_host, monkeypatch):
     fake_nvidia_smi(fresh_host, "echo GPU-aaa; echo GPU-bbb\n")
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3, 1")
-    assert devices.host_gpus() == ("3", "1")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1, 0")
+    assert devices.host_gpus() == ("1", "0")
 
 
 @pytest.mark.parametrize("listed, gpus", [
     pytest.param("-1", (), id="-1: CUDA's usual way to hide every GPU"),
-    pytest.param("0,2,-1,1", ("0", "2"), id="up to the first invalid entry, as CUDA reads it"),
+    pytest.param("0,1,-1,2", ("0", "1"), id="up to the first invalid entry, as CUDA reads it"),
+    pytest.param("1,3,0", ("1",), id="up to the first index past the host's GPUs (before: 1, 3 and 0)"),
+    pytest.param("3, 5", (), id="only indices past the host's GPUs (before: both)"),
     pytest.param("none", (), id="not an index nor a UUID"),
-    pytest.param("GPU-aaa,MIG-bbb", ("GPU-aaa", "MIG-bbb"), id="UUIDs"),
+    pytest.param("GPU-bb,GPU-aa", ("GPU-bbb", "GPU-aaa"), id="UUIDs, abbreviated (before: as written)"),
+    pytest.param("GPU-bb,GPU-a", ("GPU-bbb",), id="up to an ambiguous UUID (before: both as written)"),
+    pytest.param("GPU-bbb,GPU-ccc,GPU-aaa", ("GPU-bbb",), id="up to a UUID the host has not (before: all three)"),
+    pytest.param("0,1,0", (), id="a GPU twice: none (before: 0 and 1)"),
     pytest.param(" 1 , 0 ", ("1", "0"), id="spaces around"),
-    pytest.param("0,,1", ("0", "1"), id="an empty entry is skipped"),
+    pytest.param("0,,1", ("0",), id="an empty entry ends the list (before: skipped)"),
     pytest.param("", (), id="empty"),
 ])
 def test_cuda_visible_devices_as_cuda_reads_it(fresh_host, monkeypatch, listed, gpus):
-    fake_nvidia_smi(fresh_host, "echo GPU-aaa\n")
+    fake_nvidia_smi(fresh_host, "echo GPU-aaa; echo GPU-bbb; echo GPU-abc\n")
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", listed)
     assert devices.host_gpus() == gpus
     assert (devices.GPU in nodes.host_node()["status"]["allocatable"]) is bool(gpus)
+
+
+def test_cuda_visible_devices_on_a_host_without_gpus_is_none(fresh_host, monkeypatch):
+    """(before: `CUDA_VISIBLE_DEVICES=0,1` on a host without GPUs gave the run two)"""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
+    assert devices.host_gpus() == ()
+
+
+def test_cuda_visible_devices_with_gpus_known_by_number_only(fresh_host, monkeypatch, tmp_path):
+    """The driver's files show no UUID and nvidia-smi is missing: indices are checked against their number."""
+    driver_gpus(tmp_path / "gpus", {"0000:07:00.0": "Model: NVIDIA A100\n", "0000:81:00.0": "Model: NVIDIA A100\n"})
+    monkeypatch.setattr(devices, "PROC_GPUS", str(tmp_path / "gpus"), raising=False)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1,2,0")
+    assert devices.host_gpus() == ("1",)
 
 
 def test_an_empty_cuda_visible_devices_means_none(fresh_host, monkeypatch):
