@@ -15,6 +15,9 @@ container statuses, pod and host IP 127.0.0.1).
   node, Terminating, until then; its finalizers, if any, hold it longer). So is a pod being
   deleted that runs nothing here.
 - A pod already Succeeded or Failed is never run again.
+- What a container started that left its process group (a setsid, a daemon) is killed when the container ends
+  (strays.py): by the runner, waited for, when the container had GPUs or the pod is being stopped, else here,
+  SWEEP_DELAY later, with the strays of the other containers ended meanwhile (and at stop_all).
 - Each container gets its GPUs (devices.py, vgpus.py); a pod asking for more than its node's free ones fails
   (UnexpectedAdmissionError), unless pods being stopped hold the missing ones: it waits until their processes
   are gone (a GPU is never two running pods'), its containers waiting in ContainerCreating with a message that
@@ -27,7 +30,8 @@ container statuses, pod and host IP 127.0.0.1).
   written REPORT_DELAY late (the kubelet reports it up to a second late): a pod whose containers
   end meanwhile goes from Pending straight to Succeeded or Failed, with one write.
 - On start, pods whose processes died with a previous vclite process are recovered (see
-  recovery.py): left-behind process groups are killed (and waited for), started pods get a final status with
+  recovery.py): left-behind process groups, and the processes their containers' owner marks name (strays.py),
+  are killed (and waited for), started pods get a final status with
   reason ProcessLost, pods being deleted are deleted for good.
 `sync` must run inside a running asyncio event loop (processes are asyncio subprocesses). Watch
 handlers only enqueue keys; the runner's change callback too. This module never imports the
@@ -46,7 +50,8 @@ from vclite.api import core, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import events
 from vclite.apiserver import informer as informer_mod
-from vclite.executor import devices, envvars, logtimes, memory, podattach, podexec, podstatus, recovery, usage, vgpus
+from vclite.executor import devices, envvars, logtimes, memory, podattach, podexec, podstatus, recovery, strays, usage
+from vclite.executor import vgpus
 from vclite.executor import runner as runner_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
@@ -60,6 +65,8 @@ DEADLINE_REASON, DEADLINE_MESSAGE = "DeadlineExceeded", "Pod was active on the n
 EVENT_SOURCE = "kubelet"   # the source component of a pod's Events, as on a node
 REPORT_DELAY = 0.02   # seconds a pod's move to Running may wait before it is written
 LOG_TIMES_KEY = "\x00log-times"   # the work-queue key of the look at running containers: logs, memory (no pod's key)
+STRAYS_KEY = "\x00strays"   # the work-queue key of the kill of ended containers' strays (strays.py)
+SWEEP_DELAY = 0.5   # seconds a container's end may wait for its strays' kill (one scan of /proc for all meanwhile)
 
 
 @dataclasses.dataclass
@@ -117,6 +124,7 @@ class LocalExecutor:
         self.host_env = dict(os.environ)   # what every container's environment starts from
         self.record = recorder or events.direct(client, clock)   # containers' Events (Started, Killing, BackOff)
         self._cpu_samples: dict[int, tuple[float, float]] = {}   # process group -> (boot seconds, cpu seconds)
+        self._unswept: set[str] = set()   # owners (strays.py) of ended containers whose strays are still to kill
 
     # ---- watches: enqueue only ----------------------------------------------------------------
     def start(self) -> None:
@@ -125,12 +133,16 @@ class LocalExecutor:
             self.pods.start()
             left = recovery.left_behind(self.workdir)
             killed: set[int] = set()
+            owners: set[str] = set()
             for pod in list(self.pods.items()):  # pods bound before start
                 if self._mine(pod):
                     pids = left.get(str(self.pod_dir(meta.namespace(pod), meta.name(pod))), [])
                     self._note_lost(pod, pids)
                     killed.update(pids)
+                    owners.update(strays.owner(meta.uid(pod), c.get("name", "")) for k in ("initContainers",
+                                  "containers") for c in (pod.get("spec") or {}).get(k) or [])
                     self.queue.add(meta.key(pod))
+            strays.sweep_now(owners, recovery.KILL_WAIT)   # (what left their groups: none runs here yet)
             alive = recovery.wait_gone(killed) if killed else set()
             if alive:   # (their GPUs are given to the next pods all the same)
                 log.warning("process groups %s left by a previous vclite process have not exited %.0f s after "
@@ -246,11 +258,18 @@ class LocalExecutor:
             self._sample_logs()
             self._check_memory()
             return
+        if key == STRAYS_KEY:
+            self._sweep_strays()
+            return
         key = str(key)
         ns, _, name = key.partition("/")
         pod = self.pods.get(ns, name)
         run = self._runs.get(key)
         if run is not None:
+            if run.runner.unswept:
+                self._unswept |= run.runner.unswept
+                run.runner.unswept = set()
+                self.queue.add_after(STRAYS_KEY, SWEEP_DELAY, chore=True)
             same = pod is not None and meta.uid(pod) == run.uid
             if not same or meta.is_deleting(pod) or not self._mine(pod):
                 self._request_stop(key, run, pod if same else None)
@@ -399,6 +418,11 @@ class LocalExecutor:
         if self._sampling:
             self.queue.add_after(LOG_TIMES_KEY, logtimes.SAMPLE_INTERVAL, chore=True)
 
+    def _sweep_strays(self) -> None:
+        """Kill what the containers that ended left running outside their process groups (strays.py)."""
+        owners, self._unswept = self._unswept, set()
+        strays.close(strays.kill_marked(owners))
+
     def _check_memory(self) -> None:
         """Kill each running container over its memory limit (memory.py): one look at /proc for all."""
         limits: dict[int, int] = {}
@@ -543,3 +567,4 @@ class LocalExecutor:
                 self.sync(key)
             except errors.ApiError as e:
                 log.warning("pod %s: final status not written: %s", key, e)
+        self._sweep_strays()

@@ -24,7 +24,8 @@ pod's start: a directory or file costs a few hundred microseconds on some disks,
 pod of a fast chain would pay them on every hop.
 The process environment is the host's (as the executor found it when it started), plus VC_POD_DIR,
 TERMINATION_MESSAGE_PATH and HOSTNAME (the pod's hostname), plus its GPUs' CUDA_VISIBLE_DEVICES and
-NVIDIA_VISIBLE_DEVICES when the run has GPUs (devices.py), plus the container's env (see envvars).
+NVIDIA_VISIBLE_DEVICES when the run has GPUs (devices.py), plus the container's env (see envvars), plus its
+owner mark VCLITE_OWNER (strays.py), which the container's env cannot change.
 The working directory is `workingDir` when that is an existing host directory not under a mount;
 otherwise `<poddir>/<workingDir>` (created); with no workingDir, `<poddir>`.
 
@@ -32,7 +33,9 @@ A process's stdin is /dev/null, or for a container with `stdin: true` a pipe the
 while it runs, written by `kubectl attach -i` (podattach.py; `stdinOnce` closes it after one client).
 Init containers run one at a time, then all app containers at once. Each process starts in its own
 session; when it exits, or the pod is stopped, its whole process group is killed (SIGTERM, then
-SIGKILL after the grace period), grandchildren included; a container given GPUs ends once all of them have
+SIGKILL after the grace period), grandchildren included, and so are the processes that left the group
+(strays.py: a setsid, a daemon) — at once, waited for, when the container had GPUs or the pod is being
+stopped, else by the executor soon after (`unswept`); a container given GPUs ends once all of them have
 exited (a process lets a GPU's memory go as it exits: the next pod to get the GPU must find it free).
 restartPolicy Always restarts every exit, OnFailure a non-zero exit (init containers restart on failure
 unless the pod's policy is Never), waiting `restart_backoff` × 2^restarts (capped at 30 × restart_backoff)
@@ -52,7 +55,7 @@ import signal
 from typing import Any, Callable, Iterable
 
 from vclite.api import core, meta
-from vclite.executor import envvars, logtimes, memory, podattach, podexec, podstatus, processes, recovery
+from vclite.executor import envvars, logtimes, memory, podattach, podexec, podstatus, processes, recovery, strays
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -252,6 +255,8 @@ class PodRunner:
         first = podstatus.Reason.INITIALIZING if inits else podstatus.Reason.CREATING
         self.main = [podstatus.ContainerState(c.get("name", ""), c.get("image", ""), reason=first) for c in apps]
         self._specs = {c.get("name", ""): c for c in list(inits) + list(apps)}
+        self._owners = {name: strays.owner(meta.uid(pod), name) for name in self._specs}   # (strays.py)
+        self.unswept: set[str] = set()   # owners of containers ended whose strays are the executor's to kill
         self._field_paths = {**{c.get("name", ""): f"spec.containers{{{c.get('name', '')}}}" for c in apps},
                              **{c.get("name", ""): f"spec.initContainers{{{c.get('name', '')}}}" for c in inits}}
         self.launches: dict[str, Launch] | None = None
@@ -370,7 +375,8 @@ class PodRunner:
                     "HOSTNAME": spec.get("hostname") or meta.name(self.pod), **self._device_env.get(name, {})}
         env = envvars.container_env(self.pod, c, self._config_maps, injected)
         argv = envvars.argv(c, env)
-        return Launch(argv=argv, env={**_encoded(self._host_env), **_encode(env)},
+        own = {strays.MARK: strays.mark(self._host_env.get(strays.MARK), self._owners[name])}   # (never the pod's)
+        return Launch(argv=argv, env={**_encoded(self._host_env), **_encode(env), **_encode(own)},
                       cwd=self._working_dir(c.get("workingDir"), mounts),
                       log=self.pod_dir / "logs" / f"{name}.log", termination_log=term,
                       fallback_to_logs=c.get("terminationMessagePolicy") == "FallbackToLogsOnError",
@@ -568,8 +574,13 @@ class PodRunner:
         rc = await proc.wait()
         self._procs.pop(st.name, None)
         _signal_group(proc, signal.SIGKILL)  # the container is gone: so is everything it started
-        if self._device_env.get(st.name, {}).get("CUDA_VISIBLE_DEVICES"):
+        gpus = bool(self._device_env.get(st.name, {}).get("CUDA_VISIBLE_DEVICES"))
+        if gpus:
             await _group_gone(proc.pid)      # (its GPUs go to the next pod: not while a process still exits)
+        if gpus or self._stopping:           # and what left its group (strays.py): at once, waited for
+            await strays.sweep({self._owners[st.name]}, recovery.KILL_WAIT)
+        else:                                # (or by the executor, with others: a scan of /proc costs)
+            self.unswept.add(self._owners[st.name])
         self._end_execs(st.name)             # and what was exec'd in it
         self._end_attaches(st.name)          # its stdin closes, attached clients get the end of its output
         code = rc if rc >= 0 else 128 - rc

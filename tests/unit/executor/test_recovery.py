@@ -12,7 +12,7 @@ import pytest
 from vclite.api import core, kinds
 from vclite.apiserver import inprocess
 from vclite.executor import executor as executor_mod
-from vclite.executor import recovery
+from vclite.executor import recovery, strays
 from vclite.lib import clock as clock_mod
 from vclite.store import sqlite
 
@@ -326,3 +326,35 @@ def test_wait_gone_says_which_groups_outlived_it(tmp_path):
         if alive.poll() is None:
             alive.kill()
             alive.wait()
+
+
+DAEMON = ("import os, sys, time\n"
+          "if os.fork(): os._exit(0)\n"
+          "os.setsid()\n"
+          "if os.fork(): os._exit(0)\n"
+          "print(os.getpid(), flush=True)\n"
+          "null = os.open(os.devnull, os.O_WRONLY); os.dup2(null, 1); os.dup2(null, 2)\n"   # (the caller reads to EOF)
+          "time.sleep(60)")
+
+
+@pytest.mark.skipif(not strays.supported(), reason="needs /proc and pidfds (Linux 5.3+)")
+def test_a_daemon_a_previous_servers_pod_left_is_gone_when_the_executor_has_started(tmp_path):
+    """(not a session leader, so not found as a left-behind group: before, it kept running — and its GPU busy)"""
+    clk = clock_mod.RealClock()
+    client = inprocess.new_client(clk)
+    pod = client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "long", "namespace": "default"},
+                         "spec": {"nodeName": "local", "restartPolicy": "Never",
+                                  "containers": [{"name": "main", "image": "busybox", "command": ["sleep", "60"]}]}})
+    env = {**os.environ, strays.MARK: strays.owner(pod["metadata"]["uid"], "main")}
+    other_env = {**os.environ, strays.MARK: strays.owner("another-pods-uid", "main")}
+    daemon, other = (int(subprocess.run([sys.executable, "-c", DAEMON], env=e, capture_output=True, text=True).stdout)
+                     for e in (env, other_env))
+    try:
+        assert _alive(daemon) and _alive(other)
+        executor_mod.LocalExecutor(client, clk, ["local"], tmp_path / "pods").start()
+        assert not _alive(daemon)
+        assert _alive(other)
+    finally:
+        for pid in (daemon, other):
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)

@@ -1,0 +1,129 @@
+"""LocalExecutor against real processes: what a container starts outside its process group (a setsid'd sleeper,
+a daemon's double fork) is killed when the container ends, as a node kills a container's whole PID namespace —
+at once when the pod is deleted or holds a GPU, soon after otherwise, and at the latest when the run stops; never
+another pod's."""
+import asyncio
+import sys
+
+import pytest
+
+from tests.unit.executor.test_executor import drive, make_pod, phase
+from tests.unit.executor.test_recovery import _alive
+from vclite.api import kinds
+from vclite.apiserver import inprocess
+from vclite.executor import executor as executor_mod
+from vclite.executor import strays
+from vclite.lib import clock as clock_mod
+
+pytestmark = pytest.mark.skipif(not strays.supported(), reason="needs /proc and pidfds (Linux 5.3+)")
+
+SETSID = "import os, sys, time; os.setsid(); open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60)"
+DAEMON = ("import os, sys, time\n"
+          "if os.fork(): os._exit(0)\n"
+          "os.setsid()\n"
+          "if os.fork(): os._exit(0)\n"
+          "open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60)")
+STARTS = {"setsid": SETSID, "daemon": DAEMON}
+
+
+@pytest.fixture
+def env(tmp_path):
+    clock = clock_mod.RealClock()
+    client = inprocess.new_client(clock)
+    ex = executor_mod.LocalExecutor(client, clock, ["local"], tmp_path, restart_backoff=0.05,
+                                    gpus={"local": ("G0", "G1")})
+    return client, ex, tmp_path
+
+
+def stray_pod(name, workdir, start, then="true", gpus=0):
+    """A pod that leaves a sleeper outside its process group (its pid in <workdir>/<name>.pid), then runs `then`."""
+    pid_file = workdir / f"{name}.pid"
+    script = (f"{sys.executable} -c \"$START\" {pid_file} & while [ ! -s {pid_file} ]; do sleep 0.01; done; "
+              f"{then}")
+    resources = {"limits": {"nvidia.com/gpu": str(gpus)}} if gpus else {}
+    return make_pod(name, script, env=[{"name": "START", "value": STARTS[start]}], resources=resources)
+
+
+def stray(workdir, name):
+    path = workdir / f"{name}.pid"
+    return int(path.read_text()) if path.exists() and path.read_text() else None
+
+
+def gone(pid):
+    return pid is not None and not _alive(pid)
+
+
+@pytest.mark.parametrize("start", list(STARTS))
+@pytest.mark.parametrize("gpus", [pytest.param(0, id="cpu"), pytest.param(1, id="gpu")])
+def test_a_containers_stray_is_killed_when_it_ends(env, start, gpus):
+    """(before: the sleeper outlived its pod, and the run; a GPU pod's kept the GPU in use)"""
+    client, ex, workdir = env
+    client.create(stray_pod("job", workdir, start, gpus=gpus))
+    seen = {}
+
+    async def scenario():
+        try:
+            await drive(ex, lambda: phase(client, "job") == "Succeeded")
+            seen["at the end"] = gone(stray(workdir, "job"))   # (a GPU's: before its GPU goes to another pod)
+            await drive(ex, lambda: gone(stray(workdir, "job")))   # (a CPU pod's: in the executor's next sweep)
+        finally:
+            await ex.stop_all(grace=0)
+
+    asyncio.run(scenario())
+    assert seen["at the end"] is bool(gpus)
+
+
+@pytest.mark.parametrize("start", list(STARTS))
+def test_a_deleted_pods_stray_is_gone_with_it_and_another_pods_stays(env, start):
+    client, ex, workdir = env
+    client.create(stray_pod("a", workdir, start, then="sleep 60"))
+    client.create(stray_pod("b", workdir, start, then="sleep 60"))
+    seen = {}
+
+    async def scenario():
+        try:
+            await drive(ex, lambda: stray(workdir, "a") and stray(workdir, "b"))
+            client.delete(kinds.POD, "default", "a")
+            await drive(ex, lambda: phase(client, "a") is None)
+            seen["a"], seen["b"] = gone(stray(workdir, "a")), gone(stray(workdir, "b"))
+        finally:
+            await ex.stop_all(grace=0)
+
+    asyncio.run(scenario())
+    assert seen == {"a": True, "b": False}
+    assert gone(stray(workdir, "b"))   # (the run's stop: every pod's)
+
+
+def test_a_stray_of_a_pod_still_running_is_killed_when_the_run_stops(env):
+    client, ex, workdir = env
+    client.create(stray_pod("job", workdir, "daemon", then="sleep 60"))
+
+    async def scenario():
+        try:
+            await drive(ex, lambda: stray(workdir, "job"))
+        finally:
+            await ex.stop_all(grace=0)
+
+    asyncio.run(scenario())
+    assert gone(stray(workdir, "job"))
+
+
+def test_a_restarted_containers_stray_does_not_outlive_its_run(env):
+    """(a GPU container restarted keeps its GPU: its last run's stray must not keep using it)"""
+    client, ex, workdir = env
+    pod = stray_pod("crashy", workdir, "setsid", gpus=1,
+                    then='n=$(cat "$VC_POD_DIR/n" 2>/dev/null || echo 0); echo $((n+1)) > "$VC_POD_DIR/n"; '
+                         f'cp {workdir}/crashy.pid {workdir}/crashy-$n.pid; [ "$n" -ge 1 ]')
+    pod["spec"]["restartPolicy"] = "OnFailure"
+    client.create(pod)
+    seen = {}
+
+    async def scenario():
+        try:
+            await drive(ex, lambda: phase(client, "crashy") == "Succeeded")
+            seen["first run's"] = gone(stray(workdir, "crashy-0"))
+        finally:
+            await ex.stop_all(grace=0)
+
+    asyncio.run(scenario())
+    assert seen["first run's"] is True

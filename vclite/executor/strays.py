@@ -1,0 +1,136 @@
+"""A container's processes that left its process group (setsid, a daemon's double fork: a dataloader, a launcher
+such as torchrun starting its workers in sessions of their own): found by the owner mark in their environment and
+killed when the container ends, as a node kills everything in a container's PID namespace when its main process
+ends.
+
+The runner kills a container's process group when its main process ends; a process in a session of its own is
+not in it, so it used to outlive its pod (and keep the GPU the next pod is given). Every container's environment
+carries VCLITE_OWNER=<pod uid>/<container> (`mark`: after a colon, behind the mark vclite itself inherited, so
+a `vcctl run` inside another's pod stays that pod's), and every process it starts inherits it. `kill_marked`
+looks at the environment of every process in /proc and SIGKILLs those carrying one of the given owners.
+
+Never a process that is not the pod's: a pod's uid is unique, so only its processes (and what they start) carry
+its mark; a process is signalled through a pidfd opened before its environment is read a second time, so a pid
+reused in between is never signalled; this process is never looked at. What escapes: a process that starts its
+programs with an environment of its own making (`env -i`, a service manager's), and one running as another user
+(its environment cannot be read). Without /proc or pidfds (Linux before 5.3) nothing is swept.
+Costs one read of /proc/<pid>/environ per process of the host; the runner sweeps at once where it must (a
+container holding GPUs, a pod being stopped), the executor in batches otherwise.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import select
+import signal
+import time
+
+MARK = "VCLITE_OWNER"
+_MARK_ENTRY = MARK.encode() + b"="
+SWEEP_ROUNDS = 3   # scans while a scan finds processes (one may fork while it is killed)
+
+
+def owner(pod_uid: str, container: str) -> str:
+    """The mark of a container's processes."""
+    return f"{pod_uid}/{container}"
+
+
+def mark(inherited: str | None, own: str) -> str:
+    """The VCLITE_OWNER value of a container's processes: its own owner behind the one vclite inherited."""
+    return f"{inherited}:{own}" if inherited else own
+
+
+def supported() -> bool:
+    return os.path.isdir("/proc") and hasattr(os, "pidfd_open") and hasattr(signal, "pidfd_send_signal")
+
+
+def _owners_of(pid: str) -> list[str]:
+    """The owners a process's environment names (none: unreadable, a zombie's, no mark)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            env = fh.read()
+    except OSError:
+        return []
+    at = env.find(_MARK_ENTRY)
+    while at > 0 and env[at - 1] != 0:   # (the name must begin an entry: not the end of another name or value)
+        at = env.find(_MARK_ENTRY, at + 1)
+    if at < 0:
+        return []
+    end = env.find(b"\0", at)
+    return env[at + len(_MARK_ENTRY):end if end >= 0 else len(env)].decode(errors="replace").split(":")
+
+
+def kill_marked(owners: set[str]) -> list[int]:
+    """SIGKILL every live process (but this one) whose environment names one of `owners`: pidfds of those
+    signalled, for the caller to wait on or close (`close`)."""
+    if not owners or not supported():
+        return []
+    me = str(os.getpid())
+    signalled = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit() or entry == me or owners.isdisjoint(_owners_of(entry)):
+            continue
+        try:
+            fd = os.pidfd_open(int(entry))
+        except OSError:   # (gone meanwhile)
+            continue
+        try:   # (the pidfd is the process read now: read again, it is the one marked if still alive)
+            if not owners.isdisjoint(_owners_of(entry)):
+                signal.pidfd_send_signal(fd, signal.SIGKILL)
+                signalled.append(fd)
+                continue
+        except OSError:
+            pass
+        os.close(fd)
+    return signalled
+
+
+def exited(fd: int) -> bool:
+    """Whether the process of a pidfd has exited (its pidfd is readable then)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(0))
+
+
+def close(fds: list[int]) -> None:
+    for fd in fds:
+        os.close(fd)
+
+
+async def sweep(owners: set[str], wait: float) -> None:
+    """Kill the processes of `owners` and wait, at most `wait` seconds, until each has exited (a process lets a
+    GPU go as it exits); then scan again while a scan finds some (one may have forked as it was killed),
+    SWEEP_ROUNDS scans at most."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    for _ in range(SWEEP_ROUNDS):
+        fds = kill_marked(owners)
+        if not fds:
+            return
+        try:
+            while not all(exited(fd) for fd in fds) and loop.time() < deadline:
+                await asyncio.sleep(0.01)
+        finally:
+            close(fds)
+        if loop.time() >= deadline:
+            return
+
+
+def sweep_now(owners: set[str], wait: float) -> None:
+    """`sweep`, blocking (the executor's start: the processes a previous vclite process left)."""
+    deadline = time.monotonic() + wait
+    for _ in range(SWEEP_ROUNDS):
+        fds = kill_marked(owners)
+        if not fds:
+            return
+        try:
+            while not all(exited(fd) for fd in fds) and time.monotonic() < deadline:
+                time.sleep(0.01)
+        finally:
+            close(fds)
+        if time.monotonic() >= deadline:
+            return
