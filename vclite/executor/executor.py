@@ -139,8 +139,7 @@ class LocalExecutor:
                     pids = left.get(str(self.pod_dir(meta.namespace(pod), meta.name(pod))), [])
                     self._note_lost(pod, pids)
                     killed.update(pids)
-                    owners.update(strays.owner(meta.uid(pod), c.get("name", "")) for k in ("initContainers",
-                                  "containers") for c in (pod.get("spec") or {}).get(k) or [])
+                    owners.add(meta.uid(pod))
                     self.queue.add(meta.key(pod))
             strays.sweep_now(owners, recovery.KILL_WAIT)   # (what left their groups: none runs here yet)
             alive = recovery.wait_gone(killed) if killed else set()
@@ -418,10 +417,14 @@ class LocalExecutor:
         if self._sampling:
             self.queue.add_after(LOG_TIMES_KEY, logtimes.SAMPLE_INTERVAL, chore=True)
 
-    def _sweep_strays(self) -> None:
-        """Kill what the containers that ended left running outside their process groups (strays.py)."""
+    def _sweep_strays(self, wait: float = 0.0) -> None:
+        """Kill what the containers that ended left running outside their process groups (strays.py); with
+        `wait`, wait (at most that long) until they have exited."""
         owners, self._unswept = self._unswept, set()
-        strays.close(strays.kill_marked(owners))
+        if wait > 0:
+            strays.sweep_now(owners, wait)
+        else:
+            strays.close(strays.kill_marked(owners))
 
     def _check_memory(self) -> None:
         """Kill each running container over its memory limit (memory.py): one look at /proc for all."""
@@ -567,4 +570,4 @@ class LocalExecutor:
                 self.sync(key)
             except errors.ApiError as e:
                 log.warning("pod %s: final status not written: %s", key, e)
-        self._sweep_strays()
+        self._sweep_strays(wait=recovery.KILL_WAIT)   # (the run's end: nothing of its pods is left running)

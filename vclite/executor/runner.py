@@ -25,7 +25,8 @@ pod of a fast chain would pay them on every hop.
 The process environment is the host's (as the executor found it when it started), plus VC_POD_DIR,
 TERMINATION_MESSAGE_PATH and HOSTNAME (the pod's hostname), plus its GPUs' CUDA_VISIBLE_DEVICES and
 NVIDIA_VISIBLE_DEVICES when the run has GPUs (devices.py), plus the container's env (see envvars), plus its
-owner mark VCLITE_OWNER (strays.py), which the container's env cannot change.
+owner mark VCLITE_OWNER (strays.py: the pod's uid, the container, the run), which the container's env cannot
+change.
 The working directory is `workingDir` when that is an existing host directory not under a mount;
 otherwise `<poddir>/<workingDir>` (created); with no workingDir, `<poddir>`.
 
@@ -219,6 +220,9 @@ def log_tail(path: Path) -> str:
 _ENCODED_HOST_ENV: list[tuple[dict[str, str], dict[bytes, bytes]]] = []   # [(host env, encoded)]: the last one
 
 
+_MARK = os.fsencode(strays.MARK)
+
+
 def _encode(env: dict[str, str]) -> dict[bytes, bytes]:
     return {os.fsencode(k): os.fsencode(v) for k, v in env.items()}
 
@@ -239,6 +243,7 @@ class PodRunner:
         # working directory — a relative `vcctl run --workdir` left both pointing nowhere)
         self.pod, self.pod_dir, self.key = pod, Path(pod_dir).absolute(), meta.key(pod)
         self._host_env = host_env if host_env is not None else dict(os.environ)
+        self._inherited_mark = self._host_env.get(strays.MARK)
         self._config_maps, self._clock, self._on_change = config_maps, clock, on_change
         self._on_event = on_event
         self._device_env = device_env or {}   # container -> its GPU variables (executor/devices.py)
@@ -255,8 +260,8 @@ class PodRunner:
         first = podstatus.Reason.INITIALIZING if inits else podstatus.Reason.CREATING
         self.main = [podstatus.ContainerState(c.get("name", ""), c.get("image", ""), reason=first) for c in apps]
         self._specs = {c.get("name", ""): c for c in list(inits) + list(apps)}
-        self._owners = {name: strays.owner(meta.uid(pod), name) for name in self._specs}   # (strays.py)
-        self.unswept: set[str] = set()   # owners of containers ended whose strays are the executor's to kill
+        self._run_envs: dict[str, dict[bytes, bytes]] = {}   # container -> its current run's environment
+        self.unswept: set[str] = set()   # owners (strays.py) of runs ended whose strays are the executor's to kill
         self._field_paths = {**{c.get("name", ""): f"spec.containers{{{c.get('name', '')}}}" for c in apps},
                              **{c.get("name", ""): f"spec.initContainers{{{c.get('name', '')}}}" for c in inits}}
         self.launches: dict[str, Launch] | None = None
@@ -375,8 +380,7 @@ class PodRunner:
                     "HOSTNAME": spec.get("hostname") or meta.name(self.pod), **self._device_env.get(name, {})}
         env = envvars.container_env(self.pod, c, self._config_maps, injected)
         argv = envvars.argv(c, env)
-        own = {strays.MARK: strays.mark(self._host_env.get(strays.MARK), self._owners[name])}   # (never the pod's)
-        return Launch(argv=argv, env={**_encoded(self._host_env), **_encode(env), **_encode(own)},
+        return Launch(argv=argv, env={**_encoded(self._host_env), **_encode(env)},
                       cwd=self._working_dir(c.get("workingDir"), mounts),
                       log=self.pod_dir / "logs" / f"{name}.log", termination_log=term,
                       fallback_to_logs=c.get("terminationMessagePolicy") == "FallbackToLogsOnError",
@@ -445,8 +449,8 @@ class PodRunner:
             raise podexec.ExecError(problem)
         assert self.launches is not None
         launch = self.launches[container]
-        session = await podexec.start(argv, cwd=launch.cwd, env=launch.env, stdin=stdin, stdout=stdout,
-                                      stderr=stderr, tty=tty)
+        session = await podexec.start(argv, cwd=launch.cwd, env=self._run_envs.get(container, launch.env),
+                                      stdin=stdin, stdout=stdout, stderr=stderr, tty=tty)
         sessions = self._execs.setdefault(container, set())
         sessions.add(session)
         return session
@@ -548,12 +552,16 @@ class PodRunner:
                          logtimes.times_path(launch.log), logtimes.times_path(launch.previous_log)):
                 path.unlink(missing_ok=True)
         stdin = podattach.ContainerStdin(launch.stdin_once) if launch.stdin else None
+        # the run's owner mark (strays.py), behind the one vclite inherited; the container's env cannot change it
+        run = st.restart_count + (st.terminated is not None)
+        owner = strays.owner(meta.uid(self.pod), st.name, run)
+        env = self._run_envs[st.name] = {**launch.env, _MARK: os.fsencode(strays.mark(self._inherited_mark, owner))}
         try:
             if stdin is not None:
                 await stdin.open()
             with open(launch.log, "ab") as log:
                 mark_started(log.fileno(), self.pod_dir, meta.uid(self.pod))
-                proc = await processes.start(launch.argv, cwd=launch.cwd, env=launch.env, log=log,
+                proc = await processes.start(launch.argv, cwd=launch.cwd, env=env, log=log,
                                              stdin=stdin.read_end if stdin is not None else None)
         except OSError as e:
             if stdin is not None:
@@ -578,9 +586,9 @@ class PodRunner:
         if gpus:
             await _group_gone(proc.pid)      # (its GPUs go to the next pod: not while a process still exits)
         if gpus or self._stopping:           # and what left its group (strays.py): at once, waited for
-            await strays.sweep({self._owners[st.name]}, recovery.KILL_WAIT)
+            await strays.sweep({owner}, recovery.KILL_WAIT)
         else:                                # (or by the executor, with others: a scan of /proc costs)
-            self.unswept.add(self._owners[st.name])
+            self.unswept.add(owner)
         self._end_execs(st.name)             # and what was exec'd in it
         self._end_attaches(st.name)          # its stdin closes, attached clients get the end of its output
         code = rc if rc >= 0 else 128 - rc

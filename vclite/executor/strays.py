@@ -4,9 +4,10 @@ killed when the container ends, as a node kills everything in a container's PID 
 ends.
 
 The runner kills a container's process group when its main process ends; a process in a session of its own is
-not in it, so it used to outlive its pod (and keep the GPU the next pod is given). Every container's environment
-carries VCLITE_OWNER=<pod uid>/<container> (`mark`: after a colon, behind the mark vclite itself inherited, so
-a `vcctl run` inside another's pod stays that pod's), and every process it starts inherits it. `kill_marked`
+not in it, so it used to outlive its pod (and keep the GPU the next pod is given). The environment of each run
+of a container carries VCLITE_OWNER=<pod uid>/<container>/<run> (`mark`: after a colon, behind the mark vclite
+itself inherited, so a `vcctl run` inside another's pod stays that pod's), and every process it starts inherits
+it (a restarted container's new run has a mark of its own: killing the last run's strays leaves it alone). `kill_marked`
 looks at the environment of every process in /proc and SIGKILLs those carrying one of the given owners.
 
 Never a process that is not the pod's: a pod's uid is unique, so only its processes (and what they start) carry
@@ -30,9 +31,9 @@ _MARK_ENTRY = MARK.encode() + b"="
 SWEEP_ROUNDS = 3   # scans while a scan finds processes (one may fork while it is killed)
 
 
-def owner(pod_uid: str, container: str) -> str:
-    """The mark of a container's processes."""
-    return f"{pod_uid}/{container}"
+def owner(pod_uid: str, container: str, run: int) -> str:
+    """The mark of the processes of a container's run (0 the first, 1 its first restart, …)."""
+    return f"{pod_uid}/{container}/{run}"
 
 
 def mark(inherited: str | None, own: str) -> str:
@@ -60,9 +61,13 @@ def _owners_of(pid: str) -> list[str]:
     return env[at + len(_MARK_ENTRY):end if end >= 0 else len(env)].decode(errors="replace").split(":")
 
 
+def _ours(marks: list[str], owners: set[str]) -> bool:
+    return any(m in owners or m.partition("/")[0] in owners for m in marks)
+
+
 def kill_marked(owners: set[str]) -> list[int]:
-    """SIGKILL every live process (but this one) whose environment names one of `owners`: pidfds of those
-    signalled, for the caller to wait on or close (`close`)."""
+    """SIGKILL every live process (but this one) whose environment names one of `owners` (a run's `owner`, or a
+    pod's uid alone: any of its runs): pidfds of those signalled, for the caller to wait on or close (`close`)."""
     if not owners or not supported():
         return []
     me = str(os.getpid())
@@ -72,14 +77,14 @@ def kill_marked(owners: set[str]) -> list[int]:
     except OSError:
         return []
     for entry in entries:
-        if not entry.isdigit() or entry == me or owners.isdisjoint(_owners_of(entry)):
+        if not entry.isdigit() or entry == me or not _ours(_owners_of(entry), owners):
             continue
         try:
             fd = os.pidfd_open(int(entry))
         except OSError:   # (gone meanwhile)
             continue
         try:   # (the pidfd is the process read now: read again, it is the one marked if still alive)
-            if not owners.isdisjoint(_owners_of(entry)):
+            if _ours(_owners_of(entry), owners):
                 signal.pidfd_send_signal(fd, signal.SIGKILL)
                 signalled.append(fd)
                 continue

@@ -127,3 +127,28 @@ def test_a_restarted_containers_stray_does_not_outlive_its_run(env):
 
     asyncio.run(scenario())
     assert seen["first run's"] is True
+
+
+def test_the_sweep_of_a_restarted_containers_last_run_leaves_its_new_run_alone(env):
+    """(each run has a mark of its own: the sweep after the first run's end, SWEEP_DELAY later, comes while the
+    second one runs)"""
+    client, ex, workdir = env
+    script = ('n=$(cat "$VC_POD_DIR/n" 2>/dev/null || echo 0); echo $((n+1)) > "$VC_POD_DIR/n"; '
+              f'{sys.executable} -c "$START" {workdir}/run-$n.pid & '
+              f'while [ ! -s {workdir}/run-$n.pid ]; do sleep 0.01; done; '
+              '[ "$n" = 0 ] && exit 1; '
+              f"p=$(cat {workdir}/run-0.pid); "
+              "while [ -e /proc/$p ] && ! grep -q '^State:.*Z' /proc/$p/status; do sleep 0.02; done; echo outlived")
+    client.create(make_pod("crashy", script, restart="OnFailure", env=[{"name": "START", "value": SETSID}]))
+
+    async def scenario():
+        try:
+            await drive(ex, lambda: phase(client, "crashy") in ("Succeeded", "Failed"))
+        finally:
+            await ex.stop_all(grace=0)
+
+    asyncio.run(scenario())
+    cs = client.get(kinds.POD, "default", "crashy")["status"]["containerStatuses"][0]
+    assert (phase(client, "crashy"), cs["restartCount"], cs["state"]["terminated"]["exitCode"]) == ("Succeeded", 1, 0)
+    assert (workdir / "default" / "crashy" / "logs" / "main.log").read_text() == "outlived\n"
+    assert gone(stray(workdir, "run-1"))

@@ -345,8 +345,8 @@ def test_a_daemon_a_previous_servers_pod_left_is_gone_when_the_executor_has_star
     pod = client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "long", "namespace": "default"},
                          "spec": {"nodeName": "local", "restartPolicy": "Never",
                                   "containers": [{"name": "main", "image": "busybox", "command": ["sleep", "60"]}]}})
-    env = {**os.environ, strays.MARK: strays.owner(pod["metadata"]["uid"], "main")}
-    other_env = {**os.environ, strays.MARK: strays.owner("another-pods-uid", "main")}
+    env = {**os.environ, strays.MARK: strays.owner(pod["metadata"]["uid"], "main", 3)}
+    other_env = {**os.environ, strays.MARK: strays.owner("another-pods-uid", "main", 0)}
     daemon, other = (int(subprocess.run([sys.executable, "-c", DAEMON], env=e, capture_output=True, text=True).stdout)
                      for e in (env, other_env))
     try:

@@ -12,22 +12,25 @@ pytestmark = pytest.mark.skipif(not strays.supported(), reason="needs /proc and 
 
 
 @pytest.mark.parametrize("extra_env, killed", [
-    pytest.param({"VCLITE_OWNER": "U1/main"}, True, id="its owner"),
-    pytest.param({"VCLITE_OWNER": "outer/c:U1/main"}, True, id="its owner behind an inherited one"),
-    pytest.param({"VCLITE_OWNER": "U1/main:inner/c"}, True, id="its owner before a nested run's"),
-    pytest.param({"VCLITE_OWNER": "U1/other"}, False, id="another container of the pod"),
-    pytest.param({"VCLITE_OWNER": "U2/main"}, False, id="another pod"),
-    pytest.param({"VCLITE_OWNER": "U1/main2"}, False, id="an owner the asked one begins"),
-    pytest.param({"VCLITE_OWNER": "XU1/main"}, False, id="an owner ending like the asked one"),
-    pytest.param({"XVCLITE_OWNER": "U1/main"}, False, id="another variable ending with the name"),
-    pytest.param({"NOTE": "VCLITE_OWNER=U1/main"}, False, id="the mark in another variable's value"),
+    pytest.param({"VCLITE_OWNER": "U1/main/0"}, True, id="its owner"),
+    pytest.param({"VCLITE_OWNER": "outer/c/0:U1/main/0"}, True, id="its owner behind an inherited one"),
+    pytest.param({"VCLITE_OWNER": "U1/main/0:inner/c/0"}, True, id="its owner before a nested run's"),
+    pytest.param({"VCLITE_OWNER": "U3/x/2"}, True, id="any run of a pod asked for whole"),
+    pytest.param({"VCLITE_OWNER": "U1/main/1"}, False, id="the container's next run"),
+    pytest.param({"VCLITE_OWNER": "U1/other/0"}, False, id="another container of the pod"),
+    pytest.param({"VCLITE_OWNER": "U2/main/0"}, False, id="another pod"),
+    pytest.param({"VCLITE_OWNER": "U1/main/01"}, False, id="an owner the asked one begins"),
+    pytest.param({"VCLITE_OWNER": "XU1/main/0"}, False, id="an owner ending like the asked one"),
+    pytest.param({"VCLITE_OWNER": "U1"}, False, id="the uid of a pod asked for one run"),
+    pytest.param({"XVCLITE_OWNER": "U1/main/0"}, False, id="another variable ending with the name"),
+    pytest.param({"NOTE": "VCLITE_OWNER=U1/main/0"}, False, id="the mark in another variable's value"),
     pytest.param({}, False, id="no mark"),
 ])
 def test_kill_marked_kills_only_the_processes_of_the_owners_asked(extra_env, killed):
     env = {k: v for k, v in os.environ.items() if k != strays.MARK}
     proc = subprocess.Popen(["sleep", "30"], env={**env, **extra_env}, start_new_session=True)
     try:   # (Popen returns once sleep is exec'd: its environment is read)
-        fds = strays.kill_marked({"U1/main", "U3/x"})
+        fds = strays.kill_marked({"U1/main/0", "U3"})
         try:
             assert len(fds) == int(killed)
         finally:
@@ -46,9 +49,9 @@ def test_kill_marked_with_no_owner_looks_at_nothing():
 
 
 @pytest.mark.parametrize("inherited, expected", [
-    pytest.param(None, "U1/main", id="vclite not in a pod"),
-    pytest.param("", "U1/main", id="an empty mark"),
-    pytest.param("outer/c", "outer/c:U1/main", id="vclite in another vclite's pod"),
+    pytest.param(None, "U1/main/2", id="vclite not in a pod"),
+    pytest.param("", "U1/main/2", id="an empty mark"),
+    pytest.param("outer/c/0", "outer/c/0:U1/main/2", id="vclite in another vclite's pod"),
 ])
 def test_mark(inherited, expected):
-    assert strays.mark(inherited, strays.owner("U1", "main")) == expected
+    assert strays.mark(inherited, strays.owner("U1", "main", 2)) == expected
