@@ -8,8 +8,9 @@ empty CUDA_VISIBLE_DEVICES, for a container that asked for none, hides them all)
 wins: a user who sets CUDA_VISIBLE_DEVICES there gets what they wrote.
 
 - **This host's GPUs** (`host_gpus`): each GPU's UUID as the driver shows it in /proc/driver/nvidia/gpus (read,
-  not asked: nvidia-smi may take seconds to start where the GPUs are not kept initialised), else from
-  `nvidia-smi --query-gpu=uuid`; else as many indices as /proc/driver/nvidia/gpus has entries; else none. Of
+  not asked: nvidia-smi may take seconds to start where the GPUs are not kept initialised; `driver_info`: a GPU
+  the driver excludes is left out, one whose UUID it does not show yet has it asked of nvidia-smi), else from
+  `nvidia-smi --query-gpu=uuid`; else as many indices as /proc/driver/nvidia/gpus has GPUs; else none. Of
   those, the ones vclite's own CUDA_VISIBLE_DEVICES lets CUDA see when it is set, read as CUDA reads it
   (cudavisible.py: `CUDA_VISIBLE_DEVICES=2,3 vcctl run …` keeps the run to those two; empty or `-1`: none; an
   index past the last GPU ends the list).
@@ -27,8 +28,9 @@ wins: a user who sets CUDA_VISIBLE_DEVICES there gets what they wrote.
   kubelet fails it (`UnexpectedAdmissionError`, its message). A pod placed by Volcano's GPU sharing
   (`volcano.sh/gpu-index`, the card indices the deviceshare plugin wrote) sees those cards of its node, shared
   with the other pods the scheduler put there — in the containers that ask for `volcano.sh/gpu-memory` (or
-  `gpu-number`); its other containers see none, as the device plugin is asked for the former only. A vGPU pod (`volcano.sh/vgpu-ids-new`) sees the GPUs behind its
-  cards, with HAMi-core's limits (vgpus.py); a vGPU node's GPUs are the cards it registers (`registered_cards`).
+  `gpu-number`); its other containers see none, as the device plugin is asked for the former only. A vGPU pod
+  (`volcano.sh/vgpu-ids-new`) sees the GPUs behind its cards, with HAMi-core's limits (vgpus.py); a vGPU node's
+  GPUs are the cards it registers (`registered_cards`).
 Nothing here is called for a run without GPUs anywhere (`node_devices` is then empty): a CPU-only run's
 environment is unchanged. Pure functions, but `host_gpus` (reads the host once).
 """
@@ -53,7 +55,6 @@ VISIBLE = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
 ADMISSION_REASON = "UnexpectedAdmissionError"
 NVIDIA_SMI_TIMEOUT = 10.0   # seconds
 PROC_GPUS = "/proc/driver/nvidia/gpus"   # the NVIDIA driver's GPUs, a directory per PCI address
-_UUID_LINE = re.compile(r"^GPU UUID:\s*(GPU-[0-9A-Fa-f-]+)\s*$", re.MULTILINE)
 
 
 class NotEnough(Exception):
@@ -74,9 +75,9 @@ def host_gpus() -> tuple[str, ...]:
 
 
 def _driver_gpus() -> tuple[str, ...]:
-    """Every GPU the driver shows: their UUIDs (its /proc files, else nvidia-smi), else "0", "1", … (as many as
-    it has /proc entries), else none."""
-    uuids = _proc_uuids()
+    """Every GPU the driver lets CUDA use: their UUIDs (its /proc files, else nvidia-smi), else "0", "1", … (as
+    many as its /proc files show), else none."""
+    uuids, count = _proc_gpus()
     if uuids:
         return uuids
     smi = shutil.which("nvidia-smi")
@@ -89,30 +90,40 @@ def _driver_gpus() -> tuple[str, ...]:
                 return uuids
         except (OSError, subprocess.SubprocessError):
             pass
-    try:
-        return tuple(str(i) for i in range(len(os.listdir(PROC_GPUS))))
-    except OSError:
-        return ()
+    return tuple(str(i) for i in range(count))
 
 
-def _proc_uuids() -> tuple[str, ...]:
-    """The UUIDs the NVIDIA driver shows in PROC_GPUS (`<PCI address>/information`, its `GPU UUID:` line), in
-    PCI order as nvidia-smi lists them; () unless every GPU there shows one."""
+_FIELD = re.compile(r"^[ \t]*([^:\n]+?)[ \t]*:[ \t]*(.*?)\s*$", re.MULTILINE)
+_UUID = re.compile(r"GPU-[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+
+
+def driver_info(text: str) -> tuple[str | None, bool]:
+    """What a GPU's `information` file in PROC_GPUS says: (its UUID — None when it shows none, as before the GPU
+    is initialised, `GPU UUID: GPU-????????-????-…` —, whether the GPU is excluded: `GPU Excluded: Yes`, the
+    driver's NVreg_ExcludedGpus, which neither CUDA nor nvidia-smi sees)."""
+    fields = dict(_FIELD.findall(text))
+    uuid = fields.get("GPU UUID", "")
+    return (uuid if _UUID.fullmatch(uuid) else None), fields.get("GPU Excluded", "").lower() == "yes"
+
+
+def _proc_gpus() -> tuple[tuple[str, ...] | None, int]:
+    """The GPUs the NVIDIA driver shows in PROC_GPUS (a directory per PCI address), but the excluded ones: (their
+    UUIDs, in PCI order as nvidia-smi lists them — None unless each shows one —, their number)."""
     try:
         slots = sorted(os.listdir(PROC_GPUS))
     except OSError:
-        return ()
-    uuids = []
+        return None, 0
+    uuids: list[str | None] = []
     for slot in slots:
         try:
             with open(os.path.join(PROC_GPUS, slot, "information"), encoding="utf-8", errors="replace") as fh:
-                found = _UUID_LINE.search(fh.read())
+                uuid, excluded = driver_info(fh.read())
         except OSError:
-            return ()
-        if found is None:
-            return ()
-        uuids.append(found[1])
-    return tuple(uuids)
+            uuid, excluded = None, False
+        if not excluded:
+            uuids.append(uuid)
+    known = [u for u in uuids if u is not None]
+    return (tuple(known) if known and len(known) == len(uuids) else None), len(uuids)
 
 
 def node_count(node: Obj) -> int:

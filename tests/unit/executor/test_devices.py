@@ -209,6 +209,9 @@ def driver_gpus(root, infos: dict[str, str]) -> None:
         (root / slot / "information").write_text(info)
 
 
+UUID_A, UUID_B = "GPU-aaaaaaaa-0000-1111-2222-333333333333", "GPU-bbbbbbbb-0000-1111-2222-333333333333"
+
+
 def info(uuid: str) -> str:
     return f"Model: \t\t NVIDIA A100\nIRQ:   \t\t 42\nGPU UUID: \t {uuid}\nBus Type: \t PCIe\n"
 
@@ -217,15 +220,74 @@ def test_host_gpus_are_read_from_the_drivers_proc_files_without_nvidia_smi(fresh
     """(nvidia-smi may take seconds to start: the driver's own files say the same at once)"""
     calls = tmp_path / "calls"
     fake_nvidia_smi(fresh_host, f"echo called >> {calls}; echo GPU-from-smi\n")
-    driver_gpus(tmp_path / "gpus", {"0000:81:00.0": info("GPU-bbbb-2"), "0000:07:00.0": info("GPU-aaaa-1")})
+    driver_gpus(tmp_path / "gpus", {"0000:81:00.0": info(UUID_B), "0000:07:00.0": info(UUID_A)})
     monkeypatch.setattr(devices, "PROC_GPUS", str(tmp_path / "gpus"), raising=False)
-    assert devices.host_gpus() == ("GPU-aaaa-1", "GPU-bbbb-2")   # (PCI order, as nvidia-smi lists them)
+    assert devices.host_gpus() == (UUID_A, UUID_B)   # (PCI order, as nvidia-smi lists them)
     assert not calls.exists()
 
 
+# What drivers write in /proc/driver/nvidia/gpus/<PCI address>/information, as users posted it: an initialised
+# H100 (driver 535; spaces align the values), and a GPU the driver has not initialised (its UUID and BIOS unknown).
+H100 = """Model:           NVIDIA H100 80GB HBM3
+IRQ:             10
+GPU UUID:        GPU-9221d5d1-b60b-a624-bf14-0a1819cfda3b
+Video BIOS:      96.00.99.00.01
+Bus Type:        PCIe
+DMA Size:        52 bits
+DMA Mask:        0xfffffffffffff
+Bus Location:    0000:62:00.0
+Device Minor:    5
+GPU Firmware:    535.129.03
+GPU Excluded:    No
+"""
+UNINITIALISED = """Model:           GeForce GTX 980
+IRQ:             11
+GPU UUID:        GPU-????????-????-????-????-????????????
+Video BIOS:      ??.??.??.??.??
+Bus Type:        PCIe
+DMA Size:        36 bits
+DMA Mask:        0xfffffffff
+Bus Location:    0000:00:05.0
+Device Minor:    0
+"""
+
+
+@pytest.mark.parametrize("text, expected", [
+    pytest.param(H100, ("GPU-9221d5d1-b60b-a624-bf14-0a1819cfda3b", False), id="H100, driver 535"),
+    pytest.param(UNINITIALISED, (None, False), id="not initialised: GPU-????????-…"),
+    pytest.param(H100.replace("Excluded:    No", "Excluded:    Yes"),
+                 ("GPU-9221d5d1-b60b-a624-bf14-0a1819cfda3b", True), id="excluded (NVreg_ExcludedGpus)"),
+    pytest.param(H100.replace("\n", "\r\n"), ("GPU-9221d5d1-b60b-a624-bf14-0a1819cfda3b", False), id="CRLF"),
+    pytest.param(info("GPU-aaaa-1"), (None, False), id="not a UUID's shape"),
+    pytest.param("Model: NVIDIA A100\n", (None, False), id="no UUID line (an older driver)"),
+    pytest.param("", (None, False), id="empty"),
+])
+def test_driver_info(text, expected):
+    assert devices.driver_info(text) == expected
+
+
+@pytest.mark.parametrize("infos, gpus", [
+    pytest.param({"0000:62:00.0": H100, "0000:07:00.0": H100.replace("9221d5d1", "11111111")},
+                 ("GPU-11111111-b60b-a624-bf14-0a1819cfda3b", "GPU-9221d5d1-b60b-a624-bf14-0a1819cfda3b"),
+                 id="initialised GPUs: their UUIDs in PCI order"),
+    pytest.param({"0000:62:00.0": H100, "0000:07:00.0": H100.replace("Excluded:    No", "Excluded:    Yes")},
+                 ("GPU-9221d5d1-b60b-a624-bf14-0a1819cfda3b",), id="an excluded GPU left out (before: counted)"),
+    pytest.param({"0000:62:00.0": H100, "0000:07:00.0": UNINITIALISED}, ("0", "1"),
+                 id="one not initialised, no nvidia-smi: numbered"),
+    pytest.param({"0000:00:05.0": UNINITIALISED,
+                  "0000:07:00.0": UNINITIALISED.replace("Device Minor:", "GPU Excluded: Yes\nDevice Minor:")}, ("0",),
+                 id="not initialised, one excluded: numbered, the excluded one left out (before: two)"),
+])
+def test_host_gpus_from_real_driver_files(fresh_host, monkeypatch, tmp_path, infos, gpus):
+    driver_gpus(tmp_path / "gpus", infos)
+    monkeypatch.setattr(devices, "PROC_GPUS", str(tmp_path / "gpus"), raising=False)
+    assert devices.host_gpus() == gpus
+
+
 @pytest.mark.parametrize("infos", [
-    pytest.param({"0000:07:00.0": info("GPU-aaaa-1"), "0000:81:00.0": info("??")}, id="one shows no UUID"),
+    pytest.param({"0000:07:00.0": info(UUID_A), "0000:81:00.0": info("??")}, id="one shows no UUID"),
     pytest.param({"0000:07:00.0": "Model: NVIDIA A100\n"}, id="no UUID line"),
+    pytest.param({"0000:07:00.0": H100, "0000:00:05.0": UNINITIALISED}, id="one not initialised yet"),
 ])
 def test_nvidia_smi_is_asked_when_the_proc_files_show_no_uuid(fresh_host, monkeypatch, tmp_path, infos):
     fake_nvidia_smi(fresh_host, "echo GPU-from-smi-0; echo GPU-from-smi-1\n")
