@@ -42,6 +42,7 @@ def mark(inherited: str | None, own: str) -> str:
 
 
 def supported() -> bool:
+    """Whether strays can be found and killed safely here (/proc, pidfds)."""
     return os.path.isdir("/proc") and hasattr(os, "pidfd_open") and hasattr(signal, "pidfd_send_signal")
 
 
@@ -126,7 +127,8 @@ async def sweep(owners: set[str], wait: float) -> None:
 
 
 def sweep_now(owners: set[str], wait: float) -> None:
-    """`sweep`, blocking (the executor's start: the processes a previous vclite process left)."""
+    """`sweep`, blocking: at the executor's start (what a previous vclite process's pods left) and at the run's
+    end (`stop_all`: what the containers ended since the last sweep left)."""
     deadline = time.monotonic() + wait
     for _ in range(SWEEP_ROUNDS):
         fds = kill_marked(owners)
