@@ -2,11 +2,14 @@
 pseudo-terminal here, or rich's TTY_COMPATIBLE=1), one line per phase change when piped."""
 from __future__ import annotations
 
+import fcntl
 import os
 import pathlib
 import pty
 import re
+import struct
 import subprocess
+import termios
 
 import pytest
 
@@ -18,11 +21,14 @@ LINE = "] vcjob default/diamond-a: Pending"   # a phase-change line (pipes)
 TABLE = "depends on"                          # the live view's column (terminals)
 
 
-def run_on_terminal(args: list[str], workdir: pathlib.Path) -> tuple[int, str]:
-    """Run vcctl with its stdout on a pseudo-terminal; its exit code and all it drew there."""
+def run_on_terminal(args: list[str], workdir: pathlib.Path, columns: int = 120) -> tuple[int, str]:
+    """Run vcctl with its stdout on a pseudo-terminal `columns` wide (its window size, as a terminal emulator
+    sets it); its exit code and all it drew there."""
     leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     proc = subprocess.Popen([VCCTL, "run", "--workdir", str(workdir), *args], cwd=ROOT, stdout=follower,
-                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=dict(os.environ, COLUMNS="120"))
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env)
     os.close(follower)
     chunks = []
     while True:
@@ -64,4 +70,17 @@ def test_the_live_view_names_each_loop_item(tmp_path):
     code, drawn = run_on_terminal(["examples/fan-out.yaml"], tmp_path / "work")
     assert code == 0, drawn
     for label in ("item 0: shard-a", "item 2: shard-c", 'item 1: {"code":"de","name":"Ge…'):
+        assert label in drawn, drawn
+
+
+def test_an_80_column_terminal_gets_every_column_within_its_width(tmp_path):
+    """At 80 columns no line of the view is wider than the terminal, every column is drawn (the detail
+    included) and the items' labels are there, cut with `…` when they must be."""
+    code, drawn = run_on_terminal(["examples/fan-out.yaml"], tmp_path / "work", columns=80)
+    assert code == 0, drawn
+    lines = drawn.replace("\r", "\n").splitlines()
+    assert all(len(line.rstrip()) <= 80 for line in lines), drawn
+    header = next(line for line in lines if line.startswith("flow "))
+    assert header.split() == ["flow", "depends", "on", "state", "tasks", "elapsed", "detail"], drawn
+    for label in ("item 0: shard-a", "item 2: shard-c", 'item 1: {"cod', "merge"):
         assert label in drawn, drawn

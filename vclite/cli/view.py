@@ -237,6 +237,7 @@ class Row:
     child: bool = False
     members: tuple[tuple[str, str], ...] = ()
     counts: tuple[tuple[str, int], ...] = ()
+    item: bool = False       # a loop's item or iteration: a narrow view may cut its label (its value is a preview)
 
 
 def depends_text(f: Obj) -> str:
@@ -379,7 +380,8 @@ def dag_rows(jf: Obj, snap: Snapshot, max_rows: int = MAX_ROWS) -> list[Row]:
         count = int(cond.get("items") or cond.get("iterations") or 0)
         for i in range(min(count, LOOP_ROWS)):
             job = snap.job(ns, f"{e.key}-{i}")
-            rows.append(Row(f"  {e.loop_word} {i}{item_shown(e, i, job)}", "", f"{e.key}-{i}", job, child=True))
+            rows.append(Row(f"  {e.loop_word} {i}{item_shown(e, i, job)}", "", f"{e.key}-{i}", job, child=True,
+                            item=True))
         if count > LOOP_ROWS:
             rows.append(Row(f"  … {count - LOOP_ROWS} more", "", "", None, child=True))
         if count:

@@ -1,6 +1,9 @@
 """The live view's drawing: view.py's rows and states as rich tables, one per JobFlow and one for the
 standalone vcjobs, each state in its colour. Imported only when something is drawn (a terminal),
 so a run whose output is piped never loads rich.
+
+The cells are made once a frame (`render`); each table is laid out when it is drawn, its columns as wide
+as viewcols.widths gives them for the width it is drawn in (a terminal of 80 columns or of 200, a file).
 """
 from __future__ import annotations
 
@@ -8,12 +11,13 @@ import datetime as dt
 from typing import Any
 
 from rich import box
-from rich.console import Group
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.table import Table
 from rich.text import Text
 
 from vclite.api import batch, meta
-from vclite.cli import flowreport
+from vclite.cli import flowreport, viewcols
 from vclite.cli.view import (Obj, Row, Snapshot, dag_rows, elapsed, failure_reason, first_pending_reason,
                              flow_state, is_suspended, standalone_jobs, task_progress, why_waiting)
 
@@ -24,8 +28,38 @@ PHASE_STYLE = {
     "Skipped": "dim strike", "probe": "yellow", "suspended": "magenta", "not created": "dim", "retrying": "yellow",
 }
 RETRY_REASONS = frozenset({"RetryBackoff", "Retrying", "RetriesExhausted", "NotRetried"})   # the message says more
-FLOW_WIDTH = 36   # the flow column is at least as wide as its longest label, up to this
+DAG_COLUMNS = ("flow", "depends on", "state", "tasks", "elapsed", "detail")
+JOB_COLUMNS = ("job", "phase", "tasks", "elapsed", "detail")
 
+
+class FittedTable:
+    """A table whose columns are as wide as viewcols.widths gives them for the width it is drawn in: `rows` of
+    cells (str or Text) under `columns`, the columns growing in the order of `grants`."""
+
+    def __init__(self, title: Text, columns: tuple[str, ...], rows: list[tuple[Text | str, ...]],
+                 grants: tuple[viewcols.Grant, ...]):
+        self.title, self.columns, self.rows, self.grants = title, columns, rows, grants
+        self.widest = {c: max([cell_len(c), *(_cells(row[i]) for row in rows)]) for i, c in enumerate(columns)}
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.table(options.max_width)
+
+    def table(self, width: int) -> Table:
+        """The rich Table for a terminal `width` cells wide."""
+        widths = viewcols.widths(width, self.widest, self.grants)
+        table = Table(title=self.title, title_justify="left", box=box.SIMPLE, show_edge=False, pad_edge=False,
+                      padding=(0, viewcols.GAP - 1, 0, 0))
+        for col in self.columns:
+            table.add_column(col, overflow="fold", width=widths[col])
+        for row in self.rows:
+            table.add_row(*row)
+        return table
+
+
+def _cells(cell: Text | str) -> int:
+    """The widest line of a cell, in terminal cells."""
+    text = cell.plain if isinstance(cell, Text) else cell
+    return max((cell_len(line) for line in text.split("\n")), default=0)
 
 
 def counts_text(counts: tuple[tuple[str, int], ...]) -> Text:
@@ -81,17 +115,15 @@ def render(snap: Snapshot, now: dt.datetime) -> Group:
         parts.append(jobflow_table(jf, snap, now))
     jobs = standalone_jobs(snap)
     if jobs:
-        table = Table(title=Text("vcjobs", style="bold"), title_justify="left", box=box.SIMPLE, show_edge=False)
-        for col in ("job", "phase", "tasks", "elapsed", "detail"):
-            table.add_column(col, overflow="fold")
+        rows: list[tuple[Text | str, ...]] = []
         for job in jobs:
             ph, tasks, el, detail = job_cells(snap, job, [], now)
-            table.add_row(meta.key(job), ph, tasks, el, Text(detail, style="dim"))
-        parts.append(table)
+            rows.append((meta.key(job), ph, tasks, el, Text(detail, style="dim")))
+        parts.append(FittedTable(Text("vcjobs", style="bold"), JOB_COLUMNS, rows, viewcols.JOB_GRANTS))
     return Group(*parts)
 
 
-def jobflow_table(jf: Obj, snap: Snapshot, now: dt.datetime) -> Table:
+def jobflow_table(jf: Obj, snap: Snapshot, now: dt.datetime) -> FittedTable:
     """One JobFlow: a title (phase, suspended, counts, next flows) and its DAG rows."""
     status = jf.get("status") or {}
     phase = meta.phase(jf) or "Pending"
@@ -108,14 +140,11 @@ def jobflow_table(jf: Obj, snap: Snapshot, now: dt.datetime) -> Table:
     if status.get("nextFlows") and phase not in ("Succeed", "Failed"):
         bits.append((f"next: {', '.join(status['nextFlows'][:5])}  ", "dim"))
     bits.append((elapsed(jf, now) if phase not in ("Succeed", "Failed") else "", "dim"))
-    table = Table(title=Text.assemble(*bits), title_justify="left", box=box.SIMPLE, show_edge=False, pad_edge=False)
-    rows = dag_rows(jf, snap)
-    # (a loop item's label, `item 0: resnet50`, kept on one line while it fits: the detail column gives way)
-    table.add_column("flow", overflow="fold", min_width=min(FLOW_WIDTH, max((len(r.label) for r in rows), default=0)))
-    for col in ("depends on", "state", "tasks", "elapsed", "detail"):
-        table.add_column(col, overflow="fold")
-    for row in rows:
+    cells: list[tuple[Text | str, ...]] = []
+    for row in dag_rows(jf, snap):
         ph, tasks, el, detail = row_cells(snap, jf, row, now)
-        table.add_row(Text(row.label, style="dim" if row.child else ""), row.depends, ph, tasks, el,
-                      Text(detail, style="dim"))
-    return table
+        # (a loop item's label, `item 0: resnet50`, is cut rather than folded: its value is a preview already)
+        label = Text(row.label, style="dim" if row.child else "", overflow="ellipsis" if row.item else "fold",
+                     no_wrap=row.item)
+        cells.append((label, row.depends, ph, tasks, el, Text(detail, style="dim")))
+    return FittedTable(Text.assemble(*bits), DAG_COLUMNS, cells, viewcols.DAG_GRANTS)
