@@ -414,8 +414,8 @@ RETRYING_SHARDS = ("apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadat
                    "  - name: shard\n    withItems: [1, 2, 3, 4]\n    retry: {limit: 3, backoff: {duration: 5m}}\n"
                    + _template("shard", 'n={{item}}; if [ $((n % 2)) = 0 ]; then echo "shard $n: flaky" >&2; '
                                'exit 1; fi'))
-ITEM_LINE = ("    item {i} (vcjob shards-shard-{i}): attempt 1 failed; retry 1 of 3 after a 5m0s back-off; "
-             "next attempt due at ")
+ITEM_LINE = ("    item {i}: {n} (vcjob shards-shard-{i}): attempt 1 failed; retry 1 of 3 after a 5m0s back-off; "
+             "next attempt due at ")   # (an item named as the live view names it: its index and value)
 
 
 def test_a_timeout_lists_each_loop_item_waiting_for_its_retry(vcctl, write, tmp_path):
@@ -423,8 +423,8 @@ def test_a_timeout_lists_each_loop_item_waiting_for_its_retry(vcctl, write, tmp_
     assert r.code == 1 and "stopped: timed out after 5s" in r.err, r
     lines = r.err.splitlines()
     at = lines.index("  JobFlow default/shards: flow shard: 4 items: 2 Completed, 2 retrying")
-    assert [line[:len(ITEM_LINE.format(i=1))] for line in lines[at + 1:at + 3]] == \
-        [ITEM_LINE.format(i=1), ITEM_LINE.format(i=3)], r
+    assert [line[:len(ITEM_LINE.format(i=1, n=2))] for line in lines[at + 1:at + 3]] == \
+        [ITEM_LINE.format(i=1, n=2), ITEM_LINE.format(i=3, n=4)], r
     assert all(line.endswith("s)") and "(in 4m" in line for line in lines[at + 1:at + 3]), r
 
 
@@ -443,8 +443,9 @@ def test_ctrl_c_reports_what_was_left_with_each_loop_item_waiting_for_its_retry(
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err.startswith("interrupted: every pod was stopped.\n"), err
     summary = "  JobFlow default/shards: flow shard: 4 items: 2 Completed, 2 retrying\n"
-    assert summary + ITEM_LINE.format(i=1) in err, err
-    assert ITEM_LINE.format(i=3) in err and "vcjob default/shards-shard-3 Failed: " in err, err
+    assert summary + ITEM_LINE.format(i=1, n=2) in err, err
+    assert ITEM_LINE.format(i=3, n=4) in err, err
+    assert "vcjob default/shards-shard-3 (flow shard, item 3: 4) Failed: " in err, err
 
 
 # ---- vcctl jobflow suspend | resume against a server ---------------------------------------------------

@@ -7,12 +7,14 @@ import os
 import pathlib
 import pty
 import re
+import signal
 import struct
 import subprocess
 import termios
 
 import pytest
 
+from tests import jobs_yaml
 from tests.e2e.conftest import ROOT, VCCTL
 
 pytestmark = pytest.mark.e2e
@@ -84,3 +86,39 @@ def test_an_80_column_terminal_gets_every_column_within_its_width(tmp_path):
     assert header.split() == ["flow", "depends", "on", "state", "tasks", "elapsed", "detail"], drawn
     for label in ("item 0: shard-a", "item 2: shard-c", 'item 1: {"cod', "merge"):
         assert label in drawn, drawn
+
+
+LOOP = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: sweep}
+spec:
+  flows:
+    - name: train
+      withItems: [resnet50, vit-b16, broken]
+---
+""" + jobs_yaml.template("train", ["sh", "-c", "if [ {{item}} = broken ]; then echo 'no such model' >&2; exit 3; fi; "
+                                               "sleep 300"])
+
+
+def test_a_stopped_run_names_the_loop_items_as_the_live_view_does(tmp_path):
+    """Ctrl-C while two items of a loop run and one has failed: the report names each item with its value
+    (`item 1: vit-b16`), as the live view's rows do, not only by its vcjob's index."""
+    path = tmp_path / "sweep.yaml"
+    path.write_text(LOOP)
+    proc = subprocess.Popen([VCCTL, "run", "--workdir", str(tmp_path / "work"), str(path)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = []
+    for line in proc.stdout:   # (the progress lines, until both long items run and the broken one failed)
+        seen.append(line)
+        text = "".join(seen)
+        if text.count(": Running") >= 2 and "sweep-train-2" in text and ": Failed" in text:
+            break
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, ("".join(seen) + out, err)
+    lines = err.splitlines()
+    for expected in ("    item 0: resnet50 (vcjob sweep-train-0): vcjob is Running",
+                     "    item 1: vit-b16 (vcjob sweep-train-1): vcjob is Running"):
+        assert expected in lines, err
+    assert any(line.startswith("  vcjob default/sweep-train-2 (flow train, item 2: broken) Failed: ")
+               for line in lines), err

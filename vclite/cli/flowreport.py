@@ -2,8 +2,9 @@
 
 A loop's summary (`4 items: 2 Completed, 2 retrying`) does not say which items wait, for what, or for
 how long: the report lists every vcjob of a flow whose failed attempt waits for its retry — a loop's
-item (`item 1`), a repeat's iteration (`iteration 2`) or the flow's one vcjob —, its attempt, and when
-the next attempt is due (the condition's `retryAt`), from the JobFlow's status alone.
+item (`item 1: resnet50`, named as the live view names it), a repeat's iteration (`iteration 2`) or the
+flow's one vcjob —, its attempt, and when the next attempt is due (the condition's `retryAt`), from the
+JobFlow's status (and a withParam item's vcjob, for its value).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import re
 from typing import Any
 
 from vclite.api import flow, meta
+from vclite.cli import view
 from vclite.controllers.jobflow import status as jobflow_status
 from vclite.lib import clock as clock_mod
 
@@ -21,35 +23,31 @@ WAITING = frozenset({R.RETRY_BACKOFF, R.RETRYING})   # a failed attempt whose re
 _ATTEMPT = re.compile(r"^attempt \d+ (?:is created once the JobFlow is resumed|failed)")
 
 
-def retry_waits(jf: Obj, flow_name: str, now: dt.datetime) -> list[tuple[str, str]]:
+def retry_waits(jf: Obj, flow_name: str, now: dt.datetime, snap: view.Snapshot | None = None) -> list[tuple[str, str]]:
     """(which, what) for each vcjob of flow `flow_name` whose retry is still to come, in item order:
-    (`item 1 (vcjob x-shard-1)`, `attempt 1 failed; retry 1 of 3 after a 30s back-off; next attempt due at
-    2026-01-02T10:00:05Z (in 25s)`); `vcjob x-a` for a flow without items or iterations."""
+    (`item 1: resnet50 (vcjob x-shard-1)`, `attempt 1 failed; retry 1 of 3 after a 30s back-off; next attempt due
+    at 2026-01-02T10:00:05Z (in 25s)`); `vcjob x-a` for a flow without items or iterations. An item is named as
+    the live view names it (view.loop_item: a withParam's value is read from its vcjob in `snap`)."""
     conditions = (jf.get("status") or {}).get("conditions") or {}
     base = flow.job_name(meta.name(jf), flow_name)
-    unit = _unit(_spec_flow(jf, flow_name))
+    loops = bool(_unit(_spec_flow(jf, flow_name)))
     found = []
     for key, cond in conditions.items():
         if not isinstance(cond, dict) or not _waits_for_retry(cond):
             continue
-        if key == base and not unit:
+        if key == base and not loops:
             found.append((-1, f"vcjob {key}", _retry_text(cond, now)))
-        elif unit and key.startswith(base + "-") and key[len(base) + 1:].isdigit():
-            index = int(key[len(base) + 1:])
-            found.append((index, f"{unit} {index} (vcjob {key})", _retry_text(cond, now)))
+        elif loops and key.startswith(base + "-") and key[len(base) + 1:].isdigit():
+            _, item = view.loop_item(jf, key, snap)
+            found.append((int(key[len(base) + 1:]), f"{item} (vcjob {key})", _retry_text(cond, now)))
     return [(which, what) for _, which, what in sorted(found)]
 
 
-def loop_vcjob(jf: Obj, key: str) -> str:
-    """`flow shard, item 1 (vcjob x-shard-1)` for the vcjob of a loop's item or a repeat's iteration; `key`
-    itself for any other vcjob (or a flow's summary)."""
-    prefix = meta.name(jf) + "-"
-    head, _, index = key.rpartition("-")
-    if not key.startswith(prefix) or not index.isdigit() or len(head) <= len(prefix):
-        return key
-    name = head[len(prefix):]
-    unit = _unit(_spec_flow(jf, name))
-    return f"flow {name}, {unit} {int(index)} (vcjob {key})" if unit else key
+def loop_vcjob(jf: Obj, key: str, snap: view.Snapshot | None = None) -> str:
+    """`flow shard, item 1: resnet50 (vcjob x-shard-1)` for the vcjob of a loop's item or a repeat's iteration, as
+    the live view names it (view.loop_item); `key` itself for any other vcjob (or a flow's summary)."""
+    name, item = view.loop_item(jf, key, snap)
+    return f"flow {name}, {item} (vcjob {key})" if item else key
 
 
 def _spec_flow(jf: Obj, name: str) -> Obj:

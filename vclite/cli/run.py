@@ -233,7 +233,8 @@ def build_runtime(nodes_opt: str | None, conf: scheduler_conf.SchedulerConf | No
 
 def stuck_report(snap: view.Snapshot, now: dt.datetime | None = None) -> list[str]:
     """Why each unfinished JobFlow / vcjob can make no more progress; under a flow, each of its vcjobs whose
-    failed attempt waits for its retry (flowreport.retry_waits: when it is due, from `now`)."""
+    failed attempt waits for its retry (flowreport.retry_waits: when it is due, from `now`), and under a loop
+    flow its unfinished items, named as the live view names them (`item 1: resnet50 (vcjob x-train-1)`)."""
     now = now or clock_mod.RealClock().now()
     lines = []
     for jf in snap.jobflows:
@@ -249,13 +250,14 @@ def stuck_report(snap: view.Snapshot, now: dt.datetime | None = None) -> list[st
                     f"{cond.get('reason') or 'waiting'}: waiting on {', '.join(targets)}" if targets
                     else cond.get("reason") or "not created")
                 lines.append(f"JobFlow {meta.key(jf)}: flow {name}: {reason}")
-                lines.extend(f"  {which}: {what}" for which, what in flowreport.retry_waits(jf, name, now))
+                lines.extend(f"  {which}: {what}" for which, what in flowreport.retry_waits(jf, name, now, snap))
+                lines.extend(_unfinished_items(snap, jf, job_name))
             elif meta.phase(job) not in JOB_DONE:
                 reason = view.why_waiting(snap, job) or f"vcjob is {meta.phase(job) or 'Pending'}"
                 lines.append(f"JobFlow {meta.key(jf)}: flow {name} (vcjob {job_name}): {reason}")
             else:   # (a failed vcjob to be retried: its back-off, or the suspension, is what the run waited on)
                 lines.extend(f"JobFlow {meta.key(jf)}: flow {name} ({which}): {what}"
-                             for which, what in flowreport.retry_waits(jf, name, now))
+                             for which, what in flowreport.retry_waits(jf, name, now, snap))
     for job in view.standalone_jobs(snap):
         if meta.phase(job) not in JOB_DONE:
             reason = view.why_waiting(snap, job) or f"vcjob is {meta.phase(job) or 'Pending'}"
@@ -263,6 +265,28 @@ def stuck_report(snap: view.Snapshot, now: dt.datetime | None = None) -> list[st
     for pod in view.bare_pods(snap):
         if _pod_phase(pod) not in POD_DONE:
             lines.append(f"pod {meta.key(pod)}: {view.why_pod_waits(snap, pod) or 'pod is ' + _pod_phase(pod)}")
+    return lines
+
+
+ITEMS_LISTED = 8   # unfinished items (or iterations) of one loop flow a stopped run names
+
+
+def _unfinished_items(snap: view.Snapshot, jf: Obj, base: str) -> list[str]:
+    """`  item 3: 0.004 (vcjob x-train-3): vcjob is Running` for each vcjob of loop flow `base` (its vcjob name
+    without an index) not finished, named as the live view names its row, in item order: the first
+    ITEMS_LISTED, then a count."""
+    ns = meta.namespace(jf)
+    cond = ((jf.get("status") or {}).get("conditions") or {}).get(base) or {}
+    count = int(cond.get("items") or cond.get("iterations") or 0)
+    unfinished = [job for job in (snap.job(ns, f"{base}-{i}") for i in range(count))
+                  if job is not None and meta.phase(job) not in JOB_DONE]
+    lines = []
+    for job in unfinished[:ITEMS_LISTED]:
+        _, item = view.loop_item(jf, meta.name(job), snap)
+        reason = view.why_waiting(snap, job) or f"vcjob is {meta.phase(job) or 'Pending'}"
+        lines.append(f"  {item} (vcjob {meta.name(job)}): {reason}")
+    if len(unfinished) > ITEMS_LISTED:
+        lines.append(f"  … and {len(unfinished) - ITEMS_LISTED} more unfinished")
     return lines
 
 
@@ -280,7 +304,8 @@ def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime, failed_pods: di
                     if snap.job(meta.namespace(p), meta.labels(p).get(batch.JOB_NAME, "")) is job])
                 reason = view.failure_reason(earlier, job)
             reason = reason or meta.phase(job)
-            lines.append(f"vcjob {meta.key(job)} {meta.phase(job)}: {reason}")
+            item = view.job_item(snap, job)
+            lines.append(f"vcjob {meta.key(job)}{f' ({item})' if item else ''} {meta.phase(job)}: {reason}")
             for pod in snap.pods_of(job):
                 if (pod.get("status") or {}).get("phase") == "Failed":
                     lines.extend(_log_tails(rt, pod))
@@ -295,7 +320,7 @@ def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime, failed_pods: di
             # a vcjob's own condition has no reason; a flow's failure without a failed pod has one
             if isinstance(cond, dict) and cond.get("phase") in (batch.JobPhase.FAILED, batch.JobPhase.TERMINATED) \
                     and cond.get("reason"):
-                lines.append(f"JobFlow {meta.key(jf)}: {flowreport.loop_vcjob(jf, name)} {cond['reason']}: "
+                lines.append(f"JobFlow {meta.key(jf)}: {flowreport.loop_vcjob(jf, name, snap)} {cond['reason']}: "
                              f"{cond.get('message', '')}".rstrip(": "))
         handler = (jf.get("spec") or {}).get("onExit")
         cond = ((jf.get("status") or {}).get("conditions") or {}).get(flow.job_name(meta.name(jf), str(handler)))

@@ -402,21 +402,49 @@ def dag_rows(jf: Obj, snap: Snapshot, max_rows: int = MAX_ROWS) -> list[Row]:
 _FAILURE = re.compile(r'\{"name":("(?:[^"\\]|\\.)*"),"outcome":"(\w+)"')
 
 
-def item_shown(e: _Entry, index: int, job: Obj | None) -> str:
-    """`: <the item>` after a loop item's label, ITEM_SHOWN characters at most (`: resnet50`, `: {"lr":0.1,…`):
+def item_shown(e: _Entry, index: int, job: Obj | None, limit: int = ITEM_SHOWN) -> str:
+    """`: <the item>` after a loop item's label, `limit` characters at most (`: resnet50`, `: {"lr":0.1,…`):
     withItems' from the spec, a withParam's from its vcjob (flow.ITEM_ANNOTATION; the exit handler's over
     `{{workflow.failures}}`: `train Failed`); "" when not known (no vcjob yet) or for an iteration."""
     if e.loop_word != "item":
         return ""
     if e.items is not None:
-        return f": {flow.item_text(e.items[index], ITEM_SHOWN)}" if index < len(e.items) else ""
+        return f": {flow.item_text(e.items[index], limit)}" if index < len(e.items) else ""
     text = meta.annotations(job).get(flow.ITEM_ANNOTATION) if job is not None else None
     if not isinstance(text, str) or not text:
         return ""
     failure = _FAILURE.match(text)   # (a failure the exit handler reads: its JSON may be cut after them)
     if failure:
         text = f"{json.loads(failure[1])} {failure[2]}"
-    return f": {flow.item_text(text, ITEM_SHOWN)}"
+    return f": {flow.item_text(text, limit)}"
+
+
+REPORT_ITEM_SHOWN = 60   # characters of a loop item's value in a line of a report (no column to fit)
+
+
+def loop_item(jf: Obj, key: str, snap: Snapshot | None = None, limit: int = REPORT_ITEM_SHOWN) -> tuple[str, str]:
+    """(flow name, `item 2: resnet50` / `iteration 2`) for vcjob `key` of JobFlow `jf` when it is a loop's item or
+    a repeat's iteration, named as the live view names its row (the value cut at `limit`; a withParam's item is
+    read from its vcjob in `snap`: without it, `item 2`); ("", "") for any other vcjob."""
+    head, _, index = key.rpartition("-")
+    if not index.isdigit():
+        return "", ""
+    for e in layout(meta.name(jf), jf.get("spec") or {}):
+        if e.loop_word and e.key == head:
+            job = snap.job(meta.namespace(jf), key) if snap is not None else None
+            return e.name, f"{e.loop_word} {int(index)}{item_shown(e, int(index), job, limit)}"
+    return "", ""
+
+
+def job_item(snap: Snapshot, job: Obj) -> str:
+    """`flow train, item 12: 0.013` for a vcjob a JobFlow of `snap` made for a loop's item (or a repeat's
+    iteration); "" for any other vcjob."""
+    owner = meta.labels(job).get(flow.CREATED_BY_JOB_FLOW, "")
+    for jf in snap.jobflows:
+        if owner == f"{meta.namespace(jf)}.{meta.name(jf)}":
+            name, item = loop_item(jf, meta.name(job), snap)
+            return f"flow {name}, {item}" if item else ""
+    return ""
 
 
 class _States:

@@ -151,15 +151,17 @@ BACKOFF = {"phase": "Failed", "reason": "RetryBackoff",
 
 
 @pytest.mark.parametrize("spec_flow, conditions, expected", [
-    pytest.param({"name": "s", "withItems": [1, 2, 3, 4]},
+    pytest.param({"name": "s", "withItems": ["resnet50", "vit-b16", "bert", "gpt2"]},
                  {"rt-s": {"phase": "Pending", "reason": "FanOut", "message": "4 items: 2 Completed, 2 retrying"},
                   "rt-s-0": {"phase": "Completed"}, "rt-s-3": {**BACKOFF, "message": "attempt 2 failed; retry 2 of 3 "
                                                                            "after a 30s back-off"},
                   "rt-s-1": BACKOFF, "rt-s-2": {"phase": "Completed"}},
                  ["JobFlow default/rt: flow s: 4 items: 2 Completed, 2 retrying",
-                  "  item 1 (vcjob rt-s-1): attempt 1 failed; retry 1 of 3 after a 30s back-off; next attempt due at "
+                  "  item 1: vit-b16 (vcjob rt-s-1): attempt 1 failed; retry 1 of 3 after a 30s back-off; next attempt "
+                  "due at "
                   "2026-01-01T00:00:30Z (in 25s)",
-                  "  item 3 (vcjob rt-s-3): attempt 2 failed; retry 2 of 3 after a 30s back-off; next attempt due at "
+                  "  item 3: gpt2 (vcjob rt-s-3): attempt 2 failed; retry 2 of 3 after a 30s back-off; next attempt "
+                  "due at "
                   "2026-01-01T00:00:30Z (in 25s)"], id="fan-out-items-in-index-order"),
     pytest.param({"name": "s", "withParam": "{{outputs.a}}"},
                  {"rt-s": {"phase": "Pending", "reason": "FanOut", "message": "2 items: 1 Completed, 1 retrying"},
@@ -191,7 +193,7 @@ def test_stuck_report_lists_each_loop_vcjob_waiting_for_its_retry(spec_flow, con
 def test_failure_report_names_the_loop_item_a_stop_left_unretried():
     jf = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
           "metadata": {"name": "x", "namespace": "default"},
-          "spec": {"flows": [{"name": "s", "withItems": [1, 2]}, {"name": "b"}, {"name": "r-2"}]},
+          "spec": {"flows": [{"name": "s", "withItems": [0.1, 0.01]}, {"name": "b"}, {"name": "r-2"}]},
           "status": {"state": {"phase": "Failed"}, "conditions": {
               "x-s-1": {"phase": "Failed", "reason": "NotRetried",
                         "message": "attempt 1 failed; not retried: the JobFlow is Failed"},
@@ -199,7 +201,8 @@ def test_failure_report_names_the_loop_item_a_stop_left_unretried():
               "x-r-2": {"phase": "Failed", "reason": "RetriesExhausted", "message": "attempt 2 failed"}}}}
     no_runtime = types.SimpleNamespace(executor=None, failures=[])
     assert run.failure_report(view.Snapshot([jf], [], [], []), no_runtime) == [
-        "JobFlow default/x: flow s, item 1 (vcjob x-s-1) NotRetried: attempt 1 failed; not retried: the JobFlow is "
+        "JobFlow default/x: flow s, item 1: 0.01 (vcjob x-s-1) NotRetried: attempt 1 failed; not retried: the "
+        "JobFlow is "
         "Failed",
         "JobFlow default/x: x-b RetriesExhausted: attempt 2 failed",
         "JobFlow default/x: x-r-2 RetriesExhausted: attempt 2 failed"]
@@ -239,3 +242,44 @@ def test_retry_notes_announce_each_coming_retry_once(conditions, seen, expected)
     jf = {"metadata": {"name": "x", "namespace": "ns"}, "status": {"conditions": conditions}}
     assert flowreport.retry_notes(jf, seen) == expected
     assert flowreport.retry_notes(jf, seen) == []
+
+
+def _item_job(name, phase, item=None):
+    j = _flow_job(name, phase)
+    if item is not None:
+        j["metadata"]["annotations"] = {"flow.volcano.sh/item": item}
+    return j
+
+
+def _loop_flow(spec_flow, n, phase="Running"):
+    return {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+            "metadata": {"name": "rt", "namespace": "default"}, "spec": {"flows": [spec_flow]},
+            "status": {"state": {"phase": phase}, "conditions": {
+                "rt-s": {"phase": "Running", "reason": "FanOut", "message": f"{n} items: 1 Completed", "items": n}}}}
+
+
+@pytest.mark.parametrize("spec_flow, jobs, expected", [
+    pytest.param({"name": "s", "withItems": ["resnet50", "vit-b16", "bert"]},
+                 [_item_job("rt-s-0", "Completed"), _item_job("rt-s-1", "Running"), _item_job("rt-s-2", "Pending")],
+                 ["  item 1: vit-b16 (vcjob rt-s-1): vcjob is Running",
+                  "  item 2: bert (vcjob rt-s-2): vcjob is Pending"], id="withItems-the-unfinished-ones"),
+    pytest.param({"name": "s", "withParam": "{{outputs.a}}"},
+                 [_item_job("rt-s-0", "Running", '{"lr":0.01}'), _item_job("rt-s-1", "Running")],
+                 ['  item 0: {"lr":0.01} (vcjob rt-s-0): vcjob is Running',
+                  "  item 1 (vcjob rt-s-1): vcjob is Running"], id="withParam-from-the-vcjobs-annotation"),
+    pytest.param({"name": "s", "withItems": list(range(12))}, [_item_job(f"rt-s-{i}", "Running") for i in range(12)],
+                 [f"  item {i}: {i} (vcjob rt-s-{i}): vcjob is Running" for i in range(run.ITEMS_LISTED)]
+                 + [f"  … and {12 - run.ITEMS_LISTED} more unfinished"], id="the-first-ITEMS_LISTED-then-a-count"),
+])
+def test_a_stopped_run_names_each_unfinished_loop_item_as_the_live_view_does(spec_flow, jobs, expected):
+    n = len(spec_flow.get("withItems") or jobs)
+    jf = _loop_flow(spec_flow, n)
+    assert run.stuck_report(view.Snapshot([jf], jobs, [], []), NOW) == [
+        f"JobFlow default/rt: flow s: {n} items: 1 Completed", *expected]
+
+
+def test_the_failure_of_a_loop_items_vcjob_names_the_item():
+    jf = _loop_flow({"name": "s", "withItems": [0.1, 0.013]}, 2, phase="Failed")
+    no_runtime = types.SimpleNamespace(executor=None, failures=[])
+    report = run.failure_report(view.Snapshot([jf], [_item_job("rt-s-1", "Failed")], [], []), no_runtime)
+    assert report[0] == "vcjob default/rt-s-1 (flow s, item 1: 0.013) Failed: Failed"

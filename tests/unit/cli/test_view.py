@@ -77,6 +77,26 @@ def test_a_loop_row_names_its_item(loop, jobs, labels):
     assert [r.label.strip() for r in rows if r.child] == labels
 
 
+@pytest.mark.parametrize("loop, key, jobs, expected", [
+    pytest.param({"withItems": ["resnet50", "vit-b16"]}, "jf-f-1", [], ("f", "item 1: vit-b16"), id="withItems"),
+    pytest.param({"withItems": ["x" * 100]}, "jf-f-0", [], ("f", f"item 0: {'x' * 59}…"), id="cut-at-60"),
+    pytest.param({"withParam": "{{outputs.pick}}"}, "jf-f-0", [annotated("jf-f-0", "resnet50")],
+                 ("f", "item 0: resnet50"), id="withParam-from-its-vcjob"),
+    pytest.param({"withParam": "{{outputs.pick}}"}, "jf-f-3", [], ("f", "item 3"), id="withParam-no-vcjob"),
+    pytest.param({"repeat": {"until": "true", "limit": 3}}, "jf-f-2", [], ("f", "iteration 2"), id="repeat"),
+    pytest.param({"withItems": [1]}, "jf-f", [], ("", ""), id="the-loops-own-summary"),
+    pytest.param({}, "jf-f-1", [], ("", ""), id="not-a-loop"),
+    pytest.param({"withItems": [1]}, "jf-pick", [], ("", ""), id="another-flow"),
+])
+def test_a_loop_vcjob_is_named_as_its_row(loop, key, jobs, expected):
+    """view.loop_item: the name a report gives a loop item's vcjob, the live view's label of its row."""
+    jf = jobflow([{"name": "pick"}, {"name": "f", **loop}], {"jf-f": {"phase": "Running", "items": 4}})
+    assert view.loop_item(jf, key, snap(jf, *jobs)) == expected
+    rows = {r.key: r.label.strip() for r in view.dag_rows(jf, snap(jf, *jobs)) if r.item}
+    if expected[1] and len(expected[1]) <= view.ITEM_SHOWN:
+        assert rows[key] == expected[1]
+
+
 @pytest.mark.parametrize("flow, condition, state", [
     pytest.param({"name": "b", "dependsOn": {"targets": ["a"]}},
                  {"phase": "Pending", "reason": "WaitingForDependencies", "message": "waiting for jf-a"}, "waiting",
