@@ -434,8 +434,8 @@ def test_ctrl_c_reports_what_was_left_with_each_loop_item_waiting_for_its_retry(
     proc = subprocess.Popen([VCCTL, "run", "--workdir", str(tmp_path / "work"), str(path)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     failed = 0
-    for line in proc.stdout:   # (a line per phase change: both failing items seen Failed)
-        failed += line.rstrip().endswith(("shards-shard-1: Failed", "shards-shard-3: Failed"))
+    for line in proc.stdout:   # (a line per phase change, and one per failed item: both failing items seen Failed)
+        failed += line.rstrip().endswith(("(flow shard, item 1: 2): Failed", "(flow shard, item 3: 4): Failed"))
         if failed == 2:
             break
     time.sleep(0.5)   # (the JobFlow controller records their back-off)

@@ -110,8 +110,7 @@ def test_a_stopped_run_names_the_loop_items_as_the_live_view_does(tmp_path):
     seen = []
     for line in proc.stdout:   # (the progress lines, until both long items run and the broken one failed)
         seen.append(line)
-        text = "".join(seen)
-        if text.count(": Running") >= 2 and "sweep-train-2" in text and ": Failed" in text:
+        if line.rstrip().endswith("JobFlow default/sweep: flow train: 3 items: 1 Failed, 2 Running"):
             break
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)

@@ -4,9 +4,10 @@ Lists then watches (through the Kubernetes API only) the JobFlow, its vcjobs (la
 `volcano.sh/createdByJobFlow=<ns>.<name>`), the PodGroups and Pods of its namespace and its vcjobs'
 FailedCreate Events (why a vcjob lacks pods: the API refused them) into a local cache, and draws
 `viewdraw.render` of that cache — the same live view as `vcctl run` — on every change (at most 10 times a
-second; once a second for the elapsed times). When stdout is not a terminal it
-prints a line per phase change instead, and the final view at the end — once the vcjobs the
-JobFlow's status says ended are ended in the cache too (their watch may lag: SETTLE_WAIT at most).
+second; once a second for the elapsed times). When stdout is not a terminal it prints a line per phase
+change instead (as `vcctl run` does, runlines.py: a loop's items counted in a line per loop flow), and the
+final view at the end — once the vcjobs the JobFlow's status says ended are ended in the cache too (their
+watch may lag: SETTLE_WAIT at most).
 Returns the exit status: 0 the flow succeeded, 1 it failed or was deleted, 130 interrupted.
 
 A big flow (10,000 vcjobs, as many pods) takes seconds to list, so each kind is listed and watched on
@@ -30,7 +31,7 @@ from rich.live import Live
 
 from vclite.api import batch, flow, kinds, meta
 from vclite.apiserver import client as client_mod
-from vclite.cli import flowreport, view, viewdraw
+from vclite.cli import flowreport, runlines, view, viewdraw
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
@@ -239,7 +240,12 @@ def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_
             else:
                 now_phases = view.phases(snap)
                 notes = [n for jf in snap.jobflows for n in flowreport.retry_notes(jf, retries)]
-                for line in [*view.transitions(last_phases, now_phases), *notes]:
+                changed = [what for what, ph in now_phases.items() if ph and last_phases.get(what) != ph]
+                jobs = {what: snap.job(*what[len("vcjob "):].split("/", 1)) for what in changed
+                        if what.startswith("vcjob ")}
+                lines = runlines.change_lines(changed, now_phases, {meta.key(jf): jf for jf in snap.jobflows},
+                                              {what: job for what, job in jobs.items() if job is not None})
+                for line in [*lines, *notes]:
                     console.print(f"[{clock.monotonic() - start:7.2f}s] {line}", highlight=False, markup=False,
                                   soft_wrap=True)   # (a line of a log: never wrapped at 80 columns)
                 last_phases = now_phases

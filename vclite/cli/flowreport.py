@@ -50,6 +50,20 @@ def loop_vcjob(jf: Obj, key: str, snap: view.Snapshot | None = None) -> str:
     return f"flow {name}, {item} (vcjob {key})" if item else key
 
 
+LOOP_REASONS = frozenset({R.FAN_OUT, R.REPEAT})   # a loop flow's condition: its items' counts say the rest
+
+
+def failed_condition(jf: Obj, key: str, cond: Obj, snap: view.Snapshot | None = None) -> str:
+    """A failed flow's condition in a report: `flow train: 20 items: 19 Completed, 1 Failed` for a loop flow's
+    (its reason, FanOut or Repeat, says nothing more), `flow s, item 1: resnet50 (vcjob x-s-1) NotRetried: …`
+    for a loop item's, `x-b RetriesExhausted: …` for another vcjob's."""
+    loop = next((e.name for e in view.layout(meta.name(jf), jf.get("spec") or {}) if e.loop_word and e.key == key),
+                None)
+    if loop is not None and cond.get("reason") in LOOP_REASONS:
+        return f"flow {loop}: {cond.get('message', '')}".rstrip(": ")
+    return f"{loop_vcjob(jf, key, snap)} {cond.get('reason')}: {cond.get('message', '')}".rstrip(": ")
+
+
 def _spec_flow(jf: Obj, name: str) -> Obj:
     return next((f for f in (jf.get("spec") or {}).get("flows") or []
                  if isinstance(f, dict) and f.get("name") == name), {})

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from vclite.api import batch, flow, kinds, meta, yamlio
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer
-from vclite.cli import flowreport, manifests, runhints, stdinput, view
+from vclite.cli import flowreport, manifests, runhints, runlines, stdinput, view
 from vclite.executor import nodes as nodes_mod
 from vclite.lib import clock as clock_mod
 from vclite.runtime import runtime as runtime_mod
@@ -90,6 +90,8 @@ class Progress:
         self.deleted: dict[str, dict[str, Obj]] = {kind: {} for kind in KEPT_WHEN_DELETED}
         self._phases: dict[str, str] = {}
         self._changed: dict[str, None] = {}
+        self._jobflows: dict[str, Obj] = {}   # the last version of each JobFlow (the lines name its loop items)
+        self._changed_jobs: dict[str, Obj] = {}   # the last version of each vcjob in `_changed`
         self.scheduled: set[str] = set()   # the vcjobs a CronJob made (a run with a CronJob ends unfinished)
         # the last Failed version of each pod, kept when a pod of the same name replaces it (a vcjob's
         # RestartJob deletes its pods and makes new ones): why a job that then used up maxRetry failed
@@ -124,6 +126,7 @@ class Progress:
             return
         if kind == kinds.JOBFLOW.kind and ev.type != "DELETED":
             self._notes += flowreport.retry_notes(obj, self._retries)
+            self._jobflows[meta.key(obj)] = obj
         is_flow, is_pod = kind == kinds.JOBFLOW.kind, kind == kinds.POD.kind
         what = f"{'JobFlow' if is_flow else 'pod' if is_pod else 'vcjob'} {meta.key(obj)}"
         phase = "" if ev.type == "DELETED" else meta.phase(obj) if not is_pod else _pod_phase(obj)
@@ -143,6 +146,8 @@ class Progress:
         if phase and self._phases.get(what) != phase:
             self._phases[what] = phase
             self._changed[what] = None
+            if kind == kinds.JOB.kind:
+                self._changed_jobs[what] = obj
 
     def done(self) -> bool:
         return not self.unfinished
@@ -162,10 +167,13 @@ class Progress:
         return bad, good
 
     def changes(self) -> list[str]:
-        """Lines for the phases that appeared or changed since the last call (view.transitions), then for
-        the retries announced meanwhile."""
-        lines = [f"{what}: {self._phases[what]}" for what in self._changed] + self._notes
+        """Lines for the phases that appeared or changed since the last call (runlines.change_lines: a loop's
+        items counted in one line per loop flow, each failed item named), then for the retries announced
+        meanwhile."""
+        lines = runlines.change_lines(list(self._changed), self._phases, self._jobflows, self._changed_jobs)
+        lines += self._notes
         self._changed.clear()
+        self._changed_jobs.clear()
         self._notes = []
         return lines
 
@@ -320,8 +328,7 @@ def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime, failed_pods: di
             # a vcjob's own condition has no reason; a flow's failure without a failed pod has one
             if isinstance(cond, dict) and cond.get("phase") in (batch.JobPhase.FAILED, batch.JobPhase.TERMINATED) \
                     and cond.get("reason"):
-                lines.append(f"JobFlow {meta.key(jf)}: {flowreport.loop_vcjob(jf, name, snap)} {cond['reason']}: "
-                             f"{cond.get('message', '')}".rstrip(": "))
+                lines.append(f"JobFlow {meta.key(jf)}: {flowreport.failed_condition(jf, name, cond, snap)}")
         handler = (jf.get("spec") or {}).get("onExit")
         cond = ((jf.get("status") or {}).get("conditions") or {}).get(flow.job_name(meta.name(jf), str(handler)))
         if handler and isinstance(cond, dict) and cond.get("phase") in (batch.JobPhase.FAILED,

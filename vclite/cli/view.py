@@ -1,6 +1,6 @@
 """What `vcctl run` and `vcctl jobflow get -w` show: a live view of each JobFlow's DAG (per-flow state,
-task progress, elapsed time, what a flow waits on), transition lines when stdout is not a terminal,
-and the final summary with the reason of every failure.
+task progress, elapsed time, what a flow waits on), the phases whose changes make the lines written when
+stdout is not a terminal (runlines.py), and the final summary with the reason of every failure.
 
 The DAG (`dag_rows`) has one row per flow in dependency order: its dependency (targets, `any`,
 the expression, probes, `when`), its state — the vcjob's phase, or from the JobFlow's status
@@ -528,11 +528,6 @@ def phases(snap: Snapshot) -> dict[str, str]:
            for jf in snap.jobflows}
     out.update({f"vcjob {meta.key(j)}": meta.phase(j) for j in snap.jobs})
     return out
-
-
-def transitions(before: dict[str, str], after: dict[str, str]) -> list[str]:
-    """Lines for every phase that appeared or changed (the non-terminal progress output)."""
-    return [f"{what}: {phase}" for what, phase in after.items() if phase and before.get(what) != phase]
 
 
 failed_init_containers = podfailure.failed_init_containers

@@ -283,3 +283,17 @@ def test_the_failure_of_a_loop_items_vcjob_names_the_item():
     no_runtime = types.SimpleNamespace(executor=None, failures=[])
     report = run.failure_report(view.Snapshot([jf], [_item_job("rt-s-1", "Failed")], [], []), no_runtime)
     assert report[0] == "vcjob default/rt-s-1 (flow s, item 1: 0.013) Failed: Failed"
+
+
+@pytest.mark.parametrize("cond, expected", [
+    pytest.param({"phase": "Failed", "reason": "FanOut", "message": "20 items: 19 Completed, 1 Failed"},
+                 "JobFlow default/rt: flow s: 20 items: 19 Completed, 1 Failed", id="the-loops-counts-by-its-name"),
+    pytest.param({"phase": "Failed", "reason": "InvalidItems", "message": "not a JSON list"},
+                 "JobFlow default/rt: rt-s InvalidItems: not a JSON list", id="another-reason-kept"),
+])
+def test_a_failed_loop_flow_is_named_by_its_flow(cond, expected):
+    """`sweep-train FanOut: 20 items: …` named the loop by its vcjob prefix and a reason that says nothing."""
+    jf = _loop_flow({"name": "s", "withItems": [1, 2]}, 2, phase="Failed")
+    jf["status"]["conditions"]["rt-s"] = cond
+    no_runtime = types.SimpleNamespace(executor=None, failures=[])
+    assert run.failure_report(view.Snapshot([jf], [], [], []), no_runtime) == [expected]

@@ -8,7 +8,7 @@ import datetime as dt
 import pytest
 from rich.console import Console
 
-from vclite.cli import view, viewdraw
+from vclite.cli import runlines, view, viewdraw
 
 NOW = dt.datetime(2026, 1, 1, 0, 1, tzinfo=dt.timezone.utc)
 
@@ -443,8 +443,10 @@ def test_the_lines_of_a_watch_without_the_live_view_say_when_a_jobflow_is_suspen
     jf["status"]["state"]["phase"] = phase
     before = view.phases(snap(jobflow([{"name": "a"}])))
     assert view.phases(snap(jf)) == {"JobFlow default/jf": expected}
-    assert view.transitions(before, view.phases(snap(jf))) == ([] if expected == "Running" else
-                                                                [f"JobFlow default/jf: {expected}"])
+    after = view.phases(snap(jf))
+    changed = [what for what, phase in after.items() if before.get(what) != phase]
+    assert runlines.change_lines(changed, after, {}, {}) == ([] if expected == "Running" else
+                                                             [f"JobFlow default/jf: {expected}"])
 
 
 @pytest.mark.parametrize("retry_at, expected", [
