@@ -236,10 +236,15 @@ def test_progress_lines_say_once_that_a_failed_attempt_will_be_retried():
                  {("x-a", 0)}, [], id="once"),
     pytest.param({"x-a": {"reason": "RetriesExhausted", "message": "attempt 3 failed; no retries left (limit 2)"},
                   "x-b": {"phase": "Failed"}}, set(), [], id="no-retry-to-come"),
+    pytest.param({"x-s-1": {"reason": "RetryBackoff",
+                            "message": "attempt 1 failed; retry 1 of 2 after a 1s back-off"}}, set(),
+                 ["vcjob ns/x-s-1 (flow s, item 1: vit-b16): attempt 1 failed; retry 1 of 2 after a 1s back-off"],
+                 id="a-loop-item-named"),
 ])
 def test_retry_notes_announce_each_coming_retry_once(conditions, seen, expected):
     """The lines `vcctl run` and `vcctl jobflow get -w` write (without a terminal) after a vcjob's Failed."""
-    jf = {"metadata": {"name": "x", "namespace": "ns"}, "status": {"conditions": conditions}}
+    jf = {"metadata": {"name": "x", "namespace": "ns"}, "status": {"conditions": conditions},
+          "spec": {"flows": [{"name": "a"}, {"name": "s", "withItems": ["resnet50", "vit-b16"]}]}}
     assert flowreport.retry_notes(jf, seen) == expected
     assert flowreport.retry_notes(jf, seen) == []
 
