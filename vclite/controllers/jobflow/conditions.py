@@ -31,6 +31,16 @@ def _whole_second_after(t: dt.datetime) -> dt.datetime:
     return whole if whole == t else whole + dt.timedelta(seconds=1)
 
 
+def _item_counts(c: Any) -> str:
+    """A loop's items by state: the finished ones by outcome, then those still to finish (`2 Completed, 1 Failed,
+    1 retrying, 16 in progress, 4 not created yet`; in progress: a vcjob that has not finished, Pending included)."""
+    parts = [f"{c[s]} {s}" for s in (rs.IState.COMPLETED, rs.IState.FAILED, rs.IState.TERMINATED) if c[s]]
+    parts += [f"{k} {word}" for k, word in ((c[rs.IState.RETRY_WAIT], "retrying"),
+                                            (c[rs.IState.ACTIVE] + c[rs.IState.REPLACING], "in progress"),
+                                            (c[rs.IState.ABSENT], "not created yet")) if k]
+    return ", ".join(parts) or "none finished"
+
+
 class Conditions:
     """Mixin of engine.Engine (its state: conditions, listed, buckets, phase_count, flows, …)."""
 
@@ -187,10 +197,7 @@ class Conditions:
         if d.loop is plan_mod.Loop.REPEAT:
             msg = fr.message or f"iteration {n - 1} (at most {d.limit}): until {d.until}"
             return {"phase": str(phase), "reason": str(fr.reason or R.REPEAT), "message": msg, "iterations": n}
-        done = ", ".join(f"{c[s]} {s}" for s in (rs.IState.COMPLETED, rs.IState.FAILED, rs.IState.TERMINATED) if c[s])
-        if c[rs.IState.RETRY_WAIT]:
-            done = ", ".join(x for x in (done, f"{c[rs.IState.RETRY_WAIT]} retrying") if x)
-        msg = fr.message or f"{n} item{'' if n == 1 else 's'}: " + (done or "none finished")
+        msg = fr.message or f"{n} item{'' if n == 1 else 's'}: " + _item_counts(c)
         return {"phase": str(phase), "reason": str(fr.reason or R.FAN_OUT), "message": msg, "items": n}
 
     def _waiting_condition(self, fr: rs.FlowRT) -> Obj:

@@ -327,7 +327,21 @@ def test_a_fan_out_counts_its_items_waiting_to_retry():
     sim = flowsim.Sim([fl("f", withItems=["x", "y", "z"], retry={"limit": 1, "backoff": {"duration": "5s"}})])
     sim.finish("jf-f-0", C)
     sim.finish("jf-f-1", F)
-    assert sim.cond("f")["message"] == "3 items: 1 Completed, 1 retrying"
+    assert sim.cond("f")["message"] == "3 items: 1 Completed, 1 retrying, 1 in progress"
+
+
+@pytest.mark.parametrize("ends, message", [
+    ([], "4 items: 4 in progress"),
+    ([("jf-f-0", C)], "4 items: 1 Completed, 3 in progress"),
+    ([("jf-f-0", C), ("jf-f-1", F)], "4 items: 1 Completed, 1 Failed, 2 in progress"),
+    ([("jf-f-0", C), ("jf-f-1", F), ("jf-f-2", C), ("jf-f-3", C)], "4 items: 3 Completed, 1 Failed"),
+], ids=["none-finished", "one-completed", "one-failed", "all-finished"])
+def test_a_fan_outs_message_counts_the_items_still_in_progress(ends, message):
+    """While a loop runs, its condition says how many items have not finished, not only those that have."""
+    sim = flowsim.Sim([fl("f", withItems=["w", "x", "y", "z"]), fl("after", "f")])
+    for name, phase in ends:
+        sim.finish(name, phase)
+    assert sim.cond("f")["message"] == message
 
 
 def test_fan_out_all_waits_for_every_item():
