@@ -627,6 +627,29 @@ def test_deleting_a_running_pod_is_graceful(kubectl):
     assert kubectl("get", "pod", "forced", "--ignore-not-found").stdout == ""
 
 
+GENERATIONS = "{.metadata.generation} {.status.observedGeneration} {.status.conditions[*].observedGeneration}"
+
+
+def test_a_pods_observed_generation_follows_its_spec_as_on_kubernetes_1_33(kubectl):
+    """metadata.generation 1 at create, + 1 for a spec change and for the deletion; the kubelet (the executor)
+    reports the generation its status was made from in status.observedGeneration and its conditions'."""
+    pod = GRACEFUL.replace("NAME", "generations").replace("sleep 2", "sleep 5")
+    kubectl("apply", "-f", "-", input=pod)
+    wait_for(kubectl, ["logs", "generations"], lambda out: out.stdout == "up\n", "generations did not start")
+    seen = [wait_for(kubectl, ["get", "pod", "generations", "-o", f"jsonpath={GENERATIONS}"],
+                     lambda out: out.stdout == "1 1 1 1 1 1", "observedGeneration 1").stdout]
+    kubectl("patch", "pod", "generations", "-p", '{"spec": {"activeDeadlineSeconds": 3600}}')
+    seen.append(wait_for(kubectl, ["get", "pod", "generations", "-o", f"jsonpath={GENERATIONS}"],
+                         lambda out: out.stdout == "2 2 2 2 2 2", "observedGeneration 2 after a spec change").stdout)
+    kubectl("label", "pod", "generations", "seen=yes")   # (metadata only: no new generation)
+    kubectl("delete", "pod", "generations", "--wait=false")
+    seen.append(wait_for(kubectl, ["get", "pod", "generations", "-o", f"jsonpath={GENERATIONS}"],
+                         lambda out: out.stdout.startswith("3 3"), "observedGeneration 3 while terminating").stdout)
+    assert seen == ["1 1 1 1 1 1", "2 2 2 2 2 2", "3 3 3 3 3 3"]
+    assert kubectl("get", "pod", "generations", "-o", "jsonpath={.status.observedGeneration}",
+                   check=False).stdout in ("3", ""), "(gone, or still terminating with the same generation)"
+
+
 ORPHANED = one_pod_template("kept", "true") + """---
 apiVersion: flow.volcano.sh/v1alpha1
 kind: JobFlow

@@ -73,7 +73,8 @@ _CONTAINER_STATUS = {"name": STR, "state": _CONTAINER_STATE, "lastState": _CONTA
 SERVICE_STATUS = {"conditions": [{**CONDITION, "observedGeneration": INT}], "loadBalancer": {"ingress": [{
     "ip": STR, "hostname": STR, "ipMode": STR, "ports": [{"port": INT, "protocol": STR, "error": STR}]}]}}
 # (phase, podIPs, hostIPs and nominatedNodeName have their own checks in statuswrites.py)
-POD_STATUS = {"conditions": [CONDITION], "message": STR, "reason": STR, "hostIP": STR, "podIP": STR,
+POD_STATUS = {"conditions": [{**CONDITION, "observedGeneration": INT}], "observedGeneration": INT,
+              "message": STR, "reason": STR, "hostIP": STR, "podIP": STR,
               "startTime": STR, "qosClass": STR, "initContainerStatuses": [_CONTAINER_STATUS],
               "containerStatuses": [_CONTAINER_STATUS], "ephemeralContainerStatuses": [_CONTAINER_STATUS]}
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")

@@ -10,9 +10,9 @@ ValidateServiceStatusUpdate, the parts that hold for vclite's objects.
   qualified name (kube names the field `metadata.conditions[i].Type`; a condition's `status` is not
   checked, by kube either). Before the checks, `pod_status_defaults` (the pod status strategy's
   PrepareForUpdate and kube's conversion) gives a write that leaves `qosClass` out (or empty) the
-  stored one, and makes `podIP` and `podIPs[0]` (`hostIP`, `hostIPs[0]`) agree as kube's conversion
-  of a v1 PodStatus does: the single field wins when both are given and differ, else each is filled
-  from the other. Beyond kube-apiserver:
+  stored one (`observedGeneration` too, of the status and of each condition), and makes `podIP` and
+  `podIPs[0]` (`hostIP`, `hostIPs[0]`) agree as kube's conversion of a v1 PodStatus does: the single
+  field wins when both are given and differ, else each is filled from the other. Beyond kube-apiserver:
   `status.phase` must be one of the five pod phases (kube accepts any string; vclite's controllers act
   on the phase, see docs/differences.md).
 - Node (`node_status(status)`; `node_validate` on a create or update too): each `status.capacity` and
@@ -158,7 +158,32 @@ def pod_status_defaults(status: Any, old: Obj | None) -> None:
     before = (old or {}).get("status")
     if not status.get("qosClass") and isinstance(before, dict) and before.get("qosClass"):
         status["qosClass"] = before["qosClass"]
+    if isinstance(before, dict):
+        keep_observed_generations(status, before)
     reconcile_pod_ips(status)
+
+
+def keep_observed_generations(status: Obj, before: Obj) -> None:
+    """preserveOldObservedGeneration: a write that leaves `observedGeneration` out (or 0) keeps the stored one,
+    of the status and of each condition — matched by type, the n-th condition of a type taking the n-th stored
+    one of that type. Changes `status` in place (new condition objects, a new list)."""
+    if not status.get("observedGeneration") and before.get("observedGeneration"):
+        status["observedGeneration"] = before["observedGeneration"]
+    old_conds, conds = before.get("conditions"), status.get("conditions")
+    if not isinstance(old_conds, list) or not isinstance(conds, list):
+        return
+    stored: dict[str, list[Any]] = {}
+    for cond in old_conds:
+        if isinstance(cond, dict):
+            stored.setdefault(str(cond.get("type")), []).append(cond.get("observedGeneration"))
+    kept, changed = [], False
+    for cond in conds:
+        generation = (stored.get(str(cond.get("type"))) or [None]).pop(0) if isinstance(cond, dict) else None
+        if generation and not cond.get("observedGeneration"):
+            cond, changed = {**cond, "observedGeneration": generation}, True
+        kept.append(cond)
+    if changed:   # (a new list: the one given may be shared with the stored object)
+        status["conditions"] = kept
 
 
 def reconcile_pod_ips(status: Any) -> None:

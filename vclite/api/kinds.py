@@ -27,7 +27,7 @@ class Kind:
     @property
     def tracks_generation(self) -> bool:
         """Whether the store sets metadata.generation (1, bumped by a spec change): custom resources, and the
-        built-in kinds whose registry strategy does (PodDisruptionBudget: its status.observedGeneration)."""
+        built-in kinds whose registry strategy does (PodDisruptionBudget, Pod: their status.observedGeneration)."""
         return self.crd or self.generation
 
     @property
@@ -64,7 +64,9 @@ NUMATOPOLOGY = Kind("nodeinfo.volcano.sh", "v1alpha1", "Numatopology", "numatopo
                     ("numatopo",), has_status=False, crd=True)
 PRIORITYCLASS = Kind("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", False, ("pc",),
                      has_status=False)
-POD = Kind("", "v1", "Pod", "pods", "pod", True, ("po",))
+# (generation: since Kubernetes 1.33 the pod strategy sets it and bumps it on spec changes; the kubelet reports
+# the generation its status was made from in status.observedGeneration)
+POD = Kind("", "v1", "Pod", "pods", "pod", True, ("po",), generation=True)
 NODE = Kind("", "v1", "Node", "nodes", "node", False, ("no",))
 NAMESPACE = Kind("", "v1", "Namespace", "namespaces", "namespace", False, ("ns",))
 EVENT = Kind("", "v1", "Event", "events", "event", True, ("ev",), has_status=False)

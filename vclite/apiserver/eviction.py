@@ -116,6 +116,9 @@ def evict(client: Any, clock: clock_mod.Clock, namespace: str, name: str, grace_
     conditions = [c for c in (pod.get("status") or {}).get("conditions") or ()
                   if c.get("type") != DISRUPTION_TARGET["type"]]
     stamp = {**DISRUPTION_TARGET, "lastProbeTime": None, "lastTransitionTime": clock_mod.format_time(clock.now())}
+    generation = (pod.get("metadata") or {}).get("generation")
+    if isinstance(generation, int) and generation > 0:   # (as kube's: the pod's generation it was set for)
+        stamp["observedGeneration"] = generation
     try:
         client.update_status({**pod, "status": {**(pod.get("status") or {}), "conditions": conditions + [stamp]}})
     except errors.Conflict:

@@ -544,8 +544,10 @@ class LocalExecutor:
     def _write(self, pod: Obj, phase: core.PodPhase, start_time: str | None, init: list[podstatus.ContainerState],
                main: list[podstatus.ContainerState], reason: str, message: str) -> bool:
         now = clock_mod.format_time(self.clock.now()) or ""
+        generation = (pod.get("metadata") or {}).get("generation")
         status = podstatus.build_status(pod.get("status"), phase, now, start_time=start_time, init=init, main=main,
-                                        reason=reason, message=message)
+                                        reason=reason, message=message,
+                                        generation=generation if isinstance(generation, int) else None)
         if status == pod.get("status"):
             return False
         self.client.update_status(dict(pod, status=status))

@@ -137,11 +137,13 @@ def pod_phase(init: list[ContainerState], main: list[ContainerState], finished: 
 
 
 def _condition(previous: list[Obj], ctype: ConditionType, ok: bool, now: str, reason: str = "",
-               message: str = "") -> Obj:
+               message: str = "", generation: int | None = None) -> Obj:
     status = "True" if ok else "False"
     old = next((c for c in previous if c.get("type") == ctype), None)
     since = old.get("lastTransitionTime") if old and old.get("status") == status else now
     cond: Obj = {"type": str(ctype), "status": status, "lastProbeTime": None, "lastTransitionTime": since}
+    if generation:
+        cond["observedGeneration"] = generation
     if reason and not ok:
         cond["reason"] = reason
     if message and not ok:
@@ -151,10 +153,15 @@ def _condition(previous: list[Obj], ctype: ConditionType, ok: bool, now: str, re
 
 def build_status(previous: Obj | None, phase: core.PodPhase, now: str, *, start_time: str | None,
                  init: list[ContainerState], main: list[ContainerState], reason: str = "",
-                 message: str = "") -> Obj:
+                 message: str = "", generation: int | None = None) -> Obj:
     """The pod status to write: `previous` (unknown fields kept) with every kubelet-owned field set.
-    Transition times of unchanged conditions are kept, so an unchanged pod yields an equal status."""
+    Transition times of unchanged conditions are kept, so an unchanged pod yields an equal status.
+    `generation`: the pod's metadata.generation this status was made from, written as the kubelet of
+    Kubernetes 1.33+ writes it (PodObservedGenerationTracking): `status.observedGeneration` and each
+    of its conditions' `observedGeneration` (none without one: a pod stored before pods had one)."""
     status = dict(previous or {})
+    if generation:
+        status["observedGeneration"] = generation
     prev_conds = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
     done = phase in TERMINAL
     initialized = all(c.kind == StateKind.TERMINATED and c.exit_code == 0 for c in init)
@@ -163,12 +170,13 @@ def build_status(previous: Obj | None, phase: core.PodPhase, now: str, *, start_
     why = "PodCompleted" if done else "ContainersNotReady"
     msg = "" if done else f"containers with unready status: [{' '.join(unready)}]"
     ours = [
-        _condition(prev_conds, ConditionType.SCHEDULED, True, now),
+        _condition(prev_conds, ConditionType.SCHEDULED, True, now, generation=generation),
         _condition(prev_conds, ConditionType.INITIALIZED, initialized, now, "ContainersNotInitialized",
                    "containers with incomplete status: [" + " ".join(
-                       c.name for c in init if c.exit_code != 0 or c.kind != StateKind.TERMINATED) + "]"),
-        _condition(prev_conds, ConditionType.READY, ready, now, why, msg),
-        _condition(prev_conds, ConditionType.CONTAINERS_READY, ready, now, why, msg),
+                       c.name for c in init if c.exit_code != 0 or c.kind != StateKind.TERMINATED) + "]",
+                   generation=generation),
+        _condition(prev_conds, ConditionType.READY, ready, now, why, msg, generation=generation),
+        _condition(prev_conds, ConditionType.CONTAINERS_READY, ready, now, why, msg, generation=generation),
     ]
     types = {c["type"] for c in ours}
     status["conditions"] = [c for c in prev_conds if c.get("type") not in types] + ours

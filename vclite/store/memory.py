@@ -2,8 +2,10 @@
 
 - Every write gets a new cluster-wide resourceVersion (a decimal string, strictly increasing).
 - create sets uid, creationTimestamp and — for Volcano's kinds (custom resources on a cluster, whose
-  generation kube-apiserver tracks) and PodDisruptionBudgets (`Kind.tracks_generation`; it tracks none for
-  the other built-in kinds served here: ConfigMap, Pod, Service, …) — generation 1, which a spec change bumps.
+  generation kube-apiserver tracks), PodDisruptionBudgets and Pods (`Kind.tracks_generation`; it tracks none
+  for the other built-in kinds served here: ConfigMap, Service, …) — generation 1, which a spec change bumps
+  (not a pod's binding, which kube writes past the pod strategy). A pod's first deletionTimestamp bumps it
+  too, as kube-apiserver's BeforeDelete does for every kind with a generation (here: pods only).
 - A write that names a stale resourceVersion raises Conflict.
 - Status is written only through `update(..., subresource="status")`; a main-resource update keeps
   the stored status.
@@ -92,6 +94,13 @@ def finalizers(kind: kinds.Kind, obj: Obj) -> list:
         held += (obj.get("spec") or {}).get("finalizers") or []
     return held
 
+
+
+def _bump_for_deletion(kind: kinds.Kind, md: Obj) -> None:
+    """A pod given its first deletionTimestamp: generation + 1 (kube-apiserver's BeforeDelete and markAsDeleting
+    bump every kind with a generation; vclite does it for pods, whose kubelet reports it back)."""
+    if kind.kind == "Pod" and not md.get("deletionTimestamp") and int(md.get("generation") or 0) > 0:
+        md["generation"] = int(md["generation"]) + 1
 
 
 def deliver(subscribers: Iterable[Any], ev: Event) -> None:
@@ -275,7 +284,7 @@ class MemoryStore:
                     nmd.pop(field, None)
             if {k: v for k, v in new.items() if k not in ("metadata", "status")} != \
                     {k: v for k, v in old.items() if k not in ("metadata", "status")}:
-                if kind.tracks_generation:
+                if kind.tracks_generation and subresource != "binding":
                     nmd["generation"] = old["metadata"].get("generation", 1) + 1
         new["apiVersion"], new["kind"] = kind.api_version, kind.kind
         if new == old:
@@ -337,6 +346,7 @@ class MemoryStore:
         if kind.kind == "Namespace":
             new["status"] = {**(new.get("status") or {}), "phase": "Terminating"}
         when = self._clock.now() + datetime.timedelta(seconds=grace)
+        _bump_for_deletion(kind, new["metadata"])
         new["metadata"]["deletionTimestamp"] = clock_mod.format_time(when)
         new["metadata"]["deletionGracePeriodSeconds"] = grace
         new["metadata"]["resourceVersion"] = str(self._next_rv())
@@ -352,6 +362,7 @@ class MemoryStore:
             nmd = new["metadata"]
             nmd["finalizers"] = [*(nmd.get("finalizers") or []), FOREGROUND]
             if not nmd.get("deletionTimestamp"):
+                _bump_for_deletion(kind, nmd)
                 nmd["deletionTimestamp"] = clock_mod.format_time(self._clock.now())
                 nmd["deletionGracePeriodSeconds"] = 0
             nmd["resourceVersion"] = str(self._next_rv())

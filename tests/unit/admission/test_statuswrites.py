@@ -2,6 +2,8 @@
 ValidatePodStatusUpdate, ValidateNodeUpdate and ValidateServiceStatusUpdate check them."""
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from vclite.admission import admit
@@ -186,6 +188,48 @@ def test_a_status_write_without_the_qos_class_keeps_the_stored_one(given):
     out = write_status(kinds.POD, new, pod({"phase": "Pending", "qosClass": "Burstable"}))
     assert out["status"] == {"phase": "Running", "qosClass": "Burstable"}
     assert new["status"] == given
+
+
+def cond(ctype, generation=None):
+    out = {"type": ctype, "status": "True"}
+    return {**out, "observedGeneration": generation} if generation is not None else out
+
+
+@pytest.mark.parametrize("given, stored, want", [
+    pytest.param({"phase": "Running"}, {"observedGeneration": 2}, {"phase": "Running", "observedGeneration": 2},
+                 id="status-left-out"),
+    pytest.param({"observedGeneration": 0}, {"observedGeneration": 2}, {"observedGeneration": 2}, id="status-zero"),
+    pytest.param({"observedGeneration": 3}, {"observedGeneration": 2}, {"observedGeneration": 3}, id="status-given"),
+    pytest.param({"phase": "Running"}, {}, {"phase": "Running"}, id="none-stored"),
+    pytest.param({"conditions": [cond("Ready"), cond("x.io/a", 0), cond("x.io/b", 5)]},
+                 {"conditions": [cond("x.io/b", 1), cond("x.io/a", 1), cond("Ready", 1)]},
+                 {"conditions": [cond("Ready", 1), cond("x.io/a", 1), cond("x.io/b", 5)]},
+                 id="conditions-by-type"),
+    pytest.param({"conditions": [cond("x.io/a"), cond("x.io/a"), cond("x.io/a")]},
+                 {"conditions": [cond("x.io/a", 1), cond("x.io/a", 2)]},
+                 {"conditions": [cond("x.io/a", 1), cond("x.io/a", 2), cond("x.io/a")]},
+                 id="repeated-type-in-order"),
+    pytest.param({"conditions": [cond("PodScheduled")]}, {"conditions": [cond("Ready", 4)]},
+                 {"conditions": [cond("PodScheduled")]}, id="a-new-type-has-none"),
+])
+def test_a_status_write_without_observed_generations_keeps_the_stored_ones(given, stored, want):
+    """preserveOldObservedGeneration (Kubernetes 1.33+): a pod status write that leaves out (or zeroes) the
+    status's or a condition's observedGeneration keeps the stored one — a condition takes the stored one of its
+    type, the n-th of a type the n-th — so a writer that does not know the field (the scheduler, an older
+    client) does not erase what the kubelet reported; the write given is not changed."""
+    new = pod(copy.deepcopy(given))
+    out = write_status(kinds.POD, new, pod(stored))
+    assert out["status"] == want
+    assert new["status"] == given
+
+
+def test_an_observed_generation_that_is_no_integer_is_refused():
+    for status, field in (({"observedGeneration": "2"}, "status.observedGeneration"),
+                          ({"conditions": [{"type": "Ready", "status": "True", "observedGeneration": True}]},
+                           "status.conditions[0].observedGeneration")):
+        with pytest.raises(errors.Invalid) as exc:
+            write_status(kinds.POD, pod(status), pod())
+        assert field in str(exc.value) and "must be of type integer" in str(exc.value), str(exc.value)
 
 
 def test_the_statuses_vclite_writes_itself_pass():

@@ -137,3 +137,16 @@ def test_a_budget_without_selector_selects_nothing_and_an_empty_one_everything(a
     with pytest.raises(errors.TooManyRequests) as info:
         eviction.evict(client, clock, "default", "p")
     assert "The disruption budget all needs" in info.value.causes[0]["message"]
+
+
+def test_the_disruption_target_condition_names_the_generation_it_was_set_for(api):
+    """As kube's eviction (Kubernetes 1.33+): DisruptionTarget carries the pod's generation as its
+    observedGeneration; the graceful deletion that follows bumps the generation."""
+    client, clock = api
+    add_pod(client, "p")
+    client.bind("default", "p", "n1")
+    eviction.evict(client, clock, "default", "p")
+    pod = client.get(kinds.POD, "default", "p")
+    target = [c for c in pod["status"]["conditions"] if c["type"] == "DisruptionTarget"]
+    assert [(c["reason"], c.get("observedGeneration")) for c in target] == [("EvictionByEvictionAPI", 1)]
+    assert pod["metadata"]["generation"] == 2 and pod["metadata"]["deletionTimestamp"]

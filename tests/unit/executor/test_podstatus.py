@@ -78,3 +78,20 @@ def test_container_statuses_are_sorted_by_name_as_kubelet_sorts_them():
     assert [c["name"] for c in out["containerStatuses"]] == ["aaa", "main"]
     assert [c["name"] for c in out["initContainerStatuses"]] == ["z-init", "a-init"]
     assert out["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 0
+
+
+@pytest.mark.parametrize("generation, want", [
+    pytest.param(1, 1, id="created"),
+    pytest.param(3, 3, id="spec-changed-twice"),
+    pytest.param(None, None, id="stored-before-pods-had-one"),
+])
+def test_the_status_reports_the_generation_it_was_made_from(generation, want):
+    """Kubernetes 1.33+ kubelet: status.observedGeneration and each of its conditions' observedGeneration are
+    the pod's metadata.generation; a condition it does not own (a readiness gate's) is left as it is."""
+    prev = {"conditions": [{"type": "example.com/gate", "status": "True"}]}
+    out = podstatus.build_status(prev, core.PodPhase.RUNNING, T0, start_time=T0, init=[], main=[st("running")],
+                                 generation=generation)
+    assert out.get("observedGeneration") == want
+    by_type = {c["type"]: c.get("observedGeneration") for c in out["conditions"]}
+    assert by_type == {"example.com/gate": None, "PodScheduled": want, "Initialized": want, "Ready": want,
+                       "ContainersReady": want}

@@ -32,7 +32,7 @@ def test_create_sets_server_fields_and_rejects_duplicates():
     p = s.create(kinds.POD, pod("a"))
     md = p["metadata"]
     assert md["uid"] and md["resourceVersion"] == "1" and md["creationTimestamp"]
-    assert "generation" not in md and s.create(kinds.JOB, job("j"))["metadata"]["generation"] == 1   # (CRDs only)
+    assert md["generation"] == 1 and s.create(kinds.JOB, job("j"))["metadata"]["generation"] == 1
     with pytest.raises(errors.AlreadyExists):
         s.create(kinds.POD, pod("a"))
     assert s.get(kinds.POD, "default", "a")["metadata"]["uid"] == md["uid"]
@@ -41,6 +41,8 @@ def test_create_sets_server_fields_and_rejects_duplicates():
 GENERATIONS = [   # kind, spec created, spec updated, whether kube-apiserver tracks its generation
     (kinds.JOB, {"queue": "a"}, {"queue": "b"}, True),   # (a custom resource)
     (kinds.PODDISRUPTIONBUDGET, {"minAvailable": 1}, {"minAvailable": 2}, True),   # (its registry strategy)
+    (kinds.POD, {"containers": [{"name": "c", "image": "a"}]}, {"containers": [{"name": "c", "image": "b"}]},
+     True),   # (Kubernetes 1.33+: the pod strategy's updatePodGeneration)
     (kinds.SERVICE, {"ports": [{"port": 80}]}, {"ports": [{"port": 81}]}, False),
     (kinds.RESOURCEQUOTA, {"hard": {"pods": "1"}}, {"hard": {"pods": "2"}}, False),
 ]
@@ -60,13 +62,33 @@ def test_generation_is_tracked_where_kube_apiserver_tracks_it():
     assert got == want
 
 
+def test_a_pods_generation_moves_with_its_spec_and_first_deletion_only():
+    """Kubernetes 1.33+: 1 at create; + 1 for a spec change (not for a label, a status write or the binding,
+    which kube writes past the pod strategy); + 1 when a graceful deletion first sets deletionTimestamp
+    (BeforeDelete), not when a second delete shortens the grace period."""
+    s = new_store()
+    p = s.create(kinds.POD, pod("a"))
+    steps = []
+    p = s.update(kinds.POD, {**p, "metadata": {**p["metadata"], "labels": {"x": "1"}}})
+    steps.append(("label", p["metadata"]["generation"]))
+    p = s.update(kinds.POD, {**p, "status": {"phase": "Running"}}, subresource="status")
+    steps.append(("status", p["metadata"]["generation"]))
+    p = s.update(kinds.POD, {**p, "spec": {**p["spec"], "nodeName": "n1"}}, subresource="binding")
+    steps.append(("binding", p["metadata"]["generation"]))
+    p = s.update(kinds.POD, {**p, "spec": {**p["spec"], "activeDeadlineSeconds": 5}})
+    steps.append(("spec", p["metadata"]["generation"]))
+    steps.append(("delete", s.delete(kinds.POD, "default", "a", grace_period=30)["metadata"]["generation"]))
+    steps.append(("delete again", s.delete(kinds.POD, "default", "a", grace_period=10)["metadata"]["generation"]))
+    assert steps == [("label", 1), ("status", 1), ("binding", 1), ("spec", 2), ("delete", 3), ("delete again", 3)]
+
+
 def test_resource_versions_increase_and_stale_writes_conflict():
     s = new_store()
     p = s.create(kinds.POD, pod("a"))
     p2 = dict(p, spec={"containers": [{"name": "c2"}]})
     out = s.update(kinds.POD, p2)
     assert int(out["metadata"]["resourceVersion"]) > int(p["metadata"]["resourceVersion"])
-    assert "generation" not in out["metadata"]   # (kube-apiserver tracks none for a Pod)
+    assert out["metadata"]["generation"] == 2   # (a spec change: Kubernetes 1.33+ tracks a Pod's)
     j = s.create(kinds.JOB, job("j"))
     assert s.update(kinds.JOB, {**j, "spec": {"tasks": [], "queue": "q"}})["metadata"]["generation"] == 2
     with pytest.raises(errors.Conflict):
@@ -81,7 +103,7 @@ def test_status_is_written_separately_from_spec():
     out = s.update(kinds.POD, with_status, subresource="status")
     assert out["status"] == {"phase": "Running"}
     assert out["spec"]["containers"][0]["name"] == "c", "a status write must not change spec"
-    assert "generation" not in out["metadata"]
+    assert out["metadata"]["generation"] == 1
     out2 = s.update(kinds.POD, dict(out, status={"phase": "Failed"}))
     assert out2["status"] == {"phase": "Running"}, "a main-resource write must not change status"
 
