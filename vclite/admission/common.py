@@ -2,15 +2,15 @@
 metadata, resource lists, and the wording Kubernetes uses for field errors.
 
 Messages follow Kubernetes (`Required value`, `Invalid value: "x": …`, `Unsupported value: …`) so a
-user sees what kubectl would show. Pure functions that return lists of FieldErrors; nothing here
-raises for bad input, mutates an argument, or reads the store.
+user sees what kubectl would show. Pure functions that return lists of FieldErrors (or append them to the
+`errs` list given); nothing here raises for bad input, mutates another argument, or reads the store.
 """
 from __future__ import annotations
 
 import functools
 import json
 import re
-from typing import Any
+from typing import Any, Iterator
 
 from vclite.api import kinds, quantity
 from vclite.lib import errors
@@ -193,6 +193,24 @@ def check_type(obj: Obj, key: str, path: str, errs: list[FieldError], typ: type,
         errs.append(FieldError(path, type_error(value, type_name)))
         return None
     return value
+
+
+def objects_in(value: Any, path: str, errs: list[FieldError]) -> Iterator[tuple[str, Obj]]:
+    """The items of an array of objects, each with its path (`<path>[i]`), for the caller's own checks.
+    Absent (None): nothing. No array: its type error (`array`) appended to `errs`, nothing. An item that is
+    no object: its type error appended, skipped — when the iteration reaches it, so the errors stay in the
+    items' order with those the caller appends for the objects before and after it."""
+    if value is None:
+        return
+    if not isinstance(value, list):
+        errs.append(FieldError(path, type_error(value, "array")))
+        return
+    for i, item in enumerate(value):
+        at = f"{path}[{i}]"
+        if isinstance(item, dict):
+            yield at, item
+        else:
+            errs.append(FieldError(at, type_error(item, "object")))
 
 
 def dict_at(obj: Any, key: str) -> Obj:

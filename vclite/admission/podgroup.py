@@ -70,16 +70,8 @@ def resolve(op: base.Operation, pg: Obj, old: Obj | None, view: base.View) -> No
 
 def _sub_group_policies(policies: Any) -> list[FieldError]:
     """Each subGroupPolicy's networkTopology, named as Volcano names it (`in subGroupPolicy '<name>': …`)."""
-    if policies is None:
-        return []
-    if not isinstance(policies, list):
-        return [FieldError("spec.subGroupPolicy", common.type_error(policies, "array"))]
     errs: list[FieldError] = []
-    for i, policy in enumerate(policies):
-        path = f"spec.subGroupPolicy[{i}]"
-        if not isinstance(policy, dict):
-            errs.append(FieldError(path, common.type_error(policy, "object")))
-            continue
+    for path, policy in common.objects_in(policies, "spec.subGroupPolicy", errs):
         for e in common.network_topology(policy.get("networkTopology"), f"{path}.networkTopology"):
             prefix = f"in subGroupPolicy '{policy.get('name', '')}': " if e.message.startswith("must not") else ""
             errs.append(FieldError(e.path, prefix + e.message))

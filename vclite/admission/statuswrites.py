@@ -251,16 +251,8 @@ def condition_shapes(conditions: Any, path: str) -> list[FieldError]:
     are strings, `observedGeneration` an integer and `lastTransitionTime` an RFC 3339 time (kube fails to
     decode another value, 400; a 422 naming the field here). Their values are not checked further: kube does
     not validate a Service's conditions."""
-    if conditions is None:
-        return []
-    if not isinstance(conditions, list):
-        return [FieldError(path, common.type_error(conditions, "array"))]
     errs: list[FieldError] = []
-    for i, cond in enumerate(conditions):
-        at = f"{path}[{i}]"
-        if not isinstance(cond, dict):
-            errs.append(FieldError(at, common.type_error(cond, "object")))
-            continue
+    for at, cond in common.objects_in(conditions, path, errs):
         for key in _CONDITION_STRINGS:
             common.check_type(cond, key, f"{at}.{key}", errs, str, "string")
         generation = cond.get("observedGeneration")
@@ -302,19 +294,11 @@ def _load_balancer(new: Obj, status: Obj) -> list[FieldError]:
     if not isinstance(lb, dict):
         return [FieldError("status.loadBalancer", common.type_error(lb, "object"))]
     ingress = lb.get("ingress")
-    if ingress is None:
-        return []
     path = "status.loadBalancer.ingress"
-    if not isinstance(ingress, list):
-        return [FieldError(path, common.type_error(ingress, "array"))]
-    if ingress and (new.get("spec") or {}).get("type") != "LoadBalancer":
+    if isinstance(ingress, list) and ingress and (new.get("spec") or {}).get("type") != "LoadBalancer":
         return [FieldError(path, "Forbidden: may only be used when `spec.type` is 'LoadBalancer'")]
     errs: list[FieldError] = []
-    for i, entry in enumerate(ingress):
-        at = f"{path}[{i}]"
-        if not isinstance(entry, dict):
-            errs.append(FieldError(at, common.type_error(entry, "object")))
-            continue
+    for at, entry in common.objects_in(ingress, path, errs):
         ip, mode, hostname = entry.get("ip"), entry.get("ipMode"), entry.get("hostname")
         if ip and _ip(ip) is None:
             errs.append(FieldError(f"{at}.ip", common.invalid(ip, BAD_IP)))
