@@ -239,17 +239,22 @@ class JobInfo:
             self.failed_roles.add(task.role)
 
     def fit_error(self) -> str:
-        """Volcano's JobInfo.FitError, with the per-node reasons of the pending tasks spelled out."""
+        """Volcano's JobInfo.FitError, with the per-node reasons of the pending tasks spelled out: at most three,
+        the predicates' fit errors first (Volcano's message names only them: its origin reason is a task's
+        NodesFitErrors), then the notes of tasks without any (a refused allocation, a queue that cannot take the
+        task), each group by how many tasks it holds, then its text. A task with both counts as its fit errors,
+        as TaskSchedulingReason tells its pod."""
         hist = {str(s): len(ts) for s, ts in self.index.items() if ts}
         hist["minAvailable"] = self.min_available
         text = "pod group is not ready, " + ", ".join(sorted(f"{v} {k}" for k, v in hist.items()))
         errors: Counter = Counter()
+        notes: Counter = Counter()
         for uid in self.index.get(TaskStatus.PENDING, {}):
             if uid in self.nodes_fit_errors:
                 errors[self.nodes_fit_errors[uid].error()] += 1
             elif uid in self.task_notes:
-                errors[self.task_notes[uid]] += 1
-        if errors:
-            shown = [e for e, _ in sorted(errors.items(), key=lambda kv: (-kv[1], kv[0]))[:3]]
-            text += "; " + "; ".join(shown)
+                notes[self.task_notes[uid]] += 1
+        shown = [e for group in (errors, notes) for e, _ in sorted(group.items(), key=lambda kv: (-kv[1], kv[0]))]
+        if shown:
+            text += "; " + "; ".join(shown[:3])
         return text

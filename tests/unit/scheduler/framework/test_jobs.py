@@ -107,3 +107,36 @@ def _task(name, created, uid=None):
 def test_compare_tasks(left, right, want):
     assert tasks_mod.compare_tasks(_task(*left), _task(*right)) == want
     assert tasks_mod.compare_tasks(_task(*right), _task(*left)) == -want
+
+
+# ---- the PodGroup's Unschedulable message: the pending tasks' reasons, fit errors before notes --------------
+NOWHERE = fit.FitErrors(2, {"Insufficient cpu": 2})
+REFUSED = 'allocation to node "n1" undone: no card fits'
+QUEUE_FULL = 'queue "q" cannot take the task now'
+HEAD = "pod group is not ready, 4 Pending, 4 minAvailable"
+
+
+@pytest.mark.parametrize("fits, notes, want", [
+    pytest.param({0: NOWHERE}, {}, f"{HEAD}; {NOWHERE.error()}", id="fit-errors-only"),
+    pytest.param({}, {0: REFUSED}, f"{HEAD}; {REFUSED}", id="a-note-only"),
+    pytest.param({0: NOWHERE}, {1: REFUSED, 2: REFUSED}, f"{HEAD}; {NOWHERE.error()}; {REFUSED}",
+                 id="fit-errors-before-more-frequent-notes"),
+    pytest.param({0: NOWHERE}, {0: REFUSED}, f"{HEAD}; {NOWHERE.error()}",
+                 id="a-task-with-both-counts-as-its-fit-errors"),
+    pytest.param({}, {0: QUEUE_FULL, 1: REFUSED, 2: REFUSED}, f"{HEAD}; {REFUSED}; {QUEUE_FULL}",
+                 id="notes-by-count"),
+    pytest.param({0: NOWHERE, 1: fit.FitErrors(2, {"x": 2}), 2: fit.FitErrors(2, {"y": 2})}, {3: REFUSED},
+                 f"{HEAD}; {NOWHERE.error()}; {fit.FitErrors(2, {'x': 2}).error()}; "
+                 f"{fit.FitErrors(2, {'y': 2}).error()}", id="three-fit-errors-leave-no-room-for-a-note"),
+    pytest.param({}, {}, HEAD, id="nothing-to-say"),
+])
+def test_the_unschedulable_message_shows_fit_errors_before_notes(fits, notes, want):
+    """As Volcano's FitError names a task's NodesFitErrors (a refused allocation leaves no trace there), the
+    predicates' reasons come before vclite's notes, whatever their counts; a pod without a reason of its own
+    is told this message (TaskSchedulingReason's JobFitErrors)."""
+    job = job_with(4, [("", S.PENDING)] * 4)
+    for i, errors in fits.items():
+        job.record_fit_errors(job.tasks[f"ns/t-{i}"], errors)
+    for i, note in notes.items():
+        job.task_notes[job.tasks[f"ns/t-{i}"].uid] = note
+    assert job.fit_error() == want

@@ -150,6 +150,11 @@ def waiting_task(last=None, fit_errors=False, note=None):
                  ("Unschedulable", 'queue "q" cannot take the task now', ""),
                  id="a-plugin-refused-it"),
     pytest.param(None, False, None, ("Unschedulable", "the job's message", ""), id="not-tried: the job's message"),
+    pytest.param(None, True, 'allocation to node "n1" undone: no card fits', ("Unschedulable", FIT_NOWHERE, ""),
+                 id="fit-errors-and-a-refusal: the fit errors, as Volcano's NodesFitErrors"),
+    pytest.param((S.ALLOCATED, "n1", False), True, 'allocation to node "n2" undone: no card fits',
+                 ("Schedulable", "Pod ns/t-0 can possibly be assigned to n1, once minAvailable is satisfied", ""),
+                 id="a-placement-discarded-after-both: the last transaction"),
 ])
 def test_task_scheduling_reason(last, fit_errors, note, want):
     j, t = waiting_task(last, fit_errors, note)
