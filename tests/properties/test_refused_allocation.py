@@ -8,7 +8,9 @@ reclaim and backfill, in Volcano's default tiers and in the Helm chart's:
 - a task the session did not place has no node; a gang with new binds is whole (bound, reserved and pending
   BestEffort pods reach minAvailable);
 - every refused pod that is still Pending and whose gang is not waiting as a whole is told why
-  (PodScheduled=False naming the refusal)."""
+  (PodScheduled=False naming the refusal);
+- the close, which looks only at the jobs a refusal touched, tells the pods exactly what (and in the order)
+  a close walking every job tells them."""
 from __future__ import annotations
 
 import datetime as dt
@@ -22,6 +24,7 @@ from hypothesis import strategies as st
 from tests import scheduler_confs
 from vclite.scheduler import conf, registry
 from vclite.scheduler.framework import hooks, plugin, session, statement
+from vclite.scheduler.framework import status as status_mod
 from vclite.scheduler.framework import tasks as tasks_mod
 
 from .test_eviction_properties import clusters
@@ -118,10 +121,43 @@ def test_a_refused_allocation_leaves_the_session_consistent(state, salt, tiers):
                           if t.status is TaskStatus.RELEASING and before[t.uid][0] is not TaskStatus.RELEASING)
             assert job.is_pipelined() or job.waiting_task_num() + job.n_ready + job.n_pending_best_effort + evicted \
                 >= job.min_available, job.uid
-    for uid in ssn.refused:
+    for uid in (uid for uids in ssn.refused.values() for uid in uids):
         t = tasks[uid]
         if t.status != TaskStatus.PENDING or t.pod.get("status", {}).get("conditions"):
             continue
         job = ssn.jobs[t.job]
         if job.uid not in ssn.unschedulable_now:
             assert t.key in result.pod_conditions, t.key
+
+
+def _told_by_walking_every_job(ssn) -> dict:
+    """The pods' conditions as the close computed them before it looked only at what refusals touched: every job
+    whose gang waits as a whole tells its waiting pods; once anything was refused, every other job is walked for
+    its refused pods still Pending."""
+    out: dict = {}
+    refused = {uid for uids in ssn.refused.values() for uid in uids}
+    for job in ssn.jobs.values():
+        if job.uid in ssn.unschedulable_now:
+            only = None
+        elif refused:
+            only = refused
+        else:
+            continue
+        base = status_mod.job_fit_message(job)
+        for status in status_mod.WAITING_TASKS:
+            for task in (job.index.get(status) or {}).values():
+                if only is not None and (task.uid not in only or task.status != TaskStatus.PENDING):
+                    continue
+                why = status_mod.task_scheduling_reason(job, task, base)
+                if status_mod.pod_scheduled_differs(task.pod, *why):
+                    out[task.key] = why
+    return out
+
+
+@settings(max_examples=100, deadline=None)
+@given(clusters(), st.integers(0, 1000), st.sampled_from([conf.DEFAULT_CONF_YAML, scheduler_confs.HELM_TIERS]))
+def test_the_close_tells_the_pods_what_walking_every_job_tells_them(state, salt, tiers):
+    ssn = session.open_session(state, _conf(tiers, salt), NOW)
+    session.run_actions(ssn)
+    result = session.close_session(ssn)
+    assert list(result.pod_conditions.items()) == list(_told_by_walking_every_job(ssn).items())

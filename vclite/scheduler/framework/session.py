@@ -134,7 +134,8 @@ class Session:
         self.explained: set[str] = set()           # jobs whose Unschedulable reason is already written
         self.enqueue_notes: dict[str, tuple[str, str]] = {}
         self.task_notes: dict[str, str] = {}       # why a plugin refused a task (Allocatable), by uid
-        self.refused: set[str] = set()   # tasks whose allocation a handler refused (statement.Refused), by uid
+        # tasks whose allocation a handler refused (statement.Refused): job uid -> task uids
+        self.refused: dict[str, set[str]] = {}
         self.fit_cache = fitcache.FitCache(self.nodes)
         self._sum_cache: tuple[int, fitcache.RowCache, fitcache.BestCache] | None = None
         self._fn_caches: dict[int, fitcache.RowCache] = {}   # each keyed NodeOrder function's memo, by id
@@ -438,8 +439,8 @@ def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResul
             result.podgroup_status[job.uid] = new
         if job.uid in ssn.unschedulable_now:
             _tell_waiting_pods(job, result.pod_conditions)
-        elif ssn.refused:
-            _tell_waiting_pods(job, result.pod_conditions, ssn.refused)
+        elif job.uid in ssn.refused:   # (only the jobs a refusal touched: their refused pods still pending)
+            _tell_refused_pods(job, result.pod_conditions, ssn.refused[job.uid])
     allocated = status_mod.queue_allocated(ssn.jobs, ssn.queues, ssn.dims)
     for name, queue in ssn.queues.items():
         if not status_mod.queue_allocated_unchanged(queue, allocated[name], ssn.dims):
@@ -447,18 +448,30 @@ def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResul
     return result
 
 
-def _tell_waiting_pods(job: JobInfo, out: dict[str, tuple[str, str, str]], only: set[str] | None = None) -> None:
-    """Why each pod of a waiting job is not placed, where its PodScheduled condition does not say it yet.
-    `only`: just these tasks (by uid) — a job whose gang is satisfied still tells a pod whose allocation a
-    handler refused (statement.Refused) why it waits."""
+def _tell_waiting_pods(job: JobInfo, out: dict[str, tuple[str, str, str]]) -> None:
+    """Why each pod of a waiting job is not placed, where its PodScheduled condition does not say it yet."""
     base = status_mod.job_fit_message(job)
     for status in status_mod.WAITING_TASKS:
         for task in (job.index.get(status) or {}).values():
-            if only is not None and (task.uid not in only or task.status != tasks_mod.TaskStatus.PENDING):
-                continue
-            why = status_mod.task_scheduling_reason(job, task, base)
-            if status_mod.pod_scheduled_differs(task.pod, *why):
-                out[task.key] = why
+            _tell(job, task, base, out)
+
+
+def _tell_refused_pods(job: JobInfo, out: dict[str, tuple[str, str, str]], refused: set[str]) -> None:
+    """A job whose gang is not waiting as a whole still tells each pod whose allocation a handler refused
+    (statement.Refused) and that is still Pending why it waits: those pods only, in the job's order of its
+    Pending tasks (the order _tell_waiting_pods tells them in)."""
+    pending = job.index.get(tasks_mod.TaskStatus.PENDING) or {}
+    told = [task for task in pending.values() if task.uid in refused]
+    if told:
+        base = status_mod.job_fit_message(job)
+        for task in told:
+            _tell(job, task, base, out)
+
+
+def _tell(job: JobInfo, task: TaskInfo, base: str, out: dict[str, tuple[str, str, str]]) -> None:
+    why = status_mod.task_scheduling_reason(job, task, base)
+    if status_mod.pod_scheduled_differs(task.pod, *why):
+        out[task.key] = why
 
 
 def run_session(state: snapshot.ClusterState, conf: "conf_mod.SchedulerConf", now: _dt.datetime,

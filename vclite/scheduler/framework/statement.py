@@ -112,7 +112,8 @@ class Statement:
         task.last_transaction = None   # (the refusal is what the pod is told, not a placement discarded before)
         verb = "allocation to" if status == TaskStatus.ALLOCATED else "reservation on"
         self.ssn.jobs[task.job].task_notes[task.uid] = f'{verb} node "{node}" undone: {reason}'
-        self.ssn.refused.add(task.uid)   # (its pod is told why, even when its gang is satisfied)
+        # (its pod is told why, even when its gang is satisfied: close_session looks at these jobs only)
+        self.ssn.refused.setdefault(task.job, set()).add(task.uid)
         return reason
 
     def _undo(self, task: TaskInfo, row: int, status: TaskStatus, before: TaskStatus) -> None:

@@ -167,3 +167,27 @@ def test_a_refusal_after_a_discarded_placement_is_what_the_pod_is_told():
     ssn.unschedulable_now.add("ns/j")
     reason, message, _ = session.close_session(ssn).pod_conditions["ns/j-0"]
     assert (reason, message) == ("Unschedulable", 'allocation to node "b" undone: no card fits')
+
+
+def test_after_a_refusal_the_close_looks_only_at_the_jobs_it_touched(monkeypatch):
+    """Forty jobs run; j's gang is satisfied (j-1 placed) but its j-0 was refused: the close works out the message
+    of j's refused pod only — no other job's waiting pods are walked nor its message composed — and tells it."""
+    running = [objects.pg(f"ns/r{i}", min_member=1, phase="Running") for i in range(40)]
+    st = objects.state(
+        nodes=[objects.node("a", cpu="64", mem="128Gi")],
+        podgroups=[objects.pg("ns/j", min_member=1), *running],
+        pods=[objects.pod("ns/j-0", "j", "1", "1Gi"), objects.pod("ns/j-1", "j", "1", "1Gi"),
+              *(objects.pod(f"ns/r{i}-0", f"r{i}", "1", "1Gi", node="a", phase="Running") for i in range(40))])
+    ssn = objects.open_session(st, "allocate")
+    ssn.hooks.register(statement_mod.hooks.Point.ALLOCATE_EVENT, 0,
+                       lambda t: statement_mod.Refused("no card fits") if t.key == "ns/j-0" else None)
+    stmt = ssn.statement()
+    assert stmt.allocate(ssn.jobs["ns/j"].tasks["ns/j-1"], 0) is None
+    assert stmt.allocate(ssn.jobs["ns/j"].tasks["ns/j-0"], 0) == "no card fits"
+    stmt.commit()
+    composed = []
+    real = session.status_mod.job_fit_message
+    monkeypatch.setattr(session.status_mod, "job_fit_message", lambda job: composed.append(job.uid) or real(job))
+    result = session.close_session(ssn)
+    assert composed == ["ns/j"]
+    assert result.pod_conditions == {"ns/j-0": ("Unschedulable", 'allocation to node "a" undone: no card fits', "")}
