@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import datetime
 import uuid
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from vclite.httpserver import apiservice
 from vclite.store import selectors
 
 Obj = dict[str, Any]
 Address = tuple[str, int]   # the API server's (ip, port), for `default/kubernetes`
+Matcher = Callable[[Obj], bool]   # whether a pod's labels match a Service's selector (selector_matcher)
 FINISHED = ("Succeeded", "Failed")
 SHOWN = 3   # addresses the Table's Endpoints column shows before `+ N more...` (kubectl's printer)
 
@@ -42,11 +43,22 @@ def _ready(pod: Obj) -> bool:
                for c in (pod.get("status") or {}).get("conditions") or [])
 
 
-def _groups(svc: Obj, pods: Iterable[Obj], apiserver: Address | None = None
+def selector_matcher(svc: Obj) -> Matcher | None:
+    """The Service's selector parsed (None when it has none): a caller that computes a Service's endpoints
+    again and again (endpointwatch.py) parses it once per Service version and hands it to of_service or
+    slices_of, which otherwise parse it at each call."""
+    selector = (svc.get("spec") or {}).get("selector")
+    if not selector:
+        return None
+    return selectors.label_predicate(",".join(f"{k}={v}" for k, v in sorted(selector.items())))
+
+
+def _groups(svc: Obj, pods: Iterable[Obj], apiserver: Address | None = None, matches: Matcher | None = None
             ) -> list[tuple[list[Obj], list[tuple[Obj, bool]]]] | None:
     """(ports, [(address, ready)]) per set of target ports, or None when the Service has no
     endpoints (no selector, or ExternalName); `default/kubernetes` without a selector has the API
-    server's `apiserver` (ip, port), as kube-apiserver's endpoint reconciler writes it."""
+    server's `apiserver` (ip, port), as kube-apiserver's endpoint reconciler writes it. `matches`: the
+    Service's selector_matcher, if the caller keeps it (else parsed here)."""
     spec = svc.get("spec") or {}
     md = svc.get("metadata") or {}
     selector = spec.get("selector")
@@ -55,7 +67,8 @@ def _groups(svc: Obj, pods: Iterable[Obj], apiserver: Address | None = None
                  [({"ip": apiserver[0]}, True)])]
     if not selector or spec.get("type") == "ExternalName":
         return None
-    matches = selectors.label_predicate(",".join(f"{k}={v}" for k, v in sorted(selector.items())))
+    if matches is None:
+        matches = selector_matcher(svc) or (lambda pod: True)
     groups: dict[tuple, tuple[list[Obj], list[tuple[Obj, bool]]]] = {}
     for pod in sorted(pods, key=lambda p: (p.get("metadata") or {}).get("name", "")):
         pmd = pod.get("metadata") or {}
@@ -90,10 +103,11 @@ def _meta(svc: Obj, what: str) -> Obj:
             "resourceVersion": md.get("resourceVersion")}
 
 
-def of_service(svc: Obj, pods: Iterable[Obj], apiserver: Address | None = None) -> Obj | None:
+def of_service(svc: Obj, pods: Iterable[Obj], apiserver: Address | None = None,
+               matches: Matcher | None = None) -> Obj | None:
     """The Endpoints of `svc` among `pods` (any namespace: those of another are skipped), or None when
-    the Service has none (no selector, or ExternalName)."""
-    groups = _groups(svc, pods, apiserver)
+    the Service has none (no selector, or ExternalName). `matches`: its selector_matcher, if kept."""
+    groups = _groups(svc, pods, apiserver, matches)
     if groups is None:
         return None
     md = svc.get("metadata") or {}
@@ -113,12 +127,13 @@ SERVICE_NAME_LABEL = "kubernetes.io/service-name"
 MANAGED_BY_LABEL, MANAGED_BY = "endpointslice.kubernetes.io/managed-by", "endpointslice-controller.k8s.io"
 
 
-def slices_of(svc: Obj, pods: Iterable[Obj], apiserver: Address | None = None) -> list[Obj]:
+def slices_of(svc: Obj, pods: Iterable[Obj], apiserver: Address | None = None,
+              matches: Matcher | None = None) -> list[Obj]:
     """The discovery.k8s.io/v1 EndpointSlices of `svc` (IPv4, one per set of ports, named
     `<service>-<n>` here where the controller adds a random suffix; `kubernetes` for the API
     server's), labelled with the Service's name as kubectl describe service finds them; none for a
-    Service without endpoints."""
-    groups = _groups(svc, pods, apiserver)
+    Service without endpoints. `matches`: its selector_matcher, if kept."""
+    groups = _groups(svc, pods, apiserver, matches)
     if groups is None:
         return []
     md = svc.get("metadata") or {}

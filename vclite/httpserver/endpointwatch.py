@@ -6,9 +6,10 @@ Services and Pods of the watched namespace (the store's shared objects, never co
 each Service or Pod watch event, and recomputes only the Services an event concerns — the Service
 itself, or those of the pod's namespace whose selector matches the pod before or after the change.
 It also keeps each Service's members (the pods its selector matches, updated by the same events), so
-a recompute reads those pods only, not every pod of the namespace, and the Services by each label
-their selector names, so a pod event looks only at the Services that name one of the pod's labels
-(before or after the change), not at every Service of the namespace (docs/performance.md).
+a recompute reads those pods only, not every pod of the namespace (with the selector parsed once per
+Service version, not at each recompute), and the Services by each label their selector names, so a pod
+event looks only at the Services that name one of the pod's labels (before or after the change), not at
+every Service of the namespace (docs/performance.md).
 What changed is sent as ADDED, MODIFIED or DELETED (a Service that gains its first ready or
 unready address, a pod that turns Ready, a Service deleted…), label and field selectors applied to
 the computed objects as on a list. Each sent object carries the resourceVersion of the event that
@@ -82,6 +83,7 @@ class EndpointsFeed(watch.Buffered):
         self.pods: dict[str, dict[str, Obj]] = collections.defaultdict(dict)
         self.members: dict[Key, dict[str, Obj]] = {}   # Service -> the pods its selector matches, by name
         self.selectors: dict[Key, dict] = {}   # Service -> its selector, as indexed in by_label
+        self.matchers: dict[Key, endpoints.Matcher] = {}   # Service -> its selector parsed, once per version
         # namespace -> (label, value) -> the names of the Services whose selector has that pair
         self.by_label: dict[str, dict[tuple[str, str], set[str]]] = collections.defaultdict(dict)
         self.sent: dict[Key, dict[Key, Obj]] = {}   # Service -> the computed objects it shows (no version)
@@ -92,8 +94,9 @@ class EndpointsFeed(watch.Buffered):
         if svc is None:
             return {}
         pods = self.members.get((namespace, name), {}).values()
-        found = [e for e in [endpoints.of_service(svc, pods, self.apiserver)] if e is not None] \
-            if self.kind.kind == "Endpoints" else endpoints.slices_of(svc, pods, self.apiserver)
+        matches = self.matchers.get((namespace, name))
+        found = [e for e in [endpoints.of_service(svc, pods, self.apiserver, matches)] if e is not None] \
+            if self.kind.kind == "Endpoints" else endpoints.slices_of(svc, pods, self.apiserver, matches)
         return {_key(o): _without_version(o) for o in found if self._labels(o) and self._fields(o)}
 
     def _refresh(self, service: Key, rv: str, emit: bool = True) -> None:
@@ -124,8 +127,8 @@ class EndpointsFeed(watch.Buffered):
             self._enroll((ns, name))
 
     def _enroll(self, service: Key) -> None:
-        """The members of `service` from every pod of its namespace, and its selector's place in by_label
-        (the Service is new, changed or gone)."""
+        """The members of `service` from every pod of its namespace, its selector's place in by_label and
+        its selector parsed (the Service is new, changed or gone)."""
         ns, name = service
         index = self.by_label[ns]
         for pair in _pairs(self.selectors.pop(service, None)):
@@ -134,11 +137,16 @@ class EndpointsFeed(watch.Buffered):
                 names.discard(name)
                 if not names:
                     del index[pair]
-        selector = _selector(self.services[ns].get(name))
+        self.matchers.pop(service, None)
+        svc = self.services[ns].get(name)
+        selector = _selector(svc)
         if selector is None:
             self.members.pop(service, None)
             return
         self.selectors[service] = selector
+        matcher = endpoints.selector_matcher(svc or {})
+        if matcher is not None:
+            self.matchers[service] = matcher
         for pair in _pairs(selector):
             index.setdefault(pair, set()).add(name)
         self.members[service] = {n: pod for n, pod in self.pods[ns].items() if _matches(selector, pod)}

@@ -100,12 +100,42 @@ def test_a_pod_event_recomputes_only_the_services_selecting_it_from_their_own_po
     seen = []
     real = endpoints.of_service
 
-    def spy(svc, pods, apiserver=None):
+    def spy(svc, pods, apiserver=None, matches=None):
         pods = list(pods)
         seen.append((svc["metadata"]["name"], len(pods)))
-        return real(svc, pods, apiserver)
+        return real(svc, pods, apiserver, matches)
     monkeypatch.setattr(endpoints, "of_service", spy)
     running(client, "a3")
     relabel(client, "b0", {"app": "c"})   # (leaves b, joins c)
     assert seen == [("a", 10), ("b", 9), ("c", 11)]
     assert [a["targetRef"]["name"] for a in shown(feed)["a"]["subsets"][0]["addresses"]] == ["a3"]
+
+
+@pytest.mark.parametrize("kind_name", ["Endpoints", "EndpointSlice"])
+def test_a_services_selector_is_parsed_once_per_version_not_at_each_recompute(monkeypatch, kind_name):
+    """Pod events recompute a Service many times; its selector is parsed when the feed loads it and again only
+    when the Service changes (a new selector), and what is sent is still what a list computes."""
+    client = inprocess.new_client(clock.VirtualClock())
+    client.create(service("a", {"app": "a"}))
+    client.create(service("b", {"app": "b"}))
+    for name, labels in (("a1", {"app": "a"}), ("a2", {"app": "a"}), ("b1", {"app": "b"})):
+        client.create(pod(name, labels))
+    parsed = []
+    real = endpoints.selectors.label_predicate
+
+    def counted(selector):
+        if selector:   # (not the watch's own label selector: none here)
+            parsed.append(selector)
+        return real(selector)
+    monkeypatch.setattr(endpoints.selectors, "label_predicate", counted)
+    feed = open_feed(client, kind_name)
+    loaded = list(parsed)
+    for ready in (True, False, True):
+        for name in ("a1", "a2", "b1"):
+            running(client, name, ready)
+    after_pods = list(parsed)
+    reselect(client, "a", {"app": "b"})
+    running(client, "b1", False)
+    assert (loaded, after_pods, parsed) == (["app=a", "app=b"], ["app=a", "app=b"], ["app=a", "app=b", "app=b"])
+    monkeypatch.setattr(endpoints.selectors, "label_predicate", real)
+    assert shown(feed) == from_scratch(client, kind_name)
