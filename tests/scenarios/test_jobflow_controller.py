@@ -435,6 +435,34 @@ def test_deleting_a_running_flow_terminates_it_and_removes_its_jobs(env):
     assert len(job_deletions) == 2 and max(job_deletions) < len(seen) - 1, "jobs go before the JobFlow"
 
 
+@pytest.mark.parametrize("phase", [JP.RUNNING, JP.COMPLETED])
+def test_a_deleted_flows_generation_bump_does_not_rebuild_or_restart_it(env, phase):
+    """The delete that sets deletionTimestamp bumps the JobFlow's generation (kube-apiserver's markAsDeleting),
+    and a new generation is what makes the controller compile the spec again: a deleting JobFlow is terminated
+    all the same — its status Terminating, its vcjobs deleted and none created (not even the flow that was still
+    to come), then the finalizer dropped — and its versions from the deletion on carry generation 2."""
+    env.template("a")
+    env.template("b")
+    env.jobflow("test", [fl("a"), fl("b", "a")])
+    env.drain()
+    env.set_phase("test-a", phase)
+    created = []
+    seen: list[tuple[str, int, str]] = []
+
+    def record(ev: client_mod.WatchEvent) -> None:
+        if ev.object["kind"] == "Job" and ev.type == client_mod.EventType.ADDED:
+            created.append(meta.name(ev.object))
+        elif ev.object["kind"] == "JobFlow":
+            seen.append((ev.type, ev.object["metadata"]["generation"],
+                         (ev.object.get("status") or {}).get("state", {}).get("phase", "")))
+    env.client.watch(None, record)
+    env.client.delete(kinds.JOBFLOW, NS, "test")
+    env.drain()
+    assert env.get(kinds.JOBFLOW, "test") is None and env.jobs() == set() and created == []
+    assert seen[0] == ("MODIFIED", 2, "Pending") and seen[-1] == ("DELETED", 2, "Terminating")
+    assert {g for _, g, _ in seen} == {2}
+
+
 def test_deleting_a_flow_with_orphan_propagation_keeps_its_jobs(env):
     """propagationPolicy Orphan (kubectl delete --cascade=orphan): the vcjobs stay, as Kubernetes' GC
     leaves them, without their ownerReference to the JobFlow."""

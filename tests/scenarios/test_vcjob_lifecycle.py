@@ -583,3 +583,32 @@ def test_a_pod_requests_its_limits_but_the_template_is_left_alone(c):
     assert pod["spec"]["containers"][0]["resources"] == {"limits": limits, "requests": limits}
     assert pod["status"] == {"phase": "Pending", "qosClass": "Guaranteed"}
     assert c.job()["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["resources"] == {"limits": limits}
+
+
+@pytest.mark.parametrize("how", ["finalizer", "foreground"])
+def test_a_deleting_vcjob_gets_a_new_generation_and_is_left_alone(c, how):
+    """The delete that sets a vcjob's deletionTimestamp (a finalizer holds it, or its pods are deleted in the
+    foreground first) bumps its generation, which keys the controller's caches of the spec: the job is not
+    synced for it, its status and pods are as they were, and its pods' own deletions do not make new ones."""
+    c.create(vcjob())
+    c.enqueue()
+    c.run_all()
+    held = c.job() if how == "finalizer" else c.pods()[0]   # (foreground: the job waits for this pod)
+    c.client.update({**held, "metadata": {**held["metadata"], "finalizers": ["example.com/hold"]}})
+    c.step()
+    before = c.job()
+    c.client.delete(kinds.JOB, "default", "j", propagation="Foreground" if how == "foreground" else "Background")
+    c.step()
+    deleting = c.job()
+    assert (before["metadata"]["generation"], deleting["metadata"]["generation"]) == (1, 2)
+    assert deleting["metadata"]["deletionTimestamp"] and deleting["status"] == before["status"]
+    if how == "finalizer":
+        assert c.pod_names() == ["j-t-0", "j-t-1"]
+    else:
+        assert c.pod_names() == ["j-t-0"] and c.pods()[0]["metadata"]["deletionTimestamp"]
+    held = c.job() if how == "finalizer" else c.pods()[0]
+    c.client.update({**held, "metadata": {**held["metadata"], "finalizers": []}})
+    c.step()
+    with pytest.raises(errors.NotFound):
+        c.job()
+    assert c.pods() == [] and c.podgroups() == []

@@ -4,8 +4,8 @@
 - create sets uid, creationTimestamp and — for Volcano's kinds (custom resources on a cluster, whose
   generation kube-apiserver tracks), PodDisruptionBudgets and Pods (`Kind.tracks_generation`; it tracks none
   for the other built-in kinds served here: ConfigMap, Service, …) — generation 1, which a spec change bumps
-  (not a pod's binding, which kube writes past the pod strategy). A pod's first deletionTimestamp bumps it
-  too, as kube-apiserver's BeforeDelete does for every kind with a generation (here: pods only).
+  (not a pod's binding, which kube writes past the pod strategy). An object's first deletionTimestamp bumps
+  it too, as kube-apiserver's BeforeDelete and markAsDeleting do for every object with a generation.
 - A write that names a stale resourceVersion raises Conflict.
 - Status is written only through `update(..., subresource="status")`; a main-resource update keeps
   the stored status.
@@ -96,10 +96,12 @@ def finalizers(kind: kinds.Kind, obj: Obj) -> list:
 
 
 
-def _bump_for_deletion(kind: kinds.Kind, md: Obj) -> None:
-    """A pod given its first deletionTimestamp: generation + 1 (kube-apiserver's BeforeDelete and markAsDeleting
-    bump every kind with a generation; vclite does it for pods, whose kubelet reports it back)."""
-    if kind.kind == "Pod" and not md.get("deletionTimestamp") and int(md.get("generation") or 0) > 0:
+def _bump_for_deletion(md: Obj) -> None:
+    """An object given its first deletionTimestamp: generation + 1 if it has one (kube-apiserver's BeforeDelete
+    for a pod's graceful deletion, markAsDeleting for an object its finalizers hold: a vcjob, a JobFlow, a
+    PodGroup, a Queue, a PodDisruptionBudget, …). An object removed at once (no finalizer, no grace period)
+    never gets a deletionTimestamp, and its DELETED event carries the generation it had."""
+    if not md.get("deletionTimestamp") and int(md.get("generation") or 0) > 0:
         md["generation"] = int(md["generation"]) + 1
 
 
@@ -346,7 +348,7 @@ class MemoryStore:
         if kind.kind == "Namespace":
             new["status"] = {**(new.get("status") or {}), "phase": "Terminating"}
         when = self._clock.now() + datetime.timedelta(seconds=grace)
-        _bump_for_deletion(kind, new["metadata"])
+        _bump_for_deletion(new["metadata"])
         new["metadata"]["deletionTimestamp"] = clock_mod.format_time(when)
         new["metadata"]["deletionGracePeriodSeconds"] = grace
         new["metadata"]["resourceVersion"] = str(self._next_rv())
@@ -362,7 +364,7 @@ class MemoryStore:
             nmd = new["metadata"]
             nmd["finalizers"] = [*(nmd.get("finalizers") or []), FOREGROUND]
             if not nmd.get("deletionTimestamp"):
-                _bump_for_deletion(kind, nmd)
+                _bump_for_deletion(nmd)
                 nmd["deletionTimestamp"] = clock_mod.format_time(self._clock.now())
                 nmd["deletionGracePeriodSeconds"] = 0
             nmd["resourceVersion"] = str(self._next_rv())

@@ -144,6 +144,25 @@ def test_the_controller_writes_the_status_and_follows_the_pods():
     controller.stop()
 
 
+def test_a_deleting_budget_is_observed_at_the_generation_its_deletion_gave_it():
+    """A budget its finalizers hold: the delete bumps its generation (markAsDeleting) and the controller, which
+    syncs a deleting budget as any other, records it in status.observedGeneration and the condition's; so the
+    eviction API does not call it 'still being processed' until it goes."""
+    clock = clock_mod.VirtualClock(NOW)
+    client = inprocess.new_client(clock)
+    controller = disruption.DisruptionController(client, clock)
+    controller.start()
+    budget = {**pdb(minAvailable=1), "status": None}
+    client.create({**budget, "metadata": {**budget["metadata"], "finalizers": ["example.com/hold"]}})
+    client.delete(kinds.PODDISRUPTIONBUDGET, "default", "b")
+    while (key := controller.queue.get()) is not None:
+        controller.sync(key)
+    stored = client.get(kinds.PODDISRUPTIONBUDGET, "default", "b")
+    assert stored["metadata"]["generation"] == 2 and stored["metadata"]["deletionTimestamp"]
+    assert (stored["status"]["observedGeneration"], stored["status"]["conditions"][0]["observedGeneration"]) == (2, 2)
+    controller.stop()
+
+
 def test_pods_are_followed_only_once_a_budget_exists_and_those_made_before_count():
     clock = clock_mod.VirtualClock(NOW)
     client = inprocess.new_client(clock)

@@ -82,6 +82,55 @@ def test_a_pods_generation_moves_with_its_spec_and_first_deletion_only():
     assert steps == [("label", 1), ("status", 1), ("binding", 1), ("spec", 2), ("delete", 3), ("delete again", 3)]
 
 
+DELETIONS = [   # kind, finalizers, propagation, generation once deleting ("none": the kind has none)
+    (kinds.JOB, ["hold"], "Background", 2),
+    (kinds.JOBFLOW, ["vclite.volcano.sh/jobflow"], "Background", 2),
+    (kinds.JOBTEMPLATE, ["hold"], "Background", 2),
+    (kinds.PODGROUP, ["hold"], "Background", 2),
+    (kinds.QUEUE, ["hold"], "Background", 2),
+    (kinds.PODDISRUPTIONBUDGET, ["hold"], "Orphan", 2),
+    (kinds.JOB, [], "Background", 1),          # (no finalizer: removed at once, never deleting)
+    (kinds.QUEUE, [], "Orphan", 1),
+    (kinds.CONFIGMAP, ["hold"], "Background", "none"),
+    (kinds.SERVICE, ["hold"], "Background", "none"),
+]
+
+
+def test_a_first_deletion_bumps_the_generation_of_every_kind_that_has_one():
+    """kube-apiserver's markAsDeleting (and BeforeDelete for a pod): the delete that first sets deletionTimestamp
+    on an object its finalizers hold bumps its generation (not a second delete, not the finalizers' removal); an
+    object without finalizers is removed at once, its generation as it was. (One store per row; the rows are a
+    loop, not parameters, so that test_sqlite runs them against the durable store too.)"""
+    got, want = [], []
+    for kind, held, propagation, generation in DELETIONS:
+        s = new_store()
+        deleted = []
+        s.watch(None, lambda ev, seen=deleted: seen.append(ev.object) if ev.type == "DELETED" else None)
+        md = {"name": "x", "namespace": "default", **({"finalizers": held} if held else {})}
+        s.create(kind, {"apiVersion": kind.api_version, "kind": kind.kind, "metadata": md, "spec": {"queue": "q"}})
+        steps = [s.delete(kind, "default", "x", propagation=propagation)]
+        if held:
+            steps.append(s.delete(kind, "default", "x"))
+            steps.append(s.update(kind, {**steps[-1], "metadata": {**steps[-1]["metadata"], "finalizers": []}}))
+        steps.append(deleted[0])
+        got.append((kind.kind, held, [o["metadata"].get("generation", "none") for o in steps],
+                    [bool(o["metadata"].get("deletionTimestamp")) for o in steps], s.list(kind, "default")))
+        want.append((kind.kind, held, [generation] * len(steps), [bool(held)] * len(steps), []))
+    assert got == want
+
+
+def test_a_foreground_deletion_bumps_the_generation_once():
+    """propagationPolicy Foreground: the foregroundDeletion finalizer and deletionTimestamp (generation + 1) on
+    the owner, which waits for its dependents; a later delete changes nothing."""
+    s = new_store()
+    owner = s.create(kinds.JOB, job("j"))
+    s.create(kinds.POD, pod("p", owners=[owner], finalizers=["hold"]))
+    waiting = s.delete(kinds.JOB, "default", "j", propagation="Foreground")
+    assert (waiting["metadata"]["generation"], waiting["metadata"]["finalizers"]) == (2, ["foregroundDeletion"])
+    assert s.delete(kinds.JOB, "default", "j", propagation="Foreground")["metadata"]["generation"] == 2
+    assert s.get(kinds.POD, "default", "p")["metadata"]["generation"] == 2   # (the dependent's own deletion)
+
+
 def test_resource_versions_increase_and_stale_writes_conflict():
     s = new_store()
     p = s.create(kinds.POD, pod("a"))
