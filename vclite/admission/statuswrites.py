@@ -8,7 +8,7 @@ ValidateServiceStatusUpdate, the parts that hold for vclite's objects.
   (Always; OnFailure after a non-zero exit; a restartable init container); `status.qosClass` may not
   change (`field is immutable`); a condition type other than PodScheduled, Ready and Initialized a
   qualified name (kube names the field `metadata.conditions[i].Type`; a condition's `status` is not
-  checked, by kube either). Before the checks, `pod_status_defaults` (the pod status strategy's
+  checked, by kube either); `status.observedGeneration` and each condition's not negative (1.33+). Before the checks, `pod_status_defaults` (the pod status strategy's
   PrepareForUpdate and kube's conversion) gives a write that leaves `qosClass` out (or empty) the
   stored one (`observedGeneration` too, of the status and of each condition), and makes `podIP` and
   `podIPs[0]` (`hostIP`, `hostIPs[0]`) agree as kube's conversion of a v1 PodStatus does: the single
@@ -120,6 +120,7 @@ def pod_update(new: Obj, old: Obj | None) -> list[FieldError]:
     if nominated and (old is None or (old.get("status") or {}).get("nominatedNodeName") != nominated):
         errs += [FieldError("status.nominatedNodeName", common.invalid(nominated, m))
                  for m in (common.dns1123_subdomain(nominated) if isinstance(nominated, str) else ["must be a string"])]
+    errs += _negative_generation(status.get("observedGeneration"), "status.observedGeneration")
     if old is not None and isinstance(old.get("status"), dict):
         qos, before_qos = status.get("qosClass") or "", old["status"].get("qosClass") or ""
         if qos != before_qos:   # (left out: pod_status_defaults gave it the stored one)
@@ -138,10 +139,25 @@ def pod_update(new: Obj, old: Obj | None) -> list[FieldError]:
 SYSTEM_POD_CONDITIONS = ("PodScheduled", "Ready", "Initialized")
 
 
+NEGATIVE_GENERATION = "must be a non-negative integer"
+
+
+def _negative_generation(generation: Any, path: str) -> list[FieldError]:
+    """Kubernetes 1.33+ (ValidatePodStatusUpdate, validatePodConditions): an observedGeneration below 0 is refused
+    (shapes.POD_STATUS has already refused one that is not an integer)."""
+    if common.is_int(generation) and generation < 0:
+        return [FieldError(path, common.invalid(generation, NEGATIVE_GENERATION))]
+    return []
+
+
 def _condition_types(conditions: Any) -> list[FieldError]:
-    """validatePodConditions: the type of a condition of one's own is a qualified name (`example.com/ok`)."""
+    """validatePodConditions: a condition's `observedGeneration` not negative (kube names it
+    `status.conditions[i].observedGeneration`), and the type of a condition of one's own a qualified name
+    (`example.com/ok`)."""
     errs: list[FieldError] = []
     for i, cond in enumerate(conditions if isinstance(conditions, list) else []):
+        if isinstance(cond, dict):
+            errs += _negative_generation(cond.get("observedGeneration"), f"status.conditions[{i}].observedGeneration")
         ctype = cond.get("type") if isinstance(cond, dict) else None
         if isinstance(ctype, str) and ctype not in SYSTEM_POD_CONDITIONS:
             errs += [FieldError(f"metadata.conditions[{i}].Type", common.invalid(ctype, m))

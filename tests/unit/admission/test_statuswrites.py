@@ -7,8 +7,10 @@ import copy
 import pytest
 
 from vclite.admission import admit
-from vclite.api import core, kinds
+from vclite.api import core, kinds, meta
+from vclite.apiserver import inprocess
 from vclite.executor import nodes, podstatus
+from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
 from . import views
@@ -230,6 +232,48 @@ def test_an_observed_generation_that_is_no_integer_is_refused():
         with pytest.raises(errors.Invalid) as exc:
             write_status(kinds.POD, pod(status), pod())
         assert field in str(exc.value) and "must be of type integer" in str(exc.value), str(exc.value)
+
+
+@pytest.mark.parametrize("status, stored, problems", [
+    pytest.param({"observedGeneration": -1}, {"observedGeneration": 2},
+                 ["status.observedGeneration: Invalid value: -1: must be a non-negative integer"], id="status"),
+    pytest.param({"conditions": [cond("Ready", -3), cond("my ok", -1)]}, {},
+                 ["status.conditions[0].observedGeneration: Invalid value: -3: must be a non-negative integer",
+                  "status.conditions[1].observedGeneration: Invalid value: -1: must be a non-negative integer",
+                  'metadata.conditions[1].Type: Invalid value: "my ok": name part must consist of'],
+                 id="conditions-a-system-type-too-each-before-its-type"),
+    pytest.param({"conditions": [cond("Ready", -1)], "observedGeneration": -2, "qosClass": "Guaranteed"},
+                 {"qosClass": "BestEffort"},
+                 ["status.conditions[0].observedGeneration: Invalid value: -1: must be a non-negative integer",
+                  "status.observedGeneration: Invalid value: -2: must be a non-negative integer",
+                  'status.qosClass: Invalid value: "Guaranteed": field is immutable'],
+                 id="in-kubes-order"),
+    pytest.param({"observedGeneration": 0, "conditions": [cond("Ready", 0)]}, {}, [], id="zero-is-fine"),
+])
+def test_a_negative_observed_generation_is_refused(status, stored, problems):
+    """Kubernetes 1.33+ (ValidatePodStatusUpdate, validatePodConditions): `status.observedGeneration` and a
+    condition's (every condition, a system type too: checked before its type) below 0 are Invalid, with kube's
+    words and field paths; a negative value is not 'left out', so the stored one does not replace it."""
+    if not problems:
+        write_status(kinds.POD, pod(status), pod(stored))
+        return
+    with pytest.raises(errors.Invalid) as exc:
+        write_status(kinds.POD, pod(status), pod(stored))
+    text = str(exc.value)
+    at = [text.index(p) for p in problems]
+    assert at == sorted(at), text
+
+
+def test_a_refused_observed_generation_changes_nothing_stored():
+    """Through the in-process API: the write is refused with 422 and the stored pod keeps its status."""
+    client = inprocess.new_client(clock_mod.VirtualClock())
+    created = client.create({**pod(), "status": None})
+    client.update_status({**created, "status": {"phase": "Pending", "observedGeneration": 1}})
+    before = client.get(kinds.POD, "default", meta.name(created))
+    with pytest.raises(errors.Invalid) as exc:
+        client.update_status({**before, "status": {"phase": "Running", "observedGeneration": -1}})
+    assert "status.observedGeneration: Invalid value: -1: must be a non-negative integer" in str(exc.value)
+    assert client.get(kinds.POD, "default", meta.name(created)) == before
 
 
 def test_the_statuses_vclite_writes_itself_pass():
