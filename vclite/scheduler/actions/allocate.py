@@ -2,7 +2,8 @@
 
 Loop: pop the best queue (QueueOrder; an Overused queue is dropped for the session), pop its best
 job (JobOrder), and try that job's pending tasks best first (TaskOrder) in one Statement:
-- skip a task its queue cannot take (Allocatable) or whose role already fit nowhere;
+- skip a task its queue cannot take (Allocatable) or whose role already fit nowhere (recorded as its fit error:
+  `Task <name> with role spec <role> has already predicated failed, skip`, as Volcano's);
 - feasible nodes = resources fit `future_idle` and every Predicate passes (vector ops, all nodes);
   none -> remember why (per-node reasons) and go on only if the gang can still be met
   (NeedContinueAllocating), else stop;
@@ -140,7 +141,8 @@ def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue:
         if not ssn.allocatable(queue, task):
             _note_not_allocatable(ssn, job, queue, task)
             continue
-        if job.has_role_fit_errors(task):
+        if job.has_role_fit_errors(task):   # (recorded, as Volcano does: its pod and PodGroup say why)
+            job.record_fit_errors(task, fit.FitErrors.role_failed(task.name, task.role))
             continue
         reason = ssn.pre_predicate(task)
         if reason is not None:

@@ -40,9 +40,12 @@ class FitErrors:
     n_nodes: int
     histogram: dict[str, int]
     hint: str = ""
+    message: str = ""   # Volcano's FitErrors.SetError: the whole error when no node's reason is recorded
 
     def error(self) -> str:
         """`0/3 nodes are unavailable: 2 Insufficient cpu, 1 node(s) didn't match node selector.`"""
+        if self.message and not self.histogram:
+            return self.message
         text = f"0/{self.n_nodes} nodes are unavailable"
         if self.histogram:
             text += ": " + ", ".join(sorted(f"{v} {k}" for k, v in self.histogram.items()))
@@ -54,6 +57,15 @@ class FitErrors:
     @classmethod
     def everywhere(cls, n_nodes: int, reason: str) -> "FitErrors":
         return cls(n_nodes, {reason: n_nodes} if n_nodes else {})
+
+    @classmethod
+    def role_failed(cls, name: str, role: str) -> "FitErrors":
+        """A task not tried because a task of its role (its `volcano.sh/task-spec`) already fit nowhere in this
+        session: Volcano's allocate records this message for it, in Volcano's words."""
+        return cls(0, {}, message=ROLE_FAILED.format(name=name, role=role))
+
+
+ROLE_FAILED = "Task {name} with role spec {role} has already predicated failed, skip"
 
 
 def resource_fit(req: np.ndarray, nodes: nodes_mod.NodeState, available: np.ndarray) -> Failure:

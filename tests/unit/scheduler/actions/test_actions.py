@@ -126,3 +126,29 @@ def test_shuffle_select_pods_with_low_priority_and_evict_them():
     reg = registry.default_registry().with_plugins(LowPriorityVictims)
     c = conf.build("shuffle", [[conf.plugin("fake", enabledVictim=True)]], registry=reg)
     assert sorted(session.run_session(st, c, objects.NOW).evictions) == ["test/pod1-1", "test/pod2-1", "test/pod3-1"]
+
+
+SKIPPED = "Task {} with role spec {} has already predicated failed, skip"
+ZONE = {"zone": "nowhere"}
+
+
+def test_tasks_of_a_role_that_already_fit_nowhere_are_skipped_and_told_so():
+    """allocate.go: once a task of a role (`volcano.sh/task-spec`) fits no node, the job's later tasks of that
+    role are not tried in the session and each is recorded with Volcano's fit error (its name, not its
+    namespace); a task without a role is tried for itself, one of another role is allocated. Their pods'
+    PodScheduled conditions carry the message; the PodGroup's lists the predicates' fit error first."""
+    st = objects.state(nodes=[objects.node("n1", cpu="2")],
+                       podgroups=[objects.pg("ns/g", min_member=3)],
+                       pods=[*(objects.pod(f"ns/g-big-{i}", "g", role="big", selector=ZONE) for i in range(3)),
+                             objects.pod("ns/g-none-0", "g", selector=ZONE),
+                             objects.pod("ns/g-small-0", "g", cpu="1", role="small")])
+    result = objects.run(st)
+    told = {k: m for k, (_, m, _) in result.pod_conditions.items()}
+    unfit = "0/1 nodes are unavailable: 1 node(s) didn't match Pod's node affinity/selector."
+    assert result.binds == {}
+    assert told == {"ns/g-big-0": unfit, "ns/g-big-1": SKIPPED.format("g-big-1", "big"),
+                    "ns/g-big-2": SKIPPED.format("g-big-2", "big"), "ns/g-none-0": unfit,
+                    "ns/g-small-0": "Pod ns/g-small-0 can possibly be assigned to n1, once minAvailable is satisfied"}
+    cond = {c["type"]: c for c in result.podgroup_status["ns/g"]["conditions"]}["Unschedulable"]
+    shown = cond["message"].split("; ")[1:]
+    assert shown == [unfit, SKIPPED.format("g-big-1", "big"), SKIPPED.format("g-big-2", "big")], cond["message"]
