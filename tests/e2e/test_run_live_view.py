@@ -121,3 +121,30 @@ def test_a_stopped_run_names_the_loop_items_as_the_live_view_does(tmp_path):
         assert expected in lines, err
     assert any(line.startswith("  vcjob default/sweep-train-2 (flow train, item 2: broken) Failed: ")
                for line in lines), err
+
+
+# 20 items ending 0.2 s apart, over 4 seconds: each ends in a tick of its own
+SWEEP20 = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: sweep}
+spec:
+  flows:
+    - name: train
+      withItems: [%s]
+---
+""" % ", ".join(f'"{1 + i * 0.2:.1f}"' for i in range(20)) + jobs_yaml.template("train", ["sleep", "{{item}}"])
+
+
+def test_a_pipe_gets_a_few_lines_for_a_loop_of_20_items(tmp_path):
+    """Piped: the items' count line is written once their counts settle (or every 2 s at most), not at every
+    tick where one of them started or ended: a handful of lines, the last one counting all 20 Completed."""
+    path = tmp_path / "sweep.yaml"
+    path.write_text(SWEEP20)
+    proc = subprocess.run([VCCTL, "run", "--workdir", str(tmp_path / "work"), str(path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    counts = [line for line in lines if "] JobFlow default/sweep: flow train: 20 items: " in line]
+    assert counts and counts[-1].endswith(": 20 items: 20 Completed"), proc.stdout
+    assert len(counts) <= 5 and len(lines) <= 8, proc.stdout
+    assert lines[-1].endswith("] JobFlow default/sweep: Succeed"), proc.stdout

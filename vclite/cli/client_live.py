@@ -5,9 +5,9 @@ Lists then watches (through the Kubernetes API only) the JobFlow, its vcjobs (la
 FailedCreate Events (why a vcjob lacks pods: the API refused them) into a local cache, and draws
 `viewdraw.render` of that cache — the same live view as `vcctl run` — on every change (at most 10 times a
 second; once a second for the elapsed times). When stdout is not a terminal it prints a line per phase
-change instead (as `vcctl run` does, runlines.py: a loop's items counted in a line per loop flow), and the
-final view at the end — once the vcjobs the JobFlow's status says ended are ended in the cache too (their
-watch may lag: SETTLE_WAIT at most).
+change instead (as `vcctl run` does, runlines.py: a loop's items counted in a line per loop flow, written
+once their counts settle), and the final view at the end — once the vcjobs the JobFlow's status says ended
+are ended in the cache too (their watch may lag: SETTLE_WAIT at most).
 Returns the exit status: 0 the flow succeeded, 1 it failed or was deleted, 130 interrupted.
 
 A big flow (10,000 vcjobs, as many pods) takes seconds to list, so each kind is listed and watched on
@@ -221,6 +221,7 @@ def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_
     live = Live(console=console, auto_refresh=False, transient=False) if console.is_terminal else None
     start, last_phases, gap, settle_by = clock.monotonic(), {}, REDRAW_GAP, 0.0
     retries: set[tuple[str, int]] = set()   # (vcjob, attempt) whose coming retry a line announced
+    loop_lines = runlines.LoopLines()   # (a loop's count line held while its items still change)
     pause = threading.Event()  # never set: an interruptible sleep that coalesces bursts of events
     if live is not None:
         live.start()
@@ -243,8 +244,10 @@ def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_
                 changed = [what for what, ph in now_phases.items() if ph and last_phases.get(what) != ph]
                 jobs = {what: snap.job(*what[len("vcjob "):].split("/", 1)) for what in changed
                         if what.startswith("vcjob ")}
-                lines = runlines.change_lines(changed, now_phases, {meta.key(jf): jf for jf in snap.jobflows},
-                                              {what: job for what, job in jobs.items() if job is not None})
+                final = phase in DONE and loader.done()   # (its last lines: nothing held back)
+                lines = loop_lines.lines(changed, now_phases, {meta.key(jf): jf for jf in snap.jobflows},
+                                         {what: job for what, job in jobs.items() if job is not None},
+                                         clock.monotonic(), final)
                 for line in [*lines, *notes]:
                     console.print(f"[{clock.monotonic() - start:7.2f}s] {line}", highlight=False, markup=False,
                                   soft_wrap=True)   # (a line of a log: never wrapped at 80 columns)
@@ -255,8 +258,10 @@ def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_
                     break
             if live is not None:
                 cache.changed.wait(TICK)
-            else:   # (lines only on changes; while settling, until settle_by at most)
-                cache.changed.wait(max(0.0, settle_by - time.monotonic()) if settle_by else None)
+            else:   # (lines only on changes, or when a held line is due; while settling, until settle_by at most)
+                waits = [w for w in (max(0.0, settle_by - time.monotonic()) if settle_by else None,
+                                     loop_lines.due_in(clock.monotonic())) if w is not None]
+                cache.changed.wait(min(waits) if waits else None)
             pause.wait(gap)
     finally:
         if live is not None:

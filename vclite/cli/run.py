@@ -92,6 +92,7 @@ class Progress:
         self._changed: dict[str, None] = {}
         self._jobflows: dict[str, Obj] = {}   # the last version of each JobFlow (the lines name its loop items)
         self._changed_jobs: dict[str, Obj] = {}   # the last version of each vcjob in `_changed`
+        self._loop_lines = runlines.LoopLines()   # (a loop's count line held while its items still change)
         self.scheduled: set[str] = set()   # the vcjobs a CronJob made (a run with a CronJob ends unfinished)
         # the last Failed version of each pod, kept when a pod of the same name replaces it (a vcjob's
         # RestartJob deletes its pods and makes new ones): why a job that then used up maxRetry failed
@@ -166,11 +167,16 @@ class Progress:
         good = [f"{what} {phase}" for what, phase in self.outcomes.items() if phase in SUCCESS]
         return bad, good
 
-    def changes(self) -> list[str]:
-        """Lines for the phases that appeared or changed since the last call (runlines.change_lines: a loop's
-        items counted in one line per loop flow, each failed item named), then for the retries announced
-        meanwhile."""
-        lines = runlines.change_lines(list(self._changed), self._phases, self._jobflows, self._changed_jobs)
+    def changes(self, now: float | None = None, final: bool = False) -> list[str]:
+        """Lines for the phases that appeared or changed since the last call (runlines: a loop's items counted
+        in one line per loop flow, each failed item named), then for the retries announced meanwhile. `now`
+        (the run's monotonic time): a loop's count line is held while its items still change
+        (runlines.LoopLines), until due or `final`; None: every line at once."""
+        if now is None:
+            lines = runlines.change_lines(list(self._changed), self._phases, self._jobflows, self._changed_jobs)
+        else:
+            lines = self._loop_lines.lines(list(self._changed), self._phases, self._jobflows, self._changed_jobs,
+                                           now, final)
         lines += self._notes
         self._changed.clear()
         self._changed_jobs.clear()
@@ -433,7 +439,8 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], lines_to: T
     def tick(final: bool = False) -> None:
         """Live view: redraw at most 10 times a second, and less often when a redraw is costly (a
         big flow), so drawing never takes more than about a tenth of the time. Otherwise: a line per
-        phase change, as the watch reported them (cheap enough to run after every burst of work)."""
+        phase change, as the watch reported them (cheap enough to run after every burst of work), a loop's
+        count line once its counts settle (runlines.LoopLines); `final`: every line held is written."""
         nonlocal last_draw, draw_gap
         if quiet:
             return
@@ -446,7 +453,7 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], lines_to: T
                 draw_gap = view.redraw_gap(time.perf_counter() - began)
                 last_draw = rt.clock.monotonic()
             return
-        lines = progress.changes()
+        lines = progress.changes(rt.clock.monotonic(), final)
         if lines:   # plain lines (no live view here): written directly, rich's rendering is per line
             elapsed = f"[{rt.clock.monotonic() - start:7.2f}s]"
             lines_to.write("".join(f"{elapsed} {line}\n" for line in lines))
@@ -471,7 +478,8 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], lines_to: T
             else:
                 from vclite.cli import runlisten
                 done = await runlisten.drive(rt, until, timeout, None if quiet else tick, stopping,
-                                             lambda text: None if quiet else print(text, file=sys.stderr, flush=True))
+                                             lambda text: None if quiet else print(text, file=sys.stderr, flush=True),
+                                             idle=lambda: tick(final=True))
         except runtime_mod.Interrupted:   # (Ctrl-C: what was left is reported as after a timeout)
             done, progress.interrupted = False, True
         tick(final=True)

@@ -8,10 +8,18 @@ and an item that fails has a line of its own too, naming it as the live view nam
 
     vcjob default/sweep-train-12 (flow train, item 12: 0.013): Failed
 
-Pure: from the changes, the phases and the last objects `run.Progress` keeps.
+`change_lines` makes the lines of one batch of changes; `LoopLines` holds a loop's count line back while its
+items still change (their vcjobs start over several ticks): it is written once the loop's counts have not
+changed for SETTLE seconds, HOLD_MAX seconds after its first change held at the latest, just before a failed
+item's line or a line about its JobFlow, and at the end — never twice the same. Every other line is written
+at once.
+
+Pure: from the changes, the phases and the last objects `run.Progress` keeps (and the times it is given).
 """
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterator
 from typing import Any
 
 from vclite.api import batch, flow, meta
@@ -20,6 +28,37 @@ from vclite.cli import view
 Obj = dict[str, Any]
 # an item reaching one of these phases gets a line of its own (it is what a reader of the log looks for)
 ITEM_LINE_PHASES = frozenset({batch.JobPhase.FAILED, batch.JobPhase.TERMINATED, batch.JobPhase.ABORTED})
+SETTLE = 0.5     # seconds a loop's counts stay unchanged before its held count line is written
+HOLD_MAX = 2.0   # seconds a loop's count line is held at most (a loop whose items never stop changing)
+Loop = tuple[str, str]   # (JobFlow key `ns/name`, loop flow name)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Change:
+    """One line of a batch of changes: `text` (a plain line, or a failed item's), or the `loop` whose count
+    line goes there (text ""); `jobflow`: the key of the JobFlow a plain line is about."""
+
+    text: str
+    loop: Loop | None = None
+    jobflow: str = ""
+
+
+def _changes(changed: list[str], phases: dict[str, str], jobflows: dict[str, Obj], jobs: dict[str, Obj]
+             ) -> Iterator[_Change]:
+    """Each change in order: a plain line, or for a loop's item its loop (and a line if it failed)."""
+    for what in changed:
+        phase = phases.get(what, "")
+        job = jobs.get(what) if what.startswith("vcjob ") else None
+        jf = jobflows.get(meta.labels(job).get(flow.CREATED_BY_JOB_FLOW, "").replace(".", "/", 1)) \
+            if job is not None else None
+        name, item = view.loop_item(jf, meta.name(job), view.Snapshot([jf], [job], [], [])) \
+            if jf is not None and job is not None else ("", "")
+        if not item:
+            yield _Change(f"{what}: {phase}", jobflow=what[len("JobFlow "):] if what.startswith("JobFlow ") else "")
+            continue
+        yield _Change("", (meta.key(jf), name))
+        if phase in ITEM_LINE_PHASES:
+            yield _Change(f"{what} (flow {name}, {item}): {phase}", (meta.key(jf), name))
 
 
 def change_lines(changed: list[str], phases: dict[str, str], jobflows: dict[str, Obj], jobs: dict[str, Obj]
@@ -30,25 +69,73 @@ def change_lines(changed: list[str], phases: dict[str, str], jobflows: dict[str,
     keys; `jobflows`: the last version of each JobFlow by `ns/name`; `jobs`: the last version of each changed
     vcjob by its key in `changed`."""
     lines: list[str] = []
-    loops: dict[tuple[str, str], int] = {}   # (JobFlow key, flow) -> the index of its count line
-    for what in changed:
-        phase = phases.get(what, "")
-        job = jobs.get(what) if what.startswith("vcjob ") else None
-        jf = jobflows.get(meta.labels(job).get(flow.CREATED_BY_JOB_FLOW, "").replace(".", "/", 1)) \
-            if job is not None else None
-        name, item = view.loop_item(jf, meta.name(job), view.Snapshot([jf], [job], [], [])) \
-            if jf is not None and job is not None else ("", "")
-        if not item:
-            lines.append(f"{what}: {phase}")
-            continue
-        if (meta.key(jf), name) not in loops:
-            loops[(meta.key(jf), name)] = len(lines)
-            lines.append("")   # (its count, written once every change is known)
-        if phase in ITEM_LINE_PHASES:
-            lines.append(f"{what} (flow {name}, {item}): {phase}")
+    loops: dict[Loop, int] = {}   # the index of each loop's count line
+    for change in _changes(changed, phases, jobflows, jobs):
+        if change.loop is not None and not change.text:
+            if change.loop not in loops:
+                loops[change.loop] = len(lines)
+                lines.append("")   # (its count, written once every change is known)
+        else:
+            lines.append(change.text)
     for (key, name), at in loops.items():
-        lines[at] = f"JobFlow {key}: flow {name}: {loop_counts(jobflows[key], name, phases)}"
+        lines[at] = count_line(jobflows[key], name, phases)
     return lines
+
+
+def count_line(jf: Obj, name: str, phases: dict[str, str]) -> str:
+    """`JobFlow default/sweep: flow train: 20 items: 19 Running, 1 Pending`."""
+    return f"JobFlow {meta.key(jf)}: flow {name}: {loop_counts(jf, name, phases)}"
+
+
+class LoopLines:
+    """The lines of a run's changes as they come (`lines`, called after every burst of work with the time),
+    each loop's count line held back while its items still change. Keeps a few facts per loop flow followed
+    (when its held changes came, its last line): its memory follows the number of loop flows, not of items."""
+
+    def __init__(self, settle: float = SETTLE, hold_max: float = HOLD_MAX):
+        self.settle, self.hold_max = settle, hold_max
+        self._held: dict[Loop, tuple[float, float]] = {}   # (first, last) time of its changes not written
+        self._written: dict[Loop, str] = {}                  # its last count line written
+
+    def lines(self, changed: list[str], phases: dict[str, str], jobflows: dict[str, Obj], jobs: dict[str, Obj],
+              now: float, final: bool = False) -> list[str]:
+        """As change_lines, but each loop's count line written when due (at `now`, in seconds); `final`: the
+        run ends, every held line is written."""
+        out: list[str] = []
+        for change in _changes(changed, phases, jobflows, jobs):
+            if change.loop is not None:
+                first = self._held.get(change.loop, (now, now))[0]
+                self._held[change.loop] = (first, now)
+                if change.text:   # (a failed item: the counts it changed, then its line, at once)
+                    out += self._write(change.loop, phases, jobflows)
+                    out.append(change.text)
+                continue
+            if change.jobflow:   # (its loops' counts before a line about the JobFlow)
+                for loop in [loop for loop in self._held if loop[0] == change.jobflow]:
+                    out += self._write(loop, phases, jobflows)
+            out.append(change.text)
+        for loop, (first, last) in list(self._held.items()):
+            if final or now - last >= self.settle or now - first >= self.hold_max:
+                out += self._write(loop, phases, jobflows)
+        return out
+
+    def due_in(self, now: float) -> float | None:
+        """Seconds from `now` until a held count line is due (None: none is held)."""
+        due = [min(last + self.settle, first + self.hold_max) - now for first, last in self._held.values()]
+        return max(0.0, min(due)) if due else None
+
+    def _write(self, loop: Loop, phases: dict[str, str], jobflows: dict[str, Obj]) -> list[str]:
+        """Loop's count line, unless it says what its last one said (or its JobFlow is gone)."""
+        self._held.pop(loop, None)
+        jf = jobflows.get(loop[0])
+        if jf is None:
+            self._written.pop(loop, None)
+            return []
+        line = count_line(jf, loop[1], phases)
+        if self._written.get(loop) == line:
+            return []
+        self._written[loop] = line
+        return [line]
 
 
 def loop_counts(jf: Obj, name: str, phases: dict[str, str]) -> str:

@@ -77,11 +77,13 @@ async def serve(rt: runtime_mod.Runtime, host: str, port: int) -> Served:
 
 
 async def drive(rt: runtime_mod.Runtime, done: Callable[[], bool], timeout: float | None,
-                on_tick: Callable[[], None] | None, stopping: asyncio.Event, note: Callable[[str], None]) -> bool:
+                on_tick: Callable[[], None] | None, stopping: asyncio.Event, note: Callable[[str], None],
+                idle: Callable[[], None] | None = None) -> bool:
     """`rt.run_until(done)` for a run that serves its API: when nothing can move on by itself (a suspended
     JobFlow, a job no node fits) the run is not over, since a client may change something (resume it,
     add a node): it waits for the next write, until `done()` (True), the timeout or `stopping` (Ctrl-C:
-    runtime.Interrupted). Chores run as in `vcctl server`. `note` says once that the run waits for a client."""
+    runtime.Interrupted). Chores run as in `vcctl server`. `note` says once that the run waits for a client;
+    `idle` is called each time before it waits (the lines held back are written then)."""
     deadline = None if timeout is None else rt.clock.monotonic() + timeout
     changed = asyncio.Event()
     sub = rt.client.watch(None, lambda ev: changed.set())
@@ -97,6 +99,8 @@ async def drive(rt: runtime_mod.Runtime, done: Callable[[], bool], timeout: floa
                 return False
             if changed.is_set():
                 continue   # (written while it ran: look again before waiting)
+            if idle is not None:
+                idle()
             if not said:
                 note("nothing can move on by itself: the run waits for a client of its API "
                      "(Ctrl-C or --timeout to stop it)")

@@ -74,3 +74,103 @@ def test_a_runs_lines_count_a_loops_items():
     seen(kinds.JOB, vcjob("sweep-train-3", "Completed"))
     assert progress.changes() == ["JobFlow default/sweep: flow train: 4 items: 1 Failed, 2 Running, 1 Completed",
                                   "vcjob default/sweep-train-2 (flow train, item 2: 0.013): Failed"]
+
+
+def item(i, phase):
+    """A change of item i of SWEEP's loop: its key, its vcjob."""
+    return f"vcjob default/sweep-train-{i}", vcjob(f"sweep-train-{i}", phase)
+
+
+COUNT = "JobFlow default/sweep: flow train: 4 items: "
+FAILED_2 = "vcjob default/sweep-train-2 (flow train, item 2: 0.013): Failed"
+
+
+# steps: (time, changes — (key, vcjob or a JobFlow's phase) —, final, the lines written then)
+@pytest.mark.parametrize("steps", [
+    pytest.param([(0.0, [item(0, "Pending"), item(1, "Pending")], False, []),
+                  (0.1, [item(2, "Pending"), item(3, "Pending")], False, []),
+                  (0.2, [], False, []),
+                  (0.6, [], False, [COUNT + "4 Pending"]),
+                  (5.0, [], False, [])],
+                 id="items-starting-over-ticks-one-line-once-settled"),
+    pytest.param([(0.0, [item(i, "Running") for i in range(4)], False, []),
+                  (0.1, [item(0, "Completed")], False, []),
+                  (0.4, [item(1, "Completed")], False, []),
+                  (0.8, [item(2, "Completed")], False, []),
+                  (1.2, [item(3, "Completed")], False, []),
+                  (1.6, [], False, []),
+                  (1.7, [], False, [COUNT + "4 Completed"])],
+                 id="settled-half-a-second-after-the-last-change"),
+    pytest.param([(0.0, [item(0, "Running")], False, []),
+                  (0.4, [item(1, "Running")], False, []),
+                  (0.8, [item(2, "Running")], False, []),
+                  (1.2, [item(3, "Running")], False, []),
+                  (1.6, [item(0, "Completed")], False, []),
+                  (2.0, [item(1, "Completed")], False, [COUNT + "2 Running, 2 Completed"]),
+                  (2.4, [item(2, "Completed")], False, []),
+                  (2.9, [], False, [COUNT + "1 Running, 3 Completed"])],
+                 id="never-settling-a-line-every-two-seconds-at-most"),
+    pytest.param([(0.0, [item(0, "Running"), item(1, "Running")], False, []),
+                  (0.1, [item(2, "Failed")], False, [COUNT + "1 Failed, 2 Running, 1 not created", FAILED_2]),
+                  (0.7, [], False, [])],
+                 id="a-failure-at-once-after-its-counts"),
+    pytest.param([(0.0, [item(i, "Running") for i in range(4)], False, []),
+                  (0.1, [("JobFlow default/sweep", "Running")], False,
+                   [COUNT + "4 Running", "JobFlow default/sweep: Running"])],
+                 id="the-counts-before-a-line-about-their-JobFlow"),
+    pytest.param([(0.0, [item(i, "Completed") for i in range(4)], False, []),
+                  (0.1, [("pod default/bare", "Running")], False, ["pod default/bare: Running"]),
+                  (0.15, [], True, [COUNT + "4 Completed"])],
+                 id="other-lines-at-once-the-held-one-at-the-end"),
+    pytest.param([(0.0, [item(i, "Running") for i in range(4)], False, []),
+                  (1.0, [], False, [COUNT + "4 Running"]),
+                  (1.1, [item(0, "Pending")], False, []),
+                  (1.2, [item(0, "Running")], False, []),
+                  (2.0, [], False, [])],
+                 id="counts-back-to-the-last-line-no-line"),
+])
+def test_loop_lines_hold_a_loops_count_until_it_settles(steps):
+    loop_lines = runlines.LoopLines()
+    phases: dict[str, str] = {}
+    jobflows = {"default/sweep": SWEEP}
+    for now, changes, final, expected in steps:
+        jobs = {key: obj for key, obj in changes if isinstance(obj, dict)}
+        phases.update({key: obj["status"]["state"]["phase"] if isinstance(obj, dict) else obj for key, obj in changes})
+        assert loop_lines.lines([key for key, _ in changes], phases, jobflows, jobs, now, final) == expected, now
+
+
+def test_loop_lines_say_when_the_next_is_due():
+    loop_lines = runlines.LoopLines()
+    assert loop_lines.due_in(0.0) is None
+    key, job = item(0, "Running")
+    loop_lines.lines([key], {key: "Running"}, {"default/sweep": SWEEP}, {key: job}, 1.0)
+    assert loop_lines.due_in(1.2) == pytest.approx(0.3)
+    assert loop_lines.due_in(9.0) == 0.0
+
+
+def test_loop_lines_keep_a_line_per_loop_not_per_item():
+    """Memory: what is kept follows the loop flows, however many items changed."""
+    loop_lines = runlines.LoopLines()
+    changes = [item(i % 4, phase) for i in range(400) for phase in ("Pending", "Running")]
+    phases = {}
+    for n, (key, job) in enumerate(changes):
+        phases[key] = job["status"]["state"]["phase"]
+        loop_lines.lines([key], phases, {"default/sweep": SWEEP}, {key: job}, n * 0.01)
+    assert len(loop_lines._held) <= 1 and len(loop_lines._written) <= 1
+
+
+def test_a_runs_lines_hold_a_loops_count_given_the_time():
+    """run.Progress.changes(now): the count line held until the loop settles; `final` writes it."""
+    progress = run.Progress()
+
+    def seen(kind, obj):
+        progress.observe(client_mod.WatchEvent(client_mod.EventType.MODIFIED, kind, obj, None))
+    seen(kinds.JOBFLOW, SWEEP)
+    seen(kinds.JOB, vcjob("sweep-train-0", "Pending"))
+    assert progress.changes(0.0) == ["JobFlow default/sweep: Running"]
+    for i in range(1, 4):
+        seen(kinds.JOB, vcjob(f"sweep-train-{i}", "Pending"))
+        assert progress.changes(0.1 * i) == []
+    seen(kinds.JOB, vcjob("sweep-train-0", "Running"))
+    assert progress.changes(0.4) == []
+    assert progress.changes(0.5, final=True) == ["JobFlow default/sweep: flow train: 4 items: 1 Running, 3 Pending"]

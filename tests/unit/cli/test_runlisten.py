@@ -40,3 +40,28 @@ def test_parsing_loads_no_http_server():
             "print('vclite.httpserver.server' in sys.modules, 'aiohttp' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_drive_calls_idle_before_it_waits_for_a_client():
+    """A run serving its API, when nothing moves by itself, writes what its lines hold back (`idle`) before it
+    waits for a client: the held lines are not left unwritten while it waits."""
+    import asyncio
+
+    from vclite.lib import clock
+    from vclite.runtime import runtime as runtime_mod
+
+    rt = runtime_mod.Runtime(clock.VirtualClock(), nodes=[], run_pods=False)
+    said: list[str] = []
+
+    async def main():
+        stopping = asyncio.Event()
+
+        def idle():
+            said.append("idle")
+            stopping.set()   # (Ctrl-C: the wait ends at once)
+        rt.start()
+        with pytest.raises(runtime_mod.Interrupted):
+            await runlisten.drive(rt, lambda: False, None, None, stopping, said.append, idle=idle)
+        await rt.shutdown()
+    asyncio.run(main())
+    assert said[0] == "idle" and said[1].startswith("nothing can move on by itself"), said
