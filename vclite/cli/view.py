@@ -240,11 +240,39 @@ class Row:
     item: bool = False       # a loop's item or iteration: a narrow view may cut its label (its value is a preview)
 
 
+_OUTPUTS_REF = re.compile(r"^\s*\{\{\s*outputs\.([A-Za-z0-9_-]+)\s*\}\}\s*$")   # withParam: "{{outputs.split}}"
+_FAILURES_REF = re.compile(r"^\s*\{\{\s*workflow\.failures\s*\}\}\s*$")       # the exit handler's withParam
+
+
+def loop_text(f: Obj) -> tuple[str, str]:
+    """(the loop part of a flow's dependency, the target it names): `each of 4 items` (withItems), `split → each
+    item` (withParam over `{{outputs.split}}`: split is named here, not again among the targets), `each failure`
+    (the exit handler over `{{workflow.failures}}`), `repeat until <condition> (≤<limit>)`; ("", "") for none.
+    Short: it is read in a narrow column (10 characters at 80 columns)."""
+    if f.get("withItems") is not None:
+        items = f["withItems"]
+        count = len(items) if isinstance(items, list) else 0
+        return f"each of {count} item{'' if count == 1 else 's'}", ""
+    if f.get("withParam"):
+        param = str(f["withParam"])
+        source = _OUTPUTS_REF.match(param)
+        if source:
+            return f"{source[1]} → each item", source[1]
+        return ("each failure", "") if _FAILURES_REF.match(param) else (f"each item of {param.strip()}", "")
+    if isinstance(f.get("repeat"), dict):
+        until = flowsyntax.as_written(str(f["repeat"].get("until")))
+        return f"repeat until {until} (≤{f['repeat'].get('limit')})", ""
+    return "", ""
+
+
 def depends_text(f: Obj) -> str:
-    """A flow's dependency in a few words: `a, b`, `any of a, b`, the expression, probes, when, loops (more
-    than FAN_MIN targets: the first TARGETS_SHOWN and a count)."""
+    """A flow's dependency in a few words: `a, b`, `any of a, b`, the expression, probes, when, its loop
+    (loop_text: `split → each item`; more than FAN_MIN targets: the first TARGETS_SHOWN and a count)."""
     dep = f.get("dependsOn") if isinstance(f.get("dependsOn"), dict) else {}
+    loop, source = loop_text(f)
     targets = [t for t in dep.get("targets") or [] if isinstance(t, str)]
+    if source and (dep.get("strategy") != "any" or targets == [source]):   # (not `split; split → each item`)
+        targets = [t for t in targets if t != source]
     parts = []
     if targets:
         named = targets if len(targets) <= FAN_MIN else [*targets[:TARGETS_SHOWN],
@@ -261,13 +289,8 @@ def depends_text(f: Obj) -> str:
         parts.append(f"probe {e.get('taskName')} tcp :{e.get('port')}")
     if f.get("when"):
         parts.append(f"when {flowsyntax.as_written(str(f['when']))}")
-    if f.get("withItems") is not None:
-        parts.append(f"for each of {len(f['withItems'])} items")
-    if f.get("withParam"):
-        parts.append(f"for each in {f['withParam']}")
-    if isinstance(f.get("repeat"), dict):
-        until = flowsyntax.as_written(str(f["repeat"].get("until")))
-        parts.append(f"repeat until {until} (≤{f['repeat'].get('limit')})")
+    if loop:
+        parts.append(loop)
     return "; ".join(parts)
 
 

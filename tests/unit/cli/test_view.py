@@ -38,7 +38,7 @@ def test_rows_follow_dependencies_with_items_under_their_flow_and_the_exit_handl
     rows = view.dag_rows(jf, snap(jf))
     assert [r.label for r in rows] == ["f", *[f"  item {i}: {i}" for i in range(view.LOOP_ROWS)],
                                        f"  … {10 - view.LOOP_ROWS} more", "m", "s", "e"]
-    assert rows[0].depends == "for each of 10 items" and rows[-1].depends == "on exit"
+    assert rows[0].depends == "each of 10 items" and rows[-1].depends == "on exit"
 
 
 def annotated(name, item_text):
@@ -155,11 +155,30 @@ def test_depends_text():
         "any of a, b; when params.x == 1; repeat until outputs.t > 1 (≤3)"
 
 
+@pytest.mark.parametrize("f, depends", [
+    pytest.param({"dependsOn": {"targets": ["split"]}, "withParam": "{{outputs.split}}"}, "split → each item",
+                 id="withParam-its-target-named-once"),
+    pytest.param({"withParam": "{{ outputs.split }}"}, "split → each item", id="withParam-an-implicit-dependency"),
+    pytest.param({"dependsOn": {"targets": ["a", "split"]}, "withParam": "{{outputs.split}}"},
+                 "a; split → each item", id="withParam-and-another-target"),
+    pytest.param({"dependsOn": {"targets": ["a", "split"], "strategy": "any"}, "withParam": "{{outputs.split}}"},
+                 "any of a, split; split → each item", id="withParam-any-of-its-targets-kept-whole"),
+    pytest.param({"withItems": [1, 2, 3, 4]}, "each of 4 items", id="withItems"),
+    pytest.param({"dependsOn": {"targets": ["prep"]}, "withItems": ["x"]}, "prep; each of 1 item",
+                 id="withItems-one-item-after-a-target"),
+    pytest.param({"repeat": {"until": "outputs.t > 1", "limit": 3}}, "repeat until outputs.t > 1 (≤3)",
+                 id="repeat"),
+])
+def test_depends_text_names_a_loop_in_a_few_words(f, depends):
+    """`split; for each in {{outputs.split}}` took 3–4 lines of the 10-character column at 80 columns."""
+    assert view.depends_text(f) == depends
+
+
 @pytest.mark.parametrize("handler, depends", [
     pytest.param({"name": "e"}, "on exit", id="plain"),
     pytest.param({"name": "e", "when": 'workflow.status == "Failed"'}, 'on exit; when workflow.status == "Failed"',
                  id="with-a-when"),
-    pytest.param({"name": "e", "withParam": "{{workflow.failures}}"}, "on exit; for each in {{workflow.failures}}",
+    pytest.param({"name": "e", "withParam": "{{workflow.failures}}"}, "on exit; each failure",
                  id="looping-over-the-failures"),
 ])
 def test_the_exit_handlers_row_says_on_exit_apart_from_its_condition(handler, depends):

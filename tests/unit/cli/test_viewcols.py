@@ -123,3 +123,24 @@ def test_a_fitted_table_is_as_wide_as_its_text_in_a_file():
     console = Console(width=1000, record=True, color_system=None)
     console.print(table)
     assert ("x" * 50 + "  " + "y" * 300) in console.export_text()
+
+
+def test_at_80_columns_a_loops_dependency_takes_two_lines_at_most():
+    """`split; for each in {{outputs.split}}` took 3–4 lines of the narrow column; `split → each item` 2."""
+    flows = [{"name": "split"}, {"name": "process", "dependsOn": {"targets": ["split"]},
+                                 "withParam": "{{outputs.split}}"},
+             {"name": "languages", "withItems": [{"code": "en"}, {"code": "de"}]}]
+    jf = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+          "metadata": {"name": "jf", "namespace": "default", "creationTimestamp": "2026-01-01T00:00:00Z"},
+          "spec": {"flows": flows}, "status": {"state": {"phase": "Running"}, "conditions": {
+              "jf-split": {"phase": "Pending", "reason": "JobTemplateNotFound", "message": UNSCHEDULABLE}}}}
+    console = Console(width=80, record=True, highlight=False, color_system=None)
+    console.print(viewdraw.jobflow_table(jf, view.Snapshot([jf], [], [], []), NOW))
+    lines = console.export_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("flow "))
+    start, end = lines[at].index("depends on"), lines[at].index("state")
+    cells = [line[start:end].strip() for line in lines[at + 2:]]
+    labels = [line[:start].strip() for line in lines[at + 2:]]
+    process, languages = labels.index("process"), labels.index("languages")
+    for cell, text in ((cells[process:languages], "split → each item"), (cells[languages:], "each of 2 items")):
+        assert len(cell) <= 2 and " ".join(cell) == text, console.export_text()
