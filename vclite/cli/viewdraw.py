@@ -3,7 +3,8 @@ standalone vcjobs, each state in its colour. Imported only when something is dra
 so a run whose output is piped never loads rich.
 
 The cells are made once a frame (`render`); each table is laid out when it is drawn, its columns as wide
-as viewcols.widths gives them for the width it is drawn in (a terminal of 80 columns or of 200, a file).
+as viewcols.widths gives them for the width it is drawn in (a terminal of 80 columns or of 200, a file), its
+title line too (FlowTitle: the `next:` flows that fit, the others counted).
 """
 from __future__ import annotations
 
@@ -32,23 +33,54 @@ DAG_COLUMNS = ("flow", "depends on", "state", "tasks", "elapsed", "detail")
 JOB_COLUMNS = ("job", "phase", "tasks", "elapsed", "detail")
 
 
+NEXT_SHOWN = 5   # flows named in a JobFlow's title after `next:`, at most (then `+N more`)
+
+
+class FlowTitle:
+    """A JobFlow's title line — `head` (name, phase, counts), the `next:` flows, `tail` (elapsed) — fitted to
+    the width it is drawn in: as many next flows as fit (NEXT_SHOWN at most), the others counted (`next: a, b,
+    +5 more`), `next: 7 flows` when no name fits, nothing when that does not either."""
+
+    def __init__(self, head: Text, next_flows: list[str], tail: Text):
+        self.head, self.next_flows, self.tail = head, next_flows, tail
+
+    def fit(self, width: int) -> Text:
+        room = width - self.head.cell_len - self.tail.cell_len
+        return Text.assemble(self.head, (next_text(self.next_flows, room), "dim"), self.tail)
+
+
+def next_text(names: list[str], room: int) -> str:
+    """`next: a, b, +5 more  `: the first of `names` that fit in `room` cells (NEXT_SHOWN at most), the others
+    counted; `next: 7 flows  ` if no name fits; "" if that does not fit either (or there is no name)."""
+    for shown in range(min(len(names), NEXT_SHOWN), -1, -1):
+        rest = len(names) - shown
+        if shown:
+            text = f"next: {', '.join([*names[:shown], *([f'+{rest} more'] if rest else [])])}  "
+        else:
+            text = f"next: {rest} flow{'' if rest == 1 else 's'}  " if rest else ""
+        if cell_len(text) <= room:
+            return text
+    return ""
+
+
 class FittedTable:
     """A table whose columns are as wide as viewcols.widths gives them for the width it is drawn in: `rows` of
-    cells (str or Text) under `columns`, the columns growing in the order of `grants`."""
+    cells (str or Text) under `columns`, the columns growing in the order of `grants`; above it `title`, as
+    wide as the terminal (a FlowTitle fitted to it)."""
 
-    def __init__(self, title: Text, columns: tuple[str, ...], rows: list[tuple[Text | str, ...]],
+    def __init__(self, title: Text | FlowTitle, columns: tuple[str, ...], rows: list[tuple[Text | str, ...]],
                  grants: tuple[viewcols.Grant, ...]):
         self.title, self.columns, self.rows, self.grants = title, columns, rows, grants
         self.widest = {c: max([cell_len(c), *(_cells(row[i]) for row in rows)]) for i, c in enumerate(columns)}
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.title.fit(options.max_width) if isinstance(self.title, FlowTitle) else self.title
         yield self.table(options.max_width)
 
     def table(self, width: int) -> Table:
-        """The rich Table for a terminal `width` cells wide."""
+        """The rich Table for a terminal `width` cells wide (without the title)."""
         widths = viewcols.widths(width, self.widest, self.grants)
-        table = Table(title=self.title, title_justify="left", box=box.SIMPLE, show_edge=False, pad_edge=False,
-                      padding=(0, viewcols.GAP - 1, 0, 0))
+        table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False, padding=(0, viewcols.GAP - 1, 0, 0))
         for col in self.columns:
             table.add_column(col, overflow="fold", width=widths[col])
         for row in self.rows:
@@ -137,9 +169,9 @@ def jobflow_table(jf: Obj, snap: Snapshot, now: dt.datetime) -> FittedTable:
         bits += ["  ", ("suspended", PHASE_STYLE["suspended"])]
     bits.append(f"  {done}/{total} jobs completed" + (f", {failed} failed" if failed else "")
                 + (f", {skipped} skipped" if skipped else "") + "  ")
-    if status.get("nextFlows") and phase not in ("Succeed", "Failed"):
-        bits.append((f"next: {', '.join(status['nextFlows'][:5])}  ", "dim"))
-    bits.append((elapsed(jf, now) if phase not in ("Succeed", "Failed") else "", "dim"))
+    finished = phase in ("Succeed", "Failed")
+    next_flows = [str(n) for n in status.get("nextFlows") or []] if not finished else []
+    title = FlowTitle(Text.assemble(*bits), next_flows, Text(elapsed(jf, now) if not finished else "", style="dim"))
     cells: list[tuple[Text | str, ...]] = []
     for row in dag_rows(jf, snap):
         ph, tasks, el, detail = row_cells(snap, jf, row, now)
@@ -147,4 +179,4 @@ def jobflow_table(jf: Obj, snap: Snapshot, now: dt.datetime) -> FittedTable:
         label = Text(row.label, style="dim" if row.child else "", overflow="ellipsis" if row.item else "fold",
                      no_wrap=row.item)
         cells.append((label, row.depends, ph, tasks, el, Text(detail, style="dim")))
-    return FittedTable(Text.assemble(*bits), DAG_COLUMNS, cells, viewcols.DAG_GRANTS)
+    return FittedTable(title, DAG_COLUMNS, cells, viewcols.DAG_GRANTS)

@@ -144,3 +144,58 @@ def test_at_80_columns_a_loops_dependency_takes_two_lines_at_most():
     process, languages = labels.index("process"), labels.index("languages")
     for cell, text in ((cells[process:languages], "split → each item"), (cells[languages:], "each of 2 items")):
         assert len(cell) <= 2 and " ".join(cell) == text, console.export_text()
+
+
+NEXT = ["evaluate-resnet50", "evaluate-vit-b16", "export-onnx", "publish-report", "notify-team", "cleanup",
+        "archive"]
+
+
+def _titled(name, next_flows):
+    jf = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+          "metadata": {"name": name, "namespace": "default", "creationTimestamp": "2026-01-01T00:00:00Z"},
+          "spec": {"flows": [{"name": "a"}]},
+          "status": {"state": {"phase": "Running"}, "nextFlows": next_flows, "completedJobs": ["x"] * 2,
+                     "pendingJobs": ["y"] * 5}}
+    return jf, view.Snapshot([jf], [], [], [])
+
+
+@pytest.mark.parametrize("name, width, next_part", [
+    pytest.param("sweep", 80, "next: 7 flows", id="80-no-name-fits-a-count"),
+    pytest.param("sweep", 120, "next: evaluate-resnet50, evaluate-vit-b16, +5 more", id="120-two-names-fit"),
+    pytest.param("hyperparameter-sweep-over-every-model", 120, "next: 7 flows", id="120-a-long-name-a-count"),
+    pytest.param("sweep", 1000, "next: evaluate-resnet50, evaluate-vit-b16, export-onnx, publish-report, "
+                 "notify-team, +2 more", id="a-file-five-names-at-most"),
+])
+def test_a_jobflows_title_names_the_next_flows_that_fit(name, width, next_part):
+    """The title line (name, phase, counts, `next:`, elapsed) stays on one line, as wide as the terminal (not
+    only the table): the next flows that do not fit are counted."""
+    jf, snap = _titled(name, NEXT)
+    console = Console(width=width, record=True, highlight=False, color_system=None)
+    console.print(viewdraw.jobflow_table(jf, snap, NOW))
+    drawn = console.export_text().splitlines()
+    assert drawn[0].rstrip() == f"JobFlow default/{name}  Running  2/7 jobs completed  {next_part}  1m00s", drawn
+    assert drawn[1].startswith("flow "), drawn
+
+
+def test_a_title_too_long_for_the_terminal_drops_the_next_flows():
+    """80 columns and a long name: the name, phase and counts fold over two lines, the next flows left out."""
+    jf, snap = _titled("hyperparameter-sweep-over-every-model", NEXT)
+    console = Console(width=80, record=True, highlight=False, color_system=None)
+    console.print(viewdraw.jobflow_table(jf, snap, NOW))
+    drawn = console.export_text()
+    assert "next:" not in drawn and "jobs completed 1m00s" in " ".join(drawn.split()), drawn
+    assert all(len(line.rstrip()) <= 80 for line in drawn.splitlines()), drawn
+
+
+@pytest.mark.parametrize("names, room, text", [
+    pytest.param(["a", "b"], 80, "next: a, b  ", id="all-fit"),
+    pytest.param(["abc", "def", "ghi"], 20, "next: abc, +2 more  ", id="one-and-a-count"),
+    pytest.param(["abc", "def", "ghi"], 19, "next: 3 flows  ", id="only-a-count"),
+    pytest.param(["abc", "def", "ghi"], 14, "", id="not-even-a-count"),
+    pytest.param(["abc"], 10, "", id="nothing-fits"),
+    pytest.param([], 80, "", id="none"),
+    pytest.param([f"f{i}" for i in range(10_000)], 200, "next: f0, f1, f2, f3, f4, +9995 more  ",
+                 id="a-big-flow-five-at-most"),
+])
+def test_next_text(names, room, text):
+    assert viewdraw.next_text(names, room) == text
