@@ -199,3 +199,19 @@ def test_a_title_too_long_for_the_terminal_drops_the_next_flows():
 ])
 def test_next_text(names, room, text):
     assert viewdraw.next_text(names, room) == text
+
+
+def test_a_loops_row_says_the_message_jobflow_describe_prints():
+    """The loop flow's row: its state and, in the detail, the controller's message (`20 items: 1 Failed, 19 in
+    progress`), the words `vcctl jobflow describe` prints under status.conditions; its items named by value."""
+    message = "20 items: 1 Failed, 19 in progress"
+    flows = [{"name": "train", "withItems": [f"m{i}" for i in range(20)]}]
+    jf = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+          "metadata": {"name": "jf", "namespace": "default", "creationTimestamp": "2026-01-01T00:00:00Z"},
+          "spec": {"flows": flows}, "status": {"state": {"phase": "Running"}, "conditions": {
+              "jf-train": {"phase": "Running", "reason": "FanOut", "message": message, "items": 20}}}}
+    snap = view.Snapshot([jf], [_job("jf-train-1", "Failed")], [], [])
+    rows = view.dag_rows(jf, snap)
+    state, _, _, detail = viewdraw.row_cells(snap, jf, rows[0], NOW)
+    assert (rows[0].label, state.plain, detail) == ("train", "Running", message)
+    assert rows[2].label == "  item 1: m1"
