@@ -3,6 +3,7 @@ import asyncio
 import os
 import pathlib
 import time
+import uuid
 
 import pytest
 
@@ -16,10 +17,18 @@ def container(name, script, **extra):
 
 
 def make_pod(containers, init=(), restart="Never", **spec):
+    """A pod with a uid of its own: a runner kills every process of the host its pod's uid marks (strays.py),
+    a test session running at the same time elsewhere included."""
     return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": "p", "namespace": "ns", "uid": "uid-1", "labels": {"app": "demo"}},
+            "metadata": {"name": "p", "namespace": "ns", "uid": f"uid-{uuid.uuid4()}", "labels": {"app": "demo"}},
             "spec": {"nodeName": "local", "restartPolicy": restart, "containers": list(containers),
                      "initContainers": list(init), **spec}}
+
+
+def test_each_pod_made_here_has_a_uid_of_its_own():
+    """(with one uid for all, a pod stopped here killed the processes of this file's pods that another checkout's
+    test session ran at the same moment: their owner marks were the same)"""
+    assert make_pod([])["metadata"]["uid"] != make_pod([])["metadata"]["uid"]
 
 
 def new_runner(tmp_path, pod, config_maps=None, changes=None):

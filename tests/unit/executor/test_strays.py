@@ -1,7 +1,13 @@
 """executor/strays.py against real processes: a process is killed only when its environment carries one of the
-owners asked for, in VCLITE_OWNER itself."""
+owners asked for, in VCLITE_OWNER itself.
+
+The uids are this test run's own (`U1` is `U1-<random>`): a sweep kills every process of the host marked with an
+owner it is given, so a fixed uid would kill the marked processes of the same test run at the same time elsewhere
+(another checkout's test session) — and make it fail."""
 import os
+import re
 import subprocess
+import uuid
 
 import pytest
 
@@ -9,6 +15,12 @@ from tests.unit.executor.test_recovery import _alive
 from vclite.executor import strays
 
 pytestmark = pytest.mark.skipif(not strays.supported(), reason="needs /proc and pidfds (Linux 5.3+)")
+RUN = uuid.uuid4().hex[:12]
+
+
+def uids(text: str) -> str:
+    """`text` with its pod uids U1, U2, U3 made this test run's own."""
+    return re.sub(r"U([123])\b", lambda m: f"U{m[1]}-{RUN}", text)
 
 
 @pytest.mark.parametrize("extra_env, killed", [
@@ -28,9 +40,10 @@ pytestmark = pytest.mark.skipif(not strays.supported(), reason="needs /proc and 
 ])
 def test_kill_marked_kills_only_the_processes_of_the_owners_asked(extra_env, killed):
     env = {k: v for k, v in os.environ.items() if k != strays.MARK}
+    extra_env = {k: uids(v) for k, v in extra_env.items()}
     proc = subprocess.Popen(["sleep", "30"], env={**env, **extra_env}, start_new_session=True)
     try:   # (Popen returns once sleep is exec'd: its environment is read)
-        fds = strays.kill_marked({"U1/main/0", "U3"})
+        fds = strays.kill_marked({uids("U1/main/0"), uids("U3")})
         try:
             assert len(fds) == int(killed)
         finally:
