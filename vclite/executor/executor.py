@@ -139,7 +139,7 @@ class LocalExecutor:
                     pids = left.get(str(self.pod_dir(meta.namespace(pod), meta.name(pod))), [])
                     self._note_lost(pod, pids)
                     killed.update(pids)
-                    owners.add(meta.uid(pod))
+                    owners.add(strays.pod_owner(meta.uid(pod), self.pod_dir(meta.namespace(pod), meta.name(pod))))
                     self.queue.add(meta.key(pod))
             strays.sweep_now(owners, recovery.KILL_WAIT)   # (what left their groups: none runs here yet)
             alive = recovery.wait_gone(killed) if killed else set()

@@ -25,8 +25,8 @@ pod of a fast chain would pay them on every hop.
 The process environment is the host's (as the executor found it when it started), plus VC_POD_DIR,
 TERMINATION_MESSAGE_PATH and HOSTNAME (the pod's hostname), plus its GPUs' CUDA_VISIBLE_DEVICES and
 NVIDIA_VISIBLE_DEVICES when the run has GPUs (devices.py), plus the container's env (see envvars), plus its
-owner mark VCLITE_OWNER (strays.py: the pod's uid, the container, the run), which the container's env cannot
-change.
+owner mark VCLITE_OWNER (strays.py: the pod's uid and directory, the container, the run), which the container's
+env cannot change.
 The working directory is `workingDir` when that is an existing host directory not under a mount;
 otherwise `<poddir>/<workingDir>` (created); with no workingDir, `<poddir>`.
 
@@ -554,7 +554,7 @@ class PodRunner:
         stdin = podattach.ContainerStdin(launch.stdin_once) if launch.stdin else None
         # the run's owner mark (strays.py), behind the one vclite inherited; the container's env cannot change it
         run = st.restart_count + (st.terminated is not None)
-        owner = strays.owner(meta.uid(self.pod), st.name, run)
+        owner = strays.owner(strays.pod_owner(meta.uid(self.pod), self.pod_dir), st.name, run)
         env = self._run_envs[st.name] = {**launch.env, _MARK: os.fsencode(strays.mark(self._inherited_mark, owner))}
         try:
             if stdin is not None:

@@ -5,22 +5,27 @@ ends.
 
 The runner kills a container's process group when its main process ends; a process in a session of its own is
 not in it, so it used to outlive its pod (and keep the GPU the next pod is given). The environment of each run
-of a container carries VCLITE_OWNER=<pod uid>/<container>/<run> (`mark`: after a colon, behind the mark vclite
-itself inherited, so a `vcctl run` inside another's pod stays that pod's), and every process it starts inherits
-it (a restarted container's new run has a mark of its own: killing the last run's strays leaves it alone). `kill_marked`
-looks at the environment of every process in /proc and SIGKILLs those carrying one of the given owners.
+of a container carries VCLITE_OWNER=<pod uid>@<pod dir digest>/<container>/<run> (`mark`: after a colon, behind
+the mark vclite itself inherited, so a `vcctl run` inside another's pod stays that pod's), and every process it
+starts inherits it (a restarted container's new run has a mark of its own: killing the last run's strays leaves it
+alone). `kill_marked` looks at the environment of every process in /proc and SIGKILLs those carrying one of the
+given owners.
 
-Never a process that is not the pod's: a pod's uid is unique, so only its processes (and what they start) carry
-its mark; a process is signalled through a pidfd opened before its environment is read a second time, so a pid
-reused in between is never signalled; this process is never looked at. What escapes: a process that starts its
-programs with an environment of its own making (`env -i`, a service manager's), and one running as another user
-(its environment cannot be read). Without /proc or pidfds (Linux before 5.3) nothing is swept.
+Never a process that is not the pod's: a pod's uid is unique, and with the digest of its directory (`pod_owner`)
+unique to this vclite's pod even where another vclite runs from a copy of this one's state, so only its processes
+(and what they start) carry its mark; a process is signalled through a pidfd opened before its environment is
+read a second time, so a pid reused in between is never signalled; this process is never looked at. What
+escapes: a process that starts its programs with an environment of its own making (`env -i`, a service
+manager's) or without VCLITE_OWNER, and one running as another user (its environment cannot be read). A command
+that sets VCLITE_OWNER itself, to another pod's mark, makes its processes that pod's. Without /proc or pidfds
+(Linux before 5.3) nothing is swept.
 Costs one read of /proc/<pid>/environ per process of the host; the runner sweeps at once where it must (a
 container holding GPUs, a pod being stopped), the executor in batches otherwise.
 """
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import select
 import signal
@@ -31,9 +36,17 @@ _MARK_ENTRY = MARK.encode() + b"="
 SWEEP_ROUNDS = 3   # scans while a scan finds processes (one may fork while it is killed)
 
 
-def owner(pod_uid: str, container: str, run: int) -> str:
-    """The mark of the processes of a container's run (0 the first, 1 its first restart, …)."""
-    return f"{pod_uid}/{container}/{run}"
+def pod_owner(pod_uid: str, pod_dir: str | os.PathLike[str]) -> str:
+    """A pod's part of its processes' marks, `<uid>@<digest of its pod directory>`: the same pod's processes run by
+    another vclite at the same time (a copy of this server's state, whose pods have the same uids, runs them
+    under its own work directory) are not this one's."""
+    digest = hashlib.blake2s(os.fsencode(os.path.abspath(pod_dir)), digest_size=4).hexdigest()
+    return f"{pod_uid}@{digest}"
+
+
+def owner(pod: str, container: str, run: int) -> str:
+    """The mark of the processes of a container's run (0 the first, 1 its first restart, …); `pod`: `pod_owner`."""
+    return f"{pod}/{container}/{run}"
 
 
 def mark(inherited: str | None, own: str) -> str:
@@ -68,7 +81,7 @@ def _ours(marks: list[str], owners: set[str]) -> bool:
 
 def kill_marked(owners: set[str]) -> list[int]:
     """SIGKILL every live process (but this one) whose environment names one of `owners` (a run's `owner`, or a
-    pod's uid alone: any of its runs): pidfds of those signalled, for the caller to wait on or close (`close`)."""
+    `pod_owner` alone: any of its runs): pidfds of those signalled, for the caller to wait on or close (`close`)."""
     if not owners or not supported():
         return []
     me = str(os.getpid())

@@ -339,22 +339,28 @@ DAEMON = ("import os, sys, time\n"
 
 @pytest.mark.skipif(not strays.supported(), reason="needs /proc and pidfds (Linux 5.3+)")
 def test_a_daemon_a_previous_servers_pod_left_is_gone_when_the_executor_has_started(tmp_path):
-    """(not a session leader, so not found as a left-behind group: before, it kept running — and its GPU busy)"""
+    """(not a session leader, so not found as a left-behind group: before, it kept running — and its GPU busy);
+    another server's processes of a pod of the same uid are left alone (before, its start killed them all)"""
     clk = clock_mod.RealClock()
     client = inprocess.new_client(clk)
     pod = client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "long", "namespace": "default"},
                          "spec": {"nodeName": "local", "restartPolicy": "Never",
                                   "containers": [{"name": "main", "image": "busybox", "command": ["sleep", "60"]}]}})
-    env = {**os.environ, strays.MARK: strays.owner(pod["metadata"]["uid"], "main", 3)}
-    other_env = {**os.environ, strays.MARK: strays.owner("another-pods-uid", "main", 0)}
-    daemon, other = (int(subprocess.run([sys.executable, "-c", DAEMON], env=e, capture_output=True, text=True).stdout)
-                     for e in (env, other_env))
+    pod_dir = tmp_path / "pods" / "default" / "long"
+    marks = [strays.owner(strays.pod_owner(pod["metadata"]["uid"], pod_dir), "main", 3),
+             strays.owner(strays.pod_owner("another-pods-uid", pod_dir.parent / "other"), "main", 0),
+             # the same pod of another vclite server running at the same time (from a copy of this one's state:
+             # the same uid, its pod directory under its own work directory)
+             strays.owner(strays.pod_owner(pod["metadata"]["uid"], tmp_path / "copy" / "default" / "long"),
+                          "main", 0)]
+    daemon, *others = (int(subprocess.run([sys.executable, "-c", DAEMON], env={**os.environ, strays.MARK: mark},
+                                          capture_output=True, text=True).stdout) for mark in marks)
     try:
-        assert _alive(daemon) and _alive(other)
+        assert _alive(daemon) and all(_alive(pid) for pid in others)
         executor_mod.LocalExecutor(client, clk, ["local"], tmp_path / "pods").start()
         assert not _alive(daemon)
-        assert _alive(other)
+        assert all(_alive(pid) for pid in others)
     finally:
-        for pid in (daemon, other):
+        for pid in (daemon, *others):
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)

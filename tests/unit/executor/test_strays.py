@@ -68,3 +68,15 @@ def test_kill_marked_with_no_owner_looks_at_nothing():
 ])
 def test_mark(inherited, expected):
     assert strays.mark(inherited, strays.owner("U1", "main", 2)) == expected
+
+
+@pytest.mark.parametrize("other, same", [
+    pytest.param("/srv/vclite/pods/default/train", True, id="the same pod directory"),
+    pytest.param("/srv/vclite/pods/../pods/default/train", True, id="the same directory written otherwise"),
+    pytest.param("/srv/copy/pods/default/train", False, id="another vclite's work directory"),
+    pytest.param("/srv/vclite/pods/default/eval", False, id="another pod directory"),
+])
+def test_pod_owner_is_the_uid_and_the_pod_directory(other, same):
+    mine = strays.pod_owner("U1", "/srv/vclite/pods/default/train")
+    assert mine.startswith("U1@") and "/" not in mine and ":" not in mine
+    assert (strays.pod_owner("U1", other) == mine) == same
