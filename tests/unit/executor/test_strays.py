@@ -7,6 +7,7 @@ owner it is given, so a fixed uid would kill the marked processes of the same te
 import os
 import re
 import subprocess
+import time
 import uuid
 
 import pytest
@@ -21,6 +22,17 @@ RUN = uuid.uuid4().hex[:12]
 def uids(text: str) -> str:
     """`text` with its pod uids U1, U2, U3 made this test run's own."""
     return re.sub(r"U([123])\b", lambda m: f"U{m[1]}-{RUN}", text)
+
+
+def _exec_done(pid: int) -> None:
+    """Wait until the process's environment can be read: Popen returns once the exec cannot fail any more, but the
+    kernel sets where the new environment is a moment later (/proc/<pid>/environ reads empty until then)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            if fh.read(1):
+                return
+        time.sleep(0.001)
 
 
 @pytest.mark.parametrize("extra_env, killed", [
@@ -42,7 +54,8 @@ def test_kill_marked_kills_only_the_processes_of_the_owners_asked(extra_env, kil
     env = {k: v for k, v in os.environ.items() if k != strays.MARK}
     extra_env = {k: uids(v) for k, v in extra_env.items()}
     proc = subprocess.Popen(["sleep", "30"], env={**env, **extra_env}, start_new_session=True)
-    try:   # (Popen returns once sleep is exec'd: its environment is read)
+    try:
+        _exec_done(proc.pid)
         fds = strays.kill_marked({uids("U1/main/0"), uids("U3")})
         try:
             assert len(fds) == int(killed)
