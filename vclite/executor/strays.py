@@ -20,17 +20,22 @@ manager's) or without VCLITE_OWNER, and one running as another user (its environ
 that sets VCLITE_OWNER itself, to another pod's mark, makes its processes that pod's. Without /proc or pidfds
 (Linux before 5.3) nothing is swept.
 Costs one read of /proc/<pid>/environ per process of the host; the runner sweeps at once where it must (a
-container holding GPUs, a pod being stopped), the executor in batches otherwise.
+container holding GPUs, a pod being stopped: the sweeps asked for together are one, `sweep`), the executor in
+batches otherwise.
 """
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
+import logging
 import os
 import select
 import signal
 import time
+import weakref
 
+log = logging.getLogger("vclite.executor")
 MARK = "VCLITE_OWNER"
 _MARK_ENTRY = MARK.encode() + b"="
 SWEEP_ROUNDS = 3   # scans while a scan finds processes (one may fork while it is killed)
@@ -120,10 +125,52 @@ def close(fds: list[int]) -> None:
         os.close(fd)
 
 
+@dataclasses.dataclass
+class _Batch:
+    """The owners whose sweep was asked for at the same moment (in one step of the event loop: the pods a stop
+    ends together), swept by one scan of /proc for all of them, not one each."""
+
+    done: asyncio.Future[None]
+    owners: set[str] = dataclasses.field(default_factory=set)
+    wait: float = 0.0
+
+
+_ASKED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Batch] = weakref.WeakKeyDictionary()
+_SWEEPING: set[asyncio.Task[None]] = set()   # (a task the loop alone refers to may be collected before its end)
+
+
 async def sweep(owners: set[str], wait: float) -> None:
     """Kill the processes of `owners` and wait, at most `wait` seconds, until each has exited (a process lets a
     GPU go as it exits); then scan again while a scan finds some (one may have forked as it was killed),
-    SWEEP_ROUNDS scans at most."""
+    SWEEP_ROUNDS scans at most. Owners other tasks ask for in the same step of the event loop are swept with
+    these (the same scans; each waits, at most the longest `wait`, for them all)."""
+    if not owners:
+        return
+    loop = asyncio.get_running_loop()
+    batch = _ASKED.get(loop)
+    if batch is None:   # (the task's first step is in the loop's next one: who asks until then joins)
+        batch = _ASKED[loop] = _Batch(loop.create_future())
+        task = loop.create_task(_sweep_batch(loop, batch))
+        _SWEEPING.add(task)
+        task.add_done_callback(_SWEEPING.discard)
+    batch.owners |= owners
+    batch.wait = max(batch.wait, wait)
+    await asyncio.shield(batch.done)
+
+
+async def _sweep_batch(loop: asyncio.AbstractEventLoop, batch: _Batch) -> None:
+    if _ASKED.get(loop) is batch:
+        del _ASKED[loop]   # (who asks from now on: the next batch)
+    try:
+        await _sweep(batch.owners, batch.wait)
+    except Exception:   # (never leave the askers waiting)
+        log.exception("sweeping the processes of %s", sorted(batch.owners))
+    finally:
+        if not batch.done.done():
+            batch.done.set_result(None)
+
+
+async def _sweep(owners: set[str], wait: float) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait
     for _ in range(SWEEP_ROUNDS):

@@ -4,6 +4,7 @@ owners asked for, in VCLITE_OWNER itself.
 The uids are this test run's own (`U1` is `U1-<random>`): a sweep kills every process of the host marked with an
 owner it is given, so a fixed uid would kill the marked processes of the same test run at the same time elsewhere
 (another checkout's test session) — and make it fail."""
+import asyncio
 import os
 import re
 import subprocess
@@ -93,3 +94,48 @@ def test_pod_owner_is_the_uid_and_the_pod_directory(other, same):
     mine = strays.pod_owner("U1", "/srv/vclite/pods/default/train")
     assert mine.startswith("U1@") and "/" not in mine and ":" not in mine
     assert (strays.pod_owner("U1", other) == mine) == same
+
+
+def _sleepers(owners):
+    env = {k: v for k, v in os.environ.items() if k != strays.MARK}
+    procs = [subprocess.Popen(["sleep", "30"], env={**env, strays.MARK: o}, start_new_session=True) for o in owners]
+    for proc in procs:
+        _exec_done(proc.pid)
+    return procs
+
+
+def test_sweeps_asked_together_are_one_scan_of_proc(monkeypatch):
+    """(40 pods stopped at once: before, 40 scans of every process of the host, one after the other)"""
+    owners = [uids(f"U1/main/{run}") for run in range(12)]
+    procs = _sleepers(owners)
+    scans = []
+    real = strays.kill_marked
+    monkeypatch.setattr(strays, "kill_marked", lambda asked: scans.append(set(asked)) or real(asked))
+
+    async def stop_all():
+        await asyncio.gather(*(strays.sweep({o}, 10) for o in owners))
+    try:
+        asyncio.run(stop_all())
+        assert [p.wait(timeout=10) for p in procs] == [-9] * len(procs)
+        assert scans[0] == set(owners) and len(scans) <= strays.SWEEP_ROUNDS, scans
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+
+
+def test_a_sweep_asked_while_another_runs_kills_its_processes_too():
+    first, second = uids("U1/main/0"), uids("U2/main/0")
+    procs = _sleepers([first, second])
+
+    async def one_then_another():
+        running = asyncio.ensure_future(strays.sweep({first}, 10))
+        await asyncio.sleep(0)   # (the first has scanned: the second is a sweep of its own)
+        await asyncio.gather(running, strays.sweep({second}, 10))
+    try:
+        asyncio.run(one_then_another())
+        assert [p.wait(timeout=10) for p in procs] == [-9, -9]
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
