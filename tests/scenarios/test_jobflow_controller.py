@@ -834,3 +834,57 @@ def test_a_waiting_vcjobs_condition_follows_its_podgroups_reason(env):
     env.set_phase("w-b", JP.RUNNING)
     env.drain()
     assert conds()["w-b"]["phase"] == JP.RUNNING and "reason" not in conds()["w-b"]
+
+
+def _restart_controller(env: Env) -> None:
+    env.flows.stop()
+    env.flows = controller.JobFlowController(env.client, env.clock)
+    env.flows.start()
+
+
+def _suspend_and_resume(env: Env) -> None:
+    for value in ("true", None):
+        jf = env.get(kinds.JOBFLOW, "w")
+        annotations = {k: v for k, v in meta.annotations(jf).items() if k != flow.SUSPEND_ANNOTATION}
+        if value:
+            annotations[flow.SUSPEND_ANNOTATION] = value
+        env.client.update({**jf, "metadata": {**jf["metadata"], "annotations": annotations}})
+        env.drain()
+
+
+@pytest.mark.parametrize("then", [
+    pytest.param(lambda env: None, id="nothing"),
+    pytest.param(_restart_controller, id="a restarted controller"),
+    pytest.param(_suspend_and_resume, id="the JobFlow suspended and resumed"),
+])
+def test_a_waiting_vcjobs_reason_is_kept_when_its_jobflow_is_built_again(env, then):
+    env.template("a")
+    env.template("b")
+    env.jobflow("w", [fl("a"), fl("b")])
+    env.drain()
+    env.set_phase("w-a", JP.PENDING)
+    _podgroup_of(env, "w-a", _unschedulable("1/1 tasks in gang unschedulable: 1 Insufficient cpu"), create=True)
+    env.drain()
+    then(env)
+    env.drain()
+    cond = env.status("w")["conditions"]["w-a"]
+    assert (cond.get("reason"), cond.get("message")) == ("NotEnoughResources",
+                                                         "1/1 tasks in gang unschedulable: 1 Insufficient cpu")
+
+
+def test_a_recreated_vcjob_shows_its_own_podgroups_reason_not_its_predecessors(env):
+    env.template("a")
+    env.jobflow("w", [fl("a")])
+    env.drain()
+    env.set_phase("w-a", JP.PENDING)
+    _podgroup_of(env, "w-a", _unschedulable("old: queue resource quota insufficient"), create=True)
+    env.drain()
+    env.client.delete(kinds.JOB, NS, "w-a")
+    env.drain()   # (a plain JobFlow makes it again)
+    env.set_phase("w-a", JP.PENDING)
+    cond = lambda: env.status("w")["conditions"]["w-a"]   # noqa: E731
+    env.drain()
+    assert "reason" not in cond(), "the deleted vcjob's PodGroup says nothing of the new one"
+    _podgroup_of(env, "w-a", _unschedulable("new: 1/1 tasks in gang unschedulable"), create=True)
+    env.drain()
+    assert cond().get("message") == "new: 1/1 tasks in gang unschedulable"
