@@ -40,10 +40,12 @@ def owner(podgroup: Obj) -> tuple[str, str, str] | None:
 
 
 class Index:
-    """The Unschedulable reason of each vcjob's PodGroup, kept from PodGroup events."""
+    """The Unschedulable reason of each vcjob's PodGroup, kept from PodGroup events: by vcjob name, then by the
+    vcjob's uid (a vcjob deleted and made again under its name has a PodGroup of its own; on a cluster the earlier
+    one may still be written, or deleted, after the new one's is)."""
 
     def __init__(self) -> None:
-        self._by_job: dict[tuple[str, str], tuple[str, tuple[str, str]]] = {}
+        self._by_job: dict[tuple[str, str], dict[str, tuple[str, str]]] = {}
 
     def update(self, podgroup: Obj, deleted: bool = False) -> tuple[str, str] | None:
         """Record the PodGroup's reason; returns (namespace, vcjob name) if what is known changed."""
@@ -52,15 +54,17 @@ class Index:
             return None
         ns, job, uid = who
         reason = None if deleted else unschedulable(podgroup)
-        before = self._by_job.get((ns, job))
+        known = self._by_job.get((ns, job))
         if reason is None:
-            if before is None or before[0] != uid:
+            if known is None or uid not in known:
                 return None
-            del self._by_job[(ns, job)]
+            del known[uid]
+            if not known:
+                del self._by_job[(ns, job)]
         else:
-            if before == (uid, reason):
+            if known is not None and known.get(uid) == reason:
                 return None
-            self._by_job[(ns, job)] = (uid, reason)
+            self._by_job.setdefault((ns, job), {})[uid] = reason
         return ns, job
 
     def fill(self, podgroups: Iterable[Obj]) -> None:
@@ -75,8 +79,7 @@ class Index:
     def reason(self, namespace: str, job: str, uid: str) -> tuple[str, str] | None:
         """(reason, message) of why the vcjob `namespace/job` (this uid: not a same-named earlier one) waits, if its
         PodGroup says."""
-        hit = self._by_job.get((namespace, job))
-        return hit[1] if hit is not None and hit[0] == uid else None
+        return self._by_job.get((namespace, job), {}).get(uid)
 
     def reasons(self, jobs: Iterable[Obj]) -> dict[str, tuple[str, str]]:
         """vcjob name -> (reason, message) for those of `jobs` that wait and whose PodGroup says why."""
@@ -84,9 +87,9 @@ class Index:
         for job in jobs:
             if meta.phase(job) not in WAITING_PHASES:
                 continue
-            hit = self._by_job.get((meta.namespace(job), meta.name(job)))
-            if hit is not None and hit[0] == meta.uid(job):
-                out[meta.name(job)] = hit[1]
+            hit = self._by_job.get((meta.namespace(job), meta.name(job)), {}).get(meta.uid(job))
+            if hit is not None:
+                out[meta.name(job)] = hit
         return out
 
 

@@ -49,6 +49,14 @@ def test_unschedulable(pg, want):
                  id="reason gone"),
     pytest.param([podgroup(conditions=[cond()], kind="Deployment")], [job()], {}, id="not a vcjob's PodGroup"),
     pytest.param([podgroup(conditions=[cond()], ns="other")], [job()], {}, id="other namespace"),
+    # a vcjob deleted and made again under its name (a retry): until the cluster's garbage collector deletes
+    # its PodGroup, the scheduler may still write it, after the new one's
+    pytest.param([podgroup(uid="u2", conditions=[cond(message="new")]), podgroup(conditions=[cond(message="old")])],
+                 [job(uid="u2")], {"f-a": ("NotEnoughResources", "new")},
+                 id="the earlier job's PodGroup written after the new one's"),
+    pytest.param([podgroup(uid="u2", conditions=[cond(message="new")]), podgroup(conditions=[cond(message="old")]),
+                  podgroup(conditions=[cond(status="False")])], [job(uid="u2")], {"f-a": ("NotEnoughResources", "new")},
+                 id="the earlier job's PodGroup schedulable after the new one's was written"),
 ])
 def test_index(events, jobs, want):
     index = waiting.Index()
@@ -66,6 +74,18 @@ def test_index_reports_only_changes_and_forgets_deleted_podgroups():
     assert index.update(pg, deleted=True) == ("ns", "f-a")
     assert index.reasons([job()]) == {}
     assert index.update(podgroup()) is None              # nothing known, nothing to forget
+
+
+def test_index_forgets_the_podgroup_deleted_not_the_new_one_of_a_job_of_that_name():
+    index = waiting.Index()
+    index.update(podgroup(conditions=[cond(message="old")]))
+    index.update(podgroup(uid="u2", conditions=[cond(message="new")]))
+    index.update(podgroup(conditions=[cond(message="old, once more")]))
+    assert index.update(podgroup(conditions=[cond(message="old, once more")]), deleted=True) == ("ns", "f-a")
+    assert index.reason("ns", "f-a", "u2") == ("NotEnoughResources", "new")
+    assert index.reason("ns", "f-a", "u1") is None and index.waiting_jobs("ns") == ["f-a"]
+    index.update(podgroup(uid="u2", conditions=[cond(message="new")]), deleted=True)
+    assert index.waiting_jobs("ns") == []
 
 
 @pytest.mark.parametrize("conditions, want", [
