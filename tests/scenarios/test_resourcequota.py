@@ -309,30 +309,61 @@ def test_a_vcjob_refused_for_volcanos_retry_time_fails_its_flow_with_the_quota_m
     assert not rt.client.list(kinds.JOB, "default")
 
 
-def test_a_restarted_server_continues_the_refusal_window_it_recorded(tmp_path):
-    """`vcctl server` restarted on its data directory: the first refusal's time is in the stored condition
-    (`refusedSince`), so the flow still fails 163.8 s after that refusal, not 163.8 s after the restart."""
+def test_a_long_stop_of_the_server_does_not_count_in_the_refusal_window(tmp_path):
+    """`vcctl server` refused a vcjob, was stopped for longer than the window and started again on its data
+    directory: the window counts only time the control plane ran, so the flow is not failed on the first try
+    after the restart (it was refused only briefly while anything ran); it waits a new window, and the
+    condition keeps when the vcjob was first refused."""
     virtual = clock.VirtualClock()
     first = runtime.Runtime(virtual, nodes=[NODE], run_pods=False, data_dir=tmp_path / "data")
     first.start()
     first.client.create(quota({"count/jobs.batch.volcano.sh": "0"}))
     for obj in FLOW:
         first.client.create(obj)
-    started = virtual.monotonic()
     first.step()
+    refused_at = clock.format_micro_time(virtual.now())
     cond = first.client.get(kinds.JOBFLOW, "default", "f")["status"]["conditions"]["f-a"]
-    assert (cond["reason"], cond["refusedSince"]) == ("CreateRefused", clock.format_micro_time(virtual.now())), cond
-    virtual.advance(100)
+    assert (cond["reason"], cond["refusedSince"]) == ("CreateRefused", refused_at), cond
     first.close()   # (the server stops; its timers with it)
+    virtual.advance(1000)   # stopped for longer than the window
     again = runtime.Runtime(virtual, nodes=[NODE], run_pods=False, data_dir=tmp_path / "data")
     try:
         again.start()
-        again.settle()
+        restarted = virtual.monotonic()
+        again.step()
+        jf = again.client.get(kinds.JOBFLOW, "default", "f")
+        cond = jf["status"]["conditions"]["f-a"]
+        assert (meta.phase(jf), cond["reason"], cond["refusedSince"]) == ("Pending", "CreateRefused", refused_at), \
+            jf["status"]
+        again.settle()   # nothing gives room: a whole new window, then the flow fails
         jf = again.client.get(kinds.JOBFLOW, "default", "f")
         cond = jf["status"]["conditions"]["f-a"]
         assert (meta.phase(jf), cond["reason"]) == ("Failed", "FailedCreate"), jf["status"]
-        assert virtual.monotonic() - started == pytest.approx(163.835, abs=1e-3)   # (virtual time: the last try)
+        assert virtual.monotonic() - restarted == pytest.approx(163.835, abs=1e-3)   # (virtual time: the last try)
         assert cond["message"].endswith("over 163.8s: not tried again)")
+    finally:
+        again.close()
+
+
+def test_a_refused_vcjob_is_made_after_a_long_stop_when_the_quota_has_room(tmp_path):
+    virtual = clock.VirtualClock()
+    first = runtime.Runtime(virtual, nodes=[NODE], run_pods=False, data_dir=tmp_path / "data")
+    first.start()
+    first.client.create(quota({"count/jobs.batch.volcano.sh": "0"}))
+    for obj in FLOW:
+        first.client.create(obj)
+    first.step()
+    first.close()
+    virtual.advance(1000)
+    again = runtime.Runtime(virtual, nodes=[NODE], run_pods=False, data_dir=tmp_path / "data")
+    try:
+        again.start()
+        again.step()
+        q = again.client.get(kinds.RESOURCEQUOTA, "default", "q")
+        again.client.update({**q, "spec": {"hard": {"count/jobs.batch.volcano.sh": "1"}}})
+        again.step()
+        assert meta.phase(again.client.get(kinds.JOB, "default", "f-a")) in ("", "Pending")
+        assert again.failures == []
     finally:
         again.close()
 

@@ -69,7 +69,8 @@ Decisions beyond Volcano (each fixes a quirk listed in the reference, volcano-jo
   message) and is tried again when a quota of the namespace changes and on a back-off; refused for
   refusals.GIVE_UP seconds (Volcano's 15 requeues), its flow fails (`FailedCreate`), as vclite's vcjob
   controller terminates a job whose pods stay refused. Volcano drops the key and says nothing. The first
-  refusal's time is in the condition (`refusedSince`): a controller started again goes on from it.
+  refusal's time is in the condition (`refusedSince`); the window counts only this controller's run time: a
+  controller started again starts a new one (refusals.py), so a long stop never fails a flow by itself.
 
 Other API errors (conflicts, unavailability) are raised after the status is written, so the runtime
 re-queues the key with back-off.
@@ -540,17 +541,18 @@ class JobFlowController:
                                                              err.message))
                 return None   # the flow fails: create nothing more in this sync
             except errors.Forbidden as err:   # (over a ResourceQuota of the namespace: it may have room later)
-                stored = refusals_mod.from_condition(
+                first = refusals_mod.stored_since(
                     ((jobflow.get("status") or {}).get("conditions") or {}).get(inst.name), now)
-                refusal = self._refusals.refused(meta.key(jobflow), inst.name, now, stored)
+                refusal = self._refusals.refused(meta.key(jobflow), inst.name, now, first)
                 if refusals_mod.verdict(refusal, now)[0]:   # refused for too long: the flow fails
                     self._refusals.created(meta.key(jobflow), inst.name)   # (nothing more to try)
                     self._note(eng, inst, notes, status_mod.Note(
                         batch.JobPhase.FAILED, status_mod.Reason.FAILED_CREATE,
                         refusals_mod.give_up_message(err.message, refusal)))
                     return None
-                self._note(eng, inst, notes, status_mod.Note(batch.JobPhase.PENDING, status_mod.Reason.CREATE_REFUSED,
-                                                             err.message, clock_mod.format_micro_time(refusal.since)))
+                self._note(eng, inst, notes, status_mod.Note(
+                    batch.JobPhase.PENDING, status_mod.Reason.CREATE_REFUSED, err.message,
+                    clock_mod.format_micro_time(refusal.first_refused)))
                 self._watch_quotas()
                 return err    # nothing more this sync; the status and a Warning say why meanwhile
             except errors.ApiError as err:

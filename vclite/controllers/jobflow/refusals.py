@@ -7,13 +7,14 @@ refused for GIVE_UP seconds — Volcano's controllers drop a key after 15 rate-l
 doubling: 163.8 s; vclite's vcjob controller then terminates the job — the flow fails (`FailedCreate`,
 the quota's message): a run does not wait on room that never comes.
 
-The time of the first refusal is kept in the stored JobFlow too — the flow's condition says
-`refusedSince` (RFC 3339, microseconds) beside its reason `CreateRefused` — so a controller that starts
-again (`vcctl server` restarted on its data directory) continues the window where it was instead of
-starting a new one (`from_condition`): a vcjob refused for 100 s before a restart is given up 63.8 s
-after it. The count of refusals is not stored (it would change the status at every refusal): a
-restarted controller takes the count the back-off schedule makes over the time already waited
-(`tries_by`), so its back-off goes on from there too.
+The window counts only time this controller has run: it starts at the first refusal a controller sees,
+so a restarted controller (`vcctl server` stopped and started again on its data directory, `vcctl
+controller` restarted) starts a new window and a new back-off, as Volcano's rate limiter does with its
+controller. A stop of any length therefore never fails a flow by itself, whose vcjob was refused only briefly
+while the control plane ran; the cost is that a vcjob refused just before a restart may wait up to GIVE_UP
+seconds more after it. The first refusal's time is still kept in the stored JobFlow for people — the flow's
+condition says `refusedSince` (RFC 3339, microseconds) beside its reason `CreateRefused` — and a restarted
+controller keeps it there (`stored_since`): it is when the vcjob was first refused, not the window's start.
 
 Pure bookkeeping: the controller records refusals and creations and asks what is due.
 """
@@ -34,8 +35,14 @@ SINCE = "refusedSince"   # the condition field: when the vcjob was first refused
 
 @dataclasses.dataclass
 class Refusal:
-    since: dt.datetime   # the first refusal of this run of refusals
-    attempts: int = 0    # refusals so far
+    since: dt.datetime   # the window's start: the first refusal this controller saw
+    attempts: int = 0    # refusals so far (by this controller)
+    first: dt.datetime | None = None   # the first refusal a controller before this one recorded (refusedSince)
+
+    @property
+    def first_refused(self) -> dt.datetime:
+        """When the vcjob was first refused, restarts included: the condition's `refusedSince`."""
+        return self.first if self.first is not None and self.first < self.since else self.since
 
 
 def verdict(r: Refusal, now: dt.datetime, give_up: float = GIVE_UP) -> tuple[bool, float]:
@@ -48,20 +55,10 @@ def verdict(r: Refusal, now: dt.datetime, give_up: float = GIVE_UP) -> tuple[boo
     return False, min(RETRY_BASE * 2 ** max(0, r.attempts - 1), RETRY_MAX, left)
 
 
-def tries_by(waited: float) -> int:
-    """How many tries the back-off schedule (RETRY_BASE doubling, at most RETRY_MAX) makes within `waited`
-    seconds of the first: 1 at once, then one at each back-off's end."""
-    tries, at = 1, 0.0
-    while True:
-        at += min(RETRY_BASE * 2 ** (tries - 1), RETRY_MAX)
-        if at > waited:
-            return tries
-        tries += 1
-
-
-def from_condition(cond: Any, now: dt.datetime) -> Refusal | None:
-    """The refusal a stored condition records (reason CreateRefused with `refusedSince`), as a restarted
-    controller takes it up; None when it records none (or a time it cannot read, or one in the future)."""
+def stored_since(cond: Any, now: dt.datetime) -> dt.datetime | None:
+    """When a stored condition says the vcjob was first refused (reason CreateRefused with `refusedSince`), as
+    a restarted controller keeps it; None when it records none (or a time it cannot read, or one in the future).
+    Only what the condition shows: the window restarts with the controller (the module's docstring)."""
     if not isinstance(cond, dict) or cond.get("reason") != st.Reason.CREATE_REFUSED or \
             not isinstance(cond.get(SINCE), str):
         return None
@@ -71,7 +68,7 @@ def from_condition(cond: Any, now: dt.datetime) -> Refusal | None:
         return None
     if since is None or since > now:
         return None
-    return Refusal(since, tries_by((now - since).total_seconds()))
+    return since
 
 
 def give_up_message(message: str, r: Refusal, give_up: float = GIVE_UP) -> str:
@@ -85,13 +82,13 @@ class Refusals:
     def __init__(self) -> None:
         self._by_flow: dict[str, dict[str, Refusal]] = {}
 
-    def refused(self, key: str, job: str, now: dt.datetime, stored: Refusal | None = None) -> Refusal:
-        """Record a refusal of `job`; `stored`: the refusal the stored status records (from_condition), taken
-        up when this controller has none of its own (it started since)."""
+    def refused(self, key: str, job: str, now: dt.datetime, first: dt.datetime | None = None) -> Refusal:
+        """Record a refusal of `job`; the first one this controller sees starts its window. `first`: when the
+        stored status says it was first refused (stored_since), kept for the condition only."""
         jobs = self._by_flow.setdefault(key, {})
         r = jobs.get(job)
         if r is None:
-            r = jobs[job] = stored if stored is not None else Refusal(now)
+            r = jobs[job] = Refusal(now, first=first)
         r.attempts += 1
         return r
 

@@ -61,36 +61,34 @@ def test_give_up_message_keeps_the_quota_message():
                   'not tried again)'
 
 
-@pytest.mark.parametrize("waited, tries", [
-    pytest.param(0, 1, id="at-once"),
-    pytest.param(0.004, 1, id="before-the-first-back-off-ends"),
-    pytest.param(0.005, 2, id="the-first-back-off-ends"),
-    pytest.param(0.015, 3, id="two-back-offs"),
-    pytest.param(10.235, 12, id="the-last-doubling"),
-    pytest.param(20.235, 13, id="then-every-ten-seconds"),
-])
-def test_tries_by_counts_the_back_off_schedule(waited, tries):
-    assert refusals.tries_by(waited) == tries
-
-
 SINCE = "2026-01-01T00:00:00.500000Z"
 
 
 @pytest.mark.parametrize("cond, want", [
     pytest.param({"phase": "Pending", "reason": "CreateRefused", "message": "m", "refusedSince": SINCE},
-                 refusals.Refusal(at(0.5), 13), id="taken-up"),
+                 at(0.5), id="kept"),
     pytest.param({"phase": "Pending", "reason": "CreateRefused", "message": "m"}, None, id="no-time"),
     pytest.param({"phase": "Pending", "reason": "Creating", "refusedSince": SINCE}, None, id="not-refused-now"),
     pytest.param({"reason": "CreateRefused", "refusedSince": "yesterday"}, None, id="unreadable-time"),
     pytest.param({"reason": "CreateRefused", "refusedSince": "2026-01-02T00:00:00Z"}, None, id="in-the-future"),
     pytest.param(None, None, id="no-condition"),
 ])
-def test_a_stored_condition_gives_the_refusal_a_restarted_controller_takes_up(cond, want):
-    assert refusals.from_condition(cond, at(21)) == want
+def test_a_stored_condition_says_when_the_vcjob_was_first_refused(cond, want):
+    assert refusals.stored_since(cond, at(21)) == want
 
 
-def test_a_stored_refusal_is_taken_up_only_by_a_controller_without_its_own():
+def test_a_restarted_controller_starts_a_new_window_and_keeps_the_first_refusals_time():
+    """The stored first refusal (a stop of any length ago) neither shortens the window nor the back-off: the
+    window counts only time this controller ran (the old rule failed such a flow on its first try)."""
     r = refusals.Refusals()
-    stored = refusals.Refusal(at(-100), 14)
-    assert r.refused("ns/f", "f-a", T0, stored) == refusals.Refusal(at(-100), 15)
-    assert r.refused("ns/f", "f-a", at(1), refusals.Refusal(at(0), 1)) == refusals.Refusal(at(-100), 16)
+    stored = at(-1000)   # refused, then the server stopped for 1000 s
+    got = r.refused("ns/f", "f-a", T0, stored)
+    assert got == refusals.Refusal(T0, 1, stored) and got.first_refused == stored
+    assert refusals.verdict(got, T0) == (False, refusals.RETRY_BASE)
+    assert r.refused("ns/f", "f-a", at(1), at(0)) == refusals.Refusal(T0, 2, stored)   # (its own from then on)
+    assert refusals.verdict(got, at(refusals.GIVE_UP))[0]
+
+
+def test_without_a_stored_refusal_the_first_refusal_is_the_windows_start():
+    got = refusals.Refusals().refused("ns/f", "f-a", T0)
+    assert (got.since, got.first_refused) == (T0, T0)
