@@ -124,8 +124,8 @@ _CONDITION = _obj("one vcjob's (or, for a flow without one yet, the flow's) cond
     "retryAt": _str("(vclite) while a failed attempt waits for its retry: when the next attempt is due ("
                     + _TIME + ", rounded up to the second)"),
     "refusedSince": _str("(vclite) while the vcjob's create is refused for now (CreateRefused: a ResourceQuota): "
-                         "when it was first refused (" + _TIME + ", microseconds; the window after which the flow fails "
-                         "restarts with the controller)"),
+                         "when it was first refused (" + _TIME + ", microseconds; the window after which the flow "
+                         "fails restarts with the controller)"),
     "output": _str("(vclite) the vcjob's output: its designated pod's termination message"),
     "podFailureRatio": _str("(vclite) failed pods / pods, when some failed"),
 })
