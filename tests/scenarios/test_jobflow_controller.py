@@ -888,3 +888,72 @@ def test_a_recreated_vcjob_shows_its_own_podgroups_reason_not_its_predecessors(e
     _podgroup_of(env, "w-a", _unschedulable("new: 1/1 tasks in gang unschedulable"), create=True)
     env.drain()
     assert cond().get("message") == "new: 1/1 tasks in gang unschedulable"
+
+
+class _CrashAfterCreating:
+    """The in-process client, but once a vcjob whose name starts with `prefix` was created nothing more is written:
+    the controller's process died there (kill -9), before the sync's last status write."""
+
+    def __init__(self, client, prefix: str):
+        self.client, self.prefix, self.crashed = client, prefix, False
+
+    def __getattr__(self, name):
+        return getattr(self.client, name)
+
+    def _write(self, fn, obj):
+        if self.crashed:
+            raise errors.TooManyRequests("the controller's process is gone")
+        out = fn(obj)
+        if meta.name(obj).startswith(self.prefix) and obj.get("kind") == "Job":
+            self.crashed = True
+        return out
+
+    def create(self, obj):
+        return self._write(self.client.create, obj)
+
+    def update(self, obj):
+        return self._write(self.client.update, obj)
+
+    def update_status(self, obj):
+        return self._write(self.client.update_status, obj)
+
+
+def test_the_exit_handlers_failure_items_survive_a_crash_as_its_first_vcjob_is_made(env):
+    """`withParam: "{{workflow.failures}}"` over more failures than a sync creates (CREATES_PER_SYNC): a controller
+    that dies after making the handler's first vcjob, before its status says how many items the handler has, is
+    started again: it makes one vcjob per failure all the same (the count it would take from the vcjobs there
+    is too small: the failures are settled only after its load)."""
+    n = controller.CREATES_PER_SYNC + 50
+    for i in range(n):
+        env.template(f"f{i}")
+    env.template("notify", _echo("{{item.name}}"))
+    env.client.create({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+                       "metadata": {"name": "test", "namespace": NS},
+                       "spec": {"onExit": "notify", "flows": [{"name": "notify", "withParam": "{{workflow.failures}}"},
+                                                              *(fl(f"f{i}") for i in range(n))]}})
+    env.drain()
+    for i in range(n):
+        env.set_phase(f"test-f{i}", JP.RUNNING)
+    env.drain()
+    for i in range(n):
+        env.set_phase(f"test-f{i}", JP.FAILED)
+    crashing = _CrashAfterCreating(env.client, "test-notify-")
+    env.flows.stop()
+    env.flows = controller.JobFlowController(crashing, env.clock)
+    env.flows.start()
+    while not crashing.crashed and (key := env.flows.queue.get()) is not None:
+        try:
+            env.flows.sync(key)
+        except errors.TooManyRequests:
+            break
+    assert crashing.crashed
+    env.flows.stop()   # (the crash) and a new controller
+    env.flows = controller.JobFlowController(env.client, env.clock)
+    env.flows.start()
+    env.drain()
+    assert {j for j in env.jobs() if j.startswith("test-notify-")} == {f"test-notify-{i}" for i in range(n)}
+    for i in range(n):
+        env.set_phase(f"test-notify-{i}", JP.COMPLETED)
+    env.drain()
+    cond = env.status("test")["conditions"]["test-notify"]
+    assert (env.phase("test"), cond["message"]) == ("Failed", f"{n} items: {n} Completed"), cond

@@ -208,6 +208,7 @@ class JobFlowController:
         self._quota_watch: client_mod.Subscription | None = None   # started at the first refusal
         self._quota_watch_refused = False   # (on a cluster, credentials without list/watch on resourcequotas)
         self._made = 0                            # vcjobs the sync under way created
+        self._written_now: Obj | None = None      # the JobFlow as the sync under way wrote it before creating
 
     # ---- watches: only enqueue ----------------------------------------------------------------
     def start(self) -> None:
@@ -326,7 +327,7 @@ class JobFlowController:
         failure: errors.ApiError | None = None
         acts = eng.decide(now)
         tried: dict[str, str] = {}   # vcjob -> its flow: each is tried once a sync (a missing template stays missing)
-        self._made = 0
+        self._made, self._written_now = 0, None
         for _ in range(100):   # creating can decide more (an empty fan-out completes, …)
             if self._made >= CREATES_PER_SYNC:
                 if acts.create:
@@ -345,7 +346,7 @@ class JobFlowController:
         self._warn_missing_templates(key, jobflow, notes, tried, now)
         phase = eng.next_phase()
         if self._write_now(key, eng, jobflow, phase, bool(notes or acts.delete)):
-            jobflow = self._write_status(jobflow, eng.status(now))
+            jobflow = self._write_status(self._written_now or jobflow, eng.status(now))
             self._written[key] = self.clock.monotonic()
         if phase == flow.FlowPhase.SUCCEED and \
                 (jobflow.get("spec") or {}).get("jobRetainPolicy") == flow.RetainPolicy.DELETE:
@@ -518,6 +519,7 @@ class JobFlowController:
             eng.built(now)
             moment = [i for i in eng.to_build() if i.name not in tried and i.note is None] \
                 if self._made + len(built) < CREATES_PER_SYNC else []
+        self._store_failure_items(jobflow, eng, [inst for inst, _ in built], now)
         for inst, job in built:
             if not eng.still_to_create(inst):
                 continue
@@ -563,6 +565,20 @@ class JobFlowController:
                 eng.observe(inst.name, created, now)
                 self._record(jobflow, NORMAL, "Created", f"create a job named {inst.name}!", component=EVENT_SOURCE)
         return None
+
+    def _store_failure_items(self, jobflow: Obj, eng: engine_mod.Engine, insts: list[engine_mod.Inst],
+                             now: dt.datetime) -> None:
+        """The exit handler looping over `{{workflow.failures}}`: how many items it has is in the stored status
+        before a vcjob of it is made. A controller started again takes the count from there (engine
+        `_failure_items`): the failures are settled only after its load, and the handler's vcjobs a crash left
+        (one sync makes at most CREATES_PER_SYNC, a crash may come after any) may be fewer than its items."""
+        base = self._written_now or jobflow
+        conditions = (base.get("status") or {}).get("conditions") or {}
+        for f in {i.flow for i in insts if eng.plan.flows[i.flow].over_failures}:
+            if (conditions.get(eng.key(f)) or {}).get("items") != len(eng.flows[f].insts):
+                self._written_now = self._write_status(base, eng.status(now))
+                self._written[meta.key(jobflow)] = self.clock.monotonic()
+                return
 
     def _build(self, jobflow: Obj, eng: engine_mod.Engine, template: Obj, inst: engine_mod.Inst,
                notes: dict[str, status_mod.Note]) -> Obj | None:

@@ -282,7 +282,9 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
     def _failure_items(self, fr: rs.FlowRT, jobs: list[Obj]) -> int:
         """How many items the exit handler looping over `{{workflow.failures}}` had, when it is rebuilt: the
         other flows' outcomes are settled only after the load, so the failures are read again when an item's
-        vcjob is built (`values_for`); their count is the one the status recorded (else its vcjobs')."""
+        vcjob is built (`values_for`); their count is the one the status recorded — the controller stores it before
+        the handler's first vcjob is made (controller `_store_failure_items`) — else its vcjobs' (a status written
+        before that rule)."""
         n = (self.prev_conditions.get(self.key(fr.d.name)) or {}).get("items")
         return n if isinstance(n, int) and n >= 0 else max(self._flow_of(j)[1] for j in jobs) + 1
 
