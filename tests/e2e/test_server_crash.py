@@ -4,7 +4,9 @@ the same data directory each time. Every flow must finish (Succeed), no vcjob ma
 resourceVersions keep increasing. The test prints how many restarts it survived.
 
 Pods running at a kill lose their processes; the restarted executor fails them with reason
-ProcessLost (kills what is left of them) and the jobs' `PodFailed -> RestartJob` policy reruns them.
+ProcessLost (kills what is left of them) and the jobs' `PodFailed -> RestartJob` policy reruns them; a pod
+whose process ended by itself while no server ran has its recorded outcome instead (executor/exits.py;
+test_server_crash_exit_handler.py). Which of the two a kill gives depends on how long the restart takes.
 The server is driven through its HTTP API with the kubeconfig's URL, CA and bearer token (urllib).
 """
 import base64
@@ -170,11 +172,12 @@ def test_flows_finish_across_sigkill_restarts(tmp_path, capsys):
     created = sorted(e["message"].rsplit(" ", 1)[1].rstrip("!") for e in events for _ in range(e.get("count", 1))
                      if e.get("reason") == "Created" and e.get("message", "").startswith("create a job named"))
     assert created == names, "the JobFlow controller created each vcjob exactly once"
-    assert sum(int((j.get("status") or {}).get("retryCount", 0)) for j in jobs) >= 1, \
-        "a kill while pods ran made at least one job retry"
     assert recovery.left_behind(data_dir / "pods") == {}, "no container process outlives the server"
     lost = sum(e.get("count", 1) for e in events if e.get("reason") == recovery.PROCESS_LOST)
+    assert not lost or sum(int((j.get("status") or {}).get("retryCount", 0)) for j in jobs) >= 1, \
+        "a pod lost at a kill made its job retry"
     with capsys.disabled():
         print(f"\ncrash test: survived {restarts} restarts after SIGKILL ({', '.join(m for m, _ in KILL_AT)}); "
-              f"{len(jobs)} vcjobs, each created once; {lost} pod(s) failed as ProcessLost and were retried")
+              f"{len(jobs)} vcjobs, each created once; {lost} pod(s) failed as ProcessLost and were retried (the "
+              "others running at a kill ended by themselves meanwhile)")
     assert restarts == len(KILL_AT)

@@ -31,8 +31,9 @@ container statuses, pod and host IP 127.0.0.1).
   end meanwhile goes from Pending straight to Succeeded or Failed, with one write.
 - On start, pods whose processes died with a previous vclite process are recovered (see
   recovery.py): left-behind process groups, and the processes their containers' owner marks name (strays.py),
-  are killed (and waited for), started pods get a final status with
-  reason ProcessLost, pods being deleted are deleted for good.
+  are killed (and waited for), started pods get a final status with reason ProcessLost — but a container whose
+  end the exit journal recorded (exits.py: it ended by itself while no server ran) ends as it did —, pods being
+  deleted are deleted for good.
 `sync` must run inside a running asyncio event loop (processes are asyncio subprocesses). Watch
 handlers only enqueue keys; the runner's change callback too. This module never imports the
 controllers or the scheduler, and never decides anything a pure module (podstatus) can decide.
@@ -50,8 +51,8 @@ from vclite.api import core, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import events
 from vclite.apiserver import informer as informer_mod
-from vclite.executor import devices, envvars, logtimes, memory, podattach, podexec, podstatus, recovery, strays, usage
-from vclite.executor import vgpus
+from vclite.executor import devices, envvars, exits, logtimes, memory, podattach, podexec, podstatus, recovery
+from vclite.executor import strays, usage, vgpus
 from vclite.executor import runner as runner_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
@@ -117,6 +118,9 @@ class LocalExecutor:
         self._blocked: set[str] = set()       # pods waiting for a ConfigMap or Secret
         self._gpu_waits: set[str] = set()     # pods waiting for GPUs a pod being stopped still holds
         self._lost: dict[str, str] = {}       # key -> uid of pods whose processes died with a previous process
+        self.exit_journal = self.workdir / exits.JOURNAL   # containers' exits, for a restart after a crash
+        self._exits: dict[str, exits.Exit] = {}   # what the journal said at start (pods to recover)
+        self._journal = False   # the journal was made at start: containers' exits are recorded in it
         self._subs: list[client_mod.Subscription] = []
         self._log_sizes: dict[tuple[str, int], int] = {}   # (log path, inode) -> size at its last sample
         self._sampling = False   # a look at the logs is due (LOG_TIMES_KEY queued)
@@ -143,6 +147,16 @@ class LocalExecutor:
                     self.queue.add(meta.key(pod))
             strays.sweep_now(owners, recovery.KILL_WAIT)   # (what left their groups: none runs here yet)
             alive = recovery.wait_gone(killed) if killed else set()
+            # (after the kills: a wrapper killed records nothing; the new runners append to the new journal)
+            recorded = exits.read(self.exit_journal)
+            lost_uids = set(self._lost.values())
+            self._exits = {k: v for k, v in recorded.items() if k.partition("/")[0] in lost_uids}
+            try:
+                exits.rewrite(self.exit_journal, self._exits, lost_uids)
+                self._journal = True
+            except OSError as e:
+                log.warning("cannot write the exit journal %s (%s): a restart after a crash fails running pods "
+                            "as ProcessLost", self.exit_journal, e)
             if alive:   # (their GPUs are given to the next pods all the same)
                 log.warning("process groups %s left by a previous vclite process have not exited %.0f s after "
                             "SIGKILL", sorted(alive), recovery.KILL_WAIT)
@@ -325,7 +339,7 @@ class LocalExecutor:
             runner = runner_mod.PodRunner(pod, self.pod_dir(meta.namespace(pod), meta.name(pod)),
                                           self._config_maps(pod), self.clock, self._on_runner_change,
                                           self.restart_backoff, self.host_env, self._container_events(pod),
-                                          device_env)
+                                          device_env, self.exit_journal if self._journal else None)
             runner.prepare()
         except runner_mod.NoCommandError as e:
             self._write_not_started(pod, core.PodPhase.FAILED, envvars.NO_COMMAND, e.message, pod_level=True)
@@ -508,12 +522,12 @@ class LocalExecutor:
 
     def _write_lost(self, pod: Obj) -> None:
         now = clock_mod.format_time(self.clock.now()) or ""
-        init, main = recovery.lost_states(pod, now)
+        init, main = recovery.lost_states(pod, now, self._recorded_end(pod))
         phase = recovery.lost_phase(init, main)
-        failed = phase == core.PodPhase.FAILED
+        lost = recovery.processes_lost(init, main)
         start_time = (pod.get("status") or {}).get("startTime") or now
-        if self._write(pod, phase, start_time, init, main, recovery.PROCESS_LOST if failed else "",
-                       recovery.POD_MESSAGE if failed else ""):
+        if self._write(pod, phase, start_time, init, main, recovery.PROCESS_LOST if lost else "",
+                       recovery.POD_MESSAGE if lost else "") and lost:
             events.record(self.client, self.clock, pod, "Warning", recovery.PROCESS_LOST, recovery.POD_MESSAGE,
                           component=EVENT_SOURCE)
 
@@ -530,6 +544,24 @@ class LocalExecutor:
         for st in inits[:1] or main:
             st.wait(podstatus.Reason.CREATING, message)
         self._write(pod, core.PodPhase.PENDING, None, inits, main, "", "")
+
+    def _recorded_end(self, pod: Obj) -> recovery.Ended:
+        """How a container run of `pod` ended as the exit journal recorded it, with its termination message (read
+        as the runner reads it)."""
+        pod_dir, uid = self.pod_dir(meta.namespace(pod), meta.name(pod)), meta.uid(pod)
+        fallback = {c.get("name", ""): c.get("terminationMessagePolicy") == "FallbackToLogsOnError"
+                    for key in ("initContainers", "containers") for c in (pod.get("spec") or {}).get(key) or []}
+
+        def ended(container: str, run: int) -> tuple[int, str, str] | None:
+            ex = self._exits.get(exits.run_key(uid, container, run))
+            if ex is None:
+                return None
+            message = runner_mod.read_message(pod_dir / "logs" / f"{container}.termination-log")
+            if not message and ex.code != 0 and fallback.get(container):
+                message = runner_mod.log_tail(pod_dir / "logs" / f"{container}.log")
+            finished = (clock_mod.format_time(ex.finished_at) or "") if ex.finished_at is not None else ""
+            return ex.code, finished, message
+        return ended
 
     def _write_not_started(self, pod: Obj, phase: core.PodPhase, reason: str, message: str,
                            pod_level: bool = False) -> None:

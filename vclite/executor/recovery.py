@@ -15,7 +15,10 @@ adopted process would end with an unknown outcome. Instead, when the executor st
   starts first)
   is terminated with exit code 137 and reason `ProcessLost`, one backing off stays terminated with
   its last exit, one never started stays waiting; the phase follows the usual rule (Succeeded if
-  every container had already exited 0, else Failed with pod reason `ProcessLost`).
+  every container had already exited 0, else Failed with pod reason `ProcessLost`). A container whose end
+  the exit journal recorded (exits.py: its process ended by itself while no server ran, or before its status was
+  written) ends as it did instead, with its termination message, and a pod whose containers all ended so ends
+  as it would have (no ProcessLost).
 The vcjob lifecycle then applies its policies (PodFailed → RestartJob retries the job). Pods bound
 but never started are simply started. Pure decisions here; the /proc scan and kill are the only I/O.
 """
@@ -25,7 +28,7 @@ import os
 import pathlib
 import signal
 import time
-from typing import Any
+from typing import Any, Callable
 
 from vclite.api import core
 from vclite.executor import podstatus
@@ -80,10 +83,19 @@ def container_state(container: Obj, cs: Obj | None) -> podstatus.ContainerState:
     return st
 
 
-def lost_states(pod: Obj, now: str) -> tuple[list[podstatus.ContainerState], list[podstatus.ContainerState]]:
-    """The final (init, app) container states of a started pod whose processes were lost."""
+# (container, run) -> how that run of the container ended, as exits.py recorded it: (exit code, finishedAt,
+# termination message), or None when nothing was recorded
+Ended = Callable[[str, int], "tuple[int, str, str] | None"]
+
+
+def lost_states(pod: Obj, now: str, ended: Ended | None = None) -> tuple[list[podstatus.ContainerState],
+                                                                            list[podstatus.ContainerState]]:
+    """The final (init, app) container states of a started pod whose processes were lost; a container whose
+    run's end was recorded (`ended`: it ended by itself while no server ran, or before its status was written)
+    ends as it did, not ProcessLost."""
     spec, status = pod.get("spec") or {}, pod.get("status") or {}
     unreported = not was_started(pod)   # (started, by its start mark, but killed before its status said so)
+    policy = spec.get("restartPolicy") or core.RestartPolicy.ALWAYS
     out = []
     for spec_key, status_key in (("initContainers", "initContainerStatuses"), ("containers", "containerStatuses")):
         reported = {cs.get("name"): cs for cs in status.get(status_key) or []}
@@ -92,7 +104,14 @@ def lost_states(pod: Obj, now: str) -> tuple[list[podstatus.ContainerState], lis
             for st in states[:1] if spec_key == "initContainers" else states:   # what starts first
                 st.start(now, 0)
         for st in states:
-            if st.kind == podstatus.StateKind.RUNNING:
+            recorded = ended(st.name, st.restart_count) if ended is not None and \
+                st.kind == podstatus.StateKind.RUNNING else None
+            if recorded is not None and _restarted(policy, spec_key == "initContainers", recorded[0]):
+                recorded = None   # (the run that would have followed it was lost)
+            if recorded is not None:
+                code, finished_at, message = recorded
+                st.finish(code, max(finished_at, st.started_at or "") or now, message=message)
+            elif st.kind == podstatus.StateKind.RUNNING:
                 st.finish(LOST_EXIT_CODE, now, message=CONTAINER_MESSAGE, reason=PROCESS_LOST)
             elif st.kind == podstatus.StateKind.WAITING:
                 st.wait(st.reason, st.message)   # backing off: stays terminated; never started: waiting
@@ -100,8 +119,24 @@ def lost_states(pod: Obj, now: str) -> tuple[list[podstatus.ContainerState], lis
     return out[0], out[1]
 
 
+def _restarted(policy: str, init: bool, code: int) -> bool:
+    """Whether the kubelet would have run the container again after it exited `code`."""
+    if init:
+        return code != 0 and policy != core.RestartPolicy.NEVER
+    return policy == core.RestartPolicy.ALWAYS or (policy == core.RestartPolicy.ON_FAILURE and code != 0)
+
+
 def lost_phase(init: list[podstatus.ContainerState], main: list[podstatus.ContainerState]) -> core.PodPhase:
     return podstatus.pod_phase(init, main, finished=True)
+
+
+def processes_lost(init: list[podstatus.ContainerState], main: list[podstatus.ContainerState]) -> bool:
+    """Whether the pod's end was the lost processes' (reason ProcessLost): a container lost, or one that never
+    ran because the server was gone (a recorded end of every container that ran is the pod's own end)."""
+    states = init + main
+    return any((c.terminated or {}).get("reason") == PROCESS_LOST for c in states) or \
+        (lost_phase(init, main) == core.PodPhase.FAILED and any(c.kind != podstatus.StateKind.TERMINATED
+                                                                for c in states))
 
 
 # ---- processes left behind (I/O) -------------------------------------------------------------------

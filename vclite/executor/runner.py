@@ -30,6 +30,9 @@ env cannot change.
 The working directory is `workingDir` when that is an existing host directory not under a mount;
 otherwise `<poddir>/<workingDir>` (created); with no workingDir, `<poddir>`.
 
+Given an exit journal, each program runs under exits.py's /bin/sh wrapper, which records how it ended for
+a server restarted after a crash (a program exec cannot start is started directly, to fail as before).
+
 A process's stdin is /dev/null, or for a container with `stdin: true` a pipe the runner keeps open
 while it runs, written by `kubectl attach -i` (podattach.py; `stdinOnce` closes it after one client).
 Init containers run one at a time, then all app containers at once. Each process starts in its own
@@ -56,7 +59,8 @@ import signal
 from typing import Any, Callable, Iterable
 
 from vclite.api import core, meta
-from vclite.executor import envvars, logtimes, memory, podattach, podexec, podstatus, processes, recovery, strays
+from vclite.executor import envvars, exits, logtimes, memory, podattach, podexec, podstatus, processes, recovery
+from vclite.executor import strays
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -238,7 +242,7 @@ class PodRunner:
     def __init__(self, pod: Obj, pod_dir: Path, config_maps: dict[str, Obj], clock: clock_mod.Clock,
                  on_change: Callable[[str], None], restart_backoff: float = 10.0,
                  host_env: dict[str, str] | None = None, on_event: ContainerEvent | None = None,
-                 device_env: dict[str, dict[str, str]] | None = None):
+                 device_env: dict[str, dict[str, str]] | None = None, exit_journal: Path | None = None):
         # (absolute: the mounts' symlinks point into it, and $VC_POD_DIR is read from the container's own
         # working directory — a relative `vcctl run --workdir` left both pointing nowhere)
         self.pod, self.pod_dir, self.key = pod, Path(pod_dir).absolute(), meta.key(pod)
@@ -248,6 +252,7 @@ class PodRunner:
         self._on_event = on_event
         self._device_env = device_env or {}   # container -> its GPU variables (executor/devices.py)
         self._backoff = restart_backoff
+        self._exit_journal = exit_journal   # each process's exit is recorded there too (exits.py), when given
         spec = pod.get("spec") or {}
         self.node = spec.get("nodeName")
         try:
@@ -561,7 +566,9 @@ class PodRunner:
                 await stdin.open()
             with open(launch.log, "ab") as log:
                 mark_started(log.fileno(), self.pod_dir, meta.uid(self.pod))
-                proc = await processes.start(launch.argv, cwd=launch.cwd, env=env, log=log,
+                argv = launch.argv if self._exit_journal is None else exits.wrap(
+                    launch.argv, env, launch.cwd, self._exit_journal, exits.run_key(meta.uid(self.pod), st.name, run))
+                proc = await processes.start(argv, cwd=launch.cwd, env=env, log=log,
                                              stdin=stdin.read_end if stdin is not None else None)
         except OSError as e:
             if stdin is not None:

@@ -92,6 +92,47 @@ def test_lost_states_and_phase(the_pod, phase, init, main):
         assert term["containerID"] == ("vclite://42" if the_pod["status"].get("startTime") else "vclite://0")
 
 
+ENDED_AT = "2026-01-01T00:05:00Z"
+
+
+def policy(the_pod, restart_policy):
+    return {**the_pod, "spec": {**the_pod["spec"], "restartPolicy": restart_policy}}
+
+
+@pytest.mark.parametrize("the_pod, ended, phase, lost, init, main", [
+    pytest.param(pod(["a"], statuses=[running("a")]), {("a", 0): (0, ENDED_AT, "sent")}, core.PodPhase.SUCCEEDED,
+                 False, [], [("a", "terminated", 0, "Completed")], id="ended-by-itself-succeeds"),
+    pytest.param(pod(["a"], statuses=[running("a")]), {("a", 0): (3, ENDED_AT, "")}, core.PodPhase.FAILED, False,
+                 [], [("a", "terminated", 3, "Error")], id="ended-by-itself-with-an-error"),
+    pytest.param(pod(["a", "b"], statuses=[running("a"), running("b")]), {("a", 0): (0, ENDED_AT, "")},
+                 core.PodPhase.FAILED, True, [], [("a", "terminated", 0, "Completed"),
+                                                  ("b", "terminated", 137, "ProcessLost")], id="one-ended-one-lost"),
+    pytest.param(pod(["a"], statuses=[running("a")]), {("a", 1): (0, ENDED_AT, "")}, core.PodPhase.FAILED, True,
+                 [], [("a", "terminated", 137, "ProcessLost")], id="another-runs-record-is-not-this-one"),
+    pytest.param(policy(pod(["a"], statuses=[running("a")]), "OnFailure"), {("a", 0): (3, ENDED_AT, "")},
+                 core.PodPhase.FAILED, True, [], [("a", "terminated", 137, "ProcessLost")],
+                 id="an-exit-the-kubelet-restarts-lost-the-next-run"),
+    pytest.param(policy(pod(["a"], statuses=[running("a")]), "OnFailure"), {("a", 0): (0, ENDED_AT, "")},
+                 core.PodPhase.SUCCEEDED, False, [], [("a", "terminated", 0, "Completed")], id="on-failure-exit-0"),
+    pytest.param(pod(["a"], init=["i"], init_statuses=[running("i")], statuses=[waiting("a", "PodInitializing")]),
+                 {("i", 0): (0, ENDED_AT, "")}, core.PodPhase.FAILED, True, [("i", "terminated", 0, "Completed")],
+                 [("a", "waiting", None, "PodInitializing")], id="init-ended-app-never-started-is-lost"),
+    pytest.param(pod(["a"], statuses=[], start_time=None), {("a", 0): (0, ENDED_AT, "")}, core.PodPhase.SUCCEEDED,
+                 False, [], [("a", "terminated", 0, "Completed")], id="status-never-written-ended-by-itself"),
+])
+def test_a_recorded_end_wins_over_process_lost(the_pod, ended, phase, lost, init, main):
+    the_pod = policy(the_pod, the_pod["spec"].get("restartPolicy", "Never"))
+    i, m = recovery.lost_states(the_pod, NOW, lambda c, run: ended.get((c, run)))
+    assert (summary(i), summary(m)) == (init, main)
+    assert recovery.lost_phase(i, m) == phase and recovery.processes_lost(i, m) == lost
+    for st in i + m:
+        term = st.to_status()["state"].get("terminated") or {}
+        if term.get("reason") in ("Completed", "Error"):
+            # (never before its start: one the status never showed started "now", as a lost one)
+            assert term["finishedAt"] == (ENDED_AT if the_pod["status"].get("startTime") else NOW)
+            assert term.get("message", "") == ended[(st.name, 0)][2]
+
+
 @pytest.mark.parametrize("the_pod, started", [
     pytest.param(pod(["a"], statuses=[running("a")]), True, id="running"),
     pytest.param(pod(["a"], statuses=[waiting("a")], start_time=None), False, id="creating"),
@@ -243,7 +284,8 @@ asyncio.run(main(*sys.argv[1:]))
 
 def test_a_pod_started_but_killed_before_its_status_was_written_is_not_run_again(tmp_path):
     """The server died between starting a pod's process and writing its status: after the restart, the
-    pod's start mark says it ran, so it fails with ProcessLost instead of running a second time."""
+    pod's start mark says it ran, so it is not run a second time; its process ended by itself meanwhile, and the
+    exit journal says how (exits.py): the pod has that outcome, not ProcessLost."""
     db, workdir, count = tmp_path / "store.db", tmp_path / "pods", tmp_path / "count"
     proc = subprocess.Popen([sys.executable, "-c", QUICK_CHILD, str(db), str(workdir), str(count)],
                             stdout=subprocess.PIPE, text=True)
@@ -252,8 +294,8 @@ def test_a_pod_started_but_killed_before_its_status_was_written_is_not_run_again
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-    for _ in range(500):   # (the process itself finishes on its own)
-        if count.exists():
+    for _ in range(500):   # (the process itself finishes on its own, and its wrapper records how)
+        if count.exists() and not recovery.left_behind(workdir):
             break
         time.sleep(0.01)
     clk = clock_mod.RealClock()
@@ -267,8 +309,9 @@ def test_a_pod_started_but_killed_before_its_status_was_written_is_not_run_again
             return (client.get(kinds.POD, "default", "once").get("status") or {}).get("phase")
         asyncio.run(_drive(ex, lambda: phase() in ("Failed", "Succeeded")))
         status = client.get(kinds.POD, "default", "once")["status"]
-        assert (status["phase"], status.get("reason")) == ("Failed", "ProcessLost")
-        assert status["containerStatuses"][0]["state"]["terminated"]["reason"] == "ProcessLost"
+        assert (status["phase"], status.get("reason")) == ("Succeeded", None)
+        term = status["containerStatuses"][0]["state"]["terminated"]
+        assert (term["reason"], term["exitCode"]) == ("Completed", 0)
         assert count.read_text() == "ran\n", "run once only"
     finally:
         store.close()
