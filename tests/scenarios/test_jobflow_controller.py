@@ -957,3 +957,26 @@ def test_the_exit_handlers_failure_items_survive_a_crash_as_its_first_vcjob_is_m
     env.drain()
     cond = env.status("test")["conditions"]["test-notify"]
     assert (env.phase("test"), cond["message"]) == ("Failed", f"{n} items: {n} Completed"), cond
+
+
+def test_an_attempt_waiting_for_its_retry_says_why_it_failed(env):
+    """`describe` during a retry's back-off (minutes, maybe) tells why the attempt failed, not only that it did."""
+    env.template("b")
+    env.jobflow("test", [{"name": "b", "retry": {"limit": 2, "backoff": {"duration": "300s"}}}])
+    env.drain()
+    _failed_pod(env, "test-b", exit_code=3, message="CUDA out of memory\n")
+    env.set_phase("test-b", JP.FAILED)
+    for key in list(iter(env.flows.queue.get, None)):   # (one sync: not the back-off's end)
+        env.flows.sync(key)
+    cond = env.status("test")["conditions"]["test-b"]
+    why = "pod test-b-default-nginx-0: container nginx exited with code 3 (Error): CUDA out of memory"
+    assert (cond["reason"], cond["message"]) == (
+        "RetryBackoff", f"attempt 1 failed; retry 1 of 2 after a 5m0s back-off; last attempt: {why}"), cond
+    env.flows.stop()   # a restarted controller says the same (from the status: no pod to read again)
+    env.flows = controller.JobFlowController(env.client, env.clock)
+    env.flows.start()
+    for p in env.client.list(kinds.POD, NS):
+        env.client.delete(kinds.POD, NS, meta.name(p))
+    for key in list(iter(env.flows.queue.get, None)):
+        env.flows.sync(key)
+    assert env.status("test")["conditions"]["test-b"]["message"] == cond["message"]

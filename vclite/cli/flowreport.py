@@ -98,7 +98,9 @@ def _waits_for_retry(cond: Obj) -> bool:
 
 
 def _retry_text(cond: Obj, now: dt.datetime) -> str:
-    text = str(cond.get("message") or cond.get("reason"))
+    """The retry verdict and when the next attempt is due; why the attempt failed (after `; last attempt: `) is
+    left to the report's line of the failed vcjob, which shows its log's last lines too."""
+    text = str(cond.get("message") or cond.get("reason")).partition(jobflow_status.LAST_ATTEMPT)[0]
     due = clock_mod.parse_time(cond.get(jobflow_status.RETRY_AT))
     if due is None:
         return text

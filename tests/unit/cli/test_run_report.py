@@ -169,6 +169,14 @@ BACKOFF = {"phase": "Failed", "reason": "RetryBackoff",
                  ["JobFlow default/rt: flow s: 2 items: 1 Completed, 1 retrying",
                   "  item 10 (vcjob rt-s-10): attempt 1 failed; retry 1 of 3 after a 30s back-off; next attempt due at "
                   "2026-01-01T00:00:02Z (3s ago)"], id="with-param-past-due"),
+    pytest.param({"name": "s", "withItems": [1, 2]},
+                 {"rt-s": {"phase": "Pending", "reason": "FanOut", "message": "2 items: 1 Completed, 1 retrying"},
+                  "rt-s-0": {"phase": "Completed"},
+                  "rt-s-1": {**BACKOFF, "message": BACKOFF["message"] + "; last attempt: pod rt-s-1-main-0: container "
+                                                                        "main exited with code 1 (Error)"}},
+                 ["JobFlow default/rt: flow s: 2 items: 1 Completed, 1 retrying",
+                  "  item 1 (vcjob rt-s-1): attempt 1 failed; retry 1 of 3 after a 30s back-off; next attempt due at "
+                  "2026-01-01T00:00:30Z (in 25s)"], id="why-is-left-to-the-failed-vcjobs-line"),
     pytest.param({"name": "s", "repeat": {"until": "iteration >= 3", "limit": 5}},
                  {"rt-s": {"phase": "Pending", "reason": "Repeat", "message": "iteration 1 (at most 5)"},
                   "rt-s-0": {"phase": "Completed"},

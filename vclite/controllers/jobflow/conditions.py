@@ -113,7 +113,7 @@ class Conditions:
         elif inst.state in (rs.IState.FAILED, rs.IState.TERMINATED) and inst.job is not None and d.retried:
             cond["reason"] = str(R.RETRIES_EXHAUSTED)
             cond["message"] = inst.refused or self._retry_refusal(inst, d)
-        if inst.why and inst.state in rs.FAILED_I and inst.job is not None:
+        if inst.why and inst.state in rs.TOLD_I and inst.job is not None:
             cond["message"] = st.with_failure(cond.get("message", ""), inst.why)
         if inst.gone:
             cond[st.DELETED] = True

@@ -537,7 +537,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             self.to_create.pop(inst.name, None)
         if old != new and self.plan.exit and self.stopping:    # its condition counts the running jobs
             self._mark(self.plan.exit)
-        if new not in rs.FAILED_I and inst.job is not None:
+        if new not in rs.TOLD_I and inst.job is not None:
             inst.why = None                        # (retried: the next attempt's failure is read when it fails)
         elif inst.why is None and inst.job is not None and self.why is not None:
             inst.why = self.why(inst)

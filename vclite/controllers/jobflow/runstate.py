@@ -52,7 +52,9 @@ FINAL_I = frozenset({IState.COMPLETED, IState.FAILED, IState.TERMINATED})
 RUNNING_I = frozenset({IState.ACTIVE, IState.REPLACING})
 
 
-FAILED_I = frozenset({IState.FAILED, IState.TERMINATED})   # its vcjob failed for good: why is told
+FAILED_I = frozenset({IState.FAILED, IState.TERMINATED})   # its vcjob failed for good
+# its vcjob failed, for good or in an attempt waiting for its retry: why is told (read from its pods)
+TOLD_I = FAILED_I | {IState.RETRY_WAIT}
 
 
 OUTCOME_OF = {IState.COMPLETED: O.COMPLETED, IState.FAILED: O.FAILED, IState.TERMINATED: O.TERMINATED}

@@ -308,7 +308,8 @@ def compute(jobflow: Obj, jobs: Sequence[Obj], now: dt.datetime,
 
 
 LAST_ATTEMPT = "; last attempt: "   # joins a failed vcjob's retry verdict and why it failed, in its message
-WHY_REASONS = frozenset({Reason.RETRIES_EXHAUSTED, Reason.NOT_RETRIED})   # (their messages say why, after it)
+# (their messages say why, after it)
+WHY_REASONS = frozenset({Reason.RETRIES_EXHAUSTED, Reason.NOT_RETRIED, Reason.RETRY_BACKOFF})
 
 
 def with_failure(message: str, why: str) -> str:
