@@ -89,11 +89,11 @@ class Conditions:
             cond = self._not_created_condition(inst.name)
         elif (inst.retry_of or (inst.retries and inst.state is rs.IState.ABSENT)) and self.suspended:
             cond = rs.pending(R.SUSPENDED, f"attempt {inst.retries + 1} is created once the JobFlow is resumed "
-                                           "(it is suspended: vcctl jobflow resume)")
+                                           f"(it is suspended: {self._resume})")
         elif inst.retry_of or (inst.retries and inst.state is rs.IState.ABSENT):
             cond = rs.pending(R.RETRYING, f"attempt {inst.retries + 1} is being created")
         elif self.suspended:
-            cond = rs.pending(R.SUSPENDED, "the JobFlow is suspended (vcctl jobflow resume)")
+            cond = rs.pending(R.SUSPENDED, f"the JobFlow is suspended ({self._resume})")
         else:
             cond = rs.pending(R.CREATING, "dependencies are met; the job is being created")
         d = self.flows[inst.flow].d
@@ -105,7 +105,7 @@ class Conditions:
             cond["reason"] = str(R.RETRY_BACKOFF)
             cond["message"] = (f"attempt {inst.retries + 1} failed; retry {inst.retries + 1} of {d.retry_limit} "
                                f"after a {clock_mod.format_duration(d.backoff.delay(inst.retries))} back-off"
-                               + (", once the JobFlow is resumed (it is suspended: vcctl jobflow resume)"
+                               + (f", once the JobFlow is resumed (it is suspended: {self._resume})"
                                   if self.suspended else ""))
             cond[st.RETRY_AT] = clock_mod.format_time(_whole_second_after(inst.retry_at))
         elif inst.state is rs.IState.REPLACING:
@@ -137,6 +137,11 @@ class Conditions:
         inst = self.insts.get(name)
         if inst is not None and inst.job is not None:
             self._inst_condition(inst)
+
+    @property
+    def _resume(self) -> str:
+        """The command that resumes this JobFlow, for the messages of a suspended one."""
+        return f"vcctl jobflow resume {self.name}" + ("" if self.ns in ("", "default") else f" -n {self.ns}")
 
     def _flow_condition(self, fr: rs.FlowRT) -> None:
         """The condition under `<jobflow>-<flow>` of a flow without vcjobs yet, or of a loop flow."""
@@ -212,7 +217,7 @@ class Conditions:
             return rs.pending(R.INVALID_SPEC, v.message)
         if v.state is readiness.State.READY:
             if self.suspended:
-                return rs.pending(R.SUSPENDED, "dependencies are met; the JobFlow is suspended (vcctl jobflow resume)")
+                return rs.pending(R.SUSPENDED, f"dependencies are met; the JobFlow is suspended ({self._resume})")
             return rs.pending(R.CREATING, "dependencies are met; the job is being created")
         if fr.d.exit:
             return rs.pending(R.WAITING_EXIT, self._exit_waits_for(fr))

@@ -846,6 +846,22 @@ def test_suspend_starts_nothing_until_resumed():
     assert sim.created == ["jf-a"]
 
 
+@pytest.mark.parametrize("namespace, command", [
+    pytest.param("default", "vcctl jobflow resume jf", id="default-namespace"),
+    pytest.param("team", "vcctl jobflow resume jf -n team", id="another-namespace"),
+])
+def test_a_suspended_flow_names_the_command_that_resumes_it(namespace, command):
+    obj = flowsim.jobflow([fl("a")], annotations={"flow.volcano.sh/suspend": "true"})
+    obj["metadata"]["namespace"] = namespace
+    eng = engine.Engine(obj, flowsim.plan_mod.compile_spec(obj["spec"], "jf"), reader=lambda inst: "",
+                        prober=lambda job, entry: None)
+    eng.load([], flowsim.T0)
+    eng.decide(flowsim.T0)
+    cond = eng.status(flowsim.T0)["conditions"]["jf-a"]
+    assert (cond["reason"], cond["message"]) == ("Suspended", f"dependencies are met; the JobFlow is suspended "
+                                                              f"({command})")
+
+
 def test_a_retry_waiting_while_the_jobflow_is_suspended_says_so_and_runs_once_resumed():
     sim = flowsim.Sim([fl("a", retry={"limit": 2, "backoff": {"duration": "10s"}}), fl("b", "a")])
     sim.finish("jf-a", F)
@@ -853,7 +869,7 @@ def test_a_retry_waiting_while_the_jobflow_is_suspended_says_so_and_runs_once_re
     sim.eng.set_meta(flowsim.jobflow([], annotations={"flow.volcano.sh/suspend": "true"}))
     sim.step()
     waiting = "attempt 1 failed; retry 1 of 2 after a 10s back-off, once the JobFlow is resumed (it is suspended: " \
-              "vcctl jobflow resume)"
+              "vcctl jobflow resume jf)"
     assert (sim.reason("a"), sim.cond("a")["message"]) == ("RetryBackoff", waiting)
     sim.advance(10)
     assert sim.created == ["jf-a"] and sim.deleted == [] and sim.cond("a")["message"] == waiting
