@@ -76,6 +76,8 @@ class Conditions:
             ratio = st.failure_ratio(inst.job)
             if ratio:
                 cond["podFailureRatio"] = ratio
+            if inst.state is rs.IState.ACTIVE and self.flows[inst.flow].d.exit and "message" not in cond:
+                cond["message"] = self._exit_running()
         elif inst.note is not None and not (inst.note.reason == R.WAITING_OUTPUT and self._no_more_creates(inst)):
             cond = {"phase": str(inst.note.phase), "reason": str(inst.note.reason), "message": inst.note.message}
             if inst.note.since:
@@ -174,6 +176,22 @@ class Conditions:
         if cond and cond.get("reason") == R.NOT_CREATED and cond.get("message") == message:
             return cond
         return rs.pending(R.NOT_CREATED, message)
+
+    def _exit_running(self) -> str:
+        """The message of the exit handler's running vcjobs: the JobFlow is Running either way, but its outcome
+        may be decided already (a failure left unhandled)."""
+        if not self.stopping:
+            return "exit handler: the JobFlow succeeds (Succeed) if it completes"
+        failed = sorted(self.unhandled, key=lambda n: self.flows[n].d.index if n in self.flows else len(self.flows))
+        return f"exit handler: the JobFlow is Failed once it has run ({', '.join(failed[:3]) or 'a job'} failed)"
+
+    def _say_exit_running(self) -> None:
+        """The exit handler's running vcjobs say again what the JobFlow becomes (`_exit_running`): whether it stops
+        changed (a failure left unhandled, also one a rebuilt controller settles after loading the handler's)."""
+        if self.plan.exit:
+            for inst in self.flows[self.plan.exit].insts:
+                if inst.state is rs.IState.ACTIVE and inst.job is not None:
+                    self._inst_condition(inst)
 
     def _not_created(self) -> str:
         """`not created: a, b failed` (the unhandled failures, in spec order, the first three), or once the JobFlow

@@ -356,6 +356,12 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         self._set_facts(fr, rs.NO_FACTS)
 
     def _observe_orphan(self, name: str, job: Obj | None) -> None:
+        was_stopping = self.stopping
+        self._note_orphan(name, job)
+        if self.stopping != was_stopping:
+            self._say_exit_running()
+
+    def _note_orphan(self, name: str, job: Obj | None) -> None:
         old = self.orphans.pop(name, None)
         if old is not None and meta.phase(old) in st.FAILING:
             self.orphan_failing -= 1
@@ -651,6 +657,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             self._stop_everything()
         elif self._not_created() != said and not self.compact:   # (a big flow's NotCreated entries have no message)
             self._say_not_created()
+        self._say_exit_running()
 
     def _stop_everything(self) -> None:
         """An unhandled failure: nothing new starts (but the exit handler); say so once."""

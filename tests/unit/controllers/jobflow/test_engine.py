@@ -317,6 +317,24 @@ def test_the_exit_handler_says_what_it_waits_for():
     assert sim.created[-1] == "jf-e"
 
 
+@pytest.mark.parametrize("finish, message", [
+    pytest.param([("jf-a", C), ("jf-b", C)], "exit handler: the JobFlow succeeds (Succeed) if it completes",
+                 id="nothing-failed"),
+    pytest.param([("jf-a", F), ("jf-b", F)], "exit handler: the JobFlow is Failed once it has run (a, b "
+                 "failed)", id="failures-decided-the-outcome"),
+])
+def test_the_running_exit_handler_says_what_the_jobflow_becomes(finish, message):
+    """`describe` while the handler runs: the JobFlow is Running either way; its outcome may be decided already."""
+    sim = flowsim.Sim([fl("e"), fl("a"), fl("b")], onExit="e")
+    for job, phase in finish:
+        sim.finish(job, phase)
+    sim.set("jf-e", "Running")
+    assert (sim.phase, sim.cond("e")["phase"], sim.cond("e").get("message")) == ("Running", "Running", message)
+    assert flowsim.normalized(sim.rebuilt()) == flowsim.normalized(sim.status)   # (a restart says the same)
+    sim.finish("jf-e", C)
+    assert "message" not in sim.cond("e")
+
+
 def test_the_exit_handler_of_a_wide_flow_counts_what_it_waits_for():
     sim = flowsim.Sim([fl("e"), *(fl(f"f{i}", "x") for i in range(30)), fl("x")], onExit="e")
     assert sim.cond("e")["message"] == "the exit handler runs once every other flow has finished: 31 still to finish"
