@@ -31,6 +31,7 @@ Obj = dict[str, Any]
 JOBFLOW_SPEC_ORDER = ("flows", "jobRetainPolicy")
 JOBFLOW_STATUS_ORDER = ("pendingJobs", "runningJobs", "failedJobs", "completedJobs", "terminatedJobs", "unKnowJobs",
                         "jobStatusList", "conditions", "state")
+FINISHED = (flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED, flow.FlowPhase.TERMINATING)   # (nothing to resume)
 VCJOB_SPEC_ORDER = ("schedulerName", "minAvailable", "volumes", "tasks", "policies", "plugins", "runningEstimate",
                     "queue", "maxRetry", "ttlSecondsAfterFinished", "priorityClassName", "minSuccess",
                     "networkTopology")
@@ -62,6 +63,17 @@ def table(res: Resource, objs: list[Obj], now: dt.datetime) -> str:
                  common.age((o.get("metadata") or {}).get("creationTimestamp"), now)] for o in objs]
         return common.padded_table(["Name", "Namespace", "Phase", "Age"], rows)
     return common.padded_table(["Name", "Namespace"], [[meta.name(o), meta.namespace(o)] for o in objs])
+
+
+def suspended_note(jobflow: Obj) -> str:
+    """vclite: `get`'s line (on stderr, after Volcano's table) for a suspended JobFlow that has not finished, whose
+    Phase column says only Pending or Running: no new job of it starts until it is resumed."""
+    annotations = (jobflow.get("metadata") or {}).get("annotations") or {}
+    if str(annotations.get(flow.SUSPEND_ANNOTATION, "")).lower() != "true" or meta.phase(jobflow) in FINISHED:
+        return ""
+    ns, name = meta.namespace(jobflow) or "default", meta.name(jobflow)
+    return (f"JobFlow {ns}/{name} is suspended: no new job of it starts until it is resumed "
+            f"(vcctl jobflow resume {name}" + ("" if ns == "default" else f" -n {ns}") + ")")
 
 
 def describe_shape(res: Resource, obj: Obj) -> Obj:
@@ -209,6 +221,9 @@ def _get_command(res: Resource) -> click.Command:
         clock = common.clock_of(ctx)
         obj = client.get(res.kind, namespace, name)
         click.echo(table(res, [obj], clock.now()), nl=False)
+        note = suspended_note(obj) if res.kind is kinds.JOBFLOW else ""
+        if note:
+            click.echo(note, err=True)
         if not watch:
             return 0
         from vclite.cli import client_live   # (rich and the live view load only to watch)

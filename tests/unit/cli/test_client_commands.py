@@ -535,3 +535,37 @@ def test_queue_created_closed(vcctl, api):
         assert queue_row(vcctl, "q2")[:3] == ["q2", "1", "Closed"]
     finally:
         api.delete(kinds.QUEUE, "", "q2")
+
+
+def test_get_says_when_a_jobflow_is_suspended(server, api):
+    """Volcano's table (Phase: Pending or Running) on stdout; a suspended JobFlow gets a line on stderr saying so
+    and how to resume it — none once it is resumed."""
+    api.create({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+                "metadata": {"name": "held", "namespace": "default",
+                             "annotations": {"flow.volcano.sh/suspend": "true"}},
+                "spec": {"flows": [{"name": "no-such-template"}]}})
+
+    def get():
+        result = CliRunner().invoke(main_mod.cli, ["jobflow", "get", "held", "-k", str(server.kubeconfig)],
+                                    catch_exceptions=False)
+        return result.exit_code, result.stdout, result.stderr
+    code, out, err = get()
+    assert code == 0 and out.splitlines()[1].split()[:2] == ["held", "default"], out
+    assert err == ("JobFlow default/held is suspended: no new job of it starts until it is resumed "
+                   "(vcctl jobflow resume held)\n")
+    CliRunner().invoke(main_mod.cli, ["jobflow", "resume", "held", "-k", str(server.kubeconfig)])
+    assert get()[2] == ""
+    api.delete(kinds.JOBFLOW, "default", "held")
+
+
+@pytest.mark.parametrize("obj, note", [
+    pytest.param({"metadata": {"name": "f", "namespace": "team", "annotations": {"flow.volcano.sh/suspend": "True"}},
+                  "status": {"state": {"phase": "Running"}}},
+                 "JobFlow team/f is suspended: no new job of it starts until it is resumed "
+                 "(vcctl jobflow resume f -n team)", id="another-namespace"),
+    pytest.param({"metadata": {"name": "f", "namespace": "default", "annotations": {"flow.volcano.sh/suspend": "true"}},
+                  "status": {"state": {"phase": "Failed"}}}, "", id="finished"),
+    pytest.param({"metadata": {"name": "f", "namespace": "default"}}, "", id="not-suspended"),
+])
+def test_suspended_note(obj, note):
+    assert client_jobflow.suspended_note(obj) == note
