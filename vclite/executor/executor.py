@@ -104,9 +104,11 @@ class LocalExecutor:
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock, node_names: list[str],
                  workdir: pathlib.Path, restart_backoff: float = 10.0, recorder: events.RecordFn | None = None,
-                 gpus: dict[str, tuple[str, ...]] | None = None, hide_gpus: bool = False):
+                 gpus: dict[str, tuple[str, ...]] | None = None, hide_gpus: bool = False, record_exits: bool = False):
         """`gpus`: node name -> its GPUs (devices.node_devices); `hide_gpus`: this host has GPUs, so a
-        container given none is told so (devices.py)."""
+        container given none is told so (devices.py); `record_exits`: the store is durable (a server), so a
+        restart may have pods to recover: containers' exits go to the exit journal (exits.py; not for `vcctl
+        run`, which never starts again on its pods: the wrapper would cost each container start for nothing)."""
         self.client, self.clock = client, clock
         self.gpus = dict(gpus or {})
         self.hide_gpus = hide_gpus or bool(self.gpus)
@@ -121,6 +123,7 @@ class LocalExecutor:
         self.exit_journal = self.workdir / exits.JOURNAL   # containers' exits, for a restart after a crash
         self._exits: dict[str, exits.Exit] = {}   # what the journal said at start (pods to recover)
         self._journal = False   # the journal was made at start: containers' exits are recorded in it
+        self._record_exits = record_exits
         self._subs: list[client_mod.Subscription] = []
         self._log_sizes: dict[tuple[str, int], int] = {}   # (log path, inode) -> size at its last sample
         self._sampling = False   # a look at the logs is due (LOG_TIMES_KEY queued)
@@ -147,19 +150,24 @@ class LocalExecutor:
                     self.queue.add(meta.key(pod))
             strays.sweep_now(owners, recovery.KILL_WAIT)   # (what left their groups: none runs here yet)
             alive = recovery.wait_gone(killed) if killed else set()
-            # (after the kills: a wrapper killed records nothing; the new runners append to the new journal)
-            recorded = exits.read(self.exit_journal)
-            lost_uids = set(self._lost.values())
-            self._exits = {k: v for k, v in recorded.items() if k.partition("/")[0] in lost_uids}
-            try:
-                exits.rewrite(self.exit_journal, self._exits, lost_uids)
-                self._journal = True
-            except OSError as e:
-                log.warning("cannot write the exit journal %s (%s): a restart after a crash fails running pods "
-                            "as ProcessLost", self.exit_journal, e)
+            if self._record_exits:
+                self._start_journal()
             if alive:   # (their GPUs are given to the next pods all the same)
                 log.warning("process groups %s left by a previous vclite process have not exited %.0f s after "
                             "SIGKILL", sorted(alive), recovery.KILL_WAIT)
+
+    def _start_journal(self) -> None:
+        """Read what the exit journal says of the pods to recover, then start it again with only that (after the
+        kills of what was left: a wrapper killed records nothing; the new runners append to the new journal)."""
+        recorded = exits.read(self.exit_journal)
+        lost_uids = set(self._lost.values())
+        self._exits = {k: v for k, v in recorded.items() if k.partition("/")[0] in lost_uids}
+        try:
+            exits.rewrite(self.exit_journal, self._exits, lost_uids)
+            self._journal = True
+        except OSError as e:
+            log.warning("cannot write the exit journal %s (%s): a restart after a crash fails running pods "
+                        "as ProcessLost", self.exit_journal, e)
 
     def _note_lost(self, pod: Obj, left_pids: list[int]) -> None:
         """A pod found at start that ran under a previous process: kill what is left of it and

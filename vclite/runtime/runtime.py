@@ -133,7 +133,8 @@ class Runtime(loop_mod.Loop):
                 log.warning("%s", shared)
             self.executor = executor_mod.LocalExecutor(self.client, self.clock, self.node_names, self.workdir,
                                                        restart_backoff=restart_backoff, recorder=self.events.record,
-                                                       gpus=gpus, hide_gpus=bool(host_gpus))
+                                                       gpus=gpus, hide_gpus=bool(host_gpus),
+                                                       record_exits=self.data_dir is not None)
             components.append(self.executor)
         components += [self.scheduler, self.events]
         self.heartbeat = None

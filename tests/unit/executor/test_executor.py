@@ -343,3 +343,21 @@ def test_a_container_over_its_memory_limit_is_oomkilled(env, allocate_mib, limit
     assert (cs["state"]["terminated"]["reason"], cs["state"]["terminated"]["exitCode"]) == (reason, exit_code)
     if reason == "OOMKilled":
         assert phase(client, "mem") == "Failed" and "memory limit (64Mi)" in cs["state"]["terminated"]["message"]
+
+
+@pytest.mark.parametrize("record_exits", [
+    pytest.param(True, id="a-server-records-each-exit"),
+    pytest.param(False, id="vcctl-run-never-restarts-on-its-pods-nothing-recorded"),
+])
+def test_exits_are_recorded_only_where_a_restart_may_recover_pods(tmp_path, record_exits):
+    clock = clock_mod.RealClock()
+    client = inprocess.new_client(clock)
+    ex = executor_mod.LocalExecutor(client, clock, ["local"], tmp_path, record_exits=record_exits)
+    pod = client.create(make_pod("rec", "exit 3"))
+    asyncio.run(drive(ex, lambda: phase(client, "rec") == "Failed"))
+    path = tmp_path / ".exits"
+    if not record_exits:
+        assert not path.exists()
+    else:
+        (line,) = path.read_text().splitlines()
+        assert line.rsplit(" ", 1)[0] == f"{pod['metadata']['uid']}/main/0 3"

@@ -192,7 +192,7 @@ async def main(db, workdir):
     client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "long", "namespace": "default"},
                    "spec": {"nodeName": "local", "restartPolicy": "Never",
                             "containers": [{"name": "main", "image": "busybox", "command": ["sleep", "60"]}]}})
-    ex = executor_mod.LocalExecutor(client, clk, ["local"], pathlib.Path(workdir))
+    ex = executor_mod.LocalExecutor(client, clk, ["local"], pathlib.Path(workdir), record_exits=True)
     ex.start()
     while True:
         while (key := ex.queue.get()) is not None:
@@ -233,7 +233,7 @@ def test_a_pod_running_when_its_executor_was_killed_fails_with_process_lost(tmp_
     store = sqlite.SqliteStore(clk, db)
     try:
         client = inprocess.new_client(clk, store=store)
-        ex = executor_mod.LocalExecutor(client, clk, ["local"], workdir)
+        ex = executor_mod.LocalExecutor(client, clk, ["local"], workdir, record_exits=True)
 
         def phase():
             return (client.get(kinds.POD, "default", "long").get("status") or {}).get("phase")
@@ -268,7 +268,7 @@ async def main(db, workdir, count):
     client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "once", "namespace": "default"},
                    "spec": {"nodeName": "local", "restartPolicy": "Never", "containers": [
                        {"name": "main", "image": "busybox", "command": ["sh", "-c", f"echo ran >> {count}"]}]}})
-    ex = executor_mod.LocalExecutor(client, clk, ["local"], pathlib.Path(workdir))
+    ex = executor_mod.LocalExecutor(client, clk, ["local"], pathlib.Path(workdir), record_exits=True)
     ex.start()
     log = pathlib.Path(workdir) / "default" / "once" / "logs" / "main.log"
     while not log.exists():   # synced until its process is started: then no more syncs, no status written
@@ -303,7 +303,7 @@ def test_a_pod_started_but_killed_before_its_status_was_written_is_not_run_again
     try:
         client = inprocess.new_client(clk, store=store)
         assert not recovery.was_started(client.get(kinds.POD, "default", "once")), "its status says nothing"
-        ex = executor_mod.LocalExecutor(client, clk, ["local"], workdir)
+        ex = executor_mod.LocalExecutor(client, clk, ["local"], workdir, record_exits=True)
 
         def phase():
             return (client.get(kinds.POD, "default", "once").get("status") or {}).get("phase")
@@ -352,7 +352,7 @@ def test_the_processes_a_previous_server_left_are_gone_when_the_executor_has_sta
                 break
             time.sleep(0.01)
         assert _group_alive(leader)
-        executor_mod.LocalExecutor(client, clk, ["local"], workdir).start()
+        executor_mod.LocalExecutor(client, clk, ["local"], workdir, record_exits=True).start()
         assert not _group_alive(leader)
     finally:
         recovery.kill_group(leader)
