@@ -175,8 +175,8 @@ BACKOFF = {"phase": "Failed", "reason": "RetryBackoff",
                   "rt-s-1": {**BACKOFF, "message": BACKOFF["message"] + "; last attempt: pod rt-s-1-main-0: container "
                                                                         "main exited with code 1 (Error)"}},
                  ["JobFlow default/rt: flow s: 2 items: 1 Completed, 1 retrying",
-                  "  item 1 (vcjob rt-s-1): attempt 1 failed; retry 1 of 3 after a 30s back-off; next attempt due at "
-                  "2026-01-01T00:00:30Z (in 25s)"], id="why-is-left-to-the-failed-vcjobs-line"),
+                  "  item 1: 2 (vcjob rt-s-1): attempt 1 failed; retry 1 of 3 after a 30s back-off; next attempt due "
+                  "at 2026-01-01T00:00:30Z (in 25s)"], id="why-is-left-to-the-failed-vcjobs-line"),
     pytest.param({"name": "s", "repeat": {"until": "iteration >= 3", "limit": 5}},
                  {"rt-s": {"phase": "Pending", "reason": "Repeat", "message": "iteration 1 (at most 5)"},
                   "rt-s-0": {"phase": "Completed"},
