@@ -446,7 +446,7 @@ class LocalExecutor:
         if wait > 0:
             strays.sweep_now(owners, wait)
         else:
-            strays.close(strays.kill_marked(owners))
+            strays.close(strays.kill_marked(owners).fds)
 
     def _check_memory(self) -> None:
         """Kill each running container over its memory limit (memory.py): one look at /proc for all."""

@@ -19,9 +19,11 @@ escapes: a process that starts its programs with an environment of its own makin
 manager's) or without VCLITE_OWNER, and one running as another user (its environment cannot be read). A command
 that sets VCLITE_OWNER itself, to another pod's mark, makes its processes that pod's. Without /proc or pidfds
 (Linux before 5.3) nothing is swept.
+
 Costs one read of /proc/<pid>/environ per process of the host; the runner sweeps at once where it must (a
-container holding GPUs, a pod being stopped: the sweeps asked for together are one, `sweep`), the executor in
-batches otherwise.
+container holding GPUs, a pod being stopped: the scans asked for in one step of the event loop are one look at
+/proc, `sweep`, each asker then waiting for its own processes only: a pod whose process is slow to die holds up
+no other), the executor in batches otherwise.
 """
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ log = logging.getLogger("vclite.executor")
 MARK = "VCLITE_OWNER"
 _MARK_ENTRY = MARK.encode() + b"="
 SWEEP_ROUNDS = 3   # scans while a scan finds processes (one may fork while it is killed)
+TICK = 0.01   # seconds between two looks of a sweep at whether its processes have exited
 
 
 def pod_owner(pod_uid: str, pod_dir: str | os.PathLike[str]) -> str:
@@ -64,13 +67,17 @@ def supported() -> bool:
     return os.path.isdir("/proc") and hasattr(os, "pidfd_open") and hasattr(signal, "pidfd_send_signal")
 
 
-def _owners_of(pid: str) -> list[str]:
-    """The owners a process's environment names (none: unreadable, a zombie's, no mark)."""
+def _environ(pid: str) -> bytes | None:
+    """A process's environment as /proc shows it (None: unreadable, gone)."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as fh:
-            env = fh.read()
+            return fh.read()
     except OSError:
-        return []
+        return None
+
+
+def _marks(env: bytes) -> list[str]:
+    """The owners an environment's VCLITE_OWNER names (none: no mark)."""
     at = env.find(_MARK_ENTRY)
     while at > 0 and env[at - 1] != 0:   # (the name must begin an entry: not the end of another name or value)
         at = env.find(_MARK_ENTRY, at + 1)
@@ -80,37 +87,58 @@ def _owners_of(pid: str) -> list[str]:
     return env[at + len(_MARK_ENTRY):end if end >= 0 else len(env)].decode(errors="replace").split(":")
 
 
-def _ours(marks: list[str], owners: set[str]) -> bool:
-    return any(m in owners or m.partition("/")[0] in owners for m in marks)
+def _owners_of(pid: str) -> list[str]:
+    """The owners a process's environment names (none: unreadable, a zombie's, no mark)."""
+    return _marks(_environ(pid) or b"")
 
 
-def kill_marked(owners: set[str]) -> list[int]:
+def _matched(marks: list[str], owners: set[str]) -> frozenset[str]:
+    """The owners asked for that `marks` name: a run's owner itself, or its pod's (`pod_owner`)."""
+    return frozenset({m for m in marks if m in owners} | ({m.partition("/")[0] for m in marks} & owners))
+
+
+@dataclasses.dataclass
+class Scan:
+    """What one look at /proc did: the processes signalled, each a pidfd with the owners asked for that it carries
+    (to close: `close(scan.fds)`)."""
+
+    killed: list[tuple[int, frozenset[str]]] = dataclasses.field(default_factory=list)
+
+    @property
+    def fds(self) -> list[int]:
+        return [fd for fd, _ in self.killed]
+
+
+def kill_marked(owners: set[str]) -> Scan:
     """SIGKILL every live process (but this one) whose environment names one of `owners` (a run's `owner`, or a
-    `pod_owner` alone: any of its runs): pidfds of those signalled, for the caller to wait on or close (`close`)."""
+    `pod_owner` alone: any of its runs): one look at /proc (see `Scan`)."""
+    scan = Scan()
     if not owners or not supported():
-        return []
+        return scan
     me = str(os.getpid())
-    signalled = []
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return []
+        return scan
     for entry in entries:
-        if not entry.isdigit() or entry == me or not _ours(_owners_of(entry), owners):
+        if not entry.isdigit() or entry == me:
+            continue
+        if not _matched(_owners_of(entry), owners):
             continue
         try:
             fd = os.pidfd_open(int(entry))
         except OSError:   # (gone meanwhile)
             continue
         try:   # (the pidfd is the process read now: read again, it is the one marked if still alive)
-            if _ours(_owners_of(entry), owners):
+            whose = _matched(_owners_of(entry), owners)
+            if whose:
                 signal.pidfd_send_signal(fd, signal.SIGKILL)
-                signalled.append(fd)
+                scan.killed.append((fd, whose))
                 continue
         except OSError:
             pass
         os.close(fd)
-    return signalled
+    return scan
 
 
 def exited(fd: int) -> bool:
@@ -125,65 +153,91 @@ def close(fds: list[int]) -> None:
         os.close(fd)
 
 
+def shares(killed: list[frozenset[str]], askers: list[set[str]]) -> list[list[int]]:
+    """Which of the processes one scan killed (the owners each carries) are each asker's: those carrying one of its
+    owners (indexes into `killed`, per asker). Each asker waits for its own only."""
+    return [[i for i, whose in enumerate(killed) if whose & asked] for asked in askers]
+
+
 @dataclasses.dataclass
 class _Batch:
-    """The owners whose sweep was asked for at the same moment (in one step of the event loop: the pods a stop
-    ends together), swept by one scan of /proc for all of them, not one each."""
+    """The scans asked for at the same moment (in one step of the event loop: the pods a stop ends together), one
+    look at /proc for all of them, not one each; each asker is given the pidfds of its own processes."""
 
-    done: asyncio.Future[None]
-    owners: set[str] = dataclasses.field(default_factory=set)
-    wait: float = 0.0
+    askers: list[tuple[set[str], asyncio.Future[list[int]]]] = dataclasses.field(default_factory=list)
 
 
 _ASKED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Batch] = weakref.WeakKeyDictionary()
-_SWEEPING: set[asyncio.Task[None]] = set()   # (a task the loop alone refers to may be collected before its end)
+_SCANNING: set[asyncio.Task[None]] = set()   # (a task the loop alone refers to may be collected before its end)
 
 
 async def sweep(owners: set[str], wait: float) -> None:
     """Kill the processes of `owners` and wait, at most `wait` seconds, until each has exited (a process lets a
     GPU go as it exits); then scan again while a scan finds some (one may have forked as it was killed),
-    SWEEP_ROUNDS scans at most. Owners other tasks ask for in the same step of the event loop are swept with
-    these (the same scans; each waits, at most the longest `wait`, for them all)."""
+    SWEEP_ROUNDS scans at most. The scans other tasks ask for in the same step of the event loop are the same
+    look at /proc (`_scan`), but each waits for its own processes only: a pod whose process is slow to die
+    holds up no other."""
     if not owners:
         return
     loop = asyncio.get_running_loop()
-    batch = _ASKED.get(loop)
-    if batch is None:   # (the task's first step is in the loop's next one: who asks until then joins)
-        batch = _ASKED[loop] = _Batch(loop.create_future())
-        task = loop.create_task(_sweep_batch(loop, batch))
-        _SWEEPING.add(task)
-        task.add_done_callback(_SWEEPING.discard)
-    batch.owners |= owners
-    batch.wait = max(batch.wait, wait)
-    await asyncio.shield(batch.done)
-
-
-async def _sweep_batch(loop: asyncio.AbstractEventLoop, batch: _Batch) -> None:
-    if _ASKED.get(loop) is batch:
-        del _ASKED[loop]   # (who asks from now on: the next batch)
-    try:
-        await _sweep(batch.owners, batch.wait)
-    except Exception:   # (never leave the askers waiting)
-        log.exception("sweeping the processes of %s", sorted(batch.owners))
-    finally:
-        if not batch.done.done():
-            batch.done.set_result(None)
-
-
-async def _sweep(owners: set[str], wait: float) -> None:
-    loop = asyncio.get_running_loop()
     deadline = loop.time() + wait
     for _ in range(SWEEP_ROUNDS):
-        fds = kill_marked(owners)
+        fds = await _scan(owners)
         if not fds:
             return
         try:
             while not all(exited(fd) for fd in fds) and loop.time() < deadline:
-                await asyncio.sleep(0.01)
+                await _tick(loop)
         finally:
             close(fds)
         if loop.time() >= deadline:
             return
+
+
+async def _tick(loop: asyncio.AbstractEventLoop) -> None:
+    """Sleep until the next multiple of TICK on the loop's clock: the sweeps waiting meanwhile wake in the same
+    step, and those whose processes have all exited then scan again together."""
+    woken = loop.create_future()
+    handle = loop.call_at((loop.time() // TICK + 1) * TICK, lambda: woken.done() or woken.set_result(None))
+    try:
+        await woken
+    finally:
+        handle.cancel()
+
+
+async def _scan(owners: set[str]) -> list[int]:
+    """`kill_marked(owners)` in this step's batch: the pidfds of the processes it killed that are `owners`'."""
+    loop = asyncio.get_running_loop()
+    batch = _ASKED.get(loop)
+    if batch is None:   # (the task's first step is in the loop's next one: who asks until then joins)
+        batch = _ASKED[loop] = _Batch()
+        task = loop.create_task(_scan_batch(loop, batch))
+        _SCANNING.add(task)
+        task.add_done_callback(_SCANNING.discard)
+    mine: asyncio.Future[list[int]] = loop.create_future()
+    batch.askers.append((set(owners), mine))
+    return await mine
+
+
+async def _scan_batch(loop: asyncio.AbstractEventLoop, batch: _Batch) -> None:
+    if _ASKED.get(loop) is batch:
+        del _ASKED[loop]   # (who asks from now on: the next batch)
+    scan = Scan()
+    try:
+        owners = set().union(*(asked for asked, _ in batch.askers))
+        scan = kill_marked(owners)
+    except Exception:   # (never leave the askers waiting)
+        log.exception("sweeping the processes of %s", sorted(set().union(*(a for a, _ in batch.askers))))
+    finally:
+        fds = scan.fds
+        split = shares([whose for _, whose in scan.killed], [asked for asked, _ in batch.askers])
+        for (_, mine), share in zip(batch.askers, split):
+            own = [os.dup(fds[i]) for i in share]
+            if mine.done():   # (an asker cancelled: nobody waits for these)
+                close(own)
+            else:
+                mine.set_result(own)
+        close(fds)
 
 
 def sweep_now(owners: set[str], wait: float) -> None:
@@ -191,7 +245,7 @@ def sweep_now(owners: set[str], wait: float) -> None:
     end (`stop_all`: what the containers ended since the last sweep left)."""
     deadline = time.monotonic() + wait
     for _ in range(SWEEP_ROUNDS):
-        fds = kill_marked(owners)
+        fds = kill_marked(owners).fds
         if not fds:
             return
         try:

@@ -5,6 +5,7 @@ The uids are this test run's own (`U1` is `U1-<random>`): a sweep kills every pr
 owner it is given, so a fixed uid would kill the marked processes of the same test run at the same time elsewhere
 (another checkout's test session) — and make it fail."""
 import asyncio
+import ctypes
 import os
 import re
 import subprocess
@@ -57,7 +58,7 @@ def test_kill_marked_kills_only_the_processes_of_the_owners_asked(extra_env, kil
     proc = subprocess.Popen(["sleep", "30"], env={**env, **extra_env}, start_new_session=True)
     try:
         _exec_done(proc.pid)
-        fds = strays.kill_marked({uids("U1/main/0"), uids("U3")})
+        fds = strays.kill_marked({uids("U1/main/0"), uids("U3")}).fds
         try:
             assert len(fds) == int(killed)
         finally:
@@ -72,7 +73,7 @@ def test_kill_marked_kills_only_the_processes_of_the_owners_asked(extra_env, kil
 
 
 def test_kill_marked_with_no_owner_looks_at_nothing():
-    assert strays.kill_marked(set()) == []
+    assert strays.kill_marked(set()) == strays.Scan()
 
 
 @pytest.mark.parametrize("inherited, expected", [
@@ -139,3 +140,59 @@ def test_a_sweep_asked_while_another_runs_kills_its_processes_too():
         for p in procs:
             p.kill()
             p.wait()
+
+
+# ---- each sweep waits for its own processes ----------------------------------------------------------------------
+_PTRACE_SEIZE, _PTRACE_CONT, _PTRACE_O_TRACEEXIT = 0x4206, 7, 0x40
+
+
+def _ptrace(request: int, pid: int, data: int = 0) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+    if libc.ptrace(request, pid, None, ctypes.c_void_p(data)) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+
+def test_a_sweep_does_not_wait_for_another_owners_process_slow_to_exit():
+    """Two pods' sweeps in one scan; one pod's process, once killed, is held in its exit (this test traces it, and
+    a tracee stops on its way out until let go): the other pod's sweep ends without it.
+    (before: each sweep of a batch waited until every process the batch killed had exited, up to 10 s)"""
+    slow, quick = uids("U1/main/0"), uids("U2/main/0")
+    procs = _sleepers([slow, quick])
+    try:
+        _ptrace(_PTRACE_SEIZE, procs[0].pid, _PTRACE_O_TRACEEXIT)
+    except OSError as e:
+        for p in procs:
+            p.kill()
+            p.wait()
+        pytest.skip(f"cannot trace a child here: {e}")
+    held = os.pidfd_open(procs[0].pid)
+    seen = {}
+
+    async def both():
+        sweeps = {asyncio.ensure_future(strays.sweep({o}, 10)): o for o in (slow, quick)}
+        done, _ = await asyncio.wait(sweeps, return_when=asyncio.FIRST_COMPLETED)
+        seen["first done"] = sorted(sweeps[d] for d in done)
+        seen["slow one exited then"] = strays.exited(held)
+        _ptrace(_PTRACE_CONT, procs[0].pid)   # (let it go: it exits)
+        await asyncio.gather(*sweeps)
+    try:
+        asyncio.run(both())
+        assert seen == {"first done": [quick], "slow one exited then": False}
+        assert [p.wait(timeout=10) for p in procs] == [-9, -9]
+    finally:
+        os.close(held)
+        for p in procs:
+            p.kill()
+            p.wait()
+
+
+@pytest.mark.parametrize("killed, askers, expected", [
+    pytest.param([{"A/c/0"}, {"B/c/0"}], [{"A/c/0"}, {"B/c/0"}], [[0], [1]], id="each its own"),
+    pytest.param([{"A/c/0"}], [{"A/c/0"}, {"B/c/0"}], [[0], []], id="one with none"),
+    pytest.param([{"A/c/0", "A"}], [{"A/c/0"}, {"A"}], [[0], [0]], id="one process of two askers"),
+    pytest.param([{"A/c/0"}, {"A/c/0"}, {"B/c/1"}], [{"A/c/0", "B/c/1"}], [[0, 1, 2]], id="an asker of two owners"),
+])
+def test_shares_of_a_scan(killed, askers, expected):
+    assert strays.shares([frozenset(k) for k in killed], askers) == expected
