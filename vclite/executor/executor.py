@@ -17,7 +17,8 @@ container statuses, pod and host IP 127.0.0.1).
 - A pod already Succeeded or Failed is never run again.
 - What a container started that left its process group (a setsid, a daemon) is killed when the container ends
   (strays.py): by the runner, waited for, when the container had GPUs or the pod is being stopped, else here,
-  SWEEP_DELAY later, with the strays of the other containers ended meanwhile (and at stop_all).
+  SWEEP_DELAY later, with the strays of the other containers ended meanwhile (and at stop_all); a sweep that caught a
+  process in its exec (its environment reads empty for a moment) is done again, once, strays.LOOK_AGAIN later.
 - Each container gets its GPUs (devices.py, vgpus.py); a pod asking for more than its node's free ones fails
   (UnexpectedAdmissionError), unless pods being stopped hold the missing ones: it waits until their processes
   are gone (a GPU is never two running pods'), its containers waiting in ContainerCreating with a message that
@@ -132,6 +133,7 @@ class LocalExecutor:
         self.record = recorder or events.direct(client, clock)   # containers' Events (Started, Killing, BackOff)
         self._cpu_samples: dict[int, tuple[float, float]] = {}   # process group -> (boot seconds, cpu seconds)
         self._unswept: set[str] = set()   # owners (strays.py) of ended containers whose strays are still to kill
+        self._look_again: set[str] = set()   # owners whose last sweep caught a process in its exec (strays.py)
 
     # ---- watches: enqueue only ----------------------------------------------------------------
     def start(self) -> None:
@@ -441,12 +443,18 @@ class LocalExecutor:
 
     def _sweep_strays(self, wait: float = 0.0) -> None:
         """Kill what the containers that ended left running outside their process groups (strays.py); with
-        `wait`, wait (at most that long) until they have exited."""
+        `wait`, wait (at most that long) until they have exited. A scan that caught a process in its exec is
+        queued again, LOOK_AGAIN later, for those owners (once: not waited for on the loop)."""
         owners, self._unswept = self._unswept, set()
+        again, self._look_again = self._look_again, set()
         if wait > 0:
-            strays.sweep_now(owners, wait)
-        else:
-            strays.close(strays.kill_marked(owners).fds)
+            strays.sweep_now(owners | again, wait)
+            return
+        scan = strays.kill_marked(owners | again)
+        strays.close(scan.fds)
+        if scan.unsure and owners:   # (a process caught in its exec: looked at again, once, in a moment)
+            self._look_again = owners
+            self.queue.add_after(STRAYS_KEY, strays.LOOK_AGAIN, chore=True)
 
     def _check_memory(self) -> None:
         """Kill each running container over its memory limit (memory.py): one look at /proc for all."""

@@ -20,10 +20,16 @@ manager's) or without VCLITE_OWNER, and one running as another user (its environ
 that sets VCLITE_OWNER itself, to another pod's mark, makes its processes that pod's. Without /proc or pidfds
 (Linux before 5.3) nothing is swept.
 
+A process caught in its exec: right after an exec's point of no return the kernel has not yet said where the new
+environment is, and /proc/<pid>/environ reads empty for a moment. A scan that finds such a process where it may
+be a container's (`maybe_mid_exec`: a program's, not a kernel thread's, an orphan, a session's leader, a child or
+session member of a process of the owners asked) looks again LOOK_AGAIN later, once a sweep; nothing is killed
+on an empty environment, only on the mark the second look reads.
+
 Costs one read of /proc/<pid>/environ per process of the host; the runner sweeps at once where it must (a
 container holding GPUs, a pod being stopped: the scans asked for in one step of the event loop are one look at
 /proc, `sweep`, each asker then waiting for its own processes only: a pod whose process is slow to die holds up
-no other), the executor in batches otherwise.
+no other), the executor in batches otherwise (a look again there is queued, not waited for).
 """
 from __future__ import annotations
 
@@ -41,6 +47,7 @@ log = logging.getLogger("vclite.executor")
 MARK = "VCLITE_OWNER"
 _MARK_ENTRY = MARK.encode() + b"="
 SWEEP_ROUNDS = 3   # scans while a scan finds processes (one may fork while it is killed)
+LOOK_AGAIN = 0.005   # seconds after a scan that caught a process in its exec before the one look again
 TICK = 0.01   # seconds between two looks of a sweep at whether its processes have exited
 
 
@@ -97,16 +104,64 @@ def _matched(marks: list[str], owners: set[str]) -> frozenset[str]:
     return frozenset({m for m in marks if m in owners} | ({m.partition("/")[0] for m in marks} & owners))
 
 
+def _stat(pid: str) -> tuple[int, int] | None:
+    """A process's parent and session (None: gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rpartition(b")")[2].split()   # (after the command's name: it may hold spaces)
+        return int(fields[1]), int(fields[3])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _user_process(pid: str) -> bool:
+    """Whether a process runs a program: its /proc/<pid>/exe can be read (a kernel thread has none, nor has a
+    zombie; a process in its exec has its new one already, set before its new memory)."""
+    try:
+        os.readlink(f"/proc/{pid}/exe")
+        return True
+    except OSError:
+        return False
+
+
+def maybe_mid_exec(pid: str, owners: set[str]) -> bool:
+    """Whether a process whose environment read empty may be one of `owners`' caught in its exec (right after
+    the exec's point of no return the kernel has not yet said where the new environment is: /proc/<pid>/environ
+    reads empty for a moment). A program's process (not a kernel thread, not a zombie) that may have come from a
+    container: an orphan (its parent gone, as a killed container's processes are), a session's leader (a
+    setsid: how a process leaves its container's group), or a child or session member of a process of `owners`
+    or of a session whose leader is gone. Only says whether to look again: nothing is killed on it."""
+    if not _user_process(pid):
+        return False
+    ids = _stat(pid)
+    if ids is None:
+        return False
+    parent, session = ids
+    if parent <= 1 or session == int(pid):
+        return True
+    if _matched(_owners_of(str(parent)), owners):
+        return True
+    if not os.path.exists(f"/proc/{session}"):   # (its session's leader gone: a daemon's double fork)
+        return True
+    return bool(_matched(_owners_of(str(session)), owners))
+
+
 @dataclasses.dataclass
 class Scan:
     """What one look at /proc did: the processes signalled, each a pidfd with the owners asked for that it carries
-    (to close: `close(scan.fds)`)."""
+    (to close: `close(scan.fds)`), and whether a process caught in its exec may have been one of them (`unsure`:
+    look again in a moment, `LOOK_AGAIN`)."""
 
     killed: list[tuple[int, frozenset[str]]] = dataclasses.field(default_factory=list)
+    unsure: bool = False
 
     @property
     def fds(self) -> list[int]:
         return [fd for fd, _ in self.killed]
+
+    def then(self, again: Scan) -> Scan:
+        """This scan and the look again after it: what both killed; sure (a look again is the last)."""
+        return Scan(self.killed + again.killed)
 
 
 def kill_marked(owners: set[str]) -> Scan:
@@ -123,7 +178,11 @@ def kill_marked(owners: set[str]) -> Scan:
     for entry in entries:
         if not entry.isdigit() or entry == me:
             continue
-        if not _matched(_owners_of(entry), owners):
+        env = _environ(entry)
+        if env == b"":   # (a kernel thread, a zombie, or a process caught in its exec)
+            scan.unsure = scan.unsure or maybe_mid_exec(entry, owners)
+            continue
+        if not env or not _matched(_marks(env), owners):
             continue
         try:
             fd = os.pidfd_open(int(entry))
@@ -165,6 +224,7 @@ class _Batch:
     look at /proc for all of them, not one each; each asker is given the pidfds of its own processes."""
 
     askers: list[tuple[set[str], asyncio.Future[list[int]]]] = dataclasses.field(default_factory=list)
+    look_again: bool = False   # (an asker's first scan: one caught in its exec is looked at again, once a sweep)
 
 
 _ASKED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Batch] = weakref.WeakKeyDictionary()
@@ -181,8 +241,8 @@ async def sweep(owners: set[str], wait: float) -> None:
         return
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait
-    for _ in range(SWEEP_ROUNDS):
-        fds = await _scan(owners)
+    for round_ in range(SWEEP_ROUNDS):
+        fds = await _scan(owners, look_again=round_ == 0)
         if not fds:
             return
         try:
@@ -205,8 +265,9 @@ async def _tick(loop: asyncio.AbstractEventLoop) -> None:
         handle.cancel()
 
 
-async def _scan(owners: set[str]) -> list[int]:
-    """`kill_marked(owners)` in this step's batch: the pidfds of the processes it killed that are `owners`'."""
+async def _scan(owners: set[str], look_again: bool) -> list[int]:
+    """`kill_marked(owners)` in this step's batch: the pidfds of the processes it killed that are `owners`'
+    (`look_again`: and of a second look LOOK_AGAIN later, when the first caught a process in its exec)."""
     loop = asyncio.get_running_loop()
     batch = _ASKED.get(loop)
     if batch is None:   # (the task's first step is in the loop's next one: who asks until then joins)
@@ -216,6 +277,7 @@ async def _scan(owners: set[str]) -> list[int]:
         task.add_done_callback(_SCANNING.discard)
     mine: asyncio.Future[list[int]] = loop.create_future()
     batch.askers.append((set(owners), mine))
+    batch.look_again = batch.look_again or look_again
     return await mine
 
 
@@ -226,6 +288,9 @@ async def _scan_batch(loop: asyncio.AbstractEventLoop, batch: _Batch) -> None:
     try:
         owners = set().union(*(asked for asked, _ in batch.askers))
         scan = kill_marked(owners)
+        if scan.unsure and batch.look_again:   # (a process caught in its exec has its environment a moment later)
+            await asyncio.sleep(LOOK_AGAIN)
+            scan = scan.then(kill_marked(owners))
     except Exception:   # (never leave the askers waiting)
         log.exception("sweeping the processes of %s", sorted(set().union(*(a for a, _ in batch.askers))))
     finally:
@@ -244,8 +309,12 @@ def sweep_now(owners: set[str], wait: float) -> None:
     """`sweep`, blocking: at the executor's start (what a previous vclite process's pods left) and at the run's
     end (`stop_all`: what the containers ended since the last sweep left)."""
     deadline = time.monotonic() + wait
-    for _ in range(SWEEP_ROUNDS):
-        fds = kill_marked(owners).fds
+    for round_ in range(SWEEP_ROUNDS):
+        scan = kill_marked(owners)
+        if scan.unsure and round_ == 0:   # (once a sweep, as `sweep`)
+            time.sleep(LOOK_AGAIN)
+            scan = scan.then(kill_marked(owners))
+        fds = scan.fds
         if not fds:
             return
         try:

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from tests.unit.executor.test_executor import drive, make_pod, phase
+from tests.unit.executor import test_strays
 from tests.unit.executor.test_recovery import _alive
 from vclite.api import kinds
 from vclite.apiserver import inprocess
@@ -152,3 +153,30 @@ def test_the_sweep_of_a_restarted_containers_last_run_leaves_its_new_run_alone(e
     assert (phase(client, "crashy"), cs["restartCount"], cs["state"]["terminated"]["exitCode"]) == ("Succeeded", 1, 0)
     assert (workdir / "default" / "crashy" / "logs" / "main.log").read_text() == "outlived\n"
     assert gone(stray(workdir, "run-1"))
+
+
+def test_a_process_caught_in_its_exec_by_the_executors_sweep_is_looked_at_again(env, monkeypatch):
+    """A CPU pod's strays are the executor's sweep's; a process of the pod caught in its exec (its environment reads
+    empty) is looked at again a moment later, and killed then.
+    (before: that sweep found nothing, and there was no other)"""
+    client, ex, workdir = env
+    created = client.create(make_pod("job", "true"))
+    mark = strays.owner(strays.pod_owner(created["metadata"]["uid"], ex.pod_dir("default", "job")), "main", 0)
+    proc = test_strays._held_in_exec(mark)
+    scans = test_strays._releasing(monkeypatch, proc, mark)
+    seen = {}
+
+    async def scenario():
+        try:
+            await drive(ex, lambda: phase(client, "job") == "Succeeded")
+            await drive(ex, lambda: len(scans) >= 2 or proc.poll() is not None)
+            seen["killed"] = proc.wait(timeout=10) == -9
+        finally:
+            await ex.stop_all(grace=0)
+
+    try:
+        asyncio.run(scenario())
+        assert seen == {"killed": True} and scans[0].unsure and len(scans[1].killed) == 1
+    finally:
+        proc.kill()
+        proc.wait()

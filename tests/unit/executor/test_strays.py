@@ -8,7 +8,9 @@ import asyncio
 import ctypes
 import os
 import re
+import shutil
 import subprocess
+import sys
 import time
 import uuid
 
@@ -140,6 +142,133 @@ def test_a_sweep_asked_while_another_runs_kills_its_processes_too():
         for p in procs:
             p.kill()
             p.wait()
+
+
+# ---- a process caught in its exec (its environment reads empty for a moment) ------------------------------------
+ENV, SLEEP = shutil.which("env"), shutil.which("sleep")
+# A session member that starts a program with an empty environment (its pid on stdout), then sleeps.
+LEADER = ("import subprocess, sys, time\n"
+          "child = subprocess.Popen([sys.argv[1], '60'], env={})\n"
+          "print(child.pid, flush=True); time.sleep(60)")
+
+
+def _started(pid: int) -> None:
+    """Wait until a process runs its program (its command line is set with its environment, at the exec's end)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            if fh.read(1):
+                return
+        time.sleep(0.001)
+
+
+def _held_in_exec(mark: str) -> subprocess.Popen:
+    """A process whose environment reads empty, as one caught in its exec does, until the test writes a line to it:
+    then it execs into a sleeper carrying `mark` (its pid stays the same)."""
+    script = f"read line; exec {ENV} {strays.MARK}={mark} {SLEEP} 60"
+    proc = subprocess.Popen(["/bin/sh", "-c", script], env={}, stdin=subprocess.PIPE, start_new_session=True)
+    _started(proc.pid)
+    assert strays._environ(str(proc.pid)) == b""
+    return proc
+
+
+def _releasing(monkeypatch, proc, mark):
+    """kill_marked, letting `proc` finish its exec into the marked sleeper right after the first scan for `mark`."""
+    real, scans = strays.kill_marked, []
+
+    def scan(asked):
+        found = real(asked)
+        if mark not in asked:   # (an executor's sweep at its start, of nothing)
+            return found
+        scans.append(found)
+        if len(scans) == 1:
+            proc.stdin.write(b"go\n")
+            proc.stdin.flush()
+            deadline = time.monotonic() + 10
+            while strays._owners_of(str(proc.pid)) != [mark] and time.monotonic() < deadline:
+                time.sleep(0.001)
+        return found
+    monkeypatch.setattr(strays, "kill_marked", scan)
+    return scans
+
+
+@pytest.mark.parametrize("how", ["sweep", "sweep_now"])
+def test_a_process_caught_in_its_exec_is_looked_at_again_and_killed(monkeypatch, how):
+    """(before: the first scan found nothing, so there was no second; the process, its exec over, lived on)"""
+    mark = uids("U1/main/0")
+    proc = _held_in_exec(mark)
+    scans = _releasing(monkeypatch, proc, mark)
+    try:
+        if how == "sweep":
+            asyncio.run(strays.sweep({mark}, 10))
+        else:
+            strays.sweep_now({mark}, 10)
+        assert proc.wait(timeout=10) == -9
+        assert scans[0].unsure and not scans[0].killed and len(scans[1].killed) == 1
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_look_again_is_once_a_sweep(monkeypatch):
+    """A process whose environment stays empty (a program started with none): one more scan, not one a round."""
+    proc = _held_in_exec("unused")
+    real, scans = strays.kill_marked, []
+    monkeypatch.setattr(strays, "kill_marked", lambda asked: scans.append(real(asked)) or scans[-1])
+    try:
+        asyncio.run(strays.sweep({uids("U1/main/0")}, 10))
+        strays.sweep_now({uids("U1/main/0")}, 10)
+        assert [s.unsure for s in scans] == [True, True, True, True]   # (its first scan and the look again: twice)
+        assert proc.poll() is None and _alive(proc.pid)   # (nothing is killed on an empty environment)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def _zombie():
+    proc = subprocess.Popen(["true"])
+    while open(f"/proc/{proc.pid}/stat").read().rpartition(")")[2].split()[0] != "Z":
+        time.sleep(0.001)
+    return proc
+
+
+@pytest.mark.parametrize("case, expected", [
+    pytest.param("leader", True, id="a session's leader (a setsid)"),
+    pytest.param("member", False, id="another program's child in another program's session"),
+    pytest.param("member of an owner's", True, id="the child of a process of the owner, in its session"),
+    pytest.param("member of another owner's", False, id="the child of another owner's process"),
+    pytest.param("zombie", False, id="a zombie"),
+    pytest.param("kernel thread", False, id="a kernel thread"),
+])
+def test_which_empty_environment_may_be_a_process_caught_in_its_exec(case, expected):
+    owner = uids("U1/main/0")
+    procs = []
+    try:
+        if case == "leader":
+            procs.append(_held_in_exec("unused"))
+            pid = procs[0].pid
+        elif case.startswith("member"):
+            env = {k: v for k, v in os.environ.items() if k != strays.MARK}
+            if case != "member":
+                env[strays.MARK] = owner if case == "member of an owner's" else uids("U2/main/0")
+            procs.append(subprocess.Popen([sys.executable, "-c", LEADER, SLEEP], env=env, stdout=subprocess.PIPE,
+                                          start_new_session=True))
+            pid = int(procs[0].stdout.readline())
+            _started(pid)
+            assert strays._environ(str(pid)) == b""
+        elif case == "zombie":
+            procs.append(_zombie())
+            pid = procs[0].pid
+        else:
+            pid = 2
+            with open("/proc/2/stat") as fh:
+                if "(kthreadd)" not in fh.read():
+                    pytest.skip("no kernel thread in this PID namespace")
+        assert strays.maybe_mid_exec(str(pid), {owner}) is expected
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
 
 
 # ---- each sweep waits for its own processes ----------------------------------------------------------------------
