@@ -213,3 +213,45 @@ def test_pods_refused_by_the_extender_are_placed_once_it_accepts(vcctl, write, t
                   write("pair.yaml", PAIR), timeout=90)
     assert r.code == 0, r
     assert len(_nodes_of_pods(r.out)) == 2 and len(answers) > 6, (answers, r)
+
+
+def _scheduler_configmap(conf: str) -> str:
+    """Volcano's scheduler ConfigMap (as its user guides apply it) carrying `conf`."""
+    body = "".join(f"    {line}\n" for line in conf.splitlines())
+    return ("kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: volcano-scheduler-configmap\n"
+            f"  namespace: volcano-system\ndata:\n  volcano-scheduler.conf: |\n{body}---\n")
+
+
+def test_run_uses_the_scheduler_configmap_among_its_files(vcctl, write, tmp_path):
+    """Volcano's default spreads the pair (test_a_good_conf_is_used); the ConfigMap's binpack packs it."""
+    manifest = write("packed.yaml", _scheduler_configmap(BINPACK_CONF) + PAIR)
+    r = vcctl("run", "-o", "json", "--nodes", NODES, "--workdir", tmp_path / "w", manifest, timeout=90)
+    assert r.code == 0, r
+    assert len(set(_nodes_of_pods(r.out))) == 1, r
+    assert (f"note: {manifest}:1: ConfigMap volcano-system/volcano-scheduler-configmap: the scheduler runs with its "
+            "volcano-scheduler.conf") in r.err, r
+
+
+def test_scheduler_conf_option_wins_over_the_configmap(vcctl, write, tmp_path):
+    manifest = write("packed.yaml", _scheduler_configmap(BINPACK_CONF) + PAIR)
+    conf = write("spread.conf", BINPACK_CONF.replace("  - name: binpack\n    arguments:\n      binpack.weight: 10\n",
+                                                     ""))
+    r = vcctl("run", "-o", "json", "--nodes", NODES, "--scheduler-conf", conf, "--workdir", tmp_path / "w", manifest,
+              timeout=90)
+    assert r.code == 0, r
+    assert len(set(_nodes_of_pods(r.out))) == 2, r
+    assert f"its volcano-scheduler.conf is not used: --scheduler-conf {conf} configures the scheduler" in r.err, r
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_a_bad_configmap_conf_is_named_by_the_manifests_line_and_nothing_runs(vcctl, write, tmp_path, command):
+    manifest = write("bad.yaml", _scheduler_configmap(BAD_CONF) + PAIR)
+    extra = ["--workdir", tmp_path / "w"] if command == "run" else []
+    r = vcctl(command, *extra, manifest, timeout=60)
+    assert r.code == 2, r
+    assert (f'{manifest}:14: ConfigMap/volcano-scheduler-configmap: data[volcano-scheduler.conf]: unknown plugin '
+            '"nodeorderr"') in r.err, r
+    assert f'{manifest}:17: ConfigMap/volcano-scheduler-configmap: data[volcano-scheduler.conf]: plugin "predicates"' \
+           in r.err, r
+    assert "2 problem(s) found" in r.err, r
+    assert not list(tmp_path.rglob("ran-*")), "a pod ran"

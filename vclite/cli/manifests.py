@@ -19,7 +19,7 @@ from vclite.admission import advice, fields, podpriority, serviceaccount
 from vclite.admission import jobflow as jobflow_admission
 from vclite.api import flow, flowtemplate, kinds, meta, yamlio
 from vclite.apiserver import inprocess
-from vclite.cli import runaccounts, stdinput
+from vclite.cli import runaccounts, schedconfmap, stdinput
 from vclite.controllers.jobflow import objects
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
@@ -761,17 +761,36 @@ def validate(docs: list[yamlio.Document], require_command: bool = True, whole: b
     return strict + applied.problems + _flow_jobs(client, applied)
 
 
+def read_all(paths: list[str]) -> tuple[list[yamlio.Document], list[Any]]:
+    """(the documents that could be read, every structural problem): what `load_and_validate` takes as
+    `read` when the caller needs the documents before it validates them (`vcctl run`'s scheduler ConfigMap)."""
+    return _read_all(paths)
+
+
 def load_and_validate(paths: list[str], require_command: bool = True, client: Any = None,
-                      params: dict[str, str] | None = None) -> tuple[list[yamlio.Document], list[Any]]:
+                      params: dict[str, str] | None = None,
+                      read: tuple[list[yamlio.Document], list[Any]] | None = None,
+                      ) -> tuple[list[yamlio.Document], list[Any]]:
     """(documents, problems): every structural problem of loading, and every admission problem of
     the documents that could be read (see `validate` for `client`), with `params` (`-p NAME=VALUE`)
-    set in the JobFlows first (set_params)."""
-    docs, problems = _read_all(paths)
+    set in the JobFlows first (set_params), and those of the scheduler configuration a ConfigMap carries
+    (schedconfmap.py). `read`: `read_all(paths)`'s result, when the caller read the files already."""
+    docs, problems = read if read is not None else _read_all(paths)
     whole = not problems
     problems = [*problems, *set_params(docs, params or {})]
     if docs:
-        problems = [*problems, *validate(docs, require_command, whole=whole, client=client)]
+        problems = [*problems, *validate(docs, require_command, whole=whole, client=client),
+                    *_scheduler_conf_problems(docs)]
     return docs, in_file_order(problems, paths)
+
+
+def _scheduler_conf_problems(docs: list[yamlio.Document]) -> list[Problem]:
+    """The problems of the scheduler configuration in Volcano's scheduler ConfigMap, if a document is one."""
+    doc = schedconfmap.find(docs)
+    if doc is None:
+        return []
+    return [Problem(doc.file, line, describe(doc), schedconfmap.FIELD, message)
+            for line, message in schedconfmap.parse(doc)[1]]
 
 
 def in_file_order(problems: list[Any], paths: list[str]) -> list[Any]:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from vclite.api import batch, flow, kinds, meta, yamlio
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer
-from vclite.cli import flowreport, manifests, runhints, runlines, stdinput, view
+from vclite.cli import flowreport, manifests, runhints, runlines, schedconfmap, stdinput, view
 from vclite.executor import nodes as nodes_mod
 from vclite.lib import clock as clock_mod
 from vclite.runtime import runtime as runtime_mod
@@ -523,7 +523,11 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
     if twice:
         err.print(f"error: {twice}; nothing was run.", markup=False)
         return 2
+    read = manifests.read_all(files)
     conf, conf_problems = load_scheduler_conf(conf_path)
+    configmap = schedconfmap.find(read[0])
+    if configmap is not None and not conf_path:
+        conf = schedconfmap.parse(configmap)[0]   # (None when it has problems: load_and_validate reports them)
     rt, runtime_error = None, None
     if not conf_problems:
         try:
@@ -534,7 +538,7 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
         # Admitted once: on the runtime's own API, before anything runs (a problem leaves a runtime
         # that never started, and is dropped); on a scratch API when there is no runtime to run.
         docs, problems = manifests.load_and_validate(files, client=rt.client if rt is not None else None,
-                                                     params=params)
+                                                     params=params, read=read)
         problems = [*conf_problems, *problems]
         if problems:
             for p in problems:
@@ -548,11 +552,22 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
         if not quiet:
             for w in manifests.warnings(docs):
                 err.print(f"warning: {w}", markup=False)
+            if configmap is not None:
+                err.print(_configmap_note(configmap, conf_path), markup=False)
         return _run_and_report(rt, docs, quiet, output, timeout, err, default_node=nodes_opt is None,
                                listen=listen)
     finally:
         if rt is not None and workdir is None and not _has_pods(rt.workdir):
             shutil.rmtree(rt.workdir, ignore_errors=True)   # a temporary directory no pod ran in: nothing to see
+
+
+def _configmap_note(doc: yamlio.Document, conf_path: str | None) -> str:
+    """What a run says of Volcano's scheduler ConfigMap among its FILES: used, or set aside by --scheduler-conf."""
+    where = f"{doc.file}:{doc.line}: ConfigMap {schedconfmap.NAMESPACE}/{schedconfmap.NAME}"
+    if conf_path:
+        return (f"warning: {where}: its {schedconfmap.KEY} is not used: --scheduler-conf "
+                f"{stdinput.name(conf_path)} configures the scheduler")
+    return f"note: {where}: the scheduler runs with its {schedconfmap.KEY}, as Volcano's scheduler reads it"
 
 
 def live_console() -> Console | None:
