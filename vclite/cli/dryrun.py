@@ -49,7 +49,7 @@ from typing import Any
 from vclite.admission import admit
 from vclite.api import batch, kinds, meta, numatopo, scheduling, yamlio
 from vclite.apiserver import inprocess
-from vclite.cli import manifests
+from vclite.cli import manifests, schedconfmap
 from vclite.cli.scheduler_cmd import METRICS_TIMEOUT
 from vclite.lib import clock as clock_mod
 from vclite.lib import jsoncopy
@@ -73,6 +73,8 @@ class State:
     cluster: snapshot.ClusterState
     notes: list[str] = dataclasses.field(default_factory=list)
     added_default_queue: bool = False
+    # Volcano's scheduler ConfigMap among the files (schedconfmap.py): the configuration without --conf
+    conf_doc: yamlio.Document | None = None
 
 
 def default_queue() -> Obj:
@@ -93,7 +95,8 @@ def _kind_problems(docs: list[yamlio.Document]) -> list[manifests.Problem]:
     return [manifests.Problem(d.file, d.line, manifests.describe(d), "kind",
                               f"a cluster state holds only {allowed} (and Namespace) objects"
                               + (RUN_INSTEAD if kinds.by_kind(d.kind) in WORKLOAD_KINDS else ""))
-            for d in docs if kinds.by_kind(d.kind) not in STATE_KINDS + IGNORED_KINDS]
+            for d in docs if kinds.by_kind(d.kind) not in STATE_KINDS + IGNORED_KINDS
+            and not schedconfmap.carries_conf(d.obj)]
 
 
 def _time_paths(obj: Obj) -> list[str]:
@@ -156,11 +159,17 @@ def load_state(paths: list[str]) -> State:
     """The cluster state of the files, or manifests.InvalidManifests listing every problem (file:line)."""
     docs = manifests.load(paths)
     problems = _kind_problems(docs) or (_validate(docs) + _time_problems(docs) + _status_problems(docs))
+    conf_doc = schedconfmap.find(docs)
+    if conf_doc is not None:
+        problems += [manifests.Problem(conf_doc.file, line, manifests.describe(conf_doc), schedconfmap.FIELD, message)
+                     for line, message in schedconfmap.parse(conf_doc)[1]]
     # a status that admission checks on create (a Node's) is checked by both: each problem is said once
     problems = list(dict.fromkeys(problems))
     if problems:
         raise manifests.InvalidManifests(problems)
-    return build_state([d.obj for d in docs])
+    state = build_state([d.obj for d in docs])
+    state.conf_doc = conf_doc
+    return state
 
 
 def build_state(objects: list[Obj]) -> State:

@@ -563,7 +563,7 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
 
 def _configmap_note(doc: yamlio.Document, conf_path: str | None) -> str:
     """What a run says of Volcano's scheduler ConfigMap among its FILES: used, or set aside by --scheduler-conf."""
-    where = f"{doc.file}:{doc.line}: ConfigMap {schedconfmap.NAMESPACE}/{schedconfmap.NAME}"
+    where = schedconfmap.describe(doc)
     if conf_path:
         return (f"warning: {where}: its {schedconfmap.KEY} is not used: --scheduler-conf "
                 f"{stdinput.name(conf_path)} configures the scheduler")

@@ -2,7 +2,8 @@
 
 On a cluster Volcano's scheduler reads `volcano-scheduler.conf` from that ConfigMap (the Helm chart mounts it),
 and Volcano's user guides configure a plugin by applying it. `vcctl run FILES` uses the configuration of
-such a ConfigMap among its FILES (when no `--scheduler-conf` is given), and `vcctl validate` checks it: a
+such a ConfigMap among its FILES (when no `--scheduler-conf` is given), so does `vcctl scheduler dry-run -f`
+(without `--conf`), and `vcctl validate` checks it: a
 problem is placed at the line of the ConfigMap where the configuration's faulty line was written.
 
 Must not: read files (the documents are read by manifests.py) or start anything; import the scheduler's
@@ -28,15 +29,25 @@ def _is_it(obj: Any) -> bool:
     return isinstance(md, dict) and md.get("name") == NAME and md.get("namespace") == NAMESPACE
 
 
+def carries_conf(obj: Any) -> bool:
+    """Whether `obj` is the scheduler's ConfigMap with a `volcano-scheduler.conf` string."""
+    data = obj.get("data") if _is_it(obj) else None
+    return isinstance(data, dict) and isinstance(data.get(KEY), str)
+
+
 def find(docs: list[yamlio.Document]) -> yamlio.Document | None:
     """The last document that is the scheduler's ConfigMap with a `volcano-scheduler.conf` string (as
     `kubectl apply` of them all would leave it); None when there is none."""
     found = None
     for d in docs:
-        data = d.obj.get("data") if _is_it(d.obj) else None
-        if isinstance(data, dict) and isinstance(data.get(KEY), str):
+        if carries_conf(d.obj):
             found = d
     return found
+
+
+def describe(doc: yamlio.Document) -> str:
+    """`file:line: ConfigMap volcano-system/volcano-scheduler-configmap`: where a configuration came from."""
+    return f"{doc.file}:{doc.line}: ConfigMap {NAMESPACE}/{NAME}"
 
 
 def _offset_of_line(text: str, line: int) -> int:

@@ -33,8 +33,9 @@ def scheduler() -> None:
                    "input; a "
                    "directory stands for its .json, .yaml and .yml files in name order, as for `vcctl run`).")
 @click.option("--conf", "conf_path", type=click.Path(dir_okay=False),
-              help="A volcano-scheduler.conf (actions and plugin tiers; - for standard input); Volcano's default "
-                   "if omitted.")
+              help="A volcano-scheduler.conf (actions and plugin tiers; - for standard input). If omitted: the "
+                   "volcano-scheduler.conf of Volcano's ConfigMap volcano-system/volcano-scheduler-configmap when a "
+                   "-f file has it, else Volcano's default.")
 @click.option("-o", "--output", type=click.Choice(["table", "json", "yaml"]), default="table", show_default=True)
 @click.option("--details", is_flag=True,
               help="Add the plugins' details to -o json|yaml where there are some: `bindAnnotations` (what each bind "
@@ -90,6 +91,17 @@ def dry_run_command(files, conf_path, output, details, metrics_timeout) -> None:
             click.echo(str(p), err=True)
         click.echo(f"{len(problems)} problem(s) found; no session was run.", err=True)
         sys.exit(2)
+    conf_name = stdinput.name(conf_path) if conf_path else "Volcano's default"
+    if state.conf_doc is not None:   # Volcano's scheduler ConfigMap among the files
+        from vclite.cli import schedconfmap
+
+        where = schedconfmap.describe(state.conf_doc)
+        if conf_path:
+            click.echo(f"warning: {where}: its {schedconfmap.KEY} is not used: --conf {conf_name} is", err=True)
+        else:
+            conf = schedconfmap.parse(state.conf_doc)[0]   # (its problems were the state's)
+            conf_name = (f"{state.conf_doc.file}:{state.conf_doc.line} "
+                         f"(ConfigMap {schedconfmap.NAMESPACE}/{schedconfmap.NAME})")
     if nodemetrics.enabled(conf.metrics):   # (a source that accepts and never answers holds the read this long)
         click.echo(f"reading the nodes' usage from {conf.metrics.get('address')} (at most "
                    f"{metrics_timeout:g}s: --metrics-timeout)…", err=True)
@@ -102,5 +114,4 @@ def dry_run_command(files, conf_path, output, details, metrics_timeout) -> None:
     elif output == "yaml":
         click.echo(yamlio.dump_yaml(out), nl=False)
     else:
-        name = stdinput.name(conf_path) if conf_path else "Volcano's default"
-        click.echo(dryrun.render_table(state, name, conf, out), nl=False)
+        click.echo(dryrun.render_table(state, conf_name, conf, out), nl=False)

@@ -391,3 +391,59 @@ def test_a_directory_stands_for_its_manifests_as_for_run_and_validate(tmp_path, 
     assert (r.exit_code, says in r.output) == (code, True), r.output
     if code == 0:
         assert json.loads(r.output)["binds"] == {"default/a": "n1", "default/b": "n1"}
+
+
+BINPACK_CONF = """\
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+  - name: binpack
+    arguments: {binpack.weight: 10}
+"""
+
+
+def scheduler_configmap(conf: str) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "volcano-scheduler-configmap", "namespace": "volcano-system"},
+            "data": {"volcano-scheduler.conf": conf}}
+
+
+SPREAD_STATE = [queue("default"), node("n1"), node("n2"), podgroup("pg", min_member=2), pod("a", "pg"), pod("b", "pg")]
+
+
+@pytest.mark.parametrize("configmap, conf, nodes, says", [
+    pytest.param(None, None, 2, "", id="volcano-default-spreads"),
+    pytest.param(BINPACK_CONF, None, 1, "", id="the-configmap-packs"),
+    pytest.param(BINPACK_CONF, "spread.conf", 2, "its volcano-scheduler.conf is not used: --conf ", id="conf-wins"),
+])
+def test_the_scheduler_configmap_of_the_state_is_the_configuration(tmp_path, configmap, conf, nodes, says):
+    state = tmp_path / "state.yaml"
+    state.write_text(yaml.safe_dump_all(SPREAD_STATE + ([scheduler_configmap(configmap)] if configmap else [])))
+    args = ["-f", str(state)]
+    if conf:
+        (tmp_path / conf).write_text(BINPACK_CONF.replace("  - name: binpack\n    arguments: {binpack.weight: 10}\n",
+                                                          ""))
+        args += ["--conf", str(tmp_path / conf)]
+    r = _dry_run_cli(*args)
+    assert r.exit_code == 0, r.output
+    assert len(set(json.loads(r.stdout)["binds"].values())) == nodes, r.output
+    assert says in r.stderr, r.stderr
+
+
+def test_a_bad_configmap_conf_in_the_state_is_a_problem_of_its_line(tmp_path):
+    state = tmp_path / "state.yaml"
+    conf = "".join(f"    {line}\n" for line in BINPACK_CONF.replace("name: gang", "name: gangg").splitlines())
+    state.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volcano-scheduler-configmap\n"
+                     f"  namespace: volcano-system\ndata:\n  volcano-scheduler.conf: |\n{conf}---\n"
+                     + yaml.safe_dump_all(SPREAD_STATE))
+    r = _dry_run_cli("-f", str(state))
+    assert r.exit_code == 2, r.output
+    assert (f'{state}:12: ConfigMap/volcano-scheduler-configmap: data[volcano-scheduler.conf]: unknown plugin "gangg"'
+            in r.output), r.output
+    assert "1 problem(s) found; no session was run." in r.output
