@@ -3,10 +3,11 @@ nothing runs; a good one changes what the scheduler does."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
-from tests import extender_server
+from tests import extender_server, vcctl_server
 
 BAD_CONF = """\
 actions: "enqueue, allocate, backfill"
@@ -255,3 +256,35 @@ def test_a_bad_configmap_conf_is_named_by_the_manifests_line_and_nothing_runs(vc
            in r.err, r
     assert "2 problem(s) found" in r.err, r
     assert not list(tmp_path.rglob("ran-*")), "a pod ran"
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+def test_server_follows_the_scheduler_configmap_applied_with_kubectl(tmp_path):
+    """Without --scheduler-conf the server spreads the pair (Volcano's default); `kubectl apply` of Volcano's
+    scheduler ConfigMap with binpack packs the next pair; a broken edit is a Warning Event and binpack stays."""
+    with vcctl_server.running(tmp_path / "d", "--nodes", NODES) as srv:
+        kubectl = vcctl_server.kubectl_runner(srv.kubeconfig, tmp_path / "cache")
+
+        def nodes_of(job: str) -> set[str]:
+            def placed():
+                out = kubectl("get", "pods", "-l", f"volcano.sh/job-name={job}", "-o",
+                              "jsonpath={.items[*].spec.nodeName}").stdout.split()
+                return set(out) if len(out) == 2 else None
+            return vcctl_server.wait_until(placed, f"the pods of {job} placed")
+
+        kubectl("apply", "-f", "-", input=PAIR.replace("name: pair", "name: spread"))
+        assert len(nodes_of("spread")) == 2
+        kubectl("create", "namespace", "volcano-system")
+        kubectl("apply", "-f", "-", input=_scheduler_configmap(BINPACK_CONF))
+        vcctl_server.wait_until(lambda: "SchedulerConfLoaded" in kubectl(
+            "get", "events", "-n", "volcano-system", "-o", "jsonpath={.items[*].reason}").stdout, "the conf loaded")
+        kubectl("apply", "-f", "-", input=PAIR.replace("name: pair", "name: packed"))
+        assert len(nodes_of("packed")) == 1
+        kubectl("apply", "-f", "-", input=_scheduler_configmap(BAD_CONF))
+        warning = vcctl_server.wait_until(lambda: kubectl(
+            "get", "events", "-n", "volcano-system", "--field-selector", "reason=InvalidSchedulerConf", "-o",
+            "jsonpath={.items[*].message}").stdout, "the warning")
+        assert 'volcano-scheduler.conf:7: unknown plugin "nodeorderr"' in warning
+        kubectl("apply", "-f", "-", input=PAIR.replace("name: pair", "name: still-packed"))
+        assert len(nodes_of("still-packed")) == 1
+        vcctl_server.stop_cleanly(srv)

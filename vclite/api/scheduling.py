@@ -7,6 +7,9 @@ import enum
 QUEUE_ALLOCATION_GATE = "scheduling.volcano.sh/queue-allocation-gate"
 # The queue of a pod no vcjob made (QueueNameAnnotationKey); a vcjob's pods carry batch.QUEUE_NAME instead.
 QUEUE_NAME_ANNOTATION = "scheduling.volcano.sh/queue-name"
+# The ConfigMap Volcano's Helm chart mounts into the scheduler, and its key: the scheduler's configuration.
+SCHEDULER_CONFIGMAP_NAMESPACE, SCHEDULER_CONFIGMAP = "volcano-system", "volcano-scheduler-configmap"
+SCHEDULER_CONF_KEY = "volcano-scheduler.conf"
 
 
 class PodGroupPhase(enum.StrEnum):

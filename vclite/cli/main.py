@@ -133,8 +133,9 @@ PARAM_HELP = ("Set a JobFlow parameter (spec.arguments.parameters), as `argo sub
               help="Nodes to run on instead of one node sized like this host: a count (`3`), "
                    "sizes (`2x(cpu=4,memory=8Gi)`), or a YAML file of Node objects (- for standard input).")
 @click.option("--scheduler-conf", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
-              help="A volcano-scheduler.conf (actions and plugin tiers; - for standard input); Volcano's "
-                   "default if omitted.")
+              help="A volcano-scheduler.conf (actions and plugin tiers; - for standard input). If omitted: the "
+                   "volcano-scheduler.conf of Volcano's ConfigMap volcano-system/volcano-scheduler-configmap "
+                   "when a FILE defines it, else Volcano's default.")
 @click.option("--workdir", type=click.Path(file_okay=False),
               help="Where pods' working directories and logs go (default: a new temporary directory).")
 @click.option("--timeout", type=float, metavar="SECONDS", callback=_positive_seconds,

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from vclite.api import yamlio
+from vclite.api import scheduling, yamlio
 
 if TYPE_CHECKING:
     from vclite.scheduler import conf as scheduler_conf
 
-NAME, NAMESPACE, KEY = "volcano-scheduler-configmap", "volcano-system", "volcano-scheduler.conf"
+NAME, NAMESPACE = scheduling.SCHEDULER_CONFIGMAP, scheduling.SCHEDULER_CONFIGMAP_NAMESPACE
+KEY = scheduling.SCHEDULER_CONF_KEY
 FIELD = f"data[{KEY}]"
 
 

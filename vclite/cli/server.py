@@ -39,8 +39,9 @@ def build_runtime(data_dir: pathlib.Path, nodes: list[dict] | None,
     from vclite.lib import clock as clock_mod
     from vclite.runtime import runtime as runtime_mod
 
+    # without --scheduler-conf, Volcano's scheduler ConfigMap configures the scheduler whenever it changes
     return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, scheduler_config=conf, data_dir=data_dir,
-                               controllers=controllers, heartbeat=True)
+                               controllers=controllers, heartbeat=True, scheduler_conf_map=conf is None)
 
 
 def _announce(url: str, kubeconfig: pathlib.Path) -> None:
@@ -69,8 +70,9 @@ def _announce(url: str, kubeconfig: pathlib.Path) -> None:
               help="Nodes to run on instead of one node sized like this host: a count (`3`), "
                    "sizes (`2x(cpu=4,memory=8Gi)`), or a YAML file of Node objects (- for standard input).")
 @click.option("--scheduler-conf", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
-              help="A volcano-scheduler.conf (actions and plugin tiers; - for standard input); Volcano's default "
-                   "if omitted.")
+              help="A volcano-scheduler.conf (actions and plugin tiers; - for standard input). If omitted: the "
+                   "volcano-scheduler.conf of Volcano's ConfigMap volcano-system/volcano-scheduler-configmap, read "
+                   "again whenever it is applied or edited (Volcano's default until there is one).")
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Request and server logs on stderr: plain lines or one JSON object per line.")
 @click.option("--controllers", "controllers_opt", multiple=True, metavar="LIST",

@@ -27,11 +27,16 @@ only report decisions already taken); evictions do, and binds and pods starting 
 within triggers.STATUS_DELAY (their PodGroup was already counted Running by the binding session:
 `binding_scheduled`). A pod deleted meanwhile is skipped; a PodGroup changed meanwhile (Conflict) is left to the next
 session, which its change has already queued. There is no periodic session.
+With `conf_map` (`vcctl server` without --scheduler-conf), the key "conf" reads Volcano's scheduler ConfigMap
+whenever it changes: a configuration that loads replaces the current one from the next session on (a
+Normal Event `SchedulerConfLoaded` on the ConfigMap), one that does not is a Warning Event
+`InvalidSchedulerConf` naming its problems, and the current one is kept (confmap.py).
 
 Must not: make scheduling decisions (the session does) or import controllers or the executor.
 """
 from __future__ import annotations
 
+import logging
 from typing import Any, Hashable
 
 from vclite.api import batch, kinds, meta, scheduling
@@ -41,16 +46,19 @@ from vclite.apiserver import informer as informer_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
 from vclite.scheduler import conf as conf_mod
-from vclite.scheduler import metricsfeed, nodemetrics, triggers
+from vclite.scheduler import confmap, metricsfeed, nodemetrics, triggers
 from vclite.scheduler.framework import session as session_mod
 from vclite.scheduler.framework import snapshot
 from vclite.scheduler.framework import status as status_mod
 from vclite.scheduler.framework import waiting as waiting_mod
 
+log = logging.getLogger(__name__)
 Obj = dict[str, Any]
 KEY = "session"
 QUEUE_STATUS_KEY = "queue-status"   # a deferred Queue status write: no session
 METRICS_KEY = "metrics"   # look at the node usage read (metricsfeed.py): a session when it changed
+CONF_KEY = "conf"   # read Volcano's scheduler ConfigMap again (confmap.py; with conf_map only)
+_UNREAD = object()   # (no ConfigMap text read yet)
 WATCHED = (kinds.POD, kinds.PODGROUP, kinds.QUEUE, kinds.NODE, kinds.PRIORITYCLASS, kinds.NAMESPACE, kinds.HYPERNODE,
            kinds.NUMATOPOLOGY, kinds.PODDISRUPTIONBUDGET, kinds.RESOURCEQUOTA)
 QUEUE_STATUS_GAP = triggers.STATUS_DELAY   # seconds between two writes of Queue status.allocated
@@ -85,7 +93,10 @@ class Scheduler:
     name = "scheduler"
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock, conf: conf_mod.SchedulerConf | None = None,
-                 scheduler_name: str = snapshot.DEFAULT_SCHEDULER_NAME, recorder: events.RecordFn | None = None):
+                 scheduler_name: str = snapshot.DEFAULT_SCHEDULER_NAME, recorder: events.RecordFn | None = None,
+                 conf_map: bool = False):
+        """`conf_map`: follow Volcano's scheduler ConfigMap (confmap.py): its configuration replaces `conf`
+        whenever it changes and loads (`vcctl server` without --scheduler-conf)."""
         self.client, self.clock = client, clock
         self.record = recorder or events.direct(client, clock)
         self.conf = conf if conf is not None else conf_mod.default_conf()
@@ -107,13 +118,18 @@ class Scheduler:
             client, kinds.POD, self._on_event, indexers={LIVE: _live, FINISHED_IN: _finished_in})
         # PodGroups enqueue rejected before, by class, kept current by their events (waiting.py)
         self.waiting = waiting_mod.Pool() if waiting_mod.enabled(self.conf) else None
-        if self.waiting is not None:
+        if self.waiting is not None or conf_map:   # (a ConfigMap may turn the pool on later)
             self.informers[kinds.PODGROUP.kind] = informer_mod.Informer(
                 client, kinds.PODGROUP, self._on_event, indexers={ACTIVE: _active})
+        self.configmaps = informer_mod.Informer(client, kinds.CONFIGMAP, self._on_configmap) if conf_map else None
+        self._conf_text: object = _UNREAD   # the ConfigMap's text last read (loaded or not; None: no such key)
 
     def start(self) -> None:
         for informer in self.informers.values():
             informer.start()
+        if self.configmaps is not None:
+            self.configmaps.start()
+            self.queue.add(CONF_KEY)   # (first: a stored ConfigMap configures the first session)
         if self.waiting is not None:
             for pg in self.informers[kinds.PODGROUP.kind].list():
                 self.waiting.update(meta.key(pg), pg)
@@ -138,6 +154,43 @@ class Scheduler:
         elif wake == triggers.Wake.LATER:
             self.queue.add_after(KEY, triggers.STATUS_DELAY)
 
+    def _on_configmap(self, ev: client_mod.WatchEvent) -> None:
+        if (meta.namespace(ev.object), meta.name(ev.object)) == confmap.REF:
+            self.queue.add(CONF_KEY)
+
+    def _read_conf_map(self) -> None:
+        """Use the ConfigMap's configuration if it changed and loads; else keep the current one and say why
+        (a Warning Event on the ConfigMap, once per text). A deleted ConfigMap leaves the configuration as it is."""
+        configmap = self.configmaps.get(*confmap.REF) if self.configmaps is not None else None
+        got = confmap.read(configmap)
+        if configmap is None or got.text == self._conf_text:
+            return
+        self._conf_text = got.text
+        if got.conf is None:
+            log.warning("scheduler configuration of ConfigMap %s/%s not loaded: %s", *confmap.REF, got.problem)
+            self.record(configmap, "Warning", confmap.INVALID, got.problem or "", EVENT_COMPONENT)
+            return
+        self._reconfigure(got.conf)
+        log.info("scheduler configuration loaded from ConfigMap %s/%s (actions: %s)", *confmap.REF,
+                 ", ".join(got.conf.action_names))
+        self.record(configmap, "Normal", confmap.LOADED,
+                    f"loaded {confmap.KEY} (actions: {', '.join(got.conf.action_names)})", EVENT_COMPONENT)
+
+    def _reconfigure(self, conf: conf_mod.SchedulerConf) -> None:
+        """Run the next sessions with `conf`: what the shell keeps for a configuration made again from it."""
+        self.conf = conf
+        self.reads_quotas = triggers.reads_quotas(conf)
+        self.metrics = metricsfeed.Feed(conf.metrics, self.clock) if nodemetrics.enabled(conf.metrics) else None
+        if self.metrics is not None:
+            self.queue.add(METRICS_KEY)
+        if not waiting_mod.enabled(conf):
+            self.waiting = None
+        elif self.waiting is None:
+            self.waiting = waiting_mod.Pool()
+            for pg in self.informers[kinds.PODGROUP.kind].list():
+                self.waiting.update(meta.key(pg), pg)
+        self.queue.add(KEY)
+
     def _wrote(self, obj: Obj) -> Obj:
         """Remember the resourceVersion of our own write, so its watch event does not wake us."""
         self._own_writes.add(obj["metadata"]["resourceVersion"])
@@ -157,8 +210,14 @@ class Scheduler:
         return [*pods.by_index(LIVE, True), *(p for key in keys for p in pods.by_index(FINISHED_IN, key))]
 
     def sync(self, key: Hashable) -> None:
+        if key == CONF_KEY:
+            self.last_result = None   # (no session ran: nothing scheduled)
+            self._read_conf_map()
+            return
         if key == METRICS_KEY:
             self.last_result = None   # (no session ran: nothing scheduled)
+            if self.metrics is None:
+                return   # (a configuration loaded since has no metrics source)
             nodes = [meta.name(n) for n in self.informers[kinds.NODE.kind].list()]
             changed, again = self.metrics.poll(nodes)
             if changed:
