@@ -547,9 +547,10 @@ def test_a_job_written_for_bigger_nodes_says_how_to_declare_them(vcctl, write, t
     assert r.code == 1 and "stopped: no further progress is possible" in r.err, r
     assert "job needs nvidia.com/gpu 1 but the cluster can admit at most nvidia.com/gpu 0 more" in r.err, r
     assert "  the one node is this machine (cpu " in r.err and "no GPU); declare the nodes the manifest was written " \
-           'for with --nodes, e.g. --nodes "2x(cpu=4,memory=8Gi,nvidia.com/gpu=1)"\n' in r.err, r
-    r = vcctl("run", "--quiet", "--nodes", "2x(cpu=2,memory=4Gi,nvidia.com/gpu=1)", "--workdir", tmp_path / "wd2",
-              "--timeout", 60, path)
+           'for with --nodes, e.g. --nodes "2x(cpu=1,memory=1Gi,nvidia.com/gpu=1)" (a node for each pod, the size of ' \
+           "the largest)\n" in r.err, r
+    r = vcctl("run", "--quiet", "--nodes", "2x(cpu=1,memory=1Gi,nvidia.com/gpu=1)", "--workdir", tmp_path / "wd2",
+              "--timeout", 60, path)   # (the nodes suggested)
     assert r.code == 0, r
 
 

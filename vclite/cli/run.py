@@ -645,7 +645,9 @@ def _stopped_report(snap: view.Snapshot, rt: runtime_mod.Runtime, progress: Prog
     for line in crash_tails(snap, rt):
         err.print(f"  {line}", markup=False)
     if default_node and any(runhints.short_of_resources(line) for line in stuck):
-        err.print(f"  {runhints.host_node_hint()}", markup=False)
+        waiting = [j for j in snap.jobs
+                   if ((j.get("status") or {}).get("state") or {}).get("phase") in (None, "Pending")]
+        err.print(f"  {runhints.host_node_hint(waiting)}", markup=False)
     for line in failure_report(snap, rt, progress.failed_pods):
         err.print(f"  {line}", markup=False)
 

@@ -5,10 +5,12 @@ Pure functions over report lines, pods and log lines.
 """
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Iterable
 from typing import Any
 
-from vclite.api import quantity
+from vclite.api import quantity, resources
 from vclite.executor import devices
 from vclite.executor import nodes as nodes_mod
 
@@ -23,15 +25,45 @@ def short_of_resources(line: str) -> bool:
     return any(words in line for words in SHORT_OF_RESOURCES)
 
 
-def host_node_hint() -> str:
+GENERIC_NODES = "2x(cpu=4,memory=8Gi,nvidia.com/gpu=1)"   # (the example when no waiting job says more)
+
+
+def host_node_hint(waiting_jobs: Iterable[Obj] = ()) -> str:
     """What the default node is and how to declare bigger ones (a manifest written for a cluster asks
-    for more cpus than this machine has, or for GPUs)."""
+    for more cpus than this machine has, or for GPUs): `--nodes` sized for `waiting_jobs` (nodes_for)."""
     memory = f"{float(quantity.parse(nodes_mod.host_memory())) / 2**30:.1f}Gi"
     gpus = len(devices.host_gpus())
     gpu = f"{gpus} GPU{'s' if gpus > 1 else ''}" if gpus else "no GPU"
+    fitted = nodes_for(waiting_jobs)
+    example = f'--nodes "{fitted}" (a node for each pod, the size of the largest)' if fitted else \
+        f'--nodes "{GENERIC_NODES}"'
     return (f"the one node is this machine (cpu {nodes_mod.host_cpu()}, memory {memory}, {gpu}); "
-            'declare the nodes the manifest was written for with --nodes, e.g. --nodes "2x(cpu=4,memory=8Gi,'
-            'nvidia.com/gpu=1)"')
+            f"declare the nodes the manifest was written for with --nodes, e.g. {example}")
+
+
+def nodes_for(jobs: Iterable[Obj]) -> str | None:
+    """A `--nodes` value on which every pod of the vcjobs `jobs` has a node of its own: as many nodes as the
+    largest of them has pods, each the size of the largest pod's request (whole cpus, memory in whole Gi, at
+    least 1 of each; its extended resources such as nvidia.com/gpu); None when they have no pods."""
+    count, size = 0, {}
+    for job in jobs:
+        pods = 0
+        for task in (job.get("spec") or {}).get("tasks") or []:
+            replicas = task.get("replicas") if isinstance(task, dict) else None
+            if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas <= 0:
+                continue
+            try:
+                size = resources.maximum(size, resources.pod_requests(task.get("template") or {}))
+            except (ValueError, AttributeError):
+                continue   # (admission refused such a task: no pod of it waits)
+            pods += replicas
+        count = max(count, pods)
+    if not count:
+        return None
+    parts = [f"cpu={max(1, math.ceil(size.get(resources.CPU, 0)))}",
+             f"memory={max(1, math.ceil(size.get(resources.MEMORY, 0) / 2**30))}Gi"]
+    parts += [f"{name}={math.ceil(value)}" for name, value in sorted(size.items()) if "/" in name and value > 0]
+    return f"{count}x({','.join(parts)})"
 
 
 def mount_notes(pod: Obj, container: str, tail: list[str]) -> list[str]:

@@ -122,6 +122,31 @@ def test_the_hint_names_this_machine_and_the_nodes_option():
     assert hint.startswith("the one node is this machine (cpu ") and "--nodes" in hint
 
 
+def _vcjob(*tasks):
+    """A vcjob of (replicas, requests, limits) tasks."""
+    return {"spec": {"tasks": [{"name": f"t{i}", "replicas": replicas, "template": {"spec": {"containers": [
+        {"name": "c", "resources": {"requests": requests, "limits": limits}}]}}}
+        for i, (replicas, requests, limits) in enumerate(tasks)]}}
+
+
+@pytest.mark.parametrize("jobs, nodes", [
+    pytest.param([], None, id="no-job"),
+    pytest.param([_vcjob((1, {"cpu": "3", "memory": "1Gi"}, {}))], "1x(cpu=3,memory=1Gi)", id="one-big-pod"),
+    pytest.param([_vcjob((2, {"cpu": "1", "memory": "100M"}, {"cpu": "10", "memory": "30Gi"}),
+                         (2, {"cpu": "500m", "memory": "1500Mi"}, {}))],
+                 "4x(cpu=1,memory=2Gi)", id="requests-not-limits-rounded-up"),
+    pytest.param([_vcjob((1, {}, {}), (1, {}, {"nvidia.com/gpu": "2"}))], "2x(cpu=1,memory=1Gi,nvidia.com/gpu=2)",
+                 id="a-gpu-limit-is-its-request"),
+    pytest.param([_vcjob((3, {"cpu": "1"}, {})), _vcjob((1, {"cpu": "6"}, {}))], "3x(cpu=6,memory=1Gi)",
+                 id="the-most-pods-and-the-largest-pod-of-all"),
+    pytest.param([_vcjob((0, {"cpu": "1"}, {}), ("2", {"cpu": "1"}, {}))], None, id="no-pods"),
+])
+def test_nodes_for_the_waiting_jobs_give_each_pod_a_node(jobs, nodes):
+    assert runhints.nodes_for(jobs) == nodes
+    hint = runhints.host_node_hint(jobs)
+    assert f'--nodes "{nodes or runhints.GENERIC_NODES}"' in hint
+
+
 def _mounted_pod(*paths, container="c"):
     return {"spec": {"containers": [{"name": container, "volumeMounts": [{"name": f"v{i}", "mountPath": p}
                                                                           for i, p in enumerate(paths)]}]}}
