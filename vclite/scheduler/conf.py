@@ -167,6 +167,15 @@ def _type_name(value: Any) -> str:
             int: "a number", float: "a number"}.get(type(value), type(value).__name__)
 
 
+# Arguments Volcano's user guides still show under a plugin that no longer reads them (upstream ignores them, so
+# the feature stays off): (owner, argument) -> where the argument is now.
+MOVED_ARGUMENTS = {
+    ('plugin "predicates"', "predicate.GPUNumberEnable"):
+        'GPU number is the deviceshare plugin\'s now (Volcano ignores this old name, which its '
+        'how_to_use_gpu_number.md still shows): write "deviceshare.GPUNumberEnable: true" under a plugin "deviceshare"',
+}
+
+
 def _arguments(cls: type, raw: Any, owner: str, path: str, prefixes: tuple[str, ...], out: _Problems) -> Any:
     """The typed Arguments, or None after adding a problem per bad argument (each at its own path)."""
     if raw is None:
@@ -181,7 +190,9 @@ def _arguments(cls: type, raw: Any, owner: str, path: str, prefixes: tuple[str, 
         at = _child(path, key)
         if str(key) not in keys and not any(str(key).startswith(p) for p in prefixes):
             known = ", ".join([*sorted(keys), *(f"{p}<name>" for p in prefixes)]) or "none"
-            out.add(at, f"{owner}: unknown argument {_q(key)} (known: {known})")
+            moved = MOVED_ARGUMENTS.get((owner, str(key)))
+            out.add(at, f"{owner}: unknown argument {_q(key)}: {moved}" if moved else
+                    f"{owner}: unknown argument {_q(key)} (known: {known})")
             ok = False
             continue
         try:

@@ -31,6 +31,11 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
     pytest.param(HEAD + "  - name: numa-aware\n    arguments:\n      numa-aware.weight: 10\n",
                  ['sched.conf:8: plugin "numa-aware": unknown argument "numa-aware.weight" (known: weight)'],
                  id="numa-aware argument misnamed"),
+    pytest.param(HEAD + "  - name: predicates\n    arguments:\n      predicate.GPUNumberEnable: true\n",
+                 ['sched.conf:8: plugin "predicates": unknown argument "predicate.GPUNumberEnable": GPU number is the '
+                  "deviceshare plugin's now (Volcano ignores this old name, which its how_to_use_gpu_number.md still "
+                  'shows): write "deviceshare.GPUNumberEnable: true" under a plugin "deviceshare"'],
+                 id="gpu number under predicates, as Volcano's guide shows it"),
     pytest.param(HEAD + "- plugins:\n  - name: capacity\n  - name: proportion\n",
                  ['sched.conf:7: capacity and proportion cannot be used together'],
                  id="capacity with proportion"),
