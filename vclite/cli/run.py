@@ -100,7 +100,8 @@ class Progress:
         self.ended = False   # set when the run's outcome is read: stopping the pods left changes nothing of it
         self.interrupted = False   # the run was stopped by Ctrl-C (SIGINT) or SIGTERM
         self._retries: set[tuple[str, int]] = set()   # (vcjob, attempt) whose retry was announced
-        self._notes: list[str] = []   # lines about retries not yet printed
+        self._notes: list[str] = []   # lines about retries and crash loops not yet printed
+        self._crash_loops: set[tuple[str, str]] = set()   # (pod, container) whose restarts were announced
         # each vcjob's latest FailedCreate Warning (pods the API refused, e.g. over a ResourceQuota), by
         # (namespace, name): why it waits, where its PodGroup would only say that the gang lacks pods
         self.create_failures: dict[tuple[str, str], str] = {}
@@ -123,6 +124,8 @@ class Progress:
                 kept.pop(meta.key(obj), None)
         if kind == kinds.POD.kind and _pod_phase(obj) == "Failed" and not self.ended:
             self.failed_pods[meta.key(obj)] = obj
+        if kind == kinds.POD.kind and ev.type != "DELETED" and not self.ended:
+            self._notes += crash_loop_notes(obj, self._crash_loops)
         if kind == kinds.PODGROUP.kind or (kind == kinds.POD.kind and not view.is_bare_pod(obj)):
             return
         if kind == kinds.JOBFLOW.kind and ev.type != "DELETED":
@@ -182,6 +185,26 @@ class Progress:
         self._changed_jobs.clear()
         self._notes = []
         return lines
+
+
+def crash_loop_notes(pod: Obj, announced: set[tuple[str, str]]) -> list[str]:
+    """A line for each container of `pod` that went into CrashLoopBackOff for the first time (added to
+    `announced`): the run goes on while its restartPolicy restarts it, and the plain lines would otherwise say
+    nothing until the run ends (a command this machine lacks, with OnFailure, restarts until --timeout)."""
+    notes = []
+    policy = (pod.get("spec") or {}).get("restartPolicy") or "Always"
+    statuses = (pod.get("status") or {}).get("initContainerStatuses") or [], \
+        (pod.get("status") or {}).get("containerStatuses") or []
+    last = {cs.get("name"): (cs.get("lastState") or {}).get("terminated") or {} for group in statuses for cs in group
+            if isinstance(cs, dict)}
+    for name in view.crash_looping(pod):
+        if (meta.key(pod), name) in announced:
+            continue
+        announced.add((meta.key(pod), name))
+        how = view.last_run(last.get(name) or {})
+        notes.append(f"pod {meta.key(pod)}: container {name} is restarted by restartPolicy {policy}, with back-off"
+                     + (f" (last run: {how})" if how else ""))
+    return notes
 
 
 def _made_by_cronjob(job: Obj) -> bool:

@@ -335,3 +335,30 @@ def test_a_failed_loop_flow_is_named_by_its_flow(cond, expected):
     jf["status"]["conditions"]["rt-s"] = cond
     no_runtime = types.SimpleNamespace(executor=None, failures=[])
     assert run.failure_report(view.Snapshot([jf], [], [], []), no_runtime) == [expected]
+
+
+def _looping_pod(policy, *containers):
+    """A pod whose containers (name, reason waiting, lastState.terminated) are as given."""
+    return {"metadata": {"name": "p", "namespace": "default"}, "spec": {"restartPolicy": policy} if policy else {},
+            "status": {"phase": "Running", "containerStatuses": [
+                {"name": name, "state": {"waiting": {"reason": reason}} if reason else {"running": {}},
+                 "lastState": {"terminated": last} if last else {}} for name, reason, last in containers]}}
+
+
+NOT_FOUND = {"exitCode": 128, "reason": "StartError", "message": 'exec: "x": executable file not found in $PATH'}
+
+
+@pytest.mark.parametrize("pod, notes", [
+    pytest.param(_looping_pod("OnFailure", ("main", "CrashLoopBackOff", NOT_FOUND)),
+                 ['pod default/p: container main is restarted by restartPolicy OnFailure, with back-off (last run: '
+                  'StartError, exit code 128: exec: "x": executable file not found in $PATH)'], id="missing-command"),
+    pytest.param(_looping_pod(None, ("main", "CrashLoopBackOff", {"exitCode": 0, "reason": "Completed"})),
+                 ["pod default/p: container main is restarted by restartPolicy Always, with back-off (last run: "
+                  "exit code 0)"], id="exited-0-under-always"),
+    pytest.param(_looping_pod("OnFailure", ("main", None, NOT_FOUND), ("side", "ContainerCreating", None)), [],
+                 id="running-or-starting"),
+])
+def test_a_crash_loop_is_announced_once_per_container(pod, notes):
+    announced: set = set()
+    assert run.crash_loop_notes(pod, announced) == notes
+    assert run.crash_loop_notes(pod, announced) == []
