@@ -414,13 +414,13 @@ def _type_problems(doc: Document) -> list[Problem]:
     api_version, kind = obj["apiVersion"], obj["kind"]
     if kinds.lookup(api_version, kind) is not None:
         return []
+    why = notserved.reason(api_version, kind)
+    if why:   # a kind vclite knows it does not run (a Deployment, RBAC, Argo, batch/v1 Job): why, and what instead
+        return [doc.problem("kind", f'kind "{kind}" of apiVersion "{api_version}" is not served: {why}')]
     known = kinds.by_kind(kind)
     if known is not None:
         accepted = " or ".join((known.api_version,) + known.also_accepted)
         return [doc.problem("apiVersion", f'kind {kind} is not served as "{api_version}": use {accepted}')]
-    why = notserved.reason(api_version, kind)
-    if why:   # a kind vclite knows it does not run (a Deployment, RBAC, Argo): why, and what instead
-        return [doc.problem("kind", f'kind "{kind}" of apiVersion "{api_version}" is not served: {why}')]
     hint = next((f' (did you mean "{k.kind}"?)' for k in kinds.ALL if k.kind.lower() == kind.lower()), "")
     return [doc.problem("kind", f'kind "{kind}" of apiVersion "{api_version}" is not served{hint}; '
                                 f"served: {_served()}")]

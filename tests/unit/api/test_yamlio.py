@@ -342,6 +342,13 @@ def test_unserved_kind_lists_what_is_served():
     pytest.param("argoproj.io/v1alpha1", "WorkflowTemplate", "Argo's controller runs it, not vclite: a JobFlow",
                  id="argo"),
     pytest.param("sparkoperator.k8s.io/v1beta1", "SparkApplication", "its operator runs it, not vclite", id="spark"),
+    pytest.param("batch/v1", "Job", "Kubernetes' job controller runs it, not vclite: write it as Volcano's Job or "
+                 "CronJob (batch.volcano.sh/v1alpha1), whose spec differs in more than apiVersion: a Job's pod "
+                 "template goes under spec.tasks[].template", id="kubernetes-job-not-just-another-apiversion"),
+    pytest.param("batch/v1", "CronJob", "a CronJob's spec.jobTemplate.spec is a Volcano Job's spec",
+                 id="kubernetes-cronjob"),
+    pytest.param("networking.k8s.io/v1", "NetworkPolicy", "no network isolation or ingress: leave this document out",
+                 id="networkpolicy-of-the-svc-plugin-guide"),
 ])
 def test_a_kind_vclite_knows_it_does_not_run_says_why_and_what_instead(api_version, kind, says):
     _, [problem] = yamlio.parse_string(f"apiVersion: {api_version}\nkind: {kind}\nmetadata: {{name: x}}\n", "f.yaml")
