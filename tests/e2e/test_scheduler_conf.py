@@ -288,3 +288,18 @@ def test_server_follows_the_scheduler_configmap_applied_with_kubectl(tmp_path):
         kubectl("apply", "-f", "-", input=PAIR.replace("name: pair", "name: still-packed"))
         assert len(nodes_of("still-packed")) == 1
         vcctl_server.stop_cleanly(srv)
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+def test_server_with_a_conf_option_tells_the_configmap_it_is_not_read(write, tmp_path):
+    conf = write("binpack.conf", BINPACK_CONF)
+    with vcctl_server.running(tmp_path / "d", "--scheduler-conf", str(conf)) as srv:
+        kubectl = vcctl_server.kubectl_runner(srv.kubeconfig, tmp_path / "cache")
+        kubectl("create", "namespace", "volcano-system")
+        kubectl("apply", "-f", "-", input=_scheduler_configmap(BAD_CONF))
+        told = vcctl_server.wait_until(lambda: kubectl(
+            "get", "events", "-n", "volcano-system", "--field-selector", "reason=SchedulerConfNotRead", "-o",
+            "jsonpath={.items[*].message}").stdout, "the warning")
+        assert told == f"not read: --scheduler-conf {conf} configures the scheduler (restart the server without it " \
+                       "for this ConfigMap to)"
+        vcctl_server.stop_cleanly(srv)

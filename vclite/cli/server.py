@@ -35,13 +35,16 @@ def default_data_dir() -> pathlib.Path:
 
 def build_runtime(data_dir: pathlib.Path, nodes: list[dict] | None,
                   conf: scheduler_conf_mod.SchedulerConf | None,
-                  controllers: frozenset[str] = frozenset(gates.KNOWN)) -> runtime_mod.Runtime:
+                  controllers: frozenset[str] = frozenset(gates.KNOWN),
+                  conf_source: str | None = None) -> runtime_mod.Runtime:
+    """`conf_source`: `--scheduler-conf FILE` when given (the ConfigMap is then not read, and told so)."""
     from vclite.lib import clock as clock_mod
     from vclite.runtime import runtime as runtime_mod
 
     # without --scheduler-conf, Volcano's scheduler ConfigMap configures the scheduler whenever it changes
     return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, scheduler_config=conf, data_dir=data_dir,
-                               controllers=controllers, heartbeat=True, scheduler_conf_map=conf is None)
+                               controllers=controllers, heartbeat=True, scheduler_conf_map=True,
+                               scheduler_conf_source=conf_source)
 
 
 def _announce(url: str, kubeconfig: pathlib.Path) -> None:
@@ -134,7 +137,8 @@ def server(data_dir, address, port, tls_cert, tls_key, plain_http, nodes_opt, sc
         click.echo(f"error: cannot create the data directory {data_dir}: {e.strerror or e}", err=True)
         sys.exit(1)
     try:
-        rt = build_runtime(data_dir, nodes, conf, controllers)
+        rt = build_runtime(data_dir, nodes, conf, controllers,
+                           f"--scheduler-conf {stdinput.name(scheduler_conf)}" if scheduler_conf else None)
     except server_mod.ServeError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)

@@ -19,6 +19,7 @@ REF = (scheduling.SCHEDULER_CONFIGMAP_NAMESPACE, scheduling.SCHEDULER_CONFIGMAP)
 KEY = scheduling.SCHEDULER_CONF_KEY
 INVALID = "InvalidSchedulerConf"   # the Warning Event's reason
 LOADED = "SchedulerConfLoaded"     # the Normal Event's reason
+NOT_READ = "SchedulerConfNotRead"  # the Warning Event's reason when --scheduler-conf configures the scheduler
 
 
 @dataclasses.dataclass(frozen=True)

@@ -30,7 +30,8 @@ session, which its change has already queued. There is no periodic session.
 With `conf_map` (`vcctl server` without --scheduler-conf), the key "conf" reads Volcano's scheduler ConfigMap
 whenever it changes: a configuration that loads replaces the current one from the next session on (a
 Normal Event `SchedulerConfLoaded` on the ConfigMap), one that does not is a Warning Event
-`InvalidSchedulerConf` naming its problems, and the current one is kept (confmap.py).
+`InvalidSchedulerConf` naming its problems, and the current one is kept (confmap.py). With --scheduler-conf
+(`conf_fixed_by`) a change of it is only a Warning Event `SchedulerConfNotRead` naming the option.
 
 Must not: make scheduling decisions (the session does) or import controllers or the executor.
 """
@@ -94,10 +95,13 @@ class Scheduler:
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock, conf: conf_mod.SchedulerConf | None = None,
                  scheduler_name: str = snapshot.DEFAULT_SCHEDULER_NAME, recorder: events.RecordFn | None = None,
-                 conf_map: bool = False):
+                 conf_map: bool = False, conf_fixed_by: str | None = None):
         """`conf_map`: follow Volcano's scheduler ConfigMap (confmap.py): its configuration replaces `conf`
-        whenever it changes and loads (`vcctl server` without --scheduler-conf)."""
+        whenever it changes and loads (`vcctl server` without --scheduler-conf). `conf_fixed_by` (with
+        `conf_map`): what configures the scheduler instead (`--scheduler-conf FILE`): the ConfigMap is not read,
+        and a Warning Event on it says so."""
         self.client, self.clock = client, clock
+        self.conf_fixed_by = conf_fixed_by
         self.record = recorder or events.direct(client, clock)
         self.conf = conf if conf is not None else conf_mod.default_conf()
         self.scheduler_name = scheduler_name
@@ -166,6 +170,11 @@ class Scheduler:
         if configmap is None or got.text == self._conf_text:
             return
         self._conf_text = got.text
+        if self.conf_fixed_by is not None:
+            self.record(configmap, "Warning", confmap.NOT_READ,
+                        f"not read: {self.conf_fixed_by} configures the scheduler (restart the server without it for "
+                        "this ConfigMap to)", EVENT_COMPONENT)
+            return
         if got.conf is None:
             log.warning("scheduler configuration of ConfigMap %s/%s not loaded: %s", *confmap.REF, got.problem)
             self.record(configmap, "Warning", confmap.INVALID, got.problem or "", EVENT_COMPONENT)

@@ -136,3 +136,16 @@ def test_podgroups_left_waiting_are_admitted_after_a_switch_of_the_waiting_pool(
                                                                                    "cpu": "16"}}})
     c.drain()
     assert c.get(kinds.PODGROUP, "big")["status"]["phase"] == "Inqueue"
+
+
+def test_with_a_conf_option_the_configmap_is_not_read_and_told_so():
+    c = ConfMapCluster()
+    c.scheduler = scheduler_mod.Scheduler(c.client, c.clock, conf_map=True, conf_fixed_by="--scheduler-conf s.conf")
+    c.apply(ENQUEUE_ONLY)
+    c.scheduler.start()
+    c.drain()
+    c.apply(ENQUEUE_ONLY)   # the same text: told once
+    c.drain()
+    assert c.scheduler.conf.action_names == ("enqueue", "allocate", "backfill")
+    assert c.events(confmap.NOT_READ) == ["not read: --scheduler-conf s.conf configures the scheduler (restart the "
+                                          "server without it for this ConfigMap to)"]
