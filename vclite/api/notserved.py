@@ -19,6 +19,8 @@ OPERATOR = "its operator runs it, not vclite: write the pods as a Volcano Job (b
 KUBE_BATCH = ("Kubernetes' job controller runs it, not vclite: write it as Volcano's Job or CronJob "
               "(batch.volcano.sh/v1alpha1), whose spec differs in more than apiVersion: a Job's pod template goes "
               "under spec.tasks[].template, a CronJob's spec.jobTemplate.spec is a Volcano Job's spec")
+STORAGE = ("vclite has no volumes: a pod's files live in its own directory ($VC_POD_DIR; a vcjob's spec.volumes "
+           "are accepted and ignored): leave this document out of a vclite run; a cluster needs it")
 NETWORK = ("vclite's pods are processes of one machine, with no network isolation or ingress: leave this document "
            "out of a vclite run; a cluster needs it")
 
@@ -32,11 +34,14 @@ BY_GROUP = {
     "ray.io": OPERATOR,
     "batch": KUBE_BATCH,
     "networking.k8s.io": NETWORK,
+    "storage.k8s.io": STORAGE,
 }
 
 # (apiVersion, kind) -> why, where the group alone does not say
 BY_KIND = {
     ("v1", "ReplicationController"): WORKLOAD,
+    ("v1", "PersistentVolumeClaim"): STORAGE,
+    ("v1", "PersistentVolume"): STORAGE,
 }
 
 
