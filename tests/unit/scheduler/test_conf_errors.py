@@ -64,8 +64,7 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
     pytest.param(HEAD + "  - name: gang\n", ['sched.conf:6: plugin "gang" is listed twice in this tier'],
                  id="plugin twice in a tier"),
     pytest.param(HEAD + "- plugins:\n  - name: drf\n    enableHierarchy: true\n  - name: proportion\n",
-                 ['sched.conf:8: plugin "drf": enableHierarchy is not supported: ',
-                  'sched.conf:8: drf with enableHierarchy cannot be used with proportion in the same tier'],
+                 ['sched.conf:8: drf with enableHierarchy cannot be used with proportion in the same tier'],
                  id="hierarchical drf beside proportion"),
     pytest.param(HEAD + "configurations:\n- name: allocate\n  arguments:\n    predicateErrorCacheEnable: true\n"
                         "    enableTopology: false\n",

@@ -1,4 +1,4 @@
-"""drf: dominant resource fairness between jobs (plugins/drf/drf.go, without hierarchy).
+"""drf: dominant resource fairness between jobs, and with `enableHierarchy` between queues (plugins/drf/drf.go).
 
 A job's `allocated` = Σ requests of its Allocated/Binding/Bound/Running tasks at session open,
 then kept current by the allocate/deallocate events (so pipelined tasks count, evicted ones stop
@@ -9,19 +9,24 @@ resource names (dimensions with total ≥ 0.1, `pods` included) of allocated / t
   cumulatively per candidate job, rs = share(job allocated − candidate request so far); the
   candidate is a victim iff ls < rs or |ls − rs| ≤ 1e-6.
 - No UnifiedEvictable (gangpreempt, gangreclaim), as upstream: drf shares do not limit their victims.
-`enableHierarchy` (hierarchical DRF across queues) is not implemented: the flag is rejected
-when the configuration loads (`unsupported_flags`).
+With `enableHierarchy: true` (hdrf.py: the queue tree and its shares, refreshed after every allocate and
+deallocate event, with what is allocated in all):
+- QueueOrder: hdrf.Tree.compare along the queues' `volcano.sh/hierarchy` paths.
+- Reclaimable: with the reclaimer's request added to its job (and to the total), each candidate apart is
+  taken off its job (and the total); it is a victim iff the reclaimer's queue then goes first. Candidates are
+  judged one by one against the same state (not cumulatively), as upstream.
 
 Must not: keep state between sessions.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vclite.scheduler.framework import dims as dims_mod
 from vclite.scheduler.framework import hooks, plugin
+from vclite.scheduler.plugins import hdrf
 
 if TYPE_CHECKING:
     from vclite.scheduler.framework import jobs as jobs_mod
@@ -44,6 +49,11 @@ def inverse(total: np.ndarray) -> np.ndarray:
     return inv
 
 
+def _reclaimer_job(reclaimer: "tasks_mod.TaskInfo") -> str:
+    """Reclaimable's verdict depends on the reclaimer's job (its allocation, its queue) and request only."""
+    return reclaimer.job
+
+
 def _share(allocated: np.ndarray, inv: np.ndarray) -> float:
     return max(float((allocated * inv).max(initial=0.0)), 0.0)
 
@@ -51,13 +61,14 @@ def _share(allocated: np.ndarray, inv: np.ndarray) -> float:
 class Drf:
     name = "drf"
     Arguments = plugin.NoArguments
-    unsupported_flags: ClassVar[Mapping[str, str]] = {
-        "enableHierarchy": "hierarchical DRF is not implemented by vclite; share queues with proportion weights"}
 
     def __init__(self, arguments: plugin.NoArguments):
         self.arguments = arguments
         self.allocated: dict[str, np.ndarray] = {}
         self.shares: dict[str, float] = {}
+        self.tree: hdrf.Tree | None = None
+        self.paths: dict[str, list[str]] = {}
+        self.total_allocated: np.ndarray | None = None
 
     def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:
         self.ssn = ssn
@@ -68,9 +79,69 @@ class Drf:
             self.allocated[uid] = job.allocated.copy()
             self.shares[uid] = _share(job.allocated, self.inv)
         reg.add(hooks.Point.PREEMPTABLE, self.preemptable, key=self.preemptor_share)
+        hierarchy = next((o.enabled("enableHierarchy") for t in ssn.conf.tiers for o in t if o.name == self.name),
+                         False)
+        if hierarchy:
+            self._build_tree(ssn)
+            reg.add(hooks.Point.QUEUE_ORDER, self.queue_order)
+            reg.add(hooks.Point.RECLAIMABLE, self.reclaimable, key=_reclaimer_job)
         reg.add(hooks.Point.JOB_ORDER, self.job_order)
         reg.add(hooks.Point.ALLOCATE_EVENT, self.on_allocate)
         reg.add(hooks.Point.DEALLOCATE_EVENT, self.on_deallocate)
+
+    def _build_tree(self, ssn: "session_mod.Session") -> None:
+        """Every job of a known queue is a leaf (in queue name order: the first queue naming a node gives its
+        weight); the tree refreshed once with what all of them have allocated."""
+        tree = self.tree = hdrf.Tree(ssn.total)
+        self.total_allocated = np.zeros(ssn.total.shape, dtype=np.float64)
+        for job in sorted(ssn.jobs.values(), key=lambda j: (j.queue, j.uid)):
+            queue = ssn.queues.get(job.queue)
+            if queue is None:
+                continue
+            parts, weights = hdrf.paths_of(queue.obj.get("metadata", {}).get("annotations") or {})
+            self.paths[queue.name] = parts
+            request = np.zeros(ssn.total.shape, dtype=np.float64)
+            for t in job.tasks.values():
+                request += t.req
+            allocated = self.allocated.get(job.uid)
+            if allocated is None:
+                allocated = job.allocated.copy()
+            self.total_allocated += allocated
+            tree.add_job(job.uid, parts, weights, allocated, request)
+        tree.refresh(self.total_allocated)
+
+    def queue_order(self, l: "jobs_mod.QueueInfo", r: "jobs_mod.QueueInfo") -> int:
+        assert self.tree is not None
+        v = self.tree.compare(self.paths.get(l.name, []), self.paths.get(r.name, []))
+        return -1 if v < 0 else (1 if v > 0 else 0)
+
+    def reclaimable(self, reclaimer: "tasks_mod.TaskInfo",
+                    reclaimees: "list[tasks_mod.TaskInfo]") -> "list[tasks_mod.TaskInfo]":
+        tree, jobs = self.tree, self.ssn.jobs
+        assert tree is not None and self.total_allocated is not None
+        ljob = jobs.get(reclaimer.job)
+        mine = self.allocated.get(reclaimer.job)
+        if ljob is None or ljob.queue not in self.paths or mine is None:
+            return []
+        lparts = self.paths[ljob.queue]
+        total = self.total_allocated + reclaimer.req
+        victims = []
+        tree.set_allocated(ljob.uid, mine + reclaimer.req)
+        try:
+            for t in reclaimees:
+                rjob = jobs.get(t.job)
+                theirs = self.allocated.get(t.job)
+                if rjob is None or rjob.queue not in self.paths or theirs is None:
+                    continue
+                tree.set_allocated(rjob.uid, theirs - t.req)
+                tree.refresh(total - t.req)
+                if tree.compare(lparts, self.paths[rjob.queue]) < 0:
+                    victims.append(t)
+                tree.set_allocated(rjob.uid, theirs)   # (the reclaimer's own job: back to what it had, as upstream)
+        finally:
+            tree.set_allocated(ljob.uid, mine)
+            tree.refresh(self.total_allocated)
+        return victims
 
     def job_order(self, l: "jobs_mod.JobInfo", r: "jobs_mod.JobInfo") -> int:
         ls, rs = self.shares.get(l.uid, 0.0), self.shares.get(r.uid, 0.0)
@@ -104,6 +175,10 @@ class Drf:
         if alloc is not None:
             alloc += sign * task.req
             self.shares[task.job] = _share(alloc, self.inv)
+            if self.tree is not None and self.total_allocated is not None and task.job in self.tree.leaves:
+                self.total_allocated += sign * task.req
+                self.tree.set_allocated(task.job, alloc)
+                self.tree.refresh(self.total_allocated)
 
     def on_allocate(self, task: "tasks_mod.TaskInfo") -> None:
         self._update(task, 1)

@@ -54,8 +54,8 @@ def test_volcano_ci_style_configuration_loads():
 @pytest.mark.parametrize("text, message", [
     pytest.param('actions: "reclaim"\nconfigurations: [{name: reclaim, arguments: {foo: 1}}]\ntiers: []',
                  'action "reclaim": unknown argument "foo"', id="unknown reclaim argument"),
-    pytest.param('actions: "preempt"\ntiers: [{plugins: [{name: drf, enableHierarchy: true}]}]',
-                 "enableHierarchy is not supported", id="hierarchical drf"),
+    pytest.param('actions: "reclaim"\ntiers: [{plugins: [{name: drf, enableHierarchy: true}, {name: proportion}]}]',
+                 "drf with enableHierarchy cannot be used with proportion", id="hierarchical drf beside proportion"),
 ])
 def test_rejected_at_load(text, message):
     with pytest.raises(ValueError) as e:

@@ -1,4 +1,5 @@
-"""drf: the dominant share formula, JobOrder, Preemptable, and the rejected hierarchy flag."""
+"""drf: the dominant share formula, JobOrder, Preemptable, and the hierarchy flag at load (hdrf's own:
+test_hdrf.py, scenarios/test_scheduler_hdrf.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -68,6 +69,8 @@ def test_job_order_lower_share_first_and_follows_events():
     assert plugin.job_order(a, b) == -1 and plugin.shares["ns/b"] == pytest.approx(0.3)
 
 
-def test_hierarchy_is_rejected_at_load():
-    with pytest.raises(ValueError, match="enableHierarchy is not supported"):
-        conf.build("allocate", [[conf.plugin("drf", enableHierarchy=True)]])
+def test_hierarchy_is_accepted_at_load_but_not_beside_proportion():
+    built = conf.build("allocate", [[conf.plugin("drf", enableHierarchy=True)]])
+    assert built.tiers[0][0].enabled("enableHierarchy")
+    with pytest.raises(ValueError, match="drf with enableHierarchy cannot be used with proportion in the same tier"):
+        conf.build("allocate", [[conf.plugin("drf", enableHierarchy=True), conf.plugin("proportion")]])
