@@ -146,7 +146,8 @@ def validate_resources(spec: Obj) -> list[FieldError]:
 def validate_hierarchy_annotations(queue: Obj, view: base.View) -> list[FieldError]:
     """validate_queue.go validateHierarchicalAttributes, on CREATE and UPDATE: with `volcano.sh/hierarchy`
     or `volcano.sh/hierarchy-weights` set, both have as many `/` parts, each weight is a number above 0
-    (Go's ParseFloat), and no other queue's hierarchy lies under this one's (`root/a` beside `root/a/b`).
+    (Go's ParseFloat; NaN refused too, where Volcano accepts it), and no other queue's hierarchy lies under this
+    one's (`root/a` beside `root/a/b`).
     The first problem only, as Volcano."""
     ann = meta.annotations(queue)
     hierarchy, weights = ann.get(HIERARCHY) or "", ann.get(HIERARCHY_WEIGHTS) or ""
@@ -162,7 +163,7 @@ def validate_hierarchy_annotations(queue: Obj, view: base.View) -> list[FieldErr
         except gostrconv.NumError as e:
             return [FieldError(weights_path, common.invalid(weights, f"{weight} in the {weights} is invalid number: "
                                                                      f"{e}"))]
-        if value <= 0:
+        if not value > 0:   # (NaN too, which Volcano lets through: drf's hierarchy then cannot order the queue)
             return [FieldError(weights_path, common.invalid(weights, f"{weight} in the {weights} must be larger "
                                                                      "than 0"))]
     if getattr(view, "existing_state", False):

@@ -313,6 +313,9 @@ H_AT, W_AT = "metadata.annotations[volcano.sh/hierarchy]: ", "metadata.annotatio
                   'strconv.ParseFloat: parsing "a": invalid syntax'], id="weights-format-illegal"),
     pytest.param(Op.CREATE, _annotated("root/a", "1/0"),
                  [W_AT + 'Invalid value: "1/0": 0 in the 1/0 must be larger than 0'], id="weight-zero"),
+    pytest.param(Op.CREATE, _annotated("root/a", "1/NaN"),
+                 [W_AT + 'Invalid value: "1/NaN": NaN in the 1/NaN must be larger than 0'],
+                 id="weight-nan-vclite-refuses"),
     pytest.param(Op.CREATE, _annotated("root/a", "1/1e999"),
                  [W_AT + 'Invalid value: "1/1e999": 1e999 in the 1/1e999 is invalid number: '
                   'strconv.ParseFloat: parsing "1e999": value out of range'], id="weight-out-of-range"),
