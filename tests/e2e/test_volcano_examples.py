@@ -630,3 +630,56 @@ def test_an_example_directory_runs_as_kubectl_apply_f_dir_reads_it(vcctl, tmp_pa
     assert r.code == 0 and r.out == "3 object(s) valid.\n" and r.err == "", r
     r = vcctl("run", "--quiet", "--workdir", tmp_path / "wd", "--timeout", 60, example)
     assert r.code == 0, r
+
+
+HDRF_CONF = """\
+actions: "enqueue, allocate, backfill, reclaim"
+tiers:
+- plugins: [{name: priority}, {name: gang}, {name: conformance}]
+- plugins: [{name: drf, enableHierarchy: true}, {name: predicates}, {name: nodeorder}]
+"""
+
+
+def example_job(name, queue):
+    """One vcjob of Volcano's example/hierarchical-jobs/jobs.yaml (six 0.5-cpu pods), with a command."""
+    return f"""\
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {{name: {name}}}
+spec:
+  minAvailable: 1
+  schedulerName: volcano
+  policies: [{{event: PodEvicted, action: RestartJob}}]
+  plugins: {{ssh: [], env: [], svc: []}}
+  maxRetry: 5
+  queue: {queue}
+  tasks:
+    - replicas: 6
+      name: "default-nginx"
+      template:
+        metadata: {{name: web}}
+        spec:
+          schedulerName: volcano
+          containers:
+            - {{image: nginx, imagePullPolicy: IfNotPresent, name: nginx, command: [sleep, "0.2"],
+               resources: {{requests: {{cpu: "0.5"}}}}}}
+          restartPolicy: OnFailure
+"""
+
+
+def test_hierarchical_jobs_run_under_hierarchical_drf(vcctl, write, tmp_path):
+    """The whole example (four queues in the tree root/{eng,sci}/{prod,dev}, a job in each) on a 4-cpu node with
+    drf's `enableHierarchy: true`: it loads, validates and every job completes."""
+    manifests = (hierarchy_queue("root-eng-prod", "root/eng/prod", "1/2/8")
+                 + hierarchy_queue("root-eng-dev", "root/eng/dev", "1/2/2")
+                 + hierarchy_queue("root-sci-prod", "root/sci/prod", "1/8/8")
+                 + hierarchy_queue("root-sci-dev", "root/sci/dev", "1/8/2")
+                 + "".join(example_job(f"{q}-job", f"root-{q}")
+                           for q in ("eng-prod", "eng-dev", "sci-prod", "sci-dev")))
+    path = write("hierarchical-jobs.yaml", manifests)
+    r = vcctl("validate", path)
+    assert r.code == 0 and r.out == "8 object(s) valid.\n", r
+    r = vcctl("run", "--quiet", "--workdir", tmp_path / "wd", "--timeout", 60, "--nodes", "1x(cpu=4,memory=8Gi)",
+              "--scheduler-conf", write("hdrf.conf", HDRF_CONF), path)
+    assert r.code == 0, r
