@@ -7,7 +7,7 @@ import pytest
 
 from tests.unit.scheduler import objects as o
 from vclite.scheduler import conf
-from vclite.scheduler.framework import session
+from vclite.scheduler.framework import hooks, session
 from vclite.scheduler.framework import tasks as tasks_mod
 from vclite.scheduler.plugins import drf
 
@@ -74,3 +74,42 @@ def test_hierarchy_is_accepted_at_load_but_not_beside_proportion():
     assert built.tiers[0][0].enabled("enableHierarchy")
     with pytest.raises(ValueError, match="drf with enableHierarchy cannot be used with proportion in the same tier"):
         conf.build("allocate", [[conf.plugin("drf", enableHierarchy=True), conf.plugin("proportion")]])
+
+
+def _hq(name, hierarchy, weights):
+    q = o.queue(name)
+    q["metadata"]["annotations"] = {"volcano.sh/hierarchy": hierarchy, "volcano.sh/hierarchy-weights": weights}
+    return q
+
+
+def test_hierarchical_queue_order_follows_allocations_and_a_discarded_statement():
+    """qa (root/a) runs 2 pods, qb (root/b, weight 2) runs 3, each has pods pending: qb goes first (0.3/2 <
+    0.2/1); a pod pipelined for qb makes them equal (0.4/2), a second gives qb all it asks for (saturated: last);
+    a discard restores the tree."""
+    pods = [o.pod(f"ns/a-{i}", "a", "1", "1", node="n1", phase="Running") for i in range(2)] + [o.pod("ns/a-p", "a")]
+    pods += [o.pod(f"ns/b-{i}", "b", "1", "1", node="n1", phase="Running") for i in range(3)]
+    pods += [o.pod(f"ns/b-p{i}", "b", "1", "1") for i in range(2)]
+    st = o.state([o.node("n1", "10", "1000Gi", pods="1000")], [_hq("qa", "root/a", "1/1"), _hq("qb", "root/b", "1/2")],
+                 [o.pg("ns/a", "qa", min_member=0), o.pg("ns/b", "qb", min_member=0)], pods)
+    tiers = [[conf.plugin("drf", enableHierarchy=True, enableQueueOrder=True, enableJobOrder=True)]]
+    ssn = session.open_session(st, conf.build("allocate", tiers), o.NOW)
+    plugin = next(p for p in ssn.plugins if isinstance(p, drf.Drf))
+    qa, qb = ssn.queues["qa"], ssn.queues["qb"]
+    assert plugin.queue_order(qb, qa) == -1
+    stmt = ssn.statement()
+    pending = sorted(ssn.jobs["ns/b"].tasks_in(tasks_mod.TaskStatus.PENDING), key=lambda t: t.key)
+    stmt.pipeline(pending[0], 0)
+    assert plugin.queue_order(qb, qa) == 0
+    stmt.pipeline(pending[1], 0)
+    assert plugin.queue_order(qb, qa) == 1
+    stmt.discard()
+    assert plugin.queue_order(qb, qa) == -1
+    assert plugin.total_allocated is not None and plugin.total_allocated[0] == 5000
+
+
+def test_without_hierarchy_drf_has_no_queue_order():
+    st = o.state([o.node("n1")], [_hq("qa", "root/a", "1/1")], [o.pg("ns/a", "qa")], [o.pod("ns/a-0", "a")])
+    tiers = [[conf.plugin("drf", enableQueueOrder=True, enableReclaimable=True)]]
+    ssn = session.open_session(st, conf.build("allocate", tiers), o.NOW)
+    plugin = next(p for p in ssn.plugins if isinstance(p, drf.Drf))
+    assert plugin.tree is None and not ssn.hooks.flat(hooks.Point.QUEUE_ORDER)
