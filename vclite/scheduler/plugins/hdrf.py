@@ -8,7 +8,8 @@ the first job its session's map happens to visit); a weight that is not a number
 (Volcano's ParseFloat with its error dropped; admission refuses such weights anyway).
 
 The tree's state is a pure function of the jobs' allocations and requests, the cluster's total and what is
-allocated in all (`refresh`), as Volcano recomputes the whole tree on every change:
+allocated in all (`refresh`: Volcano recomputes the whole tree on every change; here, while no resource turns
+demanding or stops being so, only the changed jobs' paths are, giving the same numbers):
 - a resource is *demanding* while what is allocated of it in all is below the cluster's total;
 - a job (leaf) is saturated if, among the resources it has ≥ 0.1 of, one is allocated at least as much as
   its tasks request (both non-zero), or one it requests is no longer demanding;
@@ -63,6 +64,8 @@ class Node:
     allocated: np.ndarray | None = None
     share: float = 0.0
     saturated: bool = False
+    parent: "Node | None" = None
+    depth: int = 0
 
 
 def dominant_share(allocated: np.ndarray, inv: np.ndarray) -> float:
@@ -81,6 +84,8 @@ class Tree:
         self.counted = cols
         self.root = Node("root", children={})
         self.leaves: dict[str, Node] = {}
+        self.demanding: np.ndarray | None = None   # as of the last refresh (None: none yet)
+        self.changed: set[str] = set()             # leaves set since then
 
     def add_job(self, uid: str, parts: list[str], weights: list[float], allocated: np.ndarray,
                 request: np.ndarray) -> None:
@@ -88,33 +93,63 @@ class Tree:
         for part, weight in zip(parts, weights):
             child = node.children.get(part)
             if child is None or child.children is None:
-                child = node.children[part] = Node(part, weight, children={})
+                child = node.children[part] = Node(part, weight, children={}, parent=node, depth=node.depth + 1)
             node = child
-        leaf = Node(uid, request=request, allocated=allocated, share=dominant_share(allocated, self.inv))
+        leaf = Node(uid, request=request, allocated=allocated, share=dominant_share(allocated, self.inv),
+                    parent=node, depth=node.depth + 1)
         node.children[uid] = leaf
         self.leaves[uid] = leaf
+        self.demanding = None   # (a new node: the next refresh goes over the whole tree)
 
     def set_allocated(self, uid: str, allocated: np.ndarray) -> None:
         leaf = self.leaves.get(uid)
         if leaf is not None:
             leaf.allocated = allocated
             leaf.share = dominant_share(allocated, self.inv)
+            self.changed.add(uid)
 
     def refresh(self, total_allocated: np.ndarray) -> None:
-        """Every node's allocation, share and saturation for this much allocated in all."""
+        """Every node's allocation, share and saturation for this much allocated in all. A node's state
+        follows from its children's (a leaf's from its job and the demanding resources), so while the
+        demanding resources stay the same only the changed leaves and their ancestors are computed again:
+        the same numbers as going over the whole tree, as Volcano does."""
         demanding = self.counted & (total_allocated < self.total)
-        self._update(self.root, demanding)
+        if self.demanding is None or not np.array_equal(demanding, self.demanding):
+            self.demanding = demanding
+            self.changed.clear()
+            self._update(self.root, demanding)
+            return
+        inner: dict[int, Node] = {}
+        for uid in self.changed:
+            leaf = self.leaves[uid]
+            self._leaf(leaf, demanding)
+            node = leaf.parent
+            while node is not None and id(node) not in inner:
+                inner[id(node)] = node
+                node = node.parent
+        self.changed.clear()
+        for node in sorted(inner.values(), key=lambda n: -n.depth):
+            self._inner(node)
 
     def _update(self, node: Node, demanding: np.ndarray) -> None:
         if node.children is None:
-            alloc, req = node.allocated, node.request
-            named = alloc >= dims_mod.TOLERANCE
-            full = (alloc != 0) & (req != 0) & (alloc >= req)
-            node.saturated = bool((named & (full | (~demanding & (req != 0)))).any())
+            self._leaf(node, demanding)
             return
-        least = 1.0
         for child in node.children.values():
             self._update(child, demanding)
+        self._inner(node)
+
+    @staticmethod
+    def _leaf(node: Node, demanding: np.ndarray) -> None:
+        alloc, req = node.allocated, node.request
+        named = alloc >= dims_mod.TOLERANCE
+        full = (alloc != 0) & (req != 0) & (alloc >= req)
+        node.saturated = bool((named & (full | (~demanding & (req != 0)))).any())
+
+    def _inner(self, node: Node) -> None:
+        assert node.children is not None
+        least = 1.0
+        for child in node.children.values():
             if child.share != 0 and not child.saturated:
                 least = min(least, dominant_share(child.allocated, self.inv))
         total = np.zeros(self.total.shape, dtype=np.float64)

@@ -120,3 +120,37 @@ def test_set_allocated_then_refresh_follows_the_job():
     t.set_allocated("a", v(3, 0))
     t.refresh(v(5, 0))
     assert t.compare(["a"], ["b"]) > 0
+
+
+def _states(t):
+    out, stack = {}, [("", t.root)]
+    while stack:
+        path, n = stack.pop()
+        out[path] = (n.allocated.tolist() if n.allocated is not None else None, n.share, n.saturated)
+        stack.extend((f"{path}/{k}", c) for k, c in (n.children or {}).items())
+    return out
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_refreshing_the_changed_paths_equals_refreshing_the_whole_tree(seed):
+    """After any sequence of changes, a tree refreshed only along the changed leaves' paths holds the very
+    numbers of a tree built with the final allocations and refreshed whole."""
+    rng = np.random.default_rng(seed)
+    total = v(40, 60)   # about what is allocated in all: resources turn demanding and back
+    jobs = [(f"j{i}", [f"g{i % 3}", f"q{i % 5}"], [float(1 + i % 3), float(1 + i % 2)],
+             v(*rng.integers(0, 4, 2)), v(*rng.integers(1, 8, 2))) for i in range(12)]
+    live = hdrf.Tree(total)
+    for uid, path, weights, alloc, req in jobs:
+        live.add_job(uid, path, weights, alloc, req)
+    allocs = {j[0]: j[3] for j in jobs}
+    live.refresh(sum(allocs.values()))
+    for _ in range(30):
+        for uid in rng.choice(list(allocs), size=int(rng.integers(1, 4)), replace=False):
+            allocs[uid] = v(*rng.integers(0, 8, 2))
+            live.set_allocated(uid, allocs[uid])
+        live.refresh(sum(allocs.values()))
+        fresh = hdrf.Tree(total)
+        for uid, path, weights, _, req in jobs:
+            fresh.add_job(uid, path, weights, allocs[uid], req)
+        fresh.refresh(sum(allocs.values()))
+        assert _states(live) == _states(fresh)
