@@ -2,8 +2,9 @@
 
 Loop: pop the best queue (QueueOrder; an Overused queue is dropped for the session), pop its best
 job (JobOrder), and try that job's pending tasks best first (TaskOrder) in one Statement:
-- skip a task its queue cannot take (Allocatable) or whose role already fit nowhere (recorded as its fit error:
-  `Task <name> with role spec <role> has already predicated failed, skip`, as Volcano's);
+- skip a task its queue cannot take (Allocatable) or whose role already fit nowhere in its partition (recorded as
+  its fit error: `Task <name> with role spec <role> has already predicated failed, skip`, as Volcano's
+  TaskHasFitErrors(subJob)); a job with `subGroupPolicy` is tried partition by partition (actions/subjobs.py);
 - feasible nodes = resources fit `future_idle` and every Predicate passes (vector ops, all nodes);
   none -> remember why (per-node reasons) and go on only if the gang can still be met
   (NeedContinueAllocating), else stop;
@@ -38,8 +39,8 @@ import dataclasses
 import numpy as np
 
 from vclite.api import scheduling
-from vclite.scheduler.actions import allocated, enqueue, topology
-from vclite.scheduler.framework import fit
+from vclite.scheduler.actions import allocated, enqueue, subjobs, topology
+from vclite.scheduler.framework import fit, subgroups
 from vclite.scheduler.framework import tasks as tasks_mod
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from vclite.scheduler.framework import statement as statement_mod
 
 NAME = "allocate"
+Outcome = subjobs.Outcome
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,13 +107,14 @@ class Allocate:
                 nt = topology.spec_of(job)   # (a job with networkTopology: actions/topology.py)
                 limit = topology.highest_tier(ssn, nt) if nt is not None else None
                 plain = limit is None and not topology.has_partition_topology(job)
+                # a job whose tasks go back when nothing fits (topology, partitions) returns only while it progresses
+                returns = plain and not subgroups.policies(job)
                 if plain:
                     stmt = allocate_for_job(ssn, job, queue, tasks)
                 else:
                     stmt = topology.allocate_job(ssn, job, queue, tasks, limit, choose_node)
                 if ssn.job_ready(job):
-                    # a topology job's tasks go back when nothing fits: it returns only while it progresses
-                    again = bool(tasks) and (plain or bool(stmt.operations))
+                    again = bool(tasks) and (returns or bool(stmt.operations))
                     stmt.commit()
                     if not plain:   # the HyperNodes chosen are kept (recorder.UpdateDecisionToJob)
                         allocated.commit(ssn, job, topology.groups_of(ssn, job))
@@ -133,39 +136,47 @@ def _ungate_admitted(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue:
 
 def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
                      tasks: "pqueue.PriorityQueue") -> "statement_mod.Statement":
-    """Try the job's tasks in order in one statement (see the module docstring)."""
+    """Try the job's tasks in order in one statement (see the module docstring); a job with `subGroupPolicy`
+    partition by partition (actions/subjobs.py)."""
+    if subgroups.policies(job):
+        return subjobs.allocate_job(ssn, job, tasks, lambda stmt, task: place_task(ssn, job, queue, stmt, task))
     stmt = ssn.statement()
-    n_nodes = len(ssn.nodes)
     while tasks:
         task = tasks.pop()
-        if not ssn.allocatable(queue, task):
-            _note_not_allocatable(ssn, job, queue, task)
-            continue
-        if job.has_role_fit_errors(task):   # (recorded, as Volcano does: its pod and PodGroup say why)
-            job.record_fit_errors(task, fit.FitErrors.role_failed(task.name, task.role))
-            continue
-        reason = ssn.pre_predicate(task)
-        if reason is not None:
-            job.record_fit_errors(task, fit.FitErrors.everywhere(n_nodes, str(reason)))
+        outcome = place_task(ssn, job, queue, stmt, task)
+        if outcome is Outcome.FAILED:
             if job.need_continue_allocating():
                 continue
             break
-        failures = ssn.predicate(task, ssn.nodes, lambda: ssn.fit_cache.masks(task.req)[0])   # (resources first)
-        row, idle = None if failures else ssn.best_idle_node(task), True   # the hot path (see above)
-        if row is None:
-            feasible, errors = ssn.feasible_nodes(task, failures=failures)
-            if errors is not None:
-                job.record_fit_errors(task, errors)
-                if job.need_continue_allocating():
-                    continue
-                break
-            row, idle = choose_node(ssn, task, feasible)
-        refused = stmt.allocate(task, row) if idle else stmt.pipeline(task, row)
-        if refused is not None:
-            continue   # (undone and noted by the statement; upstream logs the error and goes on)
-        if tasks and ssn.job_ready(job):
+        if outcome is Outcome.PLACED and tasks and ssn.job_ready(job):
             break
     return stmt
+
+
+def place_task(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
+               stmt: "statement_mod.Statement", task: tasks_mod.TaskInfo) -> Outcome:
+    """One task of allocate's loop: skipped, failed (its fit errors recorded) or placed in `stmt`."""
+    if not ssn.allocatable(queue, task):
+        _note_not_allocatable(ssn, job, queue, task)
+        return Outcome.SKIPPED
+    if job.has_role_fit_errors(task):   # (recorded, as Volcano does: its pod and PodGroup say why)
+        job.record_fit_errors(task, fit.FitErrors.role_failed(task.name, task.role))
+        return Outcome.SKIPPED
+    reason = ssn.pre_predicate(task)
+    if reason is not None:
+        job.record_fit_errors(task, fit.FitErrors.everywhere(len(ssn.nodes), str(reason)))
+        return Outcome.FAILED
+    failures = ssn.predicate(task, ssn.nodes, lambda: ssn.fit_cache.masks(task.req)[0])   # (resources first)
+    row, idle = None if failures else ssn.best_idle_node(task), True   # the hot path (see above)
+    if row is None:
+        feasible, errors = ssn.feasible_nodes(task, failures=failures)
+        if errors is not None:
+            job.record_fit_errors(task, errors)
+            return Outcome.FAILED
+        row, idle = choose_node(ssn, task, feasible)
+    refused = stmt.allocate(task, row) if idle else stmt.pipeline(task, row)
+    # (a refusal is undone and noted by the statement; upstream logs the error and goes on)
+    return Outcome.SKIPPED if refused is not None else Outcome.PLACED
 
 
 def _note_not_allocatable(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",

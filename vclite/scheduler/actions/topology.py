@@ -112,9 +112,7 @@ def partitions(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", job_limit: i
     return list(out.values())
 
 
-def part_name(policy: Obj, values: list[str]) -> str:
-    """A partition's name: `<policy>/<values joined by "-">` (the default partition: "")."""
-    return f"{policy.get('name')}/{'-'.join(values)}"
+part_name = subgroups.sub_job_name   # a partition's name (framework/subgroups.py)
 
 
 def topology_groups(job: "jobs_mod.JobInfo") -> dict[str, frozenset]:

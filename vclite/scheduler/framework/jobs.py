@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from vclite.api import scheduling
-from vclite.scheduler.framework import fit
+from vclite.scheduler.framework import fit, subgroups
 from vclite.scheduler.framework import tasks as tasks_mod
 
 Obj = dict[str, Any]
@@ -71,7 +71,8 @@ class JobInfo:
     tasks: dict[str, TaskInfo] = dataclasses.field(default_factory=dict)
     index: dict[TaskStatus, dict[str, TaskInfo]] = dataclasses.field(default_factory=dict)
     nodes_fit_errors: dict[str, fit.FitErrors] = dataclasses.field(default_factory=dict)
-    failed_roles: set[str] = dataclasses.field(default_factory=set)
+    # roles that fit nowhere, per partition (Volcano's FitFailedRoles(subJob)); "" is the default partition
+    failed_roles: dict[str, set[str]] = dataclasses.field(default_factory=dict)
     task_notes: dict[str, str] = dataclasses.field(default_factory=dict)  # why a task was not tried
     # counters kept by add_task / update_task_status
     n_ready: int = dataclasses.field(default=0, init=False)              # tasks in READY_STATUS
@@ -79,6 +80,7 @@ class JobInfo:
     role_counts: dict[str, dict[TaskStatus, int]] = dataclasses.field(default_factory=dict, init=False)
     role_pending_best_effort: dict[str, int] = dataclasses.field(default_factory=dict, init=False)
     sub_groups: tuple | None = dataclasses.field(default=None, init=False)   # subgroups.groups' cache
+    sub_jobs: dict | None = dataclasses.field(default=None, init=False)      # subgroups.sub_job_ids' cache
     changes: int = dataclasses.field(default=0, init=False)   # add_task/update_task_status calls: a cache's stamp
 
     # ---- task bookkeeping ------------------------------------------------------------------------
@@ -96,7 +98,7 @@ class JobInfo:
     def add_task(self, task: TaskInfo) -> None:
         self.changes += 1
         self.tasks[task.uid] = task
-        self.sub_groups = None
+        self.sub_groups = self.sub_jobs = None
         self.index.setdefault(task.status, {})[task.uid] = task
         self._count(task, task.status, 1)
         if task.status in tasks_mod.ALLOCATED_STATUS:
@@ -217,10 +219,22 @@ class JobInfo:
         releasing = self.releasing_scheduled_num()
         return releasing > 0 and self.count(tasks_mod.SCHEDULED_STATUS) + releasing >= self.min_available
 
-    def need_continue_allocating(self) -> bool:
-        """After a task found no node: is it still worth trying this job's other tasks?"""
+    def sub_job(self, task: TaskInfo) -> str:
+        """The partition the task belongs to (Volcano's TaskToSubJob): `<policy>/<values>`, "" for the default."""
+        if self.sub_jobs is None:
+            self.sub_jobs = subgroups.sub_job_ids(self)
+        return self.sub_jobs.get(task.uid, "")
+
+    def need_continue_allocating(self, sub_job: str = "") -> bool:
+        """After a task of partition `sub_job` found no node: is it still worth trying this job's other tasks?
+        (Volcano's NeedContinueAllocating(subJob).) A job with `subGroupPolicy` goes on unless the partition needs
+        every one of its tasks (its `subGroupSize`, 1 for the default partition); the role checks below are for
+        jobs without one, where the default partition is the whole job."""
         if self.min_available == len(self.tasks):
             return False
+        if subgroups.policies(self):
+            members = [uid for uid in self.tasks if self.sub_job(self.tasks[uid]) == sub_job]
+            return subgroups.sub_job_size(self, sub_job) < len(members)
         failed = {self.tasks[uid].role for uid in self.nodes_fit_errors if uid in self.tasks}
         if self.min_available < self.task_min_total():
             pending = self._roles([TaskStatus.PENDING], False)
@@ -230,13 +244,25 @@ class JobInfo:
         return all(allocated[r] >= self.min_task_member.get(r, 0) for r in failed)
 
     def has_role_fit_errors(self, task: TaskInfo) -> bool:
-        """A task of a role that already fit nowhere this session is not tried again."""
-        return bool(task.role) and task.role in self.failed_roles
+        """A task of a role that already fit nowhere in its partition is not tried again (TaskHasFitErrors)."""
+        if not task.role:
+            return False
+        roles = self.failed_roles.get(self.sub_job(task)) if self.failed_roles else None
+        return roles is not None and task.role in roles
 
     def record_fit_errors(self, task: TaskInfo, errors: fit.FitErrors) -> None:
         self.nodes_fit_errors[task.uid] = errors
         if task.role:
-            self.failed_roles.add(task.role)
+            self.failed_roles.setdefault(self.sub_job(task), set()).add(task.role)
+
+    def reset_failed_roles(self, sub_job: str | None = None) -> None:
+        """Forget which roles fit nowhere: the whole job's (Volcano's ResetFitErr) or one partition's
+        (ResetSubJobFitErr), so that their tasks are tried again. The errors already recorded stay: they are
+        what the pods and the PodGroup are told (Volcano drops them, see docs/differences.md)."""
+        if sub_job is None:
+            self.failed_roles.clear()
+        else:
+            self.failed_roles.pop(sub_job, None)
 
     def fit_error(self) -> str:
         """Volcano's JobInfo.FitError, with the per-node reasons of the pending tasks spelled out: at most three,

@@ -64,6 +64,28 @@ def membership(job: "jobs_mod.JobInfo") -> dict[str, tuple[Obj, list[str]] | Non
     return out
 
 
+def sub_job_name(policy: Obj, values: list[str]) -> str:
+    """A partition's name: `<policy>/<values joined by "-">` (the default partition: "")."""
+    return f"{policy.get('name')}/{'-'.join(values)}"
+
+
+def sub_job_ids(job: "jobs_mod.JobInfo") -> dict[str, str]:
+    """Each task's partition name, for the tasks of a policy's partition (others: the default one, "")."""
+    if not policies(job):
+        return {}
+    return {uid: sub_job_name(*member) for uid, member in membership(job).items() if member is not None}
+
+
+def sub_job_size(job: "jobs_mod.JobInfo", name: str) -> int:
+    """The tasks that make partition `name` ready (Volcano's SubJobInfo.MinAvailable): its policy's
+    `subGroupSize`, 1 when unset and for the default partition of a job with policies."""
+    for member in membership(job).values():
+        if member is not None and sub_job_name(*member) == name:
+            size = member[0].get("subGroupSize")
+            return size if isinstance(size, int) and not isinstance(size, bool) else 1
+    return 1
+
+
 def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 

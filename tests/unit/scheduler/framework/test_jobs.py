@@ -140,3 +140,28 @@ def test_the_unschedulable_message_shows_fit_errors_before_notes(fits, notes, wa
     for i, note in notes.items():
         job.task_notes[job.tasks[f"ns/t-{i}"].uid] = note
     assert job.fit_error() == want
+
+
+def test_failed_roles_are_kept_per_partition_and_reset():
+    """FitFailedRoles(subJob) / ResetFitErr / ResetSubJobFitErr over a job with a subGroupPolicy."""
+    group = objects.pg("ns/g", min_member=1)
+    group["spec"]["subGroupPolicy"] = [{"name": "p", "matchLabelKeys": ["part"], "subGroupSize": 2}]
+    pods = []
+    for i, part in enumerate(["a", "a", "b", None, None]):
+        p = objects.pod(f"ns/t-{i}", "g", role="w")
+        if part:
+            p["metadata"]["labels"] = {"part": part}
+        pods.append(p)
+    job = snapshot.build(objects.state(podgroups=[group], pods=pods)).jobs["ns/g"]
+    t = [job.tasks[f"ns/t-{i}"] for i in range(4)]
+    assert [job.sub_job(x) for x in t] == ["p/a", "p/a", "p/b", ""]
+    job.record_fit_errors(t[0], fit.FitErrors(1, {"x": 1}))
+    assert [job.has_role_fit_errors(x) for x in t] == [True, True, False, False]
+    assert not job.need_continue_allocating("p/a")   # subGroupSize 2 of its 2 tasks: every one is needed
+    assert job.need_continue_allocating("")          # the default partition of a job with policies: size 1
+    job.record_fit_errors(t[3], fit.FitErrors(1, {"x": 1}))
+    job.reset_failed_roles("p/a")
+    assert [job.has_role_fit_errors(x) for x in t] == [False, False, False, True]
+    job.reset_failed_roles()
+    assert not any(job.has_role_fit_errors(x) for x in t)
+    assert set(job.nodes_fit_errors) == {"ns/t-0", "ns/t-3"}   # what the pods are told stays
