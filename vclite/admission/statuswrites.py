@@ -7,9 +7,9 @@ ValidateServiceStatusUpdate, the parts that hold for vclite's objects.
   terminated may not go back to waiting or running unless the pod's `restartPolicy` restarts it
   (Always; OnFailure after a non-zero exit; a restartable init container); `status.qosClass` may not
   change (`field is immutable`); a condition type other than PodScheduled, Ready and Initialized a
-  qualified name (kube names the field `metadata.conditions[i].Type`; a condition's `status` is not
-  checked, by kube either); `status.observedGeneration` and each condition's not negative (1.33+).
-  Before the checks, `pod_status_defaults` (the pod status strategy's
+  qualified name (kube 1.32, the version vclite reports, names the field `metadata.conditions[i].Type`;
+  a condition's `status` is not checked, by kube either); `status.observedGeneration` and each condition's
+  not negative (1.33+). Before the checks, `pod_status_defaults` (the pod status strategy's
   PrepareForUpdate and kube's conversion) gives a write that leaves `qosClass` out (or empty) the
   stored one (`observedGeneration` too, of the status and of each condition), and makes `podIP` and
   `podIPs[0]` (`hostIP`, `hostIPs[0]`) agree as kube's conversion of a v1 PodStatus does: the single

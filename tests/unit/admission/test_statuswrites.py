@@ -72,6 +72,8 @@ def write_status(kind, new, old):
                  'Invalid value: "Guaranteed": field is immutable', id="qos-class"),
     pytest.param(kinds.POD, pod({"conditions": [{"type": "Ready", "status": "True"}, {"type": "my ok",
                                                                                       "status": "True"}]}),
+                 # (the path of Kubernetes 1.32, the version /version reports: ValidatePodStatusUpdate hands
+                 # validatePodConditions field.NewPath("metadata").Child("conditions"), its child "Type")
                  pod(), "metadata.conditions[1].Type", 'Invalid value: "my ok": name part must consist of',
                  id="condition-type"),
     pytest.param(kinds.POD, pod({"podIP": "10.0.0.300", "podIPs": [{"ip": "10.0.0.1"}]}), pod(),
