@@ -1,6 +1,7 @@
 """`vcctl run --listen HOST:PORT`: the run serves the Kubernetes-compatible API while it runs, so the real
 kubectl watches its JobFlow and `vcctl jobflow suspend/resume` (pointed at the kubeconfig it prints) holds
-and releases it from another process; a run that serves waits for a client when nothing else can move on."""
+and releases it from another process; a run that serves waits for a client when nothing else can move on, and
+its scheduler follows Volcano's scheduler ConfigMap applied with kubectl (unless --scheduler-conf is given)."""
 from __future__ import annotations
 
 import re
@@ -11,6 +12,7 @@ import threading
 import time
 
 from tests import jobs_yaml, vcctl_server
+from tests.e2e import test_scheduler_conf as scheduler_conf
 from tests.e2e.conftest import ROOT, VCCTL
 
 FLOW = jobs_yaml.template("slow", ["sleep", "3"]) + "---\n" + jobs_yaml.template("quick", ["true"]) + """---
@@ -138,3 +140,60 @@ def test_ctrl_c_stops_the_pods_before_the_api_so_a_watcher_sees_them_end(tmp_pat
             watch.kill()
     assert ended.group(1) == "Terminated", seen.text   # (the kubelet's graceful node shutdown)
     assert not (tmp_path / "work" / ".api").exists()
+
+
+def _serving_run(tmp_path, path, *extra):
+    """`vcctl run --listen` of `path` on two nodes of 4 cpus; (the process, its stderr, kubectl on its API)."""
+    run = subprocess.Popen([VCCTL, "run", "--listen", "127.0.0.1:0", "--nodes", scheduler_conf.NODES, *extra,
+                            "--workdir", tmp_path / "work", path],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    err = Lines(run.stderr)
+    kubeconfig = err.wait_for(r"kubeconfig: (\S+)\)").group(1)
+    return run, err, vcctl_server.kubectl_runner(kubeconfig, tmp_path / "kube-cache")
+
+
+HELD = FLOW.replace("metadata: {name: f}", 'metadata: {name: f, annotations: {flow.volcano.sh/suspend: "true"}}')
+
+
+def test_a_serving_run_follows_the_scheduler_configmap_applied_with_kubectl(tmp_path, write):
+    """As `vcctl server` does: Volcano's default spreads the pair, binpack applied with kubectl packs the next."""
+    run, err, kubectl = _serving_run(tmp_path, write("flow.yaml", HELD))   # (the held flow keeps the run serving)
+    try:
+        def nodes_of(job: str) -> set[str]:
+            def placed():
+                out = kubectl("get", "pods", "-l", f"volcano.sh/job-name={job}", "-o",
+                              "jsonpath={.items[*].spec.nodeName}").stdout.split()
+                return set(out) if len(out) == 2 else None
+            return vcctl_server.wait_until(placed, f"the pods of {job} placed")
+
+        kubectl("apply", "-f", "-", input=scheduler_conf.PAIR.replace("name: pair", "name: spread"))
+        assert len(nodes_of("spread")) == 2
+        kubectl("create", "namespace", "volcano-system")
+        kubectl("apply", "-f", "-", input=scheduler_conf._scheduler_configmap(scheduler_conf.BINPACK_CONF))
+        loaded = vcctl_server.wait_until(lambda: kubectl(
+            "get", "events", "-n", "volcano-system", "--field-selector", "reason=SchedulerConfLoaded", "-o",
+            "jsonpath={.items[*].message}").stdout, "the conf loaded")
+        assert loaded.startswith("loaded volcano-scheduler.conf (actions: enqueue"), loaded
+        kubectl("apply", "-f", "-", input=scheduler_conf.PAIR.replace("name: pair", "name: packed"))
+        assert len(nodes_of("packed")) == 1
+        run.send_signal(signal.SIGINT)
+        assert run.wait(timeout=60) == 130, err.text
+    finally:
+        run.kill()
+
+
+def test_a_serving_run_with_a_conf_option_tells_the_configmap_it_is_not_read(tmp_path, write):
+    conf = write("binpack.conf", scheduler_conf.BINPACK_CONF)
+    run, err, kubectl = _serving_run(tmp_path, write("flow.yaml", HELD), "--scheduler-conf", conf)
+    try:
+        kubectl("create", "namespace", "volcano-system")
+        kubectl("apply", "-f", "-", input=scheduler_conf._scheduler_configmap(scheduler_conf.BAD_CONF))
+        told = vcctl_server.wait_until(lambda: kubectl(
+            "get", "events", "-n", "volcano-system", "--field-selector", "reason=SchedulerConfNotRead", "-o",
+            "jsonpath={.items[*].message}").stdout, "the warning")
+        assert told == f"not read: --scheduler-conf {conf} configures the scheduler (restart the run without it " \
+                       "for this ConfigMap to)"
+        run.send_signal(signal.SIGINT)
+        assert run.wait(timeout=60) == 130, err.text
+    finally:
+        run.kill()

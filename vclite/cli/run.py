@@ -7,7 +7,8 @@ controller: Volcano's podgroup controller gives it a PodGroup of its own) is fin
 nothing can change any more (no process alive, no timer pending) while some are not: then each
 unfinished one is reported with the reason it waits (e.g. the scheduler's "1/1 tasks in gang
 unschedulable: …"). With `--listen` the run serves its API (runlisten.py) and, when nothing can change
-by itself, waits for a client's write instead of stopping.
+by itself, waits for a client's write instead of stopping; its scheduler then follows Volcano's scheduler
+ConfigMap (`volcano-system/volcano-scheduler-configmap`) as a server's does, unless --scheduler-conf is given.
 
 A CronJob never finishes: with one among the documents, the run goes on, making its vcjobs at their
 scheduled times, until `--timeout` (or Ctrl-C: 130, or until no CronJob can run again: all
@@ -260,12 +261,17 @@ def nodes_of(nodes_opt: str | None) -> list[Obj] | None:
 
 
 def build_runtime(nodes_opt: str | None, conf: scheduler_conf.SchedulerConf | None,
-                  workdir: str | None) -> runtime_mod.Runtime:
+                  workdir: str | None, serves: bool = False, conf_path: str | None = None) -> runtime_mod.Runtime:
+    """`serves` (`--listen`): the scheduler follows Volcano's scheduler ConfigMap as `vcctl server`'s does (a
+    client may apply it during the run), unless `conf_path` (`--scheduler-conf`) configures it: then a change
+    of the ConfigMap is a Warning Event saying it is not read."""
     nodes = nodes_of(nodes_opt)
     if workdir is not None:
         _make_workdir(pathlib.Path(workdir))
+    source = f"--scheduler-conf {stdinput.name(conf_path)}" if serves and conf_path else None
     return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, workdir=workdir, scheduler_config=conf,
-                               accounts_on_demand=True)
+                               accounts_on_demand=True, scheduler_conf_map=serves, scheduler_conf_source=source,
+                               restarted="the run")
 
 
 def stuck_report(snap: view.Snapshot, now: dt.datetime | None = None) -> list[str]:
@@ -554,7 +560,7 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
     rt, runtime_error = None, None
     if not conf_problems:
         try:
-            rt = build_runtime(nodes_opt, conf, workdir)
+            rt = build_runtime(nodes_opt, conf, workdir, serves=listen is not None, conf_path=conf_path)
         except (ValueError, OSError) as exc:
             runtime_error = exc
     try:

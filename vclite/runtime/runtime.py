@@ -62,14 +62,14 @@ class Runtime(loop_mod.Loop):
                  require_command: bool = True, max_requeues: int = 15, restart_backoff: float = 10.0,
                  data_dir: str | pathlib.Path | None = None, controllers: Iterable[str] = gates.KNOWN,
                  heartbeat: bool = False, accounts_on_demand: bool = False, scheduler_conf_map: bool = False,
-                 scheduler_conf_source: str | None = None):
+                 scheduler_conf_source: str | None = None, restarted: str = "the server"):
         """`controllers`: the Volcano names of the controllers to run (`gates.enabled` reads the flag);
         `heartbeat`: the executor's nodes' Leases and conditions renewed as a kubelet's (a server);
         `accounts_on_demand` (`vcctl run`): a vcjob created makes the ServiceAccounts its pods name that its
         namespace lacks, with a Warning Event (apiserver/standins.py); a server refuses those pods, as kube.
         `scheduler_conf_map`: the scheduler follows Volcano's scheduler ConfigMap (scheduler/confmap.py), unless
         `scheduler_conf_source` (`--scheduler-conf FILE`) configures it: then a change of the ConfigMap is told
-        it is not read."""
+        it is not read, and to restart `restarted` without the option."""
         self.clock = clock or clock_mod.RealClock()
         self.data_dir = pathlib.Path(data_dir) if data_dir is not None else None
         self.store: sqlite_store.SqliteStore | None = None
@@ -113,7 +113,8 @@ class Runtime(loop_mod.Loop):
         self.cronjob_controller = cronjob_controller.CronJobController(self.client, self.clock,
                                                                        recorder=self.events.record)
         self.scheduler = scheduler_mod.Scheduler(self.client, self.clock, conf, recorder=self.events.record,
-                                                 conf_map=scheduler_conf_map, conf_fixed_by=scheduler_conf_source)
+                                                 conf_map=scheduler_conf_map, conf_fixed_by=scheduler_conf_source,
+                                                 restarted=restarted)
         self.namespace_controller = namespace_controller.NamespaceController(self.client, self.clock)
         self.resourcequota_controller = resourcequota_controller.ResourceQuotaController(self.client, self.clock)
         self.podgroup_controller = podgroup_controller.PodGroupController(self.client, self.clock)

@@ -95,13 +95,13 @@ class Scheduler:
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock, conf: conf_mod.SchedulerConf | None = None,
                  scheduler_name: str = snapshot.DEFAULT_SCHEDULER_NAME, recorder: events.RecordFn | None = None,
-                 conf_map: bool = False, conf_fixed_by: str | None = None):
+                 conf_map: bool = False, conf_fixed_by: str | None = None, restarted: str = "the server"):
         """`conf_map`: follow Volcano's scheduler ConfigMap (confmap.py): its configuration replaces `conf`
         whenever it changes and loads (`vcctl server` without --scheduler-conf). `conf_fixed_by` (with
         `conf_map`): what configures the scheduler instead (`--scheduler-conf FILE`): the ConfigMap is not read,
-        and a Warning Event on it says so."""
+        and a Warning Event on it says so, and what to start again without it (`restarted`)."""
         self.client, self.clock = client, clock
-        self.conf_fixed_by = conf_fixed_by
+        self.conf_fixed_by, self.restarted = conf_fixed_by, restarted
         self.record = recorder or events.direct(client, clock)
         self.conf = conf if conf is not None else conf_mod.default_conf()
         self.scheduler_name = scheduler_name
@@ -172,8 +172,8 @@ class Scheduler:
         self._conf_text = got.text
         if self.conf_fixed_by is not None:
             self.record(configmap, "Warning", confmap.NOT_READ,
-                        f"not read: {self.conf_fixed_by} configures the scheduler (restart the server without it for "
-                        "this ConfigMap to)", EVENT_COMPONENT)
+                        f"not read: {self.conf_fixed_by} configures the scheduler (restart {self.restarted} without it "
+                        "for this ConfigMap to)", EVENT_COMPONENT)
             return
         if got.conf is None:
             log.warning("scheduler configuration of ConfigMap %s/%s not loaded: %s", *confmap.REF, got.problem)
