@@ -6,7 +6,7 @@ FailedCreate Events (why a vcjob lacks pods: the API refused them) into a local 
 `viewdraw.render` of that cache — the same live view as `vcctl run` — on every change (at most 10 times a
 second; once a second for the elapsed times). When stdout is not a terminal it prints a line per phase
 change instead (as `vcctl run` does, runlines.py: a loop's items counted in a line per loop flow, written
-once their counts settle), and the final view at the end — once the vcjobs the JobFlow's status says ended
+once their counts settle; in the order the server wrote them), and the final view at the end — once the vcjobs the JobFlow's status says ended
 are ended in the cache too (their watch may lag: SETTLE_WAIT at most).
 Returns the exit status: 0 the flow succeeded, 1 it failed or was deleted, 130 interrupted.
 
@@ -190,6 +190,17 @@ def behind(snap: view.Snapshot) -> list[str]:
     return out
 
 
+def changed_in_order(now: dict[str, str], last: dict[str, str], jobflows: list[Obj], jobs: dict[str, Obj | None]
+                     ) -> list[str]:
+    """The keys of view.phases whose phase `now` is not the `last` written, in the order the server wrote them
+    (their objects' resourceVersion): a vcjob's `Failed` before its JobFlow's, which that failure caused.
+    `jobs`: the changed vcjobs by key (None: not in the cache)."""
+    versions = {f"JobFlow {meta.key(jf)}": _version(jf) for jf in jobflows}
+    versions.update({what: _version(job) for what, job in jobs.items() if job is not None})
+    changed = [what for what, ph in now.items() if ph and last.get(what) != ph]
+    return sorted(changed, key=lambda what: versions.get(what, 0))   # (stable: view.phases' order among equals)
+
+
 def follow(client: Any, namespace: str, name: str, clock: clock_mod.Clock, console: Console | None = None,
            jobflow: Obj | None = None) -> int:
     """Follow JobFlow `namespace/name` (`jobflow`: as just read, if it was) until it is Succeed or Failed;
@@ -241,9 +252,9 @@ def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_
             else:
                 now_phases = view.phases(snap)
                 notes = [n for jf in snap.jobflows for n in flowreport.retry_notes(jf, retries)]
-                changed = [what for what, ph in now_phases.items() if ph and last_phases.get(what) != ph]
-                jobs = {what: snap.job(*what[len("vcjob "):].split("/", 1)) for what in changed
-                        if what.startswith("vcjob ")}
+                jobs = {what: snap.job(*what[len("vcjob "):].split("/", 1)) for what in now_phases
+                        if what.startswith("vcjob ") and last_phases.get(what) != now_phases[what]}
+                changed = changed_in_order(now_phases, last_phases, snap.jobflows, jobs)
                 final = phase in DONE and loader.done()   # (its last lines: nothing held back)
                 lines = loop_lines.lines(changed, now_phases, {meta.key(jf): jf for jf in snap.jobflows},
                                          {what: job for what, job in jobs.items() if job is not None},

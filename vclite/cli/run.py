@@ -134,7 +134,8 @@ class Progress:
             self._jobflows[meta.key(obj)] = obj
         is_flow, is_pod = kind == kinds.JOBFLOW.kind, kind == kinds.POD.kind
         what = f"{'JobFlow' if is_flow else 'pod' if is_pod else 'vcjob'} {meta.key(obj)}"
-        phase = "" if ev.type == "DELETED" else meta.phase(obj) if not is_pod else _pod_phase(obj)
+        phase = "" if ev.type == "DELETED" else view.jobflow_phase(obj) if is_flow else \
+            _pod_phase(obj) if is_pod else meta.phase(obj)
         follows = is_flow or is_pod or flow.CREATED_BY_JOB_FLOW not in meta.labels(obj)
         done = FLOW_DONE if is_flow else POD_DONE if is_pod else JOB_DONE
         if kind == kinds.JOB.kind and _made_by_cronjob(obj):
@@ -150,6 +151,7 @@ class Progress:
                 self.outcomes[what] = phase or DELETED_UNFINISHED
         if phase and self._phases.get(what) != phase:
             self._phases[what] = phase
+            self._changed.pop(what, None)   # (at the place of its last change: a cause's line before its effect's)
             self._changed[what] = None
             if kind == kinds.JOB.kind:
                 self._changed_jobs[what] = obj
@@ -172,8 +174,9 @@ class Progress:
         return bad, good
 
     def changes(self, now: float | None = None, final: bool = False) -> list[str]:
-        """Lines for the phases that appeared or changed since the last call (runlines: a loop's items counted
-        in one line per loop flow, each failed item named), then for the retries announced meanwhile. `now`
+        """Lines for the phases that appeared or changed since the last call, in the order of their last change
+        (runlines: a loop's items counted in one line per loop flow, each failed item named), then for the retries
+        announced meanwhile. `now`
         (the run's monotonic time): a loop's count line is held while its items still change
         (runlines.LoopLines), until due or `final`; None: every line at once."""
         if now is None:

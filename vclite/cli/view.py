@@ -546,11 +546,15 @@ def is_suspended(jf: Obj) -> bool:
 def phases(snap: Snapshot) -> dict[str, str]:
     """Current phase of every JobFlow and vcjob, keyed for transition detection; a JobFlow suspended (`vcctl
     jobflow suspend`) while it runs is `Running (suspended)`, so a watch without the live view says so too."""
-    out = {f"JobFlow {meta.key(jf)}": meta.phase(jf) + (" (suspended)" if is_suspended(jf) and meta.phase(jf) and
-                                                         meta.phase(jf) not in _FINISHED_FLOW else "")
-           for jf in snap.jobflows}
+    out = {f"JobFlow {meta.key(jf)}": jobflow_phase(jf) for jf in snap.jobflows}
     out.update({f"vcjob {meta.key(j)}": meta.phase(j) for j in snap.jobs})
     return out
+
+
+def jobflow_phase(jf: Obj) -> str:
+    """A JobFlow's phase in a line: `Running (suspended)` while `vcctl jobflow suspend` holds it unfinished."""
+    phase = meta.phase(jf)
+    return phase + (" (suspended)" if phase and phase not in _FINISHED_FLOW and is_suspended(jf) else "")
 
 
 failed_init_containers = podfailure.failed_init_containers

@@ -116,3 +116,21 @@ def test_a_user_who_may_not_read_events_still_follows_the_flow():
         t.join(10)
     loader.check()   # (no error: the view goes without the Events' reasons)
     assert loader.done() and cache.snapshot().create_failures == {}
+
+
+def versioned(obj, rv):
+    return {**obj, "metadata": {**obj["metadata"], "resourceVersion": str(rv)}}
+
+
+@pytest.mark.parametrize("versions, last, expected", [
+    pytest.param({"jf": 12, "jf-a": 11}, {}, ["vcjob default/jf-a", "JobFlow default/jf"],
+                 id="a-vcjobs-failure-before-the-JobFlows-it-caused"),
+    pytest.param({"jf": 10, "jf-a": 11}, {}, ["JobFlow default/jf", "vcjob default/jf-a"], id="in-the-servers-order"),
+    pytest.param({"jf": 12, "jf-a": 11}, {"vcjob default/jf-a": "Failed"}, ["JobFlow default/jf"],
+                 id="only-what-changed"),
+])
+def test_the_changes_in_the_order_the_server_wrote_them(versions, last, expected):
+    jf = versioned(jobflow({}), versions["jf"])
+    jobs = {"vcjob default/jf-a": versioned(job("jf-a", "Failed"), versions["jf-a"])}
+    now = view.phases(view.Snapshot([jf], list(jobs.values()), [], []))
+    assert client_live.changed_in_order(now, last, [jf], jobs) == expected

@@ -174,3 +174,33 @@ def test_a_runs_lines_hold_a_loops_count_given_the_time():
     seen(kinds.JOB, vcjob("sweep-train-0", "Running"))
     assert progress.changes(0.4) == []
     assert progress.changes(0.5, final=True) == ["JobFlow default/sweep: flow train: 4 items: 1 Running, 3 Pending"]
+
+
+def flow_version(phase, suspended=False):
+    jf = jobflow([{"name": "bad"}], {})
+    jf["status"]["state"]["phase"] = phase
+    if suspended:
+        jf["metadata"]["annotations"] = {"flow.volcano.sh/suspend": "true"}
+    return jf
+
+
+# events: (kind, object) as the watch gives them in one burst, then the lines of that burst
+@pytest.mark.parametrize("earlier, events, expected", [
+    pytest.param([(kinds.JOBFLOW, flow_version("Pending")), (kinds.JOB, vcjob("sweep-bad", "Pending"))],
+                 [(kinds.JOBFLOW, flow_version("Running")), (kinds.JOB, vcjob("sweep-bad", "Running")),
+                  (kinds.JOB, vcjob("sweep-bad", "Failed")), (kinds.JOBFLOW, flow_version("Failed"))],
+                 ["vcjob default/sweep-bad: Failed", "JobFlow default/sweep: Failed"],
+                 id="the-vcjobs-failure-before-the-JobFlows"),
+    pytest.param([(kinds.JOBFLOW, flow_version("Running"))],
+                 [(kinds.JOBFLOW, flow_version("Running", suspended=True))],
+                 ["JobFlow default/sweep: Running (suspended)"], id="suspended-as-get-w-says-it"),
+])
+def test_a_runs_lines_say_a_cause_before_its_effect(earlier, events, expected):
+    progress = run.Progress()
+    for kind, obj in earlier:
+        progress.observe(client_mod.WatchEvent(client_mod.EventType.MODIFIED, kind, obj, None))
+    progress.changes()
+    for kind, obj in events:
+        progress.observe(client_mod.WatchEvent(client_mod.EventType.MODIFIED, kind, obj, None))
+    assert progress.changes() == expected
+    assert progress.changes(1.0, True) == []
