@@ -6,8 +6,9 @@ FailedCreate Events (why a vcjob lacks pods: the API refused them) into a local 
 `viewdraw.render` of that cache — the same live view as `vcctl run` — on every change (at most 10 times a
 second; once a second for the elapsed times). When stdout is not a terminal it prints a line per phase
 change instead (as `vcctl run` does, runlines.py: a loop's items counted in a line per loop flow, written
-once their counts settle; in the order the server wrote them), and the final view at the end — once the vcjobs the JobFlow's status says ended
-are ended in the cache too (their watch may lag: SETTLE_WAIT at most).
+once their counts settle; each flow's detail, flownotes.py, once per change; in the order the server wrote
+them), and the final view at the end — once the vcjobs the JobFlow's status says ended are ended in the cache
+too (their watch may lag: SETTLE_WAIT at most).
 Returns the exit status: 0 the flow succeeded, 1 it failed or was deleted, 130 interrupted.
 
 A big flow (10,000 vcjobs, as many pods) takes seconds to list, so each kind is listed and watched on
@@ -31,7 +32,7 @@ from rich.live import Live
 
 from vclite.api import batch, flow, kinds, meta
 from vclite.apiserver import client as client_mod
-from vclite.cli import flowreport, runlines, view, viewdraw
+from vclite.cli import flownotes, runlines, view, viewdraw
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
@@ -231,7 +232,7 @@ def _first_frame_wait(cache: Cache, loader: Loader) -> None:
 def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_mod.Clock, console: Console) -> int:
     live = Live(console=console, auto_refresh=False, transient=False) if console.is_terminal else None
     start, last_phases, gap, settle_by = clock.monotonic(), {}, REDRAW_GAP, 0.0
-    retries: set[tuple[str, int]] = set()   # (vcjob, attempt) whose coming retry a line announced
+    flow_notes = flownotes.FlowNotes()   # (each flow's detail said once per change: as `vcctl run` says it)
     loop_lines = runlines.LoopLines()   # (a loop's count line held while its items still change)
     pause = threading.Event()  # never set: an interruptible sleep that coalesces bursts of events
     if live is not None:
@@ -251,15 +252,15 @@ def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_
                 gap = max(REDRAW_GAP, view.redraw_gap(time.perf_counter() - began))   # (a big flow: less often)
             else:
                 now_phases = view.phases(snap)
-                notes = [n for jf in snap.jobflows for n in flowreport.retry_notes(jf, retries)]
+                notes = {meta.key(jf): flow_notes.lines(jf) for jf in snap.jobflows}
                 jobs = {what: snap.job(*what[len("vcjob "):].split("/", 1)) for what in now_phases
                         if what.startswith("vcjob ") and last_phases.get(what) != now_phases[what]}
                 changed = changed_in_order(now_phases, last_phases, snap.jobflows, jobs)
                 final = phase in DONE and loader.done()   # (its last lines: nothing held back)
                 lines = loop_lines.lines(changed, now_phases, {meta.key(jf): jf for jf in snap.jobflows},
                                          {what: job for what, job in jobs.items() if job is not None},
-                                         clock.monotonic(), final)
-                for line in [*lines, *notes]:
+                                         clock.monotonic(), final, notes)
+                for line in lines:
                     console.print(f"[{clock.monotonic() - start:7.2f}s] {line}", highlight=False, markup=False,
                                   soft_wrap=True)   # (a line of a log: never wrapped at 80 columns)
                 last_phases = now_phases

@@ -75,23 +75,6 @@ def _unit(spec_flow: Obj) -> str:
         "withItems" in spec_flow or "withParam" in spec_flow) else ""
 
 
-def retry_notes(jf: Obj, seen: set[tuple[str, int]]) -> list[str]:
-    """A progress line, once per attempt (`seen`: the (vcjob, attempt) already announced, updated), for each failed
-    vcjob whose retry the JobFlow's status says is coming: `vcjob ns/x-a: attempt 1 failed; retry 1 of 3 after a
-    1s back-off` (`vcjob ns/x-s-1 (flow s, item 1: resnet50): …` for a loop's item) — so that a log does not read
-    `Failed`, then an unexplained `Pending`."""
-    lines = []
-    for key, cond in ((jf.get("status") or {}).get("conditions") or {}).items():
-        if isinstance(cond, dict) and cond.get("reason") == R.RETRY_BACKOFF and cond.get("message"):
-            attempt = (key, int(cond.get("retries") or 0))
-            if attempt not in seen:
-                seen.add(attempt)
-                name, item = view.loop_item(jf, key)   # (a loop's item: named as the live view names it)
-                which = f" (flow {name}, {item})" if item else ""
-                lines.append(f"vcjob {meta.namespace(jf)}/{key}{which}: {cond['message']}")
-    return lines
-
-
 def _waits_for_retry(cond: Obj) -> bool:
     reason = cond.get("reason")
     return reason in WAITING or (reason == R.SUSPENDED and bool(_ATTEMPT.match(str(cond.get("message") or ""))))

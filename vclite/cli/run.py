@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from vclite.api import batch, flow, kinds, meta, yamlio
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer
-from vclite.cli import flowreport, manifests, runhints, runlines, schedconfmap, stdinput, view
+from vclite.cli import flownotes, flowreport, manifests, runhints, runlines, schedconfmap, stdinput, view
 from vclite.executor import nodes as nodes_mod
 from vclite.lib import clock as clock_mod
 from vclite.runtime import runtime as runtime_mod
@@ -100,8 +100,9 @@ class Progress:
         self.failed_pods: dict[str, Obj] = {}
         self.ended = False   # set when the run's outcome is read: stopping the pods left changes nothing of it
         self.interrupted = False   # the run was stopped by Ctrl-C (SIGINT) or SIGTERM
-        self._retries: set[tuple[str, int]] = set()   # (vcjob, attempt) whose retry was announced
-        self._notes: list[str] = []   # lines about retries and crash loops not yet printed
+        self._flownotes = flownotes.FlowNotes()   # what each flow's detail said last (retries, failures, probes…)
+        self._flow_notes: dict[str, list[str]] = {}   # by JobFlow: its flows' detail lines not yet printed
+        self._notes: list[str] = []   # lines about crash loops not yet printed
         self._crash_loops: set[tuple[str, str]] = set()   # (pod, container) whose restarts were announced
         # each vcjob's latest FailedCreate Warning (pods the API refused, e.g. over a ResourceQuota), by
         # (namespace, name): why it waits, where its PodGroup would only say that the gang lacks pods
@@ -130,8 +131,10 @@ class Progress:
         if kind == kinds.PODGROUP.kind or (kind == kinds.POD.kind and not view.is_bare_pod(obj)):
             return
         if kind == kinds.JOBFLOW.kind and ev.type != "DELETED":
-            self._notes += flowreport.retry_notes(obj, self._retries)
+            self._flow_notes.setdefault(meta.key(obj), []).extend(self._flownotes.lines(obj))
             self._jobflows[meta.key(obj)] = obj
+        elif kind == kinds.JOBFLOW.kind:
+            self._flownotes.forget(meta.key(obj))
         is_flow, is_pod = kind == kinds.JOBFLOW.kind, kind == kinds.POD.kind
         what = f"{'JobFlow' if is_flow else 'pod' if is_pod else 'vcjob'} {meta.key(obj)}"
         phase = "" if ev.type == "DELETED" else view.jobflow_phase(obj) if is_flow else \
@@ -175,19 +178,20 @@ class Progress:
 
     def changes(self, now: float | None = None, final: bool = False) -> list[str]:
         """Lines for the phases that appeared or changed since the last call, in the order of their last change
-        (runlines: a loop's items counted in one line per loop flow, each failed item named), then for the retries
-        announced meanwhile. `now`
+        (runlines: a loop's items counted in one line per loop flow, each failed item named), each JobFlow's flows'
+        new details (flownotes: retries, failures, probes, skips …) next to its own line, then the crash loops. `now`
         (the run's monotonic time): a loop's count line is held while its items still change
         (runlines.LoopLines), until due or `final`; None: every line at once."""
         if now is None:
-            lines = runlines.change_lines(list(self._changed), self._phases, self._jobflows, self._changed_jobs)
+            lines = runlines.change_lines(list(self._changed), self._phases, self._jobflows, self._changed_jobs,
+                                          self._flow_notes)
         else:
             lines = self._loop_lines.lines(list(self._changed), self._phases, self._jobflows, self._changed_jobs,
-                                           now, final)
+                                           now, final, self._flow_notes)
         lines += self._notes
         self._changed.clear()
         self._changed_jobs.clear()
-        self._notes = []
+        self._flow_notes, self._notes = {}, []
         return lines
 
 

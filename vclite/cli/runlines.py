@@ -28,6 +28,7 @@ from vclite.cli import view
 Obj = dict[str, Any]
 # an item reaching one of these phases gets a line of its own (it is what a reader of the log looks for)
 ITEM_LINE_PHASES = frozenset({batch.JobPhase.FAILED, batch.JobPhase.TERMINATED, batch.JobPhase.ABORTED})
+FLOW_DONE = frozenset({flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED})
 SETTLE = 0.5     # seconds a loop's counts stay unchanged before its held count line is written
 HOLD_MAX = 2.0   # seconds a loop's count line is held at most (a loop whose items never stop changing)
 Loop = tuple[str, str]   # (JobFlow key `ns/name`, loop flow name)
@@ -61,25 +62,37 @@ def _changes(changed: list[str], phases: dict[str, str], jobflows: dict[str, Obj
             yield _Change(f"{what} (flow {name}, {item}): {phase}", (meta.key(jf), name))
 
 
-def change_lines(changed: list[str], phases: dict[str, str], jobflows: dict[str, Obj], jobs: dict[str, Obj]
-                 ) -> list[str]:
+def _ends(change: _Change, phases: dict[str, str]) -> bool:
+    """Whether `change` is a JobFlow's line saying it finished: its flows' details come before it (their cause),
+    those of a JobFlow that goes on after it (what it is waiting for now)."""
+    return bool(change.jobflow) and phases.get(f"JobFlow {change.jobflow}") in FLOW_DONE
+
+
+def change_lines(changed: list[str], phases: dict[str, str], jobflows: dict[str, Obj], jobs: dict[str, Obj],
+                 notes: dict[str, list[str]] | None = None) -> list[str]:
     """The lines for `changed` (`vcjob ns/name`, `JobFlow ns/name`, `pod ns/name`, in the order they changed):
     `<what>: <phase>`, but the vcjobs of a loop's items counted in one line per loop flow (at the place of its
     first changed item), and each item that failed named. `phases`: every followed object's phase, by the same
     keys; `jobflows`: the last version of each JobFlow by `ns/name`; `jobs`: the last version of each changed
-    vcjob by its key in `changed`."""
+    vcjob by its key in `changed`; `notes`: the detail lines of each JobFlow's flows (flownotes.py) that came with
+    these changes, by `ns/name`, written next to the JobFlow's own line (before it when it finished: what its
+    flows did, then what it became), or at the end."""
     lines: list[str] = []
     loops: dict[Loop, int] = {}   # the index of each loop's count line
+    notes = dict(notes or {})
     for change in _changes(changed, phases, jobflows, jobs):
         if change.loop is not None and not change.text:
             if change.loop not in loops:
                 loops[change.loop] = len(lines)
                 lines.append("")   # (its count, written once every change is known)
         else:
+            before = _ends(change, phases)
+            lines += notes.pop(change.jobflow, []) if before else []
             lines.append(change.text)
+            lines += notes.pop(change.jobflow, []) if change.jobflow and not before else []
     for (key, name), at in loops.items():
         lines[at] = count_line(jobflows[key], name, phases)
-    return lines
+    return lines + [line for more in notes.values() for line in more]
 
 
 def count_line(jf: Obj, name: str, phases: dict[str, str]) -> str:
@@ -98,10 +111,11 @@ class LoopLines:
         self._written: dict[Loop, str] = {}                  # its last count line written
 
     def lines(self, changed: list[str], phases: dict[str, str], jobflows: dict[str, Obj], jobs: dict[str, Obj],
-              now: float, final: bool = False) -> list[str]:
+              now: float, final: bool = False, notes: dict[str, list[str]] | None = None) -> list[str]:
         """As change_lines, but each loop's count line written when due (at `now`, in seconds); `final`: the
         run ends, every held line is written."""
         out: list[str] = []
+        notes = dict(notes or {})
         for change in _changes(changed, phases, jobflows, jobs):
             if change.loop is not None:
                 first = self._held.get(change.loop, (now, now))[0]
@@ -113,7 +127,11 @@ class LoopLines:
             if change.jobflow:   # (its loops' counts before a line about the JobFlow)
                 for loop in [loop for loop in self._held if loop[0] == change.jobflow]:
                     out += self._write(loop, phases, jobflows)
+            before = _ends(change, phases)
+            out += notes.pop(change.jobflow, []) if before else []
             out.append(change.text)
+            out += notes.pop(change.jobflow, []) if change.jobflow and not before else []
+        out += [line for more in notes.values() for line in more]
         for loop, (first, last) in list(self._held.items()):
             if final or now - last >= self.settle or now - first >= self.hold_max:
                 out += self._write(loop, phases, jobflows)

@@ -176,8 +176,13 @@ def test_a_runs_lines_hold_a_loops_count_given_the_time():
     assert progress.changes(0.5, final=True) == ["JobFlow default/sweep: flow train: 4 items: 1 Running, 3 Pending"]
 
 
-def flow_version(phase, suspended=False):
-    jf = jobflow([{"name": "bad"}], {})
+ONE = jobflow([{"name": "bad"}], {})
+FAILED_WHY = {"phase": "Failed", "createTime": "2026-01-01T00:00:00Z",
+              "message": "pod sweep-bad-t-0: container main exited with code 3 (Error)"}
+
+
+def flow_version(phase, conditions=None, suspended=False):
+    jf = jobflow([{"name": "bad"}], conditions or {})
     jf["status"]["state"]["phase"] = phase
     if suspended:
         jf["metadata"]["annotations"] = {"flow.volcano.sh/suspend": "true"}
@@ -188,9 +193,18 @@ def flow_version(phase, suspended=False):
 @pytest.mark.parametrize("earlier, events, expected", [
     pytest.param([(kinds.JOBFLOW, flow_version("Pending")), (kinds.JOB, vcjob("sweep-bad", "Pending"))],
                  [(kinds.JOBFLOW, flow_version("Running")), (kinds.JOB, vcjob("sweep-bad", "Running")),
-                  (kinds.JOB, vcjob("sweep-bad", "Failed")), (kinds.JOBFLOW, flow_version("Failed"))],
-                 ["vcjob default/sweep-bad: Failed", "JobFlow default/sweep: Failed"],
-                 id="the-vcjobs-failure-before-the-JobFlows"),
+                  (kinds.JOB, vcjob("sweep-bad", "Failed")),
+                  (kinds.JOBFLOW, flow_version("Failed", {"sweep-bad": FAILED_WHY}))],
+                 ["vcjob default/sweep-bad: Failed",
+                  "vcjob default/sweep-bad: pod sweep-bad-t-0: container main exited with code 3 (Error)",
+                  "JobFlow default/sweep: Failed"],
+                 id="the-vcjobs-failure-and-why-before-the-JobFlows"),
+    pytest.param([(kinds.JOBFLOW, flow_version("Running")), (kinds.JOB, vcjob("sweep-bad", "Running"))],
+                 [(kinds.JOB, vcjob("sweep-bad", "Failed")),
+                  (kinds.JOBFLOW, flow_version("Running", {"sweep-bad": {
+                      **FAILED_WHY, "reason": "RetryBackoff", "message": "attempt 1 failed; retry 1 of 3"}}))],
+                 ["vcjob default/sweep-bad: Failed", "vcjob default/sweep-bad: attempt 1 failed; retry 1 of 3"],
+                 id="a-retry-after-the-failure"),
     pytest.param([(kinds.JOBFLOW, flow_version("Running"))],
                  [(kinds.JOBFLOW, flow_version("Running", suspended=True))],
                  ["JobFlow default/sweep: Running (suspended)"], id="suspended-as-get-w-says-it"),
@@ -204,3 +218,20 @@ def test_a_runs_lines_say_a_cause_before_its_effect(earlier, events, expected):
         progress.observe(client_mod.WatchEvent(client_mod.EventType.MODIFIED, kind, obj, None))
     assert progress.changes() == expected
     assert progress.changes(1.0, True) == []
+
+
+@pytest.mark.parametrize("changed, phase, expected", [
+    pytest.param(["vcjob default/sweep-bad", "JobFlow default/sweep"], "Failed",
+                 ["vcjob default/sweep-bad: Failed", "NOTE", "JobFlow default/sweep: Failed"],
+                 id="before-a-JobFlow-that-finished"),
+    pytest.param(["JobFlow default/sweep", "vcjob default/sweep-bad"], "Running",
+                 ["JobFlow default/sweep: Running", "NOTE", "vcjob default/sweep-bad: Failed"],
+                 id="after-a-JobFlow-that-goes-on"),
+    pytest.param(["vcjob default/sweep-bad"], "Running", ["vcjob default/sweep-bad: Failed", "NOTE"],
+                 id="at-the-end-without-a-JobFlow-line"),
+])
+def test_a_jobflows_notes_next_to_its_line(changed, phase, expected):
+    phases = {"vcjob default/sweep-bad": "Failed", "JobFlow default/sweep": phase}
+    args = (changed, phases, {"default/sweep": ONE}, {"vcjob default/sweep-bad": vcjob("sweep-bad", "Failed")})
+    assert runlines.change_lines(*args, {"default/sweep": ["NOTE"]}) == expected
+    assert runlines.LoopLines().lines(*args, 0.0, False, {"default/sweep": ["NOTE"]}) == expected

@@ -1,0 +1,111 @@
+"""The lines written without a terminal, end to end: `vcctl run` piped and `vcctl jobflow get NAME -w` piped against
+a real `vcctl server` say the same of one flow — what a flow waits on (a probe), why a vcjob failed, what was
+skipped, what the exit handler says — each once, a cause before its effect."""
+import re
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from tests import vcctl_server
+from tests.e2e.conftest import ROOT, VCCTL
+
+pytestmark = pytest.mark.e2e
+STAMP = re.compile(r"^\[\s*\d+\.\d+s\] ")
+
+
+def template(name, command):
+    return f"""---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {{name: {name}}}
+spec:
+  minAvailable: 1
+  schedulerName: volcano
+  tasks:
+    - name: main
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+            - name: main
+              image: busybox
+              command: {command}
+              resources: {{requests: {{cpu: 100m}}}}
+"""
+
+
+def manifest(port):
+    """serve answers HTTP after a second, for three seconds; client waits for it (a probe), then fails; after is
+    skipped; notify, the exit handler, runs a second."""
+    http = f'{sys.executable} -m http.server {port} --bind 127.0.0.1'
+    return f"""apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {{name: lines}}
+spec:
+  onExit: lines-notify
+  flows:
+    - name: lines-notify
+    - name: lines-serve
+    - name: lines-client
+      dependsOn:
+        targets: [lines-serve]
+        probe:
+          httpGetList: [{{taskName: main, port: {port}, path: /}}]
+    - name: lines-after
+      dependsOn: {{targets: [lines-client]}}
+""" + template("lines-serve", f'["sh", "-c", "sleep 1; timeout 3 {http} >/dev/null 2>&1; true"]') \
+        + template("lines-client", '["sh", "-c", "exit 3"]') + template("lines-after", '["true"]') \
+        + template("lines-notify", '["sleep", "1"]')
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def lines_of(out):
+    return [STAMP.sub("", ln) for ln in out.splitlines() if STAMP.match(ln)]
+
+
+def check(lines):
+    """What both commands write of the flow `lines`."""
+    assert any(ln.startswith("JobFlow default/lines: flow lines-client: waiting for probe: lines-lines-serve")
+               for ln in lines), lines
+    why = "vcjob default/lines-lines-client: pod lines-lines-client-main-0: container main exited with code 3 (Error)"
+    assert why in lines, lines
+    failed = lines.index("vcjob default/lines-lines-client: Failed")
+    assert failed < lines.index(why) < lines.index("JobFlow default/lines: Failed"), lines
+    assert "JobFlow default/lines: flow lines-after: Skipped: dependsOn target lines-client was Failed" in lines or \
+        any(ln.startswith("JobFlow default/lines: flow lines-after: not created") for ln in lines), lines
+    assert "vcjob default/lines-lines-notify: exit handler: the JobFlow is Failed once it has run (lines-client " \
+           "failed)" in lines, lines
+    details = [ln for ln in lines if not ln.endswith(tuple(f": {p}" for p in (
+        "Pending", "Running", "Completed", "Failed", "Succeed")))]
+    assert len(details) == len(set(details)), lines   # (each said once, not again while unchanged)
+
+
+def test_vcctl_run_piped(tmp_path):
+    path = tmp_path / "lines.yaml"
+    path.write_text(manifest(free_port()))
+    proc = subprocess.run([VCCTL, "run", str(path), "--timeout", "60"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    check(lines_of(proc.stdout))
+
+
+def test_vcctl_jobflow_get_w_piped(tmp_path):
+    path = tmp_path / "lines.yaml"
+    path.write_text(manifest(free_port()))
+    with vcctl_server.running(tmp_path / "server", "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
+        def vcctl(*args, timeout=60):
+            return subprocess.run([VCCTL, *map(str, args), "-k", str(srv.kubeconfig)], cwd=ROOT, capture_output=True,
+                                  text=True, timeout=timeout)
+        assert vcctl("jobtemplate", "create", "-f", path).returncode == 0
+        assert vcctl("jobflow", "create", "-f", path).stdout == "Created JobFlow: default/lines\n"
+        proc = vcctl("jobflow", "get", "lines", "-w", timeout=120)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    check(lines_of(proc.stdout))
