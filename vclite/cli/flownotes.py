@@ -13,7 +13,8 @@ A flow without a vcjob is named by its flow (`JobFlow …: flow client:`), one w
 phase lines name it (a loop's item: `vcjob default/sweep-train-2 (flow train, item 2: 0.013): …`). Left out, as
 the phase and count lines say them: a loop flow's own condition (its counts), a loop item's detail unless it
 failed, a flow waiting only for its targets to complete (each waiting flow of a wide DAG would have a line,
-changed as each target ends), a vcjob being created. A retry's line is written once per attempt (the
+changed as each target ends), a vcjob being created, a Pending or Running vcjob's wait for resources (each of a wide
+fan would have one: the stuck report of a run says it). A retry's line is written once per attempt (the
 back-off's message does not change between attempts of the same outcome).
 
 Pure but for what it remembers (the last detail written per flow): its memory follows the number of flows.
@@ -43,6 +44,7 @@ class FlowNotes:
         # same object in-process: skipped at once) and the last detail written of each
         self._seen: dict[str, dict[str, Obj]] = {}
         self._said: dict[str, dict[str, str]] = {}
+        self._simple: dict[str, tuple[Any, frozenset[str]]] = {}   # per JobFlow: (its spec, its simple flows)
 
     def lines(self, jf: Obj) -> list[str]:
         """The lines for the details of `jf`'s flows that changed since its last version given."""
@@ -54,7 +56,7 @@ class FlowNotes:
                 continue
             seen[key] = cond
             if simple is None:
-                simple = _simple_flows(jf)
+                simple = self._simple_flows(jf)
             text = detail(jf, key, cond, simple)
             if not text or said.get(key) == text:
                 continue
@@ -62,10 +64,20 @@ class FlowNotes:
             out.append(text if text.startswith(("JobFlow ", "vcjob ")) else f"vcjob {meta.namespace(jf)}/{key}: {text}")
         return out
 
+    def _simple_flows(self, jf: Obj) -> frozenset[str]:
+        """_simple_flows of `jf`, found again only when its spec is another object (the store shares an unchanged
+        spec between versions)."""
+        spec = jf.get("spec")
+        kept = self._simple.get(meta.key(jf))
+        if kept is None or kept[0] is not spec:
+            kept = self._simple[meta.key(jf)] = (spec, _simple_flows(jf))
+        return kept[1]
+
     def forget(self, jobflow: str) -> None:
         """Drop what was said of JobFlow `ns/name` (it was deleted)."""
         self._seen.pop(jobflow, None)
         self._said.pop(jobflow, None)
+        self._simple.pop(jobflow, None)
 
 
 def detail(jf: Obj, key: str, cond: Obj, simple: frozenset[str] = frozenset()) -> str:
@@ -86,8 +98,8 @@ def detail(jf: Obj, key: str, cond: Obj, simple: frozenset[str] = frozenset()) -
             return _of_item(jf, key, loop, item, message)
         return ""
     if has_job:
-        if message:
-            return message
+        if message and (cond.get("phase") in FAILED or reason in ATTEMPT_REASONS or key == _exit_key(jf)):
+            return message   # (not a Pending vcjob's wait for resources: one line per vcjob of a wide fan)
         output = str(cond.get("output") or "").strip()
         if output and cond.get("phase") == batch.JobPhase.COMPLETED:
             return f"output: {output[:OUTPUT_SHOWN]}"
@@ -97,6 +109,11 @@ def detail(jf: Obj, key: str, cond: Obj, simple: frozenset[str] = frozenset()) -
     state = view.flow_state(cond, None, False)
     waiting = cond.get("phase") in ("", None, batch.JobPhase.PENDING)
     return f"JobFlow {meta.key(jf)}: flow {flow_name}: " + (message if waiting else f"{state}: {message}")
+
+
+def _exit_key(jf: Obj) -> str:
+    exit_flow = (jf.get("spec") or {}).get("onExit")
+    return flow.job_name(meta.name(jf), str(exit_flow)) if exit_flow else ""
 
 
 def _of_item(jf: Obj, key: str, loop: str, item: str, text: str) -> str:
