@@ -5,6 +5,7 @@ import re
 import socket
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -109,3 +110,62 @@ def test_vcctl_jobflow_get_w_piped(tmp_path):
         proc = vcctl("jobflow", "get", "lines", "-w", timeout=120)
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
     check(lines_of(proc.stdout))
+
+
+CRASHING = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: crashing}
+spec:
+  flows:
+    - name: crashing-main
+---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {name: crashing-main}
+spec:
+  minAvailable: 1
+  schedulerName: volcano
+  tasks:
+    - name: main
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers:
+            - name: main
+              image: busybox
+              command: ["sh", "-c", "exit 4"]
+"""
+CRASH_LINE = ("pod default/crashing-crashing-main-main-0: container main is restarted by restartPolicy OnFailure, "
+              "with back-off (last run: exit code 4")
+
+
+def test_vcctl_jobflow_get_w_piped_says_a_crash_loop_once_as_run_does(tmp_path):
+    path = tmp_path / "crashing.yaml"
+    path.write_text(CRASHING)
+    with vcctl_server.running(tmp_path / "server", "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
+        def vcctl(*args):
+            return subprocess.run([VCCTL, *map(str, args), "-k", str(srv.kubeconfig)], cwd=ROOT, capture_output=True,
+                                  text=True, timeout=60)
+        assert vcctl("jobtemplate", "create", "-f", path).returncode == 0
+        assert vcctl("jobflow", "create", "-f", path).returncode == 0
+        proc = subprocess.Popen([VCCTL, "jobflow", "get", "crashing", "-w", "-k", str(srv.kubeconfig)], cwd=ROOT,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        seen = []
+        timer = threading.Timer(90, proc.kill)   # (the line never came: the loop below ends, the test fails)
+        timer.start()
+        try:
+            for line in proc.stdout:
+                seen.append(STAMP.sub("", line.rstrip("\n")))
+                if seen[-1].startswith(CRASH_LINE):
+                    break
+            assert vcctl("jobflow", "delete", "-N", "crashing").returncode == 0
+            out, _ = proc.communicate(timeout=60)
+        finally:
+            timer.cancel()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    lines = seen + [STAMP.sub("", ln) for ln in out.splitlines()]
+    assert sum(ln.startswith(CRASH_LINE) for ln in lines) == 1, lines
+    assert "JobFlow default/crashing was deleted" in lines, lines

@@ -6,9 +6,9 @@ FailedCreate Events (why a vcjob lacks pods: the API refused them) into a local 
 `viewdraw.render` of that cache — the same live view as `vcctl run` — on every change (at most 10 times a
 second; once a second for the elapsed times). When stdout is not a terminal it prints a line per phase
 change instead (as `vcctl run` does, runlines.py: a loop's items counted in a line per loop flow, written
-once their counts settle; each flow's detail, flownotes.py, once per change; in the order the server wrote
-them), and the final view at the end — once the vcjobs the JobFlow's status says ended are ended in the cache
-too (their watch may lag: SETTLE_WAIT at most).
+once their counts settle; each flow's detail, flownotes.py, once per change; a container's crash loop, once; in
+the order the server wrote them), and the final view at the end — once the vcjobs the JobFlow's status says ended
+are ended in the cache too (their watch may lag: SETTLE_WAIT at most).
 Returns the exit status: 0 the flow succeeded, 1 it failed or was deleted, 130 interrupted.
 
 A big flow (10,000 vcjobs, as many pods) takes seconds to list, so each kind is listed and watched on
@@ -233,6 +233,7 @@ def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_
     live = Live(console=console, auto_refresh=False, transient=False) if console.is_terminal else None
     start, last_phases, gap, settle_by = clock.monotonic(), {}, REDRAW_GAP, 0.0
     flow_notes = flownotes.FlowNotes()   # (each flow's detail said once per change: as `vcctl run` says it)
+    crash_loops: set[tuple[str, str]] = set()   # (pod, container) whose restarts a line announced
     loop_lines = runlines.LoopLines()   # (a loop's count line held while its items still change)
     pause = threading.Event()  # never set: an interruptible sleep that coalesces bursts of events
     if live is not None:
@@ -260,6 +261,8 @@ def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_
                 lines = loop_lines.lines(changed, now_phases, {meta.key(jf): jf for jf in snap.jobflows},
                                          {what: job for what, job in jobs.items() if job is not None},
                                          clock.monotonic(), final, notes)
+                lines += [n for job in snap.jobs for pod in snap.pods_of(job)
+                          for n in runlines.crash_loop_notes(pod, crash_loops)]
                 for line in lines:
                     console.print(f"[{clock.monotonic() - start:7.2f}s] {line}", highlight=False, markup=False,
                                   soft_wrap=True)   # (a line of a log: never wrapped at 80 columns)

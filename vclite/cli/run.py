@@ -127,7 +127,7 @@ class Progress:
         if kind == kinds.POD.kind and _pod_phase(obj) == "Failed" and not self.ended:
             self.failed_pods[meta.key(obj)] = obj
         if kind == kinds.POD.kind and ev.type != "DELETED" and not self.ended:
-            self._notes += crash_loop_notes(obj, self._crash_loops)
+            self._notes += runlines.crash_loop_notes(obj, self._crash_loops)
         if kind == kinds.PODGROUP.kind or (kind == kinds.POD.kind and not view.is_bare_pod(obj)):
             return
         if kind == kinds.JOBFLOW.kind and ev.type != "DELETED":
@@ -193,26 +193,6 @@ class Progress:
         self._changed_jobs.clear()
         self._flow_notes, self._notes = {}, []
         return lines
-
-
-def crash_loop_notes(pod: Obj, announced: set[tuple[str, str]]) -> list[str]:
-    """A line for each container of `pod` that went into CrashLoopBackOff for the first time (added to
-    `announced`): the run goes on while its restartPolicy restarts it, and the plain lines would otherwise say
-    nothing until the run ends (a command this machine lacks, with OnFailure, restarts until --timeout)."""
-    notes = []
-    policy = (pod.get("spec") or {}).get("restartPolicy") or "Always"
-    statuses = (pod.get("status") or {}).get("initContainerStatuses") or [], \
-        (pod.get("status") or {}).get("containerStatuses") or []
-    last = {cs.get("name"): (cs.get("lastState") or {}).get("terminated") or {} for group in statuses for cs in group
-            if isinstance(cs, dict)}
-    for name in view.crash_looping(pod):
-        if (meta.key(pod), name) in announced:
-            continue
-        announced.add((meta.key(pod), name))
-        how = view.last_run(last.get(name) or {})
-        notes.append(f"pod {meta.key(pod)}: container {name} is restarted by restartPolicy {policy}, with back-off"
-                     + (f" (last run: {how})" if how else ""))
-    return notes
 
 
 def _made_by_cronjob(job: Obj) -> bool:

@@ -1,12 +1,15 @@
-"""The lines `vcctl run` writes when its output is not a terminal (a CI log, a pipe): one per phase change of
-a JobFlow, a vcjob or a bare pod — but a loop's items (or a repeat's iterations) are counted, one line per
-loop flow for the changes seen together, so that a sweep of 200 items does not write 600 lines:
+"""The lines `vcctl run` (and `vcctl jobflow get -w`) writes when its output is not a terminal (a CI log, a pipe):
+one per phase change of a JobFlow, a vcjob or a bare pod — but a loop's items (or a repeat's iterations) are
+counted, one line per loop flow for the changes seen together, so that a sweep of 200 items does not write 600
+lines:
 
     JobFlow default/sweep: flow train: 20 items: 19 Running, 1 Pending
 
 and an item that fails has a line of its own too, naming it as the live view names its row:
 
     vcjob default/sweep-train-12 (flow train, item 12: 0.013): Failed
+
+A container going into CrashLoopBackOff has a line of its own, once (`crash_loop_notes`).
 
 `change_lines` makes the lines of one batch of changes; `LoopLines` holds a loop's count line back while its
 items still change (their vcjobs start over several ticks): it is written once the loop's counts have not
@@ -177,3 +180,23 @@ def loop_counts(jf: Obj, name: str, phases: dict[str, str]) -> str:
     order = view.COUNT_ORDER
     ranked = sorted(counts, key=lambda p: (order.index(p) if p in order else len(order), p))
     return f"{count} {word}: " + ", ".join(f"{counts[p]} {p}" for p in ranked)
+
+
+def crash_loop_notes(pod: Obj, announced: set[tuple[str, str]]) -> list[str]:
+    """A line for each container of `pod` that went into CrashLoopBackOff for the first time (added to
+    `announced`): the run goes on while its restartPolicy restarts it, and the plain lines would otherwise say
+    nothing until the run ends (a command this machine lacks, with OnFailure, restarts until --timeout)."""
+    notes = []
+    policy = (pod.get("spec") or {}).get("restartPolicy") or "Always"
+    statuses = (pod.get("status") or {}).get("initContainerStatuses") or [], \
+        (pod.get("status") or {}).get("containerStatuses") or []
+    last = {cs.get("name"): (cs.get("lastState") or {}).get("terminated") or {} for group in statuses for cs in group
+            if isinstance(cs, dict)}
+    for name in view.crash_looping(pod):
+        if (meta.key(pod), name) in announced:
+            continue
+        announced.add((meta.key(pod), name))
+        how = view.last_run(last.get(name) or {})
+        notes.append(f"pod {meta.key(pod)}: container {name} is restarted by restartPolicy {policy}, with back-off"
+                     + (f" (last run: {how})" if how else ""))
+    return notes

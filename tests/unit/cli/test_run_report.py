@@ -9,7 +9,7 @@ import pytest
 
 from vclite.api import kinds
 from vclite.apiserver import client as client_mod
-from vclite.cli import flownotes, flowreport, run, runhints, view
+from vclite.cli import flownotes, flowreport, run, runhints, runlines, view
 
 ADDED, MODIFIED, DELETED = client_mod.EventType.ADDED, client_mod.EventType.MODIFIED, client_mod.EventType.DELETED
 
@@ -361,5 +361,5 @@ NOT_FOUND = {"exitCode": 128, "reason": "StartError", "message": 'exec: "x": exe
 ])
 def test_a_crash_loop_is_announced_once_per_container(pod, notes):
     announced: set = set()
-    assert run.crash_loop_notes(pod, announced) == notes
-    assert run.crash_loop_notes(pod, announced) == []
+    assert runlines.crash_loop_notes(pod, announced) == notes
+    assert runlines.crash_loop_notes(pod, announced) == []
