@@ -10,32 +10,11 @@ import threading
 import pytest
 
 from tests import vcctl_server
+from tests.jobs_yaml import template
 from tests.e2e.conftest import ROOT, VCCTL
 
 pytestmark = pytest.mark.e2e
 STAMP = re.compile(r"^\[\s*\d+\.\d+s\] ")
-
-
-def template(name, command):
-    return f"""---
-apiVersion: flow.volcano.sh/v1alpha1
-kind: JobTemplate
-metadata: {{name: {name}}}
-spec:
-  minAvailable: 1
-  schedulerName: volcano
-  tasks:
-    - name: main
-      replicas: 1
-      template:
-        spec:
-          restartPolicy: Never
-          containers:
-            - name: main
-              image: busybox
-              command: {command}
-              resources: {{requests: {{cpu: 100m}}}}
-"""
 
 
 def manifest(port):
@@ -54,12 +33,12 @@ spec:
       dependsOn:
         targets: [lines-serve]
         probe:
-          httpGetList: [{{taskName: main, port: {port}, path: /}}]
+          httpGetList: [{{taskName: t, port: {port}, path: /}}]
     - name: lines-after
       dependsOn: {{targets: [lines-client]}}
-""" + template("lines-serve", f'["sh", "-c", "sleep 1; timeout 3 {http} >/dev/null 2>&1; true"]') \
-        + template("lines-client", '["sh", "-c", "exit 3"]') + template("lines-after", '["true"]') \
-        + template("lines-notify", '["sleep", "1"]')
+""" + "".join("---\n" + template(name, command) for name, command in (
+        ("lines-serve", ["sh", "-c", f"sleep 1; timeout 3 {http} >/dev/null 2>&1; true"]),
+        ("lines-client", ["sh", "-c", "exit 3"]), ("lines-after", ["true"]), ("lines-notify", ["sleep", "1"])))
 
 
 def free_port():
@@ -76,7 +55,7 @@ def check(lines):
     """What both commands write of the flow `lines`."""
     assert any(ln.startswith("JobFlow default/lines: flow lines-client: waiting for probe: lines-lines-serve")
                for ln in lines), lines
-    why = "vcjob default/lines-lines-client: pod lines-lines-client-main-0: container main exited with code 3 (Error)"
+    why = "vcjob default/lines-lines-client: pod lines-lines-client-t-0: container main exited with code 3 (Error)"
     assert why in lines, lines
     failed = lines.index("vcjob default/lines-lines-client: Failed")
     assert failed < lines.index(why) < lines.index("JobFlow default/lines: Failed"), lines
