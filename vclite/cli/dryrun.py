@@ -13,7 +13,7 @@ reads, as `kubectl get quota -o yaml` shows them), and Namespaces (their labels,
 namespaceSelector reads; a namespace the pods use but no document declares exists without labels, as on a
 cluster). Any other kind is an error. Every document is checked as `vcctl validate` checks it (admission,
 file:line errors, exit 2) but is used as written, status included (a budget's or quota's status checked as a
-status write is). Objects without a namespace are in `default`.
+status write is; a Pod's or PodGroup's `status.phase` must be one of its kind's phases). Objects without a namespace are in `default`.
 
 Volcano's scheduler creates the queues `default` (weight 1, reclaimable) and `root` at start: if the
 state declares no Queue `default`, that one is added (and said so in the table); `root` is implicit
@@ -43,11 +43,12 @@ Must not: start components or write anything; the session is pure.
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from typing import Any
 
 from vclite.admission import admit
-from vclite.api import batch, kinds, meta, numatopo, scheduling, yamlio
+from vclite.api import batch, core, kinds, meta, numatopo, scheduling, yamlio
 from vclite.apiserver import inprocess
 from vclite.cli import manifests, schedconfmap
 from vclite.cli.scheduler_cmd import METRICS_TIMEOUT
@@ -143,6 +144,26 @@ def _status_problems(docs: list[yamlio.Document]) -> list[manifests.Problem]:
     return problems
 
 
+PHASES = {kinds.POD.kind: tuple(str(p) for p in core.PodPhase),
+          kinds.PODGROUP.kind: tuple(str(p) for p in scheduling.PodGroupPhase)}
+
+
+def _phase_problems(docs: list[yamlio.Document]) -> list[manifests.Problem]:
+    """A Pod's or PodGroup's `status.phase` that is none of its kind's phases. The API takes any string there
+    (only controllers write it), but a state is written by hand and the session reads the phase: a typo
+    (`Runing`, `Inqeue`) would silently change what it decides."""
+    problems = []
+    for d in docs:
+        allowed = PHASES.get(d.kind)
+        status = d.obj.get("status") if allowed and isinstance(d.obj, dict) else None
+        phase = status.get("phase") if isinstance(status, dict) else None
+        if phase is not None and phase != "" and phase not in allowed:
+            supported = ", ".join(f'"{p}"' for p in sorted(allowed))
+            problems.append(manifests.Problem(d.file, d.line_of("status.phase"), manifests.describe(d), "status.phase",
+                                              f"Unsupported value: {json.dumps(phase)}: supported values: {supported}"))
+    return problems
+
+
 def _validate(docs: list[yamlio.Document]) -> list[manifests.Problem]:
     """Admission problems, as `vcctl validate` finds them on a scratch API — except that the state
     may declare the queues the scratch API starts with (`default`, `root`)."""
@@ -158,7 +179,8 @@ def _validate(docs: list[yamlio.Document]) -> list[manifests.Problem]:
 def load_state(paths: list[str]) -> State:
     """The cluster state of the files, or manifests.InvalidManifests listing every problem (file:line)."""
     docs = manifests.load(paths)
-    problems = _kind_problems(docs) or (_validate(docs) + _time_problems(docs) + _status_problems(docs))
+    problems = _kind_problems(docs) or (_validate(docs) + _time_problems(docs) + _status_problems(docs)
+                                        + _phase_problems(docs))
     conf_doc = schedconfmap.find(docs)
     if conf_doc is not None:
         problems += [manifests.Problem(conf_doc.file, line, manifests.describe(conf_doc), schedconfmap.FIELD, message)

@@ -287,6 +287,52 @@ def test_a_status_the_session_reads_that_does_not_parse_is_a_problem_of_its_file
     ], got
 
 
+BAD_PHASES = """\
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: pg, namespace: c1}
+spec: {queue: default, minMember: 1}
+status: {phase: Inqeue}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  namespace: c1
+  annotations: {scheduling.k8s.io/group-name: pg}
+spec:
+  schedulerName: volcano
+  containers: [{name: c, image: x}]
+status:
+  phase: Runing
+"""
+
+
+@pytest.mark.parametrize("pg_phase, pod_phase, problems", [
+    pytest.param("Inqeue", "Runing", [
+        '{path}:17: Pod/p: status.phase: Unsupported value: "Runing": supported values: "Failed", "Pending", '
+        '"Running", "Succeeded", "Unknown"',
+        '{path}:5: PodGroup/pg: status.phase: Unsupported value: "Inqeue": supported values: "Completed", '
+        '"Inqueue", "Pending", "Running", "Unknown"'], id="typos"),
+    pytest.param("Inqueue", "Running", [], id="phases"),
+    pytest.param("Completed", "Succeeded", [], id="finished phases"),
+    pytest.param('""', "Unknown", [], id="empty PodGroup phase (Pending)"),
+])
+def test_a_phase_that_is_none_of_its_kinds_is_a_problem_of_its_file_and_line(tmp_path, pg_phase, pod_phase,
+                                                                              problems):
+    """The session reads the phases as written: a typo'd one (which the API would take: only controllers write
+    it) changed what the dry run decided without a word; it is refused with the field named."""
+    path = tmp_path / "state.yaml"
+    path.write_text(BAD_PHASES.replace("Inqeue", pg_phase).replace("Runing", pod_phase))
+    if not problems:
+        dryrun.load_state([str(path)])
+        return
+    with pytest.raises(manifests.InvalidManifests) as e:
+        dryrun.load_state([str(path)])
+    got = sorted(str(p) for p in e.value.problems)
+    assert got == [p.format(path=path) for p in problems], got
+
+
 def test_a_bad_node_status_is_one_problem_per_field(tmp_path):
     """A Node's status is checked by its create and by the status check of the state: each problem was
     listed twice."""
