@@ -183,7 +183,7 @@ def _arguments(cls: type, raw: Any, owner: str, path: str, prefixes: tuple[str, 
     if not isinstance(raw, Mapping):
         out.add(path, f"{owner}: arguments must be a mapping, got {_type_name(raw)}")
         return None
-    keys = {f.metadata.get("key", f.name) for f in dataclasses.fields(cls) if f.name != "extra"}
+    keys = {f.metadata.get("key", f.name) for f in dataclasses.fields(cls) if f.name != "extra" and f.init}
     ok = True
     usable: dict[str, Any] = {}   # key -> value, or a PARTIAL-wrapped value read in part
     for key, value in raw.items():

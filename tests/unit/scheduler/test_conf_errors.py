@@ -52,6 +52,14 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
                         "      leastrequested.wieght: 2\n",
                  ['sched.conf:10: plugin "nodeorder": unknown argument "leastrequested.wieght" (known: '],
                  id="unknown argument"),
+    pytest.param(HEAD + "- plugins:\n  - name: overcommit\n    arguments:\n      overcommit-factr: 2\n",
+                 ['sched.conf:9: plugin "overcommit": unknown argument "overcommit-factr" (known: overcommit-factor, '
+                  'overcommit-factor.<name>)'],
+                 id="unknown argument: the known ones are the arguments only (no internal field)"),
+    pytest.param(HEAD + "- plugins:\n  - name: overcommit\n    arguments:\n      _factors: {}\n",
+                 ['sched.conf:9: plugin "overcommit": unknown argument "_factors" (known: overcommit-factor, '
+                  'overcommit-factor.<name>)'],
+                 id="an internal field is no argument"),
     pytest.param(HEAD + "- plugins:\n  - name: overcommit\n    arguments:\n      overcommit-factor: lots\n",
                  ["sched.conf:9: plugin \"overcommit\": argument 'overcommit-factor': expected a number, unquoted, got 'lots'"],
                  id="argument of the wrong type"),
