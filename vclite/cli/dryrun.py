@@ -6,7 +6,7 @@ files in name order, its subdirectories unread, as for `vcctl run`/`validate` an
 Nodes (`status.allocatable`, labels, taints), Queues (`status.state`), PriorityClasses, PodGroups
 (`status.phase`, conditions), Pods (bound ones with `spec.nodeName`, phase in `status.phase`, member of a
 PodGroup by the annotation `scheduling.k8s.io/group-name`, scheduled by Volcano when `spec.schedulerName:
-volcano`), HyperNodes, Numatopologies (each node's NUMA report, which the numa-aware
+volcano` or, for a member of a PodGroup of the state, when it names none), HyperNodes, Numatopologies (each node's NUMA report, which the numa-aware
 plugin reads), PodDisruptionBudgets (their `status.disruptionsAllowed` and `disruptedPods`, which the
 pdb plugin reads), ResourceQuotas (their `status.hard` and `status.used`, which the resourcequota plugin
 reads, as `kubectl get quota -o yaml` shows them), and Namespaces (their labels, which a pod affinity term's
@@ -217,6 +217,7 @@ def build_state(objects: list[Obj]) -> State:
         state.added_default_queue = True
         queues.add(scheduling.DEFAULT_QUEUE)
         state.notes.append('Queue "default" is not declared: Volcano\'s default queue was added (weight 1).')
+    state.notes.extend(_volcano_by_membership(state.cluster))
     state.notes.extend(_membership_notes(state.cluster, queues))
     state.notes.extend(_device_notes(state.cluster.nodes))
     return state
@@ -243,6 +244,28 @@ def _namespaces(objects: list[Obj], pods: list[Obj]) -> list[Obj]:
         declared.setdefault(meta.namespace(pod), {"apiVersion": "v1", "kind": kinds.NAMESPACE.kind,
                                                   "metadata": {"name": meta.namespace(pod)}})
     return [declared[name] for name in sorted(declared)]
+
+
+def _volcano_by_membership(cluster: snapshot.ClusterState) -> list[str]:
+    """Pods of a PodGroup of the state that name no scheduler are Volcano's (`schedulerName: volcano` set on the
+    state's copy), and a note says which. A state is written by hand, as the issue and Volcano's own scheduler tests
+    write pods: a member of a PodGroup by its annotation, no schedulerName. On a cluster the pod would get
+    `default-scheduler` and Volcano would never place it; a pod that names another scheduler still is not placed."""
+    groups = {meta.key(pg) for pg in cluster.podgroups}
+    taken = []
+    for pod in cluster.pods:
+        group = meta.annotations(pod).get(batch.GROUP_NAME)
+        spec = pod.get("spec")
+        if (group and isinstance(spec, dict) and not spec.get("schedulerName")
+                and f"{meta.namespace(pod)}/{group}" in groups):
+            spec["schedulerName"] = snapshot.DEFAULT_SCHEDULER_NAME
+            taken.append(meta.key(pod))
+    if not taken:
+        return []
+    shown = ", ".join(sorted(taken)[:3]) + (f" and {len(taken) - 3} more" if len(taken) > 3 else "")
+    return [f"{len(taken)} pod(s) of a PodGroup of the state name no schedulerName ({shown}): taken as "
+            f'"{snapshot.DEFAULT_SCHEDULER_NAME}"\'s (on a cluster they would get "default-scheduler", which Volcano '
+            "does not schedule)."]
 
 
 def _membership_notes(cluster: snapshot.ClusterState, queues: set[str]) -> list[str]:

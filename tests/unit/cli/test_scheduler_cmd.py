@@ -37,6 +37,8 @@ def pod(name, group, cpu="1", ns=None, scheduler="volcano", node_name=None, phas
     md = {"name": name, "annotations": {"scheduling.k8s.io/group-name": group}, **({"namespace": ns} if ns else {})}
     spec = {"schedulerName": scheduler, "containers": [{"name": "c", "image": "busybox",
                                                        "resources": {"requests": {"cpu": cpu}}}]}
+    if scheduler is None:
+        del spec["schedulerName"]
     if node_name:
         spec["nodeName"] = node_name
     return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec, "status": {"phase": phase}}
@@ -62,11 +64,33 @@ def pod(name, group, cpu="1", ns=None, scheduler="volcano", node_name=None, phas
                   "controller first gives such a pod a PodGroup (podgroup-<uid>); a state lists that PodGroup and the "
                   "pod's annotation."],
                  id="volcano pod without a podgroup"),
+    pytest.param([queue("default"), podgroup("pg"), pod("p", "pg", scheduler=None), pod("q", "pg", scheduler=None),
+                  pod("lost", "nope", scheduler=None)], False,
+                 ['2 pod(s) of a PodGroup of the state name no schedulerName (default/p, default/q): taken as '
+                  '"volcano"\'s (on a cluster they would get "default-scheduler", which Volcano does not schedule).',
+                  "Pod default/lost: its PodGroup default/nope is not in the state: the pod is not scheduled (it only "
+                  "occupies its node, if bound)."],
+                 id="pods of a podgroup without a schedulerName"),
 ])
 def test_build_state_notes(objects, added, notes):
     state = dryrun.build_state(objects)
     assert state.added_default_queue is added
     assert state.notes == notes
+
+@pytest.mark.parametrize("scheduler, binds", [
+    pytest.param(None, {"default/a": "n1", "default/b": "n1"}, id="none named: Volcano's, as the issue's states"),
+    pytest.param("volcano", {"default/a": "n1", "default/b": "n1"}, id="volcano"),
+    pytest.param("default-scheduler", {}, id="another scheduler named: not placed"),
+])
+def test_pods_of_a_podgroup_that_name_no_scheduler_are_scheduled(scheduler, binds):
+    """A state written as the issue describes it (pods grouped by the annotation, no schedulerName) was read as
+    kube-scheduler's pods: nothing was placed, whatever the scenario."""
+    objects = [node("n1"), queue("default"), podgroup("pg", min_member=2),
+               pod("a", "pg", scheduler=scheduler), pod("b", "pg", scheduler=scheduler)]
+    out = dryrun.dry_run(dryrun.build_state(objects), conf.default_conf(), NOW)
+    assert out["binds"] == binds
+    assert "spec" in objects[3] and objects[3]["spec"].get("schedulerName") == scheduler   # the input is left alone
+
 
 
 def test_build_state_defaults_namespaces_and_leaves_the_input_alone():
