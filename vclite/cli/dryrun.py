@@ -56,6 +56,7 @@ from vclite.lib import clock as clock_mod
 from vclite.lib import jsoncopy
 from vclite.scheduler import conf as conf_mod
 from vclite.scheduler import metricsfeed, nodemetrics
+from vclite.scheduler.framework import nodes as nodes_mod
 from vclite.scheduler.framework import session, snapshot
 from vclite.scheduler.plugins import gpushare, vgpu
 from vclite.scheduler.plugins import numa_aware
@@ -219,6 +220,9 @@ def build_state(objects: list[Obj]) -> State:
         state.notes.append('Queue "default" is not declared: Volcano\'s default queue was added (weight 1).')
     state.notes.extend(_volcano_by_membership(state.cluster))
     state.notes.extend(_membership_notes(state.cluster, queues))
+    state.notes.extend(f"Node {meta.name(n)}: its Ready condition is not True, so it is not in the session (as in "
+                       "Volcano's snapshot): nothing is placed on it, and what runs there is not seen."
+                       for n in sorted(state.cluster.nodes, key=meta.name) if not nodes_mod.is_ready(n))
     state.notes.extend(_device_notes(state.cluster.nodes))
     return state
 

@@ -71,6 +71,12 @@ def pod(name, group, cpu="1", ns=None, scheduler="volcano", node_name=None, phas
                   "Pod default/lost: its PodGroup default/nope is not in the state: the pod is not scheduled (it only "
                   "occupies its node, if bound)."],
                  id="pods of a podgroup without a schedulerName"),
+    pytest.param([queue("default"), node("n1"),
+                  {**node("n2"), "status": {"allocatable": {"cpu": "1"}, "conditions": [{"type": "Ready",
+                                                                                       "status": "False"}]}}],
+                 False, ["Node n2: its Ready condition is not True, so it is not in the session (as in Volcano's "
+                         "snapshot): nothing is placed on it, and what runs there is not seen."],
+                 id="a node that is not Ready"),
 ])
 def test_build_state_notes(objects, added, notes):
     state = dryrun.build_state(objects)

@@ -182,6 +182,8 @@ class BestCache:
                 e[1] = self._full(req, e[3], task)
             e[0] = end
         scores = e[1]
+        if not scores.size:   # (no node at all: none Ready)
+            return None
         row = int(scores.argmax())
         v = scores.item(row)
         return row if v > -np.inf or v != v else None   # v != v: NaN, which argmax picks first too

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from vclite.scheduler import conf, registry
 from vclite.scheduler.framework import hooks, plugin, session
@@ -152,3 +153,23 @@ def test_tasks_of_a_role_that_already_fit_nowhere_are_skipped_and_told_so():
     cond = {c["type"]: c for c in result.podgroup_status["ns/g"]["conditions"]}["Unschedulable"]
     shown = cond["message"].split("; ")[1:]
     assert shown == [unfit, SKIPPED.format("g-big-1", "big"), SKIPPED.format("g-big-2", "big")], cond["message"]
+
+
+NO_PROPORTION = 'actions: "enqueue, allocate, backfill, preempt, reclaim"\ntiers:\n' \
+                "- plugins: [{name: priority}, {name: gang}, {name: conformance}]\n" \
+                "- plugins: [{name: drf}, {name: predicates}, {name: nodeorder}, {name: binpack}]\n"
+
+
+@pytest.mark.parametrize("nodes", [
+    pytest.param([], id="no node"),
+    pytest.param([objects.node("a", ready=False)], id="no Ready node"),
+])
+def test_a_session_without_nodes_says_so_instead_of_failing(nodes):
+    """No node in the session and nothing (proportion) holding the tasks back: allocate's fast path took the
+    best of no scores and raised; now the job waits with Volcano's `0/0 nodes are unavailable`."""
+    st = objects.state(nodes=nodes, podgroups=[objects.pg("ns/g", min_member=1)],
+                       pods=[objects.pod("ns/g-0", "g"), objects.pod("ns/g-1", "g", cpu=None, mem=None)])
+    result = session.run_session(st, conf.parse(NO_PROPORTION), objects.NOW)
+    assert result.binds == {} and result.evictions == []
+    message = result.podgroup_status["ns/g"]["conditions"][0]["message"]
+    assert message.endswith("; 0/0 nodes are unavailable."), message
