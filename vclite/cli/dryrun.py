@@ -6,14 +6,15 @@ files in name order, its subdirectories unread, as for `vcctl run`/`validate` an
 Nodes (`status.allocatable`, labels, taints), Queues (`status.state`), PriorityClasses, PodGroups
 (`status.phase`, conditions), Pods (bound ones with `spec.nodeName`, phase in `status.phase`, member of a
 PodGroup by the annotation `scheduling.k8s.io/group-name`, scheduled by Volcano when `spec.schedulerName:
-volcano` or, for a member of a PodGroup of the state, when it names none), HyperNodes, Numatopologies (each node's NUMA report, which the numa-aware
-plugin reads), PodDisruptionBudgets (their `status.disruptionsAllowed` and `disruptedPods`, which the
-pdb plugin reads), ResourceQuotas (their `status.hard` and `status.used`, which the resourcequota plugin
-reads, as `kubectl get quota -o yaml` shows them), and Namespaces (their labels, which a pod affinity term's
-namespaceSelector reads; a namespace the pods use but no document declares exists without labels, as on a
-cluster). Any other kind is an error. Every document is checked as `vcctl validate` checks it (admission,
-file:line errors, exit 2) but is used as written, status included (a budget's or quota's status checked as a
-status write is; a Pod's or PodGroup's `status.phase` must be one of its kind's phases). Objects without a namespace are in `default`.
+volcano` or, for a member of a PodGroup of the state, when it names none), HyperNodes, Numatopologies (each
+node's NUMA report, which the numa-aware plugin reads), PodDisruptionBudgets (their
+`status.disruptionsAllowed` and `disruptedPods`, which the pdb plugin reads), ResourceQuotas (their
+`status.hard` and `status.used`, which the resourcequota plugin reads, as `kubectl get quota -o yaml` shows
+them), and Namespaces (their labels, which a pod affinity term's namespaceSelector reads; a namespace the pods
+use but no document declares exists without labels, as on a cluster). Any other kind is an error. Every
+document is checked as `vcctl validate` checks it (admission, file:line errors, exit 2) but is used as
+written, status included (a budget's or quota's status checked as a status write is; a Pod's or PodGroup's
+`status.phase` must be one of its kind's phases). Objects without a namespace are in `default`.
 
 Volcano's scheduler creates the queues `default` (weight 1, reclaimable) and `root` at start: if the
 state declares no Queue `default`, that one is added (and said so in the table); `root` is implicit
