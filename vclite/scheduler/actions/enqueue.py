@@ -8,7 +8,9 @@ The vcjob controller creates no pods before this happens.
 Differences from Volcano, on purpose: JobEnqueueable is asked even when the PodGroup has no
 minResources (plugins permit such jobs, but a Closed queue still rejects them); and a rejected job
 gets an Unschedulable condition saying why (`queue "q1" is Closed`, `queue resource quota
-insufficient: ...`), cleared again when the job is admitted.
+insufficient: ...`), cleared again when the job is admitted; a job no node could ever run (a pod of it, or
+its minResources over minMember, above the largest node) is told so first (`pod needs cpu 6, but the
+largest node has 4; ...`).
 
 Jobs rejected before wait in classes of equal jobs (framework/waiting.py): a class's members are
 taken in order, each once the one before it is admitted, so a class costs one try when there is
@@ -21,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vclite.api import scheduling
-from vclite.scheduler.framework import plugin
+from vclite.scheduler.framework import fit, plugin
 from vclite.scheduler.framework import status as status_mod
 
 if TYPE_CHECKING:
@@ -92,5 +94,6 @@ class Enqueue:
             return True
         reason, message = ssn.enqueue_notes.get(job.uid, (
             status_mod.Reason.NOT_ENQUEUEABLE, "the scheduler's enqueue checks did not admit the job"))
-        ssn.explain_unschedulable(job, reason, message)
+        hint = fit.job_too_big_hint(job.tasks.values(), job.min_resources, job.min_available, ssn.nodes)
+        ssn.explain_unschedulable(job, reason, f"{hint}; {message}" if hint else message)
         return False

@@ -10,7 +10,7 @@ Must not: change node state.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -114,7 +114,7 @@ def predicate_caller(flat: list[hooks.Entry]) -> Callable[..., list[Failure]]:
     return call
 
 
-def too_big_hint(req: np.ndarray, nodes: nodes_mod.NodeState) -> str:
+def too_big_hint(req: np.ndarray, nodes: nodes_mod.NodeState, needs: str = "pod needs") -> str:
     """`pod needs cpu 64, but the largest node has 4` when no node could ever hold the request."""
     if len(nodes) == 0:
         return ""
@@ -122,9 +122,24 @@ def too_big_hint(req: np.ndarray, nodes: nodes_mod.NodeState) -> str:
     parts = []
     for j in np.flatnonzero(req > largest):
         name = nodes.dims.names[j]
-        parts.append(f"pod needs {name} {nodes.dims.format(name, req[j])}, but the largest node has "
+        parts.append(f"{needs} {name} {nodes.dims.format(name, req[j])}, but the largest node has "
                      f"{nodes.dims.format(name, largest[j])}")
     return "; ".join(parts)
+
+
+def job_too_big_hint(tasks: Iterable[Any], min_resources: np.ndarray | None, min_available: int,
+                     nodes: nodes_mod.NodeState) -> str:
+    """`too_big_hint` for a job: its first task no node could ever hold; for a job without pods yet (a
+    vcjob's pods are made once its PodGroup is Inqueue), its minResources shared out over minMember pods —
+    when that share is above the largest node, so is at least one of those pods."""
+    for t in tasks:
+        hint = too_big_hint(t.req, nodes)
+        if hint:
+            return hint
+    if min_resources is None or min_available <= 0:
+        return ""
+    return too_big_hint(min_resources / min_available, nodes,
+                        "pod needs" if min_available == 1 else f"one of its {min_available} pods needs at least")
 
 
 def feasible(failures: list[Failure], n: int) -> np.ndarray:

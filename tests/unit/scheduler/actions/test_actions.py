@@ -173,3 +173,28 @@ def test_a_session_without_nodes_says_so_instead_of_failing(nodes):
     assert result.binds == {} and result.evictions == []
     message = result.podgroup_status["ns/g"]["conditions"][0]["message"]
     assert message.endswith("; 0/0 nodes are unavailable."), message
+
+
+OVERUSED = "resource in cluster is overused: job needs cpu {need} but the cluster can admit at most cpu 4800m more"
+
+
+@pytest.mark.parametrize("min_member, min_cpu, pods, want", [
+    pytest.param(1, "6", [], "pod needs cpu 6, but the largest node has 4; " + OVERUSED.format(need=6),
+                 id="a vcjob's one pod, before it exists: bigger than any node"),
+    pytest.param(2, "10", [], "one of its 2 pods needs at least cpu 5, but the largest node has 4; "
+                 + OVERUSED.format(need=10), id="two pods sharing more than a node each"),
+    pytest.param(3, "9", [], OVERUSED.format(need=9), id="each pod fits a node: only the cluster is short"),
+    pytest.param(1, "6", [objects.pod("ns/g-0", "g", cpu="6")],
+                 "pod needs cpu 6, but the largest node has 4; " + OVERUSED.format(need=6), id="a pod of it"),
+])
+def test_a_job_no_node_could_ever_run_is_told_so_when_enqueue_refuses_it(min_member, min_cpu, pods, want):
+    """The issue's plain message for a job bigger than any node was only given by allocate: a job enqueue
+    refused first (overcommit: a small cluster) was told the cluster was overused, as if waiting would help."""
+    st = objects.state(nodes=[objects.node("a", cpu="4")],
+                       podgroups=[objects.pg("ns/g", min_member=min_member, phase="Pending",
+                                             min_resources={"cpu": min_cpu})], pods=pods)
+    result = objects.run(st)
+    status = result.podgroup_status["ns/g"]
+    assert status["phase"] == "Pending"
+    message = next(c["message"] for c in status["conditions"] if c["type"] == "Unschedulable")
+    assert message.startswith(want), message
