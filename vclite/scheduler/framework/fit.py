@@ -132,11 +132,13 @@ def job_too_big_hint(tasks: Iterable[Any], min_resources: np.ndarray | None, min
     """`too_big_hint` for a job: its first task no node could ever hold; for a job without pods yet (a
     vcjob's pods are made once its PodGroup is Inqueue), its minResources shared out over minMember pods —
     when that share is above the largest node, so is at least one of those pods."""
+    some = False
     for t in tasks:
+        some = True
         hint = too_big_hint(t.req, nodes)
         if hint:
             return hint
-    if min_resources is None or min_available <= 0:
+    if some or min_resources is None or min_available <= 0:   # (pods to go by: their requests say it all)
         return ""
     return too_big_hint(min_resources / min_available, nodes,
                         "pod needs" if min_available == 1 else f"one of its {min_available} pods needs at least")

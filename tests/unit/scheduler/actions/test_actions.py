@@ -186,6 +186,8 @@ OVERUSED = "resource in cluster is overused: job needs cpu {need} but the cluste
     pytest.param(3, "9", [], OVERUSED.format(need=9), id="each pod fits a node: only the cluster is short"),
     pytest.param(1, "6", [objects.pod("ns/g-0", "g", cpu="6")],
                  "pod needs cpu 6, but the largest node has 4; " + OVERUSED.format(need=6), id="a pod of it"),
+    pytest.param(1, "6", [objects.pod("ns/g-0", "g", cpu="1")], OVERUSED.format(need=6),
+                 id="pods that fit a node, whatever minResources says"),
 ])
 def test_a_job_no_node_could_ever_run_is_told_so_when_enqueue_refuses_it(min_member, min_cpu, pods, want):
     """The issue's plain message for a job bigger than any node was only given by allocate: a job enqueue
