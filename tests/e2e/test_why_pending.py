@@ -44,7 +44,8 @@ GANG = [("worker", 4, "1200m", None), ("gpu", 1, "1", "{accelerator: gpu}")]
 
 CASES = [
     pytest.param(SMALL_QUEUE + vcjob("wide", [("main", 1, "2", None)], 1, queue="small"), "2x(cpu=4,memory=8Gi)",
-                 re.escape('vcjob default/wide: queue resource quota insufficient: job needs cpu 2 but queue "small" '
+                 re.escape('vcjob default/wide: queue resource quota insufficient: insufficient cpu; '
+                           'job needs cpu 2 but queue "small" '
                            "can get at most 1"), id="queue at capability"),
     pytest.param(vcjob("big", [("main", 1, "3", None)], 1), "2x(cpu=2,memory=4Gi)",
                  re.escape("vcjob default/big: 1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, "
@@ -132,7 +133,8 @@ def test_closed_queue_on_a_server(server, write):
         r = _client(server, group, "create", "-f", str(path))
         assert r.code == 0, r
     _wait_for(server, ["job", "view", "-N", "flow-step"],
-              'queue resource quota insufficient: job needs cpu 2 but queue "small" can get at most 1')
+              'queue resource quota insufficient: insufficient cpu; '
+              'job needs cpu 2 but queue "small" can get at most 1')
     r = _client(server, "queue", "operate", "-n", "small", "-a", "close")
     assert r.code == 0, r
     # (Closing, not Closed: the waiting job's PodGroup is still in the queue, as on Volcano)

@@ -381,4 +381,5 @@ def test_overcommit_limits_enqueue(args, admitted):
     phases = [result.podgroup_status[f"c1/j{i}"]["phase"] for i in range(3)]
     assert phases.count("Inqueue") == admitted
     if admitted < 3:
-        assert "resource in cluster is overused: job needs cpu 3" in unschedulable_message(result, "c1/j2")
+        assert ("resource in cluster is overused: overused cpu; "
+                "job needs cpu 3") in unschedulable_message(result, "c1/j2")

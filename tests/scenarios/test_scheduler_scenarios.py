@@ -250,7 +250,8 @@ CASES += [
         PROP_ENQ, "enqueue, allocate", PROP_NODES, PROP_QUEUES,
         [PROP_PGS[k] for k in ("pg1", "pg2", "pg5")], [PROP_PODS[k] for k in ("pod1", "pod2", "pod5")],
         bind={}, phases={"ns/pg5": "Pending"},
-        messages={"ns/pg5": 'queue resource quota insufficient: job needs memory 1G but queue "q1" can get at most 0'}),
+        messages={"ns/pg5": 'queue resource quota insufficient: insufficient memory; '
+                            'job needs memory 1G but queue "q1" can get at most 0'}),
         id="PROP-03 exceeds queue capability: not enqueued"),
     pytest.param(Case(
         PROP_ENQ, "enqueue, allocate", PROP_NODES, PROP_QUEUES, [PROP_PGS["pg6"]], [PROP_PODS["pod6"]],
@@ -288,7 +289,8 @@ CASES += [
         T_DEFAULTISH, "enqueue, allocate", [node("a", 4, "8Gi")], [queue("default", capability={"cpu": "4"})],
         [pg("ns/wide", "default", 2, "Pending", min_resources={"cpu": "8", "memory": "2Gi"})],
         [], bind={}, phases={"ns/wide": "Pending"},
-        messages={"ns/wide": 'queue resource quota insufficient: job needs cpu 8 but queue "default" can get at most 4'}),
+        messages={"ns/wide": 'queue resource quota insufficient: insufficient cpu; '
+                             'job needs cpu 8 but queue "default" can get at most 4'}),
         id="MSG-03 enqueue quota rejection is written before pods exist"),
     pytest.param(Case(
         T_DEFAULTISH, "enqueue, allocate", [node("a", 4, "8Gi", unschedulable=True), node("b", 1, "8Gi")],

@@ -241,10 +241,12 @@ def test_scheduling_gated_pods_do_not_hold_room_other_jobs_could_be_admitted_to(
 # ---- guarantee.go ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("guarantee, req, message", [
     pytest.param(CPU2MEM2, res("500m", "512Mi"),
-                 'queue resource quota insufficient: job needs cpu 500m, memory 512Mi but queue "queue2" can get at '
+                 'queue resource quota insufficient: insufficient cpu, insufficient memory; '
+                 'job needs cpu 500m, memory 512Mi but queue "queue2" can get at '
                  "most cpu 0, memory 0", id="one-queue-reserve-all-cluster-resource"),
     pytest.param(CPU1MEM1, res("1500m", "512Mi"),
-                 'queue resource quota insufficient: job needs cpu 1500m but queue "queue2" can get at most 1',
+                 'queue resource quota insufficient: insufficient cpu; '
+                 'job needs cpu 1500m but queue "queue2" can get at most 1',
                  id="one-queue-reserve-some-cluster-resource-so-it-is-NOT-enough-to-create-job"),
 ])
 def test_what_another_queue_guarantees_is_not_given_to_a_job(guarantee, req, message):

@@ -56,7 +56,8 @@ RAN = {"createTime": "2026-01-01T00:00:00Z", "taskStatusCount": {}}
     pytest.param("f-b", {**RAN, "phase": "Completed", "output": "0.93\n"}, "vcjob default/f-b: output: 0.93",
                  id="output"),
     pytest.param("f-b", {**RAN, "phase": "Completed"}, "", id="completed-nothing-more"),
-    pytest.param("f-b", {**RAN, "phase": "Pending", "message": "queue resource quota insufficient: job needs cpu 1"},
+    pytest.param("f-b", {**RAN, "phase": "Pending", "message": "queue resource quota insufficient: insufficient cpu; "
+                                                               "job needs cpu 1"},
                  "", id="a-pending-vcjobs-wait-for-resources-no-line-each-of-a-wide-fan-would-have-one"),
     pytest.param("f-b", {"phase": "Pending", "reason": "Creating", "message": "dependencies are met"}, "",
                  id="being-created"),

@@ -107,7 +107,8 @@ def test_failure_report_says_when_the_exit_handler_failed(on_exit, cond, expecte
 
 
 @pytest.mark.parametrize("line, short", [
-    pytest.param("vcjob default/g: resource in cluster is overused: job needs nvidia.com/gpu 2 but the cluster can "
+    pytest.param("vcjob default/g: resource in cluster is overused: overused nvidia.com/gpu; "
+                 "job needs nvidia.com/gpu 2 but the cluster can "
                  "admit at most nvidia.com/gpu 0 more (overcommit-factor 1.2)", True, id="enqueue-overused"),
     pytest.param("vcjob default/g: 0/1 nodes are unavailable: 1 Insufficient cpu.", True, id="predicate"),
     pytest.param("vcjob default/g: pod g-w-0: container c CrashLoopBackOff: back-off 10s", False, id="crash-loop"),

@@ -68,8 +68,8 @@ def test_gang_that_does_not_fit_stays_unbound_and_says_why():
     pg = c.get(kinds.PODGROUP, "pg1")
     assert pg["status"]["phase"] == "Pending"
     # overcommit (before proportion in Volcano's default tiers) is the first to refuse: 1 cpu × 1.2
-    assert "resource in cluster is overused: job needs cpu 2 but the cluster can admit at most cpu 1200m more" in \
-        pg["status"]["conditions"][0]["message"]
+    assert ("resource in cluster is overused: overused cpu; "
+            "job needs cpu 2 but the cluster can admit at most cpu 1200m more") in pg["status"]["conditions"][0]["message"]
 
 
 def test_quiescent_when_nothing_changes_and_woken_by_new_work():

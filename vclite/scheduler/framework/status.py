@@ -285,3 +285,9 @@ def queue_status_update(queue: jobs_mod.QueueInfo, allocated: dict[str, str]) ->
     for k in old_raw:
         patch.setdefault(k, None)   # merge patch: drop resources no longer allocated
     return {"allocated": patch}
+
+
+def resource_names(prefix: str, verb: str, names: list[str]) -> str:
+    """Volcano's util.FormatResourceNames: `queue resource quota insufficient: insufficient cpu, insufficient memory`
+    (the words its Event gives; vclite's message goes on with the figures)."""
+    return f"{prefix}: {', '.join(f'{verb} {name}' for name in names)}" if names else prefix

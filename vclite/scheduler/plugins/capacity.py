@@ -297,10 +297,9 @@ class Capacity:
             short = quota.insufficient(min_req + a.allocated + a.inqueue - a.elastic, a.real_capability, min_req,
                                        ssn.dims)
             if short:
-                names = ", ".join(f"insufficient {ssn.dims.names[i]}" for i in short)
                 where = "" if a is attr else f' (ancestor queue "{a.name}")'
-                ssn.note_enqueue_rejection(job, scheduling.ConditionReason.NOT_ENOUGH_RESOURCES,
-                                           f"{QUOTA_INSUFFICIENT}: {names}{where}")
+                why = status_mod.resource_names(QUOTA_INSUFFICIENT, "insufficient", [ssn.dims.names[i] for i in short])
+                ssn.note_enqueue_rejection(job, scheduling.ConditionReason.NOT_ENOUGH_RESOURCES, why + where)
                 return hooks.Vote.REJECT
         return hooks.Vote.PERMIT
 

@@ -26,6 +26,7 @@ import numpy as np
 from vclite.api import scheduling
 from vclite.scheduler.framework import dims as dims_mod
 from vclite.scheduler.framework import hooks, plugin
+from vclite.scheduler.framework import status as status_mod
 
 if TYPE_CHECKING:
     from vclite.scheduler.framework import jobs as jobs_mod
@@ -110,7 +111,8 @@ class Overcommit:
         if short.any():
             which = list(np.flatnonzero(short))
             room = np.maximum(self.idle - self.inqueue, 0)
-            why = (f"{OVERUSED}: job needs {dims.describe(min_req, which)} but the cluster can admit at most "
+            why = (f"{status_mod.resource_names(OVERUSED, 'overused', [dims.names[i] for i in which])}; "
+                   f"job needs {dims.describe(min_req, which)} but the cluster can admit at most "
                    f"{dims.describe(room, which)} more (overcommit-factor {_valid(self.arguments.factor):g})")
         self._verdicts[id(min_req)] = (min_req, why)
         return why

@@ -266,7 +266,8 @@ class Proportion:
             most = dims.format(dims.names[i], float(room[i]))
         else:
             most = dims.describe(room, cols)
-        return f'{QUOTA_INSUFFICIENT}: job needs {dims.describe(need, cols)} but queue "{queue}" can get at most {most}'
+        return (f'{status_mod.resource_names(QUOTA_INSUFFICIENT, "insufficient", [dims.names[i] for i in cols])}; '
+                f'job needs {dims.describe(need, cols)} but queue "{queue}" can get at most {most}')
 
     def job_enqueued(self, job: "jobs_mod.JobInfo") -> None:
         if job.min_resources is not None:
@@ -286,3 +287,4 @@ class Proportion:
 
     def on_session_close(self, ssn: "session_mod.Session") -> None:
         return None
+

@@ -175,7 +175,8 @@ def test_a_session_without_nodes_says_so_instead_of_failing(nodes):
     assert message.endswith("; 0/0 nodes are unavailable."), message
 
 
-OVERUSED = "resource in cluster is overused: job needs cpu {need} but the cluster can admit at most cpu 4800m more"
+OVERUSED = ("resource in cluster is overused: overused cpu; "
+            "job needs cpu {need} but the cluster can admit at most cpu 4800m more")
 
 
 @pytest.mark.parametrize("min_member, min_cpu, pods, want", [

@@ -98,7 +98,8 @@ def test_enqueued_jobs_count_as_inqueue():
     plugin.job_enqueued(jobs[1])
     assert plugin.job_enqueueable(jobs[2]) == hooks.Vote.REJECT
     note = ssn.enqueue_notes["ns/j2"][1]
-    assert note == ("resource in cluster is overused: job needs cpu 4 but the cluster can admit at most cpu 1600m "
+    assert note == ("resource in cluster is overused: overused cpu; "
+                    "job needs cpu 4 but the cluster can admit at most cpu 1600m "
                     "more (overcommit-factor 1.2)")
     assert np.isfinite(plugin.idle).all()
 

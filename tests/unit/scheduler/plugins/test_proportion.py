@@ -142,10 +142,11 @@ def test_session_accounting_and_hooks():
 @pytest.mark.parametrize("capability, min_resources, allowed, message", [
     pytest.param({"cpu": "4"}, {"cpu": "3"}, True, None, id="fits the capability"),
     pytest.param({"cpu": "4"}, {"cpu": "8"}, False,
-                 'queue resource quota insufficient: job needs cpu 8 but queue "q" can get at most 3',
+                 'queue resource quota insufficient: insufficient cpu; job needs cpu 8 but queue "q" can get at most 3',
                  id="one dimension short (1 cpu already allocated)"),
     pytest.param({"cpu": "4", "memory": "1Gi"}, {"cpu": "8", "memory": "2Gi"}, False,
-                 'queue resource quota insufficient: job needs cpu 8, memory 2Gi but queue "q" can get at most '
+                 'queue resource quota insufficient: insufficient cpu, insufficient memory; '
+                 'job needs cpu 8, memory 2Gi but queue "q" can get at most '
                  "cpu 3, memory 0",
                  id="two dimensions short"),
     pytest.param(None, None, True, None, id="no minResources: always admitted"),
