@@ -101,6 +101,17 @@ def test_switch_runs_exactly_the_chosen_case(vcctl, tmp_path):
     assert "mode finetune done: finetuned" in logs(tmp_path, "switch-report-main-0")
 
 
+@pytest.mark.parametrize("mode, output", [("train", "trained"), ("evaluate", "evaluated")])
+def test_switch_report_reads_whichever_case_ran(vcctl, tmp_path, mode, output):
+    """The example's report joins every case: with another mode, it runs and reads that case's output."""
+    r = vcctl("run", "--quiet", "-o", "json", "--timeout", "90", "--workdir", tmp_path / "work",
+              "-p", f"mode={mode}", ROOT / "examples" / "switch.yaml")
+    assert r.code == 0, r
+    jobs = by_kind(r.json()["items"], "Job")
+    assert set(jobs) == {f"switch-{mode}", "switch-report"}
+    assert f"mode {mode} done: {output}" in logs(tmp_path, "switch-report-main-0")
+
+
 def test_fan_out_one_vcjob_per_item(vcctl, tmp_path):
     status, jobs, _ = run_example(vcctl, tmp_path, "fan-out.yaml")
     assert {n for n in jobs if n.startswith("fan-out-process-")} == {f"fan-out-process-{i}" for i in range(3)}
