@@ -77,6 +77,20 @@ BY_KIND = {
 }
 
 
+# a field other texts spell differently -> what to write: (the parent field, the name written)
+RENAMED = {("patch", "spec"): ('"jobSpec"', "Volcano's API names it so; its design document, "
+                                            "job-template-parameter-overriding.md, writes spec")}
+
+
+def _hint(parent: str, key: str, schema: dict) -> str:
+    """` (did you mean "x"?…)` for `key` under `parent`: a known other spelling, else the closest known name."""
+    renamed = RENAMED.get((parent, key))
+    if renamed is not None:
+        return f" (did you mean {renamed[0]}? {renamed[1]})"
+    close = difflib.get_close_matches(key, list(schema), n=1, cutoff=0.75)
+    return f' (did you mean "{close[0]}"?)' if close else ""
+
+
 def unknown(value: Any, schema: Any, path: str = "") -> list[tuple[str, str]]:
     """(field path, message) for each field of `value` that `schema` does not define, with the
     closest known name when there is one (`unknown field "minAvaliable" (did you mean "minAvailable"?)`)."""
@@ -96,8 +110,7 @@ def unknown(value: Any, schema: Any, path: str = "") -> list[tuple[str, str]]:
         if key in schema:
             out.extend(unknown(item, schema[key], where))
             continue
-        close = difflib.get_close_matches(str(key), list(schema), n=1, cutoff=0.75)
-        hint = f' (did you mean "{close[0]}"?)' if close else ""
+        hint = _hint(path.rsplit(".", 1)[-1].split("[", 1)[0], str(key), schema)
         out.append((where, f'unknown field "{key}"{hint}: it is ignored'))
     return out
 

@@ -47,6 +47,10 @@ POD = {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "command"
     pytest.param(flow({"flows": [{"name": "b", "patch": {"jobSpec": {"minAvaliable": 1}}}]}),
                  [("spec.flows[0].patch.jobSpec.minAvaliable",
                    'unknown field "minAvaliable" (did you mean "minAvailable"?): it is ignored')], id="patch-typo"),
+    pytest.param(flow({"flows": [{"name": "b", "patch": {"spec": {"queue": "q"}}}]}),
+                 [("spec.flows[0].patch.spec", 'unknown field "spec" (did you mean "jobSpec"? Volcano\'s API names it '
+                   "so; its design document, job-template-parameter-overriding.md, writes spec): it is ignored")],
+                 id="patch-spec-as-the-design-document-writes-it"),
     pytest.param(flow({"flows": [{"name": "b", "patch": {"jobSpec": {"tasks": [{"name": "t", "$patch": "delete"}]}}}]}),
                  [], id="patch-directive"),
     pytest.param(flow({"arguments": {"parameter": []}, "flows": [
