@@ -37,6 +37,16 @@ NAMESPACE_FINALIZER = "kubernetes"   # a Namespace's spec.finalizers: the namesp
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"   # every Namespace carries its name as this label
 CPU, MEMORY, PODS = "cpu", "memory", "pods"
 DEFAULT_TERMINATION_GRACE = 30   # seconds: a pod's terminationGracePeriodSeconds when it names none
+TERMINATION_MESSAGE_LIMIT = 4096   # bytes of a container's termination message the kubelet keeps: the last ones
+
+
+def cut_message_note(message: str) -> str:
+    """What to add when `message`, a JobFlow output that is not the JSON it should be, may have been cut to
+    the kubelet's TERMINATION_MESSAGE_LIMIT (its start lost); "" otherwise."""
+    if len(message.encode(errors="replace")) < TERMINATION_MESSAGE_LIMIT:
+        return ""
+    return (f"; it may have been cut: a termination message keeps only its last {TERMINATION_MESSAGE_LIMIT} "
+            "bytes, as the kubelet keeps them")
 
 
 def deletion_grace(pod: dict, requested: int | None = None) -> int:

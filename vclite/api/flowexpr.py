@@ -38,7 +38,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from vclite.api import flowsyntax
+from vclite.api import core, flowsyntax
 from vclite.lib import errors
 
 ExprError = flowsyntax.ExprError
@@ -243,8 +243,8 @@ class _When:
         try:
             doc = json.loads(raw)
         except ValueError as e:
-            raise self.error(f"the output of flow {flow!r} is not JSON ({e}), so its fields cannot be read",
-                             node) from None
+            raise self.error(f"the output of flow {flow!r} is not JSON ({e}){core.cut_message_note(raw)}, so its "
+                             "fields cannot be read", node) from None
         return self.walk(doc, node.path[1:], node, f"outputs.{flow}")
 
     def walk(self, value: Any, path: Sequence[str], node: Node, where: str) -> Any:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from vclite.api import flowsyntax, yamlio
+from vclite.api import core, flowsyntax, yamlio
 from vclite.lib import errors
 
 Obj = dict[str, Any]
@@ -179,7 +179,7 @@ def parse_items(text: str, source: str = "withParam") -> list[Any]:
     try:
         items = json.loads(text)
     except ValueError as e:
-        raise ValueError(f"{source}: not a JSON list ({e}): {text[:80]!r}") from None
+        raise ValueError(f"{source}: not a JSON list ({e}){core.cut_message_note(text)}: {text[:80]!r}") from None
     if not isinstance(items, list):
         raise ValueError(f"{source}: expected a JSON list, got {errors.json_type(items)}: {text[:80]!r}")
     return items

@@ -5,6 +5,7 @@ soundness and monotonicity of the three-valued answer)."""
 from __future__ import annotations
 
 import itertools
+import json
 from typing import Any
 
 import pytest
@@ -684,3 +685,15 @@ def test_the_workflow_errors_say_what_there_is(text, env, message):
 
 def test_a_condition_reading_workflow_is_not_constant():
     assert F.constant_errors(F.parse_when("workflow.status == params.x"), {"x": "1"}) == []
+
+
+def test_a_cut_output_says_it_may_have_been_cut() -> None:
+    """An output as long as the kubelet keeps (its last 4096 bytes) that is not JSON: the error says why it may
+    not be (a long JSON list lost its start), where a short one only says it is not JSON."""
+    cut = json.dumps(list(range(2000)))[-4096:]
+    env = F.WhenEnv(params={}, outputs={"big": cut}, item=None, iteration=0)
+    with pytest.raises(F.ExprError) as info:
+        F.evaluate_when(F.parse_when("outputs.big.0 == 1"), env)
+    assert info.value.message == (
+        "the output of flow 'big' is not JSON (Extra data: line 1 column 4 (char 3)); it may have been cut: a "
+        "termination message keeps only its last 4096 bytes, as the kubelet keeps them, so its fields cannot be read")

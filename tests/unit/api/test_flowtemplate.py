@@ -5,6 +5,7 @@ PR #4491's bug (maxRetry/minAvailable overwritten even when the patch does not s
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -121,6 +122,10 @@ def test_parse_items(text: str, expected: list) -> None:
     pytest.param('{"a": 1}', "withParam: expected a JSON list, got object: '{\"a\": 1}'", id="not-a-list"),
     pytest.param(" \n", "withParam: the output is empty, not a JSON list (did the pod write its list to "
                  "$TERMINATION_MESSAGE_PATH?)", id="empty"),
+    pytest.param(json.dumps(list(range(2000)))[-4096:],
+                 "withParam: not a JSON list (Extra data: line 1 column 4 (char 3)); it may have been cut: a termination "
+                 "message keeps only its last 4096 bytes, as the kubelet keeps them: '317, 1318, 1319, 1320, 1321, "
+                 "1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 133'", id="cut-to-the-kubelet-limit"),
 ])
 def test_parse_items_rejects(text: str, message: str) -> None:
     with pytest.raises(ValueError) as info:
