@@ -23,6 +23,7 @@ import dataclasses
 import datetime as dt
 import json
 import re
+from collections.abc import Collection
 from typing import Any
 
 from vclite.api import batch, flow, flowsyntax, meta, podfailure
@@ -265,8 +266,9 @@ def loop_text(f: Obj) -> tuple[str, str]:
     return "", ""
 
 
-def depends_text(f: Obj) -> str:
-    """A flow's dependency in a few words: `a, b`, `any of a, b`, the expression, probes, when, its loop
+def depends_text(f: Obj, loops: Collection[str] = ()) -> str:
+    """A flow's dependency in a few words: `a, b`, `any of a, b` (`any item of w`: strategy any on one target
+    among `loops`, the loop flows, whose first item completing is enough), the expression, probes, when, its loop
     (loop_text: `split → each item`; more than FAN_MIN targets: the first TARGETS_SHOWN and a count)."""
     dep = f.get("dependsOn") if isinstance(f.get("dependsOn"), dict) else {}
     loop, source = loop_text(f)
@@ -277,7 +279,9 @@ def depends_text(f: Obj) -> str:
     if targets:
         named = targets if len(targets) <= FAN_MIN else [*targets[:TARGETS_SHOWN],
                                                           f"… {len(targets) - TARGETS_SHOWN:,} more"]
-        parts.append(("any of " if dep.get("strategy") == "any" and len(targets) > 1 else "") + ", ".join(named))
+        anyone = dep.get("strategy") == "any"
+        lead = "any of " if anyone and len(targets) > 1 else "any item of " if anyone and targets[0] in loops else ""
+        parts.append(lead + ", ".join(named))
     if dep.get("expression"):
         parts.append(flowsyntax.as_written(str(dep["expression"])))
     probe = dep.get("probe") if isinstance(dep.get("probe"), dict) else {}
@@ -364,16 +368,17 @@ def layout(name: str, spec: Obj) -> list[_Entry]:
     if exit_flow in order:
         order = [n for n in order if n != exit_flow] + [exit_flow]
     fans = _fans(flows, order, exit_flow)
+    loops = {n for n, f in flows.items() if _is_loop(f)}
     out = []
     for fname in order:
         f, base = flows[fname], flow.job_name(name, fname)
         if fname in fans:
             if fans[fname]:
-                out.append(_Entry(fname, depends_text(f), base,
+                out.append(_Entry(fname, depends_text(f, loops), base,
                                   fan=tuple((m, flow.job_name(name, m)) for m in fans[fname])))
             continue
         word = ("iteration" if isinstance(f.get("repeat"), dict) else "item") if _is_loop(f) else ""
-        depends = "; ".join(x for x in ("on exit" if fname == exit_flow else "", depends_text(f)) if x)
+        depends = "; ".join(x for x in ("on exit" if fname == exit_flow else "", depends_text(f, loops)) if x)
         items = f.get("withItems")
         out.append(_Entry(fname, depends, base, word, items=tuple(items) if isinstance(items, list) else None))
     if len(_layouts) >= LAYOUTS_KEPT:

@@ -174,6 +174,24 @@ def test_depends_text_names_a_loop_in_a_few_words(f, depends):
     assert view.depends_text(f) == depends
 
 
+@pytest.mark.parametrize("f, depends", [
+    pytest.param({"dependsOn": {"targets": ["w"], "strategy": "any"}}, "any item of w", id="any-item-of-a-loop"),
+    pytest.param({"dependsOn": {"targets": ["w"]}}, "w", id="every-item-of-a-loop"),
+    pytest.param({"dependsOn": {"targets": ["a"], "strategy": "any"}}, "a", id="any-of-one-flow-is-that-flow"),
+])
+def test_depends_text_tells_any_item_of_a_loop_from_all(f, depends):
+    """strategy any on a fan-out starts after its first item, all after every item: the two rows differed in nothing."""
+    assert view.depends_text(f, loops={"w"}) == depends
+
+
+def test_dag_rows_tell_any_item_of_a_loop_from_all():
+    jf = jobflow([{"name": "w", "withItems": [0, 3]}, {"name": "first", "dependsOn": {"targets": ["w"],
+                                                                                   "strategy": "any"}},
+                  {"name": "all", "dependsOn": {"targets": ["w"]}}], {})
+    rows = {r.label: r.depends for r in view.dag_rows(jf, snap(jf)) if not r.child}
+    assert (rows["first"], rows["all"]) == ("any item of w", "w")
+
+
 @pytest.mark.parametrize("handler, depends", [
     pytest.param({"name": "e"}, "on exit", id="plain"),
     pytest.param({"name": "e", "when": 'workflow.status == "Failed"'}, 'on exit; when workflow.status == "Failed"',
