@@ -556,7 +556,7 @@ class _FlowCheck:
             job = objects.build_instance(self.jobflow, self.template, f["name"], self.name, patch, None)
             if any(flowtemplate.lookup(n, values) is None for n in objects.placeholders(job["spec"]) if self.defined(n)):
                 return []   # reads outputs (or withParam items): known only at run time
-            job["spec"] = flowtemplate.substitute(job["spec"], values, "spec", self.defined)
+            job["spec"] = objects.fill(job["spec"], values, self.defined)
             missing = [(p, n) for p, n in _priority_class_refs(job) if not podpriority.known(n, self.classes)]
             if missing:
                 return [Problem(*where, f"{refused}{p}: {_class_refused(n)}") for p, n in missing]

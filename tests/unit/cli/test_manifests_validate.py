@@ -430,3 +430,25 @@ def test_a_template_reading_a_parameter_is_checked_with_its_value_before_the_run
     assert len(got) == len(expected), got
     for g, want in zip(got, expected):
         assert g.startswith(want), (g, want)
+
+
+@pytest.mark.parametrize("items, messages", [
+    pytest.param("[1, 3]", [], id="numbers-are-replicas"),
+    pytest.param('["two"]', ['item 0: the vcjob it makes from JobTemplate "w" would be refused: '
+                             'spec.tasks[0].replicas: Invalid value: "two": must be of type integer'],
+                 id="text-is-refused"),
+])
+def test_a_template_integer_written_as_an_item_placeholder(items, messages):
+    """`replicas: "{{item}}"` in a JobTemplate: each item's vcjob gets the number the item reads as."""
+    text = TEMPLATE.replace("name: train", "name: w").replace("replicas: 1", 'replicas: "{{item}}"').replace(
+        "  minAvailable: 1\n", "") + f"""---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {{name: f}}
+spec:
+  flows:
+    - name: w
+      withItems: {items}
+"""
+    problems = manifests.validate(yamlio.load_string(text, "flow.yaml"))
+    assert [p.message for p in problems] == messages

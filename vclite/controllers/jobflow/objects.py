@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from vclite.api import convert, flow, flowtemplate, kinds, meta
+from vclite.api import convert, flow, flowtemplate, kinds, meta, placeholdertypes
 
 Obj = dict[str, Any]
 
@@ -73,7 +73,7 @@ def build_instance(jobflow: Obj, template: Obj, flow_name: str, job_name: str, p
     job["metadata"]["name"] = job_name
     spec = flowtemplate.apply_patch(job["spec"], patch) if patch else job["spec"]
     if values is not None and placeholders(spec):
-        spec = flowtemplate.substitute(spec, values, "spec", only)
+        spec = fill(spec, values, only)
     job["spec"] = spec
     task = meta.annotations(template).get(OUTPUT_TASK)
     if task:
@@ -81,6 +81,12 @@ def build_instance(jobflow: Obj, template: Obj, flow_name: str, job_name: str, p
     if item is not NO_ITEM:
         job["metadata"]["annotations"] = {**job["metadata"]["annotations"], ITEM: flow.item_text(item)}
     return job
+
+
+def fill(spec: Obj, values: Mapping[str, str], only: Callable[[str], bool] | None = None) -> Obj:
+    """A vcjob spec with its placeholders filled in (`only` those), and its integer and boolean fields that held
+    one typed (`replicas: "{{item}}"` -> 3: placeholdertypes). ValueError naming the field of an unknown one."""
+    return placeholdertypes.typed(spec, flowtemplate.substitute(spec, values, "spec", only))
 
 
 def with_active_deadline(job: Obj, seconds: int) -> Obj:

@@ -99,6 +99,15 @@ def test_build_instance(values, patch, command, replicas):
     assert task["template"]["spec"]["containers"][0]["command"] == command and task["replicas"] == replicas
 
 
+def test_build_instance_types_an_integer_field_written_as_a_placeholder():
+    """`replicas: "{{item}}"` in a JobTemplate (which JobTemplate admission leaves to the vcjob) gives the
+    vcjob the number, not the text "3" vcjob admission refuses."""
+    template = {**TEMPLATE, "spec": {"minAvailable": "{{params.n}}", "tasks": [
+        {"name": "t", "replicas": "{{item}}", "template": {}}]}}
+    job = objects.build_instance(JOBFLOW, template, "jobtemplate", "j", None, {"item": "3", "params.n": "2"})
+    assert (job["spec"]["minAvailable"], job["spec"]["tasks"][0]["replicas"]) == (2, 3)
+
+
 def test_build_instance_names_an_unknown_placeholder():
     with pytest.raises(ValueError, match=r"spec.tasks\[0\].*unknown placeholder \{\{params.x\}\}"):
         objects.build_instance(JOBFLOW, TEMPLATE_WITH_PLACEHOLDERS, "jobtemplate", "j", None, {})
