@@ -164,7 +164,7 @@ def loop_counts(jf: Obj, name: str, phases: dict[str, str]) -> str:
     of the live view's summary rows: trouble first), the items without a vcjob yet `not created`."""
     base = flow.job_name(meta.name(jf), name)
     cond = ((jf.get("status") or {}).get("conditions") or {}).get(base) or {}
-    word = "iterations" if cond.get("iterations") is not None else "items"
+    word = "iteration" if cond.get("iterations") is not None else "item"
     count = int(cond.get("items") or cond.get("iterations") or 0)
     if not count:   # (the JobFlow's status not written yet: its vcjobs made so far)
         prefix = f"vcjob {meta.namespace(jf)}/{base}-"
@@ -179,7 +179,7 @@ def loop_counts(jf: Obj, name: str, phases: dict[str, str]) -> str:
         counts["not created"] = count - sum(counts.values())
     order = view.COUNT_ORDER
     ranked = sorted(counts, key=lambda p: (order.index(p) if p in order else len(order), p))
-    return f"{count} {word}: " + ", ".join(f"{counts[p]} {p}" for p in ranked)
+    return f"{count} {word}{'' if count == 1 else 's'}: " + ", ".join(f"{counts[p]} {p}" for p in ranked)
 
 
 def crash_loop_notes(pod: Obj, announced: set[tuple[str, str]]) -> list[str]:

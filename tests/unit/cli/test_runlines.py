@@ -52,6 +52,13 @@ REPEAT = jobflow([{"name": "train", "repeat": {"until": "false", "limit": 3}}],
     pytest.param(jobflow([{"name": "train", "withItems": [1, 2]}], {}), [vcjob("sweep-train-1", "Pending")], {},
                  ["JobFlow default/sweep: flow train: 2 items: 1 Pending, 1 not created"],
                  id="no-status-yet-the-items-made-so-far"),
+    pytest.param(jobflow([{"name": "train", "repeat": {"until": "false", "limit": 3}}],
+                         {"sweep-train": {"phase": "Running", "reason": "Repeat", "iterations": 1}}),
+                 [vcjob("sweep-train-0", "Running")], {}, ["JobFlow default/sweep: flow train: 1 iteration: 1 Running"],
+                 id="one-iteration-in-the-singular"),
+    pytest.param(jobflow([{"name": "train", "withItems": [1]}], {"sweep-train": {"phase": "Running", "items": 1}}),
+                 [vcjob("sweep-train-0", "Running")], {}, ["JobFlow default/sweep: flow train: 1 item: 1 Running"],
+                 id="one-item-in-the-singular"),
 ])
 def test_change_lines(jf, jobs, earlier, expected):
     changed = {f"vcjob default/{j['metadata']['name']}": j for j in jobs}

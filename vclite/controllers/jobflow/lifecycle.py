@@ -207,7 +207,8 @@ class Lifecycle:
             self._finish(fr, O.COMPLETED, R.REPEAT, f"until {d.until} held after iteration {last.index}")
         elif len(fr.insts) >= d.limit:
             self._finish(fr, O.FAILED, R.REPEAT_LIMIT,
-                         f"until {d.until} still false after {len(fr.insts)} iterations (limit {d.limit})")
+                         f"until {d.until} still false after {len(fr.insts)} iteration"
+                         f"{'' if len(fr.insts) == 1 else 's'} (limit {d.limit})")
         else:
             inst = rs.Inst(self.key(d.name, last.index + 1), d.name, last.index + 1)
             fr.insts.append(inst)

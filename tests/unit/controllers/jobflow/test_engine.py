@@ -530,6 +530,17 @@ def test_repeat_until(outputs, created, phase, reason):
     assert sim.cond("t")["iterations"] == len(outputs)
 
 
+@pytest.mark.parametrize("limit, message", [
+    pytest.param(1, "until outputs.t >= 0.9 still false after 1 iteration (limit 1)", id="one"),
+    pytest.param(2, "until outputs.t >= 0.9 still false after 2 iterations (limit 2)", id="two"),
+])
+def test_repeat_limit_message(limit, message):
+    sim = flowsim.Sim([fl("t", repeat={"until": "outputs.t >= 0.9", "limit": limit})])
+    for i in range(limit):
+        sim.finish(f"jf-t-{i}", C, "0.5")
+    assert (sim.cond("t")["reason"], sim.cond("t")["message"]) == ("RepeatLimitReached", message)
+
+
 def test_repeat_iteration_failure_fails_the_flow():
     sim = flowsim.Sim([fl("t", repeat={"until": "false", "limit": 3})])
     sim.finish("jf-t-0", C, "x")
