@@ -301,6 +301,22 @@ def test_template_created_after_the_flow_starts_the_waiting_job(env):
     assert "reason" not in env.status("test")["conditions"]["test-b"]
 
 
+def test_a_flow_whose_template_is_missing_is_not_created_once_the_jobflow_failed(env):
+    """The failure of a stops the JobFlow: b, which waited for its JobTemplate, will never be made — `NotCreated`,
+    as every flow the stop left, not `JobTemplateNotFound` (stale once the template is created: nothing resyncs
+    a Failed JobFlow)."""
+    env.template("a")
+    env.jobflow("test", [fl("a"), fl("b")])
+    env.drain()
+    assert env.status("test")["conditions"]["test-b"]["reason"] == "JobTemplateNotFound"
+    env.set_phase("test-a", JP.FAILED)
+    env.drain()
+    status = env.status("test")
+    assert status["state"]["phase"] == "Failed"
+    assert status["conditions"]["test-b"] == {"phase": "Pending", "reason": "NotCreated",
+                                              "message": "not created: the JobFlow is Failed"}
+
+
 def test_flows_waiting_on_a_flow_whose_template_is_missing_are_not_next(env):
     """`nextFlows` names the flows waiting only on flows that run: b waits on a, which started but whose vcjob
     cannot be made (its JobTemplate is missing), so b is not next until a's vcjob exists."""

@@ -68,6 +68,14 @@ class Conditions:
         exit handler's). One waiting for an output says `NotCreated` then, as any vcjob the stop left unmade."""
         return self.frozen or (self.stopping and not self.flows[inst.flow].d.exit)
 
+    def _note_stands(self, inst: rs.Inst) -> bool:
+        """Whether `inst`'s note still says why its vcjob is not made: a wait for an output, a template not found, a
+        name taken or a create refused is over once the JobFlow stopped (no more creates): it is NotCreated."""
+        note = inst.note
+        if note is None:
+            return False
+        return not ((note.reason == R.WAITING_OUTPUT or note.reason in rs.RETRIED_NOTES) and self._no_more_creates(inst))
+
     def _inst_condition(self, inst: rs.Inst) -> None:
         if inst.job is not None:
             cond = st.job_condition(inst.job)
@@ -78,7 +86,7 @@ class Conditions:
                 cond["podFailureRatio"] = ratio
             if inst.state is rs.IState.ACTIVE and self.flows[inst.flow].d.exit and "message" not in cond:
                 cond["message"] = self._exit_running()
-        elif inst.note is not None and not (inst.note.reason == R.WAITING_OUTPUT and self._no_more_creates(inst)):
+        elif self._note_stands(inst):
             cond = {"phase": str(inst.note.phase), "reason": str(inst.note.reason), "message": inst.note.message}
             if inst.note.since:
                 cond[refusals.SINCE] = inst.note.since
