@@ -123,9 +123,9 @@ def test_parse_items(text: str, expected: list) -> None:
     pytest.param(" \n", "withParam: the output is empty, not a JSON list (did the pod write its list to "
                  "$TERMINATION_MESSAGE_PATH?)", id="empty"),
     pytest.param(json.dumps(list(range(2000)))[-4096:],
-                 "withParam: not a JSON list (Extra data: line 1 column 4 (char 3)); it may have been cut: a termination "
-                 "message keeps only its last 4096 bytes, as the kubelet keeps them: '317, 1318, 1319, 1320, 1321, "
-                 "1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 133'", id="cut-to-the-kubelet-limit"),
+                 "withParam: not a JSON list (Extra data: line 1 column 4 (char 3)); it may have been cut: a "
+                 "termination message keeps only its last 4096 bytes, as the kubelet keeps them: '317, 1318, 1319, "
+                 "1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 133'", id="cut-to-the-kubelet-limit"),
 ])
 def test_parse_items_rejects(text: str, message: str) -> None:
     with pytest.raises(ValueError) as info:

@@ -74,7 +74,8 @@ class Conditions:
         note = inst.note
         if note is None:
             return False
-        return not ((note.reason == R.WAITING_OUTPUT or note.reason in rs.RETRIED_NOTES) and self._no_more_creates(inst))
+        over = note.reason == R.WAITING_OUTPUT or note.reason in rs.RETRIED_NOTES
+        return not (over and self._no_more_creates(inst))
 
     def _inst_condition(self, inst: rs.Inst) -> None:
         if inst.job is not None:
