@@ -479,6 +479,54 @@ def test_run_options_read_standard_input_as_a_file(vcctl, write, tmp_path, optio
     assert len(pods) == 1 and check(pods[0]), pods
 
 
+FILE_NODE = """apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-box
+  labels: {box: gpu}
+status:
+  capacity: {cpu: "2", memory: 2Gi, pods: "10"}
+"""
+ON_GPU_BOX = """apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: j}
+spec:
+  minAvailable: 1
+  tasks:
+    - name: t
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          nodeSelector: {box: gpu}
+          containers:
+            - name: c
+              image: busybox
+              command: [touch, MARKER]
+"""
+
+
+@pytest.mark.parametrize("node, args, code, says", [
+    pytest.param(FILE_NODE, [], 0, "", id="declares-the-nodes"),
+    pytest.param(FILE_NODE, ["--nodes", "2"], 2,
+                 "nodes.yaml:1: Node/gpu-box: --nodes 2 declares the run's nodes: give them in one place",
+                 id="and-nodes"),
+    pytest.param(FILE_NODE.replace("status:", "spec: {taints: [{key: k, effect: Sometimes}]}\nstatus:"), [], 2,
+                 'nodes.yaml:6: Node/gpu-box: spec.taints[0].effect: Unsupported value: "Sometimes"', id="bad-node"),
+])
+def test_run_runs_pods_on_the_nodes_a_file_among_the_files_declares(vcctl, write, tmp_path, node, args, code, says):
+    """A file of Node objects among the FILES declares the run's nodes, as `--nodes FILE` does: a pod bound to one
+    runs (a Node only created in the API had no executor: the pod stayed Pending and the run stopped as stuck)."""
+    marker = tmp_path / "ran"
+    nodes, job = write("nodes.yaml", node), write("job.yaml", ON_GPU_BOX.replace("MARKER", str(marker)))
+    r = vcctl("run", "--quiet", "-o", "json", "--workdir", tmp_path / "work", *args, nodes, job, timeout=60)
+    assert r.code == code and says in r.err and "Traceback" not in r.err, r
+    assert marker.exists() == (code == 0), r
+    if code == 0:
+        pods = [o for o in r.json()["items"] if o["kind"] == "Pod"]
+        assert [p["spec"]["nodeName"] for p in pods] == ["gpu-box"], pods
+
+
 @pytest.mark.parametrize("args, text, says", [
     pytest.param(["--nodes", "-"], "kind: Node\nmetadata: {name: x\n", "--nodes <stdin>:3:1: document 1: invalid YAML",
                  id="nodes-broken-yaml"),

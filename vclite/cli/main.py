@@ -131,7 +131,8 @@ PARAM_HELP = ("Set a JobFlow parameter (spec.arguments.parameters), as `argo sub
                    "(those deleted during the run, e.g. by ttlSecondsAfterFinished, as last seen).")
 @click.option("--nodes", "nodes_opt", metavar="SPEC",
               help="Nodes to run on instead of one node sized like this host: a count (`3`), "
-                   "sizes (`2x(cpu=4,memory=8Gi)`), or a YAML file of Node objects (- for standard input).")
+                   "sizes (`2x(cpu=4,memory=8Gi)`), or a YAML file of Node objects (- for standard input). "
+                   "Node objects among the FILES declare them too (not with --nodes).")
 @click.option("--scheduler-conf", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
               help="A volcano-scheduler.conf (actions and plugin tiers; - for standard input). If omitted: the "
                    "volcano-scheduler.conf of Volcano's ConfigMap volcano-system/volcano-scheduler-configmap "

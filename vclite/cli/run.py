@@ -247,12 +247,36 @@ def nodes_of(nodes_opt: str | None) -> list[Obj] | None:
     return nodes_mod.parse_nodes_option(nodes_opt) if nodes_opt else None
 
 
+def nodes_among(read: tuple[list[yamlio.Document], list[Any]], nodes_opt: str | None
+                ) -> tuple[tuple[list[yamlio.Document], list[Any]], list[Obj] | None, list[Any]]:
+    """The FILES' v1 Nodes taken out of what was read: (the rest, the run's nodes — None when no FILE has one —,
+    problems). A file of Node objects among the FILES declares the nodes the run's pods run on, as `--nodes FILE`
+    does (a Node only created in the API would have no executor: a pod bound to it would never start); with
+    `--nodes` too, each is a problem (the nodes are declared in one place)."""
+    docs, read_problems = read
+    found = [d for d in docs if d.kind == kinds.NODE.kind and d.obj.get("apiVersion") == kinds.NODE.api_version]
+    if not found:
+        return read, None, []
+    rest = ([d for d in docs if d not in found], read_problems)
+    if nodes_opt:
+        return rest, None, [manifests.Problem(d.file, d.line, manifests.describe(d), "",
+                                              f"--nodes {stdinput.name(nodes_opt)} declares the run's nodes: give "
+                                              "them in one place, a file of Nodes among the FILES or --nodes")
+                            for d in found]
+    try:
+        return rest, nodes_mod.nodes_from_documents(found), []
+    except ValueError as exc:   # (`file:line: Node/n: field: message`: the first, as a manifest problem reads)
+        return rest, None, [str(exc)]
+
+
 def build_runtime(nodes_opt: str | None, conf: scheduler_conf.SchedulerConf | None,
-                  workdir: str | None, serves: bool = False, conf_path: str | None = None) -> runtime_mod.Runtime:
+                  workdir: str | None, serves: bool = False, conf_path: str | None = None,
+                  nodes: list[Obj] | None = None) -> runtime_mod.Runtime:
     """`serves` (`--listen`): the scheduler follows Volcano's scheduler ConfigMap as `vcctl server`'s does (a
     client may apply it during the run), unless `conf_path` (`--scheduler-conf`) configures it: then a change
-    of the ConfigMap is a Warning Event saying it is not read."""
-    nodes = nodes_of(nodes_opt)
+    of the ConfigMap is a Warning Event saying it is not read. `nodes`: the FILES' Nodes (`nodes_among`), when
+    there is no `--nodes`."""
+    nodes = nodes_of(nodes_opt) if nodes_opt else nodes
     if workdir is not None:
         _make_workdir(pathlib.Path(workdir))
     source = f"--scheduler-conf {stdinput.name(conf_path)}" if serves and conf_path else None
@@ -539,7 +563,7 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
     if twice:
         err.print(f"error: {twice}; nothing was run.", markup=False)
         return 2
-    read = manifests.read_all(files)
+    read, file_nodes, node_problems = nodes_among(manifests.read_all(files), nodes_opt)
     conf, conf_problems = load_scheduler_conf(conf_path)
     configmap = schedconfmap.find(read[0])
     if configmap is not None and not conf_path:
@@ -547,7 +571,8 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
     rt, runtime_error = None, None
     if not conf_problems:
         try:
-            rt = build_runtime(nodes_opt, conf, workdir, serves=listen is not None, conf_path=conf_path)
+            rt = build_runtime(nodes_opt, conf, workdir, serves=listen is not None, conf_path=conf_path,
+                               nodes=file_nodes)
         except (ValueError, OSError) as exc:
             runtime_error = exc
     try:
@@ -555,7 +580,7 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
         # that never started, and is dropped); on a scratch API when there is no runtime to run.
         docs, problems = manifests.load_and_validate(files, client=rt.client if rt is not None else None,
                                                      params=params, read=read)
-        problems = [*conf_problems, *problems]
+        problems = [*conf_problems, *manifests.in_file_order([*node_problems, *problems], files)]
         if problems:
             for p in problems:
                 err.print(str(p), markup=False)
@@ -570,7 +595,8 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
                 err.print(f"warning: {w}", markup=False)
             if configmap is not None:
                 err.print(_configmap_note(configmap, conf_path), markup=False)
-        return _run_and_report(rt, docs, quiet, output, timeout, err, default_node=nodes_opt is None,
+        return _run_and_report(rt, docs, quiet, output, timeout, err,
+                               default_node=nodes_opt is None and file_nodes is None,
                                listen=listen)
     finally:
         if rt is not None and workdir is None and not _has_pods(rt.workdir):

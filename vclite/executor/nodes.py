@@ -283,43 +283,52 @@ def nodes_from_bytes(data: bytes, filename: str) -> list[Obj]:
     return _from_documents(filename, docs)
 
 
-def _in_file(doc: yamlio.Document, what: str, field: str, message: str) -> ValueError:
+def _in_file(doc: yamlio.Document, what: str, field: str, message: str, option: str = "--nodes") -> ValueError:
     """A problem of a Node file, as `vcctl validate` says one: `--nodes file:line: Node/n: field: message`
-    (the file's form was understood, so the forms of --nodes are not listed again)."""
+    (the file's form was understood, so the forms of --nodes are not listed again); `option` "": no prefix."""
     where = f"{doc.file}:{doc.line_of(field)}"
-    return ValueError(f"--nodes {where}: {what}: " + (f"{field}: " if field else "") + message)
+    prefix = f"{option} " if option else ""
+    return ValueError(f"{prefix}{where}: {what}: " + (f"{field}: " if field else "") + message)
 
 
-def _from_documents(path: str, docs: list[yamlio.Document]) -> list[Obj]:
+def nodes_from_documents(docs: list[yamlio.Document]) -> list[Obj]:
+    """The Nodes of documents read among `vcctl run`'s FILES (v1 Nodes only), completed as a `--nodes` file's;
+    ValueError `file:line: Node/n: field: message` for the first problem."""
+    return _from_documents("", docs, option="")
+
+
+def _from_documents(path: str, docs: list[yamlio.Document], option: str = "--nodes") -> list[Obj]:
     out: list[Obj] = []
     names: dict[str, yamlio.Document] = {}
     for doc in docs:
         obj = doc.obj
         if not isinstance(obj, dict) or obj.get("kind") != "Node" or obj.get("apiVersion") != "v1":
             kind = f"{obj.get('apiVersion')} {obj.get('kind')}" if isinstance(obj, dict) else "no object"
-            raise _in_file(doc, f"document {doc.index}", "", f"is not a v1 Node ({kind}): the file holds Nodes only")
+            raise _in_file(doc, f"document {doc.index}", "", f"is not a v1 Node ({kind}): the file holds Nodes only",
+                           option)
         name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
         if not name or not isinstance(name, str):
-            raise _in_file(doc, f"document {doc.index}", "metadata.name", "Required value: a Node needs a name")
+            raise _in_file(doc, f"document {doc.index}", "metadata.name", "Required value: a Node needs a name",
+                           option)
         what = f"Node/{name}"
         if name in names:
             first = names[name]
-            raise _in_file(doc, what, "metadata.name", f"defined twice (first at {first.file}:{first.line})")
+            raise _in_file(doc, what, "metadata.name", f"defined twice (first at {first.file}:{first.line})", option)
         names[name] = doc
         problems = shapes.check(obj, shapes.NODE, "")
         if problems:
-            raise _in_file(doc, what, problems[0].path.lstrip("."), problems[0].message)
+            raise _in_file(doc, what, problems[0].path.lstrip("."), problems[0].message, option)
         for j, taint in enumerate((obj.get("spec") or {}).get("taints") or ()):
             if taint.get("effect") not in shapes.TAINT_EFFECTS:
                 raise _in_file(doc, what, f"spec.taints[{j}].effect",
-                               common.unsupported(taint.get("effect"), shapes.TAINT_EFFECTS))
-        out.append(_complete(doc, obj))
+                               common.unsupported(taint.get("effect"), shapes.TAINT_EFFECTS), option)
+        out.append(_complete(doc, obj, option))
     if not out:
         raise _bad(path, "the file holds no Node")
     return out
 
 
-def _complete(doc: yamlio.Document, obj: Obj) -> Obj:
+def _complete(doc: yamlio.Document, obj: Obj, option: str = "--nodes") -> Obj:
     obj = dict(obj)
     md = obj["metadata"] = dict(obj["metadata"])
     md["labels"] = {core.HOSTNAME_LABEL: md["name"], **(md.get("labels") or {})}
@@ -329,10 +338,10 @@ def _complete(doc: yamlio.Document, obj: Obj) -> Obj:
             try:
                 quantity.parse(amount)
             except ValueError as e:
-                raise _in_file(doc, f"Node/{md['name']}", f"status.{field}.{res}", str(e)) from None
+                raise _in_file(doc, f"Node/{md['name']}", f"status.{field}.{res}", str(e), option) from None
     errs = statuswrites.node_status(status)   # (a negative amount: the API would refuse the Node)
     if errs:
-        raise _in_file(doc, f"Node/{md['name']}", errs[0].path, errs[0].message)
+        raise _in_file(doc, f"Node/{md['name']}", errs[0].path, errs[0].message, option)
     cap = status.get("capacity") or status.get("allocatable") or host_resources()
     status.setdefault("capacity", dict(cap))
     status.setdefault("allocatable", dict(cap))
