@@ -47,9 +47,11 @@ class _Change:
     jobflow: str = ""
 
 
-def _changes(changed: list[str], phases: dict[str, str], jobflows: dict[str, Obj], jobs: dict[str, Obj]
-             ) -> Iterator[_Change]:
-    """Each change in order: a plain line, or for a loop's item its loop (and a line if it failed)."""
+def _changes(changed: list[str], phases: dict[str, str], jobflows: dict[str, Obj], jobs: dict[str, Obj],
+             passed: dict[str, list[str]] | None = None) -> Iterator[_Change]:
+    """Each change in order: a plain line, or for a loop's item its loop (and a line if it failed). `passed`: by
+    key, the phases an object reached and left again since the last lines (a vcjob's Restarting between two
+    Pendings): a plain line each, before its line of now."""
     for what in changed:
         phase = phases.get(what, "")
         job = jobs.get(what) if what.startswith("vcjob ") else None
@@ -58,6 +60,7 @@ def _changes(changed: list[str], phases: dict[str, str], jobflows: dict[str, Obj
         name, item = view.loop_item(jf, meta.name(job), view.Snapshot([jf], [job], [], [])) \
             if jf is not None and job is not None else ("", "")
         if not item:
+            yield from (_Change(f"{what}: {was}") for was in (passed or {}).get(what, ()))
             yield _Change(f"{what}: {phase}", jobflow=what[len("JobFlow "):] if what.startswith("JobFlow ") else "")
             continue
         yield _Change("", (meta.key(jf), name))
@@ -72,18 +75,19 @@ def _ends(change: _Change, phases: dict[str, str]) -> bool:
 
 
 def change_lines(changed: list[str], phases: dict[str, str], jobflows: dict[str, Obj], jobs: dict[str, Obj],
-                 notes: dict[str, list[str]] | None = None) -> list[str]:
+                 notes: dict[str, list[str]] | None = None, passed: dict[str, list[str]] | None = None
+                 ) -> list[str]:
     """The lines for `changed` (`vcjob ns/name`, `JobFlow ns/name`, `pod ns/name`, in the order they changed):
     `<what>: <phase>`, but the vcjobs of a loop's items counted in one line per loop flow (at the place of its
     first changed item), and each item that failed named. `phases`: every followed object's phase, by the same
     keys; `jobflows`: the last version of each JobFlow by `ns/name`; `jobs`: the last version of each changed
     vcjob by its key in `changed`; `notes`: the detail lines of each JobFlow's flows (flownotes.py) that came with
     these changes, by `ns/name`, written next to the JobFlow's own line (before it when it finished: what its
-    flows did, then what it became), or at the end."""
+    flows did, then what it became), or at the end; `passed`: see `_changes`."""
     lines: list[str] = []
     loops: dict[Loop, int] = {}   # the index of each loop's count line
     notes = dict(notes or {})
-    for change in _changes(changed, phases, jobflows, jobs):
+    for change in _changes(changed, phases, jobflows, jobs, passed):
         if change.loop is not None and not change.text:
             if change.loop not in loops:
                 loops[change.loop] = len(lines)
@@ -114,12 +118,13 @@ class LoopLines:
         self._written: dict[Loop, str] = {}                  # its last count line written
 
     def lines(self, changed: list[str], phases: dict[str, str], jobflows: dict[str, Obj], jobs: dict[str, Obj],
-              now: float, final: bool = False, notes: dict[str, list[str]] | None = None) -> list[str]:
+              now: float, final: bool = False, notes: dict[str, list[str]] | None = None,
+              passed: dict[str, list[str]] | None = None) -> list[str]:
         """As change_lines, but each loop's count line written when due (at `now`, in seconds); `final`: the
         run ends, every held line is written."""
         out: list[str] = []
         notes = dict(notes or {})
-        for change in _changes(changed, phases, jobflows, jobs):
+        for change in _changes(changed, phases, jobflows, jobs, passed):
             if change.loop is not None:
                 first = self._held.get(change.loop, (now, now))[0]
                 self._held[change.loop] = (first, now)

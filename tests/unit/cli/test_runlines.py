@@ -215,6 +215,17 @@ def flow_version(phase, conditions=None, suspended=False):
     pytest.param([(kinds.JOBFLOW, flow_version("Running"))],
                  [(kinds.JOBFLOW, flow_version("Running", suspended=True))],
                  ["JobFlow default/sweep: Running (suspended)"], id="suspended-as-get-w-says-it"),
+    pytest.param([(kinds.JOB, vcjob("sweep-bad", "Pending"))],
+                 [(kinds.JOB, vcjob("sweep-bad", "Restarting")), (kinds.JOB, vcjob("sweep-bad", "Pending"))],
+                 ["vcjob default/sweep-bad: Restarting", "vcjob default/sweep-bad: Pending"],
+                 id="a-restart-between-two-lines-of-the-same-phase-is-written"),
+    pytest.param([(kinds.JOB, vcjob("sweep-bad", "Running"))],
+                 [(kinds.JOB, vcjob("sweep-bad", p)) for p in ("Restarting", "Pending", "Running")],
+                 ["vcjob default/sweep-bad: Restarting", "vcjob default/sweep-bad: Pending",
+                  "vcjob default/sweep-bad: Running"], id="back-to-running-after-a-restart"),
+    pytest.param([(kinds.JOB, vcjob("sweep-bad", "Pending"))],
+                 [(kinds.JOB, vcjob("sweep-bad", p)) for p in ("Restarting", "Pending", "Running")],
+                 ["vcjob default/sweep-bad: Running"], id="a-new-phase-alone-as-before"),
 ])
 def test_a_runs_lines_say_a_cause_before_its_effect(earlier, events, expected):
     progress = run.Progress()
