@@ -358,7 +358,8 @@ def _unfinished_items(snap: view.Snapshot, jf: Obj, base: str) -> list[str]:
 def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime, failed_pods: dict[str, Obj] | None = None
                    ) -> list[str]:
     """Why each vcjob, bare pod and JobFlow failed; `failed_pods` (Progress.failed_pods): failed pods
-    since replaced, read for a vcjob whose pods now say nothing (restarted, then out of retries)."""
+    since replaced, read for a vcjob whose pods now say nothing (restarted, then out of retries). A vcjob stopped
+    before any of its pods ended (a PodPending policy's timeout) says what they waited for (view.why_waiting)."""
     lines = []
     for job in snap.jobs:
         if meta.phase(job) in (batch.JobPhase.FAILED, batch.JobPhase.TERMINATED, batch.JobPhase.ABORTED):
@@ -368,7 +369,8 @@ def failure_report(snap: view.Snapshot, rt: runtime_mod.Runtime, failed_pods: di
                     p for p in failed_pods.values()
                     if snap.job(meta.namespace(p), meta.labels(p).get(batch.JOB_NAME, "")) is job])
                 reason = view.failure_reason(earlier, job)
-            reason = reason or meta.phase(job)
+            waited = "" if reason else view.why_waiting(snap, job)   # (e.g. a PodPending policy's timeout)
+            reason = reason or (f"{meta.phase(job)} while its pods waited: {waited}" if waited else meta.phase(job))
             item = view.job_item(snap, job)
             lines.append(f"vcjob {meta.key(job)}{f' ({item})' if item else ''} {meta.phase(job)}: {reason}")
             for pod in snap.pods_of(job):

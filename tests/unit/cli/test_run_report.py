@@ -59,6 +59,33 @@ def test_a_failed_vcjob_says_why_even_when_its_failed_pod_was_replaced(events, l
     assert lines == [f"vcjob default/life Failed: {expected}"]
 
 
+UNPLACED = "0/1 nodes are unavailable: 1 node(s) didn't match Pod's node affinity/selector."
+
+
+def podgroup(*conditions):
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+            "metadata": {"name": "life-j1", "namespace": "default",
+                         "ownerReferences": [{"kind": "Job", "name": "life", "controller": True}]},
+            "status": {"phase": "Inqueue", "conditions": list(conditions)}}
+
+
+@pytest.mark.parametrize("phase, groups, expected", [
+    pytest.param("Aborted", [podgroup({"type": "Unschedulable", "status": "True", "message": UNPLACED})],
+                 f"Aborted while its pods waited: {UNPLACED}", id="aborted-by-a-PodPending-timeout"),
+    pytest.param("Terminated", [podgroup({"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources"})],
+                 "Terminated while its pods waited: NotEnoughResources", id="a-reason-without-message"),
+    pytest.param("Aborted", [podgroup({"type": "Scheduled", "status": "True"})], "Aborted", id="nothing-says-why"),
+    pytest.param("Aborted", [], "Aborted", id="no-podgroup"),
+])
+def test_a_vcjob_stopped_before_its_pods_ran_says_what_they_waited_for(phase, groups, expected):
+    """A vcjob a policy stopped while it waited to be scheduled (PodPending with a timeout -> AbortJob): no pod
+    failed, so the reason is the PodGroup's last Unschedulable condition (the run used to say `Aborted: Aborted`)."""
+    stopped = job(phase, retries=0)
+    no_runtime = types.SimpleNamespace(executor=None, failures=[])
+    lines = run.failure_report(view.Snapshot([], [stopped], groups, []), no_runtime)
+    assert lines == [f"vcjob default/life {phase}: {expected}"]
+
+
 def test_pods_failed_by_the_stop_at_the_end_are_not_a_reason():
     progress = run.Progress()
     progress.ended = True
