@@ -328,7 +328,8 @@ class Document:
 
     def problem(self, path: str, message: str, offset: int | None = None) -> Problem:
         """A Problem about the field at `path` of this document, located."""
-        return Problem(self.file, self.line_of(path, offset), message, self.index, self.kind, self.name, path)
+        return Problem(self.file, self.line_of(path, offset), message, self.index, self.kind, self.name, path,
+                       item=self.prefix)
 
     def locate(self, field_errors: Iterable[errors.FieldError]) -> list[Problem]:
         """Admission's FieldErrors for this document as located Problems."""
@@ -347,6 +348,8 @@ class Problem:
     name: str = ""
     path: str = ""
     column: int = 0  # 1-based; 0 when unknown
+    # of a v1 List's item, the item's place in its document (Document.prefix: `("items", "2")`); () otherwise
+    item: tuple[str, ...] = dataclasses.field(default=(), compare=False, repr=False)
 
     def __str__(self) -> str:
         where = self.file

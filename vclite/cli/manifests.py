@@ -81,8 +81,9 @@ def _read_all(paths: list[str]) -> tuple[list[yamlio.Document], list[Any]]:
         file_docs, file_problems = _parse(path)
         docs += file_docs
         problems += file_problems
-    broken = {(p.file, p.document) for p in problems if getattr(p, "document", 0)}
-    docs = [d for d in docs if (d.file, d.index) not in broken]
+    # a document with a structural problem is set aside (a List's item alone: its siblings are checked)
+    broken = {(p.file, p.document, p.item) for p in problems if getattr(p, "document", 0)}
+    docs = [d for d in docs if (d.file, d.index, d.prefix) not in broken]
     if not docs and not problems:   # (each file: a file of no objects among others is no problem, as for kubectl)
         problems.extend(Problem(source_name(path), 0, "", "", "no objects found: the file is empty or holds only "
                                 "comments") for path in paths)

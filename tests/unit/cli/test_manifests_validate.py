@@ -452,3 +452,40 @@ spec:
 """
     problems = manifests.validate(yamlio.load_string(text, "flow.yaml"))
     assert [p.message for p in problems] == messages
+
+
+LIST = """apiVersion: v1
+kind: List
+items:
+- apiVersion: batch.volcano.sh/v1alpha1
+  kind: Job
+  metadata: {name: l1}
+  spec:
+    tasks:
+    - name: t
+      replicas: -3
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: x, command: ["true"]}]
+- kind: Job
+  metadata: {name: l2}
+"""
+
+
+@pytest.mark.parametrize("text, expected", [
+    pytest.param(LIST, ["list.yaml:10: Job/l1: spec.tasks[0].replicas: Invalid value: -3: should be greater than or "
+                        "equal to 0", "list.yaml:15: document 1 (Job/l2): apiVersion: Required value"],
+                 id="a-lists-malformed-item-hides-not-its-siblings"),
+    pytest.param(LIST.replace("- kind: Job\n  metadata: {name: l2}\n", "- 7\n"),
+                 ["list.yaml:10: Job/l1: spec.tasks[0].replicas: Invalid value: -3: should be greater than or "
+                  "equal to 0", "list.yaml:15: document 1: a document must be a mapping (an API object), got a number"],
+                 id="an-item-that-is-no-object"),
+])
+def test_every_problem_of_a_list_is_listed(tmp_path, text, expected):
+    """`vcctl validate` lists every problem: a malformed item of a v1 List (as `kubectl get -o yaml` prints one)
+    used to leave its well-formed siblings unchecked (the whole List was set aside)."""
+    path = tmp_path / "list.yaml"
+    path.write_text(text)
+    _, problems = manifests.load_and_validate([str(path)])
+    assert [str(p).removeprefix(f"{tmp_path}/") for p in problems] == expected
