@@ -132,17 +132,17 @@ def test_a_refused_allocation_leaves_the_session_consistent(state, salt, tiers):
 
 def _told_by_walking_every_job(ssn) -> dict:
     """The pods' conditions as the close computed them before it looked only at what refusals touched: every job
-    whose gang waits as a whole tells its waiting pods; once anything was refused, every other job is walked for
-    its refused pods still Pending."""
+    whose gang waits as a whole tells its waiting pods; every other job is walked for its pods still Pending that
+    were refused (any job's refusal) or that allocate could not place this session (fit errors, a plugin's note)."""
     out: dict = {}
     refused = {uid for uids in ssn.refused.values() for uid in uids}
     for job in ssn.jobs.values():
         if job.uid in ssn.unschedulable_now:
             only = None
-        elif refused:
-            only = refused
         else:
-            continue
+            only = refused | set(job.nodes_fit_errors) | set(job.task_notes)
+            if not only:
+                continue
         base = status_mod.job_fit_message(job)
         for status in status_mod.WAITING_TASKS:
             for task in (job.index.get(status) or {}).values():

@@ -145,7 +145,8 @@ def why_waiting(snap: Snapshot, job: Obj) -> str:
     """Why a job does not go on: the API's refusal of the pods it lacks (its FailedCreate, e.g. a
     ResourceQuota exceeded), else the scheduler's reason its pods are not placed (PodGroup
     Unschedulable condition), else the first of its pods whose container cannot start (e.g.
-    `CreateContainerConfigError: configmap "x" not found`)."""
+    `CreateContainerConfigError: configmap "x" not found`), else the first pod the scheduler could not place
+    (a pod beyond its satisfied gang: its PodScheduled=False message)."""
     failure = snap.create_failures.get((meta.namespace(job), meta.name(job)))
     if failure and len(snap.pods_of(job)) < sum(int(t.get("replicas", 0) or 0)
                                                 for t in (job.get("spec") or {}).get("tasks") or []):
@@ -155,7 +156,23 @@ def why_waiting(snap: Snapshot, job: Obj) -> str:
         if cond.get("type") == "Unschedulable" and cond.get("status") == "True":
             return cond.get("message") or cond.get("reason") or "unschedulable"
     pod = blocked_pod(snap, job)
-    return f"pod {meta.name(pod)}: {container_blocked(pod)}" if pod is not None else ""
+    if pod is not None:
+        return f"pod {meta.name(pod)}: {container_blocked(pod)}"
+    for pod in sorted(snap.pods_of(job), key=meta.name):   # (a pod beyond a gang already placed: it fit no node)
+        unplaced = unscheduled_message(pod)
+        if unplaced:
+            return f"pod {meta.name(pod)}: {unplaced}"
+    return ""
+
+
+def unscheduled_message(pod: Obj) -> str:
+    """The scheduler's word on a pod it has not placed (its PodScheduled=False message), "" for one it placed."""
+    if (pod.get("spec") or {}).get("nodeName"):
+        return ""
+    for cond in (pod.get("status") or {}).get("conditions") or []:
+        if cond.get("type") == "PodScheduled" and cond.get("status") == "False":
+            return str(cond.get("message") or cond.get("reason") or "")
+    return ""
 
 
 def blocked_pod(snap: Snapshot, job: Obj) -> Obj | None:

@@ -499,3 +499,23 @@ def test_a_vcjob_waiting_for_its_retry_says_when_the_next_attempt_is_due(retry_a
     rows = view.dag_rows(jf, snap(jf, job("jf-a", "Failed")))
     detail = viewdraw.row_cells(snap(jf, job("jf-a", "Failed")), jf, rows[0], NOW)[3]
     assert detail.endswith(message + (f"; {expected}" if expected else ""))
+
+
+def _unplaced(name, node=None, status="False", message="0/1 nodes are unavailable: 1 Insufficient cpu."):
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "labels": {"volcano.sh/job-name": "j"}},
+            "spec": {"containers": [{"name": "c"}], **({"nodeName": node} if node else {})},
+            "status": {"phase": "Pending", "conditions": [
+                {"type": "PodScheduled", "status": status, "reason": "Unschedulable", "message": message}]}}
+
+
+@pytest.mark.parametrize("pods, expected", [
+    pytest.param([_unplaced("j-main-1"), _unplaced("j-main-0", node="n1", status="True", message="")],
+                 "pod j-main-1: 0/1 nodes are unavailable: 1 Insufficient cpu.", id="the-pod-the-scheduler-left"),
+    pytest.param([_unplaced("j-main-0", node="n1")], "", id="placed-since"),
+    pytest.param([_unplaced("j-main-0", status="True")], "", id="no-refusal"),
+])
+def test_why_waiting_names_a_pod_beyond_its_gang_that_fits_nowhere(pods, expected):
+    """A Running vcjob (its gang placed) with a pod the scheduler could not place: the pod's PodScheduled=False message
+    (a run stopped on such a job used to say only `vcjob is Running`)."""
+    assert view.why_waiting(view.Snapshot([], [job("j")], [], pods), job("j")) == expected

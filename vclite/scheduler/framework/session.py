@@ -15,6 +15,7 @@ import datetime as _dt
 import functools
 import gc
 import uuid
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -439,8 +440,8 @@ def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResul
             result.podgroup_status[job.uid] = new
         if job.uid in ssn.unschedulable_now:
             _tell_waiting_pods(job, result.pod_conditions)
-        elif job.uid in ssn.refused:   # (only the jobs a refusal touched: their refused pods still pending)
-            _tell_refused_pods(job, result.pod_conditions, ssn.refused[job.uid])
+        elif job.uid in ssn.refused or job.nodes_fit_errors or job.task_notes:   # (only the jobs these touched)
+            _tell_refused_pods(job, result.pod_conditions, ssn.refused.get(job.uid, ()))
     allocated = status_mod.queue_allocated(ssn.jobs, ssn.queues, ssn.dims)
     for name, queue in ssn.queues.items():
         if not status_mod.queue_allocated_unchanged(queue, allocated[name], ssn.dims):
@@ -456,12 +457,15 @@ def _tell_waiting_pods(job: JobInfo, out: dict[str, tuple[str, str, str]]) -> No
             _tell(job, task, base, out)
 
 
-def _tell_refused_pods(job: JobInfo, out: dict[str, tuple[str, str, str]], refused: set[str]) -> None:
-    """A job whose gang is not waiting as a whole still tells each pod whose allocation a handler refused
-    (statement.Refused) and that is still Pending why it waits: those pods only, in the job's order of its
-    Pending tasks (the order _tell_waiting_pods tells them in)."""
+def _tell_refused_pods(job: JobInfo, out: dict[str, tuple[str, str, str]], refused: Collection[str]) -> None:
+    """A job whose gang is not waiting as a whole still tells each pod still Pending why it waits when its
+    allocation a handler refused (statement.Refused) or allocate could not place it this session (its fit errors,
+    or a plugin's note: the queue cannot take it — a pod beyond a placed gang, as Volcano's cache tells every
+    waiting task of every job, RecordJobStatusEvent; without it a run stopped on a Running vcjob with no reason):
+    those pods only, in the job's order of its Pending tasks (the order _tell_waiting_pods tells them in)."""
     pending = job.index.get(tasks_mod.TaskStatus.PENDING) or {}
-    told = [task for task in pending.values() if task.uid in refused]
+    told = [task for task in pending.values()
+            if task.uid in refused or task.uid in job.nodes_fit_errors or task.uid in job.task_notes]
     if told:
         base = status_mod.job_fit_message(job)
         for task in told:

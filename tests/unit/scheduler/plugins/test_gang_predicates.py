@@ -138,3 +138,24 @@ def test_a_node_out_of_pod_slots_is_reported_whether_or_not_the_pod_requests_res
     assert "1/1 tasks in gang unschedulable" in cond["message"] and "1 Insufficient pods." in cond["message"]
     reason, message, _ = result.pod_conditions["ns/g-0"]
     assert reason == "Unschedulable" and message.startswith("0/1 nodes are unavailable: 1 Insufficient pods."), message
+
+
+@pytest.mark.parametrize("cpu, selector, says", [
+    pytest.param("64", None, "pod needs cpu 64, but the largest node has 4", id="bigger-than-any-node"),
+    pytest.param("3", None, 'task needs cpu 3 but queue "default" deserves cpu 4 and has cpu 2 allocated',
+                 id="more-than-the-queue-has-left"),
+    pytest.param("1", {"zone": "x"}, "0/1 nodes are unavailable: 1 node(s) didn't match Pod's node affinity/selector.",
+                 id="a-predicate-refuses-every-node"),
+])
+def test_a_pod_beyond_a_placed_gang_that_fits_nowhere_says_why(cpu, selector, says):
+    """The gang (minMember 1) is placed, its second pod fits no node: the PodGroup is not Unschedulable, yet the pod
+    is told why it waits (PodScheduled=False, Volcano's RecordJobStatusEvent tells every waiting task); it used to
+    say nothing, and `vcctl run` stopped on a Running vcjob with no reason."""
+    st = objects.state(nodes=[objects.node("n1", cpu="4")], podgroups=[objects.pg("ns/g", min_member=1)],
+                       pods=[objects.pod("ns/g-0", "g", cpu="2"), objects.pod("ns/g-1", "g", cpu=cpu, selector=selector)])
+    result = objects.run(st, "enqueue, allocate, backfill")
+    assert result.binds == {"ns/g-0": "n1"}
+    reason, message, _ = result.pod_conditions["ns/g-1"]
+    assert reason == "Unschedulable" and message, result.pod_conditions
+    assert says in message
+    assert "ns/g-0" not in result.pod_conditions
