@@ -152,7 +152,8 @@ def test_a_pod_beyond_a_placed_gang_that_fits_nowhere_says_why(cpu, selector, sa
     is told why it waits (PodScheduled=False, Volcano's RecordJobStatusEvent tells every waiting task); it used to
     say nothing, and `vcctl run` stopped on a Running vcjob with no reason."""
     st = objects.state(nodes=[objects.node("n1", cpu="4")], podgroups=[objects.pg("ns/g", min_member=1)],
-                       pods=[objects.pod("ns/g-0", "g", cpu="2"), objects.pod("ns/g-1", "g", cpu=cpu, selector=selector)])
+                       pods=[objects.pod("ns/g-0", "g", cpu="2"),
+                             objects.pod("ns/g-1", "g", cpu=cpu, selector=selector)])
     result = objects.run(st, "enqueue, allocate, backfill")
     assert result.binds == {"ns/g-0": "n1"}
     reason, message, _ = result.pod_conditions["ns/g-1"]
