@@ -527,6 +527,17 @@ def test_run_runs_pods_on_the_nodes_a_file_among_the_files_declares(vcctl, write
         assert [p["spec"]["nodeName"] for p in pods] == ["gpu-box"], pods
 
 
+@pytest.mark.parametrize("node, code, says", [
+    pytest.param(FILE_NODE, 0, "2 object(s) valid.", id="valid"),
+    pytest.param(FILE_NODE.replace("status:", "spec: {taints: [{key: k, effect: Sometimes}]}\nstatus:"), 2,
+                 'nodes.yaml:6: Node/gpu-box: spec.taints[0].effect: Unsupported value: "Sometimes"', id="bad-node"),
+])
+def test_validate_checks_the_nodes_among_the_files_as_run_does(vcctl, write, tmp_path, node, code, says):
+    nodes, job = write("nodes.yaml", node), write("job.yaml", ON_GPU_BOX.replace("MARKER", str(tmp_path / "ran")))
+    r = vcctl("validate", nodes, job)
+    assert r.code == code and says in r.out + r.err, r
+
+
 @pytest.mark.parametrize("args, text, says", [
     pytest.param(["--nodes", "-"], "kind: Node\nmetadata: {name: x\n", "--nodes <stdin>:3:1: document 1: invalid YAML",
                  id="nodes-broken-yaml"),

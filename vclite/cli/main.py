@@ -209,7 +209,9 @@ def validate(files, params) -> None:
     """
     from vclite.cli import manifests  # admission and a scratch API: not loaded by the client commands
 
-    docs, problems = manifests.load_and_validate(list(files), params=params)
+    read, nodes, node_problems = manifests.nodes_among(manifests.read_all(list(files)), None)   # (as `run` reads them)
+    docs, problems = manifests.load_and_validate(list(files), params=params, read=read)
+    problems = manifests.in_file_order([*node_problems, *problems], list(files))
     for w in manifests.warnings(docs):
         click.echo(f"warning: {w}", err=True)
     if problems:
@@ -217,7 +219,7 @@ def validate(files, params) -> None:
             click.echo(str(p), err=True)
         click.echo(f"{len(problems)} problem(s) found{manifests.with_params(params)}.", err=True)
         sys.exit(2)
-    click.echo(f"{len(docs)} object(s) valid.")
+    click.echo(f"{len(docs) + len(nodes or ())} object(s) valid.")
 
 
 @cli.command(context_settings=CONTEXT, short_help="Print the version information")

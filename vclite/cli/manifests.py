@@ -21,6 +21,7 @@ from vclite.api import flow, flowtemplate, kinds, meta, yamlio
 from vclite.apiserver import inprocess
 from vclite.cli import runaccounts, schedconfmap, stdinput
 from vclite.controllers.jobflow import objects
+from vclite.executor import nodes as nodes_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
@@ -760,6 +761,28 @@ def validate(docs: list[yamlio.Document], require_command: bool = True, whole: b
               for d in jobflows for path, message in fields.unknown_in(d.obj)]
     applied = _apply(client, docs, check_templates=whole)
     return strict + applied.problems + _flow_jobs(client, applied)
+
+
+def nodes_among(read: tuple[list[yamlio.Document], list[Any]], nodes_opt: str | None
+                ) -> tuple[tuple[list[yamlio.Document], list[Any]], list[dict] | None, list[Any]]:
+    """The FILES' v1 Nodes taken out of what was read: (the rest, the run's nodes — None when no FILE has one —,
+    problems). A file of Node objects among the FILES declares the nodes the run's pods run on, as `--nodes FILE`
+    does (a Node only created in the API would have no executor: a pod bound to it would never start); with
+    `--nodes` too, each is a problem (the nodes are declared in one place). `vcctl validate` checks them so too."""
+    docs, read_problems = read
+    found = [d for d in docs if d.kind == kinds.NODE.kind and d.obj.get("apiVersion") == kinds.NODE.api_version]
+    if not found:
+        return read, None, []
+    rest = ([d for d in docs if d not in found], read_problems)
+    if nodes_opt:
+        return rest, None, [Problem(d.file, d.line, describe(d), "",
+                                    f"--nodes {stdinput.name(nodes_opt)} declares the run's nodes: give "
+                                    "them in one place, a file of Nodes among the FILES or --nodes")
+                            for d in found]
+    try:
+        return rest, nodes_mod.nodes_from_documents(found), []
+    except ValueError as exc:   # (`file:line: Node/n: field: message`: the first, as a manifest problem reads)
+        return rest, None, [str(exc)]
 
 
 def read_all(paths: list[str]) -> tuple[list[yamlio.Document], list[Any]]:

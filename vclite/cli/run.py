@@ -258,34 +258,12 @@ def nodes_of(nodes_opt: str | None) -> list[Obj] | None:
     return nodes_mod.parse_nodes_option(nodes_opt) if nodes_opt else None
 
 
-def nodes_among(read: tuple[list[yamlio.Document], list[Any]], nodes_opt: str | None
-                ) -> tuple[tuple[list[yamlio.Document], list[Any]], list[Obj] | None, list[Any]]:
-    """The FILES' v1 Nodes taken out of what was read: (the rest, the run's nodes — None when no FILE has one —,
-    problems). A file of Node objects among the FILES declares the nodes the run's pods run on, as `--nodes FILE`
-    does (a Node only created in the API would have no executor: a pod bound to it would never start); with
-    `--nodes` too, each is a problem (the nodes are declared in one place)."""
-    docs, read_problems = read
-    found = [d for d in docs if d.kind == kinds.NODE.kind and d.obj.get("apiVersion") == kinds.NODE.api_version]
-    if not found:
-        return read, None, []
-    rest = ([d for d in docs if d not in found], read_problems)
-    if nodes_opt:
-        return rest, None, [manifests.Problem(d.file, d.line, manifests.describe(d), "",
-                                              f"--nodes {stdinput.name(nodes_opt)} declares the run's nodes: give "
-                                              "them in one place, a file of Nodes among the FILES or --nodes")
-                            for d in found]
-    try:
-        return rest, nodes_mod.nodes_from_documents(found), []
-    except ValueError as exc:   # (`file:line: Node/n: field: message`: the first, as a manifest problem reads)
-        return rest, None, [str(exc)]
-
-
 def build_runtime(nodes_opt: str | None, conf: scheduler_conf.SchedulerConf | None,
                   workdir: str | None, serves: bool = False, conf_path: str | None = None,
                   nodes: list[Obj] | None = None) -> runtime_mod.Runtime:
     """`serves` (`--listen`): the scheduler follows Volcano's scheduler ConfigMap as `vcctl server`'s does (a
     client may apply it during the run), unless `conf_path` (`--scheduler-conf`) configures it: then a change
-    of the ConfigMap is a Warning Event saying it is not read. `nodes`: the FILES' Nodes (`nodes_among`), when
+    of the ConfigMap is a Warning Event saying it is not read. `nodes`: the FILES' Nodes (manifests.nodes_among), when
     there is no `--nodes`."""
     nodes = nodes_of(nodes_opt) if nodes_opt else nodes
     if workdir is not None:
@@ -576,7 +554,7 @@ def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None
     if twice:
         err.print(f"error: {twice}; nothing was run.", markup=False)
         return 2
-    read, file_nodes, node_problems = nodes_among(manifests.read_all(files), nodes_opt)
+    read, file_nodes, node_problems = manifests.nodes_among(manifests.read_all(files), nodes_opt)
     conf, conf_problems = load_scheduler_conf(conf_path)
     configmap = schedconfmap.find(read[0])
     if configmap is not None and not conf_path:

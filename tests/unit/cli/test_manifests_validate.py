@@ -489,3 +489,24 @@ def test_every_problem_of_a_list_is_listed(tmp_path, text, expected):
     path.write_text(text)
     _, problems = manifests.load_and_validate([str(path)])
     assert [str(p).removeprefix(f"{tmp_path}/") for p in problems] == expected
+
+
+NODE = "apiVersion: v1\nkind: Node\nmetadata: {name: box}\nstatus: {capacity: {cpu: '2'}}\n"
+
+
+@pytest.mark.parametrize("text, nodes_opt, nodes, problem", [
+    pytest.param(NODE, None, ["box"], "", id="the-files-nodes"),
+    pytest.param(NODE, "2", None, "nodes.yaml:1: Node/box: --nodes 2 declares the run's nodes", id="and-nodes"),
+    pytest.param(NODE.replace("status:", "spec: {taints: [{key: k, effect: Often}]}\nstatus:"), None, None,
+                 'nodes.yaml:4: Node/box: spec.taints[0].effect: Unsupported value: "Often"', id="a-bad-node"),
+    pytest.param(TEMPLATE, None, None, "", id="no-node"),
+])
+def test_nodes_among_the_files_are_the_runs_nodes(tmp_path, text, nodes_opt, nodes, problem):
+    """`vcctl run` (and `validate`) take the FILES' Nodes out of the manifests: they declare the run's nodes."""
+    path = tmp_path / "nodes.yaml"
+    path.write_text(text)
+    (rest, _), got, problems = manifests.nodes_among(manifests.read_all([str(path)]), nodes_opt)
+    assert (None if got is None else [n["metadata"]["name"] for n in got]) == nodes
+    assert [d.kind for d in rest] == ([] if "kind: Node" in text else ["JobTemplate"])
+    assert len(problems) == (1 if problem else 0), problems
+    assert all(str(p).removeprefix(f"{tmp_path}/").startswith(problem) for p in problems), problems
