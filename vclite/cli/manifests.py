@@ -760,7 +760,25 @@ def validate(docs: list[yamlio.Document], require_command: bool = True, whole: b
     strict = [Problem(d.file, d.line_of(path), describe(d), path, message.removesuffix(": it is ignored"))
               for d in jobflows for path, message in fields.unknown_in(d.obj)]
     applied = _apply(client, docs, check_templates=whole)
-    return strict + applied.problems + _flow_jobs(client, applied)
+    return strict + applied.problems + _flow_jobs(client, applied) + _taken_job_names(docs)
+
+
+def _taken_job_names(docs: list[yamlio.Document]) -> list[Problem]:
+    """A vcjob of the FILES named as the vcjob a JobFlow of the FILES makes for a flow (`<jobflow>-<flow>`, same
+    namespace): the JobFlow would not take it for its own (not created by it), so the flow would wait for ever."""
+    jobs = {(_namespace_of(d.obj), d.name): d for d in docs if d.kind == kinds.JOB.kind and d.name}
+    problems = []
+    for d in docs:
+        flows = (d.obj.get("spec") or {}).get("flows") if d.kind == kinds.JOBFLOW.kind and d.name else None
+        for f in flows if isinstance(flows, list) else ():
+            name = f.get("name") if isinstance(f, dict) else None
+            job = jobs.get((_namespace_of(d.obj), flow.job_name(d.name, name))) if isinstance(name, str) else None
+            if job is not None:
+                problems.append(Problem(job.file, job.line_of("metadata.name"), describe(job), "metadata.name",
+                                        f"JobFlow {d.name} ({d.file}:{d.line}) makes a vcjob of this name for its flow "
+                                        f"{name}: it would not take this one for its own and wait for ever; name "
+                                        "this vcjob otherwise"))
+    return problems
 
 
 def nodes_among(read: tuple[list[yamlio.Document], list[Any]], nodes_opt: str | None

@@ -510,3 +510,43 @@ def test_nodes_among_the_files_are_the_runs_nodes(tmp_path, text, nodes_opt, nod
     assert [d.kind for d in rest] == ([] if "kind: Node" in text else ["JobTemplate"])
     assert len(problems) == (1 if problem else 0), problems
     assert all(str(p).removeprefix(f"{tmp_path}/").startswith(problem) for p in problems), problems
+
+
+CLASH_FLOW = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {name: c}
+spec:
+  flows: [{name: train}]
+---
+""" + TEMPLATE.lstrip()
+JOB_NAMED = """---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {{name: {name}{namespace}}}
+spec:
+  minAvailable: 1
+  tasks:
+    - name: main
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{{name: c, image: busybox, command: ["true"]}}]
+"""
+
+
+@pytest.mark.parametrize("job, expected", [
+    pytest.param(JOB_NAMED.format(name="c-train", namespace=""),
+                 ["flow.yaml:21: Job/c-train: metadata.name: JobFlow c (flow.yaml:1) makes a vcjob of this name for "
+                  "its flow train: it would not take this one for its own and wait for ever; "
+                  "name this vcjob otherwise"],
+                 id="the-flows-vcjob-name"),
+    pytest.param(JOB_NAMED.format(name="c-train", namespace=", namespace: other"), [], id="another-namespace"),
+    pytest.param(JOB_NAMED.format(name="c-other", namespace=""), [], id="another-name"),
+])
+def test_a_vcjob_named_as_a_flows_vcjob_is_a_problem(tmp_path, job, expected):
+    """The JobFlow would find the vcjob not created by it and wait for ever (vcctl run stopped with no reason)."""
+    path = tmp_path / "flow.yaml"
+    path.write_text(CLASH_FLOW + job)
+    _, problems = manifests.load_and_validate([str(path)])
+    assert [str(p).replace(f"{tmp_path}/", "") for p in problems] == expected
