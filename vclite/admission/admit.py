@@ -17,8 +17,8 @@ import types
 from typing import Any, Callable
 
 from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, priorityclass, queue
-from vclite.admission import (command, cronjob, hypernode, lease, namespace, numatopology, pdb, resourcequota, secret,
-                              service, serviceaccount, serviceips, statuswrites, vcjob)
+from vclite.admission import (command, configmap, cronjob, hypernode, lease, namespace, numatopology, pdb,
+                              resourcequota, secret, service, serviceaccount, serviceips, statuswrites, vcjob)
 from vclite.api import kinds, meta
 from vclite.lib import errors
 from vclite.lib import jsoncopy
@@ -72,6 +72,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.NAMESPACE.kind: Rules(namespace.mutate, delete=namespace.check_delete),
     kinds.COMMAND.kind: Rules(validate=command.validate),
     kinds.SECRET.kind: Rules(secret.mutate, secret.validate),
+    kinds.CONFIGMAP.kind: Rules(validate=configmap.validate),
     kinds.LEASE.kind: Rules(validate=lease.validate),
     kinds.PODDISRUPTIONBUDGET.kind: Rules(pdb.mutate, pdb.validate, status=pdb.validate_status),
     kinds.RESOURCEQUOTA.kind: Rules(resourcequota.mutate, resourcequota.validate,

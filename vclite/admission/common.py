@@ -146,6 +146,23 @@ def label_value(value: str) -> list[str]:
     return list(_label_value(value))
 
 
+_CONFIG_KEY_RE = re.compile(r"[-._a-zA-Z0-9]+")
+CONFIG_KEY_MSG = ("a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  "
+                  "or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')")
+
+
+def config_key(value: str) -> list[str]:
+    """Kubernetes IsConfigMapKey: what a ConfigMap's or Secret's data key must be (it names a file too)."""
+    out = ["must be no more than 253 characters"] if len(value.encode()) > 253 else []
+    if not _CONFIG_KEY_RE.fullmatch(value):
+        out.append(CONFIG_KEY_MSG)
+    if value in (".", ".."):
+        out.append(f"must not be '{value}'")
+    elif value.startswith(".."):
+        out.append("must not start with '..'")
+    return out
+
+
 def name_errors(kind: kinds.Kind, name: str) -> list[str]:
     if kind.kind in _LABEL_NAMED:
         return dns1123_label(name)

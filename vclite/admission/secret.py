@@ -3,7 +3,8 @@
 - `stringData` is merged into `data` (base64-encoded, winning over a `data` key of the same name)
   and dropped, as the apiserver does on create and update; `type` defaults to `Opaque`.
 - `data` values must be base64 (Kubernetes refuses the whole request to decode otherwise); keys are
-  config keys (`[-._a-zA-Z0-9]+`, at most 253 characters); the whole data is at most 1 MiB.
+  config keys (common.config_key: `[-._a-zA-Z0-9]+`, at most 253 bytes, not `.`, `..`, `..x`); the
+  whole data is at most 1 MiB.
 - `kubernetes.io/ssh-auth` needs the key `ssh-privatekey`, `kubernetes.io/tls` the keys `tls.crt`
   and `tls.key`.
 - An `immutable: true` Secret keeps its data and type, and stays immutable.
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from typing import Any
 
 from vclite.admission import base, common
@@ -23,7 +23,6 @@ Obj = dict[str, Any]
 FieldError = errors.FieldError
 OPAQUE = "Opaque"
 MAX_SIZE = 1024 * 1024
-KEY = re.compile(r"[-._a-zA-Z0-9]+")
 REQUIRED_KEYS = {"kubernetes.io/ssh-auth": ("ssh-privatekey",), "kubernetes.io/tls": ("tls.crt", "tls.key")}
 
 
@@ -48,9 +47,7 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     size = 0
     for key, value in (data or {}).items():
         path = f"data[{key}]"
-        if len(key) > 253 or not KEY.fullmatch(key):
-            errs.append(FieldError(path, "a valid config key must consist of alphanumeric characters, '-', '_' "
-                                         "or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name')"))
+        errs += [FieldError(path, common.invalid(key, msg)) for msg in common.config_key(key)]
         if not isinstance(value, str):
             errs.append(FieldError(path, common.type_error(value, "string")))
             continue
@@ -69,7 +66,7 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
             errs.append(FieldError("type", "field is immutable"))
         if old.get("immutable") is True:
             if new.get("immutable") is not True:
-                errs.append(FieldError("immutable", "field is immutable when `immutable` is set"))
+                errs.append(FieldError("immutable", "Forbidden: field is immutable when `immutable` is set"))
             if (old.get("data") or {}) != (data or {}):
-                errs.append(FieldError("data", "field is immutable when `immutable` is set"))
+                errs.append(FieldError("data", "Forbidden: field is immutable when `immutable` is set"))
     return errs
