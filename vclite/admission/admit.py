@@ -17,7 +17,7 @@ import types
 from typing import Any, Callable
 
 from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, priorityclass, queue
-from vclite.admission import (command, configmap, cronjob, hypernode, lease, namespace, numatopology, pdb,
+from vclite.admission import (command, configmap, cronjob, event, hypernode, lease, namespace, numatopology, pdb,
                               resourcequota, secret, service, serviceaccount, serviceips, statuswrites, vcjob)
 from vclite.api import kinds, meta
 from vclite.lib import errors
@@ -73,6 +73,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.COMMAND.kind: Rules(validate=command.validate),
     kinds.SECRET.kind: Rules(secret.mutate, secret.validate),
     kinds.CONFIGMAP.kind: Rules(validate=configmap.validate),
+    kinds.EVENT.kind: Rules(validate=event.validate),
     kinds.LEASE.kind: Rules(validate=lease.validate),
     kinds.PODDISRUPTIONBUDGET.kind: Rules(pdb.mutate, pdb.validate, status=pdb.validate_status),
     kinds.RESOURCEQUOTA.kind: Rules(resourcequota.mutate, resourcequota.validate,
