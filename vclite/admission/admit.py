@@ -69,7 +69,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.POD.kind: Rules(pod.mutate, pod.validate, resolve=pod.resolve, status_update=statuswrites.pod_update,
                           status_default=statuswrites.pod_status_defaults),
     kinds.PRIORITYCLASS.kind: Rules(priorityclass.mutate, priorityclass.validate),
-    kinds.NAMESPACE.kind: Rules(namespace.mutate, delete=namespace.check_delete),
+    kinds.NAMESPACE.kind: Rules(namespace.mutate, namespace.validate, namespace.check_delete),
     kinds.COMMAND.kind: Rules(validate=command.validate),
     kinds.SECRET.kind: Rules(secret.mutate, secret.validate),
     kinds.CONFIGMAP.kind: Rules(validate=configmap.validate),

@@ -8,6 +8,7 @@
 - `default`, `kube-system` and `kube-public` may not be deleted (`kube-node-lease` may).
 - Nothing new (but Events, which record the deletion itself) may be created in a namespace that is
   being deleted.
+- `spec` and `status` have the types kube-apiserver decodes (`spec: 5` was stored, and its delete was a 500).
 
 Pure functions over the object and the read-only View.
 """
@@ -15,11 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from vclite.admission import base
+from vclite.admission import base, shapes
 from vclite.api import core, kinds, meta
+from vclite.lib import errors
 
 Obj = dict[str, Any]
 FINALIZER = core.NAMESPACE_FINALIZER
+SHAPES = {"spec": {"finalizers": [shapes.STR]}, "status": {"phase": shapes.STR, "conditions": [shapes.CONDITION]}}
 
 
 def name_labelled(obj: Obj) -> Obj:
@@ -45,6 +48,11 @@ def mutate(op: base.Operation, obj: Obj) -> None:
         spec["finalizers"] = [*(held if isinstance(held, list) else []), FINALIZER]
     status = obj.get("status")
     obj["status"] = {**(status if isinstance(status, dict) else {}), "phase": "Active"}
+
+
+def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
+             options: base.Options) -> list[errors.FieldError]:
+    return [e for key, shape in SHAPES.items() for e in shapes.check(new.get(key), shape, key)]
 
 
 def check_delete(obj: Obj, view: base.View) -> str | None:

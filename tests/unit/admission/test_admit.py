@@ -215,6 +215,18 @@ def test_create_drops_status_of_kinds_with_a_status_subresource(kind, spec, kept
     assert ("status" in out) is kept
 
 
+@pytest.mark.parametrize("fields, path, message", [
+    pytest.param({"spec": 5}, "spec", "Invalid value: 5: must be of type object", id="spec a number"),
+    pytest.param({"spec": {"finalizers": [3]}}, "spec.finalizers[0]", "must be of type string", id="finalizer"),
+    pytest.param({"status": {"conditions": 5}}, "status.conditions", "must be of type array", id="conditions"),
+])
+def test_a_namespace_of_the_wrong_shape_is_refused_naming_the_field(fields, path, message) -> None:
+    for op in (Op.CREATE, Op.UPDATE):
+        with pytest.raises(errors.Invalid) as info:
+            admit.admit(op, kinds.NAMESPACE, obj(kinds.NAMESPACE, **fields), obj(kinds.NAMESPACE), views.default_view())
+        assert [(e.path, message in e.message) for e in info.value.errors] == [(path, True)]
+
+
 # (operation, labels given) -> labels admitted: Kubernetes' namespace strategy (Canonicalize)
 NAMESPACE_LABEL_CASES = [
     pytest.param(Op.CREATE, None, {"kubernetes.io/metadata.name": "x"}, id="create-without-labels"),
