@@ -56,7 +56,8 @@ def validate_pod_spec(spec: Any, path: str, *, require_command: bool,
             errs.append(FieldError(f"{path}.{key}", common.type_error(items, "array")))
             continue
         for j, c in enumerate(items):
-            own = key == "containers" and isinstance(c, dict) and c.get("name") in commanded
+            own = key == "containers" and isinstance(c, dict) and isinstance(c.get("name"), str) \
+                and c["name"] in commanded
             errs += _validate_container(c, f"{path}.{key}[{j}]", seen, require_command and not own)
             if isinstance(c, dict):
                 errs += _volume_mounts(c.get("volumeMounts"), f"{path}.{key}[{j}].volumeMounts", volumes)

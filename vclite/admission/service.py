@@ -187,6 +187,8 @@ def _ports(spec: Obj, kind: str) -> list[FieldError]:
                 errs.append(FieldError(f"{path}.nodePort", common.type_error(node_port, "integer")))
             elif kind not in (NODE_PORT, LOAD_BALANCER):
                 errs.append(FieldError(f"{path}.nodePort", f"Forbidden: may not be used when `type` is '{kind}'"))
+        if not (common.is_int(number) and isinstance(protocol, str)):
+            continue   # (refused above; a list or an object is no key)
         key = (number, protocol)
         if key in keys:
             errs.append(FieldError(path, common.duplicate({"port": number, "protocol": protocol})))

@@ -345,6 +345,14 @@ def test_a_task_name_of_another_type_is_one_error_not_also_a_missing_name(name: 
     assert errs == [f"spec.tasks[0].name: Invalid value: {str(name).lower()}: must be of type string"]
 
 
+@pytest.mark.parametrize("name", [[], {}, ["main"]])
+def test_a_container_name_that_is_a_list_or_an_object_is_refused_not_a_crash(name: Any) -> None:
+    t = task()
+    t["template"]["spec"]["containers"][0]["name"] = name
+    errs = [e for e in rejected(job(t)) if e.path == "spec.tasks[0].template.spec.containers[0].name"]
+    assert errs and "must be of type string" in errs[0].message, errs
+
+
 POLICY_CASES = [
     pytest.param([policy(event="PodFailed", exitCode=1)], "spec.policies[0]",
                  "must not specify event and exitCode simultaneously", id="event-and-exitcode"),
