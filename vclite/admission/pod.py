@@ -108,7 +108,32 @@ def _validate_container(c: Any, path: str, seen: set[str], require_command: bool
         errs.append(FieldError(f"{path}.command", no_command_message(name if isinstance(name, str) else "",
                                                                      bool(c.get("args")))))
     errs += validate_resources(c.get("resources"), f"{path}.resources")
+    errs += _container_ports(c.get("ports"), f"{path}.ports")
     return errs + shapes.check(c, shapes.CONTAINER, path)
+
+
+PORT_RANGE = "must be between 1 and 65535, inclusive"
+PORT_PROTOCOLS = ("SCTP", "TCP", "UDP")
+
+
+def _container_ports(ports: Any, path: str) -> list[FieldError]:
+    """Kubernetes' validateContainerPorts, for the ports whose fields have the right types (the shape
+    check reports the others): containerPort 1..65535 (required), hostPort 0 or 1..65535, a known protocol."""
+    errs: list[FieldError] = []
+    for i, port in enumerate(ports if isinstance(ports, list) else []):
+        if not isinstance(port, dict):
+            continue
+        at = f"{path}[{i}]"
+        number, host, protocol = port.get("containerPort"), port.get("hostPort"), port.get("protocol")
+        if number in (None, 0):
+            errs.append(FieldError(f"{at}.containerPort", common.REQUIRED))
+        elif common.is_int(number) and not 1 <= number <= 65535:
+            errs.append(FieldError(f"{at}.containerPort", common.invalid(number, PORT_RANGE)))
+        if common.is_int(host) and host != 0 and not 1 <= host <= 65535:
+            errs.append(FieldError(f"{at}.hostPort", common.invalid(host, PORT_RANGE)))
+        if isinstance(protocol, str) and protocol and protocol not in PORT_PROTOCOLS:
+            errs.append(FieldError(f"{at}.protocol", common.unsupported(protocol, PORT_PROTOCOLS)))
+    return errs
 
 
 # ---- references inside a pod (Kubernetes' ValidatePodSpec: volumes, volumeMounts, env) ----------

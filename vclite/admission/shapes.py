@@ -82,14 +82,22 @@ TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 _SCALARS = {STR: (str,), BOOL: (bool,)}
 
 
+def _name(shape: Any) -> str:
+    """A shape's JSON type, as a field error names it."""
+    return "array" if isinstance(shape, list) else "object" if isinstance(shape, dict) or shape == STR_MAP else shape
+
+
 def check(value: Any, shape: Any, path: str) -> list[FieldError]:
-    """Every place in `value` (absent or null: fine) that does not have `shape`, as field errors."""
+    """Every place in `value` (absent or null: fine — but not a null item of an array: the scheduler
+    and the executor read every item) that does not have `shape`, as field errors."""
     if value is None or shape == ANY:
         return []
     if isinstance(shape, list):
         if not isinstance(value, list):
             return [FieldError(path, common.type_error(value, "array"))]
-        return [e for i, item in enumerate(value) for e in check(item, shape[0], f"{path}[{i}]")]
+        return [e for i, item in enumerate(value) for e in (
+            [FieldError(f"{path}[{i}]", common.type_error(None, _name(shape[0])))] if item is None and shape[0] != ANY
+            else check(item, shape[0], f"{path}[{i}]"))]
     if isinstance(shape, dict):
         if not isinstance(value, dict):
             return [FieldError(path, common.type_error(value, "object"))]

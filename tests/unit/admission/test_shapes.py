@@ -22,6 +22,9 @@ S = shapes
                  ["p.ports[0].containerPort"], id="port-string"),
     pytest.param({"resources": {"limits": {"divisor": 3}}}, S.CONTAINER, [], id="unchecked-fields-pass"),
     pytest.param(None, S.POD_SPEC, [], id="absent"),
+    pytest.param({"ports": [None], "env": [{"name": "A"}, None]}, S.CONTAINER, ["p.ports[0]", "p.env[1]"],
+                 id="null-items"),
+    pytest.param({"command": [None]}, {"command": [S.STR]}, ["p.command[0]"], id="null-string-item"),
     pytest.param("x", S.TEMPLATE_METADATA, ["p"], id="metadata-not-object"),
 ])
 def test_check(value, shape, expected):
