@@ -330,6 +330,12 @@ def _annotations_size(annotations: Any) -> list[FieldError]:
     return [FieldError("metadata.annotations", f"Too long: may not be more than {TOTAL_ANNOTATION_SIZE} bytes")]
 
 
+def label_map(obj: Obj, key: str, path: str) -> list[FieldError]:
+    """Kubernetes ValidateLabels on obj[key]: a map of qualified-name keys to label values (a Service's
+    selector as its labels)."""
+    return _string_map(obj, key, path, value_check=_label_value)
+
+
 def _string_map(md: Obj, key: str, path: str, value_check) -> list[FieldError]:
     m = md.get(key)
     if m is None:

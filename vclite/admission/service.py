@@ -225,7 +225,7 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     _choice(spec, "ipFamilyPolicy", FAMILY_POLICIES, errs)
     for key in ("clusterIP", "externalName", "loadBalancerIP"):
         common.check_type(spec, key, f"spec.{key}", errs, str, "string")
-    common.check_type(spec, "selector", "spec.selector", errs, dict, "object")
+    errs += common.label_map(spec, "selector", "spec.selector")   # (the endpoints are computed from it)
     families = common.check_type(spec, "ipFamilies", "spec.ipFamilies", errs, list, "array") or []
     for i, family in enumerate(families):
         if family not in FAMILIES:
