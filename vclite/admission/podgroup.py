@@ -25,13 +25,14 @@ FieldError = errors.FieldError
 
 def mutate(op: base.Operation, obj: Obj) -> None:
     spec = obj.get("spec")
-    if op is base.Operation.CREATE and isinstance(spec, dict) and not spec.get("queue"):
+    if op is base.Operation.CREATE and isinstance(spec, dict) and spec.get("queue") in (None, ""):
         spec["queue"] = scheduling.DEFAULT_QUEUE
 
 
 def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
              options: base.Options) -> list[FieldError]:
-    spec = new.get("spec") or {}
+    spec = new.get("spec")
+    spec = {} if spec is None else spec
     if not isinstance(spec, dict):
         return [FieldError("spec", common.type_error(spec, "object"))]
     errs: list[FieldError] = []

@@ -58,6 +58,9 @@ def pg(owned: bool = False, **spec: Any) -> Obj:
     # vclite: a PodGroup a controller makes (for its vcjob or pod) is held by the scheduler, not refused
     pytest.param(pg(owned=True, queue="closed-q"), [], id="controller-made-podgroup-left-to-the-scheduler"),
     pytest.param(pg(owned=True, queue="missing"), [], id="controller-made-podgroup-missing-queue"),
+    pytest.param({**pg(), "spec": []}, ["spec: Invalid value: []: must be of type object"], id="spec-a-list"),
+    pytest.param(pg(queue={}), ["spec.queue: Invalid value: {}: must be of type string"], id="queue-an-object"),
+    pytest.param(pg(queue=[]), ["spec.queue: Invalid value: []: must be of type string"], id="queue-a-list"),
 ])
 def test_create(obj: Obj, expected: list[str]) -> None:
     if not expected:
