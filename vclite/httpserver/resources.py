@@ -287,10 +287,19 @@ def evict(be: backend_mod.Backend, route: routes.Resource, query: Query, body: O
     return 201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
 
 
+UNCONDITIONAL = "Invalid value: 0x0: must be specified for an update"
+
+
 def update(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj) -> Result:
     dry = dry_run(query.get("dryRun"))
     _check_fields(route, query, body)
     obj = _conform(route, body)
+    if route.kind.crd and not (obj.get("metadata") or {}).get("resourceVersion"):
+        # A custom resource's strategy allows no unconditional update (kube's generic registry): a PUT
+        # of one that exists must name the version it replaces (`kubectl replace` of a file without it).
+        be.client.get(route.kind, _ns(route), route.name or "")   # (NotFound when it does not exist)
+        raise errors.Invalid(route.kind.kind, route.name or "",
+                             [errors.FieldError("metadata.resourceVersion", UNCONDITIONAL)])
     if query.get("fieldManager"):
         try:
             current: Obj | None = be.client.get(route.kind, _ns(route), route.name or "")

@@ -177,6 +177,27 @@ def test_update_conflict_on_stale_resource_version(be):
         resources.update(be, jt_route("t"), {}, {**obj, "metadata": {**obj["metadata"], "labels": {"v": "2"}}})
 
 
+def test_a_custom_resource_is_not_updated_without_the_version_it_replaces(be):
+    """kube's generic registry: a custom resource allows no unconditional update (422 naming
+    metadata.resourceVersion; 404 when it does not exist); a ConfigMap does."""
+    obj = make(be, "t")
+    unversioned = {**obj, "metadata": {"name": "t", "labels": {"v": "1"}}}
+    for sub in (None, "status"):
+        with pytest.raises(errors.Invalid) as info:
+            resources.update(be, jt_route("t", sub=sub), {}, unversioned)
+        assert [str(e) for e in info.value.errors] == [
+            "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"]
+    assert "labels" not in be.client.get(kinds.JOBTEMPLATE, "default", "t")["metadata"]
+    with pytest.raises(errors.NotFound):
+        resources.update(be, jt_route("u"), {}, {**unversioned, "metadata": {"name": "u"}})
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "1"}}
+    cm_route = routes.Resource(kinds.CONFIGMAP, "default", None, None)
+    resources.create(be, cm_route, {}, cm)
+    code, out = resources.update(be, routes.Resource(kinds.CONFIGMAP, "default", "c", None), {},
+                                 {**cm, "data": {"a": "2"}})
+    assert code == 200 and out["data"] == {"a": "2"}
+
+
 def test_update_name_must_match_url(be):
     obj = make(be, "t")
     with pytest.raises(errors.BadRequest, match="name of the object"):
