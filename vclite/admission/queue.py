@@ -48,7 +48,8 @@ def mutate(op: base.Operation, obj: Obj) -> None:
 
 def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
              options: base.Options) -> list[FieldError]:
-    spec = new.get("spec") or {}
+    spec = new.get("spec")
+    spec = {} if spec is None else spec
     if not isinstance(spec, dict):
         return [FieldError("spec", common.type_error(spec, "object"))]
     errs: list[FieldError] = []

@@ -139,6 +139,9 @@ REJECT_CASES = [
                  id="affinity-rules-not-an-object"),
     pytest.param(Op.CREATE, q(affinity="g1"), None, ['spec.affinity: Invalid value: "g1": must be of type object'],
                  id="affinity-not-an-object"),
+    # (an empty list was read as no spec: stored without a weight once the controller gave it its parent)
+    pytest.param(Op.CREATE, {**q(), "spec": []}, None, ["spec: Invalid value: []: must be of type object"],
+                 id="spec-an-empty-list"),
 ]
 
 
