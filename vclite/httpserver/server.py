@@ -72,6 +72,19 @@ def check_options(options: Options) -> None:
     if options.plain_http and not security.is_loopback(options.address):
         raise ServeError(f"plain HTTP is only served on a loopback address, not {options.address}: "
                          "serve TLS (the default) on other addresses")
+    if options.tls_cert and options.tls_key:   # (loaded now: a bad pair leaves no data directory behind)
+        _given_context(pathlib.Path(options.tls_cert), pathlib.Path(options.tls_key))
+
+
+def _given_context(cert: pathlib.Path, key: pathlib.Path) -> Any:
+    """The TLS context of a given certificate and key, or a ServeError that says what is wrong with them."""
+    try:
+        return security.server_context(cert, key)
+    except (OSError, ValueError) as e:
+        text = str(e)
+        why = ("the key does not belong to the certificate" if "KEY_VALUES_MISMATCH" in text
+               else "they are not a PEM certificate and its PEM private key" if "PEM" in text else text)
+        raise ServeError(f"cannot load the TLS certificate {cert} with the key {key}: {why} ({text})") from None
 
 
 def tls_settings(options: Options) -> tuple[Any, bytes | None]:
@@ -82,9 +95,8 @@ def tls_settings(options: Options) -> tuple[Any, bytes | None]:
         return None, None
     if options.tls_cert and options.tls_key:
         cert, key = pathlib.Path(options.tls_cert), pathlib.Path(options.tls_key)
-        ca = cert.read_bytes()
-    else:
-        cert, key, ca = security.generate_self_signed(options.data_dir / security.TLS_DIR, options.address)
+        return _given_context(cert, key), cert.read_bytes()
+    cert, key, ca = security.generate_self_signed(options.data_dir / security.TLS_DIR, options.address)
     try:
         return security.server_context(cert, key), ca
     except (OSError, ValueError) as e:

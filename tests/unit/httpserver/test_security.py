@@ -97,6 +97,21 @@ def test_refused_options(tmp_path, options, message):
         server_mod.check_options(server_mod.Options(data_dir=tmp_path, **options))
 
 
+def test_a_given_certificate_that_does_not_load_is_refused_before_the_data_directory_is_made(tmp_path):
+    own = tmp_path / "own"
+    cert, key, _ = security.generate_self_signed(own, "127.0.0.1")
+    other_cert, other_key, _ = security.generate_self_signed(tmp_path / "other", "127.0.0.1")
+    data = tmp_path / "data"
+    for c, k, words in ((cert, cert, "not a PEM certificate and its PEM private key"),
+                        (cert, other_key, "the key does not belong to the certificate")):
+        with pytest.raises(server_mod.ServeError, match=words):
+            server_mod.check_options(server_mod.Options(data_dir=data, tls_cert=c, tls_key=k))
+    assert not data.exists()
+    server_mod.check_options(server_mod.Options(data_dir=data, tls_cert=cert, tls_key=key))
+    ctx, ca = server_mod.tls_settings(server_mod.Options(data_dir=data, tls_cert=cert, tls_key=key))
+    assert ctx is not None and ca == cert.read_bytes()
+
+
 def test_tls_by_default_even_on_loopback(tmp_path):
     ctx, ca = server_mod.tls_settings(server_mod.Options(data_dir=tmp_path))
     assert ctx is not None and ca.startswith(b"-----BEGIN CERTIFICATE-----")
