@@ -25,9 +25,11 @@ the Client (admission, resourceVersion checks). None of them mutates its argumen
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from vclite.apiserver import inprocess
+from vclite.httpserver import bodies
 from vclite.httpserver import status as status_mod
 from vclite.lib import errors, jsoncopy
 
@@ -103,10 +105,22 @@ def _add(doc: Any, tokens: list[str], value: Any) -> Any:
     return doc
 
 
+# kube-apiserver's bounds on a JSON patch: its number of operations (413 beyond), and how much its `copy`
+# operations may add in all (the JSON bytes of the values copied; --max-request-bytes' 3 MiB): without the
+# latter, 20 copies of a field into itself make a million-node document and block the server for a minute.
+# vclite's own: the patched document may be nested no deeper than a request body (bodies.MAX_DEPTH).
+MAX_OPERATIONS = 10000
+MAX_COPY_BYTES = 3 * 1024 * 1024
+
+
 def json_patch(current: Obj, ops: Any) -> Obj:
     if not isinstance(ops, list):
         raise errors.BadRequest("a JSON patch must be a list of operations")
+    if len(ops) > MAX_OPERATIONS:
+        raise status_mod.TooLarge(f"The allowed maximum operations in a JSON patch is {MAX_OPERATIONS}, "
+                                  f"got {len(ops)}")
     doc = jsoncopy.deep_copy(current)
+    copied = [0]
     for op in ops:
         if not isinstance(op, dict) or "op" not in op:
             raise errors.BadRequest(f"invalid JSON patch operation: {op!r}")
@@ -114,17 +128,23 @@ def json_patch(current: Obj, ops: Any) -> Obj:
         if kind in ("add", "replace", "test") and "value" not in op:
             raise errors.BadRequest(f'JSON patch "{kind}" operation needs a value')
         try:
-            doc = _apply_op(doc, op, kind, tokens)
+            doc = _apply_op(doc, op, kind, tokens, copied)
         except status_mod.InvalidPatch as e:   # (the words of the JSON patch library Kubernetes uses)
             raise status_mod.InvalidPatch(e.message if kind == "test" else f"{kind} operation does not apply: "
                                           f"{e.message}") from None
     if not isinstance(doc, dict):
         raise status_mod.InvalidPatch("the patched document is not an object")
+    try:   # (`add` operations nest without a deep body; the object must still be one a body could carry)
+        bodies.check_depth(doc)
+    except errors.BadRequest:
+        raise status_mod.InvalidPatch(f"the patched document is nested deeper than {bodies.MAX_DEPTH} levels") \
+            from None
     return doc
 
 
-def _apply_op(doc: Any, op: Obj, kind: str, tokens: list[str]) -> Any:
-    """`doc` with one operation applied (InvalidPatch: it does not apply; BadRequest: unknown)."""
+def _apply_op(doc: Any, op: Obj, kind: str, tokens: list[str], copied: list[int]) -> Any:
+    """`doc` with one operation applied (InvalidPatch: it does not apply; BadRequest: unknown).
+    `copied[0]`: the bytes `copy` operations added so far (this one's added)."""
     if kind == "add":
         doc = _add(doc, tokens, jsoncopy.deep_copy(op["value"]))
     elif kind == "remove":
@@ -136,10 +156,15 @@ def _apply_op(doc: Any, op: Obj, kind: str, tokens: list[str]) -> Any:
         else:
             _remove(doc, tokens)
             doc = _add(doc, tokens, jsoncopy.deep_copy(op["value"]))
-    elif kind in ("move", "copy"):
-        source = _pointer(op.get("from"))
-        value = _remove(doc, source) if kind == "move" else jsoncopy.deep_copy(_get(doc, source))
-        doc = _add(doc, tokens, value)
+    elif kind == "move":
+        doc = _add(doc, tokens, _remove(doc, _pointer(op.get("from"))))
+    elif kind == "copy":
+        value = _get(doc, _pointer(op.get("from")))
+        copied[0] += len(json.dumps(value, separators=(",", ":")))
+        if copied[0] > MAX_COPY_BYTES:
+            raise status_mod.InvalidPatch(f"Unable to complete the copy, the accumulated size increase of copy is "
+                                          f"{copied[0]}, exceeding the limit {MAX_COPY_BYTES}")
+        doc = _add(doc, tokens, jsoncopy.deep_copy(value))
     elif kind == "test":
         if _get(doc, tokens) != op["value"]:
             raise status_mod.InvalidPatch(f"testing value {op.get('path')} failed: test failed")

@@ -54,6 +54,15 @@ def test_json_patch(ops, expected_spec):
                  id="bad-pointer"),
     pytest.param([{"op": "replace", "path": "", "value": [1]}], status_mod.InvalidPatch,
                  "the patched document is not an object", id="result-not-object"),
+    # bounds: a shallow patch must not build a document no body could carry, nor block the server
+    pytest.param([{"op": "add", "path": "/spec/d" + "/x" * i, "value": {}} for i in range(120)],
+                 status_mod.InvalidPatch, "the patched document is nested deeper than 100 levels",
+                 id="adds-nesting-past-the-body-limit"),
+    pytest.param([{"op": "copy", "from": "/spec", "path": f"/spec/c{i}"} for i in range(40)], status_mod.InvalidPatch,
+                 "copy operation does not apply: Unable to complete the copy, the accumulated size increase of copy "
+                 "is 4718574, exceeding the limit 3145728", id="copies-doubling-the-document"),
+    pytest.param([{"op": "test", "path": "/spec", "value": {}}] * 10001, status_mod.TooLarge,
+                 "The allowed maximum operations in a JSON patch is 10000, got 10001", id="too-many-operations"),
 ])
 def test_json_patch_errors(ops, error, words):
     with pytest.raises(error) as caught:
