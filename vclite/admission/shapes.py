@@ -79,12 +79,41 @@ POD_STATUS = {"conditions": [{**CONDITION, "observedGeneration": INT}], "observe
               "containerStatuses": [_CONTAINER_STATUS], "ephemeralContainerStatuses": [_CONTAINER_STATUS]}
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
+
+def map_of(shape: Any) -> tuple[str, Any]:
+    """An object whose every value has `shape` (its keys are free: task names, vcjob names, …)."""
+    return ("map", shape)
+
+
+# The statuses of Volcano's kinds, as their CRDs type them (the fields vclite's controllers and vcctl
+# read): a client's status write of another type is refused (a cluster's schema validation refuses it too)
+# instead of failing the controllers' syncs and vcctl's tables. vclite's own extra fields are not listed.
+_TASK_STATUS = map_of({"phase": map_of(INT)})
+JOB_STATUS = {"state": {"phase": STR, "reason": STR, "message": STR, "lastTransitionTime": STR},
+              "minAvailable": INT, "taskStatusCount": _TASK_STATUS, "pending": INT, "running": INT,
+              "succeeded": INT, "failed": INT, "terminating": INT, "unknown": INT, "version": INT,
+              "retryCount": INT, "runningDuration": STR, "controlledResources": STR_MAP,
+              "conditions": [{"status": STR, "lastTransitionTime": STR}]}
+_HISTORY = {"startTimestamp": STR, "endTimestamp": STR, "state": STR}
+JOBFLOW_STATUS = {**{key: [STR] for key in ("pendingJobs", "runningJobs", "failedJobs", "completedJobs",
+                                            "terminatedJobs", "unKnowJobs")},
+                  "jobStatusList": [{"name": STR, "state": STR, "startTimestamp": STR, "endTimestamp": STR,
+                                     "restartCount": INT, "runningHistories": [_HISTORY]}],
+                  "conditions": map_of({"phase": STR, "createTime": STR, "runningDuration": STR,
+                                        "taskStatusCount": _TASK_STATUS}),
+                  "state": {"phase": STR}}
+PODGROUP_STATUS = {"phase": STR, "conditions": [{**CONDITION, "transitionID": STR}], "running": INT,
+                   "succeeded": INT, "failed": INT}
+QUEUE_STATUS = {"state": STR, "unknown": INT, "pending": INT, "running": INT, "inqueue": INT, "completed": INT}
+STATUS = {"Job": JOB_STATUS, "JobFlow": JOBFLOW_STATUS, "PodGroup": PODGROUP_STATUS, "Queue": QUEUE_STATUS}
+
 _SCALARS = {STR: (str,), BOOL: (bool,)}
 
 
 def _name(shape: Any) -> str:
     """A shape's JSON type, as a field error names it."""
-    return "array" if isinstance(shape, list) else "object" if isinstance(shape, dict) or shape == STR_MAP else shape
+    return "array" if isinstance(shape, list) else "object" if isinstance(shape, (dict, tuple)) or shape == STR_MAP \
+        else shape
 
 
 def check(value: Any, shape: Any, path: str) -> list[FieldError]:
@@ -103,6 +132,10 @@ def check(value: Any, shape: Any, path: str) -> list[FieldError]:
             return [FieldError(path, common.type_error(value, "object"))]
         return [e for key, item in value.items() if key in shape   # (in the document's order)
                 for e in check(item, shape[key], f"{path}.{key}")]
+    if isinstance(shape, tuple):   # map_of
+        if not isinstance(value, dict):
+            return [FieldError(path, common.type_error(value, "object"))]
+        return [e for key, item in value.items() for e in check(item, shape[1], f"{path}.{key}")]
     if shape == STR_MAP:
         if not isinstance(value, dict):
             return [FieldError(path, common.type_error(value, "object"))]

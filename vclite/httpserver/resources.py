@@ -28,7 +28,7 @@ import binascii
 import json
 from typing import Any, Mapping
 
-from vclite.admission import fields
+from vclite.admission import fields, shapes
 from vclite.api import kinds, meta
 from vclite.apiserver import binding, eviction
 from vclite.httpserver import backend as backend_mod
@@ -243,7 +243,18 @@ def create(be: backend_mod.Backend, route: routes.Resource, query: Query, body: 
     if route.kind.namespaced and route.namespace is None:
         raise errors.BadRequest(f"a {route.kind.kind} must be created in a namespace: "
                                 f"POST to .../namespaces/<namespace>/{route.kind.plural}")
-    return 201, be.client.create(_managed(be, route, query, None, _conform(route, body)), dry_run=dry)
+    obj = _conform(route, body)
+    _check_status(route.kind, obj)   # (Queues and PodGroups keep a created status)
+    return 201, be.client.create(_managed(be, route, query, None, obj), dry_run=dry)
+
+
+def _check_status(kind: kinds.Kind, obj: Obj) -> None:
+    """A client's status of a Volcano kind typed as its CRD types it (shapes.STATUS), else 422 naming the
+    field: vclite's controllers and vcctl read these fields (their own writes do not come this way)."""
+    shape = shapes.STATUS.get(kind.kind) if kind.crd else None
+    problems = shapes.check(obj.get("status"), shape, "status") if shape is not None else []
+    if problems:
+        raise errors.Invalid(kind.kind, str((obj.get("metadata") or {}).get("name") or ""), problems)
 
 
 def _managed(be: backend_mod.Backend, route: routes.Resource, query: Query, current: Obj | None, new: Obj) -> Obj:
@@ -311,6 +322,7 @@ def update(be: backend_mod.Backend, route: routes.Resource, query: Query, body: 
 
 def _write(be: backend_mod.Backend, route: routes.Resource, obj: Obj, dry: bool) -> Obj:
     if route.subresource == "status":
+        _check_status(route.kind, obj)
         return be.client.update_status(obj, dry_run=dry)
     return be.client.update(obj, dry_run=dry)
 

@@ -198,6 +198,65 @@ def test_a_custom_resource_is_not_updated_without_the_version_it_replaces(be):
     assert code == 200 and out["data"] == {"a": "2"}
 
 
+def _volcano_objects(be):
+    """One JobFlow, vcjob, Queue and PodGroup (routes by kind name)."""
+    made = {"JobFlow": {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow", "metadata": {"name": "f"},
+                        "spec": {"flows": []}},
+            "Job": {**JT, "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "j"},
+                    "spec": {**JT["spec"], "queue": "default"}},
+            "Queue": {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "q"},
+                      "spec": {"weight": 1}},
+            "PodGroup": {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": {"name": "p"},
+                         "spec": {"minMember": 1}}}
+    routes_by_kind = {}
+    for kind_name, obj in made.items():
+        kind = kinds.by_kind(kind_name) if kind_name != "Job" else kinds.JOB
+        ns = "default" if kind.namespaced else None
+        resources.create(be, routes.Resource(kind, ns, None, None), {}, obj)
+        routes_by_kind[kind_name] = routes.Resource(kind, ns, obj["metadata"]["name"], "status")
+    return routes_by_kind
+
+
+@pytest.mark.parametrize("kind_name, status, field", [
+    pytest.param("JobFlow", {"state": 5}, "status.state", id="jobflow-state-a-number"),
+    pytest.param("JobFlow", {"conditions": {"f-a": {"phase": ["x"]}}}, "status.conditions.f-a.phase",
+                 id="jobflow-condition-phase"),
+    pytest.param("JobFlow", {"completedJobs": "f-a"}, "status.completedJobs", id="jobflow-list-a-string"),
+    pytest.param("Job", {"state": "Running"}, "status.state", id="vcjob-state-a-string"),
+    pytest.param("Job", {"taskStatusCount": {"t": {"phase": {"Running": "1"}}}},
+                 "status.taskStatusCount.t.phase.Running", id="vcjob-task-count"),
+    pytest.param("Queue", {"state": [1]}, "status.state", id="queue-state-a-list"),
+    pytest.param("PodGroup", {"running": "2"}, "status.running", id="podgroup-running-a-string"),
+])
+def test_a_clients_status_of_a_volcano_kind_is_typed_as_its_crd(be, kind_name, status, field):
+    """(a vcjob status.state of "Running" failed the job controller's every sync; a queue's state [1]
+    made `vcctl queue list` fail)"""
+    route = _volcano_objects(be)[kind_name]
+    before = be.client.get(route.kind, route.namespace or "", route.name)
+    for write in (lambda: resources.patch(be, route, {}, resources.MERGE, {"status": status}),
+                  lambda: resources.update(be, route, {}, {**before, "status": status})):
+        with pytest.raises(errors.Invalid) as info:
+            write()
+        assert [e.path for e in info.value.errors] == [field]
+    assert be.client.get(route.kind, route.namespace or "", route.name) == before
+
+
+def test_a_well_typed_status_of_a_volcano_kind_is_written(be):
+    good = {"JobFlow": {"state": {"phase": "Running"}, "runningJobs": ["f-a"], "conditions": {
+                "f-a": {"phase": "Running", "createTime": "2026-01-01T00:00:00Z", "vcliteExtra": [1]}}},
+            "Job": {"state": {"phase": "Running"}, "running": 1, "taskStatusCount": {"t": {"phase": {"Running": 1}}},
+                    "runningDuration": "2s"},
+            "Queue": {"state": "Open", "running": 1, "allocated": {"cpu": "1"}},
+            "PodGroup": {"phase": "Running", "running": 1, "conditions": [{"type": "Scheduled", "status": "True"}]}}
+    for kind_name, route in _volcano_objects(be).items():
+        code, out = resources.patch(be, route, {}, resources.MERGE, {"status": good[kind_name]})
+        assert code == 200 and all(out["status"][k] == v for k, v in good[kind_name].items()), kind_name
+    queue = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "q2"},
+             "status": {"state": 5}}
+    with pytest.raises(errors.Invalid):
+        resources.create(be, routes.Resource(kinds.QUEUE, None, None, None), {}, queue)
+
+
 def test_update_name_must_match_url(be):
     obj = make(be, "t")
     with pytest.raises(errors.BadRequest, match="name of the object"):
