@@ -64,10 +64,12 @@ def anonymous_allowed(method: str, path: str, header: str | None) -> bool:
 
 
 def token_matches(header: str | None, token: str) -> bool:
-    """`Authorization: Bearer <token>`, compared in constant time."""
-    if not header or not header.startswith("Bearer "):
+    """`Authorization: Bearer <token>` (the scheme in any case, as kube-apiserver reads it), compared in
+    constant time."""
+    scheme, _, given = (header or "").partition(" ")
+    if scheme.lower() != "bearer" or not given.strip():
         return False
-    return hmac.compare_digest(header[len("Bearer "):].strip().encode(), token.encode())
+    return hmac.compare_digest(given.strip().encode(), token.encode())
 
 
 def is_loopback(address: str) -> bool:

@@ -20,6 +20,9 @@ def test_token_is_created_once_private_and_reused(tmp_path):
 
 @pytest.mark.parametrize("header, ok", [
     pytest.param("Bearer abc", True, id="right"),
+    pytest.param("bearer abc", True, id="scheme-in-lower-case"),
+    pytest.param("BEARER abc", True, id="scheme-in-upper-case"),
+    pytest.param("Bearerabc", False, id="no-space"),
     pytest.param("Bearer abd", False, id="wrong"),
     pytest.param("Bearer ", False, id="empty"),
     pytest.param("abc", False, id="no-scheme"),
