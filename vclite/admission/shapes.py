@@ -105,7 +105,11 @@ JOBFLOW_STATUS = {**{key: [STR] for key in ("pendingJobs", "runningJobs", "faile
 PODGROUP_STATUS = {"phase": STR, "conditions": [{**CONDITION, "transitionID": STR}], "running": INT,
                    "succeeded": INT, "failed": INT}
 QUEUE_STATUS = {"state": STR, "unknown": INT, "pending": INT, "running": INT, "inqueue": INT, "completed": INT}
-STATUS = {"Job": JOB_STATUS, "JobFlow": JOBFLOW_STATUS, "PodGroup": PODGROUP_STATUS, "Queue": QUEUE_STATUS}
+_REFERENCE = {key: STR for key in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")}
+CRONJOB_STATUS = {"active": [_REFERENCE], "lastScheduleTime": STR, "lastSuccessfulTime": STR}
+HYPERNODE_STATUS = {"conditions": [{**CONDITION, "observedGeneration": INT}], "nodeCount": INT}
+STATUS = {"Job": JOB_STATUS, "JobFlow": JOBFLOW_STATUS, "PodGroup": PODGROUP_STATUS, "Queue": QUEUE_STATUS,
+          "CronJob": CRONJOB_STATUS, "HyperNode": HYPERNODE_STATUS}
 
 _SCALARS = {STR: (str,), BOOL: (bool,)}
 

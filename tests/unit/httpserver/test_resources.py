@@ -199,7 +199,7 @@ def test_a_custom_resource_is_not_updated_without_the_version_it_replaces(be):
 
 
 def _volcano_objects(be):
-    """One JobFlow, vcjob, Queue and PodGroup (routes by kind name)."""
+    """One of each Volcano kind with a status a client may write (routes by kind name)."""
     made = {"JobFlow": {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow", "metadata": {"name": "f"},
                         "spec": {"flows": []}},
             "Job": {**JT, "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "j"},
@@ -207,7 +207,12 @@ def _volcano_objects(be):
             "Queue": {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "q"},
                       "spec": {"weight": 1}},
             "PodGroup": {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": {"name": "p"},
-                         "spec": {"minMember": 1}}}
+                         "spec": {"minMember": 1}},
+            "CronJob": {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "CronJob", "metadata": {"name": "c"},
+                        "spec": {"schedule": "@hourly", "jobTemplate": {"spec": {**JT["spec"], "queue": "default"}}}},
+            "HyperNode": {"apiVersion": "topology.volcano.sh/v1alpha1", "kind": "HyperNode", "metadata": {"name": "h"},
+                          "spec": {"tier": 1,
+                                   "members": [{"type": "Node", "selector": {"exactMatch": {"name": "n"}}}]}}}
     routes_by_kind = {}
     for kind_name, obj in made.items():
         kind = kinds.by_kind(kind_name) if kind_name != "Job" else kinds.JOB
@@ -227,6 +232,8 @@ def _volcano_objects(be):
                  "status.taskStatusCount.t.phase.Running", id="vcjob-task-count"),
     pytest.param("Queue", {"state": [1]}, "status.state", id="queue-state-a-list"),
     pytest.param("PodGroup", {"running": "2"}, "status.running", id="podgroup-running-a-string"),
+    pytest.param("CronJob", {"active": 5}, "status.active", id="cronjob-active-a-number"),
+    pytest.param("HyperNode", {"nodeCount": "x"}, "status.nodeCount", id="hypernode-node-count-a-string"),
 ])
 def test_a_clients_status_of_a_volcano_kind_is_typed_as_its_crd(be, kind_name, status, field):
     """(a vcjob status.state of "Running" failed the job controller's every sync; a queue's state [1]
@@ -247,7 +254,9 @@ def test_a_well_typed_status_of_a_volcano_kind_is_written(be):
             "Job": {"state": {"phase": "Running"}, "running": 1, "taskStatusCount": {"t": {"phase": {"Running": 1}}},
                     "runningDuration": "2s"},
             "Queue": {"state": "Open", "running": 1, "allocated": {"cpu": "1"}},
-            "PodGroup": {"phase": "Running", "running": 1, "conditions": [{"type": "Scheduled", "status": "True"}]}}
+            "PodGroup": {"phase": "Running", "running": 1, "conditions": [{"type": "Scheduled", "status": "True"}]},
+            "CronJob": {"active": [{"kind": "Job", "name": "c-1"}], "lastScheduleTime": "2026-01-01T00:00:00Z"},
+            "HyperNode": {"nodeCount": 1}}
     for kind_name, route in _volcano_objects(be).items():
         code, out = resources.patch(be, route, {}, resources.MERGE, {"status": good[kind_name]})
         assert code == 200 and all(out["status"][k] == v for k, v in good[kind_name].items()), kind_name
