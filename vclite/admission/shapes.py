@@ -109,7 +109,7 @@ _REFERENCE = {key: STR for key in ("kind", "namespace", "name", "uid", "apiVersi
 CRONJOB_STATUS = {"active": [_REFERENCE], "lastScheduleTime": STR, "lastSuccessfulTime": STR}
 HYPERNODE_STATUS = {"conditions": [{**CONDITION, "observedGeneration": INT}], "nodeCount": INT}
 STATUS = {"Job": JOB_STATUS, "JobFlow": JOBFLOW_STATUS, "PodGroup": PODGROUP_STATUS, "Queue": QUEUE_STATUS,
-          "CronJob": CRONJOB_STATUS, "HyperNode": HYPERNODE_STATUS}
+          "CronJob": CRONJOB_STATUS, "HyperNode": HYPERNODE_STATUS, "JobTemplate": {"jobDependsOnList": [STR]}}
 
 _SCALARS = {STR: (str,), BOOL: (bool,)}
 

@@ -200,7 +200,8 @@ def test_a_custom_resource_is_not_updated_without_the_version_it_replaces(be):
 
 def _volcano_objects(be):
     """One of each Volcano kind with a status a client may write (routes by kind name)."""
-    made = {"JobFlow": {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow", "metadata": {"name": "f"},
+    made = {"JobTemplate": JT,
+            "JobFlow": {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow", "metadata": {"name": "f"},
                         "spec": {"flows": []}},
             "Job": {**JT, "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "j"},
                     "spec": {**JT["spec"], "queue": "default"}},
@@ -234,6 +235,7 @@ def _volcano_objects(be):
     pytest.param("PodGroup", {"running": "2"}, "status.running", id="podgroup-running-a-string"),
     pytest.param("CronJob", {"active": 5}, "status.active", id="cronjob-active-a-number"),
     pytest.param("HyperNode", {"nodeCount": "x"}, "status.nodeCount", id="hypernode-node-count-a-string"),
+    pytest.param("JobTemplate", {"jobDependsOnList": 5}, "status.jobDependsOnList", id="jobtemplate-list-a-number"),
 ])
 def test_a_clients_status_of_a_volcano_kind_is_typed_as_its_crd(be, kind_name, status, field):
     """(a vcjob status.state of "Running" failed the job controller's every sync; a queue's state [1]
@@ -256,7 +258,7 @@ def test_a_well_typed_status_of_a_volcano_kind_is_written(be):
             "Queue": {"state": "Open", "running": 1, "allocated": {"cpu": "1"}},
             "PodGroup": {"phase": "Running", "running": 1, "conditions": [{"type": "Scheduled", "status": "True"}]},
             "CronJob": {"active": [{"kind": "Job", "name": "c-1"}], "lastScheduleTime": "2026-01-01T00:00:00Z"},
-            "HyperNode": {"nodeCount": 1}}
+            "HyperNode": {"nodeCount": 1}, "JobTemplate": {"jobDependsOnList": ["f-a"]}}
     for kind_name, route in _volcano_objects(be).items():
         code, out = resources.patch(be, route, {}, resources.MERGE, {"status": good[kind_name]})
         assert code == 200 and all(out["status"][k] == v for k, v in good[kind_name].items()), kind_name
