@@ -72,6 +72,10 @@ def check_options(options: Options) -> None:
     if options.plain_http and not security.is_loopback(options.address):
         raise ServeError(f"plain HTTP is only served on a loopback address, not {options.address}: "
                          "serve TLS (the default) on other addresses")
+    try:   # (an address that names no host is refused before the data directory is made)
+        socket.getaddrinfo(options.address, None)
+    except (OSError, UnicodeError) as e:
+        raise ServeError(f"cannot listen on {options.address}: {getattr(e, 'strerror', None) or e}") from None
     if options.tls_cert and options.tls_key:   # (loaded now: a bad pair leaves no data directory behind)
         _given_context(pathlib.Path(options.tls_cert), pathlib.Path(options.tls_key))
 

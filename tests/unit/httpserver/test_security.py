@@ -94,10 +94,12 @@ def test_a_wildcard_bind_s_certificate_covers_this_host_s_own_addresses(tmp_path
 @pytest.mark.parametrize("options, message", [
     pytest.param(dict(plain_http=True, address="0.0.0.0"), "only served on a loopback", id="plain-beyond-loopback"),
     pytest.param(dict(tls_cert="c.pem"), "go together", id="cert-without-key"),
+    pytest.param(dict(address="nosuchhost.invalid"), "cannot listen on nosuchhost.invalid", id="unknown-host"),
 ])
 def test_refused_options(tmp_path, options, message):
     with pytest.raises(server_mod.ServeError, match=message):
-        server_mod.check_options(server_mod.Options(data_dir=tmp_path, **options))
+        server_mod.check_options(server_mod.Options(data_dir=tmp_path / "data", **options))
+    assert not (tmp_path / "data").exists()
 
 
 def test_a_given_certificate_that_does_not_load_is_refused_before_the_data_directory_is_made(tmp_path):
