@@ -2,8 +2,8 @@
 
 One catch-all route; `routes.match` decides what a path names. Order per request:
 1. the bearer token is checked before anything else is looked at (a request without it gets
-   401 and the server reads no body, resolves no path, touches no object) — except a GET of
-   /healthz, /livez, /readyz or /version without credentials, public as on Kubernetes;
+   401 and the server reads no body, resolves no path, touches no object), health and version
+   paths included (a probe sends the token too);
 2. the route's handler runs; an ApiError becomes its Status (any other exception a 500 Status,
    logged with its traceback). Bodies are capped at bodies.MAX_BODY (413);
 3. every request, 401s and 404s included, is logged and counted in the metrics.
@@ -168,8 +168,7 @@ class Server:
         info = {"verb": request.method, "resource": ""}
         try:
             header = request.headers.get("Authorization")
-            if not (security.token_matches(header, self.token)
-                    or security.anonymous_allowed(request.method, request.path, header)):
+            if not security.token_matches(header, self.token):
                 info["verb"] = "UNAUTHORIZED"
                 response = status_response(status_mod.unauthorized())
             elif refusal := reviews.impersonation_refusal(list(request.headers.items())):

@@ -52,17 +52,6 @@ def load_or_create_token(data_dir: pathlib.Path) -> str:
     return token
 
 
-# What Kubernetes' system:public-info-viewer role lets anonymous requests read: health probes (a
-# supervisor's, a load balancer's) and the version work without credentials. Sub-checks
-# (/healthz/ping) and everything else need the token; so does a request with a wrong token.
-PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz", "/version", "/version/"})
-
-
-def anonymous_allowed(method: str, path: str, header: str | None) -> bool:
-    """A request without credentials that Kubernetes would serve to system:anonymous."""
-    return header is None and method in ("GET", "HEAD") and path in PUBLIC_PATHS
-
-
 def token_matches(header: str | None, token: str) -> bool:
     """`Authorization: Bearer <token>` (the scheme in any case, as kube-apiserver reads it), compared in
     constant time."""

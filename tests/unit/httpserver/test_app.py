@@ -416,11 +416,15 @@ def test_a_quick_run_without_samples_takes_its_end_time_for_every_line(tmp_path)
 
 @pytest.mark.parametrize("path, wanted", [("/healthz", "ok"), ("/livez", "ok"), ("/readyz", "ok"),
                                           ("/version", '"gitVersion"'), ("/version/", '"gitVersion"')])
-def test_health_and_version_are_public_without_credentials_but_not_with_wrong_ones(path, wanted):
+def test_health_and_version_need_the_token_too(path, wanted):
+    """The issue's contract: every request needs the token, and one without it learns nothing (Kubernetes'
+    public-info-viewer role would answer these anonymously; vclite does not)."""
     async def test(client, srv, be):
-        resp = await client.get(path)
+        for headers in ({}, {"Authorization": "Bearer wrong"}):
+            resp = await client.get(path, headers=headers)
+            assert resp.status == 401 and wanted not in await resp.text(), path
+        resp = await client.get(path, headers=AUTH)
         assert resp.status == 200 and wanted in await resp.text()
-        assert (await client.get(path, headers={"Authorization": "Bearer wrong"})).status == 401
     serve(test)
 
 
