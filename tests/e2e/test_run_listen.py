@@ -197,3 +197,30 @@ def test_a_serving_run_with_a_conf_option_tells_the_configmap_it_is_not_read(tmp
         assert run.wait(timeout=60) == 130, err.text
     finally:
         run.kill()
+
+
+def test_a_suspended_standalone_vcjob_waits_for_its_resume(tmp_path, write):
+    """`vcctl job suspend` aborts a standalone vcjob: a run that serves its API does not end there (Aborted is
+    resumable), and `vcctl job resume` lets it run to Completed (the run then ends 0)."""
+    path = write("job.yaml", jobs_yaml.vcjob("j", ["sleep", "5"]))
+    run = subprocess.Popen([VCCTL, "run", "--listen", "127.0.0.1:0", "--timeout", "90", "--workdir",
+                            tmp_path / "work", path], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+    try:
+        err = Lines(run.stderr)
+        kubeconfig = err.wait_for(r"kubeconfig: (\S+)\)").group(1)
+        kubectl = vcctl_server.kubectl_runner(kubeconfig, tmp_path / "kube-cache")
+        suspended = subprocess.run([VCCTL, "job", "suspend", "-N", "j", "-k", kubeconfig], capture_output=True,
+                                   text=True, timeout=60)
+        assert suspended.returncode == 0, suspended.stdout + suspended.stderr
+        err.wait_for("the run waits for a client of its API")
+        assert run.poll() is None, err.text   # (it used to end here: Aborted counted as finished, exit 1)
+        phase = kubectl("get", "vcjob", "j", "-o", "jsonpath={.status.state.phase}").stdout
+        assert phase == "Aborted", phase
+        resumed = subprocess.run([VCCTL, "job", "resume", "-N", "j", "-k", kubeconfig], capture_output=True,
+                                 text=True, timeout=60)
+        assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+        assert run.wait(timeout=60) == 0, err.text
+    finally:
+        run.kill()
+    assert "succeeded: vcjob default/j Completed" in err.text, err.text

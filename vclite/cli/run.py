@@ -85,7 +85,10 @@ class Progress:
     meanwhile (`deleted`, by kind then key: the vcjob controller deletes a finished job's PodGroup,
     as Volcano does, and a job's ttlSecondsAfterFinished the job and its pods)."""
 
-    def __init__(self) -> None:
+    def __init__(self, resumable: bool = False) -> None:
+        # `resumable` (a run that serves its API, --listen): an Aborted standalone vcjob is not finished, as a
+        # client may resume it (`vcctl job resume`); else Aborted is one of the ends
+        self._job_done = JOB_DONE - {batch.JobPhase.ABORTED} if resumable else JOB_DONE
         self.unfinished: set[str] = set()
         self.outcomes: dict[str, str] = {}    # followed object -> its phase when it finished
         self.deleted: dict[str, dict[str, Obj]] = {kind: {} for kind in KEPT_WHEN_DELETED}
@@ -142,7 +145,7 @@ class Progress:
         phase = "" if ev.type == "DELETED" else view.jobflow_phase(obj) if is_flow else \
             _pod_phase(obj) if is_pod else meta.phase(obj)
         follows = is_flow or is_pod or flow.CREATED_BY_JOB_FLOW not in meta.labels(obj)
-        done = FLOW_DONE if is_flow else POD_DONE if is_pod else JOB_DONE
+        done = FLOW_DONE if is_flow else POD_DONE if is_pod else self._job_done
         if kind == kinds.JOB.kind and _made_by_cronjob(obj):
             self.scheduled.add(what)
         if ev.type != "DELETED" and follows and phase not in done:
@@ -456,7 +459,7 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], lines_to: T
 
         from vclite.cli import viewdraw
         live = Live(console=console, auto_refresh=False, transient=False)
-    progress = Progress()
+    progress = Progress(resumable=listen is not None)
     caches = {kind.kind: informer.Informer(rt.client, kind, progress.observe) for kind in SNAPSHOT_KINDS}
     for inf in caches.values():
         inf.start()
