@@ -1,26 +1,33 @@
-"""What a hop costs in machine instructions: a measure that stays put on a noisy machine.
+"""What a hop costs in machine instructions: a figure to compare two versions of the code with.
 
 Wall and CPU time of the same code vary by a factor of two on a shared VM from one minute to the next, so a
-change worth 5 % cannot be seen with them. Instructions executed (valgrind's callgrind counts them, `Ir`) vary
-by well under 1 % between runs of the same code: the figure to compare two versions with. It is not a time:
-the interpreter's memory stalls and the processes' start-up are not in it (dag_hops.py measures those).
+change worth 5 % cannot be seen with them. Instructions executed (valgrind's callgrind counts them, `Ir`) do not
+depend on the CPU's speed. They still depend on timing a little: under valgrind a hop lasts about 50 times longer
+while the pods' processes do not, so the control plane's timers (coalesced status writes, background lanes, idle
+collections) fire more often per hop than natively, and more so on a loaded machine: the same code measured an
+hour apart can differ by 20 %. Checkouts measured side by side (`--trees`: their runs go in parallel, one per
+tree, under the same load) differ by under 1 % when their code is the same: compare only within one run.
 
 Two measures, each the difference of two runs so that start-up cancels out:
   jobs   the in-process control plane (benchmarks/hop_costs.py's runtime, no CLI): instructions a job of
          a chain and of a fan, (Ir(N) - Ir(n)) / (N - n)
   run    the whole `vcctl run` of the peer benchmark's flows (YAML, validation, output, exit included):
-         instructions a hop, (Ir(chain of N) - Ir(one job)) / (N - 1)
+         instructions a hop, (Ir(chain of N) - Ir(one job)) / (N - 1); output and idle work follow timing, so
+         this one varies more (about 10 %)
 
     python benchmarks/instructions.py                        # this checkout, both measures
     python benchmarks/instructions.py --trees /tmp/old,.     # two checkouts side by side (the first is the base)
     python benchmarks/instructions.py jobs --shapes chain --profile-dir /tmp/cg   # keep callgrind files
 
 Needs valgrind (`apt install valgrind`). Runs under valgrind are about 50 times slower than natively: the
-defaults take a few minutes per tree. Never asserts anything about the figures.
+defaults take a few minutes. Each checkout is byte-compiled first (a module compiled inside a measured run would
+count). Never asserts anything about the figures.
 """
 from __future__ import annotations
 
 import argparse
+import compileall
+import concurrent.futures
 import os
 import pathlib
 import re
@@ -130,12 +137,15 @@ def main(argv: list[str] | None = None) -> int:
             for shape in shapes if "jobs" in measures]
     if "run" in measures:
         rows.append((f"run: a hop of a {a.big}-job chain (vcctl run)", lambda t: per_hop(t, a.big, a.profile_dir)))
+    for tree in a.trees:
+        for part in ("vclite", "benchmarks"):
+            compileall.compile_dir(str(tree / part), quiet=1)
     print(f"M instructions (valgrind Ir), {', '.join(str(t) for t in a.trees)}", flush=True)
     for label, measure in rows:
-        figures = []
-        for tree in a.trees:
+        with concurrent.futures.ThreadPoolExecutor(len(a.trees)) as pool:   # (side by side: the same load)
+            runs = [pool.submit(measure, tree) for tree in a.trees]
             try:
-                figures.append(measure(tree))
+                figures = [run.result() for run in runs]
             except Failed as exc:
                 print(f"instructions.py: {exc}", file=sys.stderr)
                 return 1
