@@ -76,7 +76,8 @@ class Informer:
                 index.setdefault(after, {})[key] = obj
 
     def _handle(self, ev: client_mod.WatchEvent) -> None:
-        key = (meta.namespace(ev.object), meta.name(ev.object))
+        md = ev.object.get("metadata", {})   # (meta.namespace and meta.name, read once)
+        key = (md.get("namespace", "") or "", md.get("name", ""))
         if ev.type == client_mod.EventType.DELETED:
             self._store(key, None)
         elif ev.type != client_mod.EventType.BOOKMARK:

@@ -84,6 +84,8 @@ class InProcessClient:
         # called with (kind, the stored object) after each create (not a dry run): what one mode adds to the API
         # (embedded: standins.make_accounts)
         self.after_create: list[Callable[[kinds.Kind, Obj], None]] = []
+        # the last store event delivered and its WatchEvent (frozen): every subscriber of an event gets the same one
+        self._converted: tuple[memory.Event | None, client_mod.WatchEvent | None] = (None, None)
 
     # reads
     def get(self, kind: kinds.Kind, namespace: str, name: str) -> Obj:
@@ -206,7 +208,11 @@ class InProcessClient:
     def watch(self, kind: kinds.Kind | None, handler: client_mod.WatchHandler,
               resource_version: str | None = None) -> client_mod.Subscription:
         def deliver(ev: memory.Event) -> None:
-            handler(client_mod.WatchEvent(_EVENT_TYPES[ev.type], ev.kind, ev.object, ev.old))
+            converted = self._converted
+            if converted[0] is not ev:   # (the first subscriber of this store event)
+                converted = self._converted = (ev, client_mod.WatchEvent(_EVENT_TYPES[ev.type], ev.kind, ev.object,
+                                                                         ev.old))
+            handler(converted[1])
         return self.store.watch(kind, deliver, resource_version)
 
 

@@ -41,3 +41,17 @@ def test_a_patch_that_loses_or_changes_the_name_is_refused_and_changes_nothing(p
         client.patch(kinds.CONFIGMAP, "default", "c", patch)
     assert client.get(kinds.CONFIGMAP, "default", "c") == before
     assert [meta.name(o) for o in client.list(kinds.CONFIGMAP, "default")] == ["c"]
+
+
+def test_every_watcher_of_a_write_gets_the_same_frozen_event_and_the_next_write_a_new_one():
+    client = inprocess.new_client()
+    seen: list[tuple[str, object]] = []
+    client.watch(kinds.CONFIGMAP, lambda ev: seen.append(("cm", ev)))
+    client.watch(None, lambda ev: seen.append(("all", ev)) if ev.kind is kinds.CONFIGMAP else None)
+    client.create(CM)
+    client.patch(kinds.CONFIGMAP, "default", "c", {"data": {"k": "v"}})
+    assert [who for who, _ in seen] == ["cm", "all", "cm", "all"]
+    (_, added), (_, added_too), (_, modified), (_, modified_too) = seen
+    assert added is added_too and modified is modified_too and added is not modified
+    assert (added.type, modified.type) == ("ADDED", "MODIFIED")
+    assert modified.old is added.object and modified.object["data"] == {"k": "v"}
