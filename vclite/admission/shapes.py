@@ -120,22 +120,43 @@ def _name(shape: Any) -> str:
         else shape
 
 
+def _fits(value: Any, shape: Any) -> bool:
+    """Whether `value` is a scalar of scalar `shape` (or null, or anything for ANY) — what `check` would accept
+    without looking further; False also for the shapes it has to look into (objects, arrays, string maps)."""
+    if value is None or shape == ANY:
+        return True
+    if shape == STR:
+        return isinstance(value, str)
+    if shape == INT:
+        return common.is_int(value)
+    return shape == BOOL and isinstance(value, bool)
+
+
 def check(value: Any, shape: Any, path: str) -> list[FieldError]:
     """Every place in `value` (absent or null: fine — but not a null item of an array: the scheduler
-    and the executor read every item) that does not have `shape`, as field errors."""
+    and the executor read every item) that does not have `shape`, as field errors.
+    (A field's path is made only for the fields looked into: most are scalars of their shape.)"""
     if value is None or shape == ANY:
         return []
     if isinstance(shape, list):
         if not isinstance(value, list):
             return [FieldError(path, common.type_error(value, "array"))]
+        item_shape = shape[0]
         return [e for i, item in enumerate(value) for e in (
-            [FieldError(f"{path}[{i}]", common.type_error(None, _name(shape[0])))] if item is None and shape[0] != ANY
-            else check(item, shape[0], f"{path}[{i}]"))]
+            [FieldError(f"{path}[{i}]", common.type_error(None, _name(item_shape)))]
+            if item is None and item_shape != ANY
+            else () if _fits(item, item_shape) else check(item, item_shape, f"{path}[{i}]"))]
     if isinstance(shape, dict):
         if not isinstance(value, dict):
             return [FieldError(path, common.type_error(value, "object"))]
-        return [e for key, item in value.items() if key in shape   # (in the document's order)
-                for e in check(item, shape[key], f"{path}.{key}")]
+        errs: list[FieldError] = []
+        for key, item in value.items():   # (in the document's order; _fits written out: most fields are scalars)
+            sub = shape.get(key)
+            if sub is None or item is None or sub == ANY or (sub == STR and isinstance(item, str)) \
+                    or (sub == INT and common.is_int(item)) or (sub == BOOL and isinstance(item, bool)):
+                continue
+            errs += check(item, sub, f"{path}.{key}")
+        return errs
     if isinstance(shape, tuple):   # map_of
         if not isinstance(value, dict):
             return [FieldError(path, common.type_error(value, "object"))]

@@ -26,6 +26,18 @@ S = shapes
                  id="null-items"),
     pytest.param({"command": [None]}, {"command": [S.STR]}, ["p.command[0]"], id="null-string-item"),
     pytest.param("x", S.TEMPLATE_METADATA, ["p"], id="metadata-not-object"),
+    pytest.param({"conditions": [{"type": "Ready", "status": "True", "observedGeneration": True},
+                                 {"type": 1, "reason": None, "message": "m"}, "x"],
+                  "observedGeneration": 2, "qosClass": ["Burstable"], "hostIP": None,
+                  "containerStatuses": [{"name": "c", "ready": "yes", "restartCount": 0, "state": {
+                      "terminated": {"exitCode": 1.0, "reason": "Error"}}}]}, S.POD_STATUS,
+                 ["p.conditions[0].observedGeneration", "p.conditions[1].type", "p.conditions[2]", "p.qosClass",
+                  "p.containerStatuses[0].ready", "p.containerStatuses[0].state.terminated.exitCode"],
+                 id="status-errors-in-document-order"),
+    pytest.param({"names": ["a", 1, None, True]}, {"names": [S.STR]}, ["p.names[1]", "p.names[2]", "p.names[3]"],
+                 id="array-of-strings"),
+    pytest.param({"count": True, "flag": 0, "any": [1]}, {"count": S.INT, "flag": S.BOOL, "any": S.ANY},
+                 ["p.count", "p.flag"], id="a-bool-is-no-integer-and-an-integer-no-bool"),
 ])
 def test_check(value, shape, expected):
     assert [e.path for e in S.check(value, shape, "p")] == expected
