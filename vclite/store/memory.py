@@ -38,7 +38,7 @@ from __future__ import annotations
 import collections
 import datetime
 import itertools
-import uuid
+import os
 from typing import Any, Callable, Iterable
 
 from vclite.api import core, kinds
@@ -57,6 +57,16 @@ def clone(value: Any) -> Any:
 
 
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def new_uid() -> str:
+    """A random (version 4) UUID's text, as `str(uuid.uuid4())` makes it — from the same 16 random bytes with the same
+    version and variant bits, without building a UUID object (an object's uid is made on every create)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40   # version 4
+    raw[8] = raw[8] & 0x3F | 0x80   # the RFC 4122 variant
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 class Event:
@@ -134,7 +144,7 @@ class MemoryStore:
         # a list being delivered to is never modified, so handlers may subscribe and cancel)
         self._by_kind: dict[str, list[_Subscription]] = {}
         counter = itertools.count(1)
-        self._uid = uid_factory or (lambda: str(uuid.uuid4()))
+        self._uid = uid_factory or new_uid
         self._seq = counter
         self._detector = mutations.Detector() if mutations.enabled() else None
 

@@ -1,5 +1,6 @@
 """Kubernetes storage semantics of the in-memory store."""
 import datetime
+import uuid
 
 import pytest
 
@@ -444,3 +445,12 @@ def test_a_failing_watch_handler_does_not_keep_the_event_from_the_others():
         s.create(kinds.POD, pod("a"))
     assert seen == ["a"]
     assert [o["metadata"]["name"] for o in s.list(kinds.POD)] == ["a"]
+
+
+def test_created_objects_get_distinct_random_version_4_uuids_in_their_canonical_text():
+    s = new_store()
+    uids = [s.create(kinds.JOB, job(f"j{i}"))["metadata"]["uid"] for i in range(100)]
+    assert len(set(uids)) == 100
+    for text in uids:
+        parsed = uuid.UUID(text)
+        assert str(parsed) == text and parsed.version == 4 and parsed.variant == uuid.RFC_4122
