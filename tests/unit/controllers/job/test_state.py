@@ -64,12 +64,19 @@ def test_the_walk_covers_all_phases_and_actions():
     pytest.param("", A.SYNC_JOB, id="empty-phase"),
     pytest.param(P.RUNNING, "Explode", id="unknown-action"),
     pytest.param(P.RUNNING, None, id="no-action"),
+    pytest.param(["Running"], A.SYNC_JOB, id="phase-not-a-string"),
+    pytest.param(P.RUNNING, {"action": "SyncJob"}, id="action-not-a-string"),
 ])
 def test_illegal_inputs_raise(phase, action):
     before = dict(state.TABLE)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"unknown (job phase|action) "):
         state.decide(phase, action, state.Counts(), state.SpecSummary())
     assert dict(state.TABLE) == before
+
+
+@pytest.mark.parametrize("phase,action", [("Running", "SyncJob"), (P.RUNNING, A.SYNC_JOB), ("Completed", "AbortJob")])
+def test_a_phase_and_an_action_given_as_text_or_member_pick_the_same_row(phase, action):
+    assert state.row(phase, action) is state.row(P(phase), A(action))
 
 
 def _spec(min_available=0, max_retry=3, min_success=None, tasks=(("t", 1, None),)):
