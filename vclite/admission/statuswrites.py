@@ -33,6 +33,7 @@ to 0`); admit.py refuses the write with 422 and nothing is stored. Pure.
 from __future__ import annotations
 
 import datetime
+import functools
 import ipaddress
 import re
 from typing import Any
@@ -49,8 +50,15 @@ BAD_IP = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
 
 
 def _ip(value: Any) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    return _parsed_ip(value) if isinstance(value, str) else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed_ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address `text` writes (an immutable object), or None. Kept: a pod's every status write carries the same
+    podIPs and hostIPs, and the ipaddress module parses in Python."""
     try:
-        return ipaddress.ip_address(value) if isinstance(value, str) else None
+        return ipaddress.ip_address(text)
     except ValueError:
         return None
 

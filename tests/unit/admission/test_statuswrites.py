@@ -323,3 +323,19 @@ def test_pod_ip_and_pod_ips_are_made_to_agree_as_kubes_conversion_does(given, st
     new = pod(dict(given))
     assert write_status(kinds.POD, new, pod())["status"] == stored
     assert new["status"] == given
+
+
+@pytest.mark.parametrize("ips, problem", [
+    pytest.param([{"ip": "10.0.0.1"}], None, id="good"),
+    pytest.param([{"ip": "10.0.0.300"}], "status.podIPs[0].ip", id="bad"),
+    pytest.param([{"ip": ["10.0.0.1"]}], "status.podIPs[0].ip", id="a-list-is-no-address"),
+    pytest.param([{"ip": {"v4": "10.0.0.1"}}], "status.podIPs[0].ip", id="an-object-is-no-address"),
+])
+def test_an_address_gets_the_same_verdict_every_time_it_is_written(ips, problem):
+    for _ in range(3):   # (parsed addresses are kept: the second and third writes read what the first parsed)
+        if problem is None:
+            write_status(kinds.POD, pod({"podIPs": ips}), pod())
+        else:
+            with pytest.raises(errors.Invalid) as refused:
+                write_status(kinds.POD, pod({"podIPs": ips}), pod())
+            assert [e.path for e in refused.value.errors] == [problem]
