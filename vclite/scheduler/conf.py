@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 from typing import Any, Iterable, Mapping, Sequence
 
 from vclite.api import yamlio
@@ -121,9 +122,16 @@ class SchedulerConf:
     # the `metrics` section as Volcano reads it (strings; scheduler/nodemetrics.py): where node usage comes from
     metrics: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
-    @property
+    # What is derived from the configuration alone is computed once per configuration (it is immutable;
+    # a changed configuration is a new object): sessions ask for it every time.
+    @functools.cached_property
     def action_names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.actions)
+
+    @functools.cached_property
+    def plugin_names(self) -> frozenset[str]:
+        """The names of every configured plugin, whatever its tier."""
+        return frozenset(option.name for tier in self.tiers for option in tier)
 
     def has_action(self, name: str) -> bool:
         return name in self.action_names

@@ -159,6 +159,7 @@ class _Memo:
         self.best_effort: dict[int, tuple[np.ndarray, bool]] = shared.setdefault("best_effort", {})
         self.podgroups: dict[int, _PodGroupEntry] = shared.setdefault("podgroups", {})   # by id(PodGroup)
         self.queues: dict[int, tuple[Obj, dims_mod.Dims, jobs_mod.QueueInfo]] = shared.setdefault("queues", {})
+        self.queue_names: dict[int, tuple[Obj, frozenset[str]]] = shared.setdefault("queue_names", {})   # by id(Queue)
         self._dims: dict[frozenset, dims_mod.Dims] = shared.setdefault("dims", {})
 
     def dims(self, names: set[str]) -> dims_mod.Dims:
@@ -185,6 +186,19 @@ class _Memo:
         if cache is not None:
             cache[key] = req
         return req
+
+    def queue_resource_names(self, q: Obj) -> frozenset[str]:
+        """The resources a Queue's spec names (capability, guarantee, capacity's deserved): read once per
+        stored version (a new version is a new object)."""
+        hit = self.queue_names.get(id(q))
+        if hit is not None and hit[0] is q:
+            return hit[1]
+        names = {*_spec_list(q, "spec", "capability"), *_spec_list(q, "spec", "guarantee", "resource")}
+        if (q.get("spec") or _EMPTY).get("deserved"):   # (the capacity plugin's)
+            names.update(_spec_list(q, "spec", "deserved"))
+        out = frozenset(names)
+        self.queue_names[id(q)] = (q, out)
+        return out
 
     def resource_list(self, raw: Any) -> dict:
         """`resources.from_resource_list(raw)`, {} if invalid; shared by equal lists (read-only)."""
@@ -389,9 +403,7 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME, laz
     for r in {id(r): r for _, _, r in pod_reqs if r}.values():
         names.update(r)
     for q in state.queues:
-        names.update(_spec_list(q, "spec", "capability"), _spec_list(q, "spec", "guarantee", "resource"))
-        if (q.get("spec") or _EMPTY).get("deserved"):   # (the capacity plugin's)
-            names.update(_spec_list(q, "spec", "deserved"))
+        names.update(memo.queue_resource_names(q))
     for m in {id(e.min_list): e.min_list for e in entries if e.min_list}.values():
         names.update(m)
     for _, members in pool.classes() if pool else ():   # (equal minResources within a class)
@@ -400,10 +412,11 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME, laz
     nodes = nodes_mod.NodeState(dims, ready, allocs, vectors={k: memo.vector(dims, a) for k, a in allocs.items()})
     prio = _Priorities(state.priority_classes)
     queues = {q.name: q for q in (_queue_info(o, dims, memo) for o in state.queues)}
-    if len(memo.queues) > len(queues):   # keep the live versions only
+    if len(memo.queues) > len(queues) or len(memo.queue_names) > len(queues):   # keep the live versions only
         live = {id(q.obj) for q in queues.values()}
-        for k in [k for k in memo.queues if k not in live]:
-            del memo.queues[k]
+        for kept in (memo.queues, memo.queue_names):
+            for k in [k for k in kept if k not in live]:
+                del kept[k]
     jobs: dict[str, jobs_mod.JobInfo] = {}
     for entry in entries:
         if entry.fields["queue"] in queues:

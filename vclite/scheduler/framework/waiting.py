@@ -51,8 +51,7 @@ _EMPTY: dict = {}
 
 def enabled(conf: "conf_mod.SchedulerConf") -> bool:
     """Whether waiting PodGroups may be read lazily under this configuration."""
-    return conf.has_action(ENQUEUE) and all(
-        option.name in CLASS_SAFE_PLUGINS for tier in conf.tiers for option in tier)
+    return conf.has_action(ENQUEUE) and conf.plugin_names <= CLASS_SAFE_PLUGINS
 
 
 def class_of(pg: Obj) -> tuple | None:

@@ -133,3 +133,31 @@ def test_a_pods_own_resources_request_is_its_request_and_not_shared_with_a_pod_w
     cpu = snap.dims.index["cpu"]
     tasks = snap.jobs["ns/g"].tasks
     assert (tasks["ns/small"].req[cpu], tasks["ns/big"].req[cpu]) == (1000, 3000)
+
+
+def test_a_queues_resource_names_are_read_once_per_version_and_a_new_version_is_read_anew():
+    """The session's dimensions include every resource a Queue's spec names. With a request_cache, a Queue
+    version seen before is not read again; a new version (a new object) naming another resource is, and
+    deleted Queues' entries are dropped."""
+    cache: dict = {}
+
+    def build(queues):
+        st = objects.state(nodes=[objects.node("n1")], queues=queues)
+        st.request_cache = cache
+        return snapshot.build(st)
+
+    q1 = objects.queue("default", capability={"cpu": "4"})
+    q2 = objects.queue("q2", guarantee={"memory": "1Gi"})
+    first = build([q1, q2])
+    assert {"cpu", "memory"} <= set(first.dims.names) and "nvidia.com/gpu" not in first.dims.names
+    names = cache[snapshot.SHARED_MEMO]["queue_names"]
+    kept = names[id(q1)]
+    assert build([q1, q2]).dims is first.dims and cache[snapshot.SHARED_MEMO]["queue_names"][id(q1)] is kept
+
+    newer = {**q1, "spec": {**q1["spec"], "capability": {"cpu": "4", "nvidia.com/gpu": "2"}}}
+    second = build([newer, q2])
+    assert "nvidia.com/gpu" in second.dims.names
+    assert second.queues["default"].capability[second.dims.index["nvidia.com/gpu"]] == 2000
+    deserved = {**q2, "spec": {**q2["spec"], "deserved": {"example.com/foo": "1"}}}   # (capacity's)
+    assert "example.com/foo" in build([newer, deserved]).dims.names
+    assert set(cache[snapshot.SHARED_MEMO]["queue_names"]) == {id(newer), id(deserved)}   # gone versions dropped

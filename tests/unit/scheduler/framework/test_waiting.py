@@ -218,3 +218,16 @@ def test_lazy_and_eager_sessions_decide_the_same(state, extra):
     assert lazy.binds == eager.binds
     assert lazy.queue_status == eager.queue_status
 
+
+
+def test_the_names_a_configuration_is_asked_about_are_its_own():
+    """A configuration's action and plugin names are computed once (sessions ask for them every time):
+    a configuration made from it with other tiers has its own."""
+    import dataclasses
+    c = conf_mod.build("enqueue, allocate", [[conf_mod.plugin("priority"), conf_mod.plugin("gang")],
+                                             [conf_mod.plugin("proportion")]])
+    assert c.action_names == ("enqueue", "allocate") and c.plugin_names == {"priority", "gang", "proportion"}
+    assert waiting.enabled(c)
+    other = dataclasses.replace(c, tiers=(*c.tiers, conf_mod.build("allocate", [[conf_mod.plugin("sla")]]).tiers[0]))
+    assert other.plugin_names == {"priority", "gang", "proportion", "sla"} and not waiting.enabled(other)
+    assert c.plugin_names == {"priority", "gang", "proportion"} and waiting.enabled(c)
