@@ -125,9 +125,11 @@ def test_a_timeout_lists_what_still_waits_up_to_a_limit(vcctl, write, tmp_path):
 
 
 def test_ctrl_c_stops_every_pod(write, tmp_path):
+    """Ctrl-C: every pod stopped, exit 130, and `-o json` still prints the List of the objects as the stop left
+    them (as after a timeout)."""
     path = write("sleeper.yaml", SLEEPER)
     work = tmp_path / "work"
-    proc = subprocess.Popen([VCCTL, "run", "--workdir", str(work), str(path)], cwd=ROOT,
+    proc = subprocess.Popen([VCCTL, "run", "-o", "json", "--workdir", str(work), str(path)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     pid_file = None
     for _ in range(300):
@@ -142,6 +144,8 @@ def test_ctrl_c_stops_every_pod(write, tmp_path):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)
     assert "interrupted" in err
+    listed = json.loads(out)
+    assert listed["kind"] == "List" and {"Job", "PodGroup", "Pod"} <= {o["kind"] for o in listed["items"]}, out
     try:
         os.kill(pod_pid, 0)
         state = open(f"/proc/{pod_pid}/stat").read().split()[2]

@@ -638,13 +638,13 @@ def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: st
     if not quiet:   # (the accounts a JobFlow named only when it made a vcjob: made for the run, as those of the files)
         for made in rt.made_accounts:
             err.print(f"warning: {manifests.made_account_warning(docs, made)}", markup=False)
+    if output:   # (Ctrl-C included: the objects as the stop left them, as after a timeout)
+        data = as_list(rt.client, progress.deleted)
+        sys.stdout.write(yamlio.dump_yaml(data) if output == "yaml" else json.dumps(data, indent=2) + "\n")
     if progress.interrupted:
         err.print("interrupted: every pod was stopped.", markup=False)
         _stopped_report(snap, rt, progress, err, default_node)
         return 130
-    if output:
-        data = as_list(rt.client, progress.deleted)
-        sys.stdout.write(yamlio.dump_yaml(data) if output == "yaml" else json.dumps(data, indent=2) + "\n")
     if not done and endless and progress.nothing_failed():
         return _cron_run_report(rt, progress, timeout, started, quiet, err)
     if not done:
