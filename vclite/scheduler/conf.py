@@ -175,13 +175,27 @@ def _type_name(value: Any) -> str:
             int: "a number", float: "a number"}.get(type(value), type(value).__name__)
 
 
+_PROPORTIONAL_MOVED = (
+    "the proportional policy (a GPU's share of cpu and memory kept for it) is the resource-strategy-fit plugin's now "
+    "(Volcano's predicates ignores this old argument, which its how_to_configure_scheduler.md still shows): write "
+    "proportional: {enable: true, resources: nvidia.com/gpu, resourceProportion: {nvidia.com/gpu.cpu: 8, "
+    "nvidia.com/gpu.memory: 8}} under a plugin \"resource-strategy-fit\"")
+
 # Arguments Volcano's user guides still show under a plugin that no longer reads them (upstream ignores them, so
 # the feature stays off): (owner, argument) -> where the argument is now.
 MOVED_ARGUMENTS = {
     ('plugin "predicates"', "predicate.GPUNumberEnable"):
         'GPU number is the deviceshare plugin\'s now (Volcano ignores this old name, which its '
         'how_to_use_gpu_number.md still shows): write "deviceshare.GPUNumberEnable: true" under a plugin "deviceshare"',
+    ('plugin "predicates"', "predicate.resources"): _PROPORTIONAL_MOVED,
 }
+# (owner, argument prefix) -> where arguments under it are now
+MOVED_ARGUMENT_PREFIXES = {('plugin "predicates"', "predicate.resources."): _PROPORTIONAL_MOVED}
+
+
+def _moved(owner: str, key: str) -> str | None:
+    return MOVED_ARGUMENTS.get((owner, key)) or next(
+        (where for (o, prefix), where in MOVED_ARGUMENT_PREFIXES.items() if o == owner and key.startswith(prefix)), None)
 
 
 def _arguments(cls: type, raw: Any, owner: str, path: str, prefixes: tuple[str, ...], out: _Problems) -> Any:
@@ -198,7 +212,7 @@ def _arguments(cls: type, raw: Any, owner: str, path: str, prefixes: tuple[str, 
         at = _child(path, key)
         if str(key) not in keys and not any(str(key).startswith(p) for p in prefixes):
             known = ", ".join([*sorted(keys), *(f"{p}<name>" for p in prefixes)]) or "none"
-            moved = MOVED_ARGUMENTS.get((owner, str(key)))
+            moved = _moved(owner, str(key))
             out.add(at, f"{owner}: unknown argument {_q(key)}: {moved}" if moved else
                     f"{owner}: unknown argument {_q(key)} (known: {known})")
             ok = False

@@ -36,6 +36,15 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
                   "deviceshare plugin's now (Volcano ignores this old name, which its how_to_use_gpu_number.md still "
                   'shows): write "deviceshare.GPUNumberEnable: true" under a plugin "deviceshare"'],
                  id="gpu number under predicates, as Volcano's guide shows it"),
+    pytest.param(HEAD + "  - name: predicates\n    arguments:\n      predicate.resources: nvidia.com/gpu\n"
+                        "      predicate.resources.nvidia.com/gpu.cpu: 8\n",
+                 [f'sched.conf:{line}: plugin "predicates": unknown argument "{key}": the proportional policy (a GPU\'s '
+                  "share of cpu and memory kept for it) is the resource-strategy-fit plugin's now (Volcano's predicates "
+                  "ignores this old argument, which its how_to_configure_scheduler.md still shows): write proportional: "
+                  "{enable: true, resources: nvidia.com/gpu, resourceProportion: {nvidia.com/gpu.cpu: 8, "
+                  'nvidia.com/gpu.memory: 8}} under a plugin "resource-strategy-fit"'
+                  for line, key in ((8, "predicate.resources"), (9, "predicate.resources.nvidia.com/gpu.cpu"))],
+                 id="proportional arguments under predicates, as Volcano's guide lists them"),
     pytest.param(HEAD + "- plugins:\n  - name: capacity\n  - name: proportion\n",
                  ['sched.conf:7: capacity and proportion cannot be used together'],
                  id="capacity with proportion"),
