@@ -1,4 +1,6 @@
 """Bad input gets one clear message naming file, line and field, exit 2, and runs nothing."""
+import socket
+
 import pytest
 
 TEMPLATE = """
@@ -357,3 +359,16 @@ def test_a_data_directory_that_cannot_be_created_is_named(vcctl, write):
     data = write("a-file", "") / "data"
     r = vcctl("server", "--data-dir", data, "--port", "0", timeout=60)
     assert (r.code, r.err) == (1, f"error: cannot create the data directory {data}: Not a directory\n"), r
+
+
+def test_a_port_in_use_is_named_and_leaves_no_data_directory(vcctl, tmp_path):
+    """`vcctl server --port P` with P taken: exit 1 naming the address, and nothing made (it used to make the data
+    directory, its store, token and certificates, and only then fail to listen)."""
+    data = tmp_path / "data"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = vcctl("server", "--data-dir", data, "--port", str(port), timeout=60)
+    assert r.code == 1 and r.err.startswith(f"error: cannot listen on 127.0.0.1:{port}: "), r
+    assert "Traceback" not in r.err and not data.exists(), r

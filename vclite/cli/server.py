@@ -131,6 +131,11 @@ def server(data_dir, address, port, tls_cert, tls_key, plain_http, nodes_opt, sc
     except (server_mod.ServeError, ValueError, OSError) as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)
+    try:   # (a port in use: nothing made either)
+        server_mod.check_port(options)
+    except server_mod.ServeError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(1)
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:

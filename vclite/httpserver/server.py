@@ -107,6 +107,25 @@ def tls_settings(options: Options) -> tuple[Any, bytes | None]:
         raise ServeError(f"cannot load the TLS certificate {cert} / key {key}: {e}") from None
 
 
+def _bound(address: str, port: int) -> socket.socket:
+    """A socket bound to (address, port) (port 0: one the kernel picks), or a ServeError that says why not."""
+    sock = socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((address, port))
+    except OSError as e:
+        sock.close()
+        raise ServeError(f"cannot listen on {address}:{port}: {e.strerror or e}") from None
+    return sock
+
+
+def check_port(options: Options) -> None:
+    """The ServeError `listen` would meet binding the port (in use, not allowed), found before the data directory
+    is made, so that a server that cannot start leaves nothing behind (the port stays free for `listen`)."""
+    if options.port:
+        _bound(options.address, options.port).close()
+
+
 async def listen(backend: backend_mod.Backend, options: Options) -> Listening:
     """Credentials, listener, kubeconfig: everything up to serving (no signals, no runtime)."""
     options.data_dir.mkdir(parents=True, exist_ok=True)
@@ -116,15 +135,11 @@ async def listen(backend: backend_mod.Backend, options: Options) -> Listening:
     runner = web.AppRunner(server.app(), access_log=None, shutdown_timeout=options.shutdown_timeout,
                            handle_signals=False)
     await runner.setup()
-    family = socket.AF_INET6 if ":" in options.address else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((options.address, options.port))
-    except OSError as e:
-        sock.close()
+        sock = _bound(options.address, options.port)
+    except ServeError:
         await runner.cleanup()
-        raise ServeError(f"cannot listen on {options.address}:{options.port}: {e.strerror or e}") from None
+        raise
     port = sock.getsockname()[1]
     site = web.SockSite(runner, sock, ssl_context=ssl_ctx)
     await site.start()
