@@ -5,9 +5,11 @@ A JobTemplate may hold a placeholder where a vcjob has a number: `replicas: "{{i
 and `vcctl controller --print-crds` makes those fields int-or-string). Placeholders fill in text, so the
 vcjob would get the string "3" and be refused (`must be of type integer`): `typed` gives each such
 field of the vcjob's spec — by kindschemas.JOB_SPEC, Volcano's JobSpec: the job's and its tasks'
-integers, their partitionPolicy and networkTopology — the integer or boolean its text reads as
-(`3`, `-1`, `true`); a text that reads as neither stays a string, which vcjob admission then refuses,
-naming the field. Fields written as they should be, and the open pod template, are left alone. Pure.
+integers, their partitionPolicy and networkTopology — and each task's pod template's (POD_TEMPLATE: the pod's and
+its containers' integer and boolean fields, as core/v1 types them: `activeDeadlineSeconds`, `containerPort`,
+probes' periods, `runAsUser`, `hostNetwork`…) the integer or boolean its text reads as (`3`, `-1`, `true`); a text
+that reads as neither stays a string, which admission then refuses, naming the field. Fields written as they should
+be, and int-or-string fields (a probe's `port`, quantities), are left alone. Pure.
 """
 from __future__ import annotations
 
@@ -21,10 +23,38 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 _BOOLEANS = {"true": True, "false": False}
 
 
+_PROBE = tuple(Field(n, INT, "") for n in ("initialDelaySeconds", "timeoutSeconds", "periodSeconds",
+                                             "successThreshold", "failureThreshold", "terminationGracePeriodSeconds"))
+_SECURITY = (*(Field(n, INT, "") for n in ("runAsUser", "runAsGroup")),
+             *(Field(n, BOOL, "") for n in ("runAsNonRoot", "privileged", "readOnlyRootFilesystem",
+                                            "allowPrivilegeEscalation")))
+_CONTAINER = (
+    Field("ports", LIST, "", (Field("containerPort", INT, ""), Field("hostPort", INT, ""))),
+    *(Field(n, OBJ, "", _PROBE) for n in ("livenessProbe", "readinessProbe", "startupProbe")),
+    Field("securityContext", OBJ, "", _SECURITY),
+    *(Field(n, BOOL, "") for n in ("stdin", "stdinOnce", "tty")),
+)
+_POD_SPEC = (
+    *(Field(n, INT, "") for n in ("activeDeadlineSeconds", "terminationGracePeriodSeconds", "priority")),
+    *(Field(n, BOOL, "") for n in ("hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace",
+                                   "automountServiceAccountToken", "enableServiceLinks", "setHostnameAsFQDN")),
+    Field("securityContext", OBJ, "", (*(Field(n, INT, "") for n in ("runAsUser", "runAsGroup", "fsGroup")),
+                                       Field("runAsNonRoot", BOOL, ""))),
+    *(Field(n, LIST, "", _CONTAINER) for n in ("containers", "initContainers")),
+)
+POD_TEMPLATE = (Field("spec", OBJ, "", _POD_SPEC),)   # (a task's `template`: core/v1's integers and booleans)
+
+
 def typed(before: Any, after: Any) -> Any:
     """`after`, a JobSpec with its placeholders filled in (flowtemplate.substitute: a fresh copy, changed here),
     with each integer or boolean field that held a placeholder in `before` (the same spec before) typed."""
-    return _walk(before, after, kindschemas.JOB_SPEC)
+    _walk(before, after, kindschemas.JOB_SPEC)
+    tasks_before, tasks_after = (spec.get("tasks") if isinstance(spec, dict) else None for spec in (before, after))
+    if isinstance(tasks_before, list) and isinstance(tasks_after, list):
+        for task_before, task_after in zip(tasks_before, tasks_after):
+            if isinstance(task_before, dict) and isinstance(task_after, dict):
+                _walk(task_before.get("template"), task_after.get("template"), POD_TEMPLATE)
+    return after
 
 
 def _walk(before: Any, after: Any, fields: tuple[Field, ...]) -> Any:

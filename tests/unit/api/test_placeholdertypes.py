@@ -29,9 +29,19 @@ def task(**fields):
     pytest.param({"tasks": [task(replicas="{{item}}0")]}, {"tasks": [task(replicas=30)]}, id="placeholder-in-text"),
     pytest.param({"queue": "q{{item}}", "tasks": [task(replicas=1)]}, {"queue": "q3", "tasks": [task(replicas=1)]},
                  id="string-field-stays-a-string"),
-    pytest.param({"tasks": [task(replicas=1, template={"spec": {"activeDeadlineSeconds": "{{item}}"}})]},
-                 {"tasks": [task(replicas=1, template={"spec": {"activeDeadlineSeconds": "3"}})]},
-                 id="open-pod-template-untouched"),
+    pytest.param({"tasks": [task(replicas=1, template={"spec": {"activeDeadlineSeconds": "{{item}}",
+                                                                "hostNetwork": "{{params.yes}}"}})]},
+                 {"tasks": [task(replicas=1, template={"spec": {"activeDeadlineSeconds": 3, "hostNetwork": True}})]},
+                 id="pod-spec-integer-and-boolean"),
+    pytest.param({"tasks": [task(replicas=1, template={"spec": {"containers": [{
+                     "name": "c", "ports": [{"containerPort": "80{{item}}", "name": "p{{item}}"}],
+                     "readinessProbe": {"periodSeconds": "{{params.n}}", "httpGet": {"port": "{{item}}"}},
+                     "securityContext": {"runAsUser": "{{item}}", "privileged": "{{params.yes}}"}}]}})]},
+                 {"tasks": [task(replicas=1, template={"spec": {"containers": [{
+                     "name": "c", "ports": [{"containerPort": 803, "name": "p3"}],
+                     "readinessProbe": {"periodSeconds": 2, "httpGet": {"port": "3"}},
+                     "securityContext": {"runAsUser": 3, "privileged": True}}]}})]},
+                 id="container-integers-and-booleans-int-or-string-port-left"),
 ])
 def test_typed(spec, want):
     before = copy.deepcopy(spec)
