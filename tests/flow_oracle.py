@@ -660,6 +660,8 @@ class Oracle:
             if len(alive) == 1 and len(set(flow.targets)) > 1:
                 return ("WaitingForDependencies", f"waiting for {self.jobs_of(alive)} to complete (the only target "
                         "that still can)", True)
+            if len(set(flow.targets)) == 1 and alive and self.flows[alive[0]].loop in FAN_OUT:
+                return "WaitingForDependencies", f"waiting for one item of {self.jobs_of(alive)} to complete", True
             return "WaitingForDependencies", f"waiting for one of {self.jobs_of(alive)} to complete", True
         held = {t for t in flow.targets if flow.kind == "probe" and self.probe_fact(flow, t) is True} - reads
         refs = [*flow.targets, *sorted(named), *sorted(flow.reads_outputs)]

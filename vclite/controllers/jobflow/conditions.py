@@ -41,6 +41,8 @@ def _item_counts(c: Any) -> str:
     return ", ".join(parts) or "none finished"
 
 
+_FAN_OUT = (plan_mod.Loop.ITEMS, plan_mod.Loop.PARAM)   # (strategy any on one of them: its first item is enough)
+
 class Conditions:
     """Mixin of engine.Engine (its state: conditions, listed, buckets, phase_count, flows, …)."""
 
@@ -261,6 +263,8 @@ class Conditions:
             alive = [t for t in d.atoms if O.FINISHED not in readiness.closure(self._facts(t))]
             if len(alive) == 1 and len(d.atoms) > 1:   # (the others finished without completing)
                 return rs.pending(R.WAITING, f"waiting for {names(alive)} to complete (the only target that still can)")
+            if len(d.atoms) == 1 and alive and self.flows[alive[0]].d.loop in _FAN_OUT:
+                return rs.pending(R.WAITING, f"waiting for one item of {names(alive)} to complete")
             return rs.pending(R.WAITING, f"waiting for one of {names(alive, rs.LIST_LIMIT)} to complete")
         # (a target whose probe held is waited for no more, unless its output is read)
         waiting = [r for r in v.waiting_for if not (d.probe and r in d.targets and r not in d.readers_of and

@@ -1317,6 +1317,15 @@ def test_strategy_any_waits_for_the_targets_that_can_still_complete():
                              "message": "waiting for jf-b to complete (the only target that still can)"}
 
 
+
+def test_strategy_any_on_one_fan_out_waits_for_one_of_its_items():
+    """`strategy: any` on a single fan-out target starts after its first item completes: the condition says so
+    (it read `waiting for one of jf-w to complete`, as if w were one of several targets)."""
+    sim = flowsim.Sim([fl("w", withItems=[1, 2, 3]), anyof("c", "w")])
+    assert sim.cond("c")["message"] == "waiting for one item of jf-w to complete"
+    sim = flowsim.Sim([fl("a"), anyof("c", "a")])   # (a plain single target: as before)
+    assert sim.cond("c")["message"] == "waiting for one of jf-a to complete"
+
 @pytest.mark.parametrize("flows, moves, reason, message", [
     pytest.param([fl("t"), probed("w", "t", probe={"taskStatusList": [{"taskName": "nope", "phase": "Running"}]})],
                  [], "WaitingForProbe", "waiting for probe: jf-t to be Completed", id="no-entry-covers-the-target"),
