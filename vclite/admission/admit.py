@@ -24,9 +24,6 @@ from vclite.lib import errors
 from vclite.lib import jsoncopy
 
 Operation = base.Operation
-# (an Enum class's attribute costs a Python-level call on Python 3.11, whose EnumType has a __getattr__:
-# the members admit compares with on every write are read once)
-_CREATE, _UPDATE_STATUS, _DELETE = Operation.CREATE, Operation.UPDATE_STATUS, Operation.DELETE
 View = base.View
 Options = base.Options
 Obj = dict[str, Any]
@@ -96,7 +93,7 @@ def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, vie
     if require_command is None:
         require_command = bool(getattr(view, "require_command", True))
     rules = RULES.get(kind.kind, NO_RULES)
-    if op is _DELETE:
+    if op is Operation.DELETE:
         target = old if old is not None else new
         if rules.delete is not None and isinstance(target, dict):
             refusal = rules.delete(target, view)
@@ -105,7 +102,7 @@ def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, vie
         return None
     if not isinstance(new, dict):
         raise errors.Invalid(kind.kind, "", [errors.FieldError("", common.type_error(new, "object"))])
-    if op is _UPDATE_STATUS:
+    if op is Operation.UPDATE_STATUS:
         if rules.status_default is not None and isinstance(new.get("status"), dict):
             new = {**new, "status": jsoncopy.deep_copy(new["status"])}
             rules.status_default(new["status"], old)
@@ -115,7 +112,7 @@ def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, vie
         if errs:
             raise errors.Invalid(kind.kind, str(meta.name(new)), errs)
         return new  # status writes are not admitted (as Kubernetes webhooks do not see /status)
-    if op is _CREATE:
+    if op is Operation.CREATE:
         refusal = namespace.lifecycle_refusal(kind, str(meta.namespace(new) or ""), view)
         if refusal:
             raise errors.Forbidden(refusal)
@@ -132,7 +129,7 @@ def admit(op: Operation, kind: kinds.Kind, new: Obj | None, old: Obj | None, vie
         raise errors.Invalid(kind.kind, str(meta.name(obj)), errs)
     if rules.resolve is not None:   # (a field of the wrong type is refused above, as decoding refuses it)
         rules.resolve(op, obj, old, view)
-    if op is _CREATE and not getattr(view, "existing_state", False):
+    if op is Operation.CREATE and not getattr(view, "existing_state", False):
         resourcequota.check_create(kind, obj, view)   # (kube's ResourceQuota plugin: the last one)
     return obj
 
@@ -154,6 +151,6 @@ def _status(op: Operation, kind: kinds.Kind, obj: Obj) -> list[errors.FieldError
     status = obj.get("status")
     if status is not None and not isinstance(status, dict):
         return [errors.FieldError("status", common.type_error(status, "object"))]
-    if op is _CREATE and kind.kind in STATUS_DROPPED_ON_CREATE:
+    if op is Operation.CREATE and kind.kind in STATUS_DROPPED_ON_CREATE:
         obj.pop("status", None)
     return []

@@ -21,8 +21,6 @@ Obj = dict[str, Any]
 
 
 Key = tuple[str, str]   # (namespace, name)
-# (read once: an Enum class's attribute costs a Python-level call on Python 3.11)
-_DELETED, _BOOKMARK = client_mod.EventType.DELETED, client_mod.EventType.BOOKMARK
 IndexFn = Callable[[Obj], Any]
 
 
@@ -80,9 +78,9 @@ class Informer:
     def _handle(self, ev: client_mod.WatchEvent) -> None:
         md = ev.object.get("metadata", {})   # (meta.namespace and meta.name, read once)
         key = (md.get("namespace", "") or "", md.get("name", ""))
-        if ev.type == _DELETED:
+        if ev.type == client_mod.EventType.DELETED:
             self._store(key, None)
-        elif ev.type != _BOOKMARK:
+        elif ev.type != client_mod.EventType.BOOKMARK:
             self._store(key, ev.object)
         if self.on_event is not None:
             self.on_event(ev)

@@ -30,9 +30,6 @@ from vclite.store import memory
 
 Obj = dict[str, Any]
 _EVENT_TYPES = {str(t): t for t in client_mod.EventType}   # a dict lookup per delivery, not an enum call
-# (read once: an Enum class's attribute costs a Python-level call on Python 3.11)
-_CREATE, _UPDATE, _UPDATE_STATUS, _DELETE = (admission.Operation.CREATE, admission.Operation.UPDATE,
-                                             admission.Operation.UPDATE_STATUS, admission.Operation.DELETE)
 
 
 class _View:
@@ -129,7 +126,7 @@ class InProcessClient:
         prefix = md.get("generateName")
         if not md.get("name") and isinstance(prefix, str) and prefix:   # named before admission, as Kubernetes
             obj["metadata"] = {**md, "name": self.store.generate_name(prefix)}
-        admitted = self._admit(_CREATE, kind, obj, None)
+        admitted = self._admit(admission.Operation.CREATE, kind, obj, None)
         if dry_run:
             return self.store.create(kind, admitted, owned=True, dry_run=True)
         self._ensure_namespace(kind, admitted)
@@ -156,7 +153,7 @@ class InProcessClient:
                 candidate["status"] = old["status"]
             else:
                 candidate.pop("status", None)
-        admitted = self._admit(_UPDATE, kind, candidate, old)
+        admitted = self._admit(admission.Operation.UPDATE, kind, candidate, old)
         return self.store.update(kind, admitted, owned=True, copy_result=False, dry_run=dry_run)
 
     def update_status(self, obj: Obj, dry_run: bool = False) -> Obj:
@@ -168,7 +165,7 @@ class InProcessClient:
         candidate = {**old, "status": obj.get("status"),
                      "metadata": {**old["metadata"], "resourceVersion": md.get("resourceVersion") or
                                   old["metadata"]["resourceVersion"]}}
-        admitted = self._admit(_UPDATE_STATUS, kind, candidate, old)
+        admitted = self._admit(admission.Operation.UPDATE_STATUS, kind, candidate, old)
         return self.store.update(kind, admitted, subresource="status", owned=True, copy_result=False,
                                  dry_run=dry_run)
 
@@ -197,7 +194,7 @@ class InProcessClient:
         old = self.store.peek(kind, namespace if kind.namespaced else "", name)   # (admission only reads it)
         if old is None:
             old = self.store.get(kind, namespace, name)   # raises NotFound
-        self._admit(_DELETE, kind, None, old)
+        self._admit(admission.Operation.DELETE, kind, None, old)
         if kind is kinds.NAMESPACE and not dry_run and not (old.get("spec") or {}).get("finalizers"):
             # (a namespace stored before namespaces had their finalizer: it must empty out first too)
             held = {**(old.get("spec") or {}), "finalizers": [core.NAMESPACE_FINALIZER]}

@@ -120,17 +120,13 @@ def _now(ctx: Context) -> str:
 
 
 _JOB_PHASES = {str(p): p for p in batch.JobPhase}
-# (read once: an Enum class's attribute costs a Python-level call on Python 3.11)
-_PENDING = batch.JobPhase.PENDING
-_PG_NOT_ENQUEUED = ("", scheduling.PodGroupPhase.PENDING, scheduling.PodGroupPhase.UNKNOWN)
-_PG_WAITING = ("", scheduling.PodGroupPhase.PENDING)   # (SyncJob creates no pod yet)
 
 
 def phase_of(job: Obj) -> batch.JobPhase:
     """The job's phase; a job without one (or with one vclite does not know) is Pending, as
     Volcano's NewState defaults it."""
     phase = meta.phase(job)
-    return _JOB_PHASES.get(phase, _PENDING) if isinstance(phase, str) else _PENDING
+    return _JOB_PHASES.get(phase, batch.JobPhase.PENDING) if isinstance(phase, str) else batch.JobPhase.PENDING
 
 
 def _append_condition(status: Obj, phase: str, when: str) -> None:
@@ -299,7 +295,8 @@ def pending_condition(pg: Obj) -> Obj | None:
 def enqueued(pg: Obj | None) -> bool:
     """Whether the scheduler has let the PodGroup in (Inqueue, Running, …: SyncJob creates its pods);
     Unknown is not (its change is a JobUnknown request)."""
-    return pg is not None and meta.phase(pg) not in _PG_NOT_ENQUEUED
+    return pg is not None and meta.phase(pg) not in ("", scheduling.PodGroupPhase.PENDING,
+                                                     scheduling.PodGroupPhase.UNKNOWN)
 
 
 def _record_podgroup_event(ctx: Context, job: Obj, pg: Obj) -> None:
@@ -461,7 +458,7 @@ def sync(ctx: Context, job: Obj, t: state.Transition, pods_of: Callable[[Obj], P
     pg = get_podgroup(ctx, job)
     if pg is not None:
         _record_podgroup_event(ctx, job, pg)
-    if pg is None or meta.phase(pg) in _PG_WAITING:
+    if pg is None or meta.phase(pg) in ("", scheduling.PodGroupPhase.PENDING):
         _apply_outcome(ctx, job, status, t)  # delay pod creation until the scheduler enqueues the group
         return write_status(ctx, job, status)
 

@@ -70,9 +70,6 @@ MAX_REQUEUE = 15
 PHASE_STEPS = 4   # phases one sync may move a job through (see _next_phase_work)
 _RESYNC = policies.Request(event=Event.OUT_OF_SYNC)
 EXECUTE_ACTION, COMMAND_ISSUED = "ExecuteAction", "CommandIssued"
-# what the watch handlers compare with on every event (read once: an Enum class's attribute costs a Python-level
-# call on Python 3.11)
-_ADDED, _MODIFIED, _DELETED = client_mod.EventType.ADDED, client_mod.EventType.MODIFIED, client_mod.EventType.DELETED
 
 
 def _rv(obj: Obj) -> str:
@@ -148,7 +145,7 @@ class JobController:
 
     def _on_job(self, ev: client_mod.WatchEvent) -> None:
         job, key = ev.object, meta.key(ev.object)
-        if ev.type == _DELETED:
+        if ev.type == client_mod.EventType.DELETED:
             for table in (self._jobs, self._delayed):
                 table.pop(key, None)
             issued = [r for r in self._requests.pop(key, []) if r.command is not None]
@@ -221,12 +218,12 @@ class JobController:
         cache = self._pods.setdefault(key, {}).setdefault(task, {})
         out_of_sync = batch.OUT_OF_SYNC_ANNOTATION in meta.annotations(pod)
         code = None
-        if ev.type == _ADDED:
+        if ev.type == client_mod.EventType.ADDED:
             cache[name] = pod
             event = Event.OUT_OF_SYNC if out_of_sync else Event.POD_PENDING
             if (meta.namespace(pod), name) in self._ctx.creating and self._counted_by_creator(key, task, name, uid):
                 return
-        elif ev.type == _DELETED:
+        elif ev.type == client_mod.EventType.DELETED:
             known = cache.pop(name, None) is not None
             if not cache:
                 self._pods[key].pop(task, None)
@@ -250,11 +247,11 @@ class JobController:
     def _on_podgroup(self, ev: client_mod.WatchEvent) -> None:
         pg = ev.object
         pg_key = (meta.namespace(pg), meta.name(pg))
-        if ev.type == _DELETED:
+        if ev.type == client_mod.EventType.DELETED:
             self._podgroups.pop(pg_key, None)
         else:
             self._podgroups[pg_key] = pg
-        if ev.type != _MODIFIED or ev.old is None:
+        if ev.type != client_mod.EventType.MODIFIED or ev.old is None:
             return
         if meta.phase(pg) == meta.phase(ev.old):
             return

@@ -33,15 +33,11 @@ COUNTER_FIELDS = ("pending", "running", "succeeded", "failed", "terminating", "u
 
 
 _PHASES = {str(p): p for p in PodPhase}
-# (read once: an Enum class's attribute costs a Python-level call on Python 3.11)
-_PENDING, _UNKNOWN = PodPhase.PENDING, PodPhase.UNKNOWN
-_COUNTER_OF = {PodPhase.PENDING: "pending", PodPhase.RUNNING: "running", PodPhase.SUCCEEDED: "succeeded",
-               PodPhase.FAILED: "failed"}   # the Tally field counting a pod in each phase (else "unknown")
 
 
 def pod_phase(pod: Obj) -> PodPhase:
-    raw = (pod.get("status") or _EMPTY).get("phase") or _PENDING
-    return _PHASES.get(raw, _UNKNOWN) if isinstance(raw, str) else _UNKNOWN
+    raw = (pod.get("status") or _EMPTY).get("phase") or PodPhase.PENDING
+    return _PHASES.get(raw, PodPhase.UNKNOWN) if isinstance(raw, str) else PodPhase.UNKNOWN
 
 
 def task_of(pod: Obj) -> str | None:
@@ -61,7 +57,8 @@ class Tally:
     def add(self, pod: Obj) -> None:
         """Count one live pod by its phase (and into taskStatusCount when it names its task)."""
         phase = pod_phase(pod)
-        field = _COUNTER_OF.get(phase, "unknown")
+        field = {PodPhase.PENDING: "pending", PodPhase.RUNNING: "running", PodPhase.SUCCEEDED: "succeeded",
+                 PodPhase.FAILED: "failed"}.get(phase, "unknown")
         setattr(self, field, getattr(self, field) + 1)
         task = task_of(pod)
         if task is not None:
