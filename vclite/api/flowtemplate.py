@@ -163,10 +163,18 @@ def placeholder_paths(obj: Any, base: str = "", pattern: re.Pattern = PLACEHOLDE
                 for name in pattern.findall(o):
                     if pattern is not OTHER_BRACES or name.split(".")[0] not in ROOTS:
                         found.setdefault(name, path)
-        elif isinstance(o, dict):
-            todo.extend(reversed([(v, f"{path}.{k}" if path else str(k)) for k, v in o.items()]))
+            continue
+        # (a path is written only for what may hold a placeholder: most strings hold none)
+        if isinstance(o, dict):
+            kids = [(v, f"{path}.{k}" if path else str(k)) for k, v in o.items()
+                    if isinstance(v, (dict, list)) or (isinstance(v, str) and "{{" in v)]
         elif isinstance(o, list):
-            todo.extend(reversed([(v, f"{path}[{i}]") for i, v in enumerate(o)]))
+            kids = [(v, f"{path}[{i}]") for i, v in enumerate(o)
+                    if isinstance(v, (dict, list)) or (isinstance(v, str) and "{{" in v)]
+        else:
+            continue
+        kids.reverse()
+        todo.extend(kids)
     return found
 
 

@@ -25,6 +25,13 @@ def service_account_refs(obj: Any, path: str = "") -> list[tuple[str, str]]:
     is given as written. A pod spec is one with `containers`, or any `template.spec` (a patch may give only
     the account of its task's pods)."""
     refs: list[tuple[str, str]] = []
+    _account_refs(obj, path, refs)
+    return refs
+
+
+def _account_refs(obj: Any, path: str, refs: list[tuple[str, str]]) -> None:
+    """service_account_refs' walk: a field's path is written out only where an account is found or below it,
+    not for every field (this runs over every manifest, several times, before a run starts)."""
     if isinstance(obj, dict):
         if isinstance(obj.get("containers"), list) or path.endswith("template.spec"):
             key = "serviceAccountName" if obj.get("serviceAccountName") else "serviceAccount"
@@ -32,12 +39,29 @@ def service_account_refs(obj: Any, path: str = "") -> list[tuple[str, str]]:
             if isinstance(name, str) and name and name != serviceaccount.DEFAULT:
                 refs.append((f"{path}.{key}" if path else key, name))
         for k, v in obj.items():
-            if isinstance(v, (dict, list)) and k != "status":
-                refs += service_account_refs(v, f"{path}.{k}" if path else str(k))
+            if type(v) is dict or type(v) is list:
+                if k != "status" and _may_name_accounts(v):
+                    _account_refs(v, f"{path}.{k}" if path else str(k), refs)
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
-            refs += service_account_refs(v, f"{path}[{i}]")
-    return refs
+            if (type(v) is dict or type(v) is list) and _may_name_accounts(v):
+                _account_refs(v, f"{path}[{i}]", refs)
+
+
+def _may_name_accounts(obj: dict | list) -> bool:
+    """Whether a dict or list may lead to an account: it holds a dict or a list, or it is a dict with an account
+    field (`template.spec` of a patch may give only that). Most of a manifest's leaves — labels, resources, a
+    command, env entries — are skipped so, without a path written for them."""
+    if type(obj) is dict:
+        if "serviceAccountName" in obj or "serviceAccount" in obj:
+            return True
+        values: Any = obj.values()
+    else:
+        values = obj
+    for v in values:
+        if type(v) is dict or type(v) is list:
+            return True
+    return False
 
 
 def namespace_of(obj: Obj) -> str:
