@@ -56,7 +56,11 @@ def clone(value: Any) -> Any:
     return jsoncopy.deep_copy(value)
 
 
-_BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+# Kubernetes' generated-name alphabet (k8s.io/apimachinery/pkg/util/rand: no vowels, no 0, 1, 3, so no words and
+# nothing that reads as another character)
+NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_SUFFIXES = len(NAME_ALPHABET) ** 5
+_SPREAD = 10_000_019   # (not a multiple of 3: n -> n * _SPREAD mod 27^5 visits every suffix once)
 
 
 def new_uid() -> str:
@@ -201,13 +205,13 @@ class MemoryStore:
         return clone(obj) if copy else obj
 
     def generate_name(self, prefix: str) -> str:
-        """A name from a metadata.generateName, as Kubernetes makes it: the prefix cut to 58
-        characters and a 5-character suffix (here a counter in base 36: 60 million names before
-        one repeats)."""
-        n, suffix = next(self._seq), ""
+        """A name from a metadata.generateName, as Kubernetes makes it: the prefix cut to 58 characters and 5
+        characters of its alphabet. Kubernetes draws them at random and tries again on a clash; here the store's
+        counter is spread over the 27^5 suffixes (so they look as drawn, and none repeats before 14 million)."""
+        n, suffix = next(self._seq) * _SPREAD % _SUFFIXES, ""
         for _ in range(5):
-            n, digit = divmod(n, 36)
-            suffix = _BASE36[digit] + suffix
+            n, digit = divmod(n, len(NAME_ALPHABET))
+            suffix += NAME_ALPHABET[digit]
         return prefix[:58] + suffix
 
     def create(self, kind: kinds.Kind, obj: Obj, owned: bool = False, copy_result: bool = True,

@@ -348,7 +348,14 @@ def test_generated_names_are_the_prefix_cut_to_58_and_5_characters():
         names = [s.create(kinds.POD, {**pod(""), "metadata": {"generateName": prefix, "namespace": "default"}})
                  ["metadata"]["name"] for _ in range(3)]
         assert len(set(names)) == 3
-        assert all(n.startswith(prefix[:58]) and len(n) == expected_length and n[-5:].isalnum() for n in names)
+        assert all(n.startswith(prefix[:58]) and len(n) == expected_length for n in names)
+        assert all(set(n[-5:]) <= set("bcdfghjklmnpqrstvwxz2456789") for n in names), names   # kube's alphabet
+
+
+def test_generated_suffixes_do_not_repeat_over_a_long_run():
+    s = new_store()
+    names = {s.generate_name("p-") for _ in range(50_000)}
+    assert len(names) == 50_000
 
 
 def test_the_api_names_a_generate_name_object_before_admission_so_vcjob_rules_see_the_name():
