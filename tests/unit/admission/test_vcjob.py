@@ -786,3 +786,186 @@ def test_a_task_template_naming_an_account_no_pod_could_use_is_refused(fields, m
     with pytest.raises(errors.Invalid) as info:
         create(_with_account(**fields))
     assert message in str(info.value)
+
+
+# ---- upstream jobs/validate/admit_job_test.go TestValidateJobCreate, row by row ------------------------
+# Each row: the job as the Go test writes it (named `task-1`, queue `default`, job minAvailable 1), and the
+# substring Volcano's message must contain (None: accepted). vclite reports every problem, so the row's
+# message is looked for among all of them.
+
+def _up(*tasks: Obj, name: str, **spec: Any) -> Obj:
+    return job(*(tasks or (task("task-1", 1),)), name=name, **{"minAvailable": 1, "queue": "default", **spec})
+
+
+def _pp(replicas: int, size: int, total: int, min_parts: int | None = None, **kw: Any) -> Obj:
+    pp: Obj = {"partitionSize": size, "totalPartitions": total}
+    if min_parts is not None:
+        pp["minPartitions"] = min_parts
+    return task("task-1", replicas, partitionPolicy=pp, **kw)
+
+
+def _pod_level(pod_resources: Obj, *containers: Obj, init: list[Obj] | None = None) -> Obj:
+    spec: Obj = {"resources": pod_resources, "containers": list(containers)}
+    if init:
+        spec["initContainers"] = init
+    return task("task-1", 1) | {"template": {"spec": spec}}
+
+
+_NT_BOTH = {"mode": "hard", "highestTierAllowed": 1, "highestTierName": "volcano.sh/hypernode"}
+_NT_NAME = {"mode": "hard", "highestTierName": "volcano.sh/hypernode"}
+_BOTH_TIERS = "must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology simultaneously"
+_PRIV = {"securityContext": {"privileged": True}}
+_VOLCANO_POLICY = [policy(event="PodEvicted", action="RestartTask")]
+
+UPSTREAM_CREATE_CASES = [
+    pytest.param(_up(name="simple-valid-job"), None, id="simple-valid-job"),
+    pytest.param(_up(name="simple-valid-job-with-policy", policies=_VOLCANO_POLICY), None,
+                 id="simple-valid-job-with-policy"),
+    pytest.param(_up(_pod_level({"requests": {"cpu": "4", "memory": "8Gi", "hugepages-1Mi": "2Gi"},
+                                 "limits": {"cpu": "4", "memory": "8Gi", "hugepages-1Mi": "2Gi"}},
+                                container("fake-name", resources={
+                                    "requests": {"cpu": "2", "memory": "4Gi", "hugepages-1Mi": "1Gi"},
+                                    "limits": {"cpu": "2", "memory": "4Gi", "hugepages-1Mi": "1Gi"}})),
+                     name="valid-job-with-pod-level-resources", policies=_VOLCANO_POLICY), None,
+                 id="validate valid-job with pod level resources"),
+    pytest.param(_up(task("duplicated-task-1"), task("duplicated-task-1"), name="duplicate-task-job"),
+                 "duplicated task name duplicated-task-1", id="duplicate-task-job"),
+    pytest.param(_up(name="job-policy-duplicated", policies=[policy(event="PodFailed", action="AbortJob"),
+                                                             policy(event="PodFailed", action="RestartJob")]),
+                 "duplicate", id="job-policy-duplicated"),
+    pytest.param(_up(name="job-min-illegal", minAvailable=2),
+                 "job 'minAvailable' should not be greater than total replicas in tasks", id="Min Available illegal"),
+    pytest.param(_up(name="job-plugin-illegal", plugins={"big_plugin": []}), "unable to find job plugin: big_plugin",
+                 id="Job Plugin illegal"),
+    pytest.param(job(name="no-task", minAvailable=1, queue="default") | {"spec": {"minAvailable": 1,
+                                                                                  "queue": "default"}},
+                 "No task specified in job spec", id="no-task"),
+    pytest.param(_up(name="job-policy-withexitcode", policies=[policy(event="PodFailed", action="AbortJob",
+                                                                      exitCode=-1)]),
+                 "must not specify event and exitCode simultaneously", id="job-policy-withExitCode (event+exitCode)"),
+    pytest.param(_up(name="policy-noevent-noexcode", policies=[policy(action="AbortJob")]),
+                 "either event and exitCode should be specified", id="policy-noEvent-noExCode"),
+    pytest.param(_up(name="invalid-policy-event", policies=[policy(event="someFakeEvent", action="AbortJob")]),
+                 "invalid policy event", id="invalid-policy-event"),
+    pytest.param(_up(name="invalid-policy-action", policies=[policy(event="PodEvicted", action="someFakeAction")]),
+                 "invalid policy action", id="invalid-policy-action"),
+    pytest.param(_up(name="policy-extcode-zero", policies=[policy(action="AbortJob", exitCode=0)]),
+                 "0 is not a valid error code", id="policy-extcode-zero"),
+    pytest.param(_up(name="duplicate-exitcode", policies=[policy(action="AbortJob", exitCode=1),
+                                                          policy(action="RestartJob", exitCode=1)]),
+                 "duplicate exitCode 1", id="duplicate-exitcode"),
+    pytest.param(_up(name="job-policy-withexitcode", policies=[policy(event="*", action="AbortJob"),
+                                                               policy(event="PodFailed", action="RestartJob")]),
+                 "if there's * here, no other policy should be here", id="job-policy-withExitCode (any event)"),
+    pytest.param(_up(name="invalid-mount-volume", policies=[policy(event="*", action="AbortJob")],
+                     volumes=[{"mountPath": ""}]), "mountPath is required", id="invalid-mount-volume"),
+    pytest.param(_up(name="duplicate-mount-volume", policies=[policy(event="*", action="AbortJob")],
+                     volumes=[{"mountPath": "/var", "volumeClaimName": "pvc1"},
+                              {"mountPath": "/var", "volumeClaimName": "pvc2"}]),
+                 "duplicated mountPath: /var", id="duplicate-mount-volume"),
+    pytest.param(_up(name="invalid-volume", policies=[policy(event="*", action="AbortJob")],
+                     volumes=[{"mountPath": "/var"}, {"mountPath": "/var"}]),
+                 "either VolumeClaim or VolumeClaimName must be specified",
+                 id="volume without VolumeClaimName and VolumeClaim"),
+    pytest.param(_up(task("task-1", 1, policies=[policy(event="*", action="AbortJob"),
+                                                 policy(event="PodFailed", action="RestartJob")]),
+                     name="taskpolicy-withanyandothrevent"),
+                 "if there's * here, no other policy should be here", id="taskpolicy-withAnyandOthrEvent"),
+    pytest.param(_up(name="job-with-noqueue", queue="jobQueue"), "unable to find job queue", id="job-with-noQueue"),
+    pytest.param(_up(task("task-1", 1) | {"template": {"spec": {
+        "initContainers": [container("init-fake-name", **_PRIV)], "containers": [container("fake-name")]}}},
+        name="valid-job"), None, id="job with privileged init container"),
+    pytest.param(_up(task("task-1", 1, containers=[container("fake-name", **_PRIV)]), name="valid-job"), None,
+                 id="job with privileged container"),
+    pytest.param(_up(task("t1", 1, dependsOn={"name": ["t2"]}), task("t2", 1), name="job-with-valid-task-depends-on"),
+                 None, id="job with valid task depends on"),
+    pytest.param(_up(task("t1", 1, dependsOn={"name": ["t3"]}), task("t2", 1),
+                     name="job-with-invalid-task-depends-on"),
+                 "job has dependencies between tasks, but doesn't form a directed acyclic graph(DAG)", id="job with invalid task depends on"),
+    pytest.param(_up(_pp(8, -1, 8), name="PartitionSize-lessThanZero"),
+                 "'PartitionSize' must be greater than 0 in task: task-1, job: PartitionSize-lessThanZero",
+                 id="PartitionSize-lessThanZero"),
+    pytest.param(_up(_pp(8, 8, -1), name="TotalPartitions-lessThanZero"),
+                 "'TotalPartitions' must be greater than 0 in task: task-1, job: TotalPartitions-lessThanZero",
+                 id="TotalPartitions-lessThanZero"),
+    pytest.param(_up(_pp(8, 3, 2), name="task-with-invalid-PartitionPolicy"),
+                 "'Replicas' are not equal to TotalPartitions*PartitionSize in task: task-1, job: "
+                 "task-with-invalid-PartitionPolicy", id="task-with-invalid-PartitionPolicy (replicas)"),
+    pytest.param(_up(_pp(8, 4, 2), name="task-with-valid-partitionpolicy"), None, id="task-with-valid-PartitionPolicy"),
+    pytest.param(_up(task("task-1", 8, partitionPolicy={"partitionSize": 4, "totalPartitions": 2,
+                                                        "networkTopology": _NT_NAME}),
+                     name="task-with-valid-networktopology-and-partitionpolicy", networkTopology=_NT_NAME), None,
+                 id="task-with-valid-NetworkTopology-and-PartitionPolicy"),
+    pytest.param(_up(task("task-1", 8, partitionPolicy={"partitionSize": 4, "totalPartitions": 2,
+                                                        "networkTopology": _NT_BOTH}),
+                     name="job-with-invalid-nt-and-pp", networkTopology=_NT_BOTH), _BOTH_TIERS,
+                 id="job-with-invalid-NetworkTopology-and-PartitionPolicy"),
+    pytest.param(_up(_pp(8, 4, 2), name="job-with-invalid-networktopology", networkTopology=_NT_BOTH), _BOTH_TIERS,
+                 id="job-with-invalid-NetworkTopology"),
+    pytest.param(_up(task("task-1", 8, partitionPolicy={"partitionSize": 4, "totalPartitions": 2,
+                                                        "networkTopology": _NT_BOTH}),
+                     name="task-with-invalid-partitionpolicy"), _BOTH_TIERS,
+                 id="task-with-invalid-PartitionPolicy (networkTopology)"),
+    pytest.param(_up(_pp(8, 4, 2, 1), name="task-with-valid-partitionpolicy-minpartitions"), None,
+                 id="task-with-valid-PartitionPolicy-MinPartitions"),
+    pytest.param(_up(_pp(8, 2, 4, 1, minAvailable=4), name="task-with-invalid-PartitionPolicy-MinPartitions"),
+                 "'MinAvailable' is not equal to MinPartitions*PartitionSize in task: task-1, job: "
+                 "task-with-invalid-PartitionPolicy-MinPartitions",
+                 id="task-with-invalid-PartitionPolicy-MinPartitions-not-equal"),
+    pytest.param(_up(_pp(8, 2, 4, 2, minAvailable=4), name="task-with-valid-partitionpolicy-minpartitions-equal"),
+                 None, id="task-with-valid-PartitionPolicy-MinPartitions-equal"),
+    pytest.param(_up(_pp(4, 2, 2, minAvailable=4), name="task-with-partitionpolicy-minpartitions-omitted",
+                     minAvailable=4), None, id="task-with-PartitionPolicy-MinPartitions-omitted (#5401)"),
+    pytest.param(_up(task("launcher", 1, containers=[container("launcher")]),
+                     task("worker", 2, containers=[container("worker")]),
+                     name="job-with-mpi-plugin-valid-master", plugins={"mpi": ["--master=launcher"]}), None,
+                 id="job-with-mpi-plugin-valid-master"),
+    pytest.param(_up(task("launcher", 1, containers=[container("launcher")]),
+                     name="job-with-mpi-plugin-valid-master", plugins={"mpi": ["--master=launcher"]}), None,
+                 id="job-with-mpi-plugin-valid-master-without-worker"),
+    pytest.param(_up(task("worker", 2, containers=[container("worker")]),
+                     name="job-with-mpi-plugin-invalid-master", plugins={"mpi": ["--master=launcher"]}),
+                 "The specified mpi master task was not found", id="job-with-mpi-plugin-invalid-master"),
+    # (Volcano's path reads `spec.task[0].template.spec.resources.requests[cpu]`; vclite names the field
+    # `spec.tasks[0].template.spec.resources.requests.cpu`: the message after the path is Volcano's)
+    pytest.param(_up(_pod_level({"requests": {"cpu": "2", "hugepages-1Mi": "2Gi", "hugepages-1Ki": "2Gi"},
+                                 "limits": {"cpu": "2", "hugepages-1Mi": "2Gi", "hugepages-1Ki": "2Gi"}},
+                                container("fake-name-1", resources={"requests": {"cpu": "2"}}),
+                                container("fake-name-2", resources={"requests": {"cpu": "2"}}),
+                                init=[container("fake-name-0", resources={"requests": {"cpu": "2"}})]),
+                     name="invalid-job-with-pod-level-resources"),
+                 'Invalid value: "2": must be greater than or equal to aggregate container requests of 4',
+                 id="validate invalid-job with pod level resources less than aggregate container resources"),
+    pytest.param(_up(_pod_level({"requests": {"cpu": "6"}, "limits": {"cpu": "4"}},
+                                container("fake-name-1", resources={"requests": {"cpu": "2"}, "limits": {"cpu": "2"}}),
+                                container("fake-name-2", resources={"requests": {"cpu": "2"}, "limits": {"cpu": "2"}})),
+                     name="invalid-job-with-pod-level-resources"),
+                 'Invalid value: "6": must be less than or equal to cpu limit of 4',
+                 id="validate invalid-job with pod level resource requests greater than limits"),
+]
+
+
+@pytest.mark.parametrize("obj, message", UPSTREAM_CREATE_CASES)
+def test_upstream_validate_job_create(obj: Obj, message: str | None) -> None:
+    """admit_job_test.go TestValidateJobCreate with the `default` queue Open (its fake clientset's)."""
+    if message is None:
+        assert create(obj) is not None
+        return
+    errs = rejected(obj)
+    assert any(message in e.message for e in errs), "\n".join(map(str, errs))
+
+
+@pytest.mark.parametrize("queue_name, message", [
+    pytest.param("root", "can not submit job to root queue", id="job-with-rootQueue"),
+    pytest.param("parentqueue", "can only submit job to leaf queue", id="job-with-parentQueue"),
+    pytest.param("childqueue", None, id="job-with-leafQueue"),
+])
+def test_upstream_validate_hierarchy_create(queue_name: str, message: str | None) -> None:
+    """admit_job_test.go TestValidateHierarchyCreate: root ← parentQueue ← childQueue, all Open."""
+    view = views.DictView(views.queue("root", "Open"), views.queue("parentqueue", "Open", parent="root"),
+                          views.queue("childqueue", "Open", parent="parentqueue"))
+    obj = _up(name="job-with-queue", queue=queue_name)
+    if message is None:
+        assert create(obj, view) is not None
+        return
+    assert_has(rejected(obj, view), "spec.queue", message)
