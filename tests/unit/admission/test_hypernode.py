@@ -43,6 +43,10 @@ GOOD = [
     pytest.param(hn("s0", node(exactMatch={"name": "node-0"}), node(exactMatch={"name": "node-1"})), id="exact"),
     pytest.param(hn("s1", node(regexMatch={"pattern": "^node-[0-9]+$"})), id="regex"),
     pytest.param(hn("s2", node(labelMatch={"matchLabels": {"rack": "r1"}})), id="label"),
+    # upstream admit_hypernode_test.go "validate valid hypernode" and "… with labelMatch"
+    pytest.param(hn("hypernode-1", node(exactMatch={"name": "node-1"})), id="upstream-valid-hypernode"),
+    pytest.param(hn("hypernode-label", node(labelMatch={"matchLabels": {"topology-rack": "rack1"}})),
+                 id="upstream-valid-labelmatch"),
     pytest.param(hn("s3", {"type": "HyperNode", "selector": {"exactMatch": {"name": "s0"}}}, tier=2,
                     tierName="spine"), id="nested-with-tier-name"),
     pytest.param(hn("s4", node(exactMatch={"name": "n"}), tier=0), id="tier-0"),
@@ -93,6 +97,10 @@ BAD = [
     pytest.param(hn("s0", node(regexMatch={"pattern": "node-(["})),
                  ['spec.members[0].selector.regexMatch.pattern: Invalid value: "node-([": member regexMatch pattern '
                   "is invalid: unterminated character set at position 6"], id="regex-does-not-compile"),
+    # upstream admit_hypernode_test.go "validate invalid hypernode with invalid regexMatch"
+    pytest.param(hn("hypernode-1", node(regexMatch={"pattern": "a(b"})),
+                 ['spec.members[0].selector.regexMatch.pattern: Invalid value: "a(b": member regexMatch pattern '
+                  "is invalid: missing ), unterminated subpattern at position 1"], id="upstream-regex-a(b"),
     pytest.param(hn("s0", node(exactMatch={"name": "a"}), node(labelMatch="rack=r1")),
                  ['spec.members[1].selector.labelMatch: Invalid value: "rack=r1": must be of type object'],
                  id="label-not-object"),
