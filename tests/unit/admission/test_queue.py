@@ -223,7 +223,10 @@ def _tree(*extra: Obj) -> Any:
                     guarantee={"resource": {"cpu": "4", "memory": "8Gi"}}),
         views.queue("busy-leaf", parent="root") | {"status": {"allocated": {"pods": "1"}}},
         views.queue("d1", parent="root"), views.queue("d2", parent="d1"), views.queue("d3", parent="d2"),
-        views.queue("d4", parent="d3"), views.queue("d5", parent="d4"), *extra)
+        views.queue("d4", parent="d3"), views.queue("d5", parent="d4"),
+        views.queue("parent-queue-empty-parent", parent="", capability={"cpu": "100", "memory": "100Gi"}),
+        views.queue("child-of-empty-parent", parent="parent-queue-empty-parent",
+                    capability={"cpu": "50", "memory": "50Gi"}), *extra)
 
 
 def _refusal(op: Op, new: Obj, old: Obj | None = None) -> list[str]:
@@ -252,6 +255,21 @@ HIERARCHY_REJECT = [
                    guarantee={"resource": G1020}, deserved=G1020),
                  "queue parent-queue-to-update capability[cpu]=10 is smaller than its descendants' max capability=12",
                  id="parent capability below a child's on update"),
+    # validate_queue_test.go "Sum of children's guarantee exceeds parent guarantee on UPDATE" (children 6+4 here)
+    pytest.param(Op.UPDATE, q("parent-queue-to-update", parent="root", capability={"cpu": "20", "memory": "40Gi"},
+                              guarantee={"resource": {"cpu": "9", "memory": "18Gi"}},
+                              deserved={"cpu": "20", "memory": "40Gi"}),
+                 q("parent-queue-to-update", parent="root", capability={"cpu": "20", "memory": "40Gi"},
+                   guarantee={"resource": G1020}, deserved={"cpu": "20", "memory": "40Gi"}),
+                 "queue parent-queue-to-update validation failed: sum of children's guarantee (cpu 10000.00, memory "
+                 "21474836480.00) exceeds parent's guarantee limit (cpu 9000.00, memory 19327352832.00)",
+                 id="children's guarantees above the parent's on update"),
+    # validate_queue_test.go "Update queue with empty parent - should validate child constraints"
+    pytest.param(Op.UPDATE, q("parent-queue-empty-parent", parent="", weight=1,
+                              capability={"cpu": "30", "memory": "30Gi"}),
+                 q("parent-queue-empty-parent", parent="", weight=1, capability={"cpu": "100", "memory": "100Gi"}),
+                 "queue parent-queue-empty-parent capability[cpu]=30 is smaller than its descendants' max capability=50",
+                 id="update with an empty parent still checks the children"),
     pytest.param(Op.CREATE, q("leaf-of-busy", parent="busy-leaf"), None,
                  "queue busy-leaf cannot be the parent queue of queue leaf-of-busy because it has allocated Pods: 1",
                  id="a leaf with pods cannot become a parent"),
@@ -349,3 +367,94 @@ def test_hierarchy_annotations(op: Op, new: Obj, expected: list[str]) -> None:
         assert [str(fe) for fe in e.errors] == expected
     else:
         assert expected == []
+
+
+# ---- validate_queue_test.go TestValidateChildAgainstAncestorForCapability: root ← ancestor-gp (cpu 100,
+# memory 100Gi, gpu 8) ← ancestor-p (cpu 50, memory 50Gi) and ancestor-p-nocap; each child created under them ----
+GPU = "nvidia.com/gpu"
+_ANCESTORS = (views.queue("ancestor-gp", parent="root", capability={"cpu": "100", "memory": "100Gi", GPU: "8"}),
+              views.queue("ancestor-p", parent="ancestor-gp", capability={"cpu": "50", "memory": "50Gi"}),
+              views.queue("ancestor-p-nocap", parent="ancestor-gp"))
+_EXCEEDS = "exceeds its ancestor's capability"
+
+
+@pytest.mark.parametrize("child, message", [
+    pytest.param(q("child-exceed-cpu", parent="ancestor-p", weight=1, capability={"cpu": "60"}),
+                 "queue child-exceed-cpu capability[cpu]=60 exceeds its ancestor's capability=50",
+                 id="Child CPU exceeds direct parent capability"),
+    pytest.param(q("child-exceed-mem", parent="ancestor-p", weight=1, capability={"memory": "55Gi"}), _EXCEEDS,
+                 id="Child memory exceeds grandparent capability (skips parent with lower limit)"),
+    pytest.param(q("child-exceed-gpu", parent="ancestor-p", weight=1, capability={GPU: "10"}), _EXCEEDS,
+                 id="Child GPU exceeds grandparent capability (parent has no GPU)"),
+    pytest.param(q("child-within-limits", parent="ancestor-p", weight=1,
+                   capability={"cpu": "40", "memory": "40Gi", GPU: "4"}), None, id="Child within all ancestor limits"),
+    pytest.param(q("child-no-cap", parent="ancestor-p", weight=1), None, id="Child without capability should pass"),
+    pytest.param(q("child-under-nocap", parent="ancestor-p-nocap", weight=1, capability={"cpu": "200"}),
+                 "queue child-under-nocap capability[cpu]=200 exceeds its ancestor's capability=100",
+                 id="Child under parent without capability - checks grandparent"),
+    pytest.param(q("child-under-nocap-ok", parent="ancestor-p-nocap", weight=1, capability={"cpu": "80"}), None,
+                 id="Child under parent without capability - within grandparent limits"),
+])
+def test_upstream_child_against_ancestor_capability(child: Obj, message: str | None) -> None:
+    view = views.default_view(*_ANCESTORS)
+    try:
+        admit.admit(Op.CREATE, kinds.QUEUE, child, None, view)
+    except errors.Invalid as e:
+        assert message is not None and any(message in fe.message for fe in e.errors), e.errors
+        return
+    assert message is None, f"expected a refusal containing {message!r}"
+
+
+# ---- validate_queue_test.go TestValidateChildrenConstraintsForCapability: the parent admitted (created) with
+# the listed children (and their subtrees) in the store --------------------------------------------------
+_PARENT_A = q("vc-parent-a", parent="root", weight=1, capability={"cpu": "20", "memory": "20Gi", GPU: "4"},
+              guarantee={"resource": {"cpu": "20", "memory": "20Gi"}}, deserved={"cpu": "20", "memory": "20Gi"})
+_PARENT_B = q("vc-parent-b", parent="root", weight=1, capability={"cpu": "50", "memory": "50Gi"},
+              guarantee={"resource": {"cpu": "50", "memory": "50Gi"}}, deserved={"cpu": "50", "memory": "50Gi"})
+_SMALLER = "is smaller than its descendants' max capability"
+
+
+@pytest.mark.parametrize("parent, children, message", [
+    pytest.param(_PARENT_A, [views.queue("vc-child-a1", parent="vc-parent-a", capability={"memory": "15Gi"}),
+                             views.queue("vc-grandchild-a1-1", parent="vc-child-a1", capability={"cpu": "25"}),
+                             views.queue("vc-child-a2", parent="vc-parent-a",
+                                         capability={"cpu": "10", "memory": "10Gi", GPU: "3"})],
+                 "queue vc-parent-a capability[cpu]=20 is smaller than its descendants' max capability=25",
+                 id="Grandchild CPU exceeds parent capability via subtree (child has no CPU cap)"),
+    pytest.param(_PARENT_B, [views.queue("vc-child-b1", parent="vc-parent-b", capability={"cpu": "30"}),
+                             views.queue("vc-child-b2", parent="vc-parent-b", capability={"cpu": "20"})], None,
+                 id="All children within parent capability"),
+    pytest.param(q("vc-parent-c", parent="root", weight=1),
+                 [views.queue("vc-child-c1", parent="vc-parent-c", capability={"cpu": "100"})], None,
+                 id="Parent without capability skips capability check"),
+    pytest.param(_PARENT_B, [], None, id="Parent with no children"),
+    pytest.param(_PARENT_A, [views.queue("child-gpu-ok", parent="vc-parent-a", capability={GPU: "3"})], None,
+                 id="Child GPU capability within parent GPU limit"),
+    pytest.param(_PARENT_A, [views.queue("child-gpu-exceed", parent="vc-parent-a", capability={GPU: "5"})], _SMALLER,
+                 id="Child GPU capability exceeds parent GPU limit via subtree"),
+])
+def test_upstream_children_constraints_capability(parent: Obj, children: list[Obj], message: str | None) -> None:
+    view = views.default_view(*children)
+    try:
+        admit.admit(Op.CREATE, kinds.QUEUE, parent, None, view)
+    except errors.Invalid as e:
+        assert message is not None and any(message in fe.message for fe in e.errors), e.errors
+        return
+    assert message is None, f"expected a refusal containing {message!r}"
+
+
+@pytest.mark.parametrize("chain, accepted", [
+    pytest.param(["q1", "q2", "q3"], True, id="Depth 3 is allowed (maxDepth 5, vclite's fixed maximum)"),
+    pytest.param(["a1", "a2", "a3", "a4", "a5"], True, id="depth 5 allowed"),
+    pytest.param(["a1", "a2", "a3", "a4", "a5", "a6"], False, id="depth 6 refused"),
+])
+def test_upstream_queue_depth(chain: list[str], accepted: bool) -> None:
+    """validate_queue_test.go TestValidateQueueDepthDynamic (root → q1 → q2, q3 created under q2). Its maxDepth
+    3 and 2 rows set --max-queue-depth, which vclite does not have (fixed at Volcano's default, 5)."""
+    view = views.default_view(*(views.queue(n, parent=p) for n, p in zip(chain[:-1], ["root", *chain[:-2]])))
+    new = q(chain[-1], parent=chain[-2], weight=1)
+    if accepted:
+        assert admit.admit(Op.CREATE, kinds.QUEUE, new, None, view)
+        return
+    with pytest.raises(errors.Invalid, match=f"queue {chain[-1]} exceeds the maximum allowed depth of 5"):
+        admit.admit(Op.CREATE, kinds.QUEUE, new, None, view)
