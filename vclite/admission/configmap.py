@@ -5,7 +5,8 @@
   boolean. An unquoted YAML value (`a: 1`, `on: true`) is the usual cause, so the message says so.
 - every key is a config key (common.config_key), and no key is in both `data` and `binaryData`;
 - `data` and `binaryData` together hold at most 1 MiB (kube names no field; here `data`);
-- an `immutable: true` ConfigMap keeps its `data`, `binaryData` and immutability.
+- an `immutable: true` ConfigMap keeps its `data`, `binaryData` and immutability;
+- Volcano's admission configuration (`volcano-system/volcano-admission-configmap`) reads (resgroups.py).
 Pure functions; the executor and the scheduler's ConfigMap reader rely on these shapes.
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ import base64
 import binascii
 from typing import Any
 
-from vclite.admission import base, common
+from vclite.admission import base, common, resgroups
 from vclite.lib import errors
 
 Obj = dict[str, Any]
@@ -42,6 +43,7 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
             size += len(base64.b64decode(value, validate=True))
         except (binascii.Error, ValueError):
             errs.append(FieldError(f"binaryData[{key}]", "illegal base64 data"))
+    errs += resgroups.shape_errors(new)
     if size > MAX_SIZE:
         errs.append(FieldError("data", f"Too long: may not be more than {MAX_SIZE} bytes"))
     if op is base.Operation.UPDATE and isinstance(old, dict) and old.get("immutable") is True:

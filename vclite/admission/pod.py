@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from vclite.admission import (base, common, podannotations, podpriority, podupdate, serviceaccount, shapes,
-                              tolerations)
+from vclite.admission import (base, common, podannotations, podpriority, podupdate, resgroups, serviceaccount,
+                              shapes, tolerations)
 from vclite.api import batch, core, quantity, resources, scheduling
 from vclite.lib import errors
 
@@ -397,13 +397,14 @@ def mutate(op: base.Operation, obj: Obj) -> None:
 
 def resolve(op: base.Operation, obj: Obj, old: Obj | None, view: base.View) -> None:
     """After validation: the pod's priority (podpriority.py), its ServiceAccount (serviceaccount.py), then a
-    created pod's queue-allocation gate — not for a cluster's existing pods (a scheduler dry-run's state),
-    whose gate was dealt with there."""
+    created pod's queue-allocation gate and its resource group (resgroups.py: Volcano's pod webhook) — not for
+    a cluster's existing pods (a scheduler dry-run's state), which were admitted there."""
     podpriority.resolve(op, obj, old, view)
     serviceaccount.resolve_pod(op, obj, view)
     spec = obj.get("spec")
     if op is base.Operation.CREATE and isinstance(spec, dict) and not getattr(view, "existing_state", False):
         _gate_for_queue_admission(obj, spec)
+        resgroups.apply(obj, resgroups.groups_of(view))
 
 
 def _gate_for_queue_admission(obj: Obj, spec: Obj) -> None:

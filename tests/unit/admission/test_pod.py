@@ -1,6 +1,8 @@
 """Pod-spec references (Kubernetes' ValidatePodSpec subset): volumes, volumeMounts and env vars —
 each bad one is one error at its path with Kubernetes' message; what Kubernetes accepts passes.
 And the defaults a created pod gets: requests from limits, status.qosClass."""
+import json
+
 import pytest
 
 from vclite.admission import pod
@@ -242,3 +244,118 @@ def test_a_pod_that_opts_in_is_created_with_the_queue_allocation_gate(annotation
             **({"schedulingGates": [{"name": g} for g in gates]} if gates is not None else {})}
     got = client.create({"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec})["spec"]
     assert ([g["name"] for g in got["schedulingGates"]] if "schedulingGates" in got else None) == stored
+
+
+# ---- Volcano's pod webhook resource groups (pods/mutate/mutate_pod_test.go TestMutatePods) ------------------
+LINUX = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+    {"matchExpressions": [{"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}]}]}}}
+ADMISSION_CONF = """\
+resourceGroups:
+- resourceGroup: management
+  object:
+    key: namespace
+    value:
+    - mng-ns-1
+    - mng-ns-2
+  schedulerName: default-scheduler
+  tolerations:
+  - key: mng-taint-1
+    operator: Exists
+    effect: NoSchedule
+  affinity: '{affinity}'
+  labels:
+    volcano.sh/nodetype: management
+- resourceGroup: cpu
+  object:
+    key: annotation
+    value:
+    - "volcano.sh/resource-group: cpu"
+  schedulerName: volcano
+  labels:
+    volcano.sh/nodetype: cpu
+- resourceGroup: gpu
+  schedulerName: volcano
+  labels:
+    volcano.sh/nodetype: gpu
+""".replace("{affinity}", json.dumps(LINUX, separators=(",", ":")))
+
+
+def _admission_configmap(conf: str) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "volcano-admission-configmap", "namespace": "volcano-system"},
+            "data": {"volcano-admission.conf": conf}}
+
+
+def _client_with_groups(conf: str = ADMISSION_CONF):
+    client = inprocess.new_client(clock.VirtualClock(), require_command=False)
+    for ns in ("volcano-system", "mng-ns-1"):
+        client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    client.create(_admission_configmap(conf))
+    return client
+
+
+@pytest.mark.parametrize("namespace, name, annotations, spec, expected", [
+    pytest.param("mng-ns-1", "mng-pod", None, {"schedulerName": "default-scheduler"},
+                 {"nodeSelector": {"volcano.sh/nodetype": "management"}, "affinity": LINUX,
+                  "tolerations": [{"key": "mng-taint-1", "operator": "Exists", "effect": "NoSchedule"}],
+                  "schedulerName": "default-scheduler"}, id="test-1 (namespace group)"),
+    pytest.param("default", "cpu-pod", {"volcano.sh/resource-group": "cpu"}, {},
+                 {"nodeSelector": {"volcano.sh/nodetype": "cpu"}, "affinity": None, "tolerations": None,
+                  "schedulerName": "volcano"}, id="test-2 (annotation group)"),
+    pytest.param("default", "gpu-pod", {"volcano.sh/resource-group": "gpu"}, {},
+                 {"nodeSelector": {"volcano.sh/nodetype": "gpu"}, "affinity": None, "tolerations": None,
+                  "schedulerName": "volcano"}, id="test-3 (group without object: by the default annotation)"),
+    pytest.param("default", "normal-pod", None, {},
+                 {"nodeSelector": None, "affinity": None, "tolerations": None, "schedulerName": "default-scheduler"},
+                 id="test-4 (no group)"),
+    # (vclite's rows: the pod's own nodeSelector, tolerations and affinity with a group's)
+    pytest.param("mng-ns-1", "own", None, {"nodeSelector": {"disk": "ssd", "volcano.sh/nodetype": "x"},
+                                          "tolerations": [{"key": "own", "operator": "Exists"}],
+                                          "affinity": {"podAffinity": {}}},
+                 {"nodeSelector": {"disk": "ssd", "volcano.sh/nodetype": "management"}, "affinity": {"podAffinity": {}},
+                  "tolerations": [{"key": "own", "operator": "Exists"},
+                                  {"key": "mng-taint-1", "operator": "Exists", "effect": "NoSchedule"}],
+                  "schedulerName": "default-scheduler"}, id="the pod's own fields are kept"),
+])
+def test_resource_groups_patch_created_pods(namespace, name, annotations, spec, expected):
+    client = _client_with_groups()
+    md = {"name": name, "namespace": namespace, **({"annotations": annotations} if annotations else {})}
+    client.create({"apiVersion": "v1", "kind": "Pod", "metadata": md,
+                   "spec": {"containers": [{"name": "c", "command": ["true"]}], **spec}})
+    got = client.get(kinds.POD, namespace, name)["spec"]
+    assert {k: got.get(k) for k in expected} == expected
+
+
+def test_a_pods_update_is_not_patched_by_its_group():
+    """The webhook is registered for CREATE only: an update keeps what the pod has."""
+    client = _client_with_groups()
+    pod = client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                         "spec": {"containers": [{"name": "c", "command": ["true"]}]}})
+    pod["metadata"]["annotations"] = {"volcano.sh/resource-group": "gpu"}
+    assert "nodeSelector" not in client.update(pod)["spec"]
+
+
+@pytest.mark.parametrize("conf, message", [
+    pytest.param("resourceGroups: [", "data[volcano-admission.conf]: the admission configuration cannot be read: "
+                 "line 1: expected the node content", id="not-yaml"),
+    pytest.param("resourceGroups:\n- resourceGroup: g\n  labels: [a]\n",
+                 'data[volcano-admission.conf]: resourceGroups[0].labels: Invalid value: ["a"]: must be of type '
+                 "map of strings", id="labels-a-list"),
+    pytest.param("resourceGroups:\n- resourceGroup: g\n  object: {key: namespace, value: ns1}\n",
+                 'data[volcano-admission.conf]: resourceGroups[0].object.value: Invalid value: "ns1": must be of type '
+                 "array of strings", id="value-not-a-list"),
+    pytest.param("resourceGroups:\n- resourceGroup: g\n  tolerations:\n  - {operator: Sometimes}\n",
+                 "data[volcano-admission.conf]: resourceGroups[0].tolerations[0].operator: Invalid value: "
+                 '"Sometimes": operator must be Exists when `key` is empty', id="toleration-operator"),
+    pytest.param("resourceGroups:\n- resourceGroup: g\n  affinity: linux\n",
+                 'data[volcano-admission.conf]: resourceGroups[0].affinity: Invalid value: "linux": must be an '
+                 "Affinity written as a JSON object", id="affinity-not-json"),
+])
+def test_a_bad_admission_configuration_is_refused_with_its_place(conf, message):
+    client = inprocess.new_client(clock.VirtualClock(), require_command=False)
+    client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "volcano-system"}})
+    with pytest.raises(errors.Invalid) as info:
+        client.create(_admission_configmap(conf))
+    assert any(str(e).startswith(message) for e in info.value.errors), info.value.errors
+    with pytest.raises(errors.NotFound):
+        client.get(kinds.CONFIGMAP, "volcano-system", "volcano-admission-configmap")
