@@ -214,3 +214,202 @@ def test_ssh_mount(args, path, mode):
                                                             ".ssh/config"]
     for c in p["spec"]["containers"] + p["spec"]["initContainers"]:
         assert c["volumeMounts"] == [{"mountPath": path, "subPath": ".ssh", "name": "m-ssh"}]
+
+
+# ---- ported from Volcano's plugin tests (pkg/controllers/job/plugins/distributed-framework/*/*_test.go) ----
+# Upstream calls OnPodCreate on a bare pod (name, task-spec annotation, containers); so do these, against the
+# same plugin functions build_pod calls.
+def bare_pod(name, task=None, containers=None, init=None, labels=None, annotations=None):
+    ann = dict(annotations or {})
+    if task is not None:
+        ann["volcano.sh/task-spec"] = task
+    spec = {"containers": containers if containers is not None else [{"name": "main"}]}
+    if init is not None:
+        spec["initContainers"] = init
+    return {"metadata": {"name": name, "annotations": ann, "labels": dict(labels or {})}, "spec": spec}
+
+
+def bare_job(name, *tasks, plugins=None):
+    """tasks: (name, replicas); templates empty, as upstream's."""
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": name},
+            "spec": {"plugins": plugins or {}, "tasks": [
+        {"name": n, "replicas": r, "template": {}} for n, r in tasks]}}
+
+
+PT_ENV = [("MASTER_ADDR", "test-pytorch-master-0.test-pytorch"), ("MASTER_PORT", "23456")]
+
+
+# pytorch_test.go TestPytorchPodEnvAndPort, case by case: (job tasks, pod, first port wanted, env wanted)
+@pytest.mark.parametrize("tasks, pod, port, envs", [
+    pytest.param((("worker", 1),), bare_pod("test-pytorch-worker-0", containers=[{"name": "worker"}]),
+                 None, None, id="test-pod-without-master"),
+    pytest.param((("master", 1), ("worker", 1)), bare_pod("test-pytorch-master-0", "master", [{"name": "master"}]),
+                 23456, PT_ENV + [("WORLD_SIZE", "2"), ("RANK", "0")], id="test-master-pod-without-port"),
+    pytest.param((("master", 1), ("worker", 1)), bare_pod("test-pytorch-master-0", "master", [
+        {"name": "master", "ports": [{"name": "pytorchjob-port", "containerPort": 23456}]}]),
+        23456, PT_ENV + [("WORLD_SIZE", "2"), ("RANK", "0")], id="test-master-pod-with-port"),
+    pytest.param((("master", 1), ("worker", 2), ("extra", 2)), bare_pod("test-pytorch-master-0", "master", [
+        {"name": "master", "ports": [{"name": "pytorchjob-port", "containerPort": 123}]}]),
+        123, PT_ENV + [("WORLD_SIZE", "3"), ("RANK", "0")], id="test-master-pod-env"),
+    pytest.param((("master", 1), ("worker", 2), ("extra", 2)), bare_pod("test-pytorch-worker-0", "worker", [
+        {"name": "worker", "ports": [{"name": "pytorchjob-port", "containerPort": 123}]}]),
+        123, PT_ENV + [("WORLD_SIZE", "3"), ("RANK", "1")], id="test-worker-1-pod-env"),
+    pytest.param((("master", 1), ("worker", 2), ("extra", 2)), bare_pod("test-pytorch-worker-1", "worker", [
+        {"name": "worker", "ports": [{"name": "pytorchjob-port", "containerPort": 123}]}]),
+        123, PT_ENV + [("WORLD_SIZE", "3"), ("RANK", "2")], id="test-worker-2-pod-env"),
+])
+def test_upstream_pytorch_pod_env_and_port(tasks, pod, port, envs):
+    frameworks.pytorch(pod, bare_job("test-pytorch", *tasks), [])
+    c = pod["spec"]["containers"][0]
+    assert (c["ports"][0]["containerPort"] if port else c.get("ports")) == port
+    assert ([(e["name"], e["value"]) for e in c["env"]] if envs else c.get("env")) == envs
+
+
+WAIT = [("master", 1), ("worker", 2)]
+
+
+# pytorch_test.go TestPytorchInitContainer: (args, tasks, pod, init containers wanted)
+@pytest.mark.parametrize("args, tasks, pod, want", [
+    pytest.param(["--wait-master-enabled=true"], WAIT, bare_pod("test-pytorch-worker-0", "worker"),
+                 [("wait-for-master", "busybox:1.36.1", 300)], id="worker-wait-master-enabled"),
+    pytest.param(["--wait-master-enabled=false"], WAIT, bare_pod("test-pytorch-worker-0", "worker"), None,
+                 id="worker-wait-master-disabled"),
+    pytest.param(["--wait-master-enabled=true"], WAIT, bare_pod("test-pytorch-master-0", "master"), None,
+                 id="master-has-no-wait-for-master"),
+    pytest.param(["--wait-master-enabled=true"], [("worker", 1)], bare_pod("test-pytorch-worker-0", "worker"), None,
+                 id="no-master-task-no-init-container"),
+    pytest.param(["--wait-master-enabled=true"], WAIT, bare_pod(
+        "test-pytorch-worker-0", "worker", init=[{"name": "wait-for-master", "image": "busybox:1.36.1",
+                                                  "command": ["sh", "-c", "echo 'already exists'"]}]),
+        [("wait-for-master", "busybox:1.36.1", "echo 'already exists'")], id="existing-wait-for-master-kept"),
+    pytest.param(["--wait-master-enabled=true", "--wait-master-image=alpine:latest", "--wait-master-timeout=600"],
+                 WAIT, bare_pod("test-pytorch-worker-0", "worker"), [("wait-for-master", "alpine:latest", 600)],
+                 id="custom-image-and-timeout"),
+])
+def test_upstream_pytorch_init_container(args, tasks, pod, want):
+    frameworks.pytorch(pod, bare_job("test-pytorch", *tasks), args)
+    got = pod["spec"].get("initContainers")
+    if want is None:
+        assert not got
+        return
+    [(name, image, script)] = want
+    [init] = got
+    assert (init["name"], init["image"], init["command"][:2]) == (name, image, ["sh", "-c"])
+    if isinstance(script, int):   # upstream's generateWaitForMasterScript for the master's address
+        assert init["command"][2] == frameworks._wait_for_master_script(
+            "test-pytorch-master-0.test-pytorch", 23456, script)
+    else:
+        assert init["command"][2] == script
+
+
+# tensorflow_test.go TestTensorflow (ps, worker, chief pods): covered by test_tensorflow_config_is_volcanos_exact_json.
+
+
+# mpi_test.go TestMpi: a pod of no known task still opens the port (--port=5000, else 22)
+@pytest.mark.parametrize("plugins, port", [pytest.param({}, 22, id="add-port"),
+                                           pytest.param({"mpi": ["--port=5000"]}, 5000, id="add-5000-port")])
+def test_upstream_mpi_port(plugins, port):
+    j = bare_job("test-mpi-1", ("fakeMaster", 1), ("fakeWorker", 2), plugins=plugins)
+    pod = bare_pod("test-mpi-fakeMaster-0", containers=[{"name": "master"}])
+    frameworks.mpi(pod, j, plugins.get("mpi", []))
+    assert pod["spec"]["containers"][0]["ports"][0]["containerPort"] == port
+
+
+# mpi_test.go TestMpiWithEmptyWorker: (job, tasks, pod's task, MPI_HOST wanted: None = absent)
+@pytest.mark.parametrize("name, tasks, task, host", [
+    pytest.param("test-mpi-no-worker", [("master", 1)], "master", None, id="master-no-worker-task"),
+    pytest.param("test-mpi-zero-worker", [("master", 1), ("worker", 0)], "master", "",
+                 id="master-worker-zero-replicas"),
+    pytest.param("test-mpi-valid-worker", [("master", 1), ("worker", 2)], "master",
+                 "test-mpi-valid-worker-worker-0.test-mpi-valid-worker,"
+                 "test-mpi-valid-worker-worker-1.test-mpi-valid-worker", id="master-valid-worker"),
+    pytest.param("test-mpi-worker-pod", [("master", 1), ("worker", 1)], "worker", None, id="worker-has-no-mpi-host"),
+])
+def test_upstream_mpi_with_empty_worker(name, tasks, task, host):
+    pod = bare_pod(f"{name}-{task}-0", task, [{"name": task}])
+    frameworks.mpi(pod, bare_job(name, *tasks), [])
+    assert env(pod).get("MPI_HOST") == host
+
+
+# ray_test.go TestRayPlugin (OnPodCreate part; OnJobAdd/OnJobDelete's head Service and controlledResources:
+# tests/scenarios/test_vcjob_lifecycle.py test_framework_plugins_mark_the_job_and_ray_owns_a_head_service)
+@pytest.mark.parametrize("job_name, tasks, args, pod, command", [
+    pytest.param("ray-cluster-test", [("test-head", 1)],
+                 ["--port=1234", "--dashboardPort=3456", "--clientPort=4567", "--head=test-head"],
+                 bare_pod("ray-cluster-test-head-0", "test-head", [{"name": "head"}]),
+                 "ray start --head --block --dashboard-host=0.0.0.0 --port=1234 --dashboard-port=3456 "
+                 "--ray-client-server-port=4567", id="only-head-task"),
+    pytest.param("ray-cluster-worker", [("head", 1), ("worker", 2)], [],
+                 bare_pod("ray-cluster-test-worker-0", "worker", [{"name": "worker"}]),
+                 "ray start --block --address=ray-cluster-worker-head-0.ray-cluster-worker:6379", id="worker-task"),
+])
+def test_upstream_ray_pod(job_name, tasks, args, pod, command):
+    frameworks.ray(pod, bare_job(job_name, *tasks), args)
+    c = pod["spec"]["containers"][0]
+    assert c["command"] == ["sh", "-c", command]
+    if "--head" in command:
+        assert {p["containerPort"] for p in c["ports"]} == {1234, 3456, 4567}
+    assert len(frameworks.ray_service(bare_job(job_name, *tasks), args)["spec"]["ports"]) == 3
+
+
+# hcclrank_test.go TestHcclrankPlugin_OnPodCreate, _WithCustomTaskNames, _WithHelpers, _EdgeCases and TestGetEnv*:
+# (args, pod, tasks, rank wanted)
+HC = {"volcano.sh/task-spec": "master"}
+
+
+@pytest.mark.parametrize("args, pod, tasks, rank", [
+    pytest.param([], bare_pod("test-pod", containers=[], annotations={"hccl/rankIndex": "1"}), [], "1",
+                 id="already-annotated-kept"),
+    pytest.param([], bare_pod("test-pod", containers=[{"name": "c", "env": [{"name": "RANK", "value": "5"}]}]), [],
+                 "5", id="rank-env-used"),
+    pytest.param([], bare_pod("test-pod", "master", [], labels={"volcano.sh/task-index": "2"}),
+                 [("master", 3), ("worker", 2)], "2", id="master-rank"),
+    pytest.param([], bare_pod("test-pod", "worker", [], labels={"volcano.sh/task-index": "1"}),
+                 [("master", 2), ("worker", 3)], "3", id="worker-rank-after-masters"),
+    pytest.param(["--master=custom-master", "--worker=custom-worker"],
+                 bare_pod("test-pod", "custom-master", [], labels={"volcano.sh/task-index": "3"}),
+                 [("custom-master", 5), ("custom-worker", 3)], "3", id="custom-master"),
+    pytest.param(["--master", "custom-master", "--worker", "custom-worker"],
+                 bare_pod("test-pod", "custom-worker", [], labels={"volcano.sh/task-index": "2"}),
+                 [("custom-master", 4), ("custom-worker", 3)], "6", id="custom-worker"),
+    pytest.param([], bare_pod("test-pod", "master", [], labels={"volcano.sh/task-index": "5"}),
+                 [("master", 10), ("worker", 5)], "5", id="with-helpers"),
+    pytest.param([], bare_pod("test-pod", "worker", [], labels={"volcano.sh/task-index": "0"}),
+                 [("master", 0), ("worker", 2)], "0", id="zero-master-replicas"),
+    pytest.param([], bare_pod("p", containers=[{"name": "a", "env": [{"name": "OTHER", "value": "v"}]},
+                                               {"name": "b", "env": [{"name": "RANK", "value": "1"}]}]), [], "1",
+                 id="rank-env-in-second-container"),
+    pytest.param([], bare_pod("p", containers=[{"name": "a", "env": [{"name": "RANK", "value": "first"}]},
+                                               {"name": "b", "env": [{"name": "RANK", "value": "second"}]}]), [],
+                 "first", id="first-rank-env-wins"),
+    pytest.param([], bare_pod("p", containers=[{"name": "a", "env": [{"name": "OTHER", "value": "v"}]}]), [], None,
+                 id="no-rank-env-no-task-no-annotation"),
+])
+def test_upstream_hcclrank(args, pod, tasks, rank):
+    frameworks.hcclrank(pod, bare_job("test-job", *tasks), args)
+    assert pod["metadata"]["annotations"].get("hccl/rankIndex") == rank
+
+
+# ssh_test.go TestSSHPlugin, TestInvalidSSHPortFallsBackToDefault: the flags as parsed (the user's keys verbatim,
+# their `\n` escapes kept as written)
+@pytest.mark.parametrize("args, path, private, public, port", [
+    pytest.param([], "/root/.ssh", "", "", 22, id="no-params"),
+    pytest.param(["--ssh-key-file-path=/a/b"], "/a/b", "", "", 22, id="key-file-path"),
+    pytest.param(["--ssh-private-key=-----BEGIN RSA PRIVATE KEY-----\\nMIIE\\n-----END RSA PRIVATE KEY-----\\n",
+                  "--ssh-public-key=ssh-rsa AAAAB3 root@aiplatform"], "/root/.ssh",
+                 "-----BEGIN RSA PRIVATE KEY-----\\nMIIE\\n-----END RSA PRIVATE KEY-----\\n",
+                 "ssh-rsa AAAAB3 root@aiplatform", 22, id="user-provided-keys"),
+    pytest.param(["--ssh-port=2026"], "/root/.ssh", "", "", 2026, id="custom-port"),
+    pytest.param(["--ssh-port=-10"], "/root/.ssh", "", "", 22, id="invalid-port-falls-back-to-22"),
+])
+def test_upstream_ssh_flags(args, path, private, public, port):
+    from vclite.controllers.job import ssh
+    f = ssh.flags(args)
+    assert (f["ssh-key-file-path"], f["ssh-private-key"], f["ssh-public-key"], f["ssh-port"]) == (
+        path, private, public, port)
+
+
+def test_upstream_ssh_config_with_custom_port():
+    """ssh_test.go TestGenerateSSHConfigWithCustomPort."""
+    from vclite.controllers.job import ssh
+    assert "Port 2026" in ssh.ssh_config(bare_job("", ("worker", 1)), 2026)
