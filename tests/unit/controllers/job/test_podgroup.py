@@ -127,3 +127,29 @@ def test_sub_group_policy(replicas, partition, min_sub_groups, size, topology):
     assert policy["labelSelector"] == {"matchLabels": {"volcano.sh/task-spec": "task1"}}
     assert policy["matchLabelKeys"] == ["volcano.sh/partition-id"]
     assert policy.get("networkTopology") == topology
+
+
+# job_controller_util_test.go TestTaskPriority_CalcPGMin: master (2 × 50m) and worker (2 × 100m), one of them of
+# priority 2; (master min, worker min, job minAvailable (0: Σ task mins), high-priority task, cpu, pods).
+# Its last rows (job minAvailable below Σ task mins) test the helper alone: the controller takes the first pods in
+# priority order there (calcPGMinResources' CalcFirstCountResources), which rows "upstream-*" above and
+# TestCalcPGMinResources check.
+@pytest.mark.parametrize("master_min, worker_min, job_min, high, cpu, pods", [
+    pytest.param(1, 1, 0, None, "150m", 2, id="job-0-both-1"),
+    pytest.param(None, 1, 0, "master", "200m", 3, id="job-0-master-null"),
+    pytest.param(None, 1, 3, None, "200m", 3, id="job-3-master-null"),
+    pytest.param(1, None, 3, None, "250m", 3, id="job-3-worker-null"),
+    pytest.param(1, 1, 2, None, "150m", 2, id="job-2-both-1"),
+    pytest.param(1, 1, 3, "master", "200m", 3, id="job-3-master-high-priority"),
+    pytest.param(1, 1, 3, "worker", "250m", 3, id="job-3-worker-high-priority"),
+    pytest.param(0, 1, 3, "worker", "250m", 3, id="job-3-master-0-worker-high"),
+    pytest.param(None, 1, 4, "worker", "300m", 4, id="job-4-master-null-worker-high"),
+    pytest.param(1, 1, 4, "worker", "300m", 4, id="job-4-both-1-worker-high"),
+    pytest.param(None, 1, 2, "master", "100m", 2, id="job-2-master-null-master-high"),
+])
+def test_upstream_task_priority_calc_pg_min(master_min, worker_min, job_min, high, cpu, pods):
+    master = _task("master", 2, "50m", master_min, pc="high" if high == "master" else None)
+    worker = _task("worker", 2, "100m", worker_min, pc="high" if high == "worker" else None)
+    if not job_min:
+        job_min = sum(podgroup.min_task_member(t) for t in (master, worker))
+    assert podgroup.min_resources(_job([master, worker], job_min), {"high": 2}) == _quota(cpu, pods)

@@ -160,3 +160,40 @@ def test_svc_hosts_with_fixed_hostname():
 def test_svc_flags(args, want):
     f = pods.svc_flags(args)
     assert (f["publish-not-ready-addresses"], f["disable-network-policy"], f["inject-hosts-env"]) == want
+
+
+# job_controller_util_test.go TestCreateJobPod_PartitionPolicy, TestCreatePodWithPartitionPolicy,
+# TestPartitionPolicyWithoutPolicy, TestPartitionPolicyEdgeCases: (partitionSize or None, index, partition-id label)
+@pytest.mark.parametrize("size, index, want", [
+    pytest.param(2, 0, "0", id="size-2-index-0"),
+    pytest.param(2, 1, "0", id="size-2-index-1"),
+    pytest.param(2, 2, "1", id="size-2-index-2"),
+    pytest.param(2, 3, "1", id="size-2-index-3"),
+    pytest.param(5, 10, "2", id="size-5-index-10"),
+    pytest.param(1, 0, "0", id="size-1-index-0"),
+    pytest.param(0, 5, "0", id="size-0-invalid"),
+    pytest.param(None, 0, None, id="no-partition-policy"),
+])
+def test_upstream_partition_label(size, index, want):
+    t = {"name": "test-task", "replicas": 12, "template": {}}
+    if size is not None:
+        t["partitionPolicy"] = {"partitionSize": size}
+    pod = pods.build_pod(_job(tasks=[t]), t, index)
+    assert pod["metadata"]["labels"].get("volcano.sh/partition-id") == want
+    assert pod["metadata"]["labels"]["volcano.sh/task-spec"] == "test-task"
+
+
+# TestCreateJobPod_Volumes and _DuplicateVolumes: each claim mounted once, at its path
+@pytest.mark.parametrize("volumes, paths", [
+    pytest.param([{"volumeClaimName": "pvc-1", "mountPath": "/data1"}, {"volumeClaimName": "pvc-2",
+                                                                        "mountPath": "/data2"}],
+                 ["/data1", "/data2"], id="two-claims"),
+    pytest.param([{"volumeClaimName": "pvc-1", "mountPath": "/data1"}, {"volumeClaimName": "pvc-1",
+                                                                        "mountPath": "/data1"}],
+                 ["/data1"], id="duplicate-claim-skipped"),
+])
+def test_upstream_job_volumes(volumes, paths):
+    t = {"name": "vol-task", "replicas": 1, "template": {"spec": {"containers": [{"name": "test"}]}}}
+    pod = pods.build_pod(_job(tasks=[t], volumes=volumes), t, 0)
+    assert len(pod["spec"]["volumes"]) == len(paths)
+    assert [m["mountPath"] for m in pod["spec"]["containers"][0]["volumeMounts"]] == paths

@@ -75,6 +75,14 @@ CASES = [
     ("any-with-pending-needs-timeout", _job([{"event": "*", "action": "AbortJob"}]), R(event=E.POD_PENDING),
      (A.SYNC_JOB, None)),
     ("no-event-no-match", _job([{"event": "*", "action": "AbortJob"}]), R(), (A.SYNC_JOB, None)),
+    # job_controller_util_test.go TestApplyPolicies rows not named above
+    ("upstream-version-outdated", _job(), R(job_version=1), (A.SYNC_JOB, None)),
+    ("upstream-task-policy-with-exitcode-no-event", _job(task_policies=[
+        {"action": "SyncJob", "event": "CommandIssued", "exitCode": 0}]), R(task_name="task1"), (A.SYNC_JOB, None)),
+    ("upstream-job-policy-command-issued", _job([{"action": "SyncJob", "event": "CommandIssued"}]),
+     R(event=E.COMMAND_ISSUED), (A.SYNC_JOB, None)),
+    ("upstream-job-policy-with-exitcode-empty-request", _job([
+        {"action": "SyncJob", "event": "CommandIssued", "exitCode": 0}]), R(), (A.SYNC_JOB, None)),
     ("task-completed-complete-job", _job([{"event": "TaskCompleted", "action": "CompleteJob"}]),
      R(event=E.TASK_COMPLETED, task_name="task2"), (A.COMPLETE_JOB, None)),
 ]
