@@ -413,3 +413,22 @@ def test_upstream_ssh_config_with_custom_port():
     """ssh_test.go TestGenerateSSHConfigWithCustomPort."""
     from vclite.controllers.job import ssh
     assert "Port 2026" in ssh.ssh_config(bare_job("", ("worker", 1)), 2026)
+
+
+# helpers_test.go TestGetTaskIndexOfPod, through its one user (hcclrank on a master pod): the rank, or the error
+@pytest.mark.parametrize("labels, rank", [
+    pytest.param({"volcano.sh/task-index": "0"}, "0", id="valid-index"),
+    pytest.param({}, None, id="missing-label-is-an-error"),
+    pytest.param({"volcano.sh/task-index": "invalid"}, None, id="invalid-format-is-an-error"),
+    pytest.param({"volcano.sh/task-index": "-1"}, "-1", id="negative-index-valid"),
+])
+def test_upstream_task_index_of_pod(labels, rank):
+    pod = bare_pod("test-pod", "master", [], labels=labels)
+    job = bare_job("test-job", ("master", 1))
+    if rank is None:
+        with pytest.raises(frameworks.PluginError, match="test-pod doesn't have a valid volcano.sh/task-index label"):
+            frameworks.hcclrank(pod, job, [])
+        assert "hccl/rankIndex" not in pod["metadata"]["annotations"]
+    else:
+        frameworks.hcclrank(pod, job, [])
+        assert pod["metadata"]["annotations"]["hccl/rankIndex"] == rank

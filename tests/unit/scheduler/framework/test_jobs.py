@@ -103,6 +103,15 @@ def _task(name, created, uid=None):
     pytest.param(("w-9", T1), ("w-10", T0), 1, id="two-part-name-has-no-index"),
     pytest.param(("job-worker-007", T1), ("job-worker-8", T0), -1, id="leading-zeros"),
     pytest.param(("j-t-1", T0, "u2"), ("j-t-1", T0, "u1"), 1, id="all-equal-then-uid"),
+    # controllers/job/helpers/helpers_test.go TestCompareTask, its six rows
+    pytest.param(("prod-worker-21", T0, "pod-1"), ("prod-worker-1", T0, "pod-2"), 1, id="upstream-21-after-1"),
+    pytest.param(("prod-worker-0", T0, "pod-1"), ("prod-worker-3", T0, "pod-2"), -1, id="upstream-0-before-3"),
+    pytest.param(("prod-worker", T0, "pod-1"), ("prod-worker-3", "2026-01-01T01:00:00Z", "pod-2"), -1,
+                 id="upstream-no-index-older-first"),
+    pytest.param(("prod-worker", T0, "pod-1"), ("prod-worker-3", "2025-12-31T23:00:00Z", "pod-2"), 1,
+                 id="upstream-no-index-newer-after"),
+    pytest.param(("prod-worker", T0, "pod-1"), ("prod-worker-3", T0, "pod-2"), -1, id="upstream-same-time-uid"),
+    pytest.param(("prod-worker", T0, "pod-2"), ("prod-worker-3", T0, "pod-1"), 1, id="upstream-same-time-uid-after"),
 ])
 def test_compare_tasks(left, right, want):
     assert tasks_mod.compare_tasks(_task(*left), _task(*right)) == want
