@@ -325,11 +325,19 @@ def _out_of_sync_then_delete(ctx: Context, pod: Obj) -> Exception | None:
     return None
 
 
-def _select_targets(pods: PodsByTask, target: Target) -> dict[str, Obj] | None:
+def _partitioned(job: Obj, task_name: str) -> bool:
+    """Whether the job's task has a partitionPolicy (Volcano's JobInfo keeps partitions only for such tasks)."""
+    return any(t.get("name") == task_name and t.get("partitionPolicy") is not None
+               for t in (job.get("spec") or {}).get("tasks") or [])
+
+
+def _select_targets(job: Obj, pods: PodsByTask, target: Target) -> dict[str, Obj] | None:
     task_pods = dict(pods.get(target.task_name) or {})
     if target.kind == "pod":
         return {target.pod_name: task_pods[target.pod_name]} if target.pod_name in task_pods else {}
     if target.kind == "partition":
+        if not _partitioned(job, target.task_name):
+            return None   # a task without partitionPolicy has no partitions, whatever its pods' labels say
         chosen = {n: p for n, p in task_pods.items()
                   if meta.labels(p).get(batch.PARTITION_ID) == target.partition_id}
         return chosen or None  # no such partition: Volcano skips the whole action
@@ -348,7 +356,7 @@ def kill(ctx: Context, job: Obj, t: state.Transition, pods: PodsByTask, target: 
         victims = {n: p for n, p in everyone.items()
                    if not meta.is_deleting(p) and status_mod.pod_phase(p) not in retained}
     else:
-        chosen = _select_targets(pods, target)
+        chosen = _select_targets(job, pods, target)
         if chosen is None:
             return job
         victims = {n: p for n, p in chosen.items() if not meta.is_deleting(p)}

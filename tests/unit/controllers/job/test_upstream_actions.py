@@ -181,3 +181,24 @@ def test_delete_job_pod():
     with pytest.raises(errors.NotFound):
         c.client.get(kinds.POD, "default", "job1-task1-0")
     assert c.client.get(kinds.POD, "default", "job1-task1-1")
+
+
+@pytest.mark.parametrize("partitioned, left", [
+    pytest.param(True, ["job1-task1-1"], id="task-with-partitionPolicy-kills-the-partition"),
+    pytest.param(False, ["job1-task1-0", "job1-task1-1"], id="task-without-partitionPolicy-has-no-partitions"),
+])
+def test_restart_partition_only_for_a_partitioned_task(partitioned, left):
+    """pkg/controllers/apis/job_info_test.go TestJobInfoPartitionPolicy "Test 6": a task without a partitionPolicy
+    has no partitions, even when its pods carry a partition-id label (here written in the template), so
+    RestartPartition on it kills nothing (Volcano's killPods: "has not partition group", the action skipped)."""
+    c = Cluster()
+    t = task("task1", 2)
+    if partitioned:
+        t["partitionPolicy"] = {"totalPartitions": 2, "partitionSize": 1}
+    else:
+        t["template"]["metadata"] = {"labels": {"volcano.sh/partition-id": "0"}}
+    c.create(vcjob("job1", tasks=[t]))
+    c.enqueue()
+    c.run_all("job1")
+    c.ctrl._run(c.ctrl._get("default/job1"), A.RESTART_PARTITION, "task1", "job1-task1-0", "0")
+    assert c.pod_names("job1") == left

@@ -135,3 +135,21 @@ def test_update_podgroup(ctl):
     [pg] = ctl.client.list(kinds.PODGROUP, "default")
     ctl.client.patch(kinds.PODGROUP, "default", pg["metadata"]["name"], {"status": {"phase": "Running"}}, status=True)
     assert len(ctl.queue) == 1
+
+
+@pytest.mark.parametrize("drop, cached", [
+    pytest.param(None, True, id="valid-pod"),
+    pytest.param("volcano.sh/task-spec", False, id="missing-TaskSpecKey"),
+    pytest.param("volcano.sh/job-version", False, id="missing-JobVersion"),
+])
+def test_pod_without_task_or_version_is_not_cached(ctl, drop, cached):
+    """pkg/controllers/apis/job_info_test.go TestJobInfo_AddPod: a pod without the task-spec or job-version
+    annotation is refused by the job's cache (here: not cached, no request)."""
+    job = _job(ctl)
+    ctl.queue.get()
+    ctl._requests.clear()
+    pod = _pod(job)
+    if drop:
+        del pod["metadata"]["annotations"][drop]
+    ctl._on_pod(client_mod.WatchEvent(ADDED, kinds.POD, pod, None))
+    assert bool(_cached(ctl)) is cached and bool(ctl._requests.get(KEY)) is cached
