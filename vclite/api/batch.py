@@ -77,6 +77,7 @@ REVOCABLE_ZONE = "volcano.sh/revocable-zone"
 JDB_MIN_AVAILABLE = "volcano.sh/jdb-min-available"
 JDB_MAX_UNAVAILABLE = "volcano.sh/jdb-max-unavailable"
 OUT_OF_SYNC_ANNOTATION = "volcano.sh/controller-out-of-sync"
+JOB_FORWARDING = "volcano.sh/job-forwarding"   # a job (and its pods) whose queue names extendClusters
 GROUP_NAME = "scheduling.k8s.io/group-name"
 TASK_PRIORITY = "volcano.sh/task-priority"
 

@@ -394,9 +394,28 @@ def kill(ctx: Context, job: Obj, t: state.Transition, pods: PodsByTask, target: 
 
 
 # ---- SyncJob -----------------------------------------------------------------------------------
+def forwarding(ctx: Context, job: Obj) -> bool:
+    """Whether the job's queue dispatches to other clusters (spec.extendClusters; Volcano's syncJob looks it up)."""
+    try:
+        queue = ctx.client.get(kinds.QUEUE, "", (job.get("spec") or {}).get("queue") or batch.DEFAULT_QUEUE)
+    except errors.NotFound:
+        return False
+    return bool((queue.get("spec") or {}).get("extendClusters"))
+
+
+def _mark_forwarding(ctx: Context, job: Obj) -> Obj:
+    """The job annotated `volcano.sh/job-forwarding: "true"` (before its PodGroup is made, which copies it)."""
+    if meta.annotations(job).get(batch.JOB_FORWARDING) == "true":
+        return job
+    return ctx.client.patch(kinds.JOB, meta.namespace(job), meta.name(job),
+                            {"metadata": {"annotations": {batch.JOB_FORWARDING: "true"}}})
+
+
 def _initiate(ctx: Context, job: Obj) -> tuple[Obj, Obj]:
-    """First syncs of a job (phase ""/Pending): init status, plugins' OnJobAdd, PodGroup.
+    """First syncs of a job (phase ""/Pending): forwarding mark, init status, plugins' OnJobAdd, PodGroup.
     Returns the stored job and a draft of its status (with the plugins' controlledResources)."""
+    if forwarding(ctx, job):
+        job = _mark_forwarding(ctx, job)
     if not meta.phase(job):
         status = jsoncopy.deep_copy(job.get("status") or {})
         now = _now(ctx)
@@ -418,6 +437,9 @@ def _initiate(ctx: Context, job: Obj) -> tuple[Obj, Obj]:
 
 def _create_pods(ctx: Context, job: Obj, pods: PodsByTask, missing: list[tuple[Obj, int]],
                  tally: status_mod.Tally) -> None:
+    if not missing:
+        return
+    forward = forwarding(ctx, job)
     all_pods = {n: p for task_pods in pods.values() for n, p in task_pods.items()}
     ready: dict[str, bool] = {}
     failures = []
@@ -429,7 +451,7 @@ def _create_pods(ctx: Context, job: Obj, pods: PodsByTask, missing: list[tuple[O
             ready[name] = status_mod.dependencies_met(job, task, all_pods)
         if ready[name]:
             try:
-                wanted.append(pods_mod.build_pod(job, task, index))
+                wanted.append(pods_mod.build_pod(job, task, index, forward))
             except frameworks.PluginError as exc:   # Volcano: the sync stops before creating any pod
                 ctx.event(job, "Warning", FAILED_CREATE, f"Error creating pods: {exc}")
                 raise ActionError(str(exc)) from None

@@ -63,8 +63,9 @@ def _mount_job_volumes(pod: Obj, job: Obj) -> None:
             _list(c, "volumeMounts").append({"mountPath": vol.get("mountPath", ""), "name": name})
 
 
-def build_pod(job: Obj, task: Obj, index: int) -> Obj:
-    """The pod `<job>-<task>-<index>` for `task` (a spec.tasks[] entry) of `job`, plugins applied."""
+def build_pod(job: Obj, task: Obj, index: int, forwarding: bool = False) -> Obj:
+    """The pod `<job>-<task>-<index>` for `task` (a spec.tasks[] entry) of `job`, plugins applied.
+    `forwarding`: the job's queue names extendClusters (annotation and label `volcano.sh/job-forwarding`)."""
     job_name, ns = meta.name(job), meta.namespace(job)
     jspec, jmd = job.get("spec") or {}, job.get("metadata") or {}
     template = jsoncopy.deep_copy(task.get("template") or {})
@@ -112,6 +113,8 @@ def build_pod(job: Obj, task: Obj, index: int) -> Obj:
         batch.QUEUE_NAME: jspec.get("queue") or batch.DEFAULT_QUEUE,
     })
     _copy_job_keys(jmd.get("labels") or {}, labels, (batch.PREEMPTABLE, batch.COOLDOWN_TIME))
+    if forwarding:
+        ann[batch.JOB_FORWARDING] = labels[batch.JOB_FORWARDING] = "true"
     partition = task.get("partitionPolicy")
     if partition is not None:
         size = int(partition.get("partitionSize", 0) or 0)

@@ -202,3 +202,28 @@ def test_restart_partition_only_for_a_partitioned_task(partitioned, left):
     c.run_all("job1")
     c.ctrl._run(c.ctrl._get("default/job1"), A.RESTART_PARTITION, "task1", "job1-task1-0", "0")
     assert c.pod_names("job1") == left
+
+
+FORWARDING = "volcano.sh/job-forwarding"
+
+
+@pytest.mark.parametrize("extend, forwarded", [
+    pytest.param([{"name": "cluster-2", "weight": 1}], True, id="queue-with-extendClusters"),
+    pytest.param(None, False, id="queue-without-extendClusters"),
+])
+def test_job_forwarding(extend, forwarded):
+    """job_controller_util_test.go TestCreateJobPod_JobForwarding, and syncJob's queue look-up: a job whose queue
+    names extendClusters is marked `volcano.sh/job-forwarding: "true"` (and so its PodGroup), and so are its
+    pods, as annotation and label."""
+    c = Cluster()
+    spec = {"weight": 1, **({"extendClusters": extend} if extend else {})}
+    c.client.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "q1"},
+                     "spec": spec})
+    c.create(vcjob("job1", tasks=[task("task1", 1)], queue="q1"))
+    c.enqueue()
+    want = "true" if forwarded else None
+    assert c.job("job1")["metadata"].get("annotations", {}).get(FORWARDING) == want
+    assert c.podgroups()[0]["metadata"].get("annotations", {}).get(FORWARDING) == want
+    [pod] = c.pods("job1")
+    assert pod["metadata"]["annotations"].get(FORWARDING) == want
+    assert pod["metadata"]["labels"].get(FORWARDING) == want
