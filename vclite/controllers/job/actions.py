@@ -405,8 +405,6 @@ def forwarding(ctx: Context, job: Obj) -> bool:
 
 def _mark_forwarding(ctx: Context, job: Obj) -> Obj:
     """The job annotated `volcano.sh/job-forwarding: "true"` (before its PodGroup is made, which copies it)."""
-    if meta.annotations(job).get(batch.JOB_FORWARDING) == "true":
-        return job
     return ctx.client.patch(kinds.JOB, meta.namespace(job), meta.name(job),
                             {"metadata": {"annotations": {batch.JOB_FORWARDING: "true"}}})
 
@@ -414,7 +412,7 @@ def _mark_forwarding(ctx: Context, job: Obj) -> Obj:
 def _initiate(ctx: Context, job: Obj) -> tuple[Obj, Obj]:
     """First syncs of a job (phase ""/Pending): forwarding mark, init status, plugins' OnJobAdd, PodGroup.
     Returns the stored job and a draft of its status (with the plugins' controlledResources)."""
-    if forwarding(ctx, job):
+    if meta.annotations(job).get(batch.JOB_FORWARDING) != "true" and forwarding(ctx, job):
         job = _mark_forwarding(ctx, job)
     if not meta.phase(job):
         status = jsoncopy.deep_copy(job.get("status") or {})
