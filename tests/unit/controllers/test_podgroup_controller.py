@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from vclite.api import batch, kinds, meta
+from vclite.apiserver import inprocess
 from vclite.controllers import podgroup
+from vclite.lib import clock as clock_mod
 
 OWNER = {"apiVersion": "batch/v1", "kind": "Job", "name": "j", "uid": "owner-uid", "controller": True}
 
@@ -98,3 +101,77 @@ def test_scheduling_annotations_and_labels_are_copied():
     only_max = podgroup.build(pod(annotations={"volcano.sh/jdb-max-unavailable": "25%"}))["metadata"]
     assert only_max["annotations"] == {"volcano.sh/jdb-max-unavailable": "25%"} and "labels" not in only_max
     assert "annotations" not in podgroup.build(pod())["metadata"]
+
+
+# ---- the controller over the in-process API (Volcano's pg_controller_test.go) ---------------------------
+RS_UID = "7a09885b-b753-4924-9fba-77c0836bac20"
+RS_OWNER = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs1", "uid": RS_UID, "controller": True}
+
+
+class _Env:
+    """The PodGroup controller on the real in-process API, synced until its queue is empty."""
+
+    def __init__(self):
+        self.clock = clock_mod.VirtualClock()
+        self.client = inprocess.new_client(self.clock)
+        self.ctrl = podgroup.PodGroupController(self.client, self.clock)
+        self.ctrl.start()
+
+    def drain(self):
+        while (key := self.ctrl.queue.get()) is not None:
+            self.ctrl.sync(key)
+
+    def groups(self):
+        return {meta.name(g): g for g in self.client.list(kinds.PODGROUP, "test")}
+
+
+def _api_pod(name, owners=None, annotations=None, priority_class=None, scheduler="volcano"):
+    md = {"name": name, "namespace": "test", "annotations": annotations or {}}
+    if owners:
+        md["ownerReferences"] = owners
+    spec = {"schedulerName": scheduler, "containers": [{"name": "c", "image": "x", "command": ["true"],
+                                                        "resources": {"requests": {"cpu": "1"}}}]}
+    if priority_class:
+        spec["priorityClassName"] = priority_class
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec}
+
+
+@pytest.mark.parametrize("owners, priority_class, group, refs", [
+    # pg_controller_test.go TestAddPodGroup "AddPodGroup: pod has ownerReferences and priorityClassName"
+    pytest.param([RS_OWNER], "test-pc", f"podgroup-{RS_UID}", lambda uid: [RS_OWNER], id="owned-by-a-replicaset"),
+    # TestAddPodGroup "AddPodGroup: pod has no ownerReferences or priorityClassName"
+    pytest.param(None, None, "podgroup-{uid}", lambda uid: [
+        {"apiVersion": "v1", "kind": "Pod", "name": "pod1", "uid": uid, "controller": True, "blockOwnerDeletion": True}],
+        id="a-bare-pod-owns-its-group"),
+])
+def test_a_volcano_pod_gets_its_group_and_is_annotated_with_it(owners, priority_class, group, refs):
+    env = _Env()
+    if priority_class:
+        env.client.create({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                           "metadata": {"name": priority_class}, "value": 10})
+    uid = meta.uid(env.client.create(_api_pod("pod1", owners, priority_class=priority_class)))
+    env.drain()
+    name = group.format(uid=uid)
+    (pg,) = env.groups().values()
+    assert meta.name(pg) == name and pg["metadata"]["ownerReferences"] == refs(uid)
+    assert pg["spec"]["minMember"] == 1 and pg["spec"].get("priorityClassName") == priority_class
+    assert meta.annotations(env.client.get(kinds.POD, "test", "pod1"))[batch.GROUP_NAME] == name
+
+
+@pytest.mark.parametrize("pod_obj", [
+    # TestNoPodGroupCreatedForWhenKubeGroupNameAnnotationExists (both entries: a ReplicaSet's or a StatefulSet's
+    # pod; vclite serves neither kind, the pod's annotation is what decides)
+    pytest.param(_api_pod("rs-pod", [RS_OWNER], {batch.GROUP_NAME: "existing-pg"}), id="annotated-pod-of-a-replicaset"),
+    pytest.param(_api_pod("sts-pod", [{**RS_OWNER, "kind": "StatefulSet", "name": "sts1"}],
+                          {batch.GROUP_NAME: "existing-pg"}), id="annotated-pod-of-a-statefulset"),
+    # TestAddStatefulSet "existing pod without scheduler name": another scheduler's pod gets no group
+    pytest.param(_api_pod("other", scheduler="default-scheduler"), id="another-schedulers-pod"),
+])
+def test_no_group_is_made_for_a_pod_already_in_one_or_not_for_volcano(pod_obj):
+    env = _Env()
+    env.client.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+                       "metadata": {"name": "existing-pg", "namespace": "test"}, "spec": {"minMember": 1}})
+    before = meta.annotations(env.client.create(pod_obj))
+    env.drain()
+    assert list(env.groups()) == ["existing-pg"]
+    assert meta.annotations(env.client.get(kinds.POD, "test", meta.name(pod_obj))) == before
