@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vclite.api import kinds
+from vclite.api import kinds, meta
 from vclite.apiserver import inprocess
 from vclite.controllers.job import commands
 from vclite.controllers.job import controller as job_controller
@@ -303,6 +303,63 @@ def test_ttl_seconds_after_finished_deletes_job(c):
     with pytest.raises(errors.NotFound):
         c.job()
     assert c.pod_names() == []   # garbage-collected with their owner
+
+
+
+def _finish(c, how):
+    """Bring job `j` to a phase as its users would: its pods succeed or fail, or a command."""
+    if how == "Completed":
+        for name in c.pod_names():
+            c.set_pod(name, "Succeeded", exit_code=0)
+    elif how == "Failed":
+        c.set_pod("j-t-0", "Failed", exit_code=1)
+    elif how:
+        c.client.patch(kinds.JOB, "default", "j", {"metadata": {"annotations": {commands.ANNOTATION: how}}})
+    c.step()
+
+
+def _exists(c):
+    try:
+        return c.job()["status"]["state"]["phase"]
+    except errors.NotFound:
+        return None
+
+
+# garbagecollector_test.go (Volcano's TTL controller): TestGarbageCollector_ProcessTTL ("False Case": ttl 3 just
+# finished; "True Case": ttl 0), TestGarbageCollector_NeedsCleanup / _IsJobFinished (Completed, Failed and
+# Terminated are finished, Running is not; no ttl, no clean-up), TestGarbageCollector_TimeLeft (ttl counted
+# from the state's lastTransitionTime). Aborted is not finished for it either.
+@pytest.mark.parametrize("how, ttl, phase, gone_after", [
+    pytest.param("Completed", 0, "Completed", 0, id="completed-ttl-0-deleted-at-once"),
+    pytest.param("Completed", 3, "Completed", 3, id="completed-ttl-3-deleted-3s-after-it-finished"),
+    pytest.param("Failed", 0, "Failed", 0, id="failed-is-finished"),
+    pytest.param("TerminateJob", 0, "Terminated", 0, id="terminated-is-finished"),
+    pytest.param("AbortJob", 0, "Aborted", None, id="aborted-is-not-finished"),
+    pytest.param("", 0, "Running", None, id="running-is-not-finished"),
+    pytest.param("Completed", None, "Completed", None, id="no-ttl-no-clean-up"),
+])
+def test_ttl_seconds_after_finished_table(c, how, ttl, phase, gone_after):
+    spec = {"maxRetry": 1, "policies": [{"event": "PodFailed", "action": "RestartJob"}]}
+    if ttl is not None:
+        spec["ttlSecondsAfterFinished"] = ttl
+    seen: list[str] = []
+    c.client.watch(kinds.JOB, lambda ev: seen.append(meta.phase(ev.object)))
+    c.create(vcjob(**spec))
+    c.enqueue()
+    c.run_all()
+    _finish(c, how)
+    assert seen[-1] == phase
+    if gone_after == 0:
+        assert _exists(c) is None
+        return
+    assert _exists(c) == phase
+    c.clock.advance(3600 if gone_after is None else gone_after - 1)
+    c.step()
+    assert _exists(c) == phase
+    if gone_after is not None:
+        c.clock.advance(1)
+        c.step()
+        assert _exists(c) is None
 
 
 def test_min_success(c):
