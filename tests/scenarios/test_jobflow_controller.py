@@ -996,3 +996,78 @@ def test_an_attempt_waiting_for_its_retry_says_why_it_failed(env):
     for key in list(iter(env.flows.queue.get, None)):
         env.flows.sync(key)
     assert env.status("test")["conditions"]["test-b"]["message"] == cond["message"]
+
+
+# ---- Volcano's jobflow_controller_action_test.go / jobtemplate_controller_action_test.go, over the real API ----
+@pytest.mark.parametrize("phase, listed_in, flow_phase", [
+    pytest.param(JP.RUNNING, "runningJobs", "Running", id="SyncJobFlow-success-case"),
+    pytest.param(JP.FAILED, "failedJobs", "Failed", id="SyncJobFlow-success-case-with-vcjob-Status-Failed"),
+    pytest.param(JP.TERMINATED, "terminatedJobs", "Failed", id="SyncJobFlow-success-case-with-vcjob-Status-Terminated"),
+])
+def test_sync_jobflow_func(env, phase, listed_in, flow_phase):
+    """TestSyncJobFlowFunc: one flow, jobRetainPolicy retain, its vcjob in `phase`. Volcano's empty lists and zero
+    timestamps are left out here (omitempty, #3234); the history starts at the vcjob's transition time."""
+    env.template("jobtemplate")
+    env.jobflow("jobflow", [fl("jobtemplate")], flow.RetainPolicy.RETAIN)
+    env.drain()
+    created = env.get(kinds.JOB, "jobflow-jobtemplate")["metadata"]["creationTimestamp"]
+    env.clock.advance(5)
+    env.set_phase("jobflow-jobtemplate", phase)
+    moved = clock_mod.format_time(env.clock.now())
+    env.drain()
+    assert env.status("jobflow") == {
+        listed_in: ["jobflow-jobtemplate"],
+        "jobStatusList": [{"name": "jobflow-jobtemplate", "state": phase, "startTimestamp": created,
+                           "runningHistories": [{"startTimestamp": moved, "state": phase}]}],
+        "conditions": {"jobflow-jobtemplate": {"phase": phase, "createTime": created}},
+        "state": {"phase": flow_phase},
+    }
+
+
+def test_get_all_job_status_func(env):
+    """TestGetAllJobStatusFunc: A Completed (retryCount 1, runningDuration 1s), B (after A) Running: the end time is
+    the creation time plus the runningDuration, restartCount the retryCount, both in the conditions."""
+    env.template("a")
+    env.template("b")
+    env.jobflow("jobflowa", [fl("a"), fl("b", "a")])
+    env.drain()
+    created_a = env.get(kinds.JOB, "jobflowa-a")["metadata"]["creationTimestamp"]
+    env.clock.advance(1)
+    obj = env.client.get(kinds.JOB, NS, "jobflowa-a")
+    env.client.update_status({**obj, "status": {
+        "state": {"phase": JP.COMPLETED, "lastTransitionTime": clock_mod.format_time(env.clock.now())},
+        "retryCount": 1, "runningDuration": "1s"}})
+    env.drain()
+    created_b = env.get(kinds.JOB, "jobflowa-b")["metadata"]["creationTimestamp"]
+    env.set_phase("jobflowa-b", JP.RUNNING)
+    env.drain()
+    status = env.status("jobflowa")
+    assert (status["runningJobs"], status["completedJobs"], status["state"]) == (
+        ["jobflowa-b"], ["jobflowa-a"], {"phase": "Running"})
+    assert [{k: v for k, v in e.items() if k != "runningHistories"} for e in status["jobStatusList"]] == [
+        {"name": "jobflowa-a", "state": JP.COMPLETED, "startTimestamp": created_a,
+         "endTimestamp": "2026-01-01T00:00:01Z", "restartCount": 1},
+        {"name": "jobflowa-b", "state": JP.RUNNING, "startTimestamp": created_b}]
+    assert status["conditions"] == {
+        "jobflowa-a": {"phase": JP.COMPLETED, "createTime": created_a, "runningDuration": "1s"},
+        "jobflowa-b": {"phase": JP.RUNNING, "createTime": created_b}}
+
+
+@pytest.mark.parametrize("namespace, label, listed", [
+    # TestSyncJobTemplateFunc: a vcjob labelled for the template, made by hand, not by a JobFlow
+    pytest.param(NS, "default.jobtemplate", ["job1"], id="SyncJobTemplate-success-case"),
+    # addJob/syncJobTemplate: the label names the template's namespace; a vcjob elsewhere is not listed (Volcano lists
+    # the template's namespace only)
+    pytest.param("other", "default.jobtemplate", None, id="a-vcjob-of-another-namespace"),
+    # a value without the namespace part names no template (TestAddJob's value, `volcano.sh/createdByJobTemplate`,
+    # is no valid label value: an API server refuses it)
+    pytest.param(NS, "jobtemplate", None, id="a-label-naming-no-template"),
+])
+def test_sync_jobtemplate_func(env, namespace, label, listed):
+    env.template("jobtemplate")
+    env.client.create({"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {
+        "name": "job1", "namespace": namespace, "labels": {flow.CREATED_BY_JOB_TEMPLATE: label},
+        "annotations": {flow.CREATED_BY_JOB_TEMPLATE: label}}, "spec": SPEC})
+    env.drain()
+    status = env.get(kinds.JOBTEMPLATE, "jobtemplate").get("status") or {}
+    assert status.get("jobDependsOnList") == listed
