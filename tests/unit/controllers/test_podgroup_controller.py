@@ -175,3 +175,16 @@ def test_no_group_is_made_for_a_pod_already_in_one_or_not_for_volcano(pod_obj):
     env.drain()
     assert list(env.groups()) == ["existing-pg"]
     assert meta.annotations(env.client.get(kinds.POD, "test", meta.name(pod_obj))) == before
+
+
+def test_the_pods_of_one_owner_share_its_group():
+    """TestAddPodGroup "pod owners with group-min-member annotation": pod1 and pod2 of ReplicaSet rs1 both end in
+    `podgroup-<rs1's uid>`. (The ReplicaSet's min-member annotation is not read: vclite serves no ReplicaSet, so the
+    group keeps minMember 1.)"""
+    env = _Env()
+    for name in ("pod1", "pod2"):
+        env.client.create(_api_pod(name, [RS_OWNER]))
+        env.drain()
+    assert list(env.groups()) == [f"podgroup-{RS_UID}"]
+    assert env.groups()[f"podgroup-{RS_UID}"]["spec"]["minMember"] == 1
+    assert {meta.annotations(p)[batch.GROUP_NAME] for p in env.client.list(kinds.POD, "test")} == {f"podgroup-{RS_UID}"}
