@@ -141,7 +141,8 @@ def _api_pod(name, owners=None, annotations=None, priority_class=None, scheduler
     pytest.param([RS_OWNER], "test-pc", f"podgroup-{RS_UID}", lambda uid: [RS_OWNER], id="owned-by-a-replicaset"),
     # TestAddPodGroup "AddPodGroup: pod has no ownerReferences or priorityClassName"
     pytest.param(None, None, "podgroup-{uid}", lambda uid: [
-        {"apiVersion": "v1", "kind": "Pod", "name": "pod1", "uid": uid, "controller": True, "blockOwnerDeletion": True}],
+        {"apiVersion": "v1", "kind": "Pod", "name": "pod1", "uid": uid, "controller": True,
+         "blockOwnerDeletion": True}],
         id="a-bare-pod-owns-its-group"),
 ])
 def test_a_volcano_pod_gets_its_group_and_is_annotated_with_it(owners, priority_class, group, refs):

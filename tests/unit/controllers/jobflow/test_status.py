@@ -90,7 +90,8 @@ def facts(previous="", phases=(), all_completed=False, deleting=False):
     # deviation: Volcano's pending rule (state/pending.go) checks failedJobs only before Running, so a started flow with
     # a Terminated vcjob is Running at that sync and Failed at a later one (running.go), if another vcjob event comes
     pytest.param(facts("", ["Running", "Terminated"]), FP.FAILED, id="pending-started-and-terminated-fails-at-once"),
-    pytest.param(facts("", ["Completed", "Terminated"]), FP.FAILED, id="pending-completed-and-terminated-fails-at-once"),
+    pytest.param(facts("", ["Completed", "Terminated"]), FP.FAILED,
+                 id="pending-completed-and-terminated-fails-at-once"),
     pytest.param(facts("", ["Pending"]), FP.PENDING, id="pending-stays"),
     pytest.param(facts("", []), FP.PENDING, id="nothing-yet"),
     pytest.param(facts("", ["Completed"], all_completed=True), FP.SUCCEED,
