@@ -6,10 +6,12 @@ import pytest
 
 from vclite.api import kinds, meta
 from vclite.apiserver import inprocess
+from vclite.controllers import garbagecollector
 from vclite.controllers.job import commands
 from vclite.controllers.job import controller as job_controller
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
+from vclite.runtime import gates, runtime
 
 
 class Cluster:
@@ -17,15 +19,21 @@ class Cluster:
         self.clock = clock_mod.VirtualClock()
         self.client = inprocess.new_client(self.clock)
         self.ctrl = job_controller.JobController(self.client, self.clock)
+        self.gc = garbagecollector.GarbageCollector(self.client, self.clock)   # ttlSecondsAfterFinished
         self.ctrl.start()
+        self.gc.start()
 
-    # the controller
+    # the controllers
     def step(self) -> int:
-        n = 0
-        while (k := self.ctrl.queue.get()) is not None:
-            self.ctrl.sync(k)
-            n += 1
-            assert n < 5000, "controller does not converge"
+        n, busy = 0, True
+        while busy:
+            busy = False
+            for ctrl in (self.ctrl, self.gc):
+                while (k := ctrl.queue.get()) is not None:
+                    ctrl.sync(k)
+                    n += 1
+                    busy = True
+                    assert n < 5000, "controller does not converge"
         return n
 
     # the scheduler
@@ -669,3 +677,25 @@ def test_a_deleting_vcjob_gets_a_new_generation_and_is_left_alone(c, how):
     with pytest.raises(errors.NotFound):
         c.job()
     assert c.pods() == [] and c.podgroups() == []
+
+
+@pytest.mark.parametrize("gate, deleted", [
+    pytest.param("*", True, id="every-controller"),
+    pytest.param("*,-gc-controller", False, id="gc-controller-disabled-keeps-finished-vcjobs"),
+    pytest.param("*,-job-controller", True, id="gc-controller-alone-still-deletes"),
+])
+def test_the_gc_controller_gate_decides_the_ttl_clean_up(gate, deleted):
+    """Volcano's `gc-controller` is its own controller in the `--controllers` gate (server_test.go names it): without
+    it a finished vcjob's ttlSecondsAfterFinished deletes nothing; with it alone, the TTL is still honoured."""
+    rt = runtime.Runtime(clock_mod.VirtualClock(), run_pods=False, controllers=gates.enabled([gate]))
+    rt.start()
+    rt.client.create({**vcjob(ttlSecondsAfterFinished=5), "metadata": {"name": "j", "namespace": "default"}})
+    rt.settle()
+    job = rt.client.get(kinds.JOB, "default", "j")
+    rt.client.update_status({**job, "status": {**(job.get("status") or {}), "state": {
+        "phase": "Completed", "lastTransitionTime": clock_mod.format_time(rt.clock.now())}}})
+    rt.settle()
+    rt.clock.advance(5)
+    rt.settle()
+    kept = [meta.name(j) for j in rt.client.list(kinds.JOB, "default") if not meta.is_deleting(j)]
+    assert kept == ([] if deleted else ["j"])   # (deleted in the foreground: its bound pods have no kubelet here)

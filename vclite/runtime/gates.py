@@ -7,16 +7,16 @@ only if `*` is there; an empty list runs them all (`isControllerEnabled` in Volc
 `checkControllers` does; so is a name vclite does not know (Volcano accepts it silently, and a typo
 then disables nothing).
 
-Names are Volcano's: `cronjob-controller`, `hyperNode-controller`, `job-controller`,
-`jobflow-controller`, `jobtemplate-controller`, `pg-controller` (vclite's podgroup-controller) and
-`queue-controller`.
+Names are Volcano's: `cronjob-controller`, `gc-controller` (a finished vcjob's ttlSecondsAfterFinished),
+`hyperNode-controller`, `job-controller`, `jobflow-controller`, `jobtemplate-controller`, `pg-controller`
+(vclite's podgroup-controller) and `queue-controller`.
 """
 from __future__ import annotations
 
 from typing import Iterable
 
-KNOWN = ("cronjob-controller", "hyperNode-controller", "job-controller", "jobflow-controller", "jobtemplate-controller",
-         "pg-controller", "queue-controller")
+KNOWN = ("cronjob-controller", "gc-controller", "hyperNode-controller", "job-controller", "jobflow-controller",
+         "jobtemplate-controller", "pg-controller", "queue-controller")
 COMPONENT_NAMES = {"pg-controller": "podgroup-controller",   # Volcano's name -> vclite's component name
                    "hyperNode-controller": "hypernode-controller"}
 

@@ -28,6 +28,7 @@ from vclite.apiserver import events
 from vclite.apiserver import inprocess
 from vclite.apiserver import standins
 from vclite.controllers import disruption as disruption_controller
+from vclite.controllers import garbagecollector
 from vclite.controllers import hypernode as hypernode_controller
 from vclite.controllers import resourcequota as resourcequota_controller
 from vclite.controllers import jobtemplate as jobtemplate_controller
@@ -107,6 +108,7 @@ class Runtime(loop_mod.Loop):
             make = functools.partial(standins.make_accounts, self.client, self.events.record)
             self.client.after_create.append(lambda kind, obj: self.made_accounts.extend(make(kind, obj)))
         self.job_controller = job_controller.JobController(self.client, self.clock, recorder=self.events.record)
+        self.gc_controller = garbagecollector.GarbageCollector(self.client, self.clock)
         self.jobflow_controller = jobflow_controller.JobFlowController(self.client, self.clock,
                                                                        recorder=self.events.record)
         self.jobtemplate_controller = jobtemplate_controller.JobTemplateController(self.client, self.clock)
@@ -124,7 +126,8 @@ class Runtime(loop_mod.Loop):
         wanted = gates.component_names(controllers)
         components: list[component_mod.Component] = [c for c in (
             self.jobflow_controller, self.cronjob_controller, self.jobtemplate_controller, self.job_controller,
-            self.podgroup_controller, self.queue_controller, self.hypernode_controller) if c.name in wanted]
+            self.gc_controller, self.podgroup_controller, self.queue_controller, self.hypernode_controller)
+            if c.name in wanted]
         components += [self.namespace_controller, self.resourcequota_controller]
         # kube-controller-manager's: on wherever vclite is the cluster (no --controllers name, as the namespace one)
         self.disruption_controller = disruption_controller.DisruptionController(self.client, self.clock,

@@ -17,6 +17,12 @@ CASES = [
     (("-job-controller",), set()),                        # no `*`: only what is named and enabled
     (("-job-controller,*",), ALL - {"job-controller"}),   # order of `*` does not matter
     (("pg-controller",), {"pg-controller"}),
+    # Volcano's own examples (cmd/controller-manager/app/options.go, server_test.go) name its TTL controller
+    (("+gc-controller,+job-controller,+jobflow-controller,+jobtemplate-controller,+pg-controller,+queue-controller",),
+     ALL - {"cronjob-controller", "hyperNode-controller"}),
+    (("-gc-controller", "+jobtemplate-controller", "+jobflow-controller"),
+     {"jobtemplate-controller", "jobflow-controller"}),
+    (("*,-gc-controller",), ALL - {"gc-controller"}),
     ((" * , -queue-controller ",), ALL - {"queue-controller"}),
 ]
 
@@ -30,7 +36,7 @@ def test_enabled(values, expected):
     (("jobflow-controller,-jobflow-controller",), "'jobflow-controller' is named twice"),
     (("+job-controller", "job-controller"), "'job-controller' is named twice"),
     (("*,-jobflow-controler",), "unknown controller 'jobflow-controler'; known: cronjob-controller, "
-     "hyperNode-controller, job-controller"),
+     "gc-controller, hyperNode-controller, job-controller"),
     (("scheduler",), "unknown controller 'scheduler'"),
 ])
 def test_refused(values, message):

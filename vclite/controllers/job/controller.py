@@ -31,9 +31,8 @@ that fails re-queues the unprocessed requests and raises (the runtime retries wi
 MAX_REQUEUE retries the job is terminated, as Volcano's `--max-requeue-num`. A job whose pods a
 ResourceQuota refused is also tried again at once when a ResourceQuota of its namespace changes (usage
 fell as a pod ended), and its back-off retry is a chore: `vcctl run` with nothing else left that could
-give room back stops at once, naming the quota, instead of waiting out the retries. A finished job
-(Completed/Failed/Terminated) with `ttlSecondsAfterFinished` is deleted that long after its
-lastTransitionTime (Volcano's garbage collector).
+give room back stops at once, naming the quota, instead of waiting out the retries. A finished job's
+`ttlSecondsAfterFinished` is the garbage collector's (controllers/garbagecollector.py, Volcano's gc-controller).
 
 Differences from Volcano, on purpose: a command may also arrive as a job annotation (commands.py),
 besides Volcano's bus.volcano.sh Command object; a new delayed action for a pod replaces and cancels the previous
@@ -45,7 +44,6 @@ It must not talk to other components except through the API, and its watch handl
 """
 from __future__ import annotations
 
-import datetime as _dt
 from typing import Any
 
 from vclite.api import batch
@@ -311,7 +309,6 @@ class JobController:
             if not work:
                 break
         self._acting.pop(key, None)
-        self._ttl(key)
 
     def _phase(self, key: str) -> str | None:
         job = self._jobs.get(key)
@@ -489,22 +486,3 @@ class JobController:
         """The delayed actions waiting for a job (for `describe` and tests)."""
         return list((self._delayed.get(key) or {}).values())
 
-    # ---- ttlSecondsAfterFinished -----------------------------------------------------------------
-    def _ttl(self, key: str) -> None:
-        job = self._get(key)
-        if job is None or meta.is_deleting(job):
-            return
-        ttl = (job.get("spec") or {}).get("ttlSecondsAfterFinished")
-        if ttl is None or meta.phase(job) not in batch.TERMINAL_PHASES:
-            return
-        finished = clock_mod.parse_time(((job.get("status") or {}).get("state") or {}).get("lastTransitionTime"))
-        if finished is None:
-            return
-        left = (finished + _dt.timedelta(seconds=int(ttl)) - self.clock.now()).total_seconds()
-        if left > 0:
-            self.queue.add_after(key, left, chore=True)   # (a finished job's deletion unblocks nothing)
-            return
-        try:
-            self.client.delete(kinds.JOB, meta.namespace(job), meta.name(job), propagation="Foreground")
-        except errors.NotFound:
-            pass
