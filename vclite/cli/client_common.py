@@ -167,8 +167,19 @@ def go_yaml(obj: Obj) -> str:
                      width=1 << 30)
 
 
+_GO_HTML_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",
+                                  "\u2029": "\\u2029"})
+
+
 def go_json(obj: Obj) -> str:
-    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+    """encoding/json.MarshalIndent with two spaces, escaping as go_json_compact does."""
+    return json.dumps(obj, indent=2, ensure_ascii=False).translate(_GO_HTML_ESCAPES) + "\n"
+
+
+def go_json_compact(value: Any) -> str:
+    """encoding/json.Marshal: no spaces, map keys sorted, UTF-8 kept, `<`, `>`, `&`, U+2028 and U+2029 escaped
+    (`sh -c 'a && b'` in an annotation reads `a \\u0026\\u0026 b`)."""
+    return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False).translate(_GO_HTML_ESCAPES)
 
 
 def describe_text(obj: Obj, fmt: str) -> str:

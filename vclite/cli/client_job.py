@@ -96,6 +96,20 @@ def list_text(jobs: list[Obj], all_namespaces: bool) -> str:
     return "".join(ln + "\n" for ln in lines)
 
 
+def select_jobs(jobs: list[Obj], queue: str, scheduler: str, selector: str) -> list[Obj]:
+    """`job list`'s filters (ListJobs' filterFunc): the queue and the scheduler exactly, the selector as a part
+    of the job's name."""
+    return [j for j in jobs if (not queue or (j.get("spec") or {}).get("queue") == queue)
+            and (not scheduler or (j.get("spec") or {}).get("schedulerName") == scheduler)
+            and (not selector or selector in meta.name(j))]
+
+
+def job_events(events: list[Obj], name: str) -> list[Obj]:
+    """The Events `job view` prints (GetEvents): those named `<job>.<suffix>`, as the recorder names an object's
+    Events, so a PodGroup's (`<job>-<uid>.…`) or a pod's are not among them."""
+    return [e for e in events if meta.name(e).startswith(name + ".")]
+
+
 def waiting_reason(job: Obj, podgroups: list[Obj]) -> str:
     """Why a job waits: its PodGroup's Unschedulable condition (the scheduler's message)."""
     if meta.phase(job) not in ("", batch.JobPhase.PENDING):
@@ -122,10 +136,9 @@ def view_text(job: Obj, events: list[Obj], waiting: str, now: dt.datetime) -> st
     md, spec, status = job.get("metadata") or {}, job.get("spec") or {}, job.get("status") or {}
     w(0, f"Name:       \t{meta.name(job)}\n")
     w(0, f"Namespace:  \t{meta.namespace(job)}\n")
-    w(0, f"Labels:     \t{json.dumps(md['labels'], separators=(',', ':'), sort_keys=True)}\n" if md.get("labels")
-      else "Labels:     \t<none>\n")
-    w(0, f"Annotations:\t{json.dumps(md['annotations'], separators=(',', ':'), sort_keys=True)}\n"
-      if md.get("annotations") else "Annotations:\t<none>\n")
+    w(0, f"Labels:     \t{common.go_json_compact(md['labels'])}\n" if md.get("labels") else "Labels:     \t<none>\n")
+    w(0, f"Annotations:\t{common.go_json_compact(md['annotations'])}\n" if md.get("annotations")
+      else "Annotations:\t<none>\n")
     w(0, f"API Version:\t{job.get('apiVersion', '')}\n")
     w(0, f"Kind:       \t{job.get('kind', '')}\n")
     w(0, "Metadata:\n")
@@ -162,7 +175,8 @@ def view_text(job: Obj, events: list[Obj], waiting: str, now: dt.datetime) -> st
     if status.get("conditions"):
         w(1, "Conditions:\n    Status\tTransitionTime\n")
         for c in status["conditions"]:
-            w(2, f"{c.get('status', '')} \t{common.go_time(c.get('lastTransitionTime'))} \n")
+            when = c.get("lastTransitionTime")   # (a *metav1.Time: Go's %v prints a nil one `<nil>`)
+            w(2, f"{c.get('status', '')} \t{common.go_time(when) if when else '<nil>'} \n")
     out.write(events_text(events, now))
     return out.getvalue()
 
@@ -295,10 +309,7 @@ def _run(client: Any, flags: dict[str, Any]) -> None:
 
 
 def _list(client: Any, namespace: str, all_namespaces: bool, queue: str, scheduler: str, selector: str) -> None:
-    jobs = client.list(kinds.JOB, None if all_namespaces else namespace)
-    jobs = [j for j in jobs if (not queue or (j.get("spec") or {}).get("queue") == queue)
-            and (not scheduler or (j.get("spec") or {}).get("schedulerName") == scheduler)
-            and (not selector or selector in meta.name(j))]
+    jobs = select_jobs(client.list(kinds.JOB, None if all_namespaces else namespace), queue, scheduler, selector)
     if not jobs:
         click.echo("No resources found")
         return
@@ -310,9 +321,7 @@ def _view(client: Any, namespace: str, name: str, now: dt.datetime) -> None:
         raise common.CommandError("job name (specified by --name or -N) is mandatory to view a particular job")
     job = client.get(kinds.JOB, namespace, name)
     try:
-        events = [e for e in client.list(kinds.EVENT, namespace)
-                  if (e.get("involvedObject") or {}).get("kind") == kinds.JOB.kind
-                  and (e.get("involvedObject") or {}).get("name") == name]
+        events = job_events(client.list(kinds.EVENT, namespace), meta.name(job))
     except errors.ApiError as exc:
         click.echo(f"Failed to list events: {exc.message}", err=True)
         events = []

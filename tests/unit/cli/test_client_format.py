@@ -349,3 +349,152 @@ def test_queue_command_object():
     cmd = bus.command_for({"metadata": {"name": "q", "uid": "u"}}, kinds.QUEUE, str(batch.Action.CLOSE_QUEUE))
     assert cmd["metadata"]["generateName"] == "q-closequeue-" and "namespace" not in cmd["metadata"]
     assert cmd["target"]["kind"] == "Queue" and cmd["action"] == "CloseQueue"
+
+
+# ---- pkg/cli/util/util_test.go TestJobUtil: Volcano's util.HumanDuration ---------------------------------
+@pytest.mark.parametrize("seconds, want", [
+    pytest.param(-60, "<invalid>", id="InvalidTime"),
+    pytest.param(-0.001, "0s", id="SmallInvalieTime"),
+    pytest.param(62, "62s", id="NormalSeconds"),
+    pytest.param(180, "3m", id="NormalMinutes"),
+    pytest.param(190, "3m10s", id="NormalMinutesWithSecond"),
+    pytest.param(121 * 60 + 56, "121m", id="BiggerMinutesWithoutSecond"),
+    pytest.param(5 * 3600 + 9, "5h", id="NormalHours"),
+    pytest.param(5 * 3600 + 7 * 60 + 9, "5h7m", id="NormalHoursWithMinute"),
+    pytest.param(12 * 3600 + 7 * 60 + 9, "12h", id="BiggerHoursWithoutMinute"),
+    pytest.param(5 * 86400 + 7 * 60 + 9, "5d", id="NormalDays"),
+    pytest.param(5 * 86400 + 9 * 3600, "5d9h", id="NormalDaysWithHours"),
+    pytest.param(531 * 86400 + 7 * 60 + 9, "531d", id="BiggerDayWithoutHours"),
+    pytest.param((365 * 5 + 89) * 86400 + 7 * 60 + 9, "5y89d", id="NormalYears"),
+    pytest.param((365 * 12 + 15) * 86400 + 7 * 60 + 9, "12y", id="BiggerYears"),
+])
+def test_volcano_util_human_duration(seconds, want):
+    assert common.human_duration(seconds, zero_days=True) == want
+
+
+# ---- pkg/cli/job/list_test.go TestListJob: filters and the exact table ---------------------------------
+def bare_job(name, ns="default", queue="default", scheduler=None):
+    """A Job as the upstream cases write it: no creation time, no status."""
+    spec = {"queue": queue}
+    if scheduler:
+        spec["schedulerName"] = scheduler
+    return {"metadata": {"name": name, "namespace": ns}, "spec": spec}
+
+
+LIST_HEAD = ("Creation       Phase       JobType     Replicas    Min   Pending   Running   Succeeded   Failed    "
+             "Unknown     RetryCount")
+LIST_ROW = ("0001-01-01                 Batch       0           0     0         0         0           0         0"
+            "           0")
+
+
+@pytest.mark.parametrize("jobs, all_ns, queue, scheduler, selector, want", [
+    pytest.param([bare_job("test-job")], False, "", "", "",
+                 f"Name       {LIST_HEAD}\ntest-job   {LIST_ROW}", id="Normal Case"),
+    pytest.param([bare_job("test-job"), bare_job("test-queue", queue="test-queue")], False, "test-queue", "", "",
+                 f"Name         {LIST_HEAD}\ntest-queue   {LIST_ROW}", id="Normal Case with queueName filter"),
+    pytest.param([bare_job("test-job"), bare_job("test-queue", queue="test-queue")], False, "", "", "",
+                 f"Name         {LIST_HEAD}\ntest-job     {LIST_ROW}         \ntest-queue   {LIST_ROW}",
+                 id="Normal Case with namespace filter"),
+    pytest.param([bare_job("test-job", ns="kube-sysyem"), bare_job("test-queue", queue="test-queue")], True, "", "", "",
+                 f"Namespace     Name         {LIST_HEAD}\nkube-sysyem   test-job     {LIST_ROW}         \n"
+                 f"default       test-queue   {LIST_ROW}", id="Normal Case with all namespace filter"),
+    pytest.param([bare_job("test-job", ns="kube-sysyem", scheduler="test-scheduler"),
+                  bare_job("test-queue", queue="test-queue", scheduler="volcano")], False, "", "volcano", "",
+                 f"Name         {LIST_HEAD}\ntest-queue   {LIST_ROW}", id="Normal Case with scheduler filter"),
+    pytest.param([bare_job("test-job", ns="kube-sysyem", scheduler="test-scheduler"),
+                  bare_job("test-queue", queue="test-queue", scheduler="volcano")], False, "", "", "test-job",
+                 f"Name       {LIST_HEAD}\ntest-job   {LIST_ROW}", id="Normal Case with selector filter"),
+])
+def test_upstream_list_job(jobs, all_ns, queue, scheduler, selector, want):
+    """Upstream's fake server answers every list with all its jobs, so the namespace case shows both."""
+    chosen = client_job.select_jobs(jobs, queue, scheduler, selector)
+    assert client_job.list_text(chosen, all_ns).strip() == want
+
+
+# ---- pkg/cli/job/view_test.go TestViewJob -----------------------------------------------------------------
+def test_upstream_view_job(utc):
+    """Long names, MaxInt32 replicas, every status count, an Event counted once without a first time and one
+    counted twice: printed as Volcano's PrintJobInfo and PrintEvents print them."""
+    the_job = {"metadata": {"name": "testJobWithLongLongLongName",
+                            "labels": {"LabelWithLongLongLongLongName": "LongLongLongLongLabelValue"},
+                            "annotations": {"AnnotationWithLongLongLongLongName": "LongLongLongLongAnnotationValue"}},
+               "spec": {"tasks": [{"name": "taskWithLongLongLongLongName", "replicas": 2147483647, "template": {
+                   "metadata": {}, "spec": {"containers": [{"command": ["echo", "123"],
+                                                            "ports": [{"name": "placeholder"}]}],
+                                            "imagePullSecrets": [{"name": "imagepull-secret"}]}}}]},
+               "status": {"succeeded": 1, "pending": 3, "running": 1, "failed": 2, "unknown": 10, "terminating": 4,
+                          "retryCount": 5, "minAvailable": 6, "version": 7, "controlledResources": {"svc": ""}}}
+    events = [{"metadata": {"name": "testJobWithLongLongLongName.123"}, "count": 1},
+              {"metadata": {"name": "testJobWithLongLongLongName.456"}, "count": 2, "firstTimestamp": ago(seconds=0)},
+              {"metadata": {"name": "testJobWithLongLongLongName-uid.789"}, "count": 1}]   # (its PodGroup's)
+    chosen = client_job.job_events(events, "testJobWithLongLongLongName")
+    lines = client_job.view_text(the_job, chosen, "", NOW).splitlines()
+    assert lines[:4] == ["Name:       \ttestJobWithLongLongLongName", "Namespace:  \t",
+                         'Labels:     \t{"LabelWithLongLongLongLongName":"LongLongLongLongLabelValue"}',
+                         'Annotations:\t{"AnnotationWithLongLongLongLongName":"LongLongLongLongAnnotationValue"}']
+    assert "    Name:\ttaskWithLongLongLongLongName" in lines and "    Replicas:\t2147483647" in lines
+    assert lines[lines.index("          Command:") + 1:lines.index("          Command:") + 3] == [
+        "            echo", "            123"]
+    assert lines[lines.index("          Ports:") + 1:lines.index("          Ports:") + 3] == [
+        "            Container Port:\t0", "            Name:          \tplaceholder"]
+    assert lines[lines.index("        Image Pull Secrets:") + 1] == "          Name:     \timagepull-secret"
+    status = lines.index("Status:")
+    assert lines[status:status + 15] == [
+        "Status:", "  Succeeded:    \t1", "  Pending:      \t3", "  Running:      \t1", "  Failed:       \t2",
+        "  Terminating:  \t4", "  Unknown:      \t10", "  RetryCount:   \t5", "  Min Available:\t6",
+        "  Version:      \t7", "  State:", "    Phase:\t", "  Controlled Resources:", "    svc: \t", "Events:"]
+    assert lines[-2:] == [f"{'':<15}\t{'':<40}\t{'<unknown>':<30}\t{'':<40}\t",
+                          f"{'':<15}\t{'':<40}\t{'<unknown> (x2 over 0s)':<30}\t{'':<40}\t"]
+
+
+@pytest.mark.parametrize("labels, want", [
+    pytest.param({"b": "1", "a": "2"}, '{"a":"2","b":"1"}', id="keys-sorted"),
+    pytest.param({"cmd": "a && b <c>"}, '{"cmd":"a \\u0026\\u0026 b \\u003cc\\u003e"}', id="html-escaped"),
+    pytest.param({"team": "équipe"}, '{"team":"équipe"}', id="utf-8-kept"),
+    pytest.param({"q": 'say "hi"'}, '{"q":"say \\"hi\\""}', id="quotes"),
+])
+def test_view_prints_labels_as_go_json_marshal(labels, want):
+    """json.Marshal of the labels and annotations (a kubectl-applied job's last-applied-configuration holds
+    `&&`)."""
+    the_job = job("j")
+    the_job["metadata"]["labels"] = the_job["metadata"]["annotations"] = labels
+    lines = client_job.view_text(the_job, [], "", NOW).splitlines()
+    assert lines[2:4] == [f"Labels:     \t{want}", f"Annotations:\t{want}"]
+
+
+def test_describe_json_escapes_as_go_marshal_indent():
+    assert common.go_json({"a": "x<y>&z"}) == '{\n  "a": "x\\u003cy\\u003e\\u0026z"\n}\n'
+
+
+def test_view_condition_without_transition_time_prints_nil(utc):
+    the_job = job("j")
+    the_job["status"]["conditions"] = [{"status": "Pending"},
+                                       {"status": "Running", "lastTransitionTime": "2026-01-09T08:00:00Z"}]
+    lines = client_job.view_text(the_job, [], "", NOW).splitlines()
+    start = lines.index("  Conditions:")
+    assert lines[start:start + 4] == ["  Conditions:", "    Status\tTransitionTime", "    Pending \t<nil> ",
+                                      "    Running \t2026-01-09 08:00:00 +0000 UTC "]
+
+
+# ---- pkg/cli/queue/queue_test.go TestListQueue, TestListQueue_residualPg ---------------------------------
+QUEUE_HEAD = "Name                     Weight  State   Parent  Inqueue Pending Running Unknown Completed"
+
+
+@pytest.mark.parametrize("queues, podgroups, want", [
+    pytest.param([{"metadata": {"name": "test-queue"}, "spec": {"weight": 1, "parent": "root"},
+                   "status": {"state": "Open"}}],
+                 [pg(f"j{i}", phase, queue="test-queue") for i, phase in enumerate(
+                     ["Inqueue"] + ["Pending"] * 2 + ["Running"] * 3 + ["Unknown"] * 4 + ["Completed"] * 5)],
+                 f"{QUEUE_HEAD}\n"
+                 "test-queue               1       Open    root    1       2       3       4       5       \n",
+                 id="Single queue with formatting"),
+    pytest.param([{"metadata": {"name": "testQueue1"}}, {"metadata": {"name": "testQueue2"}}],
+                 [pg("a", "", queue="testQueue1"), pg("b", "", queue="testQueue2"),
+                  pg("c", "Running", queue="testQueue3")],
+                 f"{QUEUE_HEAD}\n"
+                 "testQueue1               0                       0       0       0       0       0       \n"
+                 "testQueue2               0                       0       0       0       0       0       \n",
+                 id="residual podgroups of a queue that does not exist"),
+])
+def test_upstream_list_queue(queues, podgroups, want):
+    assert client_queue.queues_text(queues, podgroups) == want
