@@ -200,6 +200,18 @@ def _command(*path: str):
         ("-f", "--filename", None), ("-i", "--image", "busybox"), ("-L", "--limits", "cpu=1000m,memory=100Mi"),
         ("-m", "--min", 1), ("-r", "--replicas", 1), ("-R", "--requests", "cpu=1000m,memory=100Mi"),
         ("-S", "--scheduler", "volcano")}, id="vcctl-job-run-help"),
+    # pkg/cli/job/{view,delete}_test.go TestInitViewFlags, TestInitDeleteFlags
+    pytest.param(("job", "view"), "show job information", MASTER_KUBECONFIG | NAME_NAMESPACE, id="job-view-flags"),
+    pytest.param(("job", "delete"), "delete a job", MASTER_KUBECONFIG | NAME_NAMESPACE, id="job-delete-flags"),
+    # pkg/cli/queue/{queue,delete,operate}_test.go TestInit*Flags (and queue/create.go's defaults: -n is the name)
+    pytest.param(("queue", "create"), "creates queue", MASTER_KUBECONFIG | {
+        ("-n", "--name", "test"), ("-w", "--weight", 1), ("-S", "--state", "Open")}, id="queue-create-flags"),
+    pytest.param(("queue", "delete"), "delete queue", MASTER_KUBECONFIG | {("-n", "--name", None)},
+                 id="queue-delete-flags"),
+    pytest.param(("queue", "operate"), "operate queue", MASTER_KUBECONFIG | {
+        ("-n", "--name", None), ("-w", "--weight", 0), ("-a", "--action", None)}, id="queue-operate-flags"),
+    pytest.param(("queue", "list"), "lists all the queue", MASTER_KUBECONFIG, id="queue-list-flags"),
+    pytest.param(("queue", "get"), "get a queue", MASTER_KUBECONFIG | {("-n", "--name", None)}, id="queue-get-flags"),
 ])
 def test_a_job_command_has_volcanos_description_and_flags(path, short, flags):
     cmd = _command(*path)

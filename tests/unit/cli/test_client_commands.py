@@ -346,6 +346,9 @@ def test_job_and_queue_help_keeps_volcanos_line_and_teaches_with_an_example(grou
                  "Failed to operate queue: when update queue default, weight must be specified, the value must be "
                  "greater than 0", id="queue-update-no-weight"),
     pytest.param(("queue", "delete"), "Failed to delete queue: queue name must be specified", id="queue-delete-no-name"),
+    # pkg/cli/queue/operate_test.go "Abnormal Case Operate Queue Failed For Name Not Specified"
+    pytest.param(("queue", "operate", "-a", "close"), "Failed to operate queue: queue name must be specified",
+                 id="queue-operate-no-name"),
     pytest.param(("queue", "get"), "Failed to get queue: name is mandatory to get the particular queue details",
                  id="queue-get-no-name"),
 ])
