@@ -70,9 +70,11 @@ def clock_of(ctx: click.Context) -> clock_mod.Clock:
 
 
 def fail(sub: str, group: str, err: BaseException | str) -> None:
-    """Volcano's util.CheckError: print `Failed to <sub> <group>: <err>` on stdout, exit 255."""
+    """Volcano's util.CheckError: print `Failed to <sub> <group>: <err>` on stdout, exit 255 (a root command
+    such as `vcancel` passes neither: `Failed to: <err>`)."""
     message = err.message if isinstance(err, errors.ApiError) else str(err)
-    click.echo(f"Failed to {sub} {group}: {message}")
+    words = "".join(f" {w}" for w in (sub, group) if w)
+    click.echo(f"Failed to{words}: {message}")
     sys.exit(EXIT_FAILED)
 
 
