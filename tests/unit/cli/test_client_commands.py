@@ -450,6 +450,9 @@ metadata:
                  "{path}: only the first Job (ffirst) is run; skipped Queue fq, Job fsecond\n"
                  "run job ffirst successfully",
                  ("default", "ffirst"), id="first-job-of-several"),
+    # pkg/cli/job/run_test.go "CreateJobWithFile": the file holds the Job as JSON (json.Marshal), named .yaml
+    pytest.param(json.dumps(yaml.safe_load(JOB_DOC.format(name="fjson", namespace=""))), (),
+                 "run job fjson successfully", ("default", "fjson"), id="json-in-a-yaml-file"),
 ])
 def test_job_run_file(vcctl, api, tmp_path, text, args, want, created):
     path = tmp_path / "job.yaml"
