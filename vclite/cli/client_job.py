@@ -72,10 +72,12 @@ def _status_int(job: Obj, field: str) -> int:
     return int((job.get("status") or {}).get(field) or 0)
 
 
-def list_text(jobs: list[Obj], all_namespaces: bool) -> str:
-    """PrintJobs: fixed-width columns after Name (and Namespace with --all-namespaces)."""
-    name_w = max([len("Name")] + [len(meta.name(j)) for j in jobs]) + 3
-    ns_w = max([len("Namespace")] + [len(meta.namespace(j)) for j in jobs]) + 3
+def list_text(jobs: list[Obj], all_namespaces: bool, widths_of: list[Obj] | None = None) -> str:
+    """PrintJobs: fixed-width columns after Name (and Namespace with --all-namespaces), as wide as the
+    longest name of `widths_of` (default: `jobs`; `vjobs` measures the jobs before its filters)."""
+    measured = jobs if widths_of is None else widths_of
+    name_w = max([len("Name")] + [len(meta.name(j)) for j in measured]) + 3
+    ns_w = max([len("Namespace")] + [len(meta.namespace(j)) for j in measured]) + 3
     widths = (name_w, *LIST_WIDTHS)
     lines = []
 
@@ -126,8 +128,9 @@ def waiting_reason(job: Obj, podgroups: list[Obj]) -> str:
     return ""
 
 
-def view_text(job: Obj, events: list[Obj], waiting: str, now: dt.datetime) -> str:
-    """PrintJobInfo + PrintEvents, plus `Waiting:` (vclite) when the job waits."""
+def view_text(job: Obj, events: list[Obj], waiting: str, now: dt.datetime, conditions: bool = True) -> str:
+    """PrintJobInfo + PrintEvents, plus `Waiting:` (vclite) when the job waits. `vjobs` prints no
+    `Conditions:` (conditions=False)."""
     out = io.StringIO()
 
     def w(level: int, text: str) -> None:
@@ -172,7 +175,7 @@ def view_text(job: Obj, events: list[Obj], waiting: str, now: dt.datetime) -> st
         w(1, "Controlled Resources:\n")
         for key in sorted(status["controlledResources"]):
             w(2, f"{key}: \t{status['controlledResources'][key]}\n")
-    if status.get("conditions"):
+    if conditions and status.get("conditions"):
         w(1, "Conditions:\n    Status\tTransitionTime\n")
         for c in status["conditions"]:
             when = c.get("lastTransitionTime")   # (a *metav1.Time: Go's %v prints a nil one `<nil>`)
@@ -316,7 +319,8 @@ def _list(client: Any, namespace: str, all_namespaces: bool, queue: str, schedul
     click.echo(list_text(jobs, all_namespaces), nl=False)
 
 
-def _view(client: Any, namespace: str, name: str, now: dt.datetime) -> None:
+def show_job(client: Any, namespace: str, name: str, now: dt.datetime, conditions: bool = True) -> None:
+    """`job view`'s body (and `vjobs -n NAME`'s, without conditions)."""
     if not name:
         raise common.CommandError("job name (specified by --name or -N) is mandatory to view a particular job")
     job = client.get(kinds.JOB, namespace, name)
@@ -326,7 +330,7 @@ def _view(client: Any, namespace: str, name: str, now: dt.datetime) -> None:
         click.echo(f"Failed to list events: {exc.message}", err=True)
         events = []
     podgroups = client.list(kinds.PODGROUP, namespace)
-    click.echo(view_text(job, events, waiting_reason(job, podgroups), now), nl=False)
+    click.echo(view_text(job, events, waiting_reason(job, podgroups), now, conditions), nl=False)
 
 
 # ---- the commands ----------------------------------------------------------------------------------
@@ -409,7 +413,7 @@ Example:
 @click.pass_context
 def view(ctx, name, namespace, master, kubeconfig):
     now = common.clock_of(ctx).now()
-    common.run_checked("view", "job", lambda: _view(common.connect(master, kubeconfig), namespace, name, now))
+    common.run_checked("view", "job", lambda: show_job(common.connect(master, kubeconfig), namespace, name, now))
 
 
 ACTION_HELP = {

@@ -77,3 +77,89 @@ def test_vsuspend_then_vresume(tool, api):
                                 "the job to resume")
     finally:
         api.delete(kinds.JOB, "default", "pause-me")
+
+
+# ---- vjobs, vqueues, vsub (cmd/cli/v*: no upstream tests; their pkg/cli code read for the shapes) -----------
+def listed(name, ns="default", scheduler="volcano"):
+    return {"metadata": {"name": name, "namespace": ns}, "spec": {"schedulerName": scheduler}}
+
+
+@pytest.mark.parametrize("jobs, scheduler, selector, rows", [
+    pytest.param([listed("a"), listed("much-longer-name")], "", "", ["a", "much-longer-name"], id="all"),
+    pytest.param([listed("a"), listed("much-longer-name", scheduler="other")], "volcano", "", ["a"],
+                 id="scheduler-filter-keeps-the-widths-of-every-job"),
+    pytest.param([listed("a"), listed("much-longer-name")], "", "zzz", [], id="nothing-matches-header-only"),
+])
+def test_vjobs_table(jobs, scheduler, selector, rows):
+    lines = vtools.jobs_text(jobs, False, scheduler, selector).splitlines()
+    assert lines[0].startswith(f"{'Name':<19}Creation       Phase") and len(lines) == 1 + len(rows)
+    assert [ln.split()[0] for ln in lines[1:]] == rows
+
+
+def test_vqueues_table():
+    queues = [{"metadata": {"name": "default"}, "spec": {"weight": 1}, "status": {"state": "Open", "pending": 2}},
+              {"metadata": {"name": "q"}}]
+    assert vtools.queues_text(queues) == (
+        "Name                     Weight  State   Inqueue Pending Running Unknown \n"
+        "default                  1       Open    0       2       0       0       \n"
+        "q                        0               0       0       0       0       \n")
+
+
+@pytest.mark.parametrize("command, argv", [
+    pytest.param("sleep 30", ["sleep", "30"], id="words"),
+    pytest.param("sh -c 'echo a && echo b'", ["sh", "-c", "echo a && echo b"], id="quoted"),
+    pytest.param(r'echo "a \"b\""', ["echo", 'a "b"'], id="escaped-quote"),
+])
+def test_vsub_splits_the_command(command, argv):
+    assert vtools.split_command(command) == argv
+
+
+def test_vsub_runs_a_job_with_its_defaults_from_the_environment(server, api):
+    env = {"VOLCANO_DEFAULT_JOB_NAMESPACE": "subs", "VOLCANO_DEFAULT_IMAGE": "alpine"}
+    result = CliRunner().invoke(vtools.vsub, ["-n", "sub1", "-c", "sh -c 'exit 0'", "-R", "cpu=100m",
+                                              "-L", "cpu=100m", "-k", str(server.kubeconfig)], env=env)
+    assert (result.exit_code, result.output) == (0, "run job sub1 successfully\n")
+    job = api.get(kinds.JOB, "subs", "sub1")
+    container = job["spec"]["tasks"][0]["template"]["spec"]["containers"][0]
+    assert (container["image"], container["command"], job["spec"]["schedulerName"]) == (
+        "alpine", ["sh", "-c", "exit 0"], "volcano")
+    vcctl_server.wait_until(lambda: phase(api, "subs", "sub1") == "Completed", "the job to complete")
+    api.delete(kinds.JOB, "subs", "sub1")
+
+
+@pytest.mark.parametrize("args, message", [
+    pytest.param((), "Failed to: job name cannot be left blank", id="no-name"),
+    pytest.param(("-n", "x", "-R", "cpu"), "Failed to: invalid argument syntax cpu, expected <resource>=<value>",
+                 id="bad-requests"),
+    pytest.param(("-n", "x", "-c", "echo 'open"), "Failed to: EOF found when expecting closing quote",
+                 id="unclosed-quote"),
+])
+def test_vsub_failures_send_nothing(tool, api, args, message):
+    before = len(api.list(kinds.JOB))
+    assert tool(vtools.vsub, *args) == (255, message + "\n")
+    assert len(api.list(kinds.JOB)) == before
+
+
+def test_vjobs_views_a_job_without_conditions_and_lists_the_namespace(tool, api):
+    sleeper(api, "viewed", "vj")
+    try:
+        vcctl_server.wait_until(lambda: phase(api, "vj", "viewed") == "Running", "the job to run")
+        code, out = tool(vtools.vjobs, "-n", "viewed", "-N", "vj")
+        lines = out.splitlines()
+        assert code == 0 and lines[:2] == ["Name:       \tviewed", "Namespace:  \tvj"], out
+        assert "    Phase:\tRunning" in lines and "  Conditions:" not in lines
+        code, out = tool(vtools.vjobs, "-N", "vj")
+        rows = [ln.split() for ln in out.splitlines()[1:]]
+        assert code == 0 and [(r[0], r[2]) for r in rows] == [("viewed", "Running")], out
+        assert tool(vtools.vjobs, "-N", "nobody") == (0, "No resources found\n")
+    finally:
+        api.delete(kinds.JOB, "vj", "viewed")
+
+
+def test_vqueues_lists_and_gets(tool):
+    code, out = tool(vtools.vqueues)
+    assert code == 0 and out.splitlines()[0].split() == list(vtools.QUEUE_COLUMNS)
+    assert {ln.split()[0] for ln in out.splitlines()[1:]} >= {"default", "root"}
+    code, out = tool(vtools.vqueues, "-n", "default")
+    assert code == 0 and out.splitlines()[1].split()[:3] == ["default", "1", "Open"]
+    assert tool(vtools.vqueues, "-n", "nope") == (255, 'Failed to: queues.scheduling.volcano.sh "nope" not found\n')
