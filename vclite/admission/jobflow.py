@@ -23,7 +23,8 @@ Additive fields (all optional; a plain Volcano JobFlow is admitted exactly as be
                                  taskStatusList[{taskName, phase: a pod phase}]; taskName a DNS label
     spec.flows[].when: "<condition>"    (api/flowexpr) over params, outputs, item, iteration
     spec.flows[].withItems: [...]       fan-out, one vcjob `<jobflow>-<flow>-<index>` per item
-    spec.flows[].withParam: "{{outputs.<flow>}}"  (that flow's output, a JSON list), or in the exit handler
+    spec.flows[].withParam: "{{outputs.<flow>}}"  (that flow's output, a JSON list; "{{outputs.<flow>.<field>…}}"
+                                 a list inside it), or in the exit handler
                                  "{{workflow.failures}}" (one item per failed flow; {{item.<field>}} its fields)
     spec.flows[].repeat: {until: "<condition>", limit: 1..100}   both required; not with withItems/withParam
     spec.flows[].retry: {limit: 0..20, backoff: {duration: "10s", factor: >=1, maxDuration: "5m", cap: "5m"}}
@@ -67,7 +68,9 @@ RETRY_LIMIT = (0, 20)
 _RETAIN_POLICIES = tuple(p.value for p in flow.RetainPolicy)
 _POD_PHASES = tuple(p.value for p in core.PodPhase)
 _PARAM_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
-_WITH_PARAM = re.compile(r"\s*\{\{\s*outputs\.([A-Za-z0-9_-]+)\s*\}\}\s*")
+_WITH_PARAM = re.compile(r"\s*\{\{\s*outputs\.([A-Za-z0-9_-]+)((?:\.[A-Za-z0-9_-]+)*)\s*\}\}\s*")   # + a path
+_ARGO_RESULT = re.compile(r"\s*\{\{\s*(?:tasks|steps)\.([A-Za-z0-9_-]+)\.outputs\.(?:result|parameters\.[A-Za-z0-9_-]+)"
+                          r"\s*\}\}\s*")   # Argo's output of a task, which is vclite's {{outputs.<flow>}}
 _WITH_PARAM_WORKFLOW = re.compile(r"\s*\{\{\s*(workflow(?:\.[A-Za-z0-9_-]+)*)\s*\}\}\s*")   # the exit handler's
 
 
@@ -560,10 +563,14 @@ def _loop(f: Obj, ctx: _Ctx, jobflow: str) -> None:
             ctx.expr_error(f"{fp}.withParam", flowexpr.ExprError(problem, w.start(1), param))
         return
     m = _WITH_PARAM.fullmatch(param) if isinstance(param, str) else None
+    argo = _ARGO_RESULT.fullmatch(param) if isinstance(param, str) else None
     if m is None:
+        hint = (f" (Argo's task output is the flow's output here, its pod's termination message: "
+                f'"{{{{outputs.{argo.group(1)}}}}}")' if argo else "")
         ctx.error(f"{fp}.withParam", common.invalid(param, 'must be "{{outputs.<flow>}}": the output of an '
-                                                           'earlier flow, a JSON list (or, in the exit handler, '
-                                                           '"{{workflow.failures}}")'))
+                                                           'earlier flow, a JSON list, or "{{outputs.<flow>.<field>}}"'
+                                                           ": a list in its JSON (or, in the exit handler, "
+                                                           f'"{{{{workflow.failures}}}}"){hint}'))
     else:
         ctx.refs.append(_Ref(m.group(1), f"{fp}.withParam", f"{fp}.withParam", m.start(1), param))
 

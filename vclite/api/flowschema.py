@@ -75,7 +75,8 @@ FLOW = _obj("One step of the DAG: a vcjob made from the JobTemplate named `name`
     "withItems": _list("fan-out (vclite): one vcjob per item, `{{item}}` (or `{{item.<key>}}`) substituted in the "
                        "template and patch; dependents wait for all of them (or one, with strategy any)",
                        _any("an item: a string, number, boolean or object")),
-    "withParam": _str("fan-out over a JSON list that another flow's output holds (vclite): `{{outputs.<flow>}}`; "
+    "withParam": _str("fan-out over a JSON list that another flow's output holds (vclite): `{{outputs.<flow>}}`, "
+                      "or a list inside its JSON: `{{outputs.<flow>.<field>}}` (fields, list indexes); "
                       "in the exit handler also `{{workflow.failures}}`: one item per failed flow, "
                       "`{{item.name}}`, `{{item.outcome}}`, `{{item.message}}`, `{{item.handled}}`"),
     "repeat": _obj("run the flow again until a condition holds (vclite; loop executing); iteration n is "

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from vclite.api import core, flowsyntax, yamlio
@@ -84,8 +84,14 @@ def template_values(params: Mapping[str, str] | None = None, outputs: Mapping[st
 def lookup(name: str, values: Mapping[str, str]) -> str | None:
     """The value of placeholder `name` (`item.a.0`): an exact key, else the longest key that is a
     dotted prefix of it, parsed as JSON and walked by the rest (object fields, list indexes)."""
+    return _walk(name, values)[0]
+
+
+def _walk(name: str, values: Mapping[str, str]) -> tuple[str | None, str]:
+    """lookup's value, and when there is none but a prefix of `name` is known, why: where the walk stopped
+    (`item.cfg has no field 'momentum' (object; its fields: lr)`, `item is not JSON: 'a'`)."""
     if name in values:
-        return values[name]
+        return values[name], ""
     parts = name.split(".")
     for cut in range(len(parts) - 1, 0, -1):
         key = ".".join(parts[:cut])
@@ -94,16 +100,21 @@ def lookup(name: str, values: Mapping[str, str]) -> str | None:
         try:
             doc = json.loads(values[key])
         except ValueError:
-            return None
+            return None, f"{key} is {values[key][:40]!r}, not JSON: it has no fields"
+        where = key
         for seg in parts[cut:]:
             if isinstance(doc, dict) and seg in doc:
                 doc = doc[seg]
             elif isinstance(doc, list) and seg.isdigit() and int(seg) < len(doc):
                 doc = doc[int(seg)]
             else:
-                return None
-        return render(doc)
-    return None
+                have = (f"its fields: {', '.join(list(doc)[:10]) or 'none'}" if isinstance(doc, dict)
+                        else f"{len(doc)} elements" if isinstance(doc, list) else repr(render(doc)[:40]))
+                return None, (f"{where} has no {'element' if isinstance(doc, list) else 'field'} {seg!r} "
+                              f"({errors.json_type(doc)}; {have})")
+            where = f"{where}.{seg}"
+        return render(doc), ""
+    return None, ""
 
 
 def substitute(obj: Any, values: Mapping[str, str], path: str = "",
@@ -120,8 +131,10 @@ def substitute(obj: Any, values: Mapping[str, str], path: str = "",
         def one(m: re.Match) -> str:
             if only is not None and not only(m.group(1)):
                 return m.group(0)
-            found = lookup(m.group(1), values)
+            found, why = _walk(m.group(1), values)
             if found is None:
+                if why:
+                    raise ValueError(f"{path or '<root>'}: placeholder {m.group(0)}: {why}")
                 known = ", ".join(sorted(values)) or "none"
                 raise ValueError(f"{path or '<root>'}: unknown placeholder {m.group(0)} (known: {known})")
             return found
@@ -178,9 +191,11 @@ def placeholder_paths(obj: Any, base: str = "", pattern: re.Pattern = PLACEHOLDE
     return found
 
 
-def parse_items(text: str, source: str = "withParam") -> list[Any]:
-    """The loop items a `withParam` value names: a JSON list. ValueError otherwise (an empty output
-    is said to be one: its pod most likely wrote no termination message)."""
+def parse_items(text: str, source: str = "withParam", path: Sequence[str] = (), ref: str = "") -> list[Any]:
+    """The loop items a `withParam` value names: a JSON list — the whole output, or what `path` (object fields,
+    list indexes: `withParam: "{{outputs.gen.items}}"`) leads to in it; `ref` is how the reader wrote the output
+    (`outputs.gen`). ValueError otherwise, saying where the walk stopped and what is there (an empty output is
+    said to be one: its pod most likely wrote no termination message; an object holding a list, which field)."""
     if not text.strip():
         raise ValueError(f"{source}: the output is empty, not a JSON list (did the pod write its list to "
                          "$TERMINATION_MESSAGE_PATH?)")
@@ -188,8 +203,25 @@ def parse_items(text: str, source: str = "withParam") -> list[Any]:
         items = json.loads(text)
     except ValueError as e:
         raise ValueError(f"{source}: not a JSON list ({e}){core.cut_message_note(text)}: {text[:80]!r}") from None
+    where = ref
+    for seg in path:
+        if isinstance(items, dict) and seg in items:
+            items = items[seg]
+        elif isinstance(items, list) and seg.isdigit() and int(seg) < len(items):
+            items = items[int(seg)]
+        else:
+            have = (f"its fields: {', '.join(list(items)[:10]) or 'none'}" if isinstance(items, dict)
+                    else f"{len(items)} elements" if isinstance(items, list) else repr(render(items)[:80]))
+            raise ValueError(f"{source}: {where} has no {'element' if isinstance(items, list) else 'field'} "
+                             f"{seg!r} ({errors.json_type(items)}; {have})")
+        where = f"{where}.{seg}"
     if not isinstance(items, list):
-        raise ValueError(f"{source}: expected a JSON list, got {errors.json_type(items)}: {text[:80]!r}")
+        at = f" at {where}" if path else ""
+        lists = [k for k, v in items.items() if isinstance(v, list)] if isinstance(items, dict) else []
+        hint = (f" (a list under a field is looped over as withParam: \"{{{{{where}.{lists[0]}}}}}\")"
+                if lists and where else "")
+        shown = render(items) if path else text
+        raise ValueError(f"{source}: expected a JSON list{at}, got {errors.json_type(items)}: {shown[:80]!r}{hint}")
     return items
 
 

@@ -258,7 +258,8 @@ class Row:
     item: bool = False       # a loop's item or iteration: a narrow view may cut its label (its value is a preview)
 
 
-_OUTPUTS_REF = re.compile(r"^\s*\{\{\s*outputs\.([A-Za-z0-9_-]+)\s*\}\}\s*$")   # withParam: "{{outputs.split}}"
+# withParam: "{{outputs.split}}", "{{outputs.split.shards}}"
+_OUTPUTS_REF = re.compile(r"^\s*\{\{\s*outputs\.([A-Za-z0-9_-]+)((?:\.[A-Za-z0-9_-]+)*)\s*\}\}\s*$")
 _FAILURES_REF = re.compile(r"^\s*\{\{\s*workflow\.failures\s*\}\}\s*$")       # the exit handler's withParam
 
 
@@ -275,7 +276,7 @@ def loop_text(f: Obj) -> tuple[str, str]:
         param = str(f["withParam"])
         source = _OUTPUTS_REF.match(param)
         if source:
-            return f"{source[1]} → each item", source[1]
+            return f"{source[1]}{source[2]} → each item", source[1]
         return ("each failure", "") if _FAILURES_REF.match(param) else (f"each item of {param.strip()}", "")
     if isinstance(f.get("repeat"), dict):
         until = flowsyntax.as_written(str(f["repeat"].get("until")))
@@ -325,7 +326,7 @@ def _flow_refs(f: Obj) -> list[str]:
                  .replace("&&", " ").replace("||", " ").split()]
     param = str(f.get("withParam") or "")
     if "outputs." in param:
-        refs.append(param.split("outputs.")[1].split("}")[0].strip())
+        refs.append(param.split("outputs.")[1].split("}")[0].strip().split(".")[0])
     return refs
 
 

@@ -75,6 +75,8 @@ ACCEPT = [
                  id="with-items"),
     pytest.param(jf(fl("a"), fl("b", withParam="{{outputs.a}}")), id="with-param-output"),
     pytest.param(jf(fl("a"), fl("b", withParam=" {{ outputs.a }} ")), id="with-param-spaces"),
+    pytest.param(jf(fl("a"), fl("b", withParam="{{outputs.a.items}}")), id="with-param-field"),
+    pytest.param(jf(fl("a"), fl("b", withParam=" {{ outputs.a.runs.0 }} ")), id="with-param-nested-index"),
     pytest.param(jf(fl("a", withItems=[])), id="with-items-empty"),
     pytest.param(jf(fl("train", repeat={"limit": 5, "until": "outputs.train.acc >= 0.9 || iteration >= 3"})),
                  id="repeat-until-own-output"),
@@ -262,9 +264,18 @@ REJECT = [
                  ["spec.flows[1].withParam: set either withItems or withParam, not both"], id="both-loops"),
     *[pytest.param(jf(fl("a"), fl("b", withParam=v)),
                    [f'spec.flows[1].withParam: Invalid value: "{v}": must be "{{{{outputs.<flow>}}}}": the output of '
-                    'an earlier flow, a JSON list (or, in the exit handler, "{{workflow.failures}}")'],
+                    'an earlier flow, a JSON list, or "{{outputs.<flow>.<field>}}": a list in its JSON (or, in the '
+                    'exit handler, "{{workflow.failures}}")' + hint],
                    id=f"with-param-form-{i}")
-      for i, v in enumerate(["outputs.a", "{{outputs.a.items}}", "{{params.list}}", "{{outputs.a}} x"])],
+      for i, (v, hint) in enumerate([
+          ("outputs.a", ""), ("{{params.list}}", ""), ("{{outputs.a}} x", ""), ("{{outputs.a.}}", ""),
+          ("{{tasks.a.outputs.result}}", " (Argo's task output is the flow's output here, its pod's termination "
+                                         'message: "{{outputs.a}}")'),
+          ("{{steps.a.outputs.parameters.list}}", " (Argo's task output is the flow's output here, its pod's "
+                                                  'termination message: "{{outputs.a}}")')])],
+    pytest.param(jf(fl("a", withParam="{{outputs.b.items}}")),
+                 ['spec.flows[0].withParam: flow "a": unknown flow "b" at position 10:'
+                  + caret("{{outputs.b.items}}", 10)], id="with-param-path-unknown-flow"),
     pytest.param(jf(fl("a", withParam="{{outputs.b}}")),
                  ['spec.flows[0].withParam: flow "a": unknown flow "b" at position 10:' + caret("{{outputs.b}}", 10)],
                  id="with-param-unknown-flow"),

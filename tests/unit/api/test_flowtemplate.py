@@ -57,16 +57,24 @@ def test_substitute_walks_every_string_and_copies() -> None:
 
 
 @pytest.mark.parametrize("obj, path, message", [
-    pytest.param({"a": ["x", "{{params.nope}}"]}, "", "a[1]: unknown placeholder {{params.nope}}", id="unknown-param"),
-    pytest.param({"a": "{{item.missing}}"}, "spec", "spec.a: unknown placeholder {{item.missing}}",
-                 id="unknown-item-field"),
-    pytest.param("{{outputs.prep.x}}", "", "<root>: unknown placeholder {{outputs.prep.x}}", id="field-of-non-json"),
-    pytest.param({"t": "{{item.shards.9}}"}, "", "t: unknown placeholder {{item.shards.9}}", id="index-out-of-range"),
+    pytest.param({"a": ["x", "{{params.nope}}"]}, "", "a[1]: unknown placeholder {{params.nope}} (known: ",
+                 id="unknown-param"),
+    pytest.param({"a": "{{item.missing}}"}, "spec", "spec.a: placeholder {{item.missing}}: item has no field "
+                 "'missing' (object; its fields: name, shards, gpu)", id="unknown-item-field"),
+    pytest.param({"a": "{{item.name.first}}"}, "", "a: placeholder {{item.name.first}}: item.name has no field "
+                 "'first' (string; 'a')", id="field-of-a-string-field"),
+    pytest.param("{{outputs.prep.x}}", "", "<root>: placeholder {{outputs.prep.x}}: outputs.prep is '/data/set-7', "
+                 "not JSON: it has no fields", id="field-of-non-json"),
+    pytest.param({"t": "{{item.shards.9}}"}, "", "t: placeholder {{item.shards.9}}: item.shards has no element '9' "
+                 "(array; 2 elements)", id="index-out-of-range"),
+    pytest.param({"t": "{{outputs.eval.best.momentum}}"}, "", "t: placeholder {{outputs.eval.best.momentum}}: "
+                 "outputs.eval.best has no field 'momentum' (object; its fields: lr)", id="nested-output-field"),
 ])
 def test_substitute_unknown(obj: Any, path: str, message: str) -> None:
+    """A placeholder that reads a field the value lacks says where the walk stopped and what is there."""
     with pytest.raises(ValueError) as info:
         T.substitute(obj, VALUES, path=path)
-    assert str(info.value).startswith(message + " (known: ")
+    assert str(info.value).startswith(message)
 
 
 def test_other_braces_are_left_alone_as_volcano_leaves_them() -> None:
@@ -402,3 +410,39 @@ def test_patch_origin_of_the_keyless_task_of_a_one_task_template() -> None:
     patch = {"tasks": [{"template": {"spec": {"containers": [{"name": "main", "image": "Bad Image"}]}}}]}
     got = T.patch_origin(one, patch, T.apply_patch(one, patch), "tasks[0].template.spec.containers[0].image")
     assert got == "patch.jobSpec.tasks[0].template.spec.containers[0].image"
+
+
+GEN = '{"items": [{"name": "a"}, {"name": "b"}], "meta": {"runs": [[1, 2], [3]]}, "n": 2}'
+
+
+@pytest.mark.parametrize("path, expected", [
+    pytest.param(("items",), [{"name": "a"}, {"name": "b"}], id="field"),
+    pytest.param(("meta", "runs"), [[1, 2], [3]], id="nested-field"),
+    pytest.param(("meta", "runs", "1"), [3], id="list-index"),
+])
+def test_parse_items_at_a_path(path: tuple[str, ...], expected: list) -> None:
+    """withParam: "{{outputs.gen.items}}": the list under a field (or an index) of a JSON output."""
+    assert T.parse_items(GEN, "withParam of flow each", path, "outputs.gen") == expected
+
+
+@pytest.mark.parametrize("text, path, message", [
+    pytest.param(GEN, (), "withParam of flow each: expected a JSON list, got object: '" + GEN[:80] + "' (a list "
+                 'under a field is looped over as withParam: "{{outputs.gen.items}}")', id="object-holding-a-list"),
+    pytest.param('{"n": 1}', (), "withParam of flow each: expected a JSON list, got object: '{\"n\": 1}'",
+                 id="object-without-a-list"),
+    pytest.param(GEN, ("itemz",), "withParam of flow each: outputs.gen has no field 'itemz' (object; its fields: "
+                 "items, meta, n)", id="missing-field"),
+    pytest.param(GEN, ("meta", "runs", "5"), "withParam of flow each: outputs.gen.meta.runs has no element '5' "
+                 "(array; 2 elements)", id="index-out-of-range"),
+    pytest.param(GEN, ("n", "x"), "withParam of flow each: outputs.gen.n has no field 'x' (number; '2')",
+                 id="field-of-a-number"),
+    pytest.param(GEN, ("n",), "withParam of flow each: expected a JSON list at outputs.gen.n, got number: '2'",
+                 id="not-a-list-at-the-path"),
+    pytest.param(GEN, ("meta",), "withParam of flow each: expected a JSON list at outputs.gen.meta, got object: "
+                 "'{\"runs\":[[1,2],[3]]}' (a list under a field is looped over as withParam: "
+                 '"{{outputs.gen.meta.runs}}")', id="object-at-the-path"),
+])
+def test_parse_items_at_a_path_rejects(text: str, path: tuple[str, ...], message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        T.parse_items(text, "withParam of flow each", path, "outputs.gen")
+    assert str(info.value) == message

@@ -159,6 +159,8 @@ def test_depends_text():
     pytest.param({"dependsOn": {"targets": ["split"]}, "withParam": "{{outputs.split}}"}, "split → each item",
                  id="withParam-its-target-named-once"),
     pytest.param({"withParam": "{{ outputs.split }}"}, "split → each item", id="withParam-an-implicit-dependency"),
+    pytest.param({"dependsOn": {"targets": ["split"]}, "withParam": "{{outputs.split.shards}}"},
+                 "split.shards → each item", id="withParam-a-list-inside-the-output"),
     pytest.param({"dependsOn": {"targets": ["a", "split"]}, "withParam": "{{outputs.split}}"},
                  "a; split → each item", id="withParam-and-another-target"),
     pytest.param({"dependsOn": {"targets": ["a", "split"], "strategy": "any"}, "withParam": "{{outputs.split}}"},

@@ -161,7 +161,8 @@ class Lifecycle:
             return list(self.workflow()["failures"])
         try:
             return flowtemplate.parse_items(self.output_of(d.param_from),
-                                            f"withParam of flow {d.name} (the output of flow {d.param_from})")
+                                            f"withParam of flow {d.name} (the output of flow {d.param_from})",
+                                            d.param_path, f"outputs.{d.param_from}")
         except ValueError as e:
             self._finish(fr, O.FAILED, R.INVALID_PARAM, str(e))
             return None

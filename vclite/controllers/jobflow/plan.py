@@ -41,7 +41,7 @@ from vclite.lib import dag
 Obj = dict[str, Any]
 O = flowexpr.Outcome
 PROBE_PREFIX = "probe:"
-PARAM_REF = re.compile(r"^\s*\{\{\s*outputs\.([A-Za-z0-9_-]+)\s*\}\}\s*$")
+PARAM_REF = re.compile(r"^\s*\{\{\s*outputs\.([A-Za-z0-9_-]+)((?:\.[A-Za-z0-9_-]+)*)\s*\}\}\s*$")   # + a path
 FAILURES_REF = re.compile(r"^\s*\{\{\s*workflow\.failures\s*\}\}\s*$")   # the exit handler's withParam
 NEW_FLOW_FIELDS = ("when", "withItems", "withParam", "repeat", "retry", "patch")
 NEW_DEPENDS_FIELDS = ("strategy", "expression")
@@ -129,6 +129,7 @@ class FlowDef:
     loop: Loop = Loop.NONE
     items: tuple[Any, ...] = ()               # withItems
     param_from: str = ""                      # withParam: the flow whose output lists the items
+    param_path: tuple[str, ...] = ()          # withParam: where in that output (JSON) the list is: fields, indexes
     over_failures: bool = False               # withParam "{{workflow.failures}}" (the exit handler): one item each
     until: flowexpr.Expr | None = None        # repeat
     limit: int = 1                            # repeat: at most this many iterations
@@ -277,6 +278,7 @@ def _compile_flow(f: Obj, index: int, exit_name: str) -> FlowDef:
         when = flowexpr.parse_when(f["when"]) if f.get("when") not in (None, "") else None
         probe = _probe_entries(dep.get("probe"))
         loop, items, param_from, until, limit = _loop(f, name, base.exit)
+        param_path = _param_path(f) if param_from else ()
         retry_limit, backoff = _retry(f.get("retry"))
         patch = (f.get("patch") or {}).get("jobSpec") if isinstance(f.get("patch"), dict) else None
     except (flowexpr.ExprError, ValueError, TypeError) as e:
@@ -295,7 +297,8 @@ def _compile_flow(f: Obj, index: int, exit_name: str) -> FlowDef:
         if dependency is not None else ()
     return dataclasses.replace(
         base, strategy=strategy, expression=expression, probe=probe, when=when, loop=loop, items=items,
-        param_from=param_from, over_failures=loop is Loop.PARAM and not param_from, until=until, limit=limit,
+        param_from=param_from, param_path=param_path, over_failures=loop is Loop.PARAM and not param_from,
+        until=until, limit=limit,
         retry_limit=retry_limit, retried=isinstance(f.get("retry"), dict), backoff=backoff, patch=patch,
         refs=refs, readers_of=tuple(r for r in reads if r not in named), dependency=dependency, atoms=atoms,
         simple=bool(targets) and not probe and expression is None and not reads)
@@ -331,6 +334,12 @@ def _loop(f: Obj, name: str, exit: bool = False) -> tuple[Loop, tuple, str, flow
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
         raise ValueError(f"repeat.limit: must be an integer >= 1, got {limit!r}")
     return Loop.REPEAT, (), "", flowexpr.parse_when(rep["until"]), limit
+
+
+def _param_path(f: Obj) -> tuple[str, ...]:
+    """Where a withParam's list is in its flow's output: `{{outputs.gen.items.0}}` -> ("items", "0")."""
+    m = PARAM_REF.match(str(f["withParam"]))
+    return tuple(m.group(2).split(".")[1:]) if m else ()
 
 
 def _output_refs(when: flowexpr.Expr | None, until: flowexpr.Expr | None, param_from: str) -> set[str]:

@@ -415,6 +415,30 @@ def test_a_with_param_that_is_no_list_names_the_flow_it_came_from(output, messag
     assert sim.cond("f") == {"phase": "Failed", "reason": "InvalidParam", "message": message}
 
 
+@pytest.mark.parametrize("param, output, created, message", [
+    pytest.param("{{outputs.src.items}}", '{"items": [{"n": 1}, {"n": 2}], "total": 2}', ["src", "f-0", "f-1"], "",
+                 id="list-under-a-field"),
+    pytest.param("{{ outputs.src.runs.1 }}", '{"runs": [["a"], ["b", "c", "d"]]}', ["src", "f-0", "f-1", "f-2"], "",
+                 id="nested-index"),
+    pytest.param("{{outputs.src.itemz}}", '{"items": [1]}', ["src"],
+                 "withParam of flow f (the output of flow src): outputs.src has no field 'itemz' (object; its "
+                 "fields: items)", id="missing-field"),
+    pytest.param("{{outputs.src}}", '{"items": [1]}', ["src"],
+                 "withParam of flow f (the output of flow src): expected a JSON list, got object: '{\"items\": [1]}' "
+                 '(a list under a field is looped over as withParam: "{{outputs.src.items}}")', id="object-hint"),
+])
+def test_with_param_reads_a_list_inside_a_json_output(param, output, created, message):
+    """Argo users often emit an object whose list sits under a key: `withParam: "{{outputs.src.items}}"` loops over
+    it; a path that leads nowhere fails the flow (InvalidParam) naming the flow and where the path stopped."""
+    sim = flowsim.Sim([fl("src"), fl("f", "src", withParam=param)])
+    sim.finish("jf-src", C, output)
+    assert [c.removeprefix("jf-") for c in sim.created] == created
+    if message:
+        assert sim.cond("f") == {"phase": "Failed", "reason": "InvalidParam", "message": message}
+    else:
+        assert sim.reason("f") != "InvalidParam"
+
+
 @pytest.mark.parametrize("order", [
     pytest.param(["p", "e", "j"], id="param-first"),
     pytest.param(["e", "p", "j"], id="items-first"),
