@@ -488,8 +488,9 @@ def test_suspend_and_resume_through_a_server(vcctl, tmp_path):
         wait_for(lambda: meta.phase(api.get(kinds.JOB, "default", "held-first")) == "Completed", "first to complete")
         time.sleep(0.5)   # the controller has had every chance to start `second`: it must not
         assert [meta.name(j) for j in api.list(kinds.JOB, "default")] == ["held-first"]
-        cond = api.get(kinds.JOBFLOW, "default", "held")["status"]["conditions"]["held-second"]
-        assert cond["reason"] == "Suspended", cond
+        status = api.get(kinds.JOBFLOW, "default", "held")["status"]
+        assert status["conditions"]["held-second"]["reason"] == "Suspended", status
+        assert status["nextFlows"] == ["second"], status    # what the resume starts
         r = vcctl("jobflow", "resume", "-N", "held", "-k", srv.kubeconfig)
         assert (r.code, r.out.strip()) == (0, "Resumed JobFlow: default/held"), r
         wait_for(lambda: meta.phase(api.get(kinds.JOBFLOW, "default", "held")) == "Succeed", "the flow to succeed")

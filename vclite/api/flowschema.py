@@ -151,7 +151,8 @@ STATUS = _obj("What the JobFlow controller reports (Volcano's fields, and vclite
                   "unKnowJobs": _list(_JOB_LIST + ": Aborting, Aborted, Restarting (Volcano's spelling)", _STRINGS),
                   "skippedJobs": _list("flows that will never run (vclite): a false `when`, or a dependency "
                                        "that can never hold", _STRINGS),
-                  "nextFlows": _list("flows that start next: waiting only on flows that have started (vclite)",
+                  "nextFlows": _list("flows that start next: waiting only on flows that have started; while "
+                                     "suspended also those the resume starts (vclite)",
                                      _STRINGS),
                   "conditions": {"type": "object", "description": "per vcjob name, from the start: phase, "
                                  "createTime, runningDuration, taskStatusCount; and (vclite) reason and message "

@@ -67,13 +67,16 @@ def table(res: Resource, objs: list[Obj], now: dt.datetime) -> str:
 
 def suspended_note(jobflow: Obj) -> str:
     """vclite: `get`'s line (on stderr, after Volcano's table) for a suspended JobFlow that has not finished, whose
-    Phase column says only Pending or Running: no new job of it starts until it is resumed."""
+    Phase column says only Pending or Running: no new job of it starts until it is resumed; then its nextFlows
+    (those the resume starts, and those waiting only on running flows) are next."""
     annotations = (jobflow.get("metadata") or {}).get("annotations") or {}
     if str(annotations.get(flow.SUSPEND_ANNOTATION, "")).lower() != "true" or meta.phase(jobflow) in FINISHED:
         return ""
     ns, name = meta.namespace(jobflow) or "default", meta.name(jobflow)
+    nxt = [str(n) for n in (jobflow.get("status") or {}).get("nextFlows") or []]
     return (f"JobFlow {ns}/{name} is suspended: no new job of it starts until it is resumed "
-            f"(vcctl jobflow resume {name}" + ("" if ns == "default" else f" -n {ns}") + ")")
+            f"(vcctl jobflow resume {name}" + ("" if ns == "default" else f" -n {ns}") + ")"
+            + (f"; next: {', '.join(nxt)}" if nxt else ""))
 
 
 def describe_shape(res: Resource, obj: Obj) -> Obj:

@@ -555,10 +555,13 @@ def test_get_says_when_a_jobflow_is_suspended(server, api):
         result = CliRunner().invoke(main_mod.cli, ["jobflow", "get", "held", "-k", str(server.kubeconfig)],
                                     catch_exceptions=False)
         return result.exit_code, result.stdout, result.stderr
+    # (the flow the resume starts is in nextFlows once the controller has seen the JobFlow)
+    wait_for(lambda: (api.get(kinds.JOBFLOW, "default", "held").get("status") or {}).get("nextFlows"),
+             "the controller to write the status")
     code, out, err = get()
     assert code == 0 and out.splitlines()[1].split()[:2] == ["held", "default"], out
     assert err == ("JobFlow default/held is suspended: no new job of it starts until it is resumed "
-                   "(vcctl jobflow resume held)\n")
+                   "(vcctl jobflow resume held); next: no-such-template\n")
     CliRunner().invoke(main_mod.cli, ["jobflow", "resume", "held", "-k", str(server.kubeconfig)])
     assert get()[2] == ""
     api.delete(kinds.JOBFLOW, "default", "held")
@@ -569,6 +572,10 @@ def test_get_says_when_a_jobflow_is_suspended(server, api):
                   "status": {"state": {"phase": "Running"}}},
                  "JobFlow team/f is suspended: no new job of it starts until it is resumed "
                  "(vcctl jobflow resume f -n team)", id="another-namespace"),
+    pytest.param({"metadata": {"name": "f", "annotations": {"flow.volcano.sh/suspend": "true"}},
+                  "status": {"state": {"phase": "Running"}, "nextFlows": ["b", "c"]}},
+                 "JobFlow default/f is suspended: no new job of it starts until it is resumed "
+                 "(vcctl jobflow resume f); next: b, c", id="what-starts-next"),
     pytest.param({"metadata": {"name": "f", "namespace": "default", "annotations": {"flow.volcano.sh/suspend": "true"}},
                   "status": {"state": {"phase": "Failed"}}}, "", id="finished"),
     pytest.param({"metadata": {"name": "f", "namespace": "default"}}, "", id="not-suspended"),

@@ -112,9 +112,13 @@ class Lifecycle:
         fr.dead += int(dead_new) - int(dead_old)
 
     def _update_next(self, fr: rs.FlowRT) -> None:
+        """`nextFlows`: a flow waiting only on flows that run, and — while the JobFlow is suspended — one whose
+        dependency holds: what the resume starts (`vcctl jobflow get` says so before the resume)."""
         d = fr.d
-        waiting = fr.verdict is not None and fr.verdict.state is readiness.State.WAITING
-        if waiting and not d.exit and len(d.refs) <= 16 and all(
+        state = fr.verdict.state if fr.verdict is not None else None
+        if state is readiness.State.READY and self.suspended and not self.frozen and not self.stopping:
+            self.next.add(d.name)
+        elif state is readiness.State.WAITING and not d.exit and len(d.refs) <= 16 and all(
                 (self.flows[r].started and not self.held(r)) or self.flows[r].final is not None
                 for r in d.refs if r in self.flows):
             self.next.add(d.name)

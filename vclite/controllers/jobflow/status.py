@@ -47,7 +47,7 @@ Beyond Volcano (JobFlows using vclite's flow primitives; a plain Volcano JobFlow
 - conditions may carry `retries`, `output` (the job's result), `podFailureRatio` (`failed/replicas`,
   when a pod failed); loop flows keep a flow-level condition under `<jobflow>-<flow>`
   (`items`/`iterations`), listed only until their vcjobs exist; `nextFlows` names the flows that
-  start next. `runningHistories` keep the last HISTORY_LIMIT entries.
+  start next (while suspended: those the resume starts too). `runningHistories` keep the last HISTORY_LIMIT entries.
 The JobFlow's run state is kept incrementally by engine.Engine; `compute` builds it from scratch.
 
 Pure: no I/O; timestamps come from the jobs or from `now`.
@@ -70,7 +70,8 @@ JP, FP = batch.JobPhase, flow.FlowPhase
 PENDING_JOBS, RUNNING_JOBS, FAILED_JOBS = "pendingJobs", "runningJobs", "failedJobs"
 COMPLETED_JOBS, TERMINATED_JOBS, UNKNOWN_JOBS = "completedJobs", "terminatedJobs", "unKnowJobs"
 SKIPPED_JOBS = "skippedJobs"     # vclite: flows that will never run
-NEXT_FLOWS = "nextFlows"         # vclite: flows that start next (their unfinished dependencies all run)
+NEXT_FLOWS = "nextFlows"         # vclite: flows that start next (their unfinished dependencies all run; suspended:
+#                                  also those ready, which the resume starts)
 LISTS = (PENDING_JOBS, RUNNING_JOBS, FAILED_JOBS, COMPLETED_JOBS, TERMINATED_JOBS, UNKNOWN_JOBS, SKIPPED_JOBS)
 KNOWN_FIELDS = frozenset(LISTS) | {"jobStatusList", "conditions", "state", NEXT_FLOWS}
 SKIPPED = "Skipped"              # the condition phase of a flow that will never run (not a vcjob phase)

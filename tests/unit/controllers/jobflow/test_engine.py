@@ -899,6 +899,31 @@ def test_suspend_starts_nothing_until_resumed():
     assert sim.created == ["jf-a"]
 
 
+def test_next_flows_while_suspended_are_what_the_resume_starts():
+    """nextFlows, suspended: the flows whose dependency holds (the resume starts them) besides those waiting only
+    on running flows; after the resume, the flows that start next, as always; a restarted controller agrees."""
+    sim = flowsim.Sim([fl("a"), fl("b", "a"), fl("c", "b"), fl("d"), fl("e", "a", "c")], suspended=True)
+    steps = [(sim.status.get("nextFlows"), sim.created[:])]
+    sim.suspend(False)
+    steps.append((sim.status.get("nextFlows"), sim.created[:]))
+    sim.suspend(True)
+    sim.finish("jf-a")
+    steps.append((sim.status.get("nextFlows"), sim.created[:]))
+    sim.restart()
+    steps.append((sim.status.get("nextFlows"), sim.created[:]))
+    sim.suspend(False)
+    steps.append((sim.status.get("nextFlows"), sim.created[:]))
+    assert steps == [(["a", "d"], []), (["b"], ["jf-a", "jf-d"]), (["b"], ["jf-a", "jf-d"]),
+                     (["b"], ["jf-a", "jf-d"]), (["c"], ["jf-a", "jf-d", "jf-b"])]
+
+
+def test_a_stopped_jobflow_has_no_next_flows_even_suspended():
+    sim = flowsim.Sim([fl("a"), fl("b", "a"), fl("c")])
+    sim.suspend(True)
+    sim.finish("jf-a", "Failed")
+    assert sim.phase == "Failed" and "nextFlows" not in sim.status
+
+
 @pytest.mark.parametrize("namespace, command", [
     pytest.param("default", "vcctl jobflow resume jf", id="default-namespace"),
     pytest.param("team", "vcctl jobflow resume jf -n team", id="another-namespace"),
