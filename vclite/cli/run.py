@@ -93,9 +93,9 @@ class Progress:
         self.outcomes: dict[str, str] = {}    # followed object -> its phase when it finished
         self.deleted: dict[str, dict[str, Obj]] = {kind: {} for kind in KEPT_WHEN_DELETED}
         self._phases: dict[str, str] = {}
-        self._changed: dict[str, None] = {}
+        self._changed: list[str] = []   # the key of each phase change since the last lines, in order
+        self._changed_keys: set[str] = set()
         self._passed: dict[str, list[str]] = {}   # phases reached and left since the last lines (runlines._changes)
-        self._written: dict[str, str | None] = {}   # of each key in `_changed`, its phase at the last lines
         self._jobflows: dict[str, Obj] = {}   # the last version of each JobFlow (the lines name its loop items)
         self._changed_jobs: dict[str, Obj] = {}   # the last version of each vcjob in `_changed`
         self._loop_lines = runlines.LoopLines()   # (a loop's count line held while its items still change)
@@ -158,13 +158,11 @@ class Progress:
             if follows and what not in self.outcomes:
                 self.outcomes[what] = phase or DELETED_UNFINISHED
         if phase and self._phases.get(what) != phase:
-            if what in self._changed:   # (its phase of before came since the last lines, and goes)
+            if what in self._changed_keys:   # (its phase of before came since the last lines, and goes)
                 self._passed.setdefault(what, []).append(self._phases[what])
-            else:
-                self._written[what] = self._phases.get(what)
             self._phases[what] = phase
-            self._changed.pop(what, None)   # (at the place of its last change: a cause's line before its effect's)
-            self._changed[what] = None
+            self._changed.append(what)   # (each change at its place: a cause's line before its effect's)
+            self._changed_keys.add(what)
             if kind == kinds.JOB.kind:
                 self._changed_jobs[what] = obj
 
@@ -190,20 +188,19 @@ class Progress:
         (runlines: a loop's items counted in one line per loop flow, each failed item named), each JobFlow's flows'
         new details (flownotes: retries, failures, probes, skips …) next to its own line, then the crash loops. `now`
         (the run's monotonic time): a loop's count line is held while its items still change
-        (runlines.LoopLines), until due or `final`; None: every line at once. An object back in the phase its last
-        line said (a vcjob Pending, Restarting, Pending again) has a line for each phase it passed through too: its
-        line of now alone would say nothing happened."""
-        passed = {what: was for what, was in self._passed.items() if self._written.get(what) == self._phases[what]}
+        (runlines.LoopLines), until due or `final`; None: every line at once. An object that passed through phases
+        since its last line (a vcjob Pending, Restarting, Pending, Running in one burst of work) has a line for each,
+        in order, before its line of now: a log shows the restart, and every phase a job was in."""
+        passed = self._passed
         if now is None:
-            lines = runlines.change_lines(list(self._changed), self._phases, self._jobflows, self._changed_jobs,
+            lines = runlines.change_lines(self._changed, self._phases, self._jobflows, self._changed_jobs,
                                           self._flow_notes, passed)
         else:
-            lines = self._loop_lines.lines(list(self._changed), self._phases, self._jobflows, self._changed_jobs,
+            lines = self._loop_lines.lines(self._changed, self._phases, self._jobflows, self._changed_jobs,
                                            now, final, self._flow_notes, passed)
         lines += self._notes
         self._passed.clear()
-        self._written.clear()
-        self._changed.clear()
+        self._changed, self._changed_keys = [], set()
         self._changed_jobs.clear()
         self._flow_notes, self._notes = {}, []
         return lines

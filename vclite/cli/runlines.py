@@ -21,6 +21,7 @@ Pure: from the changes, the phases and the last objects `run.Progress` keeps (an
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 from collections.abc import Iterator
 from typing import Any
@@ -49,23 +50,39 @@ class _Change:
 
 def _changes(changed: list[str], phases: dict[str, str], jobflows: dict[str, Obj], jobs: dict[str, Obj],
              passed: dict[str, list[str]] | None = None) -> Iterator[_Change]:
-    """Each change in order: a plain line, or for a loop's item its loop (and a line if it failed). `passed`: by
-    key, the phases an object reached and left again since the last lines (a vcjob's Restarting between two
-    Pendings): a plain line each, before its line of now."""
+    """Each change in order: a plain line, or for a loop's item its loop (and a line if it failed). A key may be
+    in `changed` once per phase change, where it happened; `passed`: by key, the phases an object reached and left
+    again since the last lines (a vcjob's Restarting and Pending before its Running). Each place of a key writes
+    the next of its phases, `passed` then its phase of now; its last place writes those left (a key given once:
+    every phase it passed, then its phase of now). The JobFlow of a line is named on its key's last line only
+    (where its flows' details go)."""
+    left = collections.Counter(changed)
+    done: dict[str, int] = {}   # of each key: how many of its phases were written
+    items: dict[str, tuple[Obj | None, str, str]] = {}   # of each vcjob key: its JobFlow, its loop flow, its item
     for what in changed:
-        phase = phases.get(what, "")
-        job = jobs.get(what) if what.startswith("vcjob ") else None
-        jf = jobflows.get(meta.labels(job).get(flow.CREATED_BY_JOB_FLOW, "").replace(".", "/", 1)) \
-            if job is not None else None
-        name, item = view.loop_item(jf, meta.name(job), view.Snapshot([jf], [job], [], [])) \
-            if jf is not None and job is not None else ("", "")
-        if not item:
-            yield from (_Change(f"{what}: {was}") for was in (passed or {}).get(what, ()))
-            yield _Change(f"{what}: {phase}", jobflow=what[len("JobFlow "):] if what.startswith("JobFlow ") else "")
+        left[what] -= 1
+        if what not in items:
+            job = jobs.get(what) if what.startswith("vcjob ") else None
+            jf = jobflows.get(meta.labels(job).get(flow.CREATED_BY_JOB_FLOW, "").replace(".", "/", 1)) \
+                if job is not None else None
+            name, item = view.loop_item(jf, meta.name(job), view.Snapshot([jf], [job], [], [])) \
+                if jf is not None and job is not None else ("", "")
+            items[what] = (jf, name, item)
+        jf, name, item = items[what]
+        was, at = (passed or {}).get(what, ()), done.get(what, 0)
+        if left[what]:   # (not its last place: the next phase it passed, if any is left)
+            now = list(was[at:at + 1])
+        else:
+            now = [*was[at:], phases.get(what, "")]
+        done[what] = at + len(now)
+        if item and jf is not None:   # (an item: its loop's count, and a line for each failure)
+            yield _Change("", (meta.key(jf), name))
+            yield from (_Change(f"{what} (flow {name}, {item}): {phase}", (meta.key(jf), name))
+                        for phase in now if phase in ITEM_LINE_PHASES)
             continue
-        yield _Change("", (meta.key(jf), name))
-        if phase in ITEM_LINE_PHASES:
-            yield _Change(f"{what} (flow {name}, {item}): {phase}", (meta.key(jf), name))
+        jobflow = what[len("JobFlow "):] if what.startswith("JobFlow ") and not left[what] else ""
+        for i, phase in enumerate(now):
+            yield _Change(f"{what}: {phase}", jobflow=jobflow if i == len(now) - 1 else "")
 
 
 def _ends(change: _Change, phases: dict[str, str]) -> bool:

@@ -202,7 +202,8 @@ def flow_version(phase, conditions=None, suspended=False):
                  [(kinds.JOBFLOW, flow_version("Running")), (kinds.JOB, vcjob("sweep-bad", "Running")),
                   (kinds.JOB, vcjob("sweep-bad", "Failed")),
                   (kinds.JOBFLOW, flow_version("Failed", {"sweep-bad": FAILED_WHY}))],
-                 ["vcjob default/sweep-bad: Failed",
+                 ["JobFlow default/sweep: Running", "vcjob default/sweep-bad: Running",
+                  "vcjob default/sweep-bad: Failed",
                   "vcjob default/sweep-bad: pod sweep-bad-t-0: container main exited with code 3 (Error)",
                   "JobFlow default/sweep: Failed"],
                  id="the-vcjobs-failure-and-why-before-the-JobFlows"),
@@ -225,9 +226,25 @@ def flow_version(phase, conditions=None, suspended=False):
                   "vcjob default/sweep-bad: Running"], id="back-to-running-after-a-restart"),
     pytest.param([(kinds.JOB, vcjob("sweep-bad", "Pending"))],
                  [(kinds.JOB, vcjob("sweep-bad", p)) for p in ("Restarting", "Pending", "Running")],
-                 ["vcjob default/sweep-bad: Running"], id="a-new-phase-alone-as-before"),
+                 ["vcjob default/sweep-bad: Restarting", "vcjob default/sweep-bad: Pending",
+                  "vcjob default/sweep-bad: Running"], id="a-restart-before-a-new-phase"),
+    pytest.param([],
+                 [(kinds.JOB, vcjob("sweep-bad", p)) for p in ("Pending", "Running", "Completed")],
+                 ["vcjob default/sweep-bad: Pending", "vcjob default/sweep-bad: Running",
+                  "vcjob default/sweep-bad: Completed"], id="a-short-job-seen-whole-in-one-burst"),
+    pytest.param([(kinds.JOB, vcjob("a", "Pending")), (kinds.JOB, vcjob("b", "Pending"))],
+                 [(kinds.JOB, vcjob("a", "Running")), (kinds.JOB, vcjob("b", "Running")),
+                  (kinds.JOB, vcjob("a", "Restarting")), (kinds.JOB, vcjob("b", "Completed")),
+                  (kinds.JOB, vcjob("a", "Pending"))],
+                 ["vcjob default/a: Running", "vcjob default/b: Running", "vcjob default/a: Restarting",
+                  "vcjob default/b: Completed", "vcjob default/a: Pending"], id="two-jobs-interleaved-in-order"),
+    pytest.param([(kinds.JOBFLOW, flow_version("Pending"))],
+                 [(kinds.JOBFLOW, flow_version(p)) for p in ("Running", "Succeed")],
+                 ["JobFlow default/sweep: Running", "JobFlow default/sweep: Succeed"], id="a-jobflow-s-every-phase"),
 ])
 def test_a_runs_lines_say_a_cause_before_its_effect(earlier, events, expected):
+    """Every phase an object passes through has its line, in the order the changes happened, however many come
+    in one burst of work (a restart between two lines; a job that started and ended between two)."""
     progress = run.Progress()
     for kind, obj in earlier:
         progress.observe(client_mod.WatchEvent(client_mod.EventType.MODIFIED, kind, obj, None))
@@ -236,6 +253,12 @@ def test_a_runs_lines_say_a_cause_before_its_effect(earlier, events, expected):
         progress.observe(client_mod.WatchEvent(client_mod.EventType.MODIFIED, kind, obj, None))
     assert progress.changes() == expected
     assert progress.changes(1.0, True) == []
+    progress = run.Progress()   # (and the same lines through LoopLines, as `vcctl run` writes them)
+    for batch, seen in ((earlier, None), (events, expected)):
+        for kind, obj in batch:
+            progress.observe(client_mod.WatchEvent(client_mod.EventType.MODIFIED, kind, obj, None))
+        lines = progress.changes(0.0)
+        assert seen is None or lines == seen
 
 
 @pytest.mark.parametrize("changed, phase, expected", [
@@ -253,3 +276,16 @@ def test_a_jobflows_notes_next_to_its_line(changed, phase, expected):
     args = (changed, phases, {"default/sweep": ONE}, {"vcjob default/sweep-bad": vcjob("sweep-bad", "Failed")})
     assert runlines.change_lines(*args, {"default/sweep": ["NOTE"]}) == expected
     assert runlines.LoopLines().lines(*args, 0.0, False, {"default/sweep": ["NOTE"]}) == expected
+
+
+def test_an_item_that_failed_and_was_retried_in_one_burst_is_named():
+    """A loop item's failure has its line even when its retry made it Pending again before the lines were written."""
+    progress = run.Progress()
+    for obj in (SWEEP, *(vcjob(f"sweep-train-{i}", "Running") for i in range(4))):
+        progress.observe(client_mod.WatchEvent(client_mod.EventType.MODIFIED, obj["kind"], obj, None))
+    progress.changes()
+    for phase in ("Failed", "Pending"):
+        progress.observe(client_mod.WatchEvent(client_mod.EventType.MODIFIED, kinds.JOB.kind,
+                                               vcjob("sweep-train-2", phase), None))
+    assert progress.changes() == ["JobFlow default/sweep: flow train: 4 items: 3 Running, 1 Pending",
+                                  "vcjob default/sweep-train-2 (flow train, item 2: 0.013): Failed"]
