@@ -15,10 +15,9 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import click
-import yaml
 
 from vclite.api import yamlio
-from vclite.cli import stdinput
+from vclite.cli import gotyped, stdinput
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
@@ -123,52 +122,7 @@ def padded_table(headers: list[str], rows: Iterable[list[str]], spacing: int = 4
     return "".join("".join(cell.ljust(w) for cell, w in zip(line, widths)) + "\n" for line in [headers, *rows])
 
 
-# ---- describe output (sigs.k8s.io/yaml and encoding/json of the Go types) --------------------------
-TOP_ORDER = ("kind", "apiVersion", "metadata", "spec", "status")
-META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
-              "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
-              "ownerReferences", "finalizers", "managedFields")
-
-
-def _ordered(obj: Obj, order: Iterable[str]) -> Obj:
-    order = list(order)
-    out = {k: obj[k] for k in order if k in obj}
-    out.update((k, v) for k, v in obj.items() if k not in out)
-    return out
-
-
-def go_shape(obj: Obj, kind: str, api_version: str, spec_order: Iterable[str] = (),
-             status_order: Iterable[str] = (), status_defaults: Obj | None = None) -> Obj:
-    """The object as Volcano's vcctl marshals its Go struct: managedFields dropped, apiVersion/kind
-    filled in, `spec`/`status` always present (structs are never omitted), keys in struct order."""
-    out = _ordered(obj, TOP_ORDER)
-    out["kind"] = out.get("kind") or kind
-    out["apiVersion"] = out.get("apiVersion") or api_version
-    out = _ordered(out, TOP_ORDER)
-    md = dict(out.get("metadata") or {})
-    md.pop("managedFields", None)
-    out["metadata"] = _ordered(md, META_ORDER)
-    out["spec"] = _ordered(out.get("spec") or {}, spec_order)
-    status = dict(status_defaults or {})
-    status.update(out.get("status") or {})
-    out["status"] = _ordered(status, status_order)
-    return out
-
-
-class _GoYamlDumper(yaml.SafeDumper):
-    """sigs.k8s.io/yaml: keys sorted, block style, lists not indented under their key."""
-
-    yaml_implicit_resolvers = yamlio.IMPLICIT_RESOLVERS   # ("y" is quoted: go-yaml would read a bool)
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
-def go_yaml(obj: Obj) -> str:
-    return yaml.dump(obj, Dumper=_GoYamlDumper, sort_keys=True, default_flow_style=False, allow_unicode=True,
-                     width=1 << 30)
-
-
+# ---- describe output (sigs.k8s.io/yaml and encoding/json of the Go types: see gotyped.py) -------------
 _GO_HTML_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",
                                   "\u2029": "\\u2029"})
 
@@ -189,7 +143,7 @@ def describe_text(obj: Obj, fmt: str) -> str:
     if fmt == "json":
         return go_json(obj)
     if fmt == "yaml":
-        return go_yaml(obj)
+        return gotyped.go_yaml(obj)
     return f"Unsupported format: {fmt}"
 
 

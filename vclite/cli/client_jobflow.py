@@ -22,19 +22,14 @@ import click
 
 from vclite.api import flow, kinds, meta
 from vclite.cli import client_common as common
+from vclite.cli import flowtypes, gotyped
 from vclite.cli import stdinput
 from vclite.cli.context import CONTEXT
 from vclite.lib import errors
 
 Obj = dict[str, Any]
 
-JOBFLOW_SPEC_ORDER = ("flows", "jobRetainPolicy")
-JOBFLOW_STATUS_ORDER = ("pendingJobs", "runningJobs", "failedJobs", "completedJobs", "terminatedJobs", "unKnowJobs",
-                        "jobStatusList", "conditions", "state")
 FINISHED = (flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED, flow.FlowPhase.TERMINATING)   # (nothing to resume)
-VCJOB_SPEC_ORDER = ("schedulerName", "minAvailable", "volumes", "tasks", "policies", "plugins", "runningEstimate",
-                    "queue", "maxRetry", "ttlSecondsAfterFinished", "priorityClassName", "minSuccess",
-                    "networkTopology")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,15 +39,11 @@ class Resource:
     what: str                   # wording in help and messages: "jobflow", "job template"
     with_phase: bool            # Phase and Age columns (JobFlow) or only Name, Namespace
     all_namespaces: bool        # `list --all-namespaces`
-    spec_order: tuple[str, ...]
-    status_order: tuple[str, ...]
-    status_defaults: tuple[tuple[str, Any], ...]
+    gotype: gotyped.Struct      # what Volcano's vcctl decodes it into (describe)
 
 
-JOBFLOW = Resource(kinds.JOBFLOW, "jobflow", "jobflow", True, True, JOBFLOW_SPEC_ORDER, JOBFLOW_STATUS_ORDER,
-                   (("state", {}),))
-JOBTEMPLATE = Resource(kinds.JOBTEMPLATE, "jobtemplate", "job template", False, False, VCJOB_SPEC_ORDER,
-                       ("jobDependsOnList",), ())
+JOBFLOW = Resource(kinds.JOBFLOW, "jobflow", "jobflow", True, True, flowtypes.JOBFLOW)
+JOBTEMPLATE = Resource(kinds.JOBTEMPLATE, "jobtemplate", "job template", False, False, flowtypes.JOBTEMPLATE)
 
 
 # ---- pure formatting -------------------------------------------------------------------------------
@@ -80,8 +71,12 @@ def suspended_note(jobflow: Obj) -> str:
 
 
 def describe_shape(res: Resource, obj: Obj) -> Obj:
-    return common.go_shape(obj, res.kind.kind, res.kind.api_version, res.spec_order, res.status_order,
-                           dict(res.status_defaults))
+    """The object as Volcano's vcctl prints it: decoded into its Go type (fields it does not have dropped,
+    unset ones as Go writes them), managedFields removed, apiVersion and kind filled in when missing."""
+    obj = dict(obj, metadata=dict(obj.get("metadata") or {}, managedFields=None))
+    if not obj.get("apiVersion") or not obj.get("kind"):
+        obj.update(apiVersion=res.kind.api_version, kind=res.kind.kind)
+    return gotyped.marshal(obj, res.gotype)
 
 
 # ---- command bodies --------------------------------------------------------------------------------

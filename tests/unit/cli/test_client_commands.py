@@ -226,7 +226,8 @@ def test_U28_jobflow_describe_yaml(vcctl, api, succeeded_flow):
     assert doc["status"]["state"] == {"phase": "Succeed"} and "managedFields" not in doc["metadata"]
     stored = api.get(kinds.JOBFLOW, "default", "test-jobflow")
     stored["metadata"].pop("managedFields", None)
-    assert doc == stored
+    assert stored["spec"] == {"flows": []} and doc["spec"] == {}   # Go: `flows,omitempty` drops the empty list
+    assert doc["metadata"] == stored["metadata"] and doc["status"] == stored["status"]
 
 
 def test_U28_jobflow_describe_json(vcctl, succeeded_flow):

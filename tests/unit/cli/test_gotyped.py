@@ -1,0 +1,250 @@
+"""`vcctl jobflow|jobtemplate describe` print an object as Volcano's vcctl does: decoded into the Go
+type, marshalled by encoding/json (MarshalIndent) or sigs.k8s.io/yaml (go-yaml v2). The expected
+texts follow the Go tags of volcano.sh/apis flow/v1alpha1 and batch/v1alpha1."""
+import json
+
+import pytest
+
+from vclite.cli import client_common as common
+from vclite.cli import client_jobflow, gotyped
+
+# A JobFlow as vclite stores it while its second flow runs: vclite's additions (`skippedJobs`, a
+# condition's `reason`/`message`, a flow's `when`: kept after Volcano's fields), a history and a job
+# without an end, a probe without `port`, a field nobody knows (`bogus`: dropped).
+RUNNING = {
+    "apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+    "bogus": 1, "metadata": {"name": "f", "namespace": "default", "uid": "u1", "resourceVersion": "52",
+                 "creationTimestamp": "2026-01-01T00:00:00Z", "managedFields": [{"manager": "kubectl"}]},
+    "spec": {"jobRetainPolicy": "retain", "flows": [
+        {"name": "a"},
+        {"name": "b", "dependsOn": {"targets": ["a"], "probe": {
+            "tcpSocketList": [{"taskName": "t"}], "httpGetList": [{"taskName": "t", "path": "/ok", "port": 8080}]}},
+         "when": "a.succeeded"},
+    ]},
+    "status": {
+        "runningJobs": ["f-b"], "completedJobs": ["f-a"], "skippedJobs": ["f-c"],
+        "jobStatusList": [
+            {"name": "f-a", "state": "Completed", "startTimestamp": "2026-01-01T00:00:01Z",
+             "endTimestamp": "2026-01-01T00:00:02Z", "restartCount": 0, "runningHistories": [
+                 {"startTimestamp": "2026-01-01T00:00:01Z", "state": "Running", "endTimestamp": "2026-01-01T00:00:02Z"},
+                 {"startTimestamp": "2026-01-01T00:00:02Z", "state": "Completed"}]},
+            {"name": "f-b", "state": "Running", "startTimestamp": "2026-01-01T00:00:03Z"}],
+        "conditions": {"f-b": {"phase": "Running", "createTime": "2026-01-01T00:00:03Z"},
+                       "f-a": {"phase": "Completed", "createTime": "2026-01-01T00:00:01Z", "runningDuration": "1s",
+                               "taskStatusCount": {"t": {"phase": {"Succeeded": 1}}}},
+                       "f-c": {"phase": "Skipped", "reason": "DependencyNeverMet", "message": "never"}},
+        "state": {"phase": "Running"}},
+}
+RUNNING_YAML = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata:
+  creationTimestamp: "2026-01-01T00:00:00Z"
+  name: f
+  namespace: default
+  resourceVersion: "52"
+  uid: u1
+spec:
+  flows:
+  - name: a
+  - dependsOn:
+      probe:
+        httpGetList:
+        - httpHeader:
+            name: ""
+            value: ""
+          path: /ok
+          port: 8080
+          taskName: t
+        tcpSocketList:
+        - port: 0
+          taskName: t
+      targets:
+      - a
+    name: b
+    when: a.succeeded
+  jobRetainPolicy: retain
+status:
+  completedJobs:
+  - f-a
+  conditions:
+    f-a:
+      createTime: "2026-01-01T00:00:01Z"
+      phase: Completed
+      runningDuration: 1s
+      taskStatusCount:
+        t:
+          phase:
+            Succeeded: 1
+    f-b:
+      createTime: "2026-01-01T00:00:03Z"
+      phase: Running
+    f-c:
+      createTime: null
+      message: never
+      phase: Skipped
+      reason: DependencyNeverMet
+  jobStatusList:
+  - endTimestamp: "2026-01-01T00:00:02Z"
+    name: f-a
+    runningHistories:
+    - endTimestamp: "2026-01-01T00:00:02Z"
+      startTimestamp: "2026-01-01T00:00:01Z"
+      state: Running
+    - endTimestamp: null
+      startTimestamp: "2026-01-01T00:00:02Z"
+      state: Completed
+    startTimestamp: "2026-01-01T00:00:01Z"
+    state: Completed
+  - endTimestamp: null
+    name: f-b
+    startTimestamp: "2026-01-01T00:00:03Z"
+    state: Running
+  runningJobs:
+  - f-b
+  skippedJobs:
+  - f-c
+  state:
+    phase: Running
+"""
+
+
+def test_jobflow_yaml_is_the_go_struct_marshalled():
+    assert common.describe_text(client_jobflow.describe_shape(client_jobflow.JOBFLOW, RUNNING), "yaml") == RUNNING_YAML
+
+
+def test_jobflow_json_follows_struct_order_and_sorts_map_keys():
+    text = common.describe_text(client_jobflow.describe_shape(client_jobflow.JOBFLOW, RUNNING), "json")
+    doc = json.loads(text)
+    assert list(doc) == ["kind", "apiVersion", "metadata", "spec", "status"]
+    assert list(doc["metadata"]) == ["name", "namespace", "uid", "resourceVersion", "creationTimestamp"]
+    assert doc["spec"]["flows"][1] == {"name": "b", "dependsOn": {"targets": ["a"], "probe": {
+        "httpGetList": [{"taskName": "t", "path": "/ok", "port": 8080, "httpHeader": {"name": "", "value": ""}}],
+        "tcpSocketList": [{"taskName": "t", "port": 0}]}}, "when": "a.succeeded"}
+    assert list(doc["spec"]["flows"][1]) == ["name", "dependsOn", "when"]
+    assert list(doc["status"]) == ["runningJobs", "completedJobs", "jobStatusList", "conditions", "state",
+                                   "skippedJobs"]
+    assert list(doc["status"]["conditions"]["f-c"]) == ["phase", "createTime", "reason", "message"]
+    assert list(doc["status"]["conditions"]) == ["f-a", "f-b", "f-c"]
+    assert list(doc["status"]["conditions"]["f-a"]) == ["phase", "createTime", "runningDuration", "taskStatusCount"]
+    assert doc["status"]["jobStatusList"][0]["runningHistories"][1] == {
+        "startTimestamp": "2026-01-01T00:00:02Z", "endTimestamp": None, "state": "Completed"}
+    assert list(doc["status"]["jobStatusList"][1]) == ["name", "state", "startTimestamp", "endTimestamp"]
+    assert '"endTimestamp": null' in text
+
+
+TEMPLATE = {
+    "apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobTemplate",
+    "metadata": {"name": "a", "namespace": "default", "labels": {"z": "1", "a": "y"}},
+    "spec": {"queue": "default", "maxRetry": 3, "minAvailable": 0, "tasks": [
+        {"name": "t", "replicas": 1, "template": {"spec": {"restartPolicy": "Never", "containers": [
+            {"image": "busybox", "name": "c", "command": ["true"]}]}}}]},
+    "status": {"jobDependsOnList": []},
+}
+TEMPLATE_JSON = """{
+  "kind": "JobTemplate",
+  "apiVersion": "flow.volcano.sh/v1alpha1",
+  "metadata": {
+    "name": "a",
+    "namespace": "default",
+    "labels": {
+      "a": "y",
+      "z": "1"
+    }
+  },
+  "spec": {
+    "tasks": [
+      {
+        "name": "t",
+        "replicas": 1,
+        "template": {
+          "metadata": {},
+          "spec": {
+            "containers": [
+              {
+                "name": "c",
+                "image": "busybox",
+                "command": [
+                  "true"
+                ],
+                "resources": {}
+              }
+            ],
+            "restartPolicy": "Never"
+          }
+        }
+      }
+    ],
+    "queue": "default",
+    "maxRetry": 3
+  },
+  "status": {}
+}
+"""
+TEMPLATE_YAML = """apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata:
+  labels:
+    a: "y"
+    z: "1"
+  name: a
+  namespace: default
+spec:
+  maxRetry: 3
+  queue: default
+  tasks:
+  - name: t
+    replicas: 1
+    template:
+      metadata: {}
+      spec:
+        containers:
+        - command:
+          - "true"
+          image: busybox
+          name: c
+          resources: {}
+        restartPolicy: Never
+status: {}
+"""
+
+
+@pytest.mark.parametrize("fmt, want", [pytest.param("json", TEMPLATE_JSON, id="json"),
+                                       pytest.param("yaml", TEMPLATE_YAML, id="yaml")])
+def test_jobtemplate_pod_template_as_go_writes_it(fmt, want):
+    assert common.describe_text(client_jobflow.describe_shape(client_jobflow.JOBTEMPLATE, TEMPLATE), fmt) == want
+
+
+@pytest.mark.parametrize("value, typ, want", [
+    pytest.param(None, gotyped.TIME, None, id="time-unset-is-null"),
+    pytest.param(None, gotyped.Slice(gotyped.STR), None, id="nil-slice-is-null"),
+    pytest.param({}, gotyped.Struct(gotyped.fields("a b! c~", c=gotyped.TIME)), {"b": ""}, id="struct-tags"),
+    pytest.param({"a": 0, "b": 0}, gotyped.Struct(gotyped.fields("a b", a=gotyped.INT, b=gotyped.Ptr(gotyped.INT))),
+                 {"b": 0}, id="zero-int-omitted-pointer-kept"),
+    pytest.param({"m": {}}, gotyped.Struct(gotyped.fields("m", m=gotyped.Map(gotyped.STR))), {}, id="empty-map"),
+    pytest.param({"k10": 1, "k9": 2, "K": 3}, gotyped.Map(gotyped.INT), {"K": 3, "k10": 1, "k9": 2},
+                 id="map-keys-bytewise"),
+])
+def test_marshal(value, typ, want):
+    out = gotyped.marshal(value, typ)
+    assert out == want and (not isinstance(out, dict) or list(out) == list(want))
+
+
+@pytest.mark.parametrize("value, want", [
+    pytest.param("plain", "v: plain\n", id="plain"),
+    pytest.param("52", 'v: "52"\n', id="number-double-quoted"),
+    pytest.param("", 'v: ""\n', id="empty"),
+    pytest.param("y", 'v: "y"\n', id="go-yaml-bool"),
+    pytest.param("null", 'v: "null"\n', id="null"),
+    pytest.param("2026-01-01T00:00:00Z", 'v: "2026-01-01T00:00:00Z"\n', id="timestamp"),
+    pytest.param("a: b", "v: 'a: b'\n", id="not-plain-single-quoted"),
+    pytest.param("one\ntwo\n", "v: |\n  one\n  two\n", id="literal-block"),
+    pytest.param("one\ntwo", "v: |-\n  one\n  two\n", id="literal-block-strip"),
+])
+def test_go_yaml_scalars(value, want):
+    assert gotyped.go_yaml({"v": value}) == want
+
+
+def test_go_yaml_key_order():
+    keys = ["f-x-10", "f-x-2", "f-x-1", "aB", "a_b", "b"]
+    assert gotyped.go_sorted(keys) == ["a_b", "aB", "b", "f-x-1", "f-x-2", "f-x-10"]
+    assert gotyped.go_yaml(dict.fromkeys(keys, 1)).splitlines()[-3:] == ["f-x-1: 1", "f-x-2: 1", "f-x-10: 1"]

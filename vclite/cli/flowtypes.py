@@ -1,0 +1,95 @@
+"""The Go types Volcano's vcctl decodes a JobFlow and a JobTemplate into (volcano.sh/apis flow/v1alpha1,
+batch/v1alpha1 JobSpec, k8s.io/api core/v1 PodTemplateSpec, apimachinery ObjectMeta), as `gotyped` nodes:
+field order and `omitempty`/`omitzero` tags as declared there. A pod's spec and its containers are listed
+by their field order and the fields without `omitempty`; their other fields are kept as written.
+
+Fields vclite adds to Volcano's kinds (a JobFlow's `skippedJobs`, a condition's `reason` and `message`, a
+flow's `when`, loops, retries) are kept after Volcano's own (`V` below): the words `jobflow describe` shows
+about why a flow waits. Volcano never writes them, so for an object Volcano could hold the output is its own.
+"""
+from __future__ import annotations
+
+import functools
+
+from vclite.cli.gotyped import BOOL, INT, RAW, STR, TIME, Map, Ptr, Slice, Struct, fields
+
+V = functools.partial(Struct, keep_unknown=True)   # a Volcano struct vclite adds fields to
+
+OWNER_REFERENCE = Struct(fields("apiVersion! kind! name! uid! controller blockOwnerDeletion",
+                                controller=Ptr(BOOL), blockOwnerDeletion=Ptr(BOOL)))
+OBJECT_META = Struct(fields(
+    "name generateName namespace selfLink uid resourceVersion generation creationTimestamp~ deletionTimestamp "
+    "deletionGracePeriodSeconds labels annotations ownerReferences finalizers managedFields",
+    generation=INT, creationTimestamp=TIME, deletionTimestamp=Ptr(TIME), deletionGracePeriodSeconds=Ptr(INT),
+    labels=Map(STR), annotations=Map(STR), ownerReferences=Slice(OWNER_REFERENCE), finalizers=Slice(STR),
+    managedFields=RAW))
+
+# ---- core/v1 (only what makes a difference) ----------------------------------------------------------
+_CONTAINER_FIELDS = ("name! image command args workingDir ports envFrom env resources! resizePolicy restartPolicy "
+                     "restartPolicyRules volumeMounts volumeDevices livenessProbe readinessProbe startupProbe "
+                     "lifecycle terminationMessagePath terminationMessagePolicy imagePullPolicy securityContext "
+                     "stdin stdinOnce tty")
+_RAW_CONTAINER = {w.rstrip("!"): RAW for w in _CONTAINER_FIELDS.split()}
+RESOURCES = Struct(fields("limits requests claims", limits=RAW, requests=RAW, claims=RAW))
+CONTAINER = Struct(fields(_CONTAINER_FIELDS, **{**_RAW_CONTAINER, "name": STR, "image": STR,
+                                                "resources": RESOURCES}), keep_unknown=True)
+_POD_SPEC_FIELDS = ("volumes initContainers containers! ephemeralContainers restartPolicy "
+                    "terminationGracePeriodSeconds activeDeadlineSeconds dnsPolicy nodeSelector serviceAccountName "
+                    "serviceAccount automountServiceAccountToken nodeName hostNetwork hostPID hostIPC "
+                    "shareProcessNamespace securityContext imagePullSecrets hostname subdomain affinity schedulerName "
+                    "tolerations hostAliases priorityClassName priority dnsConfig readinessGates runtimeClassName "
+                    "enableServiceLinks preemptionPolicy overhead topologySpreadConstraints setHostnameAsFQDN os "
+                    "hostUsers schedulingGates resourceClaims resources hostnameOverride")
+POD_SPEC = Struct(fields(_POD_SPEC_FIELDS, **{**{w.rstrip("!"): RAW for w in _POD_SPEC_FIELDS.split()},
+                                              "initContainers": Slice(CONTAINER), "containers": Slice(CONTAINER)}),
+                  keep_unknown=True)
+POD_TEMPLATE_SPEC = Struct(fields("metadata! spec!", metadata=OBJECT_META, spec=POD_SPEC))
+
+# ---- batch/v1alpha1 JobSpec --------------------------------------------------------------------------
+NETWORK_TOPOLOGY = V(fields("mode highestTierAllowed highestTierName", highestTierAllowed=Ptr(INT)))
+LIFECYCLE_POLICY = V(fields("action event events exitCode timeout", events=Slice(STR), exitCode=Ptr(INT),
+                            timeout=Ptr(STR)))
+TASK_SPEC = V(fields(
+    "name replicas minAvailable template! policies topologyPolicy maxRetry dependsOn partitionPolicy",
+    replicas=INT, minAvailable=Ptr(INT), template=POD_TEMPLATE_SPEC, policies=Slice(LIFECYCLE_POLICY),
+    maxRetry=INT, dependsOn=Ptr(V(fields("name iteration", name=Slice(STR)))),
+    partitionPolicy=Ptr(V(fields("totalPartitions! partitionSize! networkTopology minPartitions",
+                                 totalPartitions=INT, partitionSize=INT, networkTopology=Ptr(NETWORK_TOPOLOGY),
+                                 minPartitions=INT)))))
+VOLUME_SPEC = V(fields("mountPath! volumeClaimName volumeClaim", volumeClaim=Ptr(RAW)))
+JOB_SPEC = V(fields(
+    "schedulerName minAvailable volumes tasks policies plugins runningEstimate queue maxRetry "
+    "ttlSecondsAfterFinished priorityClassName minSuccess networkTopology",
+    minAvailable=INT, volumes=Slice(VOLUME_SPEC), tasks=Slice(TASK_SPEC), policies=Slice(LIFECYCLE_POLICY),
+    plugins=Map(Slice(STR)), runningEstimate=Ptr(STR), maxRetry=INT, ttlSecondsAfterFinished=Ptr(INT),
+    minSuccess=Ptr(INT), networkTopology=Ptr(NETWORK_TOPOLOGY)))
+
+# ---- flow/v1alpha1 -----------------------------------------------------------------------------------
+PROBE = V(fields(
+    "httpGetList tcpSocketList taskStatusList",
+    httpGetList=Slice(V(fields("taskName path port httpHeader!", port=INT, httpHeader=V(fields("name! value!"))))),
+    tcpSocketList=Slice(V(fields("taskName port!", port=INT))),
+    taskStatusList=Slice(V(fields("taskName phase")))))
+FLOW = V(fields("name! dependsOn patch",
+                dependsOn=Ptr(V(fields("targets probe", targets=Slice(STR), probe=Ptr(PROBE)))),
+                patch=Ptr(V(fields("jobSpec!", jobSpec=JOB_SPEC)))))
+TASK_STATE = V(fields("phase", phase=Map(INT)))
+CONDITION = V(fields("phase createTime runningDuration taskStatusCount", createTime=TIME,
+                     runningDuration=Ptr(STR), taskStatusCount=Map(TASK_STATE)))
+RUNNING_HISTORY = V(fields("startTimestamp endTimestamp state", startTimestamp=TIME, endTimestamp=TIME))
+JOB_STATUS = V(fields("name state startTimestamp endTimestamp restartCount runningHistories",
+                      startTimestamp=TIME, endTimestamp=TIME, restartCount=INT,
+                      runningHistories=Slice(RUNNING_HISTORY)))
+_JOBS = ("pendingJobs", "runningJobs", "failedJobs", "completedJobs", "terminatedJobs", "unKnowJobs")
+JOBFLOW_STATUS = V(fields(" ".join(_JOBS) + " jobStatusList conditions state",
+                          **{k: Slice(STR) for k in _JOBS}, jobStatusList=Slice(JOB_STATUS),
+                          conditions=Map(CONDITION), state=V(fields("phase"))))
+JOBFLOW_SPEC = V(fields("flows jobRetainPolicy", flows=Slice(FLOW)))
+
+
+def _object(spec: Struct, status: Struct) -> Struct:
+    return Struct(fields("kind apiVersion metadata! spec! status!", metadata=OBJECT_META, spec=spec, status=status))
+
+
+JOBFLOW = _object(JOBFLOW_SPEC, JOBFLOW_STATUS)
+JOBTEMPLATE = _object(JOB_SPEC, Struct(fields("jobDependsOnList", jobDependsOnList=Slice(STR))))
