@@ -19,6 +19,7 @@ import click
 from vclite.api import batch, bus, kinds, meta, scheduling
 from vclite.cli import client_common as common
 from vclite.cli.context import CONTEXT
+from vclite.lib import errors
 
 Obj = dict[str, Any]
 HEADERS = ("Name", "Weight", "State", "Parent", "Inqueue", "Pending", "Running", "Unknown", "Completed")
@@ -83,19 +84,27 @@ def _operate(client: Any, name: str, weight: int, action: str) -> None:
         client.patch(kinds.QUEUE, "", name, {"status": {"state": str(state)}}, status=True)
 
 
+def _podgroups(client: Any, wording: str) -> list[Obj]:
+    """Every PodGroup (the counts per queue); a failure in Volcano's words: `<wording> with err: <error>`."""
+    try:
+        return client.list(kinds.PODGROUP)
+    except errors.ApiError as exc:
+        raise common.CommandError(f"{wording} with err: {exc.message}") from exc
+
+
 def _list(client: Any) -> None:
     queues = client.list(kinds.QUEUE)
     if not queues:
         click.echo("No resources found")
         return
-    click.echo(queues_text(queues, client.list(kinds.PODGROUP)), nl=False)
+    click.echo(queues_text(queues, _podgroups(client, "failed to list podgroups")), nl=False)
 
 
 def _get(client: Any, name: str) -> None:
     if not name:
         raise common.CommandError("name is mandatory to get the particular queue details")
     queue = client.get(kinds.QUEUE, "", name)
-    click.echo(queues_text([queue], client.list(kinds.PODGROUP)), nl=False)
+    click.echo(queues_text([queue], _podgroups(client, f"failed to list podgroup for queue {name}")), nl=False)
 
 
 def _delete(client: Any, name: str) -> None:
