@@ -7,7 +7,8 @@ errors.Forbidden for a refused delete or a create a ResourceQuota of its namespa
 (resourcequota.py; not for a cluster's existing state, a view with `existing_state`). Status writes
 are not admitted (as in Kubernetes, where webhooks on a resource do not see its /status subresource),
 except that the built-in kinds whose status others read (PodDisruptionBudget, ResourceQuota) have it
-checked as their registry strategy checks a status update (`Rules.status`, `status_errors`).
+checked as their registry strategy checks a status update (`Rules.status`, `status_errors`), and a
+Queue's `status.state` as its CRD's schema checks it.
 No I/O beyond the View.
 """
 from __future__ import annotations
@@ -62,7 +63,7 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
     kinds.JOBTEMPLATE.kind: Rules(jobtemplate.mutate, jobtemplate.validate),
     kinds.CRONJOB.kind: Rules(cronjob.mutate, cronjob.validate),
     kinds.JOBFLOW.kind: Rules(jobflow.mutate, jobflow.validate),
-    kinds.QUEUE.kind: Rules(queue.mutate, queue.validate, queue.check_delete),
+    kinds.QUEUE.kind: Rules(queue.mutate, queue.validate, queue.check_delete, status=queue.validate_status),
     kinds.PODGROUP.kind: Rules(podgroup.mutate, podgroup.validate, resolve=podgroup.resolve),
     kinds.HYPERNODE.kind: Rules(validate=hypernode.validate),
     kinds.NUMATOPOLOGY.kind: Rules(validate=numatopology.validate),

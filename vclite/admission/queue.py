@@ -67,12 +67,15 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
     errs += _validate_affinity(spec)
     if op is base.Operation.CREATE:
         # Status is only ever written by the queue controller afterwards (Closing, Unknown…), past
-        # this check: a cluster's state loaded for a scheduler dry run may carry any of them.
+        # this check: a cluster's state loaded for a scheduler dry run may carry any of them (its
+        # status is checked as a status write is, against the CRD's enum).
         existing = getattr(view, "existing_state", False)
         for path, holder in (("status.state", new.get("status")), ("spec.state", spec)):
             state = holder.get("state") if isinstance(holder, dict) else None
-            allowed = _ALL_STATES if existing and path == "status.state" else _STATES
-            if state not in (None, "") and state not in allowed:
+            if existing and path == "status.state":
+                errs += validate_status(holder) if isinstance(holder, dict) else []
+                continue
+            if state not in (None, "") and state not in _STATES:
                 errs.append(FieldError(path, common.invalid(state, f"queue state must be in [{' '.join(_STATES)}]")))
     errs += validate_hierarchy_annotations(new, view)
     old_parent = common.dict_at(old, "spec").get("parent") if old is not None else None
@@ -98,6 +101,20 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
         if why:
             errs.append(FieldError("spec", why))
     return errs
+
+
+def validate_status(status: Obj) -> list[FieldError]:
+    """A status write (`/status`, which Volcano's webhook does not see): the Queue CRD's schema takes `state`
+    only from its enum, so kube-apiserver refuses another value in its words (`status.state: Unsupported
+    value: "Bad": supported values: "Open", "Closed", "Closing", "Unknown"`)."""
+    state = status.get("state")
+    if state is None:
+        return []
+    if not isinstance(state, str):
+        return [FieldError("status.state", common.type_error(state, "string"))]
+    if state not in _ALL_STATES:
+        return [FieldError("status.state", common.unsupported(state, _ALL_STATES))]
+    return []
 
 
 GROUP_RULES = ("nodeGroupAffinity", "nodeGroupAntiAffinity")

@@ -203,8 +203,46 @@ def test_a_clusters_existing_queue_may_be_in_any_state(state):
     Unknown through the status subresource, past the webhook's create check."""
     client = inprocess.new_client(clock.VirtualClock(), require_command=False, existing_state=True)
     assert client.create(q("qs", status={"state": state}))["status"]["state"] == state
-    with pytest.raises(errors.Invalid, match="queue state must be in"):
+    with pytest.raises(errors.Invalid) as info:
         client.create(q("bad", status={"state": "Paused"}))
+    assert info.value.message == ('Queue "bad" is invalid: status.state: Unsupported value: '
+                                  '"Paused": supported values: "Open", "Closed", "Closing", "Unknown"')
+
+
+STATUS_ENUM = 'supported values: "Open", "Closed", "Closing", "Unknown"'
+
+
+@pytest.mark.parametrize("status, problem", [
+    pytest.param({"state": "Closing"}, None, id="closing"),
+    pytest.param({"state": "Unknown"}, None, id="unknown"),
+    pytest.param({}, None, id="no-state"),
+    pytest.param({"state": "Bad"}, f'status.state: Unsupported value: "Bad": {STATUS_ENUM}', id="bad"),
+    pytest.param({"state": ""}, f'status.state: Unsupported value: "": {STATUS_ENUM}', id="empty"),
+    pytest.param({"state": 3}, 'status.state: Invalid value: 3: must be of type string', id="not-a-string"),
+])
+def test_a_status_write_takes_the_state_from_the_crds_enum(status, problem):
+    """`/status` (kubectl patch --subresource=status, a controller's write): Volcano's webhook does not see it,
+    the Queue CRD's schema does (enum Open, Closed, Closing, Unknown); nothing is stored when refused."""
+    client = inprocess.new_client(clock.VirtualClock(), require_command=False)
+    client.create(q("qs"))
+    stored = client.get(kinds.QUEUE, "", "qs")
+    if problem is None:
+        client.update_status({**stored, "status": status})
+        return
+    with pytest.raises(errors.Invalid) as info:
+        client.update_status({**stored, "status": status})
+    assert info.value.message == f'Queue "qs" is invalid: {problem}'
+    assert client.get(kinds.QUEUE, "", "qs").get("status") == stored.get("status")
+
+
+def test_an_update_keeps_the_stored_status_as_a_crd_with_a_status_subresource():
+    """`kubectl apply`/`replace` of a Queue with `status.state: Bad`: kube-apiserver puts the stored status back
+    before the webhook sees the object (PrepareForUpdate), so Volcano accepts it and the state does not change."""
+    client = inprocess.new_client(clock.VirtualClock(), require_command=False)
+    client.create(q("qs", status={"state": "Closed"}))
+    stored = client.get(kinds.QUEUE, "", "qs")
+    updated = client.update({**stored, "spec": {**stored["spec"], "weight": 3}, "status": {"state": "Bad"}})
+    assert (updated["spec"]["weight"], updated["status"]) == (3, {"state": "Closed"})
 
 
 # ---- hierarchical queues (validate_queue.go validateHierarchicalQueue{,Resources}; messages from
