@@ -23,7 +23,7 @@ class Operation(enum.StrEnum):
 class View(Protocol):
     """Read-only look at stored objects, given by the apiserver. `get` returns None when absent.
     A view may also carry a `require_command: bool` attribute (see Options); admit reads it when the
-    caller does not pass `require_command` itself."""
+    caller does not pass `require_command` itself; and a `webhook: WebhookConfig` (the default without)."""
 
     def get(self, kind: kinds.Kind, namespace: str, name: str) -> dict[str, Any] | None: ...
 
@@ -37,3 +37,21 @@ class Options:
     runtime may turn it off)."""
 
     require_command: bool = True
+
+
+MAX_QUEUE_DEPTH = 5   # vc-webhook-manager's --max-queue-depth default
+
+
+@dataclasses.dataclass(frozen=True)
+class WebhookConfig:
+    """Volcano's admission webhook flags (vc-webhook-manager) that change what its queue webhook refuses:
+    `max_queue_depth` (`--max-queue-depth`): how many levels below `root` a queue may be; `queue_allocated_pods_
+    check` (`--enable-queue-allocated-pods-check`): a queue whose `status.allocated` counts pods may not be
+    deleted."""
+
+    max_queue_depth: int = MAX_QUEUE_DEPTH
+    queue_allocated_pods_check: bool = False
+
+
+def webhook_of(view: Any) -> WebhookConfig:
+    return getattr(view, "webhook", None) or WebhookConfig()

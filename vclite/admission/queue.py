@@ -85,7 +85,7 @@ def validate(op: base.Operation, new: Obj, old: Obj | None, view: base.View,
         errs += parent_errs
         if not parent_errs and spec.get("parent") not in (None, "", scheduling.ROOT_QUEUE):
             why = queuetree.check_cycle(name, spec.get("parent"), view) or \
-                queuetree.check_depth(name, spec.get("parent"), view) or \
+                queuetree.check_depth(name, spec.get("parent"), view, base.webhook_of(view).max_queue_depth) or \
                 queuetree.check_parent_without_children_has_no_pods(name, spec.get("parent"), view)
             if why:
                 errs.append(FieldError("spec.parent", why))
@@ -209,11 +209,16 @@ def _validate_parent(name: str, parent: Any, view: base.View) -> list[FieldError
 
 
 def check_delete(obj: Obj, view: base.View) -> str | None:
-    """Why the queue may not be deleted, or None. `default` and `root` never; nor a queue that still
-    has child queues or PodGroups."""
+    """Why the queue may not be deleted, or None. `default` and `root` never; with the webhook's
+    `--enable-queue-allocated-pods-check`, nor one whose `status.allocated` counts pods; nor a queue that
+    still has child queues or PodGroups."""
     name = meta.name(obj)
     if name in (scheduling.DEFAULT_QUEUE, scheduling.ROOT_QUEUE):
         return f"`{name}` queue can not be deleted"
+    if base.webhook_of(view).queue_allocated_pods_check:
+        pods = queuetree.allocated_pods(obj)
+        if pods:
+            return f"queue {name} cannot be deleted because it has allocated Pods: {pods}"
     children = [meta.name(q) for q in view.list(kinds.QUEUE) if common.dict_at(q, "spec").get("parent") == name]
     if children:
         return f"queue {name} can not be deleted because it has {len(children)} child queues: {', '.join(children)}"

@@ -1,5 +1,6 @@
 """Admission rules for hierarchical queues (pkg/webhooks/admission/queues/validate, Volcano's messages):
-- depth: a queue at most `MAX_DEPTH` (5, the webhook's --max-queue-depth) levels below `root`;
+- depth: a queue at most `MAX_DEPTH` levels below `root` (the webhook's --max-queue-depth, 5 unless
+  `vcctl server --max-queue-depth` says otherwise);
 - a queue without children that already has pods allocated cannot become a parent;
 - the root queue's capability, deserved and guarantee cannot change (--enable-root-queue-protection,
   on by default);
@@ -17,10 +18,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from vclite.admission import base
 from vclite.api import kinds, meta, quantity, scheduling
 
 Obj = dict[str, Any]
-MAX_DEPTH = 5
+MAX_DEPTH = base.MAX_QUEUE_DEPTH
 MIN = 0.1   # Volcano's minResource
 
 
@@ -102,14 +104,15 @@ def check_cycle(name: str, parent: Any, view: Any) -> str | None:
             f"so the parents would loop ({' -> '.join([*chain, name])})")
 
 
-def check_depth(name: str, parent: Any, view: Any) -> str | None:
+def check_depth(name: str, parent: Any, view: Any, max_depth: int = MAX_DEPTH) -> str | None:
+    """`max_depth`: the webhook's `--max-queue-depth` (a queue right under `root` is at depth 1)."""
     depth = 1
     seen = set()
     while isinstance(parent, str) and parent not in ("", scheduling.ROOT_QUEUE) and parent not in seen:
         seen.add(parent)
         depth += 1
-        if depth > MAX_DEPTH:
-            return f"queue {name} exceeds the maximum allowed depth of {MAX_DEPTH}"
+        if depth > max_depth:
+            return f"queue {name} exceeds the maximum allowed depth of {max_depth}"
         p = view.get(kinds.QUEUE, "", parent)
         if p is None:
             return None   # (the parent check says it)
@@ -121,14 +124,19 @@ def check_parent_without_children_has_no_pods(name: str, parent: str, view: Any)
     p = view.get(kinds.QUEUE, "", parent)
     if p is None or _children(view, parent):
         return None
-    allocated = ((p.get("status") or {}).get("allocated") or {}).get("pods")
-    try:
-        pods = int(quantity.parse(allocated)) if allocated is not None else 0
-    except ValueError:
-        pods = 0
+    pods = allocated_pods(p)
     if pods:
         return f"queue {parent} cannot be the parent queue of queue {name} because it has allocated Pods: {pods}"
     return None
+
+
+def allocated_pods(queue: Obj) -> int:
+    """The pods the queue's `status.allocated` counts (0 when absent or unreadable)."""
+    allocated = ((queue.get("status") or {}).get("allocated") or {}).get("pods")
+    try:
+        return int(quantity.parse(allocated)) if allocated is not None else 0
+    except (ValueError, TypeError):
+        return 0
 
 
 def check_root_update(new: Obj, old: Obj) -> str | None:

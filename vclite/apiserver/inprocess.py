@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from vclite.admission import admit as admission
-from vclite.admission import serviceaccount
+from vclite.admission import base, serviceaccount
 from vclite.api import core, kinds, meta
 from vclite.apiserver import binding
 from vclite.apiserver import client as client_mod
@@ -35,8 +35,10 @@ _EVENT_TYPES = {str(t): t for t in client_mod.EventType}   # a dict lookup per d
 class _View:
     """Read-only access to stored objects for admission."""
 
-    def __init__(self, store: memory.MemoryStore, require_command: bool = True, existing_state: bool = False):
+    def __init__(self, store: memory.MemoryStore, require_command: bool = True, existing_state: bool = False,
+                 webhook: base.WebhookConfig | None = None):
         self._store = store
+        self.webhook = webhook or base.WebhookConfig()   # (vc-webhook-manager's flags: `vcctl server` sets them)
         self.require_command = require_command  # pods run as local processes: a container needs a command
         # objects written are a cluster's existing state (scheduler dry-run), already past the cluster's
         # own admission: pods keep the priority they carry
@@ -78,9 +80,9 @@ class InProcessClient:
     """Client protocol over a MemoryStore, with admission on every write."""
 
     def __init__(self, store: memory.MemoryStore, clock: clock_mod.Clock, require_command: bool = True,
-                 existing_state: bool = False):
+                 existing_state: bool = False, webhook: base.WebhookConfig | None = None):
         self.store, self.clock = store, clock
-        self._view = _View(store, require_command, existing_state)
+        self._view = _View(store, require_command, existing_state, webhook)
         # called with (kind, the stored object) after each create (not a dry run): what one mode adds to the API
         # (embedded: standins.make_accounts)
         self.after_create: list[Callable[[kinds.Kind, Obj], None]] = []
@@ -245,11 +247,13 @@ def ensure_default_account(store: memory.MemoryStore, namespace: str) -> None:
 
 
 def new_client(clock: clock_mod.Clock | None = None, require_command: bool = True,
-               store: memory.MemoryStore | None = None, existing_state: bool = False) -> InProcessClient:
+               store: memory.MemoryStore | None = None, existing_state: bool = False,
+               webhook: base.WebhookConfig | None = None) -> InProcessClient:
     """A control plane API over `store` (default: a fresh in-memory one) with the default namespace,
     queues and the two system PriorityClasses, each created only if missing (a durable store reopened
     keeps its own).
-    `existing_state`: what is written is a cluster's state, already admitted there (see _View)."""
+    `existing_state`: what is written is a cluster's state, already admitted there (see _View).
+    `webhook`: Volcano's admission webhook flags (default: its defaults)."""
     clock = clock or clock_mod.RealClock()
     store = store if store is not None else memory.MemoryStore(clock)
     for obj in DEFAULT_OBJECTS:
@@ -258,4 +262,5 @@ def new_client(clock: clock_mod.Clock | None = None, require_command: bool = Tru
             store.create(kind, json.loads(json.dumps(obj)))
     for ns in list(store.iter(kinds.NAMESPACE)):   # (a durable store from before ServiceAccounts included)
         ensure_default_account(store, meta.name(ns))
-    return InProcessClient(store, clock, require_command=require_command, existing_state=existing_state)
+    return InProcessClient(store, clock, require_command=require_command, existing_state=existing_state,
+                           webhook=webhook)

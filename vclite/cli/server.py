@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import pathlib
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from vclite.admission import base
 from vclite.cli import stdinput
 from vclite.cli.context import CONTEXT
 from vclite.runtime import gates
@@ -36,15 +37,16 @@ def default_data_dir() -> pathlib.Path:
 def build_runtime(data_dir: pathlib.Path, nodes: list[dict] | None,
                   conf: scheduler_conf_mod.SchedulerConf | None,
                   controllers: frozenset[str] = frozenset(gates.KNOWN),
-                  conf_source: str | None = None) -> runtime_mod.Runtime:
-    """`conf_source`: `--scheduler-conf FILE` when given (the ConfigMap is then not read, and told so)."""
+                  conf_source: str | None = None, webhook: Any = None) -> runtime_mod.Runtime:
+    """`conf_source`: `--scheduler-conf FILE` when given (the ConfigMap is then not read, and told so);
+    `webhook`: the admission webhook's flags (admission/base.WebhookConfig)."""
     from vclite.lib import clock as clock_mod
     from vclite.runtime import runtime as runtime_mod
 
     # without --scheduler-conf, Volcano's scheduler ConfigMap configures the scheduler whenever it changes
     return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, scheduler_config=conf, data_dir=data_dir,
                                controllers=controllers, heartbeat=True, scheduler_conf_map=True,
-                               scheduler_conf_source=conf_source)
+                               scheduler_conf_source=conf_source, webhook=webhook)
 
 
 def _announce(url: str, kubeconfig: pathlib.Path) -> None:
@@ -83,8 +85,17 @@ def _announce(url: str, kubeconfig: pathlib.Path) -> None:
                    "enable, `-NAME` to disable (e.g. `*,-jobflow-controller,-jobtemplate-controller` when "
                    f"`vcctl controller` reconciles JobFlows instead). Names: {', '.join(gates.KNOWN)}. "
                    "Default: all.")
+@click.option("--max-queue-depth", default=base.MAX_QUEUE_DEPTH, show_default=True, type=click.IntRange(min=1),
+              metavar="N",
+              help="How deep hierarchical queues may nest: a Queue whose spec.parent chain puts it more than N "
+                   "levels below root is refused (`queue q exceeds the maximum allowed depth of N`). Volcano's "
+                   "admission webhook flag of the same name.")
+@click.option("--enable-queue-allocated-pods-check", "queue_allocated_pods_check", is_flag=True,
+              help="Refuse to delete a Queue whose status.allocated still counts pods (`queue q cannot be deleted "
+                   "because it has allocated Pods: 2`). Volcano's admission webhook flag, off by default; a Queue "
+                   "that still has PodGroups is refused either way.")
 def server(data_dir, address, port, tls_cert, tls_key, plain_http, nodes_opt, scheduler_conf, log_format,
-           controllers_opt) -> None:
+           controllers_opt, max_queue_depth, queue_allocated_pods_check) -> None:
     """Serve the control plane to kubectl, vcctl and Kubernetes clients, durably.
 
     Objects survive restarts (the data directory holds them). It serves HTTPS (a self-signed
@@ -143,7 +154,8 @@ def server(data_dir, address, port, tls_cert, tls_key, plain_http, nodes_opt, sc
         sys.exit(1)
     try:
         rt = build_runtime(data_dir, nodes, conf, controllers,
-                           f"--scheduler-conf {stdinput.name(scheduler_conf)}" if scheduler_conf else None)
+                           f"--scheduler-conf {stdinput.name(scheduler_conf)}" if scheduler_conf else None,
+                           base.WebhookConfig(max_queue_depth, queue_allocated_pods_check))
     except server_mod.ServeError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)

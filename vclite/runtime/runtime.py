@@ -63,14 +63,16 @@ class Runtime(loop_mod.Loop):
                  require_command: bool = True, max_requeues: int = 15, restart_backoff: float = 10.0,
                  data_dir: str | pathlib.Path | None = None, controllers: Iterable[str] = gates.KNOWN,
                  heartbeat: bool = False, accounts_on_demand: bool = False, scheduler_conf_map: bool = False,
-                 scheduler_conf_source: str | None = None, restarted: str = "the server"):
+                 scheduler_conf_source: str | None = None, restarted: str = "the server",
+                 webhook: Any = None):
         """`controllers`: the Volcano names of the controllers to run (`gates.enabled` reads the flag);
         `heartbeat`: the executor's nodes' Leases and conditions renewed as a kubelet's (a server);
         `accounts_on_demand` (`vcctl run`): a vcjob created makes the ServiceAccounts its pods name that its
         namespace lacks, with a Warning Event (apiserver/standins.py); a server refuses those pods, as kube.
         `scheduler_conf_map`: the scheduler follows Volcano's scheduler ConfigMap (scheduler/confmap.py), unless
         `scheduler_conf_source` (`--scheduler-conf FILE`) configures it: then a change of the ConfigMap is told
-        it is not read, and to restart `restarted` without the option."""
+        it is not read, and to restart `restarted` without the option.
+        `webhook`: Volcano's admission webhook flags (admission/base.WebhookConfig; default: its defaults)."""
         self.clock = clock or clock_mod.RealClock()
         self.data_dir = pathlib.Path(data_dir) if data_dir is not None else None
         self.store: sqlite_store.SqliteStore | None = None
@@ -78,7 +80,8 @@ class Runtime(loop_mod.Loop):
             self.store = sqlite_store.SqliteStore(self.clock, self.data_dir / STORE_FILE)
         node_objs = nodes if nodes is not None else [nodes_mod.host_node()]
         try:
-            self.client = inprocess.new_client(self.clock, require_command=require_command, store=self.store)
+            self.client = inprocess.new_client(self.clock, require_command=require_command, store=self.store,
+                                               webhook=webhook)
             now = clock_mod.format_time(self.clock.now()) or ""
             for node in node_objs:
                 try:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from vclite.admission import admit
+from vclite.admission import admit, base
 from vclite.api import kinds, meta
 from vclite.apiserver import inprocess
 from vclite.lib import clock, errors
@@ -481,18 +481,49 @@ def test_upstream_children_constraints_capability(parent: Obj, children: list[Ob
     assert message is None, f"expected a refusal containing {message!r}"
 
 
-@pytest.mark.parametrize("chain, accepted", [
-    pytest.param(["q1", "q2", "q3"], True, id="Depth 3 is allowed (maxDepth 5, vclite's fixed maximum)"),
-    pytest.param(["a1", "a2", "a3", "a4", "a5"], True, id="depth 5 allowed"),
-    pytest.param(["a1", "a2", "a3", "a4", "a5", "a6"], False, id="depth 6 refused"),
+@pytest.mark.parametrize("chain, max_depth, accepted", [
+    pytest.param(["q1", "q2", "q3"], 5, True, id="Depth 3 is allowed when maxDepth is 5"),
+    pytest.param(["q1", "q2", "q3"], 3, True, id="Depth 3 is allowed when maxDepth is 3"),
+    pytest.param(["q1", "q2", "q3"], 2, False, id="Depth 3 is rejected when maxDepth is 2"),
+    pytest.param(["a1", "a2", "a3", "a4", "a5"], None, True, id="depth 5 allowed by default"),
+    pytest.param(["a1", "a2", "a3", "a4", "a5", "a6"], None, False, id="depth 6 refused by default"),
+    pytest.param(["a1"], 1, True, id="right under root with maxDepth 1"),
+    pytest.param(["a1", "a2"], 1, False, id="depth 2 refused with maxDepth 1"),
 ])
-def test_upstream_queue_depth(chain: list[str], accepted: bool) -> None:
-    """validate_queue_test.go TestValidateQueueDepthDynamic (root → q1 → q2, q3 created under q2). Its maxDepth
-    3 and 2 rows set --max-queue-depth, which vclite does not have (fixed at Volcano's default, 5)."""
+def test_upstream_queue_depth(chain: list[str], max_depth: int | None, accepted: bool) -> None:
+    """validate_queue_test.go TestValidateQueueDepthDynamic (root → q1 → q2, q3 created under q2), its maxDepth
+    the webhook's --max-queue-depth (`vcctl server --max-queue-depth`; None: the default, 5)."""
     view = views.default_view(*(views.queue(n, parent=p) for n, p in zip(chain[:-1], ["root", *chain[:-2]])))
-    new = q(chain[-1], parent=chain[-2], weight=1)
+    if max_depth is not None:
+        view.webhook = base.WebhookConfig(max_queue_depth=max_depth)
+    new = q(chain[-1], parent=chain[-2] if len(chain) > 1 else "root", weight=1)
     if accepted:
         assert admit.admit(Op.CREATE, kinds.QUEUE, new, None, view)
         return
-    with pytest.raises(errors.Invalid, match=f"queue {chain[-1]} exceeds the maximum allowed depth of 5"):
+    with pytest.raises(errors.Invalid) as info:
         admit.admit(Op.CREATE, kinds.QUEUE, new, None, view)
+    assert [e.message for e in info.value.errors] == [
+        f"queue {chain[-1]} exceeds the maximum allowed depth of {max_depth or 5}"]
+
+
+@pytest.mark.parametrize("check, allocated, refusal", [
+    pytest.param(True, {"cpu": "2", "pods": "2"}, "queue busy cannot be deleted because it has allocated Pods: 2",
+                 id="on-with-pods"),
+    pytest.param(True, {"cpu": "0", "pods": "0"}, None, id="on-no-pods"),
+    pytest.param(True, None, None, id="on-no-allocated"),
+    pytest.param(False, {"pods": "2"}, None, id="off-by-default"),
+])
+def test_enable_queue_allocated_pods_check(check: bool, allocated: Obj | None, refusal: str | None) -> None:
+    """validateQueueDeleting with --enable-queue-allocated-pods-check: the queue's status.allocated pods."""
+    stored = views.queue("busy")
+    if allocated is not None:
+        stored["status"] = {"state": "Open", "allocated": allocated}
+    view = views.default_view(stored)
+    if check:
+        view.webhook = base.WebhookConfig(queue_allocated_pods_check=True)
+    if refusal is None:
+        assert admit.admit(Op.DELETE, kinds.QUEUE, None, stored, view) is None
+        return
+    with pytest.raises(errors.Forbidden) as info:
+        admit.admit(Op.DELETE, kinds.QUEUE, None, stored, view)
+    assert info.value.message == refusal
