@@ -373,7 +373,6 @@ def _enqueue(factor_args):
 @pytest.mark.parametrize("args, admitted", [
     pytest.param({}, 3, id="default 1.2: 8 cpu admit 9.6 cpu of 3-cpu jobs -> 3"),
     pytest.param({"overcommit-factor": 1.0}, 2, id="factor 1.0: exactly the cluster -> 2"),
-    pytest.param({"overcommit-factor": 0.5}, 3, id="a factor below 1 becomes 1.2"),
     pytest.param({"overcommit-factor": 2.0, "overcommit-factor.cpu": 1.0}, 2, id="per-resource factor for cpu"),
 ])
 def test_overcommit_limits_enqueue(args, admitted):

@@ -72,6 +72,11 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
     pytest.param(HEAD + "- plugins:\n  - name: overcommit\n    arguments:\n      overcommit-factor: lots\n",
                  ["sched.conf:9: plugin \"overcommit\": argument 'overcommit-factor': expected a number, unquoted, got 'lots'"],
                  id="argument of the wrong type"),
+    pytest.param(HEAD + "- plugins:\n  - name: overcommit\n    arguments:\n      overcommit-factor: 1.5\n"
+                        "      overcommit-factor.cpu: 0.8\n",
+                 ["sched.conf:10: plugin \"overcommit\": argument 'overcommit-factor.cpu': must be at least 1, got 0.8 "
+                  "(Volcano warns that overcommit-factor cannot be less than 1 and uses 1.2 instead); "
+                  "1 means no overcommit"], id="overcommit factor below 1"),
     pytest.param(HEAD + "- plugins:\n  - name: binpack\n    arguments:\n      binpack.weight: 1.5\n",
                  ["sched.conf:9: plugin \"binpack\": argument 'binpack.weight': expected an integer, unquoted, got 1.5"],
                  id="binpack weight not an integer"),

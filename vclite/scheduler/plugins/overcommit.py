@@ -1,8 +1,8 @@
 """overcommit: admit jobs while the cluster, inflated by a factor, still has room (plugins/overcommit).
 
 Arguments: `overcommit-factor` (default 1.2) and, per resource, `overcommit-factor.<name>` (e.g.
-`overcommit-factor.cpu: 1.0`; a resource without one uses `overcommit-factor`); any factor below
-1 becomes 1.2, as in Volcano.
+`overcommit-factor.cpu: 1.0`; a resource without one uses `overcommit-factor`). A factor below 1 is
+refused when the configuration loads (file:line): Volcano logs a warning nobody reads and uses 1.2.
 At session open: idle = total allocatable × factor − Σ node used; inqueue = Σ over PodGroups with
 minResources that are Inqueue, or Running with placed tasks reaching minMember, of
 max(0, minResources − allocated). For Inqueue ones Volcano's overcommit adds all of minResources;
@@ -37,12 +37,14 @@ PREFIX = "overcommit-factor."
 OVERUSED = "resource in cluster is overused"
 
 
-def _factor(value: Any, where: str) -> float:
-    return plugin.convert(value, float, f"plugin 'overcommit': argument {where!r}")
-
-
-def _valid(f: float) -> float:
-    return DEFAULT_FACTOR if f < 1.0 else f
+def _factor(value: Any, key: str) -> float:
+    """A factor read from argument `key`, at least 1 (ValueError naming the argument otherwise)."""
+    where = f"plugin \"overcommit\": argument {key!r}"
+    f = plugin.convert(value, float, where)
+    if f < 1.0:
+        raise ValueError(f"{where}: must be at least 1, got {f:g} (Volcano warns that overcommit-factor "
+                         f"cannot be less than 1 and uses {DEFAULT_FACTOR} instead); 1 means no overcommit")
+    return f
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,6 +55,7 @@ class Arguments:
     _factors: dict = dataclasses.field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        _factor(self.factor, "overcommit-factor")
         for key, value in (self.extra or {}).items():
             _factor(value, key)
 
@@ -61,11 +64,11 @@ class Arguments:
         hit = self._factors.get(id(dims))
         if hit is not None and hit[0] is dims:
             return hit[1]
-        out = np.full(len(dims), _valid(self.factor), dtype=np.float64)
+        out = np.full(len(dims), self.factor, dtype=np.float64)
         for key, value in (self.extra or {}).items():
             i = dims.index.get(key[len(PREFIX):])
             if i is not None:
-                out[i] = _valid(_factor(value, key))
+                out[i] = _factor(value, key)
         out.flags.writeable = False
         if len(self._factors) > 64:
             self._factors.clear()
@@ -113,7 +116,7 @@ class Overcommit:
             room = np.maximum(self.idle - self.inqueue, 0)
             why = (f"{status_mod.resource_names(OVERUSED, 'overused', [dims.names[i] for i in which])}; "
                    f"job needs {dims.describe(min_req, which)} but the cluster can admit at most "
-                   f"{dims.describe(room, which)} more (overcommit-factor {_valid(self.arguments.factor):g})")
+                   f"{dims.describe(room, which)} more (overcommit-factor {self.arguments.factor:g})")
         self._verdicts[id(min_req)] = (min_req, why)
         return why
 

@@ -22,10 +22,9 @@ def _args(arguments):
 @pytest.mark.parametrize("arguments, want", [
     pytest.param({}, [1.2, 1.2, 1.2, 1.2], id="default 1.2 everywhere"),
     pytest.param({"overcommit-factor": 2}, [2, 2, 2, 2], id="one factor"),
-    pytest.param({"overcommit-factor": 0.9}, [1.2, 1.2, 1.2, 1.2], id="below 1 becomes 1.2"),
     pytest.param({"overcommit-factor.cpu": 1.0, "overcommit-factor.nvidia.com/gpu": 3}, [1.0, 1.2, 1.2, 3.0],
                  id="per resource"),
-    pytest.param({"overcommit-factor.memory": 0.5}, [1.2, 1.2, 1.2, 1.2], id="per-resource factor below 1 -> 1.2"),
+    pytest.param({"overcommit-factor": 1}, [1, 1, 1, 1], id="1: no overcommit"),
 ])
 def test_factors(arguments, want):
     assert list(_args(arguments).factors(DIMS)) == want
@@ -34,6 +33,22 @@ def test_factors(arguments, want):
 def test_bad_factor_fails_at_load():
     with pytest.raises(ValueError, match="overcommit-factor.cpu"):
         _args({"overcommit-factor.cpu": "lots"})
+
+
+BELOW_ONE = ("must be at least 1, got {} (Volcano warns that overcommit-factor cannot be less than 1 and uses 1.2 "
+             "instead); 1 means no overcommit")
+
+
+@pytest.mark.parametrize("arguments, key, value", [
+    pytest.param({"overcommit-factor": 0.9}, "overcommit-factor", "0.9", id="factor"),
+    pytest.param({"overcommit-factor": 0}, "overcommit-factor", "0", id="zero"),
+    pytest.param({"overcommit-factor.memory": 0.5}, "overcommit-factor.memory", "0.5", id="per resource"),
+])
+def test_a_factor_below_one_is_refused_not_silently_replaced(arguments, key, value):
+    """Volcano logs a warning and uses 1.2; vclite says so where the value was written (file:line at load)."""
+    with pytest.raises(ValueError) as info:
+        _args(arguments)
+    assert f"plugin \"overcommit\": argument '{key}': " + BELOW_ONE.format(value) in str(info.value)
 
 
 def _session(podgroups, pods, factor=None):
@@ -154,8 +169,8 @@ def test_scheduling_gated_pods_hold_no_inqueue_room(gates, inqueue, admitted):
 @pytest.mark.parametrize("factor, min_resources, queue_capability, want", [
     pytest.param(1.2, {"cpu": "2000m", "memory": "2G"}, None, hooks.Vote.PERMIT,
                  id="overCommitFactor is more than 0"),
-    pytest.param(0.8, {"cpu": "2000m", "memory": "2G"}, None, hooks.Vote.PERMIT,
-                 id="overCommitFactor is less than 0"),
+    # ("overCommitFactor is less than 0": 0.8, which Volcano replaces by 1.2 — vclite refuses such a configuration,
+    #  test_a_factor_below_one_is_refused_not_silently_replaced)
     pytest.param(1.2, {"cpu": "20000m", "memory": "20G"}, None, hooks.Vote.REJECT,
                  id="when the required resources of pg are too large"),
     pytest.param(1.2, None, {"cpu": "200m", "memory": "0.5G"}, hooks.Vote.PERMIT,
