@@ -69,9 +69,10 @@ class Client(Protocol):
         """Assign a pod to a node through pods/binding (Conflict if it is assigned already)."""
 
     def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background",
-               grace_period: int | None = None) -> Obj | None:
+               grace_period: int | None = None, preconditions: Obj | None = None) -> Obj | None:
         """Delete (a running pod gracefully: see store/memory.py); `grace_period`: DeleteOptions'
-        gracePeriodSeconds (0: at once)."""
+        gracePeriodSeconds (0: at once); `preconditions`: DeleteOptions' (`uid`, `resourceVersion`), Conflict
+        when the object does not meet them."""
 
     def watch(self, kind: kinds.Kind | None, handler: WatchHandler,
               resource_version: str | None = None) -> Subscription: ...

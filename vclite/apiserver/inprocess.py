@@ -27,6 +27,7 @@ from vclite.apiserver import client as client_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 from vclite.store import memory
+from vclite.store import preconditions as preconditions_mod
 
 Obj = dict[str, Any]
 _EVENT_TYPES = {str(t): t for t in client_mod.EventType}   # a dict lookup per delivery, not an enum call
@@ -192,17 +193,18 @@ class InProcessClient:
         self.store.update(kinds.POD, new, subresource="binding", owned=True, copy_result=False)
 
     def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background",
-               dry_run: bool = False, grace_period: int | None = None) -> Obj | None:
+               dry_run: bool = False, grace_period: int | None = None, preconditions: Obj | None = None) -> Obj | None:
         old = self.store.peek(kind, namespace if kind.namespaced else "", name)   # (admission only reads it)
         if old is None:
             old = self.store.get(kind, namespace, name)   # raises NotFound
+        preconditions_mod.check(kind, old, preconditions)   # (before admission, as kube-apiserver's BeforeDelete)
         self._admit(admission.Operation.DELETE, kind, None, old)
         if kind is kinds.NAMESPACE and not dry_run and not (old.get("spec") or {}).get("finalizers"):
             # (a namespace stored before namespaces had their finalizer: it must empty out first too)
             held = {**(old.get("spec") or {}), "finalizers": [core.NAMESPACE_FINALIZER]}
             self.store.update(kind, {**old, "spec": held}, owned=True, copy_result=False)
         gone = self.store.delete(kind, namespace, name, propagation=propagation, dry_run=dry_run,
-                                 grace_period=grace_period)
+                                 grace_period=grace_period, preconditions=preconditions)
         if kind is kinds.SERVICEACCOUNT and name == serviceaccount.DEFAULT and not dry_run:
             ensure_default_account(self.store, namespace)   # (the serviceaccount controller makes it again)
         return gone

@@ -5,7 +5,9 @@ Finished is Completed, Failed or Terminated (not Aborted: a suspended job may be
 finished is its `status.state.lastTransitionTime` (a job without one is never deleted: Volcano retries it
 with back-off for ever). A vcjob being deleted is left alone. When the time comes the vcjob is read again
 from the API, as Volcano's final sanity check (its TTL or phase may have changed meanwhile), and deleted
-with foreground propagation: its pods and PodGroup go first. A vcjob whose time has not come is looked at
+with foreground propagation (its pods and PodGroup go first) under a precondition on the UID read, as
+Volcano's: a vcjob deleted and made again under the same name meanwhile is not deleted (the Conflict
+is retried, and the new one judged on its own TTL). A vcjob whose time has not come is looked at
 again when it has (a chore: a clean-up nothing waits for, so `vcctl run` does not wait for it).
 
 It runs on its own, as in Volcano: the vcjob controller may be disabled while it runs, and the reverse.
@@ -90,6 +92,8 @@ class GarbageCollector:
             self.queue.add_after(key, left, chore=True)
             return
         try:
-            self.client.delete(kinds.JOB, ns, name, propagation="Foreground")
+            # (the UID read: a vcjob deleted and made again meanwhile is not this one, and is looked at again)
+            self.client.delete(kinds.JOB, ns, name, propagation="Foreground",
+                               preconditions={"uid": fresh["metadata"]["uid"]})
         except errors.NotFound:
             pass

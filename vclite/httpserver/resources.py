@@ -12,7 +12,8 @@ refused here changes nothing.
   answers the state at that version, rewound through the watch history, or 410 when too old).
 - create: apiVersion/kind/namespace must agree with the path (filled in when missing).
 - update (PUT), status update, patch (merge, JSON, strategic for built-in kinds only, apply), delete (DeleteOptions body
-  or query: propagationPolicy, preconditions), deletecollection.
+  or query: propagationPolicy, preconditions — checked by the store, store/preconditions.py), deletecollection (the
+  same options for each item, in order; the first item that fails ends the request with its error).
 - `dryRun=All` (query, or DeleteOptions' `dryRun: [All]`): admission and every check run, nothing is
   written, and the answer is the object as it would be (`kubectl apply|create|delete
   --dry-run=server`, `kubectl diff`). Any other value is refused (400), as kube-apiserver does.
@@ -36,6 +37,7 @@ from vclite.httpserver import bodies, listopts, media, patches, routes, tables
 from vclite.httpserver import status as status_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
+from vclite.store import preconditions
 
 Obj = dict[str, Any]
 Query = Mapping[str, str]
@@ -396,20 +398,14 @@ def delete_options(query: Query, body: Obj | None) -> tuple[str, Obj, bool]:
     if policy not in ("Background", "Foreground", "Orphan"):
         raise errors.BadRequest(f'unsupported propagationPolicy "{policy}": want Background, Foreground or Orphan')
     dry = dry_run(query.get("dryRun")) | dry_run(opts.get("dryRun"))
-    return policy, opts.get("preconditions") or {}, dry
+    return policy, preconditions.parse(opts.get("preconditions")), dry
 
 
 def delete(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj | None) -> Result:
     policy, pre, dry = delete_options(query, body)
     kind, ns, name = route.kind, _ns(route), route.name or ""
-    if pre:
-        current = be.client.get(kind, ns, name)
-        md = current.get("metadata") or {}
-        for field in ("uid", "resourceVersion"):
-            if pre.get(field) and pre[field] != md.get(field):
-                raise errors.Conflict(f"Precondition failed: {field} in precondition: {pre[field]}, "
-                                      f"{field} in object meta: {md.get(field)}")
-    gone = be.client.delete(kind, ns, name, propagation=policy, dry_run=dry, grace_period=grace_period(query, body))
+    gone = be.client.delete(kind, ns, name, propagation=policy, dry_run=dry, grace_period=grace_period(query, body),
+                            preconditions=pre)
     if gone is None:
         return 200, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                      "details": {"name": name, "group": kind.group, "kind": kind.plural}}
@@ -417,15 +413,15 @@ def delete(be: backend_mod.Backend, route: routes.Resource, query: Query, body: 
 
 
 def delete_collection(be: backend_mod.Backend, route: routes.Resource, query: Query, body: Obj | None) -> Result:
-    policy, _, dry = delete_options(query, body)
+    policy, pre, dry = delete_options(query, body)
     grace = grace_period(query, body)
     kind = route.kind
     items = be.select(kind, route.namespace, query.get("labelSelector") or None, query.get("fieldSelector") or None)
     deleted = []
     for obj in sorted(items, key=_sort_key):
-        try:
+        try:   # (each item meets the preconditions or the request fails there, as kube-apiserver's one worker)
             out = be.client.delete(kind, meta.namespace(obj), meta.name(obj), propagation=policy, dry_run=dry,
-                                   grace_period=grace)
+                                   grace_period=grace, preconditions=pre)
         except errors.NotFound:
             continue
         deleted.append(out if out is not None else obj)

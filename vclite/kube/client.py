@@ -148,10 +148,12 @@ class HttpClient:
         self.request("POST", paths.item(kinds.POD, namespace, name, "binding"), body)
 
     def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background",
-               grace_period: int | None = None) -> Obj | None:
+               grace_period: int | None = None, preconditions: Obj | None = None) -> Obj | None:
         options = {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": propagation}
         if grace_period is not None:
             options["gracePeriodSeconds"] = grace_period
+        if preconditions:
+            options["preconditions"] = dict(preconditions)
         answer = self.request("DELETE", paths.item(kind, namespace, name), options)
         if isinstance(answer, dict) and answer.get("kind") not in (None, "Status"):
             return self._typed(kind, answer)

@@ -45,6 +45,7 @@ from vclite.api import core, kinds
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, jsoncopy
 from vclite.store import mutations
+from vclite.store import preconditions as preconditions_mod
 from vclite.store import selectors
 
 Obj = dict[str, Any]
@@ -334,13 +335,15 @@ class MemoryStore:
                 self._dependents[uid].add((kind.kind, ns, name))
 
     def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background",
-               dry_run: bool = False, grace_period: int | None = None) -> Obj | None:
+               dry_run: bool = False, grace_period: int | None = None, preconditions: Obj | None = None) -> Obj | None:
         """`dry_run`: every check, nothing deleted (dependents neither); the object as it is.
-        `grace_period`: DeleteOptions.gracePeriodSeconds (a pod only, see the module docstring)."""
+        `grace_period`: DeleteOptions.gracePeriodSeconds (a pod only, see the module docstring).
+        `preconditions`: DeleteOptions.preconditions (`uid`, `resourceVersion`): Conflict unless they hold."""
         ns = namespace if kind.namespaced else ""
         obj = self._objects[kind.kind].get((ns, name))
         if obj is None:
             raise errors.NotFound(f'{kind.resource} "{name}" not found')
+        preconditions_mod.check(kind, obj, preconditions)
         if dry_run:
             return clone(obj)
         if propagation == "Orphan":

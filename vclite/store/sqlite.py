@@ -335,9 +335,9 @@ class SqliteStore(memory.MemoryStore):
             return super().update(kind, obj, subresource, owned, copy_result, dry_run)
 
     def delete(self, kind: kinds.Kind, namespace: str, name: str, propagation: str = "Background",
-               dry_run: bool = False, grace_period: int | None = None) -> Obj | None:
+               dry_run: bool = False, grace_period: int | None = None, preconditions: Obj | None = None) -> Obj | None:
         with self._transaction():
-            return super().delete(kind, namespace, name, propagation, dry_run, grace_period)
+            return super().delete(kind, namespace, name, propagation, dry_run, grace_period, preconditions)
 
     def snapshot(self, kind: kinds.Kind, resource_version: int) -> list[memory.Obj]:
         with self._mutex:   # (the objects and the history read at one moment)

@@ -427,7 +427,7 @@ def test_apply_status_of_missing_object_is_404(be):
 
 def test_delete_with_preconditions_and_options(be):
     obj = make(be, "t")
-    with pytest.raises(errors.Conflict, match="Precondition failed"):
+    with pytest.raises(errors.Conflict, match="the UID in the precondition \\(not-it\\) does not match"):
         resources.delete(be, jt_route("t"), {}, {"preconditions": {"uid": "not-it"}})
     with pytest.raises(errors.BadRequest):
         resources.delete(be, jt_route("t"), {}, {"propagationPolicy": "Sideways"})

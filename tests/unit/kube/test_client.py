@@ -54,6 +54,16 @@ def test_crud_round_trip(api):
         api.get(kinds.CONFIGMAP, "default", "crud")
 
 
+def test_delete_sends_its_preconditions(api):
+    created = api.create(cm("pre"))
+    with pytest.raises(errors.Conflict, match=r'ConfigMap "pre": the UID in the precondition \(stale\)'):
+        api.delete(kinds.CONFIGMAP, "default", "pre", preconditions={"uid": "stale"})
+    assert api.get(kinds.CONFIGMAP, "default", "pre")["metadata"]["uid"] == created["metadata"]["uid"]
+    api.delete(kinds.CONFIGMAP, "default", "pre", preconditions={"uid": created["metadata"]["uid"]})
+    with pytest.raises(errors.NotFound):
+        api.get(kinds.CONFIGMAP, "default", "pre")
+
+
 def test_status_subresource_writes_only_status(api):
     api.create(queue_obj("st", weight=2))
     try:
