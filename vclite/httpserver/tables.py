@@ -7,7 +7,7 @@ none, hence the default Age), with
 cells as kube-apiserver's CRD table converter makes them (missing value → null, `date` → a human
 age such as `5m`). Built-in kinds have kubectl's familiar columns (pods: READY, STATUS, RESTARTS,
 AGE; wide: IP, NODE, …). kubectl upper-cases headers; columns with priority > 0 show with `-o wide`.
-Pure functions of (objects, now).
+A cell a malformed stored object cannot give is null (`cells`). Pure functions of (objects, now).
 """
 from __future__ import annotations
 
@@ -325,6 +325,19 @@ def _row_object(obj: Obj) -> Obj:
 CELLS_FROM = {kinds.EVENT_V1: eventsv1.to_core}
 
 
+def cells(cols: tuple[Column, ...], obj: Obj, now: datetime.datetime) -> list[Any]:
+    """A row's cells. An object stored with a field of another shape than its column reads (written straight
+    into the store, or by an older vclite before admission refused it) gets null in that cell, as a CRD
+    column whose path does not resolve: one such object never fails the whole list."""
+    out = []
+    for c in cols:
+        try:
+            out.append(c.cell(obj, now))
+        except (AttributeError, TypeError, ValueError, KeyError, IndexError):
+            out.append(None)
+    return out
+
+
 def table(kind: kinds.Kind, objs: list[Obj], now: datetime.datetime, resource_version: str = "",
           include_object: str = "Metadata", continue_token: str = "") -> Obj:
     """A meta.k8s.io/v1 Table of `objs`; include_object None|Metadata|Object decides each row's object."""
@@ -332,7 +345,7 @@ def table(kind: kinds.Kind, objs: list[Obj], now: datetime.datetime, resource_ve
     stored = CELLS_FROM.get(kind)
     rows = []
     for obj in objs:
-        row: Obj = {"cells": [c.cell(obj if stored is None else stored(obj), now) for c in cols]}
+        row: Obj = {"cells": cells(cols, obj if stored is None else stored(obj), now)}
         if include_object == "Object":
             row["object"] = obj
         elif include_object != "None":

@@ -99,7 +99,10 @@ def label_predicate(selector: str | dict | None) -> Predicate:
         reqs = [_requirement(t) for t in _split_top(selector)]
 
     def match(obj: Obj) -> bool:
-        labels = obj.get("metadata", {}).get("labels") or {}
+        md = obj.get("metadata")
+        labels = md.get("labels") if isinstance(md, dict) else None
+        if not isinstance(labels, dict):   # (none, or malformed in the store: matches as no labels)
+            labels = {}
         return all(r(labels) for r in reqs)
 
     return match
