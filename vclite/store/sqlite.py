@@ -17,7 +17,11 @@ when the store is opened again; a watch from before the events kept then gets Go
 
 One process owns a database: `<db>.lock` is held with flock for the store's lifetime (the kernel
 releases it when the process dies, even by SIGKILL). A second opener gets `Locked`; a file that is
-not a sound vclite store gets `Corrupt`; both name the file.
+not a sound vclite store gets `Corrupt`; both name the file. A single object row that does not decode
+(not JSON, not an object, no metadata object) is skipped with a warning naming its kind, namespace and
+name, and a watch event row that does not decode drops the history before it: the rest is served.
+Objects are served as stored: what admission refuses today but an older vclite (or another tool) wrote
+is read as it is, as kube-apiserver serves what etcd holds.
 
 Tables: meta(key, value) with `schema` and `rv`; objects(kind, namespace, name, created, data) —
 `created` keeps creation order, which lists follow; events(rv, type, kind, object, old).
@@ -30,6 +34,7 @@ import contextlib
 import fcntl
 import itertools
 import json
+import logging
 import os
 import pathlib
 import sqlite3
@@ -42,6 +47,7 @@ from vclite.lib import errors
 from vclite.store import memory
 
 Obj = dict[str, Any]
+log = logging.getLogger(__name__)
 SCHEMA_VERSION = 1
 DEFAULT_HISTORY = memory.DEFAULT_HISTORY
 PRUNE_EVERY = 64      # commits between prunings of the events table
@@ -177,8 +183,10 @@ class SqliteStore(memory.MemoryStore):
         rv = int(self._db.execute("SELECT value FROM meta WHERE key = 'rv'").fetchone()[0])
         rows = self._db.execute("SELECT kind, namespace, name, data FROM objects ORDER BY created")
         for kind_name, ns, name, data in rows:
-            obj = self._decode(data, f"object {kind_name} {ns}/{name}")
-            md = obj.get("metadata") or {}
+            obj = self._decode_object(data, kind_name, ns, name)
+            if obj is None:
+                continue
+            md = obj["metadata"]
             self._objects[kind_name][(ns, name)] = obj
             if md.get("uid"):
                 self._uids.add(md["uid"])
@@ -189,14 +197,34 @@ class SqliteStore(memory.MemoryStore):
         for ev_rv, type_, kind_name, data, old in self._db.execute(
                 "SELECT rv, type, kind, object, old FROM events ORDER BY rv"):
             self._count_event(ev_rv, len(data) + len(old or ""))
+            rv = max(rv, ev_rv)
             kind = kinds.by_kind(kind_name)
             if kind is None:
                 continue
-            self._history.append(memory.Event(ev_rv, type_, kind, self._decode(data, f"event {ev_rv}"),
-                                              None if old is None else self._decode(old, f"event {ev_rv}")))
-            rv = max(rv, ev_rv)
+            try:
+                event = memory.Event(ev_rv, type_, kind, self._decode(data, f"event {ev_rv}"),
+                                     None if old is None else self._decode(old, f"event {ev_rv}"))
+            except Corrupt as e:   # (the history starts after it: a watch from before gets Gone, as compacted)
+                log.warning("%s; the watch history before it is dropped", e)
+                self._history.clear()
+                continue
+            self._history.append(event)
         self._rv = rv
         self._seq = itertools.count(rv + 1)   # generateName suffixes never repeat across restarts
+
+    def _decode_object(self, data: str, kind_name: str, ns: str, name: str) -> Obj | None:
+        """A stored object, or None (with a warning naming it) when its row cannot be decoded: skipped, so one
+        damaged row does not stop the store, and left in the database until an object of its name is written."""
+        what = f"object {kind_name} {ns + '/' if ns else ''}{name}"
+        try:
+            obj = self._decode(data, what)
+        except Corrupt as e:
+            log.warning("%s: skipped", e)
+            return None
+        if not isinstance(obj.get("metadata"), dict):
+            log.warning("%s: %s has no metadata object; skipped", self.path, what)
+            return None
+        return obj
 
     def _decode(self, data: str, what: str) -> Obj:
         try:

@@ -268,7 +268,6 @@ def test_one_process_owns_a_store_at_a_time(stores, tmp_path):
 @pytest.mark.parametrize("damage", [
     pytest.param(lambda p: p.write_bytes(b"this is not a database" * 100), id="garbage"),
     pytest.param(lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]), id="torn"),
-    pytest.param(lambda p: _poke_row(p, "{not json"), id="bad-row"),
 ])
 def test_a_damaged_store_is_a_clear_error_naming_the_file(stores, tmp_path, damage):
     s = stores("a.db")
@@ -284,6 +283,45 @@ def test_a_damaged_store_is_a_clear_error_naming_the_file(stores, tmp_path, dama
     assert isinstance(info.value, sqlite.Corrupt)
     assert sqlite.SqliteStore(clock.VirtualClock(), tmp_path / "fresh.db").resource_version == "0", \
         "the lock of the failed open was released"
+
+
+@pytest.mark.parametrize("data, why", [
+    pytest.param("{not json", "is not valid JSON", id="not-json"),
+    pytest.param('"text"', "is not an object", id="not-an-object"),
+    pytest.param('{"metadata": 5}', "has no metadata object", id="no-metadata"),
+])
+def test_an_object_row_that_does_not_decode_is_skipped_with_a_warning_naming_it(stores, data, why, caplog):
+    s = stores("a.db")
+    for i in range(10):
+        s.create(kinds.POD, pod(f"p{i}"))
+    s.close()
+    _poke_row(s.path, data)
+    reopened = stores("a.db")
+    assert names(reopened) == [f"p{i}" for i in range(10) if i != 7]
+    assert f"object Pod default/p7 {why}" in caplog.text and "skipped" in caplog.text
+    reopened.create(kinds.POD, pod("p7"))   # (a new object of that name replaces the damaged row)
+    reopened.close()
+    assert "p7" in names(stores("a.db"))
+
+
+def test_a_watch_event_row_that_does_not_decode_drops_the_history_before_it(stores, caplog):
+    s = stores("a.db")
+    for i in range(4):
+        s.create(kinds.POD, pod(f"p{i}"))
+    first = int(s.get(kinds.POD, "default", "p0")["metadata"]["resourceVersion"])
+    s.close()
+    db = sqlite3.connect(str(s.path))
+    db.execute("UPDATE events SET object = '{torn' WHERE rv = ?", (first + 1,))
+    db.commit()
+    db.close()
+    reopened = stores("a.db")
+    assert names(reopened) == ["p0", "p1", "p2", "p3"]
+    assert f"event {first + 1} is not valid JSON" in caplog.text
+    seen = []
+    reopened.watch(kinds.POD, seen.append, str(first + 1))   # (from after the damaged one: still kept)
+    assert [e.object["metadata"]["name"] for e in seen] == ["p2", "p3"]
+    with pytest.raises(errors.Gone):
+        reopened.watch(kinds.POD, seen.append, str(first))
 
 
 def _poke_row(path, data):
