@@ -32,6 +32,7 @@ FieldError = errors.FieldError
 CONFIGMAP_NAMESPACE, CONFIGMAP = scheduling.SCHEDULER_CONFIGMAP_NAMESPACE, "volcano-admission-configmap"
 CONF_KEY = "volcano-admission.conf"
 DEFAULT_ANNOTATION = "volcano.sh/resource-group"
+INVALID = "InvalidAdmissionConf"   # the reason of the Warning Event on a stored ConfigMap that is not used
 _STRING_FIELDS = ("resourceGroup", "schedulerName", "affinity")
 
 
@@ -113,6 +114,18 @@ def _json_object(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return None
+
+
+def stored_problem(configmap: Obj | None) -> str | None:
+    """Why a stored admission ConfigMap is not used (written before its check, or straight into the store), in
+    one message naming it; None when it is sound or absent. Volcano's webhook logs a file it cannot decode."""
+    if not isinstance(configmap, dict):
+        return None
+    errs = shape_errors(configmap)
+    if not errs:
+        return None
+    return (f"admission configuration of ConfigMap {CONFIGMAP_NAMESPACE}/{CONFIGMAP} not used (no resource group "
+            f"applies until it is fixed): " + "; ".join(str(e) for e in errs))
 
 
 def groups_of(view: base.View) -> list[Obj]:

@@ -23,6 +23,7 @@ import pathlib
 import tempfile
 from typing import Any, Iterable
 
+from vclite.admission import resgroups
 from vclite.api import core, kinds
 from vclite.apiserver import events
 from vclite.apiserver import inprocess
@@ -106,6 +107,7 @@ class Runtime(loop_mod.Loop):
             self.workdir = pathlib.Path(tempfile.mkdtemp(prefix="vclite-"))
         conf = scheduler_config if scheduler_config is not None else scheduler_conf.default_conf()
         self.events = events.Recorder(self.client, self.clock)
+        self._report_stored_admission_conf()
         self.made_accounts: list[standins.Made] = []   # (accounts_on_demand) the ServiceAccounts made, in order
         if accounts_on_demand:
             make = functools.partial(standins.make_accounts, self.client, self.events.record)
@@ -183,6 +185,18 @@ class Runtime(loop_mod.Loop):
         if self.executor is not None:
             await self.executor.stop_all()
         self.events.sync(events.Recorder.KEY)
+
+    def _report_stored_admission_conf(self) -> None:
+        """A stored volcano-admission-configmap that admission would refuse today (an older vclite's, or written
+        straight into the store) is not used: say so at start, in the log and a Warning Event on it."""
+        try:
+            cm = self.client.get(kinds.CONFIGMAP, resgroups.CONFIGMAP_NAMESPACE, resgroups.CONFIGMAP)
+        except errors.NotFound:
+            return
+        problem = resgroups.stored_problem(cm)
+        if problem:
+            log.warning("%s", problem)
+            self.events.record(cm, "Warning", resgroups.INVALID, problem, "vc-webhook-manager")
 
     def close(self) -> None:
         """Release the durable store (its file and lock); a no-op without data_dir. Call after
