@@ -328,8 +328,10 @@ class _PodGroupEntry:
         spec = pg.get("spec") or _EMPTY
         status = pg.get("status") or _EMPTY
         raw_phase = status.get("phase") or scheduling.PodGroupPhase.PENDING
-        phase = _PHASES.get(raw_phase, scheduling.PodGroupPhase.PENDING) if isinstance(raw_phase, str) else \
-            scheduling.PodGroupPhase.PENDING
+        # a phase the scheduler does not know (another tool's) is not Pending: Volcano's JobInfo.IsPending is
+        # Pending or "" only, so enqueue leaves it and allocate takes it, as a PodGroup in phase Unknown
+        phase = _PHASES.get(raw_phase, scheduling.PodGroupPhase.UNKNOWN) if isinstance(raw_phase, str) else \
+            scheduling.PodGroupPhase.UNKNOWN
         md = pg.get("metadata") or _EMPTY
         ns, name = md.get("namespace", "") or "", md.get("name", "")
         mtm = spec.get("minTaskMember")
