@@ -425,6 +425,15 @@ def run_actions(ssn: Session) -> None:
         action.execute(ssn)
 
 
+_PENDING = str(scheduling.PodGroupPhase.PENDING)
+
+
+def _was_not_pending(job: JobInfo) -> bool:
+    """Whether the PodGroup's stored phase is one Volcano's IsPending is false for (not Pending, not empty)."""
+    phase = (job.podgroup.get("status") or {}).get("phase")
+    return bool(phase) and phase != _PENDING
+
+
 def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResult:
     for plugin in ssn.plugins:
         plugin.on_session_close(ssn)
@@ -438,6 +447,10 @@ def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResul
         new = status_mod.podgroup_status_update(job, job.uid in ssn.unschedulable_now, binding_scheduled)
         if new is not None:
             result.podgroup_status[job.uid] = new
+            if new["phase"] == _PENDING and _was_not_pending(job) and ssn.conf.has_action("enqueue"):
+                # (a phase enqueue leaves — Unknown, another tool's — made Pending: enqueue takes it in the next
+                # session, as in Volcano's next period; nothing else would wake the scheduler)
+                result.recheck_at = ssn.now if result.recheck_at is None else min(result.recheck_at, ssn.now)
         if job.uid in ssn.unschedulable_now:
             _tell_waiting_pods(job, result.pod_conditions)
         elif job.uid in ssn.refused or job.nodes_fit_errors or job.task_notes:   # (only the jobs these touched)

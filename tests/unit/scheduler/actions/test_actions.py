@@ -203,20 +203,22 @@ def test_a_job_no_node_could_ever_run_is_told_so_when_enqueue_refuses_it(min_mem
     assert message.startswith(want), message
 
 
-@pytest.mark.parametrize("phase, cpu, binds, after", [
+@pytest.mark.parametrize("phase, cpu, binds, after, again", [
     # Volcano's JobInfo.IsPending is phase Pending or "": any other phase — Unknown, or one another tool wrote —
     # is not taken by enqueue and is taken by allocate; the session then writes Running, or Pending unless Inqueue
-    pytest.param("Foo", "1", {"ns/g-0": "a"}, "Running", id="unknown-phase-allocated-before-enqueue"),
-    pytest.param("Unknown", "1", {"ns/g-0": "a"}, "Running", id="phase-Unknown-the-same"),
-    pytest.param("Pending", "1", {}, "Inqueue", id="pending-waits-for-enqueue"),
-    pytest.param("", "1", {}, "Inqueue", id="no-phase-is-pending"),
-    pytest.param("Foo", "8", {}, "Pending", id="unknown-phase-not-enqueued-and-not-placed-becomes-Pending"),
-    pytest.param("Pending", "8", {}, "Inqueue", id="pending-enqueued-though-not-placed"),
+    # (and, Pending now, enqueue takes it in the next session: asked for at once, as Volcano's next period)
+    pytest.param("Foo", "1", {"ns/g-0": "a"}, "Running", False, id="unknown-phase-allocated-before-enqueue"),
+    pytest.param("Unknown", "1", {"ns/g-0": "a"}, "Running", False, id="phase-Unknown-the-same"),
+    pytest.param("Pending", "1", {}, "Inqueue", False, id="pending-waits-for-enqueue"),
+    pytest.param("", "1", {}, "Inqueue", False, id="no-phase-is-pending"),
+    pytest.param("Foo", "8", {}, "Pending", True, id="unknown-phase-not-enqueued-and-not-placed-becomes-Pending"),
+    pytest.param("Pending", "8", {}, "Inqueue", False, id="pending-enqueued-though-not-placed"),
 ])
-def test_a_podgroup_phase_the_scheduler_does_not_know_is_not_pending(phase, cpu, binds, after):
+def test_a_podgroup_phase_the_scheduler_does_not_know_is_not_pending(phase, cpu, binds, after, again):
     st = objects.state(nodes=[objects.node("a", cpu="4")], podgroups=[objects.pg("ns/g", phase=phase)],
                        pods=[objects.pod("ns/g-0", "g", cpu=cpu)])
     result = session.run_session(st, objects.default_conf("allocate, enqueue"), objects.NOW,
                                  binding_scheduled=True)   # (as the live scheduler, which binds at once)
     assert result.binds == binds
     assert result.podgroup_status["ns/g"]["phase"] == after
+    assert result.recheck_at == (objects.NOW if again else None)
