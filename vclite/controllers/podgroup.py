@@ -14,6 +14,8 @@ gang of one, and the executor runs it. (Volcano also does this for ReplicaSets a
 which vclite does not serve, and so never reads an owner's annotations: `--inherit-owner-annotations`
 and `scheduling.volcano.sh/group-min-member` on a Deployment have nothing to act on.)
 
+Only added pods are looked at, as Volcano's controller registers an AddFunc alone (the pods listed at its start
+count as added): a pod changed later — its group annotation removed — is left as it is until a restart.
 Talks to the cluster only through the Client protocol; the watch handler only enqueues keys.
 """
 from __future__ import annotations
@@ -125,7 +127,9 @@ class PodGroupController:
         self.pods.stop()
 
     def _on_pod(self, ev: client_mod.WatchEvent) -> None:
-        if ev.type != client_mod.EventType.DELETED and wants_group(ev.object):
+        # (pod adds only, as Volcano's informer handler: a pod whose group annotation is taken away later, or whose
+        # PodGroup is deleted, is not looked at again until the controller starts again and lists it)
+        if ev.type == client_mod.EventType.ADDED and wants_group(ev.object):
             self.queue.add(meta.key(ev.object))
 
     def sync(self, key: Hashable) -> None:

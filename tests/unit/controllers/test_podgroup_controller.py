@@ -189,3 +189,26 @@ def test_the_pods_of_one_owner_share_its_group():
     assert list(env.groups()) == [f"podgroup-{RS_UID}"]
     assert env.groups()[f"podgroup-{RS_UID}"]["spec"]["minMember"] == 1
     assert {meta.annotations(p)[batch.GROUP_NAME] for p in env.client.list(kinds.POD, "test")} == {f"podgroup-{RS_UID}"}
+
+
+@pytest.mark.parametrize("change", [
+    pytest.param({"metadata": {"annotations": {batch.GROUP_NAME: None}}}, id="group-annotation-removed"),
+    pytest.param({"metadata": {"annotations": {batch.GROUP_NAME: ""}}}, id="group-annotation-emptied"),
+])
+def test_a_pod_changed_later_is_not_looked_at_again_until_the_controller_starts_again(change):
+    """Volcano's controller handles pod adds only (its informer's AddFunc; a restart lists every pod as added):
+    a pod whose group annotation is taken away later keeps it away until then."""
+    env = _Env()
+    env.client.create(_api_pod("pod1"))
+    env.drain()
+    (first,) = env.groups()
+    env.client.patch(kinds.POD, "test", "pod1", change)
+    env.drain()
+    assert not meta.annotations(env.client.get(kinds.POD, "test", "pod1")).get(batch.GROUP_NAME)
+    assert list(env.groups()) == [first]
+    env.ctrl.stop()
+    again = podgroup.PodGroupController(env.client, env.clock)   # (the controller started again)
+    again.start()
+    while (key := again.queue.get()) is not None:
+        again.sync(key)
+    assert meta.annotations(env.client.get(kinds.POD, "test", "pod1"))[batch.GROUP_NAME] == first
