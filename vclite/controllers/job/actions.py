@@ -480,6 +480,8 @@ def sync(ctx: Context, job: Obj, t: state.Transition, pods_of: Callable[[Obj], P
     if phase_of(job) == batch.JobPhase.PENDING:
         job, status = _initiate(ctx, job)
     else:
+        if meta.annotations(job).get(batch.JOB_FORWARDING) != "true" and forwarding(ctx, job):
+            job = _mark_forwarding(ctx, job)   # (its queue named extendClusters since: Volcano's syncJob marks it)
         plugins_on_update(ctx, job)
         ensure_podgroup(ctx, job)
         status = jsoncopy.deep_copy(job.get("status") or {})

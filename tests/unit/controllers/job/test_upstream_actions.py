@@ -227,3 +227,29 @@ def test_job_forwarding(extend, forwarded):
     [pod] = c.pods("job1")
     assert pod["metadata"]["annotations"].get(FORWARDING) == want
     assert pod["metadata"]["labels"].get(FORWARDING) == want
+
+
+def test_a_queue_that_names_extend_clusters_later_marks_the_job_at_its_next_sync_and_only_pods_made_then():
+    """syncJob reads the queue at every sync: once it names extendClusters the job is annotated at its next sync
+    (Jobs().Update), pods made from then on are marked; the pods and the PodGroup made before are not updated."""
+    c = Cluster()
+    c.client.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "q1"},
+                     "spec": {"weight": 1}})
+    c.create(vcjob("job1", tasks=[task("task1", 2)], queue="q1"))
+    c.enqueue()
+    for name in ("job1-task1-0", "job1-task1-1"):
+        c.set_pod(name, "Running")
+    c.step()
+    assert c.phase("job1") == "Running" and FORWARDING not in (c.job("job1")["metadata"].get("annotations") or {})
+    c.client.patch(kinds.QUEUE, "", "q1", {"spec": {"extendClusters": [{"name": "cluster-2", "weight": 1}]}})
+    c.set_pod("job1-task1-0", "Running", ready=False)   # (any event that syncs the job)
+    c.step()
+    assert (c.job("job1")["metadata"].get("annotations") or {}).get(FORWARDING) == "true"
+    assert FORWARDING not in (c.podgroups()[0]["metadata"].get("annotations") or {})
+    assert all(FORWARDING not in p["metadata"]["annotations"] for p in c.pods("job1"))
+    c.client.delete(kinds.POD, "default", "job1-task1-1", grace_period=0)
+    c.step()
+    made_now = c.client.get(kinds.POD, "default", "job1-task1-1")
+    assert (made_now["metadata"]["annotations"].get(FORWARDING), made_now["metadata"]["labels"].get(FORWARDING)) == (
+        "true", "true")
+    assert FORWARDING not in c.client.get(kinds.POD, "default", "job1-task1-0")["metadata"]["annotations"]
