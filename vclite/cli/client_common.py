@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import click
 
-from vclite.api import yamlio
+from vclite.api import meta, yamlio
 from vclite.cli import gotyped, stdinput
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
@@ -96,9 +96,68 @@ def human_duration(seconds: float, zero_days: bool = False) -> str:
     return clock_mod.human_duration(seconds, zero_days)
 
 
+# ---- stored fields as a typed Go client reads them ---------------------------------------------------
+# vcctl's Go client decodes each object into Volcano's types: an object stored with a field of the wrong type
+# (by an older version, or written into the store by hand; the API serves stored objects as they are) fails
+# the whole command with the decoder's error, not with a traceback. These read such a field the same way.
+def _go_type_of(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    return {str: "string", dict: "object", list: "array", float: "number", int: "number"}.get(type(value), "value")
+
+
+def _undecodable(obj: Obj, path: tuple[str, ...], value: Any, go_type: str) -> CommandError:
+    return CommandError(f"json: cannot unmarshal {_go_type_of(value)} into Go struct field "
+                        f"{obj.get('kind') or 'Object'}.{'.'.join(path)} of type {go_type} "
+                        f"({meta.namespace(obj) + '/' if meta.namespace(obj) else ''}{meta.name(obj)}: {value!r})")
+
+
+def _at(obj: Obj, path: tuple[str, ...]) -> Any:
+    value: Any = obj
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def stored_int(obj: Obj, *path: str, value: Any = None) -> int:
+    """The integer at `path` of `obj` (or `value`, read from there), 0 when unset; CommandError in the Go
+    decoder's words when it is not an integer."""
+    value = _at(obj, path) if value is None else value
+    if value is None:
+        return 0
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():   # (JSON has one number type: 2.0 is 2 to Go)
+        return int(value)
+    raise _undecodable(obj, path, value, "int32")
+
+
+def stored_time(obj: Obj, *path: str) -> dt.datetime | None:
+    """The metav1.Time at `path` of `obj` (None when unset); CommandError in the Go decoder's words when it
+    is not an RFC 3339 time."""
+    value = _at(obj, path)
+    if not value:
+        return None
+    if isinstance(value, str):
+        try:
+            return clock_mod.parse_time(value)
+        except ValueError:
+            pass
+    raise _undecodable(obj, path, value, "v1.Time")
+
+
+def _parse_go_time(timestamp: Any) -> dt.datetime:
+    """An RFC 3339 time as metav1.Time decodes it; CommandError in Go's words when it is not one."""
+    try:
+        return clock_mod.parse_time(timestamp)
+    except (ValueError, AttributeError, TypeError):
+        raise CommandError(f"parsing time {json.dumps(str(timestamp))} as \"2006-01-02T15:04:05Z07:00\": "
+                           f"cannot parse {json.dumps(str(timestamp))} as a time") from None
+
+
 def age(timestamp: str | None, now: dt.datetime, zero_days: bool = False) -> str:
     """translateTimestampSince: `<unknown>` for a missing timestamp."""
-    when = clock_mod.parse_time(timestamp) if timestamp else None
+    when = _parse_go_time(timestamp) if timestamp else None
     if when is None:
         return "<unknown>"
     return human_duration((now - when).total_seconds(), zero_days)
@@ -107,7 +166,7 @@ def age(timestamp: str | None, now: dt.datetime, zero_days: bool = False) -> str
 def go_time(timestamp: str | None) -> str:
     """A metav1.Time printed with Go's %s, in local time (`2024-01-02 03:04:05 +0000 UTC`; Go's
     zero time if unset)."""
-    when = clock_mod.parse_time(timestamp) if timestamp else None
+    when = _parse_go_time(timestamp) if timestamp else None
     if when is None:
         return "0001-01-01 00:00:00 +0000 UTC"
     return when.astimezone().strftime("%Y-%m-%d %H:%M:%S %z %Z")

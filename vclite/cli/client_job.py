@@ -69,7 +69,7 @@ def launch_job(name: str, namespace: str, image: str, min_available: int, replic
 
 
 def _status_int(job: Obj, field: str) -> int:
-    return int((job.get("status") or {}).get(field) or 0)
+    return common.stored_int(job, "status", field)
 
 
 def list_text(jobs: list[Obj], all_namespaces: bool, widths_of: list[Obj] | None = None) -> str:
@@ -87,9 +87,9 @@ def list_text(jobs: list[Obj], all_namespaces: bool, widths_of: list[Obj] | None
 
     lines.append(line(list(LIST_HEADERS), "Namespace" if all_namespaces else None))
     for job in jobs:
-        created = (job.get("metadata") or {}).get("creationTimestamp")
-        when = clock_mod.parse_time(created)
-        replicas = sum(int(t.get("replicas") or 0) for t in (job.get("spec") or {}).get("tasks") or [])
+        when = common.stored_time(job, "metadata", "creationTimestamp")
+        replicas = sum(common.stored_int(job, "spec", "tasks", "replicas", value=t.get("replicas"))
+                       for t in (job.get("spec") or {}).get("tasks") or [] if isinstance(t, dict))
         cells = [meta.name(job), when.astimezone().strftime("%Y-%m-%d") if when else "0001-01-01", meta.phase(job),
                  meta.labels(job).get(JOB_TYPE_LABEL) or "Batch", str(replicas)]
         cells += [str(_status_int(job, f)) for f in ("minAvailable", "pending", "running", "succeeded", "failed",

@@ -43,7 +43,8 @@ def podgroup_counts(podgroups: list[Obj], queue: str) -> dict[str, int]:
 def queue_line(queue: Obj, counts: dict[str, int]) -> str:
     spec = queue.get("spec") or {}
     state = (queue.get("status") or {}).get("state") or ""
-    head = f"{meta.name(queue):<25}{int(spec.get('weight') or 0):<8}{state:<8}{spec.get('parent') or '':<8}"
+    weight = common.stored_int(queue, "spec", "weight")
+    head = f"{meta.name(queue):<25}{weight:<8}{state:<8}{spec.get('parent') or '':<8}"
     return head + "".join(f"{counts[str(p)]:<8}" for p in COUNTED) + "\n"
 
 

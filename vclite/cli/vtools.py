@@ -109,9 +109,10 @@ def queues_text(queues: list[Obj]) -> str:
 
     out = [line(list(QUEUE_COLUMNS))]
     for q in queues:
-        spec, status = q.get("spec") or {}, q.get("status") or {}
-        out.append(line([meta.name(q), str(int(spec.get("weight") or 0)), str(status.get("state") or "")]
-                        + [str(int(status.get(f) or 0)) for f in ("inqueue", "pending", "running", "unknown")]))
+        status = q.get("status") or {}
+        out.append(line([meta.name(q), str(common.stored_int(q, "spec", "weight")), str(status.get("state") or "")]
+                        + [str(common.stored_int(q, "status", f))
+                           for f in ("inqueue", "pending", "running", "unknown")]))
     return "".join(out)
 
 

@@ -499,3 +499,46 @@ QUEUE_HEAD = "Name                     Weight  State   Parent  Inqueue Pending R
 ])
 def test_upstream_list_queue(queues, podgroups, want):
     assert client_queue.queues_text(queues, podgroups) == want
+
+
+# ---- stored fields read as vcctl's Go client decodes them ---------------------------------------------------
+QUEUE = {"kind": "Queue", "metadata": {"name": "q"}}
+
+
+@pytest.mark.parametrize("value, expected", [
+    (None, 0), (3, 3), (0, 0), (2.0, 2),
+])
+def test_stored_int_reads_integers(value, expected):
+    obj = {**QUEUE, "spec": {} if value is None else {"weight": value}}
+    assert common.stored_int(obj, "spec", "weight") == expected
+
+
+@pytest.mark.parametrize("value, go_type", [
+    ("heavy", "string"), ("3", "string"), (True, "bool"), (2.5, "number"), ({"a": 1}, "object"), ([1], "array"),
+])
+def test_stored_int_refuses_what_go_cannot_decode(value, go_type):
+    with pytest.raises(common.CommandError) as err:
+        common.stored_int({**QUEUE, "spec": {"weight": value}}, "spec", "weight")
+    assert str(err.value) == (f"json: cannot unmarshal {go_type} into Go struct field Queue.spec.weight of type "
+                              f"int32 (q: {value!r})")
+
+
+@pytest.mark.parametrize("value, ok", [
+    (None, True), ("", True), ("2026-01-02T03:04:05Z", True),
+    ("yesterday", False), (5, False), ("2026-13-01", False),
+])
+def test_stored_time(value, ok):
+    job = {"kind": "Job", "metadata": {"name": "j", "namespace": "ns", "creationTimestamp": value}}
+    if ok:
+        got = common.stored_time(job, "metadata", "creationTimestamp")
+        assert (got is None) == (not value)
+    else:
+        with pytest.raises(common.CommandError,
+                           match=r"Go struct field Job\.metadata\.creationTimestamp of type v1\.Time \(ns/j: "):
+            common.stored_time(job, "metadata", "creationTimestamp")
+
+
+@pytest.mark.parametrize("fn", [common.go_time, lambda t: common.age(t, dt.datetime.now(dt.timezone.utc))])
+def test_times_printed_from_a_bad_timestamp_fail_in_gos_words(fn):
+    with pytest.raises(common.CommandError, match='parsing time "soon" as "2006-01-02T15:04:05Z07:00"'):
+        fn("soon")

@@ -1,0 +1,81 @@
+"""vcctl's client commands on objects stored with a field of the wrong type (by an older version, or written
+into the store by hand: the API serves stored objects as they are). Volcano's vcctl decodes each object into
+its Go types and fails the command with the decoder's error; vclite's says the same in one line — never a
+traceback — and a well-formed store still lists as before."""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import uuid
+
+import pytest
+
+from tests import vcctl_server
+from vclite.runtime import runtime
+
+BAD = [
+    {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "heavyq"},
+     "spec": {"weight": "heavy"}, "status": {"state": "Open"}},
+    {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+     "metadata": {"name": "oldjob", "namespace": "default", "creationTimestamp": "yesterday"},
+     "spec": {"minAvailable": 1, "queue": "default", "tasks": [
+         {"name": "t", "replicas": "two", "template": {"spec": {"containers": [
+             {"name": "c", "image": "x", "command": ["true"]}]}}}]},
+     "status": {"state": {"phase": "Pending"}}},
+]
+
+
+def _store_as_is(data_dir, objects):
+    """Write `objects` straight into the stopped server's SQLite store, past admission."""
+    db = sqlite3.connect(str(data_dir / runtime.STORE_FILE))
+    try:
+        rv = int(db.execute("SELECT value FROM meta WHERE key = 'rv'").fetchone()[0])
+        for obj in objects:
+            rv += 1
+            md = obj["metadata"]
+            md.update(uid=str(uuid.uuid4()), resourceVersion=str(rv))
+            md.setdefault("creationTimestamp", "2026-01-01T00:00:00Z")
+            db.execute("INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?, ?)",
+                       (obj["kind"], md.get("namespace", ""), md["name"], rv, json.dumps(obj)))
+        db.execute("UPDATE meta SET value = ? WHERE key = 'rv'", (str(rv),))
+        db.commit()
+    finally:
+        db.close()
+
+
+@pytest.fixture(scope="module")
+def kubeconfig(tmp_path_factory):
+    data_dir = tmp_path_factory.mktemp("malformed")
+    with vcctl_server.running(data_dir) as srv:
+        vcctl_server.stop_cleanly(srv)
+    _store_as_is(data_dir, BAD)
+    with vcctl_server.running(data_dir) as srv:
+        yield srv.kubeconfig
+
+
+def _vcctl(kubeconfig, *args):
+    return subprocess.run([vcctl_server.VCCTL, *args], capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, KUBECONFIG=str(kubeconfig)))
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["queue", "list"], "Failed to list queue: json: cannot unmarshal string into Go struct field Queue.spec.weight "
+                        "of type int32 (heavyq: 'heavy')"),
+    (["queue", "get", "-n", "heavyq"], "Failed to get queue: json: cannot unmarshal string into Go struct field "
+                                       "Queue.spec.weight of type int32"),
+    (["job", "list"], "Failed to list job: json: cannot unmarshal string into Go struct field "
+                      "Job.metadata.creationTimestamp of type v1.Time (default/oldjob: 'yesterday')"),
+    (["job", "view", "-N", "oldjob"], 'Failed to view job: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00"'),
+])
+def test_a_mistyped_stored_field_fails_the_command_in_the_go_decoders_words(kubeconfig, argv, said):
+    p = _vcctl(kubeconfig, *argv)
+    assert p.returncode == 255, (p.stdout, p.stderr)
+    assert said in p.stdout, p.stdout
+    assert "Traceback" not in p.stdout + p.stderr, p.stderr
+
+
+def test_well_formed_objects_still_list(kubeconfig):
+    p = _vcctl(kubeconfig, "queue", "get", "-n", "default")
+    assert p.returncode == 0 and p.stdout.splitlines()[1].split()[:3] == ["default", "1", "Open"], p.stdout
