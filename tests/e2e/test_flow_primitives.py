@@ -514,6 +514,7 @@ def test_a_jobflow_suspended_in_its_file_under_vcctl_run(vcctl, tmp_path, value,
                     + _template("first", "true") + _template("second", "true"))
     r = vcctl("run", "--workdir", tmp_path / "work", path, timeout=60)
     assert r.code == code and says in r.err, r
+    assert "vcctl jobflow resume" not in r.err, r   # (no client can reach a plain run: its flow lines say so too)
 
 
 @pytest.mark.parametrize("sub", ["suspend", "resume"])

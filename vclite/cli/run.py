@@ -49,6 +49,8 @@ POD_DONE = {"Succeeded", "Failed"}
 SUCCESS = {flow.FlowPhase.SUCCEED, batch.JobPhase.COMPLETED, "Succeeded"}
 DELETED_UNFINISHED = "deleted before it finished"
 FAILED_CREATE = "FailedCreate"   # the vcjob controller's Warning when the API refuses a pod
+# how a suspended JobFlow's conditions tell it can run, in a run that serves no API (with --listen: the resume command)
+UNRESUMABLE = f"nothing resumes it in this run; remove the annotation {flow.SUSPEND_ANNOTATION} to run it"
 Obj = dict[str, Any]
 
 
@@ -271,7 +273,7 @@ def build_runtime(nodes_opt: str | None, conf: scheduler_conf.SchedulerConf | No
     source = f"--scheduler-conf {stdinput.name(conf_path)}" if serves and conf_path else None
     return runtime_mod.Runtime(clock_mod.RealClock(), nodes=nodes, workdir=workdir, scheduler_config=conf,
                                accounts_on_demand=True, scheduler_conf_map=serves, scheduler_conf_source=source,
-                               restarted="the run")
+                               restarted="the run", resume_advice=None if serves else UNRESUMABLE)
 
 
 def stuck_report(snap: view.Snapshot, now: dt.datetime | None = None) -> list[str]:

@@ -65,7 +65,7 @@ class Runtime(loop_mod.Loop):
                  data_dir: str | pathlib.Path | None = None, controllers: Iterable[str] = gates.KNOWN,
                  heartbeat: bool = False, accounts_on_demand: bool = False, scheduler_conf_map: bool = False,
                  scheduler_conf_source: str | None = None, restarted: str = "the server",
-                 webhook: Any = None):
+                 webhook: Any = None, resume_advice: str | None = None):
         """`controllers`: the Volcano names of the controllers to run (`gates.enabled` reads the flag);
         `heartbeat`: the executor's nodes' Leases and conditions renewed as a kubelet's (a server);
         `accounts_on_demand` (`vcctl run`): a vcjob created makes the ServiceAccounts its pods name that its
@@ -73,7 +73,9 @@ class Runtime(loop_mod.Loop):
         `scheduler_conf_map`: the scheduler follows Volcano's scheduler ConfigMap (scheduler/confmap.py), unless
         `scheduler_conf_source` (`--scheduler-conf FILE`) configures it: then a change of the ConfigMap is told
         it is not read, and to restart `restarted` without the option.
-        `webhook`: Volcano's admission webhook flags (admission/base.WebhookConfig; default: its defaults)."""
+        `webhook`: Volcano's admission webhook flags (admission/base.WebhookConfig; default: its defaults).
+        `resume_advice`: what a suspended JobFlow's conditions tell to do when no client can resume it (a run
+        serving no API); None: the resume command."""
         self.clock = clock or clock_mod.RealClock()
         self.data_dir = pathlib.Path(data_dir) if data_dir is not None else None
         self.store: sqlite_store.SqliteStore | None = None
@@ -115,7 +117,8 @@ class Runtime(loop_mod.Loop):
         self.job_controller = job_controller.JobController(self.client, self.clock, recorder=self.events.record)
         self.gc_controller = garbagecollector.GarbageCollector(self.client, self.clock)
         self.jobflow_controller = jobflow_controller.JobFlowController(self.client, self.clock,
-                                                                       recorder=self.events.record)
+                                                                       recorder=self.events.record,
+                                                                       resume_advice=resume_advice)
         self.jobtemplate_controller = jobtemplate_controller.JobTemplateController(self.client, self.clock)
         self.cronjob_controller = cronjob_controller.CronJobController(self.client, self.clock,
                                                                        recorder=self.events.record)

@@ -153,7 +153,10 @@ class Conditions:
 
     @property
     def _resume(self) -> str:
-        """The command that resumes this JobFlow, for the messages of a suspended one."""
+        """How this JobFlow can be resumed, for the messages of a suspended one: the command that resumes it, unless
+        the engine was given other words (resume_advice: nothing can resume it where it runs)."""
+        if self.resume_advice is not None:
+            return self.resume_advice
         return f"vcctl jobflow resume {self.name}" + ("" if self.ns in ("", "default") else f" -n {self.ns}")
 
     def _flow_condition(self, fr: rs.FlowRT) -> None:

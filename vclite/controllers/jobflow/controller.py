@@ -175,9 +175,13 @@ class JobFlowController:
     name = "jobflow-controller"
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock,
-                 prober: prober_mod.Prober | None = None, recorder: events.RecordFn | None = None):
-        """`recorder`: how Events are recorded (default: written at once; see apiserver/events.py)."""
+                 prober: prober_mod.Prober | None = None, recorder: events.RecordFn | None = None,
+                 resume_advice: str | None = None):
+        """`recorder`: how Events are recorded (default: written at once; see apiserver/events.py).
+        `resume_advice`: what a suspended JobFlow's conditions tell to do where no client can resume it (a run that
+        serves no API); None: the command that resumes it."""
         self.client, self.clock = client, clock
+        self.resume_advice = resume_advice
         self._record = recorder or events.direct(client, clock)
         self.queue = workqueue.WorkQueue(clock)
         self.templates = informer_mod.Informer(client, kinds.JOBTEMPLATE, self._on_template)   # read-only
@@ -394,7 +398,8 @@ class JobFlowController:
             self._waits_changed.pop(key, None)
             plan = plan_mod.compile_spec(jobflow.get("spec"), meta.name(jobflow))
             eng = engine_mod.Engine(jobflow, plan, self._read_output, self._probe, self._read_failure,
-                                    functools.partial(self._waiting.reason, meta.namespace(jobflow)))
+                                    functools.partial(self._waiting.reason, meta.namespace(jobflow)),
+                                    resume_advice=self.resume_advice)
             for job, at in phases:
                 eng.record(job, at)
             eng.load(self._jobs_of(jobflow), now)
