@@ -148,3 +148,70 @@ def test_vcctl_jobflow_get_w_piped_says_a_crash_loop_once_as_run_does(tmp_path):
     lines = seen + [STAMP.sub("", ln) for ln in out.splitlines()]
     assert sum(ln.startswith(CRASH_LINE) for ln in lines) == 1, lines
     assert "JobFlow default/crashing was deleted" in lines, lines
+
+
+def restarting(go, marker):
+    """A flow of one vcjob whose first pod waits for the file `go`, then fails; its PodFailed → RestartJob policy
+    restarts the job, whose next pod succeeds (`marker` says it ran once)."""
+    script = f"if [ -e {marker} ]; then exit 0; fi; while [ ! -e {go} ]; do sleep 0.05; done; touch {marker}; exit 1"
+    return f"""apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {{name: restarting}}
+spec:
+  flows:
+    - name: main
+---
+apiVersion: flow.volcano.sh/v1alpha1
+kind: JobTemplate
+metadata: {{name: main}}
+spec:
+  minAvailable: 1
+  schedulerName: volcano
+  maxRetry: 3
+  policies:
+    - {{event: PodFailed, action: RestartJob}}
+  tasks:
+    - name: t
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+            - {{name: main, image: busybox, command: ["sh", "-c", "{script}"]}}
+"""
+
+
+def test_vcctl_jobflow_get_w_piped_writes_every_phase_of_a_restart_in_order(tmp_path):
+    """Restarting, Pending, Running again come within a moment of the pod's failure: each has its line, in order,
+    as `vcctl run` writes them (lines from reads of the last state said Running, then Completed)."""
+    go, marker = tmp_path / "go", tmp_path / "ran-once"
+    path = tmp_path / "restarting.yaml"
+    path.write_text(restarting(go, marker))
+    with vcctl_server.running(tmp_path / "server", "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
+        def vcctl(*args):
+            return subprocess.run([VCCTL, *map(str, args), "-k", str(srv.kubeconfig)], cwd=ROOT, capture_output=True,
+                                  text=True, timeout=60)
+        assert vcctl("jobtemplate", "create", "-f", path).returncode == 0
+        assert vcctl("jobflow", "create", "-f", path).returncode == 0
+        proc = subprocess.Popen([VCCTL, "jobflow", "get", "restarting", "-w", "-k", str(srv.kubeconfig)], cwd=ROOT,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        seen = []
+        timer = threading.Timer(120, proc.kill)   # (a line never came: the reads below end, the test fails)
+        timer.start()
+        try:
+            for line in proc.stdout:   # (the first pod runs, seen by the watch: then it may fail)
+                seen.append(STAMP.sub("", line.rstrip("\n")))
+                if seen[-1] == "vcjob default/restarting-main: Running":
+                    go.touch()
+                    break
+            out, err = proc.communicate(timeout=120)
+        finally:
+            timer.cancel()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert proc.returncode == 0, (seen, out, err)
+    lines = seen + lines_of(out)
+    phases = [ln.split(": ", 1)[1] for ln in lines if ln.startswith("vcjob default/restarting-main: ")
+              and ln.split(": ", 1)[1] in ("Pending", "Running", "Restarting", "Completed", "Failed")]
+    assert phases[phases.index("Running"):] == ["Running", "Restarting", "Pending", "Running", "Completed"], lines

@@ -5,10 +5,12 @@ Lists then watches (through the Kubernetes API only) the JobFlow, its vcjobs (la
 FailedCreate Events (why a vcjob lacks pods: the API refused them) into a local cache, and draws
 `viewdraw.render` of that cache — the same live view as `vcctl run` — on every change (at most 10 times a
 second; once a second for the elapsed times). When stdout is not a terminal it prints a line per phase
-change instead (as `vcctl run` does, runlines.py: a loop's items counted in a line per loop flow, written
-once their counts settle; each flow's detail, flownotes.py, once per change; a container's crash loop, once; in
-the order the server wrote them), and the final view at the end — once the vcjobs the JobFlow's status says ended
-are ended in the cache too (their watch may lag: SETTLE_WAIT at most).
+change instead, from the JobFlow's and its vcjobs' watch events themselves, with `vcctl run`'s code
+(phasechanges.py: every phase passed, a vcjob's Restarting between two reads too; runlines.py: a loop's items
+counted in a line per loop flow, written once their counts settle; each flow's detail, flownotes.py, once per
+change) and a container's crash loop once; each batch in the order the server wrote it (resourceVersion), and the
+final view at the end — once the vcjobs the JobFlow's status says ended are ended in the cache too (their watch
+may lag: SETTLE_WAIT at most).
 Returns the exit status: 0 the flow succeeded, 1 it failed or was deleted, 130 interrupted.
 
 A big flow (10,000 vcjobs, as many pods) takes seconds to list, so each kind is listed and watched on
@@ -32,7 +34,7 @@ from rich.live import Live
 
 from vclite.api import batch, flow, kinds, meta
 from vclite.apiserver import client as client_mod
-from vclite.cli import flownotes, runlines, view, viewdraw
+from vclite.cli import phasechanges, runlines, view, viewdraw
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
@@ -46,6 +48,7 @@ NOT_SUCCEEDED = "status.phase!=Succeeded"   # the pods the view reads
 # the Events the view reads: the vcjob controller's FailedCreate, a vcjob's pods the API refused (a missing
 # ServiceAccount, a ResourceQuota exceeded), which says why a job waits
 FAILED_CREATE = "involvedObject.kind=Job,reason=FailedCreate"
+PHASE_KINDS = frozenset({kinds.JOBFLOW.kind, kinds.JOB.kind})   # the kinds whose phases have lines
 UNWRAPPED = 1000   # columns a frame written to a file or a pipe is drawn in: no row wrapped (rich's default: 80)
 
 
@@ -58,16 +61,21 @@ def unwrapped(renderable: Any) -> str:
 
 
 class Cache:
-    """The watched objects by kind, kept current by watch handlers (on watch threads)."""
+    """The watched objects by kind, kept current by watch handlers (on watch threads). With `events` (the lines
+    written without a terminal): also every event of a JobFlow or a vcjob — a listed object as added —, for
+    `drain`: the lines follow each change, not only the last state read."""
 
-    def __init__(self) -> None:
+    def __init__(self, events: bool = False) -> None:
         self._lock = threading.Lock()
         self._objects: dict[str, dict[tuple[str, str], Obj]] = {}
         self.changed = threading.Event()
+        self._events: list[tuple[str, Obj]] | None = [] if events else None
 
     def seed(self, kind: kinds.Kind, objects: list[Obj]) -> None:
         with self._lock:
             self._objects[kind.kind] = {(meta.namespace(o), meta.name(o)): o for o in objects}
+            if self._events is not None and kind.kind in PHASE_KINDS:
+                self._events += [(str(client_mod.EventType.ADDED), o) for o in objects]
         self.changed.set()
 
     def handle(self, ev: client_mod.WatchEvent) -> None:
@@ -78,7 +86,19 @@ class Cache:
                 objects.pop(key, None)
             else:
                 objects[key] = ev.object
+            if self._events is not None and ev.kind.kind in PHASE_KINDS:
+                self._events.append((str(ev.type), ev.object))
         self.changed.set()
+
+    def drain(self) -> list[tuple[str, Obj]]:
+        """The (event type, object) of each JobFlow and vcjob event since the last call, in the order the server
+        wrote them (resourceVersion: a vcjob's Failed before its JobFlow's, which it caused, though they come on two
+        watches); one object's events keep their order."""
+        with self._lock:
+            if self._events is None:
+                return []
+            taken, self._events = self._events, []
+        return sorted(taken, key=lambda ev: _version(ev[1]))
 
     def seeded(self, kind: kinds.Kind) -> bool:
         with self._lock:
@@ -191,23 +211,12 @@ def behind(snap: view.Snapshot) -> list[str]:
     return out
 
 
-def changed_in_order(now: dict[str, str], last: dict[str, str], jobflows: list[Obj], jobs: dict[str, Obj | None]
-                     ) -> list[str]:
-    """The keys of view.phases whose phase `now` is not the `last` written, in the order the server wrote them
-    (their objects' resourceVersion): a vcjob's `Failed` before its JobFlow's, which that failure caused.
-    `jobs`: the changed vcjobs by key (None: not in the cache)."""
-    versions = {f"JobFlow {meta.key(jf)}": _version(jf) for jf in jobflows}
-    versions.update({what: _version(job) for what, job in jobs.items() if job is not None})
-    changed = [what for what, ph in now.items() if ph and last.get(what) != ph]
-    return sorted(changed, key=lambda what: versions.get(what, 0))   # (stable: view.phases' order among equals)
-
-
 def follow(client: Any, namespace: str, name: str, clock: clock_mod.Clock, console: Console | None = None,
            jobflow: Obj | None = None) -> int:
     """Follow JobFlow `namespace/name` (`jobflow`: as just read, if it was) until it is Succeed or Failed;
     the exit status."""
     console = console or Console(highlight=False)
-    cache = Cache()
+    cache = Cache(events=not console.is_terminal)
     loader = Loader(client, cache, namespace, name, jobflow)
     try:
         loader.start()
@@ -231,10 +240,9 @@ def _first_frame_wait(cache: Cache, loader: Loader) -> None:
 
 def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_mod.Clock, console: Console) -> int:
     live = Live(console=console, auto_refresh=False, transient=False) if console.is_terminal else None
-    start, last_phases, gap, settle_by = clock.monotonic(), {}, REDRAW_GAP, 0.0
-    flow_notes = flownotes.FlowNotes()   # (each flow's detail said once per change: as `vcctl run` says it)
+    start, gap, settle_by = clock.monotonic(), REDRAW_GAP, 0.0
+    changes = phasechanges.PhaseChanges()   # (the lines: every phase passed, each flow's detail once per change)
     crash_loops: set[tuple[str, str]] = set()   # (pod, container) whose restarts a line announced
-    loop_lines = runlines.LoopLines()   # (a loop's count line held while its items still change)
     pause = threading.Event()  # never set: an interruptible sleep that coalesces bursts of events
     if live is not None:
         live.start()
@@ -252,21 +260,15 @@ def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_
                 live.update(viewdraw.render(snap, clock.now()), refresh=True)
                 gap = max(REDRAW_GAP, view.redraw_gap(time.perf_counter() - began))   # (a big flow: less often)
             else:
-                now_phases = view.phases(snap)
-                notes = {meta.key(jf): flow_notes.lines(jf) for jf in snap.jobflows}
-                jobs = {what: snap.job(*what[len("vcjob "):].split("/", 1)) for what in now_phases
-                        if what.startswith("vcjob ") and last_phases.get(what) != now_phases[what]}
-                changed = changed_in_order(now_phases, last_phases, snap.jobflows, jobs)
+                for ev_type, obj in cache.drain():
+                    changes.observe(ev_type, obj)
                 final = phase in DONE and loader.done()   # (its last lines: nothing held back)
-                lines = loop_lines.lines(changed, now_phases, {meta.key(jf): jf for jf in snap.jobflows},
-                                         {what: job for what, job in jobs.items() if job is not None},
-                                         clock.monotonic(), final, notes)
+                lines = changes.lines(clock.monotonic(), final)
                 lines += [n for job in snap.jobs for pod in snap.pods_of(job)
                           for n in runlines.crash_loop_notes(pod, crash_loops)]
                 for line in lines:
                     console.print(f"[{clock.monotonic() - start:7.2f}s] {line}", highlight=False, markup=False,
                                   soft_wrap=True)   # (a line of a log: never wrapped at 80 columns)
-                last_phases = now_phases
             if phase in DONE and loader.done():
                 settle_by = settle_by or time.monotonic() + SETTLE_WAIT
                 if not behind(snap) or time.monotonic() >= settle_by:
@@ -275,7 +277,7 @@ def _loop(cache: Cache, loader: Loader, namespace: str, name: str, clock: clock_
                 cache.changed.wait(TICK)
             else:   # (lines only on changes, or when a held line is due; while settling, until settle_by at most)
                 waits = [w for w in (max(0.0, settle_by - time.monotonic()) if settle_by else None,
-                                     loop_lines.due_in(clock.monotonic())) if w is not None]
+                                     changes.due_in(clock.monotonic())) if w is not None]
                 cache.changed.wait(min(waits) if waits else None)
             pause.wait(gap)
     finally:

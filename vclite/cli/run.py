@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from vclite.api import batch, flow, kinds, meta, yamlio
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer
-from vclite.cli import flownotes, flowreport, manifests, runhints, runlines, schedconfmap, stdinput, view
+from vclite.cli import flowreport, manifests, phasechanges, runhints, runlines, schedconfmap, stdinput, view
 from vclite.executor import nodes as nodes_mod
 from vclite.lib import clock as clock_mod
 from vclite.runtime import runtime as runtime_mod
@@ -94,21 +94,13 @@ class Progress:
         self.unfinished: set[str] = set()
         self.outcomes: dict[str, str] = {}    # followed object -> its phase when it finished
         self.deleted: dict[str, dict[str, Obj]] = {kind: {} for kind in KEPT_WHEN_DELETED}
-        self._phases: dict[str, str] = {}
-        self._changed: list[str] = []   # the key of each phase change since the last lines, in order
-        self._changed_keys: set[str] = set()
-        self._passed: dict[str, list[str]] = {}   # phases reached and left since the last lines (runlines._changes)
-        self._jobflows: dict[str, Obj] = {}   # the last version of each JobFlow (the lines name its loop items)
-        self._changed_jobs: dict[str, Obj] = {}   # the last version of each vcjob in `_changed`
-        self._loop_lines = runlines.LoopLines()   # (a loop's count line held while its items still change)
+        self._lines = phasechanges.PhaseChanges()   # the phase changes and flow details not yet written
         self.scheduled: set[str] = set()   # the vcjobs a CronJob made (a run with a CronJob ends unfinished)
         # the last Failed version of each pod, kept when a pod of the same name replaces it (a vcjob's
         # RestartJob deletes its pods and makes new ones): why a job that then used up maxRetry failed
         self.failed_pods: dict[str, Obj] = {}
         self.ended = False   # set when the run's outcome is read: stopping the pods left changes nothing of it
         self.interrupted = False   # the run was stopped by Ctrl-C (SIGINT) or SIGTERM
-        self._flownotes = flownotes.FlowNotes()   # what each flow's detail said last (retries, failures, probes…)
-        self._flow_notes: dict[str, list[str]] = {}   # by JobFlow: its flows' detail lines not yet printed
         self._notes: list[str] = []   # lines about crash loops not yet printed
         self._crash_loops: set[tuple[str, str]] = set()   # (pod, container) whose restarts were announced
         # each vcjob's latest FailedCreate Warning (pods the API refused, e.g. over a ResourceQuota), by
@@ -137,15 +129,8 @@ class Progress:
             self._notes += runlines.crash_loop_notes(obj, self._crash_loops)
         if kind == kinds.PODGROUP.kind or (kind == kinds.POD.kind and not view.is_bare_pod(obj)):
             return
-        if kind == kinds.JOBFLOW.kind and ev.type != "DELETED":
-            self._flow_notes.setdefault(meta.key(obj), []).extend(self._flownotes.lines(obj))
-            self._jobflows[meta.key(obj)] = obj
-        elif kind == kinds.JOBFLOW.kind:
-            self._flownotes.forget(meta.key(obj))
         is_flow, is_pod = kind == kinds.JOBFLOW.kind, kind == kinds.POD.kind
-        what = f"{'JobFlow' if is_flow else 'pod' if is_pod else 'vcjob'} {meta.key(obj)}"
-        phase = "" if ev.type == "DELETED" else view.jobflow_phase(obj) if is_flow else \
-            _pod_phase(obj) if is_pod else meta.phase(obj)
+        what, phase = self._lines.observe(str(ev.type), obj)
         follows = is_flow or is_pod or flow.CREATED_BY_JOB_FLOW not in meta.labels(obj)
         done = FLOW_DONE if is_flow else POD_DONE if is_pod else self._job_done
         if kind == kinds.JOB.kind and _made_by_cronjob(obj):
@@ -159,14 +144,6 @@ class Progress:
             self.unfinished.discard(what)
             if follows and what not in self.outcomes:
                 self.outcomes[what] = phase or DELETED_UNFINISHED
-        if phase and self._phases.get(what) != phase:
-            if what in self._changed_keys:   # (its phase of before came since the last lines, and goes)
-                self._passed.setdefault(what, []).append(self._phases[what])
-            self._phases[what] = phase
-            self._changed.append(what)   # (each change at its place: a cause's line before its effect's)
-            self._changed_keys.add(what)
-            if kind == kinds.JOB.kind:
-                self._changed_jobs[what] = obj
 
     def done(self) -> bool:
         return not self.unfinished
@@ -186,25 +163,11 @@ class Progress:
         return bad, good
 
     def changes(self, now: float | None = None, final: bool = False) -> list[str]:
-        """Lines for the phases that appeared or changed since the last call, in the order of their last change
-        (runlines: a loop's items counted in one line per loop flow, each failed item named), each JobFlow's flows'
-        new details (flownotes: retries, failures, probes, skips …) next to its own line, then the crash loops. `now`
-        (the run's monotonic time): a loop's count line is held while its items still change
-        (runlines.LoopLines), until due or `final`; None: every line at once. An object that passed through phases
-        since its last line (a vcjob Pending, Restarting, Pending, Running in one burst of work) has a line for each,
-        in order, before its line of now: a log shows the restart, and every phase a job was in."""
-        passed = self._passed
-        if now is None:
-            lines = runlines.change_lines(self._changed, self._phases, self._jobflows, self._changed_jobs,
-                                          self._flow_notes, passed)
-        else:
-            lines = self._loop_lines.lines(self._changed, self._phases, self._jobflows, self._changed_jobs,
-                                           now, final, self._flow_notes, passed)
-        lines += self._notes
-        self._passed.clear()
-        self._changed, self._changed_keys = [], set()
-        self._changed_jobs.clear()
-        self._flow_notes, self._notes = {}, []
+        """Lines for the phases that appeared or changed since the last call, each phase passed in the order it
+        happened, with each JobFlow's flows' new details (phasechanges.PhaseChanges.lines: `now`, `final`), then the
+        crash loops."""
+        lines = self._lines.lines(now, final) + self._notes
+        self._notes = []
         return lines
 
 
@@ -213,8 +176,7 @@ def _made_by_cronjob(job: Obj) -> bool:
     return ref is not None and ref.get("kind") == kinds.CRONJOB.kind
 
 
-def _pod_phase(pod: Obj) -> str:
-    return str((pod.get("status") or {}).get("phase") or "Pending")
+_pod_phase = phasechanges.pod_phase
 
 
 def as_list(client: Any, deleted: dict[str, dict[str, Obj]] | None = None) -> dict:

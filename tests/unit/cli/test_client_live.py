@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vclite.api import kinds
-from vclite.cli import client_live, view, viewdraw
+from vclite.cli import client_live, phasechanges, view, viewdraw
 from vclite.store import selectors
 
 
@@ -122,15 +122,45 @@ def versioned(obj, rv):
     return {**obj, "metadata": {**obj["metadata"], "resourceVersion": str(rv)}}
 
 
-@pytest.mark.parametrize("versions, last, expected", [
-    pytest.param({"jf": 12, "jf-a": 11}, {}, ["vcjob default/jf-a", "JobFlow default/jf"],
+def _event(kind, obj, type_="MODIFIED"):
+    from vclite.apiserver import client as client_mod
+    return client_mod.WatchEvent(client_mod.EventType(type_), kind, obj, None)
+
+
+@pytest.mark.parametrize("versions, expected", [
+    pytest.param({"jf": 12, "jf-a": 11}, ["vcjob default/jf-a", "JobFlow default/jf"],
                  id="a-vcjobs-failure-before-the-JobFlows-it-caused"),
-    pytest.param({"jf": 10, "jf-a": 11}, {}, ["JobFlow default/jf", "vcjob default/jf-a"], id="in-the-servers-order"),
-    pytest.param({"jf": 12, "jf-a": 11}, {"vcjob default/jf-a": "Failed"}, ["JobFlow default/jf"],
-                 id="only-what-changed"),
+    pytest.param({"jf": 10, "jf-a": 11}, ["JobFlow default/jf", "vcjob default/jf-a"], id="in-the-servers-order"),
 ])
-def test_the_changes_in_the_order_the_server_wrote_them(versions, last, expected):
-    jf = versioned(jobflow({}), versions["jf"])
-    jobs = {"vcjob default/jf-a": versioned(job("jf-a", "Failed"), versions["jf-a"])}
-    now = view.phases(view.Snapshot([jf], list(jobs.values()), [], []))
-    assert client_live.changed_in_order(now, last, [jf], jobs) == expected
+def test_the_changes_in_the_order_the_server_wrote_them(versions, expected):
+    """The JobFlow and its vcjobs come on two watches: each batch is taken in resourceVersion order."""
+    cache = client_live.Cache(events=True)
+    cache.handle(_event(kinds.JOBFLOW, versioned({**jobflow({}), "status": {"state": {"phase": "Failed"}}},
+                                                 versions["jf"])))
+    cache.handle(_event(kinds.JOB, versioned(job("jf-a", "Failed"), versions["jf-a"])))
+    changes = phasechanges.PhaseChanges()
+    assert [changes.observe(t, obj)[0] for t, obj in cache.drain()] == expected
+    assert cache.drain() == []   # (taken once)
+
+
+def test_a_listed_object_is_taken_as_added_and_only_flows_and_vcjobs_are_kept():
+    cache = client_live.Cache(events=True)
+    cache.seed(kinds.JOB, [versioned(job("jf-a", "Running"), 3)])
+    cache.seed(kinds.PODGROUP, [{"kind": "PodGroup", "metadata": {"name": "pg", "namespace": "default"}}])
+    cache.handle(_event(kinds.POD, {"kind": "Pod", "metadata": {"name": "p", "namespace": "default"}}))
+    assert [(t, obj["metadata"]["name"]) for t, obj in cache.drain()] == [("ADDED", "jf-a")]
+    assert client_live.Cache().drain() == []   # (a terminal's view keeps no events)
+
+
+def test_every_phase_a_vcjob_passed_between_two_reads_has_its_line_in_order():
+    """A RestartJob policy: Running, Restarting, Pending, Running again, all before the next read — as `vcctl run`
+    writes them (a read of the last state alone said Running, then nothing)."""
+    cache = client_live.Cache(events=True)
+    changes = phasechanges.PhaseChanges()
+    cache.seed(kinds.JOB, [versioned(job("jf-a", "Running"), 5)])
+    assert changes.observe(*cache.drain()[0]) and changes.lines() == ["vcjob default/jf-a: Running"]
+    for rv, phase in enumerate(["Restarting", "Pending", "Running", "Completed"], start=6):
+        cache.handle(_event(kinds.JOB, versioned(job("jf-a", phase), rv)))
+    for ev_type, obj in cache.drain():
+        changes.observe(ev_type, obj)
+    assert changes.lines() == [f"vcjob default/jf-a: {p}" for p in ("Restarting", "Pending", "Running", "Completed")]
