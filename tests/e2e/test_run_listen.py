@@ -110,6 +110,21 @@ def test_ctrl_c_stops_a_run_waiting_for_a_client(tmp_path, write):
     assert not (tmp_path / "work" / ".api").exists()
 
 
+def test_a_flow_suspended_in_its_file_is_told_the_command_that_resumes_it_through_the_runs_api(tmp_path, write):
+    """Its flows' lines name `vcctl jobflow resume` with the run's kubeconfig (no client finds it by itself); the
+    stop (--timeout) says no client resumed it."""
+    path = write("flow.yaml", FLOW.replace("metadata: {name: f}",
+                                           'metadata: {name: f, annotations: {flow.volcano.sh/suspend: "true"}}'))
+    r = subprocess.run([VCCTL, "run", "--listen", "127.0.0.1:0", "--timeout", "2", "--workdir", tmp_path / "work",
+                        path], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    kubeconfig = re.search(r"kubeconfig: (\S+)\)", r.stderr).group(1)
+    assert r.returncode == 1, r
+    assert f"JobFlow default/f: flow slow: dependencies are met; the JobFlow is suspended (vcctl jobflow resume f -k " \
+           f"{kubeconfig})" in r.stdout, r
+    assert 'JobFlow default/f is suspended (annotation flow.volcano.sh/suspend: "true"): no client resumed it while ' \
+           "the run served its API; remove the annotation to run it" in r.stderr, r
+
+
 SLEEPER = jobs_yaml.vcjob("sleeper", ["sleep", "600"], grace=5)
 
 

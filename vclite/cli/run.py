@@ -90,6 +90,7 @@ class Progress:
     def __init__(self, resumable: bool = False) -> None:
         # `resumable` (a run that serves its API, --listen): an Aborted standalone vcjob is not finished, as a
         # client may resume it (`vcctl job resume`); else Aborted is one of the ends
+        self.resumable = resumable
         self._job_done = JOB_DONE - {batch.JobPhase.ABORTED} if resumable else JOB_DONE
         self.unfinished: set[str] = set()
         self.outcomes: dict[str, str] = {}    # followed object -> its phase when it finished
@@ -238,10 +239,11 @@ def build_runtime(nodes_opt: str | None, conf: scheduler_conf.SchedulerConf | No
                                restarted="the run", resume_advice=None if serves else UNRESUMABLE)
 
 
-def stuck_report(snap: view.Snapshot, now: dt.datetime | None = None) -> list[str]:
+def stuck_report(snap: view.Snapshot, now: dt.datetime | None = None, served: bool = False) -> list[str]:
     """Why each unfinished JobFlow / vcjob can make no more progress; under a flow, each of its vcjobs whose
     failed attempt waits for its retry (flowreport.retry_waits: when it is due, from `now`), and under a loop
-    flow its unfinished items, named as the live view names them (`item 1: resnet50 (vcjob x-train-1)`)."""
+    flow its unfinished items, named as the live view names them (`item 1: resnet50 (vcjob x-train-1)`).
+    `served` (--listen): a client could have resumed a suspended JobFlow during the run."""
     now = now or clock_mod.RealClock().now()
     lines = []
     for jf in snap.jobflows:
@@ -249,7 +251,8 @@ def stuck_report(snap: view.Snapshot, now: dt.datetime | None = None) -> list[st
             continue
         if str(meta.annotations(jf).get(flow.SUSPEND_ANNOTATION, "")).lower() == "true":
             lines.append(f"JobFlow {meta.key(jf)} is suspended (annotation {flow.SUSPEND_ANNOTATION}: \"true\"): "
-                         "vcctl run starts none of its vcjobs; remove the annotation to run it")
+                         + ("no client resumed it while the run served its API" if served
+                            else "vcctl run starts none of its vcjobs") + "; remove the annotation to run it")
         for name, job_name, job, targets in view.flow_rows(jf, snap):
             if job is None:
                 cond = ((jf.get("status") or {}).get("conditions") or {}).get(job_name) or {}
@@ -411,6 +414,7 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], lines_to: T
             raise ListenError(str(exc)) from None
         for line in served.lines():
             print(line, file=sys.stderr, flush=True)
+        rt.jobflow_controller.resume_flags = f"-k {served.kubeconfig}"   # (a suspended JobFlow's resume command)
     rt.start()   # (the documents were applied when they were validated)
     start = rt.clock.monotonic()
     last_draw = -1.0
@@ -634,7 +638,7 @@ def _stopped_report(snap: view.Snapshot, rt: runtime_mod.Runtime, progress: Prog
                     default_node: bool) -> None:
     """What was left when the run stopped (a timeout, no progress possible, Ctrl-C), and what failed;
     `default_node`: the run has only the node for this machine (a job short of resources gets the hint)."""
-    stuck = stuck_report(snap, rt.clock.now())
+    stuck = stuck_report(snap, rt.clock.now(), served=progress.resumable)
     for line in stuck[:STUCK_LINES]:
         err.print(f"  {line}", markup=False)
     if len(stuck) > STUCK_LINES:

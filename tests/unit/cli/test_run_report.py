@@ -99,23 +99,28 @@ def _flow_job(name, phase):
             "spec": {"tasks": []}, "status": {"state": {"phase": phase}}}
 
 
-@pytest.mark.parametrize("cond, annotations, expected", [
+@pytest.mark.parametrize("cond, annotations, served, expected", [
     # a failed vcjob in its retry back-off when the run stopped (--timeout): what the run waited on
     pytest.param({"phase": "Failed", "reason": "RetryBackoff", "message": "attempt 1 failed; retry 1 of 2 after a 30s "
-                  "back-off"}, {}, ["JobFlow default/rt: flow fail (vcjob rt-fail): attempt 1 failed; retry 1 of 2 "
-                                    "after a 30s back-off"], id="retry-back-off"),
-    pytest.param({"phase": "Failed"}, {}, [], id="failed-for-good"),   # (the failure report says why)
+                  "back-off"}, {}, False,
+                 ["JobFlow default/rt: flow fail (vcjob rt-fail): attempt 1 failed; retry 1 of 2 after a 30s back-off"],
+                 id="retry-back-off"),
+    pytest.param({"phase": "Failed"}, {}, False, [], id="failed-for-good"),   # (the failure report says why)
     # a JobFlow suspended in its file: nothing can resume it in `vcctl run`
-    pytest.param({"phase": "Failed"}, {"flow.volcano.sh/suspend": "true"},
+    pytest.param({"phase": "Failed"}, {"flow.volcano.sh/suspend": "true"}, False,
                  ['JobFlow default/rt is suspended (annotation flow.volcano.sh/suspend: "true"): vcctl run starts none '
                   "of its vcjobs; remove the annotation to run it"], id="suspended"),
+    # … but a client of `vcctl run --listen` could have resumed it, until the run stopped (--timeout, Ctrl-C)
+    pytest.param({"phase": "Failed"}, {"flow.volcano.sh/suspend": "true"}, True,
+                 ['JobFlow default/rt is suspended (annotation flow.volcano.sh/suspend: "true"): no client resumed it '
+                  "while the run served its API; remove the annotation to run it"], id="suspended-while-served"),
 ])
-def test_stuck_report_says_what_a_finished_vcjob_of_a_running_jobflow_waits_for(cond, annotations, expected):
+def test_stuck_report_says_what_a_finished_vcjob_of_a_running_jobflow_waits_for(cond, annotations, served, expected):
     jf = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
           "metadata": {"name": "rt", "namespace": "default", "annotations": annotations},
           "spec": {"flows": [{"name": "fail"}]},
           "status": {"state": {"phase": "Running"}, "conditions": {"rt-fail": cond}}}
-    assert run.stuck_report(view.Snapshot([jf], [_flow_job("rt-fail", "Failed")], [], [])) == expected
+    assert run.stuck_report(view.Snapshot([jf], [_flow_job("rt-fail", "Failed")], [], []), served=served) == expected
 
 
 @pytest.mark.parametrize("on_exit, cond, expected", [

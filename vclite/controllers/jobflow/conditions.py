@@ -157,7 +157,8 @@ class Conditions:
         the engine was given other words (resume_advice: nothing can resume it where it runs)."""
         if self.resume_advice is not None:
             return self.resume_advice
-        return f"vcctl jobflow resume {self.name}" + ("" if self.ns in ("", "default") else f" -n {self.ns}")
+        return f"vcctl jobflow resume {self.name}" + ("" if self.ns in ("", "default") else f" -n {self.ns}") + (
+            f" {self.resume_flags}" if self.resume_flags else "")
 
     def _flow_condition(self, fr: rs.FlowRT) -> None:
         """The condition under `<jobflow>-<flow>` of a flow without vcjobs yet, or of a loop flow."""

@@ -179,9 +179,10 @@ class JobFlowController:
                  resume_advice: str | None = None):
         """`recorder`: how Events are recorded (default: written at once; see apiserver/events.py).
         `resume_advice`: what a suspended JobFlow's conditions tell to do where no client can resume it (a run that
-        serves no API); None: the command that resumes it."""
+        serves no API); None: the command that resumes it, with `resume_flags` (set before the controller starts:
+        `-k KUBECONFIG`, the API `vcctl run --listen` serves, whose kubeconfig no client finds by itself)."""
         self.client, self.clock = client, clock
-        self.resume_advice = resume_advice
+        self.resume_advice, self.resume_flags = resume_advice, ""
         self._record = recorder or events.direct(client, clock)
         self.queue = workqueue.WorkQueue(clock)
         self.templates = informer_mod.Informer(client, kinds.JOBTEMPLATE, self._on_template)   # read-only
@@ -399,7 +400,7 @@ class JobFlowController:
             plan = plan_mod.compile_spec(jobflow.get("spec"), meta.name(jobflow))
             eng = engine_mod.Engine(jobflow, plan, self._read_output, self._probe, self._read_failure,
                                     functools.partial(self._waiting.reason, meta.namespace(jobflow)),
-                                    resume_advice=self.resume_advice)
+                                    resume_advice=self.resume_advice, resume_flags=self.resume_flags)
             for job, at in phases:
                 eng.record(job, at)
             eng.load(self._jobs_of(jobflow), now)

@@ -75,14 +75,14 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
                  prober: Callable[[Obj, plan_mod.ProbeEntry], bool | None] | None = None,
                  why: Callable[[rs.Inst], str | None] | None = None,
                  waiting: Callable[[str, str], tuple[str, str] | None] | None = None,
-                 resume_advice: str | None = None):
+                 resume_advice: str | None = None, resume_flags: str = ""):
         """`resume_advice`: how a suspended JobFlow's messages say it can be resumed, where a client cannot resume
-        it (a run that serves no API); None: the command that resumes it."""
+        it (a run that serves no API); None: the command that resumes it, with `resume_flags` (`-k KUBECONFIG`)."""
         self.name, self.ns, self.uid = meta.name(jobflow), meta.namespace(jobflow), meta.uid(jobflow)
         self.generation = jobflow.get("metadata", {}).get("generation")   # a spec change: rebuilt
         self.plan, self.reader, self.prober, self.why = plan, reader, prober, why
         self.waiting = waiting      # (vcjob name, uid) -> why its PodGroup waits (waiting.Index.reason)
-        self.resume_advice = resume_advice
+        self.resume_advice, self.resume_flags = resume_advice, resume_flags
         prev = jobflow.get("status") or {}
         self.phase = (prev.get("state") or {}).get("phase") or ""
         self.extra = {k: jsoncopy.deep_copy(v) for k, v in prev.items() if k not in st.KNOWN_FIELDS}
