@@ -34,6 +34,13 @@ def default_data_dir() -> pathlib.Path:
     return pathlib.Path(env).expanduser() if env else pathlib.Path.home() / ".vclite"
 
 
+def resume_flags(data_dir: pathlib.Path) -> str:
+    """What a suspended JobFlow's resume command adds so that it reaches this server: nothing where vcctl finds
+    the kubeconfig by itself (the default data directory, or $VCLITE_DATA's), else `-k <its kubeconfig>`."""
+    found = default_data_dir().expanduser().resolve()
+    return "" if data_dir.resolve() == found else f"-k {data_dir / 'kubeconfig'}"
+
+
 def build_runtime(data_dir: pathlib.Path, nodes: list[dict] | None,
                   conf: scheduler_conf_mod.SchedulerConf | None,
                   controllers: frozenset[str] = frozenset(gates.KNOWN),
@@ -162,6 +169,7 @@ def server(data_dir, address, port, tls_cert, tls_key, plain_http, nodes_opt, sc
     except (ValueError, OSError, RuntimeError, sqlite_store.StoreError) as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(1)
+    rt.jobflow_controller.resume_flags = resume_flags(data_dir)
     try:
         code = asyncio.run(server_mod.serve(rt, options))
     except server_mod.ServeError as e:

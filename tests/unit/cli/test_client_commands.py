@@ -179,6 +179,24 @@ def test_a_finished_jobflow_cannot_be_suspended(vcctl, api, succeeded_flow):
     assert vcctl("jobflow", "resume", succeeded_flow) == (0, "Resumed JobFlow: default/test-jobflow")
 
 
+def test_a_suspended_jobflow_names_the_servers_kubeconfig_in_its_resume_command(server, api):
+    """The server's data directory is not the default one vcctl looks in: the command must name its kubeconfig."""
+    api.create({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobTemplate",
+                "metadata": {"name": "held-k", "namespace": "default"},
+                "spec": {"tasks": [{"name": "t", "replicas": 1, "template": {"spec": {
+                    "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox",
+                                                              "command": ["true"]}]}}}]}})
+    api.create({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+                "metadata": {"name": "held-k", "namespace": "default",
+                             "annotations": {"flow.volcano.sh/suspend": "true"}},
+                "spec": {"flows": [{"name": "held-k"}]}})
+    said = f"vcctl jobflow resume held-k -k {server.data_dir.resolve() / 'kubeconfig'})"
+    wait_for(lambda: said in json.dumps(api.get(kinds.JOBFLOW, "default", "held-k").get("status")),
+             "the suspended flow's condition")
+    api.delete(kinds.JOBFLOW, "default", "held-k")
+    api.delete(kinds.JOBTEMPLATE, "default", "held-k")   # (other tests list the namespace's templates)
+
+
 def test_create_and_delete_read_standard_input_as_a_file(server, api):
     """`-f -` (as `job run -f -`, `vcctl run -`): the documents from standard input; a skipped one names it."""
     def vcctl(*args, text):

@@ -3,6 +3,8 @@ client can reach the API (`vcctl server`, `vcctl run --listen`), the annotation 
 (nothing can resume it there). The real runtime each command builds; no pod runs."""
 from __future__ import annotations
 
+import pathlib
+
 import pytest
 
 from vclite.api import kinds
@@ -48,3 +50,22 @@ def test_a_suspended_flow_is_told_what_resumes_it(tmp_path, build, says):
     finally:
         rt.close()
     assert (cond["reason"], cond["message"]) == ("Suspended", f"dependencies are met; {says}")
+
+
+@pytest.mark.parametrize("vclite_data, data_dir, flags", [
+    (None, "HOME/.vclite", ""),                       # the default: vcctl finds its kubeconfig by itself
+    ("ELSEWHERE", "ELSEWHERE", ""),                   # $VCLITE_DATA names it: found too
+    (None, "ELSEWHERE", "-k ELSEWHERE/kubeconfig"),   # --data-dir elsewhere: the command must name it
+    ("OTHER", "ELSEWHERE", "-k ELSEWHERE/kubeconfig"),
+])
+def test_the_server_names_its_kubeconfig_in_the_resume_command_where_vcctl_would_not_find_it(
+        tmp_path, monkeypatch, vclite_data, data_dir, flags):
+    def path(text):
+        return str(tmp_path / "HOME" / ".vclite") if text == "HOME/.vclite" else str(tmp_path / text)
+    monkeypatch.setenv("HOME", str(tmp_path / "HOME"))
+    if vclite_data:
+        monkeypatch.setenv("VCLITE_DATA", path(vclite_data))
+    else:
+        monkeypatch.delenv("VCLITE_DATA", raising=False)
+    expected = flags.replace("ELSEWHERE", str(tmp_path / "ELSEWHERE"))
+    assert server_mod.resume_flags(pathlib.Path(path(data_dir))) == expected
