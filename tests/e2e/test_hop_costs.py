@@ -22,3 +22,19 @@ def test_hop_costs_accounts_every_component():
         assert set(COMPONENTS) <= set(rows), section   # (others, e.g. the queue controller, sync at start-up)
         assert all(rows[name] > 0 for name in COMPONENTS), section
     assert re.search(r"per hop \(chain − one job\) / 2: -?[\d.]+ ms", out), out
+
+
+def test_path_splits_each_hop_at_the_spawn_and_names_what_ran_before_it():
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "hop_costs.py"), "--chain", "12", "--path"],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    head = re.search(r"critical path of a chain of 12 \((\d+) hops\): exit to next spawn ([\d.]+) ms, spawn to its "
+                     r"exit ([\d.]+) ms \(means\)", out)
+    assert head and int(head.group(1)) >= 1 and float(head.group(2)) > 0 and float(head.group(3)) > 0, out
+    rows = {m.group(1): (float(m.group(2)), float(m.group(3)))
+            for m in re.finditer(r"^  (\S+)\s+([\d.]+)\s+([\d.]+)$", out, re.M)}
+    # a hop's path: the vcjob controller completes a job and starts the next, the JobFlow controller creates it,
+    # the scheduler enqueues and binds it, the executor starts it
+    for name in ("job-controller", "jobflow-controller", "scheduler", "executor"):
+        assert rows[name][0] > 0, out
+    assert sum(rows["event-recorder"]) > 0, out   # (Events: in the background lane, mostly while processes run)
+    assert re.search(r"^  \(event loop, waiting\)\s+[\d.]+$", out, re.M), out
