@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 
-from vclite.cli.gotyped import BOOL, INT, RAW, STR, TIME, Map, Ptr, Slice, Struct, fields
+from vclite.cli.gotyped import BOOL, INT, QUANTITY, RAW, STR, TIME, Map, Ptr, Slice, Struct, fields
 
 V = functools.partial(Struct, keep_unknown=True)   # a Volcano struct vclite adds fields to
 
@@ -30,7 +30,8 @@ _CONTAINER_FIELDS = ("name! image command args workingDir ports envFrom env reso
                      "lifecycle terminationMessagePath terminationMessagePolicy imagePullPolicy securityContext "
                      "stdin stdinOnce tty")
 _RAW_CONTAINER = {w.rstrip("!"): RAW for w in _CONTAINER_FIELDS.split()}
-RESOURCES = Struct(fields("limits requests claims", limits=RAW, requests=RAW, claims=RAW))
+RESOURCE_LIST = Map(QUANTITY)   # (core/v1 ResourceList: quantities as Quantity.String() writes them, keys sorted)
+RESOURCES = Struct(fields("limits requests claims", limits=RESOURCE_LIST, requests=RESOURCE_LIST, claims=RAW))
 CONTAINER = Struct(fields(_CONTAINER_FIELDS, **{**_RAW_CONTAINER, "name": STR, "image": STR,
                                                 "resources": RESOURCES}), keep_unknown=True)
 _POD_SPEC_FIELDS = ("volumes initContainers containers! ephemeralContainers restartPolicy "
@@ -41,7 +42,8 @@ _POD_SPEC_FIELDS = ("volumes initContainers containers! ephemeralContainers rest
                     "enableServiceLinks preemptionPolicy overhead topologySpreadConstraints setHostnameAsFQDN os "
                     "hostUsers schedulingGates resourceClaims resources hostnameOverride")
 POD_SPEC = Struct(fields(_POD_SPEC_FIELDS, **{**{w.rstrip("!"): RAW for w in _POD_SPEC_FIELDS.split()},
-                                              "initContainers": Slice(CONTAINER), "containers": Slice(CONTAINER)}),
+                                              "initContainers": Slice(CONTAINER), "containers": Slice(CONTAINER),
+                                              "overhead": RESOURCE_LIST, "resources": Ptr(RESOURCES)}),
                   keep_unknown=True)
 POD_TEMPLATE_SPEC = Struct(fields("metadata! spec!", metadata=OBJECT_META, spec=POD_SPEC))
 

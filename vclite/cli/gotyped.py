@@ -21,7 +21,7 @@ from typing import Any, Iterable, Union
 
 import yaml
 
-from vclite.api import yamlio
+from vclite.api import quantity, yamlio
 
 Obj = dict[str, Any]
 
@@ -52,6 +52,15 @@ RAW = Raw()
 
 
 @dataclasses.dataclass(frozen=True)
+class Quantity:
+    """resource.Quantity: read from a string or a number, written as Quantity.String() (`cpu: 1` reads `"1"`,
+    `1024Mi` reads `1Gi`, `1.5` reads `1500m`); a value that is no quantity as written (Go could not decode it)."""
+
+
+QUANTITY = Quantity()
+
+
+@dataclasses.dataclass(frozen=True)
 class Ptr:
     to: "GoType"
 
@@ -79,7 +88,7 @@ class Struct:
     keep_unknown: bool = False
 
 
-GoType = Union[Scalar, Time, Raw, Ptr, Slice, Map, Struct]
+GoType = Union[Scalar, Time, Raw, Quantity, Ptr, Slice, Map, Struct]
 
 _OMIT = object()
 
@@ -114,6 +123,8 @@ def _field(value: Any, typ: GoType, omit: str) -> Any:
         if omit and value == typ.zero and type(value) is type(typ.zero):
             return _OMIT
         return value
+    if isinstance(typ, Quantity):
+        return _quantity(value)
     if value is None:                                   # a nil pointer, slice or map
         return _OMIT if omit else None
     if isinstance(typ, Ptr):
@@ -129,6 +140,15 @@ def _field(value: Any, typ: GoType, omit: str) -> Any:
             return value
         return {k: _field(value[k], typ.of, "") for k in sorted(value, key=_go_bytes)}
     return value                                        # RAW: as written
+
+
+def _quantity(value: Any) -> Any:
+    if value is None:
+        return "0"   # (a null decodes to the zero Quantity)
+    try:
+        return quantity.canonical(value)
+    except ValueError:
+        return value
 
 
 def _struct(value: Obj, typ: Struct) -> Obj:

@@ -248,3 +248,34 @@ def test_go_yaml_key_order():
     keys = ["f-x-10", "f-x-2", "f-x-1", "aB", "a_b", "b"]
     assert gotyped.go_sorted(keys) == ["a_b", "aB", "b", "f-x-1", "f-x-2", "f-x-10"]
     assert gotyped.go_yaml(dict.fromkeys(keys, 1)).splitlines()[-3:] == ["f-x-1: 1", "f-x-2: 1", "f-x-10: 1"]
+
+
+# A container's resources (and the pod's overhead and resources) are core/v1 ResourceLists: maps of
+# resource.Quantity, which Go decodes from a string or a number and writes as Quantity.String() (canonical),
+# keys sorted — `cpu: 1` (as kubectl stores it) reads `cpu: "1"`, `1024Mi` reads `1Gi`, `1.5` reads `1500m`.
+QUANTITIES = {
+    "apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobTemplate", "metadata": {"name": "q"},
+    "spec": {"tasks": [{"name": "t", "replicas": 1, "template": {"spec": {
+        "overhead": {"memory": "2048Ki", "cpu": 0.25},
+        "initContainers": [{"name": "i", "image": "busybox", "resources": {"requests": {"cpu": "1000m"}}}],
+        "containers": [{"name": "c", "image": "busybox", "resources": {
+            "requests": {"memory": "1024Mi", "cpu": 1}, "limits": {"cpu": 1.5, "nvidia.com/gpu": "1"}}}]}}}]},
+}
+
+
+@pytest.mark.parametrize("fmt, want", [
+    pytest.param("yaml", ["overhead:\n          cpu: 250m\n          memory: 2Mi",
+                          "resources:\n            requests:\n              cpu: \"1\"\n",
+                          "resources:\n            limits:\n              cpu: 1500m\n"
+                          "              nvidia.com/gpu: \"1\"\n"
+                          "            requests:\n              cpu: \"1\"\n              memory: 1Gi\n"], id="yaml"),
+    pytest.param("json", ['"overhead": {\n              "cpu": "250m",\n              "memory": "2Mi"\n',
+                          '"limits": {\n                    "cpu": "1500m",\n'
+                          '                    "nvidia.com/gpu": "1"\n',
+                          '"requests": {\n                    "cpu": "1",\n                    "memory": "1Gi"\n'],
+                 id="json"),
+])
+def test_resource_quantities_as_go_writes_them(fmt, want):
+    out = common.describe_text(client_jobflow.describe_shape(client_jobflow.JOBTEMPLATE, QUANTITIES), fmt)
+    for part in want:
+        assert part in out, out
