@@ -202,7 +202,9 @@ class InProcessClient:
         if kind is kinds.NAMESPACE and not dry_run and not (old.get("spec") or {}).get("finalizers"):
             # (a namespace stored before namespaces had their finalizer: it must empty out first too)
             held = {**(old.get("spec") or {}), "finalizers": [core.NAMESPACE_FINALIZER]}
-            self.store.update(kind, {**old, "spec": held}, owned=True, copy_result=False)
+            self.store.update(kind, {**old, "spec": held}, copy_result=False)   # (a copy: `old` is the stored one)
+            if preconditions:   # (the resourceVersion was met before this write of our own, which changes it)
+                preconditions = {k: v for k, v in preconditions.items() if k != "resourceVersion"}
         gone = self.store.delete(kind, namespace, name, propagation=propagation, dry_run=dry_run,
                                  grace_period=grace_period, preconditions=preconditions)
         if kind is kinds.SERVICEACCOUNT and name == serviceaccount.DEFAULT and not dry_run:

@@ -125,3 +125,21 @@ def test_the_in_process_client_honours_preconditions_before_admission():
     # precondition is checked first, as kube-apiserver's BeforeDelete runs before admission
     with pytest.raises(Exception, match="the UID in the precondition"):
         client.delete(kinds.QUEUE, "", "default", preconditions={"uid": "other"})
+
+
+@pytest.mark.parametrize("field", ["uid", "resourceVersion"])
+def test_a_namespace_stored_without_its_finalizer_is_deleted_under_a_precondition_it_meets(field):
+    """A namespace an older store kept without spec.finalizers gets it before its delete (it must empty out first):
+    that write of the client's own does not fail the precondition the caller's delete met."""
+    client = inprocess.new_client()
+    old = client.store.create(kinds.NAMESPACE, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "old"}})
+    client.delete(kinds.NAMESPACE, "", "old", preconditions={field: old["metadata"][field]})
+    assert client.get(kinds.NAMESPACE, "", "old")["metadata"].get("deletionTimestamp")
+
+
+def test_a_namespace_stored_without_its_finalizer_is_left_as_it_was_when_the_precondition_fails():
+    client = inprocess.new_client()
+    old = client.store.create(kinds.NAMESPACE, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "old"}})
+    with pytest.raises(Exception, match="the ResourceVersion in the precondition"):
+        client.delete(kinds.NAMESPACE, "", "old", preconditions={"resourceVersion": "1"})
+    assert client.get(kinds.NAMESPACE, "", "old") == old
