@@ -1,7 +1,9 @@
 """The Go types Volcano's vcctl decodes a JobFlow and a JobTemplate into (volcano.sh/apis flow/v1alpha1,
 batch/v1alpha1 JobSpec, k8s.io/api core/v1 PodTemplateSpec, apimachinery ObjectMeta), as `gotyped` nodes:
 field order and `omitempty`/`omitzero` tags as declared there. A pod's spec and its containers are listed
-by their field order and the fields without `omitempty`; their other fields are kept as written.
+by their field order and the fields without `omitempty`, their volumes, env, ports, probes, affinity and
+tolerations as podtypes.py lists them, resource quantities as Quantity.String() writes them; other fields are kept
+as written.
 
 Fields vclite adds to Volcano's kinds (a JobFlow's `skippedJobs`, a condition's `reason` and `message`, a
 flow's `when`, loops, retries) are kept after Volcano's own (`V` below): the words `jobflow describe` shows
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import functools
 
+from vclite.cli import podtypes
 from vclite.cli.gotyped import BOOL, INT, QUANTITY, RAW, STR, TIME, Map, Ptr, Slice, Struct, fields
 
 V = functools.partial(Struct, keep_unknown=True)   # a Volcano struct vclite adds fields to
@@ -33,7 +36,7 @@ _RAW_CONTAINER = {w.rstrip("!"): RAW for w in _CONTAINER_FIELDS.split()}
 RESOURCE_LIST = Map(QUANTITY)   # (core/v1 ResourceList: quantities as Quantity.String() writes them, keys sorted)
 RESOURCES = Struct(fields("limits requests claims", limits=RESOURCE_LIST, requests=RESOURCE_LIST, claims=RAW))
 CONTAINER = Struct(fields(_CONTAINER_FIELDS, **{**_RAW_CONTAINER, "name": STR, "image": STR,
-                                                "resources": RESOURCES}), keep_unknown=True)
+                                                "resources": RESOURCES, **podtypes.CONTAINER_TYPES}), keep_unknown=True)
 _POD_SPEC_FIELDS = ("volumes initContainers containers! ephemeralContainers restartPolicy "
                     "terminationGracePeriodSeconds activeDeadlineSeconds dnsPolicy nodeSelector serviceAccountName "
                     "serviceAccount automountServiceAccountToken nodeName hostNetwork hostPID hostIPC "
@@ -43,7 +46,8 @@ _POD_SPEC_FIELDS = ("volumes initContainers containers! ephemeralContainers rest
                     "hostUsers schedulingGates resourceClaims resources hostnameOverride")
 POD_SPEC = Struct(fields(_POD_SPEC_FIELDS, **{**{w.rstrip("!"): RAW for w in _POD_SPEC_FIELDS.split()},
                                               "initContainers": Slice(CONTAINER), "containers": Slice(CONTAINER),
-                                              "overhead": RESOURCE_LIST, "resources": Ptr(RESOURCES)}),
+                                              "overhead": RESOURCE_LIST, "resources": Ptr(RESOURCES),
+                                              **podtypes.POD_SPEC_TYPES}),
                   keep_unknown=True)
 POD_TEMPLATE_SPEC = Struct(fields("metadata! spec!", metadata=OBJECT_META, spec=POD_SPEC))
 

@@ -279,3 +279,50 @@ def test_resource_quantities_as_go_writes_them(fmt, want):
     out = common.describe_text(client_jobflow.describe_shape(client_jobflow.JOBTEMPLATE, QUANTITIES), fmt)
     for part in want:
         assert part in out, out
+
+
+# core/v1 structs inside a pod template, stored with their keys in another order (as kubectl sends them: sorted):
+# encoding/json writes them in their Go declaration order, and a field without omitempty when unset
+POD_PARTS = {
+    "apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobTemplate", "metadata": {"name": "p"},
+    "spec": {"tasks": [{"name": "t", "replicas": 1, "template": {"spec": {
+        "volumes": [{"emptyDir": {"sizeLimit": "1024Mi"}, "name": "scratch"},
+                    {"hostPath": {"path": "/x"}, "name": "h"}],
+        "tolerations": [{"effect": "NoSchedule", "key": "k", "operator": "Exists"}],
+        "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"podAffinityTerm": {"topologyKey": "zone", "labelSelector": {"matchLabels": {"a": "b"}}}, "weight": 5}]},
+            "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchExpressions": [{"operator": "In", "values": ["n1"], "key": "kubernetes.io/hostname"}]}]}}},
+        "containers": [{"image": "busybox", "name": "c",
+                        "env": [{"valueFrom": {"resourceFieldRef": {"resource": "limits.cpu"}}, "name": "CPU"},
+                                {"value": "1", "name": "ONE"}],
+                        "ports": [{"protocol": "TCP", "containerPort": 80, "name": "http"}],
+                        "volumeMounts": [{"mountPath": "/s", "name": "scratch"}],
+                        "livenessProbe": {"periodSeconds": 3, "httpGet": {"port": "http", "path": "/"}},
+                        "startupProbe": {"grpc": {"port": 9}}}]}}}]},
+}
+
+
+def test_pod_template_structs_in_go_field_order():
+    spec = client_jobflow.describe_shape(client_jobflow.JOBTEMPLATE, POD_PARTS)["spec"]["tasks"][0]["template"]["spec"]
+    assert spec["volumes"] == [{"name": "scratch", "emptyDir": {"sizeLimit": "1Gi"}},
+                               {"name": "h", "hostPath": {"path": "/x"}}]
+    assert [list(v) for v in spec["volumes"]] == [["name", "emptyDir"], ["name", "hostPath"]]
+    assert list(spec["tolerations"][0]) == ["key", "operator", "effect"]
+    assert list(spec["affinity"]) == ["nodeAffinity", "podAntiAffinity"]
+    [req] = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0][
+        "matchExpressions"]
+    assert list(req) == ["key", "operator", "values"]
+    [pref] = spec["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
+    assert list(pref) == ["weight", "podAffinityTerm"]
+    assert list(pref["podAffinityTerm"]) == ["labelSelector", "topologyKey"]
+    [c] = spec["containers"]
+    assert list(c) == ["name", "image", "ports", "env", "resources", "volumeMounts", "livenessProbe", "startupProbe"]
+    assert c["env"] == [{"name": "CPU", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu", "divisor": "0"}}},
+                        {"name": "ONE", "value": "1"}]
+    assert [list(e) for e in c["env"]] == [["name", "valueFrom"], ["name", "value"]]
+    assert list(c["ports"][0]) == ["name", "containerPort", "protocol"]
+    assert list(c["volumeMounts"][0]) == ["name", "mountPath"]
+    assert list(c["livenessProbe"]) == ["httpGet", "periodSeconds"] and list(c["livenessProbe"]["httpGet"]) == [
+        "path", "port"]
+    assert c["startupProbe"] == {"grpc": {"port": 9, "service": None}}

@@ -1,0 +1,59 @@
+"""The k8s.io/api core/v1 types inside a pod template that `describe` (flowtypes.py) orders as Go declares them:
+volumes, volume mounts, env vars, container ports, probes, affinity and tolerations, as `gotyped` nodes (field
+order, `omitempty` tags). encoding/json writes a struct's fields in that order whatever order they were stored
+in (`{"name": "scratch", "emptyDir": {}}`), and a field without `omitempty` even when unset (a resourceFieldRef's
+`divisor: "0"`). Fields these do not list are kept after them, as written (a volume's source, an unlisted
+handler): a value vclite does not model is never dropped.
+"""
+from __future__ import annotations
+
+import functools
+
+from vclite.cli.gotyped import BOOL, INT, QUANTITY, RAW, STR, Map, Ptr, Slice, Struct, fields
+
+K = functools.partial(Struct, keep_unknown=True)   # (a core/v1 struct listed only as far as it matters here)
+
+EMPTY_DIR = K(fields("medium sizeLimit", sizeLimit=Ptr(QUANTITY)))
+VOLUME = K(fields("name! emptyDir", emptyDir=Ptr(EMPTY_DIR)))   # (one source each: the others kept as written)
+VOLUME_MOUNT = K(fields("name! readOnly recursiveReadOnly mountPath! subPath mountPropagation subPathExpr",
+                        readOnly=BOOL, recursiveReadOnly=Ptr(STR), mountPropagation=Ptr(STR)))
+_KEY_REF = K(fields("name key! optional", optional=Ptr(BOOL)))
+ENV_VAR_SOURCE = K(fields("fieldRef resourceFieldRef configMapKeyRef secretKeyRef",
+                          fieldRef=Ptr(K(fields("apiVersion fieldPath!"))),
+                          resourceFieldRef=Ptr(K(fields("containerName resource! divisor", divisor=QUANTITY))),
+                          configMapKeyRef=Ptr(_KEY_REF), secretKeyRef=Ptr(_KEY_REF)))
+ENV_VAR = K(fields("name! value valueFrom", valueFrom=Ptr(ENV_VAR_SOURCE)))
+CONTAINER_PORT = K(fields("name hostPort containerPort! protocol hostIP", hostPort=INT, containerPort=INT))
+PROBE = K(fields(
+    "exec httpGet tcpSocket grpc initialDelaySeconds timeoutSeconds periodSeconds successThreshold "
+    "failureThreshold terminationGracePeriodSeconds",
+    exec=Ptr(K(fields("command", command=Slice(STR)))),
+    httpGet=Ptr(K(fields("path port! host scheme httpHeaders", port=RAW,
+                         httpHeaders=Slice(K(fields("name! value!")))))),
+    tcpSocket=Ptr(K(fields("port! host", port=RAW))),
+    grpc=Ptr(K(fields("port! service!", port=INT, service=Ptr(STR)))),
+    initialDelaySeconds=INT, timeoutSeconds=INT, periodSeconds=INT, successThreshold=INT, failureThreshold=INT,
+    terminationGracePeriodSeconds=Ptr(INT)))
+
+_REQUIREMENT = K(fields("key! operator! values", values=Slice(STR)))
+_NODE_TERM = K(fields("matchExpressions matchFields", matchExpressions=Slice(_REQUIREMENT),
+                      matchFields=Slice(_REQUIREMENT)))
+_LABEL_SELECTOR = K(fields("matchLabels matchExpressions", matchLabels=Map(STR),
+                           matchExpressions=Slice(_REQUIREMENT)))
+_POD_TERM = K(fields("labelSelector namespaces topologyKey! namespaceSelector matchLabelKeys mismatchLabelKeys",
+                     labelSelector=Ptr(_LABEL_SELECTOR), namespaces=Slice(STR), namespaceSelector=Ptr(_LABEL_SELECTOR),
+                     matchLabelKeys=Slice(STR), mismatchLabelKeys=Slice(STR)))
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+_POD_AFFINITY = K(fields(f"{_REQUIRED} {_PREFERRED}", **{
+    _REQUIRED: Slice(_POD_TERM),
+    _PREFERRED: Slice(K(fields("weight! podAffinityTerm!", weight=INT, podAffinityTerm=_POD_TERM)))}))
+AFFINITY = K(fields("nodeAffinity podAffinity podAntiAffinity", podAffinity=Ptr(_POD_AFFINITY),
+                    podAntiAffinity=Ptr(_POD_AFFINITY), nodeAffinity=Ptr(K(fields(f"{_REQUIRED} {_PREFERRED}", **{
+                        _REQUIRED: Ptr(K(fields("nodeSelectorTerms!", nodeSelectorTerms=Slice(_NODE_TERM)))),
+                        _PREFERRED: Slice(K(fields("weight! preference!", weight=INT, preference=_NODE_TERM)))})))))
+TOLERATION = K(fields("key operator value effect tolerationSeconds", tolerationSeconds=Ptr(INT)))
+
+CONTAINER_TYPES = {"ports": Slice(CONTAINER_PORT), "env": Slice(ENV_VAR), "volumeMounts": Slice(VOLUME_MOUNT),
+                   "livenessProbe": Ptr(PROBE), "readinessProbe": Ptr(PROBE), "startupProbe": Ptr(PROBE)}
+POD_SPEC_TYPES = {"volumes": Slice(VOLUME), "affinity": Ptr(AFFINITY), "tolerations": Slice(TOLERATION)}
