@@ -132,6 +132,19 @@ def stored_int(obj: Obj, *path: str, value: Any = None) -> int:
     raise _undecodable(obj, path, value, "int32")
 
 
+def stored_str(obj: Obj, path: tuple[str, ...], go_types: tuple[str, ...]) -> str:
+    """The string at `path` of `obj` ("" when unset); CommandError in the Go decoder's words when a struct on the way
+    is not an object or the value not a string. `go_types`: the Go type of each step (`v1alpha1.JobFlowStatus`, …)."""
+    value: Any = obj
+    for i, key in enumerate(path):
+        value = value.get(key)
+        if value is None:
+            return ""
+        if not isinstance(value, dict if i < len(path) - 1 else str):
+            raise _undecodable(obj, path[:i + 1], value, go_types[i])
+    return value
+
+
 def stored_time(obj: Obj, *path: str) -> dt.datetime | None:
     """The metav1.Time at `path` of `obj` (None when unset); CommandError in the Go decoder's words when it
     is not an RFC 3339 time."""

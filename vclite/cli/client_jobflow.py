@@ -47,11 +47,20 @@ JOBTEMPLATE = Resource(kinds.JOBTEMPLATE, "jobtemplate", "job template", False, 
 
 
 # ---- pure formatting -------------------------------------------------------------------------------
+_PHASE_TYPES = ("v1alpha1.JobFlowStatus", "v1alpha1.State", "v1alpha1.Phase")   # (a mistyped one: Go's words)
+
+
+def _age(obj: Obj, now: dt.datetime) -> str:
+    """translateTimestampSince of the creationTimestamp, failing in the Go decoder's words when it is no time."""
+    common.stored_time(obj, "metadata", "creationTimestamp")
+    return common.age((obj.get("metadata") or {}).get("creationTimestamp"), now)
+
+
 def table(res: Resource, objs: list[Obj], now: dt.datetime) -> str:
     """`Name  Namespace  Phase  Age` (JobFlow) or `Name  Namespace` (JobTemplate)."""
     if res.with_phase:
-        rows = [[meta.name(o), meta.namespace(o), meta.phase(o),
-                 common.age((o.get("metadata") or {}).get("creationTimestamp"), now)] for o in objs]
+        rows = [[meta.name(o), meta.namespace(o), common.stored_str(o, ("status", "state", "phase"), _PHASE_TYPES),
+                 _age(o, now)] for o in objs]
         return common.padded_table(["Name", "Namespace", "Phase", "Age"], rows)
     return common.padded_table(["Name", "Namespace"], [[meta.name(o), meta.namespace(o)] for o in objs])
 

@@ -542,3 +542,27 @@ def test_stored_time(value, ok):
 def test_times_printed_from_a_bad_timestamp_fail_in_gos_words(fn):
     with pytest.raises(common.CommandError, match='parsing time "soon" as "2006-01-02T15:04:05Z07:00"'):
         fn("soon")
+
+
+@pytest.mark.parametrize("status, words", [
+    pytest.param({"state": {"phase": 5}}, "json: cannot unmarshal number into Go struct field "
+                 "JobFlow.status.state.phase of type v1alpha1.Phase", id="phase-a-number"),
+    pytest.param({"state": "Running"}, "json: cannot unmarshal string into Go struct field JobFlow.status.state of "
+                 "type v1alpha1.State", id="state-a-string"),
+    pytest.param("weird", "json: cannot unmarshal string into Go struct field JobFlow.status of type "
+                 "v1alpha1.JobFlowStatus", id="status-a-string"),
+])
+def test_jobflow_table_of_a_mistyped_stored_status_fails_in_gos_words(status, words):
+    jf = {"kind": "JobFlow", "metadata": {"name": "f", "namespace": "default",
+                                          "creationTimestamp": "2026-01-01T00:00:00Z"}, "status": status}
+    with pytest.raises(common.CommandError) as err:
+        client_jobflow.table(client_jobflow.JOBFLOW, [jf], dt.datetime.now(dt.timezone.utc))
+    assert str(err.value).startswith(words), err.value
+
+
+def test_jobflow_table_of_a_mistyped_creation_time_fails_in_gos_words():
+    jf = {"kind": "JobFlow", "metadata": {"name": "f", "namespace": "default", "creationTimestamp": 7},
+          "status": {"state": {"phase": "Running"}}}
+    with pytest.raises(common.CommandError, match=r"Go struct field JobFlow\.metadata\.creationTimestamp of type "
+                                                  r"v1\.Time"):
+        client_jobflow.table(client_jobflow.JOBFLOW, [jf], dt.datetime.now(dt.timezone.utc))
