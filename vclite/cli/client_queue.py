@@ -40,11 +40,17 @@ def podgroup_counts(podgroups: list[Obj], queue: str) -> dict[str, int]:
     return counts
 
 
+def queue_fields(queue: Obj) -> tuple[int, str, str]:
+    """The queue's weight, state and parent as vcctl's Go client decodes them (CommandError in its words when one
+    of them, or the spec or status holding it, is stored with another type)."""
+    parent = common.stored_str(queue, ("spec", "parent"), ("v1beta1.QueueSpec", "string"))
+    state = common.stored_str(queue, ("status", "state"), ("v1beta1.QueueStatus", "v1beta1.QueueState"))
+    return common.stored_int(queue, "spec", "weight"), state, parent
+
+
 def queue_line(queue: Obj, counts: dict[str, int]) -> str:
-    spec = queue.get("spec") or {}
-    state = (queue.get("status") or {}).get("state") or ""
-    weight = common.stored_int(queue, "spec", "weight")
-    head = f"{meta.name(queue):<25}{weight:<8}{state:<8}{spec.get('parent') or '':<8}"
+    weight, state, parent = queue_fields(queue)
+    head = f"{meta.name(queue):<25}{weight:<8}{state:<8}{parent:<8}"
     return head + "".join(f"{counts[str(p)]:<8}" for p in COUNTED) + "\n"
 
 

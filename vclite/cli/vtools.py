@@ -22,7 +22,7 @@ import click
 
 from vclite.api import batch, kinds, meta
 from vclite.cli import client_common as common
-from vclite.cli import client_job
+from vclite.cli import client_job, client_queue
 from vclite.cli.context import CONTEXT
 
 Obj = dict[str, Any]
@@ -109,8 +109,8 @@ def queues_text(queues: list[Obj]) -> str:
 
     out = [line(list(QUEUE_COLUMNS))]
     for q in queues:
-        status = q.get("status") or {}
-        out.append(line([meta.name(q), str(common.stored_int(q, "spec", "weight")), str(status.get("state") or "")]
+        weight, state, _ = client_queue.queue_fields(q)
+        out.append(line([meta.name(q), str(weight), state]
                         + [str(common.stored_int(q, "status", f))
                            for f in ("inqueue", "pending", "running", "unknown")]))
     return "".join(out)

@@ -7,7 +7,7 @@ import pytest
 
 from vclite.api import batch, bus, kinds
 from vclite.cli import client_common as common
-from vclite.cli import client_job, client_jobflow, client_queue
+from vclite.cli import client_job, client_jobflow, client_queue, vtools
 
 NOW = dt.datetime(2026, 1, 10, 12, 0, 0, tzinfo=dt.timezone.utc)
 
@@ -566,3 +566,21 @@ def test_jobflow_table_of_a_mistyped_creation_time_fails_in_gos_words():
     with pytest.raises(common.CommandError, match=r"Go struct field JobFlow\.metadata\.creationTimestamp of type "
                                                   r"v1\.Time"):
         client_jobflow.table(client_jobflow.JOBFLOW, [jf], dt.datetime.now(dt.timezone.utc))
+
+
+@pytest.mark.parametrize("queue, words", [
+    pytest.param({"spec": {"weight": 1}, "status": {"state": {"a": 1}}}, "json: cannot unmarshal object into Go "
+                 "struct field Queue.status.state of type v1beta1.QueueState", id="state-an-object"),
+    pytest.param({"spec": {"weight": 1, "parent": ["x"]}}, "json: cannot unmarshal array into Go struct field "
+                 "Queue.spec.parent of type string", id="parent-a-list"),
+    pytest.param({"spec": "x"}, "json: cannot unmarshal string into Go struct field Queue.spec of type "
+                 "v1beta1.QueueSpec", id="spec-a-string"),
+    pytest.param({"status": "x"}, "json: cannot unmarshal string into Go struct field Queue.status of type "
+                 "v1beta1.QueueStatus", id="status-a-string"),
+])
+@pytest.mark.parametrize("text", [lambda q: client_queue.queues_text([q], []), lambda q: vtools.queues_text([q])],
+                         ids=["queue-list", "vqueues"])
+def test_queue_lines_of_a_mistyped_stored_queue_fail_in_gos_words(queue, words, text):
+    with pytest.raises(common.CommandError) as err:
+        text({"kind": "Queue", "metadata": {"name": "q"}, **queue})
+    assert str(err.value).startswith(words), err.value
