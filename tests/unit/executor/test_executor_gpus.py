@@ -91,6 +91,8 @@ def test_a_pod_waiting_for_a_gpu_says_so_until_it_starts(env, inits, expected):
             go.touch()
             await drive(ex, lambda: phase(client, "second") == "Running")
             seen["running"] = waiting(client, "second")
+            # (Running is written when the process starts: its first line may come a moment later)
+            await drive(ex, lambda: "started" in log(workdir, "second"))
         finally:
             await ex.stop_all(grace=0)
 
