@@ -1,14 +1,11 @@
 """DeleteOptions.preconditions (uid, resourceVersion) over HTTP, for several kinds and for deletecollection, as
 kube-apiserver's BeforeDelete checks them: a mismatch is 409 Conflict in its words and changes nothing."""
-import asyncio
 
 import pytest
-from aiohttp import test_utils
 
+from tests.unit.httpserver import serving
 from vclite.api import kinds
 from vclite.apiserver import inprocess
-from vclite.httpserver import app as app_mod
-from vclite.httpserver import backend
 from vclite.lib import clock as clock_mod
 
 TOKEN = "t0ken"
@@ -33,13 +30,8 @@ OBJECTS = {
 
 
 def serve(test):
-    async def main():
-        be = backend.Backend.of_client(inprocess.new_client(clock_mod.VirtualClock()))
-        srv = app_mod.Server(be, TOKEN)
-        srv.ready = True
-        async with test_utils.TestClient(test_utils.TestServer(srv.app())) as client:
-            await test(client, be)
-    asyncio.run(main())
+    """Run `await test(client, backend)` against a fresh server on a virtual clock."""
+    serving.serve(lambda client, srv, be: test(client, be), TOKEN, clock_mod.VirtualClock())
 
 
 @pytest.mark.parametrize("name", list(OBJECTS))

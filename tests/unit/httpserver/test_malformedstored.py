@@ -1,16 +1,12 @@
 """Objects stored with fields of another shape than today's admission allows (an older vclite, or a row written
 straight into the store): lists, gets, tables, selectors and watches serve them as they are, and the other
 objects with them — one such object never fails `kubectl get`."""
-import asyncio
 import json
 
 import pytest
-from aiohttp import test_utils
 
+from tests.unit.httpserver import serving
 from vclite.api import kinds
-from vclite.apiserver import inprocess
-from vclite.httpserver import app as app_mod
-from vclite.httpserver import backend
 from vclite.lib import clock as clock_mod
 
 TOKEN = "t0ken"
@@ -61,10 +57,5 @@ def test_a_malformed_stored_object_is_listed_tabled_and_selected_with_the_others
 
 
 def serve(test):
-    async def main():
-        be = backend.Backend.of_client(inprocess.new_client(clock_mod.VirtualClock()))
-        srv = app_mod.Server(be, TOKEN)
-        srv.ready = True
-        async with test_utils.TestClient(test_utils.TestServer(srv.app())) as client:
-            await test(client, be)
-    asyncio.run(main())
+    """Run `await test(client, backend)` against a fresh server on a virtual clock."""
+    serving.serve(lambda client, srv, be: test(client, be), TOKEN, clock_mod.VirtualClock())

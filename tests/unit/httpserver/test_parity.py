@@ -7,13 +7,9 @@ import asyncio
 import json
 
 import pytest
-from aiohttp import test_utils
 
+from tests.unit.httpserver import serving
 from vclite.api import kinds
-from vclite.apiserver import inprocess
-from vclite.httpserver import app as app_mod
-from vclite.httpserver import backend
-from vclite.lib import clock as clock_mod
 
 TOKEN = "s3cret-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -25,14 +21,7 @@ NODES = "/api/v1/nodes"
 
 def serve(test, **backend_options):
     """Run `test(client, server, backend)` against a fresh server."""
-    async def main():
-        api = inprocess.new_client(clock_mod.RealClock())
-        be = backend.Backend.of_client(api, **backend_options)
-        srv = app_mod.Server(be, TOKEN, bookmark_interval=0.05)
-        srv.ready = True
-        async with test_utils.TestClient(test_utils.TestServer(srv.app())) as client:
-            await test(client, srv, be)
-    asyncio.run(main())
+    serving.serve(test, TOKEN, bookmark_interval=0.05, **backend_options)
 
 
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
