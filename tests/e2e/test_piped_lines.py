@@ -1,6 +1,7 @@
 """The lines written without a terminal, end to end: `vcctl run` piped and `vcctl jobflow get NAME -w` piped against
 a real `vcctl server` say the same of one flow — what a flow waits on (a probe), why a vcjob failed, what was
 skipped, what the exit handler says — each once, a cause before its effect."""
+import contextlib
 import re
 import socket
 import subprocess
@@ -119,32 +120,41 @@ CRASH_LINE = ("pod default/crashing-crashing-main-main-0: container main is rest
               "with back-off (last run: exit code 4")
 
 
-def test_vcctl_jobflow_get_w_piped_says_a_crash_loop_once_as_run_does(tmp_path):
-    path = tmp_path / "crashing.yaml"
-    path.write_text(CRASHING)
+@contextlib.contextmanager
+def watched_flow(tmp_path, path, name, limit):
+    """A `vcctl server` given the JobTemplates and JobFlow of `path`, and `vcctl jobflow get NAME -w` piped from it:
+    yields (vcctl, proc); the watch is killed after `limit` seconds (a line that never comes ends the reads, and the
+    test fails) and at the end."""
     with vcctl_server.running(tmp_path / "server", "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
         def vcctl(*args):
             return subprocess.run([VCCTL, *map(str, args), "-k", str(srv.kubeconfig)], cwd=ROOT, capture_output=True,
                                   text=True, timeout=60)
         assert vcctl("jobtemplate", "create", "-f", path).returncode == 0
         assert vcctl("jobflow", "create", "-f", path).returncode == 0
-        proc = subprocess.Popen([VCCTL, "jobflow", "get", "crashing", "-w", "-k", str(srv.kubeconfig)], cwd=ROOT,
+        proc = subprocess.Popen([VCCTL, "jobflow", "get", name, "-w", "-k", str(srv.kubeconfig)], cwd=ROOT,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        seen = []
-        timer = threading.Timer(90, proc.kill)   # (the line never came: the loop below ends, the test fails)
+        timer = threading.Timer(limit, proc.kill)
         timer.start()
         try:
-            for line in proc.stdout:
-                seen.append(STAMP.sub("", line.rstrip("\n")))
-                if seen[-1].startswith(CRASH_LINE):
-                    break
-            assert vcctl("jobflow", "delete", "-N", "crashing").returncode == 0
-            out, _ = proc.communicate(timeout=60)
+            yield vcctl, proc
         finally:
             timer.cancel()
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+
+
+def test_vcctl_jobflow_get_w_piped_says_a_crash_loop_once_as_run_does(tmp_path):
+    path = tmp_path / "crashing.yaml"
+    path.write_text(CRASHING)
+    seen = []
+    with watched_flow(tmp_path, path, "crashing", 90) as (vcctl, proc):
+        for line in proc.stdout:
+            seen.append(STAMP.sub("", line.rstrip("\n")))
+            if seen[-1].startswith(CRASH_LINE):
+                break
+        assert vcctl("jobflow", "delete", "-N", "crashing").returncode == 0
+        out, _ = proc.communicate(timeout=60)
     lines = seen + [STAMP.sub("", ln) for ln in out.splitlines()]
     assert sum(ln.startswith(CRASH_LINE) for ln in lines) == 1, lines
     assert "JobFlow default/crashing was deleted" in lines, lines
@@ -187,29 +197,14 @@ def test_vcctl_jobflow_get_w_piped_writes_every_phase_of_a_restart_in_order(tmp_
     go, marker = tmp_path / "go", tmp_path / "ran-once"
     path = tmp_path / "restarting.yaml"
     path.write_text(restarting(go, marker))
-    with vcctl_server.running(tmp_path / "server", "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
-        def vcctl(*args):
-            return subprocess.run([VCCTL, *map(str, args), "-k", str(srv.kubeconfig)], cwd=ROOT, capture_output=True,
-                                  text=True, timeout=60)
-        assert vcctl("jobtemplate", "create", "-f", path).returncode == 0
-        assert vcctl("jobflow", "create", "-f", path).returncode == 0
-        proc = subprocess.Popen([VCCTL, "jobflow", "get", "restarting", "-w", "-k", str(srv.kubeconfig)], cwd=ROOT,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        seen = []
-        timer = threading.Timer(120, proc.kill)   # (a line never came: the reads below end, the test fails)
-        timer.start()
-        try:
-            for line in proc.stdout:   # (the first pod runs, seen by the watch: then it may fail)
-                seen.append(STAMP.sub("", line.rstrip("\n")))
-                if seen[-1] == "vcjob default/restarting-main: Running":
-                    go.touch()
-                    break
-            out, err = proc.communicate(timeout=120)
-        finally:
-            timer.cancel()
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+    seen = []
+    with watched_flow(tmp_path, path, "restarting", 120) as (vcctl, proc):
+        for line in proc.stdout:   # (the first pod runs, seen by the watch: then it may fail)
+            seen.append(STAMP.sub("", line.rstrip("\n")))
+            if seen[-1] == "vcjob default/restarting-main: Running":
+                go.touch()
+                break
+        out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, (seen, out, err)
     lines = seen + lines_of(out)
     phases = [ln.split(": ", 1)[1] for ln in lines if ln.startswith("vcjob default/restarting-main: ")
