@@ -231,11 +231,12 @@ class DisruptionController:
     """Keeps every PodDisruptionBudget's status (kube-controller-manager's `disruption` controller)."""
 
     name = "disruption-controller"
+    retries_forever = True   # (kube-controller-manager's: AddRateLimited, never dropped)
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock, recorder: events.RecordFn | None = None):
         self.client, self.clock = client, clock
         self.record = recorder or events.direct(client, clock)
-        self.queue = workqueue.WorkQueue(clock)
+        self.queue = workqueue.WorkQueue(clock, max_delay=workqueue.CONTROLLER_MAX_DELAY)
         self.budgets = informer_mod.Informer(client, kinds.PODDISRUPTIONBUDGET, self._on_budget)
         self.pods = informer_mod.Informer(client, kinds.POD, self._on_pod,
                                           indexers={"namespace": lambda p: meta.namespace(p)})

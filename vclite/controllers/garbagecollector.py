@@ -46,11 +46,12 @@ def expires_at(job: Obj) -> dt.datetime | None:
 
 class GarbageCollector:
     name = "gc-controller"
+    retries_forever = True   # (Volcano's gc-controller: handleErr re-adds rate-limited, never dropped)
     background = True   # a clean-up no other component waits for (the runtime runs it last)
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock):
         self.client, self.clock = client, clock
-        self.queue = workqueue.WorkQueue(clock)
+        self.queue = workqueue.WorkQueue(clock, max_delay=workqueue.CONTROLLER_MAX_DELAY)
         self.jobs = informer_mod.Informer(client, kinds.JOB, self._on_job)
 
     def start(self) -> None:

@@ -277,11 +277,12 @@ def reconcile(discovered: dict[str, Obj], existing: Iterable[Obj]) -> Plan:
 
 class HyperNodeController:
     name = "hypernode-controller"
+    retries_forever = True   # (Volcano's hypernode controller: AddRateLimited, never dropped)
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock, recorder: events.RecordFn | None = None,
                  configmap: tuple[str, str] | None = None):
         self.client, self.clock = client, clock
-        self.queue = workqueue.WorkQueue(clock)
+        self.queue = workqueue.WorkQueue(clock, max_delay=workqueue.CONTROLLER_MAX_DELAY)
         self.record = recorder or events.direct(client, clock)
         self.config_namespace, self.config_name = configmap or configmap_ref()
         self.hypernodes = informer_mod.Informer(client, kinds.HYPERNODE, self._on_hypernode)

@@ -26,10 +26,11 @@ RECHECK = 0.2   # seconds before looking again at a namespace whose content is s
 
 class NamespaceController:
     name = "namespace-controller"
+    retries_forever = True   # (kube-controller-manager's: AddRateLimited, never dropped)
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock):
         self.client, self.clock = client, clock
-        self.queue = workqueue.WorkQueue(clock)
+        self.queue = workqueue.WorkQueue(clock, max_delay=60.0)
         self.namespaces = informer_mod.Informer(client, kinds.NAMESPACE, self._on_namespace)
 
     def start(self) -> None:

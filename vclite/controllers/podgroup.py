@@ -111,10 +111,11 @@ def build(pod: Obj) -> Obj:
 
 class PodGroupController:
     name = "podgroup-controller"
+    retries_forever = True   # (Volcano's pg_controller: AddRateLimited, never dropped)
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock):
         self.client, self.clock = client, clock
-        self.queue = workqueue.WorkQueue(clock)
+        self.queue = workqueue.WorkQueue(clock, max_delay=workqueue.CONTROLLER_MAX_DELAY)
         self.pods = informer_mod.Informer(client, kinds.POD, self._on_pod)
 
     def start(self) -> None:

@@ -45,10 +45,11 @@ def status_of(quota: Obj, pods: list[Obj], counts: dict[str, int]) -> Obj:
 
 class ResourceQuotaController:
     name = "resourcequota-controller"
+    retries_forever = True   # (kube-controller-manager's: AddRateLimited, never dropped)
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock):
         self.client, self.clock = client, clock
-        self.queue = workqueue.WorkQueue(clock)
+        self.queue = workqueue.WorkQueue(clock, max_delay=workqueue.CONTROLLER_MAX_DELAY)
         self.quotas = informer_mod.Informer(client, kinds.RESOURCEQUOTA, self._on_quota,
                                             indexers={BY_NAMESPACE: _namespace})
         self.pods = informer_mod.Informer(client, kinds.POD, self._on_pod, indexers={BY_NAMESPACE: _namespace})

@@ -26,6 +26,9 @@ from typing import Callable, Hashable
 from vclite.lib import clock as clock_mod
 
 
+CONTROLLER_MAX_DELAY = 1000.0   # client-go's DefaultControllerRateLimiter: per-item back-off at most 1000 s
+
+
 class WorkQueue:
     def __init__(self, clock: clock_mod.Clock, base_delay: float = 0.005, max_delay: float = 60.0,
                  on_add: Callable[[], None] | None = None):

@@ -9,6 +9,11 @@ decides how long to wait:
   left: a day of cluster time in milliseconds;
 - `run_until(done)` (asyncio, real clock) wakes on new work, on the next timer, or when a pod's
   process changes state — never on a fixed period.
+A failed sync is re-queued with back-off; after `max_requeues` retries the key is dropped (recorded in
+`failures`), as Volcano's job, queue, JobFlow and JobTemplate controllers drop a request after
+`--max-requeue-num` (15), unless the component says `retries_forever` (Volcano's PodGroup, CronJob, garbage
+collector and HyperNode controllers and kube-controller-manager's retry for ever, client-go's back-off capped
+at 1000 s): its retries then go on, as chores.
 A failed sync is logged with its traceback the first time a component fails with that error; its
 repeats (each retry of a sync that keeps failing) are one line each, with how often it was seen — at
 INFO for an Expected error (pods the API refused: the first warning and the objects' Events say it), so
@@ -128,11 +133,13 @@ class Loop:
         except Exception as exc:  # noqa: BLE001 - a failing sync must not stop the control plane
             attempts = c.queue.num_requeues(key) + 1
             self._log_failure(c.name, key, attempts, exc)
-            if self.max_requeues >= 0 and attempts > self.max_requeues:
+            spent = self.max_requeues >= 0 and attempts > self.max_requeues
+            if spent and not getattr(c, "retries_forever", False):
                 c.queue.forget(key)
                 self.failures.append(SyncFailure(c.name, key, f"{type(exc).__name__}: {exc}", attempts))
-            else:   # (a retry only something else can let succeed is a chore: errors.Expected)
-                c.queue.add_rate_limited(key, chore=getattr(exc, "waits_on_others", False))
+            else:   # (a retry only something else can let succeed is a chore: errors.Expected; so is a retry
+                # past max_requeues of a component that never gives up: `vcctl run` may then stop as stuck)
+                c.queue.add_rate_limited(key, chore=spent or getattr(exc, "waits_on_others", False))
         finally:
             if self.on_sync is not None:
                 self.on_sync(c.name, time.perf_counter() - started)

@@ -46,6 +46,7 @@ def _owner_key(job: Obj) -> str | None:
 
 class CronJobController:
     name = "cronjob-controller"
+    retries_forever = True   # (Volcano's cronjob controller: AddRateLimited, never dropped)
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock, recorder: events.RecordFn | None = None,
                  local_zone: _dt.tzinfo | None = None):
@@ -54,7 +55,7 @@ class CronJobController:
         self.client, self.clock = client, clock
         self.record = recorder or events.direct(client, clock)
         self.local_zone = local_zone if local_zone is not None else cron.local_zone()
-        self.queue = workqueue.WorkQueue(clock)
+        self.queue = workqueue.WorkQueue(clock, max_delay=workqueue.CONTROLLER_MAX_DELAY)
         self.cronjobs = informer_mod.Informer(client, kinds.CRONJOB, self._on_cronjob)
         self.jobs = informer_mod.Informer(client, kinds.JOB, self._on_job, indexers={"cronjob": _owner_key})
 
