@@ -24,6 +24,15 @@ OBJECTS = {
                                                                    "command": ["true"]}]}}}]}}),
     "namespace": ("/api/v1/namespaces", "Namespace",
                   {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}}),
+    # (kube-apiserver's BeforeDelete names the stored type's first kind, core's Event, whichever group was asked)
+    "event": ("/api/v1/namespaces/default/events", "Event",
+              {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "x"}, "reason": "R", "message": "m",
+               "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"}}),
+    "event-events.k8s.io": ("/apis/events.k8s.io/v1/namespaces/default/events", "Event",
+                            {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "x"},
+                             "eventTime": "2026-01-01T00:00:00.000000Z", "reason": "R", "action": "A", "note": "n",
+                             "type": "Normal", "reportingController": "c", "reportingInstance": "i",
+                             "regarding": {"kind": "Pod", "name": "p", "namespace": "default"}}),
     "secret": ("/api/v1/namespaces/default/secrets", "Secret",
                {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "x"}, "stringData": {"k": "v"}}),
 }
