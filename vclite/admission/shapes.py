@@ -15,6 +15,7 @@ from vclite.lib import errors
 
 FieldError = errors.FieldError
 STR, INT, BOOL, ANY, STR_MAP = "string", "integer", "boolean", "any", "map of strings"
+INT_OR_STR = "integer or string"   # intstr.IntOrString: a probe's or a lifecycle handler's port
 
 _REQUIREMENT = {"key": STR, "operator": STR, "values": [STR]}
 _NODE_SELECTOR_TERM = {"matchExpressions": [_REQUIREMENT], "matchFields": [_REQUIREMENT]}
@@ -37,10 +38,35 @@ ENV_VAR = {"name": STR, "value": STR, "valueFrom": {
     "resourceFieldRef": {"resource": STR, "containerName": STR, "divisor": ANY}}}
 ENV_FROM = {"prefix": STR, "configMapRef": {"name": STR, "optional": BOOL}, "secretRef": {"name": STR, "optional": BOOL}}
 PORT = {"name": STR, "containerPort": INT, "hostPort": INT, "protocol": STR, "hostIP": STR}
-VOLUME_MOUNT = {"name": STR, "mountPath": STR, "subPath": STR, "readOnly": BOOL}
+VOLUME_MOUNT = {"name": STR, "mountPath": STR, "subPath": STR, "readOnly": BOOL, "subPathExpr": STR,
+                "mountPropagation": STR, "recursiveReadOnly": STR}
+_HTTP_GET = {"path": STR, "port": INT_OR_STR, "host": STR, "scheme": STR,
+             "httpHeaders": [{"name": STR, "value": STR}]}
+_TCP_SOCKET = {"port": INT_OR_STR, "host": STR}
+_EXEC = {"command": [STR]}
+PROBE = {"exec": _EXEC, "httpGet": _HTTP_GET, "tcpSocket": _TCP_SOCKET, "grpc": {"port": INT, "service": STR},
+         **{key: INT for key in ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold",
+                                 "failureThreshold", "terminationGracePeriodSeconds")}}
+_HANDLER = {"exec": _EXEC, "httpGet": _HTTP_GET, "tcpSocket": _TCP_SOCKET, "sleep": {"seconds": INT}}
+LIFECYCLE = {"postStart": _HANDLER, "preStop": _HANDLER, "stopSignal": STR}
+_SE_LINUX = {key: STR for key in ("user", "role", "type", "level")}
+_PROFILE = {"type": STR, "localhostProfile": STR}
+_WINDOWS = {"gmsaCredentialSpecName": STR, "gmsaCredentialSpec": STR, "runAsUserName": STR, "hostProcess": BOOL}
+SECURITY_CONTEXT = {"capabilities": {"add": [STR], "drop": [STR]}, "privileged": BOOL, "seLinuxOptions": _SE_LINUX,
+                    "windowsOptions": _WINDOWS, "runAsUser": INT, "runAsGroup": INT, "runAsNonRoot": BOOL,
+                    "readOnlyRootFilesystem": BOOL, "allowPrivilegeEscalation": BOOL, "procMount": STR,
+                    "seccompProfile": _PROFILE, "appArmorProfile": _PROFILE}
+POD_SECURITY_CONTEXT = {"seLinuxOptions": _SE_LINUX, "windowsOptions": _WINDOWS, "runAsUser": INT, "runAsGroup": INT,
+                        "runAsNonRoot": BOOL, "supplementalGroups": [INT], "supplementalGroupsPolicy": STR,
+                        "fsGroup": INT, "sysctls": [{"name": STR, "value": STR}], "fsGroupChangePolicy": STR,
+                        "seccompProfile": _PROFILE, "appArmorProfile": _PROFILE, "seLinuxChangePolicy": STR}
 # (name, command, args and resources have their own checks in pod.py)
 CONTAINER = {"image": STR, "imagePullPolicy": STR, "workingDir": STR, "env": [ENV_VAR], "envFrom": [ENV_FROM],
-             "ports": [PORT], "volumeMounts": [VOLUME_MOUNT], "terminationMessagePath": STR}
+             "ports": [PORT], "volumeMounts": [VOLUME_MOUNT], "terminationMessagePath": STR,
+             "terminationMessagePolicy": STR, "livenessProbe": PROBE, "readinessProbe": PROBE, "startupProbe": PROBE,
+             "lifecycle": LIFECYCLE, "securityContext": SECURITY_CONTEXT, "stdin": BOOL, "stdinOnce": BOOL,
+             "tty": BOOL, "restartPolicy": STR, "resizePolicy": [{"resourceName": STR, "restartPolicy": STR}],
+             "volumeDevices": [{"name": STR, "devicePath": STR}]}
 VOLUME = {"name": STR, "configMap": {"name": STR, "optional": BOOL, "defaultMode": INT,
                                      "items": [{"key": STR, "path": STR, "mode": INT}]},
           "hostPath": {"path": STR, "type": STR}, "emptyDir": {"medium": STR, "sizeLimit": ANY}}
@@ -49,7 +75,17 @@ TOLERATION = {"key": STR, "operator": STR, "value": STR, "effect": STR, "tolerat
 POD_SPEC = {"nodeSelector": STR_MAP, "affinity": AFFINITY, "tolerations": [TOLERATION], "volumes": [VOLUME],
             "nodeName": STR, "schedulerName": STR, "priorityClassName": STR, "priority": INT, "hostNetwork": BOOL,
             "hostname": STR, "subdomain": STR, "dnsPolicy": STR, "serviceAccountName": STR,
-            "terminationGracePeriodSeconds": INT, "activeDeadlineSeconds": INT, "schedulingGates": [{"name": STR}]}
+            "terminationGracePeriodSeconds": INT, "activeDeadlineSeconds": INT, "schedulingGates": [{"name": STR}],
+            "securityContext": POD_SECURITY_CONTEXT, "imagePullSecrets": [{"name": STR}], "hostPID": BOOL,
+            "hostIPC": BOOL, "shareProcessNamespace": BOOL, "automountServiceAccountToken": BOOL,
+            "enableServiceLinks": BOOL, "setHostnameAsFQDN": BOOL, "hostUsers": BOOL, "serviceAccount": STR,
+            "preemptionPolicy": STR, "runtimeClassName": STR, "readinessGates": [{"conditionType": STR}],
+            "dnsConfig": {"nameservers": [STR], "searches": [STR], "options": [{"name": STR, "value": STR}]},
+            "hostAliases": [{"ip": STR, "hostnames": [STR]}], "os": {"name": STR},
+            "topologySpreadConstraints": [{"maxSkew": INT, "topologyKey": STR, "whenUnsatisfiable": STR,
+                                           "labelSelector": _LABEL_SELECTOR, "minDomains": INT,
+                                           "nodeAffinityPolicy": STR, "nodeTaintsPolicy": STR,
+                                           "matchLabelKeys": [STR]}]}
 TEMPLATE_METADATA = {"name": STR, "namespace": STR, "labels": STR_MAP, "annotations": STR_MAP}
 TAINT = {"key": STR, "value": STR, "effect": STR, "timeAdded": STR}
 CONDITION = {"type": STR, "status": STR, "reason": STR, "message": STR, "lastTransitionTime": STR,
@@ -129,6 +165,8 @@ def _fits(value: Any, shape: Any) -> bool:
         return isinstance(value, str)
     if shape == INT:
         return common.is_int(value)
+    if shape == INT_OR_STR:
+        return common.is_int(value) or isinstance(value, str)
     return shape == BOOL and isinstance(value, bool)
 
 
@@ -168,4 +206,6 @@ def check(value: Any, shape: Any, path: str) -> list[FieldError]:
                 for k, v in value.items() if not isinstance(v, str)]
     if shape == INT:
         return [] if common.is_int(value) else [FieldError(path, common.type_error(value, "integer"))]
+    if shape == INT_OR_STR:
+        return [] if _fits(value, shape) else [FieldError(path, common.type_error(value, shape))]
     return [] if isinstance(value, _SCALARS[shape]) else [FieldError(path, common.type_error(value, shape))]

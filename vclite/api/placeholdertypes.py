@@ -23,21 +23,26 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 _BOOLEANS = {"true": True, "false": False}
 
 
-_PROBE = tuple(Field(n, INT, "") for n in ("initialDelaySeconds", "timeoutSeconds", "periodSeconds",
-                                             "successThreshold", "failureThreshold", "terminationGracePeriodSeconds"))
+_PROBE = (*(Field(n, INT, "") for n in ("initialDelaySeconds", "timeoutSeconds", "periodSeconds",
+                                         "successThreshold", "failureThreshold", "terminationGracePeriodSeconds")),
+          Field("grpc", OBJ, "", (Field("port", INT, ""),)))
+_HANDLER = (Field("sleep", OBJ, "", (Field("seconds", INT, ""),)),)
 _SECURITY = (*(Field(n, INT, "") for n in ("runAsUser", "runAsGroup")),
              *(Field(n, BOOL, "") for n in ("runAsNonRoot", "privileged", "readOnlyRootFilesystem",
                                             "allowPrivilegeEscalation")))
 _CONTAINER = (
     Field("ports", LIST, "", (Field("containerPort", INT, ""), Field("hostPort", INT, ""))),
     *(Field(n, OBJ, "", _PROBE) for n in ("livenessProbe", "readinessProbe", "startupProbe")),
+    Field("lifecycle", OBJ, "", tuple(Field(n, OBJ, "", _HANDLER) for n in ("postStart", "preStop"))),
     Field("securityContext", OBJ, "", _SECURITY),
     *(Field(n, BOOL, "") for n in ("stdin", "stdinOnce", "tty")),
 )
 _POD_SPEC = (
     *(Field(n, INT, "") for n in ("activeDeadlineSeconds", "terminationGracePeriodSeconds", "priority")),
     *(Field(n, BOOL, "") for n in ("hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace",
-                                   "automountServiceAccountToken", "enableServiceLinks", "setHostnameAsFQDN")),
+                                   "automountServiceAccountToken", "enableServiceLinks", "setHostnameAsFQDN",
+                                   "hostUsers")),
+    Field("topologySpreadConstraints", LIST, "", (Field("maxSkew", INT, ""), Field("minDomains", INT, ""))),
     Field("securityContext", OBJ, "", (*(Field(n, INT, "") for n in ("runAsUser", "runAsGroup", "fsGroup")),
                                        Field("runAsNonRoot", BOOL, ""))),
     *(Field(n, LIST, "", _CONTAINER) for n in ("containers", "initContainers")),

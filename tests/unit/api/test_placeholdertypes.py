@@ -42,6 +42,15 @@ def task(**fields):
                      "readinessProbe": {"periodSeconds": 2, "httpGet": {"port": "3"}},
                      "securityContext": {"runAsUser": 3, "privileged": True}}]}})]},
                  id="container-integers-and-booleans-int-or-string-port-left"),
+    pytest.param({"tasks": [task(replicas=1, template={"spec": {
+                     "topologySpreadConstraints": [{"maxSkew": "{{item}}", "topologyKey": "zone"}],
+                     "containers": [{"name": "c", "lifecycle": {"preStop": {"sleep": {"seconds": "{{params.n}}"}}},
+                                     "livenessProbe": {"grpc": {"port": "90{{item}}"}}}]}})]},
+                 {"tasks": [task(replicas=1, template={"spec": {
+                     "topologySpreadConstraints": [{"maxSkew": 3, "topologyKey": "zone"}],
+                     "containers": [{"name": "c", "lifecycle": {"preStop": {"sleep": {"seconds": 2}}},
+                                     "livenessProbe": {"grpc": {"port": 903}}}]}})]},
+                 id="spread-skew-sleep-seconds-grpc-port"),
 ])
 def test_typed(spec, want):
     before = copy.deepcopy(spec)
