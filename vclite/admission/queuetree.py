@@ -131,12 +131,15 @@ def check_parent_without_children_has_no_pods(name: str, parent: str, view: Any)
 
 
 def allocated_pods(queue: Obj) -> int:
-    """The pods the queue's `status.allocated` counts (0 when absent or unreadable)."""
+    """The pods the queue's `status.allocated` counts, as Quantity.Value() reads them: a fraction rounded away
+    from zero (`500m` -> 1, so a non-zero quantity never reads as none, as the webhook's `!IsZero()`); 0 when
+    absent or unreadable."""
     allocated = ((queue.get("status") or {}).get("allocated") or {}).get("pods")
     try:
-        return int(quantity.parse(allocated)) if allocated is not None else 0
+        q = quantity.parse(allocated) if allocated is not None else quantity.Fraction(0)
     except (ValueError, TypeError):
         return 0
+    return quantity.to_int(q) if q >= 0 else -quantity.to_int(-q)
 
 
 def check_root_update(new: Obj, old: Obj) -> str | None:

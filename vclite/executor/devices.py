@@ -133,7 +133,7 @@ def node_count(node: Obj) -> int:
     for name in (GPU, GPU_NUMBER):
         if name in allocatable:
             try:
-                return max(int(quantity.parse(str(allocatable[name]))), 0)
+                return max(quantity.to_int(str(allocatable[name])), 0)   # (Quantity.Value(): rounded up)
             except (ValueError, TypeError, OverflowError):
                 return 0
     return len(registered_cards(node))
@@ -176,7 +176,7 @@ def _count(container: Obj) -> int:
         value = (resources.get(part) or {}).get(GPU)
         if value is not None:
             try:
-                return max(int(quantity.parse(str(value))), 0)
+                return max(quantity.to_int(str(value)), 0)   # (Quantity.Value(): rounded up)
             except (ValueError, TypeError, OverflowError):
                 return 0
     return 0

@@ -510,6 +510,15 @@ def test_upstream_queue_depth(chain: list[str], max_depth: int | None, accepted:
     pytest.param(True, {"cpu": "2", "pods": "2"}, "queue busy cannot be deleted because it has allocated Pods: 2",
                  id="on-with-pods"),
     pytest.param(True, {"cpu": "0", "pods": "0"}, None, id="on-no-pods"),
+    # (Quantity.Value() rounds a fraction up, and `!IsZero()` refuses any non-zero quantity)
+    pytest.param(True, {"pods": "500m"}, "queue busy cannot be deleted because it has allocated Pods: 1",
+                 id="on-half-a-pod-is-one"),
+    pytest.param(True, {"pods": "1500m"}, "queue busy cannot be deleted because it has allocated Pods: 2",
+                 id="on-a-pod-and-a-half-is-two"),
+    pytest.param(True, {"pods": "1n"}, "queue busy cannot be deleted because it has allocated Pods: 1",
+                 id="on-a-nano-pod-is-one"),
+    pytest.param(True, {"pods": "-500m"}, "queue busy cannot be deleted because it has allocated Pods: -1",
+                 id="on-negative-rounded-away-from-zero"),
     pytest.param(True, None, None, id="on-no-allocated"),
     pytest.param(False, {"pods": "2"}, None, id="off-by-default"),
 ])

@@ -43,6 +43,8 @@ def test_node_devices(counts, host, expected):
     pytest.param({devices.GPU_NUMBER: "3"}, 3, id="volcano.sh/gpu-number (GPU sharing)"),
     pytest.param({devices.GPU: "1", devices.GPU_NUMBER: "3"}, 1, id="nvidia.com/gpu first"),
     pytest.param({devices.GPU: "1k"}, 1000, id="a quantity"),
+    pytest.param({devices.GPU: "1500m"}, 2, id="a fraction rounded up, as Quantity.Value()"),
+    pytest.param({devices.GPU_NUMBER: "500m"}, 1, id="half a card is one"),
     pytest.param({devices.GPU: "-1"}, 0, id="negative: none"),
     pytest.param({devices.GPU: "lots"}, 0, id="unreadable: none"),
     pytest.param({}, 0, id="neither"),
