@@ -111,6 +111,9 @@ def from_error(err: errors.ApiError, kind: kinds.Kind | None = None, name: str |
         details["group"] = kind.group
         details["kind"] = kind.plural
     message = err.message
+    named = getattr(err, "details_as", None)   # (the error names its group and kind: a delete's precondition)
+    if named:
+        details = dict(named)
     if isinstance(err, errors.Invalid):
         k = kind or kinds.by_kind(err.kind)
         details = {"name": err.name or name or "", "group": k.group if k else "", "kind": err.kind,

@@ -39,6 +39,11 @@ def check(kind: kinds.Kind, obj: Obj, preconditions: Obj | None) -> None:
         want = preconditions.get(field)
         if want is not None and want != (md.get(field) or ""):
             resource = f"{kind.kind}.{kind.group}" if kind.group else kind.kind
-            raise errors.Conflict(
+            err = errors.Conflict(
                 f'Operation cannot be fulfilled on {resource} "{md.get("name", "")}": the {title} in the precondition '
                 f"({want}) does not match the {title} in record ({md.get(field) or ''}). {hint}")
+            # (NewConflict(GroupResource{Group, Resource: Kind}): the Status' details name the stored type's group
+            # and Kind too — `Event`, whichever group the request used)
+            err.details_as = {  # type: ignore[attr-defined]
+                "name": md.get("name", ""), "group": kind.group, "kind": kind.kind}
+            raise err

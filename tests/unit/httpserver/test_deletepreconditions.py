@@ -59,6 +59,8 @@ def test_a_delete_whose_precondition_fails_is_a_conflict_and_changes_nothing(nam
                 "kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {field: "stale"}})
             status = await resp.json()
             assert (resp.status, status["reason"]) == (409, "Conflict")
+            group, _, kind = resource.partition(".")[2], None, resource.partition(".")[0]
+            assert status["details"] == {"name": "x", "group": group, "kind": kind}   # (the stored type's Kind)
             assert status["message"] == (f'Operation cannot be fulfilled on {resource} "x": the {title} in the '
                                          f"precondition (stale) does not match the {title} in record "
                                          f"({made['metadata'][field]}). {hint}")
