@@ -3,6 +3,7 @@ a real `vcctl server` say the same of one flow — what a flow waits on (a probe
 skipped, what the exit handler says — each once, a cause before its effect."""
 import contextlib
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -121,16 +122,19 @@ CRASH_LINE = ("pod default/crashing-crashing-main-main-0: container main is rest
 
 
 @contextlib.contextmanager
-def watched_flow(tmp_path, path, name, limit):
+def watched_flow(tmp_path, path, name, limit, before=None):
     """A `vcctl server` given the JobTemplates and JobFlow of `path`, and `vcctl jobflow get NAME -w` piped from it:
     yields (vcctl, proc); the watch is killed after `limit` seconds (a line that never comes ends the reads, and the
-    test fails) and at the end."""
+    test fails) and at the end. `before(kubectl)`: what happens between the JobFlow's creation and the watch's start
+    (a late start)."""
     with vcctl_server.running(tmp_path / "server", "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
         def vcctl(*args):
             return subprocess.run([VCCTL, *map(str, args), "-k", str(srv.kubeconfig)], cwd=ROOT, capture_output=True,
                                   text=True, timeout=60)
         assert vcctl("jobtemplate", "create", "-f", path).returncode == 0
         assert vcctl("jobflow", "create", "-f", path).returncode == 0
+        if before is not None:
+            before(vcctl_server.kubectl_runner(srv.kubeconfig, tmp_path / "kube-cache"))
         proc = subprocess.Popen([VCCTL, "jobflow", "get", name, "-w", "-k", str(srv.kubeconfig)], cwd=ROOT,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         timer = threading.Timer(limit, proc.kill)
@@ -210,3 +214,55 @@ def test_vcctl_jobflow_get_w_piped_writes_every_phase_of_a_restart_in_order(tmp_
     phases = [ln.split(": ", 1)[1] for ln in lines if ln.startswith("vcjob default/restarting-main: ")
               and ln.split(": ", 1)[1] in ("Pending", "Running", "Restarting", "Completed", "Failed")]
     assert phases[phases.index("Running"):] == ["Running", "Restarting", "Pending", "Running", "Completed"], lines
+
+
+def chained(go):
+    """A flow of two vcjobs, second after first; second runs until the file `go` exists."""
+    return f"""apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow
+metadata: {{name: late}}
+spec:
+  flows:
+    - name: first
+    - name: second
+      dependsOn: {{targets: [first]}}
+---
+""" + template("first", ["true"]) + "---\n" + template(
+        "second", ["sh", "-c", f"while [ ! -e {go} ]; do sleep 0.05; done"])
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+@pytest.mark.parametrize("finished", [pytest.param(True, id="after-the-flow-finished"),
+                                      pytest.param(False, id="mid-flow")])
+def test_vcctl_jobflow_get_w_piped_started_late_lists_in_the_order_things_happened(tmp_path, finished):
+    """Started late, the listed objects' lines come in the order they reached their phase, not by their current
+    resourceVersion: the first vcjob, labelled after it ended (written again), still comes before the second and
+    the JobFlow's end; then the live changes."""
+    go = tmp_path / "go"
+    path = tmp_path / "late.yaml"
+    path.write_text(chained(go))
+
+    def phase(kubectl, kind, name):
+        return kubectl("get", kind, name, "-o", "jsonpath={.status.state.phase}", check=False).stdout
+
+    def before(kubectl):
+        if finished:
+            go.touch()
+        vcctl_server.wait_until(lambda: phase(kubectl, "jobflow", "late") == "Succeed" if finished else
+                                phase(kubectl, "vcjob", "late-second") == "Running", "the flow's progress")
+        kubectl("label", "vcjob", "late-first", "seen=yes")   # (written again after it ended: a newer version)
+    with watched_flow(tmp_path, path, "late", 90, before) as (_, proc):
+        seen = []
+        for line in proc.stdout:
+            seen.append(STAMP.sub("", line.rstrip("\n")))
+            if seen[-1] == "vcjob default/late-second: Running":
+                go.touch()
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, (seen, out, err)
+    phases = [ln for ln in seen if ln.startswith(("vcjob ", "JobFlow ")) and ": " in ln]
+    expected = ["vcjob default/late-first: Completed", "vcjob default/late-second: Completed",
+                "JobFlow default/late: Succeed"]
+    if not finished:
+        expected = ["JobFlow default/late: Running", "vcjob default/late-first: Completed",
+                    "vcjob default/late-second: Running", *expected[1:]]
+    assert phases == expected, seen

@@ -8,9 +8,10 @@ second; once a second for the elapsed times). When stdout is not a terminal it p
 change instead, from the JobFlow's and its vcjobs' watch events themselves, with `vcctl run`'s code
 (phasechanges.py: every phase passed, a vcjob's Restarting between two reads too; runlines.py: a loop's items
 counted in a line per loop flow, written once their counts settle; each flow's detail, flownotes.py, once per
-change) and a container's crash loop once; each batch in the order the server wrote it (resourceVersion), and the
-final view at the end — once the vcjobs the JobFlow's status says ended are ended in the cache too (their watch
-may lag: SETTLE_WAIT at most).
+change) and a container's crash loop once; what was listed first, in the order each object reached its phase (a
+late start: a finished JobFlow's line after its vcjobs'), then each batch of events in the order the server wrote it
+(resourceVersion), and the final view at the end — once the vcjobs the JobFlow's status says ended are ended in the
+cache too (their watch may lag: SETTLE_WAIT at most).
 Returns the exit status: 0 the flow succeeded, 1 it failed or was deleted, 130 interrupted.
 
 A big flow (10,000 vcjobs, as many pods) takes seconds to list, so each kind is listed and watched on
@@ -70,12 +71,13 @@ class Cache:
         self._objects: dict[str, dict[tuple[str, str], Obj]] = {}
         self.changed = threading.Event()
         self._events: list[tuple[str, Obj]] | None = [] if events else None
+        self._listed: list[Obj] = []   # the JobFlows and vcjobs listed, not yet drained
 
     def seed(self, kind: kinds.Kind, objects: list[Obj]) -> None:
         with self._lock:
             self._objects[kind.kind] = {(meta.namespace(o), meta.name(o)): o for o in objects}
             if self._events is not None and kind.kind in PHASE_KINDS:
-                self._events += [(str(client_mod.EventType.ADDED), o) for o in objects]
+                self._listed += objects
         self.changed.set()
 
     def handle(self, ev: client_mod.WatchEvent) -> None:
@@ -91,14 +93,19 @@ class Cache:
         self.changed.set()
 
     def drain(self) -> list[tuple[str, Obj]]:
-        """The (event type, object) of each JobFlow and vcjob event since the last call, in the order the server
-        wrote them (resourceVersion: a vcjob's Failed before its JobFlow's, which it caused, though they come on two
-        watches); one object's events keep their order."""
+        """The (event type, object) of each JobFlow and vcjob event since the last call: nothing until both kinds
+        are listed, then first the listed objects as ADDED in the order they reached their phase
+        (phasechanges.listed_order: a finished JobFlow after its vcjobs), then the watches' events in the order
+        the server wrote them (resourceVersion: a vcjob's Failed before its JobFlow's, which it caused, though they
+        come on two watches); one object's events keep their order."""
         with self._lock:
-            if self._events is None:
+            if self._events is None or not all(kind in self._objects for kind in PHASE_KINDS):
                 return []
+            listed, self._listed = self._listed, []
             taken, self._events = self._events, []
-        return sorted(taken, key=lambda ev: _version(ev[1]))
+        added = str(client_mod.EventType.ADDED)
+        return ([(added, o) for o in phasechanges.listed_order(listed)] +
+                sorted(taken, key=lambda ev: _version(ev[1])))
 
     def seeded(self, kind: kinds.Kind) -> bool:
         with self._lock:

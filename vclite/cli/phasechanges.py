@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from vclite.api import kinds, meta
+from vclite.api import flow, kinds, meta
 from vclite.cli import flownotes, runlines, view
+from vclite.lib import clock
 
 Obj = dict[str, Any]
 DELETED = "DELETED"
+_FLOW_DONE = frozenset({flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED})
 
 
 def pod_phase(pod: Obj) -> str:
@@ -31,6 +33,42 @@ def followed(event_type: str, obj: Obj) -> tuple[str, str]:
     if event_type == DELETED:
         return what, ""
     return what, view.jobflow_phase(obj) if is_flow else pod_phase(obj) if is_pod else meta.phase(obj)
+
+
+def listed_order(objects: list[Obj]) -> list[Obj]:
+    """The JobFlows and vcjobs a follower listed (`vcctl jobflow get -w` started late), in the order they reached
+    their current phase — their lines come first, before what the watches bring: a JobFlow not finished first (it
+    was Pending or Running before its vcjobs' current phases), then the vcjobs by the time of their phase
+    (`status.state.lastTransitionTime`, to the second), then by creation (a dependent is created after its target
+    ended), then in the order their JobFlow's status recorded them (`jobStatusList`: creation order, finer than a
+    second), then by resourceVersion; a finished JobFlow last (it ended because its vcjobs did). Sorting by the
+    current resourceVersion alone put a vcjob written again after it ended (a label, a status write) after the
+    JobFlow's Succeed it caused."""
+    recorded = {(meta.namespace(o), str(entry.get("name"))): i for o in objects if o.get("kind") == kinds.JOBFLOW.kind
+                for i, entry in enumerate((o.get("status") or {}).get("jobStatusList") or [])
+                if isinstance(entry, dict)}
+
+    def key(obj: Obj) -> tuple[int, float, float, int, int]:
+        if obj.get("kind") == kinds.JOBFLOW.kind:
+            return (2 if meta.phase(obj) in _FLOW_DONE else 0), 0.0, 0.0, 0, _version(obj)
+        created = _seconds((obj.get("metadata") or {}).get("creationTimestamp"))
+        at = _seconds(((obj.get("status") or {}).get("state") or {}).get("lastTransitionTime")) or created
+        return 1, at, created, recorded.get((meta.namespace(obj), meta.name(obj)), -1), _version(obj)
+    return sorted(objects, key=key)
+
+
+def _seconds(stamp: Any) -> float:
+    """An RFC 3339 time as seconds since the epoch; 0 when absent or unreadable."""
+    try:
+        at = clock.parse_time(stamp) if isinstance(stamp, str) else None
+    except ValueError:
+        return 0.0
+    return at.timestamp() if at is not None else 0.0
+
+
+def _version(obj: Obj) -> int:
+    rv = str((obj.get("metadata") or {}).get("resourceVersion") or "")
+    return int(rv) if rv.isdigit() else 0
 
 
 class PhaseChanges:

@@ -135,6 +135,8 @@ def _event(kind, obj, type_="MODIFIED"):
 def test_the_changes_in_the_order_the_server_wrote_them(versions, expected):
     """The JobFlow and its vcjobs come on two watches: each batch is taken in resourceVersion order."""
     cache = client_live.Cache(events=True)
+    cache.seed(kinds.JOBFLOW, [])
+    cache.seed(kinds.JOB, [])
     cache.handle(_event(kinds.JOBFLOW, versioned({**jobflow({}), "status": {"state": {"phase": "Failed"}}},
                                                  versions["jf"])))
     cache.handle(_event(kinds.JOB, versioned(job("jf-a", "Failed"), versions["jf-a"])))
@@ -146,6 +148,7 @@ def test_the_changes_in_the_order_the_server_wrote_them(versions, expected):
 def test_a_listed_object_is_taken_as_added_and_only_flows_and_vcjobs_are_kept():
     cache = client_live.Cache(events=True)
     cache.seed(kinds.JOB, [versioned(job("jf-a", "Running"), 3)])
+    cache.seed(kinds.JOBFLOW, [])
     cache.seed(kinds.PODGROUP, [{"kind": "PodGroup", "metadata": {"name": "pg", "namespace": "default"}}])
     cache.handle(_event(kinds.POD, {"kind": "Pod", "metadata": {"name": "p", "namespace": "default"}}))
     assert [(t, obj["metadata"]["name"]) for t, obj in cache.drain()] == [("ADDED", "jf-a")]
@@ -158,9 +161,55 @@ def test_every_phase_a_vcjob_passed_between_two_reads_has_its_line_in_order():
     cache = client_live.Cache(events=True)
     changes = phasechanges.PhaseChanges()
     cache.seed(kinds.JOB, [versioned(job("jf-a", "Running"), 5)])
+    cache.seed(kinds.JOBFLOW, [])
     assert changes.observe(*cache.drain()[0]) and changes.lines() == ["vcjob default/jf-a: Running"]
     for rv, phase in enumerate(["Restarting", "Pending", "Running", "Completed"], start=6):
         cache.handle(_event(kinds.JOB, versioned(job("jf-a", phase), rv)))
     for ev_type, obj in cache.drain():
         changes.observe(ev_type, obj)
     assert changes.lines() == [f"vcjob default/jf-a: {p}" for p in ("Restarting", "Pending", "Running", "Completed")]
+
+
+def listed(name, phase, rv, at=None, created="2026-01-01T00:00:00Z"):
+    obj = versioned(job(name, phase), rv)
+    obj["metadata"]["creationTimestamp"] = created
+    if at:
+        obj["status"]["state"]["lastTransitionTime"] = at
+    return obj
+
+
+def flow_listed(phase, rv, recorded=()):
+    return versioned({**jobflow({}), "status": {"state": {"phase": phase},
+                                                 "jobStatusList": [{"name": n} for n in recorded]}}, rv)
+
+
+T0, T1, T2 = "2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z", "2026-01-01T00:00:02Z"
+
+
+@pytest.mark.parametrize("jobflow_obj, jobs, expected", [
+    pytest.param(flow_listed("Succeed", 70), [listed("jf-a", "Completed", 72, T1), listed("jf-b", "Completed", 68, T2)],
+                 ["vcjob default/jf-a", "vcjob default/jf-b", "JobFlow default/jf"],
+                 id="a-vcjob-written-again-after-the-flow-ended-still-before-its-Succeed"),
+    pytest.param(flow_listed("Running", 64), [listed("jf-b", "Running", 61, T2), listed("jf-a", "Completed", 66, T1)],
+                 ["JobFlow default/jf", "vcjob default/jf-a", "vcjob default/jf-b"], id="mid-flow"),
+    pytest.param(flow_listed("Succeed", 70, ["jf-a", "jf-b"]),
+                 [listed("jf-b", "Completed", 68, T1), listed("jf-a", "Completed", 72, T1)],
+                 ["vcjob default/jf-a", "vcjob default/jf-b", "JobFlow default/jf"],
+                 id="the-same-second-in-the-order-the-flow-recorded-them"),
+    pytest.param(flow_listed("Failed", 9), [listed("jf-b", "Failed", 8, T1, created=T1),
+                                            listed("jf-a", "Completed", 7, T1, created=T0)],
+                 ["vcjob default/jf-a", "vcjob default/jf-b", "JobFlow default/jf"], id="the-same-second-by-creation"),
+    pytest.param(flow_listed("Pending", 3), [listed("jf-a", "Pending", 2)],
+                 ["JobFlow default/jf", "vcjob default/jf-a"], id="pending-no-transition-time"),
+])
+def test_a_late_start_lists_in_the_order_the_objects_reached_their_phase(jobflow_obj, jobs, expected):
+    """`vcctl jobflow get -w` started after changes: the listed objects' lines in the order they reached their
+    phase (not their current resourceVersion), a finished JobFlow after the vcjobs that ended it; nothing is
+    drained before both kinds are listed (the JobFlow's Succeed alone first)."""
+    cache = client_live.Cache(events=True)
+    cache.seed(kinds.JOBFLOW, [jobflow_obj])
+    assert cache.drain() == []   # (its vcjobs not listed yet)
+    cache.seed(kinds.JOB, jobs)
+    cache.handle(_event(kinds.JOB, versioned(job("jf-c", "Pending"), 1)))   # (a watch event: after the listing)
+    changes = phasechanges.PhaseChanges()
+    assert [changes.observe(t, obj)[0] for t, obj in cache.drain()] == expected + ["vcjob default/jf-c"]
