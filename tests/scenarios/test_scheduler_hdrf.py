@@ -104,6 +104,25 @@ def test_example_hierarchical_jobs(cpus, want):
     assert dict(Counter(k.split("/")[1].rsplit("-p", 1)[0] for k in binds)) == want
 
 
+STALE = Case(
+    [[P("drf", enableHierarchy=True, enableQueueOrder=True, enableJobOrder=True)]], "allocate",
+    [node("n", 6, "8G", pods=100)],
+    [hq("q0", "root/q0", "1/4"), hq("q1", "root/b/q1", "1/2/3"), hq("q2", "root/b/q2", "1/2/4"),
+     hq("q3", "root/b/q3", "1/2/4")],
+    [pg(f"default/g{i}", f"q{i}", 0) for i in range(4)],
+    pods(7, "2", "1G", "g0") + pods(6, "2", "1G", "g1") + pods(4, "2", "1G", "g2") + pods(4, "0", "1G", "g3"))
+
+
+def test_a_queue_whose_rank_changed_while_it_waited_is_popped_as_volcanos_heap_pops_it():
+    """q1, q2, q3 share b: each allocation to one of them changes b's share, so the others' ranks change while
+    they wait in the queue of queues, and Volcano's heap pops by ranks as they were when last compared. Replayed
+    with Go's heap steps over every order the session's map could push the four queues in, Volcano gives each
+    2-cpu job one pod (g3's memory-only pods all four); vclite's sorted run of queues (before GoHeap) popped q0
+    twice and never q2."""
+    assert allocated(STALE, run(STALE)) == {"g0": (2000, G, 1), "g1": (2000, G, 1), "g2": (2000, G, 1),
+                                            "g3": (0, 4 * G, 4)}
+
+
 T_RECLAIM = [[P("conformance", enableReclaimable=True), P("gang", enableReclaimable=True, enableJobStarving=True),
               P("drf", enableHierarchy=True, enableQueueOrder=True, enableReclaimable=True, enableJobOrder=True)]]
 

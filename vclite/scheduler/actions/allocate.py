@@ -87,7 +87,7 @@ class Allocate:
         queues = ssn.queue_pq(ssn.queues[name] for name in by_queue)
         self._allocate(ssn, queues, {name: ssn.job_pq(jobs) for name, jobs in by_queue.items()})
 
-    def _allocate(self, ssn: "session_mod.Session", queues: "pqueue.PriorityQueue",
+    def _allocate(self, ssn: "session_mod.Session", queues: "pqueue.GoHeap",
                   jobs_by_queue: dict[str, "pqueue.PriorityQueue"]) -> None:
         pending: dict[str, "pqueue.PriorityQueue"] = {}
         while queues:

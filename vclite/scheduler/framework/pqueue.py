@@ -12,6 +12,11 @@ unique tie-break) the pop order is the same as a heap's at a fraction of the com
 items nearly in order first, so the sort by `less` makes about one comparison per item when the
 plugins' orders tie.
 
+`GoHeap` is Go's container/heap itself (the same sift steps, items pushed one by one): the session's queue of
+queues, whose items' ranks can change while they wait (hierarchical drf: a queue's allocation changes its
+siblings' shares). Volcano's heap then pops by ranks as they were when last compared, in an order that depends
+on its layout; the same steps over the same pushes give the same order.
+
 Must not: copy or compare items by anything but `less`.
 """
 from __future__ import annotations
@@ -66,3 +71,47 @@ class PriorityQueue(Generic[T]):
 
     def __bool__(self) -> bool:
         return bool(self._run) or bool(self._heap)
+
+
+class GoHeap(Generic[T]):
+    """A binary heap with Go's container/heap steps (Push: append, up; Pop: swap the root with the last, down,
+    take the last), over `less`; `items` pushed one by one in their order, as Volcano's NewPriorityQueue and
+    Push build its queue of queues. An item whose rank changed while it waits is popped where Go's would be."""
+    __slots__ = ("_less", "_items")
+
+    def __init__(self, less: Callable[[T, T], bool], items: Iterable[T] = ()):
+        self._less = less
+        self._items: list[T] = []
+        for item in items:
+            self.push(item)
+
+    def push(self, item: T) -> None:
+        items, less = self._items, self._less
+        items.append(item)
+        j = len(items) - 1
+        while j > 0:
+            i = (j - 1) // 2
+            if not less(items[j], items[i]):
+                break
+            items[i], items[j] = items[j], items[i]
+            j = i
+
+    def pop(self) -> T:
+        items, less = self._items, self._less
+        n = len(items) - 1
+        items[0], items[n] = items[n], items[0]
+        i = 0
+        while (j := 2 * i + 1) < n:
+            if j + 1 < n and less(items[j + 1], items[j]):
+                j += 1
+            if not less(items[j], items[i]):
+                break
+            items[i], items[j] = items[j], items[i]
+            i = j
+        return items.pop()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __bool__(self) -> bool:
+        return bool(self._items)

@@ -79,7 +79,7 @@ class SessionResult:
         return self._compared() == other._compared() if isinstance(other, SessionResult) else NotImplemented
 
 
-def _created_uid(item: JobInfo | QueueInfo) -> tuple:
+def _created_uid(item: JobInfo) -> tuple:
     return (item.created, item.uid)
 
 
@@ -311,8 +311,10 @@ class Session:
             return v < 0
         return tasks_mod.compare_tasks(l, r) < 0
 
-    def queue_pq(self, items=()) -> pqueue.PriorityQueue:
-        return pqueue.PriorityQueue(self.queue_less, items, presort=_created_uid)
+    def queue_pq(self, items=()) -> pqueue.GoHeap:
+        """The queue of queues: Go's heap steps, `items` pushed in their order (the session's jobs' order), so a
+        queue whose rank changed while it waits (hierarchical drf) is popped where Volcano's heap pops it."""
+        return pqueue.GoHeap(self.queue_less, items)
 
     def job_pq(self, items=()) -> pqueue.PriorityQueue:
         return pqueue.PriorityQueue(self.job_less, items, presort=_created_uid)

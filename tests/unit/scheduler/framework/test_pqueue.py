@@ -68,3 +68,34 @@ def test_order_is_asked_when_items_are_popped():
 def test_pop_from_empty_raises():
     with pytest.raises(IndexError):
         pqueue.PriorityQueue(lambda a, b: a < b).pop()
+
+
+@pytest.mark.parametrize("seed", [pytest.param(s, id=f"seed {s}") for s in range(10)])
+def test_go_heap_pops_in_order_while_ranks_hold(seed):
+    rng = random.Random(seed)
+    q = pqueue.GoHeap(lambda a, b: a < b, rng.sample(range(1000), rng.randint(0, 30)))
+    ref = sorted(q._items)
+    for _ in range(40):
+        if ref and rng.random() < 0.6:
+            assert q.pop() == ref.pop(0)
+        else:
+            x = rng.randrange(1000)
+            q.push(x)
+            ref = sorted(ref + [x])
+        assert len(q) == len(ref) and bool(q) == bool(ref)
+
+
+def test_go_heap_pops_a_rank_changed_while_waiting_where_gos_container_heap_does():
+    """Traced by hand through Go's container/heap (Push: append, up; Pop: swap root and last, down among the
+    rest): pushed a1 b2 c3 d4 -> [a b c d]; c drops to 0 while it waits; pop swaps a to the end and sifts d down
+    past c -> [c b d], a popped; a (now 5) pushed -> [c b d a]; b drops to -1, d to -2; pop sifts a down past d
+    -> c popped although b and d rank lower (their heap places are stale), then d, b, a."""
+    rank = {"a": 1, "b": 2, "c": 3, "d": 4}
+    q = pqueue.GoHeap(lambda l, r: rank[l] < rank[r], "abcd")
+    rank["c"] = 0
+    popped = [q.pop()]
+    rank["a"] = 5
+    q.push("a")
+    rank["b"], rank["d"] = -1, -2
+    popped += [q.pop() for _ in range(len(q))]
+    assert popped == ["a", "c", "d", "b", "a"]
