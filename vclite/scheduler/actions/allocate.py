@@ -5,7 +5,8 @@ job (JobOrder), and try that job's pending tasks best first (TaskOrder) in one S
 - skip a task its queue cannot take (Allocatable) or whose role already fit nowhere in its partition (recorded as
   its fit error: `Task <name> with role spec <role> has already predicated failed, skip`, as Volcano's
   TaskHasFitErrors(subJob)); a job with `subGroupPolicy` is tried partition by partition (actions/subjobs.py);
-- feasible nodes = resources fit `future_idle` and every Predicate passes (vector ops, all nodes);
+- feasible nodes = resources fit `future_idle` and every Predicate passes (vector ops, all nodes), less the nodes
+  a task of the same role already failed on in this attempt (Volcano's predicate error cache: roleerrors.py);
   none -> remember why (per-node reasons) and go on only if the gang can still be met
   (NeedContinueAllocating), else stop;
 - candidates: nodes whose idle holds the task first, else those that hold it only once releasing
@@ -39,7 +40,7 @@ import dataclasses
 import numpy as np
 
 from vclite.api import scheduling
-from vclite.scheduler.actions import allocated, enqueue, subjobs, topology
+from vclite.scheduler.actions import allocated, enqueue, roleerrors, subjobs, topology
 from vclite.scheduler.framework import fit, subgroups
 from vclite.scheduler.framework import tasks as tasks_mod
 
@@ -55,7 +56,8 @@ Outcome = subjobs.Outcome
 
 @dataclasses.dataclass(frozen=True)
 class Arguments:
-    # Volcano caches predicate errors per task spec; vclite always does (per role), so this is accepted only.
+    # Volcano's predicate error cache within one attempt at a job's tasks (roleerrors.py); false: every task is
+    # checked on every node
     predicateErrorCacheEnable: bool = True
 
 
@@ -110,7 +112,7 @@ class Allocate:
                 # a job whose tasks go back when nothing fits (topology, partitions) returns only while it progresses
                 returns = plain and not subgroups.policies(job)
                 if plain:
-                    stmt = allocate_for_job(ssn, job, queue, tasks)
+                    stmt = allocate_for_job(ssn, job, queue, tasks, self.arguments.predicateErrorCacheEnable)
                 else:
                     stmt = topology.allocate_job(ssn, job, queue, tasks, limit, choose_node)
                 if ssn.job_ready(job):
@@ -135,15 +137,17 @@ def _ungate_admitted(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue:
 
 
 def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
-                     tasks: "pqueue.PriorityQueue") -> "statement_mod.Statement":
+                     tasks: "pqueue.PriorityQueue", error_cache: bool = False) -> "statement_mod.Statement":
     """Try the job's tasks in order in one statement (see the module docstring); a job with `subGroupPolicy`
-    partition by partition (actions/subjobs.py)."""
+    partition by partition (actions/subjobs.py). `error_cache`: Volcano's predicate error cache over this
+    attempt (roleerrors.py; not on the partition path)."""
     if subgroups.policies(job):
         return subjobs.allocate_job(ssn, job, tasks, lambda stmt, task: place_task(ssn, job, queue, stmt, task))
     stmt = ssn.statement()
+    errors = roleerrors.RoleErrors(len(ssn.nodes)) if error_cache else None
     while tasks:
         task = tasks.pop()
-        outcome = place_task(ssn, job, queue, stmt, task)
+        outcome = place_task(ssn, job, queue, stmt, task, errors)
         if outcome is Outcome.FAILED:
             if job.need_continue_allocating():
                 continue
@@ -154,8 +158,10 @@ def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue:
 
 
 def place_task(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
-               stmt: "statement_mod.Statement", task: tasks_mod.TaskInfo) -> Outcome:
-    """One task of allocate's loop: skipped, failed (its fit errors recorded) or placed in `stmt`."""
+               stmt: "statement_mod.Statement", task: tasks_mod.TaskInfo,
+               role_errors: roleerrors.RoleErrors | None = None) -> Outcome:
+    """One task of allocate's loop: skipped, failed (its fit errors recorded) or placed in `stmt`. `role_errors`:
+    the nodes its role already failed on in this attempt are refused again for their reasons (roleerrors.py)."""
     if not ssn.allocatable(queue, task):
         _note_not_allocatable(ssn, job, queue, task)
         return Outcome.SKIPPED
@@ -166,10 +172,16 @@ def place_task(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs
     if reason is not None:
         job.record_fit_errors(task, fit.FitErrors.everywhere(len(ssn.nodes), str(reason)))
         return Outcome.FAILED
-    failures = ssn.predicate(task, ssn.nodes, lambda: ssn.fit_cache.masks(task.req)[0])   # (resources first)
-    row, idle = None if failures else ssn.best_idle_node(task), True   # the hot path (see above)
+    cached = role_errors.cached(task) if role_errors is not None else None
+    if cached is None:
+        failures = ssn.predicate(task, ssn.nodes, lambda: ssn.fit_cache.masks(task.req)[0])   # (resources first)
+    else:   # (the nodes cached are not checked again)
+        failures = ssn.predicate(task, ssn.nodes, ssn.fit_cache.masks(task.req)[0] & ~cached.mask(len(ssn.nodes)))
+    row, idle = None if failures or cached else ssn.best_idle_node(task), True   # the hot path (see above)
     if row is None:
-        feasible, errors = ssn.feasible_nodes(task, failures=failures)
+        feasible, errors = ssn.feasible_nodes(task, failures=failures, cached=cached)
+        if role_errors is not None:
+            role_errors.record(task, [fit.resource_fit(task.req, ssn.nodes, ssn.nodes.future_idle()), *failures])
         if errors is not None:
             job.record_fit_errors(task, errors)
             return Outcome.FAILED

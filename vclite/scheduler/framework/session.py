@@ -339,13 +339,16 @@ class Session:
         then every predicate plugin. With no feasible node, also why (per-node reasons)."""
         return self.feasible_nodes(task, copy=True)
 
-    def feasible_nodes(self, task: TaskInfo, copy: bool = False,
-                       failures: list[fit.Failure] | None = None) -> tuple[np.ndarray, fit.FitErrors | None]:
+    def feasible_nodes(self, task: TaskInfo, copy: bool = False, failures: list[fit.Failure] | None = None,
+                       cached: fit.Failure | None = None) -> tuple[np.ndarray, fit.FitErrors | None]:
         """`predicate_nodes`, but unless `copy` the mask may be a cache's own array: read it only.
-        `failures`: the Predicate hook's verdicts, if the caller already asked for them."""
+        `failures`: the Predicate hook's verdicts, if the caller already asked for them; `cached`: nodes refused
+        without a check (allocate's predicate error cache), charged with their reasons before any other."""
         n = len(self.nodes)
         ok = self.fit_cache.masks(task.req)[0]
         plugin_failures = self.predicate(task, self.nodes, ok) if failures is None else failures
+        if cached is not None:
+            plugin_failures = [cached, *plugin_failures]
         if plugin_failures:
             ok = ok.copy()
             for f in plugin_failures:
@@ -355,6 +358,8 @@ class Session:
         if ok.any():
             return ok, None
         failures = [fit.resource_fit(task.req, self.nodes, self.nodes.future_idle()), *plugin_failures]
+        if cached is not None:
+            failures = [cached, *failures[:1], *failures[2:]]
         return ok, fit.fit_errors(failures, n, fit.too_big_hint(task.req, self.nodes))
 
     def idle_fit(self, task: TaskInfo) -> np.ndarray:
