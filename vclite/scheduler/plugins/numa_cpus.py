@@ -11,8 +11,8 @@ rounded up) are taken first, by the same topology walk, and never offered.
   sockets, then whole cores, then single CPUs, as upstream's copy does — including its quirks: a
   "free socket" is a socket id that is also a free CPU id (and a "free core" likewise), a socket or
   core taken whole can give more CPUs than asked, and its sorts use comparators that are not orders
-  (`go_sort` replays Go's insertion sort, which sort.Slice runs on up to 12 items; on more, Go's
-  pattern-defeating quicksort may order them otherwise — docs/differences.md). A CPU id a set names
+  (lib/gosort.py replays Go's sort.Slice step for step: insertion sort up to 12 items, its
+  pattern-defeating quicksort beyond, which orders such comparators otherwise). A CPU id a set names
   but cpuDetail lacks is on NUMA node 0, as Go's zero value.
 Pure functions.
 """
@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Callable, Iterable, Mapping, NamedTuple, TypeVar
+from typing import Iterable, Mapping, NamedTuple
 
 from vclite.api import quantity, resources
+from vclite.lib.gosort import go_sort
 from vclite.scheduler.plugins import numa_policy
 
-T = TypeVar("T")
 CPU = "cpu"
 
 
@@ -41,17 +41,6 @@ _ZERO = CPUInfo(0, 0, 0)
 
 class NoCPUs(Exception):
     """take_by_topology could not find the CPUs asked for."""
-
-
-def go_sort(items: list[T], less: Callable[[T, T], bool]) -> list[T]:
-    """Go's sort.Slice on up to 12 items (insertion sort; exact even when `less` is not an order)."""
-    out = list(items)
-    for i in range(1, len(out)):
-        j = i
-        while j > 0 and less(out[j], out[j - 1]):
-            out[j], out[j - 1] = out[j - 1], out[j]
-            j -= 1
-    return out
 
 
 def _in_sockets(details: CPUs, socket: int) -> set[int]:

@@ -101,7 +101,10 @@ def test_reserved_cpus_are_never_offered():
     assert hints == {"cpu": [Hint(N1, True), Hint(BOTH, False)]}
 
 
-def test_go_sort_is_an_insertion_sort():
-    assert numa_cpus.go_sort([5, 3, 9, 1, 3], lambda a, b: a < b) == [1, 3, 3, 5, 9]
-    # a comparator that is not an order: the result is the insertion sort's, whatever it means
-    assert numa_cpus.go_sort([1, 2, 3], lambda a, b: a != b) == [3, 2, 1]
+def test_a_cpu_walk_over_more_than_12_cores_sorts_as_gos_pdqsort():
+    """2 sockets x 8 cores x 2 threads (CPU = thread*16 + core), 6 CPUs taken, 1 CPU asked: freeCPUs sorts the 15
+    cores left with its comparator (not an order), which Go's sort.Slice puts through pdqsort beyond 12 items:
+    core 0 first (lib/gosort.py's test traces it), so CPU 0 — an insertion sort put core 1 first (CPU 17)."""
+    topo = {t * 16 + c: numa_cpus.CPUInfo(c // 8, c // 8, c) for t in range(2) for c in range(16)}
+    taken = {1, 3, 19, 26, 27, 30}
+    assert numa_cpus.take_by_topology(topo, [c for c in topo if c not in taken], 1) == {0}
