@@ -5,6 +5,7 @@ its scheduler follows Volcano's scheduler ConfigMap applied with kubectl (unless
 from __future__ import annotations
 
 import re
+import shlex
 import signal
 import socket
 import subprocess
@@ -123,6 +124,32 @@ def test_a_flow_suspended_in_its_file_is_told_the_command_that_resumes_it_throug
            f"{kubeconfig})" in r.stdout, r
     assert 'JobFlow default/f is suspended (annotation flow.volcano.sh/suspend: "true"): no client resumed it while ' \
            "the run served its API; remove the annotation to run it" in r.stderr, r
+
+
+def test_the_commands_a_run_prints_work_when_pasted_into_a_shell_with_a_workdir_path_that_needs_quotes(
+        tmp_path, write):
+    """The kubeconfig lives under the workdir: a space or a quote in its path is quoted in every command printed
+    (the resume command of a suspended flow, the suspend and kubectl lines), so a pasted command reaches the run."""
+    path = write("flow.yaml", FLOW.replace("metadata: {name: f}",
+                                           'metadata: {name: f, annotations: {flow.volcano.sh/suspend: "true"}}'))
+    workdir = tmp_path / "my work's dir"
+    run = subprocess.Popen([VCCTL, "run", "--listen", "127.0.0.1:0", "--timeout", "90", "--workdir", workdir, path],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = Lines(run.stdout), Lines(run.stderr)
+        suspend = err.wait_for(r"\n  (vcctl jobflow suspend NAME -k .*)\n").group(1)
+        kubeconfig = str(workdir / ".api" / "kubeconfig")
+        assert shlex.split(suspend)[-2:] == ["-k", kubeconfig], suspend
+        assert shlex.split(err.wait_for(r"\n  (kubectl --kubeconfig .*)\n").group(1))[1:3] == [
+            "--kubeconfig", kubeconfig], err.text
+        resume = out.wait_for(r"the JobFlow is suspended \((vcctl jobflow resume .*)\)\n").group(1)
+        pasted = subprocess.run(["sh", "-c", shlex.quote(VCCTL) + resume.removeprefix("vcctl")], capture_output=True,
+                                text=True, timeout=60)
+        assert pasted.returncode == 0, (resume, pasted.stderr)
+        assert run.wait(timeout=60) == 0, err.text
+    finally:
+        run.kill()
+    assert "succeeded: JobFlow default/f Succeed" in err.text, err.text
 
 
 SLEEPER = jobs_yaml.vcjob("sleeper", ["sleep", "600"], grace=5)

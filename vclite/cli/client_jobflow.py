@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import shlex
 import sys
 from typing import Any, Callable
 
@@ -75,7 +76,7 @@ def suspended_note(jobflow: Obj) -> str:
     ns, name = meta.namespace(jobflow) or "default", meta.name(jobflow)
     nxt = [str(n) for n in (jobflow.get("status") or {}).get("nextFlows") or []]
     return (f"JobFlow {ns}/{name} is suspended: no new job of it starts until it is resumed "
-            f"(vcctl jobflow resume {name}" + ("" if ns == "default" else f" -n {ns}") + ")"
+            f"(vcctl jobflow resume {shlex.quote(name)}" + ("" if ns == "default" else f" -n {shlex.quote(ns)}") + ")"
             + (f"; next: {', '.join(nxt)}" if nxt else ""))
 
 

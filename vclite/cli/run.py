@@ -414,7 +414,7 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], lines_to: T
             raise ListenError(str(exc)) from None
         for line in served.lines():
             print(line, file=sys.stderr, flush=True)
-        rt.jobflow_controller.resume_flags = f"-k {served.kubeconfig}"   # (a suspended JobFlow's resume command)
+        rt.jobflow_controller.resume_flags = served.resume_flags   # (a suspended JobFlow's resume command)
     rt.start()   # (the documents were applied when they were validated)
     start = rt.clock.monotonic()
     last_draw = -1.0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
+import shlex
 import shutil
 from typing import TYPE_CHECKING, Callable
 
@@ -45,11 +46,16 @@ class Served:
         self.url, self.kubeconfig = listening.url, listening.kubeconfig
 
     def lines(self) -> list[str]:
-        """What the run tells its user once listening."""
-        k = self.kubeconfig
-        return [f"serving the API during the run on {self.url} (kubeconfig: {k})",
-                f"  kubectl --kubeconfig {k} get jobflows -w",
-                f"  vcctl jobflow suspend NAME -k {k}"]
+        """What the run tells its user once listening (the commands' path quoted for a POSIX shell)."""
+        quoted = shlex.quote(str(self.kubeconfig))
+        return [f"serving the API during the run on {self.url} (kubeconfig: {self.kubeconfig})",
+                f"  kubectl --kubeconfig {quoted} get jobflows -w",
+                f"  vcctl jobflow suspend NAME {self.resume_flags}"]
+
+    @property
+    def resume_flags(self) -> str:
+        """`-k <the kubeconfig>`, quoted for a POSIX shell: what a command pasted from the run's words adds."""
+        return f"-k {shlex.quote(str(self.kubeconfig))}"
 
     async def close(self) -> None:
         """Stop serving (watches and followed logs end, in-flight requests finish), forget the credentials."""

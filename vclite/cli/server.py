@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import shlex
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -36,9 +37,10 @@ def default_data_dir() -> pathlib.Path:
 
 def resume_flags(data_dir: pathlib.Path) -> str:
     """What a suspended JobFlow's resume command adds so that it reaches this server: nothing where vcctl finds
-    the kubeconfig by itself (the default data directory, or $VCLITE_DATA's), else `-k <its kubeconfig>`."""
+    the kubeconfig by itself (the default data directory, or $VCLITE_DATA's), else `-k <its kubeconfig>` (quoted for
+    a POSIX shell: the command is pasted)."""
     found = default_data_dir().expanduser().resolve()
-    return "" if data_dir.resolve() == found else f"-k {data_dir / 'kubeconfig'}"
+    return "" if data_dir.resolve() == found else f"-k {shlex.quote(str(data_dir / 'kubeconfig'))}"
 
 
 def build_runtime(data_dir: pathlib.Path, nodes: list[dict] | None,
@@ -59,7 +61,7 @@ def build_runtime(data_dir: pathlib.Path, nodes: list[dict] | None,
 def _announce(url: str, kubeconfig: pathlib.Path) -> None:
     click.echo(f"vclite server listening on {url}")
     click.echo(f"kubeconfig: {kubeconfig}")
-    click.echo(f"  kubectl --kubeconfig {kubeconfig} get jobflows")
+    click.echo(f"  kubectl --kubeconfig {shlex.quote(str(kubeconfig))} get jobflows")
     sys.stdout.flush()
 
 

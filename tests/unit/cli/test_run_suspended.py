@@ -4,6 +4,7 @@ client can reach the API (`vcctl server`, `vcctl run --listen`), the annotation 
 from __future__ import annotations
 
 import pathlib
+import shlex
 
 import pytest
 
@@ -69,3 +70,11 @@ def test_the_server_names_its_kubeconfig_in_the_resume_command_where_vcctl_would
         monkeypatch.delenv("VCLITE_DATA", raising=False)
     expected = flags.replace("ELSEWHERE", str(tmp_path / "ELSEWHERE"))
     assert server_mod.resume_flags(pathlib.Path(path(data_dir))) == expected
+
+
+@pytest.mark.parametrize("dirname", ["with space", "it's", 'say "hi"', "$HOME"])
+def test_the_servers_kubeconfig_in_the_resume_command_is_quoted_for_a_shell(tmp_path, monkeypatch, dirname):
+    monkeypatch.delenv("VCLITE_DATA", raising=False)
+    data_dir = tmp_path / dirname
+    flags = server_mod.resume_flags(data_dir)
+    assert shlex.split(flags) == ["-k", str(data_dir / "kubeconfig")], flags

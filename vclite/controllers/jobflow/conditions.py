@@ -9,6 +9,7 @@ engine.py.
 from __future__ import annotations
 
 import datetime as dt
+import shlex
 from collections.abc import Iterable
 from typing import Any
 
@@ -157,7 +158,8 @@ class Conditions:
         the engine was given other words (resume_advice: nothing can resume it where it runs)."""
         if self.resume_advice is not None:
             return self.resume_advice
-        return f"vcctl jobflow resume {self.name}" + ("" if self.ns in ("", "default") else f" -n {self.ns}") + (
+        return f"vcctl jobflow resume {shlex.quote(self.name)}" + (
+            "" if self.ns in ("", "default") else f" -n {shlex.quote(self.ns)}") + (
             f" {self.resume_flags}" if self.resume_flags else "")
 
     def _flow_condition(self, fr: rs.FlowRT) -> None:
