@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import sqlite3
 import subprocess
 import uuid
@@ -24,6 +25,23 @@ BAD = [
          {"name": "t", "replicas": "two", "template": {"spec": {"containers": [
              {"name": "c", "image": "x", "command": ["true"]}]}}}]},
      "status": {"state": {"phase": "Pending"}}},
+]
+# one per namespace, so that each command meets one of them; `nobody` schedules them (nothing acts on the pods)
+_TEMPLATE = {"spec": {"schedulerName": "nobody", "containers": [{"name": "c", "image": "x", "command": ["true"]}]}}
+MISTYPED = [
+    {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "s", "namespace": "strstatus"},
+     "spec": {"minAvailable": 1, "queue": "nosuchq", "tasks": [{"name": "t", "replicas": 1, "template": _TEMPLATE}]},
+     "status": "weird"},
+    {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "t", "namespace": "maptasks"},
+     "spec": {"minAvailable": 1, "queue": "nosuchq", "tasks": {"name": "t"}},
+     "status": {"state": {"phase": "Pending"}}},
+    {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow", "metadata": {"name": "f", "namespace": "badflow"},
+     "spec": {"flows": [{"name": "a", "dependsOn": {"targets": "b"}}]}, "status": {"state": {"phase": "Succeed"}}},
+    {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobTemplate", "metadata": {"name": "t", "namespace": "badtpl"},
+     "spec": {"tasks": [{"name": "t", "replicas": "two", "template": _TEMPLATE}]}},
+    {"apiVersion": "v1", "kind": "Pod", **_TEMPLATE,
+     "metadata": {"name": "p", "namespace": "badpod", "labels": {"volcano.sh/job-name": "j"}},
+     "status": {"phase": "Pending", "containerStatuses": {"name": "c"}}},
 ]
 
 
@@ -50,13 +68,16 @@ def kubeconfig(tmp_path_factory):
     data_dir = tmp_path_factory.mktemp("malformed")
     with vcctl_server.running(data_dir) as srv:
         vcctl_server.stop_cleanly(srv)
-    _store_as_is(data_dir, BAD)
-    with vcctl_server.running(data_dir) as srv:
+    _store_as_is(data_dir, BAD + MISTYPED)
+    # (vclite's vcjob controller cannot take a vcjob whose status is not an object: the job controller is off)
+    with vcctl_server.running(data_dir, "--controllers", "*,-job-controller") as srv:
         yield srv.kubeconfig
 
 
-def _vcctl(kubeconfig, *args):
-    return subprocess.run([vcctl_server.VCCTL, *args], capture_output=True, text=True, timeout=60,
+def _vcctl(kubeconfig, *args, tool="vcctl"):
+    """`vcctl ARGS` (or another of its commands: `vjobs`) against the server."""
+    program = str(pathlib.Path(vcctl_server.VCCTL).with_name(tool))
+    return subprocess.run([program, *args], capture_output=True, text=True, timeout=60,
                           env=dict(os.environ, KUBECONFIG=str(kubeconfig)))
 
 
@@ -65,12 +86,28 @@ def _vcctl(kubeconfig, *args):
                         "of type int32 (heavyq: 'heavy')"),
     (["queue", "get", "-n", "heavyq"], "Failed to get queue: json: cannot unmarshal string into Go struct field "
                                        "Queue.spec.weight of type int32"),
-    (["job", "list"], "Failed to list job: json: cannot unmarshal string into Go struct field "
-                      "Job.metadata.creationTimestamp of type v1.Time (default/oldjob: 'yesterday')"),
+    (["job", "list"], 'Failed to list job: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse '
+                      "\"yesterday\" as a time (Job.metadata.creationTimestamp, default/oldjob: 'yesterday')"),
     (["job", "view", "-N", "oldjob"], 'Failed to view job: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00"'),
+    (["job", "list", "-n", "strstatus"], "Failed to list job: json: cannot unmarshal string into Go struct field "
+                                         "Job.status of type v1alpha1.JobStatus (strstatus/s: 'weird')"),
+    (["job", "view", "-N", "s", "-n", "strstatus"], "Failed to view job: json: cannot unmarshal string into Go struct "
+                                                    "field Job.status of type v1alpha1.JobStatus"),
+    (["vjobs", "-N", "strstatus"], "Failed to: json: cannot unmarshal string into Go struct field Job.status"),
+    (["job", "list", "-n", "maptasks"], "Failed to list job: json: cannot unmarshal object into Go struct field "
+                                        "Job.spec.tasks of type []v1alpha1.TaskSpec"),
+    (["jobflow", "describe", "-N", "f", "-n", "badflow"], "Failed to describe jobflow: json: cannot unmarshal string "
+     "into Go struct field JobFlow.spec.flows.dependsOn.targets of type []string (badflow/f: 'b')"),
+    (["jobflow", "list", "-n", "badflow"], "Failed to list jobflow: json: cannot unmarshal string into Go struct field "
+                                           "JobFlow.spec.flows.dependsOn.targets"),
+    (["jobtemplate", "describe", "-N", "t", "-n", "badtpl"], "Failed to describe jobtemplate: json: cannot unmarshal "
+     "string into Go struct field JobTemplate.spec.tasks.replicas of type int32 (badtpl/t: 'two')"),
+    (["pod", "list", "-n", "badpod"], "Failed to list pod: json: cannot unmarshal object into Go struct field "
+                                      "Pod.status.containerStatuses of type []v1.ContainerStatus (badpod/p: "),
 ])
 def test_a_mistyped_stored_field_fails_the_command_in_the_go_decoders_words(kubeconfig, argv, said):
-    p = _vcctl(kubeconfig, *argv)
+    tool = argv[0] == "vjobs"
+    p = _vcctl(kubeconfig, *argv[tool:], tool=argv[0] if tool else "vcctl")
     assert p.returncode == 255, (p.stdout, p.stderr)
     assert said in p.stdout, p.stdout
     assert "Traceback" not in p.stdout + p.stderr, p.stderr

@@ -51,10 +51,52 @@ def name_option(what: str) -> Callable:
 # ---- connecting and failing ------------------------------------------------------------------------
 # The HTTP client and kubeconfig reader (http.client, ssl…) load only when a command connects:
 # `vcctl run` and `vcctl validate` never do, and start about 50 ms sooner for it.
-def connect(master: str, kubeconfig_path: str) -> "kube_client.HttpClient":
+def connect(master: str, kubeconfig_path: str, typed: bool = True) -> Any:
+    """The API client of a command; `typed` (vcctl's client commands): reads decoded as Volcano's typed Go
+    clientset decodes them (TypedClient). `vcctl controller` takes the plain client."""
     from vclite.kube import client as kube_client
     from vclite.kube import kubeconfig
-    return kube_client.HttpClient(kubeconfig.load(kubeconfig_path or None, master or None))
+    client = kube_client.HttpClient(kubeconfig.load(kubeconfig_path or None, master or None))
+    return TypedClient(client) if typed else client
+
+
+class TypedClient:
+    """An API client whose `get` and `list` return only objects that decode into their kind's Go type
+    (kindtypes.py), as Volcano's vcctl reads through its typed clientsets: one mistyped stored field (a `status`
+    that is a string, `tasks` that is an object) fails the command with CommandError in the decoder's words, and a
+    list fails whole, before anything is printed. Every other method is the client's own."""
+
+    def __init__(self, client: Any):
+        from vclite.cli import kindtypes
+        self._client, self._types = client, kindtypes.BY_KIND
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def get(self, kind: Any, namespace: str, name: str) -> Obj:
+        return self._decoded(kind, self._client.get(kind, namespace, name))
+
+    def list(self, kind: Any, *args: Any, **kwargs: Any) -> list[Obj]:
+        return [self._decoded(kind, obj) for obj in self._client.list(kind, *args, **kwargs)]
+
+    def _decoded(self, kind: Any, obj: Obj) -> Obj:
+        typ = self._types.get(kind)
+        if typ is not None:
+            decoded(obj, typ, kind.kind)
+        return obj
+
+
+def decoded(obj: Obj, typ: gotyped.GoType, kind: str) -> None:
+    """CommandError in the Go decoder's words (`json: cannot unmarshal string into Go struct field Job.status of
+    type v1alpha1.JobStatus (default/j: 'weird')`) when `obj` does not decode into `typ`."""
+    found = gotyped.mismatch(obj, typ)
+    if found is None:
+        return
+    if not found.path:   # (the API never serves an object that is not a JSON object)
+        raise CommandError(f"json: cannot unmarshal {_go_type_of(obj)} into Go value of type {found.go_type}")
+    if found.words:
+        raise CommandError(f"{found.words} ({kind}.{'.'.join(found.path)}{_whose(obj, found.value)})")
+    raise _undecodable(dict(obj, kind=kind), found.path, found.value, found.go_type)
 
 
 def _config_error() -> type[Exception]:
@@ -100,16 +142,28 @@ def human_duration(seconds: float, zero_days: bool = False) -> str:
 # vcctl's Go client decodes each object into Volcano's types: an object stored with a field of the wrong type
 # (by an older version, or written into the store by hand; the API serves stored objects as they are) fails
 # the whole command with the decoder's error, not with a traceback. These read such a field the same way.
-def _go_type_of(value: Any) -> str:
+def _go_type_of(value: Any, go_type: str = "") -> str:
+    """The JSON value's kind in the decoder's words; a number that no integer type takes is named with its text
+    (`number 2.5`, as Go's decoder says for an int field)."""
     if isinstance(value, bool):
         return "bool"
+    if isinstance(value, (int, float)) and go_type.startswith(("int", "uint")):
+        return f"number {json.dumps(value)}"
     return {str: "string", dict: "object", list: "array", float: "number", int: "number"}.get(type(value), "value")
 
 
+def _whose(obj: Obj, value: Any) -> str:
+    """`, <namespace/name of the object>: <the value>` (vclite's words after the decoder's: which object), from
+    whatever its metadata holds."""
+    md = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    ns, name = md.get("namespace"), md.get("name")
+    who = (f"{ns}/" if ns and isinstance(ns, str) else "") + (name if isinstance(name, str) else "")
+    return f", {who}: {value!r}" if who else f", {value!r}"
+
+
 def _undecodable(obj: Obj, path: tuple[str, ...], value: Any, go_type: str) -> CommandError:
-    return CommandError(f"json: cannot unmarshal {_go_type_of(value)} into Go struct field "
-                        f"{obj.get('kind') or 'Object'}.{'.'.join(path)} of type {go_type} "
-                        f"({meta.namespace(obj) + '/' if meta.namespace(obj) else ''}{meta.name(obj)}: {value!r})")
+    return CommandError(f"json: cannot unmarshal {_go_type_of(value, go_type)} into Go struct field "
+                        f"{obj.get('kind') or 'Object'}.{'.'.join(path)} of type {go_type} ({_whose(obj, value)[2:]})")
 
 
 def _at(obj: Obj, path: tuple[str, ...]) -> Any:
@@ -125,10 +179,10 @@ def stored_int(obj: Obj, *path: str, value: Any = None) -> int:
     value = _at(obj, path) if value is None else value
     if value is None:
         return 0
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
     if isinstance(value, float) and value.is_integer():   # (JSON has one number type: 2.0 is 2 to Go)
-        return int(value)
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and -(1 << 31) <= value < 1 << 31:
+        return value
     raise _undecodable(obj, path, value, "int32")
 
 
@@ -164,8 +218,7 @@ def _parse_go_time(timestamp: Any) -> dt.datetime:
     try:
         return clock_mod.parse_time(timestamp)
     except (ValueError, AttributeError, TypeError):
-        raise CommandError(f"parsing time {json.dumps(str(timestamp))} as \"2006-01-02T15:04:05Z07:00\": "
-                           f"cannot parse {json.dumps(str(timestamp))} as a time") from None
+        raise CommandError(gotyped.time_words(timestamp)) from None
 
 
 def age(timestamp: str | None, now: dt.datetime, zero_days: bool = False) -> str:

@@ -190,7 +190,7 @@ def controller(master: str, kubeconfig: str, controllers_opt: tuple[str, ...], p
         return
     logsetup.configure(log_format)
     try:
-        client = client_common.connect(master, kubeconfig)
+        client = client_common.connect(master, kubeconfig, typed=False)
         missing = remote.missing_apis(client, leader_election=election is not None)
     except (errors.ApiError, OSError, client_common._config_error()) as e:
         click.echo(f"error: cannot use the cluster: {e}", err=True)

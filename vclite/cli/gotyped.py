@@ -10,29 +10,35 @@ marshal them again (encoding/json, or sigs.k8s.io/yaml over it). That changes th
 * struct fields come in the struct's order, map keys sorted (JSON); YAML keys are all sorted.
 
 A type is described by the small nodes below (`Struct`, `Ptr`, `Slice`, `Map`, scalars); `marshal`
-applies one to a JSON value. `go_yaml` writes the result as sigs.k8s.io/yaml does (go-yaml v2's key
-order and quoting). Pure functions.
+applies one to a JSON value, `mismatch` finds where the value could not be decoded into it (the field the Go
+decoder's error names: a status that is a string, a list that is an object, a word where a number goes).
+`go_yaml` writes the result as sigs.k8s.io/yaml does (go-yaml v2's key order and quoting). Pure functions.
 """
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from typing import Any, Iterable, Union
 
 import yaml
 
 from vclite.api import quantity, yamlio
+from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
 
 
 @dataclasses.dataclass(frozen=True)
 class Scalar:
-    """A Go string, integer, float or bool: `zero` is its zero value."""
+    """A Go string, integer, float or bool: `zero` is its zero value, `go` its type's name in the decoder's errors
+    (`int32`, `v1alpha1.Phase`: a named string type)."""
     zero: Any
+    go: str = ""
 
 
-STR, INT, BOOL = Scalar(""), Scalar(0), Scalar(False)
+STR, INT, BOOL = Scalar("", "string"), Scalar(0, "int32"), Scalar(False, "bool")
+INT64 = Scalar(0, "int64")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,6 +92,7 @@ class Struct:
     are kept after its own (for types vclite lists only partly, as a pod's spec)."""
     fields: tuple[Field, ...]
     keep_unknown: bool = False
+    go: str = "struct"   # its type's name in the decoder's errors (`v1alpha1.JobStatus`)
 
 
 GoType = Union[Scalar, Time, Raw, Quantity, Ptr, Slice, Map, Struct]
@@ -161,6 +168,100 @@ def _struct(value: Obj, typ: Struct) -> Obj:
         known = {name for name, _, _ in typ.fields}
         out.update((k, v) for k, v in value.items() if k not in known)
     return out
+
+
+# ---- what the Go decoder refuses ---------------------------------------------------------------------
+QUANTITY_WORDS = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+_INT_RANGE = {"int32": 1 << 31, "int64": 1 << 63}
+
+
+@dataclasses.dataclass(frozen=True)
+class Mismatch:
+    """Where a JSON value could not be decoded into a Go type: the field's path (Go's error names no list index or
+    map key), the value found there and the Go type's name; `words`: an UnmarshalJSON's own error (a Quantity's)."""
+    path: tuple[str, ...]
+    value: Any
+    go_type: str
+    words: str = ""
+
+
+def time_words(text: Any) -> str:
+    """metav1.Time's error for a text that is no RFC 3339 time (time.Parse's words)."""
+    quoted = json.dumps(str(text))
+    return f'parsing time {quoted} as "2006-01-02T15:04:05Z07:00": cannot parse {quoted} as a time'
+
+
+def go_name(typ: GoType) -> str:
+    """The Go type's name as the decoder's errors print it."""
+    if isinstance(typ, (Scalar, Struct)):
+        return typ.go
+    if isinstance(typ, Time):
+        return "v1.Time"
+    if isinstance(typ, Quantity):
+        return "resource.Quantity"
+    if isinstance(typ, Ptr):
+        return go_name(typ.to)   # (the decoder allocates the pointer and reports its element)
+    if isinstance(typ, Slice):
+        return "[]" + go_name(typ.of)
+    if isinstance(typ, Map):
+        return "map[string]" + go_name(typ.of)
+    return "interface {}"
+
+
+def mismatch(value: Any, typ: GoType, path: tuple[str, ...] = ()) -> Mismatch | None:
+    """The first place (in the JSON's order, as the decoder reads it) where `value` does not decode into `typ`, or
+    None. A null decodes into anything; fields the type does not have are skipped; RAW is not looked into."""
+    if value is None or isinstance(typ, Raw):
+        return None
+    if isinstance(typ, Ptr):
+        return mismatch(value, typ.to, path)
+    if isinstance(typ, Struct):
+        if not isinstance(value, dict):
+            return Mismatch(path, value, typ.go)
+        types = {name: ftype for name, ftype, _ in typ.fields}
+        for key, item in value.items():
+            if key in types and (found := mismatch(item, types[key], path + (key,))):
+                return found
+        return None
+    if isinstance(typ, (Slice, Map)):
+        if not isinstance(value, list if isinstance(typ, Slice) else dict):
+            return Mismatch(path, value, go_name(typ))
+        for item in value if isinstance(value, list) else value.values():
+            if found := mismatch(item, typ.of, path):
+                return found
+        return None
+    if isinstance(typ, Quantity):
+        try:
+            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                raise ValueError(value)
+            quantity.canonical(value)
+        except ValueError:
+            return Mismatch(path, value, go_name(typ), QUANTITY_WORDS)
+        return None
+    if isinstance(typ, Time):
+        if not isinstance(value, str):
+            return Mismatch(path, value, go_name(typ))
+        try:
+            clock_mod.parse_time(value)
+        except ValueError:
+            return Mismatch(path, value, go_name(typ), time_words(value))
+        return None
+    return None if _scalar_fits(value, typ) else Mismatch(path, value, typ.go)
+
+
+def _scalar_fits(value: Any, typ: Scalar) -> bool:
+    if isinstance(typ.zero, bool):
+        return isinstance(value, bool)
+    if isinstance(typ.zero, str):
+        return isinstance(value, str)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if isinstance(typ.zero, float):
+        return True
+    if isinstance(value, float) and not value.is_integer():
+        return False
+    bound = _INT_RANGE.get(typ.go, 1 << 63)
+    return -bound <= int(value) < bound
 
 
 def _go_bytes(key: str) -> bytes:

@@ -9,50 +9,57 @@ from __future__ import annotations
 
 import functools
 
-from vclite.cli.gotyped import BOOL, INT, QUANTITY, RAW, STR, Map, Ptr, Slice, Struct, fields
+from vclite.cli.gotyped import BOOL, INT, INT64, QUANTITY, RAW, STR, Map, Ptr, Slice, Struct, fields
 
 K = functools.partial(Struct, keep_unknown=True)   # (a core/v1 struct listed only as far as it matters here)
 
-EMPTY_DIR = K(fields("medium sizeLimit", sizeLimit=Ptr(QUANTITY)))
-VOLUME = K(fields("name! emptyDir", emptyDir=Ptr(EMPTY_DIR)))   # (one source each: the others kept as written)
+EMPTY_DIR = K(fields("medium sizeLimit", sizeLimit=Ptr(QUANTITY)), go="v1.EmptyDirVolumeSource")
+# (one source each: the others kept as written)
+VOLUME = K(fields("name! emptyDir", emptyDir=Ptr(EMPTY_DIR)), go="v1.Volume")
 VOLUME_MOUNT = K(fields("name! readOnly recursiveReadOnly mountPath! subPath mountPropagation subPathExpr",
-                        readOnly=BOOL, recursiveReadOnly=Ptr(STR), mountPropagation=Ptr(STR)))
-_KEY_REF = K(fields("name key! optional", optional=Ptr(BOOL)))
+                        readOnly=BOOL, recursiveReadOnly=Ptr(STR), mountPropagation=Ptr(STR)), go="v1.VolumeMount")
+_KEY_REF = K(fields("name key! optional", optional=Ptr(BOOL)), go="v1.ConfigMapKeySelector")
 ENV_VAR_SOURCE = K(fields("fieldRef resourceFieldRef configMapKeyRef secretKeyRef",
-                          fieldRef=Ptr(K(fields("apiVersion fieldPath!"))),
-                          resourceFieldRef=Ptr(K(fields("containerName resource! divisor", divisor=QUANTITY))),
-                          configMapKeyRef=Ptr(_KEY_REF), secretKeyRef=Ptr(_KEY_REF)))
-ENV_VAR = K(fields("name! value valueFrom", valueFrom=Ptr(ENV_VAR_SOURCE)))
-CONTAINER_PORT = K(fields("name hostPort containerPort! protocol hostIP", hostPort=INT, containerPort=INT))
+                          fieldRef=Ptr(K(fields("apiVersion fieldPath!"), go="v1.ObjectFieldSelector")),
+                          resourceFieldRef=Ptr(K(fields("containerName resource! divisor", divisor=QUANTITY),
+                                                 go="v1.ResourceFieldSelector")),
+                          configMapKeyRef=Ptr(_KEY_REF), secretKeyRef=Ptr(_KEY_REF)), go="v1.EnvVarSource")
+ENV_VAR = K(fields("name! value valueFrom", valueFrom=Ptr(ENV_VAR_SOURCE)), go="v1.EnvVar")
+CONTAINER_PORT = K(fields("name hostPort containerPort! protocol hostIP", hostPort=INT, containerPort=INT),
+                   go="v1.ContainerPort")
 PROBE = K(fields(
     "exec httpGet tcpSocket grpc initialDelaySeconds timeoutSeconds periodSeconds successThreshold "
     "failureThreshold terminationGracePeriodSeconds",
-    exec=Ptr(K(fields("command", command=Slice(STR)))),
+    exec=Ptr(K(fields("command", command=Slice(STR)), go="v1.ExecAction")),
     httpGet=Ptr(K(fields("path port! host scheme httpHeaders", port=RAW,
-                         httpHeaders=Slice(K(fields("name! value!")))))),
-    tcpSocket=Ptr(K(fields("port! host", port=RAW))),
-    grpc=Ptr(K(fields("port! service!", port=INT, service=Ptr(STR)))),
+                         httpHeaders=Slice(K(fields("name! value!"), go="v1.HTTPHeader"))), go="v1.HTTPGetAction")),
+    tcpSocket=Ptr(K(fields("port! host", port=RAW), go="v1.TCPSocketAction")),
+    grpc=Ptr(K(fields("port! service!", port=INT, service=Ptr(STR)), go="v1.GRPCAction")),
     initialDelaySeconds=INT, timeoutSeconds=INT, periodSeconds=INT, successThreshold=INT, failureThreshold=INT,
-    terminationGracePeriodSeconds=Ptr(INT)))
+    terminationGracePeriodSeconds=Ptr(INT64)), go="v1.Probe")
 
-_REQUIREMENT = K(fields("key! operator! values", values=Slice(STR)))
+_REQUIREMENT = K(fields("key! operator! values", values=Slice(STR)), go="v1.NodeSelectorRequirement")
 _NODE_TERM = K(fields("matchExpressions matchFields", matchExpressions=Slice(_REQUIREMENT),
-                      matchFields=Slice(_REQUIREMENT)))
+                      matchFields=Slice(_REQUIREMENT)), go="v1.NodeSelectorTerm")
 _LABEL_SELECTOR = K(fields("matchLabels matchExpressions", matchLabels=Map(STR),
-                           matchExpressions=Slice(_REQUIREMENT)))
+                           matchExpressions=Slice(_REQUIREMENT)), go="v1.LabelSelector")
 _POD_TERM = K(fields("labelSelector namespaces topologyKey! namespaceSelector matchLabelKeys mismatchLabelKeys",
                      labelSelector=Ptr(_LABEL_SELECTOR), namespaces=Slice(STR), namespaceSelector=Ptr(_LABEL_SELECTOR),
-                     matchLabelKeys=Slice(STR), mismatchLabelKeys=Slice(STR)))
+                     matchLabelKeys=Slice(STR), mismatchLabelKeys=Slice(STR)), go="v1.PodAffinityTerm")
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 _POD_AFFINITY = K(fields(f"{_REQUIRED} {_PREFERRED}", **{
     _REQUIRED: Slice(_POD_TERM),
-    _PREFERRED: Slice(K(fields("weight! podAffinityTerm!", weight=INT, podAffinityTerm=_POD_TERM)))}))
+    _PREFERRED: Slice(K(fields("weight! podAffinityTerm!", weight=INT, podAffinityTerm=_POD_TERM),
+                        go="v1.WeightedPodAffinityTerm"))}), go="v1.PodAffinity")
 AFFINITY = K(fields("nodeAffinity podAffinity podAntiAffinity", podAffinity=Ptr(_POD_AFFINITY),
                     podAntiAffinity=Ptr(_POD_AFFINITY), nodeAffinity=Ptr(K(fields(f"{_REQUIRED} {_PREFERRED}", **{
-                        _REQUIRED: Ptr(K(fields("nodeSelectorTerms!", nodeSelectorTerms=Slice(_NODE_TERM)))),
-                        _PREFERRED: Slice(K(fields("weight! preference!", weight=INT, preference=_NODE_TERM)))})))))
-TOLERATION = K(fields("key operator value effect tolerationSeconds", tolerationSeconds=Ptr(INT)))
+                        _REQUIRED: Ptr(K(fields("nodeSelectorTerms!", nodeSelectorTerms=Slice(_NODE_TERM)),
+                                         go="v1.NodeSelector")),
+                        _PREFERRED: Slice(K(fields("weight! preference!", weight=INT, preference=_NODE_TERM),
+                                            go="v1.PreferredSchedulingTerm"))}), go="v1.NodeAffinity"))),
+             go="v1.Affinity")
+TOLERATION = K(fields("key operator value effect tolerationSeconds", tolerationSeconds=Ptr(INT64)), go="v1.Toleration")
 
 CONTAINER_TYPES = {"ports": Slice(CONTAINER_PORT), "env": Slice(ENV_VAR), "volumeMounts": Slice(VOLUME_MOUNT),
                    "livenessProbe": Ptr(PROBE), "readinessProbe": Ptr(PROBE), "startupProbe": Ptr(PROBE)}

@@ -514,7 +514,8 @@ def test_stored_int_reads_integers(value, expected):
 
 
 @pytest.mark.parametrize("value, go_type", [
-    ("heavy", "string"), ("3", "string"), (True, "bool"), (2.5, "number"), ({"a": 1}, "object"), ([1], "array"),
+    ("heavy", "string"), ("3", "string"), (True, "bool"), (2.5, "number 2.5"), ({"a": 1}, "object"), ([1], "array"),
+    (1 << 31, "number 2147483648"),
 ])
 def test_stored_int_refuses_what_go_cannot_decode(value, go_type):
     with pytest.raises(common.CommandError) as err:

@@ -326,3 +326,57 @@ def test_pod_template_structs_in_go_field_order():
     assert list(c["livenessProbe"]) == ["httpGet", "periodSeconds"] and list(c["livenessProbe"]["httpGet"]) == [
         "path", "port"]
     assert c["startupProbe"] == {"grpc": {"port": 9, "service": None}}
+
+
+# ---- mismatch: where the Go decoder refuses a stored value ---------------------------------------------------
+_T = gotyped
+_STATUS = _T.Struct(_T.fields("state running conditions", state=_T.Struct(_T.fields("phase"), go="v1alpha1.JobState"),
+                              running=_T.INT, conditions=_T.Slice(_T.Struct(_T.fields("status"), go="v1.Cond"))),
+                    go="v1alpha1.JobStatus")
+_OBJ = _T.Struct(_T.fields("metadata spec status", metadata=_T.Struct(_T.fields(
+    "name creationTimestamp", creationTimestamp=_T.TIME), go="v1.ObjectMeta"), spec=_T.Struct(_T.fields(
+        "tasks limits", tasks=_T.Slice(_T.Struct(_T.fields("replicas", replicas=_T.INT), go="v1alpha1.TaskSpec")),
+        limits=_T.Map(_T.QUANTITY)), go="v1alpha1.JobSpec"), status=_STATUS), go="v1alpha1.Job")
+
+
+@pytest.mark.parametrize("obj, path, go_type, words", [
+    pytest.param({"status": "weird"}, ("status",), "v1alpha1.JobStatus", "", id="status-a-string"),
+    pytest.param({"status": ["x"]}, ("status",), "v1alpha1.JobStatus", "", id="status-a-list"),
+    pytest.param({"metadata": 5}, ("metadata",), "v1.ObjectMeta", "", id="metadata-a-number"),
+    pytest.param({"spec": {"tasks": {"a": 1}}}, ("spec", "tasks"), "[]v1alpha1.TaskSpec", "", id="list-an-object"),
+    pytest.param({"spec": {"tasks": ["t"]}}, ("spec", "tasks"), "v1alpha1.TaskSpec", "", id="item-a-string"),
+    pytest.param({"spec": {"tasks": [{"replicas": 1}, {"replicas": "2"}]}}, ("spec", "tasks", "replicas"), "int32", "",
+                 id="second-item-field"),
+    pytest.param({"spec": {"tasks": [{"replicas": 2.5}]}}, ("spec", "tasks", "replicas"), "int32", "", id="fraction"),
+    pytest.param({"spec": {"tasks": [{"replicas": 1 << 31}]}}, ("spec", "tasks", "replicas"), "int32", "",
+                 id="past-int32"),
+    pytest.param({"spec": {"tasks": [{"replicas": True}]}}, ("spec", "tasks", "replicas"), "int32", "", id="bool"),
+    pytest.param({"spec": {"limits": ["1"]}}, ("spec", "limits"), "map[string]resource.Quantity", "", id="map-a-list"),
+    pytest.param({"spec": {"limits": {"cpu": "lots"}}}, ("spec", "limits"), "resource.Quantity",
+                 _T.QUANTITY_WORDS, id="no-quantity"),
+    pytest.param({"status": {"state": {"phase": 5}}}, ("status", "state", "phase"), "string", "", id="nested-scalar"),
+    pytest.param({"status": {"conditions": [{"status": {}}]}}, ("status", "conditions", "status"), "string", "",
+                 id="in-a-list"),
+    pytest.param({"metadata": {"creationTimestamp": 7}}, ("metadata", "creationTimestamp"), "v1.Time", "",
+                 id="time-a-number"),
+    pytest.param({"metadata": {"creationTimestamp": "soon"}}, ("metadata", "creationTimestamp"), "v1.Time",
+                 'parsing time "soon" as "2006-01-02T15:04:05Z07:00": cannot parse "soon" as a time', id="no-time"),
+    pytest.param({"status": "x", "spec": {"tasks": "y"}}, ("status",), "v1alpha1.JobStatus", "",
+                 id="the-first-in-the-json-order"),
+])
+def test_mismatch_names_the_first_field_the_go_decoder_refuses(obj, path, go_type, words):
+    found = gotyped.mismatch(obj, _OBJ)
+    assert (found.path, found.go_type, found.words) == (path, go_type, words), found
+
+
+@pytest.mark.parametrize("obj", [
+    pytest.param({}, id="empty"),
+    pytest.param({"status": None, "spec": {"tasks": None, "limits": None}}, id="nulls"),
+    pytest.param({"spec": {"tasks": [{"replicas": 2.0}], "limits": {"cpu": 1.5, "memory": "1Gi"}}}, id="numbers"),
+    pytest.param({"metadata": {"creationTimestamp": "2026-01-02T03:04:05Z", "uid": 5}, "extra": [1]},
+                 id="unknown-fields-skipped"),
+    pytest.param({"status": {"state": {"phase": "Running"}, "running": 3, "conditions": [{"status": "Running"}]}},
+                 id="well-formed"),
+])
+def test_mismatch_finds_nothing_in_what_go_decodes(obj):
+    assert gotyped.mismatch(obj, _OBJ) is None
