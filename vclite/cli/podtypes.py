@@ -62,5 +62,18 @@ AFFINITY = K(fields("nodeAffinity podAffinity podAntiAffinity", podAffinity=Ptr(
 TOLERATION = K(fields("key operator value effect tolerationSeconds", tolerationSeconds=Ptr(INT64)), go="v1.Toleration")
 
 CONTAINER_TYPES = {"ports": Slice(CONTAINER_PORT), "env": Slice(ENV_VAR), "volumeMounts": Slice(VOLUME_MOUNT),
-                   "livenessProbe": Ptr(PROBE), "readinessProbe": Ptr(PROBE), "startupProbe": Ptr(PROBE)}
-POD_SPEC_TYPES = {"volumes": Slice(VOLUME), "affinity": Ptr(AFFINITY), "tolerations": Slice(TOLERATION)}
+                   "livenessProbe": Ptr(PROBE), "readinessProbe": Ptr(PROBE), "startupProbe": Ptr(PROBE),
+                   # (scalars and lists of them: typed so that a mistyped one fails as the decoder fails)
+                   "command": Slice(STR), "args": Slice(STR), "workingDir": STR, "restartPolicy": Ptr(STR),
+                   "terminationMessagePath": STR, "terminationMessagePolicy": STR, "imagePullPolicy": STR,
+                   "stdin": BOOL, "stdinOnce": BOOL, "tty": BOOL}
+POD_SPEC_TYPES = {"volumes": Slice(VOLUME), "affinity": Ptr(AFFINITY), "tolerations": Slice(TOLERATION),
+                  "restartPolicy": STR, "terminationGracePeriodSeconds": Ptr(INT64),
+                  "activeDeadlineSeconds": Ptr(INT64), "dnsPolicy": STR, "nodeSelector": Map(STR),
+                  "serviceAccountName": STR, "serviceAccount": STR, "automountServiceAccountToken": Ptr(BOOL),
+                  "nodeName": STR, "hostNetwork": BOOL, "hostPID": BOOL, "hostIPC": BOOL,
+                  "shareProcessNamespace": Ptr(BOOL), "hostname": STR, "subdomain": STR, "schedulerName": STR,
+                  "imagePullSecrets": Slice(K(fields("name"), go="v1.LocalObjectReference")),
+                  "priorityClassName": STR, "priority": Ptr(INT), "runtimeClassName": Ptr(STR),
+                  "enableServiceLinks": Ptr(BOOL), "preemptionPolicy": Ptr(STR), "setHostnameAsFQDN": Ptr(BOOL),
+                  "hostUsers": Ptr(BOOL), "hostnameOverride": Ptr(STR)}

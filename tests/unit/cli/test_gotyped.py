@@ -6,7 +6,7 @@ import json
 import pytest
 
 from vclite.cli import client_common as common
-from vclite.cli import client_jobflow, gotyped
+from vclite.cli import client_jobflow, flowtypes, gotyped
 
 # A JobFlow as vclite stores it while its second flow runs: vclite's additions (`skippedJobs`, a
 # condition's `reason`/`message`, a flow's `when`: kept after Volcano's fields), a history and a job
@@ -380,3 +380,29 @@ def test_mismatch_names_the_first_field_the_go_decoder_refuses(obj, path, go_typ
 ])
 def test_mismatch_finds_nothing_in_what_go_decodes(obj):
     assert gotyped.mismatch(obj, _OBJ) is None
+
+
+def _template(**container):
+    return {"spec": {"tasks": [{"name": "t", "template": {"spec": {"containers": [
+        {"name": "c", "image": "x", **container}]}}}]}}
+
+
+_TASK_POD = ("spec", "tasks", "template", "spec")
+
+
+@pytest.mark.parametrize("obj, path, go_type", [
+    pytest.param(_template(command="sleep 1"), _TASK_POD + ("containers", "command"), "[]string", id="command"),
+    pytest.param(_template(tty="yes"), _TASK_POD + ("containers", "tty"), "bool", id="tty"),
+    pytest.param(_template(resources={"limits": "2"}), _TASK_POD + ("containers", "resources", "limits"),
+                 "map[string]resource.Quantity", id="limits"),
+    pytest.param({"spec": {"tasks": [{"template": {"spec": {"nodeSelector": ["a"]}}}]}}, _TASK_POD + ("nodeSelector",),
+                 "map[string]string", id="nodeSelector"),
+    pytest.param({"spec": {"tasks": [{"template": {"spec": {"hostNetwork": "true"}}}]}}, _TASK_POD + ("hostNetwork",),
+                 "bool", id="hostNetwork"),
+    pytest.param({"spec": {"volumes": {"mountPath": "/d"}}}, ("spec", "volumes"), "[]v1alpha1.VolumeSpec",
+                 id="volumes"),
+    pytest.param({"status": {"jobDependsOnList": "f"}}, ("status", "jobDependsOnList"), "[]string", id="status-list"),
+])
+def test_a_jobtemplate_mistyped_where_describe_reads_it(obj, path, go_type):
+    found = gotyped.mismatch(obj, flowtypes.JOBTEMPLATE)
+    assert (found.path, found.go_type) == (path, go_type), found
