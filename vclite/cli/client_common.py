@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import click
 
-from vclite.api import meta, yamlio
+from vclite.api import yamlio
 from vclite.cli import gotyped, stdinput
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors

@@ -14,18 +14,11 @@ from __future__ import annotations
 import functools
 
 from vclite.cli import podtypes
-from vclite.cli.gotyped import BOOL, INT, INT64, QUANTITY, RAW, STR, TIME, Map, Ptr, Scalar, Slice, Struct, fields
+from vclite.cli.gotyped import INT, QUANTITY, RAW, STR, TIME, Map, Ptr, Scalar, Slice, Struct, fields
 
 V = functools.partial(Struct, keep_unknown=True)   # a Volcano struct vclite adds fields to
 
-OWNER_REFERENCE = Struct(fields("apiVersion! kind! name! uid! controller blockOwnerDeletion",
-                                controller=Ptr(BOOL), blockOwnerDeletion=Ptr(BOOL)), go="v1.OwnerReference")
-OBJECT_META = Struct(fields(
-    "name generateName namespace selfLink uid resourceVersion generation creationTimestamp~ deletionTimestamp "
-    "deletionGracePeriodSeconds labels annotations ownerReferences finalizers managedFields",
-    generation=INT64, creationTimestamp=TIME, deletionTimestamp=Ptr(TIME), deletionGracePeriodSeconds=Ptr(INT64),
-    labels=Map(STR), annotations=Map(STR), ownerReferences=Slice(OWNER_REFERENCE), finalizers=Slice(STR),
-    managedFields=RAW), go="v1.ObjectMeta")
+OWNER_REFERENCE, OBJECT_META = podtypes.OWNER_REFERENCE, podtypes.OBJECT_META
 
 # ---- core/v1 (only what makes a difference) ----------------------------------------------------------
 _CONTAINER_FIELDS = ("name! image command args workingDir ports envFrom env resources! resizePolicy restartPolicy "
@@ -66,7 +59,8 @@ TASK_SPEC = V(fields(
     partitionPolicy=Ptr(V(fields("totalPartitions! partitionSize! networkTopology minPartitions",
                                  totalPartitions=INT, partitionSize=INT, networkTopology=Ptr(NETWORK_TOPOLOGY),
                                  minPartitions=INT), go="v1alpha1.PartitionPolicySpec"))), go="v1alpha1.TaskSpec")
-VOLUME_SPEC = V(fields("mountPath! volumeClaimName volumeClaim", volumeClaim=Ptr(RAW)), go="v1alpha1.VolumeSpec")
+VOLUME_SPEC = V(fields("mountPath! volumeClaimName volumeClaim", volumeClaim=Ptr(podtypes.PVC_SPEC)),
+                go="v1alpha1.VolumeSpec")
 JOB_SPEC = V(fields(
     "schedulerName minAvailable volumes tasks policies plugins runningEstimate queue maxRetry "
     "ttlSecondsAfterFinished priorityClassName minSuccess networkTopology",

@@ -1,5 +1,7 @@
 """The k8s.io/api core/v1 types inside a pod template that `describe` (flowtypes.py) orders as Go declares them:
-volumes, volume mounts, env vars, container ports, probes, affinity and tolerations, as `gotyped` nodes (field
+object metadata, volumes (an emptyDir, an ephemeral volume's claim template, downwardAPI items), a
+PersistentVolumeClaimSpec (a vcjob's `volumes[].volumeClaim` too), volume mounts, env vars, container ports,
+probes, affinity and tolerations, as `gotyped` nodes (field
 order, `omitempty` tags). encoding/json writes a struct's fields in that order whatever order they were stored
 in (`{"name": "scratch", "emptyDir": {}}`), and a field without `omitempty` even when unset (a resourceFieldRef's
 `divisor: "0"`). Fields these do not list are kept after them, as written (a volume's source, an unlisted
@@ -9,20 +11,26 @@ from __future__ import annotations
 
 import functools
 
-from vclite.cli.gotyped import BOOL, INT, INT64, QUANTITY, RAW, STR, Map, Ptr, Slice, Struct, fields
+from vclite.cli.gotyped import BOOL, INT, INT64, QUANTITY, RAW, STR, TIME, Map, Ptr, Slice, Struct, fields
 
 K = functools.partial(Struct, keep_unknown=True)   # (a core/v1 struct listed only as far as it matters here)
 
-EMPTY_DIR = K(fields("medium sizeLimit", sizeLimit=Ptr(QUANTITY)), go="v1.EmptyDirVolumeSource")
-# (one source each: the others kept as written)
-VOLUME = K(fields("name! emptyDir", emptyDir=Ptr(EMPTY_DIR)), go="v1.Volume")
+OWNER_REFERENCE = Struct(fields("apiVersion! kind! name! uid! controller blockOwnerDeletion",
+                                controller=Ptr(BOOL), blockOwnerDeletion=Ptr(BOOL)), go="v1.OwnerReference")
+OBJECT_META = Struct(fields(
+    "name generateName namespace selfLink uid resourceVersion generation creationTimestamp~ deletionTimestamp "
+    "deletionGracePeriodSeconds labels annotations ownerReferences finalizers managedFields",
+    generation=INT64, creationTimestamp=TIME, deletionTimestamp=Ptr(TIME), deletionGracePeriodSeconds=Ptr(INT64),
+    labels=Map(STR), annotations=Map(STR), ownerReferences=Slice(OWNER_REFERENCE), finalizers=Slice(STR),
+    managedFields=RAW), go="v1.ObjectMeta")
+
 VOLUME_MOUNT = K(fields("name! readOnly recursiveReadOnly mountPath! subPath mountPropagation subPathExpr",
                         readOnly=BOOL, recursiveReadOnly=Ptr(STR), mountPropagation=Ptr(STR)), go="v1.VolumeMount")
+RESOURCE_FIELD_REF = K(fields("containerName resource! divisor", divisor=QUANTITY), go="v1.ResourceFieldSelector")
 _KEY_REF = K(fields("name key! optional", optional=Ptr(BOOL)), go="v1.ConfigMapKeySelector")
 ENV_VAR_SOURCE = K(fields("fieldRef resourceFieldRef configMapKeyRef secretKeyRef",
                           fieldRef=Ptr(K(fields("apiVersion fieldPath!"), go="v1.ObjectFieldSelector")),
-                          resourceFieldRef=Ptr(K(fields("containerName resource! divisor", divisor=QUANTITY),
-                                                 go="v1.ResourceFieldSelector")),
+                          resourceFieldRef=Ptr(RESOURCE_FIELD_REF),
                           configMapKeyRef=Ptr(_KEY_REF), secretKeyRef=Ptr(_KEY_REF)), go="v1.EnvVarSource")
 ENV_VAR = K(fields("name! value valueFrom", valueFrom=Ptr(ENV_VAR_SOURCE)), go="v1.EnvVar")
 CONTAINER_PORT = K(fields("name hostPort containerPort! protocol hostIP", hostPort=INT, containerPort=INT),
@@ -59,6 +67,25 @@ AFFINITY = K(fields("nodeAffinity podAffinity podAntiAffinity", podAffinity=Ptr(
                         _PREFERRED: Slice(K(fields("weight! preference!", weight=INT, preference=_NODE_TERM),
                                             go="v1.PreferredSchedulingTerm"))}), go="v1.NodeAffinity"))),
              go="v1.Affinity")
+PVC_SPEC = K(fields(
+    "accessModes selector resources volumeName storageClassName volumeMode dataSource dataSourceRef "
+    "volumeAttributesClassName",
+    accessModes=Slice(STR), selector=Ptr(_LABEL_SELECTOR), storageClassName=Ptr(STR), volumeMode=Ptr(STR),
+    resources=K(fields("limits requests", limits=Map(QUANTITY), requests=Map(QUANTITY)),
+                go="v1.VolumeResourceRequirements"),
+    dataSource=Ptr(RAW), dataSourceRef=Ptr(RAW), volumeAttributesClassName=Ptr(STR)), go="v1.PersistentVolumeClaimSpec")
+EMPTY_DIR = K(fields("medium sizeLimit", sizeLimit=Ptr(QUANTITY)), go="v1.EmptyDirVolumeSource")
+EPHEMERAL = K(fields("volumeClaimTemplate", volumeClaimTemplate=Ptr(K(
+    fields("metadata spec!", metadata=OBJECT_META, spec=PVC_SPEC), go="v1.PersistentVolumeClaimTemplate"))),
+    go="v1.EphemeralVolumeSource")
+DOWNWARD_API = K(fields("items defaultMode", defaultMode=Ptr(INT), items=Slice(K(
+    fields("path! fieldRef resourceFieldRef mode", fieldRef=Ptr(K(fields("apiVersion fieldPath!"),
+                                                                 go="v1.ObjectFieldSelector")),
+           resourceFieldRef=Ptr(RESOURCE_FIELD_REF), mode=Ptr(INT)), go="v1.DownwardAPIVolumeFile"))),
+    go="v1.DownwardAPIVolumeSource")
+# (the sources with quantities: the others kept as written)
+VOLUME = K(fields("name! emptyDir downwardAPI ephemeral", emptyDir=Ptr(EMPTY_DIR), downwardAPI=Ptr(DOWNWARD_API),
+                  ephemeral=Ptr(EPHEMERAL)), go="v1.Volume")
 TOLERATION = K(fields("key operator value effect tolerationSeconds", tolerationSeconds=Ptr(INT64)), go="v1.Toleration")
 
 CONTAINER_TYPES = {"ports": Slice(CONTAINER_PORT), "env": Slice(ENV_VAR), "volumeMounts": Slice(VOLUME_MOUNT),

@@ -406,3 +406,51 @@ _TASK_POD = ("spec", "tasks", "template", "spec")
 def test_a_jobtemplate_mistyped_where_describe_reads_it(obj, path, go_type):
     found = gotyped.mismatch(obj, flowtypes.JOBTEMPLATE)
     assert (found.path, found.go_type) == (path, go_type), found
+
+
+# resource.Quantity fields outside a container's resources: a vcjob's PVC template (`volumes[].volumeClaim`, a
+# core/v1 PersistentVolumeClaimSpec), an ephemeral volume's claim template, a downwardAPI item's divisor — each
+# written as Quantity.String() writes it; a claim's `resources` struct is never omitted (encoding/json's omitempty)
+def _claim_template(volumes=None, pod_volumes=None):
+    return {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobTemplate", "metadata": {"name": "v"},
+            "spec": {"volumes": volumes or [], "tasks": [{"name": "t", "replicas": 1, "template": {"spec": {
+                "volumes": pod_volumes or [], "containers": [{"name": "c", "image": "busybox"}]}}}]}}
+
+
+@pytest.mark.parametrize("obj, want", [
+    pytest.param(_claim_template([{"mountPath": "/d", "volumeClaim": {
+        "resources": {"requests": {"storage": "1024Mi"}, "limits": {"storage": 2000000000}}}}]),
+        {"volumeClaim": {"resources": {"limits": {"storage": "2G"}, "requests": {"storage": "1Gi"}}}},
+        id="vcjob-volume-claim"),
+    pytest.param(_claim_template([{"mountPath": "/d", "volumeClaim": {"storageClassName": "fast",
+                                                                      "accessModes": ["ReadWriteOnce"]}}]),
+                 {"volumeClaim": {"accessModes": ["ReadWriteOnce"], "resources": {}, "storageClassName": "fast"}},
+                 id="claim-resources-never-omitted"),
+    pytest.param(_claim_template(pod_volumes=[{"name": "e", "ephemeral": {"volumeClaimTemplate": {"spec": {
+        "resources": {"requests": {"storage": "0.5Gi"}}}}}}]),
+        {"volumeClaimTemplate": {"metadata": {}, "spec": {"resources": {"requests": {"storage": "512Mi"}}}}},
+        id="ephemeral-claim-template"),
+    pytest.param(_claim_template(pod_volumes=[{"name": "d", "downwardAPI": {"items": [
+        {"path": "cpu", "resourceFieldRef": {"resource": "limits.cpu", "divisor": "1000m"}}]}}]),
+        {"resourceFieldRef": {"divisor": "1", "resource": "limits.cpu"}}, id="downward-api-divisor"),
+])
+def test_volume_quantities_as_go_writes_them(obj, want):
+    out = json.loads(common.describe_text(client_jobflow.describe_shape(client_jobflow.JOBTEMPLATE, obj), "json"))
+    spec = out["spec"]
+    found = {"vcjob": spec["volumes"][0] if spec.get("volumes") else None,
+             "pod": (spec["tasks"][0]["template"]["spec"].get("volumes") or [None])[0]}
+
+    def has(where, part):   # `part`'s keys and values somewhere inside `where`
+        if isinstance(where, dict):
+            if all(k in where and where[k] == v for k, v in part.items()):
+                return True
+            return any(has(v, part) for v in where.values())
+        return isinstance(where, list) and any(has(v, part) for v in where)
+    assert has(found, want), out
+
+
+def test_a_claims_quantity_that_is_none_fails_in_the_go_decoders_words():
+    obj = _claim_template([{"mountPath": "/d", "volumeClaim": {"resources": {"requests": {"storage": "big"}}}}])
+    found = gotyped.mismatch(obj, flowtypes.JOBTEMPLATE)
+    assert (found.path, found.words) == (("spec", "volumes", "volumeClaim", "resources", "requests"),
+                                         gotyped.QUANTITY_WORDS), found
