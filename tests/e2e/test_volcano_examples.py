@@ -547,10 +547,10 @@ def test_a_job_written_for_bigger_nodes_says_how_to_declare_them(vcctl, write, t
     assert r.code == 1 and "stopped: no further progress is possible" in r.err, r
     assert "job needs nvidia.com/gpu 1 but the cluster can admit at most nvidia.com/gpu 0 more" in r.err, r
     assert "  the one node is this machine (cpu " in r.err and "no GPU); declare the nodes the manifest was written " \
-           'for with --nodes, e.g. --nodes "2x(cpu=1,memory=1Gi,nvidia.com/gpu=1)" (a node for each pod, the size of ' \
-           "the largest)\n" in r.err, r
-    r = vcctl("run", "--quiet", "--nodes", "2x(cpu=1,memory=1Gi,nvidia.com/gpu=1)", "--workdir", tmp_path / "wd2",
-              "--timeout", 60, path)   # (the nodes suggested)
+           'for with --nodes, e.g. --nodes "1x(cpu=1,memory=1Gi,nvidia.com/gpu=1)" (at least that many nodes the size ' \
+           "of the largest pod: they hold every pod of a waiting job at once)\n" in r.err, r
+    r = vcctl("run", "--quiet", "--nodes", "1x(cpu=1,memory=1Gi,nvidia.com/gpu=1)", "--workdir", tmp_path / "wd2",
+              "--timeout", 60, path)   # (the nodes suggested: the master asks for nothing, the worker's node holds it)
     assert r.code == 0, r
 
 
@@ -682,4 +682,30 @@ def test_hierarchical_jobs_run_under_hierarchical_drf(vcctl, write, tmp_path):
     assert r.code == 0 and r.out == "8 object(s) valid.\n", r
     r = vcctl("run", "--quiet", "--workdir", tmp_path / "wd", "--timeout", 60, "--nodes", "1x(cpu=4,memory=8Gi)",
               "--scheduler-conf", write("hdrf.conf", HDRF_CONF), path)
+    assert r.code == 0, r
+
+
+PACKED = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: packed}
+spec:
+  minAvailable: 4
+  schedulerName: volcano
+  tasks:
+    - {name: big, replicas: 1, template: {spec: {restartPolicy: Never, containers: [
+        {name: c, image: busybox, command: ["true"], resources: {requests: {cpu: "200"}}}]}}}
+    - {name: small, replicas: 3, template: {spec: {restartPolicy: Never, containers: [
+        {name: c, image: busybox, command: ["true"], resources: {requests: {cpu: "50"}}}]}}}
+"""
+
+
+def test_the_nodes_suggested_are_as_few_as_hold_the_jobs_pods(vcctl, write, tmp_path):
+    """A 200-cpu pod and three 50-cpu pods: two nodes of the largest pod's size hold them (not one per pod); the
+    run on the nodes suggested succeeds."""
+    path = write("packed.yaml", PACKED)
+    r = vcctl("run", "--quiet", "--workdir", tmp_path / "wd", "--timeout", 60, path)
+    assert r.code == 1 and 'e.g. --nodes "2x(cpu=200,memory=1Gi)" (at least that many nodes' in r.err, r
+    r = vcctl("run", "--quiet", "--nodes", "2x(cpu=200,memory=1Gi)", "--workdir", tmp_path / "wd2", "--timeout", 60,
+              path)
     assert r.code == 0, r

@@ -35,35 +35,70 @@ def host_node_hint(waiting_jobs: Iterable[Obj] = ()) -> str:
     gpus = len(devices.host_gpus())
     gpu = f"{gpus} GPU{'s' if gpus > 1 else ''}" if gpus else "no GPU"
     fitted = nodes_for(waiting_jobs)
-    example = f'--nodes "{fitted}" (a node for each pod, the size of the largest)' if fitted else \
-        f'--nodes "{GENERIC_NODES}"'
+    example = f'--nodes "{fitted}" (at least that many nodes the size of the largest pod: they hold every pod ' \
+        "of a waiting job at once)" if fitted else f'--nodes "{GENERIC_NODES}"'
     return (f"the one node is this machine (cpu {nodes_mod.host_cpu()}, memory {memory}, {gpu}); "
             f"declare the nodes the manifest was written for with --nodes, e.g. {example}")
 
 
 def nodes_for(jobs: Iterable[Obj]) -> str | None:
-    """A `--nodes` value on which every pod of the vcjobs `jobs` has a node of its own: as many nodes as the
-    largest of them has pods, each the size of the largest pod's request (whole cpus, memory in whole Gi, at
-    least 1 of each; its extended resources such as nvidia.com/gpu); None when they have no pods."""
-    count, size = 0, {}
+    """A `--nodes` value on which the pods of any one of the vcjobs `jobs` fit at once (a gang): nodes the size of
+    the largest pod's request (whole cpus, memory in whole Gi, at least 1 of each; its extended resources such as
+    nvidia.com/gpu; 110 pods), as many as first-fit decreasing packs the job needing most of them into (pods_bins);
+    None when they have no pods."""
+    tasks_of, size = [], {}
     for job in jobs:
-        pods = 0
+        tasks = []
         for task in (job.get("spec") or {}).get("tasks") or []:
             replicas = task.get("replicas") if isinstance(task, dict) else None
             if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas <= 0:
                 continue
             try:
-                size = resources.maximum(size, resources.pod_requests(task.get("template") or {}))
+                request = resources.pod_requests(task.get("template") or {})
             except (ValueError, AttributeError):
                 continue   # (admission refused such a task: no pod of it waits)
-            pods += replicas
-        count = max(count, pods)
-    if not count:
+            size = resources.maximum(size, request)
+            tasks.append((replicas, request))
+        tasks_of.append(tasks)
+    if not any(tasks_of):
         return None
-    parts = [f"cpu={max(1, math.ceil(size.get(resources.CPU, 0)))}",
-             f"memory={max(1, math.ceil(size.get(resources.MEMORY, 0) / 2**30))}Gi"]
-    parts += [f"{name}={math.ceil(value)}" for name, value in sorted(size.items()) if "/" in name and value > 0]
+    node = {resources.CPU: max(1, math.ceil(size.get(resources.CPU, 0))),
+            resources.MEMORY: max(1, math.ceil(size.get(resources.MEMORY, 0) / 2**30)) * 2**30,
+            resources.PODS: nodes_mod.DEFAULT_PODS}
+    node.update((name, math.ceil(value)) for name, value in size.items() if "/" in name and value > 0)
+    count = max(pods_bins(tasks, node) for tasks in tasks_of)
+    parts = [f"cpu={node[resources.CPU]}", f"memory={node[resources.MEMORY] // 2**30}Gi"]
+    parts += [f"{name}={value}" for name, value in sorted(node.items()) if "/" in name]
     return f"{count}x({','.join(parts)})"
+
+
+def pods_bins(tasks: list[tuple[int, dict[str, Any]]], node: dict[str, Any]) -> int:
+    """How many nodes of capacity `node` (each resource it names) hold `tasks` — (replicas, one pod's request) —
+    by first-fit decreasing: the pods in decreasing order of their largest share of a node, each on the first node
+    with room for it. A task's replicas are placed together, as many on a node as fit (what FFD does with equal
+    pods), so ten thousand replicas cost no more than one."""
+    def share(request: dict[str, Any]) -> Any:
+        return max(request.get(name, 0) / cap for name, cap in node.items())
+
+    free: list[dict[str, Any]] = []   # what each node opened so far has left
+    for replicas, request in sorted(tasks, key=lambda task: share(task[1]), reverse=True):
+        needs = {name: request.get(name, 0) for name in node if request.get(name, 0) > 0}
+        for left in [*free, None]:
+            if left is None:   # (new nodes: each holds `per` of them)
+                per = min(node[name] // amount for name, amount in needs.items()) if needs else replicas
+                while replicas > 0:
+                    placed = min(per, replicas)
+                    free.append({name: cap - placed * needs.get(name, 0) for name, cap in node.items()})
+                    replicas -= placed
+                break
+            fit = min(left[name] // amount for name, amount in needs.items()) if needs else replicas
+            placed = min(int(fit), replicas)
+            for name, amount in needs.items():
+                left[name] -= placed * amount
+            replicas -= placed
+            if not replicas:
+                break
+    return len(free)
 
 
 def mount_notes(pod: Obj, container: str, tail: list[str]) -> list[str]:

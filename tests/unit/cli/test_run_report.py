@@ -169,13 +169,25 @@ def _vcjob(*tasks):
     pytest.param([_vcjob((2, {"cpu": "1", "memory": "100M"}, {"cpu": "10", "memory": "30Gi"}),
                          (2, {"cpu": "500m", "memory": "1500Mi"}, {}))],
                  "4x(cpu=1,memory=2Gi)", id="requests-not-limits-rounded-up"),
-    pytest.param([_vcjob((1, {}, {}), (1, {}, {"nvidia.com/gpu": "2"}))], "2x(cpu=1,memory=1Gi,nvidia.com/gpu=2)",
+    pytest.param([_vcjob((1, {}, {}), (1, {}, {"nvidia.com/gpu": "2"}))], "1x(cpu=1,memory=1Gi,nvidia.com/gpu=2)",
                  id="a-gpu-limit-is-its-request"),
-    pytest.param([_vcjob((3, {"cpu": "1"}, {})), _vcjob((1, {"cpu": "6"}, {}))], "3x(cpu=6,memory=1Gi)",
-                 id="the-most-pods-and-the-largest-pod-of-all"),
+    pytest.param([_vcjob((3, {"cpu": "1"}, {})), _vcjob((1, {"cpu": "6"}, {}))], "1x(cpu=6,memory=1Gi)",
+                 id="the-largest-pod-of-all-holds-the-other-jobs-pods"),
+    pytest.param([_vcjob((1, {"cpu": "4"}, {}), (4, {"cpu": "1"}, {}))], "2x(cpu=4,memory=1Gi)",
+                 id="small-pods-share-a-node"),
+    pytest.param([_vcjob((3, {"cpu": "500m", "memory": "1Gi"}, {}), (1, {"cpu": "2", "memory": "3Gi"}, {}))],
+                 "2x(cpu=2,memory=3Gi)", id="the-largest-first"),
+    pytest.param([_vcjob((1, {"cpu": "2", "memory": "1Gi"}, {}), (3, {"cpu": "500m", "memory": "3Gi"}, {}))],
+                 "4x(cpu=2,memory=3Gi)", id="memory-bound"),
+    pytest.param([_vcjob((3, {"cpu": "3"}, {}), (2, {"cpu": "2"}, {}), (2, {"cpu": "1"}, {}))],
+                 "5x(cpu=3,memory=1Gi)", id="first-fit-fills-the-gaps"),
+    pytest.param([_vcjob((200, {}, {}))], "2x(cpu=1,memory=1Gi)", id="110-pods-a-node"),
+    pytest.param([_vcjob((10000, {"cpu": "1"}, {}))], "10000x(cpu=1,memory=1Gi)", id="many-replicas"),
+    pytest.param([_vcjob((4, {"cpu": "1"}, {})), _vcjob((2, {"cpu": "2"}, {}))], "2x(cpu=2,memory=1Gi)",
+                 id="the-job-needing-most-nodes"),
     pytest.param([_vcjob((0, {"cpu": "1"}, {}), ("2", {"cpu": "1"}, {}))], None, id="no-pods"),
 ])
-def test_nodes_for_the_waiting_jobs_give_each_pod_a_node(jobs, nodes):
+def test_nodes_for_the_waiting_jobs_hold_a_jobs_pods_at_once(jobs, nodes):
     assert runhints.nodes_for(jobs) == nodes
     hint = runhints.host_node_hint(jobs)
     assert f'--nodes "{nodes or runhints.GENERIC_NODES}"' in hint
