@@ -547,8 +547,8 @@ def test_a_job_written_for_bigger_nodes_says_how_to_declare_them(vcctl, write, t
     assert r.code == 1 and "stopped: no further progress is possible" in r.err, r
     assert "job needs nvidia.com/gpu 1 but the cluster can admit at most nvidia.com/gpu 0 more" in r.err, r
     assert "  the one node is this machine (cpu " in r.err and "no GPU); declare the nodes the manifest was written " \
-           'for with --nodes, e.g. --nodes "1x(cpu=1,memory=1Gi,nvidia.com/gpu=1)" (at least that many nodes the size ' \
-           "of the largest pod: they hold every pod of a waiting job at once)\n" in r.err, r
+           'for with --nodes, e.g. --nodes "1x(cpu=1,memory=1Gi,nvidia.com/gpu=1)" (at least that many nodes the ' \
+           "size of the largest pod: they hold every pod of a waiting job at once)\n" in r.err, r
     r = vcctl("run", "--quiet", "--nodes", "1x(cpu=1,memory=1Gi,nvidia.com/gpu=1)", "--workdir", tmp_path / "wd2",
               "--timeout", 60, path)   # (the nodes suggested: the master asks for nothing, the worker's node holds it)
     assert r.code == 0, r
