@@ -25,6 +25,7 @@ from typing import Any, Iterable
 
 from vclite.admission import resgroups
 from vclite.api import core, kinds
+from vclite.apiserver import decoding
 from vclite.apiserver import events
 from vclite.apiserver import inprocess
 from vclite.apiserver import standins
@@ -114,22 +115,23 @@ class Runtime(loop_mod.Loop):
         if accounts_on_demand:
             make = functools.partial(standins.make_accounts, self.client, self.events.record)
             self.client.after_create.append(lambda kind, obj: self.made_accounts.extend(make(kind, obj)))
-        self.job_controller = job_controller.JobController(self.client, self.clock, recorder=self.events.record)
-        self.gc_controller = garbagecollector.GarbageCollector(self.client, self.clock)
-        self.jobflow_controller = jobflow_controller.JobFlowController(self.client, self.clock,
+        typed = decoding.DecodingClient(self.client)   # (what the components read: decodable objects only)
+        self.job_controller = job_controller.JobController(typed, self.clock, recorder=self.events.record)
+        self.gc_controller = garbagecollector.GarbageCollector(typed, self.clock)
+        self.jobflow_controller = jobflow_controller.JobFlowController(typed, self.clock,
                                                                        recorder=self.events.record,
                                                                        resume_advice=resume_advice)
-        self.jobtemplate_controller = jobtemplate_controller.JobTemplateController(self.client, self.clock)
-        self.cronjob_controller = cronjob_controller.CronJobController(self.client, self.clock,
+        self.jobtemplate_controller = jobtemplate_controller.JobTemplateController(typed, self.clock)
+        self.cronjob_controller = cronjob_controller.CronJobController(typed, self.clock,
                                                                        recorder=self.events.record)
-        self.scheduler = scheduler_mod.Scheduler(self.client, self.clock, conf, recorder=self.events.record,
+        self.scheduler = scheduler_mod.Scheduler(typed, self.clock, conf, recorder=self.events.record,
                                                  conf_map=scheduler_conf_map, conf_fixed_by=scheduler_conf_source,
                                                  restarted=restarted)
-        self.namespace_controller = namespace_controller.NamespaceController(self.client, self.clock)
-        self.resourcequota_controller = resourcequota_controller.ResourceQuotaController(self.client, self.clock)
-        self.podgroup_controller = podgroup_controller.PodGroupController(self.client, self.clock)
-        self.queue_controller = queue_controller.QueueController(self.client, self.clock, recorder=self.events.record)
-        self.hypernode_controller = hypernode_controller.HyperNodeController(self.client, self.clock,
+        self.namespace_controller = namespace_controller.NamespaceController(typed, self.clock)
+        self.resourcequota_controller = resourcequota_controller.ResourceQuotaController(typed, self.clock)
+        self.podgroup_controller = podgroup_controller.PodGroupController(typed, self.clock)
+        self.queue_controller = queue_controller.QueueController(typed, self.clock, recorder=self.events.record)
+        self.hypernode_controller = hypernode_controller.HyperNodeController(typed, self.clock,
                                                                              recorder=self.events.record)
         wanted = gates.component_names(controllers)
         components: list[component_mod.Component] = [c for c in (
@@ -138,7 +140,7 @@ class Runtime(loop_mod.Loop):
             if c.name in wanted]
         components += [self.namespace_controller, self.resourcequota_controller]
         # kube-controller-manager's: on wherever vclite is the cluster (no --controllers name, as the namespace one)
-        self.disruption_controller = disruption_controller.DisruptionController(self.client, self.clock,
+        self.disruption_controller = disruption_controller.DisruptionController(typed, self.clock,
                                                                                 recorder=self.events.record)
         components.append(self.disruption_controller)
         self.executor = None
@@ -148,7 +150,7 @@ class Runtime(loop_mod.Loop):
             shared = devices.shared_gpus(gpus, host_gpus)
             if shared:
                 log.warning("%s", shared)
-            self.executor = executor_mod.LocalExecutor(self.client, self.clock, self.node_names, self.workdir,
+            self.executor = executor_mod.LocalExecutor(typed, self.clock, self.node_names, self.workdir,
                                                        restart_backoff=restart_backoff, recorder=self.events.record,
                                                        gpus=gpus, hide_gpus=bool(host_gpus),
                                                        record_exits=self.data_dir is not None)
@@ -156,7 +158,7 @@ class Runtime(loop_mod.Loop):
         components += [self.scheduler, self.events]
         self.heartbeat = None
         if run_pods and heartbeat:
-            self.heartbeat = heartbeat_mod.NodeHeartbeat(self.client, self.clock, self.node_names)
+            self.heartbeat = heartbeat_mod.NodeHeartbeat(typed, self.clock, self.node_names)
             components.append(self.heartbeat)
         super().__init__(self.clock, components, max_requeues)
 

@@ -1,0 +1,63 @@
+"""DecodingClient: the components' view leaves out objects whose spec or status is not an object (a store
+written past admission), warns once per version, and hands on everything else unchanged."""
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from vclite.api import kinds
+from vclite.apiserver import client as client_mod
+from vclite.apiserver import decoding, inprocess
+from vclite.lib import clock
+
+
+def _pod(name, **parts):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x"}]}, **parts}
+
+
+@pytest.mark.parametrize("parts, mistyped", [
+    ({}, None),
+    ({"status": None}, None),
+    ({"status": {"phase": "Pending"}}, None),
+    ({"status": "Running"}, "status"),
+    ({"status": ["Running"]}, "status"),
+    ({"status": 3}, "status"),
+    ({"spec": "x"}, "spec"),
+    ({"spec": [], "status": "y"}, "spec"),
+])
+def test_mistyped_part(parts, mistyped):
+    assert decoding.mistyped_part(_pod("p", **parts)) == mistyped
+
+
+@pytest.fixture
+def api():
+    inner = inprocess.new_client(clock.VirtualClock())
+    return inner, decoding.DecodingClient(inner)
+
+
+def test_lists_leave_out_undecodable_objects_and_warn_once_naming_them(api, caplog):
+    inner, typed = api
+    inner.create(_pod("good"))
+    inner.store.create(kinds.POD, _pod("bad", status=["Running"]))   # (past admission, as a hand-written store)
+    with caplog.at_level(logging.WARNING):
+        assert [o["metadata"]["name"] for o in typed.list(kinds.POD)] == ["good"]
+        typed.list(kinds.POD)
+    assert caplog.text.count("Pod default/bad has a status that is not an object") == 1
+    assert sorted(o["metadata"]["name"] for o in inner.list(kinds.POD)) == ["bad", "good"], "the API serves both"
+    assert typed.get(kinds.POD, "default", "bad")["status"] == ["Running"], "gets go through"
+
+
+def test_watch_skips_undecodable_versions_and_hands_on_the_next_sound_one_as_added(api):
+    inner, typed = api
+    seen = []
+    typed.watch(kinds.POD, lambda ev: seen.append((ev.type, ev.object["metadata"]["name"], ev.old is None)))
+    inner.store.create(kinds.POD, _pod("p", status="weird"))
+    stored = inner.store.get(kinds.POD, "default", "p")
+    inner.store.update(kinds.POD, {**stored, "status": {"phase": "Pending"}}, subresource="status")
+    inner.create(_pod("q"))
+    inner.delete(kinds.POD, "default", "q")
+    assert seen[0] == (client_mod.EventType.ADDED, "p", True), "the first sound version of p is its ADDED"
+    assert [(t, n) for t, n, _ in seen[1:]][:1] == [(client_mod.EventType.ADDED, "q")]
+    assert (client_mod.EventType.DELETED, "q") in [(t, n) for t, n, _ in seen]

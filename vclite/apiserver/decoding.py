@@ -1,0 +1,78 @@
+"""The API as the control plane's components read it: only objects a typed client could decode.
+
+The API serves a stored object as it is (kube-apiserver serves what etcd holds), even one whose `spec` or
+`status` is not a JSON object — which admission refuses, so only a store written by hand or by another tool
+holds one. Volcano's controllers and scheduler read through typed Go clients, which cannot decode such an
+object: client-go's informer keeps what it had and the component goes on. `DecodingClient` gives vclite's
+components the same view: such objects are left out of lists and their watch events are not handed on (a
+warning names each, once per version), so one bad object never stops the control plane at its start or
+later; a change from such a version to a sound one is handed on as the object's ADDED. Writes, gets and
+everything else go to the client as they are.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+from vclite.api import kinds, meta
+from vclite.apiserver import client as client_mod
+
+Obj = dict[str, Any]
+
+log = logging.getLogger(__name__)
+
+_DELETED = client_mod.EventType.DELETED
+_ADDED = client_mod.EventType.ADDED
+_WARNED_MAX = 1000   # versions warned about, remembered (each is warned once per client)
+
+
+def mistyped_part(obj: Obj) -> str | None:
+    """The first of `spec`, `status` that is present and not an object (null stands for none), else None."""
+    spec, status = obj.get("spec"), obj.get("status")
+    if spec is not None and type(spec) is not dict:
+        return "spec"
+    if status is not None and type(status) is not dict:
+        return "status"
+    return None
+
+
+class DecodingClient:
+    """A client (see the module docstring) over `inner`: lists and watches leave out undecodable objects."""
+
+    def __init__(self, inner: Any):
+        self._inner = inner
+        self._warned: dict[tuple[str, str], None] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def _sound(self, kind_name: str, obj: Obj) -> bool:
+        part = mistyped_part(obj)
+        if part is None:
+            return True
+        version = (meta.key(obj), str((obj.get("metadata") or {}).get("resourceVersion")))
+        if (kind_name, *version) not in self._warned:
+            self._warned[(kind_name, *version)] = None
+            if len(self._warned) > _WARNED_MAX:
+                del self._warned[next(iter(self._warned))]
+            log.warning("%s %s has a %s that is not an object (written past admission): the controllers and the "
+                        "scheduler leave it out until it is written again", kind_name, version[0], part)
+        return False
+
+    def list(self, kind: kinds.Kind, *args: Any, **kwargs: Any) -> list[Obj]:
+        return [obj for obj in self._inner.list(kind, *args, **kwargs) if self._sound(kind.kind, obj)]
+
+    def watch(self, kind: kinds.Kind | None, handler: Callable[[client_mod.WatchEvent], None],
+              *args: Any) -> client_mod.Subscription:
+        def deliver(ev: client_mod.WatchEvent) -> None:
+            obj = ev.object
+            spec, status = obj.get("spec"), obj.get("status")
+            if (spec is None or type(spec) is dict) and (status is None or type(status) is dict):
+                old = ev.old
+                if old is None or mistyped_part(old) is None:
+                    handler(ev)   # (the usual case: no copy, no new event)
+                elif ev.type is not _DELETED:   # (from a version the handler never saw)
+                    handler(client_mod.WatchEvent(_ADDED, ev.kind, obj, None))
+                return
+            self._sound(ev.kind.kind, obj)   # (warns)
+        return self._inner.watch(kind, deliver, *args)
