@@ -68,6 +68,9 @@ EVENT_SOURCE = "kubelet"   # the source component of a pod's Events, as on a nod
 REPORT_DELAY = 0.02   # seconds a pod's move to Running may wait before it is written
 LOG_TIMES_KEY = "\x00log-times"   # the work-queue key of the look at running containers: logs, memory (no pod's key)
 STRAYS_KEY = "\x00strays"   # the work-queue key of the kill of ended containers' strays (strays.py)
+# seconds a failing pod sync (a status write the API refused) waits at most before it is tried again: it never
+# gives up, as a kubelet's pod worker re-syncs a failing pod every backOffPeriod (10 s) for ever
+RETRY_MAX_DELAY = 10.0
 SWEEP_DELAY = 0.5   # seconds a container's end may wait for its strays' kill (one scan of /proc for all meanwhile)
 
 
@@ -102,6 +105,7 @@ def gpus_held_message(holders: list[str], short: devices.NotEnough) -> str:
 
 class LocalExecutor:
     name = "executor"
+    retries_forever = True   # (a kubelet's pod workers: a failing sync is retried every backOffPeriod, never dropped)
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock, node_names: list[str],
                  workdir: pathlib.Path, restart_backoff: float = 10.0, recorder: events.RecordFn | None = None,
@@ -116,7 +120,7 @@ class LocalExecutor:
         self.node_names = list(node_names)
         self.workdir = pathlib.Path(workdir)
         self.restart_backoff = restart_backoff
-        self.queue = workqueue.WorkQueue(clock)
+        self.queue = workqueue.WorkQueue(clock, max_delay=RETRY_MAX_DELAY)
         self._runs: dict[str, _Run] = {}
         self._blocked: set[str] = set()       # pods waiting for a ConfigMap or Secret
         self._gpu_waits: set[str] = set()     # pods waiting for GPUs a pod being stopped still holds

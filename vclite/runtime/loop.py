@@ -13,7 +13,8 @@ A failed sync is re-queued with back-off; after `max_requeues` retries the key i
 `failures`), as Volcano's job, queue, JobFlow and JobTemplate controllers drop a request after
 `--max-requeue-num` (15), unless the component says `retries_forever` (Volcano's PodGroup, CronJob, garbage
 collector and HyperNode controllers and kube-controller-manager's retry for ever, client-go's back-off capped
-at 1000 s): its retries then go on, as chores.
+at 1000 s; the executor as a kubelet, the scheduler as Volcano's periodic sessions, with shorter caps): its
+retries then go on, as chores.
 A failed sync is logged with its traceback the first time a component fails with that error; its
 repeats (each retry of a sync that keeps failing) are one line each, with how often it was seen — at
 INFO for an Expected error (pods the API refused: the first warning and the objects' Events say it), so

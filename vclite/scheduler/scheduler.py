@@ -26,7 +26,8 @@ The watch events of the PodGroup and Queue status writes do not wake the schedul
 only report decisions already taken); evictions do, and binds and pods starting ask for a session
 within triggers.STATUS_DELAY (their PodGroup was already counted Running by the binding session:
 `binding_scheduled`). A pod deleted meanwhile is skipped; a PodGroup changed meanwhile (Conflict) is left to the next
-session, which its change has already queued. There is no periodic session.
+session, which its change has already queued. There is no periodic session; a session that fails (a write
+the API refused) is run again, its back-off capped at Volcano's schedule period (RETRY_MAX_DELAY), for ever.
 With `conf_map` (`vcctl server` without --scheduler-conf), the key "conf" reads Volcano's scheduler ConfigMap
 whenever it changes: a configuration that loads replaces the current one from the next session on (a
 Normal Event `SchedulerConfLoaded` on the ConfigMap), one that does not is a Warning Event
@@ -67,6 +68,9 @@ LIVE, FINISHED_IN = "live", "finished-in"   # pod indexes: not finished; finishe
 ACTIVE = "active"   # PodGroup index: not waiting for room (waiting ones are in the scheduler's Pool)
 EVENT_COMPONENT = "volcano"   # the source.component of the scheduler's Events (Volcano's scheduler name)
 UNSCHEDULABLE = str(scheduling.PodGroupConditionType.UNSCHEDULABLE)
+# seconds a failing session (a write the API refused) waits at most before the next: Volcano's default
+# --schedule-period, the session it runs whatever the last one did (a failing key is never dropped)
+RETRY_MAX_DELAY = 1.0
 
 
 def _live(pod: Obj) -> bool | None:
@@ -92,6 +96,7 @@ def _split(key: str) -> tuple[str, str]:
 
 class Scheduler:
     name = "scheduler"
+    retries_forever = True   # (Volcano runs a session every schedule period, whatever the last one did)
 
     def __init__(self, client: client_mod.Client, clock: clock_mod.Clock, conf: conf_mod.SchedulerConf | None = None,
                  scheduler_name: str = snapshot.DEFAULT_SCHEDULER_NAME, recorder: events.RecordFn | None = None,
@@ -106,7 +111,7 @@ class Scheduler:
         self.conf = conf if conf is not None else conf_mod.default_conf()
         self.scheduler_name = scheduler_name
         self.reads_quotas = triggers.reads_quotas(self.conf)   # (else ResourceQuota events wake nothing)
-        self.queue = workqueue.WorkQueue(clock)
+        self.queue = workqueue.WorkQueue(clock, max_delay=RETRY_MAX_DELAY)
         self.last_result: session_mod.SessionResult | None = None
         self._own_writes: set[str] = set()
         self._writing = False
