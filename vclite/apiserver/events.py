@@ -13,10 +13,18 @@ list (sorted by name, as kube-apiserver's) shows each object's Events in the ord
 The same Event again (same object, type, reason, message and source) bumps the count of the first
 one, found through a cache of the last CACHE_SIZE Events written, as client-go's correlator does
 (so, as there, a repeat after a restart is a new Event).
+
+A write the server refused (an ApiError: a Status answer) is dropped at once, as client-go's recordEvent
+gives a StatusError up. A write that got no answer (errors.Unreachable: `vcctl controller` against a cluster
+it cannot reach) is tried again, as client-go's recordToSink does: at most MAX_TRIES times, RETRY_SECONDS
+apart (a chore timer of the recorder's own: nothing else waits; client-go sleeps in its own goroutine), the
+Events noted after it waiting behind it in order; noted while it waits, MAX_NOTED at most (client-go's
+broadcaster queues 1000 and drops the rest).
 """
 from __future__ import annotations
 
 import collections
+import logging
 import threading
 from typing import Any, Callable, Hashable
 
@@ -24,11 +32,14 @@ from vclite.api import kinds, meta
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
 
+log = logging.getLogger(__name__)
 Obj = dict[str, Any]
 # (obj, event_type, reason, message, component, field_path="") -> None
 RecordFn = Callable[..., None]
 MAX_NOTED = 1000   # noted events written at once when this many wait (bounded memory under load)
 CACHE_SIZE = 4096  # Events remembered for counting repeats (client-go's maxLruCacheEntries)
+MAX_TRIES = 12   # writes of an Event the server did not answer before it is dropped (client-go's maxTriesPerEvent)
+RETRY_SECONDS = 10.0   # between two of them (client-go's sleepDuration; its first, randomised, is not: 10 s here)
 NAME_ATTEMPTS = 10   # names tried when one is taken (an Event of the object at that instant, before a restart)
 _written: collections.OrderedDict[tuple, tuple[str, str]] = collections.OrderedDict()  # key -> (namespace, name)
 _last_stamp: collections.OrderedDict[str, int] = collections.OrderedDict()   # object uid -> its last Event's stamp
@@ -54,12 +65,19 @@ class Recorder:
         self.client, self.clock = client, clock
         self.queue = workqueue.WorkQueue(clock)
         self._noted: list[Obj] = []
+        self._tries = 0   # failed writes of the first noted Event (the server did not answer)
+        self._retry_at: float | None = None   # (monotonic) when it is tried again; None: not waiting
+        self.dropped = 0   # Events given up: no answer after MAX_TRIES, or noted while MAX_NOTED waited
 
     def start(self) -> None:
         pass
 
     def record(self, obj: Obj, event_type: str, reason: str, message: str, component: str = "vclite",
                field_path: str = "") -> None:
+        if len(self._noted) >= MAX_NOTED and self._retry_at is not None:
+            self.dropped += 1   # (the server does not answer and MAX_NOTED wait: client-go's queue is full)
+            log.debug("event dropped: %d noted wait for a server that does not answer", len(self._noted))
+            return
         self._noted.append(build(self.clock, obj, event_type, reason, message, component, field_path))
         if len(self._noted) >= MAX_NOTED:
             self.sync(self.KEY)
@@ -67,13 +85,28 @@ class Recorder:
             self.queue.add(self.KEY)
 
     def sync(self, key: Hashable) -> None:
+        if self._retry_at is not None:
+            if self.clock.monotonic() < self._retry_at - 1e-6:
+                return   # (noted while waiting: the timer tries them all, in order)
+            self._retry_at = None
         noted, self._noted = self._noted, []
         for i, event in enumerate(noted):
             try:
                 write(self.client, event)
+            except errors.Unreachable as exc:
+                self._tries += 1
+                if self._tries < MAX_TRIES:
+                    self._noted[:0] = noted[i:]   # (in order: the ones after it wait too)
+                    self._retry_at = self.clock.monotonic() + RETRY_SECONDS
+                    self.queue.add_after(self.KEY, RETRY_SECONDS, chore=True)
+                    return
+                self.dropped += 1
+                log.warning("event %s/%s dropped: not written after %d tries (%s)", event["metadata"]["namespace"],
+                            event["metadata"]["name"], self._tries, exc)
             except BaseException:
                 self._noted[:0] = noted[i:]   # (not lost: written again when the key is retried)
                 raise
+            self._tries = 0
 
 
 def build(clock: clock_mod.Clock, obj: Obj, event_type: str, reason: str, message: str,
@@ -124,6 +157,8 @@ def _bump(client: Any, key: tuple, event: Obj) -> bool:
         return False
     try:
         existing = client.get(kinds.EVENT, *where)
+    except errors.Unreachable:
+        raise
     except errors.ApiError:
         return False
     if _key(existing) != key:
@@ -132,6 +167,8 @@ def _bump(client: Any, key: tuple, event: Obj) -> bool:
     existing["lastTimestamp"] = event["lastTimestamp"]
     try:
         client.update(existing)
+    except errors.Unreachable:
+        raise
     except errors.ApiError:
         pass
     _remember(key, *where)
@@ -140,7 +177,8 @@ def _bump(client: Any, key: tuple, event: Obj) -> bool:
 
 def write(client: Any, event: Obj) -> None:
     """Create the Event, or bump the count (and lastTimestamp) of the one written for the same
-    thing before. Never raises: an event that cannot be written is dropped."""
+    thing before. An event the server refuses is dropped; errors.Unreachable (no answer) is raised, for the
+    Recorder to try again."""
     key = _key(event)
     if _bump(client, key, event):
         return
@@ -153,6 +191,8 @@ def write(client: Any, event: Obj) -> None:
             client.create(event)
         except errors.AlreadyExists:
             continue
+        except errors.Unreachable:
+            raise
         except errors.ApiError:
             return
         _remember(key, md["namespace"], event["metadata"]["name"])
@@ -162,5 +202,8 @@ def write(client: Any, event: Obj) -> None:
 def record(client: Any, clock: clock_mod.Clock, obj: Obj, event_type: str, reason: str, message: str,
            component: str = "vclite", field_path: str = "") -> None:
     """Create (or bump the count of) an Event about `obj` now. `event_type` is Normal or Warning.
-    Never raises: an event that cannot be written is dropped."""
-    write(client, build(clock, obj, event_type, reason, message, component, field_path))
+    Never raises: an event that cannot be written is dropped (not tried again: a Recorder does that)."""
+    try:
+        write(client, build(clock, obj, event_type, reason, message, component, field_path))
+    except errors.Unreachable as exc:
+        log.debug("event about %s dropped: %s", meta.key(obj), exc)

@@ -18,11 +18,7 @@ Obj = dict[str, Any]
 Unauthorized = errors.Unauthorized  # shared with the other side of the wire (lib/errors)
 
 
-class Unreachable(errors.ApiError):
-    """The server could not be reached at all (refused, DNS, TLS handshake, timeout)."""
-
-    code = 503
-    reason = "ServiceUnavailable"
+Unreachable = errors.Unreachable   # the server could not be reached at all (refused, DNS, TLS handshake, timeout)
 
 
 BY_CODE: dict[int, type[errors.ApiError]] = {

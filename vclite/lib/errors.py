@@ -98,6 +98,15 @@ class TooManyRequests(ApiError):
         self.retry_after, self.causes = retry_after, list(causes or ())
 
 
+class Unreachable(ApiError):
+    """The server could not be reached at all (refused, DNS, TLS handshake, timeout): no answer, unlike every
+    other ApiError, which is the server's. kube/client.py raises it; the Event recorder (apiserver/events.py) tries
+    a write that failed so again, as client-go's, where it gives a refusal (any other ApiError) up at once."""
+
+    code = 503
+    reason = "ServiceUnavailable"
+
+
 class Invalid(ApiError):
     """Admission rejected an object; `errors` lists every field problem found."""
 

@@ -125,3 +125,81 @@ def test_a_recorder_keeps_what_it_could_not_write_for_the_retry():
     assert [e["message"] for e in client.list(kinds.EVENT)] == ["step 0"]
     rec.sync(events.Recorder.KEY)   # the runtime retries the key
     assert sorted(e["message"] for e in client.list(kinds.EVENT)) == ["step 0", "step 1", "step 2"]
+
+
+class NoAnswer:
+    """The real in-process client behind a network that loses its first `times` creates (errors.Unreachable, as
+    kube/client.py raises when the server cannot be reached), or refuses them with `error` (a Status answer)."""
+
+    def __init__(self, client, times, error=None):
+        self.client, self.left, self.tried = client, times, 0
+        self.error = error or errors.Unreachable('Post "https://cluster/api/v1/namespaces/default/events": '
+                                                 'connection refused')
+
+    def create(self, obj):
+        self.tried += 1
+        if self.left > 0:
+            self.left -= 1
+            raise self.error
+        return self.client.create(obj)
+
+    def __getattr__(self, name):
+        return getattr(self.client, name)
+
+
+def _rt_with(sink_of):
+    from vclite.runtime import runtime
+    rt = runtime.Runtime(clock.VirtualClock(), nodes=[], run_pods=False)
+    rt.events.client = sink_of(rt.client)
+    pod = rt.client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                            "spec": {"containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}})
+    return rt, pod
+
+
+@pytest.mark.parametrize("fails, error, written, tried, dropped", [
+    (0, None, ["first", "second"], 2, 0),
+    (1, None, ["first", "second"], 3, 0),                        # no answer: tried again 10 s later
+    (events.MAX_TRIES - 1, None, ["first", "second"], 13, 0),     # written at the 12th try
+    (events.MAX_TRIES, None, ["second"], 13, 1),                  # 12 tries: dropped, the next one written
+    (1, errors.Forbidden("namespace default is being terminated"), ["second"], 2, 0),   # refused: dropped at once
+])
+def test_the_recorder_tries_an_event_the_server_did_not_answer_12_times_as_client_gos(fails, error, written,
+                                                                                      tried, dropped):
+    rt, pod = _rt_with(lambda client: NoAnswer(client, fails, error))
+    try:
+        start = rt.clock.monotonic()
+        rt.events.record(pod, "Normal", "First", "first")
+        rt.events.record(pod, "Normal", "Second", "second")
+        rt.settle()
+        assert sorted(e["message"] for e in rt.client.list(kinds.EVENT)) == sorted(written)
+        assert (rt.events.client.tried, rt.events.dropped, rt.failures) == (tried, dropped, [])
+        retries = min(fails, events.MAX_TRIES - 1) if error is None else 0
+        assert rt.clock.monotonic() - start == pytest.approx(retries * events.RETRY_SECONDS)
+    finally:
+        rt.close()
+
+
+def test_an_event_waiting_for_its_retry_keeps_neither_the_others_nor_the_loop_waiting():
+    """While the recorder waits to try again, other components' work goes on, and Events noted meanwhile are
+    written after it, in order, at the retry (not at once: the server did not answer)."""
+    rt, pod = _rt_with(lambda client: NoAnswer(client, 1))
+    try:
+        rt.events.record(pod, "Normal", "First", "first")
+        rt.step()
+        rt.events.record(pod, "Normal", "Second", "second")
+        rt.step()
+        assert rt.client.list(kinds.EVENT) == [] and rt.events.client.tried == 1
+        rt.client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "default"}})
+        rt.step()   # (the loop goes on: nothing waits on the recorder's timer)
+        rt.settle()
+        evs = sorted(rt.client.list(kinds.EVENT), key=lambda e: int(e["metadata"]["resourceVersion"]))
+        assert [e["message"] for e in evs] == ["first", "second"]
+    finally:
+        rt.close()
+
+
+def test_a_direct_record_drops_an_event_the_server_did_not_answer_without_raising():
+    clk, client, pod = setup()
+    sink = NoAnswer(client, 1)
+    events.record(sink, clk, pod, "Normal", "Started", "ok")
+    assert sink.tried == 1 and client.list(kinds.EVENT) == []
