@@ -637,17 +637,36 @@ def test_a_pods_observed_generation_follows_its_spec_as_on_kubernetes_1_33(kubec
     kubectl("apply", "-f", "-", input=pod)
     wait_for(kubectl, ["logs", "generations"], lambda out: out.stdout == "up\n", "generations did not start")
     seen = [wait_for(kubectl, ["get", "pod", "generations", "-o", f"jsonpath={GENERATIONS}"],
-                     lambda out: out.stdout == "1 1 1 1 1 1", "observedGeneration 1").stdout]
+                     lambda out: out.stdout == "1 1 1 1 1 1 1", "observedGeneration 1").stdout]
     kubectl("patch", "pod", "generations", "-p", '{"spec": {"activeDeadlineSeconds": 3600}}')
     seen.append(wait_for(kubectl, ["get", "pod", "generations", "-o", f"jsonpath={GENERATIONS}"],
-                         lambda out: out.stdout == "2 2 2 2 2 2", "observedGeneration 2 after a spec change").stdout)
+                         lambda out: out.stdout == "2 2 2 2 2 2 2", "observedGeneration 2 after a spec change").stdout)
     kubectl("label", "pod", "generations", "seen=yes")   # (metadata only: no new generation)
     kubectl("delete", "pod", "generations", "--wait=false")
     seen.append(wait_for(kubectl, ["get", "pod", "generations", "-o", f"jsonpath={GENERATIONS}"],
                          lambda out: out.stdout.startswith("3 3"), "observedGeneration 3 while terminating").stdout)
-    assert seen == ["1 1 1 1 1 1", "2 2 2 2 2 2", "3 3 3 3 3 3"]
+    assert seen == ["1 1 1 1 1 1 1", "2 2 2 2 2 2 2", "3 3 3 3 3 3 3"]
     assert kubectl("get", "pod", "generations", "-o", "jsonpath={.status.observedGeneration}",
                    check=False).stdout in ("3", ""), "(gone, or still terminating with the same generation)"
+
+
+def test_a_pods_conditions_are_a_1_32_kubelets_for_kubectl_wait_and_describe(kubectl):
+    """PodReadyToStartContainers first, PodScheduled last, as `kubectl describe pod` lists a 1.32 kubelet's; `kubectl
+    wait --for=condition=PodReadyToStartContainers` while it runs; Ready False reason PodCompleted once it ended."""
+    kubectl("apply", "-f", "-", input=GRACEFUL.replace("NAME", "conditions").replace(
+        "while true; do sleep 0.1; done", "sleep 2"))
+    out = kubectl("wait", "--for=condition=PodReadyToStartContainers", "pod/conditions", "--timeout=60s")
+    assert "condition met" in out.stdout, out.stdout
+    described = kubectl("describe", "pod", "conditions").stdout
+    table = described[described.index("Conditions:"):].split("\n")[2:7]
+    assert [line.split()[0] for line in table] == ["PodReadyToStartContainers", "Initialized", "Ready",
+                                                   "ContainersReady", "PodScheduled"], described
+    wait_for(kubectl, ["get", "pod", "conditions", "-o", "jsonpath={.status.phase}"],
+             lambda o: o.stdout == "Succeeded", "conditions to succeed")
+    jsonpath = "{range .status.conditions[*]}{.type}={.status}/{.reason};{end}"
+    assert kubectl("get", "pod", "conditions", "-o", f"jsonpath={jsonpath}").stdout == (
+        "PodReadyToStartContainers=False/;Initialized=True/PodCompleted;Ready=False/PodCompleted;"
+        "ContainersReady=False/PodCompleted;PodScheduled=True/;")
 
 
 ORPHANED = one_pod_template("kept", "true") + """---

@@ -563,7 +563,7 @@ class LocalExecutor:
                 for c in spec.get("containers") or []]
         for st in inits[:1] or main:
             st.wait(podstatus.Reason.CREATING, message)
-        self._write(pod, core.PodPhase.PENDING, None, inits, main, "", "")
+        self._write(pod, core.PodPhase.PENDING, None, inits, main, "", "", sandbox=False)
 
     def _recorded_end(self, pod: Obj) -> recovery.Ended:
         """How a container run of `pod` ended as the exit journal recorded it, with its termination message (read
@@ -594,12 +594,17 @@ class LocalExecutor:
             events.record(self.client, self.clock, pod, "Warning", "Failed", message, component=EVENT_SOURCE)
 
     def _write(self, pod: Obj, phase: core.PodPhase, start_time: str | None, init: list[podstatus.ContainerState],
-               main: list[podstatus.ContainerState], reason: str, message: str) -> bool:
+               main: list[podstatus.ContainerState], reason: str, message: str, sandbox: bool = True) -> bool:
+        """Write the pod's status; `sandbox`: what a kubelet's sandbox would be, up (PodReadyToStartContainers)
+        unless the pod waits for what its containers are to be given (GPUs another pod still holds)."""
         now = clock_mod.format_time(self.clock.now()) or ""
         generation = (pod.get("metadata") or {}).get("generation")
+        gates = tuple(str(g.get("conditionType") or "") for g in (pod.get("spec") or {}).get("readinessGates") or []
+                      if isinstance(g, dict))
         status = podstatus.build_status(pod.get("status"), phase, now, start_time=start_time, init=init, main=main,
                                         reason=reason, message=message,
-                                        generation=generation if isinstance(generation, int) else None)
+                                        generation=generation if isinstance(generation, int) else None,
+                                        sandbox=sandbox, gates=gates)
         if status == pod.get("status"):
             return False
         self.client.update_status(dict(pod, status=status))

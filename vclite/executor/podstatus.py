@@ -38,6 +38,7 @@ class Reason(enum.StrEnum):
 
 
 class ConditionType(enum.StrEnum):
+    READY_TO_START = "PodReadyToStartContainers"   # (beta, on by default since Kubernetes 1.29)
     SCHEDULED = "PodScheduled"
     INITIALIZED = "Initialized"
     CONTAINERS_READY = "ContainersReady"
@@ -144,18 +145,75 @@ def _condition(previous: list[Obj], ctype: ConditionType, ok: bool, now: str, re
     cond: Obj = {"type": str(ctype), "status": status, "lastProbeTime": None, "lastTransitionTime": since}
     if generation:
         cond["observedGeneration"] = generation
-    if reason and not ok:
+    if reason:
         cond["reason"] = reason
-    if message and not ok:
+    if message:
         cond["message"] = message
     return cond
 
 
+def _not_done(names: list[str]) -> str:
+    return "[" + " ".join(names) + "]"   # (Go's %s of a []string, as the kubelet's messages print it)
+
+
+def _readiness(phase: core.PodPhase, main: list[ContainerState]) -> tuple[bool, str, str]:
+    """ContainersReady as the kubelet's GenerateContainersReadyCondition: (ok, reason, message)."""
+    if phase == core.PodPhase.SUCCEEDED:
+        return False, "PodCompleted", ""
+    if phase == core.PodPhase.FAILED:   # (its containers may still be stopping: not ready whatever they say)
+        return False, "PodFailed", ""
+    unready = [c.name for c in main if c.kind != StateKind.RUNNING]
+    if unready or not main:
+        return False, "ContainersNotReady", f"containers with unready status: {_not_done(unready)}"
+    return True, "", ""
+
+
+def _gates_unready(gates: tuple[str, ...], conditions: list[Obj]) -> str:
+    """Why the pod's readiness gates hold Ready back (the kubelet's GeneratePodReadyCondition), or ""."""
+    problems = []
+    for gate in gates:
+        cond = next((c for c in conditions if c.get("type") == gate), None)
+        if cond is None:
+            problems.append(f'corresponding condition of pod readiness gate "{gate}" does not exist.')
+        elif cond.get("status") != "True":
+            problems.append(f'the status of pod readiness gate "{gate}" is not "True", but {cond.get("status")}')
+    return ", ".join(problems)
+
+
+def kubelet_conditions(prev_conds: list[Obj], phase: core.PodPhase, now: str, init: list[ContainerState],
+                       main: list[ContainerState], *, sandbox: bool = True, gates: tuple[str, ...] = (),
+                       generation: int | None = None) -> list[Obj]:
+    """The conditions a Kubernetes 1.32 kubelet owns, in the order it writes them (generateAPIPodStatus; `kubectl
+    describe pod` lists them so): PodReadyToStartContainers (its sandbox is up: `sandbox`, never once the pod
+    has ended), Initialized, Ready, ContainersReady, PodScheduled. A succeeded pod is Initialized with reason
+    PodCompleted; Ready and ContainersReady are False with reason PodCompleted (PodFailed for a failed pod) once
+    it ended, ContainersNotReady naming the containers not running before; Ready also waits for the pod's
+    readiness gates (ReadinessGatesNotReady)."""
+    incomplete = [c.name for c in init if c.exit_code != 0 or c.kind != StateKind.TERMINATED]
+    if incomplete:
+        initialized = (False, "ContainersNotInitialized", f"containers with incomplete status: {_not_done(incomplete)}")
+    else:
+        initialized = (True, "PodCompleted" if phase == core.PodPhase.SUCCEEDED else "", "")
+    containers = _readiness(phase, main)
+    ready = containers
+    gates_message = _gates_unready(gates, prev_conds) if containers[0] else ""
+    if gates_message:
+        ready = (False, "ReadinessGatesNotReady", gates_message)
+    made = [(ConditionType.READY_TO_START, (sandbox and phase not in TERMINAL, "", "")),
+            (ConditionType.INITIALIZED, initialized), (ConditionType.READY, ready),
+            (ConditionType.CONTAINERS_READY, containers), (ConditionType.SCHEDULED, (True, "", ""))]
+    return [_condition(prev_conds, ctype, ok, now, reason, message, generation)
+            for ctype, (ok, reason, message) in made]
+
+
 def build_status(previous: Obj | None, phase: core.PodPhase, now: str, *, start_time: str | None,
                  init: list[ContainerState], main: list[ContainerState], reason: str = "",
-                 message: str = "", generation: int | None = None) -> Obj:
+                 message: str = "", generation: int | None = None, sandbox: bool = True,
+                 gates: tuple[str, ...] = ()) -> Obj:
     """The pod status to write: `previous` (unknown fields kept) with every kubelet-owned field set.
     Transition times of unchanged conditions are kept, so an unchanged pod yields an equal status.
+    Conditions: kubelet_conditions (`sandbox`, `gates`: its arguments), after those the kubelet does not own,
+    kept where they were.
     `generation`: the pod's metadata.generation this status was made from, written as the kubelet of
     Kubernetes 1.33+ writes it (PodObservedGenerationTracking): `status.observedGeneration` and each
     of its conditions' `observedGeneration` (none without one: a pod stored before pods had one)."""
@@ -163,21 +221,8 @@ def build_status(previous: Obj | None, phase: core.PodPhase, now: str, *, start_
     if generation:
         status["observedGeneration"] = generation
     prev_conds = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
-    done = phase in TERMINAL
-    initialized = all(c.kind == StateKind.TERMINATED and c.exit_code == 0 for c in init)
-    ready = not done and bool(main) and all(c.kind == StateKind.RUNNING for c in main)
-    unready = [c.name for c in main if c.kind != StateKind.RUNNING]
-    why = "PodCompleted" if done else "ContainersNotReady"
-    msg = "" if done else f"containers with unready status: [{' '.join(unready)}]"
-    ours = [
-        _condition(prev_conds, ConditionType.SCHEDULED, True, now, generation=generation),
-        _condition(prev_conds, ConditionType.INITIALIZED, initialized, now, "ContainersNotInitialized",
-                   "containers with incomplete status: [" + " ".join(
-                       c.name for c in init if c.exit_code != 0 or c.kind != StateKind.TERMINATED) + "]",
-                   generation=generation),
-        _condition(prev_conds, ConditionType.READY, ready, now, why, msg, generation=generation),
-        _condition(prev_conds, ConditionType.CONTAINERS_READY, ready, now, why, msg, generation=generation),
-    ]
+    ours = kubelet_conditions(prev_conds, phase, now, init, main, sandbox=sandbox, gates=gates,
+                              generation=generation)
     types = {c["type"] for c in ours}
     status["conditions"] = [c for c in prev_conds if c.get("type") not in types] + ours
     status["phase"] = str(phase)

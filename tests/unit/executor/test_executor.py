@@ -59,7 +59,8 @@ def test_pod_runs_to_succeeded_with_container_statuses(env):
     assert status["podIP"] == status["hostIP"] == "127.0.0.1"
     assert status["startTime"]
     conds = {c["type"]: c["status"] for c in status["conditions"]}
-    assert conds == {"PodScheduled": "True", "Initialized": "True", "Ready": "False", "ContainersReady": "False"}
+    assert conds == {"PodReadyToStartContainers": "False", "PodScheduled": "True", "Initialized": "True",
+                     "Ready": "False", "ContainersReady": "False"}
     assert ex.log_path("default", "hello", "main").read_text() == "hi from hello\n"
     assert ex.log_path("default", "hello", "main") == workdir / "default" / "hello" / "logs" / "main.log"
     assert ex.running_count() == 0
@@ -361,3 +362,29 @@ def test_exits_are_recorded_only_where_a_restart_may_recover_pods(tmp_path, reco
     else:
         (line,) = path.read_text().splitlines()
         assert line.rsplit(" ", 1)[0] == f"{pod['metadata']['uid']}/main/0 3"
+
+
+def test_a_running_pod_is_ready_once_its_readiness_gate_holds(env):
+    """A 1.32 kubelet's conditions while the pod runs (PodReadyToStartContainers True), Ready held back by a
+    readiness gate until something else sets its condition True (then the kubelet writes Ready True)."""
+    client, ex, _ = env
+    pod = make_pod("gated", "sleep 30")
+    pod["spec"]["readinessGates"] = [{"conditionType": "example.com/lb"}]
+    client.create(pod)
+
+    def conds():
+        return {c["type"]: (c["status"], c.get("reason")) for c in
+                (client.get(kinds.POD, "default", "gated").get("status") or {}).get("conditions") or []}
+
+    async def run():
+        await drive(ex, lambda: phase(client, "gated") == "Running")
+        assert conds() == {"PodReadyToStartContainers": ("True", None), "Initialized": ("True", None),
+                           "Ready": ("False", "ReadinessGatesNotReady"), "ContainersReady": ("True", None),
+                           "PodScheduled": ("True", None)}
+        stored = client.get(kinds.POD, "default", "gated")
+        gate = {"type": "example.com/lb", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}
+        client.update_status({**stored, "status": {**stored["status"],
+                                                   "conditions": [gate, *stored["status"]["conditions"]]}})
+        await drive(ex, lambda: conds().get("Ready") == ("True", None))
+        await ex.stop_all(grace=0.1)
+    asyncio.run(run())

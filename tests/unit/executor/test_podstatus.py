@@ -93,5 +93,73 @@ def test_the_status_reports_the_generation_it_was_made_from(generation, want):
                                  generation=generation)
     assert out.get("observedGeneration") == want
     by_type = {c["type"]: c.get("observedGeneration") for c in out["conditions"]}
-    assert by_type == {"example.com/gate": None, "PodScheduled": want, "Initialized": want, "Ready": want,
-                       "ContainersReady": want}
+    assert by_type == {"example.com/gate": None, "PodReadyToStartContainers": want, "PodScheduled": want,
+                       "Initialized": want, "Ready": want, "ContainersReady": want}
+
+
+def _named(name, kind, code=None):
+    s = st(kind, code)
+    s.name = name
+    return s
+
+
+R, I, RD, CR, S = "PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"
+
+
+@pytest.mark.parametrize("phase, init, main, kw, want", [
+    pytest.param(core.PodPhase.RUNNING, [], [st("running")], {}, {
+        R: ("True", None, None), I: ("True", None, None), RD: ("True", None, None), CR: ("True", None, None),
+        S: ("True", None, None)}, id="running"),
+    pytest.param(core.PodPhase.SUCCEEDED, [], [st("terminated", 0)], {}, {
+        R: ("False", None, None), I: ("True", "PodCompleted", None), RD: ("False", "PodCompleted", None),
+        CR: ("False", "PodCompleted", None), S: ("True", None, None)}, id="succeeded"),
+    pytest.param(core.PodPhase.FAILED, [_named("setup", "terminated", 0)], [st("terminated", 2)], {}, {
+        R: ("False", None, None), I: ("True", None, None), RD: ("False", "PodFailed", None),
+        CR: ("False", "PodFailed", None), S: ("True", None, None)}, id="failed"),
+    pytest.param(core.PodPhase.FAILED, [_named("setup", "terminated", 3)], [st("waiting")], {}, {
+        R: ("False", None, None),
+        I: ("False", "ContainersNotInitialized", "containers with incomplete status: [setup]"),
+        RD: ("False", "PodFailed", None), CR: ("False", "PodFailed", None), S: ("True", None, None)},
+        id="init-failed"),
+    pytest.param(core.PodPhase.PENDING, [_named("setup", "running")], [_named("a", "waiting"), _named("b", "waiting")],
+                 {}, {R: ("True", None, None),
+                      I: ("False", "ContainersNotInitialized", "containers with incomplete status: [setup]"),
+                      RD: ("False", "ContainersNotReady", "containers with unready status: [a b]"),
+                      CR: ("False", "ContainersNotReady", "containers with unready status: [a b]"),
+                      S: ("True", None, None)}, id="initializing"),
+    pytest.param(core.PodPhase.PENDING, [], [st("waiting")], {"sandbox": False}, {
+        R: ("False", None, None), I: ("True", None, None),
+        RD: ("False", "ContainersNotReady", "containers with unready status: [c]"),
+        CR: ("False", "ContainersNotReady", "containers with unready status: [c]"), S: ("True", None, None)},
+        id="waiting-for-gpus"),
+    pytest.param(core.PodPhase.RUNNING, [], [st("backoff", 1)], {}, {
+        R: ("True", None, None), I: ("True", None, None),
+        RD: ("False", "ContainersNotReady", "containers with unready status: [c]"),
+        CR: ("False", "ContainersNotReady", "containers with unready status: [c]"), S: ("True", None, None)},
+        id="crash-loop"),
+    pytest.param(core.PodPhase.RUNNING, [], [st("running")], {"gates": ("example.com/lb", "example.com/dns")}, {
+        R: ("True", None, None), I: ("True", None, None),
+        RD: ("False", "ReadinessGatesNotReady", 'the status of pod readiness gate "example.com/lb" is not "True", '
+             'but False, corresponding condition of pod readiness gate "example.com/dns" does not exist.'),
+        CR: ("True", None, None), S: ("True", None, None)}, id="readiness-gates"),
+])
+def test_conditions_as_a_1_32_kubelet_writes_them(phase, init, main, kw, want):
+    """generateAPIPodStatus: the kubelet's conditions after the others, in its order (`kubectl describe pod`
+    lists them so), with the reasons and messages of status/generate.go."""
+    prev = {"conditions": [{"type": "example.com/lb", "status": "False"},
+                           {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2025-12-31T00:00:00Z"}]}
+    out = podstatus.build_status(prev, phase, T1, start_time=T0, init=init, main=main, **kw)
+    conds = out["conditions"]
+    assert [c["type"] for c in conds] == ["example.com/lb", R, I, RD, CR, S]
+    assert {c["type"]: (c["status"], c.get("reason"), c.get("message")) for c in conds[1:]} == want
+    assert all(c["lastProbeTime"] is None for c in conds[1:])
+    assert conds[-1]["lastTransitionTime"] == "2025-12-31T00:00:00Z"   # (unchanged: kept)
+    assert {c["lastTransitionTime"] for c in conds[1:-1]} == {T1}
+
+
+def test_ready_to_start_containers_turns_false_when_the_pod_ends_and_keeps_its_time_until_then():
+    running = podstatus.build_status(None, core.PodPhase.RUNNING, T0, start_time=T0, init=[], main=[st("running")])
+    still = podstatus.build_status(running, core.PodPhase.RUNNING, T1, start_time=T0, init=[], main=[st("backoff", 1)])
+    done = podstatus.build_status(still, core.PodPhase.FAILED, T1, start_time=T0, init=[], main=[st("terminated", 1)])
+    cond = [{c["type"]: c for c in s["conditions"]}[R] for s in (running, still, done)]
+    assert [(c["status"], c["lastTransitionTime"]) for c in cond] == [("True", T0), ("True", T0), ("False", T1)]
