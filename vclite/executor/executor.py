@@ -257,7 +257,8 @@ class LocalExecutor:
         """`namespace/pod` -> container -> what its processes use now (`kubectl top`), for every container
         running here: one pass over /proc. CPU is a rate over the time since the previous call (usage.py)."""
         groups = {key: run.runner.process_groups() for key, run in self._runs.items() if run.stop_task is None}
-        found = usage.by_group(g for by_name in groups.values() for g in by_name.values())
+        wrapped = {g for key in groups for g in self._runs[key].runner.wrapped_groups()}
+        found = usage.by_group((g for by_name in groups.values() for g in by_name.values()), wrapped=wrapped)
         now = usage.boot_seconds()
         out: dict[str, dict[str, usage.ContainerUsage]] = {}
         samples: dict[int, tuple[float, float]] = {}
@@ -464,12 +465,14 @@ class LocalExecutor:
         """Kill each running container over its memory limit (memory.py): one look at /proc for all."""
         limits: dict[int, int] = {}
         owners: dict[int, runner_mod.PodRunner] = {}
+        wrapped: set[int] = set()
         for run in self._runs.values():
             for group, limit in run.runner.memory_limits().items():
                 limits[group], owners[group] = limit, run.runner
+            wrapped |= run.runner.wrapped_groups()
         if not limits:
             return
-        for group in memory.over_limit(memory.resident_by_group(limits), limits):
+        for group in memory.over_limit(memory.resident_by_group(limits, wrapped=wrapped), limits):
             log.info("%s: a container used more than its memory limit: killed (OOMKilled)", owners[group].key)
             owners[group].oom_kill(group)
 

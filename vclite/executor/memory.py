@@ -12,7 +12,7 @@ Pure functions but `resident_by_group`, which reads /proc. Must not: know pods.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping
+from typing import Any, Collection, Iterable, Mapping
 
 from vclite.api import quantity
 from vclite.executor import usage
@@ -32,9 +32,10 @@ def limit_of(container: Mapping[str, Any]) -> int | None:
         return None
 
 
-def resident_by_group(groups: Iterable[int], proc: str = "/proc") -> dict[int, int]:
-    """Resident bytes of every process in each of `groups` (process group ids), summed per group."""
-    return {g: u.resident for g, u in usage.by_group(groups, proc).items()}
+def resident_by_group(groups: Iterable[int], proc: str = "/proc", wrapped: Collection[int] = ()) -> dict[int, int]:
+    """Resident bytes of every process in each of `groups` (process group ids), summed per group; the leader of a
+    group in `wrapped`, the exit journal's wrapper shell, left out (usage.add)."""
+    return {g: u.resident for g, u in usage.by_group(groups, proc, wrapped).items()}
 
 
 def over_limit(used: Mapping[int, int], limits: Mapping[int, int]) -> list[int]:

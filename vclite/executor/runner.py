@@ -272,6 +272,7 @@ class PodRunner:
         self.launches: dict[str, Launch] | None = None
         self._fresh_logs = False
         self._procs: dict[str, processes.Child] = {}
+        self._wrapped: set[int] = set()   # process groups led by the exit journal's wrapper shell (exits.py)
         self._execs: dict[str, set[podexec.Session]] = {}   # container -> commands exec'd in it (kubectl exec)
         self._stdins: dict[str, podattach.ContainerStdin] = {}   # container -> its running process's stdin pipe
         self._attached: dict[str, set[podattach.Attachment]] = {}   # container -> clients attached (kubectl attach)
@@ -426,6 +427,11 @@ class PodRunner:
         """Container name -> the process group of its running processes (`kubectl top`)."""
         return {name: p.pid for name, p in self._procs.items()}
 
+    def wrapped_groups(self) -> set[int]:
+        """The process groups of running containers whose leader is the exit journal's wrapper shell (exits.py),
+        not the container's program: what it uses is not the container's (usage.add)."""
+        return set(self._wrapped)
+
     def memory_limits(self) -> dict[int, int]:
         """Process group -> memory limit (bytes) of each running container that has one."""
         if not self.launches:
@@ -570,6 +576,8 @@ class PodRunner:
                     launch.argv, env, launch.cwd, self._exit_journal, exits.run_key(meta.uid(self.pod), st.name, run))
                 proc = await processes.start(argv, cwd=launch.cwd, env=env, log=log,
                                              stdin=stdin.read_end if stdin is not None else None)
+                if argv is not launch.argv:
+                    self._wrapped.add(proc.pid)
         except OSError as e:
             if stdin is not None:
                 stdin.close()
@@ -588,6 +596,7 @@ class PodRunner:
             _signal_group(proc, signal.SIGKILL)
         rc = await proc.wait()
         self._procs.pop(st.name, None)
+        self._wrapped.discard(proc.pid)
         _signal_group(proc, signal.SIGKILL)  # the container is gone: so is everything it started
         gpus = bool(self._device_env.get(st.name, {}).get("CUDA_VISIBLE_DEVICES"))
         if gpus:

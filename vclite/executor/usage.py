@@ -2,7 +2,8 @@
 
 A container here is the process group its process leads (runner.py). One pass over /proc gives, for
 each wanted group, the CPU time of its live processes (user and system, their own and that of the
-children they waited for: a finished step of a script still counts) and their resident memory. The
+children they waited for: a finished step of a script still counts) and their resident memory — but for a
+server's exit journal wrapper (exits.py), the group's leader, which is not the container's program. The
 memory limit (memory.py) and `kubectl top` (`usage_rate`, the metrics API) read it.
 
 Pure functions but `by_group` (and `boot_seconds`), which read /proc. Must not: know pods.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Iterable
+from typing import Collection, Iterable
 
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -49,19 +50,26 @@ def parse_stat(pid: int, line: str) -> Stat:
     return Stat(int(f[2]), cpu, int(f[21]) * PAGE_SIZE, int(f[19]) / TICKS, pid)
 
 
-def add(stats: Iterable[Stat], groups: Iterable[int]) -> dict[int, Usage]:
-    """Each of `groups` summed over `stats` (the leader's start time is the group's)."""
+def add(stats: Iterable[Stat], groups: Iterable[int], wrapped: Collection[int] = ()) -> dict[int, Usage]:
+    """Each of `groups` summed over `stats` (the leader's start time is the group's). The leader of a group in
+    `wrapped` is the exit journal's wrapper shell (exits.py), not the container's: its start counts, not what
+    it uses."""
     out = {g: Usage() for g in groups}
     for s in stats:
         u = out.get(s.group)
         if u is not None:
+            leader = s.pid == s.group
+            if leader and s.group in wrapped:
+                out[s.group] = Usage(u.cpu_seconds, u.resident, s.started)
+                continue
             out[s.group] = Usage(u.cpu_seconds + s.cpu_seconds, u.resident + s.resident,
-                                 s.started if s.pid == s.group else u.started)
+                                 s.started if leader else u.started)
     return out
 
 
-def by_group(groups: Iterable[int], proc: str = "/proc") -> dict[int, Usage]:
-    """What every process of each of `groups` (process group ids) uses now, summed per group."""
+def by_group(groups: Iterable[int], proc: str = "/proc", wrapped: Collection[int] = ()) -> dict[int, Usage]:
+    """What every process of each of `groups` (process group ids) uses now, summed per group (`wrapped`: see
+    add)."""
     wanted = set(groups)
     if not wanted:
         return {}
@@ -69,7 +77,7 @@ def by_group(groups: Iterable[int], proc: str = "/proc") -> dict[int, Usage]:
         entries = os.listdir(proc)
     except OSError:
         return add((), wanted)
-    return add(_stats(proc, entries), wanted)
+    return add(_stats(proc, entries), wanted, wrapped)
 
 
 def _stats(proc: str, entries: list[str]) -> Iterable[Stat]:

@@ -8,7 +8,7 @@ import pytest
 from vclite.api import kinds
 from vclite.apiserver import inprocess
 from vclite.executor import executor as executor_mod
-from vclite.executor import logtimes
+from vclite.executor import logtimes, usage
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 
@@ -386,5 +386,26 @@ def test_a_running_pod_is_ready_once_its_readiness_gate_holds(env):
         client.update_status({**stored, "status": {**stored["status"],
                                                    "conditions": [gate, *stored["status"]["conditions"]]}})
         await drive(ex, lambda: conds().get("Ready") == ("True", None))
+        await ex.stop_all(grace=0.1)
+    asyncio.run(run())
+
+
+def test_the_exit_journals_wrapper_is_not_counted_in_a_containers_memory(tmp_path):
+    """Under a server each program runs below a /bin/sh wrapper that records its exit (exits.py), the leader of
+    its process group: `kubectl top` and the memory limit count the container's processes, not the wrapper."""
+    clock = clock_mod.RealClock()
+    client = inprocess.new_client(clock)
+    ex = executor_mod.LocalExecutor(client, clock, ["local"], tmp_path, record_exits=True)
+    client.create(make_pod("top", "sleep 30"))
+
+    async def run():
+        await drive(ex, lambda: phase(client, "top") == "Running")
+        (group,) = ex._runs["default/top"].runner.process_groups().values()
+        assert ex._runs["default/top"].runner.wrapped_groups() == {group}
+        reported = ex.container_usage()["default/top"]["main"].resident
+        stats = [s for s in usage._stats("/proc", os.listdir("/proc")) if s.group == group]
+        leader = next(s for s in stats if s.pid == group)
+        theirs = sum(s.resident for s in stats if s.pid != group)
+        assert leader.resident > 0 and abs(reported - theirs) < leader.resident / 2, (reported, theirs, leader)
         await ex.stop_all(grace=0.1)
     asyncio.run(run())

@@ -57,3 +57,14 @@ def test_a_real_busy_group_uses_cpu_and_its_memory():
 ])
 def test_the_cpu_rate_and_its_window(now, current, previous, expected):
     assert usage.usage_rate(now, current, previous) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("wrapped, want", [
+    pytest.param((), usage.Usage(4.0, 150 * usage.PAGE_SIZE, 5.0), id="the-leader-is-the-container"),
+    pytest.param((10,), usage.Usage(1.0, 50 * usage.PAGE_SIZE, 5.0), id="the-leader-is-the-exit-wrapper"),
+])
+def test_the_exit_journals_wrapper_leading_a_group_is_not_the_containers(tmp_path, wrapped, want):
+    for pid, name, cpu, start, pages in [(10, "sh", (2 * T, T, 0, 0), 5 * T, 100), (11, "train", (T, 0, 0, 0), 6 * T, 50)]:
+        (tmp_path / str(pid)).mkdir()
+        (tmp_path / str(pid) / "stat").write_text(_stat(pid, name, 10, *cpu, start, pages))
+    assert usage.by_group([10], proc=str(tmp_path), wrapped=wrapped) == {10: want}
