@@ -84,6 +84,11 @@ class Recorder:
         else:
             self.queue.add(self.KEY)
 
+    def flush(self) -> None:
+        """Write what is noted now, a retry's wait cut short (a stop: the last chance to write them)."""
+        self._retry_at = None
+        self.sync(self.KEY)
+
     def sync(self, key: Hashable) -> None:
         if self._retry_at is not None:
             if self.clock.monotonic() < self._retry_at - 1e-6:

@@ -99,4 +99,4 @@ class ControllerRuntime(loop_mod.Loop):
 
     async def shutdown(self) -> None:
         """Write the Events noted (the controllers keep nothing else in memory)."""
-        self.events.sync(events.Recorder.KEY)
+        self.events.flush()

@@ -189,7 +189,7 @@ class Runtime(loop_mod.Loop):
         """Stop every pod cleanly (process groups terminated, then killed); write the Events noted."""
         if self.executor is not None:
             await self.executor.stop_all()
-        self.events.sync(events.Recorder.KEY)
+        self.events.flush()
 
     def _report_stored_admission_conf(self) -> None:
         """A stored volcano-admission-configmap that admission would refuse today (an older vclite's, or written

@@ -1,5 +1,7 @@
 """events.record: one Event per (object, reason, message), its count bumped on repeats; the
 Recorder: noted now, written later, in order, nothing lost on a failed write."""
+import asyncio
+
 import pytest
 
 from vclite.api import kinds
@@ -203,3 +205,15 @@ def test_a_direct_record_drops_an_event_the_server_did_not_answer_without_raisin
     sink = NoAnswer(client, 1)
     events.record(sink, clk, pod, "Normal", "Started", "ok")
     assert sink.tried == 1 and client.list(kinds.EVENT) == []
+
+
+def test_a_stop_tries_the_events_waiting_for_their_retry_once_more():
+    rt, pod = _rt_with(lambda client: NoAnswer(client, 1))
+    try:
+        rt.events.record(pod, "Normal", "First", "first")
+        rt.step()
+        assert rt.client.list(kinds.EVENT) == [] and rt.events.client.tried == 1
+        asyncio.run(rt.shutdown())   # (no 10 s wait: the process is about to end)
+        assert [e["message"] for e in rt.client.list(kinds.EVENT)] == ["first"]
+    finally:
+        rt.close()
