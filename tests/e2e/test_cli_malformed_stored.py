@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from tests import vcctl_server
+from tests import jobs_yaml, vcctl_server
 from vclite.runtime import runtime
 
 BAD = [
@@ -119,21 +119,7 @@ def test_well_formed_objects_still_list(kubeconfig):
     assert p.returncode == 0 and p.stdout.splitlines()[1].split()[:3] == ["default", "1", "Open"], p.stdout
 
 
-RUNS = """\
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata: {name: fresh, namespace: default}
-spec:
-  minAvailable: 1
-  schedulerName: volcano
-  tasks:
-    - name: t
-      replicas: 1
-      template:
-        spec:
-          restartPolicy: Never
-          containers: [{name: c, image: x, command: ["true"]}]
-"""
+RUNS = jobs_yaml.vcjob("fresh", ["true"])
 
 
 def test_the_control_plane_runs_new_work_beside_objects_whose_status_is_not_an_object(kubeconfig):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from vclite.api import kinds
 from vclite.executor import executor as executor_mod
 from vclite.lib import clock, errors
@@ -38,30 +40,22 @@ def _phase(rt, name):
     return (rt.client.get(kinds.POD, NS, name).get("status") or {}).get("phase")
 
 
-def test_a_pod_whose_status_write_fails_past_max_requeues_still_gets_its_status(tmp_path):
+@pytest.mark.parametrize("component, call, placement", [
+    pytest.param("executor", "update_status", {"nodeName": None}, id="a pod's status write (executor)"),
+    pytest.param("scheduler", "bind", {"schedulerName": "volcano"}, id="a session's bind (scheduler)"),
+])
+def test_a_write_that_fails_past_max_requeues_is_tried_until_it_succeeds(tmp_path, component, call, placement):
     rt = runtime.Runtime(clock.RealClock(), workdir=tmp_path, max_requeues=2)
     try:
-        rt.executor.client = Failing(rt.client, "update_status", 6)
+        failing = Failing(rt.client, call, 6)
+        setattr(getattr(rt, component), "client", failing)
+        spec = {k: v if v is not None else rt.node_names[0] for k, v in placement.items()}
         rt.client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": NS},
-                          "spec": {"nodeName": rt.node_names[0], "restartPolicy": "Never",
+                          "spec": {**spec, "restartPolicy": "Never",
                                    "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}})
         done = asyncio.run(rt.run_until(lambda: _phase(rt, "p") == "Succeeded" or rt.failures,
                                           timeout=30, chores=True))
-        assert done and rt.executor.client.left == 0 and not rt.failures
-    finally:
-        rt.close()
-
-
-def test_the_scheduler_keeps_trying_a_session_whose_binds_fail_past_max_requeues(tmp_path):
-    rt = runtime.Runtime(clock.RealClock(), workdir=tmp_path, max_requeues=2)
-    try:
-        rt.scheduler.client = Failing(rt.client, "bind", 6)
-        rt.client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": NS},
-                          "spec": {"schedulerName": "volcano", "restartPolicy": "Never",
-                                   "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}})
-        done = asyncio.run(rt.run_until(lambda: _phase(rt, "p") == "Succeeded" or rt.failures,
-                                          timeout=30, chores=True))
-        assert done and rt.scheduler.client.left == 0 and not rt.failures
+        assert done and failing.left == 0 and not rt.failures
     finally:
         rt.close()
 
