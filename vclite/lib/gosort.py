@@ -1,11 +1,11 @@
 """Go's sort.Slice, step for step: pattern-defeating quicksort (insertion sort up to 12 items, pivots by median of
 three or Tukey's ninther, a partial insertion sort on runs that look sorted, pattern breaking with Go's xorshift
-seeded by the length, heapsort after too many bad pivots).
+seeded by the length — Go 1.24's shifts —, heapsort after too many bad pivots).
 
 Only needed where the result depends on the algorithm, not on the order alone: a `less` that is not a strict
 weak order (Volcano's numa-aware CPU walk, as the kubelet's copy it was taken from). With a true order any sort
 gives the same result; with such a comparator only the same comparisons in the same sequence do, so this follows
-Go's sort package (1.19 and later) exactly and is deterministic.
+Go's sort package (1.24 and later) exactly and is deterministic.
 
 Pure.
 """
@@ -20,6 +20,14 @@ _MAX_SWAPS = 4 * 3     # choosePivot's swaps when the sample is strictly decreas
 _SHIFT_STEPS, _SHORTEST_SHIFTING = 5, 50
 _UNKNOWN, _INCREASING, _DECREASING = 0, 1, 2
 _U64 = (1 << 64) - 1
+
+
+def xorshift_next(state: int) -> int:
+    """Go's xorshift.Next (sort.go) on a uint64 state: shifts 13, 7, 17 since Go 1.24 (golang/go#70144;
+    Go 1.19 to 1.23 shifted 13, 17, 5, a 32-bit generator's). Volcano is built with a newer Go (go.mod: 1.26)."""
+    state ^= (state << 13) & _U64
+    state ^= state >> 7
+    return state ^ ((state << 17) & _U64)
 
 
 def go_sort(items: list[T], less: Callable[[T, T], bool]) -> list[T]:
@@ -173,9 +181,7 @@ class _Sorter:
         state = length
         modulus = 1 << length.bit_length()
         for idx in range(a + (length // 4) * 2 - 1, a + (length // 4) * 2 + 2):
-            state ^= (state << 13) & _U64
-            state ^= state >> 17
-            state ^= (state << 5) & _U64
+            state = xorshift_next(state)
             other = state & (modulus - 1)
             if other >= length:
                 other -= length

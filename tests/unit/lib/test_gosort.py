@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from vclite.lib import gosort
 from vclite.lib.gosort import go_sort
 
 
@@ -61,3 +62,13 @@ def test_fifteen_items_go_through_pdqsort_as_traced_by_hand():
     cores = sorted(FREE)
     assert go_sort(cores, _numa_less) == [0, 1, 2, 10, 11, 14, 4, 5, 6, 7, 8, 9, 12, 13, 15]
     assert insertion(cores, _numa_less)[0] == 1
+
+
+def test_pattern_breaking_uses_go_1_24_xorshift():
+    """Go 1.24 on (Volcano builds with 1.26) shifts 13, 7, 17 (golang/go#70144; 1.19-1.23: 13, 17, 5). Seeded by
+    a length of 16, the first state is 131088 -> 132112 -> 17316316176 (by hand); its low 5 bits pick 16 - 16 = 0,
+    then 24 - 16 = 8, then 0: positions 7, 8 and 9 swapped with 0, 8 and 0."""
+    assert gosort.xorshift_next(16) == 17316316176
+    sorter = gosort._Sorter(list(range(16)), lambda a, b: a < b)
+    sorter.break_patterns(0, 16)
+    assert sorter.d == [9, 1, 2, 3, 4, 5, 6, 0, 8, 7, 10, 11, 12, 13, 14, 15]
