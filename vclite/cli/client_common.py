@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import pathlib
+import re
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
@@ -68,7 +69,7 @@ class TypedClient:
 
     def __init__(self, client: Any):
         from vclite.cli import kindtypes
-        self._client, self._types = client, kindtypes.BY_KIND
+        self._client, self._types, self._holes = client, kindtypes.BY_KIND, kindtypes.PLACEHOLDERS
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
@@ -82,14 +83,15 @@ class TypedClient:
     def _decoded(self, kind: Any, obj: Obj) -> Obj:
         typ = self._types.get(kind)
         if typ is not None:
-            decoded(obj, typ, kind.kind)
+            decoded(obj, typ, kind.kind, self._holes.get(kind))
         return obj
 
 
-def decoded(obj: Obj, typ: gotyped.GoType, kind: str) -> None:
+def decoded(obj: Obj, typ: gotyped.GoType, kind: str, holes: re.Pattern[str] | None = None) -> None:
     """CommandError in the Go decoder's words (`json: cannot unmarshal string into Go struct field Job.status of
-    type v1alpha1.JobStatus (default/j: 'weird')`) when `obj` does not decode into `typ`."""
-    found = gotyped.mismatch(obj, typ)
+    type v1alpha1.JobStatus (default/j: 'weird')`) when `obj` does not decode into `typ` (`holes`: gotyped.mismatch's,
+    the flow placeholders a JobTemplate or a JobFlow's patch may hold where a number goes)."""
+    found = gotyped.mismatch(obj, typ, holes=holes)
     if found is None:
         return
     if not found.path:   # (the API never serves an object that is not a JSON object)

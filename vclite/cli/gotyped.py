@@ -208,27 +208,32 @@ def go_name(typ: GoType) -> str:
     return "interface {}"
 
 
-def mismatch(value: Any, typ: GoType, path: tuple[str, ...] = ()) -> Mismatch | None:
+def mismatch(value: Any, typ: GoType, path: tuple[str, ...] = (),
+             holes: re.Pattern[str] | None = None) -> Mismatch | None:
     """The first place (in the JSON's order, as the decoder reads it) where `value` does not decode into `typ`, or
-    None. A null decodes into anything; fields the type does not have are skipped; RAW is not looked into."""
+    None. A null decodes into anything; fields the type does not have are skipped; RAW is not looked into.
+    `holes`: a string it matches stands for any scalar, quantity or time (a JobTemplate's or a flow patch's
+    `replicas: "{{params.n}}"`, which vclite's CRDs type int-or-string: filled in when a flow makes the vcjob)."""
     if value is None or isinstance(typ, Raw):
         return None
     if isinstance(typ, Ptr):
-        return mismatch(value, typ.to, path)
+        return mismatch(value, typ.to, path, holes)
     if isinstance(typ, Struct):
         if not isinstance(value, dict):
             return Mismatch(path, value, typ.go)
         types = {name: ftype for name, ftype, _ in typ.fields}
         for key, item in value.items():
-            if key in types and (found := mismatch(item, types[key], path + (key,))):
+            if key in types and (found := mismatch(item, types[key], path + (key,), holes)):
                 return found
         return None
     if isinstance(typ, (Slice, Map)):
         if not isinstance(value, list if isinstance(typ, Slice) else dict):
             return Mismatch(path, value, go_name(typ))
         for item in value if isinstance(value, list) else value.values():
-            if found := mismatch(item, typ.of, path):
+            if found := mismatch(item, typ.of, path, holes):
                 return found
+        return None
+    if holes is not None and isinstance(value, str) and holes.search(value):
         return None
     if isinstance(typ, Quantity):
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from vclite.api import kinds
+from vclite.api import flowtemplate, kinds
 from vclite.cli import flowtypes
 from vclite.cli.gotyped import BOOL, INT, QUANTITY, STR, TIME, GoType, Map, Ptr, Scalar, Slice, Struct, fields
 
@@ -101,3 +101,6 @@ EVENT = Struct(fields(
 BY_KIND: dict[kinds.Kind, GoType] = {kinds.JOB: JOB, kinds.JOBFLOW: flowtypes.JOBFLOW,
                                      kinds.JOBTEMPLATE: flowtypes.JOBTEMPLATE, kinds.QUEUE: QUEUE,
                                      kinds.PODGROUP: PODGROUP, kinds.POD: POD, kinds.EVENT: EVENT}
+# kinds whose numbers, booleans and quantities may be flow placeholders (`replicas: "{{params.n}}"`, admitted and
+# typed int-or-string by vclite's CRDs: filled in when a flow makes the vcjob), with the pattern of one
+PLACEHOLDERS = {kinds.JOBFLOW: flowtemplate.PLACEHOLDER, kinds.JOBTEMPLATE: flowtemplate.PLACEHOLDER}

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from vclite.cli import client_common as common
+from vclite.api import kinds
 from vclite.cli import client_jobflow, flowtypes, gotyped
 
 # A JobFlow as vclite stores it while its second flow runs: vclite's additions (`skippedJobs`, a
@@ -454,3 +455,51 @@ def test_a_claims_quantity_that_is_none_fails_in_the_go_decoders_words():
     found = gotyped.mismatch(obj, flowtypes.JOBTEMPLATE)
     assert (found.path, found.words) == (("spec", "volumes", "volumeClaim", "resources", "requests"),
                                          gotyped.QUANTITY_WORDS), found
+
+
+class _Stored:
+    """A client that serves one stored object (TypedClient reads through it)."""
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def get(self, kind, namespace, name):
+        return self.obj
+
+    def list(self, kind, *args, **kwargs):
+        return [self.obj]
+
+
+_PLACEHOLDER_FLOW = {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow", "metadata": {"name": "f"},
+                     "spec": {"flows": [{"name": "a", "patch": {"jobSpec": {"tasks": [
+                         {"name": "t", "replicas": "{{item}}"}]}}}]}}
+
+
+@pytest.mark.parametrize("kind, obj", [
+    pytest.param(kinds.JOBTEMPLATE, {**_template(readinessProbe={"periodSeconds": "{{params.p}}"}, stdin="{{ item }}",
+                                                 resources={"requests": {"cpu": "{{params.cpu}}"}}),
+                                     "kind": "JobTemplate", "metadata": {"name": "t", "namespace": "default"}},
+                 id="jobtemplate-probe-bool-quantity"),
+    pytest.param(kinds.JOBTEMPLATE, {"kind": "JobTemplate", "metadata": {"name": "t"},
+                                     "spec": {"minAvailable": "{{params.n}}", "tasks": [
+                                         {"name": "t", "replicas": "{{params.n}}"}]}}, id="jobtemplate-counts"),
+    pytest.param(kinds.JOBFLOW, _PLACEHOLDER_FLOW, id="jobflow-patch"),
+])
+def test_typed_reads_take_a_flow_placeholder_where_a_number_goes(kind, obj):
+    """JobTemplates and flow patches may hold `{{params.n}}` where a vcjob has a number (admitted; vclite's CRDs
+    type those fields int-or-string): `vcctl jobtemplate get` / `jobflow get` read them (they failed: int32)."""
+    client = common.TypedClient(_Stored(obj))
+    assert client.get(kind, "default", "t") is obj
+    assert client.list(kind, "default") == [obj]
+
+
+@pytest.mark.parametrize("kind, obj, words", [
+    pytest.param(kinds.JOBTEMPLATE, {"kind": "JobTemplate", "metadata": {"name": "t"},
+                                     "spec": {"minAvailable": "three"}}, "JobTemplate.spec.minAvailable of type int32",
+                 id="jobtemplate-word"),
+    pytest.param(kinds.JOB, {"kind": "Job", "metadata": {"name": "j"}, "spec": {"minAvailable": "{{params.n}}"}},
+                 "Job.spec.minAvailable of type int32", id="vcjob-placeholder"),
+])
+def test_typed_reads_refuse_other_strings_where_a_number_goes(kind, obj, words):
+    with pytest.raises(common.CommandError, match=words):
+        common.TypedClient(_Stored(obj)).get(kind, "default", "t")
