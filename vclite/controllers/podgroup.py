@@ -14,6 +14,10 @@ gang of one, and the executor runs it. (Volcano also does this for ReplicaSets a
 which vclite does not serve, and so never reads an owner's annotations: `--inherit-owner-annotations`
 and `scheduling.volcano.sh/group-min-member` on a Deployment have nothing to act on.)
 
+A create a ResourceQuota refuses (`count/podgroups.scheduling.volcano.sh`) is retried as any failure, but as
+one only something else can let succeed (errors.Expected.waits_on_others: a `vcctl run` with nothing else left
+stops as stuck at once instead of after the 15 retries' back-off, and logs it once).
+
 Only added pods are looked at, as Volcano's controller registers an AddFunc alone (the pods listed at its start
 count as added): a pod changed later — its group annotation removed — is left as it is until a restart.
 Talks to the cluster only through the Client protocol; the watch handler only enqueues keys.
@@ -28,6 +32,8 @@ from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer as informer_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
+
+EXCEEDED_QUOTA = "exceeded quota"   # kube-apiserver's words in a 403 a ResourceQuota gives
 
 Obj = dict[str, Any]
 SCHEDULER_NAME = "volcano"
@@ -143,6 +149,10 @@ class PodGroupController:
             self.client.create(group)
         except errors.AlreadyExists:
             pass
+        except errors.Forbidden as exc:   # (retried for ever all the same, as Volcano's AddRateLimited)
+            if EXCEEDED_QUOTA not in str(exc):
+                raise
+            raise errors.Expected(f"PodGroup of pod {ns}/{name} not created: {exc}", waits_on_others=True) from None
         try:
             self.client.patch(kinds.POD, ns, name, {"metadata": {"annotations": {batch.GROUP_NAME: meta.name(group)}}})
         except errors.NotFound:

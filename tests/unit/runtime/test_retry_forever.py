@@ -81,3 +81,29 @@ def test_which_components_retry_for_ever(component, forever):
         assert getattr(getattr(rt, component), "retries_forever", False) is forever
     finally:
         rt.close()
+
+
+@pytest.mark.parametrize("hard, stuck", [
+    pytest.param("0", True, id="refused by a quota: the retry waits on others, a run may stop at once"),
+    pytest.param("1", False, id="room: the PodGroup is made, the pod goes on"),
+])
+def test_a_podgroup_a_quota_refuses_is_retried_as_waiting_on_others(hard, stuck):
+    """The retry of a PodGroup create a ResourceQuota refused is a chore (errors.Expected.waits_on_others, as a
+    vcjob's refused pods): `vcctl run` with nothing else to wait for stops as stuck at once, not after the 15
+    retries' back-off (164 s); the retry itself still comes, for ever."""
+    rt = runtime.Runtime(clock.VirtualClock(), nodes=[], run_pods=False)
+    try:
+        _quota(rt, hard)
+        rt.settle(max_iterations=3)
+        rt.client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": NS},
+                          "spec": {"schedulerName": "volcano", "restartPolicy": "Never",
+                                   "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}})
+        rt.step()
+        key = f"{NS}/p"
+        assert rt.podgroup_controller.queue.num_requeues(key) == (1 if stuck else 0)
+        assert bool(rt.client.list(kinds.PODGROUP, NS)) is not stuck
+        assert rt.podgroup_controller.queue.next_progress_at() is None
+        assert (rt.podgroup_controller.queue.next_ready_at() is not None) is stuck   # (retried all the same)
+        assert not rt.failures
+    finally:
+        rt.close()
