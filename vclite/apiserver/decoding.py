@@ -6,7 +6,8 @@ holds one. Volcano's controllers and scheduler read through typed Go clients, wh
 object: client-go's informer keeps what it had and the component goes on. `DecodingClient` gives vclite's
 components the same view: such objects are left out of lists and their watch events are not handed on (a
 warning names each, once per version), so one bad object never stops the control plane at its start or
-later; a change from such a version to a sound one is handed on as the object's ADDED. Writes, gets and
+later; a change from such a version to a sound one is handed on as the object's ADDED, and its deletion as a
+DELETED without the parts that do not decode (a component may hold an earlier, sound version). Writes, gets and
 everything else go to the client as they are.
 """
 from __future__ import annotations
@@ -75,4 +76,8 @@ class DecodingClient:
                     handler(client_mod.WatchEvent(_ADDED, ev.kind, obj, None))
                 return
             self._sound(ev.kind.kind, obj)   # (warns)
+            if ev.type is _DELETED:   # (its last sound version may be cached: the delete is handed on, without
+                # the parts that do not decode)
+                handler(client_mod.WatchEvent(_DELETED, ev.kind, {k: v for k, v in obj.items()
+                                                                  if k not in ("spec", "status")}, None))
         return self._inner.watch(kind, deliver, *args)

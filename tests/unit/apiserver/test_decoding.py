@@ -61,3 +61,17 @@ def test_watch_skips_undecodable_versions_and_hands_on_the_next_sound_one_as_add
     assert seen[0] == (client_mod.EventType.ADDED, "p", True), "the first sound version of p is its ADDED"
     assert [(t, n) for t, n, _ in seen[1:]][:1] == [(client_mod.EventType.ADDED, "q")]
     assert (client_mod.EventType.DELETED, "q") in [(t, n) for t, n, _ in seen]
+
+
+def test_the_deletion_of_an_undecodable_version_is_handed_on_without_its_bad_parts(api):
+    """An object a component saw while sound, then written with a bad status and deleted, leaves no ghost."""
+    inner, typed = api
+    seen = []
+    typed.watch(kinds.POD, seen.append)
+    inner.create(_pod("p"))
+    stored = inner.store.get(kinds.POD, "default", "p")
+    inner.store.update(kinds.POD, {**stored, "status": "weird"}, subresource="status")
+    inner.store.delete(kinds.POD, "default", "p")
+    last = seen[-1]
+    assert last.type is client_mod.EventType.DELETED and last.object["metadata"]["name"] == "p"
+    assert "status" not in last.object and [e.type for e in seen].count(client_mod.EventType.MODIFIED) == 0
