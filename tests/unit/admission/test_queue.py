@@ -434,13 +434,7 @@ _EXCEEDS = "exceeds its ancestor's capability"
                  id="Child under parent without capability - within grandparent limits"),
 ])
 def test_upstream_child_against_ancestor_capability(child: Obj, message: str | None) -> None:
-    view = views.default_view(*_ANCESTORS)
-    try:
-        admit.admit(Op.CREATE, kinds.QUEUE, child, None, view)
-    except errors.Invalid as e:
-        assert message is not None and any(message in fe.message for fe in e.errors), e.errors
-        return
-    assert message is None, f"expected a refusal containing {message!r}"
+    _create_admitted_or_refused(child, views.default_view(*_ANCESTORS), message)
 
 
 # ---- validate_queue_test.go TestValidateChildrenConstraintsForCapability: the parent admitted (created) with
@@ -472,9 +466,13 @@ _SMALLER = "is smaller than its descendants' max capability"
                  id="Child GPU capability exceeds parent GPU limit via subtree"),
 ])
 def test_upstream_children_constraints_capability(parent: Obj, children: list[Obj], message: str | None) -> None:
-    view = views.default_view(*children)
+    _create_admitted_or_refused(parent, views.default_view(*children), message)
+
+
+def _create_admitted_or_refused(queue: Obj, view, message: str | None) -> None:
+    """Admit `queue`'s create in `view`: refused with a field error containing `message`, or (None) admitted."""
     try:
-        admit.admit(Op.CREATE, kinds.QUEUE, parent, None, view)
+        admit.admit(Op.CREATE, kinds.QUEUE, queue, None, view)
     except errors.Invalid as e:
         assert message is not None and any(message in fe.message for fe in e.errors), e.errors
         return
