@@ -53,7 +53,7 @@ from vclite.apiserver import client as client_mod
 from vclite.apiserver import events
 from vclite.apiserver import informer as informer_mod
 from vclite.executor import devices, envvars, exits, logtimes, memory, podattach, podexec, podstatus, recovery
-from vclite.executor import strays, usage, vgpus
+from vclite.executor import localnames, strays, usage, vgpus
 from vclite.executor import runner as runner_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
@@ -71,6 +71,7 @@ STRAYS_KEY = "\x00strays"   # the work-queue key of the kill of ended containers
 # seconds a failing pod sync (a status write the API refused) waits at most before it is tried again: it never
 # gives up, as a kubelet's pod worker re-syncs a failing pod every backOffPeriod (10 s) for ever
 RETRY_MAX_DELAY = 10.0
+DOMAIN_INDEX = "domain"   # the pods informer's index of pods by (namespace, subdomain): their DNS names
 SWEEP_DELAY = 0.5   # seconds a container's end may wait for its strays' kill (one scan of /proc for all meanwhile)
 
 
@@ -132,7 +133,8 @@ class LocalExecutor:
         self._subs: list[client_mod.Subscription] = []
         self._log_sizes: dict[tuple[str, int], int] = {}   # (log path, inode) -> size at its last sample
         self._sampling = False   # a look at the logs is due (LOG_TIMES_KEY queued)
-        self.pods = informer_mod.Informer(client, kinds.POD, self._on_pod)   # read-only pods
+        self.pods = informer_mod.Informer(client, kinds.POD, self._on_pod,   # read-only pods
+                                          indexers={DOMAIN_INDEX: localnames.domain_of})
         self.host_env = dict(os.environ)   # what every container's environment starts from
         self.record = recorder or events.direct(client, clock)   # containers' Events (Started, Killing, BackOff)
         self._cpu_samples: dict[int, tuple[float, float]] = {}   # process group -> (boot seconds, cpu seconds)
@@ -354,7 +356,8 @@ class LocalExecutor:
             runner = runner_mod.PodRunner(pod, self.pod_dir(meta.namespace(pod), meta.name(pod)),
                                           self._config_maps(pod), self.clock, self._on_runner_change,
                                           self.restart_backoff, self.host_env, self._container_events(pod),
-                                          device_env, self.exit_journal if self._journal else None)
+                                          device_env, self.exit_journal if self._journal else None,
+                                          self._hostnames)
             runner.prepare()
         except runner_mod.NoCommandError as e:
             self._write_not_started(pod, core.PodPhase.FAILED, envvars.NO_COMMAND, e.message, pod_level=True)
@@ -479,6 +482,10 @@ class LocalExecutor:
     def _past_deadline(self, run: _Run) -> bool:
         return (run.deadline is not None and not run.past_deadline and run.stop_task is None
                 and self.clock.monotonic() >= run.deadline)
+
+    def _hostnames(self, namespace: str, subdomain: str) -> frozenset[str]:
+        """The hostnames of the pods of `subdomain` in `namespace` (localnames.py: a pod's DNS name)."""
+        return frozenset(localnames.hostname(p) for p in self.pods.by_index(DOMAIN_INDEX, (namespace, subdomain)))
 
     def _config_maps(self, pod: Obj) -> dict[str, Obj]:
         """The ConfigMaps and Secrets (as `secret/<name>`, their data as binaryData) the pod

@@ -26,7 +26,8 @@ The process environment is the host's (as the executor found it when it started)
 TERMINATION_MESSAGE_PATH and HOSTNAME (the pod's hostname), plus its GPUs' CUDA_VISIBLE_DEVICES and
 NVIDIA_VISIBLE_DEVICES when the run has GPUs (devices.py), plus the container's env (see envvars), plus its
 owner mark VCLITE_OWNER (strays.py: the pod's uid and directory, the container, the run), which the container's
-env cannot change.
+env cannot change. Where the container's env, its command line or a ConfigMap volume's file names a pod by its DNS
+name (`<hostname>.<subdomain>`, as the svc plugin's hosts do), the process sees 127.0.0.1 (localnames.py).
 The working directory is `workingDir` when that is an existing host directory not under a mount;
 otherwise `<poddir>/<workingDir>` (created); with no workingDir, `<poddir>`.
 
@@ -60,7 +61,7 @@ from typing import Any, Callable, Iterable
 
 from vclite.api import core, meta
 from vclite.executor import envvars, exits, logtimes, memory, podattach, podexec, podstatus, processes, recovery
-from vclite.executor import strays
+from vclite.executor import localnames, strays
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -118,6 +119,22 @@ class Launch:
     @property
     def previous_log(self) -> Path:
         return previous_log_of(self.log)
+
+
+def _NO_HOSTS(namespace: str, subdomain: str) -> tuple[str, ...]:
+    return ()
+
+
+def _memo(hosts_of: localnames.HostsOf) -> localnames.HostsOf:
+    """`hosts_of`, each subdomain asked once (a pod's start reads them all from one moment)."""
+    seen: dict[tuple[str, str], Any] = {}
+
+    def hosts(namespace: str, subdomain: str) -> Any:
+        key = (namespace, subdomain)
+        if key not in seen:
+            seen[key] = hosts_of(namespace, subdomain)
+        return seen[key]
+    return hosts
 
 
 def _rel(path: str, what: str) -> str:
@@ -242,7 +259,8 @@ class PodRunner:
     def __init__(self, pod: Obj, pod_dir: Path, config_maps: dict[str, Obj], clock: clock_mod.Clock,
                  on_change: Callable[[str], None], restart_backoff: float = 10.0,
                  host_env: dict[str, str] | None = None, on_event: ContainerEvent | None = None,
-                 device_env: dict[str, dict[str, str]] | None = None, exit_journal: Path | None = None):
+                 device_env: dict[str, dict[str, str]] | None = None, exit_journal: Path | None = None,
+                 hosts_of: localnames.HostsOf | None = None):
         # (absolute: the mounts' symlinks point into it, and $VC_POD_DIR is read from the container's own
         # working directory — a relative `vcctl run --workdir` left both pointing nowhere)
         self.pod, self.pod_dir, self.key = pod, Path(pod_dir).absolute(), meta.key(pod)
@@ -253,6 +271,7 @@ class PodRunner:
         self._device_env = device_env or {}   # container -> its GPU variables (executor/devices.py)
         self._backoff = restart_backoff
         self._exit_journal = exit_journal   # each process's exit is recorded there too (exits.py), when given
+        self._hosts_of = _memo(hosts_of) if hosts_of is not None else _NO_HOSTS   # pods' DNS names (localnames.py)
         spec = pod.get("spec") or {}
         self.node = spec.get("nodeName")
         try:
@@ -340,7 +359,10 @@ class PodRunner:
                 raise envvars.ConfigError(f"{ref_kind} {src.get('name')!r} has no key {item.get('key')!r}")
             target = d / _rel(item.get("path") or item["key"], f"{ref_kind} item path")
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data[item["key"]])
+            value = data[item["key"]]
+            if ref_kind == "configmap":   # (a hosts file of the svc plugin names pods: localnames.py)
+                value = localnames.localize_bytes(value, meta.namespace(self.pod), self._hosts_of)
+            target.write_bytes(value)
             target.chmod(int(item.get("mode", mode)))
 
     def _mount(self, sources: dict[str, Path]) -> dict[str, Path]:
@@ -384,14 +406,23 @@ class PodRunner:
         spec = self.pod.get("spec") or {}
         injected = {"VC_POD_DIR": str(self.pod_dir), "TERMINATION_MESSAGE_PATH": str(term),
                     "HOSTNAME": spec.get("hostname") or meta.name(self.pod), **self._device_env.get(name, {})}
-        env = envvars.container_env(self.pod, c, self._config_maps, injected)
-        argv = envvars.argv(c, env)
+        env = self._localized(envvars.container_env(self.pod, c, self._config_maps, injected), injected)
+        namespace = meta.namespace(self.pod)
+        argv = [localnames.localize(a, namespace, self._hosts_of) for a in envvars.argv(c, env)]
         return Launch(argv=argv, env={**_encoded(self._host_env), **_encode(env)},
                       cwd=self._working_dir(c.get("workingDir"), mounts),
                       log=self.pod_dir / "logs" / f"{name}.log", termination_log=term,
                       fallback_to_logs=c.get("terminationMessagePolicy") == "FallbackToLogsOnError",
                       memory_limit=memory.limit_of(c), stdin=c.get("stdin") is True,
                       stdin_once=c.get("stdinOnce") is True)
+
+    def _localized(self, env: dict[str, str], injected: dict[str, str]) -> dict[str, str]:
+        """The pod's variables with pods' DNS names as 127.0.0.1 (localnames.py); vclite's own as they are."""
+        namespace = meta.namespace(self.pod)
+        for name, value in env.items():
+            if "." in value and injected.get(name) != value:
+                env[name] = localnames.localize(value, namespace, self._hosts_of)
+        return env
 
     def _working_dir(self, wd: str | None, mounts: dict[str, Path]) -> Path:
         if not wd:
