@@ -27,6 +27,7 @@ from vclite.lib import clock as clock_mod
 
 
 CONTROLLER_MAX_DELAY = 1000.0   # client-go's DefaultControllerRateLimiter: per-item back-off at most 1000 s
+BACKOFF_EXPONENT_MAX = 62   # failures past which a back-off is its cap whatever the base (2 ** 62 ns > 146 years)
 
 
 class WorkQueue:
@@ -77,7 +78,10 @@ class WorkQueue:
         """Re-queue after a failure, with per-key exponential back-off (`chore`: see add_after)."""
         n = self._failures.get(key, 0)
         self._failures[key] = n + 1
-        self.add_after(key, min(self._base * (2 ** n), self._max), chore=chore)
+        # (client-go's: a back-off past what a Duration holds is the cap; 2 ** n as a float overflows after
+        # n = 1023, a key retried for ever every second would stop the loop in 17 minutes)
+        delay = self._max if n > BACKOFF_EXPONENT_MAX else min(self._base * (2 ** n), self._max)
+        self.add_after(key, delay, chore=chore)
 
     def num_requeues(self, key: Hashable) -> int:
         return self._failures.get(key, 0)

@@ -72,6 +72,19 @@ def test_rate_limited_adds_back_off_exponentially(vclock):
     assert q.num_requeues("k") == 0
 
 
+@pytest.mark.parametrize("failures", [63, 1023, 1024, 1100, 5000])
+def test_a_key_retried_for_ever_keeps_the_capped_back_off(vclock, failures):
+    """A component that retries for ever (the scheduler every second, the executor every 10 s) fails a key more
+    than a thousand times: its back-off stays at the cap (2 ** 1024 as a float overflowed: the loop stopped)."""
+    q = workqueue.WorkQueue(vclock, base_delay=0.005, max_delay=10)
+    for _ in range(failures):
+        q.add_rate_limited("k")
+        vclock.jump_to(q.next_ready_at())
+        assert drain(q) == ["k"]
+    q.add_rate_limited("k")
+    assert q.next_ready_at() - vclock.monotonic() == 10 and q.num_requeues("k") == failures + 1
+
+
 # adds as (key, later) -> (keys get() serves without later, then all keys in the order get() serves them)
 LANE_CASES = [
     pytest.param([("a", True)], ([], ["a"]), id="later-only"),
