@@ -135,5 +135,9 @@ class WorkQueue:
         """`next_ready_at`, chores left out: when the earliest delayed add that may move things on fires."""
         return self._delayed[0][0] if self._delayed else None
 
+    def timer_keys(self) -> set[Hashable]:
+        """The keys a delayed add (of either kind) will make ready."""
+        return {key for _, _, key in self._delayed} | {key for _, _, key in self._chores}
+
     def __len__(self) -> int:
         return len(self._ready) + len(self._later) + len(self._delayed) + len(self._chores)

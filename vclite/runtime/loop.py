@@ -6,7 +6,8 @@ decides how long to wait:
 - `step()` processes every ready key, deterministically (components in a fixed order, keys FIFO),
   without moving the clock or waiting — the unit tests' handle;
 - `settle()` (virtual clock) repeats step() and jumps the clock to the next timer until nothing is
-  left: a day of cluster time in milliseconds;
+  left (but the retries of a key a component that never gives up keeps failing): a day of cluster time in
+  milliseconds;
 - `run_until(done)` (asyncio, real clock) wakes on new work, on the next timer, or when a pod's
   process changes state — never on a fixed period.
 A failed sync is re-queued with back-off; after `max_requeues` retries the key is dropped (recorded in
@@ -99,6 +100,7 @@ class Loop:
             c.queue.on_add = self._on_add
         self._started = False
         self._stop_requested = False
+        self._failed_again: set[tuple[str, Hashable]] | None = None   # settle()'s: keys failed past max_requeues
         self.on_sync: Callable[[str, float], None] | None = None  # (component, seconds) after each sync: metrics
 
     # ---- driving -----------------------------------------------------------------------------
@@ -129,6 +131,8 @@ class Loop:
         try:
             c.sync(key)
             c.queue.forget(key)
+            if self._failed_again:
+                self._failed_again.discard((c.name, key))
         except errors.Conflict:
             c.queue.add_rate_limited(key)  # somebody wrote first: re-read and retry
         except Exception as exc:  # noqa: BLE001 - a failing sync must not stop the control plane
@@ -141,6 +145,8 @@ class Loop:
             else:   # (a retry only something else can let succeed is a chore: errors.Expected; so is a retry
                 # past max_requeues of a component that never gives up: `vcctl run` may then stop as stuck)
                 c.queue.add_rate_limited(key, chore=spent or getattr(exc, "waits_on_others", False))
+                if spent and self._failed_again is not None:
+                    self._failed_again.add((c.name, key))
         finally:
             if self.on_sync is not None:
                 self.on_sync(c.name, time.perf_counter() - started)
@@ -213,17 +219,28 @@ class Loop:
         """Pods whose processes are still alive (none here: the embedded runtime runs pods)."""
         return 0
 
+    def _only_spent_retries(self, failed_again: set[tuple[str, Hashable]]) -> bool:
+        """Is every timer left the retry of a key in `failed_again` (and no work ready)?"""
+        return not self.has_ready_work() and all(
+            (c.name, key) in failed_again for c in self.components for key in c.queue.timer_keys())
+
     def settle(self, max_iterations: int = 1_000_000) -> int:
-        """Virtual clock only: step and jump to the next timer until nothing is left to do."""
+        """Virtual clock only: step and jump to the next timer until nothing is left to do but the retries
+        of keys a component that never gives up failed past max_requeues during this call (each jump would be
+        one more failure, for ever; real runs retry them on, and so does the next settle(), once)."""
         if not getattr(self.clock, "virtual", False):
             raise RuntimeError("settle() needs a VirtualClock; use run_until() with a real clock")
         total = 0
-        for _ in range(max_iterations):
-            total += self.step()
-            t = self.next_timer()
-            if t is None:
-                break
-            self.clock.jump_to(t)
+        self._failed_again = failed_again = set()
+        try:
+            for _ in range(max_iterations):
+                total += self.step()
+                t = self.next_timer()
+                if t is None or failed_again and self._only_spent_retries(failed_again):
+                    break
+                self.clock.jump_to(t)
+        finally:
+            self._failed_again = None
         return total
 
     async def run_until(self, done: Callable[[], bool], timeout: float | None = None,
