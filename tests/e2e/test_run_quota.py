@@ -2,6 +2,8 @@
 may give room back, makes the vcjob as soon as there is room, and stops, naming the quota, when nothing can."""
 from __future__ import annotations
 
+import pytest
+
 from tests import jobs_yaml
 
 TEMPLATE_AND_FLOW = "\n---\n" + jobs_yaml.template("a", ["true"]) + """---
@@ -85,3 +87,41 @@ def test_a_vcjob_whose_pods_wait_for_room_gets_them_when_a_running_job_ends(vcct
     r = vcctl("run", "--timeout", "60", path)
     assert r.code == 0, r
     assert "succeeded: vcjob default/first Completed, vcjob default/second Completed" in r.err, r
+
+
+PODGROUP_QUOTA = """apiVersion: v1
+kind: ResourceQuota
+metadata: {name: no-groups}
+spec:
+  hard: {count/podgroups.scheduling.volcano.sh: "0"}
+"""
+BARE_POD = """---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  schedulerName: volcano
+  restartPolicy: Never
+  containers: [{name: main, image: busybox, command: ["true"]}]
+"""
+GROUP_REFUSED = ('forbidden: exceeded quota: no-groups, requested: count/podgroups.scheduling.volcano.sh=1, '
+                 'used: count/podgroups.scheduling.volcano.sh=0, limited: count/podgroups.scheduling.volcano.sh=0')
+
+
+@pytest.mark.parametrize("objects, line, failing", [
+    pytest.param(cpu_job("j", "1", "true"), "  vcjob default/j: PodGroupError: Failed to create PodGroup, err: "
+                 'podgroups.scheduling.volcano.sh "j-', "sync default/j failed", id="vcjob"),
+    pytest.param(BARE_POD, '  pod default/p: PodGroup not created: podgroups.scheduling.volcano.sh "podgroup-',
+                 "sync default/p failed", id="bare-pod"),
+])
+def test_a_podgroup_a_quota_refuses_is_named_when_the_run_stops(vcctl, write, objects, line, failing):
+    """The PodGroup of a vcjob (Volcano's PodGroupError Warning) or of a bare pod (the PodGroup controller's
+    refusal) a ResourceQuota refuses: the run stops at once and says which quota and why, in kube's words (before,
+    `pod is Pending`; a vcjob's run waited out its 15 retries, then said `vcjob is Pending`)."""
+    path = write("groups.yaml", PODGROUP_QUOTA + objects)
+    r = vcctl("run", "--timeout", "60", path)
+    assert r.code == 1, r
+    assert "stopped: no further progress is possible" in r.err, r
+    reported = [x for x in r.err.splitlines() if x.startswith(line)]
+    assert len(reported) == 1 and reported[0].endswith(GROUP_REFUSED), r
+    assert r.err.count(failing) == 1, r   # (its retries are not a warning each)

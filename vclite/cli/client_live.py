@@ -116,8 +116,11 @@ class Cache:
 
     def snapshot(self) -> view.Snapshot:
         with self._lock:
+            events = self._all(kinds.EVENT)
             return view.Snapshot(self._all(kinds.JOBFLOW), self._all(kinds.JOB), self._all(kinds.PODGROUP),
-                                 self._all(kinds.POD), create_failures=create_failures(self._all(kinds.EVENT)))
+                                 self._all(kinds.POD), create_failures=create_failures(events),
+                                 podgroup_errors={(kinds.JOB.kind, *where): why for where, why in
+                                                  create_failures(events, "PodGroupError").items()})
 
 
 def _version(obj: Obj) -> int:
@@ -125,13 +128,14 @@ def _version(obj: Obj) -> int:
     return int(rv) if rv.isdigit() else 0
 
 
-def create_failures(events: list[Obj]) -> dict[tuple[str, str], str]:
-    """Each vcjob's latest FailedCreate message, by (namespace, name), from its Events (as `vcctl run` keeps it)."""
+def create_failures(events: list[Obj], reason: str = "FailedCreate") -> dict[tuple[str, str], str]:
+    """Each vcjob's latest FailedCreate message (or `reason`'s: PodGroupError), by (namespace, name), from its
+    Events (as `vcctl run` keeps it)."""
     out: dict[tuple[str, str], str] = {}
     latest = sorted(events, key=lambda e: (str(e.get("lastTimestamp") or e.get("eventTime") or ""), _version(e)))
     for ev in latest:
         inv = ev.get("involvedObject") or {}
-        if ev.get("reason") == "FailedCreate" and inv.get("kind") == kinds.JOB.kind:
+        if ev.get("reason") == reason and inv.get("kind") == kinds.JOB.kind:
             out[(inv.get("namespace") or meta.namespace(ev), str(inv.get("name") or ""))] = str(ev.get("message") or "")
     return out
 

@@ -49,6 +49,7 @@ POD_DONE = {"Succeeded", "Failed"}
 SUCCESS = {flow.FlowPhase.SUCCEED, batch.JobPhase.COMPLETED, "Succeeded"}
 DELETED_UNFINISHED = "deleted before it finished"
 FAILED_CREATE = "FailedCreate"   # the vcjob controller's Warning when the API refuses a pod
+POD_GROUP_ERROR = "PodGroupError"   # its Warning when the API refuses a vcjob's PodGroup
 # how a suspended JobFlow's conditions tell it can run, in a run that serves no API (with --listen: the resume command)
 UNRESUMABLE = f"nothing resumes it in this run; remove the annotation {flow.SUSPEND_ANNOTATION} to run it"
 Obj = dict[str, Any]
@@ -62,13 +63,25 @@ KEPT_WHEN_DELETED = frozenset({kinds.JOB.kind, kinds.PODGROUP.kind, kinds.POD.ki
 
 
 def snapshot(caches: dict[str, informer.Informer], deleted: dict[str, dict[str, Obj]] | None = None,
-             create_failures: dict[tuple[str, str], str] | None = None) -> view.Snapshot:
+             create_failures: dict[tuple[str, str], str] | None = None,
+             podgroup_errors: dict[tuple[str, str, str], str] | None = None) -> view.Snapshot:
     """The run's objects as its watch caches hold them (read-only, no copy: the live view draws one
     ten times a second, and the end of a long flow's run reads every object once); with `deleted`
     (Progress.deleted), also the last version of each object deleted meanwhile; `create_failures`
-    (Progress.create_failures): each vcjob's latest FailedCreate."""
+    (Progress.create_failures): each vcjob's latest FailedCreate; `podgroup_errors` (Progress.podgroup_errors
+    and the PodGroup controller's refusals): why the API refused a vcjob's or a bare pod's PodGroup."""
     return view.Snapshot(*(_with_deleted(caches[kind.kind].list(), (deleted or {}).get(kind.kind))
-                           for kind in SNAPSHOT_KINDS), create_failures=dict(create_failures or {}))
+                           for kind in SNAPSHOT_KINDS), create_failures=dict(create_failures or {}),
+                         podgroup_errors=dict(podgroup_errors or {}))
+
+
+def podgroup_errors(progress: "Progress", rt: runtime_mod.Runtime) -> dict[tuple[str, str, str], str]:
+    """Why the API refused a PodGroup: each vcjob's latest PodGroupError Event, each bare pod's last try."""
+    out = dict(progress.podgroup_errors)
+    for key, why in rt.podgroup_controller.refusals.items():
+        ns, _, name = key.partition("/")
+        out[(kinds.POD.kind, ns, name)] = why
+    return out
 
 
 def _with_deleted(live: list[Obj], deleted: dict[str, Obj] | None) -> list[Obj]:
@@ -107,13 +120,19 @@ class Progress:
         # each vcjob's latest FailedCreate Warning (pods the API refused, e.g. over a ResourceQuota), by
         # (namespace, name): why it waits, where its PodGroup would only say that the gang lacks pods
         self.create_failures: dict[tuple[str, str], str] = {}
+        # each vcjob's latest PodGroupError Warning (its PodGroup the API refused), by ("Job", namespace, name)
+        self.podgroup_errors: dict[tuple[str, str, str], str] = {}
 
     def observe_event(self, ev: Any) -> None:
         obj = ev.object
         inv = obj.get("involvedObject") or {}
-        if ev.type != "DELETED" and obj.get("reason") == FAILED_CREATE and inv.get("kind") == kinds.JOB.kind:
-            self.create_failures[(inv.get("namespace") or meta.namespace(obj), inv.get("name", ""))] = \
-                obj.get("message") or ""
+        if ev.type == "DELETED" or inv.get("kind") != kinds.JOB.kind:
+            return
+        where = (inv.get("namespace") or meta.namespace(obj), inv.get("name", ""))
+        if obj.get("reason") == FAILED_CREATE:
+            self.create_failures[where] = obj.get("message") or ""
+        elif obj.get("reason") == POD_GROUP_ERROR:
+            self.podgroup_errors[(kinds.JOB.kind, *where)] = obj.get("message") or ""
 
     def observe(self, ev: Any) -> None:
         obj = ev.object
@@ -447,8 +466,8 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], lines_to: T
             now = rt.clock.monotonic()
             if final or now - last_draw >= draw_gap:
                 began = time.perf_counter()
-                live.update(viewdraw.render(snapshot(caches, None, progress.create_failures), rt.clock.now()),
-                            refresh=True)
+                live.update(viewdraw.render(snapshot(caches, None, progress.create_failures,
+                                                     podgroup_errors(progress, rt)), rt.clock.now()), refresh=True)
                 draw_gap = view.redraw_gap(time.perf_counter() - began)
                 last_draw = rt.clock.monotonic()
             return
@@ -483,7 +502,8 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], lines_to: T
             done, progress.interrupted = False, True
         tick(final=True)
         progress.ended = True
-        return done, snapshot(caches, progress.deleted, progress.create_failures), progress
+        return done, snapshot(caches, progress.deleted, progress.create_failures, podgroup_errors(progress, rt)), \
+            progress
     finally:
         events.cancel()
         if live is not None:

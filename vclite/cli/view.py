@@ -26,7 +26,7 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from vclite.api import batch, flow, flowsyntax, meta, podfailure
+from vclite.api import batch, flow, flowsyntax, kinds, meta, podfailure
 from vclite.lib import clock as clock_mod
 from vclite.lib import dag
 
@@ -67,6 +67,9 @@ class Snapshot:
     pods: list[Obj]
     # the latest FailedCreate message of each vcjob, by (namespace, name): its pods the API refused
     create_failures: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
+    # why the API refused a PodGroup, by (kind, namespace, name) of the vcjob (its latest PodGroupError Event) or
+    # the bare pod (the PodGroup controller's last try) it was for
+    podgroup_errors: dict[tuple[str, str, str], str] = dataclasses.field(default_factory=dict)
 
     def job(self, namespace: str, name: str) -> Obj | None:
         return self._jobs.get((namespace, name))
@@ -152,6 +155,9 @@ def why_waiting(snap: Snapshot, job: Obj) -> str:
                                                 for t in (job.get("spec") or {}).get("tasks") or []):
         return f"FailedCreate: {failure}"   # (the gang then also misses them: this says why)
     pg = snap.podgroup_of(job)
+    refused = snap.podgroup_errors.get((kinds.JOB.kind, meta.namespace(job), meta.name(job)))
+    if pg is None and refused:
+        return f"PodGroupError: {refused}"
     for cond in ((pg or {}).get("status") or {}).get("conditions") or []:
         if cond.get("type") == "Unschedulable" and cond.get("status") == "True":
             return cond.get("message") or cond.get("reason") or "unschedulable"
@@ -602,6 +608,9 @@ def why_pod_waits(snap: Snapshot, pod: Obj) -> str:
         return (f"schedulerName {scheduler}: only Volcano's scheduler runs here "
                 "(set schedulerName: volcano, or make it a vcjob)")
     pg = snap.podgroup_of(pod)
+    refused = snap.podgroup_errors.get((kinds.POD.kind, meta.namespace(pod), meta.name(pod)))
+    if pg is None and refused:
+        return refused
     for cond in ((pg or {}).get("status") or {}).get("conditions") or []:
         if cond.get("type") == "Unschedulable" and cond.get("status") == "True":
             return cond.get("message") or cond.get("reason") or "unschedulable"

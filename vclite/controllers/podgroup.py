@@ -16,7 +16,8 @@ and `scheduling.volcano.sh/group-min-member` on a Deployment have nothing to act
 
 A create a ResourceQuota refuses (`count/podgroups.scheduling.volcano.sh`) is retried as any failure, but as
 one only something else can let succeed (errors.Expected.waits_on_others: a `vcctl run` with nothing else left
-stops as stuck at once instead of after the 15 retries' back-off, and logs it once).
+stops as stuck at once instead of after the 15 retries' back-off, and logs it once); the API's words are kept
+per pod (`refusals`: Volcano records no Event, only its log) for the run's report of why the pod waits.
 
 Only added pods are looked at, as Volcano's controller registers an AddFunc alone (the pods listed at its start
 count as added): a pod changed later — its group annotation removed — is left as it is until a restart.
@@ -123,6 +124,7 @@ class PodGroupController:
         self.client, self.clock = client, clock
         self.queue = workqueue.WorkQueue(clock, max_delay=workqueue.CONTROLLER_MAX_DELAY)
         self.pods = informer_mod.Informer(client, kinds.POD, self._on_pod)
+        self.refusals: dict[str, str] = {}   # pod key -> why the API refused its PodGroup (the latest try)
 
     def start(self) -> None:
         self.pods.start()
@@ -143,6 +145,7 @@ class PodGroupController:
         ns, _, name = str(key).partition("/")
         pod = self.pods.get(ns, name)
         if pod is None or not wants_group(pod):
+            self.refusals.pop(str(key), None)
             return
         group = build(pod)
         try:
@@ -150,9 +153,11 @@ class PodGroupController:
         except errors.AlreadyExists:
             pass
         except errors.Forbidden as exc:   # (retried for ever all the same, as Volcano's AddRateLimited)
+            self.refusals[str(key)] = f"PodGroup not created: {exc}"
             if EXCEEDED_QUOTA not in str(exc):
                 raise
             raise errors.Expected(f"PodGroup of pod {ns}/{name} not created: {exc}", waits_on_others=True) from None
+        self.refusals.pop(str(key), None)
         try:
             self.client.patch(kinds.POD, ns, name, {"metadata": {"annotations": {batch.GROUP_NAME: meta.name(group)}}})
         except errors.NotFound:

@@ -44,6 +44,7 @@ PodsByTask = Mapping[str, Mapping[str, Obj]]
 
 COMPONENT = "vc-controller-manager"
 FAILED_CREATE, FAILED_DELETE = "FailedCreate", "FailedDelete"
+POD_GROUP_ERROR = "PodGroupError"   # (Volcano's batch.PodGroupError: the job's PodGroup not created or updated)
 POD_GROUP_PENDING = "PodGroupPending"
 
 
@@ -265,18 +266,28 @@ def get_podgroup(ctx: Context, job: Obj) -> Obj | None:
 
 
 def ensure_podgroup(ctx: Context, job: Obj) -> None:
+    """Volcano's createOrUpdatePodGroup; a write the API refuses is a Warning Event on the job (PodGroupError:
+    `Failed to create PodGroup, err: ...`, as initiateJob and syncJob record it) and fails the sync — a retry that
+    waits on others when a ResourceQuota refused the create (room only another PodGroup's end gives)."""
     prio = _priorities(ctx, job)
     pg = get_podgroup(ctx, job)
     wanted = ctx.wanted_podgroup_spec(job, prio)
-    if pg is None:
-        try:
-            ctx.client.create(podgroup.build(job, prio, wanted))
-        except errors.AlreadyExists:
-            pass
-        return
-    updated = podgroup.reconcile(pg, job, prio, wanted)
-    if updated is not None:
-        ctx.client.update(updated)
+    try:
+        if pg is None:
+            try:
+                ctx.client.create(podgroup.build(job, prio, wanted))
+            except errors.AlreadyExists:
+                pass
+            return
+        updated = podgroup.reconcile(pg, job, prio, wanted)
+        if updated is not None:
+            ctx.client.update(updated)
+    except errors.ApiError as exc:
+        message = f"Failed to create PodGroup, err: {exc}"
+        ctx.event(job, "Warning", POD_GROUP_ERROR, message)
+        if isinstance(exc, errors.Forbidden) and EXCEEDED_QUOTA in str(exc):
+            raise ActionError(message, waits_on_others=True) from None
+        raise
 
 
 def pending_condition(pg: Obj) -> Obj | None:
