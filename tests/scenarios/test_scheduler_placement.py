@@ -324,25 +324,54 @@ def _role(p, role="w"):
 SPREAD_MESSAGE = "0/3 nodes are unavailable: 3 node(s) didn't match pod topology spread constraints."
 
 
+ONE_SWITCH = [{"apiVersion": "topology.volcano.sh/v1alpha1", "kind": "HyperNode", "metadata": {"name": "s0"},
+               "spec": {"tier": 1, "members": [{"type": "Node", "selector": {"exactMatch": {"name": n}}}
+                                               for n in ("a", "b", "c")]}}]
+
+
+def _partitioned(group):
+    group["spec"]["subGroupPolicy"] = [{"name": "all", "matchLabelKeys": ["app"], "subGroupSize": 4}]
+
+
+def _within_switch(group):
+    group["spec"]["networkTopology"] = {"mode": "hard", "highestTierAllowed": 1}
+
+
+def _partitioned_within_switch(group):
+    _partitioned(group)
+    group["spec"]["subGroupPolicy"][0]["networkTopology"] = {"mode": "hard", "highestTierAllowed": 1}
+
+
+@pytest.mark.parametrize("path", [
+    pytest.param(None, id="allocate's ordinary path"),
+    pytest.param(_partitioned, id="subGroupPolicy: one cache per partition's attempt"),
+    pytest.param(_within_switch, id="networkTopology: one cache per HyperNode's dry run"),
+    pytest.param(_partitioned_within_switch, id="a partition's networkTopology"),
+])
 @pytest.mark.parametrize("cache, bind", [
     pytest.param(True, {}, id="cached: zone z1 stays refused to the role, so the fourth worker fits nowhere"),
     pytest.param(False, {"c1/w-0": "a", "c1/w-1": "c", "c1/w-2": "a", "c1/w-3": "c"},
                  id="predicateErrorCacheEnable false: every worker is checked on every node"),
 ])
-def test_the_predicate_error_cache_refuses_a_node_again_to_the_same_role(cache, bind):
+def test_the_predicate_error_cache_refuses_a_node_again_to_the_same_role(path, cache, bind):
     """Volcano's allocate caches a predicate failure per (job, role, node) for one attempt at the job's tasks: w-1
     fails on z1's nodes (z1 already has w-0: skew 2), and w-2, w-3 of the same role are refused there again
     without a check though z2 has caught up; w-3 then fails on c too (skew 2), and the gang of four waits. Derived
-    from util/predicate_helper.go and allocate's allocateResourcesForTasks; without a role nothing is cached (the
+    from util/predicate_helper.go and allocate's allocateResourcesForTasks, which every path of allocate takes (a
+    partitioned job's per partition, a networkTopology job's per HyperNode); without a role nothing is cached (the
     INTERPOD row `DoNotSchedule spread alternates zones`)."""
     workers = [_role(_worker(i, topologySpreadConstraints=SPREAD_HARD)) for i in range(4)]
     case = _pred(workers, nodes=HOSTS, min_member=4)
+    if path is not None:
+        path(case.podgroups[0])
     configurations = [{"name": "allocate", "arguments": {"predicateErrorCacheEnable": cache}}]
     result = session.run_session(
-        snapshot.ClusterState(nodes=case.nodes, queues=case.queues, podgroups=case.podgroups, pods=case.pods),
+        snapshot.ClusterState(nodes=case.nodes, queues=case.queues, podgroups=case.podgroups, pods=case.pods,
+                              hypernodes=ONE_SWITCH if path in (_within_switch, _partitioned_within_switch) else []),
         conf.build(case.actions, case.tiers, configurations), NOW)
     assert result.binds == bind
-    assert (SPREAD_MESSAGE in (unschedulable_message(result, "c1/pg1") or "")) == cache
+    if path is None:
+        assert (SPREAD_MESSAGE in (unschedulable_message(result, "c1/pg1") or "")) == cache
 
 
 @pytest.mark.parametrize("case", NODEORDER + PREDICATES + INTERPOD)

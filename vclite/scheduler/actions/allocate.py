@@ -114,7 +114,8 @@ class Allocate:
                 if plain:
                     stmt = allocate_for_job(ssn, job, queue, tasks, self.arguments.predicateErrorCacheEnable)
                 else:
-                    stmt = topology.allocate_job(ssn, job, queue, tasks, limit, choose_node)
+                    stmt = topology.allocate_job(ssn, job, queue, tasks, limit, choose_node,
+                                                 self.arguments.predicateErrorCacheEnable)
                 if ssn.job_ready(job):
                     again = bool(tasks) and (returns or bool(stmt.operations))
                     stmt.commit()
@@ -140,9 +141,10 @@ def allocate_for_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue:
                      tasks: "pqueue.PriorityQueue", error_cache: bool = False) -> "statement_mod.Statement":
     """Try the job's tasks in order in one statement (see the module docstring); a job with `subGroupPolicy`
     partition by partition (actions/subjobs.py). `error_cache`: Volcano's predicate error cache over this
-    attempt (roleerrors.py; not on the partition path)."""
+    attempt (roleerrors.py; on the partition path one per partition's attempt)."""
     if subgroups.policies(job):
-        return subjobs.allocate_job(ssn, job, tasks, lambda stmt, task: place_task(ssn, job, queue, stmt, task))
+        return subjobs.allocate_job(ssn, job, tasks, lambda stmt, task, errors: place_task(ssn, job, queue, stmt, task,
+                                                                                          errors), error_cache)
     stmt = ssn.statement()
     errors = roleerrors.RoleErrors(len(ssn.nodes)) if error_cache else None
     while tasks:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 from typing import TYPE_CHECKING, Callable
 
-from vclite.scheduler.actions import gangplan
+from vclite.scheduler.actions import gangplan, roleerrors
 from vclite.scheduler.framework import tasks as tasks_mod
 
 if TYPE_CHECKING:
@@ -34,12 +34,14 @@ class Outcome(enum.Enum):
     PLACED = "placed"     # allocated or pipelined
 
 
-Place = Callable[["statement_mod.Statement", tasks_mod.TaskInfo], Outcome]
+# (statement, task, the attempt's predicate error cache or None) -> what became of the task
+Place = Callable[["statement_mod.Statement", tasks_mod.TaskInfo, "roleerrors.RoleErrors | None"], Outcome]
 
 
 def allocate_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", tasks: "pqueue.PriorityQueue",
-                 place: Place) -> "statement_mod.Statement":
-    """The job's statement (see the module docstring); the tasks not placed are put back in `tasks`."""
+                 place: Place, cache: bool = False) -> "statement_mod.Statement":
+    """The job's statement (see the module docstring); the tasks not placed are put back in `tasks`. `cache`:
+    Volcano's predicate error cache, one per partition's attempt, as allocateResourcesForTasks makes one."""
     job.reset_failed_roles()
     left = []
     while tasks:
@@ -56,7 +58,7 @@ def allocate_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", tasks: "pq
         part = line.pop(0)
         job.reset_failed_roles(part.name)
         sub = ssn.statement()
-        rest = _try(ssn, job, part, sub, place)
+        rest = _try(ssn, job, part, sub, place, roleerrors.RoleErrors(len(ssn.nodes)) if cache else None)
         if not sub.operations or not (gangplan.part_ready(ssn, job, part)
                                       or gangplan.part_pipelined(ssn, job, part)):
             sub.discard()
@@ -79,11 +81,12 @@ def allocate_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", tasks: "pq
 
 
 def _try(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", part: gangplan.Part,
-         stmt: "statement_mod.Statement", place: Place) -> list[tasks_mod.TaskInfo]:
+         stmt: "statement_mod.Statement", place: Place,
+         role_errors: "roleerrors.RoleErrors | None") -> list[tasks_mod.TaskInfo]:
     """allocateResourcesForTasks: the partition's tasks in order until it is ready; the tasks not tried."""
     pending = part.pending
     for i, task in enumerate(pending):
-        outcome = place(stmt, task)
+        outcome = place(stmt, task, role_errors)
         if outcome is Outcome.FAILED and not job.need_continue_allocating(part.name):
             return pending[i + 1:]
         if outcome is Outcome.PLACED and gangplan.part_ready(ssn, job, part):

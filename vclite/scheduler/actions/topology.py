@@ -49,6 +49,8 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from vclite.scheduler.actions import allocated as allocated_mod
+from vclite.scheduler.actions import roleerrors
+from vclite.scheduler.framework import fit
 from vclite.scheduler.framework import hypernodes as hypernodes_mod
 from vclite.scheduler.framework import subgroups
 from vclite.scheduler.framework import tasks as tasks_mod
@@ -225,13 +227,15 @@ def _holds(avail: np.ndarray, mask: np.ndarray, need: np.ndarray) -> bool:
 
 
 def allocate_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
-                 tasks: "pqueue.PriorityQueue", limit: int | None, choose: Choose) -> "statement_mod.Statement":
+                 tasks: "pqueue.PriorityQueue", limit: int | None, choose: Choose,
+                 cache: bool = False) -> "statement_mod.Statement":
     """The job's statement within its best HyperNode (empty when none holds the gang). `choose`:
     allocate's choice of node among feasible rows (row, whether idle holds the task). `limit`
-    None: no job-level limit (a job with partitions only)."""
+    None: no job-level limit (a job with partitions only). `cache`: Volcano's predicate error cache, one per dry
+    run of a HyperNode (or of a partition in one), as allocateResourcesForTasks makes one (roleerrors.py)."""
     parts = partitions(ssn, job, limit)
     if parts:
-        return _allocate_parts(ssn, job, queue, tasks, limit, parts, choose)
+        return _allocate_parts(ssn, job, queue, tasks, limit, parts, choose, cache)
     if limit is None:   # partitions with networkTopology whose tier names resolve to nothing
         limit = ssn.topology.top_tier
     allocated = job_allocated(ssn, job)
@@ -240,7 +244,7 @@ def allocate_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jo
     for gradient in tried:
         fits = []
         for hn in gradient:
-            stmt, _ = _try(ssn, job, queue, pending, ssn.topology.leaves[hn], choose)
+            stmt, _ = _try(ssn, job, queue, pending, ssn.topology.leaves[hn], choose, cache=cache)
             # a HyperNode where none of the tasks fits is no solution, even for a job its running
             # pods already make ready (allocateForJob skips an empty statement)
             if stmt.operations and (ssn.job_ready(job) or ssn.job_pipelined(job)):
@@ -251,7 +255,7 @@ def allocate_job(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jo
         scores = np.asarray(ssn.hypernode_order(job, fits), dtype=np.float64)
         scores = np.broadcast_to(scores, (len(fits),))
         best = fits[int(np.argmax(scores))]
-        stmt, left = _try(ssn, job, queue, pending, ssn.topology.leaves[best], choose)
+        stmt, left = _try(ssn, job, queue, pending, ssn.topology.leaves[best], choose, cache=cache)
         for t in left:
             tasks.push(t)
         allocated_mod.propose(ssn, job, best, {"": best} if spec_of(job) is not None else {})
@@ -272,19 +276,25 @@ def _drain(tasks: "pqueue.PriorityQueue") -> list[tasks_mod.TaskInfo]:
 
 def _try(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
          pending: list[tasks_mod.TaskInfo], mask: np.ndarray, choose: Choose,
-         done: Callable[[], bool] | None = None) -> tuple["statement_mod.Statement", list]:
+         done: Callable[[], bool] | None = None, cache: bool = False) -> tuple["statement_mod.Statement", list]:
     """allocate_for_job's loop over the HyperNode's nodes only; the tasks not tried are returned.
-    `done`: when to stop with tasks left (the job is ready, by default)."""
+    `done`: when to stop with tasks left (the job is ready, by default); `cache`: a predicate error cache of
+    this attempt's own (roleerrors.py)."""
     done = done or (lambda: ssn.job_ready(job))
     stmt = ssn.statement()
+    role_errors = roleerrors.RoleErrors(len(ssn.nodes)) if cache else None
     for i, task in enumerate(pending):
         if not ssn.allocatable(queue, task):
             continue
         if ssn.pre_predicate(task) is not None:
             continue
+        cached = role_errors.cached(task) if role_errors is not None else None
+        among = mask if cached is None else mask & ~cached.mask(len(ssn.nodes))   # (cached nodes: not checked)
         # (an among-predicate — the extender — is asked about the HyperNode's nodes the resources fit, only)
-        failures = ssn.predicate(task, ssn.nodes, lambda: ssn.fit_cache.masks(task.req)[0] & mask)
-        feasible, _ = ssn.feasible_nodes(task, copy=True, failures=failures)
+        failures = ssn.predicate(task, ssn.nodes, lambda: ssn.fit_cache.masks(task.req)[0] & among)
+        feasible, _ = ssn.feasible_nodes(task, copy=True, failures=failures, cached=cached)
+        if role_errors is not None:
+            role_errors.record(task, [fit.resource_fit(task.req, ssn.nodes, ssn.nodes.future_idle()), *failures])
         feasible &= mask
         if not feasible.any():
             continue
@@ -316,7 +326,7 @@ def _explain(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", limit: int, al
 
 def _allocate_parts(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
                     tasks: "pqueue.PriorityQueue", limit: int | None, parts: list[Part],
-                    choose: Choose) -> "statement_mod.Statement":
+                    choose: Choose, cache: bool = False) -> "statement_mod.Statement":
     """allocate_job for a job with limited partitions (Volcano's allocateForJob over SubJobs)."""
     allocated = job_allocated(ssn, job) if limit is not None else ""
     pending = _drain(tasks)
@@ -324,14 +334,14 @@ def _allocate_parts(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: 
     for gradient in tried:
         scores = {}
         for hn in gradient:
-            stmt, _, score, _ = _try_parts(ssn, job, queue, pending, hn, parts, choose)
+            stmt, _, score, _ = _try_parts(ssn, job, queue, pending, hn, parts, choose, cache)
             if stmt.operations and (ssn.job_ready(job) or ssn.job_pipelined(job)):
                 scores[hn] = score
             stmt.discard()
         if not scores:
             continue
         best = max(sorted(scores), key=lambda hn: scores[hn])
-        stmt, left, _, chosen = _try_parts(ssn, job, queue, pending, best, parts, choose)
+        stmt, left, _, chosen = _try_parts(ssn, job, queue, pending, best, parts, choose, cache)
         for t in left:
             tasks.push(t)
         if spec_of(job) is not None:
@@ -350,7 +360,7 @@ def _allocate_parts(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: 
 
 def _try_parts(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
                pending: list[tasks_mod.TaskInfo], hn: str, parts: list[Part],
-               choose: Choose) -> tuple["statement_mod.Statement", list, float, dict[str, str]]:
+               choose: Choose, cache: bool = False) -> tuple["statement_mod.Statement", list, float, dict[str, str]]:
     """The job within HyperNode `hn`, a partition at a time (the default one: the other tasks),
     best pending task first, each until it is ready and back in line while it has tasks left; stops
     when the job is ready. Returns the statement, the tasks left, the partitions' scores' sum and
@@ -371,10 +381,10 @@ def _try_parts(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs
         part = by_name.get(name)
         if part is None:
             sub, rest = _try(ssn, job, queue, members, ssn.topology.leaves[hn], choose,
-                             done=lambda: True)
+                             done=lambda: True, cache=cache)
             score = _score(ssn, members, [hn])[0] if sub.operations else 0.0
         else:
-            sub, rest, score, where = _try_part(ssn, job, queue, members, hn, part, choose)
+            sub, rest, score, where = _try_part(ssn, job, queue, members, hn, part, choose, cache)
         if sub is None or not sub.operations:
             failed.extend(members)
             continue
@@ -406,7 +416,8 @@ def _required(job: "jobs_mod.JobInfo", line: list[str], by_name: dict[str, Part]
 
 
 def _try_part(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_mod.QueueInfo",
-              members: list, hn: str, part: Part, choose: Choose) -> tuple[Any, list, float, str]:
+              members: list, hn: str, part: Part, choose: Choose, cache: bool = False
+              ) -> tuple[Any, list, float, str]:
     """Volcano's allocateForSubJob: the partition within the best HyperNode of its first gradient
     (below `hn`) where it becomes ready or pipelined, and that HyperNode; (None, members, 0, "") when
     there is none."""
@@ -416,7 +427,7 @@ def _try_part(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_
     for gradient in gradients(ssn, job, part.limit, part_allocated(ssn, job, part.name), within=hn, need=need):
         fits = []
         for c in gradient:
-            sub, _ = _try(ssn, job, queue, members, tree.leaves[c], choose, done=done)
+            sub, _ = _try(ssn, job, queue, members, tree.leaves[c], choose, done=done, cache=cache)
             if sub.operations and part.placed(job, pipelined=True) >= part.size:
                 fits.append(c)
             sub.discard()
@@ -424,7 +435,7 @@ def _try_part(ssn: "session_mod.Session", job: "jobs_mod.JobInfo", queue: "jobs_
             continue
         scores = _score(ssn, members, fits, part)
         i = int(np.argmax(scores))
-        sub, rest = _try(ssn, job, queue, members, tree.leaves[fits[i]], choose, done=done)
+        sub, rest = _try(ssn, job, queue, members, tree.leaves[fits[i]], choose, done=done, cache=cache)
         return sub, rest, float(scores[i]), fits[i]
     return None, members, 0.0, ""
 
