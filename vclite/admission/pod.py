@@ -364,7 +364,8 @@ def qos_class(spec: Obj) -> core.QOSClass:
 
 
 def mutate(op: base.Operation, obj: Obj) -> None:
-    """Kubernetes' pod defaults: requests from limits (SetDefaults_Pod); at create and update, `restartPolicy:
+    """A pod spec's null items read as kube's decoder reads them (shapes.null_items_zeroed), then Kubernetes' pod
+    defaults: requests from limits (SetDefaults_Pod); at create and update, `restartPolicy:
     Always` and `schedulerName: default-scheduler` when none is given (an update's `serviceAccount` and
     `serviceAccountName` name the same account, as kube's conversion reads them); at create
     `status.qosClass` (Kubernetes
@@ -374,6 +375,8 @@ def mutate(op: base.Operation, obj: Obj) -> None:
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         return
+    if op in (base.Operation.CREATE, base.Operation.UPDATE):
+        shapes.null_items_zeroed(spec, shapes.POD_SPEC_DECODED)   # (as kube's decoder reads them: `[null]` -> `[""]`)
     default_requests(spec)
     if op not in (base.Operation.CREATE, base.Operation.UPDATE):
         return

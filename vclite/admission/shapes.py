@@ -86,6 +86,9 @@ POD_SPEC = {"nodeSelector": STR_MAP, "affinity": AFFINITY, "tolerations": [TOLER
                                            "labelSelector": _LABEL_SELECTOR, "minDomains": INT,
                                            "nodeAffinityPolicy": STR, "nodeTaintsPolicy": STR,
                                            "matchLabelKeys": [STR]}]}
+# the whole pod spec as a Pod's decoder reads it (null_items_zeroed), its containers included
+_DECODED_CONTAINER = {**CONTAINER, "name": STR, "command": [STR], "args": [STR]}
+POD_SPEC_DECODED = {**POD_SPEC, "containers": [_DECODED_CONTAINER], "initContainers": [_DECODED_CONTAINER]}
 TEMPLATE_METADATA = {"name": STR, "namespace": STR, "labels": STR_MAP, "annotations": STR_MAP}
 TAINT = {"key": STR, "value": STR, "effect": STR, "timeAdded": STR}
 CONDITION = {"type": STR, "status": STR, "reason": STR, "message": STR, "lastTransitionTime": STR,
@@ -209,3 +212,40 @@ def check(value: Any, shape: Any, path: str) -> list[FieldError]:
     if shape == INT_OR_STR:
         return [] if _fits(value, shape) else [FieldError(path, common.type_error(value, shape))]
     return [] if isinstance(value, _SCALARS[shape]) else [FieldError(path, common.type_error(value, shape))]
+
+
+_ZERO = {STR: "", INT: 0, BOOL: False, INT_OR_STR: 0}
+
+
+def _zero(shape: Any) -> Any:
+    """What Go's JSON decoder leaves in an item that was null: the zero value of its type (an object's: `{}`);
+    None where the zero is itself null (a slice, a map) or the type is not known."""
+    return {} if isinstance(shape, dict) else _ZERO.get(shape) if isinstance(shape, str) else None
+
+
+def null_items_zeroed(value: Any, shape: Any) -> None:
+    """Read `value` as kube-apiserver decodes a built-in kind (a Pod): a null item of an array, or value of a
+    string map, becomes its type's zero value (`command: ["a", null]` is stored `["a", ""]`; `containers: [null]`
+    a container `{}` validation then finds nameless), in place. Only the fields of `shape` are looked into; a
+    null field of an object stays (it is the field left unset). CRDs (vcjobs, JobTemplates) are not decoded so:
+    their schema refuses such an item."""
+    if isinstance(shape, list) and isinstance(value, list):
+        for i, item in enumerate(value):
+            if item is None:
+                zero = _zero(shape[0])
+                if zero is not None:
+                    value[i] = zero
+            else:
+                null_items_zeroed(item, shape[0])
+    elif isinstance(shape, dict) and isinstance(value, dict):
+        for key, item in value.items():
+            sub = shape.get(key)
+            if sub is not None and isinstance(item, (list, dict)):
+                null_items_zeroed(item, sub)
+    elif isinstance(shape, tuple) and isinstance(value, dict):   # map_of
+        for item in value.values():
+            null_items_zeroed(item, shape[1])
+    elif shape == STR_MAP and isinstance(value, dict):
+        for key, item in value.items():
+            if item is None:
+                value[key] = ""

@@ -127,3 +127,42 @@ def test_the_right_types_pass(writer):
     kind, obj, _ = WRITERS[writer](spec)
     client.create(obj)
     assert len(client.list(kind, "default")) == 1
+
+
+# (where in the pod spec, the value written there, what a Pod stores there, else the error below the pod spec)
+NULL_ITEMS = [
+    ("containers[0].command", [None], [""], None),
+    ("containers[0].args", ["a", None], ["a", ""], None),
+    ("containers[0].livenessProbe.exec.command", ["cat", None], ["cat", ""], None),
+    ("containers[0].securityContext.capabilities.drop", [None], [""], None),
+    ("securityContext.supplementalGroups", [1, None], [1, 0], None),
+    ("dnsConfig.searches", [None], [""], None),
+    ("nodeSelector", {"zone": None}, {"zone": ""}, None),
+    ("containers[0].env", [None], [{}], "containers[0].env[0].name: Required value"),
+    ("volumes", [None], [{}], "volumes[0].name: Required value"),
+]
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+@pytest.mark.parametrize("where, value, stored, problem", NULL_ITEMS, ids=[c[0] for c in NULL_ITEMS])
+def test_a_null_item_is_read_as_a_pod_decodes_it_and_refused_by_a_crd(writer, where, value, stored, problem):
+    """kube-apiserver decodes a Pod into its Go types: a null item of a typed array (or value of a string map) is
+    left its zero value — `""`, `0`, an empty struct, which validation then may refuse (a nameless env var). A
+    vcjob, JobTemplate or CronJob is a CRD: its structural schema refuses a null where it types a string,
+    integer or object (`must be of type string: "null"`)."""
+    client = inprocess.new_client(clock.VirtualClock())
+    kind, obj, base = WRITERS[writer](_set(POD_SPEC, where, value))
+    if writer == "pod" and problem is None:
+        created = client.create(obj)
+        node = created["spec"]
+        for part in where.replace("]", "").replace("[", ".").split("."):
+            node = node[int(part) if part.isdigit() else part]
+        assert node == stored
+        return
+    with pytest.raises(errors.Invalid) as err:
+        client.create(obj)
+    if writer == "pod":
+        assert problem in str(err.value), err.value
+    else:
+        assert any(e.path.startswith(f"{base}.{where.split('.')[0]}") for e in err.value.errors), err.value
+    assert client.list(kind, "default") == []
