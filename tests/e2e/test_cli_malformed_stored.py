@@ -44,6 +44,13 @@ MISTYPED = [
      "status": {"phase": "Pending", "containerStatuses": {"name": "c"}}},
     {"apiVersion": "v1", "kind": "Pod", **_TEMPLATE, "metadata": {"name": "q", "namespace": "liststatus"},
      "status": ["Running"]},
+    # a running flow whose vcjob is mistyped: what `jobflow get -w` lists and watches (the flow itself is sound)
+    {"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow", "metadata": {"name": "f", "namespace": "watchflow"},
+     "spec": {"flows": [{"name": "a"}]}, "status": {"state": {"phase": "Running"}}},
+    {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+     "metadata": {"name": "f-a", "namespace": "watchflow", "labels": {"volcano.sh/createdByJobFlow": "watchflow.f"}},
+     "spec": {"minAvailable": "one", "queue": "nosuchq", "tasks": [{"name": "t", "replicas": 1, "template": _TEMPLATE}]},
+     "status": {"state": {"phase": "Running"}}},
 ]
 
 
@@ -105,6 +112,8 @@ def _vcctl(kubeconfig, *args, tool="vcctl"):
      "string into Go struct field JobTemplate.spec.tasks.replicas of type int32 (badtpl/t: 'two')"),
     (["pod", "list", "-n", "badpod"], "Failed to list pod: json: cannot unmarshal object into Go struct field "
                                       "Pod.status.containerStatuses of type []v1.ContainerStatus (badpod/p: "),
+    (["jobflow", "get", "-N", "f", "-n", "watchflow", "-w"], "Failed to get jobflow: json: cannot unmarshal string "
+     "into Go struct field Job.spec.minAvailable of type int32 (watchflow/f-a: 'one')"),
 ])
 def test_a_mistyped_stored_field_fails_the_command_in_the_go_decoders_words(kubeconfig, argv, said):
     tool = argv[0] == "vjobs"

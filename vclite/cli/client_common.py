@@ -62,10 +62,11 @@ def connect(master: str, kubeconfig_path: str, typed: bool = True) -> Any:
 
 
 class TypedClient:
-    """An API client whose `get` and `list` return only objects that decode into their kind's Go type
-    (kindtypes.py), as Volcano's vcctl reads through its typed clientsets: one mistyped stored field (a `status`
-    that is a string, `tasks` that is an object) fails the command with CommandError in the decoder's words, and a
-    list fails whole, before anything is printed. Every other method is the client's own."""
+    """An API client whose `get`, `list` and `list_with_version` return only objects that decode into their kind's
+    Go type (kindtypes.py), as Volcano's vcctl reads through its typed clientsets: one mistyped stored field (a
+    `status` that is a string, `tasks` that is an object) fails the command with CommandError in the decoder's
+    words, and a list fails whole, before anything is printed. A watch's events are the caller's to check
+    (`typed`: client_live's live view). Every other method is the client's own."""
 
     def __init__(self, client: Any):
         from vclite.cli import kindtypes
@@ -79,6 +80,14 @@ class TypedClient:
 
     def list(self, kind: Any, *args: Any, **kwargs: Any) -> list[Obj]:
         return [self._decoded(kind, obj) for obj in self._client.list(kind, *args, **kwargs)]
+
+    def list_with_version(self, kind: Any, *args: Any, **kwargs: Any) -> tuple[list[Obj], str]:
+        objects, version = self._client.list_with_version(kind, *args, **kwargs)
+        return [self._decoded(kind, obj) for obj in objects], version
+
+    def typed(self, kind: Any, obj: Obj) -> Obj:
+        """`obj` (of `kind`, e.g. a watch event's), once it decodes into its Go type; else CommandError."""
+        return self._decoded(kind, obj)
 
     def _decoded(self, kind: Any, obj: Obj) -> Obj:
         typ = self._types.get(kind)

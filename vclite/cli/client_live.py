@@ -181,7 +181,7 @@ class Loader:
                 objects, rv = self.client.list_with_version(kind, self.namespace, sel.get("label_selector"),
                                                             sel.get("field_selector"))
             self.cache.seed(kind, objects)
-            sub = self.client.watch(kind, self.cache.handle, rv or None, namespace=self.namespace, **sel)
+            sub = self.client.watch(kind, self._typed_handler(kind), rv or None, namespace=self.namespace, **sel)
         except BaseException as exc:   # raised on the caller's thread (an unreachable server, a refusal)
             if kind is kinds.EVENT and isinstance(exc, errors.Forbidden):
                 self.cache.seed(kind, [])   # (a user who may not read Events: the view goes without their reasons)
@@ -195,6 +195,27 @@ class Loader:
                 self._subs.append(sub)
                 return
         sub.cancel()
+
+    def _typed_handler(self, kind: kinds.Kind) -> Any:
+        """The cache's handler behind a decode of each added or modified object into its Go type (TypedClient.typed:
+        a client that has it). One that does not decode ends the view in the decoder's words, as the typed list
+        does: client-go's reflector would log it, end the watch and list again, and that list fail for as long as
+        the object stays so — the view would wait for ever. A deleted object goes, as the list after it would show."""
+        typed = getattr(self.client, "typed", None)
+        if typed is None:
+            return self.cache.handle
+
+        def handle(ev: client_mod.WatchEvent) -> None:
+            if ev.type != client_mod.EventType.DELETED:
+                try:
+                    typed(kind, ev.object)
+                except Exception as exc:   # noqa: BLE001 - raised on the caller's thread (CommandError)
+                    with self._lock:
+                        self.error = self.error or exc
+                    self.cache.changed.set()
+                    return
+            self.cache.handle(ev)
+        return handle
 
     def check(self) -> None:
         with self._lock:

@@ -213,3 +213,77 @@ def test_a_late_start_lists_in_the_order_the_objects_reached_their_phase(jobflow
     cache.handle(_event(kinds.JOB, versioned(job("jf-c", "Pending"), 1)))   # (a watch event: after the listing)
     changes = phasechanges.PhaseChanges()
     assert [changes.observe(t, obj)[0] for t, obj in cache.drain()] == expected + ["vcjob default/jf-c"]
+
+
+def _flow_job(spec_extra, name="jf-a"):
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+            "metadata": {"name": name, "namespace": "default",
+                         "labels": {"volcano.sh/createdByJobFlow": "default.jf"}},
+            "spec": {"minAvailable": 1, "queue": "default", "tasks": [{"name": "t", "replicas": 1, "template": {
+                "spec": {"containers": [{"name": "c", "image": "x", "command": ["true"]}]}}}], **spec_extra},
+            "status": {"state": {"phase": "Running"}}}
+
+
+class _AsKubeClient:
+    """The in-process client (its real store and watch) with the kube client's list_with_version and watch
+    signatures the live view calls (selectors left out: this flow's objects are all there is)."""
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def list_with_version(self, kind, namespace=None, label_selector=None, field_selector=None):
+        objects = self.raw.list(kind, namespace)
+        return objects, str(max([0] + [int(o["metadata"]["resourceVersion"]) for o in objects]))
+
+    def watch(self, kind, handler, resource_version=None, namespace=None, label_selector=None, field_selector=None):
+        return self.raw.watch(kind, handler, resource_version)
+
+
+@pytest.mark.parametrize("listed, then, said", [
+    pytest.param(_flow_job({"minAvailable": "one"}), None, "Job.spec.minAvailable of type int32",
+                 id="listed: the typed list fails"),
+    pytest.param(None, ("create", _flow_job({"minAvailable": "one"})), "Job.spec.minAvailable of type int32",
+                 id="added through the watch: the view ends in the decoder's words"),
+    pytest.param(_flow_job({}), ("update", _flow_job({"minAvailable": "one"})), "Job.spec.minAvailable of type int32",
+                 id="modified through the watch"),
+    pytest.param(None, ("create", _flow_job({})), None, id="a sound vcjob through the watch"),
+    pytest.param(None, ("create-delete", _flow_job({"minAvailable": "one"})), "Job.spec.minAvailable",
+                 id="added then deleted: its ADDED fails the view"),
+])
+def test_a_mistyped_object_listed_or_watched_fails_the_live_view(listed, then, said):
+    """`jobflow get -w` reads as the other commands do (client_common.TypedClient): an object that does not decode
+    into its Go type — listed, or in a watch event (written past admission, here straight into the store) —
+    ends the view with CommandError in the Go decoder's words, instead of drawing it (or crashing on it)."""
+    import time
+    from vclite.apiserver import inprocess
+    from vclite.cli import client_common
+    from vclite.lib import clock
+    raw = inprocess.new_client(clock.VirtualClock())
+    flow_obj = raw.create({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+                           "metadata": {"name": "jf", "namespace": "default"}, "spec": {"flows": [{"name": "a"}]}})
+    if listed is not None:
+        raw.store.create(kinds.JOB, listed)
+    cache = client_live.Cache()
+    loader = client_live.Loader(client_common.TypedClient(_AsKubeClient(raw)), cache, "default", "jf",
+                                flow_obj).start()
+    for t in loader._threads:
+        t.join(10)
+    if then is not None:
+        how, obj = then
+        if how == "update":
+            obj["metadata"]["resourceVersion"] = raw.get(kinds.JOB, "default", "jf-a")["metadata"]["resourceVersion"]
+            raw.store.update(kinds.JOB, obj)
+        else:
+            raw.store.create(kinds.JOB, obj)
+            if how == "create-delete":
+                raw.store.delete(kinds.JOB, "default", "jf-a")
+        deadline = time.monotonic() + 10
+        while loader.error is None and said is not None and time.monotonic() < deadline:
+            cache.changed.wait(0.1)
+    loader.cancel()
+    if said is None:
+        loader.check()
+        assert [meta["metadata"]["name"] for meta in cache.snapshot().jobs] == ["jf-a"]
+        return
+    with pytest.raises(client_common.CommandError, match=said):
+        loader.check()
