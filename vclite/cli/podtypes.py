@@ -78,14 +78,23 @@ EMPTY_DIR = K(fields("medium sizeLimit", sizeLimit=Ptr(QUANTITY)), go="v1.EmptyD
 EPHEMERAL = K(fields("volumeClaimTemplate", volumeClaimTemplate=Ptr(K(
     fields("metadata spec!", metadata=OBJECT_META, spec=PVC_SPEC), go="v1.PersistentVolumeClaimTemplate"))),
     go="v1.EphemeralVolumeSource")
-DOWNWARD_API = K(fields("items defaultMode", defaultMode=Ptr(INT), items=Slice(K(
+DOWNWARD_API_FILES = Slice(K(
     fields("path! fieldRef resourceFieldRef mode", fieldRef=Ptr(K(fields("apiVersion fieldPath!"),
                                                                  go="v1.ObjectFieldSelector")),
-           resourceFieldRef=Ptr(RESOURCE_FIELD_REF), mode=Ptr(INT)), go="v1.DownwardAPIVolumeFile"))),
-    go="v1.DownwardAPIVolumeSource")
+           resourceFieldRef=Ptr(RESOURCE_FIELD_REF), mode=Ptr(INT)), go="v1.DownwardAPIVolumeFile"))
+DOWNWARD_API = K(fields("items defaultMode", defaultMode=Ptr(INT), items=DOWNWARD_API_FILES),
+                 go="v1.DownwardAPIVolumeSource")
+# a projected volume: its downwardAPI items' divisors are quantities (the other sources kept as written, in
+# VolumeProjection's order)
+PROJECTED = K(fields("sources defaultMode", defaultMode=Ptr(INT), sources=Slice(K(fields(
+    "secret downwardAPI configMap serviceAccountToken clusterTrustBundle podCertificate",
+    secret=Ptr(RAW), configMap=Ptr(RAW), serviceAccountToken=Ptr(RAW), clusterTrustBundle=Ptr(RAW),
+    podCertificate=Ptr(RAW), downwardAPI=Ptr(K(fields("items", items=DOWNWARD_API_FILES),
+                                               go="v1.DownwardAPIProjection"))), go="v1.VolumeProjection"))),
+    go="v1.ProjectedVolumeSource")
 # (the sources with quantities: the others kept as written)
-VOLUME = K(fields("name! emptyDir downwardAPI ephemeral", emptyDir=Ptr(EMPTY_DIR), downwardAPI=Ptr(DOWNWARD_API),
-                  ephemeral=Ptr(EPHEMERAL)), go="v1.Volume")
+VOLUME = K(fields("name! emptyDir downwardAPI projected ephemeral", emptyDir=Ptr(EMPTY_DIR),
+                  downwardAPI=Ptr(DOWNWARD_API), projected=Ptr(PROJECTED), ephemeral=Ptr(EPHEMERAL)), go="v1.Volume")
 TOLERATION = K(fields("key operator value effect tolerationSeconds", tolerationSeconds=Ptr(INT64)), go="v1.Toleration")
 
 CONTAINER_TYPES = {"ports": Slice(CONTAINER_PORT), "env": Slice(ENV_VAR), "volumeMounts": Slice(VOLUME_MOUNT),

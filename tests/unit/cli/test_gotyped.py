@@ -434,6 +434,14 @@ def _claim_template(volumes=None, pod_volumes=None):
     pytest.param(_claim_template(pod_volumes=[{"name": "d", "downwardAPI": {"items": [
         {"path": "cpu", "resourceFieldRef": {"resource": "limits.cpu", "divisor": "1000m"}}]}}]),
         {"resourceFieldRef": {"divisor": "1", "resource": "limits.cpu"}}, id="downward-api-divisor"),
+    pytest.param(_claim_template(pod_volumes=[{"name": "p", "projected": {"sources": [
+        {"configMap": {"name": "cm"}},
+        {"downwardAPI": {"items": [{"path": "mem", "resourceFieldRef": {"resource": "limits.memory",
+                                                                        "divisor": "1024Ki"}}]}}]}}]),
+        {"resourceFieldRef": {"divisor": "1Mi", "resource": "limits.memory"}}, id="projected-downward-api-divisor"),
+    pytest.param(_claim_template(pod_volumes=[{"name": "p", "projected": {"defaultMode": 420, "sources": [
+        {"downwardAPI": {"items": [{"path": "cpu", "resourceFieldRef": {"resource": "limits.cpu"}}]}}]}}]),
+        {"resourceFieldRef": {"divisor": "0", "resource": "limits.cpu"}}, id="projected-divisor-never-omitted"),
 ])
 def test_volume_quantities_as_go_writes_them(obj, want):
     out = json.loads(common.describe_text(client_jobflow.describe_shape(client_jobflow.JOBTEMPLATE, obj), "json"))
