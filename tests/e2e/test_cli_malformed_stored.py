@@ -49,7 +49,8 @@ MISTYPED = [
      "spec": {"flows": [{"name": "a"}]}, "status": {"state": {"phase": "Running"}}},
     {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
      "metadata": {"name": "f-a", "namespace": "watchflow", "labels": {"volcano.sh/createdByJobFlow": "watchflow.f"}},
-     "spec": {"minAvailable": "one", "queue": "nosuchq", "tasks": [{"name": "t", "replicas": 1, "template": _TEMPLATE}]},
+     "spec": {"minAvailable": "one", "queue": "nosuchq",
+              "tasks": [{"name": "t", "replicas": 1, "template": _TEMPLATE}]},
      "status": {"state": {"phase": "Running"}}},
 ]
 

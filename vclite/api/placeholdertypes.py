@@ -7,7 +7,8 @@ vcjob would get the string "3" and be refused (`must be of type integer`): `type
 field of the vcjob's spec — by kindschemas.JOB_SPEC, Volcano's JobSpec: the job's and its tasks'
 integers, their partitionPolicy and networkTopology — and each task's pod template's (POD_TEMPLATE: the pod's and
 its containers' integer and boolean fields, as core/v1 types them: `activeDeadlineSeconds`, `containerPort`,
-probes' periods, `runAsUser`, `hostNetwork`…) the integer or boolean its text reads as (`3`, `-1`, `true`); a text
+probes' periods, `runAsUser`, `hostNetwork`, each item of `supplementalGroups`, `windowsOptions.hostProcess`, a
+toleration's `tolerationSeconds`…) the integer or boolean its text reads as (`3`, `-1`, `true`); a text
 that reads as neither stays a string, which admission then refuses, naming the field. Fields written as they should
 be, and int-or-string fields (a probe's `port`, quantities), are left alone. Pure.
 """
@@ -21,6 +22,8 @@ from vclite.api.schemabuild import BOOL, INT, LIST, OBJ, Field
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _BOOLEANS = {"true": True, "false": False}
+INTS = "[]integer"   # (a list of integers, each item of which may be a placeholder: supplementalGroups)
+_WINDOWS = Field("windowsOptions", OBJ, "", (Field("hostProcess", BOOL, ""),))
 
 
 _PROBE = (*(Field(n, INT, "") for n in ("initialDelaySeconds", "timeoutSeconds", "periodSeconds",
@@ -29,7 +32,7 @@ _PROBE = (*(Field(n, INT, "") for n in ("initialDelaySeconds", "timeoutSeconds",
 _HANDLER = (Field("sleep", OBJ, "", (Field("seconds", INT, ""),)),)
 _SECURITY = (*(Field(n, INT, "") for n in ("runAsUser", "runAsGroup")),
              *(Field(n, BOOL, "") for n in ("runAsNonRoot", "privileged", "readOnlyRootFilesystem",
-                                            "allowPrivilegeEscalation")))
+                                            "allowPrivilegeEscalation")), _WINDOWS)
 _CONTAINER = (
     Field("ports", LIST, "", (Field("containerPort", INT, ""), Field("hostPort", INT, ""))),
     *(Field(n, OBJ, "", _PROBE) for n in ("livenessProbe", "readinessProbe", "startupProbe")),
@@ -44,7 +47,9 @@ _POD_SPEC = (
                                    "hostUsers")),
     Field("topologySpreadConstraints", LIST, "", (Field("maxSkew", INT, ""), Field("minDomains", INT, ""))),
     Field("securityContext", OBJ, "", (*(Field(n, INT, "") for n in ("runAsUser", "runAsGroup", "fsGroup")),
-                                       Field("runAsNonRoot", BOOL, ""))),
+                                       Field("runAsNonRoot", BOOL, ""), Field("supplementalGroups", INTS, ""),
+                                       _WINDOWS)),
+    Field("tolerations", LIST, "", (Field("tolerationSeconds", INT, ""),)),
     *(Field(n, LIST, "", _CONTAINER) for n in ("containers", "initContainers")),
 )
 POD_TEMPLATE = (Field("spec", OBJ, "", _POD_SPEC),)   # (a task's `template`: core/v1's integers and booleans)
@@ -75,6 +80,10 @@ def _walk(before: Any, after: Any, fields: tuple[Field, ...]) -> Any:
         elif f.shape == LIST and f.fields and isinstance(old, list) and isinstance(new, list):
             for x, y in zip(old, new):
                 _walk(x, y, f.fields)
+        elif f.shape == INTS and isinstance(old, list) and isinstance(new, list):
+            for i, (x, y) in enumerate(zip(old, new)):
+                if isinstance(x, str) and isinstance(y, str) and flowtemplate.PLACEHOLDER.search(x):
+                    new[i] = _scalar(y, INT)
     return after
 
 

@@ -51,6 +51,18 @@ def task(**fields):
                      "containers": [{"name": "c", "lifecycle": {"preStop": {"sleep": {"seconds": 2}}},
                                      "livenessProbe": {"grpc": {"port": 903}}}]}})]},
                  id="spread-skew-sleep-seconds-grpc-port"),
+    pytest.param({"tasks": [task(replicas=1, template={"spec": {
+                     "securityContext": {"supplementalGroups": ["{{item}}", 5, "{{params.neg}}"],
+                                         "windowsOptions": {"hostProcess": "{{params.yes}}"}},
+                     "tolerations": [{"key": "k", "operator": "Exists", "tolerationSeconds": "{{params.n}}"}],
+                     "containers": [{"name": "c", "securityContext": {
+                         "windowsOptions": {"hostProcess": "{{params.yes}}", "runAsUserName": "{{item}}"}}}]}})]},
+                 {"tasks": [task(replicas=1, template={"spec": {
+                     "securityContext": {"supplementalGroups": [3, 5, -1], "windowsOptions": {"hostProcess": True}},
+                     "tolerations": [{"key": "k", "operator": "Exists", "tolerationSeconds": 2}],
+                     "containers": [{"name": "c", "securityContext": {
+                         "windowsOptions": {"hostProcess": True, "runAsUserName": "3"}}}]}})]},
+                 id="supplemental-groups-host-process-toleration-seconds"),
 ])
 def test_typed(spec, want):
     before = copy.deepcopy(spec)
@@ -61,3 +73,37 @@ def test_typed(spec, want):
 def test_a_field_written_as_a_string_without_a_placeholder_is_left_for_admission():
     spec = {"tasks": [task(replicas="3")]}
     assert placeholdertypes.typed(spec, copy.deepcopy(spec)) == {"tasks": [task(replicas="3")]}
+
+
+@pytest.mark.parametrize("where, written, admitted", [
+    pytest.param("securityContext", {"supplementalGroups": ["{{item}}"]}, True, id="supplementalGroups"),
+    pytest.param("securityContext", {"supplementalGroups": ["{{params.word}}"]}, False,
+                 id="supplementalGroups-not-a-number"),
+    pytest.param("securityContext", {"windowsOptions": {"hostProcess": "{{params.yes}}"}}, True, id="hostProcess"),
+    pytest.param("securityContext", {"windowsOptions": {"hostProcess": "{{params.word}}"}}, False,
+                 id="hostProcess-not-a-boolean"),
+    pytest.param("tolerations", [{"operator": "Exists", "effect": "NoExecute", "tolerationSeconds": "{{item}}"}],
+                 True, id="tolerationSeconds"),
+])
+def test_the_vcjob_a_flow_makes_is_admitted_once_typed(where, written, admitted):
+    """The JobTemplate with the placeholder is admitted (its value is known only in the flow's vcjob); that vcjob,
+    typed after the substitution, is admitted — or refused naming the field when the value reads as no number or
+    boolean (before, a number's text was left a string, and every such vcjob refused)."""
+    from vclite.api import kinds
+    from vclite.apiserver import inprocess
+    from vclite.lib import clock, errors
+    client = inprocess.new_client(clock.VirtualClock())
+    spec = {"minAvailable": 1, "schedulerName": "volcano", "tasks": [{"name": "t", "replicas": 1, "template": {
+        "spec": {"restartPolicy": "Never", where: written,
+                 "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}}}]}
+    client.create({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobTemplate",
+                   "metadata": {"name": "tpl", "namespace": "default"}, "spec": copy.deepcopy(spec)})
+    job = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+           "metadata": {"name": "f-a", "namespace": "default"},
+           "spec": placeholdertypes.typed(spec, flowtemplate.substitute(spec, VALUES, "spec"))}
+    if admitted:
+        client.create(job)
+        return
+    with pytest.raises(errors.Invalid) as err:
+        client.create(job)
+    assert f"spec.tasks[0].template.spec.{where}" in str(err.value), err.value
