@@ -33,8 +33,13 @@ _HANDLER = (Field("sleep", OBJ, "", (Field("seconds", INT, ""),)),)
 _SECURITY = (*(Field(n, INT, "") for n in ("runAsUser", "runAsGroup")),
              *(Field(n, BOOL, "") for n in ("runAsNonRoot", "privileged", "readOnlyRootFilesystem",
                                             "allowPrivilegeEscalation")), _WINDOWS)
+_OPTIONAL = (Field("optional", BOOL, ""),)
 _CONTAINER = (
     Field("ports", LIST, "", (Field("containerPort", INT, ""), Field("hostPort", INT, ""))),
+    Field("volumeMounts", LIST, "", (Field("readOnly", BOOL, ""),)),
+    Field("env", LIST, "", (Field("valueFrom", OBJ, "", (Field("configMapKeyRef", OBJ, "", _OPTIONAL),
+                                                         Field("secretKeyRef", OBJ, "", _OPTIONAL))),)),
+    Field("envFrom", LIST, "", (Field("configMapRef", OBJ, "", _OPTIONAL), Field("secretRef", OBJ, "", _OPTIONAL))),
     *(Field(n, OBJ, "", _PROBE) for n in ("livenessProbe", "readinessProbe", "startupProbe")),
     Field("lifecycle", OBJ, "", tuple(Field(n, OBJ, "", _HANDLER) for n in ("postStart", "preStop"))),
     Field("securityContext", OBJ, "", _SECURITY),
@@ -50,6 +55,13 @@ _POD_SPEC = (
                                        Field("runAsNonRoot", BOOL, ""), Field("supplementalGroups", INTS, ""),
                                        _WINDOWS)),
     Field("tolerations", LIST, "", (Field("tolerationSeconds", INT, ""),)),
+    Field("volumes", LIST, "", (Field("configMap", OBJ, "", (Field("defaultMode", INT, ""), Field("optional", BOOL, ""),
+                                                             Field("items", LIST, "", (Field("mode", INT, ""),)))),)),
+    Field("affinity", OBJ, "", (
+        Field("nodeAffinity", OBJ, "", (Field("preferredDuringSchedulingIgnoredDuringExecution", LIST, "",
+                                              (Field("weight", INT, ""),)),)),
+        *(Field(n, OBJ, "", (Field("preferredDuringSchedulingIgnoredDuringExecution", LIST, "",
+                                   (Field("weight", INT, ""),)),)) for n in ("podAffinity", "podAntiAffinity")))),
     *(Field(n, LIST, "", _CONTAINER) for n in ("containers", "initContainers")),
 )
 POD_TEMPLATE = (Field("spec", OBJ, "", _POD_SPEC),)   # (a task's `template`: core/v1's integers and booleans)

@@ -63,6 +63,28 @@ def task(**fields):
                      "containers": [{"name": "c", "securityContext": {
                          "windowsOptions": {"hostProcess": True, "runAsUserName": "3"}}}]}})]},
                  id="supplemental-groups-host-process-toleration-seconds"),
+    pytest.param({"tasks": [task(replicas=1, template={"spec": {
+                     "volumes": [{"name": "v", "configMap": {"name": "cm", "defaultMode": "{{params.n}}",
+                                                             "optional": "{{params.yes}}",
+                                                             "items": [{"key": "k", "path": "p",
+                                                                       "mode": "{{item}}"}]}}],
+                     "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                         {"weight": "{{item}}", "podAffinityTerm": {"topologyKey": "zone"}}]}},
+                     "containers": [{"name": "c", "volumeMounts": [{"name": "v", "mountPath": "/v",
+                                                                    "readOnly": "{{params.yes}}"}],
+                                     "env": [{"name": "E", "valueFrom": {"configMapKeyRef": {
+                                         "name": "cm", "key": "k", "optional": "{{params.yes}}"}}}],
+                                     "envFrom": [{"secretRef": {"name": "s", "optional": "{{params.yes}}"}}]}]}})]},
+                 {"tasks": [task(replicas=1, template={"spec": {
+                     "volumes": [{"name": "v", "configMap": {"name": "cm", "defaultMode": 2, "optional": True,
+                                                             "items": [{"key": "k", "path": "p", "mode": 3}]}}],
+                     "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                         {"weight": 3, "podAffinityTerm": {"topologyKey": "zone"}}]}},
+                     "containers": [{"name": "c", "volumeMounts": [{"name": "v", "mountPath": "/v", "readOnly": True}],
+                                     "env": [{"name": "E", "valueFrom": {"configMapKeyRef": {
+                                         "name": "cm", "key": "k", "optional": True}}}],
+                                     "envFrom": [{"secretRef": {"name": "s", "optional": True}}]}]}})]},
+                 id="volume-modes-affinity-weights-mounts-optional-refs"),
 ])
 def test_typed(spec, want):
     before = copy.deepcopy(spec)
