@@ -14,7 +14,8 @@ them), and Namespaces (their labels, which a pod affinity term's namespaceSelect
 use but no document declares exists without labels, as on a cluster). Any other kind is an error. Every
 document is checked as `vcctl validate` checks it (admission, file:line errors, exit 2) but is used as
 written, status included (a budget's or quota's status checked as a status write is; a Pod's or PodGroup's
-`status.phase` must be one of its kind's phases). Objects without a namespace are in `default`.
+`status.phase` must be one of its kind's phases; what a state names but lacks, a PriorityClass or a Node:
+dryrunrefs.py). Objects without a namespace are in `default`.
 
 Volcano's scheduler creates the queues `default` (weight 1, reclaimable) and `root` at start: if the
 state declares no Queue `default`, that one is added (and said so in the table); `root` is implicit
@@ -51,7 +52,7 @@ from typing import Any
 from vclite.admission import admit
 from vclite.api import batch, core, kinds, meta, numatopo, scheduling, yamlio
 from vclite.apiserver import inprocess
-from vclite.cli import manifests, schedconfmap
+from vclite.cli import dryrunrefs, manifests, schedconfmap
 from vclite.cli.scheduler_cmd import METRICS_TIMEOUT
 from vclite.lib import clock as clock_mod
 from vclite.lib import jsoncopy
@@ -76,6 +77,7 @@ class State:
     cluster: snapshot.ClusterState
     notes: list[str] = dataclasses.field(default_factory=list)
     added_default_queue: bool = False
+    added_priority_classes: int = 0   # the system ones a cluster has (dryrunrefs.system_classes)
     # Volcano's scheduler ConfigMap among the files (schedconfmap.py): the configuration without --conf
     conf_doc: yamlio.Document | None = None
 
@@ -182,7 +184,7 @@ def load_state(paths: list[str]) -> State:
     """The cluster state of the files, or manifests.InvalidManifests listing every problem (file:line)."""
     docs = manifests.load(paths)
     problems = _kind_problems(docs) or (_validate(docs) + _time_problems(docs) + _status_problems(docs)
-                                        + _phase_problems(docs))
+                                        + _phase_problems(docs) + dryrunrefs.priority_class_problems(docs))
     conf_doc = schedconfmap.find(docs)
     if conf_doc is not None:
         problems += [manifests.Problem(conf_doc.file, line, manifests.describe(conf_doc), schedconfmap.FIELD, message)
@@ -206,13 +208,15 @@ def build_state(objects: list[Obj]) -> State:
             if kind is not None and kind.namespaced and not meta.namespace(obj):
                 obj.setdefault("metadata", {})["namespace"] = "default"
             by_kind[obj["kind"]].append(obj)
+    system = dryrunrefs.system_classes(by_kind[kinds.PRIORITYCLASS.kind])
+    by_kind[kinds.PRIORITYCLASS.kind] += system
     state = State(snapshot.ClusterState(
         nodes=by_kind[kinds.NODE.kind], queues=by_kind[kinds.QUEUE.kind], podgroups=by_kind[kinds.PODGROUP.kind],
         pods=by_kind[kinds.POD.kind], priority_classes=by_kind[kinds.PRIORITYCLASS.kind],
         namespaces=_namespaces(objects, by_kind[kinds.POD.kind]),
         hypernodes=by_kind[kinds.HYPERNODE.kind], numatopologies=by_kind[kinds.NUMATOPOLOGY.kind],
         pdbs=by_kind[kinds.PODDISRUPTIONBUDGET.kind],
-        resource_quotas=by_kind[kinds.RESOURCEQUOTA.kind]))
+        resource_quotas=by_kind[kinds.RESOURCEQUOTA.kind]), added_priority_classes=len(system))
     queues = {meta.name(q) for q in state.cluster.queues}
     if scheduling.DEFAULT_QUEUE not in queues:
         state.cluster.queues.append(default_queue())
@@ -221,6 +225,7 @@ def build_state(objects: list[Obj]) -> State:
         state.notes.append('Queue "default" is not declared: Volcano\'s default queue was added (weight 1).')
     state.notes.extend(_volcano_by_membership(state.cluster))
     state.notes.extend(_membership_notes(state.cluster, queues))
+    state.notes.extend(dryrunrefs.notes(state.cluster))
     state.notes.extend(f"Node {meta.name(n)}: its Ready condition is not True, so it is not in the session (as in "
                        "Volcano's snapshot): nothing is placed on it, and what runs there is not seen."
                        for n in sorted(state.cluster.nodes, key=meta.name) if not nodes_mod.is_ready(n))
@@ -408,7 +413,7 @@ def render_table(state: State, conf_name: str, conf: conf_mod.SchedulerConf, out
     c = state.cluster
     queues = len(c.queues) - (1 if state.added_default_queue else 0)
     lines = [f"State: {len(c.nodes)} node(s), {queues} queue(s), {len(c.podgroups)} PodGroup(s), "
-             f"{len(c.pods)} pod(s), {len(c.priority_classes)} PriorityClass(es)"
+             f"{len(c.pods)} pod(s), {len(c.priority_classes) - state.added_priority_classes} PriorityClass(es)"
              + (f", {len(c.hypernodes)} HyperNode(s)" if c.hypernodes else "")
              + (f", {len(c.numatopologies)} Numatopology(ies)" if c.numatopologies else "")
              + (f", {len(c.pdbs)} PodDisruptionBudget(s)" if c.pdbs else "")

@@ -58,7 +58,7 @@ def pod(name, group, cpu="1", ns=None, scheduler="volcano", node_name=None, phas
                  ["Pod default/p: its PodGroup default/nope is not in the state: the pod is not scheduled (it only "
                   "occupies its node, if bound)."], id="pod of a missing podgroup"),
     # a bare volcano pod was silently left out (no bind, no PodGroup, no note)
-    pytest.param([queue("default"), pod("p", None), pod("bound", None, node_name="n1"),
+    pytest.param([queue("default"), node("n1"), pod("p", None), pod("bound", None, node_name="n1"),
                   pod("kube", None, scheduler="default-scheduler")], False,
                  ["Pod default/p: no scheduling.k8s.io/group-name annotation, so it is not scheduled: Volcano's "
                   "controller first gives such a pod a PodGroup (podgroup-<uid>); a state lists that PodGroup and the "
@@ -77,6 +77,17 @@ def pod(name, group, cpu="1", ns=None, scheduler="volcano", node_name=None, phas
                  False, ["Node n2: its Ready condition is not True, so it is not in the session (as in Volcano's "
                          "snapshot): nothing is placed on it, and what runs there is not seen."],
                  id="a node that is not Ready"),
+    # a typo'd class or node name changed the answer without a word
+    pytest.param([queue("default"), node("n1"), {**podgroup("pg"), "spec": {"minMember": 1, "priorityClassName": "hi"}},
+                  pod("p", "pg", node_name="n2", phase="Running")], False,
+                 ['PodGroup default/pg: PriorityClass "hi" is not in the state: the job has the global default '
+                  "class's priority (0 without one), as Volcano gives it when the class does not exist.",
+                  'Pod default/p: bound to node "n2", which is not in the state: it counts for its job but occupies '
+                  "no node of the session."],
+                 id="a class and a node the state lacks"),
+    pytest.param([queue("default"), {**podgroup("pg"), "spec": {"minMember": 1,
+                                                                "priorityClassName": "system-node-critical"}}],
+                 False, [], id="a system class: every cluster has it"),
 ])
 def test_build_state_notes(objects, added, notes):
     state = dryrun.build_state(objects)
@@ -523,3 +534,82 @@ def test_a_bad_configmap_conf_in_the_state_is_a_problem_of_its_line(tmp_path):
     assert (f'{state}:12: ConfigMap/volcano-scheduler-configmap: data[volcano-scheduler.conf]: unknown plugin "gangg"'
             in r.output), r.output
     assert "1 problem(s) found; no session was run." in r.output
+
+
+SYSTEM_CLASS = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "1", pods: "10"}}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: a, namespace: ns, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec: {minMember: 1}
+status: {phase: Inqueue}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: b, namespace: ns, creationTimestamp: "2026-01-01T00:01:00Z"}
+spec: {minMember: 1, priorityClassName: system-cluster-critical}
+status: {phase: Inqueue}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: pa, namespace: ns, annotations: {scheduling.k8s.io/group-name: a}}
+spec: {schedulerName: volcano, containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}
+status: {phase: Pending}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: pb, namespace: ns, annotations: {scheduling.k8s.io/group-name: b}}
+spec:
+  schedulerName: volcano
+  priorityClassName: system-cluster-critical
+  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+status: {phase: Pending}
+"""
+
+
+def test_a_system_priority_class_has_its_value_as_on_a_cluster(tmp_path):
+    """Every cluster has system-cluster-critical (2,000,000,000): Volcano places that job first. The dry run
+    knew no such class, gave the job priority 0 and bound the older one instead."""
+    path = tmp_path / "state.yaml"
+    path.write_text(SYSTEM_CLASS)
+    state = dryrun.load_state([str(path)])
+    out = dryrun.dry_run(state, conf.default_conf(), NOW)
+    assert out["binds"] == {"ns/pb": "n1"}
+    assert state.notes == ['Queue "default" is not declared: Volcano\'s default queue was added (weight 1).']
+    assert "0 PriorityClass(es)" in dryrun.render_table(state, "default", conf.default_conf(), out)
+
+
+@pytest.mark.parametrize("priority, problems", [
+    pytest.param("priorityClassName: hi", [
+        "{path}:7: Pod/p: spec.priorityClassName: no PriorityClass with name hi was found: no document defines it "
+        "and the pod sets no spec.priority, so a cluster would refuse the pod (declare the PriorityClass, or the "
+        "pod's spec.priority)"], id="undefined: refused"),
+    pytest.param("priorityClassName: hi\n  priority: 7", [], id="with its priority: read as written"),
+    pytest.param("priorityClassName: system-node-critical", [], id="a system class"),
+])
+def test_a_pod_naming_a_priority_class_no_document_defines(tmp_path, priority, problems):
+    """A pod naming a class the state lacks was scheduled at a guessed priority (1): a typo'd class changed
+    preemption without a word. A cluster refuses such a pod; so does the dry run, at its line."""
+    path = tmp_path / "state.yaml"
+    path.write_text(f"""\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  annotations: {{scheduling.k8s.io/group-name: pg}}
+spec:
+  {priority}
+  schedulerName: volcano
+  containers: [{{name: c, image: x}}]
+""")
+    if not problems:
+        dryrun.load_state([str(path)])
+        return
+    with pytest.raises(manifests.InvalidManifests) as e:
+        dryrun.load_state([str(path)])
+    got = [str(p) for p in e.value.problems]
+    assert got == [p.format(path=path) for p in problems], got

@@ -1,0 +1,69 @@
+"""What a dry run's state names that the state does not hold (dryrun.py asks): a cluster's objects refer to
+PriorityClasses and Nodes that exist there, a state written by hand may not.
+
+- Kubernetes' system PriorityClasses (`system-cluster-critical`, `system-node-critical`) exist in every cluster:
+  the state has them unless it declares its own (`system_classes`), so a PodGroup naming one has its value, as
+  Volcano reads it from the cluster.
+- A Pod naming a PriorityClass the state does not define and setting no `spec.priority` could not exist: a
+  cluster refuses it (`no PriorityClass with name X was found`), and the session would take a guessed priority.
+  It is a problem of its file and line (`priority_class_problems`); a pod with `spec.priority` (as `kubectl get
+  -o yaml` shows one) is read as written.
+- A PodGroup naming a PriorityClass the state does not define, and a Pod bound to a Node it does not declare,
+  can exist: they are read as Volcano reads them (the job gets the default priority; the pod counts for its
+  job and occupies no node of the session), and a note says so (`notes`), as a typo would change the answer.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from vclite.admission import podpriority
+from vclite.api import kinds, meta, yamlio
+from vclite.apiserver import inprocess
+from vclite.cli import manifests
+from vclite.lib import jsoncopy
+from vclite.scheduler.framework import snapshot
+
+Obj = dict[str, Any]
+
+
+def system_classes(declared: list[Obj]) -> list[Obj]:
+    """Copies of the system PriorityClasses a cluster has that `declared` does not name."""
+    names = {meta.name(pc) for pc in declared}
+    return [jsoncopy.deep_copy(o) for o in inprocess.DEFAULT_OBJECTS
+            if o["kind"] == kinds.PRIORITYCLASS.kind and meta.name(o) not in names]
+
+
+def priority_class_problems(docs: list[yamlio.Document]) -> list[manifests.Problem]:
+    """A problem for each Pod that names a PriorityClass no document defines (nor the system) and sets no
+    `spec.priority`."""
+    defined = {meta.name(d.obj) for d in docs if d.kind == kinds.PRIORITYCLASS.kind and isinstance(d.obj, dict)}
+    problems = []
+    for d in docs:
+        spec = d.obj.get("spec") if d.kind == kinds.POD.kind and isinstance(d.obj, dict) else None
+        name = spec.get("priorityClassName") if isinstance(spec, dict) else None
+        if isinstance(name, str) and name and spec.get("priority") is None and not podpriority.known(name, defined):
+            problems.append(manifests.Problem(
+                d.file, d.line_of("spec.priorityClassName"), manifests.describe(d), "spec.priorityClassName",
+                f"no PriorityClass with name {name} was found: no document defines it and the pod sets no "
+                "spec.priority, so a cluster would refuse the pod (declare the PriorityClass, or the pod's "
+                "spec.priority)"))
+    return problems
+
+
+def notes(cluster: snapshot.ClusterState) -> list[str]:
+    """Notes for the PodGroups naming a PriorityClass the state lacks and the Pods bound to a Node it lacks."""
+    classes = {meta.name(pc) for pc in cluster.priority_classes}
+    nodes = {meta.name(n) for n in cluster.nodes}
+    out = []
+    for pg in sorted(cluster.podgroups, key=meta.key):
+        name = (pg.get("spec") or {}).get("priorityClassName")
+        if isinstance(name, str) and name and name not in classes:
+            out.append(f'PodGroup {meta.key(pg)}: PriorityClass "{name}" is not in the state: the job has the '
+                       "global default class's priority (0 without one), as Volcano gives it when the class "
+                       "does not exist.")
+    for pod in sorted(cluster.pods, key=meta.key):
+        node = (pod.get("spec") or {}).get("nodeName")
+        if isinstance(node, str) and node and node not in nodes:
+            out.append(f'Pod {meta.key(pod)}: bound to node "{node}", which is not in the state: it counts for '
+                       "its job but occupies no node of the session.")
+    return out
