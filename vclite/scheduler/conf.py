@@ -33,7 +33,7 @@ import difflib
 import functools
 from typing import Any, Iterable, Mapping, Sequence
 
-from vclite.api import yamlio
+from vclite.api import scheduling, yamlio
 from vclite.scheduler import nodemetrics
 from vclite.scheduler import registry as registry_mod
 from vclite.scheduler.framework import plugin as plugin_mod
@@ -52,6 +52,7 @@ _FLAG_SET = frozenset(FLAGS)  # hypernode and sub-job flags are accepted; vclite
 # which hierarchical drf forbids.
 _OPT_IN = frozenset({"enableHierarchy", "enabledClusterOrder"})
 TOP_LEVEL = ("actions", "tiers", "configurations", "metrics")
+TOP_LEVEL_SET = frozenset(TOP_LEVEL)
 
 DEFAULT_CONF_YAML = """\
 actions: "enqueue, allocate, backfill"
@@ -443,6 +444,9 @@ def _from_mapping(data: Any, reg: registry_mod.Registry, out: _Problems) -> Sche
         out.add("", "a scheduler configuration must be a mapping with actions and tiers, "
                     f"got {_type_name(data)}")
         return None
+    if "apiVersion" in data and "kind" in data and not TOP_LEVEL_SET & set(data):
+        out.add("kind", _manifest_given(data.get("kind")))
+        return None
     for key in data:
         if key not in TOP_LEVEL:
             out.add(_child("", key), f"unknown field {_q(key)} (known: {', '.join(TOP_LEVEL)})")
@@ -458,6 +462,15 @@ def _from_mapping(data: Any, reg: registry_mod.Registry, out: _Problems) -> Sche
     tiers = data.get("tiers")
     conf = _build(actions, [] if tiers is None else tiers, data.get("configurations"), reg, True, out)
     return None if conf is None else dataclasses.replace(conf, metrics=metrics)
+
+
+def _manifest_given(kind: Any) -> str:
+    """What a Kubernetes manifest given as the configuration (Volcano's ConfigMap, most often) is told."""
+    configmap = f"{scheduling.SCHEDULER_CONFIGMAP_NAMESPACE}/{scheduling.SCHEDULER_CONFIGMAP}"
+    return (f"a Kubernetes manifest (kind: {kind}), not a volcano-scheduler.conf (actions and tiers): give the "
+            'configuration itself (a ConfigMap\'s data["volcano-scheduler.conf"]), or leave this option out and '
+            f"give Volcano's ConfigMap {configmap} with the manifests (vcctl run, scheduler dry-run -f) or apply "
+            "it (vcctl server)")
 
 
 def parse(text: str | Mapping[str, Any], filename: str = "<string>",

@@ -124,6 +124,16 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: pr
     pytest.param("- allocate\n", ["sched.conf:1: a scheduler configuration must be a mapping with actions and tiers"],
                  id="not a mapping"),
     pytest.param("", ["sched.conf:1: a scheduler configuration must be a mapping"], id="empty file"),
+    # Volcano's ConfigMap given as the file: four problems about apiVersion, kind, metadata and data
+    pytest.param("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: volcano-scheduler-configmap}\ndata:\n"
+                 "  volcano-scheduler.conf: |\n    actions: \"allocate\"\n",
+                 ['sched.conf:2: a Kubernetes manifest (kind: ConfigMap), not a volcano-scheduler.conf (actions and '
+                  'tiers): give the configuration itself (a ConfigMap\'s data["volcano-scheduler.conf"]), or leave '
+                  "this option out and give Volcano's ConfigMap volcano-system/volcano-scheduler-configmap with the "
+                  "manifests (vcctl run, scheduler dry-run -f) or apply it (vcctl server)"], id="a ConfigMap"),
+    pytest.param('apiVersion: v1\nkind: x\nactions: "allocat"\n',
+                 ['sched.conf:1: unknown field "apiVersion"', 'sched.conf:2: unknown field "kind"',
+                  'sched.conf:3: unknown action "allocat"'], id="a configuration with stray fields"),
     pytest.param('actions: "allocate"\n---\nactions: "enqueue"\n',
                  ["sched.conf:3: one YAML document expected"], id="two documents"),
     pytest.param('actions: "enqueue, alocate"\ntiers:\n- plugins:\n  - name: gangg\n  - name: drf\n'
