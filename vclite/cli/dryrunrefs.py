@@ -11,19 +11,22 @@ PriorityClasses and Nodes that exist there, a state written by hand may not.
 - A PodGroup naming a PriorityClass the state does not define, and a Pod bound to a Node it does not declare,
   can exist: they are read as Volcano reads them (the job gets the default priority; the pod counts for its
   job and occupies no node of the session), and a note says so (`notes`), as a typo would change the answer.
+  So does a Running Pod without `spec.nodeName`: it cannot exist on a cluster, but Volcano's own scheduler
+  tests write such pods (a running task of a job, on no node), and their ports here keep them.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from vclite.admission import podpriority
-from vclite.api import kinds, meta, yamlio
+from vclite.api import core, kinds, meta, yamlio
 from vclite.apiserver import inprocess
 from vclite.cli import manifests
 from vclite.lib import jsoncopy
 from vclite.scheduler.framework import snapshot
 
 Obj = dict[str, Any]
+RUNNING = str(core.PodPhase.RUNNING)
 
 
 def system_classes(declared: list[Obj]) -> list[Obj]:
@@ -66,4 +69,7 @@ def notes(cluster: snapshot.ClusterState) -> list[str]:
         if isinstance(node, str) and node and node not in nodes:
             out.append(f'Pod {meta.key(pod)}: bound to node "{node}", which is not in the state: it counts for '
                        "its job but occupies no node of the session.")
+        elif not node and (pod.get("status") or {}).get("phase") == RUNNING:
+            out.append(f"Pod {meta.key(pod)}: Running without a spec.nodeName: it counts for its job (as a task "
+                       "of Volcano's own tests does) but occupies no node of the session.")
     return out

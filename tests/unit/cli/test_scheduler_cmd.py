@@ -85,6 +85,9 @@ def pod(name, group, cpu="1", ns=None, scheduler="volcano", node_name=None, phas
                   'Pod default/p: bound to node "n2", which is not in the state: it counts for its job but occupies '
                   "no node of the session."],
                  id="a class and a node the state lacks"),
+    pytest.param([queue("default"), node("n1"), podgroup("pg"), pod("p", "pg", phase="Running")], False,
+                 ["Pod default/p: Running without a spec.nodeName: it counts for its job (as a task of Volcano's own "
+                  "tests does) but occupies no node of the session."], id="running on no node"),
     pytest.param([queue("default"), {**podgroup("pg"), "spec": {"minMember": 1,
                                                                 "priorityClassName": "system-node-critical"}}],
                  False, [], id="a system class: every cluster has it"),
