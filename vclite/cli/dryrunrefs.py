@@ -54,10 +54,14 @@ def priority_class_problems(docs: list[yamlio.Document]) -> list[manifests.Probl
 
 
 def notes(cluster: snapshot.ClusterState) -> list[str]:
-    """Notes for the PodGroups naming a PriorityClass the state lacks and the Pods bound to a Node it lacks."""
+    """Notes for a state without Nodes, the PodGroups naming a PriorityClass the state lacks and the Pods bound
+    to a Node it lacks (or Running on none)."""
     classes = {meta.name(pc) for pc in cluster.priority_classes}
     nodes = {meta.name(n) for n in cluster.nodes}
     out = []
+    if not nodes and cluster.pods:
+        out.append("The state declares no Node: nothing can be placed, and Volcano's message then names no node "
+                   "(give the cluster's Nodes, with their status.allocatable).")
     for pg in sorted(cluster.podgroups, key=meta.key):
         name = (pg.get("spec") or {}).get("priorityClassName")
         if isinstance(name, str) and name and name not in classes:

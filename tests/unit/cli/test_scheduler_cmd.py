@@ -51,10 +51,11 @@ def pod(name, group, cpu="1", ns=None, scheduler="volcano", node_name=None, phas
     pytest.param([queue("default"), podgroup("pg", q="gone")], False,
                  ['PodGroup default/pg: queue "gone" does not exist, so the job is not in the session (as in Volcano): '
                   "nothing of it is scheduled and its status is not updated."], id="podgroup of a missing queue"),
-    pytest.param([queue("default"), podgroup("pg"), pod("p", "pg", scheduler="default-scheduler")], False,
+    pytest.param([queue("default"), node("n1"), podgroup("pg"), pod("p", "pg", scheduler="default-scheduler")],
+                 False,
                  ['Pod default/p: schedulerName is "default-scheduler", not "volcano": Volcano does not schedule it '
                   "(it only occupies its node, if bound)."], id="pod for another scheduler"),
-    pytest.param([queue("default"), pod("p", "nope")], False,
+    pytest.param([queue("default"), node("n1"), pod("p", "nope")], False,
                  ["Pod default/p: its PodGroup default/nope is not in the state: the pod is not scheduled (it only "
                   "occupies its node, if bound)."], id="pod of a missing podgroup"),
     # a bare volcano pod was silently left out (no bind, no PodGroup, no note)
@@ -64,7 +65,8 @@ def pod(name, group, cpu="1", ns=None, scheduler="volcano", node_name=None, phas
                   "controller first gives such a pod a PodGroup (podgroup-<uid>); a state lists that PodGroup and the "
                   "pod's annotation."],
                  id="volcano pod without a podgroup"),
-    pytest.param([queue("default"), podgroup("pg"), pod("p", "pg", scheduler=None), pod("q", "pg", scheduler=None),
+    pytest.param([queue("default"), node("n1"), podgroup("pg"), pod("p", "pg", scheduler=None),
+                  pod("q", "pg", scheduler=None),
                   pod("lost", "nope", scheduler=None)], False,
                  ['2 pod(s) of a PodGroup of the state name no schedulerName (default/p, default/q): taken as '
                   '"volcano"\'s (on a cluster they would get "default-scheduler", which Volcano does not schedule).',
@@ -88,6 +90,10 @@ def pod(name, group, cpu="1", ns=None, scheduler="volcano", node_name=None, phas
     pytest.param([queue("default"), node("n1"), podgroup("pg"), pod("p", "pg", phase="Running")], False,
                  ["Pod default/p: Running without a spec.nodeName: it counts for its job (as a task of Volcano's own "
                   "tests does) but occupies no node of the session."], id="running on no node"),
+    # the gang's message said nothing of why (as Volcano's: no node, no fit error)
+    pytest.param([queue("default"), podgroup("pg"), pod("p", "pg")], False,
+                 ["The state declares no Node: nothing can be placed, and Volcano's message then names no node (give "
+                  "the cluster's Nodes, with their status.allocatable)."], id="no node at all"),
     pytest.param([queue("default"), {**podgroup("pg"), "spec": {"minMember": 1,
                                                                 "priorityClassName": "system-node-critical"}}],
                  False, [], id="a system class: every cluster has it"),
