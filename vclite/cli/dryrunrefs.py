@@ -12,7 +12,8 @@ PriorityClasses and Nodes that exist there, a state written by hand may not.
   can exist: they are read as Volcano reads them (the job gets the default priority; the pod counts for its
   job and occupies no node of the session), and a note says so (`notes`), as a typo would change the answer.
   So does a Running Pod without `spec.nodeName`: it cannot exist on a cluster, but Volcano's own scheduler
-  tests write such pods (a running task of a job, on no node), and their ports here keep them.
+  tests write such pods (a running task of a job, on no node), and their ports here keep them. A Node that
+  advertises no `pods` gets a kubelet's 110 (docs/differences.md), where Volcano would fit nothing: noted too.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from vclite.api import core, kinds, meta, yamlio
 from vclite.apiserver import inprocess
 from vclite.cli import manifests
 from vclite.lib import jsoncopy
+from vclite.scheduler.framework import nodes as nodes_mod
 from vclite.scheduler.framework import snapshot
 
 Obj = dict[str, Any]
@@ -62,6 +64,13 @@ def notes(cluster: snapshot.ClusterState) -> list[str]:
     if not nodes and cluster.pods:
         out.append("The state declares no Node: nothing can be placed, and Volcano's message then names no node "
                    "(give the cluster's Nodes, with their status.allocatable).")
+    for node in sorted(cluster.nodes, key=meta.name):
+        status = node.get("status") if isinstance(node.get("status"), dict) else {}
+        raw = status.get("allocatable") or status.get("capacity") or {}
+        if isinstance(raw, dict) and "pods" not in raw:
+            out.append(f"Node {meta.name(node)}: its status.allocatable has no pods: taken as "
+                       f"{nodes_mod.DEFAULT_PODS}, a kubelet's default (Volcano's scheduler fits no pod on a node "
+                       "that advertises none; give pods as the cluster's node does).")
     for pg in sorted(cluster.podgroups, key=meta.key):
         name = (pg.get("spec") or {}).get("priorityClassName")
         if isinstance(name, str) and name and name not in classes:

@@ -74,7 +74,7 @@ def pod(name, group, cpu="1", ns=None, scheduler="volcano", node_name=None, phas
                   "occupies its node, if bound)."],
                  id="pods of a podgroup without a schedulerName"),
     pytest.param([queue("default"), node("n1"),
-                  {**node("n2"), "status": {"allocatable": {"cpu": "1"}, "conditions": [{"type": "Ready",
+                  {**node("n2"), "status": {"allocatable": {"cpu": "1", "pods": "10"}, "conditions": [{"type": "Ready",
                                                                                        "status": "False"}]}}],
                  False, ["Node n2: its Ready condition is not True, so it is not in the session (as in Volcano's "
                          "snapshot): nothing is placed on it, and what runs there is not seen."],
@@ -94,6 +94,11 @@ def pod(name, group, cpu="1", ns=None, scheduler="volcano", node_name=None, phas
     pytest.param([queue("default"), podgroup("pg"), pod("p", "pg")], False,
                  ["The state declares no Node: nothing can be placed, and Volcano's message then names no node (give "
                   "the cluster's Nodes, with their status.allocatable)."], id="no node at all"),
+    # the answer differs from Volcano's (nothing fits there) without a word
+    pytest.param([queue("default"), {**node("n1"), "status": {"allocatable": {"cpu": "4"}}}, node("n2")], False,
+                 ["Node n1: its status.allocatable has no pods: taken as 110, a kubelet's default (Volcano's scheduler "
+                  "fits no pod on a node that advertises none; give pods as the cluster's node does)."],
+                 id="a node without pods"),
     pytest.param([queue("default"), {**podgroup("pg"), "spec": {"minMember": 1,
                                                                 "priorityClassName": "system-node-critical"}}],
                  False, [], id="a system class: every cluster has it"),
