@@ -46,7 +46,7 @@ DEPENDS_ON = _obj("When the flow may start (none: at once).", {
     "strategy": _str("over targets: `all` (default) — every target Completed; `any` — one is enough (vclite)"),
     "expression": _str("instead of targets, a condition over other flows' outcomes, as Argo's `depends` "
                        "(vclite): `train.Completed && (eval.Failed || eval.Skipped)`; outcomes Completed (or Argo's "
-                       "Succeeded), Failed, Terminated, Aborted, Skipped, Finished (any end), and over loop flows "
+                       "Succeeded), Failed, Terminated, Skipped, Finished (any end), and over loop flows "
                        "AnyCompleted, AllCompleted, AnyFailed, AllFailed; operators ! && || and parentheses"),
     "probe": PROBE,
 })

@@ -55,3 +55,15 @@ def test_the_schema_names_every_field_admission_knows_and_no_other():
 ])
 def test_structural_problems(node, problems):
     assert schemabuild.structural_problems(node) == problems
+
+
+def test_the_expression_description_names_the_outcomes_the_parser_takes():
+    """`kubectl explain jobflow.spec.flows.dependsOn.expression` lists the outcomes an expression may read: every one
+    the parser takes, and none it refuses (Aborted: a suspended vcjob has no outcome yet)."""
+    from vclite.api import flowsyntax
+    text = flowschema.DEPENDS_ON["properties"]["expression"]["description"]
+    for word in flowsyntax.NOT_OUTCOMES:
+        assert word not in text
+    for outcome in flowsyntax.Outcome:
+        if outcome.value not in flowsyntax.NOT_OUTCOMES:
+            assert outcome.value in text, outcome
