@@ -83,7 +83,7 @@ class Conditions:
     def _inst_condition(self, inst: rs.Inst) -> None:
         if inst.job is not None:
             cond = st.job_condition(inst.job)
-            if self.compact and cond.get("phase") in st.COMPACTED:
+            if self._kept_compact(inst.name, cond.get("phase", "")):
                 cond = {"phase": cond["phase"]}
             ratio = st.failure_ratio(inst.job)
             if ratio:

@@ -98,6 +98,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
         self.flows: dict[str, rs.FlowRT] = {n: rs.FlowRT(fd) for n, fd in plan.flows.items()}
         self.insts: dict[str, rs.Inst] = {}
         self._compact = sum(len(fd.items) or 1 for fd in plan.flows.values()) >= rs.COMPACT_AT
+        self._detailed: set[str] = set()   # a big flow's Running vcjobs whose entries keep their detail
         self.orphans: dict[str, Obj] = {}
         self.orphan_failing = 0
         self.unfinished: set[str] = set(self.flows)
@@ -189,7 +190,7 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             prev = {**prev, "runningHistories": st.histories(prev.get("runningHistories") or [],
                                                              str(JP.PENDING), created)}
         entry = st.job_entry(job, prev, now)
-        if self.compact and meta.phase(job) in st.COMPACTED:
+        if self._kept_compact(name, meta.phase(job)):
             entry = st.compact_entry(entry)
         self.history[name] = entry
         if inst is not None:
@@ -199,10 +200,24 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
     def compact(self) -> bool:
         """A big flow's status stays small (a whole JobFlow object under etcd's 1.5 MiB at 10,000 jobs):
         a Completed or Pending vcjob (most of a big flow's, at any moment) keeps {phase} in its condition
-        (plus retries and output) and {name, state} in jobStatusList; a flow waiting to be created keeps
+        (plus retries and output) and {name, state} in jobStatusList, and so does a Running one beyond the first
+        rs.DETAILED_RUNNING (`_kept_compact`); a flow waiting to be created keeps
         {phase, reason}, without the message (st.compact_condition). Big: COMPACT_AT jobs or more,
         planned (flows and withItems items) or made (withParam, repeats)."""
         return self._compact
+
+    def _kept_compact(self, name: str, phase: str) -> bool:
+        """Whether vcjob `name`'s entries (condition, jobStatusList) are compact in its `phase`: in a big flow, a
+        Completed or Pending one, and a Running one once rs.DETAILED_RUNNING others keep their detail (the first to
+        run keep it until they leave Running: 10,000 running at once keep the status as small as 10,000 pending)."""
+        if not self._compact:
+            return False
+        if phase == JP.RUNNING:
+            if name not in self._detailed and len(self._detailed) < rs.DETAILED_RUNNING:
+                self._detailed.add(name)
+            return name not in self._detailed
+        self._detailed.discard(name)
+        return phase in st.COMPACTED
 
     def _grown(self) -> None:
         """One more vcjob: a flow that becomes big compacts the entries it wrote while it was not."""
@@ -210,13 +225,13 @@ class Engine(lifecycle.Lifecycle, conditions.Conditions, outputs.Outputs):
             return
         self._compact = True
         for name, entry in list(self.history.items()):
-            if entry.get("state") in st.COMPACTED:
+            if self._kept_compact(name, entry.get("state", "")):
                 self.history[name] = st.compact_entry(entry)
         for key, cond in list(self.conditions.items()):
             if key in self.listed and st.compact_condition(cond) is not cond:
                 self._set_condition(key, st.compact_condition(cond))
         for inst in self.insts.values():
-            if inst.job is not None and meta.phase(inst.job) in st.COMPACTED:
+            if inst.job is not None and (meta.phase(inst.job) in st.COMPACTED or meta.phase(inst.job) == JP.RUNNING):
                 self._inst_condition(inst)
 
     # ---- observing vcjobs ------------------------------------------------------------------------------

@@ -26,6 +26,9 @@ LIST_LIMIT = 10      # names spelled out in a condition message
 
 
 COMPACT_AT = 2000    # instances from which a Completed vcjob's status entries are compact
+# a big flow's Running vcjobs whose entries keep their detail at one time; the others' are as small as a Pending
+# vcjob's (a wide fan with thousands running at once on a cluster stays under etcd's limit)
+DETAILED_RUNNING = 100
 
 
 NEXT_LIMIT = 20      # names in status.nextFlows

@@ -1108,6 +1108,25 @@ def test_compact_flow_keeps_no_history_for_completed_jobs(monkeypatch):
     assert "runningHistories" not in sim.status["jobStatusList"][0]
 
 
+def test_a_big_flow_keeps_the_detail_of_its_first_running_vcjobs_only(monkeypatch):
+    """In a big flow, rs.DETAILED_RUNNING Running vcjobs keep their detail at a time (start, histories, task
+    counts), the others are as compact as Pending ones (a fan of 10,000 running at once fits etcd's limit); a
+    slot is free again once its vcjob leaves Running."""
+    monkeypatch.setattr(engine.rs, "COMPACT_AT", 1)
+    monkeypatch.setattr(engine.rs, "DETAILED_RUNNING", 1)
+    sim = flowsim.Sim([fl("a"), fl("b"), fl("c", "a")])
+    tasks = {"main": {"phase": {"Running": 1}}}
+    sim.set("jf-a", RUN, tasks=tasks)
+    sim.set("jf-b", RUN, tasks=tasks)
+    entries = {e["name"]: e for e in sim.status["jobStatusList"]}
+    assert sim.cond("a")["taskStatusCount"] == tasks and entries["jf-a"]["runningHistories"]
+    assert sim.cond("b") == {"phase": RUN} and entries["jf-b"] == {"name": "jf-b", "state": RUN}
+    sim.finish("jf-a", C)
+    sim.set("jf-c", RUN, tasks=tasks)
+    entries = {e["name"]: e for e in sim.status["jobStatusList"]}
+    assert sim.cond("a") == {"phase": C} and sim.cond("c")["taskStatusCount"] == tasks
+    assert entries["jf-c"]["runningHistories"] and entries["jf-b"] == {"name": "jf-b", "state": RUN}
+
 @pytest.mark.parametrize("flows", [
     pytest.param([fl("a"), fl("b", "a"), fl("c", "b"), fl("d", "c")], id="planned-flows"),
     pytest.param([fl("a"), fl("b", "a", withItems=[1, 2, 3])], id="planned-items"),

@@ -9,6 +9,7 @@ import datetime as dt
 import pytest
 
 from vclite.api import batch, flow
+from vclite.controllers.jobflow import runstate as rs
 from vclite.controllers.jobflow import status as st
 from vclite.lib import clock as clock_mod
 
@@ -311,21 +312,26 @@ def test_vanished_job_of_running_flow_is_shown_as_to_be_created_again():
 ETCD_LIMIT = 3 * 1024 * 1024 // 2   # etcd's default request limit (1.5 MiB): a bigger JobFlow cannot be stored
 
 
-@pytest.mark.parametrize("completed, failed", [
-    pytest.param(0, 0, id="start-every-flow-being-created"),
-    pytest.param(5_000, 0, id="half-way"),
-    pytest.param(10_000, 0, id="every-job-completed"),
-    pytest.param(3_000, 1, id="a-failure-leaves-the-rest-not-created"),
+@pytest.mark.parametrize("completed, failed, at_work", [
+    pytest.param(0, 0, 2, id="start-every-flow-being-created"),
+    pytest.param(5_000, 0, 2, id="half-way"),
+    pytest.param(10_000, 0, 2, id="every-job-completed"),
+    pytest.param(3_000, 1, 2, id="a-failure-leaves-the-rest-not-created"),
+    pytest.param(0, 0, 10_000, id="every-job-running-at-once"),   # (a cluster wide enough for all of them)
+    pytest.param(2_000, 0, 1_000, id="a-thousand-running"),
 ])
-def test_a_10000_job_fan_out_fits_in_etcd_at_every_stage(completed, failed):
+def test_a_10000_job_fan_out_fits_in_etcd_at_every_stage(completed, failed, at_work):
     """start -> 10,000 parallel flows -> end (names as long as the peer benchmark's): the JobFlow with its
-    status, as the controller writes it, stays under 1.5 MiB, and every vcjob is still named in it."""
+    status, as the controller writes it, stays under 1.5 MiB, and every vcjob is still named in it. The first
+    vcjobs running keep their detail (rs.DETAILED_RUNNING of them), the others are as compact as Pending ones."""
     n = 10_000
     flows = [fl("start"), *(fl(f"m{i}", "start") for i in range(n)), fl("end", *(f"m{i}" for i in range(n)))]
     jobs = [job("bench-start", JP.COMPLETED, T0, T1, rd="1s")]
     jobs += [job(f"bench-m{i}", JP.COMPLETED, T1, T2, rd="4s") for i in range(completed)]
     jobs += [job(f"bench-m{completed + i}", JP.FAILED, T1, T2, rd="4s") for i in range(failed)]
-    jobs += [job(f"bench-m{completed + failed + i}", JP.RUNNING, T1, T2, rd="4s") for i in range(min(2, n - completed))]
+    at_work = min(at_work, n - completed - failed)
+    tasks = {"main": {"phase": {"Running": 1}}}
+    jobs += [job(f"bench-m{completed + failed + i}", JP.RUNNING, T1, T2, rd="4s", tsc=tasks) for i in range(at_work)]
     obj = jobflow(flows, name="bench")
     obj["status"] = st.compute(obj, jobs, NOW)
     size = len(json.dumps(obj, separators=(",", ":")))
@@ -337,11 +343,14 @@ def test_a_10000_job_fan_out_fits_in_etcd_at_every_stage(completed, failed):
     done = [e for e in obj["status"]["jobStatusList"] if e["state"] == JP.COMPLETED]
     assert len(done) == completed + 1 and all(set(e) == {"name", "state"} for e in done)
     running = [e for e in obj["status"]["jobStatusList"] if e["state"] == JP.RUNNING]
-    assert all(e["startTimestamp"] == T1 and e["runningHistories"] for e in running)   # the few at work: in detail
+    detailed = [e for e in running if e.get("startTimestamp") == T1 and e.get("runningHistories")]
+    assert len(running) == at_work
+    assert len(detailed) == min(len(running), rs.DETAILED_RUNNING)   # the first at work: in detail
+    assert all(set(e) == {"name", "state"} for e in running if e not in detailed)
     if failed:
         assert obj["status"]["state"]["phase"] == FP.FAILED
         assert conditions[f"bench-m{n - 1}"] == {"phase": JP.PENDING, "reason": st.Reason.NOT_CREATED}
-    elif completed < n:
+    elif completed + at_work < n:
         assert conditions[f"bench-m{n - 1}"] == {"phase": JP.PENDING, "reason": st.Reason.CREATING}
 
 
