@@ -146,14 +146,18 @@ _OURS = frozenset({"phase", "conditions", "running", "succeeded", "failed"})
 
 def podgroup_status(job: jobs_mod.JobInfo, unschedulable_now: bool, binding_scheduled: bool = False) -> Obj:
     """The PodGroup's status after the session (unknown fields of the stored status kept, copied;
-    the conditions list is the job's own)."""
+    the conditions list is the job's own; a count of 0 left out, as Go's omitempty marshals it)."""
     status = {k: v if k in _OURS or not isinstance(v, (dict, list)) else jsoncopy.deep_copy(v)
               for k, v in (job.podgroup.get("status") or {}).items()}
     status["phase"] = str(phase(job, unschedulable_now, binding_scheduled))
     status["conditions"] = job.conditions
-    status["running"] = len(job.index.get(TaskStatus.RUNNING, ()))
-    status["succeeded"] = len(job.index.get(TaskStatus.SUCCEEDED, ()))
-    status["failed"] = len(job.index.get(TaskStatus.FAILED, ()))
+    for key, task_status in (("running", TaskStatus.RUNNING), ("succeeded", TaskStatus.SUCCEEDED),
+                             ("failed", TaskStatus.FAILED)):
+        count = len(job.index.get(task_status, ()))
+        if count:
+            status[key] = count
+        else:   # Volcano's PodGroupStatus counts are `omitempty`: a zero is not written (RUNNINGS blank)
+            status.pop(key, None)
     if not status["conditions"]:
         del status["conditions"]
     return status

@@ -57,6 +57,18 @@ def test_phase_counting_binding_as_scheduled(statuses, want):
     assert status.phase(job(2, "Inqueue", statuses), False, binding_scheduled=True) == want
 
 
+@pytest.mark.parametrize("statuses, counts", [
+    pytest.param([S.PENDING, S.PENDING], {}, id="nothing placed: no count written"),
+    pytest.param([S.RUNNING, S.PENDING], {"running": 1}, id="one running"),
+    pytest.param([S.SUCCEEDED, S.FAILED], {"succeeded": 1, "failed": 1}, id="finished"),
+])
+def test_podgroup_status_counts_are_omitempty(statuses, counts):
+    """PodGroupStatus' running/succeeded/failed are `omitempty` in Volcano's Go type: a zero is not
+    written, so `kubectl get pg` shows RUNNINGS blank for a group with nothing running, as on Volcano."""
+    written = status.podgroup_status(job(2, "Inqueue", statuses), False)
+    assert {k: written[k] for k in ("running", "succeeded", "failed") if k in written} == counts
+
+
 def test_upsert_keeps_times_when_only_times_change():
     old = {"type": "Scheduled", "status": "True", "reason": "r", "message": "", "lastTransitionTime": "t0",
            "transitionID": "s0"}
