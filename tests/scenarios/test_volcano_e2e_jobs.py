@@ -452,7 +452,8 @@ def test_the_pods_of_a_waiting_gang_say_why_in_their_podscheduled_condition_and_
     assert [scheduled(f"j-complete-{i}")[0] for i in range(3)] == ["True"] * 3
     # and each bind is told by a Normal Event Scheduled, as Volcano's cache writes it
     assert sorted((e["involvedObject"]["name"], e["type"], e["message"], e["source"]["component"])
-                  for e in c.client.list(kinds.EVENT, "default") if e["reason"] == "Scheduled") == [
+                  for e in c.client.list(kinds.EVENT, "default")
+                  if e["reason"] == "Scheduled" and e["involvedObject"]["kind"] == "Pod") == [
         (f"j-complete-{i}", "Normal", f"Successfully assigned default/j-complete-{i} to n1", "volcano")
         for i in range(3)]
 

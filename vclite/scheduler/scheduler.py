@@ -19,7 +19,9 @@ the caches (no copies; the session only reads them), runs one pure session and w
 - PodGroup statuses only when they changed (the session already ignores time-only differences);
   a status whose Unschedulable condition is new or says something new is also told as a Warning
   Event `Unschedulable` on the PodGroup, as Volcano's scheduler cache records it (Volcano repeats
-  it every session, where the event correlator only bumps its count);
+  it every session, where the event correlator only bumps its count); a status written with the group
+  Running or Completed is told as a Normal Event `Scheduled` ("pod group is ready"), as Volcano's cache
+  records it for each PodGroup status it writes in those phases (the correlator counts the repeats);
   Queue `status.allocated` when it changed, at most once per QUEUE_STATUS_GAP (Volcano writes it
   once per session, i.e. once a second; the last value is always written).
 The watch events of the PodGroup and Queue status writes do not wake the scheduler again (they
@@ -68,6 +70,11 @@ LIVE, FINISHED_IN = "live", "finished-in"   # pod indexes: not finished; finishe
 ACTIVE = "active"   # PodGroup index: not waiting for room (waiting ones are in the scheduler's Pool)
 EVENT_COMPONENT = "volcano"   # the source.component of the scheduler's Events (Volcano's scheduler name)
 UNSCHEDULABLE = str(scheduling.PodGroupConditionType.UNSCHEDULABLE)
+SCHEDULED = str(scheduling.PodGroupConditionType.SCHEDULED)
+POD_GROUP_READY = "pod group is ready"   # Volcano's PodGroupReady: the message of its Normal Event Scheduled
+# phases Volcano's cache counts as unschedulable (RecordJobStatusEvent): no Scheduled Event for them
+_WAITING_PHASES = frozenset(str(p) for p in (scheduling.PodGroupPhase.PENDING, scheduling.PodGroupPhase.INQUEUE,
+                                             scheduling.PodGroupPhase.UNKNOWN))
 # seconds a failing session (a write the API refused) waits at most before the next: Volcano's default
 # --schedule-period, the session it runs whatever the last one did (a failing key is never dropped)
 RETRY_MAX_DELAY = 1.0
@@ -349,6 +356,8 @@ class Scheduler:
             message = _unschedulable(status)
             if message is not None and message != _unschedulable(seen.get("status") or {}):
                 self.record(written, "Warning", UNSCHEDULABLE, message, EVENT_COMPONENT)
+            if status.get("phase") not in _WAITING_PHASES:
+                self.record(written, "Normal", SCHEDULED, POD_GROUP_READY, EVENT_COMPONENT)
 
 
     def _write_pod_conditions(self, updates: dict[str, tuple[str, str, str]]) -> None:

@@ -72,6 +72,27 @@ def test_gang_that_does_not_fit_stays_unbound_and_says_why():
             "job needs cpu 2 but the cluster can admit at most cpu 1200m more") in pg["status"]["conditions"][0]["message"]
 
 
+def podgroup_events(c, name):
+    return [(e["type"], e["reason"], e["message"], e["source"]["component"])
+            for e in c.client.list(kinds.EVENT, "default")
+            if e["involvedObject"]["kind"] == "PodGroup" and e["involvedObject"]["name"] == name]
+
+
+@pytest.mark.parametrize("cpu, want", [
+    pytest.param("4", [("Normal", "Scheduled", "pod group is ready", "volcano")], id="running: pod group is ready"),
+    pytest.param("1", [], id="pending: no Scheduled event"),
+])
+def test_a_podgroup_status_written_running_is_told_as_a_scheduled_event(cpu, want):
+    """Volcano's cache records a Normal Event Scheduled ("pod group is ready") on a PodGroup whose status
+    it writes in a phase other than Pending, Inqueue or Unknown (RecordJobStatusEvent): `kubectl describe pg`."""
+    c = Cluster(cpu=cpu)
+    c.podgroup("pg1", 2, "2")
+    c.pod("p-0", "pg1")
+    c.pod("p-1", "pg1")
+    c.drain()
+    assert [e for e in podgroup_events(c, "pg1") if e[1] == "Scheduled"] == want
+
+
 def test_quiescent_when_nothing_changes_and_woken_by_new_work():
     c = Cluster()
     c.drain()
