@@ -2,6 +2,8 @@
 acting as scheduler (PodGroup status -> Inqueue) and kubelet (pod status), on a virtual clock."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from vclite.api import kinds, meta
@@ -560,6 +562,28 @@ def test_pods_carry_volcano_metadata(c):
     assert (ann["volcano.sh/task-spec"], ann["volcano.sh/job-version"], ann["volcano.sh/queue-name"]) == (
         "t", "0", "default")
     assert pod["spec"]["schedulerName"] == "volcano"
+
+
+def test_a_volume_with_only_a_claim_spec_gets_a_generated_claim_name_every_pod_mounts(c):
+    """Volcano's createJobIOIfNotExist: a job volume with `volumeClaim` and no `volumeClaimName` is given
+    `<job>-pvc-<12 chars>`, written into the job's spec before the pods are made, so each pod mounts it."""
+    c.create(vcjob(queue="default", tasks=[task("t", 2)],
+                   volumes=[{"mountPath": "/data", "volumeClaimName": "vc"},
+                            {"mountPath": "/scratch", "volumeClaim": {"accessModes": ["ReadWriteOnce"]}}]))
+    c.enqueue()
+    job = c.job()
+    generated = job["spec"]["volumes"][1]["volumeClaimName"]
+    assert re.fullmatch(r"j-pvc-[0-9a-z]{12}", generated)
+    assert job["spec"]["volumes"][1]["volumeClaim"] == {"accessModes": ["ReadWriteOnce"]}
+    assert job["status"]["controlledResources"] == {"volume-pvc-vc": "vc", f"volume-pvc-{generated}": generated}
+    for pod in c.pods():
+        assert pod["spec"]["volumes"] == [
+            {"name": "j-volume-0", "persistentVolumeClaim": {"claimName": "vc"}},
+            {"name": "j-volume-1", "persistentVolumeClaim": {"claimName": generated}}]
+        assert pod["spec"]["containers"][0]["volumeMounts"] == [
+            {"mountPath": "/data", "name": "j-volume-0"}, {"mountPath": "/scratch", "name": "j-volume-1"}]
+    c.step()
+    assert c.job()["spec"]["volumes"][1]["volumeClaimName"] == generated  # named once
     assert pod["metadata"]["ownerReferences"][0]["uid"] == job["metadata"]["uid"]
 
 

@@ -16,8 +16,9 @@ Differences from Volcano, on purpose:
   also moves them on every counter change during SyncJob);
 - SyncJob keeps status.runningDuration and any status field it does not manage (Volcano's SyncJob
   rebuilds the status and drops runningDuration);
-- no PVCs are created or checked (vclite has no PersistentVolumeClaim kind) and the legacy
-  PodGroup name `<job>` is not looked up.
+- no PVCs are created or checked (vclite has no PersistentVolumeClaim kind; a volume with only
+  `volumeClaim` still gets its generated `volumeClaimName` written into the job, as Volcano's
+  createJobIOIfNotExist does, so its pods mount it) and the legacy PodGroup name `<job>` is not looked up.
 """
 from __future__ import annotations
 
@@ -420,6 +421,17 @@ def _mark_forwarding(ctx: Context, job: Obj) -> Obj:
                             {"metadata": {"annotations": {batch.JOB_FORWARDING: "true"}}})
 
 
+def _name_generated_claims(ctx: Context, job: Obj) -> Obj:
+    """Volcano's createJobIOIfNotExist without the PVCs: each job volume without `volumeClaimName` gets a
+    generated one, written into the job's spec (one update) before any pod is made, so every pod mounts it."""
+    volumes = (job.get("spec") or {}).get("volumes") or []
+    if all(not isinstance(v, dict) or v.get("volumeClaimName") for v in volumes):
+        return job
+    named = [v if not isinstance(v, dict) or v.get("volumeClaimName")
+             else {**v, "volumeClaimName": pods_mod.generated_claim_name(job, i)} for i, v in enumerate(volumes)]
+    return ctx.client.patch(kinds.JOB, meta.namespace(job), meta.name(job), {"spec": {"volumes": named}})
+
+
 def _initiate(ctx: Context, job: Obj) -> tuple[Obj, Obj]:
     """First syncs of a job (phase ""/Pending): forwarding mark, init status, plugins' OnJobAdd, PodGroup.
     Returns the stored job and a draft of its status (with the plugins' controlledResources)."""
@@ -437,6 +449,7 @@ def _initiate(ctx: Context, job: Obj) -> tuple[Obj, Obj]:
         job = ctx.client.update_status({**job, "status": status})
     draft = jsoncopy.deep_copy(job.get("status") or {})
     plugins_on_add(ctx, job, draft)
+    job = _name_generated_claims(ctx, job)
     for vol in (job.get("spec") or {}).get("volumes") or []:
         if vol.get("volumeClaimName"):  # Volcano's createJobIOIfNotExist bookkeeping (no PVC is checked)
             _cr(draft)[f"volume-pvc-{vol['volumeClaimName']}"] = vol["volumeClaimName"]

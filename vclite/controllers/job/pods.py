@@ -15,11 +15,14 @@ Plugins implemented (in the order the job lists them):
 - `pytorch`, `tensorflow`, `mpi`, `ray`, `hcclrank`: see frameworks.py; `ssh`: see ssh.py.
 
 Differences from Volcano: job volumes get deterministic pod volume names `<job>-volume-<i>`
-(Volcano: random suffix); a job volume with only `volumeClaim` (a PVC Volcano would generate) is not
-mounted, since vclite has no PersistentVolumeClaim kind.
+(Volcano: random suffix), and a job volume with only `volumeClaim` gets a claim name derived from the
+job's uid (`generated_claim_name`: Volcano's shape `<job>-pvc-<12 characters>`, random there); no
+PersistentVolumeClaim is created (vclite has no such kind): the executor gives each claim name a
+directory shared by the namespace's pods.
 """
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Iterable
 
 from vclite.api import batch
@@ -47,6 +50,21 @@ def _copy_job_keys(src: dict[str, str], dst: dict[str, str], keys: Iterable[str]
     for k in keys:
         if k in src:
             dst[k] = src[k]
+
+
+_CLAIM_SUFFIX_CHARS = "0123456789abcdefghijklmnopqrstuvwxyz"  # Volcano's GenRandomStr alphabet
+
+
+def generated_claim_name(job: Obj, index: int) -> str:
+    """The claim name the controller gives `spec.volumes[index]` when it has only `volumeClaim` (Volcano's
+    GenPVCName `<job>-pvc-<12 random [0-9a-z]>`; here derived from the job's uid and the index, so a run
+    names it the same way each time it syncs)."""
+    digest = int.from_bytes(hashlib.sha256(f"{meta.uid(job)}/{index}".encode()).digest(), "big")
+    chars = []
+    for _ in range(12):
+        digest, r = divmod(digest, len(_CLAIM_SUFFIX_CHARS))
+        chars.append(_CLAIM_SUFFIX_CHARS[r])
+    return f"{meta.name(job)}-pvc-{''.join(chars)}"
 
 
 def _mount_job_volumes(pod: Obj, job: Obj) -> None:
