@@ -52,6 +52,19 @@ def test_conversion_of_the_wrong_kind_is_a_clear_error(vcctl):
     assert r.code == 2 and "--name names one object" in r.err and not r.out, r
 
 
+@pytest.mark.parametrize("command, source", [
+    pytest.param(["jobtemplate", "from-job"], SLEEPER, id="from-job"),
+    pytest.param(["job", "from-template"], SLEEPER.replace("batch.volcano.sh/v1alpha1\nkind: Job",
+                                                           "flow.volcano.sh/v1alpha1\nkind: JobTemplate"),
+                 id="from-template"),
+])
+@pytest.mark.parametrize("name", ["Bad_Name", "x..y", "-x"])
+def test_a_conversion_to_a_name_no_object_can_have_is_refused(vcctl, write, command, source, name):
+    r = vcctl(*command, "-f", write("src.yaml", source), "--name", name)
+    assert r.code == 2 and not r.out, r
+    assert r.err.startswith(f'--name: Invalid value: "{name}": a lowercase RFC 1123 subdomain'), r
+
+
 def test_job_that_can_never_fit_is_reported_not_hung(vcctl, write, tmp_path):
     big = SLEEPER.replace("command: [sh", 'resources: {requests: {cpu: "64"}}\n              command: [sh')
     r = vcctl("run", "--nodes", "1x(cpu=2,memory=4Gi)", "--workdir", tmp_path, write("big.yaml", big), timeout=60)

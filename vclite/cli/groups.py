@@ -34,11 +34,24 @@ def _convert(file: str, name: str | None, output: str, want_kind: str, fn) -> No
                    err=True)
         sys.exit(2)
     out = [fn(d.obj, name) for d in chosen]
+    bad_name = name and _name_problems(out[0], name)
+    if bad_name:
+        click.echo(f"--name: Invalid value: {json.dumps(name)}: {'; '.join(bad_name)}", err=True)
+        sys.exit(2)
     if output == "json":
         click.echo(json.dumps(out[0] if len(out) == 1 else {"apiVersion": "v1", "kind": "List", "items": out},
                               indent=2))
     else:
         click.echo("---\n".join(yamlio.dump_yaml(o) for o in out), nl=False)
+
+
+def _name_problems(converted: dict, name: str) -> list[str]:
+    """What is wrong with `--name` as the name of the converted object's kind (admission's words)."""
+    from vclite.admission import common
+    from vclite.api import kinds
+
+    kind = kinds.by_kind(converted.get("kind", ""))
+    return common.name_errors(kind, name) if kind is not None else []
 
 
 _file_opt = click.option("-f", "--file", "file", required=True,
