@@ -65,6 +65,38 @@ def test_a_conversion_to_a_name_no_object_can_have_is_refused(vcctl, write, comm
     assert r.err.startswith(f'--name: Invalid value: "{name}": a lowercase RFC 1123 subdomain'), r
 
 
+@pytest.mark.parametrize("command, kind", [
+    pytest.param(["jobtemplate", "from-job"], "batch.volcano.sh/v1alpha1\nkind: Job", id="from-job"),
+    pytest.param(["job", "from-template"], "flow.volcano.sh/v1alpha1\nkind: JobTemplate", id="from-template"),
+])
+@pytest.mark.parametrize("change, line, message", [
+    pytest.param(("replicas: 1", "replicas: -2"), 10, "spec.tasks[0].replicas: Invalid value: -2: should be greater "
+                 "than or equal to 0", id="negative-replicas"),
+    pytest.param(("minAvailable: 1", "minAvailable: 5"), 7, "spec.minAvailable: job 'minAvailable' should not be "
+                 "greater than total replicas in tasks", id="minAvailable-above-replicas"),
+    pytest.param(("minAvailable: 1", "minAvailable: 1\n  policies: [{event: PodFailed, exitCode: 3, action: "
+                  "AbortJob}]"), 8, "spec.policies[0]: must not specify event and exitCode simultaneously",
+                 id="event-and-exitCode"),
+])
+def test_a_conversion_of_a_spec_the_api_would_refuse_names_each_problem_and_converts_nothing(
+        vcctl, write, command, kind, change, line, message):
+    source = SLEEPER.replace("batch.volcano.sh/v1alpha1\nkind: Job", kind).replace(*change)
+    path = write("src.yaml", source)
+    r = vcctl(*command, "-f", path)
+    assert r.code == 2 and not r.out, r
+    assert f"{path}:{line}: JobTemplate/sleeper: {message}" in r.err, r
+    assert r.err.rstrip().endswith("1 problem(s) found; nothing was converted."), r
+
+
+def test_a_conversion_leaves_the_queue_and_the_local_command_rule_to_where_the_object_goes(vcctl, write):
+    """The queue's existence and state are the cluster's, and a container without a command runs there."""
+    source = JOB.format(name="elsewhere", extra="\n  queue: research", script="true").replace(
+        '              command: [sh, -c, "true"]\n', "")
+    r = vcctl("jobtemplate", "from-job", "-f", write("src.yaml", source))
+    assert r.code == 0, r
+    assert yaml.safe_load(r.out)["spec"]["queue"] == "research"
+
+
 def test_job_that_can_never_fit_is_reported_not_hung(vcctl, write, tmp_path):
     big = SLEEPER.replace("command: [sh", 'resources: {requests: {cpu: "64"}}\n              command: [sh')
     r = vcctl("run", "--nodes", "1x(cpu=2,memory=4Gi)", "--workdir", tmp_path, write("big.yaml", big), timeout=60)

@@ -3,6 +3,7 @@ and the local converters between a vcjob and a JobTemplate. Loaded by main.LazyG
 of these groups is used (or help lists them)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 
@@ -38,11 +39,29 @@ def _convert(file: str, name: str | None, output: str, want_kind: str, fn) -> No
     if bad_name:
         click.echo(f"--name: Invalid value: {json.dumps(name)}: {'; '.join(bad_name)}", err=True)
         sys.exit(2)
+    problems = _spec_problems(chosen, out)
+    if problems:
+        for p in problems:
+            click.echo(str(p), err=True)
+        click.echo(f"{len(problems)} problem(s) found; nothing was converted.", err=True)
+        sys.exit(2)
     if output == "json":
         click.echo(json.dumps(out[0] if len(out) == 1 else {"apiVersion": "v1", "kind": "List", "items": out},
                               indent=2))
     else:
         click.echo("---\n".join(yamlio.dump_yaml(o) for o in out), nl=False)
+
+
+def _spec_problems(sources: list, converted: list[dict]) -> list:
+    """Admission's problems of each conversion's JobTemplate side (the vcjob rules without the queue's
+    state, which is the cluster's), at the lines of the source file: a spec the API would refuse is not
+    converted."""
+    from vclite.cli import manifests
+
+    templates = [dataclasses.replace(d, obj=o if o.get("kind") == "JobTemplate" else d.obj)
+                 for d, o in zip(sources, converted)]
+    return manifests.in_file_order(manifests.validate(templates, require_command=False),
+                                   list(dict.fromkeys(d.file for d in sources)))
 
 
 def _name_problems(converted: dict, name: str) -> list[str]:
