@@ -259,10 +259,17 @@ def _int(value: Any, default: int) -> int:
 
 
 class _Priorities:
+    """Job and task priorities from the PriorityClasses. A pod without `spec.priority` (a dry run's state written
+    by hand: on a cluster, the Priority admission plugin fills it in) has its class's value, else the global
+    default class's (the lowest if several claim it, as the admission plugin picks), else Volcano's 1 for a pod
+    whose priority is unset."""
+
     def __init__(self, classes: list[Obj]):
         self.values = {meta.name(c): _int(c.get("value"), 0) for c in classes}
         defaults = [c for c in classes if c.get("globalDefault")]
         self.default = _int(defaults[0].get("value"), 0) if defaults else None
+        pod_defaults = [_int(c.get("value"), 0) for c in defaults]
+        self.pod_default = min(pod_defaults, default=tasks_mod.DEFAULT_TASK_PRIORITY)
 
     def job(self, pg: Obj) -> int:
         name = (pg.get("spec") or {}).get("priorityClassName")
@@ -274,7 +281,8 @@ class _Priorities:
         spec = pod.get("spec") or {}
         prio = spec.get("priority")
         if prio is None:
-            prio = self.values.get(spec.get("priorityClassName"), tasks_mod.DEFAULT_TASK_PRIORITY)
+            name = spec.get("priorityClassName")
+            prio = self.values.get(name, tasks_mod.DEFAULT_TASK_PRIORITY) if name else self.pod_default
         annotated = meta.annotations(pod).get(batch.TASK_PRIORITY)
         if annotated is None:
             return _int(prio, tasks_mod.DEFAULT_TASK_PRIORITY)

@@ -77,8 +77,25 @@ def test_priorities_and_extended_resources():
         pods=[gpu_pod, objects.pod("ns/plain", "h")], priority_classes=pcs))
     assert snap.jobs["ns/g"].priority == 1000 and snap.jobs["ns/h"].priority == 5
     gpu = snap.jobs["ns/g"].tasks["ns/gpu"]
-    assert gpu.priority == 9 and snap.jobs["ns/h"].tasks["ns/plain"].priority == 1
+    assert gpu.priority == 9 and snap.jobs["ns/h"].tasks["ns/plain"].priority == 5   # (the global default's)
     assert gpu.req[snap.dims.index["nvidia.com/gpu"]] == 2000   # scalar resources in thousandths
+
+
+@pytest.mark.parametrize("classes, spec, want", [
+    ([], {}, 1),                                                     # unset, no class: Volcano's 1
+    ([("d", 100, True)], {}, 100),                                   # the global default's, as admission writes
+    ([("d", 100, True), ("e", 40, True)], {}, 40),                   # several: the lowest, as admission picks
+    ([("d", 100, True), ("c", 7, False)], {"priorityClassName": "c"}, 7),
+    ([("d", 100, True)], {"priority": 3}, 3),                        # what the pod carries
+    ([("d", 100, True)], {"priority": 0}, 0),
+])
+def test_task_priority_when_the_pod_carries_none(classes, spec, want):
+    pcs = [{"metadata": {"name": n}, "value": v, "globalDefault": g} for n, v, g in classes]
+    pod = objects.pod("ns/p", "g")
+    pod["spec"].pop("priority", None)
+    pod["spec"].update(spec)
+    snap = snapshot.build(objects.state(podgroups=[objects.pg("ns/g")], pods=[pod], priority_classes=pcs))
+    assert snap.jobs["ns/g"].tasks["ns/p"].priority == want
 
 
 def test_best_effort_task():
