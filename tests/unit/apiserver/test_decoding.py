@@ -75,3 +75,34 @@ def test_the_deletion_of_an_undecodable_version_is_handed_on_without_its_bad_par
     last = seen[-1]
     assert last.type is client_mod.EventType.DELETED and last.object["metadata"]["name"] == "p"
     assert "status" not in last.object and [e.type for e in seen].count(client_mod.EventType.MODIFIED) == 0
+
+
+def _vcjob(name, status):
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+            "metadata": {"name": name, "namespace": "default"}, "spec": {"minAvailable": 1, "tasks": [{"name": "t", "replicas": 1}]}, "status": status}
+
+
+def test_a_vcjob_whose_status_holds_a_field_of_the_wrong_type_is_left_out_as_a_whole(api, caplog):
+    """(a typed informer cannot decode it: the JobFlow controller would copy `taskStatusCount` into its flow)"""
+    inner, typed = api
+    seen = []
+    typed.watch(kinds.JOB, lambda ev: seen.append((ev.type, ev.object["status"])))
+    inner.store.create(kinds.JOB, _vcjob("j", {"state": {"phase": "Running"}}))
+    stored = inner.store.get(kinds.JOB, "default", "j")
+    bad = {"state": {"phase": "Running"}, "taskStatusCount": {"t": {"phase": {"Running": "one"}}}}
+    with caplog.at_level(logging.WARNING):
+        inner.store.update(kinds.JOB, {**stored, "status": bad}, subresource="status")
+        assert typed.list(kinds.JOB) == [], "left out of lists"
+    assert caplog.text.count("Job default/j has a status.taskStatusCount.phase of the wrong type ('one', where Go's "
+                             "decoder wants int32") == 1, caplog.text
+    assert [t for t, _ in seen] == [client_mod.EventType.ADDED], "the bad version is not handed on"
+    stored = inner.store.get(kinds.JOB, "default", "j")
+    # a later write that leaves the bad part as it is (the same objects) is still left out
+    inner.store.update(kinds.JOB, {**stored, "status": {**stored["status"], "running": 1}}, subresource="status")
+    assert len(seen) == 1
+    stored = inner.store.get(kinds.JOB, "default", "j")
+    inner.store.update(kinds.JOB, {**stored, "status": {"state": {"phase": "Running"}, "running": 1}},
+                       subresource="status")
+    assert seen[-1] == (client_mod.EventType.ADDED, {"state": {"phase": "Running"}, "running": 1}), \
+        "the next sound version is handed on as its ADDED"
+    assert [o["metadata"]["name"] for o in typed.list(kinds.JOB)] == ["j"]
