@@ -73,6 +73,40 @@ def type_error(value: Any, type_name: str) -> str:
     return invalid(value, f"must be of type {type_name}")
 
 
+def json_type(value: Any) -> str:
+    """A JSON value's type as a CRD's schema validation names it (an integral number is an `integer`)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return "string" if isinstance(value, str) else "array" if isinstance(value, list) else "object"
+
+
+def crd_type_error(path: str, value: Any, type_name: str) -> str:
+    """kube-apiserver's words when a CRD's structural schema refuses the type of the value at `path`:
+    `Invalid value: "null": spec.x[1] in body must be of type string: "null"`."""
+    found = json_type(value)
+    return f'Invalid value: "{found}": {path} in body must be of type {type_name}: "{found}"'
+
+
+def string_array_errors(value: Any, path: str, crd: bool) -> list[errors.FieldError]:
+    """The problems of a field typed as an array of strings (absent or null: none). In a CRD (`crd`), as its
+    schema validation says them: a value that is no array, else each item that is no string, named by its index;
+    elsewhere one problem for the whole field."""
+    if value is None or (isinstance(value, list) and all(isinstance(item, str) for item in value)):
+        return []
+    if not crd:
+        return [errors.FieldError(path, type_error(value, "array of strings"))]
+    if not isinstance(value, list):
+        return [errors.FieldError(path, crd_type_error(path, value, "array"))]
+    return [errors.FieldError(f"{path}[{i}]", crd_type_error(f"{path}[{i}]", item, "string"))
+            for i, item in enumerate(value) if not isinstance(item, str)]
+
+
 # ---- name formats ------------------------------------------------------------------------------
 
 # The checks below are pure functions of one string, asked again and again for the same few label

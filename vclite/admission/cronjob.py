@@ -142,5 +142,6 @@ def _job_template(template: Any, name: str, view: base.View, options: base.Optio
         if e.path == "metadata.name":
             continue   # (the vcjob's name is the CronJob's and a suffix: validate_name covers it)
         moved = TEMPLATE_SPEC + e.path.removeprefix("spec") if e.path.startswith("spec") else e.path
-        out.append(FieldError(moved, e.message, e.offset))
+        message = e.message.replace(f": {e.path} in body must be of type ", f": {moved} in body must be of type ", 1)
+        out.append(FieldError(moved, message, e.offset))   # (a CRD schema's words name the path twice)
     return out

@@ -700,8 +700,8 @@ def _patch(patch: Any, ctx: _Ctx) -> None:
     _patch_list(spec, "volumes", "mountPath", path, ctx.errs)
     plugins = common.check_type(spec, "plugins", f"{path}.plugins", ctx.errs, dict, "object")
     for name, args in (plugins or {}).items():
-        if args is not None and (not isinstance(args, list) or not all(isinstance(a, str) for a in args)):
-            ctx.error(f"{path}.plugins.{name}", common.type_error(args, "array of strings"))
+        for e in common.string_array_errors(args, f"{path}.plugins.{name}", crd=True):
+            ctx.error(e.path, e.message)
     for placeholder, where in sorted(flowtemplate.placeholder_paths(spec, path).items()):
         root, *rest = placeholder.split(".")
         problem = _placeholder_problem(placeholder, ctx)

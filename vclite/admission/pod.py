@@ -37,9 +37,11 @@ def no_command_message(name: str, has_args: bool = False) -> str:
 
 
 def validate_pod_spec(spec: Any, path: str, *, require_command: bool,
-                      commanded: frozenset[str] = frozenset()) -> list[FieldError]:
+                      commanded: frozenset[str] = frozenset(), crd: bool = False) -> list[FieldError]:
     """Check a PodSpec at `path` (e.g. `spec.tasks[0].template.spec`). `commanded`: the names of the
-    (app) containers a job plugin gives a command (ray's head and worker): they need none of their own."""
+    (app) containers a job plugin gives a command (ray's head and worker): they need none of their own.
+    `crd`: the spec is a CRD's (a vcjob's template): a field of the wrong type, an array's item included, is
+    refused in the words of the CRD's schema validation (common.crd_type_error)."""
     if not isinstance(spec, dict):
         return [FieldError(path, common.REQUIRED if spec is None else common.type_error(spec, "object"))]
     errs: list[FieldError] = []
@@ -58,7 +60,7 @@ def validate_pod_spec(spec: Any, path: str, *, require_command: bool,
         for j, c in enumerate(items):
             own = key == "containers" and isinstance(c, dict) and isinstance(c.get("name"), str) \
                 and c["name"] in commanded
-            errs += _validate_container(c, f"{path}.{key}[{j}]", seen, require_command and not own)
+            errs += _validate_container(c, f"{path}.{key}[{j}]", seen, require_command and not own, crd)
             if isinstance(c, dict):
                 errs += _volume_mounts(c.get("volumeMounts"), f"{path}.{key}[{j}].volumeMounts", volumes)
                 errs += _env(c.get("env"), f"{path}.{key}[{j}].env")
@@ -70,7 +72,7 @@ def validate_pod_spec(spec: Any, path: str, *, require_command: bool,
     errs += _pod_level_resources(spec, path)
     errs += _seconds(spec, path)
     errs += serviceaccount.pod_errors(spec, path)
-    return errs + shapes.check(spec, shapes.POD_SPEC, path)
+    return errs + shapes.check(spec, shapes.POD_SPEC, path, crd=crd)
 
 
 MAX_INT32 = 2**31 - 1
@@ -86,7 +88,8 @@ def _seconds(spec: dict, path: str) -> list[FieldError]:
     return []
 
 
-def _validate_container(c: Any, path: str, seen: set[str], require_command: bool) -> list[FieldError]:
+def _validate_container(c: Any, path: str, seen: set[str], require_command: bool,
+                        crd: bool = False) -> list[FieldError]:
     if not isinstance(c, dict):
         return [FieldError(path, common.type_error(c, "object"))]
     errs: list[FieldError] = []
@@ -101,15 +104,13 @@ def _validate_container(c: Any, path: str, seen: set[str], require_command: bool
             errs.append(FieldError(f"{path}.name", common.duplicate(name)))
         seen.add(name)
     for key in ("command", "args"):
-        value = c.get(key)
-        if value is not None and not (isinstance(value, list) and all(isinstance(a, str) for a in value)):
-            errs.append(FieldError(f"{path}.{key}", common.type_error(value, "array of strings")))
+        errs += common.string_array_errors(c.get(key), f"{path}.{key}", crd)
     if require_command and not c.get("command"):   # args alone would go to the image's entrypoint
         errs.append(FieldError(f"{path}.command", no_command_message(name if isinstance(name, str) else "",
                                                                      bool(c.get("args")))))
     errs += validate_resources(c.get("resources"), f"{path}.resources")
     errs += _container_ports(c.get("ports"), f"{path}.ports")
-    return errs + shapes.check(c, shapes.CONTAINER, path)
+    return errs + shapes.check(c, shapes.CONTAINER, path, crd=crd)
 
 
 PORT_RANGE = "must be between 1 and 65535, inclusive"

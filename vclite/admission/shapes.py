@@ -173,45 +173,50 @@ def _fits(value: Any, shape: Any) -> bool:
     return shape == BOOL and isinstance(value, bool)
 
 
-def check(value: Any, shape: Any, path: str) -> list[FieldError]:
+def check(value: Any, shape: Any, path: str, crd: bool = False) -> list[FieldError]:
     """Every place in `value` (absent or null: fine — but not a null item of an array: the scheduler
-    and the executor read every item) that does not have `shape`, as field errors.
+    and the executor read every item) that does not have `shape`, as field errors; `crd`: in the words of a CRD's
+    schema validation (a vcjob's pod template: `… in body must be of type string: "null"`).
     (A field's path is made only for the fields looked into: most are scalars of their shape.)"""
     if value is None or shape == ANY:
         return []
     if isinstance(shape, list):
         if not isinstance(value, list):
-            return [FieldError(path, common.type_error(value, "array"))]
+            return [_type_error(path, value, "array", crd)]
         item_shape = shape[0]
         return [e for i, item in enumerate(value) for e in (
-            [FieldError(f"{path}[{i}]", common.type_error(None, _name(item_shape)))]
+            [_type_error(f"{path}[{i}]", None, _name(item_shape), crd)]
             if item is None and item_shape != ANY
-            else () if _fits(item, item_shape) else check(item, item_shape, f"{path}[{i}]"))]
+            else () if _fits(item, item_shape) else check(item, item_shape, f"{path}[{i}]", crd))]
     if isinstance(shape, dict):
         if not isinstance(value, dict):
-            return [FieldError(path, common.type_error(value, "object"))]
+            return [_type_error(path, value, "object", crd)]
         errs: list[FieldError] = []
         for key, item in value.items():   # (in the document's order; _fits written out: most fields are scalars)
             sub = shape.get(key)
             if sub is None or item is None or sub == ANY or (sub == STR and isinstance(item, str)) \
                     or (sub == INT and common.is_int(item)) or (sub == BOOL and isinstance(item, bool)):
                 continue
-            errs += check(item, sub, f"{path}.{key}")
+            errs += check(item, sub, f"{path}.{key}", crd)
         return errs
     if isinstance(shape, tuple):   # map_of
         if not isinstance(value, dict):
-            return [FieldError(path, common.type_error(value, "object"))]
-        return [e for key, item in value.items() for e in check(item, shape[1], f"{path}.{key}")]
+            return [_type_error(path, value, "object", crd)]
+        return [e for key, item in value.items() for e in check(item, shape[1], f"{path}.{key}", crd)]
     if shape == STR_MAP:
         if not isinstance(value, dict):
-            return [FieldError(path, common.type_error(value, "object"))]
-        return [FieldError(f"{path}.{k}", common.type_error(v, "string"))
-                for k, v in value.items() if not isinstance(v, str)]
+            return [_type_error(path, value, "object", crd)]
+        return [_type_error(f"{path}.{k}", v, "string", crd) for k, v in value.items() if not isinstance(v, str)]
     if shape == INT:
-        return [] if common.is_int(value) else [FieldError(path, common.type_error(value, "integer"))]
+        return [] if common.is_int(value) else [_type_error(path, value, "integer", crd)]
     if shape == INT_OR_STR:
         return [] if _fits(value, shape) else [FieldError(path, common.type_error(value, shape))]
-    return [] if isinstance(value, _SCALARS[shape]) else [FieldError(path, common.type_error(value, shape))]
+    return [] if isinstance(value, _SCALARS[shape]) else [_type_error(path, value, shape, crd)]
+
+
+def _type_error(path: str, value: Any, type_name: str, crd: bool) -> FieldError:
+    return FieldError(path, common.crd_type_error(path, value, type_name) if crd else
+                      common.type_error(value, type_name))
 
 
 _ZERO = {STR: "", INT: 0, BOOL: False, INT_OR_STR: 0}

@@ -273,7 +273,7 @@ def _validate_template(task: Obj, index: int, options: base.Options,
     if not isinstance(template, dict):
         return [FieldError(tp, common.REQUIRED if template is None else common.type_error(template, "object"))]
     errs = pod.validate_pod_spec(template.get("spec"), f"{tp}.spec", require_command=options.require_command,
-                                 commanded=commanded)
+                                 commanded=commanded, crd=True)
     errs += shapes.check(template.get("metadata"), shapes.TEMPLATE_METADATA, f"{tp}.metadata")
     policy = task.get("topologyPolicy")
     if policy in (None, "", TOPOLOGY_NONE):
@@ -332,10 +332,7 @@ def _validate_depends_on_shape(dep: Any, path: str) -> list[FieldError]:
         return []
     if not isinstance(dep, dict):
         return [FieldError(path, common.type_error(dep, "object"))]
-    names = dep.get("name")
-    if names is not None and not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
-        return [FieldError(f"{path}.name", common.type_error(names, "array of strings"))]
-    return []
+    return common.string_array_errors(dep.get("name"), f"{path}.name", crd=True)
 
 
 def _validate_task_dag(tasks: list) -> list[FieldError]:
@@ -369,8 +366,7 @@ def _validate_plugins(spec: Obj, tasks: list) -> list[FieldError]:
     for name, args in plugins.items():
         if name not in batch.KNOWN_PLUGINS:
             errs.append(FieldError(f"spec.plugins.{name}", f"unable to find job plugin: {name}"))
-        if args is not None and not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
-            errs.append(FieldError(f"spec.plugins.{name}", common.type_error(args, "array of strings")))
+        errs += common.string_array_errors(args, f"spec.plugins.{name}", crd=True)
     if "mpi" in plugins:
         master = mpi_master_name(plugins["mpi"] if isinstance(plugins["mpi"], list) else [])
         if master not in [t.get("name") for t in tasks if isinstance(t, dict)]:

@@ -295,7 +295,9 @@ def _quote_hint(doc: yamlio.Document, path: str, message: str) -> str:
     spelled = yamlio.quote_hint(value, doc.plain_text(path))
     if generic in message:
         return message.replace(generic, spelled)
-    return f"{message}: {spelled}" if message.endswith("must be of type string") else message
+    wants_string = message.endswith("must be of type string") or (   # (a CRD schema's words end with the type found)
+        "in body must be of type string: " in message and message.endswith('"'))
+    return f"{message}: {spelled}" if wants_string else message
 
 
 def _value_at(obj: Any, path: str) -> Any:

@@ -354,7 +354,8 @@ REJECT = [
                   "spec.flows[0].patch.jobSpec.tasks[1].replicas: Invalid value: -2: should be greater than or "
                   "equal to 0",
                   "spec.flows[0].patch.jobSpec.volumes[0].mountPath: Required value",
-                  "spec.flows[0].patch.jobSpec.plugins.svc: Invalid value: [1]: must be of type array of strings"],
+                  'spec.flows[0].patch.jobSpec.plugins.svc[0]: Invalid value: "integer": '
+                  'spec.flows[0].patch.jobSpec.plugins.svc[0] in body must be of type string: "integer"'],
                  id="patch-shape"),
     pytest.param(jf(fl("a", patch={"jobSpec": {"runningEstimate": "soon"}})),
                  ['spec.flows[0].patch.jobSpec.runningEstimate: Invalid value: "soon": time: invalid duration "soon": '

@@ -182,9 +182,12 @@ UNQUOTED = [
                  ['13: spec.tasks[0].name: Invalid value: false: must be of type string: the unquoted YAML value n is '
                   'read as the boolean false; quote it ("n")'], id="task-name-not-taken-for-empty"),
     pytest.param(jobflow("    - name: a\n") + template("a", "[echo, yes, 010]"), {},
-                 ['18: spec.tasks[0].template.spec.containers[0].command: Invalid value: ["echo", true, 8]: must be of '
-                  'type array of strings: [1]: the unquoted YAML value yes is read as the boolean true; quote it '
-                  '("yes"); [2]: the unquoted YAML value 010 is read as the number 8; quote it ("010")'],
+                 ['18: spec.tasks[0].template.spec.containers[0].command[1]: Invalid value: "boolean": '
+                  'spec.tasks[0].template.spec.containers[0].command[1] in body must be of type string: "boolean": '
+                  'the unquoted YAML value yes is read as the boolean true; quote it ("yes")',
+                  '18: spec.tasks[0].template.spec.containers[0].command[2]: Invalid value: "integer": '
+                  'spec.tasks[0].template.spec.containers[0].command[2] in body must be of type string: "integer": '
+                  'the unquoted YAML value 010 is read as the number 8; quote it ("010")'],
                  id="command-elements"),
 ]
 
