@@ -536,8 +536,20 @@ async def _stop_pods(rt: runtime_mod.Runtime, loop: asyncio.AbstractEventLoop, q
 def run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None, conf_path: str | None,
         workdir: str | None, timeout: float | None, params: dict[str, str] | None = None,
         listen: tuple[str, int] | None = None) -> int:
-    """`listen`: (host, port) to serve the API on during the run (`--listen`, runlisten.py)."""
+    """`listen`: (host, port) to serve the API on during the run (`--listen`, runlisten.py). A Ctrl-C before the run
+    handles signals itself (while the files load and are validated) is an interrupted run too: exit 130, nothing
+    run — not click's `Aborted!`."""
     err = _Stderr()
+    try:
+        return _load_and_run(files, quiet, output, nodes_opt, conf_path, workdir, timeout, params, listen, err)
+    except KeyboardInterrupt:   # (_run_and_report answers one of its own: the pods were stopped then)
+        err.print("interrupted: nothing was run.", markup=False)
+        return 130
+
+
+def _load_and_run(files: list[str], quiet: bool, output: str | None, nodes_opt: str | None, conf_path: str | None,
+                  workdir: str | None, timeout: float | None, params: dict[str, str] | None,
+                  listen: tuple[str, int] | None, err: "_Stderr") -> int:
     twice = stdinput.conflict({"FILES": files, "--nodes": nodes_opt, "--scheduler-conf": conf_path})
     if twice:
         err.print(f"error: {twice}; nothing was run.", markup=False)
@@ -620,6 +632,17 @@ def _run_and_report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: st
     except (runtime_mod.Interrupted, asyncio.CancelledError, KeyboardInterrupt):
         err.print("interrupted: every pod was stopped.", markup=False)
         return 130
+    try:
+        return _report(rt, docs, quiet, output, timeout, err, default_node, done, snap, progress, started, endless)
+    except KeyboardInterrupt:   # (a Ctrl-C once the run's signal handlers are gone: the report is cut short)
+        err.print("interrupted: every pod was stopped.", markup=False)
+        return 130
+
+
+def _report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: str | None, timeout: float | None,
+            err: "_Stderr", default_node: bool, done: bool, snap: view.Snapshot, progress: Progress, started: float,
+            endless: bool) -> int:
+    """What a run that ended (or stopped) says, and its exit status."""
     if not quiet:   # (the accounts a JobFlow named only when it made a vcjob: made for the run, as those of the files)
         for made in rt.made_accounts:
             err.print(f"warning: {manifests.made_account_warning(docs, made)}", markup=False)
