@@ -105,15 +105,15 @@ def test_stress_pod_groups_and_queues_are_created_and_deleted_at_once(jobs):
 # Upstream's commands, with what needs an image (sshd, mpiexec, the training) replaced by printing what it would
 # be given; a mount path such as /etc/volcano is `etc/volcano` under the pod's directory, the process's working
 # directory (tests/e2e cannot write /etc). The hosts files end without a newline, as svc.GenerateHosts writes
-# them: upstream's `tr "\n" ","` makes no trailing comma of it.
+# them: upstream's `tr "\n" ","` makes no trailing comma of it. The pods' DNS names in the hosts files and the
+# plugins' variables reach a local process as 127.0.0.1 (executor/localnames.py), so that is what it prints.
 _TF = ("PS_HOST=`cat etc/volcano/ps.host | sed 's/$/&:2222/g' | sed 's/^/\"/;s/$/\"/' | tr \"\\n\" \",\"`; "
        "WORKER_HOST=`cat etc/volcano/worker.host | sed 's/$/&:2222/g' | sed 's/^/\"/;s/$/\"/' | tr \"\\n\" \",\"`; "
        "export TF_CONFIG={\\\"cluster\\\":{\\\"ps\\\":[${PS_HOST}],\\\"worker\\\":[${WORKER_HOST}]},"
        "\\\"task\\\":{\\\"type\\\":\\\"%s\\\",\\\"index\\\":${VK_TASK_INDEX}},\\\"environment\\\":\\\"cloud\\\"}; "
        "echo ${TF_CONFIG}; %s")
 TF_NAME = "tensorflow-dist-mnist"
-TF_HOSTS = (f'"cluster":{{"ps":["{TF_NAME}-ps-0.{TF_NAME}:2222"],'
-            f'"worker":["{TF_NAME}-worker-0.{TF_NAME}:2222","{TF_NAME}-worker-1.{TF_NAME}:2222"]}}')
+TF_HOSTS = '"cluster":{"ps":["127.0.0.1:2222"],"worker":["127.0.0.1:2222","127.0.0.1:2222"]}'
 
 
 def tf_tasks(ps_command: str, worker_command: str) -> list[dict]:
@@ -131,7 +131,7 @@ FRAMEWORK_JOBS = [
         "mpi", {"ssh": [], "env": [], "svc": []}, [pol("TaskCompleted", "CompleteJob")], None,
         [task("mpimaster", 1, "sleep 1; cat etc/volcano/mpiworker.host; echo; test -s root/.ssh/authorized_keys && "
               "echo keys; echo index=$VK_TASK_INDEX", restartPolicy="Never"), task("mpiworker", 2, MPI_WORKER)],
-        "mpi-mpimaster-0", "mpi-mpiworker-0.mpi\nmpi-mpiworker-1.mpi\nkeys\nindex=0\n",
+        "mpi-mpimaster-0", "127.0.0.1\n127.0.0.1\nkeys\nindex=0\n",
         ["Pending", "Running", "Completing", "Completed"],
         id="mpi.go MPI E2E Test will run and complete finally"),
     pytest.param(
@@ -139,7 +139,7 @@ FRAMEWORK_JOBS = [
         [pol("TaskCompleted", "CompleteJob")], 1,
         [task("mpimaster", 1, "sleep 1; echo mpiexec --host ${MPI_HOST}", restartPolicy="Never"),
          task("mpiworker", 2, MPI_WORKER)],
-        "mpi-mpimaster-0", "mpiexec --host mpi-mpiworker-0.mpi,mpi-mpiworker-1.mpi\n",
+        "mpi-mpimaster-0", "mpiexec --host 127.0.0.1,127.0.0.1\n",
         ["Pending", "Running", "Completing", "Completed"],
         id="mpi_plugin.go MPI Plugin E2E Test will run and complete finally"),
     pytest.param(
@@ -158,7 +158,7 @@ FRAMEWORK_JOBS = [
         [pol("TaskCompleted", "CompleteJob")], 1,
         [task("master", 1, "sleep 1; echo $MASTER_ADDR $MASTER_PORT $WORLD_SIZE $RANK", restartPolicy="Never"),
          task("worker", 2, "sleep 300")],
-        "pytorch-job-master-0", "pytorch-job-master-0.pytorch-job 23456 3 0\n", ["Pending", "Running", "Completed"],
+        "pytorch-job-master-0", "127.0.0.1 23456 3 0\n", ["Pending", "Running", "Completed"],
         id="pytorch_plugin.go Pytorch Plugin E2E Test will run and complete finally"),
 ]
 
