@@ -14,7 +14,9 @@ bit for bit: each row is computed by the same operations either way.
   key is row-local only within one version of something beyond the node's row (network-topology-
   aware's HyperNode usage): one entry per stable part, recomputed in full when the version moved.
 - `BestCache`: per (request, key), the row-local score of every node whose idle resources hold
-  the request, -inf elsewhere: its argmax is allocate's pick among idle-fitting nodes.
+  the request, -inf elsewhere: its argmax is allocate's pick among idle-fitting nodes. Given `row_of`
+  (key -> the score of one row as a Python float, bit for bit the vector's, or None), a few changed
+  rows are checked and scored without building arrays.
 Arrays handed out are the memo's own: read them, never modify them.
 
 Must not: change node state; decide anything (callers combine the vectors).
@@ -158,10 +160,12 @@ class RowCache:
 class BestCache:
     """Per (request vector, score key): `fn` scores where idle and future idle hold the request, else -inf."""
 
-    def __init__(self, nodes: nodes_mod.NodeState, fn: Callable[[Any, np.ndarray], Any]):
+    def __init__(self, nodes: nodes_mod.NodeState, fn: Callable[[Any, np.ndarray], Any],
+                 row_of: Callable[[Hashable], Callable[[int], float] | None] | None = None):
         self.nodes = nodes
         self.fn = fn
-        self._entries: dict[tuple[bytes, Hashable], list[Any]] = {}   # -> [seen, scores, needs]
+        self.row_of = row_of
+        self._entries: dict[tuple[bytes, Hashable], list[Any]] = {}   # -> [seen, scores, needs, cols, row]
 
     def best(self, req: np.ndarray, key: Hashable, task: Any) -> int | None:
         """The first row of highest score among nodes that hold `req` on idle (and future idle),
@@ -174,10 +178,14 @@ class BestCache:
             if len(self._entries) >= ENTRY_LIMIT:
                 del self._entries[next(iter(self._entries))]
             cols = np.flatnonzero(req > 0)
-            e = self._entries[k] = [end, self._full(req, cols, task), [(int(j), float(req[j])) for j in cols], cols]
+            e = self._entries[k] = [end, self._full(req, cols, task), [(int(j), float(req[j])) for j in cols], cols,
+                                    self.row_of(key) if self.row_of is not None else None]
         elif e[0] != end:
             if end - e[0] <= FEW:
-                self._few(sorted(set(nodes.changes[e[0]:end])), e[2], e[1], task)
+                if e[4] is not None:
+                    self._few_rows(set(nodes.changes[e[0]:end]), e[2], e[1], e[4])
+                else:
+                    self._few(sorted(set(nodes.changes[e[0]:end])), e[2], e[1], task)
             else:
                 e[1] = self._full(req, e[3], task)
             e[0] = end
@@ -203,6 +211,21 @@ class BestCache:
             scores[:] = self.fn(task, np.arange(n, dtype=np.intp))
         scores[~ok] = -np.inf
         return scores
+
+    def _few_rows(self, rows: set[int], needs: list[tuple[int, float]], scores: np.ndarray,
+                  row: Callable[[int], float]) -> None:
+        """`_few` with the function's scalar form: the fit with Python floats (as `_few`), a row that holds the
+        request scored alone (the others are -inf whatever their score)."""
+        nodes = self.nodes
+        idle, releasing, pipelined = nodes.idle, nodes.releasing, nodes.pipelined
+        for r in rows:
+            v = None
+            for j, need in needs:
+                i = idle.item(r, j)
+                if not (i >= need and i + releasing.item(r, j) - pipelined.item(r, j) >= need):
+                    v = -np.inf
+                    break
+            scores[r] = row(r) if v is None else v
 
     def _few(self, rows: list[int], needs: list[tuple[int, float]], scores: np.ndarray, task: Any) -> None:
         nodes = self.nodes

@@ -31,7 +31,10 @@ row-local — a node's score depends only on that key and on the node's own stat
 NodeState arrays and its object), never on which other rows are scored (no normalising across
 candidates), and it may be asked about any node, feasible or not. The session then keeps the
 scores for all nodes per key and recomputes only the nodes changed since (framework/fitcache.py);
-the result is the same as calling the function every time.
+the result is the same as calling the function every time. It may also be registered with `row=`:
+`row(key)` gives a function of one node row returning, as a Python float, exactly what the function gives
+that node for a task of that key (the same float steps, to the bit), or None when it has no such form for
+this key: the session then recomputes the few changed nodes without building arrays.
 
 A Predicate function may be registered with `among=True`: it then takes a third argument, the mask of
 nodes still in play — those the caller's own checks (allocate's resource fit) and every earlier
@@ -302,10 +305,13 @@ class Hooks:
         self._meta: dict[Point, list[tuple[int, str]]] = {}   # (tier, plugin) of each entry of _flat
         self._tiers: dict[Point, Tiers] = {}   # per tier, built when a tier rule first needs it
         self._callers: dict[Point, Callable[..., Any]] = {}
+        self._row_forms: dict[int, tuple[Fn, Callable[[Any], Any]]] = {}   # id(fn) -> (fn, row) (fn kept alive)
 
     def register(self, point: Point, tier: int, fn: Fn, weight: float = 1.0, plugin: str = "",
-                 key: KeyFn | None = None) -> None:
+                 key: KeyFn | None = None, row: Callable[[Any], Any] | None = None) -> None:
         entry = (fn, weight, key)
+        if row is not None:
+            self._row_forms[id(fn)] = (fn, row)
         flat = self._flat.get(point)
         if flat is None:
             flat = self._flat[point] = []
@@ -332,6 +338,11 @@ class Hooks:
     def registered(self, point: Point) -> list[str]:
         """Names of the plugins that registered `point` (in order)."""
         return [plugin for _, plugin in self._meta.get(point, ())]
+
+    def row_form(self, fn: Fn) -> Callable[[Any], Any] | None:
+        """The `row=` a keyed NodeOrder function was registered with (see the module docstring), or None."""
+        hit = self._row_forms.get(id(fn))
+        return hit[1] if hit is not None and hit[0] is fn else None
 
     def flat(self, point: Point) -> list[Entry]:
         """(fn, weight, key) of every registration, in tier order; the same list object stays current."""
@@ -436,18 +447,21 @@ class Registrar:
         self._hooks, self._tier, self._plugin, self._enabled = hooks, tier, plugin, enabled
 
     def add(self, point: Point, fn: Fn, weight: float = 1.0, *, key: KeyFn | None = None,
-            among: bool = False) -> bool:
+            among: bool = False, row: Callable[[Any], Any] | None = None) -> bool:
         """Register `fn` for `point` if the plugin's flag for it is on; returns whether it was.
         `key`: NodeOrder (row-local scores cached per key(task)), Preemptable and Reclaimable; `among`:
-        a Predicate function asked only about the nodes still in play (see the module docstring)."""
+        a Predicate function asked only about the nodes still in play; `row`: a keyed NodeOrder function's
+        scalar form (see the module docstring)."""
         flag = _FLAGS[point]
         if flag is not None and not self._enabled(flag):
             return False
         if key is not None and point not in KEYED_POINTS:
             raise ValueError(f"{self._plugin}: key= is only for {', '.join(KEYED_POINTS)}, not {point}")
+        if row is not None and (point != Point.NODE_ORDER or key is None):
+            raise ValueError(f"{self._plugin}: row= is only for a {Point.NODE_ORDER} function with key=")
         if among:
             if point != Point.PREDICATE:
                 raise ValueError(f"{self._plugin}: among= is only for {Point.PREDICATE}, not {point}")
             key = AMONG
-        self._hooks.register(point, self._tier, fn, weight, self._plugin, key)
+        self._hooks.register(point, self._tier, fn, weight, self._plugin, key, row)
         return True

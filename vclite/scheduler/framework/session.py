@@ -240,8 +240,32 @@ class Session:
             if len(fns) == 1 and fns[0][1] == 1:
                 weighted_sum = fns[0][0]   # 0 + 1·x is x (but for the sign of a zero, which ties alike)
             self._sum_cache = (len(flat), fitcache.RowCache(self.nodes, weighted_sum),
-                               fitcache.BestCache(self.nodes, weighted_sum))
+                               fitcache.BestCache(self.nodes, weighted_sum, self._row_of(fns)))
         return self._sum_cache[1], self._sum_cache[2]
+
+    def _row_of(self, fns: list) -> Any:
+        """For the sum's memo: the keys -> one row's weighted sum with the functions' scalar forms (hooks: `row=`),
+        the same float steps as `weighted_sum` on arrays; None when a function has none."""
+        forms = [self.hooks.row_form(fn) for fn, _, _ in fns]
+        if not fns or None in forms:
+            return None
+        if len(fns) == 1 and fns[0][1] == 1:
+            only = forms[0]
+            return lambda keys: only(keys[0])   # (as weighted_sum: the function itself)
+        weights = [w for _, w, _ in fns]
+
+        def row_of(keys: tuple) -> Any:
+            rows = [form(k) for form, k in zip(forms, keys)]
+            if None in rows:
+                return None
+
+            def row(r: int) -> float:
+                total: Any = 0
+                for one, weight in zip(rows, weights):
+                    total = total + weight * one(r)
+                return total
+            return row
+        return row_of
 
     def _summed(self, task: TaskInfo, keys: tuple) -> np.ndarray:
         """The NodeOrder weighted sum over every node from each function's own memo, in registration
@@ -283,7 +307,7 @@ class Session:
         keys = self._score_keys(task)
         if keys is None:
             return None
-        if not self._volatile(keys):
+        if fitcache.Volatile not in map(type, keys):   # (as `_volatile`, without a generator)
             return self._row_local()[1].best(task.req, keys, task)
         future_ok, idle_ok = self.fit_cache.masks(task.req)
         scores = np.where(future_ok & idle_ok, self._summed(task, keys), -np.inf)

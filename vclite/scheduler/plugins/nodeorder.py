@@ -235,12 +235,12 @@ class NodeOrder:
             # preferred affinity, spread constraint, PreferNoSchedule taint or node image anywhere):
             # fold that constant into the cached resource scores instead of a call per task.
             self._offset = float(a.tainttoleration * MAX_NODE_SCORE)
-            reg.add(hooks.Point.NODE_ORDER, self.resource_order, key=self.resource_key)
+            reg.add(hooks.Point.NODE_ORDER, self.resource_order, key=self.resource_key, row=self.resource_row)
             return
         if not reg.add(hooks.Point.NODE_ORDER, self.node_order):
             return
         if resources:
-            reg.add(hooks.Point.NODE_ORDER, self.resource_order, key=self.resource_key)
+            reg.add(hooks.Point.NODE_ORDER, self.resource_order, key=self.resource_key, row=self.resource_row)
         if a.podaffinity or a.podtopologyspread:
             reg.add(hooks.Point.ALLOCATE_EVENT, self.pods.on_allocate)
             reg.add(hooks.Point.DEALLOCATE_EVENT, self.pods.on_deallocate)
@@ -296,6 +296,18 @@ class NodeOrder:
         if self._offset:
             out += self._offset
         return out
+
+    def resource_row(self, key: tuple[float, float, float]) -> Any:
+        """`resource_order`'s scalar form for the session's memo (hooks: `row=`): one node's score for a task of
+        `key` as a Python float, by the same float steps as its few-row path; None where that path is not taken."""
+        if not self._simple or key[2]:
+            return None
+        offset = self._offset
+
+        def row(r: int) -> float:
+            v = self._resource_row(key, r)
+            return v + offset if offset else v   # (as `out += self._offset`)
+        return row
 
     def _resource_scores(self, key: tuple[float, float, float], idx: Any) -> np.ndarray:
         """`resource_order` on nodes `idx` (a row array, or slice(None) for all), as vectors."""

@@ -104,3 +104,44 @@ def test_a_volatile_key_is_recomputed_in_full_when_its_version_moves():
     outside[0] = 7.0
     np.testing.assert_array_equal(cache.get(fitcache.Volatile("k", 1), req), nodes.idle[:, 0] + 7.0)
     assert asked == [40, 1, 40] and len(cache._entries) == 1
+
+
+@pytest.mark.parametrize("steps", [1, 7, 30])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_best_with_a_scalar_form_equals_recomputation(steps, seed):
+    """BestCache given the function's scalar form (`row_of`) patches a few changed rows with it and picks
+    what a full recomputation picks; a key without a scalar form (None) takes the array path."""
+    rng = random.Random(seed)
+    nodes = _nodes(40, rng)
+    asked: list = []
+
+    def row_of(key):
+        asked.append(key)
+        if key[0] == 0:
+            return None   # (no scalar form for this key)
+        return lambda r: (nodes.idle.item(r, 0) - key[0]) * 3 + nodes.used.item(r, 1) / 2**20 - \
+            nodes.pipelined.item(r, 0)
+
+    best = fitcache.BestCache(nodes, _score(nodes), row_of)
+    reqs = _reqs(rng, 4)
+    placed: list = []
+    for _ in range(25):
+        _mutate(nodes, rng, placed, steps)
+        for req in rng.sample(reqs, 3):
+            ok = fit.fits(req, nodes.idle) & fit.fits(req, nodes.future_idle())
+            want = _score(nodes)(req, np.arange(len(nodes)))
+            expected = int(np.flatnonzero(ok)[np.argmax(want[ok])]) if ok.any() else None
+            assert best.best(req, tuple(req.tolist()), req) == expected
+    assert sorted(set(asked)) == sorted(asked)   # (asked once per entry)
+
+
+def test_a_scalar_form_is_only_for_keyed_node_order_functions():
+    from vclite.scheduler.framework import hooks
+    reg = hooks.Registrar(hooks.Hooks(1), 0, "p", lambda flag: True)
+    with pytest.raises(ValueError, match="row= is only for"):
+        reg.add(hooks.Point.NODE_ORDER, lambda t, rows: 0.0, row=lambda key: None)
+    with pytest.raises(ValueError, match="row= is only for"):
+        reg.add(hooks.Point.PREDICATE, lambda t, nodes: [], row=lambda key: None)
+    fn, form = (lambda t, rows: 0.0), (lambda key: None)
+    assert reg.add(hooks.Point.NODE_ORDER, fn, key=lambda t: 1, row=form)
+    assert reg._hooks.row_form(fn) is form and reg._hooks.row_form(lambda t, rows: 0.0) is None

@@ -155,6 +155,28 @@ def test_few_rows_use_the_per_row_formula_with_the_same_result():
     assert list(bp.node_order(task, few)) == list(bp.node_order(task, every)[few])
 
 
+
+@pytest.mark.parametrize("conf_", [pytest.param(CONF, id="nodeorder with binpack"),
+                                   pytest.param(objects.default_conf(), id="default (constant scores folded in)")])
+def test_the_scalar_form_gives_resource_orders_values(conf_):
+    """`resource_row(key)` (the session's few-row form, hooks `row=`) gives each node what `resource_order` gives
+    it, the folded constant included; a gpu request has no scalar form (the array path is taken)."""
+    nodes = [objects.node(f"n{i}", cpu=str(2 + i), mem=f"{3 + 2 * i}Gi") for i in range(6)]
+    pods = [objects.pod("ns/p", "g", cpu="700m", mem="1500Mi"),
+            objects.pod("ns/busy", "g", cpu="1", mem="1Gi", node="n2", phase="Running")]
+    ssn = session.open_session(objects.state(nodes=nodes, podgroups=[objects.pg("ns/g")], pods=pods),
+                               conf_, objects.NOW)
+    no = next(p for p in ssn.plugins if isinstance(p, NO.NodeOrder))
+    task = ssn.jobs["ns/g"].tasks["ns/p"]
+    row = no.resource_row(no.resource_key(task))
+    every = no.resource_order(task, np.arange(6))
+    assert [row(r) for r in range(6)] == list(every) and all(type(row(r)) is float for r in range(6))
+    assert ssn.hooks.row_form(no.resource_order) is None   # (a new bound method: not the one registered)
+    assert [ssn.hooks.row_form(fn) for fn, _, _ in ssn.hooks.flat(hooks.Point.NODE_ORDER)].count(None) == \
+        len(ssn.hooks.flat(hooks.Point.NODE_ORDER)) - 1
+    assert no.resource_row((700.0, 1500.0 * 2**20, 1.0)) is None
+
+
 # ---- inter-pod scores ------------------------------------------------------------------------------
 HOST, ZONE, ANYWAY = "kubernetes.io/hostname", "zone", "ScheduleAnyway"
 
