@@ -107,6 +107,25 @@ def less_equal(a: Vec, b: Vec, mask: np.ndarray | None = None) -> bool:
     return bool(ok.all() if mask is None else ok[mask].all())
 
 
+def within(base: list[float], extra: list[float], limit: list[float], skip: int) -> bool:
+    """`less_equal(base + extra, limit, (extra > 0) & dims.not_pods)` on lists of Python floats (`skip`: the pods
+    column): the same IEEE additions and comparisons as on arrays, without numpy's cost per call on a handful of
+    numbers (a quota check per task)."""
+    for i, x in enumerate(extra):
+        if x > 0 and i != skip and not base[i] + x <= limit[i] + TOLERANCE:
+            return False
+    return True
+
+
+def exceeds(base: list[float], extra: list[float], limit: list[float], skip: int) -> bool:
+    """`((extra > 0) & dims.not_pods & (base + extra > limit + TOLERANCE)).any()` on lists of Python floats, as
+    `within` (not its negation: a NaN exceeds nothing here, as on arrays)."""
+    for i, x in enumerate(extra):
+        if x > 0 and i != skip and base[i] + x > limit[i] + TOLERANCE:
+            return True
+    return False
+
+
 def is_empty(v: Vec, dims: Dims) -> bool:
     """Volcano's Resource.IsEmpty: every dimension but pods below the tolerance."""
     if type(v) is np.ndarray and v.ndim == 1 and len(v) == len(dims):

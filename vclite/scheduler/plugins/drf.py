@@ -55,7 +55,16 @@ def _reclaimer_job(reclaimer: "tasks_mod.TaskInfo") -> str:
 
 
 def _share(allocated: np.ndarray, inv: np.ndarray) -> float:
-    return max(float((allocated * inv).max(initial=0.0)), 0.0)
+    """max(allocated · inv, 0). With Python floats (asked after every placement): the same products as on arrays,
+    and a NaN wins as in numpy's max."""
+    out = 0.0
+    for a, i in zip(allocated.tolist(), inv.tolist()):
+        p = a * i
+        if p > out or p != p:
+            out = p
+            if p != p:
+                break
+    return out
 
 
 class Drf:

@@ -108,10 +108,10 @@ class Overcommit:
         if hit is not None and hit[0] is min_req:
             return hit[1]
         dims = self.ssn.dims
-        cols = (min_req > 0) & dims.not_pods
-        short = cols & (self.inqueue + min_req > self.idle + dims_mod.TOLERANCE)
         why = None
-        if short.any():
+        # (asked again after every job enqueued: checked with Python floats first, the same steps as below)
+        if dims_mod.exceeds(self.inqueue.tolist(), min_req.tolist(), self.idle.tolist(), dims.pods):
+            short = (min_req > 0) & dims.not_pods & (self.inqueue + min_req > self.idle + dims_mod.TOLERANCE)
             which = list(np.flatnonzero(short))
             room = np.maximum(self.idle - self.inqueue, 0)
             why = (f"{status_mod.resource_names(OVERUSED, 'overused', [dims.names[i] for i in which])}; "

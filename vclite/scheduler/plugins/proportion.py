@@ -115,11 +115,17 @@ def _water_fill(total: np.ndarray, attrs: list[QueueAttr], dims: dims_mod.Dims) 
 
 
 def share(allocated: np.ndarray, deserved: np.ndarray) -> float:
-    """max over dimensions with deserved > 0 of allocated / deserved (0 if there are none)."""
-    cols = deserved >= dims_mod.TOLERANCE
-    if not cols.any():
-        return 0.0
-    return float((allocated[cols] / deserved[cols]).max())
+    """max over dimensions with deserved > 0 of allocated / deserved (0 if there are none). With Python floats
+    (asked after every placement): the same divisions as on arrays, and a NaN wins as in numpy's max."""
+    out = None
+    for a, d in zip(allocated.tolist(), deserved.tolist()):
+        if d >= dims_mod.TOLERANCE:
+            q = a / d
+            if out is None or q > out or q != q:
+                out = q
+                if q != q:
+                    break
+    return 0.0 if out is None else out
 
 
 def account(job: "jobs_mod.JobInfo", attr: QueueAttr) -> None:
@@ -206,10 +212,10 @@ class Proportion:
         if not queue.is_open:
             self.ssn.note_task_rejection(task, f'queue "{queue.name}" is {queue.state}')
             return False
-        cols = (task.req > 0) & self.ssn.dims.not_pods
-        if dims_mod.less_equal(attr.allocated + task.req, attr.deserved, cols):
-            return True
         dims = self.ssn.dims
+        if dims_mod.within(attr.allocated.tolist(), task.req.tolist(), attr.deserved.tolist(), dims.pods):
+            return True
+        cols = (task.req > 0) & dims.not_pods
         short = list(np.flatnonzero(cols & (attr.allocated + task.req > attr.deserved + dims_mod.TOLERANCE)))
         self.ssn.note_task_rejection(task, f'task needs {dims.describe(task.req, short)} but queue "{queue.name}" '
                                            f"deserves {dims.describe(attr.deserved, short)} and has "
@@ -248,6 +254,9 @@ class Proportion:
         if min_req is None:
             return hooks.Vote.PERMIT
         attr = self.attrs[job.queue]
+        used = [a + q - e for a, q, e in zip(attr.allocated.tolist(), attr.inqueue.tolist(), attr.elastic.tolist())]
+        if not dims_mod.exceeds(used, min_req.tolist(), attr.real_capability.tolist(), self.ssn.dims.pods):
+            return hooks.Vote.PERMIT   # (the check below, with Python floats: it finds no short dimension)
         used = attr.allocated + attr.inqueue - attr.elastic
         cols = (min_req > 0) & self.ssn.dims.not_pods
         short = cols & (min_req + used > attr.real_capability + dims_mod.TOLERANCE)

@@ -69,3 +69,35 @@ def test_is_empty(values, want):
 def test_vector_rounds_up_exactly(name, value, want):
     d = dims_mod.Dims([name])
     assert d.vector({name: quantity.parse(value)})[d.index[name]] == want
+
+
+# ---- Python-float forms of the per-task quota checks and shares = their numpy formulations ----------------
+_VALUES = [0.0, 0.05, 0.1, 1.0, 500.0, 999.95, 1000.0, 2.0**30, INF, -INF, NAN, -0.0, 1e-300]
+
+
+def _vectors(rng, n=3):
+    return np.array([rng.choice(_VALUES) for _ in range(n)], dtype=np.float64)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_python_float_forms_answer_as_numpy(seed):
+    """within / exceeds (proportion's Allocatable and JobEnqueueable, overcommit's) and the shares of proportion
+    and drf, on values with tolerances, infinities, NaNs and signed zeros: the numpy formulation's answers."""
+    from vclite.scheduler.plugins import drf, proportion
+    rng = random.Random(seed)
+    d = dims_mod.Dims()
+    with np.errstate(all="ignore"):
+        for _ in range(200):
+            base, extra, limit = _vectors(rng), _vectors(rng), _vectors(rng)
+            cols = (extra > 0) & d.not_pods
+            assert dims_mod.within(base.tolist(), extra.tolist(), limit.tolist(), d.pods) == \
+                _numpy_less_equal(base + extra, limit, cols)
+            assert dims_mod.exceeds(base.tolist(), extra.tolist(), limit.tolist(), d.pods) == \
+                bool((cols & (base + extra > limit + dims_mod.TOLERANCE)).any())
+            keep = limit >= dims_mod.TOLERANCE
+            want = float((base[keep] / limit[keep]).max()) if keep.any() else 0.0
+            got = proportion.share(base, limit)
+            assert got == want or (got != got and want != want)
+            want = max(float((base * limit).max(initial=0.0)), 0.0)
+            got = drf._share(base, limit)
+            assert got == want or (got != got and want != want)
