@@ -11,25 +11,9 @@ import pytest
 
 from vclite.cli import main as main_mod
 from vclite.cli import manifests, run
+from tests import jobs_yaml
 
-STUCK = """\
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata: {name: huge}
-spec:
-  minAvailable: 1
-  tasks:
-  - name: t
-    replicas: 1
-    template:
-      spec:
-        restartPolicy: Never
-        containers:
-        - name: c
-          image: busybox
-          command: ["true"]
-          resources: {requests: {cpu: "100000"}}
-"""
+STUCK = jobs_yaml.vcjob("huge", ["true"], cpu="100000")   # (no node can ever hold it: the run stops stuck)
 
 
 def _sigint_when_called(monkeypatch, module, name):
