@@ -98,25 +98,35 @@ class NodeState:
         return m
 
     # ---- bookkeeping (Volcano NodeInfo.AddTask / RemoveTask) ------------------------------------
+    # (Each row is changed in place through its view: `a[i] += req` would also write the view back onto itself,
+    # a third numpy call for the same values.)
     def add_task(self, i: int, req: np.ndarray, status: TaskStatus) -> None:
         self.changes.append(i)
         if status == TaskStatus.PIPELINED:
-            self.pipelined[i] += req
+            row = self.pipelined[i]
+            row += req
             return
-        self.idle[i] -= req
-        self.used[i] += req
+        row = self.idle[i]
+        row -= req
+        row = self.used[i]
+        row += req
         if status == TaskStatus.RELEASING:
-            self.releasing[i] += req
+            row = self.releasing[i]
+            row += req
 
     def remove_task(self, i: int, req: np.ndarray, status: TaskStatus) -> None:
         self.changes.append(i)
         if status == TaskStatus.PIPELINED:
-            self.pipelined[i] -= req
+            row = self.pipelined[i]
+            row -= req
             return
-        self.idle[i] += req
-        self.used[i] -= req
+        row = self.idle[i]
+        row += req
+        row = self.used[i]
+        row -= req
         if status == TaskStatus.RELEASING:
-            self.releasing[i] -= req
+            row = self.releasing[i]
+            row -= req
 
     def occupy(self, rows: np.ndarray, reqs: np.ndarray, releasing: np.ndarray) -> None:
         """Snapshot building: add_task for many (row, request) pairs at once (statuses that occupy

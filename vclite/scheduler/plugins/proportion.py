@@ -285,7 +285,10 @@ class Proportion:
     def _update(self, task: "tasks_mod.TaskInfo", sign: int) -> None:
         attr = self.attrs.get(self.ssn.jobs[task.job].queue)
         if attr is not None:
-            attr.allocated += sign * task.req
+            if sign > 0:   # (a − r is a + (−1·r) to the bit, one numpy call fewer)
+                attr.allocated += task.req
+            else:
+                attr.allocated -= task.req
             attr.share = share(attr.allocated, attr.deserved)
 
     def on_allocate(self, task: "tasks_mod.TaskInfo") -> None:
