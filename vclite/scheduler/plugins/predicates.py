@@ -97,6 +97,7 @@ class Predicates:
         self.filters: podfilters.PodFilters | None = None
         self._source: list = []
         self._anti_placed: bool | None = None   # does a placed pod have required anti-affinity?
+        self._unschedulable = False   # any node spec.unschedulable (set with the nodes)
 
     def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:
         self._attach(ssn.nodes, ssn.pods, ssn.namespaces)
@@ -107,6 +108,7 @@ class Predicates:
             reg.add(hooks.Point.DEALLOCATE_EVENT, self.pods.on_deallocate)
 
     def _attach(self, nodes: nodes_mod.NodeState, pods: list, namespaces: list = ()) -> None:
+        self._unschedulable = bool(nodes.unschedulable.any())   # (fixed for the session: asked once)
         self.labels = nodematch.NodeLabels(nodes)
         self.taints = nodematch.NodeTaints(nodes)
         self.pods = podindex.PodIndex(nodes, pods, namespaces)
@@ -115,7 +117,8 @@ class Predicates:
 
     def _on_allocate(self, task: "tasks_mod.TaskInfo") -> None:
         self.pods.on_allocate(task)
-        if self._anti_placed is False and podfilters.has_required_anti_affinity(task.pod):
+        if self._anti_placed is False and (task.pod.get("spec") or {}).get("affinity") and \
+                podfilters.has_required_anti_affinity(task.pod):
             self._anti_placed = True
 
     def _existing_anti_affinity(self) -> bool:
@@ -129,10 +132,14 @@ class Predicates:
         if self.labels is None or self.labels.nodes is not nodes:   # called outside a session (tests)
             self._attach(nodes, [])
         failures = []
-        if nodes.unschedulable.any() and not tolerates_unschedulable(task):
+        if self._unschedulable and not tolerates_unschedulable(task):
             failures.append(fit.Failure(((UNSCHEDULABLE, nodes.unschedulable),)))
         args = self.arguments
-        if args.node_affinity:
+        spec = task.pod.get("spec") or {}
+        # most pods have no node affinity or selector, no affinity terms and no spread constraints: those filters
+        # would find nothing then but the placed pods' anti-affinity (still asked for below), so they are skipped
+        shaped = bool(spec.get("affinity") or spec.get("nodeSelector") or spec.get("topologySpreadConstraints"))
+        if args.node_affinity and shaped:
             match = self.labels.required(task.pod)
             if match is not None:
                 failures.append(fit.Failure(((SELECTOR_MISMATCH, ~match),)))
@@ -145,8 +152,10 @@ class Predicates:
             if wanted:
                 failures.append(fit.Failure(((PORTS_IN_USE, self.pods.port_conflicts(wanted)),), resolvable=True))
         if args.pod_affinity:
-            failures += self.filters.inter_pod_affinity(task.pod, self._existing_anti_affinity())
-        if args.pod_topology_spread:
+            existing = self._existing_anti_affinity()
+            if shaped or existing:
+                failures += self.filters.inter_pod_affinity(task.pod, existing)
+        if args.pod_topology_spread and shaped:
             failures += self.filters.topology_spread(task.pod, task.tolerations)
         return failures
 

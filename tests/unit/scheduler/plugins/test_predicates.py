@@ -226,6 +226,23 @@ def test_filters_in_volcanos_order_and_resolvability():
     assert _run_predicate(pod, nodes, off, others=[other]) == [([predicates.UNSCHEDULABLE], False)]
 
 
+@pytest.mark.parametrize("selector, want_selector", [
+    pytest.param(None, [], id="a pod without selector, affinity or spread (the shortcut)"),
+    pytest.param({"zone": "z1"}, [([predicates.SELECTOR_MISMATCH], False)], id="with a nodeSelector"),
+])
+def test_a_pod_without_placement_constraints_still_meets_the_other_filters(selector, want_selector):
+    """The filters a pod without node affinity, selector, affinity terms or spread constraints skips could find
+    nothing; unschedulable nodes, taints and host ports still refuse it, in Volcano's order."""
+    nodes = [objects.node("a", unschedulable=True), objects.node("b", labels={"zone": "z1"})]
+    nodes[1]["spec"] = {"taints": [{"key": "k", "effect": "NoSchedule"}]}
+    other = objects.pod("ns/o", "g", node="b", phase="Running")
+    other["spec"]["containers"][0]["ports"] = [{"containerPort": 9, "hostPort": 9}]
+    pod = _pod(selector=selector, ports=[{"containerPort": 9, "hostPort": 9}])
+    assert _run_predicate(pod, nodes, others=[other]) == [
+        ([predicates.UNSCHEDULABLE], False), *want_selector, ([nodematch.UNTOLERATED], False),
+        ([predicates.PORTS_IN_USE], True)]
+
+
 def test_a_task_without_constraints_gets_no_failures():
     assert _run_predicate(_pod(), [objects.node("a"), objects.node("b")]) == []
 
