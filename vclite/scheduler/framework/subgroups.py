@@ -41,7 +41,10 @@ class Group:
 
 def policies(job: "jobs_mod.JobInfo") -> list[Obj]:
     spec = (job.podgroup.get("spec") or {}) if isinstance(job.podgroup, dict) else {}
-    return [p for p in spec.get("subGroupPolicy") or () if isinstance(p, dict)]
+    found = spec.get("subGroupPolicy")
+    if not found:   # (most jobs, asked several times each per session)
+        return []
+    return [p for p in found if isinstance(p, dict)]
 
 
 def membership(job: "jobs_mod.JobInfo") -> dict[str, tuple[Obj, list[str]] | None]:

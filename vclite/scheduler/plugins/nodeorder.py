@@ -281,9 +281,9 @@ class NodeOrder:
 
     def resource_key(self, task: "tasks_mod.TaskInfo") -> tuple[float, float, float]:
         """All the resource scores depend on: the task's cpu, memory and gpu requests."""
-        req = task.req
-        gpu = float(req[self._gpu]) if self._gpu is not None else 0.0
-        return float(req[self._cols[0]]), float(req[self._cols[1]]), gpu
+        req = task.req.tolist()   # (Python floats, as float(req[i]) gives them, without numpy scalars)
+        gpu = req[self._gpu] if self._gpu is not None else 0.0
+        return req[self._cols[0]], req[self._cols[1]], gpu
 
     def resource_order(self, task: "tasks_mod.TaskInfo", rows: np.ndarray) -> np.ndarray:
         """Weighted least/most requested and balanced allocation: row-local (each node's own books)."""

@@ -174,3 +174,17 @@ def test_failed_roles_are_kept_per_partition_and_reset():
     job.reset_failed_roles()
     assert not any(job.has_role_fit_errors(x) for x in t)
     assert set(job.nodes_fit_errors) == {"ns/t-0", "ns/t-3"}   # what the pods are told stays
+
+
+@pytest.mark.parametrize("statuses", [
+    pytest.param([S.PENDING], id="one status"),
+    pytest.param([S.RUNNING, S.BINDING, S.PENDING], id="three statuses"),
+    pytest.param([S.RUNNING, S.BINDING, S.PENDING, S.PIPELINED, S.SUCCEEDED, S.FAILED, S.RELEASING], id="seven"),
+    pytest.param([], id="no task"),
+])
+@pytest.mark.parametrize("asked", [
+    tasks_mod.ALLOCATED_STATUS, tasks_mod.SCHEDULED_STATUS, (S.SUCCEEDED, S.FAILED), frozenset(S), (), (S.PENDING,)])
+def test_count_by_status_whichever_side_is_walked(statuses, asked):
+    """count() walks the job's statuses or the asked ones, whichever are fewer: the same number."""
+    job = job_with(0, [("", s) for s in statuses])
+    assert job.count(asked) == sum(1 for t in job.tasks.values() if t.status in asked)
