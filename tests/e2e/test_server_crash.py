@@ -3,10 +3,11 @@ the same data directory each time. Every flow must finish (Succeed), no vcjob ma
 (its uid and creationTimestamp never change), no object the server accepted may be lost, and
 resourceVersions keep increasing. The test prints how many restarts it survived.
 
-Pods running at a kill lose their processes; the restarted executor fails them with reason
-ProcessLost (kills what is left of them) and the jobs' `PodFailed -> RestartJob` policy reruns them; a pod
-whose process ended by itself while no server ran has its recorded outcome instead (executor/exits.py;
-test_server_crash_exit_handler.py). Which of the two a kill gives depends on how long the restart takes.
+Pods running at a kill keep running: the restarted executor takes their processes over (executor/recovery.py's
+adoption), and a pod whose process ended by itself while no server ran has its recorded outcome (executor/exits.py;
+test_server_crash_exit_handler.py). Only a pod caught between its process's start and its status's write (a kill
+"just after start") can still fail with reason ProcessLost, and the jobs' `PodFailed -> RestartJob` policy
+reruns it.
 The server is driven through its HTTP API with the kubeconfig's URL, CA and bearer token (urllib).
 """
 import base64
@@ -179,5 +180,5 @@ def test_flows_finish_across_sigkill_restarts(tmp_path, capsys):
     with capsys.disabled():
         print(f"\ncrash test: survived {restarts} restarts after SIGKILL ({', '.join(m for m, _ in KILL_AT)}); "
               f"{len(jobs)} vcjobs, each created once; {lost} pod(s) failed as ProcessLost and were retried (the "
-              "others running at a kill ended by themselves meanwhile)")
+              "others running at a kill were taken over, or ended by themselves meanwhile)")
     assert restarts == len(KILL_AT)

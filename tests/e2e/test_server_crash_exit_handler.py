@@ -7,7 +7,7 @@ import signal
 import pytest
 
 from tests import vcctl_server
-from tests.e2e.test_server_crash import EVENTS, JOBFLOWS, PODS, TEMPLATES, Api
+from tests.e2e.test_server_crash import EVENTS, JOBFLOWS, JOBS, PODS, TEMPLATES, Api
 from vclite.executor import recovery
 
 pytestmark = pytest.mark.e2e
@@ -59,27 +59,40 @@ def test_an_exit_handler_that_ended_while_the_server_was_down_keeps_its_outcome(
     assert not [e for e in events if e.get("reason") == recovery.PROCESS_LOST]
 
 
-def test_a_process_still_running_at_the_restart_is_process_lost(tmp_path):
-    """The other side: a container still running when the server starts again is killed (nothing ended by
-    itself, nothing recorded) and its pod fails with ProcessLost, as before."""
-    data_dir = tmp_path / "data"
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "long"},
-           "spec": {"schedulerName": "volcano", "restartPolicy": "Never",
-                    "containers": [{"name": "main", "image": "busybox", "command": ["sleep", "600"]}]}}
+def test_a_pod_still_running_at_the_restart_is_taken_over_and_runs_on(tmp_path):
+    """The other side: a container still running when the server starts again carries on (the executor takes it
+    over: recovery.py's adoption) — its pod stays Running with the same container, nothing is killed, and it ends
+    with its real outcome; its vcjob completes with no retry."""
+    data_dir, go = tmp_path / "data", tmp_path / "go"
+    job = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "long"},
+           "spec": {"minAvailable": 1, "schedulerName": "volcano", "tasks": [{"name": "t", "replicas": 1, "template": {
+               "spec": {"restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox", "command": [
+                   "sh", "-c", f'while [ ! -e "{go}" ]; do sleep 0.05; done; echo trained > "$TERMINATION_MESSAGE_PATH"'
+               ]}]}}}]}}
     with vcctl_server.running(data_dir, *NODES) as srv:
         api = Api(srv)
-        api.call("POST", PODS, pod)
-        vcctl_server.wait_until(lambda: (api.call("GET", f"{PODS}/long").get("status") or {}).get("phase") == "Running",
-                                "the pod running")
+        api.call("POST", JOBS, job)
+        before = vcctl_server.wait_until(
+            lambda: (s := api.call("GET", f"{PODS}/long-t-0").get("status") or {}).get("phase") == "Running" and s,
+            "the pod running")
         srv.proc.send_signal(signal.SIGKILL)
         srv.proc.wait()
     assert recovery.left_behind(data_dir / "pods"), "its process outlived the server"
     with vcctl_server.running(data_dir, *NODES) as srv:
         api = Api(srv)
-        status = vcctl_server.wait_until(
-            lambda: (s := api.call("GET", f"{PODS}/long").get("status") or {}).get("phase") == "Failed" and s,
-            "the pod failed")
+        vcctl_server.wait_until(lambda: api.call("GET", f"{JOBS}/long").get("status", {}).get("running") == 1,
+                                "the vcjob running again")
+        assert api.call("GET", f"{PODS}/long-t-0")["status"] == before, "the pod runs on, unchanged"
+        go.touch()
+        vcctl_server.wait_until(lambda: (api.call("GET", f"{JOBS}/long").get("status") or {}).get("state", {})
+                                .get("phase") == "Completed", "the vcjob completed")
+        status = api.call("GET", f"{PODS}/long-t-0")["status"]
+        job_status = api.call("GET", f"{JOBS}/long")["status"]
+        events = api.items(EVENTS)
     term = status["containerStatuses"][0]["state"]["terminated"]
-    assert (status.get("reason"), term["reason"], term["exitCode"]) == (recovery.PROCESS_LOST, recovery.PROCESS_LOST,
-                                                                        recovery.LOST_EXIT_CODE), status
+    assert (status["phase"], term["exitCode"], term["reason"], term["message"]) == \
+        ("Succeeded", 0, "Completed", "trained\n"), status
+    assert term["containerID"] == before["containerStatuses"][0]["containerID"]
+    assert not job_status.get("retryCount"), job_status
+    assert not [e for e in events if e.get("reason") == recovery.PROCESS_LOST]
     assert recovery.left_behind(data_dir / "pods") == {}

@@ -228,6 +228,17 @@ def assign(pod: Obj, node: tuple[str, ...], held: set[int]) -> dict[str, list[in
     return out
 
 
+def positions(visible: str, node: tuple[str, ...], taken: set[int]) -> set[int]:
+    """The positions in `node` of the GPUs a process's CUDA_VISIBLE_DEVICES `visible` names (as env gave it), none
+    of `taken`: an id a node holds twice (it declares more GPUs than the host has) is its first free position."""
+    out: set[int] = set()
+    for gpu in filter(None, visible.split(",")):
+        free = [i for i, g in enumerate(node) if g == gpu and i not in taken and i not in out]
+        if free:
+            out.add(free[0])
+    return out
+
+
 def env(ids: list[str]) -> dict[str, str]:
     """The variables that give a container the GPUs `ids` (none: CUDA sees no GPU; NVIDIA's tools, `void`)."""
     ids = list(dict.fromkeys(ids))

@@ -30,8 +30,10 @@ container statuses, pod and host IP 127.0.0.1).
 - Status is written when something a user can see changed, except that a move to Running is
   written REPORT_DELAY late (the kubelet reports it up to a second late): a pod whose containers
   end meanwhile goes from Pending straight to Succeeded or Failed, with one write.
-- On start, pods whose processes died with a previous vclite process are recovered (see
-  recovery.py): left-behind process groups, and the processes their containers' owner marks name (strays.py),
+- On start, pods a previous vclite process ran are recovered (see recovery.py): a running pod whose app
+  containers' exit-journal wrappers are still there (or recorded their ends) is taken over — a runner watches
+  its processes (runner.adopt), it runs on unchanged, its GPUs are the ones its processes' environments name —;
+  of the others, left-behind process groups, and the processes their containers' owner marks name (strays.py),
   are killed (and waited for), started pods get a final status with reason ProcessLost — but a container whose
   end the exit journal recorded (exits.py: it ended by itself while no server ran) ends as it did —, pods being
   deleted are deleted for good.
@@ -126,6 +128,8 @@ class LocalExecutor:
         self._blocked: set[str] = set()       # pods waiting for a ConfigMap or Secret
         self._gpu_waits: set[str] = set()     # pods waiting for GPUs a pod being stopped still holds
         self._lost: dict[str, str] = {}       # key -> uid of pods whose processes died with a previous process
+        # key -> (uid, recovery.adoption's plan) of pods whose running processes a previous process started
+        self._adopting: dict[str, tuple[str, dict[str, int | None]]] = {}
         self.exit_journal = self.workdir / exits.JOURNAL   # containers' exits, for a restart after a crash
         self._exits: dict[str, exits.Exit] = {}   # what the journal said at start (pods to recover)
         self._journal = False   # the journal was made at start: containers' exits are recorded in it
@@ -147,15 +151,24 @@ class LocalExecutor:
             self._subs = [self.client.watch(kind, self._on_config_map) for kind in (kinds.CONFIGMAP, kinds.SECRET)]
             self.pods.start()
             left = recovery.left_behind(self.workdir)
+            recorded = set(exits.read(self.exit_journal)) if self._record_exits else set()
             killed: set[int] = set()
             owners: set[str] = set()
+            later: list[str] = []
             for pod in list(self.pods.items()):  # pods bound before start
                 if self._mine(pod):
                     pids = left.get(str(self.pod_dir(meta.namespace(pod), meta.name(pod))), [])
+                    plan = self._adoption(pod, pids, recorded)
+                    if plan is not None:   # (first in the queue: what they hold is theirs before a new pod starts)
+                        self._adopting[meta.key(pod)] = (meta.uid(pod), plan)
+                        self.queue.add(meta.key(pod))
+                        continue
                     self._note_lost(pod, pids)
                     killed.update(pids)
                     owners.add(strays.pod_owner(meta.uid(pod), self.pod_dir(meta.namespace(pod), meta.name(pod))))
-                    self.queue.add(meta.key(pod))
+                    later.append(meta.key(pod))
+            for key in later:
+                self.queue.add(key)
             strays.sweep_now(owners, recovery.KILL_WAIT)   # (what left their groups: none runs here yet)
             alive = recovery.wait_gone(killed) if killed else set()
             if self._record_exits:
@@ -164,11 +177,26 @@ class LocalExecutor:
                 log.warning("process groups %s left by a previous vclite process have not exited %.0f s after "
                             "SIGKILL", sorted(alive), recovery.KILL_WAIT)
 
+    def _adoption(self, pod: Obj, pids: list[int], recorded: set[str]) -> dict[str, int | None] | None:
+        """Which containers of a pod found at start are taken over from the previous server (recovery.adoption),
+        or None: it is recovered as lost."""
+        if not self._record_exits:
+            return None
+        live: dict[str, int] = {}
+        unknown = False
+        for pid in pids:
+            run = recovery.wrapper_run(pid, self.exit_journal)
+            if run is None or not run.startswith(meta.uid(pod) + "/"):
+                unknown = True
+            else:
+                live[run] = pid
+        return recovery.adoption(pod, live, recorded, unknown)
+
     def _start_journal(self) -> None:
         """Read what the exit journal says of the pods to recover, then start it again with only that (after the
         kills of what was left: a wrapper killed records nothing; the new runners append to the new journal)."""
         recorded = exits.read(self.exit_journal)
-        lost_uids = set(self._lost.values())
+        lost_uids = set(self._lost.values()) | {uid for uid, _ in self._adopting.values()}
         self._exits = {k: v for k, v in recorded.items() if k.partition("/")[0] in lost_uids}
         try:
             exits.rewrite(self.exit_journal, self._exits, lost_uids)
@@ -317,6 +345,12 @@ class LocalExecutor:
             if same:
                 self._finish_deletion(pod)
                 return
+        adopting = self._adopting.pop(key, None)
+        if adopting is not None:
+            if pod is not None and meta.uid(pod) == adopting[0] and self._mine(pod) and not meta.is_deleting(pod) \
+                    and self._adopt(key, pod, adopting[1]):
+                return
+            self._give_up_adoption(key, pod, adopting)   # (recovered as lost instead)
         lost_uid = self._lost.pop(key, None)
         lost = pod is not None and lost_uid == meta.uid(pod)
         if pod is None or not self._mine(pod) or meta.is_deleting(pod):
@@ -378,6 +412,73 @@ class LocalExecutor:
         if seconds is not None:
             run.deadline = self.clock.monotonic() + seconds
             self.queue.add_after(key, seconds)
+
+    def _adopt(self, key: str, pod: Obj, plan: dict[str, int | None]) -> bool:
+        """Take over the pod's run from the previous server (runner.adopt); False if it cannot be."""
+        loop = asyncio.get_running_loop()
+        device_env, held = self._adopted_devices(pod, plan)
+        runner = runner_mod.PodRunner(pod, self.pod_dir(meta.namespace(pod), meta.name(pod)), self._config_maps(pod),
+                                      self.clock, self._on_runner_change, self.restart_backoff, self.host_env,
+                                      self._container_events(pod), device_env,
+                                      self.exit_journal if self._journal else None, self._hostnames)
+        try:
+            if not runner.adopt(plan):
+                return False
+        except envvars.ConfigError as e:
+            log.warning("pod %s: its running processes cannot be taken over (%s)", key, e.message)
+            return False
+        log.info("pod %s: its running containers were taken over from the previous vclite process", key)
+        task = loop.create_task(runner.run(), name=f"pod {key}")
+        run = _Run(meta.uid(pod), runner, task, gpus=held, running_since=self.clock.monotonic())
+        task.add_done_callback(lambda t: self._task_done(key, t))
+        self._runs[key] = run
+        if not self._sampling:
+            self._sampling = True
+            self.queue.add_after(LOG_TIMES_KEY, logtimes.SAMPLE_INTERVAL, chore=True)
+        seconds = podstatus.active_deadline(pod)
+        if seconds is not None:   # (counted from the pod's start, before the restart)
+            started = clock_mod.parse_time((pod.get("status") or {}).get("startTime"))
+            elapsed = (self.clock.now() - started).total_seconds() if started is not None else 0.0
+            left = max(seconds - elapsed, 0.0)
+            run.deadline = self.clock.monotonic() + left
+            self.queue.add_after(key, left)
+        return True
+
+    def _give_up_adoption(self, key: str, pod: Obj | None, adopting: tuple[str, dict[str, int | None]]) -> None:
+        """A pod planned for adoption is not taken over after all (deleted meanwhile, its ConfigMap gone, no pidfds):
+        what is left of it is killed, and it is recovered as lost (its status written by sync)."""
+        uid, plan = adopting
+        pids = {pid for pid in plan.values() if pid is not None}
+        for pid in pids:
+            log.warning("pod %s: killing process group %d left by a previous vclite process", key, pid)
+            recovery.kill_group(pid)
+        if pod is not None:
+            strays.sweep_now({strays.pod_owner(uid, self.pod_dir(meta.namespace(pod), meta.name(pod)))},
+                             recovery.KILL_WAIT)
+        recovery.wait_gone(pids)
+        self._lost[key] = uid
+
+    def _adopted_devices(self, pod: Obj, plan: dict[str, int | None]) -> tuple[dict[str, dict[str, str]] | None,
+                                                                               frozenset[int]]:
+        """An adopted pod's GPUs: each running container's, as its process's environment names them (what it
+        uses), held for it; a container that starts again later gets what a new pod would (devices.py)."""
+        if not self.hide_gpus:
+            return None, frozenset()
+        node = (pod.get("spec") or {}).get("nodeName")
+        ids = self.gpus.get(node, ())
+        held_by_others = {i for run in self._runs.values() if run.gpus and run.runner.node == node for i in run.gpus}
+        try:
+            device_env, _ = self._devices(pod)
+        except (_Releasing, devices.NotEnough):
+            device_env = None
+        device_env = dict(device_env or {})
+        held: set[int] = set()
+        for name, pid in plan.items():
+            visible = recovery.process_env(pid, devices.VISIBLE) if pid is not None else {}
+            if visible:
+                device_env[name] = {**device_env.get(name, {}), **visible}
+                held |= devices.positions(visible.get("CUDA_VISIBLE_DEVICES", ""), ids, held_by_others | held)
+        return device_env, frozenset(held) if devices.shared_cards(pod, ids) is None else frozenset()
 
     def _devices(self, pod: Obj) -> tuple[dict[str, dict[str, str]] | None, frozenset[int]]:
         """Each container's GPU variables (None: a run without GPUs, nothing to set) and the positions of its

@@ -9,7 +9,8 @@ the server) that waits for it and appends one line to the executor's journal, `<
     <pod uid>/<container>/<run> <exit code> <seconds since boot>
 
 (`run`: the container's restartCount while that process ran). recovery.py takes a recorded exit over
-ProcessLost. The wrapper changes nothing a container sees: its program is exec'd from a subshell (the same pid
+ProcessLost, and a restarted server takes over a pod whose wrappers still run (recovery.adoption): it watches each
+wrapper (the session leader, named by its command line) and reads its code here when it exits. The wrapper changes nothing a container sees: its program is exec'd from a subshell (the same pid
 count as before: the shell forks, the subshell becomes the program), with the log as stdout and stderr and the
 pod's stdin; the shell's SIGTERM/SIGINT/SIGHUP trap is not inherited (caught signals are reset at exec), so a
 stop's SIGTERM reaches the program, which may take its grace period while the shell waits; the shell's own

@@ -8,6 +8,10 @@ process on a 2-core machine — a large part of a quick job's hop. Where pidfds 
 systems, older kernels, seccomp), asyncio's subprocess is used as before.
 
 returncode follows asyncio's and subprocess's convention: the exit code, or −N for a signal N.
+
+`adopt(pid, code_of)` watches a process this one did not start (a container a previous server started, after
+a crash: executor/recovery.py): its pidfd says when it exits, but only a parent can read how, so `code_of()` is
+asked then (the exit journal's record, exits.py). No pidfd (another kernel): None, the caller cannot adopt.
 Must not: know pods or containers; the runner does.
 """
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-from typing import IO, Mapping, Protocol
+from typing import IO, Callable, Mapping, Protocol
 
 _PIDFD_WORKS: bool | None = None   # decided at the first start
 
@@ -92,6 +96,58 @@ async def start(argv: list[str], *, cwd: str | os.PathLike, env: Mapping[str, st
     return await asyncio.create_subprocess_exec(
         *argv, stdin=stdin_source, stdout=log, stderr=asyncio.subprocess.STDOUT,
         cwd=cwd, env=env, start_new_session=True)
+
+
+class _AdoptedChild:
+    """A process this one did not start: its exit is seen through its pidfd, its code asked of `code_of`."""
+
+    def __init__(self, pid: int, pidfd: int | None, loop: asyncio.AbstractEventLoop, code_of: Callable[[], int]):
+        self.pid, self._pidfd, self._loop, self._code_of = pid, pidfd, loop, code_of
+        self._code: int | None = None
+        self._exited = loop.create_future()
+        if pidfd is None:   # (gone already)
+            self._on_exit()
+        else:
+            loop.add_reader(pidfd, self._on_exit)
+
+    @property
+    def returncode(self) -> int | None:
+        return self._code
+
+    def _on_exit(self) -> None:
+        if self._pidfd is not None:
+            self._loop.remove_reader(self._pidfd)
+            os.close(self._pidfd)
+            self._pidfd = None
+        self._code = self._code_of()
+        if not self._exited.done():
+            self._exited.set_result(self._code)
+
+    async def wait(self) -> int:
+        return await asyncio.shield(self._exited)
+
+
+def adopt(pid: int, code_of: Callable[[], int]) -> Child | None:
+    """Watch the process `pid`, not a child of this one, until it exits; then `code_of()` is its return code (as
+    `start`'s: −N for a signal N). A process already gone has exited. None where pidfds are not available."""
+    if pid <= 0 or not hasattr(os, "pidfd_open"):
+        return None
+    loop = asyncio.get_running_loop()
+    try:
+        fd: int | None = os.pidfd_open(pid)
+    except ProcessLookupError:
+        fd = None
+    except OSError:
+        return None
+    return _AdoptedChild(pid, fd, loop, code_of)
+
+
+def unwatch(child: Child) -> None:
+    """Stop watching an adopted process (`adopt`) that will not be awaited."""
+    if isinstance(child, _AdoptedChild) and child._pidfd is not None:
+        child._loop.remove_reader(child._pidfd)
+        os.close(child._pidfd)
+        child._pidfd = None
 
 
 class _ThreadWaitedChild:

@@ -1,8 +1,18 @@
-"""Recovering pods whose processes died with the previous vclite process (the server restarted).
+"""Recovering pods whose processes a previous vclite process started (the server restarted after a crash).
 
-Choice: such pods are failed cleanly, not re-adopted. A container process started by the previous
-server is not our child: its exit status can never be read (waitpid only reaps children), so an
-adopted process would end with an unknown outcome. Instead, when the executor starts:
+A running pod is **adopted** where it can be: its containers carry on as if nothing happened, as a kubelet's do
+when the control plane restarts. A container process the previous server started is not our child, so its exit
+status cannot be read (waitpid only reaps children) — but under a server each program runs under the exit
+journal's wrapper shell (exits.py), which outlives the server and records how the program ended. So a pod whose
+every running container's wrapper is alive (or has recorded its end) is taken over (`adoption`): the new runner
+watches each wrapper through a pidfd (processes.adopt) and, when it exits, takes the code from the journal (none
+recorded: the group was killed, exit code 137). The rule, a pure decision: the pod is Running and not being
+deleted, its init containers have all exited 0, every app container has run (running, terminated, or backing
+off), each one the status shows running has its current run's wrapper alive or recorded in the journal, and
+every process group left behind for the pod is such a wrapper (`wrapper_run`: its command line names the run and
+this executor's journal). Anything else — a program started directly (no wrapper: exec would fail differently),
+a pod still in its init containers, a start whose status was never written — is failed cleanly instead:
+when the executor starts:
 - every process group the previous server left behind for one of our pods is killed — a session
   leader whose environment names a pod directory under our work directory (`VC_POD_DIR`) and whose
   parent is not this process (so our own live containers are never touched) — and waited for (up to
@@ -21,6 +31,7 @@ adopted process would end with an unknown outcome. Instead, when the executor st
   as it would have (no ProcessLost).
 The vcjob lifecycle then applies its policies (PodFailed → RestartJob retries the job). Pods bound
 but never started are simply started. Pure decisions here; the /proc scan and kill are the only I/O.
+(An adopted pod whose container then exits is restarted per its restartPolicy, as before the crash.)
 """
 from __future__ import annotations
 
@@ -28,10 +39,10 @@ import os
 import pathlib
 import signal
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from vclite.api import core
-from vclite.executor import podstatus
+from vclite.executor import exits, podstatus
 
 Obj = dict[str, Any]
 PROCESS_LOST = "ProcessLost"
@@ -117,6 +128,82 @@ def lost_states(pod: Obj, now: str, ended: Ended | None = None) -> tuple[list[po
                 st.wait(st.reason, st.message)   # backing off: stays terminated; never started: waiting
         out.append(states)
     return out[0], out[1]
+
+
+# ---- adoption ---------------------------------------------------------------------------------------
+def _started_in_status(cs: Obj | None) -> bool:
+    state = (cs or {}).get("state") or {}
+    return "running" in state or "terminated" in state or bool(((cs or {}).get("lastState") or {}).get("terminated"))
+
+
+def adoption(pod: Obj, live: dict[str, int], recorded: set[str], unknown_groups: bool) -> dict[str, int | None] | None:
+    """Which of a pod's containers a restarted executor takes over, or None when the pod cannot be adopted (then
+    it is recovered as lost). `live`: run key (exits.run_key) -> pid of each wrapper left behind for the pod;
+    `recorded`: the run keys the exit journal has an end for; `unknown_groups`: a process group was left behind
+    for the pod that is no wrapper of this executor's journal. Returns container -> the pid of its running
+    wrapper (None: its run ended while no server ran, as recorded), for every app container the status shows
+    running."""
+    spec, status = pod.get("spec") or {}, pod.get("status") or {}
+    md = pod.get("metadata") or {}
+    if unknown_groups or md.get("deletionTimestamp") or status.get("phase") != core.PodPhase.RUNNING:
+        return None
+    uid = md.get("uid") or ""
+    inits = {cs.get("name"): cs for cs in status.get("initContainerStatuses") or []}
+    for c in spec.get("initContainers") or []:
+        term = ((inits.get(c.get("name")) or {}).get("state") or {}).get("terminated")
+        if not term or term.get("exitCode") != 0:
+            return None
+    apps = {cs.get("name"): cs for cs in status.get("containerStatuses") or []}
+    plan: dict[str, int | None] = {}
+    for c in spec.get("containers") or []:
+        name = c.get("name", "")
+        cs = apps.get(name)
+        if not _started_in_status(cs):
+            return None
+        assert cs is not None
+        if "running" not in (cs.get("state") or {}):
+            continue
+        key = f"{uid}/{name}/{int(cs.get('restartCount') or 0)}"
+        if key in live:
+            plan[name] = live[key]
+        elif key in recorded:
+            plan[name] = None
+        else:
+            return None   # (its process is gone and nothing says how it ended)
+    if set(live.values()) - {pid for pid in plan.values() if pid is not None}:
+        return None   # (a wrapper of a run the status does not show running: its start was never written)
+    return plan
+
+
+def wrapper_run(pid: int, journal: pathlib.Path) -> str | None:
+    """The run key (exits.run_key) of the process `pid` when it is an exit journal wrapper (exits.py) recording
+    into `journal`, else None."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            argv = fh.read().split(b"\0")
+    except OSError:
+        return None
+    if len(argv) < 6 or argv[1] != b"-c" or argv[3] != exits.WRAPPER_NAME.encode():
+        return None
+    if os.fsdecode(argv[5]) != str(journal):
+        return None
+    return os.fsdecode(argv[4])
+
+
+def process_env(pid: int, names: Iterable[str]) -> dict[str, str]:
+    """The variables `names` of the process `pid`'s environment (those it has)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            env = fh.read()
+    except OSError:
+        return {}
+    wanted = {os.fsencode(n) + b"=": n for n in names}
+    found: dict[str, str] = {}
+    for item in env.split(b"\0"):
+        name = wanted.get(item.partition(b"=")[0] + b"=")
+        if name is not None:
+            found[name] = os.fsdecode(item.partition(b"=")[2])
+    return found
 
 
 def _restarted(policy: str, init: bool, code: int) -> bool:

@@ -296,6 +296,9 @@ class PodRunner:
         self._stdins: dict[str, podattach.ContainerStdin] = {}   # container -> its running process's stdin pipe
         self._attached: dict[str, set[podattach.Attachment]] = {}   # container -> clients attached (kubectl attach)
         self._oom: set[str] = set()   # containers killed for using more than their memory limit
+        self._adopted: dict[str, tuple[processes.Child | None, str]] = {}   # container -> its adopted run, run key
+        self._adopted_ends: dict[str, exits.Exit | None] = {}   # run key -> how an adopted run ended (the journal)
+        self._adopted_at = False   # the pod's run was taken over from a previous server (adopt)
         self._stopping = False
         self._stop = asyncio.Event()
         self._done = asyncio.Event()
@@ -304,16 +307,21 @@ class PodRunner:
         self.start_time: str | None = None
 
     # ---- preparation (synchronous, may raise envvars.ConfigError) ------------------------------------
-    def prepare(self) -> None:
-        """Create the pod directory, materialize volumes and resolve every container's launch."""
+    def prepare(self, adopting: bool = False) -> None:
+        """Create the pod directory, materialize volumes and resolve every container's launch; `adopting`: the
+        pod's processes run already (adopt): resolve the launches only, its directory and volumes as they are."""
         if self.launches is not None:
             return
         missing = envvars.missing_commands(self.pod)
         if missing:
             raise NoCommandError(envvars.no_command_message(self.pod, missing))
-        self._fresh_logs = make_pod_dirs(self.pod_dir)   # (made now: empty, no old log or message to look at)
-        sources = self._materialize_volumes(fresh=self._fresh_logs)
-        mounts = self._mount(sources)
+        if adopting:
+            sources = self._volume_sources(write=False)
+            mounts = self._mount(sources, link=False)
+        else:
+            self._fresh_logs = make_pod_dirs(self.pod_dir)   # (made now: empty, no old log or message to look at)
+            sources = self._materialize_volumes(fresh=self._fresh_logs)
+            mounts = self._mount(sources)
         self.launches = {name: self._launch(c, mounts) for name, c in self._specs.items()}
 
     def _materialize_volumes(self, fresh: bool = False) -> dict[str, Path]:
@@ -321,25 +329,32 @@ class PodRunner:
         root = self.pod_dir / ".vclite" / "volumes"
         if not fresh and os.path.lexists(root):   # (a pod started again after a restart of vclite)
             shutil.rmtree(root, ignore_errors=True)   # made again below, only if a volume needs it
+        return self._volume_sources()
+
+    def _volume_sources(self, write: bool = True) -> dict[str, Path]:
+        """Volume name -> its directory; with `write`, made and filled (configMap and secret files)."""
+        root = self.pod_dir / ".vclite" / "volumes"
         sources: dict[str, Path] = {}
         for vol in (self.pod.get("spec") or {}).get("volumes") or []:
             name = vol.get("name", "")
             if vol.get("hostPath"):
                 sources[name] = Path(vol["hostPath"].get("path", "/"))
-                if vol["hostPath"].get("type") == "DirectoryOrCreate":
+                if write and vol["hostPath"].get("type") == "DirectoryOrCreate":
                     sources[name].mkdir(parents=True, exist_ok=True)
                 continue
             if vol.get("persistentVolumeClaim"):
                 d = self.pod_dir.parent / "_pvc" / _rel(vol["persistentVolumeClaim"].get("claimName", ""), "claimName")
             else:
                 d = root / _rel(name, "volume name")
+            sources[name] = d
+            if not write:
+                continue
             d.mkdir(parents=True, exist_ok=True)
             if vol.get("configMap") is not None:
                 self._write_config_map(vol["configMap"], d)
             elif vol.get("secret") is not None:
                 src = vol["secret"]
                 self._write_config_map({**src, "name": src.get("secretName", "")}, d, "secret")
-            sources[name] = d
         return sources
 
     def _write_config_map(self, src: Obj, d: Path, ref_kind: str = "configmap") -> None:
@@ -365,8 +380,9 @@ class PodRunner:
             target.write_bytes(value)
             target.chmod(int(item.get("mode", mode)))
 
-    def _mount(self, sources: dict[str, Path]) -> dict[str, Path]:
-        """Symlink every volumeMount into the pod directory; returns relative mount path -> source."""
+    def _mount(self, sources: dict[str, Path], link: bool = True) -> dict[str, Path]:
+        """Symlink every volumeMount into the pod directory (`link`; else they are there); returns relative mount
+        path -> source."""
         made: dict[str, Path] = {}
         for c in self._specs.values():
             for vm in c.get("volumeMounts") or []:
@@ -379,13 +395,14 @@ class PodRunner:
                 src = sources[vm["name"]]
                 if vm.get("subPath"):
                     src = src / _rel(vm["subPath"], "subPath")
-                    if not src.exists():
+                    if link and not src.exists():
                         src.mkdir(parents=True, exist_ok=True)
                 if rel in made:
                     if made[rel] != src:
                         raise envvars.ConfigError(f"mountPath {vm.get('mountPath')!r} is used for two volumes")
                     continue
-                self._link(self.pod_dir / rel, src)
+                if link:
+                    self._link(self.pod_dir / rel, src)
                 made[rel] = src
         return made
 
@@ -540,20 +557,99 @@ class PodRunner:
         for attachment in list(self._attached.pop(container, ())):
             attachment.container_ended()
 
+    # ---- adoption (a previous server's run, recovery.adoption) ---------------------------------------------
+    def adopt(self, plan: dict[str, int | None]) -> bool:
+        """Take over the pod's run as the previous server left it (recovery.adoption: container -> its running
+        wrapper's pid, None for a run that ended meanwhile, as the journal recorded): states from its status,
+        launches without touching its directory (its processes use it). run() then awaits each adopted process
+        and goes on from there (restarts per policy). False where it cannot (no exit journal, no pidfds). Raises
+        envvars.ConfigError as prepare() does."""
+        if self._exit_journal is None:
+            return False
+        status = self.pod.get("status") or {}
+        for key, states in (("initContainerStatuses", self.init), ("containerStatuses", self.main)):
+            reported = {cs.get("name"): cs for cs in status.get(key) or []}
+            states[:] = [recovery.container_state(self._specs.get(st.name) or {}, reported.get(st.name))
+                         for st in states]
+        self.prepare(adopting=True)
+        assert self.launches is not None
+        by_name = {st.name: st for st in self.main}
+        for name, pid in plan.items():
+            run_key = exits.run_key(meta.uid(self.pod), name, by_name[name].restart_count)
+            if pid is None:
+                self._adopted[name] = (None, run_key)
+                continue
+            child = processes.adopt(pid, self._journal_code(run_key))
+            if child is None:
+                for other, _ in self._adopted.values():
+                    if other is not None:
+                        processes.unwatch(other)
+                self._procs.clear()
+                self._wrapped.clear()
+                return False
+            self._adopted[name] = (child, run_key)
+            # (running now: kubectl exec, top and the memory check see it at once)
+            owner = self._owner(name, by_name[name].restart_count)
+            self._run_envs[name] = {**self.launches[name].env,
+                                    _MARK: os.fsencode(strays.mark(self._inherited_mark, owner))}
+            self._procs[name] = child
+            self._wrapped.add(child.pid)
+        self.started, self.start_time = True, status.get("startTime") or self._now()
+        self._adopted_at = True
+        return True
+
+    def _journal_code(self, run_key: str) -> Callable[[], int]:
+        """How the adopted run `run_key` ended, asked when its wrapper has exited: its recorded exit code, else
+        −SIGKILL (its group was killed: nothing was recorded)."""
+        def code() -> int:
+            ended = exits.read(self._exit_journal).get(run_key) if self._exit_journal is not None else None
+            self._adopted_ends[run_key] = ended
+            return ended.code if ended is not None else -signal.SIGKILL
+        return code
+
+    async def _await_adopted(self, st: podstatus.ContainerState) -> None:
+        """The adopted run of `st` (started by the previous server) to its end, or the end the journal recorded."""
+        assert self.launches is not None
+        child, run_key = self._adopted.pop(st.name)
+        launch = self.launches[st.name]
+        owner = self._owner(st.name, st.restart_count)
+
+        def finished_at() -> str | None:
+            ended = self._adopted_ends.get(run_key)
+            return clock_mod.format_time(ended.finished_at) if ended is not None and ended.finished_at else None
+        if child is None:   # (it ended while no server ran: nothing of it is left to wait for)
+            self._journal_code(run_key)()
+            code = self._adopted_ends[run_key]
+            message = read_message(launch.termination_log)
+            if not message and code is not None and code.code != 0 and launch.fallback_to_logs:
+                message = log_tail(launch.log)
+            self.unswept.add(owner)
+            st.finish(code.code if code is not None else recovery.LOST_EXIT_CODE,
+                      max(finished_at() or "", st.started_at or "") or self._now(), message=message)
+            return
+        await self._await_end(st, child, launch, owner, finished_at)
+
+    def _owner(self, container: str, run: int) -> str:
+        """The owner mark (strays.py) of the container's run `run`."""
+        return strays.owner(strays.pod_owner(meta.uid(self.pod), self.pod_dir), container, run)
+
     async def run(self) -> None:
-        """Run init containers, then app containers, until none runs or will run again (or stop())."""
-        self.prepare()
-        self.started, self.start_time = True, self._now()   # reported with the first container's start
+        """Run init containers, then app containers, until none runs or will run again (or stop()); an adopted
+        pod's (adopt) carries on from where the previous server left it."""
+        resumed = bool(self._adopted_at)
+        if not resumed:
+            self.prepare()
+            self.started, self.start_time = True, self._now()   # reported with the first container's start
         init_policy = core.RestartPolicy.NEVER if self.restart_policy == core.RestartPolicy.NEVER \
             else core.RestartPolicy.ON_FAILURE
         try:
-            for st in self.init:
+            for st in [] if resumed else self.init:
                 if not await self._keep_running(st, init_policy):
                     return
             if len(self.main) == 1:   # (no task of its own: the process starts in this task's first step)
-                await self._keep_running(self.main[0], self.restart_policy)
+                await self._keep_running(self.main[0], self.restart_policy, resumed)
             else:
-                await asyncio.gather(*(self._keep_running(st, self.restart_policy) for st in self.main))
+                await asyncio.gather(*(self._keep_running(st, self.restart_policy, resumed) for st in self.main))
         finally:
             for st in self.init + self.main:
                 if st.kind == podstatus.StateKind.WAITING:
@@ -562,10 +658,16 @@ class PodRunner:
             self._done.set()
             self._changed()
 
-    async def _keep_running(self, st: podstatus.ContainerState, policy: core.RestartPolicy) -> bool:
-        """Run (and restart per `policy`) one container; True if it ended with exit code 0."""
+    async def _keep_running(self, st: podstatus.ContainerState, policy: core.RestartPolicy,
+                            resumed: bool = False) -> bool:
+        """Run (and restart per `policy`) one container; True if it ended with exit code 0. `resumed`: an adopted
+        pod's container (adopt): its adopted run is awaited, or its last exit goes on as if it had just ended."""
+        if resumed and st.name in self._adopted:   # (awaited even when a stop came first: it signals it)
+            await self._await_adopted(st)
         while not self._stopping:
-            await self._run_once(st)
+            if not resumed:
+                await self._run_once(st)
+            resumed = False
             code = st.exit_code
             if self._stopping or code is None or not _RESTARTS[policy](code):
                 break
@@ -596,7 +698,7 @@ class PodRunner:
         stdin = podattach.ContainerStdin(launch.stdin_once) if launch.stdin else None
         # the run's owner mark (strays.py), behind the one vclite inherited; the container's env cannot change it
         run = st.restart_count + (st.terminated is not None)
-        owner = strays.owner(strays.pod_owner(meta.uid(self.pod), self.pod_dir), st.name, run)
+        owner = self._owner(st.name, run)
         env = self._run_envs[st.name] = {**launch.env, _MARK: os.fsencode(strays.mark(self._inherited_mark, owner))}
         try:
             if stdin is not None:
@@ -625,6 +727,12 @@ class PodRunner:
         self._event(st.name, "Normal", "Started", f"Started container {st.name}")   # (no Created: one step here)
         if self._stopping:  # stop() ran while the process was being started: no grace left to give
             _signal_group(proc, signal.SIGKILL)
+        await self._await_end(st, proc, launch, owner)
+
+    async def _await_end(self, st: podstatus.ContainerState, proc: processes.Child, launch: Launch, owner: str,
+                         finished_at: Callable[[], str | None] | None = None) -> None:
+        """Wait for the run's process to exit, clean up after it, and record how it ended (`finished_at`: when, if
+        known better than now — an adopted run that ended while no server ran)."""
         rc = await proc.wait()
         self._procs.pop(st.name, None)
         self._wrapped.discard(proc.pid)
@@ -642,12 +750,13 @@ class PodRunner:
         message = read_message(launch.termination_log)
         if not message and code != 0 and launch.fallback_to_logs:
             message = log_tail(launch.log)
+        now = (finished_at() if finished_at is not None else None) or self._now()
         if st.name in self._oom:
             self._oom.discard(st.name)
-            st.finish(code, self._now(), message=message or memory.message(launch.memory_limit or 0),
+            st.finish(code, now, message=message or memory.message(launch.memory_limit or 0),
                       reason=podstatus.Reason.OOM_KILLED)
             return
-        st.finish(code, self._now(), message=message)
+        st.finish(code, now, message=message)
         # no report here: the caller reports next (the back-off, the next container's start, or the end)
 
     async def stop(self, grace: float | None = None) -> None:

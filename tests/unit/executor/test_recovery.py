@@ -191,15 +191,17 @@ async def main(db, workdir):
     client = inprocess.new_client(clk, store=sqlite.SqliteStore(clk, db))
     client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "long", "namespace": "default"},
                    "spec": {"nodeName": "local", "restartPolicy": "Never",
-                            "containers": [{"name": "main", "image": "busybox", "command": ["sleep", "60"]}]}})
+                            "initContainers": [{"name": "init", "image": "busybox", "command": ["sleep", "60"]}],
+                            "containers": [{"name": "main", "image": "busybox", "command": ["true"]}]}})
     ex = executor_mod.LocalExecutor(client, clk, ["local"], pathlib.Path(workdir), record_exits=True)
     ex.start()
     while True:
         while (key := ex.queue.get()) is not None:
             ex.sync(key)
         status = client.get(kinds.POD, "default", "long").get("status") or {}
-        if status.get("phase") == "Running":
-            print(status["containerStatuses"][0]["containerID"].rpartition("/")[2], flush=True)
+        running = [cs for cs in status.get("initContainerStatuses") or [] if "running" in cs["state"]]
+        if running:
+            print(running[0]["containerID"].rpartition("/")[2], flush=True)
             await asyncio.sleep(3600)
         await asyncio.sleep(0.01)
 
@@ -218,7 +220,8 @@ async def _drive(ex, until, limit=500):
     raise AssertionError("condition never held")
 
 
-def test_a_pod_running_when_its_executor_was_killed_fails_with_process_lost(tmp_path):
+def test_a_pod_in_its_init_containers_when_its_executor_was_killed_fails_with_process_lost(tmp_path):
+    """(a pod whose app containers run is taken over instead: test_adoption.py)"""
     db, workdir = tmp_path / "store.db", tmp_path / "pods"
     proc = subprocess.Popen([sys.executable, "-c", CHILD, str(db), str(workdir)], stdout=subprocess.PIPE, text=True)
     try:
@@ -239,7 +242,7 @@ def test_a_pod_running_when_its_executor_was_killed_fails_with_process_lost(tmp_
             return (client.get(kinds.POD, "default", "long").get("status") or {}).get("phase")
         asyncio.run(_drive(ex, lambda: phase() == "Failed"))
         status = client.get(kinds.POD, "default", "long")["status"]
-        term = status["containerStatuses"][0]["state"]["terminated"]
+        term = status["initContainerStatuses"][0]["state"]["terminated"]
         assert (status["reason"], term["reason"], term["exitCode"]) == ("ProcessLost", "ProcessLost", 137)
         assert "restarted" in status["message"] and "restarted" in term["message"]
         for _ in range(200):

@@ -1,0 +1,371 @@
+"""Taking over a running pod from a previous server (executor/recovery.py's adoption): the pure decision table,
+processes.adopt on real processes that are not our children, and a real executor process killed with SIGKILL
+while its pod runs, then a new executor on the same store and work directory that carries the pod on."""
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from vclite.api import kinds
+from vclite.apiserver import inprocess
+from vclite.executor import devices, exits, processes, recovery
+from vclite.executor import executor as executor_mod
+from vclite.lib import clock as clock_mod
+from vclite.store import sqlite
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="adoption needs pidfds (Linux 5.3+)")
+UID = "u1"
+T0 = "2026-01-01T00:00:00Z"
+
+
+def cs(name, state="running", restarts=0, code=0, last=False):
+    states = {"running": {"running": {"startedAt": T0}},
+              "terminated": {"terminated": {"exitCode": code, "reason": "Completed" if code == 0 else "Error",
+                                            "startedAt": T0, "finishedAt": T0}},
+              "waiting": {"waiting": {"reason": "CrashLoopBackOff" if last else "ContainerCreating"}}}
+    out = {"name": name, "state": states[state], "lastState": {}, "restartCount": restarts}
+    if last:
+        out["lastState"] = {"terminated": {"exitCode": 1, "reason": "Error", "startedAt": T0, "finishedAt": T0}}
+    return out
+
+
+def a_pod(statuses, init=(), init_statuses=(), phase="Running", deleting=False):
+    md = {"name": "p", "namespace": "default", "uid": UID}
+    if deleting:
+        md["deletionTimestamp"] = T0
+    return {"metadata": md,
+            "spec": {"initContainers": [{"name": n} for n in init],
+                     "containers": [{"name": s["name"]} for s in statuses]},
+            "status": {"phase": phase, "startTime": T0, "containerStatuses": list(statuses),
+                       "initContainerStatuses": list(init_statuses)}}
+
+
+@pytest.mark.parametrize("pod, live, recorded, unknown, plan", [
+    pytest.param(a_pod([cs("a")]), {"u1/a/0": 7}, set(), False, {"a": 7}, id="running-with-its-wrapper"),
+    pytest.param(a_pod([cs("a", restarts=2)]), {"u1/a/2": 7}, set(), False, {"a": 7}, id="the-current-run"),
+    pytest.param(a_pod([cs("a", restarts=2)]), {"u1/a/1": 7}, set(), False, None, id="another-runs-wrapper"),
+    pytest.param(a_pod([cs("a")]), {}, {"u1/a/0"}, False, {"a": None}, id="ended-while-no-server-ran"),
+    pytest.param(a_pod([cs("a")]), {}, set(), False, None, id="gone-and-nothing-recorded"),
+    pytest.param(a_pod([cs("a"), cs("b", "terminated")]), {"u1/a/0": 7}, set(), False, {"a": 7},
+                 id="one-running-one-done"),
+    pytest.param(a_pod([cs("a", "waiting", restarts=1, last=True)]), {}, set(), False, {},
+                 id="backing-off-restarts-later"),
+    pytest.param(a_pod([cs("a", "waiting")]), {}, set(), False, None, id="never-started"),
+    pytest.param(a_pod([cs("a")]), {"u1/a/0": 7}, set(), True, None, id="a-group-that-is-no-wrapper"),
+    pytest.param(a_pod([cs("a", "terminated")]), {"u1/a/1": 7}, set(), False, None,
+                 id="a-run-whose-start-was-never-written"),
+    pytest.param(a_pod([cs("a")], phase="Pending"), {"u1/a/0": 7}, set(), False, None, id="not-running"),
+    pytest.param(a_pod([cs("a")], deleting=True), {"u1/a/0": 7}, set(), False, None, id="being-deleted"),
+    pytest.param(a_pod([cs("a")], init=["i"], init_statuses=[cs("i", "terminated")]), {"u1/a/0": 7}, set(), False,
+                 {"a": 7}, id="init-containers-done"),
+    pytest.param(a_pod([cs("a", "waiting")], init=["i"], init_statuses=[cs("i")], phase="Pending"), {"u1/i/0": 7},
+                 set(), False, None, id="in-its-init-containers"),
+    pytest.param(a_pod([cs("a")], init=["i"], init_statuses=[cs("i", "terminated", code=1)]), {"u1/a/0": 7}, set(),
+                 False, None, id="an-init-container-failed"),
+])
+def test_adoption(pod, live, recorded, unknown, plan):
+    assert recovery.adoption(pod, live, recorded, unknown) == plan
+
+
+@pytest.mark.parametrize("visible, node, taken, got", [
+    pytest.param("g1,g2", ("g0", "g1", "g2"), set(), {1, 2}, id="by-id"),
+    pytest.param("g0", ("g0", "g0"), {0}, {1}, id="a-shared-id-takes-its-first-free-position"),
+    pytest.param("", ("g0",), set(), set(), id="none"),
+    pytest.param("gx", ("g0",), set(), set(), id="not-this-nodes"),
+])
+def test_gpu_positions_from_a_processes_environment(visible, node, taken, got):
+    assert devices.positions(visible, node, taken) == got
+
+
+def _orphan(argv, env=None):
+    """Start `argv` as a grandchild in its own session, its parent gone: not our child. Its pid."""
+    spawn = ("import subprocess, sys; p = subprocess.Popen(sys.argv[1:], start_new_session=True, "
+             "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); print(p.pid, flush=True)")
+    return int(subprocess.run([sys.executable, "-c", spawn, *argv], env=env, capture_output=True, text=True,
+                              check=True).stdout)
+
+
+def test_an_adopted_process_is_awaited_and_its_code_asked_at_its_end(tmp_path):
+    go = tmp_path / "go"
+    pid = _orphan(["sh", "-c", f'while [ ! -e "{go}" ]; do sleep 0.02; done'])
+    asked = []
+
+    async def main():
+        child = processes.adopt(pid, lambda: asked.append(1) or 5)
+        assert child is not None and child.pid == pid and child.returncode is None
+        await asyncio.sleep(0.1)
+        assert not asked, "asked only once it has exited"
+        go.touch()
+        return await asyncio.wait_for(child.wait(), 30), child.returncode
+    assert asyncio.run(main()) == (5, 5)
+    assert asked == [1]
+
+
+def test_a_process_already_gone_has_exited():
+    async def main():
+        child = processes.adopt(2 ** 22 + 1, lambda: -9)   # (above pid_max's default: never a process)
+        return child.returncode, await child.wait()
+    assert asyncio.run(main()) == (-9, -9)
+
+
+def test_a_wrapper_names_its_run_and_journal(tmp_path):
+    journal = tmp_path / ".exits"
+    journal.touch()
+    argv = exits.wrap(["sleep", "30"], {b"PATH": os.environ["PATH"].encode()}, tmp_path, journal, "u1/main/2")
+    pid = _orphan(argv)
+    plain = _orphan(["sleep", "30"])
+    try:
+        assert recovery.wrapper_run(pid, journal) == "u1/main/2"
+        assert recovery.wrapper_run(pid, tmp_path / "another") is None, "another executor's journal"
+        assert recovery.wrapper_run(plain, journal) is None
+    finally:
+        recovery.kill_group(pid)
+        recovery.kill_group(plain)
+
+
+# ---- a real executor killed with SIGKILL, then another on the same store and work directory -----------------
+CHILD = """
+import asyncio, json, sys, pathlib
+from vclite.api import kinds
+from vclite.apiserver import inprocess
+from vclite.executor import executor as executor_mod
+from vclite.lib import clock as clock_mod
+from vclite.store import sqlite
+
+async def main(db, workdir, pod, gpus):
+    clk = clock_mod.RealClock()
+    client = inprocess.new_client(clk, store=sqlite.SqliteStore(clk, db))
+    client.create(json.loads(pod))
+    ex = executor_mod.LocalExecutor(client, clk, ["local"], pathlib.Path(workdir), record_exits=True,
+                                    gpus={k: tuple(v) for k, v in json.loads(gpus).items()})
+    ex.start()
+    while True:
+        while (key := ex.queue.get()) is not None:
+            ex.sync(key)
+        status = client.get(kinds.POD, "default", "p").get("status") or {}
+        if status.get("phase") == "Running" and all("running" in c["state"] for c in status["containerStatuses"]):
+            print(json.dumps(status), flush=True)
+            await asyncio.sleep(3600)
+        await asyncio.sleep(0.01)
+
+asyncio.run(main(*sys.argv[1:]))
+"""
+
+
+def pod_of(containers, restart_policy="Never", **spec):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"nodeName": "local", "restartPolicy": restart_policy, "terminationGracePeriodSeconds": 1,
+                     "containers": [{"name": n, "image": "busybox", "command": ["sh", "-c", script]}
+                                    for n, script in containers], **spec}}
+
+
+def wait_for(tmp_path):
+    """A script that runs until the file `go` exists."""
+    return f'while [ ! -e "{tmp_path / "go"}" ]; do sleep 0.02; done'
+
+
+def _killed_mid_run(tmp_path, pod, gpus=None):
+    """A first executor runs `pod` until its containers run, then is killed with SIGKILL: its status then."""
+    db, workdir = tmp_path / "store.db", tmp_path / "pods"
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(db), str(workdir), json.dumps(pod),
+                             json.dumps(gpus or {})],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("{"), "the first executor never ran the pod"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    return json.loads(line)
+
+
+class Second:
+    """The executor started again, on the same store and work directory, driven on an event loop."""
+
+    def __init__(self, tmp_path, gpus=None):
+        self.clk = clock_mod.RealClock()
+        self.store = sqlite.SqliteStore(self.clk, tmp_path / "store.db")
+        self.client = inprocess.new_client(self.clk, store=self.store)
+        self.ex = executor_mod.LocalExecutor(self.client, self.clk, ["local"], tmp_path / "pods", record_exits=True,
+                                             gpus=gpus)
+
+    def pod(self):
+        return self.client.get(kinds.POD, "default", "p")
+
+    async def drive(self, until, limit=3000):
+        for _ in range(limit):
+            while (key := self.ex.queue.get()) is not None:
+                self.ex.sync(key)
+            if until():
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"condition never held; the pod's status: {self.pod().get('status')}")
+
+
+def _pids(status):
+    return [int(c["containerID"].rpartition("/")[2]) for c in status["containerStatuses"]]
+
+
+def test_a_running_pod_is_taken_over_and_ends_as_its_processes_do(tmp_path):
+    script = wait_for(tmp_path) + '; echo "all done" > "$TERMINATION_MESSAGE_PATH"; echo bye'
+    before = _killed_mid_run(tmp_path, pod_of([("main", script), ("side", script)]))
+    pids = _pids(before)
+    second = Second(tmp_path)
+    try:
+        async def main():
+            second.ex.start()
+            await second.drive(lambda: second.ex.running_count() == 1)
+            assert second.pod()["status"] == before, "nothing about the pod changed: it runs on"
+            assert all(recovery.live_groups({pid}) for pid in pids), "its processes were not killed"
+            (tmp_path / "go").touch()
+            await second.drive(lambda: second.pod()["status"]["phase"] == "Succeeded")
+        asyncio.run(main())
+        status = second.pod()["status"]
+        for c in status["containerStatuses"]:
+            term = c["state"]["terminated"]
+            assert (term["exitCode"], term["reason"], term["message"]) == (0, "Completed", "all done\n")
+            assert term["startedAt"] == before["containerStatuses"][0]["state"]["running"]["startedAt"]
+        assert status["startTime"] == before["startTime"] and "reason" not in status
+        assert (tmp_path / "pods/default/p/logs/main.log").read_text() == "bye\n"
+        assert "ProcessLost" not in {e["reason"] for e in second.client.list(kinds.EVENT)}
+    finally:
+        second.store.close()
+        for pid in pids:
+            recovery.kill_group(pid)
+
+
+def test_an_adopted_container_that_fails_is_restarted_by_its_policy(tmp_path):
+    flag = tmp_path / "failed-once"
+    script = (wait_for(tmp_path) + f'; if [ ! -e "{flag}" ]; then touch "{flag}"; exit 3; fi; echo second run')
+    before = _killed_mid_run(tmp_path, pod_of([("main", script)], restart_policy="OnFailure"))
+    second = Second(tmp_path)
+    second.ex.restart_backoff = 0.05
+    try:
+        async def main():
+            second.ex.start()
+            await second.drive(lambda: second.ex.running_count() == 1)
+            (tmp_path / "go").touch()
+            await second.drive(lambda: second.pod()["status"]["phase"] == "Succeeded")
+        asyncio.run(main())
+        (c,) = second.pod()["status"]["containerStatuses"]
+        assert (c["restartCount"], c["lastState"]["terminated"]["exitCode"], c["state"]["terminated"]["exitCode"]) == \
+            (1, 3, 0)
+        assert (tmp_path / "pods/default/p/logs/main.log").read_text() == "second run\n"
+    finally:
+        second.store.close()
+        for pid in _pids(before):
+            recovery.kill_group(pid)
+
+
+def test_an_adopted_pod_deleted_is_stopped(tmp_path):
+    before = _killed_mid_run(tmp_path, pod_of([("main", "trap 'exit 0' TERM; " + wait_for(tmp_path))]))
+    (pid,) = _pids(before)
+    second = Second(tmp_path)
+    try:
+        async def main():
+            second.ex.start()
+            await second.drive(lambda: second.ex.running_count() == 1)
+            second.client.delete(kinds.POD, "default", "p")
+            await second.drive(lambda: not second.client.list(kinds.POD))
+        asyncio.run(main())
+        for _ in range(500):
+            if not recovery.live_groups({pid}):
+                break
+            time.sleep(0.01)
+        assert not recovery.live_groups({pid}), "its processes were stopped"
+    finally:
+        second.store.close()
+        recovery.kill_group(pid)
+
+
+def test_a_container_that_ended_while_no_server_ran_is_restarted_by_its_policy(tmp_path):
+    count = tmp_path / "runs"
+    script = wait_for(tmp_path) + f'; echo run >> "{count}"; exit 1'
+    before = _killed_mid_run(tmp_path, pod_of([("main", script)], restart_policy="OnFailure"))
+    (tmp_path / "go").touch()
+    for _ in range(1000):   # (it ends by itself; its wrapper records how)
+        if not recovery.left_behind(tmp_path / "pods"):
+            break
+        time.sleep(0.01)
+    second = Second(tmp_path)
+    second.ex.restart_backoff = 0.05
+    try:
+        async def main():
+            second.ex.start()
+            await second.drive(lambda: count.exists() and len(count.read_text().split()) >= 3)
+            await second.ex.stop_all(grace=0)
+        asyncio.run(main())
+        (c,) = second.pod()["status"]["containerStatuses"]
+        assert c["restartCount"] >= 2, c
+        assert "ProcessLost" not in {e["reason"] for e in second.client.list(kinds.EVENT)}
+    finally:
+        second.store.close()
+        for pid in _pids(before):
+            recovery.kill_group(pid)
+
+
+def test_exec_and_the_memory_limit_carry_on_in_an_adopted_container(tmp_path):
+    """kubectl exec runs in a taken-over container (its env and working directory); its memory limit is still
+    watched: a container that grows past it after the restart ends OOMKilled, as it would have before."""
+    grow = tmp_path / "grow"
+    hog = f'import time; b = bytearray(200 << 20); b[::4096] = b"x" * len(b[::4096]); time.sleep(60)'
+    script = (f'while [ ! -e "{grow}" ]; do sleep 0.02; done; exec {sys.executable} -c \'{hog}\'')
+    pod = pod_of([("main", script)])
+    pod["spec"]["containers"][0]["env"] = [{"name": "MY_ENV", "value": "from-the-spec"}]
+    pod["spec"]["containers"][0]["resources"] = {"limits": {"memory": "64Mi"}}
+    before = _killed_mid_run(tmp_path, pod)
+    second = Second(tmp_path)
+    try:
+        async def main():
+            second.ex.start()
+            await second.drive(lambda: second.ex.running_count() == 1)
+            session = await second.ex.exec("default", "p", "main", ["sh", "-c", "echo $MY_ENV; pwd"], stdin=False,
+                                           stdout=True, stderr=False, tty=False)
+            out = [(await session.outputs[0][1].readline()).strip() for _ in range(2)]
+            await session.wait()
+            grow.touch()
+            await second.drive(lambda: second.pod()["status"]["phase"] == "Failed")
+            return out
+        out = asyncio.run(main())
+        assert out == [b"from-the-spec", str(tmp_path / "pods/default/p").encode()]
+        term = second.pod()["status"]["containerStatuses"][0]["state"]["terminated"]
+        assert (term["reason"], term["exitCode"]) == ("OOMKilled", 137)
+    finally:
+        second.store.close()
+        for pid in _pids(before):
+            recovery.kill_group(pid)
+
+
+def test_an_adopted_pods_gpus_stay_its_own(tmp_path):
+    """The GPUs a taken-over container's environment names are held for it: a new pod asking for more than the rest
+    is refused, as it would have been before the restart; the adopted container keeps seeing its GPU."""
+    gpus = {"local": ("G0", "G1")}
+    script = wait_for(tmp_path) + '; echo "$CUDA_VISIBLE_DEVICES"'
+    pod = pod_of([("main", script)])
+    pod["spec"]["containers"][0]["resources"] = {"limits": {"nvidia.com/gpu": 1}}
+    before = _killed_mid_run(tmp_path, pod, gpus)
+    second = Second(tmp_path, gpus)
+    big = pod_of([("main", "true")])
+    big["metadata"]["name"] = "big"
+    big["spec"]["containers"][0]["resources"] = {"limits": {"nvidia.com/gpu": 2}}
+    try:
+        async def main():
+            second.ex.start()
+            await second.drive(lambda: second.ex.running_count() == 1)
+            second.client.create(big)
+            await second.drive(lambda: (second.client.get(kinds.POD, "default", "big").get("status") or {})
+                               .get("phase") == "Failed")
+            (tmp_path / "go").touch()
+            await second.drive(lambda: second.pod()["status"]["phase"] == "Succeeded")
+        asyncio.run(main())
+        assert second.client.get(kinds.POD, "default", "big")["status"]["reason"] == devices.ADMISSION_REASON
+        assert (tmp_path / "pods/default/p/logs/main.log").read_text() == "G0\n"
+    finally:
+        second.store.close()
+        for pid in _pids(before):
+            recovery.kill_group(pid)
