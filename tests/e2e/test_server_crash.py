@@ -5,9 +5,8 @@ resourceVersions keep increasing. The test prints how many restarts it survived.
 
 Pods running at a kill keep running: the restarted executor takes their processes over (executor/recovery.py's
 adoption), and a pod whose process ended by itself while no server ran has its recorded outcome (executor/exits.py;
-test_server_crash_exit_handler.py). Only a pod caught between its process's start and its status's write (a kill
-"just after start") can still fail with reason ProcessLost, and the jobs' `PodFailed -> RestartJob` policy
-reruns it.
+test_server_crash_exit_handler.py). Only a pod caught between its start mark and its process's start (a kill
+"just after start") can still fail with reason ProcessLost, and the jobs' `PodFailed -> RestartJob` policy reruns it.
 The server is driven through its HTTP API with the kubeconfig's URL, CA and bearer token (urllib).
 """
 import base64

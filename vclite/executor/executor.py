@@ -190,7 +190,10 @@ class LocalExecutor:
                 unknown = True
             else:
                 live[run] = pid
-        return recovery.adoption(pod, live, recorded, unknown)
+        pod_dir, uid = self.pod_dir(meta.namespace(pod), meta.name(pod)), meta.uid(pod)
+        marked = [name for c in (pod.get("spec") or {}).get("containers") or []
+                  if runner_mod.started_here(pod_dir, uid, [name := c.get("name", "")])]
+        return recovery.adoption(pod, live, recorded, unknown, marked)
 
     def _start_journal(self) -> None:
         """Read what the exit journal says of the pods to recover, then start it again with only that (after the
@@ -432,6 +435,7 @@ class LocalExecutor:
         run = _Run(meta.uid(pod), runner, task, gpus=held, running_since=self.clock.monotonic())
         task.add_done_callback(lambda t: self._task_done(key, t))
         self._runs[key] = run
+        self.queue.add(key)   # (its status, where the previous server had not written it yet)
         if not self._sampling:
             self._sampling = True
             self.queue.add_after(LOG_TIMES_KEY, logtimes.SAMPLE_INTERVAL, chore=True)

@@ -63,7 +63,7 @@ class ContainerState:
     last_state: Obj | None = None      # the termination before the current run
     restart_count: int = 0
 
-    def start(self, now: str, pid: int) -> None:
+    def start(self, now: str, pid: int | None) -> None:
         if self.terminated is not None:           # a restart
             self.last_state, self.terminated = self.terminated, None
             self.restart_count += 1

@@ -7,11 +7,13 @@ journal's wrapper shell (exits.py), which outlives the server and records how th
 every running container's wrapper is alive (or has recorded its end) is taken over (`adoption`): the new runner
 watches each wrapper through a pidfd (processes.adopt) and, when it exits, takes the code from the journal (none
 recorded: the group was killed, exit code 137). The rule, a pure decision: the pod is Running and not being
-deleted, its init containers have all exited 0, every app container has run (running, terminated, or backing
-off), each one the status shows running has its current run's wrapper alive or recorded in the journal, and
-every process group left behind for the pod is such a wrapper (`wrapper_run`: its command line names the run and
-this executor's journal). Anything else — a program started directly (no wrapper: exec would fail differently),
-a pod still in its init containers, a start whose status was never written — is failed cleanly instead:
+deleted, its init containers have all exited 0 (or it is Pending with no init containers, its start never
+written: killed just after its processes started), each container the status shows running has its current
+run's wrapper alive or recorded in the journal (one it shows not started may have a first run's wrapper, or none
+and no start mark: the runner starts it), and every process group left behind for the pod is such a wrapper
+(`wrapper_run`: its command line names the run and this executor's journal). Anything else — a program started
+directly (no wrapper: exec would fail differently), a pod still in its init containers, a process gone with
+nothing recorded — is failed cleanly instead:
 when the executor starts:
 - every process group the previous server left behind for one of our pods is killed — a session
   leader whose environment names a pod directory under our work directory (`VC_POD_DIR`) and whose
@@ -35,6 +37,7 @@ but never started are simply started. Pure decisions here; the /proc scan and ki
 """
 from __future__ import annotations
 
+import datetime as dt
 import os
 import pathlib
 import signal
@@ -136,17 +139,24 @@ def _started_in_status(cs: Obj | None) -> bool:
     return "running" in state or "terminated" in state or bool(((cs or {}).get("lastState") or {}).get("terminated"))
 
 
-def adoption(pod: Obj, live: dict[str, int], recorded: set[str], unknown_groups: bool) -> dict[str, int | None] | None:
+def adoption(pod: Obj, live: dict[str, int], recorded: set[str], unknown_groups: bool,
+             marked: Iterable[str] = ()) -> dict[str, int | None] | None:
     """Which of a pod's containers a restarted executor takes over, or None when the pod cannot be adopted (then
     it is recovered as lost). `live`: run key (exits.run_key) -> pid of each wrapper left behind for the pod;
     `recorded`: the run keys the exit journal has an end for; `unknown_groups`: a process group was left behind
     for the pod that is no wrapper of this executor's journal. Returns container -> the pid of its running
     wrapper (None: its run ended while no server ran, as recorded), for every app container the status shows
-    running."""
+    running or whose first run was started with its status not yet written (a container the status shows
+    neither, with no wrapper nor record, was never started: the runner starts it — unless it is `marked`, its log
+    carrying the pod's start mark, runner.mark_started: it did start, and how it ended is not known)."""
     spec, status = pod.get("spec") or {}, pod.get("status") or {}
     md = pod.get("metadata") or {}
-    if unknown_groups or md.get("deletionTimestamp") or status.get("phase") != core.PodPhase.RUNNING:
+    if unknown_groups or md.get("deletionTimestamp"):
         return None
+    running = status.get("phase") == core.PodPhase.RUNNING
+    if not running and (status.get("phase") not in (None, "", core.PodPhase.PENDING) or was_started(pod)
+                        or spec.get("initContainers")):
+        return None   # (only a pod started with its status not yet written is adopted from Pending)
     uid = md.get("uid") or ""
     inits = {cs.get("name"): cs for cs in status.get("initContainerStatuses") or []}
     for c in spec.get("initContainers") or []:
@@ -157,22 +167,34 @@ def adoption(pod: Obj, live: dict[str, int], recorded: set[str], unknown_groups:
     plan: dict[str, int | None] = {}
     for c in spec.get("containers") or []:
         name = c.get("name", "")
-        cs = apps.get(name)
-        if not _started_in_status(cs):
-            return None
-        assert cs is not None
-        if "running" not in (cs.get("state") or {}):
-            continue
-        key = f"{uid}/{name}/{int(cs.get('restartCount') or 0)}"
+        cs = apps.get(name) or {}
+        shown_running = "running" in (cs.get("state") or {})
+        if not shown_running and _started_in_status(cs):
+            continue   # (ended, or backing off: the runner goes on from there)
+        key = f"{uid}/{name}/{int(cs.get('restartCount') or 0) if shown_running else 0}"
         if key in live:
             plan[name] = live[key]
         elif key in recorded:
             plan[name] = None
-        else:
+        elif shown_running or name in marked:
             return None   # (its process is gone and nothing says how it ended)
     if set(live.values()) - {pid for pid in plan.values() if pid is not None}:
-        return None   # (a wrapper of a run the status does not show running: its start was never written)
+        return None   # (a wrapper of a run the status does not show: a restart whose start was never written)
+    if not running and not plan:
+        return None   # (its start was marked, but no process of it ran: recovered as lost, never run twice)
     return plan
+
+
+def process_started_at(pid: int) -> dt.datetime | None:
+    """When the process `pid` started (its /proc stat's start time after the boot), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            ticks = int(fh.read().rsplit(b")", 1)[1].split()[19])
+        with open("/proc/uptime") as fh:
+            up = float(fh.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return dt.datetime.fromtimestamp(time.time() - up + ticks / os.sysconf("SC_CLK_TCK"), dt.timezone.utc)
 
 
 def wrapper_run(pid: int, journal: pathlib.Path) -> str | None:

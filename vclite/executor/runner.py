@@ -574,8 +574,14 @@ class PodRunner:
         self.prepare(adopting=True)
         assert self.launches is not None
         by_name = {st.name: st for st in self.main}
+        recorded = exits.read(self._exit_journal) if None in plan.values() else {}
         for name, pid in plan.items():
-            run_key = exits.run_key(meta.uid(self.pod), name, by_name[name].restart_count)
+            st = by_name[name]
+            run_key = exits.run_key(meta.uid(self.pod), name, st.restart_count)
+            if st.kind != podstatus.StateKind.RUNNING:   # (started, its status not yet written: when it started)
+                ended = recorded.get(run_key)
+                at = recovery.process_started_at(pid) if pid is not None else ended.finished_at if ended else None
+                st.start(clock_mod.format_time(at) or self._now(), pid)
             if pid is None:
                 self._adopted[name] = (None, run_key)
                 continue
@@ -594,7 +600,8 @@ class PodRunner:
                                     _MARK: os.fsencode(strays.mark(self._inherited_mark, owner))}
             self._procs[name] = child
             self._wrapped.add(child.pid)
-        self.started, self.start_time = True, status.get("startTime") or self._now()
+        starts = [st.started_at for st in self.main if st.started_at]
+        self.started, self.start_time = True, status.get("startTime") or min(starts, default=None) or self._now()
         self._adopted_at = True
         return True
 
@@ -664,6 +671,8 @@ class PodRunner:
         pod's container (adopt): its adopted run is awaited, or its last exit goes on as if it had just ended."""
         if resumed and st.name in self._adopted:   # (awaited even when a stop came first: it signals it)
             await self._await_adopted(st)
+        if resumed and st.kind == podstatus.StateKind.WAITING and st.terminated is None:
+            resumed = False   # (never started: the previous server was killed before it started it)
         while not self._stopping:
             if not resumed:
                 await self._run_once(st)

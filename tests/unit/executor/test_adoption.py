@@ -45,6 +45,13 @@ def a_pod(statuses, init=(), init_statuses=(), phase="Running", deleting=False):
                        "initContainerStatuses": list(init_statuses)}}
 
 
+def unwritten(statuses, init=(), phase="Pending"):
+    """A pod whose start was never written: Pending, no startTime."""
+    pod = a_pod(statuses, init=init, phase=phase)
+    del pod["status"]["startTime"]
+    return pod
+
+
 @pytest.mark.parametrize("pod, live, recorded, unknown, plan", [
     pytest.param(a_pod([cs("a")]), {"u1/a/0": 7}, set(), False, {"a": 7}, id="running-with-its-wrapper"),
     pytest.param(a_pod([cs("a", restarts=2)]), {"u1/a/2": 7}, set(), False, {"a": 7}, id="the-current-run"),
@@ -55,7 +62,19 @@ def a_pod(statuses, init=(), init_statuses=(), phase="Running", deleting=False):
                  id="one-running-one-done"),
     pytest.param(a_pod([cs("a", "waiting", restarts=1, last=True)]), {}, set(), False, {},
                  id="backing-off-restarts-later"),
-    pytest.param(a_pod([cs("a", "waiting")]), {}, set(), False, None, id="never-started"),
+    pytest.param(a_pod([cs("a", "waiting")]), {}, set(), False, {}, id="never-started-is-started-by-the-runner"),
+    pytest.param(a_pod([cs("a", "waiting"), cs("b")]), {"u1/a/0": 6, "u1/b/0": 7}, set(), False, {"a": 6, "b": 7},
+                 id="started-after-its-status-was-written"),
+    pytest.param(a_pod([cs("a", "waiting"), cs("b")]), {"u1/b/0": 7}, set(), False, {"b": 7},
+                 id="one-the-kill-stopped-from-starting-is-started-later"),
+    pytest.param(unwritten([cs("a", "waiting"), cs("b", "waiting")]), {"u1/a/0": 6}, {"u1/b/0"}, False,
+                 {"a": 6, "b": None}, id="status-never-written"),
+    pytest.param(unwritten([cs("a", "waiting")]), {}, set(), False, None, id="status-never-written-nothing-ran"),
+    pytest.param(unwritten([cs("a", "waiting")], init=["i"]), {"u1/a/0": 6}, set(), False, None,
+                 id="status-never-written-init-containers"),
+    pytest.param(unwritten([cs("a", "waiting", restarts=1, last=True)]), {"u1/a/0": 6}, set(), False, None,
+                 id="pending-but-its-status-shows-a-start"),
+    pytest.param(unwritten([cs("a", "waiting")], phase="Failed"), {"u1/a/0": 6}, set(), False, None, id="finished"),
     pytest.param(a_pod([cs("a")]), {"u1/a/0": 7}, set(), True, None, id="a-group-that-is-no-wrapper"),
     pytest.param(a_pod([cs("a", "terminated")]), {"u1/a/1": 7}, set(), False, None,
                  id="a-run-whose-start-was-never-written"),
@@ -70,6 +89,18 @@ def a_pod(statuses, init=(), init_statuses=(), phase="Running", deleting=False):
 ])
 def test_adoption(pod, live, recorded, unknown, plan):
     assert recovery.adoption(pod, live, recorded, unknown) == plan
+
+
+@pytest.mark.parametrize("pod, live, marked, plan", [
+    pytest.param(a_pod([cs("a", "waiting"), cs("b")]), {"u1/b/0": 7}, ["a", "b"], None,
+                 id="marked-started-but-gone-unrecorded"),
+    pytest.param(a_pod([cs("a", "waiting"), cs("b")]), {"u1/b/0": 7}, ["b"], {"b": 7}, id="only-the-running-marked"),
+    pytest.param(unwritten([cs("a", "waiting"), cs("b", "waiting")]), {"u1/a/0": 6}, ["a", "b"], None,
+                 id="status-never-written-one-gone"),
+])
+def test_a_container_whose_log_carries_the_start_mark_did_start(pod, live, marked, plan):
+    """(its process is gone, nothing recorded how it ended: it must not be run a second time)"""
+    assert recovery.adoption(pod, live, set(), False, marked) == plan
 
 
 @pytest.mark.parametrize("visible, node, taken, got", [
@@ -369,3 +400,61 @@ def test_an_adopted_pods_gpus_stay_its_own(tmp_path):
         second.store.close()
         for pid in _pids(before):
             recovery.kill_group(pid)
+
+
+QUICK_CHILD = """
+import asyncio, json, sys, pathlib
+from vclite.apiserver import inprocess
+from vclite.executor import executor as executor_mod
+from vclite.lib import clock as clock_mod
+from vclite.store import sqlite
+
+async def main(db, workdir, pod):
+    clk = clock_mod.RealClock()
+    client = inprocess.new_client(clk, store=sqlite.SqliteStore(clk, db))
+    client.create(json.loads(pod))
+    ex = executor_mod.LocalExecutor(client, clk, ["local"], pathlib.Path(workdir), record_exits=True)
+    ex.start()
+    log = pathlib.Path(workdir) / "default" / "p" / "logs" / "main.log"
+    while not log.exists():   # synced until its process is started: then no more syncs, no status written
+        while (key := ex.queue.get()) is not None:
+            ex.sync(key)
+        await asyncio.sleep(0)
+    print("started", flush=True)
+    await asyncio.sleep(3600)
+
+asyncio.run(main(*sys.argv[1:]))
+"""
+
+
+def test_a_pod_started_just_before_the_kill_its_status_not_yet_written_is_taken_over(tmp_path):
+    """The server was killed between a pod's process start and its status's write: the process still runs at
+    the restart, so the pod is taken over (before: killed, ProcessLost) and runs once, to its end."""
+    count = tmp_path / "runs"
+    pod = pod_of([("main", f'echo run >> "{count}"; ' + wait_for(tmp_path) + '; echo done > "$TERMINATION_MESSAGE_PATH"')])
+    proc = subprocess.Popen([sys.executable, "-c", QUICK_CHILD, str(tmp_path / "store.db"), str(tmp_path / "pods"),
+                             json.dumps(pod)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "started"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    second = Second(tmp_path)
+    assert not recovery.was_started(second.pod()), "its status says nothing"
+    try:
+        async def main():
+            second.ex.start()
+            await second.drive(lambda: second.pod()["status"].get("phase") == "Running")
+            (tmp_path / "go").touch()
+            await second.drive(lambda: second.pod()["status"]["phase"] == "Succeeded")
+        asyncio.run(main())
+        status = second.pod()["status"]
+        term = status["containerStatuses"][0]["state"]["terminated"]
+        assert (term["exitCode"], term["message"]) == (0, "done\n")
+        assert term["startedAt"] <= term["finishedAt"] and status["startTime"] <= term["startedAt"]
+        assert count.read_text() == "run\n", "run once only"
+    finally:
+        second.store.close()
+        for pid in recovery.left_behind(tmp_path / "pods").values():
+            for p in pid:
+                recovery.kill_group(p)
