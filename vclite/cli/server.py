@@ -116,7 +116,8 @@ def server(data_dir, address, port, tls_cert, tls_key, plain_http, nodes_opt, sc
       kubectl --kubeconfig ~/.vclite/kubeconfig apply -f examples/diamond.yaml
       kubectl --kubeconfig ~/.vclite/kubeconfig get jf -w
 
-    Stops gracefully on SIGTERM or Ctrl-C: every pod is stopped first.
+    Stops gracefully on SIGTERM or Ctrl-C: every pod is stopped first. After a crash (kill -9),
+    the next start on the same data directory takes over the pods still running: they run on.
     """
     import asyncio
 
