@@ -18,7 +18,8 @@ the caches (no copies; the session only reads them), runs one pure session and w
 - an eviction deletes the pod;
 - PodGroup statuses only when they changed (the session already ignores time-only differences);
   a status whose Unschedulable condition is new or says something new is also told as a Warning
-  Event `Unschedulable` on the PodGroup, as Volcano's scheduler cache records it (Volcano repeats
+  Event `Unschedulable` on the PodGroup, as Volcano's scheduler cache records it, in its words
+  (`<pending>/<tasks> tasks in gang unschedulable: <FitError>`: status.unschedulable_event; Volcano repeats
   it every session, where the event correlator only bumps its count); a status written with the group
   Running or Completed is told as a Normal Event `Scheduled` ("pod group is ready"), as Volcano's cache
   records it for each PodGroup status it writes in those phases (the correlator counts the repeats);
@@ -274,7 +275,7 @@ class Scheduler:
         try:
             self._bind(result.binds, result.bind_annotations)
             self._evict(result.evictions)
-            self._write_podgroups(result.podgroup_status)
+            self._write_podgroups(result.podgroup_status, result.unschedulable_events)
             self._write_pod_conditions(result.pod_conditions)
             self._ungate(result.ungate)
             self._write_queues(result)
@@ -340,9 +341,10 @@ class Scheduler:
             except errors.NotFound:
                 continue
 
-    def _write_podgroups(self, updates: dict[str, Obj]) -> None:
+    def _write_podgroups(self, updates: dict[str, Obj], told: dict[str, str]) -> None:
         """Write the changed statuses over the PodGroup versions the session saw (still the cached
-        ones: nothing else runs between the session and its writes, which touch each PodGroup once)."""
+        ones: nothing else runs between the session and its writes, which touch each PodGroup once);
+        `told`: the Unschedulable Events' messages, in Volcano's words (not the condition's)."""
         groups = self.informers[kinds.PODGROUP.kind]
         for key, status in updates.items():
             seen = groups.get(*_split(key))
@@ -355,7 +357,7 @@ class Scheduler:
                 continue
             message = _unschedulable(status)
             if message is not None and message != _unschedulable(seen.get("status") or {}):
-                self.record(written, "Warning", UNSCHEDULABLE, message, EVENT_COMPONENT)
+                self.record(written, "Warning", UNSCHEDULABLE, told.get(key) or message, EVENT_COMPONENT)
             if status.get("phase") not in _WAITING_PHASES:
                 self.record(written, "Normal", SCHEDULED, POD_GROUP_READY, EVENT_COMPONENT)
 

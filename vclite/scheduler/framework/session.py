@@ -58,6 +58,9 @@ class SessionResult:
     recheck_at: _dt.datetime | None = None
     # pods whose queue has room for them: their only scheduling gate, Volcano's queue-allocation gate, goes
     ungate: list[str] = dataclasses.field(default_factory=list)
+    # podgroup key -> the Unschedulable Event's message (status.unschedulable_event), for the jobs left waiting
+    # whose status changed: the shell records it when the condition is new or says something new
+    unschedulable_events: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @functools.cached_property
     def queue_status(self) -> dict[str, Obj]:
@@ -478,6 +481,9 @@ def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResul
         new = status_mod.podgroup_status_update(job, job.uid in ssn.unschedulable_now, binding_scheduled)
         if new is not None:
             result.podgroup_status[job.uid] = new
+            if job.uid in ssn.unschedulable_now:
+                result.unschedulable_events[job.uid] = status_mod.unschedulable_event(
+                    job, status_mod.job_fit_message(job) if job.uid in ssn.explained else "")
             if new["phase"] == _PENDING and _was_not_pending(job) and ssn.conf.has_action("enqueue"):
                 # (a phase enqueue leaves — Unknown, another tool's — made Pending: enqueue takes it in the next
                 # session, as in Volcano's next period; nothing else would wake the scheduler)

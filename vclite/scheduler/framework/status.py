@@ -63,6 +63,17 @@ def job_fit_message(job: jobs_mod.JobInfo) -> str:
     return ALL_NODES_UNAVAILABLE
 
 
+def unschedulable_event(job: jobs_mod.JobInfo, origin: str = "") -> str:
+    """The message of the Warning Event `Unschedulable` on a waiting job's PodGroup, in Volcano's words
+    (cache.RecordJobStatusEvent): `<pending tasks>/<tasks> tasks in gang unschedulable: <FitError>` —
+    the count is the job's Pending tasks, where the gang's condition counts the tasks short of minAvailable.
+    `origin`, a reason an action wrote instead of the gang's (enqueue, topology), is told as FitError tells
+    the job's JobFitErrors: `. Origin reason is: <origin>`."""
+    pending = len(job.index.get(TaskStatus.PENDING) or ())
+    text = f"{pending}/{len(job.tasks)} tasks in gang unschedulable: {job.fit_error()}"
+    return f"{text}. Origin reason is: {origin}" if origin else text
+
+
 def task_scheduling_reason(job: jobs_mod.JobInfo, task: tasks_mod.TaskInfo, base: str) -> tuple[str, str, str]:
     """(reason, message, nominated node) of a waiting task's PodScheduled=False condition (Volcano's
     TaskSchedulingReason): where its last placement in the session got, else why it fit no node. A
