@@ -70,8 +70,7 @@ def suspended_note(jobflow: Obj) -> str:
     """vclite: `get`'s line (on stderr, after Volcano's table) for a suspended JobFlow that has not finished, whose
     Phase column says only Pending or Running: no new job of it starts until it is resumed; then its nextFlows
     (those the resume starts, and those waiting only on running flows) are next."""
-    annotations = (jobflow.get("metadata") or {}).get("annotations") or {}
-    if str(annotations.get(flow.SUSPEND_ANNOTATION, "")).lower() != "true" or meta.phase(jobflow) in FINISHED:
+    if not _is_suspended(jobflow) or meta.phase(jobflow) in FINISHED:
         return ""
     ns, name = meta.namespace(jobflow) or "default", meta.name(jobflow)
     nxt = [str(n) for n in (jobflow.get("status") or {}).get("nextFlows") or []]
@@ -189,15 +188,25 @@ def build(res: Resource) -> list[click.Command]:
     return commands
 
 
+def _is_suspended(jobflow: Obj) -> bool:
+    return str(meta.annotations(jobflow).get(flow.SUSPEND_ANNOTATION, "")).lower() == "true"
+
+
 def _suspend(client: Any, name: str, namespace: str, suspend: bool) -> None:
+    """Set (suspend) or remove (resume) the annotation. A JobFlow already as asked is left unwritten and said so,
+    exit 0, as `kubectl cordon` says `node/n already cordoned`: `JobFlow ns/name is already suspended`,
+    `JobFlow ns/name is not suspended`."""
     if not name:
         raise common.CommandError("jobflow name must be specified")
-    if suspend:   # as Argo's `argo suspend`: a finished flow has nothing left to hold
-        current = client.get(kinds.JOBFLOW, namespace, name)
-        phase = meta.phase(current)
-        if phase in (flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED):
-            raise common.CommandError(f"JobFlow {meta.namespace(current) or namespace}/{name} has finished ({phase}): "
-                                      "there is nothing to suspend")
+    current = client.get(kinds.JOBFLOW, namespace, name)
+    where = f"{meta.namespace(current) or namespace}/{name}"
+    phase = meta.phase(current)
+    if suspend and phase in (flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED):
+        # as Argo's `argo suspend`: a finished flow has nothing left to hold
+        raise common.CommandError(f"JobFlow {where} has finished ({phase}): there is nothing to suspend")
+    if _is_suspended(current) == suspend:
+        click.echo(f"JobFlow {where} is {'already' if suspend else 'not'} suspended")
+        return
     value = "true" if suspend else None     # merge patch: null removes the annotation
     obj = client.patch(kinds.JOBFLOW, namespace, name, {"metadata": {"annotations": {flow.SUSPEND_ANNOTATION: value}}})
     click.echo(f"{'Suspended' if suspend else 'Resumed'} JobFlow: {meta.namespace(obj) or namespace}/{meta.name(obj)}")

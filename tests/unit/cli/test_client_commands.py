@@ -127,6 +127,10 @@ def vcctl(server):
     return run
 
 
+def meta_name(obj: dict) -> str:
+    return obj["metadata"]["name"]
+
+
 def later(days: float) -> clock_mod.VirtualClock:
     return clock_mod.VirtualClock(start=clock_mod.RealClock().now() + dt.timedelta(days=days))
 
@@ -176,7 +180,42 @@ def test_a_finished_jobflow_cannot_be_suspended(vcctl, api, succeeded_flow):
                                 "there is nothing to suspend")
     assert "flow.volcano.sh/suspend" not in (api.get(kinds.JOBFLOW, "default", succeeded_flow)["metadata"]
                                              .get("annotations") or {})
-    assert vcctl("jobflow", "resume", succeeded_flow) == (0, "Resumed JobFlow: default/test-jobflow")
+    before = api.get(kinds.JOBFLOW, "default", succeeded_flow)["metadata"]["resourceVersion"]
+    assert vcctl("jobflow", "resume", succeeded_flow) == (0, "JobFlow default/test-jobflow is not suspended")
+    assert api.get(kinds.JOBFLOW, "default", succeeded_flow)["metadata"]["resourceVersion"] == before
+
+
+@pytest.fixture
+def waiting_flow(api):
+    """JobFlow waiting-flow, Pending for good (its template does not exist); its status is not written again."""
+    api.create({"apiVersion": "flow.volcano.sh/v1alpha1", "kind": "JobFlow",
+                "metadata": {"name": "waiting-flow", "namespace": "default"}, "spec": {"flows": [{"name": "nosuch"}]}})
+    wait_for(lambda: phase(api, kinds.JOBFLOW, "default", "waiting-flow") == "Pending", "waiting-flow to be Pending")
+    yield "waiting-flow"
+    api.delete(kinds.JOBFLOW, "default", "waiting-flow")
+    wait_for(lambda: not [f for f in api.list(kinds.JOBFLOW, "default") if meta_name(f) == "waiting-flow"],
+             "waiting-flow to be gone")
+
+
+@pytest.mark.parametrize("annotation, command, out, after", [
+    pytest.param(None, "suspend", "Suspended JobFlow: default/waiting-flow", "true", id="suspend"),
+    pytest.param("true", "resume", "Resumed JobFlow: default/waiting-flow", None, id="resume"),
+    # as `kubectl cordon` of a cordoned node (`node/n already cordoned`): said, exit 0, nothing written
+    pytest.param("true", "suspend", "JobFlow default/waiting-flow is already suspended", "true",
+                 id="suspend a suspended flow"),
+    pytest.param(None, "resume", "JobFlow default/waiting-flow is not suspended", None,
+                 id="resume a flow that is not suspended"),
+    pytest.param("false", "resume", "JobFlow default/waiting-flow is not suspended", "false",
+                 id="resume a flow whose annotation is not true"),
+])
+def test_suspend_and_resume_say_what_they_did(vcctl, api, waiting_flow, annotation, command, out, after):
+    key = "flow.volcano.sh/suspend"
+    api.patch(kinds.JOBFLOW, "default", waiting_flow, {"metadata": {"annotations": {key: annotation}}})
+    before = api.get(kinds.JOBFLOW, "default", waiting_flow)["metadata"]["resourceVersion"]
+    assert vcctl("jobflow", command, waiting_flow) == (0, out)
+    now = api.get(kinds.JOBFLOW, "default", waiting_flow)["metadata"]
+    assert (now.get("annotations") or {}).get(key) == after
+    assert (now["resourceVersion"] == before) == (annotation == after)   # written only when something changed
 
 
 def test_a_suspended_jobflow_names_the_servers_kubeconfig_in_its_resume_command(server, api):
