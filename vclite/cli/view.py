@@ -97,25 +97,33 @@ def standalone_jobs(snap: Snapshot) -> list[Obj]:
     return [j for j in snap.jobs if flow.CREATED_BY_JOB_FLOW not in meta.labels(j)]
 
 
-def _seconds(a: str | None, b: dt.datetime) -> float:
+def _seconds(a: str | None, b: dt.datetime | None) -> float:
     start = clock_mod.parse_time(a)
-    return max(0.0, (b - start).total_seconds()) if start else 0.0
+    return max(0.0, (b - start).total_seconds()) if start and b else 0.0
 
 
 def elapsed(obj: Obj, now: dt.datetime) -> str:
+    """How long a vcjob or JobFlow has run: from its creationTimestamp to `now`, both in whole seconds as the API
+    writes times, so that the figure never drops when the job finishes: a finished vcjob shows its runningDuration
+    (from the same whole-second stamps: its state's lastTransitionTime less its creationTimestamp), or that
+    difference itself until the controller writes it."""
     md, status = obj.get("metadata", {}), obj.get("status") or {}
     created = md.get("creationTimestamp")
-    if status.get("runningDuration") and meta.phase(obj) in batch.FINISHED_PHASES:
-        try:
-            return _fmt_secs(clock_mod.parse_duration(status["runningDuration"]))
-        except ValueError:
-            pass
-    return _fmt_secs(_seconds(created, now))
+    if meta.phase(obj) in batch.FINISHED_PHASES:
+        if status.get("runningDuration"):
+            try:
+                return _fmt_secs(clock_mod.parse_duration(status["runningDuration"]))
+            except ValueError:
+                pass
+        ended = clock_mod.parse_time((status.get("state") or {}).get("lastTransitionTime"))
+        if ended is not None:
+            return _fmt_secs(_seconds(created, ended))
+    return _fmt_secs(_seconds(created, now.replace(microsecond=0)))
 
 
 def _fmt_secs(s: float) -> str:
     if s < 60:
-        return f"{s:.1f}s"
+        return f"{s:.1f}s" if s != int(s) else f"{int(s)}s"
     m, s = divmod(int(s), 60)
     return f"{m}m{s:02d}s" if m < 60 else f"{m // 60}h{m % 60:02d}m"
 

@@ -521,3 +521,39 @@ def test_why_waiting_names_a_pod_beyond_its_gang_that_fits_nowhere(pods, expecte
     """A Running vcjob (its gang placed) with a pod the scheduler could not place: the pod's PodScheduled=False message
     (a run stopped on such a job used to say only `vcjob is Running`)."""
     assert view.why_waiting(view.Snapshot([], [job("j")], [], pods), job("j")) == expected
+
+
+def _at(seconds: float) -> dt.datetime:
+    return dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=seconds)
+
+
+def _ended(phase, ltt=None, running=None):
+    j = job("j", phase)
+    j["status"]["state"]["lastTransitionTime"] = ltt
+    if running is not None:
+        j["status"]["runningDuration"] = running
+    return j
+
+
+# A vcjob created at 00:00:00.4 (stamped 00:00:00) that ends at 00:00:02.9 (its state stamped 00:00:02): the live
+# figure counts whole seconds as the API's stamps do, so the finished one (runningDuration 2s) is never below it.
+ELAPSED = [
+    (job("j"), _at(0.4), "0s"),
+    (job("j"), _at(1.0), "1s"),
+    (job("j"), _at(2.9), "2s"),
+    (_ended("Completed", "2026-01-01T00:00:02Z"), _at(3.1), "2s"),         # before the controller writes runningDuration
+    (_ended("Completed", "2026-01-01T00:00:02Z", "2s"), _at(3.5), "2s"),
+    (_ended("Failed", "2026-01-01T00:01:05Z", "1m5s"), _at(90), "1m05s"),
+    (_ended("Completed", "2026-01-01T00:00:02Z", "1.5s"), _at(9), "1.5s"),  # (Volcano writes fractions)
+    (job("j"), _at(59.99), "59s"),
+]
+
+
+@pytest.mark.parametrize("obj, now, want", [pytest.param(*row, id=f"{i}") for i, row in enumerate(ELAPSED)])
+def test_elapsed_counts_whole_seconds_and_never_drops_when_the_job_finishes(obj, now, want):
+    assert view.elapsed(obj, now) == want
+
+
+def test_elapsed_of_a_job_as_it_runs_and_finishes_never_goes_down():
+    seen = [float(view.elapsed(obj, now).removesuffix("s")) for obj, now, _ in ELAPSED[:5]]
+    assert seen == sorted(seen)
