@@ -868,3 +868,36 @@ def test_numatopologies_are_served_and_a_bad_cpuset_is_refused(kubectl):
     assert refused.returncode != 0 and "spec.numares.cpu.allocatable" in refused.stderr, refused.stderr
     assert "cpuset list" in kubectl("explain", "numatopo.spec.numares").stdout
     kubectl("delete", "numatopo", "node-numa")
+
+
+def _watch_event(line):
+    doc = json.loads(line)
+    return doc["type"], doc["object"]["metadata"]["name"]
+
+
+@pytest.mark.parametrize("output, parse", [
+    pytest.param(["-o", "json"], _watch_event, id="json"),
+    pytest.param([], lambda line: tuple(line.split()[:2]), id="table"),
+])
+def test_a_deleted_object_in_kubectl_get_watch_with_output_watch_events(kubectl, write, output, parse):
+    """kubectl's `get -w --output-watch-events` wraps each object as {"type", "object"} (`-o json`, one line each) or
+    adds an EVENT column: the object's deletion reads DELETED, from the server's watch event."""
+    name = "watched-" + (output[-1] if output else "table")
+    kubectl("apply", "-f", write(f"{name}.yaml", one_pod_template(name, "true")))
+    watcher = subprocess.Popen([*kubectl.argv, "get", "jobtemplate", name, "-w", "--output-watch-events", *output],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        seen = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and ("DELETED", name) not in seen:
+            line = watcher.stdout.readline()
+            assert line, f"kubectl get -w ended early: {seen} {watcher.stderr.read()}"
+            if line.split()[0] == "EVENT":
+                continue   # (the table's header)
+            seen.append(parse(line))
+            if seen == [("ADDED", name)]:
+                kubectl("delete", "jobtemplate", name)
+        assert seen == [("ADDED", name), ("DELETED", name)], seen
+    finally:
+        watcher.terminate()
+        watcher.wait(timeout=10)

@@ -541,7 +541,7 @@ ELAPSED = [
     (job("j"), _at(0.4), "0s"),
     (job("j"), _at(1.0), "1s"),
     (job("j"), _at(2.9), "2s"),
-    (_ended("Completed", "2026-01-01T00:00:02Z"), _at(3.1), "2s"),         # before the controller writes runningDuration
+    (_ended("Completed", "2026-01-01T00:00:02Z"), _at(3.1), "2s"),   # runningDuration not written yet
     (_ended("Completed", "2026-01-01T00:00:02Z", "2s"), _at(3.5), "2s"),
     (_ended("Failed", "2026-01-01T00:01:05Z", "1m5s"), _at(90), "1m05s"),
     (_ended("Completed", "2026-01-01T00:00:02Z", "1.5s"), _at(9), "1.5s"),  # (Volcano writes fractions)
