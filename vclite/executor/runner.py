@@ -27,7 +27,8 @@ TERMINATION_MESSAGE_PATH and HOSTNAME (the pod's hostname), plus its GPUs' CUDA_
 NVIDIA_VISIBLE_DEVICES when the run has GPUs (devices.py), plus the container's env (see envvars), plus its
 owner mark VCLITE_OWNER (strays.py: the pod's uid and directory, the container, the run), which the container's
 env cannot change. Where the container's env, its command line or a ConfigMap volume's file names a pod by its DNS
-name (`<hostname>.<subdomain>`, as the svc plugin's hosts do), the process sees 127.0.0.1 (localnames.py).
+name (`<hostname>.<subdomain>`, as the svc plugin's hosts do), the process sees 127.0.0.1 (localnames.py). A shell
+script that calls `nc` where the host has none (pytorch's wait-for-master) gets a stand-in function (localtools.py).
 The working directory is `workingDir` when that is an existing host directory not under a mount;
 otherwise `<poddir>/<workingDir>` (created); with no workingDir, `<poddir>`.
 
@@ -61,7 +62,7 @@ from typing import Any, Callable, Iterable
 
 from vclite.api import core, meta
 from vclite.executor import envvars, exits, logtimes, memory, podattach, podexec, podstatus, processes, recovery
-from vclite.executor import localnames, strays
+from vclite.executor import localnames, localtools, strays
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -426,6 +427,7 @@ class PodRunner:
         env = self._localized(envvars.container_env(self.pod, c, self._config_maps, injected), injected)
         namespace = meta.namespace(self.pod)
         argv = [localnames.localize(a, namespace, self._hosts_of) for a in envvars.argv(c, env)]
+        argv = localtools.with_stand_ins(argv, env.get("PATH", self._host_env.get("PATH")))
         return Launch(argv=argv, env={**_encoded(self._host_env), **_encode(env)},
                       cwd=self._working_dir(c.get("workingDir"), mounts),
                       log=self.pod_dir / "logs" / f"{name}.log", termination_log=term,
