@@ -158,10 +158,11 @@ class LocalExecutor:
             for pod in list(self.pods.items()):  # pods bound before start
                 if self._mine(pod):
                     pids = left.get(str(self.pod_dir(meta.namespace(pod), meta.name(pod))), [])
-                    plan = self._adoption(pod, pids, recorded)
+                    plan, stale = self._adoption(pod, pids, recorded)
                     if plan is not None:   # (first in the queue: what they hold is theirs before a new pod starts)
                         self._adopting[meta.key(pod)] = (meta.uid(pod), plan)
                         self.queue.add(meta.key(pod))
+                        owners |= stale   # (what its runs that ended left in sessions of their own)
                         continue
                     self._note_lost(pod, pids)
                     killed.update(pids)
@@ -177,23 +178,39 @@ class LocalExecutor:
                 log.warning("process groups %s left by a previous vclite process have not exited %.0f s after "
                             "SIGKILL", sorted(alive), recovery.KILL_WAIT)
 
-    def _adoption(self, pod: Obj, pids: list[int], recorded: set[str]) -> dict[str, int | None] | None:
-        """Which containers of a pod found at start are taken over from the previous server (recovery.adoption),
-        or None: it is recovered as lost."""
+    def _adoption(self, pod: Obj, pids: list[int], recorded: set[str]) -> tuple[dict[str, int | None] | None,
+                                                                                set[str]]:
+        """Which containers of a pod found at start are taken over from the previous server (recovery.adoption;
+        None: it is recovered as lost), and the owners (strays.py) of its runs that are not taken over but left
+        processes in sessions of their own (to kill). Such a process of a run taken over — a daemon the container
+        started with setsid, a `kubectl exec` — is left alone: it goes when its container ends, as before."""
         if not self._record_exits:
-            return None
+            return None, set()
+        uid = meta.uid(pod)
+        pod_owner = strays.pod_owner(uid, self.pod_dir(meta.namespace(pod), meta.name(pod)))
         live: dict[str, int] = {}
+        helpers: set[str] = set()   # run keys of the processes left in sessions of their own
         unknown = False
         for pid in pids:
             run = recovery.wrapper_run(pid, self.exit_journal)
-            if run is None or not run.startswith(meta.uid(pod) + "/"):
-                unknown = True
-            else:
+            if run is not None and run.startswith(uid + "/"):
                 live[run] = pid
-        pod_dir, uid = self.pod_dir(meta.namespace(pod), meta.name(pod)), meta.uid(pod)
+            elif (run := recovery.marked_run(strays.marks_of(pid), pod_owner, uid)) is not None:
+                helpers.add(run)
+            else:
+                unknown = True
+        pod_dir = self.pod_dir(meta.namespace(pod), meta.name(pod))
         marked = [name for c in (pod.get("spec") or {}).get("containers") or []
                   if runner_mod.started_here(pod_dir, uid, [name := c.get("name", "")])]
-        return recovery.adoption(pod, live, recorded, unknown, marked)
+        plan = recovery.adoption(pod, live, recorded, unknown, marked)
+        if plan is None:
+            return None, set()
+        adopted = {run for run, pid in live.items() if pid in plan.values()}
+        stale = set()
+        for run in helpers - adopted:
+            _, container, n = run.split("/")
+            stale.add(strays.owner(pod_owner, container, int(n)))
+        return plan, stale
 
     def _start_journal(self) -> None:
         """Read what the exit journal says of the pods to recover, then start it again with only that (after the

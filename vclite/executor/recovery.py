@@ -11,9 +11,11 @@ deleted, its init containers have all exited 0 (or it is Pending with no init co
 written: killed just after its processes started), each container the status shows running has its current
 run's wrapper alive or recorded in the journal (one it shows not started may have a first run's wrapper, or none
 and no start mark: the runner starts it), and every process group left behind for the pod is such a wrapper
-(`wrapper_run`: its command line names the run and this executor's journal). Anything else — a program started
-directly (no wrapper: exec would fail differently), a pod still in its init containers, a process gone with
-nothing recorded — is failed cleanly instead:
+(`wrapper_run`: its command line names the run and this executor's journal) or carries the owner mark of one of
+its runs (`marked_run`, strays.py: a process the container started in a session of its own — a daemon, torchrun's
+workers —, a `kubectl exec`: one of a run taken over is left alone, to go when its container ends; one of an ended
+run is killed). Anything else — a program started directly (no wrapper: exec would fail differently), a pod still
+in its init containers, a process gone with nothing recorded — is failed cleanly instead:
 when the executor starts:
 - every process group the previous server left behind for one of our pods is killed — a session
   leader whose environment names a pod directory under our work directory (`VC_POD_DIR`) and whose
@@ -195,6 +197,17 @@ def process_started_at(pid: int) -> dt.datetime | None:
     except (OSError, ValueError, IndexError):
         return None
     return dt.datetime.fromtimestamp(time.time() - up + ticks / os.sysconf("SC_CLK_TCK"), dt.timezone.utc)
+
+
+def marked_run(marks: Iterable[str], pod_owner: str, uid: str) -> str | None:
+    """The run key (exits.run_key) of the pod's run that the owner marks `marks` (strays.py, of a process left
+    behind in a session of its own: a daemon, a `kubectl exec`) name — `pod_owner` is the pod's part of them —,
+    or None: no run of this pod's."""
+    for m in reversed(list(marks)):   # (the process's own mark is the last one)
+        container, _, run = m[len(pod_owner) + 1:].partition("/") if m.startswith(pod_owner + "/") else ("", "", "")
+        if container and run.isdigit():
+            return exits.run_key(uid, container, int(run))
+    return None
 
 
 def wrapper_run(pid: int, journal: pathlib.Path) -> str | None:

@@ -99,6 +99,11 @@ def _owners_of(pid: str) -> list[str]:
     return _marks(_environ(pid) or b"")
 
 
+def marks_of(pid: int) -> list[str]:
+    """The owners the process `pid`'s environment names (`mark`'s parts; none: unreadable, gone, no mark)."""
+    return _owners_of(str(pid))
+
+
 def _matched(marks: list[str], owners: set[str]) -> frozenset[str]:
     """The owners asked for that `marks` name: a run's owner itself, or its pod's (`pod_owner`)."""
     return frozenset({m for m in marks if m in owners} | ({m.partition("/")[0] for m in marks} & owners))

@@ -458,3 +458,43 @@ def test_a_pod_started_just_before_the_kill_its_status_not_yet_written_is_taken_
         for pid in recovery.left_behind(tmp_path / "pods").values():
             for p in pid:
                 recovery.kill_group(p)
+
+
+@pytest.mark.parametrize("marks, run", [
+    pytest.param(["u1@ab/main/2"], "u1/main/2", id="its-own"),
+    pytest.param(["outer@cd/x/0", "u1@ab/main/0"], "u1/main/0", id="behind-an-inherited-mark"),
+    pytest.param(["u1@ff/main/0"], None, id="another-directorys-pod-of-the-same-uid"),
+    pytest.param(["u1@ab"], None, id="no-run"),
+    pytest.param([], None, id="no-mark"),
+])
+def test_the_run_a_process_left_in_a_session_of_its_own_belongs_to(marks, run):
+    assert recovery.marked_run(marks, "u1@ab", "u1") == run
+
+
+def test_a_pod_whose_container_started_a_daemon_or_had_an_exec_is_taken_over(tmp_path):
+    """A container's process in a session of its own (a daemon started with setsid, as sshd or torchrun's workers
+    are; a `kubectl exec` under way) left behind with the wrapper does not stop the take-over: it is left alone
+    while its container runs and killed when it ends, as before the crash."""
+    daemon = 'setsid sleep 300 </dev/null >/dev/null 2>&1 & '
+    before = _killed_mid_run(tmp_path, pod_of([("main", daemon + wait_for(tmp_path) + "; echo bye")]))
+    (pid,) = _pids(before)
+    leaders = recovery.left_behind(tmp_path / "pods")[str(tmp_path / "pods/default/p")]
+    assert len(leaders) == 2, "the wrapper and the daemon, each a session of its own"
+    (other,) = set(leaders) - {pid}
+    second = Second(tmp_path)
+    try:
+        async def main():
+            second.ex.start()
+            await second.drive(lambda: second.ex.running_count() == 1)
+            assert second.pod()["status"] == before, "taken over: nothing about the pod changed"
+            assert recovery.live_groups({other}), "the daemon runs on with its container"
+            (tmp_path / "go").touch()
+            await second.drive(lambda: second.pod()["status"]["phase"] == "Succeeded")
+            await second.ex.stop_all(grace=0)
+        asyncio.run(main())
+        assert not recovery.live_groups({other}), "the daemon went with its container"
+        assert "ProcessLost" not in {e["reason"] for e in second.client.list(kinds.EVENT)}
+    finally:
+        second.store.close()
+        for group in leaders:
+            recovery.kill_group(group)
