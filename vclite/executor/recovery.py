@@ -225,6 +225,25 @@ def wrapper_run(pid: int, journal: pathlib.Path) -> str | None:
     return os.fsdecode(argv[4])
 
 
+def wrapper_launch(pid: int) -> tuple[list[str], dict[bytes, bytes], str] | None:
+    """How the exit journal's wrapper `pid` (exits.py) started its program: (its command line, the environment it
+    was given, its working directory), or None (gone, not readable, not a wrapper)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            argv = fh.read().split(b"\0")
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            env = fh.read()
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return None
+    if argv and argv[-1] == b"":
+        argv.pop()
+    if len(argv) < 7 or argv[1] != b"-c" or argv[3] != exits.WRAPPER_NAME.encode():
+        return None
+    pairs = (item.partition(b"=") for item in env.split(b"\0") if item)
+    return [os.fsdecode(a) for a in argv[6:]], {k: v for k, _, v in pairs}, cwd
+
+
 def process_env(pid: int, names: Iterable[str]) -> dict[str, str]:
     """The variables `names` of the process `pid`'s environment (those it has)."""
     try:

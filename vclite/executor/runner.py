@@ -308,22 +308,45 @@ class PodRunner:
         self.start_time: str | None = None
 
     # ---- preparation (synchronous, may raise envvars.ConfigError) ------------------------------------
-    def prepare(self, adopting: bool = False) -> None:
+    def prepare(self, adopting: dict[str, int] | None = None) -> None:
         """Create the pod directory, materialize volumes and resolve every container's launch; `adopting`: the
-        pod's processes run already (adopt): resolve the launches only, its directory and volumes as they are."""
+        pod's processes run already (adopt; container -> its running wrapper's pid): resolve the launches only, its
+        directory and volumes as they are (a launch its ConfigMaps cannot give now: `_adopted_launches`)."""
         if self.launches is not None:
             return
         missing = envvars.missing_commands(self.pod)
         if missing:
             raise NoCommandError(envvars.no_command_message(self.pod, missing))
-        if adopting:
+        if adopting is not None:
             sources = self._volume_sources(write=False)
             mounts = self._mount(sources, link=False)
+            self.launches = self._adopted_launches(mounts, adopting)
+            return
         else:
             self._fresh_logs = make_pod_dirs(self.pod_dir)   # (made now: empty, no old log or message to look at)
             sources = self._materialize_volumes(fresh=self._fresh_logs)
             mounts = self._mount(sources)
         self.launches = {name: self._launch(c, mounts) for name, c in self._specs.items()}
+
+    def _adopted_launches(self, mounts: dict[str, Path], running: dict[str, int]) -> dict[str, Launch]:
+        """An adopted pod's launches (prepare). A ConfigMap, Secret or key a container's environment names may be
+        gone since its start (deleted while it ran, as a kubelet lets it run on): a running container's launch is
+        then its process's — command line, environment, working directory, as its wrapper started it —, an init
+        container (all have ended: none runs again) has none; any other raises envvars.ConfigError."""
+        launches: dict[str, Launch] = {}
+        inits = {st.name for st in self.init}
+        for name, c in self._specs.items():
+            try:
+                launches[name] = self._launch(c, mounts)
+            except envvars.ConfigError:
+                started = recovery.wrapper_launch(running[name]) if name in running else None
+                if started is not None:
+                    argv, env, cwd = started
+                    launches[name] = dataclasses.replace(self._launch(c, mounts, env_of=False), argv=argv, env=env,
+                                                         cwd=Path(cwd))
+                elif name not in inits:
+                    raise
+        return launches
 
     def _materialize_volumes(self, fresh: bool = False) -> dict[str, Path]:
         """`fresh`: the pod's directory was just made (nothing of an earlier run to clear)."""
@@ -418,12 +441,16 @@ class PodRunner:
             raise envvars.ConfigError(f"cannot mount at {target}: a file is already there")
         target.symlink_to(src)
 
-    def _launch(self, c: Obj, mounts: dict[str, Path]) -> Launch:
+    def _launch(self, c: Obj, mounts: dict[str, Path], env_of: bool = True) -> Launch:
+        """How to start the container `c` (`env_of`: its environment resolved — ConfigMaps, Secrets —; else only
+        what vclite injects, for a launch whose env and command line come from elsewhere: _adopted_launches)."""
         name = c.get("name", "")
         term = self.pod_dir / "logs" / f"{name}.termination-log"
         spec = self.pod.get("spec") or {}
         injected = {"VC_POD_DIR": str(self.pod_dir), "TERMINATION_MESSAGE_PATH": str(term),
                     "HOSTNAME": spec.get("hostname") or meta.name(self.pod), **self._device_env.get(name, {})}
+        if not env_of:
+            c = {k: v for k, v in c.items() if k not in ("env", "envFrom")}
         env = self._localized(envvars.container_env(self.pod, c, self._config_maps, injected), injected)
         namespace = meta.namespace(self.pod)
         argv = [localnames.localize(a, namespace, self._hosts_of) for a in envvars.argv(c, env)]
@@ -573,7 +600,7 @@ class PodRunner:
             reported = {cs.get("name"): cs for cs in status.get(key) or []}
             states[:] = [recovery.container_state(self._specs.get(st.name) or {}, reported.get(st.name))
                          for st in states]
-        self.prepare(adopting=True)
+        self.prepare(adopting={name: pid for name, pid in plan.items() if pid is not None})
         assert self.launches is not None
         by_name = {st.name: st for st in self.main}
         recorded = exits.read(self._exit_journal) if None in plan.values() else {}

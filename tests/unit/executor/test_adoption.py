@@ -171,7 +171,9 @@ from vclite.store import sqlite
 async def main(db, workdir, pod, gpus):
     clk = clock_mod.RealClock()
     client = inprocess.new_client(clk, store=sqlite.SqliteStore(clk, db))
-    client.create(json.loads(pod))
+    objs = json.loads(pod)
+    for obj in objs if isinstance(objs, list) else [objs]:   # (a ConfigMap before its pod)
+        client.create(obj)
     ex = executor_mod.LocalExecutor(client, clk, ["local"], pathlib.Path(workdir), record_exits=True,
                                     gpus={k: tuple(v) for k, v in json.loads(gpus).items()})
     ex.start()
@@ -201,7 +203,8 @@ def wait_for(tmp_path):
 
 
 def _killed_mid_run(tmp_path, pod, gpus=None):
-    """A first executor runs `pod` until its containers run, then is killed with SIGKILL: its status then."""
+    """A first executor runs `pod` (a list: objects to create first, the pod last) until its containers run, then
+    is killed with SIGKILL: its status then."""
     db, workdir = tmp_path / "store.db", tmp_path / "pods"
     proc = subprocess.Popen([sys.executable, "-c", CHILD, str(db), str(workdir), json.dumps(pod),
                              json.dumps(gpus or {})],
@@ -498,3 +501,36 @@ def test_a_pod_whose_container_started_a_daemon_or_had_an_exec_is_taken_over(tmp
         second.store.close()
         for group in leaders:
             recovery.kill_group(group)
+
+
+def test_a_pod_whose_config_map_was_deleted_while_it_ran_is_taken_over(tmp_path):
+    """A ConfigMap a running container's environment names, deleted before the crash: the container runs on (as a
+    kubelet lets it) with the environment and command line it was started with, exec'd commands too."""
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "default"},
+          "data": {"x": "from-the-map"}}
+    pod = pod_of([("main", wait_for(tmp_path) + '; echo "$X $(X)"')])
+    pod["spec"]["containers"][0]["env"] = [{"name": "X", "valueFrom": {"configMapKeyRef": {"name": "cm", "key": "x"}}}]
+    pod["spec"]["initContainers"] = [{"name": "init", "image": "busybox", "command": ["true"],
+                                      "envFrom": [{"configMapRef": {"name": "cm"}}]}]
+    before = _killed_mid_run(tmp_path, [cm, pod])
+    second = Second(tmp_path)
+    second.client.delete(kinds.CONFIGMAP, "default", "cm")
+    try:
+        async def main():
+            second.ex.start()
+            await second.drive(lambda: second.ex.running_count() == 1)
+            assert second.pod()["status"] == before, "taken over: nothing about the pod changed"
+            session = await second.ex.exec("default", "p", "main", ["sh", "-c", "echo $X"], stdin=False,
+                                           stdout=True, stderr=False, tty=False)
+            out = (await session.outputs[0][1].readline()).strip()
+            await session.wait()
+            (tmp_path / "go").touch()
+            await second.drive(lambda: second.pod()["status"]["phase"] == "Succeeded")
+            return out
+        assert asyncio.run(main()) == b"from-the-map"
+        assert (tmp_path / "pods/default/p/logs/main.log").read_text() == "from-the-map from-the-map\n"
+        assert "ProcessLost" not in {e["reason"] for e in second.client.list(kinds.EVENT)}
+    finally:
+        second.store.close()
+        for pid in _pids(before):
+            recovery.kill_group(pid)
