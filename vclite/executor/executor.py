@@ -36,7 +36,8 @@ container statuses, pod and host IP 127.0.0.1).
   of the others, left-behind process groups, and the processes their containers' owner marks name (strays.py),
   are killed (and waited for), started pods get a final status with reason ProcessLost — but a container whose
   end the exit journal recorded (exits.py: it ended by itself while no server ran) ends as it did —, pods being
-  deleted are deleted for good.
+  deleted are deleted for good. What was left behind for a pod that no longer exists (force-deleted) is killed;
+  a pod bound to a node this process does not run (another --nodes) is left as it is, its processes too.
 `sync` must run inside a running asyncio event loop (processes are asyncio subprocesses). Watch
 handlers only enqueue keys; the runner's change callback too. This module never imports the
 controllers or the scheduler, and never decides anything a pure module (podstatus) can decide.
@@ -170,6 +171,17 @@ class LocalExecutor:
                     later.append(meta.key(pod))
             for key in later:
                 self.queue.add(key)
+            known = {str(self.pod_dir(meta.namespace(pod), meta.name(pod))) for pod in self.pods.items()}
+            for pod_dir, pids in left.items():
+                if pod_dir not in known:   # (its pod is gone: force-deleted while no server ran its node)
+                    for pid in pids:
+                        log.warning("killing process group %d left by a previous vclite process for %s, whose pod "
+                                    "no longer exists", pid, pod_dir)
+                        recovery.kill_group(pid)
+                        pod_owner = (strays.marks_of(pid) or [""])[-1].partition("/")[0]   # (its own: the last)
+                        if pod_owner and strays.pod_owner(pod_owner.partition("@")[0], pod_dir) == pod_owner:
+                            owners.add(pod_owner)   # (what it left in sessions of their own too)
+                    killed.update(pids)
             strays.sweep_now(owners, recovery.KILL_WAIT)   # (what left their groups: none runs here yet)
             alive = recovery.wait_gone(killed) if killed else set()
             if self._record_exits:

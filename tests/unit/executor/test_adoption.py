@@ -13,7 +13,7 @@ import pytest
 
 from vclite.api import kinds
 from vclite.apiserver import inprocess
-from vclite.executor import devices, exits, processes, recovery
+from vclite.executor import devices, exits, processes, recovery, strays
 from vclite.executor import executor as executor_mod
 from vclite.lib import clock as clock_mod
 from vclite.store import sqlite
@@ -534,3 +534,37 @@ def test_a_pod_whose_config_map_was_deleted_while_it_ran_is_taken_over(tmp_path)
         second.store.close()
         for pid in _pids(before):
             recovery.kill_group(pid)
+
+
+def test_processes_left_behind_for_a_pod_that_no_longer_exists_are_killed(tmp_path):
+    """A pod force-deleted while no server ran its node (`kubectl delete --force`, a server started with other
+    --nodes) has no pod to take over or fail: what its containers left behind is killed at the next start, as a
+    kubelet's housekeeping kills containers whose pod the API no longer has. A pod of another node is left alone."""
+    workdir = tmp_path / "pods"
+    gone, other = workdir / "default" / "gone", workdir / "default" / "elsewhere"
+    for d in (gone, other):
+        d.mkdir(parents=True)
+
+    def left(pod_dir, uid):
+        env = {**os.environ, "VC_POD_DIR": str(pod_dir),
+               "VCLITE_OWNER": f"outer@00/x/0:{strays.pod_owner(uid, pod_dir)}/main/0"}
+        return _orphan(["sh", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & sleep 300"], env)
+    leader, kept = left(gone, "ug"), left(other, "uo")
+    time.sleep(0.2)   # (the daemons' setsid)
+    groups = recovery.left_behind(workdir)
+    assert len(groups[str(gone)]) == 2 and len(groups[str(other)]) == 2
+    second = Second(tmp_path)
+    elsewhere = pod_of([("main", "sleep 300")])
+    elsewhere["metadata"].update(name="elsewhere", uid="uo")
+    elsewhere["spec"]["nodeName"] = "another-node"
+    second.client.create(elsewhere)
+    try:
+        async def main():
+            second.ex.start()
+        asyncio.run(main())
+        assert recovery.live_groups(set(groups[str(gone)])) == set(), "the gone pod's processes, daemon too"
+        assert recovery.live_groups(set(groups[str(other)])) == set(groups[str(other)]), "another node's pod's"
+    finally:
+        second.store.close()
+        for group in groups[str(gone)] + groups[str(other)] + [leader, kept]:
+            recovery.kill_group(group)
