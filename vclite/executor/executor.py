@@ -171,24 +171,42 @@ class LocalExecutor:
                     later.append(meta.key(pod))
             for key in later:
                 self.queue.add(key)
-            known = {str(self.pod_dir(meta.namespace(pod), meta.name(pod))) for pod in self.pods.items()}
-            for pod_dir, pids in left.items():
-                if pod_dir not in known:   # (its pod is gone: force-deleted while no server ran its node)
-                    for pid in pids:
-                        log.warning("killing process group %d left by a previous vclite process for %s, whose pod "
-                                    "no longer exists", pid, pod_dir)
-                        recovery.kill_group(pid)
-                        pod_owner = (strays.marks_of(pid) or [""])[-1].partition("/")[0]   # (its own: the last)
-                        if pod_owner and strays.pod_owner(pod_owner.partition("@")[0], pod_dir) == pod_owner:
-                            owners.add(pod_owner)   # (what it left in sessions of their own too)
-                    killed.update(pids)
+            spared, kept_uids = self._left_for_others(left, killed, owners)
             strays.sweep_now(owners, recovery.KILL_WAIT)   # (what left their groups: none runs here yet)
             alive = recovery.wait_gone(killed) if killed else set()
             if self._record_exits:
-                self._start_journal()
+                self._start_journal(kept_uids, rewrite=not spared)
             if alive:   # (their GPUs are given to the next pods all the same)
                 log.warning("process groups %s left by a previous vclite process have not exited %.0f s after "
                             "SIGKILL", sorted(alive), recovery.KILL_WAIT)
+
+    def _left_for_others(self, left: dict[str, list[int]], killed: set[int], owners: set[str]) -> tuple[set[int],
+                                                                                                         set[str]]:
+        """At start, what was left behind for pods this executor does not recover: a pod that no longer exists
+        (force-deleted while no server ran its node) has its groups killed (added to `killed`, their own owners to
+        `owners`, to sweep); a pod of another node is left alone. Returns the wrappers left running (those and the
+        ones taken over: they may append to the exit journal at any time) and the uids of other nodes' pods (their
+        journal records are kept for a server that runs their node)."""
+        pods = list(self.pods.items())
+        known = {str(self.pod_dir(meta.namespace(pod), meta.name(pod))) for pod in pods}
+        spared = {pid for _, plan in self._adopting.values() for pid in plan.values() if pid is not None}
+        kept_uids: set[str] = set()
+        for pod in pods:
+            if not self._mine(pod):
+                kept_uids.add(meta.uid(pod))
+                spared.update(left.get(str(self.pod_dir(meta.namespace(pod), meta.name(pod))), []))
+        for pod_dir, pids in left.items():
+            if pod_dir in known:
+                continue
+            for pid in pids:
+                log.warning("killing process group %d left by a previous vclite process for %s, whose pod no longer "
+                            "exists", pid, pod_dir)
+                recovery.kill_group(pid)
+                pod_owner = (strays.marks_of(pid) or [""])[-1].partition("/")[0]   # (its own mark: the last)
+                if pod_owner and strays.pod_owner(pod_owner.partition("@")[0], pod_dir) == pod_owner:
+                    owners.add(pod_owner)   # (what it left in sessions of their own too)
+            killed.update(pids)
+        return spared, kept_uids
 
     def _adoption(self, pod: Obj, pids: list[int], recorded: set[str]) -> tuple[dict[str, int | None] | None,
                                                                                 set[str]]:
@@ -224,14 +242,22 @@ class LocalExecutor:
             stale.add(strays.owner(pod_owner, container, int(n)))
         return plan, stale
 
-    def _start_journal(self) -> None:
-        """Read what the exit journal says of the pods to recover, then start it again with only that (after the
-        kills of what was left: a wrapper killed records nothing; the new runners append to the new journal)."""
+    def _start_journal(self, kept_uids: set[str], rewrite: bool) -> None:
+        """Read what the exit journal says of the pods to recover, then start it again with only that and the
+        records of `kept_uids` (after the kills of what was left: a wrapper killed records nothing; the new runners
+        append to the new journal). Not `rewrite`: a wrapper left running may append at any time — one that opened
+        the old file just before it was replaced would write into the void —, so it is only made if missing."""
         recorded = exits.read(self.exit_journal)
         lost_uids = set(self._lost.values()) | {uid for uid, _ in self._adopting.values()}
         self._exits = {k: v for k, v in recorded.items() if k.partition("/")[0] in lost_uids}
         try:
-            exits.rewrite(self.exit_journal, self._exits, lost_uids)
+            if rewrite:
+                kept = {k: v for k, v in recorded.items() if k.partition("/")[0] in kept_uids}
+                exits.rewrite(self.exit_journal, {**kept, **self._exits}, lost_uids | kept_uids)
+            else:
+                self.exit_journal.parent.mkdir(parents=True, exist_ok=True)
+                with open(self.exit_journal, "a"):
+                    pass
             self._journal = True
         except OSError as e:
             log.warning("cannot write the exit journal %s (%s): a restart after a crash fails running pods "

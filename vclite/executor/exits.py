@@ -23,7 +23,8 @@ The wrapper is used only where exec cannot fail differently: the program resolve
 PATH) to an executable file that starts with `#!` or is ELF; otherwise the program is started directly, and a
 start error is runc's words as before (runner.start_error_message). Costs: one exec of /bin/sh per container
 start, one append to a file that exists per exit. The journal is rewritten at each start of the executor, with
-only the records of pods still to recover. Only an executor on a durable store (a server: its pods may be
+only the records of pods still to recover (and of pods of nodes it does not run) — but not while a wrapper left
+behind still runs (taken over, or another node's pod's): it may append at any time, into a file it opened before. Only an executor on a durable store (a server: its pods may be
 recovered by the next start) records exits; `vcctl run` starts programs directly.
 """
 from __future__ import annotations

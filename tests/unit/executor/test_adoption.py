@@ -568,3 +568,48 @@ def test_processes_left_behind_for_a_pod_that_no_longer_exists_are_killed(tmp_pa
         second.store.close()
         for group in groups[str(gone)] + groups[str(other)] + [leader, kept]:
             recovery.kill_group(group)
+
+
+def test_a_record_written_by_a_wrapper_that_opened_the_journal_before_the_start_is_not_lost(tmp_path):
+    """A wrapper taken over may append its record at any time, also through the journal it opened just before the
+    restarted executor's start: the journal is not replaced under it while wrappers run (the record would go into
+    the replaced file, and the container end as killed, 137)."""
+    before = _killed_mid_run(tmp_path, pod_of([("main", wait_for(tmp_path))]))
+    (pid,) = _pids(before)
+    second = Second(tmp_path)
+    uid = second.pod()["metadata"]["uid"]
+    journal = tmp_path / "pods" / exits.JOURNAL
+    try:
+        with open(journal, "a") as opened_before:   # (as the wrapper's `>>"$j"` just before the start)
+            async def main():
+                second.ex.start()
+                await second.drive(lambda: second.ex.running_count() == 1)
+                opened_before.write(f"{uid}/main/0 7 1.0\n")
+                opened_before.flush()
+                recovery.kill_group(pid)   # (its record already written: what it reads is the record's)
+                await second.drive(lambda: second.pod()["status"]["phase"] == "Failed")
+            asyncio.run(main())
+        term = second.pod()["status"]["containerStatuses"][0]["state"]["terminated"]
+        assert (term["exitCode"], term["reason"]) == (7, "Error"), term
+    finally:
+        second.store.close()
+        recovery.kill_group(pid)
+
+
+def test_the_journal_keeps_the_records_of_other_nodes_pods(tmp_path):
+    """A pod of a node this server does not run (another --nodes) may be taken over by a later server that runs it:
+    its containers' recorded ends stay in the journal when it is started again."""
+    second = Second(tmp_path)
+    elsewhere = pod_of([("main", "true")])
+    elsewhere["spec"]["nodeName"] = "another-node"
+    uid = second.client.create(elsewhere)["metadata"]["uid"]
+    journal = tmp_path / "pods" / exits.JOURNAL
+    journal.parent.mkdir(parents=True)
+    journal.write_text(f"{uid}/main/0 3 1.00\ngone-uid/main/0 0 1.00\n")
+    try:
+        async def main():
+            second.ex.start()
+        asyncio.run(main())
+        assert set(exits.read(journal)) == {f"{uid}/main/0"}
+    finally:
+        second.store.close()
