@@ -8,24 +8,25 @@ the server) that waits for it and appends one line to the executor's journal, `<
 
     <pod uid>/<container>/<run> <exit code> <seconds since boot>
 
-(`run`: the container's restartCount while that process ran). recovery.py takes a recorded exit over
-ProcessLost, and a restarted server takes over a pod whose wrappers still run (recovery.adoption): it watches each
-wrapper (the session leader, named by its command line) and reads its code here when it exits. The wrapper changes nothing a container sees: its program is exec'd from a subshell (the same pid
-count as before: the shell forks, the subshell becomes the program), with the log as stdout and stderr and the
-pod's stdin; the shell's SIGTERM/SIGINT/SIGHUP trap is not inherited (caught signals are reset at exec), so a
-stop's SIGTERM reaches the program, which may take its grace period while the shell waits; the shell's own
-words (`Terminated` when a signal ends the program) go to /dev/null; it exits with the program's code (128+N for
-a signal N, the code the runner took from a signal before). A process group killed with SIGKILL (the grace
-period's end, an OOM kill, a restarted server's clean-up) takes the wrapper with it: nothing is recorded, as
-nothing ended by itself.
+(`run`: the container's restartCount while that process ran). recovery.py takes a recorded exit over ProcessLost,
+and a restarted server takes over a pod whose wrappers still run (recovery.adoption): it watches each wrapper (the
+session leader, named by its command line) and reads its code here when it exits. The wrapper changes nothing a
+container sees: its program is exec'd from a subshell (the same pid count as before: the shell forks, the subshell
+becomes the program), with the log as stdout and stderr and the pod's stdin; the shell's SIGTERM/SIGINT/SIGHUP trap
+is not inherited (caught signals are reset at exec), so a stop's SIGTERM reaches the program, which may take its
+grace period while the shell waits; the shell's own words (`Terminated` when a signal ends the program) go to
+/dev/null; it exits with the program's code (128+N for a signal N, the code the runner took from a signal before). A
+process group killed with SIGKILL (the grace period's end, an OOM kill, a restarted server's clean-up) takes the
+wrapper with it: nothing is recorded, as nothing ended by itself.
 
 The wrapper is used only where exec cannot fail differently: the program resolves (a path, else the container's
-PATH) to an executable file that starts with `#!` or is ELF; otherwise the program is started directly, and a
-start error is runc's words as before (runner.start_error_message). Costs: one exec of /bin/sh per container
-start, one append to a file that exists per exit. The journal is rewritten at each start of the executor, with
-only the records of pods still to recover (and of pods of nodes it does not run) — but not while a wrapper left
-behind still runs (taken over, or another node's pod's): it may append at any time, into a file it opened before. Only an executor on a durable store (a server: its pods may be
-recovered by the next start) records exits; `vcctl run` starts programs directly.
+PATH) to an executable file that starts with `#!` or is ELF; otherwise the program is started directly, and a start
+error is runc's words as before (runner.start_error_message). Costs: one exec of /bin/sh per container start, one
+append to a file that exists per exit. The journal is rewritten at each start of the executor, with only the records
+of pods still to recover (and of pods of nodes it does not run) — but not while a wrapper left behind still runs
+(taken over, or another node's pod's): it may append at any time, into a file it opened before. Only an executor on
+a durable store (a server: its pods may be recovered by the next start) records exits; `vcctl run` starts programs
+directly.
 """
 from __future__ import annotations
 
