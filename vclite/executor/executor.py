@@ -89,6 +89,7 @@ class _Run:
     deadline: float | None = None        # monotonic time spec.activeDeadlineSeconds ends
     past_deadline: bool = False          # stopped for it
     gpus: frozenset[int] = frozenset()   # positions in its node's GPUs it holds for itself (devices.py)
+    adopted: bool = False                # taken over from a previous process (a deletion's grace began there)
 
     @property
     def settled(self) -> bool:
@@ -405,7 +406,7 @@ class LocalExecutor:
                 return
         adopting = self._adopting.pop(key, None)
         if adopting is not None:
-            if pod is not None and meta.uid(pod) == adopting[0] and self._mine(pod) and not meta.is_deleting(pod) \
+            if pod is not None and meta.uid(pod) == adopting[0] and self._mine(pod) \
                     and self._adopt(key, pod, adopting[1]):
                 return
             self._give_up_adoption(key, pod, adopting)   # (recovered as lost instead)
@@ -487,10 +488,11 @@ class LocalExecutor:
             return False
         log.info("pod %s: its running containers were taken over from the previous vclite process", key)
         task = loop.create_task(runner.run(), name=f"pod {key}")
-        run = _Run(meta.uid(pod), runner, task, gpus=held, running_since=self.clock.monotonic())
+        run = _Run(meta.uid(pod), runner, task, gpus=held, running_since=self.clock.monotonic(), adopted=True)
         task.add_done_callback(lambda t: self._task_done(key, t))
         self._runs[key] = run
-        self.queue.add(key)   # (its status, where the previous server had not written it yet)
+        self.queue.add(key)   # (its status where the previous server had not written it yet; a pod being deleted:
+        #                        its stop goes on, with what is left of its grace period: _request_stop)
         if not self._sampling:
             self._sampling = True
             self.queue.add_after(LOG_TIMES_KEY, logtimes.SAMPLE_INTERVAL, chore=True)
@@ -669,8 +671,12 @@ class LocalExecutor:
     def _request_stop(self, key: str, run: _Run, pod: Obj | None, grace: float | None = None) -> asyncio.Task:
         if run.stop_task is None:
             if grace is None and pod is not None:
-                dgps = (pod.get("metadata") or {}).get("deletionGracePeriodSeconds")
+                md = pod.get("metadata") or {}
+                dgps = md.get("deletionGracePeriodSeconds")
                 grace = float(dgps) if isinstance(dgps, (int, float)) and dgps > 0 else None
+                until = clock_mod.parse_time(md.get("deletionTimestamp")) if run.adopted else None
+                if grace is not None and until is not None:   # (its grace began with the previous process)
+                    grace = min(grace, max((until - self.clock.now()).total_seconds(), 0.0))
             run.stop_task = asyncio.get_running_loop().create_task(run.runner.stop(grace), name=f"stop {key}")
             run.stop_task.add_done_callback(lambda t: self.queue.add(key))
         return run.stop_task

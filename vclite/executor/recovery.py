@@ -1,21 +1,22 @@
 """Recovering pods whose processes a previous vclite process started (the server restarted after a crash).
 
-A running pod is **adopted** where it can be: its containers carry on as if nothing happened, as a kubelet's do
-when the control plane restarts. A container process the previous server started is not our child, so its exit
-status cannot be read (waitpid only reaps children) — but under a server each program runs under the exit
-journal's wrapper shell (exits.py), which outlives the server and records how the program ended. So a pod whose
-every running container's wrapper is alive (or has recorded its end) is taken over (`adoption`): the new runner
-watches each wrapper through a pidfd (processes.adopt) and, when it exits, takes the code from the journal (none
-recorded: the group was killed, exit code 137). The rule, a pure decision: the pod is Running and not being
-deleted, its init containers have all exited 0 (or it is Pending with no init containers, its start never
-written: killed just after its processes started), each container the status shows running has its current
-run's wrapper alive or recorded in the journal (one it shows not started may have a first run's wrapper, or none
-and no start mark: the runner starts it), and every process group left behind for the pod is such a wrapper
-(`wrapper_run`: its command line names the run and this executor's journal) or carries the owner mark of one of
-its runs (`marked_run`, strays.py: a process the container started in a session of its own — a daemon, torchrun's
-workers —, a `kubectl exec`: one of a run taken over is left alone, to go when its container ends; one of an ended
-run is killed). Anything else — a program started directly (no wrapper: exec would fail differently), a pod still
-in its init containers, a process gone with nothing recorded — is failed cleanly instead:
+A running pod is **adopted** where it can be: its containers carry on as if nothing happened, as a kubelet's do when
+the control plane restarts. A container process the previous server started is not our child, so its exit status
+cannot be read (waitpid only reaps children) — but under a server each program runs under the exit journal's wrapper
+shell (exits.py), which outlives the server and records how the program ended. So a pod whose every running
+container's wrapper is alive (or has recorded its end) is taken over (`adoption`): the new runner watches each
+wrapper through a pidfd (processes.adopt) and, when it exits, takes the code from the journal (none recorded: the
+group was killed, exit code 137). The rule, a pure decision: the pod is Running (a pod being deleted too: its stop
+goes on with what is left of its grace period), its init containers have all exited 0, every app container has run
+(running, terminated, or backing off; or the pod is Pending with no init containers, its start never written:
+killed just after its processes started), each one the status shows running has its current run's wrapper alive
+or recorded in the journal (one it shows not started may have a first run's wrapper, or none and no start mark:
+the runner starts it), and every process group left behind for the pod is such a wrapper (`wrapper_run`: its
+command line names the run and this executor's journal) or carries the owner mark of one of its runs (`marked_run`,
+strays.py: a process the container started in a session of its own — a daemon, torchrun's workers —, a `kubectl
+exec`: one of a run taken over is left alone, to go when its container ends; one of an ended run is killed).
+Anything else — a program started directly (no wrapper: exec would fail differently), a pod still in its init
+containers, a process gone with nothing recorded — is failed cleanly instead:
 when the executor starts:
 - every process group the previous server left behind for one of our pods is killed — a session
   leader whose environment names a pod directory under our work directory (`VC_POD_DIR`) and whose
@@ -153,7 +154,7 @@ def adoption(pod: Obj, live: dict[str, int], recorded: set[str], unknown_groups:
     carrying the pod's start mark, runner.mark_started: it did start, and how it ended is not known)."""
     spec, status = pod.get("spec") or {}, pod.get("status") or {}
     md = pod.get("metadata") or {}
-    if unknown_groups or md.get("deletionTimestamp"):
+    if unknown_groups:
         return None
     running = status.get("phase") == core.PodPhase.RUNNING
     if not running and (status.get("phase") not in (None, "", core.PodPhase.PENDING) or was_started(pod)

@@ -79,7 +79,8 @@ def unwritten(statuses, init=(), phase="Pending"):
     pytest.param(a_pod([cs("a", "terminated")]), {"u1/a/1": 7}, set(), False, None,
                  id="a-run-whose-start-was-never-written"),
     pytest.param(a_pod([cs("a")], phase="Pending"), {"u1/a/0": 7}, set(), False, None, id="not-running"),
-    pytest.param(a_pod([cs("a")], deleting=True), {"u1/a/0": 7}, set(), False, None, id="being-deleted"),
+    pytest.param(a_pod([cs("a")], deleting=True), {"u1/a/0": 7}, set(), False, {"a": 7},
+                 id="being-deleted-its-stop-goes-on"),
     pytest.param(a_pod([cs("a")], init=["i"], init_statuses=[cs("i", "terminated")]), {"u1/a/0": 7}, set(), False,
                  {"a": 7}, id="init-containers-done"),
     pytest.param(a_pod([cs("a", "waiting")], init=["i"], init_statuses=[cs("i")], phase="Pending"), {"u1/i/0": 7},
@@ -613,3 +614,26 @@ def test_the_journal_keeps_the_records_of_other_nodes_pods(tmp_path):
         assert set(exits.read(journal)) == {f"{uid}/main/0"}
     finally:
         second.store.close()
+
+
+def test_a_pod_being_deleted_at_the_crash_gets_the_rest_of_its_grace_period(tmp_path):
+    """A pod deleted gracefully, its container still stopping (a checkpoint saved on SIGTERM) when the server is
+    killed: the next start takes its stop over with what is left of its grace period — SIGTERM, time to finish —
+    instead of a SIGKILL at once, and the pod then goes."""
+    saved = tmp_path / "saved"
+    pod = pod_of([("main", f"trap 'echo saved > \"{saved}\"; exit 0' TERM; " + wait_for(tmp_path))])
+    pod["spec"]["terminationGracePeriodSeconds"] = 60
+    before = _killed_mid_run(tmp_path, pod)
+    second = Second(tmp_path)
+    second.client.delete(kinds.POD, "default", "p")   # (as if deleted just before the kill: its grace runs)
+    try:
+        async def main():
+            second.ex.start()
+            await second.drive(lambda: not second.client.list(kinds.POD))
+        asyncio.run(main())
+        assert saved.read_text() == "saved\n", "its SIGTERM handler ran"
+        assert not recovery.live_groups(set(_pids(before)))
+    finally:
+        second.store.close()
+        for pid in _pids(before):
+            recovery.kill_group(pid)
