@@ -493,6 +493,14 @@ class LocalExecutor:
         self._runs[key] = run
         self.queue.add(key)   # (its status where the previous server had not written it yet; a pod being deleted:
         #                        its stop goes on, with what is left of its grace period: _request_stop)
+        for path in runner.running_logs():   # (what it wrote while no server ran: when, as well as known)
+            try:
+                seen = logtimes.catch_up(path)
+            except OSError as e:
+                log.warning("%s: log times not written: %s", path, e)
+                continue
+            if seen is not None:
+                self._log_sizes[(str(path), seen[0])] = seen[1]
         if not self._sampling:
             self._sampling = True
             self.queue.add_after(LOG_TIMES_KEY, logtimes.SAMPLE_INTERVAL, chore=True)

@@ -1,18 +1,19 @@
 """When each part of a container's log was written: a time index beside the log, for
 `kubectl logs --timestamps`, `--since` and `--since-time`.
 
-A container's process writes its log file itself (nothing of vclite between the process and the
-file: a quick job's hop pays nothing for logging, and a process keeps logging while a server
-restarts). So the time of a line is the time the executor saw it: every SAMPLE_INTERVAL seconds,
-for each container whose process runs, the executor appends `<size> <unix time>` to `<log>.times`
-when the log has grown — a sample: every byte before `size` was there by then. A line takes the
-time of the first sample at or after its end; the bytes after the last sample take the time the
-run ended (its `finishedAt`), or, while it runs, the time they are read. A container that ends
-within its first interval (most quick jobs) has no index: its lines take its end time. A time is
-therefore at most SAMPLE_INTERVAL late and never early (the kubelet's are the moment the runtime read
-the line) — but for the end time, which the pod status gives in whole seconds.
+A container's process writes its log file itself (nothing of vclite between the process and the file: a quick
+job's hop pays nothing for logging, and a process keeps logging while a server restarts). So the time of a line is
+the time the executor saw it: every SAMPLE_INTERVAL seconds, for each container whose process runs, the executor
+appends `<size> <unix time>` to `<log>.times` when the log has grown — a sample: every byte before `size` was
+there by then. A line takes the time of the first sample at or after its end; the bytes after the last sample take
+the time the run ended (its `finishedAt`), or, while it runs, the time they are read. A container taken over after
+a restart (executor/recovery.py) gets one sample at once: what it wrote while no server ran takes the time of the
+log's last write then (`catch_up`). A container that ends within its first interval (most quick jobs) has no
+index: its lines take its end time. A time is therefore at most SAMPLE_INTERVAL late and never early (the
+kubelet's are the moment the runtime read the line) — but for the end time, which the pod status gives in whole
+seconds.
 
-Pure but for `append_sample` and `read_samples` (one small file each).
+Pure but for `append_sample`, `read_samples` and `catch_up` (one small file each).
 """
 from __future__ import annotations
 
@@ -35,6 +36,20 @@ def times_path(log: pathlib.Path) -> pathlib.Path:
 def append_sample(log: pathlib.Path, size: int, when: float) -> None:
     with open(times_path(log), "a", encoding="ascii") as f:
         f.write(f"{size} {when:.6f}\n")
+
+
+def catch_up(log: pathlib.Path) -> tuple[int, int] | None:
+    """A log written while no executor looked at it (a container taken over after a restart: its process kept
+    writing): one sample at its size with the time of its last write (every byte was there by then: never early),
+    unless no byte came since the last sample. Its (inode, size) as sampled, None when it cannot be read."""
+    try:
+        st = log.stat()
+    except OSError:
+        return None
+    samples = read_samples(log)
+    if st.st_size > (samples[-1][0] if samples else 0):
+        append_sample(log, st.st_size, max(st.st_mtime, samples[-1][1] if samples else 0.0))
+    return st.st_ino, st.st_size
 
 
 def parse_samples(text: str) -> Samples:

@@ -13,7 +13,7 @@ import pytest
 
 from vclite.api import kinds
 from vclite.apiserver import inprocess
-from vclite.executor import devices, exits, processes, recovery, strays
+from vclite.executor import devices, exits, logtimes, processes, recovery, strays
 from vclite.executor import executor as executor_mod
 from vclite.lib import clock as clock_mod
 from vclite.store import sqlite
@@ -637,3 +637,40 @@ def test_a_pod_being_deleted_at_the_crash_gets_the_rest_of_its_grace_period(tmp_
         second.store.close()
         for pid in _pids(before):
             recovery.kill_group(pid)
+
+
+def test_what_an_adopted_container_wrote_while_no_server_ran_takes_the_time_of_its_last_write(tmp_path):
+    """`kubectl logs --timestamps`/`--since`: lines written while no server ran are not stamped with the time the
+    restarted server first looks (later than they were written, by as long as it was down) but with the log's last
+    write before it (never early)."""
+    before = _killed_mid_run(tmp_path, pod_of([("main", "echo early; " + wait_for(tmp_path))]))
+    log = tmp_path / "pods/default/p/logs/main.log"
+    logtimes.times_path(log).unlink(missing_ok=True)   # (no look of the first executor's at it)
+    os.utime(log, (1_000_000.0, 1_000_000.0))   # (written long before the restart)
+    second = Second(tmp_path)
+    try:
+        async def main():
+            second.ex.start()
+            await second.drive(lambda: second.ex.running_count() == 1)
+        asyncio.run(main())
+        assert logtimes.read_samples(log)[-1] == (len(b"early\n"), 1_000_000.0)
+    finally:
+        second.store.close()
+        for pid in _pids(before):
+            recovery.kill_group(pid)
+
+
+@pytest.mark.parametrize("index, size, mtime, got", [
+    pytest.param("", 6, 50.0, [(6, 50.0)], id="no-index-yet"),
+    pytest.param("4 40.000000\n", 6, 50.0, [(4, 40.0), (6, 50.0)], id="grown-since"),
+    pytest.param("6 40.000000\n", 6, 50.0, [(6, 40.0)], id="nothing-new"),
+    pytest.param("4 60.000000\n", 6, 50.0, [(4, 60.0), (6, 60.0)], id="never-before-the-last-sample"),
+])
+def test_a_logs_catch_up_sample(tmp_path, index, size, mtime, got):
+    log = tmp_path / "main.log"
+    log.write_bytes(b"x" * size)
+    os.utime(log, (mtime, mtime))
+    if index:
+        logtimes.times_path(log).write_text(index)
+    assert logtimes.catch_up(log) == (log.stat().st_ino, size)
+    assert logtimes.read_samples(log) == got
