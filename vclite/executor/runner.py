@@ -322,10 +322,9 @@ class PodRunner:
             mounts = self._mount(sources, link=False)
             self.launches = self._adopted_launches(mounts, adopting)
             return
-        else:
-            self._fresh_logs = make_pod_dirs(self.pod_dir)   # (made now: empty, no old log or message to look at)
-            sources = self._materialize_volumes(fresh=self._fresh_logs)
-            mounts = self._mount(sources)
+        self._fresh_logs = make_pod_dirs(self.pod_dir)   # (made now: empty, no old log or message to look at)
+        sources = self._materialize_volumes(fresh=self._fresh_logs)
+        mounts = self._mount(sources)
         self.launches = {name: self._launch(c, mounts) for name, c in self._specs.items()}
 
     def _adopted_launches(self, mounts: dict[str, Path], running: dict[str, int]) -> dict[str, Launch]:
