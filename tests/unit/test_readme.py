@@ -43,4 +43,4 @@ def test_a_server_sigterm_fails_running_pods_with_the_reason_the_readme_names():
     from vclite.executor import executor, recovery
     assert _one(r"A\s+SIGTERM\s+\(a\s+clean\s+stop\)\s+is\s+a\s+node\s+shutdown:\s+it\s+stops\s+every\s+pod"
                 r"\s+first\s+and\s+fails\s+it\s+with\s+reason\s+`([^`]+)`").group(1) == executor.SHUTDOWN_REASON
-    assert _one(r"\(reason\s+`([^`]+)`,\s+exit\s+code\s+137\)").group(1) == recovery.PROCESS_LOST
+    assert _one(r"\(reason\s+`([^`]+)`,\s+exit\s+code\s+137;").group(1) == recovery.PROCESS_LOST
