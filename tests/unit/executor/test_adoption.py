@@ -261,10 +261,10 @@ def test_a_running_pod_is_taken_over_and_ends_as_its_processes_do(tmp_path):
             await second.drive(lambda: second.pod()["status"]["phase"] == "Succeeded")
         asyncio.run(main())
         status = second.pod()["status"]
-        for c in status["containerStatuses"]:
+        for c, was in zip(status["containerStatuses"], before["containerStatuses"]):
             term = c["state"]["terminated"]
             assert (term["exitCode"], term["reason"], term["message"]) == (0, "Completed", "all done\n")
-            assert term["startedAt"] == before["containerStatuses"][0]["state"]["running"]["startedAt"]
+            assert term["startedAt"] == was["state"]["running"]["startedAt"]
         assert status["startTime"] == before["startTime"] and "reason" not in status
         assert (tmp_path / "pods/default/p/logs/main.log").read_text() == "bye\n"
         assert "ProcessLost" not in {e["reason"] for e in second.client.list(kinds.EVENT)}
