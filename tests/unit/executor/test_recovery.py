@@ -1,6 +1,7 @@
 """Recovering pods whose processes died with the previous vclite process: pure decisions, then a real
 executor process killed with SIGKILL and a new executor on the same store and work directory."""
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -258,39 +259,14 @@ def test_a_pod_in_its_init_containers_when_its_executor_was_killed_fails_with_pr
         recovery.kill_group(pid)
 
 
-QUICK_CHILD = """
-import asyncio, sys, pathlib
-from vclite.apiserver import inprocess
-from vclite.executor import executor as executor_mod
-from vclite.lib import clock as clock_mod
-from vclite.store import sqlite
-
-async def main(db, workdir, count):
-    clk = clock_mod.RealClock()
-    client = inprocess.new_client(clk, store=sqlite.SqliteStore(clk, db))
-    client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "once", "namespace": "default"},
-                   "spec": {"nodeName": "local", "restartPolicy": "Never", "containers": [
-                       {"name": "main", "image": "busybox", "command": ["sh", "-c", f"echo ran >> {count}"]}]}})
-    ex = executor_mod.LocalExecutor(client, clk, ["local"], pathlib.Path(workdir), record_exits=True)
-    ex.start()
-    log = pathlib.Path(workdir) / "default" / "once" / "logs" / "main.log"
-    while not log.exists():   # synced until its process is started: then no more syncs, no status written
-        while (key := ex.queue.get()) is not None:
-            ex.sync(key)
-        await asyncio.sleep(0)
-    print("started", flush=True)
-    await asyncio.sleep(3600)
-
-asyncio.run(main(*sys.argv[1:]))
-"""
-
-
 def test_a_pod_started_but_killed_before_its_status_was_written_is_not_run_again(tmp_path):
     """The server died between starting a pod's process and writing its status: after the restart, the
     pod's start mark says it ran, so it is not run a second time; its process ended by itself meanwhile, and the
     exit journal says how (exits.py): the pod has that outcome, not ProcessLost."""
     db, workdir, count = tmp_path / "store.db", tmp_path / "pods", tmp_path / "count"
-    proc = subprocess.Popen([sys.executable, "-c", QUICK_CHILD, str(db), str(workdir), str(count)],
+    from tests.unit.executor.test_adoption import QUICK_CHILD, pod_of
+    once = pod_of([("main", f"echo ran >> {count}")])   # (named p)
+    proc = subprocess.Popen([sys.executable, "-c", QUICK_CHILD, str(db), str(workdir), json.dumps(once)],
                             stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "started"
@@ -305,13 +281,13 @@ def test_a_pod_started_but_killed_before_its_status_was_written_is_not_run_again
     store = sqlite.SqliteStore(clk, db)
     try:
         client = inprocess.new_client(clk, store=store)
-        assert not recovery.was_started(client.get(kinds.POD, "default", "once")), "its status says nothing"
+        assert not recovery.was_started(client.get(kinds.POD, "default", "p")), "its status says nothing"
         ex = executor_mod.LocalExecutor(client, clk, ["local"], workdir, record_exits=True)
 
         def phase():
-            return (client.get(kinds.POD, "default", "once").get("status") or {}).get("phase")
+            return (client.get(kinds.POD, "default", "p").get("status") or {}).get("phase")
         asyncio.run(_drive(ex, lambda: phase() in ("Failed", "Succeeded")))
-        status = client.get(kinds.POD, "default", "once")["status"]
+        status = client.get(kinds.POD, "default", "p")["status"]
         assert (status["phase"], status.get("reason")) == ("Succeeded", None)
         term = status["containerStatuses"][0]["state"]["terminated"]
         assert (term["reason"], term["exitCode"]) == ("Completed", 0)
