@@ -121,6 +121,14 @@ class Launch:
     def previous_log(self) -> Path:
         return previous_log_of(self.log)
 
+    def end_message(self, code: int) -> str:
+        """The termination message of a run that exited `code`: its file's, else (FallbackToLogsOnError, a failure)
+        its log's tail."""
+        message = read_message(self.termination_log)
+        if not message and code != 0 and self.fallback_to_logs:
+            message = log_tail(self.log)
+        return message
+
 
 def _NO_HOSTS(namespace: str, subdomain: str) -> tuple[str, ...]:
     return ()
@@ -623,7 +631,7 @@ class PodRunner:
                 return False
             self._adopted[name] = (child, run_key)
             # (running now: kubectl exec, top and the memory check see it at once)
-            owner = self._owner(name, by_name[name].restart_count)
+            owner = self._owner(name, st.restart_count)
             self._run_envs[name] = {**self.launches[name].env,
                                     _MARK: os.fsencode(strays.mark(self._inherited_mark, owner))}
             self._procs[name] = child
@@ -653,14 +661,11 @@ class PodRunner:
             ended = self._adopted_ends.get(run_key)
             return clock_mod.format_time(ended.finished_at) if ended is not None and ended.finished_at else None
         if child is None:   # (it ended while no server ran: nothing of it is left to wait for)
-            self._journal_code(run_key)()
-            code = self._adopted_ends[run_key]
-            message = read_message(launch.termination_log)
-            if not message and code is not None and code.code != 0 and launch.fallback_to_logs:
-                message = log_tail(launch.log)
+            code = self._journal_code(run_key)()
+            code = code if code >= 0 else recovery.LOST_EXIT_CODE
             self.unswept.add(owner)
-            st.finish(code.code if code is not None else recovery.LOST_EXIT_CODE,
-                      max(finished_at() or "", st.started_at or "") or self._now(), message=message)
+            st.finish(code, max(finished_at() or "", st.started_at or "") or self._now(),
+                      message=launch.end_message(code))
             return
         await self._await_end(st, child, launch, owner, finished_at)
 
@@ -784,9 +789,7 @@ class PodRunner:
         self._end_execs(st.name)             # and what was exec'd in it
         self._end_attaches(st.name)          # its stdin closes, attached clients get the end of its output
         code = rc if rc >= 0 else 128 - rc
-        message = read_message(launch.termination_log)
-        if not message and code != 0 and launch.fallback_to_logs:
-            message = log_tail(launch.log)
+        message = launch.end_message(code)
         now = (finished_at() if finished_at is not None else None) or self._now()
         if st.name in self._oom:
             self._oom.discard(st.name)
