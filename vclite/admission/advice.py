@@ -7,10 +7,12 @@ them the same way); `vcctl validate` and `vcctl run` print each as a warning:
   `Always`, so the task's containers are restarted whenever they exit — even with code 0 — and the
   vcjob never completes. Right for a server task (a parameter server ended by a policy); a batch
   task wants `Never` or `OnFailure`. (An explicit `Always` is taken as meant.)
-- a container with a terminationMessagePath other than Kubernetes' default: the local executor
-  gives every container its own message file, `$TERMINATION_MESSAGE_PATH`, so a script that writes
-  to the written path itself produces no output (a JobFlow reads it) when run locally; and so does
-  a command that writes the default `/dev/termination-log` by name (this machine's own file).
+- a container with a terminationMessagePath other than Kubernetes' default, or a command that writes the
+  default `/dev/termination-log` by name — only where this host cannot give a container its own view of
+  the file system (`paths_mapped` False; executor/mountview.py): the local executor then gives every
+  container its own message file, `$TERMINATION_MESSAGE_PATH`, so a script that writes to the written
+  path itself produces no output (a JobFlow reads it) when run locally (`/dev/termination-log` being this
+  machine's own file).
 - a JobFlow whose suspend annotation (`flow.volcano.sh/suspend`) is neither "true" nor "false" (`yes`):
   only "true" suspends it.
 - a JobFlow flow whose `dependsOn` has a `probe` or a `strategy` but no `targets`: both apply to the
@@ -160,7 +162,7 @@ def probe_task_advice(jobflow: Any, template_tasks: Callable[[str], "list[str] |
     return out
 
 
-def advice_in(obj: Any) -> list[tuple[str, str]]:
+def advice_in(obj: Any, paths_mapped: bool = False) -> list[tuple[str, str]]:
     """(field path, warning) for each likely mistake in one API object."""
     if isinstance(obj, dict) and obj.get("kind") == "JobFlow" and isinstance(obj.get("spec"), dict):
         return _suspend_advice(obj.get("metadata")) + _flows_advice(obj["spec"])
@@ -187,7 +189,7 @@ def advice_in(obj: Any) -> list[tuple[str, str]]:
             out.append((f"spec.tasks[{i}].template.spec.restartPolicy", RESTART_POLICY_UNSET))
         out += _scheduler_advice(pod_spec, f"spec.tasks[{i}].template.spec")
         containers = pod_spec.get("containers")
-        for j, c in enumerate(containers if isinstance(containers, list) else []):
+        for j, c in enumerate(containers if isinstance(containers, list) and not paths_mapped else []):
             path = c.get("terminationMessagePath") if isinstance(c, dict) else None
             if isinstance(path, str) and path not in ("", DEFAULT_TERMINATION_PATH):
                 out.append((f"spec.tasks[{i}].template.spec.containers[{j}].terminationMessagePath",

@@ -652,11 +652,16 @@ def _long_pod_names(template: Obj, job_name: str) -> bool:
     return False
 
 
-def warnings(docs: list[yamlio.Document]) -> list[Problem]:
+def warnings(docs: list[yamlio.Document], paths_mapped: bool | None = None) -> list[Problem]:
     """Fields no schema defines (admission/fields.py): ignored, so most likely a typo; a warning
     each, with the closest known name (kubectl's strict validation refuses them). And valid
-    manifests that most likely do not mean what they say (admission/advice.py). Listed as problems
-    are: in the order of the files (as `docs` first names them), then of their lines."""
+    manifests that most likely do not mean what they say (admission/advice.py; `paths_mapped`: whether
+    containers run here see their volumeMounts and termination message path at their paths — None: as this
+    host can, executor/mountview.py). Listed as problems are: in the order of the files (as `docs` first
+    names them), then of their lines."""
+    if paths_mapped is None:
+        from vclite.executor import mountview
+        paths_mapped = mountview.available() is None
     templates: dict[tuple[str, str], list[str]] = {}
     specs: dict[tuple[str, str], dict] = {}
     for d in docs:
@@ -668,7 +673,7 @@ def warnings(docs: list[yamlio.Document]) -> list[Problem]:
             specs[key] = d.obj["spec"]
     out = []
     for d in docs:
-        found = [*(fields.unknown_in(d.obj) if d.obj.get("kind") != "JobFlow" else []), *advice.advice_in(d.obj)]
+        found = [*(fields.unknown_in(d.obj) if d.obj.get("kind") != "JobFlow" else []), *advice.advice_in(d.obj, paths_mapped)]
         if d.obj.get("kind") == "JobFlow":
             ns = _namespace_of(d.obj)
             found += advice.probe_task_advice(d.obj, lambda name, ns=ns: templates.get((ns, name)))

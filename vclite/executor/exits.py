@@ -35,7 +35,7 @@ import datetime as dt
 import os
 import pathlib
 import time
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 JOURNAL = ".exits"
 SHELL = "/bin/sh"
@@ -56,15 +56,19 @@ class Exit:
     finished_at: dt.datetime | None   # None: not known (the host restarted since)
 
 
-def _resolve(program: str, env: Mapping[bytes, bytes], cwd: os.PathLike | str) -> str | None:
-    """The file exec would run for `program`, as execvpe looks it up (a name with a slash: from `cwd`)."""
+def resolve(program: str, env: Mapping[bytes, bytes], cwd: os.PathLike | str,
+            locate: Callable[[str], str] | None = None, executable: bool = True) -> str | None:
+    """The file exec would run for `program`, as execvpe looks it up (a name with a slash: from `cwd`); `locate`
+    maps a path of the program's view (mountview.py: `cwd` is in it too) to the host's."""
     if "/" in program:
         candidates = [os.path.join(cwd, program)]
     else:
         path = env.get(b"PATH", os.defpath.encode()).decode(errors="surrogateescape")
         candidates = [os.path.join(d or ".", program) for d in path.split(":")]
+    if locate is not None:
+        candidates = [locate(os.path.normpath(os.path.join(cwd, c))) for c in candidates]
     for c in candidates:
-        if os.path.isfile(c) and os.access(c, os.X_OK):
+        if os.path.isfile(c) and (not executable or os.access(c, os.X_OK)):
             return c
     return None
 
@@ -79,12 +83,12 @@ def _starts_right(path: str) -> bool:
 
 
 def wrap(argv: list[str], env: Mapping[bytes, bytes], cwd: os.PathLike | str, journal: pathlib.Path,
-         key: str) -> list[str]:
+         key: str, locate: Callable[[str], str] | None = None) -> list[str]:
     """`argv` under the wrapper that records its exit as `key` in `journal`; `argv` itself where exec could
-    fail (then Popen says why, as before) or there is no /bin/sh."""
+    fail (then Popen says why, as before) or there is no /bin/sh (`locate`: as for resolve)."""
     if not argv or not os.path.exists(SHELL):
         return argv
-    program = _resolve(argv[0], env, cwd)
+    program = resolve(argv[0], env, cwd, locate)
     if program is None or not _starts_right(program):
         return argv
     return [SHELL, "-c", SCRIPT, WRAPPER_NAME, key, str(journal), *argv]

@@ -98,7 +98,7 @@ async def start(argv: list[str], *, cwd: str | os.PathLike, env: Mapping[bytes, 
             stdout=asyncio.subprocess.PIPE if stdout else asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE if stderr else asyncio.subprocess.DEVNULL)
     except OSError as e:
-        raise ExecError(_start_error(argv[0], e)) from None
+        raise ExecError(start_error(argv[0], e)) from None
     outputs = [(sid, r) for sid, r in ((STDOUT, proc.stdout), (STDERR, proc.stderr)) if r is not None]
     return Session(proc, proc.stdin, outputs, None)
 
@@ -126,7 +126,7 @@ async def _start_on_terminal(argv: list[str], cwd: str | os.PathLike, env: Mappi
     return Session(proc, writer, [(STDOUT, reader)], master)
 
 
-def _start_error(command: str, e: OSError) -> str:
+def start_error(command: str, e: OSError) -> str:
     """The kubelet's words (an internal error, around the runtime's) for a command that does not start."""
     if e.errno == errno.ENOENT:
         why = "executable file not found in $PATH"

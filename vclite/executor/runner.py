@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import errno
 import os
 import pathlib
 import posixpath
@@ -62,7 +63,7 @@ from typing import Any, Callable, Iterable
 
 from vclite.api import core, meta
 from vclite.executor import envvars, exits, logtimes, memory, podattach, podexec, podstatus, processes, recovery
-from vclite.executor import localnames, localtools, strays
+from vclite.executor import localnames, localtools, mountview, strays
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -73,6 +74,15 @@ MAX_MESSAGE = core.TERMINATION_MESSAGE_LIMIT
 FALLBACK_LINES, FALLBACK_BYTES = 80, 2048
 START_ERROR_EXIT = 128
 RESERVED = ("logs", ".vclite")
+VIEW_UNAVAILABLE = "MountPathsNotMapped"   # a Warning Event: the container wanted a view this host cannot give
+
+
+def unmapped_message(container: Obj, why: str) -> str:
+    """The Event's message: where the container's paths are instead."""
+    paths = [vm.get("mountPath", "") for vm in container.get("volumeMounts") or []]
+    where = (f"its volumeMounts are at $VC_POD_DIR<mountPath> ({', '.join(paths)}), " if paths else "")
+    return (f"this host cannot give the container its own mount namespace ({why}): {where}and its termination "
+            f"message goes to $TERMINATION_MESSAGE_PATH, not {mountview.termination_path(container)}")
 _RESTARTS = {  # restart policy -> does an exit with this code restart the container?
     core.RestartPolicy.ALWAYS: lambda code: True,
     core.RestartPolicy.ON_FAILURE: lambda code: code != 0,
@@ -99,6 +109,16 @@ def start_error_message(program: str, error: OSError) -> str:
     return f'exec: "{program}": {(error.strerror or str(error)).lower()}'
 
 
+def view_exec_error(program: str, env: dict[bytes, bytes], view: mountview.Spec) -> OSError | None:
+    """The error exec of `program` would raise in `view` (its PATH, its working directory), or None."""
+    if exits.resolve(program, env, view.cwd, lambda path: mountview.host_path(path, view.binds)) is not None:
+        return None
+    found = exits.resolve(program, env, view.cwd, lambda path: mountview.host_path(path, view.binds), executable=False)
+    if found is not None:
+        return PermissionError(errno.EACCES, os.strerror(errno.EACCES), program)
+    return FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+
+
 class NoCommandError(envvars.ConfigError):
     reason = envvars.NO_COMMAND
 
@@ -116,10 +136,26 @@ class Launch:
     memory_limit: int | None = None   # resources.limits.memory in bytes (memory.py)
     stdin: bool = False               # `stdin: true`: a pipe kept open for `kubectl attach -i` (podattach.py)
     stdin_once: bool = False          # `stdinOnce: true`: closed when an attached client's stdin ends
+    view: mountview.Spec | None = None   # the program's own view of the file system (mountview.py), if it has one
 
     @property
     def previous_log(self) -> Path:
         return previous_log_of(self.log)
+
+    def command(self, argv: list[str], env: dict[bytes, bytes]) -> list[str]:
+        """`argv` (this launch's program or a command exec'd in its container) as started: in the launch's view
+        if it has one. Raises the OSError exec would (a program the view does not have), as Popen would."""
+        if self.view is None:
+            return argv
+        problem = view_exec_error(argv[0], env, self.view)
+        if problem is not None:
+            raise problem
+        return mountview.command(self.view, argv)
+
+    def locate(self) -> Callable[[str], str] | None:
+        """A path of the program's view -> the host's (None: no view, the host's own paths)."""
+        view = self.view
+        return None if view is None else (lambda path: mountview.host_path(path, view.binds))
 
     def end_message(self, code: int) -> str:
         """The termination message of a run that exited `code`: its file's, else (FallbackToLogsOnError, a failure)
@@ -334,6 +370,11 @@ class PodRunner:
         sources = self._materialize_volumes(fresh=self._fresh_logs)
         mounts = self._mount(sources)
         self.launches = {name: self._launch(c, mounts) for name, c in self._specs.items()}
+        if any(launch.view for launch in self.launches.values()):
+            (self.pod_dir / ".vclite" / "root").mkdir(parents=True, exist_ok=True)
+        for name, c in self._specs.items():
+            if self.launches[name].view is None and mountview.wants_view(c):
+                self._event(name, "Warning", VIEW_UNAVAILABLE, unmapped_message(c, mountview.available() or ""))
 
     def _adopted_launches(self, mounts: dict[str, Path], running: dict[str, int]) -> dict[str, Launch]:
         """An adopted pod's launches (prepare). A ConfigMap, Secret or key a container's environment names may be
@@ -454,7 +495,10 @@ class PodRunner:
         name = c.get("name", "")
         term = self.pod_dir / "logs" / f"{name}.termination-log"
         spec = self.pod.get("spec") or {}
-        injected = {"VC_POD_DIR": str(self.pod_dir), "TERMINATION_MESSAGE_PATH": str(term),
+        cwd = self._working_dir(c.get("workingDir"), mounts)
+        view = self._view(c, mounts, term, cwd)
+        injected = {"VC_POD_DIR": str(self.pod_dir),
+                    "TERMINATION_MESSAGE_PATH": mountview.termination_path(c) if view else str(term),
                     "HOSTNAME": spec.get("hostname") or meta.name(self.pod), **self._device_env.get(name, {})}
         if not env_of:
             c = {k: v for k, v in c.items() if k not in ("env", "envFrom")}
@@ -463,11 +507,30 @@ class PodRunner:
         argv = [localnames.localize(a, namespace, self._hosts_of) for a in envvars.argv(c, env)]
         argv = localtools.with_stand_ins(argv, env.get("PATH", self._host_env.get("PATH")))
         return Launch(argv=argv, env={**_encoded(self._host_env), **_encode(env)},
-                      cwd=self._working_dir(c.get("workingDir"), mounts),
-                      log=self.pod_dir / "logs" / f"{name}.log", termination_log=term,
+                      cwd=cwd, log=self.pod_dir / "logs" / f"{name}.log", termination_log=term,
                       fallback_to_logs=c.get("terminationMessagePolicy") == "FallbackToLogsOnError",
                       memory_limit=memory.limit_of(c), stdin=c.get("stdin") is True,
-                      stdin_once=c.get("stdinOnce") is True)
+                      stdin_once=c.get("stdinOnce") is True, view=view)
+
+    def _view(self, c: Obj, mounts: dict[str, Path], term: Path, cwd: Path) -> mountview.Spec | None:
+        """The container's view of the file system (mountview.py), if it wants one and the host can give it: its
+        volumeMounts at their paths, its termination message file at terminationMessagePath, a workingDir kept
+        in the pod's directory at its own path."""
+        if not mountview.wants_view(c) or mountview.available() is not None:
+            return None
+        binds = []
+        for vm in c.get("volumeMounts") or []:
+            rel = _rel(vm.get("mountPath", ""), "mountPath")
+            source = mounts[rel]
+            if str(source) != "/" + rel or vm.get("readOnly") is True:   # (a hostPath at its own path: as it is)
+                binds.append(mountview.Bind(str(source), "/" + rel, vm.get("readOnly") is True))
+        binds.append(mountview.Bind(str(term), mountview.termination_path(c)))
+        wd = c.get("workingDir")
+        if wd and os.path.isabs(wd) and cwd != Path(wd) and not any(
+                wd.rstrip("/") == b.target or wd.startswith(b.target + "/") for b in binds):
+            binds.append(mountview.Bind(str(cwd), posixpath.normpath(wd)))   # (kept in the pod's directory)
+        in_view = posixpath.normpath(wd) if wd and os.path.isabs(wd) else str(cwd)
+        return mountview.Spec(str(self.pod_dir / ".vclite" / "root"), in_view, tuple(binds))
 
     def _localized(self, env: dict[str, str], injected: dict[str, str]) -> dict[str, str]:
         """The pod's variables with pods' DNS names as 127.0.0.1 (localnames.py); vclite's own as they are."""
@@ -544,8 +607,14 @@ class PodRunner:
             raise podexec.ExecError(problem)
         assert self.launches is not None
         launch = self.launches[container]
-        session = await podexec.start(argv, cwd=launch.cwd, env=self._run_envs.get(container, launch.env),
-                                      stdin=stdin, stdout=stdout, stderr=stderr, tty=tty)
+        env = self._run_envs.get(container, launch.env)
+        if argv:
+            try:
+                argv = launch.command(argv, env)
+            except OSError as e:
+                raise podexec.ExecError(podexec.start_error(argv[0], e)) from None
+        session = await podexec.start(argv, cwd=launch.cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr,
+                                      tty=tty)
         sessions = self._execs.setdefault(container, set())
         sessions.add(session)
         return session
@@ -747,9 +816,13 @@ class PodRunner:
                 await stdin.open()
             with open(launch.log, "ab") as log:
                 mark_started(log.fileno(), self.pod_dir, meta.uid(self.pod))
+                if launch.view is not None:   # (bound at terminationMessagePath: it must be there, and empty)
+                    launch.termination_log.write_bytes(b"")
+                cwd = launch.view.cwd if launch.view is not None else launch.cwd
                 argv = launch.argv if self._exit_journal is None else exits.wrap(
-                    launch.argv, env, launch.cwd, self._exit_journal, exits.run_key(meta.uid(self.pod), st.name, run))
-                proc = await processes.start(argv, cwd=launch.cwd, env=env, log=log,
+                    launch.argv, env, cwd, self._exit_journal, exits.run_key(meta.uid(self.pod), st.name, run),
+                    launch.locate())
+                proc = await processes.start(launch.command(argv, env), cwd=launch.cwd, env=env, log=log,
                                              stdin=stdin.read_end if stdin is not None else None)
                 if argv is not launch.argv:
                     self._wrapped.add(proc.pid)

@@ -1,0 +1,155 @@
+"""PodRunner with containers that see their volumeMounts and termination message path at their own paths
+(mountview.py), against real processes in real mount namespaces; and without, where the host cannot."""
+import asyncio
+import os
+
+import pytest
+
+from tests.unit.executor.test_runner import container, make_pod, new_runner, run, status_of
+from vclite.api import core
+from vclite.executor import exits, mountview, runner
+from vclite.lib import clock
+
+pytestmark = pytest.mark.skipif(mountview.available() is not None,
+                                reason=f"no mount namespace on this host: {mountview.available()}")
+
+
+def log_of(r, name="main"):
+    return (r.pod_dir / "logs" / f"{name}.log").read_text()
+
+
+def test_volumes_at_their_paths_and_the_message_at_dev_termination_log(tmp_path):
+    """The svc plugin's hosts file at /etc/volcano, a script from a ConfigMap run by its path, an emptyDir two
+    containers share, a read-only mount, and the output written where Kubernetes puts it."""
+    pod = make_pod([
+        container("main", "/scripts/run.sh; cat /etc/volcano/worker.host; echo; "
+                          "until [ -e /shared/ready ]; do sleep 0.02; done; cat /shared/ready; "
+                          "touch /etc/volcano/new 2>/dev/null || echo read-only; echo 0.93 > /dev/termination-log",
+                  volumeMounts=[{"name": "hosts", "mountPath": "/etc/volcano", "readOnly": True},
+                                {"name": "scripts", "mountPath": "/scripts"},
+                                {"name": "shared", "mountPath": "/shared"}]),
+        container("side", "echo from-side > /shared/ready", volumeMounts=[{"name": "shared", "mountPath": "/shared"}]),
+    ], volumes=[{"name": "hosts", "configMap": {"name": "job-svc"}},
+                {"name": "scripts", "configMap": {"name": "scripts", "defaultMode": 0o755}},
+                {"name": "shared", "emptyDir": {}}])
+    r = run(tmp_path, pod, {"job-svc": {"data": {"worker.host": "w-0.job"}},
+                            "scripts": {"data": {"run.sh": "#!/bin/sh\necho script-ran"}}})
+    assert r.phase() == core.PodPhase.SUCCEEDED, log_of(r)
+    assert log_of(r) == "script-ran\nw-0.job\nfrom-side\nread-only\n"
+    assert status_of(r, "main")["state"]["terminated"]["message"] == "0.93\n"
+    assert "message" not in status_of(r, "side")["state"]["terminated"]
+    assert not os.path.exists("/shared") and not os.path.exists("/scripts")
+
+
+@pytest.mark.parametrize("extra, script, message", [
+    pytest.param({}, 'echo via-variable > "$TERMINATION_MESSAGE_PATH"; echo $TERMINATION_MESSAGE_PATH >&2',
+                 "via-variable\n", id="the-variable-names-the-same-file"),
+    pytest.param({"terminationMessagePath": "/out/result"}, "mkdir -p /out; echo custom > /out/result",
+                 "custom\n", id="a-path-of-its-own"),
+    pytest.param({"terminationMessagePolicy": "FallbackToLogsOnError"}, "echo boom; exit 1", "boom",
+                 id="an-empty-file-falls-back-to-the-log"),
+])
+def test_termination_messages_in_a_view(tmp_path, extra, script, message):
+    pod = make_pod([container("main", script, volumeMounts=[{"name": "v", "mountPath": "/v"}], **extra)],
+                   volumes=[{"name": "v", "emptyDir": {}}])
+    r = run(tmp_path, pod)
+    assert status_of(r, "main")["state"]["terminated"].get("message") == message, log_of(r)
+
+
+def test_a_restart_starts_with_an_empty_message_file(tmp_path):
+    script = ('[ -e "$VC_POD_DIR/m" ] && exit 0; touch "$VC_POD_DIR/m"; echo first-run > /dev/termination-log; '
+              "exit 1")
+    r = run(tmp_path, make_pod([container("main", script)], restart="OnFailure"))
+    st = status_of(r, "main")
+    assert st["restartCount"] == 1 and "message" not in st["state"]["terminated"]
+    assert st["lastState"]["terminated"]["message"] == "first-run\n"
+
+
+def test_a_working_directory_the_host_lacks_is_kept_in_the_pod_directory(tmp_path):
+    r = run(tmp_path, make_pod([container("main", "pwd; echo x > made", workingDir="/workspace/vclite-test",
+                                          volumeMounts=[{"name": "v", "mountPath": "/v"}])],
+                               volumes=[{"name": "v", "emptyDir": {}}]))
+    assert log_of(r) == "/workspace/vclite-test\n"
+    assert (r.pod_dir / "workspace/vclite-test/made").read_text() == "x\n"
+
+
+@pytest.mark.parametrize("program, message", [
+    pytest.param("/scripts/missing.sh",
+                 'exec: "/scripts/missing.sh": stat /scripts/missing.sh: no such file or directory', id="missing"),
+    pytest.param("/scripts/not-executable.sh", 'exec: "/scripts/not-executable.sh": permission denied',
+                 id="not-executable"),
+    pytest.param("vclite-no-such-binary", 'exec: "vclite-no-such-binary": executable file not found in $PATH',
+                 id="not-in-path"),
+])
+def test_a_program_the_view_lacks_is_a_start_error(tmp_path, program, message):
+    pod = make_pod([{"name": "main", "command": [program],
+                     "volumeMounts": [{"name": "scripts", "mountPath": "/scripts"}]}],
+                   volumes=[{"name": "scripts", "configMap": {"name": "scripts", "defaultMode": 0o644}}])
+    r = run(tmp_path, pod, {"scripts": {"data": {"not-executable.sh": "#!/bin/sh\n"}}})
+    term = status_of(r, "main")["state"]["terminated"]
+    assert (term["exitCode"], term["reason"], term["message"]) == (128, "StartError", message)
+
+
+def test_a_program_in_a_mounted_path_on_the_containers_path(tmp_path):
+    pod = make_pod([{"name": "main", "command": ["train"], "env": [{"name": "PATH", "value": "/tools:/usr/bin:/bin"}],
+                     "volumeMounts": [{"name": "tools", "mountPath": "/tools"}]}],
+                   volumes=[{"name": "tools", "configMap": {"name": "tools", "defaultMode": 0o755}}])
+    r = run(tmp_path, pod, {"tools": {"data": {"train": "#!/bin/sh\necho trained"}}})
+    assert r.phase() == core.PodPhase.SUCCEEDED and log_of(r) == "trained\n"
+
+
+def test_the_exit_journal_records_a_program_run_in_a_view(tmp_path):
+    journal = tmp_path / exits.JOURNAL
+    journal.write_text("")
+    pod = make_pod([{"name": "main", "command": ["/scripts/run.sh"],
+                     "volumeMounts": [{"name": "scripts", "mountPath": "/scripts"}]}],
+                   volumes=[{"name": "scripts", "configMap": {"name": "scripts", "defaultMode": 0o755}}])
+    r = runner.PodRunner(pod, tmp_path / "ns" / "p", {"scripts": {"data": {"run.sh": "#!/bin/sh\nexit 3"}}},
+                         clock.RealClock(), [].append,
+                         exit_journal=journal)
+    asyncio.run(r.run())
+    assert status_of(r, "main")["state"]["terminated"]["exitCode"] == 3
+    assert exits.read(journal)[exits.run_key(pod["metadata"]["uid"], "main", 0)].code == 3
+
+
+def test_exec_gets_the_containers_view(tmp_path):
+    from tests.unit.executor.test_podexec import drain
+    from vclite.executor import podexec
+    pod = make_pod([container("main", "until [ -e /data/stop ]; do sleep 0.02; done",
+                              volumeMounts=[{"name": "data", "mountPath": "/data"}])],
+                   volumes=[{"name": "data", "emptyDir": {}}])
+
+    async def go():
+        r = new_runner(tmp_path, pod)
+        task = asyncio.create_task(r.run())
+        while r.alive() < 1 or r.exec_problem("main"):
+            await asyncio.sleep(0.01)
+        with pytest.raises(podexec.ExecError, match='exec: "/data/nothing": executable file not found'):
+            await r.exec("main", ["/data/nothing"], stdin=False, stdout=True, stderr=False, tty=False)
+        s = await r.exec("main", ["sh", "-c", "echo seen > /data/by-exec; cat /data/by-exec; touch /data/stop"],
+                         stdin=False, stdout=True, stderr=False, tty=False)
+        out, rc = await drain(s)
+        await task
+        return out, rc
+    out, rc = asyncio.run(asyncio.wait_for(go(), 30))
+    assert (rc, out) == (0, {1: b"seen\n"})
+
+
+def test_without_views_the_paths_stay_unmapped_and_an_event_says_so(tmp_path, monkeypatch):
+    monkeypatch.setenv(mountview.OFF, "off")
+    events = []
+    pod = make_pod([container("main", 'cat "$VC_POD_DIR/etc/volcano/worker.host"; echo m > "$TERMINATION_MESSAGE_PATH"',
+                              volumeMounts=[{"name": "hosts", "mountPath": "/etc/volcano"}]),
+                    container("plain", "true")],
+                   volumes=[{"name": "hosts", "configMap": {"name": "job-svc"}}])
+    r = runner.PodRunner(pod, tmp_path / "ns" / "p", {"job-svc": {"data": {"worker.host": "w-0.job"}}},
+                         clock.RealClock(), [].append,
+                         on_event=lambda *e: events.append(e))
+    asyncio.run(r.run())
+    assert r.phase() == core.PodPhase.SUCCEEDED and log_of(r) == "w-0.job"
+    assert status_of(r, "main")["state"]["terminated"]["message"] == "m\n"
+    warned = [e for e in events if e[2] == runner.VIEW_UNAVAILABLE]
+    assert len(warned) == 1 and warned[0][0] == "spec.containers{main}" and warned[0][1] == "Warning"
+    assert warned[0][3] == (f"this host cannot give the container its own mount namespace ({mountview.OFF}=off): its "
+                            "volumeMounts are at $VC_POD_DIR<mountPath> (/etc/volcano), and its termination message "
+                            "goes to $TERMINATION_MESSAGE_PATH, not /dev/termination-log")

@@ -1,0 +1,366 @@
+"""A container's own view of the file system: its volumeMounts (and termination message file) at their paths.
+
+On Kubernetes a container sees each volume at its `mountPath` (`/data`, `/etc/volcano/worker.host`,
+`/etc/config/app.yaml`) and writes its termination message to `terminationMessagePath`
+(`/dev/termination-log`). Run locally, a container is a host process, so those absolute paths would be the
+host's own. For a container that has any of them, the runner starts its program through this file (run as a
+script, `python -I -S mountview.py SPEC... -- PROGRAM ARGS...`), which gives the process a mount namespace of its
+own and execs the program in it, where:
+
+- `/` is a fresh tmpfs that carries every entry of the host's `/` (directories bound from the host, recursively:
+  `/usr`, `/home`, `/tmp`, `/proc`, `/dev`…; symbolic links as they are), so everything on the host is where it
+  was, and writes to it reach the host;
+- each bind (a volume's directory or file, the termination message file, a workingDir kept in the pod's
+  directory) is mounted at its path (read-only where the volumeMount says so). A path that does not exist is
+  made: inside another volume, in that volume's directory (as runc does); inside a host directory, the directory
+  is shadowed — a tmpfs in its place that carries its entries, bound from the host, plus the new one — so nothing
+  is ever created on the host outside the volumes. A new file written next to such a mount point (in `/etc` for
+  `/etc/config`, in `/` for `/data`) lives only in the container's view, as in a container's root file system;
+- the working directory is the given one (in the view).
+
+The namespace is made with unshare(2): as root only a mount namespace; as another user, a user namespace too
+(the user mapped to itself, no other capability kept after exec) where the host allows unprivileged user
+namespaces. `available()` tries it once; where it fails the runner starts programs as before (paths unmapped)
+and says so. The process tree, signals, network, /proc and exit codes are the host's as before: only what the
+paths lead to changes, for the container's process and what it starts (and a `kubectl exec` into it, which
+gets the same view made again).
+
+Costs: one Python start (about 15–25 ms) and one mount per entry of each shadowed directory, per container
+start — paid only by containers that have a volumeMount or name their termination message path.
+
+Arguments: `ROOT CWD` then `--bind SOURCE TARGET` / `--ro-bind SOURCE TARGET` pairs, then `--` and the program
+(`encode`/`decode`). ROOT is an empty directory the new root is mounted on (any will do: it is only seen from
+inside the namespace). Only the standard library is used here (this file runs before vclite is importable).
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import stat
+import sys
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_UNBINDABLE, MS_PRIVATE = 32, 4096, 16384, 1 << 17, 1 << 18
+MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
+# statvfs's f_flag bits -> mount(2) flags: a read-only remount must keep the flags the mount has (a user namespace
+# may not clear them)
+_KEPT_FLAGS = ((1, MS_RDONLY), (2, MS_NOSUID), (4, MS_NODEV), (8, MS_NOEXEC), (1024, MS_NOATIME),
+               (2048, MS_NODIRATIME), (4096, MS_RELATIME))
+DEFAULT_TERMINATION_PATH = "/dev/termination-log"   # Kubernetes' default terminationMessagePath
+OFF = "VCLITE_MOUNT_VIEW"   # set to "off" (in the environment of vclite itself): no views, paths unmapped
+MAX_LINKS = 40   # symbolic links followed while resolving one path (the kernel's limit)
+FAILED = 127     # the exit code when the view cannot be made or the program cannot be exec'd
+
+
+class _Value:
+    """A plain value (no dataclasses here: importing them would double this script's start-up time)."""
+    __slots__: tuple[str, ...] = ()
+
+    def _fields(self) -> tuple:
+        return tuple(getattr(self, f) for f in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._fields() == other._fields()   # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}{self._fields()!r}"
+
+
+class Bind(_Value):
+    """`source` (a host directory or file) mounted at `target` (an absolute path in the view)."""
+    __slots__ = ("source", "target", "read_only")
+
+    def __init__(self, source: str, target: str, read_only: bool = False):
+        self.source, self.target, self.read_only = source, target, read_only
+
+
+class Spec(_Value):
+    """A view: its root's mount point (an empty host directory), working directory (in the view), binds."""
+    __slots__ = ("root", "cwd", "binds")
+
+    def __init__(self, root: str, cwd: str, binds: tuple[Bind, ...]):
+        self.root, self.cwd, self.binds = root, cwd, tuple(binds)
+
+
+def encode(spec: Spec) -> list[str]:
+    """The script's arguments before `--`."""
+    out = [spec.root, spec.cwd]
+    for b in spec.binds:
+        out += ["--ro-bind" if b.read_only else "--bind", b.source, b.target]
+    return out
+
+
+def decode(args: list[str]) -> tuple[Spec, list[str]]:
+    """(the spec, the program and its arguments); ValueError for arguments `encode` cannot have made."""
+    if "--" not in args:
+        raise ValueError("no '--' before the program")
+    end = args.index("--")
+    head, program = args[:end], args[end + 1:]
+    if len(head) < 2 or (len(head) - 2) % 3 or not program:
+        raise ValueError("expected ROOT CWD [--bind|--ro-bind SOURCE TARGET]... -- PROGRAM [ARGS...]")
+    binds = []
+    for k in range(2, len(head), 3):
+        flag, source, target = head[k:k + 3]
+        if flag not in ("--bind", "--ro-bind") or not target.startswith("/"):
+            raise ValueError(f"bad bind {flag} {source} {target}")
+        binds.append(Bind(source, target, flag == "--ro-bind"))
+    return Spec(head[0], head[1], tuple(binds)), program
+
+
+def command(spec: Spec, argv: list[str], python: str = sys.executable) -> list[str]:
+    """`argv` started in the view `spec`."""
+    return [python, "-I", "-S", __file__, *encode(spec), "--", *argv]
+
+
+def termination_path(container: dict) -> str:
+    return container.get("terminationMessagePath") or DEFAULT_TERMINATION_PATH
+
+
+def wants_view(container: dict) -> bool:
+    """Whether the container needs its own view: it has a volumeMount, a terminationMessagePath of its own (its
+    program writes there by name), or a command line that names its termination message path. (Every other
+    container starts directly: a view costs a Python start.)"""
+    if container.get("volumeMounts"):
+        return True
+    path = termination_path(container)
+    if path != DEFAULT_TERMINATION_PATH:
+        return True
+    words = [w for key in ("command", "args") for w in container.get(key) or [] if isinstance(w, str)]
+    return any(path in w for w in words)
+
+
+def ordered(binds: tuple[Bind, ...] | list[Bind]) -> list[Bind]:
+    """Outer mount points before the ones inside them (`/data` before `/data/cache`); a later bind of the same
+    target wins, as it would be mounted on top."""
+    return sorted(binds, key=lambda b: len([p for p in b.target.split("/") if p]))
+
+
+def host_path(path: str, binds: tuple[Bind, ...] | list[Bind]) -> str:
+    """Where the view's absolute `path` is on the host: under the deepest bind that covers it, in its source;
+    elsewhere the host's own path."""
+    path = os.path.normpath(path)
+    best: Bind | None = None
+    for b in binds:
+        t = os.path.normpath(b.target)
+        if (path == t or path.startswith(t.rstrip("/") + "/")) and (best is None or len(t) >= len(best.target)):
+            best = b
+    if best is None:
+        return path
+    rest = path[len(os.path.normpath(best.target)):].lstrip("/")
+    return os.path.join(best.source, rest) if rest else best.source
+
+
+def mount_flags(f_flag: int) -> int:
+    """The flags a bind's remount keeps, from its statvfs f_flag."""
+    return sum(ms for st, ms in _KEPT_FLAGS if f_flag & st)
+
+
+# ---- making the view (in the process that will exec the program) -----------------------------------------------
+_libc = None
+
+
+def _call(name: str, *args: object) -> None:
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+    fn = getattr(_libc, name)
+    if fn(*args) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{name}: {os.strerror(errno)}")
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    enc = (lambda s: None if s is None else os.fsencode(s))
+    try:
+        _call("mount", enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data))
+    except OSError as e:
+        raise OSError(e.errno, f"mount {source or fstype} on {target}: {os.strerror(e.errno or 0)}") from None
+
+
+def _unshare() -> None:
+    uid, gid = os.geteuid(), os.getegid()
+    if uid == 0:
+        try:
+            _call("unshare", CLONE_NEWNS)
+            return
+        except OSError:   # (root without CAP_SYS_ADMIN, as in some containers: a user namespace may still do)
+            pass
+    _call("unshare", CLONE_NEWUSER | CLONE_NEWNS)
+    with open("/proc/self/setgroups", "w") as fh:
+        fh.write("deny")
+    with open("/proc/self/uid_map", "w") as fh:
+        fh.write(f"{uid} {uid} 1")
+    with open("/proc/self/gid_map", "w") as fh:
+        fh.write(f"{gid} {gid} 1")
+
+
+class _Builder:
+    """Mounts the view under `root`, keeping track of which of its directories are bound from the host (nothing
+    may be created there: they get shadowed first), which are the view's own tmpfs, and which are volumes."""
+
+    def __init__(self, root: str):
+        self.root = root.rstrip("/")
+        self.host_bound: set[str] = set()   # view paths bound from the host's same path
+
+    def real(self, path: str) -> str:
+        return self.root + path if path != "/" else self.root
+
+    def start(self) -> None:
+        _mount(None, "/", None, MS_REC | MS_PRIVATE)
+        _mount("tmpfs", self.root, "tmpfs", 0, "mode=755")
+        _mount(None, self.root, None, MS_UNBINDABLE)   # (left out of the host directories bound into it)
+        self._replicate("/")
+
+    def _replicate(self, directory: str) -> None:
+        """The host's entries of `directory` into the view's (a tmpfs there, empty)."""
+        for entry in os.scandir(directory):
+            host = entry.path
+            view = self.real(host)
+            if entry.is_symlink():
+                os.symlink(os.readlink(host), view)
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                os.mkdir(view)
+                self.host_bound.add(host)
+            else:
+                with open(view, "w"):
+                    pass
+            try:
+                _mount(host, view, None, MS_BIND | MS_REC)
+            except OSError:
+                if entry.is_dir(follow_symlinks=False):   # (one not readable: left as an empty directory)
+                    self.host_bound.discard(host)
+
+    def _bound_from_host(self, path: str) -> bool:
+        """True when `path` is inside a directory bound from the host (so it is the host's own)."""
+        return any(path == d or path.startswith(d + "/") for d in self.host_bound)
+
+    def resolve(self, path: str) -> str:
+        """`path` in the view with its symbolic links followed (an absolute link within the view)."""
+        parts = [p for p in path.split("/") if p]
+        done = "/"
+        links = 0
+        while parts:
+            part = parts.pop(0)
+            if part == ".":
+                continue
+            if part == "..":
+                done = os.path.dirname(done)
+                continue
+            candidate = os.path.join(done, part)
+            real = self.real(candidate)
+            if os.path.islink(real):
+                links += 1
+                if links > MAX_LINKS:
+                    raise OSError(40, f"{path}: too many levels of symbolic links")
+                target = os.readlink(real)
+                parts = [p for p in target.split("/") if p] + parts
+                if target.startswith("/"):
+                    done = "/"
+                continue
+            done = candidate
+        return done
+
+    def ensure(self, path: str, is_file: bool) -> str:
+        """`path` exists in the view (made where missing: see the module's docstring); returns it resolved."""
+        path = self.resolve(path)
+        if os.path.lexists(self.real(path)):
+            return path
+        parent = os.path.dirname(path)
+        parent = self.ensure(parent, False) if parent != path else parent
+        path = os.path.join(parent, os.path.basename(path))
+        if self._bound_from_host(parent):
+            top = next(d for d in sorted(self.host_bound, key=len) if parent == d or parent.startswith(d + "/"))
+            self._shadow_down(top, parent)
+        if is_file:
+            with open(self.real(path), "w"):
+                pass
+        else:
+            os.mkdir(self.real(path))
+        return path
+
+    def _shadow_down(self, top: str, parent: str) -> None:
+        """Shadow `top` (a host-bound directory) and each host directory below it on the way to `parent`."""
+        d = top
+        rest = parent[len(top):].strip("/").split("/") if parent != top else []
+        while True:
+            self.host_bound.discard(d)
+            mode = stat.S_IMODE(os.stat(d).st_mode)
+            _mount("tmpfs", self.real(d), "tmpfs", 0, "mode=" + format(mode, "o"))
+            self._replicate(d)
+            if not rest:
+                return
+            d = os.path.join(d, rest.pop(0))
+
+    def bind(self, b: Bind) -> None:
+        is_file = not os.path.isdir(b.source)
+        target = self.ensure(b.target, is_file)
+        if os.path.isdir(self.real(target)) == is_file:
+            raise OSError(20 if is_file else 21, f"cannot mount {'a file' if is_file else 'a directory'} "
+                                                 f"{b.source} at {b.target}: it is {'a directory' if is_file else 'a file'}")
+        _mount(b.source, self.real(target), None, MS_BIND | MS_REC)
+        self.host_bound -= {d for d in self.host_bound if d == target or d.startswith(target + "/")}
+        if b.read_only:
+            flags = mount_flags(os.statvfs(self.real(target)).f_flag)
+            _mount(None, self.real(target), None, MS_BIND | MS_REMOUNT | MS_RDONLY | flags)
+
+
+def enter(spec: Spec) -> None:
+    """Make the view and move into it (this process: it is about to exec)."""
+    _unshare()
+    builder = _Builder(spec.root)
+    builder.start()
+    for b in ordered(spec.binds):
+        builder.bind(b)
+    cwd = builder.ensure(spec.cwd, False)
+    os.chroot(builder.root)
+    os.chdir(cwd)
+
+
+_PROBE = None
+
+
+def available(python: str = sys.executable) -> str | None:
+    """None where a view can be made on this host; else why not (tried once: a throwaway process makes one)."""
+    global _PROBE
+    if os.environ.get(OFF, "").lower() in ("off", "0", "false", "no"):
+        return f"{OFF}={os.environ[OFF]}"
+    if _PROBE is None:
+        import subprocess
+        import tempfile
+        with tempfile.TemporaryDirectory(prefix="vclite-view-") as root:
+            try:
+                done = subprocess.run(command(Spec(root, "/", ()), ["true"], python), capture_output=True,
+                                      timeout=30)
+                _PROBE = "" if done.returncode == 0 else (done.stderr.decode(errors="replace").strip()
+                                                          or f"exit code {done.returncode}")
+            except (OSError, subprocess.SubprocessError) as e:
+                _PROBE = str(e)
+    return _PROBE or None
+
+
+def main(args: list[str]) -> int:
+    try:
+        spec, program = decode(args)
+    except ValueError as e:
+        print(f"mountview: {e}", file=sys.stderr)
+        return 2
+    try:
+        enter(spec)
+    except OSError as e:
+        print(f"vclite: cannot give the container its volumeMounts' paths: {e.strerror or e}", file=sys.stderr)
+        return FAILED
+    try:
+        os.execvp(program[0], program)
+    except OSError as e:
+        print(f"vclite: exec {program[0]!r}: {e.strerror or e}", file=sys.stderr)
+    return FAILED
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
