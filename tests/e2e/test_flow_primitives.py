@@ -577,3 +577,16 @@ spec:
               "exit 1; fi; echo ok")
     status, _, _ = run_example(vcctl, tmp_path, "last.yaml", flows + _template("a", script, restart="OnFailure"))
     assert status["state"]["phase"] == "Succeed" and "output" not in status["conditions"]["last-a"]
+
+
+def test_shared_volume_jobs_see_their_mounts_at_their_paths(vcctl, tmp_path):
+    """examples/shared-volume.yaml, unchanged from a cluster's: a claim at /data two jobs share, a ConfigMap script
+    run by its path, the output written to /dev/termination-log."""
+    from vclite.executor import mountview
+    if mountview.available() is not None:
+        pytest.skip(f"no mount namespace on this host: {mountview.available()}")
+    status, jobs, _ = run_example(vcctl, tmp_path, "shared-volume.yaml")
+    assert status["conditions"]["shared-volume-train"]["output"] == "0.93\n"
+    assert logs(tmp_path, "shared-volume-report-main-0") == "accuracy 0.93: trained on 5 rows (sum 15)\n"
+    claim = tmp_path / "work" / "default" / "_pvc" / "shared-data"
+    assert sorted(p.name for p in claim.iterdir()) == ["model.txt", "train.csv"]

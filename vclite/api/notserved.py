@@ -19,8 +19,9 @@ OPERATOR = "its operator runs it, not vclite: write the pods as a Volcano Job (b
 KUBE_BATCH = ("Kubernetes' job controller runs it, not vclite: write it as Volcano's Job or CronJob "
               "(batch.volcano.sh/v1alpha1), whose spec differs in more than apiVersion: a Job's pod template goes "
               "under spec.tasks[].template, a CronJob's spec.jobTemplate.spec is a Volcano Job's spec")
-STORAGE = ("vclite has no volumes: a pod's files live in its own directory ($VC_POD_DIR; a vcjob's spec.volumes "
-           "are accepted and ignored): leave this document out of a vclite run; a cluster needs it")
+STORAGE = ("vclite has no storage provisioning: a claim a pod or a vcjob's spec.volumes names is a directory its "
+           "namespace's pods share (<workdir>/<namespace>/_pvc/<claim>), mounted at its mountPath: leave this document "
+           "out of a vclite run; a cluster needs it")
 NETWORK = ("vclite's pods are processes of one machine, with no network isolation or ingress: leave this document "
            "out of a vclite run; a cluster needs it")
 

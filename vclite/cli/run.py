@@ -34,6 +34,7 @@ from vclite.api import batch, flow, kinds, meta, yamlio
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer
 from vclite.cli import flowreport, manifests, phasechanges, runhints, runlines, schedconfmap, stdinput, view
+from vclite.executor import mountview
 from vclite.executor import nodes as nodes_mod
 from vclite.lib import clock as clock_mod
 from vclite.runtime import runtime as runtime_mod
@@ -391,7 +392,8 @@ def _log_tails(rt: runtime_mod.Runtime, pod: Obj, names: list[str] | None = None
         if tail:
             lines.append(f"  last lines of {path}:")
             lines.extend(f"    {ln}" for ln in tail)
-            lines.extend(f"  {note}" for note in runhints.mount_notes(pod, name, tail))
+            if mountview.available() is not None:   # (else the container saw its mounts at their paths)
+                lines.extend(f"  {note}" for note in runhints.mount_notes(pod, name, tail))
     return lines
 
 

@@ -104,7 +104,8 @@ def pods_bins(tasks: list[tuple[int, dict[str, Any]]], node: dict[str, Any]) -> 
 def mount_notes(pod: Obj, container: str, tail: list[str]) -> list[str]:
     """For each volumeMount of the container whose absolute path the log lines name (`cat:
     /etc/volcano/mpiworker.host: No such file or directory`, a manifest written for a container's
-    filesystem): where that mount is here, since a pod's processes see this machine's filesystem."""
+    filesystem): where that mount is here, on a host where a pod's processes see this machine's filesystem
+    as it is (no mount namespace: executor/mountview.py)."""
     spec = pod.get("spec") or {}
     mounts = [m.get("mountPath") for c in [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]
               if isinstance(c, dict) and c.get("name") == container for m in c.get("volumeMounts") or []

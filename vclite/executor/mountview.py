@@ -217,8 +217,13 @@ class _Builder:
         self._replicate("/")
 
     def _replicate(self, directory: str) -> None:
-        """The host's entries of `directory` into the view's (a tmpfs there, empty)."""
-        for entry in os.scandir(directory):
+        """The host's entries of `directory` into the view's (a tmpfs there, empty); none of a directory this user
+        may not list (root's home for another user: its entries were out of reach anyway)."""
+        try:
+            entries = list(os.scandir(directory))
+        except PermissionError:
+            entries = []
+        for entry in entries:
             host = entry.path
             view = self.real(host)
             if entry.is_symlink():

@@ -390,8 +390,10 @@ class PodRunner:
                 started = recovery.wrapper_launch(running[name]) if name in running else None
                 if started is not None:
                     argv, env, cwd = started
-                    launches[name] = dataclasses.replace(self._launch(c, mounts, env_of=False), argv=argv, env=env,
-                                                         cwd=Path(cwd))
+                    launch = self._launch(c, mounts, env_of=False)
+                    # (a process in a view: /proc says where its directory is in that view, not on the host)
+                    launches[name] = dataclasses.replace(launch, argv=argv, env=env,
+                                                         cwd=Path(cwd) if launch.view is None else launch.cwd)
                 elif name not in inits:
                     raise
         return launches
@@ -522,6 +524,8 @@ class PodRunner:
         for vm in c.get("volumeMounts") or []:
             rel = _rel(vm.get("mountPath", ""), "mountPath")
             source = mounts[rel]
+            if not os.path.exists(source):   # (a hostPath with no type the host lacks: its path as it is, missing)
+                continue
             if str(source) != "/" + rel or vm.get("readOnly") is True:   # (a hostPath at its own path: as it is)
                 binds.append(mountview.Bind(str(source), "/" + rel, vm.get("readOnly") is True))
         binds.append(mountview.Bind(str(term), mountview.termination_path(c)))
@@ -529,6 +533,11 @@ class PodRunner:
         if wd and os.path.isabs(wd) and cwd != Path(wd) and not any(
                 wd.rstrip("/") == b.target or wd.startswith(b.target + "/") for b in binds):
             binds.append(mountview.Bind(str(cwd), posixpath.normpath(wd)))   # (kept in the pod's directory)
+        # vclite's own directories under a volume's mount point (an emptyDir at /tmp, the work directory under /tmp):
+        # bound again at their paths on top, so $VC_POD_DIR and the exit journal stay reachable
+        for own in {str(self.pod_dir), *([str(self._exit_journal.parent)] if self._exit_journal else [])}:
+            if any(own == b.target or own.startswith(b.target.rstrip("/") + "/") for b in binds):
+                binds.append(mountview.Bind(own, own))
         in_view = posixpath.normpath(wd) if wd and os.path.isabs(wd) else str(cwd)
         return mountview.Spec(str(self.pod_dir / ".vclite" / "root"), in_view, tuple(binds))
 

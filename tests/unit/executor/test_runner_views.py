@@ -153,3 +153,18 @@ def test_without_views_the_paths_stay_unmapped_and_an_event_says_so(tmp_path, mo
     assert warned[0][3] == (f"this host cannot give the container its own mount namespace ({mountview.OFF}=off): its "
                             "volumeMounts are at $VC_POD_DIR<mountPath> (/etc/volcano), and its termination message "
                             "goes to $TERMINATION_MESSAGE_PATH, not /dev/termination-log")
+
+
+def test_a_volume_over_the_pods_own_directory_leaves_it_reachable(tmp_path):
+    """An emptyDir at the top directory of the pod's (as /tmp over a work directory under /tmp): the pod's
+    directory is bound again on top, so $VC_POD_DIR, relative paths and the working directory still work."""
+    top = "/" + str(tmp_path).strip("/").split("/")[0]   # (/tmp)
+    pod = make_pod([container("main", 'echo scratch > "$VC_POD_DIR/../../../scratch-vclite-test"; pwd; '
+                                      'echo here > in-pod-dir; ls "$VC_POD_DIR/logs"',
+                              volumeMounts=[{"name": "scratch", "mountPath": top}])],
+                   volumes=[{"name": "scratch", "emptyDir": {}}])
+    r = run(tmp_path, pod)
+    assert r.phase() == core.PodPhase.SUCCEEDED, log_of(r)
+    assert log_of(r).splitlines()[:2] == [str(r.pod_dir), "main.log"]
+    assert (r.pod_dir / "in-pod-dir").read_text() == "here\n"
+    assert not (r.pod_dir / "../../../scratch-vclite-test").exists()   # (written in the emptyDir, not the host)
