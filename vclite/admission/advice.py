@@ -9,7 +9,7 @@ them the same way); `vcctl validate` and `vcctl run` print each as a warning:
   task wants `Never` or `OnFailure`. (An explicit `Always` is taken as meant.)
 - a container with a terminationMessagePath other than Kubernetes' default, or a command that writes the
   default `/dev/termination-log` by name — only where this host cannot give a container its own view of
-  the file system (`paths_mapped` False; executor/mountview.py): the local executor then gives every
+  the file system (`paths_mapped()` False; executor/mountview.py): the local executor then gives every
   container its own message file, `$TERMINATION_MESSAGE_PATH`, so a script that writes to the written
   path itself produces no output (a JobFlow reads it) when run locally (`/dev/termination-log` being this
   machine's own file).
@@ -162,7 +162,7 @@ def probe_task_advice(jobflow: Any, template_tasks: Callable[[str], "list[str] |
     return out
 
 
-def advice_in(obj: Any, paths_mapped: bool = False) -> list[tuple[str, str]]:
+def advice_in(obj: Any, paths_mapped: Callable[[], bool] = lambda: False) -> list[tuple[str, str]]:
     """(field path, warning) for each likely mistake in one API object."""
     if isinstance(obj, dict) and obj.get("kind") == "JobFlow" and isinstance(obj.get("spec"), dict):
         return _suspend_advice(obj.get("metadata")) + _flows_advice(obj["spec"])
@@ -189,13 +189,17 @@ def advice_in(obj: Any, paths_mapped: bool = False) -> list[tuple[str, str]]:
             out.append((f"spec.tasks[{i}].template.spec.restartPolicy", RESTART_POLICY_UNSET))
         out += _scheduler_advice(pod_spec, f"spec.tasks[{i}].template.spec")
         containers = pod_spec.get("containers")
-        for j, c in enumerate(containers if isinstance(containers, list) and not paths_mapped else []):
+        for j, c in enumerate(containers if isinstance(containers, list) else []):
             path = c.get("terminationMessagePath") if isinstance(c, dict) else None
             if isinstance(path, str) and path not in ("", DEFAULT_TERMINATION_PATH):
-                out.append((f"spec.tasks[{i}].template.spec.containers[{j}].terminationMessagePath",
-                            custom_termination_path(path)))
+                found = [(f"spec.tasks[{i}].template.spec.containers[{j}].terminationMessagePath",
+                          custom_termination_path(path))]
             elif isinstance(c, dict):
-                out += _writes_default_path(c, f"spec.tasks[{i}].template.spec.containers[{j}]")
+                found = _writes_default_path(c, f"spec.tasks[{i}].template.spec.containers[{j}]")
+            else:
+                found = []
+            if found and not paths_mapped():   # (asked only then: finding out starts a process)
+                out += found
     return out
 
 

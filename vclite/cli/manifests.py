@@ -659,9 +659,11 @@ def warnings(docs: list[yamlio.Document], paths_mapped: bool | None = None) -> l
     containers run here see their volumeMounts and termination message path at their paths — None: as this
     host can, executor/mountview.py). Listed as problems are: in the order of the files (as `docs` first
     names them), then of their lines."""
-    if paths_mapped is None:
-        from vclite.executor import mountview
-        paths_mapped = mountview.available() is None
+    def mapped() -> bool:   # (asked only of a manifest the answer changes a warning of: it starts a process)
+        if paths_mapped is None:
+            from vclite.executor import mountview
+            return mountview.available() is None
+        return paths_mapped
     templates: dict[tuple[str, str], list[str]] = {}
     specs: dict[tuple[str, str], dict] = {}
     for d in docs:
@@ -673,7 +675,7 @@ def warnings(docs: list[yamlio.Document], paths_mapped: bool | None = None) -> l
             specs[key] = d.obj["spec"]
     out = []
     for d in docs:
-        found = [*(fields.unknown_in(d.obj) if d.obj.get("kind") != "JobFlow" else []), *advice.advice_in(d.obj, paths_mapped)]
+        found = [*(fields.unknown_in(d.obj) if d.obj.get("kind") != "JobFlow" else []), *advice.advice_in(d.obj, mapped)]
         if d.obj.get("kind") == "JobFlow":
             ns = _namespace_of(d.obj)
             found += advice.probe_task_advice(d.obj, lambda name, ns=ns: templates.get((ns, name)))

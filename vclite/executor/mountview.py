@@ -123,15 +123,16 @@ def termination_path(container: dict) -> str:
 
 def wants_view(container: dict) -> bool:
     """Whether the container needs its own view: it has a volumeMount, a terminationMessagePath of its own (its
-    program writes there by name), or a command line that names its termination message path. (Every other
-    container starts directly: a view costs a Python start.)"""
+    program writes there by name), or a command line that names its termination message path (not as the
+    fallback of `${TERMINATION_MESSAGE_PATH:-…}`). (Every other container starts directly: a view costs a
+    Python start.)"""
     if container.get("volumeMounts"):
         return True
     path = termination_path(container)
     if path != DEFAULT_TERMINATION_PATH:
         return True
     words = [w for key in ("command", "args") for w in container.get(key) or [] if isinstance(w, str)]
-    return any(path in w for w in words)
+    return any(path in w and "TERMINATION_MESSAGE_PATH" not in w for w in words)
 
 
 def ordered(binds: tuple[Bind, ...] | list[Bind]) -> list[Bind]:

@@ -53,6 +53,19 @@ def test_custom_termination_message_path(containers, paths):
     assert all("${TERMINATION_MESSAGE_PATH:-/out/result}" in m for _, m in found)
 
 
+def test_no_termination_path_advice_where_containers_see_their_paths():
+    """Where the host gives a container its own view (executor/mountview.py), /dev/termination-log and a path of
+    the container's own are where its message goes: nothing to warn about; the question is asked only then."""
+    asked = []
+    containers = [{"name": "a", "command": ["sh", "-c", "echo 1 > /dev/termination-log"]},
+                  {"name": "b", "terminationMessagePath": "/out/result"}, {"name": "c", "command": ["true"]}]
+    assert advice.advice_in(_job({"restartPolicy": "Never", "containers": containers}),
+                            lambda: asked.append(1) or True) == []
+    assert len(asked) == 2
+    advice.advice_in(_job({"restartPolicy": "Never", "containers": [containers[2]]}), lambda: asked.append(1) or True)
+    assert len(asked) == 2
+
+
 def _flow(name, **dep):
     return {"name": name, **({"dependsOn": dep} if dep else {})}
 

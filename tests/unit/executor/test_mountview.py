@@ -91,6 +91,8 @@ def test_mount_flags_kept_by_a_read_only_remount(f_flag, flags):
     pytest.param({"terminationMessagePath": "/dev/termination-log", "command": ["run"]}, False,
                  id="the-default-written-out-not-named"),
     pytest.param({"command": ["sh", "-c", 'echo 1 > "$TERMINATION_MESSAGE_PATH"']}, False, id="the-variable"),
+    pytest.param({"command": ["sh", "-c", 'echo 1 > "${TERMINATION_MESSAGE_PATH:-/dev/termination-log}"']}, False,
+                 id="the-variable-with-the-path-as-its-fallback"),
 ])
 def test_which_containers_want_a_view(container, wanted):
     assert mountview.wants_view(container) is wanted
