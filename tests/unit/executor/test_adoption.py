@@ -678,3 +678,34 @@ def test_a_logs_catch_up_sample(tmp_path, index, size, mtime, got):
         logtimes.times_path(log).write_text(index)
     assert logtimes.catch_up(log) == (log.stat().st_ino, size)
     assert logtimes.read_samples(log) == got
+
+
+def test_a_container_in_a_view_of_its_own_is_taken_over_and_restarted_in_it(tmp_path):
+    """A container that sees its volume at /data and writes /dev/termination-log (mountview.py): its wrapper runs
+    inside the view; taken over, it ends with its message, and its restart gets the view again."""
+    from vclite.executor import mountview
+    if mountview.available() is not None:
+        pytest.skip(f"no mount namespace on this host: {mountview.available()}")
+    script = (wait_for(tmp_path) + '; n=$(cat /data/n 2>/dev/null || echo 0); echo $((n+1)) > /data/n; '
+              'echo "run $n" > /dev/termination-log; [ "$n" -ge 1 ]')
+    pod = pod_of([("main", script)], restart_policy="OnFailure", volumes=[{"name": "data", "emptyDir": {}}])
+    pod["spec"]["containers"][0]["volumeMounts"] = [{"name": "data", "mountPath": "/data"}]
+    before = _killed_mid_run(tmp_path, pod)
+    second = Second(tmp_path)
+    second.ex.restart_backoff = 0.05
+    try:
+        async def main():
+            second.ex.start()
+            await second.drive(lambda: second.ex.running_count() == 1)
+            assert second.pod()["status"] == before, "taken over: nothing about the pod changed"
+            (tmp_path / "go").touch()
+            await second.drive(lambda: second.pod()["status"]["phase"] == "Succeeded")
+        asyncio.run(main())
+        (c,) = second.pod()["status"]["containerStatuses"]
+        assert (c["restartCount"], c["lastState"]["terminated"]["message"], c["state"]["terminated"]["message"]) == \
+            (1, "run 0\n", "run 1\n")
+        assert "ProcessLost" not in {e["reason"] for e in second.client.list(kinds.EVENT)}
+    finally:
+        second.store.close()
+        for pid in _pids(before):
+            recovery.kill_group(pid)
