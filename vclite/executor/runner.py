@@ -18,6 +18,8 @@ Layout of a pod's directory `<poddir>` (the executor uses `<workdir>/<namespace>
   persistentVolumeClaim is `<poddir>/../_pvc/<claimName>/`, shared by the namespace's pods. The
   mount paths `/logs` and `/.vclite` are reserved;
 - `.vclite/volumes/<volume>` — emptyDir, configMap and secret volumes (made only for pods that have some).
+- `.vclite/root` — an empty directory a container's view of the file system is mounted on, inside its own mount
+  namespace (mountview.py; made only for pods with such a container).
 Each container log carries the pod's uid as an extended attribute (`user.vclite.pod-uid`: its start, for a
 restarted server; `logs/.started` where the file system has no xattrs). Nothing else is created at a
 pod's start: a directory or file costs a few hundred microseconds on some disks, and a
@@ -31,6 +33,12 @@ name (`<hostname>.<subdomain>`, as the svc plugin's hosts do), the process sees 
 script that calls `nc` where the host has none (pytorch's wait-for-master) gets a stand-in function (localtools.py).
 The working directory is `workingDir` when that is an existing host directory not under a mount;
 otherwise `<poddir>/<workingDir>` (created); with no workingDir, `<poddir>`.
+A container with a volumeMount, a terminationMessagePath of its own, or a command line that names its termination
+message path runs in a view of its own (mountview.py, where the host can make mount namespaces): each volume at its
+mountPath, the termination message file at terminationMessagePath (made empty before each run;
+$TERMINATION_MESSAGE_PATH names that path then), a workingDir kept in the pod's directory at its own path; the
+host's file system everywhere else. Its program is looked up in that view (a start error as exec would give it),
+and so is a `kubectl exec`'s.
 
 Given an exit journal, each program runs under exits.py's /bin/sh wrapper, which records how it ended for
 a server restarted after a crash (a program exec cannot start is started directly, to fail as before).
