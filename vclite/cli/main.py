@@ -165,6 +165,12 @@ def run(files, params, quiet, output, nodes_opt, scheduler_conf, workdir, timeou
     (Queues and JobTemplates before the vcjobs and JobFlows that use them), each pod runs as local
     processes, and a live view shows each flow's DAG, per-job phase and task progress.
 
+    A container sees its volumeMounts at their mountPaths (/data, /etc/volcano/worker.host) and
+    writes its termination message (a JobFlow output) to its terminationMessagePath
+    (/dev/termination-log), in a mount namespace of its own; the rest of the file system is this
+    host's. Where the host cannot make one (no root, no user namespaces), or with
+    VCLITE_MOUNT_VIEW=off, they are under $VC_POD_DIR/<mountPath> and $TERMINATION_MESSAGE_PATH.
+
     A CronJob (batch.volcano.sh) never finishes: its vcjobs run at their scheduled times
     (`schedule: "@every 10s"`, `"*/5 * * * *"`, ...) until --timeout or Ctrl-C; ending at
     --timeout exits 0 if nothing failed (a vcjob still running then is stopped):
