@@ -48,7 +48,7 @@ import time
 from typing import Any, Callable, Iterable
 
 from vclite.api import core
-from vclite.executor import exits, podstatus
+from vclite.executor import exits, mountview, podstatus
 
 Obj = dict[str, Any]
 PROCESS_LOST = "ProcessLost"
@@ -211,14 +211,29 @@ def marked_run(marks: Iterable[str], pod_owner: str, uid: str) -> str | None:
     return None
 
 
+def _past_view(argv: list[bytes]) -> list[bytes]:
+    """A command line past mountview's script (`python -I -S …/mountview.py SPEC -- PROGRAM…`): a process killed
+    with its server while it was still making the container's view, before it exec'd the wrapper, is that wrapper
+    all the same (it goes on to exec it)."""
+    if len(argv) > 4 and argv[1:3] == [b"-I", b"-S"] and os.path.basename(argv[3]) == b"mountview.py":
+        try:
+            return [os.fsencode(a) for a in mountview.decode([os.fsdecode(a) for a in argv[4:]])[1]]
+        except ValueError:
+            return argv
+    return argv
+
+
 def wrapper_run(pid: int, journal: pathlib.Path) -> str | None:
     """The run key (exits.run_key) of the process `pid` when it is an exit journal wrapper (exits.py) recording
-    into `journal`, else None."""
+    into `journal` (or about to exec one: _past_view), else None."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
             argv = fh.read().split(b"\0")
     except OSError:
         return None
+    if argv and argv[-1] == b"":
+        argv.pop()
+    argv = _past_view(argv)
     if len(argv) < 6 or argv[1] != b"-c" or argv[3] != exits.WRAPPER_NAME.encode():
         return None
     if os.fsdecode(argv[5]) != str(journal):
@@ -239,6 +254,7 @@ def wrapper_launch(pid: int) -> tuple[list[str], dict[bytes, bytes], str] | None
         return None
     if argv and argv[-1] == b"":
         argv.pop()
+    argv = _past_view(argv)
     if len(argv) < 7 or argv[1] != b"-c" or argv[3] != exits.WRAPPER_NAME.encode():
         return None
     pairs = (item.partition(b"=") for item in env.split(b"\0") if item)

@@ -145,6 +145,24 @@ def test_a_process_already_gone_has_exited():
     assert asyncio.run(main()) == (-9, -9)
 
 
+WRAPPED = [b"/bin/sh", b"-c", b"script", b"vclite-exit", b"u1/main/2", b"/w/.exits", b"sleep", b"30"]
+
+
+@pytest.mark.parametrize("argv, past", [
+    pytest.param(WRAPPED, WRAPPED, id="the-wrapper-itself"),
+    pytest.param([b"/py", b"-I", b"-S", b"/v/executor/mountview.py", b"/r", b"/", b"--bind", b"/s", b"/data", b"--",
+                  *WRAPPED], WRAPPED, id="still-making-its-view"),
+    pytest.param([b"/py", b"-I", b"-S", b"/v/executor/mountview.py", b"/r", b"--", b"x"],
+                 [b"/py", b"-I", b"-S", b"/v/executor/mountview.py", b"/r", b"--", b"x"], id="not-mountviews-arguments"),
+    pytest.param([b"/py", b"-I", b"-S", b"/v/other.py", b"/r", b"/", b"--", *WRAPPED],
+                 [b"/py", b"-I", b"-S", b"/v/other.py", b"/r", b"/", b"--", *WRAPPED], id="another-script"),
+])
+def test_a_process_still_making_its_view_is_its_wrapper(argv, past):
+    """Killed with its server while mountview made the container's view (before it exec'd the wrapper), the
+    process is taken for the wrapper it is about to become: a restarted server takes it over."""
+    assert recovery._past_view(argv) == past
+
+
 def test_a_wrapper_names_its_run_and_journal(tmp_path):
     journal = tmp_path / ".exits"
     journal.touch()
