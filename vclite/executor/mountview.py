@@ -207,6 +207,7 @@ class _Builder:
     def __init__(self, root: str):
         self.root = root.rstrip("/")
         self.host_bound: set[str] = set()   # view paths bound from the host's same path
+        self.attached: list[tuple[str, Bind]] = []   # (its resolved target, the bind) of each bind made, in order
 
     def real(self, path: str) -> str:
         return self.root + path if path != "/" else self.root
@@ -299,6 +300,12 @@ class _Builder:
             mode = stat.S_IMODE(os.stat(d).st_mode)
             _mount("tmpfs", self.real(d), "tmpfs", 0, "mode=" + format(mode, "o"))
             self._replicate(d)
+            # a bind made earlier inside `d` (/dev/shm, before /dev/termination-log shadowed /dev) was under the
+            # host's entries replicated just now: made again on top (nothing below `d` was shadowed: `d` was the
+            # host's, so each of those binds is on a host entry, or inside another of them)
+            for target, b in self.attached:
+                if target.startswith(d.rstrip("/") + "/"):
+                    self._attach(b, target)
             if not rest:
                 return
             d = os.path.join(d, rest.pop(0))
@@ -309,6 +316,11 @@ class _Builder:
         if os.path.isdir(self.real(target)) == is_file:
             raise OSError(20 if is_file else 21, f"cannot mount {'a file' if is_file else 'a directory'} "
                                                  f"{b.source} at {b.target}: it is {'a directory' if is_file else 'a file'}")
+        self._attach(b, target)
+        self.attached.append((target, b))
+
+    def _attach(self, b: Bind, target: str) -> None:
+        """Mount `b` at `target` (resolved, there)."""
         _mount(b.source, self.real(target), None, MS_BIND | MS_REC)
         self.host_bound -= {d for d in self.host_bound if d == target or d.startswith(target + "/")}
         if b.read_only:

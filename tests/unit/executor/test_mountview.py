@@ -175,6 +175,35 @@ def test_a_mount_point_inside_a_host_directory_shadows_only_that_directory(tmp_p
 
 
 @needs_views
+@pytest.mark.parametrize("read_only, order", [
+    pytest.param(False, "on-the-entry-first", id="entry-first"),
+    pytest.param(False, "beside-first", id="beside-first"),
+    pytest.param(True, "on-the-entry-first", id="read-only-entry-first"),
+])
+def test_a_mount_on_a_host_entry_survives_a_mount_point_made_beside_it(tmp_path, read_only, order):
+    """/dev/shm (an existing host directory) and /dev/termination-log (a file /dev lacks: /dev gets shadowed):
+    the volume stays at /dev/shm, whichever is mounted first (a shadow made later used to bring the host's
+    /dev/shm back over it, and the writes went to the host)."""
+    host_dir = tempfile.mkdtemp(prefix="vclite-beside-", dir=tmp_path)
+    os.chmod(host_dir, 0o755)
+    os.mkdir(os.path.join(host_dir, "shm"))
+    vol, term = tmp_path / "vol", tmp_path / "term"
+    vol.mkdir()
+    (vol / "in").write_text("vol\n")
+    term.write_bytes(b"")
+    binds = [Bind(str(vol), f"{host_dir}/shm", read_only), Bind(str(term), f"{host_dir}/termination-log")]
+    if order == "beside-first":
+        binds.reverse()
+    script = (f"cat {host_dir}/shm/in; echo m > {host_dir}/termination-log; "
+              f"echo w > {host_dir}/shm/w 2>/dev/null || echo refused")
+    done = in_view(tmp_path, binds, script)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "vol\n" + ("refused\n" if read_only else "")
+    assert term.read_text() == "m\n" and os.listdir(os.path.join(host_dir, "shm")) == []
+    assert sorted(os.listdir(vol)) == (["in"] if read_only else ["in", "w"])
+
+
+@needs_views
 def test_a_mount_inside_another_volume_makes_its_mount_point_in_that_volume(tmp_path, unique):
     data, cache = tmp_path / "data", tmp_path / "cache"
     data.mkdir()

@@ -168,3 +168,22 @@ def test_a_volume_over_the_pods_own_directory_leaves_it_reachable(tmp_path):
     assert log_of(r).splitlines()[:2] == [str(r.pod_dir), "main.log"]
     assert (r.pod_dir / "in-pod-dir").read_text() == "here\n"
     assert not (r.pod_dir / "../../../scratch-vclite-test").exists()   # (written in the emptyDir, not the host)
+
+
+def test_an_emptydir_at_dev_shm_is_the_containers_own(tmp_path):
+    """The PyTorch DataLoader pattern: a Memory emptyDir at /dev/shm. /dev/termination-log makes /dev a view of its
+    own too; /dev/shm stays the volume (it was the host's /dev/shm again, and the writes reached the host)."""
+    name = f"vclite-test-{os.getpid()}-{id(tmp_path)}"
+    pod = make_pod([container("main", f"echo batch > /dev/shm/{name}; ls /dev/shm; echo 0.5 > /dev/termination-log",
+                              volumeMounts=[{"name": "dshm", "mountPath": "/dev/shm"}])],
+                   volumes=[{"name": "dshm", "emptyDir": {"medium": "Memory"}}])
+    try:
+        r = run(tmp_path, pod)
+        assert not os.path.exists(f"/dev/shm/{name}")
+    finally:
+        if os.path.exists(f"/dev/shm/{name}"):
+            os.unlink(f"/dev/shm/{name}")
+    assert r.phase() == core.PodPhase.SUCCEEDED, log_of(r)
+    assert log_of(r) == f"{name}\n"
+    assert status_of(r, "main")["state"]["terminated"]["message"] == "0.5\n"
+    assert (r.pod_dir / ".vclite/volumes/dshm" / name).read_text() == "batch\n"
