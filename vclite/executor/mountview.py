@@ -142,18 +142,52 @@ def ordered(binds: tuple[Bind, ...] | list[Bind]) -> list[Bind]:
 
 
 def host_path(path: str, binds: tuple[Bind, ...] | list[Bind]) -> str:
-    """Where the view's absolute `path` is on the host: under the deepest bind that covers it, in its source;
-    elsewhere the host's own path."""
-    path = os.path.normpath(path)
+    """Where the view's absolute `path` is on the host: its symbolic links followed as the view has them (each read
+    where it is: in a volume or on the host; `/var/run/x` is `/run/x`, a volume mounted at `/run/x` included), then
+    under the deepest bind that covers it, in its source; elsewhere the host's own path. Each bind's target is
+    resolved so too, in the order they are mounted (as `enter` mounts them)."""
+    placed: list[Bind] = []
+    for b in ordered(binds):
+        placed.append(Bind(b.source, _follow(b.target, placed), b.read_only))
+    return _lookup(_follow(path, placed), placed)
+
+
+def _lookup(path: str, binds: list[Bind]) -> str:
+    """`path` (normalized, no symbolic link left) on the host: in the deepest bind covering it (the later of two
+    at one target: mounted on top), else the host's."""
     best: Bind | None = None
     for b in binds:
-        t = os.path.normpath(b.target)
+        t = b.target
         if (path == t or path.startswith(t.rstrip("/") + "/")) and (best is None or len(t) >= len(best.target)):
             best = b
     if best is None:
         return path
-    rest = path[len(os.path.normpath(best.target)):].lstrip("/")
+    rest = path[len(best.target):].lstrip("/")
     return os.path.join(best.source, rest) if rest else best.source
+
+
+def _follow(path: str, binds: list[Bind]) -> str:
+    """The view's absolute `path` with its symbolic links followed (`binds`' targets have none); a path with too
+    many links is given back normalized (looked up, it is not found)."""
+    parts = [p for p in path.split("/") if p]
+    done, links = "/", 0
+    while parts:
+        part = parts.pop(0)
+        if part in (".", ".."):
+            done = os.path.dirname(done) if part == ".." else done
+            continue
+        candidate = os.path.join(done, part)
+        host = _lookup(candidate, binds)
+        if all(b.target != candidate for b in binds) and os.path.islink(host):   # (a mount point is no link)
+            links += 1
+            if links > MAX_LINKS:
+                return os.path.normpath(path)
+            target = os.readlink(host)
+            parts = [p for p in target.split("/") if p] + parts
+            done = "/" if target.startswith("/") else done
+            continue
+        done = candidate
+    return done
 
 
 def mount_flags(f_flag: int) -> int:

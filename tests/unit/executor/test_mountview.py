@@ -56,13 +56,36 @@ BINDS = (Bind("/h/data", "/data"), Bind("/h/cache", "/data/cache"), Bind("/h/ter
     pytest.param("/data/cache/z", "/h/cache/z", id="the-deepest-mount-wins"),
     pytest.param("/data/cachez", "/h/data/cachez", id="a-name-that-only-starts-like-a-mount"),
     pytest.param("/database", "/database", id="not-a-prefix-on-a-path-boundary"),
-    pytest.param("/usr/bin/sh", "/usr/bin/sh", id="the-hosts-own"),
+    pytest.param("/opt/vclite-test/x", "/opt/vclite-test/x", id="the-hosts-own"),
     pytest.param("/data/./x/../y", "/h/data/y", id="normalized"),
     pytest.param("/dev/termination-log", "/h/term", id="a-file-bind"),
 ])
 def test_host_path(path, host):
     assert mountview.host_path(path, BINDS) == host
 
+
+
+@pytest.mark.parametrize("mount, path", [
+    pytest.param("real/tools", "link/tools/run.sh", id="a-program-named-through-a-link-to-the-mount"),
+    pytest.param("link/tools", "real/tools/run.sh", id="a-mount-point-named-through-a-link"),
+    pytest.param("link/tools", "link/tools/run.sh", id="both-through-the-link"),
+    pytest.param("real/tools", "real/../link/tools/run.sh", id="dot-dot-then-a-link"),
+])
+def test_host_path_follows_symbolic_links_as_the_view_has_them(tmp_path, mount, path):
+    """/var/run -> /run, /lib -> usr/lib: a volume at /run/tools is /var/run/tools too (the view is made through
+    the links), so its program is found by either name."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to("real")
+    vol = tmp_path / "vol"
+    binds = (Bind(str(vol), f"{tmp_path}/{mount}"),)
+    assert mountview.host_path(f"{tmp_path}/{path}", binds) == f"{vol}/run.sh"
+
+
+def test_host_path_follows_a_link_inside_a_volume(tmp_path):
+    (tmp_path / "vol").mkdir()
+    (tmp_path / "vol" / "latest").symlink_to("/models/v2")
+    binds = (Bind(str(tmp_path / "vol"), "/models"),)
+    assert mountview.host_path("/models/latest/weights", binds) == f"{tmp_path}/vol/v2/weights"
 
 def test_outer_mount_points_are_mounted_first():
     binds = [Bind("/a", "/data/cache/x"), Bind("/b", "/data"), Bind("/c", "/data/cache"), Bind("/d", "/etc")]

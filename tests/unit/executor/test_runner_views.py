@@ -187,3 +187,22 @@ def test_an_emptydir_at_dev_shm_is_the_containers_own(tmp_path):
     assert log_of(r) == f"{name}\n"
     assert status_of(r, "main")["state"]["terminated"]["message"] == "0.5\n"
     assert (r.pod_dir / ".vclite/volumes/dshm" / name).read_text() == "batch\n"
+
+
+@pytest.mark.parametrize("mount, program", [
+    pytest.param("real/tools", "link/tools/hello", id="the-program-named-through-a-link"),
+    pytest.param("link/tools", "real/tools/hello", id="the-mount-point-named-through-a-link"),
+])
+def test_a_program_in_a_volume_named_through_a_symbolic_link_starts(tmp_path, mount, program):
+    """(/run/tools mounted, /var/run/tools/hello run: the check before the start looked the program up on the host,
+    found nothing and made it a StartError)"""
+    base = tmp_path / "host"
+    (base / "real").mkdir(parents=True)
+    (base / "link").symlink_to("real")
+    pod = make_pod([{"name": "main", "image": "x", "command": [f"{base}/{program}"],
+                     "volumeMounts": [{"name": "tools", "mountPath": f"{base}/{mount}"}]}],
+                   volumes=[{"name": "tools", "configMap": {"name": "tools", "defaultMode": 0o755}}])
+    r = run(tmp_path, pod, {"tools": {"data": {"hello": "#!/bin/sh\necho hello\n"}}})
+    assert status_of(r, "main")["state"]["terminated"]["exitCode"] == 0, status_of(r, "main")
+    assert log_of(r) == "hello\n"
+    assert os.listdir(base / "real") == []
