@@ -112,9 +112,29 @@ def decode(args: list[str]) -> tuple[Spec, list[str]]:
     return Spec(head[0], head[1], tuple(binds)), program
 
 
-def command(spec: Spec, argv: list[str], python: str = sys.executable) -> list[str]:
-    """`argv` started in the view `spec`."""
-    return [python, "-I", "-S", __file__, *encode(spec), "--", *argv]
+def command(spec: Spec, argv: list[str], python: str = sys.executable, report: int | None = None) -> list[str]:
+    """`argv` started in the view `spec`; `report`: a file descriptor (inherited) the script writes what failed to,
+    as JSON (`report_of`), and closes unwritten at the program's exec."""
+    head = [] if report is None else ["--report", str(report)]
+    return [python, "-I", "-S", __file__, *head, *encode(spec), "--", *argv]
+
+
+class Failure(Exception):
+    """The view could not be made: at `target` (a bind's, or the working directory; "" for the view itself), what
+    failed (`detail`, the view's paths in it)."""
+
+    def __init__(self, target: str, detail: str):
+        super().__init__(f"{target}: {detail}" if target else detail)
+        self.target, self.detail = target, detail
+
+
+def report_of(failure: Failure | None, program: str = "", error: OSError | None = None) -> bytes:
+    """What the script writes to its report descriptor: the view's `failure`, or the program's exec `error`."""
+    import json   # (only on a failure: a start needs no JSON)
+    if failure is not None:
+        return json.dumps({"target": failure.target, "error": failure.detail}).encode()
+    assert error is not None
+    return json.dumps({"program": program, "errno": error.errno, "error": error.strerror or str(error)}).encode()
 
 
 def termination_path(container: dict) -> str:
@@ -214,7 +234,7 @@ def _mount(source: str | None, target: str, fstype: str | None, flags: int, data
     try:
         _call("mount", enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data))
     except OSError as e:
-        raise OSError(e.errno, f"mount {source or fstype} on {target}: {os.strerror(e.errno or 0)}") from None
+        raise OSError(e.errno, f"mount {source or fstype}: {os.strerror(e.errno or 0)}", target) from None
 
 
 def _unshare() -> None:
@@ -276,6 +296,14 @@ class _Builder:
             except OSError:
                 if entry.is_dir(follow_symlinks=False):   # (one not readable: left as an empty directory)
                     self.host_bound.discard(host)
+
+    def described(self, e: OSError) -> str:
+        """`e` in the view's paths (the root's mount point left out)."""
+        if e.filename is None:
+            return str(e.strerror or e)
+        name = os.fsdecode(e.filename)
+        name = name[len(self.root):] or "/" if name.startswith(self.root + "/") or name == self.root else name
+        return f"{name}: {e.strerror}"
 
     def _bound_from_host(self, path: str) -> bool:
         """True when `path` is inside a directory bound from the host (so it is the host's own)."""
@@ -345,12 +373,18 @@ class _Builder:
             d = os.path.join(d, rest.pop(0))
 
     def bind(self, b: Bind) -> None:
-        is_file = not os.path.isdir(b.source)
-        target = self.ensure(b.target, is_file)
-        if os.path.isdir(self.real(target)) == is_file:
-            raise OSError(20 if is_file else 21, f"cannot mount {'a file' if is_file else 'a directory'} "
-                                                 f"{b.source} at {b.target}: it is {'a directory' if is_file else 'a file'}")
-        self._attach(b, target)
+        """Mount `b` at its target (made where missing); Failure where it cannot."""
+        try:
+            if not os.path.exists(b.source):
+                raise Failure(b.target, f"{b.source}: no such file or directory")
+            is_file = not os.path.isdir(b.source)
+            target = self.ensure(b.target, is_file)
+            if os.path.isdir(self.real(target)) == is_file:
+                kinds = ("a file", "a directory") if is_file else ("a directory", "a file")
+                raise Failure(b.target, f"{kinds[0]} ({b.source}) cannot be mounted on {kinds[1]} ({target})")
+            self._attach(b, target)
+        except OSError as e:
+            raise Failure(b.target, self.described(e)) from None
         self.attached.append((target, b))
 
     def _attach(self, b: Bind, target: str) -> None:
@@ -364,14 +398,20 @@ class _Builder:
 
 def enter(spec: Spec) -> None:
     """Make the view and move into it (this process: it is about to exec)."""
-    _unshare()
     builder = _Builder(spec.root)
-    builder.start()
+    try:
+        _unshare()
+        builder.start()
+    except OSError as e:
+        raise Failure("", builder.described(e)) from None
     for b in ordered(spec.binds):
         builder.bind(b)
-    cwd = builder.ensure(spec.cwd, False)
-    os.chroot(builder.root)
-    os.chdir(cwd)
+    try:
+        cwd = builder.ensure(spec.cwd, False)
+        os.chroot(builder.root)
+        os.chdir(cwd)
+    except OSError as e:
+        raise Failure(spec.cwd, builder.described(e)) from None
 
 
 _PROBE = None
@@ -397,21 +437,36 @@ def available(python: str = sys.executable) -> str | None:
 
 
 def main(args: list[str]) -> int:
+    report = None
     try:
+        if args[:1] == ["--report"]:
+            report, args = int(args[1]), args[2:]
         spec, program = decode(args)
-    except ValueError as e:
-        print(f"mountview: {e}", file=sys.stderr)
+    except (ValueError, IndexError) as e:
+        print(f"mountview: {e or 'expected --report FD'}", file=sys.stderr)
         return 2
     try:
         enter(spec)
-    except OSError as e:
-        print(f"vclite: cannot give the container its volumeMounts' paths: {e.strerror or e}", file=sys.stderr)
+    except Failure as e:
+        print(f"vclite: cannot give the container its volumeMounts' paths: {e}", file=sys.stderr)
+        _report(report, report_of(e))
         return FAILED
+    if report is not None:
+        os.set_inheritable(report, False)   # (closed at the exec: nothing written, the program runs)
     try:
         os.execvp(program[0], program)
     except OSError as e:
         print(f"vclite: exec {program[0]!r}: {e.strerror or e}", file=sys.stderr)
+        _report(report, report_of(None, program[0], e))
     return FAILED
+
+
+def _report(fd: int | None, text: bytes) -> None:
+    if fd is not None:
+        try:
+            os.write(fd, text)
+        except OSError:
+            pass
 
 
 if __name__ == "__main__":

@@ -80,14 +80,15 @@ def _pidfd_open(pid: int) -> int | None:
 
 
 async def start(argv: list[str], *, cwd: str | os.PathLike, env: Mapping[str, str] | Mapping[bytes, bytes],
-                log: IO[bytes], stdin: int | None = None) -> Child:
+                log: IO[bytes], stdin: int | None = None, pass_fds: tuple[int, ...] = ()) -> Child:
     """Start `argv` in a new session, stdin from the file descriptor `stdin` (None: /dev/null), stdout and
-    stderr to `log`. Raises OSError (e.g. FileNotFoundError) when the program cannot be started."""
+    stderr to `log`, `pass_fds` inherited. Raises OSError (e.g. FileNotFoundError) when the program cannot be
+    started."""
     loop = asyncio.get_running_loop()
     stdin_source = subprocess.DEVNULL if stdin is None else stdin
     if _PIDFD_WORKS is not False and hasattr(os, "pidfd_open"):
         popen = subprocess.Popen(argv, stdin=stdin_source, stdout=log, stderr=subprocess.STDOUT,
-                                 cwd=cwd, env=env, start_new_session=True)
+                                 cwd=cwd, env=env, start_new_session=True, pass_fds=pass_fds)
         fd = _pidfd_open(popen.pid)
         if fd is not None:
             return _PidfdChild(popen, fd, loop)
@@ -95,7 +96,7 @@ async def start(argv: list[str], *, cwd: str | os.PathLike, env: Mapping[str, st
         return _ThreadWaitedChild(popen, loop)
     return await asyncio.create_subprocess_exec(
         *argv, stdin=stdin_source, stdout=log, stderr=asyncio.subprocess.STDOUT,
-        cwd=cwd, env=env, start_new_session=True)
+        cwd=cwd, env=env, start_new_session=True, pass_fds=pass_fds)
 
 
 class _AdoptedChild:

@@ -38,7 +38,8 @@ message path runs in a view of its own (mountview.py, where the host can make mo
 mountPath, the termination message file at terminationMessagePath (made empty before each run;
 $TERMINATION_MESSAGE_PATH names that path then), a workingDir kept in the pod's directory at its own path; the
 host's file system everywhere else. Its program is looked up in that view (a start error as exec would give it),
-and so is a `kubectl exec`'s.
+and so is a `kubectl exec`'s; a view that cannot be made is a StartError naming the field (viewstart.py). Every
+StartError comes with the kubelet's Warning Event `Failed`.
 
 Given an exit journal, each program runs under exits.py's /bin/sh wrapper, which records how it ended for
 a server restarted after a crash (a program exec cannot start is started directly, to fail as before).
@@ -71,7 +72,7 @@ from typing import Any, Callable, Iterable
 
 from vclite.api import core, meta
 from vclite.executor import envvars, exits, logtimes, memory, podattach, podexec, podstatus, processes, recovery
-from vclite.executor import localnames, localtools, mountview, strays
+from vclite.executor import localnames, localtools, mountview, strays, viewstart
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -150,15 +151,16 @@ class Launch:
     def previous_log(self) -> Path:
         return previous_log_of(self.log)
 
-    def command(self, argv: list[str], env: dict[bytes, bytes]) -> list[str]:
+    def command(self, argv: list[str], env: dict[bytes, bytes], report: int | None = None) -> list[str]:
         """`argv` (this launch's program or a command exec'd in its container) as started: in the launch's view
-        if it has one. Raises the OSError exec would (a program the view does not have), as Popen would."""
+        if it has one. Raises the OSError exec would (a program the view does not have), as Popen would — unless
+        given `report`: the script says on it what failed (viewstart.py), a mount before the program."""
         if self.view is None:
             return argv
-        problem = view_exec_error(argv[0], env, self.view)
+        problem = view_exec_error(argv[0], env, self.view) if report is None else None
         if problem is not None:
             raise problem
-        return mountview.command(self.view, argv)
+        return mountview.command(self.view, argv, report=report)
 
     def locate(self) -> Callable[[str], str] | None:
         """A path of the program's view -> the host's (None: no view, the host's own paths)."""
@@ -828,6 +830,7 @@ class PodRunner:
         run = st.restart_count + (st.terminated is not None)
         owner = self._owner(st.name, run)
         env = self._run_envs[st.name] = {**launch.env, _MARK: os.fsencode(strays.mark(self._inherited_mark, owner))}
+        report: int | None = None
         try:
             if stdin is not None:
                 await stdin.open()
@@ -839,17 +842,29 @@ class PodRunner:
                 argv = launch.argv if self._exit_journal is None else exits.wrap(
                     launch.argv, env, cwd, self._exit_journal, exits.run_key(meta.uid(self.pod), st.name, run),
                     launch.locate())
-                proc = await processes.start(launch.command(argv, env), cwd=launch.cwd, env=env, log=log,
-                                             stdin=stdin.read_end if stdin is not None else None)
-                if argv is not launch.argv:
-                    self._wrapped.add(proc.pid)
+                report, report_end = viewstart.pipe() if launch.view is not None else (None, None)
+                try:
+                    proc = await processes.start(launch.command(argv, env, report_end), cwd=launch.cwd, env=env,
+                                                 log=log, stdin=stdin.read_end if stdin is not None else None,
+                                                 pass_fds=(report_end,) if report_end is not None else ())
+                finally:
+                    if report_end is not None:
+                        os.close(report_end)
         except OSError as e:
-            if stdin is not None:
-                stdin.close()
-            st.finish(START_ERROR_EXIT, self._now(), reason=podstatus.Reason.START_ERROR,
-                      message=start_error_message(launch.argv[0], e))
-            self._changed()
+            if report is not None:
+                os.close(report)
+            self._start_failed(st, stdin, start_error_message(launch.argv[0], e))
             return
+        if report is not None:   # (in a view: made, and the program exec'd, or what failed — the run never began)
+            failed = await viewstart.outcome(report)
+            if failed is not None:
+                await proc.wait()
+                error = viewstart.exec_error(failed)
+                self._start_failed(st, stdin, start_error_message(launch.argv[0], error) if error is not None
+                                   else viewstart.failure_message(self._specs[st.name], failed, str(self.pod_dir)))
+                return
+        if argv is not launch.argv:
+            self._wrapped.add(proc.pid)
         if stdin is not None:
             stdin.started()
             self._stdins[st.name] = stdin
@@ -860,6 +875,15 @@ class PodRunner:
         if self._stopping:  # stop() ran while the process was being started: no grace left to give
             _signal_group(proc, signal.SIGKILL)
         await self._await_end(st, proc, launch, owner)
+
+    def _start_failed(self, st: podstatus.ContainerState, stdin: podattach.ContainerStdin | None, message: str) -> None:
+        """The container's process could not be started: StartError (exit code 128) and, as a kubelet, a Warning
+        Event `Failed` saying why."""
+        if stdin is not None:
+            stdin.close()
+        st.finish(START_ERROR_EXIT, self._now(), reason=podstatus.Reason.START_ERROR, message=message)
+        self._event(st.name, "Warning", "Failed", f"Error: {message}")
+        self._changed()
 
     async def _await_end(self, st: podstatus.ContainerState, proc: processes.Child, launch: Launch, owner: str,
                          finished_at: Callable[[], str | None] | None = None) -> None:

@@ -3,6 +3,7 @@
 The decisions are table-driven; the views themselves are made for real (the script run as the runner runs it) and
 looked at from inside and from the host: what the program sees, what reaches the host, what must not.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -280,6 +281,41 @@ def test_a_bind_whose_source_is_gone_fails_before_the_program(tmp_path, unique):
     assert done.returncode == mountview.FAILED and done.stdout == ""
     assert "cannot give the container its volumeMounts' paths" in done.stderr
 
+
+
+@needs_views
+@pytest.mark.parametrize("binds, program, report", [
+    pytest.param([], ["true"], None, id="exec-closes-it-unwritten"),
+    pytest.param([("gone", "/data")], ["true"], {"target": "/data", "error": "{tmp}/gone: no such file or directory"},
+                 id="a-missing-source"),
+    pytest.param([("dir", "/etc/hostname")], ["true"],
+                 {"target": "/etc/hostname", "error": "a directory ({tmp}/dir) cannot be mounted on a file "
+                                                      "(/etc/hostname)"}, id="a-directory-on-a-file"),
+    pytest.param([], ["/no/such/program-vclite"],
+                 {"program": "/no/such/program-vclite", "errno": 2, "error": "No such file or directory"},
+                 id="an-exec-error"),
+])
+def test_the_script_reports_what_failed_on_its_descriptor(tmp_path, binds, program, report):
+    (tmp_path / "dir").mkdir()
+    root = tmp_path / "root"
+    root.mkdir()
+    r, w = os.pipe()
+    try:
+        spec = Spec(str(root), "/", tuple(Bind(str(tmp_path / s), t) for s, t in binds))
+        done = subprocess.run(mountview.command(spec, program, report=w), pass_fds=(w,), capture_output=True)
+        os.close(w)
+        with os.fdopen(r, "rb") as fh:
+            written = fh.read()
+    finally:
+        for fd in (r, w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    assert done.returncode == (0 if report is None else mountview.FAILED)
+    expected = None if report is None else {k: v.replace("{tmp}", str(tmp_path)) if isinstance(v, str) else v
+                                            for k, v in report.items()}
+    assert (json.loads(written) if written else None) == expected
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
                     reason="needs root to become another user (setpriv)")

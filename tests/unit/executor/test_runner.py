@@ -202,11 +202,16 @@ def test_termination_message(tmp_path, extra, script, message):
                  id="not-in-path"),
 ])
 def test_start_error_for_a_missing_executable(tmp_path, program, message):
-    """A binary of the image this machine lacks fails as in a pod: StartError, exit 128, runc's words."""
-    r = run(tmp_path, make_pod([{"name": "main", "command": [program]}]))
+    """A binary of the image this machine lacks fails as in a pod: StartError, exit 128, runc's words, and the
+    kubelet's Warning Event `Failed` (no `Started`)."""
+    events = []
+    r = runner.PodRunner(make_pod([{"name": "main", "command": [program]}]), tmp_path / "ns" / "p", {},
+                         clock.RealClock(), [].append, on_event=lambda *e: events.append(e))
+    asyncio.run(r.run())
     term = status_of(r, "main")["state"]["terminated"]
     assert (term["exitCode"], term["reason"], term["message"]) == (128, "StartError", message)
     assert r.phase() == core.PodPhase.FAILED
+    assert events == [("spec.containers{main}", "Warning", "Failed", f"Error: {message}")]
 
 
 @pytest.mark.parametrize("error, message", [

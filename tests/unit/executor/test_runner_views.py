@@ -206,3 +206,29 @@ def test_a_program_in_a_volume_named_through_a_symbolic_link_starts(tmp_path, mo
     assert status_of(r, "main")["state"]["terminated"]["exitCode"] == 0, status_of(r, "main")
     assert log_of(r) == "hello\n"
     assert os.listdir(base / "real") == []
+
+
+
+@pytest.mark.parametrize("mount, extra, field", [
+    pytest.param({"name": "scratch", "mountPath": "/etc/hostname"}, {},
+                 'volume "scratch" at "/etc/hostname" (volumeMounts[0]): a directory', id="a-directory-on-a-file"),
+    pytest.param({"name": "cfg", "mountPath": "/usr", "subPath": "app.yaml"}, {},
+                 'volume "cfg" at "/usr" (volumeMounts[0]): a file', id="a-file-on-a-directory"),
+    pytest.param({"name": "scratch", "mountPath": "/scratch"}, {"terminationMessagePath": "/usr"},
+                 'the termination message file at "/usr" (terminationMessagePath): a file', id="the-message-file"),
+])
+def test_a_view_that_cannot_be_made_is_a_start_error_naming_the_field(tmp_path, mount, extra, field):
+    """As a kubelet reports a mount runc could not make: the container never started — StartError, exit code 128,
+    what failed by its field, a Warning Event `Failed`, no `Started` (it was exit code 127, `Error`, the reason in
+    the log alone, and an Event saying it started)."""
+    events = []
+    pod = make_pod([container("main", "echo ran", volumeMounts=[mount], **extra)],
+                   volumes=[{"name": "scratch", "emptyDir": {}}, {"name": "cfg", "configMap": {"name": "cfg"}}])
+    r = runner.PodRunner(pod, tmp_path / "ns" / "p", {"cfg": {"data": {"app.yaml": "a: 1"}}}, clock.RealClock(),
+                         [].append, on_event=lambda *e: events.append(e))
+    asyncio.run(r.run())
+    term = status_of(r, "main")["state"]["terminated"]
+    assert (term["exitCode"], term["reason"]) == (runner.START_ERROR_EXIT, "StartError")
+    assert term["message"].startswith(f"error mounting {field}"), term["message"]
+    assert [e[1:3] for e in events] == [("Warning", "Failed")] and events[0][3] == f"Error: {term['message']}"
+    assert "ran" not in log_of(r) and "cannot give the container its volumeMounts' paths" in log_of(r)
