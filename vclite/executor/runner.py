@@ -468,26 +468,28 @@ class PodRunner:
         """Symlink every volumeMount into the pod directory (`link`; else they are there); returns relative mount
         path -> source."""
         made: dict[str, Path] = {}
-        for c in self._specs.values():
-            for vm in c.get("volumeMounts") or []:
-                rel = _rel(vm.get("mountPath", ""), "mountPath")
-                if rel.split("/")[0] in RESERVED:
-                    raise envvars.ConfigError(f"mountPath {vm.get('mountPath')!r} is reserved by the local executor "
-                                              f"(it keeps {', '.join('/' + r for r in RESERVED)} in the pod directory)")
-                if vm.get("name") not in sources:
-                    raise envvars.ConfigError(f"volumeMount {vm.get('name')!r}: no volume of that name")
-                src = sources[vm["name"]]
-                if vm.get("subPath"):
-                    src = src / _rel(vm["subPath"], "subPath")
-                    if link and not src.exists():
-                        src.mkdir(parents=True, exist_ok=True)
-                if rel in made:
-                    if made[rel] != src:
-                        raise envvars.ConfigError(f"mountPath {vm.get('mountPath')!r} is used for two volumes")
-                    continue
-                if link:
-                    self._link(self.pod_dir / rel, src)
-                made[rel] = src
+        mounts = [(_rel(vm.get("mountPath", ""), "mountPath"), vm) for c in self._specs.values()
+                  for vm in c.get("volumeMounts") or []]
+        # outer mount points first (/data before /data/cache, whichever the manifest names first): an inner one's
+        # symlink is made in the outer volume, as a runtime makes its mount point there
+        for rel, vm in sorted(mounts, key=lambda m: m[0].count("/")):
+            if rel.split("/")[0] in RESERVED:
+                raise envvars.ConfigError(f"mountPath {vm.get('mountPath')!r} is reserved by the local executor "
+                                          f"(it keeps {', '.join('/' + r for r in RESERVED)} in the pod directory)")
+            if vm.get("name") not in sources:
+                raise envvars.ConfigError(f"volumeMount {vm.get('name')!r}: no volume of that name")
+            src = sources[vm["name"]]
+            if vm.get("subPath"):
+                src = src / _rel(vm["subPath"], "subPath")
+                if link and not src.exists():
+                    src.mkdir(parents=True, exist_ok=True)
+            if rel in made:
+                if made[rel] != src:
+                    raise envvars.ConfigError(f"mountPath {vm.get('mountPath')!r} is used for two volumes")
+                continue
+            if link:
+                self._link(self.pod_dir / rel, src)
+            made[rel] = src
         return made
 
     @staticmethod

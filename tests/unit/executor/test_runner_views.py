@@ -232,3 +232,17 @@ def test_a_view_that_cannot_be_made_is_a_start_error_naming_the_field(tmp_path, 
     assert term["message"].startswith(f"error mounting {field}"), term["message"]
     assert [e[1:3] for e in events] == [("Warning", "Failed")] and events[0][3] == f"Error: {term['message']}"
     assert "ran" not in log_of(r) and "cannot give the container its volumeMounts' paths" in log_of(r)
+
+
+@pytest.mark.parametrize("order", [pytest.param(1, id="outer-first"), pytest.param(-1, id="inner-first")])
+def test_nested_mounts_in_either_order(tmp_path, order):
+    """/data and /data/cache from two volumes: the manifest may name the inner one first (that was a ConfigError:
+    `cannot mount at <poddir>/data: a file is already there`)."""
+    mounts = [{"name": "data", "mountPath": "/data"}, {"name": "cache", "mountPath": "/data/cache"}][::order]
+    pod = make_pod([container("main", "echo d > /data/d; echo c > /data/cache/c", volumeMounts=mounts)],
+                   volumes=[{"name": "data", "emptyDir": {}}, {"name": "cache", "emptyDir": {}}])
+    r = run(tmp_path, pod)
+    assert r.phase() == core.PodPhase.SUCCEEDED, log_of(r)
+    volumes = r.pod_dir / ".vclite" / "volumes"
+    assert (volumes / "data/d").read_text() == "d\n" and (volumes / "cache/c").read_text() == "c\n"
+    assert (r.pod_dir / "data/cache/c").read_text() == "c\n"   # ($VC_POD_DIR/<mountPath> too)
