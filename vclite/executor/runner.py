@@ -83,6 +83,8 @@ MAX_MESSAGE = core.TERMINATION_MESSAGE_LIMIT
 FALLBACK_LINES, FALLBACK_BYTES = 80, 2048
 START_ERROR_EXIT = 128
 RESERVED = ("logs", ".vclite")
+# volumes a kubelet always mounts read-only, whatever the volumeMount says (its files are the API's data)
+API_DATA_VOLUMES = ("configMap", "secret", "downwardAPI", "projected")
 VIEW_UNAVAILABLE = "MountPathsNotMapped"   # a Warning Event: the container wanted a view this host cannot give
 
 
@@ -533,13 +535,16 @@ class PodRunner:
         if not mountview.wants_view(c) or mountview.available() is not None:
             return None
         binds = []
+        api_data = {v.get("name") for v in (self.pod.get("spec") or {}).get("volumes") or []
+                    if any(v.get(kind) is not None for kind in API_DATA_VOLUMES)}
         for vm in c.get("volumeMounts") or []:
             rel = _rel(vm.get("mountPath", ""), "mountPath")
             source = mounts[rel]
             if not os.path.exists(source):   # (a hostPath with no type the host lacks: its path as it is, missing)
                 continue
-            if str(source) != "/" + rel or vm.get("readOnly") is True:   # (a hostPath at its own path: as it is)
-                binds.append(mountview.Bind(str(source), "/" + rel, vm.get("readOnly") is True))
+            read_only = vm.get("readOnly") is True or vm.get("name") in api_data
+            if str(source) != "/" + rel or read_only:   # (a hostPath at its own path: as it is)
+                binds.append(mountview.Bind(str(source), "/" + rel, read_only))
         binds.append(mountview.Bind(str(term), mountview.termination_path(c)))
         wd = c.get("workingDir")
         if wd and os.path.isabs(wd) and cwd != Path(wd) and not any(

@@ -246,3 +246,21 @@ def test_nested_mounts_in_either_order(tmp_path, order):
     volumes = r.pod_dir / ".vclite" / "volumes"
     assert (volumes / "data/d").read_text() == "d\n" and (volumes / "cache/c").read_text() == "c\n"
     assert (r.pod_dir / "data/cache/c").read_text() == "c\n"   # ($VC_POD_DIR/<mountPath> too)
+
+
+@pytest.mark.parametrize("volume, mount", [
+    pytest.param({"configMap": {"name": "cfg"}}, {}, id="configMap"),
+    pytest.param({"configMap": {"name": "cfg"}}, {"subPath": "app.yaml"}, id="configMap-key-as-a-file"),
+    pytest.param({"secret": {"secretName": "cfg"}}, {}, id="secret"),
+    pytest.param({"projected": {"sources": []}}, {}, id="projected"),
+])
+def test_api_data_volumes_are_read_only_as_a_kubelet_mounts_them(tmp_path, volume, mount):
+    """A program that writes into its ConfigMap's mount fails here as on a cluster (it wrote the pod's copy)."""
+    path = "/etc/app/app.yaml" if mount.get("subPath") else "/etc/app"
+    target = path if mount.get("subPath") else f"{path}/new"
+    pod = make_pod([container("main", f"echo x >> {target} && echo wrote || echo refused",
+                              volumeMounts=[{"name": "v", "mountPath": path, **mount}])],
+                   volumes=[{"name": "v", **volume}])
+    data = {"data": {"app.yaml": "a: 1\n"}}
+    r = run(tmp_path, pod, {"cfg": data, runner.envvars.SECRET_PREFIX + "cfg": data})
+    assert log_of(r).endswith("refused\n"), log_of(r)
