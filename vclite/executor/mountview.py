@@ -11,11 +11,13 @@ own and execs the program in it, where:
   `/usr`, `/home`, `/tmp`, `/proc`, `/dev`…; symbolic links as they are), so everything on the host is where it
   was, and writes to it reach the host;
 - each bind (a volume's directory or file, the termination message file, a workingDir kept in the pod's
-  directory) is mounted at its path (read-only where the volumeMount says so). A path that does not exist is
-  made: inside another volume, in that volume's directory (as runc does); inside a host directory, the directory
-  is shadowed — a tmpfs in its place that carries its entries, bound from the host, plus the new one — so nothing
-  is ever created on the host outside the volumes. A new file written next to such a mount point (in `/etc` for
-  `/etc/config`, in `/` for `/data`) lives only in the container's view, as in a container's root file system;
+  directory) is mounted at its path (read-only where the bind says so: the runner's for a volumeMount's `readOnly`
+  and for ConfigMap and Secret volumes). A path that does not exist is made: inside another volume, in that
+  volume's directory (as runc does); inside a host directory, the directory is shadowed — a tmpfs in its place that
+  carries its entries, bound from the host (the volumes already mounted on some of them mounted again), plus the
+  new one — so nothing is ever created on the host outside the volumes. A new file written next to such a mount
+  point (in `/etc` for `/etc/config`, in `/` for `/data`) lives only in the container's view, as in a container's
+  root file system;
 - the working directory is the given one (in the view).
 
 The namespace is made with unshare(2): as root only a mount namespace; as another user, a user namespace too
@@ -28,9 +30,12 @@ gets the same view made again).
 Costs: one Python start (about 15–25 ms) and one mount per entry of each shadowed directory, per container
 start — paid only by containers that have a volumeMount or name their termination message path.
 
-Arguments: `ROOT CWD` then `--bind SOURCE TARGET` / `--ro-bind SOURCE TARGET` pairs, then `--` and the program
-(`encode`/`decode`). ROOT is an empty directory the new root is mounted on (any will do: it is only seen from
-inside the namespace). Only the standard library is used here (this file runs before vclite is importable).
+Arguments: optionally `--report FD` (a descriptor the script writes what failed to, as JSON — a bind it could not
+make, by its target, or the program's exec error — and that the exec closes unwritten: viewstart.py reads it), then
+`ROOT CWD`, `--bind SOURCE TARGET` / `--ro-bind SOURCE TARGET` triples, `--` and the program (`encode`/`decode`).
+A view that cannot be made exits FAILED (127) after saying why on stderr (the container's log). ROOT is an empty
+directory the new root is mounted on (any will do: it is only seen from inside the namespace). Only the standard
+library is used here (this file runs before vclite is importable).
 """
 from __future__ import annotations
 
