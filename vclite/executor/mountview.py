@@ -441,12 +441,19 @@ def available(python: str = sys.executable) -> str | None:
     return _PROBE or None
 
 
-def main(args: list[str]) -> int:
+def parse(args: list[str]) -> tuple[int | None, Spec, list[str]]:
+    """The script's arguments (`command`'s after the script): (the report's file descriptor, the spec, the
+    program and its arguments); ValueError (or IndexError) for arguments `command` cannot have made."""
     report = None
+    if args[:1] == ["--report"]:
+        report, args = int(args[1]), args[2:]
+    spec, program = decode(args)
+    return report, spec, program
+
+
+def main(args: list[str]) -> int:
     try:
-        if args[:1] == ["--report"]:
-            report, args = int(args[1]), args[2:]
-        spec, program = decode(args)
+        report, spec, program = parse(args)
     except (ValueError, IndexError) as e:
         print(f"mountview: {e or 'expected --report FD'}", file=sys.stderr)
         return 2

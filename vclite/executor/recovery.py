@@ -217,8 +217,8 @@ def _past_view(argv: list[bytes]) -> list[bytes]:
     all the same (it goes on to exec it)."""
     if len(argv) > 4 and argv[1:3] == [b"-I", b"-S"] and os.path.basename(argv[3]) == b"mountview.py":
         try:
-            return [os.fsencode(a) for a in mountview.decode([os.fsdecode(a) for a in argv[4:]])[1]]
-        except ValueError:
+            return [os.fsencode(a) for a in mountview.parse([os.fsdecode(a) for a in argv[4:]])[2]]
+        except (ValueError, IndexError):
             return argv
     return argv
 
