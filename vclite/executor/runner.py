@@ -863,7 +863,7 @@ class PodRunner:
             self._start_failed(st, stdin, start_error_message(launch.argv[0], e))
             return
         if report is not None:   # (in a view: made, and the program exec'd, or what failed — the run never began)
-            failed = await viewstart.outcome(report)
+            failed = await self._view_outcome(proc, report)
             if failed is not None:
                 await proc.wait()
                 error = viewstart.exec_error(failed)
@@ -882,6 +882,19 @@ class PodRunner:
         if self._stopping:  # stop() ran while the process was being started: no grace left to give
             _signal_group(proc, signal.SIGKILL)
         await self._await_end(st, proc, launch, owner)
+
+    async def _view_outcome(self, proc: processes.Child, report: int) -> dict | None:
+        """viewstart.outcome of the process `proc` making its view; a stop meanwhile kills it (a view stuck on a
+        file system that does not answer must not hold the pod's stop)."""
+        outcome = asyncio.ensure_future(viewstart.outcome(report))
+        stopped = asyncio.ensure_future(self._stop.wait())
+        try:
+            await asyncio.wait({outcome, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+        if not outcome.done():
+            _signal_group(proc, signal.SIGKILL)   # (its pipe then closes: the outcome is None, the run ends 137)
+        return await outcome
 
     def _start_failed(self, st: podstatus.ContainerState, stdin: podattach.ContainerStdin | None, message: str) -> None:
         """The container's process could not be started: StartError (exit code 128) and, as a kubelet, a Warning

@@ -264,3 +264,26 @@ def test_api_data_volumes_are_read_only_as_a_kubelet_mounts_them(tmp_path, volum
     data = {"data": {"app.yaml": "a: 1\n"}}
     r = run(tmp_path, pod, {"cfg": data, runner.envvars.SECRET_PREFIX + "cfg": data})
     assert log_of(r).endswith("refused\n"), log_of(r)
+
+
+def test_a_stop_while_the_view_is_being_made_kills_it(tmp_path, monkeypatch):
+    """A view that does not get made (here: a script that hangs before it exec's the program, standing for a file
+    system that does not answer) does not hold the pod's stop: the process is killed, the pod ends."""
+    hang = tmp_path / "hang.py"
+    hang.write_text("import time\ntime.sleep(60)\n")
+    real = mountview.command
+    monkeypatch.setattr(mountview, "command", lambda spec, argv, python=None, report=None:
+                        [real(spec, argv, report=report)[0], str(hang)])
+    pod = make_pod([container("main", "echo never", volumeMounts=[{"name": "v", "mountPath": "/v"}])],
+                   volumes=[{"name": "v", "emptyDir": {}}])
+
+    async def go():
+        r = new_runner(tmp_path, pod)
+        task = asyncio.create_task(r.run())
+        await asyncio.sleep(0.5)
+        await asyncio.wait_for(r.stop(grace=1), 20)
+        await asyncio.wait_for(task, 20)
+        return r
+    r = asyncio.run(go())
+    assert log_of(r) == ""
+    assert r.phase() == core.PodPhase.FAILED
