@@ -25,7 +25,7 @@ The namespace is made with unshare(2): as root only a mount namespace; as anothe
 namespaces. `available()` tries it once; where it fails the runner starts programs as before (paths unmapped)
 and says so. The process tree, signals, network, /proc and exit codes are the host's as before: only what the
 paths lead to changes, for the container's process and what it starts (and a `kubectl exec` into it, which
-gets the same view made again).
+joins it: `joined`, util-linux's nsenter; the same view made again where there is none).
 
 Costs: one Python start (about 15–25 ms) and one mount per entry of each shadowed directory, per container
 start — paid only by containers that have a volumeMount or name their termination message path.
@@ -439,6 +439,20 @@ def available(python: str = sys.executable) -> str | None:
             except (OSError, subprocess.SubprocessError) as e:
                 _PROBE = str(e)
     return _PROBE or None
+
+
+def joined(pid: int, cwd: str, argv: list[str], nsenter: str | None) -> list[str] | None:
+    """`argv` started in the view the running process `pid` has (its mount namespace — and user namespace, where
+    it has one of its own —, its root, `cwd` in it), through util-linux's nsenter: what the container wrote
+    outside its volumes is there too (a `kubectl exec`). None where that cannot be (no nsenter, `pid` gone)."""
+    if nsenter is None:
+        return None
+    try:
+        own_user = os.readlink(f"/proc/{pid}/ns/user") != os.readlink("/proc/self/ns/user")
+    except OSError:
+        return None
+    user = ["--user", "--preserve-credentials"] if own_user else []
+    return [nsenter, f"--target={pid}", "--mount", *user, "--root", f"--wdns={cwd}", "--", *argv]
 
 
 def parse(args: list[str]) -> tuple[int | None, Spec, list[str]]:

@@ -38,7 +38,7 @@ message path runs in a view of its own (mountview.py, where the host can make mo
 mountPath, the termination message file at terminationMessagePath (made empty before each run;
 $TERMINATION_MESSAGE_PATH names that path then), a workingDir kept in the pod's directory at its own path; the
 host's file system everywhere else. Its program is looked up in that view (a start error as exec would give it),
-and so is a `kubectl exec`'s; a view that cannot be made is a StartError naming the field (viewstart.py). Every
+and a `kubectl exec` joins that view (mountview.joined); a view that cannot be made is a StartError naming the field (viewstart.py). Every
 StartError comes with the kubelet's Warning Event `Failed`.
 
 Given an exit journal, each program runs under exits.py's /bin/sh wrapper, which records how it ended for
@@ -85,6 +85,7 @@ START_ERROR_EXIT = 128
 RESERVED = ("logs", ".vclite")
 # volumes a kubelet always mounts read-only, whatever the volumeMount says (its files are the API's data)
 API_DATA_VOLUMES = ("configMap", "secret", "downwardAPI", "projected")
+_NSENTER = shutil.which("nsenter")   # util-linux's: a `kubectl exec` joins its container's view (mountview.joined)
 VIEW_UNAVAILABLE = "MountPathsNotMapped"   # a Warning Event: the container wanted a view this host cannot give
 
 
@@ -636,9 +637,13 @@ class PodRunner:
         env = self._run_envs.get(container, launch.env)
         if argv:
             try:
-                argv = launch.command(argv, env)
+                started = launch.command(argv, env)
             except OSError as e:
                 raise podexec.ExecError(podexec.start_error(argv[0], e)) from None
+            if launch.view is not None:   # (in the container's own view, where it can: what it wrote there too)
+                argv = mountview.joined(self._procs[container].pid, launch.view.cwd, argv, _NSENTER) or started
+            else:
+                argv = started
         session = await podexec.start(argv, cwd=launch.cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr,
                                       tty=tty)
         sessions = self._execs.setdefault(container, set())

@@ -287,3 +287,29 @@ def test_a_stop_while_the_view_is_being_made_kills_it(tmp_path, monkeypatch):
     r = asyncio.run(go())
     assert log_of(r) == ""
     assert r.phase() == core.PodPhase.FAILED
+
+
+@pytest.mark.skipif(runner._NSENTER is None, reason="no nsenter (util-linux) on this host")
+def test_exec_joins_the_containers_own_view(tmp_path):
+    """What the container wrote outside its volumes — beside a mount point, in a directory its view shadows — is
+    there for a `kubectl exec` too, as in the container's own namespaces; and the exec starts in its directory."""
+    from tests.unit.executor.test_podexec import drain
+    top = f"/vclite-test-{os.getpid()}-{id(tmp_path)}"
+    pod = make_pod([container("main", f"echo mine > {top}/beside; until [ -e {top}/mnt/stop ]; do sleep 0.02; done",
+                              workingDir=f"{top}/mnt", volumeMounts=[{"name": "data", "mountPath": f"{top}/mnt"}])],
+                   volumes=[{"name": "data", "emptyDir": {}}])
+
+    async def go():
+        r = new_runner(tmp_path, pod)
+        task = asyncio.create_task(r.run())
+        while r.alive() < 1 or r.exec_problem("main") or not (r.pod_dir / "logs/main.log").exists():
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)   # (time for the container's first line)
+        s = await r.exec("main", ["sh", "-c", f"cat {top}/beside; pwd; touch stop"], stdin=False, stdout=True,
+                         stderr=False, tty=False)
+        out, rc = await drain(s)
+        await task
+        return out, rc
+    out, rc = asyncio.run(asyncio.wait_for(go(), 30))
+    assert (rc, out) == (0, {1: f"mine\n{top}/mnt\n".encode()})
+    assert not os.path.exists(top)
