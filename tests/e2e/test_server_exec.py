@@ -141,6 +141,42 @@ def test_cp_both_ways(kubectl, running, tmp_path):
     assert (tmp_path / "got" / "down.txt").read_text() == "downloaded\n"
 
 
+VIEWED = """
+apiVersion: v1
+kind: Pod
+metadata: {name: vbox}
+spec:
+  schedulerName: volcano
+  restartPolicy: Never
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+    - name: main
+      image: busybox
+      command: ["sh", "-c", "echo from-the-container > /data/mine; while [ ! -e /data/stop ]; do sleep 0.05; done"]
+      volumeMounts: [{name: data, mountPath: /data}]
+"""
+
+
+def test_exec_and_cp_see_the_containers_mounts_at_their_paths(kubectl, server, tmp_path):
+    """A container with a volume at /data (its own view of the file system: executor/mountview.py): `kubectl exec`
+    and `kubectl cp` use the absolute paths a cluster's container has."""
+    from vclite.executor import mountview
+    if mountview.available() is not None:
+        pytest.skip(f"no mount namespace on this host: {mountview.available()}")
+    kubectl("apply", "-f", "-", input=VIEWED)
+    wait_for(kubectl, ["exec", "vbox", "--", "cat", "/data/mine"], lambda out: out.stdout == "from-the-container\n",
+             "the container's file is not at /data")
+    (tmp_path / "up.txt").write_text("uploaded\n")
+    kubectl("cp", "up.txt", "vbox:/data/up.txt", cwd=tmp_path)
+    assert kubectl("exec", "vbox", "--", "cat", "/data/up.txt").stdout == "uploaded\n"
+    kubectl("cp", "vbox:/data/mine", "got.txt", cwd=tmp_path)
+    assert (tmp_path / "got.txt").read_text() == "from-the-container\n"
+    assert not os.path.exists("/data/up.txt")
+    kubectl("exec", "vbox", "--", "touch", "/data/stop")
+    wait_for(kubectl, ["get", "pod", "vbox", "-o", "jsonpath={.status.phase}"], lambda out: out.stdout == "Succeeded",
+             "the container did not end")
+
+
 def test_what_an_exec_left_running_ends_with_the_container(kubectl, running):
     """An exec's background process outlives the exec (as in a container), not the container."""
     proc = subprocess.Popen([*kubectl.argv, "exec", "box", "--", "sh", "-c", "sleep 300 > /dev/null 2>&1 & echo $!"],
