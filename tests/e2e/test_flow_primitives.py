@@ -478,8 +478,9 @@ def test_suspend_and_resume_through_a_server(vcctl, tmp_path):
     with vcctl_server.running(tmp_path / "srv", "--nodes", "1x(cpu=4,memory=8Gi)") as srv:
         api = kube_client.HttpClient.from_kubeconfig(str(srv.kubeconfig))
         path = tmp_path / "flow.yaml"
-        # (`first` runs long enough for the suspend to arrive while it runs, even on a loaded machine)
-        path.write_text(_template("first", "sleep 4") + _template("second", "sleep 1"))
+        # (`first` runs long enough for the suspend to arrive while it runs, even on a loaded machine: with
+        # `sleep 4`, two CLI starts on a busy machine once took longer)
+        path.write_text(_template("first", "sleep 8") + _template("second", "sleep 1"))
         assert vcctl("jobtemplate", "create", "-f", path, "-k", srv.kubeconfig).code == 0
         path.write_text(FLOW)
         assert vcctl("jobflow", "create", "-f", path, "-k", srv.kubeconfig).code == 0

@@ -38,9 +38,10 @@ def mebibytes(text: str) -> int:
 
 
 def busy_shows(out) -> bool:
-    """The busy pod's CPU is clearly above the idle one's (it may get only part of a core on a loaded machine)."""
+    """The busy pod's CPU is clearly above the idle one's (it may get only part of a core on a loaded machine), and
+    its sample was taken after its allocation (on a loaded machine one can show the loop's CPU from before it)."""
     got = rows(out.stdout) if out.returncode == 0 else {}
-    return "busy" in got and millicores(got["busy"][0]) >= 100
+    return "busy" in got and millicores(got["busy"][0]) >= 100 and mebibytes(got["busy"][1]) >= 48
 
 
 def test_top_pod_shows_what_the_processes_use(pods):
