@@ -87,9 +87,17 @@ PODDISRUPTIONBUDGET = Kind("policy", "v1", "PodDisruptionBudget", "poddisruption
 # A namespace's limits on what its objects may use (`spec.hard`) and what they use (`status.used`).
 RESOURCEQUOTA = Kind("", "v1", "ResourceQuota", "resourcequotas", "resourcequota", True, ("quota",))
 
+# Storage (api/storage.py): a claim on a volume, the volumes, and the classes that provision them (vclite's
+# provisioner makes a directory; a PersistentVolume's hostPath or local path is used where it says).
+PERSISTENTVOLUMECLAIM = Kind("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim",
+                             True, ("pvc",))
+PERSISTENTVOLUME = Kind("", "v1", "PersistentVolume", "persistentvolumes", "persistentvolume", False, ("pv",))
+STORAGECLASS = Kind("storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", False, ("sc",),
+                    has_status=False)
+
 ALL: tuple[Kind, ...] = (JOB, CRONJOB, JOBFLOW, JOBTEMPLATE, QUEUE, PODGROUP, HYPERNODE, NUMATOPOLOGY, PRIORITYCLASS,
                          POD, NODE, NAMESPACE, EVENT, CONFIGMAP, SERVICE, SECRET, SERVICEACCOUNT, COMMAND, LEASE,
-                         PODDISRUPTIONBUDGET, RESOURCEQUOTA)
+                         PODDISRUPTIONBUDGET, RESOURCEQUOTA, PERSISTENTVOLUMECLAIM, PERSISTENTVOLUME, STORAGECLASS)
 _BY_KIND = {k.kind: k for k in ALL}
 
 # Kinds served over HTTP as another version of a stored kind, never stored themselves (vcctl server
