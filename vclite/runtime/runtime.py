@@ -2,10 +2,11 @@
 
 The runtime wires the parts and drives them with the shared loop (`loop.Loop`: `step`, `settle`,
 `run_until`): the in-process API (admission over the memory or SQLite store), the vcjob, JobFlow,
-CronJob, JobTemplate, PodGroup, Queue, Namespace, disruption (PodDisruptionBudget) and ResourceQuota
-controllers, the scheduler, the local executor (and, `heartbeat`, its nodes' kubelet heartbeat) and the
-Event recorder. `controllers` (Volcano names, see `gates`) leaves controllers out: a server whose JobFlows
-are reconciled by `vcctl controller` elsewhere runs without its own JobFlow controllers.
+CronJob, JobTemplate, PodGroup, Queue, Namespace, disruption (PodDisruptionBudget), ResourceQuota and
+volume (claims bound, volumes provisioned and reclaimed) controllers, the scheduler, the local executor
+(and, `heartbeat`, its nodes' kubelet heartbeat) and the Event recorder. `controllers` (Volcano names, see
+`gates`) leaves controllers out: a server whose JobFlows are reconciled by `vcctl controller` elsewhere runs
+without its own JobFlow controllers.
 
 With `data_dir`, the control plane is durable: objects live in `<data_dir>/store.db` (a
 store.sqlite.SqliteStore, owned by this process until close()) and pods' working directories and
@@ -38,6 +39,7 @@ from vclite.controllers.cronjob import controller as cronjob_controller
 from vclite.controllers import namespace as namespace_controller
 from vclite.controllers import podgroup as podgroup_controller
 from vclite.controllers import queue as queue_controller
+from vclite.controllers import volume as volume_controller
 from vclite.controllers.job import controller as job_controller
 from vclite.controllers.jobflow import controller as jobflow_controller
 from vclite.executor import devices
@@ -143,6 +145,10 @@ class Runtime(loop_mod.Loop):
         self.disruption_controller = disruption_controller.DisruptionController(typed, self.clock,
                                                                                 recorder=self.events.record)
         components.append(self.disruption_controller)
+        # (its provisioner's directories under the executor's work directory, where pods find their volumes)
+        self.volume_controller = volume_controller.VolumeController(typed, self.clock, self.workdir,
+                                                                    recorder=self.events.record)
+        components.append(self.volume_controller)
         self.executor = None
         if run_pods:
             host_gpus = devices.host_gpus()
