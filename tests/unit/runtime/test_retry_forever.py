@@ -71,7 +71,7 @@ def test_the_podgroup_controller_retries_a_failing_pod_for_ever_then_succeeds():
 @pytest.mark.parametrize("component, forever", [
     ("podgroup_controller", True), ("cronjob_controller", True), ("gc_controller", True),
     ("hypernode_controller", True), ("namespace_controller", True), ("resourcequota_controller", True),
-    ("disruption_controller", True),
+    ("disruption_controller", True), ("volume_controller", True),
     ("job_controller", False), ("queue_controller", False), ("jobflow_controller", False),
     ("jobtemplate_controller", False),
 ])
