@@ -19,7 +19,8 @@ from typing import Any, Callable
 
 from vclite.admission import base, common, jobflow, jobtemplate, pod, podgroup, priorityclass, queue
 from vclite.admission import (command, configmap, cronjob, event, hypernode, lease, namespace, numatopology, pdb,
-                              resourcequota, secret, service, serviceaccount, serviceips, statuswrites, vcjob)
+                              persistentvolume, persistentvolumeclaim, resourcequota, secret, service, serviceaccount,
+                              serviceips, statuswrites, storageclass, vcjob)
 from vclite.api import kinds, meta
 from vclite.lib import errors
 from vclite.lib import jsoncopy
@@ -83,6 +84,11 @@ RULES: types.MappingProxyType[str, Rules] = types.MappingProxyType({
                               status_update=statuswrites.service_update, status_default=statuswrites.default_ingress),
     kinds.SERVICEACCOUNT.kind: Rules(validate=serviceaccount.validate),
     kinds.NODE.kind: Rules(validate=statuswrites.node_validate, status=statuswrites.node_status),
+    kinds.PERSISTENTVOLUMECLAIM.kind: Rules(persistentvolumeclaim.mutate, persistentvolumeclaim.validate,
+                                            resolve=persistentvolumeclaim.resolve),
+    kinds.PERSISTENTVOLUME.kind: Rules(persistentvolume.mutate, persistentvolume.validate,
+                                       resolve=persistentvolume.resolve),
+    kinds.STORAGECLASS.kind: Rules(storageclass.mutate, storageclass.validate),
 })
 
 

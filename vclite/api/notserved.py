@@ -2,7 +2,8 @@
 
 Volcano's own examples apply apps/v1 ReplicaSets and Deployments with `schedulerName: volcano`
 (Volcano's podgroup controller gangs their pods), RBAC objects for Argo, Argo Workflows, Spark
-operator applications and NetworkPolicies (the svc plugin's guide); Kubernetes' batch/v1 Jobs and CronJobs
+operator applications and NetworkPolicies (the svc plugin's guide), CSI objects of storage.k8s.io (its
+StorageClasses are served); Kubernetes' batch/v1 Jobs and CronJobs
 share their kind names with Volcano's but not their spec. vclite serves none of them; `yamlio` refuses
 such a document, and this table says why and what to write instead, in place of the bare list of the kinds
 served. Pure data.
@@ -19,9 +20,9 @@ OPERATOR = "its operator runs it, not vclite: write the pods as a Volcano Job (b
 KUBE_BATCH = ("Kubernetes' job controller runs it, not vclite: write it as Volcano's Job or CronJob "
               "(batch.volcano.sh/v1alpha1), whose spec differs in more than apiVersion: a Job's pod template goes "
               "under spec.tasks[].template, a CronJob's spec.jobTemplate.spec is a Volcano Job's spec")
-STORAGE = ("vclite has no storage provisioning: a claim a pod or a vcjob's spec.volumes names is a directory its "
-           "namespace's pods share (<workdir>/<namespace>/_pvc/<claim>), mounted at its mountPath: leave this document "
-           "out of a vclite run; a cluster needs it")
+STORAGE = ("vclite serves PersistentVolumeClaims, PersistentVolumes and StorageClasses (its provisioner makes a "
+           "directory per claim), not this kind of storage.k8s.io, which a CSI driver's cluster uses: leave this "
+           "document out of a vclite run; a cluster needs it")
 NETWORK = ("vclite's pods are processes of one machine, with no network isolation or ingress: leave this document "
            "out of a vclite run; a cluster needs it")
 
@@ -41,8 +42,6 @@ BY_GROUP = {
 # (apiVersion, kind) -> why, where the group alone does not say
 BY_KIND = {
     ("v1", "ReplicationController"): WORKLOAD,
-    ("v1", "PersistentVolumeClaim"): STORAGE,
-    ("v1", "PersistentVolume"): STORAGE,
 }
 
 

@@ -43,8 +43,6 @@ class AbsentKind:
 # kubectl 1.32's default prune list (k8s.io/kubectl/pkg/util/prune) less the kinds vclite stores
 ALL: tuple[AbsentKind, ...] = (
     AbsentKind("", "v1", "Endpoints", "endpoints", True, ("ep",), watchable=True),
-    AbsentKind("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", True, ("pvc",)),
-    AbsentKind("", "v1", "PersistentVolume", "persistentvolumes", False, ("pv",)),
     AbsentKind("", "v1", "ReplicationController", "replicationcontrollers", True, ("rc",)),
     AbsentKind("apps", "v1", "DaemonSet", "daemonsets", True, ("ds",)),
     AbsentKind("apps", "v1", "Deployment", "deployments", True, ("deploy",)),

@@ -349,9 +349,9 @@ def test_unserved_kind_lists_what_is_served():
                  id="kubernetes-cronjob"),
     pytest.param("networking.k8s.io/v1", "NetworkPolicy", "no network isolation or ingress: leave this document out",
                  id="networkpolicy-of-the-svc-plugin-guide"),
-    pytest.param("v1", "PersistentVolumeClaim", "vclite has no storage provisioning: a claim a pod or a vcjob's spec.volumes names is a directory",
-                 id="pvc"),
-    pytest.param("storage.k8s.io/v1", "StorageClass", "vclite has no storage provisioning", id="storageclass"),
+    pytest.param("storage.k8s.io/v1", "CSIDriver", "vclite serves PersistentVolumeClaims, PersistentVolumes and "
+                 "StorageClasses (its provisioner makes a directory per claim), not this kind", id="csidriver"),
+    pytest.param("storage.k8s.io/v1", "VolumeAttachment", "not this kind of storage.k8s.io", id="volumeattachment"),
 ])
 def test_a_kind_vclite_knows_it_does_not_run_says_why_and_what_instead(api_version, kind, says):
     _, [problem] = yamlio.parse_string(f"apiVersion: {api_version}\nkind: {kind}\nmetadata: {{name: x}}\n", "f.yaml")

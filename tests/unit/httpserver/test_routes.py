@@ -10,7 +10,6 @@ S = routes.Static
 U = routes.Usage
 A = routes.Absent
 DEPLOYMENT = absent.find("apps", "v1", "deployments")
-PV = absent.find("", "v1", "persistentvolumes")
 ENDPOINTS = absent.find("", "v1", "endpoints")
 
 
@@ -64,7 +63,9 @@ ENDPOINTS = absent.find("", "v1", "endpoints")
     pytest.param("/apis/apps/v1/namespaces/ns/deployments", A(DEPLOYMENT, "ns", None), id="absent-list"),
     pytest.param("/apis/apps/v1/namespaces/ns/deployments/d", A(DEPLOYMENT, "ns", "d"), id="absent-object"),
     pytest.param("/api/v1/namespaces/ns/endpoints", A(ENDPOINTS, "ns", None), id="absent-core-kind"),
-    pytest.param("/api/v1/persistentvolumes/pv1", A(PV, None, "pv1"), id="absent-cluster-kind"),
+    pytest.param("/api/v1/persistentvolumes/pv1", R(kinds.PERSISTENTVOLUME, None, "pv1"), id="served-cluster-kind"),
+    pytest.param("/apis/storage.k8s.io/v1/storageclasses/standard", R(kinds.STORAGECLASS, None, "standard"),
+                 id="storageclass-served"),
     pytest.param("/apis/batch.volcano.sh/v1alpha1/namespaces/ns/jobs", R(kinds.JOB, "ns", None),
                  id="volcano-jobs-still-volcanos"),
 ])
