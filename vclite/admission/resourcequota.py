@@ -10,7 +10,8 @@ kind of names and quantities as `spec.hard` (the scheduler's `resourcequota` plu
 
 `refusal(kind, obj, view)`: the quota plugin's verdict on creating `obj`: for each quota of its
 namespace whose scopes match it (api/quota.py `pod_matches`; a scoped quota counts pods only) and that
-lists a name the object charges, the object's usage (api/quota.py) added to what the
+lists a name the object charges, the object's usage (api/quota.py; a claim's storage, per class too, after
+the DefaultStorageClass plugin named its class) added to what the
 namespace uses now must stay within `spec.hard`; the first quota (by name) it would exceed refuses it
 with kube's message. A pod must also name its own cpu/memory requests or limits when a quota limits
 them ("failed quota: NAME: must specify ..."), checked for every quota first. What the namespace uses
@@ -141,6 +142,8 @@ def _usage_of(kind: kinds.Kind, obj: Obj) -> dict[str, Fraction]:
         charged.update(quota_mod.pod_usage(obj))
     elif kind.kind == kinds.SERVICE.kind:
         charged.update(quota_mod.service_usage(obj))
+    elif kind.kind == kinds.PERSISTENTVOLUMECLAIM.kind:
+        charged.update(quota_mod.claim_usage(obj))
     return charged
 
 

@@ -5,9 +5,13 @@
   `ephemeral-storage`/`requests.ephemeral-storage`, `limits.cpu|memory|ephemeral-storage`,
   hugepages under both names and extended resources as `requests.<name>` only.
 - `service_usage(svc)`: `services.loadbalancers` and `services.nodeports` of a Service.
+- `claim_usage(pvc)`: what a PersistentVolumeClaim charges (kube's PVC evaluator): `persistentvolumeclaims`,
+  `count/persistentvolumeclaims`, `requests.storage`, and per class `<class>.storageclass.storage.k8s.io/
+  requests.storage` and `<class>.storageclass.storage.k8s.io/persistentvolumeclaims`.
 - `count_names(kind)`: the object-count names an object of `kind` charges one of
   (`count/<plural>[.<group>]`, and the legacy bare name of the few kinds that have one).
-- `object_counts(names, list_of)`: the object counts among those names (`count/…`, `services.nodeports`, …).
+- `object_counts(names, list_of)`: the object counts among those names (`count/…`, `services.nodeports`, …)
+  and the claims' storage (`requests.storage`, per class).
 - `usage(hard, pods, counts)`: a namespace's `status.used` for the names a quota lists.
 - `exceeded(name, hard, used, requested)`: kube-apiserver's "exceeded quota: ..." refusal, or None.
 - `must_specify(pod, hard)`: the "must specify ..." constraint on containers when cpu/memory are limited.
@@ -22,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from vclite.api import kinds, quantity, resources
+from vclite.api import kinds, quantity, resources, storage
 
 Fraction = quantity.Fraction
 Resources = dict[str, Fraction]
@@ -44,7 +48,10 @@ INTEGER = frozenset({"pods", "services", "replicationcontrollers", "resourcequot
 CONSTRAINED = frozenset({"requests.cpu", "requests.memory", "limits.cpu", "limits.memory", "cpu", "memory"})
 # kinds whose objects a bare legacy name counts too (besides count/<plural>)
 _LEGACY_COUNT = {"ConfigMap": "configmaps", "Secret": "secrets", "Service": "services",
-                 "ResourceQuota": "resourcequotas"}
+                 "ResourceQuota": "resourcequotas", "PersistentVolumeClaim": "persistentvolumeclaims"}
+STORAGE_CLASS_SUFFIX = ".storageclass.storage.k8s.io/"   # <class>.storageclass.storage.k8s.io/<name>
+REQUESTS_STORAGE = "requests.storage"
+CLAIMS = "persistentvolumeclaims"
 _TERMINAL = ("Succeeded", "Failed")
 
 
@@ -122,6 +129,47 @@ def service_usage(svc: Mapping[str, Any]) -> Resources:
     return {}
 
 
+def claim_usage(claim: Mapping[str, Any]) -> Resources:
+    """What one PersistentVolumeClaim charges (kube's pvcEvaluator.Usage): the claim counted, its requested
+    storage (or what status.allocatedResources says, when more: an expansion under way), both also under its
+    class's names when it has a class."""
+    out: Resources = {CLAIMS: Fraction(1), COUNT_PREFIX + CLAIMS: Fraction(1)}
+    cls = storage.claim_class(dict(claim))
+    if cls:
+        out[cls + STORAGE_CLASS_SUFFIX + CLAIMS] = Fraction(1)
+    spec = claim.get("spec") if isinstance(claim.get("spec"), Mapping) else {}
+    if ((spec.get("resources") or {}).get("requests") or {}).get("storage") is None:
+        return out
+    requested = storage.requested_storage(dict(claim))
+    status = claim.get("status") if isinstance(claim.get("status"), Mapping) else {}
+    allocated = (status.get("allocatedResources") or {}).get("storage")
+    if allocated is not None:
+        try:
+            requested = max(requested, quantity.parse(allocated))
+        except ValueError:
+            pass
+    out[REQUESTS_STORAGE] = requested
+    if cls:
+        out[cls + STORAGE_CLASS_SUFFIX + REQUESTS_STORAGE] = requested
+    return out
+
+
+def is_claim_name(name: str) -> bool:
+    """Whether only claims charge `name` besides their count: `requests.storage` and the per-class names."""
+    return name == REQUESTS_STORAGE or STORAGE_CLASS_SUFFIX in name
+
+
+def claim_totals(names: Iterable[str], claims: Iterable[Mapping[str, Any]]) -> dict[str, Fraction]:
+    """The namespace's `requests.storage` and per-class names among `names`, summed over its claims."""
+    out = {n: Fraction(0) for n in names if is_claim_name(n)}
+    if out:
+        for claim in claims:
+            for name, value in claim_usage(claim).items():
+                if name in out:
+                    out[name] += value
+    return out
+
+
 def service_totals(names: Iterable[str], services: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     """The namespace's `services.loadbalancers` / `services.nodeports` among `names` (count-style)."""
     wanted = [n for n in SERVICE_NAMES if n in set(names)]
@@ -142,34 +190,39 @@ def count_names(kind: kinds.Kind) -> tuple[str, ...]:
     return (own, legacy) if legacy else (own,)
 
 
-def object_counts(names: Iterable[str], list_of: Callable[[kinds.Kind], Sequence[Any]]) -> dict[str, int]:
+def object_counts(names: Iterable[str], list_of: Callable[[kinds.Kind], Sequence[Any]]) -> dict[str, Fraction]:
     """The object counts among `names` (`count/<resource>`, the legacy bare names, `services.loadbalancers`/
-    `services.nodeports`) of one namespace, `list_of(kind)` giving its stored objects of a namespaced kind
-    (pods are counted by `usage`). What admission and the resourcequota controller both count."""
+    `services.nodeports`) and the claims' storage (`requests.storage`, per class) of one namespace,
+    `list_of(kind)` giving its stored objects of a namespaced kind (pods are counted by `usage`). What
+    admission and the resourcequota controller both count."""
     wanted = set(names)
-    out: dict[str, int] = {}
+    out: dict[str, Fraction] = {}
     for k in kinds.ALL:
         if not k.namespaced or k.kind == kinds.POD.kind:
             continue
         counted = [n for n in count_names(k) if n in wanted]
         if counted:
-            n = len(list_of(k))
+            n = Fraction(len(list_of(k)))
             out.update({name: n for name in counted})
     if any(n in wanted for n in SERVICE_NAMES):
-        out.update(service_totals(wanted, list_of(kinds.SERVICE)))
+        out.update({n: Fraction(v) for n, v in service_totals(wanted, list_of(kinds.SERVICE)).items()})
+    if any(is_claim_name(n) for n in wanted):
+        out.update(claim_totals(wanted, list_of(kinds.PERSISTENTVOLUMECLAIM)))
     return out
 
 
 def needs_pods(names: Iterable[str]) -> bool:
     """Whether some of `names` is charged by pods (not an object count of another kind)."""
     legacy = set(_LEGACY_COUNT.values()) | set(SERVICE_NAMES)
-    return any(n == COUNT_PREFIX + "pods" or not (n.startswith(COUNT_PREFIX) or n in legacy) for n in names)
+    return any(n == COUNT_PREFIX + "pods" or not (n.startswith(COUNT_PREFIX) or n in legacy or is_claim_name(n))
+               for n in names)
 
 
 def usage(hard: Iterable[str], pods: Iterable[Mapping[str, Any]],
-          counts: Mapping[str, int]) -> Resources:
-    """`status.used` for the names in `hard`: the pods' usage summed, and object counts from `counts`
-    (count name -> number of objects). A name nothing charges is used 0, as the controller writes it."""
+          counts: Mapping[str, Fraction]) -> Resources:
+    """`status.used` for the names in `hard`: the pods' usage summed, and what `object_counts` counted
+    (a count name -> the number of objects, a claim's storage name -> the amount). A name nothing charges
+    (one only pods of a scope the quota does not select would) is used 0, as the controller writes it."""
     names = list(hard)
     out: Resources = {name: Fraction(0) for name in names}
     if needs_pods(names):
@@ -195,6 +248,8 @@ def mask(r: Mapping[str, Fraction], names: Iterable[str]) -> Resources:
 
 def _base(name: str) -> str:
     """The resource a quota name measures (`requests.memory` -> memory), for printing its quantity."""
+    if STORAGE_CLASS_SUFFIX in name:
+        name = name.split("/", 1)[1]
     for prefix in (REQUESTS, LIMITS):
         if name.startswith(prefix):
             return name[len(prefix):]

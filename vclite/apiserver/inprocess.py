@@ -21,7 +21,7 @@ from typing import Any
 
 from vclite.admission import admit as admission
 from vclite.admission import base, serviceaccount
-from vclite.api import core, kinds, meta
+from vclite.api import core, kinds, meta, storage
 from vclite.apiserver import binding
 from vclite.apiserver import client as client_mod
 from vclite.lib import clock as clock_mod
@@ -254,13 +254,15 @@ def new_client(clock: clock_mod.Clock | None = None, require_command: bool = Tru
                store: memory.MemoryStore | None = None, existing_state: bool = False,
                webhook: base.WebhookConfig | None = None) -> InProcessClient:
     """A control plane API over `store` (default: a fresh in-memory one) with the default namespace,
-    queues and the two system PriorityClasses, each created only if missing (a durable store reopened
-    keeps its own).
-    `existing_state`: what is written is a cluster's state, already admitted there (see _View).
+    queues, the two system PriorityClasses and the default StorageClass `standard` (storage.default_class:
+    vclite's provisioner, as kind's cluster starts with its local-path class), each created only if missing
+    (a durable store reopened keeps its own; a class the user deleted comes back at the next start only).
+    `existing_state`: what is written is a cluster's state, already admitted there (see _View); its classes
+    are the ones it declares (no default class is added).
     `webhook`: Volcano's admission webhook flags (default: its defaults)."""
     clock = clock or clock_mod.RealClock()
     store = store if store is not None else memory.MemoryStore(clock)
-    for obj in DEFAULT_OBJECTS:
+    for obj in DEFAULT_OBJECTS if existing_state else (*DEFAULT_OBJECTS, storage.default_class()):
         kind = kind_of(obj)
         if store.peek(kind, "", obj["metadata"]["name"]) is None:
             store.create(kind, json.loads(json.dumps(obj)))

@@ -4,11 +4,12 @@
 Usage is counted as admission counts it (api/quota.py), over the pods a quota's scopes match (every
 pod without scopes): those not Succeeded/Failed for compute resources and `pods`, all of them for
 `count/pods`; stored objects for `count/<resource>` and the legacy `configmaps`/`secrets`/`services`/
-`resourcequotas` (not by a scoped quota), and Services' `services.loadbalancers`/`services.nodeports`;
-a name nothing in vclite charges (PVCs) is used 0. A namespace is recounted when one of its quotas
-changes, when one of its pods is created, deleted or reaches Succeeded/Failed, when another object of
-its is created or deleted, and when a Service's type or ports change; the status is written only when
-it differs. Kubernetes also recounts every 5 minutes; nothing here can
+`resourcequotas`/`persistentvolumeclaims` (not by a scoped quota), Services' `services.loadbalancers`/
+`services.nodeports`, and PersistentVolumeClaims' `requests.storage` and per-class
+`<class>.storageclass.storage.k8s.io/requests.storage|persistentvolumeclaims`. A namespace is recounted when
+one of its quotas changes, when one of its pods is created, deleted or reaches Succeeded/Failed, when another
+object of its is created or deleted, when a Service's type or ports change and when a claim's request,
+allocation or class changes; the status is written only when it differs. Kubernetes also recounts every 5 minutes; nothing here can
 drift, so there is no period.
 
 Talks to the API only through the Client protocol; watch handlers only enqueue namespaces.
@@ -32,7 +33,7 @@ def _namespace(obj: Obj) -> str:
     return meta.namespace(obj)
 
 
-def status_of(quota: Obj, pods: list[Obj], counts: dict[str, int]) -> Obj:
+def status_of(quota: Obj, pods: list[Obj], counts: dict[str, quota_mod.Fraction]) -> Obj:
     """The status the controller writes for `quota`, given its namespace's pods and object counts."""
     spec = quota.get("spec") or {}
     hard = dict(spec.get("hard") or {})
@@ -41,6 +42,15 @@ def status_of(quota: Obj, pods: list[Obj], counts: dict[str, int]) -> Obj:
     else:
         used = quota_mod.usage(hard, pods, counts)
     return {"hard": hard, "used": {name: quota_mod.show(value, name) for name, value in used.items()}}
+
+
+# kinds whose objects charge more than their count, and how much (a change of it is a recount)
+_CHARGED = {kinds.SERVICE.kind: quota_mod.service_usage, kinds.PERSISTENTVOLUMECLAIM.kind: quota_mod.claim_usage}
+
+
+def _usage_changed(ev: client_mod.WatchEvent) -> bool:
+    charge = _CHARGED.get(ev.kind.kind)
+    return charge is not None and charge(ev.old or {}) != charge(ev.object)
 
 
 class ResourceQuotaController:
@@ -99,8 +109,7 @@ class ResourceQuotaController:
 
     def _on_object(self, ev: client_mod.WatchEvent) -> None:
         if ev.type in (client_mod.EventType.ADDED, client_mod.EventType.DELETED) or (
-                ev.type == client_mod.EventType.MODIFIED and ev.kind.kind == kinds.SERVICE.kind and
-                quota_mod.service_usage(ev.old or {}) != quota_mod.service_usage(ev.object)):
+                ev.type == client_mod.EventType.MODIFIED and _usage_changed(ev)):
             ns = meta.namespace(ev.object)
             if self._has_quota(ns):
                 self.queue.add(ns)

@@ -180,3 +180,51 @@ def test_a_good_status_write_is_admitted():
     old = rq({"cpu": "2"})
     new = {**old, "status": {"hard": {"cpu": "2"}, "used": {"cpu": "500m"}}}
     assert admit.admit(Op.UPDATE_STATUS, kinds.RESOURCEQUOTA, new, old, views.DictView()) == new
+
+
+def pvc(name, storage="1Gi", cls=None, ns="default"):
+    spec = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": storage}}}
+    if cls is not None:
+        spec["storageClassName"] = cls
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name, "namespace": ns},
+            "spec": spec}
+
+
+GOLD = "gold.storageclass.storage.k8s.io/"
+
+
+@pytest.mark.parametrize("stored, new, want", [
+    pytest.param([rq({"persistentvolumeclaims": "1"}), pvc("x")], pvc("a"),
+                 "exceeded quota: q, requested: persistentvolumeclaims=1, used: persistentvolumeclaims=1, "
+                 "limited: persistentvolumeclaims=1", id="persistentvolumeclaims"),
+    pytest.param([rq({"count/persistentvolumeclaims": "1"}), pvc("x")], pvc("a"),
+                 "exceeded quota: q, requested: count/persistentvolumeclaims=1, used: count/persistentvolumeclaims=1, "
+                 "limited: count/persistentvolumeclaims=1", id="count/persistentvolumeclaims"),
+    pytest.param([rq({"requests.storage": "3Gi"}), pvc("x", "2Gi")], pvc("a", "2Gi"),
+                 "exceeded quota: q, requested: requests.storage=2Gi, used: requests.storage=2Gi, "
+                 "limited: requests.storage=3Gi", id="requests.storage"),
+    pytest.param([rq({"requests.storage": "3Gi"}), pvc("x", "1Gi")], pvc("a", "2Gi"), None, id="room left"),
+    pytest.param([rq({GOLD + "requests.storage": "1Gi"})], pvc("a", "2Gi", "gold"),
+                 f"exceeded quota: q, requested: {GOLD}requests.storage=2Gi, used: {GOLD}requests.storage=0, "
+                 f"limited: {GOLD}requests.storage=1Gi", id="per class storage"),
+    pytest.param([rq({GOLD + "requests.storage": "1Gi"})], pvc("a", "2Gi", "silver"), None,
+                 id="another class is not charged"),
+    pytest.param([rq({GOLD + "persistentvolumeclaims": "1"}), pvc("x", cls="gold"), pvc("y", cls="silver")],
+                 pvc("a", cls="gold"), f"exceeded quota: q, requested: {GOLD}persistentvolumeclaims=1, "
+                 f"used: {GOLD}persistentvolumeclaims=1, limited: {GOLD}persistentvolumeclaims=1",
+                 id="per class count"),
+    pytest.param([rq({"requests.storage": "1Gi"})], pod("a"), None, id="a pod charges no storage"),
+])
+def test_claims_charge_quotas(stored, new, want):
+    assert resourcequota.refusal(kinds.PERSISTENTVOLUMECLAIM, new, views.DictView(*stored)) == want
+
+
+def test_the_default_class_is_named_before_the_quota_is_checked():
+    """The DefaultStorageClass plugin runs before ResourceQuota: a claim without a class is charged to the default."""
+    sc = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "provisioner": "x.io/y",
+          "metadata": {"name": "gold", "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}}}
+    with pytest.raises(errors.Forbidden) as info:
+        admit.admit(Op.CREATE, kinds.PERSISTENTVOLUMECLAIM, pvc("a"), None,
+                    views.DictView(sc, rq({GOLD + "persistentvolumeclaims": "0"})))
+    assert str(info.value).startswith(f'persistentvolumeclaims "a" is forbidden: exceeded quota: q, requested: '
+                                      f'{GOLD}persistentvolumeclaims=1')

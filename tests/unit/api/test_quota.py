@@ -194,3 +194,47 @@ def test_service_totals():
     services = [svc("NodePort", 2), svc("LoadBalancer", 1), svc()]
     assert quota.service_totals(["services.nodeports", "services.loadbalancers", "pods"], services) == \
         {"services.nodeports": 3, "services.loadbalancers": 1}
+
+
+def claim(storage="1Gi", cls=None, allocated=None, annotation=None):
+    c = {"metadata": {"name": "c"}, "spec": {"resources": {"requests": {"storage": storage}}}}
+    if cls is not None:
+        c["spec"]["storageClassName"] = cls
+    if allocated is not None:
+        c["status"] = {"allocatedResources": {"storage": allocated}}
+    if annotation is not None:
+        c["metadata"]["annotations"] = {"volume.beta.kubernetes.io/storage-class": annotation}
+    return c
+
+
+GI = F(2**30)
+GOLD = "gold.storageclass.storage.k8s.io/"
+
+
+@pytest.mark.parametrize("obj, want", [
+    pytest.param(claim(), {"persistentvolumeclaims": F(1), "count/persistentvolumeclaims": F(1),
+                           "requests.storage": GI}, id="no class"),
+    pytest.param(claim(cls="gold"), {"persistentvolumeclaims": F(1), "count/persistentvolumeclaims": F(1),
+                                     "requests.storage": GI, GOLD + "persistentvolumeclaims": F(1),
+                                     GOLD + "requests.storage": GI}, id="a class: charged to it too"),
+    pytest.param(claim(annotation="gold"), {"persistentvolumeclaims": F(1), "count/persistentvolumeclaims": F(1),
+                                            "requests.storage": GI, GOLD + "persistentvolumeclaims": F(1),
+                                            GOLD + "requests.storage": GI}, id="the beta annotation's class"),
+    pytest.param(claim("1Gi", allocated="2Gi"), {"persistentvolumeclaims": F(1), "count/persistentvolumeclaims": F(1),
+                                                 "requests.storage": 2 * GI}, id="allocated more: an expansion"),
+    pytest.param(claim("2Gi", allocated="1Gi"), {"persistentvolumeclaims": F(1), "count/persistentvolumeclaims": F(1),
+                                                 "requests.storage": 2 * GI}, id="requested more"),
+])
+def test_claim_usage(obj, want):
+    assert quota.claim_usage(obj) == want
+
+
+def test_object_counts_sum_the_claims_storage_per_class():
+    claims = [claim("1Gi", "gold"), claim("2Gi", "silver"), claim("1Gi")]
+    listed = {kinds.PERSISTENTVOLUMECLAIM: claims}
+    names = ["requests.storage", GOLD + "requests.storage", "persistentvolumeclaims", "count/persistentvolumeclaims"]
+    assert quota.object_counts(names, lambda k: listed.get(k, [])) == {
+        "requests.storage": 4 * GI, GOLD + "requests.storage": GI, "persistentvolumeclaims": 3,
+        "count/persistentvolumeclaims": 3}
+    assert not quota.needs_pods(names)
+    assert quota.show(GI, GOLD + "requests.storage") == "1Gi"
