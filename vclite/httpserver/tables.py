@@ -6,7 +6,9 @@ RUNNINGS, AGE, QUEUE (priority 1); Queue PARENT; HyperNode Tier, TierName, NodeC
 none, hence the default Age), with
 cells as kube-apiserver's CRD table converter makes them (missing value → null, `date` → a human
 age such as `5m`). Built-in kinds have kubectl's familiar columns (pods: READY, STATUS, RESTARTS,
-AGE; wide: IP, NODE, …). kubectl upper-cases headers; columns with priority > 0 show with `-o wide`.
+AGE; wide: IP, NODE, …); PersistentVolumeClaims, PersistentVolumes and StorageClasses kube-apiserver's
+(access modes as RWO/ROX/RWX/RWOP, a claim's CAPACITY its bound volume's, `standard (default)`). kubectl
+upper-cases headers; columns with priority > 0 show with `-o wide`.
 A cell a malformed stored object cannot give is null (`cells`). Pure functions of (objects, now).
 """
 from __future__ import annotations
@@ -16,7 +18,7 @@ import datetime
 import json
 from typing import Any, Callable
 
-from vclite.api import disruption, eventsv1, kinds, quantity
+from vclite.api import disruption, eventsv1, kinds, quantity, storage
 from vclite.lib import clock as clock_mod
 
 Obj = dict[str, Any]
@@ -225,6 +227,83 @@ EVENT_COLUMNS = (
     Column("Name", "string", lambda e, now: _get(e, "metadata.name"), 1, "name", NAME_DESCRIPTION),
 )
 
+# ---- storage (kube-apiserver's printPersistentVolumeClaim, printPersistentVolume, printStorageClass) -----------
+
+_MODE_ABBREVIATIONS = (("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"),
+                       ("ReadWriteOncePod", "RWOP"))
+
+
+def access_modes_text(modes: Any) -> str:
+    """kube's GetAccessModesAsString: `RWO,ROX,RWX,RWOP`, each once, in that order."""
+    have = set(modes or ())
+    return ",".join(short for mode, short in _MODE_ABBREVIATIONS if mode in have)
+
+
+def _storage_text(rl: Any) -> str:
+    """A ResourceList's `storage` as Quantity.String() prints it ("0" when missing)."""
+    value = (rl or {}).get("storage")
+    return _canonical(value) if value is not None else "0"
+
+
+def _phase(obj: Obj) -> str:
+    if (obj.get("metadata") or {}).get("deletionTimestamp"):
+        return "Terminating"
+    return _get(obj, "status.phase") or ""
+
+
+def _attributes_class(obj: Obj, now: datetime.datetime) -> str:
+    return _get(obj, "spec.volumeAttributesClassName") or "<unset>"
+
+
+def _volume_mode(obj: Obj, now: datetime.datetime) -> str:
+    return _get(obj, "spec.volumeMode") or "<unset>"
+
+
+def _claim_capacity(pvc: Obj, now: datetime.datetime) -> str:
+    return _storage_text(_get(pvc, "status.capacity")) if _get(pvc, "spec.volumeName") else ""
+
+
+def _claim_modes(pvc: Obj, now: datetime.datetime) -> str:
+    return access_modes_text(_get(pvc, "status.accessModes")) if _get(pvc, "spec.volumeName") else ""
+
+
+def _volume_claim(pv: Obj, now: datetime.datetime) -> str:
+    ref = _get(pv, "spec.claimRef")
+    return f"{ref.get('namespace') or ''}/{ref.get('name') or ''}" if isinstance(ref, dict) else ""
+
+
+def _class_name(sc: Obj, now: datetime.datetime) -> str:
+    name = (sc.get("metadata") or {}).get("name") or ""
+    return f"{name} (default)" if storage.is_default_class(sc) else name
+
+
+STORAGE_COLUMNS: dict[str, tuple[Column, ...]] = {
+    kinds.PERSISTENTVOLUMECLAIM.kind: (
+        Column("Status", "string", lambda c, now: _phase(c)),
+        Column("Volume", "string", lambda c, now: _get(c, "spec.volumeName") or ""),
+        Column("Capacity", "string", _claim_capacity),
+        Column("Access Modes", "string", _claim_modes),
+        Column("StorageClass", "string", lambda c, now: storage.claim_class(c)),
+        Column("VolumeAttributesClass", "string", _attributes_class), AGE,
+        Column("VolumeMode", "string", _volume_mode, 1)),
+    kinds.PERSISTENTVOLUME.kind: (
+        Column("Capacity", "string", lambda v, now: _storage_text(_get(v, "spec.capacity"))),
+        Column("Access Modes", "string", lambda v, now: access_modes_text(_get(v, "spec.accessModes"))),
+        Column("Reclaim Policy", "string", lambda v, now: _get(v, "spec.persistentVolumeReclaimPolicy") or ""),
+        Column("Status", "string", lambda v, now: _phase(v)),
+        Column("Claim", "string", _volume_claim),
+        Column("StorageClass", "string", lambda v, now: storage.volume_class(v)),
+        Column("VolumeAttributesClass", "string", _attributes_class),
+        Column("Reason", "string", lambda v, now: _get(v, "status.reason") or ""), AGE,
+        Column("VolumeMode", "string", _volume_mode, 1)),
+    kinds.STORAGECLASS.kind: (
+        Column("Provisioner", "string", lambda c, now: c.get("provisioner") or ""),
+        Column("ReclaimPolicy", "string", lambda c, now: c.get("reclaimPolicy") or "Delete"),
+        Column("VolumeBindingMode", "string", lambda c, now: c.get("volumeBindingMode") or "Immediate"),
+        Column("AllowVolumeExpansion", "string", lambda c, now: bool(c.get("allowVolumeExpansion"))), AGE),
+}
+
+
 # Columns after NAME, per kind (events have their own full list, without a leading NAME).
 COLUMNS: dict[str, tuple[Column, ...]] = {
     kinds.JOBFLOW.kind: (_crd("Status", ".status.state.phase", "string"),
@@ -278,7 +357,11 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
                                Column("PreemptionPolicy", "string", lambda p, now: p.get("preemptionPolicy") or "")),
 }
 
+COLUMNS.update(STORAGE_COLUMNS)
+
 NAME = Column("Name", "string", lambda o, now: (o.get("metadata") or {}).get("name"), 0, "name", NAME_DESCRIPTION)
+# kinds whose NAME cell says more than the name (a StorageClass's `standard (default)`)
+NAME_COLUMNS = {kinds.STORAGECLASS.kind: Column("Name", "string", _class_name, 0, "name", NAME_DESCRIPTION)}
 
 
 def _quota_cell(limits: bool) -> Cell:
@@ -313,7 +396,7 @@ COLUMNS[kinds.RESOURCEQUOTA.kind] = (
 def columns(kind: kinds.Kind) -> tuple[Column, ...]:
     if kind.kind == kinds.EVENT.kind:
         return EVENT_COLUMNS
-    return (NAME,) + COLUMNS.get(kind.kind, (AGE,))
+    return (NAME_COLUMNS.get(kind.kind, NAME),) + COLUMNS.get(kind.kind, (AGE,))
 
 
 def _row_object(obj: Obj) -> Obj:

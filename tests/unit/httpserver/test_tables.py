@@ -170,3 +170,53 @@ def test_include_object_none_and_object():
 def test_managed_fields_not_in_row_metadata():
     obj = {"metadata": md("f", managedFields=[{"manager": "kubectl"}])}
     assert "managedFields" not in tables.table(kinds.JOBFLOW, [obj], NOW)["rows"][0]["object"]["metadata"]
+
+
+# ---- storage: kube-apiserver's printers ------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind, expected", [
+    pytest.param(kinds.PERSISTENTVOLUMECLAIM, [("Name", 0), ("Status", 0), ("Volume", 0), ("Capacity", 0),
+                                               ("Access Modes", 0), ("StorageClass", 0), ("VolumeAttributesClass", 0),
+                                               ("Age", 0), ("VolumeMode", 1)], id="pvc"),
+    pytest.param(kinds.PERSISTENTVOLUME, [("Name", 0), ("Capacity", 0), ("Access Modes", 0), ("Reclaim Policy", 0),
+                                          ("Status", 0), ("Claim", 0), ("StorageClass", 0),
+                                          ("VolumeAttributesClass", 0), ("Reason", 0), ("Age", 0), ("VolumeMode", 1)],
+                 id="pv"),
+    pytest.param(kinds.STORAGECLASS, [("Name", 0), ("Provisioner", 0), ("ReclaimPolicy", 0), ("VolumeBindingMode", 0),
+                                      ("AllowVolumeExpansion", 0), ("Age", 0)], id="storageclass"),
+])
+def test_storage_columns(kind, expected):
+    assert headers(kind) == expected
+
+
+BOUND_CLAIM = {"metadata": md("data"), "spec": {"accessModes": ["ReadWriteOnce"], "volumeName": "pvc-1",
+                                                "resources": {"requests": {"storage": "1Gi"}}, "volumeMode": "Filesystem",
+                                                "storageClassName": "standard"},
+               "status": {"phase": "Bound", "capacity": {"storage": "1Gi"},
+                          "accessModes": ["ReadWriteMany", "ReadWriteOnce", "ReadWriteOnce"]}}
+
+
+@pytest.mark.parametrize("kind, obj, cells", [
+    pytest.param(kinds.PERSISTENTVOLUMECLAIM, BOUND_CLAIM,
+                 ["data", "Bound", "pvc-1", "1Gi", "RWO,RWX", "standard", "<unset>", "5m", "Filesystem"],
+                 id="bound claim: its volume's capacity and modes"),
+    pytest.param(kinds.PERSISTENTVOLUMECLAIM, {"metadata": md("p", deletionTimestamp=CREATED),
+                                               "spec": {"accessModes": ["ReadWriteOnce"]}, "status": {"phase": "Pending"}},
+                 ["p", "Terminating", "", "", "", "", "<unset>", "5m", "<unset>"], id="pending claim being deleted"),
+    pytest.param(kinds.PERSISTENTVOLUME, {"metadata": md("pv1"), "spec": {
+        "capacity": {"storage": "5Gi"}, "accessModes": ["ReadWriteOncePod"], "persistentVolumeReclaimPolicy": "Retain",
+        "claimRef": {"namespace": "ns", "name": "data"}, "storageClassName": "manual", "volumeMode": "Block"},
+        "status": {"phase": "Released", "reason": "x"}},
+                 ["pv1", "5Gi", "RWOP", "Retain", "Released", "ns/data", "manual", "<unset>", "x", "5m", "Block"],
+                 id="volume"),
+    pytest.param(kinds.PERSISTENTVOLUME, {"metadata": md("pv2"), "spec": {}},
+                 ["pv2", "0", "", "", "", "", "", "<unset>", "", "5m", "<unset>"], id="volume with nothing"),
+    pytest.param(kinds.STORAGECLASS, {"metadata": md("standard", annotations={
+        "storageclass.kubernetes.io/is-default-class": "true"}), "provisioner": "vclite.io/local-dir",
+        "reclaimPolicy": "Delete", "volumeBindingMode": "Immediate", "allowVolumeExpansion": True},
+                 ["standard (default)", "vclite.io/local-dir", "Delete", "Immediate", True, "5m"], id="default class"),
+    pytest.param(kinds.STORAGECLASS, {"metadata": md("nfs"), "provisioner": "nfs.io/x"},
+                 ["nfs", "nfs.io/x", "Delete", "Immediate", False, "5m"], id="class without the optional fields"),
+])
+def test_storage_cells(kind, obj, cells):
+    assert tables.table(kind, [obj], NOW, "9")["rows"][0]["cells"] == cells
