@@ -59,6 +59,24 @@ QUEUE_SPEC = dict.fromkeys(("weight", "capability", "reclaimable", "guarantee", 
                             "extendClusters", "affinity", "type", "priority", "dequeueStrategy"))
 PODGROUP_SPEC = dict.fromkeys(("minMember", "minTaskMember", "queue", "priorityClassName", "minResources",
                                "networkTopology", "subGroupPolicy"))
+_LABEL_SELECTOR = {"matchLabels": None, "matchExpressions": [dict.fromkeys(("key", "operator", "values"))]}
+PVC_SPEC = {**dict.fromkeys(("accessModes", "volumeName", "storageClassName", "volumeMode", "dataSource",
+                             "dataSourceRef", "volumeAttributesClassName")),
+            "selector": _LABEL_SELECTOR, "resources": dict.fromkeys(("limits", "requests"))}
+_NODE_REQUIREMENTS = [dict.fromkeys(("key", "operator", "values"))]
+PV_SPEC = {**dict.fromkeys((
+    "accessModes", "capacity", "persistentVolumeReclaimPolicy", "storageClassName", "mountOptions", "volumeMode",
+    "volumeAttributesClassName", "gcePersistentDisk", "awsElasticBlockStore", "glusterfs", "flocker", "rbd",
+    "quobyte", "cephfs", "iscsi", "cinder", "fc", "flexVolume", "azureFile", "vsphereVolume", "photonPersistentDisk",
+    "portworxVolume", "azureDisk", "scaleIO", "storageos", "csi")),
+    "claimRef": dict.fromkeys(("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")),
+    "hostPath": dict.fromkeys(("path", "type")), "local": dict.fromkeys(("path", "fsType")),
+    "nfs": dict.fromkeys(("server", "path", "readOnly")),
+    "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": _NODE_REQUIREMENTS,
+                                                         "matchFields": _NODE_REQUIREMENTS}]}}}
+STORAGECLASS = {**dict.fromkeys(("apiVersion", "kind", "provisioner", "parameters", "reclaimPolicy", "mountOptions",
+                                 "allowVolumeExpansion", "volumeBindingMode", "allowedTopologies")),
+                "metadata": METADATA}
 
 
 def _object(spec: Any) -> dict:
@@ -74,6 +92,9 @@ BY_KIND = {
     "Queue": _object(QUEUE_SPEC),
     "PodGroup": _object(PODGROUP_SPEC),
     "Pod": _object(POD_SPEC),
+    "PersistentVolumeClaim": _object(PVC_SPEC),
+    "PersistentVolume": _object(PV_SPEC),
+    "StorageClass": STORAGECLASS,
 }
 
 

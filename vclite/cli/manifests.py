@@ -30,10 +30,12 @@ _PATCH_FIELD = re.compile(r"patch\.jobSpec((?:\.[A-Za-z0-9_-]+|\[[0-9]+\])*): ")
 
 STDIN, STDIN_NAME = stdinput.STDIN, stdinput.STDIN_NAME   # a FILE of `-` is standard input, and its name
 
-# Apply order: what other objects refer to comes first.
+# Apply order: what other objects refer to comes first (a claim's class and volume before it, claims before the
+# pods and vcjobs that mount them; a quota before the claims it charges).
 APPLY_ORDER = {k.kind: i for i, k in enumerate((
     kinds.NAMESPACE, kinds.PRIORITYCLASS, kinds.NODE, kinds.HYPERNODE, kinds.NUMATOPOLOGY, kinds.QUEUE,
-    kinds.RESOURCEQUOTA, kinds.CONFIGMAP, kinds.SECRET, kinds.SERVICEACCOUNT, kinds.PODDISRUPTIONBUDGET,
+    kinds.RESOURCEQUOTA, kinds.STORAGECLASS, kinds.PERSISTENTVOLUME, kinds.PERSISTENTVOLUMECLAIM, kinds.CONFIGMAP,
+    kinds.SECRET, kinds.SERVICEACCOUNT, kinds.PODDISRUPTIONBUDGET,
     kinds.JOBTEMPLATE, kinds.PODGROUP, kinds.JOB, kinds.POD, kinds.JOBFLOW))}
 
 
@@ -250,7 +252,8 @@ def _apply(client: Any, docs: list[yamlio.Document], check_templates: bool) -> _
 def _create(client: Any, kind: kinds.Kind | None, obj: Obj) -> Obj:
     """Create `obj`; if it exists already, apply it as `kubectl apply` would: the fields it gives are
     merged onto the live object (its status aside: a subresource), through update admission. Only
-    what the API starts with — the `default` Namespace, the `root` and `default` Queues — can exist
+    what the API starts with — the `default` Namespace, the `root` and `default` Queues, the `standard`
+    StorageClass — can exist
     when a document is applied (a name defined twice is a problem before that): Volcano's guides
     change the default queue this way (`kubectl apply` of a Queue named `default`)."""
     try:
