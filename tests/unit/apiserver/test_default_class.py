@@ -37,7 +37,8 @@ def test_a_changed_default_class_is_kept_at_the_next_start(tmp_path):
     clk = clock.VirtualClock()
     store = sqlite.SqliteStore(clk, tmp_path / "store.db")
     client = inprocess.new_client(clk, store=store)
-    client.patch(kinds.STORAGECLASS, "", "standard", {"metadata": {"annotations": {storage.ANN_DEFAULT_CLASS: "false"}}})
+    client.patch(kinds.STORAGECLASS, "", "standard",
+                 {"metadata": {"annotations": {storage.ANN_DEFAULT_CLASS: "false"}}})
     store.close()
     store = sqlite.SqliteStore(clk, tmp_path / "store.db")
     try:
