@@ -54,7 +54,6 @@ def pod(name, claim_name, node="n1", phase="Running"):
 @pytest.fixture
 def rt(tmp_path):
     r = runtime.Runtime(clock.VirtualClock(), nodes=[NODE], run_pods=False, workdir=tmp_path / "work")
-    r.client.create(storage.default_class())   # (the API's default class: created by the control plane itself)
     r.start()
     yield r
 
@@ -238,13 +237,15 @@ def test_a_provisioned_directory_is_removed_without_following_links(rt, tmp_path
 
 
 def test_a_volume_gone_under_a_bound_claim_leaves_it_lost(rt, tmp_path):
-    v = volume("v", tmp_path / "v")
-    del v["metadata"]["finalizers"]    # (no pv-protection: it goes at once)
-    rt.client.create(v)
+    rt.client.create(volume("v", tmp_path / "v"))
     rt.client.create(claim(cls=""))
     rt.settle()
     assert phase(get_claim(rt)) == "Bound"
     rt.client.delete(kinds.PERSISTENTVOLUME, "", "v")
+    rt.settle()
+    held = rt.client.get(kinds.PERSISTENTVOLUME, "", "v")   # (pv-protection holds a Bound volume: forced away)
+    held["metadata"]["finalizers"] = []
+    rt.client.update(held)
     rt.settle()
     c = get_claim(rt)
     assert c["status"] == {"phase": "Lost"}
@@ -304,7 +305,7 @@ def test_a_run_without_storage_follows_no_pods(rt):
 def test_a_restarted_control_plane_finishes_a_provisioning_cut_short(tmp_path):
     data, work = tmp_path / "data", tmp_path / "work"
     first = runtime.Runtime(clock.VirtualClock(), nodes=[NODE], run_pods=False, data_dir=data, workdir=work)
-    first.client.create(storage.default_class())
+    assert first.client.get(kinds.STORAGECLASS, "", "standard")   # (the control plane makes the default class)
     c = first.client.create(claim())
     path = storage.provisioned_path(work, c)
     path.mkdir(parents=True)
