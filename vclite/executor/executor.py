@@ -7,6 +7,10 @@ container statuses, pod and host IP 127.0.0.1).
 - A container without a command cannot run here: the pod goes Failed at once, reason NoCommand.
 - A missing ConfigMap (or key, or an unsupported env source) leaves the pod Pending with its
   containers waiting in CreateContainerConfigError; it starts when the ConfigMap appears.
+- A persistentVolumeClaim volume is its claim's bound PersistentVolume's data (claims.py): a claim missing, being
+  deleted or not Bound, or its volume missing, leaves the pod Pending with its containers waiting in
+  ContainerCreating, the claim named, and a Warning Event FailedMount (the kubelet's); it starts when a claim or a
+  volume changes so that it can.
 - A pod deleted, being deleted (deletionTimestamp), moved off its node or replaced by a new pod of
   the same name has its process groups stopped (SIGTERM, SIGKILL after the grace period: a
   positive metadata.deletionGracePeriodSeconds, else spec.terminationGracePeriodSeconds, default
@@ -55,6 +59,7 @@ from vclite.api import core, kinds, meta
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import events
 from vclite.apiserver import informer as informer_mod
+from vclite.executor import claims as claims_mod
 from vclite.executor import devices, envvars, exits, logtimes, memory, podattach, podexec, podstatus, recovery
 from vclite.executor import localnames, strays, usage, vgpus
 from vclite.executor import runner as runner_mod
@@ -127,7 +132,7 @@ class LocalExecutor:
         self.restart_backoff = restart_backoff
         self.queue = workqueue.WorkQueue(clock, max_delay=RETRY_MAX_DELAY)
         self._runs: dict[str, _Run] = {}
-        self._blocked: set[str] = set()       # pods waiting for a ConfigMap or Secret
+        self._blocked: set[str] = set()       # pods waiting for a ConfigMap or Secret, or a claim (claims.py)
         self._gpu_waits: set[str] = set()     # pods waiting for GPUs a pod being stopped still holds
         self._lost: dict[str, str] = {}       # key -> uid of pods whose processes died with a previous process
         # key -> (uid, recovery.adoption's plan) of pods whose running processes a previous process started
@@ -151,6 +156,8 @@ class LocalExecutor:
     def start(self) -> None:
         if not self._subs:
             self._subs = [self.client.watch(kind, self._on_config_map) for kind in (kinds.CONFIGMAP, kinds.SECRET)]
+            self._subs += [self.client.watch(kinds.PERSISTENTVOLUMECLAIM, self._on_config_map),
+                           self.client.watch(kinds.PERSISTENTVOLUME, self._on_volume)]
             self.pods.start()
             left = recovery.left_behind(self.workdir)
             recorded = set(exits.read(self.exit_journal)) if self._record_exits else set()
@@ -289,10 +296,16 @@ class LocalExecutor:
             self.queue.add(key)
 
     def _on_config_map(self, ev: client_mod.WatchEvent) -> None:
+        """A ConfigMap, Secret or PersistentVolumeClaim changed: the waiting pods of its namespace try again."""
         ns = meta.namespace(ev.object)
         for key in sorted(self._blocked):
             if key.partition("/")[0] == ns:
                 self.queue.add(key)
+
+    def _on_volume(self, ev: client_mod.WatchEvent) -> None:
+        """A PersistentVolume changed (cluster-wide): every pod waiting may have been waiting for it."""
+        for key in sorted(self._blocked):
+            self.queue.add(key)
 
     def _on_runner_change(self, key: str) -> None:
         self.queue.add(key)
@@ -446,11 +459,19 @@ class LocalExecutor:
             return
         self._gpu_waits.discard(key)
         try:
+            claims = self._claims(pod)
+        except claims_mod.Unmountable as e:   # (started when a claim or a volume changes: _on_config_map, _on_volume)
+            self._blocked.add(key)
+            if self._write_waiting(pod, e.message):
+                events.record(self.client, self.clock, pod, "Warning", claims_mod.FAILED_MOUNT,
+                              e.event_message(meta.namespace(pod)), component=EVENT_SOURCE)
+            return
+        try:
             runner = runner_mod.PodRunner(pod, self.pod_dir(meta.namespace(pod), meta.name(pod)),
                                           self._config_maps(pod), self.clock, self._on_runner_change,
                                           self.restart_backoff, self.host_env, self._container_events(pod),
                                           device_env, self.exit_journal if self._journal else None,
-                                          self._hostnames)
+                                          self._hostnames, claims)
             runner.prepare()
         except runner_mod.NoCommandError as e:
             self._write_not_started(pod, core.PodPhase.FAILED, envvars.NO_COMMAND, e.message, pod_level=True)
@@ -476,10 +497,15 @@ class LocalExecutor:
         """Take over the pod's run from the previous server (runner.adopt); False if it cannot be."""
         loop = asyncio.get_running_loop()
         device_env, held = self._adopted_devices(pod, plan)
+        try:
+            claims = self._claims(pod)
+        except claims_mod.Unmountable as e:
+            log.warning("pod %s: its running processes cannot be taken over (%s)", key, e.message)
+            return False
         runner = runner_mod.PodRunner(pod, self.pod_dir(meta.namespace(pod), meta.name(pod)), self._config_maps(pod),
                                       self.clock, self._on_runner_change, self.restart_backoff, self.host_env,
                                       self._container_events(pod), device_env,
-                                      self.exit_journal if self._journal else None, self._hostnames)
+                                      self.exit_journal if self._journal else None, self._hostnames, claims)
         try:
             if not runner.adopt(plan):
                 return False
@@ -671,6 +697,19 @@ class LocalExecutor:
             out[ref] = {"binaryData": found.get("data") or {}} if secret else found
         return out
 
+    def _claims(self, pod: Obj) -> dict[str, tuple[pathlib.Path, str]]:
+        """Where the pod's claims' volumes are (claims.resolve: raises claims.Unmountable); {} without claims."""
+        if not claims_mod.claim_volumes(pod):
+            return {}
+
+        def get(kind: kinds.Kind, namespace: str, name: str) -> Obj | None:
+            try:
+                return self.client.get(kind, namespace, name)
+            except errors.NotFound:
+                return None
+        return claims_mod.resolve(pod, lambda ns, name: get(kinds.PERSISTENTVOLUMECLAIM, ns, name),
+                                  lambda name: get(kinds.PERSISTENTVOLUME, "", name), self.workdir.absolute())
+
     def _task_done(self, key: str, task: asyncio.Task) -> None:
         if not task.cancelled() and task.exception() is not None:
             log.error("pod %s: runner failed", key, exc_info=task.exception())
@@ -735,7 +774,7 @@ class LocalExecutor:
             events.record(self.client, self.clock, pod, "Warning", recovery.PROCESS_LOST, recovery.POD_MESSAGE,
                           component=EVENT_SOURCE)
 
-    def _write_waiting(self, pod: Obj, message: str) -> None:
+    def _write_waiting(self, pod: Obj, message: str) -> bool:
         """Pending, its first containers waiting (ContainerCreating, or PodInitializing behind init containers)
         with `message`: why they are not created yet (a kubelet's pod whose containers it has not created shows
         ContainerCreating). The runner's first report, when they start, clears it."""
@@ -747,7 +786,7 @@ class LocalExecutor:
                 for c in spec.get("containers") or []]
         for st in inits[:1] or main:
             st.wait(podstatus.Reason.CREATING, message)
-        self._write(pod, core.PodPhase.PENDING, None, inits, main, "", "", sandbox=False)
+        return self._write(pod, core.PodPhase.PENDING, None, inits, main, "", "", sandbox=False)
 
     def _recorded_end(self, pod: Obj) -> recovery.Ended:
         """How a container run of `pod` ended as the exit journal recorded it, with its termination message (read

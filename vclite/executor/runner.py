@@ -14,9 +14,10 @@ Layout of a pod's directory `<poddir>` (the executor uses `<workdir>/<namespace>
 - `<mountPath>` — each volumeMount, as a symlink: `/etc/volcano` is `$VC_POD_DIR/etc/volcano`, so the
   `worker.host` file Volcano's svc plugin mounts is `$VC_POD_DIR/etc/volcano/worker.host` locally.
   configMap and secret volumes are written as files (keys or `items`, defaultMode / mode applied), emptyDir and
-  any other volume type is an empty directory, hostPath is the host path itself, and a
-  persistentVolumeClaim is `<poddir>/../_pvc/<claimName>/`, shared by the namespace's pods. The
-  mount paths `/logs` and `/.vclite` are reserved;
+  any other volume type is an empty directory, hostPath is the host path itself (a DirectoryOrCreate one made), and
+  a persistentVolumeClaim is its bound volume's path, given by the executor (claims.py: `claims`), taken as a hostPath
+  of that path and type (`<workdir>/<namespace>/_pvc/<claim>` for a volume vclite provisioned; with `readOnly: true`
+  bound read-only in a container's view). The mount paths `/logs` and `/.vclite` are reserved;
 - `.vclite/volumes/<volume>` — emptyDir, configMap and secret volumes (made only for pods that have some).
 - `.vclite/root` — an empty directory a container's view of the file system is mounted on, inside its own mount
   namespace (mountview.py; made only for pods with such a container).
@@ -318,11 +319,15 @@ class PodRunner:
                  on_change: Callable[[str], None], restart_backoff: float = 10.0,
                  host_env: dict[str, str] | None = None, on_event: ContainerEvent | None = None,
                  device_env: dict[str, dict[str, str]] | None = None, exit_journal: Path | None = None,
-                 hosts_of: localnames.HostsOf | None = None):
+                 hosts_of: localnames.HostsOf | None = None,
+                 claims: dict[str, tuple[Path, str]] | None = None):
+        """`claims`: claim name -> (its volume's path, hostPath type) of the pod's persistentVolumeClaim volumes
+        (claims.resolve); a claim volume not in it cannot be prepared (envvars.ConfigError)."""
         # (absolute: the mounts' symlinks point into it, and $VC_POD_DIR is read from the container's own
         # working directory — a relative `vcctl run --workdir` left both pointing nowhere)
         self.pod, self.pod_dir, self.key = pod, Path(pod_dir).absolute(), meta.key(pod)
         self._host_env = host_env if host_env is not None else dict(os.environ)
+        self._claims = dict(claims or {})
         self._inherited_mark = self._host_env.get(strays.MARK)
         self._config_maps, self._clock, self._on_change = config_maps, clock, on_change
         self._on_event = on_event
@@ -424,15 +429,13 @@ class PodRunner:
         sources: dict[str, Path] = {}
         for vol in (self.pod.get("spec") or {}).get("volumes") or []:
             name = vol.get("name", "")
-            if vol.get("hostPath"):
-                sources[name] = Path(vol["hostPath"].get("path", "/"))
-                if write and vol["hostPath"].get("type") == "DirectoryOrCreate":
+            host = vol.get("hostPath") or self._claim_host(vol.get("persistentVolumeClaim"))
+            if host:
+                sources[name] = Path(host.get("path", "/"))
+                if write and host.get("type") == "DirectoryOrCreate":
                     sources[name].mkdir(parents=True, exist_ok=True)
                 continue
-            if vol.get("persistentVolumeClaim"):
-                d = self.pod_dir.parent / "_pvc" / _rel(vol["persistentVolumeClaim"].get("claimName", ""), "claimName")
-            else:
-                d = root / _rel(name, "volume name")
+            d = root / _rel(name, "volume name")
             sources[name] = d
             if not write:
                 continue
@@ -443,6 +446,16 @@ class PodRunner:
                 src = vol["secret"]
                 self._write_config_map({**src, "name": src.get("secretName", "")}, d, "secret")
         return sources
+
+    def _claim_host(self, source: Obj | None) -> Obj | None:
+        """A persistentVolumeClaim volume source as the hostPath of its volume's data (None: not a claim)."""
+        if not isinstance(source, dict):
+            return None
+        name = source.get("claimName") or ""
+        if name not in self._claims:
+            raise envvars.ConfigError(f'persistentvolumeclaim "{name}" is not resolved')
+        path, type_ = self._claims[name]
+        return {"path": str(path), "type": type_}
 
     def _write_config_map(self, src: Obj, d: Path, ref_kind: str = "configmap") -> None:
         """A configMap (or secret, its `secretName` as `name`) volume's files."""
@@ -537,7 +550,8 @@ class PodRunner:
             return None
         binds = []
         api_data = {v.get("name") for v in (self.pod.get("spec") or {}).get("volumes") or []
-                    if any(v.get(kind) is not None for kind in API_DATA_VOLUMES)}
+                    if any(v.get(kind) is not None for kind in API_DATA_VOLUMES)
+                    or (v.get("persistentVolumeClaim") or {}).get("readOnly") is True}   # (and read-only claims)
         for vm in c.get("volumeMounts") or []:
             rel = _rel(vm.get("mountPath", ""), "mountPath")
             source = mounts[rel]
