@@ -65,7 +65,7 @@ METRICS_KEY = "metrics"   # look at the node usage read (metricsfeed.py): a sess
 CONF_KEY = "conf"   # read Volcano's scheduler ConfigMap again (confmap.py; with conf_map only)
 _UNREAD = object()   # (no ConfigMap text read yet)
 WATCHED = (kinds.POD, kinds.PODGROUP, kinds.QUEUE, kinds.NODE, kinds.PRIORITYCLASS, kinds.NAMESPACE, kinds.HYPERNODE,
-           kinds.NUMATOPOLOGY, kinds.PODDISRUPTIONBUDGET, kinds.RESOURCEQUOTA)
+           kinds.NUMATOPOLOGY, kinds.PODDISRUPTIONBUDGET, kinds.RESOURCEQUOTA, kinds.PERSISTENTVOLUMECLAIM)
 QUEUE_STATUS_GAP = triggers.STATUS_DELAY   # seconds between two writes of Queue status.allocated
 LIVE, FINISHED_IN = "live", "finished-in"   # pod indexes: not finished; finished, by PodGroup key
 ACTIVE = "active"   # PodGroup index: not waiting for room (waiting ones are in the scheduler's Pool)
@@ -263,7 +263,7 @@ class Scheduler:
             nodes=cached["Node"], queues=cached["Queue"], podgroups=podgroups,
             pods=self._session_pods(podgroups), priority_classes=cached["PriorityClass"], namespaces=cached["Namespace"],
             hypernodes=cached["HyperNode"], numatopologies=cached["Numatopology"], pdbs=cached["PodDisruptionBudget"],
-            resource_quotas=cached["ResourceQuota"],
+            resource_quotas=cached["ResourceQuota"], claims=cached["PersistentVolumeClaim"],
             request_cache=self._requests, waiting=self.waiting, memory=self._memory,
             node_usage=self.metrics.usage if self.metrics is not None else None)
         result = session_mod.run_session(state, self.conf, self.clock.now(), self.scheduler_name,

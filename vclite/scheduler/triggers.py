@@ -20,6 +20,8 @@ a session within STATUS_DELAY will do), NONE otherwise. There is no periodic ses
   session reads quotas (`reads_quotas(conf)`: the resourcequota plugin, or an extender told them at session
   open); otherwise no decision depends on them, and the resourcequota controller's `status.used` writes
   (one per pod that starts or ends in a namespace with a quota) would each cost a session.
+- PersistentVolumeClaim: created, deleted, its phase changed (Bound: a pod waiting for it may be placed)
+  or its deletion began (the predicates plugin's VolumeBinding PreFilter).
 - Namespace: labels changed (a pod affinity term's namespaceSelector may now select it, or no
   longer); a Namespace created or deleted has no pods yet, or no more: their own events count.
 
@@ -100,6 +102,7 @@ _FIELDS = {
     kinds.PODDISRUPTIONBUDGET.kind: lambda o: (_get(o, "spec"), _get(o, "status", "disruptionsAllowed"),
                                                _get(o, "status", "disruptedPods")),
     kinds.RESOURCEQUOTA.kind: lambda o: (_get(o, "status"),),
+    kinds.PERSISTENTVOLUMECLAIM.kind: lambda o: (_get(o, "status", "phase"), _get(o, "metadata", "deletionTimestamp")),
     kinds.NODE.kind: lambda o: (_get(o, "spec"), _get(o, "status", "allocatable"), _get(o, "status", "capacity"),
                                 meta.labels(o or {}), _ready(o)),
 }

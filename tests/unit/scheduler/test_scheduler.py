@@ -247,3 +247,26 @@ def test_a_quota_status_write_wakes_a_session_only_when_a_plugin_reads_quotas(co
     c.drain()
     c.client.update_status({**quota, "status": {"hard": {"pods": "10"}, "used": {"pods": "1"}}})
     assert c.drain() == sessions
+
+
+def test_a_pod_waits_for_its_claim_and_is_bound_once_the_claim_is():
+    """kube's VolumeBinding PreFilter through the shell: the pod's claim missing, then Pending, then Bound — the
+    scheduler watches claims, and the claim's binding alone wakes the session that places the pod."""
+    c = Cluster()
+    c.podgroup("pg1", 1, "1")
+    c.pod("p-0", "pg1", volumes=[{"name": "v", "persistentVolumeClaim": {"claimName": "data"}}])
+    c.drain()
+    cond = c.get(kinds.POD, "p-0")["status"]["conditions"][0]
+    assert (cond["reason"], cond["message"]) == ("Unschedulable", "0/1 nodes are unavailable: 1 plugin VolumeBinding "
+                                                 'pre-predicates failed persistentvolumeclaim "data" not found.')
+    pvc = c.client.create({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                           "metadata": {"name": "data", "namespace": "default"},
+                           "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}})
+    assert c.drain() >= 1
+    assert "nodeName" not in c.get(kinds.POD, "p-0")["spec"]
+    assert "unbound immediate" in c.get(kinds.POD, "p-0")["status"]["conditions"][0]["message"]
+    pvc = c.client.update({**pvc, "spec": {**pvc["spec"], "volumeName": "pv-1"}})
+    assert c.drain() == 0   # (its volumeName alone changes nothing the session reads)
+    c.client.update_status({**pvc, "status": {"phase": "Bound"}})
+    assert c.drain() >= 1
+    assert c.get(kinds.POD, "p-0")["spec"]["nodeName"] == "n1"

@@ -126,6 +126,7 @@ class Session:
         self.numatopologies: list[Obj] = snap.numatopologies   # read-only (the numa-aware plugin)
         self.pdbs: list[Obj] = snap.pdbs   # read-only PodDisruptionBudgets (the pdb plugin)
         self.resource_quotas: list[Obj] = snap.resource_quotas   # read-only (plugins/resourcequota)
+        self.claims: list[Obj] | None = snap.claims   # read-only PersistentVolumeClaims (plugins/predicates)
         self.memory: dict = snap.memory   # plugins' state for the life of the scheduler (ClusterState.memory)
         self.node_usage = snap.node_usage   # node name -> nodemetrics.NodeUsage (ClusterState.node_usage)
         self.hooks = hooks.Hooks(len(conf.tiers))

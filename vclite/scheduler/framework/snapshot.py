@@ -52,6 +52,9 @@ class ClusterState:
     numatopologies: list[Obj] = dataclasses.field(default_factory=list)   # (the numa-aware plugin)
     pdbs: list[Obj] = dataclasses.field(default_factory=list)   # PodDisruptionBudgets (the pdb plugin)
     resource_quotas: list[Obj] = dataclasses.field(default_factory=list)   # (their status: plugins/resourcequota)
+    # PersistentVolumeClaims (the predicates plugin's VolumeBinding PreFilter); None: not known (a dry run over
+    # manifests, where no volume controller binds them), and a pod's claims are not looked at
+    claims: list[Obj] | None = None
     # Optional memo of pod requests keyed by (uid, resourceVersion), kept by the caller across
     # sessions (parsing quantities is the costliest part of a snapshot); pruned to live pods.
     # `build` also keeps its memos of parsed resource lists and times there, under SHARED_MEMO, and
@@ -86,6 +89,7 @@ class Snapshot:
     numatopologies: list[Obj] = dataclasses.field(default_factory=list)   # read-only (the numa-aware plugin)
     pdbs: list[Obj] = dataclasses.field(default_factory=list)   # read-only PodDisruptionBudgets (the pdb plugin)
     resource_quotas: list[Obj] = dataclasses.field(default_factory=list)   # read-only (plugins/resourcequota)
+    claims: list[Obj] | None = None   # read-only PersistentVolumeClaims (ClusterState.claims)
     # PodGroups waiting for room, by queue, without JobInfos (waiting.py): with `lazy_waiting` only
     waiting: dict[str, list[waiting_mod.WaitingClass]] = dataclasses.field(default_factory=dict)
     memory: dict = dataclasses.field(default_factory=dict)   # ClusterState.memory (plugins' process-long state)
@@ -437,7 +441,7 @@ def build(state: ClusterState, scheduler_name: str = DEFAULT_SCHEDULER_NAME, laz
                     memory=state.memory if state.memory is not None else {},
                     node_usage=state.node_usage if state.node_usage is not None else {},
                     priority_classes=state.priority_classes, namespaces=state.namespaces,
-                    resource_quotas=state.resource_quotas,
+                    resource_quotas=state.resource_quotas, claims=state.claims,
                     hypernodes=state.hypernodes, numatopologies=state.numatopologies, pdbs=state.pdbs,
                     waiting=waiting_mod.session_classes(
                         pool, queues, lambda pg: _job_info(_entry(pg, memo), dims, prio, memo), promoted)

@@ -17,9 +17,12 @@ Filters in Volcano's order; a node is charged with the reason of the first one i
    podAntiAffinity terms, and the required anti-affinity of the pods already placed (podfilters.py);
 6. PodTopologySpread (`predicate.PodTopologySpreadEnable`): the pod's DoNotSchedule topology
    spread constraints (podfilters.py).
+Before them, a pod-level check (PrePredicate: allocate records its reason on every node, as Volcano's):
+VolumeBinding (`predicate.VolumeBindingEnable`) refuses a pod whose claims are missing, being deleted or not
+Bound (volumebinding.py), when the session knows the claims (not in a dry run over manifests).
 Resource fit, including the `pods` count (max pods per node -> "Insufficient pods"), is not here: as
 in Volcano it is the action's own `request ≤ future idle` check, run before the predicates.
-Accepted but not enforced (they change nothing): the volume filters,
+Accepted but not enforced (they change nothing): the other volume filters (a claim's volume is on this machine),
 `DynamicResourceAllocationEnable`, `CacheEnable`, `GPUSharingEnable`, `ProportionalEnable`.
 
 Must not: change node state.
@@ -31,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from vclite.scheduler.framework import fit, hooks, plugin
 from vclite.scheduler.framework import nodes as nodes_mod
-from vclite.scheduler.plugins import nodematch, podfilters, podindex
+from vclite.scheduler.plugins import nodematch, podfilters, podindex, volumebinding
 
 if TYPE_CHECKING:
     from vclite.scheduler.framework import session as session_mod
@@ -98,10 +101,14 @@ class Predicates:
         self._source: list = []
         self._anti_placed: bool | None = None   # does a placed pod have required anti-affinity?
         self._unschedulable = False   # any node spec.unschedulable (set with the nodes)
+        self._claims: volumebinding.Claims | None = None   # the session's claims (VolumeBinding)
 
     def on_session_open(self, ssn: "session_mod.Session", reg: hooks.Registrar) -> None:
         self._attach(ssn.nodes, ssn.pods, ssn.namespaces)
         args = self.arguments
+        if args.volume_binding and ssn.claims is not None:
+            self._claims = volumebinding.Claims(ssn.claims)
+            reg.add(hooks.Point.PRE_PREDICATE, self.pre_predicate)
         if reg.add(hooks.Point.PREDICATE, self.predicate) and (
                 args.node_ports or args.pod_affinity or args.pod_topology_spread):
             reg.add(hooks.Point.ALLOCATE_EVENT, self._on_allocate)
@@ -127,6 +134,11 @@ class Predicates:
         if self._anti_placed is None:
             self._anti_placed = any(podfilters.has_required_anti_affinity(p) for p in self._source)
         return self._anti_placed
+
+    def pre_predicate(self, task: "tasks_mod.TaskInfo") -> str | None:
+        """VolumeBinding's PreFilter (volumebinding.py), worded as Volcano's PrePredicate error."""
+        reason = volumebinding.pre_filter(task.pod, self._claims)
+        return None if reason is None else volumebinding.failed(reason)
 
     def predicate(self, task: "tasks_mod.TaskInfo", nodes: nodes_mod.NodeState) -> list[fit.Failure]:
         if self.labels is None or self.labels.nodes is not nodes:   # called outside a session (tests)
@@ -160,6 +172,6 @@ class Predicates:
         return failures
 
     def on_session_close(self, ssn: "session_mod.Session") -> None:
-        self.labels = self.taints = self.pods = self.filters = None
+        self.labels = self.taints = self.pods = self.filters = self._claims = None
         self._source, self._anti_placed = [], None
 
