@@ -550,7 +550,14 @@ def test_scale_up_and_down(c):
     assert c.pod_names() == ["j-t-0", "j-t-1"] and c.phase() == "Running"
 
 
+def claim(name, namespace="default", **spec):
+    """A PersistentVolumeClaim document (nothing binds it here: the job controller only needs it to exist)."""
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name, "namespace": namespace},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}, **spec}}
+
+
 def test_pods_carry_volcano_metadata(c):
+    c.create(claim("vc"))
     c.create(vcjob(queue="default", tasks=[task("t", 1)], volumes=[{"mountPath": "/data", "volumeClaimName": "vc"}]))
     c.enqueue()
     (pod,) = c.pods()
@@ -566,7 +573,9 @@ def test_pods_carry_volcano_metadata(c):
 
 def test_a_volume_with_only_a_claim_spec_gets_a_generated_claim_name_every_pod_mounts(c):
     """Volcano's createJobIOIfNotExist: a job volume with `volumeClaim` and no `volumeClaimName` is given
-    `<job>-pvc-<12 chars>`, written into the job's spec before the pods are made, so each pod mounts it."""
+    `<job>-pvc-<12 chars>`, written into the job's spec before the pods are made, so each pod mounts it; that
+    claim is made from the volume's `volumeClaim`, the job its controller owner (createPVC)."""
+    c.create(claim("vc"))
     c.create(vcjob(queue="default", tasks=[task("t", 2)],
                    volumes=[{"mountPath": "/data", "volumeClaimName": "vc"},
                             {"mountPath": "/scratch", "volumeClaim": {"accessModes": ["ReadWriteOnce"]}}]))
@@ -585,6 +594,10 @@ def test_a_volume_with_only_a_claim_spec_gets_a_generated_claim_name_every_pod_m
     c.step()
     assert c.job()["spec"]["volumes"][1]["volumeClaimName"] == generated  # named once
     assert pod["metadata"]["ownerReferences"][0]["uid"] == job["metadata"]["uid"]
+    made = c.client.get(kinds.PERSISTENTVOLUMECLAIM, "default", generated)
+    assert made["spec"] == {"accessModes": ["ReadWriteOnce"]}
+    (owner,) = made["metadata"]["ownerReferences"]
+    assert (owner["kind"], owner["name"], owner["uid"], owner["controller"]) == ("Job", "j", job["metadata"]["uid"], True)
 
 
 # ---- requests that would only repeat the last SyncJob are not queued --------------------------------

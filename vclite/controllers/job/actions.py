@@ -16,9 +16,10 @@ Differences from Volcano, on purpose:
   also moves them on every counter change during SyncJob);
 - SyncJob keeps status.runningDuration and any status field it does not manage (Volcano's SyncJob
   rebuilds the status and drops runningDuration);
-- no PVCs are created or checked (vclite has no PersistentVolumeClaim kind; a volume with only
-  `volumeClaim` still gets its generated `volumeClaimName` written into the job, as Volcano's
-  createJobIOIfNotExist does, so its pods mount it) and the legacy PodGroup name `<job>` is not looked up.
+- the legacy PodGroup name `<job>` is not looked up;
+- a job whose volumeClaimName names no PVC waits Pending until that PVC is created (`Context.claim_waits`: the
+  controller watches claims), as Volcano's message promises; Volcano's sync returns an error, retried with
+  back-off, and after --max-requeue-num retries the job is terminated.
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from vclite.api import meta
 from vclite.api import scheduling
 from vclite.apiserver import events
 from vclite.controllers.job import frameworks
+from vclite.controllers.job import jobio
 from vclite.controllers.job import podgroup
 from vclite.controllers.job import pods as pods_mod
 from vclite.controllers.job import ssh
@@ -72,6 +74,8 @@ class Context:
     creating: set[tuple[str, str]] = dataclasses.field(default_factory=set)
     # state.summarize of each job's spec, by job uid: (job generation, summary)
     summaries: dict[str, tuple[Any, state.SpecSummary]] = dataclasses.field(default_factory=dict)
+    # (namespace, claim name) -> keys of the jobs waiting for that PersistentVolumeClaim to be made (create_job_io)
+    claim_waits: dict[tuple[str, str], set[str]] = dataclasses.field(default_factory=dict)
     # how Events are recorded (None: written at once; the runtime gives its background recorder)
     record: events.RecordFn | None = None
 
@@ -421,20 +425,50 @@ def _mark_forwarding(ctx: Context, job: Obj) -> Obj:
                             {"metadata": {"annotations": {batch.JOB_FORWARDING: "true"}}})
 
 
-def _name_generated_claims(ctx: Context, job: Obj) -> Obj:
-    """Volcano's createJobIOIfNotExist without the PVCs: each job volume without `volumeClaimName` gets a
-    generated one, written into the job's spec (one update) before any pod is made, so every pod mounts it."""
-    volumes = (job.get("spec") or {}).get("volumes") or []
-    if all(not isinstance(v, dict) or v.get("volumeClaimName") for v in volumes):
+def _claim_exists(ctx: Context, namespace: str, name: str) -> bool:
+    try:
+        ctx.client.get(kinds.PERSISTENTVOLUMECLAIM, namespace, name)
+    except errors.NotFound:
+        return False
+    return True
+
+
+def create_job_io(ctx: Context, job: Obj, draft: Obj) -> Obj | None:
+    """Volcano's createJobIOIfNotExist (jobio.py): each job volume's claim made if it has a volumeClaim and is
+    missing, or checked to exist; generated claim names written into the job's spec (one patch, before any pod is
+    made, so every pod mounts them); each claim recorded in the draft's controlledResources. Returns the stored
+    job; None when a claim it names does not exist: the PVCError Event is recorded and the job noted in
+    `ctx.claim_waits`, to be synced again when that claim is made."""
+    wanted = jobio.wanted(job)
+    if not wanted:
         return job
-    named = [v if not isinstance(v, dict) or v.get("volumeClaimName")
-             else {**v, "volumeClaimName": pods_mod.generated_claim_name(job, i)} for i, v in enumerate(volumes)]
-    return ctx.client.patch(kinds.JOB, meta.namespace(job), meta.name(job), {"spec": {"volumes": named}})
+    namespace = meta.namespace(job)
+    for w in wanted:
+        if w.spec is not None:
+            if not _claim_exists(ctx, namespace, w.name):
+                try:
+                    ctx.client.create(jobio.claim(job, w.name, w.spec))
+                except errors.AlreadyExists:
+                    pass
+                except errors.ApiError as exc:
+                    ctx.event(job, "Warning", jobio.PVC_ERROR, jobio.event_message(str(exc)))
+                    raise ActionError(f"claim {w.name} not created: {exc}") from None
+        elif not _claim_exists(ctx, namespace, w.name):
+            ctx.event(job, "Warning", jobio.PVC_ERROR, jobio.event_message(jobio.missing_message(w.name)))
+            ctx.claim_waits.setdefault((namespace, w.name), set()).add(meta.key(job))
+            return None
+        _cr(draft)[f"volume-pvc-{w.name}"] = w.name
+    named = jobio.named_volumes(job, wanted)
+    if named is None:
+        return job
+    return ctx.client.patch(kinds.JOB, namespace, meta.name(job), {"spec": {"volumes": named}})
 
 
-def _initiate(ctx: Context, job: Obj) -> tuple[Obj, Obj]:
-    """First syncs of a job (phase ""/Pending): forwarding mark, init status, plugins' OnJobAdd, PodGroup.
-    Returns the stored job and a draft of its status (with the plugins' controlledResources)."""
+def _initiate(ctx: Context, job: Obj) -> tuple[Obj, Obj | None]:
+    """First syncs of a job (phase ""/Pending): forwarding mark, init status, plugins' OnJobAdd, its volumes'
+    claims (create_job_io), PodGroup. Returns the stored job and a draft of its status (with the plugins'
+    controlledResources); no draft when a claim it names is missing (Volcano's initiateJob returns its error
+    there: nothing more is done, nothing more written)."""
     if meta.annotations(job).get(batch.JOB_FORWARDING) != "true" and forwarding(ctx, job):
         job = _mark_forwarding(ctx, job)
     if not meta.phase(job):
@@ -449,10 +483,10 @@ def _initiate(ctx: Context, job: Obj) -> tuple[Obj, Obj]:
         job = ctx.client.update_status({**job, "status": status})
     draft = jsoncopy.deep_copy(job.get("status") or {})
     plugins_on_add(ctx, job, draft)
-    job = _name_generated_claims(ctx, job)
-    for vol in (job.get("spec") or {}).get("volumes") or []:
-        if vol.get("volumeClaimName"):  # Volcano's createJobIOIfNotExist bookkeeping (no PVC is checked)
-            _cr(draft)[f"volume-pvc-{vol['volumeClaimName']}"] = vol["volumeClaimName"]
+    with_claims = create_job_io(ctx, job, draft)
+    if with_claims is None:
+        return job, None
+    job = with_claims
     ensure_podgroup(ctx, job)
     return job, draft
 
@@ -502,7 +536,10 @@ def sync(ctx: Context, job: Obj, t: state.Transition, pods_of: Callable[[Obj], P
     if meta.is_deleting(job):
         return job
     if phase_of(job) == batch.JobPhase.PENDING:
-        job, status = _initiate(ctx, job)
+        job, draft = _initiate(ctx, job)
+        if draft is None:
+            return job   # (it waits for a claim: create_job_io)
+        status = draft
     else:
         if meta.annotations(job).get(batch.JOB_FORWARDING) != "true" and forwarding(ctx, job):
             job = _mark_forwarding(ctx, job)   # (its queue named extendClusters since: Volcano's syncJob marks it)

@@ -31,7 +31,10 @@ that fails re-queues the unprocessed requests and raises (the runtime retries wi
 MAX_REQUEUE retries the job is terminated, as Volcano's `--max-requeue-num`. A job whose pods a
 ResourceQuota refused is also tried again at once when a ResourceQuota of its namespace changes (usage
 fell as a pod ended), and its back-off retry is a chore: `vcctl run` with nothing else left that could
-give room back stops at once, naming the quota, instead of waiting out the retries. A finished job's
+give room back stops at once, naming the quota, instead of waiting out the retries. A job whose volumeClaimName
+names no PersistentVolumeClaim is not retried: it waits Pending (actions.create_job_io notes it in the context's
+`claim_waits`), and is synced again when a claim of that name is made in its namespace (claims are watched for
+that only). A finished job's
 `ttlSecondsAfterFinished` is the garbage collector's (controllers/garbagecollector.py, Volcano's gc-controller).
 
 Differences from Volcano, on purpose: a command may also arrive as a job annotation (commands.py),
@@ -122,7 +125,8 @@ class JobController:
                                self.client.watch(kinds.POD, self._on_pod),
                                self.client.watch(kinds.PODGROUP, self._on_podgroup),
                                self.client.watch(kinds.COMMAND, self._on_command),
-                               self.client.watch(kinds.RESOURCEQUOTA, self._on_quota)]
+                               self.client.watch(kinds.RESOURCEQUOTA, self._on_quota),
+                               self.client.watch(kinds.PERSISTENTVOLUMECLAIM, self._on_claim)]
         for pg in self.client.list(kinds.PODGROUP):
             self._podgroups[(meta.namespace(pg), meta.name(pg))] = pg
         for pod in self.client.list(kinds.POD):
@@ -165,6 +169,14 @@ class JobController:
         namespace whose pods a quota refused try again now."""
         for key in sorted(self._over_quota.pop(meta.namespace(ev.object), ())):
             self.queue.add(key)
+
+    def _on_claim(self, ev: client_mod.WatchEvent) -> None:
+        """A PersistentVolumeClaim was made (or changed): the jobs waiting for one of that name go on."""
+        waits = self._ctx.claim_waits
+        if ev.type == client_mod.EventType.DELETED or not waits:
+            return
+        for key in sorted(waits.pop((meta.namespace(ev.object), meta.name(ev.object)), ())):
+            self._request(key, _RESYNC)
 
     def _on_command(self, ev: client_mod.WatchEvent) -> None:
         cmd = ev.object

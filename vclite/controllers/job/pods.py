@@ -16,9 +16,8 @@ Plugins implemented (in the order the job lists them):
 
 Differences from Volcano: job volumes get deterministic pod volume names `<job>-volume-<i>`
 (Volcano: random suffix), and a job volume with only `volumeClaim` gets a claim name derived from the
-job's uid (`generated_claim_name`: Volcano's shape `<job>-pvc-<12 characters>`, random there); no
-PersistentVolumeClaim is created (vclite has no such kind): the executor gives each claim name a
-directory shared by the namespace's pods.
+job's uid (`generated_claim_name`: Volcano's shape `<job>-pvc-<12 characters>`, random there). The claims
+themselves are made or checked before the PodGroup (jobio.py, actions.create_job_io).
 """
 from __future__ import annotations
 

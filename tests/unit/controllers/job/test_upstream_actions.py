@@ -7,6 +7,7 @@ import pytest
 from vclite.api import batch
 from vclite.api import kinds
 from vclite.controllers.job import actions
+from vclite.controllers.job import commands
 from vclite.controllers.job import podgroup
 from vclite.lib import errors
 from tests.scenarios.test_vcjob_lifecycle import Cluster, task, vcjob
@@ -253,3 +254,67 @@ def test_a_queue_that_names_extend_clusters_later_marks_the_job_at_its_next_sync
     assert (made_now["metadata"]["annotations"].get(FORWARDING), made_now["metadata"]["labels"].get(FORWARDING)) == (
         "true", "true")
     assert FORWARDING not in c.client.get(kinds.POD, "default", "job1-task1-0")["metadata"]["annotations"]
+
+
+# ---- createJobIOIfNotExist, createPVC --------------------------------------------------------------------------
+def _events(c, reason):
+    return [e["message"] for e in c.client.list(kinds.EVENT, "default") if e["reason"] == reason]
+
+
+def _claim(name, **spec):
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}, **spec}}
+
+
+def test_create_job_io_a_claim_name_without_its_pvc_keeps_the_job_pending():
+    """TestCreateJobIOIfNotExistFunc "Create Job IO case": volumeClaimName pvc1 names no PVC -> Volcano's error,
+    as the PVCError Event of initiateJob; the job keeps its volumes, stays Pending, without PodGroup or pods, and
+    is not retried (nothing is queued) until a PVC of that name is made: then it goes on."""
+    c = Cluster()
+    c.create(vcjob("job1", tasks=[task("task1", 1)], volumes=[{"mountPath": "/data", "volumeClaimName": "pvc1"}]))
+    assert _events(c, "PVCError") == ["Failed to create PVC, err: pvc pvc1 is not found, the job will be in the "
+                                      "Pending state until the PVC is created"]
+    job = c.job("job1")
+    assert job["status"]["state"]["phase"] == "Pending" and len(job["spec"]["volumes"]) == 1
+    assert c.podgroups() == [] and c.ctrl.queue.get() is None
+    c.client.create(_claim("other"))   # (another claim's creation wakes nothing)
+    assert c.step() == 0
+    c.client.create(_claim("pvc1"))
+    c.step()
+    assert len(c.podgroups()) == 1
+    assert c.job("job1")["status"]["controlledResources"] == {"volume-pvc-pvc1": "pvc1"}
+    c.enqueue()
+    assert _names(c, kinds.POD) == ["job1-task1-0"]
+
+
+def test_create_job_io_a_claim_deleted_before_the_job_is_enqueued_stops_its_pods():
+    """initiateJob runs at every sync of a Pending job: a claim gone since its PodGroup was made keeps the pods
+    from being made (the error returns before pods are synced)."""
+    c = Cluster()
+    c.client.create(_claim("pvc1"))
+    c.create(vcjob("job1", tasks=[task("task1", 1)], volumes=[{"mountPath": "/data", "volumeClaimName": "pvc1"}]))
+    assert len(c.podgroups()) == 1
+    c.client.delete(kinds.PERSISTENTVOLUMECLAIM, "default", "pvc1")
+    c.enqueue()
+    assert _names(c, kinds.POD) == [] and len(_events(c, "PVCError")) == 1
+
+
+def test_create_pvc_from_the_volume_claim_spec():
+    """TestCreatePVCFunc "CreatePVC success Case": a volume with a volumeClaim (volumeName vol1) -> the PVC is
+    made with that spec, in the job's namespace, the job its controller owner."""
+    c = Cluster()
+    c.create(vcjob("job1", tasks=[task("task1", 1)], volumes=[{"mountPath": "/data", "volumeClaim": {
+        "volumeName": "vol1", "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]))
+    name = c.job("job1")["spec"]["volumes"][0]["volumeClaimName"]
+    pvc = c.client.get(kinds.PERSISTENTVOLUMECLAIM, "default", name)
+    assert pvc["spec"]["volumeName"] == "vol1" and pvc["metadata"]["ownerReferences"][0]["name"] == "job1"
+    assert _events(c, "PVCError") == [] and len(c.podgroups()) == 1
+
+
+def test_a_command_reaches_a_job_waiting_for_its_claim():
+    """A job waiting for its claim is still a job: an abort issued meanwhile is executed."""
+    c = Cluster()
+    c.create(vcjob("job1", tasks=[task("task1", 1)], volumes=[{"mountPath": "/data", "volumeClaimName": "pvc1"}]))
+    c.client.patch(kinds.JOB, "default", "job1", commands.set_patch("AbortJob"))
+    c.step()
+    assert c.job("job1")["status"]["state"]["phase"] == "Aborted"
