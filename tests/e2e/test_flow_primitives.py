@@ -2,6 +2,7 @@
 messages, a real HTTP server for the probe), with what it must show; and `vcctl jobflow
 suspend|resume` against a real `vcctl server`."""
 import json
+import pathlib
 import signal
 import socket
 import subprocess
@@ -591,3 +592,26 @@ def test_shared_volume_jobs_see_their_mounts_at_their_paths(vcctl, tmp_path):
     assert logs(tmp_path, "shared-volume-report-main-0") == "accuracy 0.93: trained on 5 rows (sum 15)\n"
     claim = tmp_path / "work" / "default" / "_pvc" / "shared-data"
     assert sorted(p.name for p in claim.iterdir()) == ["model.txt", "train.csv"]
+
+
+def test_static_volume_a_volume_made_by_hand_and_a_claim_the_job_makes(vcctl, tmp_path):
+    """examples/static-volume.yaml: the claim `results` bound by name to a hostPath PersistentVolume (Retain: its
+    directory keeps what the jobs wrote), and the compute job's `volumeClaim` made into a claim the job owns,
+    provisioned by the default class under the work directory."""
+    from vclite.executor import mountview
+    if mountview.available() is not None:
+        pytest.skip(f"no mount namespace on this host: {mountview.available()}")
+    status, jobs, r = run_example(vcctl, tmp_path, "static-volume.yaml")
+    assert status["state"]["phase"] == "Succeed"
+    assert logs(tmp_path, "static-volume-publish-main-0") == "sum of 1..10: 55\n"
+    assert pathlib.Path("/tmp/vclite-static-volume/sum.txt").read_text() == "55\n"
+    items = r.json()["items"]
+    claims = {o["metadata"]["name"]: o for o in items if o["kind"] == "PersistentVolumeClaim"}
+    assert claims["results"]["spec"]["volumeName"] == "static-results"
+    assert claims["results"]["status"]["phase"] == "Bound"
+    generated = jobs["static-volume-compute"]["spec"]["volumes"][0]["volumeClaimName"]
+    assert generated.startswith("static-volume-compute-pvc-")
+    owner = claims[generated]["metadata"]["ownerReferences"][0]
+    assert (owner["kind"], owner["name"]) == ("Job", "static-volume-compute")
+    scratch = tmp_path / "work" / "default" / "_pvc" / generated
+    assert (scratch / "numbers").read_text().split() == [str(i) for i in range(1, 11)]

@@ -120,7 +120,8 @@ class Cache:
             return view.Snapshot(self._all(kinds.JOBFLOW), self._all(kinds.JOB), self._all(kinds.PODGROUP),
                                  self._all(kinds.POD), create_failures=create_failures(events),
                                  podgroup_errors={(kinds.JOB.kind, *where): why for where, why in
-                                                  create_failures(events, "PodGroupError").items()})
+                                                  create_failures(events, "PodGroupError").items()},
+                                 claim_errors=create_failures(events, "PVCError"))
 
 
 def _version(obj: Obj) -> int:

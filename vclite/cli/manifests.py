@@ -19,7 +19,7 @@ from vclite.admission import advice, fields, podpriority, serviceaccount
 from vclite.admission import jobflow as jobflow_admission
 from vclite.api import flow, flowtemplate, kinds, meta, yamlio
 from vclite.apiserver import inprocess
-from vclite.cli import runaccounts, schedconfmap, stdinput
+from vclite.cli import runaccounts, runclaims, schedconfmap, stdinput
 from vclite.controllers.jobflow import objects
 from vclite.executor import nodes as nodes_mod
 from vclite.lib import clock as clock_mod
@@ -694,6 +694,10 @@ def warnings(docs: list[yamlio.Document], paths_mapped: bool | None = None) -> l
                     f"plane then makes each account it names that namespace {_namespace_of(d.obj)} lacks, for the run "
                     "(on a cluster each must exist, or its pods are refused)")
             for d, path, written in runaccounts.filled_at_run_time(docs)]
+    namespaced = [(d.obj, _namespace_of(d.obj)) for d in docs]
+    out += [Problem(docs[i].file, docs[i].line_of(path), describe(docs[i]), path,
+                    runclaims.undefined_message(name, namespaced[i][1], by_job))
+            for i, path, name, by_job in runclaims.undefined_claims(namespaced)]
     files: dict[str, int] = {}
     for d in docs:
         files.setdefault(d.file, len(files))

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from vclite.api import batch, flow, kinds, meta, yamlio
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer
-from vclite.cli import flowreport, manifests, phasechanges, runhints, runlines, schedconfmap, stdinput, view
+from vclite.cli import flowreport, manifests, phasechanges, runclaims, runhints, runlines, schedconfmap, stdinput, view
 from vclite.executor import mountview
 from vclite.executor import nodes as nodes_mod
 from vclite.lib import clock as clock_mod
@@ -45,12 +45,14 @@ if TYPE_CHECKING:   # (rich loads only to draw a live view: a piped run never ne
 
 FLOW_DONE = {flow.FlowPhase.SUCCEED, flow.FlowPhase.FAILED}
 JOB_DONE = {batch.JobPhase.COMPLETED, batch.JobPhase.FAILED, batch.JobPhase.TERMINATED, batch.JobPhase.ABORTED}
-LIST_KINDS = (kinds.CRONJOB, kinds.JOBFLOW, kinds.JOBTEMPLATE, kinds.JOB, kinds.PODGROUP, kinds.POD)
+LIST_KINDS = (kinds.CRONJOB, kinds.JOBFLOW, kinds.JOBTEMPLATE, kinds.JOB, kinds.PODGROUP, kinds.POD,
+              kinds.PERSISTENTVOLUMECLAIM, kinds.PERSISTENTVOLUME)
 POD_DONE = {"Succeeded", "Failed"}
 SUCCESS = {flow.FlowPhase.SUCCEED, batch.JobPhase.COMPLETED, "Succeeded"}
 DELETED_UNFINISHED = "deleted before it finished"
 FAILED_CREATE = "FailedCreate"   # the vcjob controller's Warning when the API refuses a pod
 POD_GROUP_ERROR = "PodGroupError"   # its Warning when the API refuses a vcjob's PodGroup
+PVC_ERROR = "PVCError"   # its Warning when a claim it names does not exist (controllers/job/jobio.py)
 # how a suspended JobFlow's conditions tell it can run, in a run that serves no API (with --listen: the resume command)
 UNRESUMABLE = f"nothing resumes it in this run; remove the annotation {flow.SUSPEND_ANNOTATION} to run it"
 Obj = dict[str, Any]
@@ -65,15 +67,17 @@ KEPT_WHEN_DELETED = frozenset({kinds.JOB.kind, kinds.PODGROUP.kind, kinds.POD.ki
 
 def snapshot(caches: dict[str, informer.Informer], deleted: dict[str, dict[str, Obj]] | None = None,
              create_failures: dict[tuple[str, str], str] | None = None,
-             podgroup_errors: dict[tuple[str, str, str], str] | None = None) -> view.Snapshot:
+             podgroup_errors: dict[tuple[str, str, str], str] | None = None,
+             claim_errors: dict[tuple[str, str], str] | None = None) -> view.Snapshot:
     """The run's objects as its watch caches hold them (read-only, no copy: the live view draws one
     ten times a second, and the end of a long flow's run reads every object once); with `deleted`
     (Progress.deleted), also the last version of each object deleted meanwhile; `create_failures`
     (Progress.create_failures): each vcjob's latest FailedCreate; `podgroup_errors` (Progress.podgroup_errors
-    and the PodGroup controller's refusals): why the API refused a vcjob's or a bare pod's PodGroup."""
+    and the PodGroup controller's refusals): why the API refused a vcjob's or a bare pod's PodGroup; `claim_errors`
+    (Progress.claim_errors): each vcjob's latest PVCError."""
     return view.Snapshot(*(_with_deleted(caches[kind.kind].list(), (deleted or {}).get(kind.kind))
                            for kind in SNAPSHOT_KINDS), create_failures=dict(create_failures or {}),
-                         podgroup_errors=dict(podgroup_errors or {}))
+                         podgroup_errors=dict(podgroup_errors or {}), claim_errors=dict(claim_errors or {}))
 
 
 def podgroup_errors(progress: "Progress", rt: runtime_mod.Runtime) -> dict[tuple[str, str, str], str]:
@@ -123,6 +127,8 @@ class Progress:
         self.create_failures: dict[tuple[str, str], str] = {}
         # each vcjob's latest PodGroupError Warning (its PodGroup the API refused), by ("Job", namespace, name)
         self.podgroup_errors: dict[tuple[str, str, str], str] = {}
+        # each vcjob's latest PVCError Warning (a claim it names does not exist), by (namespace, name)
+        self.claim_errors: dict[tuple[str, str], str] = {}
 
     def observe_event(self, ev: Any) -> None:
         obj = ev.object
@@ -134,6 +140,8 @@ class Progress:
             self.create_failures[where] = obj.get("message") or ""
         elif obj.get("reason") == POD_GROUP_ERROR:
             self.podgroup_errors[(kinds.JOB.kind, *where)] = obj.get("message") or ""
+        elif obj.get("reason") == PVC_ERROR:
+            self.claim_errors[where] = obj.get("message") or ""
 
     def observe(self, ev: Any) -> None:
         obj = ev.object
@@ -201,7 +209,8 @@ _pod_phase = phasechanges.pod_phase
 
 
 def as_list(client: Any, deleted: dict[str, dict[str, Obj]] | None = None) -> dict:
-    """A v1 List of every JobFlow, JobTemplate, vcjob, PodGroup and Pod; `deleted` (Progress.deleted):
+    """A v1 List of every CronJob, JobFlow, JobTemplate, vcjob, PodGroup, Pod, PersistentVolumeClaim and
+    PersistentVolume (where the run's data is); `deleted` (Progress.deleted):
     the last versions of objects deleted during the run, listed with the live ones."""
     items = []
     for kind in LIST_KINDS:
@@ -283,19 +292,24 @@ def stuck_report(snap: view.Snapshot, now: dt.datetime | None = None, served: bo
                 lines.extend(f"  {which}: {what}" for which, what in flowreport.retry_waits(jf, name, now, snap))
                 lines.extend(_unfinished_items(snap, jf, job_name))
             elif meta.phase(job) not in JOB_DONE:
-                reason = view.why_waiting(snap, job) or f"vcjob is {meta.phase(job) or 'Pending'}"
-                lines.append(f"JobFlow {meta.key(jf)}: flow {name} (vcjob {job_name}): {reason}")
+                lines.append(f"JobFlow {meta.key(jf)}: flow {name} (vcjob {job_name}): {_why_waiting(snap, job)}")
             else:   # (a failed vcjob to be retried: its back-off, or the suspension, is what the run waited on)
                 lines.extend(f"JobFlow {meta.key(jf)}: flow {name} ({which}): {what}"
                              for which, what in flowreport.retry_waits(jf, name, now, snap))
     for job in view.standalone_jobs(snap):
         if meta.phase(job) not in JOB_DONE:
-            reason = view.why_waiting(snap, job) or f"vcjob is {meta.phase(job) or 'Pending'}"
-            lines.append(f"vcjob {meta.key(job)}: {reason}")
+            lines.append(f"vcjob {meta.key(job)}: {_why_waiting(snap, job)}")
     for pod in view.bare_pods(snap):
         if _pod_phase(pod) not in POD_DONE:
-            lines.append(f"pod {meta.key(pod)}: {view.why_pod_waits(snap, pod) or 'pod is ' + _pod_phase(pod)}")
+            reason = view.why_pod_waits(snap, pod) or "pod is " + _pod_phase(pod)
+            lines.append(f"pod {meta.key(pod)}: {runclaims.plain_reason(reason) or reason}")
     return lines
+
+
+def _why_waiting(snap: view.Snapshot, job: Obj) -> str:
+    """Why an unfinished vcjob waits (view.why_waiting), a claim it waits for in plain words (runclaims)."""
+    reason = view.why_waiting(snap, job) or f"vcjob is {meta.phase(job) or 'Pending'}"
+    return runclaims.plain_reason(reason) or reason
 
 
 ITEMS_LISTED = 8   # unfinished items (or iterations) of one loop flow a stopped run names
@@ -313,8 +327,7 @@ def _unfinished_items(snap: view.Snapshot, jf: Obj, base: str) -> list[str]:
     lines = []
     for job in unfinished[:ITEMS_LISTED]:
         _, item = view.loop_item(jf, meta.name(job), snap)
-        reason = view.why_waiting(snap, job) or f"vcjob is {meta.phase(job) or 'Pending'}"
-        lines.append(f"  {item} (vcjob {meta.name(job)}): {reason}")
+        lines.append(f"  {item} (vcjob {meta.name(job)}): {_why_waiting(snap, job)}")
     if len(unfinished) > ITEMS_LISTED:
         lines.append(f"  … and {len(unfinished) - ITEMS_LISTED} more unfinished")
     return lines
@@ -469,7 +482,8 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], lines_to: T
             if final or now - last_draw >= draw_gap:
                 began = time.perf_counter()
                 live.update(viewdraw.render(snapshot(caches, None, progress.create_failures,
-                                                     podgroup_errors(progress, rt)), rt.clock.now()), refresh=True)
+                                                     podgroup_errors(progress, rt), progress.claim_errors),
+                                            rt.clock.now()), refresh=True)
                 draw_gap = view.redraw_gap(time.perf_counter() - began)
                 last_draw = rt.clock.monotonic()
             return
@@ -504,8 +518,8 @@ async def _run(rt: runtime_mod.Runtime, docs: list[yamlio.Document], lines_to: T
             done, progress.interrupted = False, True
         tick(final=True)
         progress.ended = True
-        return done, snapshot(caches, progress.deleted, progress.create_failures, podgroup_errors(progress, rt)), \
-            progress
+        return done, snapshot(caches, progress.deleted, progress.create_failures, podgroup_errors(progress, rt),
+                              progress.claim_errors), progress
     finally:
         events.cancel()
         if live is not None:

@@ -70,6 +70,9 @@ class Snapshot:
     # why the API refused a PodGroup, by (kind, namespace, name) of the vcjob (its latest PodGroupError Event) or
     # the bare pod (the PodGroup controller's last try) it was for
     podgroup_errors: dict[tuple[str, str, str], str] = dataclasses.field(default_factory=dict)
+    # the latest PVCError message of each vcjob, by (namespace, name): a claim it names does not exist, so it has
+    # no PodGroup yet (the vcjob controller's createJobIOIfNotExist)
+    claim_errors: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
 
     def job(self, namespace: str, name: str) -> Obj | None:
         return self._jobs.get((namespace, name))
@@ -155,7 +158,8 @@ STARTING = frozenset({"", "ContainerCreating", "PodInitializing"})
 def why_waiting(snap: Snapshot, job: Obj) -> str:
     """Why a job does not go on: the API's refusal of the pods it lacks (its FailedCreate, e.g. a
     ResourceQuota exceeded), else the scheduler's reason its pods are not placed (PodGroup
-    Unschedulable condition), else the first of its pods whose container cannot start (e.g.
+    Unschedulable condition; before it, the PVCError of a claim it names that does not exist), else the first of
+    its pods whose container cannot start (e.g.
     `CreateContainerConfigError: configmap "x" not found`), else the first pod the scheduler could not place
     (a pod beyond its satisfied gang: its PodScheduled=False message)."""
     failure = snap.create_failures.get((meta.namespace(job), meta.name(job)))
@@ -166,6 +170,9 @@ def why_waiting(snap: Snapshot, job: Obj) -> str:
     refused = snap.podgroup_errors.get((kinds.JOB.kind, meta.namespace(job), meta.name(job)))
     if pg is None and refused:
         return f"PodGroupError: {refused}"
+    claim_error = snap.claim_errors.get((meta.namespace(job), meta.name(job)))
+    if pg is None and claim_error:
+        return f"PVCError: {claim_error}"
     for cond in ((pg or {}).get("status") or {}).get("conditions") or []:
         if cond.get("type") == "Unschedulable" and cond.get("status") == "True":
             return cond.get("message") or cond.get("reason") or "unschedulable"

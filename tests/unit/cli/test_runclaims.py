@@ -1,0 +1,109 @@
+"""What `vcctl run`/`validate` say of claims: a claim the run's documents name but do not define is a warning at
+its file:line; a stopped run names a claim a vcjob or pod waits for in plain words."""
+from __future__ import annotations
+
+import pytest
+
+from vclite.api import yamlio
+from vclite.cli import manifests, run, runclaims, view
+
+PVC = """---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data%s}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+"""
+JOB = """---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: j%s}
+spec:
+  volumes:
+    - {mountPath: /data, volumeClaimName: data}
+    - mountPath: /scratch
+      volumeClaim: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+  tasks:
+    - name: t
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          volumes:
+            - name: cache
+              persistentVolumeClaim: {claimName: cache}
+            - name: item
+              persistentVolumeClaim: {claimName: 'c-{{item}}'}
+          containers: [{name: c, image: busybox, command: ["true"]}]
+"""
+POD = """---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  volumes: [{name: v, persistentVolumeClaim: {claimName: data}}]
+  containers: [{name: c, image: busybox, command: ["true"]}]
+"""
+
+
+def claim_warnings(text):
+    docs = yamlio.load_string(text.removeprefix("---\n"), "f.yaml")
+    return [(w.line, w.field, w.message) for w in manifests.warnings(docs, paths_mapped=True)
+            if "PersistentVolumeClaim" in w.message]
+
+
+def test_claims_named_without_their_document_are_warnings_at_their_lines():
+    got = claim_warnings(JOB % "" + POD)
+    assert [(line, field) for line, field, _ in got] == [
+        (6, "spec.volumes[0].volumeClaimName"),
+        (17, "spec.tasks[0].template.spec.volumes[0].persistentVolumeClaim.claimName"),
+        (26, "spec.volumes[0].persistentVolumeClaim.claimName")]
+    assert got[0][2] == ('PersistentVolumeClaim "data" is not defined in the files given (namespace default): the '
+                         "vcjob waits Pending (Volcano's PVCError), and vcctl run stops as stuck; add a "
+                         "PersistentVolumeClaim document (on a cluster the claim must exist too)")
+    assert "its pods are never placed" in got[1][2]
+
+
+@pytest.mark.parametrize("text, want", [
+    pytest.param(PVC % "" + JOB % "", ["cache"], id="the-defined-claim-is-not-named"),
+    pytest.param(PVC % ", namespace: other" + POD, ["data"], id="a-claim-of-another-namespace-does-not-count"),
+    pytest.param(POD + PVC % "", [], id="defined-after-its-use"),
+])
+def test_which_claims_are_undefined(text, want):
+    assert [msg.split('"')[1] for _, _, msg in claim_warnings(text)] == want
+
+
+@pytest.mark.parametrize("reason, want", [
+    pytest.param("PVCError: Failed to create PVC, err: pvc data is not found, the job will be in the Pending state "
+                 "until the PVC is created", 'claim "data" not found: add a PersistentVolumeClaim document',
+                 id="vcjob-controller"),
+    pytest.param("1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, 1 minAvailable; 0/1 nodes are "
+                 'unavailable: 1 plugin VolumeBinding pre-predicates failed persistentvolumeclaim "data" not found.',
+                 'claim "data" not found: add a PersistentVolumeClaim document', id="scheduler"),
+    pytest.param('pod j-t-0: container c ContainerCreating: persistentvolumeclaim "data" is not bound',
+                 'claim "data" is not bound to a volume', id="executor"),
+    pytest.param('0/1 nodes are unavailable: 1 plugin VolumeBinding pre-predicates failed persistentvolumeclaim '
+                 '"data" is being deleted.', 'claim "data" is being deleted: a pod that needs it cannot start',
+                 id="deleting"),
+    pytest.param("0/1 nodes are unavailable: 1 plugin VolumeBinding pre-predicates failed pod has unbound immediate "
+                 "PersistentVolumeClaims.", runclaims.plain_reason(runclaims.UNBOUND_IMMEDIATE), id="unbound"),
+    pytest.param("0/1 nodes are unavailable: 1 Insufficient cpu.", None, id="not-a-claim"),
+])
+def test_plain_reason(reason, want):
+    assert runclaims.plain_reason(reason) == want
+
+
+def test_a_stopped_run_names_the_claim_a_vcjob_waits_for():
+    """The vcjob controller's PVCError (kept from its Event by the run's Progress) for a vcjob without PodGroup."""
+    job = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+           "metadata": {"name": "x", "namespace": "default", "uid": "u"},
+           "spec": {"tasks": [{"name": "t", "replicas": 1}]}, "status": {"state": {"phase": "Pending"}}}
+    progress = run.Progress()
+    event = {"kind": "Event", "metadata": {"name": "e", "namespace": "default"}, "reason": "PVCError",
+             "involvedObject": {"kind": "Job", "namespace": "default", "name": "x"},
+             "message": "Failed to create PVC, err: pvc data is not found, the job will be in the Pending state until "
+                        "the PVC is created"}
+    progress.observe_event(type("Ev", (), {"type": "ADDED", "object": event})())
+    snap = view.Snapshot([], [job], [], [], claim_errors=progress.claim_errors)
+    assert run.stuck_report(snap) == ['vcjob default/x: claim "data" not found: add a PersistentVolumeClaim document']

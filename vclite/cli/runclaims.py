@@ -1,0 +1,111 @@
+"""What `vcctl run` and `vcctl validate` say of PersistentVolumeClaims (pure functions over manifests and report
+lines).
+
+- `claim_refs`: where a manifest names a claim — a pod's `persistentVolumeClaim.claimName` (a bare Pod, the pod
+  templates of a vcjob's or JobTemplate's tasks, a CronJob's job template) and a vcjob's or JobTemplate's
+  `spec.volumes[].volumeClaimName` (one with a `volumeClaim` is made by the vcjob itself). `undefined_claims`:
+  those no PersistentVolumeClaim document of the run defines in that namespace; the run would stop as stuck
+  (a vcjob waits Pending with Volcano's PVCError, a pod is never placed), so `warnings` names each, file:line.
+  A name with a placeholder (`{{item}}`) is known only at run time: not checked.
+- `plain_reason`: a stopped run's line about a vcjob or a pod waiting for a claim, in plain words
+  (`claim "data" not found: add a PersistentVolumeClaim document`), from what the controller, the scheduler
+  or the executor said (Volcano's PVCError, kube's VolumeBinding PreFilter reasons, the kubelet's).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from vclite.api import flowtemplate
+
+Obj = dict[str, Any]
+ADD_DOCUMENT = "add a PersistentVolumeClaim document"
+_JOB_KINDS = ("Job", "JobTemplate")
+
+
+def claim_refs(obj: Any) -> list[tuple[str, str, bool]]:
+    """(field path, claim name, by a vcjob's spec.volumes) of each claim the manifest names, in order."""
+    if not isinstance(obj, dict):
+        return []
+    kind, spec = obj.get("kind"), obj.get("spec")
+    if not isinstance(spec, dict):
+        return []
+    if kind == "Pod":
+        return _pod_refs(spec, "spec")
+    if kind == "CronJob":
+        job = spec.get("jobTemplate")
+        job_spec = job.get("spec") if isinstance(job, dict) else None
+        return _job_refs(job_spec, "spec.jobTemplate.spec") if isinstance(job_spec, dict) else []
+    if kind in _JOB_KINDS:
+        return _job_refs(spec, "spec")
+    return []
+
+
+def _job_refs(spec: Obj, path: str) -> list[tuple[str, str, bool]]:
+    out = []
+    volumes = spec.get("volumes")
+    for i, vol in enumerate(volumes if isinstance(volumes, list) else ()):
+        if isinstance(vol, dict) and isinstance(vol.get("volumeClaimName"), str) and vol["volumeClaimName"] \
+                and vol.get("volumeClaim") is None:
+            out.append((f"{path}.volumes[{i}].volumeClaimName", vol["volumeClaimName"], True))
+    tasks = spec.get("tasks")
+    for i, task in enumerate(tasks if isinstance(tasks, list) else ()):
+        template = task.get("template") if isinstance(task, dict) else None
+        pod_spec = template.get("spec") if isinstance(template, dict) else None
+        if isinstance(pod_spec, dict):
+            out += _pod_refs(pod_spec, f"{path}.tasks[{i}].template.spec")
+    return out
+
+
+def _pod_refs(spec: Obj, path: str) -> list[tuple[str, str, bool]]:
+    volumes = spec.get("volumes")
+    out = []
+    for i, vol in enumerate(volumes if isinstance(volumes, list) else ()):
+        source = vol.get("persistentVolumeClaim") if isinstance(vol, dict) else None
+        name = source.get("claimName") if isinstance(source, dict) else None
+        if isinstance(name, str) and name:
+            out.append((f"{path}.volumes[{i}].persistentVolumeClaim.claimName", name, False))
+    return out
+
+
+def undefined_claims(objs: list[tuple[Any, str]]) -> list[tuple[int, str, str, bool]]:
+    """(index of the manifest in `objs`, field path, claim name, by a vcjob's spec.volumes) of each claim named
+    that no PersistentVolumeClaim of `objs` defines in the namespace of the manifest naming it; `objs`: (manifest,
+    its namespace) pairs."""
+    defined = {(ns, (o.get("metadata") or {}).get("name")) for o, ns in objs
+               if isinstance(o, dict) and o.get("kind") == "PersistentVolumeClaim"
+               and isinstance(o.get("metadata"), dict)}
+    return [(i, path, name, by_job) for i, (o, ns) in enumerate(objs) for path, name, by_job in claim_refs(o)
+            if (ns, name) not in defined and not flowtemplate.PLACEHOLDER.search(name)]
+
+
+def undefined_message(name: str, namespace: str, by_job: bool) -> str:
+    what = ("the vcjob waits Pending (Volcano's PVCError)" if by_job
+            else "its pods are never placed")
+    return (f'PersistentVolumeClaim "{name}" is not defined in the files given (namespace {namespace}): {what}, '
+            f"and vcctl run stops as stuck; {ADD_DOCUMENT} (on a cluster the claim must exist too)")
+
+
+_NOT_FOUND = (re.compile(r'persistentvolumeclaim "([^"]+)" not found'),
+              re.compile(r"pvc (\S+) is not found, the job will be in the Pending state"))
+_DELETING = re.compile(r'persistentvolumeclaim "([^"]+)" is being deleted')
+_NOT_BOUND = re.compile(r'persistentvolumeclaim "([^"]+)" is not bound')
+UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+
+
+def plain_reason(reason: str) -> str | None:
+    """A waiting vcjob's or pod's reason in plain words when it waits for a claim; None otherwise."""
+    for pattern in _NOT_FOUND:
+        found = pattern.search(reason)
+        if found:
+            return f'claim "{found.group(1)}" not found: {ADD_DOCUMENT}'
+    found = _DELETING.search(reason)
+    if found:
+        return f'claim "{found.group(1)}" is being deleted: a pod that needs it cannot start'
+    found = _NOT_BOUND.search(reason)
+    if found:
+        return f'claim "{found.group(1)}" is not bound to a volume'
+    if UNBOUND_IMMEDIATE in reason:
+        return ("a claim its pods mount is not bound to a volume (a claim with storageClassName \"\" needs a "
+                "PersistentVolume that fits it: see kubectl describe pvc)")
+    return None
