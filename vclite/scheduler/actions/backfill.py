@@ -60,7 +60,9 @@ class Backfill:
         stmt = ssn.statement()
         while tasks:
             task = tasks.pop()
-            if ssn.pre_predicate(task) is not None:
+            reason = ssn.pre_predicate(task)
+            if reason is not None:   # (recorded on every node, as Volcano's backfill does: the pod says why)
+                job.record_fit_errors(task, fit.FitErrors.everywhere(len(ssn.nodes), str(reason)))
                 continue
             feasible, errors = ssn.predicate_nodes(task)
             if errors is None:

@@ -117,3 +117,14 @@ def _changed(obj, *path_value):
 def test_claim_events_wake_the_scheduler(event, wakes):
     type_, obj, old = event
     assert triggers.wakes_scheduler(client_mod.WatchEvent(type_, kinds.PERSISTENTVOLUMECLAIM, obj, old)) is wakes
+
+
+def test_backfill_leaves_a_best_effort_pod_of_a_missing_claim_unscheduled_and_says_why():
+    """backfill.go records the PrePredicate error on every node of a best-effort task (no requests) too."""
+    pod = with_claims(objects.pod("ns/g-0", "g", cpu=None, mem=None), "data")
+    st = objects.state(nodes=[objects.node("n1")], podgroups=[objects.pg("ns/g")], pods=[pod])
+    st.claims = []
+    result = objects.run(st, "enqueue, allocate, backfill")
+    assert result.binds == {}
+    assert result.pod_conditions["ns/g-0"][1] == ('0/1 nodes are unavailable: 1 plugin VolumeBinding pre-predicates '
+                                                  'failed persistentvolumeclaim "data" not found.')
