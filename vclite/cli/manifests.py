@@ -696,8 +696,8 @@ def warnings(docs: list[yamlio.Document], paths_mapped: bool | None = None) -> l
             for d, path, written in runaccounts.filled_at_run_time(docs)]
     namespaced = [(d.obj, _namespace_of(d.obj)) for d in docs]
     out += [Problem(docs[i].file, docs[i].line_of(path), describe(docs[i]), path,
-                    runclaims.undefined_message(name, namespaced[i][1], by_job))
-            for i, path, name, by_job in runclaims.undefined_claims(namespaced)]
+                    runclaims.undefined_message(name, namespaced[i][1], by))
+            for i, path, name, by in runclaims.undefined_claims(namespaced)]
     files: dict[str, int] = {}
     for d in docs:
         files.setdefault(d.file, len(files))

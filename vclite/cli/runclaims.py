@@ -23,15 +23,18 @@ ADD_DOCUMENT = "add a PersistentVolumeClaim document"
 _JOB_KINDS = ("Job", "JobTemplate")
 
 
-def claim_refs(obj: Any) -> list[tuple[str, str, bool]]:
-    """(field path, claim name, by a vcjob's spec.volumes) of each claim the manifest names, in order."""
+BY_JOB, BY_TEMPLATE, BY_POD = "job", "template", "pod"   # what names a claim: spec.volumes, a task's pods, a Pod
+
+
+def claim_refs(obj: Any) -> list[tuple[str, str, str]]:
+    """(field path, claim name, BY_JOB | BY_TEMPLATE | BY_POD) of each claim the manifest names, in order."""
     if not isinstance(obj, dict):
         return []
     kind, spec = obj.get("kind"), obj.get("spec")
     if not isinstance(spec, dict):
         return []
     if kind == "Pod":
-        return _pod_refs(spec, "spec")
+        return _pod_refs(spec, "spec", BY_POD)
     if kind == "CronJob":
         job = spec.get("jobTemplate")
         job_spec = job.get("spec") if isinstance(job, dict) else None
@@ -41,47 +44,50 @@ def claim_refs(obj: Any) -> list[tuple[str, str, bool]]:
     return []
 
 
-def _job_refs(spec: Obj, path: str) -> list[tuple[str, str, bool]]:
+def _job_refs(spec: Obj, path: str) -> list[tuple[str, str, str]]:
     out = []
     volumes = spec.get("volumes")
     for i, vol in enumerate(volumes if isinstance(volumes, list) else ()):
         if isinstance(vol, dict) and isinstance(vol.get("volumeClaimName"), str) and vol["volumeClaimName"] \
                 and vol.get("volumeClaim") is None:
-            out.append((f"{path}.volumes[{i}].volumeClaimName", vol["volumeClaimName"], True))
+            out.append((f"{path}.volumes[{i}].volumeClaimName", vol["volumeClaimName"], BY_JOB))
     tasks = spec.get("tasks")
     for i, task in enumerate(tasks if isinstance(tasks, list) else ()):
         template = task.get("template") if isinstance(task, dict) else None
         pod_spec = template.get("spec") if isinstance(template, dict) else None
         if isinstance(pod_spec, dict):
-            out += _pod_refs(pod_spec, f"{path}.tasks[{i}].template.spec")
+            out += _pod_refs(pod_spec, f"{path}.tasks[{i}].template.spec", BY_TEMPLATE)
     return out
 
 
-def _pod_refs(spec: Obj, path: str) -> list[tuple[str, str, bool]]:
+def _pod_refs(spec: Obj, path: str, by: str) -> list[tuple[str, str, str]]:
     volumes = spec.get("volumes")
     out = []
     for i, vol in enumerate(volumes if isinstance(volumes, list) else ()):
         source = vol.get("persistentVolumeClaim") if isinstance(vol, dict) else None
         name = source.get("claimName") if isinstance(source, dict) else None
         if isinstance(name, str) and name:
-            out.append((f"{path}.volumes[{i}].persistentVolumeClaim.claimName", name, False))
+            out.append((f"{path}.volumes[{i}].persistentVolumeClaim.claimName", name, by))
     return out
 
 
-def undefined_claims(objs: list[tuple[Any, str]]) -> list[tuple[int, str, str, bool]]:
-    """(index of the manifest in `objs`, field path, claim name, by a vcjob's spec.volumes) of each claim named
+def undefined_claims(objs: list[tuple[Any, str]]) -> list[tuple[int, str, str, str]]:
+    """(index of the manifest in `objs`, field path, claim name, what names it: claim_refs) of each claim named
     that no PersistentVolumeClaim of `objs` defines in the namespace of the manifest naming it; `objs`: (manifest,
     its namespace) pairs."""
     defined = {(ns, (o.get("metadata") or {}).get("name")) for o, ns in objs
                if isinstance(o, dict) and o.get("kind") == "PersistentVolumeClaim"
                and isinstance(o.get("metadata"), dict)}
-    return [(i, path, name, by_job) for i, (o, ns) in enumerate(objs) for path, name, by_job in claim_refs(o)
+    return [(i, path, name, by) for i, (o, ns) in enumerate(objs) for path, name, by in claim_refs(o)
             if (ns, name) not in defined and not flowtemplate.PLACEHOLDER.search(name)]
 
 
-def undefined_message(name: str, namespace: str, by_job: bool) -> str:
-    what = ("the vcjob waits Pending (Volcano's PVCError)" if by_job
-            else "its pods are never placed")
+_WAITS = {BY_JOB: "the vcjob waits Pending (Volcano's PVCError)", BY_TEMPLATE: "its pods are never placed",
+          BY_POD: "the pod is never placed"}
+
+
+def undefined_message(name: str, namespace: str, by: str) -> str:
+    what = _WAITS.get(by, _WAITS[BY_TEMPLATE])
     return (f'PersistentVolumeClaim "{name}" is not defined in the files given (namespace {namespace}): {what}, '
             f"and vcctl run stops as stuck; {ADD_DOCUMENT} (on a cluster the claim must exist too)")
 
