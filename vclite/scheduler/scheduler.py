@@ -4,6 +4,8 @@ start() keeps informers (read-only caches) of Pods, PodGroups, Queues, Nodes, Pr
 Namespaces (their labels, for pod affinity's namespaceSelector), HyperNodes (network topology), Numatopologies
 (the numa-aware plugin) and
 PodDisruptionBudgets (the pdb plugin), ResourceQuotas (their status, for the resourcequota plugin),
+PersistentVolumeClaims (the predicates plugin's VolumeBinding: given to a session only while a pod not placed yet
+names a claim, found through a pod index, so that a session without such pods asks nothing of any pod),
 and a pool of the PodGroups enqueue rejected before, by class (framework/waiting.py), updated by
 each PodGroup event: a session is given the other PodGroups and the pool, so thousands of jobs
 waiting for room cost it nothing per job;
@@ -68,6 +70,7 @@ WATCHED = (kinds.POD, kinds.PODGROUP, kinds.QUEUE, kinds.NODE, kinds.PRIORITYCLA
            kinds.NUMATOPOLOGY, kinds.PODDISRUPTIONBUDGET, kinds.RESOURCEQUOTA, kinds.PERSISTENTVOLUMECLAIM)
 QUEUE_STATUS_GAP = triggers.STATUS_DELAY   # seconds between two writes of Queue status.allocated
 LIVE, FINISHED_IN = "live", "finished-in"   # pod indexes: not finished; finished, by PodGroup key
+NOT_PLACED_WITH_CLAIMS = "claims"   # pod index: not bound to a node yet, with persistentVolumeClaim volumes
 ACTIVE = "active"   # PodGroup index: not waiting for room (waiting ones are in the scheduler's Pool)
 EVENT_COMPONENT = "volcano"   # the source.component of the scheduler's Events (Volcano's scheduler name)
 UNSCHEDULABLE = str(scheduling.PodGroupConditionType.UNSCHEDULABLE)
@@ -83,6 +86,15 @@ RETRY_MAX_DELAY = 1.0
 
 def _live(pod: Obj) -> bool | None:
     return None if snapshot.finished(pod) else True
+
+
+def _claims_unplaced(pod: Obj) -> bool | None:
+    """(a session needs the claims only while such a pod exists: without, VolumeBinding is not even asked)"""
+    spec = pod.get("spec") or {}
+    if spec.get("nodeName") or snapshot.finished(pod):
+        return None
+    return True if any(isinstance(v, dict) and v.get("persistentVolumeClaim") for v in spec.get("volumes") or ()) \
+        else None
 
 
 def _finished_in(pod: Obj) -> str | None:
@@ -132,7 +144,8 @@ class Scheduler:
         self._queues_pending: session_mod.SessionResult | None = None   # its result, when deferred
         self.informers = {kind.kind: informer_mod.Informer(client, kind, self._on_event) for kind in WATCHED}
         self.informers[kinds.POD.kind] = informer_mod.Informer(
-            client, kinds.POD, self._on_event, indexers={LIVE: _live, FINISHED_IN: _finished_in})
+            client, kinds.POD, self._on_event, indexers={LIVE: _live, FINISHED_IN: _finished_in,
+                                                          NOT_PLACED_WITH_CLAIMS: _claims_unplaced})
         # PodGroups enqueue rejected before, by class, kept current by their events (waiting.py)
         self.waiting = waiting_mod.Pool() if waiting_mod.enabled(self.conf) else None
         if self.waiting is not None or conf_map:   # (a ConfigMap may turn the pool on later)
@@ -263,7 +276,10 @@ class Scheduler:
             nodes=cached["Node"], queues=cached["Queue"], podgroups=podgroups,
             pods=self._session_pods(podgroups), priority_classes=cached["PriorityClass"], namespaces=cached["Namespace"],
             hypernodes=cached["HyperNode"], numatopologies=cached["Numatopology"], pdbs=cached["PodDisruptionBudget"],
-            resource_quotas=cached["ResourceQuota"], claims=cached["PersistentVolumeClaim"],
+            resource_quotas=cached["ResourceQuota"],
+            # (None when no pod to place names a claim: the predicates plugin then asks nothing of any pod)
+            claims=cached["PersistentVolumeClaim"] if self.informers[kinds.POD.kind].index_values(
+                NOT_PLACED_WITH_CLAIMS) else None,
             request_cache=self._requests, waiting=self.waiting, memory=self._memory,
             node_usage=self.metrics.usage if self.metrics is not None else None)
         result = session_mod.run_session(state, self.conf, self.clock.now(), self.scheduler_name,

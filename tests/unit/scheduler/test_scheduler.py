@@ -270,3 +270,21 @@ def test_a_pod_waits_for_its_claim_and_is_bound_once_the_claim_is():
     c.client.update_status({**pvc, "status": {"phase": "Bound"}})
     assert c.drain() >= 1
     assert c.get(kinds.POD, "p-0")["spec"]["nodeName"] == "n1"
+
+
+def test_sessions_know_the_claims_only_while_a_pod_to_place_names_one():
+    """(VolumeBinding is then not even asked of the pods without claims: ClusterState.claims None)"""
+    c = Cluster()
+    seen = []
+    real = scheduler_mod.session_mod.run_session
+    scheduler_mod.session_mod.run_session = lambda state, *a, **k: seen.append(state.claims) or real(state, *a, **k)
+    try:
+        c.podgroup("pg1", 1, "1")
+        c.pod("p-0", "pg1")
+        c.drain()
+        c.podgroup("pg2", 1, "1")
+        c.pod("p-1", "pg2", volumes=[{"name": "v", "persistentVolumeClaim": {"claimName": "data"}}])
+        c.drain()
+    finally:
+        scheduler_mod.session_mod.run_session = real
+    assert seen[0] is None and seen[-1] == []

@@ -7,8 +7,9 @@ words the failure (`plugin VolumeBinding pre-predicates failed <reason>`), which
 - `persistentvolumeclaim "data" is being deleted`;
 - `pod has unbound immediate PersistentVolumeClaims` (every claim binds at once here: vclite's volume controller
   provisions or binds a claim when it is made, as a class with volumeBindingMode Immediate does).
-The pod's own volume list is all a pod without claims costs (`pre_filter` returns at once); claims are looked up
-in an index of the session's claims made on the first pod that names one.
+The check is registered only when the session knows the claims (ClusterState.claims), which the scheduler's shell
+gives it only while some pod to place names a claim; then a pod without claims costs a look at its volume list,
+and claims are looked up in an index of the session's claims made on the first pod that names one.
 
 Must not: read the API or change node state.
 """
