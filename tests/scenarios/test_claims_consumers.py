@@ -24,7 +24,8 @@ def pvc(name="data"):
 
 def bind(client, claim, path):
     """What the volume controller does for a claim it binds: a PV naming it, the claim naming the PV, Bound."""
-    client.create({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"pv-{claim['metadata']['name']}"},
+    name = claim["metadata"]["name"]
+    client.create({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"pv-{name}"},
                    "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "",
                             "persistentVolumeReclaimPolicy": "Retain",
                             "hostPath": {"path": str(path), "type": "DirectoryOrCreate"},

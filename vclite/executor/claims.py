@@ -72,7 +72,8 @@ def resolve(pod: Obj, get_claim: Getter, get_volume: Callable[[str], "Obj | None
         if volume is None:
             raise Unmountable(f'persistentvolumeclaim "{name}": its persistentvolume "{bound_to}" not found',
                               volume_name, name,
-                              f'failed to fetch PV {bound_to} from API server: persistentvolumes "{bound_to}" not found')
+                              f"failed to fetch PV {bound_to} from API server: "
+                              f'persistentvolumes "{bound_to}" not found')
         if not storage.refers_to(volume, claim):
             raise Unmountable(f'persistentvolumeclaim "{name}": persistentvolume "{bound_to}" is not bound to it',
                               volume_name, name,

@@ -55,9 +55,11 @@ HOST = {"hostPath": {"path": "/srv/data", "type": "DirectoryOrCreate"}}
     pytest.param([claim()], [], 'persistentvolumeclaim "data": its persistentvolume "pv-1" not found',
                  id="volume-missing"),
     pytest.param([claim()], [volume(ref=("ns", "data", "u-other"), **HOST)],
-                 'persistentvolumeclaim "data": persistentvolume "pv-1" is not bound to it', id="volume-of-another-claim"),
+                 'persistentvolumeclaim "data": persistentvolume "pv-1" is not bound to it',
+                 id="volume-of-another-claim"),
     pytest.param([claim()], [volume(ref=None, **HOST)],
-                 'persistentvolumeclaim "data": persistentvolume "pv-1" is not bound to it', id="volume-without-claimRef"),
+                 'persistentvolumeclaim "data": persistentvolume "pv-1" is not bound to it',
+                 id="volume-without-claimRef"),
 ])
 def test_resolve(claims_, volumes, want):
     by_name = {c["metadata"]["name"]: c for c in claims_}

@@ -23,7 +23,8 @@ def claim(name, phase="Bound", volume="pv", deleting=False, ns="ns"):
 
 def with_claims(pod, *names):
     pod["spec"]["volumes"] = [{"name": "cfg", "configMap": {"name": "c"}},
-                              *({"name": f"v{i}", "persistentVolumeClaim": {"claimName": n}} for i, n in enumerate(names))]
+                              *({"name": f"v{i}", "persistentVolumeClaim": {"claimName": n}}
+                                for i, n in enumerate(names))]
     return pod
 
 
