@@ -15,6 +15,8 @@ from vclite.lib import clock as clock_mod
 from vclite.lib import errors
 from vclite.runtime import gates, runtime
 
+CLAIM_SPEC = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+
 
 class Cluster:
     def __init__(self):
@@ -578,12 +580,12 @@ def test_a_volume_with_only_a_claim_spec_gets_a_generated_claim_name_every_pod_m
     c.create(claim("vc"))
     c.create(vcjob(queue="default", tasks=[task("t", 2)],
                    volumes=[{"mountPath": "/data", "volumeClaimName": "vc"},
-                            {"mountPath": "/scratch", "volumeClaim": {"accessModes": ["ReadWriteOnce"]}}]))
+                            {"mountPath": "/scratch", "volumeClaim": CLAIM_SPEC}]))
     c.enqueue()
     job = c.job()
     generated = job["spec"]["volumes"][1]["volumeClaimName"]
     assert re.fullmatch(r"j-pvc-[0-9a-z]{12}", generated)
-    assert job["spec"]["volumes"][1]["volumeClaim"] == {"accessModes": ["ReadWriteOnce"]}
+    assert job["spec"]["volumes"][1]["volumeClaim"] == CLAIM_SPEC
     assert job["status"]["controlledResources"] == {"volume-pvc-vc": "vc", f"volume-pvc-{generated}": generated}
     for pod in c.pods():
         assert pod["spec"]["volumes"] == [
@@ -595,7 +597,7 @@ def test_a_volume_with_only_a_claim_spec_gets_a_generated_claim_name_every_pod_m
     assert c.job()["spec"]["volumes"][1]["volumeClaimName"] == generated  # named once
     assert pod["metadata"]["ownerReferences"][0]["uid"] == job["metadata"]["uid"]
     made = c.client.get(kinds.PERSISTENTVOLUMECLAIM, "default", generated)
-    assert made["spec"] == {"accessModes": ["ReadWriteOnce"]}
+    assert made["spec"] == {**CLAIM_SPEC, "storageClassName": "standard", "volumeMode": "Filesystem"}  # (+ defaults)
     (owner,) = made["metadata"]["ownerReferences"]
     assert (owner["kind"], owner["name"], owner["uid"]) == ("Job", "j", job["metadata"]["uid"]) and owner["controller"]
 

@@ -91,12 +91,13 @@ def test_a_pod_without_claims_reads_nothing():
 
 
 # ---- the executor: a pod waits for its claim, then runs with its volume's directory ------------------------
-def bound_pair(client, path, name="data", read_only_pv=False):
-    """A Bound claim and its volume, written as the volume controller writes them."""
-    pvc = client.create({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-                         "metadata": {"name": name, "namespace": "default"},
-                         "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
-                                  "storageClassName": ""}})
+def bound_pair(client, path, name="data", read_only_pv=False, existing=False):
+    """A Bound claim (made here, or the `existing` one) and its volume, written as the volume controller writes
+    them."""
+    pvc = client.get(kinds.PERSISTENTVOLUMECLAIM, "default", name) if existing else client.create(
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name, "namespace": "default"},
+         "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
+                  "storageClassName": ""}})
     client.create({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"pv-{name}"},
                    "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
                             "hostPath": {"path": str(path), "type": "DirectoryOrCreate"},
@@ -140,8 +141,7 @@ def test_pod_of_an_unbound_claim_says_so_and_starts_when_it_binds(env):  # noqa:
     client.create(claim_pod("user", "true"))
     asyncio.run(drive(ex, lambda: waiting_of(client, "user").get("message")))
     assert waiting_of(client, "user")["message"] == 'persistentvolumeclaim "data" is not bound'
-    client.delete(kinds.PERSISTENTVOLUMECLAIM, "default", "data")   # (made again Bound below)
-    bound_pair(client, workdir / "disk")
+    bound_pair(client, workdir / "disk", existing=True)
     asyncio.run(drive(ex, lambda: phase(client, "user") == "Succeeded"))
 
 
