@@ -698,6 +698,8 @@ def warnings(docs: list[yamlio.Document], paths_mapped: bool | None = None) -> l
     out += [Problem(docs[i].file, docs[i].line_of(path), describe(docs[i]), path,
                     runclaims.undefined_message(name, namespaced[i][1], by))
             for i, path, name, by in runclaims.undefined_claims(namespaced)]
+    out += [Problem(d.file, d.line_of(path), describe(d), path, message)
+            for d in docs for path, message in runclaims.claim_spec_problems(d.obj)]
     files: dict[str, int] = {}
     for d in docs:
         files.setdefault(d.file, len(files))

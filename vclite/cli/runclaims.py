@@ -7,6 +7,9 @@ lines).
   those no PersistentVolumeClaim document of the run defines in that namespace; the run would stop as stuck
   (a vcjob waits Pending with Volcano's PVCError, a pod is never placed), so `warnings` names each, file:line.
   A name with a placeholder (`{{item}}`) is known only at run time: not checked.
+- `claim_spec_problems`: a vcjob's or JobTemplate's `spec.volumes[].volumeClaim` that kube-apiserver would refuse
+  when the vcjob makes its claim (Volcano's admission does not look at it: the vcjob is created, then waits
+  Pending with PVCError), with kube's field messages under the volume's path.
 - `plain_reason`: a stopped run's line about a vcjob or a pod waiting for a claim, in plain words
   (`claim "data" not found: add a PersistentVolumeClaim document`), from what the controller, the scheduler
   or the executor said (Volcano's PVCError, kube's VolumeBinding PreFilter reasons, the kubelet's).
@@ -16,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from vclite.admission import persistentvolumeclaim as claim_admission
 from vclite.api import flowtemplate
 
 Obj = dict[str, Any]
@@ -80,6 +84,28 @@ def undefined_claims(objs: list[tuple[Any, str]]) -> list[tuple[int, str, str, s
                and isinstance(o.get("metadata"), dict)}
     return [(i, path, name, by) for i, (o, ns) in enumerate(objs) for path, name, by in claim_refs(o)
             if (ns, name) not in defined and not flowtemplate.PLACEHOLDER.search(name)]
+
+
+def claim_spec_problems(obj: Any) -> list[tuple[str, str]]:
+    """(field path, message) of each problem kube-apiserver would find in the claims a vcjob or JobTemplate makes
+    from its `spec.volumes[].volumeClaim` (a CronJob's job template too)."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("spec"), dict):
+        return []
+    spec, path = obj["spec"], "spec"
+    if obj.get("kind") == "CronJob":
+        job = spec.get("jobTemplate")
+        spec, path = (job.get("spec") if isinstance(job, dict) else None), "spec.jobTemplate.spec"
+    elif obj.get("kind") not in _JOB_KINDS:
+        return []
+    volumes = spec.get("volumes") if isinstance(spec, dict) else None
+    out = []
+    for i, vol in enumerate(volumes if isinstance(volumes, list) else ()):
+        claim = vol.get("volumeClaim") if isinstance(vol, dict) else None
+        if isinstance(claim, dict):
+            out += [(err.path, f"{err.message}: the claim the vcjob makes from it is refused, so the vcjob waits "
+                               "Pending (Volcano's PVCError)")
+                    for err in claim_admission.spec_errors(claim, f"{path}.volumes[{i}].volumeClaim")]
+    return out
 
 
 _WAITS = {BY_JOB: "the vcjob waits Pending (Volcano's PVCError)", BY_TEMPLATE: "its pods are never placed",

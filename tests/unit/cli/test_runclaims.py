@@ -107,3 +107,34 @@ def test_a_stopped_run_names_the_claim_a_vcjob_waits_for():
     progress.observe_event(type("Ev", (), {"type": "ADDED", "object": event})())
     snap = view.Snapshot([], [job], [], [], claim_errors=progress.claim_errors)
     assert run.stuck_report(snap) == ['vcjob default/x: claim "data" not found: add a PersistentVolumeClaim document']
+
+
+@pytest.mark.parametrize("claim, want", [
+    pytest.param({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}, [], id="valid"),
+    pytest.param({"accessModes": ["ReadWriteOnce"]},
+                 ["spec.volumes[0].volumeClaim.resources[storage]: Required value"], id="no-storage"),
+    pytest.param({"resources": {"requests": {"storage": "1Gi"}}},
+                 ["spec.volumes[0].volumeClaim.accessModes: Required value: at least 1 access mode is required"],
+                 id="no-access-mode"),
+    pytest.param({"accessModes": ["ReadWriteSometimes"], "resources": {"requests": {"storage": "1Gi"}}},
+                 ['spec.volumes[0].volumeClaim.accessModes: Unsupported value: "ReadWriteSometimes"'], id="bad-mode"),
+])
+def test_a_vcjobs_volume_claim_kube_would_refuse_is_a_warning(claim, want):
+    for kind, spec_path in (("Job", "spec"), ("JobTemplate", "spec"), ("CronJob", "spec.jobTemplate.spec")):
+        job_spec = {"volumes": [{"mountPath": "/scratch", "volumeClaim": claim}], "tasks": []}
+        spec = {"jobTemplate": {"spec": job_spec}} if kind == "CronJob" else job_spec
+        found = runclaims.claim_spec_problems({"kind": kind, "spec": spec})
+        assert [p for p, _ in found] == [w.split(":")[0].replace("spec.", spec_path + ".", 1) for w in want]
+        for (path, message), w in zip(found, want):
+            assert f"{path}: {message}".startswith(w.replace("spec.", spec_path + ".", 1))
+            assert message.endswith("the vcjob waits Pending (Volcano's PVCError)")
+
+
+def test_a_volume_claim_problem_is_a_warning_at_its_line_and_the_file_still_runs():
+    docs = yamlio.load_string(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: vj}\nspec:\n  volumes:\n"
+        "  - mountPath: /scratch\n    volumeClaim: {accessModes: [ReadWriteOnce]}\n  tasks:\n  - name: t\n"
+        "    replicas: 1\n    template: {spec: {containers: [{name: c, image: busybox}]}}\n", "vj.yaml")
+    (warning,) = [w for w in manifests.warnings(docs, paths_mapped=True) if "volumeClaim" in w.field]
+    assert (warning.file, warning.line, warning.field) == ("vj.yaml", 7,
+                                                           "spec.volumes[0].volumeClaim.resources[storage]")
