@@ -7,7 +7,8 @@ It connects like every vcctl client command (`-k/--kubeconfig`, `-s/--master`), 
 discovery that the cluster serves JobFlows, JobTemplates and Volcano's jobs, and runs until SIGTERM
 or Ctrl-C. `--print-crds` prints the CRDs to install first (`api/crds.py` says why Volcano's own
 drop vclite's fields). With leader election (the default, as Volcano's controller manager), only the
-holder of a Lease reconciles; other replicas stand by (`runtime/leader.py`).
+holder of a Lease reconciles; other replicas stand by, and a holder's writes wait while its last
+renewal is older than the renew deadline (`runtime/leader.py`).
 
 Exit status: 0 after a graceful stop or after printing the CRDs; 1 if the cluster cannot be reached
 or lacks an API, or the lease was lost (at once, from the lease keeper's thread); 2 for invalid
@@ -119,7 +120,8 @@ async def _serve(client, controllers: frozenset[str], election: leader.Settings 
         await loop.run_in_executor(None, lambda: events.record(
             client, clock_mod.RealClock(), elector.lease, "Normal", "LeaderElection",
             f"{election.identity} became leader", component=EVENT_SOURCE))
-    on_loop = remote.LoopThreadClient(client, loop)
+    # (a leader's writes wait for the keeper: none after a pause past the renew deadline until it renews)
+    on_loop = remote.LoopThreadClient(leader.Fenced(client, keeper) if keeper is not None else client, loop)
     rt = remote.ControllerRuntime(on_loop, controllers=controllers)
     try:
         rt.start()

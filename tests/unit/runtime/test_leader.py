@@ -259,3 +259,119 @@ def test_a_hung_api_call_counts_as_a_failed_attempt(api):
         return ok, me.last_error
     ok, why = asyncio.run(go())
     assert not ok and "no answer from the API server within 0.1s" in why
+
+
+@pytest.mark.parametrize("spec, observed_at, now, blindly", [
+    ({"holderIdentity": "me", "leaseDurationSeconds": 15}, 100.0, 114.9, True),    # ours, its term runs
+    ({"holderIdentity": "me", "leaseDurationSeconds": 15}, 100.0, 115.0, False),   # ours, run out: read first
+    ({"holderIdentity": "other", "leaseDurationSeconds": 15}, 100.0, 101.0, False),
+    ({"holderIdentity": "", "leaseDurationSeconds": 1}, 100.0, 100.1, False),      # released
+    ({"holderIdentity": "me"}, 100.0, 100.1, False),                               # no term
+])
+def test_renews_blindly(spec, observed_at, now, blindly):
+    assert leader.renews_blindly(spec, "me", observed_at, now) is blindly
+
+
+@pytest.mark.parametrize("renewed_at, now, may", [
+    (100.0, 100.0, True),
+    (100.0, 109.9, True),
+    (100.0, 110.0, False),     # the renew deadline has passed since the renewal was sent (a pause)
+    (100.0, 500.0, False),
+    (None, 100.0, False),      # never renewed
+])
+def test_leading(renewed_at, now, may):
+    assert leader.leading(renewed_at, now, 10.0) is may
+
+
+class Counting:
+    """The real in-process API, counting the requests made through it."""
+
+    def __init__(self, api):
+        self.api, self.calls = api, []
+
+    def __getattr__(self, name):
+        self.calls.append(name)
+        return getattr(self.api, name)
+
+
+def test_a_renewal_within_the_term_is_one_update_a_conflict_falls_back_to_reading(api):
+    ticker = Ticker()
+    counting = Counting(api)
+    me = elector(counting, "me", ticker)
+    assert me.try_acquire_or_renew() and counting.calls == ["get", "create"]
+    counting.calls.clear()
+    ticker.now += 5
+    assert me.try_acquire_or_renew() and counting.calls == ["update"]      # client-go's fast path
+    lease = api.get(kinds.LEASE, "volcano-system", "vclite-controller")
+    api.update({**lease, "spec": leader.claim(lease["spec"], "me", LATER, 15)})   # written meanwhile (another tool)
+    counting.calls.clear()
+    assert me.try_acquire_or_renew() and counting.calls == ["update", "get", "update"]   # conflict: read, renew
+    counting.calls.clear()
+    ticker.now += 16                                                          # the term ran out: read first
+    assert me.try_acquire_or_renew() and counting.calls == ["get", "update"]
+
+
+def test_writes_are_allowed_within_the_renew_deadline_of_the_last_renewal_and_while_held(api):
+    ticker = Ticker()
+    a, b = elector(api, "a", ticker), elector(api, "b", ticker)
+    assert not a.may_write()                      # not acquired yet
+    assert a.try_acquire_or_renew() and a.may_write()
+    ticker.now += 9.9
+    assert a.may_write()
+    ticker.now += 0.1                             # 10 s (the renew deadline) since the renewal was sent
+    assert not a.may_write()
+    assert a.try_acquire_or_renew() and a.may_write()
+    assert not b.try_acquire_or_renew()
+    ticker.now += 16
+    assert b.try_acquire_or_renew() and b.may_write()
+    a.renewed_at = ticker.now                     # (even just renewed as a believes:)
+    assert not a.try_acquire_or_renew() and not a.may_write()   # it has seen b hold the lease
+
+
+def _paused_and_resumed(api, taken_meanwhile):
+    """A leader (with its keeper and its fenced client) whose monotonic clock jumps past its term, as a
+    process's does across a SIGSTOP: the keeper's next renewal re-checks the lease."""
+    ticker = Ticker()
+    me = elector(api, "me", ticker, **FAST)
+    assert me.try_acquire_or_renew()
+    if taken_meanwhile:   # another replica waited out the term and took the lease
+        lease = api.get(kinds.LEASE, "volcano-system", "vclite-controller")
+        api.update({**lease, "spec": leader.claim(lease["spec"], "other", LATER, 30)})
+    lost = []
+    keeper = leader.Keeper(me, lost.append)
+    ticker.now += 60
+    return me, keeper, leader.Fenced(api, keeper), lost
+
+
+CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "written", "namespace": "default"}}
+
+
+def test_a_leader_resumed_after_its_lease_was_taken_writes_nothing(api):
+    me, keeper, fenced, lost = _paused_and_resumed(api, taken_meanwhile=True)
+    assert not me.may_write()
+    keeper.start()
+    try:
+        with pytest.raises(leader.LeaseLost, match="held by other"):
+            fenced.create(CONFIGMAP)
+    finally:
+        keeper.stop()
+    assert lost == ["Lease volcano-system/vclite-controller is held by other"]
+    with pytest.raises(errors.NotFound):
+        api.get(kinds.CONFIGMAP, "default", "written")
+
+
+def test_a_leader_resumed_with_its_lease_still_its_own_renews_it_before_it_writes(api):
+    counting = Counting(api)
+    me, keeper, fenced, lost = _paused_and_resumed(counting, taken_meanwhile=False)
+    counting.calls.clear()
+    keeper.start()
+    try:
+        fenced.create(CONFIGMAP)
+    finally:
+        keeper.stop()
+    assert lost == [] and "create" in counting.calls
+    assert counting.calls[:2] == ["get", "update"]        # the re-check (the term ran out: read, then renew) ...
+    assert counting.calls.index("create") > 1             # ... before the write went out
+    assert api.get(kinds.CONFIGMAP, "default", "written")["metadata"]["name"] == "written"
+    with pytest.raises(leader.LeaseLost):                 # a stopped keeper renews no more: no more writes
+        fenced.delete(kinds.CONFIGMAP, "default", "written")
