@@ -61,14 +61,24 @@ def test_the_controller_process_runs_the_flow_the_server_only_stores(tmp_path):
         assert "reconciling JobFlows and JobTemplates on https://127.0.0.1:" in text and "stopped" in text
 
 
-FAST_ELECTION = ["--leader-elect-lease-duration", "3s", "--leader-elect-renew-deadline", "2s",
-                 "--leader-elect-retry-period", "200ms"]
+# Shorter terms than the defaults (15s, 10s, 2s), still ones a loaded machine keeps: the leader must renew
+# within the renew deadline or exit (as it must), and with 2s a starved test machine lost the new leader
+# mid-flow ("no answer from the API server within 2s"), leaving no replica to run it.
+FAST_ELECTION = ["--leader-elect-lease-duration", "6s", "--leader-elect-renew-deadline", "4s",
+                 "--leader-elect-retry-period", "500ms"]
 
 
-def _wait_for(predicate, what, timeout=60):
+def _logs(*logs):
+    return "".join(f"\n--- {log.name}:\n{log.read_text() if log.exists() else ''}" for log in logs)
+
+
+def _wait_for(predicate, what, timeout=60, alive=(), logs=()):
+    """Wait for `predicate`; fail at once, with the replicas' logs, if one of `alive` exits meanwhile."""
     deadline = time.monotonic() + timeout
     while not predicate():
-        assert time.monotonic() < deadline, what
+        for proc in alive:
+            assert proc.poll() is None, f"{what}: a replica exited ({proc.returncode}){_logs(*logs)}"
+        assert time.monotonic() < deadline, f"{what}{_logs(*logs)}"
         time.sleep(0.2)
 
 
@@ -84,24 +94,26 @@ def _lease(srv):
 def test_replicas_one_leads_a_paused_leader_loses_the_lease_a_stopped_one_hands_it_over(tmp_path):
     with vcctl_server.running(tmp_path / "server", "--nodes", "1x(cpu=4,memory=8Gi)",
                               "--controllers", WITHOUT_JOBFLOWS) as srv:
-        a_log, b_log, c_log = (tmp_path / f"{name}.log" for name in "abc")
+        a_log, b_log, c_log = logs = [tmp_path / f"{name}.log" for name in "abc"]
         replicas = []
         try:
             replicas.append(_replica(srv, a_log))
-            _wait_for(lambda: "reconciling" in a_log.read_text(), "the first replica did not lead")
+            _wait_for(lambda: "reconciling" in a_log.read_text(), "the first replica did not lead",
+                      alive=replicas, logs=logs)
             replicas.append(_replica(srv, b_log))
             _wait_for(lambda: "standing by: Lease volcano-system/vclite-controller is held by" in b_log.read_text(),
-                      "the second replica did not stand by")
+                      "the second replica did not stand by", alive=replicas, logs=logs)
             a_id = _lease(srv)["spec"]["holderIdentity"]
             assert f"as {a_id}" in a_log.read_text() and "reconciling" not in b_log.read_text()
             # a stops renewing (paused past its term): b takes over; a, woken, finds it lost the lease
             replicas[0].send_signal(signal.SIGSTOP)
-            _wait_for(lambda: "reconciling" in b_log.read_text(), "the standby did not take over", timeout=30)
+            _wait_for(lambda: "reconciling" in b_log.read_text(), "the standby did not take over", timeout=30,
+                      alive=replicas[1:], logs=logs)
             replicas[0].send_signal(signal.SIGCONT)
-            assert replicas[0].wait(timeout=30) == 1
+            assert replicas[0].wait(timeout=30) == 1, _logs(*logs)
             # (why its last renewal failed depends on where the pause caught it: before a request, the lease
             # it reads is held by b; in the middle of one, the request's own deadline has passed)
-            lost = a_log.read_text().split("lost the lease: not renewed within 2s: ", 1)
+            lost = a_log.read_text().split("lost the lease: not renewed within 4s: ", 1)
             assert len(lost) == 2 and lost[1].startswith(
                 ("Lease volcano-system/vclite-controller is held by", "no answer from the API server")), lost
             spec = _lease(srv)["spec"]
@@ -109,13 +121,15 @@ def test_replicas_one_leads_a_paused_leader_loses_the_lease_a_stopped_one_hands_
             assert b_id != a_id and spec["leaseTransitions"] == 1
             kubectl(srv, "apply", "-f", DIAMOND)
             _wait_for(lambda: kubectl(srv, "get", "jf", "diamond", "-o", "jsonpath={.status.state.phase}") == "Succeed",
-                      "the new leader did not run the flow", timeout=120)
+                      "the new leader did not run the flow", timeout=120, alive=replicas[1:], logs=logs)
             # a graceful stop releases the lease: a new replica leads at once, not a term later
             replicas.append(_replica(srv, c_log))
-            _wait_for(lambda: "standing by" in c_log.read_text(), "the third replica did not stand by")
+            _wait_for(lambda: "standing by" in c_log.read_text(), "the third replica did not stand by",
+                      alive=replicas[1:], logs=logs)
             replicas[1].send_signal(signal.SIGTERM)
-            assert replicas[1].wait(timeout=30) == 0
-            _wait_for(lambda: "reconciling" in c_log.read_text(), "the third replica did not take over", timeout=30)
+            assert replicas[1].wait(timeout=30) == 0, _logs(*logs)
+            _wait_for(lambda: "reconciling" in c_log.read_text(), "the third replica did not take over", timeout=30,
+                      alive=replicas[2:], logs=logs)
             assert _lease(srv)["spec"]["leaseTransitions"] == 2
             events = kubectl(srv, "get", "events", "-n", "volcano-system")
             assert events.count("LeaderElection") == 3 and f"{a_id} became leader" in events
