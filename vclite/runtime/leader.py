@@ -267,6 +267,7 @@ class Keeper:
         self._stop = threading.Event()
         self._changed = threading.Condition()   # notified after every attempt, and when it ends
         self._lost = ""                          # why the lease was lost ("" while held)
+        self._told: float | None = -1.0          # the renewal whose lateness `hold` logged last
         self._calls = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="vclite-lease-call")
         self._thread = threading.Thread(target=self._run, name="vclite-lease", daemon=True)
 
@@ -284,19 +285,18 @@ class Keeper:
         """Return when this process may write as the leader: at once while renewals are on time;
         after a pause past the renew deadline, once a renewal has succeeded again. Raise LeaseLost
         once the lease is lost or the keeper has stopped (writes must not go on then)."""
-        waited = False
         with self._changed:
             while True:
                 if self._lost or self._stop.is_set() or not self._thread.is_alive():
                     raise LeaseLost(f"not the leader: {self._lost or 'the lease is no longer renewed'}")
                 if self.elector.may_write():
                     return
-                if not waited:
-                    renewed = self.elector.renewed_at
-                    ago = "never" if renewed is None else f"{time.monotonic() - renewed:.1f}s ago"
+                renewed = self.elector.renewed_at
+                if renewed != self._told:   # (said once per late renewal, not once per write waiting for it)
+                    self._told = renewed
+                    ago = "never" if renewed is None else f"{self.elector._monotonic() - renewed:.1f}s ago"
                     log.warning("writes wait for a renewal of the lease: last renewed %s, beyond the %gs "
                                 "renew deadline (was this process paused?)", ago, self.elector.settings.renew_deadline)
-                    waited = True
                 self._changed.wait(self.elector.settings.retry_period)
 
     def _notify(self) -> None:
