@@ -62,10 +62,11 @@ def test_the_controller_process_runs_the_flow_the_server_only_stores(tmp_path):
 
 
 # Shorter terms than the defaults (15s, 10s, 2s), still ones a loaded machine keeps: the leader must renew
-# within the renew deadline or exit (as it must), and with 2s a starved test machine lost the new leader
-# mid-flow ("no answer from the API server within 2s"), leaving no replica to run it.
-FAST_ELECTION = ["--leader-elect-lease-duration", "6s", "--leader-elect-renew-deadline", "4s",
-                 "--leader-elect-retry-period", "500ms"]
+# within the renew deadline or exit (as it must). With 2s a starved test machine lost the new leader mid-flow
+# ("no answer from the API server within 2s": the server, starting pods, answered nothing for 2-3 s), leaving
+# no replica to run the flow; 6s leaves twice the longest such stall seen.
+FAST_ELECTION = ["--leader-elect-lease-duration", "8s", "--leader-elect-renew-deadline", "6s",
+                 "--leader-elect-retry-period", "1s"]
 
 
 def _logs(*logs):
@@ -113,7 +114,7 @@ def test_replicas_one_leads_a_paused_leader_loses_the_lease_a_stopped_one_hands_
             assert replicas[0].wait(timeout=30) == 1, _logs(*logs)
             # (why its last renewal failed depends on where the pause caught it: before a request, the lease
             # it reads is held by b; in the middle of one, the request's own deadline has passed)
-            lost = a_log.read_text().split("lost the lease: not renewed within 4s: ", 1)
+            lost = a_log.read_text().split("lost the lease: not renewed within 6s: ", 1)
             assert len(lost) == 2 and lost[1].startswith(
                 ("Lease volcano-system/vclite-controller is held by", "no answer from the API server")), lost
             spec = _lease(srv)["spec"]
