@@ -452,7 +452,10 @@ def create_job_io(ctx: Context, job: Obj, draft: Obj) -> Obj | None:
                     pass
                 except errors.ApiError as exc:
                     ctx.event(job, "Warning", jobio.PVC_ERROR, jobio.event_message(str(exc)))
-                    raise ActionError(f"claim {w.name} not created: {exc}") from None
+                    # (refused as invalid or over a quota: only a change of the job or the quota lets it in, so
+                    # the retry is a chore and a run with nothing else left stops as stuck at once)
+                    raise ActionError(f"claim {w.name} not created: {exc}",
+                                      waits_on_others=isinstance(exc, (errors.Invalid, errors.Forbidden))) from None
         elif not _claim_exists(ctx, namespace, w.name):
             ctx.event(job, "Warning", jobio.PVC_ERROR, jobio.event_message(jobio.missing_message(w.name)))
             ctx.claim_waits.setdefault((namespace, w.name), set()).add(meta.key(job))
