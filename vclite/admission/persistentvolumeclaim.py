@@ -17,7 +17,10 @@ and ValidatePersistentVolumeClaim(Update) (pkg/apis/core/validation) treat it.
   (`spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName
   for bound claims`); a smaller request may not go down to `status.capacity` (kube 1.32+, where recovering from
   a failed expansion is on: `spec.resources.requests.storage: Forbidden: field can not be less than
-  status.capacity`); `volumeMode` is immutable (kube's path `volumeMode`).
+  status.capacity`); `volumeMode` is immutable (kube's path `volumeMode`). The PersistentVolumeClaimResize plugin
+  lets a request grow only where the claim's class is a StorageClass with `allowVolumeExpansion: true`
+  (`persistentvolumeclaims "x" is forbidden: only dynamically provisioned pvc can be resized and the
+  storageclass that provisions the pvc must support resize`).
 Pure over the View.
 """
 from __future__ import annotations
@@ -45,7 +48,14 @@ def mutate(op: base.Operation, obj: Obj) -> None:
 
 
 def resolve(op: base.Operation, obj: Obj, old: Obj | None, view: base.View) -> None:
-    if op is not base.Operation.CREATE or getattr(view, "existing_state", False):
+    if getattr(view, "existing_state", False):
+        return
+    if op is base.Operation.UPDATE and isinstance(old, dict):
+        refusal = resize_refusal(obj, old, view)
+        if refusal:
+            raise errors.Forbidden(f'persistentvolumeclaims "{meta.name(obj)}" is forbidden: {refusal}')
+        return
+    if op is not base.Operation.CREATE:
         return
     obj["status"] = {"phase": storage.CLAIM_PENDING}
     spec = obj["spec"]
@@ -54,6 +64,25 @@ def resolve(op: base.Operation, obj: Obj, old: Obj | None, view: base.View) -> N
         if default is not None:
             spec["storageClassName"] = meta.name(default)
     pv.add_finalizer(obj, storage.PVC_PROTECTION)
+
+
+RESIZE_REFUSED = ("only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc "
+                  "must support resize")
+
+
+def resize_refusal(new: Obj, old: Obj, view: base.View) -> str:
+    """kube's PersistentVolumeClaimResize plugin: a claim's request may grow only when its class (the same before
+    and after, not "") is a StorageClass with `allowVolumeExpansion: true`; "" when it may (or does not grow)."""
+    old_size, new_size = _requested(old.get("spec") or {}), _requested(new.get("spec") or {})
+    if old_size is None or new_size is None or new_size <= old_size:
+        return ""
+    if (old.get("status") or {}).get("phase") != storage.CLAIM_BOUND:
+        return "Only bound persistent volume claims can be expanded"
+    name = storage.claim_class(new)
+    if not name or name != storage.claim_class(old):
+        return RESIZE_REFUSED
+    cls = next((c for c in view.list(kinds.STORAGECLASS) if meta.name(c) == name), None)
+    return "" if cls is not None and cls.get("allowVolumeExpansion") is True else RESIZE_REFUSED
 
 
 def default_class(classes: list[Obj]) -> Obj | None:

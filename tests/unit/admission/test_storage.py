@@ -7,6 +7,7 @@ import copy
 import pytest
 
 from vclite.admission import admit
+from vclite.admission import persistentvolumeclaim as admit_pvc
 from vclite.api import kinds, storage
 from vclite.lib import errors
 
@@ -125,8 +126,6 @@ def update(old, change):
 
 @pytest.mark.parametrize("old, change", [
     pytest.param(stored_claim("Pending"), lambda c: c["spec"].update(volumeName="pv1"), id="binder sets volumeName"),
-    pytest.param(stored_claim(), lambda c: c["spec"]["resources"]["requests"].update(storage="2Gi"),
-                 id="bound: expanded"),
     pytest.param(stored_claim(), lambda c: c["spec"]["resources"]["requests"].update(storage="1073741824"),
                  id="same amount written otherwise"),
     pytest.param(stored_claim("Pending", storageClassName=None),
@@ -136,6 +135,33 @@ def update(old, change):
 ])
 def test_claim_update_allowed(old, change):
     admit.admit(Op.UPDATE, kinds.PERSISTENTVOLUMECLAIM, update(old, change), old, views.default_view())
+
+
+def grown(c):
+    c["spec"]["resources"]["requests"]["storage"] = "2Gi"
+
+
+@pytest.mark.parametrize("classes, old, refusal", [
+    pytest.param([default_sc()], stored_claim(), "", id="the default class allows expansion"),
+    pytest.param([sc("standard", allowVolumeExpansion=True)], stored_claim(), "", id="a class allowing it"),
+    pytest.param([sc("standard")], stored_claim(), admit_pvc.RESIZE_REFUSED, id="a class not saying so"),
+    pytest.param([sc("standard", allowVolumeExpansion=False)], stored_claim(), admit_pvc.RESIZE_REFUSED,
+                 id="a class refusing it"),
+    pytest.param([], stored_claim(), admit_pvc.RESIZE_REFUSED, id="no such class"),
+    pytest.param([default_sc()], stored_claim(storageClassName=""), admit_pvc.RESIZE_REFUSED, id="no class"),
+])
+def test_a_bound_claim_grows_only_where_its_class_allows_expansion(classes, old, refusal):
+    """kube's PersistentVolumeClaimResize admission plugin (after validation: a claim not Bound is refused
+    there, its spec immutable)."""
+    view = views.default_view(*classes)
+    if not refusal:
+        admit.admit(Op.UPDATE, kinds.PERSISTENTVOLUMECLAIM, update(old, grown), old, view)
+        return
+    with pytest.raises(errors.Forbidden) as e:
+        admit.admit(Op.UPDATE, kinds.PERSISTENTVOLUMECLAIM, update(old, grown), old, view)
+    assert str(e.value) == f'persistentvolumeclaims "data" is forbidden: {refusal}'
+    shrunk = update(update(old, grown), lambda c: c["spec"]["resources"]["requests"].update(storage="1536Mi"))
+    admit.admit(Op.UPDATE, kinds.PERSISTENTVOLUMECLAIM, shrunk, update(old, grown), view)   # (not a growth)
 
 
 @pytest.mark.parametrize("old, change, message", [
