@@ -339,3 +339,37 @@ def test_recycle_empties_the_directory_and_frees_the_volume(rt):
     assert phase(v) == "Available" and "claimRef" not in v["spec"]
     assert path.is_dir() and list(path.iterdir()) == []
     assert ("Normal", "VolumeRecycled", "Volume recycled") in events(rt, "old")
+
+
+def test_a_provisioned_claim_whose_request_grows_is_expanded(rt):
+    """`kubectl patch pvc data -p '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}'` on a claim of the
+    default class (allowVolumeExpansion: true): its volume's capacity, then the claim's status.capacity, are
+    the new size, with the Events an external resizer records; a directory needs nothing more."""
+    rt.client.create(claim())
+    rt.settle()
+    c = get_claim(rt)
+    c["spec"]["resources"]["requests"]["storage"] = "2Gi"
+    rt.client.update(c)
+    rt.settle()
+    c = get_claim(rt)
+    pv_name = c["spec"]["volumeName"]
+    assert c["status"] == {"phase": "Bound", "accessModes": ["ReadWriteOnce"], "capacity": {"storage": "2Gi"}}
+    assert get_volume(rt, pv_name)["spec"]["capacity"] == {"storage": "2Gi"}
+    assert events(rt)[-2:] == [("Normal", "Resizing", f"External resizer is resizing volume {pv_name}"),
+                               ("Normal", "VolumeResizeSuccessful", "Resize volume succeeded")]
+    rt.settle()
+    assert len(events(rt)) == 4   # (once)
+
+
+def test_a_static_volume_is_not_resized(rt, tmp_path):
+    """A volume made by hand is not vclite's to resize (its class admits the growth: the request stays above
+    the capacity, as with a resizer that does not run)."""
+    rt.client.create(volume("pv1", tmp_path / "v", cls="standard"))
+    rt.client.create(claim())
+    rt.settle()
+    c = get_claim(rt)
+    c["spec"]["resources"]["requests"]["storage"] = "2Gi"
+    rt.client.update(c)
+    rt.settle()
+    assert get_claim(rt)["status"]["capacity"] == {"storage": "1Gi"}
+    assert get_volume(rt, "pv1")["spec"]["capacity"] == {"storage": "1Gi"}

@@ -484,6 +484,21 @@ def provisioner_annotated(claim: Obj, provisioner: str = PROVISIONER) -> Obj | N
     return new
 
 
+def expanded_volume(volume: Obj, claim: Obj) -> Obj | None:
+    """The volume grown to its Bound claim's larger request (what an external resizer does once admission let the
+    request grow: kube's PersistentVolumeClaimResize), or None: it holds that much already, it is not bound to this
+    claim, or vclite did not provision it (a directory has no size; a volume made by hand is not vclite's to
+    resize). Only the capacity is written: a directory needs no file system resize on a node."""
+    if not is_bind_completed(claim) or not refers_to(volume, claim) or not is_provisioned_here(volume):
+        return None
+    if requested_storage(claim) <= volume_capacity(volume):
+        return None
+    new = jsoncopy.deep_copy(volume)
+    new["spec"]["capacity"] = {**(new["spec"].get("capacity") or {}),
+                               "storage": claim["spec"]["resources"]["requests"]["storage"]}
+    return new
+
+
 def pod_names_claim(pod: Obj, claim_name: str) -> bool:
     """Whether a pod that has not finished names the claim (a consumer: a delayed binding proceeds)."""
     return (pod.get("status") or {}).get("phase") not in POD_DONE and \

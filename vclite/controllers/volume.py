@@ -16,6 +16,10 @@ Rules (kube's pv_controller.go; the decisions are api/storage.py's `decide_claim
   whose claim is gone is Released, then by its reclaim policy (Retain when unset, kube's default): Retain
   keeps it; Delete deletes it (and the directory, when vclite provisioned it); Recycle empties its directory
   and makes it Available again. A Bound claim whose volume is gone is Lost (Warning `ClaimLost`).
+- A Bound claim whose request grew (admission lets it only where its class allows expansion) has the volume
+  vclite provisioned for it grown to that size, then its status.capacity, with an external resizer's Events
+  `Resizing`/`VolumeResizeSuccessful` (a directory needs no file system resize); a volume made by hand is not
+  resized (as where no resizer runs).
 - pvc-protection: a deleted claim keeps kubernetes.io/pvc-protection while a scheduled pod that has not
   finished names it; pv-protection: a deleted volume keeps kubernetes.io/pv-protection while it is Bound.
 - Status writes only when they differ; a Pending claim's Event is recorded once per reason, not at each sync.
@@ -56,6 +60,7 @@ Obj = dict[str, Any]
 CLAIM, VOLUME = "claim", "volume"   # the first item of a key: (CLAIM, namespace, name) or (VOLUME, name)
 UNBOUND = "unbound"                 # claims' index: the claims that have not completed binding
 BY_NAMESPACE = "namespace"
+RESIZER = f"external-resizer {storage.PROVISIONER}"   # (the source of a resize's Events)
 DIR_MODE = 0o777                    # (local-path provisioner's `mkdir -m 0777`: any pod's user may write)
 
 
@@ -178,7 +183,16 @@ class VolumeController:
 
     def _bind_step(self, claim: Obj, decision: storage.ClaimDecision, cls: Obj | None) -> None:
         assert decision.volume is not None
-        self._bind(decision.volume, claim)
+        volume: Obj | None = decision.volume
+        grown = storage.expanded_volume(decision.volume, claim)
+        if grown is not None:   # (a request admission let grow: an external resizer's work, for a directory)
+            self.record(claim, "Normal", "Resizing", f"External resizer is resizing volume {meta.name(grown)}",
+                        RESIZER)
+            volume = self._write(self.client.update, grown)
+            if volume is None:
+                return
+            self.record(claim, "Normal", "VolumeResizeSuccessful", "Resize volume succeeded", RESIZER)
+        self._bind(volume, claim)
 
     def _pending_step(self, claim: Obj, decision: storage.ClaimDecision, cls: Obj | None) -> None:
         self._claim_phase(claim, storage.CLAIM_PENDING, None)

@@ -274,3 +274,19 @@ def test_provisioner_annotations_set_once():
     assert new["metadata"]["annotations"][storage.ANN_STORAGE_PROVISIONER] == storage.PROVISIONER
     assert new["metadata"]["annotations"][storage.ANN_BETA_STORAGE_PROVISIONER] == storage.PROVISIONER
     assert storage.provisioner_annotated(new) is None
+
+
+@pytest.mark.parametrize("v, c, grown_to", [
+    pytest.param(volume(provisioned=True, ref=ref()), claim(size="2Gi", bound=True), "2Gi", id="grows"),
+    pytest.param(volume(provisioned=True, ref=ref()), claim(size="1024Mi", bound=True), None, id="holds it already"),
+    pytest.param(volume(provisioned=True, size="5Gi", ref=ref()), claim(size="2Gi", bound=True), None,
+                 id="larger already"),
+    pytest.param(volume(ref=ref()), claim(size="2Gi", bound=True), None, id="made by hand: not vclite's"),
+    pytest.param(volume(provisioned=True, ref=ref()), claim(size="2Gi"), None, id="not bound yet"),
+    pytest.param(volume(provisioned=True, ref=ref(uid="other")), claim(size="2Gi", bound=True), None,
+                 id="bound to another claim"),
+])
+def test_expanded_volume(v, c, grown_to):
+    grown = storage.expanded_volume(v, c)
+    assert (grown["spec"]["capacity"]["storage"] if grown else None) == grown_to
+    assert v["spec"]["capacity"]["storage"] != "2Gi" or grown_to is None   # (the volume given is not changed)
