@@ -5,7 +5,9 @@ kubelet of test_volcano_e2e_jobs.py:
   the `<job>-svc` ConfigMap must equal svc.GenerateHosts of the updated job, spelled out here; then
   WaitJobCleanedUp after the job is deleted);
 - test/e2e/jobp/job_controlled_resource.go: `Generate PodGroup and valid minResource when creating job` (found
-  that minResources lacked the limits.cpu / limits.memory of Kubernetes' pod quota usage);
+  that minResources lacked the limits.cpu / limits.memory of Kubernetes' pod quota usage), and `use exisisting
+  PVC in job` (skipped upstream for its flakiness, issue #3102; here the volume controller binds the claim to the
+  hand-made hostPath PV and provisions the job's generated claim);
 - test/e2e/jobp/admission.go: every `job validate check` (one table row each), `Default queue would be added`,
   `Job mutate check`, `create job with privileged container`, `Invalid CPU/memory unit`, `Create volcano-scheduler
   pod`, `Create volcano pod with volcano scheduler`, `Allow to create pod when podgroup is Pending`, `queue
@@ -16,8 +18,6 @@ kubelet of test_volcano_e2e_jobs.py:
   test_queue_commands.py covers the same controller in more depth.
 
 Not ported:
-- job_controlled_resource.go `use exisisting PVC in job` (skipped upstream too): vclite has no
-  PersistentVolumeClaim kind (controllers/job/actions.py).
 - admission.go `Create default-scheduler pod` runs the pod with kube-scheduler, which vclite does not have: such a
   pod is never placed (docs/differences.md); test_a_pod_of_another_scheduler_gets_no_podgroup pins that.
 - pg_controller.go's ReplicationController itself (no such kind; docs/differences.md, "kinds not served").
@@ -118,6 +118,43 @@ def test_a_job_s_podgroup_gets_its_min_resources_from_the_tasks_requests_and_lim
     got = pg["spec"]["minResources"]
     assert {k: str(quantity.parse(got[k])) if k in got else None for k in want} == \
         {k: str(quantity.parse(v)) for k, v in want.items()}
+
+
+def test_a_job_uses_an_existing_claim_and_makes_one_from_its_volume_claim(tmp_path):
+    """`use exisisting PVC in job`: a hostPath PV (class standard, 1Gi, DirectoryOrCreate), a PVC naming it by
+    volumeName, a job mounting that PVC by volumeClaimName and a second volume by volumeClaim. The job runs
+    (WaitJobReady); its first volume keeps the name given, the second gets a generated one; both claims are
+    Bound (the first to the PV, the second to a provisioned volume) and in status.controlledResources."""
+    c = Cluster()
+    c.client.create({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "job-pv-name"},
+                     "spec": {"storageClassName": "standard", "capacity": {"storage": "1Gi"},
+                              "hostPath": {"path": str(tmp_path / "pvtest"), "type": "DirectoryOrCreate"},
+                              "accessModes": ["ReadWriteOnce"]}})
+    c.create({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+              "metadata": {"name": "job-pvc-name-exist", "namespace": "default"},
+              "spec": {"storageClassName": "standard", "volumeName": "job-pv-name",
+                       "resources": {"requests": {"storage": "1Gi"}}, "accessModes": ["ReadWriteOnce"]}})
+    t = task("pvctask", 1, 1, cpu="500m")
+    c.create(vcjob([t], name="job-pvc-name-exist", minAvailable=1, volumes=[
+        {"mountPath": "/mountone", "volumeClaimName": "job-pvc-name-exist"},
+        {"mountPath": "/mounttwo", "volumeClaim": {"resources": {"requests": {"storage": "1Gi"}},
+                                                   "accessModes": ["ReadWriteOnce"]}}]))
+    c.start()
+    assert ready(c, "job-pvc-name-exist") == 1
+    job = c.job("job-pvc-name-exist")
+    volumes = job["spec"]["volumes"]
+    assert len(volumes) == 2
+    assert volumes[0]["volumeClaimName"] == "job-pvc-name-exist"
+    generated = volumes[1]["volumeClaimName"]
+    assert generated not in ("", "job-pvc-name-exist")
+    assert job["status"]["controlledResources"] == {"volume-pvc-job-pvc-name-exist": "job-pvc-name-exist",
+                                                    f"volume-pvc-{generated}": generated}
+    existing = c.client.get(kinds.PERSISTENTVOLUMECLAIM, "default", "job-pvc-name-exist")
+    made = c.client.get(kinds.PERSISTENTVOLUMECLAIM, "default", generated)
+    assert existing["status"]["phase"] == made["status"]["phase"] == "Bound"
+    assert existing["spec"]["volumeName"] == "job-pv-name" and made["spec"]["volumeName"] == f"pvc-{meta.uid(made)}"
+    assert made["metadata"]["ownerReferences"][0]["uid"] == meta.uid(job)
+    assert c.client.get(kinds.PERSISTENTVOLUME, "", "job-pv-name")["status"]["phase"] == "Bound"
 
 
 # ---- jobp/admission.go ----------------------------------------------------------------------------------------
