@@ -339,7 +339,8 @@ def decide_claim(claim: Obj, volumes: Mapping[str, Obj], cls: Obj | None, has_co
             return ClaimDecision(ClaimStep.BIND, volume)
         if ANN_BOUND_BY_CONTROLLER in meta.annotations(claim):
             return ClaimDecision(ClaimStep.INVALID, volume)
-        return ClaimDecision(ClaimStep.PENDING)   # (bound to another claim by a user: retried when it changes)
+        return ClaimDecision(ClaimStep.PENDING, event=(   # (bound to another claim by a user: retried when it changes)
+            "Warning", "FailedBinding", f'volume "{name}" already bound to a different claim.'))
     if not name:
         return ClaimDecision(ClaimStep.LOST, event=(
             "Warning", "ClaimLost", "Bound claim has lost reference to PersistentVolume. Data on the volume is lost!"))

@@ -109,8 +109,8 @@ def by_name(*vols):
                  id="named-too-small"),
     pytest.param(claim(volume_name="v"), [volume(ref=ref())], STANDARD, False, S.BIND, "v", None,
                  id="named-bound-to-it"),
-    pytest.param(claim(volume_name="v"), [volume(ref=ref("d", "d-uid"))], STANDARD, False, S.PENDING, None, None,
-                 id="named-bound-elsewhere"),
+    pytest.param(claim(volume_name="v"), [volume(ref=ref("d", "d-uid"))], STANDARD, False, S.PENDING, None,
+                 "FailedBinding", id="named-bound-elsewhere"),
     pytest.param(claim(volume_name="v", by_controller=True), [volume(ref=ref("d", "d-uid"))], STANDARD, False,
                  S.INVALID, "v", None, id="controller-binding-invalid"),
     # bound claims
@@ -290,3 +290,8 @@ def test_expanded_volume(v, c, grown_to):
     grown = storage.expanded_volume(v, c)
     assert (grown["spec"]["capacity"]["storage"] if grown else None) == grown_to
     assert v["spec"]["capacity"]["storage"] != "2Gi" or grown_to is None   # (the volume given is not changed)
+
+
+def test_a_claim_naming_a_volume_a_user_bound_to_another_claim_says_so_as_kube():
+    d = storage.decide_claim(claim(volume_name="v"), by_name(volume(ref=ref("d", "d-uid"))), None)
+    assert d.event == ("Warning", "FailedBinding", 'volume "v" already bound to a different claim.')
