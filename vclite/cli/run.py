@@ -702,6 +702,11 @@ def _stopped_report(snap: view.Snapshot, rt: runtime_mod.Runtime, progress: Prog
         err.print(f"  {line}", markup=False)
     if len(stuck) > STUCK_LINES:
         err.print(f"  … and {len(stuck) - STUCK_LINES} more (vcctl run -o yaml shows every object)", markup=False)
+    if any(runclaims.UNBOUND_PLAIN in line for line in stuck):   # (which claims, and why: the scheduler cannot say)
+        unfinished = [p for p in snap.pods if _pod_phase(p) not in POD_DONE]
+        for line in runclaims.unbound_notes(unfinished, rt.client.list(kinds.PERSISTENTVOLUMECLAIM),
+                                            rt.client.list(kinds.EVENT))[:STUCK_LINES]:
+            err.print(f"  {line}", markup=False)
     for line in crash_tails(snap, rt):
         err.print(f"  {line}", markup=False)
     if default_node and any(runhints.short_of_resources(line) for line in stuck):

@@ -13,6 +13,9 @@ lines).
 - `plain_reason`: a stopped run's line about a vcjob or a pod waiting for a claim, in plain words
   (`claim "data" not found: add a PersistentVolumeClaim document`), from what the controller, the scheduler
   or the executor said (Volcano's PVCError, kube's VolumeBinding PreFilter reasons, the kubelet's).
+- `unbound_notes`: a stopped run's lines about each claim an unfinished pod names that is not Bound, with the
+  volume controller's latest Event on it (`claim default/b is Pending: volume "v" already bound to a different
+  claim.`), since the scheduler says only that a pod has unbound claims.
 """
 from __future__ import annotations
 
@@ -123,6 +126,7 @@ _NOT_FOUND = (re.compile(r'persistentvolumeclaim "([^"]+)" not found'),
 _DELETING = re.compile(r'persistentvolumeclaim "([^"]+)" is being deleted')
 _NOT_BOUND = re.compile(r'persistentvolumeclaim "([^"]+)" is not bound')
 UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+UNBOUND_PLAIN = "a claim its pods mount is not bound to a volume"
 
 
 def plain_reason(reason: str) -> str | None:
@@ -138,6 +142,35 @@ def plain_reason(reason: str) -> str | None:
     if found:
         return f'claim "{found.group(1)}" is not bound to a volume'
     if UNBOUND_IMMEDIATE in reason:
-        return ("a claim its pods mount is not bound to a volume (a claim with storageClassName \"\" needs a "
-                "PersistentVolume that fits it: see kubectl describe pvc)")
+        return UNBOUND_PLAIN + (" (a claim with storageClassName \"\" needs a PersistentVolume that fits it: see "
+                                "kubectl describe pvc)")
     return None
+
+
+def unbound_notes(pods: list[Obj], claims: list[Obj], events: list[Obj]) -> list[str]:
+    """`claim <ns>/<name> is <phase>[: <why>]` for each claim, in the order the pods name them, that a pod of `pods`
+    (those left unfinished) names and that exists and is not Bound; `why`: the latest Event recorded on that claim
+    (the volume controller's or the provisioner's words)."""
+    by_key = {(_meta(c).get("namespace") or "", _meta(c).get("name")): c for c in claims if isinstance(c, dict)}
+    latest: dict[str, tuple[str, int, str]] = {}   # claim uid -> (last time, order, message)
+    for i, ev in enumerate(events):
+        inv = ev.get("involvedObject") or {}
+        if inv.get("kind") == "PersistentVolumeClaim" and inv.get("uid"):
+            when = str(ev.get("lastTimestamp") or ev.get("eventTime") or "")
+            latest[inv["uid"]] = max(latest.get(inv["uid"], ("", -1, "")), (when, i, ev.get("message") or ""))
+    out, seen = [], set()
+    for pod in pods:
+        namespace = _meta(pod).get("namespace") or ""
+        for path, name, _ in _pod_refs((pod.get("spec") or {}), "spec", BY_POD):
+            claim = by_key.get((namespace, name))
+            phase = ((claim or {}).get("status") or {}).get("phase") or "Pending"
+            if claim is None or phase == "Bound" or (namespace, name) in seen:
+                continue
+            seen.add((namespace, name))
+            why = latest.get(_meta(claim).get("uid") or "", ("", 0, ""))[2]
+            out.append(f"claim {namespace}/{name} is {phase}" + (f": {why}" if why else ""))
+    return out
+
+
+def _meta(obj: Obj) -> Obj:
+    return obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}

@@ -138,3 +138,34 @@ def test_a_volume_claim_problem_is_a_warning_at_its_line_and_the_file_still_runs
     (warning,) = [w for w in manifests.warnings(docs, paths_mapped=True) if "volumeClaim" in w.field]
     assert (warning.file, warning.line, warning.field) == ("vj.yaml", 7,
                                                            "spec.volumes[0].volumeClaim.resources[storage]")
+
+
+def _pod(ns, *claims):
+    return {"metadata": {"name": "p", "namespace": ns}, "spec": {"volumes": [
+        {"name": f"v{i}", "persistentVolumeClaim": {"claimName": c}} for i, c in enumerate(claims)]}}
+
+
+def _claim(name, phase, uid=None, ns="default"):
+    return {"metadata": {"name": name, "namespace": ns, "uid": uid or f"{name}-uid"}, "status": {"phase": phase}}
+
+
+def _event(uid, message, when, kind="PersistentVolumeClaim"):
+    return {"involvedObject": {"kind": kind, "uid": uid}, "message": message, "lastTimestamp": when}
+
+
+@pytest.mark.parametrize("pods, claims, events, want", [
+    pytest.param([_pod("default", "a")], [_claim("a", "Bound")], [], [], id="bound: nothing"),
+    pytest.param([_pod("default", "a")], [], [], [], id="missing: said elsewhere"),
+    pytest.param([_pod("default", "a")], [_claim("a", "Pending")], [], ["claim default/a is Pending"],
+                 id="no event"),
+    pytest.param([_pod("default", "a", "b")], [_claim("a", "Pending"), _claim("b", "Lost")],
+                 [_event("a-uid", "old", "2026-01-01T00:00:01Z"), _event("a-uid", "newer", "2026-01-01T00:00:02Z"),
+                  _event("a-uid", "older", "2026-01-01T00:00:00Z"), _event("b-uid", "gone", "2026-01-01T00:00:00Z"),
+                  _event("a-uid", "a pod's", "2026-01-01T00:00:09Z", kind="Pod")],
+                 ["claim default/a is Pending: newer", "claim default/b is Lost: gone"], id="latest event of each"),
+    pytest.param([_pod("default", "a"), _pod("default", "a"), _pod("other", "a")],
+                 [_claim("a", "Pending"), _claim("a", "Bound", ns="other")], [], ["claim default/a is Pending"],
+                 id="once, in its namespace"),
+])
+def test_unbound_notes(pods, claims, events, want):
+    assert runclaims.unbound_notes(pods, claims, events) == want
