@@ -177,6 +177,19 @@ def test_an_unknown_field_is_a_warning_naming_the_closest_field(vcctl, write, tm
     assert q.code == 0 and q.err == "" and q.out == "", q
 
 
+def test_a_typo_that_makes_an_error_is_named_with_it(vcctl, write, tmp_path):
+    """A claim whose `accessModes` is misspelt lacks its access modes (an error): the run names the typo with the
+    field meant, as vcctl validate does, not only the missing field."""
+    path = write("claim.yaml", "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec:\n"
+                               "  accesModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n")
+    r = vcctl("run", "--workdir", tmp_path / "work", path)
+    assert r.code == 2 and "1 problem(s) found; nothing was run." in r.err, r
+    assert ('claim.yaml:5: PersistentVolumeClaim/data: spec.accesModes: unknown field "accesModes" (did you mean '
+            '"accessModes"?)') in r.err, r
+    assert ("claim.yaml:4: PersistentVolumeClaim/data: spec.accessModes: Required value: at least 1 access mode is "
+            "required") in r.err, r
+
+
 def test_a_key_written_twice_is_refused_as_kubectl_does(vcctl, write):
     path = write("twice.yaml", "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\nspec:\n"
                                "  tasks: []\n  tasks: []\n")

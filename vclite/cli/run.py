@@ -588,7 +588,9 @@ def _load_and_run(files: list[str], quiet: bool, output: str | None, nodes_opt: 
         docs, problems = manifests.load_and_validate(files, client=rt.client if rt is not None else None,
                                                      params=params, read=read)
         problems = [*conf_problems, *manifests.in_file_order([*node_problems, *problems], files)]
-        if problems:
+        if problems:   # (the warnings too, as vcctl validate prints them: a typo's `did you mean` explains an error)
+            for w in manifests.warnings(docs):
+                err.print(f"warning: {w}", markup=False)
             for p in problems:
                 err.print(str(p), markup=False)
             err.print(f"{len(problems)} problem(s) found{manifests.with_params(params)}; nothing was run.",
