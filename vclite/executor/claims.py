@@ -9,11 +9,14 @@ cannot be mounted yet — as the kubelet's volume manager refuses it (desired_st
 - the claim does not exist: `persistentvolumeclaim "data" not found`;
 - it is being deleted: `persistentvolumeclaim "data" is being deleted`;
 - it is not Bound (or names no volume): `persistentvolumeclaim "data" is not bound`;
-- its volume does not exist, or its claimRef names another claim.
+- its volume does not exist, or its claimRef names another claim;
+- (with `is_dir`, the executor's look at the file system) its volume is a `local` one, or a hostPath of type
+  `Directory`, whose path is not a directory: the kubelet's MountVolume failure (a pod would otherwise run
+  without its data, its writes landing in the container's own file system).
 The pod then waits in ContainerCreating with that message and a Warning Event FailedMount; the executor tries
 again when a claim or a volume changes.
 
-Nothing here writes or touches the file system: the getters read the API (the executor's).
+Nothing here writes the file system (`is_dir` looks); the getters read the API (the executor's).
 """
 from __future__ import annotations
 
@@ -41,6 +44,13 @@ class Unmountable(Exception):
                 f"volumes=[{self.volume}]: error processing PVC {namespace}/{self.claim}: {self.detail}")
 
 
+class MountFailed(Unmountable):
+    """A claim's volume whose directory is missing: the kubelet's MountVolume error in its FailedMount Event."""
+
+    def event_message(self, namespace: str) -> str:
+        return self.detail
+
+
 def claim_volumes(pod: Obj) -> list[tuple[str, Obj]]:
     """(volume name, its persistentVolumeClaim source) of each claim volume of the pod, in order."""
     return [(v.get("name", ""), v["persistentVolumeClaim"]) for v in (pod.get("spec") or {}).get("volumes") or ()
@@ -48,7 +58,8 @@ def claim_volumes(pod: Obj) -> list[tuple[str, Obj]]:
 
 
 def resolve(pod: Obj, get_claim: Getter, get_volume: Callable[[str], "Obj | None"],
-            root: pathlib.Path) -> dict[str, tuple[pathlib.Path, str]]:
+            root: pathlib.Path, is_dir: Callable[[pathlib.Path], bool] | None = None
+            ) -> dict[str, tuple[pathlib.Path, str]]:
     """Claim name -> (where its data is, the hostPath type it is checked with), for every claim the pod's
     volumes name; raises Unmountable for the first that cannot be mounted. `root`: the executor's work
     directory (storage.data_path)."""
@@ -78,7 +89,17 @@ def resolve(pod: Obj, get_claim: Getter, get_volume: Callable[[str], "Obj | None
             raise Unmountable(f'persistentvolumeclaim "{name}": persistentvolume "{bound_to}" is not bound to it',
                               volume_name, name,
                               f"found PV object {bound_to} but its ClaimRef does not point to this claim")
-        out[name] = storage.data_path(volume, root)
+        path, type_ = storage.data_path(volume, root)
+        if is_dir is not None and type_ == "Directory" and not is_dir(path):
+            pv = meta.name(volume)
+            local = isinstance((volume.get("spec") or {}).get("local"), dict)
+            raise MountFailed(f'persistentvolumeclaim "{name}": its persistentvolume "{pv}" has no directory {path}',
+                              volume_name, name,
+                              f'MountVolume.NewMounter initialization failed for volume "{pv}" : path "{path}" does '
+                              "not exist" if local else
+                              f'MountVolume.SetUp failed for volume "{pv}" : hostPath type check failed: {path} is '
+                              "not a directory")
+        out[name] = (path, type_)
     return out
 
 

@@ -708,7 +708,8 @@ class LocalExecutor:
             except errors.NotFound:
                 return None
         return claims_mod.resolve(pod, lambda ns, name: get(kinds.PERSISTENTVOLUMECLAIM, ns, name),
-                                  lambda name: get(kinds.PERSISTENTVOLUME, "", name), self.workdir.absolute())
+                                  lambda name: get(kinds.PERSISTENTVOLUME, "", name), self.workdir.absolute(),
+                                  is_dir=lambda path: path.is_dir())
 
     def _task_done(self, key: str, task: asyncio.Task) -> None:
         if not task.cancelled() and task.exception() is not None:

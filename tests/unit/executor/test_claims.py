@@ -84,6 +84,27 @@ def test_the_first_claim_that_cannot_be_mounted_is_named():
         'PVC ns/b: failed to fetch PVC from API server: persistentvolumeclaims "b" not found')
 
 
+@pytest.mark.parametrize("source, message, event", [
+    pytest.param({"local": {"path": "/mnt/gone"}}, 'persistentvolumeclaim "data": its persistentvolume "pv-1" has no '
+                 "directory /mnt/gone", 'MountVolume.NewMounter initialization failed for volume "pv-1" : path '
+                 '"/mnt/gone" does not exist', id="local"),
+    pytest.param({"hostPath": {"path": "/mnt/gone", "type": "Directory"}}, 'persistentvolumeclaim "data": its '
+                 'persistentvolume "pv-1" has no directory /mnt/gone', 'MountVolume.SetUp failed for volume "pv-1" : '
+                 "hostPath type check failed: /mnt/gone is not a directory", id="hostPath-Directory"),
+])
+def test_a_volume_whose_directory_is_missing_cannot_be_mounted(source, message, event):
+    """The kubelet refuses to mount a local volume, or a hostPath one of type Directory, whose directory is not
+    there: the pod waits (it ran without its data before, its writes in its own file system)."""
+    vols = {"pv-1": volume(**source)}
+    with pytest.raises(claims.Unmountable) as err:
+        claims.resolve(pod_with("data"), lambda ns, n: claim(), vols.get, ROOT, is_dir=lambda p: False)
+    assert err.value.message == message and err.value.event_message("ns") == event
+    assert claims.resolve(pod_with("data"), lambda ns, n: claim(), vols.get, ROOT, is_dir=lambda p: True) == {
+        "data": (pathlib.Path("/mnt/gone"), "Directory")}
+    assert claims.resolve(pod_with("data"), lambda ns, n: claim(), {"pv-1": volume(**HOST)}.get, ROOT,
+                          is_dir=lambda p: False)["data"][1] == "DirectoryOrCreate"   # (made by the runner)
+
+
 def test_a_pod_without_claims_reads_nothing():
     def fail(*_):
         raise AssertionError("read")
