@@ -30,7 +30,7 @@ import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 
-from vclite.api import batch, flow, kinds, meta, yamlio
+from vclite.api import batch, flow, kinds, meta, storage, yamlio
 from vclite.apiserver import client as client_mod
 from vclite.apiserver import informer
 from vclite.cli import flowreport, manifests, phasechanges, runclaims, runhints, runlines, schedconfmap, stdinput, view
@@ -685,7 +685,7 @@ def _report(rt: runtime_mod.Runtime, docs: list, quiet: bool, output: str | None
     for line in failure_report(snap, rt, progress.failed_pods):   # a failure says why, even under --quiet
         err.print(line, markup=False)
     bad, good = progress.summary()
-    where = f" (pod logs under {rt.workdir})" if _has_pods(rt.workdir) else ""
+    where = _where(rt.workdir)
     if ok:
         err.print("succeeded: " + (", ".join(good) or f"{len(docs)} object(s) applied, no JobFlow or vcjob to run")
                   + where, markup=False)
@@ -728,12 +728,30 @@ def _cron_run_report(rt: runtime_mod.Runtime, progress: Progress, timeout: float
     why = f"timed out after {timeout:g}s" if timed_out else "no CronJob will run again (suspended?)"
     _, good = progress.summary()
     running = sorted(progress.unfinished)
-    where = f" (pod logs under {rt.workdir})" if _has_pods(rt.workdir) else ""
+    where = _where(rt.workdir)
     err.print(f"stopped: {why}, as a run with a CronJob ends; nothing failed", markup=False)
     err.print("succeeded: " + (", ".join(good) or "no vcjob finished") + where, markup=False)
     if running:
         err.print("stopped while running: " + ", ".join(running), markup=False)
     return 0
+
+
+CLAIMS_SHOWN = 3
+
+
+def _where(workdir: pathlib.Path) -> str:
+    """Where a finished run left what users look for next: ` (pod logs under <workdir>; claims' data in <dir>, …)`
+    — the pods' logs if any pod ran, and the directories the default class provisioned for claims (the data a
+    flow wrote to its claims outlives the run); "" when there is neither."""
+    parts = [f"pod logs under {workdir}"] if _has_pods(workdir) else []
+    try:
+        claims = sorted(str(p) for p in workdir.glob(f"*/{storage.PROVISIONED_DIR}/*") if p.is_dir())
+    except OSError:
+        claims = []
+    if claims:
+        more = f" and {len(claims) - CLAIMS_SHOWN} more" if len(claims) > CLAIMS_SHOWN else ""
+        parts.append("claims' data in " + ", ".join(claims[:CLAIMS_SHOWN]) + more)
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def _has_pods(workdir: pathlib.Path) -> bool:

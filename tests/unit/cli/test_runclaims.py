@@ -169,3 +169,22 @@ def _event(uid, message, when, kind="PersistentVolumeClaim"):
 ])
 def test_unbound_notes(pods, claims, events, want):
     assert runclaims.unbound_notes(pods, claims, events) == want
+
+
+@pytest.mark.parametrize("made, want", [
+    pytest.param([], "", id="nothing"),
+    pytest.param(["default/p/logs/main.log"], " (pod logs under W)", id="logs-only"),
+    pytest.param(["default/p/logs/main.log", "default/_pvc/data/x"],
+                 " (pod logs under W; claims' data in W/default/_pvc/data)", id="logs-and-a-claim"),
+    pytest.param(["a/_pvc/c1/", "a/_pvc/c2/", "b/_pvc/c3/", "b/_pvc/c4/"],
+                 " (claims' data in W/a/_pvc/c1, W/a/_pvc/c2, W/b/_pvc/c3 and 1 more)", id="many-claims"),
+])
+def test_a_finished_run_says_where_its_logs_and_claims_data_are(tmp_path, made, want):
+    for rel in made:
+        path = tmp_path / rel
+        if rel.endswith("/"):
+            path.mkdir(parents=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("x")
+    assert run._where(tmp_path) == want.replace("W", str(tmp_path))
