@@ -207,6 +207,18 @@ def name_errors(kind: kinds.Kind, name: str) -> list[str]:
 
 # ---- typed reads -------------------------------------------------------------------------------
 
+def set_operator_errors(op: Any, values: list | None, path: str) -> list[FieldError] | None:
+    """The `values` errors of a selector requirement whose operator is In, NotIn, Exists or DoesNotExist (kube's
+    label and node selector validation word them alike); None for another operator, which the caller judges."""
+    if op in ("In", "NotIn"):
+        return [] if values else [FieldError(f"{path}.values",
+                                             f"{REQUIRED}: must be specified when `operator` is 'In' or 'NotIn'")]
+    if op in ("Exists", "DoesNotExist"):
+        return [] if not values else [FieldError(
+            f"{path}.values", "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'")]
+    return None
+
+
 def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 

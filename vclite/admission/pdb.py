@@ -141,16 +141,9 @@ def _requirement(expr: Any, path: str) -> list[FieldError]:
         errs += [FieldError(f"{path}.key", common.invalid(key, m)) for m in common.qualified_name(key)]
     if values is not None and not (isinstance(values, list) and all(isinstance(v, str) for v in values)):
         return errs + [FieldError(f"{path}.values", common.type_error(values, "array of strings"))]
-    if op in ("In", "NotIn"):
-        if not values:
-            errs.append(FieldError(f"{path}.values",
-                                   f"{common.REQUIRED}: must be specified when `operator` is 'In' or 'NotIn'"))
-    elif op in ("Exists", "DoesNotExist"):
-        if values:
-            errs.append(FieldError(f"{path}.values",
-                                   "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-    else:
-        errs.append(FieldError(f"{path}.operator", common.unsupported(op, OPERATORS)))
+    set_errors = common.set_operator_errors(op, values, path)
+    errs += set_errors if set_errors is not None else [FieldError(f"{path}.operator",
+                                                                  common.unsupported(op, OPERATORS))]
     for j, v in enumerate(values or ()):
         errs += [FieldError(f"{path}.values[{j}]", common.invalid(v, m)) for m in common.label_value(v)]
     return errs

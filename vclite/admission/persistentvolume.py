@@ -161,14 +161,9 @@ def _node_requirement(req: Obj, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     values = strings(req.get("values"), f"{path}.values", errs)
     op = req.get("operator")
-    if op in ("In", "NotIn"):
-        if not values:
-            errs.append(FieldError(f"{path}.values",
-                                   f"{common.REQUIRED}: must be specified when `operator` is 'In' or 'NotIn'"))
-    elif op in ("Exists", "DoesNotExist"):
-        if values:
-            errs.append(FieldError(f"{path}.values",
-                                   "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+    set_errors = common.set_operator_errors(op, values, path)
+    if set_errors is not None:
+        errs += set_errors
     elif op in ("Gt", "Lt"):
         if len(values) != 1:
             errs.append(FieldError(f"{path}.values",
