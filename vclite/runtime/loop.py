@@ -41,9 +41,14 @@ from vclite.runtime import idlegc
 log = logging.getLogger("vclite.runtime")
 FOREGROUND_STREAK = 64   # foreground syncs in a row before a waiting background key gets its turn
 IDLE_GC_MIN_WAIT = 0.002   # seconds: a timer due sooner is not kept waiting by an idle-time collection
-# seconds of syncs run_until runs in a row before the event loop gets a turn: a server's requests, pod
-# exits and timers wait at most this long behind a big flow's burst of work
-STEP_BUDGET = 0.05
+# seconds of syncs run_until runs in a row before the event loop gets its turns: a server's requests, pod
+# exits and timers wait about this long behind a big flow's burst of work (a single sync is not cut short:
+# the components bound their own, e.g. the pods a vcjob sync creates)
+STEP_BUDGET = 0.01
+# event-loop iterations given after a burst that spent its budget with work left: a request that came in
+# during the burst is read (its handler's task woken), handled and answered before the next burst — one
+# turn (a bare sleep(0)) put the next burst before the handler, so a request waited two or three bursts
+YIELD_TURNS = 3
 FAILURES_REMEMBERED = 1024   # distinct (component, error) pairs whose traceback was logged, the latest kept
 
 
@@ -62,6 +67,12 @@ class SyncFailure:
 def _wake_up(fut: asyncio.Future[None]) -> None:
     if not fut.done():
         fut.set_result(None)
+
+
+async def _give_turns(turns: int) -> None:
+    """Let the event loop run `turns` iterations (its I/O callbacks, and the tasks they wake) before going on."""
+    for _ in range(turns):
+        await asyncio.sleep(0)
 
 
 def _first_ready(components: list[component_mod.Component],
@@ -102,6 +113,8 @@ class Loop:
         self._stop_requested = False
         self._failed_again: set[tuple[str, Hashable]] | None = None   # settle()'s: keys failed past max_requeues
         self.on_sync: Callable[[str, float], None] | None = None  # (component, seconds) after each sync: metrics
+        self.timer: Callable[[], float] = time.perf_counter   # what a step's budget is counted on
+        self.budget_spent = False   # did the last step return for its budget, with work left?
 
     # ---- driving -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -182,7 +195,8 @@ class Loop:
         return once that many seconds have passed, even with work left (run_until then lets the event
         loop serve what else waits before it goes on)."""
         self.start()
-        until = None if budget is None else time.perf_counter() + budget
+        self.budget_spent = False
+        until = None if budget is None else self.timer() + budget
         bg = [c for c in self.components if getattr(c, "background", False)]
         fg = [c for c in self.components if c not in bg]
         done = streak = 0
@@ -199,7 +213,8 @@ class Loop:
             streak = 0 if in_background else streak + 1
             self._sync_one(*picked)
             done += 1
-            if until is not None and time.perf_counter() >= until:
+            if until is not None and self.timer() >= until:
+                self.budget_spent = self.has_ready_work()
                 return done
 
     def next_timer(self) -> float | None:
@@ -259,7 +274,9 @@ class Loop:
                 raise Interrupted()
             self._wake = loop.create_future()   # (a bare future: one loop turn from the add to waking up)
             if self.step(background=False, budget=STEP_BUDGET) and self.has_ready_work():
-                await asyncio.sleep(0)   # the pods just started by the executor spawn their processes first
+                # the pods just started by the executor spawn their processes first; after a spent budget,
+                # what came in meanwhile (a server's requests) is answered first
+                await _give_turns(YIELD_TURNS if self.budget_spent else 1)
             self.step(budget=STEP_BUDGET)
             if on_tick:
                 on_tick()
@@ -270,13 +287,16 @@ class Loop:
                 return False
             if not (self.awaits_progress() or chores and self.next_timer() is not None):
                 return False  # quiescent: nothing running, nothing (but chores) scheduled to happen
+            if self.has_ready_work():
+                # the budget ran out: what came in meanwhile first (not a wait on self._wake: the work added during
+                # the burst has already woken it, and awaiting a done future gives the event loop no turn at all)
+                await _give_turns(YIELD_TURNS)
+                continue
             nxt = self.next_timer()
             waits = [w for w in (None if nxt is None else nxt - now,
                                  None if deadline is None else deadline - now,
                                  tick if on_tick else None) if w is not None]
             wait = max(0.0, min(waits)) if waits else None
-            if self.has_ready_work():
-                wait = 0.0   # (the budget ran out: one turn of the event loop, then on)
             if self._stop_requested:
                 continue
             if not self._wake.done() and (wait is None or wait > IDLE_GC_MIN_WAIT):
