@@ -49,6 +49,9 @@ COMPONENT = "vc-controller-manager"
 FAILED_CREATE, FAILED_DELETE = "FailedCreate", "FailedDelete"
 POD_GROUP_ERROR = "PodGroupError"   # (Volcano's batch.PodGroupError: the job's PodGroup not created or updated)
 POD_GROUP_PENDING = "PodGroupPending"
+# pods one SyncJob creates at most: a job of hundreds of pods is created over several syncs (the controller
+# syncs it again at once), so a server answers its requests in between (each create is a durable write)
+CREATES_PER_SYNC = 16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +81,8 @@ class Context:
     claim_waits: dict[tuple[str, str], set[str]] = dataclasses.field(default_factory=dict)
     # how Events are recorded (None: written at once; the runtime gives its background recorder)
     record: events.RecordFn | None = None
+    # keys of the jobs a SyncJob left pods to create for (CREATES_PER_SYNC): the controller syncs them again
+    more: set[str] = dataclasses.field(default_factory=set)
 
     def __post_init__(self) -> None:
         if self.record is None:
@@ -509,6 +514,9 @@ def _create_pods(ctx: Context, job: Obj, pods: PodsByTask, missing: list[tuple[O
         if name not in ready:
             ready[name] = status_mod.dependencies_met(job, task, all_pods)
         if ready[name]:
+            if len(wanted) >= CREATES_PER_SYNC:
+                ctx.more.add(meta.key(job))   # (the rest in the next sync)
+                break
             try:
                 wanted.append(pods_mod.build_pod(job, task, index, forward))
             except frameworks.PluginError as exc:   # Volcano: the sync stops before creating any pod

@@ -299,6 +299,7 @@ class JobController:
 
     def sync(self, key: Any) -> None:
         key = str(key)
+        self._ctx.more.discard(key)
         reqs = self._requests.pop(key, [])
         due = self._due(key)
         work: list[policies.Request | policies.Delayed] = [*due, *reqs]
@@ -321,6 +322,9 @@ class JobController:
             if not work:
                 break
         self._acting.pop(key, None)
+        if key in self._ctx.more:   # (pods left to create: CREATES_PER_SYNC)
+            self._ctx.more.discard(key)
+            self._request(key, _RESYNC)
 
     def _phase(self, key: str) -> str | None:
         job = self._jobs.get(key)
