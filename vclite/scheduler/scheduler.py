@@ -16,7 +16,10 @@ changed; sessions see the latest read (the usage and rescheduling plugins), and 
 one at start (at most metricsfeed.FIRST_READ_WAIT). sync("session") snapshots
 the caches (no copies; the session only reads them), runs one pure session and writes the results:
 - a bind goes through pods/binding (spec.nodeName, PodScheduled=True and the annotations a plugin put on
-  the binding — deviceshare's device ids — in one write);
+  the binding — deviceshare's device ids — in one write); a sync makes at most BINDS_PER_SYNC of them and leaves
+  the rest, then the writes below, to the next syncs of the key "session" (queued at once; no session runs
+  before they are all made), so a server answers its requests between the binds of a big gang (each a durable
+  write), as Volcano's binds go on in the background after its session;
 - an eviction deletes the pod;
 - PodGroup statuses only when they changed (the session already ignores time-only differences);
   a status whose Unschedulable condition is new or says something new is also told as a Warning
@@ -82,6 +85,7 @@ _WAITING_PHASES = frozenset(str(p) for p in (scheduling.PodGroupPhase.PENDING, s
 # seconds a failing session (a write the API refused) waits at most before the next: Volcano's default
 # --schedule-period, the session it runs whatever the last one did (a failing key is never dropped)
 RETRY_MAX_DELAY = 1.0
+BINDS_PER_SYNC = 32   # binds one sync makes at most (the rest in the next syncs)
 
 
 def _live(pod: Obj) -> bool | None:
@@ -135,6 +139,8 @@ class Scheduler:
         self.last_result: session_mod.SessionResult | None = None
         self._own_writes: set[str] = set()
         self._writing = False
+        # a session's result whose writes go on, with the binds still to make (BINDS_PER_SYNC)
+        self._left: tuple[session_mod.SessionResult, list[tuple[str, str]]] | None = None
         self._requests: dict = {}  # pod requests memo across sessions (snapshot.ClusterState.request_cache)
         # plugins' state for the life of the scheduler (snapshot.ClusterState.memory)
         self._memory: dict = {snapshot.STARTED_AT: clock.now()}
@@ -259,6 +265,10 @@ class Scheduler:
                 self.queue.add(KEY)
             self.queue.add_after(METRICS_KEY, again, chore=True)   # (bookkeeping: no run waits for it)
             return
+        if key == KEY and self._left is not None:
+            self.last_result = None   # (no session ran: the last one's binds go on)
+            self._write(*self._left)
+            return
         if key == KEY and self.metrics is not None and self.metrics.holds_sessions():
             self.last_result = None
             self.queue.add_after(KEY, metricsfeed.POLL)   # (the first usage read is under way)
@@ -287,9 +297,19 @@ class Scheduler:
         self.last_result = result
         if result.recheck_at is not None:   # a plugin's deadline (sla): look again then
             self.queue.add_after(KEY, max(0.0, (result.recheck_at - self.clock.now()).total_seconds()))
+        self._write(result, list(result.binds.items()))
+
+    def _write(self, result: session_mod.SessionResult, binds: list[tuple[str, str]]) -> None:
+        """A session's writes: `binds` (at most BINDS_PER_SYNC now: the rest is left for the next sync, queued),
+        then, once every bind is made, the evictions and statuses."""
         self._writing = True
         try:
-            self._bind(result.binds, result.bind_annotations)
+            now, rest = binds[:BINDS_PER_SYNC], binds[BINDS_PER_SYNC:]
+            self._bind(dict(now), result.bind_annotations)
+            self._left = (result, rest) if rest else None
+            if rest:
+                self.queue.add(KEY)
+                return
             self._evict(result.evictions)
             self._write_podgroups(result.podgroup_status, result.unschedulable_events)
             self._write_pod_conditions(result.pod_conditions)
