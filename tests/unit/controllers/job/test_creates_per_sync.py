@@ -13,7 +13,8 @@ NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n0"},
 
 
 def job(replicas: int, min_available: int) -> dict:
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "big", "namespace": "default"},
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+            "metadata": {"name": "big", "namespace": "default"},
             "spec": {"schedulerName": "volcano", "minAvailable": min_available, "tasks": [{
                 "name": "t", "replicas": replicas, "template": {"spec": {"restartPolicy": "Never", "containers": [{
                     "name": "c", "image": "busybox", "command": ["true"],
