@@ -5,7 +5,8 @@ plane gives its components instead, as client-go's event broadcaster does: `reco
 ...)` only notes the Event (its time is the time of the call) and the recorder, a background
 component, writes what it noted once nothing more urgent is ready — an Event never delays the next
 job of a flow, and the Events it notes are written in the order noted (each with the time it was
-noted; Events written at once by other components may be stored before them). Like client-go's,
+noted; Events written at once by other components may be stored before them), at most WRITES_PER_SYNC a
+sync (the rest in the next: a server answers its requests between them). Like client-go's,
 events noted but not yet written are lost if the process dies.
 
 An Event is named as client-go names it, `<object>.<UnixNano in hex>` of its first occurrence, so a
@@ -40,6 +41,7 @@ MAX_NOTED = 1000   # noted events written at once when this many wait (bounded m
 CACHE_SIZE = 4096  # Events remembered for counting repeats (client-go's maxLruCacheEntries)
 MAX_TRIES = 12   # writes of an Event the server did not answer before it is dropped (client-go's maxTriesPerEvent)
 RETRY_SECONDS = 10.0   # between two of them (client-go's sleepDuration; its first, randomised, is not: 10 s here)
+WRITES_PER_SYNC = 32   # Events one sync of the recorder writes at most (a burst's hundreds over several syncs)
 NAME_ATTEMPTS = 10   # names tried when one is taken (an Event of the object at that instant, before a restart)
 _written: collections.OrderedDict[tuple, tuple[str, str]] = collections.OrderedDict()  # key -> (namespace, name)
 _last_stamp: collections.OrderedDict[str, int] = collections.OrderedDict()   # object uid -> its last Event's stamp
@@ -80,21 +82,28 @@ class Recorder:
             return
         self._noted.append(build(self.clock, obj, event_type, reason, message, component, field_path))
         if len(self._noted) >= MAX_NOTED:
-            self.sync(self.KEY)
+            self._write()
         else:
             self.queue.add(self.KEY)
 
     def flush(self) -> None:
         """Write what is noted now, a retry's wait cut short (a stop: the last chance to write them)."""
         self._retry_at = None
-        self.sync(self.KEY)
+        self._write()
 
     def sync(self, key: Hashable) -> None:
+        self._write(WRITES_PER_SYNC)
+
+    def _write(self, limit: int | None = None) -> None:
+        """Write the Events noted, in order (`limit`: at most that many, the key queued again for the rest)."""
         if self._retry_at is not None:
             if self.clock.monotonic() < self._retry_at - 1e-6:
                 return   # (noted while waiting: the timer tries them all, in order)
             self._retry_at = None
-        noted, self._noted = self._noted, []
+        if limit is not None and len(self._noted) > limit:
+            noted, self._noted = self._noted[:limit], self._noted[limit:]
+        else:
+            noted, self._noted = self._noted, []
         for i, event in enumerate(noted):
             try:
                 write(self.client, event)
@@ -112,6 +121,8 @@ class Recorder:
                 self._noted[:0] = noted[i:]   # (not lost: written again when the key is retried)
                 raise
             self._tries = 0
+        if limit is not None and self._noted:
+            self.queue.add(self.KEY)   # (the rest: in the next sync)
 
 
 def build(clock: clock_mod.Clock, obj: Obj, event_type: str, reason: str, message: str,

@@ -90,6 +90,36 @@ def test_a_recorder_writes_noted_events_when_synced_in_order_with_the_time_noted
     assert len(client.list(kinds.EVENT)) == 2
 
 
+@pytest.mark.parametrize("noted, syncs", [
+    pytest.param(events.WRITES_PER_SYNC, 1, id="one-sync's-worth"),
+    pytest.param(events.WRITES_PER_SYNC + 1, 2, id="one-more"),
+    pytest.param(3 * events.WRITES_PER_SYNC + 5, 4, id="four-syncs"),
+])
+def test_a_recorder_writes_a_bounded_number_a_sync_and_queues_itself_for_the_rest(noted, syncs):
+    clk, client, pod = setup()
+    rec = events.Recorder(client, clk)
+    for i in range(noted):
+        rec.record(pod, "Normal", "Tick", f"tick {i}")
+    written = []
+    while rec.queue.get() == events.Recorder.KEY:   # (as the runtime: each sync the key was queued for)
+        rec.sync(events.Recorder.KEY)
+        written.append(len(client.list(kinds.EVENT)))
+    assert len(written) == syncs and written[-1] == noted, written
+    assert all(0 < b - a <= events.WRITES_PER_SYNC for a, b in zip([0, *written], written)), written
+    stored = sorted(client.list(kinds.EVENT), key=lambda e: int(e["metadata"]["resourceVersion"]))
+    messages = [e["message"] for e in stored]
+    assert messages == [f"tick {i}" for i in range(noted)]   # in the order noted
+
+
+def test_a_stop_writes_every_event_noted_at_once():
+    clk, client, pod = setup()
+    rec = events.Recorder(client, clk)
+    for i in range(3 * events.WRITES_PER_SYNC):
+        rec.record(pod, "Normal", "Tick", f"tick {i}")
+    rec.flush()
+    assert len(client.list(kinds.EVENT)) == 3 * events.WRITES_PER_SYNC
+
+
 def test_a_recorder_writes_at_once_when_too_many_are_noted():
     clk, client, pod = setup()
     rec = events.Recorder(client, clk)
