@@ -61,7 +61,7 @@ from vclite.apiserver import events
 from vclite.apiserver import informer as informer_mod
 from vclite.executor import claims as claims_mod
 from vclite.executor import devices, envvars, exits, logtimes, memory, podattach, podexec, podstatus, recovery
-from vclite.executor import localnames, strays, usage, vgpus
+from vclite.executor import localnames, processes, strays, usage, vgpus
 from vclite.executor import runner as runner_mod
 from vclite.lib import clock as clock_mod
 from vclite.lib import errors, workqueue
@@ -132,6 +132,7 @@ class LocalExecutor:
         self.restart_backoff = restart_backoff
         self.queue = workqueue.WorkQueue(clock, max_delay=RETRY_MAX_DELAY)
         self._runs: dict[str, _Run] = {}
+        self._spawns = processes.SpawnTurns()   # its runners' process starts, a few per turn of the event loop
         self._blocked: set[str] = set()       # pods waiting for a ConfigMap or Secret, or a claim (claims.py)
         self._gpu_waits: set[str] = set()     # pods waiting for GPUs a pod being stopped still holds
         self._lost: dict[str, str] = {}       # key -> uid of pods whose processes died with a previous process
@@ -471,7 +472,7 @@ class LocalExecutor:
                                           self._config_maps(pod), self.clock, self._on_runner_change,
                                           self.restart_backoff, self.host_env, self._container_events(pod),
                                           device_env, self.exit_journal if self._journal else None,
-                                          self._hostnames, claims)
+                                          self._hostnames, claims, self._spawns)
             runner.prepare()
         except runner_mod.NoCommandError as e:
             self._write_not_started(pod, core.PodPhase.FAILED, envvars.NO_COMMAND, e.message, pod_level=True)
@@ -505,7 +506,8 @@ class LocalExecutor:
         runner = runner_mod.PodRunner(pod, self.pod_dir(meta.namespace(pod), meta.name(pod)), self._config_maps(pod),
                                       self.clock, self._on_runner_change, self.restart_backoff, self.host_env,
                                       self._container_events(pod), device_env,
-                                      self.exit_journal if self._journal else None, self._hostnames, claims)
+                                      self.exit_journal if self._journal else None, self._hostnames, claims,
+                                      self._spawns)
         try:
             if not runner.adopt(plan):
                 return False

@@ -12,16 +12,58 @@ returncode follows asyncio's and subprocess's convention: the exit code, or −N
 `adopt(pid, code_of)` watches a process this one did not start (a container a previous server started, after
 a crash: executor/recovery.py): its pidfd says when it exits, but only a parent can read how, so `code_of()` is
 asked then (the exit journal's record, exits.py). No pidfd (another kernel): None, the caller cannot adopt.
+
+`SpawnTurns.take()` (awaited by a runner before it starts a process) lets at most SPAWNS_PER_TURN starts through
+per turn of the event loop: a fork of a big process costs 1–6 ms, and two hundred pods bound at once started
+in one turn kept a server's requests waiting for all of them (0.1–0.3 s on a loaded machine).
 Must not: know pods or containers; the runner does.
 """
 from __future__ import annotations
 
 import asyncio
+import collections
 import os
 import subprocess
 from typing import IO, Callable, Mapping, Protocol
 
 _PIDFD_WORKS: bool | None = None   # decided at the first start
+SPAWNS_PER_TURN = 4   # process starts per turn of the event loop (SpawnTurns)
+
+
+class SpawnTurns:
+    """At most `per_turn` callers of `take()` go on per turn of the event loop, the others in the next turns in
+    the order they came: the loop's other callbacks (a server's requests) run between every few starts."""
+
+    def __init__(self, per_turn: int = SPAWNS_PER_TURN):
+        self.per_turn = per_turn
+        self._used = 0   # takes let through since the last turn began
+        self._turning = False   # a _next_turn is scheduled
+        self._waiting: collections.deque[asyncio.Future[None]] = collections.deque()
+
+    async def take(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._schedule(loop)
+        if self._used < self.per_turn and not self._waiting:
+            self._used += 1
+            return
+        turn = loop.create_future()
+        self._waiting.append(turn)
+        await turn   # (cancelled while waiting: skipped when its turn comes)
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop) -> None:
+        if not self._turning:
+            self._turning = True
+            loop.call_soon(self._next_turn, loop)
+
+    def _next_turn(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._turning, self._used = False, 0
+        while self._waiting and self._used < self.per_turn:
+            turn = self._waiting.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                self._used += 1
+        if self._used:   # (the ones let through run in the next turn: count them there)
+            self._schedule(loop)
 
 
 class Child(Protocol):

@@ -320,14 +320,16 @@ class PodRunner:
                  host_env: dict[str, str] | None = None, on_event: ContainerEvent | None = None,
                  device_env: dict[str, dict[str, str]] | None = None, exit_journal: Path | None = None,
                  hosts_of: localnames.HostsOf | None = None,
-                 claims: dict[str, tuple[Path, str]] | None = None):
+                 claims: dict[str, tuple[Path, str]] | None = None, spawns: processes.SpawnTurns | None = None):
         """`claims`: claim name -> (its volume's path, hostPath type) of the pod's persistentVolumeClaim volumes
-        (claims.resolve); a claim volume not in it cannot be prepared (envvars.ConfigError)."""
+        (claims.resolve); a claim volume not in it cannot be prepared (envvars.ConfigError). `spawns`: the turns
+        its process starts wait for (shared by the executor's runners: processes.SpawnTurns)."""
         # (absolute: the mounts' symlinks point into it, and $VC_POD_DIR is read from the container's own
         # working directory — a relative `vcctl run --workdir` left both pointing nowhere)
         self.pod, self.pod_dir, self.key = pod, Path(pod_dir).absolute(), meta.key(pod)
         self._host_env = host_env if host_env is not None else dict(os.environ)
         self._claims = dict(claims or {})
+        self._spawns = spawns
         self._inherited_mark = self._host_env.get(strays.MARK)
         self._config_maps, self._clock, self._on_change = config_maps, clock, on_change
         self._on_event = on_event
@@ -858,6 +860,8 @@ class PodRunner:
         env = self._run_envs[st.name] = {**launch.env, _MARK: os.fsencode(strays.mark(self._inherited_mark, owner))}
         report: int | None = None
         try:
+            if self._spawns is not None:
+                await self._spawns.take()
             if stdin is not None:
                 await stdin.open()
             with open(launch.log, "ab") as log:
