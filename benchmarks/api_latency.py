@@ -180,6 +180,7 @@ def main() -> None:
     ap.add_argument("--trace", action="store_true")
     ap.add_argument("--worst", type=int, default=3, help="gaps to explain with --trace")
     ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--poll", type=float, default=0.1, help="seconds between two looks at whether it finished")
     ap.add_argument("--tree", type=pathlib.Path, default=ROOT, help="the source tree whose server runs")
     args = ap.parse_args()
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="vclite-api-latency-"))
@@ -218,7 +219,7 @@ def main() -> None:
         while not finished(api, conn, args.workload, args.n):
             if time.monotonic() - began > args.timeout:
                 sys.exit("the workload did not finish")
-            time.sleep(0.5)
+            time.sleep(args.poll)
         ended = time.monotonic()
         probe.stop.set()
         probe.join()

@@ -378,6 +378,10 @@ class LocalExecutor:
         self._cpu_samples = samples
         return out
 
+    def starting(self) -> bool:
+        """Are pods' processes waiting for their turn to start (processes.SpawnTurns)?"""
+        return self._spawns.waiting()
+
     def running_count(self) -> int:
         """Pods whose run has not settled: processes alive, starting or waiting to restart, or a stop
         not yet over (its end is what lets a pod being deleted go: a run must not stop before it)."""

@@ -50,6 +50,10 @@ class SpawnTurns:
         self._waiting.append(turn)
         await turn   # (cancelled while waiting: skipped when its turn comes)
 
+    def waiting(self) -> bool:
+        """Are callers waiting for their turn?"""
+        return any(not turn.done() for turn in self._waiting)
+
     def _schedule(self, loop: asyncio.AbstractEventLoop) -> None:
         if not self._turning:
             self._turning = True

@@ -9,7 +9,9 @@ decides how long to wait:
   left (but the retries of a key a component that never gives up keeps failing): a day of cluster time in
   milliseconds;
 - `run_until(done)` (asyncio, real clock) wakes on new work, on the next timer, or when a pod's
-  process changes state — never on a fixed period.
+  process changes state — never on a fixed period. It runs syncs for STEP_BUDGET at most, then gives the
+  event loop YIELD_TURNS turns (a server's requests that came in meanwhile are answered before the next
+  burst), and lets the pods just bound start their processes (a few a turn: `starting()`) before going on.
 A failed sync is re-queued with back-off; after `max_requeues` retries the key is dropped (recorded in
 `failures`), as Volcano's job, queue, JobFlow and JobTemplate controllers drop a request after
 `--max-requeue-num` (15), unless the component says `retries_forever` (Volcano's PodGroup, CronJob, garbage
@@ -234,6 +236,10 @@ class Loop:
         """Pods whose processes are still alive (none here: the embedded runtime runs pods)."""
         return 0
 
+    def starting(self) -> bool:
+        """Are pods' processes waiting for their turn to start (none here: the embedded runtime starts them)?"""
+        return False
+
     def _only_spent_retries(self, failed_again: set[tuple[str, Hashable]]) -> bool:
         """Is every timer left the retry of a key in `failed_again` (and no work ready)?"""
         return not self.has_ready_work() and all(
@@ -277,6 +283,8 @@ class Loop:
                 # the pods just started by the executor spawn their processes first; after a spent budget,
                 # what came in meanwhile (a server's requests) is answered first
                 await _give_turns(YIELD_TURNS if self.budget_spent else 1)
+            while self.starting():   # all of them before more work: a few a turn, the loop's other callbacks between
+                await asyncio.sleep(0)
             self.step(budget=STEP_BUDGET)
             if on_tick:
                 on_tick()

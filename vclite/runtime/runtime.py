@@ -191,6 +191,10 @@ class Runtime(loop_mod.Loop):
         """Pods whose processes are still alive (0 without an executor)."""
         return self.executor.running_count() if self.executor is not None else 0
 
+    def starting(self) -> bool:
+        """Are pods' processes waiting for their turn to start (the executor's, a few a turn of the event loop)?"""
+        return self.executor is not None and self.executor.starting()
+
     async def shutdown(self) -> None:
         """Stop every pod cleanly (process groups terminated, then killed); write the Events noted."""
         if self.executor is not None:

@@ -41,3 +41,16 @@ def test_at_most_per_turn_starts_go_on_in_one_turn_of_the_loop(per_turn, starter
     assert firsts == sorted(firsts), got   # in the order they asked
     assert all(firsts.count(t) <= per_turn for t in set(firsts)), got
     assert [None if t is None else t - got[0] + 1 for t in got] == turns, got
+
+
+def test_waiting_says_whether_starts_wait_for_a_turn():
+    async def scenario():
+        gate, seen = processes.SpawnTurns(1), []
+        tasks = [asyncio.get_running_loop().create_task(gate.take()) for _ in range(3)]
+        seen.append(gate.waiting())
+        await asyncio.sleep(0)   # (one went through, two wait)
+        seen.append(gate.waiting())
+        await asyncio.gather(*tasks)
+        seen.append(gate.waiting())
+        return seen
+    assert asyncio.run(scenario()) == [False, True, False]

@@ -253,3 +253,34 @@ def test_a_request_that_comes_during_a_burst_is_answered_before_the_next_burst()
     assert len(answered) == 12
     # answered once the burst it came in ends: at most two more syncs of that burst (three syncs a burst)
     assert all(a - s <= 2 for s, a in zip(sent, answered)), list(zip(sent, answered))
+
+
+def test_run_until_lets_the_process_starts_waiting_for_their_turn_go_before_more_work():
+    """Pods just bound start their processes before the work that waits (a few a turn: the executor's
+    SpawnTurns; here three turns of them), then the background work runs."""
+    async def scenario():
+        r = runtime.Runtime(clock.RealClock(), nodes=[], run_pods=False)
+        try:
+            log, left = [], [0]
+            bg = Recording("bg", r.clock, log, background=True)
+
+            class Binds(Recording):
+                def sync(self, key):
+                    super().sync(key)
+                    left[0] = 3   # (three turns of process starts wait)
+                    bg.queue.add("b")
+            install(r, Binds("fg", r.clock, log), bg)
+            r.components[0].queue.add("a")
+
+            def starting():
+                if left[0]:
+                    left[0] -= 1
+                    log.append("start")
+                    return True
+                return False
+            r.starting = starting
+            await r.run_until(lambda: "bg:b" in log, timeout=30)
+            return log
+        finally:
+            r.close()
+    assert asyncio.run(scenario()) == ["fg:a", "start", "start", "start", "bg:b"]
