@@ -16,10 +16,7 @@ changed; sessions see the latest read (the usage and rescheduling plugins), and 
 one at start (at most metricsfeed.FIRST_READ_WAIT). sync("session") snapshots
 the caches (no copies; the session only reads them), runs one pure session and writes the results:
 - a bind goes through pods/binding (spec.nodeName, PodScheduled=True and the annotations a plugin put on
-  the binding — deviceshare's device ids — in one write); a sync makes at most BINDS_PER_SYNC of them and leaves
-  the rest, then the writes below, to the next syncs of the key "session" (queued at once; no session runs
-  before they are all made), so a server answers its requests between the binds of a big gang (each a durable
-  write), as Volcano's binds go on in the background after its session;
+  the binding — deviceshare's device ids — in one write);
 - an eviction deletes the pod;
 - PodGroup statuses only when they changed (the session already ignores time-only differences);
   a status whose Unschedulable condition is new or says something new is also told as a Warning
@@ -30,6 +27,11 @@ the caches (no copies; the session only reads them), runs one pure session and w
   records it for each PodGroup status it writes in those phases (the correlator counts the repeats);
   Queue `status.allocated` when it changed, at most once per QUEUE_STATUS_GAP (Volcano writes it
   once per session, i.e. once a second; the last value is always written).
+A sync makes at most WRITES_PER_SYNC of these writes (binds, evictions, PodGroup statuses, pod conditions,
+ungates, in that order) and leaves the rest to the next syncs of the key "session" (queued at once; no session
+runs before they are all made, and one runs once they are, for the changes that asked for one meanwhile; a write
+failing otherwise than NotFound or Conflict drops the rest, and the retry runs a session again), so a server answers its requests between the writes of a session that placed a big gang
+or enqueued hundreds of PodGroups (each a durable write), as Volcano's binds go on after its session.
 The watch events of the PodGroup and Queue status writes do not wake the scheduler again (they
 only report decisions already taken); evictions do, and binds and pods starting ask for a session
 within triggers.STATUS_DELAY (their PodGroup was already counted Running by the binding session:
@@ -46,6 +48,8 @@ Must not: make scheduling decisions (the session does) or import controllers or 
 """
 from __future__ import annotations
 
+import collections
+import enum
 import logging
 from typing import Any, Hashable
 
@@ -85,7 +89,7 @@ _WAITING_PHASES = frozenset(str(p) for p in (scheduling.PodGroupPhase.PENDING, s
 # seconds a failing session (a write the API refused) waits at most before the next: Volcano's default
 # --schedule-period, the session it runs whatever the last one did (a failing key is never dropped)
 RETRY_MAX_DELAY = 1.0
-BINDS_PER_SYNC = 32   # binds one sync makes at most (the rest in the next syncs)
+WRITES_PER_SYNC = 32   # a session's writes one sync makes at most (the rest in the next syncs)
 
 
 def _live(pod: Obj) -> bool | None:
@@ -139,8 +143,8 @@ class Scheduler:
         self.last_result: session_mod.SessionResult | None = None
         self._own_writes: set[str] = set()
         self._writing = False
-        # a session's result whose writes go on, with the binds still to make (BINDS_PER_SYNC)
-        self._left: tuple[session_mod.SessionResult, list[tuple[str, str]]] | None = None
+        # a session's result whose writes go on, with the writes still to make (WRITES_PER_SYNC)
+        self._left: tuple[session_mod.SessionResult, collections.deque[tuple[_Write, str, Any]]] | None = None
         self._requests: dict = {}  # pod requests memo across sessions (snapshot.ClusterState.request_cache)
         # plugins' state for the life of the scheduler (snapshot.ClusterState.memory)
         self._memory: dict = {snapshot.STARTED_AT: clock.now()}
@@ -268,6 +272,8 @@ class Scheduler:
         if key == KEY and self._left is not None:
             self.last_result = None   # (no session ran: the last one's binds go on)
             self._write(*self._left)
+            if self._left is None:   # (done: a session now, for what asked for one meanwhile — this key was theirs)
+                self.queue.add(KEY)
             return
         if key == KEY and self.metrics is not None and self.metrics.holds_sessions():
             self.last_result = None
@@ -297,24 +303,34 @@ class Scheduler:
         self.last_result = result
         if result.recheck_at is not None:   # a plugin's deadline (sla): look again then
             self.queue.add_after(KEY, max(0.0, (result.recheck_at - self.clock.now()).total_seconds()))
-        self._write(result, list(result.binds.items()))
+        self._write(result, collections.deque(_writes_of(result)))
 
-    def _write(self, result: session_mod.SessionResult, binds: list[tuple[str, str]]) -> None:
-        """A session's writes: `binds` (at most BINDS_PER_SYNC now: the rest is left for the next sync, queued),
-        then, once every bind is made, the evictions and statuses."""
+    def _write(self, result: session_mod.SessionResult, writes: collections.deque[tuple[_Write, str, Any]]) -> None:
+        """A session's `writes` (_writes_of), WRITES_PER_SYNC at most: the rest left for the next sync, queued; once
+        every one is made, its Queue statuses."""
         self._writing = True
+        self._left = (result, writes)
         try:
-            now, rest = binds[:BINDS_PER_SYNC], binds[BINDS_PER_SYNC:]
-            self._bind(dict(now), result.bind_annotations)
-            self._left = (result, rest) if rest else None
-            if rest:
+            for _ in range(min(WRITES_PER_SYNC, len(writes))):
+                what, key, value = writes.popleft()
+                if what is _Write.BIND:
+                    self._bind({key: value}, result.bind_annotations)
+                elif what is _Write.EVICT:
+                    self._evict([key])
+                elif what is _Write.PODGROUP:
+                    self._write_podgroups({key: value}, result.unschedulable_events)
+                elif what is _Write.CONDITION:
+                    self._write_pod_conditions({key: value})
+                else:
+                    self._ungate([key])
+            if writes:
                 self.queue.add(KEY)
                 return
-            self._evict(result.evictions)
-            self._write_podgroups(result.podgroup_status, result.unschedulable_events)
-            self._write_pod_conditions(result.pod_conditions)
-            self._ungate(result.ungate)
+            self._left = None
             self._write_queues(result)
+        except BaseException:
+            self._left = None   # (the retry runs a session again)
+            raise
         finally:
             self._writing = False
             if len(self._own_writes) > 10_000:
@@ -378,8 +394,9 @@ class Scheduler:
                 continue
 
     def _write_podgroups(self, updates: dict[str, Obj], told: dict[str, str]) -> None:
-        """Write the changed statuses over the PodGroup versions the session saw (still the cached
-        ones: nothing else runs between the session and its writes, which touch each PodGroup once);
+        """Write the changed statuses over the PodGroup versions the session saw (the cached ones: one changed
+        since — other work runs between the syncs of a big session's writes — is a Conflict, left to the next
+        session, which its change has queued);
         `told`: the Unschedulable Events' messages, in Volcano's words (not the condition's)."""
         groups = self.informers[kinds.PODGROUP.kind]
         for key, status in updates.items():
@@ -418,6 +435,23 @@ class Scheduler:
             except (errors.NotFound, errors.Conflict):
                 continue
             self.record(seen, "Warning", "FailedScheduling", message, EVENT_COMPONENT)
+
+
+class _Write(enum.Enum):
+    BIND = "bind"
+    EVICT = "evict"
+    PODGROUP = "podgroup"
+    CONDITION = "condition"
+    UNGATE = "ungate"
+
+
+def _writes_of(result: session_mod.SessionResult) -> list[tuple[_Write, str, Any]]:
+    """A session's writes in the order they are made: (what, key, value)."""
+    return [*((_Write.BIND, key, node) for key, node in result.binds.items()),
+            *((_Write.EVICT, key, None) for key in result.evictions),
+            *((_Write.PODGROUP, key, status) for key, status in result.podgroup_status.items()),
+            *((_Write.CONDITION, key, value) for key, value in result.pod_conditions.items()),
+            *((_Write.UNGATE, key, None) for key in result.ungate)]
 
 
 def _unschedulable(status: Obj) -> str | None:
