@@ -1,6 +1,6 @@
 """`vcctl server` answers while its control plane works: a vcjob of many pods is created, bound and started over
 many turns of the event loop, and requests are served between them (runtime/loop.py's budget and turns, the
-job controller's CREATES_PER_SYNC, the scheduler's BINDS_PER_SYNC, the executor's SpawnTurns).
+job controller's CREATES_PER_SYNC, the scheduler's WRITES_PER_SYNC, the executor's SpawnTurns).
 
 By order only, never by time: a pod list served while the job is worked on shows some of its pods but not all
 (created, then bound) — a server that did the whole job in one go could only show none or all of them.

@@ -109,9 +109,10 @@ STATUS_REFRESH = 0.25  # seconds: how stale a JobFlow's view of running jobs may
 # A status is rewritten for a non-decisive change at most every STATUS_WRITE_GAP seconds, or
 # BIG_WRITE_GAP once it has BIG_STATUS entries (unless decisive: see _write_now).
 STATUS_WRITE_GAP, BIG_STATUS, BIG_WRITE_GAP = 0.05, 2000, 0.5
-# vcjobs one sync creates at most (a 10,000-item fan-out in many syncs, not one); only creations count, so
+# vcjobs one sync creates at most (a fan-out in many syncs, not one: each create is a durable write, and a server
+# answers its requests between syncs — 200 a sync kept it deaf for 150 ms); only creations count, so
 # flows that cannot be created (a JobTemplate missing) never make a sync requeue itself without progress
-CREATES_PER_SYNC = 200
+CREATES_PER_SYNC = 32
 PROBE_BACKOFF, PROBE_FACTOR, PROBE_MAX = 0.05, 1.5, 0.5
 DELETE_GRACE = 5.0     # seconds a finished vcjob may take to show its runningDuration (jobRetainPolicy: delete)
 URGENT_PHASES = batch.FINISHED_PHASES | {batch.JobPhase.TERMINATING}
