@@ -43,13 +43,14 @@ class FitErrors:
     message: str = ""   # Volcano's FitErrors.SetError: the whole error when no node's reason is recorded
 
     def error(self) -> str:
-        """`0/3 nodes are unavailable: 2 Insufficient cpu, 1 node(s) didn't match node selector.`"""
+        """`0/3 nodes are unavailable: 2 Insufficient cpu, 1 node(s) didn't match node selector.` (Volcano's
+        FitErrors.Error; without any node's reason, its `0/0 nodes are unavailable` — no full stop — or the
+        message set), then vclite's hint, if any."""
         if self.message and not self.histogram:
             return self.message
         text = f"0/{self.n_nodes} nodes are unavailable"
         if self.histogram:
-            text += ": " + ", ".join(sorted(f"{v} {k}" for k, v in self.histogram.items()))
-        text += "."
+            text += ": " + ", ".join(sorted(f"{v} {k}" for k, v in self.histogram.items())) + "."
         if self.hint:
             text += " " + self.hint
         return text

@@ -8,6 +8,9 @@ check O(roles) instead of O(tasks): jobs are compared many times per session. `c
 task changes, so a cache of something derived from a job's tasks (gangevict's victim bundles) knows
 when it is stale.
 
+Why a job or a task waits is told in Volcano's words (FitError, TaskSchedulingReason, JobFitErrors), vclite's own
+notes on tasks (`task_notes`) folded into JobFitErrors, the one place Volcano gives such a reason.
+
 Must not: touch nodes, plugins or the API; statuses change only through `update_task_status`.
 """
 from __future__ import annotations
@@ -29,6 +32,8 @@ TaskInfo = tasks_mod.TaskInfo
 READY_STATUS = tasks_mod.ALLOCATED_STATUS | {TaskStatus.SUCCEEDED}
 PIPELINED_STATUS = READY_STATUS | {TaskStatus.PIPELINED}
 VALID_STATUS = PIPELINED_STATUS | {TaskStatus.PENDING}
+POD_GROUP_READY, POD_GROUP_NOT_READY = "pod group is ready", "pod group is not ready"   # Volcano's PodGroup(Not)Ready
+POD_SCHEDULABLE, POD_UNSCHEDULABLE = "Schedulable", "Unschedulable"   # Volcano's PodReason* values
 
 
 @dataclasses.dataclass(eq=False)
@@ -73,7 +78,10 @@ class JobInfo:
     nodes_fit_errors: dict[str, fit.FitErrors] = dataclasses.field(default_factory=dict)
     # roles that fit nowhere, per partition (Volcano's FitFailedRoles(subJob)); "" is the default partition
     failed_roles: dict[str, set[str]] = dataclasses.field(default_factory=dict)
-    task_notes: dict[str, str] = dataclasses.field(default_factory=dict)  # why a task was not tried
+    # vclite's notes on tasks Volcano keeps no reason for (a refused allocation, a queue that cannot take the task),
+    # by uid: told as the job's JobFitErrors (job_fit_errors)
+    task_notes: dict[str, str] = dataclasses.field(default_factory=dict)
+    origin_reason: str = ""   # what an action said of the whole job (Volcano's JobFitErrors as set by one)
     # counters kept by add_task / update_task_status
     n_ready: int = dataclasses.field(default=0, init=False)              # tasks in READY_STATUS
     n_pending_best_effort: int = dataclasses.field(default=0, init=False)
@@ -270,23 +278,68 @@ class JobInfo:
         else:
             self.failed_roles.pop(sub_job, None)
 
+    def job_fit_errors(self) -> str:
+        """Volcano's JobFitErrors, the reason a whole job is not placed: what an action said of the job
+        (`origin_reason`: enqueue's queue resource quota, a network topology's...), else vclite's note on the first
+        noted task still Pending without fit errors of its own (a refused allocation, a queue that cannot take the
+        task: Volcano has no field of its own for them, this is the nearest), in the order they were noted."""
+        if self.origin_reason:
+            return self.origin_reason
+        if self.task_notes:
+            pending = self.index.get(TaskStatus.PENDING) or {}
+            for uid, note in self.task_notes.items():
+                if uid in pending and uid not in self.nodes_fit_errors:
+                    return note
+        return ""
+
+    def scheduling_reason(self, task: TaskInfo) -> str:
+        """The reason of `task_scheduling_reason`, alone (what FitError's Pending histogram counts)."""
+        status = task.last_transaction[0] if task.last_transaction is not None else task.status
+        if status == TaskStatus.ALLOCATED:
+            return POD_SCHEDULABLE
+        if status in (TaskStatus.PIPELINED, TaskStatus.PENDING):
+            return POD_UNSCHEDULABLE
+        return str(status)
+
+    def task_scheduling_reason(self, task: TaskInfo) -> tuple[str, str, str]:
+        """Volcano's TaskSchedulingReason: (reason, message, nominated node) of a task, from its last placement in
+        the session (LastTransaction, undone since), else its current status. The message is "" where Volcano's is
+        an empty JobFitErrors: the caller then tells the job's FitError (cache.RecordJobStatusEvent). A pipelined
+        task that pods were evicted for is nominated to their node (status.nominatedNodeName)."""
+        status, node, evicted_for = task.last_transaction or (task.status, task.node, task.evicted_for)
+        where = f"Pod {task.namespace}/{task.name} can possibly be assigned to {node}"
+        if status == TaskStatus.ALLOCATED:
+            return POD_SCHEDULABLE, f"{where}, once minAvailable is satisfied", ""
+        if status == TaskStatus.PIPELINED:
+            return (POD_UNSCHEDULABLE, f"{where}, once resource is released and minAvailable is satisfied",
+                    node if evicted_for else "")
+        if status == TaskStatus.PENDING:
+            errors = self.nodes_fit_errors.get(task.uid)
+            if errors is not None:
+                return POD_UNSCHEDULABLE, errors.error(), ""
+            return POD_UNSCHEDULABLE, self.job_fit_errors(), ""
+        return str(status), self.job_fit_errors(), ""
+
     def fit_error(self) -> str:
-        """Volcano's JobInfo.FitError, with the per-node reasons of the pending tasks spelled out: at most three,
-        the predicates' fit errors first (Volcano's message names only them: its origin reason is a task's
-        NodesFitErrors), then the notes of tasks without any (a refused allocation, a queue that cannot take the
-        task), each group by how many tasks it holds, then its text. A task with both counts as its fit errors,
-        as TaskSchedulingReason tells its pod."""
+        """Volcano's JobInfo.FitError, word for word: `pod group is [not ]ready, <tasks per status, minAvailable>;
+        Pending: <the Pending tasks by TaskSchedulingReason's reason>`, then the origin reason: `. Origin reason
+        is: <JobFitErrors>` when set, else `. Origin reason is <task>: <its fit errors>` of the first task with fit
+        errors — in the job's task order (its pods' order in the snapshot), where Go takes a map's random order.
+        Each histogram is sorted as Go's sort.Strings sorts its `<count> <reason>` strings."""
         hist = {str(s): len(ts) for s, ts in self.index.items() if ts}
         hist["minAvailable"] = self.min_available
-        text = "pod group is not ready, " + ", ".join(sorted(f"{v} {k}" for k, v in hist.items()))
-        errors: Counter = Counter()
-        notes: Counter = Counter()
-        for uid in self.index.get(TaskStatus.PENDING, {}):
-            if uid in self.nodes_fit_errors:
-                errors[self.nodes_fit_errors[uid].error()] += 1
-            elif uid in self.task_notes:
-                notes[self.task_notes[uid]] += 1
-        shown = [e for group in (errors, notes) for e, _ in sorted(group.items(), key=lambda kv: (-kv[1], kv[0]))]
-        if shown:
-            text += "; " + "; ".join(shown[:3])
+        text = (POD_GROUP_READY if self.is_ready() else POD_GROUP_NOT_READY) + ", " + \
+            ", ".join(sorted(f"{v} {k}" for k, v in hist.items()))
+        pending = self.index.get(TaskStatus.PENDING)
+        if pending:
+            reasons = Counter(self.scheduling_reason(t) for t in pending.values())
+            text += f"; {TaskStatus.PENDING}: " + ", ".join(sorted(f"{v} {k}" for k, v in reasons.items()))
+        origin = self.job_fit_errors()
+        if origin:
+            return f"{text}. Origin reason is: {origin}"
+        if self.nodes_fit_errors:
+            for uid, task in self.tasks.items():
+                errors = self.nodes_fit_errors.get(uid)
+                if errors is not None:
+                    return f"{text}. Origin reason is {task.name}: {errors.error()}"
         return text

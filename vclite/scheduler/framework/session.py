@@ -424,8 +424,10 @@ class Session:
                 self.set_condition(job, ctype, False, c.get("reason") or "", c.get("message") or "")
 
     def explain_unschedulable(self, job: JobInfo, reason: str, message: str) -> None:
-        """Record why a job waits, before the gang plugin would write its generic message."""
+        """Record why a job waits, before the gang plugin would write its generic message; the message is also the
+        job's JobFitErrors (its FitError's origin reason, what its pods without a reason of their own are told)."""
         self.set_condition(job, CondType.UNSCHEDULABLE, True, reason, message)
+        job.origin_reason = message
         self.explained.add(job.uid)
 
     def note_task_rejection(self, task: TaskInfo, message: str) -> None:
@@ -483,8 +485,7 @@ def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResul
         if new is not None:
             result.podgroup_status[job.uid] = new
             if job.uid in ssn.unschedulable_now:
-                result.unschedulable_events[job.uid] = status_mod.unschedulable_event(
-                    job, status_mod.job_fit_message(job) if job.uid in ssn.explained else "")
+                result.unschedulable_events[job.uid] = status_mod.unschedulable_event(job)
             if new["phase"] == _PENDING and _was_not_pending(job) and ssn.conf.has_action("enqueue"):
                 # (a phase enqueue leaves — Unknown, another tool's — made Pending: enqueue takes it in the next
                 # session, as in Volcano's next period; nothing else would wake the scheduler)
@@ -502,7 +503,7 @@ def close_session(ssn: Session, binding_scheduled: bool = False) -> SessionResul
 
 def _tell_waiting_pods(job: JobInfo, out: dict[str, tuple[str, str, str]]) -> None:
     """Why each pod of a waiting job is not placed, where its PodScheduled condition does not say it yet."""
-    base = status_mod.job_fit_message(job)
+    base = status_mod.base_error_message(job)
     for status in status_mod.WAITING_TASKS:
         for task in (job.index.get(status) or {}).values():
             _tell(job, task, base, out)
@@ -518,7 +519,7 @@ def _tell_refused_pods(job: JobInfo, out: dict[str, tuple[str, str, str]], refus
     told = [task for task in pending.values()
             if task.uid in refused or task.uid in job.nodes_fit_errors or task.uid in job.task_notes]
     if told:
-        base = status_mod.job_fit_message(job)
+        base = status_mod.base_error_message(job)
         for task in told:
             _tell(job, task, base, out)
 

@@ -16,7 +16,8 @@ one only when something a user can see changed: the shell writes nothing otherwi
 A job left waiting (Unschedulable=True this session) also tells each of its pods still to place why,
 as Volcano's cache does (RecordJobStatusEvent, taskUnschedulable): a PodScheduled=False condition
 with reason Unschedulable — or Schedulable for a task that fit, its gang short — and the message
-of `task_scheduling_reason`, written only when it changed (podConditionHaveUpdate).
+of `task_scheduling_reason` (the job's FitError where it has none of its own), written only when it
+changed (podConditionHaveUpdate).
 
 Must not: decide scheduling; it only derives and compares statuses.
 """
@@ -49,46 +50,32 @@ class Reason(enum.StrEnum):
 
 _IDENTITY = ("type", "status", "reason", "message")
 POD_SCHEDULED = "PodScheduled"
-POD_SCHEDULABLE, POD_UNSCHEDULABLE = "Schedulable", "Unschedulable"   # Volcano's PodReason* values
+POD_SCHEDULABLE, POD_UNSCHEDULABLE = jobs_mod.POD_SCHEDULABLE, jobs_mod.POD_UNSCHEDULABLE
 ALL_NODES_UNAVAILABLE = "all nodes are unavailable"   # Volcano's AllNodeUnavailableMsg
 WAITING_TASKS = (TaskStatus.ALLOCATED, TaskStatus.PENDING, TaskStatus.PIPELINED)
 
 
-def job_fit_message(job: jobs_mod.JobInfo) -> str:
-    """The job-level reason a pod without its own gets (Volcano's JobFitErrors): the job's
-    Unschedulable message, else Volcano's default."""
-    for c in job.conditions:
-        if c.get("type") == CondType.UNSCHEDULABLE and c.get("status") == "True" and c.get("message"):
-            return c["message"]
-    return ALL_NODES_UNAVAILABLE
+def base_error_message(job: jobs_mod.JobInfo) -> str:
+    """What a waiting pod without a message of its own is told (cache.RecordJobStatusEvent's baseErrorMessage):
+    the job's FitError, else Volcano's default."""
+    return job.fit_error() or ALL_NODES_UNAVAILABLE
 
 
-def unschedulable_event(job: jobs_mod.JobInfo, origin: str = "") -> str:
+def unschedulable_event(job: jobs_mod.JobInfo) -> str:
     """The message of the Warning Event `Unschedulable` on a waiting job's PodGroup, in Volcano's words
     (cache.RecordJobStatusEvent): `<pending tasks>/<tasks> tasks in gang unschedulable: <FitError>` —
     the count is the job's Pending tasks, where the gang's condition counts the tasks short of minAvailable.
-    `origin`, a reason an action wrote instead of the gang's (enqueue, topology), is told as FitError tells
-    the job's JobFitErrors: `. Origin reason is: <origin>`."""
+    A reason an action gave for the whole job (enqueue, topology) is FitError's origin reason (JobFitErrors)."""
     pending = len(job.index.get(TaskStatus.PENDING) or ())
-    text = f"{pending}/{len(job.tasks)} tasks in gang unschedulable: {job.fit_error()}"
-    return f"{text}. Origin reason is: {origin}" if origin else text
+    return f"{pending}/{len(job.tasks)} tasks in gang unschedulable: {job.fit_error()}"
 
 
 def task_scheduling_reason(job: jobs_mod.JobInfo, task: tasks_mod.TaskInfo, base: str) -> tuple[str, str, str]:
-    """(reason, message, nominated node) of a waiting task's PodScheduled=False condition (Volcano's
-    TaskSchedulingReason): where its last placement in the session got, else why it fit no node. A
-    pipelined task that pods were evicted for is nominated to their node (status.nominatedNodeName)."""
-    status, node, evicted_for = task.last_transaction or (task.status, task.node, task.evicted_for)
-    where = f"Pod {task.namespace}/{task.name} can possibly be assigned to {node}"
-    if status == TaskStatus.ALLOCATED:
-        return POD_SCHEDULABLE, f"{where}, once minAvailable is satisfied", ""
-    if status == TaskStatus.PIPELINED:
-        return (POD_UNSCHEDULABLE, f"{where}, once resource is released and minAvailable is satisfied",
-                node if evicted_for else "")
-    errors = job.nodes_fit_errors.get(task.uid)
-    if errors is not None:
-        return POD_UNSCHEDULABLE, errors.error(), ""
-    return POD_UNSCHEDULABLE, job.task_notes.get(task.uid) or base, ""
+    """(reason, message, nominated node) of a waiting task's PodScheduled=False condition: Volcano's
+    TaskSchedulingReason (JobInfo.task_scheduling_reason), `base` (base_error_message) where its message is
+    empty, as RecordJobStatusEvent does."""
+    reason, message, nominated = job.task_scheduling_reason(task)
+    return reason, message or base, nominated
 
 
 def pod_scheduled_differs(pod: Obj, reason: str, message: str, nominated: str = "") -> bool:

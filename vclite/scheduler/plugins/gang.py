@@ -6,9 +6,8 @@ than minMember. JobOrder: jobs not yet ready first. JobReady: per-role, per-subG
 (minSubGroups ready partitions: framework/subgroups.py) and total counts met. JobPipelined: Permit
 iff the same counting pipelined tasks holds, else Reject. JobStarving: ready + waiting < minMember.
 At session close, every job with tasks gets a condition: not ready -> Unschedulable /
-NotEnoughResources `"<min − schedulable>/<#tasks> tasks in gang unschedulable: <why>"`, where why
-spells out the per-node reasons (and, for pipelined tasks, the nodes whose releasing resources
-they wait for); ready -> Scheduled ("tasks in gang are ready to be scheduled") — a pending BestEffort
+NotEnoughResources `"<min − schedulable>/<#tasks> tasks in gang unschedulable: <FitError>"`, in
+Volcano's words (JobInfo.fit_error); ready -> Scheduled ("tasks in gang are ready to be scheduled") — a pending BestEffort
 task that fit no node this session does not count as ready here, though JobReady counts it —
 and an earlier Unschedulable condition turns False. Jobs whose reason was already written this
 session (enqueue rejection, invalid) keep it.
@@ -119,7 +118,6 @@ class Gang:
             elif not job.covered_by_releasing():
                 unready = job.min_available - _schedulable(job)
                 message = f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {job.fit_error()}"
-                message += _waiting_note(job)
                 ssn.set_condition(job, CondType.UNSCHEDULABLE, True, Reason.NOT_ENOUGH_RESOURCES, message)
 
 
@@ -132,17 +130,6 @@ def _best_effort_short(job: "jobs_mod.JobInfo") -> bool:
     pending = job.index.get(TaskStatus.PENDING, {})
     unfit = sum(1 for uid in job.nodes_fit_errors if uid in pending and pending[uid].best_effort)
     return job.n_ready + job.n_pending_best_effort - unfit < job.min_available
-
-
-def _waiting_note(job: "jobs_mod.JobInfo") -> str:
-    """`; 1 task waits for resources being released on n1 (evicted or terminating pods)`."""
-    waiting = {uid: t for uid, t in (job.index.get(TaskStatus.PIPELINED) or {}).items() if t.waits_release}
-    if not waiting:
-        return ""
-    where = ", ".join(sorted({t.node for t in waiting.values()}))
-    n = len(waiting)
-    return (f"; {n} task{'s' if n > 1 else ''} wait{'' if n > 1 else 's'} for resources being released on {where} "
-            "(evicted or terminating pods)")
 
 
 def _any_evictor(evictor: "tasks_mod.TaskInfo") -> tuple:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from vclite.scheduler.framework import fit, snapshot
+from vclite.scheduler.framework import fit, snapshot, status
 from vclite.scheduler.framework import tasks as tasks_mod
 
 from .. import objects
@@ -118,37 +118,69 @@ def test_compare_tasks(left, right, want):
     assert tasks_mod.compare_tasks(_task(*right), _task(*left)) == -want
 
 
-# ---- the PodGroup's Unschedulable message: the pending tasks' reasons, fit errors before notes --------------
+# ---- Volcano's FitError and TaskSchedulingReason (api/job_info_test.go TestTaskSchedulingReason, and more) -----
+POD_NUMBER = fit.FitErrors(3, {"node(s) pod number exceeded": 1, "node(s) resource fit failed": 2})
 NOWHERE = fit.FitErrors(2, {"Insufficient cpu": 2})
 REFUSED = 'allocation to node "n1" undone: no card fits'
 QUEUE_FULL = 'queue "q" cannot take the task now'
-HEAD = "pod group is not ready, 4 Pending, 4 minAvailable"
+SIX = "pod group is not ready, 6 Pending, 6 minAvailable"
+ALLOC = {i: (S.ALLOCATED, f"node{i - 1}", False) for i in (2, 3, 4)}   # task-3 .. task-5 of upstream's case
 
 
-@pytest.mark.parametrize("fits, notes, want", [
-    pytest.param({0: NOWHERE}, {}, f"{HEAD}; {NOWHERE.error()}", id="fit-errors-only"),
-    pytest.param({}, {0: REFUSED}, f"{HEAD}; {REFUSED}", id="a-note-only"),
-    pytest.param({0: NOWHERE}, {1: REFUSED, 2: REFUSED}, f"{HEAD}; {NOWHERE.error()}; {REFUSED}",
-                 id="fit-errors-before-more-frequent-notes"),
-    pytest.param({0: NOWHERE}, {0: REFUSED}, f"{HEAD}; {NOWHERE.error()}",
-                 id="a-task-with-both-counts-as-its-fit-errors"),
-    pytest.param({}, {0: QUEUE_FULL, 1: REFUSED, 2: REFUSED}, f"{HEAD}; {REFUSED}; {QUEUE_FULL}",
-                 id="notes-by-count"),
-    pytest.param({0: NOWHERE, 1: fit.FitErrors(2, {"x": 2}), 2: fit.FitErrors(2, {"y": 2})}, {3: REFUSED},
-                 f"{HEAD}; {NOWHERE.error()}; {fit.FitErrors(2, {'x': 2}).error()}; "
-                 f"{fit.FitErrors(2, {'y': 2}).error()}", id="three-fit-errors-leave-no-room-for-a-note"),
-    pytest.param({}, {}, HEAD, id="nothing-to-say"),
+def _assign(i):
+    return f"Pod ns/t-{i} can possibly be assigned to node{i - 1}, once minAvailable is satisfied"   # (ALLOC's)
+
+
+@pytest.mark.parametrize("min_member, statuses, last, fits, notes, origin, want, pods", [
+    # upstream's case, word for word (its task-1 .. task-6 are t-0 .. t-5 here)
+    pytest.param(6, [S.PENDING] * 6, ALLOC, {5: POD_NUMBER}, {}, "",
+                 f"{SIX}; Pending: 3 Schedulable, 3 Unschedulable. Origin reason is t-5: 0/3 nodes are unavailable: "
+                 "1 node(s) pod number exceeded, 2 node(s) resource fit failed.",
+                 {0: "job", 1: "job", 2: _assign(2), 3: _assign(3), 4: _assign(4), 5: POD_NUMBER.error()},
+                 id="upstream: task3 ~ 5 are schedulable"),
+    pytest.param(6, [S.PENDING] * 6, {}, {4: NOWHERE, 1: POD_NUMBER}, {}, "",
+                 f"{SIX}; Pending: 6 Unschedulable. Origin reason is t-1: {POD_NUMBER.error()}",
+                 {1: POD_NUMBER.error(), 4: NOWHERE.error(), 0: "job"},
+                 id="the first task with fit errors in the job's order, not the first recorded"),
+    pytest.param(6, [S.PENDING] * 6, {}, {1: NOWHERE}, {0: QUEUE_FULL}, 'queue "q" is Closed',
+                 f'{SIX}; Pending: 6 Unschedulable. Origin reason is: queue "q" is Closed',
+                 {0: 'queue "q" is Closed', 1: NOWHERE.error(), 2: 'queue "q" is Closed'},
+                 id="an action's reason for the job is JobFitErrors: the origin, and the pods' message"),
+    pytest.param(6, [S.PENDING] * 6, {}, {0: NOWHERE}, {3: REFUSED, 2: QUEUE_FULL}, "",
+                 f"{SIX}; Pending: 6 Unschedulable. Origin reason is: {REFUSED}",
+                 {0: NOWHERE.error(), 2: REFUSED, 3: REFUSED, 5: REFUSED},
+                 id="notes fold into JobFitErrors: the first noted, for every pod without fit errors"),
+    pytest.param(6, [S.PENDING] * 6, {}, {3: NOWHERE}, {3: REFUSED}, "",
+                 f"{SIX}; Pending: 6 Unschedulable. Origin reason is t-3: {NOWHERE.error()}",
+                 {3: NOWHERE.error(), 0: "job"}, id="a note on a task with fit errors is not the job's"),
+    pytest.param(2, [S.RUNNING, S.ALLOCATED, S.PENDING], {}, {2: NOWHERE}, {}, "",
+                 f"pod group is ready, 1 Allocated, 1 Pending, 1 Running, 2 minAvailable; Pending: 1 Unschedulable. "
+                 f"Origin reason is t-2: {NOWHERE.error()}", {2: NOWHERE.error()}, id="pod group is ready"),
+    pytest.param(12, [S.PENDING] * 10 + [S.RUNNING, S.PIPELINED], {0: (S.PIPELINED, "n2", True)}, {}, {}, "",
+                 "pod group is not ready, 1 Pipelined, 1 Running, 10 Pending, 12 minAvailable; "
+                 "Pending: 10 Unschedulable",
+                 {0: "Pod ns/t-0 can possibly be assigned to n2, once resource is released and minAvailable is "
+                     "satisfied", 1: "job"},
+                 id="counts sorted as strings, as Go's sort.Strings; no origin without fit errors"),
+    pytest.param(0, [S.SUCCEEDED], {}, {}, {}, "", "pod group is ready, 0 minAvailable, 1 Succeeded", {},
+                 id="nothing pending: no Pending histogram"),
 ])
-def test_the_unschedulable_message_shows_fit_errors_before_notes(fits, notes, want):
-    """As Volcano's FitError names a task's NodesFitErrors (a refused allocation leaves no trace there), the
-    predicates' reasons come before vclite's notes, whatever their counts; a pod without a reason of its own
-    is told this message (TaskSchedulingReason's JobFitErrors)."""
-    job = job_with(4, [("", S.PENDING)] * 4)
+def test_fit_error_and_task_scheduling_reason(min_member, statuses, last, fits, notes, origin, want, pods):
+    """JobInfo.fit_error is Volcano's FitError; each pod's message is TaskSchedulingReason's, the job's FitError
+    ("job") where it is empty (RecordJobStatusEvent's baseErrorMessage)."""
+    job = job_with(min_member, [("", s) for s in statuses])
+    for i, transaction in last.items():
+        job.tasks[f"ns/t-{i}"].last_transaction = transaction
     for i, errors in fits.items():
         job.record_fit_errors(job.tasks[f"ns/t-{i}"], errors)
     for i, note in notes.items():
-        job.task_notes[job.tasks[f"ns/t-{i}"].uid] = note
+        job.task_notes[f"ns/t-{i}"] = note
+    job.origin_reason = origin
     assert job.fit_error() == want
+    base = status.base_error_message(job)
+    assert base == want
+    told = {i: status.task_scheduling_reason(job, job.tasks[f"ns/t-{i}"], base)[1] for i in pods}
+    assert told == {i: want if m == "job" else m for i, m in pods.items()}
 
 
 def test_failed_roles_are_kept_per_partition_and_reset():

@@ -186,8 +186,8 @@ def test_after_a_refusal_the_close_looks_only_at_the_jobs_it_touched(monkeypatch
     assert stmt.allocate(ssn.jobs["ns/j"].tasks["ns/j-0"], 0) == "no card fits"
     stmt.commit()
     composed = []
-    real = session.status_mod.job_fit_message
-    monkeypatch.setattr(session.status_mod, "job_fit_message", lambda job: composed.append(job.uid) or real(job))
+    real = session.status_mod.base_error_message
+    monkeypatch.setattr(session.status_mod, "base_error_message", lambda job: composed.append(job.uid) or real(job))
     result = session.close_session(ssn)
     assert composed == ["ns/j"]
     assert result.pod_conditions == {"ns/j-0": ("Unschedulable", 'allocation to node "a" undone: no card fits', "")}

@@ -175,25 +175,26 @@ def test_task_scheduling_reason(last, fit_errors, note, want):
 
 @pytest.mark.parametrize("min_member, statuses, origin, want", [
     pytest.param(3, [S.PENDING] * 3, "",
-                 "3/3 tasks in gang unschedulable: pod group is not ready, 3 Pending, 3 minAvailable",
-                 id="nothing placed: every task pending"),
+                 "3/3 tasks in gang unschedulable: pod group is not ready, 3 Pending, 3 minAvailable; "
+                 "Pending: 3 Unschedulable", id="nothing placed: every task pending"),
     # the gang's condition would say 1/3 (minAvailable 2, one running): the Event counts the pending tasks
     pytest.param(2, [S.RUNNING, S.PENDING, S.PENDING], "",
-                 "2/3 tasks in gang unschedulable: pod group is not ready, 1 Running, 2 Pending, 2 minAvailable",
-                 id="pending tasks, not the tasks short of minAvailable"),
+                 "2/3 tasks in gang unschedulable: pod group is not ready, 1 Running, 2 Pending, 2 minAvailable; "
+                 "Pending: 2 Unschedulable", id="pending tasks, not the tasks short of minAvailable"),
     pytest.param(1, [], 'queue "q" is Closed',
                  '0/0 tasks in gang unschedulable: pod group is not ready, 1 minAvailable. '
                  'Origin reason is: queue "q" is Closed', id="an action's reason as the origin"),
 ])
 def test_unschedulable_event_is_in_volcanos_words(min_member, statuses, origin, want):
-    assert status.unschedulable_event(job(min_member, "Inqueue", statuses), origin) == want
+    j = job(min_member, "Inqueue", statuses)
+    j.origin_reason = origin
+    assert status.unschedulable_event(j) == want
 
 
-def test_job_fit_message_is_the_unschedulable_message_else_volcanos_default():
+def test_base_error_message_is_the_jobs_fit_error():
     j = job(2, "Inqueue", [S.PENDING])
-    assert status.job_fit_message(j) == "all nodes are unavailable"
-    j.conditions.append({"type": "Unschedulable", "status": "True", "message": "1/2 tasks in gang unschedulable"})
-    assert status.job_fit_message(j) == "1/2 tasks in gang unschedulable"
+    assert status.base_error_message(j) == j.fit_error() == \
+        "pod group is not ready, 1 Pending, 2 minAvailable; Pending: 1 Unschedulable"
 
 
 SCHEDULED_FALSE = {"type": "PodScheduled", "status": "False", "lastProbeTime": None,
