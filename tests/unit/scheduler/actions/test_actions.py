@@ -137,7 +137,8 @@ def test_tasks_of_a_role_that_already_fit_nowhere_are_skipped_and_told_so():
     """allocate.go: once a task of a role (`volcano.sh/task-spec`) fits no node, the job's later tasks of that
     role are not tried in the session and each is recorded with Volcano's fit error (its name, not its
     namespace); a task without a role is tried for itself, one of another role is allocated. Their pods'
-    PodScheduled conditions carry the message; the PodGroup's lists the predicates' fit error first."""
+    PodScheduled conditions carry the message; the PodGroup's names the first task with fit errors (Volcano's
+    origin reason), in the job's task order."""
     st = objects.state(nodes=[objects.node("n1", cpu="2")],
                        podgroups=[objects.pg("ns/g", min_member=3)],
                        pods=[*(objects.pod(f"ns/g-big-{i}", "g", role="big", selector=ZONE) for i in range(3)),
@@ -151,8 +152,8 @@ def test_tasks_of_a_role_that_already_fit_nowhere_are_skipped_and_told_so():
                     "ns/g-big-2": SKIPPED.format("g-big-2", "big"), "ns/g-none-0": unfit,
                     "ns/g-small-0": "Pod ns/g-small-0 can possibly be assigned to n1, once minAvailable is satisfied"}
     cond = {c["type"]: c for c in result.podgroup_status["ns/g"]["conditions"]}["Unschedulable"]
-    shown = cond["message"].split("; ")[1:]
-    assert shown == [unfit, SKIPPED.format("g-big-1", "big"), SKIPPED.format("g-big-2", "big")], cond["message"]
+    assert cond["message"] == ("2/5 tasks in gang unschedulable: pod group is not ready, 3 minAvailable, 5 Pending; "
+                               f"Pending: 1 Schedulable, 4 Unschedulable. Origin reason is g-big-0: {unfit}")
 
 
 NO_PROPORTION = 'actions: "enqueue, allocate, backfill, preempt, reclaim"\ntiers:\n' \
@@ -172,7 +173,7 @@ def test_a_session_without_nodes_says_so_instead_of_failing(nodes):
     result = session.run_session(st, conf.parse(NO_PROPORTION), objects.NOW)
     assert result.binds == {} and result.evictions == []
     message = result.podgroup_status["ns/g"]["conditions"][0]["message"]
-    assert message.endswith("; 0/0 nodes are unavailable."), message
+    assert message.endswith(". Origin reason is g-0: 0/0 nodes are unavailable"), message
 
 
 OVERUSED = ("resource in cluster is overused: overused cpu; "
