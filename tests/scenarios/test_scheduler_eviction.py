@@ -631,8 +631,9 @@ def test_default_conf_preempts_then_binds_once_victims_are_gone():
     assert r1.evictions == ["ns/low-3", "ns/low-2"]
     assert r1.binds == {} and r1.pipelined == {"ns/high": ["n1"]}
     waiting = [c["message"] for c in r1.podgroup_status["ns/high"]["conditions"] if c["type"] == "Unschedulable"]
-    assert waiting == ["1/1 tasks in gang unschedulable: pod group is not ready, 1 Pipelined, 1 minAvailable; "
-                       "1 task waits for resources being released on n1 (evicted or terminating pods)"]
+    assert waiting == ["1/1 tasks in gang unschedulable: pod group is not ready, 1 Pipelined, 1 minAvailable"]
+    assert r1.pod_conditions["ns/high-0"] == ("Unschedulable", "Pod ns/high-0 can possibly be assigned to n1, once "
+                                              "resource is released and minAvailable is satisfied", "n1")
     for p in low[2:]:
         p["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"   # being deleted: Releasing
     r2 = _session(nodes, queues, pgs, low + [high], classes)

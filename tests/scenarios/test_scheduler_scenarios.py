@@ -269,15 +269,16 @@ CASES += [
         bind={}, phases={"ns/big": "Inqueue"},
         # big-0 fit node c in a statement that was then discarded: it counts as schedulable (2/3)
         messages={"ns/big": "2/3 tasks in gang unschedulable: pod group is not ready, 3 Pending, 3 minAvailable; "
-                            "0/3 nodes are unavailable: 1 node(s) didn't match Pod's node affinity/selector, "
-                            "2 Insufficient cpu."}),
+                            "Pending: 1 Schedulable, 2 Unschedulable. Origin reason is big-1: 0/3 nodes are "
+                            "unavailable: 1 node(s) didn't match Pod's node affinity/selector, 2 Insufficient cpu."}),
         id="MSG-01 per-node reasons aggregated"),
     pytest.param(Case(
         T_DEFAULTISH, "enqueue, allocate", [node("a", 4, "8Gi"), node("b", 2, "8Gi")], [queue("default")],
         [pg("ns/huge", "default", 1, "Inqueue")], [pod("ns/huge-0", "huge", "64", "1Gi")],
         bind={}, messages={"ns/huge": "1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, "
-                                      "1 minAvailable; pod needs cpu 64, but the largest node has 4; task needs cpu 64 "
-                                      'but queue "default" deserves cpu 6 and has cpu 0 allocated'}),
+                                      "1 minAvailable; Pending: 1 Unschedulable. Origin reason is: pod needs cpu 64, "
+                                      'but the largest node has 4; task needs cpu 64 but queue "default" deserves cpu 6 '
+                                      "and has cpu 0 allocated"}),
         id="MSG-02 task bigger than the cluster says so"),
     pytest.param(Case(
         T_DEFAULTISH, "enqueue, allocate", [node("a", 4, "8Gi"), node("b", 4, "8Gi")], [queue("default")],

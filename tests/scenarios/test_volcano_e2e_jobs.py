@@ -411,8 +411,9 @@ def test_a_gang_that_cannot_fit_is_reported_by_an_unschedulable_event_on_its_pod
     # Volcano's words: the Event counts the Pending tasks (cache.RecordJobStatusEvent), the condition the
     # tasks short of minAvailable (the gang plugin): two of the three fit on n1
     condition = next(cond["message"] for cond in pg["status"]["conditions"] if cond["type"] == "Unschedulable")
-    fit_error = ("pod group is not ready, 3 Pending, 3 minAvailable; "
-                 "0/2 nodes are unavailable: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector.")
+    fit_error = ("pod group is not ready, 3 Pending, 3 minAvailable; Pending: 1 Unschedulable, 2 Schedulable. "
+                 "Origin reason is j-complete-2: 0/2 nodes are unavailable: 1 Insufficient cpu, 1 node(s) didn't "
+                 "match Pod's node affinity/selector.")
     assert (event["message"], condition) == (f"3/3 tasks in gang unschedulable: {fit_error}",
                                              f"1/3 tasks in gang unschedulable: {fit_error}")
     assert event["source"]["component"] == "volcano" and event.get("count", 1) == 1

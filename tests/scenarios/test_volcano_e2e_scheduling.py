@@ -166,8 +166,9 @@ def test_allocate_does_not_place_a_job_bigger_than_the_room_left():
     assert pods_of(c, "high") == {"high-high-task-0-0": ("Pending", None)}
     assert pg_phase(c, "high") == "Inqueue"
     assert pg_condition(c, "high") == (
-        "1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, 1 minAvailable; "
-        "0/5 nodes are unavailable: 1 node(s) had untolerated taint(s), 4 Insufficient cpu.")
+        "1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, 1 minAvailable; Pending: 1 Unschedulable. "
+        "Origin reason is high-high-task-0-0: 0/5 nodes are unavailable: 1 node(s) had untolerated taint(s), "
+        "4 Insufficient cpu.")
 
 
 def test_allocate_does_not_place_a_job_that_fails_predicates():
@@ -393,7 +394,9 @@ def test_gang_scheduling_waits_for_the_whole_gang_then_runs():
     # (15 fit the room left: within-job preemption pipelines them there without evicting anything, as
     # Volcano's does; the whole gang stays unbound)
     assert pg_condition(c, "gang-qj").startswith("17/17 tasks in gang unschedulable: pod group is not ready, "
-                                                 "15 Pipelined, 17 minAvailable, 2 Pending; 0/5 nodes are unavailable")
+                                                 "15 Pipelined, 17 minAvailable, 2 Pending; Pending: 2 Unschedulable. "
+                                                 "Origin reason is gang-qj-gang-qj-task-0-")
+    assert ": 0/5 nodes are unavailable: " in pg_condition(c, "gang-qj")
     # nothing was evicted for them: no pod is nominated to a node, nor said to wait for resources being released
     assert "being released" not in pg_condition(c, "gang-qj")
     assert not any((c.client.get(kinds.POD, "default", n).get("status") or {}).get("nominatedNodeName")
