@@ -143,7 +143,7 @@ def _told_by_walking_every_job(ssn) -> dict:
             only = refused | set(job.nodes_fit_errors) | set(job.task_notes)
             if not only:
                 continue
-        base = status_mod.job_fit_message(job)
+        base = status_mod.base_error_message(job)
         for status in status_mod.WAITING_TASKS:
             for task in (job.index.get(status) or {}).values():
                 if only is not None and (task.uid not in only or task.status != TaskStatus.PENDING):
