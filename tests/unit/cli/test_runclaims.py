@@ -78,8 +78,9 @@ def test_which_claims_are_undefined(text, want):
     pytest.param("PVCError: Failed to create PVC, err: pvc data is not found, the job will be in the Pending state "
                  "until the PVC is created", 'claim "data" not found: add a PersistentVolumeClaim document',
                  id="vcjob-controller"),
-    pytest.param("1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, 1 minAvailable; 0/1 nodes are "
-                 'unavailable: 1 plugin VolumeBinding pre-predicates failed persistentvolumeclaim "data" not found.',
+    pytest.param("1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, 1 minAvailable; Pending: "
+                 "1 Unschedulable. Origin reason is j-t-0: 0/1 nodes are unavailable: 1 plugin VolumeBinding "
+                 'pre-predicates failed persistentvolumeclaim "data" not found.',
                  'claim "data" not found: add a PersistentVolumeClaim document', id="scheduler"),
     pytest.param('pod j-t-0: container c ContainerCreating: persistentvolumeclaim "data" is not bound',
                  'claim "data" is not bound to a volume', id="executor"),

@@ -5,7 +5,8 @@ import pytest
 
 from vclite.controllers.jobflow import waiting
 
-MSG = "3/6 tasks in gang unschedulable: pod group is not ready, 6 Pending, 6 minAvailable; 2 Insufficient cpu"
+MSG = ("3/6 tasks in gang unschedulable: pod group is not ready, 6 Pending, 6 minAvailable; Pending: 3 Schedulable, "
+       "3 Unschedulable. Origin reason is t-3: 0/2 nodes are unavailable: 2 Insufficient cpu.")
 
 
 def job(name="f-a", uid="u1", phase="Pending", ns="ns"):
