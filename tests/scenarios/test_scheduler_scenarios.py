@@ -277,8 +277,8 @@ CASES += [
         [pg("ns/huge", "default", 1, "Inqueue")], [pod("ns/huge-0", "huge", "64", "1Gi")],
         bind={}, messages={"ns/huge": "1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, "
                                       "1 minAvailable; Pending: 1 Unschedulable. Origin reason is: pod needs cpu 64, "
-                                      'but the largest node has 4; task needs cpu 64 but queue "default" deserves cpu 6 '
-                                      "and has cpu 0 allocated"}),
+                                      "but the largest node has 4; task needs cpu 64 but queue "
+                                      '"default" deserves cpu 6 and has cpu 0 allocated'}),
         id="MSG-02 task bigger than the cluster says so"),
     pytest.param(Case(
         T_DEFAULTISH, "enqueue, allocate", [node("a", 4, "8Gi"), node("b", 4, "8Gi")], [queue("default")],

@@ -7,8 +7,8 @@ than minMember. JobOrder: jobs not yet ready first. JobReady: per-role, per-subG
 iff the same counting pipelined tasks holds, else Reject. JobStarving: ready + waiting < minMember.
 At session close, every job with tasks gets a condition: not ready -> Unschedulable /
 NotEnoughResources `"<min − schedulable>/<#tasks> tasks in gang unschedulable: <FitError>"`, in
-Volcano's words (JobInfo.fit_error); ready -> Scheduled ("tasks in gang are ready to be scheduled") — a pending BestEffort
-task that fit no node this session does not count as ready here, though JobReady counts it —
+Volcano's words (JobInfo.fit_error); ready -> Scheduled ("tasks in gang are ready to be scheduled")
+— a pending BestEffort task that fit no node this session does not count as ready here, though JobReady counts it —
 and an earlier Unschedulable condition turns False. Jobs whose reason was already written this
 session (enqueue rejection, invalid) keep it.
 Preemptable / Reclaimable: a victim job keeps at least minMember ready tasks — counting from its
